@@ -1,0 +1,80 @@
+import type { Command } from 'commander';
+import { redactToken } from '../config.js';
+import type { Ctx } from '../context.js';
+import { invalidInput } from '../errors.js';
+import { table } from '../output.js';
+import { examples } from './index.js';
+
+const KEYS = ['registry', 'token'] as const;
+type Key = (typeof KEYS)[number];
+
+function checkKey(key: string): Key {
+  if (!(KEYS as readonly string[]).includes(key)) throw invalidInput(`unknown key "${key}"`, `keys are: ${KEYS.join(', ')}`);
+  return key as Key;
+}
+
+/** Tokens are never printed: `token` shows only whether one is set. */
+const shown = (key: Key, value: string | undefined) => (key === 'token' ? redactToken(value) : value ?? '');
+
+export function register(program: Command, ctx: Ctx): void {
+  const config = program.command('config').description('get, set or list profile settings (registry, token)');
+  const profileName = () => ctx.globals().profile ?? ctx.env.NODEREG_PROFILE ?? 'default';
+
+  examples(
+    config
+      .command('get <key>')
+      .description(`print one setting of the profile (${KEYS.join(', ')}; a token is shown redacted)`)
+      .action(async (key: string) => {
+        const k = checkKey(key);
+        const value = (await ctx.config()).profile(profileName())[k];
+        ctx.out.result({ profile: profileName(), key: k, value: shown(k, value) }, shown(k, value));
+      }),
+    ['nodereg config get registry', 'nodereg --profile work config get registry'],
+  );
+
+  examples(
+    config
+      .command('set <key> [value]')
+      .description('set one setting of the profile; a token given without a value is read from stdin')
+      .action(async (key: string, value: string | undefined) => {
+        const k = checkKey(key);
+        if (value === undefined) {
+          if (k !== 'token') throw invalidInput(`missing value for ${k}`, `nodereg config set ${k} <value>`);
+          value = (await ctx.readStdin()).trim();
+          if (!value) throw invalidInput('no token on stdin', 'echo "$TOKEN" | nodereg config set token');
+        }
+        if (k === 'registry') {
+          try {
+            new URL(value);
+          } catch {
+            throw invalidInput(`"${value}" is not a URL`, 'nodereg config set registry http://127.0.0.1:4880');
+          }
+        }
+        const store = await ctx.config();
+        store.setProfile(profileName(), { [k]: value });
+        ctx.out.result({ profile: profileName(), key: k, value: shown(k, value) }, '');
+        ctx.out.success(`set ${k} of profile ${profileName()} to ${shown(k, value)}`);
+      }),
+    ['nodereg config set registry http://127.0.0.1:4880', 'echo "$TOKEN" | nodereg config set token'],
+  );
+
+  examples(
+    config
+      .command('list')
+      .description('list every profile (tokens redacted) and where the config file is')
+      .action(async () => {
+        const store = await ctx.config();
+        const profiles = Object.entries(store.profiles()).map(([name, p]) => ({
+          name,
+          registry: p.registry ?? '',
+          token: redactToken(p.token),
+        }));
+        ctx.out.result({ path: store.path, profiles }, () =>
+          profiles.length
+            ? table(profiles.map((p) => [p.name, p.registry, p.token]), ['PROFILE', 'REGISTRY', 'TOKEN'])
+            : `no profiles yet (${store.path})`,
+        );
+      }),
+    ['nodereg config list', 'nodereg config list --json'],
+  );
+}

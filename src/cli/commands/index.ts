@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import type { Ctx } from '../context.js';
+
+export interface CommandModule {
+  register(program: Command, ctx: Ctx): void;
+}
+
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  /** Imported only when this command runs, so start-up pays for one command at most. */
+  load: () => Promise<CommandModule>;
+}
+
+// One line per command; its file under commands/ registers the options and the action.
+export const commands: CommandEntry[] = [
+  { name: 'config', summary: 'get, set or list profile settings (registry, token)', load: () => import('./config.js') },
+  { name: 'openapi', summary: 'print the OpenAPI document of the registry', load: () => import('./openapi.js') },
+];
+
+/** Adds an "Examples:" block to a command's help. */
+export function examples(command: Command, lines: string[]): Command {
+  return command.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
+}

@@ -1,0 +1,136 @@
+import type { Command } from 'commander';
+import type { Client } from '../client/index.js';
+import { DEFAULT_REGISTRY_URL } from '../contract/limits.js';
+import { ConfigStore, DEFAULT_PROFILE, redactToken, sameRegistry } from './config.js';
+import { CliError, EXIT } from './errors.js';
+import { Output, type Stream } from './output.js';
+
+export interface Globals {
+  registry?: string;
+  token?: string;
+  profile?: string;
+  json?: boolean;
+  input: boolean;
+  verbose?: boolean;
+}
+
+/** Where requests go and with which token, and where each came from (flag > env > profile). */
+export interface Connection {
+  registry: string;
+  token?: string;
+  profile: string;
+  tokenSource: 'flag' | 'env' | 'profile' | 'none';
+}
+
+export interface RunDeps {
+  env?: NodeJS.ProcessEnv;
+  stdout?: Stream;
+  stderr?: Stream;
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Forces the interactive decision (tests); by default: TTYs, no CI, no --no-input. */
+  interactive?: boolean;
+  /** Replaces @inquirer/prompts (tests). */
+  prompts?: () => Promise<Prompts>;
+}
+
+export type Prompts = typeof import('@inquirer/prompts');
+
+/** What every command gets: streams, output, the connection, config, prompts. */
+export class Ctx {
+  readonly env: NodeJS.ProcessEnv;
+  readonly stdout: Stream;
+  readonly stderr: Stream;
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  private output?: Output;
+  private configStore?: Promise<ConfigStore>;
+
+  constructor(
+    readonly program: Command,
+    readonly version: string,
+    private readonly deps: RunDeps,
+  ) {
+    this.env = deps.env ?? process.env;
+    this.stdout = deps.stdout ?? process.stdout;
+    this.stderr = deps.stderr ?? process.stderr;
+    this.stdin = deps.stdin ?? process.stdin;
+  }
+
+  globals(): Globals {
+    return this.program.opts<Globals>();
+  }
+
+  get out(): Output {
+    this.output ??= new Output(this.stdout, this.stderr, Boolean(this.globals().json), this.env);
+    return this.output;
+  }
+
+  /** Prompts are allowed only with TTYs on stdin and stdout, CI unset and no --no-input. */
+  interactive(): boolean {
+    if (this.globals().input === false) return false;
+    if (this.deps.interactive !== undefined) return this.deps.interactive;
+    return Boolean(this.stdin.isTTY && this.stdout.isTTY) && !this.env.CI;
+  }
+
+  async prompts(): Promise<Prompts> {
+    return this.deps.prompts ? this.deps.prompts() : import('@inquirer/prompts');
+  }
+
+  config(): Promise<ConfigStore> {
+    this.configStore ??= ConfigStore.open(this.env);
+    return this.configStore;
+  }
+
+  /** flag > env > profile; the profile's token is used only for the registry it was saved for. */
+  async connection(): Promise<Connection> {
+    const g = this.globals();
+    const profileName = g.profile ?? this.env.NODEREG_PROFILE ?? DEFAULT_PROFILE;
+    let registry = g.registry ?? this.env.NODEREG_REGISTRY;
+    let token = g.token ?? this.env.NODEREG_TOKEN;
+    let tokenSource: Connection['tokenSource'] = g.token ? 'flag' : this.env.NODEREG_TOKEN ? 'env' : 'none';
+    const explicitProfile = g.profile !== undefined || this.env.NODEREG_PROFILE !== undefined;
+    // conf costs start-up time: read it only when something is still missing
+    if (!registry || !token || explicitProfile) {
+      const profile = (await this.config()).profile(profileName);
+      registry ??= profile.registry;
+      if (!token && profile.token && sameRegistry(profile.registry ?? DEFAULT_REGISTRY_URL, registry ?? DEFAULT_REGISTRY_URL)) {
+        token = profile.token;
+        tokenSource = 'profile';
+      }
+    }
+    return { registry: (registry ?? DEFAULT_REGISTRY_URL).replace(/\/+$/, ''), token, profile: profileName, tokenSource };
+  }
+
+  /** A client for the resolved registry. With `requireToken`, a missing token fails before any request. */
+  async client(options: { requireToken?: boolean } = {}): Promise<Client> {
+    const connection = await this.connection();
+    if (options.requireToken && !connection.token) {
+      throw new CliError(
+        `no token for ${connection.registry}`,
+        EXIT.auth,
+        'unauthorized',
+        'set NODEREG_TOKEN=<token>, pass --token <token>, or run `nodereg login`',
+      );
+    }
+    const { createClient } = await import('../client/index.js');
+    const verbose = this.globals().verbose;
+    return createClient({
+      baseUrl: connection.registry,
+      token: connection.token,
+      userAgent: `nodereg/${this.version}`,
+      log: verbose ? (line) => this.stderr.write(`${this.out.style('dim', line, this.stderr)}\n`) : undefined,
+    });
+  }
+
+  /** All of stdin as text; empty when stdin is a terminal (nothing was piped). */
+  async readStdin(): Promise<string> {
+    if (this.stdin.isTTY) return '';
+    let text = '';
+    for await (const chunk of this.stdin) text += chunk.toString();
+    return text;
+  }
+
+  /** For --verbose: which registry and token are in use, the token redacted. */
+  describeConnection(connection: Connection): string {
+    return `registry ${connection.registry} (profile ${connection.profile}), token ${redactToken(connection.token)} from ${connection.tokenSource}`;
+  }
+}

@@ -1,0 +1,73 @@
+import { ApiError, NetworkError, RequestInvalidError } from '../client/index.js';
+
+/** Exit codes of DESIGN.md §5. */
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  invalid: 2,
+  conflict: 3,
+  auth: 4,
+  notFound: 5,
+  interrupted: 130,
+} as const;
+
+/** A failure the CLI reports in plain words, with the exit code it ends with and a hint to fix it. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.failure,
+    readonly code: string = 'error',
+    readonly hint?: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** Invalid input: exit 2. `flag` names what to fix. */
+export function invalidInput(message: string, hint?: string): CliError {
+  return new CliError(message, EXIT.invalid, 'invalid_input', hint);
+}
+
+export function exitCodeForStatus(status: number): number {
+  if (status === 400 || status === 413 || status === 415 || status === 422) return EXIT.invalid;
+  if (status === 401 || status === 403) return EXIT.auth;
+  if (status === 404) return EXIT.notFound;
+  if (status === 409) return EXIT.conflict;
+  return EXIT.failure;
+}
+
+/** `light_transfer_strength` → `--light-transfer-strength`: the option a user sets for a field. */
+export function flagForField(path: string): string {
+  const last = path.split('.').filter((part) => !/^\d+$/.test(part)).pop() ?? path;
+  return `--${last.replace(/_/g, '-')}`;
+}
+
+const defaultHints: Record<number, string> = {
+  401: 'set a token with NODEREG_TOKEN=<token>, --token <token>, or run `nodereg login`',
+  403: 'check that your token belongs to this publisher (`nodereg whoami`)',
+  429: 'wait a moment and try again',
+};
+
+/** Turns anything thrown into a CliError; a command may pass hints for statuses it knows better. */
+export function toCliError(error: unknown, hints: Partial<Record<number, string>> = {}): CliError {
+  if (error instanceof CliError) return error;
+  if (error instanceof RequestInvalidError) {
+    const problems = error.details.map((d) => `${flagForField(d.path)} (${d.path}): ${d.message}`);
+    return new CliError(`invalid ${problems.join('; ')}`, EXIT.invalid, 'invalid_input', undefined);
+  }
+  if (error instanceof ApiError) {
+    const details = error.details?.length ? ` (${error.details.map((d) => `${d.path}: ${d.message}`).join('; ')})` : '';
+    const hint =
+      hints[error.status] ?? error.hint ?? (error.status === 429 && error.retryAfter ? `try again in ${error.retryAfter} s` : defaultHints[error.status]);
+    return new CliError(`${error.message}${details}`, exitCodeForStatus(error.status), error.code, hint, error.status);
+  }
+  if (error instanceof NetworkError) {
+    return new CliError(error.message, EXIT.failure, 'network', 'is the registry running and the URL right? Set it with --registry or NODEREG_REGISTRY; start a local one with `nodereg serve`');
+  }
+  const name = (error as { name?: string } | undefined)?.name;
+  if (name === 'ExitPromptError' || name === 'AbortPromptError') return new CliError('interrupted', EXIT.interrupted, 'interrupted');
+  const message = error instanceof Error ? error.message : String(error);
+  return new CliError(message, EXIT.failure, 'internal');
+}

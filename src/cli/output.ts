@@ -1,0 +1,95 @@
+import { styleText } from 'node:util';
+import type { CliError } from './errors.js';
+
+export interface Stream {
+  write(chunk: string): boolean;
+  isTTY?: boolean;
+}
+
+type Style = Parameters<typeof styleText>[0];
+
+/**
+ * stdout carries the result and nothing else; progress, hints and warnings go to stderr.
+ * With --json, stdout holds exactly one JSON document.
+ */
+export class Output {
+  constructor(
+    readonly stdout: Stream,
+    readonly stderr: Stream,
+    readonly json: boolean,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  /** Colours only when the stream is a terminal (or FORCE_COLOR says so) and NO_COLOR is unset. */
+  style(format: Style, text: string, stream: Stream = this.stdout): string {
+    const env = this.env;
+    if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return text;
+    const forced = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+    if (!forced && !stream.isTTY) return text;
+    return styleText(format, text, { validateStream: false });
+  }
+
+  /** The result of a command: `value` as JSON with --json, else the human text. */
+  result(value: unknown, human?: string | (() => string)): void {
+    if (this.json) {
+      this.stdout.write(`${JSON.stringify(value ?? null, null, 2)}\n`);
+      return;
+    }
+    const text = typeof human === 'function' ? human() : human ?? (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+    if (text !== '') this.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  info(text: string): void {
+    this.stderr.write(`${text}\n`);
+  }
+
+  success(text: string): void {
+    this.stderr.write(`${this.style('green', '✔', this.stderr)} ${text}\n`);
+  }
+
+  warn(text: string): void {
+    this.stderr.write(`${this.style('yellow', 'warning:', this.stderr)} ${text}\n`);
+  }
+
+  hint(text: string): void {
+    this.stderr.write(`${this.style('dim', 'hint:', this.stderr)} ${text}\n`);
+  }
+
+  /** Whether progress animations may be shown: a terminal on stderr, and not in CI. */
+  get animated(): boolean {
+    return Boolean(this.stderr.isTTY) && !this.env.CI && !this.json;
+  }
+
+  error(error: CliError, verbose: boolean): void {
+    if (this.json) {
+      const body: Record<string, unknown> = { code: error.code, message: error.message };
+      if (error.hint) body.hint = error.hint;
+      if (error.status) body.status = error.status;
+      this.stdout.write(`${JSON.stringify({ error: body })}\n`);
+    }
+    this.stderr.write(`${this.style('red', 'error:', this.stderr)} ${error.message}\n`);
+    if (error.hint) this.hint(error.hint);
+    if (verbose && error.stack) this.stderr.write(`${this.style('dim', error.stack, this.stderr)}\n`);
+  }
+}
+
+/** A human table: columns padded to their widest cell. */
+export function table(rows: string[][], header?: string[]): string {
+  const all = header ? [header, ...rows] : rows;
+  const widths = all[0]?.map((_, i) => Math.max(...all.map((row) => [...(row[i] ?? '')].length))) ?? [];
+  const line = (row: string[]) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd();
+  return all.map(line).join('\n');
+}
+
+/** "3 minutes ago", "in 2 days", from an ISO date. */
+export function relativeTime(iso: string | undefined | null, now = Date.now()): string {
+  if (!iso) return '-';
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return iso;
+  const seconds = Math.round((then - now) / 1000);
+  const units: [Intl.RelativeTimeFormatUnit, number][] = [
+    ['year', 31_536_000], ['month', 2_592_000], ['day', 86_400], ['hour', 3_600], ['minute', 60], ['second', 1],
+  ];
+  const [unit, size] = units.find(([, s]) => Math.abs(seconds) >= s) ?? ['second', 1];
+  return new Intl.RelativeTimeFormat('en', { numeric: 'auto' }).format(Math.round(seconds / size), unit);
+}

@@ -1,0 +1,92 @@
+import { Command, CommanderError, Option } from 'commander';
+import { DEFAULT_REGISTRY_URL } from '../contract/limits.js';
+import { commands, type CommandEntry } from './commands/index.js';
+import { Ctx, type RunDeps } from './context.js';
+import { CliError, EXIT, toCliError } from './errors.js';
+
+/** Global options that take a value: skipped when looking for the command name in argv. */
+const VALUE_OPTIONS = new Set(['--registry', '--token', '--profile']);
+
+/** The command a user asked for (also through `help <command>`), found without building anything. */
+export function requestedCommand(argv: string[]): CommandEntry | undefined {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') break;
+    if (VALUE_OPTIONS.has(arg)) i++;
+    else if (!arg.startsWith('-')) words.push(arg);
+    if (words.length === 2) break;
+  }
+  const name = words[0] === 'help' ? words[1] : words[0];
+  return commands.find((c) => c.name === name);
+}
+
+const TOP_HELP = `
+Environment:
+  NODEREG_REGISTRY   registry URL (default: the profile's, else ${DEFAULT_REGISTRY_URL})
+  NODEREG_TOKEN      auth token (user token or publisher access token)
+  NODEREG_PROFILE    config profile (default: "default")
+  NO_COLOR, FORCE_COLOR, CI
+
+Exit codes:
+  0 success · 1 failure (server error, network) · 2 invalid input · 3 conflict
+  4 not authenticated or not allowed · 5 not found · 130 interrupted
+
+Examples:
+  $ nodereg serve                      run a local registry on ${DEFAULT_REGISTRY_URL}
+  $ nodereg validate                   check ./pyproject.toml and the file set, offline
+  $ nodereg publish --dry-run          show what would be published, send nothing
+  $ NODEREG_TOKEN=... nodereg publish --skip-existing
+`;
+
+/** Runs the CLI on `argv` (without node and script) and resolves to the exit code. Never exits. */
+export async function run(argv: string[], version: string, deps: RunDeps = {}): Promise<number> {
+  const program = new Command('nodereg');
+  const ctx = new Ctx(program, version, deps);
+  program
+    .description('publish nodes to a node registry, and run one locally')
+    .version(version, '-V, --version', 'print the version')
+    .option('--registry <url>', 'registry URL (env NODEREG_REGISTRY)')
+    .addOption(new Option('--token <token>', 'auth token (env NODEREG_TOKEN)'))
+    .option('--profile <name>', 'config profile (env NODEREG_PROFILE)')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .option('--no-input', 'never prompt; fail and name the missing flag instead')
+    .option('--verbose', 'log requests (tokens redacted) and stack traces to stderr')
+    .helpCommand('help [command]', 'show help for a command')
+    .showSuggestionAfterError(true)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => ctx.stdout.write(text),
+      writeErr: (text) => ctx.stderr.write(text),
+    })
+    .addHelpText('after', TOP_HELP);
+
+  const wanted = requestedCommand(argv);
+  for (const entry of commands) {
+    if (entry === wanted) {
+      (await entry.load()).register(program, ctx);
+    } else {
+      // Listed for help and "did you mean", loaded only when run.
+      program.command(entry.name).description(entry.summary).allowUnknownOption().allowExcessArguments();
+    }
+  }
+
+  const jsonRequested = argv.includes('--json');
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') {
+        return EXIT.ok;
+      }
+      // commander has already printed its message on stderr
+      if (jsonRequested) ctx.stdout.write(`${JSON.stringify({ error: { code: 'invalid_input', message: error.message.replace(/^error: /, '') } })}\n`);
+      return EXIT.invalid;
+    }
+    const cliError: CliError = toCliError(error);
+    ctx.out.error(cliError, Boolean(ctx.globals().verbose));
+    return cliError.exitCode;
+  }
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/** Every error code of the wire, with the HTTP status it travels with. */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  banned: 403,
+  not_found: 404,
+  request_timeout: 408,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+  upstream_error: 502,
+  upstream_timeout: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+/** The code a bare status maps to when a layer has nothing more specific to say. */
+export function codeForStatus(status: number): ErrorCode {
+  const found = ERROR_CODES.find((code) => ERROR_STATUS[code] === status);
+  if (found) return found;
+  if (status >= 500) return 'internal';
+  return 'invalid_request';
+}
+
+export const FieldError = z.object({ path: z.string(), message: z.string() });
+export type FieldError = z.infer<typeof FieldError>;
+
+/** `{"error": CODE, "message": TEXT, details?, hint?}` from every layer of the server. */
+export const ErrorBody = z.looseObject({
+  error: z.string(),
+  message: z.string(),
+  details: z.array(FieldError).optional(),
+  hint: z.string().optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** Turns zod issues into the `details` of an error body; the path names the field to fix. */
+export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ''): FieldError[] {
+  return issues.map((issue) => ({
+    path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.') || '(root)',
+    message: issue.message,
+  }));
+}
+
+/** One line naming every field at fault: `star: Too big: expected number to be <=5`. */
+export function describeFieldErrors(details: readonly FieldError[]): string {
+  return details.map((d) => `${d.path}: ${d.message}`).join('; ');
+}

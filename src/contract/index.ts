@@ -1,0 +1,7 @@
+export * from './errors.js';
+export * from './limits.js';
+export * from './operation.js';
+export * from './proxy.js';
+export * from './registry.js';
+export * from './resources.js';
+export { allOperations, openapiDocument } from './openapi.js';

@@ -1,0 +1,105 @@
+// Every number and enum of the wire rules, as plain data. No zod here: help text and option
+// choices import this file without paying for the schema library.
+
+export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:4880';
+export const DEFAULT_PORT = 4880;
+
+export const STAR = { min: 1, max: 5 } as const;
+
+export const NODE_STATUS = ['NodeStatusActive', 'NodeStatusDeleted', 'NodeStatusBanned'] as const;
+export const NODE_VERSION_STATUS = [
+  'NodeVersionStatusActive',
+  'NodeVersionStatusDeleted',
+  'NodeVersionStatusBanned',
+  'NodeVersionStatusPending',
+  'NodeVersionStatusFlagged',
+] as const;
+export const PUBLISHER_STATUS = ['PublisherStatusActive', 'PublisherStatusBanned'] as const;
+export const MEMBER_ROLES = ['owner', 'member'] as const;
+
+/** Node ids: 1–100 characters, letters and digits at both ends, `._-` inside. */
+export const NODE_ID = { maxLength: 100, pattern: '^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$' } as const;
+/** Publisher ids: lowercase, start with a letter, 2–64 characters. */
+export const PUBLISHER_ID = { pattern: '^[a-z][a-z0-9-]{1,63}$' } as const;
+export const DESCRIPTION_MAX = 1000;
+export const NAME_MAX = 200;
+export const VERSION_MAX = 256;
+export const CHANGELOG_MAX = 100_000;
+/** Semantic version without build metadata; a leading `v` is accepted and dropped. */
+export const SEMVER_PATTERN =
+  '^v?(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)' +
+  '(?:-((?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?$';
+
+export const PAGE = { min: 1, defaultLimit: 20, limitMin: 1, limitMax: 100 } as const;
+export const NODE_SORTS = ['created_at', 'downloads', 'rating', 'name', 'search_ranking'] as const;
+
+export const TOKEN_PREFIX = { user: 'nrg_u_', pat: 'nrg_pat_' } as const;
+/** How many leading characters of a token are shown in token lists. */
+export const TOKEN_SHOWN_PREFIX = 12;
+
+const MiB = 1024 * 1024;
+export const JSON_BODY_MAX = 25 * MiB;
+export const DEFAULT_MAX_ARCHIVE = 200 * MiB;
+export const DEFAULT_MAX_UNPACKED = 1024 * MiB;
+export const UPLOAD_URL_TTL_SECONDS = 15 * 60;
+export const CONTENT_SHA256_HEADER = 'X-Content-SHA256';
+
+// ---- AI proxy ----
+
+export const PERCENT = { min: 0, max: 100 } as const;
+
+export const RELIGHT = {
+  lightTransferStrength: { ...PERCENT, default: 100 },
+  promptWeight: { min: 1, max: 1.4, maxDecimals: 2 },
+  styles: ['standard', 'darker_but_realistic', 'clean', 'smooth', 'brighter', 'contrasted_n_hdr', 'just_composition'],
+  defaultStyle: 'standard',
+  changeBackground: true,
+  interpolateFromOriginal: false,
+  preserveDetails: true,
+} as const;
+
+export const ADVANCED_SETTINGS = {
+  levels: { ...PERCENT, default: 50 }, // whites, blacks, brightness, contrast, saturation
+  engines: ['automatic', 'balanced', 'cool', 'real', 'illusio', 'fairy', 'colorful_anime', 'hard_transform', 'softy'],
+  transferLightA: ['automatic', 'low', 'medium', 'normal', 'high', 'high_on_faces'],
+  transferLightB: [
+    'automatic', 'composition', 'straight', 'smooth_in', 'smooth_out', 'smooth_both', 'reverse_both',
+    'soft_in', 'soft_out', 'soft_mid', 'strong_mid', 'style_shift', 'strong_shift',
+  ],
+  defaultChoice: 'automatic',
+  fixedGeneration: false,
+} as const;
+
+export const SKIN_ENHANCER = {
+  optimizedFor: ['enhance_skin', 'improve_lighting', 'enhance_everything', 'transform_to_real', 'no_make_up'],
+  defaultOptimizedFor: 'enhance_skin',
+  sharpen: { ...PERCENT, default: 0 },
+  smartGrain: { ...PERCENT, default: 2 },
+} as const;
+
+export const VIDEO_EXTEND = {
+  models: ['vidq2-pro', 'vidq2-turbo'],
+  duration: { min: 1, max: 7, default: 5 },
+  images: 1,
+  promptMax: 2000,
+  payloadMax: 1_048_576,
+  resolutions: ['540p', '720p', '1080p'],
+  defaultResolution: '720p',
+} as const;
+
+export const IMAGE_TASK_STATUS = ['CREATED', 'IN_PROGRESS', 'COMPLETED', 'FAILED'] as const;
+export const VIDEO_TASK_STATE = ['created', 'processing', 'queueing', 'success', 'failed'] as const;
+export const TASK_KINDS = ['relight', 'skin-enhancer', 'video'] as const;
+
+/** Sandbox credits: base + perSecond × (duration − 1). */
+export const VIDEO_CREDITS = {
+  'vidq2-pro': { standard: { base: 30, perSecond: 10 }, '1080p': { base: 60, perSecond: 15 } },
+  'vidq2-turbo': { standard: { base: 15, perSecond: 5 }, '1080p': { base: 40, perSecond: 10 } },
+} as const;
+
+export const CALLBACK_HEADERS = {
+  event: 'X-Nodereg-Event',
+  delivery: 'X-Nodereg-Delivery',
+  signature: 'X-Nodereg-Signature',
+} as const;
+export const CALLBACK_EVENT = 'task.status_changed';

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { ErrorBody, ERROR_STATUS } from './errors.js';
+import type { Operation } from './operation.js';
+import { pathParams } from './operation.js';
+import { proxyOperations } from './proxy.js';
+import { registryOperations } from './registry.js';
+
+export const allOperations: Operation[] = [...registryOperations, ...proxyOperations];
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
+  return rest; // the document declares the dialect once
+}
+
+/** The OpenAPI 3.1 document of every operation, generated from the same schemas both sides use. */
+export function openapiDocument(version: string, serverUrl?: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const operation of allOperations) {
+    const parameters: unknown[] = pathParams(operation.path).map((name) => ({
+      name, in: 'path', required: true, schema: { type: 'string' },
+    }));
+    const query = operation.query;
+    if (query instanceof z.ZodObject) {
+      for (const [name, field] of Object.entries(query.shape as Record<string, z.ZodType>)) {
+        parameters.push({ name, in: 'query', required: !field.safeParse(undefined).success, schema: jsonSchema(field, 'input') });
+      }
+    }
+    const responses: Record<string, unknown> = {};
+    const success =
+      operation.responseKind === 'json'
+        ? { description: 'Success', content: { 'application/json': { schema: jsonSchema(operation.response, 'output') } } }
+        : operation.responseKind === 'zip'
+          ? { description: 'The archive', content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } }
+          : { description: 'Done' };
+    responses[String(operation.status)] = success;
+    for (const [code, status] of Object.entries(ERROR_STATUS)) {
+      const key = String(status);
+      responses[key] ??= { description: code, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+      if (!String((responses[key] as { description: string }).description).includes(code) && status !== operation.status) {
+        (responses[key] as { description: string }).description += `, ${code}`;
+      }
+    }
+    const entry: Record<string, unknown> = {
+      operationId: operation.id,
+      summary: operation.summary,
+      tags: [operation.spec ? 'interface' : 'extension'],
+      parameters,
+      responses,
+    };
+    if (operation.auth === 'user') entry.security = [{ bearer: [] }];
+    if (operation.bodyKind === 'json') {
+      entry.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(operation.body, 'input') } } };
+    } else if (operation.bodyKind === 'zip') {
+      entry.requestBody = { required: true, content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } };
+    }
+    (paths[operation.path] ??= {})[operation.method.toLowerCase()] = entry;
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'nodereg registry and AI proxy', version },
+    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      schemas: { Error: jsonSchema(ErrorBody, 'output') },
+    },
+  };
+}

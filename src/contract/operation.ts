@@ -1,0 +1,81 @@
+import { z } from 'zod';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+/** `user`: a user token or a publisher's PAT; `none`: anyone; `signature`: a signed URL. */
+export type Auth = 'user' | 'none' | 'signature';
+
+/** One operation of the wire interface, as data: both the client and the server are derived from it. */
+export interface Operation<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
+  id: string;
+  method: Method;
+  /** Path with `{name}` placeholders, exactly as the interface writes it. */
+  path: string;
+  summary: string;
+  /** Part of the published interface (true) or an addition of ours (false). */
+  spec: boolean;
+  auth: Auth;
+  params: P;
+  query: Q;
+  body: B;
+  /** `json` bodies are validated with `body`; `zip` is a raw archive; `none` sends nothing. */
+  bodyKind: 'json' | 'zip' | 'none';
+  status: number;
+  response: R;
+  responseKind: 'json' | 'zip' | 'none';
+}
+
+const empty = z.object({});
+
+/** The names of `{placeholders}` in a path. */
+export function pathParams(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+}
+
+export function op<
+  P extends z.ZodType = typeof empty,
+  Q extends z.ZodType = typeof empty,
+  B extends z.ZodType = z.ZodUndefined,
+  R extends z.ZodType = z.ZodUnknown,
+>(def: {
+  id: string;
+  method: Method;
+  path: string;
+  summary: string;
+  spec?: boolean;
+  auth: Auth;
+  params?: P;
+  query?: Q;
+  body?: B;
+  bodyKind?: 'json' | 'zip' | 'none';
+  status?: number;
+  response?: R;
+  responseKind?: 'json' | 'zip' | 'none';
+}): Operation<P, Q, B, R> {
+  const params = def.params ?? z.object(Object.fromEntries(pathParams(def.path).map((n) => [n, z.string().min(1)])));
+  return {
+    spec: false,
+    status: 200,
+    bodyKind: def.body ? 'json' : 'none',
+    responseKind: def.response ? 'json' : 'none',
+    ...def,
+    params: params as unknown as P,
+    query: (def.query ?? empty) as Q,
+    body: (def.body ?? z.undefined()) as B,
+    response: (def.response ?? z.unknown()) as R,
+  };
+}
+
+export type ParamsOf<O> = O extends Operation<infer P, any, any, any> ? z.input<P> : never;
+export type QueryOf<O> = O extends Operation<any, infer Q, any, any> ? z.input<Q> : never;
+export type BodyOf<O> = O extends Operation<any, any, infer B, any> ? z.input<B> : never;
+export type ResponseOf<O> = O extends Operation<any, any, any, infer R> ? z.output<R> : never;
+
+/** Fills `{placeholders}` with encoded values. */
+export function buildPath(path: string, params: Record<string, string>): string {
+  return path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name]));
+}

@@ -1,0 +1,180 @@
+import { z } from 'zod';
+import { STAR } from './limits.js';
+import { op } from './operation.js';
+import {
+  AddMemberBody, CreatePublisherBody, CreateTokenBody, CreateUserBody, CreatedToken, CreatedUser, Health,
+  ListNodesQuery, Me, Node, NodeInput, NodeList, NodeVersion, PublishBody, PublishResponse, Publisher,
+  PublisherInput, PublisherMember, SearchNodesQuery, TokenList, VersionUpdateBody,
+} from './resources.js';
+
+// ---------- the five registry operations of the interface ----------
+
+export const publishVersion = op({
+  id: 'publishVersion',
+  method: 'POST',
+  path: '/publishers/{publisherId}/nodes/{nodeId}/versions',
+  summary: 'Publish a new version of a node; answers with a signed URL to upload its archive to',
+  spec: true,
+  auth: 'user',
+  body: PublishBody,
+  status: 201,
+  response: PublishResponse,
+});
+
+export const updateNode = op({
+  id: 'updateNode',
+  method: 'PUT',
+  path: '/publishers/{publisherId}/nodes/{nodeId}',
+  summary: 'Update a node: only the fields present change, null clears one',
+  spec: true,
+  auth: 'user',
+  body: NodeInput,
+  response: Node,
+});
+
+export const updatePublisher = op({
+  id: 'updatePublisher',
+  method: 'PUT',
+  path: '/publishers/{publisherId}',
+  summary: 'Update a publisher (owner only)',
+  spec: true,
+  auth: 'user',
+  body: PublisherInput,
+  response: Publisher,
+});
+
+export const updateVersion = op({
+  id: 'updateVersion',
+  method: 'PUT',
+  path: '/publishers/{publisherId}/nodes/{nodeId}/versions/{versionId}',
+  summary: "Update a version's changelog and deprecation (and, for admins, its status); versionId is the id or the semver",
+  spec: true,
+  auth: 'user',
+  body: VersionUpdateBody,
+  response: NodeVersion,
+});
+
+export const StarQuery = z.object({ star: z.coerce.number().int().min(STAR.min).max(STAR.max) });
+
+export const addReview = op({
+  id: 'addReview',
+  method: 'POST',
+  path: '/nodes/{nodeId}/reviews',
+  summary: `Review a node with ${STAR.min} to ${STAR.max} stars; a second review by the same user replaces the first`,
+  spec: true,
+  auth: 'user',
+  query: StarQuery,
+  response: Node,
+});
+
+// ---------- upload and download of archives ----------
+
+export const UploadQuery = z.object({ expires: z.string(), signature: z.string() });
+
+export const uploadArchive = op({
+  id: 'uploadArchive',
+  method: 'PUT',
+  path: '/uploads/{versionId}',
+  summary: 'Upload the archive of a published version to its signed URL (Content-Type application/zip, X-Content-SHA256)',
+  auth: 'signature',
+  query: UploadQuery,
+  bodyKind: 'zip',
+  response: NodeVersion,
+});
+
+export const downloadArchive = op({
+  id: 'downloadArchive',
+  method: 'GET',
+  path: '/archives/{publisherId}/{nodeId}/{version}/node.zip',
+  summary: "Download a version's archive",
+  auth: 'none',
+  responseKind: 'zip',
+});
+
+// ---------- reads ----------
+
+export const listNodes = op({
+  id: 'listNodes', method: 'GET', path: '/nodes', summary: 'List active nodes, a page at a time',
+  auth: 'none', query: ListNodesQuery, response: NodeList,
+});
+export const searchNodes = op({
+  id: 'searchNodes', method: 'GET', path: '/nodes/search', summary: 'Search active nodes by id, name, description, author and tags',
+  auth: 'none', query: SearchNodesQuery, response: NodeList,
+});
+export const getNode = op({
+  id: 'getNode', method: 'GET', path: '/nodes/{nodeId}', summary: 'A node with its latest version', auth: 'none', response: Node,
+});
+export const listNodeVersions = op({
+  id: 'listNodeVersions', method: 'GET', path: '/nodes/{nodeId}/versions', summary: 'Every version of a node, newest semver first',
+  auth: 'none', response: z.array(NodeVersion),
+});
+export const getNodeVersion = op({
+  id: 'getNodeVersion', method: 'GET', path: '/nodes/{nodeId}/versions/{version}', summary: 'One version of a node',
+  auth: 'none', response: NodeVersion,
+});
+export const installNode = op({
+  id: 'installNode', method: 'GET', path: '/nodes/{nodeId}/install', summary: 'The active version to install (latest unless given), with its download URL; counts a download',
+  auth: 'none', query: z.object({ version: z.string().optional() }), response: NodeVersion,
+});
+export const getPublisher = op({
+  id: 'getPublisher', method: 'GET', path: '/publishers/{publisherId}', summary: 'A publisher with its members', auth: 'none', response: Publisher,
+});
+export const listPublisherNodes = op({
+  id: 'listPublisherNodes', method: 'GET', path: '/publishers/{publisherId}/nodes', summary: "A publisher's nodes",
+  auth: 'none', response: z.array(Node),
+});
+export const health = op({ id: 'health', method: 'GET', path: '/healthz', summary: 'Liveness check', auth: 'none', response: Health });
+export const openapiDocument = op({
+  id: 'openapiDocument', method: 'GET', path: '/openapi.json', summary: 'This OpenAPI document', auth: 'none', response: z.record(z.string(), z.unknown()),
+});
+
+// ---------- accounts, publishers, members and tokens ----------
+
+export const getMe = op({ id: 'getMe', method: 'GET', path: '/users/me', summary: 'Who the token belongs to', auth: 'user', response: Me });
+export const createUser = op({
+  id: 'createUser', method: 'POST', path: '/users', summary: 'Create a user and its first token (admin only)',
+  auth: 'user', body: CreateUserBody, status: 201, response: CreatedUser,
+});
+export const listUserTokens = op({
+  id: 'listUserTokens', method: 'GET', path: '/users/me/tokens', summary: 'Your own user tokens', auth: 'user', response: TokenList,
+});
+export const createUserToken = op({
+  id: 'createUserToken', method: 'POST', path: '/users/me/tokens', summary: 'Create a user token for yourself',
+  auth: 'user', body: CreateTokenBody, status: 201, response: CreatedToken,
+});
+export const deleteUserToken = op({
+  id: 'deleteUserToken', method: 'DELETE', path: '/users/me/tokens/{tokenId}', summary: 'Revoke one of your user tokens', auth: 'user', status: 204,
+});
+export const createPublisher = op({
+  id: 'createPublisher', method: 'POST', path: '/publishers', summary: 'Create a publisher; you become its owner',
+  auth: 'user', body: CreatePublisherBody, status: 201, response: Publisher,
+});
+export const listPublisherTokens = op({
+  id: 'listPublisherTokens', method: 'GET', path: '/publishers/{publisherId}/tokens', summary: "A publisher's personal access tokens (owner only)",
+  auth: 'user', response: TokenList,
+});
+export const createPublisherToken = op({
+  id: 'createPublisherToken', method: 'POST', path: '/publishers/{publisherId}/tokens', summary: 'Create a personal access token for a publisher (owner only)',
+  auth: 'user', body: CreateTokenBody, status: 201, response: CreatedToken,
+});
+export const deletePublisherToken = op({
+  id: 'deletePublisherToken', method: 'DELETE', path: '/publishers/{publisherId}/tokens/{tokenId}', summary: 'Revoke a personal access token (owner only)',
+  auth: 'user', status: 204,
+});
+export const addPublisherMember = op({
+  id: 'addPublisherMember', method: 'POST', path: '/publishers/{publisherId}/members', summary: 'Add a member to a publisher (owner only)',
+  auth: 'user', body: AddMemberBody, status: 201, response: PublisherMember,
+});
+export const removePublisherMember = op({
+  id: 'removePublisherMember', method: 'DELETE', path: '/publishers/{publisherId}/members/{userId}', summary: 'Remove a member (owner only; never the last owner)',
+  auth: 'user', status: 204,
+});
+
+export const registryOperations = [
+  publishVersion, updateNode, updatePublisher, updateVersion, addReview,
+  uploadArchive, downloadArchive,
+  listNodes, searchNodes, getNode, listNodeVersions, getNodeVersion, installNode, getPublisher, listPublisherNodes,
+  health, openapiDocument,
+  getMe, createUser, listUserTokens, createUserToken, deleteUserToken, createPublisher,
+  listPublisherTokens, createPublisherToken, deletePublisherToken, addPublisherMember, removePublisherMember,
+];

@@ -1,0 +1,307 @@
+import { z } from 'zod';
+import {
+  DESCRIPTION_MAX, CHANGELOG_MAX, IMAGE_TASK_STATUS, MEMBER_ROLES, NAME_MAX, NODE_ID, NODE_SORTS,
+  NODE_STATUS, NODE_VERSION_STATUS, PAGE, PUBLISHER_ID, PUBLISHER_STATUS, SEMVER_PATTERN, VERSION_MAX,
+  VIDEO_TASK_STATE,
+} from './limits.js';
+
+// ---------- shared field rules ----------
+
+export const nodeId = z
+  .string()
+  .min(1)
+  .max(NODE_ID.maxLength)
+  .regex(new RegExp(NODE_ID.pattern), 'must be letters, digits, ".", "_" or "-", starting and ending with a letter or digit');
+export const publisherId = z
+  .string()
+  .regex(new RegExp(PUBLISHER_ID.pattern), 'must be 2–64 characters: lowercase letters, digits or "-", starting with a letter');
+/** A semantic version without build metadata; `v1.2.3` becomes `1.2.3`. */
+export const semver = z
+  .string()
+  .max(VERSION_MAX)
+  .regex(new RegExp(SEMVER_PATTERN), 'must be a semantic version such as 1.2.3 or 1.2.3-beta.1 (no build metadata)')
+  .transform((v) => (v.startsWith('v') ? v.slice(1) : v));
+export const isoDate = z.string();
+const strings = z.array(z.string());
+const text = (max: number) => z.string().max(max);
+
+// ---------- resources as the server answers them (parsed leniently: unknown fields kept) ----------
+
+export const NodeVersion = z.looseObject({
+  id: z.string(),
+  node_id: z.string().optional(),
+  version: z.string(),
+  changelog: z.string().optional(),
+  app_node_extract_status: z.string().optional(),
+  createdAt: isoDate.optional(),
+  dependencies: strings.optional(),
+  deprecated: z.boolean().optional(),
+  downloadUrl: z.string().optional(),
+  status: z.enum(NODE_VERSION_STATUS).optional(),
+  status_reason: z.string().optional(),
+  supported_accelerators: strings.optional(),
+  supported_appui_frontend_version: z.string().optional(),
+  supported_appui_version: z.string().optional(),
+  supported_os: strings.optional(),
+  tags: strings.optional(),
+  tags_admin: strings.optional(),
+  // extensions of ours
+  archive_sha256: z.string().optional(),
+  archive_size: z.number().int().optional(),
+});
+export type NodeVersion = z.infer<typeof NodeVersion>;
+
+export const PublisherMember = z.looseObject({
+  id: z.string(),
+  role: z.string(),
+  user: z.looseObject({ email: z.string().optional(), id: z.string(), name: z.string().optional() }),
+});
+export type PublisherMember = z.infer<typeof PublisherMember>;
+
+export const Publisher = z.looseObject({
+  id: z.string(),
+  name: z.string().optional(),
+  createdAt: isoDate.optional(),
+  description: z.string().optional(),
+  logo: z.string().optional(),
+  members: z.array(PublisherMember).optional(),
+  source_code_repo: z.string().optional(),
+  status: z.enum(PUBLISHER_STATUS).optional(),
+  support: z.string().optional(),
+  website: z.string().optional(),
+});
+export type Publisher = z.infer<typeof Publisher>;
+
+export const Node = z.looseObject({
+  id: z.string(),
+  author: z.string().optional(),
+  banner_url: z.string().optional(),
+  /** Deprecated by the spec in favour of `tags`. */
+  category: z.string().optional(),
+  created_at: isoDate.optional(),
+  description: z.string().optional(),
+  downloads: z.number().int().optional(),
+  repohost_stars: z.number().int().optional(),
+  icon: z.string().optional(),
+  latest_version: NodeVersion.optional(),
+  license: z.string().optional(),
+  name: z.string().optional(),
+  preempted_app_node_names: strings.optional(),
+  publisher: Publisher.optional(),
+  rating: z.number().optional(),
+  repository: z.string().optional(),
+  search_ranking: z.number().int().optional(),
+  status: z.enum(NODE_STATUS).optional(),
+  status_detail: z.string().optional(),
+  supported_accelerators: strings.optional(),
+  supported_appui_frontend_version: z.string().optional(),
+  supported_appui_version: z.string().optional(),
+  supported_os: strings.optional(),
+  tags: strings.optional(),
+  tags_admin: strings.optional(),
+  translations: z.record(z.string(), z.unknown()).optional(),
+});
+export type Node = z.infer<typeof Node>;
+
+// ---------- request bodies ----------
+// Updates are partial: an absent field is left as it is, `null` clears an optional one.
+
+const clearable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+
+export const NodeInput = z.object({
+  id: nodeId.optional(),
+  name: clearable(text(NAME_MAX)),
+  author: clearable(text(NAME_MAX)),
+  banner_url: clearable(z.string()),
+  category: clearable(z.string()),
+  description: clearable(text(DESCRIPTION_MAX)),
+  icon: clearable(z.string()),
+  license: clearable(z.string()),
+  preempted_app_node_names: clearable(strings),
+  repository: clearable(z.string()),
+  status: z.enum(NODE_STATUS).optional(),
+  supported_accelerators: clearable(strings),
+  supported_appui_frontend_version: clearable(z.string()),
+  supported_appui_version: clearable(z.string()),
+  supported_os: clearable(strings),
+  tags: clearable(strings),
+  translations: clearable(z.record(z.string(), z.unknown())),
+  // admin-only: a value equal to the current one is ignored, a different one is 403
+  tags_admin: clearable(strings),
+  search_ranking: clearable(z.number().int()),
+  repohost_stars: clearable(z.number().int()),
+  status_detail: clearable(z.string()),
+  // read-only, accepted so that a GET-modify-PUT round trip works, and ignored
+  publisher: z.unknown().optional(),
+  latest_version: z.unknown().optional(),
+  rating: z.unknown().optional(),
+  downloads: z.unknown().optional(),
+  created_at: z.unknown().optional(),
+});
+export type NodeInput = z.infer<typeof NodeInput>;
+
+export const NodeVersionInput = z.object({
+  version: semver,
+  changelog: text(CHANGELOG_MAX).optional(),
+  dependencies: strings.optional(),
+  supported_accelerators: strings.optional(),
+  supported_appui_frontend_version: z.string().optional(),
+  supported_appui_version: z.string().optional(),
+  supported_os: strings.optional(),
+  tags: strings.optional(),
+  // read-only or server-set, ignored when sent
+  id: z.unknown().optional(),
+  node_id: z.unknown().optional(),
+  createdAt: z.unknown().optional(),
+  downloadUrl: z.unknown().optional(),
+  deprecated: z.unknown().optional(),
+  status: z.unknown().optional(),
+  status_reason: z.unknown().optional(),
+  tags_admin: z.unknown().optional(),
+  app_node_extract_status: z.unknown().optional(),
+});
+export type NodeVersionInput = z.infer<typeof NodeVersionInput>;
+
+export const PublishBody = z.object({
+  node: NodeInput.default({}),
+  node_version: NodeVersionInput,
+  personal_access_token: z.string().min(1).optional(),
+});
+export type PublishBody = z.input<typeof PublishBody>;
+
+export const PublishResponse = z.looseObject({ node_version: NodeVersion, signedUrl: z.string() });
+export type PublishResponse = z.infer<typeof PublishResponse>;
+
+export const PublisherInput = z.object({
+  id: publisherId.optional(),
+  name: clearable(text(NAME_MAX)),
+  description: clearable(text(DESCRIPTION_MAX)),
+  logo: clearable(z.string()),
+  source_code_repo: clearable(z.string()),
+  support: clearable(z.string()),
+  website: clearable(z.string()),
+  status: z.enum(PUBLISHER_STATUS).optional(),
+  // members have their own routes; createdAt is server-set
+  members: z.unknown().optional(),
+  createdAt: z.unknown().optional(),
+});
+export type PublisherInput = z.infer<typeof PublisherInput>;
+
+export const CreatePublisherBody = PublisherInput.extend({ id: publisherId, name: text(NAME_MAX).min(1).optional() });
+export type CreatePublisherBody = z.input<typeof CreatePublisherBody>;
+
+export const VersionUpdateBody = z.object({
+  changelog: text(CHANGELOG_MAX).optional(),
+  deprecated: z.boolean().optional(),
+  // admin-only: how versions under manual review are approved, flagged or banned
+  status: z.enum(NODE_VERSION_STATUS).optional(),
+  status_reason: z.string().max(DESCRIPTION_MAX).optional(),
+});
+export type VersionUpdateBody = z.input<typeof VersionUpdateBody>;
+
+// ---------- query strings ----------
+
+const pageNumber = z.coerce.number().int().min(PAGE.min).default(PAGE.min);
+const pageLimit = z.coerce.number().int().min(PAGE.limitMin).max(PAGE.limitMax).default(PAGE.defaultLimit);
+
+export const ListNodesQuery = z.object({
+  page: pageNumber,
+  limit: pageLimit,
+  sort: z.enum(NODE_SORTS).default('created_at'),
+});
+export const SearchNodesQuery = z.object({ q: z.string().max(NAME_MAX).default(''), page: pageNumber, limit: pageLimit });
+
+export const NodeList = z.looseObject({
+  nodes: z.array(Node),
+  total: z.number().int(),
+  page: z.number().int(),
+  limit: z.number().int(),
+  totalPages: z.number().int(),
+});
+export type NodeList = z.infer<typeof NodeList>;
+
+// ---------- accounts and tokens ----------
+
+export const User = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  email: z.string().optional(),
+  admin: z.boolean().optional(),
+});
+export type User = z.infer<typeof User>;
+
+export const Me = z.union([
+  z.looseObject({
+    kind: z.literal('user'),
+    user: User,
+    publishers: z.array(z.looseObject({ id: z.string(), role: z.string() })),
+  }),
+  z.looseObject({
+    kind: z.literal('pat'),
+    publisher: z.looseObject({ id: z.string() }),
+    token: z.looseObject({ id: z.string(), name: z.string() }),
+    user: z.looseObject({ id: z.string(), name: z.string() }),
+  }),
+]);
+export type Me = z.infer<typeof Me>;
+
+export const CreateUserBody = z.object({
+  name: text(NAME_MAX).min(1),
+  email: z.email().optional(),
+  admin: z.boolean().optional(),
+});
+export const CreateTokenBody = z.object({ name: text(NAME_MAX).min(1).default('token') });
+export const CreatedToken = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  created_at: isoDate,
+  token: z.string(),
+});
+export const CreatedUser = z.looseObject({ user: User, token: z.string() });
+export const TokenInfo = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  created_at: isoDate,
+  last_used_at: isoDate.nullable().optional(),
+  prefix: z.string(),
+});
+export const TokenList = z.array(TokenInfo);
+export const AddMemberBody = z.object({ user_id: z.string().min(1), role: z.enum(MEMBER_ROLES).default('member') });
+
+export const Health = z.looseObject({ ok: z.boolean(), version: z.string().optional() });
+
+// ---------- AI task replies ----------
+
+export const ImageTaskReference = z.looseObject({
+  data: z.looseObject({ generated: strings, task_id: z.string() }),
+});
+export type ImageTaskReference = z.infer<typeof ImageTaskReference>;
+
+export const VideoExtendResponse = z.looseObject({
+  credits: z.number().int(),
+  state: z.enum(VIDEO_TASK_STATE),
+  task_id: z.string(),
+  created_at: isoDate.optional(),
+  duration: z.number().int().optional(),
+  images: strings.optional(),
+  model: z.string().optional(),
+  payload: z.string().optional(),
+  prompt: z.string().optional(),
+  resolution: z.string().optional(),
+  video_creation_id: z.string().optional(),
+  video_url: z.string().optional(),
+});
+export type VideoExtendResponse = z.infer<typeof VideoExtendResponse>;
+
+export const ImageTaskStatus = z.looseObject({
+  data: z.looseObject({ task_id: z.string(), status: z.enum(IMAGE_TASK_STATUS), generated: strings }),
+});
+export type ImageTaskStatus = z.infer<typeof ImageTaskStatus>;
+
+export const VideoTaskStatus = z.looseObject({
+  task_id: z.string(),
+  state: z.enum(VIDEO_TASK_STATE),
+  credits: z.number().int(),
+  creations: z.array(z.looseObject({ id: z.string(), url: z.string() })),
+});
+export type VideoTaskStatus = z.infer<typeof VideoTaskStatus>;
