@@ -5,3 +5,4 @@ export * from './proxy.js';
 export * from './registry.js';
 export * from './resources.js';
 export { allOperations, openapiDocument } from './openapi.js';
+export * from './size.js';

@@ -1,0 +1,43 @@
+import { ERROR_STATUS, type ErrorBody, type ErrorCode, type FieldError } from '../contract/errors.js';
+
+/** An error the server answers in the shape of DESIGN.md §2. Throw it from any layer. */
+export class HttpError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: FieldError[],
+    readonly hint?: string,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+
+  body(): ErrorBody {
+    return {
+      error: this.code,
+      message: this.message,
+      ...(this.details?.length ? { details: this.details } : {}),
+      ...(this.hint ? { hint: this.hint } : {}),
+    };
+  }
+}
+
+export const badRequest = (message: string, details?: FieldError[]) => new HttpError('invalid_request', message, details);
+export const unauthorized = (message = 'a bearer token is required: Authorization: Bearer <token>') => new HttpError('unauthorized', message);
+export const forbidden = (message: string) => new HttpError('forbidden', message);
+export const banned = (message: string) => new HttpError('banned', message);
+export const notFound = (message: string) => new HttpError('not_found', message);
+export const conflict = (message: string, hint?: string) => new HttpError('conflict', message, undefined, hint);
+export const tooLarge = (message: string) => new HttpError('payload_too_large', message);
+export const unsupportedMediaType = (message: string) => new HttpError('unsupported_media_type', message);
+
+/** The raw HTTP answer for errors raised before hono sees the request (Node's parser). */
+export function rawErrorResponse(status: number, code: ErrorCode, message: string): string {
+  const body = JSON.stringify({ error: code, message });
+  return (
+    `HTTP/1.1 ${status} ${code}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `Connection: close\r\n\r\n${body}`
+  );
+}

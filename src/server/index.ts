@@ -1,0 +1,125 @@
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Server } from 'node:http';
+import { createAdaptorServer } from '@hono/node-server';
+import { Hono } from 'hono';
+import { health, openapiDocument as openapiOperation } from '../contract/registry.js';
+import { openapiDocument } from '../contract/openapi.js';
+import { DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
+import { HttpError, rawErrorResponse } from './errors.js';
+import { route, type AppEnv, type Authenticate } from './route.js';
+import { openDatabase, type Db } from './store/db.js';
+
+export interface RegistryServerOptions {
+  dataDir: string;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** The URL clients reach this server at (download and upload URLs are built on it). Default: the listening URL. */
+  publicUrl?: string;
+  review?: 'auto' | 'manual';
+  maxArchive?: number;
+  maxUnpacked?: number;
+  /** Mutating requests per minute per token; off when undefined. */
+  rateLimit?: number;
+  /** Access log lines (stderr in `serve`); none when undefined. */
+  log?: (line: string) => void;
+  version?: string;
+}
+
+export interface RegistryServer {
+  app: Hono<AppEnv>;
+  db: Db;
+  options: Required<Pick<RegistryServerOptions, 'dataDir' | 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>> &
+    RegistryServerOptions;
+  /** Starts listening; resolves to the URL it listens on. */
+  listen(): Promise<string>;
+  /** The public URL (after listen when not set). */
+  publicUrl(): string;
+  /** Stops accepting, lets in-flight requests finish, closes the database. */
+  close(): Promise<void>;
+}
+
+/** Builds an unstarted registry server; `serve` and the tests share it. */
+export function createRegistryServer(input: RegistryServerOptions): RegistryServer {
+  const options = {
+    host: '127.0.0.1',
+    port: DEFAULT_PORT,
+    review: 'auto' as const,
+    maxArchive: DEFAULT_MAX_ARCHIVE,
+    maxUnpacked: DEFAULT_MAX_UNPACKED,
+    version: '0.0.0',
+    ...input,
+  };
+  mkdirSync(options.dataDir, { recursive: true });
+  const db = openDatabase(join(options.dataDir, 'registry.db'));
+  const app = new Hono<AppEnv>();
+  let listeningUrl = '';
+  const publicUrl = () => (options.publicUrl ?? listeningUrl).replace(/\/+$/, '');
+
+  const authenticate: Authenticate = () => null;
+  const deps = { authenticate };
+
+  if (options.log) {
+    const log = options.log;
+    app.use(async (c, next) => {
+      const started = performance.now();
+      await next();
+      log(`${c.req.method} ${new URL(c.req.url).pathname} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
+    });
+  }
+
+  route(app, deps, health, () => ({ ok: true, version: options.version }));
+  route(app, deps, openapiOperation, () => openapiDocument(options.version, publicUrl()));
+
+  app.notFound((c) => c.json(new HttpError('not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).body(), 404));
+  app.onError((error, c) => {
+    if (error instanceof HttpError) {
+      for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
+      return c.json(error.body(), error.status as 400);
+    }
+    options.log?.(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
+    return c.json(new HttpError('internal', 'an internal error occurred; it has been logged').body(), 500);
+  });
+
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  // Errors of Node's HTTP parser never reach hono: answer them in our shape too.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    socket.end(
+      timeout
+        ? rawErrorResponse(408, 'request_timeout', 'the request was sent too slowly')
+        : tooLarge
+          ? rawErrorResponse(431, 'payload_too_large', 'the request headers are too large')
+          : rawErrorResponse(400, 'invalid_request', 'malformed HTTP request'),
+    );
+  });
+
+  return {
+    app,
+    db,
+    options,
+    publicUrl,
+    listen: () =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(options.port, options.host, () => {
+          const { port } = server.address() as AddressInfo;
+          const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+          listeningUrl = `http://${host}:${port}`;
+          resolve(listeningUrl);
+        });
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => {
+          db.close();
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,118 @@
+import type { Context, Hono } from 'hono';
+import type { z } from 'zod';
+import { fieldErrors } from '../contract/errors.js';
+import { JSON_BODY_MAX } from '../contract/limits.js';
+import type { Operation, ResponseOf } from '../contract/operation.js';
+import { badRequest, tooLarge, unauthorized, unsupportedMediaType } from './errors.js';
+
+/** Who is calling: a user token, or a publisher's personal access token (acting for its creator). */
+export type Principal =
+  | { kind: 'user'; userId: string; admin: boolean; tokenId: string }
+  | { kind: 'pat'; userId: string; admin: false; tokenId: string; publisherId: string };
+
+/** Resolves a bearer token to a principal, or null for an unknown or revoked one. */
+export type Authenticate = (token: string) => Principal | null;
+
+export type AppEnv = { Variables: { principal: Principal | null } };
+
+export interface RouteContext<O extends Operation> {
+  c: Context<AppEnv>;
+  params: z.output<O['params']>;
+  principal: Principal | null;
+  /** Validates query and body (400). Call it after the 404/403 checks, as DESIGN.md §2 orders them. */
+  input(): { query: z.output<O['query']>; body: z.output<O['body']> };
+  /** The bearer token sent, if any (publish compares it with the body's). */
+  bearer: string | undefined;
+}
+
+/** `/a/{b}/c` → `/a/:b/c`. */
+export const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+export function bearerToken(c: Context): string | undefined {
+  const header = c.req.header('authorization');
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match?.[1];
+}
+
+/** Reads the body as text, refusing more than `max` bytes even when no Content-Length was sent. */
+async function readLimited(c: Context, max: number): Promise<string> {
+  const stream = c.req.raw.body;
+  if (!stream) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(`the request body is over ${max} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export interface RouteDeps {
+  authenticate: Authenticate;
+}
+
+/**
+ * Serves one operation of the contract. Checks in the order of DESIGN.md §2: 415 and 413 before the
+ * body is read, then 401; the handler does its 404 and 403, then calls `input()` for the 400s.
+ */
+export function route<O extends Operation>(
+  app: Hono<AppEnv>,
+  deps: RouteDeps,
+  operation: O,
+  handler: (rc: RouteContext<O>) => Promise<ResponseOf<O> | Response> | ResponseOf<O> | Response,
+): void {
+  const method = operation.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+  app[method](honoPath(operation.path), async (c) => {
+    let raw = '';
+    if (operation.bodyKind === 'json') {
+      const length = Number(c.req.header('content-length') ?? 0);
+      const hasBody = length > 0 || c.req.header('transfer-encoding') !== undefined;
+      const type = c.req.header('content-type') ?? '';
+      if (hasBody && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
+        throw unsupportedMediaType(`send the body as JSON with Content-Type: application/json (got "${type || 'none'}")`);
+      }
+      if (length > JSON_BODY_MAX) throw tooLarge(`the request body is over ${JSON_BODY_MAX} bytes`);
+    }
+    const bearer = bearerToken(c);
+    const principal = bearer ? deps.authenticate(bearer) : null;
+    if (operation.auth === 'user' && !principal) {
+      throw unauthorized(bearer ? 'the token is unknown or revoked' : undefined);
+    }
+    c.set('principal', principal);
+    if (operation.bodyKind === 'json') raw = await readLimited(c, JSON_BODY_MAX);
+
+    const params = operation.params.safeParse(c.req.param());
+    if (!params.success) throw badRequest('invalid path parameters', fieldErrors(params.error.issues));
+
+    const input = () => {
+      const query = operation.query.safeParse(c.req.query());
+      const details = query.success ? [] : fieldErrors(query.error.issues);
+      let body: unknown;
+      if (operation.bodyKind === 'json') {
+        let json: unknown;
+        try {
+          json = raw === '' ? undefined : JSON.parse(raw);
+        } catch (error) {
+          throw badRequest(`malformed JSON: ${error instanceof Error ? error.message : 'unreadable'}`);
+        }
+        const parsed = operation.body.safeParse(json);
+        if (parsed.success) body = parsed.data;
+        else details.push(...fieldErrors(parsed.error.issues));
+      }
+      if (details.length) throw badRequest(`invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+      return { query: (query as { data: unknown }).data, body } as ReturnType<RouteContext<O>['input']>;
+    };
+
+    const result = await handler({ c, params: params.data as z.output<O['params']>, principal, input, bearer });
+    if (result instanceof Response) return result;
+    if (operation.status === 204) return c.body(null, 204);
+    return c.json(result as object, operation.status as 200);
+  });
+}

@@ -1,0 +1,27 @@
+import Database from 'better-sqlite3';
+import { migrations } from './migrations.js';
+
+export type Db = Database.Database;
+
+/** Opens the registry database: WAL, foreign keys on, and every pending migration applied in order. */
+export function openDatabase(file: string): Db {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('synchronous = NORMAL');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (const [index, migration] of migrations.entries()) {
+    const version = index + 1;
+    if (version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${version}`);
+    })();
+  }
+}
