@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
-import { health, openapiDocument as openapiOperation } from '../contract/registry.js';
-import { openapiDocument } from '../contract/openapi.js';
 import { DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
 import { HttpError, rawErrorResponse } from './errors.js';
-import { route, type AppEnv, type Authenticate } from './route.js';
+import type { ServerContext } from './context.js';
+import type { AppEnv, Authenticate } from './route.js';
+import { routeModules } from './routes/index.js';
+import { loadKeys, type ServerKeys } from './secrets.js';
 import { openDatabase, type Db } from './store/db.js';
 
 export interface RegistryServerOptions {
@@ -31,6 +32,7 @@ export interface RegistryServerOptions {
 export interface RegistryServer {
   app: Hono<AppEnv>;
   db: Db;
+  keys: ServerKeys;
   options: Required<Pick<RegistryServerOptions, 'dataDir' | 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>> &
     RegistryServerOptions;
   /** Starts listening; resolves to the URL it listens on. */
@@ -58,8 +60,19 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   let listeningUrl = '';
   const publicUrl = () => (options.publicUrl ?? listeningUrl).replace(/\/+$/, '');
 
+  const keys = loadKeys(options.dataDir);
+  const closers: (() => void | Promise<void>)[] = [];
+  // Replaced by the accounts service: no token is known until then.
   const authenticate: Authenticate = () => null;
-  const deps = { authenticate };
+  const ctx: ServerContext = {
+    db,
+    options,
+    keys,
+    authenticate,
+    publicUrl,
+    log: options.log ?? (() => {}),
+    onClose: (task) => closers.push(task),
+  };
 
   if (options.log) {
     const log = options.log;
@@ -70,8 +83,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     });
   }
 
-  route(app, deps, health, () => ({ ok: true, version: options.version }));
-  route(app, deps, openapiOperation, () => openapiDocument(options.version, publicUrl()));
+  for (const register of routeModules) register(app, ctx);
 
   app.notFound((c) => c.json(new HttpError('not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).body(), 404));
   app.onError((error, c) => {
@@ -101,6 +113,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   return {
     app,
     db,
+    keys,
     options,
     publicUrl,
     listen: () =>
@@ -115,7 +128,8 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
       }),
     close: () =>
       new Promise((resolve) => {
-        server.close(() => {
+        server.close(async () => {
+          for (const task of closers) await task();
           db.close();
           resolve();
         });

@@ -1,0 +1,20 @@
+import type { Hono } from 'hono';
+import type { RegistryServerOptions } from './index.js';
+import type { AppEnv, RouteDeps } from './route.js';
+import type { ServerKeys } from './secrets.js';
+import type { Db } from './store/db.js';
+
+/** What every group of routes gets from the server factory. */
+export interface ServerContext extends RouteDeps {
+  db: Db;
+  options: RegistryServerOptions & Required<Pick<RegistryServerOptions, 'dataDir' | 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>>;
+  keys: ServerKeys;
+  /** The URL clients reach the server at, without a trailing slash. */
+  publicUrl(): string;
+  log(line: string): void;
+  /** Work to finish before the database closes (timers, pending deliveries). */
+  onClose(task: () => void | Promise<void>): void;
+}
+
+/** A group of routes: one file under routes/, listed in routes/index.ts. */
+export type RouteModule = (app: Hono<AppEnv>, ctx: ServerContext) => void;

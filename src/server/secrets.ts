@@ -1,0 +1,24 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface ServerKeys {
+  /** Signs upload URLs; never leaves the server. */
+  upload: Buffer;
+  /** Signs callbacks; also written as hex to DIR/callback-key for receivers to verify with. */
+  callback: Buffer;
+  callbackKeyPath: string;
+}
+
+/** Reads DIR/secret (32 random bytes as hex, 0600), creating it on first start, and derives the keys. */
+export function loadKeys(dataDir: string): ServerKeys {
+  const secretPath = join(dataDir, 'secret');
+  if (!existsSync(secretPath)) writeFileSync(secretPath, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+  const secret = Buffer.from(readFileSync(secretPath, 'utf8').trim(), 'hex');
+  const derive = (label: string) => createHmac('sha256', secret).update(label).digest();
+  const callback = derive('callback');
+  const callbackKeyPath = join(dataDir, 'callback-key');
+  writeFileSync(callbackKeyPath, callback.toString('hex'), { mode: 0o600 });
+  chmodSync(callbackKeyPath, 0o600);
+  return { upload: derive('upload-url'), callback, callbackKeyPath };
+}
