@@ -27,6 +27,8 @@ export interface RegistryServerOptions {
   /** Access log lines (stderr in `serve`); none when undefined. */
   log?: (line: string) => void;
   version?: string;
+  /** The admin's token (NODEREG_ADMIN_TOKEN); generated into DIR/admin-token on first start when unset. */
+  adminToken?: string;
 }
 
 export interface RegistryServer {

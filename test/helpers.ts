@@ -1,0 +1,85 @@
+// Shared by the integration and end-to-end tests: a real server on port 0 with a temp data dir,
+// and the real binary spawned with a temp HOME. Nothing here talks to anything but 127.0.0.1.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createRegistryServer, type RegistryServer, type RegistryServerOptions } from '../src/server/index.js';
+
+export const BIN = resolve(import.meta.dirname, '../bin/nodereg.js');
+
+const cleanups: (() => void)[] = [];
+process.on('exit', () => cleanups.forEach((cleanup) => cleanup()));
+
+/** A fresh temporary directory, removed when the test process exits. */
+export function tempDir(prefix = 'nodereg-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export interface TestServer {
+  url: string;
+  server: RegistryServer;
+  dataDir: string;
+  adminToken: string;
+  close(): Promise<void>;
+}
+
+/** Starts a real registry on 127.0.0.1, port 0, with a temp data dir (or the one given, for restarts). */
+export async function startServer(options: Partial<RegistryServerOptions> = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? tempDir('nodereg-data-');
+  const adminToken = options.adminToken ?? `nrg_u_admin${randomBytes(16).toString('hex')}`;
+  const server = createRegistryServer({ port: 0, host: '127.0.0.1', ...options, dataDir, adminToken });
+  const url = await server.listen();
+  return { url, server, dataDir, adminToken, close: () => server.close() };
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  input?: string;
+  /** HOME for the run; a fresh temp dir by default (so no real config is read). */
+  home?: string;
+  timeoutMs?: number;
+}
+
+/** Spawns `bin/nodereg.js` like a user in CI would: temp HOME and XDG dirs, NO_COLOR, CI=1, no TTY. */
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const home = options.home ?? tempDir('nodereg-home-');
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    NO_COLOR: '1',
+    CI: '1',
+    TZ: process.env.TZ ?? 'UTC',
+  };
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
