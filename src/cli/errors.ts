@@ -1,4 +1,4 @@
-import { ApiError, NetworkError, RequestInvalidError } from '../client/index.js';
+import { ApiError, NetworkError, RequestInvalidError } from '../client/errors.js';
 
 /** Exit codes of DESIGN.md §5. */
 export const EXIT = {

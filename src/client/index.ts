@@ -1,40 +1,12 @@
 import ky, { HTTPError, TimeoutError } from 'ky';
 import type { z } from 'zod';
-import { ErrorBody, codeForStatus, fieldErrors, type FieldError } from '../contract/errors.js';
+import { ErrorBody, codeForStatus, fieldErrors } from '../contract/errors.js';
+import { ApiError, NetworkError, RequestInvalidError } from './errors.js';
+
+export { ApiError, NetworkError, RequestInvalidError };
 import { CONTENT_SHA256_HEADER } from '../contract/limits.js';
 import { NodeVersion } from '../contract/resources.js';
 import { buildPath, type BodyOf, type Operation, type ParamsOf, type QueryOf, type ResponseOf } from '../contract/operation.js';
-
-/** The server answered with an error body (or a status without one). */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly hint?: string,
-    readonly details?: FieldError[],
-    readonly retryAfter?: string,
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
-
-/** The server could not be reached, or did not answer in time. */
-export class NetworkError extends Error {
-  constructor(readonly url: string, readonly reason: string) {
-    super(`cannot reach ${url}: ${reason}`);
-    this.name = 'NetworkError';
-  }
-}
-
-/** Our own request failed the contract before anything was sent. */
-export class RequestInvalidError extends Error {
-  constructor(readonly where: 'params' | 'query' | 'body', readonly details: FieldError[]) {
-    super(`invalid ${where}: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`);
-    this.name = 'RequestInvalidError';
-  }
-}
 
 export interface ClientOptions {
   baseUrl: string;

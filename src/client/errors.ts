@@ -1,0 +1,35 @@
+// The client's error types, in a module of their own: the CLI's error mapping loads them
+// without loading ky or zod.
+import type { FieldError } from '../contract/errors.js';
+
+/** The server answered with an error body (or a status without one). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly hint?: string,
+    readonly details?: FieldError[],
+    readonly retryAfter?: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** The server could not be reached, or did not answer in time. */
+export class NetworkError extends Error {
+  constructor(readonly url: string, readonly reason: string) {
+    super(`cannot reach ${url}: ${reason}`);
+    this.name = 'NetworkError';
+  }
+}
+
+/** Our own request failed the contract before anything was sent. */
+export class RequestInvalidError extends Error {
+  constructor(readonly where: 'params' | 'query' | 'body', readonly details: FieldError[]) {
+    super(`invalid ${where}: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`);
+    this.name = 'RequestInvalidError';
+  }
+}
+
