@@ -22,7 +22,8 @@ export function openapiDocument(version: string, serverUrl?: string): Record<str
     const query = operation.query;
     if (query instanceof z.ZodObject) {
       for (const [name, field] of Object.entries(query.shape as Record<string, z.ZodType>)) {
-        parameters.push({ name, in: 'query', required: !field.safeParse(undefined).success, schema: jsonSchema(field, 'input') });
+        // query strings carry text; the output schema says what the text must stand for
+        parameters.push({ name, in: 'query', required: !field.safeParse(undefined).success, schema: jsonSchema(field, 'output') });
       }
     }
     const responses: Record<string, unknown> = {};

@@ -31,13 +31,18 @@ export interface Operation<
 
 const empty = z.object({});
 
+/** `'/a/{b}/c/{d}'` → `'b' | 'd'`: path parameters typed from the path itself. */
+type PathParamNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParamNames<Rest> : never;
+type PathParamsSchema<Path extends string> = z.ZodObject<{ [K in PathParamNames<Path>]: z.ZodString }>;
+
 /** The names of `{placeholders}` in a path. */
 export function pathParams(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
 }
 
 export function op<
-  P extends z.ZodType = typeof empty,
+  Path extends string,
+  P extends z.ZodType = PathParamsSchema<Path>,
   Q extends z.ZodType = typeof empty,
   B extends z.ZodType = z.ZodUndefined,
   R extends z.ZodType = z.ZodUnknown,

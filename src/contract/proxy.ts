@@ -7,9 +7,10 @@ const percent = (fallback: number) => z.number().int().min(PERCENT.min).max(PERC
 
 /** An absolute http(s) URL, as callbacks need. */
 export const httpUrl = z.string().refine((value) => {
+  // The URL parser repairs `http:host` or `http:\\host`; insist on the written form first.
+  if (!/^https?:\/\/[^\s\\/?#]+[^\s\\]*$/i.test(value)) return false;
   try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
+    return new URL(value).hostname !== '';
   } catch {
     return false;
   }

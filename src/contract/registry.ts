@@ -4,7 +4,7 @@ import { op } from './operation.js';
 import {
   AddMemberBody, CreatePublisherBody, CreateTokenBody, CreateUserBody, CreatedToken, CreatedUser, Health,
   ListNodesQuery, Me, Node, NodeInput, NodeList, NodeVersion, PublishBody, PublishResponse, Publisher,
-  PublisherInput, PublisherMember, SearchNodesQuery, TokenList, VersionUpdateBody,
+  PublisherInput, PublisherMember, SearchNodesQuery, TokenList, VersionUpdateBody, queryInteger,
 } from './resources.js';
 
 // ---------- the five registry operations of the interface ----------
@@ -54,7 +54,7 @@ export const updateVersion = op({
   response: NodeVersion,
 });
 
-export const StarQuery = z.object({ star: z.coerce.number().int().min(STAR.min).max(STAR.max) });
+export const StarQuery = z.object({ star: queryInteger(STAR.min, STAR.max) });
 
 export const addReview = op({
   id: 'addReview',

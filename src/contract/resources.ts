@@ -201,8 +201,15 @@ export type VersionUpdateBody = z.input<typeof VersionUpdateBody>;
 
 // ---------- query strings ----------
 
-const pageNumber = z.coerce.number().int().min(PAGE.min).default(PAGE.min);
-const pageLimit = z.coerce.number().int().min(PAGE.limitMin).max(PAGE.limitMax).default(PAGE.defaultLimit);
+/** A whole number from a query string, in plain decimal digits (no `0x10`, `1e1` or spaces), within bounds. */
+export function queryInteger(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return z
+    .union([z.number(), z.string().regex(/^-?\d{1,15}$/, 'must be a whole number').transform(Number)])
+    .pipe(z.number().int().min(min).max(max));
+}
+
+const pageNumber = queryInteger(PAGE.min).default(PAGE.min);
+const pageLimit = queryInteger(PAGE.limitMin, PAGE.limitMax).default(PAGE.defaultLimit);
 
 export const ListNodesQuery = z.object({
   page: pageNumber,

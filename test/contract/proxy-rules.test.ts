@@ -241,6 +241,13 @@ const urlFields: { schema: Schema; base: Record<string, unknown>; field: string 
 describe.each(urlFields)('$field must be an absolute http(s) URL', ({ schema, base, field }) => {
   it.each(goodUrls)('accepts %s', (url) => expectAccepted(schema, { ...base, [field]: url }));
   it.each(badUrls)('rejects %j', (url) => expectRejectedAt(schema, { ...base, [field]: url }, field));
+  // Strings that WHATWG's lenient parser repairs into a URL are still not absolute URIs (no "//"
+  // authority, or backslashes, which RFC 3986 does not allow): the spec types these fields as URIs.
+  it('rejects strings that are not written as absolute URIs, even if a lenient parser repairs them', () => {
+    const notAbsolute = ['http:example.com/hook', 'http:/127.0.0.1/hook', 'https:\\\\127.0.0.1\\hook', 'http:\\\\127.0.0.1/hook'];
+    const accepted = notAbsolute.filter((url) => schema.safeParse({ ...base, [field]: url }).success);
+    expect(accepted).toEqual([]);
+  });
   it('rejects a number', () => expectRejectedAt(schema, { ...base, [field]: 42 }, field));
   it('is optional', () => expectAccepted(schema, base));
 });

@@ -180,6 +180,12 @@ describe('StarQuery: integer 1–5', () => {
   it.each(['0', '6', '2.5', 'abc', '', '-1', '10', 0, 6, 2.5, Number.NaN])('rejects %j, naming star', (star) => {
     expect(paths(StarQuery, { star })).toContain('star');
   });
+  // A query integer is written in decimal digits; Number()'s other forms are not integers of the wire.
+  it('rejects query strings that are not decimal integers, such as "0x3" or "1e0"', () => {
+    const notDecimal = ['0x3', '0b11', '0o3', '1e0', ' 3', '3 ', '+3'];
+    const accepted = notDecimal.filter((star) => StarQuery.safeParse({ star }).success);
+    expect(accepted).toEqual([]);
+  });
   it('requires star', () => {
     expect(paths(StarQuery, {})).toEqual(['star']);
   });

@@ -1,0 +1,15 @@
+// CLI start: `nodereg --version` and `--help` against a bare `node -e 0` (the floor).
+import { resolve } from 'node:path';
+import { row, timeCommand } from './lib.js';
+
+const bin = resolve(import.meta.dirname, '../bin/nodereg.js');
+
+export default async function startup() {
+  const floor = timeCommand(process.execPath, ['-e', '0']);
+  const version = timeCommand(process.execPath, [bin, '--version']);
+  const help = timeCommand(process.execPath, [bin, '--help']);
+  return [
+    row('CLI start: `nodereg --version`', `${version.toFixed(0)} ms`, `node -e 0: ${floor.toFixed(0)} ms`, version / floor, '≤ 1.3×', version / floor <= 1.3),
+    row('CLI start: `nodereg --help`', `${help.toFixed(0)} ms`, `node -e 0: ${floor.toFixed(0)} ms`, help / floor, '≤ 1.8×', help / floor <= 1.8),
+  ];
+}

@@ -1,0 +1,189 @@
+// Typed errors and exit codes (DESIGN.md §5), and the client's checks before and during sending.
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { CliError, EXIT, exitCodeForStatus, flagForField, toCliError } from '../../src/cli/errors.js';
+import { ApiError, NetworkError, RequestInvalidError, createClient } from '../../src/client/index.js';
+import { addReview, health } from '../../src/contract/registry.js';
+import { relightImage } from '../../src/contract/proxy.js';
+
+describe('exit codes', () => {
+  it('EXIT has the values of DESIGN.md §5', () => {
+    expect(EXIT).toEqual({ ok: 0, failure: 1, invalid: 2, conflict: 3, auth: 4, notFound: 5, interrupted: 130 });
+  });
+
+  it.each([
+    [400, 2],
+    [413, 2],
+    [415, 2],
+    [401, 4],
+    [403, 4],
+    [404, 5],
+    [409, 3],
+    [429, 1],
+    [500, 1],
+    [502, 1],
+    [503, 1],
+    [504, 1],
+    [408, 1],
+  ])('status %s exits %s', (status, code) => {
+    expect(exitCodeForStatus(status)).toBe(code);
+  });
+
+  it.each([
+    [400, 'invalid_request', 2],
+    [413, 'payload_too_large', 2],
+    [415, 'unsupported_media_type', 2],
+    [401, 'unauthorized', 4],
+    [403, 'forbidden', 4],
+    [403, 'banned', 4],
+    [404, 'not_found', 5],
+    [409, 'conflict', 3],
+    [429, 'rate_limited', 1],
+    [500, 'internal', 1],
+    [502, 'upstream_error', 1],
+  ])('ApiError %s %s becomes a CliError exiting %s', (status, code, exit) => {
+    const error = toCliError(new ApiError(status, code, `server said ${code}`));
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.exitCode).toBe(exit);
+    expect(error.code).toBe(code);
+    expect(error.status).toBe(status);
+    expect(error.message).toContain(`server said ${code}`);
+  });
+});
+
+describe('toCliError', () => {
+  it('401 carries a hint on how to set a token', () => {
+    const error = toCliError(new ApiError(401, 'unauthorized', 'no token'));
+    expect(error.hint).toMatch(/NODEREG_TOKEN/);
+  });
+
+  it('a command hint for a status wins over the default, the server hint over the default', () => {
+    expect(toCliError(new ApiError(409, 'conflict', 'exists'), { 409: 'bump the version' }).hint).toBe('bump the version');
+    expect(toCliError(new ApiError(401, 'unauthorized', 'x', 'server hint')).hint).toBe('server hint');
+  });
+
+  it('429 with Retry-After says when to try again', () => {
+    const error = toCliError(new ApiError(429, 'rate_limited', 'slow down', undefined, undefined, '7'));
+    expect(error.exitCode).toBe(1);
+    expect(error.hint).toContain('7');
+  });
+
+  it('server field errors are listed in the message', () => {
+    const error = toCliError(new ApiError(400, 'invalid_request', 'invalid body', undefined, [{ path: 'star', message: 'Too big' }]));
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toContain('star: Too big');
+  });
+
+  it('a NetworkError exits 1 and names the URL', () => {
+    const error = toCliError(new NetworkError('http://127.0.0.1:4880/nodes', 'ECONNREFUSED'));
+    expect(error.exitCode).toBe(1);
+    expect(error.code).toBe('network');
+    expect(error.message).toContain('http://127.0.0.1:4880/nodes');
+    expect(error.hint).toBeTruthy();
+  });
+
+  it('a RequestInvalidError exits 2 and names the flag to fix', () => {
+    const error = toCliError(new RequestInvalidError('body', [{ path: 'light_transfer_strength', message: 'Too big: expected number to be <=100' }]));
+    expect(error.exitCode).toBe(2);
+    expect(error.code).toBe('invalid_input');
+    expect(error.message).toContain('--light-transfer-strength');
+    expect(error.message).toContain('<=100');
+  });
+
+  it('a CliError passes through unchanged', () => {
+    const original = new CliError('kept', 3, 'conflict', 'hint');
+    expect(toCliError(original)).toBe(original);
+  });
+
+  it('an interrupted prompt exits 130', () => {
+    const prompt = Object.assign(new Error('User force closed the prompt'), { name: 'ExitPromptError' });
+    expect(toCliError(prompt).exitCode).toBe(130);
+  });
+
+  it('anything else exits 1', () => {
+    expect(toCliError(new Error('boom'))).toMatchObject({ exitCode: 1, message: 'boom' });
+    expect(toCliError('text')).toMatchObject({ exitCode: 1, message: 'text' });
+  });
+});
+
+describe('flagForField', () => {
+  it.each([
+    ['light_transfer_strength', '--light-transfer-strength'],
+    ['sharpen', '--sharpen'],
+    ['smart_grain', '--smart-grain'],
+    ['advanced_settings.whites', '--whites'],
+    ['images.0', '--images'],
+    ['star', '--star'],
+  ])('%s → %s', (path, flag) => {
+    expect(flagForField(path)).toBe(flag);
+  });
+});
+
+/**
+ * `op()` derives the path parameters at run time, but their static type stays `{}` when an operation
+ * declares no `params` schema (see the report), so the params are cast here.
+ */
+const reviewParams = (nodeId: string) => ({ nodeId }) as never;
+
+/** A loopback port that nothing listens on: bound, then closed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('client', () => {
+  it.each([0, 6, 2.5, '0', '6', 'abc'])('rejects review star %j before sending anything', async (star) => {
+    // port 9 on loopback: if a request were sent, the error would be a NetworkError
+    const client = createClient({ baseUrl: 'http://127.0.0.1:9', retries: 0, timeoutMs: 2000 });
+    const call = client.call(addReview, { params: reviewParams('my-node'), query: { star: star as number } });
+    const error = await call.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RequestInvalidError);
+    expect(error).not.toBeInstanceOf(NetworkError);
+    expect((error as RequestInvalidError).where).toBe('query');
+    expect((error as RequestInvalidError).details.map((d) => d.path)).toEqual(['star']);
+    expect(toCliError(error).message).toContain('--star');
+  });
+
+  it('rejects an invalid relight body before sending, naming the field', async () => {
+    const client = createClient({ baseUrl: 'http://127.0.0.1:9', retries: 0, timeoutMs: 2000 });
+    const error = await client.call(relightImage, { body: { image: 'aGk=', light_transfer_strength: 101 } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequestInvalidError);
+    expect((error as RequestInvalidError).details.map((d) => d.path)).toEqual(['light_transfer_strength']);
+    expect(toCliError(error)).toMatchObject({ exitCode: 2 });
+    expect(toCliError(error).message).toContain('--light-transfer-strength');
+  });
+
+  it('rejects an empty nodeId path parameter before sending', async () => {
+    const client = createClient({ baseUrl: 'http://127.0.0.1:9', retries: 0, timeoutMs: 2000 });
+    const error = await client.call(addReview, { params: reviewParams(''), query: { star: 3 } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequestInvalidError);
+    expect((error as RequestInvalidError).where).toBe('params');
+  });
+
+  it('a valid request to a closed loopback port gives a NetworkError naming the URL', async () => {
+    const port = await closedPort();
+    const base = `http://127.0.0.1:${port}`;
+    const client = createClient({ baseUrl: base, retries: 0, timeoutMs: 5000 });
+    const error = await client.call(addReview, { params: reviewParams('my-node'), query: { star: 4 } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).url).toBe(`${base}/nodes/my-node/reviews?star=4`);
+    expect((error as NetworkError).message).toContain(`${base}/nodes/my-node/reviews`);
+    const cli = toCliError(error);
+    expect(cli.exitCode).toBe(1);
+    expect(cli.message).toContain(base);
+  });
+
+  it('a GET to a closed loopback port also gives a NetworkError naming the URL', async () => {
+    const port = await closedPort();
+    const client = createClient({ baseUrl: `http://127.0.0.1:${port}/`, retries: 0, timeoutMs: 5000 });
+    const error = await client.call(health).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).url).toBe(`http://127.0.0.1:${port}/healthz`);
+  });
+});
