@@ -3,10 +3,13 @@ import type { RegistryServerOptions } from './index.js';
 import type { AppEnv, RouteDeps } from './route.js';
 import type { ServerKeys } from './secrets.js';
 import type { Db } from './store/db.js';
+import type { RegistryStore } from './store/registry-store.js';
 
 /** What every group of routes gets from the server factory. */
 export interface ServerContext extends RouteDeps {
   db: Db;
+  /** Users, tokens, publishers, nodes, versions and reviews. */
+  store: RegistryStore;
   options: RegistryServerOptions & Required<Pick<RegistryServerOptions, 'dataDir' | 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>>;
   keys: ServerKeys;
   /** The URL clients reach the server at, without a trailing slash. */

@@ -5,12 +5,15 @@ import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import { DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
+import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
 import { HttpError, rawErrorResponse } from './errors.js';
 import type { ServerContext } from './context.js';
-import type { AppEnv, Authenticate } from './route.js';
+import type { AppEnv } from './route.js';
 import { routeModules } from './routes/index.js';
 import { loadKeys, type ServerKeys } from './secrets.js';
 import { openDatabase, type Db } from './store/db.js';
+import type { RegistryStore } from './store/registry-store.js';
+import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
 
 export interface RegistryServerOptions {
   dataDir: string;
@@ -34,7 +37,10 @@ export interface RegistryServerOptions {
 export interface RegistryServer {
   app: Hono<AppEnv>;
   db: Db;
+  store: RegistryStore;
   keys: ServerKeys;
+  /** The admin token generated into DIR/admin-token on this start (first start without `adminToken`): print it once. */
+  generatedAdminToken: string | undefined;
   options: Required<Pick<RegistryServerOptions, 'dataDir' | 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>> &
     RegistryServerOptions;
   /** Starts listening; resolves to the URL it listens on. */
@@ -64,10 +70,19 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
 
   const keys = loadKeys(options.dataDir);
   const closers: (() => void | Promise<void>)[] = [];
-  // Replaced by the accounts service: no token is known until then.
-  const authenticate: Authenticate = () => null;
+  const store = createSqliteRegistryStore(db);
+  const admin = resolveAdminToken(options.dataDir, options.adminToken);
+  // Requests wait for the admin's token to be in place (listen() waits too).
+  const ready = bootstrapAdmin(store, admin.token);
+  ready.catch(() => {});
+  const storeAuthenticate = createAuthenticate(store);
+  const authenticate = async (token: string) => {
+    await ready;
+    return storeAuthenticate(token);
+  };
   const ctx: ServerContext = {
     db,
+    store,
     options,
     keys,
     authenticate,
@@ -115,11 +130,14 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   return {
     app,
     db,
+    store,
     keys,
+    generatedAdminToken: admin.generated ? admin.token : undefined,
     options,
     publicUrl,
-    listen: () =>
-      new Promise((resolve, reject) => {
+    listen: async () => {
+      await ready;
+      return new Promise<string>((resolve, reject) => {
         server.once('error', reject);
         server.listen(options.port, options.host, () => {
           const { port } = server.address() as AddressInfo;
@@ -127,7 +145,8 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
           listeningUrl = `http://${host}:${port}`;
           resolve(listeningUrl);
         });
-      }),
+      });
+    },
     close: () =>
       new Promise((resolve) => {
         server.close(async () => {
