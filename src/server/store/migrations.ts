@@ -92,25 +92,27 @@ CREATE INDEX nodes_by_rating ON nodes(status, rating DESC, id);
 CREATE INDEX nodes_by_name ON nodes(status, coalesce(name, id) COLLATE NOCASE, id);
 CREATE INDEX nodes_by_ranking ON nodes(status, search_ranking DESC, id);
 
+-- Only Active nodes are indexed (lists and search show nothing else), so a search needs no join to
+-- filter, count or rank. Changes to downloads or rating do not touch the index.
 CREATE VIRTUAL TABLE nodes_fts USING fts5(
   id, name, description, author, tags,
   content = 'nodes', content_rowid = 'seq', prefix = '2 3 4'
 );
 -- Matches in the id and name weigh most.
 INSERT INTO nodes_fts(nodes_fts, rank) VALUES ('rank', 'bm25(10.0, 8.0, 1.0, 3.0, 4.0)');
-CREATE TRIGGER nodes_fts_insert AFTER INSERT ON nodes BEGIN
+CREATE TRIGGER nodes_fts_insert AFTER INSERT ON nodes WHEN new.status = 'NodeStatusActive' BEGIN
   INSERT INTO nodes_fts(rowid, id, name, description, author, tags)
   VALUES (new.seq, new.id, new.name, new.description, new.author, new.tags);
 END;
-CREATE TRIGGER nodes_fts_delete AFTER DELETE ON nodes BEGIN
+CREATE TRIGGER nodes_fts_delete AFTER DELETE ON nodes WHEN old.status = 'NodeStatusActive' BEGIN
   INSERT INTO nodes_fts(nodes_fts, rowid, id, name, description, author, tags)
   VALUES ('delete', old.seq, old.id, old.name, old.description, old.author, old.tags);
 END;
-CREATE TRIGGER nodes_fts_update AFTER UPDATE OF id, name, description, author, tags ON nodes BEGIN
+CREATE TRIGGER nodes_fts_update AFTER UPDATE OF id, name, description, author, tags, status ON nodes BEGIN
   INSERT INTO nodes_fts(nodes_fts, rowid, id, name, description, author, tags)
-  VALUES ('delete', old.seq, old.id, old.name, old.description, old.author, old.tags);
+  SELECT 'delete', old.seq, old.id, old.name, old.description, old.author, old.tags WHERE old.status = 'NodeStatusActive';
   INSERT INTO nodes_fts(rowid, id, name, description, author, tags)
-  VALUES (new.seq, new.id, new.name, new.description, new.author, new.tags);
+  SELECT new.seq, new.id, new.name, new.description, new.author, new.tags WHERE new.status = 'NodeStatusActive';
 END;
 
 -- An archive exists once archive_sha256 and uploaded_at are set.

@@ -270,11 +270,14 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
       return page(rows, total);
     },
     async searchNodes({ terms, offset, limit }) {
+      // The index holds Active nodes only; rank first, then read the page's rows.
       const match = terms.map((term) => `"${term.replaceAll('"', '""')}"*`).join(' ');
-      const from = 'FROM nodes_fts JOIN nodes n ON n.seq = nodes_fts.rowid WHERE nodes_fts MATCH ? AND n.status = ?';
-      const total = one(`SELECT count(*) AS n ${from}`, match, ACTIVE_NODE)!.n as number;
-      const rows = all(`SELECT n.* ${from} ORDER BY nodes_fts.rank, n.search_ranking DESC, n.id LIMIT ? OFFSET ?`, match, ACTIVE_NODE, limit, offset);
-      return page(rows, total);
+      const total = one('SELECT count(*) AS n FROM nodes_fts WHERE nodes_fts MATCH ?', match)!.n as number;
+      const seqs = all('SELECT rowid AS seq FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank, rowid LIMIT ? OFFSET ?', match, limit, offset).map(
+        (row) => row.seq as number,
+      );
+      const rows = new Map(all(`SELECT * FROM nodes WHERE seq IN (${seqs.map(() => '?').join(', ')})`, ...seqs).map((row) => [row.seq, row]));
+      return page(seqs.map((seq) => rows.get(seq)!), total);
     },
     listPublisherNodes: async (publisherId) => all('SELECT * FROM nodes WHERE publisher_id = ? ORDER BY id', publisherId).map((row) => toNode(row)!),
     updateNode: async (id, changes) => db.transaction(() => updateNode(id, changes))(),
