@@ -126,9 +126,7 @@ export function register(program: Command, ctx: Ctx): void {
         await server.close().catch(() => {});
         throw listenError(error as NodeJS.ErrnoException, flags.host, port);
       }
-      // The one line on stdout: scripts wait for it and read the URL from it.
-      ctx.stdout.write(`nodereg registry listening on ${url}\n`);
-
+      const closed = closeOnSignal(server, info);
       info(`data dir: ${dataDir}`);
       info(`callback key for webhook receivers: ${server.keys.callbackKeyPath}`);
       const generated =
@@ -136,8 +134,13 @@ export function register(program: Command, ctx: Ctx): void {
         (!hadAdminTokenFile && existsSync(adminTokenFile) ? readFileSync(adminTokenFile, 'utf8').trim() : undefined);
       if (generated) info(`admin token (shown once; also in ${adminTokenFile}): ${generated}`);
       if (dataDir === defaultDir && !ctx.env.NODEREG_ADMIN_TOKEN && existsSync(adminTokenFile)) {
-        await saveAdminToken(ctx, server.publicUrl(), readFileSync(adminTokenFile, 'utf8').trim(), adminTokenFile);
+        await saveAdminToken(ctx, server.publicUrl(), readFileSync(adminTokenFile, 'utf8').trim(), adminTokenFile).catch((error: Error) =>
+          ctx.out.warn(`could not save the admin token into the CLI config: ${error.message}`),
+        );
       }
+
+      // The one line on stdout, once the admin token is in place: scripts wait for it and read the URL.
+      ctx.stdout.write(`nodereg registry listening on ${url}\n`);
 
       if (flags.seed && empty) {
         const adminToken = ctx.env.NODEREG_ADMIN_TOKEN || generated;
@@ -149,7 +152,7 @@ export function register(program: Command, ctx: Ctx): void {
         }
       }
 
-      await closeOnSignal(server, info);
+      await closed;
     });
   examples(command, [
     'nodereg serve',
@@ -192,20 +195,33 @@ async function saveAdminToken(ctx: Ctx, url: string, token: string, tokenFile: s
   if (name !== 'default') ctx.out.hint(`use it with --profile ${name} (or NODEREG_PROFILE=${name})`);
 }
 
-/** Runs until SIGINT or SIGTERM, then lets in-flight requests finish and closes the database. */
+/**
+ * Runs until SIGINT or SIGTERM, then lets in-flight requests finish and closes the database. The
+ * handlers stay installed until the server is closed: a module that re-raises signals (conf's
+ * write-file helper does) must not end the process halfway through closing.
+ */
 function closeOnSignal(server: RegistryServer, info: (line: string) => void): Promise<void> {
   return new Promise((resolveClosed, rejectClosed) => {
+    let closing = false;
     const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      // A second signal while closing takes the default action and ends the process at once.
-      info(`${signal}: closing (in-flight requests finish first)`);
-      server.close().then(() => {
-        info('closed');
-        resolveClosed();
-      }, rejectClosed);
+      if (closing) return;
+      closing = true;
+      info(`${signal}: closing (in-flight requests finish first; SIGKILL stops at once)`);
+      server.close().then(
+        () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          info('closed');
+          resolveClosed();
+        },
+        (error: unknown) => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          rejectClosed(error);
+        },
+      );
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
 }
