@@ -2,6 +2,8 @@
 // Malicious zips are written byte by byte (yazl refuses to write them).
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer as readAll } from 'node:stream/consumers';
@@ -114,6 +116,42 @@ describe('local archive storage', () => {
     expect(state.pulled).toBeLessThan(50);
     // the body is left open (paused), so an HTTP route can still answer
     expect(stream.destroyed).toBe(false);
+  });
+
+  it('over the limit, an HTTP request stays open for a 413 answer', async () => {
+    const dir = tempDir();
+    const storage = createLocalArchiveStorage(dir);
+    const server = createServer((req, res) => {
+      storage.receive(req, 256 * 1024).then(
+        () => res.writeHead(200).end('stored'),
+        (error: HttpError) => res.writeHead(error.status, { connection: 'close' }).end(error.code),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, method: 'PUT', path: '/' }, (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on('error', reject);
+        // chunked, no Content-Length: only counting the bytes can find it too large
+        const chunk = Buffer.alloc(64 * 1024, 1);
+        let sent = 0;
+        const pump = () => {
+          while (sent < 8 && req.write(chunk)) sent++;
+          if (sent < 8) req.once('drain', () => { sent++; pump(); });
+          else req.end();
+        };
+        pump();
+      });
+      expect(answer).toEqual({ status: 413, body: 'payload_too_large' });
+      expect(tempFiles(dir)).toEqual([]);
+    } finally {
+      server.close();
+    }
   });
 
   it('rejects and removes the temp file when the body fails midway', async () => {
