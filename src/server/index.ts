@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import { DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
+import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
 import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
 import { HttpError, rawErrorResponse } from './errors.js';
 import type { ServerContext } from './context.js';
@@ -38,6 +39,7 @@ export interface RegistryServer {
   app: Hono<AppEnv>;
   db: Db;
   store: RegistryStore;
+  archives: ArchiveStorage;
   keys: ServerKeys;
   /** The admin token generated into DIR/admin-token on this start (first start without `adminToken`): print it once. */
   generatedAdminToken: string | undefined;
@@ -71,9 +73,10 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   const keys = loadKeys(options.dataDir);
   const closers: (() => void | Promise<void>)[] = [];
   const store = createSqliteRegistryStore(db);
+  const archives = createLocalArchiveStorage(join(options.dataDir, 'archives'));
   const admin = resolveAdminToken(options.dataDir, options.adminToken);
   // Requests wait for the admin's token to be in place (listen() waits too).
-  const ready = bootstrapAdmin(store, admin.token);
+  const ready = Promise.all([bootstrapAdmin(store, admin.token), archives.sweep()]);
   ready.catch(() => {});
   const storeAuthenticate = createAuthenticate(store);
   const authenticate = async (token: string) => {
@@ -83,6 +86,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   const ctx: ServerContext = {
     db,
     store,
+    archives,
     options,
     keys,
     authenticate,
@@ -131,6 +135,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     app,
     db,
     store,
+    archives,
     keys,
     generatedAdminToken: admin.generated ? admin.token : undefined,
     options,

@@ -3,6 +3,7 @@ import { registerAccountRoutes } from './accounts.js';
 import { registerMetaRoutes } from './meta.js';
 import { registerReadRoutes } from './reads.js';
 import { registerRegistryRoutes } from './registry.js';
+import { registerUploadRoutes } from './uploads.js';
 
 // Every group of routes, in registration order.
 export const routeModules: RouteModule[] = [
@@ -10,4 +11,5 @@ export const routeModules: RouteModule[] = [
   registerReadRoutes,
   registerRegistryRoutes,
   registerAccountRoutes,
+  registerUploadRoutes,
 ];
