@@ -11,6 +11,7 @@ import { HttpError, rawErrorResponse } from './errors.js';
 import type { ServerContext } from './context.js';
 import type { AppEnv } from './route.js';
 import { routeModules } from './routes/index.js';
+import { rateLimit } from './rate-limit.js';
 import { loadKeys, type ServerKeys } from './secrets.js';
 import { openDatabase, type Db } from './store/db.js';
 import type { RegistryStore } from './store/registry-store.js';
@@ -104,6 +105,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     });
   }
 
+  if (options.rateLimit !== undefined) app.use(rateLimit(options.rateLimit));
   for (const register of routeModules) register(app, ctx);
 
   app.notFound((c) => c.json(new HttpError('not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).body(), 404));

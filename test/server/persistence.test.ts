@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { TOKEN_PREFIX } from '../../src/contract/limits.js';
 import { createRegistryServer } from '../../src/server/index.js';
 import { startServer, tempDir } from '../helpers.js';
-import { call, client, createPat, createPublisher, createUser, expectError, publish } from './fixtures.js';
+import { call, client, createPat, createPublisher, createUser, expectError, publish, publishAndUpload } from './fixtures.js';
 
 describe('persistence', () => {
   it('keeps users, tokens, publishers, members, nodes, versions and reviews across a restart on the same data dir', async () => {
@@ -17,6 +17,8 @@ describe('persistence', () => {
     const pat = await createPat(first, alice, 'keep-co');
     expect((await publish(first, pat, 'keep-co', 'Kept-Node', '1.0.0', { node: { name: 'Kept', tags: ['kept'] }, node_version: { changelog: 'c' } })).status).toBe(201);
     await call(first.url, 'POST', '/nodes/kept-node/reviews?star=4', { token: bob.token });
+    const uploaded = await publishAndUpload(first, pat, 'keep-co', 'kept-node', '2.0.0');
+    const archive = Buffer.from(await (await fetch(uploaded.downloadUrl)).arrayBuffer());
     const api1 = client(first);
     const before = {
       node: (await api1.get('/nodes/kept-node', { token: alice.token })).body,
@@ -28,12 +30,17 @@ describe('persistence', () => {
 
     const second = await startServer({ dataDir: first.dataDir, adminToken: first.adminToken });
     const api2 = client(second);
-    expect((await api2.get('/nodes/kept-node', { token: alice.token })).body).toEqual({ ...before.node, publisher: before.node.publisher });
-    expect((await api2.get('/nodes/kept-node/versions', { token: alice.token })).body).toEqual(before.versions);
+    const withUrl = (value: unknown) => JSON.parse(JSON.stringify(value).replaceAll(first.url, second.url));
+    expect((await api2.get('/nodes/kept-node', { token: alice.token })).body).toEqual(withUrl(before.node));
+    expect((await api2.get('/nodes/kept-node/versions', { token: alice.token })).body).toEqual(withUrl(before.versions));
     expect((await api2.get('/publishers/keep-co', { token: alice.token })).body).toEqual(before.publisher);
     expect((await api2.get('/users/me', { token: bob.token })).body).toEqual(before.me);
     expect((await api2.get('/users/me', { token: pat })).body.kind).toBe('pat');
     expect((await api2.get('/nodes/search?q=kept')).body.total).toBe(1);
+    // the archive too, under the new address
+    const node = (await api2.get('/nodes/kept-node')).body;
+    expect(node.latest_version.downloadUrl).toBe(`${second.url}/archives/keep-co/Kept-Node/2.0.0/node.zip`);
+    expect(Buffer.from(await (await fetch(node.latest_version.downloadUrl)).arrayBuffer()).equals(archive)).toBe(true);
     // the retry rule still holds after the restart: same version, no archive yet → 201 again
     expect((await publish(second, pat, 'keep-co', 'kept-node', '1.0.0')).status).toBe(201);
     await second.close();

@@ -49,8 +49,13 @@ export const registerAccountRoutes: RouteModule = (app, ctx) => {
   route(app, ctx, createUser, async ({ principal, input }) => {
     if (!me(principal).admin) throw forbidden('only an admin may create users');
     const { body } = input();
-    const user = await store.createUser({ name: body.name, email: body.email ?? null, admin: body.admin ?? false });
-    const { token } = await issueToken(store, { kind: 'user', userId: user.id, name: 'token' });
+    const token = generateToken('user');
+    const user = await store.createUser({
+      name: body.name,
+      email: body.email ?? null,
+      admin: body.admin ?? false,
+      token: { name: 'token', hash: hashToken(token), prefix: shownPrefix(token) },
+    });
     return { user: userView(user), token };
   });
 

@@ -137,7 +137,14 @@ export interface Page<T> {
 
 export interface RegistryStore {
   // ---- users and tokens ----
-  createUser(input: { id?: string; name: string; email?: string | null; admin?: boolean }): Promise<UserRow>;
+  /** Creates a user and, when given, its first user token, in one transaction. */
+  createUser(input: {
+    id?: string;
+    name: string;
+    email?: string | null;
+    admin?: boolean;
+    token?: Pick<NewToken, 'name' | 'hash' | 'prefix'>;
+  }): Promise<UserRow>;
   getUser(id: string): Promise<UserRow | undefined>;
   createToken(input: NewToken): Promise<TokenRow>;
   /** The live (not revoked) token with this hash and its user; records `last_used_at`. */

@@ -220,16 +220,19 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
     else insertToken({ kind: 'user', userId, name: 'bootstrap', hash, prefix });
   });
 
+  const createUser = db.transaction((input: Parameters<RegistryStore['createUser']>[0]) => {
+    const id = input.id ?? randomUUID();
+    db.prepare('INSERT INTO users (id, name, email, admin, created_at) VALUES (?, ?, ?, ?, ?)').run(
+      id, input.name, input.email ?? null, input.admin ? 1 : 0, now(),
+    );
+    if (input.token) insertToken({ kind: 'user', userId: id, ...input.token });
+    return getUser(id)!;
+  });
+
   const tokenColumns = 'id, kind, user_id, publisher_id, name, prefix, created_at, last_used_at, revoked_at';
 
   return {
-    async createUser(input) {
-      const id = input.id ?? randomUUID();
-      db.prepare('INSERT INTO users (id, name, email, admin, created_at) VALUES (?, ?, ?, ?, ?)').run(
-        id, input.name, input.email ?? null, input.admin ? 1 : 0, now(),
-      );
-      return getUser(id)!;
-    },
+    createUser: async (input) => createUser(input),
     getUser: async (id) => getUser(id),
     createToken: async (input) => {
       const { hash: _hash, ...token } = insertToken(input) as TokenRow & { hash?: string };
