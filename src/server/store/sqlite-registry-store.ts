@@ -69,6 +69,12 @@ const toVersion = (row: Raw | undefined) => {
 const toUser = (row: Raw | undefined) => (row ? ({ ...row, admin: Boolean(row.admin) } as unknown as UserRow) : undefined);
 
 export function createSqliteRegistryStore(db: Db): RegistryStore {
+  // Write transactions take the write lock when they begin, so one that read first never finds the
+  // data changed under it by another process sharing the file.
+  const writing = <A extends unknown[], R>(fn: (...args: A) => R) => {
+    const transaction = db.transaction(fn);
+    return (...args: A): R => transaction.immediate(...args);
+  };
   const one = (sql: string, ...params: unknown[]) => db.prepare(sql).get(...params) as Raw | undefined;
   const all = (sql: string, ...params: unknown[]) => db.prepare(sql).all(...params) as Raw[];
 
@@ -120,7 +126,7 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
 
   const page = (rows: Raw[], total: number): Page<NodeRow> => ({ rows: rows.map((row) => toNode(row)!), total });
 
-  const publish = db.transaction((input: PublishInput): PublishOutcome => {
+  const publish = writing((input: PublishInput): PublishOutcome => {
     const existing = getNode(input.nodeId);
     if (existing && existing.publisher_id !== input.publisherId) return { kind: 'other-publisher', publisherId: existing.publisher_id };
     let node: NodeRow;
@@ -160,7 +166,7 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
     return { kind: 'created', node, version: getVersionById(id)! };
   });
 
-  const setMember = db.transaction((publisherId: string, userId: string, role: MemberRole): MemberRow | 'last-owner' => {
+  const setMember = writing((publisherId: string, userId: string, role: MemberRole): MemberRow | 'last-owner' => {
     const current = getRole(publisherId, userId);
     if (current === 'owner' && role !== 'owner' && ownerCount(publisherId) === 1) return 'last-owner';
     if (current) db.prepare('UPDATE members SET role = ? WHERE publisher_id = ? AND user_id = ?').run(role, publisherId, userId);
@@ -172,7 +178,7 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
     return getMember(publisherId, userId)!;
   });
 
-  const removeMember = db.transaction((publisherId: string, userId: string) => {
+  const removeMember = writing((publisherId: string, userId: string) => {
     const current = getRole(publisherId, userId);
     if (!current) return 'not-member' as const;
     if (current === 'owner' && ownerCount(publisherId) === 1) return 'last-owner' as const;
@@ -180,7 +186,7 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
     return 'removed' as const;
   });
 
-  const createPublisher = db.transaction((id: string, fields: Partial<PublisherFields>, ownerId: string) => {
+  const createPublisher = writing((id: string, fields: Partial<PublisherFields>, ownerId: string) => {
     if (getPublisher(id)) return 'exists' as const;
     const set = assignments(fields, PUBLISHER_COLUMNS, new Set());
     const columns = Object.keys(set.values);
@@ -191,7 +197,7 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
     return getPublisher(id)!;
   });
 
-  const review = db.transaction((nodeId: string, userId: string, star: number) => {
+  const review = writing((nodeId: string, userId: string, star: number) => {
     const stamp = now();
     db.prepare(
       `INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
@@ -201,7 +207,7 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
     return getNode(nodeId)!;
   });
 
-  const useToken = db.transaction((hash: string) => {
+  const useToken = writing((hash: string) => {
     const token = one('SELECT * FROM tokens WHERE hash = ? AND revoked_at IS NULL', hash) as TokenRow | undefined;
     if (!token) return undefined;
     const stamp = now();
@@ -210,7 +216,7 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
     return { token: { ...rest, last_used_at: stamp }, user: getUser(token.user_id)! };
   });
 
-  const ensureBootstrapAdmin = db.transaction((userId: string, hash: string, prefix: string) => {
+  const ensureBootstrapAdmin = writing((userId: string, hash: string, prefix: string) => {
     if (!getUser(userId)) db.prepare('INSERT INTO users (id, name, admin, created_at) VALUES (?, ?, 1, ?)').run(userId, 'admin', now());
     else db.prepare('UPDATE users SET admin = 1 WHERE id = ?').run(userId);
     const same = one('SELECT id, user_id FROM tokens WHERE hash = ?', hash);
@@ -220,7 +226,7 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
     else insertToken({ kind: 'user', userId, name: 'bootstrap', hash, prefix });
   });
 
-  const createUser = db.transaction((input: Parameters<RegistryStore['createUser']>[0]) => {
+  const createUser = writing((input: Parameters<RegistryStore['createUser']>[0]) => {
     const id = input.id ?? randomUUID();
     db.prepare('INSERT INTO users (id, name, email, admin, created_at) VALUES (?, ?, ?, ?, ?)').run(
       id, input.name, input.email ?? null, input.admin ? 1 : 0, now(),
@@ -283,7 +289,7 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
       return page(seqs.map((seq) => rows.get(seq)!), total);
     },
     listPublisherNodes: async (publisherId) => all('SELECT * FROM nodes WHERE publisher_id = ? ORDER BY id', publisherId).map((row) => toNode(row)!),
-    updateNode: async (id, changes) => db.transaction(() => updateNode(id, changes))(),
+    updateNode: async (id, changes) => writing(() => updateNode(id, changes))(),
     async countDownload(nodeId) {
       db.prepare('UPDATE nodes SET downloads = downloads + 1 WHERE id = ?').run(nodeId);
     },
