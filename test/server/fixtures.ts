@@ -7,7 +7,6 @@ import type { TestServer } from '../helpers.js';
 export interface Reply {
   status: number;
   headers: Headers;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
   text: string;
 }
