@@ -119,6 +119,9 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   });
 
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  // Node's default of 5 minutes for a whole request would cut a 200 MiB upload on a slow link; the
+  // headers must still arrive within headersTimeout (60 s), and idle sockets still time out.
+  server.requestTimeout = 60 * 60 * 1000;
   // Errors of Node's HTTP parser never reach hono: answer them in our shape too.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
