@@ -6,6 +6,7 @@ import { machine, renderTable } from './lib.js';
 
 const sections = {
   startup: () => import('./startup.js'),
+  scale: () => import('./scale.js'),
 };
 
 const wanted = process.argv.slice(2);
