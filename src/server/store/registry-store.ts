@@ -173,7 +173,10 @@ export interface RegistryStore {
   getNode(id: string): Promise<NodeRow | undefined>;
   /** Active nodes, sorted, ties broken by id. */
   listNodes(query: { sort: NodeSort; offset: number; limit: number }): Promise<Page<NodeRow>>;
-  /** Active nodes matching every term (as a prefix) in id, name, description, author or tags; best first. */
+  /**
+   * Active nodes matching every term (as a prefix) in id, name, description, author or tags; best
+   * first. When very many match, those with every term in the id, name or tags come first.
+   */
   searchNodes(query: { terms: string[]; offset: number; limit: number }): Promise<Page<NodeRow>>;
   listPublisherNodes(publisherId: string): Promise<NodeRow[]>;
   updateNode(id: string, changes: Partial<NodeFields>): Promise<NodeRow>;
