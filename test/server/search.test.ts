@@ -106,6 +106,19 @@ describe('search with more matches than are ranked', () => {
     expect(found.ids.slice(3)).toEqual(['newest', 'tagged', 'mixer', 'old-cutter']);
   });
 
+  it('never puts a node of a banned publisher in the first group, and puts it back when unbanned', async () => {
+    await store.createPublisher('other', {}, 'u');
+    const outcome = await store.publish({ publisherId: 'other', nodeId: 'video-banned', node: { description: 'x' }, version: '1.0.0', pending: PENDING });
+    expect(outcome.kind).toBe('created');
+    const firstFive = async () => (await search('video')).ids.slice(0, 5).sort();
+    const titled = ['framer', 'tagged', 'video', 'video-tools'];
+    expect(await firstFive()).toEqual([...titled, 'video-banned'].sort());
+    await store.updatePublisher('other', { status: 'PublisherStatusBanned' });
+    expect((await search('video')).ids.slice(0, 4).sort()).toEqual(titled);
+    await store.updatePublisher('other', { status: 'PublisherStatusActive' });
+    expect(await firstFive()).toEqual([...titled, 'video-banned'].sort());
+  });
+
   it('ranks every match by bm25, as before, while they are no more than the rank limit', async () => {
     const ranked = createSqliteRegistryStore(db, { rankLimit: DEFAULT_RANK_LIMIT });
     const found = await ranked.searchNodes({ terms: ['video'], offset: 0, limit: 100 });
@@ -131,11 +144,17 @@ describe('migration 2 (the title index)', () => {
     await v1store.createPublisher('acme', {}, 'u');
     await addNodes(v1store, [['video-one', { description: 'x' }], ['other', { description: 'video' }], ['gone', { name: 'video gone' }]]);
     await v1store.updateNode('gone', { status: 'NodeStatusDeleted' });
+    await v1store.createPublisher('banned', {}, 'u');
+    await v1store.publish({ publisherId: 'banned', nodeId: 'video-banned', node: {}, version: '1.0.0', pending: PENDING });
+    await v1store.updatePublisher('banned', { status: 'PublisherStatusBanned' });
     v1.close();
 
     const migrated = openDatabase(file);
     expect(migrated.pragma('user_version', { simple: true })).toBe(migrations.length);
     const found = await createSqliteRegistryStore(migrated, { rankLimit: 0 }).searchNodes({ terms: ['video'], offset: 0, limit: 10 });
-    expect({ ids: found.rows.map((node) => node.id), total: found.total }).toEqual({ ids: ['video-one', 'other'], total: 2 });
+    // the banned publisher's node is never in the first group (whether lists show it at all is another rule)
+    const ids = found.rows.map((node) => node.id);
+    expect(ids[0]).toBe('video-one');
+    expect(ids.filter((id) => id !== 'video-banned')).toEqual(['video-one', 'other']);
   });
 });
