@@ -147,7 +147,7 @@ export interface RegistryStore {
   }): Promise<UserRow>;
   getUser(id: string): Promise<UserRow | undefined>;
   createToken(input: NewToken): Promise<TokenRow>;
-  /** The live (not revoked) token with this hash and its user; records `last_used_at`. */
+  /** The live (not revoked) token with this hash and its user; records `last_used_at` (to the minute). */
   useToken(hash: string): Promise<{ token: TokenRow; user: UserRow } | undefined>;
   getToken(id: string): Promise<TokenRow | undefined>;
   /** Live tokens: a user's own user tokens, or a publisher's PATs; oldest first. */

@@ -10,8 +10,10 @@ const now = () => new Date().toISOString();
 type Raw = Record<string, unknown>;
 
 // Columns holding lists or objects, stored as JSON text.
-const NODE_JSON = new Set(['preempted_app_node_names', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin', 'translations']);
-const VERSION_JSON = new Set(['dependencies', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin']);
+const NODE_JSON_LIST = ['preempted_app_node_names', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin', 'translations'];
+const VERSION_JSON_LIST = ['dependencies', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin'];
+const NODE_JSON = new Set(NODE_JSON_LIST);
+const VERSION_JSON = new Set(VERSION_JSON_LIST);
 const NODE_COLUMNS = [
   'name', 'description', 'author', 'category', 'banner_url', 'icon', 'license', 'repository', 'preempted_app_node_names',
   'supported_accelerators', 'supported_appui_frontend_version', 'supported_appui_version', 'supported_os', 'tags',
@@ -35,15 +37,17 @@ const NODE_ORDER: Record<NodeSort, string> = {
 };
 
 const ACTIVE_NODE = 'NodeStatusActive';
+const TOKEN_USE_GRANULARITY_MS = 60_000;
 
-function decode<T>(row: Raw | undefined, json: Set<string>): T | undefined {
+/** A row as read → the row the store returns: JSON columns parsed, `seq` dropped (changed in place: rows are fresh objects). */
+function decode<T>(row: Raw | undefined, json: readonly string[]): T | undefined {
   if (!row) return undefined;
-  const out: Raw = {};
-  for (const [key, value] of Object.entries(row)) {
-    if (key === 'seq') continue;
-    out[key] = json.has(key) && typeof value === 'string' ? JSON.parse(value) : value;
+  for (const key of json) {
+    const value = row[key];
+    if (typeof value === 'string') row[key] = JSON.parse(value);
   }
-  return out as T;
+  delete row.seq;
+  return row as T;
 }
 
 function encode(value: unknown, json: boolean): unknown {
@@ -61,9 +65,9 @@ function assignments(changes: Record<string, unknown>, allowed: readonly string[
   return { sql: keys.map((key) => `${key} = @${key}`).join(', '), values, empty: keys.length === 0 };
 }
 
-const toNode = (row: Raw | undefined) => decode<NodeRow>(row, NODE_JSON);
+const toNode = (row: Raw | undefined) => decode<NodeRow>(row, NODE_JSON_LIST);
 const toVersion = (row: Raw | undefined) => {
-  const version = decode<VersionRow>(row, VERSION_JSON);
+  const version = decode<VersionRow>(row, VERSION_JSON_LIST);
   if (version) version.deprecated = Boolean(version.deprecated);
   return version;
 };
@@ -247,14 +251,20 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     return getNode(nodeId)!;
   });
 
-  const useToken = writing((hash: string) => {
-    const token = one('SELECT * FROM tokens WHERE hash = ? AND revoked_at IS NULL', hash) as TokenRow | undefined;
-    if (!token) return undefined;
-    const stamp = now();
-    prepare('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(stamp, token.id);
-    const { hash: _hash, ...rest } = token as TokenRow & { hash?: string };
-    return { token: { ...rest, last_used_at: stamp }, user: getUser(token.user_id)! };
+  // last_used_at is kept to the minute: a token used again within a minute costs no write.
+  const recordTokenUse = writing((id: string, stamp: string) => {
+    prepare('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(stamp, id);
   });
+  const useToken = (hash: string) => {
+    const token = one('SELECT * FROM tokens WHERE hash = ? AND revoked_at IS NULL', hash) as (TokenRow & { hash?: string }) | undefined;
+    if (!token) return undefined;
+    const { hash: _hash, ...rest } = token;
+    if (!rest.last_used_at || Date.now() - Date.parse(rest.last_used_at) >= TOKEN_USE_GRANULARITY_MS) {
+      rest.last_used_at = now();
+      recordTokenUse(rest.id, rest.last_used_at);
+    }
+    return { token: rest, user: getUser(token.user_id)! };
+  };
 
   const ensureBootstrapAdmin = writing((userId: string, hash: string, prefix: string) => {
     if (!getUser(userId)) prepare('INSERT INTO users (id, name, admin, created_at) VALUES (?, ?, 1, ?)').run(userId, 'admin', now());
