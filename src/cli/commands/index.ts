@@ -16,6 +16,16 @@ export interface CommandEntry {
 export const commands: CommandEntry[] = [
   { name: 'config', summary: 'get, set or list profile settings (registry, token)', load: () => import('./config.js') },
   { name: 'openapi', summary: 'print the OpenAPI document of the registry', load: () => import('./openapi.js') },
+  { name: 'node', summary: 'show, search, download and update nodes', load: () => import('./node.js') },
+  { name: 'publisher', summary: 'create, show and update publishers, and manage their members', load: () => import('./publisher.js') },
+  { name: 'version', summary: "update a version's changelog, deprecation or status", load: () => import('./version.js') },
+  { name: 'review', summary: 'rate a node with 1 to 5 stars', load: () => import('./review.js') },
+  { name: 'token', summary: 'create, list and revoke access tokens', load: () => import('./token.js') },
+  { name: 'user', summary: 'create users (admins only)', load: () => import('./user.js') },
+  { name: 'login', summary: 'check a token and save it into a profile', load: () => import('./login.js') },
+  { name: 'logout', summary: "forget the profile's saved token", load: () => import('./logout.js') },
+  { name: 'whoami', summary: 'show whom the token belongs to', load: () => import('./whoami.js') },
+  { name: 'completion', summary: 'print a shell completion script (bash, zsh, fish)', load: () => import('./completion.js') },
 ];
 
 /** Adds an "Examples:" block to a command's help. */
