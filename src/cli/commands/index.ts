@@ -26,6 +26,8 @@ export const commands: CommandEntry[] = [
   { name: 'logout', summary: "forget the profile's saved token", load: () => import('./logout.js') },
   { name: 'whoami', summary: 'show whom the token belongs to', load: () => import('./whoami.js') },
   { name: 'completion', summary: 'print a shell completion script (bash, zsh, fish)', load: () => import('./completion.js') },
+  { name: 'serve', summary: 'run the embedded registry (SQLite and local archives)', load: () => import('./serve.js') },
+  { name: 'backup', summary: 'copy a consistent snapshot of a registry data dir, also while it serves', load: () => import('./backup.js') },
 ];
 
 /** Adds an "Examples:" block to a command's help. */
