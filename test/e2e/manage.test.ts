@@ -87,15 +87,15 @@ describe('accounts: user create, whoami', () => {
     alice = { id: me.body.user.id, token };
   });
 
-  it('a user who is not an admin cannot create users (4); --json gives the created user and token', async () => {
+  it('a user who is not an admin cannot create users (4); --json gives the created user (here an admin) and token', async () => {
     const refused = await quick(bob.token, ['user', 'create', 'carol']);
     expect(refused.code).toBe(4);
     expect(refused.stderr).toContain('admin');
-    const json = await quick(admin, ['--json', 'user', 'create', 'dave']);
+    const json = await quick(admin, ['--json', 'user', 'create', 'dave', '--admin']);
     expect(json.code).toBe(0);
     const body = JSON.parse(json.stdout);
-    expect(body).toMatchObject({ user: { name: 'dave' }, token: expect.stringMatching(/^nrg_u_/) });
-    expect((await api('/users/me', body.token)).body.user.id).toBe(body.user.id);
+    expect(body).toMatchObject({ user: { name: 'dave', admin: true }, token: expect.stringMatching(/^nrg_u_/) });
+    expect((await api('/users/me', body.token)).body.user).toMatchObject({ id: body.user.id, admin: true });
   });
 
   it('whoami shows the user (human and --json); a revoked-or-unknown token exits 4', async () => {
