@@ -313,9 +313,15 @@ describe('nodereg serve: graceful close', () => {
 
     const { request } = await import('node:http');
     const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      // Expect: 100-continue: the server answers once it has the request, so it is in flight for sure
       const req = request(published.json.signedUrl, {
         method: 'PUT',
-        headers: { 'content-type': 'application/zip', 'content-length': zip.length, 'x-content-sha256': sha256(zip) },
+        headers: {
+          'content-type': 'application/zip',
+          'content-length': zip.length,
+          'x-content-sha256': sha256(zip),
+          expect: '100-continue',
+        },
       });
       req.on('response', (res) => {
         let body = '';
@@ -323,10 +329,15 @@ describe('nodereg serve: graceful close', () => {
         res.on('end', () => resolve({ status: res.statusCode!, body }));
       });
       req.on('error', reject);
-      req.write(zip.subarray(0, half), () => {
-        // the first half is on the wire: ask the server to stop, then send the rest
-        served.child.kill('SIGTERM');
-        setTimeout(() => req.end(zip.subarray(half)), 300);
+      req.on('continue', () => {
+        req.write(zip.subarray(0, half), () => {
+          // half the body is sent: ask the server to stop, and send the rest once it is closing
+          served.child.kill('SIGTERM');
+          vi.waitFor(() => expect(served.stderr()).toContain('SIGTERM: closing'), { timeout: 20_000, interval: 20 }).then(
+            () => req.end(zip.subarray(half)),
+            reject,
+          );
+        });
       });
     });
     const { status, body } = await answer;
