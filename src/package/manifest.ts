@@ -316,7 +316,8 @@ export function buildRequest(manifest: Manifest): PublishRequest | undefined {
     for (const issue of parsed.error.issues) {
       const path = issue.path.map(String);
       const key = keyFor(manifest.keys, path);
-      const field = path.slice(2).length ? ` (${path.slice(2).join('.')})` : '';
+      const rest = path.slice(2).map((part) => (/^\d+$/.test(part) ? `item ${Number(part) + 1}` : part));
+      const field = rest.length ? ` (${rest.join(', ')})` : '';
       addProblem(manifest, key, `${issue.message}${field}`);
     }
   }

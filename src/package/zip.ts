@@ -24,7 +24,7 @@ export const isStored = (path: string) => {
 const SMALL_FILE = 1024 * 1024;
 /** Bytes of small files read but not yet written, plus bytes yazl has written that the disk has not taken. */
 const WINDOW_BYTES = 8 * 1024 * 1024;
-const WINDOW_ENTRIES = 64;
+const WINDOW_ENTRIES = 32;
 
 export interface ArchiveResult {
   path: string;
