@@ -1,0 +1,1 @@
+// Intentionally empty: the cost of starting node on a script file.
