@@ -16,6 +16,8 @@ export interface CommandEntry {
 export const commands: CommandEntry[] = [
   { name: 'config', summary: 'get, set or list profile settings (registry, token)', load: () => import('./config.js') },
   { name: 'openapi', summary: 'print the OpenAPI document of the registry', load: () => import('./openapi.js') },
+  { name: 'serve', summary: 'run the embedded registry (SQLite and local archives)', load: () => import('./serve.js') },
+  { name: 'backup', summary: 'copy a consistent snapshot of a registry data dir, also while it serves', load: () => import('./backup.js') },
 ];
 
 /** Adds an "Examples:" block to a command's help. */
