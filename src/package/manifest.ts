@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
+import type { z } from 'zod';
 import { PublishBody, publisherId as publisherIdSchema, semver as semverSchema } from '../contract/resources.js';
 
 export const MANIFEST_FILE = 'pyproject.toml';
@@ -300,7 +301,7 @@ export interface PublishRequest {
   nodeId: string;
   version: string;
   /** The body of POST /publishers/{p}/nodes/{n}/versions, as the contract parsed it. It never holds a token. */
-  body: { node: Record<string, unknown>; node_version: Record<string, unknown> };
+  body: Omit<z.output<typeof PublishBody>, 'personal_access_token'>;
 }
 
 /**
@@ -323,7 +324,7 @@ export function buildRequest(manifest: Manifest): PublishRequest | undefined {
   }
   if (manifest.problems.length || !parsed.success || !manifest.nodeId || !manifest.version) return undefined;
   const body = parsed.data as PublishRequest['body'];
-  return { publisherId: manifest.publisherId, nodeId: manifest.nodeId, version: body.node_version.version as string, body };
+  return { publisherId: manifest.publisherId, nodeId: manifest.nodeId, version: body.node_version.version, body };
 }
 
 /** The key for a request path: the longest mapped prefix (`node.tags.2` → `[tool.nodereg] tags`). */

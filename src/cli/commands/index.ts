@@ -17,6 +17,9 @@ export const commands: CommandEntry[] = [
   { name: 'config', summary: 'get, set or list profile settings (registry, token)', load: () => import('./config.js') },
   { name: 'openapi', summary: 'print the OpenAPI document of the registry', load: () => import('./openapi.js') },
   { name: 'serve', summary: 'run the embedded registry (SQLite and local archives)', load: () => import('./serve.js') },
+  { name: 'publish', summary: 'validate, pack and publish the node in a directory, then upload its archive', load: () => import('./publish.js') },
+  { name: 'pack', summary: 'build the archive publish would upload, locally', load: () => import('./pack.js') },
+  { name: 'validate', summary: 'check pyproject.toml and the file set, offline; every problem at once', load: () => import('./validate.js') },
   { name: 'backup', summary: 'copy a consistent snapshot of a registry data dir, also while it serves', load: () => import('./backup.js') },
 ];
 
