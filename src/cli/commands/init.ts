@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Ctx } from '../context.js';
@@ -157,6 +157,7 @@ async function init(ctx: Ctx, dir: string, options: Options): Promise<void> {
   const text = added.length ? addKeys(original, added, stringify) : original;
   if (added.length) {
     verify(text, doc, added, parse);
+    mkdirSync(dir, { recursive: true });
     writeFileSync(file, text);
   }
   const summary = added.map((e) => `[${e.table}] ${e.key}`).join(', ');
