@@ -75,7 +75,7 @@ export async function buildArchive(project: Project, out: string, maxSize: numbe
     if (error instanceof ArchiveTooLargeError) {
       const largest = error.largest.map((f) => `  ${formatSize(f.size).padStart(10)}  ${f.path}`).join('\n');
       throw new CliError(
-        `the archive is larger than --max-size ${formatSize(maxSize)}; the largest files are:\n${largest}`,
+        `the archive is larger than --max-size (${maxSize.toLocaleString('en')} bytes); the largest files are:\n${largest}`,
         EXIT.invalid,
         'too_large',
         'leave files out with [tool.nodereg] excludes or a .noderegignore file, or raise --max-size',
