@@ -1,5 +1,15 @@
 import type { RouteModule } from '../context.js';
+import { registerAccountRoutes } from './accounts.js';
 import { registerMetaRoutes } from './meta.js';
+import { registerReadRoutes } from './reads.js';
+import { registerRegistryRoutes } from './registry.js';
+import { registerUploadRoutes } from './uploads.js';
 
 // Every group of routes, in registration order.
-export const routeModules: RouteModule[] = [registerMetaRoutes];
+export const routeModules: RouteModule[] = [
+  registerMetaRoutes,
+  registerReadRoutes,
+  registerRegistryRoutes,
+  registerAccountRoutes,
+  registerUploadRoutes,
+];
