@@ -126,7 +126,7 @@ describe('nodereg publish', () => {
 
     const again = await runCli(['publish', dir], { env: env() });
     expect(again.code).toBe(3);
-    expect(again.stderr).toMatch(/error: .*already/);
+    expect(again.stderr).toContain(`error: ${id} 1.0.0 is already published on ${server.url}`);
     expect(again.stderr).toContain('hint: bump the version in pyproject.toml, or pass --skip-existing');
 
     const skipped = await runCli(['publish', dir, '--skip-existing', '--json'], { env: env() });

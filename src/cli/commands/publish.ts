@@ -104,7 +104,8 @@ export function register(program: Command, ctx: Ctx): void {
           });
         } catch (error) {
           if (isConflict(error) && options.skipExisting) return reportExisting(ctx, client, ops, request, archive, publisherId);
-          throw toCliError(error, { 409: EXISTS_HINT });
+          if (isConflict(error)) throw alreadyPublished(request, client.baseUrl);
+          throw toCliError(error);
         }
 
         let version: NodeVersion;
@@ -117,8 +118,8 @@ export function register(program: Command, ctx: Ctx): void {
           });
         } catch (error) {
           if (isConflict(error) && options.skipExisting) return reportExisting(ctx, client, ops, request, archive, publisherId);
-          const failure = toCliError(error, { 409: EXISTS_HINT });
-          if (failure.status === 409) throw failure;
+          if (isConflict(error)) throw alreadyPublished(request, client.baseUrl);
+          const failure = toCliError(error);
           throw new CliError(
             `uploading the archive of ${request.nodeId} ${request.version} failed: ${failure.message}`,
             failure.exitCode,
@@ -153,6 +154,9 @@ export function register(program: Command, ctx: Ctx): void {
 type Ops = typeof import('../../contract/registry.js');
 
 const isConflict = (error: unknown) => (error as { status?: number })?.status === 409;
+
+const alreadyPublished = (request: { nodeId: string; version: string }, registry: string) =>
+  new CliError(`${request.nodeId} ${request.version} is already published on ${registry}`, EXIT.conflict, 'conflict', EXISTS_HINT, 409);
 
 /** A 404 on publish is about the publisher in the path; asked again to tell it from an unknown route. */
 async function publisherMissing(client: Client, ops: Ops, error: unknown, publisherId: string): Promise<boolean> {
