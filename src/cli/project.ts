@@ -86,5 +86,25 @@ export async function buildArchive(project: Project, out: string, maxSize: numbe
   }
 }
 
+/**
+ * Runs `task`, then `cleanup`, also when the user interrupts: on SIGINT or SIGTERM the temporary
+ * files go first and the signal is raised again, so the process still ends as interrupted (130).
+ */
+export async function withCleanup<T>(task: () => Promise<T>, cleanup: () => void): Promise<T> {
+  const onSignal = (signal: NodeJS.Signals) => {
+    cleanup();
+    process.kill(process.pid, signal);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    return await task();
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    cleanup();
+  }
+}
+
 /** `NodeVersionStatusActive` → `active`. */
 export const statusWord = (status: string | undefined) => (status ?? 'unknown').replace(/^NodeVersionStatus/, '').toLowerCase();

@@ -1,14 +1,15 @@
 // nodereg publish as a user and a CI job run it: the spawned binary against a real registry on
 // 127.0.0.1. A small forwarding proxy (ours, on 127.0.0.1) stands between them where a test needs
 // an upload to fail.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { run } from '../../src/cli/program.js';
+import { BIN, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { gitRepo, writeTree } from '../package/fixtures.js';
 
 let server: TestServer;
@@ -220,6 +221,66 @@ describe('nodereg publish', () => {
   });
 });
 
+describe('publish in-process (what a spawned binary cannot show)', () => {
+  async function publishInProcess(args: string[], options: { tty: boolean; env?: Record<string, string> }) {
+    let stdout = '';
+    let stderr = '';
+    const code = await run(['publish', ...args], '0.0.0-test', {
+      env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: server.adminToken, NO_COLOR: '1', ...options.env },
+      stdout: { write: (text: string) => ((stdout += text), true) },
+      stderr: { write: (text: string) => ((stderr += text), true), isTTY: options.tty },
+      interactive: false,
+    });
+    return { code, stdout, stderr };
+  }
+
+  it('draws an upload progress bar on a terminal, and none in CI', async () => {
+    const shown = await publishInProcess([project({ extra: { 'big.bin': randomBytes(300_000) } }).dir], { tty: true });
+    expect(shown.code).toBe(0);
+    expect(shown.stderr).toMatch(/\r {2}uploading \[#{30}\] 100% {2}[\d.]+ KiB \/ [\d.]+ KiB\n/);
+    const ci = await publishInProcess([project().dir], { tty: true, env: { CI: '1' } });
+    expect(ci.code).toBe(0);
+    expect(ci.stderr).not.toContain('uploading');
+  });
+
+  it('names conflicting or bad flags before doing anything', async () => {
+    const { dir } = project();
+    const both = await publishInProcess([dir, '--changelog', 'a', '--changelog-file', 'b.md'], { tty: false });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--changelog and --changelog-file cannot be used together');
+    const size = await publishInProcess([dir, '--max-size', 'huge'], { tty: false });
+    expect(size.code).toBe(2);
+    expect(size.stderr).toContain('--max-size "huge" is not a size');
+    const missing = await publishInProcess([dir, '--changelog-file', join(dir, 'nope.md')], { tty: false });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('cannot read --changelog-file');
+  });
+});
+
+describe('interrupting publish', () => {
+  it('leaves no temporary archive behind and ends as interrupted', async () => {
+    const { dir } = project({ extra: { 'big.bin': randomBytes(2_000_000) } });
+    const tmp = tempDir('nodereg-tmpdir-');
+    proxy.stallPuts = true;
+    try {
+      const child = spawn(process.execPath, [BIN, 'publish', dir], {
+        env: { PATH: process.env.PATH, HOME: tempDir(), CI: '1', NO_COLOR: '1', TMPDIR: tmp, ...env() },
+        stdio: 'ignore',
+      });
+      const puts = proxy.putAuthorizations.length;
+      for (let i = 0; i < 200 && proxy.putAuthorizations.length === puts; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(proxy.putAuthorizations.length).toBe(puts + 1); // the upload is under way
+      expect(readdirSync(tmp).filter((name) => name.startsWith('nodereg-publish-'))).toHaveLength(1);
+      child.kill('SIGINT');
+      const [code, signal] = await new Promise<[number | null, string | null]>((done) => child.on('close', (c, s) => done([c, s])));
+      expect({ code, signal }).toEqual({ code: null, signal: 'SIGINT' });
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      proxy.stallPuts = false;
+    }
+  });
+});
+
 // ---------- a forwarding proxy in front of the registry, able to fail uploads ----------
 
 interface Proxy {
@@ -227,6 +288,8 @@ interface Proxy {
   target: string;
   /** How many of the next PUTs to fail (the connection is cut after part of the body is read). */
   failPuts: number;
+  /** While true, PUTs are held: nothing is read, nothing answered. */
+  stallPuts: boolean;
   requests: string[];
   putSizes: number[];
   putAuthorizations: (string | undefined)[];
@@ -234,11 +297,16 @@ interface Proxy {
 }
 
 async function startProxy(): Promise<Proxy> {
-  const state = { target: '', failPuts: 0, requests: [] as string[], putSizes: [] as number[], putAuthorizations: [] as (string | undefined)[] };
+  const state = { target: '', failPuts: 0, stallPuts: false, requests: [] as string[], putSizes: [] as number[], putAuthorizations: [] as (string | undefined)[] };
   const httpServer = http.createServer((req, res) => {
     state.requests.push(`${req.method} ${req.url}`);
     if (req.method === 'PUT') {
       state.putAuthorizations.push(req.headers.authorization);
+      if (state.stallPuts) {
+        req.pause();
+        req.socket.on('close', () => res.destroy());
+        return;
+      }
       let size = 0;
       req.on('data', (chunk: Buffer) => (size += chunk.length));
       if (state.failPuts > 0) {

@@ -5,7 +5,7 @@ import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
 import { table } from '../output.js';
-import { buildArchive, loadChecked, parseMaxSize } from '../project.js';
+import { buildArchive, loadChecked, parseMaxSize, withCleanup } from '../project.js';
 import { examples } from './index.js';
 
 interface Options {
@@ -33,13 +33,14 @@ export function register(program: Command, ctx: Ctx): void {
       // Written beside the target and renamed, so a failed pack leaves no half archive behind.
       mkdirSync(dirname(out), { recursive: true });
       const partial = `${out}.partial-${process.pid}`;
-      let archive;
-      try {
-        archive = await buildArchive(project, partial, maxSize);
-        renameSync(partial, out);
-      } finally {
-        rmSync(partial, { force: true });
-      }
+      const archive = await withCleanup(
+        async () => {
+          const built = await buildArchive(project, partial, maxSize);
+          renameSync(partial, out);
+          return built;
+        },
+        () => rmSync(partial, { force: true }),
+      );
 
       const fileList = project.files.map((f) => ({ path: f.path, size: f.size }));
       ctx.out.result(

@@ -9,7 +9,7 @@ import type { NodeVersion } from '../../contract/resources.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, toCliError } from '../errors.js';
 import { table } from '../output.js';
-import { buildArchive, loadChecked, parseMaxSize, readChangelog, statusWord, type ChangelogFlags } from '../project.js';
+import { buildArchive, loadChecked, parseMaxSize, readChangelog, statusWord, withCleanup, type ChangelogFlags } from '../project.js';
 import type { ArchiveResult } from '../../package/zip.js';
 import { examples } from './index.js';
 
@@ -53,7 +53,7 @@ export function register(program: Command, ctx: Ctx): void {
       const { request } = project;
       const publisherId = request.publisherId!;
       const temp = mkdtempSync(join(tmpdir(), 'nodereg-publish-'));
-      try {
+      await withCleanup(async () => {
         const archive = await buildArchive(project, join(temp, 'node.zip'), maxSize);
         if (options.dryRun) {
           const { registry } = await ctx.connection();
@@ -140,9 +140,7 @@ export function register(program: Command, ctx: Ctx): void {
           files: archive.files,
         });
         if (version.status === 'NodeVersionStatusPending') ctx.out.hint('this registry reviews versions by hand: it can be installed once approved');
-      } finally {
-        rmSync(temp, { recursive: true, force: true });
-      }
+      }, () => rmSync(temp, { recursive: true, force: true }));
     });
   examples(command, [
     'nodereg publish --dry-run',
