@@ -221,6 +221,23 @@ describe('nodereg publish', () => {
   });
 });
 
+describe('publish to a registry with a smaller archive limit', () => {
+  it('reports the 413 the registry answers before reading the body (exit 2), with no retry', async () => {
+    const small = await startServer({ maxArchive: 20_000 });
+    try {
+      await createPublisher(small, 'acme');
+      const { id, dir } = project({ extra: { 'big.bin': randomBytes(200_000) } });
+      const result = await runCli(['publish', dir, '--verbose'], { env: { NODEREG_REGISTRY: small.url, NODEREG_TOKEN: small.adminToken } });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`error: uploading the archive of ${id} 1\\.0\\.0 failed: the archive is \\d+ bytes, over the limit of 20000 bytes`));
+      expect(result.stderr).not.toMatch(/upload attempt \d failed/);
+      expect(result.stderr).not.toContain('run `nodereg publish');
+    } finally {
+      await small.close();
+    }
+  });
+});
+
 describe('publish in-process (what a spawned binary cannot show)', () => {
   async function publishInProcess(args: string[], options: { tty: boolean; env?: Record<string, string> }) {
     let stdout = '';

@@ -55,9 +55,11 @@ export function register(program: Command, ctx: Ctx): void {
       const temp = mkdtempSync(join(tmpdir(), 'nodereg-publish-'));
       await withCleanup(async () => {
         const archive = await buildArchive(project, join(temp, 'node.zip'), maxSize);
+        const ops = await import('../../contract/registry.js');
         if (options.dryRun) {
           const { registry } = await ctx.connection();
-          const path = `/publishers/${encodeURIComponent(publisherId)}/nodes/${encodeURIComponent(request.nodeId)}/versions`;
+          const { buildPath } = await import('../../contract/operation.js');
+          const path = buildPath(ops.publishVersion.path, { publisherId, nodeId: request.nodeId });
           const fileList = project.files.map((f) => ({ path: f.path, size: f.size }));
           ctx.out.result(
             {
@@ -82,7 +84,6 @@ export function register(program: Command, ctx: Ctx): void {
         }
 
         const client = await ctx.client({ requireToken: true });
-        const ops = await import('../../contract/registry.js');
         const publish = () => client.call(ops.publishVersion, { params: { publisherId, nodeId: request.nodeId }, body: request.body });
 
         let published;
@@ -120,11 +121,14 @@ export function register(program: Command, ctx: Ctx): void {
           if (isConflict(error) && options.skipExisting) return reportExisting(ctx, client, ops, request, archive, publisherId);
           if (isConflict(error)) throw alreadyPublished(request, client.baseUrl);
           const failure = toCliError(error);
+          // Retried already; one more run can mend only what a retry could (network, 5xx, 408, 429).
+          const transient = failure.status === undefined || failure.status >= 500 || failure.status === 408 || failure.status === 429;
+          const resume = `the version is registered without its archive; run \`${resumeCommand(ctx, dir, options)}\` again: it gets a fresh upload URL and retries`;
           throw new CliError(
             `uploading the archive of ${request.nodeId} ${request.version} failed: ${failure.message}`,
             failure.exitCode,
             failure.code,
-            `the version is registered without its archive; run \`${resumeCommand(ctx, dir, options)}\` again: it gets a fresh upload URL and retries`,
+            transient ? resume : failure.hint,
             failure.status,
           );
         }
