@@ -347,7 +347,12 @@ async function startProxy(): Promise<Proxy> {
   const { port } = httpServer.address() as AddressInfo;
   return Object.assign(state, {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => httpServer.close(() => resolve())),
+    // A held (paused) request never reads its client's FIN, so its socket would keep close() waiting.
+    close: () =>
+      new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        httpServer.closeAllConnections();
+      }),
   });
 }
 
