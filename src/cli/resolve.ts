@@ -1,7 +1,5 @@
 // What the registry commands share: checking input against the contract before any request,
 // and finding the publisher of a node and the id of a version.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { ApiError } from '../client/errors.js';
 import type { CallInput, Client } from '../client/index.js';
 import { fieldErrors } from '../contract/errors.js';
@@ -60,21 +58,8 @@ export function given<T extends Record<string, unknown>>(fields: T): Partial<T> 
 
 /** `[tool.nodereg] publisher` of ./pyproject.toml, if there is one. */
 export async function manifestPublisher(dir = process.cwd()): Promise<string | undefined> {
-  const file = join(dir, 'pyproject.toml');
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const { parse } = await import('smol-toml');
-  try {
-    const data = parse(text) as { tool?: { nodereg?: { publisher?: unknown } } };
-    const publisher = data.tool?.nodereg?.publisher;
-    return typeof publisher === 'string' && publisher ? publisher : undefined;
-  } catch (error) {
-    throw invalidInput(`${file} is not valid TOML: ${(error as Error).message.split('\n')[0]}`, 'fix it, or pass --publisher <id>');
-  }
+  const { readManifest } = await import('../package/manifest.js');
+  return readManifest(dir).publisherId;
 }
 
 /** The publisher to address a node's routes with: the flag, else the node's own, else the manifest's. */
