@@ -6,6 +6,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import { DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
 import { HttpError, rawErrorResponse } from './errors.js';
+import type { ProxyOptions } from './proxy/options.js';
 import type { ServerContext } from './context.js';
 import type { AppEnv, Authenticate } from './route.js';
 import { routeModules } from './routes/index.js';
@@ -29,6 +30,8 @@ export interface RegistryServerOptions {
   version?: string;
   /** The admin's token (NODEREG_ADMIN_TOKEN); generated into DIR/admin-token on first start when unset. */
   adminToken?: string;
+  /** The AI proxy: upstreams (forward mode) or the sandbox, callbacks. DESIGN.md §4. */
+  proxy?: ProxyOptions;
 }
 
 export interface RegistryServer {
