@@ -16,6 +16,10 @@ export interface CommandEntry {
 export const commands: CommandEntry[] = [
   { name: 'config', summary: 'get, set or list profile settings (registry, token)', load: () => import('./config.js') },
   { name: 'openapi', summary: 'print the OpenAPI document of the registry', load: () => import('./openapi.js') },
+  { name: 'relight', summary: 'relight an image through the AI proxy', load: () => import('./relight.js') },
+  { name: 'skin-enhance', summary: 'enhance the skin in an image through the AI proxy', load: () => import('./skin-enhance.js') },
+  { name: 'video-extend', summary: 'extend a video through the AI proxy', load: () => import('./video-extend.js') },
+  { name: 'task', summary: 'status and results of AI proxy tasks', load: () => import('./task.js') },
 ];
 
 /** Adds an "Examples:" block to a command's help. */
