@@ -11,6 +11,7 @@ import type { Client } from '../client/index.js';
 import { JSON_BODY_MAX, type TASK_KINDS } from '../contract/limits.js';
 import type { Operation } from '../contract/operation.js';
 import type { Ctx } from './context.js';
+import { parseDuration } from './duration.js';
 import { CliError, EXIT, flagForField, invalidInput } from './errors.js';
 
 export type TaskKind = (typeof TASK_KINDS)[number];
@@ -53,14 +54,6 @@ export function alias(flags: string): Option {
 export function toNumber(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   return value.trim() === '' ? Number.NaN : Number(value);
-}
-
-/** `90s`, `20m`, `1h`, `500ms` or seconds, in ms. */
-export function parseDuration(value: string, flag: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
-  if (!match) throw invalidInput(`invalid ${flag} "${value}"`, `write a duration like 90s, 20m or 1h`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
-  return Number(match[1]) * unit;
 }
 
 /** The one of two names a user gave (an option and its alias); both with different values is an error. */
