@@ -139,6 +139,8 @@ describe('forward mode: every flag reaches the provider as its field', () => {
     await server.close();
     await upstream.close();
   });
+  // tasks with a callback are then polled (GET): the submission is the last POST
+  const lastPost = () => upstream.requests.filter((r) => r.method === 'POST').at(-1)!.json;
 
   it('relight', async () => {
     const result = await runCli(
@@ -151,7 +153,7 @@ describe('forward mode: every flag reaches the provider as its field', () => {
       { env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token } },
     );
     expect(result.code, result.stderr).toBe(0);
-    expect(upstream.requests.at(-1)!.json).toEqual({
+    expect(lastPost()).toEqual({
       image: PNG.toString('base64'), prompt: 'soft (rim light:1.3)', light_transfer_strength: 40, style: 'smooth',
       transfer_light_from_reference_image: Buffer.from('light').toString('base64'), change_background: false,
       interpolate_from_original: true, preserve_details: false,
@@ -163,7 +165,7 @@ describe('forward mode: every flag reaches the provider as its field', () => {
     const env = { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token };
     const skin = await runCli(['skin-enhance', 'https://127.0.0.1/face.png', '--optimized-for', 'transform_to_real', '--sharpen', '9', '--smart-grain', '8'], { env });
     expect(skin.code, skin.stderr).toBe(0);
-    expect(upstream.requests.at(-1)!.json).toEqual({ image: 'https://127.0.0.1/face.png', optimized_for: 'transform_to_real', sharpen: 9, smart_grain: 8 });
+    expect(lastPost()).toEqual({ image: 'https://127.0.0.1/face.png', optimized_for: 'transform_to_real', sharpen: 9, smart_grain: 8 });
     const video = await runCli(
       [
         'video-extend', '--model', 'vidq2-turbo', '--video-url', 'https://127.0.0.1/v.mp4', '--video-creation-id', 'c-9', '--image', join(dir, 'photo.png'),
@@ -172,7 +174,7 @@ describe('forward mode: every flag reaches the provider as its field', () => {
       { env },
     );
     expect(video.code, video.stderr).toBe(0);
-    expect(upstream.requests.at(-1)!.json).toEqual({
+    expect(lastPost()).toEqual({
       model: 'vidq2-turbo', video_url: 'https://127.0.0.1/v.mp4', video_creation_id: 'c-9', images: [PNG.toString('base64')],
       prompt: 'pan', duration: 6, resolution: '540p', payload: '{"seed": 7}',
     });
