@@ -1,7 +1,7 @@
 // The AI proxy service on a real SQLite store and data dir, below the HTTP layer: sandbox lifecycles,
 // forward mode against a stand-in provider, and callbacks to a stand-in receiver, all on 127.0.0.1.
 import { createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RelightBody, SkinEnhancerBody, VideoExtendBody } from '../../src/contract/proxy.js';
@@ -35,7 +35,7 @@ interface Harness {
 }
 
 /** A proxy service on a data dir (a fresh one, or the one given to simulate a restart). */
-function harness(proxy: ProxyOptions = {}, dataDir = tempDir('nodereg-proxy-')): Harness {
+function harness(proxy: ProxyOptions = {}, dataDir = tempDir('nodereg-proxy-'), publicUrl = () => 'http://127.0.0.1:4880'): Harness {
   const db = openDatabase(join(dataDir, 'registry.db'));
   const keys = loadKeys(dataDir);
   const logs: string[] = [];
@@ -43,7 +43,7 @@ function harness(proxy: ProxyOptions = {}, dataDir = tempDir('nodereg-proxy-')):
     db,
     keys,
     options: { dataDir, host: '127.0.0.1', port: 0, review: 'auto', maxArchive: 1, maxUnpacked: 1, proxy },
-    publicUrl: () => 'http://127.0.0.1:4880',
+    publicUrl,
     log: (line) => logs.push(line),
   });
   let closed = false;
@@ -171,6 +171,15 @@ describe('sandbox', () => {
     expect(readFileSync(second.service.resultFile(resultName(generated[0])).path).equals(PNG)).toBe(true);
   });
 
+  it('a result file removed from disk answers 404, not an error', async () => {
+    const { service, dataDir } = harness({ sandboxDelay: 0 });
+    const id = taskIdOf(await service.submit('relight', alice, relight({})));
+    const answer = (await service.status('relight', id, alice)) as { data: { generated: string[] } };
+    const name = resultName(answer.data.generated[0]);
+    rmSync(join(dataDir, 'proxy-results', name));
+    expect(() => service.resultFile(name)).toThrow(expect.objectContaining({ status: 404 }));
+  });
+
   it('results expire: after their time the file is gone and the URL is 404', async () => {
     const { service, dataDir } = harness({ sandboxDelay: 0, resultTtl: 1 });
     const id = taskIdOf(await service.submit('relight', alice, relight({})));
@@ -264,6 +273,22 @@ describe('callbacks', () => {
     await eventually(() => (receiver.requests.length >= 3 ? true : undefined), 'three callbacks');
     expect(receiver.requests.map((r) => (r.json as { status: string }).status)).toEqual(['CREATED', 'IN_PROGRESS', 'COMPLETED']);
     expect(second.service.deliveries(id).every((d) => d.state === 'delivered')).toBe(true);
+  });
+
+  it('after a restart, callbacks wait until the server listens, so their result URLs are absolute', async () => {
+    const receiver = await standIn(() => ({ status: 200 }));
+    const first = harness({ sandboxDelay: 100 });
+    const id = taskIdOf(await first.service.submit('relight', alice, relight({ webhook_url: receiver.url })));
+    await eventually(() => (receiver.requests.length === 1 ? true : undefined), 'the first callback');
+    await first.close();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    let address = '';
+    harness({}, first.dataDir, () => address);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(receiver.requests).toHaveLength(1);
+    address = 'http://127.0.0.1:5999';
+    await eventually(() => (receiver.requests.length === 3 ? true : undefined), 'the callbacks after restart');
+    expect(receiver.requests[2].json).toEqual({ task_id: id, status: 'COMPLETED', generated: [expect.stringMatching(/^http:\/\/127\.0\.0\.1:5999\/proxy\/results\//)] });
   });
 
   it('a callback URL to a host the allow-list refuses is 400 naming the field', async () => {

@@ -247,7 +247,9 @@ export function createProxyService(ctx: Pick<ServerContext, 'db' | 'options' | '
     if (!row || !row.file) throw notFound(row ? 'this result has expired (results are kept for 24 hours)' : 'no such result');
     if (row.expires_at <= Date.now()) throw notFound('this result has expired (results are kept for 24 hours)');
     const path = join(resultsDir, row.file);
-    return { path, contentType: row.content_type ?? 'application/octet-stream', size: statSync(path).size };
+    const size = statSync(path, { throwIfNoEntry: false })?.size;
+    if (size === undefined) throw notFound('this result is no longer stored');
+    return { path, contentType: row.content_type ?? 'application/octet-stream', size };
   }
 
   function purgeExpired(): void {
@@ -297,6 +299,12 @@ export function createProxyService(ctx: Pick<ServerContext, 'db' | 'options' | '
   function tick(): void {
     timer = undefined;
     if (closed) return;
+    if (!ctx.publicUrl()) {
+      // Not listening yet: result URLs in callbacks need the address; resume once it is known.
+      timer = setTimeout(tick, 50);
+      timer.unref();
+      return;
+    }
     const now = Date.now();
     let next = Number.POSITIVE_INFINITY;
     try {
