@@ -49,7 +49,7 @@ export function op<
 >(def: {
   id: string;
   method: Method;
-  path: string;
+  path: Path;
   summary: string;
   spec?: boolean;
   auth: Auth;

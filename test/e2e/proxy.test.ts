@@ -180,3 +180,74 @@ describe('forward mode: every flag reaches the provider as its field', () => {
     });
   });
 });
+
+describe('nodereg serve with the proxy flags', () => {
+  /** Spawns `nodereg serve ARGS` and resolves with its URL once the listening line is out. */
+  async function serve(args: string[], env: Record<string, string>) {
+    const home = tempDir('nodereg-home-');
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--log', 'off', ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share'), NO_COLOR: '1', CI: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+        const match = /listening on (http:\/\/\S+)\n/.exec(stdout);
+        if (match) resolve(match[1]);
+      });
+      closed.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+    });
+    return { url, stderr: () => stderr, stop: () => (child.kill('SIGTERM'), closed) };
+  }
+
+  it('--sandbox-delay and --callback-allow take effect; the proxy mode is announced', async () => {
+    const admin = 'nrg_u_e2e_proxy_admin_token_0123456789abcdef';
+    const dataDir = tempDir('nodereg-serve-proxy-');
+    const served = await serve(['--data-dir', dataDir, '--sandbox-delay', '100', '--callback-allow', 'hooks.example.test'], { NODEREG_ADMIN_TOKEN: admin });
+    try {
+      expect(served.stderr()).toMatch(/AI proxy, relight and skin enhancer: sandbox/);
+      const image = join(dataDir, '..', 'in.png');
+      writeFileSync(image, PNG);
+      const env = { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: admin };
+      const out = join(tempDir('nodereg-out-'), 'out.png');
+      const done = await runCli(['relight', image, '--output', out], { env });
+      expect(done.code, done.stderr).toBe(0);
+      expect(readFileSync(out).equals(PNG)).toBe(true);
+      const refused = await runCli(['relight', image, '--webhook-url', 'http://127.0.0.1:9/hook'], { env });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/not allowed/);
+    } finally {
+      expect(await served.stop()).toBe(0);
+    }
+  });
+
+  it('--img-upstream with its key header forwards with the key from NODEREG_IMG_API_KEY', async () => {
+    const provider = await startStandIn(() => ({ status: 200, json: { data: { task_id: 'p-1', generated: [] } } }));
+    const admin = 'nrg_u_e2e_proxy_admin_token_fedcba9876543210';
+    const served = await serve(['--data-dir', tempDir('nodereg-serve-fwd-'), '--img-upstream', provider.url, '--img-upstream-key-header', 'X-Provider-Key'], {
+      NODEREG_ADMIN_TOKEN: admin,
+      NODEREG_IMG_API_KEY: 'key-from-env',
+    });
+    try {
+      expect(served.stderr()).toContain(`AI proxy, relight and skin enhancer: forwarding to ${provider.url}`);
+      const result = await runCli(['skin-enhance', 'https://127.0.0.1/face.png'], { env: { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: admin } });
+      expect(result.code, result.stderr).toBe(0);
+      expect(provider.requests[0].headers['x-provider-key']).toBe('key-from-env');
+      expect(JSON.stringify(provider.requests[0].headers)).not.toContain(admin);
+    } finally {
+      await served.stop();
+      await provider.close();
+    }
+  });
+
+  it('a bad proxy flag exits 2 naming it, before starting', async () => {
+    const result = await runCli(['serve', '--port', '0', '--data-dir', tempDir('nodereg-serve-bad-'), '--img-upstream', 'ftp://127.0.0.1/']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--img-upstream');
+    expect(result.stdout).toBe('');
+  });
+});

@@ -20,6 +20,8 @@ export const commands: CommandEntry[] = [
   { name: 'skin-enhance', summary: 'enhance the skin in an image through the AI proxy', load: () => import('./skin-enhance.js') },
   { name: 'video-extend', summary: 'extend a video through the AI proxy', load: () => import('./video-extend.js') },
   { name: 'task', summary: 'status and results of AI proxy tasks', load: () => import('./task.js') },
+  { name: 'serve', summary: 'run the embedded registry (SQLite and local archives)', load: () => import('./serve.js') },
+  { name: 'backup', summary: 'copy a consistent snapshot of a registry data dir, also while it serves', load: () => import('./backup.js') },
 ];
 
 /** Adds an "Examples:" block to a command's help. */

@@ -1,0 +1,72 @@
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { formatSize } from '../../contract/size.js';
+import type { Ctx } from '../context.js';
+import { defaultDataDir } from '../data-dir.js';
+import { CliError, EXIT, invalidInput } from '../errors.js';
+import { examples } from './index.js';
+
+/** Copies a tree of immutable archives, skipping unfinished uploads; counts what it copied. */
+function copyArchives(from: string, to: string, totals: { files: number; bytes: number }): void {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    if (entry.name === '.tmp') continue;
+    const source = join(from, entry.name);
+    if (entry.isDirectory()) copyArchives(source, join(to, entry.name), totals);
+    else if (entry.isFile()) {
+      copyFileSync(source, join(to, entry.name));
+      totals.files++;
+      totals.bytes += statSync(source).size;
+    }
+  }
+}
+
+export function register(program: Command, ctx: Ctx): void {
+  const command = program
+    .command('backup <out>')
+    .description('copy a consistent snapshot of a registry data dir (database, archives, secret), also while it serves')
+    .option('--data-dir <dir>', 'the data dir to back up (default: $XDG_DATA_HOME/nodereg, else ~/.local/share/nodereg)')
+    .action(async (outArg: string, flags: { dataDir?: string }) => {
+      const dataDir = flags.dataDir === undefined ? defaultDataDir(ctx.env) : resolve(flags.dataDir);
+      const out = resolve(outArg);
+      const dbPath = join(dataDir, 'registry.db');
+      if (!existsSync(dbPath)) throw invalidInput(`no registry database in ${dataDir}`, 'point --data-dir at the dir `nodereg serve` uses');
+      if (existsSync(out) && (!statSync(out).isDirectory() || readdirSync(out).length > 0)) {
+        throw invalidInput(`${out} already exists and is not an empty dir`, 'name a new dir to back up into');
+      }
+      mkdirSync(out, { recursive: true, mode: 0o700 });
+
+      // SQLite's online backup: a consistent copy even while the server writes. The database is
+      // snapshotted first, so every archive it refers to is already on disk when archives are copied.
+      const { default: Database } = await import('better-sqlite3');
+      const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+      try {
+        // all remaining pages in one step, so a concurrent writer cannot make it restart
+        await db.backup(join(out, 'registry.db'), { progress: () => 0x7fffffff });
+      } catch (error) {
+        throw new CliError(`backup of ${dbPath} failed: ${(error as Error).message}`, EXIT.failure, 'backup');
+      } finally {
+        db.close();
+      }
+      const dbBytes = statSync(join(out, 'registry.db')).size;
+
+      const archives = { files: 0, bytes: 0 };
+      if (existsSync(join(dataDir, 'archives'))) copyArchives(join(dataDir, 'archives'), join(out, 'archives'), archives);
+      // The secret (signing keys derive from it) and the admin token, kept private.
+      const secrets = ['secret', 'admin-token'].filter((name) => existsSync(join(dataDir, name)));
+      for (const name of secrets) copyFileSync(join(dataDir, name), join(out, name));
+
+      ctx.out.result(
+        { out, database: { path: join(out, 'registry.db'), bytes: dbBytes }, archives, secrets },
+        [
+          `backed up ${dataDir} to ${out}:`,
+          `  registry.db  ${formatSize(dbBytes)} (SQLite online backup)`,
+          `  archives/    ${archives.files} file${archives.files === 1 ? '' : 's'}, ${formatSize(archives.bytes)}`,
+          ...secrets.map((name) => `  ${name}`),
+          `restore: stop the server, then serve with --data-dir ${out}`,
+        ].join('\n'),
+      );
+    });
+  examples(command, ['nodereg backup --data-dir ~/.local/share/nodereg ./registry-backup', 'nodereg backup ./backup-$(date +%F)']);
+}

@@ -1,0 +1,233 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import { DEFAULT_PORT, DEFAULT_REGISTRY_URL } from '../../contract/limits.js';
+import { parseSize } from '../../contract/size.js';
+import type { RegistryServer } from '../../server/index.js';
+import { sameRegistry } from '../config.js';
+import type { Ctx } from '../context.js';
+import { defaultDataDir } from '../data-dir.js';
+import { addProxyFlags, describeProxy, proxyOptionsFromFlags, type ProxyFlags } from '../proxy-flags.js';
+import { CliError, EXIT, invalidInput } from '../errors.js';
+import { examples } from './index.js';
+
+interface ServeFlags extends ProxyFlags {
+  host: string;
+  port: string;
+  dataDir?: string;
+  publicUrl?: string;
+  review: 'auto' | 'manual';
+  maxArchive: string;
+  maxUnpacked: string;
+  rateLimit?: string;
+  log: 'pretty' | 'json' | 'off';
+  seed?: boolean;
+}
+
+const LOG_FORMATS = ['pretty', 'json', 'off'] as const;
+
+function parsePort(text: string): number {
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(port >= 0 && port <= 65535)) throw invalidInput(`--port must be a port number from 0 to 65535 (got "${text}")`, '--port 0 picks a free port');
+  return port;
+}
+
+function parseSizeFlag(flag: string, text: string): number {
+  const size = parseSize(text);
+  if (size === undefined || size <= 0) throw invalidInput(`${flag} must be a size such as 200MiB, 500kB or 1048576 (got "${text}")`);
+  return size;
+}
+
+function parseRateLimit(text: string): number {
+  const match = /^\s*(\d{1,9})\s*(?:\/\s*min)?\s*$/.exec(text);
+  const limit = match ? Number(match[1]) : 0;
+  if (!limit) throw invalidInput(`--rate-limit must be requests per minute such as 60/min (got "${text}")`);
+  return limit;
+}
+
+function parsePublicUrl(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    // reported below
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash) {
+    throw invalidInput(`--public-url must be an http or https URL without query or fragment (got "${text}")`, '--public-url https://registry.example.com');
+  }
+  return text.replace(/\/+$/, '');
+}
+
+/** Access log lines: "GET /nodes 200 1.2ms" as is with a time (pretty), or one JSON object per line. */
+function accessLog(format: ServeFlags['log'], write: (line: string) => void): ((line: string) => void) | undefined {
+  if (format === 'off') return undefined;
+  if (format === 'pretty') return (line) => write(`${new Date().toISOString().slice(11, 19)} ${line}`);
+  return (line) => {
+    const request = /^([A-Z]+) (\S+) (\d{3}) ([\d.]+)ms$/.exec(line);
+    const fields = request
+      ? { method: request[1], path: request[2], status: Number(request[3]), ms: Number(request[4]) }
+      : { message: line };
+    write(JSON.stringify({ time: new Date().toISOString(), ...fields }));
+  };
+}
+
+export function register(program: Command, ctx: Ctx): void {
+  const command = program
+    .command('serve')
+    .description('run the embedded registry (SQLite and a local archive dir) until SIGINT or SIGTERM')
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on; 0 picks a free port', String(DEFAULT_PORT))
+    .option('--data-dir <dir>', 'where the database, archives and secrets live (default: $XDG_DATA_HOME/nodereg, else ~/.local/share/nodereg)')
+    .option('--public-url <url>', 'the URL clients reach this server at, for upload and download URLs (default: the listening URL)')
+    .addOption(new Option('--review <mode>', 'auto: uploaded versions become active; manual: they wait for an admin').choices(['auto', 'manual']).default('auto'))
+    .option('--max-archive <size>', 'largest archive accepted, compressed', '200MiB')
+    .option('--max-unpacked <size>', 'largest archive accepted, expanded', '1GiB')
+    .option('--rate-limit <n/min>', 'mutating requests per minute per token (off unless set)')
+    .addOption(new Option('--log <format>', 'access log on stderr').choices(LOG_FORMATS).default('pretty'))
+    .option('--seed', 'on an empty data dir, create an example publisher and a published node')
+    .action(async (flags: ServeFlags) => {
+      // Every flag is checked before anything starts.
+      const port = parsePort(flags.port);
+      const maxArchive = parseSizeFlag('--max-archive', flags.maxArchive);
+      const maxUnpacked = parseSizeFlag('--max-unpacked', flags.maxUnpacked);
+      const rateLimit = flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit);
+      const publicUrl = flags.publicUrl === undefined ? undefined : parsePublicUrl(flags.publicUrl);
+      if (!flags.host.trim()) throw invalidInput('--host must not be empty', '--host 127.0.0.1');
+      const proxy = proxyOptionsFromFlags(flags, ctx.env);
+      const defaultDir = defaultDataDir(ctx.env);
+      const dataDir = flags.dataDir === undefined ? defaultDir : resolve(flags.dataDir);
+      const adminTokenFile = join(dataDir, 'admin-token');
+      const hadAdminTokenFile = existsSync(adminTokenFile);
+      const empty = !existsSync(dataDir) || readdirSync(dataDir).length === 0;
+      const info = (line: string) => ctx.out.info(line);
+
+      const { createRegistryServer } = await import('../../server/index.js');
+      let server: RegistryServer;
+      try {
+        server = createRegistryServer({
+          dataDir,
+          host: flags.host,
+          port,
+          publicUrl,
+          review: flags.review,
+          maxArchive,
+          maxUnpacked,
+          rateLimit,
+          log: accessLog(flags.log, info),
+          version: ctx.version,
+          adminToken: ctx.env.NODEREG_ADMIN_TOKEN || undefined,
+          proxy,
+        });
+      } catch (error) {
+        throw new CliError(`cannot open the data dir ${dataDir}: ${(error as Error).message}`, EXIT.failure, 'data_dir');
+      }
+
+      let url: string;
+      try {
+        url = await server.listen();
+      } catch (error) {
+        await server.close().catch(() => {});
+        throw listenError(error as NodeJS.ErrnoException, flags.host, port);
+      }
+      const closed = closeOnSignal(server, info);
+      info(`data dir: ${dataDir}`);
+      info(`callback key for webhook receivers: ${server.keys.callbackKeyPath}`);
+      for (const line of describeProxy(proxy)) info(line);
+      const generated =
+        (server as { generatedAdminToken?: string }).generatedAdminToken ??
+        (!hadAdminTokenFile && existsSync(adminTokenFile) ? readFileSync(adminTokenFile, 'utf8').trim() : undefined);
+      if (generated) info(`admin token (shown once; also in ${adminTokenFile}): ${generated}`);
+      if (dataDir === defaultDir && !ctx.env.NODEREG_ADMIN_TOKEN && existsSync(adminTokenFile)) {
+        await saveAdminToken(ctx, server.publicUrl(), readFileSync(adminTokenFile, 'utf8').trim(), adminTokenFile).catch((error: Error) =>
+          ctx.out.warn(`could not save the admin token into the CLI config: ${error.message}`),
+        );
+      }
+
+      // The one line on stdout, once the admin token is in place: scripts wait for it and read the URL.
+      ctx.stdout.write(`nodereg registry listening on ${url}\n`);
+
+      if (flags.seed && empty) {
+        const adminToken = ctx.env.NODEREG_ADMIN_TOKEN || generated;
+        if (!adminToken) {
+          ctx.out.warn('not seeding: no admin token is known (set NODEREG_ADMIN_TOKEN)');
+        } else {
+          const { seed } = await import('../seed.js');
+          await seed(url, adminToken, ctx).catch((error: Error) => ctx.out.warn(`seeding failed: ${error.message}`));
+        }
+      }
+
+      await closed;
+    });
+  addProxyFlags(command);
+  examples(command, [
+    'nodereg serve',
+    'nodereg serve --port 0 --data-dir ./registry-data --log json',
+    'nodereg serve --host 0.0.0.0 --public-url https://registry.example.com --review manual',
+    'NODEREG_IMG_API_KEY=... nodereg serve --img-upstream https://img.provider.example --callback-allow hooks.example.com',
+  ]);
+}
+
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): CliError {
+  if (error.code === 'EADDRINUSE') {
+    return new CliError(`port ${port} on ${host} is already in use`, EXIT.failure, 'port_in_use', 'stop the other server, or pick another port with --port (0 picks a free one)');
+  }
+  if (error.code === 'EACCES') {
+    return new CliError(`not allowed to listen on port ${port} on ${host}`, EXIT.failure, 'port_denied', 'use a port above 1023, or --port 0');
+  }
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
+    return new CliError(`cannot listen on host ${host}: no such address here`, EXIT.failure, 'bad_host', '--host 127.0.0.1 or --host 0.0.0.0');
+  }
+  return new CliError(`cannot listen on ${host}:${port}: ${error.message}`, EXIT.failure, 'listen');
+}
+
+/**
+ * A newcomer needs no token setup: the admin token goes into the profile that talks to this URL when
+ * no profile for it has a token yet, or into a new `local` profile when the default one points elsewhere.
+ */
+async function saveAdminToken(ctx: Ctx, url: string, token: string, tokenFile: string): Promise<void> {
+  if (!token) return;
+  const store = await ctx.config();
+  const profiles = store.profiles();
+  const matching = Object.entries(profiles).filter(([, p]) => sameRegistry(p.registry ?? DEFAULT_REGISTRY_URL, url));
+  if (matching.some(([, p]) => p.token)) return;
+  let name = matching[0]?.[0];
+  if (!name) {
+    if (!profiles.default && sameRegistry(url, DEFAULT_REGISTRY_URL)) name = 'default';
+    else if (!profiles.local) name = 'local';
+    else return ctx.out.hint(`profiles "default" and "local" point elsewhere: the admin token is in ${tokenFile} (see \`nodereg config set token\`)`);
+  }
+  store.setProfile(name, { registry: url, token });
+  ctx.out.info(`saved the admin token to profile "${name}" (${store.path})`);
+  if (name !== 'default') ctx.out.hint(`use it with --profile ${name} (or NODEREG_PROFILE=${name})`);
+}
+
+/**
+ * Runs until SIGINT or SIGTERM, then lets in-flight requests finish and closes the database. The
+ * handlers stay installed until the server is closed: a module that re-raises signals (conf's
+ * write-file helper does) must not end the process halfway through closing.
+ */
+function closeOnSignal(server: RegistryServer, info: (line: string) => void): Promise<void> {
+  return new Promise((resolveClosed, rejectClosed) => {
+    let closing = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (closing) return;
+      closing = true;
+      info(`${signal}: closing (in-flight requests finish first; SIGKILL stops at once)`);
+      server.close().then(
+        () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          info('closed');
+          resolveClosed();
+        },
+        (error: unknown) => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          rejectClosed(error);
+        },
+      );
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

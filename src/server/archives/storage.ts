@@ -1,0 +1,137 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdirSync, statSync } from 'node:fs';
+import { link, mkdir, open, readdir, rm, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { tooLarge } from '../errors.js';
+
+/** An upload written whole to a temporary file, not yet in place. */
+export interface ReceivedArchive {
+  tempPath: string;
+  /** Lowercase hex SHA-256 of the bytes received. */
+  sha256: string;
+  size: number;
+}
+
+/**
+ * Where archives live. The local dir is the embedded default; an object store can implement the same
+ * interface when one process is not enough (DESIGN.md §3). Keys look like
+ * `{publisherId}/{nodeId}/{version}/node.zip`.
+ */
+export interface ArchiveStorage {
+  /**
+   * Streams `body` to a temporary file with backpressure, hashing as it goes; never holds it in memory.
+   * Past `maxBytes` it stops reading (the body is unpiped and paused, not destroyed, so an HTTP caller
+   * can still answer 413), removes the temporary file and rejects with a 413 HttpError.
+   */
+  receive(body: Readable, maxBytes: number): Promise<ReceivedArchive>;
+  /** Moves a received archive to `key` without overwriting: of racing commits exactly one is 'stored'. */
+  commit(received: ReceivedArchive, key: string): Promise<'stored' | 'exists'>;
+  /** Removes a received archive that will not be committed. */
+  discard(received: ReceivedArchive): Promise<void>;
+  exists(key: string): boolean;
+  open(key: string): { stream: Readable; size: number } | undefined;
+  /** Removes temporary files left by a crash; called at start. */
+  sweep(): Promise<void>;
+}
+
+/** Temporary files live inside the storage dir, so linking them into place never crosses a filesystem. */
+const TEMP_DIR = '.tmp';
+
+/** Refuses keys that could leave the storage dir. */
+function checkKey(key: string): void {
+  const segments = key.split('/');
+  if (
+    key.includes('\\') ||
+    key.includes('\0') ||
+    segments.some((s) => s === '' || s === '.' || s === '..') ||
+    segments[0] === TEMP_DIR
+  ) {
+    throw new Error(`invalid archive key: ${JSON.stringify(key)}`);
+  }
+}
+
+export function createLocalArchiveStorage(dir: string): ArchiveStorage {
+  const tempDir = join(dir, TEMP_DIR);
+  mkdirSync(tempDir, { recursive: true });
+  const pathOf = (key: string) => {
+    checkKey(key);
+    return join(dir, ...key.split('/'));
+  };
+
+  async function discard(received: ReceivedArchive): Promise<void> {
+    await rm(received.tempPath, { force: true });
+  }
+
+  return {
+    async receive(body, maxBytes) {
+      const tempPath = join(tempDir, `${randomBytes(12).toString('hex')}.part`);
+      const hash = createHash('sha256');
+      let size = 0;
+      const counter = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          size += chunk.length;
+          if (size > maxBytes) return callback(tooLarge(`the archive is over the limit of ${maxBytes} bytes`));
+          hash.update(chunk);
+          callback(null, chunk);
+        },
+      });
+      // The body is piped (not put in the pipeline) so that an overflow leaves it open for a 413 answer.
+      const onBodyError = (error: Error) => counter.destroy(error);
+      const onBodyClose = () => {
+        if (!body.readableEnded) counter.destroy(new Error('the upload ended before the whole body arrived'));
+      };
+      body.once('error', onBodyError);
+      body.once('close', onBodyClose);
+      body.pipe(counter);
+      try {
+        await pipeline(counter, createWriteStream(tempPath, { flags: 'wx', mode: 0o600 }));
+        // Durable before it can be linked into place.
+        const handle = await open(tempPath, 'r');
+        await handle.sync().finally(() => handle.close());
+      } catch (error) {
+        body.unpipe(counter);
+        body.pause();
+        await rm(tempPath, { force: true });
+        throw error;
+      } finally {
+        body.off('error', onBodyError);
+        body.off('close', onBodyClose);
+      }
+      return { tempPath, sha256: hash.digest('hex'), size };
+    },
+
+    async commit(received, key) {
+      const target = pathOf(key);
+      await mkdir(dirname(target), { recursive: true });
+      try {
+        // link() fails with EEXIST instead of replacing: the atomic "already uploaded" decision.
+        await link(received.tempPath, target);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        await discard(received);
+        return 'exists';
+      }
+      await unlink(received.tempPath);
+      return 'stored';
+    },
+
+    discard,
+
+    exists(key) {
+      return statSync(pathOf(key), { throwIfNoEntry: false })?.isFile() ?? false;
+    },
+
+    open(key) {
+      const path = pathOf(key);
+      const stats = statSync(path, { throwIfNoEntry: false });
+      if (!stats?.isFile()) return undefined;
+      return { stream: createReadStream(path), size: stats.size };
+    },
+
+    async sweep() {
+      for (const name of await readdir(tempDir)) await rm(join(tempDir, name), { force: true, recursive: true });
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import { Writable, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { crc32 } from 'node:zlib';
+import yauzl from 'yauzl';
+import { badRequest, HttpError } from '../errors.js';
+
+export interface ZipSummary {
+  entries: number;
+  /** Bytes actually inflated, all entries together. */
+  unpackedSize: number;
+}
+
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+
+/** Why a name is refused, or undefined when it is a plain relative path. */
+function nameProblem(name: string): string | undefined {
+  if (name === '') return 'has an empty name';
+  if (name.includes('\0')) return 'has a NUL character in its name';
+  if (name.includes('\\')) return 'has a backslash in its name (use "/" as the separator)';
+  if (name.startsWith('/')) return 'has an absolute name';
+  if (/^[a-zA-Z]:/.test(name)) return 'has a name starting with a drive letter';
+  if (name.split('/').includes('..')) return 'has a ".." segment in its name';
+  return undefined;
+}
+
+const entryError = (name: string, problem: string) => badRequest(`invalid archive: entry ${JSON.stringify(name)} ${problem}`);
+
+/**
+ * Checks an uploaded zip before it is accepted (DESIGN.md §3): every entry inflates with the right CRC
+ * and size; no absolute, `..`, drive-letter, backslash or duplicate names, no symlink or encrypted
+ * entries; the total expanded size stays within `maxUnpacked`, counted as bytes inflate (zip bombs
+ * stop early). Entries are streamed, never buffered whole. Any problem is a 400 naming the entry.
+ */
+export async function validateZip(path: string, limits: { maxUnpacked: number }): Promise<ZipSummary> {
+  let zip: yauzl.ZipFile;
+  try {
+    // Names are decoded here (not by yauzl) so that each refusal can name its entry and say why.
+    zip = await yauzl.openPromise(path, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false });
+  } catch (error) {
+    throw badRequest(`invalid archive: not a readable zip file (${(error as Error).message})`);
+  }
+  const seen = new Set<string>();
+  let entries = 0;
+  let unpackedSize = 0;
+  let current = '';
+  let previous = '';
+  try {
+    for await (const entry of zip.eachEntry()) {
+      entries++;
+      const raw = entry.fileNameRaw;
+      // The name other tools may use (the Unicode path extra field) and the raw one must both be safe.
+      const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, raw, entry.extraFields, true);
+      const rawName = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, raw, [], true);
+      current = name;
+      const problem = nameProblem(name) ?? nameProblem(rawName);
+      if (problem) throw entryError(name, problem);
+      const key = name.replace(/\/+$/, '');
+      if (seen.has(key)) throw entryError(name, 'appears more than once');
+      seen.add(key);
+      if (entry.isEncrypted() || entry.generalPurposeBitFlag & 0x40) throw entryError(name, 'is encrypted');
+      if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) throw entryError(name, 'is a symbolic link');
+      if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
+        throw entryError(name, `uses compression method ${entry.compressionMethod} (only stored and deflate are accepted)`);
+      }
+      if (unpackedSize + entry.uncompressedSize > limits.maxUnpacked) {
+        throw badRequest(`invalid archive: it expands to more than the limit of ${limits.maxUnpacked} bytes (at entry ${JSON.stringify(name)})`);
+      }
+
+      // The local header must describe the same entry as the central directory.
+      const local = await zip.readLocalFileHeaderPromise(entry);
+      if (!local.fileName.equals(raw)) throw entryError(name, 'has a different name in its local header');
+      if (local.generalPurposeBitFlag & 0x41) throw entryError(name, 'is encrypted');
+
+      // (yauzl 3.4's openReadStreamLowLevelPromise calls the wrong method: use the callback form)
+      const stream = await new Promise<Readable>((resolve, reject) =>
+        zip.openReadStreamLowLevel(
+          local.fileDataStart,
+          entry.compressedSize,
+          0,
+          entry.compressedSize,
+          entry.compressionMethod === 8,
+          entry.uncompressedSize,
+          (error, readStream) => (error ? reject(error) : resolve(readStream)),
+        ),
+      );
+      let crc = 0;
+      let size = 0;
+      await pipeline(
+        stream,
+        new Writable({
+          write(chunk: Buffer, _encoding, callback) {
+            size += chunk.length;
+            unpackedSize += chunk.length;
+            if (unpackedSize > limits.maxUnpacked) {
+              return callback(badRequest(`invalid archive: it expands to more than the limit of ${limits.maxUnpacked} bytes (at entry ${JSON.stringify(name)})`));
+            }
+            crc = crc32(chunk, crc);
+            callback();
+          },
+        }),
+      );
+      if (size !== entry.uncompressedSize) throw entryError(name, `inflates to ${size} bytes, not the ${entry.uncompressedSize} it declares`);
+      if (crc !== entry.crc32) throw entryError(name, 'fails its CRC-32 check (the archive is corrupt)');
+      previous = name;
+      current = '';
+    }
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    const where = current ? ` at entry ${JSON.stringify(current)}` : previous ? ` after entry ${JSON.stringify(previous)}` : '';
+    throw badRequest(`invalid archive: ${(error as Error).message}${where}`);
+  } finally {
+    zip.close();
+  }
+  return { entries, unpackedSize };
+}

@@ -1,0 +1,459 @@
+// The archive pipeline: signed upload URLs, the local archive storage, and zip validation.
+// Malicious zips are written byte by byte (yazl refuses to write them).
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { buffer as readAll } from 'node:stream/consumers';
+import { pipeline } from 'node:stream/promises';
+import { crc32, deflateRawSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import yazl from 'yazl';
+import { UPLOAD_URL_TTL_SECONDS } from '../../src/contract/limits.js';
+import { signUploadUrl, verifyUploadSignature } from '../../src/server/archives/signing.js';
+import { createLocalArchiveStorage } from '../../src/server/archives/storage.js';
+import { validateZip } from '../../src/server/archives/validate-zip.js';
+import { HttpError } from '../../src/server/errors.js';
+import { tempDir } from '../helpers.js';
+
+const MiB = 1024 * 1024;
+
+describe('signed upload URLs', () => {
+  const key = randomBytes(32);
+  const now = Date.UTC(2026, 10, 22, 12, 0, 0);
+
+  function parse(url: string) {
+    const parsed = new URL(url);
+    return { parsed, expires: parsed.searchParams.get('expires')!, signature: parsed.searchParams.get('signature')! };
+  }
+
+  it('builds {public-url}/uploads/{id}?expires&signature, valid for the TTL', () => {
+    const url = signUploadUrl(key, 'http://127.0.0.1:4880/', 'v-123', now);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:4880\/uploads\/v-123\?expires=\d+&signature=[0-9a-f]{64}$/);
+    const { expires, signature } = parse(url);
+    expect(Number(expires)).toBe(now / 1000 + UPLOAD_URL_TTL_SECONDS);
+    expect(verifyUploadSignature(key, 'v-123', expires, signature, now)).toBe('ok');
+    expect(verifyUploadSignature(key, 'v-123', expires, signature, now + (UPLOAD_URL_TTL_SECONDS - 1) * 1000)).toBe('ok');
+  });
+
+  it('signs the route path, not the public-url prefix', () => {
+    const url = signUploadUrl(key, 'https://example.test/registry', 'abc', now);
+    expect(url.startsWith('https://example.test/registry/uploads/abc?')).toBe(true);
+    const { expires, signature } = parse(url);
+    const expected = createHmac('sha256', key).update(`PUT\n/uploads/abc\n${expires}`).digest('hex');
+    expect(signature).toBe(expected);
+  });
+
+  it('is expired once the TTL has passed', () => {
+    const { expires, signature } = parse(signUploadUrl(key, 'http://h', 'v1', now));
+    expect(verifyUploadSignature(key, 'v1', expires, signature, now + UPLOAD_URL_TTL_SECONDS * 1000)).toBe('expired');
+    expect(verifyUploadSignature(key, 'v1', expires, signature, now + 3600_000)).toBe('expired');
+  });
+
+  it('refuses another version, another key, and any tampering', () => {
+    const { expires, signature } = parse(signUploadUrl(key, 'http://h', 'v1', now));
+    expect(verifyUploadSignature(key, 'v2', expires, signature, now)).toBe('invalid');
+    expect(verifyUploadSignature(randomBytes(32), 'v1', expires, signature, now)).toBe('invalid');
+    expect(verifyUploadSignature(key, 'v1', String(Number(expires) + 3600), signature, now)).toBe('invalid');
+    const flipped = (signature[0] === '0' ? '1' : '0') + signature.slice(1);
+    expect(verifyUploadSignature(key, 'v1', expires, flipped, now)).toBe('invalid');
+    expect(verifyUploadSignature(key, 'v1', expires, signature.slice(2), now)).toBe('invalid');
+    expect(verifyUploadSignature(key, 'v1', '', '', now)).toBe('invalid');
+    expect(verifyUploadSignature(key, 'v1', '1e20', signature, now)).toBe('invalid');
+    expect(verifyUploadSignature(key, 'v1', expires, 'z'.repeat(64), now)).toBe('invalid');
+  });
+});
+
+/** A readable of `count` chunks of `chunk`, counting how many were pulled. */
+function chunked(chunk: Buffer, count: number) {
+  const state = { pulled: 0 };
+  const stream = Readable.from(
+    (function* () {
+      for (let i = 0; i < count; i++) {
+        state.pulled++;
+        yield chunk;
+      }
+    })(),
+    { objectMode: false },
+  );
+  return { stream, state };
+}
+
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+describe('local archive storage', () => {
+  const tempFiles = (dir: string) => readdirSync(join(dir, '.tmp'));
+
+  it('receives a stream into a temp file inside the dir, with its sha256 and size', async () => {
+    const dir = tempDir();
+    const storage = createLocalArchiveStorage(dir);
+    const data = randomBytes(300_000);
+    const received = await storage.receive(Readable.from([data.subarray(0, 1000), data.subarray(1000)]), 1_000_000);
+    expect(received.size).toBe(data.length);
+    expect(received.sha256).toBe(sha256(data));
+    expect(received.tempPath.startsWith(dir)).toBe(true);
+    expect(readFileSync(received.tempPath).equals(data)).toBe(true);
+  });
+
+  it('accepts a body of exactly maxBytes', async () => {
+    const storage = createLocalArchiveStorage(tempDir());
+    const received = await storage.receive(Readable.from([Buffer.alloc(4096, 1)]), 4096);
+    expect(received.size).toBe(4096);
+  });
+
+  it('stops reading past maxBytes, removes the temp file and rejects with 413', async () => {
+    const dir = tempDir();
+    const storage = createLocalArchiveStorage(dir);
+    const { stream, state } = chunked(Buffer.alloc(64 * 1024, 7), 1000);
+    const error = await storage.receive(stream, 100 * 1024).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HttpError);
+    expect((error as HttpError).status).toBe(413);
+    expect((error as HttpError).code).toBe('payload_too_large');
+    expect(tempFiles(dir)).toEqual([]);
+    // backpressure and the early stop: far from all 1000 chunks were read
+    expect(state.pulled).toBeLessThan(50);
+    // the body is left open (paused), so an HTTP route can still answer
+    expect(stream.destroyed).toBe(false);
+  });
+
+  it('over the limit, an HTTP request stays open for a 413 answer', async () => {
+    const dir = tempDir();
+    const storage = createLocalArchiveStorage(dir);
+    const server = createServer((req, res) => {
+      storage.receive(req, 256 * 1024).then(
+        () => res.writeHead(200).end('stored'),
+        (error: HttpError) => res.writeHead(error.status, { connection: 'close' }).end(error.code),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, method: 'PUT', path: '/' }, (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on('error', reject);
+        // chunked, no Content-Length: only counting the bytes can find it too large
+        const chunk = Buffer.alloc(64 * 1024, 1);
+        let sent = 0;
+        const pump = () => {
+          while (sent < 8 && req.write(chunk)) sent++;
+          if (sent < 8) req.once('drain', () => { sent++; pump(); });
+          else req.end();
+        };
+        pump();
+      });
+      expect(answer).toEqual({ status: 413, body: 'payload_too_large' });
+      expect(tempFiles(dir)).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('rejects and removes the temp file when the body fails midway', async () => {
+    const dir = tempDir();
+    const storage = createLocalArchiveStorage(dir);
+    const body = Readable.from(
+      (async function* () {
+        yield Buffer.alloc(1000);
+        throw new Error('connection reset');
+      })(),
+    );
+    await expect(storage.receive(body, 1_000_000)).rejects.toThrow(/connection reset/);
+    expect(tempFiles(dir)).toEqual([]);
+  });
+
+  it('streams a large body without holding it in memory', async () => {
+    const storage = createLocalArchiveStorage(tempDir());
+    const chunk = randomBytes(MiB);
+    const before = process.memoryUsage().rss;
+    const { stream } = chunked(chunk, 128);
+    const received = await storage.receive(stream, 200 * MiB);
+    const grown = process.memoryUsage().rss - before;
+    expect(received.size).toBe(128 * MiB);
+    // 128 MiB went through; a wide margin still shows it was never held whole
+    expect(grown).toBeLessThan(64 * MiB);
+    await storage.discard(received);
+    expect(existsSync(received.tempPath)).toBe(false);
+  });
+
+  it('commits into place, opens and reports existence; a second commit of the key is "exists"', async () => {
+    const dir = tempDir();
+    const storage = createLocalArchiveStorage(dir);
+    const key = 'pub/node/1.0.0/node.zip';
+    expect(storage.exists(key)).toBe(false);
+    expect(storage.open(key)).toBeUndefined();
+
+    const first = randomBytes(5000);
+    const r1 = await storage.receive(Readable.from([first]), 10_000);
+    expect(await storage.commit(r1, key)).toBe('stored');
+    expect(existsSync(r1.tempPath)).toBe(false);
+    expect(storage.exists(key)).toBe(true);
+    expect(readFileSync(join(dir, 'pub/node/1.0.0/node.zip')).equals(first)).toBe(true);
+    const opened = storage.open(key)!;
+    expect(opened.size).toBe(5000);
+    expect((await readAll(opened.stream)).equals(first)).toBe(true);
+
+    const r2 = await storage.receive(Readable.from([randomBytes(5000)]), 10_000);
+    expect(await storage.commit(r2, key)).toBe('exists');
+    expect(existsSync(r2.tempPath)).toBe(false);
+    expect(readFileSync(join(dir, 'pub/node/1.0.0/node.zip')).equals(first)).toBe(true);
+    expect(tempFiles(dir)).toEqual([]);
+  });
+
+  it('of racing commits of the same key, exactly one is stored', async () => {
+    const dir = tempDir();
+    const storage = createLocalArchiveStorage(dir);
+    const bodies = Array.from({ length: 12 }, () => randomBytes(20_000));
+    const received = await Promise.all(bodies.map((b) => storage.receive(Readable.from([b]), 100_000)));
+    const results = await Promise.all(received.map((r) => storage.commit(r, 'p/n/2.0.0/node.zip')));
+    expect(results.filter((r) => r === 'stored')).toHaveLength(1);
+    expect(results.filter((r) => r === 'exists')).toHaveLength(11);
+    const winner = bodies[results.indexOf('stored')];
+    expect(readFileSync(join(dir, 'p/n/2.0.0/node.zip')).equals(winner)).toBe(true);
+    expect(tempFiles(dir)).toEqual([]);
+  });
+
+  it('refuses keys that could leave the dir', async () => {
+    const storage = createLocalArchiveStorage(tempDir());
+    const received = await storage.receive(Readable.from([Buffer.from('x')]), 10);
+    for (const key of ['../escape/node.zip', 'a/../../node.zip', '/etc/node.zip', 'a//b', 'a\\..\\b', '.tmp/x', './a']) {
+      await expect(storage.commit(received, key), key).rejects.toThrow(/invalid archive key/);
+      expect(() => storage.exists(key), key).toThrow(/invalid archive key/);
+      expect(() => storage.open(key), key).toThrow(/invalid archive key/);
+    }
+  });
+
+  it('sweep removes temp files left by a crash', async () => {
+    const dir = tempDir();
+    const storage = createLocalArchiveStorage(dir);
+    writeFileSync(join(dir, '.tmp', 'left-over.part'), 'half an upload');
+    const kept = await storage.receive(Readable.from([Buffer.from('zip')]), 10);
+    await storage.commit(kept, 'a/b/1.0.0/node.zip');
+    await storage.sweep();
+    expect(tempFiles(dir)).toEqual([]);
+    expect(storage.exists('a/b/1.0.0/node.zip')).toBe(true);
+  });
+});
+
+// ---- zips ----
+
+interface RawEntry {
+  name: string;
+  /** The entry's uncompressed bytes. */
+  data?: Buffer;
+  method?: number;
+  flags?: number;
+  crc?: number;
+  /** Replaces the compressed bytes (e.g. a bomb's deflate stream). */
+  compressed?: Buffer;
+  uncompressedSize?: number;
+  /** Unix mode, stored in the high 16 bits of the external attributes. */
+  mode?: number;
+  /** A different name in the local header. */
+  localName?: string;
+}
+
+/** Writes a zip byte by byte, so that any field may lie. */
+function rawZip(entries: RawEntry[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const data = e.data ?? Buffer.alloc(0);
+    const method = e.method ?? 8;
+    const compressed = e.compressed ?? (method === 8 ? deflateRawSync(data) : data);
+    const crc = e.crc ?? crc32(data);
+    const usize = e.uncompressedSize ?? data.length;
+    const name = Buffer.from(e.name, 'utf8');
+    const localName = Buffer.from(e.localName ?? e.name, 'utf8');
+    const flags = (e.flags ?? 0) | 0x800;
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(flags, 6);
+    local.writeUInt16LE(method, 8);
+    local.writeUInt16LE(0, 10);
+    local.writeUInt16LE(0x21, 12);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(compressed.length, 18);
+    local.writeUInt32LE(usize, 22);
+    local.writeUInt16LE(localName.length, 26);
+    local.writeUInt16LE(0, 28);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE((3 << 8) | 20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(flags, 8);
+    central.writeUInt16LE(method, 10);
+    central.writeUInt16LE(0, 12);
+    central.writeUInt16LE(0x21, 14);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(compressed.length, 20);
+    central.writeUInt32LE(usize, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(((e.mode ?? 0o100644) << 16) >>> 0, 38);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, localName, compressed);
+    centrals.push(central, name);
+    offset += 30 + localName.length + compressed.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, end]);
+}
+
+function writeTemp(data: Buffer): string {
+  const path = join(tempDir(), 'node.zip');
+  writeFileSync(path, data);
+  return path;
+}
+
+async function yazlZip(files: { name: string; data: Buffer; compress?: boolean }[], dirs: string[] = []): Promise<string> {
+  const zip = new yazl.ZipFile();
+  for (const dir of dirs) zip.addEmptyDirectory(dir);
+  for (const f of files) zip.addBuffer(f.data, f.name, { compress: f.compress ?? true, mode: 0o100644 });
+  zip.end();
+  const path = join(tempDir(), 'node.zip');
+  await pipeline(zip.outputStream, createWriteStream(path));
+  return path;
+}
+
+/** Resolves to the 400 error validateZip rejects with. */
+async function rejection(path: string, maxUnpacked = 100 * MiB): Promise<HttpError> {
+  const error = await validateZip(path, { maxUnpacked }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(HttpError);
+  expect((error as HttpError).status).toBe(400);
+  expect((error as HttpError).code).toBe('invalid_request');
+  return error as HttpError;
+}
+
+describe('zip validation', () => {
+  const hello = Buffer.from('print("hello")\n');
+
+  it('accepts a valid zip and counts entries and inflated bytes', async () => {
+    const big = Buffer.from('x'.repeat(200_000));
+    const path = await yazlZip(
+      [
+        { name: 'pyproject.toml', data: Buffer.from('[project]\nname = "n"\n') },
+        { name: 'src/n/__init__.py', data: hello },
+        { name: 'assets/icon.png', data: randomBytes(3000), compress: false },
+        { name: 'src/n/big.txt', data: big },
+        { name: 'empty.txt', data: Buffer.alloc(0) },
+      ],
+      ['docs/'],
+    );
+    expect(await validateZip(path, { maxUnpacked: MiB })).toEqual({
+      entries: 6,
+      unpackedSize: 21 + hello.length + 3000 + 200_000,
+    });
+  });
+
+  it('accepts a hand-written zip (the builder used below is sound)', async () => {
+    const path = writeTemp(rawZip([{ name: 'a.py', data: hello }, { name: 'b/c.txt', data: hello, method: 0 }, { name: 'b/', data: Buffer.alloc(0), mode: 0o40755 }]));
+    expect(await validateZip(path, { maxUnpacked: MiB })).toEqual({ entries: 3, unpackedSize: 2 * hello.length });
+  });
+
+  it('accepts an archive that expands to exactly the limit', async () => {
+    const path = await yazlZip([{ name: 'zeros', data: Buffer.alloc(100_000) }]);
+    expect((await validateZip(path, { maxUnpacked: 100_000 })).unpackedSize).toBe(100_000);
+    await rejection(path, 99_999);
+  });
+
+  it.each([
+    ['../evil.py', /"\.\.\/evil\.py" has a "\.\." segment/],
+    ['a/../../evil.py', /"\.\." segment/],
+    ['/etc/passwd', /"\/etc\/passwd" has an absolute name/],
+    ['C:/Windows/evil.dll', /drive letter/],
+    ['c:evil', /drive letter/],
+    ['..\\evil.py', /backslash/],
+    ['a\\b.py', /backslash/],
+    ['', /empty name/],
+  ])('refuses the entry name %j', async (name, message) => {
+    const error = await rejection(writeTemp(rawZip([{ name: 'ok.py', data: hello }, { name, data: hello }])));
+    expect(error.message).toMatch(message);
+  });
+
+  it('refuses duplicate names', async () => {
+    const error = await rejection(writeTemp(rawZip([{ name: 'a.py', data: hello }, { name: 'a.py', data: hello }])));
+    expect(error.message).toMatch(/"a\.py" appears more than once/);
+    const fileAndDir = await rejection(writeTemp(rawZip([{ name: 'a', data: hello }, { name: 'a/', mode: 0o40755 }])));
+    expect(fileAndDir.message).toMatch(/"a\/" appears more than once/);
+  });
+
+  it('refuses symlink entries', async () => {
+    const error = await rejection(writeTemp(rawZip([{ name: 'link', data: Buffer.from('/etc/passwd'), method: 0, mode: 0o120777 }])));
+    expect(error.message).toMatch(/"link" is a symbolic link/);
+  });
+
+  it('refuses encrypted entries', async () => {
+    const error = await rejection(writeTemp(rawZip([{ name: 'secret.py', data: hello, flags: 0x1 }])));
+    expect(error.message).toMatch(/"secret\.py" is encrypted/);
+  });
+
+  it('refuses a bad CRC', async () => {
+    const error = await rejection(writeTemp(rawZip([{ name: 'a.py', data: hello }, { name: 'b.py', data: hello, crc: crc32(hello) ^ 1 }])));
+    expect(error.message).toMatch(/"b\.py" fails its CRC-32 check/);
+    const stored = await rejection(writeTemp(rawZip([{ name: 'c.bin', data: hello, method: 0, crc: 12345 }])));
+    expect(stored.message).toMatch(/"c\.bin" fails its CRC-32 check/);
+  });
+
+  it('refuses an entry whose declared size is wrong', async () => {
+    const error = await rejection(writeTemp(rawZip([{ name: 'a.py', data: hello, uncompressedSize: hello.length + 10 }])));
+    expect(error.message).toMatch(/"a\.py"/);
+  });
+
+  it('refuses truncated archives', async () => {
+    const whole = rawZip([{ name: 'a.py', data: randomBytes(10_000), method: 0 }, { name: 'b.py', data: hello }]);
+    await rejection(writeTemp(whole.subarray(0, whole.length - 10)));
+    await rejection(writeTemp(whole.subarray(0, 5000)));
+    // the central directory intact, the data cut short
+    const cut = Buffer.concat([whole.subarray(0, 2000), whole.subarray(whole.length - 22 - 2 * 46 - 8)]);
+    await rejection(writeTemp(cut));
+  });
+
+  it('refuses what is not a zip at all', async () => {
+    const error = await rejection(writeTemp(Buffer.from('definitely not a zip file, just text')));
+    expect(error.message).toMatch(/not a readable zip/);
+    await rejection(writeTemp(Buffer.alloc(0)));
+  });
+
+  it('refuses a local header that names another file', async () => {
+    const error = await rejection(writeTemp(rawZip([{ name: 'a.py', localName: '../a.py', data: hello }])));
+    expect(error.message).toMatch(/"a\.py" has a different name in its local header/);
+  });
+
+  it('refuses compression methods other than stored and deflate', async () => {
+    const error = await rejection(writeTemp(rawZip([{ name: 'a.py', data: hello, method: 12, compressed: hello }])));
+    expect(error.message).toMatch(/"a\.py" uses compression method 12/);
+  });
+
+  it('refuses a zip bomb of zeros over the limit', async () => {
+    const path = await yazlZip([
+      { name: 'a.bin', data: Buffer.alloc(6 * MiB) },
+      { name: 'b.bin', data: Buffer.alloc(6 * MiB) },
+    ]);
+    expect(readFileSync(path).length).toBeLessThan(100_000);
+    const error = await rejection(path, 10 * MiB);
+    expect(error.message).toMatch(/expands to more than the limit of 10485760 bytes \(at entry "b\.bin"\)/);
+  });
+
+  it('refuses a bomb that lies about its size, caught as it inflates', async () => {
+    const zeros = deflateRawSync(Buffer.alloc(20 * MiB));
+    const lying = writeTemp(rawZip([{ name: 'small.txt', compressed: zeros, data: Buffer.alloc(0), uncompressedSize: 100, crc: 0 }]));
+    const error = await rejection(lying, 10 * MiB);
+    expect(error.message).toMatch(/"small\.txt"/);
+  });
+});
