@@ -10,16 +10,18 @@ import {
   skinEnhance,
 } from '../../contract/proxy.js';
 import type { RouteModule } from '../context.js';
-import type { TaskKind } from '../proxy/kinds.js';
-import { createProxyService, type TaskBodies } from '../proxy/service.js';
+import { createProxyService } from '../proxy/service.js';
 import { UpstreamRejection } from '../proxy/upstream.js';
-import type { AppEnv, Principal } from '../route.js';
+import type { AppEnv } from '../route.js';
 import { route } from '../route.js';
 
-/** A provider's 4xx keeps its status (DESIGN.md §4), which HttpError cannot carry: answer it here. */
-async function relaying(c: Context<AppEnv>, work: () => Promise<Record<string, unknown>>): Promise<Response | Record<string, unknown>> {
+/**
+ * Runs a proxy call. A provider's 4xx keeps its status (DESIGN.md §4), which HttpError cannot
+ * carry: it is answered here. The service answers the contract's shapes (typed as its response).
+ */
+async function relaying<T>(c: Context<AppEnv>, work: () => Promise<unknown>): Promise<T | Response> {
   try {
-    return await work();
+    return (await work()) as T;
   } catch (error) {
     if (!(error instanceof UpstreamRejection)) throw error;
     if (error.retryAfter) c.header('Retry-After', error.retryAfter);
@@ -32,19 +34,12 @@ export const registerProxyRoutes: RouteModule = (app, ctx) => {
   const proxy = createProxyService(ctx);
   ctx.onClose(() => proxy.close());
 
-  const submit = <K extends TaskKind>(kind: K) =>
-    (rc: { c: Context<AppEnv>; principal: Principal | null; input(): { body: unknown } }) =>
-      relaying(rc.c, () => proxy.submit(kind, rc.principal!, rc.input().body as TaskBodies[K])) as never;
-  route(app, ctx, relightImage, submit('relight'));
-  route(app, ctx, skinEnhance, submit('skin-enhancer'));
-  route(app, ctx, extendVideo, submit('video'));
-
-  const status = (kind: TaskKind) =>
-    (rc: { c: Context<AppEnv>; principal: Principal | null; params: Record<string, string> }) =>
-      relaying(rc.c, () => proxy.status(kind, rc.params.task_id, rc.principal!)) as never;
-  route(app, ctx, getRelightTask, status('relight'));
-  route(app, ctx, getSkinEnhancerTask, status('skin-enhancer'));
-  route(app, ctx, getVideoTask, status('video'));
+  route(app, ctx, relightImage, ({ c, principal, input }) => relaying(c, () => proxy.submit('relight', principal!, input().body)));
+  route(app, ctx, skinEnhance, ({ c, principal, input }) => relaying(c, () => proxy.submit('skin-enhancer', principal!, input().body)));
+  route(app, ctx, extendVideo, ({ c, principal, input }) => relaying(c, () => proxy.submit('video', principal!, input().body)));
+  route(app, ctx, getRelightTask, ({ c, principal, params }) => relaying(c, () => proxy.status('relight', params.task_id, principal!)));
+  route(app, ctx, getSkinEnhancerTask, ({ c, principal, params }) => relaying(c, () => proxy.status('skin-enhancer', params.task_id, principal!)));
+  route(app, ctx, getVideoTask, ({ c, principal, params }) => relaying(c, () => proxy.status('video', params.task_id, principal!)));
 
   // Sandbox results: capability URLs, no token; the random name is the secret.
   app.get('/proxy/results/:name', (c) => {
