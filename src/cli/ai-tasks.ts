@@ -16,6 +16,8 @@ import { CliError, EXIT, flagForField, invalidInput } from './errors.js';
 
 export type TaskKind = (typeof TASK_KINDS)[number];
 
+const DEFAULT_TIMEOUT = '20m';
+
 export interface WaitOptions {
   wait?: boolean;
   timeout?: string;
@@ -34,8 +36,6 @@ export function waitPlan(options: WaitOptions): WaitPlan {
   if (options.output === '') throw invalidInput('--output needs a file or directory');
   return { wait: Boolean(options.wait || options.output), timeoutMs, output: options.output };
 }
-
-const DEFAULT_TIMEOUT = '20m';
 
 /** `--wait`, `--timeout`, `--output`: the same on every AI command. */
 export function addWaitOptions(command: Command): Command {
@@ -97,7 +97,9 @@ export function validateBody(operation: Operation, body: unknown, flags: Record<
     const path = issue.path.map(String).join('.');
     const field = issue.path.filter((part) => typeof part === 'string').pop() as string | undefined;
     const flag = (field && flags[field]) ?? flagForField(path);
-    return `${flag} (${path || 'body'}): ${issue.message}`;
+    // an option that is not a number reaches the schema as NaN
+    const message = issue.message.includes('received NaN') ? 'must be a number' : issue.message;
+    return `${flag} (${path || 'body'}): ${message}`;
   });
   throw invalidInput(`invalid ${problems.join('; ')}`);
 }

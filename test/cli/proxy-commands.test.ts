@@ -115,6 +115,11 @@ describe('invalid values exit 2 before any request, naming the option', () => {
     expect(recorder.requests).toEqual([]);
   });
 
+  it('says "must be a number" for an option that is not one', async () => {
+    const result = await cli(['relight', image, '--whites', 'bright']);
+    expect(result.stderr).toContain('--whites (advanced_settings.whites): must be a number');
+  });
+
   it('--json reports the error as one JSON document', async () => {
     const result = await cli(['--json', 'skin-enhance', image, '--sharpen', '101']);
     expect(result.code).toBe(2);
