@@ -2,11 +2,17 @@ import type { Hono } from 'hono';
 import type { RegistryServerOptions } from './index.js';
 import type { AppEnv, RouteDeps } from './route.js';
 import type { ServerKeys } from './secrets.js';
+import type { ArchiveStorage } from './archives/storage.js';
 import type { Db } from './store/db.js';
+import type { RegistryStore } from './store/registry-store.js';
 
 /** What every group of routes gets from the server factory. */
 export interface ServerContext extends RouteDeps {
   db: Db;
+  /** Users, tokens, publishers, nodes, versions and reviews. */
+  store: RegistryStore;
+  /** The archives of uploaded versions (DIR/archives). */
+  archives: ArchiveStorage;
   options: RegistryServerOptions & Required<Pick<RegistryServerOptions, 'dataDir' | 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>>;
   keys: ServerKeys;
   /** The URL clients reach the server at, without a trailing slash. */

@@ -5,13 +5,18 @@ import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import { DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
+import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
+import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
 import { HttpError, rawErrorResponse } from './errors.js';
 import type { ProxyOptions } from './proxy/options.js';
 import type { ServerContext } from './context.js';
-import type { AppEnv, Authenticate } from './route.js';
+import type { AppEnv } from './route.js';
 import { routeModules } from './routes/index.js';
+import { rateLimit } from './rate-limit.js';
 import { loadKeys, type ServerKeys } from './secrets.js';
 import { openDatabase, type Db } from './store/db.js';
+import type { RegistryStore } from './store/registry-store.js';
+import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
 
 export interface RegistryServerOptions {
   dataDir: string;
@@ -37,7 +42,11 @@ export interface RegistryServerOptions {
 export interface RegistryServer {
   app: Hono<AppEnv>;
   db: Db;
+  store: RegistryStore;
+  archives: ArchiveStorage;
   keys: ServerKeys;
+  /** The admin token generated into DIR/admin-token on this start (first start without `adminToken`): print it once. */
+  generatedAdminToken: string | undefined;
   options: Required<Pick<RegistryServerOptions, 'dataDir' | 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>> &
     RegistryServerOptions;
   /** Starts listening; resolves to the URL it listens on. */
@@ -67,10 +76,21 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
 
   const keys = loadKeys(options.dataDir);
   const closers: (() => void | Promise<void>)[] = [];
-  // Replaced by the accounts service: no token is known until then.
-  const authenticate: Authenticate = () => null;
+  const store = createSqliteRegistryStore(db);
+  const archives = createLocalArchiveStorage(join(options.dataDir, 'archives'));
+  const admin = resolveAdminToken(options.dataDir, options.adminToken);
+  // Requests wait for the admin's token to be in place (listen() waits too).
+  const ready = Promise.all([bootstrapAdmin(store, admin.token), archives.sweep()]);
+  ready.catch(() => {});
+  const storeAuthenticate = createAuthenticate(store);
+  const authenticate = async (token: string) => {
+    await ready;
+    return storeAuthenticate(token);
+  };
   const ctx: ServerContext = {
     db,
+    store,
+    archives,
     options,
     keys,
     authenticate,
@@ -88,6 +108,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     });
   }
 
+  if (options.rateLimit !== undefined) app.use(rateLimit(options.rateLimit));
   for (const register of routeModules) register(app, ctx);
 
   app.notFound((c) => c.json(new HttpError('not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).body(), 404));
@@ -101,6 +122,9 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   });
 
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  // Node's default of 5 minutes for a whole request would cut a 200 MiB upload on a slow link; the
+  // headers must still arrive within headersTimeout (60 s), and idle sockets still time out.
+  server.requestTimeout = 60 * 60 * 1000;
   // Errors of Node's HTTP parser never reach hono: answer them in our shape too.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
@@ -118,11 +142,15 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   return {
     app,
     db,
+    store,
+    archives,
     keys,
+    generatedAdminToken: admin.generated ? admin.token : undefined,
     options,
     publicUrl,
-    listen: () =>
-      new Promise((resolve, reject) => {
+    listen: async () => {
+      await ready;
+      return new Promise<string>((resolve, reject) => {
         server.once('error', reject);
         server.listen(options.port, options.host, () => {
           const { port } = server.address() as AddressInfo;
@@ -130,7 +158,8 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
           listeningUrl = `http://${host}:${port}`;
           resolve(listeningUrl);
         });
-      }),
+      });
+    },
     close: () =>
       new Promise((resolve) => {
         server.close(async () => {

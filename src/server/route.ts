@@ -11,7 +11,7 @@ export type Principal =
   | { kind: 'pat'; userId: string; admin: false; tokenId: string; publisherId: string };
 
 /** Resolves a bearer token to a principal, or null for an unknown or revoked one. */
-export type Authenticate = (token: string) => Principal | null;
+export type Authenticate = (token: string) => Principal | null | Promise<Principal | null>;
 
 export type AppEnv = { Variables: { principal: Principal | null } };
 
@@ -58,6 +58,24 @@ export interface RouteDeps {
   authenticate: Authenticate;
 }
 
+export interface RouteOptions {
+  /**
+   * A JSON body field that may carry the credential instead of the Authorization header (publish's
+   * `personal_access_token`). When both are sent and differ, 400, before either is looked up.
+   */
+  bodyCredential?: string;
+}
+
+/** The string in `field` of a JSON body, if the body parses and has one. */
+function credentialInBody(raw: string, field: string): string | undefined {
+  try {
+    const value = (JSON.parse(raw) as Record<string, unknown> | null)?.[field];
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  } catch {
+    return undefined; // malformed JSON is answered by input()
+  }
+}
+
 /**
  * Serves one operation of the contract. Checks in the order of DESIGN.md §2: 415 and 413 before the
  * body is read, then 401; the handler does its 404 and 403, then calls `input()` for the 400s.
@@ -67,6 +85,7 @@ export function route<O extends Operation>(
   deps: RouteDeps,
   operation: O,
   handler: (rc: RouteContext<O>) => Promise<ResponseOf<O> | Response> | ResponseOf<O> | Response,
+  options: RouteOptions = {},
 ): void {
   const method = operation.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
   app[method](honoPath(operation.path), async (c) => {
@@ -81,12 +100,22 @@ export function route<O extends Operation>(
       if (length > JSON_BODY_MAX) throw tooLarge(`the request body is over ${JSON_BODY_MAX} bytes`);
     }
     const bearer = bearerToken(c);
-    const principal = bearer ? deps.authenticate(bearer) : null;
+    let credential = bearer;
+    if (options.bodyCredential && operation.bodyKind === 'json') {
+      // The credential may be in the body: read it before authenticating (otherwise after).
+      raw = await readLimited(c, JSON_BODY_MAX);
+      const fromBody = credentialInBody(raw, options.bodyCredential);
+      if (fromBody !== undefined && bearer !== undefined && fromBody !== bearer) {
+        throw badRequest(`the Authorization header and the body field ${options.bodyCredential} carry different tokens; send one`);
+      }
+      credential ??= fromBody;
+    }
+    const principal = credential ? await deps.authenticate(credential) : null;
     if (operation.auth === 'user' && !principal) {
-      throw unauthorized(bearer ? 'the token is unknown or revoked' : undefined);
+      throw unauthorized(credential ? 'the token is unknown or revoked' : undefined);
     }
     c.set('principal', principal);
-    if (operation.bodyKind === 'json') raw = await readLimited(c, JSON_BODY_MAX);
+    if (operation.bodyKind === 'json' && !options.bodyCredential) raw = await readLimited(c, JSON_BODY_MAX);
 
     const params = operation.params.safeParse(c.req.param());
     if (!params.success) throw badRequest('invalid path parameters', fieldErrors(params.error.issues));

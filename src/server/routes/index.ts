@@ -1,6 +1,17 @@
 import type { RouteModule } from '../context.js';
+import { registerAccountRoutes } from './accounts.js';
 import { registerMetaRoutes } from './meta.js';
 import { registerProxyRoutes } from './proxy.js';
+import { registerReadRoutes } from './reads.js';
+import { registerRegistryRoutes } from './registry.js';
+import { registerUploadRoutes } from './uploads.js';
 
 // Every group of routes, in registration order.
-export const routeModules: RouteModule[] = [registerMetaRoutes, registerProxyRoutes];
+export const routeModules: RouteModule[] = [
+  registerMetaRoutes,
+  registerReadRoutes,
+  registerRegistryRoutes,
+  registerAccountRoutes,
+  registerUploadRoutes,
+  registerProxyRoutes,
+];

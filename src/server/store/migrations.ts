@@ -5,7 +5,151 @@ export interface Migration {
   sql: string;
 }
 
+// Lists are stored as JSON text; timestamps as ISO 8601 text (they sort as text).
+const registry = `
+CREATE TABLE users (
+  id          TEXT PRIMARY KEY,
+  name        TEXT NOT NULL,
+  email       TEXT,
+  admin       INTEGER NOT NULL DEFAULT 0,
+  created_at  TEXT NOT NULL
+);
+
+-- Only the SHA-256 of a token is kept; prefix is its first characters, shown in lists.
+CREATE TABLE tokens (
+  id            TEXT PRIMARY KEY,
+  kind          TEXT NOT NULL CHECK (kind IN ('user', 'pat')),
+  user_id       TEXT NOT NULL REFERENCES users(id),
+  publisher_id  TEXT REFERENCES publishers(id),
+  name          TEXT NOT NULL,
+  hash          TEXT NOT NULL UNIQUE,
+  prefix        TEXT NOT NULL,
+  created_at    TEXT NOT NULL,
+  last_used_at  TEXT,
+  revoked_at    TEXT,
+  CHECK ((kind = 'pat') = (publisher_id IS NOT NULL))
+);
+CREATE INDEX tokens_by_user ON tokens(user_id, kind);
+CREATE INDEX tokens_by_publisher ON tokens(publisher_id);
+
+CREATE TABLE publishers (
+  id                TEXT PRIMARY KEY,
+  name              TEXT,
+  description       TEXT,
+  logo              TEXT,
+  source_code_repo  TEXT,
+  support           TEXT,
+  website           TEXT,
+  status            TEXT NOT NULL DEFAULT 'PublisherStatusActive',
+  created_at        TEXT NOT NULL
+);
+
+CREATE TABLE members (
+  id            TEXT PRIMARY KEY,
+  publisher_id  TEXT NOT NULL REFERENCES publishers(id),
+  user_id       TEXT NOT NULL REFERENCES users(id),
+  role          TEXT NOT NULL CHECK (role IN ('owner', 'member')),
+  created_at    TEXT NOT NULL,
+  UNIQUE (publisher_id, user_id)
+);
+CREATE INDEX members_by_user ON members(user_id);
+
+-- seq is a stable integer key for the full-text index; id is unique regardless of case and kept
+-- in the case it was first published in.
+CREATE TABLE nodes (
+  seq                               INTEGER PRIMARY KEY,
+  id                                TEXT NOT NULL UNIQUE COLLATE NOCASE,
+  publisher_id                      TEXT NOT NULL REFERENCES publishers(id),
+  name                              TEXT,
+  description                       TEXT,
+  author                            TEXT,
+  category                          TEXT,
+  banner_url                        TEXT,
+  icon                              TEXT,
+  license                           TEXT,
+  repository                        TEXT,
+  preempted_app_node_names          TEXT,
+  supported_accelerators            TEXT,
+  supported_appui_frontend_version  TEXT,
+  supported_appui_version           TEXT,
+  supported_os                      TEXT,
+  tags                              TEXT,
+  tags_admin                        TEXT,
+  translations                      TEXT,
+  search_ranking                    INTEGER,
+  repohost_stars                    INTEGER,
+  status                            TEXT NOT NULL DEFAULT 'NodeStatusActive',
+  status_detail                     TEXT,
+  downloads                         INTEGER NOT NULL DEFAULT 0,
+  rating                            REAL NOT NULL DEFAULT 0,
+  created_at                        TEXT NOT NULL,
+  updated_at                        TEXT NOT NULL
+);
+CREATE INDEX nodes_by_publisher ON nodes(publisher_id);
+CREATE INDEX nodes_by_created ON nodes(status, created_at DESC, id);
+CREATE INDEX nodes_by_downloads ON nodes(status, downloads DESC, id);
+CREATE INDEX nodes_by_rating ON nodes(status, rating DESC, id);
+CREATE INDEX nodes_by_name ON nodes(status, coalesce(name, id) COLLATE NOCASE, id);
+CREATE INDEX nodes_by_ranking ON nodes(status, search_ranking DESC, id);
+
+-- Only Active nodes are indexed (lists and search show nothing else), so a search needs no join to
+-- filter, count or rank. Changes to downloads or rating do not touch the index.
+CREATE VIRTUAL TABLE nodes_fts USING fts5(
+  id, name, description, author, tags,
+  content = 'nodes', content_rowid = 'seq', prefix = '2 3 4'
+);
+-- Matches in the id and name weigh most.
+INSERT INTO nodes_fts(nodes_fts, rank) VALUES ('rank', 'bm25(10.0, 8.0, 1.0, 3.0, 4.0)');
+CREATE TRIGGER nodes_fts_insert AFTER INSERT ON nodes WHEN new.status = 'NodeStatusActive' BEGIN
+  INSERT INTO nodes_fts(rowid, id, name, description, author, tags)
+  VALUES (new.seq, new.id, new.name, new.description, new.author, new.tags);
+END;
+CREATE TRIGGER nodes_fts_delete AFTER DELETE ON nodes WHEN old.status = 'NodeStatusActive' BEGIN
+  INSERT INTO nodes_fts(nodes_fts, rowid, id, name, description, author, tags)
+  VALUES ('delete', old.seq, old.id, old.name, old.description, old.author, old.tags);
+END;
+CREATE TRIGGER nodes_fts_update AFTER UPDATE OF id, name, description, author, tags, status ON nodes BEGIN
+  INSERT INTO nodes_fts(nodes_fts, rowid, id, name, description, author, tags)
+  SELECT 'delete', old.seq, old.id, old.name, old.description, old.author, old.tags WHERE old.status = 'NodeStatusActive';
+  INSERT INTO nodes_fts(rowid, id, name, description, author, tags)
+  SELECT new.seq, new.id, new.name, new.description, new.author, new.tags WHERE new.status = 'NodeStatusActive';
+END;
+
+-- An archive exists once archive_sha256 and uploaded_at are set.
+CREATE TABLE versions (
+  id                                TEXT PRIMARY KEY,
+  node_id                           TEXT NOT NULL REFERENCES nodes(id),
+  version                           TEXT NOT NULL,
+  changelog                         TEXT,
+  dependencies                      TEXT,
+  supported_accelerators            TEXT,
+  supported_appui_frontend_version  TEXT,
+  supported_appui_version           TEXT,
+  supported_os                      TEXT,
+  tags                              TEXT,
+  tags_admin                        TEXT,
+  deprecated                        INTEGER NOT NULL DEFAULT 0,
+  status                            TEXT NOT NULL DEFAULT 'NodeVersionStatusPending',
+  status_reason                     TEXT,
+  archive_sha256                    TEXT,
+  archive_size                      INTEGER,
+  uploaded_at                       TEXT,
+  created_at                        TEXT NOT NULL,
+  UNIQUE (node_id, version)
+);
+
+CREATE TABLE reviews (
+  node_id     TEXT NOT NULL REFERENCES nodes(id),
+  user_id     TEXT NOT NULL REFERENCES users(id),
+  star        INTEGER NOT NULL CHECK (star BETWEEN 1 AND 5),
+  created_at  TEXT NOT NULL,
+  updated_at  TEXT NOT NULL,
+  PRIMARY KEY (node_id, user_id)
+);
+`;
+
 export const migrations: Migration[] = [
+  { name: 'registry', sql: registry },
   {
     // AI proxy (DESIGN.md §4): tasks, sandbox result files, and callback deliveries to resume after a restart.
     name: 'proxy tasks, results and callback deliveries',

@@ -1,0 +1,41 @@
+import { createHash } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import type { HttpBindings } from '@hono/node-server';
+import { bearerToken } from './route.js';
+import { HttpError } from './errors.js';
+
+const MINUTE = 60_000;
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * `--rate-limit N/min`: a token bucket per caller (its bearer token, else its address) refilled at N
+ * per minute, for mutating requests only. Over it: 429 `rate_limited` with Retry-After.
+ */
+export function rateLimit(perMinute: number, now: () => number = Date.now): MiddlewareHandler {
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  const refill = (bucket: { tokens: number; at: number }, time: number) =>
+    Math.min(perMinute, bucket.tokens + ((time - bucket.at) * perMinute) / MINUTE);
+
+  return async (c, next) => {
+    if (!MUTATING.has(c.req.method)) return next();
+    const token = bearerToken(c);
+    const key = token
+      ? createHash('sha256').update(token).digest('hex')
+      : `address:${(c.env as HttpBindings | undefined)?.incoming?.socket.remoteAddress ?? 'unknown'}`;
+    const time = now();
+    // Full buckets are forgotten, so the map holds only recent callers.
+    if (buckets.size > 10_000) for (const [k, b] of buckets) if (refill(b, time) >= perMinute) buckets.delete(k);
+    const bucket = buckets.get(key) ?? { tokens: perMinute, at: time };
+    bucket.tokens = refill(bucket, time);
+    bucket.at = time;
+    buckets.set(key, bucket);
+    if (bucket.tokens < 1) {
+      const seconds = Math.max(1, Math.ceil(((1 - bucket.tokens) * MINUTE) / perMinute / 1000));
+      throw new HttpError('rate_limited', `over the limit of ${perMinute} changes per minute; retry in ${seconds} s`, undefined, undefined, {
+        'Retry-After': String(seconds),
+      });
+    }
+    bucket.tokens -= 1;
+    return next();
+  };
+}

@@ -1,0 +1,139 @@
+// Accounts of DESIGN.md §3: who am I, users (admin), user tokens, publishers, their tokens and members.
+import {
+  addPublisherMember, createPublisher, createPublisherToken, createUser, createUserToken, deletePublisherToken,
+  deleteUserToken, getMe, listPublisherTokens, listUserTokens, removePublisherMember,
+} from '../../contract/registry.js';
+import type { User } from '../../contract/resources.js';
+import { accessTo, adminOnlyField, allowMutation, requirePublisher, requireRole, requireUserToken } from '../access.js';
+import { generateToken, hashToken, shownPrefix, type TokenKind } from '../accounts/tokens.js';
+import type { RouteModule } from '../context.js';
+import { conflict, forbidden, notFound } from '../errors.js';
+import type { Principal } from '../route.js';
+import { route } from '../route.js';
+import type { PublisherFields, RegistryStore, TokenRow, UserRow } from '../store/registry-store.js';
+import { memberView, publisherView } from '../views.js';
+
+const userView = (user: UserRow): User => ({ id: user.id, name: user.name, ...(user.email ? { email: user.email } : {}), admin: user.admin });
+const tokenInfo = (token: TokenRow) => ({
+  id: token.id,
+  name: token.name,
+  created_at: token.created_at,
+  last_used_at: token.last_used_at,
+  prefix: token.prefix,
+});
+
+/** Creates a token and answers it the one time it is shown. */
+export async function issueToken(
+  store: RegistryStore,
+  input: { kind: TokenKind; userId: string; publisherId?: string; name: string },
+): Promise<{ id: string; name: string; created_at: string; prefix: string; token: string }> {
+  const token = generateToken(input.kind);
+  const row = await store.createToken({ ...input, hash: hashToken(token), prefix: shownPrefix(token) });
+  return { id: row.id, name: row.name, created_at: row.created_at, prefix: row.prefix, token };
+}
+
+export const registerAccountRoutes: RouteModule = (app, ctx) => {
+  const { store } = ctx;
+  const me = (principal: Principal | null) => principal!;
+
+  route(app, ctx, getMe, async ({ principal }) => {
+    const caller = me(principal);
+    const user = (await store.getUser(caller.userId))!;
+    if (caller.kind === 'pat') {
+      const token = (await store.getToken(caller.tokenId))!;
+      return { kind: 'pat' as const, publisher: { id: caller.publisherId }, token: { id: token.id, name: token.name }, user: { id: user.id, name: user.name } };
+    }
+    return { kind: 'user' as const, user: userView(user), publishers: await store.publishersOfUser(user.id) };
+  });
+
+  route(app, ctx, createUser, async ({ principal, input }) => {
+    if (!me(principal).admin) throw forbidden('only an admin may create users');
+    const { body } = input();
+    const token = generateToken('user');
+    const user = await store.createUser({
+      name: body.name,
+      email: body.email ?? null,
+      admin: body.admin ?? false,
+      token: { name: 'token', hash: hashToken(token), prefix: shownPrefix(token) },
+    });
+    return { user: userView(user), token };
+  });
+
+  route(app, ctx, listUserTokens, async ({ principal }) => {
+    requireUserToken(me(principal), 'list user tokens');
+    return (await store.listTokens({ userId: me(principal).userId })).map(tokenInfo);
+  });
+
+  route(app, ctx, createUserToken, async ({ principal, input }) => {
+    requireUserToken(me(principal), 'create user tokens');
+    const { body } = input();
+    return issueToken(store, { kind: 'user', userId: me(principal).userId, name: body.name });
+  });
+
+  route(app, ctx, deleteUserToken, async ({ params, principal }) => {
+    requireUserToken(me(principal), 'revoke user tokens');
+    const token = await store.getToken(params.tokenId);
+    if (!token || token.kind !== 'user' || token.user_id !== me(principal).userId || token.revoked_at) {
+      throw notFound(`token ${params.tokenId} not found among your user tokens`);
+    }
+    await store.revokeToken(token.id);
+    return new Response(null, { status: 204 });
+  });
+
+  route(app, ctx, createPublisher, async ({ principal, input }) => {
+    requireUserToken(me(principal), 'create publishers');
+    const { body } = input();
+    const fields: Partial<PublisherFields> = {
+      name: body.name, description: body.description, logo: body.logo, source_code_repo: body.source_code_repo,
+      support: body.support, website: body.website,
+    };
+    if (adminOnlyField(me(principal).admin, 'status', 'PublisherStatusActive', body.status)) fields.status = body.status;
+    const created = await store.createPublisher(body.id, fields, me(principal).userId);
+    if (created === 'exists') throw conflict(`publisher ${body.id} already exists`, 'choose another publisher id');
+    return publisherView(created, { rows: await store.listMembers(created.id), showEmails: true });
+  });
+
+  route(app, ctx, listPublisherTokens, async ({ params, principal }) => {
+    const publisher = await requirePublisher(store, params.publisherId);
+    requireRole(await accessTo(store, principal, publisher.id), 'owner');
+    return (await store.listTokens({ publisherId: publisher.id })).map(tokenInfo);
+  });
+
+  route(app, ctx, createPublisherToken, async ({ params, principal, input }) => {
+    const publisher = await requirePublisher(store, params.publisherId);
+    allowMutation(await accessTo(store, principal, publisher.id), 'owner', publisher);
+    const { body } = input();
+    return issueToken(store, { kind: 'pat', userId: me(principal).userId, publisherId: publisher.id, name: body.name });
+  });
+
+  route(app, ctx, deletePublisherToken, async ({ params, principal }) => {
+    const publisher = await requirePublisher(store, params.publisherId);
+    const token = await store.getToken(params.tokenId);
+    if (!token || token.publisher_id !== publisher.id || token.revoked_at) {
+      throw notFound(`token ${params.tokenId} not found among the tokens of publisher ${publisher.id}`);
+    }
+    allowMutation(await accessTo(store, principal, publisher.id), 'owner', publisher);
+    await store.revokeToken(token.id);
+    return new Response(null, { status: 204 });
+  });
+
+  route(app, ctx, addPublisherMember, async ({ params, principal, input }) => {
+    const publisher = await requirePublisher(store, params.publisherId);
+    allowMutation(await accessTo(store, principal, publisher.id), 'owner', publisher);
+    const { body } = input();
+    if (!(await store.getUser(body.user_id))) throw notFound(`user ${body.user_id} not found`);
+    const member = await store.setMember(publisher.id, body.user_id, body.role);
+    if (member === 'last-owner') throw conflict(`user ${body.user_id} is the last owner of publisher ${publisher.id}`, 'add another owner first');
+    return memberView(member, true);
+  });
+
+  route(app, ctx, removePublisherMember, async ({ params, principal }) => {
+    const publisher = await requirePublisher(store, params.publisherId);
+    if (!(await store.getRole(publisher.id, params.userId))) throw notFound(`user ${params.userId} is not a member of publisher ${publisher.id}`);
+    allowMutation(await accessTo(store, principal, publisher.id), 'owner', publisher);
+    const outcome = await store.removeMember(publisher.id, params.userId);
+    if (outcome === 'not-member') throw notFound(`user ${params.userId} is not a member of publisher ${publisher.id}`);
+    if (outcome === 'last-owner') throw conflict(`user ${params.userId} is the last owner of publisher ${publisher.id}`, 'add another owner first');
+    return new Response(null, { status: 204 });
+  });
+};

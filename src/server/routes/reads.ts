@@ -1,0 +1,83 @@
+// Reads of DESIGN.md §3: no token needed; a token, when sent, lets members and admins see more.
+import {
+  getNode, getNodeVersion, getPublisher, installNode, listNodeVersions, listNodes, listPublisherNodes, searchNodes,
+} from '../../contract/registry.js';
+import { accessTo, canSeeNode, readableNode, requirePublisher } from '../access.js';
+import type { RouteModule } from '../context.js';
+import { notFound } from '../errors.js';
+import { route } from '../route.js';
+import type { NodeRow, Page } from '../store/registry-store.js';
+import { bySemverDesc, latestVersion, nodeViews, oneNodeView, publisherView, versionView } from '../views.js';
+import { findVersion } from './registry.js';
+
+/** The words of a search, each matched as a prefix; punctuation separates words as the index does. */
+const searchTerms = (q: string) => q.match(/[\p{L}\p{N}]+/gu) ?? [];
+
+export const registerReadRoutes: RouteModule = (app, ctx) => {
+  const { store } = ctx;
+
+  const nodePage = async (found: Page<NodeRow>, page: number, limit: number) => ({
+    nodes: await nodeViews(store, found.rows, ctx.publicUrl()),
+    total: found.total,
+    page,
+    limit,
+    totalPages: Math.ceil(found.total / limit),
+  });
+
+  route(app, ctx, listNodes, async ({ input }) => {
+    const { query } = input();
+    const found = await store.listNodes({ sort: query.sort, offset: (query.page - 1) * query.limit, limit: query.limit });
+    return nodePage(found, query.page, query.limit);
+  });
+
+  route(app, ctx, searchNodes, async ({ input }) => {
+    const { query } = input();
+    const terms = searchTerms(query.q);
+    const offset = (query.page - 1) * query.limit;
+    const found = terms.length
+      ? await store.searchNodes({ terms, offset, limit: query.limit })
+      : await store.listNodes({ sort: 'created_at', offset, limit: query.limit });
+    return nodePage(found, query.page, query.limit);
+  });
+
+  route(app, ctx, getNode, async ({ params, principal }) => {
+    const { node } = await readableNode(store, principal, params.nodeId);
+    return oneNodeView(store, node, ctx.publicUrl());
+  });
+
+  route(app, ctx, listNodeVersions, async ({ params, principal }) => {
+    const { node } = await readableNode(store, principal, params.nodeId);
+    const versions = (await store.listVersions([node.id])).sort(bySemverDesc);
+    return versions.map((version) => versionView(version, node.publisher_id, ctx.publicUrl()));
+  });
+
+  route(app, ctx, getNodeVersion, async ({ params, principal }) => {
+    const { node } = await readableNode(store, principal, params.nodeId);
+    return versionView(await findVersion(store, node, params.version), node.publisher_id, ctx.publicUrl());
+  });
+
+  route(app, ctx, installNode, async ({ params, principal, input }) => {
+    const { node } = await readableNode(store, principal, params.nodeId);
+    const { query } = input();
+    const version = query.version
+      ? await findVersion(store, node, query.version)
+      : latestVersion(await store.listVersions([node.id]));
+    if (!version) throw notFound(`node ${node.id} has no active version to install`);
+    if (version.status !== 'NodeVersionStatusActive') throw notFound(`version ${version.version} of node ${node.id} is not active`);
+    await store.countDownload(node.id);
+    return versionView(version, node.publisher_id, ctx.publicUrl());
+  });
+
+  route(app, ctx, getPublisher, async ({ params, principal }) => {
+    const publisher = await requirePublisher(store, params.publisherId);
+    const access = await accessTo(store, principal, publisher.id);
+    return publisherView(publisher, { rows: await store.listMembers(publisher.id), showEmails: access.member });
+  });
+
+  route(app, ctx, listPublisherNodes, async ({ params, principal }) => {
+    const publisher = await requirePublisher(store, params.publisherId);
+    const access = await accessTo(store, principal, publisher.id);
+    const visible = (await store.listPublisherNodes(publisher.id)).filter((node) => canSeeNode(access, node));
+    return nodeViews(store, visible, ctx.publicUrl());
+  });
+};

@@ -1,0 +1,163 @@
+// The five registry operations of the interface, with the semantics of DESIGN.md §3.
+import { fieldErrors } from '../../contract/errors.js';
+import { addReview, publishVersion, updateNode, updatePublisher, updateVersion } from '../../contract/registry.js';
+import { nodeId as nodeIdRule, semver as semverRule, type NodeInput, type PublisherInput } from '../../contract/resources.js';
+import { accessTo, adminOnlyField, allowMutation, readableNode, rejectBanned, requireNodeOf, requirePublisher, requireRole } from '../access.js';
+import { signUploadUrl } from '../archives/signing.js';
+import type { RouteModule } from '../context.js';
+import { badRequest, banned, conflict, forbidden, notFound } from '../errors.js';
+import { route } from '../route.js';
+import type { NodeFields, NodeRow, PublisherFields, PublisherRow, RegistryStore, VersionChanges, VersionRow } from '../store/registry-store.js';
+import { oneNodeView, publisherView, versionView } from '../views.js';
+
+const NODE_FIELDS = [
+  'name', 'author', 'banner_url', 'category', 'description', 'icon', 'license', 'preempted_app_node_names', 'repository',
+  'supported_accelerators', 'supported_appui_frontend_version', 'supported_appui_version', 'supported_os', 'tags', 'translations',
+] as const;
+const NODE_ADMIN_FIELDS = ['tags_admin', 'search_ranking', 'repohost_stars', 'status_detail'] as const;
+const PUBLISHER_FIELDS = ['name', 'description', 'logo', 'source_code_repo', 'support', 'website'] as const;
+
+/**
+ * The changes a node body asks for: only the fields present (null clears); read-only fields ignored;
+ * admin-only fields checked; `status` Active or Deleted for members, Banned for admins only.
+ */
+function nodeChanges(input: NodeInput, current: NodeRow | undefined, admin: boolean, withStatus: boolean): Partial<NodeFields> {
+  const changes: Record<string, unknown> = {};
+  for (const field of NODE_FIELDS) if (input[field] !== undefined) changes[field] = input[field];
+  for (const field of NODE_ADMIN_FIELDS) if (adminOnlyField(admin, field, current?.[field], input[field])) changes[field] = input[field];
+  if (withStatus && input.status !== undefined) {
+    const allowed = input.status === 'NodeStatusBanned' || current?.status === 'NodeStatusBanned'
+      ? adminOnlyField(admin, 'status (to or from NodeStatusBanned)', current?.status, input.status)
+      : true;
+    if (allowed) changes.status = input.status;
+  }
+  return changes as Partial<NodeFields>;
+}
+
+function publisherChanges(input: PublisherInput, current: PublisherRow | undefined, admin: boolean): Partial<PublisherFields> {
+  const changes: Partial<PublisherFields> = {};
+  for (const field of PUBLISHER_FIELDS) if (input[field] !== undefined) changes[field] = input[field];
+  if (adminOnlyField(admin, 'status', current?.status ?? 'PublisherStatusActive', input.status)) changes.status = input.status;
+  return changes;
+}
+
+/** A body `id` must equal the id in the path. */
+function sameId(field: string, given: string | undefined, path: string): void {
+  if (given !== undefined && given !== path) {
+    throw badRequest(`${field} "${given}" differs from "${path}" in the path`, [{ path: field, message: `must equal "${path}"` }]);
+  }
+}
+
+/** A version of this node by its id or its semver (`v1.2.3` read as `1.2.3`); a version of another node is 404. */
+export async function findVersion(store: RegistryStore, node: NodeRow, idOrVersion: string): Promise<VersionRow> {
+  const byId = await store.getVersionById(idOrVersion);
+  if (byId?.node_id === node.id) return byId;
+  const parsed = semverRule.safeParse(idOrVersion);
+  const byVersion = parsed.success ? await store.getVersion(node.id, parsed.data) : undefined;
+  if (!byVersion) throw notFound(`version ${idOrVersion} of node ${node.id} not found`);
+  return byVersion;
+}
+
+export const registerRegistryRoutes: RouteModule = (app, ctx) => {
+  const { store } = ctx;
+
+  route(
+    app,
+    ctx,
+    publishVersion,
+    async ({ params, principal, input }) => {
+      const publisher = await requirePublisher(store, params.publisherId);
+      const access = await accessTo(store, principal, publisher.id);
+      requireRole(access, 'member');
+      const node = await store.getNode(params.nodeId);
+      if (node && node.publisher_id !== publisher.id) {
+        throw forbidden(`node ${node.id} belongs to publisher ${node.publisher_id}; choose another node id`);
+      }
+      rejectBanned(access, publisher, node);
+      const { body } = input();
+      const pathId = nodeIdRule.safeParse(params.nodeId);
+      if (!pathId.success) throw badRequest(`invalid node id "${params.nodeId}"`, fieldErrors(pathId.error.issues, 'nodeId'));
+      sameId('node.id', body.node.id, params.nodeId);
+
+      const v = body.node_version;
+      const outcome = await store.publish({
+        publisherId: publisher.id,
+        nodeId: params.nodeId,
+        node: nodeChanges(body.node, node, access.admin, false),
+        version: v.version,
+        pending: {
+          changelog: v.changelog ?? null,
+          dependencies: v.dependencies ?? null,
+          supported_accelerators: v.supported_accelerators ?? null,
+          supported_appui_frontend_version: v.supported_appui_frontend_version ?? null,
+          supported_appui_version: v.supported_appui_version ?? null,
+          supported_os: v.supported_os ?? null,
+          tags: v.tags ?? null,
+        },
+      });
+      if (outcome.kind === 'other-publisher') {
+        throw forbidden(`node ${params.nodeId} belongs to publisher ${outcome.publisherId}; choose another node id`);
+      }
+      if (outcome.kind === 'archive-exists') {
+        throw conflict(`version ${v.version} of node ${outcome.version.node_id} already has an archive`, 'publish a new version number');
+      }
+      return {
+        node_version: versionView(outcome.version, publisher.id, ctx.publicUrl()),
+        signedUrl: signUploadUrl(ctx.keys.upload, ctx.publicUrl(), outcome.version.id),
+      };
+    },
+    { bodyCredential: 'personal_access_token' },
+  );
+
+  route(app, ctx, updateNode, async ({ params, principal, input }) => {
+    const publisher = await requirePublisher(store, params.publisherId);
+    const node = await requireNodeOf(store, publisher, params.nodeId);
+    const access = await accessTo(store, principal, publisher.id);
+    allowMutation(access, 'member', publisher, node);
+    const { body } = input();
+    sameId('id', body.id, params.nodeId);
+    const updated = await store.updateNode(node.id, nodeChanges(body, node, access.admin, true));
+    return oneNodeView(store, updated, ctx.publicUrl());
+  });
+
+  route(app, ctx, updatePublisher, async ({ params, principal, input }) => {
+    const publisher = await requirePublisher(store, params.publisherId);
+    const access = await accessTo(store, principal, publisher.id);
+    allowMutation(access, 'owner', publisher);
+    const { body } = input();
+    sameId('id', body.id, params.publisherId);
+    const updated = await store.updatePublisher(publisher.id, publisherChanges(body, publisher, access.admin));
+    return publisherView(updated, { rows: await store.listMembers(publisher.id), showEmails: true });
+  });
+
+  route(app, ctx, updateVersion, async ({ params, principal, input }) => {
+    const publisher = await requirePublisher(store, params.publisherId);
+    const node = await requireNodeOf(store, publisher, params.nodeId);
+    const version = await findVersion(store, node, params.versionId);
+    const access = await accessTo(store, principal, publisher.id);
+    allowMutation(access, 'member', publisher, node);
+    const { body } = input();
+    const changes: VersionChanges = {};
+    if (body.changelog !== undefined) changes.changelog = body.changelog;
+    if (body.deprecated !== undefined) changes.deprecated = body.deprecated;
+    // Members may withdraw a version (Deleted) unless it is banned; every other status is an admin's.
+    const withdraw = body.status === 'NodeVersionStatusDeleted' && version.status !== 'NodeVersionStatusBanned';
+    if (withdraw || adminOnlyField(access.admin, 'status', version.status, body.status)) changes.status = body.status;
+    if (adminOnlyField(access.admin, 'status_reason', version.status_reason, body.status_reason)) changes.status_reason = body.status_reason;
+    if (changes.status === 'NodeVersionStatusActive' && version.archive_sha256 === null) {
+      throw conflict(`version ${version.version} has no archive yet; it can become active once its archive is uploaded`);
+    }
+    const updated = await store.updateVersion(version.id, changes);
+    return versionView(updated, publisher.id, ctx.publicUrl());
+  });
+
+  route(app, ctx, addReview, async ({ params, principal, input }) => {
+    const { node, access } = await readableNode(store, principal, params.nodeId);
+    const publisher = await store.getPublisher(node.publisher_id);
+    if (publisher?.status === 'PublisherStatusBanned' && !access.admin) throw banned(`publisher ${publisher.id} is banned`);
+    const { query } = input();
+    // A PAT reviews as the user who created it: one review per user per node.
+    const updated = await store.review(node.id, principal!.userId, query.star);
+    return oneNodeView(store, updated, ctx.publicUrl());
+  });
+};

@@ -1,0 +1,117 @@
+// Archives in and out (DESIGN.md §3): the signed upload of a published version, and its download.
+import { Readable } from 'node:stream';
+import type { HttpBindings } from '@hono/node-server';
+import { CONTENT_SHA256_HEADER } from '../../contract/limits.js';
+import { downloadArchive, uploadArchive } from '../../contract/registry.js';
+import { readableNode } from '../access.js';
+import { verifyUploadSignature } from '../archives/signing.js';
+import { validateZip } from '../archives/validate-zip.js';
+import type { RouteModule } from '../context.js';
+import { badRequest, banned, conflict, forbidden, HttpError, notFound, tooLarge, unsupportedMediaType } from '../errors.js';
+import { route } from '../route.js';
+import { archiveKey, versionView } from '../views.js';
+
+/**
+ * An answer given before the body is read: the connection closes after it, so the rest of the body
+ * is never read (Node would otherwise drain it to keep the connection alive).
+ */
+function early(error: HttpError): HttpError {
+  return new HttpError(error.code, error.message, error.details, error.hint, { ...error.headers, Connection: 'close' });
+}
+
+/** A Node stream as a web stream that reads only as fast as the client takes it (backpressure). */
+function pullStream(stream: Readable): ReadableStream<Uint8Array> {
+  const chunks = stream[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { value, done } = await chunks.next();
+        if (done) controller.close();
+        else controller.enqueue(value as Uint8Array);
+      },
+      cancel() {
+        stream.destroy();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+export const registerUploadRoutes: RouteModule = (app, ctx) => {
+  const { store, archives } = ctx;
+
+  route(app, ctx, uploadArchive, async ({ c, params }) => {
+    // 415 and 413 before anything is read, then the signature (this route's credential), checked now.
+    const type = (c.req.header('content-type') ?? '').trim();
+    if (!/^application\/zip\s*(;|$)/i.test(type)) {
+      throw early(unsupportedMediaType(`send the archive with Content-Type: application/zip (got "${type || 'none'}")`));
+    }
+    const length = c.req.header('content-length');
+    if (length !== undefined && Number(length) > ctx.options.maxArchive) {
+      throw early(tooLarge(`the archive is ${length} bytes, over the limit of ${ctx.options.maxArchive} bytes`));
+    }
+    const verdict = verifyUploadSignature(ctx.keys.upload, params.versionId, c.req.query('expires') ?? '', c.req.query('signature') ?? '');
+    if (verdict === 'expired') throw early(forbidden('the upload URL has expired; publish the version again for a fresh one'));
+    if (verdict !== 'ok') throw early(forbidden('the upload URL is not valid for this version (bad signature)'));
+
+    const version = await store.getVersionById(params.versionId);
+    if (!version) throw early(notFound(`version ${params.versionId} not found`));
+    const node = (await store.getNode(version.node_id))!;
+    const publisher = (await store.getPublisher(node.publisher_id))!;
+    if (publisher.status === 'PublisherStatusBanned') throw early(banned(`publisher ${publisher.id} is banned`));
+    if (node.status === 'NodeStatusBanned') throw early(banned(`node ${node.id} is banned`));
+    const expected = c.req.header(CONTENT_SHA256_HEADER);
+    if (expected !== undefined && !/^[0-9a-fA-F]{64}$/.test(expected)) {
+      throw early(badRequest(`${CONTENT_SHA256_HEADER} must be the archive's SHA-256 as 64 hex characters`));
+    }
+    if (version.archive_sha256 !== null) {
+      throw early(conflict(`version ${version.version} of node ${node.id} already has an archive`, 'publish a new version number'));
+    }
+
+    // Streamed from the Node request to a temporary file with backpressure; never buffered whole.
+    const incoming = (c.env as HttpBindings).incoming;
+    let received;
+    try {
+      received = await archives.receive(incoming, ctx.options.maxArchive);
+    } catch (error) {
+      throw error instanceof HttpError ? early(error) : error;
+    }
+    try {
+      if (expected !== undefined && expected.toLowerCase() !== received.sha256) {
+        throw badRequest(`the archive's SHA-256 is ${received.sha256}, not the ${expected} sent in ${CONTENT_SHA256_HEADER}; the upload was damaged, try again`);
+      }
+      await validateZip(received.tempPath, { maxUnpacked: ctx.options.maxUnpacked });
+    } catch (error) {
+      await archives.discard(received);
+      throw error;
+    }
+    // Renaming into place decides atomically: of racing uploads exactly one is stored.
+    if ((await archives.commit(received, archiveKey(publisher.id, node.id, version.version))) === 'exists') {
+      throw conflict(`version ${version.version} of node ${node.id} already has an archive`, 'publish a new version number');
+    }
+    const status = ctx.options.review === 'auto' ? 'NodeVersionStatusActive' : 'NodeVersionStatusPending';
+    const updated = await store.recordArchive(version.id, { sha256: received.sha256, size: received.size, status });
+    return versionView(updated, publisher.id, ctx.publicUrl());
+  });
+
+  route(app, ctx, downloadArchive, async ({ c, params, principal }) => {
+    const { node, access } = await readableNode(store, principal, params.nodeId);
+    if (node.publisher_id !== params.publisherId) throw notFound(`node ${node.id} is not a node of publisher ${params.publisherId}`);
+    const version = await store.getVersion(node.id, params.version.replace(/^v/, ''));
+    // Active versions are public; the others only to the publisher's members and admins.
+    const visible = version && (version.status === 'NodeVersionStatusActive' || access.member);
+    if (!visible || version.archive_sha256 === null) throw notFound(`no archive for version ${params.version} of node ${node.id}`);
+    const etag = `"${version.archive_sha256}"`;
+    if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers: { ETag: etag } });
+    const archive = archives.open(archiveKey(node.publisher_id, node.id, version.version));
+    if (!archive) throw notFound(`the archive of version ${version.version} of node ${node.id} is missing`);
+    return new Response(pullStream(archive.stream), {
+      headers: {
+        'Content-Type': 'application/zip',
+        'Content-Length': String(archive.size),
+        ETag: etag,
+        'Content-Disposition': `attachment; filename="${node.id}-${version.version}.zip"`,
+      },
+    });
+  });
+};

@@ -1,0 +1,194 @@
+// What the registry keeps, behind an interface so that another database (PostgreSQL) can replace
+// SQLite when one process is not enough. Methods are async for that reason; each one that writes
+// more than one row does so in one transaction.
+import type { MEMBER_ROLES, NODE_SORTS, NODE_STATUS, NODE_VERSION_STATUS, PUBLISHER_STATUS } from '../../contract/limits.js';
+
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+export type NodeStatus = (typeof NODE_STATUS)[number];
+export type VersionStatus = (typeof NODE_VERSION_STATUS)[number];
+export type PublisherStatus = (typeof PUBLISHER_STATUS)[number];
+export type NodeSort = (typeof NODE_SORTS)[number];
+
+export interface UserRow {
+  id: string;
+  name: string;
+  email: string | null;
+  admin: boolean;
+  created_at: string;
+}
+
+export interface TokenRow {
+  id: string;
+  kind: 'user' | 'pat';
+  user_id: string;
+  publisher_id: string | null;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface NewToken {
+  kind: 'user' | 'pat';
+  userId: string;
+  publisherId?: string;
+  name: string;
+  hash: string;
+  prefix: string;
+}
+
+export interface PublisherFields {
+  name: string | null;
+  description: string | null;
+  logo: string | null;
+  source_code_repo: string | null;
+  support: string | null;
+  website: string | null;
+  status: PublisherStatus;
+}
+export interface PublisherRow extends PublisherFields {
+  id: string;
+  created_at: string;
+}
+
+export interface MemberRow {
+  id: string;
+  publisher_id: string;
+  role: MemberRole;
+  created_at: string;
+  user: { id: string; name: string; email: string | null };
+}
+
+/** The node columns an update may write. */
+export interface NodeFields {
+  name: string | null;
+  description: string | null;
+  author: string | null;
+  category: string | null;
+  banner_url: string | null;
+  icon: string | null;
+  license: string | null;
+  repository: string | null;
+  preempted_app_node_names: string[] | null;
+  supported_accelerators: string[] | null;
+  supported_appui_frontend_version: string | null;
+  supported_appui_version: string | null;
+  supported_os: string[] | null;
+  tags: string[] | null;
+  tags_admin: string[] | null;
+  translations: Record<string, unknown> | null;
+  search_ranking: number | null;
+  repohost_stars: number | null;
+  status: NodeStatus;
+  status_detail: string | null;
+}
+export interface NodeRow extends NodeFields {
+  id: string;
+  publisher_id: string;
+  downloads: number;
+  rating: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The fields a publish sets, and replaces when retried before the archive arrives. */
+export interface VersionPendingFields {
+  changelog: string | null;
+  dependencies: string[] | null;
+  supported_accelerators: string[] | null;
+  supported_appui_frontend_version: string | null;
+  supported_appui_version: string | null;
+  supported_os: string[] | null;
+  tags: string[] | null;
+}
+export interface VersionRow extends VersionPendingFields {
+  id: string;
+  node_id: string;
+  version: string;
+  tags_admin: string[] | null;
+  deprecated: boolean;
+  status: VersionStatus;
+  status_reason: string | null;
+  archive_sha256: string | null;
+  archive_size: number | null;
+  uploaded_at: string | null;
+  created_at: string;
+}
+export type VersionChanges = Partial<Pick<VersionRow, 'changelog' | 'deprecated' | 'status' | 'status_reason'>>;
+
+export interface PublishInput {
+  publisherId: string;
+  nodeId: string;
+  /** Metadata for a new node, or the changes to an existing one. */
+  node: Partial<NodeFields>;
+  version: string;
+  pending: VersionPendingFields;
+}
+export type PublishOutcome =
+  | { kind: 'created' | 'retried'; node: NodeRow; version: VersionRow }
+  | { kind: 'other-publisher'; publisherId: string }
+  | { kind: 'archive-exists'; version: VersionRow };
+
+export interface Page<T> {
+  rows: T[];
+  total: number;
+}
+
+export interface RegistryStore {
+  // ---- users and tokens ----
+  /** Creates a user and, when given, its first user token, in one transaction. */
+  createUser(input: {
+    id?: string;
+    name: string;
+    email?: string | null;
+    admin?: boolean;
+    token?: Pick<NewToken, 'name' | 'hash' | 'prefix'>;
+  }): Promise<UserRow>;
+  getUser(id: string): Promise<UserRow | undefined>;
+  createToken(input: NewToken): Promise<TokenRow>;
+  /** The live (not revoked) token with this hash and its user; records `last_used_at`. */
+  useToken(hash: string): Promise<{ token: TokenRow; user: UserRow } | undefined>;
+  getToken(id: string): Promise<TokenRow | undefined>;
+  /** Live tokens: a user's own user tokens, or a publisher's PATs; oldest first. */
+  listTokens(filter: { userId: string } | { publisherId: string }): Promise<TokenRow[]>;
+  revokeToken(id: string): Promise<void>;
+  /** Makes `hash` the one live bootstrap token of the admin user `userId`, creating the user if needed. */
+  ensureBootstrapAdmin(userId: string, hash: string, prefix: string): Promise<void>;
+
+  // ---- publishers and members ----
+  getPublisher(id: string): Promise<PublisherRow | undefined>;
+  /** Creates the publisher with `ownerId` as its owner; 'exists' when the id is taken. */
+  createPublisher(id: string, fields: Partial<PublisherFields>, ownerId: string): Promise<PublisherRow | 'exists'>;
+  updatePublisher(id: string, changes: Partial<PublisherFields>): Promise<PublisherRow>;
+  listMembers(publisherId: string): Promise<MemberRow[]>;
+  getRole(publisherId: string, userId: string): Promise<MemberRole | undefined>;
+  publishersOfUser(userId: string): Promise<{ id: string; role: MemberRole }[]>;
+  /** Adds a member or changes its role; 'last-owner' when that would leave no owner. */
+  setMember(publisherId: string, userId: string, role: MemberRole): Promise<MemberRow | 'last-owner'>;
+  removeMember(publisherId: string, userId: string): Promise<'removed' | 'not-member' | 'last-owner'>;
+
+  // ---- nodes ----
+  /** Found by any case. */
+  getNode(id: string): Promise<NodeRow | undefined>;
+  /** Active nodes, sorted, ties broken by id. */
+  listNodes(query: { sort: NodeSort; offset: number; limit: number }): Promise<Page<NodeRow>>;
+  /** Active nodes matching every term (as a prefix) in id, name, description, author or tags; best first. */
+  searchNodes(query: { terms: string[]; offset: number; limit: number }): Promise<Page<NodeRow>>;
+  listPublisherNodes(publisherId: string): Promise<NodeRow[]>;
+  updateNode(id: string, changes: Partial<NodeFields>): Promise<NodeRow>;
+  countDownload(nodeId: string): Promise<void>;
+  /** Records (or replaces) a user's review and updates the node's mean rating. */
+  review(nodeId: string, userId: string, star: number): Promise<NodeRow>;
+
+  // ---- versions ----
+  /** Every version of these nodes (in no particular order). */
+  listVersions(nodeIds: string[]): Promise<VersionRow[]>;
+  getVersionById(id: string): Promise<VersionRow | undefined>;
+  getVersion(nodeId: string, version: string): Promise<VersionRow | undefined>;
+  /** Creates or updates the node and creates (or, before its archive arrived, renews) the version, in one transaction. */
+  publish(input: PublishInput): Promise<PublishOutcome>;
+  updateVersion(id: string, changes: VersionChanges): Promise<VersionRow>;
+  /** Records the archive of a version and its new status. */
+  recordArchive(id: string, archive: { sha256: string; size: number; status: VersionStatus }): Promise<VersionRow>;
+}

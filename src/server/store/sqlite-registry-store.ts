@@ -1,0 +1,313 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from './db.js';
+import type {
+  MemberRole, MemberRow, NodeFields, NodeRow, NodeSort, Page, PublisherFields, PublisherRow, PublishInput,
+  PublishOutcome, RegistryStore, TokenRow, UserRow, VersionChanges, VersionRow, VersionStatus,
+} from './registry-store.js';
+
+const now = () => new Date().toISOString();
+type Raw = Record<string, unknown>;
+
+// Columns holding lists or objects, stored as JSON text.
+const NODE_JSON = new Set(['preempted_app_node_names', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin', 'translations']);
+const VERSION_JSON = new Set(['dependencies', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin']);
+const NODE_COLUMNS = [
+  'name', 'description', 'author', 'category', 'banner_url', 'icon', 'license', 'repository', 'preempted_app_node_names',
+  'supported_accelerators', 'supported_appui_frontend_version', 'supported_appui_version', 'supported_os', 'tags',
+  'tags_admin', 'translations', 'search_ranking', 'repohost_stars', 'status', 'status_detail',
+] as const satisfies readonly (keyof NodeFields)[];
+const PUBLISHER_COLUMNS = [
+  'name', 'description', 'logo', 'source_code_repo', 'support', 'website', 'status',
+] as const satisfies readonly (keyof PublisherFields)[];
+const VERSION_COLUMNS = [
+  'changelog', 'dependencies', 'supported_accelerators', 'supported_appui_frontend_version', 'supported_appui_version',
+  'supported_os', 'tags', 'deprecated', 'status', 'status_reason',
+] as const;
+
+// Sort keys match the indexes of migration 1; ties are broken by id.
+const NODE_ORDER: Record<NodeSort, string> = {
+  created_at: 'created_at DESC, id',
+  downloads: 'downloads DESC, id',
+  rating: 'rating DESC, id',
+  name: 'coalesce(name, id) COLLATE NOCASE, id',
+  search_ranking: 'search_ranking DESC, id',
+};
+
+const ACTIVE_NODE = 'NodeStatusActive';
+
+function decode<T>(row: Raw | undefined, json: Set<string>): T | undefined {
+  if (!row) return undefined;
+  const out: Raw = {};
+  for (const [key, value] of Object.entries(row)) {
+    if (key === 'seq') continue;
+    out[key] = json.has(key) && typeof value === 'string' ? JSON.parse(value) : value;
+  }
+  return out as T;
+}
+
+function encode(value: unknown, json: boolean): unknown {
+  if (value === undefined || value === null) return null;
+  if (json) return JSON.stringify(value);
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return value;
+}
+
+/** `SET a = @a, b = @b` for the keys present in `changes` that are allowed columns. */
+function assignments(changes: Record<string, unknown>, allowed: readonly string[], json: Set<string>) {
+  const keys = allowed.filter((key) => changes[key] !== undefined);
+  const values: Raw = {};
+  for (const key of keys) values[key] = encode(changes[key], json.has(key));
+  return { sql: keys.map((key) => `${key} = @${key}`).join(', '), values, empty: keys.length === 0 };
+}
+
+const toNode = (row: Raw | undefined) => decode<NodeRow>(row, NODE_JSON);
+const toVersion = (row: Raw | undefined) => {
+  const version = decode<VersionRow>(row, VERSION_JSON);
+  if (version) version.deprecated = Boolean(version.deprecated);
+  return version;
+};
+const toUser = (row: Raw | undefined) => (row ? ({ ...row, admin: Boolean(row.admin) } as unknown as UserRow) : undefined);
+
+export function createSqliteRegistryStore(db: Db): RegistryStore {
+  // Write transactions take the write lock when they begin, so one that read first never finds the
+  // data changed under it by another process sharing the file.
+  const writing = <A extends unknown[], R>(fn: (...args: A) => R) => {
+    const transaction = db.transaction(fn);
+    return (...args: A): R => transaction.immediate(...args);
+  };
+  const one = (sql: string, ...params: unknown[]) => db.prepare(sql).get(...params) as Raw | undefined;
+  const all = (sql: string, ...params: unknown[]) => db.prepare(sql).all(...params) as Raw[];
+
+  const getUser = (id: string) => toUser(one('SELECT * FROM users WHERE id = ?', id));
+  const getNode = (id: string) => toNode(one('SELECT * FROM nodes WHERE id = ?', id));
+  const getPublisher = (id: string) => one('SELECT * FROM publishers WHERE id = ?', id) as PublisherRow | undefined;
+  const getVersionById = (id: string) => toVersion(one('SELECT * FROM versions WHERE id = ?', id));
+  const getVersion = (nodeId: string, version: string) =>
+    toVersion(one('SELECT * FROM versions WHERE node_id = ? AND version = ?', nodeId, version));
+  const getRole = (publisherId: string, userId: string) =>
+    (one('SELECT role FROM members WHERE publisher_id = ? AND user_id = ?', publisherId, userId)?.role as MemberRole | undefined);
+  const ownerCount = (publisherId: string) =>
+    one("SELECT count(*) AS n FROM members WHERE publisher_id = ? AND role = 'owner'", publisherId)!.n as number;
+
+  const memberSql = `SELECT m.id, m.publisher_id, m.role, m.created_at, u.id AS user_id, u.name AS user_name, u.email AS user_email
+    FROM members m JOIN users u ON u.id = m.user_id`;
+  const toMember = (row: Raw): MemberRow => ({
+    id: row.id as string,
+    publisher_id: row.publisher_id as string,
+    role: row.role as MemberRole,
+    created_at: row.created_at as string,
+    user: { id: row.user_id as string, name: row.user_name as string, email: row.user_email as string | null },
+  });
+  const getMember = (publisherId: string, userId: string) => {
+    const row = one(`${memberSql} WHERE m.publisher_id = ? AND m.user_id = ?`, publisherId, userId);
+    return row ? toMember(row) : undefined;
+  };
+
+  const insertToken = (input: Parameters<RegistryStore['createToken']>[0]) => {
+    const id = randomUUID();
+    db.prepare(
+      `INSERT INTO tokens (id, kind, user_id, publisher_id, name, hash, prefix, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(id, input.kind, input.userId, input.publisherId ?? null, input.name, input.hash, input.prefix, now());
+    return one('SELECT * FROM tokens WHERE id = ?', id) as unknown as TokenRow;
+  };
+
+  const updateNode = (id: string, changes: Partial<NodeFields>) => {
+    const set = assignments(changes, NODE_COLUMNS, NODE_JSON);
+    if (!set.empty) db.prepare(`UPDATE nodes SET ${set.sql}, updated_at = @updated_at WHERE id = @id`).run({ ...set.values, updated_at: now(), id });
+    return getNode(id)!;
+  };
+
+  const updateVersion = (id: string, changes: Record<string, unknown>) => {
+    const set = assignments(changes, VERSION_COLUMNS, VERSION_JSON);
+    if (!set.empty) db.prepare(`UPDATE versions SET ${set.sql} WHERE id = @id`).run({ ...set.values, id });
+    return getVersionById(id)!;
+  };
+
+  const page = (rows: Raw[], total: number): Page<NodeRow> => ({ rows: rows.map((row) => toNode(row)!), total });
+
+  const publish = writing((input: PublishInput): PublishOutcome => {
+    const existing = getNode(input.nodeId);
+    if (existing && existing.publisher_id !== input.publisherId) return { kind: 'other-publisher', publisherId: existing.publisher_id };
+    let node: NodeRow;
+    if (!existing) {
+      const stamp = now();
+      const set = assignments({ status: ACTIVE_NODE, ...input.node }, NODE_COLUMNS, NODE_JSON);
+      const columns = Object.keys(set.values);
+      db.prepare(
+        `INSERT INTO nodes (id, publisher_id, created_at, updated_at${columns.map((c) => `, ${c}`).join('')})
+         VALUES (@id, @publisher_id, @stamp, @stamp${columns.map((c) => `, @${c}`).join('')})`,
+      ).run({ ...set.values, id: input.nodeId, publisher_id: input.publisherId, stamp });
+      node = getNode(input.nodeId)!;
+    } else {
+      // A Deleted node comes back when its own publisher publishes to it again.
+      const reactivate = existing.status === 'NodeStatusDeleted' ? { status: 'NodeStatusActive' as const } : {};
+      node = updateNode(existing.id, { ...input.node, ...reactivate });
+    }
+
+    const current = getVersion(node.id, input.version);
+    if (current?.uploaded_at) return { kind: 'archive-exists', version: current };
+    const pending = Object.fromEntries(Object.entries(input.pending).map(([key, value]) => [key, encode(value, VERSION_JSON.has(key))]));
+    if (current) {
+      db.prepare(
+        `UPDATE versions SET changelog = @changelog, dependencies = @dependencies, supported_accelerators = @supported_accelerators,
+           supported_appui_frontend_version = @supported_appui_frontend_version, supported_appui_version = @supported_appui_version,
+           supported_os = @supported_os, tags = @tags, status = 'NodeVersionStatusPending' WHERE id = @id`,
+      ).run({ ...pending, id: current.id });
+      return { kind: 'retried', node, version: getVersionById(current.id)! };
+    }
+    const id = randomUUID();
+    db.prepare(
+      `INSERT INTO versions (id, node_id, version, changelog, dependencies, supported_accelerators, supported_appui_frontend_version,
+         supported_appui_version, supported_os, tags, created_at)
+       VALUES (@id, @node_id, @version, @changelog, @dependencies, @supported_accelerators, @supported_appui_frontend_version,
+         @supported_appui_version, @supported_os, @tags, @created_at)`,
+    ).run({ ...pending, id, node_id: node.id, version: input.version, created_at: now() });
+    return { kind: 'created', node, version: getVersionById(id)! };
+  });
+
+  const setMember = writing((publisherId: string, userId: string, role: MemberRole): MemberRow | 'last-owner' => {
+    const current = getRole(publisherId, userId);
+    if (current === 'owner' && role !== 'owner' && ownerCount(publisherId) === 1) return 'last-owner';
+    if (current) db.prepare('UPDATE members SET role = ? WHERE publisher_id = ? AND user_id = ?').run(role, publisherId, userId);
+    else {
+      db.prepare('INSERT INTO members (id, publisher_id, user_id, role, created_at) VALUES (?, ?, ?, ?, ?)').run(
+        randomUUID(), publisherId, userId, role, now(),
+      );
+    }
+    return getMember(publisherId, userId)!;
+  });
+
+  const removeMember = writing((publisherId: string, userId: string) => {
+    const current = getRole(publisherId, userId);
+    if (!current) return 'not-member' as const;
+    if (current === 'owner' && ownerCount(publisherId) === 1) return 'last-owner' as const;
+    db.prepare('DELETE FROM members WHERE publisher_id = ? AND user_id = ?').run(publisherId, userId);
+    return 'removed' as const;
+  });
+
+  const createPublisher = writing((id: string, fields: Partial<PublisherFields>, ownerId: string) => {
+    if (getPublisher(id)) return 'exists' as const;
+    const set = assignments(fields, PUBLISHER_COLUMNS, new Set());
+    const columns = Object.keys(set.values);
+    db.prepare(
+      `INSERT INTO publishers (id, created_at${columns.map((c) => `, ${c}`).join('')}) VALUES (@id, @created_at${columns.map((c) => `, @${c}`).join('')})`,
+    ).run({ ...set.values, id, created_at: now() });
+    db.prepare("INSERT INTO members (id, publisher_id, user_id, role, created_at) VALUES (?, ?, ?, 'owner', ?)").run(randomUUID(), id, ownerId, now());
+    return getPublisher(id)!;
+  });
+
+  const review = writing((nodeId: string, userId: string, star: number) => {
+    const stamp = now();
+    db.prepare(
+      `INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at`,
+    ).run(nodeId, userId, star, stamp, stamp);
+    db.prepare('UPDATE nodes SET rating = coalesce((SELECT avg(star) FROM reviews WHERE node_id = ?), 0) WHERE id = ?').run(nodeId, nodeId);
+    return getNode(nodeId)!;
+  });
+
+  const useToken = writing((hash: string) => {
+    const token = one('SELECT * FROM tokens WHERE hash = ? AND revoked_at IS NULL', hash) as TokenRow | undefined;
+    if (!token) return undefined;
+    const stamp = now();
+    db.prepare('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(stamp, token.id);
+    const { hash: _hash, ...rest } = token as TokenRow & { hash?: string };
+    return { token: { ...rest, last_used_at: stamp }, user: getUser(token.user_id)! };
+  });
+
+  const ensureBootstrapAdmin = writing((userId: string, hash: string, prefix: string) => {
+    if (!getUser(userId)) db.prepare('INSERT INTO users (id, name, admin, created_at) VALUES (?, ?, 1, ?)').run(userId, 'admin', now());
+    else db.prepare('UPDATE users SET admin = 1 WHERE id = ?').run(userId);
+    const same = one('SELECT id, user_id FROM tokens WHERE hash = ?', hash);
+    if (same && same.user_id !== userId) throw new Error('the admin token is already the token of another user');
+    db.prepare("UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND name = 'bootstrap' AND hash != ? AND revoked_at IS NULL").run(now(), userId, hash);
+    if (same) db.prepare('UPDATE tokens SET revoked_at = NULL WHERE id = ?').run(same.id);
+    else insertToken({ kind: 'user', userId, name: 'bootstrap', hash, prefix });
+  });
+
+  const createUser = writing((input: Parameters<RegistryStore['createUser']>[0]) => {
+    const id = input.id ?? randomUUID();
+    db.prepare('INSERT INTO users (id, name, email, admin, created_at) VALUES (?, ?, ?, ?, ?)').run(
+      id, input.name, input.email ?? null, input.admin ? 1 : 0, now(),
+    );
+    if (input.token) insertToken({ kind: 'user', userId: id, ...input.token });
+    return getUser(id)!;
+  });
+
+  const tokenColumns = 'id, kind, user_id, publisher_id, name, prefix, created_at, last_used_at, revoked_at';
+
+  return {
+    createUser: async (input) => createUser(input),
+    getUser: async (id) => getUser(id),
+    createToken: async (input) => {
+      const { hash: _hash, ...token } = insertToken(input) as TokenRow & { hash?: string };
+      return token;
+    },
+    useToken: async (hash) => useToken(hash),
+    getToken: async (id) => one(`SELECT ${tokenColumns} FROM tokens WHERE id = ?`, id) as TokenRow | undefined,
+    async listTokens(filter) {
+      const rows =
+        'userId' in filter
+          ? all(`SELECT ${tokenColumns} FROM tokens WHERE user_id = ? AND kind = 'user' AND revoked_at IS NULL ORDER BY created_at, id`, filter.userId)
+          : all(`SELECT ${tokenColumns} FROM tokens WHERE publisher_id = ? AND revoked_at IS NULL ORDER BY created_at, id`, filter.publisherId);
+      return rows as unknown as TokenRow[];
+    },
+    async revokeToken(id) {
+      db.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now(), id);
+    },
+    ensureBootstrapAdmin: async (userId, hash, prefix) => ensureBootstrapAdmin(userId, hash, prefix),
+
+    getPublisher: async (id) => getPublisher(id),
+    createPublisher: async (id, fields, ownerId) => createPublisher(id, fields, ownerId),
+    async updatePublisher(id, changes) {
+      const set = assignments(changes, PUBLISHER_COLUMNS, new Set());
+      if (!set.empty) db.prepare(`UPDATE publishers SET ${set.sql} WHERE id = @id`).run({ ...set.values, id });
+      return getPublisher(id)!;
+    },
+    listMembers: async (publisherId) => all(`${memberSql} WHERE m.publisher_id = ? ORDER BY m.created_at, m.id`, publisherId).map(toMember),
+    getRole: async (publisherId, userId) => getRole(publisherId, userId),
+    publishersOfUser: async (userId) =>
+      all('SELECT publisher_id AS id, role FROM members WHERE user_id = ? ORDER BY publisher_id', userId) as { id: string; role: MemberRole }[],
+    setMember: async (publisherId, userId, role) => setMember(publisherId, userId, role),
+    removeMember: async (publisherId, userId) => removeMember(publisherId, userId),
+
+    getNode: async (id) => getNode(id),
+    async listNodes({ sort, offset, limit }) {
+      const total = one('SELECT count(*) AS n FROM nodes WHERE status = ?', ACTIVE_NODE)!.n as number;
+      const rows = all(`SELECT * FROM nodes WHERE status = ? ORDER BY ${NODE_ORDER[sort]} LIMIT ? OFFSET ?`, ACTIVE_NODE, limit, offset);
+      return page(rows, total);
+    },
+    async searchNodes({ terms, offset, limit }) {
+      // The index holds Active nodes only; rank first, then read the page's rows.
+      const match = terms.map((term) => `"${term.replaceAll('"', '""')}"*`).join(' ');
+      const total = one('SELECT count(*) AS n FROM nodes_fts WHERE nodes_fts MATCH ?', match)!.n as number;
+      const seqs = all('SELECT rowid AS seq FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank, rowid LIMIT ? OFFSET ?', match, limit, offset).map(
+        (row) => row.seq as number,
+      );
+      const rows = new Map(all(`SELECT * FROM nodes WHERE seq IN (${seqs.map(() => '?').join(', ')})`, ...seqs).map((row) => [row.seq, row]));
+      return page(seqs.map((seq) => rows.get(seq)!), total);
+    },
+    listPublisherNodes: async (publisherId) => all('SELECT * FROM nodes WHERE publisher_id = ? ORDER BY id', publisherId).map((row) => toNode(row)!),
+    updateNode: async (id, changes) => writing(() => updateNode(id, changes))(),
+    async countDownload(nodeId) {
+      db.prepare('UPDATE nodes SET downloads = downloads + 1 WHERE id = ?').run(nodeId);
+    },
+    review: async (nodeId, userId, star) => review(nodeId, userId, star),
+
+    async listVersions(nodeIds) {
+      if (nodeIds.length === 0) return [];
+      return all(`SELECT * FROM versions WHERE node_id IN (${nodeIds.map(() => '?').join(', ')})`, ...nodeIds).map((row) => toVersion(row)!);
+    },
+    getVersionById: async (id) => getVersionById(id),
+    getVersion: async (nodeId, version) => getVersion(nodeId, version),
+    publish: async (input) => publish(input),
+    updateVersion: async (id, changes: VersionChanges) => updateVersion(id, changes),
+    async recordArchive(id, archive: { sha256: string; size: number; status: VersionStatus }) {
+      db.prepare('UPDATE versions SET archive_sha256 = ?, archive_size = ?, uploaded_at = ?, status = ? WHERE id = ?').run(
+        archive.sha256, archive.size, now(), archive.status, id,
+      );
+      return getVersionById(id)!;
+    },
+  };
+}
