@@ -19,6 +19,8 @@ export const MEMBER_ROLES = ['owner', 'member'] as const;
 
 /** Node ids: 1–100 characters, letters and digits at both ends, `._-` inside. */
 export const NODE_ID = { maxLength: 100, pattern: '^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$' } as const;
+/** Node ids that would collide with a route of ours (`GET /nodes/search`); compared in any case. */
+export const RESERVED_NODE_IDS = ['search'] as const;
 /** Publisher ids: lowercase, start with a letter, 2–64 characters. */
 export const PUBLISHER_ID = { pattern: '^[a-z][a-z0-9-]{1,63}$' } as const;
 export const DESCRIPTION_MAX = 1000;
