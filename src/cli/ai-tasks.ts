@@ -167,12 +167,18 @@ const followHint = (kind: TaskKind, id: string) => `nodereg task status ${kind} 
 export async function waitForTask(ctx: Ctx, client: Client, kind: TaskKind, taskId: string, timeoutMs: number): Promise<unknown> {
   const interrupted = new AbortController();
   const onSigint = () => interrupted.abort();
-  process.once('SIGINT', onSigint);
+  // `on`, not `once`: while a listener stays, ora's cursor restorer (signal-exit) does not re-raise the signal.
+  process.on('SIGINT', onSigint);
   const stopped = new Promise<never>((_, reject) =>
     interrupted.signal.addEventListener('abort', () => reject(new CliError(`stopped waiting; ${kind} task ${taskId} keeps running`, EXIT.interrupted, 'interrupted', `follow it later: ${followHint(kind, taskId)}`)), { once: true }),
   );
   stopped.catch(() => {});
-  const spinner = ctx.out.animated ? (await import('ora')).default({ text: `${kind} task ${taskId}`, stream: ctx.stderr as NodeJS.WritableStream }).start() : undefined;
+  // A terminal without a width (some ptys) would make the spinner redraw endlessly: plain lines there.
+  // discardStdin off: it puts the terminal in raw mode, where Ctrl-C raises no SIGINT.
+  const animate = ctx.out.animated && ((ctx.stderr as { columns?: number }).columns ?? 0) > 0;
+  const spinner = animate
+    ? (await import('ora')).default({ text: `${kind} task ${taskId}`, stream: ctx.stderr as NodeJS.WritableStream, discardStdin: false }).start()
+    : undefined;
   const deadline = Date.now() + timeoutMs;
   let interval = 500;
   let last = '';
