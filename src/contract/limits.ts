@@ -44,6 +44,8 @@ export const JSON_BODY_MAX = 25 * MiB;
 export const DEFAULT_MAX_ARCHIVE = 200 * MiB;
 export const DEFAULT_MAX_UNPACKED = 1024 * MiB;
 export const UPLOAD_URL_TTL_SECONDS = 15 * 60;
+/** Entries one archive may hold: each name is kept in memory while the archive is checked. */
+export const MAX_ARCHIVE_ENTRIES = 100_000;
 export const CONTENT_SHA256_HEADER = 'X-Content-SHA256';
 
 // ---- AI proxy ----

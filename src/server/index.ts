@@ -162,7 +162,11 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     },
     close: () =>
       new Promise((resolve) => {
+        // A keep-alive connection busy when closing begins turns idle once its response is sent; close
+        // it then, rather than after keepAliveTimeout (which held `serve` open seconds after SIGTERM).
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
         server.close(async () => {
+          clearInterval(sweep);
           for (const task of closers) await task();
           db.close();
           resolve();

@@ -6,6 +6,7 @@ import { examples } from './index.js';
 
 export function register(program: Command, ctx: Ctx): void {
   const task = program.command('task').description('follow AI proxy tasks (relight, skin enhancer, video extend)');
+  examples(task, ['nodereg task status relight TASK_ID --wait', 'nodereg task status video TASK_ID --output extended.mp4']);
   const status = task
     .command('status')
     .description('show the status and results of a task; --wait polls until it is done')
