@@ -130,7 +130,9 @@ export function createClient(options: ClientOptions) {
 
     /** GETs an absolute URL (a download URL, a task result) as a stream. */
     async download(url: string): Promise<Response> {
-      return send(url, { method: 'GET', timeout: false });
+      // The token is for the registry only: a URL elsewhere (a mirror, a provider) never sees it.
+      const sameOrigin = new URL(url, base).origin === new URL(base).origin;
+      return send(url, { method: 'GET', timeout: false, ...(sameOrigin ? {} : { headers: { authorization: undefined } }) });
     },
 
     /**
