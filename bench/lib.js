@@ -32,7 +32,8 @@ export function row(name, measured, against, ratio, target, ok) {
 
 export function renderTable(rows) {
   const header = '| benchmark | measured | against | ratio | target | verdict |\n|---|---|---|---|---|---|';
-  return [header, ...rows.map((r) => `| ${r.name} | ${r.measured} | ${r.against} | ${r.ratio} | ${r.target} | ${r.verdict} |`)].join('\n');
+  const cell = (text) => String(text).replaceAll('|', '\\|'); // a pipe inside a cell would end it
+  return [header, ...rows.map((r) => `| ${[r.name, r.measured, r.against, r.ratio, r.target, r.verdict].map(cell).join(' | ')} |`)].join('\n');
 }
 
 /** Wall times of several commands in ms, run in turns (so a slow spell of a noisy machine hits all alike); medians. */

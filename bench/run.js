@@ -6,6 +6,7 @@ import { machine, renderTable } from './lib.js';
 
 const sections = {
   startup: () => import('./startup.js'),
+  pack: () => import('./pack.js'),
   serve: () => import('./serve.js'),
   scale: () => import('./scale.js'),
 };
