@@ -17,7 +17,7 @@ const WORDS = [
 ];
 
 /** Plausible Python: imports, classes, functions, comments; about `size` bytes, deterministic for the generator. */
-function pythonSource(next, size) {
+export function pythonSource(next, size) {
   const pick = (list) => list[Math.floor(next() * list.length)];
   const name = () => `${pick(WORDS)}_${pick(WORDS)}`;
   const lines = ['import os', 'import math', `from .${pick(WORDS)} import ${name()}, ${name()}`, ''];

@@ -8,6 +8,7 @@ const sections = {
   startup: () => import('./startup.js'),
   pack: () => import('./pack.js'),
   serve: () => import('./serve.js'),
+  publish: () => import('./publish.js'),
   scale: () => import('./scale.js'),
 };
 
