@@ -16,7 +16,14 @@ const DURATION = 10; // seconds per measured run, after a 2-second warm-up run
 const USERS = CONNECTIONS; // one reviewer per connection, so every review is written (replaced) by its own user
 const VERDACCIO = '6.8.0'; // the last release that runs on Node 20
 
-async function load(url, { method = 'GET', tokens, duration = DURATION } = {}) {
+/** CPU time (user + system) a process has used so far, in ms. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 1/100 s
+}
+
+async function load(url, { method = 'GET', tokens, duration = DURATION, pid } = {}) {
+  const cpuBefore = pid ? cpuMs(pid) : 0;
   let next = 0;
   let stars = 0;
   const result = await autocannon({
@@ -29,7 +36,8 @@ async function load(url, { method = 'GET', tokens, duration = DURATION } = {}) {
     requests: tokens ? [{ setupRequest: (request) => ({ ...request, path: request.path.replace(/star=\d/, `star=${(stars++ % 5) + 1}`) }) }] : undefined,
   });
   if (result.errors || result.non2xx || result.timeouts) throw new Error(`${method} ${url}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`);
-  return { rps: result.requests.average, p99: result.latency.p99 };
+  const cpuPerRequest = pid ? ((cpuMs(pid) - cpuBefore) * 1000) / result.requests.total : undefined;
+  return { rps: result.requests.average, p99: result.latency.p99, cpu: cpuPerRequest };
 }
 
 async function measure(url, options) {
@@ -49,10 +57,11 @@ function waitForUrl(child, pattern) {
   });
 }
 
-async function startFloor(jsonFile) {
-  const child = spawn(process.execPath, [resolve(import.meta.dirname, 'floor-server.js'), jsonFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** A server of bench/ that answers the JSON in `jsonFile` from memory. */
+async function startFloor(script, jsonFile) {
+  const child = spawn(process.execPath, [resolve(import.meta.dirname, script), jsonFile], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await waitForUrl(child, /listening on (\S+)/);
-  return { url, stop: () => new Promise((done) => (child.on('exit', done), child.kill('SIGTERM'))) };
+  return { url, pid: child.pid, stop: () => new Promise((done) => (child.on('exit', done), child.kill('SIGTERM'))) };
 }
 
 const freePort = () =>
@@ -138,7 +147,7 @@ async function startVerdaccio(bin) {
     }
     await new Promise((wait) => setTimeout(wait, 100));
   }
-  return { url: `${url}/bench-pkg`, stop: () => (child.kill('SIGTERM'), exited) };
+  return { url: `${url}/bench-pkg`, pid: child.pid, stop: () => (child.kill('SIGTERM'), exited) };
 }
 
 export default async function serve() {
@@ -167,8 +176,8 @@ export default async function serve() {
       if (response.status !== 201) throw new Error(`POST /users: ${response.status} ${await response.text()}`);
       tokens.push((await response.json()).token);
     }
-    get = await measure(nodeUrl);
-    review = await measure(`${nodeUrl}/reviews?star=1`, { method: 'POST', tokens });
+    get = await measure(nodeUrl, { pid: ours.pid });
+    review = await measure(`${nodeUrl}/reviews?star=1`, { method: 'POST', tokens, pid: ours.pid });
     const after = await (await fetch(nodeUrl)).json();
     notes.push(`serve: reviews spread over ${USERS} users (one per connection), each replacing its own review; the node's rating afterwards: ${after.rating.toFixed(2)}`);
   } finally {
@@ -177,20 +186,26 @@ export default async function serve() {
 
   const jsonFile = join(dir, 'node.json');
   writeFileSync(jsonFile, nodeJson);
-  const floorServer = await startFloor(jsonFile);
-  let floorGet, floorPost;
+  const floorServer = await startFloor('floor-server.js', jsonFile);
+  let floorGet, floorPost, hono;
   try {
-    floorGet = await measure(`${floorServer.url}/nodes/x`);
-    floorPost = await measure(`${floorServer.url}/nodes/x/reviews?star=1`, { method: 'POST' });
+    floorGet = await measure(`${floorServer.url}/nodes/x`, { pid: floorServer.pid });
+    floorPost = await measure(`${floorServer.url}/nodes/x/reviews?star=1`, { method: 'POST', pid: floorServer.pid });
   } finally {
     await floorServer.stop();
+  }
+  const honoServer = await startFloor('hono-floor-server.js', jsonFile);
+  try {
+    hono = await measure(`${honoServer.url}/nodes/x`, { pid: honoServer.pid });
+  } finally {
+    await honoServer.stop();
   }
 
   let peer;
   try {
     const verdaccio = await startVerdaccio(installVerdaccio());
     try {
-      peer = await measure(verdaccio.url);
+      peer = await measure(verdaccio.url, { pid: verdaccio.pid });
     } finally {
       await verdaccio.stop();
     }
@@ -199,11 +214,17 @@ export default async function serve() {
   }
 
   const rate = (r) => `${Math.round(r.rps).toLocaleString('en')}/s, p99 ${ms(r.p99)}`;
-  rows.push(row('serve: `GET /nodes/{id}`', rate(get), `bare node:http, same JSON: ${rate(floorGet)}`, get.rps / floorGet.rps, '≥ 0.6× the floor', get.rps / floorGet.rps >= 0.6));
+  const floorRate = `bare node:http, same JSON: ${rate(floorGet)}`;
+  rows.push(row('serve: `GET /nodes/{id}`', rate(get), floorRate, get.rps / floorGet.rps, '≥ 0.6× the floor', get.rps / floorGet.rps >= 0.6));
+  rows.push(row('reference: bare Hono (@hono/node-server), same JSON', rate(hono), floorRate, hono.rps / floorGet.rps, '(what the framework alone reaches)'));
   if (peer) rows.push(row('serve: `GET /nodes/{id}` vs Verdaccio', rate(get), `Verdaccio ${VERDACCIO} package metadata: ${rate(peer)}`, get.rps / peer.rps, '≥ 10× Verdaccio', get.rps / peer.rps >= 10));
   else rows.push({ name: 'serve: `GET /nodes/{id}` vs Verdaccio', measured: rate(get), against: `Verdaccio ${VERDACCIO}: not measured`, ratio: '—', target: '≥ 10× Verdaccio', verdict: 'not measured' });
   rows.push(
     row('serve: `POST /nodes/{id}/reviews?star=N`', rate(review), `bare node:http, same JSON: ${rate(floorPost)}`, review.rps / floorPost.rps, '≥ 10,000/s, p99 < 20 ms', review.rps >= 10_000 && review.p99 < 20),
+  );
+  const cpu = (r) => (r?.cpu === undefined ? 'not measured' : `${r.cpu.toFixed(0)} µs`);
+  notes.push(
+    `serve: server CPU time per request (user + system, from /proc/PID/stat; steadier than requests/s on a shared machine): GET ours ${cpu(get)}, bare Hono ${cpu(hono)}, bare node:http ${cpu(floorGet)}, Verdaccio ${cpu(peer)}; reviews ours ${cpu(review)}, bare node:http ${cpu(floorPost)}`,
   );
   return { rows, notes };
 }
