@@ -8,7 +8,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ZipFile } from 'yazl';
+import { yazl } from './cjs.js';
 import { compareUtf8, type SelectedFile } from './files.js';
 
 /** Extensions stored as they are: deflating them again only costs time. */
@@ -68,7 +68,7 @@ export interface ArchiveOptions {
 export async function writeArchive(files: SelectedFile[], outPath: string, options: ArchiveOptions = {}): Promise<ArchiveResult> {
   const sorted = [...files].sort((a, b) => compareUtf8(a.path, b.path));
   const maxSize = options.maxSize ?? Infinity;
-  const zip = new ZipFile();
+  const zip = new yazl.ZipFile();
   const hash = createHash('sha256');
   let written = 0;
 
