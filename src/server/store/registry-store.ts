@@ -171,9 +171,9 @@ export interface RegistryStore {
   // ---- nodes ----
   /** Found by any case. */
   getNode(id: string): Promise<NodeRow | undefined>;
-  /** Active nodes, sorted, ties broken by id. */
+  /** Active nodes of publishers that are not banned, sorted, ties broken by id. */
   listNodes(query: { sort: NodeSort; offset: number; limit: number }): Promise<Page<NodeRow>>;
-  /** Active nodes matching every term (as a prefix) in id, name, description, author or tags; best first. */
+  /** Active nodes of publishers that are not banned, matching every term (as a prefix) in id, name, description, author or tags; best first. */
   searchNodes(query: { terms: string[]; offset: number; limit: number }): Promise<Page<NodeRow>>;
   listPublisherNodes(publisherId: string): Promise<NodeRow[]>;
   updateNode(id: string, changes: Partial<NodeFields>): Promise<NodeRow>;

@@ -34,6 +34,8 @@ const NODE_ORDER: Record<NodeSort, string> = {
 };
 
 const ACTIVE_NODE = 'NodeStatusActive';
+/** Lists show Active nodes of publishers that are not banned (the search index holds the same set; migration 2). */
+const LISTED = "status = ? AND publisher_id NOT IN (SELECT id FROM publishers WHERE status = 'PublisherStatusBanned')";
 
 function decode<T>(row: Raw | undefined, json: Set<string>): T | undefined {
   if (!row) return undefined;
@@ -274,8 +276,8 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
 
     getNode: async (id) => getNode(id),
     async listNodes({ sort, offset, limit }) {
-      const total = one('SELECT count(*) AS n FROM nodes WHERE status = ?', ACTIVE_NODE)!.n as number;
-      const rows = all(`SELECT * FROM nodes WHERE status = ? ORDER BY ${NODE_ORDER[sort]} LIMIT ? OFFSET ?`, ACTIVE_NODE, limit, offset);
+      const total = one(`SELECT count(*) AS n FROM nodes WHERE ${LISTED}`, ACTIVE_NODE)!.n as number;
+      const rows = all(`SELECT * FROM nodes WHERE ${LISTED} ORDER BY ${NODE_ORDER[sort]} LIMIT ? OFFSET ?`, ACTIVE_NODE, limit, offset);
       return page(rows, total);
     },
     async searchNodes({ terms, offset, limit }) {
