@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import { DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
+import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
 import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
 import { HttpError, rawErrorResponse } from './errors.js';
@@ -77,7 +78,13 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   const archives = createLocalArchiveStorage(join(options.dataDir, 'archives'));
   const admin = resolveAdminToken(options.dataDir, options.adminToken);
   // Requests wait for the admin's token to be in place (listen() waits too).
-  const ready = Promise.all([bootstrapAdmin(store, admin.token), archives.sweep()]);
+  const ready = Promise.all([
+    bootstrapAdmin(store, admin.token),
+    archives.sweep(),
+    rollBackArchiveClaims(store, archives).then((count) => {
+      if (count) options.log?.(`rolled back ${count} upload(s) cut short by a crash; they can be uploaded again`);
+    }),
+  ]);
   ready.catch(() => {});
   const storeAuthenticate = createAuthenticate(store);
   const authenticate = async (token: string) => {

@@ -195,7 +195,22 @@ FROM nodes n JOIN publishers p ON p.id = n.publisher_id
 WHERE n.status = 'NodeStatusActive' AND p.status = 'PublisherStatusBanned';
 `;
 
+// Uploads in the middle of storing their archive. A version gets its archive in three steps: a claim
+// here (only one per version, and none once it has an archive: the "already uploaded" decision), the
+// file renamed into place, then the archive recorded on the version and the claim removed in one
+// transaction. A claim found at start is an upload that died between the steps, never acknowledged:
+// its file is removed and the claim dropped, so the store and the files agree and the upload can be
+// retried.
+const archiveClaims = `
+CREATE TABLE archive_claims (
+  version_id  TEXT PRIMARY KEY REFERENCES versions(id),
+  key         TEXT NOT NULL,
+  created_at  TEXT NOT NULL
+);
+`;
+
 export const migrations: Migration[] = [
   { name: 'registry', sql: registry },
   { name: 'hide-banned-publishers', sql: hideBannedPublishers },
+  { name: 'archive-claims', sql: archiveClaims },
 ];

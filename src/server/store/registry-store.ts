@@ -189,6 +189,16 @@ export interface RegistryStore {
   /** Creates or updates the node and creates (or, before its archive arrived, renews) the version, in one transaction. */
   publish(input: PublishInput): Promise<PublishOutcome>;
   updateVersion(id: string, changes: VersionChanges): Promise<VersionRow>;
-  /** Records the archive of a version and its new status. */
+  /**
+   * The "already uploaded" decision: claims the right to store the archive of version `id` at `key`.
+   * False when the version has its archive or another upload holds the claim. Of racing claims exactly
+   * one is true.
+   */
+  claimArchive(id: string, key: string): Promise<boolean>;
+  /** Gives a claim up (the archive was not stored). */
+  releaseArchive(id: string): Promise<void>;
+  /** Claims left by a process that died before recording the archive (see migration 3). */
+  listArchiveClaims(): Promise<{ version_id: string; key: string }[]>;
+  /** Records the archive of a version and its new status, and removes its claim, in one transaction. */
   recordArchive(id: string, archive: { sha256: string; size: number; status: VersionStatus }): Promise<VersionRow>;
 }

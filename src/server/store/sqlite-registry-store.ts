@@ -237,6 +237,19 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
     return getUser(id)!;
   });
 
+  const claimArchive = writing((id: string, key: string) => {
+    if (one('SELECT 1 FROM versions WHERE id = ? AND archive_sha256 IS NULL', id) === undefined) return false;
+    return db.prepare('INSERT INTO archive_claims (version_id, key, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(id, key, now()).changes === 1;
+  });
+
+  const recordArchive = writing((id: string, archive: { sha256: string; size: number; status: VersionStatus }) => {
+    db.prepare('UPDATE versions SET archive_sha256 = ?, archive_size = ?, uploaded_at = ?, status = ? WHERE id = ?').run(
+      archive.sha256, archive.size, now(), archive.status, id,
+    );
+    db.prepare('DELETE FROM archive_claims WHERE version_id = ?').run(id);
+    return getVersionById(id)!;
+  });
+
   const tokenColumns = 'id, kind, user_id, publisher_id, name, prefix, created_at, last_used_at, revoked_at';
 
   return {
@@ -305,11 +318,11 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
     getVersion: async (nodeId, version) => getVersion(nodeId, version),
     publish: async (input) => publish(input),
     updateVersion: async (id, changes: VersionChanges) => updateVersion(id, changes),
-    async recordArchive(id, archive: { sha256: string; size: number; status: VersionStatus }) {
-      db.prepare('UPDATE versions SET archive_sha256 = ?, archive_size = ?, uploaded_at = ?, status = ? WHERE id = ?').run(
-        archive.sha256, archive.size, now(), archive.status, id,
-      );
-      return getVersionById(id)!;
+    claimArchive: async (id, key) => claimArchive(id, key),
+    async releaseArchive(id) {
+      db.prepare('DELETE FROM archive_claims WHERE version_id = ?').run(id);
     },
+    listArchiveClaims: async () => all('SELECT version_id, key FROM archive_claims ORDER BY created_at') as { version_id: string; key: string }[],
+    recordArchive: async (id, archive) => recordArchive(id, archive),
   };
 }
