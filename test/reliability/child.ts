@@ -31,7 +31,8 @@ export interface ChildServer {
 
 export interface ChildOptions {
   adminToken?: string;
-  options?: Partial<RegistryServerOptions>;
+  /** Server options; `log: true` puts the access log on stderr (see `stderr()`). */
+  options?: Omit<Partial<RegistryServerOptions>, 'log'> & { log?: boolean };
 }
 
 export async function startChild(dataDir: string, { adminToken, options }: ChildOptions = {}): Promise<ChildServer> {

@@ -4,7 +4,7 @@ import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { tooLarge } from '../errors.js';
+import { badRequest, tooLarge } from '../errors.js';
 
 /** An upload written whole to a temporary file, not yet in place. */
 export interface ReceivedArchive {
@@ -84,9 +84,11 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
         },
       });
       // The body is piped (not put in the pipeline) so that an overflow leaves it open for a 413 answer.
-      const onBodyError = (error: Error) => counter.destroy(error);
+      // A body cut short (the client went away, or sent too slowly) is the client's doing: a 400, not a 500.
+      const cut = (why = 'the connection closed or timed out') => badRequest(`the upload ended before the whole body arrived (${why})`);
+      const onBodyError = (error: Error) => counter.destroy(cut(error.message));
       const onBodyClose = () => {
-        if (!body.readableEnded) counter.destroy(new Error('the upload ended before the whole body arrived'));
+        if (!body.readableEnded) counter.destroy(cut());
       };
       body.once('error', onBodyError);
       body.once('close', onBodyClose);
