@@ -41,13 +41,19 @@ export async function startChild(dataDir: string, { adminToken, options }: Child
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     cwd: ROOT,
   });
+  // Never outlive the test process, whatever happens to the test.
+  const reap = () => child.kill('SIGKILL');
+  process.once('exit', reap);
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
     child.once('exit', (code, signal) => done({ code, signal })),
   );
   let running = true;
-  void exited.then(() => (running = false));
+  void exited.then(() => {
+    running = false;
+    process.off('exit', reap);
+  });
   const url = await new Promise<string>((done, fail) => {
     let out = '';
     child.stdout!.on('data', (chunk) => {
