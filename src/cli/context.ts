@@ -100,9 +100,13 @@ export class Ctx {
     return { registry: (registry ?? DEFAULT_REGISTRY_URL).replace(/\/+$/, ''), token, profile: profileName, tokenSource };
   }
 
-  /** A client for the resolved registry. With `requireToken`, a missing token fails before any request. */
-  async client(options: { requireToken?: boolean } = {}): Promise<Client> {
+  /**
+   * A client for the resolved registry. With `requireToken`, a missing token fails before any request.
+   * `token` replaces the resolved one (login checks a token before saving it).
+   */
+  async client(options: { requireToken?: boolean; token?: string } = {}): Promise<Client> {
     const connection = await this.connection();
+    if (options.token !== undefined) connection.token = options.token;
     if (options.requireToken && !connection.token) {
       throw new CliError(
         `no token for ${connection.registry}`,

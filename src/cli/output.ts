@@ -1,4 +1,4 @@
-import { styleText } from 'node:util';
+import { stripVTControlCharacters, styleText } from 'node:util';
 import type { CliError } from './errors.js';
 
 export interface Stream {
@@ -73,11 +73,13 @@ export class Output {
   }
 }
 
-/** A human table: columns padded to their widest cell. */
+/** A human table: columns padded to their widest cell (colour codes take no width). */
 export function table(rows: string[][], header?: string[]): string {
   const all = header ? [header, ...rows] : rows;
-  const widths = all[0]?.map((_, i) => Math.max(...all.map((row) => [...(row[i] ?? '')].length))) ?? [];
-  const line = (row: string[]) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd();
+  const width = (cell: string | undefined) => [...stripVTControlCharacters(cell ?? '')].length;
+  const widths = all[0]?.map((_, i) => Math.max(...all.map((row) => width(row[i])))) ?? [];
+  const pad = (cell: string, i: number) => cell + ' '.repeat(Math.max(0, widths[i] - width(cell)));
+  const line = (row: string[]) => row.map((cell, i) => (i === row.length - 1 ? cell : pad(cell, i))).join('  ').trimEnd();
   return all.map(line).join('\n');
 }
 

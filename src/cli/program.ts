@@ -59,6 +59,9 @@ export async function run(argv: string[], version: string, deps: RunDeps = {}): 
     .configureOutput({
       writeOut: (text) => ctx.stdout.write(text),
       writeErr: (text) => ctx.stderr.write(text),
+      // the width of the streams help is written to (80 when not a terminal), so help is stable in tests
+      getOutHelpWidth: () => (ctx.stdout.isTTY ? (ctx.stdout as { columns?: number }).columns : undefined) ?? 80,
+      getErrHelpWidth: () => (ctx.stderr.isTTY ? (ctx.stderr as { columns?: number }).columns : undefined) ?? 80,
     })
     .addHelpText('after', TOP_HELP);
 

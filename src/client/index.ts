@@ -2,6 +2,7 @@ import ky, { HTTPError, TimeoutError } from 'ky';
 import type { z } from 'zod';
 import { ErrorBody, codeForStatus, fieldErrors } from '../contract/errors.js';
 import { ApiError, NetworkError, RequestInvalidError } from './errors.js';
+import { putStream, withoutQuery } from './upload.js';
 
 export { ApiError, NetworkError, RequestInvalidError };
 import { CONTENT_SHA256_HEADER } from '../contract/limits.js';
@@ -27,8 +28,8 @@ export interface CallInput<O extends Operation> {
 }
 
 export interface UploadInput {
-  /** Opens the archive afresh: each attempt reads it again from the start. */
-  open: () => ReadableStream<Uint8Array>;
+  /** Opens the archive afresh: each attempt reads it again from the start (a web or a Node stream). */
+  open: () => ReadableStream<Uint8Array> | NodeJS.ReadableStream;
   size: number;
   sha256: string;
   onProgress?: (sentBytes: number, totalBytes: number) => void;
@@ -47,6 +48,11 @@ function validate<T extends z.ZodType>(schema: T, value: unknown, where: 'params
 /** Reads an error response into an ApiError, whatever its body. */
 async function toApiError(response: Response): Promise<ApiError> {
   const text = await response.text().catch(() => '');
+  return apiError(response.status, response.statusText, text, response.headers.get('retry-after') ?? undefined);
+}
+
+/** An error answer, from its status and body text. */
+function apiError(status: number, statusText: string, text: string, retryAfter?: string): ApiError {
   let parsed: ErrorBody | undefined;
   try {
     const result = ErrorBody.safeParse(JSON.parse(text));
@@ -55,12 +61,12 @@ async function toApiError(response: Response): Promise<ApiError> {
     // not JSON: a proxy or a foreign server; fall back to the status
   }
   return new ApiError(
-    response.status,
-    parsed?.error ?? codeForStatus(response.status),
-    parsed?.message ?? (text.trim().slice(0, 200) || `HTTP ${response.status} ${response.statusText}`),
+    status,
+    parsed?.error ?? codeForStatus(status),
+    parsed?.message ?? (text.trim().slice(0, 200) || `HTTP ${status} ${statusText}`),
     parsed?.hint,
     parsed?.details,
-    response.headers.get('retry-after') ?? undefined,
+    retryAfter,
   );
 }
 
@@ -124,28 +130,39 @@ export function createClient(options: ClientOptions) {
 
     /** GETs an absolute URL (a download URL, a task result) as a stream. */
     async download(url: string): Promise<Response> {
-      return send(url, { method: 'GET', timeout: false });
+      // The token is for the registry only: a URL elsewhere (a mirror, a provider) never sees it.
+      const sameOrigin = new URL(url, base).origin === new URL(base).origin;
+      return send(url, { method: 'GET', timeout: false, ...(sameOrigin ? {} : { headers: { authorization: undefined } }) });
     },
 
-    /** PUTs an archive to a signed upload URL, retrying transient failures with a fresh stream. */
+    /**
+     * PUTs an archive to a signed upload URL, streamed (see upload.ts), retrying transient failures
+     * with a fresh stream. The token is not sent: the URL is signed.
+     */
     async upload(signedUrl: string, input: UploadInput): Promise<NodeVersion> {
       const attempts = input.attempts ?? 3;
       const backoff = input.backoffMs ?? ((n) => 500 * 2 ** (n - 1));
       for (let attempt = 1; ; attempt++) {
         try {
-          const response = await send(signedUrl, {
-            method: 'PUT',
+          log(`→ PUT ${withoutQuery(signedUrl)} (attempt ${attempt})`);
+          const response = await putStream(signedUrl, {
             body: input.open(),
             headers: {
+              'user-agent': headers['user-agent'],
               'content-type': 'application/zip',
               'content-length': String(input.size),
               [CONTENT_SHA256_HEADER.toLowerCase()]: input.sha256,
             },
-            retry: 0,
-            timeout: false,
-            onUploadProgress: input.onProgress ? (p) => input.onProgress!(p.transferredBytes, input.size) : undefined,
+            onProgress: input.onProgress ? (sent) => input.onProgress!(sent, input.size) : undefined,
           });
-          const data: unknown = await response.json();
+          log(`← ${response.status} PUT ${withoutQuery(signedUrl)}`);
+          if (response.status >= 400) throw apiError(response.status, response.statusText, response.text, response.retryAfter);
+          let data: unknown;
+          try {
+            data = JSON.parse(response.text);
+          } catch {
+            throw apiError(response.status, response.statusText, response.text);
+          }
           const parsed = NodeVersion.safeParse(data);
           return (parsed.success ? parsed.data : data) as NodeVersion;
         } catch (error) {

@@ -19,6 +19,8 @@ export const MEMBER_ROLES = ['owner', 'member'] as const;
 
 /** Node ids: 1–100 characters, letters and digits at both ends, `._-` inside. */
 export const NODE_ID = { maxLength: 100, pattern: '^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$' } as const;
+/** Node ids that would collide with a route of ours (`GET /nodes/search`); compared in any case. */
+export const RESERVED_NODE_IDS = ['search'] as const;
 /** Publisher ids: lowercase, start with a letter, 2–64 characters. */
 export const PUBLISHER_ID = { pattern: '^[a-z][a-z0-9-]{1,63}$' } as const;
 export const DESCRIPTION_MAX = 1000;
@@ -44,6 +46,8 @@ export const JSON_MAX_DEPTH = 64;
 export const DEFAULT_MAX_ARCHIVE = 200 * MiB;
 export const DEFAULT_MAX_UNPACKED = 1024 * MiB;
 export const UPLOAD_URL_TTL_SECONDS = 15 * 60;
+/** Entries one archive may hold: each name is kept in memory while the archive is checked. */
+export const MAX_ARCHIVE_ENTRIES = 100_000;
 export const CONTENT_SHA256_HEADER = 'X-Content-SHA256';
 
 // ---- AI proxy ----

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import {
   DESCRIPTION_MAX, CHANGELOG_MAX, IMAGE_TASK_STATUS, MEMBER_ROLES, NAME_MAX, NODE_ID, NODE_SORTS,
-  NODE_STATUS, NODE_VERSION_STATUS, PAGE, PUBLISHER_ID, PUBLISHER_STATUS, SEMVER_PATTERN, VERSION_MAX,
+  NODE_STATUS, NODE_VERSION_STATUS, PAGE, PUBLISHER_ID, RESERVED_NODE_IDS, PUBLISHER_STATUS, SEMVER_PATTERN, VERSION_MAX,
   VIDEO_TASK_STATE,
 } from './limits.js';
 
@@ -11,7 +11,8 @@ export const nodeId = z
   .string()
   .min(1)
   .max(NODE_ID.maxLength)
-  .regex(new RegExp(NODE_ID.pattern), 'must be letters, digits, ".", "_" or "-", starting and ending with a letter or digit');
+  .regex(new RegExp(NODE_ID.pattern), 'must be letters, digits, ".", "_" or "-", starting and ending with a letter or digit')
+  .refine((id) => !(RESERVED_NODE_IDS as readonly string[]).includes(id.toLowerCase()), 'is reserved by the registry: choose another id');
 export const publisherId = z
   .string()
   .regex(new RegExp(PUBLISHER_ID.pattern), 'must be 2–64 characters: lowercase letters, digits or "-", starting with a letter');

@@ -10,6 +10,7 @@ import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
 import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
 import { HttpError, rawErrorResponse } from './errors.js';
+import type { ProxyOptions } from './proxy/options.js';
 import type { ServerContext } from './context.js';
 import type { AppEnv } from './route.js';
 import { routeModules } from './routes/index.js';
@@ -43,6 +44,8 @@ export interface RegistryServerOptions {
    * 5 minutes would cut a maximum-size archive on a slow link.
    */
   requestTimeout?: number;
+  /** The AI proxy: upstreams (forward mode) or the sandbox, callbacks. DESIGN.md §4. */
+  proxy?: ProxyOptions;
 }
 
 export interface RegistryServer {
@@ -194,7 +197,11 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     },
     close: () =>
       new Promise((resolve) => {
+        // A keep-alive connection busy when closing begins turns idle once its response is sent; close
+        // it then, rather than after keepAliveTimeout (which held `serve` open seconds after SIGTERM).
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
         server.close(async () => {
+          clearInterval(sweep);
           for (const task of closers) await task();
           db.close();
           resolve();

@@ -187,3 +187,24 @@ describe('client', () => {
     expect((error as NetworkError).url).toBe(`http://127.0.0.1:${port}/healthz`);
   });
 });
+
+describe('client.download', () => {
+  it('sends the token to the registry, and never to another origin', async () => {
+    const seen: (string | undefined)[] = [];
+    const server = (await import('node:http')).createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.end('zip');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    try {
+      const registry = createClient({ baseUrl: `http://127.0.0.1:${port}`, token: 'nrg_u_secret', retries: 0 });
+      await (await registry.download(`http://127.0.0.1:${port}/archives/a.zip`)).text();
+      // same host, another origin (the name differs): no token
+      await (await registry.download(`http://localhost:${port}/elsewhere.zip`)).text();
+      expect(seen).toEqual(['Bearer nrg_u_secret', undefined]);
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -52,6 +52,8 @@ describe('nodeId: 1–100 characters, letters/digits at both ends, ._- inside', 
     'nöde',
     '../x',
     'a\n',
+    'search',
+    'Search',
   ])('rejects %j', (id) => {
     expect(nodeId.safeParse(id).success).toBe(false);
   });

@@ -10,6 +10,7 @@ export interface Served {
   url: string;
   stdout: () => string;
   stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Sends a signal and resolves to how the process ended. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -58,6 +59,7 @@ export function serve(args: string[], options: { home?: string; env?: Record<str
           url: match[1],
           stdout: () => stdout,
           stderr: () => stderr,
+          exited,
           stop: (signal = 'SIGTERM') => {
             child.kill(signal);
             return exited;

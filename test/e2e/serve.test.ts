@@ -1,12 +1,25 @@
 // `nodereg serve` and `nodereg backup` as a user runs them: the real binary, spawned with temp
 // HOME/XDG dirs, talking to 127.0.0.1 only.
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { buffer } from 'node:stream/consumers';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import yazl from 'yazl';
 import { runCli, tempDir } from '../helpers.js';
 import { serve } from './serve-helper.js';
+
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+async function exampleZip(): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  zip.addBuffer(Buffer.from('[project]\nname = "slow-node"\nversion = "1.0.0"\n'), 'pyproject.toml');
+  zip.addBuffer(Buffer.alloc(200_000, 'x'), 'slow_node/data.txt', { compress: false });
+  zip.end();
+  return buffer(zip.outputStream);
+}
 
 function integrity(dbPath: string): string {
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });
@@ -90,6 +103,183 @@ describe('nodereg serve', () => {
     } finally {
       blocker.close();
     }
+  });
+});
+
+/** A port that was free a moment ago. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+function readConfig(home: string): { mode: number; profiles: Record<string, { registry?: string; token?: string }> } {
+  const path = join(home, '.config', 'nodereg', 'config.json');
+  return { mode: statSync(path).mode & 0o777, profiles: JSON.parse(readFileSync(path, 'utf8')).profiles };
+}
+
+async function me(url: string, token: string): Promise<{ status: number; body: { user?: { admin?: boolean } } }> {
+  const response = await fetch(`${url}/users/me`, { headers: { authorization: `Bearer ${token}` } });
+  return { status: response.status, body: (await response.json()) as { user?: { admin?: boolean } } };
+}
+
+describe('nodereg serve: the admin token', () => {
+  const tokenLine = /admin token \(shown once; also in (\S+)\): (nrg_u_\S+)/;
+
+  it('on the default data dir: printed once, saved to the profile for that URL (0600), and it works', async () => {
+    const home = tempDir('nodereg-home-');
+    const port = await freePort();
+    // a profile already points at this URL, without a token
+    expect((await runCli(['config', 'set', 'registry', `http://127.0.0.1:${port}`], { home })).code).toBe(0);
+
+    const first = await serve(['--port', String(port)], { home });
+    const match = tokenLine.exec(first.stderr());
+    expect(match, first.stderr()).not.toBeNull();
+    const [, file, token] = match!;
+    expect(file).toBe(join(home, '.local/share/nodereg/admin-token'));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(first.stdout()).not.toContain(token);
+    const config = readConfig(home);
+    expect(config.mode).toBe(0o600);
+    expect(config.profiles.default).toEqual({ registry: `http://127.0.0.1:${port}`, token });
+    expect(await me(first.url, token)).toMatchObject({ status: 200, body: { user: { admin: true } } });
+    // the CLI uses it with no token setup
+    const whoami = await runCli(['config', 'get', 'token'], { home });
+    expect(whoami.stdout).toMatch(/^nrg_u_…\(redacted\)/);
+    expect((await first.stop()).code).toBe(0);
+
+    const second = await serve(['--port', String(port)], { home });
+    expect(second.stderr()).not.toContain(token);
+    expect(tokenLine.test(second.stderr())).toBe(false);
+    expect(await me(second.url, token)).toMatchObject({ status: 200 });
+    expect((await second.stop()).code).toBe(0);
+  });
+
+  it('on the default data dir with no matching profile: saved to a new "local" profile', async () => {
+    const home = tempDir('nodereg-home-');
+    const served = await serve(['--port', '0'], { home });
+    const token = tokenLine.exec(served.stderr())![2];
+    expect((await served.stop()).code).toBe(0);
+    expect(readConfig(home).profiles).toEqual({ local: { registry: served.url, token } });
+    expect(served.stderr()).toContain('--profile local');
+  });
+
+  it('is neither saved for another data dir nor printed when NODEREG_ADMIN_TOKEN is set', async () => {
+    const home = tempDir('nodereg-home-');
+    const other = await serve(['--port', '0', '--data-dir', tempDir()], { home });
+    expect(tokenLine.test(other.stderr())).toBe(true);
+    expect((await other.stop()).code).toBe(0);
+    expect(existsSync(join(home, '.config', 'nodereg', 'config.json'))).toBe(false);
+
+    const given = 'nrg_u_given-admin-token-0123456789abcdefghijklmnop';
+    const env = await serve(['--port', '0'], { home, env: { NODEREG_ADMIN_TOKEN: given } });
+    expect(env.stderr()).not.toContain(given);
+    expect(tokenLine.test(env.stderr())).toBe(false);
+    expect(await me(env.url, given)).toMatchObject({ status: 200, body: { user: { admin: true } } });
+    expect((await env.stop()).code).toBe(0);
+    expect(existsSync(join(home, '.config', 'nodereg', 'config.json'))).toBe(false);
+  });
+});
+
+const ADMIN = 'nrg_u_e2e-admin-token-abcdefghijklmnopqrstuvwxyz012345';
+
+async function api(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  const response = await fetch(url + path, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, json: text ? JSON.parse(text) : undefined };
+}
+
+describe('nodereg serve --seed', () => {
+  it('fills an empty data dir through the API, once; the data survives a restart and goes into a backup', async () => {
+    const dataDir = join(tempDir(), 'data');
+    const first = await serve(['--port', '0', '--data-dir', dataDir, '--seed']);
+    await vi.waitFor(() => expect(first.stderr()).toMatch(/seeded publisher "example"|seeding failed|not seeding/), { timeout: 20_000, interval: 50 });
+    expect(first.stderr()).not.toMatch(/seeding failed|not seeding/);
+    expect(first.stderr()).toContain('nodereg publisher create');
+    expect(first.stderr()).toContain('nodereg publish');
+    expect(first.stdout()).toBe(`nodereg registry listening on ${first.url}\n`);
+
+    const install = await fetch(`${first.url}/nodes/example-node/install`);
+    expect(install.status).toBe(200);
+    const version = (await install.json()) as { version: string; downloadUrl: string };
+    expect(version.version).toBe('1.0.0');
+    const archive = Buffer.from(await (await fetch(version.downloadUrl)).arrayBuffer());
+    expect(archive.subarray(0, 2).toString()).toBe('PK');
+    expect((await first.stop()).code).toBe(0);
+
+    // not empty any more: a second --seed start seeds nothing, and the data is still there
+    const second = await serve(['--port', '0', '--data-dir', dataDir, '--seed']);
+    const node = await fetch(`${second.url}/nodes/example-node`);
+    expect(node.status).toBe(200);
+    expect(((await node.json()) as { latest_version?: { version?: string } }).latest_version?.version).toBe('1.0.0');
+    const publisher = await fetch(`${second.url}/publishers/example`);
+    expect(publisher.status).toBe(200);
+
+    const out = join(tempDir(), 'backup');
+    const backup = await runCli(['--json', 'backup', '--data-dir', dataDir, out]);
+    expect(backup.code).toBe(0);
+    expect(JSON.parse(backup.stdout).archives.files).toBe(1);
+    expect(readFileSync(join(out, 'archives/example/example-node/1.0.0/node.zip')).equals(archive)).toBe(true);
+    expect((await second.stop()).code).toBe(0);
+    expect(second.stderr()).not.toContain('seeded publisher');
+    expect(integrity(join(out, 'registry.db'))).toBe('ok');
+  });
+});
+
+describe('nodereg serve: graceful close', () => {
+  it('lets an upload in flight finish when SIGTERM arrives, then exits 0', async () => {
+    const dataDir = tempDir();
+    const served = await serve(['--port', '0', '--data-dir', dataDir], { env: { NODEREG_ADMIN_TOKEN: ADMIN } });
+    expect((await api(served.url, 'POST', '/publishers', { id: 'grace', name: 'Grace' })).status).toBe(201);
+    const published = await api(served.url, 'POST', '/publishers/grace/nodes/slow-node/versions', {
+      node: { id: 'slow-node', description: 'uploaded slowly' },
+      node_version: { version: '1.0.0' },
+    });
+    expect(published.status).toBe(201);
+    const zip = await exampleZip();
+    const half = Math.floor(zip.length / 2);
+
+    const { request } = await import('node:http');
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      // Expect: 100-continue: the server answers once it has the request, so it is in flight for sure
+      const req = request(published.json.signedUrl, {
+        method: 'PUT',
+        headers: {
+          'content-type': 'application/zip',
+          'content-length': zip.length,
+          'x-content-sha256': sha256(zip),
+          expect: '100-continue',
+        },
+      });
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.on('continue', () => {
+        req.write(zip.subarray(0, half), () => {
+          // half the body is sent: ask the server to stop, and send the rest once it is closing
+          served.child.kill('SIGTERM');
+          vi.waitFor(() => expect(served.stderr()).toContain('SIGTERM: closing'), { timeout: 20_000, interval: 20 }).then(
+            () => req.end(zip.subarray(half)),
+            reject,
+          );
+        });
+      });
+    });
+    const { status, body } = await answer;
+    expect(status, body).toBe(200);
+    expect(JSON.parse(body).status).toBe('NodeVersionStatusActive');
+    expect(await served.exited).toEqual({ code: 0, signal: null });
+    expect(readFileSync(join(dataDir, 'archives/grace/slow-node/1.0.0/node.zip')).equals(zip)).toBe(true);
+    expect(integrity(join(dataDir, 'registry.db'))).toBe('ok');
   });
 });
 

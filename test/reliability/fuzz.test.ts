@@ -5,8 +5,8 @@
 // answer must be a success or a 4xx in the error shape: never a 5xx, a hang, a dropped connection,
 // an internal error in the server's log, or a crash; and the server answers after.
 import { createHash } from 'node:crypto';
-import { Agent, request } from 'node:http';
-import { connect } from 'node:net';
+import { Agent, createServer, request } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBody, ERROR_STATUS } from '../../src/contract/errors.js';
@@ -31,15 +31,27 @@ let owner: TestUser;
 let member: TestUser;
 let stranger: TestUser;
 const tokens: Record<string, string> = {};
-const ids = { versions: [] as string[], userTokens: [] as string[], pats: [] as string[], users: [] as string[] };
+const ids = { versions: [] as string[], userTokens: [] as string[], pats: [] as string[], users: [] as string[], tasks: [] as string[] };
 let signed = { expires: '', signature: '', versionId: '' };
 let zips: Buffer[] = [];
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+/** Where generated callbacks point: a receiver on 127.0.0.1 that answers 200 and counts them. */
+let receiverUrl = '';
+let callbacksReceived = 0;
+const receiver = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    callbacksReceived++;
+    res.end('ok');
+  });
+});
 const counts = { http: 0, raw: 0, byStatus: new Map<number, number>() };
 
 beforeAll(async () => {
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   child = await startChild(tempDir('nodereg-fuzz-'), {
-    options: { log: true, maxArchive: MAX_ARCHIVE, maxUnpacked: 4 * MAX_ARCHIVE, headersTimeout: 1_000, requestTimeout: 2_000 },
+    options: { log: true, maxArchive: MAX_ARCHIVE, maxUnpacked: 4 * MAX_ARCHIVE, headersTimeout: 1_000, requestTimeout: 2_000, proxy: { sandboxDelay: 300 } },
   });
   server = { url: child.url, adminToken: child.adminToken } as TestServer;
   owner = await createUser(server, 'fuzz-owner');
@@ -73,6 +85,14 @@ beforeAll(async () => {
     expect((await uploadTo(first.body.signedUrl, zips[0])).status).toBe(200);
     ids.versions.push(first.body.node_version.id);
   }
+  for (const [path, body] of [
+    ['/proxy/img/v1/ai/image-relight', { image: 'https://127.0.0.1/a.png' }],
+    ['/proxy/img/v1/ai/skin-enhancer/flexible', { image: 'https://127.0.0.1/a.png' }],
+    ['/proxy/vid/extend', { model: 'vidq2-turbo' }],
+  ] as const) {
+    const task = await call(server.url, 'POST', path, { token: owner.token, body });
+    if (task.status === 200) ids.tasks.push(task.body.data?.task_id ?? task.body.task_id);
+  }
   const pending = await publish(server, owner.token, 'fuzz-pub', 'fuzz-node', '1.1.0');
   ids.versions.push(pending.body.node_version.id);
   const url = new URL(pending.body.signedUrl);
@@ -81,6 +101,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   agent.destroy();
+  receiver.close();
   await child?.close();
 });
 
@@ -103,6 +124,8 @@ function paramArbitrary(name: string): fc.Arbitrary<string> {
       return pool(...ids.userTokens, ...ids.pats);
     case 'userId':
       return pool(...ids.users);
+    case 'task_id':
+      return pool(...ids.tasks, 'no-such-task');
     default:
       return urlString;
   }
@@ -110,9 +133,9 @@ function paramArbitrary(name: string): fc.Arbitrary<string> {
 
 function coherentParams(): Record<string, string>[] {
   return [
-    { publisherId: 'fuzz-pub', nodeId: 'fuzz-node', versionId: ids.versions[0], version: '1.0.0', tokenId: ids.pats[0], userId: member.id },
-    { publisherId: 'fuzz-pub', nodeId: 'fuzz-node', versionId: signed.versionId, version: '1.1.0', tokenId: ids.userTokens[0], userId: owner.id },
-    { publisherId: 'other-pub', nodeId: 'other-node', versionId: ids.versions[1], version: '1.0.0', tokenId: ids.pats[1], userId: stranger.id },
+    { publisherId: 'fuzz-pub', nodeId: 'fuzz-node', versionId: ids.versions[0], version: '1.0.0', tokenId: ids.pats[0], userId: member.id, task_id: ids.tasks[0] },
+    { publisherId: 'fuzz-pub', nodeId: 'fuzz-node', versionId: signed.versionId, version: '1.1.0', tokenId: ids.userTokens[0], userId: owner.id, task_id: ids.tasks[1] },
+    { publisherId: 'other-pub', nodeId: 'other-node', versionId: ids.versions[1], version: '1.0.0', tokenId: ids.pats[1], userId: stranger.id, task_id: ids.tasks[2] },
   ];
 }
 
@@ -144,6 +167,13 @@ const known: Known = (name) => {
       return fc.constantFrom(...ids.users);
     case 'version':
       return fc.constantFrom('1.0.0', '1.1.0', 'v1.1.0', '2.0.0', '1.2.0-beta.1');
+    case 'webhook_url':
+    case 'callback_url':
+      // callbacks go to a receiver of this test, or to hosts the registry must refuse at submission
+      return fc.oneof(
+        { weight: 3, arbitrary: fc.webPath().map((path) => `${receiverUrl}${path}`) },
+        { weight: 1, arbitrary: fc.constantFrom('http://192.0.2.1/hook', 'https://hooks.example.test/h', 'http://[::2]/x', 'ftp://127.0.0.1/x', 'http:127.0.0.1', 'hook') },
+      );
     case 'personal_access_token':
       return fc.constantFrom(tokens.pat, tokens.strangerPat, 'nrg_pat_nothing');
     default:
@@ -357,6 +387,7 @@ function assertServerHealthy(): Promise<void> {
 describe('fuzzing every operation of the contract', () => {
   it('covers every operation', () => {
     expect(allOperations.length).toBeGreaterThanOrEqual(30);
+    expect(ids.tasks).toHaveLength(3);
     expect(NASTY_STRINGS.length).toBeGreaterThan(20);
   });
 
@@ -485,7 +516,7 @@ describe('after the fuzzing', () => {
     const statuses = [...counts.byStatus.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ');
     figure('fuzz.http_requests', counts.http, `${allOperations.length} operations × ${RUNS_PER_OPERATION}; statuses ${statuses}`);
     figure('fuzz.raw_messages', counts.raw, `raw HTTP messages on a socket (${RAW_RUNS * 8} half-closed, ${RAW_OPEN_RUNS * 8} left open)`);
-    figure('fuzz.requests', counts.http + counts.raw, `seed ${SEED}`);
+    figure('fuzz.requests', counts.http + counts.raw, `seed ${SEED}; ${callbacksReceived} callbacks delivered to the loopback receiver`);
     expect(counts.http).toBe(allOperations.length * RUNS_PER_OPERATION);
   });
 });

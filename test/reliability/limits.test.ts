@@ -1,8 +1,8 @@
 // Request limits: the JSON body limit (413, announced or streamed), the nesting limit (400), and 408
 // for a request whose headers or body arrive too slowly (Node's headersTimeout and requestTimeout,
 // answered in our error shape by the clientError handler).
-import { connect } from 'node:net';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_BODY_MAX, JSON_MAX_DEPTH } from '../../src/contract/limits.js';
 import { jsonDepth } from '../../src/server/route.js';
@@ -133,6 +133,53 @@ describe('the nesting limit', () => {
       refused++;
     }
     expect(logs.filter((line) => /internal error| 5\d\d [\d.]+ms$/.test(line))).toEqual([]);
-    figure('limits.requests_refused', refused, '408 slow headers and bodies, 413 bodies over 25 MiB, 400 JSON nested too deep');
+  });
+});
+
+describe('callbacks outside --callback-allow', () => {
+  const IMAGE = 'https://127.0.0.1/image.png';
+
+  it('are refused at submission (400 naming the field); loopback, the default, is accepted and called back', { timeout: 30_000 }, async () => {
+    const received: string[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        received.push(body);
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const proxied = await startServer({ proxy: { sandboxDelay: 100 } });
+    const narrow = await startServer({ proxy: { sandboxDelay: 100, callbackAllow: ['hooks.example.test'] } });
+    try {
+      const user = await createUser(proxied, 'proxy-user');
+      const narrowUser = await createUser(narrow, 'narrow-user');
+      const submissions: [TestServer, string, string, Record<string, unknown>, string][] = [
+        [proxied, user.token, '/proxy/img/v1/ai/image-relight', { image: IMAGE, webhook_url: 'http://192.0.2.1/hook' }, 'webhook_url'],
+        [proxied, user.token, '/proxy/img/v1/ai/image-relight', { image: IMAGE, webhook_url: 'https://hooks.example.test/hook' }, 'webhook_url'],
+        [proxied, user.token, '/proxy/img/v1/ai/skin-enhancer/flexible', { image: IMAGE, webhook_url: 'http://10.1.2.3/hook' }, 'webhook_url'],
+        [proxied, user.token, '/proxy/vid/extend', { model: 'vidq2-turbo', callback_url: 'http://[2001:db8::1]/cb' }, 'callback_url'],
+        [proxied, user.token, '/proxy/vid/extend', { model: 'vidq2-turbo', callback_url: 'http://127.0.0.1.example.test/cb' }, 'callback_url'],
+        // a registry that allows one host refuses loopback too
+        [narrow, narrowUser.token, '/proxy/img/v1/ai/image-relight', { image: IMAGE, webhook_url: hook }, 'webhook_url'],
+      ];
+      for (const [target, token, path, body, field] of submissions) {
+        const reply = await call(target.url, 'POST', path, { token, body });
+        expectError(reply, 400, 'invalid_request');
+        expect(reply.body.details).toContainEqual({ path: field, message: expect.stringMatching(/not allowed/) });
+        refused++;
+      }
+      const accepted = await call(proxied.url, 'POST', '/proxy/img/v1/ai/image-relight', { token: user.token, body: { image: IMAGE, webhook_url: hook } });
+      expect(accepted.status, accepted.text).toBe(200);
+      for (let i = 0; i < 100 && !received.some((body) => body.includes('COMPLETED')); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(received.some((body) => body.includes(accepted.body.data.task_id))).toBe(true);
+    } finally {
+      await proxied.close();
+      await narrow.close();
+      receiver.close();
+    }
+    figure('limits.requests_refused', refused, '408 slow headers and bodies, 413 bodies over 25 MiB, 400 JSON nested too deep, 400 callbacks outside --callback-allow');
   });
 });

@@ -126,6 +126,50 @@ describe('secret files', () => {
   });
 });
 
+describe('the CLI with --verbose', () => {
+  it('never prints a token: not in request logs, errors, a dry run or a publish (a new token is shown once, on stdout)', { timeout: 90_000 }, async () => {
+    const server = await startServer();
+    try {
+      const owner = await createUser(server, 'cli-owner');
+      await createPublisher(server, owner, 'cli-co');
+      const pat = await createPat(server, owner, 'cli-co');
+      const wrong = bogus();
+      const secrets = [server.adminToken, owner.token, pat, wrong];
+      const dir = tempDir('nodereg-node-');
+      const home = tempDir('nodereg-home-');
+      const env = { NODEREG_REGISTRY: server.url };
+      const cli = (args: string[], token: string) => runCli(['--verbose', ...args], { cwd: dir, home, env: { ...env, NODEREG_TOKEN: token } });
+      const init = await runCli(['init', '--publisher', 'cli-co', '--name', 'cli-node', '--version', '1.0.0', '--no-input'], { cwd: dir, home });
+      expect(init.code, init.stderr).toBe(0);
+      const runs = [
+        await cli(['whoami'], owner.token),
+        await cli(['whoami'], pat),
+        await cli(['publish', '--dry-run'], pat),
+        await cli(['publish'], pat),
+        await cli(['publish', '--skip-existing'], pat),
+        await cli(['token', 'list', '--publisher', 'cli-co'], owner.token),
+        await cli(['review', 'cli-node', '--star', '5'], owner.token),
+        await cli(['review', 'cli-node', '--star', '9'], owner.token),
+        await cli(['whoami'], wrong),
+        await cli(['node', 'update', 'cli-node', '--description', 'x'], wrong),
+        await runCli(['--verbose', '--token', wrong, 'whoami'], { cwd: dir, home, env }),
+      ];
+      expect(runs[3].code, runs[3].stderr).toBe(0);
+      expect(runs[8].code, 'an unknown token is an auth failure').toBe(4);
+      expect(runs.map((run) => run.stderr).join('\n')).toMatch(/→ GET/);
+      for (const run of runs) for (const secret of secrets) expect(run.stdout + run.stderr, `${secret.slice(0, 10)}… printed`).not.toContain(secret);
+      // creating a token prints it once, on stdout, and nothing else secret anywhere
+      const created = await cli(['token', 'create', '--publisher', 'cli-co', '--name', 'printed-once'], owner.token);
+      expect(created.code, created.stderr).toBe(0);
+      expect(created.stdout).toMatch(/nrg_pat_/);
+      for (const secret of secrets) expect(created.stdout + created.stderr).not.toContain(secret);
+      figure('secrets.cli_verbose_runs', runs.length + 1, 'nodereg … --verbose runs with no token in their output');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('a PAT of one publisher on another publisher', () => {
   let server: TestServer;
   let alice: TestUser;

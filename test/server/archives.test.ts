@@ -296,6 +296,15 @@ describe('zip validation', () => {
     });
   });
 
+  it('refuses an archive with more entries than the limit, and takes one at the limit', async () => {
+    const files = Array.from({ length: 5 }, (_, i) => ({ name: `f${i}.py`, data: hello }));
+    const path = await yazlZip(files);
+    expect((await validateZip(path, { maxUnpacked: MiB, maxEntries: 5 })).entries).toBe(5);
+    const error = await validateZip(path, { maxUnpacked: MiB, maxEntries: 4 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HttpError);
+    expect((error as HttpError).message).toMatch(/5 entries, more than the limit of 4/);
+  });
+
   it('accepts a hand-written zip (the builder used below is sound)', async () => {
     const path = writeTemp(rawZip([{ name: 'a.py', data: hello }, { name: 'b/c.txt', data: hello, method: 0 }, { name: 'b/', data: Buffer.alloc(0), mode: 0o40755 }]));
     expect(await validateZip(path, { maxUnpacked: MiB })).toEqual({ entries: 3, unpackedSize: 2 * hello.length });

@@ -17,7 +17,10 @@ function checkKey(key: string): Key {
 const shown = (key: Key, value: string | undefined) => (key === 'token' ? redactToken(value) : value ?? '');
 
 export function register(program: Command, ctx: Ctx): void {
-  const config = program.command('config').description('get, set or list profile settings (registry, token)');
+  const config = examples(program.command('config').description('get, set or list profile settings (registry, token)'), [
+    'nodereg config list',
+    'nodereg config set registry http://127.0.0.1:4880',
+  ]);
   const profileName = () => ctx.globals().profile ?? ctx.env.NODEREG_PROFILE ?? 'default';
 
   examples(

@@ -7,10 +7,11 @@ import type { RegistryServer } from '../../server/index.js';
 import { sameRegistry } from '../config.js';
 import type { Ctx } from '../context.js';
 import { defaultDataDir } from '../data-dir.js';
+import { addProxyFlags, describeProxy, proxyOptionsFromFlags, type ProxyFlags } from '../proxy-flags.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
 import { examples } from './index.js';
 
-interface ServeFlags {
+interface ServeFlags extends ProxyFlags {
   host: string;
   port: string;
   dataDir?: string;
@@ -92,6 +93,7 @@ export function register(program: Command, ctx: Ctx): void {
       const rateLimit = flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit);
       const publicUrl = flags.publicUrl === undefined ? undefined : parsePublicUrl(flags.publicUrl);
       if (!flags.host.trim()) throw invalidInput('--host must not be empty', '--host 127.0.0.1');
+      const proxy = proxyOptionsFromFlags(flags, ctx.env);
       const defaultDir = defaultDataDir(ctx.env);
       const dataDir = flags.dataDir === undefined ? defaultDir : resolve(flags.dataDir);
       const adminTokenFile = join(dataDir, 'admin-token');
@@ -114,6 +116,7 @@ export function register(program: Command, ctx: Ctx): void {
           log: accessLog(flags.log, info),
           version: ctx.version,
           adminToken: ctx.env.NODEREG_ADMIN_TOKEN || undefined,
+          proxy,
         });
       } catch (error) {
         throw new CliError(`cannot open the data dir ${dataDir}: ${(error as Error).message}`, EXIT.failure, 'data_dir');
@@ -129,6 +132,7 @@ export function register(program: Command, ctx: Ctx): void {
       const closed = closeOnSignal(server, info);
       info(`data dir: ${dataDir}`);
       info(`callback key for webhook receivers: ${server.keys.callbackKeyPath}`);
+      for (const line of describeProxy(proxy)) info(line);
       const generated =
         (server as { generatedAdminToken?: string }).generatedAdminToken ??
         (!hadAdminTokenFile && existsSync(adminTokenFile) ? readFileSync(adminTokenFile, 'utf8').trim() : undefined);
@@ -154,10 +158,12 @@ export function register(program: Command, ctx: Ctx): void {
 
       await closed;
     });
+  addProxyFlags(command);
   examples(command, [
     'nodereg serve',
     'nodereg serve --port 0 --data-dir ./registry-data --log json',
     'nodereg serve --host 0.0.0.0 --public-url https://registry.example.com --review manual',
+    'NODEREG_IMG_API_KEY=... nodereg serve --img-upstream https://img.provider.example --callback-allow hooks.example.com',
   ]);
 }
 

@@ -3,7 +3,7 @@ import type { ArchiveStorage } from './storage.js';
 
 /**
  * At start, before any request: rolls back every upload that died between claiming its version and
- * recording its archive (migration 3). None of them was acknowledged, so its file goes and the claim
+ * recording its archive (migration 'archive-claims'). None of them was acknowledged, so its file goes and the claim
  * with it; the version is left without an archive, and the upload can be retried. Returns how many.
  */
 export async function rollBackArchiveClaims(store: RegistryStore, archives: ArchiveStorage): Promise<number> {

@@ -2,6 +2,7 @@ import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import yauzl from 'yauzl';
+import { MAX_ARCHIVE_ENTRIES } from '../../contract/limits.js';
 import { badRequest, HttpError } from '../errors.js';
 
 export interface ZipSummary {
@@ -32,13 +33,21 @@ const entryError = (name: string, problem: string) => badRequest(`invalid archiv
  * entries; the total expanded size stays within `maxUnpacked`, counted as bytes inflate (zip bombs
  * stop early). Entries are streamed, never buffered whole. Any problem is a 400 naming the entry.
  */
-export async function validateZip(path: string, limits: { maxUnpacked: number }): Promise<ZipSummary> {
+export async function validateZip(
+  path: string,
+  limits: { maxUnpacked: number; maxEntries?: number },
+): Promise<ZipSummary> {
+  const maxEntries = limits.maxEntries ?? MAX_ARCHIVE_ENTRIES;
   let zip: yauzl.ZipFile;
   try {
     // Names are decoded here (not by yauzl) so that each refusal can name its entry and say why.
     zip = await yauzl.openPromise(path, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false });
   } catch (error) {
     throw badRequest(`invalid archive: not a readable zip file (${(error as Error).message})`);
+  }
+  if (zip.entryCount > maxEntries) {
+    zip.close();
+    throw badRequest(`invalid archive: it holds ${zip.entryCount} entries, more than the limit of ${maxEntries}`);
   }
   const seen = new Set<string>();
   let entries = 0;

@@ -1,6 +1,7 @@
 import type { RouteModule } from '../context.js';
 import { registerAccountRoutes } from './accounts.js';
 import { registerMetaRoutes } from './meta.js';
+import { registerProxyRoutes } from './proxy.js';
 import { registerReadRoutes } from './reads.js';
 import { registerRegistryRoutes } from './registry.js';
 import { registerUploadRoutes } from './uploads.js';
@@ -12,4 +13,5 @@ export const routeModules: RouteModule[] = [
   registerRegistryRoutes,
   registerAccountRoutes,
   registerUploadRoutes,
+  registerProxyRoutes,
 ];

@@ -197,7 +197,7 @@ export interface RegistryStore {
   claimArchive(id: string, key: string): Promise<boolean>;
   /** Gives a claim up (the archive was not stored). */
   releaseArchive(id: string): Promise<void>;
-  /** Claims left by a process that died before recording the archive (see migration 3). */
+  /** Claims left by a process that died before recording the archive (see migration 'archive-claims'). */
   listArchiveClaims(): Promise<{ version_id: string; key: string }[]>;
   /** Records the archive of a version and its new status, and removes its claim, in one transaction. */
   recordArchive(id: string, archive: { sha256: string; size: number; status: VersionStatus }): Promise<VersionRow>;

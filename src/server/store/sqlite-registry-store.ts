@@ -34,7 +34,7 @@ const NODE_ORDER: Record<NodeSort, string> = {
 };
 
 const ACTIVE_NODE = 'NodeStatusActive';
-/** Lists show Active nodes of publishers that are not banned (the search index holds the same set; migration 2). */
+/** Lists show Active nodes of publishers that are not banned (the search index holds the same set: migration 'hide-banned-publishers'). */
 const LISTED = "status = ? AND publisher_id NOT IN (SELECT id FROM publishers WHERE status = 'PublisherStatusBanned')";
 
 function decode<T>(row: Raw | undefined, json: Set<string>): T | undefined {

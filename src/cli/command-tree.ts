@@ -1,0 +1,39 @@
+// Every command and subcommand with its options, read from the real command modules listed in
+// commands/index.ts: shell completion and the help snapshot test both derive from it.
+import { Command } from 'commander';
+import { commands } from './commands/index.js';
+import { Ctx } from './context.js';
+
+export interface CommandNode {
+  name: string;
+  summary: string;
+  /** Long option names, e.g. `--json`. */
+  options: string[];
+  subcommands: CommandNode[];
+  /** Words from the root, e.g. `['publisher', 'members', 'add']`. */
+  path: string[];
+}
+
+function toNode(command: Command, parent: string[]): CommandNode {
+  const path = [...parent, command.name()];
+  return {
+    name: command.name(),
+    summary: command.summary() || command.description(),
+    options: command.options.map((o) => o.long).filter((o): o is string => Boolean(o)),
+    subcommands: command.commands.filter((c) => c.name() !== 'help').map((c) => toNode(c, path)),
+    path,
+  };
+}
+
+/** Loads every command module into a program of its own (nothing runs) and describes it. */
+export async function commandTree(version: string, globalOptions: string[] = []): Promise<{ globalOptions: string[]; commands: CommandNode[] }> {
+  const program = new Command('nodereg');
+  const ctx = new Ctx(program, version, {});
+  for (const entry of commands) (await entry.load()).register(program, ctx);
+  return { globalOptions, commands: program.commands.map((c) => toNode(c, [])) };
+}
+
+/** Every command and subcommand, depth first. */
+export function flatten(nodes: CommandNode[]): CommandNode[] {
+  return nodes.flatMap((n) => [n, ...flatten(n.subcommands)]);
+}

@@ -1,0 +1,284 @@
+import { Option, type Command } from 'commander';
+import { NODE_STATUS, PAGE } from '../../contract/limits.js';
+import { getNode, installNode, searchNodes, updateNode } from '../../contract/registry.js';
+import type { Node, NodeVersion } from '../../contract/resources.js';
+import { formatSize } from '../../contract/size.js';
+import type { Ctx } from '../context.js';
+import { CliError, EXIT, invalidInput, toCliError } from '../errors.js';
+import { fields, fullStatus, listText, shortStatus, statusText, versionTable } from '../format.js';
+import { relativeTime, table } from '../output.js';
+import {
+  checkNodeId, checkPublisherId, checkVersion, given, listOption, nodePublisher, nodeVersions, precheck, textOption,
+} from '../resolve.js';
+import { examples } from './index.js';
+
+interface UpdateOptions {
+  publisher?: string;
+  name?: string;
+  description?: string;
+  author?: string;
+  license?: string;
+  repository?: string;
+  icon?: string;
+  bannerUrl?: string;
+  tags?: string;
+  category?: string;
+  supportedOs?: string;
+  supportedAccelerators?: string;
+  requiresApp?: string;
+  requiresAppFrontend?: string;
+  status?: string;
+}
+
+/** Fields whose flag is not simply the field's name. */
+const UPDATE_FLAGS = { supported_appui_version: '--requires-app', supported_appui_frontend_version: '--requires-app-frontend' };
+const notFoundHint = (nodeId: string) => `check the id with \`nodereg node search ${nodeId}\``;
+
+export function register(program: Command, ctx: Ctx): void {
+  const node = examples(program.command('node').description('show, search, download and update nodes'), [
+    'nodereg node search relight',
+    'nodereg node show my-node',
+    'nodereg node update my-node --description "Relights portraits"',
+  ]);
+
+  examples(
+    node
+      .command('update <nodeId>')
+      .description("update a node's metadata: only the fields given change; an empty value clears a field")
+      .option('--publisher <id>', "the node's publisher (default: the node's own, else [tool.nodereg] publisher of ./pyproject.toml)")
+      .option('--name <text>', 'display name')
+      .option('--description <text>', 'description')
+      .option('--author <text>', 'author')
+      .option('--license <text>', 'license (path to the LICENSE file in the repository)')
+      .option('--repository <url>', 'repository URL')
+      .option('--icon <url>', 'icon URL')
+      .option('--banner-url <url>', 'banner URL')
+      .option('--tags <a,b>', 'tags, comma-separated (replaces the list)')
+      .option('--category <text>', 'category (deprecated in favour of --tags)')
+      .option('--supported-os <a,b>', 'supported operating systems, comma-separated')
+      .option('--supported-accelerators <a,b>', 'supported accelerators, comma-separated')
+      .option('--requires-app <range>', 'supported versions of the host application')
+      .option('--requires-app-frontend <range>', 'supported versions of the host frontend')
+      .addOption(new Option('--status <status>', 'node status (banned: admins only)').choices(NODE_STATUS.map(shortStatus)))
+      .action(async (nodeId: string, o: UpdateOptions) => {
+        checkNodeId(nodeId);
+        if (o.publisher) checkPublisherId(o.publisher, '--publisher');
+        const body = given({
+          name: textOption(o.name),
+          description: textOption(o.description),
+          author: textOption(o.author),
+          license: textOption(o.license),
+          repository: textOption(o.repository),
+          icon: textOption(o.icon),
+          banner_url: textOption(o.bannerUrl),
+          tags: listOption(o.tags),
+          category: textOption(o.category),
+          supported_os: listOption(o.supportedOs),
+          supported_accelerators: listOption(o.supportedAccelerators),
+          supported_appui_version: textOption(o.requiresApp),
+          supported_appui_frontend_version: textOption(o.requiresAppFrontend),
+          status: o.status ? (fullStatus(NODE_STATUS, o.status) as (typeof NODE_STATUS)[number]) : undefined,
+        });
+        if (Object.keys(body).length === 0) {
+          throw invalidInput('nothing to update', `pass at least one field, e.g. nodereg node update ${nodeId} --description "..."`);
+        }
+        precheck(updateNode, { body }, UPDATE_FLAGS);
+        const client = await ctx.client({ requireToken: true });
+        const publisherId = await nodePublisher(client, nodeId, o.publisher);
+        const updated = await client
+          .call(updateNode, { params: { publisherId, nodeId }, body })
+          .catch((error) => {
+            throw toCliError(error, { 404: `is ${nodeId} a node of publisher ${publisherId}? Check with \`nodereg node show ${nodeId}\`` });
+          });
+        ctx.out.result(updated, `updated node ${updated.id} of ${publisherId}: ${Object.keys(body).join(', ')}`);
+      }),
+    [
+      'nodereg node update my-node --description "Relights portraits" --tags image,relight',
+      'nodereg node update my-node --publisher acme --status deleted',
+      'nodereg node update my-node --banner-url ""          # clears the banner',
+    ],
+  );
+
+  examples(
+    node
+      .command('show <nodeId>')
+      .description('show a node: metadata, latest version, rating, downloads and every version')
+      .action(async (nodeId: string) => {
+        checkNodeId(nodeId);
+        const client = await ctx.client();
+        const [found, versions] = await Promise.all([
+          client.call(getNode, { params: { nodeId } }).catch((error) => {
+            throw toCliError(error, { 404: notFoundHint(nodeId) });
+          }),
+          nodeVersions(client, nodeId),
+        ]);
+        ctx.out.result({ node: found, versions }, () => `${describeNode(ctx, found)}\n\n${versionTable(ctx.out, versions)}`);
+      }),
+    ['nodereg node show my-node', 'nodereg node show my-node --json | jq .versions'],
+  );
+
+  examples(
+    node
+      .command('versions <nodeId>')
+      .description('list every version of a node (newest first) with status, deprecation and status reason')
+      .action(async (nodeId: string) => {
+        checkNodeId(nodeId);
+        const versions = await nodeVersions(await ctx.client(), nodeId);
+        ctx.out.result(versions, () => versionTable(ctx.out, versions));
+      }),
+    ['nodereg node versions my-node', 'nodereg node versions my-node --json'],
+  );
+
+  examples(
+    node
+      .command('search <query>')
+      .description('search active nodes by id, name, description, author and tags')
+      .option('--page <n>', `page, from ${PAGE.min}`)
+      .option('--limit <n>', `nodes per page, ${PAGE.limitMin}–${PAGE.limitMax} (default ${PAGE.defaultLimit})`)
+      .action(async (q: string, o: { page?: string; limit?: string }) => {
+        const query = { q, page: o.page, limit: o.limit };
+        precheck(searchNodes, { query }, { q: '<query>' });
+        const list = await (await ctx.client()).call(searchNodes, { query }).catch((error) => {
+          throw toCliError(error);
+        });
+        ctx.out.result(list, () => {
+          if (list.nodes.length === 0) return list.total ? `no nodes on page ${list.page} (${list.total} in all)` : `no nodes match "${q}"`;
+          const rows = list.nodes.map((n) => [
+            n.id, n.name ?? '', n.latest_version?.version ?? '-', String(n.downloads ?? 0), (n.rating ?? 0).toFixed(1), n.publisher?.id ?? '',
+          ]);
+          return `${table(rows, ['ID', 'NAME', 'LATEST', 'DOWNLOADS', 'RATING', 'PUBLISHER'])}\n\npage ${list.page} of ${list.totalPages} · ${list.total} node${list.total === 1 ? '' : 's'}`;
+        });
+      }),
+    ['nodereg node search relight', 'nodereg node search "image tools" --page 2 --limit 50'],
+  );
+
+  examples(
+    node
+      .command('download <node>')
+      .description('download a version (latest active unless given as <nodeId>@<version>), check it is a readable zip and its SHA-256')
+      .option('--out <file>', 'where to write the archive (default: ./<nodeId>-<version>.zip)')
+      .action(async (spec: string, o: { out?: string }) => {
+        const at = spec.lastIndexOf('@');
+        const nodeId = at > 0 ? spec.slice(0, at) : spec;
+        const version = at > 0 ? spec.slice(at + 1) : undefined;
+        checkNodeId(nodeId, '<nodeId>');
+        if (version !== undefined) checkVersion(version, '@<version>');
+        if (o.out === '') throw invalidInput('--out must name a file');
+        const client = await ctx.client();
+        const found = await client
+          .call(installNode, { params: { nodeId }, query: { version: version?.replace(/^v/, '') } })
+          .catch((error) => {
+            throw toCliError(error, { 404: version ? `list the active versions with \`nodereg node versions ${nodeId}\`` : notFoundHint(nodeId) });
+          });
+        if (!found.downloadUrl) throw new CliError(`the registry gave no download URL for ${nodeId} ${found.version}`, EXIT.failure, 'internal');
+        const file = o.out ?? `${nodeId}-${found.version}.zip`;
+        const saved = await saveArchive(client, found, file);
+        const summary = {
+          node_id: found.node_id ?? nodeId,
+          version: found.version,
+          file: saved.file,
+          size: saved.size,
+          archive_sha256: saved.sha256,
+          entries: saved.entries,
+          download_url: found.downloadUrl,
+        };
+        ctx.out.result(
+          summary,
+          `downloaded ${summary.node_id} ${summary.version} to ${file} (${formatSize(saved.size)}, ${saved.entries} entr${saved.entries === 1 ? 'y' : 'ies'}, sha256 ${saved.sha256.slice(0, 12)}…${found.archive_sha256 ? ' verified' : ''})`,
+        );
+      }),
+    ['nodereg node download my-node', 'nodereg node download my-node@1.2.0 --out vendor/my-node.zip'],
+  );
+}
+
+/** The human view of a node (without its versions). */
+function describeNode(ctx: Ctx, n: Node): string {
+  const title = `${ctx.out.style('bold', n.name ? `${n.name} (${n.id})` : n.id)}  ${statusText(ctx.out, n.status)}`;
+  const latest = n.latest_version;
+  const body = fields([
+    ['publisher', n.publisher?.id],
+    ['description', n.description],
+    ['author', n.author],
+    ['license', n.license],
+    ['repository', n.repository],
+    ['latest', latest ? `${latest.version}${latest.createdAt ? ` (${relativeTime(latest.createdAt)})` : ''}` : 'none active'],
+    ['rating', `${(n.rating ?? 0).toFixed(1)} / 5`],
+    ['downloads', n.downloads ?? 0],
+    ['tags', n.tags?.length ? listText(n.tags) : undefined],
+    ['category', n.category],
+    ['os', n.supported_os?.length ? listText(n.supported_os) : undefined],
+    ['accelerators', n.supported_accelerators?.length ? listText(n.supported_accelerators) : undefined],
+    ['requires app', n.supported_appui_version],
+    ['requires frontend', n.supported_appui_frontend_version],
+    ['status detail', n.status_detail],
+    ['created', n.created_at ? relativeTime(n.created_at) : undefined],
+  ]);
+  return `${title}\n${body}`;
+}
+
+/** Streams the archive to `file` (through a .part file), hashing it, then checks the zip and the hash. */
+async function saveArchive(client: Awaited<ReturnType<Ctx['client']>>, version: NodeVersion, file: string) {
+  const { createHash } = await import('node:crypto');
+  const { createWriteStream } = await import('node:fs');
+  const { rename, rm } = await import('node:fs/promises');
+  const { Readable } = await import('node:stream');
+  const { pipeline } = await import('node:stream/promises');
+  const response = await client.download(version.downloadUrl!).catch((error) => {
+    throw toCliError(error);
+  });
+  if (!response.body) throw new CliError(`empty answer from ${version.downloadUrl}`, EXIT.failure, 'internal');
+  const part = `${file}.part`;
+  const hash = createHash('sha256');
+  let size = 0;
+  try {
+    await pipeline(
+      Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>),
+      async function* (source: AsyncIterable<Buffer>) {
+        for await (const chunk of source) {
+          hash.update(chunk);
+          size += chunk.length;
+          yield chunk;
+        }
+      },
+      createWriteStream(part),
+    );
+    const sha256 = hash.digest('hex');
+    if (version.archive_sha256 && version.archive_sha256 !== sha256) {
+      throw new CliError(`the downloaded archive's SHA-256 is ${sha256}, the registry announced ${version.archive_sha256}`, EXIT.failure, 'checksum_mismatch', 'try again; if it persists, the archive on the registry is damaged');
+    }
+    const entries = await readableZip(part);
+    await rename(part, file);
+    return { file, size, sha256, entries };
+  } catch (error) {
+    await rm(part, { force: true });
+    if (error instanceof CliError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw invalidInput(`cannot write ${file}: ${code}`, 'pass --out <file> in a writable directory');
+    throw toCliError(error);
+  }
+}
+
+/** Opens the zip and inflates every entry (yauzl checks sizes); resolves to the number of entries. */
+async function readableZip(path: string): Promise<number> {
+  const { default: yauzl } = await import('yauzl');
+  return new Promise((resolve, reject) => {
+    const fail = (error: Error) => reject(new CliError(`the downloaded file is not a readable zip: ${error.message}`, EXIT.failure, 'bad_archive'));
+    yauzl.open(path, { lazyEntries: true }, (openError, zip) => {
+      if (openError || !zip) return fail(openError ?? new Error('cannot open'));
+      let count = 0;
+      zip.on('error', fail);
+      zip.on('end', () => resolve(count));
+      zip.on('entry', (entry: import('yauzl').Entry) => {
+        count++;
+        if (entry.fileName.endsWith('/')) return zip.readEntry();
+        zip.openReadStream(entry, (streamError, stream) => {
+          if (streamError || !stream) return fail(streamError ?? new Error('cannot read an entry'));
+          stream.on('error', fail);
+          stream.on('end', () => zip.readEntry());
+          stream.resume();
+        });
+      });
+      zip.readEntry();
+    });
+  });
+}

@@ -1,0 +1,72 @@
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
+import { formatSize } from '../../contract/size.js';
+import type { Ctx } from '../context.js';
+import { table } from '../output.js';
+import { buildArchive, loadChecked, parseMaxSize, withCleanup } from '../project.js';
+import { examples } from './index.js';
+
+interface Options {
+  out?: string;
+  list?: boolean;
+  maxSize?: string;
+}
+
+export function register(program: Command, ctx: Ctx): void {
+  const command = program
+    .command('pack [dir]')
+    .description('build the archive that publish would upload: a deterministic zip, written to <id>-<version>.zip in the current directory')
+    .option('--out <file>', 'where to write the archive')
+    .option('--list', 'print the files in the archive')
+    .option('--max-size <size>', `fail when the archive is larger (default ${formatSize(DEFAULT_MAX_ARCHIVE)}); bytes or units: 500kB, 1GiB`)
+    .action(async (dir: string | undefined, options: Options) => {
+      const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
+      const given = options.out ? resolve(options.out) : undefined;
+      const project = await loadChecked(ctx, dir, { requirePublisher: false, skip: given ? [given] : [] });
+      const { request } = project;
+      const out = given ?? resolve(`${request.nodeId}-${request.version}.zip`);
+      // The output never goes into its own archive, wherever it is.
+      project.files = project.files.filter((f) => resolve(f.abs) !== out);
+
+      // Written beside the target and renamed, so a failed pack leaves no half archive behind.
+      mkdirSync(dirname(out), { recursive: true });
+      const partial = `${out}.partial-${process.pid}`;
+      const archive = await withCleanup(
+        async () => {
+          const built = await buildArchive(project, partial, maxSize);
+          renameSync(partial, out);
+          return built;
+        },
+        () => rmSync(partial, { force: true }),
+      );
+
+      const fileList = project.files.map((f) => ({ path: f.path, size: f.size }));
+      ctx.out.result(
+        {
+          path: out,
+          node_id: request.nodeId,
+          version: request.version,
+          files: archive.files,
+          unpacked_size: archive.unpackedSize,
+          archive_size: archive.size,
+          archive_sha256: archive.sha256,
+          ...(options.list ? { file_list: fileList } : {}),
+        },
+        () => {
+          const list = options.list ? `${table(fileList.map((f) => [formatSize(f.size).padStart(10), f.path]))}\n\n` : '';
+          return (
+            `${list}${request.nodeId} ${request.version} → ${out}\n` +
+            table([
+              ['files', String(archive.files)],
+              ['unpacked', formatSize(archive.unpackedSize)],
+              ['archive', `${formatSize(archive.size)} (${archive.size} bytes)`],
+              ['sha256', archive.sha256],
+            ])
+          );
+        },
+      );
+    });
+  examples(command, ['nodereg pack', 'nodereg pack ./my-node --out dist/node.zip --list', 'nodereg pack --max-size 50MiB --json']);
+}

@@ -1,0 +1,239 @@
+import { appendFileSync, createReadStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import type { Client } from '../../client/index.js';
+import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
+import { formatSize } from '../../contract/size.js';
+import type { NodeVersion } from '../../contract/resources.js';
+import type { Ctx } from '../context.js';
+import { CliError, EXIT, toCliError } from '../errors.js';
+import { table } from '../output.js';
+import { buildArchive, loadChecked, parseMaxSize, readChangelog, statusWord, withCleanup, type ChangelogFlags } from '../project.js';
+import type { ArchiveResult } from '../../package/zip.js';
+import { examples } from './index.js';
+
+interface Options extends ChangelogFlags {
+  dryRun?: boolean;
+  skipExisting?: boolean;
+  publisher?: string;
+  createPublisher?: boolean;
+  maxSize?: string;
+}
+
+/** The documented `--json` object of publish (DESIGN.md §5). */
+interface PublishReport {
+  publisher_id: string;
+  node_id: string;
+  version: string;
+  status: string;
+  download_url: string | null;
+  archive_sha256: string;
+  archive_size: number;
+  files: number;
+}
+
+const EXISTS_HINT = 'bump the version in pyproject.toml, or pass --skip-existing to treat a published version as success';
+
+export function register(program: Command, ctx: Ctx): void {
+  const command = program
+    .command('publish [dir]')
+    .description('validate, pack and publish the node in dir (default: the current directory), then upload its archive')
+    .option('--dry-run', 'validate and pack, then print the request and the file list; send nothing')
+    .option('--skip-existing', 'a version that is already published is success (exit 0), with a warning if its archive differs')
+    .option('--changelog <text>', 'changelog of this version (else env NODEREG_CHANGELOG)')
+    .option('--changelog-file <file>', 'read the changelog from a file (- for stdin)')
+    .option('--publisher <id>', 'publisher id (overrides [tool.nodereg] publisher)')
+    .option('--create-publisher', 'create the publisher first if it does not exist (needs a user token)')
+    .option('--max-size <size>', `fail when the archive is larger (default ${formatSize(DEFAULT_MAX_ARCHIVE)})`)
+    .action(async (dir: string | undefined, options: Options) => {
+      const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
+      const changelog = await readChangelog(ctx, options);
+      const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog });
+      const { request } = project;
+      const publisherId = request.publisherId!;
+      const temp = mkdtempSync(join(tmpdir(), 'nodereg-publish-'));
+      await withCleanup(async () => {
+        const archive = await buildArchive(project, join(temp, 'node.zip'), maxSize);
+        const ops = await import('../../contract/registry.js');
+        if (options.dryRun) {
+          const { registry } = await ctx.connection();
+          const { buildPath } = await import('../../contract/operation.js');
+          const path = buildPath(ops.publishVersion.path, { publisherId, nodeId: request.nodeId });
+          const fileList = project.files.map((f) => ({ path: f.path, size: f.size }));
+          ctx.out.result(
+            {
+              dry_run: true,
+              registry,
+              publisher_id: publisherId,
+              node_id: request.nodeId,
+              version: request.version,
+              request: { method: 'POST', path, body: request.body },
+              archive_sha256: archive.sha256,
+              archive_size: archive.size,
+              files: archive.files,
+              file_list: fileList,
+            },
+            () =>
+              `POST ${registry}${path}\n${JSON.stringify(request.body, null, 2)}\n\n` +
+              `${archive.files} file${archive.files === 1 ? '' : 's'}, ${formatSize(archive.unpackedSize)} → archive ${formatSize(archive.size)}, sha256 ${archive.sha256}\n` +
+              table(fileList.map((f) => [formatSize(f.size).padStart(10), f.path])),
+          );
+          ctx.out.info('dry run: nothing was sent');
+          return;
+        }
+
+        const client = await ctx.client({ requireToken: true });
+        const publish = () => client.call(ops.publishVersion, { params: { publisherId, nodeId: request.nodeId }, body: request.body });
+
+        let published;
+        try {
+          published = await publish().catch(async (error: unknown) => {
+            if (!(await publisherMissing(client, ops, error, publisherId))) throw error;
+            if (!options.createPublisher) {
+              throw new CliError(
+                `publisher "${publisherId}" does not exist on ${client.baseUrl}`,
+                EXIT.notFound,
+                'not_found',
+                `create it with \`nodereg publisher create ${publisherId}\`, or publish with --create-publisher`,
+                404,
+              );
+            }
+            await client.call(ops.createPublisher, { body: { id: publisherId } });
+            ctx.out.success(`created publisher ${publisherId}`);
+            return publish();
+          });
+        } catch (error) {
+          if (isConflict(error) && options.skipExisting) return reportExisting(ctx, client, ops, request, archive, publisherId);
+          if (isConflict(error)) throw alreadyPublished(request, client.baseUrl);
+          throw toCliError(error);
+        }
+
+        let version: NodeVersion;
+        try {
+          version = await client.upload(published.signedUrl, {
+            open: () => createReadStream(join(temp, 'node.zip')),
+            size: archive.size,
+            sha256: archive.sha256,
+            onProgress: progressBar(ctx),
+          });
+        } catch (error) {
+          if (isConflict(error) && options.skipExisting) return reportExisting(ctx, client, ops, request, archive, publisherId);
+          if (isConflict(error)) throw alreadyPublished(request, client.baseUrl);
+          const failure = toCliError(error);
+          // Retried already; one more run can mend only what a retry could (network, 5xx, 408, 429).
+          const transient = failure.status === undefined || failure.status >= 500 || failure.status === 408 || failure.status === 429;
+          const resume = `the version is registered without its archive; run \`${resumeCommand(ctx, dir, options)}\` again: it gets a fresh upload URL and retries`;
+          throw new CliError(
+            `uploading the archive of ${request.nodeId} ${request.version} failed: ${failure.message}`,
+            failure.exitCode,
+            failure.code,
+            transient ? resume : failure.hint,
+            failure.status,
+          );
+        }
+
+        report(ctx, {
+          publisher_id: publisherId,
+          node_id: request.nodeId,
+          version: version.version ?? request.version,
+          status: version.status ?? 'unknown',
+          download_url: version.downloadUrl ?? null,
+          archive_sha256: version.archive_sha256 ?? archive.sha256,
+          archive_size: version.archive_size ?? archive.size,
+          files: archive.files,
+        });
+        if (version.status === 'NodeVersionStatusPending') ctx.out.hint('this registry reviews versions by hand: it can be installed once approved');
+      }, () => rmSync(temp, { recursive: true, force: true }));
+    });
+  examples(command, [
+    'nodereg publish --dry-run',
+    'NODEREG_TOKEN=... nodereg publish --skip-existing --changelog-file CHANGELOG.md',
+    'nodereg publish ./my-node --publisher my-team --create-publisher',
+  ]);
+}
+
+type Ops = typeof import('../../contract/registry.js');
+
+const isConflict = (error: unknown) => (error as { status?: number })?.status === 409;
+
+const alreadyPublished = (request: { nodeId: string; version: string }, registry: string) =>
+  new CliError(`${request.nodeId} ${request.version} is already published on ${registry}`, EXIT.conflict, 'conflict', EXISTS_HINT, 409);
+
+/** A 404 on publish is about the publisher in the path; asked again to tell it from an unknown route. */
+async function publisherMissing(client: Client, ops: Ops, error: unknown, publisherId: string): Promise<boolean> {
+  if ((error as { status?: number })?.status !== 404) return false;
+  try {
+    await client.call(ops.getPublisher, { params: { publisherId } });
+    return false;
+  } catch (again) {
+    return (again as { status?: number })?.status === 404;
+  }
+}
+
+/** --skip-existing: the version is there; report it, warning when its archive is not ours. */
+async function reportExisting(ctx: Ctx, client: Client, ops: Ops, request: { nodeId: string; version: string }, archive: ArchiveResult, publisherId: string) {
+  let existing: NodeVersion | undefined;
+  try {
+    existing = await client.call(ops.getNodeVersion, { params: { nodeId: request.nodeId, version: request.version } });
+  } catch (error) {
+    throw toCliError(error);
+  }
+  ctx.out.warn(`${request.nodeId} ${request.version} is already published; skipped (--skip-existing)`);
+  if (existing.archive_sha256 && existing.archive_sha256 !== archive.sha256) {
+    ctx.out.warn(`the published archive differs from the local one (published sha256 ${existing.archive_sha256}, local ${archive.sha256}); bump the version to publish these changes`);
+  }
+  report(ctx, {
+    publisher_id: publisherId,
+    node_id: request.nodeId,
+    version: existing.version ?? request.version,
+    status: existing.status ?? 'unknown',
+    download_url: existing.downloadUrl ?? null,
+    archive_sha256: existing.archive_sha256 ?? archive.sha256,
+    archive_size: existing.archive_size ?? archive.size,
+    files: archive.files,
+  });
+}
+
+function report(ctx: Ctx, result: PublishReport): void {
+  const outputFile = ctx.env.GITHUB_OUTPUT;
+  if (outputFile) {
+    appendFileSync(outputFile, `version=${result.version}\ndownload_url=${result.download_url ?? ''}\narchive_sha256=${result.archive_sha256}\n`);
+  }
+  ctx.out.result(result, () =>
+    `${result.node_id} ${result.version} published by ${result.publisher_id} (${statusWord(result.status)})\n` +
+    table([
+      ['download', result.download_url ?? '-'],
+      ['sha256', result.archive_sha256],
+      ['size', `${formatSize(result.archive_size)}, ${result.files} file${result.files === 1 ? '' : 's'}`],
+    ]),
+  );
+}
+
+/** The command that resumes a failed upload: the same publish, which gets a fresh upload URL. */
+function resumeCommand(ctx: Ctx, dir: string | undefined, options: Options): string {
+  const quote = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
+  const parts = ['nodereg', 'publish'];
+  if (dir) parts.push(quote(dir));
+  const registry = ctx.globals().registry;
+  if (registry) parts.push('--registry', quote(registry));
+  if (options.publisher) parts.push('--publisher', quote(options.publisher));
+  if (options.changelogFile && options.changelogFile !== '-') parts.push('--changelog-file', quote(options.changelogFile));
+  if (options.changelog) parts.push('--changelog', quote(options.changelog));
+  return parts.join(' ');
+}
+
+/** A progress bar on stderr, only where animations may show (a terminal, not CI, not --json). */
+function progressBar(ctx: Ctx): ((sent: number, total: number) => void) | undefined {
+  if (!ctx.out.animated) return undefined;
+  let shown = -1;
+  return (sent, total) => {
+    const percent = total ? Math.floor((sent / total) * 100) : 100;
+    if (percent === shown) return;
+    shown = percent;
+    const width = 30;
+    const filled = Math.round((percent / 100) * width);
+    ctx.stderr.write(`\r  uploading [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(percent).padStart(3)}%  ${formatSize(sent)} / ${formatSize(total)}`);
+    if (sent >= total) ctx.stderr.write('\n');
+  };
+}

@@ -1,0 +1,164 @@
+import { Option, type Command } from 'commander';
+import { MEMBER_ROLES } from '../../contract/limits.js';
+import {
+  addPublisherMember, createPublisher, getPublisher, removePublisherMember, updatePublisher,
+} from '../../contract/registry.js';
+import type { Publisher } from '../../contract/resources.js';
+import type { Ctx } from '../context.js';
+import { invalidInput, toCliError } from '../errors.js';
+import { fields, statusText } from '../format.js';
+import { relativeTime, table } from '../output.js';
+import { checkPublisherId, given, precheck, textOption } from '../resolve.js';
+import { examples } from './index.js';
+
+interface ProfileOptions {
+  name?: string;
+  description?: string;
+  website?: string;
+  support?: string;
+  sourceCodeRepo?: string;
+  logo?: string;
+}
+
+/** The publisher fields a user may set, from the flags given (an empty value clears one). */
+function profileFields(o: ProfileOptions) {
+  return given({
+    name: textOption(o.name),
+    description: textOption(o.description),
+    website: textOption(o.website),
+    support: textOption(o.support),
+    source_code_repo: textOption(o.sourceCodeRepo),
+    logo: textOption(o.logo),
+  });
+}
+
+function withProfileOptions(command: Command): Command {
+  return command
+    .option('--description <text>', 'description')
+    .option('--website <url>', 'website')
+    .option('--support <url-or-email>', 'where users get support')
+    .option('--source-code-repo <url>', 'source code repository')
+    .option('--logo <url>', 'logo URL');
+}
+
+const createHint = (id: string) => `create it with \`nodereg publisher create ${id} --name "..."\``;
+
+export function register(program: Command, ctx: Ctx): void {
+  const publisher = examples(program.command('publisher').description('create, show and update publishers, and manage their members'), [
+    'nodereg publisher create acme --name "Acme Nodes"',
+    'nodereg publisher members add acme u_2f9c1 --role owner',
+  ]);
+
+  examples(
+    withProfileOptions(
+      publisher
+        .command('create <id>')
+        .description('create a publisher; you become its owner')
+        .option('--name <text>', 'display name'),
+    ).action(async (id: string, o: ProfileOptions) => {
+      const body = { id, ...profileFields(o), name: o.name };
+      precheck(createPublisher, { body }, { id: '<id>' });
+      const client = await ctx.client({ requireToken: true });
+      const created = await client.call(createPublisher, { body }).catch((error) => {
+        throw toCliError(error, { 409: `the id ${id} is taken: choose another, or see it with \`nodereg publisher show ${id}\`` });
+      });
+      ctx.out.result(created, `created publisher ${created.id}${created.name ? ` (${created.name})` : ''}`);
+      if (!ctx.out.json) ctx.out.hint(`publish with \`nodereg publish\` (set [tool.nodereg] publisher = "${created.id}" in pyproject.toml)`);
+    }),
+    ['nodereg publisher create acme --name "Acme Nodes"', 'nodereg publisher create acme --name Acme --website https://acme.example'],
+  );
+
+  examples(
+    publisher
+      .command('show <id>')
+      .description('show a publisher and its members')
+      .action(async (id: string) => {
+        checkPublisherId(id, '<id>');
+        const found = await (await ctx.client()).call(getPublisher, { params: { publisherId: id } }).catch((error) => {
+          throw toCliError(error, { 404: createHint(id) });
+        });
+        ctx.out.result(found, () => describePublisher(ctx, found));
+      }),
+    ['nodereg publisher show acme', 'nodereg publisher show acme --json'],
+  );
+
+  examples(
+    withProfileOptions(
+      publisher
+        .command('update <id>')
+        .description("update a publisher's profile (owner only): only the fields given change; an empty value clears a field")
+        .option('--name <text>', 'display name'),
+    ).action(async (id: string, o: ProfileOptions) => {
+      checkPublisherId(id, '<id>');
+      const body = profileFields(o);
+      if (Object.keys(body).length === 0) {
+        throw invalidInput('nothing to update', `pass at least one field, e.g. nodereg publisher update ${id} --website https://...`);
+      }
+      precheck(updatePublisher, { body });
+      const client = await ctx.client({ requireToken: true });
+      const updated = await client.call(updatePublisher, { params: { publisherId: id }, body }).catch((error) => {
+        throw toCliError(error, { 404: createHint(id), 403: `only an owner of ${id} may update it (\`nodereg whoami\` shows your roles)` });
+      });
+      ctx.out.result(updated, `updated publisher ${updated.id}: ${Object.keys(body).join(', ')}`);
+    }),
+    ['nodereg publisher update acme --description "Image nodes" --support support@acme.example', 'nodereg publisher update acme --logo ""   # clears the logo'],
+  );
+
+  const members = examples(publisher.command('members').description("add or remove a publisher's members (owner only)"), [
+    'nodereg publisher members add acme u_2f9c1',
+    'nodereg publisher members remove acme u_2f9c1',
+  ]);
+
+  examples(
+    members
+      .command('add <id> <userId>')
+      .description('add a user to a publisher, or change their role')
+      .addOption(new Option('--role <role>', 'role').choices(MEMBER_ROLES).default('member'))
+      .action(async (id: string, userId: string, o: { role: (typeof MEMBER_ROLES)[number] }) => {
+        checkPublisherId(id, '<id>');
+        const body = { user_id: userId, role: o.role };
+        precheck(addPublisherMember, { body }, { user_id: '<userId>' });
+        const client = await ctx.client({ requireToken: true });
+        const member = await client.call(addPublisherMember, { params: { publisherId: id }, body }).catch((error) => {
+          throw toCliError(error, { 404: `check the publisher (\`nodereg publisher show ${id}\`) and the user id`, 403: `only an owner of ${id} may add members` });
+        });
+        ctx.out.result(member, `added ${member.user?.name ?? userId} (${member.user?.id ?? userId}) to ${id} as ${member.role}`);
+      }),
+    ['nodereg publisher members add acme u_2f9c1', 'nodereg publisher members add acme u_2f9c1 --role owner'],
+  );
+
+  examples(
+    members
+      .command('remove <id> <userId>')
+      .description('remove a member from a publisher (never the last owner)')
+      .action(async (id: string, userId: string) => {
+        checkPublisherId(id, '<id>');
+        precheck(removePublisherMember, { params: { publisherId: id, userId } }, { userId: '<userId>' });
+        const client = await ctx.client({ requireToken: true });
+        await client.call(removePublisherMember, { params: { publisherId: id, userId } }).catch((error) => {
+          throw toCliError(error, {
+            404: `${userId} is not a member of ${id} (\`nodereg publisher show ${id}\` lists them)`,
+            409: 'a publisher keeps at least one owner: add another owner first',
+            403: `only an owner of ${id} may remove members`,
+          });
+        });
+        ctx.out.result({ publisher_id: id, user_id: userId, removed: true }, `removed ${userId} from ${id}`);
+      }),
+    ['nodereg publisher members remove acme u_2f9c1'],
+  );
+}
+
+function describePublisher(ctx: Ctx, p: Publisher): string {
+  const title = `${ctx.out.style('bold', p.name ? `${p.name} (${p.id})` : p.id)}  ${statusText(ctx.out, p.status)}`;
+  const body = fields([
+    ['description', p.description],
+    ['website', p.website],
+    ['support', p.support],
+    ['source', p.source_code_repo],
+    ['logo', p.logo],
+    ['created', p.createdAt ? relativeTime(p.createdAt) : undefined],
+  ]);
+  const rows = (p.members ?? []).map((m) => [m.user?.id ?? '', m.user?.name ?? '', m.user?.email ?? '', m.role]);
+  const memberText = rows.length ? table(rows, ['USER', 'NAME', 'EMAIL', 'ROLE']) : 'no members listed';
+  return `${[title, body].filter(Boolean).join('\n')}\n\n${memberText}`;
+}

@@ -1,0 +1,27 @@
+import type { Command } from 'commander';
+import { STAR } from '../../contract/limits.js';
+import { addReview } from '../../contract/registry.js';
+import type { Ctx } from '../context.js';
+import { toCliError } from '../errors.js';
+import { checkNodeId, precheck } from '../resolve.js';
+import { examples } from './index.js';
+
+export function register(program: Command, ctx: Ctx): void {
+  examples(
+    program
+      .command('review <nodeId>')
+      .description(`rate a node with ${STAR.min} to ${STAR.max} stars; a second review of yours replaces the first`)
+      .requiredOption('--star <n>', `stars, an integer from ${STAR.min} to ${STAR.max}`)
+      .action(async (nodeId: string, o: { star: string }) => {
+        checkNodeId(nodeId);
+        const query = { star: o.star };
+        precheck(addReview, { query });
+        const client = await ctx.client({ requireToken: true });
+        const node = await client.call(addReview, { params: { nodeId }, query }).catch((error) => {
+          throw toCliError(error, { 404: `check the id with \`nodereg node search ${nodeId}\`` });
+        });
+        ctx.out.result(node, `rated ${node.id} ${Number(o.star)} star${Number(o.star) === 1 ? '' : 's'}; its rating is now ${(node.rating ?? 0).toFixed(2)}`);
+      }),
+    ['nodereg review my-node --star 5'],
+  );
+}

@@ -1,0 +1,104 @@
+import { Option, type Command } from 'commander';
+import {
+  createPublisherToken, createUserToken, deletePublisherToken, deleteUserToken, listPublisherTokens, listUserTokens,
+} from '../../contract/registry.js';
+import type { Ctx } from '../context.js';
+import { invalidInput, toCliError } from '../errors.js';
+import { relativeTime, table } from '../output.js';
+import { checkPublisherId, precheck } from '../resolve.js';
+import { examples } from './index.js';
+
+interface Whose {
+  publisher?: string;
+  user?: boolean;
+}
+
+/** `--publisher ID` or `--user`; the two conflict (commander refuses both). */
+function whoseOptions(command: Command, userHelp: string): Command {
+  return command
+    .addOption(new Option('--publisher <id>', 'a personal access token of this publisher (owner only)').conflicts('user'))
+    .option('--user', userHelp);
+}
+
+const ownerHints = (publisher?: string) =>
+  publisher
+    ? { 403: `only an owner of ${publisher} manages its tokens (\`nodereg whoami\` shows your roles)`, 404: `no publisher ${publisher}: create it with \`nodereg publisher create ${publisher}\`` }
+    : {};
+
+export function register(program: Command, ctx: Ctx): void {
+  const token = examples(program.command('token').description('create, list and revoke access tokens'), [
+    'nodereg token create --publisher acme --name ci',
+    'nodereg token list --publisher acme',
+  ]);
+
+  examples(
+    whoseOptions(token.command('create'), 'a user token of your own')
+      .description('create a token and print it once on stdout (publisher access token with --publisher, user token with --user)')
+      .option('--name <text>', 'a name to recognise the token by', 'token')
+      .action(async (o: Whose & { name: string }) => {
+        if (!o.publisher && !o.user) throw invalidInput('say whose token to create', 'pass --publisher <id> (an access token for publishing) or --user (a user token)');
+        if (o.publisher) checkPublisherId(o.publisher, '--publisher');
+        const body = { name: o.name };
+        precheck(createUserToken, { body });
+        const client = await ctx.client({ requireToken: true });
+        const created = await (o.publisher
+          ? client.call(createPublisherToken, { params: { publisherId: o.publisher }, body })
+          : client.call(createUserToken, { body })
+        ).catch((error) => {
+          throw toCliError(error, ownerHints(o.publisher));
+        });
+        // stdout carries the token alone, so `TOKEN=$(nodereg token create ...)` works
+        ctx.out.result(created, created.token);
+        if (!ctx.out.json) {
+          ctx.out.success(`created ${o.publisher ? `access token of ${o.publisher}` : 'user token'} "${created.name}" (${created.id})`);
+          ctx.out.hint('it is shown only this once: store it as NODEREG_TOKEN (e.g. a CI secret) or save it with `nodereg login`');
+        }
+      }),
+    [
+      'nodereg token create --publisher acme --name ci',
+      'nodereg token create --user --name laptop',
+      'TOKEN=$(nodereg token create --publisher acme --name ci)',
+    ],
+  );
+
+  examples(
+    whoseOptions(token.command('list'), 'your own user tokens (the default)')
+      .description('list tokens (never their secret): prefix, name, when created and last used')
+      .action(async (o: Whose) => {
+        if (o.publisher) checkPublisherId(o.publisher, '--publisher');
+        const client = await ctx.client({ requireToken: true });
+        const tokens = await (o.publisher
+          ? client.call(listPublisherTokens, { params: { publisherId: o.publisher } })
+          : client.call(listUserTokens)
+        ).catch((error) => {
+          throw toCliError(error, ownerHints(o.publisher));
+        });
+        ctx.out.result(tokens, () =>
+          tokens.length
+            ? table(
+                tokens.map((t) => [t.id, `${t.prefix}…`, t.name, relativeTime(t.created_at), t.last_used_at ? relativeTime(t.last_used_at) : 'never']),
+                ['ID', 'PREFIX', 'NAME', 'CREATED', 'LAST USED'],
+              )
+            : 'no tokens',
+        );
+      }),
+    ['nodereg token list', 'nodereg token list --publisher acme'],
+  );
+
+  examples(
+    whoseOptions(token.command('revoke <tokenId>'), 'one of your own user tokens (the default)')
+      .description('revoke a token: it stops working at once')
+      .action(async (tokenId: string, o: Whose) => {
+        if (o.publisher) checkPublisherId(o.publisher, '--publisher');
+        const client = await ctx.client({ requireToken: true });
+        await (o.publisher
+          ? client.call(deletePublisherToken, { params: { publisherId: o.publisher, tokenId } })
+          : client.call(deleteUserToken, { params: { tokenId } })
+        ).catch((error) => {
+          throw toCliError(error, { ...ownerHints(o.publisher), 404: `no such token: list them with \`nodereg token list${o.publisher ? ` --publisher ${o.publisher}` : ''}\`` });
+        });
+        ctx.out.result({ id: tokenId, revoked: true, ...(o.publisher ? { publisher_id: o.publisher } : {}) }, `revoked token ${tokenId}`);
+      }),
+    ['nodereg token revoke tok_5d1e --publisher acme', 'nodereg token revoke tok_9a2b'],
+  );
+}

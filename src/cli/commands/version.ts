@@ -1,0 +1,139 @@
+import { Option, type Command } from 'commander';
+import { readFile } from 'node:fs/promises';
+import { NODE_VERSION_STATUS, SEMVER_PATTERN } from '../../contract/limits.js';
+import { updateVersion } from '../../contract/registry.js';
+import type { NodeVersion } from '../../contract/resources.js';
+import type { Ctx } from '../context.js';
+import { CliError, EXIT, invalidInput, toCliError } from '../errors.js';
+import { fullStatus, shortStatus, statusText } from '../format.js';
+import {
+  checkNodeId, checkPublisherId, checkVersion, findVersion, given, nodePublisher, nodeVersions, precheck,
+} from '../resolve.js';
+import { examples } from './index.js';
+
+interface UpdateOptions {
+  publisher?: string;
+  changelog?: string;
+  changelogFile?: string;
+  deprecate?: boolean;
+  undeprecate?: boolean;
+  status?: string;
+  reason?: string;
+}
+
+type VersionStatus = (typeof NODE_VERSION_STATUS)[number];
+
+export function register(program: Command, ctx: Ctx): void {
+  const version = examples(program.command('version').description("update a version's changelog, deprecation or status"), [
+    'nodereg version update my-node 1.2.0 --changelog "Fixes the preview"',
+    'nodereg version deprecate my-node "<2.0.0"',
+  ]);
+
+  examples(
+    version
+      .command('update <nodeId> <version>')
+      .description("update one version: changelog, deprecation, and (admins) status — how versions under manual review are approved")
+      .option('--publisher <id>', "the node's publisher (default: the node's own)")
+      .addOption(new Option('--changelog <text>', 'the new changelog').conflicts('changelogFile'))
+      .option('--changelog-file <file>', 'read the changelog from a file ("-" for stdin)')
+      .addOption(new Option('--deprecate', 'mark the version deprecated').conflicts('undeprecate'))
+      .option('--undeprecate', 'clear the deprecated flag')
+      .addOption(new Option('--status <status>', 'version status (admins only)').choices(NODE_VERSION_STATUS.map(shortStatus)))
+      .option('--reason <text>', 'status reason shown with the version (admins only)')
+      .action(async (nodeId: string, semver: string, o: UpdateOptions) => {
+        checkNodeId(nodeId);
+        checkVersion(semver);
+        if (o.publisher) checkPublisherId(o.publisher, '--publisher');
+        const body = given({
+          changelog: o.changelogFile !== undefined ? await readChangelog(ctx, o.changelogFile) : o.changelog,
+          deprecated: o.deprecate ? true : o.undeprecate ? false : undefined,
+          status: o.status ? (fullStatus(NODE_VERSION_STATUS, o.status) as VersionStatus) : undefined,
+          status_reason: o.reason,
+        });
+        if (Object.keys(body).length === 0) {
+          throw invalidInput('nothing to update', 'pass --changelog, --changelog-file, --deprecate, --undeprecate or --status');
+        }
+        precheck(updateVersion, { body }, { status_reason: '--reason' });
+        const client = await ctx.client({ requireToken: true });
+        const [publisherId, versions] = await Promise.all([nodePublisher(client, nodeId, o.publisher), nodeVersions(client, nodeId)]);
+        const target = findVersion(versions, nodeId, semver);
+        const updated = await client
+          .call(updateVersion, { params: { publisherId, nodeId, versionId: target.id }, body })
+          .catch((error) => {
+            throw toCliError(error, { 403: body.status || body.status_reason ? 'setting a status or reason takes an admin token' : undefined });
+          });
+        ctx.out.result(updated, `updated ${nodeId} ${updated.version}: ${Object.keys(body).join(', ')} (status ${statusText(ctx.out, updated.status)}${updated.deprecated ? ', deprecated' : ''})`);
+      }),
+    [
+      'nodereg version update my-node 1.2.0 --changelog "Fixes the preview"',
+      'git log --oneline v1.1.0..v1.2.0 | nodereg version update my-node 1.2.0 --changelog-file -',
+      'nodereg version update my-node 1.2.0 --status active --reason "reviewed"   # admin',
+    ],
+  );
+
+  examples(
+    version
+      .command('deprecate <nodeId> <versionOrRange>')
+      .description('deprecate one version or every version in a semver range (prereleases included), or undo it')
+      .option('--publisher <id>', "the node's publisher (default: the node's own)")
+      .option('--undo', 'clear the deprecated flag instead')
+      .action(async (nodeId: string, wanted: string, o: { publisher?: string; undo?: boolean }) => {
+        checkNodeId(nodeId);
+        if (o.publisher) checkPublisherId(o.publisher, '--publisher');
+        const matches = await versionMatcher(wanted);
+        const deprecated = !o.undo;
+        const client = await ctx.client({ requireToken: true });
+        const [publisherId, versions] = await Promise.all([nodePublisher(client, nodeId, o.publisher), nodeVersions(client, nodeId)]);
+        const chosen = versions.filter((v) => matches(v.version));
+        if (chosen.length === 0) {
+          throw new CliError(`no version of ${nodeId} matches ${wanted}`, EXIT.notFound, 'not_found', `list them with \`nodereg node versions ${nodeId}\``);
+        }
+        const done: NodeVersion[] = [];
+        for (const v of chosen) {
+          try {
+            done.push(await client.call(updateVersion, { params: { publisherId, nodeId, versionId: v.id }, body: { deprecated } }));
+          } catch (error) {
+            const cliError = toCliError(error);
+            const sofar = done.length ? `; ${done.map((d) => d.version).join(', ')} already done, the rest left as they were` : '';
+            throw new CliError(`${v.version}: ${cliError.message}${sofar}`, cliError.exitCode, cliError.code, cliError.hint, cliError.status);
+          }
+        }
+        const verb = deprecated ? 'deprecated' : 'undeprecated';
+        ctx.out.result(
+          { node_id: nodeId, publisher_id: publisherId, target: wanted, deprecated, versions: done },
+          `${verb} ${done.length} version${done.length === 1 ? '' : 's'} of ${nodeId}:\n${done.map((d) => `  ${d.version}`).join('\n')}`,
+        );
+      }),
+    [
+      'nodereg version deprecate my-node 1.2.0',
+      'nodereg version deprecate my-node "<2.0.0"      # every 1.x and 0.x, prereleases too',
+      'nodereg version deprecate my-node 1.x --undo',
+    ],
+  );
+}
+
+/** A test for an exact version or a semver range (prereleases included); anything else exits 2. */
+async function versionMatcher(wanted: string): Promise<(version: string) => boolean> {
+  if (new RegExp(SEMVER_PATTERN).test(wanted)) {
+    const exact = wanted.replace(/^v/, '');
+    return (version) => version === exact;
+  }
+  const { default: semver } = await import('semver');
+  const range = semver.validRange(wanted, { includePrerelease: true });
+  if (range === null) {
+    throw invalidInput(`"${wanted}" is neither a version nor a semver range`, 'e.g. 1.2.0, "<2.0.0", 1.x, ">=1.0.0 <1.5.0"');
+  }
+  return (version) => semver.satisfies(version, range, { includePrerelease: true });
+}
+
+async function readChangelog(ctx: Ctx, file: string): Promise<string> {
+  if (file === '-') {
+    if (ctx.stdin.isTTY) throw invalidInput('--changelog-file - reads stdin, but nothing is piped', 'pipe the changelog in, or pass --changelog <text>');
+    return ctx.readStdin();
+  }
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw invalidInput(`cannot read --changelog-file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}

@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import { getMe } from '../../contract/registry.js';
+import type { Ctx } from '../context.js';
+import { toCliError } from '../errors.js';
+import { describeMe } from '../format.js';
+import { examples } from './index.js';
+
+export function register(program: Command, ctx: Ctx): void {
+  examples(
+    program
+      .command('whoami')
+      .description('show whom the token belongs to: a user and their publishers, or a publisher access token')
+      .action(async () => {
+        const client = await ctx.client({ requireToken: true });
+        const me = await client.call(getMe).catch((error) => {
+          throw toCliError(error);
+        });
+        ctx.out.result(me, () => {
+          const lines = [describeMe(me)];
+          if (me.kind === 'user') {
+            lines.push(me.publishers.length ? `publishers: ${me.publishers.map((p) => `${p.id} (${p.role})`).join(', ')}` : 'publishers: none yet (`nodereg publisher create <id>`)');
+          }
+          lines.push(`registry: ${client.baseUrl}`);
+          return lines.join('\n');
+        });
+        if (ctx.globals().verbose) ctx.out.info(ctx.describeConnection(await ctx.connection()));
+      }),
+    ['nodereg whoami', 'nodereg whoami --json'],
+  );
+}

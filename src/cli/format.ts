@@ -1,0 +1,58 @@
+// Shared bits of human output for the registry commands: statuses, lists, yes/no.
+import type { Me, NodeVersion } from '../contract/resources.js';
+import { relativeTime, table, type Output } from './output.js';
+
+/** `NodeVersionStatusActive` → `active`: the word a user reads and types. */
+export function shortStatus(status: string | undefined): string {
+  return status ? status.replace(/^(?:NodeVersion|Node|Publisher)Status/, '').toLowerCase() : '-';
+}
+
+/** The wire value for a short status word among `all` (e.g. NODE_STATUS). */
+export function fullStatus(all: readonly string[], word: string): string {
+  const found = all.find((s) => shortStatus(s) === word.toLowerCase());
+  if (!found) throw new Error(`unknown status ${word}`); // choices() has already refused it
+  return found;
+}
+
+type Colour = Parameters<Output['style']>[0];
+const COLOURS: Record<string, Colour> = { active: 'green', pending: 'yellow', flagged: 'magenta', banned: 'red', deleted: 'gray' };
+
+/** A status as a short coloured word (colour only on a terminal, never with NO_COLOR). */
+export function statusText(out: Output, status: string | undefined): string {
+  const word = shortStatus(status);
+  const colour = COLOURS[word];
+  return colour ? out.style(colour, word) : word;
+}
+
+/** `a, b` or `-`. */
+export function listText(values: readonly string[] | undefined): string {
+  return values?.length ? values.join(', ') : '-';
+}
+
+/** Label/value lines, labels padded: the body of a `show` command. */
+export function fields(rows: [string, string | number | undefined | null][]): string {
+  const shown = rows.filter(([, value]) => value !== undefined && value !== null && value !== '');
+  const width = Math.max(...shown.map(([label]) => label.length));
+  return shown.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${value}`).join('\n');
+}
+
+/** Versions as a table: the status reason is the last column, since it is free text. */
+export function versionTable(out: Output, versions: NodeVersion[]): string {
+  if (versions.length === 0) return 'no versions yet';
+  const rows = versions.map((v) => [
+    v.version,
+    statusText(out, v.status),
+    v.deprecated ? out.style('yellow', 'deprecated') : '-',
+    relativeTime(v.createdAt),
+    v.status_reason || '',
+  ]);
+  return table(rows, ['VERSION', 'STATUS', 'DEPRECATED', 'CREATED', 'REASON']);
+}
+
+/** One line saying whom a token belongs to, from `GET /users/me`. */
+export function describeMe(me: Me): string {
+  if (me.kind === 'pat') {
+    return `access token "${me.token.name}" (${me.token.id}) of publisher ${me.publisher.id}, created by ${me.user.name} (${me.user.id})`;
+  }
+  return `${me.user.name} (${me.user.id}${me.user.email ? `, ${me.user.email}` : ''})${me.user.admin ? ', admin' : ''}`;
+}

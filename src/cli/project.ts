@@ -1,0 +1,110 @@
+// What validate, pack and publish share: reading the changelog flags, loading and checking the
+// project (every problem at once, exit 2), and building the archive with errors in plain words.
+// The packer is imported only when a command runs, never for --help.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { formatSize, parseSize } from '../contract/size.js';
+import type { ChangelogInput, Problem } from '../package/manifest.js';
+import type { Project, ProjectOptions } from '../package/project.js';
+import type { ArchiveResult } from '../package/zip.js';
+import type { Ctx } from './context.js';
+import { CliError, EXIT, invalidInput } from './errors.js';
+
+export interface ChangelogFlags {
+  changelog?: string;
+  changelogFile?: string;
+}
+
+/** `--changelog TEXT`, `--changelog-file FILE` (`-` is stdin), else `NODEREG_CHANGELOG`. */
+export async function readChangelog(ctx: Ctx, flags: ChangelogFlags): Promise<ChangelogInput | undefined> {
+  if (flags.changelog !== undefined && flags.changelogFile !== undefined) {
+    throw invalidInput('--changelog and --changelog-file cannot be used together', 'pass the text with --changelog, or a file with --changelog-file');
+  }
+  if (flags.changelog !== undefined) return { text: flags.changelog, source: '--changelog' };
+  const file = flags.changelogFile;
+  if (file === '-') {
+    if (ctx.stdin.isTTY) throw invalidInput('--changelog-file - reads the changelog from stdin, but nothing is piped in', 'git log --oneline v1.0.0.. | nodereg publish --changelog-file -');
+    return { text: await ctx.readStdin(), source: '--changelog-file -' };
+  }
+  if (file !== undefined) {
+    try {
+      return { text: readFileSync(resolve(file), 'utf8'), source: `--changelog-file ${file}` };
+    } catch (error) {
+      throw invalidInput(`cannot read --changelog-file ${file}: ${(error as Error).message}`);
+    }
+  }
+  if (ctx.env.NODEREG_CHANGELOG) return { text: ctx.env.NODEREG_CHANGELOG, source: 'NODEREG_CHANGELOG' };
+  return undefined;
+}
+
+export function problemsError(dir: string | undefined, problems: Problem[]): CliError {
+  const list = problems.map((p) => `  ${p.key}: ${p.message}`).join('\n');
+  const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
+  const where = dir === undefined ? 'the project' : `the project in ${dir}`;
+  return new CliError(`${where} has ${count} to fix:\n${list}`, EXIT.invalid, 'invalid_manifest', 'fix them, then check again with `nodereg validate`');
+}
+
+/** Loads the project in `dir`, prints its warnings, and fails with every problem at once. */
+export async function loadChecked(ctx: Ctx, dir: string | undefined, options: ProjectOptions): Promise<Project & { request: NonNullable<Project['request']> }> {
+  const { loadProject } = await import('../package/project.js');
+  const root = resolve(dir ?? '.');
+  let project: Project;
+  try {
+    project = loadProject(root, options);
+  } catch (error) {
+    throw invalidInput(`cannot read the project in ${root}: ${(error as Error).message}`);
+  }
+  for (const warning of project.warnings) ctx.out.warn(warning);
+  if (project.problems.length || !project.request) throw problemsError(dir, project.problems);
+  return project as Project & { request: NonNullable<Project['request']> };
+}
+
+export function parseMaxSize(text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const size = parseSize(text);
+  if (size === undefined || size <= 0) throw invalidInput(`--max-size "${text}" is not a size`, 'give bytes or a unit: 500kB, 200MiB, 1GiB');
+  return size;
+}
+
+/** Packs the project's files into `out`, turning the packer's failures into plain words. */
+export async function buildArchive(project: Project, out: string, maxSize: number): Promise<ArchiveResult> {
+  const { writeArchive, ArchiveTooLargeError, FileChangedError } = await import('../package/zip.js');
+  try {
+    return await writeArchive(project.files, out, { maxSize });
+  } catch (error) {
+    if (error instanceof ArchiveTooLargeError) {
+      const largest = error.largest.map((f) => `  ${formatSize(f.size).padStart(10)}  ${f.path}`).join('\n');
+      throw new CliError(
+        `the archive is larger than --max-size (${maxSize.toLocaleString('en')} bytes); the largest files are:\n${largest}`,
+        EXIT.invalid,
+        'too_large',
+        'leave files out with [tool.nodereg] excludes or a .noderegignore file, or raise --max-size',
+      );
+    }
+    if (error instanceof FileChangedError) throw new CliError(error.message, EXIT.failure, 'file_changed');
+    throw new CliError(`cannot pack: ${(error as Error).message}`, EXIT.failure, 'pack_failed');
+  }
+}
+
+/**
+ * Runs `task`, then `cleanup`, also when the user interrupts: on SIGINT or SIGTERM the temporary
+ * files go first and the signal is raised again, so the process still ends as interrupted (130).
+ */
+export async function withCleanup<T>(task: () => Promise<T>, cleanup: () => void): Promise<T> {
+  const onSignal = (signal: NodeJS.Signals) => {
+    cleanup();
+    process.kill(process.pid, signal);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    return await task();
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    cleanup();
+  }
+}
+
+/** `NodeVersionStatusActive` → `active`. */
+export const statusWord = (status: string | undefined) => (status ?? 'unknown').replace(/^NodeVersionStatus/, '').toLowerCase();

@@ -1,0 +1,99 @@
+// What the registry commands share: checking input against the contract before any request,
+// and finding the publisher of a node and the id of a version.
+import { ApiError } from '../client/errors.js';
+import type { CallInput, Client } from '../client/index.js';
+import { fieldErrors } from '../contract/errors.js';
+import type { Operation } from '../contract/operation.js';
+import { getNode, listNodeVersions } from '../contract/registry.js';
+import { nodeId as nodeIdRule, publisherId as publisherIdRule, semver, type NodeVersion } from '../contract/resources.js';
+import { CliError, EXIT, flagForField, invalidInput, toCliError } from './errors.js';
+
+/**
+ * Validates the parts of a call's input that are given with the operation's own schemas, so that bad input exits 2 before any
+ * request (even the look-ups a command makes first). `flags` names the flag or argument to fix
+ * where it is not simply the field's name as a flag.
+ */
+export function precheck<O extends Operation>(operation: O, input: CallInput<O>, flags: Record<string, string> = {}): void {
+  const parts = [
+    [operation.params, input.params],
+    [operation.query, input.query],
+    [operation.body, input.body],
+  ] as const;
+  for (const [schema, value] of parts) {
+    if (value === undefined) continue; // checked when given: a command may check its body before it knows the path
+    const result = schema.safeParse(value);
+    if (!result.success) {
+      const problems = fieldErrors(result.error.issues).map((d) => `${flags[d.path] ?? flagForField(d.path)} (${d.path}): ${d.message}`);
+      throw invalidInput(`invalid ${problems.join('; ')}`);
+    }
+  }
+}
+
+/** Checks an id or version given as an argument or flag against its wire rule; `name` is how the user wrote it. */
+function checkRule(rule: typeof nodeIdRule | typeof publisherIdRule | typeof semver, value: string, name: string): void {
+  const result = rule.safeParse(value);
+  if (!result.success) throw invalidInput(`invalid ${name} "${value}": ${result.error.issues[0]?.message}`);
+}
+export const checkNodeId = (value: string, name = '<nodeId>') => checkRule(nodeIdRule, value, name);
+export const checkPublisherId = (value: string, name = '<publisherId>') => checkRule(publisherIdRule, value, name);
+export const checkVersion = (value: string, name = '<version>') => checkRule(semver, value, name);
+
+/** `--tags a,b` → `['a', 'b']`; an empty value clears the field (null). */
+export function listOption(value: string | undefined): string[] | null | undefined {
+  if (value === undefined) return undefined;
+  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  return items.length ? items : null;
+}
+
+/** A text option: an empty value clears the field (null). */
+export function textOption(value: string | undefined): string | null | undefined {
+  if (value === undefined) return undefined;
+  return value === '' ? null : value;
+}
+
+/** Drops the keys whose value is undefined: updates send only the fields given. */
+export function given<T extends Record<string, unknown>>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** `[tool.nodereg] publisher` of ./pyproject.toml, if there is one. */
+export async function manifestPublisher(dir = process.cwd()): Promise<string | undefined> {
+  const { readManifest } = await import('../package/manifest.js');
+  return readManifest(dir).publisherId;
+}
+
+/** The publisher to address a node's routes with: the flag, else the node's own, else the manifest's. */
+export async function nodePublisher(client: Client, nodeId: string, flag?: string): Promise<string> {
+  if (flag) return flag;
+  let notFound: unknown;
+  try {
+    const node = await client.call(getNode, { params: { nodeId } });
+    if (node.publisher?.id) return node.publisher.id;
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 404)) throw toCliError(error);
+    notFound = error;
+  }
+  const fromManifest = await manifestPublisher();
+  if (fromManifest) return fromManifest;
+  if (notFound) throw toCliError(notFound, { 404: `check the id with \`nodereg node search ${nodeId}\`` });
+  throw invalidInput(`cannot tell which publisher node ${nodeId} belongs to`, 'pass --publisher <id>');
+}
+
+/** Every version of a node, newest first; a 404 names the node. */
+export async function nodeVersions(client: Client, nodeId: string): Promise<NodeVersion[]> {
+  try {
+    return await client.call(listNodeVersions, { params: { nodeId } });
+  } catch (error) {
+    throw toCliError(error, { 404: `check the id with \`nodereg node search ${nodeId}\`` });
+  }
+}
+
+/** The version of a node whose semver is `version` (a leading v is dropped). */
+export function findVersion(versions: NodeVersion[], nodeId: string, version: string): NodeVersion {
+  const wanted = version.replace(/^v/, '');
+  const found = versions.find((v) => v.version === wanted);
+  if (!found) {
+    throw new CliError(`node ${nodeId} has no version ${wanted}`, EXIT.notFound, 'not_found', `list them with \`nodereg node versions ${nodeId}\``, 404);
+  }
+  return found;
+}

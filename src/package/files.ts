@@ -1,0 +1,245 @@
+// The file set of DESIGN.md §6: every file under the root not ignored by the nested .gitignore
+// files (git's semantics), .noderegignore files or `excludes`, plus the `includes` forced in.
+// The `ignore` package matches one file's patterns; the scoping per directory, the precedence of
+// deeper files and the rule that nothing under an excluded directory comes back are ours.
+import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import type { Problem } from './manifest.js';
+
+export interface SelectedFile {
+  /** The name in the archive: relative to the root, `/`-separated, exactly as on disk. */
+  path: string;
+  /** Where to read it (a symlink is read through). */
+  abs: string;
+  size: number;
+  /** 0o644, or 0o755 for executables. */
+  mode: number;
+}
+
+export interface FileSet {
+  files: SelectedFile[];
+  warnings: string[];
+  problems: Problem[];
+}
+
+export interface SelectOptions {
+  /** `[tool.nodereg] includes`: paths (files or directories) forced in even if gitignored. */
+  includes?: string[];
+  /** `[tool.nodereg] excludes`: patterns with .gitignore syntax, relative to the root. */
+  excludes?: string[];
+  /** Absolute paths never to include (the pack's own output). */
+  skip?: string[];
+  /** With a node id, root files named like an earlier pack of it (`<id>-1.2.3.zip`) are left out. */
+  nodeId?: string;
+}
+
+/** Never packed, whatever the ignore files say. */
+const ALWAYS_EXCLUDED = new Set(['.git', '.hg', '.svn', '.bzr', '_darcs', 'CVS', '__pycache__', '.venv', 'node_modules']);
+const alwaysExcluded = (name: string, isDir: boolean) => ALWAYS_EXCLUDED.has(name) || (!isDir && name.endsWith('.pyc'));
+
+/** The patterns of one ignore file, scoped to the directory it sits in (`base`, relative to the root). */
+interface Frame {
+  base: string;
+  ig: Ignore;
+}
+
+const newIgnore = () => ignore({ ignorecase: false, allowRelativePaths: true });
+
+/**
+ * Git matches patterns against bytes (`?` is one byte, so it does not match the two bytes of `é`);
+ * `ignore` matches characters. Both patterns and paths are handed to it as UTF-8 bytes, one Latin-1
+ * character each, so that the matching is git's.
+ */
+const bytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+
+/** Archive names sort by the bytes of their UTF-8 form, so every machine orders them alike. */
+export function compareUtf8(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/** Escapes a literal path for .gitignore syntax. */
+function escapePattern(path: string): string {
+  return path.replace(/[\\*?[\]!#]/g, '\\$&').replace(/ $/, '\\ ');
+}
+
+/** The path as seen from a frame's directory. */
+const within = (frame: Frame, rel: string) => (frame.base ? rel.slice(frame.base.length + 1) : rel);
+
+/**
+ * Git's decision for one path: the deepest ignore file with a matching pattern decides, and in it
+ * the last matching pattern. Returns true when the path is ignored.
+ */
+function ignoredBy(stack: Frame[], rel: string, isDir: boolean): boolean {
+  for (let i = stack.length - 1; i >= 0; i--) {
+    const local = within(stack[i], rel);
+    const result = stack[i].ig.test(bytes(isDir ? `${local}/` : local));
+    if (result.ignored) return true;
+    if (result.unignored) return false;
+  }
+  return false;
+}
+
+/**
+ * The stack for the contents of directory `rel` (which is not excluded). `ignore` treats a path
+ * under a directory its patterns exclude as excluded; but when a deeper file re-included that
+ * directory, git tests its contents against each file's patterns on their own. So for each file that
+ * excludes `rel`, a copy that re-includes exactly `rel` is used below it.
+ */
+function stackFor(stack: Frame[], rel: string, dirAbs: string, fileName: string, warnings: string[]): Frame[] {
+  const next = stack.map((frame) => {
+    if (!rel || (frame.base && !rel.startsWith(`${frame.base}/`))) return frame;
+    const local = within(frame, rel);
+    if (!frame.ig.test(bytes(`${local}/`)).ignored) return frame;
+    return { base: frame.base, ig: newIgnore().add(frame.ig).add(bytes(`!/${escapePattern(local)}/`)) };
+  });
+  const patterns = readIgnoreFile(join(dirAbs, fileName), warnings);
+  if (patterns !== undefined) next.push({ base: rel, ig: newIgnore().add(patterns) });
+  return next;
+}
+
+/** An ignore file's patterns, as bytes (see `bytes`). */
+function readIgnoreFile(file: string, warnings: string[]): string | undefined {
+  try {
+    return readFileSync(file, 'latin1').replace(/^\xef\xbb\xbf/, ''); // git skips a UTF-8 byte-order mark
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') warnings.push(`cannot read ${file}: ${(error as Error).message}`);
+    return undefined;
+  }
+}
+
+/** Cleans an `includes` entry: relative to the root, `/`-separated, no `..`. */
+function normaliseInclude(entry: string): string | undefined {
+  const cleaned = entry.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  if (!cleaned || cleaned.startsWith('/') || cleaned.split('/').includes('..')) return undefined;
+  return cleaned;
+}
+
+/** Lists the files to pack under `root`, sorted by UTF-8 bytes. Problems and warnings are collected. */
+export function selectFiles(root: string, options: SelectOptions = {}): FileSet {
+  const warnings: string[] = [];
+  const problems: Problem[] = [];
+  const files: SelectedFile[] = [];
+  const rootAbs = resolve(root);
+  const rootReal = realpathSync(rootAbs);
+  const skip = new Set((options.skip ?? []).map((p) => resolve(p)));
+
+  const includes: string[] = [];
+  for (const entry of options.includes ?? []) {
+    const cleaned = normaliseInclude(entry);
+    if (cleaned === undefined) problems.push({ key: '[tool.nodereg] includes', message: `"${entry}" must be a path inside the project` });
+    else includes.push(cleaned);
+  }
+  const seenIncludes = new Set<string>();
+  const forced = (rel: string) => includes.find((inc) => rel === inc || rel.startsWith(`${inc}/`));
+  const towardInclude = (rel: string) => includes.some((inc) => inc.startsWith(`${rel}/`));
+  const earlierPack = options.nodeId
+    ? (rel: string) => rel.startsWith(`${options.nodeId}-`) && /^\d+\.\d+\.\d+.*\.zip$/.test(rel.slice(options.nodeId!.length + 1))
+    : () => false;
+
+  const rootNodereg = newIgnore();
+  const rootNoderegFile = readIgnoreFile(join(rootAbs, '.noderegignore'), warnings);
+  if (rootNoderegFile !== undefined) rootNodereg.add(rootNoderegFile);
+  rootNodereg.add((options.excludes ?? []).map(bytes));
+
+  /**
+   * `git`: the .gitignore stack, or null inside a forced include (gitignore does not apply).
+   * `toward`: inside a gitignored directory, walking only to reach an include.
+   */
+  const walk = (dirAbs: string, rel: string, git: Frame[] | null, nodereg: Frame[], toward: boolean, ancestors: Set<string>) => {
+    let names: string[];
+    try {
+      names = readdirSync(dirAbs);
+    } catch (error) {
+      warnings.push(`cannot read directory ${rel || '.'}: ${(error as Error).message}`);
+      return;
+    }
+    for (const name of names) {
+      const childRel = rel ? `${rel}/${name}` : name;
+      const childAbs = join(dirAbs, name);
+      let stats: Stats;
+      let real: string | undefined;
+      try {
+        stats = lstatSync(childAbs);
+        if (stats.isSymbolicLink()) {
+          real = realpathSync(childAbs);
+          if (real !== rootReal && !real.startsWith(rootReal + sep)) {
+            warnings.push(`${childRel} is a symlink that leads out of the project; skipped`);
+            continue;
+          }
+          stats = statSync(childAbs);
+        }
+      } catch (error) {
+        const broken = (error as NodeJS.ErrnoException).code === 'ENOENT';
+        warnings.push(broken ? `${childRel} is a broken symlink; skipped` : `cannot read ${childRel}: ${(error as Error).message}`);
+        continue;
+      }
+      const isDir = stats.isDirectory();
+      if (!isDir && !stats.isFile()) {
+        warnings.push(`${childRel} is not a regular file; skipped`);
+        continue;
+      }
+      if (alwaysExcluded(name, isDir)) continue;
+      if (ignoredBy(nodereg, childRel, isDir)) continue;
+      const include = forced(childRel);
+      if (include) seenIncludes.add(include);
+
+      let childGit = git;
+      let childToward = false;
+      if (toward && !include) {
+        if (!(isDir && towardInclude(childRel))) continue;
+        childToward = true;
+      } else if (git && ignoredBy(git, childRel, isDir)) {
+        if (include) childGit = null;
+        else if (isDir && towardInclude(childRel)) childToward = true;
+        else continue;
+      } else if (include) {
+        childGit = null;
+      }
+
+      if (isDir) {
+        const realDir = real ?? realpathSync(childAbs);
+        if (ancestors.has(realDir)) {
+          warnings.push(`${childRel} is a symlink to a directory that contains it; skipped`);
+          continue;
+        }
+        // A nested repository (a submodule) keeps its own ignore files, as git does.
+        let gitBelow = childGit;
+        if (gitBelow && hasGitEntry(childAbs)) gitBelow = [];
+        const nextGit = gitBelow && !childToward ? stackFor(gitBelow, childRel, childAbs, '.gitignore', warnings) : gitBelow;
+        const nextNodereg = stackFor(nodereg, childRel, childAbs, '.noderegignore', warnings);
+        walk(childAbs, childRel, nextGit, nextNodereg, childToward, new Set([...ancestors, realDir]));
+      } else {
+        if (skip.has(resolve(childAbs)) || (real && skip.has(real))) continue;
+        if (!rel && earlierPack(name)) continue;
+        files.push({ path: childRel, abs: childAbs, size: stats.size, mode: stats.mode & 0o111 ? 0o755 : 0o644 });
+      }
+    }
+  };
+
+  const rootGit = stackFor([], '', rootAbs, '.gitignore', warnings);
+  walk(rootAbs, '', rootGit, [{ base: '', ig: rootNodereg }], false, new Set([rootReal]));
+
+  for (const inc of includes) {
+    if (!seenIncludes.has(inc)) {
+      problems.push({ key: '[tool.nodereg] includes', message: `"${inc}" matches nothing in the project (it does not exist, or .noderegignore, excludes or the always-excluded names leave it out)` });
+    }
+  }
+  files.sort((a, b) => compareUtf8(a.path, b.path));
+  return { files, warnings, problems };
+}
+
+function hasGitEntry(dir: string): boolean {
+  try {
+    lstatSync(join(dir, '.git'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The path of `abs` relative to `root`, `/`-separated. */
+export function toArchivePath(root: string, abs: string): string {
+  return relative(root, abs).split(sep).join('/');
+}

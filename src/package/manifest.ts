@@ -1,0 +1,346 @@
+// pyproject.toml → the publish request, mapped as DESIGN.md §6's table says. The wire rules come from
+// the contract's schemas; this file only knows where in pyproject.toml each request field comes from,
+// so that every problem names the key to fix.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse, TomlError } from 'smol-toml';
+import type { z } from 'zod';
+import { PublishBody, publisherId as publisherIdSchema, semver as semverSchema } from '../contract/resources.js';
+
+export const MANIFEST_FILE = 'pyproject.toml';
+
+/** One thing to fix, named by where it is set: `[project] name`, `[tool.nodereg] publisher`, `--changelog`… */
+export interface Problem {
+  key: string;
+  message: string;
+}
+
+/** Where the changelog came from, named as the user set it. */
+export interface ChangelogInput {
+  text: string;
+  source: string;
+}
+
+export interface ManifestOptions {
+  /** `--publisher`, which wins over `[tool.nodereg] publisher`. */
+  publisher?: string;
+  changelog?: ChangelogInput;
+  /** pack needs no publisher; validate and publish do. */
+  requirePublisher?: boolean;
+}
+
+/** `[project] license`, before it is resolved against the file set. */
+export type LicenseSpec = { kind: 'file'; path: string } | { kind: 'spdx'; value: string; files: string[] } | undefined;
+
+export interface Manifest {
+  publisherId?: string;
+  nodeId?: string;
+  version?: string;
+  /** `node` and `node_version` of the request, still unvalidated (license not resolved yet). */
+  node: Record<string, unknown>;
+  nodeVersion: Record<string, unknown>;
+  license: LicenseSpec;
+  includes: string[];
+  excludes: string[];
+  problems: Problem[];
+  warnings: string[];
+  /** Request field path (`node.description`) → the key that sets it, for naming schema problems. */
+  keys: Map<string, string>;
+}
+
+const P = (key: string) => `[project] ${key}`;
+const T = (key: string) => `[tool.nodereg] ${key}`;
+
+/** `[tool.nodereg]` keys → request fields; the supported-* ones are sent on the node and the version. */
+const NODE_KEYS: Record<string, string> = { icon: 'icon', 'banner-url': 'banner_url', tags: 'tags' };
+const SHARED_KEYS: Record<string, string> = {
+  'supported-os': 'supported_os',
+  'supported-accelerators': 'supported_accelerators',
+  'requires-app': 'supported_appui_version',
+  'requires-app-frontend': 'supported_appui_frontend_version',
+};
+const NODE_ONLY_SHARED = { 'preempted-app-node-names': 'preempted_app_node_names' } as const;
+const TOOL_KEYS = [
+  'publisher', 'version', 'display-name', 'includes', 'excludes',
+  ...Object.keys(NODE_KEYS), ...Object.keys(SHARED_KEYS), ...Object.keys(NODE_ONLY_SHARED),
+];
+
+type Table = Record<string, unknown>;
+const isTable = (value: unknown): value is Table => typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
+
+// ---------- versions ----------
+
+/** PEP 440, as the packaging specification writes it (case-insensitive, leading `v` allowed). */
+const PEP440 = new RegExp(
+  '^v?(?:(?<epoch>[0-9]+)!)?(?<release>[0-9]+(?:\\.[0-9]+)*)' +
+    '(?<pre>[-_.]?(?<preL>alpha|a|beta|b|preview|pre|c|rc)[-_.]?(?<preN>[0-9]+)?)?' +
+    '(?<post>-(?<postN1>[0-9]+)|[-_.]?(?<postL>post|rev|r)[-_.]?(?<postN2>[0-9]+)?)?' +
+    '(?<dev>[-_.]?dev[-_.]?(?<devN>[0-9]+)?)?' +
+    '(?:\\+(?<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?$',
+  'i',
+);
+const PRE_LABEL: Record<string, string> = { a: 'alpha', alpha: 'alpha', b: 'beta', beta: 'beta', c: 'rc', rc: 'rc', pre: 'rc', preview: 'rc' };
+
+export type VersionResult = { version: string } | { error: string };
+
+/**
+ * A PEP 440 version → semver: `X.Y.Z` as is, `X.Y` → `X.Y.0`, `X` → `X.0.0`, `aN`/`bN`/`rcN` →
+ * `-alpha.N`/`-beta.N`/`-rc.N`. Epochs, post, dev and local versions have no semver form: the error
+ * says what to write instead.
+ */
+export function pep440ToSemver(text: string): VersionResult {
+  const m = PEP440.exec(text.trim());
+  if (!m?.groups) return { error: `"${text}" is not a version: write X.Y.Z, e.g. "1.2.3"` };
+  const g = m.groups;
+  const release = g.release.split('.').map((part) => String(Number(part)));
+  const core = [...release, '0', '0'].slice(0, 3).join('.');
+  if (release.length > 3) {
+    return { error: `"${text}" has ${release.length} release numbers; a registry version has three (X.Y.Z): write "${release.slice(0, 3).join('.')}" or the next patch version` };
+  }
+  if (g.epoch !== undefined) return { error: `"${text}" has an epoch (${g.epoch}!), which a registry version cannot express: write "${core}" in [tool.nodereg] version` };
+  if (g.local !== undefined) return { error: `"${text}" is a local version (+${g.local}), which cannot be published: drop "+${g.local}"` };
+  if (g.post !== undefined) return { error: `"${text}" is a post-release, which a registry version cannot express: publish the next patch version instead (e.g. "${bumpPatch(release)}")` };
+  if (g.dev !== undefined) {
+    return { error: `"${text}" is a development release, which a registry version cannot express: use a pre-release such as "${core}a1" (published as ${core}-alpha.1), or set [tool.nodereg] version = "${core}-dev.${Number(g.devN ?? 0)}"` };
+  }
+  const pre = g.pre !== undefined ? `-${PRE_LABEL[g.preL.toLowerCase()]}.${Number(g.preN ?? 0)}` : '';
+  return { version: core + pre };
+}
+
+function bumpPatch(release: string[]): string {
+  const [x, y = '0', z = '0'] = release;
+  return `${x}.${y}.${Number(z) + 1}`;
+}
+
+/** `[tool.nodereg] version` is a registry version already; anything else there is read as PEP 440. */
+export function toolVersionToSemver(text: string): VersionResult {
+  const direct = semverSchema.safeParse(text);
+  return direct.success ? { version: direct.data } : pep440ToSemver(text);
+}
+
+// ---------- reading ----------
+
+/** Reads `DIR/pyproject.toml` and maps it; problems are collected, never thrown. */
+export function readManifest(dir: string, options: ManifestOptions = {}): Manifest {
+  const manifest: Manifest = {
+    node: {}, nodeVersion: {}, license: undefined, includes: [], excludes: [], problems: [], warnings: [], keys: new Map(),
+  };
+  const problem = (key: string, message: string) => manifest.problems.push({ key, message });
+  const file = join(dir, MANIFEST_FILE);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    problem(MANIFEST_FILE, code === 'ENOENT' ? `not found in ${dir}; create one with \`nodereg init\`` : `cannot be read: ${(error as Error).message}`);
+    return manifest;
+  }
+  let doc: Table;
+  try {
+    doc = parse(text) as Table;
+  } catch (error) {
+    const where = error instanceof TomlError ? ` (line ${error.line}, column ${error.column})` : '';
+    problem(MANIFEST_FILE, `is not valid TOML${where}: ${(error as Error).message.split('\n')[0]}`);
+    return manifest;
+  }
+  mapManifest(doc, manifest, options);
+  return manifest;
+}
+
+/** Maps a parsed pyproject.toml into `manifest` (exported for tests that start from a table). */
+export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOptions = {}): void {
+  const problem = (key: string, message: string) => manifest.problems.push({ key, message });
+  const { node, nodeVersion, keys } = manifest;
+
+  const project = doc.project;
+  if (project !== undefined && !isTable(project)) problem('[project]', 'must be a table');
+  const proj: Table = isTable(project) ? project : {};
+  const toolTable = isTable(doc.tool) ? doc.tool.nodereg : undefined;
+  if (toolTable !== undefined && !isTable(toolTable)) problem('[tool.nodereg]', 'must be a table');
+  const tool: Table = isTable(toolTable) ? toolTable : {};
+
+  for (const key of Object.keys(tool)) {
+    if (!TOOL_KEYS.includes(key)) {
+      const near = TOOL_KEYS.find((k) => k.replace(/-/g, '') === key.replace(/[-_]/g, '').toLowerCase());
+      manifest.warnings.push(`${T(key)} is not a key nodereg knows${near ? ` (did you mean ${near}?)` : ''}; it is ignored`);
+    }
+  }
+
+  // publisher: --publisher wins
+  const publisherKey = options.publisher !== undefined ? '--publisher' : T('publisher');
+  const publisher = options.publisher ?? tool.publisher;
+  if (publisher === undefined) {
+    if (options.requirePublisher) problem(T('publisher'), 'is missing: add publisher = "your-publisher-id" under [tool.nodereg], or pass --publisher');
+  } else if (typeof publisher !== 'string') {
+    problem(publisherKey, 'must be a string');
+  } else {
+    const parsed = publisherIdSchema.safeParse(publisher);
+    if (parsed.success) manifest.publisherId = parsed.data;
+    else problem(publisherKey, parsed.error.issues.map((i) => i.message).join('; '));
+  }
+
+  // node id: [project] name, checked with the contract's rule through node.id
+  if (proj.name === undefined) problem(P('name'), 'is missing: add name = "my-node" under [project]');
+  else if (typeof proj.name !== 'string') problem(P('name'), 'must be a string');
+  else {
+    manifest.nodeId = proj.name;
+    node.id = proj.name;
+  }
+  keys.set('node.id', P('name'));
+
+  // version: [tool.nodereg] version, else [project] version, converted to semver
+  const dynamic = proj.dynamic;
+  if (dynamic !== undefined && !isStringArray(dynamic)) problem(P('dynamic'), 'must be an array of strings');
+  const isDynamic = isStringArray(dynamic) && dynamic.includes('version');
+  let versionKey = T('version');
+  if (tool.version !== undefined) {
+    if (typeof tool.version !== 'string') problem(T('version'), 'must be a string such as "1.2.3"');
+    else takeVersion(toolVersionToSemver(tool.version), T('version'));
+  } else if (isDynamic) {
+    problem(P('version'), 'is dynamic, so nodereg cannot know it: add version = "1.2.3" under [tool.nodereg]');
+  } else if (proj.version === undefined) {
+    problem(P('version'), 'is missing: add version = "1.2.3" under [project]');
+  } else if (typeof proj.version !== 'string') {
+    versionKey = P('version');
+    problem(P('version'), 'must be a string such as "1.2.3"');
+  } else {
+    versionKey = P('version');
+    takeVersion(pep440ToSemver(proj.version), P('version'));
+  }
+  keys.set('node_version.version', versionKey);
+
+  function takeVersion(result: VersionResult, key: string) {
+    if ('error' in result) problem(key, result.error);
+    else {
+      manifest.version = result.version;
+      nodeVersion.version = result.version;
+    }
+  }
+
+  setIfPresent(node, 'description', proj.description, 'node.description', P('description'));
+
+  // author: the first of [project] authors (its name, else its email)
+  if (proj.authors !== undefined) {
+    const first = Array.isArray(proj.authors) ? proj.authors[0] : undefined;
+    if (!Array.isArray(proj.authors) || (first !== undefined && !isTable(first))) {
+      problem(P('authors'), 'must be an array of tables such as [{ name = "Ada" }]');
+    } else if (first !== undefined) {
+      const author = first.name ?? first.email;
+      if (author !== undefined) setIfPresent(node, 'author', author, 'node.author', P('authors'));
+    }
+  }
+
+  // license: a file table, or a string resolved later against the file set
+  const license = proj.license;
+  const licenseFiles = proj['license-files'];
+  if (licenseFiles !== undefined && !isStringArray(licenseFiles)) problem(P('license-files'), 'must be an array of paths or patterns');
+  if (typeof license === 'string') {
+    manifest.license = { kind: 'spdx', value: license, files: isStringArray(licenseFiles) ? licenseFiles : [] };
+  } else if (isTable(license) && typeof license.file === 'string') {
+    manifest.license = { kind: 'file', path: license.file.replace(/^\.\//, '') };
+  } else if (isTable(license) && typeof license.text === 'string') {
+    manifest.license = { kind: 'spdx', value: license.text, files: isStringArray(licenseFiles) ? licenseFiles : [] };
+  } else if (license !== undefined) {
+    problem(P('license'), 'must be an SPDX expression such as "MIT", or a table such as { file = "LICENSE" }');
+  } else if (isStringArray(licenseFiles) && licenseFiles.length) {
+    manifest.license = { kind: 'spdx', value: '', files: licenseFiles };
+  }
+  keys.set('node.license', P('license'));
+
+  // repository: [project.urls] Repository, else Source, else Homepage (labels compared as PEP 753 normalises them)
+  if (proj.urls !== undefined) {
+    if (!isTable(proj.urls)) problem('[project.urls]', 'must be a table of labels to URLs');
+    else {
+      const byLabel = new Map<string, [string, unknown]>();
+      for (const [label, url] of Object.entries(proj.urls)) byLabel.set(label.toLowerCase().replace(/[^a-z0-9]/g, ''), [label, url]);
+      const found = ['repository', 'source', 'sourcecode', 'homepage'].map((l) => byLabel.get(l)).find(Boolean);
+      if (found) setIfPresent(node, 'repository', found[1], 'node.repository', `[project.urls] ${found[0]}`);
+    }
+  }
+
+  setIfPresent(nodeVersion, 'dependencies', proj.dependencies, 'node_version.dependencies', P('dependencies'));
+
+  // display name: defaults to the id
+  if (tool['display-name'] !== undefined) setIfPresent(node, 'name', tool['display-name'], 'node.name', T('display-name'));
+  else if (typeof proj.name === 'string') {
+    node.name = proj.name;
+    keys.set('node.name', P('name'));
+  }
+
+  for (const [key, field] of Object.entries(NODE_KEYS)) setIfPresent(node, field, tool[key], `node.${field}`, T(key));
+  for (const [key, field] of Object.entries(SHARED_KEYS)) {
+    setIfPresent(node, field, tool[key], `node.${field}`, T(key));
+    setIfPresent(nodeVersion, field, tool[key], `node_version.${field}`, T(key));
+  }
+  for (const [key, field] of Object.entries(NODE_ONLY_SHARED)) setIfPresent(node, field, tool[key], `node.${field}`, T(key));
+
+  for (const key of ['includes', 'excludes'] as const) {
+    const value = tool[key];
+    if (value === undefined) continue;
+    if (!isStringArray(value)) problem(T(key), 'must be an array of strings');
+    else manifest[key] = value;
+  }
+
+  if (options.changelog !== undefined) {
+    nodeVersion.changelog = options.changelog.text;
+    keys.set('node_version.changelog', options.changelog.source);
+  }
+
+  function setIfPresent(target: Record<string, unknown>, field: string, value: unknown, path: string, key: string) {
+    if (value === undefined) return;
+    target[field] = value;
+    keys.set(path, key);
+  }
+}
+
+// ---------- the request ----------
+
+export interface PublishRequest {
+  publisherId?: string;
+  nodeId: string;
+  version: string;
+  /** The body of POST /publishers/{p}/nodes/{n}/versions, as the contract parsed it. It never holds a token. */
+  body: Omit<z.output<typeof PublishBody>, 'personal_access_token'>;
+}
+
+/**
+ * Validates the request built from the manifest with the contract's PublishBody, adding each
+ * problem under the pyproject key that sets the field. Returns the request when there is none.
+ */
+export function buildRequest(manifest: Manifest): PublishRequest | undefined {
+  const candidate = { node: { ...manifest.node }, node_version: { ...manifest.nodeVersion } };
+  // A missing version is reported already; a placeholder keeps the other fields' checks going.
+  if (candidate.node_version.version === undefined) candidate.node_version.version = '0.0.0';
+  const parsed = PublishBody.safeParse(candidate);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const path = issue.path.map(String);
+      const key = keyFor(manifest.keys, path);
+      const rest = path.slice(2).map((part) => (/^\d+$/.test(part) ? `item ${Number(part) + 1}` : part));
+      const field = rest.length ? ` (${rest.join(', ')})` : '';
+      addProblem(manifest, key, `${issue.message}${field}`);
+    }
+  }
+  if (manifest.problems.length || !parsed.success || !manifest.nodeId || !manifest.version) return undefined;
+  const body = parsed.data as PublishRequest['body'];
+  return { publisherId: manifest.publisherId, nodeId: manifest.nodeId, version: body.node_version.version, body };
+}
+
+/** The key for a request path: the longest mapped prefix (`node.tags.2` → `[tool.nodereg] tags`). */
+function keyFor(keys: Map<string, string>, path: string[]): string {
+  for (let n = path.length; n > 0; n--) {
+    const key = keys.get(path.slice(0, n).join('.'));
+    if (key) return key;
+  }
+  return path.join('.');
+}
+
+/** Adds a problem once: a supported-* key checked on the node and on the version is reported once. */
+export function addProblem(manifest: Manifest, key: string, message: string): void {
+  if (!manifest.problems.some((p) => p.key === key && p.message === message)) manifest.problems.push({ key, message });
+}
+
+export function formatProblems(problems: Problem[]): string {
+  return problems.map((p) => `  ${p.key}: ${p.message}`).join('\n');
+}

@@ -1,0 +1,49 @@
+// Signed callbacks to webhook_url / callback_url (DESIGN.md §4).
+import { createHmac } from 'node:crypto';
+import { CALLBACK_EVENT, CALLBACK_HEADERS } from '../../contract/limits.js';
+
+/** `sha256=HEX`: HMAC-SHA256 of the raw body with the callback key (DIR/callback-key holds it as hex). */
+export function signCallback(key: Buffer, body: string): string {
+  return `sha256=${createHmac('sha256', key).update(body).digest('hex')}`;
+}
+
+export type DeliveryOutcome = { ok: true } | { ok: false; error: string };
+
+/**
+ * POSTs one callback. Any 2xx is success; anything else, a redirect, or no answer within
+ * `timeoutMs` is a failure to retry. Never throws.
+ */
+export async function sendCallback(input: {
+  url: string;
+  body: string;
+  deliveryId: string;
+  key: Buffer;
+  timeoutMs: number;
+  userAgent: string;
+  closing: AbortSignal;
+}): Promise<DeliveryOutcome> {
+  const timeout = AbortSignal.timeout(input.timeoutMs);
+  try {
+    const response = await fetch(input.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': input.userAgent,
+        [CALLBACK_HEADERS.event]: CALLBACK_EVENT,
+        [CALLBACK_HEADERS.delivery]: input.deliveryId,
+        [CALLBACK_HEADERS.signature]: signCallback(input.key, input.body),
+      },
+      body: input.body,
+      // a redirect could lead anywhere, past the allow-list: it counts as a failure
+      redirect: 'manual',
+      signal: AbortSignal.any([timeout, input.closing]),
+    });
+    await response.body?.cancel().catch(() => {});
+    if (response.status >= 200 && response.status < 300) return { ok: true };
+    return { ok: false, error: `HTTP ${response.status}` };
+  } catch (error) {
+    if (timeout.aborted) return { ok: false, error: `no answer within ${input.timeoutMs} ms` };
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+    return { ok: false, error: String(cause) };
+  }
+}

@@ -1,0 +1,99 @@
+import { BlockList, isIP } from 'node:net';
+
+/** How the AI proxy runs; every field optional (`serve` flags map onto it). DESIGN.md §4. */
+export interface ProxyOptions {
+  /** Forward mode for relight and skin enhancer when set; sandbox otherwise. */
+  imgUpstream?: string;
+  /** Forward mode for video extend when set; sandbox otherwise. */
+  vidUpstream?: string;
+  /** Provider keys (`serve` reads NODEREG_IMG_API_KEY / NODEREG_VID_API_KEY). */
+  imgKey?: string;
+  vidKey?: string;
+  /** Header carrying the key; `Authorization` (the default) sends `Bearer KEY`, any other sends KEY bare. */
+  imgKeyHeader?: string;
+  vidKeyHeader?: string;
+  /** ms the provider has to answer (default 30 s); then 504. */
+  upstreamTimeout?: number;
+  /** ms between polls of the provider while a task with a callback is unfinished (default 2 s). */
+  upstreamPollInterval?: number;
+  /** Sandbox: ms from submission to the final state (default 1500), split evenly across the states. */
+  sandboxDelay?: number;
+  /** ms a callback receiver has to answer (default 5 s). */
+  callbackTimeout?: number;
+  /** ms before the first retry of a callback, doubling after (default 1 s). */
+  callbackBackoff?: number;
+  /** Hosts callbacks may go to: CIDR ranges, IPs, host names, `*.domain`, or `*` for all. Default loopback. */
+  callbackAllow?: string[];
+  /** ms sandbox result files are kept (default 24 h). */
+  resultTtl?: number;
+}
+
+export const DEFAULT_CALLBACK_ALLOW = ['127.0.0.0/8', '::1', 'localhost'];
+/** Retries after the first attempt of a callback delivery. */
+export const CALLBACK_RETRIES = 3;
+
+export type ResolvedProxyOptions = Required<Omit<ProxyOptions, 'imgUpstream' | 'vidUpstream' | 'imgKey' | 'vidKey'>> &
+  Pick<ProxyOptions, 'imgUpstream' | 'vidUpstream' | 'imgKey' | 'vidKey'>;
+
+export function resolveProxyOptions(options: ProxyOptions = {}): ResolvedProxyOptions {
+  const trim = (url?: string) => (url ? url.replace(/\/+$/, '') : undefined);
+  return {
+    imgKeyHeader: 'Authorization',
+    vidKeyHeader: 'Authorization',
+    upstreamTimeout: 30_000,
+    upstreamPollInterval: 2_000,
+    sandboxDelay: 1_500,
+    callbackTimeout: 5_000,
+    callbackBackoff: 1_000,
+    callbackAllow: DEFAULT_CALLBACK_ALLOW,
+    resultTtl: 24 * 60 * 60 * 1000,
+    ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)),
+    imgUpstream: trim(options.imgUpstream),
+    vidUpstream: trim(options.vidUpstream),
+  };
+}
+
+/** Decides whether a callback URL's host is allowed by the `--callback-allow` list. */
+export function callbackHostAllowed(allow: readonly string[]): (url: string) => boolean {
+  if (allow.includes('*')) return () => true;
+  const ranges = new BlockList();
+  const names: string[] = [];
+  for (const entry of allow) {
+    const [address, prefix] = entry.split('/');
+    const family = isIP(address);
+    if (family && prefix !== undefined) ranges.addSubnet(address, Number(prefix), family === 6 ? 'ipv6' : 'ipv4');
+    else if (family) ranges.addAddress(address, family === 6 ? 'ipv6' : 'ipv4');
+    else names.push(entry.toLowerCase());
+  }
+  return (url: string) => {
+    let host: string;
+    try {
+      host = new URL(url).hostname.toLowerCase();
+    } catch {
+      return false;
+    }
+    const address = host.replace(/^\[|\]$/g, '');
+    const family = isIP(address);
+    if (family) return ranges.check(address, family === 6 ? 'ipv6' : 'ipv4');
+    const name = host.replace(/\.$/, '');
+    return names.some((allowed) => (allowed.startsWith('*.') ? name.endsWith(allowed.slice(1)) : name === allowed));
+  };
+}
+
+/** Checks a `--callback-allow` list; returns the first bad entry's problem, or null. */
+export function callbackAllowProblem(allow: readonly string[]): string | null {
+  for (const entry of allow) {
+    if (entry === '*') continue;
+    const [address, prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    if (prefix !== undefined) {
+      const bits = Number(prefix);
+      if (!family || extra !== undefined || !/^\d+$/.test(prefix) || bits > (family === 6 ? 128 : 32)) {
+        return `"${entry}" is not a CIDR range like 10.0.0.0/8`;
+      }
+    } else if (!family && !/^(\*\.)?[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(entry)) {
+      return `"${entry}" is not a host name, IP address, CIDR range or *`;
+    }
+  }
+  return null;
+}

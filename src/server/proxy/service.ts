@@ -1,0 +1,386 @@
+// The AI proxy (DESIGN.md §4): submissions in sandbox or forward mode, status polls, sandbox result
+// files, and one scheduler that advances watched tasks and delivers their callbacks.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { z } from 'zod';
+import { videoCredits, type RelightBody, type SkinEnhancerBody, type VideoExtendBody } from '../../contract/proxy.js';
+import type { ServerContext } from '../context.js';
+import { badRequest, HttpError, notFound } from '../errors.js';
+import type { Principal } from '../route.js';
+import { sendCallback, type DeliveryOutcome } from './callbacks.js';
+import { isTerminal, KINDS, pollShape, statusOf, upstreamStatusPath, upstreamSubmitPath, type Provider, type TaskKind } from './kinds.js';
+import { CALLBACK_RETRIES, callbackHostAllowed, resolveProxyOptions } from './options.js';
+import { placeholderVideo, readSource, sandboxNextChange, sandboxStep, type SandboxSource } from './sandbox.js';
+import { createTaskStore, type DeliveryRow, type ResultRow, type TaskRow } from './store.js';
+import { callUpstream, upstreamTaskId, upstreamView, type Upstream } from './upstream.js';
+
+export interface TaskBodies {
+  relight: z.output<typeof RelightBody>;
+  'skin-enhancer': z.output<typeof SkinEnhancerBody>;
+  video: z.output<typeof VideoExtendBody>;
+}
+
+type View = Record<string, unknown>;
+
+/** Forward tasks with a callback are polled for at most this long. */
+const WATCH_FOR_MS = 24 * 60 * 60 * 1000;
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+/** The longest the scheduler sleeps; it re-reads the store when it wakes. */
+const MAX_SLEEP_MS = 60_000;
+
+export type ProxyService = ReturnType<typeof createProxyService>;
+
+export function createProxyService(ctx: Pick<ServerContext, 'db' | 'options' | 'keys' | 'publicUrl' | 'log'>) {
+  const options = resolveProxyOptions(ctx.options.proxy);
+  const store = createTaskStore(ctx.db);
+  const allowed = callbackHostAllowed(options.callbackAllow);
+  const resultsDir = join(ctx.options.dataDir, 'proxy-results');
+  mkdirSync(resultsDir, { recursive: true });
+  const closing = new AbortController();
+  const userAgent = `nodereg/${ctx.options.version ?? '0.0.0'}`;
+
+  const upstreams: Record<Provider, Upstream | undefined> = {
+    img: options.imgUpstream
+      ? { baseUrl: options.imgUpstream, key: options.imgKey, keyHeader: options.imgKeyHeader, timeoutMs: options.upstreamTimeout, keyEnv: 'NODEREG_IMG_API_KEY' }
+      : undefined,
+    vid: options.vidUpstream
+      ? { baseUrl: options.vidUpstream, key: options.vidKey, keyHeader: options.vidKeyHeader, timeoutMs: options.upstreamTimeout, keyEnv: 'NODEREG_VID_API_KEY' }
+      : undefined,
+  };
+
+  // ---------- views ----------
+
+  const resultUrl = (row: ResultRow) => row.url ?? `${ctx.publicUrl()}/proxy/results/${row.name}`;
+
+  /** A sandbox task's view at a step of its timeline; results appear only in the final, successful state. */
+  function sandboxView(task: TaskRow, step: number): View {
+    const info = KINDS[task.kind];
+    const last = step >= info.states.length - 1;
+    const failed = last && task.outcome === 'failed';
+    const status = failed ? info.failed : info.states[step];
+    const results = last && !failed ? store.results(task.id) : [];
+    const error = failed ? { error: (JSON.parse(task.view) as { error?: string }).error } : {};
+    if (info.family === 'image') return { task_id: task.id, status, generated: results.map(resultUrl), ...error };
+    return {
+      task_id: task.id,
+      state: status,
+      credits: task.credits ?? 0,
+      creations: results.map((row) => ({ id: row.creation_id, url: resultUrl(row) })),
+      ...error,
+    };
+  }
+
+  const stepOf = (task: TaskRow, now: number) => sandboxStep(KINDS[task.kind].states.length, task.created_at, task.delay_ms, now);
+
+  function enqueueCallback(task: TaskRow, view: View, now: number): void {
+    if (!task.callback_url) return;
+    store.enqueue({ id: randomUUID(), task_id: task.id, url: task.callback_url, body: JSON.stringify(view), next_at: now, now });
+  }
+
+  /** Brings a sandbox task's stored status up to its timeline, queueing one callback per state passed. */
+  function catchUpSandbox(taskId: string, now: number): View {
+    return store.transaction(() => {
+      const task = store.task(taskId)!;
+      const info = KINDS[task.kind];
+      const step = stepOf(task, now);
+      const seen = task.status === info.failed ? info.states.length - 1 : Math.max(0, info.states.indexOf(task.status));
+      for (let s = seen + 1; s <= step; s++) enqueueCallback(task, sandboxView(task, s), now);
+      const view = sandboxView(task, step);
+      if (step !== seen) store.observe(task.id, statusOf(task.kind, view), task.view, now);
+      return view;
+    });
+  }
+
+  /** Records the provider's latest view of a task; a changed status queues a callback. */
+  function observeForward(taskId: string, view: View, now: number): void {
+    store.transaction(() => {
+      const task = store.task(taskId)!;
+      const status = statusOf(task.kind, view);
+      const json = JSON.stringify(view);
+      if (status === task.status && json === task.view) return;
+      store.observe(task.id, status, json, now);
+      if (status !== task.status) enqueueCallback(task, view, now);
+    });
+  }
+
+  /** The provider's task view in our poll shape, with list fields present and our task id. */
+  function normaliseView(kind: TaskKind, raw: View, taskId: string): View {
+    if (KINDS[kind].family === 'image') {
+      return { ...raw, task_id: taskId, status: typeof raw.status === 'string' ? raw.status : 'CREATED', generated: Array.isArray(raw.generated) ? raw.generated : [] };
+    }
+    return {
+      ...raw,
+      task_id: taskId,
+      state: typeof raw.state === 'string' ? raw.state : 'created',
+      credits: typeof raw.credits === 'number' ? raw.credits : 0,
+      creations: Array.isArray(raw.creations) ? raw.creations : [],
+    };
+  }
+
+  async function pollUpstream(task: TaskRow): Promise<View> {
+    const upstream = upstreams[KINDS[task.kind].provider];
+    if (!upstream) {
+      throw new HttpError('upstream_error', `task ${task.id} was sent to an AI provider this registry no longer forwards to`);
+    }
+    const answer = await callUpstream(upstream, 'GET', upstreamStatusPath(task.kind, task.upstream_id!), undefined, closing.signal);
+    const view = normaliseView(task.kind, upstreamView(answer, KINDS[task.kind].family), task.id);
+    observeForward(task.id, view, Date.now());
+    return view;
+  }
+
+  // ---------- submissions ----------
+
+  const randomName = (ext: string) => randomBytes(24).toString('base64url') + ext;
+
+  /** What the sandbox makes the result of: the image given, or for video its `video_url` or a placeholder. */
+  function sandboxSource<K extends TaskKind>(kind: K, body: TaskBodies[K], taskId: string): SandboxSource {
+    if (kind !== 'video') return readSource((body as TaskBodies['relight']).image, 'image');
+    const video = body as TaskBodies['video'];
+    if (video.video_url !== undefined) return readSource(video.video_url, 'video');
+    return { kind: 'bytes', bytes: placeholderVideo(taskId), contentType: 'video/mp4', ext: '.mp4' };
+  }
+
+  function submitSandbox<K extends TaskKind>(kind: K, body: TaskBodies[K], base: Omit<TaskRow, 'mode' | 'upstream_id' | 'delay_ms' | 'outcome' | 'status' | 'view' | 'credits'>): View {
+    const info = KINDS[kind];
+    const source = sandboxSource(kind, body, base.id);
+    const result: ResultRow = {
+      name: '', task_id: base.id, position: 0, creation_id: randomUUID(), url: null, file: null, content_type: null,
+      expires_at: base.created_at + options.resultTtl,
+    };
+    if (source.kind === 'url') {
+      result.name = randomName('');
+      result.url = source.url;
+    } else if (source.kind === 'bytes') {
+      result.name = randomName(source.ext);
+      result.file = result.name;
+      result.content_type = source.contentType;
+      writeFileSync(join(resultsDir, result.name), source.bytes, { mode: 0o600 });
+    }
+    const video = kind === 'video' ? (body as TaskBodies['video']) : undefined;
+    const task: TaskRow = {
+      ...base,
+      mode: 'sandbox',
+      upstream_id: null,
+      delay_ms: options.sandboxDelay,
+      outcome: source.kind === 'invalid' ? 'failed' : 'ok',
+      status: info.states[0],
+      view: JSON.stringify(source.kind === 'invalid' ? { error: source.reason } : {}),
+      credits: video ? videoCredits(video.model, video.resolution, video.duration) : null,
+    };
+    store.transaction(() => {
+      store.insertTask(task);
+      if (source.kind !== 'invalid') store.insertResult(result);
+      enqueueCallback(task, sandboxView(task, 0), base.created_at);
+    });
+    if (!video) return { data: { task_id: task.id, status: task.status, generated: [] } };
+    const { callback_url: _, ...echo } = video;
+    return { ...echo, credits: task.credits, state: task.status, task_id: task.id, created_at: new Date(task.created_at).toISOString() };
+  }
+
+  async function submitForward<K extends TaskKind>(kind: K, body: TaskBodies[K], base: Omit<TaskRow, 'mode' | 'upstream_id' | 'delay_ms' | 'outcome' | 'status' | 'view' | 'credits'>): Promise<View> {
+    const info = KINDS[kind];
+    // We call back ourselves (the provider cannot know our task ids), so the callback URL stays here.
+    const { [info.callbackField]: _, ...relayed } = body as Record<string, unknown>;
+    const answer = await callUpstream(upstreams[info.provider]!, 'POST', upstreamSubmitPath(kind), relayed, closing.signal);
+    const upstreamId = upstreamTaskId(answer, info.family);
+    const raw = upstreamView(answer, info.family);
+    const view = normaliseView(kind, info.family === 'image' ? raw : { task_id: raw.task_id, state: raw.state, credits: raw.credits }, base.id);
+    const task: TaskRow = {
+      ...base,
+      mode: 'forward',
+      upstream_id: upstreamId,
+      delay_ms: 0,
+      outcome: 'ok',
+      status: statusOf(kind, view),
+      view: JSON.stringify(view),
+      credits: typeof raw.credits === 'number' ? raw.credits : null,
+    };
+    store.transaction(() => {
+      store.insertTask(task);
+      enqueueCallback(task, view, base.created_at);
+    });
+    return info.family === 'image' ? { ...(answer as View), data: { ...raw, task_id: base.id } } : { ...raw, task_id: base.id };
+  }
+
+  async function submit<K extends TaskKind>(kind: K, principal: Principal, body: TaskBodies[K]): Promise<View> {
+    const field = KINDS[kind].callbackField;
+    const callbackUrl = (body as Record<string, unknown>)[field] as string | undefined;
+    if (callbackUrl !== undefined && !allowed(callbackUrl)) {
+      const message = `callbacks to ${new URL(callbackUrl).hostname} are not allowed by this registry (serve --callback-allow)`;
+      throw badRequest(`invalid request: ${field}: ${message}`, [{ path: field, message }]);
+    }
+    const now = Date.now();
+    const base = { id: randomUUID(), kind, user_id: principal.userId, callback_url: callbackUrl ?? null, created_at: now, updated_at: now };
+    const reply = upstreams[KINDS[kind].provider] ? await submitForward(kind, body, base) : submitSandbox(kind, body, base);
+    wake();
+    return reply;
+  }
+
+  // ---------- polls and results ----------
+
+  /** A task of this kind that the principal may see (its creator, or an admin); anyone else gets 404. */
+  function visibleTask(kind: TaskKind, taskId: string, principal: Principal): TaskRow {
+    const task = store.task(taskId);
+    if (!task || task.kind !== kind || (!principal.admin && task.user_id !== principal.userId)) {
+      throw notFound(`no ${kind} task ${taskId}`);
+    }
+    return task;
+  }
+
+  async function status(kind: TaskKind, taskId: string, principal: Principal): Promise<View> {
+    const task = visibleTask(kind, taskId, principal);
+    if (task.mode === 'sandbox') {
+      const view = catchUpSandbox(task.id, Date.now());
+      wake();
+      return pollShape(kind, view);
+    }
+    if (isTerminal(task.status)) return pollShape(kind, JSON.parse(task.view) as View);
+    const view = await pollUpstream(task);
+    wake();
+    return pollShape(kind, view);
+  }
+
+  /** The file behind a result URL; 404 when unknown or expired. */
+  function resultFile(name: string): { path: string; contentType: string; size: number } {
+    const row = store.result(name);
+    if (!row || !row.file) throw notFound(row ? 'this result has expired (results are kept for 24 hours)' : 'no such result');
+    if (row.expires_at <= Date.now()) throw notFound('this result has expired (results are kept for 24 hours)');
+    const path = join(resultsDir, row.file);
+    const size = statSync(path, { throwIfNoEntry: false })?.size;
+    if (size === undefined) throw notFound('this result is no longer stored');
+    return { path, contentType: row.content_type ?? 'application/octet-stream', size };
+  }
+
+  function purgeExpired(): void {
+    for (const row of store.expiredResults(Date.now())) {
+      rmSync(join(resultsDir, row.file!), { force: true });
+      store.forgetFile(row.name);
+    }
+  }
+
+  // ---------- the scheduler: sandbox timelines, provider polls, callback deliveries ----------
+
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const inflight = new Map<string, Promise<void>>();
+  const nextPollAt = new Map<string, number>();
+
+  function run(key: string, work: () => Promise<void>): void {
+    const promise = work()
+      .catch((error) => ctx.log(`proxy: ${key}: ${error instanceof Error ? error.message : String(error)}`))
+      .finally(() => {
+        inflight.delete(key);
+        wake();
+      });
+    inflight.set(key, promise);
+  }
+
+  async function deliver(delivery: DeliveryRow): Promise<void> {
+    const permitted = allowed(delivery.url);
+    const outcome: DeliveryOutcome = permitted
+      ? await sendCallback({
+          url: delivery.url, body: delivery.body, deliveryId: delivery.id, key: ctx.keys.callback,
+          timeoutMs: options.callbackTimeout, userAgent, closing: closing.signal,
+        })
+      : { ok: false, error: 'the host is not allowed by --callback-allow' };
+    // On shutdown the attempt does not count: it is made again after a restart.
+    if (closing.signal.aborted) return;
+    const attempts = delivery.attempts + 1;
+    const now = Date.now();
+    if (outcome.ok) return store.settle(delivery.id, 'delivered', attempts, now, null, now);
+    if (!permitted || attempts > CALLBACK_RETRIES) {
+      ctx.log(`proxy: callback ${delivery.id} for task ${delivery.task_id} to ${delivery.url} given up after ${attempts} attempts: ${outcome.error}`);
+      return store.settle(delivery.id, 'failed', attempts, now, outcome.error, now);
+    }
+    store.settle(delivery.id, 'pending', attempts, now + options.callbackBackoff * 2 ** (attempts - 1), outcome.error, now);
+  }
+
+  function tick(): void {
+    timer = undefined;
+    if (closed) return;
+    if (!ctx.publicUrl()) {
+      // Not listening yet: result URLs in callbacks need the address; resume once it is known.
+      timer = setTimeout(tick, 50);
+      timer.unref();
+      return;
+    }
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    try {
+      for (const task of store.watched(now - WATCH_FOR_MS)) {
+        if (task.mode === 'sandbox') {
+          catchUpSandbox(task.id, now);
+          const at = sandboxNextChange(KINDS[task.kind].states.length, task.created_at, task.delay_ms, now);
+          if (at !== undefined) next = Math.min(next, at);
+          continue;
+        }
+        const key = `poll:${task.id}`;
+        if (inflight.has(key) || !upstreams[KINDS[task.kind].provider]) continue;
+        const at = nextPollAt.get(task.id) ?? now;
+        if (at > now) {
+          next = Math.min(next, at);
+          continue;
+        }
+        run(key, async () => {
+          try {
+            await pollUpstream(task);
+          } finally {
+            nextPollAt.set(task.id, Date.now() + options.upstreamPollInterval);
+          }
+        });
+      }
+      for (const delivery of store.pendingHeads()) {
+        const key = `delivery:${delivery.id}`;
+        if (inflight.has(key)) continue;
+        if (delivery.next_at <= now) run(key, () => deliver(delivery));
+        else next = Math.min(next, delivery.next_at);
+      }
+    } catch (error) {
+      ctx.log(`proxy: scheduler: ${error instanceof Error ? error.message : String(error)}`);
+      next = Math.min(next, now + 1_000);
+    }
+    if (next !== Number.POSITIVE_INFINITY) {
+      timer = setTimeout(tick, Math.min(Math.max(next - Date.now(), 0), MAX_SLEEP_MS));
+      timer.unref();
+    }
+  }
+
+  /** Runs the scheduler soon: after a submission, a poll, or a delivery. */
+  function wake(): void {
+    if (closed) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(tick, 0);
+    timer.unref();
+  }
+
+  purgeExpired();
+  const purger = setInterval(() => {
+    try {
+      purgeExpired();
+    } catch (error) {
+      ctx.log(`proxy: purge: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }, PURGE_EVERY_MS);
+  purger.unref();
+  // Resume what a previous run left: pending deliveries and unfinished watched tasks.
+  wake();
+
+  return {
+    options,
+    submit,
+    status,
+    resultFile,
+    /** Deliveries of a task, oldest first (tests and diagnostics). */
+    deliveries: (taskId: string) => store.deliveries(taskId),
+    mode: (kind: TaskKind) => (upstreams[KINDS[kind].provider] ? 'forward' : 'sandbox'),
+    /** Stops the scheduler and waits for in-flight work; pending deliveries stay stored for the next start. */
+    async close(): Promise<void> {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      clearInterval(purger);
+      closing.abort();
+      await Promise.allSettled([...inflight.values()]);
+    },
+  };
+}

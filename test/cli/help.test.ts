@@ -1,0 +1,34 @@
+// Every command and subcommand listed in commands/index.ts has help with examples, kept stable by
+// a snapshot. A new command adds a snapshot (run `npx vitest run test/cli/help.test.ts -u` once).
+import { describe, expect, it } from 'vitest';
+import { commandTree, flatten } from '../../src/cli/command-tree.js';
+import { commands } from '../../src/cli/commands/index.js';
+import { runInProcess } from './in-process.js';
+
+const tree = await commandTree('0.0.0-test');
+const all = flatten(tree.commands);
+
+describe('help', () => {
+  it('the tree holds every command of commands/index.ts', () => {
+    expect(tree.commands.map((c) => c.name)).toEqual(commands.map((c) => c.name));
+    // the groups this project's registry commands rely on
+    expect(all.map((c) => c.path.join(' '))).toEqual(
+      expect.arrayContaining(['node update', 'publisher members add', 'version deprecate', 'token revoke', 'user create']),
+    );
+  });
+
+  it.each(all.map((c) => [c.path.join(' ')]))('nodereg %s --help has examples and matches its snapshot', async (path) => {
+    const result = await runInProcess([...path.split(' '), '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('Examples:');
+    expect(result.stdout).toContain(`Usage: nodereg ${path}`);
+    expect(result.stdout).toMatchSnapshot();
+  });
+
+  it('help <command> shows the same text as <command> --help', async () => {
+    const viaHelp = await runInProcess(['help', 'publisher']);
+    const viaFlag = await runInProcess(['publisher', '--help']);
+    expect(viaHelp.stdout).toBe(viaFlag.stdout);
+  });
+});

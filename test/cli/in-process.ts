@@ -1,0 +1,69 @@
+// Runs the CLI in this process (cheaper than spawning) with captured streams and a temp HOME.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { run } from '../../src/cli/program.js';
+import type { RunDeps } from '../../src/cli/context.js';
+import { tempDir } from '../helpers.js';
+
+export interface InProcessResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface InProcessOptions extends Omit<RunDeps, 'stdout' | 'stderr' | 'stdin' | 'env'> {
+  env?: Record<string, string | undefined>;
+  /** Text piped on stdin (an empty pipe by default). */
+  input?: string;
+  home?: string;
+}
+
+export async function runInProcess(argv: string[], options: InProcessOptions = {}): Promise<InProcessResult> {
+  const home = options.home ?? tempDir('nodereg-home-');
+  const env: NodeJS.ProcessEnv = {
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    NO_COLOR: '1',
+    CI: '1',
+    ...options.env,
+  };
+  let stdout = '';
+  let stderr = '';
+  const stdin = Object.assign(Readable.from(options.input ? [options.input] : []), { isTTY: false });
+  const code = await run(argv, '0.0.0-test', {
+    ...options,
+    env,
+    stdin,
+    stdout: { write: (chunk: string) => ((stdout += chunk), true) },
+    stderr: { write: (chunk: string) => ((stderr += chunk), true) },
+  });
+  return { code, stdout, stderr };
+}
+
+/** An HTTP server on 127.0.0.1 that counts the requests it gets and answers 500 to each. */
+export async function countingServer(): Promise<{ url: string; count: () => number; close: () => Promise<void> }> {
+  let count = 0;
+  const server: Server = createServer((_req, res) => {
+    count++;
+    res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"internal","message":"counting server"}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    count: () => count,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A 127.0.0.1 port that nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

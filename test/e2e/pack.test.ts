@@ -1,0 +1,130 @@
+// validate and pack as a user runs them: the spawned binary on fixture trees, no network.
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, tempDir } from '../helpers.js';
+import { gitRepo, writeTree } from '../package/fixtures.js';
+
+const PYPROJECT = '[project]\nname = "demo-node"\nversion = "0.4"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "ada"\nexcludes = ["*.tmp"]\n';
+
+function demo(): string {
+  return gitRepo({
+    'pyproject.toml': PYPROJECT,
+    '.gitignore': 'build/\n*.log\n',
+    'LICENSE': 'MIT License',
+    'nodes/__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+    'nodes/résumé.py': '# é\n',
+    'web/日本語.js': 'export {}\n',
+    'assets/🎨.png': randomBytes(2000),
+    'build/out.bin': 'ignored',
+    'debug.log': 'ignored',
+    'scratch.tmp': 'excluded',
+    '__pycache__/x.pyc': 'never',
+  });
+}
+
+const unzipList = (zip: string) =>
+  execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).split('\n').filter(Boolean);
+
+describe('nodereg validate', () => {
+  it('reports every problem at once with exit 2', async () => {
+    const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "bad id"\nversion = "1.0.dev1"\n[tool.nodereg]\ntags = "x"\n', 'a.py': '' });
+    const result = await runCli(['validate', dir]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`error: the project in ${dir} has 4 problems to fix:`);
+    expect(result.stderr).toContain('  [tool.nodereg] publisher: is missing');
+    expect(result.stderr).toContain('  [project] version: "1.0.dev1" is a development release');
+    expect(result.stderr).toContain('  [project] name: must be letters, digits');
+    expect(result.stderr).toContain('  [tool.nodereg] tags: Invalid input: expected array, received string');
+    expect(result.stdout).toBe('');
+  });
+
+  it('prints one JSON document either way', async () => {
+    const ok = await runCli(['validate', demo(), '--json']);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toEqual({ valid: true, publisher_id: 'ada', node_id: 'demo-node', version: '0.4.0', files: 7, unpacked_size: expect.any(Number), warnings: [] });
+    const bad = await runCli(['validate', tempDir(), '--json']);
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stdout).error).toMatchObject({ code: 'invalid_manifest', message: expect.stringContaining('pyproject.toml: not found') });
+  });
+});
+
+describe('nodereg pack', () => {
+  it('writes <id>-<version>.zip in the current directory with exactly the selected files, and reports it', async () => {
+    const dir = demo();
+    const cwd = tempDir();
+    const result = await runCli(['pack', dir], { cwd });
+    expect(result.code).toBe(0);
+    const zip = join(cwd, 'demo-node-0.4.0.zip');
+    const sha = createHash('sha256').update(readFileSync(zip)).digest('hex');
+    expect(result.stdout).toContain(`demo-node 0.4.0 → ${zip}`);
+    expect(result.stdout).toMatch(/files\s+7\n/);
+    expect(result.stdout).toContain(`sha256    ${sha}`);
+    expect(execFileSync('unzip', ['-t', zip], { encoding: 'utf8' })).toMatch(/No errors detected/);
+    expect(unzipList(zip)).toEqual([
+      '.gitignore', 'LICENSE', 'assets/🎨.png', 'nodes/__init__.py', 'nodes/résumé.py', 'pyproject.toml', 'web/日本語.js',
+    ]);
+  });
+
+  it('never packs its own output, nor an earlier pack, when writing into the project', async () => {
+    const dir = demo();
+    const first = await runCli(['pack', '--json'], { cwd: dir });
+    const second = await runCli(['pack', '--json'], { cwd: dir });
+    const out = await runCli(['pack', '--out', 'sub/x.zip', '--json'], { cwd: dir });
+    expect([first.code, second.code, out.code]).toEqual([0, 0, 0]);
+    expect(JSON.parse(second.stdout).archive_sha256).toBe(JSON.parse(first.stdout).archive_sha256);
+    expect(JSON.parse(out.stdout).archive_sha256).toBe(JSON.parse(first.stdout).archive_sha256);
+    expect(unzipList(join(dir, 'sub/x.zip'))).not.toContain('demo-node-0.4.0.zip');
+    expect(readdirSync(join(dir, 'sub'))).toEqual(['x.zip']); // no partial file left behind
+  });
+
+  it('is byte-identical across time zones', async () => {
+    const dir = demo();
+    const shas: string[] = [];
+    for (const TZ of ['UTC', 'Asia/Tokyo', 'America/St_Johns']) {
+      const out = join(tempDir(), 'a.zip');
+      const result = await runCli(['pack', dir, '--out', out], { env: { TZ } });
+      expect(result.code).toBe(0);
+      shas.push(createHash('sha256').update(readFileSync(out)).digest('hex'));
+      expect(execFileSync('zipinfo', ['-T', out], { encoding: 'utf8' })).toMatch(/ 19800101\.000000 /);
+    }
+    expect(new Set(shas).size).toBe(1);
+  });
+
+  it('--list and --json list the files with their sizes', async () => {
+    const dir = demo();
+    const listed = await runCli(['pack', dir, '--out', join(tempDir(), 'l.zip'), '--list']);
+    expect(listed.stdout).toMatch(/^\s+11 B\s+LICENSE$/m);
+    const json = JSON.parse((await runCli(['pack', dir, '--out', join(tempDir(), 'j.zip'), '--list', '--json'])).stdout);
+    expect(json.file_list).toContainEqual({ path: 'web/日本語.js', size: 10 });
+    expect(json).toMatchObject({ node_id: 'demo-node', version: '0.4.0', files: 7 });
+  });
+
+  it('fails past --max-size with the ten largest files and leaves no archive', async () => {
+    const files: Record<string, Buffer | string> = { 'pyproject.toml': '[project]\nname = "big"\nversion = "1.0.0"\n' };
+    for (let i = 0; i < 12; i++) files[`data/f${i}.bin`] = randomBytes(1000 * (i + 1));
+    const dir = writeTree(tempDir(), files);
+    const out = join(tempDir(), 'big.zip');
+    const result = await runCli(['pack', dir, '--out', out, '--max-size', '20kB']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error: the archive is larger than --max-size (20,000 bytes); the largest files are:');
+    const listed = result.stderr.split('\n').filter((l) => /data\/f\d+\.bin$/.test(l)).map((l) => l.trim().split(/\s+/).pop());
+    expect(listed).toEqual(['data/f11.bin', 'data/f10.bin', 'data/f9.bin', 'data/f8.bin', 'data/f7.bin', 'data/f6.bin', 'data/f5.bin', 'data/f4.bin', 'data/f3.bin', 'data/f2.bin']);
+    expect(result.stderr).toContain('hint: leave files out with [tool.nodereg] excludes or a .noderegignore file, or raise --max-size');
+    expect(existsSync(out)).toBe(false);
+    expect((await runCli(['pack', dir, '--max-size', 'lots'])).stderr).toContain('--max-size "lots" is not a size');
+  });
+
+  it('warns about a symlink that leaves the project, and packs without it', async () => {
+    const outside = writeTree(tempDir(), { 'secret.txt': 'no' });
+    const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "n"\nversion = "1"\n' });
+    execFileSync('ln', ['-s', join(outside, 'secret.txt'), join(dir, 'leak.txt')]);
+    const out = join(tempDir(), 'n.zip');
+    const result = await runCli(['pack', dir, '--out', out]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('warning: leak.txt is a symlink that leads out of the project; skipped');
+    expect(unzipList(out)).toEqual(['pyproject.toml']);
+  });
+});

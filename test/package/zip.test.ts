@@ -1,0 +1,166 @@
+// The archive (DESIGN.md §6): deterministic bytes, the zip fields we promise, a valid zip for unzip,
+// stored formats, the size limit, and files that change while being packed.
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import yauzl from 'yauzl';
+import { selectFiles, type SelectedFile } from '../../src/package/files.js';
+import { ArchiveTooLargeError, FileChangedError, writeArchive } from '../../src/package/zip.js';
+import { tempDir } from '../helpers.js';
+import { writeTree } from './fixtures.js';
+
+const text = (n: number) => Array.from({ length: n }, (_, i) => `line ${i} of some text\n`).join('');
+
+function sampleTree(): Record<string, string | Buffer> {
+  return {
+    'node.py': text(200),
+    'web/app.js': text(50),
+    'web/logo.png': randomBytes(5000),
+    'models/weights.safetensors': randomBytes(3000),
+    'big/data.txt': text(80_000), // over the small-file size: streamed
+    'big/blob.bin': randomBytes(1_500_000),
+    'empty.txt': '',
+    'é/日本語.txt': 'こんにちは',
+    '🎉.md': '# party',
+    'Z.txt': 'upper',
+    'a.txt': 'lower',
+  };
+}
+
+interface ZipEntryInfo {
+  name: string;
+  method: number;
+  utf8: boolean;
+  extraFields: number;
+  dosDate: number;
+  dosTime: number;
+  mode: number;
+  data: Buffer;
+}
+
+async function readZip(path: string): Promise<ZipEntryInfo[]> {
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.open(path, { lazyEntries: true, decodeStrings: true }, (err, z) => (err ? reject(err) : resolve(z!))),
+  );
+  const entries: ZipEntryInfo[] = [];
+  await new Promise<void>((resolve, reject) => {
+    zip.on('entry', (entry: yauzl.Entry) => {
+      zip.openReadStream(entry, (err, stream) => {
+        if (err) return reject(err);
+        const chunks: Buffer[] = [];
+        stream!.on('data', (c: Buffer) => chunks.push(c));
+        stream!.on('end', () => {
+          entries.push({
+            name: entry.fileName,
+            method: entry.compressionMethod,
+            utf8: (entry.generalPurposeBitFlag & 0x800) !== 0,
+            extraFields: entry.extraFields.length,
+            dosDate: entry.lastModFileDate,
+            dosTime: entry.lastModFileTime,
+            mode: (entry.externalFileAttributes >>> 16) & 0o777,
+            data: Buffer.concat(chunks),
+          });
+          zip.readEntry();
+        });
+      });
+    });
+    zip.on('end', resolve);
+    zip.on('error', reject);
+    zip.readEntry();
+  });
+  return entries;
+}
+
+async function pack(root: string, out: string, maxSize?: number) {
+  return writeArchive(selectFiles(root).files, out, { maxSize });
+}
+
+describe('writeArchive', () => {
+  it('writes the same bytes for the same tree, whatever the mtimes, the umask or the order listed', async () => {
+    const files = sampleTree();
+    const a = writeTree(tempDir(), files);
+    const b = writeTree(tempDir(), Object.fromEntries(Object.entries(files).reverse()));
+    utimesSync(join(b, 'node.py'), new Date('2001-02-03'), new Date('2001-02-03'));
+    chmodSync(join(b, 'a.txt'), 0o600);
+    const out = tempDir();
+    const first = await pack(a, join(out, 'a.zip'));
+    const second = await writeArchive([...selectFiles(b).files].reverse(), join(out, 'b.zip'));
+    expect(readFileSync(join(out, 'a.zip')).equals(readFileSync(join(out, 'b.zip')))).toBe(true);
+    expect(second.sha256).toBe(first.sha256);
+  });
+
+  it('reports the sha256 and size of the bytes written, and the file count', async () => {
+    const root = writeTree(tempDir(), sampleTree());
+    const out = join(tempDir(), 'x.zip');
+    const result = await pack(root, out);
+    const bytes = readFileSync(out);
+    expect(result.size).toBe(bytes.length);
+    expect(result.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(result.files).toBe(11);
+    expect(result.unpackedSize).toBe(selectFiles(root).files.reduce((s, f) => s + f.size, 0));
+  });
+
+  it('passes unzip -t, and holds exactly the files, in UTF-8 byte order, with the promised fields', async () => {
+    const files = sampleTree();
+    const root = writeTree(tempDir(), files);
+    chmodSync(join(root, 'node.py'), 0o755);
+    const out = join(tempDir(), 'x.zip');
+    await pack(root, out);
+    expect(execFileSync('unzip', ['-t', out], { encoding: 'utf8' })).toMatch(/No errors detected/);
+
+    const entries = await readZip(out);
+    expect(entries.map((e) => e.name)).toEqual([
+      'Z.txt', 'a.txt', 'big/blob.bin', 'big/data.txt', 'empty.txt', 'models/weights.safetensors', 'node.py', 'web/app.js', 'web/logo.png', 'é/日本語.txt', '🎉.md',
+    ]);
+    for (const entry of entries) {
+      expect(entry.data.equals(Buffer.from(files[entry.name]))).toBe(true);
+      expect(entry.utf8).toBe(true);
+      expect(entry.extraFields).toBe(0);
+      expect(entry.dosDate).toBe((0 << 9) | (1 << 5) | 1); // 1980-01-01
+      expect(entry.dosTime).toBe(0); // 00:00:00
+      expect(entry.mode).toBe(entry.name === 'node.py' ? 0o755 : 0o644);
+    }
+    const methods = Object.fromEntries(entries.map((e) => [e.name, e.method]));
+    expect(methods).toMatchObject({ 'web/logo.png': 0, 'models/weights.safetensors': 0, 'big/blob.bin': 0, 'node.py': 8, 'big/data.txt': 8, 'web/app.js': 8 });
+  });
+
+  it('fails past --max-size, lists the ten largest files and leaves no partial archive', async () => {
+    const files: Record<string, Buffer> = {};
+    for (let i = 0; i < 14; i++) files[`f${String(i).padStart(2, '0')}.bin`] = randomBytes(10_000 + i * 1000);
+    const root = writeTree(tempDir(), files);
+    const out = join(tempDir(), 'x.zip');
+    const error = await pack(root, out, 50_000).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ArchiveTooLargeError);
+    expect((error as ArchiveTooLargeError).largest.map((f) => f.path)).toEqual(
+      ['f13.bin', 'f12.bin', 'f11.bin', 'f10.bin', 'f09.bin', 'f08.bin', 'f07.bin', 'f06.bin', 'f05.bin', 'f04.bin'],
+    );
+    expect(existsSync(out)).toBe(false);
+    // at the limit exactly, it passes
+    const fits = await pack(root, join(tempDir(), 'y.zip'));
+    expect((await pack(root, join(tempDir(), 'z.zip'), fits.size)).size).toBe(fits.size);
+  });
+
+  it.each([
+    ['small', 100],
+    ['large', 2_000_000],
+  ])('reports a %s file that changed size while being packed', async (_kind, size) => {
+    const root = writeTree(tempDir(), { 'a.txt': Buffer.alloc(size, 97) });
+    const listed: SelectedFile = { ...selectFiles(root).files[0] };
+    listed.size = statSync(join(root, 'a.txt')).size + 5;
+    const out = join(tempDir(), 'x.zip');
+    const error = await writeArchive([listed], out).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FileChangedError);
+    expect((error as Error).message).toBe('a.txt changed while it was being packed; pack again');
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('reports a file that vanished before it was packed', async () => {
+    const root = writeTree(tempDir(), { 'a.txt': 'x' });
+    const gone: SelectedFile = { path: 'b.txt', abs: join(root, 'b.txt'), size: 3, mode: 0o644 };
+    const out = join(tempDir(), 'x.zip');
+    await expect(writeArchive([...selectFiles(root).files, gone], out)).rejects.toThrow(/ENOENT/);
+    expect(existsSync(out)).toBe(false);
+  });
+});
