@@ -41,6 +41,8 @@ export const TOKEN_SHOWN_PREFIX = 12;
 
 const MiB = 1024 * 1024;
 export const JSON_BODY_MAX = 25 * MiB;
+/** Arrays and objects nested deeper than this in a JSON body are 400 (a translations object is 2 or 3 deep). */
+export const JSON_MAX_DEPTH = 64;
 export const DEFAULT_MAX_ARCHIVE = 200 * MiB;
 export const DEFAULT_MAX_UNPACKED = 1024 * MiB;
 export const UPLOAD_URL_TTL_SECONDS = 15 * 60;

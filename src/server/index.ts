@@ -1,10 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Server } from 'node:http';
-import { createAdaptorServer } from '@hono/node-server';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { getRequestListener, RequestError } from '@hono/node-server';
 import { Hono } from 'hono';
 import { DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
+import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
 import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
 import { HttpError, rawErrorResponse } from './errors.js';
@@ -35,6 +37,13 @@ export interface RegistryServerOptions {
   version?: string;
   /** The admin's token (NODEREG_ADMIN_TOKEN); generated into DIR/admin-token on first start when unset. */
   adminToken?: string;
+  /** How long a request's headers may take to arrive, in ms; then 408. Default 60 s. */
+  headersTimeout?: number;
+  /**
+   * How long a whole request may take to arrive, body included, in ms; then 408. Default 1 hour: Node's
+   * 5 minutes would cut a maximum-size archive on a slow link.
+   */
+  requestTimeout?: number;
   /** The AI proxy: upstreams (forward mode) or the sandbox, callbacks. DESIGN.md §4. */
   proxy?: ProxyOptions;
 }
@@ -80,7 +89,13 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   const archives = createLocalArchiveStorage(join(options.dataDir, 'archives'));
   const admin = resolveAdminToken(options.dataDir, options.adminToken);
   // Requests wait for the admin's token to be in place (listen() waits too).
-  const ready = Promise.all([bootstrapAdmin(store, admin.token), archives.sweep()]);
+  const ready = Promise.all([
+    bootstrapAdmin(store, admin.token),
+    archives.sweep(),
+    rollBackArchiveClaims(store, archives).then((count) => {
+      if (count) options.log?.(`rolled back ${count} upload(s) cut short by a crash; they can be uploaded again`);
+    }),
+  ]);
   ready.catch(() => {});
   const storeAuthenticate = createAuthenticate(store);
   const authenticate = async (token: string) => {
@@ -121,13 +136,27 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     return c.json(new HttpError('internal', 'an internal error occurred; it has been logged').body(), 500);
   });
 
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
-  // Node's default of 5 minutes for a whole request would cut a 200 MiB upload on a slow link; the
-  // headers must still arrive within headersTimeout (60 s), and idle sockets still time out.
-  server.requestTimeout = 60 * 60 * 1000;
-  // Errors of Node's HTTP parser never reach hono: answer them in our shape too.
+  const requestTimeout = options.requestTimeout ?? 60 * 60 * 1000;
+  const headersTimeout = Math.min(options.headersTimeout ?? 60_000, requestTimeout);
+  // A request the adapter cannot turn into a URL (a backslash in the path, a bad Host header) is a
+  // RequestError before hono sees it: answered in our shape too, not with an empty 400.
+  const listener = getRequestListener(app.fetch, {
+    errorHandler: (error) => {
+      if (error instanceof RequestError) return Response.json(new HttpError('invalid_request', `malformed request: ${error.message}`).body(), { status: 400 });
+      options.log?.(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
+      return Response.json(new HttpError('internal', 'an internal error occurred; it has been logged').body(), { status: 500 });
+    },
+  });
+  // Node checks the timeouts every connectionsCheckingInterval (30 s by default): often enough for these.
+  const server = createServer(
+    { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(50, headersTimeout / 4)) },
+    listener,
+  );
+  // Errors of Node's HTTP parser (and its timeouts) never reach hono: answer them in our shape too,
+  // unless an answer has begun on this socket (then only closing it is left).
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return socket.destroy();
+    const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+    if (!socket.writable || answering) return socket.destroy();
     const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
     socket.end(
@@ -137,6 +166,12 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
           ? rawErrorResponse(431, 'payload_too_large', 'the request headers are too large')
           : rawErrorResponse(400, 'invalid_request', 'malformed HTTP request'),
     );
+  });
+
+  // Node closes a CONNECT request's connection without a word unless someone listens: no route here.
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => {});
+    socket.end(rawErrorResponse(404, 'not_found', `no route for CONNECT ${request.url ?? ''}`.slice(0, 300)));
   });
 
   return {

@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { fieldErrors } from '../contract/errors.js';
-import { JSON_BODY_MAX } from '../contract/limits.js';
+import { JSON_BODY_MAX, JSON_MAX_DEPTH } from '../contract/limits.js';
 import type { Operation, ResponseOf } from '../contract/operation.js';
 import { badRequest, tooLarge, unauthorized, unsupportedMediaType } from './errors.js';
 
@@ -42,7 +42,14 @@ async function readLimited(c: Context, max: number): Promise<string> {
   let size = 0;
   const reader = stream.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      // The client went away, or Node cut a request sent too slowly (it answered 408 itself).
+      throw badRequest('the request body ended before it was whole (the connection closed or timed out)');
+    }
+    const { done, value } = chunk;
     if (done) break;
     size += value.byteLength;
     if (size > max) {
@@ -52,6 +59,23 @@ async function readLimited(c: Context, max: number): Promise<string> {
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** How deep arrays and objects nest in JSON text (brackets inside strings do not count). */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
 }
 
 export interface RouteDeps {
@@ -126,6 +150,8 @@ export function route<O extends Operation>(
       let body: unknown;
       if (operation.bodyKind === 'json') {
         let json: unknown;
+        // Deeper nesting would overflow the stack wherever the value is walked (JSON.stringify, zod).
+        if (jsonDepth(raw) > JSON_MAX_DEPTH) throw badRequest(`the JSON body nests deeper than ${JSON_MAX_DEPTH} levels`);
         try {
           json = raw === '' ? undefined : JSON.parse(raw);
         } catch (error) {

@@ -1,81 +1,15 @@
 // `nodereg serve` and `nodereg backup` as a user runs them: the real binary, spawned with temp
 // HOME/XDG dirs, talking to 127.0.0.1 only.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import yazl from 'yazl';
-import { BIN, runCli, tempDir } from '../helpers.js';
-
-interface Served {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Sends a signal and resolves to how the process ended. */
-  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const running = new Set<ChildProcessWithoutNullStreams>();
-afterEach(() => {
-  for (const child of running) child.kill('SIGKILL');
-  running.clear();
-});
-
-function envFor(home: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '',
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_DATA_HOME: join(home, '.local/share'),
-    NO_COLOR: '1',
-    CI: '1',
-    ...extra,
-  };
-}
-
-/** Spawns `nodereg serve ARGS` and resolves once its first stdout line (the URL line) has arrived. */
-function serve(args: string[], options: { home?: string; env?: Record<string, string> } = {}): Promise<Served> {
-  const home = options.home ?? tempDir('nodereg-home-');
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: envFor(home, options.env), stdio: 'pipe' });
-  running.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('close', (code, signal) => {
-      running.delete(child);
-      resolve({ code, signal });
-    }),
-  );
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      const before = stdout;
-      stdout += chunk;
-      if (!before.includes('\n') && stdout.includes('\n')) {
-        const match = /^nodereg registry listening on (http:\/\/\S+)\n/.exec(stdout);
-        if (!match) return reject(new Error(`unexpected first stdout line: ${JSON.stringify(stdout)}`));
-        resolve({
-          child,
-          url: match[1],
-          stdout: () => stdout,
-          stderr: () => stderr,
-          exited,
-          stop: (signal = 'SIGTERM') => {
-            child.kill(signal);
-            return exited;
-          },
-        });
-      }
-    });
-    void exited.then(({ code }) => reject(new Error(`serve exited with ${code} before listening: ${stderr}`)));
-  });
-}
+import { runCli, tempDir } from '../helpers.js';
+import { serve } from './serve-helper.js';
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 

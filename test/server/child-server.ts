@@ -1,9 +1,38 @@
-// A registry in its own process, so a test can measure the server's memory and not its own.
-// Started with `node --import tsx`; prints its URL on stdout; answers IPC 'memory' with its RSS.
-import { createRegistryServer } from '../../src/server/index.js';
+// A registry in its own process, so a test can measure the server's memory and not its own, or kill it.
+// Started with `node --import tsx child-server.ts DATA_DIR ADMIN_TOKEN [OPTIONS_JSON]`; prints its URL on
+// stdout; answers IPC 'memory' with its RSS. OPTIONS_JSON adds server options (maxArchive, timeouts…);
+// with `"log": true` the access log goes to stderr.
+// IPC {crashAt} (for crash tests) arms a SIGKILL of the process at one step of the next upload:
+// `archive-stored` once the archive file is in place, before the database records it;
+// `archive-recorded` once the database recorded it, before the answer is sent.
+import { createRegistryServer, type RegistryServerOptions } from '../../src/server/index.js';
 
-const [dataDir, adminToken] = process.argv.slice(2);
-const server = createRegistryServer({ dataDir, adminToken, port: 0, host: '127.0.0.1' });
+const [dataDir, adminToken, extra] = process.argv.slice(2);
+// `"log": true` writes the access log (and any internal error) on stderr.
+const { log, ...options } = (extra ? JSON.parse(extra) : {}) as Partial<RegistryServerOptions> & { log?: boolean };
+const server = createRegistryServer({
+  dataDir,
+  adminToken,
+  port: 0,
+  host: '127.0.0.1',
+  ...options,
+  log: log ? (line) => process.stderr.write(`${line}\n`) : undefined,
+});
+
+let crashAt: string | undefined;
+const die = () => process.kill(process.pid, 'SIGKILL');
+const commit = server.archives.commit.bind(server.archives);
+server.archives.commit = async (...args) => {
+  await commit(...args);
+  if (crashAt === 'archive-stored') die();
+};
+const record = server.store.recordArchive.bind(server.store);
+server.store.recordArchive = async (...args) => {
+  const recorded = await record(...args);
+  if (crashAt === 'archive-recorded') die();
+  return recorded;
+};
+
 const url = await server.listen();
 process.on('message', (message) => {
   if (message === 'memory') {
@@ -11,5 +40,9 @@ process.on('message', (message) => {
     process.send!({ rss: process.memoryUsage().rss, maxRss: process.resourceUsage().maxRSS * 1024 });
   }
   if (message === 'close') void server.close().then(() => process.exit(0));
+  if (typeof message === 'object' && message !== null && 'crashAt' in message) {
+    crashAt = String(message.crashAt);
+    process.send!({ armed: crashAt });
+  }
 });
 process.stdout.write(`${url}\n`);

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdirSync, statSync } from 'node:fs';
-import { link, mkdir, open, readdir, rm, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { tooLarge } from '../errors.js';
+import { badRequest, tooLarge } from '../errors.js';
 
 /** An upload written whole to a temporary file, not yet in place. */
 export interface ReceivedArchive {
@@ -26,10 +26,16 @@ export interface ArchiveStorage {
    * can still answer 413), removes the temporary file and rejects with a 413 HttpError.
    */
   receive(body: Readable, maxBytes: number): Promise<ReceivedArchive>;
-  /** Moves a received archive to `key` without overwriting: of racing commits exactly one is 'stored'. */
-  commit(received: ReceivedArchive, key: string): Promise<'stored' | 'exists'>;
+  /**
+   * Moves a received archive to `key` atomically, replacing whatever is there. Who may store a
+   * version's archive is decided by the store beforehand (`claimArchive`), not here: that decision and
+   * the file then stay in agreement across a crash (a claim left behind is rolled back at start).
+   */
+  commit(received: ReceivedArchive, key: string): Promise<void>;
   /** Removes a received archive that will not be committed. */
   discard(received: ReceivedArchive): Promise<void>;
+  /** Removes the archive at `key`, if there is one. */
+  remove(key: string): Promise<void>;
   exists(key: string): boolean;
   open(key: string): { stream: Readable; size: number } | undefined;
   /** Removes temporary files left by a crash; called at start. */
@@ -78,9 +84,11 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
         },
       });
       // The body is piped (not put in the pipeline) so that an overflow leaves it open for a 413 answer.
-      const onBodyError = (error: Error) => counter.destroy(error);
+      // A body cut short (the client went away, or sent too slowly) is the client's doing: a 400, not a 500.
+      const cut = (why = 'the connection closed or timed out') => badRequest(`the upload ended before the whole body arrived (${why})`);
+      const onBodyError = (error: Error) => counter.destroy(cut(error.message));
       const onBodyClose = () => {
-        if (!body.readableEnded) counter.destroy(new Error('the upload ended before the whole body arrived'));
+        if (!body.readableEnded) counter.destroy(cut());
       };
       body.once('error', onBodyError);
       body.once('close', onBodyClose);
@@ -105,19 +113,15 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
     async commit(received, key) {
       const target = pathOf(key);
       await mkdir(dirname(target), { recursive: true });
-      try {
-        // link() fails with EEXIST instead of replacing: the atomic "already uploaded" decision.
-        await link(received.tempPath, target);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        await discard(received);
-        return 'exists';
-      }
-      await unlink(received.tempPath);
-      return 'stored';
+      // rename() replaces atomically: a reader sees the old file or the new one, never half of one.
+      await rename(received.tempPath, target);
     },
 
     discard,
+
+    async remove(key) {
+      await rm(pathOf(key), { force: true });
+    },
 
     exists(key) {
       return statSync(pathOf(key), { throwIfNoEntry: false })?.isFile() ?? false;

@@ -85,13 +85,25 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
       await archives.discard(received);
       throw error;
     }
-    // Renaming into place decides atomically: of racing uploads exactly one is stored.
-    if ((await archives.commit(received, archiveKey(publisher.id, node.id, version.version))) === 'exists') {
+    // The store decides who stores the archive: of racing uploads exactly one claims the version. The
+    // file goes into place after the claim and the record follows it, so an upload cut by a crash
+    // anywhere in between is rolled back at start (archives/claims.ts) and can be retried.
+    const key = archiveKey(publisher.id, node.id, version.version);
+    if (!(await store.claimArchive(version.id, key))) {
+      await archives.discard(received);
       throw conflict(`version ${version.version} of node ${node.id} already has an archive`, 'publish a new version number');
     }
     const status = ctx.options.review === 'auto' ? 'NodeVersionStatusActive' : 'NodeVersionStatusPending';
-    const updated = await store.recordArchive(version.id, { sha256: received.sha256, size: received.size, status });
-    return versionView(updated, publisher.id, ctx.publicUrl());
+    try {
+      await archives.commit(received, key);
+      const updated = await store.recordArchive(version.id, { sha256: received.sha256, size: received.size, status });
+      return versionView(updated, publisher.id, ctx.publicUrl());
+    } catch (error) {
+      await archives.discard(received);
+      await archives.remove(key);
+      await store.releaseArchive(version.id);
+      throw error;
+    }
   });
 
   route(app, ctx, downloadArchive, async ({ c, params, principal }) => {

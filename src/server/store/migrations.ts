@@ -148,6 +148,67 @@ CREATE TABLE reviews (
 );
 `;
 
+
+// Lists and search show Active nodes of publishers that are not banned. The full-text index follows
+// suit: a node is indexed while it is Active and its publisher is not banned, and banning or
+// unbanning a publisher takes its Active nodes out of the index or puts them back. (An FTS5 'delete'
+// must name a row exactly as indexed, so every trigger uses that one rule.)
+const hideBannedPublishers = `
+DROP TRIGGER nodes_fts_insert;
+DROP TRIGGER nodes_fts_delete;
+DROP TRIGGER nodes_fts_update;
+CREATE TRIGGER nodes_fts_insert AFTER INSERT ON nodes
+WHEN new.status = 'NodeStatusActive'
+  AND NOT EXISTS (SELECT 1 FROM publishers WHERE id = new.publisher_id AND status = 'PublisherStatusBanned') BEGIN
+  INSERT INTO nodes_fts(rowid, id, name, description, author, tags)
+  VALUES (new.seq, new.id, new.name, new.description, new.author, new.tags);
+END;
+CREATE TRIGGER nodes_fts_delete AFTER DELETE ON nodes
+WHEN old.status = 'NodeStatusActive'
+  AND NOT EXISTS (SELECT 1 FROM publishers WHERE id = old.publisher_id AND status = 'PublisherStatusBanned') BEGIN
+  INSERT INTO nodes_fts(nodes_fts, rowid, id, name, description, author, tags)
+  VALUES ('delete', old.seq, old.id, old.name, old.description, old.author, old.tags);
+END;
+CREATE TRIGGER nodes_fts_update AFTER UPDATE OF id, name, description, author, tags, status ON nodes BEGIN
+  INSERT INTO nodes_fts(nodes_fts, rowid, id, name, description, author, tags)
+  SELECT 'delete', old.seq, old.id, old.name, old.description, old.author, old.tags
+  WHERE old.status = 'NodeStatusActive'
+    AND NOT EXISTS (SELECT 1 FROM publishers WHERE id = old.publisher_id AND status = 'PublisherStatusBanned');
+  INSERT INTO nodes_fts(rowid, id, name, description, author, tags)
+  SELECT new.seq, new.id, new.name, new.description, new.author, new.tags
+  WHERE new.status = 'NodeStatusActive'
+    AND NOT EXISTS (SELECT 1 FROM publishers WHERE id = new.publisher_id AND status = 'PublisherStatusBanned');
+END;
+CREATE TRIGGER publishers_fts_ban AFTER UPDATE OF status ON publishers
+WHEN old.status != 'PublisherStatusBanned' AND new.status = 'PublisherStatusBanned' BEGIN
+  INSERT INTO nodes_fts(nodes_fts, rowid, id, name, description, author, tags)
+  SELECT 'delete', seq, id, name, description, author, tags FROM nodes WHERE publisher_id = new.id AND status = 'NodeStatusActive';
+END;
+CREATE TRIGGER publishers_fts_unban AFTER UPDATE OF status ON publishers
+WHEN old.status = 'PublisherStatusBanned' AND new.status != 'PublisherStatusBanned' BEGIN
+  INSERT INTO nodes_fts(rowid, id, name, description, author, tags)
+  SELECT seq, id, name, description, author, tags FROM nodes WHERE publisher_id = new.id AND status = 'NodeStatusActive';
+END;
+INSERT INTO nodes_fts(nodes_fts, rowid, id, name, description, author, tags)
+SELECT 'delete', n.seq, n.id, n.name, n.description, n.author, n.tags
+FROM nodes n JOIN publishers p ON p.id = n.publisher_id
+WHERE n.status = 'NodeStatusActive' AND p.status = 'PublisherStatusBanned';
+`;
+
+// Uploads in the middle of storing their archive. A version gets its archive in three steps: a claim
+// here (only one per version, and none once it has an archive: the "already uploaded" decision), the
+// file renamed into place, then the archive recorded on the version and the claim removed in one
+// transaction. A claim found at start is an upload that died between the steps, never acknowledged:
+// its file is removed and the claim dropped, so the store and the files agree and the upload can be
+// retried.
+const archiveClaims = `
+CREATE TABLE archive_claims (
+  version_id  TEXT PRIMARY KEY REFERENCES versions(id),
+  key         TEXT NOT NULL,
+  created_at  TEXT NOT NULL
+);
+`;
+
 // The id, name and tags again, in an index of their own: when a search term matches very many nodes,
 // those that have it in these columns are found without reading every match (searchNodes). Search
 // relies on this index holding no node the main one lacks, so it holds only nodes that every list
@@ -247,5 +308,7 @@ export const migrations: Migration[] = [
       CREATE INDEX proxy_deliveries_pending ON proxy_deliveries(state, task_id, seq);
     `,
   },
+  { name: 'hide-banned-publishers', sql: hideBannedPublishers },
+  { name: 'archive-claims', sql: archiveClaims },
   { name: 'search-titles', sql: searchTitles },
 ];

@@ -171,11 +171,12 @@ export interface RegistryStore {
   // ---- nodes ----
   /** Found by any case. */
   getNode(id: string): Promise<NodeRow | undefined>;
-  /** Active nodes, sorted, ties broken by id. */
+  /** Active nodes of publishers that are not banned, sorted, ties broken by id. */
   listNodes(query: { sort: NodeSort; offset: number; limit: number }): Promise<Page<NodeRow>>;
   /**
-   * Active nodes matching every term (as a prefix) in id, name, description, author or tags; best
-   * first. When very many match, those with every term in the id, name or tags come first.
+   * Active nodes of publishers that are not banned, matching every term (as a prefix) in id, name,
+   * description, author or tags; best first. When very many match, those with every term in the id,
+   * name or tags come first.
    */
   searchNodes(query: { terms: string[]; offset: number; limit: number }): Promise<Page<NodeRow>>;
   listPublisherNodes(publisherId: string): Promise<NodeRow[]>;
@@ -192,6 +193,16 @@ export interface RegistryStore {
   /** Creates or updates the node and creates (or, before its archive arrived, renews) the version, in one transaction. */
   publish(input: PublishInput): Promise<PublishOutcome>;
   updateVersion(id: string, changes: VersionChanges): Promise<VersionRow>;
-  /** Records the archive of a version and its new status. */
+  /**
+   * The "already uploaded" decision: claims the right to store the archive of version `id` at `key`.
+   * False when the version has its archive or another upload holds the claim. Of racing claims exactly
+   * one is true.
+   */
+  claimArchive(id: string, key: string): Promise<boolean>;
+  /** Gives a claim up (the archive was not stored). */
+  releaseArchive(id: string): Promise<void>;
+  /** Claims left by a process that died before recording the archive (see migration 'archive-claims'). */
+  listArchiveClaims(): Promise<{ version_id: string; key: string }[]>;
+  /** Records the archive of a version and its new status, and removes its claim, in one transaction. */
   recordArchive(id: string, archive: { sha256: string; size: number; status: VersionStatus }): Promise<VersionRow>;
 }

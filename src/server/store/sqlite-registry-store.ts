@@ -37,6 +37,8 @@ const NODE_ORDER: Record<NodeSort, string> = {
 };
 
 const ACTIVE_NODE = 'NodeStatusActive';
+/** Lists show Active nodes of publishers that are not banned (the search index holds the same set: migration 'hide-banned-publishers'). */
+const LISTED = "status = ? AND publisher_id NOT IN (SELECT id FROM publishers WHERE status = 'PublisherStatusBanned')";
 const TOKEN_USE_GRANULARITY_MS = 60_000;
 
 /** A row as read → the row the store returns: JSON columns parsed, `seq` dropped (changed in place: rows are fresh objects). */
@@ -285,6 +287,19 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     return getUser(id)!;
   });
 
+  const claimArchive = writing((id: string, key: string) => {
+    if (one('SELECT 1 FROM versions WHERE id = ? AND archive_sha256 IS NULL', id) === undefined) return false;
+    return db.prepare('INSERT INTO archive_claims (version_id, key, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(id, key, now()).changes === 1;
+  });
+
+  const recordArchive = writing((id: string, archive: { sha256: string; size: number; status: VersionStatus }) => {
+    db.prepare('UPDATE versions SET archive_sha256 = ?, archive_size = ?, uploaded_at = ?, status = ? WHERE id = ?').run(
+      archive.sha256, archive.size, now(), archive.status, id,
+    );
+    db.prepare('DELETE FROM archive_claims WHERE version_id = ?').run(id);
+    return getVersionById(id)!;
+  });
+
   const tokenColumns = 'id, kind, user_id, publisher_id, name, prefix, created_at, last_used_at, revoked_at';
 
   return {
@@ -324,8 +339,8 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
 
     getNode: async (id) => getNode(id),
     async listNodes({ sort, offset, limit }) {
-      const total = one('SELECT count(*) AS n FROM nodes WHERE status = ?', ACTIVE_NODE)!.n as number;
-      const rows = all(`SELECT * FROM nodes WHERE status = ? ORDER BY ${NODE_ORDER[sort]} LIMIT ? OFFSET ?`, ACTIVE_NODE, limit, offset);
+      const total = one(`SELECT count(*) AS n FROM nodes WHERE ${LISTED}`, ACTIVE_NODE)!.n as number;
+      const rows = all(`SELECT * FROM nodes WHERE ${LISTED} ORDER BY ${NODE_ORDER[sort]} LIMIT ? OFFSET ?`, ACTIVE_NODE, limit, offset);
       return page(rows, total);
     },
     async searchNodes({ terms, offset, limit }) {
@@ -357,11 +372,11 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     getVersion: async (nodeId, version) => getVersion(nodeId, version),
     publish: async (input) => publish(input),
     updateVersion: async (id, changes: VersionChanges) => updateVersion(id, changes),
-    async recordArchive(id, archive: { sha256: string; size: number; status: VersionStatus }) {
-      prepare('UPDATE versions SET archive_sha256 = ?, archive_size = ?, uploaded_at = ?, status = ? WHERE id = ?').run(
-        archive.sha256, archive.size, now(), archive.status, id,
-      );
-      return getVersionById(id)!;
+    claimArchive: async (id, key) => claimArchive(id, key),
+    async releaseArchive(id) {
+      db.prepare('DELETE FROM archive_claims WHERE version_id = ?').run(id);
     },
+    listArchiveClaims: async () => all('SELECT version_id, key FROM archive_claims ORDER BY created_at') as { version_id: string; key: string }[],
+    recordArchive: async (id, archive) => recordArchive(id, archive),
   };
 }
