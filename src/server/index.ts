@@ -32,8 +32,10 @@ export interface RegistryServerOptions {
   maxUnpacked?: number;
   /** Mutating requests per minute per token; off when undefined. */
   rateLimit?: number;
-  /** Access log lines (stderr in `serve`); none when undefined. */
+  /** Server events and internal errors (stderr in `serve`); none when undefined. */
   log?: (line: string) => void;
+  /** One line per request (`serve --log`): by default to `log`; `false` for none. */
+  accessLog?: ((line: string) => void) | false;
   version?: string;
   /** The admin's token (NODEREG_ADMIN_TOKEN); generated into DIR/admin-token on first start when unset. */
   adminToken?: string;
@@ -114,8 +116,9 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     onClose: (task) => closers.push(task),
   };
 
-  if (options.log) {
-    const log = options.log;
+  const accessLog = options.accessLog === undefined ? options.log : options.accessLog || undefined;
+  if (accessLog) {
+    const log = accessLog;
     app.use(async (c, next) => {
       const started = performance.now();
       await next();

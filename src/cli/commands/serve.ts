@@ -113,7 +113,8 @@ export function register(program: Command, ctx: Ctx): void {
           maxArchive,
           maxUnpacked,
           rateLimit,
-          log: accessLog(flags.log, info),
+          log: accessLog(flags.log === 'off' ? 'pretty' : flags.log, info), // errors are logged even with --log off
+          accessLog: accessLog(flags.log, info) ?? false,
           version: ctx.version,
           adminToken: ctx.env.NODEREG_ADMIN_TOKEN || undefined,
           proxy,
