@@ -1,6 +1,8 @@
 // Shared by the benchmarks: medians of repeated runs, ratios, and the results table.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
 
 export const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -30,5 +32,106 @@ export function row(name, measured, against, ratio, target, ok) {
 
 export function renderTable(rows) {
   const header = '| benchmark | measured | against | ratio | target | verdict |\n|---|---|---|---|---|---|';
-  return [header, ...rows.map((r) => `| ${r.name} | ${r.measured} | ${r.against} | ${r.ratio} | ${r.target} | ${r.verdict} |`)].join('\n');
+  const cell = (text) => String(text).replaceAll('|', '\\|'); // a pipe inside a cell would end it
+  return [header, ...rows.map((r) => `| ${[r.name, r.measured, r.against, r.ratio, r.target, r.verdict].map(cell).join(' | ')} |`)].join('\n');
 }
+
+/** Wall times of several commands in ms, run in turns (so a slow spell of a noisy machine hits all alike); medians. */
+export function timeCommands(commands, { runs = 15, env = process.env, cwd } = {}) {
+  const samples = commands.map(() => []);
+  for (let i = 0; i <= runs; i++) {
+    commands.forEach(([command, args], index) => {
+      const started = process.hrtime.bigint();
+      const result = spawnSync(command, args, { env, cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+      const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+      if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr}`);
+      if (i > 0) samples[index].push(elapsed);
+    });
+  }
+  return samples.map(median);
+}
+
+/** Median wall time in ms of an async function, after `warmup` untimed calls. */
+export async function timeAsync(fn, { runs = 15, warmup = 2 } = {}) {
+  const samples = [];
+  for (let i = 0; i < warmup + runs; i++) {
+    const started = process.hrtime.bigint();
+    await fn();
+    if (i >= warmup) samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return median(samples);
+}
+
+export const BIN = resolve(import.meta.dirname, '../bin/nodereg.js');
+export const WORK = resolve(import.meta.dirname, '.work');
+
+/** A fresh directory under bench/.work (gitignored). */
+export function workDir(name) {
+  const dir = join(WORK, name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** Env for the CLI as CI runs it: temp HOME/XDG (no profile of this machine is read), no colours. */
+export function cliEnv(home, extra = {}) {
+  mkdirSync(home, { recursive: true });
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    NO_COLOR: '1',
+    CI: '1',
+    ...extra,
+  };
+}
+
+/**
+ * Starts `nodereg serve` (the real binary) on 127.0.0.1 and a free port; resolves once it prints
+ * its URL. `stop()` sends SIGTERM and waits for the exit.
+ */
+export function startServe({ dataDir, adminToken, args = [], home = join(dataDir, '..', 'home') }) {
+  const env = cliEnv(home, { NODEREG_ADMIN_TOKEN: adminToken });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--log', 'off', ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise((done) => child.on('exit', (code, signal) => done({ code, signal })));
+  return new Promise((resolveStart, reject) => {
+    let stdout = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /listening on (\S+)/.exec(stdout);
+      if (match) resolveStart({ url: match[1], pid: child.pid, child, stop: async () => (child.kill('SIGTERM'), exited) });
+    });
+    exited.then(({ code }) => reject(new Error(`nodereg serve exited (${code}): ${stderr.trim()}`)));
+  });
+}
+
+/** Peak resident set (VmHWM) of a running process in bytes, or undefined once it is gone. */
+export function peakRss(pid) {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Mulberry32: a small deterministic PRNG in [0, 1). */
+export function random(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export const ms = (value) => `${value < 10 ? value.toFixed(1) : value.toFixed(0)} ms`;
+export const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;

@@ -1,14 +1,22 @@
 // `npm run bench [section…]`: measures side by side in one run and writes bench/results.md.
 // Benchmarks never fail: they report ratios against floors and peers.
 import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { machine, renderTable } from './lib.js';
 
 const sections = {
   startup: () => import('./startup.js'),
+  pack: () => import('./pack.js'),
+  serve: () => import('./serve.js'),
+  publish: () => import('./publish.js'),
+  scale: () => import('./scale.js'),
 };
 
 const wanted = process.argv.slice(2);
+const loadAverage = () => loadavg().map((n) => n.toFixed(1)).join(', ');
+const started = Date.now();
+const loadBefore = loadAverage();
 const rows = [];
 const notes = [];
 for (const [name, load] of Object.entries(sections)) {
@@ -22,6 +30,10 @@ for (const [name, load] of Object.entries(sections)) {
     notes.push(`${name}: not measured (${error.message})`);
   }
 }
+
+notes.push(
+  `the machine's load average (1, 5, 15 min) was ${loadBefore} at the start and ${loadAverage()} at the end; the whole run took ${((Date.now() - started) / 60_000).toFixed(1)} min`,
+);
 
 const text = [
   '# Benchmark results',

@@ -1,15 +1,18 @@
 // CLI start: `nodereg --version` and `--help` against a bare `node -e 0` (the floor).
 import { resolve } from 'node:path';
-import { row, timeCommand } from './lib.js';
+import { row, timeCommands } from './lib.js';
 
 const bin = resolve(import.meta.dirname, '../bin/nodereg.js');
 
 export default async function startup() {
-  const floor = timeCommand(process.execPath, ['-e', '0']);
-  // Running any script file at all costs more than `-e 0`; shown so the ratios can be read fairly.
-  const emptyFile = timeCommand(process.execPath, [resolve(import.meta.dirname, 'empty.mjs')]);
-  const version = timeCommand(process.execPath, [bin, '--version']);
-  const help = timeCommand(process.execPath, [bin, '--help']);
+  // In turns, so a slow spell of a shared machine hits every command alike. Running any script file
+  // at all costs more than `-e 0`; the empty file is shown so the ratios can be read fairly.
+  const [floor, emptyFile, version, help] = timeCommands([
+    [process.execPath, ['-e', '0']],
+    [process.execPath, [resolve(import.meta.dirname, 'empty.mjs')]],
+    [process.execPath, [bin, '--version']],
+    [process.execPath, [bin, '--help']],
+  ]);
   return [
     row('reference: `node empty.mjs`', `${emptyFile.toFixed(0)} ms`, `node -e 0: ${floor.toFixed(0)} ms`, emptyFile / floor, '(floor of any script)'),
     row('CLI start: `nodereg --version`', `${version.toFixed(0)} ms`, `node -e 0: ${floor.toFixed(0)} ms`, version / floor, '≤ 1.3×', version / floor <= 1.3),

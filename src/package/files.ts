@@ -4,7 +4,8 @@
 // deeper files and the rule that nothing under an excluded directory comes back are ours.
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import type { Ignore } from 'ignore';
+import { ignore } from './cjs.js';
 import type { Problem } from './manifest.js';
 
 export interface SelectedFile {

@@ -1,6 +1,6 @@
 // A project to publish: the manifest, the file set, and the request, checked together so that
 // validate, pack and publish report every problem at once (DESIGN.md §6).
-import ignore from 'ignore';
+import { ignore } from './cjs.js';
 import { selectFiles, type SelectedFile } from './files.js';
 import { addProblem, buildRequest, readManifest, type Manifest, type ManifestOptions, type Problem, type PublishRequest } from './manifest.js';
 

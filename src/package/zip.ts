@@ -4,11 +4,11 @@
 // concurrently on the zlib thread pool and written in order; large ones are streamed. The sha256 and
 // the size are computed while the bytes go to disk.
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ZipFile } from 'yazl';
+import { yazl } from './cjs.js';
 import { compareUtf8, type SelectedFile } from './files.js';
 
 /** Extensions stored as they are: deflating them again only costs time. */
@@ -68,7 +68,7 @@ export interface ArchiveOptions {
 export async function writeArchive(files: SelectedFile[], outPath: string, options: ArchiveOptions = {}): Promise<ArchiveResult> {
   const sorted = [...files].sort((a, b) => compareUtf8(a.path, b.path));
   const maxSize = options.maxSize ?? Infinity;
-  const zip = new ZipFile();
+  const zip = new yazl.ZipFile();
   const hash = createHash('sha256');
   let written = 0;
 
@@ -124,7 +124,7 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
       while (!roomFor(file.size) && !failed) await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
       if (failed) break;
-      const data = await readFile(file.abs);
+      const data = readFileSync(file.abs); // small: one read is cheaper than four thread-pool round trips
       if (data.length !== file.size) throw new FileChangedError(file.path);
       zip.addBuffer(data, file.path, entryOptions);
       const entries = (zip as unknown as { entries: YazlEntry[] }).entries;

@@ -6,7 +6,12 @@ import type { MemberRow, NodeRow, PublisherRow, RegistryStore, VersionRow } from
 
 /** Drops null and undefined values. */
 function present<T extends Record<string, unknown>>(object: T): { [K in keyof T]: Exclude<T[K], null> } {
-  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== null && value !== undefined)) as never;
+  const out: Record<string, unknown> = {};
+  for (const key in object) {
+    const value = object[key];
+    if (value !== null && value !== undefined) out[key] = value;
+  }
+  return out as never;
 }
 
 /** Newest semver first (never text order). */

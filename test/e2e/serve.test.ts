@@ -157,12 +157,22 @@ describe('nodereg serve: the admin token', () => {
     expect((await second.stop()).code).toBe(0);
   });
 
-  it('on the default data dir with no matching profile: saved to a new "local" profile', async () => {
+  it('on the default data dir with no profile yet: the default profile gets this registry and its token', async () => {
     const home = tempDir('nodereg-home-');
     const served = await serve(['--port', '0'], { home });
     const token = tokenLine.exec(served.stderr())![2];
     expect((await served.stop()).code).toBe(0);
-    expect(readConfig(home).profiles).toEqual({ local: { registry: served.url, token } });
+    expect(readConfig(home).profiles).toEqual({ default: { registry: served.url, token } });
+    expect(served.stderr()).not.toContain('--profile');
+  });
+
+  it('on the default data dir while the default profile points elsewhere: saved to a new "local" profile', async () => {
+    const home = tempDir('nodereg-home-');
+    expect((await runCli(['config', 'set', 'registry', 'http://127.0.0.1:9'], { home })).code).toBe(0);
+    const served = await serve(['--port', '0'], { home });
+    const token = tokenLine.exec(served.stderr())![2];
+    expect((await served.stop()).code).toBe(0);
+    expect(readConfig(home).profiles).toEqual({ default: { registry: 'http://127.0.0.1:9' }, local: { registry: served.url, token } });
     expect(served.stderr()).toContain('--profile local');
   });
 

@@ -182,7 +182,8 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number): 
 
 /**
  * A newcomer needs no token setup: the admin token goes into the profile that talks to this URL when
- * no profile for it has a token yet, or into a new `local` profile when the default one points elsewhere.
+ * no profile for it has a token yet, else into the default profile if there is none yet, else into a
+ * new `local` profile.
  */
 async function saveAdminToken(ctx: Ctx, url: string, token: string, tokenFile: string): Promise<void> {
   if (!token) return;
@@ -192,7 +193,7 @@ async function saveAdminToken(ctx: Ctx, url: string, token: string, tokenFile: s
   if (matching.some(([, p]) => p.token)) return;
   let name = matching[0]?.[0];
   if (!name) {
-    if (!profiles.default && sameRegistry(url, DEFAULT_REGISTRY_URL)) name = 'default';
+    if (!profiles.default) name = 'default'; // a newcomer's first registry becomes the default one
     else if (!profiles.local) name = 'local';
     else return ctx.out.hint(`profiles "default" and "local" point elsewhere: the admin token is in ${tokenFile} (see \`nodereg config set token\`)`);
   }

@@ -209,6 +209,52 @@ CREATE TABLE archive_claims (
 );
 `;
 
+// The id, name and tags again, in an index of their own: when a search term matches very many nodes,
+// those that have it in these columns are found without reading every match (searchNodes). Search
+// relies on this index holding no node the main one lacks, so it holds only nodes that every list
+// shows: Active, of a publisher that is not banned. (An FTS5 'delete' must name a row exactly as
+// indexed, so every trigger applies that one rule.)
+const searchTitles = `
+CREATE VIRTUAL TABLE nodes_title_fts USING fts5(
+  id, name, tags,
+  content = 'nodes', content_rowid = 'seq', prefix = '2 3 4'
+);
+INSERT INTO nodes_title_fts(nodes_title_fts, rank) VALUES ('rank', 'bm25(10.0, 8.0, 4.0)');
+INSERT INTO nodes_title_fts(rowid, id, name, tags)
+SELECT n.seq, n.id, n.name, n.tags FROM nodes n JOIN publishers p ON p.id = n.publisher_id
+WHERE n.status = 'NodeStatusActive' AND p.status != 'PublisherStatusBanned';
+CREATE TRIGGER nodes_title_fts_insert AFTER INSERT ON nodes
+WHEN new.status = 'NodeStatusActive'
+  AND NOT EXISTS (SELECT 1 FROM publishers WHERE id = new.publisher_id AND status = 'PublisherStatusBanned') BEGIN
+  INSERT INTO nodes_title_fts(rowid, id, name, tags) VALUES (new.seq, new.id, new.name, new.tags);
+END;
+CREATE TRIGGER nodes_title_fts_delete AFTER DELETE ON nodes
+WHEN old.status = 'NodeStatusActive'
+  AND NOT EXISTS (SELECT 1 FROM publishers WHERE id = old.publisher_id AND status = 'PublisherStatusBanned') BEGIN
+  INSERT INTO nodes_title_fts(nodes_title_fts, rowid, id, name, tags) VALUES ('delete', old.seq, old.id, old.name, old.tags);
+END;
+CREATE TRIGGER nodes_title_fts_update AFTER UPDATE OF id, name, tags, status ON nodes BEGIN
+  INSERT INTO nodes_title_fts(nodes_title_fts, rowid, id, name, tags)
+  SELECT 'delete', old.seq, old.id, old.name, old.tags
+  WHERE old.status = 'NodeStatusActive'
+    AND NOT EXISTS (SELECT 1 FROM publishers WHERE id = old.publisher_id AND status = 'PublisherStatusBanned');
+  INSERT INTO nodes_title_fts(rowid, id, name, tags)
+  SELECT new.seq, new.id, new.name, new.tags
+  WHERE new.status = 'NodeStatusActive'
+    AND NOT EXISTS (SELECT 1 FROM publishers WHERE id = new.publisher_id AND status = 'PublisherStatusBanned');
+END;
+CREATE TRIGGER publishers_title_fts_ban AFTER UPDATE OF status ON publishers
+WHEN old.status != 'PublisherStatusBanned' AND new.status = 'PublisherStatusBanned' BEGIN
+  INSERT INTO nodes_title_fts(nodes_title_fts, rowid, id, name, tags)
+  SELECT 'delete', seq, id, name, tags FROM nodes WHERE publisher_id = new.id AND status = 'NodeStatusActive';
+END;
+CREATE TRIGGER publishers_title_fts_unban AFTER UPDATE OF status ON publishers
+WHEN old.status = 'PublisherStatusBanned' AND new.status != 'PublisherStatusBanned' BEGIN
+  INSERT INTO nodes_title_fts(rowid, id, name, tags)
+  SELECT seq, id, name, tags FROM nodes WHERE publisher_id = new.id AND status = 'NodeStatusActive';
+END;
+`;
+
 export const migrations: Migration[] = [
   { name: 'registry', sql: registry },
   {
@@ -264,4 +310,5 @@ export const migrations: Migration[] = [
   },
   { name: 'hide-banned-publishers', sql: hideBannedPublishers },
   { name: 'archive-claims', sql: archiveClaims },
+  { name: 'search-titles', sql: searchTitles },
 ];

@@ -147,7 +147,7 @@ export interface RegistryStore {
   }): Promise<UserRow>;
   getUser(id: string): Promise<UserRow | undefined>;
   createToken(input: NewToken): Promise<TokenRow>;
-  /** The live (not revoked) token with this hash and its user; records `last_used_at`. */
+  /** The live (not revoked) token with this hash and its user; records `last_used_at` (to the minute). */
   useToken(hash: string): Promise<{ token: TokenRow; user: UserRow } | undefined>;
   getToken(id: string): Promise<TokenRow | undefined>;
   /** Live tokens: a user's own user tokens, or a publisher's PATs; oldest first. */
@@ -173,7 +173,11 @@ export interface RegistryStore {
   getNode(id: string): Promise<NodeRow | undefined>;
   /** Active nodes of publishers that are not banned, sorted, ties broken by id. */
   listNodes(query: { sort: NodeSort; offset: number; limit: number }): Promise<Page<NodeRow>>;
-  /** Active nodes of publishers that are not banned, matching every term (as a prefix) in id, name, description, author or tags; best first. */
+  /**
+   * Active nodes of publishers that are not banned, matching every term (as a prefix) in id, name,
+   * description, author or tags; best first. When very many match, those with every term in the id,
+   * name or tags come first.
+   */
   searchNodes(query: { terms: string[]; offset: number; limit: number }): Promise<Page<NodeRow>>;
   listPublisherNodes(publisherId: string): Promise<NodeRow[]>;
   updateNode(id: string, changes: Partial<NodeFields>): Promise<NodeRow>;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 import type {
   MemberRole, MemberRow, NodeFields, NodeRow, NodeSort, Page, PublisherFields, PublisherRow, PublishInput,
@@ -9,8 +10,10 @@ const now = () => new Date().toISOString();
 type Raw = Record<string, unknown>;
 
 // Columns holding lists or objects, stored as JSON text.
-const NODE_JSON = new Set(['preempted_app_node_names', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin', 'translations']);
-const VERSION_JSON = new Set(['dependencies', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin']);
+const NODE_JSON_LIST = ['preempted_app_node_names', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin', 'translations'];
+const VERSION_JSON_LIST = ['dependencies', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin'];
+const NODE_JSON = new Set(NODE_JSON_LIST);
+const VERSION_JSON = new Set(VERSION_JSON_LIST);
 const NODE_COLUMNS = [
   'name', 'description', 'author', 'category', 'banner_url', 'icon', 'license', 'repository', 'preempted_app_node_names',
   'supported_accelerators', 'supported_appui_frontend_version', 'supported_appui_version', 'supported_os', 'tags',
@@ -36,15 +39,17 @@ const NODE_ORDER: Record<NodeSort, string> = {
 const ACTIVE_NODE = 'NodeStatusActive';
 /** Lists show Active nodes of publishers that are not banned (the search index holds the same set: migration 'hide-banned-publishers'). */
 const LISTED = "status = ? AND publisher_id NOT IN (SELECT id FROM publishers WHERE status = 'PublisherStatusBanned')";
+const TOKEN_USE_GRANULARITY_MS = 60_000;
 
-function decode<T>(row: Raw | undefined, json: Set<string>): T | undefined {
+/** A row as read → the row the store returns: JSON columns parsed, `seq` dropped (changed in place: rows are fresh objects). */
+function decode<T>(row: Raw | undefined, json: readonly string[]): T | undefined {
   if (!row) return undefined;
-  const out: Raw = {};
-  for (const [key, value] of Object.entries(row)) {
-    if (key === 'seq') continue;
-    out[key] = json.has(key) && typeof value === 'string' ? JSON.parse(value) : value;
+  for (const key of json) {
+    const value = row[key];
+    if (typeof value === 'string') row[key] = JSON.parse(value);
   }
-  return out as T;
+  delete row.seq;
+  return row as T;
 }
 
 function encode(value: unknown, json: boolean): unknown {
@@ -62,23 +67,42 @@ function assignments(changes: Record<string, unknown>, allowed: readonly string[
   return { sql: keys.map((key) => `${key} = @${key}`).join(', '), values, empty: keys.length === 0 };
 }
 
-const toNode = (row: Raw | undefined) => decode<NodeRow>(row, NODE_JSON);
+const toNode = (row: Raw | undefined) => decode<NodeRow>(row, NODE_JSON_LIST);
 const toVersion = (row: Raw | undefined) => {
-  const version = decode<VersionRow>(row, VERSION_JSON);
+  const version = decode<VersionRow>(row, VERSION_JSON_LIST);
   if (version) version.deprecated = Boolean(version.deprecated);
   return version;
 };
 const toUser = (row: Raw | undefined) => (row ? ({ ...row, admin: Boolean(row.admin) } as unknown as UserRow) : undefined);
 
-export function createSqliteRegistryStore(db: Db): RegistryStore {
+export interface SqliteStoreOptions {
+  /** Searches with at most this many matches are ranked by bm25 over them all; see searchNodes. */
+  rankLimit?: number;
+}
+
+/** Ranking 2,000 matches takes a few milliseconds; ranking 100,000 took over 100 (docs/decisions.md). */
+export const DEFAULT_RANK_LIMIT = 2_000;
+
+export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIMIT }: SqliteStoreOptions = {}): RegistryStore {
   // Write transactions take the write lock when they begin, so one that read first never finds the
   // data changed under it by another process sharing the file.
   const writing = <A extends unknown[], R>(fn: (...args: A) => R) => {
     const transaction = db.transaction(fn);
     return (...args: A): R => transaction.immediate(...args);
   };
-  const one = (sql: string, ...params: unknown[]) => db.prepare(sql).get(...params) as Raw | undefined;
-  const all = (sql: string, ...params: unknown[]) => db.prepare(sql).all(...params) as Raw[];
+  // Statements are compiled once and reused: compiling costs more than running most of them.
+  const statements = new Map<string, Database.Statement>();
+  const prepare = (sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      if (statements.size >= 500) statements.clear(); // updates build their SQL from the fields given
+      statement = db.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+  const one = (sql: string, ...params: unknown[]) => prepare(sql).get(...params) as Raw | undefined;
+  const all = (sql: string, ...params: unknown[]) => prepare(sql).all(...params) as Raw[];
 
   const getUser = (id: string) => toUser(one('SELECT * FROM users WHERE id = ?', id));
   const getNode = (id: string) => toNode(one('SELECT * FROM nodes WHERE id = ?', id));
@@ -107,7 +131,7 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
 
   const insertToken = (input: Parameters<RegistryStore['createToken']>[0]) => {
     const id = randomUUID();
-    db.prepare(
+    prepare(
       `INSERT INTO tokens (id, kind, user_id, publisher_id, name, hash, prefix, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(id, input.kind, input.userId, input.publisherId ?? null, input.name, input.hash, input.prefix, now());
@@ -116,17 +140,37 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
 
   const updateNode = (id: string, changes: Partial<NodeFields>) => {
     const set = assignments(changes, NODE_COLUMNS, NODE_JSON);
-    if (!set.empty) db.prepare(`UPDATE nodes SET ${set.sql}, updated_at = @updated_at WHERE id = @id`).run({ ...set.values, updated_at: now(), id });
+    if (!set.empty) prepare(`UPDATE nodes SET ${set.sql}, updated_at = @updated_at WHERE id = @id`).run({ ...set.values, updated_at: now(), id });
     return getNode(id)!;
   };
 
   const updateVersion = (id: string, changes: Record<string, unknown>) => {
     const set = assignments(changes, VERSION_COLUMNS, VERSION_JSON);
-    if (!set.empty) db.prepare(`UPDATE versions SET ${set.sql} WHERE id = @id`).run({ ...set.values, id });
+    if (!set.empty) prepare(`UPDATE versions SET ${set.sql} WHERE id = @id`).run({ ...set.values, id });
     return getVersionById(id)!;
   };
 
   const page = (rows: Raw[], total: number): Page<NodeRow> => ({ rows: rows.map((row) => toNode(row)!), total });
+
+  const countMatches = (index: 'nodes_fts' | 'nodes_title_fts', match: string) =>
+    one(`SELECT count(*) AS n FROM ${index} WHERE ${index} MATCH ?`, match)!.n as number;
+  const matchSeqs = (index: 'nodes_fts' | 'nodes_title_fts', match: string, order: string, limit: number, offset: number) =>
+    all(`SELECT rowid AS seq FROM ${index} WHERE ${index} MATCH ? ORDER BY ${order} LIMIT ? OFFSET ?`, match, limit, offset).map(
+      (row) => row.seq as number,
+    );
+  /** Matches that do not have every term in their id, name or tags, newest first. */
+  const otherMatchSeqs = (match: string, limit: number, offset: number) =>
+    all(
+      `SELECT rowid AS seq FROM nodes_fts WHERE nodes_fts MATCH ?
+         AND rowid NOT IN (SELECT rowid FROM nodes_title_fts WHERE nodes_title_fts MATCH ?)
+       ORDER BY rowid DESC LIMIT ? OFFSET ?`,
+      match, match, limit, offset,
+    ).map((row) => row.seq as number);
+  /** The rows of these nodes, in the order given. */
+  const nodesBySeq = (seqs: number[]) => {
+    const rows = new Map(all(`SELECT * FROM nodes WHERE seq IN (${seqs.map(() => '?').join(', ')})`, ...seqs).map((row) => [row.seq, row]));
+    return seqs.map((seq) => rows.get(seq)!);
+  };
 
   const publish = writing((input: PublishInput): PublishOutcome => {
     const existing = getNode(input.nodeId);
@@ -136,7 +180,7 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
       const stamp = now();
       const set = assignments({ status: ACTIVE_NODE, ...input.node }, NODE_COLUMNS, NODE_JSON);
       const columns = Object.keys(set.values);
-      db.prepare(
+      prepare(
         `INSERT INTO nodes (id, publisher_id, created_at, updated_at${columns.map((c) => `, ${c}`).join('')})
          VALUES (@id, @publisher_id, @stamp, @stamp${columns.map((c) => `, @${c}`).join('')})`,
       ).run({ ...set.values, id: input.nodeId, publisher_id: input.publisherId, stamp });
@@ -151,7 +195,7 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
     if (current?.uploaded_at) return { kind: 'archive-exists', version: current };
     const pending = Object.fromEntries(Object.entries(input.pending).map(([key, value]) => [key, encode(value, VERSION_JSON.has(key))]));
     if (current) {
-      db.prepare(
+      prepare(
         `UPDATE versions SET changelog = @changelog, dependencies = @dependencies, supported_accelerators = @supported_accelerators,
            supported_appui_frontend_version = @supported_appui_frontend_version, supported_appui_version = @supported_appui_version,
            supported_os = @supported_os, tags = @tags, status = 'NodeVersionStatusPending' WHERE id = @id`,
@@ -159,7 +203,7 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
       return { kind: 'retried', node, version: getVersionById(current.id)! };
     }
     const id = randomUUID();
-    db.prepare(
+    prepare(
       `INSERT INTO versions (id, node_id, version, changelog, dependencies, supported_accelerators, supported_appui_frontend_version,
          supported_appui_version, supported_os, tags, created_at)
        VALUES (@id, @node_id, @version, @changelog, @dependencies, @supported_accelerators, @supported_appui_frontend_version,
@@ -171,9 +215,9 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
   const setMember = writing((publisherId: string, userId: string, role: MemberRole): MemberRow | 'last-owner' => {
     const current = getRole(publisherId, userId);
     if (current === 'owner' && role !== 'owner' && ownerCount(publisherId) === 1) return 'last-owner';
-    if (current) db.prepare('UPDATE members SET role = ? WHERE publisher_id = ? AND user_id = ?').run(role, publisherId, userId);
+    if (current) prepare('UPDATE members SET role = ? WHERE publisher_id = ? AND user_id = ?').run(role, publisherId, userId);
     else {
-      db.prepare('INSERT INTO members (id, publisher_id, user_id, role, created_at) VALUES (?, ?, ?, ?, ?)').run(
+      prepare('INSERT INTO members (id, publisher_id, user_id, role, created_at) VALUES (?, ?, ?, ?, ?)').run(
         randomUUID(), publisherId, userId, role, now(),
       );
     }
@@ -184,7 +228,7 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
     const current = getRole(publisherId, userId);
     if (!current) return 'not-member' as const;
     if (current === 'owner' && ownerCount(publisherId) === 1) return 'last-owner' as const;
-    db.prepare('DELETE FROM members WHERE publisher_id = ? AND user_id = ?').run(publisherId, userId);
+    prepare('DELETE FROM members WHERE publisher_id = ? AND user_id = ?').run(publisherId, userId);
     return 'removed' as const;
   });
 
@@ -192,45 +236,51 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
     if (getPublisher(id)) return 'exists' as const;
     const set = assignments(fields, PUBLISHER_COLUMNS, new Set());
     const columns = Object.keys(set.values);
-    db.prepare(
+    prepare(
       `INSERT INTO publishers (id, created_at${columns.map((c) => `, ${c}`).join('')}) VALUES (@id, @created_at${columns.map((c) => `, @${c}`).join('')})`,
     ).run({ ...set.values, id, created_at: now() });
-    db.prepare("INSERT INTO members (id, publisher_id, user_id, role, created_at) VALUES (?, ?, ?, 'owner', ?)").run(randomUUID(), id, ownerId, now());
+    prepare("INSERT INTO members (id, publisher_id, user_id, role, created_at) VALUES (?, ?, ?, 'owner', ?)").run(randomUUID(), id, ownerId, now());
     return getPublisher(id)!;
   });
 
   const review = writing((nodeId: string, userId: string, star: number) => {
     const stamp = now();
-    db.prepare(
+    prepare(
       `INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at`,
     ).run(nodeId, userId, star, stamp, stamp);
-    db.prepare('UPDATE nodes SET rating = coalesce((SELECT avg(star) FROM reviews WHERE node_id = ?), 0) WHERE id = ?').run(nodeId, nodeId);
+    prepare('UPDATE nodes SET rating = coalesce((SELECT avg(star) FROM reviews WHERE node_id = ?), 0) WHERE id = ?').run(nodeId, nodeId);
     return getNode(nodeId)!;
   });
 
-  const useToken = writing((hash: string) => {
-    const token = one('SELECT * FROM tokens WHERE hash = ? AND revoked_at IS NULL', hash) as TokenRow | undefined;
-    if (!token) return undefined;
-    const stamp = now();
-    db.prepare('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(stamp, token.id);
-    const { hash: _hash, ...rest } = token as TokenRow & { hash?: string };
-    return { token: { ...rest, last_used_at: stamp }, user: getUser(token.user_id)! };
+  // last_used_at is kept to the minute: a token used again within a minute costs no write.
+  const recordTokenUse = writing((id: string, stamp: string) => {
+    prepare('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(stamp, id);
   });
+  const useToken = (hash: string) => {
+    const token = one('SELECT * FROM tokens WHERE hash = ? AND revoked_at IS NULL', hash) as (TokenRow & { hash?: string }) | undefined;
+    if (!token) return undefined;
+    const { hash: _hash, ...rest } = token;
+    if (!rest.last_used_at || Date.now() - Date.parse(rest.last_used_at) >= TOKEN_USE_GRANULARITY_MS) {
+      rest.last_used_at = now();
+      recordTokenUse(rest.id, rest.last_used_at);
+    }
+    return { token: rest, user: getUser(token.user_id)! };
+  };
 
   const ensureBootstrapAdmin = writing((userId: string, hash: string, prefix: string) => {
-    if (!getUser(userId)) db.prepare('INSERT INTO users (id, name, admin, created_at) VALUES (?, ?, 1, ?)').run(userId, 'admin', now());
-    else db.prepare('UPDATE users SET admin = 1 WHERE id = ?').run(userId);
+    if (!getUser(userId)) prepare('INSERT INTO users (id, name, admin, created_at) VALUES (?, ?, 1, ?)').run(userId, 'admin', now());
+    else prepare('UPDATE users SET admin = 1 WHERE id = ?').run(userId);
     const same = one('SELECT id, user_id FROM tokens WHERE hash = ?', hash);
     if (same && same.user_id !== userId) throw new Error('the admin token is already the token of another user');
-    db.prepare("UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND name = 'bootstrap' AND hash != ? AND revoked_at IS NULL").run(now(), userId, hash);
-    if (same) db.prepare('UPDATE tokens SET revoked_at = NULL WHERE id = ?').run(same.id);
+    prepare("UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND name = 'bootstrap' AND hash != ? AND revoked_at IS NULL").run(now(), userId, hash);
+    if (same) prepare('UPDATE tokens SET revoked_at = NULL WHERE id = ?').run(same.id);
     else insertToken({ kind: 'user', userId, name: 'bootstrap', hash, prefix });
   });
 
   const createUser = writing((input: Parameters<RegistryStore['createUser']>[0]) => {
     const id = input.id ?? randomUUID();
-    db.prepare('INSERT INTO users (id, name, email, admin, created_at) VALUES (?, ?, ?, ?, ?)').run(
+    prepare('INSERT INTO users (id, name, email, admin, created_at) VALUES (?, ?, ?, ?, ?)').run(
       id, input.name, input.email ?? null, input.admin ? 1 : 0, now(),
     );
     if (input.token) insertToken({ kind: 'user', userId: id, ...input.token });
@@ -269,7 +319,7 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
       return rows as unknown as TokenRow[];
     },
     async revokeToken(id) {
-      db.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now(), id);
+      prepare('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now(), id);
     },
     ensureBootstrapAdmin: async (userId, hash, prefix) => ensureBootstrapAdmin(userId, hash, prefix),
 
@@ -277,7 +327,7 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
     createPublisher: async (id, fields, ownerId) => createPublisher(id, fields, ownerId),
     async updatePublisher(id, changes) {
       const set = assignments(changes, PUBLISHER_COLUMNS, new Set());
-      if (!set.empty) db.prepare(`UPDATE publishers SET ${set.sql} WHERE id = @id`).run({ ...set.values, id });
+      if (!set.empty) prepare(`UPDATE publishers SET ${set.sql} WHERE id = @id`).run({ ...set.values, id });
       return getPublisher(id)!;
     },
     listMembers: async (publisherId) => all(`${memberSql} WHERE m.publisher_id = ? ORDER BY m.created_at, m.id`, publisherId).map(toMember),
@@ -294,19 +344,23 @@ export function createSqliteRegistryStore(db: Db): RegistryStore {
       return page(rows, total);
     },
     async searchNodes({ terms, offset, limit }) {
-      // The index holds Active nodes only; rank first, then read the page's rows.
+      // Both indexes hold Active nodes only. Counting matches is one cheap pass over an index;
+      // ranking them (bm25) costs much more per match, so only sets of at most `rankLimit` are ranked.
       const match = terms.map((term) => `"${term.replaceAll('"', '""')}"*`).join(' ');
-      const total = one('SELECT count(*) AS n FROM nodes_fts WHERE nodes_fts MATCH ?', match)!.n as number;
-      const seqs = all('SELECT rowid AS seq FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank, rowid LIMIT ? OFFSET ?', match, limit, offset).map(
-        (row) => row.seq as number,
-      );
-      const rows = new Map(all(`SELECT * FROM nodes WHERE seq IN (${seqs.map(() => '?').join(', ')})`, ...seqs).map((row) => [row.seq, row]));
-      return page(seqs.map((seq) => rows.get(seq)!), total);
+      const total = countMatches('nodes_fts', match);
+      if (total <= rankLimit) return page(nodesBySeq(matchSeqs('nodes_fts', match, 'rank, rowid', limit, offset)), total);
+      // A term this common says little by itself: nodes with every term in their id, name or tags
+      // come first (ranked when few enough, else newest first), then every other match, newest first.
+      const titleTotal = countMatches('nodes_title_fts', match);
+      const seqs =
+        offset < titleTotal ? matchSeqs('nodes_title_fts', match, titleTotal <= rankLimit ? 'rank, rowid' : 'rowid DESC', limit, offset) : [];
+      if (seqs.length < limit) seqs.push(...otherMatchSeqs(match, limit - seqs.length, Math.max(0, offset - titleTotal)));
+      return page(nodesBySeq(seqs), total);
     },
     listPublisherNodes: async (publisherId) => all('SELECT * FROM nodes WHERE publisher_id = ? ORDER BY id', publisherId).map((row) => toNode(row)!),
     updateNode: async (id, changes) => writing(() => updateNode(id, changes))(),
     async countDownload(nodeId) {
-      db.prepare('UPDATE nodes SET downloads = downloads + 1 WHERE id = ?').run(nodeId);
+      prepare('UPDATE nodes SET downloads = downloads + 1 WHERE id = ?').run(nodeId);
     },
     review: async (nodeId, userId, star) => review(nodeId, userId, star),
 

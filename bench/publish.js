@@ -1,0 +1,134 @@
+// Publish: end-to-end `nodereg publish` of a 1 MB and a 100 MB node to a local `nodereg serve` (POST,
+// upload, Active) as CI runs it: NODEREG_TOKEN and NODEREG_REGISTRY in the environment, a fresh HOME,
+// so no profile is read. Wall time, its phases, and the peak RSS of the CLI and of the server.
+// Phases: start, validate and pack come from `nodereg --version`, `validate` and `pack` timed on
+// their own (medians); POST and upload from the `--verbose` request lines, stamped as they arrive.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { pythonSource } from './pack.js';
+import { BIN, cliEnv, median, mib, ms, peakRss, random, row, startServe, timeCommands, workDir } from './lib.js';
+
+const NODES = [
+  // 1 MB of files: 40 Python files of ~12 KB and a 0.5 MB image (stored)
+  { name: '1 MB', id: 'bench-small', runs: 7, source: { files: 40, size: 12_000 }, binary: { name: 'web/preview.png', size: 512 * 1024 } },
+  // 100 MB: the same source and a 99.5 MB weights file (stored, not deflated)
+  { name: '100 MB', id: 'bench-large', runs: 3, source: { files: 40, size: 12_000 }, binary: { name: 'models/weights.safetensors', size: 99.5 * 2 ** 20 } },
+];
+
+function writeNode(dir, node) {
+  const next = random(11);
+  mkdirSync(join(dir, node.id), { recursive: true });
+  for (let i = 0; i < node.source.files; i++) writeFileSync(join(dir, node.id, `module_${i}.py`), pythonSource(next, node.source.size));
+  mkdirSync(join(dir, dirname(node.binary.name)), { recursive: true });
+  writeFileSync(join(dir, node.binary.name), randomBytes(node.binary.size));
+}
+
+const setVersion = (dir, node, version) =>
+  writeFileSync(
+    join(dir, 'pyproject.toml'),
+    `[project]\nname = "${node.id}"\nversion = "${version}"\ndescription = "A generated node to publish"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "bench"\n`,
+  );
+
+/** One `nodereg publish --verbose`: wall time, when each request line arrived, and the CLI's peak RSS. */
+function publishOnce(dir, env) {
+  return new Promise((resolveRun, reject) => {
+    const started = process.hrtime.bigint();
+    const at = () => Number(process.hrtime.bigint() - started) / 1e6;
+    const child = spawn(process.execPath, [BIN, '--verbose', 'publish', dir], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const marks = {};
+    let stderr = '';
+    let pendingLine = '';
+    let rss = 0;
+    const timer = setInterval(() => (rss = Math.max(rss, peakRss(child.pid) ?? 0)), 5);
+    child.stderr.on('data', (chunk) => {
+      const now = at();
+      stderr += chunk;
+      const lines = (pendingLine + chunk).split('\n');
+      pendingLine = lines.pop();
+      for (const line of lines) {
+        if (/^→ POST /.test(line)) marks.postStart ??= now;
+        else if (/^← 201 POST /.test(line)) marks.postEnd ??= now;
+        else if (/^→ PUT /.test(line)) marks.putStart ??= now;
+        else if (/^← 200 PUT /.test(line)) marks.putEnd ??= now;
+      }
+    });
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      const total = at();
+      if (code !== 0) return reject(new Error(`nodereg publish exited with ${code}: ${stderr.trim().slice(-400)}`));
+      if (Object.keys(marks).length !== 4) return reject(new Error(`nodereg publish --verbose did not log its requests: ${stderr.slice(-400)}`));
+      resolveRun({ total, ...marks, rss });
+    });
+  });
+}
+
+export default async function publish() {
+  const work = workDir('publish');
+  const adminToken = `nrg_u_${randomBytes(16).toString('hex')}`;
+  const server = await startServe({ dataDir: join(work, 'data'), adminToken });
+  const rows = [];
+  const notes = [];
+  try {
+    const created = await fetch(`${server.url}/publishers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'bench', name: 'Bench' }),
+    });
+    if (created.status !== 201) throw new Error(`POST /publishers: ${created.status} ${await created.text()}`);
+    const env = cliEnv(join(work, 'home'), { NODEREG_TOKEN: adminToken, NODEREG_REGISTRY: server.url });
+
+    for (const node of NODES) {
+      const dir = join(work, node.id);
+      writeNode(dir, node);
+      setVersion(dir, node, '0.0.1');
+      // Start, validate and pack on their own, in turns (pack writes beside the tree, never into it).
+      const [start, validate, pack] = timeCommands(
+        [
+          [process.execPath, [BIN, '--version']],
+          [process.execPath, [BIN, 'validate', dir]],
+          [process.execPath, [BIN, 'pack', dir, '--out', join(work, `${node.id}.zip`)]],
+        ],
+        { runs: node.runs, env },
+      );
+      const results = [];
+      for (let i = 1; i <= node.runs; i++) {
+        setVersion(dir, node, `1.0.${i}`);
+        results.push(await publishOnce(dir, env));
+      }
+      const version = await (await fetch(`${server.url}/nodes/${node.id}/versions/1.0.${node.runs}`)).json();
+      if (version.status !== 'NodeVersionStatusActive') throw new Error(`${node.id} 1.0.${node.runs} is ${version.status}, not Active`);
+      const m = (key) => median(results.map((r) => (typeof key === 'function' ? key(r) : r[key])));
+      const total = m('total');
+      const post = m((r) => r.postEnd - r.postStart);
+      const upload = m((r) => r.putEnd - r.putStart);
+      const cliRss = Math.max(...results.map((r) => r.rss));
+      const phases = `start ${ms(start)} · validate ${ms(validate - start)} · pack ${ms(pack - validate)} · POST ${ms(post)} · upload ${ms(upload)} · the rest ${ms(Math.max(0, total - pack - post - upload))}`;
+      if (node.name === '1 MB') {
+        rows.push(row(`publish: ${node.name} node, end to end`, ms(total), `\`nodereg --version\`: ${ms(start)}`, total / start, '≤ 3× `--version`', total / start <= 3));
+      } else {
+        rows.push(row(`publish: ${node.name} node, end to end`, ms(total), `\`nodereg pack\` of it alone: ${ms(pack)}`, total / pack, '(reference)'));
+      }
+      rows.push(row(`publish: ${node.name} node, peak RSS of the CLI`, mib(cliRss), `archive: ${mib(version.archive_size)}`, cliRss / version.archive_size, '(reference: streamed, never held whole)'));
+      notes.push(`publish ${node.name} (archive ${mib(version.archive_size)}, median of ${node.runs}): ${phases}`);
+      notes.push(`publish ${node.name}: peak RSS of \`nodereg serve\` so far ${mib(peakRss(server.pid) ?? 0)}`);
+    }
+  } finally {
+    await server.stop();
+  }
+  // What the packages on the publish path cost to load here, each on its own over `node -e 0`, loaded
+  // the way the CLI loads them (ignore and yazl with require: src/package/cjs.ts).
+  const loads = [
+    ['zod', 'import'], ['ky', 'import'], ['smol-toml', 'import'], ['ignore', 'require'], ['yazl', 'require'],
+  ];
+  const code = ([name, how]) =>
+    how === 'import' ? `await import('${name}')` : `import { createRequire } from 'node:module'; createRequire(import.meta.url)('${name}')`;
+  const [floor, ...each] = timeCommands([[process.execPath, ['-e', '0']], ...loads.map((load) => [process.execPath, ['--input-type=module', '-e', code(load)]])], {
+    runs: 9,
+    cwd: resolve(import.meta.dirname, '..'),
+  });
+  notes.push(`publish: loading each package alone costs, over \`node -e 0\` (${ms(floor)}): ${loads.map(([name, how], i) => `${name} (${how}) +${ms(Math.max(0, each[i] - floor))}`).join(', ')}`);
+  notes.push('publish: CLI and server on the same machine (loopback); the token and registry come from NODEREG_TOKEN and NODEREG_REGISTRY with a fresh HOME; "the rest" is the time after the upload answered (report, exit) plus any gap between the requests');
+  return { rows, notes };
+}

@@ -1,0 +1,230 @@
+// Serve: requests/s and p99 of `GET /nodes/{id}` and `POST /nodes/{id}/reviews?star=N` with 50
+// concurrent connections (autocannon), against (a) `nodereg serve` in a child process, (b) a bare
+// node:http server answering the same JSON from memory (the floor) and (c) Verdaccio 6.8 serving a
+// package's metadata (the peer; installed on demand under bench/.work, never a project dependency).
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+import { ms, row, startServe, workDir, WORK } from './lib.js';
+import { seedStore } from './seed-store.js';
+
+const CONNECTIONS = 50;
+const DURATION = 10; // seconds per measured run, after a 2-second warm-up run
+const USERS = CONNECTIONS; // one reviewer per connection, so every review is written (replaced) by its own user
+const VERDACCIO = '6.8.0'; // the last release that runs on Node 20
+
+/** CPU time (user + system) a process has used so far, in ms. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 1/100 s
+}
+
+async function load(url, { method = 'GET', tokens, duration = DURATION, pid } = {}) {
+  const cpuBefore = pid ? cpuMs(pid) : 0;
+  let next = 0;
+  let stars = 0;
+  const result = await autocannon({
+    url,
+    method,
+    connections: CONNECTIONS,
+    duration,
+    // each connection reviews as its own user; the star changes from one request to the next
+    setupClient: tokens ? (client) => client.setHeaders({ authorization: `Bearer ${tokens[next++ % tokens.length]}` }) : undefined,
+    requests: tokens ? [{ setupRequest: (request) => ({ ...request, path: request.path.replace(/star=\d/, `star=${(stars++ % 5) + 1}`) }) }] : undefined,
+  });
+  if (result.errors || result.non2xx || result.timeouts) throw new Error(`${method} ${url}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`);
+  const cpuPerRequest = pid ? ((cpuMs(pid) - cpuBefore) * 1000) / result.requests.total : undefined;
+  return { rps: result.requests.average, p99: result.latency.p99, cpu: cpuPerRequest };
+}
+
+async function measure(url, options) {
+  await load(url, { ...options, duration: 2 });
+  return load(url, options);
+}
+
+function waitForUrl(child, pattern) {
+  return new Promise((resolveUrl, reject) => {
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const match = pattern.exec(output);
+      if (match) resolveUrl(match[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`exited with ${code} before listening: ${output.slice(-500)}`)));
+  });
+}
+
+/** A server of bench/ that answers the JSON in `jsonFile` from memory. */
+async function startFloor(script, jsonFile) {
+  const child = spawn(process.execPath, [resolve(import.meta.dirname, script), jsonFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await waitForUrl(child, /listening on (\S+)/);
+  return { url, pid: child.pid, stop: () => new Promise((done) => (child.on('exit', done), child.kill('SIGTERM'))) };
+}
+
+const freePort = () =>
+  new Promise((resolvePort) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolvePort(port));
+    });
+  });
+
+/** Verdaccio under bench/.work/verdaccio, installed with npm the first time; throws when it cannot be. */
+function installVerdaccio() {
+  const dir = join(WORK, 'verdaccio');
+  const bin = join(dir, 'node_modules/verdaccio/bin/verdaccio');
+  const installed = join(dir, 'node_modules/verdaccio/package.json');
+  if (existsSync(installed) && JSON.parse(readFileSync(installed, 'utf8')).version === VERDACCIO) return bin;
+  mkdirSync(dir, { recursive: true });
+  // verdaccio-audit asks for node-fetch by its `cjs` dist-tag (the 2.x line), which not every registry
+  // mirror carries: name that line directly.
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ private: true, overrides: { 'node-fetch': '^2.7.0' } })}\n`);
+  process.stderr.write(`bench: installing verdaccio@${VERDACCIO} into ${dir}…\n`);
+  const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `verdaccio@${VERDACCIO}`], { cwd: dir, encoding: 'utf8' });
+  if (npm.status !== 0 || !existsSync(bin)) throw new Error(`npm install verdaccio@${VERDACCIO} failed: ${(npm.stderr || npm.error?.message || '').trim().split('\n').slice(-3).join(' ')}`);
+  return bin;
+}
+
+/** Verdaccio with no uplinks (it never leaves 127.0.0.1), its web UI off, logging only fatal errors, one package in storage. */
+async function startVerdaccio(bin) {
+  const dir = workDir('verdaccio-run');
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const packument = {
+    name: 'bench-pkg',
+    description: 'A package to serve the metadata of',
+    'dist-tags': { latest: '1.0.0' },
+    versions: {
+      '1.0.0': {
+        name: 'bench-pkg',
+        version: '1.0.0',
+        description: 'A package to serve the metadata of',
+        main: 'index.js',
+        license: 'MIT',
+        dependencies: { semver: '^7.0.0' },
+        dist: { tarball: `${url}/bench-pkg/-/bench-pkg-1.0.0.tgz`, shasum: '0'.repeat(40), integrity: `sha512-${Buffer.alloc(64).toString('base64')}` },
+      },
+    },
+    time: { created: '2024-01-01T00:00:00.000Z', modified: '2024-01-01T00:00:00.000Z', '1.0.0': '2024-01-01T00:00:00.000Z' },
+    _uplinks: {},
+    _distfiles: {},
+    _attachments: {},
+    _rev: '1-0000000000000000',
+  };
+  mkdirSync(join(dir, 'storage/bench-pkg'), { recursive: true });
+  writeFileSync(join(dir, 'storage/bench-pkg/package.json'), JSON.stringify(packument));
+  writeFileSync(
+    join(dir, 'config.yaml'),
+    [
+      `storage: ${join(dir, 'storage')}`,
+      'auth:',
+      '  htpasswd:',
+      `    file: ${join(dir, 'htpasswd')}`,
+      'uplinks: {}',
+      'packages:',
+      "  '**':",
+      '    access: $all',
+      '    publish: $authenticated',
+      'web:',
+      '  enable: false',
+      'log: { type: stdout, format: pretty, level: fatal }',
+      '',
+    ].join('\n'),
+  );
+  const child = spawn(process.execPath, [bin, '--config', join(dir, 'config.yaml'), '--listen', `127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise((done) => child.on('exit', done));
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(`${url}/bench-pkg`).catch(() => undefined);
+    if (response?.ok && (await response.json()).name === 'bench-pkg') break;
+    if (attempt > 300 || child.exitCode !== null) {
+      child.kill('SIGKILL');
+      throw new Error(`verdaccio did not serve the package: ${stderr.trim().slice(-300)}`);
+    }
+    await new Promise((wait) => setTimeout(wait, 100));
+  }
+  return { url: `${url}/bench-pkg`, pid: child.pid, stop: () => (child.kill('SIGTERM'), exited) };
+}
+
+export default async function serve() {
+  const dir = workDir('serve');
+  const dataDir = join(dir, 'data');
+  await seedStore(dataDir, 1);
+  const adminToken = `nrg_u_${randomBytes(16).toString('hex')}`;
+  const notes = [
+    `serve: autocannon with ${CONNECTIONS} connections for ${DURATION} s (after a 2 s warm-up) in the benchmark process, on the same machine as the server it loads (they share its cores)`,
+  ];
+  const rows = [];
+
+  const ours = await startServe({ dataDir, adminToken });
+  let get, review, nodeJson;
+  try {
+    const { nodes } = await (await fetch(`${ours.url}/nodes?limit=1`)).json();
+    const nodeUrl = `${ours.url}/nodes/${nodes[0].id}`;
+    nodeJson = await (await fetch(nodeUrl)).text();
+    const tokens = [];
+    for (let i = 0; i < USERS; i++) {
+      const response = await fetch(`${ours.url}/users`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `reviewer ${i}` }),
+      });
+      if (response.status !== 201) throw new Error(`POST /users: ${response.status} ${await response.text()}`);
+      tokens.push((await response.json()).token);
+    }
+    get = await measure(nodeUrl, { pid: ours.pid });
+    review = await measure(`${nodeUrl}/reviews?star=1`, { method: 'POST', tokens, pid: ours.pid });
+    const after = await (await fetch(nodeUrl)).json();
+    notes.push(`serve: reviews spread over ${USERS} users (one per connection), each replacing its own review; the node's rating afterwards: ${after.rating.toFixed(2)}`);
+  } finally {
+    await ours.stop();
+  }
+
+  const jsonFile = join(dir, 'node.json');
+  writeFileSync(jsonFile, nodeJson);
+  const floorServer = await startFloor('floor-server.js', jsonFile);
+  let floorGet, floorPost, hono;
+  try {
+    floorGet = await measure(`${floorServer.url}/nodes/x`, { pid: floorServer.pid });
+    floorPost = await measure(`${floorServer.url}/nodes/x/reviews?star=1`, { method: 'POST', pid: floorServer.pid });
+  } finally {
+    await floorServer.stop();
+  }
+  const honoServer = await startFloor('hono-floor-server.js', jsonFile);
+  try {
+    hono = await measure(`${honoServer.url}/nodes/x`, { pid: honoServer.pid });
+  } finally {
+    await honoServer.stop();
+  }
+
+  let peer;
+  try {
+    const verdaccio = await startVerdaccio(installVerdaccio());
+    try {
+      peer = await measure(verdaccio.url, { pid: verdaccio.pid });
+    } finally {
+      await verdaccio.stop();
+    }
+  } catch (error) {
+    notes.push(`serve: Verdaccio ${VERDACCIO} not measured (${error.message})`);
+  }
+
+  const rate = (r) => `${Math.round(r.rps).toLocaleString('en')}/s, p99 ${ms(r.p99)}`;
+  const floorRate = `bare node:http, same JSON: ${rate(floorGet)}`;
+  rows.push(row('serve: `GET /nodes/{id}`', rate(get), floorRate, get.rps / floorGet.rps, '≥ 0.6× the floor', get.rps / floorGet.rps >= 0.6));
+  rows.push(row('reference: bare Hono (@hono/node-server), same JSON', rate(hono), floorRate, hono.rps / floorGet.rps, '(what the framework alone reaches)'));
+  if (peer) rows.push(row('serve: `GET /nodes/{id}` vs Verdaccio', rate(get), `Verdaccio ${VERDACCIO} package metadata: ${rate(peer)}`, get.rps / peer.rps, '≥ 10× Verdaccio', get.rps / peer.rps >= 10));
+  else rows.push({ name: 'serve: `GET /nodes/{id}` vs Verdaccio', measured: rate(get), against: `Verdaccio ${VERDACCIO}: not measured`, ratio: '—', target: '≥ 10× Verdaccio', verdict: 'not measured' });
+  rows.push(
+    row('serve: `POST /nodes/{id}/reviews?star=N`', rate(review), `bare node:http, same JSON: ${rate(floorPost)}`, review.rps / floorPost.rps, '≥ 10,000/s, p99 < 20 ms', review.rps >= 10_000 && review.p99 < 20),
+  );
+  const cpu = (r) => (r?.cpu === undefined ? 'not measured' : `${r.cpu.toFixed(0)} µs`);
+  notes.push(
+    `serve: server CPU time per request (user + system, from /proc/PID/stat; steadier than requests/s on a shared machine): GET ours ${cpu(get)}, bare Hono ${cpu(hono)}, bare node:http ${cpu(floorGet)}, Verdaccio ${cpu(peer)}; reviews ours ${cpu(review)}, bare node:http ${cpu(floorPost)}`,
+  );
+  return { rows, notes };
+}
