@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -170,6 +170,11 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
           : rawErrorResponse(400, 'invalid_request', 'malformed HTTP request'),
     );
   });
+
+  // A client may close its side once it has sent its request (shutdown(SHUT_WR), HTTP/1.0 clients):
+  // it still gets its answer. By default Node would end the socket at once and drop answers not yet
+  // written.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
 
   // Node closes a CONNECT request's connection without a word unless someone listens: no route here.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {

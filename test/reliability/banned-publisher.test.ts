@@ -61,6 +61,19 @@ describe('nodes of a banned publisher', () => {
     expect(ids(await api.get('/nodes/search?q=glowing'))).toEqual(all);
   });
 
+  it('stay out of a search with more matches than are ranked (the title index is searched first)', async () => {
+    await setStatus('shady', 'PublisherStatusBanned');
+    const store = createSqliteRegistryStore(server.server.db, { rankLimit: 0 }); // every search takes the title path
+    for (const terms of [['glow'], ['glowing'], ['lights']]) {
+      const found = await store.searchNodes({ terms, offset: 0, limit: 10 });
+      expect({ ids: found.rows.map((row) => row.id), total: found.total }, terms.join(' ')).toEqual({ ids: ['glow-c'], total: 1 });
+    }
+    await setStatus('shady', 'PublisherStatusActive');
+    const all = await store.searchNodes({ terms: ['glow'], offset: 0, limit: 10 });
+    expect(all.rows.map((row) => row.id).sort()).toEqual(['glow-a', 'glow-b', 'glow-c']);
+    server.server.db.prepare("INSERT INTO nodes_title_fts(nodes_title_fts) VALUES ('integrity-check')").run();
+  });
+
   it('a Deleted node of an unbanned publisher stays out', async () => {
     await api.put('/publishers/decent/nodes/glow-c', { token: owner.token, body: { status: 'NodeStatusDeleted' } });
     await setStatus('decent', 'PublisherStatusBanned');

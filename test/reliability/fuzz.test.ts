@@ -431,7 +431,8 @@ function parseResponses(text: string): RawResponse[] {
     at += head[0].length;
     const length = /^content-length: *(\d+)/im.exec(head[2]);
     let body = '';
-    if (status < 200 || status === 204 || status === 304) body = '';
+    // no body: 1xx, 204, 304, or a HEAD's answer (the next answer follows at once)
+    if (status < 200 || status === 204 || status === 304 || text.startsWith('HTTP/1.', at)) body = '';
     else if (length && !text.startsWith('HTTP/', at)) body = text.slice(at, at + Number(length[1]));
     else if (/^transfer-encoding: *chunked/im.test(head[2])) {
       for (;;) {
@@ -475,11 +476,16 @@ function sendRaw(bytes: Buffer, halfClose: boolean): Promise<RawAnswer> {
 }
 
 function checkRaw(message: string, answer: RawAnswer): void {
-  const what = JSON.stringify(message.slice(0, 300));
+  // What went on the wire: each character as one latin1 byte (U+C50A is sent as 0x0A, a line feed).
+  const wire = Buffer.from(message, 'latin1').toString('latin1');
+  const what = JSON.stringify(wire.slice(0, 300));
   const finals = answer.responses.filter((response) => response.status >= 200);
   for (const { status } of finals) if (status >= 500) throw new Error(`${what}: answered ${status}: ${answer.text.slice(0, 300)}`);
   // Something that starts a request gets an answer: a dropped connection is a failure.
-  if (finals.length === 0 && /\S/.test(message)) {
+  // One exception, Node's own: a request it parses with the method PRI (the HTTP/2 preface's; only an
+  // HTTP/0.9 request line without a version gets that far) has its connection destroyed on purpose.
+  const priRequest = /^\s*PRI [^\r\n ]+\s*\r?\n/.test(wire) && !/^\s*PRI [^\r\n]* HTTP\//.test(wire);
+  if (finals.length === 0 && /\S/.test(wire) && !priRequest) {
     throw new Error(`${what}: the connection closed without an answer${answer.error ? ` (${answer.error})` : ''}: ${JSON.stringify(answer.text.slice(0, 200))}`);
   }
   // Error answers are in the error shape (a HEAD's has no body to check).

@@ -1,6 +1,7 @@
 // Request limits: the JSON body limit (413, announced or streamed), the nesting limit (400), and 408
 // for a request whose headers or body arrive too slowly (Node's headersTimeout and requestTimeout,
 // answered in our error shape by the clientError handler).
+import { randomBytes } from 'node:crypto';
 import { createServer, request } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import { JSON_BODY_MAX, JSON_MAX_DEPTH } from '../../src/contract/limits.js';
 import { jsonDepth } from '../../src/server/route.js';
 import { startServer, type TestServer } from '../helpers.js';
 import { call, createPublisher, createUser, expectError, publish, type Reply, type TestUser } from '../server/fixtures.js';
+import { storedZip } from './child.js';
 import { figure } from './figures.js';
 
 let server: TestServer;
@@ -68,6 +70,25 @@ describe('408 for requests sent too slowly', () => {
     for (const answer of await Promise.all(slow)) expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     refused += slow.length;
     expect(logs.filter((line) => /internal error| 5\d\d [\d.]+ms$/.test(line))).toEqual([]);
+  });
+});
+
+describe('a client that closes its side once its request is sent', () => {
+  it('still gets its answer, also one that takes a while (an upload checked and stored)', async () => {
+    const published = await publish(server, owner.token, 'limits-co', 'half-closed', '1.0.0');
+    const zip = await storedZip({ 'data.bin': randomBytes(2 * 1024 * 1024), '__init__.py': 'x = 1\n' });
+    const url = new URL(published.body.signedUrl);
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(Number(url.port), url.hostname);
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk));
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(text));
+      socket.write(`PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/zip\r\nContent-Length: ${zip.length}\r\n\r\n`);
+      socket.end(zip); // shutdown(SHUT_WR) right after the body
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect((await call(server.url, 'GET', '/nodes/half-closed/versions/1.0.0')).body.archive_size).toBe(zip.length);
   });
 });
 
