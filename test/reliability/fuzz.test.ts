@@ -297,7 +297,12 @@ interface Answer {
   body: Buffer;
 }
 
-function send(req: FuzzRequest): Promise<Answer> {
+/**
+ * Sends one request on a kept-alive connection. A connection the server closed while idle (its 5 s
+ * keep-alive timeout) can be picked from the pool just as it closes: like any HTTP client, the request
+ * is then sent again once, on a new connection, where a drop would be the server's doing.
+ */
+function send(req: FuzzRequest, fresh = false): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const url = new URL(server.url);
     const timer = setTimeout(() => {
@@ -305,7 +310,7 @@ function send(req: FuzzRequest): Promise<Answer> {
       reject(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms (a hang) to ${req.method} ${req.path.slice(0, 200)}`));
     }, REQUEST_TIMEOUT_MS);
     let answered = false;
-    const outgoing = request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, agent }, (res) => {
+    const outgoing = request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, agent: fresh ? false : agent }, (res) => {
       answered = true;
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -321,6 +326,7 @@ function send(req: FuzzRequest): Promise<Answer> {
     outgoing.on('error', (error) => {
       if (answered) return; // an early answer (413, 415…) closes the connection while the body is still being sent
       clearTimeout(timer);
+      if (outgoing.reusedSocket && !fresh) return void send(req, true).then(resolve, reject);
       reject(new Error(`connection dropped without an answer to ${req.method} ${req.path.slice(0, 200)}: ${error.message}`));
     });
     if (req.body) outgoing.end(req.body);
