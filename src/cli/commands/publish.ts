@@ -133,16 +133,7 @@ export function register(program: Command, ctx: Ctx): void {
           );
         }
 
-        report(ctx, {
-          publisher_id: publisherId,
-          node_id: request.nodeId,
-          version: version.version ?? request.version,
-          status: version.status ?? 'unknown',
-          download_url: version.downloadUrl ?? null,
-          archive_sha256: version.archive_sha256 ?? archive.sha256,
-          archive_size: version.archive_size ?? archive.size,
-          files: archive.files,
-        });
+        report(ctx, publisherId, request, version, archive);
         if (version.status === 'NodeVersionStatusPending') ctx.out.hint('this registry reviews versions by hand: it can be installed once approved');
       }, () => rmSync(temp, { recursive: true, force: true }));
     });
@@ -183,19 +174,27 @@ async function reportExisting(ctx: Ctx, client: Client, ops: Ops, request: { nod
   if (existing.archive_sha256 && existing.archive_sha256 !== archive.sha256) {
     ctx.out.warn(`the published archive differs from the local one (published sha256 ${existing.archive_sha256}, local ${archive.sha256}); bump the version to publish these changes`);
   }
-  report(ctx, {
-    publisher_id: publisherId,
-    node_id: request.nodeId,
-    version: existing.version ?? request.version,
-    status: existing.status ?? 'unknown',
-    download_url: existing.downloadUrl ?? null,
-    archive_sha256: existing.archive_sha256 ?? archive.sha256,
-    archive_size: existing.archive_size ?? archive.size,
-    files: archive.files,
-  });
+  report(ctx, publisherId, request, existing, archive);
 }
 
-function report(ctx: Ctx, result: PublishReport): void {
+/** Prints the publish object of DESIGN.md §5 for a version on the registry, and fills GITHUB_OUTPUT. */
+function report(
+  ctx: Ctx,
+  publisherId: string,
+  request: { nodeId: string; version: string },
+  version: NodeVersion,
+  archive: ArchiveResult,
+): void {
+  const result: PublishReport = {
+    publisher_id: publisherId,
+    node_id: request.nodeId,
+    version: version.version ?? request.version,
+    status: version.status ?? 'unknown',
+    download_url: version.downloadUrl ?? null,
+    archive_sha256: version.archive_sha256 ?? archive.sha256,
+    archive_size: version.archive_size ?? archive.size,
+    files: archive.files,
+  };
   const outputFile = ctx.env.GITHUB_OUTPUT;
   if (outputFile) {
     appendFileSync(outputFile, `version=${result.version}\ndownload_url=${result.download_url ?? ''}\narchive_sha256=${result.archive_sha256}\n`);
