@@ -36,6 +36,19 @@ export async function startServer(options: Partial<RegistryServerOptions> = {}):
   return { url, server, dataDir, adminToken, close: () => server.close() };
 }
 
+/** The environment of a spawned CLI: a temp HOME and XDG dirs, NO_COLOR, CI, and nothing else of ours. */
+export function cliEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    NO_COLOR: '1',
+    CI: '1',
+    ...extra,
+  };
+}
+
 export interface CliResult {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -54,16 +67,7 @@ export interface CliOptions {
 
 /** Spawns `bin/nodereg.js` like a user in CI would: temp HOME and XDG dirs, NO_COLOR, CI=1, no TTY. */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
-  const home = options.home ?? tempDir('nodereg-home-');
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_DATA_HOME: join(home, '.local/share'),
-    NO_COLOR: '1',
-    CI: '1',
-    TZ: process.env.TZ ?? 'UTC',
-  };
+  const env = cliEnv(options.home ?? tempDir('nodereg-home-'), { TZ: process.env.TZ ?? 'UTC' });
   for (const [key, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[key];
     else env[key] = value;

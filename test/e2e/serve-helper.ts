@@ -1,9 +1,8 @@
 // `nodereg serve` spawned as a user runs it (the real binary, temp HOME/XDG dirs), for the end-to-end
 // tests that need a running registry process: serve's own tests, and the secrets checks of its log.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { BIN, tempDir } from '../helpers.js';
+import { BIN, cliEnv, tempDir } from '../helpers.js';
 
 export interface Served {
   child: ChildProcessWithoutNullStreams;
@@ -21,22 +20,10 @@ afterEach(() => {
   running.clear();
 });
 
-export function envFor(home: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '',
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_DATA_HOME: join(home, '.local/share'),
-    NO_COLOR: '1',
-    CI: '1',
-    ...extra,
-  };
-}
-
 /** Spawns `nodereg serve ARGS` and resolves once its first stdout line (the URL line) has arrived. */
 export function serve(args: string[], options: { home?: string; env?: Record<string, string> } = {}): Promise<Served> {
   const home = options.home ?? tempDir('nodereg-home-');
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: envFor(home, options.env), stdio: 'pipe' });
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: cliEnv(home, options.env), stdio: 'pipe' });
   running.add(child);
   let stdout = '';
   let stderr = '';
