@@ -109,8 +109,12 @@ export type Node = z.infer<typeof Node>;
 
 const clearable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
-export const NodeInput = z.object({
-  id: nodeId.optional(),
+// The fields of Node, NodeVersion and Publisher that requests write are named here and only here:
+// the server's routes, the store (its types, columns and JSON documents) and the views derive from
+// these shapes.
+
+/** Node metadata the members of its publisher may write. */
+export const NodeWritable = z.object({
   name: clearable(text(NAME_MAX)),
   author: clearable(text(NAME_MAX)),
   banner_url: clearable(z.string()),
@@ -120,18 +124,38 @@ export const NodeInput = z.object({
   license: clearable(z.string()),
   preempted_app_node_names: clearable(strings),
   repository: clearable(z.string()),
-  status: z.enum(NODE_STATUS).optional(),
   supported_accelerators: clearable(strings),
   supported_appui_frontend_version: clearable(z.string()),
   supported_appui_version: clearable(z.string()),
   supported_os: clearable(strings),
   tags: clearable(strings),
   translations: clearable(z.record(z.string(), z.unknown())),
-  // admin-only: a value equal to the current one is ignored, a different one is 403
+});
+/** Node metadata only an admin changes: a value equal to the current one is ignored, a different one is 403. */
+export const NodeAdminWritable = z.object({
   tags_admin: clearable(strings),
   search_ranking: clearable(z.number().int()),
   repohost_stars: clearable(z.number().int()),
   status_detail: clearable(z.string()),
+});
+/** Every node field a request may write except `status` (which has rules of its own). */
+export const NodeMetadata = NodeWritable.extend(NodeAdminWritable.shape);
+export type NodeMetadata = z.infer<typeof NodeMetadata>;
+export type NodeFieldName = keyof NodeMetadata;
+export const NODE_WRITABLE_FIELDS = Object.keys(NodeWritable.shape) as (keyof typeof NodeWritable.shape)[];
+export const NODE_ADMIN_FIELDS = Object.keys(NodeAdminWritable.shape) as (keyof typeof NodeAdminWritable.shape)[];
+export const NODE_METADATA_FIELDS = Object.keys(NodeMetadata.shape) as NodeFieldName[];
+/**
+ * The node fields a database keeps in columns of their own, because search matches them or lists
+ * sort by them. The other metadata is kept as one JSON document.
+ */
+export const NODE_COLUMN_FIELDS = ['name', 'description', 'author', 'tags', 'search_ranking'] as const satisfies readonly NodeFieldName[];
+
+export const NodeInput = z.object({
+  id: nodeId.optional(),
+  ...NodeWritable.shape,
+  status: z.enum(NODE_STATUS).optional(),
+  ...NodeAdminWritable.shape,
   // read-only, accepted so that a GET-modify-PUT round trip works, and ignored
   publisher: z.unknown().optional(),
   latest_version: z.unknown().optional(),
@@ -141,8 +165,8 @@ export const NodeInput = z.object({
 });
 export type NodeInput = z.infer<typeof NodeInput>;
 
-export const NodeVersionInput = z.object({
-  version: semver,
+/** What a publish sets on a version, and replaces when retried before the archive arrives. */
+export const VersionPublished = z.object({
   changelog: text(CHANGELOG_MAX).optional(),
   dependencies: strings.optional(),
   supported_accelerators: strings.optional(),
@@ -150,6 +174,12 @@ export const NodeVersionInput = z.object({
   supported_appui_version: z.string().optional(),
   supported_os: strings.optional(),
   tags: strings.optional(),
+});
+export const VERSION_PUBLISHED_FIELDS = Object.keys(VersionPublished.shape) as (keyof typeof VersionPublished.shape)[];
+
+export const NodeVersionInput = z.object({
+  version: semver,
+  ...VersionPublished.shape,
   // read-only or server-set, ignored when sent
   id: z.unknown().optional(),
   node_id: z.unknown().optional(),
@@ -173,14 +203,20 @@ export type PublishBody = z.input<typeof PublishBody>;
 export const PublishResponse = z.looseObject({ node_version: NodeVersion, signedUrl: z.string() });
 export type PublishResponse = z.infer<typeof PublishResponse>;
 
-export const PublisherInput = z.object({
-  id: publisherId.optional(),
+/** Publisher metadata its owners may write. */
+export const PublisherWritable = z.object({
   name: clearable(text(NAME_MAX)),
   description: clearable(text(DESCRIPTION_MAX)),
   logo: clearable(z.string()),
   source_code_repo: clearable(z.string()),
   support: clearable(z.string()),
   website: clearable(z.string()),
+});
+export const PUBLISHER_WRITABLE_FIELDS = Object.keys(PublisherWritable.shape) as (keyof typeof PublisherWritable.shape)[];
+
+export const PublisherInput = z.object({
+  id: publisherId.optional(),
+  ...PublisherWritable.shape,
   status: z.enum(PUBLISHER_STATUS).optional(),
   // members have their own routes; createdAt is server-set
   members: z.unknown().optional(),

@@ -33,28 +33,13 @@ export function archiveKey(publisherId: string, nodeId: string, version: string)
 }
 
 export function versionView(version: VersionRow, publisherId: string, publicUrl: string): NodeVersion {
-  const uploaded = version.archive_sha256 !== null;
+  const { created_at, uploaded_at: _uploaded, ...fields } = version;
   return present({
-    id: version.id,
-    node_id: version.node_id,
-    version: version.version,
-    changelog: version.changelog,
-    createdAt: version.created_at,
-    dependencies: version.dependencies,
-    deprecated: version.deprecated,
-    downloadUrl: uploaded
+    ...fields,
+    createdAt: created_at,
+    downloadUrl: version.archive_sha256 !== null
       ? `${publicUrl}/archives/${[publisherId, version.node_id, version.version].map(encodeURIComponent).join('/')}/node.zip`
       : undefined,
-    status: version.status,
-    status_reason: version.status_reason,
-    supported_accelerators: version.supported_accelerators,
-    supported_appui_frontend_version: version.supported_appui_frontend_version,
-    supported_appui_version: version.supported_appui_version,
-    supported_os: version.supported_os,
-    tags: version.tags,
-    tags_admin: version.tags_admin,
-    archive_sha256: version.archive_sha256,
-    archive_size: version.archive_size,
   });
 }
 
@@ -68,49 +53,21 @@ export function memberView(member: MemberRow, showEmail: boolean): PublisherMemb
 }
 
 export function publisherView(publisher: PublisherRow, members?: { rows: MemberRow[]; showEmails: boolean }): Publisher {
+  const { created_at, ...fields } = publisher;
   return present({
-    id: publisher.id,
-    name: publisher.name,
-    createdAt: publisher.created_at,
-    description: publisher.description,
-    logo: publisher.logo,
-    source_code_repo: publisher.source_code_repo,
-    status: publisher.status,
-    support: publisher.support,
-    website: publisher.website,
+    ...fields,
+    createdAt: created_at,
     members: members?.rows.map((member) => memberView(member, members.showEmails)),
   });
 }
 
 export function nodeView(node: NodeRow, publisher: PublisherRow | undefined, versions: readonly VersionRow[], publicUrl: string): Node {
   const latest = latestVersion(versions);
+  const { publisher_id, updated_at: _updated, ...fields } = node;
   return present({
-    id: node.id,
-    name: node.name,
-    author: node.author,
-    banner_url: node.banner_url,
-    category: node.category,
-    created_at: node.created_at,
-    description: node.description,
-    downloads: node.downloads,
-    repohost_stars: node.repohost_stars,
-    icon: node.icon,
-    latest_version: latest ? versionView(latest, node.publisher_id, publicUrl) : undefined,
-    license: node.license,
-    preempted_app_node_names: node.preempted_app_node_names,
-    publisher: publisher ? publisherView(publisher) : { id: node.publisher_id },
-    rating: node.rating,
-    repository: node.repository,
-    search_ranking: node.search_ranking,
-    status: node.status,
-    status_detail: node.status_detail,
-    supported_accelerators: node.supported_accelerators,
-    supported_appui_frontend_version: node.supported_appui_frontend_version,
-    supported_appui_version: node.supported_appui_version,
-    supported_os: node.supported_os,
-    tags: node.tags,
-    tags_admin: node.tags_admin,
-    translations: node.translations,
+    ...fields,
+    latest_version: latest ? versionView(latest, publisher_id, publicUrl) : undefined,
+    publisher: publisher ? publisherView(publisher) : { id: publisher_id },
   });
 }
 

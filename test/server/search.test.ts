@@ -1,7 +1,6 @@
 // Search when a term matches more nodes than are ranked (docs/decisions.md, search at 100,000 nodes):
 // nodes with every term in their id, name or tags first, ranked; then the other matches, newest
 // first. Tested on the store with a small rank limit, so a few nodes make a "common" term.
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/server/store/db.js';
@@ -9,6 +8,7 @@ import { migrations } from '../../src/server/store/migrations.js';
 import type { NodeFields, RegistryStore } from '../../src/server/store/registry-store.js';
 import { createSqliteRegistryStore, DEFAULT_RANK_LIMIT } from '../../src/server/store/sqlite-registry-store.js';
 import { tempDir } from '../helpers.js';
+import { databaseBefore } from './old-schema.js';
 
 const PENDING = {
   changelog: null, dependencies: null, supported_accelerators: null, supported_appui_frontend_version: null,
@@ -134,21 +134,15 @@ describe('search with more matches than are ranked', () => {
 
 describe('migration search-titles (the title index)', () => {
   it('indexes the Active nodes a database of the migrations before it already holds', async () => {
-    const file = join(tempDir(), 'registry.db');
-    const v1 = new Database(file);
-    v1.pragma('foreign_keys = ON');
-    const before = migrations.findIndex((migration) => migration.name === 'search-titles');
-    expect(before).toBeGreaterThan(0);
-    for (const migration of migrations.slice(0, before)) v1.exec(migration.sql);
-    v1.pragma(`user_version = ${before}`);
-    const v1store = createSqliteRegistryStore(v1);
-    await v1store.createUser({ id: 'u', name: 'u' });
-    await v1store.createPublisher('acme', {}, 'u');
-    await addNodes(v1store, [['video-one', { description: 'x' }], ['other', { description: 'video' }], ['gone', { name: 'video gone' }]]);
-    await v1store.updateNode('gone', { status: 'NodeStatusDeleted' });
-    await v1store.createPublisher('banned', {}, 'u');
-    await v1store.publish({ publisherId: 'banned', nodeId: 'video-banned', node: {}, version: '1.0.0', pending: PENDING });
-    await v1store.updatePublisher('banned', { status: 'PublisherStatusBanned' });
+    const { file, db: v1, stamp } = databaseBefore('search-titles', ['acme', 'banned']);
+    const addNode = v1.prepare(
+      `INSERT INTO nodes (id, publisher_id, name, description, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '${stamp}', '${stamp}')`,
+    );
+    addNode.run('video-one', 'acme', null, 'x', 'NodeStatusActive');
+    addNode.run('other', 'acme', null, 'video', 'NodeStatusActive');
+    addNode.run('gone', 'acme', 'video gone', null, 'NodeStatusDeleted');
+    addNode.run('video-banned', 'banned', null, null, 'NodeStatusActive');
+    v1.exec("UPDATE publishers SET status = 'PublisherStatusBanned' WHERE id = 'banned'");
     v1.close();
 
     const migrated = openDatabase(file);

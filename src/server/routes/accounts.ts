@@ -10,7 +10,8 @@ import type { RouteModule } from '../context.js';
 import { conflict, forbidden, notFound } from '../errors.js';
 import type { Principal } from '../route.js';
 import { route } from '../route.js';
-import type { PublisherFields, RegistryStore, TokenRow, UserRow } from '../store/registry-store.js';
+import type { RegistryStore, TokenRow, UserRow } from '../store/registry-store.js';
+import { publisherChanges } from './registry.js';
 import { memberView, publisherView } from '../views.js';
 
 const userView = (user: UserRow): User => ({ id: user.id, name: user.name, ...(user.email ? { email: user.email } : {}), admin: user.admin });
@@ -83,12 +84,7 @@ export const registerAccountRoutes: RouteModule = (app, ctx) => {
   route(app, ctx, createPublisher, async ({ principal, input }) => {
     requireUserToken(me(principal), 'create publishers');
     const { body } = input();
-    const fields: Partial<PublisherFields> = {
-      name: body.name, description: body.description, logo: body.logo, source_code_repo: body.source_code_repo,
-      support: body.support, website: body.website,
-    };
-    if (adminOnlyField(me(principal).admin, 'status', 'PublisherStatusActive', body.status)) fields.status = body.status;
-    const created = await store.createPublisher(body.id, fields, me(principal).userId);
+    const created = await store.createPublisher(body.id, publisherChanges(body, undefined, me(principal).admin), me(principal).userId);
     if (created === 'exists') throw conflict(`publisher ${body.id} already exists`, 'choose another publisher id');
     return publisherView(created, { rows: await store.listMembers(created.id), showEmails: true });
   });

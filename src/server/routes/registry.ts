@@ -1,21 +1,17 @@
 // The five registry operations of the interface, with the semantics of DESIGN.md §3.
 import { fieldErrors } from '../../contract/errors.js';
 import { addReview, publishVersion, updateNode, updatePublisher, updateVersion } from '../../contract/registry.js';
-import { nodeId as nodeIdRule, semver as semverRule, type NodeInput, type PublisherInput } from '../../contract/resources.js';
+import {
+  NODE_ADMIN_FIELDS, NODE_WRITABLE_FIELDS, PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS, nodeId as nodeIdRule,
+  semver as semverRule, type NodeInput, type PublisherInput,
+} from '../../contract/resources.js';
 import { accessTo, adminOnlyField, allowMutation, readableNode, rejectBanned, requireNodeOf, requirePublisher, requireRole } from '../access.js';
 import { signUploadUrl } from '../archives/signing.js';
 import type { RouteModule } from '../context.js';
 import { badRequest, banned, conflict, forbidden, notFound } from '../errors.js';
 import { route } from '../route.js';
-import type { NodeFields, NodeRow, PublisherFields, PublisherRow, RegistryStore, VersionChanges, VersionRow } from '../store/registry-store.js';
+import type { NodeFields, NodeRow, PublisherFields, PublisherRow, RegistryStore, VersionChanges, VersionPendingFields, VersionRow } from '../store/registry-store.js';
 import { oneNodeView, publisherView, versionView } from '../views.js';
-
-const NODE_FIELDS = [
-  'name', 'author', 'banner_url', 'category', 'description', 'icon', 'license', 'preempted_app_node_names', 'repository',
-  'supported_accelerators', 'supported_appui_frontend_version', 'supported_appui_version', 'supported_os', 'tags', 'translations',
-] as const;
-const NODE_ADMIN_FIELDS = ['tags_admin', 'search_ranking', 'repohost_stars', 'status_detail'] as const;
-const PUBLISHER_FIELDS = ['name', 'description', 'logo', 'source_code_repo', 'support', 'website'] as const;
 
 /**
  * The changes a node body asks for: only the fields present (null clears); read-only fields ignored;
@@ -23,7 +19,7 @@ const PUBLISHER_FIELDS = ['name', 'description', 'logo', 'source_code_repo', 'su
  */
 function nodeChanges(input: NodeInput, current: NodeRow | undefined, admin: boolean, withStatus: boolean): Partial<NodeFields> {
   const changes: Record<string, unknown> = {};
-  for (const field of NODE_FIELDS) if (input[field] !== undefined) changes[field] = input[field];
+  for (const field of NODE_WRITABLE_FIELDS) if (input[field] !== undefined) changes[field] = input[field];
   for (const field of NODE_ADMIN_FIELDS) if (adminOnlyField(admin, field, current?.[field], input[field])) changes[field] = input[field];
   if (withStatus && input.status !== undefined) {
     const allowed = input.status === 'NodeStatusBanned' || current?.status === 'NodeStatusBanned'
@@ -34,11 +30,12 @@ function nodeChanges(input: NodeInput, current: NodeRow | undefined, admin: bool
   return changes as Partial<NodeFields>;
 }
 
-function publisherChanges(input: PublisherInput, current: PublisherRow | undefined, admin: boolean): Partial<PublisherFields> {
-  const changes: Partial<PublisherFields> = {};
-  for (const field of PUBLISHER_FIELDS) if (input[field] !== undefined) changes[field] = input[field];
+/** The changes a publisher body asks for; `status` is an admin's. */
+export function publisherChanges(input: PublisherInput, current: PublisherRow | undefined, admin: boolean): Partial<PublisherFields> {
+  const changes: Record<string, unknown> = {};
+  for (const field of PUBLISHER_WRITABLE_FIELDS) if (input[field] !== undefined) changes[field] = input[field];
   if (adminOnlyField(admin, 'status', current?.status ?? 'PublisherStatusActive', input.status)) changes.status = input.status;
-  return changes;
+  return changes as Partial<PublisherFields>;
 }
 
 /** A body `id` must equal the id in the path. */
@@ -85,15 +82,7 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
         nodeId: params.nodeId,
         node: nodeChanges(body.node, node, access.admin, false),
         version: v.version,
-        pending: {
-          changelog: v.changelog ?? null,
-          dependencies: v.dependencies ?? null,
-          supported_accelerators: v.supported_accelerators ?? null,
-          supported_appui_frontend_version: v.supported_appui_frontend_version ?? null,
-          supported_appui_version: v.supported_appui_version ?? null,
-          supported_os: v.supported_os ?? null,
-          tags: v.tags ?? null,
-        },
+        pending: Object.fromEntries(VERSION_PUBLISHED_FIELDS.map((field) => [field, v[field] ?? null])) as VersionPendingFields,
       });
       if (outcome.kind === 'other-publisher') {
         throw forbidden(`node ${params.nodeId} belongs to publisher ${outcome.publisherId}; choose another node id`);

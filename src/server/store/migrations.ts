@@ -255,6 +255,34 @@ WHEN old.status = 'PublisherStatusBanned' AND new.status != 'PublisherStatusBann
 END;
 `;
 
+// Node metadata that nothing searches, sorts or constrains moves into one JSON document (the fields
+// are named by the contract, src/contract/resources.ts: NODE_COLUMN_FIELDS stay columns). Unset
+// fields are left out of the document.
+const nodeMetadata = `
+ALTER TABLE nodes ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
+UPDATE nodes SET metadata = json_patch('{}', json_object(
+  'banner_url', banner_url, 'category', category, 'icon', icon, 'license', license, 'repository', repository,
+  'preempted_app_node_names', json(preempted_app_node_names), 'supported_accelerators', json(supported_accelerators),
+  'supported_appui_frontend_version', supported_appui_frontend_version, 'supported_appui_version', supported_appui_version,
+  'supported_os', json(supported_os), 'tags_admin', json(tags_admin), 'translations', json(translations),
+  'repohost_stars', repohost_stars, 'status_detail', status_detail
+));
+ALTER TABLE nodes DROP COLUMN banner_url;
+ALTER TABLE nodes DROP COLUMN category;
+ALTER TABLE nodes DROP COLUMN icon;
+ALTER TABLE nodes DROP COLUMN license;
+ALTER TABLE nodes DROP COLUMN repository;
+ALTER TABLE nodes DROP COLUMN preempted_app_node_names;
+ALTER TABLE nodes DROP COLUMN supported_accelerators;
+ALTER TABLE nodes DROP COLUMN supported_appui_frontend_version;
+ALTER TABLE nodes DROP COLUMN supported_appui_version;
+ALTER TABLE nodes DROP COLUMN supported_os;
+ALTER TABLE nodes DROP COLUMN tags_admin;
+ALTER TABLE nodes DROP COLUMN translations;
+ALTER TABLE nodes DROP COLUMN repohost_stars;
+ALTER TABLE nodes DROP COLUMN status_detail;
+`;
+
 export const migrations: Migration[] = [
   { name: 'registry', sql: registry },
   {
@@ -311,4 +339,5 @@ export const migrations: Migration[] = [
   { name: 'hide-banned-publishers', sql: hideBannedPublishers },
   { name: 'archive-claims', sql: archiveClaims },
   { name: 'search-titles', sql: searchTitles },
+  { name: 'node-metadata', sql: nodeMetadata },
 ];

@@ -1,6 +1,9 @@
 // What the registry keeps, behind an interface so that another database (PostgreSQL) can replace
 // SQLite when one process is not enough. Methods are async for that reason; each one that writes
 // more than one row does so in one transaction.
+import type {
+  NodeMetadata, NodeVersionInput, PublisherInput, PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS,
+} from '../../contract/resources.js';
 import type { MEMBER_ROLES, NODE_SORTS, NODE_STATUS, NODE_VERSION_STATUS, PUBLISHER_STATUS } from '../../contract/limits.js';
 
 export type MemberRole = (typeof MEMBER_ROLES)[number];
@@ -38,15 +41,10 @@ export interface NewToken {
   prefix: string;
 }
 
-export interface PublisherFields {
-  name: string | null;
-  description: string | null;
-  logo: string | null;
-  source_code_repo: string | null;
-  support: string | null;
-  website: string | null;
-  status: PublisherStatus;
-}
+/** What a store keeps of fields the contract defines: every field present, null when unset. */
+type Stored<T> = { [K in keyof T]-?: Exclude<T[K], undefined> | null };
+
+export type PublisherFields = Stored<Pick<PublisherInput, (typeof PUBLISHER_WRITABLE_FIELDS)[number]>> & { status: PublisherStatus };
 export interface PublisherRow extends PublisherFields {
   id: string;
   created_at: string;
@@ -60,29 +58,8 @@ export interface MemberRow {
   user: { id: string; name: string; email: string | null };
 }
 
-/** The node columns an update may write. */
-export interface NodeFields {
-  name: string | null;
-  description: string | null;
-  author: string | null;
-  category: string | null;
-  banner_url: string | null;
-  icon: string | null;
-  license: string | null;
-  repository: string | null;
-  preempted_app_node_names: string[] | null;
-  supported_accelerators: string[] | null;
-  supported_appui_frontend_version: string | null;
-  supported_appui_version: string | null;
-  supported_os: string[] | null;
-  tags: string[] | null;
-  tags_admin: string[] | null;
-  translations: Record<string, unknown> | null;
-  search_ranking: number | null;
-  repohost_stars: number | null;
-  status: NodeStatus;
-  status_detail: string | null;
-}
+/** The node fields an update may write. */
+export type NodeFields = Stored<NodeMetadata> & { status: NodeStatus };
 export interface NodeRow extends NodeFields {
   id: string;
   publisher_id: string;
@@ -93,15 +70,7 @@ export interface NodeRow extends NodeFields {
 }
 
 /** The fields a publish sets, and replaces when retried before the archive arrives. */
-export interface VersionPendingFields {
-  changelog: string | null;
-  dependencies: string[] | null;
-  supported_accelerators: string[] | null;
-  supported_appui_frontend_version: string | null;
-  supported_appui_version: string | null;
-  supported_os: string[] | null;
-  tags: string[] | null;
-}
+export type VersionPendingFields = Stored<Pick<NodeVersionInput, (typeof VERSION_PUBLISHED_FIELDS)[number]>>;
 export interface VersionRow extends VersionPendingFields {
   id: string;
   node_id: string;

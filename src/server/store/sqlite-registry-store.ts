@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import {
+  NODE_COLUMN_FIELDS, NODE_METADATA_FIELDS, NodeMetadata, PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS,
+} from '../../contract/resources.js';
 import type { Db } from './db.js';
 import type {
   MemberRole, MemberRow, NodeFields, NodeRow, NodeSort, Page, PublisherFields, PublisherRow, PublishInput,
@@ -9,23 +12,16 @@ import type {
 const now = () => new Date().toISOString();
 type Raw = Record<string, unknown>;
 
-// Columns holding lists or objects, stored as JSON text.
-const NODE_JSON_LIST = ['preempted_app_node_names', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin', 'translations'];
+// Columns holding lists, stored as JSON text.
+const NODE_JSON_LIST = ['tags'];
 const VERSION_JSON_LIST = ['dependencies', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin'];
 const NODE_JSON = new Set(NODE_JSON_LIST);
 const VERSION_JSON = new Set(VERSION_JSON_LIST);
-const NODE_COLUMNS = [
-  'name', 'description', 'author', 'category', 'banner_url', 'icon', 'license', 'repository', 'preempted_app_node_names',
-  'supported_accelerators', 'supported_appui_frontend_version', 'supported_appui_version', 'supported_os', 'tags',
-  'tags_admin', 'translations', 'search_ranking', 'repohost_stars', 'status', 'status_detail',
-] as const satisfies readonly (keyof NodeFields)[];
-const PUBLISHER_COLUMNS = [
-  'name', 'description', 'logo', 'source_code_repo', 'support', 'website', 'status',
-] as const satisfies readonly (keyof PublisherFields)[];
-const VERSION_COLUMNS = [
-  'changelog', 'dependencies', 'supported_accelerators', 'supported_appui_frontend_version', 'supported_appui_version',
-  'supported_os', 'tags', 'deprecated', 'status', 'status_reason',
-] as const;
+/** Node fields with a column of their own; every other field of the contract's NodeMetadata is in the `metadata` document. */
+const NODE_COLUMNS = [...NODE_COLUMN_FIELDS, 'status'] as const;
+const NODE_DOCUMENT_FIELDS = NODE_METADATA_FIELDS.filter((field) => !(NODE_COLUMNS as readonly string[]).includes(field));
+const PUBLISHER_COLUMNS = [...PUBLISHER_WRITABLE_FIELDS, 'status'] as const;
+const VERSION_COLUMNS = [...VERSION_PUBLISHED_FIELDS, 'deprecated', 'status', 'status_reason'] as const;
 
 // Sort keys match the indexes of migration 1; ties are broken by id.
 const NODE_ORDER: Record<NodeSort, string> = {
@@ -67,7 +63,28 @@ function assignments(changes: Record<string, unknown>, allowed: readonly string[
   return { sql: keys.map((key) => `${key} = @${key}`).join(', '), values, empty: keys.length === 0 };
 }
 
-const toNode = (row: Raw | undefined) => decode<NodeRow>(row, NODE_JSON_LIST);
+const UNSET_DOCUMENT_FIELDS = Object.fromEntries(NODE_DOCUMENT_FIELDS.map((field) => [field, null]));
+const toNode = (row: Raw | undefined) => {
+  const node = decode<Raw>(row, NODE_JSON_LIST);
+  if (!node) return undefined;
+  const { metadata, ...columns } = node;
+  return { ...UNSET_DOCUMENT_FIELDS, ...JSON.parse(metadata as string), ...columns } as NodeRow;
+};
+
+/**
+ * The `metadata` document after `changes` (null clears a field), or undefined when they change none
+ * of its fields. Its fields are checked against the contract: the document holds nothing else.
+ */
+function nextDocument(current: string, changes: Record<string, unknown>): string | undefined {
+  const fields = NODE_DOCUMENT_FIELDS.filter((field) => changes[field] !== undefined);
+  if (fields.length === 0) return undefined;
+  const document = JSON.parse(current) as Raw;
+  for (const field of fields) {
+    if (changes[field] === null) delete document[field];
+    else document[field] = changes[field];
+  }
+  return JSON.stringify(NodeMetadata.parse(document));
+}
 const toVersion = (row: Raw | undefined) => {
   const version = decode<VersionRow>(row, VERSION_JSON_LIST);
   if (version) version.deprecated = Boolean(version.deprecated);
@@ -140,7 +157,11 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
 
   const updateNode = (id: string, changes: Partial<NodeFields>) => {
     const set = assignments(changes, NODE_COLUMNS, NODE_JSON);
-    if (!set.empty) prepare(`UPDATE nodes SET ${set.sql}, updated_at = @updated_at WHERE id = @id`).run({ ...set.values, updated_at: now(), id });
+    const current = one('SELECT metadata FROM nodes WHERE id = ?', id);
+    const metadata = current ? nextDocument(current.metadata as string, changes) : undefined;
+    if (metadata !== undefined) set.values.metadata = metadata;
+    const sql = [set.sql, metadata !== undefined ? 'metadata = @metadata' : ''].filter(Boolean).join(', ');
+    if (sql) prepare(`UPDATE nodes SET ${sql}, updated_at = @updated_at WHERE id = @id`).run({ ...set.values, updated_at: now(), id });
     return getNode(id)!;
   };
 
@@ -179,6 +200,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     if (!existing) {
       const stamp = now();
       const set = assignments({ status: ACTIVE_NODE, ...input.node }, NODE_COLUMNS, NODE_JSON);
+      set.values.metadata = nextDocument('{}', input.node) ?? '{}';
       const columns = Object.keys(set.values);
       prepare(
         `INSERT INTO nodes (id, publisher_id, created_at, updated_at${columns.map((c) => `, ${c}`).join('')})
@@ -196,18 +218,14 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     const pending = Object.fromEntries(Object.entries(input.pending).map(([key, value]) => [key, encode(value, VERSION_JSON.has(key))]));
     if (current) {
       prepare(
-        `UPDATE versions SET changelog = @changelog, dependencies = @dependencies, supported_accelerators = @supported_accelerators,
-           supported_appui_frontend_version = @supported_appui_frontend_version, supported_appui_version = @supported_appui_version,
-           supported_os = @supported_os, tags = @tags, status = 'NodeVersionStatusPending' WHERE id = @id`,
+        `UPDATE versions SET ${VERSION_PUBLISHED_FIELDS.map((f) => `${f} = @${f}`).join(', ')}, status = 'NodeVersionStatusPending' WHERE id = @id`,
       ).run({ ...pending, id: current.id });
       return { kind: 'retried', node, version: getVersionById(current.id)! };
     }
     const id = randomUUID();
     prepare(
-      `INSERT INTO versions (id, node_id, version, changelog, dependencies, supported_accelerators, supported_appui_frontend_version,
-         supported_appui_version, supported_os, tags, created_at)
-       VALUES (@id, @node_id, @version, @changelog, @dependencies, @supported_accelerators, @supported_appui_frontend_version,
-         @supported_appui_version, @supported_os, @tags, @created_at)`,
+      `INSERT INTO versions (id, node_id, version, created_at, ${VERSION_PUBLISHED_FIELDS.join(', ')})
+       VALUES (@id, @node_id, @version, @created_at, ${VERSION_PUBLISHED_FIELDS.map((f) => `@${f}`).join(', ')})`,
     ).run({ ...pending, id, node_id: node.id, version: input.version, created_at: now() });
     return { kind: 'created', node, version: getVersionById(id)! };
   });

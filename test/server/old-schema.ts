@@ -1,0 +1,21 @@
+// A registry database as the migrations before `name` left it, with one user and the publishers
+// given, written in SQL: today's store writes today's schema only. For tests of one migration.
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { migrations } from '../../src/server/store/migrations.js';
+import { tempDir } from '../helpers.js';
+
+export function databaseBefore(name: string, publishers: string[]): { file: string; db: Database.Database; stamp: string } {
+  const file = join(tempDir(), 'registry.db');
+  const db = new Database(file);
+  db.pragma('foreign_keys = ON');
+  const before = migrations.findIndex((migration) => migration.name === name);
+  expect(before).toBeGreaterThan(0);
+  for (const migration of migrations.slice(0, before)) db.exec(migration.sql);
+  db.pragma(`user_version = ${before}`);
+  const stamp = new Date().toISOString();
+  db.prepare('INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)').run('u', 'u', stamp);
+  for (const id of publishers) db.prepare('INSERT INTO publishers (id, created_at) VALUES (?, ?)').run(id, stamp);
+  return { file, db, stamp };
+}
