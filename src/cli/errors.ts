@@ -1,4 +1,5 @@
 import { ApiError, NetworkError, RequestInvalidError } from '../client/errors.js';
+import { fieldKey } from '../contract/field-keys.js';
 
 /** Exit codes of DESIGN.md §5. */
 export const EXIT = {
@@ -41,7 +42,7 @@ export function exitCodeForStatus(status: number): number {
 /** `light_transfer_strength` → `--light-transfer-strength`: the option a user sets for a field. */
 export function flagForField(path: string): string {
   const last = path.split('.').filter((part) => !/^\d+$/.test(part)).pop() ?? path;
-  return `--${last.replace(/_/g, '-')}`;
+  return `--${fieldKey(last)}`;
 }
 
 const defaultHints: Record<number, string> = {

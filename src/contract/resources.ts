@@ -113,24 +113,27 @@ const clearable = <T extends z.ZodType>(schema: T) => schema.nullable().optional
 // the server's routes, the store (its types, columns and JSON documents) and the views derive from
 // these shapes.
 
-/** Node metadata the members of its publisher may write. */
+/** Node metadata the members of its publisher may write (in the order the CLI lists its flags). */
 export const NodeWritable = z.object({
-  name: clearable(text(NAME_MAX)),
-  author: clearable(text(NAME_MAX)),
-  banner_url: clearable(z.string()),
-  category: clearable(z.string()),
-  description: clearable(text(DESCRIPTION_MAX)),
-  icon: clearable(z.string()),
-  license: clearable(z.string()),
-  preempted_app_node_names: clearable(strings),
-  repository: clearable(z.string()),
-  supported_accelerators: clearable(strings),
-  supported_appui_frontend_version: clearable(z.string()),
-  supported_appui_version: clearable(z.string()),
-  supported_os: clearable(strings),
-  tags: clearable(strings),
-  translations: clearable(z.record(z.string(), z.unknown())),
+  name: clearable(text(NAME_MAX)).describe('display name'),
+  description: clearable(text(DESCRIPTION_MAX)).describe('description'),
+  author: clearable(text(NAME_MAX)).describe('author'),
+  license: clearable(z.string()).describe('license (path to the LICENSE file in the repository)'),
+  repository: clearable(z.string()).describe('repository URL'),
+  icon: clearable(z.string()).describe('icon URL'),
+  banner_url: clearable(z.string()).describe('banner URL'),
+  tags: clearable(strings).describe('tags'),
+  category: clearable(z.string()).meta({ description: 'category (deprecated in favour of tags)', deprecated: true }),
+  supported_os: clearable(strings).describe('supported operating systems'),
+  supported_accelerators: clearable(strings).describe('supported accelerators'),
+  supported_appui_version: clearable(z.string()).describe('supported versions of the host application'),
+  supported_appui_frontend_version: clearable(z.string()).describe('supported versions of the host frontend'),
+  preempted_app_node_names: clearable(strings).describe('node names of the host application this node takes precedence over'),
+  translations: clearable(z.record(z.string(), z.unknown())).describe('translations of the metadata, by language'),
 });
+/** The type of a writable node field's value ('string', 'array', 'record'), for those that offer it as a flag or key. */
+export const nodeFieldType = (field: keyof typeof NodeWritable.shape): string => NodeWritable.shape[field].unwrap().unwrap().type;
+
 /** Node metadata only an admin changes: a value equal to the current one is ignored, a different one is 403. */
 export const NodeAdminWritable = z.object({
   tags_admin: clearable(strings),

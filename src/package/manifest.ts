@@ -5,7 +5,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { z } from 'zod';
-import { PublishBody, publisherId as publisherIdSchema, semver as semverSchema } from '../contract/resources.js';
+import { fieldKey } from '../contract/field-keys.js';
+import {
+  NODE_WRITABLE_FIELDS, nodeFieldType, NodeWritable, PublishBody, publisherId as publisherIdSchema, semver as semverSchema,
+} from '../contract/resources.js';
 
 export const MANIFEST_FILE = 'pyproject.toml';
 
@@ -51,18 +54,22 @@ export interface Manifest {
 const P = (key: string) => `[project] ${key}`;
 const T = (key: string) => `[tool.nodereg] ${key}`;
 
-/** `[tool.nodereg]` keys → request fields; the supported-* ones are sent on the node and the version. */
-const NODE_KEYS: Record<string, string> = { icon: 'icon', 'banner-url': 'banner_url', tags: 'tags' };
-const SHARED_KEYS: Record<string, string> = {
-  'supported-os': 'supported_os',
-  'supported-accelerators': 'supported_accelerators',
-  'requires-app': 'supported_appui_version',
-  'requires-app-frontend': 'supported_appui_frontend_version',
-};
-const NODE_ONLY_SHARED = { 'preempted-app-node-names': 'preempted_app_node_names' } as const;
+/** Node fields that [project] sets (mapped below as PEP 621 defines its keys). */
+const FROM_PROJECT = new Set(['name', 'description', 'author', 'license', 'repository']);
+/**
+ * `[tool.nodereg]` keys → request fields: every other node field a member writes, except deprecated
+ * ones and objects. The supported-* ones say what the code supports: they are sent on the node and
+ * the version.
+ */
+const NODE_KEYS = new Map(
+  NODE_WRITABLE_FIELDS.filter((field) => {
+    return !FROM_PROJECT.has(field) && !NodeWritable.shape[field].meta()?.deprecated && nodeFieldType(field) !== 'record';
+  }).map((field) => [fieldKey(field), field]),
+);
+const onVersionToo = (field: string) => field.startsWith('supported_');
 const TOOL_KEYS = [
   'publisher', 'version', 'display-name', 'includes', 'excludes',
-  ...Object.keys(NODE_KEYS), ...Object.keys(SHARED_KEYS), ...Object.keys(NODE_ONLY_SHARED),
+  ...NODE_KEYS.keys(),
 ];
 
 type Table = Record<string, unknown>;
@@ -268,12 +275,10 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
     keys.set('node.name', P('name'));
   }
 
-  for (const [key, field] of Object.entries(NODE_KEYS)) setIfPresent(node, field, tool[key], `node.${field}`, T(key));
-  for (const [key, field] of Object.entries(SHARED_KEYS)) {
+  for (const [key, field] of NODE_KEYS) {
     setIfPresent(node, field, tool[key], `node.${field}`, T(key));
-    setIfPresent(nodeVersion, field, tool[key], `node_version.${field}`, T(key));
+    if (onVersionToo(field)) setIfPresent(nodeVersion, field, tool[key], `node_version.${field}`, T(key));
   }
-  for (const [key, field] of Object.entries(NODE_ONLY_SHARED)) setIfPresent(node, field, tool[key], `node.${field}`, T(key));
 
   for (const key of ['includes', 'excludes'] as const) {
     const value = tool[key];

@@ -2,6 +2,8 @@
 // a real registry on 127.0.0.1 (port 0, temp data dir, real SQLite). Each flow checks the server's
 // state afterwards with fetch, and the documented exit codes (each one at least once from the
 // spawned binary). The checks around a flow run the same CLI in-process (`quick`), which is cheaper.
+import { fieldKey } from '../../src/contract/field-keys.js';
+import { NODE_WRITABLE_FIELDS, nodeFieldType } from '../../src/contract/resources.js';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -272,6 +274,28 @@ describe('nodes: show, versions, search, update, download', () => {
     expect(final.icon).toBeUndefined();
     expect(final.description).toBe('Relights portraits');
     expect(JSON.parse(cleared.stdout)).toMatchObject({ id: 'my-node', description: 'Relights portraits' });
+  });
+
+  it('has a flag for every node field of the contract a member writes (lists comma-separated), each setting its field', async () => {
+    const before = (await api('/nodes/my-node')).body;
+    const args: string[] = [];
+    const restore: string[] = [];
+    const expected: Record<string, unknown> = {};
+    for (const field of NODE_WRITABLE_FIELDS) {
+      const kind = nodeFieldType(field);
+      if (kind === 'record') continue; // an object has no flag
+      args.push(`--${fieldKey(field)}`, kind === 'array' ? `${field}-a,${field}-b` : `${field} value`);
+      expected[field] = kind === 'array' ? [`${field}-a`, `${field}-b`] : `${field} value`;
+      const old = before[field];
+      restore.push(`--${fieldKey(field)}`, old === undefined ? '' : Array.isArray(old) ? old.join(',') : String(old));
+    }
+    expect(Object.keys(expected)).toContain('preempted_app_node_names');
+    const result = await quick(alice.token, ['node', 'update', 'my-node', ...args]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect((await api('/nodes/my-node')).body).toMatchObject(expected);
+    expect((await quick(alice.token, ['node', 'update', 'my-node', ...restore])).code).toBe(0); // as the later flows expect it
+    expect((await api('/nodes/my-node')).body).toEqual({ ...before, latest_version: expect.anything() });
   });
 
   it('node update: admin-only status 4, other publisher 4, unknown node 5 (naming the publisher from ./pyproject.toml)', async () => {

@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
 import { NODE_STATUS, PAGE } from '../../contract/limits.js';
 import { getNode, installNode, searchNodes, updateNode } from '../../contract/registry.js';
-import type { Node, NodeVersion } from '../../contract/resources.js';
+import { fieldKey } from '../../contract/field-keys.js';
+import { NODE_WRITABLE_FIELDS, nodeFieldType, NodeWritable, type Node, type NodeVersion } from '../../contract/resources.js';
 import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, invalidInput, toCliError } from '../errors.js';
@@ -12,26 +13,20 @@ import {
 } from '../resolve.js';
 import { examples } from './index.js';
 
-interface UpdateOptions {
-  publisher?: string;
-  name?: string;
-  description?: string;
-  author?: string;
-  license?: string;
-  repository?: string;
-  icon?: string;
-  bannerUrl?: string;
-  tags?: string;
-  category?: string;
-  supportedOs?: string;
-  supportedAccelerators?: string;
-  requiresApp?: string;
-  requiresAppFrontend?: string;
-  status?: string;
-}
+/**
+ * One flag per node field its members may write (src/contract/resources.ts), except those holding
+ * an object: lists are comma-separated, and an empty value clears a field.
+ */
+const UPDATE_FIELDS = NODE_WRITABLE_FIELDS.flatMap((field) => {
+  const kind = nodeFieldType(field);
+  if (kind !== 'string' && kind !== 'array') return [];
+  const list = kind === 'array';
+  const help = `${NodeWritable.shape[field].description ?? field}${list ? ', comma-separated (replaces the list)' : ''}`;
+  return [{ field, list, option: new Option(`--${fieldKey(field)} <${list ? 'a,b' : 'text'}>`, help) }];
+});
 
-/** Fields whose flag is not simply the field's name. */
-const UPDATE_FLAGS = { supported_appui_version: '--requires-app', supported_appui_frontend_version: '--requires-app-frontend' };
+type UpdateOptions = Record<string, string | undefined> & { publisher?: string; status?: string };
+
 const notFoundHint = (nodeId: string) => `check the id with \`nodereg node search ${nodeId}\``;
 
 export function register(program: Command, ctx: Ctx): void {
@@ -41,48 +36,27 @@ export function register(program: Command, ctx: Ctx): void {
     'nodereg node update my-node --description "Relights portraits"',
   ]);
 
+  const update = node
+    .command('update <nodeId>')
+    .description("update a node's metadata: only the fields given change; an empty value clears a field")
+    .option('--publisher <id>', "the node's publisher (default: the node's own, else [tool.nodereg] publisher of ./pyproject.toml)");
+  for (const { option } of UPDATE_FIELDS) update.addOption(option);
   examples(
-    node
-      .command('update <nodeId>')
-      .description("update a node's metadata: only the fields given change; an empty value clears a field")
-      .option('--publisher <id>', "the node's publisher (default: the node's own, else [tool.nodereg] publisher of ./pyproject.toml)")
-      .option('--name <text>', 'display name')
-      .option('--description <text>', 'description')
-      .option('--author <text>', 'author')
-      .option('--license <text>', 'license (path to the LICENSE file in the repository)')
-      .option('--repository <url>', 'repository URL')
-      .option('--icon <url>', 'icon URL')
-      .option('--banner-url <url>', 'banner URL')
-      .option('--tags <a,b>', 'tags, comma-separated (replaces the list)')
-      .option('--category <text>', 'category (deprecated in favour of --tags)')
-      .option('--supported-os <a,b>', 'supported operating systems, comma-separated')
-      .option('--supported-accelerators <a,b>', 'supported accelerators, comma-separated')
-      .option('--requires-app <range>', 'supported versions of the host application')
-      .option('--requires-app-frontend <range>', 'supported versions of the host frontend')
+    update
       .addOption(new Option('--status <status>', 'node status (banned: admins only)').choices(NODE_STATUS.map(shortStatus)))
       .action(async (nodeId: string, o: UpdateOptions) => {
         checkNodeId(nodeId);
         if (o.publisher) checkPublisherId(o.publisher, '--publisher');
         const body = given({
-          name: textOption(o.name),
-          description: textOption(o.description),
-          author: textOption(o.author),
-          license: textOption(o.license),
-          repository: textOption(o.repository),
-          icon: textOption(o.icon),
-          banner_url: textOption(o.bannerUrl),
-          tags: listOption(o.tags),
-          category: textOption(o.category),
-          supported_os: listOption(o.supportedOs),
-          supported_accelerators: listOption(o.supportedAccelerators),
-          supported_appui_version: textOption(o.requiresApp),
-          supported_appui_frontend_version: textOption(o.requiresAppFrontend),
+          ...Object.fromEntries(
+            UPDATE_FIELDS.map(({ field, list, option }) => [field, (list ? listOption : textOption)(o[option.attributeName()])]),
+          ),
           status: o.status ? (fullStatus(NODE_STATUS, o.status) as (typeof NODE_STATUS)[number]) : undefined,
         });
         if (Object.keys(body).length === 0) {
           throw invalidInput('nothing to update', `pass at least one field, e.g. nodereg node update ${nodeId} --description "..."`);
         }
-        precheck(updateNode, { body }, UPDATE_FLAGS);
+        precheck(updateNode, { body });
         const client = await ctx.client({ requireToken: true });
         const publisherId = await nodePublisher(client, nodeId, o.publisher);
         const updated = await client
