@@ -72,6 +72,20 @@ describe('the round trip', () => {
     expect(Buffer.from(await download.arrayBuffer()).equals(zip)).toBe(true);
     const cached = await fetch(version.downloadUrl!, { headers: { 'if-none-match': `"${sha256(zip)}"` } });
     expect(cached.status).toBe(304);
+    // one byte range, as a resumed download asks it; several ranges, or one past the end, get the whole archive
+    const etag = `"${sha256(zip)}"`;
+    for (const [header, start, end] of [['bytes=10-29', 10, 29], ['bytes=-5', zip.length - 5, zip.length - 1], [`bytes=${zip.length - 3}-`, zip.length - 3, zip.length - 1]] as const) {
+      const part = await fetch(version.downloadUrl!, { headers: { range: header, 'if-range': etag } });
+      expect(part.status, header).toBe(206);
+      expect(part.headers.get('content-range')).toBe(`bytes ${start}-${end}/${zip.length}`);
+      expect(part.headers.get('content-length')).toBe(String(end - start + 1));
+      expect(Buffer.from(await part.arrayBuffer()).equals(zip.subarray(start, end + 1))).toBe(true);
+    }
+    for (const headers of [{ range: 'bytes=0-1,5-6' }, { range: `bytes=${zip.length}-` }, { range: 'bytes=0-9', 'if-range': '"other"' }]) {
+      const whole = await fetch(version.downloadUrl!, { headers });
+      expect(whole.status, JSON.stringify(headers)).toBe(200);
+      expect(Buffer.from(await whole.arrayBuffer()).equals(zip)).toBe(true);
+    }
 
     const node = await api.get('/nodes/trip');
     expect(node.body.latest_version).toMatchObject({ version: '1.0.0', downloadUrl: version.downloadUrl, archive_sha256: sha256(zip) });

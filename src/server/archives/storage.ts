@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, statSync } from 'node:fs';
-import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -36,10 +36,26 @@ export interface ArchiveStorage {
   discard(received: ReceivedArchive): Promise<void>;
   /** Removes the archive at `key`, if there is one. */
   remove(key: string): Promise<void>;
-  exists(key: string): boolean;
-  open(key: string): { stream: Readable; size: number } | undefined;
+  exists(key: string): Promise<boolean>;
+  /**
+   * The archive at `key` as a stream, or undefined when there is none. With `range` (inclusive byte
+   * offsets within the archive), only those bytes. `size` is always the whole archive's.
+   */
+  open(key: string, range?: ByteRange): Promise<OpenedArchive | undefined>;
   /** Removes temporary files left by a crash; called at start. */
   sweep(): Promise<void>;
+}
+
+export interface ByteRange {
+  start: number;
+  /** Inclusive. */
+  end: number;
+}
+
+export interface OpenedArchive {
+  stream: Readable;
+  /** The whole archive's size in bytes. */
+  size: number;
 }
 
 /** Temporary files live inside the storage dir, so linking them into place never crosses a filesystem. */
@@ -123,15 +139,15 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
       await rm(pathOf(key), { force: true });
     },
 
-    exists(key) {
-      return statSync(pathOf(key), { throwIfNoEntry: false })?.isFile() ?? false;
+    async exists(key) {
+      return (await stat(pathOf(key)).catch(() => undefined))?.isFile() ?? false;
     },
 
-    open(key) {
+    async open(key, range) {
       const path = pathOf(key);
-      const stats = statSync(path, { throwIfNoEntry: false });
+      const stats = await stat(path).catch(() => undefined);
       if (!stats?.isFile()) return undefined;
-      return { stream: createReadStream(path), size: stats.size };
+      return { stream: createReadStream(path, range ? { start: range.start, end: range.end } : {}), size: stats.size };
     },
 
     async sweep() {

@@ -4,6 +4,7 @@ import type { HttpBindings } from '@hono/node-server';
 import { CONTENT_SHA256_HEADER } from '../../contract/limits.js';
 import { downloadArchive, uploadArchive } from '../../contract/registry.js';
 import { readableNode } from '../access.js';
+import { requestedRange } from '../archives/range.js';
 import { verifyUploadSignature } from '../archives/signing.js';
 import { validateZip } from '../archives/validate-zip.js';
 import type { RouteModule } from '../context.js';
@@ -115,15 +116,20 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     if (!visible || version.archive_sha256 === null) throw notFound(`no archive for version ${params.version} of node ${node.id}`);
     const etag = `"${version.archive_sha256}"`;
     if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers: { ETag: etag } });
-    const archive = archives.open(archiveKey(node.publisher_id, node.id, version.version));
+    // A range is honoured for this very archive only (If-Range names it by its ETag).
+    const ifRange = c.req.header('if-range');
+    const size = version.archive_size ?? 0;
+    const range = ifRange === undefined || ifRange === etag ? requestedRange(c.req.header('range'), size) : undefined;
+    const archive = await archives.open(archiveKey(node.publisher_id, node.id, version.version), range);
     if (!archive) throw notFound(`the archive of version ${version.version} of node ${node.id} is missing`);
-    return new Response(pullStream(archive.stream), {
-      headers: {
-        'Content-Type': 'application/zip',
-        'Content-Length': String(archive.size),
-        ETag: etag,
-        'Content-Disposition': `attachment; filename="${node.id}-${version.version}.zip"`,
-      },
-    });
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/zip',
+      'Content-Length': String(range ? range.end - range.start + 1 : archive.size),
+      'Accept-Ranges': 'bytes',
+      ETag: etag,
+      'Content-Disposition': `attachment; filename="${node.id}-${version.version}.zip"`,
+    };
+    if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${archive.size}`;
+    return new Response(pullStream(archive.stream), { status: range ? 206 : 200, headers });
   });
 };
