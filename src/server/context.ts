@@ -3,12 +3,13 @@ import type { RegistryServerOptions } from './index.js';
 import type { AppEnv, RouteDeps } from './route.js';
 import type { ServerKeys } from './secrets.js';
 import type { ArchiveStorage } from './archives/storage.js';
-import type { Db } from './store/db.js';
+import type { TaskStore } from './proxy/store.js';
 import type { RegistryStore } from './store/registry-store.js';
 
 /** What every group of routes gets from the server factory. */
 export interface ServerContext extends RouteDeps {
-  db: Db;
+  /** The AI proxy's tasks, results and callback deliveries. */
+  tasks: TaskStore;
   /** Users, tokens, publishers, nodes, versions and reviews. */
   store: RegistryStore;
   /** The archives of uploaded versions (DIR/archives). */

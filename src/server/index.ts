@@ -18,6 +18,7 @@ import { rateLimit } from './rate-limit.js';
 import { loadKeys, type ServerKeys } from './secrets.js';
 import { openDatabase, type Db } from './store/db.js';
 import type { RegistryStore } from './store/registry-store.js';
+import { createTaskStore, type TaskStore } from './proxy/store.js';
 import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
 
 export interface RegistryServerOptions {
@@ -48,11 +49,19 @@ export interface RegistryServerOptions {
   requestTimeout?: number;
   /** The AI proxy: upstreams (forward mode) or the sandbox, callbacks. DESIGN.md §4. */
   proxy?: ProxyOptions;
+  /**
+   * The database, when not the embedded default (SQLite in DIR/registry.db): the registry's store and
+   * the proxy's tasks, and how to close them (after the last request).
+   */
+  database?: { store: RegistryStore; tasks: TaskStore; close(): void | Promise<void> };
+  /** Where archives live, when not the embedded default (DIR/archives). */
+  archives?: ArchiveStorage;
 }
 
 export interface RegistryServer {
   app: Hono<AppEnv>;
-  db: Db;
+  /** The embedded SQLite database; undefined when `database` was given. */
+  db: Db | undefined;
   store: RegistryStore;
   archives: ArchiveStorage;
   keys: ServerKeys;
@@ -80,15 +89,16 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     ...input,
   };
   mkdirSync(options.dataDir, { recursive: true });
-  const db = openDatabase(join(options.dataDir, 'registry.db'));
+  const db = input.database ? undefined : openDatabase(join(options.dataDir, 'registry.db'));
+  const database = input.database ?? { store: createSqliteRegistryStore(db!), tasks: createTaskStore(db!), close: () => db!.close() };
   const app = new Hono<AppEnv>();
   let listeningUrl = '';
   const publicUrl = () => (options.publicUrl ?? listeningUrl).replace(/\/+$/, '');
 
   const keys = loadKeys(options.dataDir);
   const closers: (() => void | Promise<void>)[] = [];
-  const store = createSqliteRegistryStore(db);
-  const archives = createLocalArchiveStorage(join(options.dataDir, 'archives'));
+  const { store, tasks } = database;
+  const archives = input.archives ?? createLocalArchiveStorage(join(options.dataDir, 'archives'));
   const admin = resolveAdminToken(options.dataDir, options.adminToken);
   // Requests wait for the admin's token to be in place (listen() waits too).
   const ready = Promise.all([
@@ -105,7 +115,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     return storeAuthenticate(token);
   };
   const ctx: ServerContext = {
-    db,
+    tasks,
     store,
     archives,
     options,
@@ -211,7 +221,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
         server.close(async () => {
           clearInterval(sweep);
           for (const task of closers) await task();
-          db.close();
+          await database.close();
           resolve();
         });
         server.closeIdleConnections();

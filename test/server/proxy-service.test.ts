@@ -8,6 +8,7 @@ import { RelightBody, SkinEnhancerBody, VideoExtendBody } from '../../src/contra
 import { HttpError } from '../../src/server/errors.js';
 import type { ProxyOptions } from '../../src/server/proxy/options.js';
 import { createProxyService, type ProxyService } from '../../src/server/proxy/service.js';
+import { createTaskStore } from '../../src/server/proxy/store.js';
 import { UpstreamRejection } from '../../src/server/proxy/upstream.js';
 import type { Principal } from '../../src/server/route.js';
 import { loadKeys } from '../../src/server/secrets.js';
@@ -40,7 +41,7 @@ function harness(proxy: ProxyOptions = {}, dataDir = tempDir('nodereg-proxy-'), 
   const keys = loadKeys(dataDir);
   const logs: string[] = [];
   const service = createProxyService({
-    db,
+    tasks: createTaskStore(db),
     keys,
     options: { dataDir, host: '127.0.0.1', port: 0, review: 'auto', maxArchive: 1, maxUnpacked: 1, proxy },
     publicUrl,

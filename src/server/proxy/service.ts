@@ -31,9 +31,9 @@ const MAX_SLEEP_MS = 60_000;
 
 export type ProxyService = ReturnType<typeof createProxyService>;
 
-export function createProxyService(ctx: Pick<ServerContext, 'db' | 'options' | 'keys' | 'publicUrl' | 'log'>) {
+export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' | 'keys' | 'publicUrl' | 'log'>) {
   const options = resolveProxyOptions(ctx.options.proxy);
-  const store = createTaskStore(ctx.db);
+  const store = ctx.tasks;
   const allowed = callbackHostAllowed(options.callbackAllow);
   const resultsDir = join(ctx.options.dataDir, 'proxy-results');
   mkdirSync(resultsDir, { recursive: true });
