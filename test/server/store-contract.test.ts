@@ -1,0 +1,139 @@
+// The RegistryStore contract: the same tests for every store. Each invariant that must hold across
+// server instances (one winner among racing publishers, one archive per version, exact review
+// means, revocation at once) is decided by the store, so it is tested here, on the store itself.
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/server/store/db.js';
+import type { RegistryStore, VersionPendingFields } from '../../src/server/store/registry-store.js';
+import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
+import { tempDir } from '../helpers.js';
+
+interface Backend {
+  name: string;
+  /** A fresh, empty store, and how to close it. */
+  open(): Promise<{ store: RegistryStore; close(): void | Promise<void> }>;
+}
+
+// PostgreSQL joins this list when its store lands (see the issue [scale]).
+const backends: Backend[] = [
+  {
+    name: 'sqlite',
+    async open() {
+      const db = openDatabase(join(tempDir('nodereg-store-'), 'registry.db'));
+      return { store: createSqliteRegistryStore(db), close: () => db.close() };
+    },
+  },
+];
+
+const PENDING: VersionPendingFields = {
+  changelog: null, dependencies: null, supported_accelerators: null, supported_appui_frontend_version: null,
+  supported_appui_version: null, supported_os: null, tags: null,
+};
+
+const closers: (() => void | Promise<void>)[] = [];
+afterAll(async () => {
+  for (const close of closers) await close();
+});
+
+describe.each(backends)('RegistryStore on $name', (backend) => {
+  /** A store with users u1, u2 and publishers acme (owner u1) and other (owner u2). */
+  const fresh = async () => {
+    const { store, close } = await backend.open();
+    closers.push(close);
+    await store.createUser({ id: 'u1', name: 'one' });
+    await store.createUser({ id: 'u2', name: 'two' });
+    expect(await store.createPublisher('acme', { name: 'Acme' }, 'u1')).toMatchObject({ id: 'acme', name: 'Acme' });
+    await store.createPublisher('other', {}, 'u2');
+    return store;
+  };
+  const publish = (store: RegistryStore, nodeId: string, version = '1.0.0', publisherId = 'acme', node = {}) =>
+    store.publish({ publisherId, nodeId, node, version, pending: PENDING });
+
+  it('of racing publishers of one node by two publishers, one owns it; the others are told whose it is', async () => {
+    const store = await fresh();
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => publish(store, 'raced', '1.0.0', i % 2 ? 'other' : 'acme')),
+    );
+    const owners = new Set(outcomes.filter((o) => o.kind === 'created' || o.kind === 'retried').map((o) => ('node' in o ? o.node.publisher_id : '')));
+    expect(owners.size).toBe(1);
+    expect(outcomes.filter((o) => o.kind === 'created')).toHaveLength(1);
+    const [owner] = owners;
+    for (const outcome of outcomes.filter((o) => o.kind === 'other-publisher')) expect(outcome).toEqual({ kind: 'other-publisher', publisherId: owner });
+    expect((await store.listVersions(['raced'])).map((v) => v.version)).toEqual(['1.0.0']);
+  });
+
+  it('gives the archive of a version to exactly one of racing claims, and to none once recorded', async () => {
+    const store = await fresh();
+    const outcome = await publish(store, 'claimed');
+    if (outcome.kind !== 'created') throw new Error(outcome.kind);
+    const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => store.claimArchive(outcome.version.id, `key-${i}`)));
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(await store.listArchiveClaims()).toEqual([{ version_id: outcome.version.id, key: `key-${claims.indexOf(true)}` }]);
+    await store.releaseArchive(outcome.version.id);
+    expect(await store.claimArchive(outcome.version.id, 'again')).toBe(true);
+    const recorded = await store.recordArchive(outcome.version.id, { sha256: 'ab'.repeat(32), size: 10, status: 'NodeVersionStatusActive' });
+    expect(recorded).toMatchObject({ archive_sha256: 'ab'.repeat(32), archive_size: 10, status: 'NodeVersionStatusActive' });
+    expect(await store.listArchiveClaims()).toEqual([]);
+    expect(await store.claimArchive(outcome.version.id, 'late')).toBe(false);
+    expect(await publish(store, 'claimed')).toMatchObject({ kind: 'archive-exists' });
+  });
+
+  it('keeps the rating the exact mean of each user\'s last review', async () => {
+    const store = await fresh();
+    await publish(store, 'rated');
+    await Promise.all([store.review('rated', 'u1', 5), store.review('rated', 'u2', 2)]);
+    expect((await store.review('rated', 'u1', 4)).rating).toBe(3);
+    expect((await store.getNode('rated'))!.rating).toBe(3);
+  });
+
+  it('refuses a revoked token at once', async () => {
+    const store = await fresh();
+    const token = await store.createToken({ kind: 'user', userId: 'u1', name: 't', hash: 'h'.repeat(64), prefix: 'nrg_u_x' });
+    expect((await store.useToken('h'.repeat(64)))?.user.id).toBe('u1');
+    await store.revokeToken(token.id);
+    expect(await store.useToken('h'.repeat(64))).toBeUndefined();
+    expect(await store.listTokens({ userId: 'u1' })).toEqual([]);
+  });
+
+  it('updates only the node fields given: null clears, the document holds only what the contract allows', async () => {
+    const store = await fresh();
+    await publish(store, 'meta', '1.0.0', 'acme', { name: 'Meta', icon: 'https://i', tags: ['a'] });
+    const updated = await store.updateNode('meta', { icon: null, license: 'MIT', tags: ['b', 'c'], search_ranking: 4 });
+    expect(updated).toMatchObject({ name: 'Meta', icon: null, license: 'MIT', tags: ['b', 'c'], search_ranking: 4, status: 'NodeStatusActive' });
+    await expect(store.updateNode('meta', { license: ['not', 'text'] as unknown as string })).rejects.toThrow();
+    expect((await store.getNode('META'))!.license).toBe('MIT'); // found by any case
+  });
+
+  it('lists and searches Active nodes of publishers that are not banned', async () => {
+    const store = await fresh();
+    await publish(store, 'upscaler', '1.0.0', 'acme', { description: 'makes pictures larger' });
+    await publish(store, 'gone', '1.0.0', 'acme', { description: 'larger pictures' });
+    await store.updateNode('gone', { status: 'NodeStatusDeleted' });
+    await publish(store, 'hidden', '1.0.0', 'other', { description: 'larger pictures' });
+    await store.updatePublisher('other', { status: 'PublisherStatusBanned' });
+    const listed = await store.listNodes({ sort: 'created_at', offset: 0, limit: 10 });
+    expect(listed).toMatchObject({ total: 1, rows: [{ id: 'upscaler' }] });
+    const found = await store.searchNodes({ terms: ['larg', 'pict'], offset: 0, limit: 10 });
+    expect(found.rows.map((node) => node.id)).toEqual(['upscaler']);
+    await store.updatePublisher('other', { status: 'PublisherStatusActive' });
+    expect((await store.searchNodes({ terms: ['larger'], offset: 0, limit: 10 })).total).toBe(2);
+  });
+
+  it('never leaves a publisher without an owner', async () => {
+    const store = await fresh();
+    expect(await store.setMember('acme', 'u2', 'member')).toMatchObject({ role: 'member', user: { id: 'u2' } });
+    expect(await store.setMember('acme', 'u1', 'member')).toBe('last-owner');
+    expect(await store.removeMember('acme', 'u1')).toBe('last-owner');
+    expect(await store.removeMember('acme', 'u2')).toBe('removed');
+    expect(await store.removeMember('acme', 'u2')).toBe('not-member');
+    expect(await store.createPublisher('acme', {}, 'u2')).toBe('exists');
+  });
+
+  it('keeps one live bootstrap token for the admin', async () => {
+    const store = await fresh();
+    await store.ensureBootstrapAdmin('admin', 'a'.repeat(64), 'nrg_u_a');
+    await store.ensureBootstrapAdmin('admin', 'b'.repeat(64), 'nrg_u_b');
+    expect(await store.useToken('a'.repeat(64))).toBeUndefined();
+    expect(await store.useToken('b'.repeat(64))).toMatchObject({ user: { id: 'admin', admin: true } });
+  });
+});
