@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import yazl from 'yazl';
 import { runCli, tempDir } from '../helpers.js';
+import { runInProcess } from '../cli/in-process.js';
 import { serve } from './serve-helper.js';
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -52,6 +53,35 @@ describe('nodereg serve', () => {
     expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
     expect(await second.stop('SIGINT')).toEqual({ code: 0, signal: null });
     expect(second.stdout()).toBe(`nodereg registry listening on ${second.url}\n`);
+  });
+
+  it('--database and --storage (or their environment variables) put the database and the archives where they say, and close cleanly', async () => {
+    const dataDir = join(tempDir(), 'data');
+    const elsewhere = tempDir();
+    const served = await serve(['--port', '0', '--data-dir', dataDir, '--database', `sqlite:${join(elsewhere, 'db.sqlite')}`], {
+      env: { NODEREG_STORAGE_URL: join(elsewhere, 'archives') },
+    });
+    expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
+    expect(served.stderr()).toContain(`database: ${join(elsewhere, 'db.sqlite')}`);
+    expect(served.stderr()).toContain(`archives: ${join(elsewhere, 'archives')}`);
+    expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    expect(integrity(join(elsewhere, 'db.sqlite'))).toBe('ok');
+    expect(existsSync(join(elsewhere, 'archives'))).toBe(true);
+    expect(readdirSync(dataDir).filter((name) => name.startsWith('registry.db') || name === 'archives')).toEqual([]);
+  });
+
+  it('refuses a database or storage URL it cannot use before starting, naming the flag or variable (exit 2)', async () => {
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [['--database', 'mysql://h/db'], {}, /--database: "mysql:" is not a database/],
+      [[], { NODEREG_DATABASE_URL: 'postgres://u:p@127.0.0.1:1/db' }, /NODEREG_DATABASE_URL: PostgreSQL is not available/],
+      [['--storage', 's3://Bad_Bucket/x'], {}, /--storage: "Bad_Bucket" is not an S3 bucket name/],
+      [['--storage', 'ftp://h/x'], {}, /--storage: "ftp:" is not a storage/],
+    ];
+    for (const [args, env, message] of cases) {
+      const result = await runInProcess(['serve', '--port', '0', '--data-dir', tempDir(), ...args], { env });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
   });
 
   it('writes a JSON access log with --log json, and none with --log off', async () => {

@@ -15,6 +15,8 @@ interface ServeFlags extends ProxyFlags {
   host: string;
   port: string;
   dataDir?: string;
+  database?: string;
+  storage?: string;
   publicUrl?: string;
   review: 'auto' | 'manual';
   maxArchive: string;
@@ -78,6 +80,8 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 picks a free port', String(DEFAULT_PORT))
     .option('--data-dir <dir>', 'where the database, archives and secrets live (default: $XDG_DATA_HOME/nodereg, else ~/.local/share/nodereg)')
+    .option('--database <url>', 'the database: a path or sqlite:PATH (default: DIR/registry.db); env NODEREG_DATABASE_URL')
+    .option('--storage <url>', 'where archives live: a directory (default: DIR/archives); env NODEREG_STORAGE_URL')
     .option('--public-url <url>', 'the URL clients reach this server at, for upload and download URLs (default: the listening URL)')
     .addOption(new Option('--review <mode>', 'auto: uploaded versions become active; manual: they wait for an admin').choices(['auto', 'manual']).default('auto'))
     .option('--max-archive <size>', 'largest archive accepted, compressed', '200MiB')
@@ -102,9 +106,29 @@ export function register(program: Command, ctx: Ctx): void {
       const info = (line: string) => ctx.out.info(line);
 
       const { createRegistryServer } = await import('../../server/index.js');
+      const backends = await import('../../server/backends.js');
+      // A flag wins over its environment variable; a bad URL names whichever was used.
+      const urlOf = (flag: string | undefined, flagName: string, env: string) =>
+        flag !== undefined ? { text: flag, name: flagName } : ctx.env[env] ? { text: ctx.env[env]!, name: env } : undefined;
+      const databaseUrl = urlOf(flags.database, '--database', 'NODEREG_DATABASE_URL');
+      const storageUrl = urlOf(flags.storage, '--storage', 'NODEREG_STORAGE_URL');
+      const checked = <T>(url: { text: string; name: string } | undefined, use: (text: string) => T): T | undefined => {
+        try {
+          return url && use(url.text);
+        } catch (error) {
+          if (error instanceof backends.BackendUrlError) throw invalidInput(`${url!.name}: ${error.message}`);
+          throw new CliError(`cannot open ${url!.name} ${url!.text}: ${(error as Error).message}`, EXIT.failure, 'data_dir');
+        }
+      };
+      const databaseTarget = checked(databaseUrl, backends.parseDatabaseUrl);
+      const storageTarget = checked(storageUrl, backends.parseStorageUrl);
+      const database = checked(databaseUrl, () => backends.openDatabaseTarget(databaseTarget!));
+      const archives = checked(storageUrl, () => backends.openStorageTarget(storageTarget!));
       let server: RegistryServer;
       try {
         server = createRegistryServer({
+          database,
+          archives,
           dataDir,
           host: flags.host,
           port,
@@ -132,6 +156,8 @@ export function register(program: Command, ctx: Ctx): void {
       }
       const closed = closeOnSignal(server, info);
       info(`data dir: ${dataDir}`);
+      if (databaseUrl) info(`database: ${databaseTarget?.kind === 'sqlite' ? databaseTarget.path : databaseUrl.text}`);
+      if (storageUrl) info(`archives: ${storageTarget?.kind === 'local' ? storageTarget.dir : storageUrl.text}`);
       info(`callback key for webhook receivers: ${server.keys.callbackKeyPath}`);
       for (const line of describeProxy(proxy)) info(line);
       const generated =

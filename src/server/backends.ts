@@ -1,0 +1,64 @@
+// Where the registry keeps its data, from the URLs of `serve --database` and `--storage` (the
+// issue [scale] Interface): a path or `sqlite:PATH` is SQLite, `postgres://` or `postgresql://`
+// PostgreSQL; a path is a local archive dir, `s3://bucket/prefix` S3-compatible storage.
+import { resolve } from 'node:path';
+import { createLocalArchiveStorage } from './archives/storage.js';
+import type { RegistryServerOptions } from './index.js';
+import { createTaskStore } from './proxy/store.js';
+import { openDatabase } from './store/db.js';
+import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
+
+export type DatabaseTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+export type StorageTarget = { kind: 'local'; dir: string } | { kind: 's3'; bucket: string; prefix: string };
+
+/** A problem with one of the URLs, in words for the operator. */
+export class BackendUrlError extends Error {}
+
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+
+export function parseDatabaseUrl(text: string): DatabaseTarget {
+  if (/^postgres(ql)?:\/\//i.test(text)) {
+    let url: URL | undefined;
+    try {
+      url = new URL(text);
+    } catch {
+      // reported below
+    }
+    if (!url?.hostname) throw new BackendUrlError(`"${text}" is not a PostgreSQL URL such as postgres://user:pass@host:5432/db`);
+    return { kind: 'postgres', url: text };
+  }
+  const path = text.replace(/^sqlite:(\/\/)?/i, '');
+  const scheme = SCHEME.exec(path)?.[1];
+  // One letter is a Windows drive (C:\...), not a scheme.
+  if (scheme && scheme.length > 1) throw new BackendUrlError(`"${scheme}:" is not a database nodereg knows: use a path, sqlite:PATH or postgres://…`);
+  if (!path) throw new BackendUrlError('the SQLite path is empty: use a path or sqlite:PATH');
+  return { kind: 'sqlite', path: resolve(path) };
+}
+
+export function parseStorageUrl(text: string): StorageTarget {
+  const s3 = /^s3:\/\/([^/]*)\/?(.*)$/i.exec(text);
+  if (s3) {
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(s3[1])) throw new BackendUrlError(`"${s3[1]}" is not an S3 bucket name (s3://bucket/optional/prefix)`);
+    return { kind: 's3', bucket: s3[1], prefix: s3[2].replace(/\/+$/, '') };
+  }
+  const scheme = SCHEME.exec(text)?.[1];
+  if (scheme && scheme.length > 1) throw new BackendUrlError(`"${scheme}:" is not a storage nodereg knows: use a directory or s3://bucket/prefix`);
+  if (!text) throw new BackendUrlError('the storage directory is empty: use a directory or s3://bucket/prefix');
+  return { kind: 'local', dir: resolve(text) };
+}
+
+// PostgreSQL and S3 are the next steps of [scale]; until they land, the URLs are understood and
+// refused in plain words.
+
+/** The `database` option of the server for this target. */
+export function openDatabaseTarget(target: DatabaseTarget): NonNullable<RegistryServerOptions['database']> {
+  if (target.kind === 'postgres') throw new BackendUrlError('PostgreSQL is not available in this version of nodereg yet: use a path or sqlite:PATH');
+  const db = openDatabase(target.path);
+  return { store: createSqliteRegistryStore(db), tasks: createTaskStore(db), close: () => void db.close() };
+}
+
+/** The `archives` option of the server for this target. */
+export function openStorageTarget(target: StorageTarget): NonNullable<RegistryServerOptions['archives']> {
+  if (target.kind === 's3') throw new BackendUrlError('S3 storage is not available in this version of nodereg yet: use a directory');
+  return createLocalArchiveStorage(target.dir);
+}
