@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import yazl from 'yazl';
 import { runCli, tempDir } from '../helpers.js';
+import { openDatabase } from '../../src/server/store/db.js';
 import { runInProcess } from '../cli/in-process.js';
 import { serve } from './serve-helper.js';
 
@@ -82,6 +83,21 @@ describe('nodereg serve', () => {
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(message);
     }
+  });
+
+  it('backup of a PostgreSQL registry explains pg_dump and bucket versioning and exits 2; of --database sqlite:PATH copies that file', async () => {
+    const pg = await runInProcess(['backup', join(tempDir(), 'out')], { env: { NODEREG_DATABASE_URL: 'postgresql://u:p@127.0.0.1:1/db' } });
+    expect(pg.code).toBe(2);
+    expect(pg.stderr).toMatch(/pg_dump/);
+    expect(pg.stderr).toMatch(/versioning of the bucket/);
+
+    const elsewhere = tempDir();
+    openDatabase(join(elsewhere, 'db.sqlite')).close();
+    const out = join(tempDir(), 'out');
+    const copied = await runInProcess(['backup', out, '--data-dir', tempDir(), '--database', `sqlite:${join(elsewhere, 'db.sqlite')}`]);
+    expect(copied.stderr).toBe('');
+    expect(copied.code).toBe(0);
+    expect(integrity(join(out, 'registry.db'))).toBe('ok');
   });
 
   it('writes a JSON access log with --log json, and none with --log off', async () => {

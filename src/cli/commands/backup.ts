@@ -27,10 +27,29 @@ export function register(program: Command, ctx: Ctx): void {
     .command('backup <out>')
     .description('copy a consistent snapshot of a registry data dir (database, archives, secret), also while it serves')
     .option('--data-dir <dir>', 'the data dir to back up (default: $XDG_DATA_HOME/nodereg, else ~/.local/share/nodereg)')
-    .action(async (outArg: string, flags: { dataDir?: string }) => {
+    .option('--database <url>', 'the database `nodereg serve --database` uses, when not DIR/registry.db; env NODEREG_DATABASE_URL')
+    .action(async (outArg: string, flags: { dataDir?: string; database?: string }) => {
       const dataDir = flags.dataDir === undefined ? defaultDataDir(ctx.env) : resolve(flags.dataDir);
       const out = resolve(outArg);
-      const dbPath = join(dataDir, 'registry.db');
+      const databaseUrl = flags.database ?? (ctx.env.NODEREG_DATABASE_URL || undefined);
+      let dbPath = join(dataDir, 'registry.db');
+      if (databaseUrl !== undefined) {
+        const { BackendUrlError, parseDatabaseUrl } = await import('../../server/backends.js');
+        let target: ReturnType<typeof parseDatabaseUrl>;
+        try {
+          target = parseDatabaseUrl(databaseUrl);
+        } catch (error) {
+          if (error instanceof BackendUrlError) throw invalidInput(`${flags.database !== undefined ? '--database' : 'NODEREG_DATABASE_URL'}: ${error.message}`);
+          throw error;
+        }
+        if (target.kind === 'postgres') {
+          throw invalidInput(
+            'nodereg backup copies SQLite registries only; a PostgreSQL registry is backed up with PostgreSQL\'s own tools',
+            'run `pg_dump --format=custom --file registry.dump "$NODEREG_DATABASE_URL"` (restore with pg_restore), and turn on versioning of the bucket that holds the archives (or copy it with your S3 tool); keep the two together',
+          );
+        }
+        dbPath = target.path;
+      }
       if (!existsSync(dbPath)) throw invalidInput(`no registry database in ${dataDir}`, 'point --data-dir at the dir `nodereg serve` uses');
       if (existsSync(out) && (!statSync(out).isDirectory() || readdirSync(out).length > 0)) {
         throw invalidInput(`${out} already exists and is not an empty dir`, 'name a new dir to back up into');
