@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import {
-  NODE_COLUMN_FIELDS, NODE_METADATA_FIELDS, NodeMetadata, PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS,
-} from '../../contract/resources.js';
+import { PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS } from '../../contract/resources.js';
+import { NODE_COLUMNS, nextDocument, nodeFromColumns } from './node-document.js';
 import type { Db } from './db.js';
 import type {
   MemberRole, MemberRow, NodeFields, NodeRow, NodeSort, Page, PublisherFields, PublisherRow, PublishInput,
@@ -17,9 +16,6 @@ const NODE_JSON_LIST = ['tags'];
 const VERSION_JSON_LIST = ['dependencies', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin'];
 const NODE_JSON = new Set(NODE_JSON_LIST);
 const VERSION_JSON = new Set(VERSION_JSON_LIST);
-/** Node fields with a column of their own; every other field of the contract's NodeMetadata is in the `metadata` document. */
-const NODE_COLUMNS = [...NODE_COLUMN_FIELDS, 'status'] as const;
-const NODE_DOCUMENT_FIELDS = NODE_METADATA_FIELDS.filter((field) => !(NODE_COLUMNS as readonly string[]).includes(field));
 const PUBLISHER_COLUMNS = [...PUBLISHER_WRITABLE_FIELDS, 'status'] as const;
 const VERSION_COLUMNS = [...VERSION_PUBLISHED_FIELDS, 'deprecated', 'status', 'status_reason'] as const;
 
@@ -63,28 +59,17 @@ function assignments(changes: Record<string, unknown>, allowed: readonly string[
   return { sql: keys.map((key) => `${key} = @${key}`).join(', '), values, empty: keys.length === 0 };
 }
 
-const UNSET_DOCUMENT_FIELDS = Object.fromEntries(NODE_DOCUMENT_FIELDS.map((field) => [field, null]));
 const toNode = (row: Raw | undefined) => {
   const node = decode<Raw>(row, NODE_JSON_LIST);
   if (!node) return undefined;
   const { metadata, ...columns } = node;
-  return { ...UNSET_DOCUMENT_FIELDS, ...JSON.parse(metadata as string), ...columns } as NodeRow;
+  return nodeFromColumns(columns, JSON.parse(metadata as string));
 };
-
-/**
- * The `metadata` document after `changes` (null clears a field), or undefined when they change none
- * of its fields. Its fields are checked against the contract: the document holds nothing else.
- */
-function nextDocument(current: string, changes: Record<string, unknown>): string | undefined {
-  const fields = NODE_DOCUMENT_FIELDS.filter((field) => changes[field] !== undefined);
-  if (fields.length === 0) return undefined;
-  const document = JSON.parse(current) as Raw;
-  for (const field of fields) {
-    if (changes[field] === null) delete document[field];
-    else document[field] = changes[field];
-  }
-  return JSON.stringify(NodeMetadata.parse(document));
-}
+/** The `metadata` text after `changes`, or undefined when they change none of its fields. */
+const nextDocumentText = (current: string, changes: Record<string, unknown>) => {
+  const document = nextDocument(JSON.parse(current), changes);
+  return document && JSON.stringify(document);
+};
 const toVersion = (row: Raw | undefined) => {
   const version = decode<VersionRow>(row, VERSION_JSON_LIST);
   if (version) version.deprecated = Boolean(version.deprecated);
@@ -158,7 +143,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
   const updateNode = (id: string, changes: Partial<NodeFields>) => {
     const set = assignments(changes, NODE_COLUMNS, NODE_JSON);
     const current = one('SELECT metadata FROM nodes WHERE id = ?', id);
-    const metadata = current ? nextDocument(current.metadata as string, changes) : undefined;
+    const metadata = current ? nextDocumentText(current.metadata as string, changes) : undefined;
     if (metadata !== undefined) set.values.metadata = metadata;
     const sql = [set.sql, metadata !== undefined ? 'metadata = @metadata' : ''].filter(Boolean).join(', ');
     if (sql) prepare(`UPDATE nodes SET ${sql}, updated_at = @updated_at WHERE id = @id`).run({ ...set.values, updated_at: now(), id });
@@ -200,7 +185,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     if (!existing) {
       const stamp = now();
       const set = assignments({ status: ACTIVE_NODE, ...input.node }, NODE_COLUMNS, NODE_JSON);
-      set.values.metadata = nextDocument('{}', input.node) ?? '{}';
+      set.values.metadata = nextDocumentText('{}', input.node) ?? '{}';
       const columns = Object.keys(set.values);
       prepare(
         `INSERT INTO nodes (id, publisher_id, created_at, updated_at${columns.map((c) => `, ${c}`).join('')})
