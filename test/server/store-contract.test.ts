@@ -6,7 +6,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/server/store/db.js';
 import type { RegistryStore, VersionPendingFields } from '../../src/server/store/registry-store.js';
 import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
+import postgres from 'postgres';
+import { createPostgresRegistryStore, migratePostgres } from '../../src/server/store/postgres-registry-store.js';
 import { tempDir } from '../helpers.js';
+import { testPostgres } from '../postgres.js';
 
 interface Backend {
   name: string;
@@ -14,7 +17,7 @@ interface Backend {
   open(): Promise<{ store: RegistryStore; close(): void | Promise<void> }>;
 }
 
-// PostgreSQL joins this list when its store lands (see the issue [scale]).
+const postgresServer = testPostgres();
 const backends: Backend[] = [
   {
     name: 'sqlite',
@@ -24,13 +27,23 @@ const backends: Backend[] = [
     },
   },
 ];
+if (postgresServer) {
+  backends.push({
+    name: 'postgresql',
+    async open() {
+      const sql = postgres(await (await postgresServer).database(), { max: 10, onnotice: () => {} });
+      await migratePostgres(sql);
+      return { store: createPostgresRegistryStore(sql), close: () => sql.end() };
+    },
+  });
+}
 
 const PENDING: VersionPendingFields = {
   changelog: null, dependencies: null, supported_accelerators: null, supported_appui_frontend_version: null,
   supported_appui_version: null, supported_os: null, tags: null,
 };
 
-const closers: (() => void | Promise<void>)[] = [];
+const closers: (() => unknown)[] = [];
 afterAll(async () => {
   for (const close of closers) await close();
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS } from '../../contract/resources.js';
+import { MEMBER_SELECT, toMember } from './member-row.js';
 import { NODE_COLUMNS, nextDocument, nodeFromColumns } from './node-document.js';
 import type { Db } from './db.js';
 import type {
@@ -117,15 +118,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
   const ownerCount = (publisherId: string) =>
     one("SELECT count(*) AS n FROM members WHERE publisher_id = ? AND role = 'owner'", publisherId)!.n as number;
 
-  const memberSql = `SELECT m.id, m.publisher_id, m.role, m.created_at, u.id AS user_id, u.name AS user_name, u.email AS user_email
-    FROM members m JOIN users u ON u.id = m.user_id`;
-  const toMember = (row: Raw): MemberRow => ({
-    id: row.id as string,
-    publisher_id: row.publisher_id as string,
-    role: row.role as MemberRole,
-    created_at: row.created_at as string,
-    user: { id: row.user_id as string, name: row.user_name as string, email: row.user_email as string | null },
-  });
+  const memberSql = MEMBER_SELECT;
   const getMember = (publisherId: string, userId: string) => {
     const row = one(`${memberSql} WHERE m.publisher_id = ? AND m.user_id = ?`, publisherId, userId);
     return row ? toMember(row) : undefined;

@@ -1,0 +1,118 @@
+// The schema of the PostgreSQL store, applied in order once each under an advisory lock, so that
+// instances starting together do not race (schema_migrations counts them). Append only. Its history
+// begins at the shape the SQLite migrations reached ('node-metadata'): node metadata in one jsonb
+// document, columns for what is searched, sorted or constrained.
+import type { Migration } from './migrations.js';
+
+const registry = `
+CREATE TABLE users (
+  id text PRIMARY KEY,
+  name text NOT NULL,
+  email text,
+  admin boolean NOT NULL DEFAULT false,
+  created_at text NOT NULL
+);
+CREATE TABLE publishers (
+  id text PRIMARY KEY,
+  name text,
+  description text,
+  logo text,
+  source_code_repo text,
+  support text,
+  website text,
+  status text NOT NULL DEFAULT 'PublisherStatusActive',
+  created_at text NOT NULL
+);
+CREATE TABLE tokens (
+  id text PRIMARY KEY,
+  kind text NOT NULL CHECK (kind IN ('user', 'pat')),
+  user_id text NOT NULL REFERENCES users(id),
+  publisher_id text REFERENCES publishers(id),
+  name text NOT NULL,
+  hash text NOT NULL UNIQUE,
+  prefix text NOT NULL,
+  created_at text NOT NULL,
+  last_used_at text,
+  revoked_at text,
+  CHECK ((kind = 'pat') = (publisher_id IS NOT NULL))
+);
+CREATE INDEX tokens_by_user ON tokens(user_id, kind);
+CREATE INDEX tokens_by_publisher ON tokens(publisher_id);
+CREATE TABLE members (
+  id text PRIMARY KEY,
+  publisher_id text NOT NULL REFERENCES publishers(id),
+  user_id text NOT NULL REFERENCES users(id),
+  role text NOT NULL CHECK (role IN ('owner', 'member')),
+  created_at text NOT NULL,
+  UNIQUE (publisher_id, user_id)
+);
+CREATE INDEX members_by_user ON members(user_id);
+
+-- id is unique regardless of case (nodes_id_lower) and kept in the case it was first published in.
+CREATE TABLE nodes (
+  seq bigserial UNIQUE,
+  id text PRIMARY KEY,
+  publisher_id text NOT NULL REFERENCES publishers(id),
+  name text,
+  description text,
+  author text,
+  tags jsonb,
+  search_ranking integer,
+  status text NOT NULL DEFAULT 'NodeStatusActive',
+  metadata jsonb NOT NULL DEFAULT '{}',
+  downloads integer NOT NULL DEFAULT 0,
+  rating double precision NOT NULL DEFAULT 0,
+  created_at text NOT NULL,
+  updated_at text NOT NULL,
+  search tsvector GENERATED ALWAYS AS (
+    setweight(to_tsvector('simple', id), 'A') || setweight(to_tsvector('simple', coalesce(name, '')), 'A') ||
+    setweight(to_tsvector('simple', coalesce(tags::text, '')), 'B') ||
+    setweight(to_tsvector('simple', coalesce(author, '')), 'C') || setweight(to_tsvector('simple', coalesce(description, '')), 'D')
+  ) STORED
+);
+CREATE UNIQUE INDEX nodes_id_lower ON nodes(lower(id));
+CREATE INDEX nodes_by_publisher ON nodes(publisher_id);
+CREATE INDEX nodes_by_created ON nodes(status, created_at DESC, id);
+CREATE INDEX nodes_by_downloads ON nodes(status, downloads DESC, id);
+CREATE INDEX nodes_by_rating ON nodes(status, rating DESC, id);
+CREATE INDEX nodes_by_name ON nodes(status, lower(coalesce(name, id)), id);
+CREATE INDEX nodes_by_ranking ON nodes(status, search_ranking DESC NULLS LAST, id);
+CREATE INDEX nodes_search ON nodes USING gin(search) WHERE status = 'NodeStatusActive';
+
+CREATE TABLE versions (
+  id text PRIMARY KEY,
+  node_id text NOT NULL REFERENCES nodes(id),
+  version text NOT NULL,
+  changelog text,
+  dependencies jsonb,
+  supported_accelerators jsonb,
+  supported_appui_frontend_version text,
+  supported_appui_version text,
+  supported_os jsonb,
+  tags jsonb,
+  tags_admin jsonb,
+  deprecated boolean NOT NULL DEFAULT false,
+  status text NOT NULL DEFAULT 'NodeVersionStatusPending',
+  status_reason text,
+  archive_sha256 text,
+  archive_size bigint,
+  uploaded_at text,
+  created_at text NOT NULL,
+  UNIQUE (node_id, version)
+);
+CREATE TABLE reviews (
+  node_id text NOT NULL REFERENCES nodes(id),
+  user_id text NOT NULL REFERENCES users(id),
+  star integer NOT NULL CHECK (star BETWEEN 1 AND 5),
+  created_at text NOT NULL,
+  updated_at text NOT NULL,
+  PRIMARY KEY (node_id, user_id)
+);
+CREATE TABLE archive_claims (
+  version_id text PRIMARY KEY REFERENCES versions(id),
+  key text NOT NULL,
+  created_at text NOT NULL
+);
+`;
+
+export const postgresMigrations: Migration[] = [{ name: 'registry (as of SQLite node-metadata)', sql: registry }];

@@ -1,0 +1,288 @@
+// The RegistryStore on PostgreSQL, for several server instances sharing one database. Every
+// invariant is decided by the database: rows are locked (FOR UPDATE) or inserted with ON CONFLICT,
+// never checked in process memory first. Loaded only when a postgres:// URL is given.
+import { randomUUID } from 'node:crypto';
+import postgres from 'postgres';
+import { PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS } from '../../contract/resources.js';
+import { MEMBER_SELECT, toMember } from './member-row.js';
+import { NODE_COLUMNS, nextDocument, nodeFromColumns } from './node-document.js';
+import { postgresMigrations } from './postgres-migrations.js';
+import type {
+  MemberRole, NodeRow, NodeSort, PublisherRow, RegistryStore, TokenRow, UserRow, VersionRow,
+} from './registry-store.js';
+
+type Sql = postgres.Sql | postgres.TransactionSql;
+type Raw = Record<string, unknown>;
+
+const now = () => new Date().toISOString();
+const NODE_JSON = new Set(['tags']);
+const VERSION_JSON = new Set(['dependencies', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin']);
+const VERSION_COLUMNS = [...VERSION_PUBLISHED_FIELDS, 'deprecated', 'status', 'status_reason'];
+const PUBLISHER_COLUMNS = [...PUBLISHER_WRITABLE_FIELDS, 'status'];
+const TOKEN_USE_GRANULARITY_MS = 60_000;
+/** Any number, the same for every instance: the lock migrations are applied under. */
+const MIGRATION_LOCK = 7_411_202;
+
+const NODE_ORDER: Record<NodeSort, string> = {
+  created_at: 'created_at DESC, id',
+  downloads: 'downloads DESC, id',
+  rating: 'rating DESC, id',
+  name: 'lower(coalesce(name, id)), id',
+  search_ranking: 'search_ranking DESC NULLS LAST, id',
+};
+const LISTED = `status = 'NodeStatusActive' AND NOT EXISTS
+  (SELECT 1 FROM publishers p WHERE p.id = nodes.publisher_id AND p.status = 'PublisherStatusBanned')`;
+
+/** Applies pending migrations under an advisory lock; instances starting together wait for each other. */
+export async function migratePostgres(sql: postgres.Sql): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)`;
+    const [{ current }] = await tx`SELECT coalesce(max(version), 0)::int AS current FROM schema_migrations`;
+    for (const [index, migration] of postgresMigrations.entries()) {
+      const version = index + 1;
+      if (version <= current) continue;
+      await tx.unsafe(migration.sql);
+      await tx`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${version}, ${migration.name}, ${now()})`;
+    }
+  });
+}
+
+export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
+  const value = (key: string, json: Set<string>, v: unknown) => (v === undefined || v === null ? null : json.has(key) ? sql.json(v as postgres.JSONValue) : v);
+  /** The changes for these columns, as a `SET` list (undefined when none). */
+  const setList = (changes: Raw, allowed: readonly string[], json: Set<string>) => {
+    const keys = allowed.filter((key) => changes[key] !== undefined);
+    if (keys.length === 0) return undefined;
+    return Object.fromEntries(keys.map((key) => [key, value(key, json, changes[key])]));
+  };
+
+  const toNode = (row: Raw | undefined): NodeRow | undefined => {
+    if (!row) return undefined;
+    const { metadata, seq: _seq, search: _search, ...columns } = row;
+    return nodeFromColumns(columns, metadata as Raw);
+  };
+  const toVersion = (row: Raw | undefined): VersionRow | undefined =>
+    row && ({ ...row, archive_size: row.archive_size === null ? null : Number(row.archive_size) } as unknown as VersionRow);
+  const NODE_SELECT = 'SELECT * FROM nodes';
+
+  const getNode = async (db: Sql, id: string, lock = false) =>
+    toNode((await db.unsafe(`${NODE_SELECT} WHERE lower(id) = lower($1)${lock ? ' FOR UPDATE' : ''}`, [id]))[0]);
+  const getVersionById = async (db: Sql, id: string) => toVersion((await db`SELECT * FROM versions WHERE id = ${id}`)[0]);
+  const getVersion = async (db: Sql, nodeId: string, version: string, lock = false) =>
+    toVersion((await db.unsafe(`SELECT * FROM versions WHERE node_id = $1 AND version = $2${lock ? ' FOR UPDATE' : ''}`, [nodeId, version]))[0]);
+  const getUser = async (db: Sql, id: string) => (await db`SELECT * FROM users WHERE id = ${id}`)[0] as UserRow | undefined;
+  const getPublisher = async (db: Sql, id: string) => (await db`SELECT * FROM publishers WHERE id = ${id}`)[0] as PublisherRow | undefined;
+  const getRole = async (db: Sql, publisherId: string, userId: string) =>
+    (await db`SELECT role FROM members WHERE publisher_id = ${publisherId} AND user_id = ${userId}`)[0]?.role as MemberRole | undefined;
+  const ownerCount = async (db: Sql, publisherId: string) =>
+    (await db`SELECT count(*)::int AS n FROM members WHERE publisher_id = ${publisherId} AND role = 'owner'`)[0].n as number;
+  const members = (db: Sql, publisherId: string, userId?: string) =>
+    userId === undefined
+      ? db.unsafe(`${MEMBER_SELECT} WHERE m.publisher_id = $1 ORDER BY m.created_at, m.id`, [publisherId])
+      : db.unsafe(`${MEMBER_SELECT} WHERE m.publisher_id = $1 AND m.user_id = $2`, [publisherId, userId]);
+  const TOKEN_COLUMNS = sql`id, kind, user_id, publisher_id, name, prefix, created_at, last_used_at, revoked_at`;
+  const insertToken = async (db: Sql, input: Parameters<RegistryStore['createToken']>[0]) => {
+    const [row] = await db`
+      INSERT INTO tokens (id, kind, user_id, publisher_id, name, hash, prefix, created_at)
+      VALUES (${randomUUID()}, ${input.kind}, ${input.userId}, ${input.publisherId ?? null}, ${input.name}, ${input.hash}, ${input.prefix}, ${now()})
+      RETURNING ${TOKEN_COLUMNS}`;
+    return row as unknown as TokenRow;
+  };
+  const updateNode = async (db: Sql, id: string, changes: Raw) => {
+    const current = await getNode(db, id, true);
+    if (!current) throw new Error(`node ${id} not found`);
+    const set = setList(changes, NODE_COLUMNS, NODE_JSON) ?? {};
+    const { metadata } = (await db`SELECT metadata FROM nodes WHERE id = ${current.id}`)[0] as { metadata: Raw };
+    const document = nextDocument(metadata, changes);
+    if (document) set.metadata = sql.json(document as postgres.JSONValue);
+    if (Object.keys(set).length) await db`UPDATE nodes SET ${sql({ ...set, updated_at: now() })} WHERE id = ${current.id}`;
+    return (await getNode(db, current.id))!;
+  };
+  const page = async (rows: Raw[], total: number) => ({ rows: rows.map((row) => toNode(row)!), total });
+
+  return {
+    async createUser(input) {
+      return sql.begin(async (tx) => {
+        const id = input.id ?? randomUUID();
+        await tx`INSERT INTO users (id, name, email, admin, created_at) VALUES (${id}, ${input.name}, ${input.email ?? null}, ${input.admin ?? false}, ${now()})`;
+        if (input.token) await insertToken(tx, { kind: 'user', userId: id, ...input.token });
+        return (await getUser(tx, id))!;
+      });
+    },
+    getUser: (id) => getUser(sql, id),
+    createToken: (input) => insertToken(sql, input),
+    async useToken(hash) {
+      const [token] = await sql`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE hash = ${hash} AND revoked_at IS NULL`;
+      if (!token) return undefined;
+      const row = token as unknown as TokenRow;
+      if (!row.last_used_at || Date.now() - Date.parse(row.last_used_at) >= TOKEN_USE_GRANULARITY_MS) {
+        row.last_used_at = now();
+        await sql`UPDATE tokens SET last_used_at = ${row.last_used_at} WHERE id = ${row.id}`;
+      }
+      return { token: row, user: (await getUser(sql, row.user_id))! };
+    },
+    getToken: async (id) => (await sql`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE id = ${id}`)[0] as TokenRow | undefined,
+    async listTokens(filter) {
+      const rows =
+        'userId' in filter
+          ? await sql`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE user_id = ${filter.userId} AND kind = 'user' AND revoked_at IS NULL ORDER BY created_at, id`
+          : await sql`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE publisher_id = ${filter.publisherId} AND revoked_at IS NULL ORDER BY created_at, id`;
+      return rows as unknown as TokenRow[];
+    },
+    async revokeToken(id) {
+      await sql`UPDATE tokens SET revoked_at = ${now()} WHERE id = ${id} AND revoked_at IS NULL`;
+    },
+    async ensureBootstrapAdmin(userId, hash, prefix) {
+      await sql.begin(async (tx) => {
+        await tx`INSERT INTO users (id, name, admin, created_at) VALUES (${userId}, 'admin', true, ${now()})
+                 ON CONFLICT (id) DO UPDATE SET admin = true`;
+        const [same] = await tx`SELECT id, user_id FROM tokens WHERE hash = ${hash} FOR UPDATE`;
+        if (same && same.user_id !== userId) throw new Error('the admin token is already the token of another user');
+        await tx`UPDATE tokens SET revoked_at = ${now()} WHERE user_id = ${userId} AND name = 'bootstrap' AND hash != ${hash} AND revoked_at IS NULL`;
+        if (same) await tx`UPDATE tokens SET revoked_at = NULL WHERE id = ${same.id}`;
+        else await insertToken(tx, { kind: 'user', userId, name: 'bootstrap', hash, prefix });
+      });
+    },
+
+    getPublisher: (id) => getPublisher(sql, id),
+    async createPublisher(id, fields, ownerId) {
+      return sql.begin(async (tx) => {
+        const set = setList(fields, PUBLISHER_COLUMNS, new Set()) ?? {};
+        const [created] = await tx`INSERT INTO publishers ${sql({ ...set, id, created_at: now() })} ON CONFLICT (id) DO NOTHING RETURNING id`;
+        if (!created) return 'exists' as const;
+        await tx`INSERT INTO members (id, publisher_id, user_id, role, created_at) VALUES (${randomUUID()}, ${id}, ${ownerId}, 'owner', ${now()})`;
+        return (await getPublisher(tx, id))!;
+      });
+    },
+    async updatePublisher(id, changes) {
+      const set = setList(changes, PUBLISHER_COLUMNS, new Set());
+      if (set) await sql`UPDATE publishers SET ${sql(set)} WHERE id = ${id}`;
+      return (await getPublisher(sql, id))!;
+    },
+    listMembers: async (publisherId) => (await members(sql, publisherId)).map(toMember),
+    getRole: (publisherId, userId) => getRole(sql, publisherId, userId),
+    publishersOfUser: async (userId) =>
+      (await sql`SELECT publisher_id AS id, role FROM members WHERE user_id = ${userId} ORDER BY publisher_id`) as unknown as { id: string; role: MemberRole }[],
+    async setMember(publisherId, userId, role) {
+      return sql.begin(async (tx) => {
+        // The publisher's row is the lock every change of its members takes: owners are counted under it.
+        await tx`SELECT 1 FROM publishers WHERE id = ${publisherId} FOR UPDATE`;
+        const current = await getRole(tx, publisherId, userId);
+        if (current === 'owner' && role !== 'owner' && (await ownerCount(tx, publisherId)) === 1) return 'last-owner' as const;
+        if (current) await tx`UPDATE members SET role = ${role} WHERE publisher_id = ${publisherId} AND user_id = ${userId}`;
+        else await tx`INSERT INTO members (id, publisher_id, user_id, role, created_at) VALUES (${randomUUID()}, ${publisherId}, ${userId}, ${role}, ${now()})`;
+        return toMember((await members(tx, publisherId, userId))[0]);
+      });
+    },
+    async removeMember(publisherId, userId) {
+      return sql.begin(async (tx) => {
+        await tx`SELECT 1 FROM publishers WHERE id = ${publisherId} FOR UPDATE`;
+        const current = await getRole(tx, publisherId, userId);
+        if (!current) return 'not-member' as const;
+        if (current === 'owner' && (await ownerCount(tx, publisherId)) === 1) return 'last-owner' as const;
+        await tx`DELETE FROM members WHERE publisher_id = ${publisherId} AND user_id = ${userId}`;
+        return 'removed' as const;
+      });
+    },
+
+    getNode: (id) => getNode(sql, id),
+    async listNodes({ sort, offset, limit }) {
+      const [{ n }] = await sql.unsafe(`SELECT count(*)::int AS n FROM nodes WHERE ${LISTED}`);
+      return page(await sql.unsafe(`${NODE_SELECT} WHERE ${LISTED} ORDER BY ${NODE_ORDER[sort]} LIMIT $1 OFFSET $2`, [limit, offset]), n as number);
+    },
+    async searchNodes({ terms, offset, limit }) {
+      // Each term matches as a prefix of a word; the words are those the 'simple' configuration makes.
+      const words = terms.flatMap((term) => term.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+      if (words.length === 0) return { rows: [], total: 0 };
+      const query = words.map((word) => `${word}:*`).join(' & ');
+      const [{ n }] = await sql.unsafe(`SELECT count(*)::int AS n FROM nodes WHERE ${LISTED} AND search @@ to_tsquery('simple', $1)`, [query]);
+      const rows = await sql.unsafe(
+        `${NODE_SELECT} WHERE ${LISTED} AND search @@ to_tsquery('simple', $1)
+         ORDER BY ts_rank(search, to_tsquery('simple', $1)) DESC, seq LIMIT $2 OFFSET $3`,
+        [query, limit, offset],
+      );
+      return page(rows, n as number);
+    },
+    listPublisherNodes: async (publisherId) => (await sql`SELECT * FROM nodes WHERE publisher_id = ${publisherId} ORDER BY id`).map((row) => toNode(row)!),
+    updateNode: (id, changes) => sql.begin((tx) => updateNode(tx, id, changes)),
+    async countDownload(nodeId) {
+      await sql`UPDATE nodes SET downloads = downloads + 1 WHERE id = ${nodeId}`;
+    },
+    async review(nodeId, userId, star) {
+      return sql.begin(async (tx) => {
+        // Locked first, so that the mean below is computed after every earlier review of the node committed.
+        await tx`SELECT 1 FROM nodes WHERE id = ${nodeId} FOR UPDATE`;
+        const stamp = now();
+        await tx`INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (${nodeId}, ${userId}, ${star}, ${stamp}, ${stamp})
+                 ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at`;
+        await tx`UPDATE nodes SET rating = coalesce((SELECT avg(star) FROM reviews WHERE node_id = ${nodeId}), 0) WHERE id = ${nodeId}`;
+        return (await getNode(tx, nodeId))!;
+      });
+    },
+
+    async listVersions(nodeIds) {
+      if (nodeIds.length === 0) return [];
+      return (await sql`SELECT * FROM versions WHERE node_id IN ${sql(nodeIds)}`).map((row) => toVersion(row)!);
+    },
+    getVersionById: (id) => getVersionById(sql, id),
+    getVersion: (nodeId, version) => getVersion(sql, nodeId, version),
+    async publish(input) {
+      return sql.begin(async (tx) => {
+        let existing = await getNode(tx, input.nodeId, true);
+        if (!existing) {
+          const stamp = now();
+          const set = setList({ status: 'NodeStatusActive', ...input.node }, NODE_COLUMNS, NODE_JSON) ?? {};
+          const document = nextDocument({}, input.node) ?? {};
+          const [inserted] = await tx`
+            INSERT INTO nodes ${sql({ ...set, metadata: sql.json(document as postgres.JSONValue), id: input.nodeId, publisher_id: input.publisherId, created_at: stamp, updated_at: stamp })}
+            ON CONFLICT DO NOTHING RETURNING id`;
+          // Lost a race to create it: the winner's node, locked, is decided on like any existing one.
+          if (!inserted) existing = await getNode(tx, input.nodeId, true);
+        }
+        if (existing && existing.publisher_id !== input.publisherId) return { kind: 'other-publisher' as const, publisherId: existing.publisher_id };
+        const node = existing
+          ? await updateNode(tx, existing.id, { ...input.node, ...(existing.status === 'NodeStatusDeleted' ? { status: 'NodeStatusActive' } : {}) })
+          : (await getNode(tx, input.nodeId))!;
+
+        const pending = Object.fromEntries(VERSION_PUBLISHED_FIELDS.map((key) => [key, value(key, VERSION_JSON, input.pending[key])]));
+        let current = await getVersion(tx, node.id, input.version, true);
+        if (!current) {
+          const id = randomUUID();
+          const [inserted] = await tx`
+            INSERT INTO versions ${sql({ ...pending, id, node_id: node.id, version: input.version, created_at: now() })}
+            ON CONFLICT (node_id, version) DO NOTHING RETURNING id`;
+          if (inserted) return { kind: 'created' as const, node, version: (await getVersionById(tx, id))! };
+          current = (await getVersion(tx, node.id, input.version, true))!;
+        }
+        if (current.uploaded_at) return { kind: 'archive-exists' as const, version: current };
+        await tx`UPDATE versions SET ${sql({ ...pending, status: 'NodeVersionStatusPending' })} WHERE id = ${current.id}`;
+        return { kind: 'retried' as const, node, version: (await getVersionById(tx, current.id))! };
+      });
+    },
+    async updateVersion(id, changes) {
+      const set = setList(changes, VERSION_COLUMNS, VERSION_JSON);
+      if (set) await sql`UPDATE versions SET ${sql(set)} WHERE id = ${id}`;
+      return (await getVersionById(sql, id))!;
+    },
+    async claimArchive(id, key) {
+      return sql.begin(async (tx) => {
+        const [open] = await tx`SELECT 1 FROM versions WHERE id = ${id} AND archive_sha256 IS NULL FOR UPDATE`;
+        if (!open) return false;
+        const [claimed] = await tx`INSERT INTO archive_claims (version_id, key, created_at) VALUES (${id}, ${key}, ${now()}) ON CONFLICT DO NOTHING RETURNING version_id`;
+        return claimed !== undefined;
+      });
+    },
+    async releaseArchive(id) {
+      await sql`DELETE FROM archive_claims WHERE version_id = ${id}`;
+    },
+    listArchiveClaims: async () => (await sql`SELECT version_id, key FROM archive_claims ORDER BY created_at`) as unknown as { version_id: string; key: string }[],
+    async recordArchive(id, archive) {
+      return sql.begin(async (tx) => {
+        await tx`UPDATE versions SET archive_sha256 = ${archive.sha256}, archive_size = ${archive.size}, uploaded_at = ${now()}, status = ${archive.status} WHERE id = ${id}`;
+        await tx`DELETE FROM archive_claims WHERE version_id = ${id}`;
+        return (await getVersionById(tx, id))!;
+      });
+    },
+  };
+}
