@@ -1,7 +1,8 @@
 // Where the registry keeps its data, from the URLs of `serve --database` and `--storage` (the
 // issue [scale] Interface): a path or `sqlite:PATH` is SQLite, `postgres://` or `postgresql://`
 // PostgreSQL; a path is a local archive dir, `s3://bucket/prefix` S3-compatible storage.
-import { resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { createLocalArchiveStorage } from './archives/storage.js';
 import type { RegistryServerOptions } from './index.js';
 import { createTaskStore } from './proxy/store.js';
@@ -47,15 +48,42 @@ export function parseStorageUrl(text: string): StorageTarget {
   return { kind: 'local', dir: resolve(text) };
 }
 
-// PostgreSQL and S3 are the next steps of [scale]; until they land, the URLs are understood and
-// refused in plain words.
-
-/** The `database` option of the server for this target. */
-export function openDatabaseTarget(target: DatabaseTarget): NonNullable<RegistryServerOptions['database']> {
-  if (target.kind === 'postgres') throw new BackendUrlError('PostgreSQL is not available in this version of nodereg yet: use a path or sqlite:PATH');
-  const db = openDatabase(target.path);
-  return { store: createSqliteRegistryStore(db), tasks: createTaskStore(db), close: () => void db.close() };
+/**
+ * The `database` option of the server for this target, migrated. PostgreSQL also holds the server's
+ * secret (the first instance creates it). The AI proxy's tasks are not in PostgreSQL yet: with it they
+ * stay per instance, in DIR/proxy.db.
+ */
+export async function openDatabaseTarget(target: DatabaseTarget, dataDir: string): Promise<NonNullable<RegistryServerOptions['database']>> {
+  if (target.kind === 'sqlite') {
+    const db = openDatabase(target.path);
+    return { store: createSqliteRegistryStore(db), tasks: createTaskStore(db), close: () => void db.close() };
+  }
+  const { connectPostgres } = await import('./store/postgres-registry-store.js');
+  const pg = await connectPostgres(target.url);
+  mkdirSync(dataDir, { recursive: true });
+  const local = openDatabase(join(dataDir, 'proxy.db'));
+  return {
+    store: pg.store,
+    tasks: createTaskStore(local),
+    secret: pg.secret,
+    close: async () => {
+      local.close();
+      await pg.close();
+    },
+  };
 }
+
+/** Applies the migrations and returns (`serve --migrate-only`). */
+export async function migrateOnly(target: DatabaseTarget): Promise<void> {
+  if (target.kind === 'sqlite') {
+    openDatabase(target.path).close();
+    return;
+  }
+  const { connectPostgres } = await import('./store/postgres-registry-store.js');
+  await (await connectPostgres(target.url)).close();
+}
+
+// S3 is the next step of [scale]; until it lands, the URL is understood and refused in plain words.
 
 /** The `archives` option of the server for this target. */
 export function openStorageTarget(target: StorageTarget): NonNullable<RegistryServerOptions['archives']> {

@@ -53,7 +53,7 @@ export interface RegistryServerOptions {
    * The database, when not the embedded default (SQLite in DIR/registry.db): the registry's store and
    * the proxy's tasks, and how to close them (after the last request).
    */
-  database?: { store: RegistryStore; tasks: TaskStore; close(): void | Promise<void> };
+  database?: { store: RegistryStore; tasks: TaskStore; close(): void | Promise<void>; /** The server's secret, when the database keeps it. */ secret?: Buffer };
   /** Where archives live, when not the embedded default (DIR/archives). */
   archives?: ArchiveStorage;
 }
@@ -95,7 +95,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   let listeningUrl = '';
   const publicUrl = () => (options.publicUrl ?? listeningUrl).replace(/\/+$/, '');
 
-  const keys = loadKeys(options.dataDir);
+  const keys = loadKeys(options.dataDir, input.database?.secret);
   const closers: (() => void | Promise<void>)[] = [];
   const { store, tasks } = database;
   const archives = input.archives ?? createLocalArchiveStorage(join(options.dataDir, 'archives'));

@@ -10,11 +10,14 @@ export interface ServerKeys {
   callbackKeyPath: string;
 }
 
-/** Reads DIR/secret (32 random bytes as hex, 0600), creating it on first start, and derives the keys. */
-export function loadKeys(dataDir: string): ServerKeys {
+/**
+ * Derives the keys from `shared` (the database's secret, with PostgreSQL), else from DIR/secret (32
+ * random bytes as hex, 0600), creating it on first start.
+ */
+export function loadKeys(dataDir: string, shared?: Buffer): ServerKeys {
   const secretPath = join(dataDir, 'secret');
-  if (!existsSync(secretPath)) writeFileSync(secretPath, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
-  const secret = Buffer.from(readFileSync(secretPath, 'utf8').trim(), 'hex');
+  if (!shared && !existsSync(secretPath)) writeFileSync(secretPath, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+  const secret = shared ?? Buffer.from(readFileSync(secretPath, 'utf8').trim(), 'hex');
   const derive = (label: string) => createHmac('sha256', secret).update(label).digest();
   const callback = derive('callback');
   const callbackKeyPath = join(dataDir, 'callback-key');

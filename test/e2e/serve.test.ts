@@ -74,7 +74,7 @@ describe('nodereg serve', () => {
   it('refuses a database or storage URL it cannot use before starting, naming the flag or variable (exit 2)', async () => {
     const cases: [string[], Record<string, string>, RegExp][] = [
       [['--database', 'mysql://h/db'], {}, /--database: "mysql:" is not a database/],
-      [[], { NODEREG_DATABASE_URL: 'postgres://u:p@127.0.0.1:1/db' }, /NODEREG_DATABASE_URL: PostgreSQL is not available/],
+      [[], { NODEREG_DATABASE_URL: 'postgres:///db' }, /NODEREG_DATABASE_URL: "postgres:\/\/\/db" is not a PostgreSQL URL/],
       [['--storage', 's3://Bad_Bucket/x'], {}, /--storage: "Bad_Bucket" is not an S3 bucket name/],
       [['--storage', 'ftp://h/x'], {}, /--storage: "ftp:" is not a storage/],
     ];

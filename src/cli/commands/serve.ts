@@ -24,6 +24,7 @@ interface ServeFlags extends ProxyFlags {
   rateLimit?: string;
   log: 'pretty' | 'json' | 'off';
   seed?: boolean;
+  migrateOnly?: boolean;
 }
 
 const LOG_FORMATS = ['pretty', 'json', 'off'] as const;
@@ -80,7 +81,7 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 picks a free port', String(DEFAULT_PORT))
     .option('--data-dir <dir>', 'where the database, archives and secrets live (default: $XDG_DATA_HOME/nodereg, else ~/.local/share/nodereg)')
-    .option('--database <url>', 'the database: a path or sqlite:PATH (default: DIR/registry.db); env NODEREG_DATABASE_URL')
+    .option('--database <url>', 'the database: postgres://user:pass@host:port/db, or a path or sqlite:PATH (default: DIR/registry.db); env NODEREG_DATABASE_URL')
     .option('--storage <url>', 'where archives live: a directory (default: DIR/archives); env NODEREG_STORAGE_URL')
     .option('--public-url <url>', 'the URL clients reach this server at, for upload and download URLs (default: the listening URL)')
     .addOption(new Option('--review <mode>', 'auto: uploaded versions become active; manual: they wait for an admin').choices(['auto', 'manual']).default('auto'))
@@ -88,6 +89,7 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--max-unpacked <size>', 'largest archive accepted, expanded', '1GiB')
     .option('--rate-limit <n/min>', 'mutating requests per minute per token (off unless set)')
     .addOption(new Option('--log <format>', 'access log on stderr').choices(LOG_FORMATS).default('pretty'))
+    .option('--migrate-only', 'apply the database migrations and exit (instances starting together wait for each other)')
     .option('--seed', 'on an empty data dir, create an example publisher and a published node')
     .action(async (flags: ServeFlags) => {
       // Every flag is checked before anything starts.
@@ -112,18 +114,24 @@ export function register(program: Command, ctx: Ctx): void {
         flag !== undefined ? { text: flag, name: flagName } : ctx.env[env] ? { text: ctx.env[env]!, name: env } : undefined;
       const databaseUrl = urlOf(flags.database, '--database', 'NODEREG_DATABASE_URL');
       const storageUrl = urlOf(flags.storage, '--storage', 'NODEREG_STORAGE_URL');
-      const checked = <T>(url: { text: string; name: string } | undefined, use: (text: string) => T): T | undefined => {
+      const checked = async <T>(url: { text: string; name: string } | undefined, use: (text: string) => T | Promise<T>): Promise<T | undefined> => {
         try {
-          return url && use(url.text);
+          return url && (await use(url.text));
         } catch (error) {
           if (error instanceof backends.BackendUrlError) throw invalidInput(`${url!.name}: ${error.message}`);
           throw new CliError(`cannot open ${url!.name} ${url!.text}: ${(error as Error).message}`, EXIT.failure, 'data_dir');
         }
       };
-      const databaseTarget = checked(databaseUrl, backends.parseDatabaseUrl);
-      const storageTarget = checked(storageUrl, backends.parseStorageUrl);
-      const database = checked(databaseUrl, () => backends.openDatabaseTarget(databaseTarget!));
-      const archives = checked(storageUrl, () => backends.openStorageTarget(storageTarget!));
+      const databaseTarget = await checked(databaseUrl, backends.parseDatabaseUrl);
+      const storageTarget = await checked(storageUrl, backends.parseStorageUrl);
+      if (flags.migrateOnly) {
+        if (!databaseTarget) throw invalidInput('--migrate-only needs --database (or NODEREG_DATABASE_URL)', '--database postgres://user:pass@host:5432/db --migrate-only');
+        await checked(databaseUrl, () => backends.migrateOnly(databaseTarget));
+        info(`migrations applied to ${databaseUrl!.name}`);
+        return;
+      }
+      const archives = await checked(storageUrl, () => backends.openStorageTarget(storageTarget!));
+      const database = await checked(databaseUrl, () => backends.openDatabaseTarget(databaseTarget!, dataDir));
       let server: RegistryServer;
       try {
         server = createRegistryServer({

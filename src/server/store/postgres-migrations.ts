@@ -115,4 +115,16 @@ CREATE TABLE archive_claims (
 );
 `;
 
-export const postgresMigrations: Migration[] = [{ name: 'registry (as of SQLite node-metadata)', sql: registry }];
+// The secret the upload and callback keys derive from (DIR/secret with SQLite): one row, shared by
+// every instance.
+const serverSecret = `
+CREATE TABLE server_secret (
+  id integer PRIMARY KEY CHECK (id = 1),
+  secret text NOT NULL
+);
+`;
+
+export const postgresMigrations: Migration[] = [
+  { name: 'registry (as of SQLite node-metadata)', sql: registry },
+  { name: 'server-secret', sql: serverSecret },
+];

@@ -1,0 +1,73 @@
+// Two `nodereg serve` processes sharing one PostgreSQL database and one archive dir, as behind a
+// load balancer: whatever one instance decides, the other sees at once.
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { postgresMigrations } from '../../src/server/store/postgres-migrations.js';
+import { runInProcess } from '../cli/in-process.js';
+import { tempDir, type TestServer } from '../helpers.js';
+import { testPostgres } from '../postgres.js';
+import { call, createPublisher, createUser, makeZip, publish, uploadTo } from '../server/fixtures.js';
+import { serve, type Served } from './serve-helper.js';
+
+const postgresServer = testPostgres();
+
+describe.skipIf(!postgresServer)('two instances on one PostgreSQL', () => {
+  it('serve --migrate-only applies the migrations once, also when run twice at the same moment, and exits', async () => {
+    const databaseUrl = await (await postgresServer!).database();
+    const runs = await Promise.all([1, 2].map(() => runInProcess(['serve', '--database', databaseUrl, '--migrate-only', '--data-dir', tempDir()])));
+    for (const run of runs) {
+      expect(run.stderr).toContain('migrations applied to --database');
+      expect(run.code).toBe(0);
+    }
+    const sql = postgres(databaseUrl, { max: 1 });
+    expect((await sql`SELECT name FROM schema_migrations ORDER BY version`).map((row) => row.name)).toEqual(postgresMigrations.map((m) => m.name));
+    await sql.end();
+  });
+
+  it('agree on publishes, uploads, downloads and revoked tokens', async () => {
+    const databaseUrl = await (await postgresServer!).database();
+    const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
+    const archives = join(tempDir(), 'archives');
+    const env = { NODEREG_ADMIN_TOKEN: adminToken, NODEREG_DATABASE_URL: databaseUrl, NODEREG_STORAGE_URL: archives };
+    // Started together: the migrations are applied once, under the advisory lock.
+    const [a, b] = await Promise.all([serve(['--port', '0', '--data-dir', tempDir()], { env }), serve(['--port', '0', '--data-dir', tempDir()], { env })]);
+    const as = (instance: Served) => ({ url: instance.url, adminToken }) as TestServer;
+
+    const alice = await createUser(as(a), 'alice');
+    await createPublisher(as(b), alice, 'alice-co');
+
+    // 50 clients, half through each instance, publish one version and upload their own archive: one upload wins.
+    const zips = await Promise.all(Array.from({ length: 50 }, (_, i) => makeZip({ 'node.py': `# client ${i}\n` })));
+    const published = await Promise.all(zips.map((_, i) => publish(as(i % 2 ? b : a), alice.token, 'alice-co', 'shared-node', '1.0.0')));
+    for (const reply of published) expect(reply.status, reply.text).toBe(201);
+    const uploads = await Promise.all(published.map((reply, i) => uploadTo(reply.body.signedUrl, zips[i])));
+    const winners = uploads.flatMap((reply, i) => (reply.status === 200 ? [i] : []));
+    expect(winners).toHaveLength(1);
+    for (const reply of uploads) if (reply.status !== 200) expect(reply.status, reply.text).toBe(409);
+
+    // Published through A, uploaded through B (its signed URL names B), downloaded through A.
+    const second = await publish(as(a), alice.token, 'alice-co', 'shared-node', '2.0.0');
+    expect(second.status, second.text).toBe(201);
+    const signedOnB = second.body.signedUrl.replace(a.url, b.url);
+    const zip = await makeZip({ 'node.py': '# two\n' });
+    expect((await uploadTo(signedOnB, zip)).status).toBe(200);
+    const version = await call(a.url, 'GET', '/nodes/shared-node/versions/2.0.0');
+    const download = await fetch(version.body.downloadUrl.replace(b.url, a.url));
+    expect(download.status).toBe(200);
+    expect(Buffer.from(await download.arrayBuffer()).equals(zip)).toBe(true);
+    const first = await fetch(`${a.url}/archives/alice-co/shared-node/1.0.0/node.zip`);
+    expect(Buffer.from(await first.arrayBuffer()).equals(zips[winners[0]])).toBe(true);
+
+    // A token revoked through A is refused through B at once.
+    const created = await call(b.url, 'POST', '/users/me/tokens', { token: alice.token, body: { name: 'laptop' } });
+    expect(created.status, created.text).toBe(201);
+    expect((await call(b.url, 'GET', '/users/me', { token: created.body.token })).status).toBe(200);
+    expect((await call(a.url, 'DELETE', `/users/me/tokens/${created.body.id}`, { token: alice.token })).status).toBe(204);
+    expect((await call(b.url, 'GET', '/users/me', { token: created.body.token })).status).toBe(401);
+
+    expect(await a.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    expect(await b.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+  });
+});
