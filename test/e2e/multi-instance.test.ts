@@ -67,7 +67,28 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL', () => {
     expect((await call(a.url, 'DELETE', `/users/me/tokens/${created.body.id}`, { token: alice.token })).status).toBe(204);
     expect((await call(b.url, 'GET', '/users/me', { token: created.body.token })).status).toBe(401);
 
-    expect(await a.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    // A killed (kill -9) in the middle of an upload: the retry through B succeeds, and B serves it.
+    const third = await publish(as(a), alice.token, 'alice-co', 'shared-node', '3.0.0');
+    expect(third.status, third.text).toBe(201);
+    const big = await makeZip({ 'weights.bin': randomBytes(4 * 1024 * 1024) });
+    const cut = fetch(third.body.signedUrl, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/zip', 'content-length': String(big.length) },
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(big.subarray(0, big.length / 2)); // and never the rest
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit).catch((error: Error) => error);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await a.stop('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(await cut).toBeInstanceOf(Error);
+    const retried = await uploadTo(third.body.signedUrl.replace(a.url, b.url), big);
+    expect(retried.status, retried.text).toBe(200);
+    const third3 = await fetch(`${b.url}/archives/alice-co/shared-node/3.0.0/node.zip`);
+    expect(Buffer.from(await third3.arrayBuffer()).equals(big)).toBe(true);
+
     expect(await b.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   });
 });
