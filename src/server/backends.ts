@@ -66,6 +66,7 @@ export async function openDatabaseTarget(target: DatabaseTarget, dataDir: string
     store: pg.store,
     tasks: createTaskStore(local),
     secret: pg.secret,
+    shared: true,
     close: async () => {
       local.close();
       await pg.close();

@@ -53,7 +53,7 @@ export interface RegistryServerOptions {
    * The database, when not the embedded default (SQLite in DIR/registry.db): the registry's store and
    * the proxy's tasks, and how to close them (after the last request).
    */
-  database?: { store: RegistryStore; tasks: TaskStore; close(): void | Promise<void>; /** The server's secret, when the database keeps it. */ secret?: Buffer };
+  database?: { store: RegistryStore; tasks: TaskStore; close(): void | Promise<void>; /** The server's secret, when the database keeps it. */ secret?: Buffer; /** Other instances may use it at the same time. */ shared?: boolean };
   /** Where archives live, when not the embedded default (DIR/archives). */
   archives?: ArchiveStorage;
 }
@@ -104,7 +104,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   const ready = Promise.all([
     bootstrapAdmin(store, admin.token),
     archives.sweep(),
-    rollBackArchiveClaims(store, archives).then((count) => {
+    rollBackArchiveClaims(store, archives, { shared: input.database?.shared }).then((count) => {
       if (count) options.log?.(`rolled back ${count} upload(s) cut short by a crash; they can be uploaded again`);
     }),
   ]);

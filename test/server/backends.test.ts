@@ -2,7 +2,9 @@
 // store and an object storage plug into); the embedded defaults are used only when none is given.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { rollBackArchiveClaims } from '../../src/server/archives/claims.js';
 import { createLocalArchiveStorage } from '../../src/server/archives/storage.js';
 import { createTaskStore } from '../../src/server/proxy/store.js';
 import { openDatabase } from '../../src/server/store/db.js';
@@ -48,5 +50,33 @@ describe('a server given its database and archive storage', () => {
     expect(server.server.db).toBeDefined();
     expect(existsSync(join(server.dataDir, 'registry.db'))).toBe(true);
     expect(existsSync(join(server.dataDir, 'archives', 'alice-co', 'embedded-node', '1.0.0', 'node.zip'))).toBe(true);
+  });
+});
+
+describe('rolling back archive claims at start', () => {
+  it('on a shared database, leaves the claims of uploads other instances may be finishing, and rolls back stale ones', async () => {
+    const dir = tempDir();
+    const db = openDatabase(join(dir, 'registry.db'));
+    const store = createSqliteRegistryStore(db);
+    const archives = createLocalArchiveStorage(join(dir, 'archives'));
+    await store.createUser({ id: 'u', name: 'u' });
+    await store.createPublisher('acme', {}, 'u');
+    const PENDING = {
+      changelog: null, dependencies: null, supported_accelerators: null, supported_appui_frontend_version: null,
+      supported_appui_version: null, supported_os: null, tags: null,
+    };
+    const outcome = await store.publish({ publisherId: 'acme', nodeId: 'n', node: {}, version: '1.0.0', pending: PENDING });
+    if (outcome.kind !== 'created') throw new Error(outcome.kind);
+    const key = 'acme/n/1.0.0/node.zip';
+    expect(await store.claimArchive(outcome.version.id, key)).toBe(true);
+    await archives.commit(await archives.receive(Readable.from([Buffer.from('zip')]), 10), key);
+
+    expect(await rollBackArchiveClaims(store, archives, { shared: true })).toBe(0);
+    expect(await archives.exists(key)).toBe(true);
+    db.prepare("UPDATE archive_claims SET created_at = '2000-01-01T00:00:00.000Z'").run();
+    expect(await rollBackArchiveClaims(store, archives, { shared: true })).toBe(1);
+    expect(await archives.exists(key)).toBe(false);
+    expect(await store.listArchiveClaims()).toEqual([]);
+    db.close();
   });
 });

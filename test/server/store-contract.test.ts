@@ -13,8 +13,8 @@ import { testPostgres } from '../postgres.js';
 
 interface Backend {
   name: string;
-  /** A fresh, empty store, and how to close it. */
-  open(): Promise<{ store: RegistryStore; close(): void | Promise<void> }>;
+  /** A fresh, empty store, how to close it, and how to make its archive claims look left long ago. */
+  open(): Promise<{ store: RegistryStore; close(): unknown; ageClaims(): Promise<unknown> }>;
 }
 
 const postgresServer = testPostgres();
@@ -23,7 +23,8 @@ const backends: Backend[] = [
     name: 'sqlite',
     async open() {
       const db = openDatabase(join(tempDir('nodereg-store-'), 'registry.db'));
-      return { store: createSqliteRegistryStore(db), close: () => db.close() };
+      const ageClaims = async () => db.prepare("UPDATE archive_claims SET created_at = '2000-01-01T00:00:00.000Z'").run();
+      return { store: createSqliteRegistryStore(db), close: () => db.close(), ageClaims };
     },
   },
 ];
@@ -33,7 +34,8 @@ if (postgresServer) {
     async open() {
       const sql = postgres(await (await postgresServer).database(), { max: 10, onnotice: () => {} });
       await migratePostgres(sql);
-      return { store: createPostgresRegistryStore(sql), close: () => sql.end() };
+      const ageClaims = () => sql`UPDATE archive_claims SET created_at = '2000-01-01T00:00:00.000Z'`;
+      return { store: createPostgresRegistryStore(sql), close: () => sql.end(), ageClaims };
     },
   });
 }
@@ -50,8 +52,10 @@ afterAll(async () => {
 
 describe.each(backends)('RegistryStore on $name', (backend) => {
   /** A store with users u1, u2 and publishers acme (owner u1) and other (owner u2). */
+  let ageClaims: () => Promise<unknown>;
   const fresh = async () => {
-    const { store, close } = await backend.open();
+    const { store, close, ageClaims: age } = await backend.open();
+    ageClaims = age;
     closers.push(close);
     await store.createUser({ id: 'u1', name: 'one' });
     await store.createUser({ id: 'u2', name: 'two' });
@@ -81,7 +85,7 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     if (outcome.kind !== 'created') throw new Error(outcome.kind);
     const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => store.claimArchive(outcome.version.id, `key-${i}`)));
     expect(claims.filter(Boolean)).toHaveLength(1);
-    expect(await store.listArchiveClaims()).toEqual([{ version_id: outcome.version.id, key: `key-${claims.indexOf(true)}` }]);
+    expect(await store.listArchiveClaims()).toEqual([{ version_id: outcome.version.id, key: `key-${claims.indexOf(true)}`, created_at: expect.any(String) }]);
     await store.releaseArchive(outcome.version.id);
     expect(await store.claimArchive(outcome.version.id, 'again')).toBe(true);
     const recorded = await store.recordArchive(outcome.version.id, { sha256: 'ab'.repeat(32), size: 10, status: 'NodeVersionStatusActive' });
@@ -89,6 +93,18 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(await store.listArchiveClaims()).toEqual([]);
     expect(await store.claimArchive(outcome.version.id, 'late')).toBe(false);
     expect(await publish(store, 'claimed')).toMatchObject({ kind: 'archive-exists' });
+  });
+
+  it('lets a claim left long ago (its instance died before recording) be taken over, once', async () => {
+    const store = await fresh();
+    const outcome = await publish(store, 'abandoned');
+    if (outcome.kind !== 'created') throw new Error(outcome.kind);
+    expect(await store.claimArchive(outcome.version.id, 'dead')).toBe(true);
+    expect(await store.claimArchive(outcome.version.id, 'early')).toBe(false);
+    await ageClaims();
+    const takers = await Promise.all([1, 2, 3].map((i) => store.claimArchive(outcome.version.id, `taker-${i}`)));
+    expect(takers.filter(Boolean)).toHaveLength(1);
+    expect((await store.listArchiveClaims()).map((claim) => claim.key)).toEqual([`taker-${takers.indexOf(true) + 1}`]);
   });
 
   it('keeps the rating the exact mean of each user\'s last review', async () => {

@@ -10,6 +10,7 @@ import { postgresMigrations } from './postgres-migrations.js';
 import type {
   MemberRole, NodeRow, NodeSort, PublisherRow, RegistryStore, TokenRow, UserRow, VersionRow,
 } from './registry-store.js';
+import { STALE_CLAIM_MS } from './registry-store.js';
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 type Raw = Record<string, unknown>;
@@ -286,14 +287,19 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
       return sql.begin(async (tx) => {
         const [open] = await tx`SELECT 1 FROM versions WHERE id = ${id} AND archive_sha256 IS NULL FOR UPDATE`;
         if (!open) return false;
-        const [claimed] = await tx`INSERT INTO archive_claims (version_id, key, created_at) VALUES (${id}, ${key}, ${now()}) ON CONFLICT DO NOTHING RETURNING version_id`;
+        const stale = new Date(Date.now() - STALE_CLAIM_MS).toISOString();
+        const [claimed] = await tx`
+          INSERT INTO archive_claims (version_id, key, created_at) VALUES (${id}, ${key}, ${now()})
+          ON CONFLICT (version_id) DO UPDATE SET key = excluded.key, created_at = excluded.created_at WHERE archive_claims.created_at < ${stale}
+          RETURNING version_id`;
         return claimed !== undefined;
       });
     },
     async releaseArchive(id) {
       await sql`DELETE FROM archive_claims WHERE version_id = ${id}`;
     },
-    listArchiveClaims: async () => (await sql`SELECT version_id, key FROM archive_claims ORDER BY created_at`) as unknown as { version_id: string; key: string }[],
+    listArchiveClaims: async () =>
+      (await sql`SELECT version_id, key, created_at FROM archive_claims ORDER BY created_at`) as unknown as { version_id: string; key: string; created_at: string }[],
     async recordArchive(id, archive) {
       return sql.begin(async (tx) => {
         await tx`UPDATE versions SET archive_sha256 = ${archive.sha256}, archive_size = ${archive.size}, uploaded_at = ${now()}, status = ${archive.status} WHERE id = ${id}`;

@@ -99,6 +99,12 @@ export type PublishOutcome =
   | { kind: 'other-publisher'; publisherId: string }
   | { kind: 'archive-exists'; version: VersionRow };
 
+/**
+ * How old an archive claim must be to count as left by a dead instance. Claiming, putting the file in
+ * place and recording it take milliseconds to seconds; this leaves a wide margin.
+ */
+export const STALE_CLAIM_MS = 10 * 60_000;
+
 export interface Page<T> {
   rows: T[];
   total: number;
@@ -165,13 +171,14 @@ export interface RegistryStore {
   /**
    * The "already uploaded" decision: claims the right to store the archive of version `id` at `key`.
    * False when the version has its archive or another upload holds the claim. Of racing claims exactly
-   * one is true.
+   * one is true. A claim older than STALE_CLAIM_MS was left by an instance that died between claiming
+   * and recording: it is taken over.
    */
   claimArchive(id: string, key: string): Promise<boolean>;
   /** Gives a claim up (the archive was not stored). */
   releaseArchive(id: string): Promise<void>;
   /** Claims left by a process that died before recording the archive (see migration 'archive-claims'). */
-  listArchiveClaims(): Promise<{ version_id: string; key: string }[]>;
+  listArchiveClaims(): Promise<{ version_id: string; key: string; created_at: string }[]>;
   /** Records the archive of a version and its new status, and removes its claim, in one transaction. */
   recordArchive(id: string, archive: { sha256: string; size: number; status: VersionStatus }): Promise<VersionRow>;
 }

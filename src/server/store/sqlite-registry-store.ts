@@ -8,6 +8,7 @@ import type {
   MemberRole, MemberRow, NodeFields, NodeRow, NodeSort, Page, PublisherFields, PublisherRow, PublishInput,
   PublishOutcome, RegistryStore, TokenRow, UserRow, VersionChanges, VersionRow, VersionStatus,
 } from './registry-store.js';
+import { STALE_CLAIM_MS } from './registry-store.js';
 
 const now = () => new Date().toISOString();
 type Raw = Record<string, unknown>;
@@ -285,7 +286,15 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
 
   const claimArchive = writing((id: string, key: string) => {
     if (one('SELECT 1 FROM versions WHERE id = ? AND archive_sha256 IS NULL', id) === undefined) return false;
-    return db.prepare('INSERT INTO archive_claims (version_id, key, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(id, key, now()).changes === 1;
+    const stale = new Date(Date.now() - STALE_CLAIM_MS).toISOString();
+    return (
+      db
+        .prepare(
+          `INSERT INTO archive_claims (version_id, key, created_at) VALUES (?, ?, ?)
+           ON CONFLICT (version_id) DO UPDATE SET key = excluded.key, created_at = excluded.created_at WHERE archive_claims.created_at < ?`,
+        )
+        .run(id, key, now(), stale).changes === 1
+    );
   });
 
   const recordArchive = writing((id: string, archive: { sha256: string; size: number; status: VersionStatus }) => {
@@ -372,7 +381,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     async releaseArchive(id) {
       db.prepare('DELETE FROM archive_claims WHERE version_id = ?').run(id);
     },
-    listArchiveClaims: async () => all('SELECT version_id, key FROM archive_claims ORDER BY created_at') as { version_id: string; key: string }[],
+    listArchiveClaims: async () => all('SELECT version_id, key, created_at FROM archive_claims ORDER BY created_at') as { version_id: string; key: string; created_at: string }[],
     recordArchive: async (id, archive) => recordArchive(id, archive),
   };
 }
