@@ -21,6 +21,8 @@ const VERSION_JSON = new Set(['dependencies', 'supported_accelerators', 'support
 const VERSION_COLUMNS = [...VERSION_PUBLISHED_FIELDS, 'deprecated', 'status', 'status_reason'];
 const PUBLISHER_COLUMNS = [...PUBLISHER_WRITABLE_FIELDS, 'status'];
 const TOKEN_USE_GRANULARITY_MS = 60_000;
+/** Searches with at most this many matches are ranked (as the SQLite store's DEFAULT_RANK_LIMIT). */
+const RANK_LIMIT = 2_000;
 /** Any number, the same for every instance: the lock migrations are applied under. */
 const MIGRATION_LOCK = 7_411_202;
 
@@ -215,9 +217,11 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
       if (words.length === 0) return { rows: [], total: 0 };
       const query = words.map((word) => `${word}:*`).join(' & ');
       const [{ n }] = await sql.unsafe(`SELECT count(*)::int AS n FROM nodes WHERE ${LISTED} AND search @@ to_tsquery('simple', $1)`, [query]);
+      // Ranking costs per match: a term that matches more than RANK_LIMIT nodes says little by itself,
+      // and its matches come newest first (at 100,000 nodes: ~1 ms instead of ~50).
+      const order = (n as number) <= RANK_LIMIT ? `ts_rank(search, to_tsquery('simple', $1)) DESC, seq` : 'seq DESC';
       const rows = await sql.unsafe(
-        `${NODE_SELECT} WHERE ${LISTED} AND search @@ to_tsquery('simple', $1)
-         ORDER BY ts_rank(search, to_tsquery('simple', $1)) DESC, seq LIMIT $2 OFFSET $3`,
+        `${NODE_SELECT} WHERE ${LISTED} AND search @@ to_tsquery('simple', $1) ORDER BY ${order} LIMIT $2 OFFSET $3`,
         [query, limit, offset],
       );
       return page(rows, n as number);
