@@ -31,7 +31,7 @@ export interface RegistryServerOptions {
   review?: 'auto' | 'manual';
   maxArchive?: number;
   maxUnpacked?: number;
-  /** Mutating requests per minute per token; off when undefined. */
+  /** Mutating requests per minute per user (else per address); off when undefined. */
   rateLimit?: number;
   /** Server events and internal errors (stderr in `serve`); none when undefined. */
   log?: (line: string) => void;
@@ -156,7 +156,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     await next();
     if (c.req.method === 'HEAD') await c.res.body?.cancel().catch(() => {});
   });
-  if (options.rateLimit !== undefined) app.use(rateLimit(options.rateLimit));
+  if (options.rateLimit !== undefined) app.use(rateLimit(options.rateLimit, authenticate));
   for (const register of routeModules) register(app, ctx);
 
   app.notFound((c) => c.json(new HttpError('not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).body(), 404));
@@ -246,6 +246,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
           clearInterval(sweep);
           for (const task of closers) await task();
           await database.close();
+          await archives.close?.();
           resolve();
         });
         server.closeIdleConnections();
