@@ -62,6 +62,8 @@ const FILE_DATA_DONE = 3;
 export interface ArchiveOptions {
   /** Compressed size limit in bytes. */
   maxSize?: number;
+  /** Called as the archive grows, with its bytes written so far. */
+  onProgress?: (archiveBytes: number) => void;
 }
 
 /** Writes `files` (any order) into a zip at `outPath`. On failure the partial file is removed. */
@@ -94,6 +96,7 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
       written += chunk.length;
       if (written > maxSize) return callback(new ArchiveTooLargeError(maxSize, largestFiles(sorted)));
       hash.update(chunk);
+      options.onProgress?.(written);
       callback(null, chunk);
       release();
     },
