@@ -25,6 +25,8 @@ export const RESERVED_NODE_IDS = ['search'] as const;
 export const PUBLISHER_ID = { pattern: '^[a-z][a-z0-9-]{1,63}$' } as const;
 export const DESCRIPTION_MAX = 1000;
 export const NAME_MAX = 200;
+/** How an owner names a user to invite: an id, an e-mail (at most 254 characters) or a user name. */
+export const USER_REF_MAX = 320;
 export const VERSION_MAX = 256;
 export const CHANGELOG_MAX = 100_000;
 /** Semantic version without build metadata; a leading `v` is accepted and dropped. */

@@ -222,6 +222,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
           clearInterval(sweep);
           for (const task of closers) await task();
           await database.close();
+          await archives.close?.();
           resolve();
         });
         server.closeIdleConnections();

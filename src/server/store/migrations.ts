@@ -1,5 +1,7 @@
 // Versioned schema changes, applied in order once each (PRAGMA user_version counts them).
 // Append only: never edit a migration that has shipped.
+import { INVITATIONS_SCHEMA } from './member-row.js';
+
 export interface Migration {
   name: string;
   sql: string;
@@ -340,4 +342,5 @@ export const migrations: Migration[] = [
   { name: 'archive-claims', sql: archiveClaims },
   { name: 'search-titles', sql: searchTitles },
   { name: 'node-metadata', sql: nodeMetadata },
+  { name: 'invitations', sql: INVITATIONS_SCHEMA },
 ];
