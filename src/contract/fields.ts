@@ -13,9 +13,10 @@ export const list = ({ maxItems, maxLength }: { maxItems: number; maxLength: num
   z.array(z.string().max(maxLength)).max(maxItems);
 
 /** Whether `value` is written as an absolute http(s) URL (forms the URL parser would repair are not). */
-function isHttpUrl(value: string): boolean {
-  // The URL parser repairs `http:host` or `http:\\host`; insist on the written form first.
-  if (!/^https?:\/\/[^\s\\/?#]+[^\s\\]*$/i.test(value)) return false;
+export function isHttpUrl(value: string): boolean {
+  // The URL parser repairs `http:host` or `http:\\host`; insist on the written form first. The host and
+  // the rest cannot overlap (the rest starts with / ? or #): the match is linear, whatever the input.
+  if (!/^https?:\/\/[^\s\\/?#]+(?:[/?#][^\s\\]*)?$/i.test(value)) return false;
   try {
     return new URL(value).hostname !== '';
   } catch {
@@ -26,10 +27,10 @@ function isHttpUrl(value: string): boolean {
 const HTTP_URL_RULE = 'must be an absolute http:// or https:// URL, such as https://example.com/icon.png';
 
 /** An absolute http(s) URL, as callbacks need. */
-export const httpUrl = z.string().max(URL_MAX).refine(isHttpUrl, HTTP_URL_RULE);
+export const httpUrl = z.string().max(URL_MAX, { abort: true }).refine(isHttpUrl, HTTP_URL_RULE);
 
 /** A URL field of the metadata: an http(s) URL, or the empty string, which means "unset". */
-export const urlField = z.string().max(URL_MAX).refine((value) => value === '' || isHttpUrl(value), `${HTTP_URL_RULE} (or "" for none)`);
+export const urlField = z.string().max(URL_MAX, { abort: true }).refine((value) => value === '' || isHttpUrl(value), `${HTTP_URL_RULE} (or "" for none)`);
 
 /**
  * Reads a version requirement as a semver range: `>=1.0.0`, `>=1.0.0 <2.0.0`, `^1.2`, `*`; parts may
@@ -43,7 +44,7 @@ export function versionRange(value: string): string | undefined {
 /** A version requirement field: a range of versions (see versionRange), or "" for none. */
 export const versionRangeField = z
   .string()
-  .max(VERSION_RANGE_MAX)
+  .max(VERSION_RANGE_MAX, { abort: true })
   .refine(
     (value) => value === '' || versionRange(value) !== undefined,
     'must be a version range such as >=1.0.0 or >=1.0.0 <2.0.0 (or "" for none)',

@@ -20,7 +20,7 @@ export const publisherId = z
 /** A semantic version without build metadata; `v1.2.3` becomes `1.2.3`. */
 export const semver = z
   .string()
-  .max(VERSION_MAX)
+  .max(VERSION_MAX, { abort: true })
   .regex(new RegExp(SEMVER_PATTERN), 'must be a semantic version such as 1.2.3 or 1.2.3-beta.1 (no build metadata)')
   .transform((v) => (v.startsWith('v') ? v.slice(1) : v));
 export const isoDate = z.string();
