@@ -1,0 +1,97 @@
+// `nodereg scan` as a user runs it: the binary spawned on a node directory. The file set is pack's
+// (ignored files are not scanned), --json has the documented shape, --fail-on sets the exit code,
+// the human output groups findings by file with the line of code, and the SARIF file validates
+// against the SARIF 2.1.0 JSON schema (shipped as a fixture, from the npm package @microsoft/jest-sarif).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { runCli, tempDir } from '../helpers.js';
+import { writeTree } from '../package/fixtures.js';
+
+const require = createRequire(import.meta.url);
+const Ajv = require('ajv-draft-04');
+const sarifSchema = JSON.parse(readFileSync(join(import.meta.dirname, '../scan/fixtures/sarif-2.1.0.json'), 'utf8'));
+
+function nodeDir(): string {
+  return writeTree(tempDir('nodereg-scan-'), {
+    'pyproject.toml': '[project]\nname = "scanned"\nversion = "1.0.0"\n',
+    '.gitignore': 'build/\n',
+    '__init__.py': 'import os\n\n# eval(source) is not called here\nNODE_CLASS_MAPPINGS = {}\n',
+    'nodes/run.py': 'import subprocess, sys\n\ndef setup():\n    subprocess.check_call([sys.executable, "-m", "pip", "install", "numpy"])\n\ndef run(source):\n    return eval(source)  # nodereg: allow dynamic-execution -- source is our own template\n',
+    'nodes/paths.py': 'import sys\nsys.path.append("vendor")\n',
+    'web/app.js': 'export const run = (code) => eval(code);\n',
+    'build/ignored.py': 'exec(payload)\n',
+  });
+}
+
+describe('nodereg scan', () => {
+  it('--json: findings of the files pack would ship, with rule, severity, file, line, column, message, hint; exit 1 at --fail-on high', async () => {
+    const dir = nodeDir();
+    const result = await runCli(['scan', dir, '--json']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('');
+    const report = JSON.parse(result.stdout);
+    expect(Object.keys(report).sort()).toEqual(['files', 'findings', 'suppressed']);
+    expect(report.files).toBe(6);
+    expect(report.suppressed).toBe(1);
+    expect(report.findings.map((f: { file: string; line: number; rule: string }) => `${f.file}:${f.line} ${f.rule}`)).toEqual([
+      'nodes/paths.py:2 environment-manipulation',
+      'nodes/run.py:4 runtime-install',
+      'nodes/run.py:7 dynamic-execution',
+      'web/app.js:1 js-dynamic-execution',
+    ]);
+    expect(report.findings[1]).toEqual({
+      rule: 'runtime-install', severity: 'high', file: 'nodes/run.py', line: 4, column: 5,
+      message: expect.stringContaining('pip install'), hint: expect.stringContaining('dependencies'),
+    });
+    expect(report.findings[2]).toMatchObject({ suppressed: true, reason: 'source is our own template' });
+  });
+
+  it('--fail-on decides the exit code: critical passes these findings, medium fails on them', async () => {
+    const dir = nodeDir();
+    expect((await runCli(['scan', dir, '--fail-on', 'critical'])).code).toBe(0);
+    expect((await runCli(['scan', dir, '--fail-on', 'medium'])).code).toBe(1);
+    const clean = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "clean"\nversion = "1.0.0"\n', 'a.py': 'import json\n' });
+    const ok = await runCli(['scan', clean]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toBe('no findings in 2 files\n');
+    const bad = await runCli(['scan', dir, '--fail-on', 'severe']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--fail-on');
+  });
+
+  it('the human output groups findings by file and shows the line of code', async () => {
+    const result = await runCli(['scan', nodeDir()]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(
+      'nodes/run.py\n  4:5  high      runtime-install  subprocess.check_call() runs a package install',
+    );
+    expect(result.stdout).toContain('| subprocess.check_call([sys.executable, "-m", "pip", "install", "numpy"])');
+    expect(result.stdout).not.toContain('return eval(source)');
+    expect(result.stdout).toMatch(/3 findings \(2 high, 1 medium\) in 6 files, 1 suppressed\n$/);
+  });
+
+  it('--sarif writes SARIF 2.1.0 that validates against the schema: every rule described, results with ruleId, level, relative uri and startLine', async () => {
+    const out = join(tempDir(), 'scan.sarif');
+    const result = await runCli(['scan', nodeDir(), '--sarif', out, '--json']);
+    expect(result.code).toBe(1);
+    const sarif = JSON.parse(readFileSync(out, 'utf8'));
+    const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false }) // the schema has a pattern that is invalid with the u flag;
+    const validate = ajv.compile(sarifSchema);
+    expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
+    const run = sarif.runs[0];
+    expect(sarif.version).toBe('2.1.0');
+    expect(run.tool.driver.name).toBe('nodereg');
+    expect(run.tool.driver.rules).toHaveLength(11);
+    expect(run.results[1]).toMatchObject({
+      ruleId: 'runtime-install',
+      level: 'error',
+      locations: [{ physicalLocation: { artifactLocation: { uri: 'nodes/run.py' }, region: { startLine: 4 } } }],
+    });
+    expect(run.results[2].suppressions).toEqual([{ kind: 'inSource', justification: 'source is our own template' }]);
+    // the schema is strict enough to refuse a broken log
+    expect(validate({ ...sarif, version: '2.0.0' })).toBe(false);
+    expect(validate({ ...sarif, runs: [{ ...run, results: [{ ...run.results[0], level: 'severe' }] }] })).toBe(false);
+  });
+});
