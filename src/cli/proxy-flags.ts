@@ -26,7 +26,7 @@ export function addProxyFlags(command: Command): Command {
     .option('--sandbox-delay <ms>', 'sandbox: time from submission to the final state (default 1500)')
     .option('--callback-timeout <duration>', 'how long a callback receiver has to answer (default 5s)')
     .option('--callback-backoff <duration>', 'wait before the first callback retry, doubling after (default 1s)')
-    .option('--callback-allow <list>', `hosts callbacks may go to: comma-separated CIDR ranges, addresses, names, *.domain, or * (default ${DEFAULT_CALLBACK_ALLOW.join(',')})`);
+    .option('--callback-allow <list>', `hosts callbacks may go to: comma-separated CIDR ranges, addresses, names, *.domain, or * (default ${DEFAULT_CALLBACK_ALLOW.join(',')} when --host is loopback, else none)`);
 }
 
 function upstreamUrl(value: string | undefined, flag: string): string | undefined {

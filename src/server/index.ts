@@ -31,7 +31,7 @@ export interface RegistryServerOptions {
   review?: 'auto' | 'manual';
   maxArchive?: number;
   maxUnpacked?: number;
-  /** Mutating requests per minute per token; off when undefined. */
+  /** Mutating requests per minute per user (else per address); off when undefined. */
   rateLimit?: number;
   /** Server events and internal errors (stderr in `serve`); none when undefined. */
   log?: (line: string) => void;
@@ -136,7 +136,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     });
   }
 
-  if (options.rateLimit !== undefined) app.use(rateLimit(options.rateLimit));
+  if (options.rateLimit !== undefined) app.use(rateLimit(options.rateLimit, authenticate));
   for (const register of routeModules) register(app, ctx);
 
   app.notFound((c) => c.json(new HttpError('not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).body(), 404));

@@ -13,7 +13,13 @@ export type Principal =
 /** Resolves a bearer token to a principal, or null for an unknown or revoked one. */
 export type Authenticate = (token: string) => Principal | null | Promise<Principal | null>;
 
-export type AppEnv = { Variables: { principal: Principal | null } };
+export type AppEnv = {
+  Variables: {
+    principal: Principal | null;
+    /** A bearer token already looked up by a middleware (the rate limit), so the route need not again. */
+    authenticated?: { token: string; principal: Principal | null };
+  };
+};
 
 export interface RouteContext<O extends Operation> {
   c: Context<AppEnv>;
@@ -134,7 +140,8 @@ export function route<O extends Operation>(
       }
       credential ??= fromBody;
     }
-    const principal = credential ? await deps.authenticate(credential) : null;
+    const known = c.get('authenticated');
+    const principal = !credential ? null : known?.token === credential ? known.principal : await deps.authenticate(credential);
     if (operation.auth === 'user' && !principal) {
       throw unauthorized(credential ? 'the token is unknown or revoked' : undefined);
     }

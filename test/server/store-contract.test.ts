@@ -95,6 +95,25 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(await publish(store, 'claimed')).toMatchObject({ kind: 'archive-exists' });
   });
 
+  it('never revives a Banned, Flagged or Deleted version: no claim, no reset by a publish, a status set meanwhile stays', async () => {
+    const store = await fresh();
+    for (const status of ['NodeVersionStatusBanned', 'NodeVersionStatusFlagged', 'NodeVersionStatusDeleted'] as const) {
+      const outcome = await publish(store, `held-${status}`);
+      if (outcome.kind !== 'created') throw new Error(outcome.kind);
+      await store.updateVersion(outcome.version.id, { status });
+      expect(await store.claimArchive(outcome.version.id, 'k')).toBe(false);
+      expect(await publish(store, `held-${status}`)).toMatchObject({ kind: 'status-locked', version: { status } });
+      expect((await store.getVersionById(outcome.version.id))!.status).toBe(status);
+    }
+    // banned between the claim and the record: the archive is recorded, the ban stays
+    const outcome = await publish(store, 'raced-ban');
+    if (outcome.kind !== 'created') throw new Error(outcome.kind);
+    expect(await store.claimArchive(outcome.version.id, 'k')).toBe(true);
+    await store.updateVersion(outcome.version.id, { status: 'NodeVersionStatusBanned' });
+    const recorded = await store.recordArchive(outcome.version.id, { sha256: 'cd'.repeat(32), size: 5, status: 'NodeVersionStatusActive' });
+    expect(recorded.status).toBe('NodeVersionStatusBanned');
+  });
+
   it('lets a claim left long ago (its instance died before recording) be taken over, once', async () => {
     const store = await fresh();
     const outcome = await publish(store, 'abandoned');

@@ -87,7 +87,7 @@ export function register(program: Command, ctx: Ctx): void {
     .addOption(new Option('--review <mode>', 'auto: uploaded versions become active; manual: they wait for an admin').choices(['auto', 'manual']).default('auto'))
     .option('--max-archive <size>', 'largest archive accepted, compressed', '200MiB')
     .option('--max-unpacked <size>', 'largest archive accepted, expanded', '1GiB')
-    .option('--rate-limit <n/min>', 'mutating requests per minute per token (off unless set)')
+    .option('--rate-limit <n/min>', 'mutating requests per minute per user, or per address without a valid token (off unless set)')
     .addOption(new Option('--log <format>', 'access log on stderr').choices(LOG_FORMATS).default('pretty'))
     .option('--migrate-only', 'apply the database migrations and exit (instances starting together wait for each other)')
     .option('--seed', 'on an empty data dir, create an example publisher and a published node')

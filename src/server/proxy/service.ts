@@ -32,7 +32,7 @@ const MAX_SLEEP_MS = 60_000;
 export type ProxyService = ReturnType<typeof createProxyService>;
 
 export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' | 'keys' | 'publicUrl' | 'log'>) {
-  const options = resolveProxyOptions(ctx.options.proxy);
+  const options = resolveProxyOptions(ctx.options.proxy, ctx.options.host);
   const store = ctx.tasks;
   const allowed = callbackHostAllowed(options.callbackAllow);
   const resultsDir = join(ctx.options.dataDir, 'proxy-results');

@@ -10,7 +10,7 @@ import { postgresMigrations } from './postgres-migrations.js';
 import type {
   MemberRole, NodeRow, NodeSort, PublisherRow, RegistryStore, TokenRow, UserRow, VersionRow,
 } from './registry-store.js';
-import { STALE_CLAIM_MS } from './registry-store.js';
+import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS } from './registry-store.js';
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 type Raw = Record<string, unknown>;
@@ -278,6 +278,7 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
           current = (await getVersion(tx, node.id, input.version, true))!;
         }
         if (current.uploaded_at) return { kind: 'archive-exists' as const, version: current };
+        if (LOCKED_VERSION_STATUS.includes(current.status)) return { kind: 'status-locked' as const, version: current };
         await tx`UPDATE versions SET ${sql({ ...pending, status: 'NodeVersionStatusPending' })} WHERE id = ${current.id}`;
         return { kind: 'retried' as const, node, version: (await getVersionById(tx, current.id))! };
       });
@@ -289,7 +290,7 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     },
     async claimArchive(id, key) {
       return sql.begin(async (tx) => {
-        const [open] = await tx`SELECT 1 FROM versions WHERE id = ${id} AND archive_sha256 IS NULL FOR UPDATE`;
+        const [open] = await tx`SELECT 1 FROM versions WHERE id = ${id} AND archive_sha256 IS NULL AND status = 'NodeVersionStatusPending' FOR UPDATE`;
         if (!open) return false;
         const stale = new Date(Date.now() - STALE_CLAIM_MS).toISOString();
         const [claimed] = await tx`
@@ -306,7 +307,8 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
       (await sql`SELECT version_id, key, created_at FROM archive_claims ORDER BY created_at`) as unknown as { version_id: string; key: string; created_at: string }[],
     async recordArchive(id, archive) {
       return sql.begin(async (tx) => {
-        await tx`UPDATE versions SET archive_sha256 = ${archive.sha256}, archive_size = ${archive.size}, uploaded_at = ${now()}, status = ${archive.status} WHERE id = ${id}`;
+        await tx`UPDATE versions SET archive_sha256 = ${archive.sha256}, archive_size = ${archive.size}, uploaded_at = ${now()},
+                   status = CASE status WHEN 'NodeVersionStatusPending' THEN ${archive.status} ELSE status END WHERE id = ${id}`;
         await tx`DELETE FROM archive_claims WHERE version_id = ${id}`;
         return (await getVersionById(tx, id))!;
       });

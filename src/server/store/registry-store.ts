@@ -97,7 +97,12 @@ export interface PublishInput {
 export type PublishOutcome =
   | { kind: 'created' | 'retried'; node: NodeRow; version: VersionRow }
   | { kind: 'other-publisher'; publisherId: string }
-  | { kind: 'archive-exists'; version: VersionRow };
+  | { kind: 'archive-exists'; version: VersionRow }
+  /** The version was Banned, Flagged or Deleted before its archive arrived: a publish never revives it. */
+  | { kind: 'status-locked'; version: VersionRow };
+
+/** Statuses an upload or a publish never changes (only an admin or, for Deleted, a member does). */
+export const LOCKED_VERSION_STATUS: readonly VersionStatus[] = ['NodeVersionStatusBanned', 'NodeVersionStatusFlagged', 'NodeVersionStatusDeleted'];
 
 /**
  * How old an archive claim must be to count as left by a dead instance. Claiming, putting the file in
@@ -170,7 +175,8 @@ export interface RegistryStore {
   updateVersion(id: string, changes: VersionChanges): Promise<VersionRow>;
   /**
    * The "already uploaded" decision: claims the right to store the archive of version `id` at `key`.
-   * False when the version has its archive or another upload holds the claim. Of racing claims exactly
+   * False when the version has its archive, is no longer Pending (Banned, Flagged or Deleted), or
+   * another upload holds the claim. Of racing claims exactly
    * one is true. A claim older than STALE_CLAIM_MS was left by an instance that died between claiming
    * and recording: it is taken over.
    */
@@ -179,6 +185,9 @@ export interface RegistryStore {
   releaseArchive(id: string): Promise<void>;
   /** Claims left by a process that died before recording the archive (see migration 'archive-claims'). */
   listArchiveClaims(): Promise<{ version_id: string; key: string; created_at: string }[]>;
-  /** Records the archive of a version and its new status, and removes its claim, in one transaction. */
+  /**
+   * Records the archive of a version and, when it is still Pending, its new status (a status an admin
+   * set meanwhile stays), and removes its claim, in one transaction.
+   */
   recordArchive(id: string, archive: { sha256: string; size: number; status: VersionStatus }): Promise<VersionRow>;
 }

@@ -8,7 +8,7 @@ import type {
   MemberRole, MemberRow, NodeFields, NodeRow, NodeSort, Page, PublisherFields, PublisherRow, PublishInput,
   PublishOutcome, RegistryStore, TokenRow, UserRow, VersionChanges, VersionRow, VersionStatus,
 } from './registry-store.js';
-import { STALE_CLAIM_MS } from './registry-store.js';
+import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS } from './registry-store.js';
 
 const now = () => new Date().toISOString();
 type Raw = Record<string, unknown>;
@@ -194,6 +194,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
 
     const current = getVersion(node.id, input.version);
     if (current?.uploaded_at) return { kind: 'archive-exists', version: current };
+    if (current && LOCKED_VERSION_STATUS.includes(current.status)) return { kind: 'status-locked', version: current };
     const pending = Object.fromEntries(Object.entries(input.pending).map(([key, value]) => [key, encode(value, VERSION_JSON.has(key))]));
     if (current) {
       prepare(
@@ -285,7 +286,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
   });
 
   const claimArchive = writing((id: string, key: string) => {
-    if (one('SELECT 1 FROM versions WHERE id = ? AND archive_sha256 IS NULL', id) === undefined) return false;
+    if (one("SELECT 1 FROM versions WHERE id = ? AND archive_sha256 IS NULL AND status = 'NodeVersionStatusPending'", id) === undefined) return false;
     const stale = new Date(Date.now() - STALE_CLAIM_MS).toISOString();
     return (
       db
@@ -298,7 +299,10 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
   });
 
   const recordArchive = writing((id: string, archive: { sha256: string; size: number; status: VersionStatus }) => {
-    db.prepare('UPDATE versions SET archive_sha256 = ?, archive_size = ?, uploaded_at = ?, status = ? WHERE id = ?').run(
+    db.prepare(
+      `UPDATE versions SET archive_sha256 = ?, archive_size = ?, uploaded_at = ?,
+         status = CASE status WHEN 'NodeVersionStatusPending' THEN ? ELSE status END WHERE id = ?`,
+    ).run(
       archive.sha256, archive.size, now(), archive.status, id,
     );
     db.prepare('DELETE FROM archive_claims WHERE version_id = ?').run(id);
