@@ -125,6 +125,18 @@ export const VideoExtendBody = z
   });
 export type VideoExtendBody = z.input<typeof VideoExtendBody>;
 
+/**
+ * A video extend answer repeats the request's settings and URLs, never its content: base64 images or
+ * video and the pass-through `payload` can be megabytes the caller already has.
+ */
+export function withoutRequestContent<T extends Record<string, unknown>>(answer: T): T {
+  const isUrl = (value: unknown) => typeof value === 'string' && /^https?:\/\//i.test(value);
+  const { payload: _, ...rest } = answer as Record<string, unknown>;
+  if (rest.video_url !== undefined && !isUrl(rest.video_url)) delete rest.video_url;
+  if (Array.isArray(rest.images) && !rest.images.every(isUrl)) delete rest.images;
+  return rest as T;
+}
+
 /** Credits a video task costs: base + perSecond × (duration − 1), by model and resolution. */
 export function videoCredits(model: keyof typeof VIDEO_CREDITS, resolution: string, duration: number): number {
   const rate = resolution === '1080p' ? VIDEO_CREDITS[model]['1080p'] : VIDEO_CREDITS[model].standard;

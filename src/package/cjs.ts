@@ -1,9 +1,8 @@
-// The CommonJS packages of the packer, loaded with require: importing a CommonJS package from ESM
-// makes Node scan its source for export names first, which cost ~70 ms each for these two on the
-// benchmark machine (bench/results.md, publish), against ~15 ms through require.
+// The CommonJS package of the file set, loaded with require: importing a CommonJS package from ESM
+// makes Node scan its source for export names first (~70 ms on the benchmark machine, against ~15 ms
+// through require) when the code runs unbundled, as in the tests.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 
 export const ignore: typeof import('ignore') = require('ignore');
-export const yazl: typeof import('yazl') = require('yazl');

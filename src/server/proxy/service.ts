@@ -4,7 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { videoCredits, type RelightBody, type SkinEnhancerBody, type VideoExtendBody } from '../../contract/proxy.js';
+import { videoCredits, withoutRequestContent, type RelightBody, type SkinEnhancerBody, type VideoExtendBody } from '../../contract/proxy.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import type { Principal } from '../route.js';
@@ -175,7 +175,7 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
     });
     if (!video) return { data: { task_id: task.id, status: task.status, generated: [] } };
     const { callback_url: _, ...echo } = video;
-    return { ...echo, credits: task.credits, state: task.status, task_id: task.id, created_at: new Date(task.created_at).toISOString() };
+    return withoutRequestContent({ ...echo, credits: task.credits, state: task.status, task_id: task.id, created_at: new Date(task.created_at).toISOString() });
   }
 
   async function submitForward<K extends TaskKind>(kind: K, body: TaskBodies[K], base: Omit<TaskRow, 'mode' | 'upstream_id' | 'delay_ms' | 'outcome' | 'status' | 'view' | 'credits'>): Promise<View> {
@@ -200,7 +200,7 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
       store.insertTask(task);
       enqueueCallback(task, view, base.created_at);
     });
-    return info.family === 'image' ? { ...(answer as View), data: { ...raw, task_id: base.id } } : { ...raw, task_id: base.id };
+    return info.family === 'image' ? { ...(answer as View), data: { ...raw, task_id: base.id } } : withoutRequestContent({ ...raw, task_id: base.id });
   }
 
   async function submit<K extends TaskKind>(kind: K, principal: Principal, body: TaskBodies[K]): Promise<View> {
