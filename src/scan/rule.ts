@@ -17,6 +17,11 @@ export interface Rule {
   description: string;
   /** What to do instead; shown with every finding. */
   hint: string;
+  /**
+   * A fast test on a file's text that every match needs (the names its patterns require): a file
+   * that fails it cannot match, so it is not parsed for this rule. Never the decision itself.
+   */
+  requires: RegExp;
   /** Tree-sitter query patterns, per language. Each pattern captures `@finding`. */
   patterns: Partial<Record<ScanLanguage, string>>;
   /**

@@ -48,10 +48,16 @@ export async function scanFilesHere(files: { path: string; abs: string }[], opti
   return { findings, skipped: [], files: files.length };
 }
 
-/** The worker's entry file, beside this one once built (the tests run the sources: the built one then). */
+/**
+ * The worker's entry file, dist/scan/worker.js: found from this module in the bundle (a chunk in
+ * dist/chunks/, or dist/scan/ itself) and from the TypeScript sources the tests run.
+ */
 function workerUrl(): URL {
-  const beside = new URL('./worker.js', import.meta.url);
-  return existsSync(beside) ? beside : new URL('../../dist/scan/worker.js', import.meta.url);
+  for (const candidate of ['./worker.js', '../scan/worker.js', '../../dist/scan/worker.js']) {
+    const url = new URL(candidate, import.meta.url);
+    if (existsSync(url)) return url;
+  }
+  throw new Error('the scan worker (dist/scan/worker.js) is missing: run `npm run build`');
 }
 
 /** Runs one job in a worker thread. */

@@ -2,10 +2,10 @@
 // language as one query, so each file is walked once. Shared by `nodereg scan`, validate, publish
 // and the registry server (which runs it in a worker thread).
 import { createRequire } from 'node:module';
-import type { Language, Parser, Query } from 'web-tree-sitter';
+import type { Language, Node, Parser, Query } from 'web-tree-sitter';
 import type { Finding } from '../contract/scan.js';
 import { atLeast } from '../contract/scan.js';
-import { SCAN_FLAG_AT, SCAN_RULE_IDS } from '../contract/limits.js';
+import { SCAN_FLAG_AT } from '../contract/limits.js';
 import { toCaptures, type Rule, type ScanLanguage } from './rule.js';
 import { rules } from './rules/index.js';
 
@@ -32,11 +32,15 @@ export interface ScanTextOptions {
 }
 
 interface Compiled {
+  name: ScanLanguage;
   parser: Parser;
-  query: Query;
+  /** Compiles a query in this language. */
+  newQuery: (source: string) => Query;
   comments: Query;
-  /** The rule of each pattern of `query`, by pattern index. */
-  ruleOf: Rule[];
+  /** The rules with patterns in this language, and how many patterns each has. */
+  rules: { rule: Rule; patterns: number }[];
+  /** One query for each set of rules a file's text admits, compiled on first use. */
+  queries: Map<string, { query: Query; ruleOf: Rule[] }>;
 }
 
 /** `# nodereg: allow RULE[, RULE] -- reason` (or `//` in JavaScript). */
@@ -58,28 +62,44 @@ export class Scanner {
       const language: Language = await Language.load(require.resolve(GRAMMARS[name]));
       const parser = new Parser();
       parser.setLanguage(language);
-      const ruleOf: Rule[] = [];
-      const sources: string[] = [];
-      for (const rule of rules) {
+      const own = rules.flatMap((rule) => {
         const patterns = rule.patterns[name];
-        if (!patterns) continue;
-        // Compiled alone first to count its patterns, so each pattern of the whole maps to its rule.
+        if (!patterns) return [];
+        // Compiled alone once, to count its patterns (and to fail at load on a bad pattern).
         const alone = new Query(language, patterns);
-        for (let i = 0; i < alone.patternCount(); i++) ruleOf.push(rule);
+        const count = alone.patternCount();
         alone.delete();
-        sources.push(patterns);
-      }
-      return { parser, query: new Query(language, sources.join('\n')), comments: new Query(language, '(comment) @comment'), ruleOf };
+        return [{ rule, patterns: count }];
+      });
+      const newQuery = (source: string) => new Query(language, source);
+      return { name, parser, newQuery, comments: newQuery('(comment) @comment'), rules: own, queries: new Map() };
     };
     return new Scanner({ python: await compile('python'), javascript: await compile('javascript') });
+  }
+
+  /** The rules of `compiled` a file's text admits (see Rule.requires), as one query: each file is walked once. */
+  private static queryFor(compiled: Compiled, text: string) {
+    const admitted = compiled.rules.filter(({ rule }) => rule.requires.test(text));
+    if (!admitted.length) return undefined;
+    const key = admitted.map(({ rule }) => rule.id).join(' ');
+    let entry = compiled.queries.get(key);
+    if (!entry) {
+      const source = admitted.map(({ rule }) => rule.patterns[compiled.name]!).join('\n');
+      entry = { query: compiled.newQuery(source), ruleOf: admitted.flatMap(({ rule, patterns }) => Array<Rule>(patterns).fill(rule)) };
+      compiled.queries.set(key, entry);
+    }
+    return entry;
   }
 
   /** The findings in one file (suppressed ones included, marked), in line order. */
   scanText(file: string, text: string, options: ScanTextOptions = {}): Finding[] {
     const language = languageOf(file);
     if (!language) return [];
-    const { parser, query, comments, ruleOf } = this.languages[language];
-    const tree = parser.parse((index) => text.slice(index, index + 64 * 1024));
+    const compiled = this.languages[language];
+    const admitted = Scanner.queryFor(compiled, text);
+    if (!admitted) return [];
+    const { query, ruleOf } = admitted;
+    const tree = compiled.parser.parse((index) => text.slice(index, index + 64 * 1024));
     if (!tree) return [];
     try {
       const found: Finding[] = [];
@@ -104,7 +124,7 @@ export class Scanner {
           hint: rule.hint,
         });
       }
-      if (found.length && text.includes('nodereg:')) applySuppressions(found, suppressionsIn(comments, tree.rootNode), options);
+      if (found.length && text.includes('nodereg:')) applySuppressions(found, suppressionsIn(compiled.comments, tree.rootNode), options);
       return found.sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
     } finally {
       tree.delete();
@@ -112,7 +132,7 @@ export class Scanner {
   }
 }
 
-function suppressionsIn(comments: Query, root: Parameters<Query['captures']>[0]): Suppression[] {
+function suppressionsIn(comments: Query, root: Node): Suppression[] {
   const out: Suppression[] = [];
   for (const { node } of comments.captures(root)) {
     const match = SUPPRESSION.exec(node.text);
@@ -135,5 +155,3 @@ function applySuppressions(findings: Finding[], suppressions: Suppression[], opt
   }
 }
 
-/** Rule ids a suppression may name. */
-export const RULE_IDS: readonly string[] = SCAN_RULE_IDS;

@@ -9,7 +9,8 @@ const DECODERS = new Set([
 /** `codecs.decode(x, "rot13")` and friends: `decode` counts only on these objects. */
 const DECODE_OBJECTS = new Set(['codecs', 'marshal', 'zlib', 'lzma', 'bz2', 'gzip', 'base64', 'binascii']);
 const LONG_LITERAL = 1024;
-const ENCODED = /^(?:[A-Za-z0-9+/_-]+=*|(?:\\x[0-9a-fA-F]{2})+|[0-9a-fA-F]+)$/;
+/** Base64 (standard or URL-safe) or hex, unbroken. */
+const ENCODED_RUN = new RegExp(`[A-Za-z0-9+/_=-]{${LONG_LITERAL},}|(?:\\\\x[0-9a-fA-F]{2}){${LONG_LITERAL / 4},}`);
 
 /** The decoding call inside `node`, if any. */
 function decoderIn(node: Node): string | undefined {
@@ -31,8 +32,9 @@ function decoderIn(node: Node): string | undefined {
 export default defineRule({
   id: 'obfuscation',
   severity: 'high',
-  description: 'Decoded data (base64, zlib, marshal, codecs, hex) that reaches eval/exec/compile, or a long encoded literal: code hidden from readers.',
+  description: 'Decoded data (base64, zlib, marshal, codecs, hex) that reaches eval/exec/compile, or a long encoded literal (1,024 characters or more in one run): code hidden from readers.',
   hint: 'ship the code as readable source; keep data in data files',
+  requires: new RegExp(`\\b(?:eval|exec|compile)\\b|${ENCODED_RUN.source}`),
   patterns: {
     python: `
 ((call function: (identifier) @name arguments: (argument_list . (_) @arg)) @finding
@@ -42,8 +44,8 @@ export default defineRule({
   check: ({ name, arg, literal }) => {
     if (literal) {
       if (literal.endIndex - literal.startIndex < LONG_LITERAL || isDocstring(literal)) return undefined;
-      const content = literal.namedChildren.filter((c) => c?.type === 'string_content').map((c) => c!.text).join('').replace(/\s+/g, '');
-      return content.length >= LONG_LITERAL && ENCODED.test(content) ? `a literal of ${content.length} encoded characters` : undefined;
+      const run = literal.namedChildren.filter((c) => c?.type === 'string_content').map((c) => c!.text).join('').match(ENCODED_RUN);
+      return run ? `a literal holding ${run[0].length} encoded characters in one run` : undefined;
     }
     const decoder = decoderIn(arg);
     return decoder ? `${name.text}() of data decoded by ${decoder}()` : undefined;
