@@ -4,6 +4,7 @@ import {
   NODE_STATUS, NODE_VERSION_STATUS, PAGE, PUBLISHER_ID, RESERVED_NODE_IDS, PUBLISHER_STATUS, SEMVER_PATTERN, VERSION_MAX,
   VIDEO_TASK_STATE,
 } from './limits.js';
+import { Finding } from './scan.js';
 
 // ---------- shared field rules ----------
 
@@ -49,6 +50,8 @@ export const NodeVersion = z.looseObject({
   // extensions of ours
   archive_sha256: z.string().optional(),
   archive_size: z.number().int().optional(),
+  /** What the registry's scan found in the archive: only for the node's publisher members and admins. */
+  findings: z.array(Finding).optional(),
 });
 export type NodeVersion = z.infer<typeof NodeVersion>;
 

@@ -32,10 +32,15 @@ export function archiveKey(publisherId: string, nodeId: string, version: string)
   return `${publisherId}/${nodeId}/${version}/node.zip`;
 }
 
-export function versionView(version: VersionRow, publisherId: string, publicUrl: string): NodeVersion {
-  const { created_at, uploaded_at: _uploaded, ...fields } = version;
+/**
+ * A version as the wire shows it. `findings` (the scan's, an extension) only when `showFindings`: to
+ * the node's publisher members and admins.
+ */
+export function versionView(version: VersionRow, publisherId: string, publicUrl: string, showFindings = false): NodeVersion {
+  const { created_at, uploaded_at: _uploaded, findings, ...fields } = version;
   return present({
     ...fields,
+    findings: showFindings ? findings : undefined,
     createdAt: created_at,
     downloadUrl: version.archive_sha256 !== null
       ? `${publicUrl}/archives/${[publisherId, version.node_id, version.version].map(encodeURIComponent).join('/')}/node.zip`

@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../helpers.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { writeTree } from '../package/fixtures.js';
 
 const require = createRequire(import.meta.url);
@@ -93,5 +93,57 @@ describe('nodereg scan', () => {
     // the schema is strict enough to refuse a broken log
     expect(validate({ ...sarif, version: '2.0.0' })).toBe(false);
     expect(validate({ ...sarif, runs: [{ ...run, results: [{ ...run.results[0], level: 'severe' }] }] })).toBe(false);
+  });
+});
+
+describe('validate, publish and node versions --reasons', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+    const created = await fetch(`${server.url}/publishers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'acme', name: 'acme' }),
+    });
+    expect(created.status).toBe(201);
+  });
+  afterAll(() => server?.close());
+
+  const risky = (id: string) =>
+    writeTree(tempDir('nodereg-scan-publish-'), {
+      'pyproject.toml': `[project]\nname = "${id}"\nversion = "1.0.0"\n\n[tool.nodereg]\npublisher = "acme"\n`,
+      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+      'install.py': 'import subprocess\n\nsubprocess.run("pip install numpy", shell=True)\n',
+    });
+  const env = () => ({ NODEREG_REGISTRY: server.url, NODEREG_TOKEN: server.adminToken });
+
+  it('validate lists the findings and exits 2 at --fail-on; below it, the findings are shown and it passes', async () => {
+    const dir = risky('validated');
+    const failed = await runCli(['validate', dir]);
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toContain('install.py:3  high  runtime-install');
+    const passed = await runCli(['validate', dir, '--fail-on', 'critical', '--json']);
+    expect(passed.code).toBe(0);
+    expect(JSON.parse(passed.stdout).scan.findings.map((f: { rule: string }) => f.rule)).toEqual(['runtime-install']);
+  });
+
+  it('publish stops before any version is created; --accept-findings publishes, the registry flags it, --reasons shows why', async () => {
+    const dir = risky('flagged-node');
+    const stopped = await runCli(['publish', dir, '--json'], { env: env() });
+    expect(stopped.code).toBe(2);
+    expect(JSON.parse(stopped.stdout).error).toMatchObject({ code: 'scan_findings', hint: expect.stringContaining('--accept-findings') });
+    expect((await fetch(`${server.url}/nodes/flagged-node`)).status).toBe(404);
+
+    const published = await runCli(['publish', dir, '--accept-findings', '--json'], { env: env() });
+    expect(published.code, published.stderr).toBe(0);
+    expect(JSON.parse(published.stdout)).toMatchObject({ version: '1.0.0', status: 'NodeVersionStatusFlagged' });
+    expect(published.stderr).toContain('the registry flagged this version: scan: runtime-install at install.py:3');
+
+    const reasons = await runCli(['node', 'versions', 'flagged-node', '--reasons'], { env: env() });
+    expect(reasons.code).toBe(0);
+    expect(reasons.stdout).toMatch(/^1\.0\.0\s+flagged\s+.*scan: runtime-install at install\.py:3$/m);
+    expect(reasons.stdout).toContain('install.py:3  high  runtime-install');
+    const stranger = await runCli(['node', 'versions', 'flagged-node', '--reasons', '--json'], { env: { NODEREG_REGISTRY: server.url } });
+    expect(JSON.parse(stranger.stdout)[0].findings).toBeUndefined();
   });
 });

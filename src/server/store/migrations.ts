@@ -340,4 +340,6 @@ export const migrations: Migration[] = [
   { name: 'archive-claims', sql: archiveClaims },
   { name: 'search-titles', sql: searchTitles },
   { name: 'node-metadata', sql: nodeMetadata },
+  // The registry's scan of a version's archive (DESIGN.md §10): its findings, as JSON text.
+  { name: 'scan-findings', sql: 'ALTER TABLE versions ADD COLUMN findings TEXT;' },
 ];

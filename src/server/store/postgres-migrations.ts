@@ -127,4 +127,6 @@ CREATE TABLE server_secret (
 export const postgresMigrations: Migration[] = [
   { name: 'registry (as of SQLite node-metadata)', sql: registry },
   { name: 'server-secret', sql: serverSecret },
+  // The registry's scan of a version's archive (DESIGN.md §10): its findings.
+  { name: 'scan-findings', sql: 'ALTER TABLE versions ADD COLUMN findings jsonb;' },
 ];
