@@ -25,6 +25,8 @@ export const RESERVED_NODE_IDS = ['search'] as const;
 export const PUBLISHER_ID = { pattern: '^[a-z][a-z0-9-]{1,63}$' } as const;
 export const DESCRIPTION_MAX = 1000;
 export const NAME_MAX = 200;
+/** How an owner names a user to invite: an id, an e-mail (at most 254 characters) or a user name. */
+export const USER_REF_MAX = 320;
 export const VERSION_MAX = 256;
 export const CHANGELOG_MAX = 100_000;
 /** Semantic version without build metadata; a leading `v` is accepted and dropped. */
@@ -45,6 +47,11 @@ export const JSON_BODY_MAX = 25 * MiB;
 export const JSON_MAX_DEPTH = 64;
 export const DEFAULT_MAX_ARCHIVE = 200 * MiB;
 export const DEFAULT_MAX_UNPACKED = 1024 * MiB;
+/**
+ * AI proxy sandbox: bytes of result files kept (until they expire, 24 h) per user and in all; a
+ * submission that would pass either is 429 (`serve --sandbox-quota-user`, `--sandbox-quota-total`).
+ */
+export const DEFAULT_SANDBOX_QUOTA = { user: 32 * MiB, total: 512 * MiB } as const;
 export const UPLOAD_URL_TTL_SECONDS = 15 * 60;
 /** Entries one archive may hold: each name is kept in memory while the archive is checked. */
 export const MAX_ARCHIVE_ENTRIES = 100_000;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import {
   DESCRIPTION_MAX, CHANGELOG_MAX, IMAGE_TASK_STATUS, MEMBER_ROLES, NAME_MAX, NODE_ID, NODE_SORTS,
-  NODE_STATUS, NODE_VERSION_STATUS, PAGE, PUBLISHER_ID, RESERVED_NODE_IDS, PUBLISHER_STATUS, SEMVER_PATTERN, VERSION_MAX,
+  NODE_STATUS, NODE_VERSION_STATUS, PAGE, PUBLISHER_ID, RESERVED_NODE_IDS, PUBLISHER_STATUS, SEMVER_PATTERN, USER_REF_MAX, VERSION_MAX,
   VIDEO_TASK_STATE,
 } from './limits.js';
 import { Finding } from './scan.js';
@@ -316,7 +316,31 @@ export const TokenInfo = z.looseObject({
   prefix: z.string(),
 });
 export const TokenList = z.array(TokenInfo);
-export const AddMemberBody = z.object({ user_id: z.string().min(1), role: z.enum(MEMBER_ROLES).default('member') });
+/**
+ * Adding a member invites a user, named by what the owner knows: `user` (an id, an e-mail or a user
+ * name); `user_id` is the older name of the same field. The user joins once they accept.
+ */
+export const AddMemberBody = z
+  .object({
+    user: z.string().min(1).max(USER_REF_MAX).optional().describe("the user to invite: their id, e-mail or user name"),
+    user_id: z.string().min(1).max(USER_REF_MAX).optional().describe('the same as `user` (older name)'),
+    role: z.enum(MEMBER_ROLES).default('member'),
+  })
+  .refine((body) => body.user !== undefined || body.user_id !== undefined, { message: 'name the user to invite: its id, e-mail or user name', path: ['user'] });
+
+/**
+ * An invitation to join a publisher. `status` is `pending` until the user accepts; `member` when the
+ * user already was a member and only their role changed (no consent needed for that). Never an e-mail.
+ */
+export const Invitation = z.looseObject({
+  publisher: z.looseObject({ id: z.string(), name: z.string().optional() }),
+  user: z.looseObject({ id: z.string(), name: z.string() }),
+  role: z.enum(MEMBER_ROLES),
+  invited_by: z.looseObject({ id: z.string(), name: z.string() }).optional(),
+  status: z.enum(['pending', 'member']),
+  created_at: isoDate,
+});
+export type Invitation = z.infer<typeof Invitation>;
 
 export const Health = z.looseObject({ ok: z.boolean(), version: z.string().optional() });
 

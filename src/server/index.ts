@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -9,6 +8,7 @@ import { DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../cont
 import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
 import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
+import { prepareDataDir, refuseIncompleteBackup } from './data-dir.js';
 import { HttpError, rawErrorResponse } from './errors.js';
 import type { ProxyOptions } from './proxy/options.js';
 import type { ServerContext } from './context.js';
@@ -94,7 +94,8 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     version: '0.0.0',
     ...input,
   };
-  mkdirSync(options.dataDir, { recursive: true });
+  prepareDataDir(options.dataDir);
+  refuseIncompleteBackup(options.dataDir, !input.database);
   const db = input.database ? undefined : openDatabase(join(options.dataDir, 'registry.db'));
   const database = input.database ?? { store: createSqliteRegistryStore(db!), tasks: createTaskStore(db!), close: () => db!.close() };
   const app = new Hono<AppEnv>();
@@ -229,6 +230,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
           clearInterval(sweep);
           for (const task of closers) await task();
           await database.close();
+          await archives.close?.();
           resolve();
         });
         server.closeIdleConnections();

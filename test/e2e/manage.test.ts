@@ -151,11 +151,27 @@ describe('publisher create, show, update, members', () => {
     expect((await api('/publishers/acme')).body.name).toBe('Acme Nodes');
   });
 
-  it('adds and removes members; removing the last owner exits 3', async () => {
-    const added = await quick(alice.token, ['publisher', 'members', 'add', 'acme', bob.id, '--role', 'member', '--json']);
-    expect(added.code).toBe(0);
-    expect(JSON.parse(added.stdout)).toMatchObject({ role: 'member', user: { id: bob.id } });
+  it('invites a member by user name, who lists and accepts the invitation; removes members; removing the last owner exits 3', async () => {
+    const added = await cli(alice.token, ['publisher', 'members', 'add', 'acme', 'bob']);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain(`invited bob (${bob.id}) to acme as member`);
+    expect(added.stderr).toContain('nodereg publisher accept acme');
+    expect((await api('/publishers/acme')).body.members).toHaveLength(1);
+
+    const listed = await cli(bob.token, ['publisher', 'invitations']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/acme\s+Acme Nodes\s+member\s+alice/);
+    const json = await quick(bob.token, ['publisher', 'invitations', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject([{ publisher: { id: 'acme' }, role: 'member', status: 'pending' }]);
+    const accepted = await cli(bob.token, ['publisher', 'accept', 'acme']);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(accepted.stdout).toContain('you are now member of acme');
     expect((await api('/publishers/acme')).body.members).toHaveLength(2);
+    const again = await quick(bob.token, ['publisher', 'accept', 'acme']);
+    expect(again.code).toBe(5);
+    expect(again.stderr).toContain('nodereg publisher invitations');
+    const byId = await quick(alice.token, ['publisher', 'members', 'add', 'acme', bob.id, '--role', 'member', '--json']);
+    expect(JSON.parse(byId.stdout)).toMatchObject({ role: 'member', status: 'member', user: { id: bob.id } });
     const lastOwner = await quick(alice.token, ['publisher', 'members', 'remove', 'acme', alice.id]);
     expect(lastOwner.code).toBe(3);
     expect(lastOwner.stderr).toContain('at least one owner');

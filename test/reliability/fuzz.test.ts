@@ -377,6 +377,7 @@ async function restore(): Promise<void> {
   await call(server.url, 'PUT', '/publishers/other-pub', { ...admin, body: { status: 'PublisherStatusActive' } });
   await call(server.url, 'POST', '/publishers/fuzz-pub/members', { ...admin, body: { user_id: owner.id, role: 'owner' } });
   await call(server.url, 'POST', '/publishers/fuzz-pub/members', { ...admin, body: { user_id: member.id, role: 'member' } });
+  await call(server.url, 'POST', '/users/me/invitations/fuzz-pub/accept', { token: member.token }); // when the fuzzer removed it
   await call(server.url, 'PUT', '/publishers/fuzz-pub/nodes/fuzz-node', { ...admin, body: { status: 'NodeStatusActive' } });
 }
 

@@ -2,6 +2,7 @@
 // instances starting together do not race (schema_migrations counts them). Append only. Its history
 // begins at the shape the SQLite migrations reached ('node-metadata'): node metadata in one jsonb
 // document, columns for what is searched, sorted or constrained.
+import { INVITATIONS_SCHEMA } from './member-row.js';
 import type { Migration } from './migrations.js';
 
 const registry = `
@@ -127,6 +128,7 @@ CREATE TABLE server_secret (
 export const postgresMigrations: Migration[] = [
   { name: 'registry (as of SQLite node-metadata)', sql: registry },
   { name: 'server-secret', sql: serverSecret },
+  { name: 'invitations', sql: INVITATIONS_SCHEMA },
   // The registry's scan of a version's archive (DESIGN.md §10): its findings.
   { name: 'scan-findings', sql: 'ALTER TABLE versions ADD COLUMN findings jsonb;' },
 ];

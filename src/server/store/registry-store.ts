@@ -59,6 +59,17 @@ export interface MemberRow {
   user: { id: string; name: string; email: string | null };
 }
 
+/** A pending invitation to join a publisher (members join by consent). */
+export interface InvitationRow {
+  publisher: { id: string; name: string | null };
+  user: { id: string; name: string };
+  role: MemberRole;
+  invited_by: { id: string; name: string } | null;
+  created_at: string;
+}
+/** An invitation made (or renewed with a new role), or, for a member, the role changed at once. */
+export type InviteOutcome = { kind: 'invited'; invitation: InvitationRow } | { kind: 'member'; member: MemberRow } | 'last-owner';
+
 /** The node fields an update may write. */
 export type NodeFields = Stored<NodeMetadata> & { status: NodeStatus };
 export interface NodeRow extends NodeFields {
@@ -156,7 +167,21 @@ export interface RegistryStore {
   publishersOfUser(userId: string): Promise<{ id: string; role: MemberRole }[]>;
   /** Adds a member or changes its role; 'last-owner' when that would leave no owner. */
   setMember(publisherId: string, userId: string, role: MemberRole): Promise<MemberRow | 'last-owner'>;
+  /** Removes a member and revokes the publisher's tokens (PATs) that user created, in one transaction. */
   removeMember(publisherId: string, userId: string): Promise<'removed' | 'not-member' | 'last-owner'>;
+  /**
+   * Users whose id, e-mail (in any case) or name is exactly `text`, in that precedence: an id match
+   * alone, else the e-mail matches, else the name matches (at most 5).
+   */
+  findUsers(text: string): Promise<UserRow[]>;
+  /** Invites a user who is not a member (renewing an invitation takes the new role); a member's role changes at once. */
+  invite(input: { publisherId: string; userId: string; role: MemberRole; invitedBy: string }): Promise<InviteOutcome>;
+  /** Pending invitations of a user, or to a publisher; oldest first. */
+  listInvitations(filter: { userId: string } | { publisherId: string }): Promise<InvitationRow[]>;
+  /** Turns the user's invitation into a membership, in one transaction; undefined when there is none. */
+  acceptInvitation(publisherId: string, userId: string): Promise<MemberRow | undefined>;
+  /** Declined by the user or withdrawn by an owner; false when there was none. */
+  removeInvitation(publisherId: string, userId: string): Promise<boolean>;
 
   // ---- nodes ----
   /** Found by any case. */
