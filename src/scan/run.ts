@@ -6,7 +6,8 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { SCAN_MAX_FILE_BYTES } from '../contract/limits.js';
 import type { Finding, ScanReport, SkippedFile } from '../contract/scan.js';
-import { languageOf, Scanner, type ScanTextOptions } from './scanner.js';
+import { languageOf } from './languages.js';
+import { Scanner, type ScanTextOptions } from './scanner.js';
 
 export interface ScanInput {
   /** The name in the archive: relative to the root, `/`-separated. */
@@ -60,33 +61,67 @@ function workerUrl(): URL {
   throw new Error('the scan worker (dist/scan/worker.js) is missing: run `npm run build`');
 }
 
-/** Runs one job in a worker thread. */
-export function inWorker(job: ScanJob, limits: { timeoutMs?: number; maxOldGenerationSizeMb?: number } = {}): Promise<PartialReport> {
+/** Runs one job in a worker thread of its own, which ends with it (the CLI's way). */
+export function inWorker(job: ScanJob): Promise<PartialReport> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(workerUrl(), {
-      workerData: job,
-      resourceLimits: limits.maxOldGenerationSizeMb ? { maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb } : undefined,
-    });
-    const timer = limits.timeoutMs
-      ? setTimeout(() => {
-          void worker.terminate();
-          reject(new Error(`the scan took longer than ${Math.round(limits.timeoutMs! / 1000)} s`));
-        }, limits.timeoutMs)
-      : undefined;
+    const worker = new Worker(workerUrl(), { workerData: job });
     worker.once('message', (report: PartialReport) => {
-      clearTimeout(timer);
       resolve(report);
       void worker.terminate();
     });
-    worker.once('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    worker.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the scan stopped (exit code ${code})`));
-    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the scan stopped (exit code ${code})`)));
   });
+}
+
+/**
+ * A worker thread kept for many jobs, one at a time (the registry's way: grammars load once, and its
+ * memory is part of the running server's). Started on first use; a crash or a timeout ends it, and
+ * the next job starts a new one.
+ */
+export class ScanWorker {
+  private worker: Worker | undefined;
+  private pending: { resolve: (report: PartialReport) => void; reject: (error: Error) => void } | undefined;
+
+  constructor(private readonly limits: { timeoutMs: number; maxOldGenerationSizeMb: number }) {}
+
+  run(job: ScanJob): Promise<PartialReport> {
+    if (this.pending) return Promise.reject(new Error('this scan worker is busy'));
+    const worker = (this.worker ??= this.start());
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => this.stop(new Error(`the scan took longer than ${Math.round(this.limits.timeoutMs / 1000)} s`)), this.limits.timeoutMs);
+      const settle = () => {
+        clearTimeout(timer);
+        this.pending = undefined;
+      };
+      this.pending = {
+        resolve: (report) => (settle(), resolve(report)),
+        reject: (error) => (settle(), reject(error)),
+      };
+      worker.postMessage(job);
+    });
+  }
+
+  /** Ends the thread; a job in progress fails with `reason`. */
+  stop(reason = new Error('the scan worker was stopped')): Promise<unknown> {
+    const worker = this.worker;
+    this.worker = undefined;
+    this.pending?.reject(reason);
+    return worker ? worker.terminate() : Promise.resolve();
+  }
+
+  private start(): Worker {
+    const worker = new Worker(workerUrl(), { resourceLimits: { maxOldGenerationSizeMb: this.limits.maxOldGenerationSizeMb } });
+    worker.unref(); // an idle scan worker never keeps the process alive
+    worker.on('message', (report: PartialReport) => this.pending?.resolve(report));
+    const failed = (error: Error) => {
+      if (this.worker === worker) this.worker = undefined;
+      this.pending?.reject(error);
+    };
+    worker.on('error', failed);
+    worker.on('exit', (code) => failed(new Error(`the scan stopped (exit code ${code})`)));
+    return worker;
+  }
 }
 
 /** The report of several partial ones: findings in file, line and column order. */
@@ -128,8 +163,8 @@ export async function scanFiles(files: readonly ScanInput[], options: ScanTextOp
   return mergeReports([...parts, { findings: [], skipped, files: 0 }], files.length);
 }
 
-/** Scans an uploaded archive (already checked by the server) in a worker thread. */
-export async function scanArchive(zip: string, options: ScanTextOptions & { timeoutMs?: number } = {}): Promise<ScanReport> {
-  const part = await inWorker({ kind: 'zip', zip, options: { server: options.server } }, { timeoutMs: options.timeoutMs, maxOldGenerationSizeMb: 512 });
+/** Scans an uploaded archive (already checked by the server) in `worker`. */
+export async function scanArchive(worker: ScanWorker, zip: string, options: ScanTextOptions = {}): Promise<ScanReport> {
+  const part = await worker.run({ kind: 'zip', zip, options: { server: options.server } });
   return mergeReports([part], part.files);
 }

@@ -6,6 +6,7 @@ import type { Language, Node, Parser, Query } from 'web-tree-sitter';
 import type { Finding } from '../contract/scan.js';
 import { atLeast } from '../contract/scan.js';
 import { SCAN_FLAG_AT } from '../contract/limits.js';
+import { languageOf } from './languages.js';
 import { toCaptures, type Rule, type ScanLanguage } from './rule.js';
 import { rules } from './rules/index.js';
 
@@ -15,13 +16,6 @@ const GRAMMARS: Record<ScanLanguage, string> = {
   python: 'tree-sitter-python/tree-sitter-python.wasm',
   javascript: 'tree-sitter-javascript/tree-sitter-javascript.wasm',
 };
-
-/** The language of a file, by its extension; undefined for files no rule reads. */
-export function languageOf(path: string): ScanLanguage | undefined {
-  if (/\.pyw?$/i.test(path)) return 'python';
-  if (/\.[cm]?js$/i.test(path)) return 'javascript';
-  return undefined;
-}
 
 export interface ScanTextOptions {
   /**

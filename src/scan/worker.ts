@@ -1,11 +1,12 @@
-// The entry of a scan worker thread: runs one job (files on disk, or an archive) and posts the result.
+// The entry of a scan worker thread: runs jobs (files on disk, or an archive) and posts each result.
 import type { Readable } from 'node:stream';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import type { Finding, SkippedFile } from '../contract/scan.js';
 import { SCAN_MAX_FILE_BYTES } from '../contract/limits.js';
 import { scanFilesHere, scanner, tooLarge, type PartialReport, type ScanJob } from './run.js';
-import { languageOf, type ScanTextOptions } from './scanner.js';
+import { languageOf } from './languages.js';
+import type { ScanTextOptions } from './scanner.js';
 
 const require = createRequire(import.meta.url);
 const yauzl: typeof import('yauzl') = require('yauzl');
@@ -41,6 +42,19 @@ async function scanZip(path: string, options: ScanTextOptions): Promise<PartialR
   return { findings, skipped, files };
 }
 
-const job = workerData as ScanJob;
-const report = job.kind === 'zip' ? await scanZip(job.zip, job.options) : await scanFilesHere(job.files, job.options);
-parentPort!.postMessage(report);
+const runJob = (job: ScanJob) => (job.kind === 'zip' ? scanZip(job.zip, job.options) : scanFilesHere(job.files, job.options));
+
+if (workerData) {
+  // one job, given at start (the CLI's workers)
+  parentPort!.postMessage(await runJob(workerData as ScanJob));
+} else {
+  // a kept worker (the registry's): one job per message, one at a time
+  parentPort!.on('message', (job: ScanJob) => {
+    runJob(job).then(
+      (report) => parentPort!.postMessage(report),
+      (error: Error) => {
+        throw error; // ends the thread; the server sees the error and starts a new one
+      },
+    );
+  });
+}

@@ -5,7 +5,7 @@ import type { ServerKeys } from './secrets.js';
 import type { ArchiveStorage } from './archives/storage.js';
 import type { TaskStore } from './proxy/store.js';
 import type { RegistryStore } from './store/registry-store.js';
-import type { createUploadScanner } from './scan-upload.js';
+import type { UploadScanner } from './scan-upload.js';
 
 /** What every group of routes gets from the server factory. */
 export interface ServerContext extends RouteDeps {
@@ -21,7 +21,7 @@ export interface ServerContext extends RouteDeps {
   publicUrl(): string;
   log(line: string): void;
   /** Scans an uploaded archive in a worker thread, as `--scan` says (undefined under `off`). */
-  scanUpload: ReturnType<typeof createUploadScanner>;
+  scanUpload: UploadScanner;
   /** Work to finish before the database closes (timers, pending deliveries). */
   onClose(task: () => void | Promise<void>): void;
 }

@@ -133,6 +133,9 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     onClose: (task) => closers.push(task),
     scanUpload: createUploadScanner(options.scan ?? 'flag', (line) => options.log?.(line)),
   };
+  closers.push(async () => {
+    await ctx.scanUpload.close();
+  });
 
   const accessLog = options.accessLog === undefined ? options.log : options.accessLog || undefined;
   if (accessLog) {

@@ -4,7 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { SCAN_FLAG_AT, SCAN_MAX_KEPT_FINDINGS, SCAN_SEVERITIES, type SCAN_MODES } from '../contract/limits.js';
 import { atLeast, type Finding } from '../contract/scan.js';
-import { scanArchive } from '../scan/run.js';
+import { scanArchive, ScanWorker } from '../scan/run.js';
 
 export type ScanMode = (typeof SCAN_MODES)[number];
 
@@ -43,14 +43,35 @@ export function flagReason(stopping: Finding[]): string {
 
 const bySeverity = (a: Finding, b: Finding) => SCAN_SEVERITIES.indexOf(b.severity) - SCAN_SEVERITIES.indexOf(a.severity);
 
-export function createUploadScanner(mode: ScanMode, log: (line: string) => void) {
-  // One core stays with the event loop.
-  const run = limiter(Math.max(1, availableParallelism() - 1));
-  return async (zipPath: string, label: string): Promise<UploadScan | undefined> => {
+export interface UploadScanner {
+  /** `scannable`: how many entries the scanner reads; with none, no worker is used. Undefined under `off`. */
+  scan(zipPath: string, scannable: number, label: string): Promise<UploadScan | undefined>;
+  /** Ends the worker threads. */
+  close(): Promise<unknown>;
+}
+
+export function createUploadScanner(mode: ScanMode, log: (line: string) => void): UploadScanner {
+  // One core stays with the event loop; each worker is started on first use and kept.
+  const size = Math.max(1, availableParallelism() - 1);
+  const workers = Array.from({ length: size }, () => new ScanWorker({ timeoutMs: SCAN_TIMEOUT_MS, maxOldGenerationSizeMb: 512 }));
+  const idle = [...workers];
+  const run = limiter(size);
+  const withWorker = <T>(task: (worker: ScanWorker) => Promise<T>) =>
+    run(async () => {
+      const worker = idle.pop()!;
+      try {
+        return await task(worker);
+      } finally {
+        idle.push(worker);
+      }
+    });
+  const close = () => Promise.all(workers.map((worker) => worker.stop()));
+  const scan = async (zipPath: string, scannable: number, label: string): Promise<UploadScan | undefined> => {
     if (mode === 'off') return undefined;
+    if (scannable === 0) return { findings: [] };
     let findings: Finding[];
     try {
-      findings = (await run(() => scanArchive(zipPath, { server: true, timeoutMs: SCAN_TIMEOUT_MS }))).findings;
+      findings = (await withWorker((worker) => scanArchive(worker, zipPath, { server: true }))).findings;
     } catch (error) {
       log(`scan of ${label} failed: ${(error as Error).message}`);
       return { findings: [], flag: mode === 'flag' ? `scan: could not finish (${(error as Error).message}); an admin must review it` : undefined };
@@ -59,4 +80,5 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void)
     const kept = [...findings].sort(bySeverity).slice(0, SCAN_MAX_KEPT_FINDINGS);
     return { findings: kept, flag: mode === 'flag' && stopping.length ? flagReason(stopping) : undefined };
   };
+  return { scan, close };
 }

@@ -44,7 +44,10 @@ describe('nodereg validate', () => {
   it('prints one JSON document either way', async () => {
     const ok = await runCli(['validate', demo(), '--json']);
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.stdout)).toEqual({ valid: true, publisher_id: 'ada', node_id: 'demo-node', version: '0.4.0', files: 7, unpacked_size: expect.any(Number), warnings: [] });
+    expect(JSON.parse(ok.stdout)).toEqual({
+      valid: true, publisher_id: 'ada', node_id: 'demo-node', version: '0.4.0', files: 7, unpacked_size: expect.any(Number), warnings: [],
+      scan: { findings: [], files: 7, suppressed: 0 },
+    });
     const bad = await runCli(['validate', tempDir(), '--json']);
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout).error).toMatchObject({ code: 'invalid_manifest', message: expect.stringContaining('pyproject.toml: not found') });

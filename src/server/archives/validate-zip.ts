@@ -4,9 +4,12 @@ import { crc32 } from 'node:zlib';
 import yauzl from 'yauzl';
 import { MAX_ARCHIVE_ENTRIES } from '../../contract/limits.js';
 import { badRequest, HttpError } from '../errors.js';
+import { languageOf } from '../../scan/languages.js';
 
 export interface ZipSummary {
   entries: number;
+  /** Entries the scanner reads (Python and JavaScript files). */
+  scannable: number;
   /** Bytes actually inflated, all entries together. */
   unpackedSize: number;
 }
@@ -51,6 +54,7 @@ export async function validateZip(
   }
   const seen = new Set<string>();
   let entries = 0;
+  let scannable = 0;
   let unpackedSize = 0;
   let current = '';
   let previous = '';
@@ -67,6 +71,7 @@ export async function validateZip(
       const key = name.replace(/\/+$/, '');
       if (seen.has(key)) throw entryError(name, 'appears more than once');
       seen.add(key);
+      if (!name.endsWith('/') && languageOf(name)) scannable++;
       if (entry.isEncrypted() || entry.generalPurposeBitFlag & 0x40) throw entryError(name, 'is encrypted');
       if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) throw entryError(name, 'is a symbolic link');
       if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
@@ -121,5 +126,5 @@ export async function validateZip(
   } finally {
     zip.close();
   }
-  return { entries, unpackedSize };
+  return { entries, scannable, unpackedSize };
 }

@@ -73,6 +73,7 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     // Streamed from the Node request to a temporary file with backpressure; never buffered whole.
     const incoming = (c.env as HttpBindings).incoming;
     let received;
+    let summary;
     try {
       received = await archives.receive(incoming, ctx.options.maxArchive);
     } catch (error) {
@@ -82,7 +83,7 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
       if (expected !== undefined && expected.toLowerCase() !== received.sha256) {
         throw badRequest(`the archive's SHA-256 is ${received.sha256}, not the ${expected} sent in ${CONTENT_SHA256_HEADER}; the upload was damaged, try again`);
       }
-      await validateZip(received.tempPath, { maxUnpacked: ctx.options.maxUnpacked });
+      summary = await validateZip(received.tempPath, { maxUnpacked: ctx.options.maxUnpacked });
     } catch (error) {
       await archives.discard(received);
       throw error;
@@ -101,7 +102,7 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     try {
       // Scanned in a worker thread once the claim is ours (racing uploads do not all scan); a high
       // finding under `--scan flag` makes the version Flagged, with the findings kept (DESIGN.md §10).
-      const scan = await ctx.scanUpload(received.tempPath, `${node.id} ${version.version}`);
+      const scan = await ctx.scanUpload.scan(received.tempPath, summary.scannable, `${node.id} ${version.version}`);
       const status = scan?.flag ? 'NodeVersionStatusFlagged' : ctx.options.review === 'auto' ? 'NodeVersionStatusActive' : 'NodeVersionStatusPending';
       await archives.commit(received, key);
       const updated = await store.recordArchive(version.id, {
