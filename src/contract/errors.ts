@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_FIELD_ERRORS } from './limits.js';
 
 /** Every error code of the wire, with the HTTP status it travels with. */
 export const ERROR_STATUS = {
@@ -14,10 +15,15 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal: 500,
   upstream_error: 502,
+  unavailable: 503,
   upstream_timeout: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The hint of a publish refused for its declared archive size: nothing exists yet, so it can simply be tried again. */
+export const ARCHIVE_TOO_LARGE_HINT =
+  "nothing was created. Make the archive smaller (leave files out with [tool.nodereg] excludes or a .noderegignore file) and publish again, or ask the registry's operator to raise its limit (serve --max-archive)";
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
 /** The code a bare status maps to when a layer has nothing more specific to say. */
@@ -40,13 +46,19 @@ export const ErrorBody = z.looseObject({
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
-/** Turns zod issues into the `details` of an error body; the path names the field to fix. */
+/**
+ * Turns zod issues into the `details` of an error body; the path names the field to fix. At most
+ * MAX_FIELD_ERRORS of them: an answer stays small whatever was sent.
+ */
 export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ''): FieldError[] {
-  return issues.map((issue) => ({
-    path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.') || '(root)',
-    message: issue.message,
+  return issues.slice(0, MAX_FIELD_ERRORS).map((issue) => ({
+    path: [prefix, ...issue.path.map((part) => clip(String(part), 64))].filter(Boolean).join('.') || '(root)',
+    message: clip(issue.message, 300),
   }));
 }
+
+/** Keys and messages may hold what a client sent: shortened, so that an answer stays small. */
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 /** One line naming every field at fault: `star: Too big: expected number to be <=5`. */
 export function describeFieldErrors(details: readonly FieldError[]): string {

@@ -6,6 +6,7 @@ import type { ArchiveStorage } from './archives/storage.js';
 import type { TaskStore } from './proxy/store.js';
 import type { RegistryStore } from './store/registry-store.js';
 import type { UploadScanner } from './scan-upload.js';
+import type { NodeAnswers } from './node-answers.js';
 
 /** What every group of routes gets from the server factory. */
 export interface ServerContext extends RouteDeps {
@@ -13,6 +14,8 @@ export interface ServerContext extends RouteDeps {
   tasks: TaskStore;
   /** Users, tokens, publishers, nodes, versions and reviews. */
   store: RegistryStore;
+  /** The kept answers of `GET /nodes/{id}`, current by the node's generation. */
+  nodeAnswers: NodeAnswers;
   /** The archives of uploaded versions (DIR/archives). */
   archives: ArchiveStorage;
   options: RegistryServerOptions & Required<Pick<RegistryServerOptions, 'dataDir' | 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>>;

@@ -37,15 +37,15 @@ describe('nodereg validate', () => {
     expect(result.stderr).toContain('  [tool.nodereg] publisher: is missing');
     expect(result.stderr).toContain('  [project] version: "1.0.dev1" is a development release');
     expect(result.stderr).toContain('  [project] name: must be letters, digits');
-    expect(result.stderr).toContain('  [tool.nodereg] tags: Invalid input: expected array, received string');
+    expect(result.stderr).toContain('  [tool.nodereg] tags: must be a list, such as ["first", "second"]');
     expect(result.stdout).toBe('');
   });
 
   it('prints one JSON document either way', async () => {
-    const ok = await runCli(['validate', demo(), '--json']);
+    const ok = await runCli(['validate', demo(), '--json', '--offline']);
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toEqual({
-      valid: true, publisher_id: 'ada', node_id: 'demo-node', version: '0.4.0', files: 7, unpacked_size: expect.any(Number), warnings: [],
+      valid: true, publisher_id: 'ada', node_id: 'demo-node', version: '0.4.0', files: 7, unpacked_size: expect.any(Number), warnings: [], limits_checked: null,
       scan: { findings: [], files: 7, suppressed: 0 },
     });
     const bad = await runCli(['validate', tempDir(), '--json']);
