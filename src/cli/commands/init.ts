@@ -50,7 +50,7 @@ export function register(program: Command, ctx: Ctx): void {
 
 async function init(ctx: Ctx, dir: string, options: Options): Promise<void> {
   const { parse, stringify } = await import('smol-toml');
-  const { NodeInput, nodeId, publisherId } = await import('../../contract/resources.js');
+  const { NodeWritable, nodeId, publisherId } = await import('../../contract/resources.js');
   const { pep440ToSemver } = await import('../../package/manifest.js');
 
   const file = join(dir, 'pyproject.toml');
@@ -74,10 +74,10 @@ async function init(ctx: Ctx, dir: string, options: Options): Promise<void> {
       const result = pep440ToSemver(v);
       return 'error' in result ? result.error : undefined;
     },
-    displayName: (v: string) => message(NodeInput.shape.name.safeParse(v)),
-    description: (v: string) => message(NodeInput.shape.description.safeParse(v)),
-    tags: (v: string) => message(NodeInput.shape.tags.safeParse(splitTags(v))),
-    icon: (v: string) => message(NodeInput.shape.icon.safeParse(v)),
+    displayName: (v: string) => message(NodeWritable.shape.name.safeParse(v)),
+    description: (v: string) => message(NodeWritable.shape.description.safeParse(v)),
+    tags: (v: string) => message(NodeWritable.shape.tags.safeParse(splitTags(v))),
+    icon: (v: string) => message(NodeWritable.shape.icon.safeParse(v)),
   };
   for (const [field, value] of Object.entries(options) as [keyof Options, string][]) {
     const problem = check[field]?.(value);

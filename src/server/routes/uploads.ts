@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import type { HttpBindings } from '@hono/node-server';
 import { CONTENT_SHA256_HEADER } from '../../contract/limits.js';
 import { downloadArchive, uploadArchive } from '../../contract/registry.js';
+import { normalizeVersion } from '../../contract/version.js';
 import { readableNode } from '../access.js';
 import { requestedRange } from '../archives/range.js';
 import { verifyUploadSignature } from '../archives/signing.js';
@@ -110,7 +111,7 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
   route(app, ctx, downloadArchive, async ({ c, params, principal }) => {
     const { node, access } = await readableNode(store, principal, params.nodeId);
     if (node.publisher_id !== params.publisherId) throw notFound(`node ${node.id} is not a node of publisher ${params.publisherId}`);
-    const version = await store.getVersion(node.id, params.version.replace(/^v/, ''));
+    const version = await store.getVersion(node.id, normalizeVersion(params.version)?.version ?? params.version);
     // Active versions are public; the others only to the publisher's members and admins.
     const visible = version && (version.status === 'NodeVersionStatusActive' || access.member);
     if (!visible || version.archive_sha256 === null) throw notFound(`no archive for version ${params.version} of node ${node.id}`);
