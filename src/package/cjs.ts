@@ -7,3 +7,4 @@ const require = createRequire(import.meta.url);
 
 export const ignore: typeof import('ignore') = require('ignore');
 export const yazl: typeof import('yazl') = require('yazl');
+export const yauzl: typeof import('yauzl') = require('yauzl');

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
+import { table } from '../output.js';
 import { loadChecked, readChangelog, type ChangelogFlags } from '../project.js';
 import { examples } from './index.js';
 
@@ -20,6 +21,11 @@ export function register(program: Command, ctx: Ctx): void {
       const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog });
       const { request, files } = project;
       const unpacked = files.reduce((sum, f) => sum + f.size, 0);
+      // Which key set each field, so that a manifest read from [tool.comfy] or classifiers says so.
+      const keys = Object.fromEntries(project.manifest.keys);
+      // A field sent on the node and on the version is shown once.
+      const sources = new Map<string, string>();
+      for (const [path, key] of project.manifest.keys) sources.set(`${path.replace(/^node(_version)?\./, '')}\0${key}`, key);
       ctx.out.result(
         {
           valid: true,
@@ -28,9 +34,12 @@ export function register(program: Command, ctx: Ctx): void {
           version: request.version,
           files: files.length,
           unpacked_size: unpacked,
+          keys,
           warnings: project.warnings,
         },
-        `${request.nodeId} ${request.version} (publisher ${request.publisherId}) is ready to publish: ${files.length} file${files.length === 1 ? '' : 's'}, ${formatSize(unpacked)}`,
+        () =>
+          `${request.nodeId} ${request.version} (publisher ${request.publisherId}) is ready to publish: ${files.length} file${files.length === 1 ? '' : 's'}, ${formatSize(unpacked)}\n` +
+          `read from:\n${table([...sources].map(([id, key]) => [`  ${id.split('\0')[0]}`, key]))}`,
       );
     });
   examples(command, ['nodereg validate', 'nodereg validate ./my-node --json', 'nodereg validate --publisher my-team']);
