@@ -3,7 +3,7 @@
 // so that every problem names the key to fix. `[tool.nodereg]` wins; where it lacks a key, the
 // incumbent client's `[tool.comfy]` table and `[project] classifiers` are read as that client reads them.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { z } from 'zod';
 import { fieldKey } from '../contract/field-keys.js';
@@ -30,6 +30,8 @@ export interface ManifestOptions {
   changelog?: ChangelogInput;
   /** pack needs no publisher; validate and publish do. */
   requirePublisher?: boolean;
+  /** The project directory, where a version file named by `[tool.comfy.version] path` is read. */
+  dir?: string;
 }
 
 /** `[project] license`, before it is resolved against the file set. */
@@ -152,6 +154,29 @@ export function toolVersionToSemver(text: string): VersionResult {
   return direct.build === undefined ? { version: direct.version } : { version: direct.version, note: buildDropped(text, direct.build, direct.version) };
 }
 
+/** `__version__ = "…"` or `VERSION = "…"` at the start of a line (an annotation allowed), as the incumbent reads it. */
+const VERSION_ASSIGNMENT = /^(?:__version__|VERSION)[ \t]*(?::[^=\n]+)?=[ \t]*(?:"([^"\\\n]*)"|'([^'\\\n]*)')/m;
+
+/**
+ * The incumbent's dynamic version: `[tool.comfy.version] path` names a file inside the project that
+ * assigns the version; it is read as text, never run.
+ */
+function versionFromFile(path: unknown, dir: string | undefined): { version: string; file: string } | { error: string } {
+  if (typeof path !== 'string' || path === '') return { error: 'must name the file that sets __version__, e.g. path = "my_node/version.py"' };
+  const root = resolve(dir ?? '.');
+  const file = resolve(root, path);
+  if (isAbsolute(path) || relative(root, file).startsWith('..')) return { error: `"${path}" must be a path inside the project` };
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').replace(/^\ufeff/, '');
+  } catch (error) {
+    return { error: `cannot read "${path}": ${(error as Error).message}` };
+  }
+  const match = VERSION_ASSIGNMENT.exec(text);
+  if (!match) return { error: `"${path}" has no line such as __version__ = "1.2.3"` };
+  return { version: (match[1] ?? match[2]).trim(), file: path };
+}
+
 // ---------- reading ----------
 
 /** Reads `DIR/pyproject.toml` and maps it; problems are collected, never thrown. */
@@ -177,7 +202,7 @@ export function readManifest(dir: string, options: ManifestOptions = {}): Manife
     problem(MANIFEST_FILE, `is not valid TOML${where}: ${(error as Error).message.split('\n')[0]}`);
     return manifest;
   }
-  mapManifest(doc, manifest, options);
+  mapManifest(doc, manifest, { ...options, dir });
   return manifest;
 }
 
@@ -242,6 +267,11 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
   if (tool.version !== undefined) {
     if (typeof tool.version !== 'string') problem(T('version'), 'must be a string such as "1.2.3"');
     else takeVersion(toolVersionToSemver(tool.version), T('version'));
+  } else if (isDynamic && isTable(comfy.version)) {
+    versionKey = '[tool.comfy.version] path';
+    const found = versionFromFile(comfy.version.path, options.dir);
+    if ('error' in found) problem(versionKey, found.error);
+    else takeVersion(pep440ToSemver(found.version), `${versionKey} (${found.file})`);
   } else if (isDynamic) {
     problem(P('version'), 'is dynamic, so nodereg cannot know it: add version = "1.2.3" under [tool.nodereg]');
   } else if (proj.version === undefined) {

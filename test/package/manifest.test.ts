@@ -324,6 +324,18 @@ requires-comfyui = ">=0.3.0"
     expect((await project(both, {}, { publisher: 'carol' })).request?.publisherId).toBe('carol');
   });
 
+  it('reads a dynamic version from the file [tool.comfy.version] names, as text', async () => {
+    const toml = '[project]\nname = "n"\ndynamic = ["version"]\n[tool.comfy]\nPublisherId = "ada"\n[tool.comfy.version]\npath = "n/version.py"\n';
+    const p = await project(toml, { 'n/version.py': '"""Version."""\n# __version__ = "0.0.1"\n__version__: str = "2.1rc1"\n' });
+    expect(p.problems).toEqual([]);
+    expect(p.request?.version).toBe('2.1.0-rc.1');
+    expect(p.manifest.keys.get('node_version.version')).toBe('[tool.comfy.version] path');
+    expect(problems(await project(toml, { 'n/version.py': 'print(1)\n' }))).toEqual(['[tool.comfy.version] path: "n/version.py" has no line such as __version__ = "1.2.3"']);
+    expect(problems(await project(toml.replace('n/version.py', '../outside.py')))).toEqual(['[tool.comfy.version] path: "../outside.py" must be a path inside the project']);
+    // [tool.nodereg] version still wins.
+    expect((await project(`${toml}[tool.nodereg]\nversion = "3.0.0"\n`, { 'n/version.py': '__version__ = "1"\n' })).request?.version).toBe('3.0.0');
+  });
+
   it('reads "" in [tool.comfy] as unset, as the incumbent does, and names [tool.comfy] keys in problems', async () => {
     const p = await project('[project]\nname = "n"\nversion = "1"\n[tool.comfy]\nPublisherId = ""\nIcon = ""\nDisplayName = 7\nincludes = ["missing"]\n');
     expect(problems(p)).toEqual([
