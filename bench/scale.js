@@ -15,7 +15,7 @@ async function seeded(count) {
   const dir = join(WORK, `scale-${count}`);
   const marker = join(dir, 'seeded.json');
   const stamp = createHash('sha256')
-    .update(readFileSync(resolve(import.meta.dirname, '../dist/server/store/migrations.js')))
+    .update(readFileSync(resolve(import.meta.dirname, '../src/server/store/migrations.ts')))
     .update(readFileSync(resolve(import.meta.dirname, 'seed-store.js')))
     .digest('hex');
   if (existsSync(marker) && JSON.parse(readFileSync(marker, 'utf8')).stamp === stamp) return { dir, seconds: undefined };

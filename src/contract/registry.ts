@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { STAR } from './limits.js';
 import { op } from './operation.js';
 import {
-  AddMemberBody, CreatePublisherBody, CreateTokenBody, CreateUserBody, CreatedToken, CreatedUser, Health,
+  AddMemberBody, Invitation, CreatePublisherBody, CreateTokenBody, CreateUserBody, CreatedToken, CreatedUser, Health,
   ListNodesQuery, Me, Node, NodeInput, NodeList, NodeVersion, PublishBody, PublishResponse, Publisher,
   PublisherInput, PublisherMember, SearchNodesQuery, TokenList, VersionUpdateBody, queryInteger,
 } from './resources.js';
@@ -162,11 +162,29 @@ export const deletePublisherToken = op({
   auth: 'user', status: 204,
 });
 export const addPublisherMember = op({
-  id: 'addPublisherMember', method: 'POST', path: '/publishers/{publisherId}/members', summary: 'Add a member to a publisher (owner only)',
-  auth: 'user', body: AddMemberBody, status: 201, response: PublisherMember,
+  id: 'addPublisherMember', method: 'POST', path: '/publishers/{publisherId}/members',
+  summary: "Invite a user (by id, e-mail or user name) to a publisher; they join when they accept. A member's role changes at once (owner only)",
+  auth: 'user', body: AddMemberBody, status: 201, response: Invitation,
 });
 export const removePublisherMember = op({
-  id: 'removePublisherMember', method: 'DELETE', path: '/publishers/{publisherId}/members/{userId}', summary: 'Remove a member (owner only; never the last owner)',
+  id: 'removePublisherMember', method: 'DELETE', path: '/publishers/{publisherId}/members/{userId}',
+  summary: "Remove a member, revoking the publisher's tokens they created, or withdraw their invitation (owner only; never the last owner)",
+  auth: 'user', status: 204,
+});
+export const listPublisherInvitations = op({
+  id: 'listPublisherInvitations', method: 'GET', path: '/publishers/{publisherId}/invitations', summary: "A publisher's pending invitations (owner only)",
+  auth: 'user', response: z.array(Invitation),
+});
+export const listMyInvitations = op({
+  id: 'listMyInvitations', method: 'GET', path: '/users/me/invitations', summary: 'Your pending invitations to join publishers',
+  auth: 'user', response: z.array(Invitation),
+});
+export const acceptInvitation = op({
+  id: 'acceptInvitation', method: 'POST', path: '/users/me/invitations/{publisherId}/accept', summary: 'Accept your invitation to a publisher: you become a member',
+  auth: 'user', response: PublisherMember,
+});
+export const declineInvitation = op({
+  id: 'declineInvitation', method: 'DELETE', path: '/users/me/invitations/{publisherId}', summary: 'Decline your invitation to a publisher',
   auth: 'user', status: 204,
 });
 
@@ -177,4 +195,5 @@ export const registryOperations = [
   health, openapiDocument,
   getMe, createUser, listUserTokens, createUserToken, deleteUserToken, createPublisher,
   listPublisherTokens, createPublisherToken, deletePublisherToken, addPublisherMember, removePublisherMember,
+  listPublisherInvitations, listMyInvitations, acceptInvitation, declineInvitation,
 ];

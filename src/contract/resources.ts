@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import {
-  DESCRIPTION_MAX, CHANGELOG_MAX, IMAGE_TASK_STATUS, MEMBER_ROLES, NAME_MAX, NODE_ID, NODE_SORTS,
-  NODE_STATUS, NODE_VERSION_STATUS, PAGE, PUBLISHER_ID, RESERVED_NODE_IDS, PUBLISHER_STATUS, VERSION_MAX,
-  VIDEO_TASK_STATE,
+  DESCRIPTION_MAX, CHANGELOG_MAX, DEPENDENCIES, IDENTIFIER_MAX, IMAGE_TASK_STATUS, MEMBER_ROLES, NAME_MAX, NODE_ID, NODE_NAMES,
+  NODE_SORTS, NODE_STATUS, NODE_VERSION_STATUS, PAGE, PLATFORMS, PUBLISHER_ID, RESERVED_NODE_IDS, PUBLISHER_STATUS,
+  SHORT_TEXT_MAX, TAGS, USER_REF_MAX, VERSION_MAX, VIDEO_TASK_STATE,
 } from './limits.js';
+import { list, text, translations, urlField, versionRangeField } from './fields.js';
 import { normalizeVersion, VERSION_INPUT_PATTERN } from './version.js';
 
 // ---------- shared field rules ----------
@@ -23,12 +24,11 @@ export const publisherId = z
  */
 export const semver = z
   .string()
-  .max(VERSION_MAX)
+  .max(VERSION_MAX, { abort: true })
   .regex(new RegExp(VERSION_INPUT_PATTERN), 'must be a version such as 1.2.3, 1.2 or 1.2.3-beta.1')
   .transform((v) => normalizeVersion(v)!.version);
 export const isoDate = z.string();
 const strings = z.array(z.string());
-const text = (max: number) => z.string().max(max);
 /**
  * A string field that answers always carry, "" when unset: clients of the hosted registry index
  * them directly (DESIGN.md §11). Parsed leniently: a server that leaves one out reads as "".
@@ -132,28 +132,28 @@ export const NodeWritable = z.object({
   name: clearable(text(NAME_MAX)).describe('display name'),
   description: clearable(text(DESCRIPTION_MAX)).describe('description'),
   author: clearable(text(NAME_MAX)).describe('author'),
-  license: clearable(z.string()).describe('license (path to the LICENSE file in the repository)'),
-  repository: clearable(z.string()).describe('repository URL'),
-  icon: clearable(z.string()).describe('icon URL'),
-  banner_url: clearable(z.string()).describe('banner URL'),
-  tags: clearable(strings).describe('tags'),
-  category: clearable(z.string()).meta({ description: 'category (deprecated in favour of tags)', deprecated: true }),
-  supported_os: clearable(strings).describe('supported operating systems'),
-  supported_accelerators: clearable(strings).describe('supported accelerators'),
-  supported_appui_version: clearable(z.string()).describe('supported versions of the host application'),
-  supported_appui_frontend_version: clearable(z.string()).describe('supported versions of the host frontend'),
-  preempted_app_node_names: clearable(strings).describe('node names of the host application this node takes precedence over'),
-  translations: clearable(z.record(z.string(), z.unknown())).describe('translations of the metadata, by language'),
+  license: clearable(text(SHORT_TEXT_MAX)).describe('license (path to the LICENSE file in the repository)'),
+  repository: clearable(urlField).describe('repository URL'),
+  icon: clearable(urlField).describe('icon URL'),
+  banner_url: clearable(urlField).describe('banner URL'),
+  tags: clearable(list(TAGS)).describe('tags'),
+  category: clearable(text(TAGS.maxLength)).meta({ description: 'category (deprecated in favour of tags)', deprecated: true }),
+  supported_os: clearable(list(PLATFORMS)).describe('supported operating systems'),
+  supported_accelerators: clearable(list(PLATFORMS)).describe('supported accelerators'),
+  supported_appui_version: clearable(versionRangeField).describe('supported versions of the host application'),
+  supported_appui_frontend_version: clearable(versionRangeField).describe('supported versions of the host frontend'),
+  preempted_app_node_names: clearable(list(NODE_NAMES)).describe('node names of the host application this node takes precedence over'),
+  translations: clearable(translations).describe('translations of the metadata, by language'),
 });
 /** The type of a writable node field's value ('string', 'array', 'record'), for those that offer it as a flag or key. */
 export const nodeFieldType = (field: keyof typeof NodeWritable.shape): string => NodeWritable.shape[field].unwrap().unwrap().type;
 
 /** Node metadata only an admin changes: a value equal to the current one is ignored, a different one is 403. */
 export const NodeAdminWritable = z.object({
-  tags_admin: clearable(strings),
+  tags_admin: clearable(list(TAGS)),
   search_ranking: clearable(z.number().int()),
   repohost_stars: clearable(z.number().int()),
-  status_detail: clearable(z.string()),
+  status_detail: clearable(text(SHORT_TEXT_MAX)),
 });
 /** Every node field a request may write except `status` (which has rules of its own). */
 export const NodeMetadata = NodeWritable.extend(NodeAdminWritable.shape);
@@ -181,8 +181,9 @@ export const HOST_APP_ALIASES = {
   github_stars: 'repohost_stars',
   comfy_node_extract_status: 'app_node_extract_status',
 } as const;
-/** Optional URL fields the incumbent client sends as "" when unset: "" is read as not sent. */
-const URL_FIELDS_EMPTY_UNSET = ['icon', 'banner_url', 'repository'];
+/** A URL field of the metadata, however optional: the incumbent sends "" for one it has no value for. */
+const isUrlField = (field: z.ZodType): boolean =>
+  field === urlField || ((field instanceof z.ZodOptional || field instanceof z.ZodNullable) && isUrlField(field.unwrap() as z.ZodType));
 
 /**
  * A body schema that also takes the incumbent's way of writing it: the aliases of its fields (in
@@ -190,6 +191,7 @@ const URL_FIELDS_EMPTY_UNSET = ['icon', 'banner_url', 'repository'];
  * alias and our name with different values is an error naming both.
  */
 function asIncumbentSends<S extends z.ZodRawShape>(schema: z.ZodObject<S>) {
+  const urlFields = Object.keys(schema.shape).filter((key) => isUrlField(schema.shape[key] as z.ZodType));
   const aliases = Object.entries(HOST_APP_ALIASES).filter(([, ours]) => ours in schema.shape);
   const aliasFields = Object.fromEntries(
     aliases.map(([alias, ours]) => [alias, (schema.shape[ours] as z.ZodType).meta({ deprecated: true, description: `deprecated input name of ${ours}` })]),
@@ -205,7 +207,7 @@ function asIncumbentSends<S extends z.ZodRawShape>(schema: z.ZodObject<S>) {
       }
       out[ours] = value;
     }
-    for (const field of URL_FIELDS_EMPTY_UNSET) if (out[field] === '') delete out[field];
+    for (const field of urlFields) if (out[field] === '') delete out[field];
     return out as z.output<z.ZodObject<S>>;
   });
 }
@@ -227,12 +229,12 @@ export type NodeInput = z.infer<typeof NodeInput>;
 /** What a publish sets on a version, and replaces when retried before the archive arrives. */
 export const VersionPublished = z.object({
   changelog: text(CHANGELOG_MAX).optional(),
-  dependencies: strings.optional(),
-  supported_accelerators: strings.optional(),
-  supported_appui_frontend_version: z.string().optional(),
-  supported_appui_version: z.string().optional(),
-  supported_os: strings.optional(),
-  tags: strings.optional(),
+  dependencies: list(DEPENDENCIES).optional(),
+  supported_accelerators: list(PLATFORMS).optional(),
+  supported_appui_frontend_version: versionRangeField.optional(),
+  supported_appui_version: versionRangeField.optional(),
+  supported_os: list(PLATFORMS).optional(),
+  tags: list(TAGS).optional(),
 });
 export const VERSION_PUBLISHED_FIELDS = Object.keys(VersionPublished.shape) as (keyof typeof VersionPublished.shape)[];
 
@@ -255,7 +257,7 @@ export type NodeVersionInput = z.infer<typeof NodeVersionInput>;
 export const PublishBody = z.object({
   node: NodeInput.default({}),
   node_version: NodeVersionInput,
-  personal_access_token: z.string().min(1).optional(),
+  personal_access_token: z.string().min(1).max(IDENTIFIER_MAX).optional(),
 });
 export type PublishBody = z.input<typeof PublishBody>;
 
@@ -266,10 +268,10 @@ export type PublishResponse = z.infer<typeof PublishResponse>;
 export const PublisherWritable = z.object({
   name: clearable(text(NAME_MAX)),
   description: clearable(text(DESCRIPTION_MAX)),
-  logo: clearable(z.string()),
-  source_code_repo: clearable(z.string()),
-  support: clearable(z.string()),
-  website: clearable(z.string()),
+  logo: clearable(urlField),
+  source_code_repo: clearable(urlField),
+  support: clearable(text(SHORT_TEXT_MAX)),
+  website: clearable(urlField),
 });
 export const PUBLISHER_WRITABLE_FIELDS = Object.keys(PublisherWritable.shape) as (keyof typeof PublisherWritable.shape)[];
 
@@ -291,7 +293,7 @@ export const VersionUpdateBody = z.object({
   deprecated: z.boolean().optional(),
   // admin-only: how versions under manual review are approved, flagged or banned
   status: z.enum(NODE_VERSION_STATUS).optional(),
-  status_reason: z.string().max(DESCRIPTION_MAX).optional(),
+  status_reason: text(DESCRIPTION_MAX).optional(),
 });
 export type VersionUpdateBody = z.input<typeof VersionUpdateBody>;
 
@@ -300,7 +302,7 @@ export type VersionUpdateBody = z.input<typeof VersionUpdateBody>;
 /** A whole number from a query string, in plain decimal digits (no `0x10`, `1e1` or spaces), within bounds. */
 export function queryInteger(min: number, max = Number.MAX_SAFE_INTEGER) {
   return z
-    .union([z.number(), z.string().regex(/^-?\d{1,15}$/, 'must be a whole number').transform(Number)])
+    .union([z.number(), z.string().regex(/^-?\d{1,15}$/, 'must be a whole number (no decimals), such as 3').transform(Number)])
     .pipe(z.number().int().min(min).max(max));
 }
 
@@ -369,7 +371,31 @@ export const TokenInfo = z.looseObject({
   prefix: z.string(),
 });
 export const TokenList = z.array(TokenInfo);
-export const AddMemberBody = z.object({ user_id: z.string().min(1), role: z.enum(MEMBER_ROLES).default('member') });
+/**
+ * Adding a member invites a user, named by what the owner knows: `user` (an id, an e-mail or a user
+ * name); `user_id` is the older name of the same field. The user joins once they accept.
+ */
+export const AddMemberBody = z
+  .object({
+    user: z.string().min(1).max(USER_REF_MAX).optional().describe("the user to invite: their id, e-mail or user name"),
+    user_id: z.string().min(1).max(USER_REF_MAX).optional().describe('the same as `user` (older name)'),
+    role: z.enum(MEMBER_ROLES).default('member'),
+  })
+  .refine((body) => body.user !== undefined || body.user_id !== undefined, { message: 'name the user to invite: its id, e-mail or user name', path: ['user'] });
+
+/**
+ * An invitation to join a publisher. `status` is `pending` until the user accepts; `member` when the
+ * user already was a member and only their role changed (no consent needed for that). Never an e-mail.
+ */
+export const Invitation = z.looseObject({
+  publisher: z.looseObject({ id: z.string(), name: z.string().optional() }),
+  user: z.looseObject({ id: z.string(), name: z.string() }),
+  role: z.enum(MEMBER_ROLES),
+  invited_by: z.looseObject({ id: z.string(), name: z.string() }).optional(),
+  status: z.enum(['pending', 'member']),
+  created_at: isoDate,
+});
+export type Invitation = z.infer<typeof Invitation>;
 
 export const Health = z.looseObject({ ok: z.boolean(), version: z.string().optional() });
 

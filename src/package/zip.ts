@@ -1,14 +1,18 @@
-// The deterministic, streamed archive of DESIGN.md §6, written with yazl: entries in UTF-8 byte
-// order, `/` separators, UTF-8 names, DOS time 1980-01-01 00:00 in every time zone, no extra fields,
-// modes 0644/0755, deflate except for formats that are compressed already. Small files are deflated
-// concurrently on the zlib thread pool and written in order; large ones are streamed. The sha256 and
-// the size are computed while the bytes go to disk.
+// The deterministic, streamed archive of DESIGN.md §6, written by this small zip writer: entries in
+// UTF-8 byte order, `/` separators, the UTF-8 name flag, DOS time 1980-01-01 00:00, no extra fields,
+// modes 0644/0755, deflate except for formats that are compressed already (stored as they are, and
+// so is a file that deflate would not make smaller). Files up to 1 MiB are read, checksummed and
+// deflated ahead, several at once on zlib's thread pool, and written in order; larger ones are
+// streamed with a data descriptor. The bytes depend only on the files, never on how many deflate at
+// once. The sha256 and the size are computed while the bytes go to disk. docs/decisions.md says why
+// not yazl or fflate.
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
-import { Transform, type Readable } from 'node:stream';
+import { createReadStream } from 'node:fs';
+import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { pipeline } from 'node:stream/promises';
-import { yazl } from './cjs.js';
+import { promisify } from 'node:util';
+import { crc32, createDeflateRaw, deflateRaw } from 'node:zlib';
 import { compareUtf8, type SelectedFile } from './files.js';
 
 /** Extensions stored as they are: deflating them again only costs time. */
@@ -20,11 +24,19 @@ export const isStored = (path: string) => {
   return dot > path.lastIndexOf('/') && STORED.has(path.slice(dot + 1).toLowerCase());
 };
 
-/** Files up to this size are read whole and deflated concurrently; larger ones are streamed. */
+/** Files up to this size are read whole and deflated ahead; larger ones are streamed in their turn. */
 const SMALL_FILE = 1024 * 1024;
-/** Bytes of small files read but not yet written, plus bytes yazl has written that the disk has not taken. */
-const WINDOW_BYTES = 8 * 1024 * 1024;
-const WINDOW_ENTRIES = 32;
+/** Bytes of files read ahead and not yet written: what packing holds in memory, whatever the tree. */
+const WINDOW_BYTES = 16 * 1024 * 1024;
+/** Files read ahead at most: enough to keep the cores busy, few enough not to flood the thread pool. */
+const AHEAD_FILES = 64;
+/** Output is written in blocks of about this size. */
+const WRITE_BLOCK = 1024 * 1024;
+/** Beyond these the zip format needs Zip64 records, which this writer does not write. */
+const ZIP32_MAX = 0xffffffff;
+const ZIP32_ENTRIES = 0xffff;
+
+const deflateRawAsync = promisify(deflateRaw);
 
 export interface ArchiveResult {
   path: string;
@@ -52,100 +64,220 @@ export class FileChangedError extends Error {
   }
 }
 
-/** What yazl keeps of an entry: its state, and the function that writes its data (holding the bytes). */
-interface YazlEntry {
-  state: number;
-  doFileDataPump: (() => void) | null;
-}
-const FILE_DATA_DONE = 3;
-
 export interface ArchiveOptions {
   /** Compressed size limit in bytes. */
   maxSize?: number;
+  /** Files deflated at once (default: the cores). The archive is the same for any number. */
+  workers?: number;
+}
+
+/** A file read, checksummed and (unless stored) deflated, ready to be written. */
+interface Prepared {
+  crc: number;
+  method: 0 | 8;
+  data: Buffer;
+}
+
+/** What the central directory needs of an entry written. */
+interface Written {
+  name: Buffer;
+  flags: number;
+  method: number;
+  crc: number;
+  compressedSize: number;
+  size: number;
+  mode: number;
+  offset: number;
+}
+
+const UTF8_NAMES = 0x0800;
+const DATA_DESCRIPTOR = 0x0008;
+const VERSION_NEEDED = 20; // 2.0: deflate
+const VERSION_MADE_BY = (3 << 8) | 20; // Unix, 2.0: the high half of the external attributes is a mode
+const DOS_TIME = 0; // 00:00:00
+const DOS_DATE = (1 << 5) | 1; // 1980-01-01
+
+/** Little-endian fields of 2 or 4 bytes, in order: the zip format's records. */
+function record(fields: [2 | 4, number][], name?: Buffer): Buffer {
+  const buffer = Buffer.alloc(fields.reduce((sum, [bytes]) => sum + bytes, 0));
+  let at = 0;
+  for (const [bytes, value] of fields) at = bytes === 2 ? buffer.writeUInt16LE(value, at) : buffer.writeUInt32LE(value, at);
+  return name ? Buffer.concat([buffer, name]) : buffer;
+}
+
+function localHeader(name: Buffer, flags: number, method: number, crc: number, compressedSize: number, size: number): Buffer {
+  return record(
+    [[4, 0x04034b50], [2, VERSION_NEEDED], [2, flags], [2, method], [2, DOS_TIME], [2, DOS_DATE], [4, crc], [4, compressedSize], [4, size],
+      [2, name.length], [2, 0 /* no extra fields */]],
+    name,
+  );
+}
+
+const dataDescriptor = (crc: number, compressedSize: number, size: number) => record([[4, 0x08074b50], [4, crc], [4, compressedSize], [4, size]]);
+
+function centralHeader(entry: Written): Buffer {
+  return record(
+    [[4, 0x02014b50], [2, VERSION_MADE_BY], [2, VERSION_NEEDED], [2, entry.flags], [2, entry.method], [2, DOS_TIME], [2, DOS_DATE],
+      [4, entry.crc], [4, entry.compressedSize], [4, entry.size], [2, entry.name.length],
+      [2, 0], [2, 0], [2, 0], [2, 0], // extra, comment, disk number, internal attributes
+      [4, ((0o100000 | entry.mode) << 16) >>> 0], [4, entry.offset]],
+    entry.name,
+  );
+}
+
+const endOfCentralDirectory = (entries: number, size: number, offset: number) =>
+  record([[4, 0x06054b50], [2, 0], [2, 0], [2, entries], [2, entries], [4, size], [4, offset], [2, 0]]);
+
+/** Reads a small file whole, takes its CRC, and deflates it unless stored or incompressible. */
+async function prepare(file: SelectedFile, deflating: Limit): Promise<Prepared> {
+  const data = await readFile(file.abs);
+  if (data.length !== file.size) throw new FileChangedError(file.path);
+  const crc = crc32(data);
+  if (isStored(file.path) || data.length === 0) return { crc, method: 0, data };
+  const deflated = await deflating(() => deflateRawAsync(data));
+  return deflated.length < data.length ? { crc, method: 8, data: deflated } : { crc, method: 0, data };
+}
+
+type Limit = <T>(task: () => Promise<T>) => Promise<T>;
+
+/** Runs at most `count` tasks at once, the others waiting in order. */
+function limit(count: number): Limit {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (running >= count) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await task();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+/** The archive file: counts, hashes and buffers what is written, and enforces the size limit. */
+class Output {
+  private readonly hash = createHash('sha256');
+  private blocks: Buffer[] = [];
+  private buffered = 0;
+  offset = 0;
+
+  constructor(private readonly handle: FileHandle, private readonly maxSize: number, private readonly tooLarge: () => Error) {}
+
+  async write(buffer: Buffer): Promise<void> {
+    this.offset += buffer.length;
+    if (this.offset > this.maxSize) throw this.tooLarge();
+    this.hash.update(buffer);
+    this.blocks.push(buffer);
+    this.buffered += buffer.length;
+    if (this.buffered >= WRITE_BLOCK) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    const blocks = this.blocks;
+    this.blocks = [];
+    this.buffered = 0;
+    if (blocks.length) await this.handle.writev(blocks);
+  }
+
+  sha256(): string {
+    return this.hash.digest('hex');
+  }
+}
+
+/** Streams a large file in its turn: CRC and sizes go into a data descriptor after the data. */
+async function streamEntry(out: Output, file: SelectedFile, name: Buffer): Promise<Written> {
+  const method = isStored(file.path) ? 0 : 8;
+  const offset = out.offset;
+  await out.write(localHeader(name, UTF8_NAMES | DATA_DESCRIPTOR, method, 0, 0, 0));
+  let crc = 0;
+  let size = 0;
+  let compressedSize = 0;
+  const source = createReadStream(file.abs, { highWaterMark: WRITE_BLOCK });
+  async function* checksummed(chunks: AsyncIterable<Buffer>) {
+    for await (const chunk of chunks) {
+      crc = crc32(chunk, crc);
+      size += chunk.length;
+      yield chunk;
+    }
+  }
+  async function sink(chunks: AsyncIterable<Buffer>) {
+    for await (const chunk of chunks) {
+      compressedSize += chunk.length;
+      await out.write(chunk);
+    }
+  }
+  if (method === 8) await pipeline(source, checksummed, createDeflateRaw(), sink);
+  else await pipeline(source, checksummed, sink);
+  if (size !== file.size) throw new FileChangedError(file.path);
+  await out.write(dataDescriptor(crc, compressedSize, size));
+  return { name, flags: UTF8_NAMES | DATA_DESCRIPTOR, method, crc, compressedSize, size, mode: file.mode, offset };
 }
 
 /** Writes `files` (any order) into a zip at `outPath`. On failure the partial file is removed. */
 export async function writeArchive(files: SelectedFile[], outPath: string, options: ArchiveOptions = {}): Promise<ArchiveResult> {
   const sorted = [...files].sort((a, b) => compareUtf8(a.path, b.path));
-  const maxSize = options.maxSize ?? Infinity;
-  const zip = new yazl.ZipFile();
-  const hash = createHash('sha256');
-  let written = 0;
+  if (sorted.length > ZIP32_ENTRIES) throw new Error(`an archive holds at most ${ZIP32_ENTRIES} files; this one would hold ${sorted.length}`);
+  const maxSize = Math.min(options.maxSize ?? Infinity, ZIP32_MAX);
+  const deflating = limit(Math.max(1, options.workers ?? availableParallelism()));
+  const handle = await open(outPath, 'w');
+  const out = new Output(handle, maxSize, () =>
+    options.maxSize !== undefined && maxSize === options.maxSize
+      ? new ArchiveTooLargeError(maxSize, largestFiles(sorted))
+      : new Error('the archive would pass 4 GiB, beyond what this zip writer writes'),
+  );
 
-  // Small entries handed to yazl and not yet written; yazl keeps each one's compressed bytes until the
-  // whole archive is done, so they are let go here once written, keeping memory flat.
-  const pending: { entry: YazlEntry; size: number }[] = [];
-  let pendingBytes = 0;
-  let wake: (() => void) | undefined;
-  const release = () => {
-    while (pending.length && pending[0].entry.state >= FILE_DATA_DONE) {
-      const { entry, size } = pending.shift()!;
-      entry.doFileDataPump = null;
-      pendingBytes -= size;
-    }
-    wake?.();
-  };
-  const output = zip.outputStream as unknown as Readable;
-  const roomFor = (size: number) =>
-    (pendingBytes + size + output.readableLength <= WINDOW_BYTES && pending.length < WINDOW_ENTRIES) || (pending.length === 0 && output.readableLength === 0);
-
-  const counter = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      written += chunk.length;
-      if (written > maxSize) return callback(new ArchiveTooLargeError(maxSize, largestFiles(sorted)));
-      hash.update(chunk);
-      callback(null, chunk);
-      release();
-    },
-  });
-  let failed: unknown;
-  const fail = (error: unknown) => {
-    failed ??= error;
-    output.destroy(error as Error);
-    wake?.();
-  };
-  output.on('error', () => {}); // reported through `failed`; yazl may still write after a failure
-  const done = pipeline(output, counter, createWriteStream(outPath)).catch((error) => fail(error));
-  zip.on('error', fail);
-  let streaming = '';
-
-  try {
-    const epoch = new Date(1980, 0, 1); // local time: yazl writes DOS times in the local zone
-    for (const file of sorted) {
-      if (failed) break;
-      const entryOptions = { mtime: epoch, forceDosTimestamp: true, mode: 0o100000 | file.mode, compress: !isStored(file.path) };
+  // Small files are prepared ahead of the one being written, within WINDOW_BYTES; each promise is
+  // awaited in order (its failure too), so the bytes never depend on which finishes first.
+  const ahead: { file: SelectedFile; ready?: Promise<Prepared> }[] = [];
+  let aheadBytes = 0;
+  let next = 0;
+  const readAhead = () => {
+    while (next < sorted.length && (ahead.length === 0 || (ahead.length < AHEAD_FILES && aheadBytes + Math.min(sorted[next].size, SMALL_FILE) <= WINDOW_BYTES))) {
+      const file = sorted[next++];
       if (file.size > SMALL_FILE) {
-        zip.addReadStreamLazy(file.path, { ...entryOptions, size: file.size }, (cb) => {
-          streaming = file.path;
-          cb(null, createReadStream(file.abs).on('error', fail));
-        });
+        ahead.push({ file });
         continue;
       }
-      while (!roomFor(file.size) && !failed) await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-      if (failed) break;
-      const data = await readFile(file.abs);
-      if (data.length !== file.size) throw new FileChangedError(file.path);
-      zip.addBuffer(data, file.path, entryOptions);
-      const entries = (zip as unknown as { entries: YazlEntry[] }).entries;
-      pending.push({ entry: entries[entries.length - 1], size: file.size });
-      pendingBytes += file.size;
+      const ready = prepare(file, deflating);
+      ready.catch(() => {}); // reported when its turn comes
+      ahead.push({ file, ready });
+      aheadBytes += file.size;
     }
-    if (!failed) zip.end();
-    await done;
-    if (failed) throw failed;
+  };
+
+  try {
+    const written: Written[] = [];
+    for (readAhead(); ahead.length; readAhead()) {
+      const { file, ready } = ahead.shift()!;
+      const name = Buffer.from(file.path, 'utf8');
+      if (!ready) {
+        written.push(await streamEntry(out, file, name));
+        continue;
+      }
+      const prepared = await ready;
+      aheadBytes -= file.size;
+      const offset = out.offset;
+      await out.write(localHeader(name, UTF8_NAMES, prepared.method, prepared.crc, prepared.data.length, file.size));
+      await out.write(prepared.data);
+      written.push({ name, flags: UTF8_NAMES, method: prepared.method, crc: prepared.crc, compressedSize: prepared.data.length, size: file.size, mode: file.mode, offset });
+    }
+    const centralStart = out.offset;
+    for (const entry of written) await out.write(centralHeader(entry));
+    await out.write(endOfCentralDirectory(written.length, out.offset - centralStart, centralStart));
+    await out.flush();
+    await handle.close();
   } catch (error) {
-    fail(error);
-    await done;
+    await Promise.allSettled(ahead.map((item) => item.ready));
+    await handle.close().catch(() => {});
     await rm(outPath, { force: true });
-    const reason = failed ?? error;
-    if (String((reason as Error)?.message).includes('unexpected number of bytes')) throw new FileChangedError(streaming);
-    throw reason;
+    throw error;
   }
   return {
     path: outPath,
-    size: written,
-    sha256: hash.digest('hex'),
+    size: out.offset,
+    sha256: out.sha256(),
     files: sorted.length,
     unpackedSize: sorted.reduce((sum, f) => sum + f.size, 0),
   };

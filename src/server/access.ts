@@ -1,8 +1,8 @@
 // The authorization table of DESIGN.md §2, and the 404/403 checks every route makes in its order:
 // 404 for a resource in the path, then 403 `forbidden`, then 403 `banned`.
-import { banned, forbidden, notFound } from './errors.js';
+import { banned, conflict, forbidden, notFound, type HttpError } from './errors.js';
 import type { Principal } from './route.js';
-import type { NodeRow, PublisherRow, RegistryStore } from './store/registry-store.js';
+import type { NodeRow, PublisherRow, RegistryStore, VersionRow } from './store/registry-store.js';
 
 /** What a principal may do for one publisher. `member` includes owners and that publisher's PATs. */
 export interface Access {
@@ -72,19 +72,28 @@ export function canSeeNode(access: Access, node: NodeRow): boolean {
   return true;
 }
 
-/** A read of a node: Deleted is 404 except to members and admins; Banned is 403 `banned` except to admins. */
-export function allowNodeRead(access: Access, node: NodeRow): void {
+/**
+ * A read of a node: Deleted is 404 except to members and admins; a Banned node, or any node of a
+ * banned publisher, is 403 `banned` except to admins.
+ */
+export function allowNodeRead(access: Access, node: NodeRow, publisher: PublisherRow | undefined): void {
   if (node.status === 'NodeStatusDeleted' && !access.member) throw notFound(`node ${node.id} not found`);
-  if (node.status === 'NodeStatusBanned' && !access.admin) throw banned(`node ${node.id} is banned`);
+  if (access.admin) return;
+  if (node.status === 'NodeStatusBanned') throw banned(`node ${node.id} is banned`);
+  if (publisher?.status === 'PublisherStatusBanned') throw banned(`node ${node.id} is unavailable: its publisher ${publisher.id} is banned`);
 }
 
-/** A node to read by any case, with the caller's access to its publisher. */
-export async function readableNode(store: RegistryStore, principal: Principal | null, nodeId: string): Promise<{ node: NodeRow; access: Access }> {
+/** A node to read by any case, with its publisher and the caller's access to it. */
+export async function readableNode(
+  store: RegistryStore,
+  principal: Principal | null,
+  nodeId: string,
+): Promise<{ node: NodeRow; publisher: PublisherRow | undefined; access: Access }> {
   const node = await store.getNode(nodeId);
   if (!node) throw notFound(`node ${nodeId} not found`);
-  const access = await accessTo(store, principal, node.publisher_id);
-  allowNodeRead(access, node);
-  return { node, access };
+  const [access, publisher] = await Promise.all([accessTo(store, principal, node.publisher_id), store.getPublisher(node.publisher_id)]);
+  allowNodeRead(access, node, publisher);
+  return { node, publisher, access };
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
@@ -103,4 +112,15 @@ export function adminOnlyField(admin: boolean, field: string, current: unknown, 
 /** Routes for one's own account take user tokens only: a PAT acts for its publisher, nothing else. */
 export function requireUserToken(principal: Principal, what: string): void {
   if (principal.kind === 'pat') throw forbidden(`a personal access token may not ${what}; use a user token`);
+}
+
+/**
+ * The answer to an upload or a publish of a version that is Banned, Flagged or Deleted: its status
+ * wins, so it never becomes Pending or Active that way. Banned is 403 `banned`, the others 409.
+ */
+export function lockedVersion(version: VersionRow): HttpError {
+  const status = version.status.replace('NodeVersionStatus', '').toLowerCase();
+  const what = `version ${version.version} of node ${version.node_id} is ${status}`;
+  if (version.status === 'NodeVersionStatusBanned') return banned(`${what}; it takes no archive and publishing it again does not lift the ban`);
+  return conflict(`${what}; it takes no archive and publishing it again does not bring it back`, 'publish a new version number');
 }

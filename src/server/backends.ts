@@ -12,6 +12,9 @@ import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
 export type DatabaseTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 export type StorageTarget = { kind: 'local'; dir: string } | { kind: 's3'; bucket: string; prefix: string };
 
+/** The largest object one S3 PUT may store, so the largest archive S3 storage takes (`--max-archive`). */
+export const S3_MAX_PUT = 5 * 1024 ** 3;
+
 /** A problem with one of the URLs, in words for the operator. */
 export class BackendUrlError extends Error {}
 
@@ -84,10 +87,13 @@ export async function migrateOnly(target: DatabaseTarget): Promise<void> {
   await (await connectPostgres(target.url)).close();
 }
 
-// S3 is the next step of [scale]; until it lands, the URL is understood and refused in plain words.
-
-/** The `archives` option of the server for this target. */
-export function openStorageTarget(target: StorageTarget): NonNullable<RegistryServerOptions['archives']> {
-  if (target.kind === 's3') throw new BackendUrlError('S3 storage is not available in this version of nodereg yet: use a directory');
-  return createLocalArchiveStorage(target.dir);
+/**
+ * The `archives` option of the server for this target. An S3 bucket is checked once here, so that a
+ * wrong bucket, endpoint or credential stops the start with the S3 server's own words.
+ */
+export async function openStorageTarget(target: StorageTarget, env: NodeJS.ProcessEnv): Promise<NonNullable<RegistryServerOptions['archives']>> {
+  if (target.kind === 'local') return createLocalArchiveStorage(target.dir);
+  const { createS3ArchiveStorage, checkBucket } = await import('./archives/s3-storage.js');
+  await checkBucket(target.bucket, env);
+  return createS3ArchiveStorage({ bucket: target.bucket, prefix: target.prefix, env });
 }

@@ -1,27 +1,36 @@
-import { createHash } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { HttpBindings } from '@hono/node-server';
-import { bearerToken } from './route.js';
+import { bearerToken, type AppEnv, type Authenticate } from './route.js';
 import { HttpError } from './errors.js';
 
 const MINUTE = 60_000;
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * `--rate-limit N/min`: a token bucket per caller (its bearer token, else its address) refilled at N
- * per minute, for mutating requests only. Over it: 429 `rate_limited` with Retry-After.
+ * Whose allowance a request spends: its user's (every token of one user, user tokens and the PATs it
+ * created, shares one), else its address's (no token, or one that is unknown or revoked: a made-up
+ * token buys no allowance of its own). The principal found is kept for the route, which then does not
+ * look the token up again.
  */
-export function rateLimit(perMinute: number, now: () => number = Date.now): MiddlewareHandler {
+export async function rateLimitKey(c: Context<AppEnv>, authenticate: Authenticate): Promise<string> {
+  const token = bearerToken(c);
+  const principal = token ? await authenticate(token) : null;
+  if (token) c.set('authenticated', { token, principal });
+  return principal ? `user:${principal.userId}` : `address:${(c.env as HttpBindings | undefined)?.incoming?.socket.remoteAddress ?? 'unknown'}`;
+}
+
+/**
+ * `--rate-limit N/min`: a token bucket per caller (`rateLimitKey`) refilled at N per minute, for
+ * mutating requests only. Over it: 429 `rate_limited` with Retry-After.
+ */
+export function rateLimit(perMinute: number, authenticate: Authenticate, now: () => number = Date.now): MiddlewareHandler<AppEnv> {
   const buckets = new Map<string, { tokens: number; at: number }>();
   const refill = (bucket: { tokens: number; at: number }, time: number) =>
     Math.min(perMinute, bucket.tokens + ((time - bucket.at) * perMinute) / MINUTE);
 
   return async (c, next) => {
     if (!MUTATING.has(c.req.method)) return next();
-    const token = bearerToken(c);
-    const key = token
-      ? createHash('sha256').update(token).digest('hex')
-      : `address:${(c.env as HttpBindings | undefined)?.incoming?.socket.remoteAddress ?? 'unknown'}`;
+    const key = await rateLimitKey(c, authenticate);
     const time = now();
     // Full buckets are forgotten, so the map holds only recent callers.
     if (buckets.size > 10_000) for (const [k, b] of buckets) if (refill(b, time) >= perMinute) buckets.delete(k);

@@ -3,10 +3,10 @@
 // download URLs are built on each response from the public URL.
 import semver from 'semver';
 import {
-  NODE_ANSWERED_FIELDS, PUBLISHER_ANSWERED_FIELDS, VERSION_ANSWERED_FIELDS, type Node, type NodeVersion, type Publisher,
-  type PublisherMember,
+  NODE_ANSWERED_FIELDS, PUBLISHER_ANSWERED_FIELDS, VERSION_ANSWERED_FIELDS, type Invitation, type Node, type NodeVersion,
+  type Publisher, type PublisherMember,
 } from '../contract/resources.js';
-import type { MemberRow, NodeRow, PublisherRow, RegistryStore, VersionRow } from './store/registry-store.js';
+import type { InvitationRow, MemberRow, NodeRow, PublisherRow, RegistryStore, VersionRow } from './store/registry-store.js';
 
 /** Drops null and undefined values. */
 function present<T extends Record<string, unknown>>(object: T): { [K in keyof T]: Exclude<T[K], null> } {
@@ -57,6 +57,29 @@ export function memberView(member: MemberRow, showEmail: boolean): PublisherMemb
     id: member.id,
     role: member.role,
     user: present({ id: member.user.id, name: member.user.name, email: showEmail ? member.user.email : null }),
+  };
+}
+
+/** An invitation as the wire shows it: names and ids, never an e-mail. */
+export function invitationView(invitation: InvitationRow): Invitation {
+  return present({
+    publisher: present(invitation.publisher),
+    user: invitation.user,
+    role: invitation.role,
+    invited_by: invitation.invited_by,
+    status: 'pending' as const,
+    created_at: invitation.created_at,
+  });
+}
+
+/** A member whose role an owner changed at once, in the invitation's shape (no e-mail). */
+export function changedRoleView(member: MemberRow): Invitation {
+  return {
+    publisher: { id: member.publisher_id },
+    user: { id: member.user.id, name: member.user.name },
+    role: member.role,
+    status: 'member',
+    created_at: member.created_at,
   };
 }
 

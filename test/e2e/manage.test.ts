@@ -3,7 +3,7 @@
 // state afterwards with fetch, and the documented exit codes (each one at least once from the
 // spawned binary). The checks around a flow run the same CLI in-process (`quick`), which is cheaper.
 import { fieldKey } from '../../src/contract/field-keys.js';
-import { NODE_WRITABLE_FIELDS, nodeFieldType } from '../../src/contract/resources.js';
+import { NODE_WRITABLE_FIELDS, NodeWritable, nodeFieldType } from '../../src/contract/resources.js';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -151,11 +151,27 @@ describe('publisher create, show, update, members', () => {
     expect((await api('/publishers/acme')).body.name).toBe('Acme Nodes');
   });
 
-  it('adds and removes members; removing the last owner exits 3', async () => {
-    const added = await quick(alice.token, ['publisher', 'members', 'add', 'acme', bob.id, '--role', 'member', '--json']);
-    expect(added.code).toBe(0);
-    expect(JSON.parse(added.stdout)).toMatchObject({ role: 'member', user: { id: bob.id } });
+  it('invites a member by user name, who lists and accepts the invitation; removes members; removing the last owner exits 3', async () => {
+    const added = await cli(alice.token, ['publisher', 'members', 'add', 'acme', 'bob']);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain(`invited bob (${bob.id}) to acme as member`);
+    expect(added.stderr).toContain('nodereg publisher accept acme');
+    expect((await api('/publishers/acme')).body.members).toHaveLength(1);
+
+    const listed = await cli(bob.token, ['publisher', 'invitations']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/acme\s+Acme Nodes\s+member\s+alice/);
+    const json = await quick(bob.token, ['publisher', 'invitations', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject([{ publisher: { id: 'acme' }, role: 'member', status: 'pending' }]);
+    const accepted = await cli(bob.token, ['publisher', 'accept', 'acme']);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(accepted.stdout).toContain('you are now member of acme');
     expect((await api('/publishers/acme')).body.members).toHaveLength(2);
+    const again = await quick(bob.token, ['publisher', 'accept', 'acme']);
+    expect(again.code).toBe(5);
+    expect(again.stderr).toContain('nodereg publisher invitations');
+    const byId = await quick(alice.token, ['publisher', 'members', 'add', 'acme', bob.id, '--role', 'member', '--json']);
+    expect(JSON.parse(byId.stdout)).toMatchObject({ role: 'member', status: 'member', user: { id: bob.id } });
     const lastOwner = await quick(alice.token, ['publisher', 'members', 'remove', 'acme', alice.id]);
     expect(lastOwner.code).toBe(3);
     expect(lastOwner.stderr).toContain('at least one owner');
@@ -284,8 +300,10 @@ describe('nodes: show, versions, search, update, download', () => {
     for (const field of NODE_WRITABLE_FIELDS) {
       const kind = nodeFieldType(field);
       if (kind === 'record') continue; // an object has no flag
-      args.push(`--${fieldKey(field)}`, kind === 'array' ? `${field}-a,${field}-b` : `${field} value`);
-      expected[field] = kind === 'array' ? [`${field}-a`, `${field}-b`] : `${field} value`;
+      // free text, else the first example its rule takes (a URL, a version range)
+      const text = [`${field} value`, `https://example.com/${field}`, '>=1.0.0'].find((v) => NodeWritable.shape[field].safeParse(v).success);
+      args.push(`--${fieldKey(field)}`, kind === 'array' ? `${field}-a,${field}-b` : text!);
+      expected[field] = kind === 'array' ? [`${field}-a`, `${field}-b`] : text;
       const old = before[field];
       restore.push(`--${fieldKey(field)}`, old === undefined ? '' : Array.isArray(old) ? old.join(',') : String(old));
     }

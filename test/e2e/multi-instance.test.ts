@@ -1,19 +1,23 @@
-// Two `nodereg serve` processes sharing one PostgreSQL database and one archive dir, as behind a
-// load balancer: whatever one instance decides, the other sees at once.
+// Two `nodereg serve` processes sharing one PostgreSQL database and one S3 bucket (s3rver), as behind
+// a load balancer: whatever one instance decides, the other sees at once.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
+import { s3ClientFromEnv } from '../../src/server/archives/s3-storage.js';
 import postgres from 'postgres';
 import { postgresMigrations } from '../../src/server/store/postgres-migrations.js';
 import { runInProcess } from '../cli/in-process.js';
 import { tempDir, type TestServer } from '../helpers.js';
 import { testPostgres } from '../postgres.js';
+import { testS3 } from '../s3.js';
 import { call, createPublisher, createUser, makeZip, publish, uploadTo } from '../server/fixtures.js';
 import { serve, type Served } from './serve-helper.js';
 
 const postgresServer = testPostgres();
+const s3Server = testS3();
 
-describe.skipIf(!postgresServer)('two instances on one PostgreSQL', () => {
+describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket', () => {
   it('serve --migrate-only applies the migrations once, also when run twice at the same moment, and exits', async () => {
     const databaseUrl = await (await postgresServer!).database();
     const runs = await Promise.all([1, 2].map(() => runInProcess(['serve', '--database', databaseUrl, '--migrate-only', '--data-dir', tempDir()])));
@@ -29,8 +33,10 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL', () => {
   it('agree on publishes, uploads, downloads and revoked tokens', async () => {
     const databaseUrl = await (await postgresServer!).database();
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
-    const archives = join(tempDir(), 'archives');
-    const env = { NODEREG_ADMIN_TOKEN: adminToken, NODEREG_DATABASE_URL: databaseUrl, NODEREG_STORAGE_URL: archives };
+    // One bucket for both; a shared archive dir where s3rver is not installed.
+    const s3 = await s3Server;
+    const storage = s3 ? { ...s3.env, NODEREG_STORAGE_URL: `s3://${await s3.bucket()}/archives` } : { NODEREG_STORAGE_URL: join(tempDir(), 'archives') };
+    const env = { NODEREG_ADMIN_TOKEN: adminToken, NODEREG_DATABASE_URL: databaseUrl, ...storage };
     // Started together: the migrations are applied once, under the advisory lock.
     const [a, b] = await Promise.all([serve(['--port', '0', '--data-dir', tempDir()], { env }), serve(['--port', '0', '--data-dir', tempDir()], { env })]);
     const as = (instance: Served) => ({ url: instance.url, adminToken }) as TestServer;
@@ -89,6 +95,10 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL', () => {
     const third3 = await fetch(`${b.url}/archives/alice-co/shared-node/3.0.0/node.zip`);
     expect(Buffer.from(await third3.arrayBuffer()).equals(big)).toBe(true);
 
+    if (s3) {
+      const listed = await s3ClientFromEnv(s3.env).send(new ListObjectsV2Command({ Bucket: storage.NODEREG_STORAGE_URL.split('/')[2] }));
+      expect(listed.Contents?.map((object) => object.Key).sort()).toEqual([1, 2, 3].map((major) => `archives/alice-co/shared-node/${major}.0.0/node.zip`));
+    }
     expect(await b.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   });
 });

@@ -63,6 +63,25 @@ describe('sandbox', () => {
     expect(final).toMatchObject({ state: 'success', credits: 40, creations: [{ id: expect.any(String), url: expect.stringContaining('/proxy/results/') }] });
   });
 
+  it('video-extend --json does not echo the image, the video or the payload it sent', async () => {
+    const frame = join(dir, 'frame.png');
+    writeFileSync(frame, Buffer.concat([PNG, Buffer.alloc(300_000, 7)]));
+    const clip = join(dir, 'clip.mp4');
+    writeFileSync(clip, Buffer.alloc(200_000, 9));
+    const payload = JSON.stringify({ notes: 'p'.repeat(100_000) });
+    const result = await runCli(
+      ['video-extend', '--model', 'vidq2-turbo', '--image', frame, '--video-url', clip, '--video-creation-id', 'c-1', '--payload', payload, '--prompt', 'pan', '--json'],
+      { env: env() },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.length).toBeLessThan(2_000);
+    const answer = JSON.parse(result.stdout);
+    expect(answer).toMatchObject({ state: 'created', model: 'vidq2-turbo', prompt: 'pan', video_creation_id: 'c-1', task_id: expect.any(String) });
+    expect(answer).not.toHaveProperty('images');
+    expect(answer).not.toHaveProperty('video_url');
+    expect(answer).not.toHaveProperty('payload');
+  });
+
   it('a task of another user is not found (exit 5)', async () => {
     const started = await runCli(['relight', image], { env: env() });
     const other = await createUser(server, 'bob');

@@ -77,6 +77,7 @@ describe('nodereg serve', () => {
       [[], { NODEREG_DATABASE_URL: 'postgres:///db' }, /NODEREG_DATABASE_URL: "postgres:\/\/\/db" is not a PostgreSQL URL/],
       [['--storage', 's3://Bad_Bucket/x'], {}, /--storage: "Bad_Bucket" is not an S3 bucket name/],
       [['--storage', 'ftp://h/x'], {}, /--storage: "ftp:" is not a storage/],
+      [['--storage', 's3://some-bucket/x', '--max-archive', '6GiB'], {}, /--max-archive must be at most 5GiB with S3 storage/],
     ];
     for (const [args, env, message] of cases) {
       const result = await runInProcess(['serve', '--port', '0', '--data-dir', tempDir(), ...args], { env });

@@ -91,6 +91,22 @@ describe('writeArchive', () => {
     expect(second.sha256).toBe(first.sha256);
   });
 
+  it('writes the same bytes with 1 and with 4 files deflated at once', async () => {
+    // Many small files finish deflating out of order when several run at once; the bytes may not care.
+    const files: Record<string, string | Buffer> = { 'big/data.txt': text(60_000), 'big/blob.bin': randomBytes(1_200_000) };
+    for (let i = 0; i < 300; i++) files[`src/m${i}.py`] = text(20 + ((i * 37) % 400));
+    for (let i = 0; i < 10; i++) files[`noise${i}.txt`] = randomBytes(3000); // deflate would not shrink it
+    const root = writeTree(tempDir(), files);
+    const out = tempDir();
+    const one = await writeArchive(selectFiles(root).files, join(out, 'one.zip'), { workers: 1 });
+    const four = await writeArchive(selectFiles(root).files, join(out, 'four.zip'), { workers: 4 });
+    expect(readFileSync(join(out, 'one.zip')).equals(readFileSync(join(out, 'four.zip')))).toBe(true);
+    expect(four.sha256).toBe(one.sha256);
+    expect(execFileSync('unzip', ['-t', join(out, 'four.zip')], { encoding: 'utf8' })).toMatch(/No errors detected/);
+    const methods = Object.fromEntries((await readZip(join(out, 'four.zip'))).map((e) => [e.name, e.method]));
+    expect(methods).toMatchObject({ 'noise0.txt': 0, 'src/m0.py': 8, 'big/data.txt': 8 });
+  });
+
   it('reports the sha256 and size of the bytes written, and the file count', async () => {
     const root = writeTree(tempDir(), sampleTree());
     const out = join(tempDir(), 'x.zip');

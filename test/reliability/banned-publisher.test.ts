@@ -6,7 +6,7 @@ import { openDatabase } from '../../src/server/store/db.js';
 import { migrations } from '../../src/server/store/migrations.js';
 import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
 import { startServer, tempDir, type TestServer } from '../helpers.js';
-import { client, createPublisher, createUser, publish, type TestUser } from '../server/fixtures.js';
+import { addMember, client, createPublisher, createUser, expectError, publish, publishAndUpload, type TestUser } from '../server/fixtures.js';
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -98,5 +98,42 @@ describe('nodes of a banned publisher', () => {
     expect({ ids: found.rows.map((row) => row.id), total: found.total }).toEqual({ ids: ['lamp-y'], total: 1 });
     db.prepare("INSERT INTO nodes_fts(nodes_fts) VALUES ('integrity-check')").run();
     db.close();
+  });
+});
+
+describe('every read of a node of a banned publisher', () => {
+  it('answers 403 `banned` to anyone but an admin: the node, its versions, install and the archive', async () => {
+    await createPublisher(server, owner, 'outlaw');
+    const member = await createUser(server, 'outlaw-member');
+    await addMember(server, owner, 'outlaw', member);
+    await publishAndUpload(server, owner.token, 'outlaw', 'dark-lamp', '1.0.0');
+    const reads = [
+      '/nodes/dark-lamp',
+      '/nodes/DARK-LAMP',
+      '/nodes/dark-lamp/versions',
+      '/nodes/dark-lamp/versions/1.0.0',
+      '/nodes/dark-lamp/install',
+      '/nodes/dark-lamp/install?version=1.0.0',
+      '/archives/outlaw/dark-lamp/1.0.0/node.zip',
+      '/publishers/outlaw/nodes',
+    ];
+    for (const path of reads) expect((await api.get(path)).status, path).toBe(200);
+
+    expect((await setStatus('outlaw', 'PublisherStatusBanned')).status).toBe(200);
+    for (const path of reads) {
+      for (const token of [undefined, owner.token, member.token]) {
+        const reply = await api.get(path, { token });
+        expectError(reply, 403, 'banned');
+        expect(reply.body.message, path).toContain('outlaw');
+      }
+      const admin = await api.get(path, { token: server.adminToken });
+      expect(admin.status, `${path} (admin)`).toBe(200);
+    }
+    expectError(await api.post('/nodes/dark-lamp/reviews?star=1', { token: member.token }), 403, 'banned');
+    // the publisher itself still shows, with its status
+    expect((await api.get('/publishers/outlaw')).body.status).toBe('PublisherStatusBanned');
+
+    expect((await setStatus('outlaw', 'PublisherStatusActive')).status).toBe(200);
+    for (const path of reads) expect((await api.get(path)).status, path).toBe(200);
   });
 });

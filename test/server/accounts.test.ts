@@ -2,7 +2,7 @@
 // publishers, publisher tokens and members with the last-owner rule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_PREFIX, TOKEN_SHOWN_PREFIX } from '../../src/contract/limits.js';
-import { CreatedToken, CreatedUser, Me, Publisher, PublisherMember, TokenList } from '../../src/contract/resources.js';
+import { CreatedToken, CreatedUser, Me, Publisher, Invitation, TokenList } from '../../src/contract/resources.js';
 import { startServer, type TestServer } from '../helpers.js';
 import { addMember, client, createPat, createPublisher, createUser, expectError, type TestUser } from './fixtures.js';
 
@@ -199,11 +199,13 @@ describe('publisher tokens', () => {
 });
 
 describe('members', () => {
-  it('adds members (201 PublisherMember), changes roles, removes them (204)', async () => {
+  it('invites members (201 Invitation), who join by accepting; changes roles at once; removes them (204)', async () => {
     await createPublisher(server, alice, 'team');
-    const added = await api.post('/publishers/team/members', { token: alice.token, body: { user_id: bob.id } });
-    expect(added.status).toBe(201);
-    expect(PublisherMember.parse(added.body)).toMatchObject({ role: 'member', user: { id: bob.id, name: 'bob' } });
+    const invited = await api.post('/publishers/team/members', { token: alice.token, body: { user_id: bob.id } });
+    expect(invited.status).toBe(201);
+    expect(Invitation.parse(invited.body)).toMatchObject({ role: 'member', status: 'pending', user: { id: bob.id, name: 'bob' } });
+    expect((await api.get('/users/me', { token: bob.token })).body.publishers).not.toContainEqual({ id: 'team', role: 'member' });
+    expect((await api.post('/users/me/invitations/team/accept', { token: bob.token })).status).toBe(200);
     expect((await api.get('/users/me', { token: bob.token })).body.publishers).toContainEqual({ id: 'team', role: 'member' });
 
     // a member may not manage members
@@ -211,7 +213,7 @@ describe('members', () => {
     expectError(await api.post('/publishers/team/members', { token: bob.token, body: { user_id: carol.id } }), 403, 'forbidden');
 
     const promoted = await api.post('/publishers/team/members', { token: alice.token, body: { user_id: bob.id, role: 'owner' } });
-    expect(promoted.body.role).toBe('owner');
+    expect(promoted.body).toMatchObject({ role: 'owner', status: 'member' });
     // now bob, an owner, may remove alice
     expect((await api.delete(`/publishers/team/members/${alice.id}`, { token: bob.token })).status).toBe(204);
     const members = (await api.get('/publishers/team')).body.members;
@@ -230,6 +232,7 @@ describe('members', () => {
     expectError(await api.post('/publishers/members-404/members', { token: alice.token, body: { user_id: 'nobody' } }), 404, 'not_found');
     expectError(await api.post('/publishers/nope-pub/members', { token: alice.token, body: { user_id: bob.id } }), 404, 'not_found');
     expectError(await api.delete(`/publishers/members-404/members/${bob.id}`, { token: alice.token }), 404, 'not_found');
+    expectError(await api.post('/users/me/invitations/members-404/accept', { token: bob.token }), 404, 'not_found');
     expectError(await api.post('/publishers/members-404/members', { token: alice.token, body: { user_id: bob.id, role: 'boss' } }), 400, 'invalid_request');
   });
 });

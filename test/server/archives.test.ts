@@ -9,14 +9,16 @@ import { Readable } from 'node:stream';
 import { buffer as readAll } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import { crc32, deflateRawSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { UPLOAD_URL_TTL_SECONDS } from '../../src/contract/limits.js';
 import { signUploadUrl, verifyUploadSignature } from '../../src/server/archives/signing.js';
-import { createLocalArchiveStorage } from '../../src/server/archives/storage.js';
+import { createS3ArchiveStorage } from '../../src/server/archives/s3-storage.js';
+import { createLocalArchiveStorage, type ArchiveStorage } from '../../src/server/archives/storage.js';
 import { validateZip } from '../../src/server/archives/validate-zip.js';
 import { HttpError } from '../../src/server/errors.js';
 import { tempDir } from '../helpers.js';
+import { testS3 } from '../s3.js';
 import { rawZip } from './zip-builder.js';
 
 const MiB = 1024 * 1024;
@@ -84,12 +86,46 @@ function chunked(chunk: Buffer, count: number) {
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
-describe('local archive storage', () => {
-  const tempFiles = (dir: string) => readdirSync(join(dir, '.tmp'));
+interface StorageBackend {
+  name: string;
+  /** A fresh, empty storage and the dir its uploads are spooled in. */
+  open(): Promise<{ storage: ArchiveStorage; spoolDir: string }>;
+}
+
+const s3Server = testS3();
+const closers: (() => unknown)[] = [];
+afterAll(async () => {
+  for (const close of closers) await close();
+});
+const storages: StorageBackend[] = [
+  {
+    name: 'a local dir',
+    async open() {
+      const dir = tempDir();
+      return { storage: createLocalArchiveStorage(dir), spoolDir: join(dir, '.tmp') };
+    },
+  },
+];
+if (s3Server) {
+  storages.push({
+    name: 'S3 (s3rver)',
+    async open() {
+      const s3 = await s3Server;
+      const spoolDir = tempDir();
+      const storage = createS3ArchiveStorage({ bucket: await s3.bucket(), prefix: 'some/prefix', env: s3.env, spoolDir });
+      closers.push(() => storage.close?.());
+      return { storage, spoolDir };
+    },
+  });
+}
+
+// One contract, every storage: the same tests on a local dir and on a real S3-compatible server.
+describe.each(storages)('archive storage on $name', (backend) => {
+  const tempFiles = (dir: string) => readdirSync(dir);
+  const bytesAt = async (storage: ArchiveStorage, key: string) => readAll((await storage.open(key))!.stream);
 
   it('receives a stream into a temp file inside the dir, with its sha256 and size', async () => {
-    const dir = tempDir();
-    const storage = createLocalArchiveStorage(dir);
+    const { storage, spoolDir: dir } = await backend.open();
     const data = randomBytes(300_000);
     const received = await storage.receive(Readable.from([data.subarray(0, 1000), data.subarray(1000)]), 1_000_000);
     expect(received.size).toBe(data.length);
@@ -99,14 +135,13 @@ describe('local archive storage', () => {
   });
 
   it('accepts a body of exactly maxBytes', async () => {
-    const storage = createLocalArchiveStorage(tempDir());
+    const { storage } = await backend.open();
     const received = await storage.receive(Readable.from([Buffer.alloc(4096, 1)]), 4096);
     expect(received.size).toBe(4096);
   });
 
   it('stops reading past maxBytes, removes the temp file and rejects with 413', async () => {
-    const dir = tempDir();
-    const storage = createLocalArchiveStorage(dir);
+    const { storage, spoolDir: dir } = await backend.open();
     const { stream, state } = chunked(Buffer.alloc(64 * 1024, 7), 1000);
     const error = await storage.receive(stream, 100 * 1024).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpError);
@@ -120,8 +155,7 @@ describe('local archive storage', () => {
   });
 
   it('over the limit, an HTTP request stays open for a 413 answer', async () => {
-    const dir = tempDir();
-    const storage = createLocalArchiveStorage(dir);
+    const { storage, spoolDir: dir } = await backend.open();
     const server = createServer((req, res) => {
       storage.receive(req, 256 * 1024).then(
         () => res.writeHead(200).end('stored'),
@@ -156,8 +190,7 @@ describe('local archive storage', () => {
   });
 
   it('rejects and removes the temp file when the body fails midway', async () => {
-    const dir = tempDir();
-    const storage = createLocalArchiveStorage(dir);
+    const { storage, spoolDir: dir } = await backend.open();
     const body = Readable.from(
       (async function* () {
         yield Buffer.alloc(1000);
@@ -169,7 +202,7 @@ describe('local archive storage', () => {
   });
 
   it('streams a large body without holding it in memory', async () => {
-    const storage = createLocalArchiveStorage(tempDir());
+    const { storage } = await backend.open();
     const chunk = randomBytes(MiB);
     const before = process.memoryUsage().rss;
     const { stream } = chunked(chunk, 128);
@@ -183,8 +216,7 @@ describe('local archive storage', () => {
   });
 
   it('commits into place, opens and reports existence; a second commit of the key replaces it whole', async () => {
-    const dir = tempDir();
-    const storage = createLocalArchiveStorage(dir);
+    const { storage, spoolDir: dir } = await backend.open();
     const key = 'pub/node/1.0.0/node.zip';
     expect(await storage.exists(key)).toBe(false);
     expect(await storage.open(key)).toBeUndefined();
@@ -194,7 +226,7 @@ describe('local archive storage', () => {
     await storage.commit(r1, key);
     expect(existsSync(r1.tempPath)).toBe(false);
     expect(await storage.exists(key)).toBe(true);
-    expect(readFileSync(join(dir, 'pub/node/1.0.0/node.zip')).equals(first)).toBe(true);
+    expect((await bytesAt(storage, key)).equals(first)).toBe(true);
     const opened = (await storage.open(key))!;
     expect(opened.size).toBe(5000);
     expect((await readAll(opened.stream)).equals(first)).toBe(true);
@@ -206,7 +238,7 @@ describe('local archive storage', () => {
     const r2 = await storage.receive(Readable.from([second]), 10_000);
     await storage.commit(r2, key);
     expect(existsSync(r2.tempPath)).toBe(false);
-    expect(readFileSync(join(dir, 'pub/node/1.0.0/node.zip')).equals(second)).toBe(true);
+    expect((await bytesAt(storage, key)).equals(second)).toBe(true);
     expect(tempFiles(dir)).toEqual([]);
 
     await storage.remove(key);
@@ -215,20 +247,20 @@ describe('local archive storage', () => {
   });
 
   it('racing commits of the same key leave one of them whole, and no temp file', async () => {
-    const dir = tempDir();
-    const storage = createLocalArchiveStorage(dir);
+    const { storage, spoolDir: dir } = await backend.open();
     const bodies = Array.from({ length: 12 }, () => randomBytes(20_000));
     const received = await Promise.all(bodies.map((b) => storage.receive(Readable.from([b]), 100_000)));
     await Promise.all(received.map((r) => storage.commit(r, 'p/n/2.0.0/node.zip')));
-    const stored = readFileSync(join(dir, 'p/n/2.0.0/node.zip'));
+    const stored = await bytesAt(storage, 'p/n/2.0.0/node.zip');
     expect(bodies.some((body) => body.equals(stored))).toBe(true);
     expect(tempFiles(dir)).toEqual([]);
   });
 
   it('refuses keys that could leave the dir', async () => {
-    const storage = createLocalArchiveStorage(tempDir());
+    const { storage } = await backend.open();
     const received = await storage.receive(Readable.from([Buffer.from('x')]), 10);
     for (const key of ['../escape/node.zip', 'a/../../node.zip', '/etc/node.zip', 'a//b', 'a\\..\\b', '.tmp/x', './a']) {
+      await expect(storage.write(key, Buffer.from('x'), 'text/plain'), key).rejects.toThrow(/invalid archive key/);
       await expect(storage.commit(received, key), key).rejects.toThrow(/invalid archive key/);
       await expect(storage.remove(key), key).rejects.toThrow(/invalid archive key/);
       await expect(storage.exists(key), key).rejects.toThrow(/invalid archive key/);
@@ -236,10 +268,21 @@ describe('local archive storage', () => {
     }
   });
 
+  it('writes small bytes whole at a key, replacing them, and removes them', async () => {
+    const { storage, spoolDir } = await backend.open();
+    const key = '_proxy-results/abc.png';
+    await storage.write(key, Buffer.from('first'), 'image/png');
+    await storage.write(key, Buffer.from('second!'), 'image/png');
+    expect((await bytesAt(storage, key)).toString()).toBe('second!');
+    expect((await storage.open(key))!.size).toBe(7);
+    await storage.remove(key);
+    expect(await storage.open(key)).toBeUndefined();
+    expect(tempFiles(spoolDir)).toEqual([]);
+  });
+
   it('sweep removes temp files left by a crash', async () => {
-    const dir = tempDir();
-    const storage = createLocalArchiveStorage(dir);
-    writeFileSync(join(dir, '.tmp', 'left-over.part'), 'half an upload');
+    const { storage, spoolDir: dir } = await backend.open();
+    writeFileSync(join(dir, 'left-over.part'), 'half an upload');
     const kept = await storage.receive(Readable.from([Buffer.from('zip')]), 10);
     await storage.commit(kept, 'a/b/1.0.0/node.zip');
     await storage.sweep();

@@ -80,9 +80,12 @@ export async function createPat(server: TestServer, owner: TestUser, publisherId
   return reply.body.token;
 }
 
+/** Makes `user` a member: the owner invites, the user accepts (members join by consent). */
 export async function addMember(server: TestServer, owner: TestUser, publisherId: string, user: TestUser, role = 'member') {
-  const reply = await call(server.url, 'POST', `/publishers/${publisherId}/members`, { token: owner.token, body: { user_id: user.id, role } });
+  const reply = await call(server.url, 'POST', `/publishers/${publisherId}/members`, { token: owner.token, body: { user: user.id, role } });
   expect(reply.status, reply.text).toBe(201);
+  const accepted = await call(server.url, 'POST', `/users/me/invitations/${publisherId}/accept`, { token: user.token });
+  expect(accepted.status, accepted.text).toBe(200);
 }
 
 /** Publishes a version (the node is created when new); returns the reply. */

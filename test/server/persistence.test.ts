@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { TOKEN_PREFIX } from '../../src/contract/limits.js';
 import { createRegistryServer } from '../../src/server/index.js';
 import { startServer, tempDir } from '../helpers.js';
-import { call, client, createPat, createPublisher, createUser, expectError, publish, publishAndUpload } from './fixtures.js';
+import { addMember, call, client, createPat, createPublisher, createUser, expectError, publish, publishAndUpload } from './fixtures.js';
 
 describe('persistence', () => {
   it('keeps users, tokens, publishers, members, nodes, versions and reviews across a restart on the same data dir', async () => {
@@ -13,7 +13,7 @@ describe('persistence', () => {
     const alice = await createUser(first, 'alice');
     const bob = await createUser(first, 'bob');
     await createPublisher(first, alice, 'keep-co', { description: 'kept' });
-    await call(first.url, 'POST', '/publishers/keep-co/members', { token: alice.token, body: { user_id: bob.id } });
+    await addMember(first, alice, 'keep-co', bob);
     const pat = await createPat(first, alice, 'keep-co');
     expect((await publish(first, pat, 'keep-co', 'Kept-Node', '1.0.0', { node: { name: 'Kept', tags: ['kept'] }, node_version: { changelog: 'c' } })).status).toBe(201);
     await call(first.url, 'POST', '/nodes/kept-node/reviews?star=4', { token: bob.token });

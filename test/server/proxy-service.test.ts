@@ -117,9 +117,11 @@ describe('sandbox', () => {
     expect(String(answer.data.error)).toMatch(/neither base64/);
   });
 
-  it('walks a video task through created, queueing, processing, success, echoing the request', async () => {
+  it('walks a video task through created, queueing, processing, success, echoing the request but not its content', async () => {
     const { service } = harness({ sandboxDelay: 300 });
-    const reply = await service.submit('video', alice, video({ prompt: 'pan left', video_url: 'https://127.0.0.1/clip.mp4', video_creation_id: 'c-1' }));
+    const reply = await service.submit('video', alice, video({ prompt: 'pan left', video_url: 'https://127.0.0.1/clip.mp4', video_creation_id: 'c-1', images: [PNG.toString('base64')], payload: '{"seed":1}' }));
+    expect(reply).not.toHaveProperty('images');
+    expect(reply).not.toHaveProperty('payload');
     expect(reply).toMatchObject({
       state: 'created', credits: 70, model: 'vidq2-pro', duration: 5, resolution: '720p', prompt: 'pan left',
       video_url: 'https://127.0.0.1/clip.mp4', video_creation_id: 'c-1',

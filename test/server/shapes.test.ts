@@ -75,7 +75,14 @@ const requests: Record<string, Request> = {
       return { user_id: other.id };
     },
   },
+  listPublisherInvitations: { params: { publisherId: 'shape-co' }, token: () => owner.token },
+  listMyInvitations: { token: () => other.token },
+  acceptInvitation: { params: { publisherId: 'shape-co' }, token: () => other.token },
   removePublisherMember: { send: () => call(server.url, 'DELETE', `/publishers/shape-co/members/${other.id}`, { token: owner.token }) },
+  declineInvitation: { send: async () => {
+    await call(server.url, 'POST', '/publishers/shape-co/members', { token: owner.token, body: { user: 'other' } });
+    return call(server.url, 'DELETE', '/users/me/invitations/shape-co', { token: other.token });
+  } },
 };
 
 /** Paths of null values: the wire has none, except a token never used. */

@@ -95,6 +95,25 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(await publish(store, 'claimed')).toMatchObject({ kind: 'archive-exists' });
   });
 
+  it('never revives a Banned, Flagged or Deleted version: no claim, no reset by a publish, a status set meanwhile stays', async () => {
+    const store = await fresh();
+    for (const status of ['NodeVersionStatusBanned', 'NodeVersionStatusFlagged', 'NodeVersionStatusDeleted'] as const) {
+      const outcome = await publish(store, `held-${status}`);
+      if (outcome.kind !== 'created') throw new Error(outcome.kind);
+      await store.updateVersion(outcome.version.id, { status });
+      expect(await store.claimArchive(outcome.version.id, 'k')).toBe(false);
+      expect(await publish(store, `held-${status}`)).toMatchObject({ kind: 'status-locked', version: { status } });
+      expect((await store.getVersionById(outcome.version.id))!.status).toBe(status);
+    }
+    // banned between the claim and the record: the archive is recorded, the ban stays
+    const outcome = await publish(store, 'raced-ban');
+    if (outcome.kind !== 'created') throw new Error(outcome.kind);
+    expect(await store.claimArchive(outcome.version.id, 'k')).toBe(true);
+    await store.updateVersion(outcome.version.id, { status: 'NodeVersionStatusBanned' });
+    const recorded = await store.recordArchive(outcome.version.id, { sha256: 'cd'.repeat(32), size: 5, status: 'NodeVersionStatusActive' });
+    expect(recorded.status).toBe('NodeVersionStatusBanned');
+  });
+
   it('lets a claim left long ago (its instance died before recording) be taken over, once', async () => {
     const store = await fresh();
     const outcome = await publish(store, 'abandoned');
@@ -157,6 +176,48 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(found.rows.map((node) => node.id)).toEqual(['upscaler']);
     await store.updatePublisher('other', { status: 'PublisherStatusActive' });
     expect((await store.searchNodes({ terms: ['larger'], offset: 0, limit: 10 })).total).toBe(2);
+  });
+
+  it('members join by invitation: accepted once, racing accepts make one member; users found by id, e-mail or name', async () => {
+    const store = await fresh();
+    await store.createUser({ id: 'u3', name: 'three', email: 'Three@Example.org' });
+    expect((await store.findUsers('u3')).map((u) => u.id)).toEqual(['u3']);
+    expect((await store.findUsers('three@example.ORG')).map((u) => u.id)).toEqual(['u3']);
+    expect((await store.findUsers('three')).map((u) => u.id)).toEqual(['u3']);
+    expect(await store.findUsers('nobody')).toEqual([]);
+
+    const outcome = await store.invite({ publisherId: 'acme', userId: 'u3', role: 'member', invitedBy: 'u1' });
+    expect(outcome).toMatchObject({ kind: 'invited', invitation: { publisher: { id: 'acme', name: 'Acme' }, user: { id: 'u3', name: 'three' }, role: 'member', invited_by: { id: 'u1', name: 'one' } } });
+    // inviting again renews it with the new role; no membership until accepted
+    await store.invite({ publisherId: 'acme', userId: 'u3', role: 'owner', invitedBy: 'u1' });
+    expect(await store.getRole('acme', 'u3')).toBeUndefined();
+    expect((await store.listInvitations({ userId: 'u3' })).map((i) => [i.publisher.id, i.role])).toEqual([['acme', 'owner']]);
+    expect((await store.listInvitations({ publisherId: 'acme' })).map((i) => i.user.id)).toEqual(['u3']);
+
+    const accepts = await Promise.all([1, 2, 3, 4].map(() => store.acceptInvitation('acme', 'u3')));
+    expect(accepts.filter(Boolean)).toHaveLength(1);
+    expect(await store.getRole('acme', 'u3')).toBe('owner');
+    expect(await store.listInvitations({ userId: 'u3' })).toEqual([]);
+    // a member's role changes at once; the last owner stays
+    expect(await store.invite({ publisherId: 'acme', userId: 'u3', role: 'member', invitedBy: 'u1' })).toMatchObject({ kind: 'member', member: { role: 'member' } });
+    expect(await store.invite({ publisherId: 'other', userId: 'u2', role: 'member', invitedBy: 'u2' })).toBe('last-owner');
+
+    await store.invite({ publisherId: 'other', userId: 'u3', role: 'member', invitedBy: 'u2' });
+    expect(await store.removeInvitation('other', 'u3')).toBe(true);
+    expect(await store.removeInvitation('other', 'u3')).toBe(false);
+    expect(await store.acceptInvitation('other', 'u3')).toBeUndefined();
+  });
+
+  it("removing a member revokes the publisher's tokens that member created, and no other", async () => {
+    const store = await fresh();
+    await store.setMember('acme', 'u2', 'owner');
+    await store.createToken({ kind: 'pat', userId: 'u2', publisherId: 'acme', name: 'gone', hash: 'h-gone', prefix: 'p' });
+    await store.createToken({ kind: 'pat', userId: 'u1', publisherId: 'acme', name: 'kept', hash: 'h-kept', prefix: 'p' });
+    await store.createToken({ kind: 'pat', userId: 'u2', publisherId: 'other', name: 'elsewhere', hash: 'h-else', prefix: 'p' });
+    await store.createToken({ kind: 'user', userId: 'u2', name: 'own', hash: 'h-own', prefix: 'p' });
+    expect(await store.removeMember('acme', 'u2')).toBe('removed');
+    expect(await store.useToken('h-gone')).toBeUndefined();
+    for (const hash of ['h-kept', 'h-else', 'h-own']) expect(await store.useToken(hash), hash).toBeDefined();
   });
 
   it('never leaves a publisher without an owner', async () => {

@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
 import { MEMBER_ROLES } from '../../contract/limits.js';
 import {
-  addPublisherMember, createPublisher, getPublisher, removePublisherMember, updatePublisher,
+  acceptInvitation, addPublisherMember, createPublisher, declineInvitation, getPublisher, listMyInvitations, removePublisherMember,
+  updatePublisher,
 } from '../../contract/registry.js';
 import type { Publisher } from '../../contract/resources.js';
 import type { Ctx } from '../context.js';
@@ -46,7 +47,9 @@ const createHint = (id: string) => `create it with \`nodereg publisher create ${
 export function register(program: Command, ctx: Ctx): void {
   const publisher = examples(program.command('publisher').description('create, show and update publishers, and manage their members'), [
     'nodereg publisher create acme --name "Acme Nodes"',
-    'nodereg publisher members add acme u_2f9c1 --role owner',
+    'nodereg publisher members add acme alice@example.org --role owner',
+    'nodereg publisher invitations',
+    'nodereg publisher accept acme',
   ]);
 
   examples(
@@ -104,47 +107,107 @@ export function register(program: Command, ctx: Ctx): void {
     ['nodereg publisher update acme --description "Image nodes" --support support@acme.example', 'nodereg publisher update acme --logo ""   # clears the logo'],
   );
 
-  const members = examples(publisher.command('members').description("add or remove a publisher's members (owner only)"), [
-    'nodereg publisher members add acme u_2f9c1',
-    'nodereg publisher members remove acme u_2f9c1',
+  const members = examples(publisher.command('members').description("invite or remove a publisher's members (owner only)"), [
+    'nodereg publisher members add acme alice@example.org',
+    'nodereg publisher members remove acme 5b0e6c1e-8f3a-4a52-9d1c-2f4b7c9e0a11',
   ]);
 
   examples(
     members
-      .command('add <id> <userId>')
-      .description('add a user to a publisher, or change their role')
+      .command('add <id> <user>')
+      .description("invite a user (their id, e-mail or user name) to a publisher; they join once they accept. A member's role changes at once")
       .addOption(new Option('--role <role>', 'role').choices(MEMBER_ROLES).default('member'))
-      .action(async (id: string, userId: string, o: { role: (typeof MEMBER_ROLES)[number] }) => {
+      .action(async (id: string, user: string, o: { role: (typeof MEMBER_ROLES)[number] }) => {
         checkPublisherId(id, '<id>');
-        const body = { user_id: userId, role: o.role };
-        precheck(addPublisherMember, { body }, { user_id: '<userId>' });
+        const body = { user, role: o.role };
+        precheck(addPublisherMember, { body }, { user: '<user>' });
         const client = await ctx.client({ requireToken: true });
-        const member = await client.call(addPublisherMember, { params: { publisherId: id }, body }).catch((error) => {
-          throw toCliError(error, { 404: `check the publisher (\`nodereg publisher show ${id}\`) and the user id`, 403: `only an owner of ${id} may add members` });
+        const invitation = await client.call(addPublisherMember, { params: { publisherId: id }, body }).catch((error) => {
+          throw toCliError(error, {
+            404: `check the publisher (\`nodereg publisher show ${id}\`) and the user: give their id, e-mail or user name`,
+            409: 'name the user by their id or e-mail',
+            403: `only an owner of ${id} may add members`,
+          });
         });
-        ctx.out.result(member, `added ${member.user?.name ?? userId} (${member.user?.id ?? userId}) to ${id} as ${member.role}`);
+        const who = `${invitation.user.name} (${invitation.user.id})`;
+        if (invitation.status === 'member') {
+          ctx.out.result(invitation, `${who} is now ${invitation.role} of ${id}`);
+          return;
+        }
+        ctx.out.result(invitation, `invited ${who} to ${id} as ${invitation.role}`);
+        if (!ctx.out.json) ctx.out.hint(`they join once they run \`nodereg publisher accept ${id}\``);
       }),
-    ['nodereg publisher members add acme u_2f9c1', 'nodereg publisher members add acme u_2f9c1 --role owner'],
+    ['nodereg publisher members add acme alice', 'nodereg publisher members add acme alice@example.org --role owner'],
   );
 
   examples(
     members
       .command('remove <id> <userId>')
-      .description('remove a member from a publisher (never the last owner)')
+      .description("remove a member from a publisher, revoking the publisher tokens they created, or withdraw an invitation (never the last owner)")
       .action(async (id: string, userId: string) => {
         checkPublisherId(id, '<id>');
         precheck(removePublisherMember, { params: { publisherId: id, userId } }, { userId: '<userId>' });
         const client = await ctx.client({ requireToken: true });
         await client.call(removePublisherMember, { params: { publisherId: id, userId } }).catch((error) => {
           throw toCliError(error, {
-            404: `${userId} is not a member of ${id} (\`nodereg publisher show ${id}\` lists them)`,
+            404: `${userId} is neither a member of ${id} nor invited (\`nodereg publisher show ${id}\` lists members by id)`,
             409: 'a publisher keeps at least one owner: add another owner first',
             403: `only an owner of ${id} may remove members`,
           });
         });
         ctx.out.result({ publisher_id: id, user_id: userId, removed: true }, `removed ${userId} from ${id}`);
       }),
-    ['nodereg publisher members remove acme u_2f9c1'],
+    ['nodereg publisher members remove acme 5b0e6c1e-8f3a-4a52-9d1c-2f4b7c9e0a11'],
+  );
+
+  examples(
+    publisher
+      .command('invitations')
+      .description('list your invitations to join publishers')
+      .action(async () => {
+        const client = await ctx.client({ requireToken: true });
+        const invitations = await client.call(listMyInvitations, {});
+        ctx.out.result(invitations, () =>
+          invitations.length
+            ? table(
+                invitations.map((i) => [i.publisher.id, i.publisher.name ?? '', i.role, i.invited_by?.name ?? '', relativeTime(i.created_at)]),
+                ['PUBLISHER', 'NAME', 'ROLE', 'INVITED BY', 'WHEN'],
+              )
+            : 'no invitations',
+        );
+        if (!ctx.out.json && invitations.length) ctx.out.hint(`accept one with \`nodereg publisher accept ${invitations[0].publisher.id}\``);
+      }),
+    ['nodereg publisher invitations', 'nodereg publisher invitations --json'],
+  );
+
+  examples(
+    publisher
+      .command('accept <id>')
+      .description('accept your invitation to a publisher: you become a member')
+      .action(async (id: string) => {
+        checkPublisherId(id, '<id>');
+        const client = await ctx.client({ requireToken: true });
+        const member = await client.call(acceptInvitation, { params: { publisherId: id } }).catch((error) => {
+          throw toCliError(error, { 404: 'you have no invitation to this publisher (`nodereg publisher invitations` lists yours)' });
+        });
+        ctx.out.result(member, `you are now ${member.role} of ${id}`);
+      }),
+    ['nodereg publisher accept acme'],
+  );
+
+  examples(
+    publisher
+      .command('decline <id>')
+      .description('decline your invitation to a publisher')
+      .action(async (id: string) => {
+        checkPublisherId(id, '<id>');
+        const client = await ctx.client({ requireToken: true });
+        await client.call(declineInvitation, { params: { publisherId: id } }).catch((error) => {
+          throw toCliError(error, { 404: 'you have no invitation to this publisher (`nodereg publisher invitations` lists yours)' });
+        });
+        ctx.out.result({ publisher_id: id, declined: true }, `declined the invitation to ${id}`);
+      }),
+    ['nodereg publisher decline acme'],
   );
 }
 

@@ -82,12 +82,12 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--port <port>', 'port to listen on; 0 picks a free port', String(DEFAULT_PORT))
     .option('--data-dir <dir>', 'where the database, archives and secrets live (default: $XDG_DATA_HOME/nodereg, else ~/.local/share/nodereg)')
     .option('--database <url>', 'the database: postgres://user:pass@host:port/db, or a path or sqlite:PATH (default: DIR/registry.db); env NODEREG_DATABASE_URL')
-    .option('--storage <url>', 'where archives live: a directory (default: DIR/archives); env NODEREG_STORAGE_URL')
+    .option('--storage <url>', 'where archives live: a directory (default: DIR/archives) or s3://bucket/prefix (endpoint, region and keys from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY); env NODEREG_STORAGE_URL')
     .option('--public-url <url>', 'the URL clients reach this server at, for upload and download URLs (default: the listening URL)')
     .addOption(new Option('--review <mode>', 'auto: uploaded versions become active; manual: they wait for an admin').choices(['auto', 'manual']).default('auto'))
     .option('--max-archive <size>', 'largest archive accepted, compressed', '200MiB')
     .option('--max-unpacked <size>', 'largest archive accepted, expanded', '1GiB')
-    .option('--rate-limit <n/min>', 'mutating requests per minute per token (off unless set)')
+    .option('--rate-limit <n/min>', 'mutating requests per minute per user, or per address without a valid token (off unless set)')
     .addOption(new Option('--log <format>', 'access log on stderr').choices(LOG_FORMATS).default('pretty'))
     .option('--migrate-only', 'apply the database migrations and exit (instances starting together wait for each other)')
     .option('--seed', 'on an empty data dir, create an example publisher and a published node')
@@ -124,13 +124,16 @@ export function register(program: Command, ctx: Ctx): void {
       };
       const databaseTarget = await checked(databaseUrl, backends.parseDatabaseUrl);
       const storageTarget = await checked(storageUrl, backends.parseStorageUrl);
+      if (storageTarget?.kind === 's3' && maxArchive > backends.S3_MAX_PUT) {
+        throw invalidInput(`--max-archive must be at most 5GiB with S3 storage (one PUT stores an archive) (got "${flags.maxArchive}")`);
+      }
       if (flags.migrateOnly) {
         if (!databaseTarget) throw invalidInput('--migrate-only needs --database (or NODEREG_DATABASE_URL)', '--database postgres://user:pass@host:5432/db --migrate-only');
         await checked(databaseUrl, () => backends.migrateOnly(databaseTarget));
         info(`migrations applied to ${databaseUrl!.name}`);
         return;
       }
-      const archives = await checked(storageUrl, () => backends.openStorageTarget(storageTarget!));
+      const archives = await checked(storageUrl, () => backends.openStorageTarget(storageTarget!, ctx.env));
       const database = await checked(databaseUrl, () => backends.openDatabaseTarget(databaseTarget!, dataDir));
       let server: RegistryServer;
       try {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -34,6 +34,8 @@ export interface ArchiveStorage {
   commit(received: ReceivedArchive, key: string): Promise<void>;
   /** Removes a received archive that will not be committed. */
   discard(received: ReceivedArchive): Promise<void>;
+  /** Stores small bytes (a proxy result) at `key` whole, replacing whatever is there. */
+  write(key: string, data: Buffer, contentType: string): Promise<void>;
   /** Removes the archive at `key`, if there is one. */
   remove(key: string): Promise<void>;
   exists(key: string): Promise<boolean>;
@@ -44,6 +46,8 @@ export interface ArchiveStorage {
   open(key: string, range?: ByteRange): Promise<OpenedArchive | undefined>;
   /** Removes temporary files left by a crash; called at start. */
   sweep(): Promise<void>;
+  /** Lets go of connections and scratch files; called when the server closes. */
+  close?(): void | Promise<void>;
 }
 
 export interface ByteRange {
@@ -58,11 +62,37 @@ export interface OpenedArchive {
   size: number;
 }
 
+/**
+ * A file as a stream, or undefined when there is none. The file is opened before the stream exists, so
+ * that a failure to open it (EMFILE) is an error of the request, not of a stream already answered; the
+ * stream closes it when it ends, fails or is destroyed.
+ */
+export async function openFile(path: string, range?: ByteRange): Promise<OpenedArchive | undefined> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      await handle.close();
+      return undefined;
+    }
+    return { stream: handle.createReadStream(range ? { start: range.start, end: range.end } : {}), size: stats.size };
+  } catch (error) {
+    await handle.close().catch(() => {});
+    throw error;
+  }
+}
+
 /** Temporary files live inside the storage dir, so linking them into place never crosses a filesystem. */
 const TEMP_DIR = '.tmp';
 
 /** Refuses keys that could leave the storage dir. */
-function checkKey(key: string): void {
+export function checkKey(key: string): void {
   const segments = key.split('/');
   if (
     key.includes('\\') ||
@@ -72,6 +102,50 @@ function checkKey(key: string): void {
   ) {
     throw new Error(`invalid archive key: ${JSON.stringify(key)}`);
   }
+}
+
+/**
+ * Streams `body` into a new file in `tempDir` with backpressure, hashing as it goes, and syncs it; the
+ * receive() of every storage (the S3 one spools here too: a zip is checked from its end, so it needs a
+ * file to seek in before it goes to the bucket).
+ */
+export async function receiveToFile(body: Readable, maxBytes: number, tempDir: string): Promise<ReceivedArchive> {
+  const tempPath = join(tempDir, `${randomBytes(12).toString('hex')}.part`);
+  const hash = createHash('sha256');
+  let size = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      size += chunk.length;
+      if (size > maxBytes) return callback(tooLarge(`the archive is over the limit of ${maxBytes} bytes`));
+      hash.update(chunk);
+      callback(null, chunk);
+    },
+  });
+  // The body is piped (not put in the pipeline) so that an overflow leaves it open for a 413 answer.
+  // A body cut short (the client went away, or sent too slowly) is the client's doing: a 400, not a 500.
+  const cut = (why = 'the connection closed or timed out') => badRequest(`the upload ended before the whole body arrived (${why})`);
+  const onBodyError = (error: Error) => counter.destroy(cut(error.message));
+  const onBodyClose = () => {
+    if (!body.readableEnded) counter.destroy(cut());
+  };
+  body.once('error', onBodyError);
+  body.once('close', onBodyClose);
+  body.pipe(counter);
+  try {
+    await pipeline(counter, createWriteStream(tempPath, { flags: 'wx', mode: 0o600 }));
+    // Durable before it can be linked into place.
+    const handle = await open(tempPath, 'r');
+    await handle.sync().finally(() => handle.close());
+  } catch (error) {
+    body.unpipe(counter);
+    body.pause();
+    await rm(tempPath, { force: true });
+    throw error;
+  } finally {
+    body.off('error', onBodyError);
+    body.off('close', onBodyClose);
+  }
+  return { tempPath, sha256: hash.digest('hex'), size };
 }
 
 export function createLocalArchiveStorage(dir: string): ArchiveStorage {
@@ -87,44 +161,7 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
   }
 
   return {
-    async receive(body, maxBytes) {
-      const tempPath = join(tempDir, `${randomBytes(12).toString('hex')}.part`);
-      const hash = createHash('sha256');
-      let size = 0;
-      const counter = new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          size += chunk.length;
-          if (size > maxBytes) return callback(tooLarge(`the archive is over the limit of ${maxBytes} bytes`));
-          hash.update(chunk);
-          callback(null, chunk);
-        },
-      });
-      // The body is piped (not put in the pipeline) so that an overflow leaves it open for a 413 answer.
-      // A body cut short (the client went away, or sent too slowly) is the client's doing: a 400, not a 500.
-      const cut = (why = 'the connection closed or timed out') => badRequest(`the upload ended before the whole body arrived (${why})`);
-      const onBodyError = (error: Error) => counter.destroy(cut(error.message));
-      const onBodyClose = () => {
-        if (!body.readableEnded) counter.destroy(cut());
-      };
-      body.once('error', onBodyError);
-      body.once('close', onBodyClose);
-      body.pipe(counter);
-      try {
-        await pipeline(counter, createWriteStream(tempPath, { flags: 'wx', mode: 0o600 }));
-        // Durable before it can be linked into place.
-        const handle = await open(tempPath, 'r');
-        await handle.sync().finally(() => handle.close());
-      } catch (error) {
-        body.unpipe(counter);
-        body.pause();
-        await rm(tempPath, { force: true });
-        throw error;
-      } finally {
-        body.off('error', onBodyError);
-        body.off('close', onBodyClose);
-      }
-      return { tempPath, sha256: hash.digest('hex'), size };
-    },
+    receive: (body, maxBytes) => receiveToFile(body, maxBytes, tempDir),
 
     async commit(received, key) {
       const target = pathOf(key);
@@ -135,6 +172,14 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
 
     discard,
 
+    async write(key, data) {
+      const target = pathOf(key);
+      const temp = join(tempDir, `${randomBytes(12).toString('hex')}.part`);
+      await writeFile(temp, data, { mode: 0o600 });
+      await mkdir(dirname(target), { recursive: true });
+      await rename(temp, target);
+    },
+
     async remove(key) {
       await rm(pathOf(key), { force: true });
     },
@@ -144,10 +189,7 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
     },
 
     async open(key, range) {
-      const path = pathOf(key);
-      const stats = await stat(path).catch(() => undefined);
-      if (!stats?.isFile()) return undefined;
-      return { stream: createReadStream(path, range ? { start: range.start, end: range.end } : {}), size: stats.size };
+      return openFile(pathOf(key), range);
     },
 
     async sweep() {

@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { DEFAULT_SANDBOX_QUOTA } from '../../contract/limits.js';
 
 /** How the AI proxy runs; every field optional (`serve` flags map onto it). DESIGN.md §4. */
 export interface ProxyOptions {
@@ -22,20 +23,42 @@ export interface ProxyOptions {
   callbackTimeout?: number;
   /** ms before the first retry of a callback, doubling after (default 1 s). */
   callbackBackoff?: number;
-  /** Hosts callbacks may go to: CIDR ranges, IPs, host names, `*.domain`, or `*` for all. Default loopback. */
+  /**
+   * Hosts callbacks may go to: CIDR ranges, IPs, host names, `*.domain`, or `*` for all. Default:
+   * loopback when the server listens on loopback, else none (`defaultCallbackAllow`).
+   */
   callbackAllow?: string[];
   /** ms sandbox result files are kept (default 24 h). */
   resultTtl?: number;
+  /** Bytes of unexpired sandbox result files one user may keep (default DEFAULT_SANDBOX_QUOTA.user). */
+  sandboxQuotaUser?: number;
+  /** Bytes of unexpired sandbox result files kept in all (default DEFAULT_SANDBOX_QUOTA.total). */
+  sandboxQuotaTotal?: number;
 }
 
 export const DEFAULT_CALLBACK_ALLOW = ['127.0.0.0/8', '::1', 'localhost'];
+
+/** Whether a listening host (`--host`) is a loopback interface only. */
+export function isLoopbackHost(host: string): boolean {
+  return callbackHostAllowed(DEFAULT_CALLBACK_ALLOW)(`http://${isIP(host) === 6 ? `[${host}]` : host}/`);
+}
+
+/**
+ * The callback allow-list when `--callback-allow` is not given. Loopback receivers are allowed only
+ * when the server itself listens on loopback: reachable from elsewhere (`--host 0.0.0.0`), any user
+ * could otherwise make it POST to services bound to its own loopback ports.
+ */
+export function defaultCallbackAllow(host: string): string[] {
+  return isLoopbackHost(host) ? DEFAULT_CALLBACK_ALLOW : [];
+}
 /** Retries after the first attempt of a callback delivery. */
 export const CALLBACK_RETRIES = 3;
 
 export type ResolvedProxyOptions = Required<Omit<ProxyOptions, 'imgUpstream' | 'vidUpstream' | 'imgKey' | 'vidKey'>> &
   Pick<ProxyOptions, 'imgUpstream' | 'vidUpstream' | 'imgKey' | 'vidKey'>;
 
-export function resolveProxyOptions(options: ProxyOptions = {}): ResolvedProxyOptions {
+/** The options with their defaults; `host` is the listening address (the callback default follows it). */
+export function resolveProxyOptions(options: ProxyOptions = {}, host = '127.0.0.1'): ResolvedProxyOptions {
   const trim = (url?: string) => (url ? url.replace(/\/+$/, '') : undefined);
   return {
     imgKeyHeader: 'Authorization',
@@ -45,8 +68,10 @@ export function resolveProxyOptions(options: ProxyOptions = {}): ResolvedProxyOp
     sandboxDelay: 1_500,
     callbackTimeout: 5_000,
     callbackBackoff: 1_000,
-    callbackAllow: DEFAULT_CALLBACK_ALLOW,
+    callbackAllow: defaultCallbackAllow(host),
     resultTtl: 24 * 60 * 60 * 1000,
+    sandboxQuotaUser: DEFAULT_SANDBOX_QUOTA.user,
+    sandboxQuotaTotal: DEFAULT_SANDBOX_QUOTA.total,
     ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)),
     imgUpstream: trim(options.imgUpstream),
     vidUpstream: trim(options.vidUpstream),

@@ -4,7 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { videoCredits, type RelightBody, type SkinEnhancerBody, type VideoExtendBody } from '../../contract/proxy.js';
+import { videoCredits, withoutRequestContent, type RelightBody, type SkinEnhancerBody, type VideoExtendBody } from '../../contract/proxy.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import type { Principal } from '../route.js';
@@ -32,7 +32,7 @@ const MAX_SLEEP_MS = 60_000;
 export type ProxyService = ReturnType<typeof createProxyService>;
 
 export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' | 'keys' | 'publicUrl' | 'log'>) {
-  const options = resolveProxyOptions(ctx.options.proxy);
+  const options = resolveProxyOptions(ctx.options.proxy, ctx.options.host);
   const store = ctx.tasks;
   const allowed = callbackHostAllowed(options.callbackAllow);
   const resultsDir = join(ctx.options.dataDir, 'proxy-results');
@@ -141,12 +141,31 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
     return { kind: 'bytes', bytes: placeholderVideo(taskId), contentType: 'video/mp4', ext: '.mp4' };
   }
 
+  /**
+   * Result files count against a quota per user and one in all until they expire: a submission that
+   * would pass either is 429, with Retry-After when the first kept file expires.
+   */
+  function withinQuota(userId: string, bytes: number, now: number): void {
+    for (const [owner, quota, whose] of [[userId, options.sandboxQuotaUser, 'your'], [undefined, options.sandboxQuotaTotal, "this registry's"]] as const) {
+      const stored = store.stored(owner, now);
+      if (stored.bytes + bytes <= quota) continue;
+      const seconds = Math.max(1, Math.ceil(((stored.first_expiry ?? now + options.resultTtl) - now) / 1000));
+      throw new HttpError(
+        'rate_limited',
+        `the sandbox keeps ${stored.bytes} bytes of results for ${whose} tasks; this one (${bytes} bytes) would pass the quota of ${quota} bytes. Results expire ${Math.round(options.resultTtl / 3_600_000)} h after their task`,
+        undefined,
+        'retry once earlier results have expired, or send a smaller image',
+        { 'Retry-After': String(seconds) },
+      );
+    }
+  }
+
   function submitSandbox<K extends TaskKind>(kind: K, body: TaskBodies[K], base: Omit<TaskRow, 'mode' | 'upstream_id' | 'delay_ms' | 'outcome' | 'status' | 'view' | 'credits'>): View {
     const info = KINDS[kind];
     const source = sandboxSource(kind, body, base.id);
     const result: ResultRow = {
       name: '', task_id: base.id, position: 0, creation_id: randomUUID(), url: null, file: null, content_type: null,
-      expires_at: base.created_at + options.resultTtl,
+      expires_at: base.created_at + options.resultTtl, size: 0,
     };
     if (source.kind === 'url') {
       result.name = randomName('');
@@ -155,6 +174,8 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
       result.name = randomName(source.ext);
       result.file = result.name;
       result.content_type = source.contentType;
+      result.size = source.bytes.length;
+      withinQuota(base.user_id, result.size, base.created_at);
       writeFileSync(join(resultsDir, result.name), source.bytes, { mode: 0o600 });
     }
     const video = kind === 'video' ? (body as TaskBodies['video']) : undefined;
@@ -175,7 +196,7 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
     });
     if (!video) return { data: { task_id: task.id, status: task.status, generated: [] } };
     const { callback_url: _, ...echo } = video;
-    return { ...echo, credits: task.credits, state: task.status, task_id: task.id, created_at: new Date(task.created_at).toISOString() };
+    return withoutRequestContent({ ...echo, credits: task.credits, state: task.status, task_id: task.id, created_at: new Date(task.created_at).toISOString() });
   }
 
   async function submitForward<K extends TaskKind>(kind: K, body: TaskBodies[K], base: Omit<TaskRow, 'mode' | 'upstream_id' | 'delay_ms' | 'outcome' | 'status' | 'view' | 'credits'>): Promise<View> {
@@ -200,7 +221,7 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
       store.insertTask(task);
       enqueueCallback(task, view, base.created_at);
     });
-    return info.family === 'image' ? { ...(answer as View), data: { ...raw, task_id: base.id } } : { ...raw, task_id: base.id };
+    return info.family === 'image' ? { ...(answer as View), data: { ...raw, task_id: base.id } } : withoutRequestContent({ ...raw, task_id: base.id });
   }
 
   async function submit<K extends TaskKind>(kind: K, principal: Principal, body: TaskBodies[K]): Promise<View> {

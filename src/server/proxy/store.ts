@@ -36,6 +36,8 @@ export interface ResultRow {
   file: string | null;
   content_type: string | null;
   expires_at: number;
+  /** Bytes of the file (0 for a URL). */
+  size: number;
 }
 
 export interface DeliveryRow {
@@ -66,9 +68,14 @@ export function createTaskStore(db: Db) {
       `SELECT * FROM proxy_tasks WHERE callback_url IS NOT NULL AND status NOT IN (${TERMINAL}) AND created_at > ?`,
     ),
     insertResult: db.prepare(
-      `INSERT INTO proxy_results (name, task_id, position, creation_id, url, file, content_type, expires_at)
-       VALUES (@name, @task_id, @position, @creation_id, @url, @file, @content_type, @expires_at)`,
+      `INSERT INTO proxy_results (name, task_id, position, creation_id, url, file, content_type, expires_at, size)
+       VALUES (@name, @task_id, @position, @creation_id, @url, @file, @content_type, @expires_at, @size)`,
     ),
+    storedBy: db.prepare(
+      `SELECT coalesce(sum(r.size), 0) AS bytes, min(r.expires_at) AS first_expiry FROM proxy_results r JOIN proxy_tasks t ON t.id = r.task_id
+       WHERE t.user_id = ? AND r.file IS NOT NULL AND r.expires_at > ?`,
+    ),
+    storedInAll: db.prepare('SELECT coalesce(sum(size), 0) AS bytes, min(expires_at) AS first_expiry FROM proxy_results WHERE file IS NOT NULL AND expires_at > ?'),
     results: db.prepare('SELECT * FROM proxy_results WHERE task_id = ? ORDER BY position'),
     result: db.prepare('SELECT * FROM proxy_results WHERE name = ?'),
     expired: db.prepare('SELECT * FROM proxy_results WHERE file IS NOT NULL AND expires_at <= ?'),
@@ -97,6 +104,9 @@ export function createTaskStore(db: Db) {
     results: (taskId: string) => s.results.all(taskId) as ResultRow[],
     result: (name: string) => s.result.get(name) as ResultRow | undefined,
     expiredResults: (now: number) => s.expired.all(now) as ResultRow[],
+    /** Bytes of unexpired result files, of one user or of all, and when the first of them expires. */
+    stored: (userId: string | undefined, now: number) =>
+      (userId === undefined ? s.storedInAll.get(now) : s.storedBy.get(userId, now)) as { bytes: number; first_expiry: number | null },
     forgetFile: (name: string) => void s.forgetFile.run(name),
     enqueue: (row: { id: string; task_id: string; url: string; body: string; next_at: number; now: number }) => void s.enqueue.run(row),
     pendingHeads: () => s.pendingHeads.all() as DeliveryRow[],

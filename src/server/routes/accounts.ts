@@ -1,7 +1,8 @@
 // Accounts of DESIGN.md §3: who am I, users (admin), user tokens, publishers, their tokens and members.
 import {
-  addPublisherMember, createPublisher, createPublisherToken, createUser, createUserToken, deletePublisherToken,
-  deleteUserToken, getMe, listPublisherTokens, listUserTokens, removePublisherMember,
+  acceptInvitation, addPublisherMember, createPublisher, createPublisherToken, createUser, createUserToken, declineInvitation,
+  deletePublisherToken, deleteUserToken, getMe, listMyInvitations, listPublisherInvitations, listPublisherTokens, listUserTokens,
+  removePublisherMember,
 } from '../../contract/registry.js';
 import type { User } from '../../contract/resources.js';
 import { accessTo, adminOnlyField, allowMutation, requirePublisher, requireRole, requireUserToken } from '../access.js';
@@ -12,7 +13,7 @@ import type { Principal } from '../route.js';
 import { route } from '../route.js';
 import type { RegistryStore, TokenRow, UserRow } from '../store/registry-store.js';
 import { publisherChanges } from './registry.js';
-import { memberView, publisherView } from '../views.js';
+import { changedRoleView, invitationView, memberView, publisherView } from '../views.js';
 
 const userView = (user: UserRow): User => ({ id: user.id, name: user.name, ...(user.email ? { email: user.email } : {}), admin: user.admin });
 const tokenInfo = (token: TokenRow) => ({
@@ -31,6 +32,14 @@ export async function issueToken(
   const token = generateToken(input.kind);
   const row = await store.createToken({ ...input, hash: hashToken(token), prefix: shownPrefix(token) });
   return { id: row.id, name: row.name, created_at: row.created_at, prefix: row.prefix, token };
+}
+
+/** The one user an owner names by id, e-mail or user name: 404 for none, 409 when a name is shared. */
+async function invitee(store: RegistryStore, text: string): Promise<UserRow> {
+  const found = await store.findUsers(text);
+  if (found.length === 0) throw notFound(`no user has the id, e-mail or name "${text}"`);
+  if (found.length > 1) throw conflict(`${found.length} users answer to "${text}"`, 'name the user by their id or e-mail');
+  return found[0];
 }
 
 export const registerAccountRoutes: RouteModule = (app, ctx) => {
@@ -117,19 +126,53 @@ export const registerAccountRoutes: RouteModule = (app, ctx) => {
     const publisher = await requirePublisher(store, params.publisherId);
     allowMutation(await accessTo(store, principal, publisher.id), 'owner', publisher);
     const { body } = input();
-    if (!(await store.getUser(body.user_id))) throw notFound(`user ${body.user_id} not found`);
-    const member = await store.setMember(publisher.id, body.user_id, body.role);
-    if (member === 'last-owner') throw conflict(`user ${body.user_id} is the last owner of publisher ${publisher.id}`, 'add another owner first');
-    return memberView(member, true);
+    const user = await invitee(store, (body.user ?? body.user_id)!);
+    const outcome = await store.invite({ publisherId: publisher.id, userId: user.id, role: body.role, invitedBy: me(principal).userId });
+    if (outcome === 'last-owner') throw conflict(`user ${user.id} is the last owner of publisher ${publisher.id}`, 'add another owner first');
+    return outcome.kind === 'member' ? changedRoleView(outcome.member) : invitationView(outcome.invitation);
   });
 
   route(app, ctx, removePublisherMember, async ({ params, principal }) => {
     const publisher = await requirePublisher(store, params.publisherId);
-    if (!(await store.getRole(publisher.id, params.userId))) throw notFound(`user ${params.userId} is not a member of publisher ${publisher.id}`);
+    const member = await store.getRole(publisher.id, params.userId);
+    const invited = !member && (await store.listInvitations({ publisherId: publisher.id })).some((i) => i.user.id === params.userId);
+    if (!member && !invited) throw notFound(`user ${params.userId} is neither a member of publisher ${publisher.id} nor invited to it`);
     allowMutation(await accessTo(store, principal, publisher.id), 'owner', publisher);
+    // Not a member yet: the invitation is withdrawn.
+    if (!member) {
+      await store.removeInvitation(publisher.id, params.userId);
+      return new Response(null, { status: 204 });
+    }
     const outcome = await store.removeMember(publisher.id, params.userId);
     if (outcome === 'not-member') throw notFound(`user ${params.userId} is not a member of publisher ${publisher.id}`);
     if (outcome === 'last-owner') throw conflict(`user ${params.userId} is the last owner of publisher ${publisher.id}`, 'add another owner first');
+    return new Response(null, { status: 204 });
+  });
+
+  route(app, ctx, listPublisherInvitations, async ({ params, principal }) => {
+    const publisher = await requirePublisher(store, params.publisherId);
+    requireRole(await accessTo(store, principal, publisher.id), 'owner');
+    return (await store.listInvitations({ publisherId: publisher.id })).map(invitationView);
+  });
+
+  route(app, ctx, listMyInvitations, async ({ principal }) => {
+    requireUserToken(me(principal), 'list invitations');
+    return (await store.listInvitations({ userId: me(principal).userId })).map(invitationView);
+  });
+
+  route(app, ctx, acceptInvitation, async ({ params, principal }) => {
+    requireUserToken(me(principal), 'accept invitations');
+    const publisher = await requirePublisher(store, params.publisherId);
+    const member = await store.acceptInvitation(publisher.id, me(principal).userId);
+    if (!member) throw notFound(`you have no invitation to publisher ${publisher.id} (\`GET /users/me/invitations\` lists yours)`);
+    return memberView(member, true);
+  });
+
+  route(app, ctx, declineInvitation, async ({ params, principal }) => {
+    requireUserToken(me(principal), 'decline invitations');
+    if (!(await store.removeInvitation(params.publisherId, me(principal).userId))) {
+      throw notFound(`you have no invitation to publisher ${params.publisherId}`);
+    }
     return new Response(null, { status: 204 });
   });
 };

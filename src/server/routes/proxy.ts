@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import {
@@ -9,7 +8,9 @@ import {
   relightImage,
   skinEnhance,
 } from '../../contract/proxy.js';
+import { openFile } from '../archives/storage.js';
 import type { RouteModule } from '../context.js';
+import { notFound } from '../errors.js';
 import { createProxyService } from '../proxy/service.js';
 import { UpstreamRejection } from '../proxy/upstream.js';
 import type { AppEnv } from '../route.js';
@@ -42,12 +43,14 @@ export const registerProxyRoutes: RouteModule = (app, ctx) => {
   route(app, ctx, getVideoTask, ({ c, principal, params }) => relaying(c, () => proxy.status('video', params.task_id, principal!)));
 
   // Sandbox results: capability URLs, no token; the random name is the secret.
-  app.get('/proxy/results/:name', (c) => {
+  app.get('/proxy/results/:name', async (c) => {
     const file = proxy.resultFile(c.req.param('name'));
-    return new Response(Readable.toWeb(createReadStream(file.path)) as ReadableStream, {
+    const opened = await openFile(file.path);
+    if (!opened) throw notFound('this result is no longer stored');
+    return new Response(Readable.toWeb(opened.stream) as ReadableStream, {
       headers: {
         'content-type': file.contentType,
-        'content-length': String(file.size),
+        'content-length': String(opened.size),
         'cache-control': 'private, max-age=86400, immutable',
         'x-content-type-options': 'nosniff',
         'content-security-policy': "default-src 'none'; sandbox",

@@ -4,7 +4,7 @@ import {
 } from '../../contract/registry.js';
 import { accessTo, canSeeNode, readableNode, requirePublisher } from '../access.js';
 import type { RouteModule } from '../context.js';
-import { notFound } from '../errors.js';
+import { banned, notFound } from '../errors.js';
 import { route } from '../route.js';
 import type { NodeRow, Page } from '../store/registry-store.js';
 import { bySemverDesc, latestVersion, nodeViews, oneNodeView, publisherView, versionView } from '../views.js';
@@ -77,6 +77,7 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
   route(app, ctx, listPublisherNodes, async ({ params, principal }) => {
     const publisher = await requirePublisher(store, params.publisherId);
     const access = await accessTo(store, principal, publisher.id);
+    if (publisher.status === 'PublisherStatusBanned' && !access.admin) throw banned(`publisher ${publisher.id} is banned: its nodes are unavailable`);
     const visible = (await store.listPublisherNodes(publisher.id)).filter((node) => canSeeNode(access, node));
     return nodeViews(store, visible, ctx.publicUrl());
   });

@@ -5,10 +5,10 @@ import {
   NODE_ADMIN_FIELDS, NODE_WRITABLE_FIELDS, PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS, nodeId as nodeIdRule,
   semver as semverRule, type NodeInput, type PublisherInput,
 } from '../../contract/resources.js';
-import { accessTo, adminOnlyField, allowMutation, readableNode, rejectBanned, requireNodeOf, requirePublisher, requireRole } from '../access.js';
+import { accessTo, adminOnlyField, allowMutation, lockedVersion, readableNode, rejectBanned, requireNodeOf, requirePublisher, requireRole } from '../access.js';
 import { signUploadUrl } from '../archives/signing.js';
 import type { RouteModule } from '../context.js';
-import { badRequest, banned, conflict, forbidden, notFound } from '../errors.js';
+import { badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { route } from '../route.js';
 import type { NodeFields, NodeRow, PublisherFields, PublisherRow, RegistryStore, VersionChanges, VersionPendingFields, VersionRow } from '../store/registry-store.js';
 import { oneNodeView, publisherView, versionView } from '../views.js';
@@ -92,6 +92,7 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
       if (outcome.kind === 'archive-exists') {
         throw conflict(`version ${v.version} of node ${outcome.version.node_id} already has an archive`, 'publish a new version number');
       }
+      if (outcome.kind === 'status-locked') throw lockedVersion(outcome.version);
       return {
         node_version: versionView(outcome.version, publisher.id, ctx.publicUrl()),
         signedUrl: signUploadUrl(ctx.keys.upload, ctx.publicUrl(), outcome.version.id),
@@ -143,9 +144,7 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
   });
 
   route(app, ctx, addReview, async ({ params, principal, input }) => {
-    const { node, access } = await readableNode(store, principal, params.nodeId);
-    const publisher = await store.getPublisher(node.publisher_id);
-    if (publisher?.status === 'PublisherStatusBanned' && !access.admin) throw banned(`publisher ${publisher.id} is banned`);
+    const { node } = await readableNode(store, principal, params.nodeId);
     const { query } = input();
     // A PAT reviews as the user who created it: one review per user per node.
     const updated = await store.review(node.id, principal!.userId, query.star);

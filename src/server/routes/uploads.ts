@@ -4,7 +4,7 @@ import type { HttpBindings } from '@hono/node-server';
 import { CONTENT_SHA256_HEADER } from '../../contract/limits.js';
 import { downloadArchive, uploadArchive } from '../../contract/registry.js';
 import { normalizeVersion } from '../../contract/version.js';
-import { readableNode } from '../access.js';
+import { lockedVersion, readableNode } from '../access.js';
 import { requestedRange } from '../archives/range.js';
 import { verifyUploadSignature } from '../archives/signing.js';
 import { validateZip } from '../archives/validate-zip.js';
@@ -69,6 +69,7 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     if (version.archive_sha256 !== null) {
       throw early(conflict(`version ${version.version} of node ${node.id} already has an archive`, 'publish a new version number'));
     }
+    if (version.status !== 'NodeVersionStatusPending') throw early(lockedVersion(version));
 
     // Streamed from the Node request to a temporary file with backpressure; never buffered whole.
     const incoming = (c.env as HttpBindings).incoming;
@@ -93,6 +94,9 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     const key = archiveKey(publisher.id, node.id, version.version);
     if (!(await store.claimArchive(version.id, key))) {
       await archives.discard(received);
+      // An admin may have banned or flagged it while the archive was on its way.
+      const now = await store.getVersionById(version.id);
+      if (now && now.archive_sha256 === null && now.status !== 'NodeVersionStatusPending') throw lockedVersion(now);
       throw conflict(`version ${version.version} of node ${node.id} already has an archive`, 'publish a new version number');
     }
     const status = ctx.options.review === 'auto' ? 'NodeVersionStatusActive' : 'NodeVersionStatusPending';

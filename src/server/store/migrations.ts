@@ -1,5 +1,7 @@
 // Versioned schema changes, applied in order once each (PRAGMA user_version counts them).
 // Append only: never edit a migration that has shipped.
+import { INVITATIONS_SCHEMA } from './member-row.js';
+
 export interface Migration {
   name: string;
   sql: string;
@@ -340,4 +342,13 @@ export const migrations: Migration[] = [
   { name: 'archive-claims', sql: archiveClaims },
   { name: 'search-titles', sql: searchTitles },
   { name: 'node-metadata', sql: nodeMetadata },
+  { name: 'invitations', sql: INVITATIONS_SCHEMA },
+  {
+    // Sandbox quotas count the bytes of result files kept; files stored before this count as 0 (they expire within 24 h).
+    name: 'proxy-result-sizes',
+    sql: `
+      ALTER TABLE proxy_results ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX proxy_tasks_by_user ON proxy_tasks(user_id, id);
+    `,
+  },
 ];

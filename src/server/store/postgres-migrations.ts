@@ -2,6 +2,7 @@
 // instances starting together do not race (schema_migrations counts them). Append only. Its history
 // begins at the shape the SQLite migrations reached ('node-metadata'): node metadata in one jsonb
 // document, columns for what is searched, sorted or constrained.
+import { INVITATIONS_SCHEMA } from './member-row.js';
 import type { Migration } from './migrations.js';
 
 const registry = `
@@ -127,4 +128,5 @@ CREATE TABLE server_secret (
 export const postgresMigrations: Migration[] = [
   { name: 'registry (as of SQLite node-metadata)', sql: registry },
   { name: 'server-secret', sql: serverSecret },
+  { name: 'invitations', sql: INVITATIONS_SCHEMA },
 ];

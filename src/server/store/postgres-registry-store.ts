@@ -4,13 +4,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS } from '../../contract/resources.js';
-import { MEMBER_SELECT, toMember } from './member-row.js';
+import { INVITATION_SELECT, MEMBER_SELECT, toInvitation, toMember } from './member-row.js';
 import { NODE_COLUMNS, nextDocument, nodeFromColumns } from './node-document.js';
 import { postgresMigrations } from './postgres-migrations.js';
 import type {
   MemberRole, NodeRow, NodeSort, PublisherRow, RegistryStore, TokenRow, UserRow, VersionRow,
 } from './registry-store.js';
-import { STALE_CLAIM_MS } from './registry-store.js';
+import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS } from './registry-store.js';
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 type Raw = Record<string, unknown>;
@@ -202,8 +202,50 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
         if (!current) return 'not-member' as const;
         if (current === 'owner' && (await ownerCount(tx, publisherId)) === 1) return 'last-owner' as const;
         await tx`DELETE FROM members WHERE publisher_id = ${publisherId} AND user_id = ${userId}`;
+        await tx`UPDATE tokens SET revoked_at = ${now()} WHERE kind = 'pat' AND publisher_id = ${publisherId} AND user_id = ${userId} AND revoked_at IS NULL`;
         return 'removed' as const;
       });
+    },
+    async findUsers(text) {
+      const byId = await getUser(sql, text);
+      if (byId) return [byId];
+      const byEmail = await sql`SELECT * FROM users WHERE lower(email) = lower(${text}) ORDER BY created_at, id LIMIT 5`;
+      return (byEmail.length ? byEmail : await sql`SELECT * FROM users WHERE name = ${text} ORDER BY created_at, id LIMIT 5`) as unknown as UserRow[];
+    },
+    async invite(input) {
+      return sql.begin(async (tx) => {
+        // Under the publisher's lock, as every change of its members: an accept cannot slip in between.
+        await tx`SELECT 1 FROM publishers WHERE id = ${input.publisherId} FOR UPDATE`;
+        const current = await getRole(tx, input.publisherId, input.userId);
+        if (current) {
+          if (current === 'owner' && input.role !== 'owner' && (await ownerCount(tx, input.publisherId)) === 1) return 'last-owner' as const;
+          await tx`UPDATE members SET role = ${input.role} WHERE publisher_id = ${input.publisherId} AND user_id = ${input.userId}`;
+          return { kind: 'member' as const, member: toMember((await members(tx, input.publisherId, input.userId))[0]) };
+        }
+        await tx`INSERT INTO invitations (publisher_id, user_id, role, invited_by, created_at)
+                 VALUES (${input.publisherId}, ${input.userId}, ${input.role}, ${input.invitedBy}, ${now()})
+                 ON CONFLICT (publisher_id, user_id) DO UPDATE SET role = excluded.role, invited_by = excluded.invited_by`;
+        const [row] = await tx.unsafe(`${INVITATION_SELECT} WHERE i.publisher_id = $1 AND i.user_id = $2`, [input.publisherId, input.userId]);
+        return { kind: 'invited' as const, invitation: toInvitation(row) };
+      });
+    },
+    listInvitations: async (filter) =>
+      ('userId' in filter
+        ? await sql.unsafe(`${INVITATION_SELECT} WHERE i.user_id = $1 ORDER BY i.created_at, i.publisher_id`, [filter.userId])
+        : await sql.unsafe(`${INVITATION_SELECT} WHERE i.publisher_id = $1 ORDER BY i.created_at, i.user_id`, [filter.publisherId])
+      ).map(toInvitation),
+    async acceptInvitation(publisherId, userId) {
+      return sql.begin(async (tx) => {
+        await tx`SELECT 1 FROM publishers WHERE id = ${publisherId} FOR UPDATE`;
+        const [invitation] = await tx`DELETE FROM invitations WHERE publisher_id = ${publisherId} AND user_id = ${userId} RETURNING role`;
+        if (!invitation) return undefined;
+        await tx`INSERT INTO members (id, publisher_id, user_id, role, created_at) VALUES (${randomUUID()}, ${publisherId}, ${userId}, ${invitation.role}, ${now()})
+                 ON CONFLICT (publisher_id, user_id) DO NOTHING`;
+        return toMember((await members(tx, publisherId, userId))[0]);
+      });
+    },
+    async removeInvitation(publisherId, userId) {
+      return (await sql`DELETE FROM invitations WHERE publisher_id = ${publisherId} AND user_id = ${userId} RETURNING user_id`).length === 1;
     },
 
     getNode: (id) => getNode(sql, id),
@@ -279,6 +321,7 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
           current = (await getVersion(tx, node.id, input.version, true))!;
         }
         if (current.uploaded_at) return { kind: 'archive-exists' as const, version: current };
+        if (LOCKED_VERSION_STATUS.includes(current.status)) return { kind: 'status-locked' as const, version: current };
         await tx`UPDATE versions SET ${sql({ ...pending, status: 'NodeVersionStatusPending' })} WHERE id = ${current.id}`;
         return { kind: 'retried' as const, node, version: (await getVersionById(tx, current.id))! };
       });
@@ -290,7 +333,7 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     },
     async claimArchive(id, key) {
       return sql.begin(async (tx) => {
-        const [open] = await tx`SELECT 1 FROM versions WHERE id = ${id} AND archive_sha256 IS NULL FOR UPDATE`;
+        const [open] = await tx`SELECT 1 FROM versions WHERE id = ${id} AND archive_sha256 IS NULL AND status = 'NodeVersionStatusPending' FOR UPDATE`;
         if (!open) return false;
         const stale = new Date(Date.now() - STALE_CLAIM_MS).toISOString();
         const [claimed] = await tx`
@@ -307,7 +350,8 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
       (await sql`SELECT version_id, key, created_at FROM archive_claims ORDER BY created_at`) as unknown as { version_id: string; key: string; created_at: string }[],
     async recordArchive(id, archive) {
       return sql.begin(async (tx) => {
-        await tx`UPDATE versions SET archive_sha256 = ${archive.sha256}, archive_size = ${archive.size}, uploaded_at = ${now()}, status = ${archive.status} WHERE id = ${id}`;
+        await tx`UPDATE versions SET archive_sha256 = ${archive.sha256}, archive_size = ${archive.size}, uploaded_at = ${now()},
+                   status = CASE status WHEN 'NodeVersionStatusPending' THEN ${archive.status} ELSE status END WHERE id = ${id}`;
         await tx`DELETE FROM archive_claims WHERE version_id = ${id}`;
         return (await getVersionById(tx, id))!;
       });

@@ -58,6 +58,17 @@ export interface MemberRow {
   user: { id: string; name: string; email: string | null };
 }
 
+/** A pending invitation to join a publisher (members join by consent). */
+export interface InvitationRow {
+  publisher: { id: string; name: string | null };
+  user: { id: string; name: string };
+  role: MemberRole;
+  invited_by: { id: string; name: string } | null;
+  created_at: string;
+}
+/** An invitation made (or renewed with a new role), or, for a member, the role changed at once. */
+export type InviteOutcome = { kind: 'invited'; invitation: InvitationRow } | { kind: 'member'; member: MemberRow } | 'last-owner';
+
 /** The node fields an update may write. */
 export type NodeFields = Stored<NodeMetadata> & { status: NodeStatus };
 export interface NodeRow extends NodeFields {
@@ -99,7 +110,12 @@ export interface PublishInput {
 export type PublishOutcome =
   | { kind: 'created' | 'retried'; node: NodeRow; version: VersionRow }
   | { kind: 'other-publisher'; publisherId: string }
-  | { kind: 'archive-exists'; version: VersionRow };
+  | { kind: 'archive-exists'; version: VersionRow }
+  /** The version was Banned, Flagged or Deleted before its archive arrived: a publish never revives it. */
+  | { kind: 'status-locked'; version: VersionRow };
+
+/** Statuses an upload or a publish never changes (only an admin or, for Deleted, a member does). */
+export const LOCKED_VERSION_STATUS: readonly VersionStatus[] = ['NodeVersionStatusBanned', 'NodeVersionStatusFlagged', 'NodeVersionStatusDeleted'];
 
 /**
  * How old an archive claim must be to count as left by a dead instance. Claiming, putting the file in
@@ -143,7 +159,21 @@ export interface RegistryStore {
   publishersOfUser(userId: string): Promise<{ id: string; role: MemberRole }[]>;
   /** Adds a member or changes its role; 'last-owner' when that would leave no owner. */
   setMember(publisherId: string, userId: string, role: MemberRole): Promise<MemberRow | 'last-owner'>;
+  /** Removes a member and revokes the publisher's tokens (PATs) that user created, in one transaction. */
   removeMember(publisherId: string, userId: string): Promise<'removed' | 'not-member' | 'last-owner'>;
+  /**
+   * Users whose id, e-mail (in any case) or name is exactly `text`, in that precedence: an id match
+   * alone, else the e-mail matches, else the name matches (at most 5).
+   */
+  findUsers(text: string): Promise<UserRow[]>;
+  /** Invites a user who is not a member (renewing an invitation takes the new role); a member's role changes at once. */
+  invite(input: { publisherId: string; userId: string; role: MemberRole; invitedBy: string }): Promise<InviteOutcome>;
+  /** Pending invitations of a user, or to a publisher; oldest first. */
+  listInvitations(filter: { userId: string } | { publisherId: string }): Promise<InvitationRow[]>;
+  /** Turns the user's invitation into a membership, in one transaction; undefined when there is none. */
+  acceptInvitation(publisherId: string, userId: string): Promise<MemberRow | undefined>;
+  /** Declined by the user or withdrawn by an owner; false when there was none. */
+  removeInvitation(publisherId: string, userId: string): Promise<boolean>;
 
   // ---- nodes ----
   /** Found by any case. */
@@ -172,7 +202,8 @@ export interface RegistryStore {
   updateVersion(id: string, changes: VersionChanges): Promise<VersionRow>;
   /**
    * The "already uploaded" decision: claims the right to store the archive of version `id` at `key`.
-   * False when the version has its archive or another upload holds the claim. Of racing claims exactly
+   * False when the version has its archive, is no longer Pending (Banned, Flagged or Deleted), or
+   * another upload holds the claim. Of racing claims exactly
    * one is true. A claim older than STALE_CLAIM_MS was left by an instance that died between claiming
    * and recording: it is taken over.
    */
@@ -181,6 +212,9 @@ export interface RegistryStore {
   releaseArchive(id: string): Promise<void>;
   /** Claims left by a process that died before recording the archive (see migration 'archive-claims'). */
   listArchiveClaims(): Promise<{ version_id: string; key: string; created_at: string }[]>;
-  /** Records the archive of a version and its new status, and removes its claim, in one transaction. */
+  /**
+   * Records the archive of a version and, when it is still Pending, its new status (a status an admin
+   * set meanwhile stays), and removes its claim, in one transaction.
+   */
   recordArchive(id: string, archive: { sha256: string; size: number; status: VersionStatus }): Promise<VersionRow>;
 }

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS } from '../../contract/resources.js';
-import { MEMBER_SELECT, toMember } from './member-row.js';
+import { INVITATION_SELECT, MEMBER_SELECT, toInvitation, toMember } from './member-row.js';
 import { NODE_COLUMNS, nextDocument, nodeFromColumns } from './node-document.js';
 import type { Db } from './db.js';
 import type {
   MemberRole, MemberRow, NodeFields, NodeRow, NodeSort, Page, PublisherFields, PublisherRow, PublishInput,
   PublishOutcome, RegistryStore, TokenRow, UserRow, VersionChanges, VersionRow, VersionStatus,
 } from './registry-store.js';
-import { STALE_CLAIM_MS } from './registry-store.js';
+import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS } from './registry-store.js';
 
 const now = () => new Date().toISOString();
 type Raw = Record<string, unknown>;
@@ -195,6 +195,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
 
     const current = getVersion(node.id, input.version);
     if (current?.uploaded_at) return { kind: 'archive-exists', version: current };
+    if (current && LOCKED_VERSION_STATUS.includes(current.status)) return { kind: 'status-locked', version: current };
     const pending = Object.fromEntries(Object.entries(input.pending).map(([key, value]) => [key, encode(value, VERSION_JSON.has(key))]));
     if (current) {
       prepare(
@@ -227,7 +228,33 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     if (!current) return 'not-member' as const;
     if (current === 'owner' && ownerCount(publisherId) === 1) return 'last-owner' as const;
     prepare('DELETE FROM members WHERE publisher_id = ? AND user_id = ?').run(publisherId, userId);
+    prepare("UPDATE tokens SET revoked_at = ? WHERE kind = 'pat' AND publisher_id = ? AND user_id = ? AND revoked_at IS NULL").run(now(), publisherId, userId);
     return 'removed' as const;
+  });
+
+  const getInvitation = (publisherId: string, userId: string) => {
+    const row = one(`${INVITATION_SELECT} WHERE i.publisher_id = ? AND i.user_id = ?`, publisherId, userId);
+    return row ? toInvitation(row) : undefined;
+  };
+  const invite = writing((input: Parameters<RegistryStore['invite']>[0]) => {
+    if (getRole(input.publisherId, input.userId)) {
+      const member = setMember(input.publisherId, input.userId, input.role);
+      return member === 'last-owner' ? member : { kind: 'member' as const, member };
+    }
+    prepare(
+      `INSERT INTO invitations (publisher_id, user_id, role, invited_by, created_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (publisher_id, user_id) DO UPDATE SET role = excluded.role, invited_by = excluded.invited_by`,
+    ).run(input.publisherId, input.userId, input.role, input.invitedBy, now());
+    return { kind: 'invited' as const, invitation: getInvitation(input.publisherId, input.userId)! };
+  });
+  const acceptInvitation = writing((publisherId: string, userId: string) => {
+    const invitation = getInvitation(publisherId, userId);
+    if (!invitation) return undefined;
+    prepare('DELETE FROM invitations WHERE publisher_id = ? AND user_id = ?').run(publisherId, userId);
+    prepare('INSERT INTO members (id, publisher_id, user_id, role, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (publisher_id, user_id) DO NOTHING').run(
+      randomUUID(), publisherId, userId, invitation.role, now(),
+    );
+    return getMember(publisherId, userId)!;
   });
 
   const createPublisher = writing((id: string, fields: Partial<PublisherFields>, ownerId: string) => {
@@ -286,7 +313,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
   });
 
   const claimArchive = writing((id: string, key: string) => {
-    if (one('SELECT 1 FROM versions WHERE id = ? AND archive_sha256 IS NULL', id) === undefined) return false;
+    if (one("SELECT 1 FROM versions WHERE id = ? AND archive_sha256 IS NULL AND status = 'NodeVersionStatusPending'", id) === undefined) return false;
     const stale = new Date(Date.now() - STALE_CLAIM_MS).toISOString();
     return (
       db
@@ -299,7 +326,10 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
   });
 
   const recordArchive = writing((id: string, archive: { sha256: string; size: number; status: VersionStatus }) => {
-    db.prepare('UPDATE versions SET archive_sha256 = ?, archive_size = ?, uploaded_at = ?, status = ? WHERE id = ?').run(
+    db.prepare(
+      `UPDATE versions SET archive_sha256 = ?, archive_size = ?, uploaded_at = ?,
+         status = CASE status WHEN 'NodeVersionStatusPending' THEN ? ELSE status END WHERE id = ?`,
+    ).run(
       archive.sha256, archive.size, now(), archive.status, id,
     );
     db.prepare('DELETE FROM archive_claims WHERE version_id = ?').run(id);
@@ -342,6 +372,22 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
       all('SELECT publisher_id AS id, role FROM members WHERE user_id = ? ORDER BY publisher_id', userId) as { id: string; role: MemberRole }[],
     setMember: async (publisherId, userId, role) => setMember(publisherId, userId, role),
     removeMember: async (publisherId, userId) => removeMember(publisherId, userId),
+    async findUsers(text) {
+      const byId = getUser(text);
+      if (byId) return [byId];
+      const byEmail = all('SELECT * FROM users WHERE lower(email) = lower(?) ORDER BY created_at, id LIMIT 5', text);
+      return (byEmail.length ? byEmail : all('SELECT * FROM users WHERE name = ? ORDER BY created_at, id LIMIT 5', text)).map((row) => toUser(row)!);
+    },
+    invite: async (input) => invite(input),
+    listInvitations: async (filter) =>
+      ('userId' in filter
+        ? all(`${INVITATION_SELECT} WHERE i.user_id = ? ORDER BY i.created_at, i.publisher_id`, filter.userId)
+        : all(`${INVITATION_SELECT} WHERE i.publisher_id = ? ORDER BY i.created_at, i.user_id`, filter.publisherId)
+      ).map(toInvitation),
+    acceptInvitation: async (publisherId, userId) => acceptInvitation(publisherId, userId),
+    async removeInvitation(publisherId, userId) {
+      return prepare('DELETE FROM invitations WHERE publisher_id = ? AND user_id = ?').run(publisherId, userId).changes === 1;
+    },
 
     getNode: async (id) => getNode(id),
     async listNodes({ sort, offset, limit }) {

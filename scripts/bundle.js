@@ -1,0 +1,39 @@
+// `npm run build`: bundles the CLI with esbuild into dist/ (tsc only type-checks). Code splitting keeps
+// each command, the server, the packer and the prompts in lazy chunks, so a command loads only the
+// code it runs: one file read per chunk instead of hundreds of module files resolved one by one.
+import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const dist = resolve(root, 'dist');
+rmSync(dist, { recursive: true, force: true });
+
+await build({
+  absWorkingDir: root,
+  // The CLI, the packer's deflate worker, and the modules that the benchmarks and the memory tests
+  // load on their own; each keeps its path under dist/ (dist/cli/main.js is what bin/nodereg.js runs).
+  entryPoints: [
+    'src/cli/main.ts',
+    'src/package/files.ts',
+    'src/package/zip.ts',
+    'src/client/index.ts',
+    'src/contract/registry.ts',
+    'src/server/store/db.ts',
+    'src/server/store/sqlite-registry-store.ts',
+  ],
+  outbase: 'src',
+  outdir: dist,
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  // Native addons and WebAssembly load files next to their own package: they stay in node_modules.
+  external: ['better-sqlite3', 'web-tree-sitter'],
+  // CommonJS packages inside an ESM bundle call require() for Node's built-ins.
+  banner: { js: "import { createRequire as __nodereg_createRequire } from 'node:module'; const require = __nodereg_createRequire(import.meta.url);" },
+  legalComments: 'none',
+  logLevel: 'warning',
+});

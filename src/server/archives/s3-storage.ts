@@ -1,0 +1,134 @@
+// Archives in an S3-compatible bucket (`serve --storage s3://bucket/prefix`), for instances that share
+// nothing but the database and the bucket. Loaded only when selected, with the SDK it needs.
+import { mkdtempSync, createReadStream, mkdirSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { S3Client, HeadBucketCommand, PutObjectCommand, GetObjectCommand, HeadObjectCommand, DeleteObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
+import { S3_MAX_PUT } from '../backends.js';
+import { checkKey, receiveToFile, type ArchiveStorage } from './storage.js';
+
+
+export interface S3StorageOptions {
+  bucket: string;
+  /** Keys are stored under it ("" for the bucket's root). */
+  prefix: string;
+  /** AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY. */
+  env: NodeJS.ProcessEnv;
+  /** Where uploads are spooled while they are checked; a fresh dir under the system's temp dir by default. */
+  spoolDir?: string;
+}
+
+/** The S3 client for this environment: a custom endpoint (MinIO and the like) gets path-style addressing. */
+export function s3ClientFromEnv(env: NodeJS.ProcessEnv): S3Client {
+  const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
+  return new S3Client({
+    endpoint,
+    forcePathStyle: endpoint !== undefined,
+    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+    credentials:
+      env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
+        ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN || undefined }
+        : undefined, // the SDK's own chain (profiles, instance roles)
+    // Checksums only where S3 requires them: many S3-compatible servers reject the SDK's default
+    // trailing checksums on streamed bodies. The SHA-256 of every archive is checked by us anyway.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+}
+
+/** Resolves when the bucket answers; rejects in the S3 server's words (no such bucket, access denied). */
+export async function checkBucket(bucket: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const client = s3ClientFromEnv(env);
+  try {
+    await client.send(new HeadBucketCommand({ Bucket: bucket }));
+  } catch (error) {
+    const status = (error as S3ServiceException).$metadata?.httpStatusCode;
+    const why = status === 404 ? 'no such bucket' : status === 403 ? 'access denied (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)' : (error as Error).message || (error as Error).name;
+    throw new Error(`bucket ${bucket}: ${why}`);
+  } finally {
+    client.destroy();
+  }
+}
+
+const missing = (error: unknown) =>
+  error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 404 || error.name === 'NoSuchKey' || error.name === 'NotFound');
+
+export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorage {
+  const client = s3ClientFromEnv(options.env);
+  const { bucket } = options;
+  const objectKey = (key: string) => {
+    checkKey(key);
+    return options.prefix ? `${options.prefix}/${key}` : key;
+  };
+  // Scratch only: one dir per process, so that instances sharing a temp dir never sweep each other's.
+  const spoolDir = options.spoolDir ?? mkdtempSync(join(tmpdir(), 'nodereg-spool-'));
+  mkdirSync(spoolDir, { recursive: true });
+
+  return {
+    receive: (body, maxBytes) => receiveToFile(body, maxBytes, spoolDir),
+
+    // One PUT stores the object whole or not at all: an upload cut midway leaves nothing in the bucket,
+    // and a PUT to a key replaces what was there (a retry after a crash).
+    async commit(received, key) {
+      if (received.size > S3_MAX_PUT) throw new Error(`an archive of ${received.size} bytes is over the ${S3_MAX_PUT} bytes one S3 PUT takes`);
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: objectKey(key),
+          Body: createReadStream(received.tempPath),
+          ContentLength: received.size,
+          ContentType: 'application/zip',
+        }),
+      );
+      await rm(received.tempPath, { force: true });
+    },
+
+    async discard(received) {
+      await rm(received.tempPath, { force: true });
+    },
+
+    async write(key, data, contentType) {
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: objectKey(key), Body: data, ContentLength: data.length, ContentType: contentType }));
+    },
+
+    async remove(key) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
+    },
+
+    async exists(key) {
+      try {
+        await client.send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
+        return true;
+      } catch (error) {
+        if (missing(error)) return false;
+        throw error;
+      }
+    },
+
+    async open(key, range) {
+      try {
+        const object = await client.send(
+          new GetObjectCommand({ Bucket: bucket, Key: objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+        );
+        // With a range, the whole size is after the slash of Content-Range.
+        const size = range ? Number(/\/(\d+)$/.exec(object.ContentRange ?? '')?.[1]) : Number(object.ContentLength);
+        return { stream: object.Body as Readable, size };
+      } catch (error) {
+        if (missing(error)) return undefined;
+        throw error;
+      }
+    },
+
+    // Nothing temporary is ever in the bucket: only the spool dir has leftovers of a crash.
+    async sweep() {
+      for (const name of await readdir(spoolDir)) await rm(join(spoolDir, name), { force: true, recursive: true });
+    },
+
+    async close() {
+      client.destroy();
+      if (!options.spoolDir) await rm(spoolDir, { recursive: true, force: true });
+    },
+  };
+}
