@@ -341,7 +341,7 @@ requires-comfyui = ">=0.3.0"
     expect(problems(p)).toEqual([
       expect.stringMatching(/^\[tool\.nodereg\] publisher: is missing: .*PublisherId under \[tool\.comfy\]/),
       expect.stringMatching(/^\[tool\.comfy\] includes: "missing" matches nothing/),
-      '[tool.comfy] DisplayName: Invalid input: expected string, received number',
+      '[tool.comfy] DisplayName: must be text, such as "example"',
     ]);
   });
 });
