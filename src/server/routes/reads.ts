@@ -2,12 +2,13 @@
 import {
   getNode, getNodeVersion, getPublisher, installNode, listNodeVersions, listNodes, listPublisherNodes, searchNodes,
 } from '../../contract/registry.js';
-import { accessTo, canSeeNode, readableNode, requirePublisher } from '../access.js';
+import { accessTo, allowNodeRead, canSeeNode, readableNode, requirePublisher } from '../access.js';
 import type { RouteModule } from '../context.js';
 import { banned, notFound } from '../errors.js';
 import { route } from '../route.js';
 import type { NodeRow, Page } from '../store/registry-store.js';
-import { bySemverDesc, latestVersion, nodeViews, oneNodeView, publisherView, versionView } from '../views.js';
+import { respondWith } from '../node-answers.js';
+import { bySemverDesc, latestVersion, nodeViews, publisherView, versionView } from '../views.js';
 import { findVersion } from './registry.js';
 
 /** The words of a search, each matched as a prefix; punctuation separates words as the index does. */
@@ -40,9 +41,16 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
     return nodePage(found, query.page, query.limit);
   });
 
-  route(app, ctx, getNode, async ({ params, principal }) => {
-    const { node } = await readableNode(store, principal, params.nodeId);
-    return oneNodeView(store, node, ctx.publicUrl());
+  route(app, ctx, getNode, async ({ c, params, principal }) => {
+    // The node's stamp says whether the kept answer is current: then nothing else is read.
+    const stamp = await store.getNodeStamp(params.nodeId);
+    const kept = stamp && ctx.nodeAnswers.cached(stamp);
+    if (stamp && kept) {
+      allowNodeRead(await accessTo(store, principal, stamp.publisher_id), stamp, kept.publisher);
+      return respondWith(c, kept);
+    }
+    const { node, publisher } = await readableNode(store, principal, params.nodeId);
+    return respondWith(c, await ctx.nodeAnswers.answer(node, publisher));
   });
 
   route(app, ctx, listNodeVersions, async ({ params, principal }) => {

@@ -78,7 +78,12 @@ export interface NodeRow extends NodeFields {
   rating: number;
   created_at: string;
   updated_at: string;
+  /** Grows with every write that changes the node's answer (migration 'generations'). */
+  generation: number;
 }
+
+/** What says whether a kept answer of a node is current, and who may read it. */
+export type NodeStamp = Pick<NodeRow, 'id' | 'publisher_id' | 'status' | 'created_at' | 'generation'>;
 
 /** The fields a publish sets, and replaces when retried before the archive arrives. */
 export type VersionPendingFields = Stored<Pick<NodeVersionInput, (typeof VERSION_PUBLISHED_FIELDS)[number]>>;
@@ -123,6 +128,9 @@ export const LOCKED_VERSION_STATUS: readonly VersionStatus[] = ['NodeVersionStat
  */
 export const STALE_CLAIM_MS = 10 * 60_000;
 
+/** A token's `last_used_at` is kept to the minute: a token used again within it costs no write. */
+export const TOKEN_USE_GRANULARITY_MS = 60_000;
+
 export interface Page<T> {
   rows: T[];
   total: number;
@@ -146,6 +154,8 @@ export interface RegistryStore {
   /** Live tokens: a user's own user tokens, or a publisher's PATs; oldest first. */
   listTokens(filter: { userId: string } | { publisherId: string }): Promise<TokenRow[]>;
   revokeToken(id: string): Promise<void>;
+  /** Grows when a token is revoked or deleted, or a user's admin flag changes: cached authentications older are void. */
+  tokenGeneration(): Promise<number>;
   /** Makes `hash` the one live bootstrap token of the admin user `userId`, creating the user if needed. */
   ensureBootstrapAdmin(userId: string, hash: string, prefix: string): Promise<void>;
 
@@ -178,6 +188,8 @@ export interface RegistryStore {
   // ---- nodes ----
   /** Found by any case. */
   getNode(id: string): Promise<NodeRow | undefined>;
+  /** The node's stamp alone, found by any case: a read served from a kept answer needs no more. */
+  getNodeStamp(id: string): Promise<NodeStamp | undefined>;
   /** Active nodes of publishers that are not banned, sorted, ties broken by id. */
   listNodes(query: { sort: NodeSort; offset: number; limit: number }): Promise<Page<NodeRow>>;
   /**
