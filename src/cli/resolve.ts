@@ -30,10 +30,14 @@ export function precheck<O extends Operation>(operation: O, input: CallInput<O>,
   }
 }
 
-/** Checks an id or version given as an argument or flag against its wire rule; `name` is how the user wrote it. */
-function checkRule(rule: typeof nodeIdRule | typeof publisherIdRule | typeof semver, value: string, name: string): void {
+/**
+ * Checks an id or version given as an argument or flag against its wire rule; `name` is how the user
+ * wrote it. Returns the value as the rule reads it (a version `1.0` as `1.0.0`, as publish does).
+ */
+function checkRule(rule: typeof nodeIdRule | typeof publisherIdRule | typeof semver, value: string, name: string): string {
   const result = rule.safeParse(value);
   if (!result.success) throw invalidInput(`invalid ${name} "${value}": ${result.error.issues[0]?.message}`);
+  return result.data;
 }
 export const checkNodeId = (value: string, name = '<nodeId>') => checkRule(nodeIdRule, value, name);
 export const checkPublisherId = (value: string, name = '<publisherId>') => checkRule(publisherIdRule, value, name);

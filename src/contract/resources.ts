@@ -28,6 +28,11 @@ export const semver = z
   .regex(new RegExp(VERSION_INPUT_PATTERN), 'must be a version such as 1.2.3, 1.2 or 1.2.3-beta.1')
   .transform((v) => normalizeVersion(v)!.version);
 export const isoDate = z.string();
+/** An archive's SHA-256: 64 hex characters, kept in lowercase. */
+export const sha256Hex = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, 'must be the SHA-256 of the archive as 64 hex characters')
+  .transform((hex) => hex.toLowerCase());
 const strings = z.array(z.string());
 /**
  * A string field that answers always carry, "" when unset: clients of the hosted registry index
@@ -241,6 +246,10 @@ export const VERSION_PUBLISHED_FIELDS = Object.keys(VersionPublished.shape) as (
 export const NodeVersionInput = asIncumbentSends(z.object({
   version: semver,
   ...VersionPublished.shape,
+  // The archive that will be uploaded (an extension): declared, the registry refuses one over its
+  // limits before the version exists, and takes no other archive for it.
+  archive_sha256: sha256Hex.optional(),
+  archive_size: z.number().int().min(1).optional(),
   // read-only or server-set, ignored when sent
   id: z.unknown().optional(),
   node_id: z.unknown().optional(),
@@ -398,6 +407,14 @@ export const Invitation = z.looseObject({
 export type Invitation = z.infer<typeof Invitation>;
 
 export const Health = z.looseObject({ ok: z.boolean(), version: z.string().optional() });
+
+/** What a registry takes (`serve --max-archive`, `--max-unpacked`), so a client can check before it publishes. */
+export const RegistryLimits = z.looseObject({
+  max_archive: z.number().int().describe('largest archive, in bytes (compressed)'),
+  max_unpacked: z.number().int().describe('largest total size of the files in an archive, in bytes'),
+  max_entries: z.number().int().describe('most entries an archive may hold'),
+});
+export type RegistryLimits = z.infer<typeof RegistryLimits>;
 
 // ---------- AI task replies ----------
 
