@@ -54,7 +54,7 @@ const EXPECTED_FILES = ['.comfyignore', '.gitignore', 'LICENSE.txt', '__init__.p
 describe('a repository with only [tool.comfy]', () => {
   it('validates, naming the keys it read', async () => {
     const dir = incumbentRepo();
-    const result = await runCli(['validate', dir]);
+    const result = await runCli(['validate', dir, '--offline']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('comfyui-relight 1.2.0 (publisher ada) is ready to publish: 8 files');
