@@ -134,7 +134,7 @@ export function register(program: Command, ctx: Ctx): void {
         return;
       }
       const archives = await checked(storageUrl, () => backends.openStorageTarget(storageTarget!, ctx.env));
-      const database = await checked(databaseUrl, () => backends.openDatabaseTarget(databaseTarget!, dataDir));
+      const database = await checked(databaseUrl, () => backends.openDatabaseTarget(databaseTarget!));
       let server: RegistryServer;
       try {
         server = createRegistryServer({

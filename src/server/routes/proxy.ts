@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import {
@@ -42,9 +41,9 @@ export const registerProxyRoutes: RouteModule = (app, ctx) => {
   route(app, ctx, getVideoTask, ({ c, principal, params }) => relaying(c, () => proxy.status('video', params.task_id, principal!)));
 
   // Sandbox results: capability URLs, no token; the random name is the secret.
-  app.get('/proxy/results/:name', (c) => {
-    const file = proxy.resultFile(c.req.param('name'));
-    return new Response(Readable.toWeb(createReadStream(file.path)) as ReadableStream, {
+  app.get('/proxy/results/:name', async (c) => {
+    const file = await proxy.resultFile(c.req.param('name'));
+    return new Response(Readable.toWeb(file.stream) as ReadableStream, {
       headers: {
         'content-type': file.contentType,
         'content-length': String(file.size),
