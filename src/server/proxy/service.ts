@@ -95,13 +95,14 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
   function catchUpSandbox(taskId: string, now: number): Promise<View> {
     return store.update(taskId, now, (task, results): TaskDecision<View> => {
       const info = KINDS[task.kind];
-      const step = stepOf(task, now);
       const seen = task.status === info.failed ? info.states.length - 1 : Math.max(0, info.states.indexOf(task.status));
+      // Never backwards: another instance, whose clock read came later, may have moved it further.
+      const step = Math.max(seen, stepOf(task, now));
       const passed: View[] = [];
       for (let s = seen + 1; s <= step; s++) passed.push(sandboxView(task, s, results));
       const view = sandboxView(task, step, results);
       return {
-        observe: step !== seen ? { status: statusOf(task.kind, view), view: task.view } : undefined,
+        observe: step > seen ? { status: statusOf(task.kind, view), view: task.view } : undefined,
         callbacks: callbacksOf(task, passed),
         value: view,
       };
