@@ -1,6 +1,7 @@
 // Two `nodereg serve` processes sharing one PostgreSQL database and one S3 bucket (s3rver), as behind
 // a load balancer: whatever one instance decides, the other sees at once.
 import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
@@ -39,8 +40,11 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     const s3 = await s3Server;
     const storage = s3 ? { ...s3.env, NODEREG_STORAGE_URL: `s3://${await s3.bucket()}/archives` } : { NODEREG_STORAGE_URL: join(tempDir(), 'archives') };
     const env = { NODEREG_ADMIN_TOKEN: adminToken, NODEREG_DATABASE_URL: databaseUrl, ...storage };
-    // Started together: the migrations are applied once, under the advisory lock.
-    const [a, b] = await Promise.all([serve(['--port', '0', '--data-dir', tempDir()], { env }), serve(['--port', '0', '--data-dir', tempDir()], { env })]);
+    // Started together: the migrations are applied once, under the advisory lock. B has no data dir:
+    // with PostgreSQL and a storage URL an instance keeps nothing locally.
+    const homeB = tempDir('nodereg-home-');
+    const [a, b] = await Promise.all([serve(['--port', '0', '--data-dir', tempDir()], { env }), serve(['--port', '0'], { env, home: homeB })]);
+    expect(b.stderr()).toContain('data dir: none');
     const as = (instance: Served) => ({ url: instance.url, adminToken }) as TestServer;
 
     const alice = await createUser(as(a), 'alice');
@@ -102,6 +106,7 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
       expect(listed.Contents?.map((object) => object.Key).sort()).toEqual([1, 2, 3].map((major) => `archives/alice-co/shared-node/${major}.0.0/node.zip`));
     }
     expect(await b.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    expect(readdirSync(homeB)).toEqual([]);
   });
 
   it('deliver each callback as often as one instance would, never twice at once, in order per task', async () => {
