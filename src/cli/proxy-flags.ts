@@ -1,5 +1,7 @@
 // The AI proxy's flags of `nodereg serve` (DESIGN.md §4), checked before anything starts.
 import type { Command } from 'commander';
+import { DEFAULT_SANDBOX_QUOTA } from '../contract/limits.js';
+import { formatSize, parseSize } from '../contract/size.js';
 import { callbackAllowProblem, DEFAULT_CALLBACK_ALLOW, type ProxyOptions } from '../server/proxy/options.js';
 import { parseDuration } from './duration.js';
 import { invalidInput } from './errors.js';
@@ -14,6 +16,8 @@ export interface ProxyFlags {
   callbackTimeout?: string;
   callbackBackoff?: string;
   callbackAllow?: string;
+  sandboxQuotaUser?: string;
+  sandboxQuotaTotal?: string;
 }
 
 export function addProxyFlags(command: Command): Command {
@@ -26,6 +30,8 @@ export function addProxyFlags(command: Command): Command {
     .option('--sandbox-delay <ms>', 'sandbox: time from submission to the final state (default 1500)')
     .option('--callback-timeout <duration>', 'how long a callback receiver has to answer (default 5s)')
     .option('--callback-backoff <duration>', 'wait before the first callback retry, doubling after (default 1s)')
+    .option('--sandbox-quota-user <size>', `sandbox: result bytes one user may keep until they expire (default ${formatSize(DEFAULT_SANDBOX_QUOTA.user)})`)
+    .option('--sandbox-quota-total <size>', `sandbox: result bytes kept in all (default ${formatSize(DEFAULT_SANDBOX_QUOTA.total)})`)
     .option('--callback-allow <list>', `hosts callbacks may go to: comma-separated CIDR ranges, addresses, names, *.domain, or * (default ${DEFAULT_CALLBACK_ALLOW.join(',')} when --host is loopback, else none)`);
 }
 
@@ -49,6 +55,13 @@ function headerName(value: string | undefined, flag: string): string | undefined
   return value;
 }
 
+function quota(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const size = parseSize(value);
+  if (size === undefined || size <= 0) throw invalidInput(`${flag} must be a size such as 64MiB or 1GiB (got "${value}")`);
+  return size;
+}
+
 /** The proxy options the flags and env ask for; exit 2 naming the flag for a bad value. */
 export function proxyOptionsFromFlags(flags: ProxyFlags, env: NodeJS.ProcessEnv): ProxyOptions {
   const duration = (value: string | undefined, flag: string) => (value === undefined ? undefined : parseDuration(value, flag, 'ms'));
@@ -70,6 +83,8 @@ export function proxyOptionsFromFlags(flags: ProxyFlags, env: NodeJS.ProcessEnv)
     callbackTimeout: duration(flags.callbackTimeout, '--callback-timeout'),
     callbackBackoff: duration(flags.callbackBackoff, '--callback-backoff'),
     callbackAllow,
+    sandboxQuotaUser: quota(flags.sandboxQuotaUser, '--sandbox-quota-user'),
+    sandboxQuotaTotal: quota(flags.sandboxQuotaTotal, '--sandbox-quota-total'),
   };
 }
 

@@ -47,6 +47,11 @@ export const JSON_BODY_MAX = 25 * MiB;
 export const JSON_MAX_DEPTH = 64;
 export const DEFAULT_MAX_ARCHIVE = 200 * MiB;
 export const DEFAULT_MAX_UNPACKED = 1024 * MiB;
+/**
+ * AI proxy sandbox: bytes of result files kept (until they expire, 24 h) per user and in all; a
+ * submission that would pass either is 429 (`serve --sandbox-quota-user`, `--sandbox-quota-total`).
+ */
+export const DEFAULT_SANDBOX_QUOTA = { user: 32 * MiB, total: 512 * MiB } as const;
 export const UPLOAD_URL_TTL_SECONDS = 15 * 60;
 /** Entries one archive may hold: each name is kept in memory while the archive is checked. */
 export const MAX_ARCHIVE_ENTRIES = 100_000;

@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -9,6 +8,7 @@ import { DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../cont
 import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
 import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
+import { prepareDataDir, refuseIncompleteBackup } from './data-dir.js';
 import { HttpError, rawErrorResponse } from './errors.js';
 import type { ProxyOptions } from './proxy/options.js';
 import type { ServerContext } from './context.js';
@@ -96,7 +96,10 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   if (dataDir === undefined && !(input.database?.secret && input.archives && options.adminToken)) {
     throw new Error('without a data dir, the server needs a database that keeps the secret, an archive storage and the admin token');
   }
-  if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
+  if (dataDir !== undefined) {
+    prepareDataDir(dataDir);
+    refuseIncompleteBackup(dataDir, !input.database);
+  }
   // (dataDir is set whenever an embedded default is used)
   const db = input.database ? undefined : openDatabase(join(dataDir!, 'registry.db'));
   const database = input.database ?? { store: createSqliteRegistryStore(db!), tasks: createTaskStore(db!), close: () => db!.close() };

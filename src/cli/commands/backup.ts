@@ -1,7 +1,8 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatSize } from '../../contract/size.js';
+import { BACKUP_COMPLETE, BACKUP_IN_PROGRESS } from '../../server/data-dir.js';
 import type { Ctx } from '../context.js';
 import { defaultDataDir } from '../data-dir.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
@@ -54,27 +55,40 @@ export function register(program: Command, ctx: Ctx): void {
       if (existsSync(out) && (!statSync(out).isDirectory() || readdirSync(out).length > 0)) {
         throw invalidInput(`${out} already exists and is not an empty dir`, 'name a new dir to back up into');
       }
-      mkdirSync(out, { recursive: true, mode: 0o700 });
-
-      // SQLite's online backup: a consistent copy even while the server writes. The database is
-      // snapshotted first, so every archive it refers to is already on disk when archives are copied.
-      const { default: Database } = await import('better-sqlite3');
-      const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-      try {
-        // all remaining pages in one step, so a concurrent writer cannot make it restart
-        await db.backup(join(out, 'registry.db'), { progress: () => 0x7fffffff });
-      } catch (error) {
-        throw new CliError(`backup of ${dbPath} failed: ${(error as Error).message}`, EXIT.failure, 'backup');
-      } finally {
-        db.close();
-      }
-      const dbBytes = statSync(join(out, 'registry.db')).size;
-
+      // Written into a temporary dir beside `out`, marked in progress, and renamed to `out` only once
+      // whole: a backup cut short is never found at `out`, and `serve` refuses the temporary dir.
+      mkdirSync(dirname(out), { recursive: true });
+      const work = mkdtempSync(join(dirname(out), `.${basename(out)}.partial-`));
+      writeFileSync(join(work, BACKUP_IN_PROGRESS), `nodereg backup of ${dataDir} into ${out}, not finished\n`, { mode: 0o600 });
+      let dbBytes: number;
       const archives = { files: 0, bytes: 0 };
-      if (existsSync(join(dataDir, 'archives'))) copyArchives(join(dataDir, 'archives'), join(out, 'archives'), archives);
-      // The secret (signing keys derive from it) and the admin token, kept private.
-      const secrets = ['secret', 'admin-token'].filter((name) => existsSync(join(dataDir, name)));
-      for (const name of secrets) copyFileSync(join(dataDir, name), join(out, name));
+      let secrets: string[];
+      try {
+        // SQLite's online backup: a consistent copy even while the server writes. The database is
+        // snapshotted first, so every archive it refers to is already on disk when archives are copied.
+        const { default: Database } = await import('better-sqlite3');
+        const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+        try {
+          // all remaining pages in one step, so a concurrent writer cannot make it restart
+          await db.backup(join(work, 'registry.db'), { progress: () => 0x7fffffff });
+        } catch (error) {
+          throw new CliError(`backup of ${dbPath} failed: ${(error as Error).message}`, EXIT.failure, 'backup');
+        } finally {
+          db.close();
+        }
+        dbBytes = statSync(join(work, 'registry.db')).size;
+        if (existsSync(join(dataDir, 'archives'))) copyArchives(join(dataDir, 'archives'), join(work, 'archives'), archives);
+        // The secret (signing keys derive from it) and the admin token, kept private.
+        secrets = ['secret', 'admin-token'].filter((name) => existsSync(join(dataDir, name)));
+        for (const name of secrets) copyFileSync(join(dataDir, name), join(work, name));
+        const manifest = { from: dataDir, completed_at: new Date().toISOString(), database_bytes: dbBytes, archives, secrets };
+        writeFileSync(join(work, BACKUP_COMPLETE), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+        unlinkSync(join(work, BACKUP_IN_PROGRESS));
+        renameSync(work, out); // replaces an empty `out`
+      } catch (error) {
+        rmSync(work, { recursive: true, force: true });
+        throw error;
+      }
 
       ctx.out.result(
         { out, database: { path: join(out, 'registry.db'), bytes: dbBytes }, archives, secrets },
@@ -83,6 +97,7 @@ export function register(program: Command, ctx: Ctx): void {
           `  registry.db  ${formatSize(dbBytes)} (SQLite online backup)`,
           `  archives/    ${archives.files} file${archives.files === 1 ? '' : 's'}, ${formatSize(archives.bytes)}`,
           ...secrets.map((name) => `  ${name}`),
+          `  ${BACKUP_COMPLETE}  (written last: the backup is whole)`,
           `restore: stop the server, then serve with --data-dir ${out}`,
         ].join('\n'),
       );

@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { DEFAULT_SANDBOX_QUOTA } from '../../contract/limits.js';
 
 /** How the AI proxy runs; every field optional (`serve` flags map onto it). DESIGN.md §4. */
 export interface ProxyOptions {
@@ -29,6 +30,10 @@ export interface ProxyOptions {
   callbackAllow?: string[];
   /** ms sandbox result files are kept (default 24 h). */
   resultTtl?: number;
+  /** Bytes of unexpired sandbox result files one user may keep (default DEFAULT_SANDBOX_QUOTA.user). */
+  sandboxQuotaUser?: number;
+  /** Bytes of unexpired sandbox result files kept in all (default DEFAULT_SANDBOX_QUOTA.total). */
+  sandboxQuotaTotal?: number;
 }
 
 export const DEFAULT_CALLBACK_ALLOW = ['127.0.0.0/8', '::1', 'localhost'];
@@ -65,6 +70,8 @@ export function resolveProxyOptions(options: ProxyOptions = {}, host = '127.0.0.
     callbackBackoff: 1_000,
     callbackAllow: defaultCallbackAllow(host),
     resultTtl: 24 * 60 * 60 * 1000,
+    sandboxQuotaUser: DEFAULT_SANDBOX_QUOTA.user,
+    sandboxQuotaTotal: DEFAULT_SANDBOX_QUOTA.total,
     ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)),
     imgUpstream: trim(options.imgUpstream),
     vidUpstream: trim(options.vidUpstream),

@@ -7,7 +7,7 @@ import type { DeliveryRow, NewDelivery, ResultRow, TaskRow, TaskStore } from './
 
 // bigint columns (times in ms) arrive as strings: numbers here.
 const TASK_NUMBERS = ['created_at', 'delay_ms', 'credits', 'updated_at', 'next_poll_at'] as const;
-const RESULT_NUMBERS = ['position', 'expires_at'] as const;
+const RESULT_NUMBERS = ['position', 'expires_at', 'size'] as const;
 const DELIVERY_NUMBERS = ['seq', 'attempts', 'next_at', 'lease_until'] as const;
 
 function numbers<T>(row: Record<string, unknown>, keys: readonly string[]): T {
@@ -62,6 +62,16 @@ export function createPostgresTaskStore(sql: Sql): TaskStore {
         SELECT * FROM proxy_tasks
         WHERE callback_url IS NOT NULL AND status NOT IN ${sql(TERMINAL_STATUSES as unknown as string[])} AND created_at > ${since}`;
       return rows.map(task);
+    },
+
+    async stored(userId, now) {
+      const [row] =
+        userId === undefined
+          ? await sql`SELECT coalesce(sum(size), 0) AS bytes, min(expires_at) AS first_expiry FROM proxy_results WHERE file IS NOT NULL AND expires_at > ${now}`
+          : await sql`
+              SELECT coalesce(sum(r.size), 0) AS bytes, min(r.expires_at) AS first_expiry FROM proxy_results r JOIN proxy_tasks t ON t.id = r.task_id
+              WHERE t.user_id = ${userId} AND r.file IS NOT NULL AND r.expires_at > ${now}`;
+      return { bytes: Number(row.bytes), first_expiry: row.first_expiry === null ? null : Number(row.first_expiry) };
     },
 
     async claimPolls(since, now, interval) {

@@ -156,12 +156,31 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
     return { kind: 'bytes', bytes: placeholderVideo(taskId), contentType: 'video/mp4', ext: '.mp4' };
   }
 
+  /**
+   * Result files count against a quota per user and one in all until they expire: a submission that
+   * would pass either is 429, with Retry-After when the first kept file expires.
+   */
+  async function withinQuota(userId: string, bytes: number, now: number): Promise<void> {
+    for (const [owner, quota, whose] of [[userId, options.sandboxQuotaUser, 'your'], [undefined, options.sandboxQuotaTotal, "this registry's"]] as const) {
+      const stored = await store.stored(owner, now);
+      if (stored.bytes + bytes <= quota) continue;
+      const seconds = Math.max(1, Math.ceil(((stored.first_expiry ?? now + options.resultTtl) - now) / 1000));
+      throw new HttpError(
+        'rate_limited',
+        `the sandbox keeps ${stored.bytes} bytes of results for ${whose} tasks; this one (${bytes} bytes) would pass the quota of ${quota} bytes. Results expire ${Math.round(options.resultTtl / 3_600_000)} h after their task`,
+        undefined,
+        'retry once earlier results have expired, or send a smaller image',
+        { 'Retry-After': String(seconds) },
+      );
+    }
+  }
+
   async function submitSandbox<K extends TaskKind>(kind: K, body: TaskBodies[K], base: Omit<TaskRow, 'mode' | 'upstream_id' | 'delay_ms' | 'outcome' | 'status' | 'view' | 'credits' | 'next_poll_at'>): Promise<View> {
     const info = KINDS[kind];
     const source = sandboxSource(kind, body, base.id);
     const result: ResultRow = {
       name: '', task_id: base.id, position: 0, creation_id: randomUUID(), url: null, file: null, content_type: null,
-      expires_at: base.created_at + options.resultTtl,
+      expires_at: base.created_at + options.resultTtl, size: 0,
     };
     if (source.kind === 'url') {
       result.name = randomName('');
@@ -170,6 +189,8 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
       result.name = randomName(source.ext);
       result.file = result.name;
       result.content_type = source.contentType;
+      result.size = source.bytes.length;
+      await withinQuota(base.user_id, result.size, base.created_at);
       await ctx.archives.write(RESULTS_PREFIX + result.name, source.bytes, source.contentType);
     }
     const video = kind === 'video' ? (body as TaskBodies['video']) : undefined;

@@ -39,6 +39,8 @@ export interface ResultRow {
   file: string | null;
   content_type: string | null;
   expires_at: number;
+  /** Bytes of the file (0 for a URL). */
+  size: number;
 }
 
 export interface DeliveryRow {
@@ -83,6 +85,8 @@ export interface TaskStore {
   update<T>(id: string, now: number, decide: (task: TaskRow, results: ResultRow[]) => TaskDecision<T>): Promise<T>;
   /** Unfinished tasks with a callback, created after `since`. */
   watched(since: number): Promise<TaskRow[]>;
+  /** Bytes of unexpired result files, of one user or of all, and when the first of them expires. */
+  stored(userId: string | undefined, now: number): Promise<{ bytes: number; first_expiry: number | null }>;
   /** Forward tasks due for a poll, each claimed until `now + interval` (no other instance polls it before). */
   claimPolls(since: number, now: number, interval: number): Promise<TaskRow[]>;
   results(taskId: string): Promise<ResultRow[]>;
@@ -120,9 +124,14 @@ export function createTaskStore(db: Db): TaskStore {
        RETURNING *`,
     ),
     insertResult: db.prepare(
-      `INSERT INTO proxy_results (name, task_id, position, creation_id, url, file, content_type, expires_at)
-       VALUES (@name, @task_id, @position, @creation_id, @url, @file, @content_type, @expires_at)`,
+      `INSERT INTO proxy_results (name, task_id, position, creation_id, url, file, content_type, expires_at, size)
+       VALUES (@name, @task_id, @position, @creation_id, @url, @file, @content_type, @expires_at, @size)`,
     ),
+    storedBy: db.prepare(
+      `SELECT coalesce(sum(r.size), 0) AS bytes, min(r.expires_at) AS first_expiry FROM proxy_results r JOIN proxy_tasks t ON t.id = r.task_id
+       WHERE t.user_id = ? AND r.file IS NOT NULL AND r.expires_at > ?`,
+    ),
+    storedInAll: db.prepare('SELECT coalesce(sum(size), 0) AS bytes, min(expires_at) AS first_expiry FROM proxy_results WHERE file IS NOT NULL AND expires_at > ?'),
     results: db.prepare('SELECT * FROM proxy_results WHERE task_id = ? ORDER BY position'),
     result: db.prepare('SELECT * FROM proxy_results WHERE name = ?'),
     expired: db.prepare('SELECT * FROM proxy_results WHERE file IS NOT NULL AND expires_at <= ?'),
@@ -167,6 +176,8 @@ export function createTaskStore(db: Db): TaskStore {
       })();
     },
     watched: async (since) => s.watched.all(since) as TaskRow[],
+    stored: async (userId, now) =>
+      (userId === undefined ? s.storedInAll.get(now) : s.storedBy.get(userId, now)) as { bytes: number; first_expiry: number | null },
     claimPolls: async (since, now, interval) => s.claimPolls.all({ since, now, until: now + interval }) as TaskRow[],
     results: async (taskId) => s.results.all(taskId) as ResultRow[],
     result: async (name) => s.result.get(name) as ResultRow | undefined,

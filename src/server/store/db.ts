@@ -1,10 +1,12 @@
 import Database from 'better-sqlite3';
+import { privateDatabaseFile } from '../data-dir.js';
 import { migrations } from './migrations.js';
 
 export type Db = Database.Database;
 
-/** Opens the registry database: WAL, foreign keys on, and every pending migration applied in order. */
+/** Opens the registry database (0600, its -wal and -shm too): WAL, foreign keys on, and every pending migration applied in order. */
 export function openDatabase(file: string): Db {
+  privateDatabaseFile(file);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');

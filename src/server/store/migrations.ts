@@ -344,6 +344,14 @@ export const migrations: Migration[] = [
   { name: 'node-metadata', sql: nodeMetadata },
   { name: 'invitations', sql: INVITATIONS_SCHEMA },
   {
+    // Sandbox quotas count the bytes of result files kept; files stored before this count as 0 (they expire within 24 h).
+    name: 'proxy-result-sizes',
+    sql: `
+      ALTER TABLE proxy_results ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX proxy_tasks_by_user ON proxy_tasks(user_id, id);
+    `,
+  },
+  {
     // The proxy's polls and deliveries claimed through the database (as on PostgreSQL, where several
     // instances share it): a forward task's next poll time, a delivery's lease and its holder.
     name: 'proxy-leases',

@@ -118,8 +118,8 @@ CREATE TABLE archive_claims (
 
 // The secret the upload and callback keys derive from (DIR/secret with SQLite): one row, shared by
 // every instance.
-// The AI proxy, shared by the instances (SQLite: 'proxy tasks, results and callback deliveries' and
-// 'proxy-leases'). Times are milliseconds since the epoch.
+// The AI proxy, shared by the instances (SQLite: 'proxy tasks, results and callback deliveries',
+// 'proxy-result-sizes' and 'proxy-leases'). Times are milliseconds since the epoch.
 const proxy = `
 CREATE TABLE proxy_tasks (
   id text PRIMARY KEY,
@@ -137,7 +137,7 @@ CREATE TABLE proxy_tasks (
   updated_at bigint NOT NULL,
   next_poll_at bigint NOT NULL DEFAULT 0
 );
-CREATE INDEX proxy_tasks_user ON proxy_tasks(user_id);
+CREATE INDEX proxy_tasks_by_user ON proxy_tasks(user_id, id);
 CREATE INDEX proxy_tasks_unfinished ON proxy_tasks(callback_url, status);
 CREATE TABLE proxy_results (
   name text PRIMARY KEY,
@@ -147,7 +147,8 @@ CREATE TABLE proxy_results (
   url text,
   file text,
   content_type text,
-  expires_at bigint NOT NULL
+  expires_at bigint NOT NULL,
+  size bigint NOT NULL DEFAULT 0
 );
 CREATE INDEX proxy_results_task ON proxy_results(task_id, position);
 CREATE INDEX proxy_results_expiry ON proxy_results(expires_at);

@@ -1,0 +1,44 @@
+// The data dir holds the database, the secret and every archive: only its owner may read it. A
+// backup is a data dir too; one cut short must never be served as if it were whole.
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Written into a backup while it is being made; `nodereg backup` removes it once the copy is whole. */
+export const BACKUP_IN_PROGRESS = 'BACKUP-IN-PROGRESS';
+/** Written last into a whole backup: what it holds and when it was taken. */
+export const BACKUP_COMPLETE = 'backup.json';
+
+/** Creates the data dir if needed and makes it 0700 (an existing one is tightened). */
+export function prepareDataDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
+}
+
+/**
+ * Creates the SQLite file 0600 before SQLite opens it (SQLite gives its -wal and -shm files the
+ * database file's mode), and tightens files an older version made 0644.
+ */
+export function privateDatabaseFile(file: string): void {
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
+}
+
+/**
+ * Refuses a data dir that is a backup cut short: one still marked in progress, or (backups made
+ * before the marker existed) a database without the secret that is copied after it.
+ */
+export function refuseIncompleteBackup(dataDir: string, embeddedDatabase: boolean): void {
+  if (existsSync(join(dataDir, BACKUP_IN_PROGRESS))) {
+    throw new Error(
+      `${dataDir} is a backup that was never finished (${BACKUP_IN_PROGRESS} is still there): its archives or secret may be missing; ` +
+        'serve the data dir it was taken from, or a complete backup (one with backup.json)',
+    );
+  }
+  const database = join(dataDir, 'registry.db');
+  if (embeddedDatabase && existsSync(database) && !existsSync(join(dataDir, 'secret')) && !existsSync(join(dataDir, BACKUP_COMPLETE))) {
+    throw new Error(
+      `${dataDir} has a registry.db but no secret: it looks like a backup cut short (the secret is copied last); ` +
+        'serve a complete backup, or the data dir it was taken from',
+    );
+  }
+}
