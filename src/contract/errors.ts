@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_FIELD_ERRORS } from './limits.js';
 
 /** Every error code of the wire, with the HTTP status it travels with. */
 export const ERROR_STATUS = {
@@ -14,6 +15,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal: 500,
   upstream_error: 502,
+  unavailable: 503,
   upstream_timeout: 504,
 } as const;
 
@@ -40,13 +42,19 @@ export const ErrorBody = z.looseObject({
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
-/** Turns zod issues into the `details` of an error body; the path names the field to fix. */
+/**
+ * Turns zod issues into the `details` of an error body; the path names the field to fix. At most
+ * MAX_FIELD_ERRORS of them: an answer stays small whatever was sent.
+ */
 export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ''): FieldError[] {
-  return issues.map((issue) => ({
-    path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.') || '(root)',
-    message: issue.message,
+  return issues.slice(0, MAX_FIELD_ERRORS).map((issue) => ({
+    path: [prefix, ...issue.path.map((part) => clip(String(part), 64))].filter(Boolean).join('.') || '(root)',
+    message: clip(issue.message, 300),
   }));
 }
+
+/** Keys and messages may hold what a client sent: shortened, so that an answer stays small. */
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 /** One line naming every field at fault: `star: Too big: expected number to be <=5`. */
 export function describeFieldErrors(details: readonly FieldError[]): string {

@@ -29,6 +29,24 @@ export const NAME_MAX = 200;
 export const USER_REF_MAX = 320;
 export const VERSION_MAX = 256;
 export const CHANGELOG_MAX = 100_000;
+/** Every URL field (icon, banner_url, repository, website, callbacks…). */
+export const URL_MAX = 2048;
+/** A version requirement such as `>=1.0.0 <2.0.0` (supported_appui_version…). */
+export const VERSION_RANGE_MAX = 256;
+/** Short free text that is no description: license, category, support, status detail. */
+export const SHORT_TEXT_MAX = 1000;
+/** Tags (and tags_admin): at most 64 items of 64 characters. */
+export const TAGS = { maxItems: 64, maxLength: 64 } as const;
+/** supported_os, supported_accelerators. */
+export const PLATFORMS = { maxItems: 32, maxLength: 64 } as const;
+/** A version's dependencies: pip requirement strings, which may hold a URL. */
+export const DEPENDENCIES = { maxItems: 256, maxLength: URL_MAX } as const;
+/** preempted_app_node_names. */
+export const NODE_NAMES = { maxItems: 512, maxLength: NAME_MAX } as const;
+/** `translations`: at most 64 languages (keys of 16 characters), all of it at most 64 KiB as JSON. */
+export const TRANSLATIONS = { maxLanguages: 64, languageMaxLength: 16, maxJsonLength: 64 * 1024 } as const;
+/** Tokens, user ids and other opaque identifiers sent in bodies. */
+export const IDENTIFIER_MAX = 256;
 /** Semantic version without build metadata; a leading `v` is accepted and dropped. */
 export const SEMVER_PATTERN =
   '^v?(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)' +
@@ -42,9 +60,19 @@ export const TOKEN_PREFIX = { user: 'nrg_u_', pat: 'nrg_pat_' } as const;
 export const TOKEN_SHOWN_PREFIX = 12;
 
 const MiB = 1024 * 1024;
+/** The largest JSON body, that of the AI proxy's operations (base64 images must fit). */
 export const JSON_BODY_MAX = 25 * MiB;
+/** Every other JSON body (publish, updates, accounts): a few KiB of metadata, so 1 MiB is plenty. */
+export const METADATA_BODY_MAX = 1 * MiB;
 /** Arrays and objects nested deeper than this in a JSON body are 400 (a translations object is 2 or 3 deep). */
 export const JSON_MAX_DEPTH = 64;
+/**
+ * Values a JSON body may hold (array items, object members, arrays and objects), counted while it
+ * arrives, before it is parsed: what parsing and validation may cost stays bounded whatever is sent.
+ */
+export const JSON_MAX_VALUES = 10_000;
+/** Field problems reported in one answer (and by the CLI): enough to fix, small whatever comes in. */
+export const MAX_FIELD_ERRORS = 20;
 export const DEFAULT_MAX_ARCHIVE = 200 * MiB;
 export const DEFAULT_MAX_UNPACKED = 1024 * MiB;
 /**
@@ -64,6 +92,7 @@ export const PERCENT = { min: 0, max: 100 } as const;
 export const RELIGHT = {
   lightTransferStrength: { ...PERCENT, default: 100 },
   promptWeight: { min: 1, max: 1.4, maxDecimals: 2 },
+  promptMax: 2000,
   styles: ['standard', 'darker_but_realistic', 'clean', 'smooth', 'brighter', 'contrasted_n_hdr', 'just_composition'],
   defaultStyle: 'standard',
   changeBackground: true,

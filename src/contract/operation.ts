@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { METADATA_BODY_MAX } from './limits.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** `user`: a user token or a publisher's PAT; `none`: anyone; `signature`: a signed URL. */
@@ -24,6 +25,8 @@ export interface Operation<
   body: B;
   /** `json` bodies are validated with `body`; `zip` is a raw archive; `none` sends nothing. */
   bodyKind: 'json' | 'zip' | 'none';
+  /** The largest JSON body accepted, in bytes (413 above): METADATA_BODY_MAX unless the operation says. */
+  bodyMax: number;
   status: number;
   response: R;
   responseKind: 'json' | 'zip' | 'none';
@@ -57,6 +60,7 @@ export function op<
   query?: Q;
   body?: B;
   bodyKind?: 'json' | 'zip' | 'none';
+  bodyMax?: number;
   status?: number;
   response?: R;
   responseKind?: 'json' | 'zip' | 'none';
@@ -66,6 +70,7 @@ export function op<
     spec: false,
     status: 200,
     bodyKind: def.body ? 'json' : 'none',
+    bodyMax: METADATA_BODY_MAX,
     responseKind: def.response ? 'json' : 'none',
     ...def,
     params: params as unknown as P,

@@ -1,23 +1,13 @@
 import { z } from 'zod';
 import { op } from './operation.js';
 import { ImageTaskReference, ImageTaskStatus, VideoExtendResponse, VideoTaskStatus } from './resources.js';
-import { ADVANCED_SETTINGS, PERCENT, RELIGHT, SKIN_ENHANCER, VIDEO_CREDITS, VIDEO_EXTEND } from './limits.js';
+import { ADVANCED_SETTINGS, IDENTIFIER_MAX, JSON_BODY_MAX, PERCENT, RELIGHT, SKIN_ENHANCER, VIDEO_CREDITS, VIDEO_EXTEND } from './limits.js';
+import { httpUrl } from './fields.js';
 
 const percent = (fallback: number) => z.number().int().min(PERCENT.min).max(PERCENT.max).default(fallback);
 
-/** An absolute http(s) URL, as callbacks need. */
-export const httpUrl = z.string().refine((value) => {
-  // The URL parser repairs `http:host` or `http:\\host`; insist on the written form first.
-  if (!/^https?:\/\/[^\s\\/?#]+[^\s\\]*$/i.test(value)) return false;
-  try {
-    return new URL(value).hostname !== '';
-  } catch {
-    return false;
-  }
-}, 'must be an absolute http:// or https:// URL');
-
-/** Base64 content or a URL: anything non-empty; the sandbox and the providers judge the rest. */
-const imageSource = z.string().min(1, 'must be base64 content or a URL');
+/** Base64 content or a URL: anything non-empty within the body limit; the sandbox and the providers judge the rest. */
+const imageSource = z.string().min(1, 'must be base64 content or a URL').max(JSON_BODY_MAX);
 
 /**
  * Checks the weight syntax of a relight prompt. A group `(text:w)` weights `text` by `w`:
@@ -28,22 +18,26 @@ const imageSource = z.string().min(1, 'must be base64 content or a URL');
 export function promptWeightProblem(prompt: string): string | null {
   const { min, max, maxDecimals } = RELIGHT.promptWeight;
   const group = new RegExp(`^[^():]+:(\\d+(?:\\.\\d{1,${maxDecimals}})?)$`);
+  // One pass, and only weighted groups (which never overlap) are sliced: linear in the prompt's length.
   const open: number[] = [];
+  let lastOpen = -1;
+  let lastColon = -1;
   for (let i = 0; i < prompt.length; i++) {
-    if (prompt[i] === '(') open.push(i);
-    if (prompt[i] !== ')') continue;
+    const char = prompt[i];
+    if (char === ':') lastColon = i;
+    if (char === '(') open.push((lastOpen = i));
+    if (char !== ')') continue;
     const start = open.pop();
     if (start === undefined) continue; // a stray ")" is plain text
+    if (lastColon < start) continue; // parentheses without a weight are plain text
+    if (lastOpen > start || open.length > 0) return `nested weighted group at character ${start + 1}`;
     const inner = prompt.slice(start + 1, i);
-    if (!inner.includes(':')) continue; // parentheses without a weight are plain text
-    if (inner.includes('(') || open.length > 0) return `nested weighted group at character ${start + 1}`;
     const match = group.exec(inner);
     if (!match) return `malformed weighted group "(${inner})": write (text:weight) with a weight like 1.2`;
     const weight = Number(match[1]);
     if (weight < min || weight > max) return `weight ${match[1]} of "(${inner})" must be from ${min} to ${max}`;
   }
-  const unclosed = open.find((at) => prompt.slice(at).includes(':'));
-  if (unclosed !== undefined) return `unclosed weighted group at character ${unclosed + 1}`;
+  if (open.length > 0 && lastColon > open[0]) return `unclosed weighted group at character ${open[0] + 1}`;
   return null;
 }
 
@@ -69,6 +63,7 @@ export const RelightBody = z
     preserve_details: z.boolean().default(RELIGHT.preserveDetails),
     prompt: z
       .string()
+      .max(RELIGHT.promptMax, { abort: true })
       .superRefine((prompt, ctx) => {
         const problem = promptWeightProblem(prompt);
         if (problem) ctx.addIssue({ code: 'custom', message: problem });
@@ -111,8 +106,8 @@ export const VideoExtendBody = z
     payload: z.string().max(VIDEO_EXTEND.payloadMax).optional(),
     prompt: z.string().max(VIDEO_EXTEND.promptMax).optional(),
     resolution: z.enum(VIDEO_EXTEND.resolutions).default(VIDEO_EXTEND.defaultResolution),
-    video_creation_id: z.string().min(1).optional(),
-    video_url: z.string().min(1).optional(),
+    video_creation_id: z.string().min(1).max(IDENTIFIER_MAX).optional(),
+    video_url: imageSource.optional(),
   })
   .superRefine((body, ctx) => {
     // The spec: video_creation_id and video_url go together, either both or neither.
@@ -147,15 +142,15 @@ export function videoCredits(model: keyof typeof VIDEO_CREDITS, resolution: stri
 
 export const relightImage = op({
   id: 'relightImage', method: 'POST', path: '/proxy/img/v1/ai/image-relight', summary: 'Relight an image; the relight process has started',
-  spec: true, auth: 'user', body: RelightBody, response: ImageTaskReference,
+  spec: true, auth: 'user', body: RelightBody, bodyMax: JSON_BODY_MAX, response: ImageTaskReference,
 });
 export const skinEnhance = op({
   id: 'skinEnhance', method: 'POST', path: '/proxy/img/v1/ai/skin-enhancer/flexible', summary: 'Enhance skin in an image; the process has started',
-  spec: true, auth: 'user', body: SkinEnhancerBody, response: ImageTaskReference,
+  spec: true, auth: 'user', body: SkinEnhancerBody, bodyMax: JSON_BODY_MAX, response: ImageTaskReference,
 });
 export const extendVideo = op({
   id: 'extendVideo', method: 'POST', path: '/proxy/vid/extend', summary: 'Extend a video',
-  spec: true, auth: 'user', body: VideoExtendBody, response: VideoExtendResponse,
+  spec: true, auth: 'user', body: VideoExtendBody, bodyMax: JSON_BODY_MAX, response: VideoExtendResponse,
 });
 export const getRelightTask = op({
   id: 'getRelightTask', method: 'GET', path: '/proxy/img/v1/ai/image-relight/{task_id}', summary: 'Status and results of a relight task',

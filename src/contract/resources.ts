@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import {
-  DESCRIPTION_MAX, CHANGELOG_MAX, IMAGE_TASK_STATUS, MEMBER_ROLES, NAME_MAX, NODE_ID, NODE_SORTS,
-  NODE_STATUS, NODE_VERSION_STATUS, PAGE, PUBLISHER_ID, RESERVED_NODE_IDS, PUBLISHER_STATUS, SEMVER_PATTERN, USER_REF_MAX, VERSION_MAX,
-  VIDEO_TASK_STATE,
+  DESCRIPTION_MAX, CHANGELOG_MAX, DEPENDENCIES, IDENTIFIER_MAX, IMAGE_TASK_STATUS, MEMBER_ROLES, NAME_MAX, NODE_ID, NODE_NAMES,
+  NODE_SORTS, NODE_STATUS, NODE_VERSION_STATUS, PAGE, PLATFORMS, PUBLISHER_ID, RESERVED_NODE_IDS, PUBLISHER_STATUS,
+  SEMVER_PATTERN, SHORT_TEXT_MAX, TAGS, USER_REF_MAX, VERSION_MAX, VIDEO_TASK_STATE,
 } from './limits.js';
+import { list, text, translations, urlField, versionRangeField } from './fields.js';
 
 // ---------- shared field rules ----------
 
@@ -19,12 +20,11 @@ export const publisherId = z
 /** A semantic version without build metadata; `v1.2.3` becomes `1.2.3`. */
 export const semver = z
   .string()
-  .max(VERSION_MAX)
+  .max(VERSION_MAX, { abort: true })
   .regex(new RegExp(SEMVER_PATTERN), 'must be a semantic version such as 1.2.3 or 1.2.3-beta.1 (no build metadata)')
   .transform((v) => (v.startsWith('v') ? v.slice(1) : v));
 export const isoDate = z.string();
 const strings = z.array(z.string());
-const text = (max: number) => z.string().max(max);
 
 // ---------- resources as the server answers them (parsed leniently: unknown fields kept) ----------
 
@@ -118,28 +118,28 @@ export const NodeWritable = z.object({
   name: clearable(text(NAME_MAX)).describe('display name'),
   description: clearable(text(DESCRIPTION_MAX)).describe('description'),
   author: clearable(text(NAME_MAX)).describe('author'),
-  license: clearable(z.string()).describe('license (path to the LICENSE file in the repository)'),
-  repository: clearable(z.string()).describe('repository URL'),
-  icon: clearable(z.string()).describe('icon URL'),
-  banner_url: clearable(z.string()).describe('banner URL'),
-  tags: clearable(strings).describe('tags'),
-  category: clearable(z.string()).meta({ description: 'category (deprecated in favour of tags)', deprecated: true }),
-  supported_os: clearable(strings).describe('supported operating systems'),
-  supported_accelerators: clearable(strings).describe('supported accelerators'),
-  supported_appui_version: clearable(z.string()).describe('supported versions of the host application'),
-  supported_appui_frontend_version: clearable(z.string()).describe('supported versions of the host frontend'),
-  preempted_app_node_names: clearable(strings).describe('node names of the host application this node takes precedence over'),
-  translations: clearable(z.record(z.string(), z.unknown())).describe('translations of the metadata, by language'),
+  license: clearable(text(SHORT_TEXT_MAX)).describe('license (path to the LICENSE file in the repository)'),
+  repository: clearable(urlField).describe('repository URL'),
+  icon: clearable(urlField).describe('icon URL'),
+  banner_url: clearable(urlField).describe('banner URL'),
+  tags: clearable(list(TAGS)).describe('tags'),
+  category: clearable(text(TAGS.maxLength)).meta({ description: 'category (deprecated in favour of tags)', deprecated: true }),
+  supported_os: clearable(list(PLATFORMS)).describe('supported operating systems'),
+  supported_accelerators: clearable(list(PLATFORMS)).describe('supported accelerators'),
+  supported_appui_version: clearable(versionRangeField).describe('supported versions of the host application'),
+  supported_appui_frontend_version: clearable(versionRangeField).describe('supported versions of the host frontend'),
+  preempted_app_node_names: clearable(list(NODE_NAMES)).describe('node names of the host application this node takes precedence over'),
+  translations: clearable(translations).describe('translations of the metadata, by language'),
 });
 /** The type of a writable node field's value ('string', 'array', 'record'), for those that offer it as a flag or key. */
 export const nodeFieldType = (field: keyof typeof NodeWritable.shape): string => NodeWritable.shape[field].unwrap().unwrap().type;
 
 /** Node metadata only an admin changes: a value equal to the current one is ignored, a different one is 403. */
 export const NodeAdminWritable = z.object({
-  tags_admin: clearable(strings),
+  tags_admin: clearable(list(TAGS)),
   search_ranking: clearable(z.number().int()),
   repohost_stars: clearable(z.number().int()),
-  status_detail: clearable(z.string()),
+  status_detail: clearable(text(SHORT_TEXT_MAX)),
 });
 /** Every node field a request may write except `status` (which has rules of its own). */
 export const NodeMetadata = NodeWritable.extend(NodeAdminWritable.shape);
@@ -171,12 +171,12 @@ export type NodeInput = z.infer<typeof NodeInput>;
 /** What a publish sets on a version, and replaces when retried before the archive arrives. */
 export const VersionPublished = z.object({
   changelog: text(CHANGELOG_MAX).optional(),
-  dependencies: strings.optional(),
-  supported_accelerators: strings.optional(),
-  supported_appui_frontend_version: z.string().optional(),
-  supported_appui_version: z.string().optional(),
-  supported_os: strings.optional(),
-  tags: strings.optional(),
+  dependencies: list(DEPENDENCIES).optional(),
+  supported_accelerators: list(PLATFORMS).optional(),
+  supported_appui_frontend_version: versionRangeField.optional(),
+  supported_appui_version: versionRangeField.optional(),
+  supported_os: list(PLATFORMS).optional(),
+  tags: list(TAGS).optional(),
 });
 export const VERSION_PUBLISHED_FIELDS = Object.keys(VersionPublished.shape) as (keyof typeof VersionPublished.shape)[];
 
@@ -199,7 +199,7 @@ export type NodeVersionInput = z.infer<typeof NodeVersionInput>;
 export const PublishBody = z.object({
   node: NodeInput.default({}),
   node_version: NodeVersionInput,
-  personal_access_token: z.string().min(1).optional(),
+  personal_access_token: z.string().min(1).max(IDENTIFIER_MAX).optional(),
 });
 export type PublishBody = z.input<typeof PublishBody>;
 
@@ -210,10 +210,10 @@ export type PublishResponse = z.infer<typeof PublishResponse>;
 export const PublisherWritable = z.object({
   name: clearable(text(NAME_MAX)),
   description: clearable(text(DESCRIPTION_MAX)),
-  logo: clearable(z.string()),
-  source_code_repo: clearable(z.string()),
-  support: clearable(z.string()),
-  website: clearable(z.string()),
+  logo: clearable(urlField),
+  source_code_repo: clearable(urlField),
+  support: clearable(text(SHORT_TEXT_MAX)),
+  website: clearable(urlField),
 });
 export const PUBLISHER_WRITABLE_FIELDS = Object.keys(PublisherWritable.shape) as (keyof typeof PublisherWritable.shape)[];
 
@@ -235,7 +235,7 @@ export const VersionUpdateBody = z.object({
   deprecated: z.boolean().optional(),
   // admin-only: how versions under manual review are approved, flagged or banned
   status: z.enum(NODE_VERSION_STATUS).optional(),
-  status_reason: z.string().max(DESCRIPTION_MAX).optional(),
+  status_reason: text(DESCRIPTION_MAX).optional(),
 });
 export type VersionUpdateBody = z.input<typeof VersionUpdateBody>;
 
@@ -244,7 +244,7 @@ export type VersionUpdateBody = z.input<typeof VersionUpdateBody>;
 /** A whole number from a query string, in plain decimal digits (no `0x10`, `1e1` or spaces), within bounds. */
 export function queryInteger(min: number, max = Number.MAX_SAFE_INTEGER) {
   return z
-    .union([z.number(), z.string().regex(/^-?\d{1,15}$/, 'must be a whole number').transform(Number)])
+    .union([z.number(), z.string().regex(/^-?\d{1,15}$/, 'must be a whole number (no decimals), such as 3').transform(Number)])
     .pipe(z.number().int().min(min).max(max));
 }
 

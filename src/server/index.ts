@@ -9,6 +9,7 @@ import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
 import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
 import { prepareDataDir, refuseIncompleteBackup } from './data-dir.js';
+import { createNodeAnswers } from './node-answers.js';
 import { HttpError, rawErrorResponse } from './errors.js';
 import type { ProxyOptions } from './proxy/options.js';
 import type { ServerContext } from './context.js';
@@ -81,6 +82,20 @@ export interface RegistryServer {
   close(): Promise<void>;
 }
 
+/**
+ * The answer to an error no layer expected: 503 when the process is out of descriptors (EMFILE, ENFILE)
+ * and the client may retry, else 500. Both are logged.
+ */
+function internalError(error: unknown, log: ((line: string) => void) | undefined): HttpError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EMFILE' || code === 'ENFILE') {
+    log?.(`out of file descriptors (${code}): answered 503`);
+    return new HttpError('unavailable', 'the server is out of resources for the moment; retry shortly', undefined, undefined, { 'Retry-After': '1' });
+  }
+  log?.(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
+  return new HttpError('internal', 'an internal error occurred; it has been logged');
+}
+
 /** Builds an unstarted registry server; `serve` and the tests share it. */
 export function createRegistryServer(input: RegistryServerOptions): RegistryServer {
   const options = {
@@ -134,6 +149,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     keys,
     authenticate,
     publicUrl,
+    nodeAnswers: createNodeAnswers(store, publicUrl),
     log: options.log ?? (() => {}),
     onClose: (task) => closers.push(task),
   };
@@ -148,17 +164,20 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     });
   }
 
+  // HEAD is answered by the GET route with its body dropped (hono): cancel that body, or a file
+  // streamed by the route stays open (an archive, a sandbox result) and descriptors run out.
+  app.use(async (c, next) => {
+    await next();
+    if (c.req.method === 'HEAD') await c.res.body?.cancel().catch(() => {});
+  });
   if (options.rateLimit !== undefined) app.use(rateLimit(options.rateLimit, authenticate));
   for (const register of routeModules) register(app, ctx);
 
   app.notFound((c) => c.json(new HttpError('not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).body(), 404));
   app.onError((error, c) => {
-    if (error instanceof HttpError) {
-      for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
-      return c.json(error.body(), error.status as 400);
-    }
-    options.log?.(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
-    return c.json(new HttpError('internal', 'an internal error occurred; it has been logged').body(), 500);
+    const answer = error instanceof HttpError ? error : internalError(error, options.log);
+    for (const [name, value] of Object.entries(answer.headers ?? {})) c.header(name, value);
+    return c.json(answer.body(), answer.status as 400);
   });
 
   const requestTimeout = options.requestTimeout ?? 60 * 60 * 1000;
@@ -168,15 +187,22 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   const listener = getRequestListener(app.fetch, {
     errorHandler: (error) => {
       if (error instanceof RequestError) return Response.json(new HttpError('invalid_request', `malformed request: ${error.message}`).body(), { status: 400 });
-      options.log?.(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
-      return Response.json(new HttpError('internal', 'an internal error occurred; it has been logged').body(), { status: 500 });
+      const answer = internalError(error, options.log);
+      return Response.json(answer.body(), { status: answer.status, headers: answer.headers });
     },
   });
   // Node checks the timeouts every connectionsCheckingInterval (30 s by default): often enough for these.
+  // A request without a Host header reaches the adapter, which refuses it in our shape (Node's own
+  // refusal is an empty 400).
   const server = createServer(
-    { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(50, headersTimeout / 4)) },
+    { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(50, headersTimeout / 4)), requireHostHeader: false },
     listener,
   );
+  // Accepting a connection fails when descriptors run out (EMFILE): the connection is dropped, the
+  // server goes on. Unheard, the error would end the process.
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    if (server.listening) options.log?.(`cannot accept a connection: ${error.code ?? error.message}`);
+  });
   // Errors of Node's HTTP parser (and its timeouts) never reach hono: answer them in our shape too,
   // unless an answer has begun on this socket (then only closing it is left).
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {

@@ -1,9 +1,11 @@
+import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { fieldErrors } from '../contract/errors.js';
-import { JSON_BODY_MAX, JSON_MAX_DEPTH } from '../contract/limits.js';
+import { MAX_FIELD_ERRORS } from '../contract/limits.js';
 import type { Operation, ResponseOf } from '../contract/operation.js';
 import { badRequest, tooLarge, unauthorized, unsupportedMediaType } from './errors.js';
+import { JsonShape } from './json-shape.js';
 
 /** Who is calling: a user token, or a publisher's personal access token (acting for its creator). */
 export type Principal =
@@ -40,48 +42,80 @@ export function bearerToken(c: Context): string | undefined {
   return match?.[1];
 }
 
-/** Reads the body as text, refusing more than `max` bytes even when no Content-Length was sent. */
-async function readLimited(c: Context, max: number): Promise<string> {
-  const stream = c.req.raw.body;
-  if (!stream) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = stream.getReader();
-  for (;;) {
-    let chunk: Awaited<ReturnType<typeof reader.read>>;
-    try {
-      chunk = await reader.read();
-    } catch {
-      // The client went away, or Node cut a request sent too slowly (it answered 408 itself).
-      throw badRequest('the request body ended before it was whole (the connection closed or timed out)');
-    }
-    const { done, value } = chunk;
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(`the request body is over ${max} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * Reads a JSON body as text, refusing more than `max` bytes even when no Content-Length was sent, and
+ * a body over the depth or value budget (JsonShape) as soon as it shows: nothing more of it is kept.
+ */
+function readJsonBody(c: Context, max: number): Promise<string> {
+  const incoming = (c.env as HttpBindings).incoming;
+  if (incoming.readableEnded) return Promise.resolve('');
+  return new Promise((resolve, reject) => {
+    const shape = new JsonShape();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onCut);
+      incoming.off('close', onCut);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      const refusal = size > max ? tooLarge(`the request body is over ${max} bytes`) : shape.feed(chunk);
+      if (!refusal) return void chunks.push(chunk);
+      stop();
+      reject(refusal);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks, size).toString('utf8'));
+    };
+    // The client went away, or Node cut a request sent too slowly (it answered 408 itself).
+    const onCut = () => {
+      stop();
+      reject(badRequest('the request body ended before it was whole (the connection closed or timed out)'));
+    };
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onCut);
+    incoming.on('close', onCut);
+  });
 }
 
-/** How deep arrays and objects nest in JSON text (brackets inside strings do not count). */
-export function jsonDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
-    else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return deepest;
+/** How much of a refused body is read and dropped before the answer: at most, and how long a pause ends it. */
+const DROP = { ms: 2000, bytes: 64 * 1024 * 1024, idleMs: 100 };
+
+/**
+ * Reads and drops what is left of a request's body (within DROP) before an error is answered, while it
+ * keeps coming. Node closes a connection whose request was not read whole; closing with bytes still
+ * arriving resets it, and the client, still sending, would lose the answer.
+ */
+async function dropBody(c: Context): Promise<void> {
+  const incoming = (c.env as HttpBindings | undefined)?.incoming;
+  if (!incoming || incoming.readableEnded || incoming.destroyed) return;
+  await new Promise<void>((done) => {
+    let dropped = 0;
+    const finish = () => {
+      clearTimeout(timer);
+      clearTimeout(idle);
+      incoming.off('data', onData);
+      incoming.off('end', finish);
+      incoming.off('close', finish);
+      incoming.off('error', finish);
+      done();
+    };
+    const onData = (chunk: Buffer) => {
+      if ((dropped += chunk.length) > DROP.bytes) return finish();
+      idle.refresh();
+    };
+    const timer = setTimeout(finish, DROP.ms);
+    const idle = setTimeout(finish, DROP.idleMs);
+    incoming.on('data', onData);
+    incoming.on('end', finish);
+    incoming.on('close', finish);
+    incoming.on('error', finish);
+    incoming.resume();
+  });
 }
 
 export interface RouteDeps {
@@ -91,12 +125,13 @@ export interface RouteDeps {
 export interface RouteOptions {
   /**
    * A JSON body field that may carry the credential instead of the Authorization header (publish's
-   * `personal_access_token`). When both are sent and differ, 400, before either is looked up.
+   * `personal_access_token`). A header token is checked first, before the body is read; a body that
+   * carries a different one is then 400.
    */
   bodyCredential?: string;
 }
 
-/** The string in `field` of a JSON body, if the body parses and has one. */
+/** The string in `field` of a JSON body (read within its bounds), if the body parses and has one. */
 function credentialInBody(raw: string, field: string): string | undefined {
   try {
     const value = (JSON.parse(raw) as Record<string, unknown> | null)?.[field];
@@ -119,6 +154,15 @@ export function route<O extends Operation>(
 ): void {
   const method = operation.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
   app[method](honoPath(operation.path), async (c) => {
+    try {
+      return await serve(c);
+    } catch (error) {
+      if (operation.bodyKind === 'json') await dropBody(c);
+      throw error;
+    }
+  });
+
+  async function serve(c: Context<AppEnv>): Promise<Response> {
     let raw = '';
     if (operation.bodyKind === 'json') {
       const length = Number(c.req.header('content-length') ?? 0);
@@ -127,38 +171,43 @@ export function route<O extends Operation>(
       if (hasBody && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
         throw unsupportedMediaType(`send the body as JSON with Content-Type: application/json (got "${type || 'none'}")`);
       }
-      if (length > JSON_BODY_MAX) throw tooLarge(`the request body is over ${JSON_BODY_MAX} bytes`);
+      if (length > operation.bodyMax) throw tooLarge(`the request body is over ${operation.bodyMax} bytes`);
     }
+    const readBody = () => (operation.bodyKind === 'json' ? readJsonBody(c, operation.bodyMax) : Promise.resolve(''));
+    const bodyCredential = operation.bodyKind === 'json' ? options.bodyCredential : undefined;
     const bearer = bearerToken(c);
     let credential = bearer;
-    if (options.bodyCredential && operation.bodyKind === 'json') {
-      // The credential may be in the body: read it before authenticating (otherwise after).
-      raw = await readLimited(c, JSON_BODY_MAX);
-      const fromBody = credentialInBody(raw, options.bodyCredential);
-      if (fromBody !== undefined && bearer !== undefined && fromBody !== bearer) {
-        throw badRequest(`the Authorization header and the body field ${options.bodyCredential} carry different tokens; send one`);
-      }
-      credential ??= fromBody;
+    let bodyRead = false;
+    if (bodyCredential && bearer === undefined) {
+      // The credential may be in the body: read it (within the operation's bounds) before authenticating.
+      raw = await readBody();
+      bodyRead = true;
+      credential = credentialInBody(raw, bodyCredential);
     }
+    // A header token is checked before the body is read: a stranger's body costs nothing.
     const known = c.get('authenticated');
     const principal = !credential ? null : known?.token === credential ? known.principal : await deps.authenticate(credential);
     if (operation.auth === 'user' && !principal) {
       throw unauthorized(credential ? 'the token is unknown or revoked' : undefined);
     }
     c.set('principal', principal);
-    if (operation.bodyKind === 'json' && !options.bodyCredential) raw = await readLimited(c, JSON_BODY_MAX);
+    if (!bodyRead) raw = await readBody();
+    if (bodyCredential && bearer !== undefined) {
+      const fromBody = credentialInBody(raw, bodyCredential);
+      if (fromBody !== undefined && fromBody !== bearer) {
+        throw badRequest(`the Authorization header and the body field ${bodyCredential} carry different tokens; send one`);
+      }
+    }
 
     const params = operation.params.safeParse(c.req.param());
     if (!params.success) throw badRequest('invalid path parameters', fieldErrors(params.error.issues));
 
     const input = () => {
       const query = operation.query.safeParse(c.req.query());
-      const details = query.success ? [] : fieldErrors(query.error.issues);
+      const issues = query.success ? [] : [...query.error.issues];
       let body: unknown;
       if (operation.bodyKind === 'json') {
         let json: unknown;
-        // Deeper nesting would overflow the stack wherever the value is walked (JSON.stringify, zod).
-        if (jsonDepth(raw) > JSON_MAX_DEPTH) throw badRequest(`the JSON body nests deeper than ${JSON_MAX_DEPTH} levels`);
         try {
           json = raw === '' ? undefined : JSON.parse(raw);
         } catch (error) {
@@ -166,9 +215,13 @@ export function route<O extends Operation>(
         }
         const parsed = operation.body.safeParse(json);
         if (parsed.success) body = parsed.data;
-        else details.push(...fieldErrors(parsed.error.issues));
+        else issues.push(...parsed.error.issues);
       }
-      if (details.length) throw badRequest(`invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+      if (issues.length) {
+        const details = fieldErrors(issues);
+        const more = issues.length > MAX_FIELD_ERRORS ? ` (and ${issues.length - MAX_FIELD_ERRORS} more problems)` : '';
+        throw badRequest(`invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}${more}`, details);
+      }
       return { query: (query as { data: unknown }).data, body } as ReturnType<RouteContext<O>['input']>;
     };
 
@@ -176,5 +229,5 @@ export function route<O extends Operation>(
     if (result instanceof Response) return result;
     if (operation.status === 204) return c.body(null, 204);
     return c.json(result as object, operation.status as 200);
-  });
+  }
 }

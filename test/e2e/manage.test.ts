@@ -3,7 +3,7 @@
 // state afterwards with fetch, and the documented exit codes (each one at least once from the
 // spawned binary). The checks around a flow run the same CLI in-process (`quick`), which is cheaper.
 import { fieldKey } from '../../src/contract/field-keys.js';
-import { NODE_WRITABLE_FIELDS, nodeFieldType } from '../../src/contract/resources.js';
+import { NODE_WRITABLE_FIELDS, NodeWritable, nodeFieldType } from '../../src/contract/resources.js';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -300,8 +300,10 @@ describe('nodes: show, versions, search, update, download', () => {
     for (const field of NODE_WRITABLE_FIELDS) {
       const kind = nodeFieldType(field);
       if (kind === 'record') continue; // an object has no flag
-      args.push(`--${fieldKey(field)}`, kind === 'array' ? `${field}-a,${field}-b` : `${field} value`);
-      expected[field] = kind === 'array' ? [`${field}-a`, `${field}-b`] : `${field} value`;
+      // free text, else the first example its rule takes (a URL, a version range)
+      const text = [`${field} value`, `https://example.com/${field}`, '>=1.0.0'].find((v) => NodeWritable.shape[field].safeParse(v).success);
+      args.push(`--${fieldKey(field)}`, kind === 'array' ? `${field}-a,${field}-b` : text!);
+      expected[field] = kind === 'array' ? [`${field}-a`, `${field}-b`] : text;
       const old = before[field];
       restore.push(`--${fieldKey(field)}`, old === undefined ? '' : Array.isArray(old) ? old.join(',') : String(old));
     }

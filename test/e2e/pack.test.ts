@@ -37,7 +37,7 @@ describe('nodereg validate', () => {
     expect(result.stderr).toContain('  [tool.nodereg] publisher: is missing');
     expect(result.stderr).toContain('  [project] version: "1.0.dev1" is a development release');
     expect(result.stderr).toContain('  [project] name: must be letters, digits');
-    expect(result.stderr).toContain('  [tool.nodereg] tags: Invalid input: expected array, received string');
+    expect(result.stderr).toContain('  [tool.nodereg] tags: must be a list, such as ["first", "second"]');
     expect(result.stdout).toBe('');
   });
 

@@ -198,19 +198,19 @@ excludes = "x"
 `);
     expect(p.request).toBeUndefined();
     expect(problems(p).sort()).toEqual([
-      '[project.urls] Homepage: Invalid input: expected string, received number',
+      '[project.urls] Homepage: must be text, such as "example"',
       '[project] authors: must be an array of tables such as [{ name = "Ada" }]',
-      '[project] dependencies: Invalid input: expected array, received string',
-      '[project] description: Too big: expected string to have <=1000 characters',
+      '[project] dependencies: must be a list, such as ["first", "second"]',
+      '[project] description: must be at most 1,000 characters long',
       '[project] license: must be an SPDX expression such as "MIT", or a table such as { file = "LICENSE" }',
       '[project] name: must be letters, digits, ".", "_" or "-", starting and ending with a letter or digit',
       '[project] version: "1.0.post2" is a post-release, which a registry version cannot express: publish the next patch version instead (e.g. "1.0.1")',
-      '[tool.nodereg] display-name: Too big: expected string to have <=200 characters',
+      '[tool.nodereg] display-name: must be at most 200 characters long',
       '[tool.nodereg] excludes: must be an array of strings',
       '[tool.nodereg] includes: "missing-dir" matches nothing in the project (it does not exist, or .noderegignore, excludes or the always-excluded names leave it out)',
       '[tool.nodereg] publisher: must be 2–64 characters: lowercase letters, digits or "-", starting with a letter',
-      '[tool.nodereg] supported-os: Invalid input: expected string, received number (item 1)',
-      '[tool.nodereg] tags: Invalid input: expected array, received string',
+      '[tool.nodereg] supported-os: must be text, such as "example" (item 1)',
+      '[tool.nodereg] tags: must be a list, such as ["first", "second"]',
     ]);
   });
 
@@ -236,7 +236,7 @@ excludes = "x"
     const p = project('[project]\nname = "n"\nversion = "1"\n', {}, { publisher: 'X', changelog: { text: 'c'.repeat(100_001), source: '--changelog-file notes.md' } });
     expect(problems(p)).toEqual([
       '--publisher: must be 2–64 characters: lowercase letters, digits or "-", starting with a letter',
-      '--changelog-file notes.md: Too big: expected string to have <=100000 characters',
+      '--changelog-file notes.md: must be at most 100,000 characters long',
     ]);
   });
 

@@ -33,14 +33,17 @@ export interface ChildOptions {
   adminToken?: string;
   /** Server options; `log: true` puts the access log on stderr (see `stderr()`). */
   options?: Omit<Partial<RegistryServerOptions>, 'log'> & { log?: boolean };
+  /** The process's limit of open files (`ulimit -n`), when not the inherited one. */
+  fdLimit?: number;
 }
 
-export async function startChild(dataDir: string, { adminToken, options }: ChildOptions = {}): Promise<ChildServer> {
+export async function startChild(dataDir: string, { adminToken, options, fdLimit }: ChildOptions = {}): Promise<ChildServer> {
   const token = adminToken ?? `nrg_u_admin${randomBytes(16).toString('hex')}`;
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', SCRIPT, dataDir, token, JSON.stringify(options ?? {})], {
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    cwd: ROOT,
-  });
+  const args = ['--expose-gc', '--import', 'tsx', SCRIPT, dataDir, token, JSON.stringify(options ?? {})];
+  // The shell sets the limit and becomes node (exec): the pid stays the server's.
+  const [command, argv] =
+    fdLimit === undefined ? [process.execPath, args] : ['/bin/sh', ['-c', `ulimit -n ${fdLimit} && exec "$0" "$@"`, process.execPath, ...args]];
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], cwd: ROOT });
   // Never outlive the test process, whatever happens to the test.
   const reap = () => child.kill('SIGKILL');
   process.once('exit', reap);

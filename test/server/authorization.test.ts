@@ -137,19 +137,19 @@ describe('publish credential in the body', () => {
     expect(reply.status, reply.text).toBe(201);
   });
 
-  it('is 400 when the header and the body carry different tokens, before either is looked up', async () => {
+  it('is 400 when the header and the body carry different tokens; an unknown header token is 401 before the body is read', async () => {
     const reply = await api.post('/publishers/acme/nodes/widget/versions', {
       token: tokens.owner,
       body: { personal_access_token: 'nrg_pat_unknownButItDoesNotMatter', node_version: { version: '3.0.1' } },
     });
     expectError(reply, 400, 'invalid_request');
     expect(reply.body.message).toContain('personal_access_token');
-    // even with both unknown, the mismatch is what is reported
+    // the header token is checked first: the body of a stranger is never read
     const both = await api.post('/publishers/acme/nodes/widget/versions', {
       token: 'nrg_u_a',
       body: { personal_access_token: 'nrg_pat_b', node_version: { version: '3.0.1' } },
     });
-    expectError(both, 400, 'invalid_request');
+    expectError(both, 401, 'unauthorized');
   });
 
   it('accepts the same token in both places, and 401 for an unknown body token', async () => {

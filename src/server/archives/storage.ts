@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -60,6 +60,32 @@ export interface OpenedArchive {
   stream: Readable;
   /** The whole archive's size in bytes. */
   size: number;
+}
+
+/**
+ * A file as a stream, or undefined when there is none. The file is opened before the stream exists, so
+ * that a failure to open it (EMFILE) is an error of the request, not of a stream already answered; the
+ * stream closes it when it ends, fails or is destroyed.
+ */
+export async function openFile(path: string, range?: ByteRange): Promise<OpenedArchive | undefined> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      await handle.close();
+      return undefined;
+    }
+    return { stream: handle.createReadStream(range ? { start: range.start, end: range.end } : {}), size: stats.size };
+  } catch (error) {
+    await handle.close().catch(() => {});
+    throw error;
+  }
 }
 
 /** Temporary files live inside the storage dir, so linking them into place never crosses a filesystem. */
@@ -163,10 +189,7 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
     },
 
     async open(key, range) {
-      const path = pathOf(key);
-      const stats = await stat(path).catch(() => undefined);
-      if (!stats?.isFile()) return undefined;
-      return { stream: createReadStream(path, range ? { start: range.start, end: range.end } : {}), size: stats.size };
+      return openFile(pathOf(key), range);
     },
 
     async sweep() {

@@ -1,0 +1,38 @@
+import { JSON_MAX_DEPTH, JSON_MAX_VALUES } from '../contract/limits.js';
+import { badRequest, tooLarge, type HttpError } from './errors.js';
+
+/**
+ * Follows a JSON body as it arrives, byte by byte and without parsing it: how deep it nests and how
+ * many values it holds (array items, object members, arrays and objects). A body over either budget is
+ * refused before it is parsed, so that what parsing and validating costs stays bounded whatever is sent
+ * (a million `{}` or `0` would otherwise cost seconds and hundreds of MiB).
+ */
+export class JsonShape {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  /** Commas and openings seen outside strings: one more than the values, at most. */
+  private values = 0;
+
+  /** Takes the next bytes; returns the error to answer once a budget is exceeded. */
+  feed(bytes: Uint8Array): HttpError | undefined {
+    for (let i = 0; i < bytes.length; i++) {
+      const byte = bytes[i];
+      if (this.inString) {
+        // Bytes of multi-byte UTF-8 characters are all >= 0x80: they never look like these.
+        if (this.escaped) this.escaped = false;
+        else if (byte === 0x5c) this.escaped = true;
+        else if (byte === 0x22) this.inString = false;
+      } else if (byte === 0x22) this.inString = true;
+      else if (byte === 0x5b || byte === 0x7b) {
+        this.values++;
+        if (++this.depth > JSON_MAX_DEPTH) return badRequest(`the JSON body nests deeper than ${JSON_MAX_DEPTH} levels`);
+      } else if (byte === 0x5d || byte === 0x7d) this.depth--;
+      else if (byte === 0x2c) this.values++;
+      if (this.values > JSON_MAX_VALUES) {
+        return tooLarge(`the JSON body holds more than ${JSON_MAX_VALUES} values (array items and object members)`);
+      }
+    }
+    return undefined;
+  }
+}
