@@ -29,6 +29,8 @@ export interface RunDeps {
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   /** Forces the interactive decision (tests); by default: TTYs, no CI, no --no-input. */
   interactive?: boolean;
+  /** How the user started the CLI, for the commands hints print (see invocation.ts); `nodereg` by default. */
+  invocation?: string;
   /** Replaces @inquirer/prompts (tests). */
   prompts?: () => Promise<Prompts>;
 }
@@ -60,7 +62,7 @@ export class Ctx {
   }
 
   get out(): Output {
-    this.output ??= new Output(this.stdout, this.stderr, Boolean(this.globals().json), this.env);
+    this.output ??= new Output(this.stdout, this.stderr, Boolean(this.globals().json), this.env, this.deps.invocation);
     return this.output;
   }
 
@@ -104,7 +106,7 @@ export class Ctx {
    * A client for the resolved registry. With `requireToken`, a missing token fails before any request.
    * `token` replaces the resolved one (login checks a token before saving it).
    */
-  async client(options: { requireToken?: boolean; token?: string } = {}): Promise<Client> {
+  async client(options: { requireToken?: boolean; token?: string; timeoutMs?: number; retries?: number } = {}): Promise<Client> {
     const connection = await this.connection();
     if (options.token !== undefined) connection.token = options.token;
     if (options.requireToken && !connection.token) {
@@ -121,6 +123,8 @@ export class Ctx {
       baseUrl: connection.registry,
       token: connection.token,
       userAgent: `nodereg/${this.version}`,
+      timeoutMs: options.timeoutMs,
+      retries: options.retries,
       log: verbose ? (line) => this.stderr.write(`${this.out.style('dim', line, this.stderr)}\n`) : undefined,
     });
   }
