@@ -23,7 +23,7 @@ export function register(program: Command, ctx: Ctx): void {
       const { loadProject } = await import('../../package/project.js');
       let project;
       try {
-        project = loadProject(root);
+        project = await loadProject(root);
       } catch (error) {
         throw invalidInput(`cannot read the project in ${root}: ${(error as Error).message}`);
       }
