@@ -73,7 +73,7 @@ describe('--scan flag (the default)', () => {
   it('medium findings alone, or none: Active, the findings kept', async () => {
     const medium = await publishArchive(server, owner, 'medium', '1.0.0', { 'a.py': 'import sys\nsys.path.insert(0, "lib")\n' });
     expect(medium.status).toBe('NodeVersionStatusActive');
-    expect(medium.status_reason).toBeUndefined();
+    expect(medium.status_reason ?? '').toBe(''); // unset strings are sent as "" (DESIGN §11)
     expect(medium.findings).toEqual([expect.objectContaining({ rule: 'environment-manipulation', severity: 'medium' })]);
     const clean = await publishArchive(server, owner, 'clean', '1.0.0', { 'a.py': 'import json\n', 'web/app.js': 'export const x = 1;\n' });
     expect(clean).toMatchObject({ status: 'NodeVersionStatusActive', findings: [] });
