@@ -84,8 +84,9 @@ export default async function publish() {
       writeNode(dir, node);
       setVersion(dir, node, '0.0.1');
       // Start, validate and pack on their own, in turns (pack writes beside the tree, never into it).
-      const [start, validate, pack] = timeCommands(
+      const [floor, start, validate, pack] = timeCommands(
         [
+          [process.execPath, ['-e', '0']],
           [process.execPath, [BIN, '--version']],
           [process.execPath, [BIN, 'validate', dir]],
           [process.execPath, [BIN, 'pack', dir, '--out', join(work, `${node.id}.zip`)]],
@@ -106,7 +107,7 @@ export default async function publish() {
       const cliRss = Math.max(...results.map((r) => r.rss));
       const phases = `start ${ms(start)} · validate ${ms(validate - start)} · pack ${ms(pack - validate)} · POST ${ms(post)} · upload ${ms(upload)} · the rest ${ms(Math.max(0, total - pack - post - upload))}`;
       if (node.name === '1 MB') {
-        rows.push(row(`publish: ${node.name} node, end to end`, ms(total), `\`nodereg --version\`: ${ms(start)}`, total / start, '≤ 3× `--version`', total / start <= 3));
+        rows.push(row(`publish: ${node.name} node, end to end`, ms(total), `node -e 0: ${ms(floor)}`, total / floor, '≤ 3× node -e 0', total / floor <= 3));
       } else {
         rows.push(row(`publish: ${node.name} node, end to end`, ms(total), `\`nodereg pack\` of it alone: ${ms(pack)}`, total / pack, '(reference)'));
       }

@@ -3,12 +3,12 @@
 // node:http server answering the same JSON from memory (the floor) and (c) Verdaccio 6.8 serving a
 // package's metadata (the peer; installed on demand under bench/.work, never a project dependency).
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { ms, row, startServe, workDir, WORK } from './lib.js';
+import { median, ms, row, startServe, workDir, WORK } from './lib.js';
 import { seedStore } from './seed-store.js';
 
 const CONNECTIONS = 50;
@@ -150,6 +150,44 @@ async function startVerdaccio(bin) {
   return { url: `${url}/bench-pkg`, pid: child.pid, stop: () => (child.kill('SIGTERM'), exited) };
 }
 
+/** Median ms of `fn` run one after the other, after a warm-up. */
+async function sequential(fn, runs = 50) {
+  for (let i = 0; i < 5; i++) await fn();
+  const samples = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await fn();
+    samples.push(performance.now() - started);
+  }
+  return median(samples);
+}
+
+/** Publishes a node with a 1 MB archive (stored: random bytes) and times install + download of it. */
+async function installAndDownload(url, adminToken, dir) {
+  const headers = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
+  const post = async (path, body) => {
+    const response = await fetch(url + path, { method: 'POST', headers, body: JSON.stringify(body) });
+    if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
+    return response.json();
+  };
+  await post('/publishers', { id: 'bench-dl', name: 'Bench downloads' });
+  const published = await post('/publishers/bench-dl/nodes/one-mb/versions', { node: { id: 'one-mb' }, node_version: { version: '1.0.0' } });
+  writeFileSync(join(dir, 'weights.bin'), randomBytes(1024 * 1024));
+  const zipFile = join(dir, 'one-mb.zip');
+  const zipped = spawnSync('zip', ['-q0', zipFile, 'weights.bin'], { cwd: dir });
+  if (zipped.status !== 0) throw new Error(`zip failed: ${zipped.stderr}`);
+  const zip = readFileSync(zipFile);
+  const sha256 = createHash('sha256').update(zip).digest('hex');
+  const put = await fetch(published.signedUrl, { method: 'PUT', headers: { 'content-type': 'application/zip', 'x-content-sha256': sha256 }, body: zip });
+  if (put.status !== 200) throw new Error(`upload: ${put.status} ${await put.text()}`);
+  const time = await sequential(async () => {
+    const version = await (await fetch(`${url}/nodes/one-mb/install`)).json();
+    const archive = await (await fetch(version.downloadUrl)).arrayBuffer();
+    if (archive.byteLength < 1024 * 1024) throw new Error(`download: ${archive.byteLength} bytes`);
+  });
+  return { ms: time, zipFile };
+}
+
 export default async function serve() {
   const dir = workDir('serve');
   const dataDir = join(dir, 'data');
@@ -161,7 +199,7 @@ export default async function serve() {
   const rows = [];
 
   const ours = await startServe({ dataDir, adminToken });
-  let get, review, nodeJson;
+  let get, review, nodeJson, install;
   try {
     const { nodes } = await (await fetch(`${ours.url}/nodes?limit=1`)).json();
     const nodeUrl = `${ours.url}/nodes/${nodes[0].id}`;
@@ -176,6 +214,7 @@ export default async function serve() {
       if (response.status !== 201) throw new Error(`POST /users: ${response.status} ${await response.text()}`);
       tokens.push((await response.json()).token);
     }
+    install = await installAndDownload(ours.url, adminToken, dir);
     get = await measure(nodeUrl, { pid: ours.pid });
     review = await measure(`${nodeUrl}/reviews?star=1`, { method: 'POST', tokens, pid: ours.pid });
     const after = await (await fetch(nodeUrl)).json();
@@ -183,6 +222,17 @@ export default async function serve() {
   } finally {
     await ours.stop();
   }
+
+  const archiveFloor = await startFloor('floor-server.js', install.zipFile);
+  let bareDownload;
+  try {
+    bareDownload = await sequential(async () => (await fetch(archiveFloor.url)).arrayBuffer());
+  } finally {
+    await archiveFloor.stop();
+  }
+  rows.push(
+    row('serve: `GET /nodes/{id}/install` + archive download, 1 MB node', ms(install.ms), `bare node:http, the same bytes: ${ms(bareDownload)}`, install.ms / bareDownload, '(reference: one after the other)'),
+  );
 
   const jsonFile = join(dir, 'node.json');
   writeFileSync(jsonFile, nodeJson);
@@ -223,6 +273,8 @@ export default async function serve() {
     row('serve: `POST /nodes/{id}/reviews?star=N`', rate(review), `bare node:http, same JSON: ${rate(floorPost)}`, review.rps / floorPost.rps, '≥ 10,000/s, p99 < 20 ms', review.rps >= 10_000 && review.p99 < 20),
   );
   const cpu = (r) => (r?.cpu === undefined ? 'not measured' : `${r.cpu.toFixed(0)} µs`);
+  rows.push(row('serve: server CPU per `GET /nodes/{id}`', cpu(get), `bare Hono: ${cpu(hono)} · bare node:http: ${cpu(floorGet)}`, get.cpu / hono.cpu, '(toward the framework\'s)'));
+  rows.push(row('serve: server CPU per review', cpu(review), `bare node:http: ${cpu(floorPost)}`, review.cpu / floorPost.cpu, '(reference)'));
   notes.push(
     `serve: server CPU time per request (user + system, from /proc/PID/stat; steadier than requests/s on a shared machine): GET ours ${cpu(get)}, bare Hono ${cpu(hono)}, bare node:http ${cpu(floorGet)}, Verdaccio ${cpu(peer)}; reviews ours ${cpu(review)}, bare node:http ${cpu(floorPost)}`,
   );

@@ -1,7 +1,8 @@
-import { chmodSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_REGISTRY_URL } from '../contract/limits.js';
+import { CliError, EXIT } from './errors.js';
 
 export interface Profile {
   registry?: string;
@@ -25,28 +26,43 @@ export function sameRegistry(a: string | undefined, b: string | undefined): bool
   return (a ?? '').replace(/\/+$/, '') === (b ?? '').replace(/\/+$/, '');
 }
 
-/** Named profiles of `{registry, token}` in a file of mode 0600. Loaded only when a command needs one. */
+/**
+ * Named profiles of `{registry, token}` in `config.json` of the config dir, mode 0600, tab-indented
+ * JSON (the file and format the `conf` package wrote before: existing files are read as they are, and
+ * keys this version does not know are kept). Read once, only when a command needs a profile; every
+ * save writes a temp file of mode 0600 and renames it over the old one.
+ */
 export class ConfigStore {
-  private constructor(private readonly store: import('conf').default<ConfigData>) {}
+  private constructor(readonly path: string, private data: ConfigData & Record<string, unknown>) {}
 
   static async open(env: NodeJS.ProcessEnv): Promise<ConfigStore> {
-    const { default: Conf } = await import('conf');
-    const store = new Conf<ConfigData>({
-      projectName: 'nodereg',
-      projectSuffix: '',
-      cwd: configDir(env),
-      configFileMode: 0o600,
-      defaults: { profiles: {} },
-    });
-    return new ConfigStore(store);
+    const path = join(configDir(env), 'config.json');
+    let text: string | undefined;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    let data: unknown = {};
+    try {
+      if (text !== undefined && text.trim() !== '') data = JSON.parse(text);
+    } catch (error) {
+      throw new CliError(`${path} is not valid JSON (${(error as Error).message})`, EXIT.invalid, 'invalid_input', `fix the file, or remove it to start with no profiles`);
+    }
+    const object = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+    const profiles = object.profiles !== null && typeof object.profiles === 'object' ? (object.profiles as Record<string, Profile>) : {};
+    return new ConfigStore(path, { ...object, profiles });
   }
 
-  get path(): string {
-    return this.store.path;
+  private save(): void {
+    mkdirSync(join(this.path, '..'), { recursive: true, mode: 0o700 });
+    const temp = `${this.path}.${process.pid}.tmp`;
+    writeFileSync(temp, `${JSON.stringify(this.data, undefined, '\t')}\n`, { mode: 0o600 });
+    renameSync(temp, this.path);
   }
 
   profiles(): Record<string, Profile> {
-    return this.store.get('profiles') ?? {};
+    return this.data.profiles;
   }
 
   profile(name: string): Profile {
@@ -60,14 +76,14 @@ export class ConfigStore {
       if (value === undefined) delete next[key];
       else next[key] = value;
     }
-    this.store.set('profiles', { ...this.profiles(), [name]: next });
-    chmodSync(this.store.path, 0o600);
+    this.data.profiles = { ...this.profiles(), [name]: next };
+    this.save();
   }
 
   removeProfile(name: string): void {
     const { [name]: _removed, ...rest } = this.profiles();
-    this.store.set('profiles', rest);
-    chmodSync(this.store.path, 0o600);
+    this.data.profiles = rest;
+    this.save();
   }
 
   /** The profile that talks to `url`: one whose registry is that URL, else the default one if it has none. */

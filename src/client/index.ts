@@ -1,5 +1,5 @@
 import ky, { HTTPError, TimeoutError } from 'ky';
-import type { z } from 'zod';
+import { config as zodConfig, type z } from 'zod';
 import { ErrorBody, codeForStatus, fieldErrors } from '../contract/errors.js';
 import { ApiError, NetworkError, RequestInvalidError } from './errors.js';
 import { putStream, withoutQuery } from './upload.js';
@@ -8,6 +8,9 @@ export { ApiError, NetworkError, RequestInvalidError };
 import { CONTENT_SHA256_HEADER } from '../contract/limits.js';
 import { NodeVersion } from '../contract/resources.js';
 import { buildPath, type BodyOf, type Operation, type ParamsOf, type QueryOf, type ResponseOf } from '../contract/operation.js';
+
+// A CLI run parses a few answers once: zod's compiled fast path costs more to build than it saves.
+zodConfig({ jitless: true });
 
 export interface ClientOptions {
   baseUrl: string;

@@ -5,6 +5,7 @@ import type { ServerKeys } from './secrets.js';
 import type { ArchiveStorage } from './archives/storage.js';
 import type { TaskStore } from './proxy/store.js';
 import type { RegistryStore } from './store/registry-store.js';
+import type { NodeAnswers } from './node-answers.js';
 
 /** What every group of routes gets from the server factory. */
 export interface ServerContext extends RouteDeps {
@@ -12,6 +13,8 @@ export interface ServerContext extends RouteDeps {
   tasks: TaskStore;
   /** Users, tokens, publishers, nodes, versions and reviews. */
   store: RegistryStore;
+  /** The kept answers of `GET /nodes/{id}`, current by the node's generation. */
+  nodeAnswers: NodeAnswers;
   /** The archives of uploaded versions (DIR/archives). */
   archives: ArchiveStorage;
   options: RegistryServerOptions & Required<Pick<RegistryServerOptions, 'dataDir' | 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>>;

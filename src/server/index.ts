@@ -9,6 +9,7 @@ import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
 import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
 import { prepareDataDir, refuseIncompleteBackup } from './data-dir.js';
+import { createNodeAnswers } from './node-answers.js';
 import { HttpError, rawErrorResponse } from './errors.js';
 import type { ProxyOptions } from './proxy/options.js';
 import type { ServerContext } from './context.js';
@@ -137,6 +138,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     keys,
     authenticate,
     publicUrl,
+    nodeAnswers: createNodeAnswers(store, publicUrl),
     log: options.log ?? (() => {}),
     onClose: (task) => closers.push(task),
   };

@@ -86,7 +86,7 @@ export function publisherView(publisher: PublisherRow, members?: { rows: MemberR
 
 export function nodeView(node: NodeRow, publisher: PublisherRow | undefined, versions: readonly VersionRow[], publicUrl: string): Node {
   const latest = latestVersion(versions);
-  const { publisher_id, updated_at: _updated, ...fields } = node;
+  const { publisher_id, updated_at: _updated, generation: _generation, ...fields } = node;
   return present({
     ...fields,
     latest_version: latest ? versionView(latest, publisher_id, publicUrl) : undefined,
@@ -106,7 +106,8 @@ export async function nodeViews(store: RegistryStore, nodes: readonly NodeRow[],
   return nodes.map((node) => nodeView(node, publishers.get(node.publisher_id), byNode.get(node.id) ?? [], publicUrl));
 }
 
-/** The view of one node, reading what it needs. */
-export async function oneNodeView(store: RegistryStore, node: NodeRow, publicUrl: string): Promise<Node> {
-  return (await nodeViews(store, [node], publicUrl))[0];
+/** The view of one node, reading what it needs (its publisher too, unless given). */
+export async function oneNodeView(store: RegistryStore, node: NodeRow, publicUrl: string, publisher?: PublisherRow): Promise<Node> {
+  if (!publisher) return (await nodeViews(store, [node], publicUrl))[0];
+  return nodeView(node, publisher, await store.listVersions([node.id]), publicUrl);
 }

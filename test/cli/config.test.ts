@@ -1,5 +1,5 @@
 // `nodereg config get|set|list` run in-process, with a temporary HOME and XDG_CONFIG_HOME.
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -139,6 +139,28 @@ describe('config set token', () => {
     const list = JSON.parse(runs.find(([w]) => w === 'list --json')![1].stdout);
     expect(list.profiles).toEqual([{ name: 'default', registry: '', token: expect.stringMatching(/redacted/) }]);
     expect(list.path).toBe(configFile());
+  });
+});
+
+describe('the config file', () => {
+  it('reads a file the earlier conf-based versions wrote, and keeps keys it does not know', async () => {
+    mkdirSync(join(home, 'cfg', 'nodereg'), { recursive: true });
+    const earlier = { __internal__: { migrations: { version: '0.1.0' } }, profiles: { default: { registry: 'http://127.0.0.1:9/' } } };
+    writeFileSync(configFile(), JSON.stringify(earlier, undefined, '\t'), { mode: 0o600 });
+    expect((await cli(['config', 'get', 'registry'])).stdout.trim()).toBe('http://127.0.0.1:9/');
+    expect((await cli(['config', 'set', 'registry', 'http://127.0.0.1:8/', '--profile', 'other'])).code).toBe(0);
+    const saved = JSON.parse(readFileSync(configFile(), 'utf8'));
+    expect(saved.__internal__).toEqual(earlier.__internal__);
+    expect(saved.profiles).toEqual({ default: { registry: 'http://127.0.0.1:9/' }, other: { registry: 'http://127.0.0.1:8/' } });
+    expect(mode(configFile())).toBe(0o600);
+  });
+
+  it('names a file that is not JSON and exits 2', async () => {
+    mkdirSync(join(home, 'cfg', 'nodereg'), { recursive: true });
+    writeFileSync(configFile(), '{"profiles": ');
+    const result = await cli(['config', 'get', 'registry']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(configFile());
   });
 });
 

@@ -73,6 +73,16 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     expect((await call(a.url, 'DELETE', `/users/me/tokens/${created.body.id}`, { token: alice.token })).status).toBe(204);
     expect((await call(b.url, 'GET', '/users/me', { token: created.body.token })).status).toBe(401);
 
+    // B keeps its answer for the node; a review and a node update through A are in B's next read.
+    const kept = await call(b.url, 'GET', '/nodes/shared-node');
+    expect((await call(b.url, 'GET', '/nodes/shared-node', { headers: { 'if-none-match': kept.headers.get('etag')! } })).status).toBe(304);
+    expect((await call(a.url, 'POST', '/nodes/shared-node/reviews?star=4', { token: alice.token })).status).toBe(200);
+    expect((await call(b.url, 'GET', '/nodes/shared-node')).body.rating).toBe(4);
+    expect((await call(a.url, 'PUT', '/publishers/alice-co/nodes/shared-node', { token: alice.token, body: { description: 'seen on B' } })).status).toBe(200);
+    const seen = await call(b.url, 'GET', '/nodes/shared-node', { headers: { 'if-none-match': kept.headers.get('etag')! } });
+    expect(seen.status).toBe(200);
+    expect(seen.body.description).toBe('seen on B');
+
     // A killed (kill -9) in the middle of an upload: the retry through B succeeds, and B serves it.
     const third = await publish(as(a), alice.token, 'alice-co', 'shared-node', '3.0.0');
     expect(third.status, third.text).toBe(201);

@@ -134,6 +134,52 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect((await store.getNode('rated'))!.rating).toBe(3);
   });
 
+  it('moves a node\'s generation on every write that changes its answer, and only then', async () => {
+    const store = await fresh();
+    await publish(store, 'gen');
+    const generation = async () => (await store.getNode('gen'))!.generation;
+    let last = await generation();
+    const moved = async (what: string) => {
+      const now = await generation();
+      expect(now, what).toBeGreaterThan(last);
+      last = now;
+    };
+    await store.updateNode('gen', { description: 'new words' });
+    await moved('node update');
+    const version = (await store.getVersion('gen', '1.0.0'))!;
+    await store.updateVersion(version.id, { changelog: 'fixes' });
+    await moved('version update');
+    await publish(store, 'gen', '1.1.0');
+    await moved('new version');
+    await store.recordArchive(version.id, { sha256: 'a'.repeat(64), size: 10, status: 'NodeVersionStatusActive' });
+    await moved('archive recorded');
+    await store.updatePublisher('acme', { description: 'we make nodes' });
+    await moved('publisher update');
+    await store.review('gen', 'u1', 4);
+    await moved('review');
+    await store.review('gen', 'u1', 2);
+    await moved('review changed');
+    await store.countDownload('gen');
+    await moved('download');
+    await store.review('gen', 'u1', 2);
+    await store.getNode('gen');
+    await store.listVersions(['gen']);
+    expect(await generation(), 'the same review again, and reads').toBe(last);
+  });
+
+  it('moves the tokens generation when a token is revoked or a user\'s admin flag changes', async () => {
+    const store = await fresh();
+    const first = await store.tokenGeneration();
+    const token = await store.createToken({ kind: 'user', userId: 'u1', name: 't', hash: 'g'.repeat(64), prefix: 'nrg_u_x' });
+    await store.useToken('g'.repeat(64));
+    expect(await store.tokenGeneration()).toBe(first);
+    await store.revokeToken(token.id);
+    const revoked = await store.tokenGeneration();
+    expect(revoked).toBeGreaterThan(first);
+    await store.ensureBootstrapAdmin('u2', 'b'.repeat(64), 'nrg_u_b');
+    expect(await store.tokenGeneration()).toBeGreaterThan(revoked);
+  });
+
   it('refuses a revoked token at once', async () => {
     const store = await fresh();
     const token = await store.createToken({ kind: 'user', userId: 'u1', name: 't', hash: 'h'.repeat(64), prefix: 'nrg_u_x' });

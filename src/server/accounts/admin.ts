@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Authenticate } from '../route.js';
-import type { RegistryStore } from '../store/registry-store.js';
+import type { Authenticate, Principal } from '../route.js';
+import { TOKEN_USE_GRANULARITY_MS, type RegistryStore } from '../store/registry-store.js';
 import { generateToken, hashToken, shownPrefix } from './tokens.js';
 
 /** The id of the admin user the bootstrap token belongs to. */
@@ -29,12 +29,32 @@ export function bootstrapAdmin(store: RegistryStore, token: string): Promise<voi
 }
 
 /** Resolves a bearer token through the store; records its use. */
+/** Principals kept at most: the least recently found go first. */
+const MAX_PRINCIPALS = 10_000;
+
+/**
+ * Resolves tokens through the store, keeping each principal by the token's hash while the store's
+ * tokens generation stays where it was when the token was found: a revocation (on any instance)
+ * moves it, so the next request goes back to the store and is refused. A principal is kept for a
+ * minute at most, so that `last_used_at` is still recorded to the minute.
+ */
 export function createAuthenticate(store: RegistryStore): Authenticate {
+  const principals = new Map<string, { generation: number; principal: Principal; foundAt: number }>();
   return async (token) => {
-    const found = await store.useToken(hashToken(token));
+    const hash = hashToken(token);
+    const generation = await store.tokenGeneration(); // read first: a revocation after it moves it
+    const kept = principals.get(hash);
+    if (kept && kept.generation === generation && Date.now() - kept.foundAt < TOKEN_USE_GRANULARITY_MS) return kept.principal;
+    principals.delete(hash);
+    const found = await store.useToken(hash);
     if (!found) return null;
     const { token: row, user } = found;
-    if (row.kind === 'pat') return { kind: 'pat', userId: user.id, admin: false, tokenId: row.id, publisherId: row.publisher_id! };
-    return { kind: 'user', userId: user.id, admin: user.admin, tokenId: row.id };
+    const principal: Principal =
+      row.kind === 'pat'
+        ? { kind: 'pat', userId: user.id, admin: false, tokenId: row.id, publisherId: row.publisher_id! }
+        : { kind: 'user', userId: user.id, admin: user.admin, tokenId: row.id };
+    principals.set(hash, { generation, principal, foundAt: Date.now() });
+    if (principals.size > MAX_PRINCIPALS) principals.delete(principals.keys().next().value!);
+    return principal;
   };
 }

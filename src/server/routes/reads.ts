@@ -7,7 +7,8 @@ import type { RouteModule } from '../context.js';
 import { banned, notFound } from '../errors.js';
 import { route } from '../route.js';
 import type { NodeRow, Page } from '../store/registry-store.js';
-import { bySemverDesc, latestVersion, nodeViews, oneNodeView, publisherView, versionView } from '../views.js';
+import { respondWith } from '../node-answers.js';
+import { bySemverDesc, latestVersion, nodeViews, publisherView, versionView } from '../views.js';
 import { findVersion } from './registry.js';
 
 /** The words of a search, each matched as a prefix; punctuation separates words as the index does. */
@@ -40,9 +41,9 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
     return nodePage(found, query.page, query.limit);
   });
 
-  route(app, ctx, getNode, async ({ params, principal }) => {
-    const { node } = await readableNode(store, principal, params.nodeId);
-    return oneNodeView(store, node, ctx.publicUrl());
+  route(app, ctx, getNode, async ({ c, params, principal }) => {
+    const { node, publisher } = await readableNode(store, principal, params.nodeId, ctx.nodeAnswers.cached);
+    return respondWith(c, await ctx.nodeAnswers.answer(node, publisher));
   });
 
   route(app, ctx, listNodeVersions, async ({ params, principal }) => {

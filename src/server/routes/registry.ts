@@ -11,6 +11,7 @@ import type { RouteModule } from '../context.js';
 import { badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { route } from '../route.js';
 import type { NodeFields, NodeRow, PublisherFields, PublisherRow, RegistryStore, VersionChanges, VersionPendingFields, VersionRow } from '../store/registry-store.js';
+import { respondWith } from '../node-answers.js';
 import { oneNodeView, publisherView, versionView } from '../views.js';
 
 /**
@@ -141,11 +142,11 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
     return versionView(updated, publisher.id, ctx.publicUrl());
   });
 
-  route(app, ctx, addReview, async ({ params, principal, input }) => {
-    const { node } = await readableNode(store, principal, params.nodeId);
+  route(app, ctx, addReview, async ({ c, params, principal, input }) => {
+    const { node, publisher } = await readableNode(store, principal, params.nodeId, ctx.nodeAnswers.cached);
     const { query } = input();
     // A PAT reviews as the user who created it: one review per user per node.
     const updated = await store.review(node.id, principal!.userId, query.star);
-    return oneNodeView(store, updated, ctx.publicUrl());
+    return respondWith(c, await ctx.nodeAnswers.answer(updated, publisher));
   });
 };

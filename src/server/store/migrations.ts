@@ -285,6 +285,60 @@ ALTER TABLE nodes DROP COLUMN repohost_stars;
 ALTER TABLE nodes DROP COLUMN status_detail;
 `;
 
+// Every write that changes a node's answer (the node, its versions, its publisher, a review) bumps
+// the node's generation in the same transaction, so a server that kept the answer knows it is stale
+// by reading the node alone; the rating is a running sum and count, kept by the reviews themselves.
+// Revoking a token, or changing a user's admin flag, bumps the 'tokens' generation, which
+// every cached authentication is checked against. Triggers, so no write path can forget.
+const generations = `
+ALTER TABLE nodes ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE nodes ADD COLUMN rating_sum INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE nodes ADD COLUMN rating_count INTEGER NOT NULL DEFAULT 0;
+UPDATE nodes SET
+  rating_sum = coalesce((SELECT sum(star) FROM reviews WHERE node_id = nodes.id), 0),
+  rating_count = (SELECT count(*) FROM reviews WHERE node_id = nodes.id);
+CREATE TRIGGER nodes_generation AFTER UPDATE ON nodes WHEN new.generation = old.generation BEGIN
+  UPDATE nodes SET generation = old.generation + 1 WHERE id = new.id;
+END;
+CREATE TRIGGER versions_generation_insert AFTER INSERT ON versions BEGIN
+  UPDATE nodes SET generation = generation + 1 WHERE id = new.node_id;
+END;
+CREATE TRIGGER versions_generation_update AFTER UPDATE ON versions BEGIN
+  UPDATE nodes SET generation = generation + 1 WHERE id IN (old.node_id, new.node_id);
+END;
+CREATE TRIGGER versions_generation_delete AFTER DELETE ON versions BEGIN
+  UPDATE nodes SET generation = generation + 1 WHERE id = old.node_id;
+END;
+CREATE TRIGGER publishers_generation AFTER UPDATE ON publishers BEGIN
+  UPDATE nodes SET generation = generation + 1 WHERE publisher_id = new.id;
+END;
+CREATE TRIGGER reviews_rating_insert AFTER INSERT ON reviews BEGIN
+  UPDATE nodes SET rating_sum = rating_sum + new.star, rating_count = rating_count + 1,
+    rating = (rating_sum + new.star) * 1.0 / (rating_count + 1), generation = generation + 1
+  WHERE id = new.node_id;
+END;
+CREATE TRIGGER reviews_rating_update AFTER UPDATE OF star ON reviews WHEN new.star != old.star BEGIN
+  UPDATE nodes SET rating_sum = rating_sum + new.star - old.star,
+    rating = (rating_sum + new.star - old.star) * 1.0 / rating_count, generation = generation + 1
+  WHERE id = new.node_id;
+END;
+CREATE TRIGGER reviews_rating_delete AFTER DELETE ON reviews BEGIN
+  UPDATE nodes SET rating_sum = rating_sum - old.star, rating_count = rating_count - 1,
+    rating = CASE WHEN rating_count = 1 THEN 0 ELSE (rating_sum - old.star) * 1.0 / (rating_count - 1) END,
+    generation = generation + 1
+  WHERE id = old.node_id;
+END;
+
+CREATE TABLE generations (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT INTO generations (name, value) VALUES ('tokens', 0);
+CREATE TRIGGER tokens_generation_revoke AFTER UPDATE OF revoked_at ON tokens BEGIN
+  UPDATE generations SET value = value + 1 WHERE name = 'tokens';
+END;
+CREATE TRIGGER users_generation_admin AFTER UPDATE OF admin ON users BEGIN
+  UPDATE generations SET value = value + 1 WHERE name = 'tokens';
+END;
+`;
+
 export const migrations: Migration[] = [
   { name: 'registry', sql: registry },
   {
@@ -351,4 +405,5 @@ export const migrations: Migration[] = [
       CREATE INDEX proxy_tasks_by_user ON proxy_tasks(user_id, id);
     `,
   },
+  { name: 'generations', sql: generations },
 ];

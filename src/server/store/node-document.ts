@@ -13,7 +13,8 @@ const UNSET_DOCUMENT_FIELDS = Object.fromEntries(NODE_DOCUMENT_FIELDS.map((field
 
 /** A node's columns and its parsed document → the row the store returns (every field present, null when unset). */
 export function nodeFromColumns(columns: Raw, document: Raw): NodeRow {
-  return { ...UNSET_DOCUMENT_FIELDS, ...document, ...columns } as unknown as NodeRow;
+  const { rating_sum: _sum, rating_count: _count, ...fields } = columns; // the rating's bookkeeping
+  return { ...UNSET_DOCUMENT_FIELDS, ...document, ...fields } as unknown as NodeRow;
 }
 
 /**

@@ -125,8 +125,62 @@ CREATE TABLE server_secret (
 );
 `;
 
+// As the SQLite migration 'generations' (src/server/store/migrations.ts says why): each instance
+// checks a node's generation, and the 'tokens' generation, on every read, so what one instance
+// writes is seen by every other on its next request.
+const generations = `
+ALTER TABLE nodes ADD COLUMN generation bigint NOT NULL DEFAULT 0,
+  ADD COLUMN rating_sum bigint NOT NULL DEFAULT 0,
+  ADD COLUMN rating_count bigint NOT NULL DEFAULT 0;
+UPDATE nodes SET rating_sum = r.total, rating_count = r.count
+FROM (SELECT node_id, sum(star) AS total, count(*) AS count FROM reviews GROUP BY node_id) r WHERE r.node_id = nodes.id;
+
+CREATE FUNCTION nodes_next_generation() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN NEW.generation := OLD.generation + 1; RETURN NEW; END $$;
+CREATE TRIGGER nodes_generation BEFORE UPDATE ON nodes FOR EACH ROW EXECUTE FUNCTION nodes_next_generation();
+
+CREATE FUNCTION versions_touch_node() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP <> 'INSERT' THEN UPDATE nodes SET generation = generation WHERE id = OLD.node_id; END IF;
+  IF TG_OP <> 'DELETE' THEN UPDATE nodes SET generation = generation WHERE id = NEW.node_id; END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER versions_generation AFTER INSERT OR UPDATE OR DELETE ON versions FOR EACH ROW EXECUTE FUNCTION versions_touch_node();
+
+CREATE FUNCTION publishers_touch_nodes() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN UPDATE nodes SET generation = generation WHERE publisher_id = NEW.id; RETURN NULL; END $$;
+CREATE TRIGGER publishers_generation AFTER UPDATE ON publishers FOR EACH ROW EXECUTE FUNCTION publishers_touch_nodes();
+
+CREATE FUNCTION reviews_rating() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    UPDATE nodes SET rating_sum = rating_sum + NEW.star, rating_count = rating_count + 1,
+      rating = (rating_sum + NEW.star)::float8 / (rating_count + 1) WHERE id = NEW.node_id;
+  ELSIF TG_OP = 'UPDATE' THEN
+    IF NEW.star <> OLD.star THEN
+      UPDATE nodes SET rating_sum = rating_sum + NEW.star - OLD.star,
+        rating = (rating_sum + NEW.star - OLD.star)::float8 / rating_count WHERE id = NEW.node_id;
+    END IF;
+  ELSE
+    UPDATE nodes SET rating_sum = rating_sum - OLD.star, rating_count = rating_count - 1,
+      rating = CASE WHEN rating_count = 1 THEN 0 ELSE (rating_sum - OLD.star)::float8 / (rating_count - 1) END
+    WHERE id = OLD.node_id;
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER reviews_rating AFTER INSERT OR UPDATE OR DELETE ON reviews FOR EACH ROW EXECUTE FUNCTION reviews_rating();
+
+CREATE TABLE generations (name text PRIMARY KEY, value bigint NOT NULL);
+INSERT INTO generations (name, value) VALUES ('tokens', 0);
+CREATE FUNCTION tokens_next_generation() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN UPDATE generations SET value = value + 1 WHERE name = 'tokens'; RETURN NULL; END $$;
+CREATE TRIGGER tokens_generation_revoke AFTER UPDATE OF revoked_at OR DELETE ON tokens FOR EACH STATEMENT EXECUTE FUNCTION tokens_next_generation();
+CREATE TRIGGER users_generation AFTER UPDATE OF admin OR DELETE ON users FOR EACH STATEMENT EXECUTE FUNCTION tokens_next_generation();
+`;
+
 export const postgresMigrations: Migration[] = [
   { name: 'registry (as of SQLite node-metadata)', sql: registry },
   { name: 'server-secret', sql: serverSecret },
   { name: 'invitations', sql: INVITATIONS_SCHEMA },
+  { name: 'generations', sql: generations },
 ];

@@ -10,7 +10,7 @@ import { postgresMigrations } from './postgres-migrations.js';
 import type {
   MemberRole, NodeRow, NodeSort, PublisherRow, RegistryStore, TokenRow, UserRow, VersionRow,
 } from './registry-store.js';
-import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS } from './registry-store.js';
+import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 type Raw = Record<string, unknown>;
@@ -20,7 +20,6 @@ const NODE_JSON = new Set(['tags']);
 const VERSION_JSON = new Set(['dependencies', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin']);
 const VERSION_COLUMNS = [...VERSION_PUBLISHED_FIELDS, 'deprecated', 'status', 'status_reason'];
 const PUBLISHER_COLUMNS = [...PUBLISHER_WRITABLE_FIELDS, 'status'];
-const TOKEN_USE_GRANULARITY_MS = 60_000;
 /** Searches with at most this many matches are ranked (as the SQLite store's DEFAULT_RANK_LIMIT). */
 const RANK_LIMIT = 2_000;
 /** Any number, the same for every instance: the lock migrations are applied under. */
@@ -80,7 +79,7 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
   const toNode = (row: Raw | undefined): NodeRow | undefined => {
     if (!row) return undefined;
     const { metadata, seq: _seq, search: _search, ...columns } = row;
-    return nodeFromColumns(columns, metadata as Raw);
+    return nodeFromColumns({ ...columns, generation: Number(columns.generation) }, metadata as Raw);
   };
   const toVersion = (row: Raw | undefined): VersionRow | undefined =>
     row && ({ ...row, archive_size: row.archive_size === null ? null : Number(row.archive_size) } as unknown as VersionRow);
@@ -149,6 +148,10 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
           ? await sql`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE user_id = ${filter.userId} AND kind = 'user' AND revoked_at IS NULL ORDER BY created_at, id`
           : await sql`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE publisher_id = ${filter.publisherId} AND revoked_at IS NULL ORDER BY created_at, id`;
       return rows as unknown as TokenRow[];
+    },
+    async tokenGeneration() {
+      const [row] = await sql`SELECT value FROM generations WHERE name = 'tokens'`;
+      return Number(row.value);
     },
     async revokeToken(id) {
       await sql`UPDATE tokens SET revoked_at = ${now()} WHERE id = ${id} AND revoked_at IS NULL`;
@@ -274,15 +277,11 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
       await sql`UPDATE nodes SET downloads = downloads + 1 WHERE id = ${nodeId}`;
     },
     async review(nodeId, userId, star) {
-      return sql.begin(async (tx) => {
-        // Locked first, so that the mean below is computed after every earlier review of the node committed.
-        await tx`SELECT 1 FROM nodes WHERE id = ${nodeId} FOR UPDATE`;
-        const stamp = now();
-        await tx`INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (${nodeId}, ${userId}, ${star}, ${stamp}, ${stamp})
-                 ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at`;
-        await tx`UPDATE nodes SET rating = coalesce((SELECT avg(star) FROM reviews WHERE node_id = ${nodeId}), 0) WHERE id = ${nodeId}`;
-        return (await getNode(tx, nodeId))!;
-      });
+      // One statement: the trigger reviews_rating keeps the node's sum and count under its row lock.
+      const stamp = now();
+      await sql`INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (${nodeId}, ${userId}, ${star}, ${stamp}, ${stamp})
+                ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at`;
+      return (await getNode(sql, nodeId))!;
     },
 
     async listVersions(nodeIds) {

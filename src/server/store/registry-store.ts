@@ -78,6 +78,8 @@ export interface NodeRow extends NodeFields {
   rating: number;
   created_at: string;
   updated_at: string;
+  /** Grows with every write that changes the node's answer (migration 'generations'). */
+  generation: number;
 }
 
 /** The fields a publish sets, and replaces when retried before the archive arrives. */
@@ -121,6 +123,9 @@ export const LOCKED_VERSION_STATUS: readonly VersionStatus[] = ['NodeVersionStat
  */
 export const STALE_CLAIM_MS = 10 * 60_000;
 
+/** A token's `last_used_at` is kept to the minute: a token used again within it costs no write. */
+export const TOKEN_USE_GRANULARITY_MS = 60_000;
+
 export interface Page<T> {
   rows: T[];
   total: number;
@@ -144,6 +149,8 @@ export interface RegistryStore {
   /** Live tokens: a user's own user tokens, or a publisher's PATs; oldest first. */
   listTokens(filter: { userId: string } | { publisherId: string }): Promise<TokenRow[]>;
   revokeToken(id: string): Promise<void>;
+  /** Grows when a token is revoked or deleted, or a user's admin flag changes: cached authentications older are void. */
+  tokenGeneration(): Promise<number>;
   /** Makes `hash` the one live bootstrap token of the admin user `userId`, creating the user if needed. */
   ensureBootstrapAdmin(userId: string, hash: string, prefix: string): Promise<void>;
 

@@ -8,7 +8,7 @@ import type {
   MemberRole, MemberRow, NodeFields, NodeRow, NodeSort, Page, PublisherFields, PublisherRow, PublishInput,
   PublishOutcome, RegistryStore, TokenRow, UserRow, VersionChanges, VersionRow, VersionStatus,
 } from './registry-store.js';
-import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS } from './registry-store.js';
+import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
 
 const now = () => new Date().toISOString();
 type Raw = Record<string, unknown>;
@@ -33,7 +33,6 @@ const NODE_ORDER: Record<NodeSort, string> = {
 const ACTIVE_NODE = 'NodeStatusActive';
 /** Lists show Active nodes of publishers that are not banned (the search index holds the same set: migration 'hide-banned-publishers'). */
 const LISTED = "status = ? AND publisher_id NOT IN (SELECT id FROM publishers WHERE status = 'PublisherStatusBanned')";
-const TOKEN_USE_GRANULARITY_MS = 60_000;
 
 /** A row as read → the row the store returns: JSON columns parsed, `seq` dropped (changed in place: rows are fresh objects). */
 function decode<T>(row: Raw | undefined, json: readonly string[]): T | undefined {
@@ -272,8 +271,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     prepare(
       `INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at`,
-    ).run(nodeId, userId, star, stamp, stamp);
-    prepare('UPDATE nodes SET rating = coalesce((SELECT avg(star) FROM reviews WHERE node_id = ?), 0) WHERE id = ?').run(nodeId, nodeId);
+    ).run(nodeId, userId, star, stamp, stamp); // the node's rating follows (trigger reviews_rating_*)
     return getNode(nodeId)!;
   });
 
@@ -353,6 +351,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
           : all(`SELECT ${tokenColumns} FROM tokens WHERE publisher_id = ? AND revoked_at IS NULL ORDER BY created_at, id`, filter.publisherId);
       return rows as unknown as TokenRow[];
     },
+    tokenGeneration: async () => one("SELECT value FROM generations WHERE name = 'tokens'")!.value as number,
     async revokeToken(id) {
       prepare('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now(), id);
     },

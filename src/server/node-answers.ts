@@ -1,0 +1,62 @@
+// The serialised answer of `GET /nodes/{id}` (and of a review), kept per node and reused while the
+// node's generation in the store is the one it was built at. Every write that changes the answer
+// moves the generation in the same transaction (migration 'generations'), so one read of the node
+// row says whether the bytes are current, also when other instances write to the same PostgreSQL.
+import { createHash } from 'node:crypto';
+import type { Context } from 'hono';
+import type { NodeRow, PublisherRow, RegistryStore } from './store/registry-store.js';
+import { oneNodeView } from './views.js';
+
+export interface NodeAnswer {
+  /** What the answer was built from: the node's identity and generation, and the public URL. */
+  key: string;
+  /** The node's publisher at that generation (a change to it moves the generation too). */
+  publisher: PublisherRow | undefined;
+  body: string;
+  etag: string;
+}
+
+/** Answers kept at most: the least recently used go first. */
+const MAX_ANSWERS = 10_000;
+
+export function createNodeAnswers(store: RegistryStore, publicUrl: () => string) {
+  const answers = new Map<string, NodeAnswer>();
+  const keyOf = (node: NodeRow) => `${node.created_at}\n${node.generation}\n${publicUrl()}`;
+
+  /** The answer kept for this row of the node, if it is current. */
+  const cached = (node: NodeRow): NodeAnswer | undefined => {
+    const answer = answers.get(node.id);
+    if (!answer || answer.key !== keyOf(node)) return undefined;
+    answers.delete(node.id); // most recently used last
+    answers.set(node.id, answer);
+    return answer;
+  };
+
+  return {
+    cached,
+
+    /** The current answer for this row of the node: the kept one, else built (with `publisher` when known). */
+    async answer(node: NodeRow, publisher?: PublisherRow): Promise<NodeAnswer> {
+      const kept = cached(node);
+      if (kept) return kept;
+      const key = keyOf(node);
+      publisher ??= await store.getPublisher(node.publisher_id);
+      const body = JSON.stringify(await oneNodeView(store, node, publicUrl(), publisher));
+      const answer = { key, publisher, body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+      answers.delete(node.id);
+      answers.set(node.id, answer);
+      if (answers.size > MAX_ANSWERS) answers.delete(answers.keys().next().value!);
+      return answer;
+    },
+  };
+}
+
+export type NodeAnswers = ReturnType<typeof createNodeAnswers>;
+
+/** The answer as a response: to a read, 304 when the client's If-None-Match already names it. */
+export function respondWith(c: Context, answer: NodeAnswer): Response {
+  const headers = { etag: answer.etag, 'content-type': 'application/json' };
+  const match = c.req.method === 'GET' || c.req.method === 'HEAD' ? c.req.header('if-none-match') : undefined;
+  if (match && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === answer.etag)) return c.body(null, 304, headers);
+  return c.body(answer.body, 200, headers);
+}

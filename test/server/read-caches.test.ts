@@ -1,0 +1,102 @@
+// The kept answers of GET /nodes/{id} and the kept authentications (src/server/node-answers.ts,
+// src/server/accounts/admin.ts): every write through any route is seen by the next read, the ETag
+// follows the bytes (304 while they are the same), and a revoked token is refused at once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers.js';
+import { client, createPublisher, createUser, expectError, publishAndUpload, type TestUser } from './fixtures.js';
+
+let server: TestServer;
+let alice: TestUser;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  server = await startServer();
+  alice = await createUser(server, 'alice');
+  api = client(server);
+  await createPublisher(server, alice, 'alice-co');
+  await publishAndUpload(server, alice.token, 'alice-co', 'cached', '1.0.0');
+});
+afterAll(() => server.close());
+
+describe('GET /nodes/{id} after a write', () => {
+  /** Reads the node twice (the second from the kept answer) and returns it. */
+  const read = async (token?: string) => {
+    const first = await api.get('/nodes/cached', { token });
+    const second = await api.get('/nodes/cached', { token });
+    expect(second.text).toBe(first.text);
+    expect(second.headers.get('etag')).toBe(first.headers.get('etag'));
+    return first;
+  };
+
+  it('shows every write at once, through each route that changes the answer', async () => {
+    let before = await read();
+    const changed = async (what: string, check: (body: any) => void, token?: string) => {
+      const after = await read(token);
+      check(after.body);
+      expect(after.headers.get('etag'), what).not.toBe(before.headers.get('etag'));
+      before = after;
+    };
+
+    expect((await api.put('/publishers/alice-co/nodes/cached', { token: alice.token, body: { description: 'Relights portraits' } })).status).toBe(200);
+    await changed('node update', (node) => expect(node.description).toBe('Relights portraits'));
+
+    expect((await api.post('/nodes/cached/reviews?star=4', { token: alice.token })).status).toBe(200);
+    await changed('review', (node) => expect(node.rating).toBe(4));
+
+    await publishAndUpload(server, alice.token, 'alice-co', 'cached', '1.1.0');
+    await changed('new version', (node) => expect(node.latest_version.version).toBe('1.1.0'));
+
+    const deprecated = await api.put('/publishers/alice-co/nodes/cached/versions/1.1.0', { token: alice.token, body: { deprecated: true } });
+    expect(deprecated.status, deprecated.text).toBe(200);
+    await changed('version update', (node) => expect(node.latest_version.version).toBe('1.0.0'));
+
+    expect((await api.put('/publishers/alice-co', { token: alice.token, body: { name: 'Alice and Co' } })).status).toBe(200);
+    await changed('publisher update', (node) => expect(node.publisher.name).toBe('Alice and Co'));
+
+    expect((await api.get('/nodes/cached/install')).status).toBe(200);
+    await changed('download', (node) => expect(node.downloads).toBe(1));
+
+    expect((await api.put('/publishers/alice-co/nodes/cached', { token: server.adminToken, body: { status: 'NodeStatusBanned' } })).status).toBe(200);
+    expectError(await api.get('/nodes/cached'), 403, 'banned');
+    await changed('status', (node) => expect(node.status).toBe('NodeStatusBanned'), server.adminToken);
+    expect((await api.put('/publishers/alice-co/nodes/cached', { token: server.adminToken, body: { status: 'NodeStatusActive' } })).status).toBe(200);
+    await changed('status again', (node) => expect(node.status).toBe('NodeStatusActive'));
+  });
+
+  it('answers 304 to If-None-Match with the current ETag, and 200 with the bytes once they changed', async () => {
+    const current = await api.get('/nodes/cached');
+    const etag = current.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const unchanged = await api.get('/nodes/cached', { headers: { 'if-none-match': `"other", ${etag}` } });
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.text).toBe('');
+    expect(unchanged.headers.get('etag')).toBe(etag);
+    expect((await api.get('/nodes/cached', { headers: { 'if-none-match': '"other"' } })).status).toBe(200);
+    expect((await api.post('/nodes/cached/reviews?star=2', { token: alice.token })).status).toBe(200);
+    const changed = await api.get('/nodes/cached', { headers: { 'if-none-match': etag } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.rating).toBe(2);
+  });
+
+  it('answers a review with the node as the next read shows it', async () => {
+    const reviewed = await api.post('/nodes/cached/reviews?star=5', { token: alice.token });
+    expect(reviewed.status).toBe(200);
+    const read = await api.get('/nodes/cached');
+    expect(read.text).toBe(reviewed.text);
+    expect(read.body.rating).toBe(5);
+  });
+});
+
+describe('kept authentications', () => {
+  it('refuse a revoked token at once, also one used a moment before', async () => {
+    const created = await api.post('/users/me/tokens', { token: alice.token, body: { name: 'laptop' } });
+    expect(created.status, created.text).toBe(201);
+    const token = created.body.token as string;
+    for (let i = 0; i < 3; i++) expect((await api.get('/users/me', { token })).status).toBe(200);
+    expect((await api.post('/nodes/cached/reviews?star=3', { token })).status).toBe(200);
+    expect((await api.delete(`/users/me/tokens/${created.body.id}`, { token: alice.token })).status).toBe(204);
+    expectError(await api.get('/users/me', { token }), 401, 'unauthorized');
+    expectError(await api.post('/nodes/cached/reviews?star=3', { token }), 401, 'unauthorized');
+    expect((await api.get('/users/me', { token: alice.token })).status).toBe(200);
+  });
+});
