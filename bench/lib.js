@@ -51,6 +51,24 @@ export function timeCommands(commands, { runs = 15, env = process.env, cwd } = {
   return samples.map(median);
 }
 
+/**
+ * CPU time (user + system, in ms) of several commands, run in turns; medians. On a machine shared
+ * with other work it moves far less than wall time, which waits for a core.
+ */
+export function cpuOfCommands(commands, { runs = 15, env = process.env, cwd } = {}) {
+  const samples = commands.map(() => []);
+  for (let i = 0; i <= runs; i++) {
+    commands.forEach(([command, args], index) => {
+      // bash's `times` reports its children's user and system time to the millisecond
+      const result = spawnSync('bash', ['-c', '"$@" > /dev/null || exit 1; times', 'bench', command, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+      const match = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/m.exec(result.stdout.trim().split('\n').pop() ?? '');
+      if (result.status !== 0 || !match) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr}`);
+      if (i > 0) samples[index].push((Number(match[1]) * 60 + Number(match[2]) + Number(match[3]) * 60 + Number(match[4])) * 1000);
+    });
+  }
+  return samples.map(median);
+}
+
 /** Median wall time in ms of an async function, after `warmup` untimed calls. */
 export async function timeAsync(fn, { runs = 15, warmup = 2 } = {}) {
   const samples = [];

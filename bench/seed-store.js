@@ -2,9 +2,9 @@
 // in one transaction: N Active nodes with one Active version each, deterministic for a seed.
 // Search terms of the scale benchmark: `relight` matches 1 node in 1,000 (at least one), `image`
 // about 40% of nodes, `node` every node.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { random } from './lib.js';
 
 const dist = new URL('../dist/server/', import.meta.url);
@@ -14,7 +14,9 @@ export const TERMS = { selective: 'relight', common: 'image', every: 'node' };
 export async function seedStore(dataDir, count, { seed = 42 } = {}) {
   const { openDatabase } = await import(new URL('store/db.js', dist));
   const { createSqliteRegistryStore } = await import(new URL('store/sqlite-registry-store.js', dist));
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // the secret `serve` would make: a data dir with a database and no secret is refused as a cut-short backup
+  writeFileSync(join(dataDir, 'secret'), randomBytes(32).toString('hex'), { mode: 0o600 });
   const db = openDatabase(join(dataDir, 'registry.db'));
   db.pragma('cache_size = -262144'); // 256 MiB: a bulk load that fits in memory does not spill mid-transaction
   const store = createSqliteRegistryStore(db);

@@ -2,7 +2,7 @@
 // and the real binary spawned with a temp HOME. Nothing here talks to anything but 127.0.0.1.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRegistryServer, type RegistryServer, type RegistryServerOptions } from '../src/server/index.js';
@@ -18,6 +18,14 @@ export function tempDir(prefix = 'nodereg-test-'): string {
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
+
+/**
+ * The binary as an installed CLI: `nodereg`, a link to bin/nodereg.js in a dir that cliEnv puts on
+ * PATH (as `npm link` or a global install do), so its hints print `nodereg …`.
+ */
+const installedDir = tempDir('nodereg-path-');
+symlinkSync(BIN, join(installedDir, 'nodereg'));
+export const INSTALLED_BIN = join(installedDir, 'nodereg');
 
 export interface TestServer {
   url: string;
@@ -39,7 +47,7 @@ export async function startServer(options: Partial<RegistryServerOptions> = {}):
 /** The environment of a spawned CLI: a temp HOME and XDG dirs, NO_COLOR, CI, and nothing else of ours. */
 export function cliEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
-    PATH: process.env.PATH ?? '',
+    PATH: `${installedDir}:${process.env.PATH ?? ''}`,
     HOME: home,
     XDG_CONFIG_HOME: join(home, '.config'),
     XDG_DATA_HOME: join(home, '.local/share'),
@@ -73,7 +81,7 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     else env[key] = value;
   }
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [INSTALLED_BIN, ...args], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

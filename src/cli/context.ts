@@ -32,6 +32,8 @@ export interface RunDeps {
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   /** Forces the interactive decision (tests); by default: TTYs, no CI, no --no-input. */
   interactive?: boolean;
+  /** How the user started the CLI, for the commands hints print (see invocation.ts); `nodereg` by default. */
+  invocation?: string;
   /** Replaces @inquirer/prompts (tests). */
   prompts?: () => Promise<Prompts>;
 }
@@ -63,7 +65,7 @@ export class Ctx {
   }
 
   get out(): Output {
-    this.output ??= new Output(this.stdout, this.stderr, Boolean(this.globals().json), this.env);
+    this.output ??= new Output(this.stdout, this.stderr, Boolean(this.globals().json), this.env, this.deps.invocation);
     return this.output;
   }
 
@@ -118,7 +120,7 @@ export class Ctx {
    * A client for the resolved registry. With `requireToken`, a missing token fails before any request.
    * `token` replaces the resolved one (login checks a token before saving it).
    */
-  async client(options: { requireToken?: boolean; token?: string } = {}): Promise<Client> {
+  async client(options: { requireToken?: boolean; token?: string; timeoutMs?: number; retries?: number } = {}): Promise<Client> {
     const connection = await this.connection();
     if (options.token !== undefined) connection.token = options.token;
     if (options.requireToken && !connection.token && connection.unknownProfile) {
@@ -139,6 +141,8 @@ export class Ctx {
       baseUrl: connection.registry,
       token: connection.token,
       userAgent: `nodereg/${this.version}`,
+      timeoutMs: options.timeoutMs,
+      retries: options.retries,
       log: verbose ? (line) => this.stderr.write(`${this.out.style('dim', line, this.stderr)}\n`) : undefined,
     });
   }

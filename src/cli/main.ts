@@ -24,8 +24,8 @@ for (const stream of [process.stdout, process.stderr]) {
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.stdout.write(`${version}\n`);
 } else {
-  const { run } = await import('./program.js');
-  const code = await run(argv, version);
+  const [{ run }, { invocation }] = await Promise.all([import('./program.js'), import('./invocation.js')]);
+  const code = await run(argv, version, { invocation: invocation() });
   process.exitCode = code;
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   // Exit rather than wait for the event loop: keep-alive sockets or timers a command left must not hold it.

@@ -1,5 +1,6 @@
 import { stripVTControlCharacters, styleText } from 'node:util';
 import type { CliError } from './errors.js';
+import { asInvoked } from './invocation.js';
 
 export interface Stream {
   write(chunk: string): boolean;
@@ -18,6 +19,8 @@ export class Output {
     readonly stderr: Stream,
     readonly json: boolean,
     private readonly env: NodeJS.ProcessEnv,
+    /** How the user runs this CLI (`nodereg`, `npx nodereg`, `node bin/nodereg.js`): hints print commands that way. */
+    readonly command = 'nodereg',
   ) {}
 
   /** Colours only when the stream is a terminal (or FORCE_COLOR says so) and NO_COLOR is unset. */
@@ -40,7 +43,7 @@ export class Output {
   }
 
   info(text: string): void {
-    this.stderr.write(`${text}\n`);
+    this.stderr.write(`${asInvoked(text, this.command)}\n`);
   }
 
   success(text: string): void {
@@ -52,7 +55,7 @@ export class Output {
   }
 
   hint(text: string): void {
-    this.stderr.write(`${this.style('dim', 'hint:', this.stderr)} ${text}\n`);
+    this.stderr.write(`${this.style('dim', 'hint:', this.stderr)} ${asInvoked(text, this.command)}\n`);
   }
 
   /** Whether progress animations may be shown: a terminal on stderr, and not in CI. */
@@ -60,14 +63,36 @@ export class Output {
     return Boolean(this.stderr.isTTY) && !this.env.CI && !this.json;
   }
 
+  /**
+   * One line redrawn in place on stderr (a progress report), only where animations may show, at most
+   * every 100 ms and not before `afterMs` (a quick task shows nothing); `end` finishes the line, so
+   * what follows starts on a line of its own.
+   */
+  progress(afterMs = 0): { update(text: string, force?: boolean): void; end(): void } {
+    let drawn = false;
+    let last = Date.now() + afterMs - 100;
+    return {
+      update: (text, force = false) => {
+        if (!this.animated || (!force && Date.now() - last < 100)) return;
+        last = Date.now();
+        drawn = true;
+        this.stderr.write(`\r\x1b[2K  ${text}`);
+      },
+      end: () => {
+        if (drawn) this.stderr.write('\n');
+        drawn = false;
+      },
+    };
+  }
+
   error(error: CliError, verbose: boolean): void {
     if (this.json) {
       const body: Record<string, unknown> = { code: error.code, message: error.message };
-      if (error.hint) body.hint = error.hint;
+      if (error.hint) body.hint = asInvoked(error.hint, this.command);
       if (error.status) body.status = error.status;
       this.stdout.write(`${JSON.stringify({ error: body })}\n`);
     }
-    this.stderr.write(`${this.style('red', 'error:', this.stderr)} ${error.message}\n`);
+    this.stderr.write(`${this.style('red', 'error:', this.stderr)} ${asInvoked(error.message, this.command)}\n`);
     if (error.hint) this.hint(error.hint);
     if (verbose && error.stack) this.stderr.write(`${this.style('dim', error.stack, this.stderr)}\n`);
   }

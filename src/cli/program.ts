@@ -34,7 +34,7 @@ Exit codes:
 
 Examples:
   $ nodereg serve                      run a local registry on ${DEFAULT_REGISTRY_URL}
-  $ nodereg validate                   check ./pyproject.toml and the file set, offline
+  $ nodereg validate                   check ./pyproject.toml, the file set and the registry's limits
   $ nodereg publish --dry-run          show what would be published, send nothing
   $ NODEREG_TOKEN=... nodereg publish --skip-existing
 `;

@@ -70,11 +70,15 @@ export function parseMaxSize(text: string | undefined, fallback: number): number
   return size;
 }
 
-/** Packs the project's files into `out`, turning the packer's failures into plain words. */
-export async function buildArchive(project: Project, out: string, maxSize: number): Promise<ArchiveResult> {
+/**
+ * Packs the project's files into `out`, turning the packer's failures into plain words. A big
+ * archive shows its progress on a terminal.
+ */
+export async function buildArchive(ctx: Ctx, project: Project, out: string, maxSize: number): Promise<ArchiveResult> {
   const { writeArchive, ArchiveTooLargeError, FileChangedError } = await import('../package/zip.js');
+  const line = ctx.out.progress(500);
   try {
-    return await writeArchive(project.files, out, { maxSize });
+    return await writeArchive(project.files, out, { maxSize, onProgress: (bytes) => line.update(`packing: ${formatSize(bytes)} written`) });
   } catch (error) {
     if (error instanceof ArchiveTooLargeError) {
       const largest = error.largest.map((f) => `  ${formatSize(f.size).padStart(10)}  ${f.path}`).join('\n');
@@ -87,22 +91,48 @@ export async function buildArchive(project: Project, out: string, maxSize: numbe
     }
     if (error instanceof FileChangedError) throw new CliError(error.message, EXIT.failure, 'file_changed');
     throw new CliError(`cannot pack: ${(error as Error).message}`, EXIT.failure, 'pack_failed');
+  } finally {
+    line.end();
   }
+}
+
+/** Lets a step of a task handle Ctrl-C itself (see withCleanup). */
+export interface Interrupts {
+  /**
+   * Runs `step` with a signal that a SIGINT or SIGTERM aborts, instead of ending the process: the step
+   * stops and says what it leaves behind. A second signal ends the process as usual.
+   */
+  caught<T>(step: (signal: AbortSignal) => Promise<T>): Promise<T>;
 }
 
 /**
  * Runs `task`, then `cleanup`, also when the user interrupts: on SIGINT or SIGTERM the temporary
- * files go first and the signal is raised again, so the process still ends as interrupted (130).
+ * files go first and the signal is raised again, so the process still ends as interrupted (130) —
+ * except during a step run with `interrupts.caught`, which is aborted instead.
  */
-export async function withCleanup<T>(task: () => Promise<T>, cleanup: () => void): Promise<T> {
+export async function withCleanup<T>(task: (interrupts: Interrupts) => Promise<T>, cleanup: () => void): Promise<T> {
+  let catching: AbortController | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
+    if (catching && !catching.signal.aborted) return catching.abort(signal);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     cleanup();
     process.kill(process.pid, signal);
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const interrupts: Interrupts = {
+    async caught(step) {
+      catching = new AbortController();
+      try {
+        return await step(catching.signal);
+      } finally {
+        catching = undefined;
+      }
+    },
+  };
   try {
-    return await task();
+    return await task(interrupts);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

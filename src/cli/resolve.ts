@@ -3,6 +3,7 @@
 import { ApiError } from '../client/errors.js';
 import type { CallInput, Client } from '../client/index.js';
 import { fieldErrors } from '../contract/errors.js';
+import { normaliseVersion } from '../contract/limits.js';
 import type { Operation } from '../contract/operation.js';
 import { getNode, listNodeVersions } from '../contract/registry.js';
 import { nodeId as nodeIdRule, publisherId as publisherIdRule, semver, type NodeVersion } from '../contract/resources.js';
@@ -29,10 +30,14 @@ export function precheck<O extends Operation>(operation: O, input: CallInput<O>,
   }
 }
 
-/** Checks an id or version given as an argument or flag against its wire rule; `name` is how the user wrote it. */
-function checkRule(rule: typeof nodeIdRule | typeof publisherIdRule | typeof semver, value: string, name: string): void {
+/**
+ * Checks an id or version given as an argument or flag against its wire rule; `name` is how the user
+ * wrote it. Returns the value as the rule reads it (a version `1.0` as `1.0.0`, as publish does).
+ */
+function checkRule(rule: typeof nodeIdRule | typeof publisherIdRule | typeof semver, value: string, name: string): string {
   const result = rule.safeParse(value);
   if (!result.success) throw invalidInput(`invalid ${name} "${value}": ${result.error.issues[0]?.message}`);
+  return result.data;
 }
 export const checkNodeId = (value: string, name = '<nodeId>') => checkRule(nodeIdRule, value, name);
 export const checkPublisherId = (value: string, name = '<publisherId>') => checkRule(publisherIdRule, value, name);
@@ -88,9 +93,9 @@ export async function nodeVersions(client: Client, nodeId: string): Promise<Node
   }
 }
 
-/** The version of a node whose semver is `version` (a leading v is dropped). */
+/** The version of a node whose semver is `version` (read as publish reads it: `v1.0` is 1.0.0). */
 export function findVersion(versions: NodeVersion[], nodeId: string, version: string): NodeVersion {
-  const wanted = version.replace(/^v/, '');
+  const wanted = normaliseVersion(version);
   const found = versions.find((v) => v.version === wanted);
   if (!found) {
     throw new CliError(`node ${nodeId} has no version ${wanted}`, EXIT.notFound, 'not_found', `list them with \`nodereg node versions ${nodeId}\``, 404);

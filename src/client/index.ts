@@ -2,6 +2,7 @@ import ky, { HTTPError, TimeoutError } from 'ky';
 import { config as zodConfig, type z } from 'zod';
 import { ErrorBody, codeForStatus, fieldErrors } from '../contract/errors.js';
 import { ApiError, NetworkError, RequestInvalidError } from './errors.js';
+import { setTimeout } from 'node:timers/promises';
 import { putStream, withoutQuery } from './upload.js';
 
 export { ApiError, NetworkError, RequestInvalidError };
@@ -40,6 +41,8 @@ export interface UploadInput {
   attempts?: number;
   /** Delay before retry n (1-based), in ms. */
   backoffMs?: (retry: number) => number;
+  /** Stops the upload, also between attempts; it rejects with the signal's reason and is not retried. */
+  signal?: AbortSignal;
 }
 
 function validate<T extends z.ZodType>(schema: T, value: unknown, where: 'params' | 'query' | 'body'): z.output<T> {
@@ -157,6 +160,7 @@ export function createClient(options: ClientOptions) {
               [CONTENT_SHA256_HEADER.toLowerCase()]: input.sha256,
             },
             onProgress: input.onProgress ? (sent) => input.onProgress!(sent, input.size) : undefined,
+            signal: input.signal,
           });
           log(`← ${response.status} PUT ${withoutQuery(signedUrl)}`);
           if (response.status >= 400) throw apiError(response.status, response.statusText, response.text, response.retryAfter);
@@ -172,9 +176,9 @@ export function createClient(options: ClientOptions) {
           const transient =
             error instanceof NetworkError ||
             (error instanceof ApiError && (error.status >= 500 || error.status === 408 || error.status === 429));
-          if (!transient || attempt >= attempts) throw error;
+          if (!transient || attempt >= attempts || input.signal?.aborted) throw input.signal?.aborted ? input.signal.reason : error;
           log(`↻ upload attempt ${attempt} failed (${(error as Error).message}); retrying`);
-          await new Promise((resolve) => setTimeout(resolve, backoff(attempt)));
+          await setTimeout(backoff(attempt), undefined, { signal: input.signal });
         }
       }
     },

@@ -13,6 +13,8 @@ export interface PutInput {
   body: ReadableStream<Uint8Array> | NodeJS.ReadableStream;
   headers: Record<string, string>;
   onProgress?: (sentBytes: number) => void;
+  /** Aborting stops the upload at once: the request is destroyed and the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface PutResult {
@@ -62,6 +64,14 @@ export function putStream(url: string, input: PutInput): Promise<PutResult> {
       },
     });
     const body = 'getReader' in input.body ? Readable.fromWeb(input.body as WebReadableStream<Uint8Array>) : (input.body as NodeJS.ReadableStream);
+    const abort = () => {
+      responded = true; // nothing more to wait for
+      request.destroy();
+      reject(input.signal!.reason);
+    };
+    if (input.signal?.aborted) return abort();
+    input.signal?.addEventListener('abort', abort, { once: true });
+    request.on('close', () => input.signal?.removeEventListener('abort', abort));
     pipeline(body, counter, request).catch((error: NodeJS.ErrnoException) => {
       failure ??= new NetworkError(shown, error.code ?? error.message);
       request.destroy();

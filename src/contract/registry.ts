@@ -4,7 +4,7 @@ import { op } from './operation.js';
 import {
   AddMemberBody, Invitation, CreatePublisherBody, CreateTokenBody, CreateUserBody, CreatedToken, CreatedUser, Health,
   ListNodesQuery, Me, Node, NodeInput, NodeList, NodeVersion, PublishBody, PublishResponse, Publisher,
-  PublisherInput, PublisherMember, SearchNodesQuery, TokenList, VersionUpdateBody, queryInteger,
+  PublisherInput, PublisherMember, RegistryLimits, SearchNodesQuery, TokenList, VersionUpdateBody, queryInteger,
 } from './resources.js';
 
 // ---------- the five registry operations of the interface ----------
@@ -69,7 +69,8 @@ export const addReview = op({
 
 // ---------- upload and download of archives ----------
 
-export const UploadQuery = z.object({ expires: z.string(), signature: z.string() });
+/** A signed upload URL's query; `size` and `sha256` are there when the publish declared its archive. */
+export const UploadQuery = z.object({ expires: z.string(), signature: z.string(), size: z.string().optional(), sha256: z.string().optional() });
 
 export const uploadArchive = op({
   id: 'uploadArchive',
@@ -124,6 +125,10 @@ export const listPublisherNodes = op({
   auth: 'none', response: z.array(Node),
 });
 export const health = op({ id: 'health', method: 'GET', path: '/healthz', summary: 'Liveness check', auth: 'none', response: Health });
+export const getLimits = op({
+  id: 'getLimits', method: 'GET', path: '/limits', summary: "The registry's archive limits, to check an archive before publishing it",
+  auth: 'none', response: RegistryLimits,
+});
 export const openapiDocument = op({
   id: 'openapiDocument', method: 'GET', path: '/openapi.json', summary: 'This OpenAPI document', auth: 'none', response: z.record(z.string(), z.unknown()),
 });
@@ -192,7 +197,7 @@ export const registryOperations = [
   publishVersion, updateNode, updatePublisher, updateVersion, addReview,
   uploadArchive, downloadArchive,
   listNodes, searchNodes, getNode, listNodeVersions, getNodeVersion, installNode, getPublisher, listPublisherNodes,
-  health, openapiDocument,
+  health, getLimits, openapiDocument,
   getMe, createUser, listUserTokens, createUserToken, deleteUserToken, createPublisher,
   listPublisherTokens, createPublisherToken, deletePublisherToken, addPublisherMember, removePublisherMember,
   listPublisherInvitations, listMyInvitations, acceptInvitation, declineInvitation,

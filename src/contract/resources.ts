@@ -2,7 +2,7 @@ import { z } from 'zod';
 import {
   DESCRIPTION_MAX, CHANGELOG_MAX, DEPENDENCIES, IDENTIFIER_MAX, IMAGE_TASK_STATUS, MEMBER_ROLES, NAME_MAX, NODE_ID, NODE_NAMES,
   NODE_SORTS, NODE_STATUS, NODE_VERSION_STATUS, PAGE, PLATFORMS, PUBLISHER_ID, RESERVED_NODE_IDS, PUBLISHER_STATUS,
-  SEMVER_PATTERN, SHORT_TEXT_MAX, TAGS, USER_REF_MAX, VERSION_MAX, VIDEO_TASK_STATE,
+  SEMVER_PATTERN, SHORT_TEXT_MAX, SHORT_VERSION_PATTERN, TAGS, USER_REF_MAX, VERSION_MAX, VIDEO_TASK_STATE, normaliseVersion,
 } from './limits.js';
 import { list, text, translations, urlField, versionRangeField } from './fields.js';
 
@@ -17,13 +17,18 @@ export const nodeId = z
 export const publisherId = z
   .string()
   .regex(new RegExp(PUBLISHER_ID.pattern), 'must be 2–64 characters: lowercase letters, digits or "-", starting with a letter');
-/** A semantic version without build metadata; `v1.2.3` becomes `1.2.3`. */
+/** A semantic version without build metadata; `v1.2.3` becomes `1.2.3`, and the short `1.2` and `1` become `1.2.0` and `1.0.0`. */
 export const semver = z
   .string()
   .max(VERSION_MAX, { abort: true })
-  .regex(new RegExp(SEMVER_PATTERN), 'must be a semantic version such as 1.2.3 or 1.2.3-beta.1 (no build metadata)')
-  .transform((v) => (v.startsWith('v') ? v.slice(1) : v));
+  .regex(new RegExp(`${SEMVER_PATTERN}|${SHORT_VERSION_PATTERN}`), 'must be a semantic version such as 1.2.3 or 1.2.3-beta.1 (no build metadata)')
+  .transform(normaliseVersion);
 export const isoDate = z.string();
+/** An archive's SHA-256: 64 hex characters, kept in lowercase. */
+export const sha256Hex = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, 'must be the SHA-256 of the archive as 64 hex characters')
+  .transform((hex) => hex.toLowerCase());
 const strings = z.array(z.string());
 
 // ---------- resources as the server answers them (parsed leniently: unknown fields kept) ----------
@@ -183,6 +188,10 @@ export const VERSION_PUBLISHED_FIELDS = Object.keys(VersionPublished.shape) as (
 export const NodeVersionInput = z.object({
   version: semver,
   ...VersionPublished.shape,
+  // The archive that will be uploaded (an extension): declared, the registry refuses one over its
+  // limits before the version exists, and takes no other archive for it.
+  archive_sha256: sha256Hex.optional(),
+  archive_size: z.number().int().min(1).optional(),
   // read-only or server-set, ignored when sent
   id: z.unknown().optional(),
   node_id: z.unknown().optional(),
@@ -340,6 +349,14 @@ export const Invitation = z.looseObject({
 export type Invitation = z.infer<typeof Invitation>;
 
 export const Health = z.looseObject({ ok: z.boolean(), version: z.string().optional() });
+
+/** What a registry takes (`serve --max-archive`, `--max-unpacked`), so a client can check before it publishes. */
+export const RegistryLimits = z.looseObject({
+  max_archive: z.number().int().describe('largest archive, in bytes (compressed)'),
+  max_unpacked: z.number().int().describe('largest total size of the files in an archive, in bytes'),
+  max_entries: z.number().int().describe('most entries an archive may hold'),
+});
+export type RegistryLimits = z.infer<typeof RegistryLimits>;
 
 // ---------- AI task replies ----------
 

@@ -24,3 +24,8 @@ export function formatSize(bytes: number): string {
   }
   return unit === 0 ? `${bytes} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
+
+/** How a registry refuses an archive over its limit, the same for a declared size (publish) and a sent one (upload). */
+export function archiveOverLimit(size: number, limit: number): string {
+  return `the archive is ${formatSize(size)} (${size} bytes), over this registry's limit of ${formatSize(limit)} (${limit} bytes)`;
+}

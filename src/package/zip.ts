@@ -69,6 +69,8 @@ export interface ArchiveOptions {
   maxSize?: number;
   /** Files deflated at once (default: the cores). The archive is the same for any number. */
   workers?: number;
+  /** Called as the archive grows, with its bytes written so far. */
+  onProgress?: (archiveBytes: number) => void;
 }
 
 /** A file read, checksummed and (unless stored) deflated, ready to be written. */
@@ -163,7 +165,12 @@ class Output {
   private buffered = 0;
   offset = 0;
 
-  constructor(private readonly handle: FileHandle, private readonly maxSize: number, private readonly tooLarge: () => Error) {}
+  constructor(
+    private readonly handle: FileHandle,
+    private readonly maxSize: number,
+    private readonly tooLarge: () => Error,
+    private readonly onProgress?: (archiveBytes: number) => void,
+  ) {}
 
   async write(buffer: Buffer): Promise<void> {
     this.offset += buffer.length;
@@ -179,6 +186,7 @@ class Output {
     this.blocks = [];
     this.buffered = 0;
     if (blocks.length) await this.handle.writev(blocks);
+    this.onProgress?.(this.offset);
   }
 
   sha256(): string {
@@ -226,6 +234,7 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
     options.maxSize !== undefined && maxSize === options.maxSize
       ? new ArchiveTooLargeError(maxSize, largestFiles(sorted))
       : new Error('the archive would pass 4 GiB, beyond what this zip writer writes'),
+    options.onProgress,
   );
 
   // Small files are prepared ahead of the one being written, within WINDOW_BYTES; each promise is

@@ -76,7 +76,7 @@ export function canSeeNode(access: Access, node: NodeRow): boolean {
  * A read of a node: Deleted is 404 except to members and admins; a Banned node, or any node of a
  * banned publisher, is 403 `banned` except to admins.
  */
-export function allowNodeRead(access: Access, node: NodeRow, publisher: PublisherRow | undefined): void {
+export function allowNodeRead(access: Access, node: Pick<NodeRow, 'id' | 'status'>, publisher: PublisherRow | undefined): void {
   if (node.status === 'NodeStatusDeleted' && !access.member) throw notFound(`node ${node.id} not found`);
   if (access.admin) return;
   if (node.status === 'NodeStatusBanned') throw banned(`node ${node.id} is banned`);

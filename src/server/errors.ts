@@ -30,7 +30,7 @@ export const forbidden = (message: string) => new HttpError('forbidden', message
 export const banned = (message: string) => new HttpError('banned', message);
 export const notFound = (message: string) => new HttpError('not_found', message);
 export const conflict = (message: string, hint?: string) => new HttpError('conflict', message, undefined, hint);
-export const tooLarge = (message: string) => new HttpError('payload_too_large', message);
+export const tooLarge = (message: string, hint?: string) => new HttpError('payload_too_large', message, undefined, hint);
 export const unsupportedMediaType = (message: string) => new HttpError('unsupported_media_type', message);
 
 /** The raw HTTP answer for errors raised before hono sees the request (Node's parser). */

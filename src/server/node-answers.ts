@@ -4,7 +4,7 @@
 // row says whether the bytes are current, also when other instances write to the same PostgreSQL.
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
-import type { NodeRow, PublisherRow, RegistryStore } from './store/registry-store.js';
+import type { NodeRow, NodeStamp, PublisherRow, RegistryStore } from './store/registry-store.js';
 import { oneNodeView } from './views.js';
 
 export interface NodeAnswer {
@@ -21,10 +21,10 @@ const MAX_ANSWERS = 10_000;
 
 export function createNodeAnswers(store: RegistryStore, publicUrl: () => string) {
   const answers = new Map<string, NodeAnswer>();
-  const keyOf = (node: NodeRow) => `${node.created_at}\n${node.generation}\n${publicUrl()}`;
+  const keyOf = (node: NodeStamp) => `${node.created_at}\n${node.generation}\n${publicUrl()}`;
 
-  /** The answer kept for this row of the node, if it is current. */
-  const cached = (node: NodeRow): NodeAnswer | undefined => {
+  /** The answer kept for the node as stamped, if it is current. */
+  const cached = (node: NodeStamp): NodeAnswer | undefined => {
     const answer = answers.get(node.id);
     if (!answer || answer.key !== keyOf(node)) return undefined;
     answers.delete(node.id); // most recently used last

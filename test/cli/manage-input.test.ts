@@ -38,7 +38,7 @@ const cases: [string[], string][] = [
   [['publisher', 'update', 'acme'], 'nothing to update'],
   [['publisher', 'update', 'acme', '--description', long], '--description'],
   [['publisher', 'members', 'add', 'acme', 'u1', '--role', 'king'], '--role'],
-  [['version', 'update', 'my-node', '1.0', '--deprecate'], '<version>'],
+  [['version', 'update', 'my-node', '1.x', '--deprecate'], '<version>'],
   [['version', 'update', 'my-node', '1.0.0'], 'nothing to update'],
   [['version', 'update', 'my-node', '1.0.0', '--deprecate', '--undeprecate'], '--undeprecate'],
   [['version', 'update', 'my-node', '1.0.0', '--changelog', 'a', '--changelog-file', 'f'], '--changelog-file'],

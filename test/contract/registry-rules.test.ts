@@ -88,6 +88,10 @@ describe('semver: semantic versions without build metadata', () => {
     ['1.2.3-0', '1.2.3-0'],
     ['1.2.3-x-y.0a', '1.2.3-x-y.0a'],
     ['v2.0.0-rc.1', '2.0.0-rc.1'],
+    // short forms, completed as publish completes them (DESIGN.md §3)
+    ['1.2', '1.2.0'],
+    ['1', '1.0.0'],
+    ['v1.2', '1.2.0'],
   ])('accepts %j as %j', (input, output) => {
     expect(semver.parse(input)).toBe(output);
   });
@@ -95,11 +99,10 @@ describe('semver: semantic versions without build metadata', () => {
     '1.2.3+x',
     '1.2.3+build.5',
     '1.2.3-beta+exp.sha.5114f85',
-    '1.2',
-    '1',
+    '1.2-beta',
+    '01.2',
     '',
     'v',
-    'v1.2',
     '01.2.3',
     '1.02.3',
     '1.2.03',
@@ -145,12 +148,14 @@ describe('PublishBody', () => {
     expect(paths(PublishBody, { node_version: { changelog: 'x' } })).toEqual(['node_version.version']);
   });
   it('rejects an invalid version, naming node_version.version', () => {
-    expect(paths(PublishBody, { node_version: { version: '1.2' } })).toEqual(['node_version.version']);
+    expect(paths(PublishBody, { node_version: { version: '1.2.x' } })).toEqual(['node_version.version']);
     expect(paths(PublishBody, { node_version: { version: '1.2.3+build' } })).toEqual(['node_version.version']);
   });
-  it('normalises v1.2.3 to 1.2.3 and defaults node to {}', () => {
+  it('normalises v1.2.3 to 1.2.3 (1.2 to 1.2.0, 1 to 1.0.0) and defaults node to {}', () => {
     const parsed = PublishBody.parse({ node_version: { version: 'v1.2.3' } });
     expect(parsed.node_version.version).toBe('1.2.3');
+    expect(PublishBody.parse({ node_version: { version: '1.2' } }).node_version.version).toBe('1.2.0');
+    expect(PublishBody.parse({ node_version: { version: 'v1' } }).node_version.version).toBe('1.0.0');
     expect(parsed.node).toEqual({});
   });
   it('checks the node inside: description 1001 rejected at node.description', () => {

@@ -42,9 +42,9 @@ describe('nodereg validate', () => {
   });
 
   it('prints one JSON document either way', async () => {
-    const ok = await runCli(['validate', demo(), '--json']);
+    const ok = await runCli(['validate', demo(), '--json', '--offline']);
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.stdout)).toEqual({ valid: true, publisher_id: 'ada', node_id: 'demo-node', version: '0.4.0', files: 7, unpacked_size: expect.any(Number), warnings: [] });
+    expect(JSON.parse(ok.stdout)).toEqual({ valid: true, publisher_id: 'ada', node_id: 'demo-node', version: '0.4.0', files: 7, unpacked_size: expect.any(Number), warnings: [], limits_checked: null });
     const bad = await runCli(['validate', tempDir(), '--json']);
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout).error).toMatchObject({ code: 'invalid_manifest', message: expect.stringContaining('pyproject.toml: not found') });

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
-import { BIN, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { cliEnv, INSTALLED_BIN, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { gitRepo, writeTree } from '../package/fixtures.js';
 
 let server: TestServer;
@@ -158,7 +158,7 @@ describe('nodereg publish', () => {
     const { dir } = project();
     const result = await runCli(['publish', dir], { env: env({ NODEREG_REGISTRY: down }) });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`cannot reach ${down}/publishers/acme/nodes/`);
+    expect(result.stderr).toContain(`cannot reach ${down}/`);
   });
 
   it('an upload that fails once is retried, reading the file again, and succeeds', async () => {
@@ -181,7 +181,8 @@ describe('nodereg publish', () => {
     const failed = await runCli(['publish', dir, '--changelog', "it's fixed"], { env: env() });
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(new RegExp(`error: uploading the archive of ${id} 1\\.0\\.0 failed: `));
-    expect(failed.stderr).toContain(`hint: the version is registered without its archive; run \`nodereg publish ${dir} --changelog 'it'\\''s fixed'\` again`);
+    expect(failed.stderr).toContain(`${id} 1.0.0 is registered on ${server.url} without its archive (pending)`);
+    expect(failed.stderr).toContain(`hint: finish it with \`nodereg publish ${dir} --changelog 'it'\\''s fixed'\` (it gets a fresh upload URL`);
     const resumed = await runCli(['publish', dir, '--changelog', "it's fixed", '--json'], { env: env() });
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ version: '1.0.0', status: 'NodeVersionStatusActive' });
@@ -222,16 +223,24 @@ describe('nodereg publish', () => {
 });
 
 describe('publish to a registry with a smaller archive limit', () => {
-  it('reports the 413 the registry answers before reading the body (exit 2), with no retry', async () => {
+  it('fails before any version exists (exit 2): the node is not created, and the message says how to proceed', async () => {
     const small = await startServer({ maxArchive: 20_000 });
     try {
       await createPublisher(small, 'acme');
       const { id, dir } = project({ extra: { 'big.bin': randomBytes(200_000) } });
-      const result = await runCli(['publish', dir, '--verbose'], { env: { NODEREG_REGISTRY: small.url, NODEREG_TOKEN: small.adminToken } });
+      // validate asks the registry for its limits, and says the same before anything is sent
+      const validated = await runCli(['validate', dir], { env: { NODEREG_REGISTRY: small.url } });
+      expect(validated.code).toBe(2);
+      expect(validated.stderr).toMatch(new RegExp(`error: ${id} 1\\.0\\.0 does not fit ${small.url}: the archive is [\\d.]+ KiB \\(\\d+ bytes\\), over this registry's limit of 20 KiB`));
+      expect((await runCli(['validate', dir, '--offline'], { env: { NODEREG_REGISTRY: small.url } })).code).toBe(0);
+
+      const result = await runCli(['publish', dir], { env: { NODEREG_REGISTRY: small.url, NODEREG_TOKEN: small.adminToken } });
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(new RegExp(`error: uploading the archive of ${id} 1\\.0\\.0 failed: the archive is \\d+ bytes, over the limit of 20000 bytes`));
-      expect(result.stderr).not.toMatch(/upload attempt \d failed/);
-      expect(result.stderr).not.toContain('run `nodereg publish');
+      expect(result.stderr).toMatch(new RegExp(`error: the archive of ${id} 1\\.0\\.0 does not fit ${small.url}: the archive is [\\d.]+ KiB \\(\\d+ bytes\\), over this registry's limit of 20 KiB \\(20000 bytes\\)`));
+      expect(result.stderr).toContain('hint: nothing was published: leave files out with [tool.nodereg] excludes or a .noderegignore file (`nodereg pack --list` shows what is packed)');
+      expect((await fetch(`${small.url}/nodes/${id}`)).status).toBe(404);
+      expect((await fetch(`${small.url}/nodes/${id}/versions`)).status).toBe(404);
+      expect((await (await fetch(`${small.url}/nodes/search?q=${id}`)).json()).total).toBe(0);
     } finally {
       await small.close();
     }
@@ -254,7 +263,7 @@ describe('publish in-process (what a spawned binary cannot show)', () => {
   it('draws an upload progress bar on a terminal, and none in CI', async () => {
     const shown = await publishInProcess([project({ extra: { 'big.bin': randomBytes(300_000) } }).dir], { tty: true });
     expect(shown.code).toBe(0);
-    expect(shown.stderr).toMatch(/\r {2}uploading \[#{30}\] 100% {2}[\d.]+ KiB \/ [\d.]+ KiB\n/);
+    expect(shown.stderr).toMatch(/\r\x1b\[2K {2}uploading \[#{30}\] 100% {2}[\d.]+ KiB \/ [\d.]+ KiB\n/);
     const ci = await publishInProcess([project().dir], { tty: true, env: { CI: '1' } });
     expect(ci.code).toBe(0);
     expect(ci.stderr).not.toContain('uploading');
@@ -275,23 +284,35 @@ describe('publish in-process (what a spawned binary cannot show)', () => {
 });
 
 describe('interrupting publish', () => {
-  it('leaves no temporary archive behind and ends as interrupted', async () => {
-    const { dir } = project({ extra: { 'big.bin': randomBytes(2_000_000) } });
+  it('Ctrl-C during the upload: exits 130, names the pending version and the command that finishes it, leaves no temporary archive', async () => {
+    const { id, dir } = project({ extra: { 'big.bin': randomBytes(2_000_000) } });
     const tmp = tempDir('nodereg-tmpdir-');
     proxy.stallPuts = true;
     try {
-      const child = spawn(process.execPath, [BIN, 'publish', dir], {
-        env: { PATH: process.env.PATH, HOME: tempDir(), CI: '1', NO_COLOR: '1', TMPDIR: tmp, ...env() },
-        stdio: 'ignore',
+      const child = spawn(process.execPath, [INSTALLED_BIN, 'publish', dir, '--changelog', 'first'], {
+        env: { ...cliEnv(tempDir()), TMPDIR: tmp, ...env() },
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
       const puts = proxy.putAuthorizations.length;
       for (let i = 0; i < 200 && proxy.putAuthorizations.length === puts; i++) await new Promise((r) => setTimeout(r, 50));
       expect(proxy.putAuthorizations.length).toBe(puts + 1); // the upload is under way
       expect(readdirSync(tmp).filter((name) => name.startsWith('nodereg-publish-'))).toHaveLength(1);
       child.kill('SIGINT');
       const [code, signal] = await new Promise<[number | null, string | null]>((done) => child.on('close', (c, s) => done([c, s])));
-      expect({ code, signal }).toEqual({ code: null, signal: 'SIGINT' });
+      expect({ code, signal }).toEqual({ code: 130, signal: null });
+      expect(stderr).toContain(`error: interrupted during the upload: ${id} 1.0.0 is registered on ${server.url} without its archive (pending)`);
+      expect(stderr).toContain(`hint: finish it with \`nodereg publish ${dir} --changelog first\``);
+      expect(stderr).toContain(`or withdraw it with \`nodereg version update ${id} 1.0.0 --status deleted\``);
       expect(readdirSync(tmp)).toEqual([]);
+      expect(await (await getVersion(id, '1.0.0')).json()).toMatchObject({ status: 'NodeVersionStatusPending' });
+
+      // the printed command finishes it
+      proxy.stallPuts = false;
+      const finished = await runCli(['publish', dir, '--changelog', 'first'], { env: env() });
+      expect(finished.code, finished.stderr).toBe(0);
+      expect(await (await getVersion(id, '1.0.0')).json()).toMatchObject({ status: 'NodeVersionStatusActive' });
     } finally {
       proxy.stallPuts = false;
     }

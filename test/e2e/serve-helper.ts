@@ -2,7 +2,7 @@
 // tests that need a running registry process: serve's own tests, and the secrets checks of its log.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterEach } from 'vitest';
-import { BIN, cliEnv, tempDir } from '../helpers.js';
+import { INSTALLED_BIN, cliEnv, tempDir } from '../helpers.js';
 
 export interface Served {
   child: ChildProcessWithoutNullStreams;
@@ -23,7 +23,7 @@ afterEach(() => {
 /** Spawns `nodereg serve ARGS` and resolves once its first stdout line (the URL line) has arrived. */
 export function serve(args: string[], options: { home?: string; env?: Record<string, string> } = {}): Promise<Served> {
   const home = options.home ?? tempDir('nodereg-home-');
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: cliEnv(home, options.env), stdio: 'pipe' });
+  const child = spawn(process.execPath, [INSTALLED_BIN, 'serve', ...args], { env: cliEnv(home, options.env), stdio: 'pipe' });
   running.add(child);
   let stdout = '';
   let stderr = '';

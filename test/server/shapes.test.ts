@@ -52,6 +52,7 @@ const requests: Record<string, Request> = {
   getPublisher: { params: { publisherId: 'shape-co' } },
   listPublisherNodes: { params: { publisherId: 'shape-co' } },
   health: {},
+  getLimits: {},
   openapiDocument: {},
   getMe: { token: () => pat },
   createUser: { token: () => server.adminToken, body: { name: 'new', email: 'new@example.org' } },

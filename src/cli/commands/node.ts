@@ -134,13 +134,12 @@ export function register(program: Command, ctx: Ctx): void {
       .action(async (spec: string, o: { out?: string }) => {
         const at = spec.lastIndexOf('@');
         const nodeId = at > 0 ? spec.slice(0, at) : spec;
-        const version = at > 0 ? spec.slice(at + 1) : undefined;
+        const version = at > 0 ? checkVersion(spec.slice(at + 1), '@<version>') : undefined;
         checkNodeId(nodeId, '<nodeId>');
-        if (version !== undefined) checkVersion(version, '@<version>');
         if (o.out === '') throw invalidInput('--out must name a file');
         const client = await ctx.client();
         const found = await client
-          .call(installNode, { params: { nodeId }, query: { version: version?.replace(/^v/, '') } })
+          .call(installNode, { params: { nodeId }, query: { version } })
           .catch((error) => {
             throw toCliError(error, { 404: version ? `list the active versions with \`nodereg node versions ${nodeId}\`` : notFoundHint(nodeId) });
           });

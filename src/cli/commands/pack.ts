@@ -35,7 +35,7 @@ export function register(program: Command, ctx: Ctx): void {
       const partial = `${out}.partial-${process.pid}`;
       const archive = await withCleanup(
         async () => {
-          const built = await buildArchive(project, partial, maxSize);
+          const built = await buildArchive(ctx, project, partial, maxSize);
           renameSync(partial, out);
           return built;
         },

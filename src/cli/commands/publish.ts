@@ -10,6 +10,7 @@ import type { Ctx } from '../context.js';
 import { CliError, EXIT, toCliError } from '../errors.js';
 import { table } from '../output.js';
 import { buildArchive, loadChecked, parseMaxSize, readChangelog, statusWord, withCleanup, type ChangelogFlags } from '../project.js';
+import { fetchLimits, limitProblems, LIMITS_HINT } from '../registry-limits.js';
 import type { ArchiveResult } from '../../package/zip.js';
 import { examples } from './index.js';
 
@@ -53,8 +54,10 @@ export function register(program: Command, ctx: Ctx): void {
       const { request } = project;
       const publisherId = request.publisherId!;
       const temp = mkdtempSync(join(tmpdir(), 'nodereg-publish-'));
-      await withCleanup(async () => {
-        const archive = await buildArchive(project, join(temp, 'node.zip'), maxSize);
+      await withCleanup(async (interrupts) => {
+        const archive = await buildArchive(ctx, project, join(temp, 'node.zip'), maxSize);
+        // The archive is declared, so a registry refuses one over its limits before the version exists.
+        const body = { ...request.body, node_version: { ...request.body.node_version, archive_size: archive.size, archive_sha256: archive.sha256 } };
         const ops = await import('../../contract/registry.js');
         if (options.dryRun) {
           const { registry } = await ctx.connection();
@@ -68,14 +71,14 @@ export function register(program: Command, ctx: Ctx): void {
               publisher_id: publisherId,
               node_id: request.nodeId,
               version: request.version,
-              request: { method: 'POST', path, body: request.body },
+              request: { method: 'POST', path, body },
               archive_sha256: archive.sha256,
               archive_size: archive.size,
               files: archive.files,
               file_list: fileList,
             },
             () =>
-              `POST ${registry}${path}\n${JSON.stringify(request.body, null, 2)}\n\n` +
+              `POST ${registry}${path}\n${JSON.stringify(body, null, 2)}\n\n` +
               `${archive.files} file${archive.files === 1 ? '' : 's'}, ${formatSize(archive.unpackedSize)} → archive ${formatSize(archive.size)}, sha256 ${archive.sha256}\n` +
               table(fileList.map((f) => [formatSize(f.size).padStart(10), f.path])),
           );
@@ -84,57 +87,58 @@ export function register(program: Command, ctx: Ctx): void {
         }
 
         const client = await ctx.client({ requireToken: true });
-        const publish = () => client.call(ops.publishVersion, { params: { publisherId, nodeId: request.nodeId }, body: request.body });
+        await checkLimits(client, archive, request);
+        const publish = () => client.call(ops.publishVersion, { params: { publisherId, nodeId: request.nodeId }, body });
+        const left = leftBehind(request, client.baseUrl, resumeCommand(ctx, dir, options));
 
-        let published;
-        try {
-          published = await publish().catch(async (error: unknown) => {
-            if (!(await publisherMissing(client, ops, error, publisherId))) throw error;
-            if (!options.createPublisher) {
-              throw new CliError(
-                `publisher "${publisherId}" does not exist on ${client.baseUrl}`,
-                EXIT.notFound,
-                'not_found',
-                `create it with \`nodereg publisher create ${publisherId}\`, or publish with --create-publisher`,
-                404,
-              );
-            }
-            await client.call(ops.createPublisher, { body: { id: publisherId } });
-            ctx.out.success(`created publisher ${publisherId}`);
-            return publish();
-          });
-        } catch (error) {
-          if (isConflict(error) && options.skipExisting) return reportExisting(ctx, client, ops, request, archive, publisherId);
-          if (isConflict(error)) throw alreadyPublished(request, client.baseUrl);
-          throw toCliError(error);
+        const outcome = await interrupts.caught(async (signal) => {
+          let published;
+          try {
+            published = await untilInterrupted(signal, publish().catch(async (error: unknown) => {
+              if (!(await publisherMissing(client, ops, error, publisherId))) throw error;
+              if (!options.createPublisher) {
+                throw new CliError(
+                  `publisher "${publisherId}" does not exist on ${client.baseUrl}`,
+                  EXIT.notFound,
+                  'not_found',
+                  `create it with \`nodereg publisher create ${publisherId}\`, or publish with --create-publisher`,
+                  404,
+                );
+              }
+              await client.call(ops.createPublisher, { body: { id: publisherId } });
+              ctx.out.success(`created publisher ${publisherId}`);
+              return publish();
+            }));
+          } catch (error) {
+            if (signal.aborted) throw left.interrupted('before the registry answered the publish', true);
+            if (isConflict(error)) return 'exists' as const;
+            throw toCliError(error, { 413: ARCHIVE_HINT });
+          }
+
+          const bar = progressBar(ctx);
+          try {
+            return await client.upload(published.signedUrl, {
+              open: () => createReadStream(join(temp, 'node.zip')),
+              size: archive.size,
+              sha256: archive.sha256,
+              onProgress: bar.update,
+              signal,
+            });
+          } catch (error) {
+            if (signal.aborted) throw left.interrupted('during the upload');
+            if (isConflict(error)) return 'exists' as const;
+            throw left.uploadFailed(toCliError(error));
+          } finally {
+            bar.end();
+          }
+        });
+
+        if (outcome === 'exists') {
+          if (options.skipExisting) return reportExisting(ctx, client, ops, request, archive, publisherId);
+          throw alreadyPublished(request, client.baseUrl);
         }
-
-        let version: NodeVersion;
-        try {
-          version = await client.upload(published.signedUrl, {
-            open: () => createReadStream(join(temp, 'node.zip')),
-            size: archive.size,
-            sha256: archive.sha256,
-            onProgress: progressBar(ctx),
-          });
-        } catch (error) {
-          if (isConflict(error) && options.skipExisting) return reportExisting(ctx, client, ops, request, archive, publisherId);
-          if (isConflict(error)) throw alreadyPublished(request, client.baseUrl);
-          const failure = toCliError(error);
-          // Retried already; one more run can mend only what a retry could (network, 5xx, 408, 429).
-          const transient = failure.status === undefined || failure.status >= 500 || failure.status === 408 || failure.status === 429;
-          const resume = `the version is registered without its archive; run \`${resumeCommand(ctx, dir, options)}\` again: it gets a fresh upload URL and retries`;
-          throw new CliError(
-            `uploading the archive of ${request.nodeId} ${request.version} failed: ${failure.message}`,
-            failure.exitCode,
-            failure.code,
-            transient ? resume : failure.hint,
-            failure.status,
-          );
-        }
-
-        report(ctx, publisherId, request, version, archive);
-        if (version.status === 'NodeVersionStatusPending') ctx.out.hint('this registry reviews versions by hand: it can be installed once approved');
+        report(ctx, publisherId, request, outcome, archive);
+        if (outcome.status === 'NodeVersionStatusPending') ctx.out.hint('this registry reviews versions by hand: it can be installed once approved');
       }, () => rmSync(temp, { recursive: true, force: true }));
     });
   examples(command, [
@@ -222,17 +226,57 @@ function resumeCommand(ctx: Ctx, dir: string | undefined, options: Options): str
   return parts.join(' ');
 }
 
-/** A progress bar on stderr, only where animations may show (a terminal, not CI, not --json). */
-function progressBar(ctx: Ctx): ((sent: number, total: number) => void) | undefined {
-  if (!ctx.out.animated) return undefined;
-  let shown = -1;
-  return (sent, total) => {
-    const percent = total ? Math.floor((sent / total) * 100) : 100;
-    if (percent === shown) return;
-    shown = percent;
-    const width = 30;
-    const filled = Math.round((percent / 100) * width);
-    ctx.stderr.write(`\r  uploading [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(percent).padStart(3)}%  ${formatSize(sent)} / ${formatSize(total)}`);
-    if (sent >= total) ctx.stderr.write('\n');
+/** The upload's progress bar on stderr, only where animations may show (a terminal, not CI, not --json). */
+function progressBar(ctx: Ctx): { update?: (sent: number, total: number) => void; end(): void } {
+  if (!ctx.out.animated) return { end: () => {} };
+  const line = ctx.out.progress();
+  return {
+    update: (sent, total) => {
+      const percent = total ? Math.floor((sent / total) * 100) : 100;
+      const width = 30;
+      const filled = Math.round((percent / 100) * width);
+      line.update(`uploading [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(percent).padStart(3)}%  ${formatSize(sent)} / ${formatSize(total)}`, sent >= total);
+    },
+    end: line.end,
+  };
+}
+
+const ARCHIVE_HINT = `nothing was published: ${LIMITS_HINT}`;
+
+/** Fails before anything is created when the archive breaks the registry's limits (GET /limits). */
+async function checkLimits(client: Client, archive: ArchiveResult, request: { nodeId: string; version: string }): Promise<void> {
+  const limits = await fetchLimits(client).catch((error: unknown) => {
+    throw toCliError(error);
+  });
+  if (!limits) return; // a registry that does not say: the publish declares the archive, and it decides
+  const problems = limitProblems(limits, { size: archive.size, unpackedSize: archive.unpackedSize, entries: archive.files });
+  if (problems.length === 0) return;
+  throw new CliError(`the archive of ${request.nodeId} ${request.version} does not fit ${client.baseUrl}: ${problems.join('; ')}`, EXIT.invalid, 'payload_too_large', ARCHIVE_HINT, 413);
+}
+
+/** Rejects with the signal's reason once it aborts, else settles as `promise` does. */
+function untilInterrupted<T>(signal: AbortSignal, promise: Promise<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    promise.then(resolve, reject);
+  });
+}
+
+/** What a failure after the version exists leaves behind, and the commands that finish or withdraw it. */
+function leftBehind(request: { nodeId: string; version: string }, registry: string, resume: string) {
+  const pending = `${request.nodeId} ${request.version} is registered on ${registry} without its archive (pending): nobody can install it yet`;
+  const withdraw = `nodereg version update ${request.nodeId} ${request.version} --status deleted`;
+  const finish = `finish it with \`${resume}\` (it gets a fresh upload URL and uploads again; the version number is not used up), or withdraw it with \`${withdraw}\``;
+  return {
+    interrupted(when: string, maybe = false): CliError {
+      const what = maybe ? pending.replace(' is registered', ' may be registered') : pending;
+      return new CliError(`interrupted ${when}: ${what}`, EXIT.interrupted, 'interrupted', finish);
+    },
+    uploadFailed(failure: CliError): CliError {
+      // Retried already; one more run mends what a retry could (network, 5xx, 408, 429, an expired URL); the rest needs a fix first.
+      const transient = failure.status === undefined || failure.status >= 500 || failure.status === 408 || failure.status === 429 || failure.code === 'forbidden';
+      const hint = failure.code === 'banned' ? `${failure.hint ?? 'a banned publisher or node takes no archive'}; the version stays pending` : transient ? finish : `fix what the message says, then ${finish}`;
+      return new CliError(`uploading the archive of ${request.nodeId} ${request.version} failed: ${failure.message}. ${pending}`, failure.exitCode, failure.code, hint, failure.status);
+    },
   };
 }

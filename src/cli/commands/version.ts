@@ -42,7 +42,7 @@ export function register(program: Command, ctx: Ctx): void {
       .option('--reason <text>', 'status reason shown with the version (admins only)')
       .action(async (nodeId: string, semver: string, o: UpdateOptions) => {
         checkNodeId(nodeId);
-        checkVersion(semver);
+        const wanted = checkVersion(semver);
         if (o.publisher) checkPublisherId(o.publisher, '--publisher');
         const body = given({
           changelog: o.changelogFile !== undefined ? await readChangelog(ctx, o.changelogFile) : o.changelog,
@@ -56,7 +56,7 @@ export function register(program: Command, ctx: Ctx): void {
         precheck(updateVersion, { body }, { status_reason: '--reason' });
         const client = await ctx.client({ requireToken: true });
         const [publisherId, versions] = await Promise.all([nodePublisher(client, nodeId, o.publisher), nodeVersions(client, nodeId)]);
-        const target = findVersion(versions, nodeId, semver);
+        const target = findVersion(versions, nodeId, wanted);
         const updated = await client
           .call(updateVersion, { params: { publisherId, nodeId, versionId: target.id }, body })
           .catch((error) => {

@@ -2,7 +2,7 @@
 import {
   getNode, getNodeVersion, getPublisher, installNode, listNodeVersions, listNodes, listPublisherNodes, searchNodes,
 } from '../../contract/registry.js';
-import { accessTo, canSeeNode, readableNode, requirePublisher } from '../access.js';
+import { accessTo, allowNodeRead, canSeeNode, readableNode, requirePublisher } from '../access.js';
 import type { RouteModule } from '../context.js';
 import { banned, notFound } from '../errors.js';
 import { route } from '../route.js';
@@ -42,7 +42,14 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
   });
 
   route(app, ctx, getNode, async ({ c, params, principal }) => {
-    const { node, publisher } = await readableNode(store, principal, params.nodeId, ctx.nodeAnswers.cached);
+    // The node's stamp says whether the kept answer is current: then nothing else is read.
+    const stamp = await store.getNodeStamp(params.nodeId);
+    const kept = stamp && ctx.nodeAnswers.cached(stamp);
+    if (stamp && kept) {
+      allowNodeRead(await accessTo(store, principal, stamp.publisher_id), stamp, kept.publisher);
+      return respondWith(c, kept);
+    }
+    const { node, publisher } = await readableNode(store, principal, params.nodeId);
     return respondWith(c, await ctx.nodeAnswers.answer(node, publisher));
   });
 

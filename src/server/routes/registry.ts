@@ -1,5 +1,6 @@
 // The five registry operations of the interface, with the semantics of DESIGN.md §3.
-import { fieldErrors } from '../../contract/errors.js';
+import { ARCHIVE_TOO_LARGE_HINT, fieldErrors } from '../../contract/errors.js';
+import { archiveOverLimit } from '../../contract/size.js';
 import { addReview, publishVersion, updateNode, updatePublisher, updateVersion } from '../../contract/registry.js';
 import {
   NODE_ADMIN_FIELDS, NODE_WRITABLE_FIELDS, PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS, nodeId as nodeIdRule,
@@ -8,7 +9,7 @@ import {
 import { accessTo, adminOnlyField, allowMutation, lockedVersion, readableNode, rejectBanned, requireNodeOf, requirePublisher, requireRole } from '../access.js';
 import { signUploadUrl } from '../archives/signing.js';
 import type { RouteModule } from '../context.js';
-import { badRequest, conflict, forbidden, notFound } from '../errors.js';
+import { badRequest, conflict, forbidden, notFound, tooLarge } from '../errors.js';
 import { route } from '../route.js';
 import type { NodeFields, NodeRow, PublisherFields, PublisherRow, RegistryStore, VersionChanges, VersionPendingFields, VersionRow } from '../store/registry-store.js';
 import { respondWith } from '../node-answers.js';
@@ -78,6 +79,11 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
       sameId('node.id', body.node.id, params.nodeId);
 
       const v = body.node_version;
+      // A declared archive over the limit is refused before anything is created.
+      if (v.archive_size !== undefined && v.archive_size > ctx.options.maxArchive) {
+        throw tooLarge(archiveOverLimit(v.archive_size, ctx.options.maxArchive), ARCHIVE_TOO_LARGE_HINT);
+      }
+      const declared = v.archive_size !== undefined && v.archive_sha256 !== undefined ? { size: v.archive_size, sha256: v.archive_sha256 } : undefined;
       const outcome = await store.publish({
         publisherId: publisher.id,
         nodeId: params.nodeId,
@@ -94,7 +100,7 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
       if (outcome.kind === 'status-locked') throw lockedVersion(outcome.version);
       return {
         node_version: versionView(outcome.version, publisher.id, ctx.publicUrl()),
-        signedUrl: signUploadUrl(ctx.keys.upload, ctx.publicUrl(), outcome.version.id),
+        signedUrl: signUploadUrl(ctx.keys.upload, ctx.publicUrl(), outcome.version.id, Date.now(), declared),
       };
     },
     { bodyCredential: 'personal_access_token' },

@@ -1,7 +1,8 @@
 // Archives in and out (DESIGN.md §3): the signed upload of a published version, and its download.
 import { Readable } from 'node:stream';
 import type { HttpBindings } from '@hono/node-server';
-import { CONTENT_SHA256_HEADER } from '../../contract/limits.js';
+import { CONTENT_SHA256_HEADER, normaliseVersion } from '../../contract/limits.js';
+import { archiveOverLimit } from '../../contract/size.js';
 import { downloadArchive, uploadArchive } from '../../contract/registry.js';
 import { lockedVersion, readableNode } from '../access.js';
 import { requestedRange } from '../archives/range.js';
@@ -49,11 +50,18 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     }
     const length = c.req.header('content-length');
     if (length !== undefined && Number(length) > ctx.options.maxArchive) {
-      throw early(tooLarge(`the archive is ${length} bytes, over the limit of ${ctx.options.maxArchive} bytes`));
+      throw early(tooLarge(archiveOverLimit(Number(length), ctx.options.maxArchive)));
     }
-    const verdict = verifyUploadSignature(ctx.keys.upload, params.versionId, c.req.query('expires') ?? '', c.req.query('signature') ?? '');
+    const declaredSize = c.req.query('size');
+    const declaredSha256 = c.req.query('sha256');
+    const declared = declaredSize !== undefined || declaredSha256 !== undefined ? { size: declaredSize ?? '', sha256: declaredSha256 ?? '' } : undefined;
+    const verdict = verifyUploadSignature(ctx.keys.upload, params.versionId, c.req.query('expires') ?? '', c.req.query('signature') ?? '', Date.now(), declared);
     if (verdict === 'expired') throw early(forbidden('the upload URL has expired; publish the version again for a fresh one'));
     if (verdict !== 'ok') throw early(forbidden('the upload URL is not valid for this version (bad signature)'));
+    // A URL signed for a declared archive takes that archive only (its size and SHA-256 were signed by us).
+    const notDeclared = (what: string) =>
+      badRequest(`${what} differs from the archive declared when the version was published; publish the version again to declare this archive`);
+    if (declared && length !== undefined && length !== declared.size) throw early(notDeclared(`the archive's size (${length} bytes)`));
 
     const version = await store.getVersionById(params.versionId);
     if (!version) throw early(notFound(`version ${params.versionId} not found`));
@@ -65,6 +73,7 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     if (expected !== undefined && !/^[0-9a-fA-F]{64}$/.test(expected)) {
       throw early(badRequest(`${CONTENT_SHA256_HEADER} must be the archive's SHA-256 as 64 hex characters`));
     }
+    if (declared && expected !== undefined && expected.toLowerCase() !== declared.sha256) throw early(notDeclared(`the archive's SHA-256 (${CONTENT_SHA256_HEADER})`));
     if (version.archive_sha256 !== null) {
       throw early(conflict(`version ${version.version} of node ${node.id} already has an archive`, 'publish a new version number'));
     }
@@ -81,6 +90,9 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     try {
       if (expected !== undefined && expected.toLowerCase() !== received.sha256) {
         throw badRequest(`the archive's SHA-256 is ${received.sha256}, not the ${expected} sent in ${CONTENT_SHA256_HEADER}; the upload was damaged, try again`);
+      }
+      if (declared && (String(received.size) !== declared.size || received.sha256 !== declared.sha256)) {
+        throw notDeclared(`the archive received (${received.size} bytes, SHA-256 ${received.sha256})`);
       }
       await validateZip(received.tempPath, { maxUnpacked: ctx.options.maxUnpacked });
     } catch (error) {
@@ -114,7 +126,7 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
   route(app, ctx, downloadArchive, async ({ c, params, principal }) => {
     const { node, access } = await readableNode(store, principal, params.nodeId);
     if (node.publisher_id !== params.publisherId) throw notFound(`node ${node.id} is not a node of publisher ${params.publisherId}`);
-    const version = await store.getVersion(node.id, params.version.replace(/^v/, ''));
+    const version = await store.getVersion(node.id, normaliseVersion(params.version));
     // Active versions are public; the others only to the publisher's members and admins.
     const visible = version && (version.status === 'NodeVersionStatusActive' || access.member);
     if (!visible || version.archive_sha256 === null) throw notFound(`no archive for version ${params.version} of node ${node.id}`);

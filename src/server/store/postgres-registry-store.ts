@@ -8,7 +8,7 @@ import { INVITATION_SELECT, MEMBER_SELECT, toInvitation, toMember } from './memb
 import { NODE_COLUMNS, nextDocument, nodeFromColumns } from './node-document.js';
 import { postgresMigrations } from './postgres-migrations.js';
 import type {
-  MemberRole, NodeRow, NodeSort, PublisherRow, RegistryStore, TokenRow, UserRow, VersionRow,
+  MemberRole, NodeRow, NodeSort, NodeStamp, PublisherRow, RegistryStore, TokenRow, UserRow, VersionRow,
 } from './registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
 
@@ -252,6 +252,10 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     },
 
     getNode: (id) => getNode(sql, id),
+    async getNodeStamp(id) {
+      const [row] = await sql`SELECT id, publisher_id, status, created_at, generation FROM nodes WHERE lower(id) = lower(${id})`;
+      return row && ({ ...row, generation: Number(row.generation) } as NodeStamp);
+    },
     async listNodes({ sort, offset, limit }) {
       const [{ n }] = await sql.unsafe(`SELECT count(*)::int AS n FROM nodes WHERE ${LISTED}`);
       return page(await sql.unsafe(`${NODE_SELECT} WHERE ${LISTED} ORDER BY ${NODE_ORDER[sort]} LIMIT $1 OFFSET $2`, [limit, offset]), n as number);

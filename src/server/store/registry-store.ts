@@ -82,6 +82,9 @@ export interface NodeRow extends NodeFields {
   generation: number;
 }
 
+/** What says whether a kept answer of a node is current, and who may read it. */
+export type NodeStamp = Pick<NodeRow, 'id' | 'publisher_id' | 'status' | 'created_at' | 'generation'>;
+
 /** The fields a publish sets, and replaces when retried before the archive arrives. */
 export type VersionPendingFields = Stored<Pick<NodeVersionInput, (typeof VERSION_PUBLISHED_FIELDS)[number]>>;
 export interface VersionRow extends VersionPendingFields {
@@ -183,6 +186,8 @@ export interface RegistryStore {
   // ---- nodes ----
   /** Found by any case. */
   getNode(id: string): Promise<NodeRow | undefined>;
+  /** The node's stamp alone, found by any case: a read served from a kept answer needs no more. */
+  getNodeStamp(id: string): Promise<NodeStamp | undefined>;
   /** Active nodes of publishers that are not banned, sorted, ties broken by id. */
   listNodes(query: { sort: NodeSort; offset: number; limit: number }): Promise<Page<NodeRow>>;
   /**

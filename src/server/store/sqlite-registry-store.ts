@@ -5,7 +5,7 @@ import { INVITATION_SELECT, MEMBER_SELECT, toInvitation, toMember } from './memb
 import { NODE_COLUMNS, nextDocument, nodeFromColumns } from './node-document.js';
 import type { Db } from './db.js';
 import type {
-  MemberRole, MemberRow, NodeFields, NodeRow, NodeSort, Page, PublisherFields, PublisherRow, PublishInput,
+  MemberRole, MemberRow, NodeFields, NodeRow, NodeSort, NodeStamp, Page, PublisherFields, PublisherRow, PublishInput,
   PublishOutcome, RegistryStore, TokenRow, UserRow, VersionChanges, VersionRow, VersionStatus,
 } from './registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
@@ -388,6 +388,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     },
 
     getNode: async (id) => getNode(id),
+    getNodeStamp: async (id) => one('SELECT id, publisher_id, status, created_at, generation FROM nodes WHERE id = ?', id) as NodeStamp | undefined,
     async listNodes({ sort, offset, limit }) {
       const total = one(`SELECT count(*) AS n FROM nodes WHERE ${LISTED}`, ACTIVE_NODE)!.n as number;
       const rows = all(`SELECT * FROM nodes WHERE ${LISTED} ORDER BY ${NODE_ORDER[sort]} LIMIT ? OFFSET ?`, ACTIVE_NODE, limit, offset);

@@ -1,0 +1,48 @@
+// A registry's archive limits (GET /limits), checked before anything is published: `publish` before
+// it registers the version, `validate` when the registry answers.
+import { ApiError, type Client } from '../client/index.js';
+import { getLimits } from '../contract/registry.js';
+import type { RegistryLimits } from '../contract/resources.js';
+import { archiveOverLimit, formatSize } from '../contract/size.js';
+import type { SelectedFile } from '../package/files.js';
+
+/** The registry's limits; undefined from a registry that does not publish them (an older one, another server). */
+export async function fetchLimits(client: Client): Promise<RegistryLimits | undefined> {
+  try {
+    return await client.call(getLimits);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+export interface ArchiveFacts {
+  /** The archive's size, when it is known (packed). */
+  size?: number;
+  unpackedSize: number;
+  entries: number;
+}
+
+/** Every limit the archive breaks, in plain words; empty when it fits. */
+export function limitProblems(limits: RegistryLimits, archive: ArchiveFacts): string[] {
+  const problems: string[] = [];
+  if (archive.size !== undefined && archive.size > limits.max_archive) problems.push(archiveOverLimit(archive.size, limits.max_archive));
+  if (archive.unpackedSize > limits.max_unpacked) {
+    problems.push(`its files come to ${formatSize(archive.unpackedSize)} (${archive.unpackedSize} bytes) unpacked, over this registry's limit of ${formatSize(limits.max_unpacked)} (serve --max-unpacked)`);
+  }
+  if (archive.entries > limits.max_entries) problems.push(`it holds ${archive.entries} files, more than this registry's limit of ${limits.max_entries}`);
+  return problems;
+}
+
+/**
+ * The most bytes a zip of these files can take: every file stored or deflated (deflate grows
+ * incompressible data by a few bytes per 16 KiB block), with its local and central headers, data
+ * descriptor and name twice, plus the end records. Below a limit, the archive fits without packing it.
+ */
+export function archiveSizeBound(files: readonly Pick<SelectedFile, 'path' | 'size'>[]): number {
+  let bound = 22 + 98; // end of central directory, and its zip64 form
+  for (const file of files) bound += file.size + 5 * Math.ceil(file.size / 16_384) + 5 + 2 * Buffer.byteLength(file.path) + 150;
+  return bound;
+}
+
+export const LIMITS_HINT = 'leave files out with [tool.nodereg] excludes or a .noderegignore file (`nodereg pack --list` shows what is packed), or ask the registry\'s operator to raise its limits';
