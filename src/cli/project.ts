@@ -1,7 +1,7 @@
 // What validate, pack and publish share: reading the changelog flags, loading and checking the
 // project (every problem at once, exit 2), and building the archive with errors in plain words.
 // The packer is imported only when a command runs, never for --help.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { formatSize, parseSize } from '../contract/size.js';
 import type { ChangelogInput, Problem } from '../package/manifest.js';
@@ -49,6 +49,10 @@ export function problemsError(dir: string | undefined, problems: Problem[]): Cli
 export async function loadChecked(ctx: Ctx, dir: string | undefined, options: ProjectOptions): Promise<Project & { request: NonNullable<Project['request']> }> {
   const { loadProject } = await import('../package/project.js');
   const root = resolve(dir ?? '.');
+  const kind = statSync(root, { throwIfNoEntry: false });
+  if (!kind?.isDirectory()) {
+    throw invalidInput(`${dir ?? '.'} ${kind ? 'is not a directory' : 'does not exist'}`, 'give the directory of the node, the one that holds pyproject.toml');
+  }
   let project: Project;
   try {
     project = await loadProject(root, options);
