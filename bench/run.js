@@ -8,9 +8,11 @@ import { machine, renderTable } from './lib.js';
 const sections = {
   startup: () => import('./startup.js'),
   pack: () => import('./pack.js'),
+  scan: () => import('./scan.js'),
   serve: () => import('./serve.js'),
   publish: () => import('./publish.js'),
   scale: () => import('./scale.js'),
+  instances: () => import('./instances.js'),
 };
 
 const wanted = process.argv.slice(2);

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import type { Client } from '../client/index.js';
 import { DEFAULT_REGISTRY_URL } from '../contract/limits.js';
+import { isHttpUrl } from '../contract/url.js';
 import { ConfigStore, DEFAULT_PROFILE, redactToken, sameRegistry } from './config.js';
-import { CliError, EXIT } from './errors.js';
+import { CliError, EXIT, invalidInput } from './errors.js';
 import { Output, type Stream } from './output.js';
 
 export interface Globals {
@@ -20,6 +21,8 @@ export interface Connection {
   token?: string;
   profile: string;
   tokenSource: 'flag' | 'env' | 'profile' | 'none';
+  /** Set when --profile or NODEREG_PROFILE names a profile the config does not have: the names it has. */
+  unknownProfile?: string[];
 }
 
 export interface RunDeps {
@@ -90,16 +93,27 @@ export class Ctx {
     let token = g.token ?? this.env.NODEREG_TOKEN;
     let tokenSource: Connection['tokenSource'] = g.token ? 'flag' : this.env.NODEREG_TOKEN ? 'env' : 'none';
     const explicitProfile = g.profile !== undefined || this.env.NODEREG_PROFILE !== undefined;
+    let unknownProfile: string[] | undefined;
+    let registrySource = g.registry !== undefined ? '--registry' : 'NODEREG_REGISTRY';
     // conf costs start-up time: read it only when something is still missing
     if (!registry || !token || explicitProfile) {
-      const profile = (await this.config()).profile(profileName);
+      const config = await this.config();
+      const profile = config.profile(profileName);
+      if (explicitProfile && !(profileName in config.profiles())) unknownProfile = Object.keys(config.profiles());
+      if (!registry && profile.registry) registrySource = `the registry of profile ${profileName}`;
       registry ??= profile.registry;
       if (!token && profile.token && sameRegistry(profile.registry ?? DEFAULT_REGISTRY_URL, registry ?? DEFAULT_REGISTRY_URL)) {
         token = profile.token;
         tokenSource = 'profile';
       }
     }
-    return { registry: (registry ?? DEFAULT_REGISTRY_URL).replace(/\/+$/, ''), token, profile: profileName, tokenSource };
+    if (registry !== undefined && !isHttpUrl(registry)) {
+      throw invalidInput(
+        `${registrySource} "${registry}" is not an http:// or https:// URL`,
+        `write it whole, such as ${/^[\w.-]+:\d+$/.test(registry) ? `http://${registry}` : DEFAULT_REGISTRY_URL}`,
+      );
+    }
+    return { registry: (registry ?? DEFAULT_REGISTRY_URL).replace(/\/+$/, ''), token, profile: profileName, tokenSource, unknownProfile };
   }
 
   /**
@@ -109,6 +123,10 @@ export class Ctx {
   async client(options: { requireToken?: boolean; token?: string; timeoutMs?: number; retries?: number } = {}): Promise<Client> {
     const connection = await this.connection();
     if (options.token !== undefined) connection.token = options.token;
+    if (options.requireToken && !connection.token && connection.unknownProfile) {
+      const known = connection.unknownProfile.length ? ` (profiles: ${connection.unknownProfile.join(', ')})` : ' (none is saved yet)';
+      throw invalidInput(`there is no profile named "${connection.profile}"${known}`, `save one with \`nodereg login --profile ${connection.profile}\``);
+    }
     if (options.requireToken && !connection.token) {
       throw new CliError(
         `no token for ${connection.registry}`,

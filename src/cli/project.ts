@@ -1,7 +1,7 @@
 // What validate, pack and publish share: reading the changelog flags, loading and checking the
 // project (every problem at once, exit 2), and building the archive with errors in plain words.
 // The packer is imported only when a command runs, never for --help.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { formatSize, parseSize } from '../contract/size.js';
 import type { ChangelogInput, Problem } from '../package/manifest.js';
@@ -9,6 +9,7 @@ import type { Project, ProjectOptions } from '../package/project.js';
 import type { ArchiveResult } from '../package/zip.js';
 import type { Ctx } from './context.js';
 import { CliError, EXIT, invalidInput } from './errors.js';
+import { table } from './output.js';
 
 export interface ChangelogFlags {
   changelog?: string;
@@ -48,9 +49,13 @@ export function problemsError(dir: string | undefined, problems: Problem[]): Cli
 export async function loadChecked(ctx: Ctx, dir: string | undefined, options: ProjectOptions): Promise<Project & { request: NonNullable<Project['request']> }> {
   const { loadProject } = await import('../package/project.js');
   const root = resolve(dir ?? '.');
+  const kind = statSync(root, { throwIfNoEntry: false });
+  if (!kind?.isDirectory()) {
+    throw invalidInput(`${dir ?? '.'} ${kind ? 'is not a directory' : 'does not exist'}`, 'give the directory of the node, the one that holds pyproject.toml');
+  }
   let project: Project;
   try {
-    project = loadProject(root, options);
+    project = await loadProject(root, options);
   } catch (error) {
     throw invalidInput(`cannot read the project in ${root}: ${(error as Error).message}`);
   }
@@ -135,6 +140,21 @@ export async function withCleanup<T>(task: (interrupts: Interrupts) => Promise<T
     cleanup();
   }
 }
+
+export interface ListedFile {
+  path: string;
+  size: number;
+  /** In a git work tree: the file ships but is not committed. */
+  untracked?: true;
+}
+
+/** The files of the archive as pack --list and publish --dry-run show them. */
+export const listFiles = (project: Project): ListedFile[] =>
+  project.files.map((f) => (f.untracked ? { path: f.path, size: f.size, untracked: true } : { path: f.path, size: f.size }));
+
+/** One line per file: size, path, and "untracked" for a file git does not track. */
+export const fileTable = (list: ListedFile[]): string =>
+  table(list.map((f) => [formatSize(f.size).padStart(10), f.untracked ? `${f.path}  (untracked)` : f.path]));
 
 /** `NodeVersionStatusActive` → `active`. */
 export const statusWord = (status: string | undefined) => (status ?? 'unknown').replace(/^NodeVersionStatus/, '').toLowerCase();

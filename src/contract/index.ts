@@ -1,5 +1,6 @@
 export * from './errors.js';
 export * from './fields.js';
+export * from './url.js';
 export { issueMessage } from './messages.js';
 export * from './limits.js';
 export * from './operation.js';
@@ -9,3 +10,4 @@ export * from './resources.js';
 export { allOperations, openapiDocument } from './openapi.js';
 export * from './size.js';
 export * from './field-keys.js';
+export * from './scan.js';

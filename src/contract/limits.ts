@@ -51,15 +51,6 @@ export const IDENTIFIER_MAX = 256;
 export const SEMVER_PATTERN =
   '^v?(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)' +
   '(?:-((?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?$';
-/** A short version (`1`, `1.2`, `v1.2`): taken wherever a version is named, and completed to `X.Y.0`. */
-export const SHORT_VERSION_PATTERN = '^v?(0|[1-9]\\d*)(?:\\.(0|[1-9]\\d*))?$';
-
-/** `v1.2.3` → `1.2.3`, `1.2` → `1.2.0`, `1` → `1.0.0`; anything else is returned as it is. */
-export function normaliseVersion(version: string): string {
-  const short = new RegExp(SHORT_VERSION_PATTERN).exec(version);
-  if (short) return `${short[1]}.${short[2] ?? '0'}.0`;
-  return version.startsWith('v') ? version.slice(1) : version;
-}
 
 export const PAGE = { min: 1, defaultLimit: 20, limitMin: 1, limitMax: 100 } as const;
 export const NODE_SORTS = ['created_at', 'downloads', 'rating', 'name', 'search_ranking'] as const;
@@ -154,3 +145,32 @@ export const CALLBACK_HEADERS = {
   signature: 'X-Nodereg-Signature',
 } as const;
 export const CALLBACK_EVENT = 'task.status_changed';
+
+// ---- scan (DESIGN.md §10) ----
+
+/** Severities of scan findings, least to most severe. */
+export const SCAN_SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as const;
+/** The rule ids of the scanner: fixed, documented in the README with examples. */
+export const SCAN_RULE_IDS = [
+  'dynamic-execution',
+  'runtime-install',
+  'obfuscation',
+  'command-injection',
+  'environment-manipulation',
+  'network-at-import',
+  'destructive-fs',
+  'bytecode-manipulation',
+  'unsafe-deserialization',
+  'prohibited-string',
+  'js-dynamic-execution',
+] as const;
+/** `nodereg scan --fail-on` and `publish`/`validate` stop at findings of this severity or above by default. */
+export const DEFAULT_SCAN_FAIL_ON = 'high';
+/** `serve --scan`: flag versions with high findings, only keep findings (warn), or do not scan (off). */
+export const SCAN_MODES = ['flag', 'warn', 'off'] as const;
+/** On the server, unsuppressed findings at or above this severity flag a version (and cannot be suppressed). */
+export const SCAN_FLAG_AT = 'high';
+/** Files larger than this are not parsed; they are listed as skipped. */
+export const SCAN_MAX_FILE_BYTES = 4 * MiB;
+/** At most this many findings are kept per version (the first, in file and line order); the count says how many there were. */
+export const SCAN_MAX_KEPT_FINDINGS = 200;

@@ -5,6 +5,7 @@ import type { ServerKeys } from './secrets.js';
 import type { ArchiveStorage } from './archives/storage.js';
 import type { TaskStore } from './proxy/store.js';
 import type { RegistryStore } from './store/registry-store.js';
+import type { UploadScanner } from './scan-upload.js';
 import type { NodeAnswers } from './node-answers.js';
 
 /** What every group of routes gets from the server factory. */
@@ -17,11 +18,13 @@ export interface ServerContext extends RouteDeps {
   nodeAnswers: NodeAnswers;
   /** The archives of uploaded versions (DIR/archives). */
   archives: ArchiveStorage;
-  options: RegistryServerOptions & Required<Pick<RegistryServerOptions, 'dataDir' | 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>>;
+  options: RegistryServerOptions & Required<Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>>;
   keys: ServerKeys;
   /** The URL clients reach the server at, without a trailing slash. */
   publicUrl(): string;
   log(line: string): void;
+  /** Scans an uploaded archive in a worker thread, as `--scan` says (undefined under `off`). */
+  scanUpload: UploadScanner;
   /** Work to finish before the database closes (timers, pending deliveries). */
   onClose(task: () => void | Promise<void>): void;
 }

@@ -21,9 +21,14 @@ import { openDatabase, type Db } from './store/db.js';
 import type { RegistryStore } from './store/registry-store.js';
 import { createTaskStore, type TaskStore } from './proxy/store.js';
 import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
+import { createUploadScanner, type ScanMode } from './scan-upload.js';
 
 export interface RegistryServerOptions {
-  dataDir: string;
+  /**
+   * Where the embedded defaults keep their files (database, archives, secret, admin token). Optional
+   * only when `database` holds the secret, `archives` is given and `adminToken` is set: a stateless instance.
+   */
+  dataDir?: string;
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -57,6 +62,11 @@ export interface RegistryServerOptions {
   database?: { store: RegistryStore; tasks: TaskStore; close(): void | Promise<void>; /** The server's secret, when the database keeps it. */ secret?: Buffer; /** Other instances may use it at the same time. */ shared?: boolean };
   /** Where archives live, when not the embedded default (DIR/archives). */
   archives?: ArchiveStorage;
+  /**
+   * The scan of uploaded archives (DESIGN.md §10): `flag` (default) makes a version with a high or
+   * critical finding Flagged, `warn` only keeps the findings, `off` scans nothing.
+   */
+  scan?: ScanMode;
 }
 
 export interface RegistryServer {
@@ -68,7 +78,7 @@ export interface RegistryServer {
   keys: ServerKeys;
   /** The admin token generated into DIR/admin-token on this start (first start without `adminToken`): print it once. */
   generatedAdminToken: string | undefined;
-  options: Required<Pick<RegistryServerOptions, 'dataDir' | 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>> &
+  options: Required<Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>> &
     RegistryServerOptions;
   /** Starts listening; resolves to the URL it listens on. */
   listen(): Promise<string>;
@@ -103,19 +113,26 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     version: '0.0.0',
     ...input,
   };
-  prepareDataDir(options.dataDir);
-  refuseIncompleteBackup(options.dataDir, !input.database);
-  const db = input.database ? undefined : openDatabase(join(options.dataDir, 'registry.db'));
+  const dataDir = options.dataDir;
+  if (dataDir === undefined && !(input.database?.secret && input.archives && options.adminToken)) {
+    throw new Error('without a data dir, the server needs a database that keeps the secret, an archive storage and the admin token');
+  }
+  if (dataDir !== undefined) {
+    prepareDataDir(dataDir);
+    refuseIncompleteBackup(dataDir, !input.database);
+  }
+  // (dataDir is set whenever an embedded default is used)
+  const db = input.database ? undefined : openDatabase(join(dataDir!, 'registry.db'));
   const database = input.database ?? { store: createSqliteRegistryStore(db!), tasks: createTaskStore(db!), close: () => db!.close() };
   const app = new Hono<AppEnv>();
   let listeningUrl = '';
   const publicUrl = () => (options.publicUrl ?? listeningUrl).replace(/\/+$/, '');
 
-  const keys = loadKeys(options.dataDir, input.database?.secret);
+  const keys = loadKeys(dataDir, input.database?.secret);
   const closers: (() => void | Promise<void>)[] = [];
   const { store, tasks } = database;
-  const archives = input.archives ?? createLocalArchiveStorage(join(options.dataDir, 'archives'));
-  const admin = resolveAdminToken(options.dataDir, options.adminToken);
+  const archives = input.archives ?? createLocalArchiveStorage(join(dataDir!, 'archives'));
+  const admin = resolveAdminToken(dataDir, options.adminToken);
   // Requests wait for the admin's token to be in place (listen() waits too).
   const ready = Promise.all([
     bootstrapAdmin(store, admin.token),
@@ -141,7 +158,11 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     nodeAnswers: createNodeAnswers(store, publicUrl),
     log: options.log ?? (() => {}),
     onClose: (task) => closers.push(task),
+    scanUpload: createUploadScanner(options.scan ?? 'flag', (line) => options.log?.(line)),
   };
+  closers.push(async () => {
+    await ctx.scanUpload.close();
+  });
 
   const accessLog = options.accessLog === undefined ? options.log : options.accessLog || undefined;
   if (accessLog) {

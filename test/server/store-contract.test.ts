@@ -114,6 +114,31 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(recorded.status).toBe('NodeVersionStatusBanned');
   });
 
+  it("keeps a scan's findings with the version, and its Flagged status and reason only while it was Pending", async () => {
+    const store = await fresh();
+    const finding = {
+      rule: 'runtime-install' as const, severity: 'high' as const, file: 'nodes/run.py', line: 4, column: 5,
+      message: 'subprocess.run() runs a package install', hint: 'declare it', reason: 'ours',
+    };
+    const outcome = await publish(store, 'scanned');
+    if (outcome.kind !== 'created') throw new Error(outcome.kind);
+    expect(outcome.version.findings).toBeNull();
+    await store.claimArchive(outcome.version.id, 'k');
+    const recorded = await store.recordArchive(outcome.version.id, {
+      sha256: 'ef'.repeat(32), size: 7, status: 'NodeVersionStatusFlagged', statusReason: 'scan: runtime-install at nodes/run.py:4', findings: [finding],
+    });
+    expect(recorded).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: runtime-install at nodes/run.py:4', findings: [finding] });
+    expect((await store.getVersion('scanned', '1.0.0'))!.findings).toEqual([finding]);
+    expect((await store.listVersions(['scanned']))[0].findings).toEqual([finding]);
+    // an admin's status and reason set meanwhile stay; the findings are recorded all the same
+    const held = await publish(store, 'scanned', '1.1.0');
+    if (held.kind !== 'created') throw new Error(held.kind);
+    await store.claimArchive(held.version.id, 'k2');
+    await store.updateVersion(held.version.id, { status: 'NodeVersionStatusBanned', status_reason: 'by hand' });
+    const kept = await store.recordArchive(held.version.id, { sha256: '01'.repeat(32), size: 7, status: 'NodeVersionStatusFlagged', statusReason: 'scan: x', findings: [] });
+    expect(kept).toMatchObject({ status: 'NodeVersionStatusBanned', status_reason: 'by hand', findings: [] });
+  });
+
   it('lets a claim left long ago (its instance died before recording) be taken over, once', async () => {
     const store = await fresh();
     const outcome = await publish(store, 'abandoned');
@@ -124,6 +149,17 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     const takers = await Promise.all([1, 2, 3].map((i) => store.claimArchive(outcome.version.id, `taker-${i}`)));
     expect(takers.filter(Boolean)).toHaveLength(1);
     expect((await store.listArchiveClaims()).map((claim) => claim.key)).toEqual([`taker-${takers.indexOf(true) + 1}`]);
+  });
+
+  it('gives a node its defaults only when the publish creates it; later publishes change only what they set', async () => {
+    const store = await fresh();
+    const created = await store.publish({ publisherId: 'acme', nodeId: 'named', node: { icon: 'https://i' }, nodeDefaults: { name: 'named' }, version: '1.0.0', pending: PENDING });
+    expect(created).toMatchObject({ kind: 'created', node: { name: 'named', icon: 'https://i' } });
+    await store.updateNode('named', { name: 'Chosen Name' });
+    const later = await store.publish({ publisherId: 'acme', nodeId: 'named', node: {}, nodeDefaults: { name: 'named' }, version: '1.0.1', pending: PENDING });
+    expect(later).toMatchObject({ kind: 'created', node: { name: 'Chosen Name', icon: 'https://i' } });
+    const explicit = await store.publish({ publisherId: 'acme', nodeId: 'given', node: { name: 'Given' }, nodeDefaults: { name: 'given' }, version: '1.0.0', pending: PENDING });
+    expect(explicit).toMatchObject({ node: { name: 'Given' } });
   });
 
   it('keeps the rating the exact mean of each user\'s last review', async () => {

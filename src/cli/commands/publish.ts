@@ -9,12 +9,18 @@ import type { NodeVersion } from '../../contract/resources.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, toCliError } from '../errors.js';
 import { table } from '../output.js';
-import { buildArchive, loadChecked, parseMaxSize, readChangelog, statusWord, withCleanup, type ChangelogFlags } from '../project.js';
+import {
+  buildArchive, fileTable, listFiles, loadChecked, parseMaxSize, readChangelog, statusWord, withCleanup, type ChangelogFlags,
+} from '../project.js';
 import { fetchLimits, limitProblems, LIMITS_HINT } from '../registry-limits.js';
 import type { ArchiveResult } from '../../package/zip.js';
+import type { ScanSeverity } from '../../contract/scan.js';
+import { blocking, failOnOption, findingsError, scanProject } from '../findings.js';
 import { examples } from './index.js';
 
 interface Options extends ChangelogFlags {
+  failOn: ScanSeverity;
+  acceptFindings?: boolean;
   dryRun?: boolean;
   skipExisting?: boolean;
   publisher?: string;
@@ -47,10 +53,17 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--publisher <id>', 'publisher id (overrides [tool.nodereg] publisher)')
     .option('--create-publisher', 'create the publisher first if it does not exist (needs a user token)')
     .option('--max-size <size>', `fail when the archive is larger (default ${formatSize(DEFAULT_MAX_ARCHIVE)})`)
+    .addOption(failOnOption())
+    .option('--accept-findings', 'publish even when the scan finds something at or above --fail-on (the registry may still flag the version)')
     .action(async (dir: string | undefined, options: Options) => {
       const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
       const changelog = await readChangelog(ctx, options);
       const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog });
+      // The scan runs before anything reaches the registry: findings at --fail-on stop here.
+      const scan = await scanProject(project);
+      const stopping = blocking(scan, options.failOn);
+      if (stopping.length && !options.acceptFindings) throw findingsError(stopping, options.failOn, true);
+      for (const f of scan.findings.filter((x) => !x.suppressed)) ctx.out.warn(`scan: ${f.file}:${f.line} ${f.severity} ${f.rule}: ${f.message}`);
       const { request } = project;
       const publisherId = request.publisherId!;
       const temp = mkdtempSync(join(tmpdir(), 'nodereg-publish-'));
@@ -63,7 +76,7 @@ export function register(program: Command, ctx: Ctx): void {
           const { registry } = await ctx.connection();
           const { buildPath } = await import('../../contract/operation.js');
           const path = buildPath(ops.publishVersion.path, { publisherId, nodeId: request.nodeId });
-          const fileList = project.files.map((f) => ({ path: f.path, size: f.size }));
+          const fileList = listFiles(project);
           ctx.out.result(
             {
               dry_run: true,
@@ -80,7 +93,7 @@ export function register(program: Command, ctx: Ctx): void {
             () =>
               `POST ${registry}${path}\n${JSON.stringify(body, null, 2)}\n\n` +
               `${archive.files} file${archive.files === 1 ? '' : 's'}, ${formatSize(archive.unpackedSize)} → archive ${formatSize(archive.size)}, sha256 ${archive.sha256}\n` +
-              table(fileList.map((f) => [formatSize(f.size).padStart(10), f.path])),
+              fileTable(fileList),
           );
           ctx.out.info('dry run: nothing was sent');
           return;
@@ -139,12 +152,17 @@ export function register(program: Command, ctx: Ctx): void {
         }
         report(ctx, publisherId, request, outcome, archive);
         if (outcome.status === 'NodeVersionStatusPending') ctx.out.hint('this registry reviews versions by hand: it can be installed once approved');
+        if (outcome.status === 'NodeVersionStatusFlagged') {
+          ctx.out.warn(`the registry flagged this version: ${outcome.status_reason ?? 'no reason given'}`);
+          ctx.out.hint(`see every finding with \`nodereg node versions ${request.nodeId} --reasons\`; an admin can lift the flag`);
+        }
       }, () => rmSync(temp, { recursive: true, force: true }));
     });
   examples(command, [
     'nodereg publish --dry-run',
     'NODEREG_TOKEN=... nodereg publish --skip-existing --changelog-file CHANGELOG.md',
     'nodereg publish ./my-node --publisher my-team --create-publisher',
+    'nodereg publish --fail-on critical',
   ]);
 }
 

@@ -88,6 +88,8 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
         publisherId: publisher.id,
         nodeId: params.nodeId,
         node: nodeChanges(body.node, node, access.admin, false),
+        // The display name defaults to the id when the node is created, never later.
+        nodeDefaults: { name: params.nodeId },
         version: v.version,
         pending: Object.fromEntries(VERSION_PUBLISHED_FIELDS.map((field) => [field, v[field] ?? null])) as VersionPendingFields,
       });
@@ -145,7 +147,7 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
       throw conflict(`version ${version.version} has no archive yet; it can become active once its archive is uploaded`);
     }
     const updated = await store.updateVersion(version.id, changes);
-    return versionView(updated, publisher.id, ctx.publicUrl());
+    return versionView(updated, publisher.id, ctx.publicUrl(), true);
   });
 
   route(app, ctx, addReview, async ({ c, params, principal, input }) => {

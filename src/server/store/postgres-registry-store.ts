@@ -1,6 +1,8 @@
 // The RegistryStore on PostgreSQL, for several server instances sharing one database. Every
 // invariant is decided by the database: rows are locked (FOR UPDATE) or inserted with ON CONFLICT,
 // never checked in process memory first. Loaded only when a postgres:// URL is given.
+import { createPostgresTaskStore } from '../proxy/postgres-task-store.js';
+import type { TaskStore } from '../proxy/store.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS } from '../../contract/resources.js';
@@ -54,13 +56,13 @@ export async function migratePostgres(sql: postgres.Sql): Promise<void> {
  * Connects, migrates, and reads the server's secret (32 random bytes, created by the first instance
  * under the database's own rule: one row, inserted once).
  */
-export async function connectPostgres(url: string): Promise<{ store: RegistryStore; secret: Buffer; close(): Promise<void> }> {
+export async function connectPostgres(url: string): Promise<{ store: RegistryStore; tasks: TaskStore; secret: Buffer; close(): Promise<void> }> {
   const sql = postgres(url, { max: 10, onnotice: () => {} });
   try {
     await migratePostgres(sql);
     await sql`INSERT INTO server_secret (id, secret) VALUES (1, ${randomBytes(32).toString('hex')}) ON CONFLICT (id) DO NOTHING`;
     const [{ secret }] = await sql`SELECT secret FROM server_secret WHERE id = 1`;
-    return { store: createPostgresRegistryStore(sql), secret: Buffer.from(secret as string, 'hex'), close: () => sql.end() };
+    return { store: createPostgresRegistryStore(sql), tasks: createPostgresTaskStore(sql), secret: Buffer.from(secret as string, 'hex'), close: () => sql.end() };
   } catch (error) {
     await sql.end({ timeout: 1 });
     throw error;
@@ -299,8 +301,9 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
         let existing = await getNode(tx, input.nodeId, true);
         if (!existing) {
           const stamp = now();
-          const set = setList({ status: 'NodeStatusActive', ...input.node }, NODE_COLUMNS, NODE_JSON) ?? {};
-          const document = nextDocument({}, input.node) ?? {};
+          const fields = { ...input.nodeDefaults, ...input.node };
+          const set = setList({ status: 'NodeStatusActive', ...fields }, NODE_COLUMNS, NODE_JSON) ?? {};
+          const document = nextDocument({}, fields) ?? {};
           const [inserted] = await tx`
             INSERT INTO nodes ${sql({ ...set, metadata: sql.json(document as postgres.JSONValue), id: input.nodeId, publisher_id: input.publisherId, created_at: stamp, updated_at: stamp })}
             ON CONFLICT DO NOTHING RETURNING id`;
@@ -352,7 +355,9 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
       (await sql`SELECT version_id, key, created_at FROM archive_claims ORDER BY created_at`) as unknown as { version_id: string; key: string; created_at: string }[],
     async recordArchive(id, archive) {
       return sql.begin(async (tx) => {
-        await tx`UPDATE versions SET archive_sha256 = ${archive.sha256}, archive_size = ${archive.size}, uploaded_at = ${now()},
+        const findings = archive.findings ? tx.json(archive.findings as unknown as postgres.JSONValue) : null;
+        await tx`UPDATE versions SET archive_sha256 = ${archive.sha256}, archive_size = ${archive.size}, uploaded_at = ${now()}, findings = ${findings},
+                   status_reason = CASE status WHEN 'NodeVersionStatusPending' THEN coalesce(${archive.statusReason ?? null}, status_reason) ELSE status_reason END,
                    status = CASE status WHEN 'NodeVersionStatusPending' THEN ${archive.status} ELSE status END WHERE id = ${id}`;
         await tx`DELETE FROM archive_claims WHERE version_id = ${id}`;
         return (await getVersionById(tx, id))!;
