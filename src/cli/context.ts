@@ -82,8 +82,11 @@ export class Ctx {
     return this.configStore;
   }
 
-  /** flag > env > profile; the profile's token is used only for the registry it was saved for. */
-  async connection(): Promise<Connection> {
+  /**
+   * flag > env > profile; the profile's token is used only for the registry it was saved for. A
+   * profile named with --profile or NODEREG_PROFILE must exist, unless `creating` (login saves it).
+   */
+  async connection(options: { creating?: boolean } = {}): Promise<Connection> {
     const g = this.globals();
     const profileName = g.profile ?? this.env.NODEREG_PROFILE ?? DEFAULT_PROFILE;
     let registry = g.registry ?? this.env.NODEREG_REGISTRY;
@@ -92,22 +95,43 @@ export class Ctx {
     const explicitProfile = g.profile !== undefined || this.env.NODEREG_PROFILE !== undefined;
     // conf costs start-up time: read it only when something is still missing
     if (!registry || !token || explicitProfile) {
-      const profile = (await this.config()).profile(profileName);
+      const store = await this.config();
+      const known = Object.keys(store.profiles());
+      if (explicitProfile && !options.creating && profileName !== DEFAULT_PROFILE && !known.includes(profileName)) {
+        const source = g.profile !== undefined ? '--profile' : 'NODEREG_PROFILE';
+        throw new CliError(
+          `${source}: there is no profile "${profileName}" in ${store.path}${known.length ? ` (there are: ${known.join(', ')})` : ' (it has no profiles yet)'}`,
+          EXIT.invalid,
+          'invalid_input',
+          `create it with \`nodereg login --profile ${profileName}\` (or \`nodereg --profile ${profileName} config set registry <url>\`), or name one of those`,
+        );
+      }
+      const profile = store.profile(profileName);
       registry ??= profile.registry;
       if (!token && profile.token && sameRegistry(profile.registry ?? DEFAULT_REGISTRY_URL, registry ?? DEFAULT_REGISTRY_URL)) {
         token = profile.token;
         tokenSource = 'profile';
       }
     }
-    return { registry: (registry ?? DEFAULT_REGISTRY_URL).replace(/\/+$/, ''), token, profile: profileName, tokenSource };
+    const url = (registry ?? DEFAULT_REGISTRY_URL).replace(/\/+$/, '');
+    if (!/^https?:\/\/[^/\s]/i.test(url) || !URL.canParse(url)) {
+      const source = g.registry !== undefined ? '--registry' : this.env.NODEREG_REGISTRY !== undefined ? 'NODEREG_REGISTRY' : `the registry of profile "${profileName}"`;
+      throw new CliError(
+        `${source}: "${registry}" is not a registry URL: it must start with http:// or https://`,
+        EXIT.invalid,
+        'invalid_input',
+        `for example --registry http://${registry?.replace(/^[a-z]+:\/*/i, '') || '127.0.0.1:4880'}`,
+      );
+    }
+    return { registry: url, token, profile: profileName, tokenSource };
   }
 
   /**
    * A client for the resolved registry. With `requireToken`, a missing token fails before any request.
    * `token` replaces the resolved one (login checks a token before saving it).
    */
-  async client(options: { requireToken?: boolean; token?: string; timeoutMs?: number; retries?: number } = {}): Promise<Client> {
-    const connection = await this.connection();
+  async client(options: { requireToken?: boolean; token?: string; timeoutMs?: number; retries?: number; creating?: boolean } = {}): Promise<Client> {
+    const connection = await this.connection({ creating: options.creating });
     if (options.token !== undefined) connection.token = options.token;
     if (options.requireToken && !connection.token) {
       throw new CliError(

@@ -1,7 +1,7 @@
 // What validate, pack and publish share: reading the changelog flags, loading and checking the
 // project (every problem at once, exit 2), and building the archive with errors in plain words.
 // The packer is imported only when a command runs, never for --help.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { formatSize, parseSize } from '../contract/size.js';
 import type { ChangelogInput, Problem } from '../package/manifest.js';
@@ -48,6 +48,13 @@ export function problemsError(dir: string | undefined, problems: Problem[]): Cli
 export async function loadChecked(ctx: Ctx, dir: string | undefined, options: ProjectOptions): Promise<Project & { request: NonNullable<Project['request']> }> {
   const { loadProject } = await import('../package/project.js');
   const root = resolve(dir ?? '.');
+  const kind = statSync(root, { throwIfNoEntry: false });
+  if (!kind?.isDirectory()) {
+    throw invalidInput(
+      kind ? `${dir ?? root} is a file, not a directory: give the node's directory (the one holding pyproject.toml)` : `there is no directory ${dir ?? root} (looked for ${root})`,
+      'run it in the node\'s directory, or give that directory: nodereg validate path/to/my-node',
+    );
+  }
   let project: Project;
   try {
     project = loadProject(root, options);
