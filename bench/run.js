@@ -11,6 +11,7 @@ const sections = {
   serve: () => import('./serve.js'),
   publish: () => import('./publish.js'),
   scale: () => import('./scale.js'),
+  instances: () => import('./instances.js'),
 };
 
 const wanted = process.argv.slice(2);

@@ -1,36 +1,7 @@
-// A real PostgreSQL server for the tests, started from the system's binaries (initdb, pg_ctl) in a
-// temp dir on a free port, as the `postgres` user when the tests run as root (PostgreSQL refuses
-// root). One per test file at most; each test gets a fresh database of its own.
-import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+// A real PostgreSQL server for the tests (test/postgres-server.js starts it from the system's
+// binaries). One per test file at most; each test gets a fresh database of its own.
 import { afterAll } from 'vitest';
-
-/** Where initdb and pg_ctl are: `pg_config --bindir`, else the newest /usr/lib/postgresql/N/bin. */
-function binDir(): string | undefined {
-  const candidates: string[] = [];
-  try {
-    candidates.push(execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim());
-  } catch {
-    // not installed
-  }
-  const base = '/usr/lib/postgresql';
-  if (existsSync(base)) {
-    for (const version of readdirSync(base).sort((a, b) => Number(b) - Number(a))) candidates.push(join(base, version, 'bin'));
-  }
-  return candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl')));
-}
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
+import { binDir, startPostgres } from './postgres-server.js';
 
 export interface TestPostgres {
   /** A fresh, empty database's URL. */
@@ -47,7 +18,7 @@ export function testPostgres(): Promise<TestPostgres> | undefined {
     return undefined;
   }
   if (!started) {
-    const server = start(bin);
+    const server = startPostgres(bin);
     started = server.then((s) => s.handle);
     // Registered here, at collection time: the server stops after the file's last test.
     afterAll(async () => (await server).stop());
@@ -55,31 +26,3 @@ export function testPostgres(): Promise<TestPostgres> | undefined {
   return started;
 }
 
-async function start(bin: string): Promise<{ handle: TestPostgres; stop(): Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'nodereg-pg-'));
-  const asRoot = userInfo().uid === 0;
-  if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })));
-  const run = (tool: string, args: string[]) =>
-    asRoot ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args], { stdio: 'pipe' }) : execFileSync(join(bin, tool), args, { stdio: 'pipe' });
-  const data = join(dir, 'data');
-  run('initdb', ['-D', data, '-A', 'trust', '-U', 'nodereg', '-E', 'UTF8', '--no-sync']);
-  const port = await freePort();
-  run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'start']);
-  const { default: postgres } = await import('postgres');
-  const admin = postgres(`postgres://nodereg@127.0.0.1:${port}/postgres`, { max: 1, onnotice: () => {} });
-  let count = 0;
-  return {
-    handle: {
-      async database() {
-        const name = `test_${++count}`;
-        await admin.unsafe(`CREATE DATABASE ${name}`);
-        return `postgres://nodereg@127.0.0.1:${port}/${name}`;
-      },
-    },
-    async stop() {
-      await admin.end();
-      run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}

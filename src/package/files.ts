@@ -2,6 +2,7 @@
 // files (git's semantics), .noderegignore files or `excludes`, plus the `includes` forced in.
 // The `ignore` package matches one file's patterns; the scoping per directory, the precedence of
 // deeper files and the rule that nothing under an excluded directory comes back are ours.
+import { createEntryNameChecker, entryNameProblem } from '../contract/archive-names.js';
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { Ignore } from 'ignore';
@@ -228,6 +229,12 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
     }
   }
   files.sort((a, b) => compareUtf8(a.path, b.path));
+  // The registry refuses such archives: names must extract to the same files on every system.
+  const checkName = createEntryNameChecker();
+  for (const file of files) {
+    const problem = entryNameProblem(file.path) ?? checkName(file.path);
+    if (problem) problems.push({ key: 'files', message: `${JSON.stringify(file.path)} ${problem}: rename it, or leave it out with .noderegignore` });
+  }
   return { files, warnings, problems };
 }
 

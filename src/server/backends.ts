@@ -1,8 +1,7 @@
 // Where the registry keeps its data, from the URLs of `serve --database` and `--storage` (the
 // issue [scale] Interface): a path or `sqlite:PATH` is SQLite, `postgres://` or `postgresql://`
 // PostgreSQL; a path is a local archive dir, `s3://bucket/prefix` S3-compatible storage.
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { createLocalArchiveStorage } from './archives/storage.js';
 import type { RegistryServerOptions } from './index.js';
 import { createTaskStore } from './proxy/store.js';
@@ -53,28 +52,16 @@ export function parseStorageUrl(text: string): StorageTarget {
 
 /**
  * The `database` option of the server for this target, migrated. PostgreSQL also holds the server's
- * secret (the first instance creates it). The AI proxy's tasks are not in PostgreSQL yet: with it they
- * stay per instance, in DIR/proxy.db.
+ * secret (the first instance creates it) and the AI proxy's tasks, results and deliveries.
  */
-export async function openDatabaseTarget(target: DatabaseTarget, dataDir: string): Promise<NonNullable<RegistryServerOptions['database']>> {
+export async function openDatabaseTarget(target: DatabaseTarget): Promise<NonNullable<RegistryServerOptions['database']>> {
   if (target.kind === 'sqlite') {
     const db = openDatabase(target.path);
     return { store: createSqliteRegistryStore(db), tasks: createTaskStore(db), close: () => void db.close() };
   }
   const { connectPostgres } = await import('./store/postgres-registry-store.js');
   const pg = await connectPostgres(target.url);
-  mkdirSync(dataDir, { recursive: true });
-  const local = openDatabase(join(dataDir, 'proxy.db'));
-  return {
-    store: pg.store,
-    tasks: createTaskStore(local),
-    secret: pg.secret,
-    shared: true,
-    close: async () => {
-      local.close();
-      await pg.close();
-    },
-  };
+  return { store: pg.store, tasks: pg.tasks, secret: pg.secret, shared: true, close: () => pg.close() };
 }
 
 /** Applies the migrations and returns (`serve --migrate-only`). */

@@ -17,7 +17,7 @@ export interface ServerContext extends RouteDeps {
   nodeAnswers: NodeAnswers;
   /** The archives of uploaded versions (DIR/archives). */
   archives: ArchiveStorage;
-  options: RegistryServerOptions & Required<Pick<RegistryServerOptions, 'dataDir' | 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>>;
+  options: RegistryServerOptions & Required<Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>>;
   keys: ServerKeys;
   /** The URL clients reach the server at, without a trailing slash. */
   publicUrl(): string;

@@ -23,7 +23,11 @@ import { createTaskStore, type TaskStore } from './proxy/store.js';
 import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
 
 export interface RegistryServerOptions {
-  dataDir: string;
+  /**
+   * Where the embedded defaults keep their files (database, archives, secret, admin token). Optional
+   * only when `database` holds the secret, `archives` is given and `adminToken` is set: a stateless instance.
+   */
+  dataDir?: string;
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -68,7 +72,7 @@ export interface RegistryServer {
   keys: ServerKeys;
   /** The admin token generated into DIR/admin-token on this start (first start without `adminToken`): print it once. */
   generatedAdminToken: string | undefined;
-  options: Required<Pick<RegistryServerOptions, 'dataDir' | 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>> &
+  options: Required<Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>> &
     RegistryServerOptions;
   /** Starts listening; resolves to the URL it listens on. */
   listen(): Promise<string>;
@@ -103,19 +107,26 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     version: '0.0.0',
     ...input,
   };
-  prepareDataDir(options.dataDir);
-  refuseIncompleteBackup(options.dataDir, !input.database);
-  const db = input.database ? undefined : openDatabase(join(options.dataDir, 'registry.db'));
+  const dataDir = options.dataDir;
+  if (dataDir === undefined && !(input.database?.secret && input.archives && options.adminToken)) {
+    throw new Error('without a data dir, the server needs a database that keeps the secret, an archive storage and the admin token');
+  }
+  if (dataDir !== undefined) {
+    prepareDataDir(dataDir);
+    refuseIncompleteBackup(dataDir, !input.database);
+  }
+  // (dataDir is set whenever an embedded default is used)
+  const db = input.database ? undefined : openDatabase(join(dataDir!, 'registry.db'));
   const database = input.database ?? { store: createSqliteRegistryStore(db!), tasks: createTaskStore(db!), close: () => db!.close() };
   const app = new Hono<AppEnv>();
   let listeningUrl = '';
   const publicUrl = () => (options.publicUrl ?? listeningUrl).replace(/\/+$/, '');
 
-  const keys = loadKeys(options.dataDir, input.database?.secret);
+  const keys = loadKeys(dataDir, input.database?.secret);
   const closers: (() => void | Promise<void>)[] = [];
   const { store, tasks } = database;
-  const archives = input.archives ?? createLocalArchiveStorage(join(options.dataDir, 'archives'));
-  const admin = resolveAdminToken(options.dataDir, options.adminToken);
+  const archives = input.archives ?? createLocalArchiveStorage(join(dataDir!, 'archives'));
+  const admin = resolveAdminToken(dataDir, options.adminToken);
   // Requests wait for the admin's token to be in place (listen() waits too).
   const ready = Promise.all([
     bootstrapAdmin(store, admin.token),

@@ -1,6 +1,7 @@
 // Two `nodereg serve` processes sharing one PostgreSQL database and one S3 bucket (s3rver), as behind
 // a load balancer: whatever one instance decides, the other sees at once.
 import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +14,8 @@ import { testPostgres } from '../postgres.js';
 import { testS3 } from '../s3.js';
 import { call, createPublisher, createUser, makeZip, publish, uploadTo } from '../server/fixtures.js';
 import { serve, type Served } from './serve-helper.js';
+import { eventually, startStandIn } from '../server/proxy-stand-ins.js';
+import { CALLBACK_HEADERS } from '../../src/contract/limits.js';
 
 const postgresServer = testPostgres();
 const s3Server = testS3();
@@ -37,8 +40,11 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     const s3 = await s3Server;
     const storage = s3 ? { ...s3.env, NODEREG_STORAGE_URL: `s3://${await s3.bucket()}/archives` } : { NODEREG_STORAGE_URL: join(tempDir(), 'archives') };
     const env = { NODEREG_ADMIN_TOKEN: adminToken, NODEREG_DATABASE_URL: databaseUrl, ...storage };
-    // Started together: the migrations are applied once, under the advisory lock.
-    const [a, b] = await Promise.all([serve(['--port', '0', '--data-dir', tempDir()], { env }), serve(['--port', '0', '--data-dir', tempDir()], { env })]);
+    // Started together: the migrations are applied once, under the advisory lock. B has no data dir:
+    // with PostgreSQL and a storage URL an instance keeps nothing locally.
+    const homeB = tempDir('nodereg-home-');
+    const [a, b] = await Promise.all([serve(['--port', '0', '--data-dir', tempDir()], { env }), serve(['--port', '0'], { env, home: homeB })]);
+    expect(b.stderr()).toContain('data dir: none');
     const as = (instance: Served) => ({ url: instance.url, adminToken }) as TestServer;
 
     const alice = await createUser(as(a), 'alice');
@@ -110,5 +116,63 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
       expect(listed.Contents?.map((object) => object.Key).sort()).toEqual([1, 2, 3].map((major) => `archives/alice-co/shared-node/${major}.0.0/node.zip`));
     }
     expect(await b.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    expect(readdirSync(homeB)).toEqual([]);
+  });
+
+  it('deliver each callback as often as one instance would, never twice at once, in order per task', async () => {
+    const databaseUrl = await (await postgresServer!).database();
+    const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
+    const s3 = await s3Server;
+    const storage = s3 ? { ...s3.env, NODEREG_STORAGE_URL: `s3://${await s3.bucket()}` } : { NODEREG_STORAGE_URL: join(tempDir(), 'archives') };
+    const env = { NODEREG_ADMIN_TOKEN: adminToken, NODEREG_DATABASE_URL: databaseUrl, ...storage };
+    // Every first attempt fails (503), so each delivery is retried, by whichever instance claims it.
+    const active = new Map<string, number>();
+    const attempts = new Map<string, number>();
+    let overlapping = 0;
+    const receiver = await startStandIn(async (request) => {
+      const id = String(request.headers[CALLBACK_HEADERS.delivery.toLowerCase()]);
+      const task = (request.json as { task_id: string }).task_id;
+      if ((active.get(id) ?? 0) > 0 || (active.get(task) ?? 0) > 0) overlapping++;
+      for (const key of [id, task]) active.set(key, (active.get(key) ?? 0) + 1);
+      attempts.set(id, (attempts.get(id) ?? 0) + 1);
+      await new Promise((resolve) => setTimeout(resolve, 30)); // a window for a second sender to overlap
+      for (const key of [id, task]) active.set(key, active.get(key)! - 1);
+      return { status: attempts.get(id) === 1 ? 503 : 200 };
+    });
+    const flags = ['--port', '0', '--sandbox-delay', '400', '--callback-backoff', '50ms'];
+    const [a, b] = await Promise.all([serve([...flags, '--data-dir', tempDir()], { env }), serve([...flags, '--data-dir', tempDir()], { env })]);
+    try {
+      const alice = await createUser({ url: a.url, adminToken } as TestServer, 'alice');
+      const image = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex').toString('base64');
+      const ids: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        const submitted = await call((i % 2 ? b : a).url, 'POST', '/proxy/img/v1/ai/image-relight', {
+          token: alice.token,
+          body: { image, webhook_url: `${receiver.url}/hook` },
+        });
+        expect(submitted.status, submitted.text).toBe(200);
+        ids.push(submitted.body.data.task_id);
+      }
+      // CREATED, IN_PROGRESS, COMPLETED for each task: three deliveries, each tried twice.
+      await eventually(() => (receiver.requests.length >= ids.length * 3 * 2 ? true : undefined), 'every callback delivered', 20_000);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // any extra delivery would come now
+      expect(receiver.requests).toHaveLength(ids.length * 3 * 2);
+      expect([...attempts.values()].every((count) => count === 2)).toBe(true);
+      expect(attempts.size).toBe(ids.length * 3);
+      expect(overlapping).toBe(0);
+      for (const id of ids) {
+        const delivered = receiver.requests.filter((r) => (r.json as { task_id: string }).task_id === id).map((r) => (r.json as { status: string }).status);
+        expect(delivered).toEqual(['CREATED', 'CREATED', 'IN_PROGRESS', 'IN_PROGRESS', 'COMPLETED', 'COMPLETED']);
+      }
+      // A result made on one instance is served by the other (it lives in the storage).
+      const done = await call(b.url, 'GET', `/proxy/img/v1/ai/image-relight/${ids[0]}`, { token: alice.token });
+      const result = await fetch(done.body.data.generated[0].replace(a.url, b.url));
+      expect(result.status).toBe(200);
+      expect(Buffer.from(await result.arrayBuffer()).toString('base64')).toBe(image);
+    } finally {
+      await receiver.close();
+      await a.stop('SIGTERM');
+      await b.stop('SIGTERM');
+    }
   });
 });

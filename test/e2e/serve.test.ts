@@ -78,9 +78,12 @@ describe('nodereg serve', () => {
       [['--storage', 's3://Bad_Bucket/x'], {}, /--storage: "Bad_Bucket" is not an S3 bucket name/],
       [['--storage', 'ftp://h/x'], {}, /--storage: "ftp:" is not a storage/],
       [['--storage', 's3://some-bucket/x', '--max-archive', '6GiB'], {}, /--max-archive must be at most 5GiB with S3 storage/],
+      [['--database', 'postgres://u@127.0.0.1:1/db'], {}, /with --database postgres:\/\/… and no --data-dir, --storage \(or NODEREG_STORAGE_URL\) must say where archives live/],
+      [['--database', 'postgres://u@127.0.0.1:1/db', '--storage', '/tmp/x'], {}, /with --database postgres:\/\/… and no --data-dir, set NODEREG_ADMIN_TOKEN/],
     ];
     for (const [args, env, message] of cases) {
-      const result = await runInProcess(['serve', '--port', '0', '--data-dir', tempDir(), ...args], { env });
+      const dataDir = args.includes('--database') ? [] : ['--data-dir', tempDir()];
+      const result = await runInProcess(['serve', '--port', '0', ...dataDir, ...args], { env });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(message);
     }

@@ -3,12 +3,18 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { buffer as readAll } from 'node:stream/consumers';
+import postgres from 'postgres';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RelightBody, SkinEnhancerBody, VideoExtendBody } from '../../src/contract/proxy.js';
 import { HttpError } from '../../src/server/errors.js';
 import type { ProxyOptions } from '../../src/server/proxy/options.js';
 import { createProxyService, type ProxyService } from '../../src/server/proxy/service.js';
-import { createTaskStore } from '../../src/server/proxy/store.js';
+import { createTaskStore, type TaskStore } from '../../src/server/proxy/store.js';
+import { createPostgresTaskStore } from '../../src/server/proxy/postgres-task-store.js';
+import { migratePostgres } from '../../src/server/store/postgres-registry-store.js';
+import { testPostgres } from '../postgres.js';
+import { createLocalArchiveStorage } from '../../src/server/archives/storage.js';
 import { UpstreamRejection } from '../../src/server/proxy/upstream.js';
 import type { Principal } from '../../src/server/route.js';
 import { loadKeys } from '../../src/server/secrets.js';
@@ -36,12 +42,43 @@ interface Harness {
 }
 
 /** A proxy service on a data dir (a fresh one, or the one given to simulate a restart). */
-function harness(proxy: ProxyOptions = {}, dataDir = tempDir('nodereg-proxy-'), publicUrl = () => 'http://127.0.0.1:4880'): Harness {
-  const db = openDatabase(join(dataDir, 'registry.db'));
+interface TaskBackend {
+  name: string;
+  /** The task store of this data dir (the same one again for a restart on it), and how to close it. */
+  open(dataDir: string): Promise<{ tasks: TaskStore; close(): unknown }>;
+}
+
+const postgresServer = testPostgres();
+const databases = new Map<string, string>();
+const taskBackends: TaskBackend[] = [
+  {
+    name: 'SQLite',
+    async open(dataDir) {
+      const db = openDatabase(join(dataDir, 'registry.db'));
+      return { tasks: createTaskStore(db), close: () => db.close() };
+    },
+  },
+];
+if (postgresServer) {
+  taskBackends.push({
+    name: 'PostgreSQL',
+    async open(dataDir) {
+      if (!databases.has(dataDir)) databases.set(dataDir, await (await postgresServer).database());
+      const sql = postgres(databases.get(dataDir)!, { max: 4, onnotice: () => {} });
+      await migratePostgres(sql);
+      return { tasks: createPostgresTaskStore(sql), close: () => sql.end() };
+    },
+  });
+}
+let backend: TaskBackend;
+
+async function harness(proxy: ProxyOptions = {}, dataDir = tempDir('nodereg-proxy-'), publicUrl = () => 'http://127.0.0.1:4880'): Promise<Harness> {
+  const db = await backend.open(dataDir);
   const keys = loadKeys(dataDir);
   const logs: string[] = [];
   const service = createProxyService({
-    tasks: createTaskStore(db),
+    tasks: db.tasks,
+    archives: createLocalArchiveStorage(join(dataDir, 'archives')),
     keys,
     options: { dataDir, host: '127.0.0.1', port: 0, review: 'auto', maxArchive: 1, maxUnpacked: 1, proxy },
     publicUrl,
@@ -52,7 +89,7 @@ function harness(proxy: ProxyOptions = {}, dataDir = tempDir('nodereg-proxy-'), 
     if (closed) return;
     closed = true;
     await service.close();
-    db.close();
+    await db.close();
   };
   cleanups.push(close);
   return { service, dataDir, callbackKey: keys.callback, logs, close };
@@ -84,9 +121,14 @@ async function pollToEnd(service: ProxyService, kind: 'relight' | 'skin-enhancer
 
 const resultName = (url: string) => url.split('/proxy/results/')[1];
 
+describe.each(taskBackends)('proxy service on $name', (each) => {
+  beforeAll(() => {
+    backend = each;
+  });
+
 describe('sandbox', () => {
   it('walks a relight task through CREATED, IN_PROGRESS, COMPLETED; its result is the image given', async () => {
-    const { service } = harness({ sandboxDelay: 300 });
+    const { service } = await harness({ sandboxDelay: 300 });
     const reply = await service.submit('relight', alice, relight({}));
     expect(reply).toEqual({ data: { task_id: expect.any(String), status: 'CREATED', generated: [] } });
     const id = taskIdOf(reply);
@@ -97,20 +139,20 @@ describe('sandbox', () => {
     const generated = (last.data as { generated: string[] }).generated;
     expect(generated).toHaveLength(1);
     expect(generated[0]).toMatch(/^http:\/\/127\.0\.0\.1:4880\/proxy\/results\/[\w-]{32}\.png$/);
-    const file = service.resultFile(resultName(generated[0]));
+    const file = await service.resultFile(resultName(generated[0]));
     expect(file.contentType).toBe('image/png');
-    expect(readFileSync(file.path).equals(PNG)).toBe(true);
+    expect((await readAll(file.stream)).equals(PNG)).toBe(true);
   });
 
   it('skin enhancer given a URL: the URL itself is the result', async () => {
-    const { service } = harness({ sandboxDelay: 0 });
+    const { service } = await harness({ sandboxDelay: 0 });
     const id = taskIdOf(await service.submit('skin-enhancer', alice, skin({ image: 'https://127.0.0.1/face.png' })));
     const answer = (await service.status('skin-enhancer', id, alice)) as { data: Record<string, unknown> };
     expect(answer.data).toEqual({ task_id: id, status: 'COMPLETED', generated: ['https://127.0.0.1/face.png'] });
   });
 
   it('an image that is neither base64 nor a URL ends FAILED with the reason', async () => {
-    const { service } = harness({ sandboxDelay: 0 });
+    const { service } = await harness({ sandboxDelay: 0 });
     const id = taskIdOf(await service.submit('relight', alice, relight({ image: 'this is not an image!' })));
     const answer = (await service.status('relight', id, alice)) as { data: Record<string, unknown> };
     expect(answer.data).toMatchObject({ status: 'FAILED', generated: [] });
@@ -118,7 +160,7 @@ describe('sandbox', () => {
   });
 
   it('walks a video task through created, queueing, processing, success, echoing the request but not its content', async () => {
-    const { service } = harness({ sandboxDelay: 300 });
+    const { service } = await harness({ sandboxDelay: 300 });
     const reply = await service.submit('video', alice, video({ prompt: 'pan left', video_url: 'https://127.0.0.1/clip.mp4', video_creation_id: 'c-1', images: [PNG.toString('base64')], payload: '{"seed":1}' }));
     expect(reply).not.toHaveProperty('images');
     expect(reply).not.toHaveProperty('payload');
@@ -134,12 +176,12 @@ describe('sandbox', () => {
   });
 
   it('a video without video_url gets a generated placeholder file', async () => {
-    const { service } = harness({ sandboxDelay: 0 });
+    const { service } = await harness({ sandboxDelay: 0 });
     const id = taskIdOf(await service.submit('video', alice, video({})));
     const answer = (await service.status('video', id, alice)) as { creations: { url: string }[] };
-    const file = service.resultFile(resultName(answer.creations[0].url));
+    const file = await service.resultFile(resultName(answer.creations[0].url));
     expect(file.contentType).toBe('video/mp4');
-    expect(readFileSync(file.path).subarray(4, 8).toString()).toBe('ftyp');
+    expect((await readAll(file.stream)).subarray(4, 8).toString()).toBe('ftyp');
   });
 
   // DESIGN.md §4: base + per_second × (duration − 1)
@@ -147,14 +189,14 @@ describe('sandbox', () => {
     ['vidq2-pro', '540p', 1, 30], ['vidq2-pro', '720p', 5, 70], ['vidq2-pro', '720p', 7, 90], ['vidq2-pro', '1080p', 1, 60],
     ['vidq2-pro', '1080p', 7, 150], ['vidq2-turbo', '540p', 1, 15], ['vidq2-turbo', '720p', 3, 25], ['vidq2-turbo', '1080p', 7, 100],
   ])('%s at %s for %s s costs %s credits', async (model, resolution, duration, credits) => {
-    const { service } = harness({ sandboxDelay: 0 });
+    const { service } = await harness({ sandboxDelay: 0 });
     const reply = await service.submit('video', alice, video({ model, resolution, duration }));
     expect(reply.credits).toBe(credits);
     expect(((await service.status('video', taskIdOf(reply), alice)) as { credits: number }).credits).toBe(credits);
   });
 
   it('a task is visible to its creator (also through a PAT) and to admins; to anyone else it is 404', async () => {
-    const { service } = harness({ sandboxDelay: 0 });
+    const { service } = await harness({ sandboxDelay: 0 });
     const id = taskIdOf(await service.submit('relight', alice, relight({})));
     await expect(service.status('relight', id, alicePat)).resolves.toBeDefined();
     await expect(service.status('relight', id, admin)).resolves.toBeDefined();
@@ -164,33 +206,33 @@ describe('sandbox', () => {
   });
 
   it('polls survive a restart on the same data dir; results stay downloadable', async () => {
-    const first = harness({ sandboxDelay: 400 });
+    const first = await harness({ sandboxDelay: 400 });
     const id = taskIdOf(await first.service.submit('relight', alice, relight({})));
     await first.close();
-    const second = harness({ sandboxDelay: 5_000 }, first.dataDir);
+    const second = await harness({ sandboxDelay: 5_000 }, first.dataDir);
     // the delay the task was created with still rules it
     const { last } = await pollToEnd(second.service, 'relight', id);
     const generated = (last.data as { generated: string[] }).generated;
-    expect(readFileSync(second.service.resultFile(resultName(generated[0])).path).equals(PNG)).toBe(true);
+    expect((await readAll((await second.service.resultFile(resultName(generated[0]))).stream)).equals(PNG)).toBe(true);
   });
 
   it('a result file removed from disk answers 404, not an error', async () => {
-    const { service, dataDir } = harness({ sandboxDelay: 0 });
+    const { service, dataDir } = await harness({ sandboxDelay: 0 });
     const id = taskIdOf(await service.submit('relight', alice, relight({})));
     const answer = (await service.status('relight', id, alice)) as { data: { generated: string[] } };
     const name = resultName(answer.data.generated[0]);
-    rmSync(join(dataDir, 'proxy-results', name));
-    expect(() => service.resultFile(name)).toThrow(expect.objectContaining({ status: 404 }));
+    rmSync(join(dataDir, 'archives', '_proxy-results', name));
+    await expect(service.resultFile(name)).rejects.toMatchObject({ status: 404 });
   });
 
   it('results expire: after their time the file is gone and the URL is 404', async () => {
-    const { service, dataDir } = harness({ sandboxDelay: 0, resultTtl: 1 });
+    const { service, dataDir } = await harness({ sandboxDelay: 0, resultTtl: 1 });
     const id = taskIdOf(await service.submit('relight', alice, relight({})));
     const answer = (await service.status('relight', id, alice)) as { data: { generated: string[] } };
     await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(() => service.resultFile(resultName(answer.data.generated[0]))).toThrow(/expired/);
-    await harness({}, dataDir).close(); // a start purges expired files
-    expect(() => readFileSync(join(dataDir, 'proxy-results', resultName(answer.data.generated[0])))).toThrow();
+    await expect(service.resultFile(resultName(answer.data.generated[0]))).rejects.toThrow(/expired/);
+    await (await harness({}, dataDir)).close(); // a start purges expired files
+    expect(() => readFileSync(join(dataDir, 'archives', '_proxy-results', resultName(answer.data.generated[0])))).toThrow();
   });
 });
 
@@ -200,7 +242,7 @@ describe('callbacks', () => {
 
   it('each status change is POSTed, signed, with the event and a unique delivery id; no data wrapper for images', async () => {
     const receiver = await standIn(() => ({ status: 204 }));
-    const { service, callbackKey, dataDir } = harness({ sandboxDelay: 200 });
+    const { service, callbackKey, dataDir } = await harness({ sandboxDelay: 200 });
     // receivers verify with the hex key in DIR/callback-key
     expect(Buffer.from(readFileSync(join(dataDir, 'callback-key'), 'utf8'), 'hex').equals(callbackKey)).toBe(true);
     const id = taskIdOf(await service.submit('relight', alice, relight({ webhook_url: `${receiver.url}/hook` })));
@@ -221,7 +263,7 @@ describe('callbacks', () => {
 
   it('video callbacks carry the poll shape with every state in order', async () => {
     const receiver = await standIn(() => ({ status: 200, json: { ok: true } }));
-    const { service } = harness({ sandboxDelay: 150 });
+    const { service } = await harness({ sandboxDelay: 150 });
     const id = taskIdOf(await service.submit('video', alice, video({ callback_url: receiver.url })));
     await eventually(() => (receiver.requests.length >= 4 ? true : undefined), 'four callbacks');
     expect(receiver.requests.map((r) => (r.json as { state: string }).state)).toEqual(['created', 'queueing', 'processing', 'success']);
@@ -230,58 +272,58 @@ describe('callbacks', () => {
 
   it('a receiver that fails twice then succeeds gets the event, under the same delivery id', async () => {
     const receiver = await standIn((_, index) => (index < 2 ? { status: 503, text: 'busy' } : { status: 200 }));
-    const { service } = harness({ sandboxDelay: 60_000, callbackBackoff: 20 });
+    const { service } = await harness({ sandboxDelay: 60_000, callbackBackoff: 20 });
     const id = taskIdOf(await service.submit('skin-enhancer', alice, skin({ webhook_url: receiver.url })));
-    await eventually(() => (service.deliveries(id)[0]?.state === 'delivered' ? true : undefined), 'the delivery to succeed');
+    await eventually(async () => ((await service.deliveries(id))[0]?.state === 'delivered' ? true : undefined), 'the delivery to succeed');
     expect(receiver.requests).toHaveLength(3);
     expect(new Set(receiver.requests.map((r) => r.headers['x-nodereg-delivery'])).size).toBe(1);
-    expect(service.deliveries(id)[0]).toMatchObject({ state: 'delivered', attempts: 3 });
+    expect((await service.deliveries(id))[0]).toMatchObject({ state: 'delivered', attempts: 3 });
   });
 
   it('gives up after three retries; a receiver that never answers does not stall the task', async () => {
     const receiver = await standIn(() => 'hang');
-    const { service, logs } = harness({ sandboxDelay: 100, callbackTimeout: 50, callbackBackoff: 10 });
+    const { service, logs } = await harness({ sandboxDelay: 100, callbackTimeout: 50, callbackBackoff: 10 });
     const id = taskIdOf(await service.submit('relight', alice, relight({ webhook_url: receiver.url })));
     const { seen } = await pollToEnd(service, 'relight', id);
     expect(seen.at(-1)).toBe('COMPLETED');
-    await eventually(() => (service.deliveries(id)[0]?.state === 'failed' ? true : undefined), 'the first delivery to be given up');
-    expect(service.deliveries(id)[0]).toMatchObject({ attempts: 4, last_error: expect.stringMatching(/no answer within 50 ms/) });
+    await eventually(async () => ((await service.deliveries(id))[0]?.state === 'failed' ? true : undefined), 'the first delivery to be given up');
+    expect((await service.deliveries(id))[0]).toMatchObject({ attempts: 4, last_error: expect.stringMatching(/no answer within 50 ms/) });
     expect(logs.some((line) => line.includes('given up after 4 attempts'))).toBe(true);
   });
 
   it('a delivery cut short by a shutdown is made after the restart', async () => {
     let hang = true;
     const receiver = await standIn(() => (hang ? 'hang' : { status: 200 }));
-    const first = harness({ sandboxDelay: 60_000 });
+    const first = await harness({ sandboxDelay: 60_000 });
     const id = taskIdOf(await first.service.submit('relight', alice, relight({ webhook_url: receiver.url })));
     await eventually(() => (receiver.requests.length === 1 ? true : undefined), 'the first attempt');
     await first.close();
     hang = false;
-    const second = harness({ sandboxDelay: 60_000 }, first.dataDir);
-    await eventually(() => (second.service.deliveries(id)[0]?.state === 'delivered' ? true : undefined), 'the delivery after restart');
+    const second = await harness({ sandboxDelay: 60_000 }, first.dataDir);
+    await eventually(async () => ((await second.service.deliveries(id))[0]?.state === 'delivered' ? true : undefined), 'the delivery after restart');
     expect(receiver.requests).toHaveLength(2);
     expect(receiver.requests[1].headers['x-nodereg-delivery']).toBe(receiver.requests[0].headers['x-nodereg-delivery']);
-    expect(second.service.deliveries(id)[0].attempts).toBe(1);
+    expect((await second.service.deliveries(id))[0].attempts).toBe(1);
   });
 
   it('status changes passed while the server was down are called back after the restart, in order', async () => {
     const receiver = await standIn(() => ({ status: 200 }));
     const dataDir = tempDir('nodereg-proxy-');
-    const first = harness({ sandboxDelay: 200 }, dataDir);
+    const first = await harness({ sandboxDelay: 200 }, dataDir);
     // stop before the task moves on; it walks on while the server is down
     const id = taskIdOf(await first.service.submit('relight', alice, relight({ webhook_url: receiver.url })));
     await first.close();
     await new Promise((resolve) => setTimeout(resolve, 250));
-    const second = harness({}, dataDir);
+    const second = await harness({}, dataDir);
     await eventually(() => (receiver.requests.length >= 3 ? true : undefined), 'three callbacks');
     expect(receiver.requests.map((r) => (r.json as { status: string }).status)).toEqual(['CREATED', 'IN_PROGRESS', 'COMPLETED']);
-    await eventually(() => (second.service.deliveries(id).every((d) => d.state === 'delivered') ? true : undefined), 'all three recorded as delivered');
+    await eventually(async () => ((await second.service.deliveries(id)).every((d) => d.state === 'delivered') ? true : undefined), 'all three recorded as delivered');
   });
 
   it('callbacks wait until the server knows its address (a restart resumes before listen), so result URLs are absolute', async () => {
     const receiver = await standIn(() => ({ status: 200 }));
     let address = '';
-    const { service } = harness({ sandboxDelay: 100 }, undefined, () => address);
+    const { service } = await harness({ sandboxDelay: 100 }, undefined, () => address);
     const id = taskIdOf(await service.submit('relight', alice, relight({ webhook_url: receiver.url })));
     await new Promise((resolve) => setTimeout(resolve, 250));
     expect(receiver.requests).toHaveLength(0);
@@ -291,7 +333,7 @@ describe('callbacks', () => {
   });
 
   it('a callback URL to a host the allow-list refuses is 400 naming the field', async () => {
-    const { service } = harness();
+    const { service } = await harness();
     for (const [kind, body, field] of [
       ['relight', relight({ webhook_url: 'http://10.0.0.1/hook' }), 'webhook_url'],
       ['skin-enhancer', skin({ webhook_url: 'https://example.com/hook' }), 'webhook_url'],
@@ -301,7 +343,7 @@ describe('callbacks', () => {
       expect(error).toBeInstanceOf(HttpError);
       expect(error).toMatchObject({ status: 400, code: 'invalid_request', details: [{ path: field, message: expect.stringMatching(/--callback-allow/) }] });
     }
-    const narrow = harness({ callbackAllow: ['hooks.example.test'] });
+    const narrow = await harness({ callbackAllow: ['hooks.example.test'] });
     await expect(narrow.service.submit('relight', alice, relight({ webhook_url: 'http://127.0.0.1:9/x' }))).rejects.toMatchObject({ status: 400 });
   });
 });
@@ -330,7 +372,7 @@ describe('forward mode', () => {
 
   it('relays the validated body with defaults, without the callback URL, with the provider key; maps task ids', async () => {
     const upstream = await standIn(provider());
-    const { service } = harness({ imgUpstream: `${upstream.url}/api`, imgKey: 'img-secret' });
+    const { service } = await harness({ imgUpstream: `${upstream.url}/api`, imgKey: 'img-secret' });
     expect(service.mode('relight')).toBe('forward');
     expect(service.mode('video')).toBe('sandbox');
     const reply = await service.submit('relight', alice, relight({ prompt: '(warm light:1.2)', advanced_settings: { whites: 10 }, webhook_url: 'http://127.0.0.1:9/x' }));
@@ -352,7 +394,7 @@ describe('forward mode', () => {
 
   it('sends the key in another header when configured, bare', async () => {
     const upstream = await standIn(provider());
-    const { service } = harness({ imgUpstream: `${upstream.url}/api`, imgKey: 'k-1', imgKeyHeader: 'X-Api-Key' });
+    const { service } = await harness({ imgUpstream: `${upstream.url}/api`, imgKey: 'k-1', imgKeyHeader: 'X-Api-Key' });
     await service.submit('skin-enhancer', alice, skin({}));
     expect(upstream.requests[0].path).toBe('/api/v1/ai/skin-enhancer/flexible');
     expect(upstream.requests[0].headers['x-api-key']).toBe('k-1');
@@ -362,7 +404,7 @@ describe('forward mode', () => {
 
   it('video: relays to /extend and polls /tasks/{id}/creations, ids mapped, then answers from the store once done', async () => {
     const upstream = await standIn(provider());
-    const { service } = harness({ vidUpstream: `${upstream.url}/vid`, vidKey: 'vid-secret' });
+    const { service } = await harness({ vidUpstream: `${upstream.url}/vid`, vidKey: 'vid-secret' });
     const reply = await service.submit('video', alice, video({ duration: 3, callback_url: 'http://127.0.0.1:9/cb' }));
     expect(reply).toEqual({ task_id: expect.any(String), state: 'created', credits: 42, model: 'vidq2-pro' });
     expect(upstream.requests[0]).toMatchObject({ path: '/vid/extend', json: { model: 'vidq2-pro', duration: 3, resolution: '720p' } });
@@ -379,7 +421,7 @@ describe('forward mode', () => {
   it('polls the provider while a task with a callback is unfinished, calling back on each change', async () => {
     const upstream = await standIn(provider());
     const receiver = await standIn(() => ({ status: 200 }));
-    const { service } = harness({ imgUpstream: `${upstream.url}/api`, upstreamPollInterval: 20 });
+    const { service } = await harness({ imgUpstream: `${upstream.url}/api`, upstreamPollInterval: 20 });
     const id = taskIdOf(await service.submit('relight', alice, relight({ webhook_url: receiver.url })));
     await eventually(() => (receiver.requests.length >= 3 ? true : undefined), 'three callbacks');
     expect(receiver.requests.map((r) => (r.json as { status: string }).status)).toEqual(['CREATED', 'IN_PROGRESS', 'COMPLETED']);
@@ -396,7 +438,7 @@ describe('forward mode', () => {
     [{ status: 429, json: { message: 'slow down' }, headers: { 'retry-after': '7' } }, 429, 'rate_limited', /slow down/],
   ] as const)('a provider 4xx keeps its status in our error shape (%#)', async (answer, status, code, message) => {
     const upstream = await standIn(() => answer as Answer);
-    const { service } = harness({ imgUpstream: upstream.url });
+    const { service } = await harness({ imgUpstream: upstream.url });
     const error = await service.submit('relight', alice, relight({})).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamRejection);
     const rejection = error as UpstreamRejection;
@@ -416,7 +458,7 @@ describe('forward mode', () => {
     [{ status: 200, json: { data: {} } }, 'upstream_error', /without a task id/],
   ] as const)('a provider failure is 502 upstream_error (%#)', async (answer, code, message) => {
     const upstream = await standIn(() => answer as Answer);
-    const { service } = harness({ imgUpstream: upstream.url });
+    const { service } = await harness({ imgUpstream: upstream.url });
     const error = await service.submit('relight', alice, relight({})).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpError);
     expect(error).toMatchObject({ status: 502, code, message: expect.stringMatching(message) });
@@ -424,7 +466,7 @@ describe('forward mode', () => {
 
   it('a provider that does not answer in time is 504 upstream_timeout', async () => {
     const upstream = await standIn(() => 'hang');
-    const { service } = harness({ vidUpstream: upstream.url, upstreamTimeout: 100 });
+    const { service } = await harness({ vidUpstream: upstream.url, upstreamTimeout: 100 });
     await expect(service.submit('video', alice, video({}))).rejects.toMatchObject({ status: 504, code: 'upstream_timeout' });
   });
 
@@ -432,18 +474,19 @@ describe('forward mode', () => {
     const upstream = await standIn(() => ({ status: 200 }));
     const url = upstream.url;
     await upstream.close();
-    const { service } = harness({ imgUpstream: url });
+    const { service } = await harness({ imgUpstream: url });
     await expect(service.submit('relight', alice, relight({}))).rejects.toMatchObject({ status: 502, code: 'upstream_error', message: expect.stringMatching(/cannot reach/) });
   });
 
   it('a failing status poll maps the same way; a provider 404 on a poll is 404', async () => {
     let pollAnswer: Answer = { status: 500, json: {} };
     const upstream = await standIn((request) => (request.method === 'POST' ? { status: 200, json: { data: { task_id: 'u1' } } } : pollAnswer));
-    const { service } = harness({ imgUpstream: upstream.url });
+    const { service } = await harness({ imgUpstream: upstream.url });
     const id = taskIdOf(await service.submit('relight', alice, relight({})));
     await expect(service.status('relight', id, alice)).rejects.toMatchObject({ status: 502 });
     pollAnswer = { status: 404, json: { message: 'expired' } };
     await expect(service.status('relight', id, alice)).rejects.toMatchObject({ status: 404 });
     await expect(service.status('relight', id, bob)).rejects.toMatchObject({ status: 404, code: 'not_found' });
   });
+});
 });

@@ -30,7 +30,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const relight = (token: string, bytes = MiB) => api.post(RELIGHT, { token, body: { image: image(bytes), prompt: 'soft light' } });
-const resultBytes = () => readdirSync(join(server.dataDir, 'proxy-results')).length;
+// result files live in the archive storage (DIR/archives here), under _proxy-results/
+const resultBytes = () => readdirSync(join(server.dataDir, 'archives', '_proxy-results')).length;
 
 describe('sandbox quota', () => {
   it('defaults to 32 MiB per user and 512 MiB in all', () => {

@@ -80,7 +80,7 @@ export function register(program: Command, ctx: Ctx): void {
     .description('run the embedded registry (SQLite and a local archive dir) until SIGINT or SIGTERM')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 picks a free port', String(DEFAULT_PORT))
-    .option('--data-dir <dir>', 'where the database, archives and secrets live (default: $XDG_DATA_HOME/nodereg, else ~/.local/share/nodereg)')
+    .option('--data-dir <dir>', 'where the database, archives and secrets live (default: $XDG_DATA_HOME/nodereg, else ~/.local/share/nodereg; none with --database postgres://, which then needs --storage and NODEREG_ADMIN_TOKEN)')
     .option('--database <url>', 'the database: postgres://user:pass@host:port/db, or a path or sqlite:PATH (default: DIR/registry.db); env NODEREG_DATABASE_URL')
     .option('--storage <url>', 'where archives live: a directory (default: DIR/archives) or s3://bucket/prefix (endpoint, region and keys from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY); env NODEREG_STORAGE_URL')
     .option('--public-url <url>', 'the URL clients reach this server at, for upload and download URLs (default: the listening URL)')
@@ -101,10 +101,6 @@ export function register(program: Command, ctx: Ctx): void {
       if (!flags.host.trim()) throw invalidInput('--host must not be empty', '--host 127.0.0.1');
       const proxy = proxyOptionsFromFlags(flags, ctx.env);
       const defaultDir = defaultDataDir(ctx.env);
-      const dataDir = flags.dataDir === undefined ? defaultDir : resolve(flags.dataDir);
-      const adminTokenFile = join(dataDir, 'admin-token');
-      const hadAdminTokenFile = existsSync(adminTokenFile);
-      const empty = !existsSync(dataDir) || readdirSync(dataDir).length === 0;
       const info = (line: string) => ctx.out.info(line);
 
       const { createRegistryServer } = await import('../../server/index.js');
@@ -124,6 +120,18 @@ export function register(program: Command, ctx: Ctx): void {
       };
       const databaseTarget = await checked(databaseUrl, backends.parseDatabaseUrl);
       const storageTarget = await checked(storageUrl, backends.parseStorageUrl);
+      // With PostgreSQL an instance needs no local state: without --data-dir it has none.
+      const stateless = flags.dataDir === undefined && databaseTarget?.kind === 'postgres';
+      const dataDir = stateless ? undefined : flags.dataDir === undefined ? defaultDir : resolve(flags.dataDir);
+      if (stateless && !flags.migrateOnly) {
+        if (!storageTarget) throw invalidInput('with --database postgres://… and no --data-dir, --storage (or NODEREG_STORAGE_URL) must say where archives live', '--storage s3://bucket/prefix');
+        if (!ctx.env.NODEREG_ADMIN_TOKEN) {
+          throw invalidInput("with --database postgres://… and no --data-dir, set NODEREG_ADMIN_TOKEN (the admin's token, the same on every instance)", 'or give --data-dir DIR to keep a generated one in DIR/admin-token');
+        }
+      }
+      const adminTokenFile = dataDir === undefined ? undefined : join(dataDir, 'admin-token');
+      const hadAdminTokenFile = adminTokenFile !== undefined && existsSync(adminTokenFile);
+      const empty = dataDir !== undefined && (!existsSync(dataDir) || readdirSync(dataDir).length === 0);
       if (storageTarget?.kind === 's3' && maxArchive > backends.S3_MAX_PUT) {
         throw invalidInput(`--max-archive must be at most 5GiB with S3 storage (one PUT stores an archive) (got "${flags.maxArchive}")`);
       }
@@ -134,7 +142,7 @@ export function register(program: Command, ctx: Ctx): void {
         return;
       }
       const archives = await checked(storageUrl, () => backends.openStorageTarget(storageTarget!, ctx.env));
-      const database = await checked(databaseUrl, () => backends.openDatabaseTarget(databaseTarget!, dataDir));
+      const database = await checked(databaseUrl, () => backends.openDatabaseTarget(databaseTarget!));
       let server: RegistryServer;
       try {
         server = createRegistryServer({
@@ -155,7 +163,7 @@ export function register(program: Command, ctx: Ctx): void {
           proxy,
         });
       } catch (error) {
-        throw new CliError(`cannot open the data dir ${dataDir}: ${(error as Error).message}`, EXIT.failure, 'data_dir');
+        throw new CliError(`cannot open the data dir ${dataDir ?? '(none)'}: ${(error as Error).message}`, EXIT.failure, 'data_dir');
       }
 
       let url: string;
@@ -166,16 +174,16 @@ export function register(program: Command, ctx: Ctx): void {
         throw listenError(error as NodeJS.ErrnoException, flags.host, port);
       }
       const closed = closeOnSignal(server, info);
-      info(`data dir: ${dataDir}`);
+      info(dataDir ? `data dir: ${dataDir}` : 'data dir: none (everything is in --database and --storage)');
       if (databaseUrl) info(`database: ${databaseTarget?.kind === 'sqlite' ? databaseTarget.path : databaseUrl.text}`);
       if (storageUrl) info(`archives: ${storageTarget?.kind === 'local' ? storageTarget.dir : storageUrl.text}`);
-      info(`callback key for webhook receivers: ${server.keys.callbackKeyPath}`);
+      info(`callback key for webhook receivers: ${server.keys.callbackKeyPath ?? 'not written without --data-dir (give one instance --data-dir DIR to have DIR/callback-key)'}`);
       for (const line of describeProxy(proxy)) info(line);
       const generated =
         (server as { generatedAdminToken?: string }).generatedAdminToken ??
-        (!hadAdminTokenFile && existsSync(adminTokenFile) ? readFileSync(adminTokenFile, 'utf8').trim() : undefined);
+        (adminTokenFile && !hadAdminTokenFile && existsSync(adminTokenFile) ? readFileSync(adminTokenFile, 'utf8').trim() : undefined);
       if (generated) info(`admin token (shown once; also in ${adminTokenFile}): ${generated}`);
-      if (dataDir === defaultDir && !ctx.env.NODEREG_ADMIN_TOKEN && existsSync(adminTokenFile)) {
+      if (adminTokenFile && dataDir === defaultDir && !ctx.env.NODEREG_ADMIN_TOKEN && existsSync(adminTokenFile)) {
         await saveAdminToken(ctx, server.publicUrl(), readFileSync(adminTokenFile, 'utf8').trim(), adminTokenFile).catch((error: Error) =>
           ctx.out.warn(`could not save the admin token into the CLI config: ${error.message}`),
         );

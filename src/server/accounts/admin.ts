@@ -11,8 +11,9 @@ export const ADMIN_USER_ID = 'admin';
  * The admin's token for this start: the one given (NODEREG_ADMIN_TOKEN), else the one in
  * DIR/admin-token, else a new one written there (0600). `generated` says it is new, to print once.
  */
-export function resolveAdminToken(dataDir: string, given: string | undefined): { token: string; generated: boolean } {
+export function resolveAdminToken(dataDir: string | undefined, given: string | undefined): { token: string; generated: boolean } {
   if (given) return { token: given, generated: false };
+  if (dataDir === undefined) throw new Error('without a data dir the admin token must be given (NODEREG_ADMIN_TOKEN)');
   const file = join(dataDir, 'admin-token');
   if (existsSync(file)) {
     const saved = readFileSync(file, 'utf8').trim();

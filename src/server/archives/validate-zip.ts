@@ -1,7 +1,10 @@
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import yauzl from 'yauzl';
+import { CachedZipReader } from './zip-reader.js';
+import { createEntryNameChecker, entryNameProblem } from '../../contract/archive-names.js';
 import { MAX_ARCHIVE_ENTRIES } from '../../contract/limits.js';
 import { badRequest, HttpError } from '../errors.js';
 
@@ -14,23 +17,25 @@ export interface ZipSummary {
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 
-/** Why a name is refused, or undefined when it is a plain relative path. */
-function nameProblem(name: string): string | undefined {
-  if (name === '') return 'has an empty name';
-  if (name.includes('\0')) return 'has a NUL character in its name';
-  if (name.includes('\\')) return 'has a backslash in its name (use "/" as the separator)';
-  if (name.startsWith('/')) return 'has an absolute name';
-  if (/^[a-zA-Z]:/.test(name)) return 'has a name starting with a drive letter';
-  if (name.split('/').includes('..')) return 'has a ".." segment in its name';
-  return undefined;
+/** The zip at `path`, read through CachedZipReader; the file is closed with the zip (or at once on failure). */
+async function openZip(path: string): Promise<yauzl.ZipFile> {
+  const fd = openSync(path, 'r');
+  try {
+    const options = { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false };
+    return await yauzl.fromRandomAccessReaderPromise(new CachedZipReader(fd), fstatSync(fd).size, options);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
 }
 
 const entryError = (name: string, problem: string) => badRequest(`invalid archive: entry ${JSON.stringify(name)} ${problem}`);
 
 /**
  * Checks an uploaded zip before it is accepted (DESIGN.md §3): every entry inflates with the right CRC
- * and size; no absolute, `..`, drive-letter, backslash or duplicate names, no symlink or encrypted
- * entries; the total expanded size stays within `maxUnpacked`, counted as bytes inflate (zip bombs
+ * and size; names follow src/contract/archive-names.ts (no absolute, `..`, `.`, empty-segment,
+ * drive-letter or backslash names, no duplicates, none that collide in case or Unicode normalisation),
+ * no symlink or encrypted entries; the total expanded size stays within `maxUnpacked`, counted as bytes inflate (zip bombs
  * stop early). Entries are streamed, never buffered whole. Any problem is a 400 naming the entry.
  */
 export async function validateZip(
@@ -41,7 +46,7 @@ export async function validateZip(
   let zip: yauzl.ZipFile;
   try {
     // Names are decoded here (not by yauzl) so that each refusal can name its entry and say why.
-    zip = await yauzl.openPromise(path, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false });
+    zip = await openZip(path);
   } catch (error) {
     throw badRequest(`invalid archive: not a readable zip file (${(error as Error).message})`);
   }
@@ -49,7 +54,7 @@ export async function validateZip(
     zip.close();
     throw badRequest(`invalid archive: it holds ${zip.entryCount} entries, more than the limit of ${maxEntries}`);
   }
-  const seen = new Set<string>();
+  const checkName = createEntryNameChecker();
   let entries = 0;
   let unpackedSize = 0;
   let current = '';
@@ -62,11 +67,8 @@ export async function validateZip(
       const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, raw, entry.extraFields, true);
       const rawName = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, raw, [], true);
       current = name;
-      const problem = nameProblem(name) ?? nameProblem(rawName);
+      const problem = entryNameProblem(name) ?? entryNameProblem(rawName) ?? checkName(name);
       if (problem) throw entryError(name, problem);
-      const key = name.replace(/\/+$/, '');
-      if (seen.has(key)) throw entryError(name, 'appears more than once');
-      seen.add(key);
       if (entry.isEncrypted() || entry.generalPurposeBitFlag & 0x40) throw entryError(name, 'is encrypted');
       if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) throw entryError(name, 'is a symbolic link');
       if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
@@ -81,6 +83,14 @@ export async function validateZip(
       if (!local.fileName.equals(raw)) throw entryError(name, 'has a different name in its local header');
       if (local.generalPurposeBitFlag & 0x41) throw entryError(name, 'is encrypted');
 
+      // An empty stored entry has no data to read (a zip of many of them was the slow case).
+      if (entry.compressedSize === 0 && entry.compressionMethod === 0) {
+        if (entry.uncompressedSize !== 0) throw entryError(name, `inflates to 0 bytes, not the ${entry.uncompressedSize} it declares`);
+        if (entry.crc32 !== 0) throw entryError(name, 'fails its CRC-32 check (the archive is corrupt)');
+        previous = name;
+        current = '';
+        continue;
+      }
       // (yauzl 3.4's openReadStreamLowLevelPromise calls the wrong method: use the callback form)
       const stream = await new Promise<Readable>((resolve, reject) =>
         zip.openReadStreamLowLevel(

@@ -1,8 +1,7 @@
 // The AI proxy (DESIGN.md §4): submissions in sandbox or forward mode, status polls, sandbox result
 // files, and one scheduler that advances watched tasks and delivers their callbacks.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { videoCredits, withoutRequestContent, type RelightBody, type SkinEnhancerBody, type VideoExtendBody } from '../../contract/proxy.js';
 import type { ServerContext } from '../context.js';
@@ -12,7 +11,7 @@ import { sendCallback, type DeliveryOutcome } from './callbacks.js';
 import { isTerminal, KINDS, pollShape, statusOf, upstreamStatusPath, upstreamSubmitPath, type Provider, type TaskKind } from './kinds.js';
 import { CALLBACK_RETRIES, callbackHostAllowed, resolveProxyOptions } from './options.js';
 import { placeholderVideo, readSource, sandboxNextChange, sandboxStep, type SandboxSource } from './sandbox.js';
-import { createTaskStore, type DeliveryRow, type ResultRow, type TaskRow } from './store.js';
+import type { DeliveryRow, ResultRow, TaskDecision, TaskRow } from './store.js';
 import { callUpstream, upstreamTaskId, upstreamView, type Upstream } from './upstream.js';
 
 export interface TaskBodies {
@@ -26,19 +25,31 @@ type View = Record<string, unknown>;
 /** Forward tasks with a callback are polled for at most this long. */
 const WATCH_FOR_MS = 24 * 60 * 60 * 1000;
 const PURGE_EVERY_MS = 60 * 60 * 1000;
-/** The longest the scheduler sleeps; it re-reads the store when it wakes. */
-const MAX_SLEEP_MS = 60_000;
+/**
+ * The longest the scheduler sleeps; it re-reads the store when it wakes. With a shared database this is
+ * also how soon an instance takes up work another one left (a delivery whose lease ran out).
+ */
+const MAX_SLEEP_MS = 30_000;
+/** Deliveries claimed per scheduler round. */
+const CLAIM_BATCH = 20;
+/** Where sandbox result files live in the archive storage (no publisher id starts with "_"). */
+const RESULTS_PREFIX = '_proxy-results/';
 
 export type ProxyService = ReturnType<typeof createProxyService>;
 
-export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' | 'keys' | 'publicUrl' | 'log'>) {
+export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives' | 'options' | 'keys' | 'publicUrl' | 'log'>) {
   const options = resolveProxyOptions(ctx.options.proxy, ctx.options.host);
   const store = ctx.tasks;
   const allowed = callbackHostAllowed(options.callbackAllow);
-  const resultsDir = join(ctx.options.dataDir, 'proxy-results');
-  mkdirSync(resultsDir, { recursive: true });
   const closing = new AbortController();
   const userAgent = `nodereg/${ctx.options.version ?? '0.0.0'}`;
+  /** This instance, as the owner of the deliveries it leases. */
+  const owner = randomUUID();
+  /**
+   * How long a delivery stays leased: longer than one attempt can take (it is cut at the callback
+   * timeout), so two instances never deliver it at once; a dead instance's lease runs out after it.
+   */
+  const leaseMs = 2 * options.callbackTimeout + 10_000;
 
   const upstreams: Record<Provider, Upstream | undefined> = {
     img: options.imgUpstream
@@ -54,12 +65,12 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
   const resultUrl = (row: ResultRow) => row.url ?? `${ctx.publicUrl()}/proxy/results/${row.name}`;
 
   /** A sandbox task's view at a step of its timeline; results appear only in the final, successful state. */
-  function sandboxView(task: TaskRow, step: number): View {
+  function sandboxView(task: TaskRow, step: number, stored: ResultRow[]): View {
     const info = KINDS[task.kind];
     const last = step >= info.states.length - 1;
     const failed = last && task.outcome === 'failed';
     const status = failed ? info.failed : info.states[step];
-    const results = last && !failed ? store.results(task.id) : [];
+    const results = last && !failed ? stored : [];
     const error = failed ? { error: (JSON.parse(task.view) as { error?: string }).error } : {};
     if (info.family === 'image') return { task_id: task.id, status, generated: results.map(resultUrl), ...error };
     return {
@@ -73,34 +84,38 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
 
   const stepOf = (task: TaskRow, now: number) => sandboxStep(KINDS[task.kind].states.length, task.created_at, task.delay_ms, now);
 
-  function enqueueCallback(task: TaskRow, view: View, now: number): void {
-    if (!task.callback_url) return;
-    store.enqueue({ id: randomUUID(), task_id: task.id, url: task.callback_url, body: JSON.stringify(view), next_at: now, now });
-  }
+  /** The callbacks of a task for these views (none without a callback URL). */
+  const callbacksOf = (task: TaskRow, views: View[]) =>
+    task.callback_url ? views.map((view) => ({ id: randomUUID(), url: task.callback_url!, body: JSON.stringify(view) })) : [];
 
-  /** Brings a sandbox task's stored status up to its timeline, queueing one callback per state passed. */
-  function catchUpSandbox(taskId: string, now: number): View {
-    return store.transaction(() => {
-      const task = store.task(taskId)!;
+  /**
+   * Brings a sandbox task's stored status up to its timeline, queueing one callback per state passed.
+   * Under the task's lock: of instances catching up at once, one queues each callback.
+   */
+  function catchUpSandbox(taskId: string, now: number): Promise<View> {
+    return store.update(taskId, now, (task, results): TaskDecision<View> => {
       const info = KINDS[task.kind];
-      const step = stepOf(task, now);
       const seen = task.status === info.failed ? info.states.length - 1 : Math.max(0, info.states.indexOf(task.status));
-      for (let s = seen + 1; s <= step; s++) enqueueCallback(task, sandboxView(task, s), now);
-      const view = sandboxView(task, step);
-      if (step !== seen) store.observe(task.id, statusOf(task.kind, view), task.view, now);
-      return view;
+      // Never backwards: another instance, whose clock read came later, may have moved it further.
+      const step = Math.max(seen, stepOf(task, now));
+      const passed: View[] = [];
+      for (let s = seen + 1; s <= step; s++) passed.push(sandboxView(task, s, results));
+      const view = sandboxView(task, step, results);
+      return {
+        observe: step > seen ? { status: statusOf(task.kind, view), view: task.view } : undefined,
+        callbacks: callbacksOf(task, passed),
+        value: view,
+      };
     });
   }
 
   /** Records the provider's latest view of a task; a changed status queues a callback. */
-  function observeForward(taskId: string, view: View, now: number): void {
-    store.transaction(() => {
-      const task = store.task(taskId)!;
+  async function observeForward(taskId: string, view: View, now: number): Promise<void> {
+    await store.update(taskId, now, (task): TaskDecision<void> => {
       const status = statusOf(task.kind, view);
       const json = JSON.stringify(view);
-      if (status === task.status && json === task.view) return;
-      store.observe(task.id, status, json, now);
-      if (status !== task.status) enqueueCallback(task, view, now);
+      if (status === task.status && json === task.view) return { callbacks: [], value: undefined };
+      return { observe: { status, view: json }, callbacks: status !== task.status ? callbacksOf(task, [view]) : [], value: undefined };
     });
   }
 
@@ -125,7 +140,7 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
     }
     const answer = await callUpstream(upstream, 'GET', upstreamStatusPath(task.kind, task.upstream_id!), undefined, closing.signal);
     const view = normaliseView(task.kind, upstreamView(answer, KINDS[task.kind].family), task.id);
-    observeForward(task.id, view, Date.now());
+    await observeForward(task.id, view, Date.now());
     return view;
   }
 
@@ -145,9 +160,9 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
    * Result files count against a quota per user and one in all until they expire: a submission that
    * would pass either is 429, with Retry-After when the first kept file expires.
    */
-  function withinQuota(userId: string, bytes: number, now: number): void {
+  async function withinQuota(userId: string, bytes: number, now: number): Promise<void> {
     for (const [owner, quota, whose] of [[userId, options.sandboxQuotaUser, 'your'], [undefined, options.sandboxQuotaTotal, "this registry's"]] as const) {
-      const stored = store.stored(owner, now);
+      const stored = await store.stored(owner, now);
       if (stored.bytes + bytes <= quota) continue;
       const seconds = Math.max(1, Math.ceil(((stored.first_expiry ?? now + options.resultTtl) - now) / 1000));
       throw new HttpError(
@@ -160,7 +175,7 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
     }
   }
 
-  function submitSandbox<K extends TaskKind>(kind: K, body: TaskBodies[K], base: Omit<TaskRow, 'mode' | 'upstream_id' | 'delay_ms' | 'outcome' | 'status' | 'view' | 'credits'>): View {
+  async function submitSandbox<K extends TaskKind>(kind: K, body: TaskBodies[K], base: Omit<TaskRow, 'mode' | 'upstream_id' | 'delay_ms' | 'outcome' | 'status' | 'view' | 'credits' | 'next_poll_at'>): Promise<View> {
     const info = KINDS[kind];
     const source = sandboxSource(kind, body, base.id);
     const result: ResultRow = {
@@ -175,8 +190,8 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
       result.file = result.name;
       result.content_type = source.contentType;
       result.size = source.bytes.length;
-      withinQuota(base.user_id, result.size, base.created_at);
-      writeFileSync(join(resultsDir, result.name), source.bytes, { mode: 0o600 });
+      await withinQuota(base.user_id, result.size, base.created_at);
+      await ctx.archives.write(RESULTS_PREFIX + result.name, source.bytes, source.contentType);
     }
     const video = kind === 'video' ? (body as TaskBodies['video']) : undefined;
     const task: TaskRow = {
@@ -188,18 +203,16 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
       status: info.states[0],
       view: JSON.stringify(source.kind === 'invalid' ? { error: source.reason } : {}),
       credits: video ? videoCredits(video.model, video.resolution, video.duration) : null,
+      next_poll_at: 0,
     };
-    store.transaction(() => {
-      store.insertTask(task);
-      if (source.kind !== 'invalid') store.insertResult(result);
-      enqueueCallback(task, sandboxView(task, 0), base.created_at);
-    });
+    const [callback] = callbacksOf(task, [sandboxView(task, 0, [])]);
+    await store.createTask(task, source.kind !== 'invalid' ? result : undefined, callback && { ...callback, task_id: task.id, next_at: base.created_at });
     if (!video) return { data: { task_id: task.id, status: task.status, generated: [] } };
     const { callback_url: _, ...echo } = video;
     return withoutRequestContent({ ...echo, credits: task.credits, state: task.status, task_id: task.id, created_at: new Date(task.created_at).toISOString() });
   }
 
-  async function submitForward<K extends TaskKind>(kind: K, body: TaskBodies[K], base: Omit<TaskRow, 'mode' | 'upstream_id' | 'delay_ms' | 'outcome' | 'status' | 'view' | 'credits'>): Promise<View> {
+  async function submitForward<K extends TaskKind>(kind: K, body: TaskBodies[K], base: Omit<TaskRow, 'mode' | 'upstream_id' | 'delay_ms' | 'outcome' | 'status' | 'view' | 'credits' | 'next_poll_at'>): Promise<View> {
     const info = KINDS[kind];
     // We call back ourselves (the provider cannot know our task ids), so the callback URL stays here.
     const { [info.callbackField]: _, ...relayed } = body as Record<string, unknown>;
@@ -216,11 +229,10 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
       status: statusOf(kind, view),
       view: JSON.stringify(view),
       credits: typeof raw.credits === 'number' ? raw.credits : null,
+      next_poll_at: 0,
     };
-    store.transaction(() => {
-      store.insertTask(task);
-      enqueueCallback(task, view, base.created_at);
-    });
+    const [callback] = callbacksOf(task, [view]);
+    await store.createTask(task, undefined, callback && { ...callback, task_id: task.id, next_at: base.created_at });
     return info.family === 'image' ? { ...(answer as View), data: { ...raw, task_id: base.id } } : withoutRequestContent({ ...raw, task_id: base.id });
   }
 
@@ -233,7 +245,7 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
     }
     const now = Date.now();
     const base = { id: randomUUID(), kind, user_id: principal.userId, callback_url: callbackUrl ?? null, created_at: now, updated_at: now };
-    const reply = upstreams[KINDS[kind].provider] ? await submitForward(kind, body, base) : submitSandbox(kind, body, base);
+    const reply = upstreams[KINDS[kind].provider] ? await submitForward(kind, body, base) : await submitSandbox(kind, body, base);
     wake();
     return reply;
   }
@@ -241,8 +253,8 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
   // ---------- polls and results ----------
 
   /** A task of this kind that the principal may see (its creator, or an admin); anyone else gets 404. */
-  function visibleTask(kind: TaskKind, taskId: string, principal: Principal): TaskRow {
-    const task = store.task(taskId);
+  async function visibleTask(kind: TaskKind, taskId: string, principal: Principal): Promise<TaskRow> {
+    const task = await store.task(taskId);
     if (!task || task.kind !== kind || (!principal.admin && task.user_id !== principal.userId)) {
       throw notFound(`no ${kind} task ${taskId}`);
     }
@@ -250,9 +262,9 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
   }
 
   async function status(kind: TaskKind, taskId: string, principal: Principal): Promise<View> {
-    const task = visibleTask(kind, taskId, principal);
+    const task = await visibleTask(kind, taskId, principal);
     if (task.mode === 'sandbox') {
-      const view = catchUpSandbox(task.id, Date.now());
+      const view = await catchUpSandbox(task.id, Date.now());
       wake();
       return pollShape(kind, view);
     }
@@ -262,21 +274,21 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
     return pollShape(kind, view);
   }
 
-  /** The file behind a result URL; 404 when unknown or expired. */
-  function resultFile(name: string): { path: string; contentType: string; size: number } {
-    const row = store.result(name);
+  /** The file behind a result URL, from the archive storage; 404 when unknown or expired. */
+  async function resultFile(name: string): Promise<{ stream: Readable; contentType: string; size: number }> {
+    const row = await store.result(name);
     if (!row || !row.file) throw notFound(row ? 'this result has expired (results are kept for 24 hours)' : 'no such result');
     if (row.expires_at <= Date.now()) throw notFound('this result has expired (results are kept for 24 hours)');
-    const path = join(resultsDir, row.file);
-    const size = statSync(path, { throwIfNoEntry: false })?.size;
-    if (size === undefined) throw notFound('this result is no longer stored');
-    return { path, contentType: row.content_type ?? 'application/octet-stream', size };
+    const file = await ctx.archives.open(RESULTS_PREFIX + row.file);
+    if (!file) throw notFound('this result is no longer stored');
+    return { stream: file.stream, contentType: row.content_type ?? 'application/octet-stream', size: file.size };
   }
 
-  function purgeExpired(): void {
-    for (const row of store.expiredResults(Date.now())) {
-      rmSync(join(resultsDir, row.file!), { force: true });
-      store.forgetFile(row.name);
+  /** Removes expired result files; every instance may, removing twice is harmless. */
+  async function purgeExpired(): Promise<void> {
+    for (const row of await store.expiredResults(Date.now())) {
+      await ctx.archives.remove(RESULTS_PREFIX + row.file!);
+      await store.forgetFile(row.name);
     }
   }
 
@@ -284,8 +296,9 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
 
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
+  let ticking: Promise<void> | undefined;
+  let again = false;
   const inflight = new Map<string, Promise<void>>();
-  const nextPollAt = new Map<string, number>();
 
   function run(key: string, work: () => Promise<void>): void {
     const promise = work()
@@ -305,16 +318,41 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
           timeoutMs: options.callbackTimeout, userAgent, closing: closing.signal,
         })
       : { ok: false, error: 'the host is not allowed by --callback-allow' };
-    // On shutdown the attempt does not count: it is made again after a restart.
-    if (closing.signal.aborted) return;
+    // On shutdown the attempt does not count: the lease goes, and it is made again (here after a
+    // restart, or at once by another instance).
+    if (closing.signal.aborted) return store.release(delivery.id, owner);
     const attempts = delivery.attempts + 1;
     const now = Date.now();
-    if (outcome.ok) return store.settle(delivery.id, 'delivered', attempts, now, null, now);
+    if (outcome.ok) return store.settle(delivery.id, owner, 'delivered', attempts, now, null, now);
     if (!permitted || attempts > CALLBACK_RETRIES) {
       ctx.log(`proxy: callback ${delivery.id} for task ${delivery.task_id} to ${delivery.url} given up after ${attempts} attempts: ${outcome.error}`);
-      return store.settle(delivery.id, 'failed', attempts, now, outcome.error, now);
+      return store.settle(delivery.id, owner, 'failed', attempts, now, outcome.error, now);
     }
-    store.settle(delivery.id, 'pending', attempts, now + options.callbackBackoff * 2 ** (attempts - 1), outcome.error, now);
+    await store.settle(delivery.id, owner, 'pending', attempts, now + options.callbackBackoff * 2 ** (attempts - 1), outcome.error, now);
+  }
+
+  /** One round: sandbox timelines caught up, due polls and deliveries claimed and started. */
+  async function round(): Promise<number> {
+    const now = Date.now();
+    let next = now + MAX_SLEEP_MS;
+    for (const task of await store.watched(now - WATCH_FOR_MS)) {
+      if (task.mode === 'sandbox') {
+        await catchUpSandbox(task.id, now);
+        const at = sandboxNextChange(KINDS[task.kind].states.length, task.created_at, task.delay_ms, now);
+        if (at !== undefined) next = Math.min(next, at);
+      } else if (upstreams[KINDS[task.kind].provider]) {
+        next = Math.min(next, Math.max(task.next_poll_at, now + 1));
+      }
+    }
+    // A poll claimed is not made again by anyone before the poll interval has passed.
+    for (const task of await store.claimPolls(now - WATCH_FOR_MS, now, options.upstreamPollInterval)) {
+      if (upstreams[KINDS[task.kind].provider]) run(`poll:${task.id}`, () => pollUpstream(task).then(() => {}));
+      next = Math.min(next, now + options.upstreamPollInterval);
+    }
+    for (const delivery of await store.claimDeliveries(now, now + leaseMs, owner, CLAIM_BATCH)) run(`delivery:${delivery.id}`, () => deliver(delivery));
+    const due = await store.nextDeliveryAt();
+    if (due !== undefined) next = Math.min(next, Math.max(due, now + 1));
+    return next;
   }
 
   function tick(): void {
@@ -326,45 +364,27 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
       timer.unref();
       return;
     }
-    const now = Date.now();
-    let next = Number.POSITIVE_INFINITY;
-    try {
-      for (const task of store.watched(now - WATCH_FOR_MS)) {
-        if (task.mode === 'sandbox') {
-          catchUpSandbox(task.id, now);
-          const at = sandboxNextChange(KINDS[task.kind].states.length, task.created_at, task.delay_ms, now);
-          if (at !== undefined) next = Math.min(next, at);
-          continue;
-        }
-        const key = `poll:${task.id}`;
-        if (inflight.has(key) || !upstreams[KINDS[task.kind].provider]) continue;
-        const at = nextPollAt.get(task.id) ?? now;
-        if (at > now) {
-          next = Math.min(next, at);
-          continue;
-        }
-        run(key, async () => {
-          try {
-            await pollUpstream(task);
-          } finally {
-            nextPollAt.set(task.id, Date.now() + options.upstreamPollInterval);
-          }
-        });
-      }
-      for (const delivery of store.pendingHeads()) {
-        const key = `delivery:${delivery.id}`;
-        if (inflight.has(key)) continue;
-        if (delivery.next_at <= now) run(key, () => deliver(delivery));
-        else next = Math.min(next, delivery.next_at);
-      }
-    } catch (error) {
-      ctx.log(`proxy: scheduler: ${error instanceof Error ? error.message : String(error)}`);
-      next = Math.min(next, now + 1_000);
+    // One round at a time; a wake during a round runs another right after it.
+    if (ticking) {
+      again = true;
+      return;
     }
-    if (next !== Number.POSITIVE_INFINITY) {
-      timer = setTimeout(tick, Math.min(Math.max(next - Date.now(), 0), MAX_SLEEP_MS));
-      timer.unref();
-    }
+    ticking = round()
+      .catch((error) => {
+        ctx.log(`proxy: scheduler: ${error instanceof Error ? error.message : String(error)}`);
+        return Date.now() + 1_000;
+      })
+      .then((next) => {
+        ticking = undefined;
+        if (closed) return;
+        if (again) {
+          again = false;
+          return wake();
+        }
+        if (timer) return;
+        timer = setTimeout(tick, Math.min(Math.max(next - Date.now(), 0), MAX_SLEEP_MS));
+        timer.unref();
+      });
   }
 
   /** Runs the scheduler soon: after a submission, a poll, or a delivery. */
@@ -375,14 +395,9 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
     timer.unref();
   }
 
-  purgeExpired();
-  const purger = setInterval(() => {
-    try {
-      purgeExpired();
-    } catch (error) {
-      ctx.log(`proxy: purge: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }, PURGE_EVERY_MS);
+  const purge = () => purgeExpired().catch((error) => ctx.log(`proxy: purge: ${error instanceof Error ? error.message : String(error)}`));
+  let purging = purge();
+  const purger = setInterval(() => (purging = purge()), PURGE_EVERY_MS);
   purger.unref();
   // Resume what a previous run left: pending deliveries and unfinished watched tasks.
   wake();
@@ -401,7 +416,8 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'options' 
       if (timer) clearTimeout(timer);
       clearInterval(purger);
       closing.abort();
-      await Promise.allSettled([...inflight.values()]);
+      await ticking;
+      await Promise.allSettled([...inflight.values(), purging]);
     },
   };
 }

@@ -8,9 +8,7 @@ import {
   relightImage,
   skinEnhance,
 } from '../../contract/proxy.js';
-import { openFile } from '../archives/storage.js';
 import type { RouteModule } from '../context.js';
-import { notFound } from '../errors.js';
 import { createProxyService } from '../proxy/service.js';
 import { UpstreamRejection } from '../proxy/upstream.js';
 import type { AppEnv } from '../route.js';
@@ -44,13 +42,11 @@ export const registerProxyRoutes: RouteModule = (app, ctx) => {
 
   // Sandbox results: capability URLs, no token; the random name is the secret.
   app.get('/proxy/results/:name', async (c) => {
-    const file = proxy.resultFile(c.req.param('name'));
-    const opened = await openFile(file.path);
-    if (!opened) throw notFound('this result is no longer stored');
-    return new Response(Readable.toWeb(opened.stream) as ReadableStream, {
+    const file = await proxy.resultFile(c.req.param('name'));
+    return new Response(Readable.toWeb(file.stream) as ReadableStream, {
       headers: {
         'content-type': file.contentType,
-        'content-length': String(opened.size),
+        'content-length': String(file.size),
         'cache-control': 'private, max-age=86400, immutable',
         'x-content-type-options': 'nosniff',
         'content-security-policy': "default-src 'none'; sandbox",

@@ -406,4 +406,14 @@ export const migrations: Migration[] = [
     `,
   },
   { name: 'generations', sql: generations },
+  {
+    // The proxy's polls and deliveries claimed through the database (as on PostgreSQL, where several
+    // instances share it): a forward task's next poll time, a delivery's lease and its holder.
+    name: 'proxy-leases',
+    sql: `
+      ALTER TABLE proxy_tasks ADD COLUMN next_poll_at INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE proxy_deliveries ADD COLUMN lease_until INTEGER;
+      ALTER TABLE proxy_deliveries ADD COLUMN lease_owner TEXT;
+    `,
+  },
 ];

@@ -118,6 +118,58 @@ CREATE TABLE archive_claims (
 
 // The secret the upload and callback keys derive from (DIR/secret with SQLite): one row, shared by
 // every instance.
+// The AI proxy, shared by the instances (SQLite: 'proxy tasks, results and callback deliveries',
+// 'proxy-result-sizes' and 'proxy-leases'). Times are milliseconds since the epoch.
+const proxy = `
+CREATE TABLE proxy_tasks (
+  id text PRIMARY KEY,
+  kind text NOT NULL,
+  user_id text NOT NULL,
+  mode text NOT NULL,
+  upstream_id text,
+  callback_url text,
+  created_at bigint NOT NULL,
+  delay_ms bigint NOT NULL,
+  outcome text NOT NULL,
+  status text NOT NULL,
+  view text NOT NULL,
+  credits bigint,
+  updated_at bigint NOT NULL,
+  next_poll_at bigint NOT NULL DEFAULT 0
+);
+CREATE INDEX proxy_tasks_by_user ON proxy_tasks(user_id, id);
+CREATE INDEX proxy_tasks_unfinished ON proxy_tasks(callback_url, status);
+CREATE TABLE proxy_results (
+  name text PRIMARY KEY,
+  task_id text NOT NULL REFERENCES proxy_tasks(id) ON DELETE CASCADE,
+  position integer NOT NULL,
+  creation_id text NOT NULL,
+  url text,
+  file text,
+  content_type text,
+  expires_at bigint NOT NULL,
+  size bigint NOT NULL DEFAULT 0
+);
+CREATE INDEX proxy_results_task ON proxy_results(task_id, position);
+CREATE INDEX proxy_results_expiry ON proxy_results(expires_at);
+CREATE TABLE proxy_deliveries (
+  seq bigserial PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  task_id text NOT NULL REFERENCES proxy_tasks(id) ON DELETE CASCADE,
+  url text NOT NULL,
+  body text NOT NULL,
+  state text NOT NULL DEFAULT 'pending',
+  attempts integer NOT NULL DEFAULT 0,
+  next_at bigint NOT NULL,
+  last_error text,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  lease_until bigint,
+  lease_owner text
+);
+CREATE INDEX proxy_deliveries_pending ON proxy_deliveries(state, task_id, seq);
+`;
+
 const serverSecret = `
 CREATE TABLE server_secret (
   id integer PRIMARY KEY CHECK (id = 1),
@@ -183,4 +235,5 @@ export const postgresMigrations: Migration[] = [
   { name: 'server-secret', sql: serverSecret },
   { name: 'invitations', sql: INVITATIONS_SCHEMA },
   { name: 'generations', sql: generations },
+  { name: 'proxy', sql: proxy },
 ];

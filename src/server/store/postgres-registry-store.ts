@@ -1,6 +1,8 @@
 // The RegistryStore on PostgreSQL, for several server instances sharing one database. Every
 // invariant is decided by the database: rows are locked (FOR UPDATE) or inserted with ON CONFLICT,
 // never checked in process memory first. Loaded only when a postgres:// URL is given.
+import { createPostgresTaskStore } from '../proxy/postgres-task-store.js';
+import type { TaskStore } from '../proxy/store.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS } from '../../contract/resources.js';
@@ -54,13 +56,13 @@ export async function migratePostgres(sql: postgres.Sql): Promise<void> {
  * Connects, migrates, and reads the server's secret (32 random bytes, created by the first instance
  * under the database's own rule: one row, inserted once).
  */
-export async function connectPostgres(url: string): Promise<{ store: RegistryStore; secret: Buffer; close(): Promise<void> }> {
+export async function connectPostgres(url: string): Promise<{ store: RegistryStore; tasks: TaskStore; secret: Buffer; close(): Promise<void> }> {
   const sql = postgres(url, { max: 10, onnotice: () => {} });
   try {
     await migratePostgres(sql);
     await sql`INSERT INTO server_secret (id, secret) VALUES (1, ${randomBytes(32).toString('hex')}) ON CONFLICT (id) DO NOTHING`;
     const [{ secret }] = await sql`SELECT secret FROM server_secret WHERE id = 1`;
-    return { store: createPostgresRegistryStore(sql), secret: Buffer.from(secret as string, 'hex'), close: () => sql.end() };
+    return { store: createPostgresRegistryStore(sql), tasks: createPostgresTaskStore(sql), secret: Buffer.from(secret as string, 'hex'), close: () => sql.end() };
   } catch (error) {
     await sql.end({ timeout: 1 });
     throw error;
