@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import type { Client } from '../client/index.js';
 import { DEFAULT_REGISTRY_URL } from '../contract/limits.js';
+import { isHttpUrl } from '../contract/url.js';
 import { ConfigStore, DEFAULT_PROFILE, redactToken, sameRegistry } from './config.js';
-import { CliError, EXIT } from './errors.js';
+import { CliError, EXIT, invalidInput } from './errors.js';
 import { Output, type Stream } from './output.js';
 
 export interface Globals {
@@ -20,6 +21,8 @@ export interface Connection {
   token?: string;
   profile: string;
   tokenSource: 'flag' | 'env' | 'profile' | 'none';
+  /** Set when --profile or NODEREG_PROFILE names a profile the config does not have: the names it has. */
+  unknownProfile?: string[];
 }
 
 export interface RunDeps {
@@ -82,57 +85,48 @@ export class Ctx {
     return this.configStore;
   }
 
-  /**
-   * flag > env > profile; the profile's token is used only for the registry it was saved for. A
-   * profile named with --profile or NODEREG_PROFILE must exist, unless `creating` (login saves it).
-   */
-  async connection(options: { creating?: boolean } = {}): Promise<Connection> {
+  /** flag > env > profile; the profile's token is used only for the registry it was saved for. */
+  async connection(): Promise<Connection> {
     const g = this.globals();
     const profileName = g.profile ?? this.env.NODEREG_PROFILE ?? DEFAULT_PROFILE;
     let registry = g.registry ?? this.env.NODEREG_REGISTRY;
     let token = g.token ?? this.env.NODEREG_TOKEN;
     let tokenSource: Connection['tokenSource'] = g.token ? 'flag' : this.env.NODEREG_TOKEN ? 'env' : 'none';
     const explicitProfile = g.profile !== undefined || this.env.NODEREG_PROFILE !== undefined;
+    let unknownProfile: string[] | undefined;
+    let registrySource = g.registry !== undefined ? '--registry' : 'NODEREG_REGISTRY';
     // conf costs start-up time: read it only when something is still missing
     if (!registry || !token || explicitProfile) {
-      const store = await this.config();
-      const known = Object.keys(store.profiles());
-      if (explicitProfile && !options.creating && profileName !== DEFAULT_PROFILE && !known.includes(profileName)) {
-        const source = g.profile !== undefined ? '--profile' : 'NODEREG_PROFILE';
-        throw new CliError(
-          `${source}: there is no profile "${profileName}" in ${store.path}${known.length ? ` (there are: ${known.join(', ')})` : ' (it has no profiles yet)'}`,
-          EXIT.invalid,
-          'invalid_input',
-          `create it with \`nodereg login --profile ${profileName}\` (or \`nodereg --profile ${profileName} config set registry <url>\`), or name one of those`,
-        );
-      }
-      const profile = store.profile(profileName);
+      const config = await this.config();
+      const profile = config.profile(profileName);
+      if (explicitProfile && !(profileName in config.profiles())) unknownProfile = Object.keys(config.profiles());
+      if (!registry && profile.registry) registrySource = `the registry of profile ${profileName}`;
       registry ??= profile.registry;
       if (!token && profile.token && sameRegistry(profile.registry ?? DEFAULT_REGISTRY_URL, registry ?? DEFAULT_REGISTRY_URL)) {
         token = profile.token;
         tokenSource = 'profile';
       }
     }
-    const url = (registry ?? DEFAULT_REGISTRY_URL).replace(/\/+$/, '');
-    if (!/^https?:\/\/[^/\s]/i.test(url) || !URL.canParse(url)) {
-      const source = g.registry !== undefined ? '--registry' : this.env.NODEREG_REGISTRY !== undefined ? 'NODEREG_REGISTRY' : `the registry of profile "${profileName}"`;
-      throw new CliError(
-        `${source}: "${registry}" is not a registry URL: it must start with http:// or https://`,
-        EXIT.invalid,
-        'invalid_input',
-        `for example --registry http://${registry?.replace(/^[a-z]+:\/*/i, '') || '127.0.0.1:4880'}`,
+    if (registry !== undefined && !isHttpUrl(registry)) {
+      throw invalidInput(
+        `${registrySource} "${registry}" is not an http:// or https:// URL`,
+        `write it whole, such as ${/^[\w.-]+:\d+$/.test(registry) ? `http://${registry}` : DEFAULT_REGISTRY_URL}`,
       );
     }
-    return { registry: url, token, profile: profileName, tokenSource };
+    return { registry: (registry ?? DEFAULT_REGISTRY_URL).replace(/\/+$/, ''), token, profile: profileName, tokenSource, unknownProfile };
   }
 
   /**
    * A client for the resolved registry. With `requireToken`, a missing token fails before any request.
    * `token` replaces the resolved one (login checks a token before saving it).
    */
-  async client(options: { requireToken?: boolean; token?: string; timeoutMs?: number; retries?: number; creating?: boolean } = {}): Promise<Client> {
-    const connection = await this.connection({ creating: options.creating });
+  async client(options: { requireToken?: boolean; token?: string; timeoutMs?: number; retries?: number } = {}): Promise<Client> {
+    const connection = await this.connection();
     if (options.token !== undefined) connection.token = options.token;
+    if (options.requireToken && !connection.token && connection.unknownProfile) {
+      const known = connection.unknownProfile.length ? ` (profiles: ${connection.unknownProfile.join(', ')})` : ' (none is saved yet)';
+      throw invalidInput(`there is no profile named "${connection.profile}"${known}`, `save one with \`nodereg login --profile ${connection.profile}\``);
+    }
     if (options.requireToken && !connection.token) {
       throw new CliError(
         `no token for ${connection.registry}`,

@@ -9,6 +9,7 @@ import type { Project, ProjectOptions } from '../package/project.js';
 import type { ArchiveResult } from '../package/zip.js';
 import type { Ctx } from './context.js';
 import { CliError, EXIT, invalidInput } from './errors.js';
+import { table } from './output.js';
 
 export interface ChangelogFlags {
   changelog?: string;
@@ -50,14 +51,11 @@ export async function loadChecked(ctx: Ctx, dir: string | undefined, options: Pr
   const root = resolve(dir ?? '.');
   const kind = statSync(root, { throwIfNoEntry: false });
   if (!kind?.isDirectory()) {
-    throw invalidInput(
-      kind ? `${dir ?? root} is a file, not a directory: give the node's directory (the one holding pyproject.toml)` : `there is no directory ${dir ?? root} (looked for ${root})`,
-      'run it in the node\'s directory, or give that directory: nodereg validate path/to/my-node',
-    );
+    throw invalidInput(`${dir ?? '.'} ${kind ? 'is not a directory' : 'does not exist'}`, 'give the directory of the node, the one that holds pyproject.toml');
   }
   let project: Project;
   try {
-    project = loadProject(root, options);
+    project = await loadProject(root, options);
   } catch (error) {
     throw invalidInput(`cannot read the project in ${root}: ${(error as Error).message}`);
   }
@@ -142,6 +140,21 @@ export async function withCleanup<T>(task: (interrupts: Interrupts) => Promise<T
     cleanup();
   }
 }
+
+export interface ListedFile {
+  path: string;
+  size: number;
+  /** In a git work tree: the file ships but is not committed. */
+  untracked?: true;
+}
+
+/** The files of the archive as pack --list and publish --dry-run show them. */
+export const listFiles = (project: Project): ListedFile[] =>
+  project.files.map((f) => (f.untracked ? { path: f.path, size: f.size, untracked: true } : { path: f.path, size: f.size }));
+
+/** One line per file: size, path, and "untracked" for a file git does not track. */
+export const fileTable = (list: ListedFile[]): string =>
+  table(list.map((f) => [formatSize(f.size).padStart(10), f.untracked ? `${f.path}  (untracked)` : f.path]));
 
 /** `NodeVersionStatusActive` → `active`. */
 export const statusWord = (status: string | undefined) => (status ?? 'unknown').replace(/^NodeVersionStatus/, '').toLowerCase();

@@ -3,9 +3,9 @@
 import { ApiError } from '../client/errors.js';
 import type { CallInput, Client } from '../client/index.js';
 import { fieldErrors } from '../contract/errors.js';
-import { normaliseVersion } from '../contract/limits.js';
 import type { Operation } from '../contract/operation.js';
 import { getNode, listNodeVersions } from '../contract/registry.js';
+import { normalizeVersion } from '../contract/version.js';
 import { nodeId as nodeIdRule, publisherId as publisherIdRule, semver, type NodeVersion } from '../contract/resources.js';
 import { CliError, EXIT, flagForField, invalidInput, toCliError } from './errors.js';
 
@@ -93,9 +93,9 @@ export async function nodeVersions(client: Client, nodeId: string): Promise<Node
   }
 }
 
-/** The version of a node whose semver is `version` (read as publish reads it: `v1.0` is 1.0.0). */
+/** The version of a node whose semver is `version`, written as the registry reads it (`v1.2` is 1.2.0). */
 export function findVersion(versions: NodeVersion[], nodeId: string, version: string): NodeVersion {
-  const wanted = normaliseVersion(version);
+  const wanted = normalizeVersion(version)?.version ?? version;
   const found = versions.find((v) => v.version === wanted);
   if (!found) {
     throw new CliError(`node ${nodeId} has no version ${wanted}`, EXIT.notFound, 'not_found', `list them with \`nodereg node versions ${nodeId}\``, 404);

@@ -4,6 +4,7 @@
 import validRange from 'semver/ranges/valid.js';
 import { z } from 'zod';
 import { TRANSLATIONS, URL_MAX, VERSION_RANGE_MAX } from './limits.js';
+import { isHttpUrl } from './url.js';
 import './messages.js'; // the contract's error map, for every schema
 
 export const text = (max: number) => z.string().max(max);
@@ -11,18 +12,6 @@ export const text = (max: number) => z.string().max(max);
 /** A list of short strings: at most `maxItems` items of at most `maxLength` characters. */
 export const list = ({ maxItems, maxLength }: { maxItems: number; maxLength: number }) =>
   z.array(z.string().max(maxLength)).max(maxItems);
-
-/** Whether `value` is written as an absolute http(s) URL (forms the URL parser would repair are not). */
-export function isHttpUrl(value: string): boolean {
-  // The URL parser repairs `http:host` or `http:\\host`; insist on the written form first. The host and
-  // the rest cannot overlap (the rest starts with / ? or #): the match is linear, whatever the input.
-  if (!/^https?:\/\/[^\s\\/?#]+(?:[/?#][^\s\\]*)?$/i.test(value)) return false;
-  try {
-    return new URL(value).hostname !== '';
-  } catch {
-    return false;
-  }
-}
 
 const HTTP_URL_RULE = 'must be an absolute http:// or https:// URL, such as https://example.com/icon.png';
 

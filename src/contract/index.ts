@@ -1,5 +1,6 @@
 export * from './errors.js';
 export * from './fields.js';
+export * from './url.js';
 export { issueMessage } from './messages.js';
 export * from './limits.js';
 export * from './operation.js';

@@ -51,15 +51,6 @@ export const IDENTIFIER_MAX = 256;
 export const SEMVER_PATTERN =
   '^v?(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)' +
   '(?:-((?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?$';
-/** A short version (`1`, `1.2`, `v1.2`): taken wherever a version is named, and completed to `X.Y.0`. */
-export const SHORT_VERSION_PATTERN = '^v?(0|[1-9]\\d*)(?:\\.(0|[1-9]\\d*))?$';
-
-/** `v1.2.3` → `1.2.3`, `1.2` → `1.2.0`, `1` → `1.0.0`; anything else is returned as it is. */
-export function normaliseVersion(version: string): string {
-  const short = new RegExp(SHORT_VERSION_PATTERN).exec(version);
-  if (short) return `${short[1]}.${short[2] ?? '0'}.0`;
-  return version.startsWith('v') ? version.slice(1) : version;
-}
 
 export const PAGE = { min: 1, defaultLimit: 20, limitMin: 1, limitMax: 100 } as const;
 export const NODE_SORTS = ['created_at', 'downloads', 'rating', 'name', 'search_ranking'] as const;

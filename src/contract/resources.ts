@@ -2,9 +2,10 @@ import { z } from 'zod';
 import {
   DESCRIPTION_MAX, CHANGELOG_MAX, DEPENDENCIES, IDENTIFIER_MAX, IMAGE_TASK_STATUS, MEMBER_ROLES, NAME_MAX, NODE_ID, NODE_NAMES,
   NODE_SORTS, NODE_STATUS, NODE_VERSION_STATUS, PAGE, PLATFORMS, PUBLISHER_ID, RESERVED_NODE_IDS, PUBLISHER_STATUS,
-  SEMVER_PATTERN, SHORT_TEXT_MAX, SHORT_VERSION_PATTERN, TAGS, USER_REF_MAX, VERSION_MAX, VIDEO_TASK_STATE, normaliseVersion,
+  SHORT_TEXT_MAX, TAGS, USER_REF_MAX, VERSION_MAX, VIDEO_TASK_STATE,
 } from './limits.js';
 import { list, text, translations, urlField, versionRangeField } from './fields.js';
+import { normalizeVersion, VERSION_INPUT_PATTERN } from './version.js';
 
 // ---------- shared field rules ----------
 
@@ -17,12 +18,15 @@ export const nodeId = z
 export const publisherId = z
   .string()
   .regex(new RegExp(PUBLISHER_ID.pattern), 'must be 2–64 characters: lowercase letters, digits or "-", starting with a letter');
-/** A semantic version without build metadata; `v1.2.3` becomes `1.2.3`, and the short `1.2` and `1` become `1.2.0` and `1.0.0`. */
+/**
+ * A version as publishers write it, stored as semver: `v1.2.3` → `1.2.3`, `1.0` and `1` → `1.0.0`,
+ * build metadata dropped (`1.2.3+cu121` → `1.2.3`).
+ */
 export const semver = z
   .string()
   .max(VERSION_MAX, { abort: true })
-  .regex(new RegExp(`${SEMVER_PATTERN}|${SHORT_VERSION_PATTERN}`), 'must be a semantic version such as 1.2.3 or 1.2.3-beta.1 (no build metadata)')
-  .transform(normaliseVersion);
+  .regex(new RegExp(VERSION_INPUT_PATTERN), 'must be a version such as 1.2.3, 1.2 or 1.2.3-beta.1')
+  .transform((v) => normalizeVersion(v)!.version);
 export const isoDate = z.string();
 /** An archive's SHA-256: 64 hex characters, kept in lowercase. */
 export const sha256Hex = z
@@ -30,6 +34,13 @@ export const sha256Hex = z
   .regex(/^[0-9a-fA-F]{64}$/, 'must be the SHA-256 of the archive as 64 hex characters')
   .transform((hex) => hex.toLowerCase());
 const strings = z.array(z.string());
+/**
+ * A string field that answers always carry, "" when unset: clients of the hosted registry index
+ * them directly (DESIGN.md §11). Parsed leniently: a server that leaves one out reads as "".
+ */
+const answered = z.string().default('');
+/** The fields of a resource schema that answers always carry (the views fill them). */
+const answeredFields = (schema: z.ZodObject) => Object.keys(schema.shape).filter((key) => schema.shape[key] === answered);
 
 // ---------- resources as the server answers them (parsed leniently: unknown fields kept) ----------
 
@@ -37,17 +48,17 @@ export const NodeVersion = z.looseObject({
   id: z.string(),
   node_id: z.string().optional(),
   version: z.string(),
-  changelog: z.string().optional(),
-  app_node_extract_status: z.string().optional(),
+  changelog: answered,
+  app_node_extract_status: answered,
   createdAt: isoDate.optional(),
   dependencies: strings.optional(),
   deprecated: z.boolean().optional(),
   downloadUrl: z.string().optional(),
   status: z.enum(NODE_VERSION_STATUS).optional(),
-  status_reason: z.string().optional(),
+  status_reason: answered,
   supported_accelerators: strings.optional(),
-  supported_appui_frontend_version: z.string().optional(),
-  supported_appui_version: z.string().optional(),
+  supported_appui_frontend_version: answered,
+  supported_appui_version: answered,
   supported_os: strings.optional(),
   tags: strings.optional(),
   tags_admin: strings.optional(),
@@ -56,6 +67,7 @@ export const NodeVersion = z.looseObject({
   archive_size: z.number().int().optional(),
 });
 export type NodeVersion = z.infer<typeof NodeVersion>;
+export const VERSION_ANSWERED_FIELDS = answeredFields(NodeVersion);
 
 export const PublisherMember = z.looseObject({
   id: z.string(),
@@ -66,48 +78,50 @@ export type PublisherMember = z.infer<typeof PublisherMember>;
 
 export const Publisher = z.looseObject({
   id: z.string(),
-  name: z.string().optional(),
+  name: answered,
   createdAt: isoDate.optional(),
-  description: z.string().optional(),
-  logo: z.string().optional(),
+  description: answered,
+  logo: answered,
   members: z.array(PublisherMember).optional(),
-  source_code_repo: z.string().optional(),
+  source_code_repo: answered,
   status: z.enum(PUBLISHER_STATUS).optional(),
-  support: z.string().optional(),
-  website: z.string().optional(),
+  support: answered,
+  website: answered,
 });
 export type Publisher = z.infer<typeof Publisher>;
+export const PUBLISHER_ANSWERED_FIELDS = answeredFields(Publisher);
 
 export const Node = z.looseObject({
   id: z.string(),
-  author: z.string().optional(),
-  banner_url: z.string().optional(),
+  author: answered,
+  banner_url: answered,
   /** Deprecated by the spec in favour of `tags`. */
-  category: z.string().optional(),
+  category: answered,
   created_at: isoDate.optional(),
-  description: z.string().optional(),
+  description: answered,
   downloads: z.number().int().optional(),
   repohost_stars: z.number().int().optional(),
-  icon: z.string().optional(),
+  icon: answered,
   latest_version: NodeVersion.optional(),
-  license: z.string().optional(),
-  name: z.string().optional(),
+  license: answered,
+  name: answered,
   preempted_app_node_names: strings.optional(),
   publisher: Publisher.optional(),
   rating: z.number().optional(),
-  repository: z.string().optional(),
+  repository: answered,
   search_ranking: z.number().int().optional(),
   status: z.enum(NODE_STATUS).optional(),
-  status_detail: z.string().optional(),
+  status_detail: answered,
   supported_accelerators: strings.optional(),
-  supported_appui_frontend_version: z.string().optional(),
-  supported_appui_version: z.string().optional(),
+  supported_appui_frontend_version: answered,
+  supported_appui_version: answered,
   supported_os: strings.optional(),
   tags: strings.optional(),
   tags_admin: strings.optional(),
   translations: z.record(z.string(), z.unknown()).optional(),
 });
 export type Node = z.infer<typeof Node>;
+export const NODE_ANSWERED_FIELDS = answeredFields(Node);
 
 // ---------- request bodies ----------
 // Updates are partial: an absent field is left as it is, `null` clears an optional one.
@@ -159,7 +173,51 @@ export const NODE_METADATA_FIELDS = Object.keys(NodeMetadata.shape) as NodeField
  */
 export const NODE_COLUMN_FIELDS = ['name', 'description', 'author', 'tags', 'search_ranking'] as const satisfies readonly NodeFieldName[];
 
-export const NodeInput = z.object({
+// ---------- how the incumbent client writes a body ----------
+
+/**
+ * The hosted registry names some fields after the host application, and the incumbent client sends
+ * those names: accepted on input as deprecated aliases of ours; answers and OpenAPI use ours.
+ */
+export const HOST_APP_ALIASES = {
+  supported_comfyui_version: 'supported_appui_version',
+  supported_comfyui_frontend_version: 'supported_appui_frontend_version',
+  preempted_comfy_node_names: 'preempted_app_node_names',
+  github_stars: 'repohost_stars',
+  comfy_node_extract_status: 'app_node_extract_status',
+} as const;
+/** A URL field of the metadata, however optional: the incumbent sends "" for one it has no value for. */
+const isUrlField = (field: z.ZodType): boolean =>
+  field === urlField || ((field instanceof z.ZodOptional || field instanceof z.ZodNullable) && isUrlField(field.unwrap() as z.ZodType));
+
+/**
+ * A body schema that also takes the incumbent's way of writing it: the aliases of its fields (in
+ * OpenAPI as deprecated properties) read as our names, "" for an optional URL read as not sent. An
+ * alias and our name with different values is an error naming both.
+ */
+function asIncumbentSends<S extends z.ZodRawShape>(schema: z.ZodObject<S>) {
+  const urlFields = Object.keys(schema.shape).filter((key) => isUrlField(schema.shape[key] as z.ZodType));
+  const aliases = Object.entries(HOST_APP_ALIASES).filter(([, ours]) => ours in schema.shape);
+  const aliasFields = Object.fromEntries(
+    aliases.map(([alias, ours]) => [alias, (schema.shape[ours] as z.ZodType).meta({ deprecated: true, description: `deprecated input name of ${ours}` })]),
+  );
+  return schema.extend(aliasFields).transform((body, ctx) => {
+    const out: Record<string, unknown> = { ...body };
+    for (const [alias, ours] of aliases) {
+      const value = out[alias];
+      delete out[alias];
+      if (value === undefined) continue;
+      if (out[ours] !== undefined && JSON.stringify(out[ours]) !== JSON.stringify(value)) {
+        ctx.issues.push({ code: 'custom', path: [alias], input: value, message: `differs from ${ours}, which names the same field: send one of them` });
+      }
+      out[ours] = value;
+    }
+    for (const field of urlFields) if (out[field] === '') delete out[field];
+    return out as z.output<z.ZodObject<S>>;
+  });
+}
+
+export const NodeInput = asIncumbentSends(z.object({
   id: nodeId.optional(),
   ...NodeWritable.shape,
   status: z.enum(NODE_STATUS).optional(),
@@ -170,7 +228,7 @@ export const NodeInput = z.object({
   rating: z.unknown().optional(),
   downloads: z.unknown().optional(),
   created_at: z.unknown().optional(),
-});
+}));
 export type NodeInput = z.infer<typeof NodeInput>;
 
 /** What a publish sets on a version, and replaces when retried before the archive arrives. */
@@ -185,7 +243,7 @@ export const VersionPublished = z.object({
 });
 export const VERSION_PUBLISHED_FIELDS = Object.keys(VersionPublished.shape) as (keyof typeof VersionPublished.shape)[];
 
-export const NodeVersionInput = z.object({
+export const NodeVersionInput = asIncumbentSends(z.object({
   version: semver,
   ...VersionPublished.shape,
   // The archive that will be uploaded (an extension): declared, the registry refuses one over its
@@ -202,7 +260,7 @@ export const NodeVersionInput = z.object({
   status_reason: z.unknown().optional(),
   tags_admin: z.unknown().optional(),
   app_node_extract_status: z.unknown().optional(),
-});
+}));
 export type NodeVersionInput = z.infer<typeof NodeVersionInput>;
 
 export const PublishBody = z.object({

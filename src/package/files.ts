@@ -1,7 +1,9 @@
-// The file set of DESIGN.md §6: every file under the root not ignored by the nested .gitignore
-// files (git's semantics), .noderegignore files or `excludes`, plus the `includes` forced in.
-// The `ignore` package matches one file's patterns; the scoping per directory, the precedence of
-// deeper files and the rule that nothing under an excluded directory comes back are ours.
+// The file set of DESIGN.md §6. In a git work tree, the files git tracks are always in; outside git,
+// and for untracked files, every file not ignored by the nested .gitignore files (git's semantics).
+// .noderegignore and .comfyignore files and `excludes` remove files, tracked or not; the `includes`
+// are forced in. The `ignore` package matches one file's patterns; the scoping per directory, the
+// precedence of deeper files and the rule that nothing under an excluded directory comes back are ours.
+import { spawnSync } from 'node:child_process';
 import { createEntryNameChecker, entryNameProblem } from '../contract/archive-names.js';
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
@@ -17,6 +19,8 @@ export interface SelectedFile {
   size: number;
   /** 0o644, or 0o755 for executables. */
   mode: number;
+  /** In a git work tree, a file git does not track (it ships, but is not committed). */
+  untracked?: boolean;
 }
 
 export interface FileSet {
@@ -28,13 +32,50 @@ export interface FileSet {
 export interface SelectOptions {
   /** `[tool.nodereg] includes`: paths (files or directories) forced in even if gitignored. */
   includes?: string[];
+  /** The key `includes` came from, to name it in problems. */
+  includesKey?: string;
   /** `[tool.nodereg] excludes`: patterns with .gitignore syntax, relative to the root. */
   excludes?: string[];
   /** Absolute paths never to include (the pack's own output). */
   skip?: string[];
-  /** With a node id, root files named like an earlier pack of it (`<id>-1.2.3.zip`) are left out. */
+  /** With a node id, files named like an earlier pack of it (`<id>-1.2.3.zip`) are left out, anywhere. */
   nodeId?: string;
 }
+
+/** What git tracks under the root: the files, and every directory holding one. */
+interface Tracked {
+  files: Set<string>;
+  dirs: Set<string>;
+}
+
+/**
+ * The files git tracks under `root` (relative to it), or undefined outside a git work tree. Files of
+ * checked-out submodules count as tracked, as their contents ship.
+ */
+function trackedFiles(root: string, warnings: string[]): Tracked | undefined {
+  const run = spawnSync('git', ['ls-files', '-z', '--cached', '--recurse-submodules'], { cwd: root, encoding: 'buffer', maxBuffer: 1 << 30 });
+  if (run.error || run.status !== 0) {
+    const why = run.error ? run.error.message : run.stderr.toString('utf8').trim().split('\n')[0];
+    // Outside a work tree is the ordinary case; anything else is worth saying (no git, a repository git refuses).
+    if (run.error || !/not a git repository/i.test(why)) {
+      if (hasGitEntry(root) || !run.error) warnings.push(`git could not list the tracked files (${why}); the file set follows the ignore files only`);
+    }
+    return undefined;
+  }
+  const files = new Set(run.stdout.toString('utf8').split('\0').filter(Boolean));
+  const dirs = new Set<string>();
+  for (const file of files) {
+    for (let at = file.lastIndexOf('/'); at > 0; at = file.lastIndexOf('/', at - 1)) {
+      const dir = file.slice(0, at);
+      if (dirs.has(dir)) break;
+      dirs.add(dir);
+    }
+  }
+  return { files, dirs };
+}
+
+/** An earlier pack of this node, by its name: `<id>-<version>.zip`. */
+const PACK_NAME = /^(.+)-\d+\.\d+\.\d+[0-9A-Za-z.+-]*\.zip$/;
 
 /** Never packed, whatever the ignore files say. */
 const ALWAYS_EXCLUDED = new Set(['.git', '.hg', '.svn', '.bzr', '_darcs', 'CVS', '__pycache__', '.venv', 'node_modules']);
@@ -126,28 +167,33 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
   const rootAbs = resolve(root);
   const rootReal = realpathSync(rootAbs);
   const skip = new Set((options.skip ?? []).map((p) => resolve(p)));
+  const includesKey = options.includesKey ?? '[tool.nodereg] includes';
 
   const includes: string[] = [];
   for (const entry of options.includes ?? []) {
     const cleaned = normaliseInclude(entry);
-    if (cleaned === undefined) problems.push({ key: '[tool.nodereg] includes', message: `"${entry}" must be a path inside the project` });
+    if (cleaned === undefined) problems.push({ key: includesKey, message: `"${entry}" must be a path inside the project` });
     else includes.push(cleaned);
   }
+  const tracked = trackedFiles(rootAbs, warnings);
   const seenIncludes = new Set<string>();
   const forced = (rel: string) => includes.find((inc) => rel === inc || rel.startsWith(`${inc}/`));
-  const towardInclude = (rel: string) => includes.some((inc) => inc.startsWith(`${rel}/`));
-  const earlierPack = options.nodeId
-    ? (rel: string) => rel.startsWith(`${options.nodeId}-`) && /^\d+\.\d+\.\d+.*\.zip$/.test(rel.slice(options.nodeId!.length + 1))
-    : () => false;
+  /** A directory that leads to something in whatever ignore files say: an include, or a tracked file. */
+  const leadsToPinned = (rel: string) => includes.some((inc) => inc.startsWith(`${rel}/`)) || tracked?.dirs.has(rel) === true;
+  /** Never packed: the incumbent's `node.zip` at the root, and earlier packs of this node anywhere. */
+  const earlierArchive = (rel: string, name: string) => rel === 'node.zip' || (options.nodeId !== undefined && PACK_NAME.exec(name)?.[1] === options.nodeId);
 
   const rootNodereg = newIgnore();
   const rootNoderegFile = readIgnoreFile(join(rootAbs, '.noderegignore'), warnings);
   if (rootNoderegFile !== undefined) rootNodereg.add(rootNoderegFile);
   rootNodereg.add((options.excludes ?? []).map(bytes));
+  const rootStack = stackFor([], '', rootAbs, '.comfyignore', warnings);
+  rootStack.push({ base: '', ig: rootNodereg });
 
   /**
    * `git`: the .gitignore stack, or null inside a forced include (gitignore does not apply).
-   * `toward`: inside a gitignored directory, walking only to reach an include.
+   * `nodereg`: the .comfyignore and .noderegignore stack (excludes at the root).
+   * `toward`: inside a gitignored directory, walking only to reach an include or a tracked file.
    */
   const walk = (dirAbs: string, rel: string, git: Frame[] | null, nodereg: Frame[], toward: boolean, ancestors: Set<string>) => {
     let names: string[];
@@ -186,15 +232,18 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
       if (ignoredBy(nodereg, childRel, isDir)) continue;
       const include = forced(childRel);
       if (include) seenIncludes.add(include);
+      // git never ignores a file it tracks.
+      const trackedFile = !isDir && tracked?.files.has(childRel) === true;
+      const pinned = include !== undefined || trackedFile;
 
       let childGit = git;
       let childToward = false;
-      if (toward && !include) {
-        if (!(isDir && towardInclude(childRel))) continue;
+      if (toward && !pinned) {
+        if (!(isDir && leadsToPinned(childRel))) continue;
         childToward = true;
-      } else if (git && ignoredBy(git, childRel, isDir)) {
+      } else if (git && !trackedFile && ignoredBy(git, childRel, isDir)) {
         if (include) childGit = null;
-        else if (isDir && towardInclude(childRel)) childToward = true;
+        else if (isDir && leadsToPinned(childRel)) childToward = true;
         else continue;
       } else if (include) {
         childGit = null;
@@ -210,22 +259,25 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
         let gitBelow = childGit;
         if (gitBelow && hasGitEntry(childAbs)) gitBelow = [];
         const nextGit = gitBelow && !childToward ? stackFor(gitBelow, childRel, childAbs, '.gitignore', warnings) : gitBelow;
-        const nextNodereg = stackFor(nodereg, childRel, childAbs, '.noderegignore', warnings);
+        const withComfy = stackFor(nodereg, childRel, childAbs, '.comfyignore', warnings);
+        const nextNodereg = stackFor(withComfy, childRel, childAbs, '.noderegignore', warnings);
         walk(childAbs, childRel, nextGit, nextNodereg, childToward, new Set([...ancestors, realDir]));
       } else {
         if (skip.has(resolve(childAbs)) || (real && skip.has(real))) continue;
-        if (!rel && earlierPack(name)) continue;
-        files.push({ path: childRel, abs: childAbs, size: stats.size, mode: stats.mode & 0o111 ? 0o755 : 0o644 });
+        if (earlierArchive(childRel, name)) continue;
+        const file: SelectedFile = { path: childRel, abs: childAbs, size: stats.size, mode: stats.mode & 0o111 ? 0o755 : 0o644 };
+        if (tracked && !tracked.files.has(childRel)) file.untracked = true;
+        files.push(file);
       }
     }
   };
 
   const rootGit = stackFor([], '', rootAbs, '.gitignore', warnings);
-  walk(rootAbs, '', rootGit, [{ base: '', ig: rootNodereg }], false, new Set([rootReal]));
+  walk(rootAbs, '', rootGit, rootStack, false, new Set([rootReal]));
 
   for (const inc of includes) {
     if (!seenIncludes.has(inc)) {
-      problems.push({ key: '[tool.nodereg] includes', message: `"${inc}" matches nothing in the project (it does not exist, or .noderegignore, excludes or the always-excluded names leave it out)` });
+      problems.push({ key: includesKey, message: `"${inc}" matches nothing in the project (it does not exist, or .noderegignore, .comfyignore, excludes or the always-excluded names leave it out)` });
     }
   }
   files.sort((a, b) => compareUtf8(a.path, b.path));

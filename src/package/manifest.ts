@@ -1,14 +1,14 @@
 // pyproject.toml → the publish request, mapped as DESIGN.md §6's table says. The wire rules come from
 // the contract's schemas; this file only knows where in pyproject.toml each request field comes from,
-// so that every problem names the key to fix.
+// so that every problem names the key to fix. `[tool.nodereg]` wins; where it lacks a key, the
+// incumbent client's `[tool.comfy]` table and `[project] classifiers` are read as that client reads them.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { z } from 'zod';
 import { fieldKey } from '../contract/field-keys.js';
-import {
-  NODE_WRITABLE_FIELDS, nodeFieldType, NodeWritable, PublishBody, publisherId as publisherIdSchema, semver as semverSchema,
-} from '../contract/resources.js';
+import { NODE_WRITABLE_FIELDS, nodeFieldType, NodeWritable, PublishBody, publisherId as publisherIdSchema } from '../contract/resources.js';
+import { normalizeVersion } from '../contract/version.js';
 
 export const MANIFEST_FILE = 'pyproject.toml';
 
@@ -30,6 +30,8 @@ export interface ManifestOptions {
   changelog?: ChangelogInput;
   /** pack needs no publisher; validate and publish do. */
   requirePublisher?: boolean;
+  /** The project directory, where a version file named by `[tool.comfy.version] path` is read. */
+  dir?: string;
 }
 
 /** `[project] license`, before it is resolved against the file set. */
@@ -44,15 +46,36 @@ export interface Manifest {
   nodeVersion: Record<string, unknown>;
   license: LicenseSpec;
   includes: string[];
+  /** The key `includes` came from (`[tool.nodereg] includes` or `[tool.comfy] includes`). */
+  includesKey: string;
   excludes: string[];
   problems: Problem[];
   warnings: string[];
-  /** Request field path (`node.description`) → the key that sets it, for naming schema problems. */
+  /** Request field path (`node.description`, `publisher`) → the key that sets it, for naming schema problems. */
   keys: Map<string, string>;
 }
 
 const P = (key: string) => `[project] ${key}`;
 const T = (key: string) => `[tool.nodereg] ${key}`;
+const C = (key: string) => `[tool.comfy] ${key}`;
+
+/** `[tool.nodereg]` keys → the incumbent's `[tool.comfy]` keys, read when ours is not set. */
+const COMFY_KEYS: Record<string, string> = {
+  publisher: 'PublisherId',
+  'display-name': 'DisplayName',
+  icon: 'Icon',
+  'banner-url': 'Banner',
+  includes: 'includes',
+  'requires-app': 'requires-comfyui',
+};
+
+/** The incumbent's classifiers: `Operating System :: X` for these X, and `Environment :: GPU/NPU :: X`. */
+const OS_CLASSIFIER = 'Operating System :: ';
+const KNOWN_OS = ['Microsoft', 'POSIX', 'MacOS', 'OS Independent'];
+const ACCELERATOR_CLASSIFIER = /^Environment :: ((?:GPU|NPU) :: .*)$/;
+const KNOWN_ACCELERATORS = ['GPU :: NVIDIA CUDA', 'GPU :: AMD ROCm', 'GPU :: Intel Arc', 'GPU :: Apple Metal', 'NPU :: Huawei Ascend'];
+/** The host's frontend, which the incumbent reads from `[project] dependencies` as the frontend requirement. */
+const FRONTEND_DEPENDENCY = /^\s*comfyui[-_.]frontend[-_.]package(?![a-z0-9_.-])\s*(.*)$/i;
 
 /** Node fields that [project] sets (mapped below as PEP 621 defines its keys). */
 const FROM_PROJECT = new Set(['name', 'description', 'author', 'license', 'repository']);
@@ -89,12 +112,16 @@ const PEP440 = new RegExp(
 );
 const PRE_LABEL: Record<string, string> = { a: 'alpha', alpha: 'alpha', b: 'beta', beta: 'beta', c: 'rc', rc: 'rc', pre: 'rc', preview: 'rc' };
 
-export type VersionResult = { version: string } | { error: string };
+/** A version, with a note when part of what was written was dropped (build metadata), or an error. */
+export type VersionResult = { version: string; note?: string } | { error: string };
+
+const buildDropped = (text: string, build: string, version: string) =>
+  `"${text}": the registry keeps no build metadata, so "+${build}" is dropped and ${version} is published`;
 
 /**
  * A PEP 440 version → semver: `X.Y.Z` as is, `X.Y` → `X.Y.0`, `X` → `X.0.0`, `aN`/`bN`/`rcN` →
- * `-alpha.N`/`-beta.N`/`-rc.N`. Epochs, post, dev and local versions have no semver form: the error
- * says what to write instead.
+ * `-alpha.N`/`-beta.N`/`-rc.N`; a local version (`+cu121`) is dropped with a note, as the server drops
+ * build metadata. Epochs, post and dev releases have no semver form: the error says what to write.
  */
 export function pep440ToSemver(text: string): VersionResult {
   const m = PEP440.exec(text.trim());
@@ -106,13 +133,13 @@ export function pep440ToSemver(text: string): VersionResult {
     return { error: `"${text}" has ${release.length} release numbers; a registry version has three (X.Y.Z): write "${release.slice(0, 3).join('.')}" or the next patch version` };
   }
   if (g.epoch !== undefined) return { error: `"${text}" has an epoch (${g.epoch}!), which a registry version cannot express: write "${core}" in [tool.nodereg] version` };
-  if (g.local !== undefined) return { error: `"${text}" is a local version (+${g.local}), which cannot be published: drop "+${g.local}"` };
   if (g.post !== undefined) return { error: `"${text}" is a post-release, which a registry version cannot express: publish the next patch version instead (e.g. "${bumpPatch(release)}")` };
   if (g.dev !== undefined) {
     return { error: `"${text}" is a development release, which a registry version cannot express: use a pre-release such as "${core}a1" (published as ${core}-alpha.1), or set [tool.nodereg] version = "${core}-dev.${Number(g.devN ?? 0)}"` };
   }
   const pre = g.pre !== undefined ? `-${PRE_LABEL[g.preL.toLowerCase()]}.${Number(g.preN ?? 0)}` : '';
-  return { version: core + pre };
+  const version = core + pre;
+  return g.local === undefined ? { version } : { version, note: buildDropped(text, g.local, version) };
 }
 
 function bumpPatch(release: string[]): string {
@@ -122,8 +149,32 @@ function bumpPatch(release: string[]): string {
 
 /** `[tool.nodereg] version` is a registry version already; anything else there is read as PEP 440. */
 export function toolVersionToSemver(text: string): VersionResult {
-  const direct = semverSchema.safeParse(text);
-  return direct.success ? { version: direct.data } : pep440ToSemver(text);
+  const direct = normalizeVersion(text);
+  if (!direct) return pep440ToSemver(text);
+  return direct.build === undefined ? { version: direct.version } : { version: direct.version, note: buildDropped(text, direct.build, direct.version) };
+}
+
+/** `__version__ = "…"` or `VERSION = "…"` at the start of a line (an annotation allowed), as the incumbent reads it. */
+const VERSION_ASSIGNMENT = /^(?:__version__|VERSION)[ \t]*(?::[^=\n]+)?=[ \t]*(?:"([^"\\\n]*)"|'([^'\\\n]*)')/m;
+
+/**
+ * The incumbent's dynamic version: `[tool.comfy.version] path` names a file inside the project that
+ * assigns the version; it is read as text, never run.
+ */
+function versionFromFile(path: unknown, dir: string | undefined): { version: string; file: string } | { error: string } {
+  if (typeof path !== 'string' || path === '') return { error: 'must name the file that sets __version__, e.g. path = "my_node/version.py"' };
+  const root = resolve(dir ?? '.');
+  const file = resolve(root, path);
+  if (isAbsolute(path) || relative(root, file).startsWith('..')) return { error: `"${path}" must be a path inside the project` };
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').replace(/^\ufeff/, '');
+  } catch (error) {
+    return { error: `cannot read "${path}": ${(error as Error).message}` };
+  }
+  const match = VERSION_ASSIGNMENT.exec(text);
+  if (!match) return { error: `"${path}" has no line such as __version__ = "1.2.3"` };
+  return { version: (match[1] ?? match[2]).trim(), file: path };
 }
 
 // ---------- reading ----------
@@ -131,7 +182,7 @@ export function toolVersionToSemver(text: string): VersionResult {
 /** Reads `DIR/pyproject.toml` and maps it; problems are collected, never thrown. */
 export function readManifest(dir: string, options: ManifestOptions = {}): Manifest {
   const manifest: Manifest = {
-    node: {}, nodeVersion: {}, license: undefined, includes: [], excludes: [], problems: [], warnings: [], keys: new Map(),
+    node: {}, nodeVersion: {}, license: undefined, includes: [], includesKey: T('includes'), excludes: [], problems: [], warnings: [], keys: new Map(),
   };
   const problem = (key: string, message: string) => manifest.problems.push({ key, message });
   const file = join(dir, MANIFEST_FILE);
@@ -151,7 +202,7 @@ export function readManifest(dir: string, options: ManifestOptions = {}): Manife
     problem(MANIFEST_FILE, `is not valid TOML${where}: ${(error as Error).message.split('\n')[0]}`);
     return manifest;
   }
-  mapManifest(doc, manifest, options);
+  mapManifest(doc, manifest, { ...options, dir });
   return manifest;
 }
 
@@ -166,6 +217,16 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
   const toolTable = isTable(doc.tool) ? doc.tool.nodereg : undefined;
   if (toolTable !== undefined && !isTable(toolTable)) problem('[tool.nodereg]', 'must be a table');
   const tool: Table = isTable(toolTable) ? toolTable : {};
+  const comfyTable = isTable(doc.tool) ? doc.tool.comfy : undefined;
+  if (comfyTable !== undefined && !isTable(comfyTable)) problem('[tool.comfy]', 'must be a table');
+  const comfy: Table = isTable(comfyTable) ? comfyTable : {};
+  /** `[tool.nodereg] KEY`, else its `[tool.comfy]` counterpart ("" there means unset, as the incumbent reads it). */
+  const setting = (key: string): { value: unknown; key: string } | undefined => {
+    if (tool[key] !== undefined) return { value: tool[key], key: T(key) };
+    const comfyKey = COMFY_KEYS[key];
+    const value = comfyKey === undefined ? undefined : comfy[comfyKey];
+    return value === undefined || value === '' ? undefined : { value, key: C(comfyKey) };
+  };
 
   for (const key of Object.keys(tool)) {
     if (!TOOL_KEYS.includes(key)) {
@@ -174,11 +235,13 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
     }
   }
 
-  // publisher: --publisher wins
-  const publisherKey = options.publisher !== undefined ? '--publisher' : T('publisher');
-  const publisher = options.publisher ?? tool.publisher;
+  // publisher: --publisher wins, then [tool.nodereg] publisher, then [tool.comfy] PublisherId
+  const fromTool = setting('publisher');
+  const publisherKey = options.publisher !== undefined ? '--publisher' : (fromTool?.key ?? T('publisher'));
+  const publisher = options.publisher ?? fromTool?.value;
+  keys.set('publisher', publisherKey);
   if (publisher === undefined) {
-    if (options.requirePublisher) problem(T('publisher'), 'is missing: add publisher = "your-publisher-id" under [tool.nodereg], or pass --publisher');
+    if (options.requirePublisher) problem(T('publisher'), 'is missing: add publisher = "your-publisher-id" under [tool.nodereg] (or PublisherId under [tool.comfy]), or pass --publisher');
   } else if (typeof publisher !== 'string') {
     problem(publisherKey, 'must be a string');
   } else {
@@ -204,6 +267,11 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
   if (tool.version !== undefined) {
     if (typeof tool.version !== 'string') problem(T('version'), 'must be a string such as "1.2.3"');
     else takeVersion(toolVersionToSemver(tool.version), T('version'));
+  } else if (isDynamic && isTable(comfy.version)) {
+    versionKey = '[tool.comfy.version] path';
+    const found = versionFromFile(comfy.version.path, options.dir);
+    if ('error' in found) problem(versionKey, found.error);
+    else takeVersion(pep440ToSemver(found.version), `${versionKey} (${found.file})`);
   } else if (isDynamic) {
     problem(P('version'), 'is dynamic, so nodereg cannot know it: add version = "1.2.3" under [tool.nodereg]');
   } else if (proj.version === undefined) {
@@ -220,6 +288,7 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
   function takeVersion(result: VersionResult, key: string) {
     if ('error' in result) problem(key, result.error);
     else {
+      if (result.note) manifest.warnings.push(`${key} ${result.note}`);
       manifest.version = result.version;
       nodeVersion.version = result.version;
     }
@@ -266,25 +335,40 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
     }
   }
 
-  setIfPresent(nodeVersion, 'dependencies', proj.dependencies, 'node_version.dependencies', P('dependencies'));
-
-  // display name: defaults to the id
-  if (tool['display-name'] !== undefined) setIfPresent(node, 'name', tool['display-name'], 'node.name', T('display-name'));
-  else if (typeof proj.name === 'string') {
-    node.name = proj.name;
-    keys.set('node.name', P('name'));
+  // The frontend requirement, as the incumbent reads it: a dependency on the host's frontend package,
+  // which it then leaves out of the dependencies.
+  let dependencies = proj.dependencies;
+  const frontendKey = fieldKey('supported_appui_frontend_version');
+  if (tool[frontendKey] === undefined && isStringArray(dependencies)) {
+    const match = dependencies.map((d) => FRONTEND_DEPENDENCY.exec(d)).find(Boolean);
+    if (match) {
+      dependencies = dependencies.filter((d) => !FRONTEND_DEPENDENCY.test(d));
+      if (match[1].trim()) setBoth('supported_appui_frontend_version', match[1].trim(), `${P('dependencies')} (${match[0].trim()})`);
+    }
   }
+  setIfPresent(nodeVersion, 'dependencies', dependencies, 'node_version.dependencies', P('dependencies'));
+
+  // The display name is sent only when set: the registry names a new node after its id, and a later
+  // publish must not rename it.
+  const displayName = setting('display-name');
+  if (displayName) setIfPresent(node, 'name', displayName.value, 'node.name', displayName.key);
 
   for (const [key, field] of NODE_KEYS) {
-    setIfPresent(node, field, tool[key], `node.${field}`, T(key));
-    if (onVersionToo(field)) setIfPresent(nodeVersion, field, tool[key], `node_version.${field}`, T(key));
+    const found = setting(key);
+    if (found) setBoth(field, found.value, found.key);
   }
+  if (!node.supported_os || !node.supported_accelerators) mapClassifiers();
 
-  for (const key of ['includes', 'excludes'] as const) {
-    const value = tool[key];
-    if (value === undefined) continue;
-    if (!isStringArray(value)) problem(T(key), 'must be an array of strings');
-    else manifest[key] = value;
+  const includes = setting('includes');
+  if (includes) {
+    manifest.includesKey = includes.key;
+    keys.set('includes', includes.key);
+    if (!isStringArray(includes.value)) problem(includes.key, 'must be an array of strings');
+    else manifest.includes = includes.value;
+  }
+  if (tool.excludes !== undefined) {
+    if (!isStringArray(tool.excludes)) problem(T('excludes'), 'must be an array of strings');
+    else manifest.excludes = tool.excludes;
   }
 
   if (options.changelog !== undefined) {
@@ -296,6 +380,39 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
     if (value === undefined) return;
     target[field] = value;
     keys.set(path, key);
+  }
+
+  /** A node field, also sent on the version when it says what the code supports. */
+  function setBoth(field: string, value: unknown, key: string) {
+    setIfPresent(node, field, value, `node.${field}`, key);
+    if (onVersionToo(field)) setIfPresent(nodeVersion, field, value, `node_version.${field}`, key);
+  }
+
+  /**
+   * `[project] classifiers` → supported_os and supported_accelerators where `[tool.nodereg]` sets
+   * neither, as the incumbent maps them; an entry it would refuse is left out with a warning (the
+   * incumbent drops the whole list).
+   */
+  function mapClassifiers() {
+    const classifiers = proj.classifiers;
+    if (classifiers === undefined) return;
+    if (!isStringArray(classifiers)) return problem(P('classifiers'), 'must be an array of strings');
+    const os: string[] = [];
+    const accelerators: string[] = [];
+    for (const classifier of classifiers) {
+      if (classifier.startsWith(OS_CLASSIFIER)) {
+        const value = classifier.slice(OS_CLASSIFIER.length);
+        if (KNOWN_OS.some((prefix) => value.startsWith(prefix))) os.push(value);
+        else manifest.warnings.push(`${P('classifiers')} "${classifier}" names no operating system the registry knows (it starts with one of ${KNOWN_OS.map((o) => `"${o}"`).join(', ')}); it is left out of supported_os`);
+        continue;
+      }
+      const accelerator = ACCELERATOR_CLASSIFIER.exec(classifier)?.[1];
+      if (accelerator === undefined) continue;
+      if (KNOWN_ACCELERATORS.includes(accelerator)) accelerators.push(accelerator);
+      else manifest.warnings.push(`${P('classifiers')} "${classifier}" names no accelerator the registry knows (${KNOWN_ACCELERATORS.map((a) => `"Environment :: ${a}"`).join(', ')}); it is left out of supported_accelerators`);
+    }
+    if (!node.supported_os && os.length) setBoth('supported_os', os, P('classifiers'));
+    if (!node.supported_accelerators && accelerators.length) setBoth('supported_accelerators', accelerators, P('classifiers'));
   }
 }
 

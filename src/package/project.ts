@@ -1,6 +1,7 @@
 // A project to publish: the manifest, the file set, and the request, checked together so that
 // validate, pack and publish report every problem at once (DESIGN.md §6).
-import { ignore } from './cjs.js';
+import { formatSize } from '../contract/size.js';
+import { ignore, yauzl } from './cjs.js';
 import { selectFiles, type SelectedFile } from './files.js';
 import { addProblem, buildRequest, readManifest, type Manifest, type ManifestOptions, type Problem, type PublishRequest } from './manifest.js';
 
@@ -19,19 +20,69 @@ export interface Project {
   warnings: string[];
 }
 
-export function loadProject(dir: string, options: ProjectOptions = {}): Project {
+export async function loadProject(dir: string, options: ProjectOptions = {}): Promise<Project> {
   const manifest = readManifest(dir, options);
   const fileSet = selectFiles(dir, {
     includes: manifest.includes,
+    includesKey: manifest.includesKey,
     excludes: manifest.excludes,
     skip: options.skip,
     nodeId: manifest.nodeId,
   });
+  const warnings = [...manifest.warnings, ...fileSet.warnings];
+  const files = await leaveOutNodeArchives(fileSet.files, warnings);
+  warnAboutArchives(files, warnings);
   for (const problem of fileSet.problems) addProblem(manifest, problem.key, problem.message);
-  if (!fileSet.files.length) addProblem(manifest, 'files', 'nothing to pack: every file is ignored (check .gitignore, .noderegignore and excludes)');
-  resolveLicense(manifest, fileSet.files);
+  if (!files.length) addProblem(manifest, 'files', 'nothing to pack: every file is ignored (check .gitignore, .noderegignore, .comfyignore and excludes)');
+  resolveLicense(manifest, files);
   const request = buildRequest(manifest);
-  return { dir, manifest, request, files: fileSet.files, problems: manifest.problems, warnings: [...manifest.warnings, ...fileSet.warnings] };
+  return { dir, manifest, request, files, problems: manifest.problems, warnings };
+}
+
+/**
+ * Leaves out every zip that is an archive of a node (a pyproject.toml at its root): an earlier pack
+ * under any name (`--out dist/x.zip`, an id since renamed) or the incumbent's, wherever it lies.
+ */
+async function leaveOutNodeArchives(files: SelectedFile[], warnings: string[]): Promise<SelectedFile[]> {
+  const kept: SelectedFile[] = [];
+  for (const file of files) {
+    if (/\.zip$/i.test(file.path) && (await holdsManifest(file.abs))) {
+      warnings.push(`${file.path} (${formatSize(file.size)}) is left out: it is an archive of a node (it holds a pyproject.toml at its root), such as an earlier pack`);
+    } else {
+      kept.push(file);
+    }
+  }
+  return kept;
+}
+
+/** Whether the zip at `path` has a root `pyproject.toml`; false for anything that is not a readable zip. */
+async function holdsManifest(path: string): Promise<boolean> {
+  let zip: import('yauzl').ZipFile;
+  try {
+    zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false });
+  } catch {
+    return false;
+  }
+  try {
+    for await (const entry of zip.eachEntry()) if (entry.fileName === 'pyproject.toml') return true;
+    return false;
+  } catch {
+    return false;
+  } finally {
+    zip.close();
+  }
+}
+
+const ARCHIVE_NAME = /\.(zip|tar|tgz|gz|bz2|xz|zst|7z|rar|whl)$/i;
+const LARGE_ARCHIVE = 1024 * 1024;
+
+/** Names every other archive over 1 MiB that would ship: often a build left behind. */
+function warnAboutArchives(files: SelectedFile[], warnings: string[]): void {
+  for (const file of files) {
+    if (ARCHIVE_NAME.test(file.path) && file.size > LARGE_ARCHIVE) {
+      warnings.push(`${file.path} (${formatSize(file.size)}) is an archive and ships in this node; if it should not, leave it out with .noderegignore or [tool.nodereg] excludes`);
+    }
+  }
 }
 
 const LICENSE_NAME = /^(licen[cs]e|copying)/i;

@@ -1,7 +1,11 @@
 // Rows of the store → the wire shapes of src/contract/resources.ts. Optional fields that are unset
-// are left out (the wire has no nulls); download URLs are built on each response from the public URL.
+// are left out (the wire has no nulls), except the strings answers always carry, which are "";
+// download URLs are built on each response from the public URL.
 import semver from 'semver';
-import type { Invitation, Node, NodeVersion, Publisher, PublisherMember } from '../contract/resources.js';
+import {
+  NODE_ANSWERED_FIELDS, PUBLISHER_ANSWERED_FIELDS, VERSION_ANSWERED_FIELDS, type Invitation, type Node, type NodeVersion,
+  type Publisher, type PublisherMember,
+} from '../contract/resources.js';
 import type { InvitationRow, MemberRow, NodeRow, PublisherRow, RegistryStore, VersionRow } from './store/registry-store.js';
 
 /** Drops null and undefined values. */
@@ -13,6 +17,13 @@ function present<T extends Record<string, unknown>>(object: T): { [K in keyof T]
   }
   return out as never;
 }
+
+/** The string fields a wire shape always has. */
+type Answered<T> = { [K in keyof T as string extends K ? never : T[K] extends string ? K : never]: string };
+const blanks = <T>(fields: readonly string[]) => Object.fromEntries(fields.map((field) => [field, ''])) as Answered<T>;
+const NODE_BLANKS = blanks<Node>(NODE_ANSWERED_FIELDS);
+const VERSION_BLANKS = blanks<NodeVersion>(VERSION_ANSWERED_FIELDS);
+const PUBLISHER_BLANKS = blanks<Publisher>(PUBLISHER_ANSWERED_FIELDS);
 
 /** Newest semver first (never text order). */
 export const bySemverDesc = (a: VersionRow, b: VersionRow) => semver.rcompare(a.version, b.version);
@@ -34,13 +45,10 @@ export function archiveKey(publisherId: string, nodeId: string, version: string)
 
 export function versionView(version: VersionRow, publisherId: string, publicUrl: string): NodeVersion {
   const { created_at, uploaded_at: _uploaded, ...fields } = version;
-  return present({
-    ...fields,
-    createdAt: created_at,
-    downloadUrl: version.archive_sha256 !== null
-      ? `${publicUrl}/archives/${[publisherId, version.node_id, version.version].map(encodeURIComponent).join('/')}/node.zip`
-      : undefined,
-  });
+  const downloadUrl = version.archive_sha256 !== null
+    ? `${publicUrl}/archives/${[publisherId, version.node_id, version.version].map(encodeURIComponent).join('/')}/node.zip`
+    : undefined;
+  return { ...VERSION_BLANKS, ...present({ ...fields, createdAt: created_at, downloadUrl }) };
 }
 
 /** A member as the wire shows it; the e-mail only to those allowed to see it (members and admins). */
@@ -77,21 +85,21 @@ export function changedRoleView(member: MemberRow): Invitation {
 
 export function publisherView(publisher: PublisherRow, members?: { rows: MemberRow[]; showEmails: boolean }): Publisher {
   const { created_at, ...fields } = publisher;
-  return present({
-    ...fields,
-    createdAt: created_at,
-    members: members?.rows.map((member) => memberView(member, members.showEmails)),
-  });
+  const memberViews = members?.rows.map((member) => memberView(member, members.showEmails));
+  return { ...PUBLISHER_BLANKS, ...present({ ...fields, createdAt: created_at, members: memberViews }) };
 }
 
 export function nodeView(node: NodeRow, publisher: PublisherRow | undefined, versions: readonly VersionRow[], publicUrl: string): Node {
   const latest = latestVersion(versions);
   const { publisher_id, updated_at: _updated, generation: _generation, ...fields } = node;
-  return present({
-    ...fields,
-    latest_version: latest ? versionView(latest, publisher_id, publicUrl) : undefined,
-    publisher: publisher ? publisherView(publisher) : { id: publisher_id },
-  });
+  return {
+    ...NODE_BLANKS,
+    ...present({
+      ...fields,
+      latest_version: latest ? versionView(latest, publisher_id, publicUrl) : undefined,
+      publisher: publisher ? publisherView(publisher) : { ...PUBLISHER_BLANKS, id: publisher_id },
+    }),
+  };
 }
 
 /** Views of many nodes with two more queries in all (their versions, their publishers). */

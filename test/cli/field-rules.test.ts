@@ -68,3 +68,32 @@ requires-app = "banana"
     expect(result.stderr).not.toMatch(/Invalid input|expected \w+, received/);
   });
 });
+
+describe('other raw messages, now in plain words (exit 2, nothing sent)', () => {
+  it('a registry that is not a URL names where it came from and how to write it', async () => {
+    const flag = await runInProcess(['--registry', '127.0.0.1:4889', 'node', 'show', 'x']);
+    expect(flag.stderr).toContain('--registry "127.0.0.1:4889" is not an http:// or https:// URL');
+    expect(flag.stderr).toContain('http://127.0.0.1:4889');
+    expect(flag.stderr).not.toMatch(/ERR_INVALID_URL|is the registry running/);
+    expect(flag.code).toBe(2);
+    const env = await runInProcess(['node', 'show', 'x'], { env: { NODEREG_REGISTRY: 'localhost' } });
+    expect(env.stderr).toContain('NODEREG_REGISTRY "localhost" is not an http:// or https:// URL');
+    expect(env.code).toBe(2);
+  });
+
+  it('validate of a directory that does not exist says so, without a raw ENOENT', async () => {
+    const result = await runInProcess(['validate', 'no-such-dir-here']);
+    expect(result.stderr).toContain('no-such-dir-here does not exist');
+    expect(result.stderr).not.toMatch(/ENOENT|lstat/);
+    expect(result.code).toBe(2);
+  });
+
+  it('an unknown --profile is named, with the profiles there are, not taken as "no token"', async () => {
+    const before = server.count();
+    const result = await runInProcess(['--registry', server.url, '--profile', 'nope', 'whoami']);
+    expect(result.stderr).toContain('there is no profile named "nope"');
+    expect(result.stderr).toContain('nodereg login --profile nope');
+    expect(result.code).toBe(2);
+    expect(server.count()).toBe(before);
+  });
+});

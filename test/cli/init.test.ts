@@ -75,7 +75,7 @@ describe('nodereg init', () => {
       project: { name: 'my-node', version: '1.0', description: 'Nice' },
       tool: { nodereg: { publisher: 'ada', 'display-name': 'My Node', tags: ['image', 'upscale'] } },
     });
-    expect(loadProject(dir, { requirePublisher: true }).request?.version).toBe('1.0.0');
+    expect((await loadProject(dir, { requirePublisher: true })).request?.version).toBe('1.0.0');
   });
 
   it('adds [tool.nodereg] to an existing pyproject.toml keeping every other byte', async () => {
@@ -193,10 +193,11 @@ describe('nodereg init', () => {
       path: join(dir, 'pyproject.toml'),
       created: true,
       added: { 'project.name': 'spawned-node', 'project.version': '0.1.0', 'tool.nodereg.publisher': 'ada' },
+      adopted: [],
     });
     const validated = await runCli(['validate', dir]);
     expect(validated.code).toBe(0);
     const size = readFileSync(join(dir, 'pyproject.toml')).length;
-    expect(validated.stdout).toBe(`spawned-node 0.1.0 (publisher ada) is ready to publish: 1 file, ${size} B\n`);
+    expect(validated.stdout).toMatch(new RegExp(`^spawned-node 0\\.1\\.0 \\(publisher ada\\) is ready to publish: 1 file, ${size} B\\nread from:\\n[^]*  publisher +\\[tool\\.nodereg\\] publisher\\n`));
   });
 });

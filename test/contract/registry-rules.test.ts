@@ -76,8 +76,16 @@ describe('publisherId: lowercase, starts with a letter, 2–64 characters', () =
   });
 });
 
-describe('semver: semantic versions without build metadata', () => {
+describe('semver: versions as publishers write them, stored as semver', () => {
   it.each([
+    ['1.2', '1.2.0'],
+    ['1', '1.0.0'],
+    ['1.0', '1.0.0'],
+    ['v1.2', '1.2.0'],
+    ['1.0-beta.2', '1.0.0-beta.2'],
+    ['1.2.3+x', '1.2.3'],
+    ['1.2.3+build.5', '1.2.3'],
+    ['1.2.3-beta+exp.sha.5114f85', '1.2.3-beta'],
     ['1.2.3', '1.2.3'],
     ['0.0.0', '0.0.0'],
     ['10.20.30', '10.20.30'],
@@ -96,13 +104,12 @@ describe('semver: semantic versions without build metadata', () => {
     expect(semver.parse(input)).toBe(output);
   });
   it.each([
-    '1.2.3+x',
-    '1.2.3+build.5',
-    '1.2.3-beta+exp.sha.5114f85',
-    '1.2-beta',
-    '01.2',
     '',
     'v',
+    '1.',
+    '1.2.3+',
+    '1.2.3+a..b',
+    '01.2',
     '01.2.3',
     '1.02.3',
     '1.2.03',
@@ -149,7 +156,7 @@ describe('PublishBody', () => {
   });
   it('rejects an invalid version, naming node_version.version', () => {
     expect(paths(PublishBody, { node_version: { version: '1.2.x' } })).toEqual(['node_version.version']);
-    expect(paths(PublishBody, { node_version: { version: '1.2.3+build' } })).toEqual(['node_version.version']);
+    expect(paths(PublishBody, { node_version: { version: '1.2.3+' } })).toEqual(['node_version.version']);
   });
   it('normalises v1.2.3 to 1.2.3 (1.2 to 1.2.0, 1 to 1.0.0) and defaults node to {}', () => {
     const parsed = PublishBody.parse({ node_version: { version: 'v1.2.3' } });

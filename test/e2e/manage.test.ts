@@ -145,7 +145,7 @@ describe('publisher create, show, update, members', () => {
     const after = (await api('/publishers/acme')).body;
     expect(JSON.parse(updated.stdout)).toEqual((await api('/publishers/acme', alice.token)).body);
     expect(after).toMatchObject({ name: 'Acme Nodes', description: 'Image nodes' });
-    expect(after.website).toBeUndefined();
+    expect(after.website).toBe('');
     const refused = await quick(bob.token, ['publisher', 'update', 'acme', '--name', 'Taken over']);
     expect(refused.code).toBe(4);
     expect((await api('/publishers/acme')).body.name).toBe('Acme Nodes');
@@ -287,7 +287,7 @@ describe('nodes: show, versions, search, update, download', () => {
     const cleared = await quick(alice.token, ['--json', 'node', 'update', 'my-node', '--icon', '']);
     expect(cleared.code).toBe(0);
     const final = (await api('/nodes/my-node')).body;
-    expect(final.icon).toBeUndefined();
+    expect(final.icon).toBe('');
     expect(final.description).toBe('Relights portraits');
     expect(JSON.parse(cleared.stdout)).toMatchObject({ id: 'my-node', description: 'Relights portraits' });
   });

@@ -82,8 +82,8 @@ describe('plain sentences', () => {
   it('--registry without a scheme names the flag and shows the URL to write, with no "is it running" hint', async () => {
     const result = await runCli(['node', 'show', 'ready', '--registry', '127.0.0.1:4889']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('error: --registry: "127.0.0.1:4889" is not a registry URL: it must start with http:// or https://');
-    expect(result.stderr).toContain('hint: for example --registry http://127.0.0.1:4889');
+    expect(result.stderr).toContain('error: --registry "127.0.0.1:4889" is not an http:// or https:// URL');
+    expect(result.stderr).toContain('http://127.0.0.1:4889');
     expect(result.stderr).not.toMatch(/ERR_INVALID_URL|running/);
   });
 
@@ -91,7 +91,7 @@ describe('plain sentences', () => {
     const cwd = tempDir();
     const result = await runCli(['validate', 'nosuchdir', '--offline'], { cwd });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`error: there is no directory nosuchdir (looked for ${join(cwd, 'nosuchdir')})`);
+    expect(result.stderr).toContain('error: nosuchdir does not exist');
     expect(result.stderr).not.toContain('ENOENT');
   });
 
@@ -100,10 +100,9 @@ describe('plain sentences', () => {
     expect((await runCli(['--profile', 'work', 'config', 'set', 'registry', server.url], { home })).code).toBe(0);
     const result = await runCli(['--profile', 'wrok', 'whoami'], { home });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('error: --profile: there is no profile "wrok" in');
-    expect(result.stderr).toContain('(there are: work)');
+    expect(result.stderr).toContain('there is no profile named "wrok" (profiles: work)');
     const viaEnv = await runCli(['whoami'], { home, env: { NODEREG_PROFILE: 'wrok' } });
-    expect(viaEnv.stderr).toContain('error: NODEREG_PROFILE: there is no profile "wrok"');
+    expect(viaEnv.stderr).toContain('there is no profile named "wrok"');
   });
 });
 

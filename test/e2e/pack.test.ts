@@ -5,12 +5,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers.js';
-import { gitRepo, writeTree } from '../package/fixtures.js';
+import { committedRepo, writeTree } from '../package/fixtures.js';
 
 const PYPROJECT = '[project]\nname = "demo-node"\nversion = "0.4"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "ada"\nexcludes = ["*.tmp"]\n';
 
 function demo(): string {
-  return gitRepo({
+  return committedRepo({
     'pyproject.toml': PYPROJECT,
     '.gitignore': 'build/\n*.log\n',
     'LICENSE': 'MIT License',
@@ -44,7 +44,7 @@ describe('nodereg validate', () => {
   it('prints one JSON document either way', async () => {
     const ok = await runCli(['validate', demo(), '--json', '--offline']);
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.stdout)).toEqual({ valid: true, publisher_id: 'ada', node_id: 'demo-node', version: '0.4.0', files: 7, unpacked_size: expect.any(Number), warnings: [], limits_checked: null });
+    expect(JSON.parse(ok.stdout)).toEqual({ valid: true, publisher_id: 'ada', node_id: 'demo-node', version: '0.4.0', files: 7, unpacked_size: expect.any(Number), keys: expect.objectContaining({ publisher: '[tool.nodereg] publisher', 'node.id': '[project] name' }), warnings: [], limits_checked: null });
     const bad = await runCli(['validate', tempDir(), '--json']);
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout).error).toMatchObject({ code: 'invalid_manifest', message: expect.stringContaining('pyproject.toml: not found') });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
 import { cliEnv, INSTALLED_BIN, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
-import { gitRepo, writeTree } from '../package/fixtures.js';
+import { committedRepo, writeTree } from '../package/fixtures.js';
 
 let server: TestServer;
 let proxy: Proxy;
@@ -39,7 +39,7 @@ let counter = 0;
 /** A node project in a git repo, with files that the ignore rules must leave out. */
 function project(options: { publisher?: string; version?: string; extra?: Record<string, string | Buffer> } = {}) {
   const id = `node-${++counter}-${randomBytes(3).toString('hex')}`;
-  const dir = gitRepo({
+  const dir = committedRepo({
     'pyproject.toml': `[project]\nname = "${id}"\nversion = "${options.version ?? '1.0.0'}"\ndescription = "A test node"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "${options.publisher ?? 'acme'}"\ntags = ["test"]\n`,
     '.gitignore': 'build/\n*.log\n',
     'LICENSE': 'MIT',

@@ -206,9 +206,12 @@ describe('what nodereg adds to git semantics', () => {
     expect(selected(root)).toEqual(['.gitignore', '.gitmodules', 'main.py', 'vendor/sub/.gitignore', 'vendor/sub/lib.py', 'vendor/sub/notes.txt']);
   });
 
-  it('never includes the pack output, nor an earlier pack of the node at the root', () => {
-    const root = writeTree(tempDir(), { 'a.py': '', 'out/me.zip': '', 'my-node-1.0.0.zip': '', 'my-node-assets.zip': '', 'sub/my-node-1.0.0.zip': '' });
-    expect(selected(root, { skip: [join(root, 'out/me.zip')], nodeId: 'my-node' })).toEqual(['a.py', 'my-node-assets.zip', 'sub/my-node-1.0.0.zip']);
+  it('never includes the pack output, an earlier pack of the node anywhere, nor the incumbent\'s node.zip at the root', () => {
+    const root = writeTree(tempDir(), {
+      'a.py': '', 'out/me.zip': '', 'my-node-1.0.0.zip': '', 'my-node-assets.zip': '', 'sub/my-node-1.0.0.zip': '', 'dist/my-node-2.1.0-rc.1.zip': '',
+      'node.zip': '', 'sub/node.zip': '', 'other-node-1.0.0.zip': '',
+    });
+    expect(selected(root, { skip: [join(root, 'out/me.zip')], nodeId: 'my-node' })).toEqual(['a.py', 'my-node-assets.zip', 'other-node-1.0.0.zip', 'sub/node.zip']);
   });
 
   it('marks executables 0755 and other files 0644', () => {

@@ -29,6 +29,16 @@ export function gitRepo(files: Record<string, string | Buffer>): string {
   return writeTree(root, files);
 }
 
+/** Commits every file git does not ignore, as a publisher's repository has them. */
+export function commitAll(root: string): string {
+  git(root, ['add', '-A']);
+  git(root, ['-c', 'user.name=Test', '-c', 'user.email=test@example.org', 'commit', '-q', '--no-gpg-sign', '-m', 'files']);
+  return root;
+}
+
+/** A git repository holding `files`, every one git does not ignore committed. */
+export const committedRepo = (files: Record<string, string | Buffer>): string => commitAll(gitRepo(files));
+
 /** The oracle: what git considers part of the work tree. */
 export function gitFiles(root: string): string[] {
   return git(root, ['ls-files', '--cached', '--others', '--exclude-standard', '-z'])

@@ -6,12 +6,12 @@ import { loadProject } from '../../src/package/project.js';
 import { tempDir } from '../helpers.js';
 import { writeTree } from './fixtures.js';
 
-function project(pyproject: string, extra: Record<string, string> = {}, options: Parameters<typeof loadProject>[1] = {}) {
+async function project(pyproject: string, extra: Record<string, string> = {}, options: Parameters<typeof loadProject>[1] = {}) {
   const dir = writeTree(tempDir(), { 'pyproject.toml': pyproject, 'node.py': 'print(1)\n', ...extra });
   return loadProject(dir, { requirePublisher: true, ...options });
 }
 
-const problems = (p: ReturnType<typeof project>) => p.problems.map((x) => `${x.key}: ${x.message}`);
+const problems = (p: Awaited<ReturnType<typeof project>>) => p.problems.map((x) => `${x.key}: ${x.message}`);
 
 describe('versions: PEP 440 → semver', () => {
   it.each([
@@ -39,7 +39,6 @@ describe('versions: PEP 440 → semver', () => {
     ['1.2.3.post1', /post-release.*next patch version instead \(e\.g\. "1\.2\.4"\)/],
     ['1.2.3-1', /post-release/],
     ['1.2.3.dev4', /development release.*"1\.2\.3a1".*1\.2\.3-alpha\.1.*version = "1\.2\.3-dev\.4"/],
-    ['1.2.3+local.7', /local version \(\+local\.7\).*drop "\+local\.7"/],
     ['1.2.3.4', /4 release numbers.*three \(X\.Y\.Z\)/],
     ['latest', /"latest" is not a version: write X\.Y\.Z/],
     ['', /is not a version/],
@@ -53,7 +52,11 @@ describe('versions: PEP 440 → semver', () => {
     expect(pep440ToSemver('1.0.0-1')).toMatchObject({ error: expect.stringMatching(/post-release/) });
     expect(toolVersionToSemver('v2.0.0-dev.3')).toEqual({ version: '2.0.0-dev.3' });
     expect(toolVersionToSemver('2.1')).toEqual({ version: '2.1.0' });
-    expect(toolVersionToSemver('1.2.3+build.5')).toMatchObject({ error: expect.stringMatching(/local version/) });
+  });
+
+  it('drops build metadata and PEP 440 local versions with a note, as the registry does', () => {
+    expect(toolVersionToSemver('1.2.3+build.5')).toEqual({ version: '1.2.3', note: expect.stringMatching(/"\+build\.5" is dropped and 1\.2\.3 is published/) });
+    expect(pep440ToSemver('1.2+cu121')).toEqual({ version: '1.2.0', note: expect.stringMatching(/"\+cu121" is dropped and 1\.2\.0 is published/) });
   });
 });
 
@@ -84,8 +87,8 @@ requires-app-frontend = ">=1.2"
 preempted-app-node-names = ["OldNode"]
 `;
 
-  it('maps every key to its request field', () => {
-    const p = project(full, { LICENSE: 'MIT…' }, { changelog: { text: 'Fixed things', source: '--changelog' } });
+  it('maps every key to its request field', async () => {
+    const p = await project(full, { LICENSE: 'MIT…' }, { changelog: { text: 'Fixed things', source: '--changelog' } });
     expect(p.problems).toEqual([]);
     expect(p.request).toEqual({
       publisherId: 'ada',
@@ -121,15 +124,15 @@ preempted-app-node-names = ["OldNode"]
     });
   });
 
-  it('takes [tool.nodereg] version over [project] version, and --publisher over [tool.nodereg] publisher', () => {
-    const p = project(full.replace('display-name', 'version = "3.0.0-beta.1"\ndisplay-name'), {}, { publisher: 'other-pub' });
+  it('takes [tool.nodereg] version over [project] version, and --publisher over [tool.nodereg] publisher', async () => {
+    const p = await project(full.replace('display-name', 'version = "3.0.0-beta.1"\ndisplay-name'), {}, { publisher: 'other-pub' });
     expect(p.request?.version).toBe('3.0.0-beta.1');
     expect(p.request?.publisherId).toBe('other-pub');
   });
 
-  it('defaults the display name to the id, and takes the first author by email when it has no name', () => {
-    const p = project('[project]\nname = "n1"\nversion = "1"\nauthors = [{ email = "x@example.org" }]\n[tool.nodereg]\npublisher = "pub"\n');
-    expect(p.request?.body.node).toEqual({ id: 'n1', name: 'n1', author: 'x@example.org' });
+  it('sends no display name the manifest does not set (the registry names a new node after its id), and takes the first author by email when it has no name', async () => {
+    const p = await project('[project]\nname = "n1"\nversion = "1"\nauthors = [{ email = "x@example.org" }]\n[tool.nodereg]\npublisher = "pub"\n');
+    expect(p.request?.body.node).toEqual({ id: 'n1', author: 'x@example.org' });
   });
 
   it.each([
@@ -137,48 +140,48 @@ preempted-app-node-names = ["OldNode"]
     ['repository', 'source', 'homepage', 'https://r'],
     ['Bug Tracker', 'Source', 'Homepage', 'https://s'],
     ['Bug Tracker', 'Docs', 'Homepage', 'https://h'],
-  ])('repository from [project.urls] %s / %s / %s', (a, b, c, expected) => {
+  ])('repository from [project.urls] %s / %s / %s', async (a, b, c, expected) => {
     const toml = `[project]\nname = "n"\nversion = "1"\n[project.urls]\n"${c}" = "https://h"\n"${b}" = "https://s"\n"${a}" = "https://r"\n[tool.nodereg]\npublisher = "pub"\n`;
-    expect(project(toml).request?.body.node.repository).toBe(expected);
+    expect((await project(toml)).request?.body.node.repository).toBe(expected);
   });
 
   describe('license', () => {
     const base = '[project]\nname = "n"\nversion = "1"\n[tool.nodereg]\npublisher = "pub"\n';
     const withLicense = (line: string) => base.replace('version = "1"', `version = "1"\n${line}`);
-    it('{file = …} gives that path', () => {
-      expect(project(withLicense('license = { file = "docs/LICENSE.txt" }'), { 'docs/LICENSE.txt': 'x' }).request?.body.node.license).toBe('docs/LICENSE.txt');
+    it('{file = …} gives that path', async () => {
+      expect((await project(withLicense('license = { file = "docs/LICENSE.txt" }'), { 'docs/LICENSE.txt': 'x' })).request?.body.node.license).toBe('docs/LICENSE.txt');
     });
-    it('{file = …} must be a file that is packed', () => {
-      expect(problems(project(withLicense('license = { file = "LICENSE" }')))).toEqual(['[project] license: file "LICENSE" is not in the archive (it does not exist or is ignored)']);
+    it('{file = …} must be a file that is packed', async () => {
+      expect(problems((await project(withLicense('license = { file = "LICENSE" }'))))).toEqual(['[project] license: file "LICENSE" is not in the archive (it does not exist or is ignored)']);
     });
-    it('an SPDX string gives the file named by license-files', () => {
-      const p = project(withLicense('license = "Apache-2.0"\nlicense-files = ["LICEN[CS]E*", "NOTICE"]'), { 'LICENCE.md': 'x', 'COPYING': 'y' });
+    it('an SPDX string gives the file named by license-files', async () => {
+      const p = await project(withLicense('license = "Apache-2.0"\nlicense-files = ["LICEN[CS]E*", "NOTICE"]'), { 'LICENCE.md': 'x', 'COPYING': 'y' });
       expect(p.request?.body.node.license).toBe('LICENCE.md');
     });
-    it('license-files that match nothing is a problem', () => {
-      expect(problems(project(withLicense('license = "MIT"\nlicense-files = ["LICENSES/*"]')))).toEqual(['[project] license-files: "LICENSES/*" matches no file in the archive']);
+    it('license-files that match nothing is a problem', async () => {
+      expect(problems((await project(withLicense('license = "MIT"\nlicense-files = ["LICENSES/*"]'))))).toEqual(['[project] license-files: "LICENSES/*" matches no file in the archive']);
     });
-    it('an SPDX string gives a root LICENSE*/COPYING* file when there is one', () => {
-      expect(project(withLicense('license = "GPL-3.0-only"'), { COPYING: 'x', 'sub/LICENSE': 'y' }).request?.body.node.license).toBe('COPYING');
+    it('an SPDX string gives a root LICENSE*/COPYING* file when there is one', async () => {
+      expect((await project(withLicense('license = "GPL-3.0-only"'), { COPYING: 'x', 'sub/LICENSE': 'y' })).request?.body.node.license).toBe('COPYING');
     });
-    it('an SPDX string stays a string when there is no license file', () => {
-      expect(project(withLicense('license = "MIT"'), { 'sub/LICENSE': 'y' }).request?.body.node.license).toBe('MIT');
+    it('an SPDX string stays a string when there is no license file', async () => {
+      expect((await project(withLicense('license = "MIT"'), { 'sub/LICENSE': 'y' })).request?.body.node.license).toBe('MIT');
     });
   });
 });
 
 describe('problems name the key to fix, all at once', () => {
-  it('reports a missing pyproject.toml with the command that creates one', () => {
+  it('reports a missing pyproject.toml with the command that creates one', async () => {
     const dir = writeTree(tempDir(), { 'a.py': '' });
-    expect(problems(loadProject(dir, { requirePublisher: true }))).toEqual([`pyproject.toml: not found in ${dir}; create one with \`nodereg init\``]);
+    expect(problems((await loadProject(dir, { requirePublisher: true })))).toEqual([`pyproject.toml: not found in ${dir}; create one with \`nodereg init\``]);
   });
 
-  it('reports TOML syntax errors with their line', () => {
-    expect(problems(project('[project]\nname = "x\n'))[0]).toMatch(/^pyproject\.toml: is not valid TOML \(line 2, column \d+\)/);
+  it('reports TOML syntax errors with their line', async () => {
+    expect(problems((await project('[project]\nname = "x\n')))[0]).toMatch(/^pyproject\.toml: is not valid TOML \(line 2, column \d+\)/);
   });
 
-  it('reports every problem of a bad manifest at once', () => {
-    const p = project(`
+  it('reports every problem of a bad manifest at once', async () => {
+    const p = (await project(`
 [project]
 name = "-bad-"
 version = "1.0.post2"
@@ -195,7 +198,7 @@ tags = "one"
 supported-os = [1]
 includes = ["missing-dir"]
 excludes = "x"
-`);
+`));
     expect(p.request).toBeUndefined();
     expect(problems(p).sort()).toEqual([
       '[project.urls] Homepage: must be text, such as "example"',
@@ -207,41 +210,41 @@ excludes = "x"
       '[project] version: "1.0.post2" is a post-release, which a registry version cannot express: publish the next patch version instead (e.g. "1.0.1")',
       '[tool.nodereg] display-name: must be at most 200 characters long',
       '[tool.nodereg] excludes: must be an array of strings',
-      '[tool.nodereg] includes: "missing-dir" matches nothing in the project (it does not exist, or .noderegignore, excludes or the always-excluded names leave it out)',
+      '[tool.nodereg] includes: "missing-dir" matches nothing in the project (it does not exist, or .noderegignore, .comfyignore, excludes or the always-excluded names leave it out)',
       '[tool.nodereg] publisher: must be 2–64 characters: lowercase letters, digits or "-", starting with a letter',
       '[tool.nodereg] supported-os: must be text, such as "example" (item 1)',
       '[tool.nodereg] tags: must be a list, such as ["first", "second"]',
     ]);
   });
 
-  it('names what is missing', () => {
-    expect(problems(project('[project]\ndescription = "x"\n'))).toEqual([
-      '[tool.nodereg] publisher: is missing: add publisher = "your-publisher-id" under [tool.nodereg], or pass --publisher',
+  it('names what is missing', async () => {
+    expect(problems((await project('[project]\ndescription = "x"\n')))).toEqual([
+      '[tool.nodereg] publisher: is missing: add publisher = "your-publisher-id" under [tool.nodereg] (or PublisherId under [tool.comfy]), or pass --publisher',
       '[project] name: is missing: add name = "my-node" under [project]',
       '[project] version: is missing: add version = "1.2.3" under [project]',
     ]);
   });
 
-  it('a dynamic version needs [tool.nodereg] version', () => {
+  it('a dynamic version needs [tool.nodereg] version', async () => {
     const toml = '[project]\nname = "n"\ndynamic = ["version"]\n[tool.nodereg]\npublisher = "pub"\n';
-    expect(problems(project(toml))).toEqual(['[project] version: is dynamic, so nodereg cannot know it: add version = "1.2.3" under [tool.nodereg]']);
-    expect(project(toml.replace('publisher', 'version = "0.2.0"\npublisher')).request?.version).toBe('0.2.0');
+    expect(problems((await project(toml)))).toEqual(['[project] version: is dynamic, so nodereg cannot know it: add version = "1.2.3" under [tool.nodereg]']);
+    expect((await project(toml.replace('publisher', 'version = "0.2.0"\npublisher'))).request?.version).toBe('0.2.0');
   });
 
-  it('pack needs no publisher', () => {
-    expect(project('[project]\nname = "n"\nversion = "1"\n', {}, { requirePublisher: false }).problems).toEqual([]);
+  it('pack needs no publisher', async () => {
+    expect((await project('[project]\nname = "n"\nversion = "1"\n', {}, { requirePublisher: false })).problems).toEqual([]);
   });
 
-  it('names the flag a bad --publisher or changelog came from', () => {
-    const p = project('[project]\nname = "n"\nversion = "1"\n', {}, { publisher: 'X', changelog: { text: 'c'.repeat(100_001), source: '--changelog-file notes.md' } });
+  it('names the flag a bad --publisher or changelog came from', async () => {
+    const p = await project('[project]\nname = "n"\nversion = "1"\n', {}, { publisher: 'X', changelog: { text: 'c'.repeat(100_001), source: '--changelog-file notes.md' } });
     expect(problems(p)).toEqual([
       '--publisher: must be 2–64 characters: lowercase letters, digits or "-", starting with a letter',
       '--changelog-file notes.md: must be at most 100,000 characters long',
     ]);
   });
 
-  it('warns about keys it does not know, suggesting the right one', () => {
-    const p = project('[project]\nname = "n"\nversion = "1"\n[tool.nodereg]\npublisher = "pub"\ndisplay_name = "x"\ncolour = "red"\n');
+  it('warns about keys it does not know, suggesting the right one', async () => {
+    const p = await project('[project]\nname = "n"\nversion = "1"\n[tool.nodereg]\npublisher = "pub"\ndisplay_name = "x"\ncolour = "red"\n');
     expect(p.problems).toEqual([]);
     expect(p.warnings).toEqual([
       '[tool.nodereg] display_name is not a key nodereg knows (did you mean display-name?); it is ignored',
@@ -249,8 +252,96 @@ excludes = "x"
     ]);
   });
 
-  it('reports a project with nothing to pack', () => {
+  it('reports a project with nothing to pack', async () => {
     const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "n"\nversion = "1"\n[tool.nodereg]\nexcludes = ["*"]\n' });
-    expect(problems(loadProject(dir))).toEqual(['files: nothing to pack: every file is ignored (check .gitignore, .noderegignore and excludes)']);
+    expect(problems((await loadProject(dir)))).toEqual(['files: nothing to pack: every file is ignored (check .gitignore, .noderegignore, .comfyignore and excludes)']);
+  });
+});
+
+describe("the incumbent's [tool.comfy] table and classifiers, read where [tool.nodereg] is silent", () => {
+  const comfyOnly = `
+[project]
+name = "comfyui-relight"
+version = "1.0"
+dependencies = ["numpy", "ComfyUI_Frontend_Package>=1.2.0"]
+classifiers = [
+  "License :: OSI Approved :: MIT License",
+  "Operating System :: OS Independent",
+  "Operating System :: POSIX :: Linux",
+  "Operating System :: Plan 9",
+  "Environment :: GPU :: NVIDIA CUDA",
+  "Environment :: NPU :: Huawei Ascend",
+  "Environment :: GPU :: Voodoo",
+  "Environment :: Console",
+]
+
+[tool.comfy]
+PublisherId = "ada"
+DisplayName = "Relight"
+Icon = "https://example.org/icon.png"
+Banner = "https://example.org/banner.png"
+includes = ["web/dist"]
+requires-comfyui = ">=0.3.0"
+`;
+
+  it('maps PublisherId, DisplayName, Icon, Banner, includes, requires-comfyui, the frontend dependency and the classifiers', async () => {
+    const p = await project(comfyOnly, { 'web/dist/app.js': '' });
+    expect(p.problems).toEqual([]);
+    expect(p.request?.publisherId).toBe('ada');
+    expect(p.request?.body).toEqual({
+      node: {
+        id: 'comfyui-relight', name: 'Relight', icon: 'https://example.org/icon.png', banner_url: 'https://example.org/banner.png',
+        supported_os: ['OS Independent', 'POSIX :: Linux'], supported_accelerators: ['GPU :: NVIDIA CUDA', 'NPU :: Huawei Ascend'],
+        supported_appui_version: '>=0.3.0', supported_appui_frontend_version: '>=1.2.0',
+      },
+      node_version: {
+        version: '1.0.0', dependencies: ['numpy'],
+        supported_os: ['OS Independent', 'POSIX :: Linux'], supported_accelerators: ['GPU :: NVIDIA CUDA', 'NPU :: Huawei Ascend'],
+        supported_appui_version: '>=0.3.0', supported_appui_frontend_version: '>=1.2.0',
+      },
+    });
+    expect(p.manifest.includes).toEqual(['web/dist']);
+    expect(Object.fromEntries(p.manifest.keys)).toMatchObject({
+      publisher: '[tool.comfy] PublisherId', 'node.name': '[tool.comfy] DisplayName', 'node.icon': '[tool.comfy] Icon',
+      'node.banner_url': '[tool.comfy] Banner', includes: '[tool.comfy] includes', 'node.supported_appui_version': '[tool.comfy] requires-comfyui',
+      'node.supported_os': '[project] classifiers', 'node.supported_appui_frontend_version': '[project] dependencies (ComfyUI_Frontend_Package>=1.2.0)',
+    });
+    // Only the bad entries go, each with a warning; the incumbent would drop the whole list.
+    expect(p.warnings).toEqual([
+      expect.stringMatching(/^\[project\] classifiers "Operating System :: Plan 9" names no operating system the registry knows .* left out of supported_os$/),
+      expect.stringMatching(/^\[project\] classifiers "Environment :: GPU :: Voodoo" names no accelerator the registry knows .* left out of supported_accelerators$/),
+    ]);
+  });
+
+  it('lets [tool.nodereg] win key by key, and --publisher over both', async () => {
+    const both = `${comfyOnly}\n[tool.nodereg]\npublisher = "bob"\ndisplay-name = "Ours"\nsupported-os = ["linux"]\nrequires-app-frontend = ">=2"\nincludes = []\n`;
+    const p = await project(both);
+    expect(p.request?.publisherId).toBe('bob');
+    expect(p.request?.body.node).toMatchObject({ name: 'Ours', icon: 'https://example.org/icon.png', supported_os: ['linux'], supported_appui_frontend_version: '>=2' });
+    // With requires-app-frontend set, the frontend dependency stays a dependency.
+    expect(p.request?.body.node_version.dependencies).toEqual(['numpy', 'ComfyUI_Frontend_Package>=1.2.0']);
+    expect(p.manifest.includes).toEqual([]);
+    expect((await project(both, {}, { publisher: 'carol' })).request?.publisherId).toBe('carol');
+  });
+
+  it('reads a dynamic version from the file [tool.comfy.version] names, as text', async () => {
+    const toml = '[project]\nname = "n"\ndynamic = ["version"]\n[tool.comfy]\nPublisherId = "ada"\n[tool.comfy.version]\npath = "n/version.py"\n';
+    const p = await project(toml, { 'n/version.py': '"""Version."""\n# __version__ = "0.0.1"\n__version__: str = "2.1rc1"\n' });
+    expect(p.problems).toEqual([]);
+    expect(p.request?.version).toBe('2.1.0-rc.1');
+    expect(p.manifest.keys.get('node_version.version')).toBe('[tool.comfy.version] path');
+    expect(problems(await project(toml, { 'n/version.py': 'print(1)\n' }))).toEqual(['[tool.comfy.version] path: "n/version.py" has no line such as __version__ = "1.2.3"']);
+    expect(problems(await project(toml.replace('n/version.py', '../outside.py')))).toEqual(['[tool.comfy.version] path: "../outside.py" must be a path inside the project']);
+    // [tool.nodereg] version still wins.
+    expect((await project(`${toml}[tool.nodereg]\nversion = "3.0.0"\n`, { 'n/version.py': '__version__ = "1"\n' })).request?.version).toBe('3.0.0');
+  });
+
+  it('reads "" in [tool.comfy] as unset, as the incumbent does, and names [tool.comfy] keys in problems', async () => {
+    const p = await project('[project]\nname = "n"\nversion = "1"\n[tool.comfy]\nPublisherId = ""\nIcon = ""\nDisplayName = 7\nincludes = ["missing"]\n');
+    expect(problems(p)).toEqual([
+      expect.stringMatching(/^\[tool\.nodereg\] publisher: is missing: .*PublisherId under \[tool\.comfy\]/),
+      expect.stringMatching(/^\[tool\.comfy\] includes: "missing" matches nothing/),
+      '[tool.comfy] DisplayName: must be text, such as "example"',
+    ]);
   });
 });

@@ -126,6 +126,17 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect((await store.listArchiveClaims()).map((claim) => claim.key)).toEqual([`taker-${takers.indexOf(true) + 1}`]);
   });
 
+  it('gives a node its defaults only when the publish creates it; later publishes change only what they set', async () => {
+    const store = await fresh();
+    const created = await store.publish({ publisherId: 'acme', nodeId: 'named', node: { icon: 'https://i' }, nodeDefaults: { name: 'named' }, version: '1.0.0', pending: PENDING });
+    expect(created).toMatchObject({ kind: 'created', node: { name: 'named', icon: 'https://i' } });
+    await store.updateNode('named', { name: 'Chosen Name' });
+    const later = await store.publish({ publisherId: 'acme', nodeId: 'named', node: {}, nodeDefaults: { name: 'named' }, version: '1.0.1', pending: PENDING });
+    expect(later).toMatchObject({ kind: 'created', node: { name: 'Chosen Name', icon: 'https://i' } });
+    const explicit = await store.publish({ publisherId: 'acme', nodeId: 'given', node: { name: 'Given' }, nodeDefaults: { name: 'given' }, version: '1.0.0', pending: PENDING });
+    expect(explicit).toMatchObject({ node: { name: 'Given' } });
+  });
+
   it('keeps the rating the exact mean of each user\'s last review', async () => {
     const store = await fresh();
     await publish(store, 'rated');

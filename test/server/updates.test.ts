@@ -50,7 +50,7 @@ describe('PUT /publishers/{publisherId}/nodes/{nodeId}', () => {
   it('clears an optional field with null', async () => {
     const reply = await api.put('/publishers/alice-co/nodes/full', { token: alice.token, body: { icon: null, tags: null } });
     expect(reply.status).toBe(200);
-    expect(reply.body.icon).toBeUndefined();
+    expect(reply.body.icon).toBe('');
     expect(reply.body.tags).toBeUndefined();
     expect(reply.body.banner_url).toBe(fullNode.banner_url);
   });
@@ -122,7 +122,7 @@ describe('PUT /publishers/{publisherId}', () => {
     expect(reply.status, reply.text).toBe(200);
     const after = Publisher.parse(reply.body);
     expect(after).toMatchObject({ id: 'alice-co', name: 'Alice & Co', description: 'Alice makes nodes', createdAt: before.createdAt });
-    expect(after.website).toBeUndefined();
+    expect(reply.body.website).toBe('');
     expect(after.members).toHaveLength(1);
   });
 

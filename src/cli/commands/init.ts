@@ -50,7 +50,7 @@ export function register(program: Command, ctx: Ctx): void {
 
 async function init(ctx: Ctx, dir: string, options: Options): Promise<void> {
   const { parse, stringify } = await import('smol-toml');
-  const { NodeInput, nodeId, publisherId } = await import('../../contract/resources.js');
+  const { NodeWritable, nodeId, publisherId } = await import('../../contract/resources.js');
   const { pep440ToSemver } = await import('../../package/manifest.js');
 
   const file = join(dir, 'pyproject.toml');
@@ -64,6 +64,15 @@ async function init(ctx: Ctx, dir: string, options: Options): Promise<void> {
   }
   const project: Record<string, unknown> = doc.project ?? {};
   const tool: Record<string, unknown> = doc.tool?.nodereg ?? {};
+  // The incumbent's table: what it sets is read by nodereg as it is, so init neither asks for it nor copies it.
+  const comfy: Record<string, unknown> = doc.tool?.comfy ?? {};
+  const adopted: string[] = [];
+  const fromComfy = (key: string) => {
+    const value = comfy[key];
+    if (typeof value !== 'string' || value === '') return undefined;
+    adopted.push(`[tool.comfy] ${key}`);
+    return value;
+  };
   const versionIsDynamic = Array.isArray(project.dynamic) && project.dynamic.includes('version');
 
   // Each field's rule is the contract's (or, for the version, the manifest's conversion).
@@ -74,10 +83,10 @@ async function init(ctx: Ctx, dir: string, options: Options): Promise<void> {
       const result = pep440ToSemver(v);
       return 'error' in result ? result.error : undefined;
     },
-    displayName: (v: string) => message(NodeInput.shape.name.safeParse(v)),
-    description: (v: string) => message(NodeInput.shape.description.safeParse(v)),
-    tags: (v: string) => message(NodeInput.shape.tags.safeParse(splitTags(v))),
-    icon: (v: string) => message(NodeInput.shape.icon.safeParse(v)),
+    displayName: (v: string) => message(NodeWritable.shape.name.safeParse(v)),
+    description: (v: string) => message(NodeWritable.shape.description.safeParse(v)),
+    tags: (v: string) => message(NodeWritable.shape.tags.safeParse(splitTags(v))),
+    icon: (v: string) => message(NodeWritable.shape.icon.safeParse(v)),
   };
   for (const [field, value] of Object.entries(options) as [keyof Options, string][]) {
     const problem = check[field]?.(value);
@@ -128,14 +137,14 @@ async function init(ctx: Ctx, dir: string, options: Options): Promise<void> {
   if (description) entries.push({ table: 'project', key: 'description', value: description, flag: '--description' });
 
   let publisher = options.publisher ?? (typeof tool.publisher === 'string' ? tool.publisher : undefined);
-  if (publisher === undefined) {
+  if (publisher === undefined && fromComfy('PublisherId') === undefined) {
     if (interactive) publisher = await ask('Publisher id', check.publisher);
     else needFlag('--publisher', 'pyproject.toml needs [tool.nodereg] publisher');
   }
-  entries.push({ table: 'tool.nodereg', key: 'publisher', value: publisher!, flag: '--publisher' });
+  if (publisher !== undefined) entries.push({ table: 'tool.nodereg', key: 'publisher', value: publisher, flag: '--publisher' });
 
   let displayName = options.displayName ?? (typeof tool['display-name'] === 'string' ? tool['display-name'] : undefined);
-  if (displayName === undefined && interactive) displayName = await ask('Display name', check.displayName, name);
+  if (displayName === undefined && fromComfy('DisplayName') === undefined && interactive) displayName = await ask('Display name', check.displayName, name);
   if (displayName && (displayName !== name || tool['display-name'] !== undefined)) entries.push({ table: 'tool.nodereg', key: 'display-name', value: displayName, flag: '--display-name' });
 
   let tags: string | string[] | undefined = options.tags ?? (Array.isArray(tool.tags) ? (tool.tags as string[]) : undefined);
@@ -144,6 +153,7 @@ async function init(ctx: Ctx, dir: string, options: Options): Promise<void> {
   if (tags?.length) entries.push({ table: 'tool.nodereg', key: 'tags', value: tags, flag: '--tags' });
 
   if (options.icon) entries.push({ table: 'tool.nodereg', key: 'icon', value: options.icon, flag: '--icon' });
+  else fromComfy('Icon');
 
   // Flags never overwrite: a key already set to something else is refused, all of them at once.
   const current = (entry: Entry) => (entry.table === 'project' ? project : tool)[entry.key];
@@ -161,9 +171,10 @@ async function init(ctx: Ctx, dir: string, options: Options): Promise<void> {
     writeFileSync(file, text);
   }
   const summary = added.map((e) => `[${e.table}] ${e.key}`).join(', ');
+  const kept = adopted.length ? `; read as they are: ${adopted.join(', ')}` : '';
   ctx.out.result(
-    { path: file, created: !exists, added: Object.fromEntries(added.map((e) => [`${e.table}.${e.key}`, e.value])) },
-    added.length ? `${exists ? 'added' : 'created'} ${file}${exists ? `: ${summary}` : ''}` : `${file} already has everything init sets`,
+    { path: file, created: !exists, added: Object.fromEntries(added.map((e) => [`${e.table}.${e.key}`, e.value])), adopted },
+    (added.length ? `${exists ? 'added' : 'created'} ${file}${exists ? `: ${summary}` : ''}` : `${file} already has everything init sets`) + kept,
   );
   ctx.out.hint('check it with `nodereg validate`, then publish with `nodereg publish`');
 }

@@ -12,9 +12,9 @@ export function register(program: Command, ctx: Ctx): void {
       .command('login')
       .description('save a token for a registry into a profile, after checking it with the registry (uses the global --registry, --profile and --token)')
       .action(async () => {
-        const connection = await ctx.connection({ creating: true });
+        const connection = await ctx.connection();
         const token = await askToken(ctx, connection.registry);
-        const client = await ctx.client({ token, creating: true });
+        const client = await ctx.client({ token });
         // verified before anything is saved: a bad token leaves the config as it was
         const me: Me = await client.call(getMe).catch((error) => {
           throw toCliError(error, { 401: `the registry refused this token; nothing was saved. Check it, or create one with \`nodereg token create\`` });

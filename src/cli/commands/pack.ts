@@ -5,7 +5,7 @@ import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
 import { table } from '../output.js';
-import { buildArchive, loadChecked, parseMaxSize, withCleanup } from '../project.js';
+import { buildArchive, fileTable, listFiles, loadChecked, parseMaxSize, withCleanup } from '../project.js';
 import { examples } from './index.js';
 
 interface Options {
@@ -19,7 +19,7 @@ export function register(program: Command, ctx: Ctx): void {
     .command('pack [dir]')
     .description('build the archive that publish would upload: a deterministic zip, written to <id>-<version>.zip in the current directory')
     .option('--out <file>', 'where to write the archive')
-    .option('--list', 'print the files in the archive')
+    .option('--list', 'print the files in the archive (in a git work tree, those not committed are marked untracked)')
     .option('--max-size <size>', `fail when the archive is larger (default ${formatSize(DEFAULT_MAX_ARCHIVE)}); bytes or units: 500kB, 1GiB`)
     .action(async (dir: string | undefined, options: Options) => {
       const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
@@ -42,7 +42,7 @@ export function register(program: Command, ctx: Ctx): void {
         () => rmSync(partial, { force: true }),
       );
 
-      const fileList = project.files.map((f) => ({ path: f.path, size: f.size }));
+      const fileList = listFiles(project);
       ctx.out.result(
         {
           path: out,
@@ -55,7 +55,7 @@ export function register(program: Command, ctx: Ctx): void {
           ...(options.list ? { file_list: fileList } : {}),
         },
         () => {
-          const list = options.list ? `${table(fileList.map((f) => [formatSize(f.size).padStart(10), f.path]))}\n\n` : '';
+          const list = options.list ? `${fileTable(fileList)}\n\n` : '';
           return (
             `${list}${request.nodeId} ${request.version} → ${out}\n` +
             table([

@@ -9,7 +9,9 @@ import type { NodeVersion } from '../../contract/resources.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, toCliError } from '../errors.js';
 import { table } from '../output.js';
-import { buildArchive, loadChecked, parseMaxSize, readChangelog, statusWord, withCleanup, type ChangelogFlags } from '../project.js';
+import {
+  buildArchive, fileTable, listFiles, loadChecked, parseMaxSize, readChangelog, statusWord, withCleanup, type ChangelogFlags,
+} from '../project.js';
 import { fetchLimits, limitProblems, LIMITS_HINT } from '../registry-limits.js';
 import type { ArchiveResult } from '../../package/zip.js';
 import { examples } from './index.js';
@@ -65,7 +67,7 @@ export function register(program: Command, ctx: Ctx): void {
           const { registry } = await ctx.connection();
           const { buildPath } = await import('../../contract/operation.js');
           const path = buildPath(ops.publishVersion.path, { publisherId, nodeId: request.nodeId });
-          const fileList = project.files.map((f) => ({ path: f.path, size: f.size }));
+          const fileList = listFiles(project);
           ctx.out.result(
             {
               dry_run: true,
@@ -82,7 +84,7 @@ export function register(program: Command, ctx: Ctx): void {
             () =>
               `POST ${registry}${path}\n${JSON.stringify(body, null, 2)}\n\n` +
               `${archive.files} file${archive.files === 1 ? '' : 's'}, ${formatSize(archive.unpackedSize)} → archive ${formatSize(archive.size)}, sha256 ${archive.sha256}\n` +
-              table(fileList.map((f) => [formatSize(f.size).padStart(10), f.path])),
+              fileTable(fileList),
           );
           ctx.out.info('dry run: nothing was sent');
           return;

@@ -1,11 +1,12 @@
-import type { Command } from 'commander';
-import { formatSize } from '../../contract/size.js';
-import type { Ctx } from '../context.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Command } from 'commander';
+import { formatSize } from '../../contract/size.js';
 import type { Project } from '../../package/project.js';
+import type { Ctx } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
+import { table } from '../output.js';
 import { buildArchive, loadChecked, readChangelog, withCleanup, type ChangelogFlags } from '../project.js';
 import { archiveSizeBound, fetchLimits, LIMITS_HINT, limitProblems } from '../registry-limits.js';
 import { examples } from './index.js';
@@ -28,6 +29,11 @@ export function register(program: Command, ctx: Ctx): void {
       const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog });
       const { request, files } = project;
       const unpacked = files.reduce((sum, f) => sum + f.size, 0);
+      // Which key set each field, so that a manifest read from [tool.comfy] or classifiers says so.
+      const keys = Object.fromEntries(project.manifest.keys);
+      // A field sent on the node and on the version is shown once.
+      const sources = new Map<string, string>();
+      for (const [path, key] of project.manifest.keys) sources.set(`${path.replace(/^node(_version)?\./, '')}\0${key}`, key);
       const checkedAgainst = options.offline ? null : await checkRegistryLimits(ctx, project, unpacked);
       ctx.out.result(
         {
@@ -37,10 +43,13 @@ export function register(program: Command, ctx: Ctx): void {
           version: request.version,
           files: files.length,
           unpacked_size: unpacked,
+          keys,
           warnings: project.warnings,
           limits_checked: checkedAgainst,
         },
-        `${request.nodeId} ${request.version} (publisher ${request.publisherId}) is ready to publish${checkedAgainst ? ` to ${checkedAgainst}` : ''}: ${files.length} file${files.length === 1 ? '' : 's'}, ${formatSize(unpacked)}`,
+        () =>
+          `${request.nodeId} ${request.version} (publisher ${request.publisherId}) is ready to publish${checkedAgainst ? ` to ${checkedAgainst}` : ''}: ${files.length} file${files.length === 1 ? '' : 's'}, ${formatSize(unpacked)}\n` +
+          `read from:\n${table([...sources].map(([id, key]) => [`  ${id.split('\0')[0]}`, key]))}`,
       );
     });
   examples(command, ['nodereg validate', 'nodereg validate ./my-node --json', 'nodereg validate --publisher my-team --offline']);

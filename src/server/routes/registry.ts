@@ -88,6 +88,8 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
         publisherId: publisher.id,
         nodeId: params.nodeId,
         node: nodeChanges(body.node, node, access.admin, false),
+        // The display name defaults to the id when the node is created, never later.
+        nodeDefaults: { name: params.nodeId },
         version: v.version,
         pending: Object.fromEntries(VERSION_PUBLISHED_FIELDS.map((field) => [field, v[field] ?? null])) as VersionPendingFields,
       });

@@ -1,9 +1,10 @@
 // Archives in and out (DESIGN.md §3): the signed upload of a published version, and its download.
 import { Readable } from 'node:stream';
 import type { HttpBindings } from '@hono/node-server';
-import { CONTENT_SHA256_HEADER, normaliseVersion } from '../../contract/limits.js';
+import { CONTENT_SHA256_HEADER } from '../../contract/limits.js';
 import { archiveOverLimit } from '../../contract/size.js';
 import { downloadArchive, uploadArchive } from '../../contract/registry.js';
+import { normalizeVersion } from '../../contract/version.js';
 import { lockedVersion, readableNode } from '../access.js';
 import { requestedRange } from '../archives/range.js';
 import { verifyUploadSignature } from '../archives/signing.js';
@@ -126,7 +127,7 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
   route(app, ctx, downloadArchive, async ({ c, params, principal }) => {
     const { node, access } = await readableNode(store, principal, params.nodeId);
     if (node.publisher_id !== params.publisherId) throw notFound(`node ${node.id} is not a node of publisher ${params.publisherId}`);
-    const version = await store.getVersion(node.id, normaliseVersion(params.version));
+    const version = await store.getVersion(node.id, normalizeVersion(params.version)?.version ?? params.version);
     // Active versions are public; the others only to the publisher's members and admins.
     const visible = version && (version.status === 'NodeVersionStatusActive' || access.member);
     if (!visible || version.archive_sha256 === null) throw notFound(`no archive for version ${params.version} of node ${node.id}`);

@@ -301,8 +301,9 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
         let existing = await getNode(tx, input.nodeId, true);
         if (!existing) {
           const stamp = now();
-          const set = setList({ status: 'NodeStatusActive', ...input.node }, NODE_COLUMNS, NODE_JSON) ?? {};
-          const document = nextDocument({}, input.node) ?? {};
+          const fields = { ...input.nodeDefaults, ...input.node };
+          const set = setList({ status: 'NodeStatusActive', ...fields }, NODE_COLUMNS, NODE_JSON) ?? {};
+          const document = nextDocument({}, fields) ?? {};
           const [inserted] = await tx`
             INSERT INTO nodes ${sql({ ...set, metadata: sql.json(document as postgres.JSONValue), id: input.nodeId, publisher_id: input.publisherId, created_at: stamp, updated_at: stamp })}
             ON CONFLICT DO NOTHING RETURNING id`;

@@ -107,6 +107,8 @@ export interface PublishInput {
   nodeId: string;
   /** Metadata for a new node, or the changes to an existing one. */
   node: Partial<NodeFields>;
+  /** What a new node gets where `node` says nothing; an existing node keeps what it has. */
+  nodeDefaults?: Partial<NodeFields>;
   version: string;
   pending: VersionPendingFields;
 }

@@ -177,8 +177,9 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     let node: NodeRow;
     if (!existing) {
       const stamp = now();
-      const set = assignments({ status: ACTIVE_NODE, ...input.node }, NODE_COLUMNS, NODE_JSON);
-      set.values.metadata = nextDocumentText('{}', input.node) ?? '{}';
+      const fields = { ...input.nodeDefaults, ...input.node };
+      const set = assignments({ status: ACTIVE_NODE, ...fields }, NODE_COLUMNS, NODE_JSON);
+      set.values.metadata = nextDocumentText('{}', fields) ?? '{}';
       const columns = Object.keys(set.values);
       prepare(
         `INSERT INTO nodes (id, publisher_id, created_at, updated_at${columns.map((c) => `, ${c}`).join('')})
