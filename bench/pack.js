@@ -43,7 +43,7 @@ export function pythonSource(next, size) {
 }
 
 /** The tree, generated afresh (seed 7): returns its dir and totals. */
-function generateTree() {
+export function generateTree() {
   const root = join(workDir('pack'), 'tree');
   const next = random(7);
   let source = 0;
@@ -70,7 +70,7 @@ function generateTree() {
 }
 
 /** Runs a command to its end, sampling its peak RSS (VmHWM); resolves to {ms, rss}. */
-function run(command, args, options = {}) {
+export function run(command, args, options = {}) {
   return new Promise((resolveRun, reject) => {
     const started = process.hrtime.bigint();
     const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], ...options });

@@ -8,6 +8,7 @@ import { machine, renderTable } from './lib.js';
 const sections = {
   startup: () => import('./startup.js'),
   pack: () => import('./pack.js'),
+  scan: () => import('./scan.js'),
   serve: () => import('./serve.js'),
   publish: () => import('./publish.js'),
   scale: () => import('./scale.js'),

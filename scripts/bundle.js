@@ -11,7 +11,7 @@ rmSync(dist, { recursive: true, force: true });
 
 await build({
   absWorkingDir: root,
-  // The CLI, the packer's deflate worker, and the modules that the benchmarks and the memory tests
+  // The CLI, the packer's deflate worker, the scan worker, and the modules that the benchmarks and the memory tests
   // load on their own; each keeps its path under dist/ (dist/cli/main.js is what bin/nodereg.js runs).
   entryPoints: [
     'src/cli/main.ts',
@@ -21,6 +21,8 @@ await build({
     'src/contract/registry.ts',
     'src/server/store/db.ts',
     'src/server/store/sqlite-registry-store.ts',
+    // the scan's worker thread, started by path (src/scan/run.ts finds it at dist/scan/worker.js)
+    'src/scan/worker.ts',
   ],
   outbase: 'src',
   outdir: dist,

@@ -26,6 +26,17 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * The command has printed its result and ends with `exitCode` without a word more (a scan that found
+ * what --fail-on stops at): nothing is written to stdout or stderr for it.
+ */
+export class ResultExit extends Error {
+  constructor(readonly exitCode: number) {
+    super(`exit ${exitCode}`);
+    this.name = 'ResultExit';
+  }
+}
+
 /** Invalid input: exit 2. `flag` names what to fix. */
 export function invalidInput(message: string, hint?: string): CliError {
   return new CliError(message, EXIT.invalid, 'invalid_input', hint);

@@ -56,3 +56,17 @@ export function describeMe(me: Me): string {
   }
   return `${me.user.name} (${me.user.id}${me.user.email ? `, ${me.user.email}` : ''})${me.user.admin ? ', admin' : ''}`;
 }
+
+/** The registry scan's findings of each version that has any (`node versions --reasons`). */
+export function versionFindings(out: Output, versions: NodeVersion[]): string {
+  const blocks = versions
+    .filter((v) => v.findings?.length)
+    .map((v) => {
+      const lines = v.findings!.map((f) => {
+        const note = f.suppressed ? ` (suppressed: ${f.reason})` : f.reason ? ` (reason given: ${f.reason})` : '';
+        return `  ${f.file}:${f.line}  ${out.style(f.severity === 'high' || f.severity === 'critical' ? 'red' : 'yellow', f.severity)}  ${f.rule}  ${f.message}${note}`;
+      });
+      return `${v.version}\n${lines.join('\n')}`;
+    });
+  return blocks.length ? `\n\n${blocks.join('\n\n')}` : '\n\nno scan findings to show (none, or they are shown only to the publisher\'s members and admins)';
+}

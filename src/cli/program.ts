@@ -2,7 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { DEFAULT_REGISTRY_URL } from '../contract/limits.js';
 import { commands, type CommandEntry } from './commands/index.js';
 import { Ctx, type RunDeps } from './context.js';
-import { CliError, EXIT, toCliError } from './errors.js';
+import { CliError, EXIT, ResultExit, toCliError } from './errors.js';
 
 /** Global options that take a value: skipped when looking for the command name in argv. */
 const VALUE_OPTIONS = new Set(['--registry', '--token', '--profile']);
@@ -29,7 +29,7 @@ Environment:
   NO_COLOR, FORCE_COLOR, CI
 
 Exit codes:
-  0 success · 1 failure (server error, network) · 2 invalid input · 3 conflict
+  0 success · 1 failure (server error, network; scan: findings at --fail-on) · 2 invalid input · 3 conflict
   4 not authenticated or not allowed · 5 not found · 130 interrupted
 
 Examples:
@@ -88,6 +88,7 @@ export async function run(argv: string[], version: string, deps: RunDeps = {}): 
       if (jsonRequested) ctx.stdout.write(`${JSON.stringify({ error: { code: 'invalid_input', message: error.message.replace(/^error: /, '') } })}\n`);
       return EXIT.invalid;
     }
+    if (error instanceof ResultExit) return error.exitCode;
     const cliError: CliError = toCliError(error);
     ctx.out.error(cliError, Boolean(ctx.globals().verbose));
     return cliError.exitCode;

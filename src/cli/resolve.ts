@@ -84,10 +84,13 @@ export async function nodePublisher(client: Client, nodeId: string, flag?: strin
   throw invalidInput(`cannot tell which publisher node ${nodeId} belongs to`, 'pass --publisher <id>');
 }
 
-/** Every version of a node, newest first; a 404 names the node. */
-export async function nodeVersions(client: Client, nodeId: string): Promise<NodeVersion[]> {
+/**
+ * Every version of a node, newest first; a 404 names the node. With `reasons`, the scan's findings
+ * come too (the registry sends them to the node's publisher members and admins).
+ */
+export async function nodeVersions(client: Client, nodeId: string, reasons = false): Promise<NodeVersion[]> {
   try {
-    return await client.call(listNodeVersions, { params: { nodeId } });
+    return await client.call(listNodeVersions, { params: { nodeId }, query: reasons ? { include_status_reason: 'true' } : {} });
   } catch (error) {
     throw toCliError(error, { 404: `check the id with \`nodereg node search ${nodeId}\`` });
   }

@@ -145,3 +145,32 @@ export const CALLBACK_HEADERS = {
   signature: 'X-Nodereg-Signature',
 } as const;
 export const CALLBACK_EVENT = 'task.status_changed';
+
+// ---- scan (DESIGN.md §10) ----
+
+/** Severities of scan findings, least to most severe. */
+export const SCAN_SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as const;
+/** The rule ids of the scanner: fixed, documented in the README with examples. */
+export const SCAN_RULE_IDS = [
+  'dynamic-execution',
+  'runtime-install',
+  'obfuscation',
+  'command-injection',
+  'environment-manipulation',
+  'network-at-import',
+  'destructive-fs',
+  'bytecode-manipulation',
+  'unsafe-deserialization',
+  'prohibited-string',
+  'js-dynamic-execution',
+] as const;
+/** `nodereg scan --fail-on` and `publish`/`validate` stop at findings of this severity or above by default. */
+export const DEFAULT_SCAN_FAIL_ON = 'high';
+/** `serve --scan`: flag versions with high findings, only keep findings (warn), or do not scan (off). */
+export const SCAN_MODES = ['flag', 'warn', 'off'] as const;
+/** On the server, unsuppressed findings at or above this severity flag a version (and cannot be suppressed). */
+export const SCAN_FLAG_AT = 'high';
+/** Files larger than this are not parsed; they are listed as skipped. */
+export const SCAN_MAX_FILE_BYTES = 4 * MiB;
+/** At most this many findings are kept per version (the first, in file and line order); the count says how many there were. */
+export const SCAN_MAX_KEPT_FINDINGS = 200;

@@ -107,7 +107,14 @@ export const getNode = op({
 });
 export const listNodeVersions = op({
   id: 'listNodeVersions', method: 'GET', path: '/nodes/{nodeId}/versions', summary: 'Every version of a node, newest semver first',
-  auth: 'none', response: z.array(NodeVersion),
+  auth: 'none',
+  query: z.object({
+    include_status_reason: z
+      .enum(['true', 'false'])
+      .optional()
+      .describe("with true, each version carries the scan's `findings` for the node's publisher members and admins"),
+  }),
+  response: z.array(NodeVersion),
 });
 export const getNodeVersion = op({
   id: 'getNodeVersion', method: 'GET', path: '/nodes/{nodeId}/versions/{version}', summary: 'One version of a node',

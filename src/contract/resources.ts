@@ -4,6 +4,7 @@ import {
   NODE_SORTS, NODE_STATUS, NODE_VERSION_STATUS, PAGE, PLATFORMS, PUBLISHER_ID, RESERVED_NODE_IDS, PUBLISHER_STATUS,
   SHORT_TEXT_MAX, TAGS, USER_REF_MAX, VERSION_MAX, VIDEO_TASK_STATE,
 } from './limits.js';
+import { Finding } from './scan.js';
 import { list, text, translations, urlField, versionRangeField } from './fields.js';
 import { normalizeVersion, VERSION_INPUT_PATTERN } from './version.js';
 
@@ -65,6 +66,8 @@ export const NodeVersion = z.looseObject({
   // extensions of ours
   archive_sha256: z.string().optional(),
   archive_size: z.number().int().optional(),
+  /** What the registry's scan found in the archive: only for the node's publisher members and admins. */
+  findings: z.array(Finding).optional(),
 });
 export type NodeVersion = z.infer<typeof NodeVersion>;
 export const VERSION_ANSWERED_FIELDS = answeredFields(NodeVersion);

@@ -5,6 +5,7 @@ import type { ServerKeys } from './secrets.js';
 import type { ArchiveStorage } from './archives/storage.js';
 import type { TaskStore } from './proxy/store.js';
 import type { RegistryStore } from './store/registry-store.js';
+import type { UploadScanner } from './scan-upload.js';
 import type { NodeAnswers } from './node-answers.js';
 
 /** What every group of routes gets from the server factory. */
@@ -22,6 +23,8 @@ export interface ServerContext extends RouteDeps {
   /** The URL clients reach the server at, without a trailing slash. */
   publicUrl(): string;
   log(line: string): void;
+  /** Scans an uploaded archive in a worker thread, as `--scan` says (undefined under `off`). */
+  scanUpload: UploadScanner;
   /** Work to finish before the database closes (timers, pending deliveries). */
   onClose(task: () => void | Promise<void>): void;
 }

@@ -21,6 +21,7 @@ import { openDatabase, type Db } from './store/db.js';
 import type { RegistryStore } from './store/registry-store.js';
 import { createTaskStore, type TaskStore } from './proxy/store.js';
 import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
+import { createUploadScanner, type ScanMode } from './scan-upload.js';
 
 export interface RegistryServerOptions {
   /**
@@ -61,6 +62,11 @@ export interface RegistryServerOptions {
   database?: { store: RegistryStore; tasks: TaskStore; close(): void | Promise<void>; /** The server's secret, when the database keeps it. */ secret?: Buffer; /** Other instances may use it at the same time. */ shared?: boolean };
   /** Where archives live, when not the embedded default (DIR/archives). */
   archives?: ArchiveStorage;
+  /**
+   * The scan of uploaded archives (DESIGN.md §10): `flag` (default) makes a version with a high or
+   * critical finding Flagged, `warn` only keeps the findings, `off` scans nothing.
+   */
+  scan?: ScanMode;
 }
 
 export interface RegistryServer {
@@ -152,7 +158,11 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     nodeAnswers: createNodeAnswers(store, publicUrl),
     log: options.log ?? (() => {}),
     onClose: (task) => closers.push(task),
+    scanUpload: createUploadScanner(options.scan ?? 'flag', (line) => options.log?.(line)),
   };
+  closers.push(async () => {
+    await ctx.scanUpload.close();
+  });
 
   const accessLog = options.accessLog === undefined ? options.log : options.accessLog || undefined;
   if (accessLog) {

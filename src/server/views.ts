@@ -43,12 +43,12 @@ export function archiveKey(publisherId: string, nodeId: string, version: string)
   return `${publisherId}/${nodeId}/${version}/node.zip`;
 }
 
-export function versionView(version: VersionRow, publisherId: string, publicUrl: string): NodeVersion {
-  const { created_at, uploaded_at: _uploaded, ...fields } = version;
+export function versionView(version: VersionRow, publisherId: string, publicUrl: string, showFindings = false): NodeVersion {
+  const { created_at, uploaded_at: _uploaded, findings, ...fields } = version;
   const downloadUrl = version.archive_sha256 !== null
     ? `${publicUrl}/archives/${[publisherId, version.node_id, version.version].map(encodeURIComponent).join('/')}/node.zip`
     : undefined;
-  return { ...VERSION_BLANKS, ...present({ ...fields, createdAt: created_at, downloadUrl }) };
+  return { ...VERSION_BLANKS, ...present({ ...fields, findings: showFindings ? findings : undefined, createdAt: created_at, downloadUrl }) };
 }
 
 /** A member as the wire shows it; the e-mail only to those allowed to see it (members and admins). */

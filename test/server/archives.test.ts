@@ -338,6 +338,7 @@ describe('zip validation', () => {
     );
     expect(await validateZip(path, { maxUnpacked: MiB })).toEqual({
       entries: 6,
+      scannable: 1, // the scanner reads src/n/__init__.py only
       unpackedSize: 21 + hello.length + 3000 + 200_000,
     });
   });
@@ -353,7 +354,7 @@ describe('zip validation', () => {
 
   it('accepts a hand-written zip (the builder used below is sound)', async () => {
     const path = writeTemp(rawZip([{ name: 'a.py', data: hello }, { name: 'b/c.txt', data: hello, method: 0 }, { name: 'b/', data: Buffer.alloc(0), mode: 0o40755 }]));
-    expect(await validateZip(path, { maxUnpacked: MiB })).toEqual({ entries: 3, unpackedSize: 2 * hello.length });
+    expect(await validateZip(path, { maxUnpacked: MiB })).toEqual({ entries: 3, scannable: 1, unpackedSize: 2 * hello.length });
   });
 
   it('accepts an archive that expands to exactly the limit', async () => {

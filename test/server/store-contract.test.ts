@@ -114,6 +114,31 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(recorded.status).toBe('NodeVersionStatusBanned');
   });
 
+  it("keeps a scan's findings with the version, and its Flagged status and reason only while it was Pending", async () => {
+    const store = await fresh();
+    const finding = {
+      rule: 'runtime-install' as const, severity: 'high' as const, file: 'nodes/run.py', line: 4, column: 5,
+      message: 'subprocess.run() runs a package install', hint: 'declare it', reason: 'ours',
+    };
+    const outcome = await publish(store, 'scanned');
+    if (outcome.kind !== 'created') throw new Error(outcome.kind);
+    expect(outcome.version.findings).toBeNull();
+    await store.claimArchive(outcome.version.id, 'k');
+    const recorded = await store.recordArchive(outcome.version.id, {
+      sha256: 'ef'.repeat(32), size: 7, status: 'NodeVersionStatusFlagged', statusReason: 'scan: runtime-install at nodes/run.py:4', findings: [finding],
+    });
+    expect(recorded).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: runtime-install at nodes/run.py:4', findings: [finding] });
+    expect((await store.getVersion('scanned', '1.0.0'))!.findings).toEqual([finding]);
+    expect((await store.listVersions(['scanned']))[0].findings).toEqual([finding]);
+    // an admin's status and reason set meanwhile stay; the findings are recorded all the same
+    const held = await publish(store, 'scanned', '1.1.0');
+    if (held.kind !== 'created') throw new Error(held.kind);
+    await store.claimArchive(held.version.id, 'k2');
+    await store.updateVersion(held.version.id, { status: 'NodeVersionStatusBanned', status_reason: 'by hand' });
+    const kept = await store.recordArchive(held.version.id, { sha256: '01'.repeat(32), size: 7, status: 'NodeVersionStatusFlagged', statusReason: 'scan: x', findings: [] });
+    expect(kept).toMatchObject({ status: 'NodeVersionStatusBanned', status_reason: 'by hand', findings: [] });
+  });
+
   it('lets a claim left long ago (its instance died before recording) be taken over, once', async () => {
     const store = await fresh();
     const outcome = await publish(store, 'abandoned');

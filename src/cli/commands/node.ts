@@ -6,7 +6,7 @@ import { NODE_WRITABLE_FIELDS, nodeFieldType, NodeWritable, type Node, type Node
 import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, invalidInput, toCliError } from '../errors.js';
-import { fields, fullStatus, listText, shortStatus, statusText, versionTable } from '../format.js';
+import { fields, fullStatus, listText, shortStatus, statusText, versionFindings, versionTable } from '../format.js';
 import { relativeTime, table } from '../output.js';
 import {
   checkNodeId, checkPublisherId, checkVersion, given, listOption, nodePublisher, nodeVersions, precheck, textOption,
@@ -95,12 +95,13 @@ export function register(program: Command, ctx: Ctx): void {
     node
       .command('versions <nodeId>')
       .description('list every version of a node (newest first) with status, deprecation and status reason')
-      .action(async (nodeId: string) => {
+      .option('--reasons', "also show the registry scan's findings under each version (for the node's publisher members and admins)")
+      .action(async (nodeId: string, options: { reasons?: boolean }) => {
         checkNodeId(nodeId);
-        const versions = await nodeVersions(await ctx.client(), nodeId);
-        ctx.out.result(versions, () => versionTable(ctx.out, versions));
+        const versions = await nodeVersions(await ctx.client(), nodeId, options.reasons);
+        ctx.out.result(versions, () => versionTable(ctx.out, versions) + (options.reasons ? versionFindings(ctx.out, versions) : ''));
       }),
-    ['nodereg node versions my-node', 'nodereg node versions my-node --json'],
+    ['nodereg node versions my-node', 'nodereg node versions my-node --json', 'nodereg node versions my-node --reasons'],
   );
 
   examples(

@@ -14,9 +14,13 @@ import {
 } from '../project.js';
 import { fetchLimits, limitProblems, LIMITS_HINT } from '../registry-limits.js';
 import type { ArchiveResult } from '../../package/zip.js';
+import type { ScanSeverity } from '../../contract/scan.js';
+import { blocking, failOnOption, findingsError, scanProject } from '../findings.js';
 import { examples } from './index.js';
 
 interface Options extends ChangelogFlags {
+  failOn: ScanSeverity;
+  acceptFindings?: boolean;
   dryRun?: boolean;
   skipExisting?: boolean;
   publisher?: string;
@@ -51,10 +55,17 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--publisher <id>', 'publisher id (overrides [tool.nodereg] publisher)')
     .option('--create-publisher', 'create the publisher first if it does not exist (needs a user token)')
     .option('--max-size <size>', `fail when the archive is larger (default ${formatSize(DEFAULT_MAX_ARCHIVE)})`)
+    .addOption(failOnOption())
+    .option('--accept-findings', 'publish even when the scan finds something at or above --fail-on (the registry may still flag the version)')
     .action(async (dir: string | undefined, options: Options) => {
       const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
       const changelog = await readChangelog(ctx, options);
       const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog });
+      // The scan runs before anything reaches the registry: findings at --fail-on stop here.
+      const scan = await scanProject(project);
+      const stopping = blocking(scan, options.failOn);
+      if (stopping.length && !options.acceptFindings) throw findingsError(stopping, options.failOn, true);
+      for (const f of scan.findings.filter((x) => !x.suppressed)) ctx.out.warn(`scan: ${f.file}:${f.line} ${f.severity} ${f.rule}: ${f.message}`);
       const { request } = project;
       const publisherId = request.publisherId!;
       const temp = mkdtempSync(join(tmpdir(), 'nodereg-publish-'));
@@ -143,12 +154,17 @@ export function register(program: Command, ctx: Ctx): void {
         }
         report(ctx, publisherId, request, outcome, archive);
         if (outcome.status === 'NodeVersionStatusPending') ctx.out.hint('this registry reviews versions by hand: it can be installed once approved');
+        if (outcome.status === 'NodeVersionStatusFlagged') {
+          ctx.out.warn(`the registry flagged this version: ${outcome.status_reason ?? 'no reason given'}`);
+          ctx.out.hint(`see every finding with \`nodereg node versions ${request.nodeId} --reasons\`; an admin can lift the flag`);
+        }
       }, () => rmSync(temp, { recursive: true, force: true }));
     });
   examples(command, [
     'nodereg publish --dry-run',
     'NODEREG_TOKEN=... nodereg publish --skip-existing --changelog-file CHANGELOG.md',
     'nodereg publish ./my-node --publisher my-team --create-publisher',
+    'nodereg publish --fail-on critical',
   ]);
 }
 

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { DEFAULT_PORT, DEFAULT_REGISTRY_URL } from '../../contract/limits.js';
+import { DEFAULT_PORT, DEFAULT_REGISTRY_URL, SCAN_MODES } from '../../contract/limits.js';
 import { parseSize } from '../../contract/size.js';
 import type { RegistryServer } from '../../server/index.js';
 import { sameRegistry } from '../config.js';
@@ -19,6 +19,7 @@ interface ServeFlags extends ProxyFlags {
   storage?: string;
   publicUrl?: string;
   review: 'auto' | 'manual';
+  scan: (typeof SCAN_MODES)[number];
   maxArchive: string;
   maxUnpacked: string;
   rateLimit?: string;
@@ -85,6 +86,11 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--storage <url>', 'where archives live: a directory (default: DIR/archives) or s3://bucket/prefix (endpoint, region and keys from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY); env NODEREG_STORAGE_URL')
     .option('--public-url <url>', 'the URL clients reach this server at, for upload and download URLs (default: the listening URL)')
     .addOption(new Option('--review <mode>', 'auto: uploaded versions become active; manual: they wait for an admin').choices(['auto', 'manual']).default('auto'))
+    .addOption(
+      new Option('--scan <mode>', 'scan uploaded archives in a worker thread; flag: a high or critical finding makes the version Flagged; warn: only keep the findings; off')
+        .choices(SCAN_MODES)
+        .default('flag'),
+    )
     .option('--max-archive <size>', 'largest archive accepted, compressed', '200MiB')
     .option('--max-unpacked <size>', 'largest archive accepted, expanded', '1GiB')
     .option('--rate-limit <n/min>', 'mutating requests per minute per user, or per address without a valid token (off unless set)')
@@ -153,6 +159,7 @@ export function register(program: Command, ctx: Ctx): void {
           port,
           publicUrl,
           review: flags.review,
+          scan: flags.scan,
           maxArchive,
           maxUnpacked,
           rateLimit,

@@ -1,3 +1,5 @@
+import type { ScanSeverity } from '../../contract/scan.js';
+import { blocking, failOnOption, findingsError, findingsText, scanProject } from '../findings.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +15,7 @@ import { examples } from './index.js';
 
 interface Options extends ChangelogFlags {
   publisher?: string;
+  failOn: ScanSeverity;
   offline?: boolean;
 }
 
@@ -23,12 +26,18 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--publisher <id>', 'publisher id (overrides [tool.nodereg] publisher)')
     .option('--changelog <text>', 'changelog of the version, checked like publish does')
     .option('--changelog-file <file>', 'read the changelog from a file (- for stdin)')
+    .addOption(failOnOption())
     .option('--offline', "do not ask the registry for its limits")
     .action(async (dir: string | undefined, options: Options) => {
       const changelog = await readChangelog(ctx, options);
       const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog });
       const { request, files } = project;
       const unpacked = files.reduce((sum, f) => sum + f.size, 0);
+      // The scan, as `nodereg scan` runs it: findings at --fail-on fail like any other problem.
+      const scan = await scanProject(project);
+      const stopping = blocking(scan, options.failOn);
+      if (stopping.length) throw findingsError(stopping, options.failOn, false);
+      const shown = scan.findings.some((f) => !f.suppressed) ? `\n\n${findingsText(ctx.out, scan, files)}` : '';
       // Which key set each field, so that a manifest read from [tool.comfy] or classifiers says so.
       const keys = Object.fromEntries(project.manifest.keys);
       // A field sent on the node and on the version is shown once.
@@ -46,13 +55,14 @@ export function register(program: Command, ctx: Ctx): void {
           keys,
           warnings: project.warnings,
           limits_checked: checkedAgainst,
+          scan,
         },
         () =>
           `${request.nodeId} ${request.version} (publisher ${request.publisherId}) is ready to publish${checkedAgainst ? ` to ${checkedAgainst}` : ''}: ${files.length} file${files.length === 1 ? '' : 's'}, ${formatSize(unpacked)}\n` +
-          `read from:\n${table([...sources].map(([id, key]) => [`  ${id.split('\0')[0]}`, key]))}`,
+          `read from:\n${table([...sources].map(([id, key]) => [`  ${id.split('\0')[0]}`, key]))}${shown}`,
       );
     });
-  examples(command, ['nodereg validate', 'nodereg validate ./my-node --json', 'nodereg validate --publisher my-team --offline']);
+  examples(command, ['nodereg validate', 'nodereg validate ./my-node --json', 'nodereg validate --publisher my-team --offline', 'nodereg validate --fail-on medium']);
 }
 
 /**

@@ -7,9 +7,12 @@ import { CachedZipReader } from './zip-reader.js';
 import { createEntryNameChecker, entryNameProblem } from '../../contract/archive-names.js';
 import { MAX_ARCHIVE_ENTRIES } from '../../contract/limits.js';
 import { badRequest, HttpError } from '../errors.js';
+import { languageOf } from '../../scan/languages.js';
 
 export interface ZipSummary {
   entries: number;
+  /** Entries the scanner reads (Python and JavaScript files). */
+  scannable: number;
   /** Bytes actually inflated, all entries together. */
   unpackedSize: number;
 }
@@ -56,6 +59,7 @@ export async function validateZip(
   }
   const checkName = createEntryNameChecker();
   let entries = 0;
+  let scannable = 0;
   let unpackedSize = 0;
   let current = '';
   let previous = '';
@@ -69,6 +73,7 @@ export async function validateZip(
       current = name;
       const problem = entryNameProblem(name) ?? entryNameProblem(rawName) ?? checkName(name);
       if (problem) throw entryError(name, problem);
+      if (!name.endsWith('/') && languageOf(name)) scannable++;
       if (entry.isEncrypted() || entry.generalPurposeBitFlag & 0x40) throw entryError(name, 'is encrypted');
       if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) throw entryError(name, 'is a symbolic link');
       if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
@@ -131,5 +136,5 @@ export async function validateZip(
   } finally {
     zip.close();
   }
-  return { entries, unpackedSize };
+  return { entries, scannable, unpackedSize };
 }

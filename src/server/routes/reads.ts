@@ -53,15 +53,17 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
     return respondWith(c, await ctx.nodeAnswers.answer(node, publisher));
   });
 
-  route(app, ctx, listNodeVersions, async ({ params, principal }) => {
-    const { node } = await readableNode(store, principal, params.nodeId);
+  // The scan's findings go to the node's publisher members and admins only (DESIGN.md §10).
+  route(app, ctx, listNodeVersions, async ({ params, principal, input }) => {
+    const { node, access } = await readableNode(store, principal, params.nodeId);
+    const showFindings = access.member && input().query.include_status_reason === 'true';
     const versions = (await store.listVersions([node.id])).sort(bySemverDesc);
-    return versions.map((version) => versionView(version, node.publisher_id, ctx.publicUrl()));
+    return versions.map((version) => versionView(version, node.publisher_id, ctx.publicUrl(), showFindings));
   });
 
   route(app, ctx, getNodeVersion, async ({ params, principal }) => {
-    const { node } = await readableNode(store, principal, params.nodeId);
-    return versionView(await findVersion(store, node, params.version), node.publisher_id, ctx.publicUrl());
+    const { node, access } = await readableNode(store, principal, params.nodeId);
+    return versionView(await findVersion(store, node, params.version), node.publisher_id, ctx.publicUrl(), access.member);
   });
 
   route(app, ctx, installNode, async ({ params, principal, input }) => {

@@ -147,7 +147,7 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
       throw conflict(`version ${version.version} has no archive yet; it can become active once its archive is uploaded`);
     }
     const updated = await store.updateVersion(version.id, changes);
-    return versionView(updated, publisher.id, ctx.publicUrl());
+    return versionView(updated, publisher.id, ctx.publicUrl(), true);
   });
 
   route(app, ctx, addReview, async ({ c, params, principal, input }) => {

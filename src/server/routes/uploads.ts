@@ -83,6 +83,7 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     // Streamed from the Node request to a temporary file with backpressure; never buffered whole.
     const incoming = (c.env as HttpBindings).incoming;
     let received;
+    let summary;
     try {
       received = await archives.receive(incoming, ctx.options.maxArchive);
     } catch (error) {
@@ -95,7 +96,7 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
       if (declared && (String(received.size) !== declared.size || received.sha256 !== declared.sha256)) {
         throw notDeclared(`the archive received (${received.size} bytes, SHA-256 ${received.sha256})`);
       }
-      await validateZip(received.tempPath, { maxUnpacked: ctx.options.maxUnpacked });
+      summary = await validateZip(received.tempPath, { maxUnpacked: ctx.options.maxUnpacked });
     } catch (error) {
       await archives.discard(received);
       throw error;
@@ -111,11 +112,17 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
       if (now && now.archive_sha256 === null && now.status !== 'NodeVersionStatusPending') throw lockedVersion(now);
       throw conflict(`version ${version.version} of node ${node.id} already has an archive`, 'publish a new version number');
     }
-    const status = ctx.options.review === 'auto' ? 'NodeVersionStatusActive' : 'NodeVersionStatusPending';
     try {
+      // Scanned in a worker thread once the claim is ours (racing uploads do not all scan); a high
+      // finding under `--scan flag` makes the version Flagged, with the findings kept (DESIGN.md §10).
+      const scan = await ctx.scanUpload.scan(received.tempPath, summary.scannable, `${node.id} ${version.version}`);
+      const status = scan?.flag ? 'NodeVersionStatusFlagged' : ctx.options.review === 'auto' ? 'NodeVersionStatusActive' : 'NodeVersionStatusPending';
       await archives.commit(received, key);
-      const updated = await store.recordArchive(version.id, { sha256: received.sha256, size: received.size, status });
-      return versionView(updated, publisher.id, ctx.publicUrl());
+      const updated = await store.recordArchive(version.id, {
+        sha256: received.sha256, size: received.size, status, statusReason: scan?.flag, findings: scan?.findings,
+      });
+      // The uploader holds the URL that publishing gave a member: it sees the findings.
+      return versionView(updated, publisher.id, ctx.publicUrl(), true);
     } catch (error) {
       await archives.discard(received);
       await archives.remove(key);

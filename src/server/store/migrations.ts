@@ -416,4 +416,6 @@ export const migrations: Migration[] = [
       ALTER TABLE proxy_deliveries ADD COLUMN lease_owner TEXT;
     `,
   },
+  // The registry's scan of a version's archive (DESIGN.md §10): its findings, as JSON text.
+  { name: 'scan-findings', sql: 'ALTER TABLE versions ADD COLUMN findings TEXT;' },
 ];

@@ -236,4 +236,6 @@ export const postgresMigrations: Migration[] = [
   { name: 'invitations', sql: INVITATIONS_SCHEMA },
   { name: 'generations', sql: generations },
   { name: 'proxy', sql: proxy },
+  // The registry's scan of a version's archive (DESIGN.md §10): its findings.
+  { name: 'scan-findings', sql: 'ALTER TABLE versions ADD COLUMN findings jsonb;' },
 ];

@@ -355,7 +355,9 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
       (await sql`SELECT version_id, key, created_at FROM archive_claims ORDER BY created_at`) as unknown as { version_id: string; key: string; created_at: string }[],
     async recordArchive(id, archive) {
       return sql.begin(async (tx) => {
-        await tx`UPDATE versions SET archive_sha256 = ${archive.sha256}, archive_size = ${archive.size}, uploaded_at = ${now()},
+        const findings = archive.findings ? tx.json(archive.findings as unknown as postgres.JSONValue) : null;
+        await tx`UPDATE versions SET archive_sha256 = ${archive.sha256}, archive_size = ${archive.size}, uploaded_at = ${now()}, findings = ${findings},
+                   status_reason = CASE status WHEN 'NodeVersionStatusPending' THEN coalesce(${archive.statusReason ?? null}, status_reason) ELSE status_reason END,
                    status = CASE status WHEN 'NodeVersionStatusPending' THEN ${archive.status} ELSE status END WHERE id = ${id}`;
         await tx`DELETE FROM archive_claims WHERE version_id = ${id}`;
         return (await getVersionById(tx, id))!;

@@ -4,6 +4,7 @@
 import type {
   NodeMetadata, NodeVersionInput, PublisherInput, PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS,
 } from '../../contract/resources.js';
+import type { Finding } from '../../contract/scan.js';
 import type { MEMBER_ROLES, NODE_SORTS, NODE_STATUS, NODE_VERSION_STATUS, PUBLISHER_STATUS } from '../../contract/limits.js';
 
 export type MemberRole = (typeof MEMBER_ROLES)[number];
@@ -97,8 +98,17 @@ export interface VersionRow extends VersionPendingFields {
   status_reason: string | null;
   archive_sha256: string | null;
   archive_size: number | null;
+  /** What the scan of the archive found; null when not scanned. */
+  findings: Finding[] | null;
   uploaded_at: string | null;
   created_at: string;
+}
+export interface ArchiveRecord {
+  sha256: string;
+  size: number;
+  status: VersionStatus;
+  statusReason?: string;
+  findings?: Finding[];
 }
 export type VersionChanges = Partial<Pick<VersionRow, 'changelog' | 'deprecated' | 'status' | 'status_reason'>>;
 
@@ -225,8 +235,9 @@ export interface RegistryStore {
   /** Claims left by a process that died before recording the archive (see migration 'archive-claims'). */
   listArchiveClaims(): Promise<{ version_id: string; key: string; created_at: string }[]>;
   /**
-   * Records the archive of a version and, when it is still Pending, its new status (a status an admin
-   * set meanwhile stays), and removes its claim, in one transaction.
+   * Records the archive of a version and its scan's findings and, when it is still Pending, its new
+   * status and `statusReason` (a status an admin set meanwhile stays), and removes its claim, in one
+   * transaction.
    */
-  recordArchive(id: string, archive: { sha256: string; size: number; status: VersionStatus }): Promise<VersionRow>;
+  recordArchive(id: string, archive: ArchiveRecord): Promise<VersionRow>;
 }

@@ -6,7 +6,7 @@ import { NODE_COLUMNS, nextDocument, nodeFromColumns } from './node-document.js'
 import type { Db } from './db.js';
 import type {
   MemberRole, MemberRow, NodeFields, NodeRow, NodeSort, NodeStamp, Page, PublisherFields, PublisherRow, PublishInput,
-  PublishOutcome, RegistryStore, TokenRow, UserRow, VersionChanges, VersionRow, VersionStatus,
+  ArchiveRecord, PublishOutcome, RegistryStore, TokenRow, UserRow, VersionChanges, VersionRow, VersionStatus,
 } from './registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
 
@@ -15,7 +15,7 @@ type Raw = Record<string, unknown>;
 
 // Columns holding lists, stored as JSON text.
 const NODE_JSON_LIST = ['tags'];
-const VERSION_JSON_LIST = ['dependencies', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin'];
+const VERSION_JSON_LIST = ['dependencies', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin', 'findings'];
 const NODE_JSON = new Set(NODE_JSON_LIST);
 const VERSION_JSON = new Set(VERSION_JSON_LIST);
 const PUBLISHER_COLUMNS = [...PUBLISHER_WRITABLE_FIELDS, 'status'] as const;
@@ -323,12 +323,13 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     );
   });
 
-  const recordArchive = writing((id: string, archive: { sha256: string; size: number; status: VersionStatus }) => {
+  const recordArchive = writing((id: string, archive: ArchiveRecord) => {
     db.prepare(
-      `UPDATE versions SET archive_sha256 = ?, archive_size = ?, uploaded_at = ?,
+      `UPDATE versions SET archive_sha256 = ?, archive_size = ?, uploaded_at = ?, findings = ?,
+         status_reason = CASE status WHEN 'NodeVersionStatusPending' THEN coalesce(?, status_reason) ELSE status_reason END,
          status = CASE status WHEN 'NodeVersionStatusPending' THEN ? ELSE status END WHERE id = ?`,
     ).run(
-      archive.sha256, archive.size, now(), archive.status, id,
+      archive.sha256, archive.size, now(), archive.findings ? JSON.stringify(archive.findings) : null, archive.statusReason ?? null, archive.status, id,
     );
     db.prepare('DELETE FROM archive_claims WHERE version_id = ?').run(id);
     return getVersionById(id)!;

@@ -1,0 +1,44 @@
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { ScanSeverity } from '../../contract/scan.js';
+import type { Ctx } from '../context.js';
+import { EXIT, invalidInput, ResultExit } from '../errors.js';
+import { blocking, failOnOption, findingsText, scanProject } from '../findings.js';
+import { examples } from './index.js';
+
+interface Options {
+  sarif?: string;
+  failOn: ScanSeverity;
+}
+
+export function register(program: Command, ctx: Ctx): void {
+  const command = program
+    .command('scan [dir]')
+    .description('scan the files pack would ship for risky code (eval, runtime installs, obfuscation, …); exit 1 when a finding reaches --fail-on')
+    .option('--sarif <file>', 'also write the findings as SARIF 2.1.0 (for code-scanning tools)')
+    .addOption(failOnOption())
+    .action(async (dir: string | undefined, options: Options) => {
+      const root = resolve(dir ?? '.');
+      const { loadProject } = await import('../../package/project.js');
+      let project;
+      try {
+        project = await loadProject(root);
+      } catch (error) {
+        throw invalidInput(`cannot read the project in ${root}: ${(error as Error).message}`);
+      }
+      for (const warning of project.warnings) ctx.out.warn(warning);
+      const report = await scanProject(project);
+      if (options.sarif) {
+        const { toSarif } = await import('../../scan/sarif.js');
+        try {
+          writeFileSync(resolve(options.sarif), `${JSON.stringify(toSarif(report.findings, ctx.version), null, 2)}\n`);
+        } catch (error) {
+          throw invalidInput(`cannot write --sarif ${options.sarif}: ${(error as Error).message}`);
+        }
+      }
+      ctx.out.result(report, () => findingsText(ctx.out, report, project.files));
+      if (blocking(report, options.failOn).length) throw new ResultExit(EXIT.failure);
+    });
+  examples(command, ['nodereg scan', 'nodereg scan ./my-node --json', 'nodereg scan --sarif nodereg.sarif --fail-on medium']);
+}

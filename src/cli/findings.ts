@@ -1,0 +1,82 @@
+// What scan, validate and publish share about scan findings: running the scanner on the project's
+// file set, the human listing (grouped by file, with the line of code), and the --fail-on decision.
+import { readFileSync } from 'node:fs';
+import { Option } from 'commander';
+import { DEFAULT_SCAN_FAIL_ON, SCAN_SEVERITIES } from '../contract/limits.js';
+import type { Finding, ScanReport, ScanSeverity } from '../contract/scan.js';
+import type { Project } from '../package/project.js';
+import { CliError, EXIT } from './errors.js';
+import type { Output } from './output.js';
+
+export const failOnOption = () =>
+  new Option('--fail-on <severity>', 'findings of this severity or above stop it').choices(SCAN_SEVERITIES).default(DEFAULT_SCAN_FAIL_ON);
+
+/** Scans the files `pack` would ship. */
+export async function scanProject(project: Pick<Project, 'files'>): Promise<ScanReport> {
+  const { scanFiles } = await import('../scan/run.js');
+  return scanFiles(project.files);
+}
+
+/** Unsuppressed findings at or above `failOn`. */
+export function blocking(report: ScanReport, failOn: ScanSeverity): Finding[] {
+  const at = SCAN_SEVERITIES.indexOf(failOn);
+  return report.findings.filter((f) => !f.suppressed && SCAN_SEVERITIES.indexOf(f.severity) >= at);
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** "2 findings (1 high, 1 medium) in 12 files, 1 suppressed". */
+export function findingsSummary(report: ScanReport): string {
+  const shown = report.findings.filter((f) => !f.suppressed);
+  const counts = [...SCAN_SEVERITIES].reverse().map((s) => [s, shown.filter((f) => f.severity === s).length] as const).filter(([, n]) => n);
+  const by = counts.length ? ` (${counts.map(([s, n]) => `${n} ${s}`).join(', ')})` : '';
+  const suppressed = report.suppressed ? `, ${report.suppressed} suppressed` : '';
+  return `${shown.length ? plural(shown.length, 'finding') : 'no findings'}${by} in ${plural(report.files, 'file')}${suppressed}`;
+}
+
+const SEVERITY_COLOUR: Record<ScanSeverity, Parameters<Output['style']>[0]> = {
+  info: 'gray', low: 'cyan', medium: 'yellow', high: 'red', critical: 'magenta',
+};
+
+/** Unsuppressed findings grouped by file, each with its line of code; `root` is where the files are. */
+export function findingsText(out: Output, report: ScanReport, files: Pick<Project, 'files'>['files']): string {
+  const where = new Map(files.map((f) => [f.path, f.abs]));
+  const lines = new Map<string, string[]>();
+  const codeLine = (file: string, line: number) => {
+    if (!lines.has(file)) {
+      let text = '';
+      try {
+        text = readFileSync(where.get(file) ?? '', 'utf8');
+      } catch {
+        // the file went away since the scan: no line to show
+      }
+      lines.set(file, text.split(/\r?\n/));
+    }
+    return (lines.get(file)![line - 1] ?? '').trim().slice(0, 160);
+  };
+  const parts: string[] = [];
+  let current = '';
+  for (const f of report.findings.filter((x) => !x.suppressed)) {
+    if (f.file !== current) {
+      current = f.file;
+      parts.push(`${parts.length ? '\n' : ''}${out.style('underline', f.file)}`);
+    }
+    parts.push(`  ${f.line}:${f.column}  ${out.style(SEVERITY_COLOUR[f.severity], f.severity.padEnd(8))}  ${f.rule}  ${f.message}`);
+    parts.push(`      ${out.style('dim', '|')} ${codeLine(f.file, f.line)}`);
+    parts.push(`      ${out.style('dim', `hint: ${f.hint}`)}`);
+  }
+  for (const skipped of report.skipped ?? []) parts.push(`${skipped.file}: ${skipped.reason}`);
+  parts.push(`${parts.length ? '\n' : ''}${findingsSummary(report)}`);
+  return parts.join('\n');
+}
+
+/** The error of validate and publish when findings reach --fail-on. */
+export function findingsError(stopping: Finding[], failOn: ScanSeverity, acceptFlag: boolean): CliError {
+  const list = stopping.map((f) => `  ${f.file}:${f.line}  ${f.severity}  ${f.rule}: ${f.message}`).join('\n');
+  return new CliError(
+    `the scan found ${plural(stopping.length, 'finding')} at or above ${failOn}:\n${list}`,
+    EXIT.invalid,
+    'scan_findings',
+    `fix them, or mark a safe line with \`# nodereg: allow RULE -- reason\`${acceptFlag ? ', or publish anyway with --accept-findings' : ''}; \`nodereg scan\` shows each with its line`,
+  );
+}

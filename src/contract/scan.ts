@@ -1,0 +1,44 @@
+// The scanner's findings as they travel: `nodereg scan --json`, and the `findings` extension of a
+// NodeVersion that the registry shows to the node's publisher members and admins (DESIGN.md §10).
+import { z } from 'zod';
+import { SCAN_RULE_IDS, SCAN_SEVERITIES } from './limits.js';
+
+export type ScanSeverity = (typeof SCAN_SEVERITIES)[number];
+export type ScanRuleId = (typeof SCAN_RULE_IDS)[number];
+
+/** True when `severity` is `threshold` or more severe. */
+export const atLeast = (severity: ScanSeverity, threshold: ScanSeverity) =>
+  SCAN_SEVERITIES.indexOf(severity) >= SCAN_SEVERITIES.indexOf(threshold);
+
+export const Finding = z.looseObject({
+  rule: z.enum(SCAN_RULE_IDS),
+  severity: z.enum(SCAN_SEVERITIES),
+  /** Relative to the node's root (the archive name), `/`-separated. */
+  file: z.string(),
+  /** 1-based. */
+  line: z.number().int(),
+  /** 1-based. */
+  column: z.number().int(),
+  message: z.string(),
+  hint: z.string(),
+  /** Present and true when a `# nodereg: allow RULE -- reason` comment covers the finding. */
+  suppressed: z.boolean().optional(),
+  /** The reason written in that comment (on the server also for high findings, which stay unsuppressed). */
+  reason: z.string().optional(),
+});
+export type Finding = z.infer<typeof Finding>;
+
+/** A file the scanner did not parse, and why. */
+export const SkippedFile = z.object({ file: z.string(), reason: z.string() });
+export type SkippedFile = z.infer<typeof SkippedFile>;
+
+/** `nodereg scan --json`. */
+export const ScanReport = z.object({
+  findings: z.array(Finding),
+  /** Files in the set that was scanned (what `pack` would ship). */
+  files: z.number().int(),
+  /** How many findings a suppression comment covers. */
+  suppressed: z.number().int(),
+  skipped: z.array(SkippedFile).optional(),
+});
+export type ScanReport = z.infer<typeof ScanReport>;

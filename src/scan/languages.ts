@@ -1,0 +1,10 @@
+// Which files the scanner reads: by extension. Small on purpose, so that the server can count an
+// archive's scannable entries without loading the scanner.
+import type { ScanLanguage } from './rule.js';
+
+/** The language of a file, by its extension; undefined for files no rule reads. */
+export function languageOf(path: string): ScanLanguage | undefined {
+  if (/\.pyw?$/i.test(path)) return 'python';
+  if (/\.[cm]?js$/i.test(path)) return 'javascript';
+  return undefined;
+}

@@ -1,0 +1,114 @@
+// What a scan rule is: data (id, severity, description, hint, tree-sitter query patterns per
+// language, examples) plus, where a query cannot say it, a small check on the matched nodes.
+// Rules match code: their patterns name syntax nodes (calls, assignments), so comments, docstrings
+// and the contents of strings never match, except where a rule asks for strings on purpose.
+import type { Node, QueryCapture } from 'web-tree-sitter';
+import type { ScanRuleId, ScanSeverity } from '../contract/scan.js';
+
+export type ScanLanguage = 'python' | 'javascript';
+
+/** The nodes a pattern captured, by capture name. `finding` is where the finding is reported. */
+export type Captures = Record<string, Node>;
+
+export interface Rule {
+  id: ScanRuleId;
+  severity: ScanSeverity;
+  /** One sentence: what the rule finds and why it matters. */
+  description: string;
+  /** What to do instead; shown with every finding. */
+  hint: string;
+  /**
+   * A fast test on a file's text that every match needs (the names its patterns require): a file
+   * that fails it cannot match, so it is not parsed for this rule. Never the decision itself.
+   */
+  requires: RegExp;
+  /** Tree-sitter query patterns, per language. Each pattern captures `@finding`. */
+  patterns: Partial<Record<ScanLanguage, string>>;
+  /**
+   * Decides a match the patterns cannot decide alone (a literal argument, a keyword present):
+   * returns the finding's message, or undefined when the match is not a finding.
+   */
+  check?: (captures: Captures) => string | undefined;
+  /** The message when there is no check. */
+  message?: (captures: Captures) => string;
+  /**
+   * Examples, which double as the tests. In `bad` every line that must be found ends with the
+   * comment `# finding` (`// finding` in JavaScript) and no other line may be found; nothing in
+   * `good` may be found. The good examples include the bad call inside a comment, a docstring and
+   * a string.
+   */
+  examples: Partial<Record<ScanLanguage, { bad: string; good: string }>>;
+}
+
+export const defineRule = (rule: Rule): Rule => rule;
+
+export function toCaptures(captures: QueryCapture[]): Captures {
+  const out: Captures = {};
+  for (const capture of captures) out[capture.name] ??= capture.node;
+  return out;
+}
+
+/** A constant: a string without interpolation (or several, concatenated), a number, True/False/None. */
+export function isLiteral(node: Node | null | undefined): boolean {
+  if (!node) return false;
+  switch (node.type) {
+    case 'string':
+      // Python f-strings hold `interpolation` children; JavaScript plain strings have none.
+      return !node.namedChildren.some((child) => child?.type === 'interpolation');
+    case 'concatenated_string':
+      return node.namedChildren.every((child) => isLiteral(child));
+    case 'template_string':
+      return !node.namedChildren.some((child) => child?.type === 'template_substitution');
+    case 'integer':
+    case 'float':
+    case 'number':
+    case 'true':
+    case 'false':
+    case 'none':
+    case 'null':
+      return true;
+    case 'parenthesized_expression':
+      return node.namedChildren.every((child) => isLiteral(child));
+    default:
+      return false;
+  }
+}
+
+/** The text of every string literal in `node` (itself included), without quotes. */
+export function stringsIn(node: Node): string[] {
+  const out: string[] = [];
+  const visit = (n: Node) => {
+    if (n.type === 'string_content' || n.type === 'string_fragment') out.push(n.text);
+    for (const child of n.namedChildren) if (child) visit(child);
+  };
+  visit(node);
+  return out;
+}
+
+/** The `name=value` keyword argument of a Python call's argument list, if given. */
+export function keywordArgument(args: Node | undefined, name: string): Node | undefined {
+  for (const child of args?.namedChildren ?? []) {
+    if (child?.type === 'keyword_argument' && child.childForFieldName('name')?.text === name) {
+      return child.childForFieldName('value') ?? undefined;
+    }
+  }
+  return undefined;
+}
+
+/** Positional arguments of a call's argument list. */
+export function positional(args: Node | undefined): Node[] {
+  return (args?.namedChildren ?? []).filter((c): c is Node => Boolean(c) && c!.type !== 'keyword_argument' && c!.type !== 'comment');
+}
+
+/** True when `node` is somewhere inside a function (or lambda): code that does not run at import. */
+export function insideFunction(node: Node): boolean {
+  for (let n = node.parent; n; n = n.parent) {
+    if (n.type === 'function_definition' || n.type === 'lambda') return true;
+  }
+  return false;
+}
+
+/** True for a string that is a statement of its own (a docstring): not code, never a finding. */
+export function isDocstring(node: Node): boolean {
+  return node.parent?.type === 'expression_statement' && node.parent.namedChildCount === 1;
+}

@@ -1,0 +1,77 @@
+import type { Node } from 'web-tree-sitter';
+import { defineRule, isDocstring } from '../rule.js';
+
+/** Calls that turn encoded data back into bytes or text. */
+const DECODERS = new Set([
+  'b64decode', 'b32decode', 'b16decode', 'b85decode', 'a85decode', 'urlsafe_b64decode', 'decodebytes', 'decodestring',
+  'decompress', 'fromhex', 'unhexlify', 'a2b_base64', 'a2b_hex', 'loads',
+]);
+/** `codecs.decode(x, "rot13")` and friends: `decode` counts only on these objects. */
+const DECODE_OBJECTS = new Set(['codecs', 'marshal', 'zlib', 'lzma', 'bz2', 'gzip', 'base64', 'binascii']);
+const LONG_LITERAL = 1024;
+/** Base64 (standard or URL-safe) or hex, unbroken. */
+const ENCODED_RUN = new RegExp(`[A-Za-z0-9+/_=-]{${LONG_LITERAL},}|(?:\\\\x[0-9a-fA-F]{2}){${LONG_LITERAL / 4},}`);
+
+/** The decoding call inside `node`, if any. */
+function decoderIn(node: Node): string | undefined {
+  if (node.type === 'call') {
+    const fn = node.childForFieldName('function');
+    const name = fn?.type === 'attribute' ? fn.childForFieldName('attribute')?.text : fn?.text;
+    const object = fn?.type === 'attribute' ? fn.childForFieldName('object')?.text : undefined;
+    if (name && (DECODERS.has(name) || (name === 'decode' && object && DECODE_OBJECTS.has(object)))) {
+      if (name !== 'loads' || object === 'marshal') return fn!.text;
+    }
+  }
+  for (const child of node.namedChildren) {
+    const found = child && decoderIn(child);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+export default defineRule({
+  id: 'obfuscation',
+  severity: 'high',
+  description: 'Decoded data (base64, zlib, marshal, codecs, hex) that reaches eval/exec/compile, or a long encoded literal (1,024 characters or more in one run): code hidden from readers.',
+  hint: 'ship the code as readable source; keep data in data files',
+  requires: new RegExp(`\\b(?:eval|exec|compile)\\b|${ENCODED_RUN.source}`),
+  patterns: {
+    python: `
+((call function: (identifier) @name arguments: (argument_list . (_) @arg)) @finding
+ (#any-of? @name "eval" "exec" "compile"))
+((string) @finding @literal)`,
+  },
+  check: ({ name, arg, literal }) => {
+    if (literal) {
+      if (literal.endIndex - literal.startIndex < LONG_LITERAL || isDocstring(literal)) return undefined;
+      const run = literal.namedChildren.filter((c) => c?.type === 'string_content').map((c) => c!.text).join('').match(ENCODED_RUN);
+      return run ? `a literal holding ${run[0].length} encoded characters in one run` : undefined;
+    }
+    const decoder = decoderIn(arg);
+    return decoder ? `${name.text}() of data decoded by ${decoder}()` : undefined;
+  },
+  examples: {
+    python: {
+      bad: `import base64, codecs, marshal, zlib
+
+def load(payload):
+    exec(base64.b64decode(payload))  # finding
+    exec(zlib.decompress(base64.b64decode(payload)).decode())  # finding
+    eval(codecs.decode(payload, "rot13"))  # finding
+    exec(marshal.loads(payload))  # finding
+
+BLOB = "${'QUJD'.repeat(300)}"  # finding
+`,
+      good: `import base64, json
+"""Never exec(base64.b64decode(payload))."""
+
+def load(payload):
+    # exec(base64.b64decode(payload))
+    text = "exec(base64.b64decode(payload))"
+    data = json.loads(base64.b64decode(payload))
+    icon = base64.b64decode("aGVsbG8=")
+    return data, icon, text
+`,
+    },
+  },
+});

@@ -1,0 +1,170 @@
+// Running the scanner over a file set (what `pack` would ship) or an uploaded archive. Large sets
+// are split across worker threads, one per core; the registry scans each archive in a worker so
+// its event loop never waits for a parse.
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { SCAN_MAX_FILE_BYTES } from '../contract/limits.js';
+import type { Finding, ScanReport, SkippedFile } from '../contract/scan.js';
+import { languageOf } from './languages.js';
+import { Scanner, type ScanTextOptions } from './scanner.js';
+
+export interface ScanInput {
+  /** The name in the archive: relative to the root, `/`-separated. */
+  path: string;
+  /** Where to read it. */
+  abs: string;
+  size: number;
+}
+
+/** What one worker (or the calling thread) is given to scan. */
+export type ScanJob =
+  | { kind: 'files'; files: { path: string; abs: string }[]; options: ScanTextOptions }
+  | { kind: 'zip'; zip: string; options: ScanTextOptions };
+
+export interface PartialReport {
+  findings: Finding[];
+  skipped: SkippedFile[];
+  /** Entries seen (archives only). */
+  files: number;
+}
+
+/** Below this many bytes of source a worker costs more than it saves. */
+const IN_THREAD_BYTES = 1024 * 1024;
+
+let loaded: Promise<Scanner> | undefined;
+/** One scanner per thread, loaded on first use (the grammars take ~30 ms). */
+export const scanner = () => (loaded ??= Scanner.load());
+
+export const tooLarge = (file: string, size: number): SkippedFile => ({
+  file,
+  reason: `not scanned: ${size} bytes, over the limit of ${SCAN_MAX_FILE_BYTES} bytes per file`,
+});
+
+/** Scans files read from disk, in this thread. */
+export async function scanFilesHere(files: { path: string; abs: string }[], options: ScanTextOptions): Promise<PartialReport> {
+  const engine = await scanner();
+  const findings: Finding[] = [];
+  for (const file of files) findings.push(...engine.scanText(file.path, readFileSync(file.abs, 'utf8'), options));
+  return { findings, skipped: [], files: files.length };
+}
+
+/**
+ * The worker's entry file, dist/scan/worker.js: found from this module in the bundle (a chunk in
+ * dist/chunks/, or dist/scan/ itself) and from the TypeScript sources the tests run.
+ */
+function workerUrl(): URL {
+  for (const candidate of ['./worker.js', '../scan/worker.js', '../../dist/scan/worker.js']) {
+    const url = new URL(candidate, import.meta.url);
+    if (existsSync(url)) return url;
+  }
+  throw new Error('the scan worker (dist/scan/worker.js) is missing: run `npm run build`');
+}
+
+/** Runs one job in a worker thread of its own, which ends with it (the CLI's way). */
+export function inWorker(job: ScanJob): Promise<PartialReport> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(workerUrl(), { workerData: job });
+    worker.once('message', (report: PartialReport) => {
+      resolve(report);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the scan stopped (exit code ${code})`)));
+  });
+}
+
+/**
+ * A worker thread kept for many jobs, one at a time (the registry's way: grammars load once, and its
+ * memory is part of the running server's). Started on first use; a crash or a timeout ends it, and
+ * the next job starts a new one.
+ */
+export class ScanWorker {
+  private worker: Worker | undefined;
+  private pending: { resolve: (report: PartialReport) => void; reject: (error: Error) => void } | undefined;
+
+  constructor(private readonly limits: { timeoutMs: number; maxOldGenerationSizeMb: number }) {}
+
+  run(job: ScanJob): Promise<PartialReport> {
+    if (this.pending) return Promise.reject(new Error('this scan worker is busy'));
+    const worker = (this.worker ??= this.start());
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => this.stop(new Error(`the scan took longer than ${Math.round(this.limits.timeoutMs / 1000)} s`)), this.limits.timeoutMs);
+      const settle = () => {
+        clearTimeout(timer);
+        this.pending = undefined;
+      };
+      this.pending = {
+        resolve: (report) => (settle(), resolve(report)),
+        reject: (error) => (settle(), reject(error)),
+      };
+      worker.postMessage(job);
+    });
+  }
+
+  /** Ends the thread; a job in progress fails with `reason`. */
+  stop(reason = new Error('the scan worker was stopped')): Promise<unknown> {
+    const worker = this.worker;
+    this.worker = undefined;
+    this.pending?.reject(reason);
+    return worker ? worker.terminate() : Promise.resolve();
+  }
+
+  private start(): Worker {
+    const worker = new Worker(workerUrl(), { resourceLimits: { maxOldGenerationSizeMb: this.limits.maxOldGenerationSizeMb } });
+    worker.unref(); // an idle scan worker never keeps the process alive
+    worker.on('message', (report: PartialReport) => this.pending?.resolve(report));
+    const failed = (error: Error) => {
+      if (this.worker === worker) this.worker = undefined;
+      this.pending?.reject(error);
+    };
+    worker.on('error', failed);
+    worker.on('exit', (code) => failed(new Error(`the scan stopped (exit code ${code})`)));
+    return worker;
+  }
+}
+
+/** The report of several partial ones: findings in file, line and column order. */
+export function mergeReports(parts: PartialReport[], files: number): ScanReport {
+  const findings = parts.flatMap((p) => p.findings);
+  findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule)));
+  const skipped = parts.flatMap((p) => p.skipped);
+  return { findings, files, suppressed: findings.filter((f) => f.suppressed).length, ...(skipped.length ? { skipped } : {}) };
+}
+
+/**
+ * Scans a file set: the files of a language the rules read, each up to SCAN_MAX_FILE_BYTES. Sets
+ * larger than ~1 MiB of source are split by size across `threads` workers (default: one per core).
+ */
+export async function scanFiles(files: readonly ScanInput[], options: ScanTextOptions & { threads?: number } = {}): Promise<ScanReport> {
+  const skipped: SkippedFile[] = [];
+  const wanted: ScanInput[] = [];
+  for (const file of files) {
+    if (!languageOf(file.path)) continue;
+    if (file.size > SCAN_MAX_FILE_BYTES) skipped.push(tooLarge(file.path, file.size));
+    else wanted.push(file);
+  }
+  const textOptions: ScanTextOptions = { server: options.server };
+  const bytes = wanted.reduce((sum, f) => sum + f.size, 0);
+  const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), Math.ceil(bytes / IN_THREAD_BYTES)));
+  let parts: PartialReport[];
+  if (threads === 1) {
+    parts = [await scanFilesHere(wanted, textOptions)];
+  } else {
+    // Largest first, each to the least loaded worker: the workers finish at about the same time.
+    const shares = Array.from({ length: threads }, () => ({ bytes: 0, files: [] as { path: string; abs: string }[] }));
+    for (const file of [...wanted].sort((a, b) => b.size - a.size)) {
+      const share = shares.reduce((least, s) => (s.bytes < least.bytes ? s : least));
+      share.bytes += file.size;
+      share.files.push({ path: file.path, abs: file.abs });
+    }
+    parts = await Promise.all(shares.map((share) => inWorker({ kind: 'files', files: share.files, options: textOptions })));
+  }
+  return mergeReports([...parts, { findings: [], skipped, files: 0 }], files.length);
+}
+
+/** Scans an uploaded archive (already checked by the server) in `worker`. */
+export async function scanArchive(worker: ScanWorker, zip: string, options: ScanTextOptions = {}): Promise<ScanReport> {
+  const part = await worker.run({ kind: 'zip', zip, options: { server: options.server } });
+  return mergeReports([part], part.files);
+}

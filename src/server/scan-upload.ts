@@ -1,0 +1,84 @@
+// The registry's scan of an uploaded archive (DESIGN.md §10): run in a worker thread, off the event
+// loop, a few at a time. Under `--scan flag` a version with an unsuppressed finding of high or above
+// becomes Flagged, with a one-line reason; under `warn` the findings are only kept.
+import { availableParallelism } from 'node:os';
+import { SCAN_FLAG_AT, SCAN_MAX_KEPT_FINDINGS, SCAN_SEVERITIES, type SCAN_MODES } from '../contract/limits.js';
+import { atLeast, type Finding } from '../contract/scan.js';
+import { scanArchive, ScanWorker } from '../scan/run.js';
+
+export type ScanMode = (typeof SCAN_MODES)[number];
+
+export interface UploadScan {
+  /** The findings to keep with the version (the most severe first, at most SCAN_MAX_KEPT_FINDINGS). */
+  findings: Finding[];
+  /** Set when the version must be Flagged: the one-line status_reason. */
+  flag?: string;
+}
+
+/** A scan of 1 GiB of source at a few MB/s takes minutes; past this the version is flagged for an admin. */
+const SCAN_TIMEOUT_MS = 10 * 60_000;
+
+/** Runs at most `limit` tasks at a time, the others wait their turn. */
+function limiter(limit: number) {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await task();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+/** "dynamic-execution at nodes/run.py:7, runtime-install at nodes/run.py:4 (and 3 more)". */
+export function flagReason(stopping: Finding[]): string {
+  const shown = stopping.slice(0, 2).map((f) => `${f.rule} at ${f.file}:${f.line}`).join(', ');
+  const more = stopping.length > 2 ? ` (and ${stopping.length - 2} more)` : '';
+  return `scan: ${shown}${more}`.slice(0, 1000);
+}
+
+const bySeverity = (a: Finding, b: Finding) => SCAN_SEVERITIES.indexOf(b.severity) - SCAN_SEVERITIES.indexOf(a.severity);
+
+export interface UploadScanner {
+  /** `scannable`: how many entries the scanner reads; with none, no worker is used. Undefined under `off`. */
+  scan(zipPath: string, scannable: number, label: string): Promise<UploadScan | undefined>;
+  /** Ends the worker threads. */
+  close(): Promise<unknown>;
+}
+
+export function createUploadScanner(mode: ScanMode, log: (line: string) => void): UploadScanner {
+  // One core stays with the event loop; each worker is started on first use and kept.
+  const size = Math.max(1, availableParallelism() - 1);
+  const workers = Array.from({ length: size }, () => new ScanWorker({ timeoutMs: SCAN_TIMEOUT_MS, maxOldGenerationSizeMb: 512 }));
+  const idle = [...workers];
+  const run = limiter(size);
+  const withWorker = <T>(task: (worker: ScanWorker) => Promise<T>) =>
+    run(async () => {
+      const worker = idle.pop()!;
+      try {
+        return await task(worker);
+      } finally {
+        idle.push(worker);
+      }
+    });
+  const close = () => Promise.all(workers.map((worker) => worker.stop()));
+  const scan = async (zipPath: string, scannable: number, label: string): Promise<UploadScan | undefined> => {
+    if (mode === 'off') return undefined;
+    if (scannable === 0) return { findings: [] };
+    let findings: Finding[];
+    try {
+      findings = (await withWorker((worker) => scanArchive(worker, zipPath, { server: true }))).findings;
+    } catch (error) {
+      log(`scan of ${label} failed: ${(error as Error).message}`);
+      return { findings: [], flag: mode === 'flag' ? `scan: could not finish (${(error as Error).message}); an admin must review it` : undefined };
+    }
+    const stopping = findings.filter((f) => !f.suppressed && atLeast(f.severity, SCAN_FLAG_AT));
+    const kept = [...findings].sort(bySeverity).slice(0, SCAN_MAX_KEPT_FINDINGS);
+    return { findings: kept, flag: mode === 'flag' && stopping.length ? flagReason(stopping) : undefined };
+  };
+  return { scan, close };
+}

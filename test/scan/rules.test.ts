@@ -1,0 +1,142 @@
+// Every rule against its own examples (src/scan/rules/*.ts): the lines of a bad example that end
+// with the comment `finding` are found, at that file and line, and nothing else of that rule; the
+// good examples, which hold the same calls in a comment, a docstring and a string, give nothing.
+// Then suppression comments, the registry's stricter reading of them, and what the scanner skips.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SCAN_RULE_IDS } from '../../src/contract/limits.js';
+import { rules } from '../../src/scan/rules/index.js';
+import { scanFiles } from '../../src/scan/run.js';
+import { Scanner } from '../../src/scan/scanner.js';
+import { tempDir } from '../helpers.js';
+import { writeTree } from '../package/fixtures.js';
+
+const EXTENSION = { python: 'py', javascript: 'js' } as const;
+const MARKER = /(#|\/\/) finding$/;
+
+/** Lines (1-based) that end with the `finding` marker. */
+const markedLines = (source: string) =>
+  source.split('\n').flatMap((line, i) => (MARKER.test(line.trimEnd()) ? [i + 1] : []));
+
+const scanner = await Scanner.load();
+
+describe('rule examples', () => {
+  it('every rule id of the contract has one rule file, and every rule has examples of both kinds', () => {
+    expect(rules.map((r) => r.id).sort()).toEqual([...SCAN_RULE_IDS].sort());
+    for (const rule of rules) {
+      const languages = Object.keys(rule.patterns);
+      expect(Object.keys(rule.examples).sort(), rule.id).toEqual(languages.sort());
+      for (const example of Object.values(rule.examples)) {
+        expect(markedLines(example.bad).length, rule.id).toBeGreaterThan(0);
+        expect(markedLines(example.good), rule.id).toEqual([]);
+      }
+    }
+  });
+
+  // One tree holding every example, scanned as `nodereg scan` does: findings carry the right file.
+  const root = tempDir('nodereg-scan-examples-');
+  const files: Record<string, string> = {};
+  for (const rule of rules) {
+    for (const [language, example] of Object.entries(rule.examples)) {
+      const ext = EXTENSION[language as keyof typeof EXTENSION];
+      files[`${rule.id}/bad.${ext}`] = example.bad;
+      files[`${rule.id}/good.${ext}`] = example.good;
+    }
+  }
+  writeTree(root, files);
+  const inputs = Object.entries(files).map(([path, text]) => ({ path, abs: join(root, path), size: Buffer.byteLength(text) }));
+  const report = scanFiles(inputs, { threads: 1 });
+
+  for (const rule of rules) {
+    for (const [language, example] of Object.entries(rule.examples)) {
+      const ext = EXTENSION[language as keyof typeof EXTENSION];
+      it(`${rule.id} (${language}): bad example found at its marked lines, good example not found`, async () => {
+        const { findings } = await report;
+        const lines = (file: string) => [...new Set(findings.filter((f) => f.rule === rule.id && f.file === file).map((f) => f.line))];
+        expect(lines(`${rule.id}/bad.${ext}`)).toEqual(markedLines(example.bad));
+        expect(lines(`${rule.id}/good.${ext}`)).toEqual([]);
+        for (const finding of findings.filter((f) => f.rule === rule.id)) {
+          expect(finding).toMatchObject({ severity: rule.severity, hint: rule.hint });
+          expect(finding.column).toBeGreaterThan(0);
+        }
+      });
+    }
+  }
+
+  it('no rule fires in another language: the Python examples saved as JavaScript give no Python finding', () => {
+    const python = rules.filter((r) => r.patterns.python && !r.patterns.javascript);
+    for (const rule of python) {
+      expect(scanner.scanText('same.js', rule.examples.python!.bad).filter((f) => f.rule === rule.id)).toEqual([]);
+    }
+  });
+});
+
+describe('suppression comments', () => {
+  const code = (comment: string) => `import os\n\ndef f(x):\n    ${comment}\n    eval(x)\n    os.system(x)  # nodereg: allow command-injection -- x is a fixed tool name\n`;
+
+  it('a comment on the line or the line above, with a reason, suppresses the named rule only', () => {
+    const findings = scanner.scanText('a.py', code('# nodereg: allow dynamic-execution -- x comes from our own template'));
+    expect(findings.map((f) => [f.rule, f.line, f.suppressed, f.reason])).toEqual([
+      ['dynamic-execution', 5, true, 'x comes from our own template'],
+      ['command-injection', 6, true, 'x is a fixed tool name'],
+    ]);
+    const other = scanner.scanText('a.py', code('# nodereg: allow obfuscation -- not this rule'));
+    expect(other.find((f) => f.rule === 'dynamic-execution')?.suppressed).toBeUndefined();
+  });
+
+  it('without a reason nothing is suppressed, and the hint says how to write one', () => {
+    const [finding] = scanner.scanText('a.py', code('# nodereg: allow dynamic-execution'));
+    expect(finding.suppressed).toBeUndefined();
+    expect(finding.hint).toContain('-- why it is safe');
+  });
+
+  it('two lines above is too far; a string that looks like the comment is not one', () => {
+    const far = scanner.scanText('a.py', 'import os\n# nodereg: allow dynamic-execution -- far\n\neval(x)\n');
+    expect(far[0].suppressed).toBeUndefined();
+    const text = scanner.scanText('a.py', 'y = "# nodereg: allow dynamic-execution -- in a string"; eval(x)\n');
+    expect(text[0].suppressed).toBeUndefined();
+  });
+
+  it('on the registry a high finding stays unsuppressed; the reason is kept for the admin', () => {
+    const findings = scanner.scanText('a.py', code('# nodereg: allow dynamic-execution -- trusted'), { server: true });
+    expect(findings.map((f) => [f.rule, f.suppressed, f.reason])).toEqual([
+      ['dynamic-execution', undefined, 'trusted'],
+      ['command-injection', undefined, 'x is a fixed tool name'],
+    ]);
+    const medium = scanner.scanText('b.py', 'import sys\nsys.path.append(x)  # nodereg: allow environment-manipulation -- our vendored dir\n', { server: true });
+    expect(medium[0]).toMatchObject({ rule: 'environment-manipulation', suppressed: true });
+  });
+
+  it('JavaScript takes // comments', () => {
+    const [finding] = scanner.scanText('web/a.js', 'eval(code); // nodereg: allow js-dynamic-execution -- plugin sandbox\n');
+    expect(finding).toMatchObject({ suppressed: true, reason: 'plugin sandbox' });
+  });
+});
+
+describe('what is scanned', () => {
+  it('only Python and JavaScript files; a file over the size limit is listed as skipped', async () => {
+    const root = writeTree(tempDir(), {
+      'notes.txt': 'eval(x)\n',
+      'big.py': `x = 1\n${'#'.repeat(5 * 1024 * 1024)}\n`,
+      'ok.py': 'eval(x)\n',
+    });
+    const inputs = ['notes.txt', 'big.py', 'ok.py'].map((path) => ({ path, abs: join(root, path), size: path === 'big.py' ? 5 * 1024 * 1024 + 8 : 8 }));
+    const report = await scanFiles(inputs, { threads: 1 });
+    expect(report.findings.map((f) => f.file)).toEqual(['ok.py']);
+    expect(report.skipped).toEqual([{ file: 'big.py', reason: expect.stringContaining('over the limit') }]);
+    expect(report.files).toBe(3);
+  });
+
+  it('split across worker threads, the report is the same as in one thread', async () => {
+    const root = tempDir();
+    const files: Record<string, string> = {};
+    // ~1.5 MiB of source, so that two workers are used
+    for (let i = 0; i < 30; i++) files[`m${i}.py`] = `import os\n${'x = [1, 2, 3]\n'.repeat(4000)}os.system(cmd_${i})\n`;
+    writeTree(root, files);
+    const inputs = Object.entries(files).map(([path, text]) => ({ path, abs: join(root, path), size: text.length }));
+    const one = await scanFiles(inputs, { threads: 1 });
+    const two = await scanFiles(inputs, { threads: 2 });
+    expect(two).toEqual(one);
+    expect(one.findings).toHaveLength(30);
+  });
+});

@@ -1,0 +1,125 @@
+// The registry scans every uploaded archive in a worker thread (DESIGN.md §10): a high finding makes
+// the version Flagged with a one-line reason; the findings go to the node's publisher members and
+// admins only; an admin lifts the flag; `--scan warn` keeps findings without flagging, `off` scans
+// nothing; and /healthz keeps answering while a 2,000-file archive is scanned.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers.js';
+import { client, createPublisher, createUser, makeZip, publish, uploadTo, type TestUser } from './fixtures.js';
+
+const RISKY = {
+  '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n# subprocess.run("pip install x") is only a comment\n',
+  'nodes/run.py': 'import subprocess, sys\n\ndef setup():\n    subprocess.check_call([sys.executable, "-m", "pip", "install", "numpy"])\n\nsys.path.append("vendor")\n',
+};
+
+async function publishArchive(server: TestServer, owner: TestUser, nodeId: string, version: string, files: Record<string, string>) {
+  const published = await publish(server, owner.token, 'acme', nodeId, version);
+  expect(published.status, published.text).toBe(201);
+  const uploaded = await uploadTo(published.body.signedUrl, await makeZip(files));
+  expect(uploaded.status, uploaded.text).toBe(200);
+  return uploaded.body;
+}
+
+describe('--scan flag (the default)', () => {
+  let server: TestServer;
+  let owner: TestUser;
+  let stranger: TestUser;
+  beforeAll(async () => {
+    server = await startServer();
+    owner = await createUser(server);
+    stranger = await createUser(server);
+    await createPublisher(server, owner, 'acme');
+  });
+  afterAll(() => server.close());
+
+  it('a version with a high finding is Flagged with the reason; the publisher sees the findings, a stranger does not; an admin lifts the flag', async () => {
+    const api = client(server);
+    const uploaded = await publishArchive(server, owner, 'risky', '1.0.0', RISKY);
+    expect(uploaded).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: runtime-install at nodes/run.py:4' });
+    expect(uploaded.findings.map((f: { rule: string; line: number }) => `${f.rule}:${f.line}`)).toEqual(['runtime-install:4', 'environment-manipulation:6']);
+
+    const asOwner = await api.get('/nodes/risky/versions/1.0.0', { token: owner.token });
+    expect(asOwner.body.findings[0]).toEqual({
+      rule: 'runtime-install', severity: 'high', file: 'nodes/run.py', line: 4, column: 5,
+      message: expect.stringContaining('pip install'), hint: expect.any(String),
+    });
+    const listed = await api.get('/nodes/risky/versions?include_status_reason=true', { token: owner.token });
+    expect(listed.body[0].findings).toHaveLength(2);
+    expect((await api.get('/nodes/risky/versions', { token: owner.token })).body[0].findings).toBeUndefined();
+    expect((await api.get('/nodes/risky/versions/1.0.0', { token: server.adminToken })).body.findings).toHaveLength(2);
+
+    for (const token of [stranger.token, undefined]) {
+      const one = await api.get('/nodes/risky/versions/1.0.0', { token });
+      expect(one.body).toMatchObject({ status: 'NodeVersionStatusFlagged' });
+      expect(one.body.findings).toBeUndefined();
+      const all = await api.get('/nodes/risky/versions?include_status_reason=true', { token });
+      expect(all.body[0].findings).toBeUndefined();
+    }
+    expect((await api.get('/nodes/risky/install')).status).toBe(404);
+
+    const lifted = await api.put('/publishers/acme/nodes/risky/versions/1.0.0', { token: server.adminToken, body: { status: 'NodeVersionStatusActive', status_reason: 'reviewed: installs its own dependency' } });
+    expect(lifted.status, lifted.text).toBe(200);
+    expect(lifted.body).toMatchObject({ status: 'NodeVersionStatusActive', status_reason: 'reviewed: installs its own dependency' });
+    expect((await api.get('/nodes/risky/install')).body).toMatchObject({ version: '1.0.0', status: 'NodeVersionStatusActive' });
+  });
+
+  it('a suppression comment does not hide a high finding on the registry: the reason is kept for the admin', async () => {
+    const files = { 'run.py': 'import os\n\ndef go(cmd):\n    # nodereg: allow command-injection -- cmd comes from our own list\n    os.system(cmd)\n' };
+    const uploaded = await publishArchive(server, owner, 'suppressed', '1.0.0', files);
+    expect(uploaded).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: command-injection at run.py:5' });
+    expect(uploaded.findings).toEqual([expect.objectContaining({ rule: 'command-injection', reason: 'cmd comes from our own list' })]);
+    expect(uploaded.findings[0].suppressed).toBeUndefined();
+  });
+
+  it('medium findings alone, or none: Active, the findings kept', async () => {
+    const medium = await publishArchive(server, owner, 'medium', '1.0.0', { 'a.py': 'import sys\nsys.path.insert(0, "lib")\n' });
+    expect(medium.status).toBe('NodeVersionStatusActive');
+    expect(medium.status_reason ?? '').toBe(''); // unset strings are sent as "" (DESIGN §11)
+    expect(medium.findings).toEqual([expect.objectContaining({ rule: 'environment-manipulation', severity: 'medium' })]);
+    const clean = await publishArchive(server, owner, 'clean', '1.0.0', { 'a.py': 'import json\n', 'web/app.js': 'export const x = 1;\n' });
+    expect(clean).toMatchObject({ status: 'NodeVersionStatusActive', findings: [] });
+  });
+
+  it('/healthz answers within 100 ms while a 2,000-file archive is scanned', async () => {
+    const files: Record<string, string> = {};
+    // every file imports sys and torch, so every one is parsed and queried
+    const body = 'import sys, torch\n\n' + Array.from({ length: 60 }, (_, i) => `def f${i}(x, y=${i}):\n    return torch.tensor([x * ${i}, y])\n`).join('\n');
+    for (let i = 0; i < 2000; i++) files[`pkg/part_${i % 20}/mod_${i}.py`] = body;
+    files['pkg/part_0/load.py'] = 'import torch\nmodel = torch.load("model.pt")\n';
+    const published = await publish(server, owner.token, 'acme', 'big', '1.0.0');
+    const upload = uploadTo(published.body.signedUrl, await makeZip(files));
+    let done = false;
+    void upload.finally(() => (done = true));
+    const latencies: number[] = [];
+    while (!done) {
+      const started = performance.now();
+      const health = await fetch(`${server.url}/healthz`);
+      await health.arrayBuffer();
+      latencies.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const uploaded = await upload;
+    expect(uploaded.status, uploaded.text).toBe(200);
+    expect(uploaded.body.findings).toEqual([expect.objectContaining({ rule: 'unsafe-deserialization', file: 'pkg/part_0/load.py' })]);
+    expect(latencies.length).toBeGreaterThan(10); // the scan took a while: the polls overlapped it
+    latencies.sort((a, b) => a - b);
+    expect(latencies[Math.floor(latencies.length * 0.95)]).toBeLessThan(100);
+  });
+});
+
+describe('--scan warn and off', () => {
+  it('warn keeps the findings and the version becomes Active; off scans nothing', async () => {
+    for (const scan of ['warn', 'off'] as const) {
+      const server = await startServer({ scan });
+      try {
+        const owner = await createUser(server);
+        await createPublisher(server, owner, 'acme');
+        const uploaded = await publishArchive(server, owner, 'risky', '1.0.0', RISKY);
+        expect(uploaded.status).toBe('NodeVersionStatusActive');
+        if (scan === 'warn') expect(uploaded.findings.map((f: { rule: string }) => f.rule)).toEqual(['runtime-install', 'environment-manipulation']);
+        else expect(uploaded.findings).toBeUndefined();
+      } finally {
+        await server.close();
+      }
+    }
+  });
+});
