@@ -37,7 +37,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe("the README's CI recipe", () => {
-  it('publishes from the packed tarball, then skips the same version, saying so in GITHUB_OUTPUT', async () => {
+  it('publishes from the packed tarball, then skips the same version, saying so in GITHUB_OUTPUT', { timeout: 120_000 }, async () => {
     const script = publishStepScript();
     expect(script).toContain('node "$RUNNER_TEMP/package/bin/nodereg.js" publish --skip-existing');
     expect(script).not.toMatch(/npx|npm install/);
