@@ -14,8 +14,11 @@ export function invocation(script = process.argv[1] ?? '', env: NodeJS.ProcessEn
   return `node ${below && !below.startsWith('..') && !isAbsolute(below) ? below : script}`;
 }
 
-/** Text with every command `nodereg …` (at a line's start, after a backtick, `$(`, `| ` or `&& `) written as the user runs it. */
+/**
+ * Text with every command `nodereg …` (at a line's start, indented or not, after a backtick, `$(`,
+ * `| `, `&& ` or `: `) written as the user runs it.
+ */
 export function asInvoked(text: string, command: string): string {
   if (command === 'nodereg') return text;
-  return text.replace(/(^|`|\$\(|\| |&& )nodereg(?= [a-z-])/gm, (_, before: string) => `${before}${command}`);
+  return text.replace(/(^\s*|`|\$\(|\| |&& |: )nodereg(?= [a-z-])/gm, (_, before: string) => `${before}${command}`);
 }

@@ -58,7 +58,7 @@ export async function seed(url: string, adminToken: string, ctx: Ctx): Promise<v
   info('');
   info('Publish your own node:');
   info('  nodereg publisher create my-publisher --name "My Publisher"');
-  info('  cd path/to/my-node && nodereg init --publisher my-publisher');
-  info('  nodereg publish');
+  info('  nodereg init path/to/my-node --publisher my-publisher');
+  info('  nodereg publish path/to/my-node');
   info(`Browse: nodereg node show ${SEED.node} · ${url}/nodes`);
 }

@@ -428,6 +428,14 @@ describe('versions: update and deprecate (ranges, prereleases)', () => {
     for (const v of ['0.9.0', '1.0.0', '1.1.0-beta.1', '1.2.0', '2.0.0-rc.1']) expect(range.stdout).toContain(`  ${v}\n`);
     expect(await deprecated()).toEqual(['0.9.0', '1.0.0', '1.1.0-beta.1', '1.2.0', '2.0.0-rc.1']);
 
+    // versions deprecated already are reported as such, not as deprecated now
+    const again = await quick(alice.token, ['version', 'deprecate', 'my-node', '<1.1.0']);
+    expect(again.code).toBe(0);
+    // prereleases included: 1.1.0-beta.1 is below 1.1.0
+    expect(again.stdout).toBe('already deprecated, left as they were:\n  1.1.0-beta.1\n  1.0.0\n  0.9.0\n');
+    const againJson = JSON.parse((await quick(alice.token, ['--json', 'version', 'deprecate', 'my-node', '1.0.0'])).stdout);
+    expect(againJson).toMatchObject({ versions: [], unchanged: ['1.0.0'] });
+
     const undo = await quick(alice.token, ['--json', 'version', 'deprecate', 'my-node', '1.x', '--undo']);
     expect(undo.code).toBe(0);
     const body = JSON.parse(undo.stdout);

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { BIN, cliEnv, INSTALLED_BIN, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { startStandIn, type StandIn } from '../server/proxy-stand-ins.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
@@ -110,8 +110,8 @@ describe('waiting', () => {
   afterAll(() => server.close());
 
   it('Ctrl-C stops waiting, leaves the task running, prints its id and exits 130', async () => {
-    const child = spawn(process.execPath, [BIN, 'relight', image, '--wait'], {
-      env: { PATH: process.env.PATH ?? '', HOME: tempDir('nodereg-home-'), NO_COLOR: '1', CI: '1', NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token },
+    const child = spawn(process.execPath, [INSTALLED_BIN, 'relight', image, '--wait'], {
+      env: { ...cliEnv(tempDir('nodereg-home-')), NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

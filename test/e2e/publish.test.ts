@@ -67,8 +67,8 @@ describe('nodereg publish', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
-    expect(Object.keys(report)).toEqual(['publisher_id', 'node_id', 'version', 'status', 'download_url', 'archive_sha256', 'archive_size', 'files']);
-    expect(report).toMatchObject({ publisher_id: 'acme', node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive', files: 6 });
+    expect(Object.keys(report)).toEqual(['publisher_id', 'node_id', 'version', 'status', 'download_url', 'archive_sha256', 'archive_size', 'files', 'skipped']);
+    expect(report).toMatchObject({ publisher_id: 'acme', node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive', files: 6, skipped: false });
     expect(report.download_url).toBe(`${proxy.url}/archives/acme/${id}/1.0.0/node.zip`);
 
     const downloaded = Buffer.from(await (await fetch(report.download_url)).arrayBuffer());
@@ -86,7 +86,7 @@ describe('nodereg publish', () => {
     expect(node).toMatchObject({ id, name: id, description: 'A test node', license: 'LICENSE', tags: ['test'] });
 
     expect(readFileSync(githubOutput, 'utf8')).toBe(
-      `earlier=line\nversion=1.0.0\ndownload_url=${report.download_url}\narchive_sha256=${report.archive_sha256}\n`,
+      `earlier=line\nversion=1.0.0\ndownload_url=${report.download_url}\narchive_sha256=${report.archive_sha256}\nskipped=false\n`,
     );
     // The token went in the Authorization header only, and never to the upload URL.
     expect(proxy.putAuthorizations).not.toContain(server.adminToken);
@@ -130,15 +130,17 @@ describe('nodereg publish', () => {
     expect(again.stderr).toContain(`error: ${id} 1.0.0 is already published on ${server.url}`);
     expect(again.stderr).toContain('hint: bump the version in pyproject.toml, or pass --skip-existing');
 
-    const skipped = await runCli(['publish', dir, '--skip-existing', '--json'], { env: env() });
+    const githubOutput = join(tempDir(), 'github-output');
+    const skipped = await runCli(['publish', dir, '--skip-existing', '--json'], { env: env({ GITHUB_OUTPUT: githubOutput }) });
     expect(skipped.code).toBe(0);
-    expect(skipped.stderr).toContain(`warning: ${id} 1.0.0 is already published; skipped (--skip-existing)`);
     expect(skipped.stderr).not.toContain('differs');
-    expect(JSON.parse(skipped.stdout)).toMatchObject({ node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive' });
+    expect(JSON.parse(skipped.stdout)).toMatchObject({ node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive', skipped: true });
+    expect(readFileSync(githubOutput, 'utf8')).toMatch(/^version=1\.0\.0\ndownload_url=http.+\narchive_sha256=[0-9a-f]{64}\nskipped=true\n$/);
 
     writeFileSync(join(dir, 'new.py'), 'changed = True\n');
     const changed = await runCli(['publish', dir, '--skip-existing'], { env: env() });
     expect(changed.code).toBe(0);
+    expect(changed.stdout).toMatch(new RegExp(`^skipped: ${id} 1\\.0\\.0 is already published on ${server.url} \\(--skip-existing; active\\)\n`));
     expect(changed.stderr).toMatch(/warning: the published archive differs from the local one \(published sha256 [0-9a-f]{64}, local [0-9a-f]{64}\)/);
   });
 

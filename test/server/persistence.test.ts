@@ -19,6 +19,8 @@ describe('persistence', () => {
     await call(first.url, 'POST', '/nodes/kept-node/reviews?star=4', { token: bob.token });
     const uploaded = await publishAndUpload(first, pat, 'keep-co', 'kept-node', '2.0.0');
     const archive = Buffer.from(await (await fetch(uploaded.downloadUrl)).arrayBuffer());
+    // the download counts once the server has handed the whole archive over: let that land first
+    await new Promise((resolve) => setTimeout(resolve, 100));
     const api1 = client(first);
     const before = {
       node: (await api1.get('/nodes/kept-node', { token: alice.token })).body,
@@ -26,6 +28,7 @@ describe('persistence', () => {
       publisher: (await api1.get('/publishers/keep-co', { token: alice.token })).body,
       me: (await api1.get('/users/me', { token: bob.token })).body,
     };
+    expect(before.node.downloads).toBe(1);
     await first.close();
 
     const second = await startServer({ dataDir: first.dataDir, adminToken: first.adminToken });

@@ -53,7 +53,11 @@ describe('GET /nodes/{id} after a write', () => {
     expect((await api.put('/publishers/alice-co', { token: alice.token, body: { name: 'Alice and Co' } })).status).toBe(200);
     await changed('publisher update', (node) => expect(node.publisher.name).toBe('Alice and Co'));
 
-    expect((await api.get('/nodes/cached/install')).status).toBe(200);
+    // a download counts once the archive has been served whole (not at /install)
+    const install = await api.get('/nodes/cached/install');
+    expect(install.status).toBe(200);
+    await (await fetch(install.body.downloadUrl)).arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, 50));
     await changed('download', (node) => expect(node.downloads).toBe(1));
 
     expect((await api.put('/publishers/alice-co/nodes/cached', { token: server.adminToken, body: { status: 'NodeStatusBanned' } })).status).toBe(200);

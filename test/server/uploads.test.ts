@@ -231,7 +231,7 @@ describe('versions, latest_version and install through the API', () => {
     expect(await latest()).toBeUndefined();
   });
 
-  it('install answers the latest Active version (or the one asked) with its downloadUrl and counts a download', async () => {
+  it('install answers the latest Active version (or the one asked) with its downloadUrl; a download counts once the archive is served whole', async () => {
     await publishAndUpload(server, alice.token, 'alice-co', 'inst', '1.0.0');
     await publishAndUpload(server, alice.token, 'alice-co', 'inst', '1.1.0');
     let reply = await api.get('/nodes/inst/install');
@@ -239,13 +239,53 @@ describe('versions, latest_version and install through the API', () => {
     expect(reply.body).toMatchObject({ version: '1.1.0', downloadUrl: `${server.url}/archives/alice-co/inst/1.1.0/node.zip` });
     reply = await api.get('/nodes/INST/install?version=1.0.0');
     expect(reply.body.version).toBe('1.0.0');
-    expect((await api.get('/nodes/inst')).body.downloads).toBe(2);
+    expect((await api.get('/nodes/inst')).body.downloads).toBe(0); // asking is not downloading
+    const downloads = async () => {
+      // counted after the last byte went out: give the server its turn
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return (await api.get('/nodes/inst')).body.downloads;
+    };
+    await (await fetch(reply.body.downloadUrl)).arrayBuffer();
+    expect(await downloads()).toBe(1);
+    // a part (a range) and a HEAD are not a download
+    await (await fetch(reply.body.downloadUrl, { headers: { range: 'bytes=0-9' } })).arrayBuffer();
+    await fetch(reply.body.downloadUrl, { method: 'HEAD' });
+    expect(await downloads()).toBe(1);
     expectError(await api.get('/nodes/inst/install?version=9.0.0'), 404, 'not_found');
     await api.put('/publishers/alice-co/nodes/inst/versions/1.0.0', { token: alice.token, body: { status: 'NodeVersionStatusDeleted' } });
     expectError(await api.get('/nodes/inst/install?version=1.0.0'), 404, 'not_found');
-    expect((await api.get('/nodes/inst')).body.downloads).toBe(2);
-    // sorted by downloads, the node comes first
-    expect((await api.get('/nodes?sort=downloads&limit=1')).body.nodes[0].id).toBe('inst');
+    await (await fetch(`${server.url}/archives/alice-co/inst/1.1.0/node.zip`)).arrayBuffer();
+    expect(await downloads()).toBe(2);
+    // sorted by downloads, most first: the node stands before every node downloaded less
+    const sorted = (await api.get('/nodes?sort=downloads&limit=100')).body.nodes as { id: string; downloads: number }[];
+    expect(sorted.map((n) => n.downloads)).toEqual([...sorted.map((n) => n.downloads)].sort((a, b) => b - a));
+    expect(sorted.findIndex((n) => n.id === 'inst')).toBeLessThan(Math.max(sorted.findIndex((n) => n.downloads < 2), 0) || sorted.length);
+  });
+
+  it('a download the client breaks off is not counted', async () => {
+    // larger than what the sockets' buffers on both sides can hold, so the server cannot hand it all over
+    const roomy = await startServer({ maxArchive: 64 * 1024 * 1024 });
+    const owner = await createUser(roomy, 'carol');
+    await createPublisher(roomy, owner, 'carol-co');
+    const big = await makeZip({ 'big.safetensors': randomBytes(32 * 1024 * 1024) });
+    const published = await publish(roomy, owner.token, 'carol-co', 'cut', '1.0.0');
+    expect((await uploadTo(published.body.signedUrl, big)).status).toBe(200);
+    const url = new URL(`${roomy.url}/archives/carol-co/cut/1.0.0/node.zip`);
+    // read the head of the answer, then close the connection with most of the body unread
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(url.port), '127.0.0.1', () => socket.write(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`));
+      socket.once('data', () => {
+        socket.destroy();
+        resolve();
+      });
+      socket.on('error', reject);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await call(roomy.url, 'GET', '/nodes/cut')).body.downloads).toBe(0);
+    await (await fetch(url)).arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await call(roomy.url, 'GET', '/nodes/cut')).body.downloads).toBe(1);
+    await roomy.close();
   });
 
   it('serves archives of other statuses to members and admins only; 404 for unknown paths', async () => {

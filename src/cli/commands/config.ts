@@ -74,8 +74,8 @@ export function register(program: Command, ctx: Ctx): void {
         }));
         ctx.out.result({ path: store.path, profiles }, () =>
           profiles.length
-            ? table(profiles.map((p) => [p.name, p.registry, p.token]), ['PROFILE', 'REGISTRY', 'TOKEN'])
-            : `no profiles yet (${store.path})`,
+            ? `${table(profiles.map((p) => [p.name, p.registry, p.token]), ['PROFILE', 'REGISTRY', 'TOKEN'])}\n\nconfig file: ${store.path}`
+            : `no profiles yet (config file: ${store.path})`,
         );
       }),
     ['nodereg config list', 'nodereg config list --json'],

@@ -119,7 +119,7 @@ export function register(program: Command, ctx: Ctx): void {
         ctx.out.result(list, () => {
           if (list.nodes.length === 0) return list.total ? `no nodes on page ${list.page} (${list.total} in all)` : `no nodes match "${q}"`;
           const rows = list.nodes.map((n) => [
-            n.id, n.name ?? '', n.latest_version?.version ?? '-', String(n.downloads ?? 0), (n.rating ?? 0).toFixed(1), n.publisher?.id ?? '',
+            n.id, n.name ?? '', n.latest_version?.version ?? '-', String(n.downloads ?? 0), n.rating ? n.rating.toFixed(1) : '-', n.publisher?.id ?? '',
           ]);
           return `${table(rows, ['ID', 'NAME', 'LATEST', 'DOWNLOADS', 'RATING', 'PUBLISHER'])}\n\npage ${list.page} of ${list.totalPages} · ${list.total} node${list.total === 1 ? '' : 's'}`;
         });
@@ -141,8 +141,8 @@ export function register(program: Command, ctx: Ctx): void {
         const client = await ctx.client();
         const found = await client
           .call(installNode, { params: { nodeId }, query: { version } })
-          .catch((error) => {
-            throw toCliError(error, { 404: version ? `list the active versions with \`nodereg node versions ${nodeId}\`` : notFoundHint(nodeId) });
+          .catch(async (error) => {
+            throw toCliError(error, { 404: await downloadNotFoundHint(client, nodeId, version) });
           });
         if (!found.downloadUrl) throw new CliError(`the registry gave no download URL for ${nodeId} ${found.version}`, EXIT.failure, 'internal');
         const file = o.out ?? `${nodeId}-${found.version}.zip`;
@@ -165,6 +165,18 @@ export function register(program: Command, ctx: Ctx): void {
   );
 }
 
+/**
+ * The hint for a download answered 404: an unknown node is searched for; a node that exists but has
+ * no version to download (none Active yet: its archive never arrived, or it awaits review) has its
+ * versions listed, with their status.
+ */
+async function downloadNotFoundHint(client: Awaited<ReturnType<Ctx['client']>>, nodeId: string, version: string | undefined): Promise<string> {
+  const exists = await client.call(getNode, { params: { nodeId } }).then(() => true, () => false);
+  if (!exists) return notFoundHint(nodeId);
+  const what = version ? `version ${version} is not active` : 'it has no active version yet';
+  return `${what}: a version is active once its archive is uploaded (and approved, where the registry reviews by hand); see each version's status with \`nodereg node versions ${nodeId}\``;
+}
+
 /** The human view of a node (without its versions). */
 function describeNode(ctx: Ctx, n: Node): string {
   const title = `${ctx.out.style('bold', n.name ? `${n.name} (${n.id})` : n.id)}  ${statusText(ctx.out, n.status)}`;
@@ -176,7 +188,8 @@ function describeNode(ctx: Ctx, n: Node): string {
     ['license', n.license],
     ['repository', n.repository],
     ['latest', latest ? `${latest.version}${latest.createdAt ? ` (${relativeTime(latest.createdAt)})` : ''}` : 'none active'],
-    ['rating', `${(n.rating ?? 0).toFixed(1)} / 5`],
+    // stars go from 1, so a mean of 0 means no review at all
+    ['rating', n.rating ? `${n.rating.toFixed(1)} / 5` : 'no reviews yet'],
     ['downloads', n.downloads ?? 0],
     ['tags', n.tags?.length ? listText(n.tags) : undefined],
     ['category', n.category],
@@ -203,6 +216,9 @@ async function saveArchive(client: Awaited<ReturnType<Ctx['client']>>, version: 
   if (!response.body) throw new CliError(`empty answer from ${version.downloadUrl}`, EXIT.failure, 'internal');
   const part = `${file}.part`;
   const hash = createHash('sha256');
+  const { mkdir } = await import('node:fs/promises');
+  const { dirname } = await import('node:path');
+  await mkdir(dirname(file), { recursive: true }).catch(() => {}); // a failure shows when the file is written, in words
   let size = 0;
   try {
     await pipeline(

@@ -38,6 +38,8 @@ interface PublishReport {
   archive_sha256: string;
   archive_size: number;
   files: number;
+  /** true when --skip-existing found the version already published (nothing was uploaded). */
+  skipped: boolean;
 }
 
 const EXISTS_HINT = 'bump the version in pyproject.toml, or pass --skip-existing to treat a published version as success';
@@ -192,11 +194,10 @@ async function reportExisting(ctx: Ctx, client: Client, ops: Ops, request: { nod
   } catch (error) {
     throw toCliError(error);
   }
-  ctx.out.warn(`${request.nodeId} ${request.version} is already published; skipped (--skip-existing)`);
   if (existing.archive_sha256 && existing.archive_sha256 !== archive.sha256) {
     ctx.out.warn(`the published archive differs from the local one (published sha256 ${existing.archive_sha256}, local ${archive.sha256}); bump the version to publish these changes`);
   }
-  report(ctx, publisherId, request, existing, archive);
+  report(ctx, publisherId, request, existing, archive, client.baseUrl);
 }
 
 /** Prints the publish object of DESIGN.md §5 for a version on the registry, and fills GITHUB_OUTPUT. */
@@ -206,6 +207,8 @@ function report(
   request: { nodeId: string; version: string },
   version: NodeVersion,
   archive: ArchiveResult,
+  /** Set when --skip-existing found the version already there: the registry it is on. */
+  skippedOn?: string,
 ): void {
   const result: PublishReport = {
     publisher_id: publisherId,
@@ -216,13 +219,19 @@ function report(
     archive_sha256: version.archive_sha256 ?? archive.sha256,
     archive_size: version.archive_size ?? archive.size,
     files: archive.files,
+    skipped: skippedOn !== undefined,
   };
   const outputFile = ctx.env.GITHUB_OUTPUT;
   if (outputFile) {
-    appendFileSync(outputFile, `version=${result.version}\ndownload_url=${result.download_url ?? ''}\narchive_sha256=${result.archive_sha256}\n`);
+    appendFileSync(
+      outputFile,
+      `version=${result.version}\ndownload_url=${result.download_url ?? ''}\narchive_sha256=${result.archive_sha256}\nskipped=${result.skipped}\n`,
+    );
   }
   ctx.out.result(result, () =>
-    `${result.node_id} ${result.version} published by ${result.publisher_id} (${statusWord(result.status)})\n` +
+    (skippedOn
+      ? `skipped: ${result.node_id} ${result.version} is already published on ${skippedOn} (--skip-existing; ${statusWord(result.status)})\n`
+      : `${result.node_id} ${result.version} published by ${result.publisher_id} (${statusWord(result.status)})\n`) +
     table([
       ['download', result.download_url ?? '-'],
       ['sha256', result.archive_sha256],

@@ -4,15 +4,19 @@ import { addWaitOptions, fetchStatus, finishTask, waitPlan, type TaskKind, type 
 import type { Ctx } from '../context.js';
 import { examples } from './index.js';
 
+/** The command that starts a task, where it differs from the task's kind: `task status skin-enhance ID` works too. */
+const KIND_OF_COMMAND: Record<string, TaskKind> = { 'skin-enhance': 'skin-enhancer', 'video-extend': 'video' };
+
 export function register(program: Command, ctx: Ctx): void {
   const task = program.command('task').description('follow AI proxy tasks (relight, skin enhancer, video extend)');
   examples(task, ['nodereg task status relight TASK_ID --wait', 'nodereg task status video TASK_ID --output extended.mp4']);
   const status = task
     .command('status')
     .description('show the status and results of a task; --wait polls until it is done')
-    .addArgument(new Argument('<kind>', 'the kind of task').choices(TASK_KINDS))
+    .addArgument(new Argument('<kind>', 'the kind of task, or the command that started it').choices([...TASK_KINDS, ...Object.keys(KIND_OF_COMMAND)]))
     .argument('<taskId>', 'the task id printed when it was started');
-  addWaitOptions(status).action(async (kind: TaskKind, taskId: string, options: WaitOptions) => {
+  addWaitOptions(status).action(async (given: string, taskId: string, options: WaitOptions) => {
+    const kind = (KIND_OF_COMMAND[given] ?? given) as TaskKind;
     const plan = waitPlan(options);
     const client = await ctx.client({ requireToken: true });
     const answer = await fetchStatus(client, kind, taskId);

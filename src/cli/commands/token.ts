@@ -99,6 +99,6 @@ export function register(program: Command, ctx: Ctx): void {
         });
         ctx.out.result({ id: tokenId, revoked: true, ...(o.publisher ? { publisher_id: o.publisher } : {}) }, `revoked token ${tokenId}`);
       }),
-    ['nodereg token revoke tok_5d1e --publisher acme', 'nodereg token revoke tok_9a2b'],
+    ['nodereg token revoke 3f6c2a9e-8d41-4b7a-9c15-2e8f0d7b6a43 --publisher acme   # the id from `token list`', 'nodereg token revoke 9b1d4e27-5c3a-4f86-a0e2-7d9c1b3f5e68'],
   );
 }

@@ -88,8 +88,10 @@ export function register(program: Command, ctx: Ctx): void {
         if (chosen.length === 0) {
           throw new CliError(`no version of ${nodeId} matches ${wanted}`, EXIT.notFound, 'not_found', `list them with \`nodereg node versions ${nodeId}\``);
         }
+        // a version already as asked is left alone, and reported as such, not as changed now
+        const unchanged = chosen.filter((v) => Boolean(v.deprecated) === deprecated);
         const done: NodeVersion[] = [];
-        for (const v of chosen) {
+        for (const v of chosen.filter((c) => !unchanged.includes(c))) {
           try {
             done.push(await client.call(updateVersion, { params: { publisherId, nodeId, versionId: v.id }, body: { deprecated } }));
           } catch (error) {
@@ -99,9 +101,14 @@ export function register(program: Command, ctx: Ctx): void {
           }
         }
         const verb = deprecated ? 'deprecated' : 'undeprecated';
+        const count = (n: number) => `${n} version${n === 1 ? '' : 's'}`;
+        const lines = [
+          ...(done.length ? [`${verb} ${count(done.length)} of ${nodeId}:`, ...done.map((d) => `  ${d.version}`)] : []),
+          ...(unchanged.length ? [`already ${verb}, left as ${unchanged.length === 1 ? 'it was' : 'they were'}:`, ...unchanged.map((v) => `  ${v.version}`)] : []),
+        ];
         ctx.out.result(
-          { node_id: nodeId, publisher_id: publisherId, target: wanted, deprecated, versions: done },
-          `${verb} ${done.length} version${done.length === 1 ? '' : 's'} of ${nodeId}:\n${done.map((d) => `  ${d.version}`).join('\n')}`,
+          { node_id: nodeId, publisher_id: publisherId, target: wanted, deprecated, versions: done, unchanged: unchanged.map((v) => v.version) },
+          lines.join('\n'),
         );
       }),
     [

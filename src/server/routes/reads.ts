@@ -74,7 +74,6 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
       : latestVersion(await store.listVersions([node.id]));
     if (!version) throw notFound(`node ${node.id} has no active version to install`);
     if (version.status !== 'NodeVersionStatusActive') throw notFound(`version ${version.version} of node ${node.id} is not active`);
-    await store.countDownload(node.id);
     return versionView(version, node.publisher_id, ctx.publicUrl());
   });
 

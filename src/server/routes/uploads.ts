@@ -154,6 +154,11 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
       'Content-Disposition': `attachment; filename="${node.id}-${version.version}.zip"`,
     };
     if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${archive.size}`;
+    // A download counts once the whole archive has been handed to the connection: not at /install,
+    // not for a part (a range), a HEAD or a transfer the client broke off.
+    if (!range && c.req.method === 'GET' && version.status === 'NodeVersionStatusActive') {
+      (c.env as HttpBindings).outgoing.once('finish', () => void store.countDownload(node.id).catch(() => {}));
+    }
     return new Response(pullStream(archive.stream), { status: range ? 206 : 200, headers });
   });
 };

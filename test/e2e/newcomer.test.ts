@@ -1,0 +1,158 @@
+// What a newcomer meets (issue [newcomer]): the spawned binary against a real registry, one check per
+// trap found from outside — downloads into a new dir, hints that are right and run as printed, names
+// that line up, plain sentences instead of raw errors.
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asInvoked, invocation } from '../../src/cli/invocation.js';
+import { cliEnv, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { call, createPublisher, createUser, publish, publishAndUpload, type TestUser } from '../server/fixtures.js';
+
+const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+const ROOT = resolve(import.meta.dirname, '../..');
+
+let server: TestServer;
+let alice: TestUser;
+const env = () => ({ NODEREG_REGISTRY: server.url, NODEREG_TOKEN: alice.token });
+
+beforeAll(async () => {
+  server = await startServer({ proxy: { sandboxDelay: 0 } });
+  alice = await createUser(server, 'alice');
+  await createPublisher(server, alice, 'acme');
+  await publishAndUpload(server, alice.token, 'acme', 'ready', '1.0.0');
+  // a version registered without its archive: the node has no active version
+  expect((await publish(server, alice.token, 'acme', 'half', '1.0.0')).status).toBe(201);
+});
+afterAll(() => server.close());
+
+describe('downloads', () => {
+  it('--out into a dir that does not exist yet creates it, and the download counts once', async () => {
+    const out = join(tempDir(), 'vendor', 'nodes', 'ready.zip');
+    const result = await runCli(['node', 'download', 'ready', '--out', out], { env: env() });
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(out)).toBe(true);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await call(server.url, 'GET', '/nodes/ready')).body.downloads).toBe(1);
+  });
+
+  it('a node without an active version: exit 5, and the hint lists its versions (not a search)', async () => {
+    const result = await runCli(['node', 'download', 'half'], { env: env() });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain('hint: it has no active version yet');
+    expect(result.stderr).toContain('`nodereg node versions half`');
+    expect(result.stderr).not.toContain('node search');
+    const unknown = await runCli(['node', 'download', 'nowhere'], { env: env() });
+    expect(unknown.stderr).toContain('`nodereg node search nowhere`');
+  });
+});
+
+describe('names that line up', () => {
+  it('a node without reviews says so, rather than "0.0 / 5"', async () => {
+    const result = await runCli(['node', 'show', 'ready'], { env: env() });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/rating:?\s+no reviews yet/);
+    expect(result.stdout).not.toContain('0.0 / 5');
+  });
+
+  it('version update takes 1.0 for 1.0.0, as publish does', async () => {
+    const result = await runCli(['version', 'update', 'ready', '1.0', '--changelog', 'short form'], { env: env() });
+    expect(result.code, result.stderr).toBe(0);
+    expect((await call(server.url, 'GET', '/nodes/ready/versions/1.0.0')).body.changelog).toBe('short form');
+  });
+
+  it('task status takes the command name skin-enhance as well as the kind skin-enhancer', async () => {
+    const started = await call(server.url, 'POST', '/proxy/img/v1/ai/skin-enhancer/flexible', { token: alice.token, body: { image: PNG.toString('base64') } });
+    expect(started.status).toBe(200);
+    const result = await runCli(['task', 'status', 'skin-enhance', started.body.data.task_id], { env: env() });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`skin-enhancer task ${started.body.data.task_id}`);
+  });
+
+  it('config list says where the config file is', async () => {
+    const home = tempDir('nodereg-home-');
+    expect((await runCli(['--profile', 'work', 'config', 'set', 'registry', server.url], { home })).code).toBe(0);
+    const result = await runCli(['config', 'list'], { home });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`config file: ${join(home, '.config', 'nodereg', 'config.json')}`);
+  });
+});
+
+describe('plain sentences', () => {
+  it('--registry without a scheme names the flag and shows the URL to write, with no "is it running" hint', async () => {
+    const result = await runCli(['node', 'show', 'ready', '--registry', '127.0.0.1:4889']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error: --registry "127.0.0.1:4889" is not an http:// or https:// URL');
+    expect(result.stderr).toContain('http://127.0.0.1:4889');
+    expect(result.stderr).not.toMatch(/ERR_INVALID_URL|running/);
+  });
+
+  it('validate of a dir that does not exist says so', async () => {
+    const cwd = tempDir();
+    const result = await runCli(['validate', 'nosuchdir', '--offline'], { cwd });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error: nosuchdir does not exist');
+    expect(result.stderr).not.toContain('ENOENT');
+  });
+
+  it('an unknown --profile is an error naming it, not a silent "no token"', async () => {
+    const home = tempDir('nodereg-home-');
+    expect((await runCli(['--profile', 'work', 'config', 'set', 'registry', server.url], { home })).code).toBe(0);
+    const result = await runCli(['--profile', 'wrok', 'whoami'], { home });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('there is no profile named "wrok" (profiles: work)');
+    const viaEnv = await runCli(['whoami'], { home, env: { NODEREG_PROFILE: 'wrok' } });
+    expect(viaEnv.stderr).toContain('there is no profile named "wrok"');
+  });
+});
+
+describe('hints that run as printed', () => {
+  it('says how the CLI was started: nodereg from PATH, npx nodereg from node_modules/.bin, else node <script>', () => {
+    expect(invocation('/usr/local/bin/nodereg', { PATH: '/usr/bin:/usr/local/bin' }, '/home/a')).toBe('nodereg');
+    expect(invocation('/home/a/proj/node_modules/.bin/nodereg', { PATH: '/usr/bin' }, '/home/a/proj')).toBe('npx nodereg');
+    expect(invocation('/home/a/nodereg/bin/nodereg.js', { PATH: '/usr/bin' }, '/home/a/nodereg')).toBe('node bin/nodereg.js');
+    expect(invocation('/opt/nodereg/bin/nodereg.js', { PATH: '/usr/bin' }, '/home/a')).toBe('node /opt/nodereg/bin/nodereg.js');
+    expect(asInvoked('run `nodereg login`; or: nodereg whoami\n  nodereg publish x | nodereg y', 'node bin/nodereg.js')).toBe(
+      'run `node bin/nodereg.js login`; or: node bin/nodereg.js whoami\n  node bin/nodereg.js publish x | node bin/nodereg.js y',
+    );
+    expect(asInvoked('an example node, seeded by nodereg serve --seed', 'npx nodereg')).toBe('an example node, seeded by nodereg serve --seed');
+  });
+
+  it('npm start in a checkout prints commands as `node bin/nodereg.js …`, which run there', async () => {
+    const home = tempDir('nodereg-home-');
+    // its own process group: npm does not pass SIGTERM on to the server it started, so the group is stopped
+    const child = spawn('npm', ['start', '--', '--port', '0', '--data-dir', join(home, 'data'), '--log', 'off'], {
+      cwd: ROOT, env: cliEnv(home), stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    try {
+      for (let i = 0; i < 300 && !stderr.includes('Browse:'); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(stderr, stderr).toContain('  node bin/nodereg.js publisher create my-publisher');
+      expect(stderr).toContain('  node bin/nodereg.js publish path/to/my-node');
+      expect(stderr).not.toMatch(/(^|\s)nodereg (publisher|init|publish|node) /m);
+    } finally {
+      process.kill(-child.pid!, 'SIGTERM');
+      await new Promise((r) => child.on('close', r));
+    }
+  });
+
+  it('a checkout that was never built says to run npm ci, without a stack trace', async () => {
+    const checkout = tempDir('nodereg-checkout-');
+    mkdirSync(join(checkout, 'bin'));
+    cpSync(join(ROOT, 'bin', 'nodereg.js'), join(checkout, 'bin', 'nodereg.js'));
+    cpSync(join(ROOT, 'package.json'), join(checkout, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'));
+    const result = await new Promise<{ code: number | null; stderr: string }>((done) => {
+      const child = spawn('npm', ['start'], { cwd: checkout, env: cliEnv(tempDir()), stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      child.on('close', (code) => done({ code, stderr }));
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('error: nodereg is not built yet: dist/cli/main.js is missing');
+    expect(result.stderr).toContain('hint: run `npm ci`');
+    expect(result.stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|    at /);
+    expect(readFileSync(join(checkout, 'package.json'), 'utf8')).toContain('"start"');
+  });
+});
