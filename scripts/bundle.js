@@ -2,7 +2,8 @@
 // each command, the server, the packer and the prompts in lazy chunks, so a command loads only the
 // code it runs: one file read per chunk instead of hundreds of module files resolved one by one.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
@@ -32,10 +33,18 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20.19',
-  // Native addons and WebAssembly load files next to their own package: they stay in node_modules.
-  external: ['better-sqlite3', 'web-tree-sitter'],
+  // A native addon loads files next to its own package: it stays in node_modules (only `serve` needs it).
+  external: ['better-sqlite3'],
   // CommonJS packages inside an ESM bundle call require() for Node's built-ins.
   banner: { js: "import { createRequire as __nodereg_createRequire } from 'node:module'; const require = __nodereg_createRequire(import.meta.url);" },
   legalComments: 'none',
   logLevel: 'warning',
 });
+
+// The scanner's WebAssembly files, beside the bundle (src/scan/scanner.ts looks in dist/wasm first), so that
+// publish and scan run from a packed tarball with Node alone (the README's CI recipe).
+const require = createRequire(import.meta.url);
+mkdirSync(resolve(dist, 'wasm'));
+for (const file of ['web-tree-sitter/web-tree-sitter.wasm', 'tree-sitter-python/tree-sitter-python.wasm', 'tree-sitter-javascript/tree-sitter-javascript.wasm']) {
+  copyFileSync(require.resolve(file), resolve(dist, 'wasm', file.split('/').pop()));
+}

@@ -1,7 +1,9 @@
 // The scanner: parses a file with tree-sitter (WASM, no native build) and runs every rule of its
 // language as one query, so each file is walked once. Shared by `nodereg scan`, validate, publish
 // and the registry server (which runs it in a worker thread).
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { Language, Node, Parser, Query } from 'web-tree-sitter';
 import type { Finding } from '../contract/scan.js';
 import { atLeast } from '../contract/scan.js';
@@ -10,12 +12,21 @@ import { languageOf } from './languages.js';
 import { toCaptures, type Rule, type ScanLanguage } from './rule.js';
 import { rules } from './rules/index.js';
 
-// Resolved through the packages, so the files are found from dist/ and from a bundle alike.
 const require = createRequire(import.meta.url);
 const GRAMMARS: Record<ScanLanguage, string> = {
   python: 'tree-sitter-python/tree-sitter-python.wasm',
   javascript: 'tree-sitter-javascript/tree-sitter-javascript.wasm',
 };
+const RUNTIME = 'web-tree-sitter/web-tree-sitter.wasm';
+
+/**
+ * A WebAssembly file: the bundle carries its own copies in dist/wasm (scripts/bundle.js), so the CLI
+ * of a packed tarball scans with no node_modules; from the sources it is found through its package.
+ */
+function wasmFile(packagePath: string): string {
+  const bundled = fileURLToPath(new URL(`../wasm/${packagePath.split('/').pop()}`, import.meta.url));
+  return existsSync(bundled) ? bundled : require.resolve(packagePath);
+}
 
 export interface ScanTextOptions {
   /**
@@ -51,9 +62,9 @@ export class Scanner {
 
   static async load(): Promise<Scanner> {
     const { Parser, Language, Query } = await import('web-tree-sitter');
-    await Parser.init();
+    await Parser.init({ locateFile: () => wasmFile(RUNTIME) });
     const compile = async (name: ScanLanguage): Promise<Compiled> => {
-      const language: Language = await Language.load(require.resolve(GRAMMARS[name]));
+      const language: Language = await Language.load(wasmFile(GRAMMARS[name]));
       const parser = new Parser();
       parser.setLanguage(language);
       const own = rules.flatMap((rule) => {
