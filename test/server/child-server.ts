@@ -1,6 +1,6 @@
 // A registry in its own process, so a test can measure the server's memory and not its own, or kill it.
 // Started with `node --import tsx child-server.ts DATA_DIR ADMIN_TOKEN [OPTIONS_JSON]`; prints its URL on
-// stdout; answers IPC 'memory' with its RSS. OPTIONS_JSON adds server options (maxArchive, timeouts…);
+// stdout; answers IPC 'memory' with its RSS (now, lifetime peak, and peak since the last ask). OPTIONS_JSON adds server options (maxArchive, timeouts…);
 // with `"log": true` the access log goes to stderr.
 // IPC {crashAt} (for crash tests) arms a SIGKILL of the process at one step of the next upload:
 // `archive-stored` once the archive file is in place, before the database records it;
@@ -34,10 +34,16 @@ server.store.recordArchive = async (...args) => {
 };
 
 const url = await server.listen();
+// The highest RSS seen since the last 'memory' message, sampled: unlike maxRSS (the process's whole
+// life), it lets a test measure a second time in the same process.
+let peak = 0;
+setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5).unref();
 process.on('message', (message) => {
   if (message === 'memory') {
     global.gc?.();
-    process.send!({ rss: process.memoryUsage().rss, maxRss: process.resourceUsage().maxRSS * 1024 });
+    const rss = process.memoryUsage().rss;
+    process.send!({ rss, maxRss: process.resourceUsage().maxRSS * 1024, peak: Math.max(peak, rss) });
+    peak = rss;
   }
   if (message === 'close') void server.close().then(() => process.exit(0));
   if (typeof message === 'object' && message !== null && 'crashAt' in message) {
