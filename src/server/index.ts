@@ -208,6 +208,13 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(50, headersTimeout / 4)), requireHostHeader: false },
     listener,
   );
+  // An Expect other than 100-continue: Node would answer an empty 417 itself. Answered in our shape,
+  // with the status RFC 9110 gives it.
+  server.on('checkExpectation', (req, res) => {
+    const body = JSON.stringify(new HttpError('invalid_request', `unsupported Expect header: only "100-continue" is understood`).body());
+    res.writeHead(417, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    res.end(body);
+  });
   // Accepting a connection fails when descriptors run out (EMFILE): the connection is dropped, the
   // server goes on. Unheard, the error would end the process.
   server.on('error', (error: NodeJS.ErrnoException) => {

@@ -336,7 +336,7 @@ function send(req: FuzzRequest, fresh = false): Promise<Answer> {
   });
 }
 
-/** Statuses allowed with each error code: its own, and 431 for headers over Node's limit (answered by the clientError handler). */
+/** Statuses allowed with each error code: its own, 431 for headers over Node's limit (answered by the clientError handler), and 417 for an Expect header we do not understand. */
 function checkError(status: number, body: Buffer, what: string): void {
   let json: unknown;
   try {
@@ -347,7 +347,8 @@ function checkError(status: number, body: Buffer, what: string): void {
   const parsed = ErrorBody.safeParse(json);
   if (!parsed.success) throw new Error(`${what}: a ${status} not in the error shape: ${body.toString('utf8').slice(0, 200)}`);
   const code = parsed.data.error as keyof typeof ERROR_STATUS;
-  const expected = status === 431 && code === 'payload_too_large' ? 431 : ERROR_STATUS[code];
+  const expected =
+    (status === 431 && code === 'payload_too_large') || (status === 417 && code === 'invalid_request') ? status : ERROR_STATUS[code];
   if (expected !== status) throw new Error(`${what}: status ${status} with code ${code} (which goes with ${expected})`);
 }
 
