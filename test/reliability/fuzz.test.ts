@@ -367,8 +367,10 @@ function check(operation: Operation, req: FuzzRequest, answer: Answer): void {
     return;
   }
   if (answer.status < 200 || answer.status >= 300) throw new Error(`${what}: unexpected status ${answer.status}`);
-  // A success of the operation itself has its response shape.
-  if (req.method === operation.method && answer.status === operation.status && operation.responseKind === 'json') {
+  // A success of the operation itself has its response shape. A path with a dot segment (`..`, `%2e`)
+  // is resolved as URLs are (RFC 3986 §5.2.4), so it may reach another route: only the rules above hold.
+  const resolvesElsewhere = req.path.split('?')[0].split('/').some((part) => /^(\.|%2e){1,2}$/i.test(part));
+  if (req.method === operation.method && answer.status === operation.status && operation.responseKind === 'json' && !resolvesElsewhere) {
     const parsed = operation.response.safeParse(JSON.parse(answer.body.toString('utf8')));
     if (!parsed.success) throw new Error(`${what}: a ${answer.status} whose body is not a ${operation.id} response: ${parsed.error.message.slice(0, 300)}`);
   }
