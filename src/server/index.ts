@@ -23,6 +23,9 @@ import { createTaskStore, type TaskStore } from './proxy/store.js';
 import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
 import { createUploadScanner, type ScanMode } from './scan-upload.js';
 
+/** How long a connection answered by the HTTP parser's error handler still has its input read and dropped. */
+const LINGER_MS = 2000;
+
 export interface RegistryServerOptions {
   /**
    * Where the embedded defaults keep their files (database, archives, secret, admin token). Optional
@@ -222,7 +225,10 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   });
   // Errors of Node's HTTP parser (and its timeouts) never reach hono: answer them in our shape too,
   // unless an answer has begun on this socket (then only closing it is left).
+  // Sockets answered by clientError whose client may still be sending: what arrives is dropped.
+  const lingering = new WeakSet<Duplex>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (lingering.has(socket)) return; // the parser's error again, on bytes that arrive after the answer
     const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
     if (!socket.writable || answering) return socket.destroy();
     const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
@@ -234,6 +240,11 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
           ? rawErrorResponse(431, 'payload_too_large', 'the request headers are too large')
           : rawErrorResponse(400, 'invalid_request', 'malformed HTTP request'),
     );
+    // The client may still be sending (headers over the limit, then a body). Closing with unread bytes
+    // resets the connection, and a client still writing loses the answer: read and drop for a while.
+    lingering.add(socket);
+    socket.resume();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
   });
 
   // A client may close its side once it has sent its request (shutdown(SHUT_WR), HTTP/1.0 clients):
