@@ -13,7 +13,7 @@ import { createNodeAnswers } from './node-answers.js';
 import { HttpError, rawErrorResponse } from './errors.js';
 import type { ProxyOptions } from './proxy/options.js';
 import type { ServerContext } from './context.js';
-import type { AppEnv } from './route.js';
+import { DROP, type AppEnv } from './route.js';
 import { routeModules } from './routes/index.js';
 import { rateLimit } from './rate-limit.js';
 import { loadKeys, type ServerKeys } from './secrets.js';
@@ -22,9 +22,6 @@ import type { RegistryStore } from './store/registry-store.js';
 import { createTaskStore, type TaskStore } from './proxy/store.js';
 import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
 import { createUploadScanner, type ScanMode } from './scan-upload.js';
-
-/** How long a connection answered by the HTTP parser's error handler still has its input read and dropped. */
-const LINGER_MS = 2000;
 
 export interface RegistryServerOptions {
   /**
@@ -241,10 +238,10 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
           : rawErrorResponse(400, 'invalid_request', 'malformed HTTP request'),
     );
     // The client may still be sending (headers over the limit, then a body). Closing with unread bytes
-    // resets the connection, and a client still writing loses the answer: read and drop for a while.
+    // resets the connection, and a client still writing loses the answer: read and drop for as long as a refused body is (DROP).
     lingering.add(socket);
     socket.resume();
-    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    setTimeout(() => socket.destroy(), DROP.ms).unref();
   });
 
   // A client may close its side once it has sent its request (shutdown(SHUT_WR), HTTP/1.0 clients):

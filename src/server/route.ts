@@ -83,7 +83,7 @@ function readJsonBody(c: Context, max: number): Promise<string> {
 }
 
 /** How much of a refused body is read and dropped before the answer: at most, and how long a pause ends it. */
-const DROP = { ms: 2000, bytes: 64 * 1024 * 1024, idleMs: 100 };
+export const DROP = { ms: 2000, bytes: 64 * 1024 * 1024, idleMs: 100 };
 
 /**
  * Reads and drops what is left of a request's body (within DROP) before an error is answered, while it
