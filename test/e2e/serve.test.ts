@@ -259,8 +259,10 @@ describe('nodereg serve --seed', () => {
   it('fills an empty data dir through the API, once; the data survives a restart and goes into a backup', async () => {
     const dataDir = join(tempDir(), 'data');
     const first = await serve(['--port', '0', '--data-dir', dataDir, '--seed']);
-    await vi.waitFor(() => expect(first.stderr()).toMatch(/seeded publisher "example"|seeding failed|not seeding/), { timeout: 20_000, interval: 50 });
+    // The hints come in writes after the "seeded" line: wait for the last of them (or a failure).
+    await vi.waitFor(() => expect(first.stderr()).toMatch(/Browse: |seeding failed|not seeding/), { timeout: 20_000, interval: 50 });
     expect(first.stderr()).not.toMatch(/seeding failed|not seeding/);
+    expect(first.stderr()).toMatch(/seeded publisher "example"/);
     expect(first.stderr()).toContain('nodereg publisher create');
     expect(first.stderr()).toContain('nodereg publish');
     expect(first.stdout()).toBe(`nodereg registry listening on ${first.url}\n`);
