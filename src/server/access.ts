@@ -83,23 +83,15 @@ export function allowNodeRead(access: Access, node: Pick<NodeRow, 'id' | 'status
   if (publisher?.status === 'PublisherStatusBanned') throw banned(`node ${node.id} is unavailable: its publisher ${publisher.id} is banned`);
 }
 
-/**
- * A node to read by any case, with its publisher and the caller's access to it. `kept` may know the
- * publisher as of this row of the node (a kept answer: src/server/node-answers.ts).
- */
+/** A node to read by any case, with its publisher and the caller's access to it. */
 export async function readableNode(
   store: RegistryStore,
   principal: Principal | null,
   nodeId: string,
-  kept?: (node: NodeRow) => { publisher: PublisherRow | undefined } | undefined,
 ): Promise<{ node: NodeRow; publisher: PublisherRow | undefined; access: Access }> {
   const node = await store.getNode(nodeId);
   if (!node) throw notFound(`node ${nodeId} not found`);
-  const known = kept?.(node);
-  const [access, publisher] = await Promise.all([
-    accessTo(store, principal, node.publisher_id),
-    known ? known.publisher : store.getPublisher(node.publisher_id),
-  ]);
+  const [access, publisher] = await Promise.all([accessTo(store, principal, node.publisher_id), store.getPublisher(node.publisher_id)]);
   allowNodeRead(access, node, publisher);
   return { node, publisher, access };
 }
