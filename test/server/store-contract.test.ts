@@ -185,6 +185,15 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect((await store.getNode('crowd'))!.rating).toBeCloseTo(mean, 12);
   });
 
+  it('of reviews sent together, one that fails (an unknown user) fails alone; the others are kept', async () => {
+    const store = await fresh();
+    await publish(store, 'mixed');
+    const outcomes = await Promise.allSettled([store.review('mixed', 'u1', 5), store.review('mixed', 'nobody', 1), store.review('mixed', 'u2', 2)]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await store.getNode('mixed'))!.rating).toBe(3.5);
+    expect((await store.review('mixed', 'u1', 4)).node.rating).toBe(3);
+  });
+
   it('tells a review\'s generation before and after it: one step when the rating changes, none when the star is the same', async () => {
     const store = await fresh();
     await publish(store, 'told');

@@ -6,7 +6,7 @@ import {
   NODE_ADMIN_FIELDS, NODE_WRITABLE_FIELDS, PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS, nodeId as nodeIdRule,
   semver as semverRule, type NodeInput, type PublisherInput,
 } from '../../contract/resources.js';
-import { accessTo, adminOnlyField, allowMutation, allowNodeRead, lockedVersion, rejectBanned, requireNodeOf, requirePublisher, requireRole } from '../access.js';
+import { accessTo, adminOnlyField, allowMutation, allowNodeReadBy, lockedVersion, rejectBanned, requireNodeOf, requirePublisher, requireRole } from '../access.js';
 import { signUploadUrl } from '../archives/signing.js';
 import type { RouteModule } from '../context.js';
 import { badRequest, conflict, forbidden, notFound, tooLarge } from '../errors.js';
@@ -156,7 +156,7 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
     const stamp = await store.getNodeStamp(params.nodeId);
     if (!stamp) throw notFound(`node ${params.nodeId} not found`);
     const publisher = ctx.nodeAnswers.cached(stamp)?.publisher ?? (await store.getPublisher(stamp.publisher_id));
-    allowNodeRead(await accessTo(store, principal, stamp.publisher_id), stamp, publisher);
+    await allowNodeReadBy(store, principal, stamp, publisher);
     const { query } = input();
     // A PAT reviews as the user who created it: one review per user per node.
     const reviewed = await store.review(stamp.id, principal!.userId, query.star);

@@ -269,7 +269,8 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     return getPublisher(id)!;
   });
 
-  const review = writing((nodeId: string, userId: string, star: number): Reviewed => {
+  // A review in a savepoint of its own (a transaction inside the one reviewsTogether begins).
+  const reviewOne = db.transaction((nodeId: string, userId: string, star: number): Reviewed => {
     const previousGeneration = one('SELECT generation FROM nodes WHERE id = ?', nodeId)!.generation as number;
     const stamp = now();
     prepare(
@@ -279,6 +280,36 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     const node = one(`SELECT ${STAMP_COLUMNS}, rating FROM nodes WHERE id = ?`, nodeId) as Reviewed['node'];
     return { node, previousGeneration };
   });
+  // Reviews that arrive in one turn of the event loop are written in one transaction, each in its own
+  // savepoint, and answered once it has committed: a commit (its locks and WAL writes) costs more than
+  // a review, and many reviewers at once would otherwise pay it each.
+  type QueuedReview = { args: [string, string, number]; done: (outcome: { ok: Reviewed } | { error: unknown }) => void };
+  let queued: QueuedReview[] = [];
+  const reviewsTogether = writing((batch: QueuedReview[]) =>
+    batch.map((review) => {
+      try {
+        return { ok: reviewOne(...review.args) };
+      } catch (error) {
+        return { error };
+      }
+    }),
+  );
+  const writeQueuedReviews = () => {
+    const batch = queued;
+    queued = [];
+    let outcomes: ({ ok: Reviewed } | { error: unknown })[];
+    try {
+      outcomes = reviewsTogether(batch);
+    } catch (error) {
+      outcomes = batch.map(() => ({ error }));
+    }
+    batch.forEach((review, i) => review.done(outcomes[i]));
+  };
+  const review = (nodeId: string, userId: string, star: number) =>
+    new Promise<Reviewed>((resolve, reject) => {
+      if (queued.length === 0) setImmediate(writeQueuedReviews);
+      queued.push({ args: [nodeId, userId, star], done: (outcome) => ('ok' in outcome ? resolve(outcome.ok) : reject(outcome.error)) });
+    });
 
   // last_used_at is kept to the minute: a token used again within a minute costs no write.
   const recordTokenUse = writing((id: string, stamp: string) => {
@@ -419,7 +450,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     async countDownload(nodeId) {
       prepare('UPDATE nodes SET downloads = downloads + 1 WHERE id = ?').run(nodeId);
     },
-    review: async (nodeId, userId, star) => review(nodeId, userId, star),
+    review,
 
     async listVersions(nodeIds) {
       if (nodeIds.length === 0) return [];
