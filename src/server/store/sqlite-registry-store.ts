@@ -270,9 +270,8 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
   });
 
   // A review in a savepoint of its own (a transaction inside the one reviewsTogether begins).
-  const reviewOne = db.transaction((nodeId: string, userId: string, star: number): Reviewed => {
+  const reviewOne = db.transaction((stamp: string, nodeId: string, userId: string, star: number): Reviewed => {
     const previousGeneration = one('SELECT generation FROM nodes WHERE id = ?', nodeId)!.generation as number;
-    const stamp = now();
     prepare(
       `INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at`,
@@ -283,12 +282,12 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
   // Reviews that arrive in one turn of the event loop are written in one transaction, each in its own
   // savepoint, and answered once it has committed: a commit (its locks and WAL writes) costs more than
   // a review, and many reviewers at once would otherwise pay it each.
-  type QueuedReview = { args: [string, string, number]; done: (outcome: { ok: Reviewed } | { error: unknown }) => void };
+  type QueuedReview = { args: [string, string, number]; resolve: (reviewed: Reviewed) => void; reject: (error: unknown) => void };
   let queued: QueuedReview[] = [];
-  const reviewsTogether = writing((batch: QueuedReview[]) =>
-    batch.map((review) => {
+  const reviewsTogether = writing((batch: QueuedReview[], stamp: string) =>
+    batch.map(({ args }): { reviewed: Reviewed } | { error: unknown } => {
       try {
-        return { ok: reviewOne(...review.args) };
+        return { reviewed: reviewOne(stamp, ...args) };
       } catch (error) {
         return { error };
       }
@@ -297,18 +296,16 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
   const writeQueuedReviews = () => {
     const batch = queued;
     queued = [];
-    let outcomes: ({ ok: Reviewed } | { error: unknown })[];
     try {
-      outcomes = reviewsTogether(batch);
+      reviewsTogether(batch, now()).forEach((outcome, i) => ('reviewed' in outcome ? batch[i].resolve(outcome.reviewed) : batch[i].reject(outcome.error)));
     } catch (error) {
-      outcomes = batch.map(() => ({ error }));
+      for (const review of batch) review.reject(error); // the transaction did not commit
     }
-    batch.forEach((review, i) => review.done(outcomes[i]));
   };
   const review = (nodeId: string, userId: string, star: number) =>
     new Promise<Reviewed>((resolve, reject) => {
       if (queued.length === 0) setImmediate(writeQueuedReviews);
-      queued.push({ args: [nodeId, userId, star], done: (outcome) => ('ok' in outcome ? resolve(outcome.ok) : reject(outcome.error)) });
+      queued.push({ args: [nodeId, userId, star], resolve, reject });
     });
 
   // last_used_at is kept to the minute: a token used again within a minute costs no write.
