@@ -220,7 +220,10 @@ export interface RegistryStore {
   listPublisherNodes(publisherId: string): Promise<NodeRow[]>;
   updateNode(id: string, changes: Partial<NodeFields>): Promise<NodeRow>;
   countDownload(nodeId: string): Promise<void>;
-  /** Records (or replaces) a user's review and updates the node's mean rating, in one transaction. `nodeId` as stored (a stamp's id). */
+  /**
+   * Records (or replaces) a user's review and updates the node's mean rating, in one transaction (which
+   * SQLite shares with the reviews that arrive with it, each in a savepoint). `nodeId` as stored (a stamp's id).
+   */
   review(nodeId: string, userId: string, star: number): Promise<Reviewed>;
 
   // ---- versions ----
