@@ -284,15 +284,15 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     },
     async review(nodeId, userId, star) {
       // The node's row is locked first, so the generation before and after are this review's alone; the
-      // trigger reviews_rating keeps the node's sum and count.
-      return sql.begin(async (tx) => {
-        const [before] = await tx`SELECT generation FROM nodes WHERE id = ${nodeId} FOR UPDATE`;
-        const stamp = now();
-        await tx`INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (${nodeId}, ${userId}, ${star}, ${stamp}, ${stamp})
-                 ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at`;
-        const [node] = await tx`SELECT id, publisher_id, status, created_at, generation, rating FROM nodes WHERE id = ${nodeId}`;
-        return { node: { ...node, generation: Number(node.generation) } as Reviewed['node'], previousGeneration: Number(before.generation) };
-      });
+      // trigger reviews_rating keeps the node's sum and count. The three statements are pipelined.
+      const stamp = now();
+      const [[before], , [node]] = await sql.begin((tx) => [
+        tx`SELECT generation FROM nodes WHERE id = ${nodeId} FOR UPDATE`,
+        tx`INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (${nodeId}, ${userId}, ${star}, ${stamp}, ${stamp})
+           ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at`,
+        tx`SELECT id, publisher_id, status, created_at, generation, rating FROM nodes WHERE id = ${nodeId}`,
+      ]);
+      return { node: { ...node, generation: Number(node.generation) } as Reviewed['node'], previousGeneration: Number(before.generation) };
     },
 
     async listVersions(nodeIds) {
