@@ -8,6 +8,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { NetworkError } from './errors.js';
+import { withoutQuery } from './http.js';
 
 export interface PutInput {
   body: ReadableStream<Uint8Array> | NodeJS.ReadableStream;
@@ -23,9 +24,6 @@ export interface PutResult {
   retryAfter?: string;
   text: string;
 }
-
-/** A URL fit for messages: without its query (a signature is nobody's business). */
-export const withoutQuery = (url: string) => url.replace(/\?.*$/, '');
 
 /** PUTs a stream with backpressure; resolves with the response, whatever its status. */
 export function putStream(url: string, input: PutInput): Promise<PutResult> {
