@@ -1,4 +1,4 @@
-import { config as zodConfig, type z } from 'zod';
+import type { z } from 'zod';
 import { ErrorBody, codeForStatus, fieldErrors } from '../contract/errors.js';
 import { ApiError, NetworkError, RequestInvalidError } from './errors.js';
 import { setTimeout } from 'node:timers/promises';
@@ -11,8 +11,11 @@ import { CONTENT_SHA256_HEADER } from '../contract/limits.js';
 import { NodeVersion } from '../contract/resources.js';
 import { buildPath, type BodyOf, type Operation, type ParamsOf, type QueryOf, type ResponseOf } from '../contract/operation.js';
 
-// A CLI run parses a few answers once: zod's compiled fast path costs more to build than it saves.
-zodConfig({ jitless: true });
+/**
+ * A CLI run parses a few answers once: zod's compiled fast path for objects costs more to build than
+ * it saves. Asked per parse: the global setting is read when a schema is built, before this module runs.
+ */
+const ONCE = { jitless: true } as const;
 
 /** Idempotent methods are retried on network errors and on these statuses. */
 const RETRY_METHODS = new Set(['GET', 'PUT', 'DELETE', 'HEAD']);
@@ -61,7 +64,7 @@ export interface UploadInput {
 }
 
 function validate<T extends z.ZodType>(schema: T, value: unknown, where: 'params' | 'query' | 'body'): z.output<T> {
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, ONCE);
   if (!result.success) throw new RequestInvalidError(where, fieldErrors(result.error.issues));
   return result.data;
 }
@@ -81,7 +84,7 @@ const header = (answer: Answer, name: string): string | undefined => {
 function apiError(status: number, statusText: string, text: string, retryAfter?: string): ApiError {
   let parsed: ErrorBody | undefined;
   try {
-    const result = ErrorBody.safeParse(JSON.parse(text));
+    const result = ErrorBody.safeParse(JSON.parse(text), ONCE);
     if (result.success) parsed = result.data;
   } catch {
     // not JSON: a proxy or a foreign server; fall back to the status
@@ -170,7 +173,7 @@ export function createClient(options: ClientOptions) {
         throw new Error(`${url} answered HTTP ${answer.status} with a body that is not JSON`);
       }
       // Lenient: a newer server may answer with more, or in a shape we do not know yet; keep it.
-      const parsed = operation.response.safeParse(data);
+      const parsed = operation.response.safeParse(data, ONCE);
       return (parsed.success ? parsed.data : data) as ResponseOf<O>;
     },
 
@@ -210,7 +213,7 @@ export function createClient(options: ClientOptions) {
           } catch {
             throw apiError(response.status, response.statusText, response.text);
           }
-          const parsed = NodeVersion.safeParse(data);
+          const parsed = NodeVersion.safeParse(data, ONCE);
           return (parsed.success ? parsed.data : data) as NodeVersion;
         } catch (error) {
           const transient =
