@@ -1,7 +1,7 @@
-// The archive PUT, over node:http rather than fetch: Node 20's fetch keeps a streamed request body
-// in memory (a 150 MB upload raised the RSS by ~170 MB; node:http by ~40 MB of garbage), and ky's
-// clone-for-retry tees it. It also sends only the headers the upload needs: never the token, since
-// a signed URL carries its own authority and may point at another host.
+// The archive PUT, streamed with backpressure over node:http (Node 20's fetch kept a streamed request
+// body in memory: a 150 MB upload raised the RSS by ~170 MB; node:http by ~40 MB of garbage). It
+// sends only the headers the upload needs: never the token, since a signed URL carries its own
+// authority and may point at another host.
 import http from 'node:http';
 import https from 'node:https';
 import { Readable, Transform } from 'node:stream';
