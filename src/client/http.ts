@@ -2,7 +2,6 @@
 // global Request, Response or Headers) loads undici, about 100 ms of CPU for one request against a
 // few ms for node:http, which is most of what a read command costs (docs/decisions.md).
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import https from 'node:https';
 import { NetworkError } from './errors.js';
 
 export interface Exchange {
@@ -40,13 +39,17 @@ export function readText(stream: NodeJS.ReadableStream): Promise<string> {
   });
 }
 
+/** node:http, or node:https for an https URL (loaded only then: it brings TLS, ~2 ms of start-up). */
+export const transport = async (target: URL): Promise<typeof http> => (target.protocol === 'https:' ? (await import('node:https')).default : http) as typeof http;
+
 /** Sends one request; resolves at the answer's headers, whatever its status. Network failures reject with NetworkError. */
-function once(exchange: Exchange): Promise<Answer> {
+async function once(exchange: Exchange): Promise<Answer> {
   const target = new URL(exchange.url);
+  const lib = await transport(target);
   return new Promise((resolve, reject) => {
     const headers = { ...exchange.headers };
     if (exchange.body !== undefined) headers['content-length'] = String(Buffer.byteLength(exchange.body));
-    const request = (target.protocol === 'https:' ? https : http).request(target, { method: exchange.method, headers });
+    const request = lib.request(target, { method: exchange.method, headers });
     let timedOut = false;
     const timer = exchange.timeoutMs
       ? setTimeout(() => {

@@ -2,13 +2,11 @@
 // body in memory: a 150 MB upload raised the RSS by ~170 MB; node:http by ~40 MB of garbage). It
 // sends only the headers the upload needs: never the token, since a signed URL carries its own
 // authority and may point at another host.
-import http from 'node:http';
-import https from 'node:https';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { NetworkError } from './errors.js';
-import { withoutQuery } from './http.js';
+import { transport, withoutQuery } from './http.js';
 
 export interface PutInput {
   body: ReadableStream<Uint8Array> | NodeJS.ReadableStream;
@@ -26,13 +24,14 @@ export interface PutResult {
 }
 
 /** PUTs a stream with backpressure; resolves with the response, whatever its status. */
-export function putStream(url: string, input: PutInput): Promise<PutResult> {
+export async function putStream(url: string, input: PutInput): Promise<PutResult> {
   const target = new URL(url);
   const shown = withoutQuery(url);
+  const lib = await transport(target);
   return new Promise((resolve, reject) => {
     let responded = false;
     let failure: Error | undefined;
-    const request = (target.protocol === 'https:' ? https : http).request(target, { method: 'PUT', headers: input.headers });
+    const request = lib.request(target, { method: 'PUT', headers: input.headers });
     request.on('response', (response) => {
       responded = true;
       let text = '';
