@@ -1,42 +1,37 @@
 // The deterministic, streamed archive of DESIGN.md §6, written by this small zip writer: entries in
 // UTF-8 byte order, `/` separators, the UTF-8 name flag, DOS time 1980-01-01 00:00, no extra fields,
 // modes 0644/0755, deflate except for formats that are compressed already (stored as they are, and
-// so is a file that deflate would not make smaller). Files up to 1 MiB are read, checksummed and
-// deflated ahead, several at once on zlib's thread pool, and written in order; larger ones are
-// streamed with a data descriptor. The bytes depend only on the files, never on how many deflate at
-// once. The sha256 and the size are computed while the bytes go to disk. docs/decisions.md says why
-// not yazl or fflate.
+// so is a file that deflate would not make smaller). Files up to 1 MiB go in batches to worker
+// threads, one per core, that read, checksum and deflate them (deflate.ts); the batches come back in
+// any order and are written in order. Larger files are streamed in their turn with a data
+// descriptor. The bytes depend only on the files, never on the number of workers. The sha256 and
+// the size are computed while the bytes go to disk. docs/decisions.md says why not yazl or fflate.
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { createReadStream, existsSync } from 'node:fs';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { pipeline } from 'node:stream/promises';
-import { promisify } from 'node:util';
-import { crc32, createDeflateRaw, deflateRaw } from 'node:zlib';
+import { Worker } from 'node:worker_threads';
+import { crc32, createDeflateRaw } from 'node:zlib';
+import { DEFLATE_LEVEL, isStored, prepareBatch, type BatchFile, type PreparedBatch } from './deflate.js';
 import { compareUtf8, type SelectedFile } from './files.js';
 
-/** Extensions stored as they are: deflating them again only costs time. */
-export const STORED_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp', 'gif', 'zip', 'gz', 'bz2', 'xz', '7z', 'mp4', 'webm', 'safetensors', 'ckpt', 'pt', 'bin'];
-const STORED = new Set(STORED_EXTENSIONS);
-
-export const isStored = (path: string) => {
-  const dot = path.lastIndexOf('.');
-  return dot > path.lastIndexOf('/') && STORED.has(path.slice(dot + 1).toLowerCase());
-};
+export { isStored, STORED_EXTENSIONS } from './deflate.js';
 
 /** Files up to this size are read whole and deflated ahead; larger ones are streamed in their turn. */
 const SMALL_FILE = 1024 * 1024;
-/** Bytes of files read ahead and not yet written: what packing holds in memory, whatever the tree. */
+/** A batch (one message to a worker) closes at this many bytes or files: a few ms of deflate each. */
+const BATCH_BYTES = 256 * 1024;
+const BATCH_FILES = 64;
+/** Bytes of files sent ahead and not yet written: what packing holds in memory, whatever the tree. */
 const WINDOW_BYTES = 16 * 1024 * 1024;
-/** Files read ahead at most: enough to keep the cores busy, few enough not to flood the thread pool. */
-const AHEAD_FILES = 64;
+/** With less than this to prepare, starting workers (~30 ms each) costs more than it saves. */
+const IN_THREAD_BYTES = 2 * 1024 * 1024;
 /** Output is written in blocks of about this size. */
 const WRITE_BLOCK = 1024 * 1024;
 /** Beyond these the zip format needs Zip64 records, which this writer does not write. */
 const ZIP32_MAX = 0xffffffff;
 const ZIP32_ENTRIES = 0xffff;
-
-const deflateRawAsync = promisify(deflateRaw);
 
 export interface ArchiveResult {
   path: string;
@@ -67,17 +62,10 @@ export class FileChangedError extends Error {
 export interface ArchiveOptions {
   /** Compressed size limit in bytes. */
   maxSize?: number;
-  /** Files deflated at once (default: the cores). The archive is the same for any number. */
+  /** Worker threads that read and deflate (default: one per core, none for a small tree; 0: none). The archive is the same for any number. */
   workers?: number;
   /** Called as the archive grows, with its bytes written so far. */
   onProgress?: (archiveBytes: number) => void;
-}
-
-/** A file read, checksummed and (unless stored) deflated, ready to be written. */
-interface Prepared {
-  crc: number;
-  method: 0 | 8;
-  data: Buffer;
 }
 
 /** What the central directory needs of an entry written. */
@@ -129,34 +117,6 @@ function centralHeader(entry: Written): Buffer {
 
 const endOfCentralDirectory = (entries: number, size: number, offset: number) =>
   record([[4, 0x06054b50], [2, 0], [2, 0], [2, entries], [2, entries], [4, size], [4, offset], [2, 0]]);
-
-/** Reads a small file whole, takes its CRC, and deflates it unless stored or incompressible. */
-async function prepare(file: SelectedFile, deflating: Limit): Promise<Prepared> {
-  const data = await readFile(file.abs);
-  if (data.length !== file.size) throw new FileChangedError(file.path);
-  const crc = crc32(data);
-  if (isStored(file.path) || data.length === 0) return { crc, method: 0, data };
-  const deflated = await deflating(() => deflateRawAsync(data));
-  return deflated.length < data.length ? { crc, method: 8, data: deflated } : { crc, method: 0, data };
-}
-
-type Limit = <T>(task: () => Promise<T>) => Promise<T>;
-
-/** Runs at most `count` tasks at once, the others waiting in order. */
-function limit(count: number): Limit {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    if (running >= count) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-      return await task();
-    } finally {
-      running--;
-      waiting.shift()?.();
-    }
-  };
-}
 
 /** The archive file: counts, hashes and buffers what is written, and enforces the size limit. */
 class Output {
@@ -216,11 +176,81 @@ async function streamEntry(out: Output, file: SelectedFile, name: Buffer): Promi
       await out.write(chunk);
     }
   }
-  if (method === 8) await pipeline(source, checksummed, createDeflateRaw(), sink);
+  if (method === 8) await pipeline(source, checksummed, createDeflateRaw({ level: DEFLATE_LEVEL }), sink);
   else await pipeline(source, checksummed, sink);
   if (size !== file.size) throw new FileChangedError(file.path);
   await out.write(dataDescriptor(crc, compressedSize, size));
   return { name, flags: UTF8_NAMES | DATA_DESCRIPTOR, method, crc, compressedSize, size, mode: file.mode, offset };
+}
+
+/**
+ * The worker's entry file, dist/package/deflate-worker.js: found from this module in the bundle (a
+ * chunk in dist/chunks/, or dist/package/ itself) and from the TypeScript sources the tests run.
+ */
+function workerUrl(): URL {
+  for (const candidate of ['./deflate-worker.js', '../package/deflate-worker.js', '../../dist/package/deflate-worker.js']) {
+    const url = new URL(candidate, import.meta.url);
+    if (existsSync(url)) return url;
+  }
+  throw new Error('the packer worker (dist/package/deflate-worker.js) is missing: run `npm run build`');
+}
+
+type Prepare = (files: BatchFile[]) => Promise<PreparedBatch>;
+
+/** Worker threads preparing batches; each batch goes to the thread with the fewest waiting. */
+function startWorkers(count: number): { prepare: Prepare; stop: () => Promise<unknown> } {
+  let failed: Error | undefined;
+  let nextId = 0;
+  const threads = Array.from({ length: count }, () => {
+    const worker = new Worker(workerUrl());
+    const waiting = new Map<number, { resolve: (batch: PreparedBatch) => void; reject: (error: Error) => void }>();
+    worker.on('message', ({ id, batch }: { id: number; batch: PreparedBatch }) => {
+      waiting.get(id)?.resolve(batch);
+      waiting.delete(id);
+    });
+    const fail = (error: Error) => {
+      failed ??= error;
+      for (const { reject } of waiting.values()) reject(failed);
+      waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`a packer worker stopped (exit code ${code})`)));
+    return { worker, waiting };
+  });
+  const prepare: Prepare = (files) => {
+    if (failed) return Promise.reject(failed);
+    const thread = threads.reduce((a, b) => (b.waiting.size < a.waiting.size ? b : a));
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      thread.waiting.set(id, { resolve, reject });
+      thread.worker.postMessage({ id, files });
+    });
+  };
+  return { prepare, stop: () => Promise.all(threads.map(({ worker }) => worker.terminate())) };
+}
+
+/** In turn: a batch of small files, prepared ahead; or one large file, streamed when its turn comes. */
+interface Item {
+  files: SelectedFile[];
+  bytes: number;
+  streamed: boolean;
+  ready?: Promise<PreparedBatch>;
+}
+
+function itemsOf(sorted: SelectedFile[]): Item[] {
+  const items: Item[] = [];
+  let batch: Item | undefined;
+  for (const file of sorted) {
+    if (file.size > SMALL_FILE) {
+      items.push({ files: [file], bytes: 0, streamed: true });
+      batch = undefined;
+      continue;
+    }
+    if (!batch || batch.bytes >= BATCH_BYTES || batch.files.length >= BATCH_FILES) items.push((batch = { files: [], bytes: 0, streamed: false }));
+    batch.files.push(file);
+    batch.bytes += file.size;
+  }
+  return items;
 }
 
 /** Writes `files` (any order) into a zip at `outPath`. On failure the partial file is removed. */
@@ -228,7 +258,11 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
   const sorted = [...files].sort((a, b) => compareUtf8(a.path, b.path));
   if (sorted.length > ZIP32_ENTRIES) throw new Error(`an archive holds at most ${ZIP32_ENTRIES} files; this one would hold ${sorted.length}`);
   const maxSize = Math.min(options.maxSize ?? Infinity, ZIP32_MAX);
-  const deflating = limit(Math.max(1, options.workers ?? availableParallelism()));
+  const items = itemsOf(sorted);
+  const smallBytes = items.reduce((sum, item) => sum + item.bytes, 0);
+  const workers = options.workers ?? (smallBytes < IN_THREAD_BYTES ? 0 : availableParallelism());
+  const pool = workers > 0 && smallBytes > 0 ? startWorkers(workers) : undefined;
+  const prepare: Prepare = pool?.prepare ?? (async (batch) => prepareBatch(batch));
   const handle = await open(outPath, 'w');
   const out = new Output(handle, maxSize, () =>
     options.maxSize !== undefined && maxSize === options.maxSize
@@ -237,40 +271,44 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
     options.onProgress,
   );
 
-  // Small files are prepared ahead of the one being written, within WINDOW_BYTES; each promise is
-  // awaited in order (its failure too), so the bytes never depend on which finishes first.
-  const ahead: { file: SelectedFile; ready?: Promise<Prepared> }[] = [];
-  let aheadBytes = 0;
-  let next = 0;
-  const readAhead = () => {
-    while (next < sorted.length && (ahead.length === 0 || (ahead.length < AHEAD_FILES && aheadBytes + Math.min(sorted[next].size, SMALL_FILE) <= WINDOW_BYTES))) {
-      const file = sorted[next++];
-      if (file.size > SMALL_FILE) {
-        ahead.push({ file });
-        continue;
-      }
-      const ready = prepare(file, deflating);
-      ready.catch(() => {}); // reported when its turn comes
-      ahead.push({ file, ready });
-      aheadBytes += file.size;
+  // Batches are sent ahead of the one being written, within WINDOW_BYTES; each is awaited in order
+  // (its failure too), so the bytes never depend on which finishes first.
+  let sent = 0;
+  let ahead = 0;
+  const sendAhead = (writing: number) => {
+    for (; sent < items.length; sent++) {
+      const item = items[sent];
+      if (item.streamed) continue;
+      if (sent > writing && ahead + item.bytes > WINDOW_BYTES) break;
+      item.ready = prepare(item.files.map(({ path, abs, size }) => ({ path, abs, size })));
+      item.ready.catch(() => {}); // reported when its turn comes
+      ahead += item.bytes;
     }
   };
 
   try {
     const written: Written[] = [];
-    for (readAhead(); ahead.length; readAhead()) {
-      const { file, ready } = ahead.shift()!;
-      const name = Buffer.from(file.path, 'utf8');
-      if (!ready) {
-        written.push(await streamEntry(out, file, name));
+    for (let i = 0; i < items.length; i++) {
+      sendAhead(i);
+      const item = items[i];
+      if (item.streamed) {
+        written.push(await streamEntry(out, item.files[0], Buffer.from(item.files[0].path, 'utf8')));
         continue;
       }
-      const prepared = await ready;
-      aheadBytes -= file.size;
-      const offset = out.offset;
-      await out.write(localHeader(name, UTF8_NAMES, prepared.method, prepared.crc, prepared.data.length, file.size));
-      await out.write(prepared.data);
-      written.push({ name, flags: UTF8_NAMES, method: prepared.method, crc: prepared.crc, compressedSize: prepared.data.length, size: file.size, mode: file.mode, offset });
+      const batch = await item.ready!;
+      ahead -= item.bytes;
+      sendAhead(i + 1);
+      let at = 0;
+      for (const [index, file] of item.files.entries()) {
+        const entry = batch.entries[index];
+        if ('error' in entry) throw entry.changed ? new FileChangedError(file.path) : Object.assign(new Error(entry.error), { code: entry.code });
+        const name = Buffer.from(file.path, 'utf8');
+        const offset = out.offset;
+        await out.write(localHeader(name, UTF8_NAMES, entry.method, entry.crc, entry.length, file.size));
+        await out.write(Buffer.from(batch.data.buffer, batch.data.byteOffset + at, entry.length));
+        at += entry.length;
+        written.push({ name, flags: UTF8_NAMES, method: entry.method, crc: entry.crc, compressedSize: entry.length, size: file.size, mode: file.mode, offset });
+      }
     }
     const centralStart = out.offset;
     for (const entry of written) await out.write(centralHeader(entry));
@@ -278,10 +316,11 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
     await out.flush();
     await handle.close();
   } catch (error) {
-    await Promise.allSettled(ahead.map((item) => item.ready));
     await handle.close().catch(() => {});
     await rm(outPath, { force: true });
     throw error;
+  } finally {
+    await pool?.stop();
   }
   return {
     path: outPath,
