@@ -3,7 +3,7 @@
 // Synchronous on purpose: it runs in the packer's worker threads (deflate-worker.ts), a batch of
 // files per message, where one read call and one deflate call per file cost least; and in the
 // calling thread for a small tree, with the same result byte for byte.
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32, deflateRawSync } from 'node:zlib';
 
 /** Extensions stored as they are: deflating them again only costs time. */
@@ -17,6 +17,9 @@ export const isStored = (path: string) => {
 
 /** zlib's default level: Info-ZIP's too, so the archive is the size of theirs (bench/pack.js). */
 export const DEFLATE_LEVEL = 6;
+
+/** Batches hold up to this many bytes of files (one larger file goes alone); buffers are this size at least. */
+export const BATCH_BUFFER = 256 * 1024;
 
 /** A file to prepare: where to read it and the size it was listed with. */
 export interface BatchFile {
@@ -34,37 +37,58 @@ export interface PreparedBatch {
   data: Uint8Array;
 }
 
-function prepare(file: BatchFile): { crc: number; method: 0 | 8; data: Uint8Array } {
-  const data = readFileSync(file.abs);
-  if (data.length !== file.size) throw Object.assign(new Error('changed'), { changed: true });
-  const crc = crc32(data);
-  if (isStored(file.path) || data.length === 0) return { crc, method: 0, data };
-  const deflated = deflateRawSync(data, { level: DEFLATE_LEVEL });
-  return deflated.length < data.length ? { crc, method: 8, data: deflated } : { crc, method: 0, data };
+class FileChanged extends Error {}
+
+/** Reads the file into `into` at `at`, exactly the size it was listed with. */
+function readInto(file: BatchFile, into: Buffer, at: number): void {
+  const fd = openSync(file.abs, 'r');
+  try {
+    if (fstatSync(fd).size !== file.size) throw new FileChanged();
+    for (let done = 0; done < file.size; ) {
+      const read = readSync(fd, into, at + done, file.size - done, null);
+      if (read === 0) throw new FileChanged();
+      done += read;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
-/** Prepares the files of a batch in order; a failure is kept in its entry, reported when its turn comes. */
-export function prepareBatch(files: BatchFile[]): PreparedBatch {
+/**
+ * Prepares the files of a batch in order, each read straight into the batch's buffer and replaced
+ * there by its deflated form when that is smaller. The buffer is a spare one handed back by the
+ * writer when one is large enough (so memory stays flat however many batches pass), else a new one.
+ * A failure is kept in its entry and reported when its turn comes.
+ */
+export function prepareBatch(files: BatchFile[], spares: ArrayBuffer[]): PreparedBatch {
   const entries: PreparedEntry[] = [];
-  const parts: Uint8Array[] = [];
-  let total = 0;
+  const size = files.reduce((sum, file) => sum + file.size, 0);
+  const spare = spares.findIndex((buffer) => buffer.byteLength >= size);
+  // allocUnsafeSlow: a buffer of its own, never a slice of Node's pool, so it can be transferred.
+  const data = spare >= 0 ? Buffer.from(spares.splice(spare, 1)[0]) : Buffer.allocUnsafeSlow(Math.max(size, BATCH_BUFFER));
+  let at = 0;
   for (const file of files) {
     try {
-      const { crc, method, data } = prepare(file);
-      entries.push({ crc, method, length: data.length });
-      parts.push(data);
-      total += data.length;
+      readInto(file, data, at);
     } catch (error) {
-      const { message, code, changed } = error as NodeJS.ErrnoException & { changed?: true };
-      entries.push(changed ? { error: message, changed } : { error: message, code });
+      const { message, code } = error as NodeJS.ErrnoException;
+      entries.push(error instanceof FileChanged ? { error: message, changed: true } : { error: message, code });
+      continue;
     }
+    const original = data.subarray(at, at + file.size);
+    const crc = crc32(original);
+    let method: 0 | 8 = 0;
+    let length = file.size;
+    if (!isStored(file.path) && file.size > 0) {
+      const deflated = deflateRawSync(original, { level: DEFLATE_LEVEL });
+      if (deflated.length < file.size) {
+        data.set(deflated, at);
+        method = 8;
+        length = deflated.length;
+      }
+    }
+    entries.push({ crc, method, length });
+    at += length;
   }
-  // Not Buffer.concat: its result may share Node's buffer pool, which must not be transferred.
-  const data = Buffer.allocUnsafeSlow(total);
-  let at = 0;
-  for (const part of parts) {
-    data.set(part, at);
-    at += part.length;
-  }
-  return { entries, data };
+  return { entries, data: data.subarray(0, at) };
 }

@@ -7,13 +7,13 @@
 // descriptor. The bytes depend only on the files, never on the number of workers. The sha256 and
 // the size are computed while the bytes go to disk. docs/decisions.md says why not yazl or fflate.
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { pipeline } from 'node:stream/promises';
+import { finished } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import { crc32, createDeflateRaw } from 'node:zlib';
-import { DEFLATE_LEVEL, isStored, prepareBatch, type BatchFile, type PreparedBatch } from './deflate.js';
+import { BATCH_BUFFER, DEFLATE_LEVEL, isStored, prepareBatch, type BatchFile, type PreparedBatch } from './deflate.js';
 import { compareUtf8, type SelectedFile } from './files.js';
 
 export { isStored, STORED_EXTENSIONS } from './deflate.js';
@@ -24,7 +24,7 @@ const SMALL_FILE = 1024 * 1024;
 const BATCH_BYTES = 256 * 1024;
 const BATCH_FILES = 64;
 /** Bytes of files sent ahead and not yet written: what packing holds in memory, whatever the tree. */
-const WINDOW_BYTES = 16 * 1024 * 1024;
+const WINDOW_BYTES = 4 * 1024 * 1024;
 /** With less than this to prepare, starting workers (~30 ms each) costs more than it saves. */
 const IN_THREAD_BYTES = 2 * 1024 * 1024;
 /** Output is written in blocks of about this size. */
@@ -154,31 +154,51 @@ class Output {
   }
 }
 
-/** Streams a large file in its turn: CRC and sizes go into a data descriptor after the data. */
-async function streamEntry(out: Output, file: SelectedFile, name: Buffer): Promise<Written> {
+/**
+ * Streams a large file in its turn, through `chunk` (one buffer read into again and again, so packing
+ * leaves no garbage behind to raise its memory): CRC and sizes go into a data descriptor after the data.
+ */
+async function streamEntry(out: Output, file: SelectedFile, name: Buffer, chunk: Buffer): Promise<Written> {
   const method = isStored(file.path) ? 0 : 8;
   const offset = out.offset;
   await out.write(localHeader(name, UTF8_NAMES | DATA_DESCRIPTOR, method, 0, 0, 0));
+  const start = out.offset;
   let crc = 0;
   let size = 0;
-  let compressedSize = 0;
-  const source = createReadStream(file.abs, { highWaterMark: WRITE_BLOCK });
-  async function* checksummed(chunks: AsyncIterable<Buffer>) {
-    for await (const chunk of chunks) {
-      crc = crc32(chunk, crc);
-      size += chunk.length;
-      yield chunk;
+  const deflate = method === 8 ? createDeflateRaw({ level: DEFLATE_LEVEL }) : undefined;
+  const deflated: Buffer[] = [];
+  deflate?.on('data', (part: Buffer) => deflated.push(part));
+  const done = deflate && finished(deflate);
+  done?.catch(() => {}); // awaited below
+  const writeDeflated = async () => {
+    for (const part of deflated.splice(0)) await out.write(part);
+  };
+  const handle = await open(file.abs, 'r');
+  try {
+    for (let read: number; (read = (await handle.read(chunk, 0, chunk.length, null)).bytesRead) > 0; ) {
+      const part = chunk.subarray(0, read);
+      crc = crc32(part, crc);
+      size += read;
+      if (deflate) {
+        // the callback comes once zlib has consumed the chunk
+        await new Promise<void>((resolve, reject) => deflate.write(part, (error) => (error ? reject(error) : resolve())));
+        await writeDeflated();
+      } else {
+        await out.write(part);
+        await out.flush();
+      }
     }
-  }
-  async function sink(chunks: AsyncIterable<Buffer>) {
-    for await (const chunk of chunks) {
-      compressedSize += chunk.length;
-      await out.write(chunk);
+    if (deflate) {
+      deflate.end();
+      await done;
+      await writeDeflated();
     }
+  } finally {
+    deflate?.destroy();
+    await handle.close();
   }
-  if (method === 8) await pipeline(source, checksummed, createDeflateRaw({ level: DEFLATE_LEVEL }), sink);
-  else await pipeline(source, checksummed, sink);
   if (size !== file.size) throw new FileChangedError(file.path);
+  const compressedSize = out.offset - start;
   await out.write(dataDescriptor(crc, compressedSize, size));
   return { name, flags: UTF8_NAMES | DATA_DESCRIPTOR, method, crc, compressedSize, size, mode: file.mode, offset };
 }
@@ -195,7 +215,8 @@ function workerUrl(): URL {
   throw new Error('the packer worker (dist/package/deflate-worker.js) is missing: run `npm run build`');
 }
 
-type Prepare = (files: BatchFile[]) => Promise<PreparedBatch>;
+/** Prepares a batch; `returned` are buffers of earlier batches, written and free to be filled again. */
+type Prepare = (files: BatchFile[], returned: ArrayBuffer[]) => Promise<PreparedBatch>;
 
 /** Worker threads preparing batches; each batch goes to the thread with the fewest waiting. */
 function startWorkers(count: number): { prepare: Prepare; stop: () => Promise<unknown> } {
@@ -217,13 +238,13 @@ function startWorkers(count: number): { prepare: Prepare; stop: () => Promise<un
     worker.on('exit', (code) => fail(new Error(`a packer worker stopped (exit code ${code})`)));
     return { worker, waiting };
   });
-  const prepare: Prepare = (files) => {
+  const prepare: Prepare = (files, returned) => {
     if (failed) return Promise.reject(failed);
     const thread = threads.reduce((a, b) => (b.waiting.size < a.waiting.size ? b : a));
     const id = nextId++;
     return new Promise((resolve, reject) => {
       thread.waiting.set(id, { resolve, reject });
-      thread.worker.postMessage({ id, files });
+      thread.worker.postMessage({ id, files, returned }, returned);
     });
   };
   return { prepare, stop: () => Promise.all(threads.map(({ worker }) => worker.terminate())) };
@@ -246,7 +267,7 @@ function itemsOf(sorted: SelectedFile[]): Item[] {
       batch = undefined;
       continue;
     }
-    if (!batch || batch.bytes >= BATCH_BYTES || batch.files.length >= BATCH_FILES) items.push((batch = { files: [], bytes: 0, streamed: false }));
+    if (!batch || batch.bytes + file.size > BATCH_BUFFER || batch.files.length >= BATCH_FILES) items.push((batch = { files: [], bytes: 0, streamed: false }));
     batch.files.push(file);
     batch.bytes += file.size;
   }
@@ -262,7 +283,9 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
   const smallBytes = items.reduce((sum, item) => sum + item.bytes, 0);
   const workers = options.workers ?? (smallBytes < IN_THREAD_BYTES ? 0 : availableParallelism());
   const pool = workers > 0 && smallBytes > 0 ? startWorkers(workers) : undefined;
-  const prepare: Prepare = pool?.prepare ?? (async (batch) => prepareBatch(batch));
+  const prepare: Prepare = pool?.prepare ?? (async (batch, returned) => prepareBatch(batch, returned));
+  const returned: ArrayBuffer[] = [];
+  let chunk: Buffer | undefined;
   const handle = await open(outPath, 'w');
   const out = new Output(handle, maxSize, () =>
     options.maxSize !== undefined && maxSize === options.maxSize
@@ -280,7 +303,10 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
       const item = items[sent];
       if (item.streamed) continue;
       if (sent > writing && ahead + item.bytes > WINDOW_BYTES) break;
-      item.ready = prepare(item.files.map(({ path, abs, size }) => ({ path, abs, size })));
+      item.ready = prepare(
+        item.files.map(({ path, abs, size }) => ({ path, abs, size })),
+        returned.splice(0),
+      );
       item.ready.catch(() => {}); // reported when its turn comes
       ahead += item.bytes;
     }
@@ -292,7 +318,8 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
       sendAhead(i);
       const item = items[i];
       if (item.streamed) {
-        written.push(await streamEntry(out, item.files[0], Buffer.from(item.files[0].path, 'utf8')));
+        chunk ??= Buffer.allocUnsafeSlow(WRITE_BLOCK);
+        written.push(await streamEntry(out, item.files[0], Buffer.from(item.files[0].path, 'utf8'), chunk));
         continue;
       }
       const batch = await item.ready!;
@@ -309,6 +336,8 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
         at += entry.length;
         written.push({ name, flags: UTF8_NAMES, method: entry.method, crc: entry.crc, compressedSize: entry.length, size: file.size, mode: file.mode, offset });
       }
+      await out.flush(); // the batch's buffer is then free: back to a worker with the next batch
+      returned.push(batch.data.buffer as ArrayBuffer);
     }
     const centralStart = out.offset;
     for (const entry of written) await out.write(centralHeader(entry));
