@@ -39,6 +39,20 @@ export interface PreparedBatch {
 
 class FileChanged extends Error {}
 
+/**
+ * The deflated bytes, or undefined when they would not be fewer than the original's. zlib writes into
+ * one buffer of the original's size and gives up once it is full, so an incompressible file costs
+ * neither a second buffer nor the rest of its deflate. The bytes do not depend on the buffer's size.
+ */
+function deflateSmaller(original: Buffer): Buffer | undefined {
+  try {
+    return deflateRawSync(original, { level: DEFLATE_LEVEL, chunkSize: Math.max(original.length, 64), maxOutputLength: Math.max(original.length - 1, 1) });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return undefined;
+    throw error;
+  }
+}
+
 /** Reads the file into `into` at `at`, exactly the size it was listed with. */
 function readInto(file: BatchFile, into: Buffer, at: number): void {
   const fd = openSync(file.abs, 'r');
@@ -79,13 +93,11 @@ export function prepareBatch(files: BatchFile[], spares: ArrayBuffer[]): Prepare
     const crc = crc32(original);
     let method: 0 | 8 = 0;
     let length = file.size;
-    if (!isStored(file.path) && file.size > 0) {
-      const deflated = deflateRawSync(original, { level: DEFLATE_LEVEL });
-      if (deflated.length < file.size) {
-        data.set(deflated, at);
-        method = 8;
-        length = deflated.length;
-      }
+    const deflated = isStored(file.path) || file.size === 0 ? undefined : deflateSmaller(original);
+    if (deflated) {
+      data.set(deflated, at);
+      method = 8;
+      length = deflated.length;
     }
     entries.push({ crc, method, length });
     at += length;
