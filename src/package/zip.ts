@@ -91,10 +91,13 @@ const DOS_DATE = (1 << 5) | 1; // 1980-01-01
 
 /** Little-endian fields of 2 or 4 bytes, in order: the zip format's records. */
 function record(fields: [2 | 4, number][], name?: Buffer): Buffer {
-  const buffer = Buffer.alloc(fields.reduce((sum, [bytes]) => sum + bytes, 0));
+  let size = name?.length ?? 0;
+  for (const [bytes] of fields) size += bytes;
+  const buffer = Buffer.allocUnsafe(size); // every byte is written below
   let at = 0;
   for (const [bytes, value] of fields) at = bytes === 2 ? buffer.writeUInt16LE(value, at) : buffer.writeUInt32LE(value, at);
-  return name ? Buffer.concat([buffer, name]) : buffer;
+  name?.copy(buffer, at);
+  return buffer;
 }
 
 function localHeader(name: Buffer, flags: number, method: number, crc: number, compressedSize: number, size: number): Buffer {
