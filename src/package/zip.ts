@@ -2,10 +2,10 @@
 // UTF-8 byte order, `/` separators, the UTF-8 name flag, DOS time 1980-01-01 00:00, no extra fields,
 // modes 0644/0755, deflate except for formats that are compressed already (stored as they are, and
 // so is a file that deflate would not make smaller). Files up to 1 MiB go in batches to worker
-// threads, one per core, that read, checksum and deflate them (deflate.ts); the batches come back in
-// any order and are written in order. Larger files are streamed in their turn with a data
-// descriptor. The bytes depend only on the files, never on the number of workers. The sha256 and
-// the size are computed while the bytes go to disk. docs/decisions.md says why not yazl or fflate.
+// threads, one per core (at most 4), that read, checksum and deflate them (deflate.ts); the batches
+// come back in any order and are written in order. Larger files are streamed in their turn with a
+// data descriptor. The bytes depend only on the files, never on the number of workers. The sha256
+// and the size are computed while the bytes go to disk. docs/decisions.md says why not yazl or fflate.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
@@ -20,8 +20,7 @@ export { isStored, STORED_EXTENSIONS } from './deflate.js';
 
 /** Files up to this size are read whole and deflated ahead; larger ones are streamed in their turn. */
 const SMALL_FILE = 1024 * 1024;
-/** A batch (one message to a worker) closes at this many bytes or files: a few ms of deflate each. */
-const BATCH_BYTES = 256 * 1024;
+/** A batch (one message to a worker) holds up to BATCH_BUFFER bytes (a few ms of deflate) and this many files. */
 const BATCH_FILES = 64;
 /** Bytes of files sent ahead and not yet written: what packing holds in memory, whatever the tree. */
 const WINDOW_BYTES = 4 * 1024 * 1024;
@@ -290,11 +289,11 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
   const items = itemsOf(sorted);
   const smallBytes = items.reduce((sum, item) => sum + item.bytes, 0);
   const workers = options.workers ?? (smallBytes < IN_THREAD_BYTES ? 0 : Math.min(availableParallelism(), MAX_WORKERS));
+  const handle = await open(outPath, 'w');
   const pool = workers > 0 && smallBytes > 0 ? startWorkers(workers) : undefined;
   const prepare: Prepare = pool?.prepare ?? (async (batch, returned) => prepareBatch(batch, returned));
   const returned: ArrayBuffer[] = [];
   let chunk: Buffer | undefined;
-  const handle = await open(outPath, 'w');
   const out = new Output(handle, maxSize, () =>
     options.maxSize !== undefined && maxSize === options.maxSize
       ? new ArchiveTooLargeError(maxSize, largestFiles(sorted))
