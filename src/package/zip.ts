@@ -63,7 +63,7 @@ export class FileChangedError extends Error {
 export interface ArchiveOptions {
   /** Compressed size limit in bytes. */
   maxSize?: number;
-  /** Worker threads that read and deflate (default: one per core up to 4, none for a small tree; 0: none). The archive is the same for any number. */
+  /** Worker threads that read and deflate (default: one per core up to 4, none for a small tree or a single core; 0: none). The archive is the same for any number. */
   workers?: number;
   /** Called as the archive grows, with its bytes written so far. */
   onProgress?: (archiveBytes: number) => void;
@@ -288,7 +288,9 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
   const maxSize = Math.min(options.maxSize ?? Infinity, ZIP32_MAX);
   const items = itemsOf(sorted);
   const smallBytes = items.reduce((sum, item) => sum + item.bytes, 0);
-  const workers = options.workers ?? (smallBytes < IN_THREAD_BYTES ? 0 : Math.min(availableParallelism(), MAX_WORKERS));
+  // With one core a worker has no core of its own to run on: this thread does the work.
+  const cores = availableParallelism();
+  const workers = options.workers ?? (smallBytes < IN_THREAD_BYTES || cores < 2 ? 0 : Math.min(cores, MAX_WORKERS));
   const handle = await open(outPath, 'w');
   const pool = workers > 0 && smallBytes > 0 ? startWorkers(workers) : undefined;
   const prepare: Prepare = pool?.prepare ?? (async (batch, returned) => prepareBatch(batch, returned));
