@@ -293,7 +293,8 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
   const workers = options.workers ?? (smallBytes < IN_THREAD_BYTES || cores < 2 ? 0 : Math.min(cores, MAX_WORKERS));
   const handle = await open(outPath, 'w');
   const pool = workers > 0 && smallBytes > 0 ? startWorkers(workers) : undefined;
-  const prepare: Prepare = pool?.prepare ?? (async (batch, returned) => prepareBatch(batch, returned));
+  const spares: ArrayBuffer[] = []; // this thread's, as a worker keeps its own
+  const prepare: Prepare = pool?.prepare ?? (async (batch, returned) => (spares.push(...returned), prepareBatch(batch, spares)));
   const returned: ArrayBuffer[] = [];
   let chunk: Buffer | undefined;
   const out = new Output(handle, maxSize, () =>
