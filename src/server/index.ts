@@ -204,14 +204,14 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
       return Response.json(answer.body(), { status: answer.status, headers: answer.headers });
     },
   });
-  // Node checks the timeouts every connectionsCheckingInterval (30 s by default): often enough for these.
-  // A request without a Host header reaches the adapter, which refuses it in our shape (Node's own
-  // refusal is an empty 400).
   // Reads are not rate limited (only changes are): the shortcut never has to count one.
   const keptReads = createKeptReads(store, ctx.nodeAnswers, accessLog);
   // The responses begun on each connection and not yet finished: an error of Node's parser there (a
-  // pipelined request) must not write its answer into the middle of one.
+  // pipelined request, a timeout) must not write its answer into the middle of one.
   const responses = new WeakMap<Duplex, ServerResponse[]>();
+  // Node checks the timeouts every connectionsCheckingInterval (30 s by default): often enough for these.
+  // A request without a Host header reaches the adapter, which refuses it in our shape (Node's own
+  // refusal is an empty 400).
   const server = createServer(
     { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(50, headersTimeout / 4)), requireHostHeader: false },
     (req, res) => {
