@@ -180,8 +180,9 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   // HEAD is answered by the GET route with its body dropped (hono): cancel that body, or a file
   // streamed by the route stays open (an archive, a sandbox result) and descriptors run out.
   app.use(async (c, next) => {
+    if (c.req.method !== 'HEAD') return next(); // other requests need no second step here
     await next();
-    if (c.req.method === 'HEAD') await c.res.body?.cancel().catch(() => {});
+    await c.res.body?.cancel().catch(() => {});
   });
   if (options.rateLimit !== undefined) app.use(rateLimit(options.rateLimit, authenticate));
   for (const register of routeModules) register(app, ctx);
