@@ -2,7 +2,7 @@ import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { crc32, inflateRaw } from 'node:zlib';
-import { closeSync, fstatSync, openSync, read } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import yauzl from 'yauzl';
 import { CachedZipReader } from './zip-reader.js';
 import { createEntryNameChecker, entryNameProblem } from '../../contract/archive-names.js';
@@ -22,32 +22,32 @@ const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 
 /** The zip at `path`, read through CachedZipReader; the file is closed with the zip (or at once on failure). */
-async function openZip(path: string): Promise<{ zip: yauzl.ZipFile; fd: number }> {
+async function openZip(path: string): Promise<{ zip: yauzl.ZipFile; reader: CachedZipReader }> {
   const fd = openSync(path, 'r');
   try {
     const options = { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false };
-    return { zip: await yauzl.fromRandomAccessReaderPromise(new CachedZipReader(fd), fstatSync(fd).size, options), fd };
+    const reader = new CachedZipReader(fd);
+    return { zip: await yauzl.fromRandomAccessReaderPromise(reader, fstatSync(fd).size, options), reader };
   } catch (error) {
     closeSync(fd);
     throw error;
   }
 }
 
-const readAt = promisify(read);
 const inflateRawAsync = promisify(inflateRaw);
 
 /**
- * Entries up to this size, compressed and expanded, are checked from one buffer: one read and one
- * inflate on the thread pool, instead of a stream pipeline each (most of the time of a zip of source
- * files went to setting those up). Larger entries are streamed, so memory stays flat.
+ * Entries up to this size, compressed and expanded, are checked from one buffer: read through the
+ * reader's cache (a small entry usually lies in the block its local header was read with) and
+ * inflated in one call on the thread pool, instead of a stream pipeline each (most of the time of a
+ * zip of source files went to setting those up). Larger entries are streamed, so memory stays flat.
  */
 const WHOLE_ENTRY_BYTES = 256 * 1024;
 
 /** The bytes an entry inflates to, its data read whole (a small entry); null when it inflates to more than it declares. */
-async function inflateWhole(fd: number, dataStart: number, entry: yauzl.Entry): Promise<Buffer | null> {
+async function inflateWhole(reader: CachedZipReader, dataStart: number, entry: yauzl.Entry): Promise<Buffer | null> {
   const data = Buffer.allocUnsafe(entry.compressedSize);
-  const { bytesRead } = await readAt(fd, data, 0, data.length, dataStart);
-  if (bytesRead < data.length) throw new Error(`unexpected end of file at byte ${dataStart + bytesRead}`);
+  await new Promise<void>((resolve, reject) => reader.read(data, 0, data.length, dataStart, (error) => (error ? reject(error) : resolve())));
   if (entry.compressionMethod === 0) return data;
   try {
     // One byte over the declared size is enough to know it lies (and bounds the memory of a bomb).
@@ -73,10 +73,10 @@ export async function validateZip(
 ): Promise<ZipSummary> {
   const maxEntries = limits.maxEntries ?? MAX_ARCHIVE_ENTRIES;
   let zip: yauzl.ZipFile;
-  let fd: number;
+  let reader: CachedZipReader;
   try {
     // Names are decoded here (not by yauzl) so that each refusal can name its entry and say why.
-    ({ zip, fd } = await openZip(path));
+    ({ zip, reader } = await openZip(path));
   } catch (error) {
     throw badRequest(`invalid archive: not a readable zip file (${(error as Error).message})`);
   }
@@ -126,7 +126,7 @@ export async function validateZip(
       let crc = 0;
       let size = 0;
       if (entry.compressedSize <= WHOLE_ENTRY_BYTES && entry.uncompressedSize <= WHOLE_ENTRY_BYTES) {
-        const data = await inflateWhole(fd, local.fileDataStart, entry);
+        const data = await inflateWhole(reader, local.fileDataStart, entry);
         if (data === null) throw entryError(name, `inflates to more than the ${entry.uncompressedSize} bytes it declares`);
         size = data.length;
         unpackedSize += size;
