@@ -65,8 +65,8 @@ export function register(program: Command, ctx: Ctx): void {
       const publisherId = request.publisherId!;
       const temp = mkdtempSync(join(tmpdir(), 'nodereg-publish-'));
       await withCleanup(async (interrupts) => {
-        // Both local: the archive deflates on zlib's threads while the scan parses on this one. The scan
-        // still decides first, and nothing reaches the registry before it passes.
+        // Both local: the packer's reads, large files and worker threads proceed while the scan parses
+        // on this thread. The scan still decides first, and nothing reaches the registry before it passes.
         const [scanned, packed] = await Promise.allSettled([scanProject(project), buildArchive(ctx, project, join(temp, 'node.zip'), maxSize)]);
         if (scanned.status === 'rejected') throw scanned.reason;
         const scan = scanned.value;
