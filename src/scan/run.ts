@@ -94,6 +94,13 @@ export function inWorker(job: ScanJob): Promise<PartialReport> {
   });
 }
 
+/** A scan stopped at its time limit (its worker is ended). */
+export class ScanTimeout extends Error {
+  constructor(readonly ms: number) {
+    super(`the scan took longer than ${ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`}`);
+  }
+}
+
 /**
  * A worker thread kept for many jobs, one at a time (the registry's way: grammars load once, and its
  * memory is part of the running server's). Started on first use; a crash or a timeout ends it, and
@@ -109,7 +116,7 @@ export class ScanWorker {
     if (this.pending) return Promise.reject(new Error('this scan worker is busy'));
     const worker = (this.worker ??= this.start());
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.stop(new Error(`the scan took longer than ${Math.round(this.limits.timeoutMs / 1000)} s`)), this.limits.timeoutMs);
+      const timer = setTimeout(() => this.stop(new ScanTimeout(this.limits.timeoutMs)), this.limits.timeoutMs);
       const settle = () => {
         clearTimeout(timer);
         this.pending = undefined;
