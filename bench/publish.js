@@ -121,7 +121,7 @@ export default async function publish() {
   // What the packages on the publish path cost to load here, each on its own over `node -e 0`, loaded
   // the way the CLI loads them (ignore and yazl with require: src/package/cjs.ts).
   const loads = [
-    ['zod', 'import'], ['ky', 'import'], ['smol-toml', 'import'], ['ignore', 'require'], ['yazl', 'require'],
+    ['zod', 'import'], ['smol-toml', 'import'], ['ignore', 'require'], ['yazl', 'require'],
   ];
   const code = ([name, how]) =>
     how === 'import' ? `await import('${name}')` : `import { createRequire } from 'node:module'; createRequire(import.meta.url)('${name}')`;

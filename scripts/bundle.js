@@ -18,6 +18,8 @@ await build({
     'src/cli/main.ts',
     'src/package/files.ts',
     'src/package/zip.ts',
+    // the packer's worker thread, started by path (src/package/zip.ts finds it at dist/package/deflate-worker.js)
+    'src/package/deflate-worker.ts',
     'src/client/index.ts',
     'src/contract/registry.ts',
     'src/server/store/db.ts',

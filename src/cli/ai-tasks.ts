@@ -1,13 +1,13 @@
 // What the AI proxy commands share (relight, skin-enhance, video-extend, task status): reading
 // images and videos, validating before sending, waiting with a spinner, downloading results.
-// Loads no zod and no ky at import: help stays fast.
+// Loads no zod and no HTTP client at import: help stays fast.
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, extname, join, sep } from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Option, type Command } from 'commander';
 import type { Client } from '../client/index.js';
+import type { Answer } from '../client/http.js';
 import { JSON_BODY_MAX, type TASK_KINDS } from '../contract/limits.js';
 import type { Operation } from '../contract/operation.js';
 import type { Ctx } from './context.js';
@@ -237,26 +237,26 @@ export async function downloadResults(kind: TaskKind, state: TaskState, output: 
   else await mkdir(dirname(output), { recursive: true });
   const files: string[] = [];
   for (const [index, url] of state.results.entries()) {
-    let response: Response;
+    let response: Answer;
     try {
-      response = await fetch(url);
+      const { send } = await import('../client/http.js');
+      response = await send({ method: 'GET', url, headers: { 'user-agent': 'nodereg' } });
     } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-      throw new CliError(`cannot download ${url}: ${cause}`, EXIT.failure, 'network');
+      throw new CliError(`cannot download ${url}: ${(error as { reason?: string }).reason ?? (error as Error).message}`, EXIT.failure, 'network');
     }
-    if (!response.ok || !response.body) {
-      await response.body?.cancel();
+    if (response.status >= 300) {
+      response.body.resume();
       throw new CliError(`cannot download ${url}: HTTP ${response.status}`, EXIT.failure, 'download_failed', response.status === 404 ? 'results are kept for 24 hours' : undefined);
     }
     let target = output;
     if (isDir) {
-      const type = response.headers.get('content-type')?.split(';')[0].trim() ?? '';
+      const type = response.headers['content-type']?.split(';')[0].trim() ?? '';
       const ext = EXTENSIONS[type] ?? (extname(new URL(url).pathname) || '.bin');
       target = join(output, `${kind}-${state.id}${state.results.length > 1 ? `-${index + 1}` : ''}${ext}`);
     }
     const partial = `${target}.part`;
     try {
-      await pipeline(Readable.fromWeb(response.body as never), createWriteStream(partial));
+      await pipeline(response.body, createWriteStream(partial));
       await rename(partial, target);
     } catch (error) {
       await rm(partial, { force: true });

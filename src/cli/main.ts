@@ -1,4 +1,4 @@
-// The only module that exits. `--version` is answered before anything else is loaded.
+// The only module that exits. A bare `--version` is answered by bin/nodereg.js before this loads.
 import { readFileSync } from 'node:fs';
 
 const argv = process.argv.slice(2);
@@ -21,13 +21,9 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-  process.stdout.write(`${version}\n`);
-} else {
-  const [{ run }, { invocation }] = await Promise.all([import('./program.js'), import('./invocation.js')]);
-  const code = await run(argv, version, { invocation: invocation() });
-  process.exitCode = code;
-  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
-  // Exit rather than wait for the event loop: keep-alive sockets or timers a command left must not hold it.
-  process.exit(code);
-}
+const [{ run }, { invocation }] = await Promise.all([import('./program.js'), import('./invocation.js')]);
+const code = await run(argv, version, { invocation: invocation() });
+process.exitCode = code;
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+// Exit rather than wait for the event loop: keep-alive sockets or timers a command left must not hold it.
+process.exit(code);

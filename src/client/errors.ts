@@ -1,5 +1,5 @@
 // The client's error types, in a module of their own: the CLI's error mapping loads them
-// without loading ky or zod.
+// without loading the HTTP client or zod.
 import type { FieldError } from '../contract/errors.js';
 
 /** The server answered with an error body (or a status without one). */

@@ -1,17 +1,35 @@
-import ky, { HTTPError, TimeoutError } from 'ky';
-import { config as zodConfig, type z } from 'zod';
+import type { z } from 'zod';
 import { ErrorBody, codeForStatus, fieldErrors } from '../contract/errors.js';
 import { ApiError, NetworkError, RequestInvalidError } from './errors.js';
 import { setTimeout } from 'node:timers/promises';
-import { putStream, withoutQuery } from './upload.js';
+import { send, withoutQuery, type Answer } from './http.js';
+import { putStream } from './upload.js';
 
 export { ApiError, NetworkError, RequestInvalidError };
+export type { Answer };
 import { CONTENT_SHA256_HEADER } from '../contract/limits.js';
 import { NodeVersion } from '../contract/resources.js';
 import { buildPath, type BodyOf, type Operation, type ParamsOf, type QueryOf, type ResponseOf } from '../contract/operation.js';
 
-// A CLI run parses a few answers once: zod's compiled fast path costs more to build than it saves.
-zodConfig({ jitless: true });
+/**
+ * A CLI run parses a few answers once: zod's compiled fast path for objects costs more to build than
+ * it saves. Asked per parse: the global setting is read when a schema is built, before this module runs.
+ */
+const ONCE = { jitless: true } as const;
+
+/** Idempotent methods are retried on network errors and on these statuses. */
+const RETRY_METHODS = new Set(['GET', 'PUT', 'DELETE', 'HEAD']);
+const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+/** Backoff before retry n: 0.3 s, 0.6 s, 1.2 s … at most 5 s; a Retry-After of 429 or 503 is waited instead, up to the timeout. */
+const backoffMs = (retry: number) => Math.min(5_000, 300 * 2 ** (retry - 1));
+
+/** How long a Retry-After header asks to wait, in ms (seconds or an HTTP date); undefined without one. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  const ms = Number.isNaN(seconds) ? Date.parse(value) - now : seconds * 1000;
+  return Number.isNaN(ms) ? undefined : Math.max(0, ms);
+}
 
 export interface ClientOptions {
   baseUrl: string;
@@ -46,22 +64,27 @@ export interface UploadInput {
 }
 
 function validate<T extends z.ZodType>(schema: T, value: unknown, where: 'params' | 'query' | 'body'): z.output<T> {
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, ONCE);
   if (!result.success) throw new RequestInvalidError(where, fieldErrors(result.error.issues));
   return result.data;
 }
 
-/** Reads an error response into an ApiError, whatever its body. */
-async function toApiError(response: Response): Promise<ApiError> {
-  const text = await response.text().catch(() => '');
-  return apiError(response.status, response.statusText, text, response.headers.get('retry-after') ?? undefined);
+/** Reads an error answer into an ApiError, whatever its body. */
+async function toApiError(answer: Answer): Promise<ApiError> {
+  const text = await answer.text().catch(() => '');
+  return apiError(answer.status, answer.statusText, text, header(answer, 'retry-after'));
 }
+
+const header = (answer: Answer, name: string): string | undefined => {
+  const value = answer.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
 
 /** An error answer, from its status and body text. */
 function apiError(status: number, statusText: string, text: string, retryAfter?: string): ApiError {
   let parsed: ErrorBody | undefined;
   try {
-    const result = ErrorBody.safeParse(JSON.parse(text));
+    const result = ErrorBody.safeParse(JSON.parse(text), ONCE);
     if (result.success) parsed = result.data;
   } catch {
     // not JSON: a proxy or a foreign server; fall back to the status
@@ -84,31 +107,41 @@ export function createClient(options: ClientOptions) {
   const headers: Record<string, string> = { 'user-agent': options.userAgent ?? 'nodereg' };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
 
-  const http = ky.create({
-    headers,
-    timeout: options.timeoutMs ?? 30_000,
-    retry: {
-      limit: options.retries ?? 2,
-      methods: ['get', 'put', 'delete', 'head'],
-      statusCodes: [429, 502, 503, 504],
-      backoffLimit: 5_000,
-    },
-    hooks: {
-      beforeRequest: [(request) => log(`→ ${request.method} ${request.url}`)],
-      beforeRetry: [({ request, retryCount }) => log(`↻ retry ${retryCount}: ${request.method} ${request.url}`)],
-      afterResponse: [(request, _options, response) => log(`← ${response.status} ${request.method} ${request.url}`)],
-    },
-  });
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const retries = options.retries ?? 2;
 
-  /** Sends a request and turns every failure into ApiError or NetworkError. */
-  async function send(url: string, init: Parameters<typeof http>[1]): Promise<Response> {
-    try {
-      return await http(url, init);
-    } catch (error) {
-      if (error instanceof HTTPError) throw await toApiError(error.response);
-      if (error instanceof TimeoutError) throw new NetworkError(url, 'no answer in time');
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new NetworkError(url, cause?.code ?? cause?.message ?? (error as Error).message);
+  /**
+   * Sends a request, retrying idempotent ones on network errors, 429 and 502–504; resolves with a
+   * 2xx (or 3xx) answer and turns every failure into ApiError or NetworkError.
+   */
+  async function request(
+    method: string,
+    url: string,
+    init: { body?: string; headers?: Record<string, string>; timeout?: boolean; token?: boolean } = {},
+  ): Promise<Answer> {
+    const requestHeaders = { ...headers, ...init.headers };
+    if (init.token === false) delete requestHeaders.authorization;
+    for (let retry = 0; ; retry++) {
+      log(`→ ${method} ${url}`);
+      let answer: Answer | undefined;
+      let failure: ApiError | NetworkError;
+      try {
+        answer = await send({ method, url, headers: requestHeaders, body: init.body, timeoutMs: init.timeout === false ? undefined : timeoutMs });
+        log(`← ${answer.status} ${method} ${url}`);
+        if (answer.status < 400) return answer;
+        failure = await toApiError(answer);
+      } catch (error) {
+        if (!(error instanceof NetworkError)) throw error;
+        failure = error;
+      }
+      const timedOut = failure instanceof NetworkError && failure.reason === 'no answer in time';
+      const transient = failure instanceof NetworkError ? !timedOut : RETRY_STATUSES.has(failure.status);
+      if (!transient || retry >= retries || !RETRY_METHODS.has(method)) throw failure;
+      const asked = failure instanceof ApiError && (failure.status === 429 || failure.status === 503) ? retryAfterMs(failure.retryAfter) : undefined;
+      // a server asking for a longer wait than the timeout gets its error shown, with when to try again
+      if (asked !== undefined && asked > timeoutMs) throw failure;
+      log(`↻ retry ${retry + 1}: ${method} ${url}`);
+      await setTimeout(asked ?? backoffMs(retry + 1));
     }
   }
 
@@ -126,19 +159,29 @@ export function createClient(options: ClientOptions) {
       for (const [key, value] of Object.entries(query)) if (value !== undefined) searchParams.set(key, String(value));
       const qs = searchParams.toString();
       const url = base + buildPath(operation.path, params) + (qs ? `?${qs}` : '');
-      const response = await send(url, { method: operation.method, ...(body !== undefined ? { json: body } : {}) });
-      if (operation.responseKind !== 'json' || response.status === 204) return undefined as ResponseOf<O>;
-      const data: unknown = await response.json();
+      const answer = await request(
+        operation.method,
+        url,
+        body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {},
+      );
+      const text = await answer.text();
+      if (operation.responseKind !== 'json' || answer.status === 204) return undefined as ResponseOf<O>;
+      let data: unknown;
+      try {
+        data = JSON.parse(text);
+      } catch {
+        throw new Error(`${url} answered HTTP ${answer.status} with a body that is not JSON`);
+      }
       // Lenient: a newer server may answer with more, or in a shape we do not know yet; keep it.
-      const parsed = operation.response.safeParse(data);
+      const parsed = operation.response.safeParse(data, ONCE);
       return (parsed.success ? parsed.data : data) as ResponseOf<O>;
     },
 
-    /** GETs an absolute URL (a download URL, a task result) as a stream. */
-    async download(url: string): Promise<Response> {
+    /** GETs an absolute URL (a download URL, a task result); the answer's body is a stream, unread. */
+    async download(url: string): Promise<Answer> {
       // The token is for the registry only: a URL elsewhere (a mirror, a provider) never sees it.
       const sameOrigin = new URL(url, base).origin === new URL(base).origin;
-      return send(url, { method: 'GET', timeout: false, ...(sameOrigin ? {} : { headers: { authorization: undefined } }) });
+      return request('GET', url, { timeout: false, token: sameOrigin });
     },
 
     /**
@@ -170,7 +213,7 @@ export function createClient(options: ClientOptions) {
           } catch {
             throw apiError(response.status, response.statusText, response.text);
           }
-          const parsed = NodeVersion.safeParse(data);
+          const parsed = NodeVersion.safeParse(data, ONCE);
           return (parsed.success ? parsed.data : data) as NodeVersion;
         } catch (error) {
           const transient =

@@ -1,13 +1,12 @@
-// The archive PUT, over node:http rather than fetch: Node 20's fetch keeps a streamed request body
-// in memory (a 150 MB upload raised the RSS by ~170 MB; node:http by ~40 MB of garbage), and ky's
-// clone-for-retry tees it. It also sends only the headers the upload needs: never the token, since
-// a signed URL carries its own authority and may point at another host.
-import http from 'node:http';
-import https from 'node:https';
+// The archive PUT, streamed with backpressure over node:http (Node 20's fetch kept a streamed request
+// body in memory: a 150 MB upload raised the RSS by ~170 MB; node:http by ~40 MB of garbage). It
+// sends only the headers the upload needs: never the token, since a signed URL carries its own
+// authority and may point at another host.
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { NetworkError } from './errors.js';
+import { transport, withoutQuery } from './http.js';
 
 export interface PutInput {
   body: ReadableStream<Uint8Array> | NodeJS.ReadableStream;
@@ -24,17 +23,15 @@ export interface PutResult {
   text: string;
 }
 
-/** A URL fit for messages: without its query (a signature is nobody's business). */
-export const withoutQuery = (url: string) => url.replace(/\?.*$/, '');
-
 /** PUTs a stream with backpressure; resolves with the response, whatever its status. */
-export function putStream(url: string, input: PutInput): Promise<PutResult> {
+export async function putStream(url: string, input: PutInput): Promise<PutResult> {
   const target = new URL(url);
   const shown = withoutQuery(url);
+  const lib = await transport(target);
   return new Promise((resolve, reject) => {
     let responded = false;
     let failure: Error | undefined;
-    const request = (target.protocol === 'https:' ? https : http).request(target, { method: 'PUT', headers: input.headers });
+    const request = lib.request(target, { method: 'PUT', headers: input.headers });
     request.on('response', (response) => {
       responded = true;
       let text = '';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_FIELD_ERRORS } from './limits.js';
 
 /** Every error code of the wire, with the HTTP status it travels with. */

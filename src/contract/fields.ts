@@ -2,7 +2,7 @@
 // Every string and array a request may carry is bounded here, so that what a request costs to parse,
 // validate, store and list again is bounded too (RELIABILITY.md, "Bounded work per request").
 import validRange from 'semver/ranges/valid.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { TRANSLATIONS, URL_MAX, VERSION_RANGE_MAX } from './limits.js';
 import { isHttpUrl } from './url.js';
 import './messages.js'; // the contract's error map, for every schema

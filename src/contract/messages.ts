@@ -2,7 +2,7 @@
 // example. The server puts the field's path before it; the CLI, the flag or the manifest key. Set
 // for every zod schema once this module is loaded (fields.ts loads it, and every schema file loads
 // fields.ts). Messages never quote the value sent: an answer stays small whatever was sent.
-import { z } from 'zod';
+import * as z from 'zod';
 
 type Issue = z.core.$ZodRawIssue;
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ErrorBody, ERROR_STATUS } from './errors.js';
 import type { Operation } from './operation.js';
 import { pathParams } from './operation.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { METADATA_BODY_MAX } from './limits.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { op } from './operation.js';
 import { ImageTaskReference, ImageTaskStatus, VideoExtendResponse, VideoTaskStatus } from './resources.js';
 import { ADVANCED_SETTINGS, IDENTIFIER_MAX, JSON_BODY_MAX, PERCENT, RELIGHT, SKIN_ENHANCER, VIDEO_CREDITS, VIDEO_EXTEND } from './limits.js';

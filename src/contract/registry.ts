@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { STAR } from './limits.js';
 import { op } from './operation.js';
 import {

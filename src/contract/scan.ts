@@ -1,6 +1,6 @@
 // The scanner's findings as they travel: `nodereg scan --json`, and the `findings` extension of a
 // NodeVersion that the registry shows to the node's publisher members and admins (DESIGN.md §10).
-import { z } from 'zod';
+import * as z from 'zod';
 import { SCAN_RULE_IDS, SCAN_SEVERITIES } from './limits.js';
 
 export type ScanSeverity = (typeof SCAN_SEVERITIES)[number];

@@ -1,42 +1,38 @@
 // The deterministic, streamed archive of DESIGN.md §6, written by this small zip writer: entries in
 // UTF-8 byte order, `/` separators, the UTF-8 name flag, DOS time 1980-01-01 00:00, no extra fields,
 // modes 0644/0755, deflate except for formats that are compressed already (stored as they are, and
-// so is a file that deflate would not make smaller). Files up to 1 MiB are read, checksummed and
-// deflated ahead, several at once on zlib's thread pool, and written in order; larger ones are
-// streamed with a data descriptor. The bytes depend only on the files, never on how many deflate at
-// once. The sha256 and the size are computed while the bytes go to disk. docs/decisions.md says why
-// not yazl or fflate.
+// so is a file that deflate would not make smaller). Files up to 1 MiB go in batches to worker
+// threads, one per core (at most 4), that read, checksum and deflate them (deflate.ts); the batches
+// come back in any order and are written in order. Larger files are streamed in their turn with a
+// data descriptor. The bytes depend only on the files, never on the number of workers. The sha256
+// and the size are computed while the bytes go to disk. docs/decisions.md says why not yazl or fflate.
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { pipeline } from 'node:stream/promises';
-import { promisify } from 'node:util';
-import { crc32, createDeflateRaw, deflateRaw } from 'node:zlib';
+import { finished } from 'node:stream/promises';
+import { Worker } from 'node:worker_threads';
+import { crc32, createDeflateRaw } from 'node:zlib';
+import { BATCH_BUFFER, DEFLATE_LEVEL, isStored, prepareBatch, type BatchFile, type PreparedBatch } from './deflate.js';
 import { compareUtf8, type SelectedFile } from './files.js';
 
-/** Extensions stored as they are: deflating them again only costs time. */
-export const STORED_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp', 'gif', 'zip', 'gz', 'bz2', 'xz', '7z', 'mp4', 'webm', 'safetensors', 'ckpt', 'pt', 'bin'];
-const STORED = new Set(STORED_EXTENSIONS);
-
-export const isStored = (path: string) => {
-  const dot = path.lastIndexOf('.');
-  return dot > path.lastIndexOf('/') && STORED.has(path.slice(dot + 1).toLowerCase());
-};
+export { isStored, STORED_EXTENSIONS } from './deflate.js';
 
 /** Files up to this size are read whole and deflated ahead; larger ones are streamed in their turn. */
 const SMALL_FILE = 1024 * 1024;
-/** Bytes of files read ahead and not yet written: what packing holds in memory, whatever the tree. */
-const WINDOW_BYTES = 16 * 1024 * 1024;
-/** Files read ahead at most: enough to keep the cores busy, few enough not to flood the thread pool. */
-const AHEAD_FILES = 64;
+/** A batch (one message to a worker) holds up to BATCH_BUFFER bytes (a few ms of deflate) and this many files. */
+const BATCH_FILES = 64;
+/** Bytes of files sent ahead and not yet written: what packing holds in memory, whatever the tree. */
+const WINDOW_BYTES = 4 * 1024 * 1024;
+/** With less than this to prepare, starting workers (~30 ms each) costs more than it saves. */
+const IN_THREAD_BYTES = 2 * 1024 * 1024;
+/** Workers by default at most: each costs ~8 MiB of memory to start; the tests of flat memory use 2. */
+const MAX_WORKERS = 4;
 /** Output is written in blocks of about this size. */
 const WRITE_BLOCK = 1024 * 1024;
 /** Beyond these the zip format needs Zip64 records, which this writer does not write. */
 const ZIP32_MAX = 0xffffffff;
 const ZIP32_ENTRIES = 0xffff;
-
-const deflateRawAsync = promisify(deflateRaw);
 
 export interface ArchiveResult {
   path: string;
@@ -67,17 +63,10 @@ export class FileChangedError extends Error {
 export interface ArchiveOptions {
   /** Compressed size limit in bytes. */
   maxSize?: number;
-  /** Files deflated at once (default: the cores). The archive is the same for any number. */
+  /** Worker threads that read and deflate (default: one per core up to 4, none for a small tree or a single core; 0: none). The archive is the same for any number. */
   workers?: number;
   /** Called as the archive grows, with its bytes written so far. */
   onProgress?: (archiveBytes: number) => void;
-}
-
-/** A file read, checksummed and (unless stored) deflated, ready to be written. */
-interface Prepared {
-  crc: number;
-  method: 0 | 8;
-  data: Buffer;
 }
 
 /** What the central directory needs of an entry written. */
@@ -101,10 +90,13 @@ const DOS_DATE = (1 << 5) | 1; // 1980-01-01
 
 /** Little-endian fields of 2 or 4 bytes, in order: the zip format's records. */
 function record(fields: [2 | 4, number][], name?: Buffer): Buffer {
-  const buffer = Buffer.alloc(fields.reduce((sum, [bytes]) => sum + bytes, 0));
+  let size = name?.length ?? 0;
+  for (const [bytes] of fields) size += bytes;
+  const buffer = Buffer.allocUnsafe(size); // every byte is written below
   let at = 0;
   for (const [bytes, value] of fields) at = bytes === 2 ? buffer.writeUInt16LE(value, at) : buffer.writeUInt32LE(value, at);
-  return name ? Buffer.concat([buffer, name]) : buffer;
+  name?.copy(buffer, at);
+  return buffer;
 }
 
 function localHeader(name: Buffer, flags: number, method: number, crc: number, compressedSize: number, size: number): Buffer {
@@ -129,34 +121,6 @@ function centralHeader(entry: Written): Buffer {
 
 const endOfCentralDirectory = (entries: number, size: number, offset: number) =>
   record([[4, 0x06054b50], [2, 0], [2, 0], [2, entries], [2, entries], [4, size], [4, offset], [2, 0]]);
-
-/** Reads a small file whole, takes its CRC, and deflates it unless stored or incompressible. */
-async function prepare(file: SelectedFile, deflating: Limit): Promise<Prepared> {
-  const data = await readFile(file.abs);
-  if (data.length !== file.size) throw new FileChangedError(file.path);
-  const crc = crc32(data);
-  if (isStored(file.path) || data.length === 0) return { crc, method: 0, data };
-  const deflated = await deflating(() => deflateRawAsync(data));
-  return deflated.length < data.length ? { crc, method: 8, data: deflated } : { crc, method: 0, data };
-}
-
-type Limit = <T>(task: () => Promise<T>) => Promise<T>;
-
-/** Runs at most `count` tasks at once, the others waiting in order. */
-function limit(count: number): Limit {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    if (running >= count) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-      return await task();
-    } finally {
-      running--;
-      waiting.shift()?.();
-    }
-  };
-}
 
 /** The archive file: counts, hashes and buffers what is written, and enforces the size limit. */
 class Output {
@@ -194,33 +158,127 @@ class Output {
   }
 }
 
-/** Streams a large file in its turn: CRC and sizes go into a data descriptor after the data. */
-async function streamEntry(out: Output, file: SelectedFile, name: Buffer): Promise<Written> {
+/**
+ * Streams a large file in its turn, through `chunk` (one buffer read into again and again, so packing
+ * leaves no garbage behind to raise its memory): CRC and sizes go into a data descriptor after the data.
+ */
+async function streamEntry(out: Output, file: SelectedFile, name: Buffer, chunk: Buffer): Promise<Written> {
   const method = isStored(file.path) ? 0 : 8;
   const offset = out.offset;
   await out.write(localHeader(name, UTF8_NAMES | DATA_DESCRIPTOR, method, 0, 0, 0));
+  const start = out.offset;
   let crc = 0;
   let size = 0;
-  let compressedSize = 0;
-  const source = createReadStream(file.abs, { highWaterMark: WRITE_BLOCK });
-  async function* checksummed(chunks: AsyncIterable<Buffer>) {
-    for await (const chunk of chunks) {
-      crc = crc32(chunk, crc);
-      size += chunk.length;
-      yield chunk;
+  const deflate = method === 8 ? createDeflateRaw({ level: DEFLATE_LEVEL }) : undefined;
+  const deflated: Buffer[] = [];
+  deflate?.on('data', (part: Buffer) => deflated.push(part));
+  const done = deflate && finished(deflate);
+  done?.catch(() => {}); // awaited below
+  const writeDeflated = async () => {
+    for (const part of deflated.splice(0)) await out.write(part);
+  };
+  const handle = await open(file.abs, 'r');
+  try {
+    for (let read: number; (read = (await handle.read(chunk, 0, chunk.length, null)).bytesRead) > 0; ) {
+      const part = chunk.subarray(0, read);
+      crc = crc32(part, crc);
+      size += read;
+      if (deflate) {
+        // the callback comes once zlib has consumed the chunk
+        await new Promise<void>((resolve, reject) => deflate.write(part, (error) => (error ? reject(error) : resolve())));
+        await writeDeflated();
+      } else {
+        await out.write(part);
+        await out.flush();
+      }
     }
-  }
-  async function sink(chunks: AsyncIterable<Buffer>) {
-    for await (const chunk of chunks) {
-      compressedSize += chunk.length;
-      await out.write(chunk);
+    if (deflate) {
+      deflate.end();
+      await done;
+      await writeDeflated();
     }
+  } finally {
+    deflate?.destroy();
+    await handle.close();
   }
-  if (method === 8) await pipeline(source, checksummed, createDeflateRaw(), sink);
-  else await pipeline(source, checksummed, sink);
   if (size !== file.size) throw new FileChangedError(file.path);
+  const compressedSize = out.offset - start;
   await out.write(dataDescriptor(crc, compressedSize, size));
   return { name, flags: UTF8_NAMES | DATA_DESCRIPTOR, method, crc, compressedSize, size, mode: file.mode, offset };
+}
+
+/**
+ * The worker's entry file, dist/package/deflate-worker.js: found from this module in the bundle (a
+ * chunk in dist/chunks/, or dist/package/ itself) and from the TypeScript sources the tests run.
+ */
+function workerUrl(): URL {
+  for (const candidate of ['./deflate-worker.js', '../package/deflate-worker.js', '../../dist/package/deflate-worker.js']) {
+    const url = new URL(candidate, import.meta.url);
+    if (existsSync(url)) return url;
+  }
+  throw new Error('the packer worker (dist/package/deflate-worker.js) is missing: run `npm run build`');
+}
+
+/** Prepares a batch; `returned` are buffers of earlier batches, written and free to be filled again. */
+type Prepare = (files: BatchFile[], returned: ArrayBuffer[]) => Promise<PreparedBatch>;
+
+/** Worker threads preparing batches; each batch goes to the thread with the fewest waiting. */
+function startWorkers(count: number): { prepare: Prepare; stop: () => Promise<unknown> } {
+  let failed: Error | undefined;
+  let nextId = 0;
+  const threads = Array.from({ length: count }, () => {
+    // Not the parent's Node flags: `--input-type` or `--eval` there would stop a worker from starting.
+    // A small young generation: a worker makes little garbage, and collecting it often hands the
+    // buffers zlib allocated back sooner (peak RSS of the bench pack ~15 MiB lower, the same CPU).
+    const worker = new Worker(workerUrl(), { execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: 2 } });
+    const waiting = new Map<number, { resolve: (batch: PreparedBatch) => void; reject: (error: Error) => void }>();
+    worker.on('message', ({ id, batch }: { id: number; batch: PreparedBatch }) => {
+      waiting.get(id)?.resolve(batch);
+      waiting.delete(id);
+    });
+    const fail = (error: Error) => {
+      failed ??= error;
+      for (const { reject } of waiting.values()) reject(failed);
+      waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`a packer worker stopped (exit code ${code})`)));
+    return { worker, waiting };
+  });
+  const prepare: Prepare = (files, returned) => {
+    if (failed) return Promise.reject(failed);
+    const thread = threads.reduce((a, b) => (b.waiting.size < a.waiting.size ? b : a));
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      thread.waiting.set(id, { resolve, reject });
+      thread.worker.postMessage({ id, files, returned }, returned);
+    });
+  };
+  return { prepare, stop: () => Promise.all(threads.map(({ worker }) => worker.terminate())) };
+}
+
+/** In turn: a batch of small files, prepared ahead; or one large file, streamed when its turn comes. */
+interface Item {
+  files: SelectedFile[];
+  bytes: number;
+  streamed: boolean;
+  ready?: Promise<PreparedBatch>;
+}
+
+function itemsOf(sorted: SelectedFile[]): Item[] {
+  const items: Item[] = [];
+  let batch: Item | undefined;
+  for (const file of sorted) {
+    if (file.size > SMALL_FILE) {
+      items.push({ files: [file], bytes: 0, streamed: true });
+      batch = undefined;
+      continue;
+    }
+    if (!batch || batch.bytes + file.size > BATCH_BUFFER || batch.files.length >= BATCH_FILES) items.push((batch = { files: [], bytes: 0, streamed: false }));
+    batch.files.push(file);
+    batch.bytes += file.size;
+  }
+  return items;
 }
 
 /** Writes `files` (any order) into a zip at `outPath`. On failure the partial file is removed. */
@@ -228,8 +286,17 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
   const sorted = [...files].sort((a, b) => compareUtf8(a.path, b.path));
   if (sorted.length > ZIP32_ENTRIES) throw new Error(`an archive holds at most ${ZIP32_ENTRIES} files; this one would hold ${sorted.length}`);
   const maxSize = Math.min(options.maxSize ?? Infinity, ZIP32_MAX);
-  const deflating = limit(Math.max(1, options.workers ?? availableParallelism()));
+  const items = itemsOf(sorted);
+  const smallBytes = items.reduce((sum, item) => sum + item.bytes, 0);
+  // With one core a worker has no core of its own to run on: this thread does the work.
+  const cores = availableParallelism();
+  const workers = options.workers ?? (smallBytes < IN_THREAD_BYTES || cores < 2 ? 0 : Math.min(cores, MAX_WORKERS));
   const handle = await open(outPath, 'w');
+  const pool = workers > 0 && smallBytes > 0 ? startWorkers(workers) : undefined;
+  const spares: ArrayBuffer[] = []; // this thread's, as a worker keeps its own
+  const prepare: Prepare = pool?.prepare ?? (async (batch, returned) => (spares.push(...returned), prepareBatch(batch, spares)));
+  const returned: ArrayBuffer[] = [];
+  let chunk: Buffer | undefined;
   const out = new Output(handle, maxSize, () =>
     options.maxSize !== undefined && maxSize === options.maxSize
       ? new ArchiveTooLargeError(maxSize, largestFiles(sorted))
@@ -237,40 +304,50 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
     options.onProgress,
   );
 
-  // Small files are prepared ahead of the one being written, within WINDOW_BYTES; each promise is
-  // awaited in order (its failure too), so the bytes never depend on which finishes first.
-  const ahead: { file: SelectedFile; ready?: Promise<Prepared> }[] = [];
-  let aheadBytes = 0;
-  let next = 0;
-  const readAhead = () => {
-    while (next < sorted.length && (ahead.length === 0 || (ahead.length < AHEAD_FILES && aheadBytes + Math.min(sorted[next].size, SMALL_FILE) <= WINDOW_BYTES))) {
-      const file = sorted[next++];
-      if (file.size > SMALL_FILE) {
-        ahead.push({ file });
-        continue;
-      }
-      const ready = prepare(file, deflating);
-      ready.catch(() => {}); // reported when its turn comes
-      ahead.push({ file, ready });
-      aheadBytes += file.size;
+  // Batches are sent ahead of the one being written, within WINDOW_BYTES; each is awaited in order
+  // (its failure too), so the bytes never depend on which finishes first.
+  let sent = 0;
+  let ahead = 0;
+  const sendAhead = (writing: number) => {
+    for (; sent < items.length; sent++) {
+      const item = items[sent];
+      if (item.streamed) continue;
+      if (sent > writing && ahead + item.bytes > WINDOW_BYTES) break;
+      item.ready = prepare(
+        item.files.map(({ path, abs, size }) => ({ path, abs, size })),
+        returned.splice(0),
+      );
+      item.ready.catch(() => {}); // reported when its turn comes
+      ahead += item.bytes;
     }
   };
 
   try {
     const written: Written[] = [];
-    for (readAhead(); ahead.length; readAhead()) {
-      const { file, ready } = ahead.shift()!;
-      const name = Buffer.from(file.path, 'utf8');
-      if (!ready) {
-        written.push(await streamEntry(out, file, name));
+    for (let i = 0; i < items.length; i++) {
+      sendAhead(i);
+      const item = items[i];
+      if (item.streamed) {
+        chunk ??= Buffer.allocUnsafeSlow(WRITE_BLOCK);
+        written.push(await streamEntry(out, item.files[0], Buffer.from(item.files[0].path, 'utf8'), chunk));
         continue;
       }
-      const prepared = await ready;
-      aheadBytes -= file.size;
-      const offset = out.offset;
-      await out.write(localHeader(name, UTF8_NAMES, prepared.method, prepared.crc, prepared.data.length, file.size));
-      await out.write(prepared.data);
-      written.push({ name, flags: UTF8_NAMES, method: prepared.method, crc: prepared.crc, compressedSize: prepared.data.length, size: file.size, mode: file.mode, offset });
+      const batch = await item.ready!;
+      ahead -= item.bytes;
+      sendAhead(i + 1);
+      let at = 0;
+      for (const [index, file] of item.files.entries()) {
+        const entry = batch.entries[index];
+        if ('error' in entry) throw entry.changed ? new FileChangedError(file.path) : Object.assign(new Error(entry.error), { code: entry.code });
+        const name = Buffer.from(file.path, 'utf8');
+        const offset = out.offset;
+        await out.write(localHeader(name, UTF8_NAMES, entry.method, entry.crc, entry.length, file.size));
+        await out.write(Buffer.from(batch.data.buffer, batch.data.byteOffset + at, entry.length));
+        at += entry.length;
+        written.push({ name, flags: UTF8_NAMES, method: entry.method, crc: entry.crc, compressedSize: entry.length, size: file.size, mode: file.mode, offset });
+      }
+      await out.flush(); // the batch's buffer is then free: back to a worker with the next batch
+      returned.push(batch.data.buffer as ArrayBuffer);
     }
     const centralStart = out.offset;
     for (const entry of written) await out.write(centralHeader(entry));
@@ -278,10 +355,11 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
     await out.flush();
     await handle.close();
   } catch (error) {
-    await Promise.allSettled(ahead.map((item) => item.ready));
     await handle.close().catch(() => {});
     await rm(outPath, { force: true });
     throw error;
+  } finally {
+    await pool?.stop();
   }
   return {
     path: outPath,

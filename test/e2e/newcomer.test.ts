@@ -2,7 +2,7 @@
 // trap found from outside — downloads into a new dir, hints that are right and run as printed, names
 // that line up, plain sentences instead of raw errors.
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asInvoked, invocation } from '../../src/cli/invocation.js';
@@ -139,8 +139,7 @@ describe('hints that run as printed', () => {
 
   it('a checkout that was never built says to run npm ci, without a stack trace', async () => {
     const checkout = tempDir('nodereg-checkout-');
-    mkdirSync(join(checkout, 'bin'));
-    cpSync(join(ROOT, 'bin', 'nodereg.js'), join(checkout, 'bin', 'nodereg.js'));
+    cpSync(join(ROOT, 'bin'), join(checkout, 'bin'), { recursive: true }); // the launcher and bin/package.json (CommonJS)
     cpSync(join(ROOT, 'package.json'), join(checkout, 'package.json'));
     symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'));
     const result = await new Promise<{ code: number | null; stderr: string }>((done) => {

@@ -91,7 +91,7 @@ describe('writeArchive', () => {
     expect(second.sha256).toBe(first.sha256);
   });
 
-  it('writes the same bytes with 1 and with 4 files deflated at once', async () => {
+  it('writes the same bytes with 1 and with 4 worker threads, and with none', async () => {
     // Many small files finish deflating out of order when several run at once; the bytes may not care.
     const files: Record<string, string | Buffer> = { 'big/data.txt': text(60_000), 'big/blob.bin': randomBytes(1_200_000) };
     for (let i = 0; i < 300; i++) files[`src/m${i}.py`] = text(20 + ((i * 37) % 400));
@@ -100,8 +100,11 @@ describe('writeArchive', () => {
     const out = tempDir();
     const one = await writeArchive(selectFiles(root).files, join(out, 'one.zip'), { workers: 1 });
     const four = await writeArchive(selectFiles(root).files, join(out, 'four.zip'), { workers: 4 });
+    const none = await writeArchive(selectFiles(root).files, join(out, 'none.zip'), { workers: 0 });
     expect(readFileSync(join(out, 'one.zip')).equals(readFileSync(join(out, 'four.zip')))).toBe(true);
+    expect(readFileSync(join(out, 'none.zip')).equals(readFileSync(join(out, 'four.zip')))).toBe(true);
     expect(four.sha256).toBe(one.sha256);
+    expect(none.sha256).toBe(one.sha256);
     expect(execFileSync('unzip', ['-t', join(out, 'four.zip')], { encoding: 'utf8' })).toMatch(/No errors detected/);
     const methods = Object.fromEntries((await readZip(join(out, 'four.zip'))).map((e) => [e.name, e.method]));
     expect(methods).toMatchObject({ 'noise0.txt': 0, 'src/m0.py': 8, 'big/data.txt': 8 });
@@ -159,24 +162,25 @@ describe('writeArchive', () => {
   });
 
   it.each([
-    ['small', 100],
-    ['large', 2_000_000],
-  ])('reports a %s file that changed size while being packed', async (_kind, size) => {
+    ['small', 100, 0],
+    ['small', 100, 2],
+    ['large', 2_000_000, 0],
+  ])('reports a %s file that changed size while being packed (%i bytes, %i workers)', async (_kind, size, workers) => {
     const root = writeTree(tempDir(), { 'a.txt': Buffer.alloc(size, 97) });
     const listed: SelectedFile = { ...selectFiles(root).files[0] };
     listed.size = statSync(join(root, 'a.txt')).size + 5;
     const out = join(tempDir(), 'x.zip');
-    const error = await writeArchive([listed], out).catch((e: unknown) => e);
+    const error = await writeArchive([listed], out, { workers }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FileChangedError);
     expect((error as Error).message).toBe('a.txt changed while it was being packed; pack again');
     expect(existsSync(out)).toBe(false);
   });
 
-  it('reports a file that vanished before it was packed', async () => {
+  it.each([0, 2])('reports a file that vanished before it was packed (%i workers)', async (workers) => {
     const root = writeTree(tempDir(), { 'a.txt': 'x' });
     const gone: SelectedFile = { path: 'b.txt', abs: join(root, 'b.txt'), size: 3, mode: 0o644 };
     const out = join(tempDir(), 'x.zip');
-    await expect(writeArchive([...selectFiles(root).files, gone], out)).rejects.toThrow(/ENOENT/);
+    await expect(writeArchive([...selectFiles(root).files, gone], out, { workers })).rejects.toThrow(/ENOENT/);
     expect(existsSync(out)).toBe(false);
   });
 });

@@ -208,12 +208,10 @@ async function saveArchive(client: Awaited<ReturnType<Ctx['client']>>, version: 
   const { createHash } = await import('node:crypto');
   const { createWriteStream } = await import('node:fs');
   const { rename, rm } = await import('node:fs/promises');
-  const { Readable } = await import('node:stream');
   const { pipeline } = await import('node:stream/promises');
   const response = await client.download(version.downloadUrl!).catch((error) => {
     throw toCliError(error);
   });
-  if (!response.body) throw new CliError(`empty answer from ${version.downloadUrl}`, EXIT.failure, 'internal');
   const part = `${file}.part`;
   const hash = createHash('sha256');
   const { mkdir } = await import('node:fs/promises');
@@ -222,7 +220,7 @@ async function saveArchive(client: Awaited<ReturnType<Ctx['client']>>, version: 
   let size = 0;
   try {
     await pipeline(
-      Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>),
+      response.body,
       async function* (source: AsyncIterable<Buffer>) {
         for await (const chunk of source) {
           hash.update(chunk);

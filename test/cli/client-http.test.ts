@@ -1,0 +1,136 @@
+// The client over node:http against stand-in HTTP servers on 127.0.0.1: retries, Retry-After,
+// timeouts, error bodies, redirects and where the token goes. The registry itself is exercised by
+// the e2e tests; these answers (503, a stalled server, a reset) are ones it does not give on purpose.
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError, NetworkError, createClient, retryAfterMs } from '../../src/client/index.js';
+import { getNode, health, publishVersion } from '../../src/contract/registry.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse, count: number) => void;
+
+const servers: http.Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((done) => s.close(done).closeAllConnections())));
+});
+
+/** A stand-in server; `seen` records each request's method, path and authorization header. */
+async function stand(handler: Handler) {
+  const seen: { method?: string; url?: string; authorization?: string }[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push({ method: req.method, url: req.url, authorization: req.headers.authorization });
+    handler(req, res, seen.length);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+};
+
+describe('client over node:http', () => {
+  it('retries a GET on 503 and 429 (waiting as Retry-After says), logging each try without the token', async () => {
+    const { url, seen } = await stand((_req, res, n) => {
+      if (n === 1) return json(res, 503, { error: 'internal', message: 'busy' });
+      if (n === 2) return json(res, 429, { error: 'rate_limited', message: 'slow down' }, { 'retry-after': '0' });
+      json(res, 200, { ok: true });
+    });
+    const lines: string[] = [];
+    const client = createClient({ baseUrl: url, token: 'nrg_u_secret', log: (line) => lines.push(line) });
+    expect(await client.call(health)).toEqual({ ok: true });
+    expect(seen.map((s) => s.authorization)).toEqual(['Bearer nrg_u_secret', 'Bearer nrg_u_secret', 'Bearer nrg_u_secret']);
+    expect(lines).toEqual([
+      `→ GET ${url}/healthz`, `← 503 GET ${url}/healthz`, `↻ retry 1: GET ${url}/healthz`,
+      `→ GET ${url}/healthz`, `← 429 GET ${url}/healthz`, `↻ retry 2: GET ${url}/healthz`,
+      `→ GET ${url}/healthz`, `← 200 GET ${url}/healthz`,
+    ]);
+    expect(lines.join('\n')).not.toContain('secret');
+  });
+
+  it('gives up after the retries allowed, with the last error as an ApiError', async () => {
+    const { url, seen } = await stand((_req, res) => json(res, 502, { error: 'upstream_error', message: 'down', hint: 'later' }));
+    const error = await createClient({ baseUrl: url, retries: 1 }).call(health).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 502, code: 'upstream_error', message: 'down', hint: 'later' });
+    expect(seen).toHaveLength(2);
+  });
+
+  it('never retries a POST, nor a 500 or 4xx', async () => {
+    const post = await stand((_req, res) => json(res, 503, { error: 'internal', message: 'busy' }));
+    const body = { node_version: { version: '1.0.0' } };
+    const error = await createClient({ baseUrl: post.url }).call(publishVersion, { params: { publisherId: 'acme', nodeId: 'n' }, body } as never).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 503 });
+    expect(post.seen).toHaveLength(1);
+
+    const failing = await stand((_req, res, n) => (n === 1 ? json(res, 500, { error: 'internal', message: 'bug' }) : json(res, 404, { error: 'not_found', message: 'no' })));
+    const client = createClient({ baseUrl: failing.url });
+    await expect(client.call(health)).rejects.toMatchObject({ status: 500, code: 'internal' });
+    await expect(client.call(getNode, { params: { nodeId: 'x' } })).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    expect(failing.seen).toHaveLength(2);
+  });
+
+  it('an answer that is not our error shape still becomes an ApiError with the status and its text', async () => {
+    const { url } = await stand((_req, res) => {
+      res.writeHead(418, { 'content-type': 'text/plain' });
+      res.end('short and stout');
+    });
+    await expect(createClient({ baseUrl: url }).call(health)).rejects.toMatchObject({ status: 418, message: 'short and stout' });
+  });
+
+  it('a Retry-After longer than the timeout is not waited for: the 429 comes back at once, carrying it', async () => {
+    const { url, seen } = await stand((_req, res) => json(res, 429, { error: 'rate_limited', message: 'slow down' }, { 'retry-after': '120' }));
+    const error = await createClient({ baseUrl: url, timeoutMs: 5_000 }).call(health).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 429, retryAfter: '120' });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('a server that does not answer in time is a NetworkError, not retried', async () => {
+    const { url, seen } = await stand(() => {}); // never answers
+    const started = Date.now();
+    const error = await createClient({ baseUrl: url, timeoutMs: 300 }).call(health).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).reason).toBe('no answer in time');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('a connection reset is retried', async () => {
+    const { url, seen } = await stand((req, res, n) => (n === 1 ? req.socket.destroy() : json(res, 200, { ok: true })));
+    expect(await createClient({ baseUrl: url }).call(health)).toEqual({ ok: true });
+    expect(seen).toHaveLength(2);
+  });
+
+  it('a download follows a redirect to another origin without the token, and streams the body', async () => {
+    const mirror = await stand((_req, res) => res.end('zip bytes'));
+    const mirrorUrl = mirror.url.replace('127.0.0.1', 'localhost'); // the same host by another name: another origin
+    const registry = await stand((req, res) => {
+      if (req.url === '/archives/a.zip') {
+        res.writeHead(302, { location: `${mirrorUrl}/a.zip` });
+        return res.end();
+      }
+      res.end('own bytes');
+    });
+    const client = createClient({ baseUrl: registry.url, token: 'nrg_u_secret' });
+    const answer = await client.download(`${registry.url}/archives/a.zip`);
+    expect(answer.status).toBe(200);
+    const chunks: Buffer[] = [];
+    for await (const chunk of answer.body) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString()).toBe('zip bytes');
+    expect(registry.seen[0].authorization).toBe('Bearer nrg_u_secret');
+    expect(mirror.seen).toEqual([{ method: 'GET', url: '/a.zip', authorization: undefined }]);
+  });
+});
+
+describe('retryAfterMs', () => {
+  it('reads seconds and HTTP dates', () => {
+    const now = Date.parse('2026-11-25T12:00:00Z');
+    expect(retryAfterMs('7', now)).toBe(7_000);
+    expect(retryAfterMs('Wed, 25 Nov 2026 12:00:30 GMT', now)).toBe(30_000);
+    expect(retryAfterMs('Wed, 25 Nov 2026 11:00:00 GMT', now)).toBe(0);
+    expect(retryAfterMs('soon', now)).toBeUndefined();
+    expect(retryAfterMs(undefined, now)).toBeUndefined();
+  });
+});
