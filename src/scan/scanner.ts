@@ -81,23 +81,59 @@ function finderOf(rule: Rule): Finder {
   return finder;
 }
 
-const byLanguage = new Map<ScanLanguage, Rule[]>();
-const rulesOf = (language: ScanLanguage) => {
-  let own = byLanguage.get(language);
-  if (!own) byLanguage.set(language, (own = rules.filter((rule) => rule.patterns[language])));
-  return own;
-};
+/**
+ * A language's rules as its files are tested: those whose `requires` is a regular expression joined
+ * into one per set of flags (the text is read once for all of them, not once per rule; each place it
+ * finds is then tried against each rule still waiting), and those given as a function.
+ */
+interface Gates {
+  joined: { any: RegExp; waiting: { rule: Rule; at: RegExp }[] }[];
+  functions: Rule[];
+}
+
+const gatesByLanguage = new Map<ScanLanguage, Gates>();
+function gatesOf(language: ScanLanguage): Gates {
+  let gates = gatesByLanguage.get(language);
+  if (!gates) {
+    const own = rules.filter((rule) => rule.patterns[language]);
+    const byFlags = new Map<string, { rule: Rule; requires: RegExp }[]>();
+    for (const rule of own) {
+      if (typeof rule.requires === 'function') continue;
+      const flags = rule.requires.flags.replace(/[gy]/g, '');
+      byFlags.set(flags, [...(byFlags.get(flags) ?? []), { rule, requires: rule.requires }]);
+    }
+    const joined = [...byFlags].map(([flags, members]) => ({
+      any: new RegExp(members.map(({ requires }) => `(?:${requires.source})`).join('|'), `${flags}g`),
+      waiting: members.map(({ rule, requires }) => ({ rule, at: new RegExp(requires.source, `${flags}y`) })),
+    }));
+    gatesByLanguage.set(language, (gates = { joined, functions: own.filter((rule) => typeof rule.requires === 'function') }));
+  }
+  return gates;
+}
 
 /**
- * The rules that can match in a file, by its text alone (each rule's `requires`); empty for a file no
- * rule reads. Needs no WebAssembly: a file that admits none is never parsed, and a set of such files
- * never loads the parser.
+ * The rules that can match in a file, by its text alone (each rule's `requires`), with where each first
+ * holds; empty for a file no rule reads. Needs no WebAssembly: a file that admits none is never parsed,
+ * and a set of such files never loads the parser.
  */
 export function admittedRules(file: string, text: string): Admitted[] {
   const language = languageOf(file);
   if (!language) return [];
+  const { joined, functions } = gatesOf(language);
   const out: Admitted[] = [];
-  for (const rule of rulesOf(language)) {
+  for (const { any, waiting: all } of joined) {
+    let waiting = all;
+    any.lastIndex = 0;
+    for (let found = any.exec(text); found && waiting.length; found = any.exec(text)) {
+      const first = found.index;
+      waiting = waiting.filter(({ rule, at }) => {
+        at.lastIndex = first;
+        return !(at.test(text) && out.push({ rule, first }));
+      });
+      any.lastIndex = first + 1; // a place inside this match may start another rule's
+    }
+  }
+  for (const rule of functions) {
     const first = finderOf(rule)(text, 0);
     if (first >= 0) out.push({ rule, first });
   }
