@@ -140,7 +140,7 @@ export function admittedRules(file: string, text: string): Admitted[] {
   return out;
 }
 
-/** Ranges no closer than this are queried as one: a query call costs more than walking a short gap. */
+/** Ranges this close are queried as one: a query call costs more than walking a short gap. */
 const JOIN_GAP = 256;
 
 export class Scanner {
@@ -215,7 +215,7 @@ export class Scanner {
  * The top-level statements that hold a place where `find` holds, as index ranges, neighbours joined.
  * Every match of a rule holds such a place inside its own nodes (Rule.requires), and every node below
  * the root lies inside one top-level statement: querying these ranges finds what querying the whole
- * tree finds, and a file that names `torch` once is not walked a second time for it.
+ * tree finds, and a file that names `torch` once is queried for it in that one statement.
  */
 function statementsHolding(root: Node, text: string, find: Finder, first: number): { startIndex: number; endIndex: number }[] {
   const ranges: { startIndex: number; endIndex: number }[] = [];
