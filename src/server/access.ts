@@ -13,9 +13,12 @@ export interface Access {
   member: boolean;
 }
 
+/** A caller without a token: no role anywhere. */
+export const anonymousAccess = (publisherId: string): Access => ({ principal: null, publisherId, admin: false, owner: false, member: false });
+
 export async function accessTo(store: RegistryStore, principal: Principal | null, publisherId: string): Promise<Access> {
+  if (!principal) return anonymousAccess(publisherId);
   const base = { principal, publisherId };
-  if (!principal) return { ...base, admin: false, owner: false, member: false };
   if (principal.admin) return { ...base, admin: true, owner: true, member: true };
   if (principal.kind === 'pat') return { ...base, admin: false, owner: false, member: principal.publisherId === publisherId };
   const role = await store.getRole(publisherId, principal.userId);

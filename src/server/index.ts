@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -10,6 +10,7 @@ import { createLocalArchiveStorage, type ArchiveStorage } from './archives/stora
 import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
 import { prepareDataDir, refuseIncompleteBackup } from './data-dir.js';
 import { createNodeAnswers } from './node-answers.js';
+import { accessLine, createKeptReads } from './kept-reads.js';
 import { HttpError, rawErrorResponse } from './errors.js';
 import type { ProxyOptions } from './proxy/options.js';
 import type { ServerContext } from './context.js';
@@ -82,6 +83,8 @@ export interface RegistryServer {
   generatedAdminToken: string | undefined;
   options: Required<Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>> &
     RegistryServerOptions;
+  /** How many reads the listener's shortcut answered (src/server/kept-reads.ts). */
+  keptReads(): number;
   /** Starts listening; resolves to the URL it listens on. */
   listen(): Promise<string>;
   /** The public URL (after listen when not set). */
@@ -172,15 +175,16 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     app.use(async (c, next) => {
       const started = performance.now();
       await next();
-      log(`${c.req.method} ${new URL(c.req.url).pathname} ${c.res.status} ${(performance.now() - started).toFixed(1)}ms`);
+      log(accessLine(c.req.method, new URL(c.req.url).pathname, c.res.status, started));
     });
   }
 
   // HEAD is answered by the GET route with its body dropped (hono): cancel that body, or a file
   // streamed by the route stays open (an archive, a sandbox result) and descriptors run out.
   app.use(async (c, next) => {
+    if (c.req.method !== 'HEAD') return next(); // other requests need no second step here
     await next();
-    if (c.req.method === 'HEAD') await c.res.body?.cancel().catch(() => {});
+    await c.res.body?.cancel().catch(() => {});
   });
   if (options.rateLimit !== undefined) app.use(rateLimit(options.rateLimit, authenticate));
   for (const register of routeModules) register(app, ctx);
@@ -203,12 +207,32 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
       return Response.json(answer.body(), { status: answer.status, headers: answer.headers });
     },
   });
+  // Reads are not rate limited (only changes are): the shortcut never has to count one.
+  const keptReads = createKeptReads(store, ctx.nodeAnswers, accessLog);
+  // The responses begun on each connection and not yet finished: an error of Node's parser there (a
+  // pipelined request, a timeout) must not write its answer into the middle of one.
+  const responses = new WeakMap<Duplex, ServerResponse[]>();
   // Node checks the timeouts every connectionsCheckingInterval (30 s by default): often enough for these.
   // A request without a Host header reaches the adapter, which refuses it in our shape (Node's own
   // refusal is an empty 400).
   const server = createServer(
     { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(50, headersTimeout / 4)), requireHostHeader: false },
-    listener,
+    (req, res) => {
+      let begun = responses.get(req.socket);
+      if (!begun) responses.set(req.socket, (begun = []));
+      while (begun[0]?.writableFinished) begun.shift(); // a connection's responses finish in order
+      begun.push(res);
+      const kept = keptReads.take(req, res);
+      if (kept === false) return void listener(req, res);
+      kept.then(
+        (answered) => void (answered || listener(req, res)),
+        (error) => {
+          options.log?.(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
+          if (res.headersSent) res.destroy();
+          else void listener(req, res);
+        },
+      );
+    },
   );
   // An Expect other than 100-continue: Node would answer an empty 417 itself. Answered in our shape,
   // with the status RFC 9110 gives it.
@@ -228,7 +252,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   const lingering = new WeakSet<Duplex>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (lingering.has(socket)) return; // the parser's error again, on bytes that arrive after the answer
-    const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+    const answering = responses.get(socket)?.some((response) => response.headersSent && !response.writableFinished);
     if (!socket.writable || answering) return socket.destroy();
     const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
@@ -266,6 +290,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     generatedAdminToken: admin.generated ? admin.token : undefined,
     options,
     publicUrl,
+    keptReads: keptReads.answered,
     listen: async () => {
       await ready;
       return new Promise<string>((resolve, reject) => {

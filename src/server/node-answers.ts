@@ -13,6 +13,8 @@ export interface NodeAnswer {
   /** The node's publisher at that generation (a change to it moves the generation too). */
   publisher: PublisherRow | undefined;
   body: string;
+  /** The body as UTF-8, written as it is by the listener's shortcut (src/server/kept-reads.ts). */
+  bytes: Buffer;
   etag: string;
 }
 
@@ -42,7 +44,7 @@ export function createNodeAnswers(store: RegistryStore, publicUrl: () => string)
       const key = keyOf(node);
       publisher ??= await store.getPublisher(node.publisher_id);
       const body = JSON.stringify(await oneNodeView(store, node, publicUrl(), publisher));
-      const answer = { key, publisher, body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+      const answer = { key, publisher, body, bytes: Buffer.from(body), etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
       answers.delete(node.id);
       answers.set(node.id, answer);
       if (answers.size > MAX_ANSWERS) answers.delete(answers.keys().next().value!);
@@ -53,10 +55,15 @@ export function createNodeAnswers(store: RegistryStore, publicUrl: () => string)
 
 export type NodeAnswers = ReturnType<typeof createNodeAnswers>;
 
-/** The answer as a response: to a read, 304 when the client's If-None-Match already names it. */
+/** Whether a request with this method and If-None-Match already has the answer: then it is a 304. */
+export function notModified(answer: NodeAnswer, method: string, ifNoneMatch: string | undefined): boolean {
+  if (!ifNoneMatch || (method !== 'GET' && method !== 'HEAD')) return false;
+  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === answer.etag);
+}
+
+/** The answer as a response (the routes'; src/server/kept-reads.ts writes the same bytes before them). */
 export function respondWith(c: Context, answer: NodeAnswer): Response {
   const headers = { etag: answer.etag, 'content-type': 'application/json' };
-  const match = c.req.method === 'GET' || c.req.method === 'HEAD' ? c.req.header('if-none-match') : undefined;
-  if (match && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === answer.etag)) return c.body(null, 304, headers);
+  if (notModified(answer, c.req.method, c.req.header('if-none-match'))) return c.body(null, 304, headers);
   return c.body(answer.body, 200, headers);
 }

@@ -1,0 +1,79 @@
+// The shortcut for the most common request, an anonymous `GET /nodes/{id}` whose answer is kept
+// (src/server/node-answers.ts): answered from the node:http listener, before the adapter builds a
+// Request and hono routes it. The node's stamp is still read from the store on every request, so a
+// write through any instance is seen at once. Anything else (a token, a query, a body, a node not
+// kept or not readable by everyone) goes on to the routes, which answer it the long way. Both ways
+// write the same status, headers and bytes (test/server/kept-reads.test.ts).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { NODE_ID, RESERVED_NODE_IDS } from '../contract/limits.js';
+import { getNode } from '../contract/registry.js';
+import { allowNodeRead, anonymousAccess } from './access.js';
+import { notModified, type NodeAnswers } from './node-answers.js';
+import type { RegistryStore } from './store/registry-store.js';
+
+/** `/nodes/` of `/nodes/{nodeId}`. */
+const PREFIX = getNode.path.slice(0, getNode.path.indexOf('{'));
+const ID = new RegExp(NODE_ID.pattern);
+const RESERVED = new Set<string>(RESERVED_NODE_IDS);
+/**
+ * Hosts @hono/node-server takes as they are, without parsing them (its own test); any other Host goes
+ * the long way and is refused there if it must be.
+ */
+const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
+
+/** The access log's line for one request. */
+export const accessLine = (method: string, path: string, status: number, started: number) =>
+  `${method} ${path} ${status} ${(performance.now() - started).toFixed(1)}ms`;
+
+/** Whether the shortcut may take this request: an anonymous read of `/nodes/{id}` without query or body. */
+function eligible(req: IncomingMessage): string | undefined {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+  const url = req.url!;
+  if (!url.startsWith(PREFIX)) return undefined;
+  const { headers } = req;
+  if (headers.authorization !== undefined || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return undefined;
+  if (headers.host === undefined || !PLAIN_HOST.test(headers.host)) return undefined;
+  const id = url.slice(PREFIX.length);
+  return id.length <= NODE_ID.maxLength && ID.test(id) && !RESERVED.has(id) ? id : undefined;
+}
+
+/**
+ * Returns the listener's shortcut: it answers the request and resolves true, or touches nothing and
+ * returns (or resolves) false, and the request goes on to the routes.
+ */
+export function createKeptReads(store: RegistryStore, nodeAnswers: NodeAnswers, accessLog: ((line: string) => void) | undefined) {
+  let answered = 0;
+  const take = async (req: IncomingMessage, res: ServerResponse, id: string, started: number): Promise<boolean> => {
+    // A store that fails here (a lost database connection) fails the long way too, in the errors' shape.
+    const stamp = await store.getNodeStamp(id).catch(() => undefined);
+    const answer = stamp && nodeAnswers.cached(stamp);
+    if (!answer) return false;
+    try {
+      allowNodeRead(anonymousAccess(stamp.publisher_id), stamp, answer.publisher);
+    } catch {
+      return false; // the routes answer it (404, 403 banned) in the errors' shape
+    }
+    const method = req.method!;
+    const status = notModified(answer, method, req.headers['if-none-match']) ? 304 : 200;
+    // What the adapter writes for the routes' answer: Content-Length only with a body (not to HEAD, nor a 304).
+    if (status === 304 || method === 'HEAD') {
+      res.writeHead(status, { 'content-type': 'application/json', etag: answer.etag });
+      res.end();
+    } else {
+      res.writeHead(status, { 'content-type': 'application/json', etag: answer.etag, 'Content-Length': answer.bytes.length });
+      res.end(answer.bytes);
+    }
+    answered++;
+    accessLog?.(accessLine(method, req.url!, status, started));
+    return true;
+  };
+  return {
+    take(req: IncomingMessage, res: ServerResponse): false | Promise<boolean> {
+      const id = eligible(req);
+      if (id === undefined) return false;
+      return take(req, res, id, accessLog ? performance.now() : 0);
+    },
+    /** Reads answered by the shortcut so far (the tests check that it is taken). */
+    answered: () => answered,
+  };
+}

@@ -1,0 +1,139 @@
+// The listener's shortcut for anonymous reads of a kept node answer (src/server/kept-reads.ts): it
+// writes the very bytes the routes write (a query string sends a request the long way), keeps their
+// rules (ETag/304, HEAD, Deleted 404, banned 403 except admins, the access log), and sees every write
+// at once. Also the clientError handler's own record of answers under way (no private fields of Node).
+import { connect } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers.js';
+import { client, createPublisher, createUser, expectError, makeZip, publish, publishAndUpload, uploadTo, type TestUser } from './fixtures.js';
+
+let server: TestServer;
+let alice: TestUser;
+let api: ReturnType<typeof client>;
+const logged: string[] = [];
+
+beforeAll(async () => {
+  server = await startServer({ accessLog: (line) => logged.push(line) });
+  alice = await createUser(server, 'alice');
+  api = client(server);
+  await createPublisher(server, alice, 'alice-co');
+  await publishAndUpload(server, alice.token, 'alice-co', 'kept', '1.0.0');
+});
+afterAll(() => server.close());
+
+/** Sends raw requests on one connection and returns what came back until the server closed it. */
+function raw(requests: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk) => {
+      text += chunk.toString('latin1');
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(text));
+    socket.write(requests.join(''));
+  });
+}
+
+const count = (text: string, what: string) => text.split(what).length - 1;
+const withoutDate = (text: string) => text.replace(/\r\nDate: [^\r]*/g, '');
+
+describe('the shortcut for anonymous reads', () => {
+  it('writes byte for byte what the routes write, for GET, HEAD, 304 and a node id in another case', async () => {
+    const etag = (await api.get('/nodes/kept')).headers.get('etag')!;
+    const requests = (path: string) => [
+      `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`,
+      `HEAD ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`,
+      `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nIf-None-Match: ${etag}\r\n\r\n`,
+      `HEAD ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nIf-None-Match: "other", W/${etag}\r\n\r\n`,
+      `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nIf-None-Match: "other"\r\n\r\n`,
+      `GET ${path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n`,
+    ];
+    for (const path of ['/nodes/kept', '/nodes/KePt']) {
+      const before = server.server.keptReads();
+      // the last request is HTTP/1.0: the server closes the connection after it
+      const short = await raw(requests(path));
+      expect(server.server.keptReads() - before, path).toBe(6);
+      const long = await raw(requests(`${path}?`));
+      expect(server.server.keptReads() - before, 'a query string goes the long way').toBe(6);
+      expect(count(short, 'HTTP/1.1 200 OK'), short).toBe(4);
+      expect(count(short, 'HTTP/1.1 304 Not Modified')).toBe(2);
+      expect(withoutDate(short)).toBe(withoutDate(long));
+    }
+  });
+
+  it('logs each read it answers as the routes do', async () => {
+    logged.length = 0;
+    const before = server.server.keptReads();
+    await api.get('/nodes/kept');
+    await api.get('/nodes/kept?long');
+    expect(server.server.keptReads() - before).toBe(1);
+    expect(logged.map((line) => line.replace(/ [\d.]+ms$/, ' Nms'))).toEqual(['GET /nodes/kept 200 Nms', 'GET /nodes/kept 200 Nms']);
+  });
+
+  it('leaves reads with a token, a body or an unusual Host to the routes, which answer them', async () => {
+    const before = server.server.keptReads();
+    expect((await api.get('/nodes/kept', { token: alice.token })).status).toBe(200);
+    expect((await api.get('/nodes/kept', { headers: { authorization: 'Basic eDp5' } })).status).toBe(200);
+    const answers = await raw([
+      'GET /nodes/kept HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}',
+      'GET /nodes/kept HTTP/1.1\r\nHost: [::1]:80\r\n\r\n',
+      'GET /nodes/kept HTTP/1.1\r\n\r\n',
+      'GET /nodes/kept HTTP/1.1\r\nHost: 1.2.3.999:80\r\nConnection: close\r\n\r\n',
+    ]);
+    expect(count(answers, 'HTTP/1.1 200 OK'), answers).toBe(2);
+    expect(answers).toContain('Missing host header');
+    expect(answers).toContain('Invalid URL');
+    expect(server.server.keptReads()).toBe(before);
+  });
+
+  it('sees each write on the next read, and keeps Deleted 404 and banned 403 (except to admins)', async () => {
+    const first = await api.get('/nodes/kept');
+    expect((await api.put('/publishers/alice-co/nodes/kept', { token: alice.token, body: { description: 'changed' } })).status).toBe(200);
+    await api.get('/nodes/kept'); // built again by the routes
+    const before = server.server.keptReads();
+    const changed = await api.get('/nodes/kept', { headers: { 'if-none-match': first.headers.get('etag')! } });
+    expect(server.server.keptReads() - before).toBe(1);
+    expect(changed.status).toBe(200);
+    expect(changed.body.description).toBe('changed');
+
+    const admin = server.adminToken;
+    expect((await api.put('/publishers/alice-co', { token: admin, body: { status: 'PublisherStatusBanned' } })).status).toBe(200);
+    expect((await api.get('/nodes/kept', { token: admin })).status).toBe(200); // kept again, as an admin sees it
+    expectError(await api.get('/nodes/kept'), 403, 'banned');
+    expectError(await api.get('/nodes/kept', { headers: { 'if-none-match': changed.headers.get('etag')! } }), 403, 'banned');
+    expect((await api.put('/publishers/alice-co', { token: admin, body: { status: 'PublisherStatusActive' } })).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await api.get('/nodes/kept')).status).toBe(200); // built, then kept
+
+    expect((await api.put('/publishers/alice-co/nodes/kept', { token: alice.token, body: { status: 'NodeStatusDeleted' } })).status).toBe(200);
+    expect((await api.get('/nodes/kept', { token: alice.token })).status).toBe(200); // a member still sees it
+    expectError(await api.get('/nodes/kept'), 404, 'not_found');
+    expect(server.server.keptReads() - before).toBe(2); // the first read and the second after the ban was lifted, not the refusals
+  });
+});
+
+describe('the clientError handler', () => {
+  it('closes a connection whose answer has begun instead of writing its error into it', async () => {
+    const published = await publish(server, alice.token, 'alice-co', 'big', '1.0.0');
+    expect(published.status, published.text).toBe(201);
+    const zip = await makeZip({ 'weights.bin': randomBytes(8 * 1024 * 1024) });
+    expect((await uploadTo(published.body.signedUrl, zip)).status).toBe(200);
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    const chunks: Buffer[] = [];
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    socket.on('error', () => {});
+    socket.write('GET /archives/alice-co/big/1.0.0/node.zip HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    // Once the download's headers are here, stop reading (the answer stays under way), then send garbage.
+    await new Promise<void>((resolve) => socket.once('data', (chunk: Buffer) => (chunks.push(chunk), socket.pause(), resolve())));
+    socket.write('NOT HTTP AT ALL\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.resume();
+    await closed;
+    const received = Buffer.concat(chunks);
+    expect(received.subarray(0, 15).toString()).toBe('HTTP/1.1 200 OK');
+    expect(received.includes('invalid_request')).toBe(false);
+    expect(received.length).toBeLessThan(zip.length);
+  });
+});
