@@ -139,6 +139,12 @@ export function peakRss(pid) {
   }
 }
 
+/** CPU time (user + system) a process has used so far, in ms. */
+export function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 1/100 s
+}
+
 /** Mulberry32: a small deterministic PRNG in [0, 1). */
 export function random(seed) {
   let state = seed >>> 0;

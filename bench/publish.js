@@ -1,14 +1,17 @@
 // Publish: end-to-end `nodereg publish` of a 1 MB and a 100 MB node to a local `nodereg serve` (POST,
 // upload, Active) as CI runs it: NODEREG_TOKEN and NODEREG_REGISTRY in the environment, a fresh HOME,
 // so no profile is read. Wall time, its phases, and the peak RSS of the CLI and of the server.
-// Phases: start, validate and pack come from `nodereg --version`, `validate` and `pack` timed on
-// their own (medians); POST and upload from the `--verbose` request lines, stamped as they arrive.
-import { spawn } from 'node:child_process';
+// Phases from the `--verbose` request lines, stamped as they arrive: before the first request (start,
+// reading the project, the scan and the pack, which run at once), GET /limits, POST, upload, and after
+// the upload's answer (report, exit). What the first phase is made of comes from `nodereg --version`,
+// `scan` and `pack` timed on their own (each of the last two reads the project too). CPU time (user +
+// system) of whole runs is measured in separate runs, in turns with `node -e 0`.
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pythonSource } from './pack.js';
-import { BIN, cliEnv, median, mib, ms, peakRss, random, row, startServe, timeCommands, workDir } from './lib.js';
+import { BIN, cliEnv, cpuMs, median, mib, ms, peakRss, random, row, startServe, timeCommands, workDir } from './lib.js';
 
 const NODES = [
   // 1 MB of files: 40 Python files of ~12 KB and a 0.5 MB image (stored)
@@ -48,7 +51,9 @@ function publishOnce(dir, env) {
       const lines = (pendingLine + chunk).split('\n');
       pendingLine = lines.pop();
       for (const line of lines) {
-        if (/^→ POST /.test(line)) marks.postStart ??= now;
+        if (/^→ GET /.test(line)) marks.getStart ??= now;
+        else if (/^← 200 GET /.test(line)) marks.getEnd ??= now;
+        else if (/^→ POST /.test(line)) marks.postStart ??= now;
         else if (/^← 201 POST /.test(line)) marks.postEnd ??= now;
         else if (/^→ PUT /.test(line)) marks.putStart ??= now;
         else if (/^← 200 PUT /.test(line)) marks.putEnd ??= now;
@@ -58,10 +63,18 @@ function publishOnce(dir, env) {
       clearInterval(timer);
       const total = at();
       if (code !== 0) return reject(new Error(`nodereg publish exited with ${code}: ${stderr.trim().slice(-400)}`));
-      if (Object.keys(marks).length !== 4) return reject(new Error(`nodereg publish --verbose did not log its requests: ${stderr.slice(-400)}`));
+      if (Object.keys(marks).length !== 6) return reject(new Error(`nodereg publish --verbose did not log its requests: ${stderr.slice(-400)}`));
       resolveRun({ total, ...marks, rss });
     });
   });
+}
+
+/** CPU time (user + system, ms) of one run of a command, from bash's `times`; the command must exit 0. */
+function cpuOfRun(command, args, env) {
+  const result = spawnSync('bash', ['-c', '"$@" > /dev/null 2>&1 || exit 1; times', 'bench', command, ...args], { env, encoding: 'utf8' });
+  const match = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/m.exec(result.stdout.trim().split('\n').pop() ?? '');
+  if (result.status !== 0 || !match) throw new Error(`${command} ${args.join(' ')} failed`);
+  return (Number(match[1]) * 60 + Number(match[2]) + Number(match[3]) * 60 + Number(match[4])) * 1000;
 }
 
 export default async function publish() {
@@ -83,12 +96,12 @@ export default async function publish() {
       const dir = join(work, node.id);
       writeNode(dir, node);
       setVersion(dir, node, '0.0.1');
-      // Start, validate and pack on their own, in turns (pack writes beside the tree, never into it).
-      const [floor, start, validate, pack] = timeCommands(
+      // Start, scan and pack on their own, in turns (pack writes beside the tree, never into it).
+      const [floor, start, scan, pack] = timeCommands(
         [
           [process.execPath, ['-e', '0']],
           [process.execPath, [BIN, '--version']],
-          [process.execPath, [BIN, 'validate', dir]],
+          [process.execPath, [BIN, 'scan', dir]],
           [process.execPath, [BIN, 'pack', dir, '--out', join(work, `${node.id}.zip`)]],
         ],
         { runs: node.runs, env },
@@ -98,30 +111,47 @@ export default async function publish() {
         setVersion(dir, node, `1.0.${i}`);
         results.push(await publishOnce(dir, env));
       }
-      const version = await (await fetch(`${server.url}/nodes/${node.id}/versions/1.0.${node.runs}`)).json();
-      if (version.status !== 'NodeVersionStatusActive') throw new Error(`${node.id} 1.0.${node.runs} is ${version.status}, not Active`);
+      // CPU time of whole runs, in turns with node -e 0 (versions 2.0.x)
+      const cpu = { floor: [], publish: [], server: [] };
+      for (let i = 1; i <= node.runs; i++) {
+        cpu.floor.push(cpuOfRun(process.execPath, ['-e', '0'], env));
+        setVersion(dir, node, `2.0.${i}`);
+        const serverBefore = cpuMs(server.pid);
+        cpu.publish.push(cpuOfRun(process.execPath, [BIN, 'publish', dir], env));
+        cpu.server.push(cpuMs(server.pid) - serverBefore);
+      }
+      const version = await (await fetch(`${server.url}/nodes/${node.id}/versions/2.0.${node.runs}`)).json();
+      if (version.status !== 'NodeVersionStatusActive') throw new Error(`${node.id} 2.0.${node.runs} is ${version.status}, not Active`);
       const m = (key) => median(results.map((r) => (typeof key === 'function' ? key(r) : r[key])));
       const total = m('total');
+      const first = m('getStart');
+      const limits = m((r) => r.getEnd - r.getStart);
       const post = m((r) => r.postEnd - r.postStart);
       const upload = m((r) => r.putEnd - r.putStart);
+      const after = m((r) => r.total - r.putEnd);
       const cliRss = Math.max(...results.map((r) => r.rss));
-      const phases = `start ${ms(start)} · validate ${ms(validate - start)} · pack ${ms(pack - validate)} · POST ${ms(post)} · upload ${ms(upload)} · the rest ${ms(Math.max(0, total - pack - post - upload))}`;
+      const phases =
+        `before the first request ${ms(first)} (alone: start ${ms(start)}, scan ${ms(scan)}, pack ${ms(pack)}) · ` +
+        `GET /limits ${ms(limits)} · POST ${ms(post)} · upload ${ms(upload)} · after the answer ${ms(after)}`;
+      const [cpuFloor, cpuPublish] = [median(cpu.floor), median(cpu.publish)];
       if (node.name === '1 MB') {
         rows.push(row(`publish: ${node.name} node, end to end`, ms(total), `node -e 0: ${ms(floor)}`, total / floor, '≤ 3× node -e 0', total / floor <= 3));
+        rows.push(row(`publish: ${node.name} node, CPU time of the CLI`, ms(cpuPublish), `node -e 0: ${ms(cpuFloor)}`, cpuPublish / cpuFloor, '(steadier under load)'));
       } else {
         rows.push(row(`publish: ${node.name} node, end to end`, ms(total), `\`nodereg pack\` of it alone: ${ms(pack)}`, total / pack, '(reference)'));
       }
       rows.push(row(`publish: ${node.name} node, peak RSS of the CLI`, mib(cliRss), `archive: ${mib(version.archive_size)}`, cliRss / version.archive_size, '(reference: streamed, never held whole)'));
       notes.push(`publish ${node.name} (archive ${mib(version.archive_size)}, median of ${node.runs}): ${phases}`);
+      notes.push(`publish ${node.name}: CPU time of the CLI ${ms(cpuPublish)} (node -e 0: ${ms(cpuFloor)}), of \`nodereg serve\` per publish ${ms(median(cpu.server))} (its POST, upload check, scan worker)`);
       notes.push(`publish ${node.name}: peak RSS of \`nodereg serve\` so far ${mib(peakRss(server.pid) ?? 0)}`);
     }
   } finally {
     await server.stop();
   }
   // What the packages on the publish path cost to load here, each on its own over `node -e 0`, loaded
-  // the way the CLI loads them (ignore and yazl with require: src/package/cjs.ts).
+  // the way the CLI loads them (ignore and yauzl with require: src/package/cjs.ts).
   const loads = [
-    ['zod', 'import'], ['smol-toml', 'import'], ['ignore', 'require'], ['yazl', 'require'],
+    ['zod', 'import'], ['smol-toml', 'import'], ['ignore', 'require'], ['yauzl', 'require'], ['web-tree-sitter', 'import'],
   ];
   const code = ([name, how]) =>
     how === 'import' ? `await import('${name}')` : `import { createRequire } from 'node:module'; createRequire(import.meta.url)('${name}')`;
@@ -130,6 +160,6 @@ export default async function publish() {
     cwd: resolve(import.meta.dirname, '..'),
   });
   notes.push(`publish: loading each package alone costs, over \`node -e 0\` (${ms(floor)}): ${loads.map(([name, how], i) => `${name} (${how}) +${ms(Math.max(0, each[i] - floor))}`).join(', ')}`);
-  notes.push('publish: CLI and server on the same machine (loopback); the token and registry come from NODEREG_TOKEN and NODEREG_REGISTRY with a fresh HOME; "the rest" is the time after the upload answered (report, exit) plus any gap between the requests');
+  notes.push('publish: CLI and server on the same machine (loopback); the token and registry come from NODEREG_TOKEN and NODEREG_REGISTRY with a fresh HOME; CPU time of the CLI is its own, that of the server is read from /proc');
   return { rows, notes };
 }

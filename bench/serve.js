@@ -8,19 +8,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { median, ms, row, startServe, workDir, WORK } from './lib.js';
+import { cpuMs, median, ms, row, startServe, workDir, WORK } from './lib.js';
 import { seedStore } from './seed-store.js';
 
 const CONNECTIONS = 50;
 const DURATION = 10; // seconds per measured run, after a 2-second warm-up run
 const USERS = CONNECTIONS; // one reviewer per connection, so every review is written (replaced) by its own user
 const VERDACCIO = '6.8.0'; // the last release that runs on Node 20
-
-/** CPU time (user + system) a process has used so far, in ms. */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 1/100 s
-}
 
 async function load(url, { method = 'GET', tokens, duration = DURATION, pid } = {}) {
   const cpuBefore = pid ? cpuMs(pid) : 0;

@@ -1,7 +1,7 @@
 // A project to publish: the manifest, the file set, and the request, checked together so that
 // validate, pack and publish report every problem at once (DESIGN.md §6).
 import { formatSize } from '../contract/size.js';
-import { ignore, yauzl } from './cjs.js';
+import { ignore } from './cjs.js';
 import { selectFiles, type SelectedFile } from './files.js';
 import { addProblem, buildRequest, readManifest, type Manifest, type ManifestOptions, type Problem, type PublishRequest } from './manifest.js';
 
@@ -57,6 +57,8 @@ async function leaveOutNodeArchives(files: SelectedFile[], warnings: string[]): 
 
 /** Whether the zip at `path` has a root `pyproject.toml`; false for anything that is not a readable zip. */
 async function holdsManifest(path: string): Promise<boolean> {
+  // Loaded only when the tree holds a zip: most nodes have none.
+  const { default: yauzl } = await import('yauzl');
   let zip: import('yauzl').ZipFile;
   try {
     zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false });

@@ -18,10 +18,12 @@ export interface Rule {
   /** What to do instead; shown with every finding. */
   hint: string;
   /**
-   * A fast test on a file's text that every match needs (the names its patterns require): a file
-   * that fails it cannot match, so it is not parsed for this rule. Never the decision itself.
+   * What every match holds in its own text (the names its patterns require): a file without it is
+   * not parsed for this rule, and a parsed file is queried only in the top-level statements that
+   * hold it. Never the decision itself, and it must stay fast: it reads every byte of every file.
+   * A function gives the index of the first place at or after `from`, or -1.
    */
-  requires: RegExp;
+  requires: RegExp | ((text: string, from: number) => number);
   /** Tree-sitter query patterns, per language. Each pattern captures `@finding`. */
   patterns: Partial<Record<ScanLanguage, string>>;
   /**

@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { SCAN_MAX_FILE_BYTES } from '../contract/limits.js';
 import type { Finding, ScanReport, SkippedFile } from '../contract/scan.js';
 import { languageOf } from './languages.js';
-import { Scanner, type ScanTextOptions } from './scanner.js';
+import { admittedRules, Scanner, type ScanTextOptions } from './scanner.js';
 
 export interface ScanInput {
   /** The name in the archive: relative to the root, `/`-separated. */
@@ -19,7 +19,13 @@ export interface ScanInput {
 
 /** What one worker (or the calling thread) is given to scan. */
 export type ScanJob =
-  | { kind: 'files'; files: { path: string; abs: string }[]; options: ScanTextOptions }
+  | {
+      kind: 'files';
+      files: { path: string; abs: string }[];
+      options: ScanTextOptions;
+      /** Shared by the workers of one scan: each takes the next file from it (Atomics), so none idles while another has a backlog. */
+      next?: SharedArrayBuffer;
+    }
   | { kind: 'zip'; zip: string; options: ScanTextOptions };
 
 export interface PartialReport {
@@ -41,11 +47,25 @@ export const tooLarge = (file: string, size: number): SkippedFile => ({
   reason: `not scanned: ${size} bytes, over the limit of ${SCAN_MAX_FILE_BYTES} bytes per file`,
 });
 
-/** Scans files read from disk, in this thread. */
-export async function scanFilesHere(files: { path: string; abs: string }[], options: ScanTextOptions): Promise<PartialReport> {
-  const engine = await scanner();
+/**
+ * Scans one file's text: the parser (WebAssembly) is loaded only once a file's text admits a rule, so
+ * a small node whose files name nothing risky costs its reads and a few regular expressions.
+ */
+export async function scanOne(path: string, text: string, options: ScanTextOptions): Promise<Finding[]> {
+  const admitted = admittedRules(path, text);
+  if (!admitted.length) return [];
+  return (await scanner()).scanText(path, text, options, admitted);
+}
+
+/** Scans files read from disk, in this thread: all of them, or those it takes from `next`. */
+export async function scanFilesHere(files: { path: string; abs: string }[], options: ScanTextOptions, next?: SharedArrayBuffer): Promise<PartialReport> {
   const findings: Finding[] = [];
-  for (const file of files) findings.push(...engine.scanText(file.path, readFileSync(file.abs, 'utf8'), options));
+  const counter = next && new Int32Array(next);
+  for (let i = 0; i < files.length; i++) {
+    const file = files[counter ? Atomics.add(counter, 0, 1) : i];
+    if (!file) break;
+    findings.push(...(await scanOne(file.path, readFileSync(file.abs, 'utf8'), options)));
+  }
   return { findings, skipped: [], files: files.length };
 }
 
@@ -74,6 +94,13 @@ export function inWorker(job: ScanJob): Promise<PartialReport> {
   });
 }
 
+/** A scan stopped at its time limit (its worker is ended). */
+export class ScanTimeout extends Error {
+  constructor(readonly ms: number) {
+    super(`the scan took longer than ${ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`}`);
+  }
+}
+
 /**
  * A worker thread kept for many jobs, one at a time (the registry's way: grammars load once, and its
  * memory is part of the running server's). Started on first use; a crash or a timeout ends it, and
@@ -89,7 +116,7 @@ export class ScanWorker {
     if (this.pending) return Promise.reject(new Error('this scan worker is busy'));
     const worker = (this.worker ??= this.start());
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.stop(new Error(`the scan took longer than ${Math.round(this.limits.timeoutMs / 1000)} s`)), this.limits.timeoutMs);
+      const timer = setTimeout(() => this.stop(new ScanTimeout(this.limits.timeoutMs)), this.limits.timeoutMs);
       const settle = () => {
         clearTimeout(timer);
         this.pending = undefined;
@@ -134,7 +161,7 @@ export function mergeReports(parts: PartialReport[], files: number): ScanReport 
 
 /**
  * Scans a file set: the files of a language the rules read, each up to SCAN_MAX_FILE_BYTES. Sets
- * larger than ~1 MiB of source are split by size across `threads` workers (default: one per core).
+ * larger than ~1 MiB of source are shared by `threads` workers (default: one per core).
  */
 export async function scanFiles(files: readonly ScanInput[], options: ScanTextOptions & { threads?: number } = {}): Promise<ScanReport> {
   const skipped: SkippedFile[] = [];
@@ -151,14 +178,11 @@ export async function scanFiles(files: readonly ScanInput[], options: ScanTextOp
   if (threads === 1) {
     parts = [await scanFilesHere(wanted, textOptions)];
   } else {
-    // Largest first, each to the least loaded worker: the workers finish at about the same time.
-    const shares = Array.from({ length: threads }, () => ({ bytes: 0, files: [] as { path: string; abs: string }[] }));
-    for (const file of [...wanted].sort((a, b) => b.size - a.size)) {
-      const share = shares.reduce((least, s) => (s.bytes < least.bytes ? s : least));
-      share.bytes += file.size;
-      share.files.push({ path: file.path, abs: file.abs });
-    }
-    parts = await Promise.all(shares.map((share) => inWorker({ kind: 'files', files: share.files, options: textOptions })));
+    // Largest first, each worker taking the next file when it is done with one: they finish together
+    // even when the machine gives one of them less time.
+    const queue = [...wanted].sort((a, b) => b.size - a.size).map((f) => ({ path: f.path, abs: f.abs }));
+    const next = new SharedArrayBuffer(4);
+    parts = await Promise.all(Array.from({ length: threads }, () => inWorker({ kind: 'files', files: queue, options: textOptions, next })));
   }
   return mergeReports([...parts, { findings: [], skipped, files: 0 }], files.length);
 }

@@ -41,11 +41,9 @@ interface Compiled {
   parser: Parser;
   /** Compiles a query in this language. */
   newQuery: (source: string) => Query;
-  comments: Query;
-  /** The rules with patterns in this language, and how many patterns each has. */
-  rules: { rule: Rule; patterns: number }[];
-  /** One query for each set of rules a file's text admits, compiled on first use. */
-  queries: Map<string, { query: Query; ruleOf: Rule[] }>;
+  /** Each rule's query, compiled on first use (a pattern costs ~1.5 ms to compile, measured). */
+  queries: Map<Rule, Query>;
+  comments?: Query;
 }
 
 /** `# nodereg: allow RULE[, RULE] -- reason` (or `//` in JavaScript). */
@@ -57,6 +55,94 @@ interface Suppression {
   reason: string;
 }
 
+/** A rule a file's text admits, and where its `requires` first holds. */
+export interface Admitted {
+  rule: Rule;
+  first: number;
+}
+
+/** `requires` as one function: the index of the first place at or after `from`, or -1. */
+type Finder = (text: string, from: number) => number;
+const finders = new Map<Rule, Finder>();
+function finderOf(rule: Rule): Finder {
+  let finder = finders.get(rule);
+  if (!finder) {
+    const requires = rule.requires;
+    if (typeof requires === 'function') finder = requires;
+    else {
+      const global = new RegExp(requires.source, requires.flags.includes('g') ? requires.flags : `${requires.flags}g`);
+      finder = (text, from) => {
+        global.lastIndex = from;
+        return global.exec(text)?.index ?? -1;
+      };
+    }
+    finders.set(rule, finder);
+  }
+  return finder;
+}
+
+/**
+ * A language's rules as its files are tested: those whose `requires` is a regular expression joined
+ * into one per set of flags (the text is read once for all of them, not once per rule; each place it
+ * finds is then tried against each rule still waiting), and those given as a function.
+ */
+interface Gates {
+  joined: { any: RegExp; waiting: { rule: Rule; at: RegExp }[] }[];
+  functions: Rule[];
+}
+
+const gatesByLanguage = new Map<ScanLanguage, Gates>();
+function gatesOf(language: ScanLanguage): Gates {
+  let gates = gatesByLanguage.get(language);
+  if (!gates) {
+    const own = rules.filter((rule) => rule.patterns[language]);
+    const byFlags = new Map<string, { rule: Rule; requires: RegExp }[]>();
+    for (const rule of own) {
+      if (typeof rule.requires === 'function') continue;
+      const flags = rule.requires.flags.replace(/[gy]/g, '');
+      byFlags.set(flags, [...(byFlags.get(flags) ?? []), { rule, requires: rule.requires }]);
+    }
+    const joined = [...byFlags].map(([flags, members]) => ({
+      any: new RegExp(members.map(({ requires }) => `(?:${requires.source})`).join('|'), `${flags}g`),
+      waiting: members.map(({ rule, requires }) => ({ rule, at: new RegExp(requires.source, `${flags}y`) })),
+    }));
+    gatesByLanguage.set(language, (gates = { joined, functions: own.filter((rule) => typeof rule.requires === 'function') }));
+  }
+  return gates;
+}
+
+/**
+ * The rules that can match in a file, by its text alone (each rule's `requires`), with where each first
+ * holds; empty for a file no rule reads. Needs no WebAssembly: a file that admits none is never parsed,
+ * and a set of such files never loads the parser.
+ */
+export function admittedRules(file: string, text: string): Admitted[] {
+  const language = languageOf(file);
+  if (!language) return [];
+  const { joined, functions } = gatesOf(language);
+  const out: Admitted[] = [];
+  for (const { any, waiting: all } of joined) {
+    let waiting = all;
+    any.lastIndex = 0;
+    for (let found = any.exec(text); found && waiting.length; found = any.exec(text)) {
+      const first = found.index;
+      waiting = waiting.filter(({ rule, at }) => {
+        at.lastIndex = first;
+        return !(at.test(text) && out.push({ rule, first }));
+      });
+      any.lastIndex = first + 1; // a place inside this match may start another rule's
+    }
+  }
+  for (const rule of functions) {
+    const first = finderOf(rule)(text, 0);
+    if (first >= 0) out.push({ rule, first });
+  }
+  return out;
+}
+
+/** Ranges this close are queried as one: a query call costs more than walking a short gap. */
+const JOIN_GAP = 256;
+
 export class Scanner {
   private constructor(private readonly languages: Record<ScanLanguage, Compiled>) {}
 
@@ -67,74 +153,82 @@ export class Scanner {
       const language: Language = await Language.load(wasmFile(GRAMMARS[name]));
       const parser = new Parser();
       parser.setLanguage(language);
-      const own = rules.flatMap((rule) => {
-        const patterns = rule.patterns[name];
-        if (!patterns) return [];
-        // Compiled alone once, to count its patterns (and to fail at load on a bad pattern).
-        const alone = new Query(language, patterns);
-        const count = alone.patternCount();
-        alone.delete();
-        return [{ rule, patterns: count }];
-      });
-      const newQuery = (source: string) => new Query(language, source);
-      return { name, parser, newQuery, comments: newQuery('(comment) @comment'), rules: own, queries: new Map() };
+      return { name, parser, newQuery: (source) => new Query(language, source), queries: new Map() };
     };
-    return new Scanner({ python: await compile('python'), javascript: await compile('javascript') });
+    const [python, javascript] = await Promise.all([compile('python'), compile('javascript')]);
+    return new Scanner({ python, javascript });
   }
 
-  /** The rules of `compiled` a file's text admits (see Rule.requires), as one query: each file is walked once. */
-  private static queryFor(compiled: Compiled, text: string) {
-    const admitted = compiled.rules.filter(({ rule }) => rule.requires.test(text));
-    if (!admitted.length) return undefined;
-    const key = admitted.map(({ rule }) => rule.id).join(' ');
-    let entry = compiled.queries.get(key);
-    if (!entry) {
-      const source = admitted.map(({ rule }) => rule.patterns[compiled.name]!).join('\n');
-      entry = { query: compiled.newQuery(source), ruleOf: admitted.flatMap(({ rule, patterns }) => Array<Rule>(patterns).fill(rule)) };
-      compiled.queries.set(key, entry);
-    }
-    return entry;
+  private queryOf(compiled: Compiled, rule: Rule): Query {
+    let query = compiled.queries.get(rule);
+    if (!query) compiled.queries.set(rule, (query = compiled.newQuery(rule.patterns[compiled.name]!)));
+    return query;
   }
 
   /** The findings in one file (suppressed ones included, marked), in line order. */
-  scanText(file: string, text: string, options: ScanTextOptions = {}): Finding[] {
+  scanText(file: string, text: string, options: ScanTextOptions = {}, admitted = admittedRules(file, text)): Finding[] {
     const language = languageOf(file);
-    if (!language) return [];
+    if (!language || !admitted.length) return [];
     const compiled = this.languages[language];
-    const admitted = Scanner.queryFor(compiled, text);
-    if (!admitted) return [];
-    const { query, ruleOf } = admitted;
     const tree = compiled.parser.parse((index) => text.slice(index, index + 64 * 1024));
     if (!tree) return [];
     try {
+      const root = tree.rootNode;
       const found: Finding[] = [];
       const seen = new Set<string>();
-      for (const match of query.matches(tree.rootNode)) {
-        const rule = ruleOf[match.patternIndex];
-        const captures = toCaptures(match.captures);
-        const at = captures.finding;
-        if (!at) continue;
-        const message = rule.check ? rule.check(captures) : rule.message?.(captures) ?? rule.description;
-        if (message === undefined) continue;
-        const key = `${rule.id}:${at.startIndex}`;
-        if (seen.has(key)) continue; // two patterns of one rule on the same node
-        seen.add(key);
-        found.push({
-          rule: rule.id,
-          severity: rule.severity,
-          file,
-          line: at.startPosition.row + 1,
-          column: at.startPosition.column + 1,
-          message,
-          hint: rule.hint,
-        });
+      for (const { rule, first } of admitted) {
+        const query = this.queryOf(compiled, rule);
+        for (const range of statementsHolding(root, text, finderOf(rule), first)) {
+          for (const match of query.matches(root, range)) {
+            const captures = toCaptures(match.captures);
+            const at = captures.finding;
+            if (!at) continue;
+            const message = rule.check ? rule.check(captures) : rule.message?.(captures) ?? rule.description;
+            if (message === undefined) continue;
+            const key = `${rule.id}:${at.startIndex}`;
+            if (seen.has(key)) continue; // two patterns of one rule on the same node
+            seen.add(key);
+            found.push({
+              rule: rule.id,
+              severity: rule.severity,
+              file,
+              line: at.startPosition.row + 1,
+              column: at.startPosition.column + 1,
+              message,
+              hint: rule.hint,
+            });
+          }
+        }
       }
-      if (found.length && text.includes('nodereg:')) applySuppressions(found, suppressionsIn(compiled.comments, tree.rootNode), options);
+      if (found.length && text.includes('nodereg:')) {
+        compiled.comments ??= compiled.newQuery('(comment) @comment');
+        applySuppressions(found, suppressionsIn(compiled.comments, root), options);
+      }
       return found.sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
     } finally {
       tree.delete();
     }
   }
+}
+
+/**
+ * The top-level statements that hold a place where `find` holds, as index ranges, neighbours joined.
+ * Every match of a rule holds such a place inside its own nodes (Rule.requires), and every node below
+ * the root lies inside one top-level statement: querying these ranges finds what querying the whole
+ * tree finds, and a file that names `torch` once is queried for it in that one statement.
+ */
+function statementsHolding(root: Node, text: string, find: Finder, first: number): { startIndex: number; endIndex: number }[] {
+  const ranges: { startIndex: number; endIndex: number }[] = [];
+  for (let at = first; at >= 0; ) {
+    const statement = root.firstChildForIndex(at);
+    if (!statement) break;
+    const { startIndex, endIndex } = statement;
+    const last = ranges[ranges.length - 1];
+    if (last && startIndex - last.endIndex <= JOIN_GAP) last.endIndex = Math.max(last.endIndex, endIndex);
+    else ranges.push({ startIndex, endIndex });
+    at = endIndex > at ? find(text, endIndex) : find(text, at + 1);
+  }
+  return ranges;
 }
 
 function suppressionsIn(comments: Query, root: Node): Suppression[] {

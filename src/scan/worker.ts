@@ -4,7 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import type { Finding, SkippedFile } from '../contract/scan.js';
 import { SCAN_MAX_FILE_BYTES } from '../contract/limits.js';
-import { scanFilesHere, scanner, tooLarge, type PartialReport, type ScanJob } from './run.js';
+import { scanFilesHere, scanOne, tooLarge, type PartialReport, type ScanJob } from './run.js';
 import { languageOf } from './languages.js';
 import type { ScanTextOptions } from './scanner.js';
 
@@ -19,7 +19,6 @@ async function readAll(stream: Readable): Promise<Buffer> {
 
 /** Every entry of the archive a rule reads, one at a time (the server has checked the archive). */
 async function scanZip(path: string, options: ScanTextOptions): Promise<PartialReport> {
-  const engine = await scanner();
   const zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false });
   const findings: Finding[] = [];
   const skipped: SkippedFile[] = [];
@@ -34,7 +33,7 @@ async function scanZip(path: string, options: ScanTextOptions): Promise<PartialR
         continue;
       }
       const stream = await new Promise<Readable>((resolve, reject) => zip.openReadStream(entry, (error, s) => (error ? reject(error) : resolve(s))));
-      findings.push(...engine.scanText(entry.fileName, (await readAll(stream)).toString('utf8'), options));
+      findings.push(...(await scanOne(entry.fileName, (await readAll(stream)).toString('utf8'), options)));
     }
   } finally {
     zip.close();
@@ -42,7 +41,7 @@ async function scanZip(path: string, options: ScanTextOptions): Promise<PartialR
   return { findings, skipped, files };
 }
 
-const runJob = (job: ScanJob) => (job.kind === 'zip' ? scanZip(job.zip, job.options) : scanFilesHere(job.files, job.options));
+const runJob = (job: ScanJob) => (job.kind === 'zip' ? scanZip(job.zip, job.options) : scanFilesHere(job.files, job.options, job.next));
 
 if (workerData) {
   // one job, given at start (the CLI's workers)

@@ -22,7 +22,7 @@ import { openDatabase, type Db } from './store/db.js';
 import type { RegistryStore } from './store/registry-store.js';
 import { createTaskStore, type TaskStore } from './proxy/store.js';
 import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
-import { createUploadScanner, type ScanMode } from './scan-upload.js';
+import { createUploadScanner, type ScanLimits, type ScanMode } from './scan-upload.js';
 
 export interface RegistryServerOptions {
   /**
@@ -68,6 +68,8 @@ export interface RegistryServerOptions {
    * critical finding Flagged, `warn` only keeps the findings, `off` scans nothing.
    */
   scan?: ScanMode;
+  /** How long a scan may take and how much heap its worker may use (defaults: 10 minutes, 512 MiB). */
+  scanLimits?: ScanLimits;
 }
 
 export interface RegistryServer {
@@ -161,7 +163,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     nodeAnswers: createNodeAnswers(store, publicUrl),
     log: options.log ?? (() => {}),
     onClose: (task) => closers.push(task),
-    scanUpload: createUploadScanner(options.scan ?? 'flag', (line) => options.log?.(line)),
+    scanUpload: createUploadScanner(options.scan ?? 'flag', (line) => options.log?.(line), options.scanLimits),
   };
   closers.push(async () => {
     await ctx.scanUpload.close();

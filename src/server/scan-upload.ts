@@ -4,19 +4,26 @@
 import { availableParallelism } from 'node:os';
 import { SCAN_FLAG_AT, SCAN_MAX_KEPT_FINDINGS, SCAN_SEVERITIES, type SCAN_MODES } from '../contract/limits.js';
 import { atLeast, type Finding } from '../contract/scan.js';
-import { scanArchive, ScanWorker } from '../scan/run.js';
+import { scanArchive, ScanTimeout, ScanWorker } from '../scan/run.js';
 
 export type ScanMode = (typeof SCAN_MODES)[number];
 
 export interface UploadScan {
-  /** The findings to keep with the version (the most severe first, at most SCAN_MAX_KEPT_FINDINGS). */
-  findings: Finding[];
+  /**
+   * The findings to keep with the version (the most severe first, at most SCAN_MAX_KEPT_FINDINGS);
+   * undefined when the scan could not finish (nothing is known: none are recorded).
+   */
+  findings?: Finding[];
   /** Set when the version must be Flagged: the one-line status_reason. */
   flag?: string;
 }
 
-/** A scan of 1 GiB of source at a few MB/s takes minutes; past this the version is flagged for an admin. */
-const SCAN_TIMEOUT_MS = 10 * 60_000;
+export interface ScanLimits {
+  /** Past this a scan is stopped and counts as not finished. Default 10 minutes: 1 GiB of source at a few MB/s takes minutes. */
+  timeoutMs?: number;
+  /** The heap of each scan worker, in MiB; past it the worker ends (a crash) and the scan counts as not finished. Default 512. */
+  maxOldGenerationSizeMb?: number;
+}
 
 /** Runs at most `limit` tasks at a time, the others wait their turn. */
 function limiter(limit: number) {
@@ -50,10 +57,11 @@ export interface UploadScanner {
   close(): Promise<unknown>;
 }
 
-export function createUploadScanner(mode: ScanMode, log: (line: string) => void): UploadScanner {
+export function createUploadScanner(mode: ScanMode, log: (line: string) => void, limits: ScanLimits = {}): UploadScanner {
   // One core stays with the event loop; each worker is started on first use and kept.
   const size = Math.max(1, availableParallelism() - 1);
-  const workers = Array.from({ length: size }, () => new ScanWorker({ timeoutMs: SCAN_TIMEOUT_MS, maxOldGenerationSizeMb: 512 }));
+  const workerLimits = { timeoutMs: limits.timeoutMs ?? 10 * 60_000, maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb ?? 512 };
+  const workers = Array.from({ length: size }, () => new ScanWorker(workerLimits));
   const idle = [...workers];
   const run = limiter(size);
   const withWorker = <T>(task: (worker: ScanWorker) => Promise<T>) =>
@@ -73,8 +81,12 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void)
     try {
       findings = (await withWorker((worker) => scanArchive(worker, zipPath, { server: true }))).findings;
     } catch (error) {
+      // A crash or a timeout: the upload stands and the server goes on (the worker is replaced on the next
+      // scan). Nothing is known of the archive, so no findings are kept; under `flag` an admin must look.
+      // Everyone reads status_reason: it says what happened, the error itself (paths) stays in the log.
       log(`scan of ${label} failed: ${(error as Error).message}`);
-      return { findings: [], flag: mode === 'flag' ? `scan: could not finish (${(error as Error).message}); an admin must review it` : undefined };
+      const why = error instanceof ScanTimeout ? error.message : 'the scanner stopped';
+      return { flag: mode === 'flag' ? `scan: could not finish (${why}); an admin must review it` : undefined };
     }
     const stopping = findings.filter((f) => !f.suppressed && atLeast(f.severity, SCAN_FLAG_AT));
     const kept = [...findings].sort(bySeverity).slice(0, SCAN_MAX_KEPT_FINDINGS);

@@ -146,4 +146,15 @@ describe('validate, publish and node versions --reasons', () => {
     const stranger = await runCli(['node', 'versions', 'flagged-node', '--reasons', '--json'], { env: { NODEREG_REGISTRY: server.url } });
     expect(JSON.parse(stranger.stdout)[0].findings).toBeUndefined();
   });
+
+  it('publish packs while it scans, but the scan decides first: findings win over a pack that fails, which fails once they are accepted', async () => {
+    const dir = risky('packed-while-scanned');
+    const stopped = await runCli(['publish', dir, '--max-size', '10', '--json'], { env: env() });
+    expect(stopped.code).toBe(2);
+    expect(JSON.parse(stopped.stdout).error.code).toBe('scan_findings');
+    const accepted = await runCli(['publish', dir, '--max-size', '10', '--accept-findings', '--json'], { env: env() });
+    expect(accepted.code).toBe(2);
+    expect(JSON.parse(accepted.stdout).error.code).toBe('too_large');
+    expect((await fetch(`${server.url}/nodes/packed-while-scanned`)).status).toBe(404);
+  });
 });

@@ -1,8 +1,11 @@
 // Every rule against its own examples (src/scan/rules/*.ts): the lines of a bad example that end
 // with the comment `finding` are found, at that file and line, and nothing else of that rule; the
 // good examples, which hold the same calls in a comment, a docstring and a string, give nothing.
-// Then suppression comments, the registry's stricter reading of them, and what the scanner skips.
+// Then the same examples mixed into larger files (a file is queried only in the top-level statements
+// that hold a rule's names), suppression comments, the registry's stricter reading of them, and what
+// the scanner skips.
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SCAN_RULE_IDS } from '../../src/contract/limits.js';
 import { rules } from '../../src/scan/rules/index.js';
@@ -69,6 +72,45 @@ describe('rule examples', () => {
       expect(scanner.scanText('same.js', rule.examples.python!.bad).filter((f) => f.rule === rule.id)).toEqual([]);
     }
   });
+});
+
+// A file is queried, rule by rule, only in the top-level statements that hold the rule's `requires`.
+// Many examples in one file, some inside a block, must each be found exactly as on their own: a finding
+// in one statement, its rule's names in another, neighbours joined into one range.
+describe('examples mixed into one file', () => {
+  const WRAP = {
+    python: [(s: string) => s, (s: string) => `class Holder:\n${indent(s)}`, (s: string) => `if True:\n${indent(s)}`],
+    javascript: [(s: string) => s, (s: string) => `if (true) {\n${indent(s)}}\n`],
+  } as const;
+  const indent = (s: string) => s.split('\n').map((line) => (line ? `    ${line}` : line)).join('\n');
+
+  for (const language of ['python', 'javascript'] as const) {
+    const blocks = rules.flatMap((rule) =>
+      Object.entries(rule.examples[language] ?? {}).map(([kind, source]) => ({ rule: rule.id, kind, source: source.trimEnd() + '\n' })),
+    );
+    it(`${language}: every example's findings, at its own lines and none elsewhere, whatever surrounds it`, () => {
+      const parts = fc.array(fc.record({ block: fc.nat(blocks.length - 1), wrap: fc.nat(WRAP[language].length - 1), gap: fc.nat(2) }), { minLength: 1, maxLength: 12 });
+      fc.assert(
+        fc.property(parts, (chosen) => {
+          let text = '';
+          const placed: { rule: string; from: number; to: number; expected: number[] }[] = [];
+          for (const { block, wrap, gap } of chosen) {
+            const { rule, source } = blocks[block];
+            const wrapped = WRAP[language][wrap](source) + '\n'.repeat(gap);
+            const from = text.split('\n').length; // the block's first line, 1-based
+            placed.push({ rule, from, to: from + wrapped.split('\n').length - 1, expected: markedLines(wrapped).map((line) => line + from - 1) });
+            text += wrapped;
+          }
+          const findings = scanner.scanText(`mixed.${EXTENSION[language]}`, text);
+          for (const { rule, from, to, expected } of placed) {
+            const lines = [...new Set(findings.filter((f) => f.rule === rule && f.line >= from && f.line < to).map((f) => f.line))];
+            expect(lines, `${rule} in lines ${from}–${to - 1} of:\n${text}`).toEqual(expected);
+          }
+        }),
+        { numRuns: 40, seed: 20261125 },
+      );
+    });
+  }
 });
 
 describe('suppression comments', () => {

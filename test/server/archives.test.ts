@@ -399,6 +399,9 @@ describe('zip validation', () => {
     expect(error.message).toMatch(/"b\.py" fails its CRC-32 check/);
     const stored = await rejection(writeTemp(rawZip([{ name: 'c.bin', data: hello, method: 0, crc: 12345 }])));
     expect(stored.message).toMatch(/"c\.bin" fails its CRC-32 check/);
+    // an entry too large to be checked whole is streamed, and checked as well
+    const large = await rejection(writeTemp(rawZip([{ name: 'd.bin', data: randomBytes(300_000), method: 0, crc: 12345 }])));
+    expect(large.message).toMatch(/"d\.bin" fails its CRC-32 check/);
   });
 
   it('refuses an entry whose declared size is wrong', async () => {
@@ -446,5 +449,9 @@ describe('zip validation', () => {
     const lying = writeTemp(rawZip([{ name: 'small.txt', compressed: zeros, data: Buffer.alloc(0), uncompressedSize: 100, crc: 0 }]));
     const error = await rejection(lying, 10 * MiB);
     expect(error.message).toMatch(/"small\.txt"/);
+    // the same lie in an entry too large to be inflated whole: caught by the streamed check
+    const noise = deflateRawSync(randomBytes(400_000));
+    const lyingLarge = writeTemp(rawZip([{ name: 'large.txt', compressed: noise, data: Buffer.alloc(0), uncompressedSize: 100, crc: 0 }]));
+    expect((await rejection(lyingLarge, 10 * MiB)).message).toMatch(/"large\.txt"/);
   });
 });

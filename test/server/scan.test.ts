@@ -123,3 +123,57 @@ describe('--scan warn and off', () => {
     }
   });
 });
+
+// A scan that cannot finish (docs/decisions.md): the upload stands, the server goes on answering, the
+// version holds no findings (nothing is known), under `flag` it is Flagged with a reason that says what
+// happened and no more, and the next upload gets a fresh worker.
+describe('a scan that crashes or times out', () => {
+  const healthy = async (server: TestServer) => {
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).toBe(200);
+  };
+
+  it('a worker that runs out of its heap: Flagged "could not finish (the scanner stopped)", the server answers, the next upload is scanned', async () => {
+    const logged: string[] = [];
+    const server = await startServer({ scanLimits: { maxOldGenerationSizeMb: 12 }, log: (line) => logged.push(line) });
+    try {
+      const owner = await createUser(server);
+      await createPublisher(server, owner, 'acme');
+      // 100,000 findings in one file: more objects than a 12 MiB heap holds
+      const crashing = await publishArchive(server, owner, 'heavy', '1.0.0', { 'run.py': 'eval(x)\n'.repeat(100_000) });
+      expect(crashing).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: could not finish (the scanner stopped); an admin must review it' });
+      expect(crashing.findings).toBeUndefined();
+      expect(logged.some((line) => /^scan of heavy 1\.0\.0 failed: .*memory/.test(line)), logged.join('\n')).toBe(true);
+      await healthy(server);
+      const next = await publishArchive(server, owner, 'risky', '1.0.0', RISKY);
+      expect(next).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: runtime-install at nodes/run.py:4' });
+      expect((await client(server).get('/nodes/heavy/versions/1.0.0', { token: owner.token })).body).toMatchObject({ status: 'NodeVersionStatusFlagged' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a scan over its time limit: Flagged "could not finish (the scan took longer than …)" under flag; under warn Active with no findings', async () => {
+    for (const scan of ['flag', 'warn'] as const) {
+      const server = await startServer({ scan, scanLimits: { timeoutMs: 1 } });
+      try {
+        const owner = await createUser(server);
+        await createPublisher(server, owner, 'acme');
+        for (const id of ['slow', 'slower']) {
+          // the second upload gets a new worker (the timed-out one was ended), which times out too
+          const uploaded = await publishArchive(server, owner, id, '1.0.0', RISKY);
+          if (scan === 'flag') {
+            expect(uploaded).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: could not finish (the scan took longer than 1 ms); an admin must review it' });
+          } else {
+            expect(uploaded.status).toBe('NodeVersionStatusActive');
+            expect(uploaded.status_reason ?? '').toBe('');
+          }
+          expect(uploaded.findings).toBeUndefined();
+          await healthy(server);
+        }
+      } finally {
+        await server.close();
+      }
+    }
+  });
+});

@@ -61,16 +61,20 @@ export function register(program: Command, ctx: Ctx): void {
       const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
       const changelog = await readChangelog(ctx, options);
       const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog });
-      // The scan runs before anything reaches the registry: findings at --fail-on stop here.
-      const scan = await scanProject(project);
-      const stopping = blocking(scan, options.failOn);
-      if (stopping.length && !options.acceptFindings) throw findingsError(stopping, options.failOn, true);
-      for (const f of scan.findings.filter((x) => !x.suppressed)) ctx.out.warn(`scan: ${f.file}:${f.line} ${f.severity} ${f.rule}: ${f.message}`);
       const { request } = project;
       const publisherId = request.publisherId!;
       const temp = mkdtempSync(join(tmpdir(), 'nodereg-publish-'));
       await withCleanup(async (interrupts) => {
-        const archive = await buildArchive(ctx, project, join(temp, 'node.zip'), maxSize);
+        // Both local: the packer's reads, large files and worker threads proceed while the scan parses
+        // on this thread. The scan still decides first, and nothing reaches the registry before it passes.
+        const [scanned, packed] = await Promise.allSettled([scanProject(project), buildArchive(ctx, project, join(temp, 'node.zip'), maxSize)]);
+        if (scanned.status === 'rejected') throw scanned.reason;
+        const scan = scanned.value;
+        const stopping = blocking(scan, options.failOn);
+        if (stopping.length && !options.acceptFindings) throw findingsError(stopping, options.failOn, true);
+        for (const f of scan.findings.filter((x) => !x.suppressed)) ctx.out.warn(`scan: ${f.file}:${f.line} ${f.severity} ${f.rule}: ${f.message}`);
+        if (packed.status === 'rejected') throw packed.reason;
+        const archive = packed.value;
         // The archive is declared, so a registry refuses one over its limits before the version exists.
         const body = { ...request.body, node_version: { ...request.body.node_version, archive_size: archive.size, archive_sha256: archive.sha256 } };
         const ops = await import('../../contract/registry.js');

@@ -1,6 +1,7 @@
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { crc32 } from 'node:zlib';
+import { promisify } from 'node:util';
+import { crc32, inflateRaw } from 'node:zlib';
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import yauzl from 'yauzl';
 import { CachedZipReader } from './zip-reader.js';
@@ -21,13 +22,38 @@ const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 
 /** The zip at `path`, read through CachedZipReader; the file is closed with the zip (or at once on failure). */
-async function openZip(path: string): Promise<yauzl.ZipFile> {
+async function openZip(path: string): Promise<{ zip: yauzl.ZipFile; reader: CachedZipReader }> {
   const fd = openSync(path, 'r');
   try {
     const options = { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false };
-    return await yauzl.fromRandomAccessReaderPromise(new CachedZipReader(fd), fstatSync(fd).size, options);
+    const reader = new CachedZipReader(fd);
+    return { zip: await yauzl.fromRandomAccessReaderPromise(reader, fstatSync(fd).size, options), reader };
   } catch (error) {
     closeSync(fd);
+    throw error;
+  }
+}
+
+const inflateRawAsync = promisify(inflateRaw);
+
+/**
+ * Entries up to this size, compressed and expanded, are checked from one buffer: read through the
+ * reader's cache (a small entry usually lies in the block its local header was read with) and
+ * inflated in one call on the thread pool, instead of a stream pipeline each (most of the time of a
+ * zip of source files went to setting those up). Larger entries are streamed, so memory stays flat.
+ */
+const WHOLE_ENTRY_BYTES = 256 * 1024;
+
+/** The bytes an entry inflates to, its data read whole (a small entry); null when it inflates to more than it declares. */
+async function inflateWhole(reader: CachedZipReader, dataStart: number, entry: yauzl.Entry): Promise<Buffer | null> {
+  const data = Buffer.allocUnsafe(entry.compressedSize);
+  await new Promise<void>((resolve, reject) => reader.read(data, 0, data.length, dataStart, (error) => (error ? reject(error) : resolve())));
+  if (entry.compressionMethod === 0) return data;
+  try {
+    // One byte over the declared size is enough to know it lies (and bounds the memory of a bomb).
+    return await inflateRawAsync(data, { maxOutputLength: entry.uncompressedSize + 1 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return null;
     throw error;
   }
 }
@@ -47,9 +73,10 @@ export async function validateZip(
 ): Promise<ZipSummary> {
   const maxEntries = limits.maxEntries ?? MAX_ARCHIVE_ENTRIES;
   let zip: yauzl.ZipFile;
+  let reader: CachedZipReader;
   try {
     // Names are decoded here (not by yauzl) so that each refusal can name its entry and say why.
-    zip = await openZip(path);
+    ({ zip, reader } = await openZip(path));
   } catch (error) {
     throw badRequest(`invalid archive: not a readable zip file (${(error as Error).message})`);
   }
@@ -96,34 +123,42 @@ export async function validateZip(
         current = '';
         continue;
       }
-      // (yauzl 3.4's openReadStreamLowLevelPromise calls the wrong method: use the callback form)
-      const stream = await new Promise<Readable>((resolve, reject) =>
-        zip.openReadStreamLowLevel(
-          local.fileDataStart,
-          entry.compressedSize,
-          0,
-          entry.compressedSize,
-          entry.compressionMethod === 8,
-          entry.uncompressedSize,
-          (error, readStream) => (error ? reject(error) : resolve(readStream)),
-        ),
-      );
       let crc = 0;
       let size = 0;
-      await pipeline(
-        stream,
-        new Writable({
-          write(chunk: Buffer, _encoding, callback) {
-            size += chunk.length;
-            unpackedSize += chunk.length;
-            if (unpackedSize > limits.maxUnpacked) {
-              return callback(badRequest(`invalid archive: it expands to more than the limit of ${limits.maxUnpacked} bytes (at entry ${JSON.stringify(name)})`));
-            }
-            crc = crc32(chunk, crc);
-            callback();
-          },
-        }),
-      );
+      if (entry.compressedSize <= WHOLE_ENTRY_BYTES && entry.uncompressedSize <= WHOLE_ENTRY_BYTES) {
+        const data = await inflateWhole(reader, local.fileDataStart, entry);
+        if (data === null) throw entryError(name, `inflates to more than the ${entry.uncompressedSize} bytes it declares`);
+        size = data.length;
+        unpackedSize += size;
+        crc = crc32(data);
+      } else {
+        // (yauzl 3.4's openReadStreamLowLevelPromise calls the wrong method: use the callback form)
+        const stream = await new Promise<Readable>((resolve, reject) =>
+          zip.openReadStreamLowLevel(
+            local.fileDataStart,
+            entry.compressedSize,
+            0,
+            entry.compressedSize,
+            entry.compressionMethod === 8,
+            entry.uncompressedSize,
+            (error, readStream) => (error ? reject(error) : resolve(readStream)),
+          ),
+        );
+        await pipeline(
+          stream,
+          new Writable({
+            write(chunk: Buffer, _encoding, callback) {
+              size += chunk.length;
+              unpackedSize += chunk.length;
+              if (unpackedSize > limits.maxUnpacked) {
+                return callback(badRequest(`invalid archive: it expands to more than the limit of ${limits.maxUnpacked} bytes (at entry ${JSON.stringify(name)})`));
+              }
+              crc = crc32(chunk, crc);
+              callback();
+            },
+          }),
+        );
+      }
       if (size !== entry.uncompressedSize) throw entryError(name, `inflates to ${size} bytes, not the ${entry.uncompressedSize} it declares`);
       if (crc !== entry.crc32) throw entryError(name, 'fails its CRC-32 check (the archive is corrupt)');
       previous = name;
