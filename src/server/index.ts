@@ -222,16 +222,20 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
       if (!begun) responses.set(req.socket, (begun = []));
       while (begun[0]?.writableFinished) begun.shift(); // a connection's responses finish in order
       begun.push(res);
-      const kept = keptReads.take(req, res);
+      const failed = (error: unknown) => {
+        options.log?.(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
+        if (res.headersSent) res.destroy();
+        else void listener(req, res);
+      };
+      let kept: boolean | Promise<boolean>;
+      try {
+        kept = keptReads.take(req, res);
+      } catch (error) {
+        return failed(error);
+      }
+      if (kept === true) return;
       if (kept === false) return void listener(req, res);
-      kept.then(
-        (answered) => void (answered || listener(req, res)),
-        (error) => {
-          options.log?.(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
-          if (res.headersSent) res.destroy();
-          else void listener(req, res);
-        },
-      );
+      kept.then((answered) => void (answered || listener(req, res)), failed);
     },
   );
   // An Expect other than 100-continue: Node would answer an empty 417 itself. Answered in our shape,

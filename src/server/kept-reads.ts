@@ -9,7 +9,7 @@ import { NODE_ID, RESERVED_NODE_IDS } from '../contract/limits.js';
 import { getNode } from '../contract/registry.js';
 import { allowNodeRead, anonymousAccess } from './access.js';
 import { notModified, type NodeAnswers } from './node-answers.js';
-import type { RegistryStore } from './store/registry-store.js';
+import type { NodeStamp, RegistryStore } from './store/registry-store.js';
 
 /** `/nodes/` of `/nodes/{nodeId}`. */
 const PREFIX = getNode.path.slice(0, getNode.path.indexOf('{'));
@@ -38,14 +38,12 @@ function eligible(req: IncomingMessage): string | undefined {
 }
 
 /**
- * Returns the listener's shortcut: it answers the request and resolves true, or touches nothing and
- * returns (or resolves) false, and the request goes on to the routes.
+ * Returns the listener's shortcut: it answers the request and returns (or resolves) true, or touches
+ * nothing and returns (or resolves) false, and the request goes on to the routes.
  */
 export function createKeptReads(store: RegistryStore, nodeAnswers: NodeAnswers, accessLog: ((line: string) => void) | undefined) {
   let answered = 0;
-  const take = async (req: IncomingMessage, res: ServerResponse, id: string, started: number): Promise<boolean> => {
-    // A store that fails here (a lost database connection) fails the long way too, in the errors' shape.
-    const stamp = await store.getNodeStamp(id).catch(() => undefined);
+  const respond = (req: IncomingMessage, res: ServerResponse, stamp: NodeStamp | undefined, started: number): boolean => {
     const answer = stamp && nodeAnswers.cached(stamp);
     if (!answer) return false;
     try {
@@ -67,11 +65,21 @@ export function createKeptReads(store: RegistryStore, nodeAnswers: NodeAnswers, 
     accessLog?.(accessLine(method, req.url!, status, started));
     return true;
   };
+  const readNow = store.getNodeStampNow;
   return {
-    take(req: IncomingMessage, res: ServerResponse): false | Promise<boolean> {
+    take(req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean> {
       const id = eligible(req);
       if (id === undefined) return false;
-      return take(req, res, id, accessLog ? performance.now() : 0);
+      const started = accessLog ? performance.now() : 0;
+      // A store that fails here (a lost database connection) fails the long way too, in the errors' shape.
+      if (!readNow) return store.getNodeStamp(id).then((stamp) => respond(req, res, stamp, started), () => false);
+      let stamp: NodeStamp | undefined;
+      try {
+        stamp = readNow(id);
+      } catch {
+        return false;
+      }
+      return respond(req, res, stamp, started);
     },
     /** Reads answered by the shortcut so far (the tests check that it is taken). */
     answered: () => answered,

@@ -33,6 +33,8 @@ const NODE_ORDER: Record<NodeSort, string> = {
 const ACTIVE_NODE = 'NodeStatusActive';
 /** The columns of a NodeStamp. */
 const STAMP_COLUMNS = 'id, publisher_id, status, created_at, generation';
+/** One constant string: the statements' cache finds it without building and hashing the SQL anew. */
+const STAMP_SQL = `SELECT ${STAMP_COLUMNS} FROM nodes WHERE id = ?`;
 /** Lists show Active nodes of publishers that are not banned (the search index holds the same set: migration 'hide-banned-publishers'). */
 const LISTED = "status = ? AND publisher_id NOT IN (SELECT id FROM publishers WHERE status = 'PublisherStatusBanned')";
 
@@ -111,6 +113,13 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
 
   const getUser = (id: string) => toUser(one('SELECT * FROM users WHERE id = ?', id));
   const getNode = (id: string) => toNode(one('SELECT * FROM nodes WHERE id = ?', id));
+  // Read on every GET of a node: its row as an array (raw), which better-sqlite3 builds without
+  // naming each column on a new object, made into a NodeStamp of one fixed shape.
+  const stampStatement = db.prepare(STAMP_SQL).raw(true);
+  const getNodeStamp = (id: string): NodeStamp | undefined => {
+    const row = stampStatement.get(id) as [string, string, NodeStamp['status'], string, number] | undefined;
+    return row && { id: row[0], publisher_id: row[1], status: row[2], created_at: row[3], generation: row[4] };
+  };
   const getPublisher = (id: string) => one('SELECT * FROM publishers WHERE id = ?', id) as PublisherRow | undefined;
   const getVersionById = (id: string) => toVersion(one('SELECT * FROM versions WHERE id = ?', id));
   const getVersion = (nodeId: string, version: string) =>
@@ -422,7 +431,8 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     },
 
     getNode: async (id) => getNode(id),
-    getNodeStamp: async (id) => one(`SELECT ${STAMP_COLUMNS} FROM nodes WHERE id = ?`, id) as NodeStamp | undefined,
+    getNodeStamp: async (id) => getNodeStamp(id),
+    getNodeStampNow: getNodeStamp,
     async listNodes({ sort, offset, limit }) {
       const total = one(`SELECT count(*) AS n FROM nodes WHERE ${LISTED}`, ACTIVE_NODE)!.n as number;
       const rows = all(`SELECT * FROM nodes WHERE ${LISTED} ORDER BY ${NODE_ORDER[sort]} LIMIT ? OFFSET ?`, ACTIVE_NODE, limit, offset);
