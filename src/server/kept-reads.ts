@@ -20,6 +20,27 @@ const RESERVED = new Set<string>(RESERVED_NODE_IDS);
  * the long way and is refused there if it must be.
  */
 const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
+/**
+ * A name with a port that test leaves out (60000 and up, below 1000): the adapter parses the URL and
+ * takes the Host when the parser keeps it as it is. Decided once per Host, so that a server on such a
+ * port answers from the shortcut too; at most HOSTS_KEPT decisions are kept.
+ */
+const PORTED_HOST = /^[a-z0-9._-]+:\d{1,5}$/;
+const HOSTS_KEPT = 64;
+const portedHosts = new Map<string, boolean>();
+
+function plainHost(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  if (PLAIN_HOST.test(host)) return true;
+  if (!PORTED_HOST.test(host)) return false;
+  let kept = portedHosts.get(host);
+  if (kept === undefined) {
+    const url = `http://${host}/`;
+    kept = URL.canParse(url) && new URL(url).host === host;
+    if (portedHosts.size < HOSTS_KEPT) portedHosts.set(host, kept);
+  }
+  return kept;
+}
 
 /** The access log's line for one request. */
 export const accessLine = (method: string, path: string, status: number, started: number) =>
@@ -32,7 +53,7 @@ function eligible(req: IncomingMessage): string | undefined {
   if (!url.startsWith(PREFIX)) return undefined;
   const { headers } = req;
   if (headers.authorization !== undefined || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return undefined;
-  if (headers.host === undefined || !PLAIN_HOST.test(headers.host)) return undefined;
+  if (!plainHost(headers.host)) return undefined;
   const id = url.slice(PREFIX.length);
   return id.length <= NODE_ID.maxLength && ID.test(id) && !RESERVED.has(id) ? id : undefined;
 }

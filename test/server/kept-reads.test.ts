@@ -63,6 +63,24 @@ describe('the shortcut for anonymous reads', () => {
     }
   });
 
+  it('takes a Host on any port the routes take, and leaves the ones they refuse', async () => {
+    const request = (host: string, path = '/nodes/kept') => `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`;
+    const taken = ['127.0.0.1:60000', 'localhost:65535', 'example.com:61234', 'example.com:0'];
+    const before = server.server.keptReads();
+    const short = await raw([...taken.map((host) => request(host)), 'GET /nodes/kept HTTP/1.0\r\nHost: 127.0.0.1:60001\r\n\r\n']);
+    expect(server.server.keptReads() - before, short).toBe(taken.length + 1);
+    const long = await raw([...taken.map((host) => request(host, '/nodes/kept?')), 'GET /nodes/kept? HTTP/1.0\r\nHost: 127.0.0.1:60001\r\n\r\n']);
+    expect(withoutDate(short)).toBe(withoutDate(long));
+    expect(count(short, 'HTTP/1.1 200 OK')).toBe(taken.length + 1);
+
+    // Refused the long way (a port out of range, not an address), or changed by the URL parser (the default port, leading zeros): never taken.
+    const left = ['1.2.3.999:60000', 'localhost:65536', 'localhost:', 'localhost:80', 'localhost:00080'];
+    const answers = await raw([...left.map((host) => request(host)), 'GET /nodes/kept HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n']);
+    expect(count(answers, 'HTTP/1.1 400 Bad Request'), answers).toBe(3);
+    expect(count(answers, 'HTTP/1.1 200 OK'), answers).toBe(3);
+    expect(server.server.keptReads() - before).toBe(taken.length + 2);
+  });
+
   it('logs each read it answers as the routes do', async () => {
     logged.length = 0;
     const before = server.server.keptReads();
