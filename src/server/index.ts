@@ -212,6 +212,11 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   // The responses begun on each connection and not yet finished: an error of Node's parser there (a
   // pipelined request, a timeout) must not write its answer into the middle of one.
   const responses = new WeakMap<Duplex, ServerResponse[]>();
+  const keptFailed = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
+    options.log?.(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
+    if (res.headersSent) res.destroy();
+    else void listener(req, res);
+  };
   // Node checks the timeouts every connectionsCheckingInterval (30 s by default): often enough for these.
   // A request without a Host header reaches the adapter, which refuses it in our shape (Node's own
   // refusal is an empty 400).
@@ -222,20 +227,18 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
       if (!begun) responses.set(req.socket, (begun = []));
       while (begun[0]?.writableFinished) begun.shift(); // a connection's responses finish in order
       begun.push(res);
-      const failed = (error: unknown) => {
-        options.log?.(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
-        if (res.headersSent) res.destroy();
-        else void listener(req, res);
-      };
       let kept: boolean | Promise<boolean>;
       try {
         kept = keptReads.take(req, res);
       } catch (error) {
-        return failed(error);
+        return keptFailed(req, res, error);
       }
       if (kept === true) return;
       if (kept === false) return void listener(req, res);
-      kept.then((answered) => void (answered || listener(req, res)), failed);
+      kept.then(
+        (answered) => void (answered || listener(req, res)),
+        (error) => keptFailed(req, res, error),
+      );
     },
   );
   // An Expect other than 100-continue: Node would answer an empty 417 itself. Answered in our shape,
