@@ -1,6 +1,7 @@
 // Shared by the benchmarks: medians of repeated runs, ratios, and the results table.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { get } from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -159,3 +160,20 @@ export function random(seed) {
 
 export const ms = (value) => `${value < 10 ? value.toFixed(1) : value.toFixed(0)} ms`;
 export const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+
+/** GETs JSON over a connection of its own (no keep-alive), so no socket idle since an earlier request is reused. */
+export const getJsonOnce = (url) =>
+  new Promise((resolvePromise, reject) => {
+    get(url, { agent: false }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => (text += chunk));
+      response.on('end', () => {
+        try {
+          resolvePromise(JSON.parse(text));
+        } catch (error) {
+          reject(error);
+        }
+      });
+    }).on('error', reject);
+  });

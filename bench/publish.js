@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pythonSource } from './pack.js';
-import { BIN, cliEnv, cpuMs, median, mib, ms, peakRss, random, row, startServe, timeCommands, workDir } from './lib.js';
+import { BIN, cliEnv, cpuMs, getJsonOnce, median, mib, ms, peakRss, random, row, startServe, timeCommands, workDir } from './lib.js';
 
 const NODES = [
   // 1 MB of files: 40 Python files of ~12 KB and a 0.5 MB image (stored)
@@ -120,7 +120,9 @@ export default async function publish() {
         cpu.publish.push(cpuOfRun(process.execPath, [BIN, 'publish', dir], env));
         cpu.server.push(cpuMs(server.pid) - serverBefore);
       }
-      const version = await (await fetch(`${server.url}/nodes/${node.id}/versions/2.0.${node.runs}`)).json();
+      // A fresh connection: the runs above block this event loop with spawnSync, so a kept-alive socket the
+      // server has since closed would be reused before its close is seen ('other side closed').
+      const version = await getJsonOnce(`${server.url}/nodes/${node.id}/versions/2.0.${node.runs}`);
       if (version.status !== 'NodeVersionStatusActive') throw new Error(`${node.id} 2.0.${node.runs} is ${version.status}, not Active`);
       const m = (key) => median(results.map((r) => (typeof key === 'function' ? key(r) : r[key])));
       const total = m('total');

@@ -2,7 +2,7 @@
 // 404 for a resource in the path, then 403 `forbidden`, then 403 `banned`.
 import { banned, conflict, forbidden, notFound, type HttpError } from './errors.js';
 import type { Principal } from './route.js';
-import type { NodeRow, PublisherRow, RegistryStore, VersionRow } from './store/registry-store.js';
+import type { NodeRow, NodeStamp, PublisherRow, RegistryStore, VersionRow } from './store/registry-store.js';
 
 /** What a principal may do for one publisher. `member` includes owners and that publisher's PATs. */
 export interface Access {
@@ -79,30 +79,28 @@ export function canSeeNode(access: Access, node: NodeRow): boolean {
  * A read of a node: Deleted is 404 except to members and admins; a Banned node, or any node of a
  * banned publisher, is 403 `banned` except to admins.
  */
-export function allowNodeRead(access: Access, node: Pick<NodeRow, 'id' | 'status'>, publisher: PublisherRow | undefined): void {
+export function allowNodeRead(access: Pick<Access, 'admin' | 'member'>, node: Pick<NodeRow, 'id' | 'status'>, publisher: PublisherRow | undefined): void {
   if (node.status === 'NodeStatusDeleted' && !access.member) throw notFound(`node ${node.id} not found`);
   if (access.admin) return;
   if (node.status === 'NodeStatusBanned') throw banned(`node ${node.id} is banned`);
   if (publisher?.status === 'PublisherStatusBanned') throw banned(`node ${node.id} is unavailable: its publisher ${publisher.id} is banned`);
 }
 
-/**
- * A node to read by any case, with its publisher and the caller's access to it. `kept` may know the
- * publisher as of this row of the node (a kept answer: src/server/node-answers.ts).
- */
+/** allowNodeRead, asking the store for the caller's role only where it decides: a Deleted node. */
+export async function allowNodeReadBy(store: RegistryStore, principal: Principal | null, node: NodeStamp, publisher: PublisherRow | undefined): Promise<void> {
+  const deleted = node.status === 'NodeStatusDeleted';
+  allowNodeRead(deleted ? await accessTo(store, principal, node.publisher_id) : { admin: principal?.admin === true, member: false }, node, publisher);
+}
+
+/** A node to read by any case, with its publisher and the caller's access to it. */
 export async function readableNode(
   store: RegistryStore,
   principal: Principal | null,
   nodeId: string,
-  kept?: (node: NodeRow) => { publisher: PublisherRow | undefined } | undefined,
 ): Promise<{ node: NodeRow; publisher: PublisherRow | undefined; access: Access }> {
   const node = await store.getNode(nodeId);
   if (!node) throw notFound(`node ${nodeId} not found`);
-  const known = kept?.(node);
-  const [access, publisher] = await Promise.all([
-    accessTo(store, principal, node.publisher_id),
-    known ? known.publisher : store.getPublisher(node.publisher_id),
-  ]);
+  const [access, publisher] = await Promise.all([accessTo(store, principal, node.publisher_id), store.getPublisher(node.publisher_id)]);
   allowNodeRead(access, node, publisher);
   return { node, publisher, access };
 }

@@ -4,7 +4,8 @@
 // row says whether the bytes are current, also when other instances write to the same PostgreSQL.
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
-import type { NodeRow, NodeStamp, PublisherRow, RegistryStore } from './store/registry-store.js';
+import type { Node } from '../contract/resources.js';
+import type { NodeRow, NodeStamp, PublisherRow, RegistryStore, Reviewed } from './store/registry-store.js';
 import { oneNodeView } from './views.js';
 
 export interface NodeAnswer {
@@ -12,6 +13,8 @@ export interface NodeAnswer {
   key: string;
   /** The node's publisher at that generation (a change to it moves the generation too). */
   publisher: PublisherRow | undefined;
+  /** The Node the body is made of: a review's answer is this one with the new rating. */
+  view: Node;
   body: string;
   /** The body as UTF-8, written as it is by the listener's shortcut (src/server/kept-reads.ts). */
   bytes: Buffer;
@@ -43,14 +46,28 @@ export function createNodeAnswers(store: RegistryStore, publicUrl: () => string)
       if (kept) return kept;
       const key = keyOf(node);
       publisher ??= await store.getPublisher(node.publisher_id);
-      const body = JSON.stringify(await oneNodeView(store, node, publicUrl(), publisher));
-      const answer = { key, publisher, body, bytes: Buffer.from(body), etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
-      answers.delete(node.id);
-      answers.set(node.id, answer);
-      if (answers.size > MAX_ANSWERS) answers.delete(answers.keys().next().value!);
-      return answer;
+      return keep(node.id, key, publisher, await oneNodeView(store, node, publicUrl(), publisher));
+    },
+
+    /**
+     * The answer after a review, from the one kept at the generation just before it: a review changes
+     * the rating and nothing else of the answer. Undefined when none was kept then.
+     */
+    reviewed({ node, previousGeneration }: Reviewed): NodeAnswer | undefined {
+      const kept = cached({ ...node, generation: previousGeneration });
+      if (!kept || node.generation === previousGeneration) return kept;
+      return keep(node.id, keyOf(node), kept.publisher, { ...kept.view, rating: node.rating });
     },
   };
+
+  function keep(id: string, key: string, publisher: PublisherRow | undefined, view: Node): NodeAnswer {
+    const body = JSON.stringify(view);
+    const answer = { key, publisher, view, body, bytes: Buffer.from(body), etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+    answers.delete(id);
+    answers.set(id, answer);
+    if (answers.size > MAX_ANSWERS) answers.delete(answers.keys().next().value!);
+    return answer;
+  }
 }
 
 export type NodeAnswers = ReturnType<typeof createNodeAnswers>;

@@ -76,8 +76,10 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     const created = await call(b.url, 'POST', '/users/me/tokens', { token: alice.token, body: { name: 'laptop' } });
     expect(created.status, created.text).toBe(201);
     expect((await call(b.url, 'GET', '/users/me', { token: created.body.token })).status).toBe(200);
+    expect((await call(b.url, 'POST', '/nodes/shared-node/reviews?star=2', { token: created.body.token })).status).toBe(200);
     expect((await call(a.url, 'DELETE', `/users/me/tokens/${created.body.id}`, { token: alice.token })).status).toBe(204);
     expect((await call(b.url, 'GET', '/users/me', { token: created.body.token })).status).toBe(401);
+    expect((await call(b.url, 'POST', '/nodes/shared-node/reviews?star=2', { token: created.body.token })).status).toBe(401);
 
     // B keeps its answer for the node; a review and a node update through A are in B's next read.
     const kept = await call(b.url, 'GET', '/nodes/shared-node');

@@ -2,6 +2,7 @@
 // src/server/accounts/admin.ts): every write through any route is seen by the next read, the ETag
 // follows the bytes (304 while they are the same), and a revoked token is refused at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oneNodeView } from '../../src/server/views.js';
 import { startServer, type TestServer } from '../helpers.js';
 import { client, createPublisher, createUser, expectError, publishAndUpload, type TestUser } from './fixtures.js';
 
@@ -88,6 +89,36 @@ describe('GET /nodes/{id} after a write', () => {
     const read = await api.get('/nodes/cached');
     expect(read.text).toBe(reviewed.text);
     expect(read.body.rating).toBe(5);
+  });
+
+  it('answers a review with the node as built afresh from the store, whether an answer was kept or not', async () => {
+    await publishAndUpload(server, alice.token, 'alice-co', 'fresh', '1.0.0');
+    const bob = await createUser(server, 'bob');
+    /** The node's answer built from the store alone, as a read with nothing kept would build it. */
+    const built = async (id: string) => {
+      const { store } = server.server;
+      return JSON.stringify(await oneNodeView(store, (await store.getNode(id))!, server.server.publicUrl()));
+    };
+    const review = async (id: string, star: number, token: string) => {
+      const reply = await api.post(`/nodes/${id}/reviews?star=${star}`, { token });
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.text).toBe(await built(id));
+      const read = await api.get(`/nodes/${id}`);
+      expect(read.text).toBe(reply.text);
+      expect(read.headers.get('etag')).toBe(reply.headers.get('etag'));
+      return reply;
+    };
+    // nothing kept for this node yet: the first review builds its answer
+    expect((await review('fresh', 2, alice.token)).body.rating).toBe(2);
+    // kept (by the review and by the read after it): the next ones derive theirs from it
+    expect((await review('fresh', 5, bob.token)).body.rating).toBe(3.5);
+    expect((await review('fresh', 1, alice.token)).body.rating).toBe(3);
+    const same = await review('fresh', 1, alice.token);
+    expect(same.body.rating).toBe(3);
+    // another write between two reviews: the kept answer is not the one before the review, so it is built again
+    expect((await api.put('/publishers/alice-co/nodes/fresh', { token: alice.token, body: { description: 'Newer words' } })).status).toBe(200);
+    const after = await review('fresh', 4, bob.token);
+    expect(after.body).toMatchObject({ rating: 2.5, description: 'Newer words' });
   });
 });
 

@@ -166,8 +166,50 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     const store = await fresh();
     await publish(store, 'rated');
     await Promise.all([store.review('rated', 'u1', 5), store.review('rated', 'u2', 2)]);
-    expect((await store.review('rated', 'u1', 4)).rating).toBe(3);
+    expect((await store.review('rated', 'u1', 4)).node.rating).toBe(3);
     expect((await store.getNode('rated'))!.rating).toBe(3);
+  });
+
+  it('keeps the rating exact with 50 users reviewing at once, again and again', async () => {
+    const store = await fresh();
+    await publish(store, 'crowd');
+    const users = Array.from({ length: 50 }, (_, i) => `r${i}`);
+    for (const id of users) await store.createUser({ id, name: id });
+    const last = new Map<string, number>();
+    for (let round = 0; round < 4; round++) {
+      // stars that differ per user and per round (the last round's mean is 2.98)
+      await Promise.all(users.map((id, i) => (last.set(id, (i % 3) + (round % 2) + 1), store.review('crowd', id, last.get(id)!))));
+    }
+    const mean = [...last.values()].reduce((a, b) => a + b, 0) / last.size;
+    expect(mean).not.toBe(Math.round(mean));
+    expect((await store.getNode('crowd'))!.rating).toBeCloseTo(mean, 12);
+  });
+
+  it('of reviews sent together, one that fails (an unknown user) fails alone; the others are kept', async () => {
+    const store = await fresh();
+    await publish(store, 'mixed');
+    const outcomes = await Promise.allSettled([store.review('mixed', 'u1', 5), store.review('mixed', 'nobody', 1), store.review('mixed', 'u2', 2)]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await store.getNode('mixed'))!.rating).toBe(3.5);
+    expect((await store.review('mixed', 'u1', 4)).node.rating).toBe(3);
+  });
+
+  it('tells a review\'s generation before and after it: one step when the rating changes, none when the star is the same', async () => {
+    const store = await fresh();
+    await publish(store, 'told');
+    const node = async () => (await store.getNode('told'))!;
+    const start = (await node()).generation;
+    const first = await store.review('told', 'u1', 4);
+    expect(first).toEqual({ node: { id: 'told', publisher_id: 'acme', status: 'NodeStatusActive', created_at: (await node()).created_at, generation: start + 1, rating: 4 }, previousGeneration: start });
+    const second = await store.review('told', 'u2', 1);
+    expect(second).toMatchObject({ node: { generation: start + 2, rating: 2.5 }, previousGeneration: start + 1 });
+    const same = await store.review('told', 'u2', 1);
+    expect(same).toMatchObject({ node: { generation: start + 2, rating: 2.5 }, previousGeneration: start + 2 });
+    expect((await node()).generation).toBe(start + 2);
+    // of reviews at once (each one a new star for its user), each one's step is its own: the steps chain without a gap or an overlap
+    const steps = await Promise.all([5, 2, 3, 1].map((star, i) => store.review('told', i % 2 ? 'u1' : 'u2', star)));
+    const sorted = steps.map((s) => [s.previousGeneration, s.node.generation]).sort((a, b) => a[0] - b[0]);
+    expect(sorted).toEqual([0, 1, 2, 3].map((i) => [start + 2 + i, start + 3 + i]));
   });
 
   it('moves a node\'s generation on every write that changes its answer, and only then', async () => {

@@ -6,7 +6,7 @@ import {
   NODE_ADMIN_FIELDS, NODE_WRITABLE_FIELDS, PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS, nodeId as nodeIdRule,
   semver as semverRule, type NodeInput, type PublisherInput,
 } from '../../contract/resources.js';
-import { accessTo, adminOnlyField, allowMutation, lockedVersion, readableNode, rejectBanned, requireNodeOf, requirePublisher, requireRole } from '../access.js';
+import { accessTo, adminOnlyField, allowMutation, allowNodeReadBy, lockedVersion, rejectBanned, requireNodeOf, requirePublisher, requireRole } from '../access.js';
 import { signUploadUrl } from '../archives/signing.js';
 import type { RouteModule } from '../context.js';
 import { badRequest, conflict, forbidden, notFound, tooLarge } from '../errors.js';
@@ -150,11 +150,16 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
     return versionView(updated, publisher.id, ctx.publicUrl(), true);
   });
 
+  // The checks need the node's stamp and its publisher (kept with the node's answer); the answer is
+  // the kept one with the new rating, so a review reads neither the node's metadata nor its versions.
   route(app, ctx, addReview, async ({ c, params, principal, input }) => {
-    const { node, publisher } = await readableNode(store, principal, params.nodeId, ctx.nodeAnswers.cached);
+    const stamp = await store.getNodeStamp(params.nodeId);
+    if (!stamp) throw notFound(`node ${params.nodeId} not found`);
+    const publisher = ctx.nodeAnswers.cached(stamp)?.publisher ?? (await store.getPublisher(stamp.publisher_id));
+    await allowNodeReadBy(store, principal, stamp, publisher);
     const { query } = input();
     // A PAT reviews as the user who created it: one review per user per node.
-    const updated = await store.review(node.id, principal!.userId, query.star);
-    return respondWith(c, await ctx.nodeAnswers.answer(updated, publisher));
+    const reviewed = await store.review(stamp.id, principal!.userId, query.star);
+    return respondWith(c, ctx.nodeAnswers.reviewed(reviewed) ?? (await ctx.nodeAnswers.answer((await store.getNode(stamp.id))!)));
   });
 };

@@ -10,7 +10,7 @@ import { INVITATION_SELECT, MEMBER_SELECT, toInvitation, toMember } from './memb
 import { NODE_COLUMNS, nextDocument, nodeFromColumns } from './node-document.js';
 import { postgresMigrations } from './postgres-migrations.js';
 import type {
-  MemberRole, NodeRow, NodeSort, NodeStamp, PublisherRow, RegistryStore, TokenRow, UserRow, VersionRow,
+  MemberRole, NodeRow, NodeSort, NodeStamp, PublisherRow, RegistryStore, Reviewed, TokenRow, UserRow, VersionRow,
 } from './registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
 
@@ -283,11 +283,16 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
       await sql`UPDATE nodes SET downloads = downloads + 1 WHERE id = ${nodeId}`;
     },
     async review(nodeId, userId, star) {
-      // One statement: the trigger reviews_rating keeps the node's sum and count under its row lock.
+      // The node's row is locked first, so the generation before and after are this review's alone; the
+      // trigger reviews_rating keeps the node's sum and count. The three statements are pipelined.
       const stamp = now();
-      await sql`INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (${nodeId}, ${userId}, ${star}, ${stamp}, ${stamp})
-                ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at`;
-      return (await getNode(sql, nodeId))!;
+      const [[before], , [node]] = await sql.begin((tx) => [
+        tx`SELECT generation FROM nodes WHERE id = ${nodeId} FOR UPDATE`,
+        tx`INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (${nodeId}, ${userId}, ${star}, ${stamp}, ${stamp})
+           ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at`,
+        tx`SELECT id, publisher_id, status, created_at, generation, rating FROM nodes WHERE id = ${nodeId}`,
+      ]);
+      return { node: { ...node, generation: Number(node.generation) } as Reviewed['node'], previousGeneration: Number(before.generation) };
     },
 
     async listVersions(nodeIds) {

@@ -86,6 +86,15 @@ export interface NodeRow extends NodeFields {
 /** What says whether a kept answer of a node is current, and who may read it. */
 export type NodeStamp = Pick<NodeRow, 'id' | 'publisher_id' | 'status' | 'created_at' | 'generation'>;
 
+/**
+ * What a review leaves: the node's stamp and rating after it, and its generation just before it, read
+ * in the review's transaction (so a step from one to the other is this review's and nothing else's).
+ */
+export interface Reviewed {
+  node: NodeStamp & Pick<NodeRow, 'rating'>;
+  previousGeneration: number;
+}
+
 /** The fields a publish sets, and replaces when retried before the archive arrives. */
 export type VersionPendingFields = Stored<Pick<NodeVersionInput, (typeof VERSION_PUBLISHED_FIELDS)[number]>>;
 export interface VersionRow extends VersionPendingFields {
@@ -211,8 +220,11 @@ export interface RegistryStore {
   listPublisherNodes(publisherId: string): Promise<NodeRow[]>;
   updateNode(id: string, changes: Partial<NodeFields>): Promise<NodeRow>;
   countDownload(nodeId: string): Promise<void>;
-  /** Records (or replaces) a user's review and updates the node's mean rating. */
-  review(nodeId: string, userId: string, star: number): Promise<NodeRow>;
+  /**
+   * Records (or replaces) a user's review and updates the node's mean rating, in one transaction (which
+   * SQLite shares with the reviews that arrive with it, each in a savepoint). `nodeId` as stored (a stamp's id).
+   */
+  review(nodeId: string, userId: string, star: number): Promise<Reviewed>;
 
   // ---- versions ----
   /** Every version of these nodes (in no particular order). */

@@ -6,7 +6,7 @@ import { NODE_COLUMNS, nextDocument, nodeFromColumns } from './node-document.js'
 import type { Db } from './db.js';
 import type {
   MemberRole, MemberRow, NodeFields, NodeRow, NodeSort, NodeStamp, Page, PublisherFields, PublisherRow, PublishInput,
-  ArchiveRecord, PublishOutcome, RegistryStore, TokenRow, UserRow, VersionChanges, VersionRow, VersionStatus,
+  ArchiveRecord, PublishOutcome, RegistryStore, Reviewed, TokenRow, UserRow, VersionChanges, VersionRow, VersionStatus,
 } from './registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
 
@@ -31,6 +31,8 @@ const NODE_ORDER: Record<NodeSort, string> = {
 };
 
 const ACTIVE_NODE = 'NodeStatusActive';
+/** The columns of a NodeStamp. */
+const STAMP_COLUMNS = 'id, publisher_id, status, created_at, generation';
 /** Lists show Active nodes of publishers that are not banned (the search index holds the same set: migration 'hide-banned-publishers'). */
 const LISTED = "status = ? AND publisher_id NOT IN (SELECT id FROM publishers WHERE status = 'PublisherStatusBanned')";
 
@@ -267,14 +269,44 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     return getPublisher(id)!;
   });
 
-  const review = writing((nodeId: string, userId: string, star: number) => {
-    const stamp = now();
+  // A review in a savepoint of its own (a transaction inside the one reviewsTogether begins).
+  const reviewOne = db.transaction((stamp: string, nodeId: string, userId: string, star: number): Reviewed => {
+    const previousGeneration = one('SELECT generation FROM nodes WHERE id = ?', nodeId)!.generation as number;
     prepare(
       `INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at`,
     ).run(nodeId, userId, star, stamp, stamp); // the node's rating follows (trigger reviews_rating_*)
-    return getNode(nodeId)!;
+    const node = one(`SELECT ${STAMP_COLUMNS}, rating FROM nodes WHERE id = ?`, nodeId) as Reviewed['node'];
+    return { node, previousGeneration };
   });
+  // Reviews that arrive in one turn of the event loop are written in one transaction, each in its own
+  // savepoint, and answered once it has committed: a commit (its locks and WAL writes) costs more than
+  // a review, and many reviewers at once would otherwise pay it each.
+  type QueuedReview = { args: [string, string, number]; resolve: (reviewed: Reviewed) => void; reject: (error: unknown) => void };
+  let queued: QueuedReview[] = [];
+  const reviewsTogether = writing((batch: QueuedReview[], stamp: string) =>
+    batch.map(({ args }): { reviewed: Reviewed } | { error: unknown } => {
+      try {
+        return { reviewed: reviewOne(stamp, ...args) };
+      } catch (error) {
+        return { error };
+      }
+    }),
+  );
+  const writeQueuedReviews = () => {
+    const batch = queued;
+    queued = [];
+    try {
+      reviewsTogether(batch, now()).forEach((outcome, i) => ('reviewed' in outcome ? batch[i].resolve(outcome.reviewed) : batch[i].reject(outcome.error)));
+    } catch (error) {
+      for (const review of batch) review.reject(error); // the transaction did not commit
+    }
+  };
+  const review = (nodeId: string, userId: string, star: number) =>
+    new Promise<Reviewed>((resolve, reject) => {
+      if (queued.length === 0) setImmediate(writeQueuedReviews);
+      queued.push({ args: [nodeId, userId, star], resolve, reject });
+    });
 
   // last_used_at is kept to the minute: a token used again within a minute costs no write.
   const recordTokenUse = writing((id: string, stamp: string) => {
@@ -390,7 +422,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     },
 
     getNode: async (id) => getNode(id),
-    getNodeStamp: async (id) => one('SELECT id, publisher_id, status, created_at, generation FROM nodes WHERE id = ?', id) as NodeStamp | undefined,
+    getNodeStamp: async (id) => one(`SELECT ${STAMP_COLUMNS} FROM nodes WHERE id = ?`, id) as NodeStamp | undefined,
     async listNodes({ sort, offset, limit }) {
       const total = one(`SELECT count(*) AS n FROM nodes WHERE ${LISTED}`, ACTIVE_NODE)!.n as number;
       const rows = all(`SELECT * FROM nodes WHERE ${LISTED} ORDER BY ${NODE_ORDER[sort]} LIMIT ? OFFSET ?`, ACTIVE_NODE, limit, offset);
@@ -415,7 +447,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     async countDownload(nodeId) {
       prepare('UPDATE nodes SET downloads = downloads + 1 WHERE id = ?').run(nodeId);
     },
-    review: async (nodeId, userId, star) => review(nodeId, userId, star),
+    review,
 
     async listVersions(nodeIds) {
       if (nodeIds.length === 0) return [];
