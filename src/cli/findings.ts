@@ -2,7 +2,7 @@
 // file set, the human listing (grouped by file, with the line of code), and the --fail-on decision.
 import { readFileSync } from 'node:fs';
 import { Option } from 'commander';
-import { DEFAULT_SCAN_FAIL_ON, SCAN_SEVERITIES } from '../contract/limits.js';
+import { atLeast, DEFAULT_SCAN_FAIL_ON, SCAN_SEVERITIES } from '../contract/limits.js';
 import type { Finding, ScanReport, ScanSeverity } from '../contract/scan.js';
 import type { Project } from '../package/project.js';
 import { CliError, EXIT } from './errors.js';
@@ -19,8 +19,7 @@ export async function scanProject(project: Pick<Project, 'files'>): Promise<Scan
 
 /** Unsuppressed findings at or above `failOn`. */
 export function blocking(report: ScanReport, failOn: ScanSeverity): Finding[] {
-  const at = SCAN_SEVERITIES.indexOf(failOn);
-  return report.findings.filter((f) => !f.suppressed && SCAN_SEVERITIES.indexOf(f.severity) >= at);
+  return report.findings.filter((f) => !f.suppressed && atLeast(f.severity, failOn));
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -150,6 +150,12 @@ export const CALLBACK_EVENT = 'task.status_changed';
 
 /** Severities of scan findings, least to most severe. */
 export const SCAN_SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as const;
+/**
+ * True when `severity` is `threshold` or more severe. Here, not beside the Finding schema, so that a scan
+ * worker loads no zod.
+ */
+export const atLeast = (severity: (typeof SCAN_SEVERITIES)[number], threshold: (typeof SCAN_SEVERITIES)[number]) =>
+  SCAN_SEVERITIES.indexOf(severity) >= SCAN_SEVERITIES.indexOf(threshold);
 /** The rule ids of the scanner: fixed, documented in the README with examples. */
 export const SCAN_RULE_IDS = [
   'dynamic-execution',

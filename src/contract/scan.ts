@@ -6,9 +6,6 @@ import { SCAN_RULE_IDS, SCAN_SEVERITIES } from './limits.js';
 export type ScanSeverity = (typeof SCAN_SEVERITIES)[number];
 export type ScanRuleId = (typeof SCAN_RULE_IDS)[number];
 
-/** True when `severity` is `threshold` or more severe. */
-export const atLeast = (severity: ScanSeverity, threshold: ScanSeverity) =>
-  SCAN_SEVERITIES.indexOf(severity) >= SCAN_SEVERITIES.indexOf(threshold);
 
 export const Finding = z.looseObject({
   rule: z.enum(SCAN_RULE_IDS),

@@ -21,9 +21,8 @@ export interface Rule {
    * What every match holds in its own text (the names its patterns require): a file without it is
    * not parsed for this rule, and a parsed file is queried only in the top-level statements that
    * hold it. Never the decision itself, and it must stay fast: it reads every byte of every file.
-   * A function gives the index of the first place at or after `from`, or -1.
    */
-  requires: RegExp | ((text: string, from: number) => number);
+  requires: Requires;
   /** Tree-sitter query patterns, per language. Each pattern captures `@finding`. */
   patterns: Partial<Record<ScanLanguage, string>>;
   /**
@@ -40,6 +39,19 @@ export interface Rule {
    * a string.
    */
   examples: Partial<Record<ScanLanguage, { bad: string; good: string }>>;
+}
+
+/** A rule's `requires`: any one of these holding at a place of the text. */
+export interface Requires {
+  /**
+   * Identifiers, each found as a whole word. The names of all the rules of a language are found in
+   * one pass over the text, so a name costs far less than its own regular expression.
+   */
+  names?: readonly string[];
+  /** Other text, as a regular expression (without the `g` or `y` flag). */
+  text?: RegExp;
+  /** A search of its own: the index of the first place at or after `from`, or -1. */
+  find?: (text: string, from: number) => number;
 }
 
 export const defineRule = (rule: Rule): Rule => rule;

@@ -2,8 +2,8 @@
 // loop, a few at a time. Under `--scan flag` a version with an unsuppressed finding of high or above
 // becomes Flagged, with a one-line reason; under `warn` the findings are only kept.
 import { availableParallelism } from 'node:os';
-import { SCAN_FLAG_AT, SCAN_MAX_KEPT_FINDINGS, SCAN_SEVERITIES, type SCAN_MODES } from '../contract/limits.js';
-import { atLeast, type Finding } from '../contract/scan.js';
+import { atLeast, SCAN_FLAG_AT, SCAN_MAX_KEPT_FINDINGS, SCAN_SEVERITIES, type SCAN_MODES } from '../contract/limits.js';
+import type { Finding } from '../contract/scan.js';
 import { scanArchive, ScanTimeout, ScanWorker } from '../scan/run.js';
 
 export type ScanMode = (typeof SCAN_MODES)[number];

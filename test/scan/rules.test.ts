@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { SCAN_RULE_IDS } from '../../src/contract/limits.js';
 import { rules } from '../../src/scan/rules/index.js';
 import { scanFiles } from '../../src/scan/run.js';
-import { Scanner } from '../../src/scan/scanner.js';
+import { admittedRules, Scanner } from '../../src/scan/scanner.js';
 import { tempDir } from '../helpers.js';
 import { writeTree } from '../package/fixtures.js';
 
@@ -152,6 +152,38 @@ describe('suppression comments', () => {
   it('JavaScript takes // comments', () => {
     const [finding] = scanner.scanText('web/a.js', 'eval(code); // nodereg: allow js-dynamic-execution -- plugin sandbox\n');
     expect(finding).toMatchObject({ suppressed: true, reason: 'plugin sandbox' });
+  });
+});
+
+// Each rule's `requires` as the scanner reads it: the names of all rules in one pass, whole words only;
+// other text and a rule's own search beside them.
+describe('requires', () => {
+  it('every name is an identifier, so that all of them can be one regular expression', () => {
+    for (const rule of rules) for (const name of rule.requires.names ?? []) expect(name, rule.id).toMatch(/^\w+$/);
+  });
+
+  it('admits a rule for a name as a whole word only, or for its other text', () => {
+    const admitted = (text: string) => admittedRules('a.py', text).map((a) => a.rule.id).sort();
+    expect(admitted('evaluate(x); my_exec = 1; sys_path = 2\n')).toEqual([]);
+    expect(admitted('import sys\n')).toEqual(['environment-manipulation']);
+    expect(admitted('p = "/usr/lib/python3/site-packages"\n')).toEqual(['environment-manipulation']);
+    expect(admitted('eval(x)\n')).toEqual(['dynamic-execution', 'obfuscation']);
+    expect(admitted(`x = "${'QUJD'.repeat(300)}"\n`)).toEqual(['obfuscation']);
+    expect(admitted('u = "stratum+TCP://pool.example.invalid:1"\n')).toEqual(['prohibited-string']);
+  });
+
+  it("a rule's places from names, text and its own search, in order: every statement that holds one is queried", () => {
+    // obfuscation: names (eval, exec, compile) in many statements, its own search (long runs) in between
+    const blob = 'QUJD'.repeat(300);
+    const parts: string[] = [];
+    for (let i = 0; i < 30; i++) parts.push(i % 10 === 5 ? `B${i} = "${blob}"\n` : i % 7 === 3 ? `exec(base64.b64decode(p${i}))\n` : `compile_${i} = eval_${i} = ${i}\n`);
+    const text = `import base64\n${parts.join('')}`;
+    const lines = scanner.scanText('a.py', text).filter((f) => f.rule === 'obfuscation').map((f) => f.line);
+    const expected = parts.flatMap((part, i) => (i % 10 === 5 || i % 7 === 3 ? [i + 2] : []));
+    expect(lines).toEqual(expected);
+    // environment-manipulation: names and text, each statement found whichever holds it
+    const env = 'import os\nh = open("/usr/lib/site-packages/x.pth", "w")\nsys.path.append(a)\nx = 1\nsite.addsitedir("/opt")\nos.environ["A"] = "1"\n';
+    expect(scanner.scanText('b.py', env).filter((f) => f.rule === 'environment-manipulation').map((f) => f.line)).toEqual([2, 3, 5, 6]);
   });
 });
 

@@ -5,7 +5,7 @@ export default defineRule({
   severity: 'high',
   description: '`marshal.loads`, `types.CodeType` or assigning `__code__`: code built from bytecode, which no one can review as source.',
   hint: 'ship the code as Python source',
-  requires: /\b(?:marshal|CodeType|FunctionType|__code__)\b/,
+  requires: { names: ['marshal', 'CodeType', 'FunctionType', '__code__'] },
   patterns: {
     python: `
 ((call function: (attribute object: (identifier) @object attribute: (identifier) @name)) @finding

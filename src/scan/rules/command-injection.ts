@@ -5,7 +5,7 @@ export default defineRule({
   severity: 'high',
   description: '`os.system`, `os.popen` or subprocess with `shell=True` on a command built at run time: a file name or prompt can run shell commands.',
   hint: 'pass the command as a list to subprocess.run without shell=True',
-  requires: /\b(?:system|popen|shell|getoutput|getstatusoutput)\b/,
+  requires: { names: ['system', 'popen', 'shell', 'getoutput', 'getstatusoutput'] },
   patterns: {
     python: `
 ((call function: (attribute object: (identifier) @object attribute: (identifier) @name) arguments: (argument_list . (_) @arg)) @finding

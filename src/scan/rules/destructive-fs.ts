@@ -19,7 +19,7 @@ export default defineRule({
   severity: 'medium',
   description: '`rm -rf`, or `shutil.rmtree`/`os.remove` on a path outside the node\'s own directory or computed at run time: one wrong value deletes the user\'s files.',
   hint: 'delete only what the node created, under its own directory (a path built from __file__) or a tempfile directory it made',
-  requires: /\b(?:rmtree|remove|unlink|rmdir|removedirs|rm)\b/,
+  requires: { names: ['rmtree', 'remove', 'unlink', 'rmdir', 'removedirs', 'rm'] },
   patterns: {
     python: `
 ((call function: (attribute object: (identifier) @object attribute: (identifier) @name) arguments: (argument_list . (_) @arg)) @finding

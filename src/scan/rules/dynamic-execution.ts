@@ -5,7 +5,7 @@ export default defineRule({
   severity: 'high',
   description: '`eval`, `exec` or `compile` of a value computed at run time: code that no reviewer can read before it runs.',
   hint: 'call the code directly; to read data use json.loads or ast.literal_eval',
-  requires: /\b(?:eval|exec|compile)\b/,
+  requires: { names: ['eval', 'exec', 'compile'] },
   patterns: {
     python: `
 ((call function: (identifier) @name arguments: (argument_list . (_) @arg)) @finding

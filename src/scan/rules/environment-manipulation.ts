@@ -5,7 +5,7 @@ export default defineRule({
   severity: 'medium',
   description: 'Writes to `os.environ`, `sys.path`, site-packages or `PATH`: changes that reach every other node in the same process.',
   hint: 'import through your package (relative imports) and pass settings as arguments instead of changing the process',
-  requires: /\b(?:environ|sys|putenv|unsetenv|addsitedir)\b|(?:site|dist)-packages/,
+  requires: { names: ['environ', 'sys', 'putenv', 'unsetenv', 'addsitedir'], text: /(?:site|dist)-packages/ },
   patterns: {
     python: `
 ((assignment left: (subscript value: (attribute object: (identifier) @object attribute: (identifier) @name))) @finding

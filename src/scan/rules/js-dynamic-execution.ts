@@ -5,7 +5,7 @@ export default defineRule({
   severity: 'high',
   description: '`eval` or `new Function` of a value computed at run time in shipped JavaScript: code the browser runs that no reviewer saw.',
   hint: 'call the code directly; parse data with JSON.parse',
-  requires: /\b(?:eval|Function)\b/,
+  requires: { names: ['eval', 'Function'] },
   patterns: {
     javascript: `
 ((call_expression function: (identifier) @name arguments: (arguments . (_) @arg)) @finding

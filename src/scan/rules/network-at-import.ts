@@ -14,7 +14,7 @@ export default defineRule({
   severity: 'medium',
   description: 'A network call that runs when the module is imported: every start of the host application waits for it, and it can send data nobody asked to send.',
   hint: 'make the call inside the function that needs it, when the user runs the node',
-  requires: /\b(?:requests|httpx|urllib3|aiohttp|urllib|urlopen|urlretrieve|socket|http)\b/,
+  requires: { names: ['requests', 'httpx', 'urllib3', 'aiohttp', 'urllib', 'urlopen', 'urlretrieve', 'socket', 'http'] },
   patterns: {
     python: `
 ((call function: (attribute object: (identifier) @object attribute: (identifier) @name)) @finding

@@ -11,7 +11,6 @@ const DECODE_OBJECTS = new Set(['codecs', 'marshal', 'zlib', 'lzma', 'bz2', 'gzi
 const LONG_LITERAL = 1024;
 /** Base64 (standard or URL-safe) or hex, unbroken. */
 const ENCODED_RUN = new RegExp(`[A-Za-z0-9+/_=-]{${LONG_LITERAL},}|(?:\\\\x[0-9a-fA-F]{2}){${LONG_LITERAL / 4},}`);
-const CALLS = /\b(?:eval|exec|compile)\b/g;
 
 /**
  * Where the first long encoded run starts at or after `from` (-1: none). A run never spans lines, so
@@ -53,12 +52,7 @@ export default defineRule({
   severity: 'high',
   description: 'Decoded data (base64, zlib, marshal, codecs, hex) that reaches eval/exec/compile, or a long encoded literal (1,024 characters or more in one run): code hidden from readers.',
   hint: 'ship the code as readable source; keep data in data files',
-  requires: (text, from) => {
-    CALLS.lastIndex = from;
-    const call = CALLS.exec(text)?.index ?? -1;
-    const run = encodedRunFrom(text, from);
-    return call < 0 || (run >= 0 && run < call) ? run : call;
-  },
+  requires: { names: ['eval', 'exec', 'compile'], find: encodedRunFrom },
   patterns: {
     python: `
 ((call function: (identifier) @name arguments: (argument_list . (_) @arg)) @finding

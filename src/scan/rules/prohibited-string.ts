@@ -13,7 +13,7 @@ export default defineRule({
   severity: 'critical',
   description: 'A string no node has a reason to carry: mining pool URLs, browser credential store paths, chat webhook URLs used to send data out. Strings are matched on purpose, docstrings included.',
   hint: 'remove it; if it is a false alarm, tell the registry admins what the string is for',
-  requires: new RegExp(PROHIBITED.map(([pattern]) => pattern.source).join('|'), 'i'),
+  requires: { text: new RegExp(PROHIBITED.map(([pattern]) => pattern.source).join('|'), 'i') },
   patterns: {
     python: '((string) @finding)',
     javascript: '((string) @finding) ((template_string) @finding)',

@@ -8,7 +8,7 @@ export default defineRule({
   severity: 'high',
   description: 'Installs packages from code (pip, uv or conda through subprocess, or `pip.main`): what gets installed is decided at run time, outside the user\'s control.',
   hint: 'declare the packages in [project] dependencies of pyproject.toml (or requirements.txt) and let the host install them',
-  requires: /\b(?:install|main)\b/,
+  requires: { names: ['install', 'main'] },
   patterns: {
     python: `
 ((call function: (attribute object: (_) @object attribute: (identifier) @name)) @finding

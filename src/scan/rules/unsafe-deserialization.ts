@@ -7,7 +7,7 @@ export default defineRule({
   severity: 'medium',
   description: '`pickle`/`dill` loads, `torch.load` without `weights_only=True`, or `yaml.load` without a safe loader: loading a file runs code it contains.',
   hint: 'use safetensors, torch.load(..., weights_only=True), yaml.safe_load or json',
-  requires: /\b(?:pickle|cPickle|_pickle|dill|cloudpickle|joblib|torch|yaml)\b/,
+  requires: { names: ['pickle', 'cPickle', '_pickle', 'dill', 'cloudpickle', 'joblib', 'torch', 'yaml'] },
   patterns: {
     python: `
 ((call function: (attribute object: (identifier) @object attribute: (identifier) @name)) @finding
