@@ -67,6 +67,11 @@ export interface ArchiveOptions {
   workers?: number;
   /** Called as the archive grows, with its bytes written so far. */
   onProgress?: (archiveBytes: number) => void;
+  /**
+   * Workers started ahead by `startPool` (they start while the file set is listed): used when the
+   * tree is large enough for workers, and stopped by writeArchive in any case. Ignored with `workers`.
+   */
+  pool?: Pool;
 }
 
 /** What the central directory needs of an entry written. */
@@ -222,8 +227,29 @@ function workerUrl(): URL {
 /** Prepares a batch; `returned` are buffers of earlier batches, written and free to be filled again. */
 type Prepare = (files: BatchFile[], returned: ArrayBuffer[]) => Promise<PreparedBatch>;
 
+export interface Pool {
+  prepare: Prepare;
+  stop: () => Promise<unknown>;
+}
+
+/** The workers to start by default: one per core, at most MAX_WORKERS; none on a single core, where a worker has no core of its own. */
+const defaultWorkers = () => {
+  const cores = availableParallelism();
+  return cores < 2 ? 0 : Math.min(cores, MAX_WORKERS);
+};
+
+/**
+ * Starts the default number of workers ahead of writeArchive (undefined on a single core), so that
+ * their start (~30 ms each, on the other cores) overlaps the listing of the files. Pass the pool in
+ * `ArchiveOptions.pool`; writeArchive stops it.
+ */
+export function startPool(): Pool | undefined {
+  const count = defaultWorkers();
+  return count > 0 ? startWorkers(count) : undefined;
+}
+
 /** Worker threads preparing batches; each batch goes to the thread with the fewest waiting. */
-function startWorkers(count: number): { prepare: Prepare; stop: () => Promise<unknown> } {
+function startWorkers(count: number): Pool {
   let failed: Error | undefined;
   let nextId = 0;
   const threads = Array.from({ length: count }, () => {
@@ -288,11 +314,17 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
   const maxSize = Math.min(options.maxSize ?? Infinity, ZIP32_MAX);
   const items = itemsOf(sorted);
   const smallBytes = items.reduce((sum, item) => sum + item.bytes, 0);
-  // With one core a worker has no core of its own to run on: this thread does the work.
-  const cores = availableParallelism();
-  const workers = options.workers ?? (smallBytes < IN_THREAD_BYTES || cores < 2 ? 0 : Math.min(cores, MAX_WORKERS));
-  const handle = await open(outPath, 'w');
-  const pool = workers > 0 && smallBytes > 0 ? startWorkers(workers) : undefined;
+  const workers = options.workers ?? (smallBytes < IN_THREAD_BYTES ? 0 : defaultWorkers());
+  const usePool = options.pool && options.workers === undefined && workers > 0;
+  if (options.pool && !usePool) await options.pool.stop();
+  let handle: FileHandle;
+  try {
+    handle = await open(outPath, 'w');
+  } catch (error) {
+    if (usePool) await options.pool!.stop();
+    throw error;
+  }
+  const pool = usePool ? options.pool : workers > 0 && smallBytes > 0 ? startWorkers(workers) : undefined;
   const spares: ArrayBuffer[] = []; // this thread's, as a worker keeps its own
   const prepare: Prepare = pool?.prepare ?? (async (batch, returned) => (spares.push(...returned), prepareBatch(batch, spares)));
   const returned: ArrayBuffer[] = [];
