@@ -40,6 +40,8 @@ export interface SelectOptions {
   skip?: string[];
   /** With a node id, files named like an earlier pack of it (`<id>-1.2.3.zip`) are left out, anywhere. */
   nodeId?: string;
+  /** Called with each file as the walk finds it (the packer starts on them while the walk goes on). */
+  onFile?: (file: SelectedFile) => void;
 }
 
 /** What git tracks under the root: the files, and every directory holding one. */
@@ -282,6 +284,7 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
         const file: SelectedFile = { path: childRel, abs: childAbs, size: stats.size, mode: stats.mode & 0o111 ? 0o755 : 0o644 };
         if (tracked && !tracked.files.has(childRel)) file.untracked = true;
         files.push(file);
+        options.onFile?.(file);
       }
     }
   };

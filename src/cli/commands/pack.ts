@@ -24,9 +24,9 @@ export function register(program: Command, ctx: Ctx): void {
     .action(async (dir: string | undefined, options: Options) => {
       const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
       const given = options.out ? resolve(options.out) : undefined;
-      // The packer's workers start now, on the other cores, while this thread lists the files.
+      // The packer's workers start now, on the other cores, and deflate files while this thread lists them.
       const pool = (await import('../../package/zip.js')).startPool();
-      const project = await loadChecked(ctx, dir, { requirePublisher: false, skip: given ? [given] : [] }).catch(async (error) => {
+      const project = await loadChecked(ctx, dir, { requirePublisher: false, skip: given ? [given] : [], onFile: pool?.offer }).catch(async (error) => {
         await pool?.stop();
         throw error;
       });
