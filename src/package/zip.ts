@@ -264,9 +264,10 @@ const defaultWorkers = () => {
 };
 
 /**
- * Starts the default number of workers ahead of writeArchive (undefined on a single core), so that
- * they start, and deflate the files offered, on the other cores while this thread lists the files.
- * Pass the pool in `ArchiveOptions.pool`; writeArchive stops it.
+ * A pool of the default number of workers for writeArchive (undefined on a single core), taking files
+ * as the listing finds them: once 2 MiB of small files are found, the workers start and deflate them
+ * on the other cores while this thread lists the rest. Pass it in `ArchiveOptions.pool`; writeArchive
+ * stops it.
  */
 export function startPool(): Pool | undefined {
   const count = defaultWorkers();
@@ -275,11 +276,14 @@ export function startPool(): Pool | undefined {
 
 const newBatch = (): Batch => ({ files: [], bytes: 0, held: 0, left: 0 });
 
-/** Worker threads preparing batches; each batch goes to the thread with the fewest waiting. */
+/**
+ * Worker threads preparing batches; each batch goes to the thread with the fewest waiting. The
+ * threads start with the first batch: a small tree never starts them.
+ */
 function startWorkers(count: number): Pool {
   let failed: Error | undefined;
   let nextId = 0;
-  const threads = Array.from({ length: count }, () => {
+  const start = () => Array.from({ length: count }, () => {
     // Not the parent's Node flags: `--input-type` or `--eval` there would stop a worker from starting.
     // A small young generation: a worker makes little garbage, and collecting it often hands the
     // buffers zlib allocated back sooner (peak RSS of the bench pack ~15 MiB lower, the same CPU).
@@ -298,8 +302,10 @@ function startWorkers(count: number): Pool {
     worker.on('exit', (code) => fail(new Error(`a packer worker stopped (exit code ${code})`)));
     return { worker, waiting };
   });
+  let threads: ReturnType<typeof start> | undefined;
   const prepare: Prepare = (files, returned) => {
     if (failed) return Promise.reject(failed);
+    threads ??= start();
     const thread = threads.reduce((a, b) => (b.waiting.size < a.waiting.size ? b : a));
     const id = nextId++;
     return new Promise((resolve, reject) => {
@@ -307,23 +313,26 @@ function startWorkers(count: number): Pool {
       thread.worker.postMessage({ id, files, returned }, returned);
     });
   };
+  // Offered files wait in full batches until they add up to IN_THREAD_BYTES, below which writeArchive
+  // starts no worker; a file left in the last, unsent batch is prepared with the others.
   const early = new Map<string, Slot>();
+  const full: Batch[] = [];
   let earlyBytes = 0;
   let pending = newBatch();
   const offer = (file: SelectedFile) => {
     if (file.size > SMALL_FILE || earlyBytes + file.size > EARLY_BYTES) return;
-    if (pending.bytes + file.size > BATCH_BUFFER || pending.files.length >= BATCH_FILES) {
-      pending.ready = prepare(pending.files, []);
-      pending.ready.catch(() => {}); // reported when its turn comes
-      pending = newBatch();
-    }
-    // A file left in the last, unsent batch is prepared with the others.
+    if (pending.bytes + file.size > BATCH_BUFFER || pending.files.length >= BATCH_FILES) full.push(pending), (pending = newBatch());
     early.set(file.abs, { batch: pending, index: pending.files.length });
     pending.files.push({ path: file.path, abs: file.abs, size: file.size });
     pending.bytes += file.size;
     earlyBytes += file.size;
+    if (earlyBytes < IN_THREAD_BYTES) return;
+    for (const batch of full.splice(0)) {
+      batch.ready = prepare(batch.files, []);
+      batch.ready.catch(() => {}); // reported when its turn comes
+    }
   };
-  return { prepare, offer, early, stop: () => Promise.all(threads.map(({ worker }) => worker.terminate())) };
+  return { prepare, offer, early, stop: async () => threads && Promise.all(threads.map(({ worker }) => worker.terminate())) };
 }
 
 /** Writes `files` (any order) into a zip at `outPath`. On failure the partial file is removed. */

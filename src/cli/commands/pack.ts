@@ -24,7 +24,7 @@ export function register(program: Command, ctx: Ctx): void {
     .action(async (dir: string | undefined, options: Options) => {
       const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
       const given = options.out ? resolve(options.out) : undefined;
-      // The packer's workers start now, on the other cores, and deflate files while this thread lists them.
+      // Once the listing has found enough to pack, the packer's workers start and deflate files while it goes on.
       const pool = (await import('../../package/zip.js')).startPool();
       const project = await loadChecked(ctx, dir, { requirePublisher: false, skip: given ? [given] : [], onFile: pool?.offer }).catch(async (error) => {
         await pool?.stop();
