@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { formatSize, parseSize } from '../contract/size.js';
 import type { ChangelogInput, Problem } from '../package/manifest.js';
 import type { Project, ProjectOptions } from '../package/project.js';
-import type { ArchiveResult } from '../package/zip.js';
+import type { ArchiveResult, Pool } from '../package/zip.js';
 import type { Ctx } from './context.js';
 import { CliError, EXIT, invalidInput } from './errors.js';
 import { table } from './output.js';
@@ -75,11 +75,11 @@ export function parseMaxSize(text: string | undefined, fallback: number): number
  * Packs the project's files into `out`, turning the packer's failures into plain words. A big
  * archive shows its progress on a terminal.
  */
-export async function buildArchive(ctx: Ctx, project: Project, out: string, maxSize: number): Promise<ArchiveResult> {
+export async function buildArchive(ctx: Ctx, project: Project, out: string, maxSize: number, pool?: Pool): Promise<ArchiveResult> {
   const { writeArchive, ArchiveTooLargeError, FileChangedError } = await import('../package/zip.js');
   const line = ctx.out.progress(500);
   try {
-    return await writeArchive(project.files, out, { maxSize, onProgress: (bytes) => line.update(`packing: ${formatSize(bytes)} written`) });
+    return await writeArchive(project.files, out, { maxSize, pool, onProgress: (bytes) => line.update(`packing: ${formatSize(bytes)} written`) });
   } catch (error) {
     if (error instanceof ArchiveTooLargeError) {
       const largest = error.largest.map((f) => `  ${formatSize(f.size).padStart(10)}  ${f.path}`).join('\n');

@@ -2,12 +2,14 @@
 // validate, pack and publish report every problem at once (DESIGN.md §6).
 import { formatSize } from '../contract/size.js';
 import { ignore } from './cjs.js';
-import { selectFiles, type SelectedFile } from './files.js';
+import { selectFiles, type SelectedFile, type SelectOptions } from './files.js';
 import { addProblem, buildRequest, readManifest, type Manifest, type ManifestOptions, type Problem, type PublishRequest } from './manifest.js';
 
 export interface ProjectOptions extends ManifestOptions {
   /** Absolute paths never to pack (the pack's own output). */
   skip?: string[];
+  /** Called with each file the listing finds, before the file set is complete. */
+  onFile?: SelectOptions['onFile'];
 }
 
 export interface Project {
@@ -28,6 +30,7 @@ export async function loadProject(dir: string, options: ProjectOptions = {}): Pr
     excludes: manifest.excludes,
     skip: options.skip,
     nodeId: manifest.nodeId,
+    onFile: options.onFile,
   });
   const warnings = [...manifest.warnings, ...fileSet.warnings];
   const files = await leaveOutNodeArchives(fileSet.files, warnings);

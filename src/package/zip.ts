@@ -67,6 +67,11 @@ export interface ArchiveOptions {
   workers?: number;
   /** Called as the archive grows, with its bytes written so far. */
   onProgress?: (archiveBytes: number) => void;
+  /**
+   * Workers started ahead by `startPool` (they start while the file set is listed): used when the
+   * tree is large enough for workers, and stopped by writeArchive in any case. Ignored with `workers`.
+   */
+  pool?: Pool;
 }
 
 /** What the central directory needs of an entry written. */
@@ -222,11 +227,63 @@ function workerUrl(): URL {
 /** Prepares a batch; `returned` are buffers of earlier batches, written and free to be filled again. */
 type Prepare = (files: BatchFile[], returned: ArrayBuffer[]) => Promise<PreparedBatch>;
 
-/** Worker threads preparing batches; each batch goes to the thread with the fewest waiting. */
-function startWorkers(count: number): { prepare: Prepare; stop: () => Promise<unknown> } {
+/** Small files found while the file set is listed, prepared ahead in the order found, up to this many bytes. */
+const EARLY_BYTES = 8 * 1024 * 1024;
+
+/** Files prepared together (one message to a worker); written one by one in path order, wherever they are. */
+interface Batch {
+  files: BatchFile[];
+  bytes: number;
+  ready?: Promise<PreparedBatch>;
+  /** Bytes of its files in this archive, counted ahead until the batch comes back. */
+  held: number;
+  /** Its files in this archive not written yet: at 0 its buffer is free again. */
+  left: number;
+  /** Where each entry's bytes start in the batch's data. */
+  offsets?: number[];
+}
+
+interface Slot {
+  batch: Batch;
+  index: number;
+}
+
+export interface Pool {
+  prepare: Prepare;
+  stop: () => Promise<unknown>;
+  /** Offers a file as the listing finds it: small files go to the workers in batches, up to EARLY_BYTES. */
+  offer: (file: SelectedFile) => void;
+  /** The files offered and sent, by absolute path. */
+  early: Map<string, Slot>;
+}
+
+/** The workers to start by default: one per core, at most MAX_WORKERS; none on a single core, where a worker has no core of its own. */
+const defaultWorkers = () => {
+  const cores = availableParallelism();
+  return cores < 2 ? 0 : Math.min(cores, MAX_WORKERS);
+};
+
+/**
+ * A pool of the default number of workers for writeArchive (undefined on a single core), taking files
+ * as the listing finds them: once 2 MiB of small files are found, the workers start and deflate them
+ * on the other cores while this thread lists the rest. Pass it in `ArchiveOptions.pool`; writeArchive
+ * stops it.
+ */
+export function startPool(): Pool | undefined {
+  const count = defaultWorkers();
+  return count > 0 ? startWorkers(count) : undefined;
+}
+
+const newBatch = (): Batch => ({ files: [], bytes: 0, held: 0, left: 0 });
+
+/**
+ * Worker threads preparing batches; each batch goes to the thread with the fewest waiting. The
+ * threads start with the first batch: a small tree never starts them.
+ */
+function startWorkers(count: number): Pool {
   let failed: Error | undefined;
   let nextId = 0;
-  const threads = Array.from({ length: count }, () => {
+  const start = () => Array.from({ length: count }, () => {
     // Not the parent's Node flags: `--input-type` or `--eval` there would stop a worker from starting.
     // A small young generation: a worker makes little garbage, and collecting it often hands the
     // buffers zlib allocated back sooner (peak RSS of the bench pack ~15 MiB lower, the same CPU).
@@ -245,8 +302,10 @@ function startWorkers(count: number): { prepare: Prepare; stop: () => Promise<un
     worker.on('exit', (code) => fail(new Error(`a packer worker stopped (exit code ${code})`)));
     return { worker, waiting };
   });
+  let threads: ReturnType<typeof start> | undefined;
   const prepare: Prepare = (files, returned) => {
     if (failed) return Promise.reject(failed);
+    threads ??= start();
     const thread = threads.reduce((a, b) => (b.waiting.size < a.waiting.size ? b : a));
     const id = nextId++;
     return new Promise((resolve, reject) => {
@@ -254,31 +313,26 @@ function startWorkers(count: number): { prepare: Prepare; stop: () => Promise<un
       thread.worker.postMessage({ id, files, returned }, returned);
     });
   };
-  return { prepare, stop: () => Promise.all(threads.map(({ worker }) => worker.terminate())) };
-}
-
-/** In turn: a batch of small files, prepared ahead; or one large file, streamed when its turn comes. */
-interface Item {
-  files: SelectedFile[];
-  bytes: number;
-  streamed: boolean;
-  ready?: Promise<PreparedBatch>;
-}
-
-function itemsOf(sorted: SelectedFile[]): Item[] {
-  const items: Item[] = [];
-  let batch: Item | undefined;
-  for (const file of sorted) {
-    if (file.size > SMALL_FILE) {
-      items.push({ files: [file], bytes: 0, streamed: true });
-      batch = undefined;
-      continue;
+  // Offered files wait in full batches until they add up to IN_THREAD_BYTES, below which writeArchive
+  // starts no worker; a file left in the last, unsent batch is prepared with the others.
+  const early = new Map<string, Slot>();
+  const full: Batch[] = [];
+  let earlyBytes = 0;
+  let pending = newBatch();
+  const offer = (file: SelectedFile) => {
+    if (file.size > SMALL_FILE || earlyBytes + file.size > EARLY_BYTES) return;
+    if (pending.bytes + file.size > BATCH_BUFFER || pending.files.length >= BATCH_FILES) full.push(pending), (pending = newBatch());
+    early.set(file.abs, { batch: pending, index: pending.files.length });
+    pending.files.push({ path: file.path, abs: file.abs, size: file.size });
+    pending.bytes += file.size;
+    earlyBytes += file.size;
+    if (earlyBytes < IN_THREAD_BYTES) return;
+    for (const batch of full.splice(0)) {
+      batch.ready = prepare(batch.files, []);
+      batch.ready.catch(() => {}); // reported when its turn comes
     }
-    if (!batch || batch.bytes + file.size > BATCH_BUFFER || batch.files.length >= BATCH_FILES) items.push((batch = { files: [], bytes: 0, streamed: false }));
-    batch.files.push(file);
-    batch.bytes += file.size;
-  }
-  return items;
+  };
+  return { prepare, offer, early, stop: async () => threads && Promise.all(threads.map(({ worker }) => worker.terminate())) };
 }
 
 /** Writes `files` (any order) into a zip at `outPath`. On failure the partial file is removed. */
@@ -286,13 +340,18 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
   const sorted = [...files].sort((a, b) => compareUtf8(a.path, b.path));
   if (sorted.length > ZIP32_ENTRIES) throw new Error(`an archive holds at most ${ZIP32_ENTRIES} files; this one would hold ${sorted.length}`);
   const maxSize = Math.min(options.maxSize ?? Infinity, ZIP32_MAX);
-  const items = itemsOf(sorted);
-  const smallBytes = items.reduce((sum, item) => sum + item.bytes, 0);
-  // With one core a worker has no core of its own to run on: this thread does the work.
-  const cores = availableParallelism();
-  const workers = options.workers ?? (smallBytes < IN_THREAD_BYTES || cores < 2 ? 0 : Math.min(cores, MAX_WORKERS));
-  const handle = await open(outPath, 'w');
-  const pool = workers > 0 && smallBytes > 0 ? startWorkers(workers) : undefined;
+  const smallBytes = sorted.reduce((sum, file) => sum + (file.size > SMALL_FILE ? 0 : file.size), 0);
+  const workers = options.workers ?? (smallBytes < IN_THREAD_BYTES ? 0 : defaultWorkers());
+  const usePool = options.pool && options.workers === undefined && workers > 0;
+  if (options.pool && !usePool) await options.pool.stop();
+  let handle: FileHandle;
+  try {
+    handle = await open(outPath, 'w');
+  } catch (error) {
+    if (usePool) await options.pool!.stop();
+    throw error;
+  }
+  const pool = usePool ? options.pool : workers > 0 && smallBytes > 0 ? startWorkers(workers) : undefined;
   const spares: ArrayBuffer[] = []; // this thread's, as a worker keeps its own
   const prepare: Prepare = pool?.prepare ?? (async (batch, returned) => (spares.push(...returned), prepareBatch(batch, spares)));
   const returned: ArrayBuffer[] = [];
@@ -304,50 +363,75 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
     options.onProgress,
   );
 
-  // Batches are sent ahead of the one being written, within WINDOW_BYTES; each is awaited in order
-  // (its failure too), so the bytes never depend on which finishes first.
-  let sent = 0;
-  let ahead = 0;
-  const sendAhead = (writing: number) => {
-    for (; sent < items.length; sent++) {
-      const item = items[sent];
-      if (item.streamed) continue;
-      if (sent > writing && ahead + item.bytes > WINDOW_BYTES) break;
-      item.ready = prepare(
-        item.files.map(({ path, abs, size }) => ({ path, abs, size })),
-        returned.splice(0),
-      );
-      item.ready.catch(() => {}); // reported when its turn comes
-      ahead += item.bytes;
+  // Each small file's batch: one sent ahead while the files were listed (same path and size), else
+  // one of the batches made here in path order.
+  const slots = new Map<SelectedFile, Slot>();
+  const batches: Batch[] = [];
+  let ahead = 0; // bytes of files sent and not yet back
+  for (const file of sorted) {
+    if (file.size > SMALL_FILE) continue;
+    const early = usePool ? pool!.early.get(file.abs) : undefined;
+    if (early?.batch.ready && early.batch.files[early.index].size === file.size) {
+      slots.set(file, early);
+      early.batch.held += file.size;
+      early.batch.left++;
+      ahead += file.size;
+      continue;
     }
+    let batch = batches.at(-1);
+    if (!batch || batch.bytes + file.size > BATCH_BUFFER || batch.files.length >= BATCH_FILES) batches.push((batch = newBatch()));
+    slots.set(file, { batch, index: batch.files.length });
+    batch.files.push({ path: file.path, abs: file.abs, size: file.size });
+    batch.bytes += file.size;
+    batch.held += file.size;
+    batch.left++;
+  }
+
+  // Batches are sent ahead of the one being written, within WINDOW_BYTES (the one a file needs goes
+  // whatever the window); each is awaited in turn (its failure too), so the bytes never depend on which
+  // finishes first.
+  let sent = 0;
+  const send = () => {
+    const batch = batches[sent++];
+    batch.ready = prepare(batch.files, returned.splice(0));
+    batch.ready.catch(() => {}); // reported when its turn comes
+    ahead += batch.held;
+  };
+  const sendAhead = () => {
+    while (sent < batches.length && ahead + batches[sent].held <= WINDOW_BYTES) send();
   };
 
   try {
+    sendAhead();
     const written: Written[] = [];
-    for (let i = 0; i < items.length; i++) {
-      sendAhead(i);
-      const item = items[i];
-      if (item.streamed) {
+    for (const file of sorted) {
+      const name = Buffer.from(file.path, 'utf8');
+      const slot = slots.get(file);
+      if (!slot) {
         chunk ??= Buffer.allocUnsafeSlow(WRITE_BLOCK);
-        written.push(await streamEntry(out, item.files[0], Buffer.from(item.files[0].path, 'utf8'), chunk));
+        written.push(await streamEntry(out, file, name, chunk));
         continue;
       }
-      const batch = await item.ready!;
-      ahead -= item.bytes;
-      sendAhead(i + 1);
-      let at = 0;
-      for (const [index, file] of item.files.entries()) {
-        const entry = batch.entries[index];
-        if ('error' in entry) throw entry.changed ? new FileChangedError(file.path) : Object.assign(new Error(entry.error), { code: entry.code });
-        const name = Buffer.from(file.path, 'utf8');
-        const offset = out.offset;
-        await out.write(localHeader(name, UTF8_NAMES, entry.method, entry.crc, entry.length, file.size));
-        await out.write(Buffer.from(batch.data.buffer, batch.data.byteOffset + at, entry.length));
-        at += entry.length;
-        written.push({ name, flags: UTF8_NAMES, method: entry.method, crc: entry.crc, compressedSize: entry.length, size: file.size, mode: file.mode, offset });
+      const { batch, index } = slot;
+      while (!batch.ready) send();
+      const prepared = await batch.ready;
+      if (!batch.offsets) {
+        batch.offsets = [];
+        let at = 0;
+        for (const entry of prepared.entries) batch.offsets.push(at), (at += 'error' in entry ? 0 : entry.length);
+        ahead -= batch.held;
+        sendAhead();
       }
-      await out.flush(); // the batch's buffer is then free: back to a worker with the next batch
-      returned.push(batch.data.buffer as ArrayBuffer);
+      const entry = prepared.entries[index];
+      if ('error' in entry) throw entry.changed ? new FileChangedError(file.path) : Object.assign(new Error(entry.error), { code: entry.code });
+      const offset = out.offset;
+      await out.write(localHeader(name, UTF8_NAMES, entry.method, entry.crc, entry.length, file.size));
+      await out.write(Buffer.from(prepared.data.buffer, prepared.data.byteOffset + batch.offsets[index], entry.length));
+      written.push({ name, flags: UTF8_NAMES, method: entry.method, crc: entry.crc, compressedSize: entry.length, size: file.size, mode: file.mode, offset });
+      if (--batch.left === 0) {
+        await out.flush(); // the batch's buffer is then free: back to a worker with the next batch
+        returned.push(prepared.data.buffer as ArrayBuffer);
+      }
     }
     const centralStart = out.offset;
     for (const entry of written) await out.write(centralHeader(entry));

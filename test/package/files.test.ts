@@ -4,7 +4,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { selectFiles } from '../../src/package/files.js';
+import { compareUtf8, selectFiles } from '../../src/package/files.js';
 import { tempDir } from '../helpers.js';
 import { git, gitFiles, gitRepo, writeTree } from './fixtures.js';
 
@@ -125,6 +125,20 @@ describe('ignore semantics agree with git ls-files', () => {
         expect(selected(root)).toEqual(gitFiles(root));
       }),
       { numRuns: 150, seed: 20261122 },
+    );
+  });
+});
+
+describe('compareUtf8', () => {
+  it('orders as the UTF-8 bytes do, surrogate pairs and characters past them included (property, fixed seed)', () => {
+    // Characters around the surrogates, where UTF-16 order and UTF-8 order part.
+    const char = fc.constantFrom('a', 'b', '/', '.', 'é', '\u07ff', '\ud7ff', '\ue000', '\uffff', '\u{10000}', '\u{1f600}', '\u{10ffff}');
+    const name = fc.array(char, { maxLength: 6 }).map((chars) => chars.join(''));
+    fc.assert(
+      fc.property(name, name, (a, b) => {
+        expect(compareUtf8(a, b)).toBe(Math.sign(Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))));
+      }),
+      { numRuns: 2000, seed: 20261125 },
     );
   });
 });

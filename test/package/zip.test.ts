@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { selectFiles, type SelectedFile } from '../../src/package/files.js';
-import { ArchiveTooLargeError, FileChangedError, writeArchive } from '../../src/package/zip.js';
+import { ArchiveTooLargeError, FileChangedError, startPool, writeArchive } from '../../src/package/zip.js';
 import { tempDir } from '../helpers.js';
 import { writeTree } from './fixtures.js';
 
@@ -89,6 +89,25 @@ describe('writeArchive', () => {
     const second = await writeArchive([...selectFiles(b).files].reverse(), join(out, 'b.zip'));
     expect(readFileSync(join(out, 'a.zip')).equals(readFileSync(join(out, 'b.zip')))).toBe(true);
     expect(second.sha256).toBe(first.sha256);
+  });
+
+  it('writes the same bytes with files deflated ahead while they were listed (startPool) as with no worker', async () => {
+    // ~12 MiB of small files: the first 8 MiB found go ahead in the order found, the rest in path order;
+    // one file found and sent ahead is then left out of the archive, as pack leaves out its --out.
+    const files: Record<string, string | Buffer> = { 'big/blob.bin': randomBytes(1_200_000), 'left-out.txt': text(300) };
+    for (let i = 0; i < 1500; i++) files[`src/p${i % 13}/m${i}.py`] = text(200 + ((i * 53) % 250));
+    for (let i = 0; i < 10; i++) files[`noise${i}.txt`] = randomBytes(3000);
+    const root = writeTree(tempDir(), files);
+    const out = tempDir();
+    const pool = startPool();
+    const listed = selectFiles(root, { onFile: pool?.offer }).files;
+    if (pool) expect(pool.early.size).toBeGreaterThan(300);
+    const kept = listed.filter((f) => f.path !== 'left-out.txt');
+    const ahead = await writeArchive(kept, join(out, 'ahead.zip'), { pool });
+    const none = await writeArchive(kept, join(out, 'none.zip'), { workers: 0 });
+    expect(readFileSync(join(out, 'ahead.zip')).equals(readFileSync(join(out, 'none.zip')))).toBe(true);
+    expect(ahead.sha256).toBe(none.sha256);
+    expect(execFileSync('unzip', ['-t', join(out, 'ahead.zip')], { encoding: 'utf8' })).toMatch(/No errors detected/);
   });
 
   it('writes the same bytes with 1 and with 4 worker threads, and with none', async () => {

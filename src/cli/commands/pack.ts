@@ -24,7 +24,12 @@ export function register(program: Command, ctx: Ctx): void {
     .action(async (dir: string | undefined, options: Options) => {
       const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
       const given = options.out ? resolve(options.out) : undefined;
-      const project = await loadChecked(ctx, dir, { requirePublisher: false, skip: given ? [given] : [] });
+      // Once the listing has found enough to pack, the packer's workers start and deflate files while it goes on.
+      const pool = (await import('../../package/zip.js')).startPool();
+      const project = await loadChecked(ctx, dir, { requirePublisher: false, skip: given ? [given] : [], onFile: pool?.offer }).catch(async (error) => {
+        await pool?.stop();
+        throw error;
+      });
       const { request } = project;
       const out = given ?? resolve(`${request.nodeId}-${request.version}.zip`);
       // The output never goes into its own archive, wherever it is.
@@ -35,7 +40,7 @@ export function register(program: Command, ctx: Ctx): void {
       const partial = `${out}.partial-${process.pid}`;
       const archive = await withCleanup(
         async () => {
-          const built = await buildArchive(ctx, project, partial, maxSize);
+          const built = await buildArchive(ctx, project, partial, maxSize, pool);
           renameSync(partial, out);
           return built;
         },
