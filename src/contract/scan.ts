@@ -6,7 +6,6 @@ import { SCAN_RULE_IDS, SCAN_SEVERITIES } from './limits.js';
 export type ScanSeverity = (typeof SCAN_SEVERITIES)[number];
 export type ScanRuleId = (typeof SCAN_RULE_IDS)[number];
 
-
 export const Finding = z.looseObject({
   rule: z.enum(SCAN_RULE_IDS),
   severity: z.enum(SCAN_SEVERITIES),
