@@ -26,12 +26,25 @@ export type ScanJob =
       /** Shared by the workers of one scan: each takes the next file from it (Atomics), so none idles while another has a backlog. */
       next?: SharedArrayBuffer;
     }
-  | { kind: 'zip'; zip: string; options: ScanTextOptions };
+  | { kind: 'entries'; zip: string; entries: ArchiveEntry[]; options: ScanTextOptions };
+
+/**
+ * An entry of an archive the server has checked, with where its data lies (from its local header): the
+ * worker reads and inflates it whole, without parsing the zip again or setting up a stream per entry.
+ */
+export interface ArchiveEntry {
+  path: string;
+  /** Offset of its data in the archive. */
+  start: number;
+  compressedSize: number;
+  size: number;
+  deflated: boolean;
+}
 
 export interface PartialReport {
   findings: Finding[];
   skipped: SkippedFile[];
-  /** Entries seen (archives only). */
+  /** Files given. */
   files: number;
 }
 
@@ -187,8 +200,8 @@ export async function scanFiles(files: readonly ScanInput[], options: ScanTextOp
   return mergeReports([...parts, { findings: [], skipped, files: 0 }], files.length);
 }
 
-/** Scans an uploaded archive (already checked by the server) in `worker`. */
-export async function scanArchive(worker: ScanWorker, zip: string, options: ScanTextOptions = {}): Promise<ScanReport> {
-  const part = await worker.run({ kind: 'zip', zip, options: { server: options.server } });
+/** Scans the entries of an uploaded archive (already checked by the server) in `worker`. */
+export async function scanArchive(worker: ScanWorker, zip: string, entries: ArchiveEntry[], options: ScanTextOptions = {}): Promise<ScanReport> {
+  const part = await worker.run({ kind: 'entries', zip, entries, options: { server: options.server } });
   return mergeReports([part], part.files);
 }

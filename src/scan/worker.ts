@@ -1,47 +1,39 @@
-// The entry of a scan worker thread: runs jobs (files on disk, or an archive) and posts each result.
-import type { Readable } from 'node:stream';
+// The entry of a scan worker thread: runs jobs (files on disk, or an archive's entries) and posts each result.
+import { closeSync, openSync, readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createRequire } from 'node:module';
+import { inflateRawSync } from 'node:zlib';
 import type { Finding, SkippedFile } from '../contract/scan.js';
 import { SCAN_MAX_FILE_BYTES } from '../contract/limits.js';
-import { scanFilesHere, scanOne, tooLarge, type PartialReport, type ScanJob } from './run.js';
-import { languageOf } from './languages.js';
+import { scanFilesHere, scanOne, tooLarge, type ArchiveEntry, type PartialReport, type ScanJob } from './run.js';
 import type { ScanTextOptions } from './scanner.js';
 
-const require = createRequire(import.meta.url);
-const yauzl: typeof import('yauzl') = require('yauzl');
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-/** Every entry of the archive a rule reads, one at a time (the server has checked the archive). */
-async function scanZip(path: string, options: ScanTextOptions): Promise<PartialReport> {
-  const zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false });
+/**
+ * The entries of a checked archive, each read and inflated whole (each is at most SCAN_MAX_FILE_BYTES,
+ * and the server has checked its sizes and CRC): a stream per entry cost more than the scan of a
+ * small node's source.
+ */
+async function scanEntries(path: string, entries: ArchiveEntry[], options: ScanTextOptions): Promise<PartialReport> {
   const findings: Finding[] = [];
   const skipped: SkippedFile[] = [];
-  let files = 0;
+  const fd = openSync(path, 'r');
   try {
-    for await (const entry of zip.eachEntry()) {
-      if (entry.fileName.endsWith('/')) continue;
-      files++;
-      if (!languageOf(entry.fileName)) continue;
-      if (entry.uncompressedSize > SCAN_MAX_FILE_BYTES) {
-        skipped.push(tooLarge(entry.fileName, entry.uncompressedSize));
+    for (const entry of entries) {
+      if (entry.size > SCAN_MAX_FILE_BYTES) {
+        skipped.push(tooLarge(entry.path, entry.size));
         continue;
       }
-      const stream = await new Promise<Readable>((resolve, reject) => zip.openReadStream(entry, (error, s) => (error ? reject(error) : resolve(s))));
-      findings.push(...(await scanOne(entry.fileName, (await readAll(stream)).toString('utf8'), options)));
+      const data = Buffer.allocUnsafe(entry.compressedSize);
+      if (readSync(fd, data, 0, data.length, entry.start) !== data.length) throw new Error(`the archive ends inside ${entry.path}`);
+      const text = (entry.deflated ? inflateRawSync(data, { maxOutputLength: entry.size }) : data).toString('utf8');
+      findings.push(...(await scanOne(entry.path, text, options)));
     }
   } finally {
-    zip.close();
+    closeSync(fd);
   }
-  return { findings, skipped, files };
+  return { findings, skipped, files: entries.length };
 }
 
-const runJob = (job: ScanJob) => (job.kind === 'zip' ? scanZip(job.zip, job.options) : scanFilesHere(job.files, job.options, job.next));
+const runJob = (job: ScanJob) => (job.kind === 'entries' ? scanEntries(job.zip, job.entries, job.options) : scanFilesHere(job.files, job.options, job.next));
 
 if (workerData) {
   // one job, given at start (the CLI's workers)

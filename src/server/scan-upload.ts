@@ -4,7 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { atLeast, SCAN_FLAG_AT, SCAN_MAX_KEPT_FINDINGS, SCAN_SEVERITIES, type SCAN_MODES } from '../contract/limits.js';
 import type { Finding } from '../contract/scan.js';
-import { scanArchive, ScanTimeout, ScanWorker } from '../scan/run.js';
+import { scanArchive, ScanTimeout, ScanWorker, type ArchiveEntry } from '../scan/run.js';
 
 export type ScanMode = (typeof SCAN_MODES)[number];
 
@@ -51,8 +51,8 @@ export function flagReason(stopping: Finding[]): string {
 const bySeverity = (a: Finding, b: Finding) => SCAN_SEVERITIES.indexOf(b.severity) - SCAN_SEVERITIES.indexOf(a.severity);
 
 export interface UploadScanner {
-  /** `scannable`: how many entries the scanner reads; with none, no worker is used. Undefined under `off`. */
-  scan(zipPath: string, scannable: number, label: string): Promise<UploadScan | undefined>;
+  /** `scannable`: the entries the scanner reads (from validateZip); with none, no worker is used. Undefined under `off`. */
+  scan(zipPath: string, scannable: ArchiveEntry[], label: string): Promise<UploadScan | undefined>;
   /** Ends the worker threads. */
   close(): Promise<unknown>;
 }
@@ -74,12 +74,12 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void,
       }
     });
   const close = () => Promise.all(workers.map((worker) => worker.stop()));
-  const scan = async (zipPath: string, scannable: number, label: string): Promise<UploadScan | undefined> => {
+  const scan = async (zipPath: string, scannable: ArchiveEntry[], label: string): Promise<UploadScan | undefined> => {
     if (mode === 'off') return undefined;
-    if (scannable === 0) return { findings: [] };
+    if (!scannable.length) return { findings: [] };
     let findings: Finding[];
     try {
-      findings = (await withWorker((worker) => scanArchive(worker, zipPath, { server: true }))).findings;
+      findings = (await withWorker((worker) => scanArchive(worker, zipPath, scannable, { server: true }))).findings;
     } catch (error) {
       // A crash or a timeout: the upload stands and the server goes on (the worker is replaced on the next
       // scan). Nothing is known of the archive, so no findings are kept; under `flag` an admin must look.

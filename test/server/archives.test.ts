@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer as readAll } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
-import { crc32, deflateRawSync } from 'node:zlib';
+import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { UPLOAD_URL_TTL_SECONDS } from '../../src/contract/limits.js';
@@ -338,7 +338,8 @@ describe('zip validation', () => {
     );
     expect(await validateZip(path, { maxUnpacked: MiB })).toEqual({
       entries: 6,
-      scannable: 1, // the scanner reads src/n/__init__.py only
+      // the scanner reads src/n/__init__.py only, from where its data lies
+      scannable: [{ path: 'src/n/__init__.py', start: expect.any(Number), compressedSize: expect.any(Number), size: hello.length, deflated: true }],
       unpackedSize: 21 + hello.length + 3000 + 200_000,
     });
   });
@@ -354,7 +355,13 @@ describe('zip validation', () => {
 
   it('accepts a hand-written zip (the builder used below is sound)', async () => {
     const path = writeTemp(rawZip([{ name: 'a.py', data: hello }, { name: 'b/c.txt', data: hello, method: 0 }, { name: 'b/', data: Buffer.alloc(0), mode: 0o40755 }]));
-    expect(await validateZip(path, { maxUnpacked: MiB })).toEqual({ entries: 3, scannable: 1, unpackedSize: 2 * hello.length });
+    const summary = await validateZip(path, { maxUnpacked: MiB });
+    expect(summary).toMatchObject({ entries: 3, unpackedSize: 2 * hello.length });
+    expect(summary.scannable.map((e) => e.path)).toEqual(['a.py']);
+    // where the scan worker reads it: the raw bytes at `start` inflate to the file
+    const entry = summary.scannable[0];
+    const data = readFileSync(path).subarray(entry.start, entry.start + entry.compressedSize);
+    expect(entry.deflated ? inflateRawSync(data) : data).toEqual(hello);
   });
 
   it('accepts an archive that expands to exactly the limit', async () => {

@@ -9,11 +9,12 @@ import { createEntryNameChecker, entryNameProblem } from '../../contract/archive
 import { MAX_ARCHIVE_ENTRIES } from '../../contract/limits.js';
 import { badRequest, HttpError } from '../errors.js';
 import { languageOf } from '../../scan/languages.js';
+import type { ArchiveEntry } from '../../scan/run.js';
 
 export interface ZipSummary {
   entries: number;
-  /** Entries the scanner reads (Python and JavaScript files). */
-  scannable: number;
+  /** Entries the scanner reads (Python and JavaScript files), with where their data lies. */
+  scannable: ArchiveEntry[];
   /** Bytes actually inflated, all entries together. */
   unpackedSize: number;
 }
@@ -86,7 +87,7 @@ export async function validateZip(
   }
   const checkName = createEntryNameChecker();
   let entries = 0;
-  let scannable = 0;
+  const scannable: ArchiveEntry[] = [];
   let unpackedSize = 0;
   let current = '';
   let previous = '';
@@ -100,7 +101,6 @@ export async function validateZip(
       current = name;
       const problem = entryNameProblem(name) ?? entryNameProblem(rawName) ?? checkName(name);
       if (problem) throw entryError(name, problem);
-      if (!name.endsWith('/') && languageOf(name)) scannable++;
       if (entry.isEncrypted() || entry.generalPurposeBitFlag & 0x40) throw entryError(name, 'is encrypted');
       if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) throw entryError(name, 'is a symbolic link');
       if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
@@ -114,6 +114,10 @@ export async function validateZip(
       const local = await zip.readLocalFileHeaderPromise(entry);
       if (!local.fileName.equals(raw)) throw entryError(name, 'has a different name in its local header');
       if (local.generalPurposeBitFlag & 0x41) throw entryError(name, 'is encrypted');
+      if (!name.endsWith('/') && languageOf(name)) {
+        const { compressedSize, uncompressedSize: size } = entry;
+        scannable.push({ path: name, start: local.fileDataStart, compressedSize, size, deflated: entry.compressionMethod === 8 });
+      }
 
       // An empty stored entry has no data to read (a zip of many of them was the slow case).
       if (entry.compressedSize === 0 && entry.compressionMethod === 0) {
