@@ -5,12 +5,15 @@
 // reading the project, the scan and the pack, which run at once), GET /limits, POST, upload, and after
 // the upload's answer (report, exit). What the first phase is made of comes from `nodereg --version`,
 // `scan` and `pack` timed on their own (each of the last two reads the project too). CPU time (user +
-// system) of whole runs is measured in separate runs, in turns with `node -e 0`.
+// system) of whole runs is measured in separate runs, in turns with `node -e 0`. For the 1 MB node, the
+// least a publish must do (bench/publish-floor.js: start, read, the scan's text gate, pack, POST, PUT,
+// with no CLI around them) is timed the same way, as the floor the end-to-end row is bounded by.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pythonSource } from './pack.js';
+import { build } from 'esbuild';
 import { BIN, cliEnv, cpuMs, getJsonOnce, median, mib, ms, peakRss, random, row, startServe, timeCommands, workDir } from './lib.js';
 
 const NODES = [
@@ -91,6 +94,8 @@ export default async function publish() {
     });
     if (created.status !== 201) throw new Error(`POST /publishers: ${created.status} ${await created.text()}`);
     const env = cliEnv(join(work, 'home'), { NODEREG_TOKEN: adminToken, NODEREG_REGISTRY: server.url });
+    const floorScript = join(work, 'floor.js');
+    await build({ entryPoints: [resolve(import.meta.dirname, 'publish-floor.js')], outfile: floorScript, bundle: true, format: 'esm', platform: 'node', logLevel: 'warning' });
 
     for (const node of NODES) {
       const dir = join(work, node.id);
@@ -146,6 +151,33 @@ export default async function publish() {
       notes.push(`publish ${node.name} (archive ${mib(version.archive_size)}, median of ${node.runs}): ${phases}`);
       notes.push(`publish ${node.name}: CPU time of the CLI ${ms(cpuPublish)} (node -e 0: ${ms(cpuFloor)}), of \`nodereg serve\` per publish ${ms(median(cpu.server))} (its POST, upload check, scan worker)`);
       notes.push(`publish ${node.name}: peak RSS of \`nodereg serve\` so far ${mib(peakRss(server.pid) ?? 0)}`);
+      if (node.name === '1 MB') {
+        // The floor script, in turns with node -e 0 (versions 3.0.x): wall, then CPU time, of its own and the server's.
+        const floorRun = { wall: [], floor: [], cpu: [], cpuFloor: [], server: [] };
+        const wallOf = (args) => {
+          const started = process.hrtime.bigint();
+          const result = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+          if (result.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${result.stderr}`);
+          return Number(process.hrtime.bigint() - started) / 1e6;
+        };
+        for (let i = 0; i <= node.runs; i++) {
+          const args = (what) => [floorScript, dir, 'bench', node.id, `3.${what}.${i}`];
+          const [bare, least] = [wallOf(['-e', '0']), wallOf(args(0))];
+          if (i === 0) continue; // a warm-up round
+          floorRun.floor.push(bare);
+          floorRun.wall.push(least);
+          floorRun.cpuFloor.push(cpuOfRun(process.execPath, ['-e', '0'], env));
+          const serverBefore = cpuMs(server.pid);
+          floorRun.cpu.push(cpuOfRun(process.execPath, args(1), env));
+          floorRun.server.push(cpuMs(server.pid) - serverBefore);
+        }
+        const [least, bare, leastCpu, bareCpu] = [median(floorRun.wall), median(floorRun.floor), median(floorRun.cpu), median(floorRun.cpuFloor)];
+        rows.push(row('publish: 1 MB node, the least a publish must do (bench/publish-floor.js)', ms(least), `node -e 0: ${ms(bare)}`, least / bare, '(the floor of the row above: start, read, scan gate, pack, POST, PUT)'));
+        notes.push(
+          `publish 1 MB, the floor (bench/publish-floor.js, median of ${node.runs}): CPU time ${ms(leastCpu)} (node -e 0: ${ms(bareCpu)}, ${(leastCpu / bareCpu).toFixed(2)}×), ` +
+            `of \`nodereg serve\` ${ms(median(floorRun.server))} per publish; nodereg publish adds to it the CLI (commander, the contract's zod schemas, the manifest, the file-set rules, GET /limits)`,
+        );
+      }
     }
   } finally {
     await server.stop();
