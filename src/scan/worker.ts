@@ -24,7 +24,8 @@ async function scanEntries(path: string, entries: ArchiveEntry[], options: ScanT
       }
       const data = Buffer.allocUnsafe(entry.compressedSize);
       if (readSync(fd, data, 0, data.length, entry.start) !== data.length) throw new Error(`the archive ends inside ${entry.path}`);
-      const text = (entry.deflated ? inflateRawSync(data, { maxOutputLength: entry.size }) : data).toString('utf8');
+      // (an empty file deflates to 2 bytes; zlib takes no limit below 1)
+      const text = (entry.deflated ? inflateRawSync(data, { maxOutputLength: Math.max(entry.size, 1) }) : data).toString('utf8');
       findings.push(...(await scanOne(entry.path, text, options)));
     }
   } finally {

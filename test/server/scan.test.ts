@@ -79,6 +79,11 @@ describe('--scan flag (the default)', () => {
     expect(clean).toMatchObject({ status: 'NodeVersionStatusActive', findings: [] });
   });
 
+  it('an empty Python file, deflated as zip tools write it (2 bytes), is read like any other entry', async () => {
+    const uploaded = await publishArchive(server, owner, 'empty-init', '1.0.0', { '__init__.py': '', 'nodes/run.py': RISKY['nodes/run.py'] });
+    expect(uploaded).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: runtime-install at nodes/run.py:4' });
+  });
+
   it('/healthz answers within 100 ms while a 2,000-file archive is scanned', async () => {
     const files: Record<string, string> = {};
     // every file imports sys and torch, so every one is parsed and queried
