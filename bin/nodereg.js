@@ -18,7 +18,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     if (error.code !== 'EPIPE') throw error; // a reader that went away is not an error of ours
   }
 } else if (existsSync(main)) {
-  if (!require('../dist/cli/quick.cjs').runQuick(argv, version())) import(pathToFileURL(main).href);
+  if (require('../dist/cli/quick-args.cjs').quickCommand(argv)) require('../dist/cli/quick.cjs').runQuick(argv, version());
+  else import(pathToFileURL(main).href);
 } else {
   process.stderr.write('error: nodereg is not built yet: dist/cli/main.js is missing\nhint: run `npm ci` in the checkout (it installs and builds), or `npm run build` after changing the code\n');
   process.exitCode = 1;

@@ -45,10 +45,12 @@ await build({
 
 // The command lines quick-args.ts takes (plain reads such as `node show ID`) run from one CommonJS file
 // that bin/nodereg.js requires: no ES module loader, no chunk files to resolve, no commander or zod.
+// bin/nodereg.js asks quick-args.cjs (a few hundred bytes) first, so other commands do not load it.
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/cli/quick-main.ts'],
-  outfile: resolve(dist, 'cli/quick.cjs'),
+  entryPoints: { 'cli/quick': 'src/cli/quick-main.ts', 'cli/quick-args': 'src/cli/quick-args.ts' },
+  outdir: dist,
+  outExtension: { '.js': '.cjs' },
   bundle: true,
   format: 'cjs',
   platform: 'node',

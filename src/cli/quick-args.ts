@@ -2,7 +2,7 @@
 // (`node show ID`), which would otherwise spend most of their time loading the full program
 // (bench/startup.js measures it). Only plain forms are taken. Anything else (help, an unknown flag, an
 // id the contract refuses) goes to the full program, which says what is wrong. Free of imports but
-// the contract's limits: bin/nodereg.js asks it first, for every command.
+// the contract's limits: bin/nodereg.js asks it first (dist/cli/quick-args.cjs), for every command.
 import { isNodeId } from '../contract/limits.js';
 import type { Globals } from './context.js';
 

@@ -40,11 +40,13 @@ describe('launcher', () => {
     it('`node show ID` runs from quick.cjs alone', async () => {
       const result = await loaded(['node', 'show', 'ghost']);
       expect(result).toMatchObject({ status: 5, esm: false });
-      expect(result.cjs).toEqual([resolve(BIN, '../../dist/cli/quick.cjs')]);
+      expect(result.cjs.sort()).toEqual(['quick-args.cjs', 'quick.cjs'].map((file) => resolve(BIN, '../../dist/cli', file)));
     });
 
     it.each([[['node', 'versions', 'ghost']], [['node', 'show', 'ghost', '--help']], [['node', 'show', 'search']]])('%j goes through the full program', async (args) => {
-      expect((await loaded(args)).esm).toBe(true);
+      const result = await loaded(args);
+      expect(result.esm).toBe(true);
+      expect(result.cjs).toEqual([resolve(BIN, '../../dist/cli/quick-args.cjs')]);
     });
   });
 });
