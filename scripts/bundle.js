@@ -43,6 +43,25 @@ await build({
   logLevel: 'warning',
 });
 
+// The command lines quick-args.ts takes (plain reads such as `node show ID`) run from one CommonJS file
+// that bin/nodereg.js requires: no ES module loader, no chunk files to resolve, no commander or zod.
+// bin/nodereg.js asks quick-args.cjs (a few hundred bytes) first, so other commands do not load it.
+await build({
+  absWorkingDir: root,
+  entryPoints: { 'cli/quick': 'src/cli/quick-main.ts', 'cli/quick-args': 'src/cli/quick-args.ts' },
+  outdir: dist,
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20.19',
+  // loaded only by what a quick command never does (prompts)
+  external: ['@inquirer/prompts'],
+  minifyWhitespace: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+
 // The scanner's WebAssembly files, beside the bundle (src/scan/scanner.ts looks in dist/wasm first), so that
 // publish and scan run from a packed tarball with Node alone (the README's CI recipe).
 const require = createRequire(import.meta.url);

@@ -28,7 +28,7 @@ function toNode(command: Command, parent: string[]): CommandNode {
 /** Loads every command module into a program of its own (nothing runs) and describes it. */
 export async function commandTree(version: string, globalOptions: string[] = []): Promise<{ globalOptions: string[]; commands: CommandNode[] }> {
   const program = new Command('nodereg');
-  const ctx = new Ctx(program, version, {});
+  const ctx = new Ctx(() => program.opts(), version, {});
   for (const entry of commands) (await entry.load()).register(program, ctx);
   return { globalOptions, commands: program.commands.map((c) => toNode(c, [])) };
 }

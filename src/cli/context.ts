@@ -1,9 +1,8 @@
-import type { Command } from 'commander';
 import type { Client } from '../client/index.js';
 import { DEFAULT_REGISTRY_URL } from '../contract/limits.js';
 import { isHttpUrl } from '../contract/url.js';
 import { ConfigStore, DEFAULT_PROFILE, redactToken, sameRegistry } from './config.js';
-import { CliError, EXIT, invalidInput } from './errors.js';
+import { CliError, EXIT, invalidInput, ResultExit, toCliError } from './errors.js';
 import { Output, type Stream } from './output.js';
 
 export interface Globals {
@@ -45,23 +44,35 @@ export class Ctx {
   readonly env: NodeJS.ProcessEnv;
   readonly stdout: Stream;
   readonly stderr: Stream;
-  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   private output?: Output;
   private configStore?: Promise<ConfigStore>;
 
   constructor(
-    readonly program: Command,
+    /** The global options as given (commander's, or quick.ts's for the commands it takes). */
+    private readonly readGlobals: () => Globals,
     readonly version: string,
     private readonly deps: RunDeps,
   ) {
     this.env = deps.env ?? process.env;
     this.stdout = deps.stdout ?? process.stdout;
     this.stderr = deps.stderr ?? process.stderr;
-    this.stdin = deps.stdin ?? process.stdin;
+  }
+
+  /** Taken when asked for: setting up process.stdin costs ~2 ms, which a read does not need. */
+  get stdin(): NodeJS.ReadableStream & { isTTY?: boolean } {
+    return this.deps.stdin ?? process.stdin;
   }
 
   globals(): Globals {
-    return this.program.opts<Globals>();
+    return this.readGlobals();
+  }
+
+  /** Reports an error a command threw (stderr, and stdout with --json) and gives the exit code. */
+  fail(error: unknown): number {
+    if (error instanceof ResultExit) return error.exitCode;
+    const cliError: CliError = toCliError(error);
+    this.out.error(cliError, Boolean(this.globals().verbose));
+    return cliError.exitCode;
   }
 
   get out(): Output {

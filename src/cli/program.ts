@@ -1,8 +1,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import { DEFAULT_REGISTRY_URL } from '../contract/limits.js';
 import { commands, type CommandEntry } from './commands/index.js';
-import { Ctx, type RunDeps } from './context.js';
-import { CliError, EXIT, ResultExit, toCliError } from './errors.js';
+import { Ctx, type Globals, type RunDeps } from './context.js';
+import { EXIT } from './errors.js';
 
 /** Global options that take a value: skipped when looking for the command name in argv. */
 const VALUE_OPTIONS = new Set(['--registry', '--token', '--profile']);
@@ -42,7 +42,7 @@ Examples:
 /** Runs the CLI on `argv` (without node and script) and resolves to the exit code. Never exits. */
 export async function run(argv: string[], version: string, deps: RunDeps = {}): Promise<number> {
   const program = new Command('nodereg');
-  const ctx = new Ctx(program, version, deps);
+  const ctx = new Ctx(() => program.opts<Globals>(), version, deps);
   program
     .description('publish nodes to a node registry, and run one locally')
     .version(version, '-V, --version', 'print the version')
@@ -88,9 +88,6 @@ export async function run(argv: string[], version: string, deps: RunDeps = {}): 
       if (jsonRequested) ctx.stdout.write(`${JSON.stringify({ error: { code: 'invalid_input', message: error.message.replace(/^error: /, '') } })}\n`);
       return EXIT.invalid;
     }
-    if (error instanceof ResultExit) return error.exitCode;
-    const cliError: CliError = toCliError(error);
-    ctx.out.error(cliError, Boolean(ctx.globals().verbose));
-    return cliError.exitCode;
+    return ctx.fail(error);
   }
 }

@@ -4,7 +4,7 @@ import { ApiError } from '../client/errors.js';
 import type { CallInput, Client } from '../client/index.js';
 import { fieldErrors } from '../contract/errors.js';
 import type { Operation } from '../contract/operation.js';
-import { getNode, listNodeVersions } from '../contract/registry.js';
+import { getNode } from '../contract/registry.js';
 import { normalizeVersion } from '../contract/version.js';
 import { nodeId as nodeIdRule, publisherId as publisherIdRule, semver, type NodeVersion } from '../contract/resources.js';
 import { CliError, EXIT, flagForField, invalidInput, toCliError } from './errors.js';
@@ -84,17 +84,6 @@ export async function nodePublisher(client: Client, nodeId: string, flag?: strin
   throw invalidInput(`cannot tell which publisher node ${nodeId} belongs to`, 'pass --publisher <id>');
 }
 
-/**
- * Every version of a node, newest first; a 404 names the node. With `reasons`, the scan's findings
- * come too (the registry sends them to the node's publisher members and admins).
- */
-export async function nodeVersions(client: Client, nodeId: string, reasons = false): Promise<NodeVersion[]> {
-  try {
-    return await client.call(listNodeVersions, { params: { nodeId }, query: reasons ? { include_status_reason: 'true' } : {} });
-  } catch (error) {
-    throw toCliError(error, { 404: `check the id with \`nodereg node search ${nodeId}\`` });
-  }
-}
 
 /** The version of a node whose semver is `version`, written as the registry reads it (`v1.2` is 1.2.0). */
 export function findVersion(versions: NodeVersion[], nodeId: string, version: string): NodeVersion {

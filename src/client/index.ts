@@ -1,21 +1,26 @@
+// Free of zod at run time: `call` checks input with the schemas its caller passes, and answers are read
+// with the checks generated from the contract (contract/answers.ts).
 import type { z } from 'zod';
-import { ErrorBody, codeForStatus, fieldErrors } from '../contract/errors.js';
+import { meetsContract, readAnswer, type Route } from '../contract/answers.js';
+import { codeForStatus, fieldErrors, type ErrorBody } from '../contract/errors.js';
 import { ApiError, NetworkError, RequestInvalidError } from './errors.js';
-import { setTimeout } from 'node:timers/promises';
 import { send, withoutQuery, type Answer } from './http.js';
-import { putStream } from './upload.js';
 
 export { ApiError, NetworkError, RequestInvalidError };
 export type { Answer };
 import { CONTENT_SHA256_HEADER } from '../contract/limits.js';
-import { NodeVersion } from '../contract/resources.js';
-import { buildPath, type BodyOf, type Operation, type ParamsOf, type QueryOf, type ResponseOf } from '../contract/operation.js';
+import type { NodeVersion } from '../contract/resources.js';
+import type { BodyOf, Operation, ParamsOf, QueryOf, ResponseOf } from '../contract/operation.js';
+import { buildPath } from '../contract/paths.js';
 
 /**
  * A CLI run parses a few answers once: zod's compiled fast path for objects costs more to build than
  * it saves. Asked per parse: the global setting is read when a schema is built, before this module runs.
  */
 const ONCE = { jitless: true } as const;
+
+/** Waits `ms`; node:timers/promises is loaded only when a request is retried (a read pays nothing). */
+const sleep = async (ms: number, signal?: AbortSignal) => (await import('node:timers/promises')).setTimeout(ms, undefined, { signal });
 
 /** Idempotent methods are retried on network errors and on these statuses. */
 const RETRY_METHODS = new Set(['GET', 'PUT', 'DELETE', 'HEAD']);
@@ -84,8 +89,8 @@ const header = (answer: Answer, name: string): string | undefined => {
 function apiError(status: number, statusText: string, text: string, retryAfter?: string): ApiError {
   let parsed: ErrorBody | undefined;
   try {
-    const result = ErrorBody.safeParse(JSON.parse(text), ONCE);
-    if (result.success) parsed = result.data;
+    const body: unknown = JSON.parse(text);
+    if (meetsContract('ErrorBody', body)) parsed = body as ErrorBody;
   } catch {
     // not JSON: a proxy or a foreign server; fall back to the status
   }
@@ -141,7 +146,27 @@ export function createClient(options: ClientOptions) {
       // a server asking for a longer wait than the timeout gets its error shown, with when to try again
       if (asked !== undefined && asked > timeoutMs) throw failure;
       log(`↻ retry ${retry + 1}: ${method} ${url}`);
-      await setTimeout(asked ?? backoffMs(retry + 1));
+      await sleep(asked ?? backoffMs(retry + 1));
+    }
+  }
+
+  /** Sends one operation's request and reads its answer (undefined when it has no JSON body). */
+  async function exchange(route: Route, params: Record<string, string>, query: Record<string, unknown>, body: unknown): Promise<unknown> {
+    const searchParams = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) searchParams.set(key, String(value));
+    const qs = searchParams.toString();
+    const url = base + buildPath(route.path, params) + (qs ? `?${qs}` : '');
+    const answer = await request(
+      route.method,
+      url,
+      body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {},
+    );
+    const text = await answer.text();
+    if (route.responseKind !== 'json' || answer.status === 204) return undefined;
+    try {
+      return readAnswer(route.id, text);
+    } catch {
+      throw new Error(`${url} answered HTTP ${answer.status} with a body that is not JSON`);
     }
   }
 
@@ -150,31 +175,20 @@ export function createClient(options: ClientOptions) {
     hasToken: Boolean(options.token),
     url: (path: string) => base + path,
 
-    /** Calls one operation of the contract: validates the input, sends it, parses the answer leniently. */
+    /** Calls one operation of the contract: validates the input with its schemas, sends it, reads the answer. */
     async call<O extends Operation>(operation: O, input: CallInput<O> = {}): Promise<ResponseOf<O>> {
       const params = validate(operation.params, input.params ?? {}, 'params') as Record<string, string>;
       const query = validate(operation.query, input.query ?? {}, 'query') as Record<string, unknown>;
       const body = operation.bodyKind === 'json' ? validate(operation.body, input.body ?? {}, 'body') : undefined;
-      const searchParams = new URLSearchParams();
-      for (const [key, value] of Object.entries(query)) if (value !== undefined) searchParams.set(key, String(value));
-      const qs = searchParams.toString();
-      const url = base + buildPath(operation.path, params) + (qs ? `?${qs}` : '');
-      const answer = await request(
-        operation.method,
-        url,
-        body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {},
-      );
-      const text = await answer.text();
-      if (operation.responseKind !== 'json' || answer.status === 204) return undefined as ResponseOf<O>;
-      let data: unknown;
-      try {
-        data = JSON.parse(text);
-      } catch {
-        throw new Error(`${url} answered HTTP ${answer.status} with a body that is not JSON`);
-      }
-      // Lenient: a newer server may answer with more, or in a shape we do not know yet; keep it.
-      const parsed = operation.response.safeParse(data, ONCE);
-      return (parsed.success ? parsed.data : data) as ResponseOf<O>;
+      return (await exchange(operation, params, query, body)) as ResponseOf<O>;
+    },
+
+    /**
+     * The same for input its caller has already checked, without the contract's schemas: a read of a
+     * `route` (contract/answers.ts) loads no zod. `T` is the answer's type.
+     */
+    async read<T>(route: Route, params: Record<string, string>, query: Record<string, unknown> = {}): Promise<T> {
+      return (await exchange(route, params, query, undefined)) as T;
     },
 
     /** GETs an absolute URL (a download URL, a task result); the answer's body is a stream, unread. */
@@ -194,6 +208,7 @@ export function createClient(options: ClientOptions) {
       for (let attempt = 1; ; attempt++) {
         try {
           log(`→ PUT ${withoutQuery(signedUrl)} (attempt ${attempt})`);
+          const { putStream } = await import('./upload.js');
           const response = await putStream(signedUrl, {
             body: input.open(),
             headers: {
@@ -207,21 +222,18 @@ export function createClient(options: ClientOptions) {
           });
           log(`← ${response.status} PUT ${withoutQuery(signedUrl)}`);
           if (response.status >= 400) throw apiError(response.status, response.statusText, response.text, response.retryAfter);
-          let data: unknown;
           try {
-            data = JSON.parse(response.text);
+            return readAnswer('uploadArchive', response.text) as NodeVersion;
           } catch {
             throw apiError(response.status, response.statusText, response.text);
           }
-          const parsed = NodeVersion.safeParse(data, ONCE);
-          return (parsed.success ? parsed.data : data) as NodeVersion;
         } catch (error) {
           const transient =
             error instanceof NetworkError ||
             (error instanceof ApiError && (error.status >= 500 || error.status === 408 || error.status === 429));
           if (!transient || attempt >= attempts || input.signal?.aborted) throw input.signal?.aborted ? input.signal.reason : error;
           log(`↻ upload attempt ${attempt} failed (${(error as Error).message}); retrying`);
-          await setTimeout(backoff(attempt), undefined, { signal: input.signal });
+          await sleep(backoff(attempt), input.signal);
         }
       }
     },

@@ -1,5 +1,10 @@
-import * as z from 'zod';
+// Free of zod at run time, so that the client's error path loads nothing more; the schemas of the
+// error body are in error-body.ts.
+import type * as z from 'zod';
+import type { ErrorBody, FieldError } from './error-body.js';
 import { MAX_FIELD_ERRORS } from './limits.js';
+
+export type { ErrorBody, FieldError };
 
 /** Every error code of the wire, with the HTTP status it travels with. */
 export const ERROR_STATUS = {
@@ -33,18 +38,6 @@ export function codeForStatus(status: number): ErrorCode {
   if (status >= 500) return 'internal';
   return 'invalid_request';
 }
-
-export const FieldError = z.object({ path: z.string(), message: z.string() });
-export type FieldError = z.infer<typeof FieldError>;
-
-/** `{"error": CODE, "message": TEXT, details?, hint?}` from every layer of the server. */
-export const ErrorBody = z.looseObject({
-  error: z.string(),
-  message: z.string(),
-  details: z.array(FieldError).optional(),
-  hint: z.string().optional(),
-});
-export type ErrorBody = z.infer<typeof ErrorBody>;
 
 /**
  * Turns zod issues into the `details` of an error body; the path names the field to fix. At most

@@ -1,4 +1,5 @@
 export * from './errors.js';
+export * from './error-body.js';
 export * from './fields.js';
 export * from './url.js';
 export { issueMessage } from './messages.js';

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { ErrorBody, ERROR_STATUS } from './errors.js';
+import { ErrorBody } from './error-body.js';
+import { ERROR_STATUS } from './errors.js';
 import type { Operation } from './operation.js';
 import { pathParams } from './operation.js';
 import { proxyOperations } from './proxy.js';

@@ -1,5 +1,8 @@
 import * as z from 'zod';
 import { METADATA_BODY_MAX } from './limits.js';
+import { pathParams } from './paths.js';
+
+export { buildPath, pathParams } from './paths.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** `user`: a user token or a publisher's PAT; `none`: anyone; `signature`: a signed URL. */
@@ -38,10 +41,6 @@ const empty = z.object({});
 type PathParamNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParamNames<Rest> : never;
 type PathParamsSchema<Path extends string> = z.ZodObject<{ [K in PathParamNames<Path>]: z.ZodString }>;
 
-/** The names of `{placeholders}` in a path. */
-export function pathParams(path: string): string[] {
-  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-}
 
 export function op<
   Path extends string,
@@ -84,8 +83,3 @@ export type ParamsOf<O> = O extends Operation<infer P, any, any, any> ? z.input<
 export type QueryOf<O> = O extends Operation<any, infer Q, any, any> ? z.input<Q> : never;
 export type BodyOf<O> = O extends Operation<any, any, infer B, any> ? z.input<B> : never;
 export type ResponseOf<O> = O extends Operation<any, any, any, infer R> ? z.output<R> : never;
-
-/** Fills `{placeholders}` with encoded values. */
-export function buildPath(path: string, params: Record<string, string>): string {
-  return path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name]));
-}

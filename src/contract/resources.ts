@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import {
   DESCRIPTION_MAX, CHANGELOG_MAX, DEPENDENCIES, IDENTIFIER_MAX, IMAGE_TASK_STATUS, MEMBER_ROLES, NAME_MAX, NODE_ID, NODE_NAMES,
-  NODE_SORTS, NODE_STATUS, NODE_VERSION_STATUS, PAGE, PLATFORMS, PUBLISHER_ID, RESERVED_NODE_IDS, PUBLISHER_STATUS,
+  NODE_SORTS, NODE_STATUS, NODE_VERSION_STATUS, PAGE, PLATFORMS, PUBLISHER_ID, isReservedNodeId, PUBLISHER_STATUS,
   SHORT_TEXT_MAX, TAGS, USER_REF_MAX, VERSION_MAX, VIDEO_TASK_STATE,
 } from './limits.js';
 import { Finding } from './scan.js';
@@ -15,7 +15,7 @@ export const nodeId = z
   .min(1)
   .max(NODE_ID.maxLength)
   .regex(new RegExp(NODE_ID.pattern), 'must be letters, digits, ".", "_" or "-", starting and ending with a letter or digit')
-  .refine((id) => !(RESERVED_NODE_IDS as readonly string[]).includes(id.toLowerCase()), 'is reserved by the registry: choose another id');
+  .refine((id) => !isReservedNodeId(id), 'is reserved by the registry: choose another id');
 export const publisherId = z
   .string()
   .regex(new RegExp(PUBLISHER_ID.pattern), 'must be 2–64 characters: lowercase letters, digits or "-", starting with a letter');

@@ -5,7 +5,7 @@
 // kept or not readable by everyone) goes on to the routes, which answer it the long way. Both ways
 // write the same status, headers and bytes (test/server/kept-reads.test.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NODE_ID, RESERVED_NODE_IDS } from '../contract/limits.js';
+import { isNodeId } from '../contract/limits.js';
 import { getNode } from '../contract/registry.js';
 import { allowNodeRead, anonymousAccess } from './access.js';
 import { notModified, type NodeAnswers } from './node-answers.js';
@@ -13,8 +13,6 @@ import type { NodeStamp, RegistryStore } from './store/registry-store.js';
 
 /** `/nodes/` of `/nodes/{nodeId}`. */
 const PREFIX = getNode.path.slice(0, getNode.path.indexOf('{'));
-const ID = new RegExp(NODE_ID.pattern);
-const RESERVED = new Set<string>(RESERVED_NODE_IDS);
 /**
  * Hosts @hono/node-server takes as they are, without parsing them (its own test); any other Host goes
  * the long way and is refused there if it must be.
@@ -55,7 +53,7 @@ function eligible(req: IncomingMessage): string | undefined {
   if (headers.authorization !== undefined || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return undefined;
   if (!plainHost(headers.host)) return undefined;
   const id = url.slice(PREFIX.length);
-  return id.length <= NODE_ID.maxLength && ID.test(id) && !RESERVED.has(id) ? id : undefined;
+  return isNodeId(id) ? id : undefined;
 }
 
 /**

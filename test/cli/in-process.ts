@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { run } from '../../src/cli/program.js';
+import { quickRun } from '../../src/cli/quick.js';
 import type { RunDeps } from '../../src/cli/context.js';
 import { tempDir } from '../helpers.js';
 
@@ -18,6 +19,8 @@ export interface InProcessOptions extends Omit<RunDeps, 'stdout' | 'stderr' | 's
   /** Text piped on stdin (an empty pipe by default). */
   input?: string;
   home?: string;
+  /** `quick`: the entry bin/nodereg.js takes for plain reads (quick.ts), which must take `argv`; the full program by default. */
+  entry?: 'program' | 'quick';
 }
 
 export async function runInProcess(argv: string[], options: InProcessOptions = {}): Promise<InProcessResult> {
@@ -33,13 +36,16 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
   let stdout = '';
   let stderr = '';
   const stdin = Object.assign(Readable.from(options.input ? [options.input] : []), { isTTY: false });
-  const code = await run(argv, '0.0.0-test', {
+  const deps: RunDeps = {
     ...options,
     env,
     stdin,
     stdout: { write: (chunk: string) => ((stdout += chunk), true) },
     stderr: { write: (chunk: string) => ((stderr += chunk), true) },
-  });
+  };
+  const running = options.entry === 'quick' ? quickRun(argv, '0.0.0-test', deps) : run(argv, '0.0.0-test', deps);
+  if (!running) throw new Error(`quick.ts does not take ${argv.join(' ')}`);
+  const code = await running;
   return { code, stdout, stderr };
 }
 

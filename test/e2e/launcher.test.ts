@@ -1,9 +1,11 @@
 // bin/nodereg.js: a bare --version is answered by the launcher itself (CommonJS, before the bundle
-// loads); every other form goes through the CLI. An unbuilt checkout: test/e2e/newcomer.test.ts.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers.js';
+// loads); a plain `node show ID` runs from dist/cli/quick.cjs without Node's ES module loader; every
+// other form goes through the CLI's ES module bundle. An unbuilt checkout: test/e2e/newcomer.test.ts.
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cliEnv, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 
 const { version } = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8'));
 
@@ -11,5 +13,40 @@ describe('launcher', () => {
   it.each([['--version'], ['-V'], ['--json', '--version']])('%j prints the version of package.json', async (...args) => {
     const result = await runCli(args);
     expect(result).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  describe('which bundle a command runs from', () => {
+    let server: TestServer;
+    const preload = join(tempDir(), 'report-loaded.cjs');
+
+    beforeAll(async () => {
+      server = await startServer();
+      // Says, as the process exits, whether an ES module was run and which CommonJS files of ours were loaded.
+      writeFileSync(
+        preload,
+        "process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify({ esm: process.moduleLoadList.some((m) => m.endsWith('esm/module_job')), cjs: Object.keys(require.cache).filter((f) => f.includes('/dist/')) }) + '\\n'));",
+      );
+    });
+    afterAll(() => server?.close());
+
+    // stdout is a pipe; the server runs in this process, so the child is awaited, never waited for
+    const loaded = (args: string[]) =>
+      new Promise<{ status: number | null; esm: boolean; cjs: string[] }>((done) => {
+        const child = execFile(process.execPath, ['-r', preload, BIN, '--registry', server.url, ...args], { env: cliEnv(tempDir()) }, (_error, _stdout, stderr) =>
+          done({ status: child.exitCode, ...JSON.parse(/^LOADED (.*)$/m.exec(stderr)![1]) }),
+        );
+      });
+
+    it('`node show ID` runs from quick.cjs alone', async () => {
+      const result = await loaded(['node', 'show', 'ghost']);
+      expect(result).toMatchObject({ status: 5, esm: false });
+      expect(result.cjs.sort()).toEqual(['quick-args.cjs', 'quick.cjs'].map((file) => resolve(BIN, '../../dist/cli', file)));
+    });
+
+    it.each([[['node', 'versions', 'ghost']], [['node', 'show', 'ghost', '--help']], [['node', 'show', 'search']]])('%j goes through the full program', async (args) => {
+      const result = await loaded(args);
+      expect(result.esm).toBe(true);
+      expect(result.cjs).toEqual([resolve(BIN, '../../dist/cli/quick-args.cjs')]);
+    });
   });
 });

@@ -13,7 +13,7 @@ export function register(program: Command, ctx: Ctx): void {
       .description('print a shell completion script for commands, subcommands and options')
       .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
       .action(async (shell: Shell) => {
-        const globals = [...ctx.program.options.map((o) => o.long).filter((o): o is string => Boolean(o)), '--help'];
+        const globals = [...program.options.map((o) => o.long).filter((o): o is string => Boolean(o)), '--help'];
         const tree = await commandTree(ctx.version, globals);
         const script = { bash: bashScript, zsh: zshScript, fish: fishScript }[shell](tree.commands, tree.globalOptions);
         ctx.out.stdout.write(script);

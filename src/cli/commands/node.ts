@@ -9,9 +9,10 @@ import { CliError, EXIT, invalidInput, toCliError } from '../errors.js';
 import { fields, fullStatus, listText, shortStatus, statusText, versionFindings, versionTable } from '../format.js';
 import { relativeTime, table } from '../output.js';
 import {
-  checkNodeId, checkPublisherId, checkVersion, given, listOption, nodePublisher, nodeVersions, precheck, textOption,
+  checkNodeId, checkPublisherId, checkVersion, given, listOption, nodePublisher, precheck, textOption,
 } from '../resolve.js';
 import { examples } from './index.js';
+import { nodeVersions, notFoundHint, showNode } from './node-show.js';
 
 /**
  * One flag per node field its members may write (src/contract/resources.ts), except those holding
@@ -26,8 +27,6 @@ const UPDATE_FIELDS = NODE_WRITABLE_FIELDS.flatMap((field) => {
 });
 
 type UpdateOptions = Record<string, string | undefined> & { publisher?: string; status?: string };
-
-const notFoundHint = (nodeId: string) => `check the id with \`nodereg node search ${nodeId}\``;
 
 export function register(program: Command, ctx: Ctx): void {
   const node = examples(program.command('node').description('show, search, download and update nodes'), [
@@ -77,17 +76,7 @@ export function register(program: Command, ctx: Ctx): void {
     node
       .command('show <nodeId>')
       .description('show a node: metadata, latest version, rating, downloads and every version')
-      .action(async (nodeId: string) => {
-        checkNodeId(nodeId);
-        const client = await ctx.client();
-        const [found, versions] = await Promise.all([
-          client.call(getNode, { params: { nodeId } }).catch((error) => {
-            throw toCliError(error, { 404: notFoundHint(nodeId) });
-          }),
-          nodeVersions(client, nodeId),
-        ]);
-        ctx.out.result({ node: found, versions }, () => `${describeNode(ctx, found)}\n\n${versionTable(ctx.out, versions)}`);
-      }),
+      .action((nodeId: string) => showNode(ctx, checkNodeId(nodeId))),
     ['nodereg node show my-node', 'nodereg node show my-node --json | jq .versions'],
   );
 
@@ -177,31 +166,6 @@ async function downloadNotFoundHint(client: Awaited<ReturnType<Ctx['client']>>, 
   return `${what}: a version is active once its archive is uploaded (and approved, where the registry reviews by hand); see each version's status with \`nodereg node versions ${nodeId}\``;
 }
 
-/** The human view of a node (without its versions). */
-function describeNode(ctx: Ctx, n: Node): string {
-  const title = `${ctx.out.style('bold', n.name ? `${n.name} (${n.id})` : n.id)}  ${statusText(ctx.out, n.status)}`;
-  const latest = n.latest_version;
-  const body = fields([
-    ['publisher', n.publisher?.id],
-    ['description', n.description],
-    ['author', n.author],
-    ['license', n.license],
-    ['repository', n.repository],
-    ['latest', latest ? `${latest.version}${latest.createdAt ? ` (${relativeTime(latest.createdAt)})` : ''}` : 'none active'],
-    // stars go from 1, so a mean of 0 means no review at all
-    ['rating', n.rating ? `${n.rating.toFixed(1)} / 5` : 'no reviews yet'],
-    ['downloads', n.downloads ?? 0],
-    ['tags', n.tags?.length ? listText(n.tags) : undefined],
-    ['category', n.category],
-    ['os', n.supported_os?.length ? listText(n.supported_os) : undefined],
-    ['accelerators', n.supported_accelerators?.length ? listText(n.supported_accelerators) : undefined],
-    ['requires app', n.supported_appui_version],
-    ['requires frontend', n.supported_appui_frontend_version],
-    ['status detail', n.status_detail],
-    ['created', n.created_at ? relativeTime(n.created_at) : undefined],
-  ]);
-  return `${title}\n${body}`;
-}
 
 /** Streams the archive to `file` (through a .part file), hashing it, then checks the zip and the hash. */
 async function saveArchive(client: Awaited<ReturnType<Ctx['client']>>, version: NodeVersion, file: string) {

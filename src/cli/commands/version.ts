@@ -7,9 +7,10 @@ import type { Ctx } from '../context.js';
 import { CliError, EXIT, invalidInput, toCliError } from '../errors.js';
 import { fullStatus, shortStatus, statusText } from '../format.js';
 import {
-  checkNodeId, checkPublisherId, checkVersion, findVersion, given, nodePublisher, nodeVersions, precheck,
+  checkNodeId, checkPublisherId, checkVersion, findVersion, given, nodePublisher, precheck,
 } from '../resolve.js';
 import { examples } from './index.js';
+import { nodeVersions } from './node-show.js';
 
 interface UpdateOptions {
   publisher?: string;

@@ -1,0 +1,27 @@
+// How the CLI ends, for both of its entries (main.ts and quick-main.ts): the only module that exits.
+
+/**
+ * Resolves once everything written to `stream` so far has left the process. A pipe takes 64 KiB at
+ * a time and Node queues the rest, so exiting straight after a large write would cut the output.
+ * A reader that went away (EPIPE) has nothing left to wait for.
+ */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.destroyed || stream.writableEnded) return Promise.resolve();
+  return new Promise((resolve) => stream.write('', () => resolve()));
+}
+
+/** A reader that stops early (`nodereg openapi | head`) is not an error of ours. */
+export function ignoreClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+  }
+}
+
+/** Exits with `code` once stdout and stderr are flushed, rather than wait for the event loop: keep-alive sockets or timers a command left must not hold it. */
+export async function exitWhenFlushed(code: number): Promise<never> {
+  process.exitCode = code;
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
+}
