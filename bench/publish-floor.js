@@ -4,7 +4,8 @@
 // (in this thread for a small node), then POST the version and PUT the archive over node:http. No
 // manifest, no file-set rules, no zod, no commander, no GET /limits. It imports the TypeScript
 // sources, so bench/publish.js bundles it with esbuild first.
-// Usage: node floor.js DIR PUBLISHER NODE VERSION (NODEREG_REGISTRY and NODEREG_TOKEN from the environment)
+// Usage: node floor.js DIR PUBLISHER NODE VERSION (NODEREG_REGISTRY and NODEREG_TOKEN from the environment);
+// FLOOR_UNTIL=start|read|scan|pack|post stops after that step, to see what each step adds.
 import { createReadStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,14 @@ import { admittedRules } from '../src/scan/scanner.ts';
 const [dir, publisher, nodeId, version] = process.argv.slice(2);
 const registry = process.env.NODEREG_REGISTRY;
 const token = process.env.NODEREG_TOKEN;
+let temp;
+/** Ends here when FLOOR_UNTIL names this step. */
+const stopAfter = (step) => {
+  if (process.env.FLOOR_UNTIL !== step) return;
+  if (temp) rmSync(temp, { recursive: true, force: true });
+  process.exit(0);
+};
+stopAfter('start');
 
 const files = readdirSync(dir, { recursive: true, withFileTypes: true })
   .filter((entry) => entry.isFile())
@@ -22,9 +31,13 @@ const files = readdirSync(dir, { recursive: true, withFileTypes: true })
     const abs = join(entry.parentPath, entry.name);
     return { path: relative(dir, abs).split(sep).join('/'), abs, size: statSync(abs).size, mode: 0o644 };
   });
-for (const file of files) if (file.path.endsWith('.py')) admittedRules(file.path, readFileSync(file.abs, 'utf8'));
-const temp = mkdtempSync(join(tmpdir(), 'nodereg-floor-'));
+const texts = files.filter((file) => file.path.endsWith('.py')).map((file) => ({ path: file.path, text: readFileSync(file.abs, 'utf8') }));
+stopAfter('read');
+for (const { path, text } of texts) admittedRules(path, text);
+stopAfter('scan');
+temp = mkdtempSync(join(tmpdir(), 'nodereg-floor-'));
 const archive = await writeArchive(files, join(temp, 'node.zip'));
+stopAfter('pack');
 
 function send(method, url, headers, body) {
   return new Promise((resolve, reject) => {
@@ -45,6 +58,7 @@ const posted = await send('POST', `${registry}/publishers/${publisher}/nodes/${n
   authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)),
 }, body);
 if (posted.status !== 201) throw new Error(`POST: ${posted.status} ${posted.text}`);
+stopAfter('post');
 const put = await send('PUT', JSON.parse(posted.text).signedUrl, { 'content-type': 'application/zip', 'content-length': String(archive.size) }, createReadStream(archive.path));
 if (put.status !== 200) throw new Error(`PUT: ${put.status} ${put.text}`);
 rmSync(temp, { recursive: true, force: true });

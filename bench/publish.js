@@ -152,30 +152,41 @@ export default async function publish() {
       notes.push(`publish ${node.name}: CPU time of the CLI ${ms(cpuPublish)} (node -e 0: ${ms(cpuFloor)}), of \`nodereg serve\` per publish ${ms(median(cpu.server))} (its POST, upload check, scan worker)`);
       notes.push(`publish ${node.name}: peak RSS of \`nodereg serve\` so far ${mib(peakRss(server.pid) ?? 0)}`);
       if (node.name === '1 MB') {
-        // The floor script, in turns with node -e 0 (versions 3.0.x): wall, then CPU time, of its own and the server's.
-        const floorRun = { wall: [], floor: [], cpu: [], cpuFloor: [], server: [] };
-        const wallOf = (args) => {
+        // The floor script in turns with node -e 0: the wall time of each of its steps (FLOOR_UNTIL; versions
+        // 3.<step>.x), then CPU time of the whole script, its own and the server's.
+        const steps = ['start', 'read', 'scan', 'pack', 'post', ''];
+        const floorRun = { bare: [], steps: steps.map(() => []), cpu: [], cpuBare: [], server: [] };
+        const wallOf = (args, extra = {}) => {
           const started = process.hrtime.bigint();
-          const result = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+          const result = spawnSync(process.execPath, args, { env: { ...env, ...extra }, stdio: ['ignore', 'ignore', 'pipe'] });
           if (result.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${result.stderr}`);
           return Number(process.hrtime.bigint() - started) / 1e6;
         };
+        const floorArgs = (step, i) => [floorScript, dir, 'bench', node.id, `3.${step}.${i}`];
         for (let i = 0; i <= node.runs; i++) {
-          const args = (what) => [floorScript, dir, 'bench', node.id, `3.${what}.${i}`];
-          const [bare, least] = [wallOf(['-e', '0']), wallOf(args(0))];
+          const bare = wallOf(['-e', '0']);
+          const walls = steps.map((step, s) => wallOf(floorArgs(s, i), { FLOOR_UNTIL: step }));
           if (i === 0) continue; // a warm-up round
-          floorRun.floor.push(bare);
-          floorRun.wall.push(least);
-          floorRun.cpuFloor.push(cpuOfRun(process.execPath, ['-e', '0'], env));
+          floorRun.bare.push(bare);
+          walls.forEach((wall, s) => floorRun.steps[s].push(wall));
+          floorRun.cpuBare.push(cpuOfRun(process.execPath, ['-e', '0'], env));
           const serverBefore = cpuMs(server.pid);
-          floorRun.cpu.push(cpuOfRun(process.execPath, args(1), env));
+          floorRun.cpu.push(cpuOfRun(process.execPath, floorArgs(steps.length, i), env));
           floorRun.server.push(cpuMs(server.pid) - serverBefore);
         }
-        const [least, bare, leastCpu, bareCpu] = [median(floorRun.wall), median(floorRun.floor), median(floorRun.cpu), median(floorRun.cpuFloor)];
+        const bare = median(floorRun.bare);
+        const walls = floorRun.steps.map(median);
+        const least = walls.at(-1);
+        const [leastCpu, bareCpu] = [median(floorRun.cpu), median(floorRun.cpuBare)];
+        // each step's own time: the median of its run less the run before it, in the same round
+        const own = (s) => (s ? median(floorRun.steps[s].map((wall, i) => wall - floorRun.steps[s - 1][i])) : walls[0]);
+        const added = ['start with its built-ins (http, zlib, crypto) and the scanner and packer modules', 'list and read the files', 'the scan\'s text gate', 'pack', 'POST', 'PUT']
+          .map((what, s) => `${what} ${s ? '+' : ''}${ms(own(s))}`);
         rows.push(row('publish: 1 MB node, the least a publish must do (bench/publish-floor.js)', ms(least), `node -e 0: ${ms(bare)}`, least / bare, '(the floor of the row above: start, read, scan gate, pack, POST, PUT)'));
+        notes.push(`publish 1 MB, the floor (bench/publish-floor.js, no CLI; medians of ${node.runs}): ${added.join(' · ')}`);
         notes.push(
-          `publish 1 MB, the floor (bench/publish-floor.js, median of ${node.runs}): CPU time ${ms(leastCpu)} (node -e 0: ${ms(bareCpu)}, ${(leastCpu / bareCpu).toFixed(2)}×), ` +
-            `of \`nodereg serve\` ${ms(median(floorRun.server))} per publish; nodereg publish adds to it the CLI (commander, the contract's zod schemas, the manifest, the file-set rules, GET /limits)`,
+          `publish 1 MB, the floor: CPU time ${ms(leastCpu)} (node -e 0: ${ms(bareCpu)}, ${(leastCpu / bareCpu).toFixed(2)}×), of \`nodereg serve\` ${ms(median(floorRun.server))} per publish; ` +
+            'nodereg publish adds to it the CLI (commander, the contract\'s zod schemas, the manifest, the file-set rules, GET /limits, checking the answers)',
         );
       }
     }
