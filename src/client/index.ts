@@ -1,7 +1,7 @@
 // Free of zod at run time: `call` checks input with the schemas its caller passes, and answers are read
 // with the checks generated from the contract (contract/answers.ts).
 import type { z } from 'zod';
-import { meetsContract, readAnswer, type Route } from '../contract/answers.js';
+import { meetsContract, readAnswer, routes, type Route } from '../contract/answers.js';
 import { codeForStatus, fieldErrors, type ErrorBody } from '../contract/errors.js';
 import { ApiError, NetworkError, RequestInvalidError } from './errors.js';
 import { send, withoutQuery, type Answer } from './http.js';
@@ -223,7 +223,7 @@ export function createClient(options: ClientOptions) {
           log(`← ${response.status} PUT ${withoutQuery(signedUrl)}`);
           if (response.status >= 400) throw apiError(response.status, response.statusText, response.text, response.retryAfter);
           try {
-            return readAnswer('uploadArchive', response.text) as NodeVersion;
+            return readAnswer(routes.uploadArchive.id, response.text) as NodeVersion;
           } catch {
             throw apiError(response.status, response.statusText, response.text);
           }

@@ -8,7 +8,7 @@ import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBody } from '../../src/contract/errors.js';
+import { ErrorBody } from '../../src/contract/error-body.js';
 import { MAX_FIELD_ERRORS, METADATA_BODY_MAX, TAGS, URL_MAX } from '../../src/contract/limits.js';
 import { tempDir, type TestServer } from '../helpers.js';
 import { call, createPublisher, createUser, publish, uploadTo, type TestUser } from '../server/fixtures.js';

@@ -2,7 +2,7 @@
 // HTTP parser rejects before hono sees the request. Plus the meta routes.
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBody } from '../../src/contract/errors.js';
+import { ErrorBody } from '../../src/contract/error-body.js';
 import { startServer, type TestServer } from '../helpers.js';
 import { client, createUser, expectError, type TestUser } from './fixtures.js';
 
