@@ -49,9 +49,14 @@ const WHOLE_ENTRY_BYTES = 256 * 1024;
  * Entries up to this size, compressed and expanded, are inflated on the event loop (a source file of
  * 12 KB takes ~40 µs): the round trip to the thread pool cost more than the inflate itself (41 such
  * entries: ~6 ms of waiting, measured). Other requests still get their turns: the reader fetches each
- * new 64 KiB block of the archive from the thread pool.
+ * new 64 KiB block of the archive from the thread pool. Only entries that expand at most
+ * INLINE_RATIO times (source code: 3–6) are inflated here, so one block of the archive costs the
+ * event loop at most ~1 MiB of inflating, whatever an attacker packs into it.
  */
 const INLINE_BYTES = 64 * 1024;
+const INLINE_RATIO = 16;
+const inflatesInline = (entry: yauzl.Entry) =>
+  entry.compressedSize <= INLINE_BYTES && entry.uncompressedSize <= INLINE_BYTES && entry.uncompressedSize <= entry.compressedSize * INLINE_RATIO;
 
 /** The bytes an entry inflates to, its data read whole (a small entry); null when it inflates to more than it declares. */
 async function inflateWhole(reader: CachedZipReader, dataStart: number, entry: yauzl.Entry): Promise<Buffer | null> {
@@ -61,7 +66,7 @@ async function inflateWhole(reader: CachedZipReader, dataStart: number, entry: y
   // One byte over the declared size is enough to know it lies (and bounds the memory of a bomb).
   const options = { maxOutputLength: entry.uncompressedSize + 1 };
   try {
-    return entry.compressedSize <= INLINE_BYTES && entry.uncompressedSize <= INLINE_BYTES ? inflateRawSync(data, options) : await inflateRawAsync(data, options);
+    return inflatesInline(entry) ? inflateRawSync(data, options) : await inflateRawAsync(data, options);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return null;
     throw error;
