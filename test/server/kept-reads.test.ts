@@ -129,6 +129,27 @@ describe('the shortcut for anonymous reads', () => {
     expectError(await api.get('/nodes/kept'), 404, 'not_found');
     expect(server.server.keptReads() - before).toBe(2); // the first read and the second after the ban was lifted, not the refusals
   });
+
+  it('sees a write by another server on the same SQLite file within 100 ms, and its own writes at once', async () => {
+    await publishAndUpload(server, alice.token, 'alice-co', 'shared', '1.0.0');
+    const other = await startServer({ dataDir: server.dataDir, adminToken: server.adminToken });
+    try {
+      const describe = (text: string, through: TestServer) =>
+        client(through).put('/publishers/alice-co/nodes/shared', { token: alice.token, body: { description: text } });
+      for (let i = 0; i < 2; i++) expect((await api.get('/nodes/shared')).status).toBe(200); // built, then kept
+      const before = server.server.keptReads();
+      expect((await describe('written by the other server', other)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await api.get('/nodes/shared'); // built again by the routes, from the store
+      expect((await api.get('/nodes/shared')).body.description).toBe('written by the other server');
+      expect((await describe('written here', server)).status).toBe(200);
+      await api.get('/nodes/shared');
+      expect((await api.get('/nodes/shared')).body.description).toBe('written here');
+      expect(server.server.keptReads() - before).toBe(2); // each second read came from the shortcut
+    } finally {
+      await other.close();
+    }
+  });
 });
 
 describe('the clientError handler', () => {

@@ -211,7 +211,9 @@ export interface RegistryStore {
   getNodeStamp(id: string): Promise<NodeStamp | undefined>;
   /**
    * The same, read at once by a store that can (SQLite): the listener's shortcut then answers in the
-   * turn the request arrived in, without a promise and a microtask per read.
+   * turn the request arrived in, without a promise and a microtask per read. It may be kept for a
+   * moment: every write through this store is seen at once, one by another process on the same
+   * database within 100 ms.
    */
   getNodeStampNow?(id: string): NodeStamp | undefined;
   /** Active nodes of publishers that are not banned, sorted, ties broken by id. */
