@@ -3,9 +3,10 @@ import { DEFAULT_REGISTRY_URL } from '../contract/limits.js';
 import { commands, type CommandEntry } from './commands/index.js';
 import { Ctx, type Globals, type RunDeps } from './context.js';
 import { EXIT } from './errors.js';
+import { VALUE_OPTIONS } from './quick-args.js';
 
 /** Global options that take a value: skipped when looking for the command name in argv. */
-const VALUE_OPTIONS = new Set(['--registry', '--token', '--profile']);
+const VALUE_OPTION_NAMES = new Set(Object.keys(VALUE_OPTIONS));
 
 /** The command a user asked for (also through `help <command>`), found without building anything. */
 export function requestedCommand(argv: string[]): CommandEntry | undefined {
@@ -13,7 +14,7 @@ export function requestedCommand(argv: string[]): CommandEntry | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') break;
-    if (VALUE_OPTIONS.has(arg)) i++;
+    if (VALUE_OPTION_NAMES.has(arg)) i++;
     else if (!arg.startsWith('-')) words.push(arg);
     if (words.length === 2) break;
   }

@@ -6,9 +6,9 @@
 import { isNodeId } from '../contract/limits.js';
 import type { Globals } from './context.js';
 
-/** The program's global options (program.ts), by how they are written. */
-const VALUE_OPTIONS = { '--registry': 'registry', '--token': 'token', '--profile': 'profile' } as const;
-const SWITCHES = { '--json': ['json', true], '--verbose': ['verbose', true], '--no-input': ['input', false] } as const;
+/** The program's global options (program.ts defines them; a test checks these are all of them). */
+export const VALUE_OPTIONS = { '--registry': 'registry', '--token': 'token', '--profile': 'profile' } as const;
+export const SWITCHES = { '--json': ['json', true], '--verbose': ['verbose', true], '--no-input': ['input', false] } as const;
 
 /** The global options and the words of `argv`, when it holds no option but those, each at most once. */
 function plainArgs(argv: string[]): { globals: Globals; words: string[] } | undefined {

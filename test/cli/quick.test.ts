@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isNodeId } from '../../src/contract/limits.js';
 import { nodeId } from '../../src/contract/resources.js';
-import { quickCommand } from '../../src/cli/quick-args.js';
+import { quickCommand, SWITCHES, VALUE_OPTIONS } from '../../src/cli/quick-args.js';
 import { startServer, tempDir, type TestServer } from '../helpers.js';
 import { call, createPublisher, createUser, publishAndUpload } from '../server/fixtures.js';
 import { closedPort, runInProcess, type InProcessOptions } from './in-process.js';
@@ -47,6 +47,12 @@ describe('which command lines quick.ts takes', () => {
     [['--reasons', 'node', 'show', 'a']],
   ])('leaves %j to the full program', (argv) => {
     expect(quickCommand(argv)).toBeUndefined();
+  });
+
+  it("knows every global option of the program, so that none is taken for a word", async () => {
+    const help = (await runInProcess(['--help'])).stdout;
+    const globals = [...help.slice(help.indexOf('Options:'), help.indexOf('Commands:')).matchAll(/^ +(?:-\w, )?(--[\w-]+)/gm)].map((m) => m[1]);
+    expect(globals.filter((o) => o !== '--version' && o !== '--help').sort()).toEqual([...Object.keys(VALUE_OPTIONS), ...Object.keys(SWITCHES)].sort());
   });
 
   it('takes a node id exactly when the contract accepts it', () => {
