@@ -22,8 +22,8 @@ export const NODE_ID = { maxLength: 100, pattern: '^[a-zA-Z0-9](?:[a-zA-Z0-9._-]
 /** Node ids that would collide with a route of ours (`GET /nodes/search`); compared in any case. */
 export const RESERVED_NODE_IDS = ['search'] as const;
 export const isReservedNodeId = (id: string) => (RESERVED_NODE_IDS as readonly string[]).includes(id.toLowerCase());
-/** Whether the `nodeId` rule of resources.ts accepts `id` (which says why not), without loading zod. */
 const NODE_ID_PATTERN = new RegExp(NODE_ID.pattern);
+/** Whether the `nodeId` rule of resources.ts accepts `id` (which says why not), without loading zod. */
 export const isNodeId = (id: string) => id.length <= NODE_ID.maxLength && NODE_ID_PATTERN.test(id) && !isReservedNodeId(id);
 /** Publisher ids: lowercase, start with a letter, 2–64 characters. */
 export const PUBLISHER_ID = { pattern: '^[a-z][a-z0-9-]{1,63}$' } as const;
