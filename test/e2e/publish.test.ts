@@ -211,7 +211,7 @@ describe('nodereg publish', () => {
     const result = await runCli(['publish', dir, '--publisher', 'other-team', '--changelog-file', '-'], { env: env(), input: '## 1.0.0\n- piped in\n' });
     expect(result.code).toBe(0);
     expect(await (await getVersion(id, '1.0.0')).json()).toMatchObject({ changelog: '## 1.0.0\n- piped in\n' });
-    expect((await (await fetch(`${server.url}/nodes/${id}`)).json()).publisher).toMatchObject({ id: 'other-team' });
+    expect(((await (await fetch(`${server.url}/nodes/${id}`)).json()) as { publisher?: unknown }).publisher).toMatchObject({ id: 'other-team' });
   });
 
   it('a bad project fails before anything is sent', async () => {
@@ -242,7 +242,7 @@ describe('publish to a registry with a smaller archive limit', () => {
       expect(result.stderr).toContain('hint: nothing was published: leave files out with [tool.nodereg] excludes or a .noderegignore file (`nodereg pack --list` shows what is packed)');
       expect((await fetch(`${small.url}/nodes/${id}`)).status).toBe(404);
       expect((await fetch(`${small.url}/nodes/${id}/versions`)).status).toBe(404);
-      expect((await (await fetch(`${small.url}/nodes/search?q=${id}`)).json()).total).toBe(0);
+      expect(((await (await fetch(`${small.url}/nodes/search?q=${id}`)).json()) as { total?: number }).total).toBe(0);
     } finally {
       await small.close();
     }

@@ -80,7 +80,7 @@ describe.skipIf(!s3Server)('serve --storage s3://', () => {
       } as RequestInit);
       expect(uploaded.status, await uploaded.clone().text()).toBe(200);
       const growth = memory(served.child.pid!, 'VmHWM') - before;
-      expect((await uploaded.json()).archive_size).toBe(size);
+      expect(((await uploaded.json()) as { archive_size?: number }).archive_size).toBe(size);
       const download = await fetch(`${served.url}/archives/big-co${version[0]}/weights/${version}/node.zip`);
       const hash = createHash('sha256');
       for await (const chunk of download.body as unknown as AsyncIterable<Uint8Array>) hash.update(chunk);

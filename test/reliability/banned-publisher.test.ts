@@ -57,13 +57,13 @@ describe('nodes of a banned publisher', () => {
     // A second ban and lift keep the full-text index sound (an FTS5 delete of a row not indexed corrupts it).
     await setStatus('shady', 'PublisherStatusBanned');
     await setStatus('shady', 'PublisherStatusActive');
-    server.server.db.prepare("INSERT INTO nodes_fts(nodes_fts) VALUES ('integrity-check')").run();
+    server.server.db!.prepare("INSERT INTO nodes_fts(nodes_fts) VALUES ('integrity-check')").run();
     expect(ids(await api.get('/nodes/search?q=glowing'))).toEqual(all);
   });
 
   it('stay out of a search with more matches than are ranked (the title index is searched first)', async () => {
     await setStatus('shady', 'PublisherStatusBanned');
-    const store = createSqliteRegistryStore(server.server.db, { rankLimit: 0 }); // every search takes the title path
+    const store = createSqliteRegistryStore(server.server.db!, { rankLimit: 0 }); // every search takes the title path
     for (const terms of [['glow'], ['glowing'], ['lights']]) {
       const found = await store.searchNodes({ terms, offset: 0, limit: 10 });
       expect({ ids: found.rows.map((row) => row.id), total: found.total }, terms.join(' ')).toEqual({ ids: ['glow-c'], total: 1 });
@@ -71,7 +71,7 @@ describe('nodes of a banned publisher', () => {
     await setStatus('shady', 'PublisherStatusActive');
     const all = await store.searchNodes({ terms: ['glow'], offset: 0, limit: 10 });
     expect(all.rows.map((row) => row.id).sort()).toEqual(['glow-a', 'glow-b', 'glow-c']);
-    server.server.db.prepare("INSERT INTO nodes_title_fts(nodes_title_fts) VALUES ('integrity-check')").run();
+    server.server.db!.prepare("INSERT INTO nodes_title_fts(nodes_title_fts) VALUES ('integrity-check')").run();
   });
 
   it('a Deleted node of an unbanned publisher stays out', async () => {
@@ -79,7 +79,7 @@ describe('nodes of a banned publisher', () => {
     await setStatus('decent', 'PublisherStatusBanned');
     await setStatus('decent', 'PublisherStatusActive');
     expect(ids(await api.get('/nodes/search?q=glowing'))).toEqual({ ids: ['glow-a', 'glow-b'], total: 2 });
-    server.server.db.prepare("INSERT INTO nodes_fts(nodes_fts) VALUES ('integrity-check')").run();
+    server.server.db!.prepare("INSERT INTO nodes_fts(nodes_fts) VALUES ('integrity-check')").run();
   });
 
   it('the migration takes nodes of publishers banned before it out of the search index', async () => {

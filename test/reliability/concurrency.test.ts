@@ -56,7 +56,7 @@ describe('50 clients publish the same version at once, then each uploads its own
       expect(versions.body.filter((v: { version: string }) => v.version === version)).toHaveLength(1);
       expect(versions.body.find((v: { version: string }) => v.version === version).archive_sha256).toBe(sha256(winner));
     }
-    const db = server.server.db;
+    const db = server.server.db!;
     expect(db.prepare("SELECT count(*) AS n FROM versions WHERE node_id = 'race-node'").get()).toEqual({ n: ROUNDS });
     expect(db.prepare('SELECT count(*) AS n FROM archive_claims').get()).toEqual({ n: 0 });
     expect(readdirSync(join(server.dataDir, 'archives', '.tmp'))).toEqual([]);
@@ -107,7 +107,7 @@ describe('1,000 reviews from 100 users', () => {
       ),
     );
     expect(statusCounts(replies.map((reply) => reply.status))).toEqual({ 200: USERS * PER_USER });
-    const stored = server.server.db.prepare("SELECT user_id, star FROM reviews WHERE node_id = 'rated-node'").all() as { user_id: string; star: number }[];
+    const stored = server.server.db!.prepare("SELECT user_id, star FROM reviews WHERE node_id = 'rated-node'").all() as { user_id: string; star: number }[];
     expect(stored).toHaveLength(USERS);
     for (const row of stored) expect(sent.get(row.user_id)).toContain(row.star);
     const mean = stored.reduce((sum, row) => sum + row.star, 0) / stored.length;

@@ -190,7 +190,7 @@ describe('bounded work per request', () => {
     expectSmallError(await send('PUT', nodePath, { token: owner.token, body: over }), 413, 'payload_too_large');
     expectSmallError(await send('PUT', nodePath, { token: owner.token, body: over, chunked: true }), 413, 'payload_too_large');
     // a publish with an unknown header token: 401 before the body is read
-    const stranger = await send('POST', publishPath, { token: 'nrg_u_nobody', body: arrayBody('x', '{}', 512 * 1024) });
+    const stranger = await send('POST', publishPath, { token: 'nrg_u_nobody', body: arrayBody('x', '{}', 512 * 1024)() });
     expectSmallError(stranger, 401, 'unauthorized');
   });
 

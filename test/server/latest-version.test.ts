@@ -7,7 +7,7 @@ import { latestVersion } from '../../src/server/views.js';
 const row = (version: string, status: VersionStatus = 'NodeVersionStatusActive', deprecated = false): VersionRow => ({
   id: version, node_id: 'n', version, deprecated, status, changelog: null, dependencies: null, supported_accelerators: null,
   supported_appui_frontend_version: null, supported_appui_version: null, supported_os: null, tags: null, tags_admin: null,
-  status_reason: null, archive_sha256: 'x', archive_size: 1, uploaded_at: 'x', created_at: 'x',
+  status_reason: null, archive_sha256: 'x', archive_size: 1, uploaded_at: 'x', created_at: 'x', findings: null,
 });
 const latest = (rows: VersionRow[]) => latestVersion(rows)?.version;
 

@@ -35,8 +35,8 @@ const memory = () =>
 async function bigZip(dir: string): Promise<string> {
   const dataPath = join(dir, 'random.bin');
   const out = createWriteStream(dataPath);
-  for (let i = 0; i < 100; i++) if (!out.write(randomBytes(MiB))) await new Promise((r) => out.once('drain', r));
-  await new Promise((r) => out.end(r));
+  for (let i = 0; i < 100; i++) if (!out.write(randomBytes(MiB))) await new Promise<void>((r) => out.once('drain', () => r()));
+  await new Promise<void>((r) => out.end(() => r()));
   const zip = new yazl.ZipFile();
   zip.addFile(dataPath, 'data/random.bin', { compress: false });
   zip.addBuffer(Buffer.from('print("big")\n'), 'big/__init__.py');

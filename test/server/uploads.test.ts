@@ -81,7 +81,7 @@ describe('the round trip', () => {
       expect(part.headers.get('content-length')).toBe(String(end - start + 1));
       expect(Buffer.from(await part.arrayBuffer()).equals(zip.subarray(start, end + 1))).toBe(true);
     }
-    for (const headers of [{ range: 'bytes=0-1,5-6' }, { range: `bytes=${zip.length}-` }, { range: 'bytes=0-9', 'if-range': '"other"' }]) {
+    for (const headers of [{ range: 'bytes=0-1,5-6' }, { range: `bytes=${zip.length}-` }, { range: 'bytes=0-9', 'if-range': '"other"' }] as Record<string, string>[]) {
       const whole = await fetch(version.downloadUrl!, { headers });
       expect(whole.status, JSON.stringify(headers)).toBe(200);
       expect(Buffer.from(await whole.arrayBuffer()).equals(zip)).toBe(true);

@@ -21,8 +21,8 @@ const setStatus = (node: string, version: string, status: string, token = server
   api.put(`/publishers/status-pub/nodes/${node}/versions/${version}`, { token, body: { status } });
 
 describe.each([
-  ['NodeVersionStatusBanned', 403, 'banned', server => server.adminToken],
-  ['NodeVersionStatusFlagged', 409, 'conflict', server => server.adminToken],
+  ['NodeVersionStatusBanned', 403, 'banned', (server: TestServer) => server.adminToken],
+  ['NodeVersionStatusFlagged', 409, 'conflict', (server: TestServer) => server.adminToken],
   ['NodeVersionStatusDeleted', 409, 'conflict', () => owner.token],
 ] as const)('a version set to %s before its archive arrived', (status, code, error, setter) => {
   const node = `held-${status.slice(17).toLowerCase()}`;
