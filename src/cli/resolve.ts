@@ -7,6 +7,7 @@ import type { Operation } from '../contract/operation.js';
 import { getNode } from '../contract/registry.js';
 import { normalizeVersion } from '../contract/version.js';
 import { nodeId as nodeIdRule, publisherId as publisherIdRule, semver, type NodeVersion } from '../contract/resources.js';
+import { notFoundHint } from './commands/node-show.js';
 import { CliError, EXIT, flagForField, invalidInput, toCliError } from './errors.js';
 
 /**
@@ -80,7 +81,7 @@ export async function nodePublisher(client: Client, nodeId: string, flag?: strin
   }
   const fromManifest = await manifestPublisher();
   if (fromManifest) return fromManifest;
-  if (notFound) throw toCliError(notFound, { 404: `check the id with \`nodereg node search ${nodeId}\`` });
+  if (notFound) throw toCliError(notFound, { 404: notFoundHint(nodeId) });
   throw invalidInput(`cannot tell which publisher node ${nodeId} belongs to`, 'pass --publisher <id>');
 }
 

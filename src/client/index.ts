@@ -14,8 +14,8 @@ import type { BodyOf, Operation, ParamsOf, QueryOf, ResponseOf } from '../contra
 import { buildPath } from '../contract/paths.js';
 
 /**
- * A CLI run parses a few answers once: zod's compiled fast path for objects costs more to build than
- * it saves. Asked per parse: the global setting is read when a schema is built, before this module runs.
+ * A CLI run checks its input against a few schemas once: zod's compiled fast path for objects costs
+ * more to build than it saves. Asked per parse: the global setting is read when a schema is built, before this module runs.
  */
 const ONCE = { jitless: true } as const;
 

@@ -5,6 +5,7 @@ import type { Ctx } from '../context.js';
 import { toCliError } from '../errors.js';
 import { checkNodeId, precheck } from '../resolve.js';
 import { examples } from './index.js';
+import { notFoundHint } from './node-show.js';
 
 export function register(program: Command, ctx: Ctx): void {
   examples(
@@ -18,7 +19,7 @@ export function register(program: Command, ctx: Ctx): void {
         precheck(addReview, { query });
         const client = await ctx.client({ requireToken: true });
         const node = await client.call(addReview, { params: { nodeId }, query }).catch((error) => {
-          throw toCliError(error, { 404: `check the id with \`nodereg node search ${nodeId}\`` });
+          throw toCliError(error, { 404: notFoundHint(nodeId) });
         });
         ctx.out.result(node, `rated ${node.id} ${Number(o.star)} star${Number(o.star) === 1 ? '' : 's'}; its rating is now ${(node.rating ?? 0).toFixed(2)}`);
       }),
