@@ -2,7 +2,7 @@
 // error body are in error-body.ts.
 import type * as z from 'zod';
 import type { ErrorBody, FieldError } from './error-body.js';
-import { MAX_FIELD_ERRORS } from './limits.js';
+import { ERROR_MESSAGE_MAX, MAX_FIELD_ERRORS } from './limits.js';
 
 export type { ErrorBody, FieldError };
 
@@ -52,6 +52,16 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ''): F
 
 /** Keys and messages may hold what a client sent: shortened, so that an answer stays small. */
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+/**
+ * An error answer's message, at most ERROR_MESSAGE_MAX characters: what a client sent (a 15 KB node id)
+ * is cut in the middle, so that its start and its end ("not found", "and 12 more problems") stay.
+ */
+export function clipMessage(message: string): string {
+  if (message.length <= ERROR_MESSAGE_MAX) return message;
+  const half = Math.floor((ERROR_MESSAGE_MAX - 1) / 2);
+  return `${message.slice(0, half)}…${message.slice(message.length - half)}`;
+}
 
 /** One line naming every field at fault: `star: Too big: expected number to be <=5`. */
 export function describeFieldErrors(details: readonly FieldError[]): string {

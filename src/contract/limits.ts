@@ -77,6 +77,8 @@ export const JSON_MAX_DEPTH = 64;
 export const JSON_MAX_VALUES = 10_000;
 /** Field problems reported in one answer (and by the CLI): enough to fix, small whatever comes in. */
 export const MAX_FIELD_ERRORS = 20;
+/** The longest `message` of an error answer (contract/errors.ts clipMessage). */
+export const ERROR_MESSAGE_MAX = 1000;
 export const DEFAULT_MAX_ARCHIVE = 200 * MiB;
 export const DEFAULT_MAX_UNPACKED = 1024 * MiB;
 /**

@@ -1,4 +1,4 @@
-import { ERROR_STATUS, type ErrorBody, type ErrorCode, type FieldError } from '../contract/errors.js';
+import { clipMessage, ERROR_STATUS, type ErrorBody, type ErrorCode, type FieldError } from '../contract/errors.js';
 
 /** An error the server answers in the shape of DESIGN.md §2. Throw it from any layer. */
 export class HttpError extends Error {
@@ -17,7 +17,7 @@ export class HttpError extends Error {
   body(): ErrorBody {
     return {
       error: this.code,
-      message: this.message,
+      message: clipMessage(this.message),
       ...(this.details?.length ? { details: this.details } : {}),
       ...(this.hint ? { hint: this.hint } : {}),
     };

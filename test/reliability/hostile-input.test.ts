@@ -194,6 +194,15 @@ describe('bounded work per request', () => {
     expectSmallError(stranger, 401, 'unauthorized');
   });
 
+  it('answers a node id of 15,000 characters with a small 404 that names it clipped', async () => {
+    const id = 'a'.repeat(15_000);
+    for (const path of [`/nodes/${id}`, `/nodes/${id}/versions`]) {
+      const answer = await send('GET', path);
+      expect(answer.text.length, path.slice(0, 40)).toBeLessThan(1500);
+      expect(expectSmallError(answer, 404, 'not_found').message).toMatch(/^node a+…a+ not found$/);
+    }
+  });
+
   it(`reports at most ${MAX_FIELD_ERRORS} problems, and says how many more there are`, async () => {
     const translations = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`language-name-${String(i).padStart(6, '0')}`, {}]));
     const answer = await send('PUT', nodePath, { token: owner.token, body: Buffer.from(JSON.stringify({ translations })) });
