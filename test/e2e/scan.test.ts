@@ -3,6 +3,8 @@
 // the human output groups findings by file with the line of code, and the SARIF file validates
 // against the SARIF 2.1.0 JSON schema (shipped as a fixture, from the npm package @microsoft/jest-sarif).
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -156,5 +158,22 @@ describe('validate, publish and node versions --reasons', () => {
     expect(accepted.code).toBe(2);
     expect(JSON.parse(accepted.stdout).error.code).toBe('too_large');
     expect((await fetch(`${server.url}/nodes/packed-while-scanned`)).status).toBe(404);
+  });
+
+  it('publish asks for the registry\'s limits while it scans, but the scan decides first: findings win over a dead registry and over a missing token', async () => {
+    const dir = risky('limits-while-scanned');
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const down = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    for (const extra of [{ NODEREG_REGISTRY: down }, { NODEREG_TOKEN: undefined }]) {
+      const stopped = await runCli(['publish', dir, '--json'], { env: { ...env(), ...extra } });
+      expect(stopped.code, stopped.stderr).toBe(2);
+      expect(JSON.parse(stopped.stdout).error.code).toBe('scan_findings');
+      expect(stopped.stderr).not.toMatch(/cannot reach|no token|unhandled/i);
+    }
+    const unreachable = await runCli(['publish', dir, '--accept-findings'], { env: { ...env(), NODEREG_REGISTRY: down } });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain(`cannot reach ${down}/`);
   });
 });

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { Client } from '../../client/index.js';
 import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
-import type { NodeVersion } from '../../contract/resources.js';
+import type { NodeVersion, RegistryLimits } from '../../contract/resources.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, toCliError } from '../errors.js';
 import { table } from '../output.js';
@@ -63,10 +63,14 @@ export function register(program: Command, ctx: Ctx): void {
       const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog });
       const { request } = project;
       const publisherId = request.publisherId!;
+      // The registry's limits are asked for while the project is scanned and packed: a read that says
+      // nothing of the node. Its answer, or its error (no token, a dead registry), counts only after
+      // the scan has passed, in the order the steps have always failed in.
+      const registry = options.dryRun ? undefined : settledLater(ctx.client({ requireToken: true }).then(async (client) => ({ client, limits: await fetchLimits(client) })));
       const temp = mkdtempSync(join(tmpdir(), 'nodereg-publish-'));
       await withCleanup(async (interrupts) => {
         // Both local: the packer's reads, large files and worker threads proceed while the scan parses
-        // on this thread. The scan still decides first, and nothing reaches the registry before it passes.
+        // on this thread. The scan still decides first, and nothing of the node reaches the registry before it passes.
         const [scanned, packed] = await Promise.allSettled([scanProject(project), buildArchive(ctx, project, join(temp, 'node.zip'), maxSize)]);
         if (scanned.status === 'rejected') throw scanned.reason;
         const scan = scanned.value;
@@ -105,8 +109,10 @@ export function register(program: Command, ctx: Ctx): void {
           return;
         }
 
-        const client = await ctx.client({ requireToken: true });
-        await checkLimits(client, archive, request);
+        const { client, limits } = await registry!.catch((error: unknown) => {
+          throw toCliError(error);
+        });
+        checkLimits(client, limits, archive, request);
         const publish = () => client.call(ops.publishVersion, { params: { publisherId, nodeId: request.nodeId }, body });
         const left = leftBehind(request, client.baseUrl, resumeCommand(ctx, dir, options));
 
@@ -275,14 +281,17 @@ function progressBar(ctx: Ctx): { update?: (sent: number, total: number) => void
 const ARCHIVE_HINT = `nothing was published: ${LIMITS_HINT}`;
 
 /** Fails before anything is created when the archive breaks the registry's limits (GET /limits). */
-async function checkLimits(client: Client, archive: ArchiveResult, request: { nodeId: string; version: string }): Promise<void> {
-  const limits = await fetchLimits(client).catch((error: unknown) => {
-    throw toCliError(error);
-  });
+function checkLimits(client: Client, limits: RegistryLimits | undefined, archive: ArchiveResult, request: { nodeId: string; version: string }): void {
   if (!limits) return; // a registry that does not say: the publish declares the archive, and it decides
   const problems = limitProblems(limits, { size: archive.size, unpackedSize: archive.unpackedSize, entries: archive.files });
   if (problems.length === 0) return;
   throw new CliError(`the archive of ${request.nodeId} ${request.version} does not fit ${client.baseUrl}: ${problems.join('; ')}`, EXIT.invalid, 'payload_too_large', ARCHIVE_HINT, 413);
+}
+
+/** `promise`, kept from counting as an unhandled rejection while nobody awaits it yet. */
+function settledLater<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
 }
 
 /** Rejects with the signal's reason once it aborts, else settles as `promise` does. */
