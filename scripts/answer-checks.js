@@ -2,7 +2,8 @@
 // server's answers the client runs, derived from the contract. Each operation's answer schema goes
 // through the same JSON Schema as the OpenAPI document and is compiled by Ajv into plain functions, so
 // that a CLI read loads neither zod nor the contract's schemas (about 25 ms of a start). The module
-// also carries each operation's method and path, for the same reason.
+// also carries each operation's method and path, for the same reason. The checks of requests are
+// written beside them (scripts/request-checks.js).
 import { build } from 'esbuild';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,12 +11,22 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Ajv from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
+import { writeRequestChecks } from './request-checks.js';
 
 const root = resolve(import.meta.dirname, '..');
 const out = resolve(root, 'src/contract/generated');
 
 // The contract is TypeScript: bundle what is needed of it once, to run it here.
-const CONTRACT = "export { allOperations } from './src/contract/openapi.ts'; export { toJSONSchema, registry, ZodType } from 'zod'; export * as resources from './src/contract/resources.ts'; export * as scan from './src/contract/scan.ts'; export { ErrorBody } from './src/contract/error-body.ts';";
+const CONTRACT = [
+  "export { allOperations } from './src/contract/openapi.ts';",
+  "export { toJSONSchema, registry, ZodType } from 'zod';",
+  "export * as z from 'zod';",
+  "export * as resources from './src/contract/resources.ts';",
+  "export * as scan from './src/contract/scan.ts';",
+  "export { ErrorBody } from './src/contract/error-body.ts';",
+  "export { namedRules } from './src/contract/fields.ts';",
+  "export * as rules from './src/contract/rules.ts';",
+].join(' ');
 const scratch = mkdtempSync(join(tmpdir(), 'nodereg-answer-checks-'));
 let contract;
 try {
@@ -73,3 +84,4 @@ const types = [
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, 'answer-checks.js'), code);
 writeFileSync(join(out, 'answer-checks.d.ts'), types);
+writeRequestChecks(contract, out);

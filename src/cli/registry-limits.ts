@@ -1,7 +1,7 @@
 // A registry's archive limits (GET /limits), checked before anything is published: `publish` before
 // it registers the version, `validate` when the registry answers.
 import { ApiError, type Client } from '../client/index.js';
-import { getLimits } from '../contract/registry.js';
+import { routes } from '../contract/answers.js';
 import type { RegistryLimits } from '../contract/resources.js';
 import { archiveOverLimit, formatSize } from '../contract/size.js';
 import type { SelectedFile } from '../package/files.js';
@@ -9,7 +9,7 @@ import type { SelectedFile } from '../package/files.js';
 /** The registry's limits; undefined from a registry that does not publish them (an older one, another server). */
 export async function fetchLimits(client: Client): Promise<RegistryLimits | undefined> {
   try {
-    return await client.call(getLimits);
+    return await client.read<RegistryLimits>(routes.getLimits, {});
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return undefined;
     throw error;

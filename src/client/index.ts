@@ -191,6 +191,11 @@ export function createClient(options: ClientOptions) {
       return (await exchange(route, params, query, undefined)) as T;
     },
 
+    /** The same for a request with a JSON body its caller has already checked (contract/requests.ts). */
+    async send<T>(route: Route, params: Record<string, string>, body: unknown): Promise<T> {
+      return (await exchange(route, params, {}, body)) as T;
+    },
+
     /** GETs an absolute URL (a download URL, a task result); the answer's body is a stream, unread. */
     async download(url: string): Promise<Answer> {
       // The token is for the registry only: a URL elsewhere (a mirror, a provider) never sees it.

@@ -1,11 +1,38 @@
 // Field rules shared by many bodies: bounded text and lists, URLs, version ranges, translations.
 // Every string and array a request may carry is bounded here, so that what a request costs to parse,
 // validate, store and list again is bounded too (RELIABILITY.md, "Bounded work per request").
-import validRange from 'semver/ranges/valid.js';
 import * as z from 'zod';
 import { TRANSLATIONS, URL_MAX, VERSION_RANGE_MAX } from './limits.js';
-import { isHttpUrl } from './url.js';
+import { RULES, TRANSFORMS, type RuleName, type TransformArgs, type TransformName } from './rules.js';
 import './messages.js'; // the contract's error map, for every schema
+
+export { versionRange } from './rules.js';
+
+/**
+ * The refinements and transforms of the schemas, by their names in rules.ts: the request checks are
+ * generated from the schemas with them (scripts/request-checks.js refuses a refinement or a transform
+ * it finds no name for).
+ */
+export const namedRules = z.registry<{ rules?: RuleName[]; transform?: [TransformName, unknown?] }>();
+
+/** `schema` refined with the rule `name` of rules.ts. */
+export function rule<T extends z.ZodType>(schema: T, name: RuleName, message: string): T {
+  const refined = schema.refine(RULES[name] as (value: unknown) => boolean, message);
+  namedRules.add(refined, { rules: [...(namedRules.get(schema)?.rules ?? []), name] });
+  return refined;
+}
+
+/** `schema` transformed by `name` of rules.ts; the issues it finds are zod's issues. */
+export function transform<T extends z.ZodType, N extends TransformName, O = z.output<T>>(schema: T, name: N, ...args: TransformArgs<N> extends undefined ? [] : [TransformArgs<N>]) {
+  const run = TRANSFORMS[name] as (value: unknown, args: unknown) => { value: unknown; issues: { path: string[]; input: unknown; message: string }[] };
+  const piped = schema.transform((value, ctx) => {
+    const result = run(value, args[0]);
+    for (const issue of result.issues) ctx.issues.push({ code: 'custom', ...issue });
+    return result.value as O;
+  });
+  namedRules.add(piped, { transform: args.length ? [name, args[0]] : [name] });
+  return piped;
+}
 
 export const text = (max: number) => z.string().max(max);
 
@@ -16,34 +43,24 @@ export const list = ({ maxItems, maxLength }: { maxItems: number; maxLength: num
 const HTTP_URL_RULE = 'must be an absolute http:// or https:// URL, such as https://example.com/icon.png';
 
 /** An absolute http(s) URL, as callbacks need. */
-export const httpUrl = z.string().max(URL_MAX, { abort: true }).refine(isHttpUrl, HTTP_URL_RULE);
+export const httpUrl = rule(z.string().max(URL_MAX, { abort: true }), 'httpUrl', HTTP_URL_RULE);
 
 /** A URL field of the metadata: an http(s) URL, or the empty string, which means "unset". */
-export const urlField = z.string().max(URL_MAX, { abort: true }).refine((value) => value === '' || isHttpUrl(value), `${HTTP_URL_RULE} (or "" for none)`);
-
-/**
- * Reads a version requirement as a semver range: `>=1.0.0`, `>=1.0.0 <2.0.0`, `^1.2`, `*`; parts may
- * also be separated by commas and `==` is taken as `=`, as Python writes them. Undefined when it is none.
- */
-export function versionRange(value: string): string | undefined {
-  const normalised = value.replace(/==/g, '=').replace(/\s*,\s*/g, ' ').trim();
-  return validRange(normalised) ?? undefined;
-}
+export const urlField = rule(z.string().max(URL_MAX, { abort: true }), 'urlOrEmpty', `${HTTP_URL_RULE} (or "" for none)`);
 
 /** A version requirement field: a range of versions (see versionRange), or "" for none. */
-export const versionRangeField = z
-  .string()
-  .max(VERSION_RANGE_MAX, { abort: true })
-  .refine(
-    (value) => value === '' || versionRange(value) !== undefined,
-    'must be a version range such as >=1.0.0 or >=1.0.0 <2.0.0 (or "" for none)',
-  );
+export const versionRangeField = rule(
+  z.string().max(VERSION_RANGE_MAX, { abort: true }),
+  'versionRangeOrEmpty',
+  'must be a version range such as >=1.0.0 or >=1.0.0 <2.0.0 (or "" for none)',
+);
 
 /**
  * Translations of the metadata, by language: `{"fr": {"name": "…"}}`. The inside of each language is
  * left to the client (the interface does not show it), so the whole is bounded by its JSON size.
  */
-export const translations = z
-  .record(z.string().max(TRANSLATIONS.languageMaxLength), z.unknown())
-  .refine((value) => Object.keys(value).length <= TRANSLATIONS.maxLanguages, `must hold at most ${TRANSLATIONS.maxLanguages} languages`)
-  .refine((value) => JSON.stringify(value).length <= TRANSLATIONS.maxJsonLength, `must be at most ${TRANSLATIONS.maxJsonLength} characters as JSON`);
+export const translations = rule(
+  rule(z.record(z.string().max(TRANSLATIONS.languageMaxLength), z.unknown()), 'fewLanguages', `must hold at most ${TRANSLATIONS.maxLanguages} languages`),
+  'smallAsJson',
+  `must be at most ${TRANSLATIONS.maxJsonLength} characters as JSON`,
+);

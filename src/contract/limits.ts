@@ -26,7 +26,13 @@ const NODE_ID_PATTERN = new RegExp(NODE_ID.pattern);
 /** Whether the `nodeId` rule of resources.ts accepts `id` (which says why not), without loading zod. */
 export const isNodeId = (id: string) => id.length <= NODE_ID.maxLength && NODE_ID_PATTERN.test(id) && !isReservedNodeId(id);
 /** Publisher ids: lowercase, start with a letter, 2–64 characters. */
-export const PUBLISHER_ID = { pattern: '^[a-z][a-z0-9-]{1,63}$' } as const;
+export const PUBLISHER_ID = {
+  pattern: '^[a-z][a-z0-9-]{1,63}$',
+  message: 'must be 2–64 characters: lowercase letters, digits or "-", starting with a letter',
+} as const;
+const PUBLISHER_ID_PATTERN = new RegExp(PUBLISHER_ID.pattern);
+/** Whether the `publisherId` rule of resources.ts accepts `id` (PUBLISHER_ID.message says why not), without loading zod. */
+export const isPublisherId = (id: string) => PUBLISHER_ID_PATTERN.test(id);
 export const DESCRIPTION_MAX = 1000;
 export const NAME_MAX = 200;
 /** How an owner names a user to invite: an id, an e-mail (at most 254 characters) or a user name. */

@@ -1,39 +1,36 @@
 import * as z from 'zod';
 import {
   DESCRIPTION_MAX, CHANGELOG_MAX, DEPENDENCIES, IDENTIFIER_MAX, IMAGE_TASK_STATUS, MEMBER_ROLES, NAME_MAX, NODE_ID, NODE_NAMES,
-  NODE_SORTS, NODE_STATUS, NODE_VERSION_STATUS, PAGE, PLATFORMS, PUBLISHER_ID, isReservedNodeId, PUBLISHER_STATUS,
+  NODE_SORTS, NODE_STATUS, NODE_VERSION_STATUS, PAGE, PLATFORMS, PUBLISHER_ID, PUBLISHER_STATUS,
   SHORT_TEXT_MAX, TAGS, USER_REF_MAX, VERSION_MAX, VIDEO_TASK_STATE,
 } from './limits.js';
 import { Finding } from './scan.js';
-import { list, text, translations, urlField, versionRangeField } from './fields.js';
-import { normalizeVersion, VERSION_INPUT_PATTERN } from './version.js';
+import { list, rule, text, transform, translations, urlField, versionRangeField } from './fields.js';
+import { VERSION_INPUT_PATTERN } from './version.js';
 
 // ---------- shared field rules ----------
 
-export const nodeId = z
-  .string()
-  .min(1)
-  .max(NODE_ID.maxLength)
-  .regex(new RegExp(NODE_ID.pattern), 'must be letters, digits, ".", "_" or "-", starting and ending with a letter or digit')
-  .refine((id) => !isReservedNodeId(id), 'is reserved by the registry: choose another id');
-export const publisherId = z
-  .string()
-  .regex(new RegExp(PUBLISHER_ID.pattern), 'must be 2–64 characters: lowercase letters, digits or "-", starting with a letter');
+export const nodeId = rule(
+  z
+    .string()
+    .min(1)
+    .max(NODE_ID.maxLength)
+    .regex(new RegExp(NODE_ID.pattern), 'must be letters, digits, ".", "_" or "-", starting and ending with a letter or digit'),
+  'notReserved',
+  'is reserved by the registry: choose another id',
+);
+export const publisherId = z.string().regex(new RegExp(PUBLISHER_ID.pattern), PUBLISHER_ID.message);
 /**
  * A version as publishers write it, stored as semver: `v1.2.3` → `1.2.3`, `1.0` and `1` → `1.0.0`,
  * build metadata dropped (`1.2.3+cu121` → `1.2.3`).
  */
-export const semver = z
-  .string()
-  .max(VERSION_MAX, { abort: true })
-  .regex(new RegExp(VERSION_INPUT_PATTERN), 'must be a version such as 1.2.3, 1.2 or 1.2.3-beta.1')
-  .transform((v) => normalizeVersion(v)!.version);
+export const semver = transform(
+  z.string().max(VERSION_MAX, { abort: true }).regex(new RegExp(VERSION_INPUT_PATTERN), 'must be a version such as 1.2.3, 1.2 or 1.2.3-beta.1'),
+  'semver',
+);
 export const isoDate = z.string();
 /** An archive's SHA-256: 64 hex characters, kept in lowercase. */
-export const sha256Hex = z
-  .string()
-  .regex(/^[0-9a-fA-F]{64}$/, 'must be the SHA-256 of the archive as 64 hex characters')
-  .transform((hex) => hex.toLowerCase());
+export const sha256Hex = transform(z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be the SHA-256 of the archive as 64 hex characters'), 'lowercase');
 const strings = z.array(z.string());
 /**
  * A string field that answers always carry, "" when unset: clients of the hosted registry index
@@ -204,20 +201,8 @@ function asIncumbentSends<S extends z.ZodRawShape>(schema: z.ZodObject<S>) {
   const aliasFields = Object.fromEntries(
     aliases.map(([alias, ours]) => [alias, (schema.shape[ours] as z.ZodType).meta({ deprecated: true, description: `deprecated input name of ${ours}` })]),
   );
-  return schema.extend(aliasFields).transform((body, ctx) => {
-    const out: Record<string, unknown> = { ...body };
-    for (const [alias, ours] of aliases) {
-      const value = out[alias];
-      delete out[alias];
-      if (value === undefined) continue;
-      if (out[ours] !== undefined && JSON.stringify(out[ours]) !== JSON.stringify(value)) {
-        ctx.issues.push({ code: 'custom', path: [alias], input: value, message: `differs from ${ours}, which names the same field: send one of them` });
-      }
-      out[ours] = value;
-    }
-    for (const field of urlFields) if (out[field] === '') delete out[field];
-    return out as z.output<z.ZodObject<S>>;
-  });
+  const extended = schema.extend(aliasFields);
+  return transform<typeof extended, 'incumbent', z.output<z.ZodObject<S>>>(extended, 'incumbent', { aliases, urlFields });
 }
 
 export const NodeInput = asIncumbentSends(z.object({

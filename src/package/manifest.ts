@@ -2,12 +2,15 @@
 // the contract's schemas; this file only knows where in pyproject.toml each request field comes from,
 // so that every problem names the key to fix. `[tool.nodereg]` wins; where it lacks a key, the
 // incumbent client's `[tool.comfy]` table and `[project] classifiers` are read as that client reads them.
+// A valid manifest is checked without zod (contract/requests.ts); zod words the problems of one that is not.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { z } from 'zod';
 import { fieldKey } from '../contract/field-keys.js';
-import { NODE_WRITABLE_FIELDS, nodeFieldType, NodeWritable, PublishBody, publisherId as publisherIdSchema } from '../contract/resources.js';
+import { isPublisherId, PUBLISHER_ID } from '../contract/limits.js';
+import { checkRequest, nodeWritable } from '../contract/requests.js';
+import type { PublishBody } from '../contract/resources.js';
 import { normalizeVersion } from '../contract/version.js';
 
 export const MANIFEST_FILE = 'pyproject.toml';
@@ -85,9 +88,7 @@ const FROM_PROJECT = new Set(['name', 'description', 'author', 'license', 'repos
  * the version.
  */
 const NODE_KEYS = new Map(
-  NODE_WRITABLE_FIELDS.filter((field) => {
-    return !FROM_PROJECT.has(field) && !NodeWritable.shape[field].meta()?.deprecated && nodeFieldType(field) !== 'record';
-  }).map((field) => [fieldKey(field), field]),
+  nodeWritable.filter(({ field, type, deprecated }) => !FROM_PROJECT.has(field) && !deprecated && type !== 'record').map(({ field }) => [fieldKey(field), field]),
 );
 const onVersionToo = (field: string) => field.startsWith('supported_');
 const TOOL_KEYS = [
@@ -244,10 +245,10 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
     if (options.requirePublisher) problem(T('publisher'), 'is missing: add publisher = "your-publisher-id" under [tool.nodereg] (or PublisherId under [tool.comfy]), or pass --publisher');
   } else if (typeof publisher !== 'string') {
     problem(publisherKey, 'must be a string');
+  } else if (isPublisherId(publisher)) {
+    manifest.publisherId = publisher;
   } else {
-    const parsed = publisherIdSchema.safeParse(publisher);
-    if (parsed.success) manifest.publisherId = parsed.data;
-    else problem(publisherKey, parsed.error.issues.map((i) => i.message).join('; '));
+    problem(publisherKey, PUBLISHER_ID.message);
   }
 
   // node id: [project] name, checked with the contract's rule through node.id
@@ -430,13 +431,17 @@ export interface PublishRequest {
  * Validates the request built from the manifest with the contract's PublishBody, adding each
  * problem under the pyproject key that sets the field. Returns the request when there is none.
  */
-export function buildRequest(manifest: Manifest): PublishRequest | undefined {
+export async function buildRequest(manifest: Manifest): Promise<PublishRequest | undefined> {
   const candidate = { node: { ...manifest.node }, node_version: { ...manifest.nodeVersion } };
   // A missing version is reported already; a placeholder keeps the other fields' checks going.
   if (candidate.node_version.version === undefined) candidate.node_version.version = '0.0.0';
-  const parsed = PublishBody.safeParse(candidate);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
+  let body = checkRequest<PublishRequest['body']>('PublishBody', candidate);
+  if (body === undefined) {
+    // The generated check refused it (or could not tell): zod's parse, with its problems in its words.
+    const { PublishBody } = await import('../contract/resources.js');
+    const parsed = PublishBody.safeParse(candidate);
+    if (parsed.success) body = parsed.data as PublishRequest['body'];
+    for (const issue of parsed.error?.issues ?? []) {
       const path = issue.path.map(String);
       const key = keyFor(manifest.keys, path);
       const rest = path.slice(2).map((part) => (/^\d+$/.test(part) ? `item ${Number(part) + 1}` : part));
@@ -444,8 +449,7 @@ export function buildRequest(manifest: Manifest): PublishRequest | undefined {
       addProblem(manifest, key, `${issue.message}${field}`);
     }
   }
-  if (manifest.problems.length || !parsed.success || !manifest.nodeId || !manifest.version) return undefined;
-  const body = parsed.data as PublishRequest['body'];
+  if (manifest.problems.length || !body || !manifest.nodeId || !manifest.version) return undefined;
   return { publisherId: manifest.publisherId, nodeId: manifest.nodeId, version: body.node_version.version, body };
 }
 

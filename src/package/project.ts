@@ -38,7 +38,7 @@ export async function loadProject(dir: string, options: ProjectOptions = {}): Pr
   for (const problem of fileSet.problems) addProblem(manifest, problem.key, problem.message);
   if (!files.length) addProblem(manifest, 'files', 'nothing to pack: every file is ignored (check .gitignore, .noderegignore, .comfyignore and excludes)');
   resolveLicense(manifest, files);
-  const request = buildRequest(manifest);
+  const request = await buildRequest(manifest);
   return { dir, manifest, request, files, problems: manifest.problems, warnings };
 }
 

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { Client } from '../../client/index.js';
+import { routes } from '../../contract/answers.js';
 import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
-import type { NodeVersion, RegistryLimits } from '../../contract/resources.js';
+import type { NodeVersion, PublishResponse, RegistryLimits } from '../../contract/resources.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, toCliError } from '../errors.js';
 import { table } from '../output.js';
@@ -81,11 +82,10 @@ export function register(program: Command, ctx: Ctx): void {
         const archive = packed.value;
         // The archive is declared, so a registry refuses one over its limits before the version exists.
         const body = { ...request.body, node_version: { ...request.body.node_version, archive_size: archive.size, archive_sha256: archive.sha256 } };
-        const ops = await import('../../contract/registry.js');
         if (options.dryRun) {
           const { registry } = await ctx.connection();
           const { buildPath } = await import('../../contract/operation.js');
-          const path = buildPath(ops.publishVersion.path, { publisherId, nodeId: request.nodeId });
+          const path = buildPath(routes.publishVersion.path, { publisherId, nodeId: request.nodeId });
           const fileList = listFiles(project);
           ctx.out.result(
             {
@@ -113,14 +113,15 @@ export function register(program: Command, ctx: Ctx): void {
           throw toCliError(error);
         });
         checkLimits(client, limits, archive, request);
-        const publish = () => client.call(ops.publishVersion, { params: { publisherId, nodeId: request.nodeId }, body });
+        // The body was checked with the manifest (contract/requests.ts): sent without loading the schemas.
+        const publish = () => client.send<PublishResponse>(routes.publishVersion, { publisherId, nodeId: request.nodeId }, body);
         const left = leftBehind(request, client.baseUrl, resumeCommand(ctx, dir, options));
 
         const outcome = await interrupts.caught(async (signal) => {
           let published;
           try {
             published = await untilInterrupted(signal, publish().catch(async (error: unknown) => {
-              if (!(await publisherMissing(client, ops, error, publisherId))) throw error;
+              if (!(await publisherMissing(client, error, publisherId))) throw error;
               if (!options.createPublisher) {
                 throw new CliError(
                   `publisher "${publisherId}" does not exist on ${client.baseUrl}`,
@@ -130,7 +131,7 @@ export function register(program: Command, ctx: Ctx): void {
                   404,
                 );
               }
-              await client.call(ops.createPublisher, { body: { id: publisherId } });
+              await client.send(routes.createPublisher, {}, { id: publisherId }); // an id the manifest checked
               ctx.out.success(`created publisher ${publisherId}`);
               return publish();
             }));
@@ -159,7 +160,7 @@ export function register(program: Command, ctx: Ctx): void {
         });
 
         if (outcome === 'exists') {
-          if (options.skipExisting) return reportExisting(ctx, client, ops, request, archive, publisherId);
+          if (options.skipExisting) return reportExisting(ctx, client, request, archive, publisherId);
           throw alreadyPublished(request, client.baseUrl);
         }
         report(ctx, publisherId, request, outcome, archive);
@@ -178,18 +179,16 @@ export function register(program: Command, ctx: Ctx): void {
   ]);
 }
 
-type Ops = typeof import('../../contract/registry.js');
-
 const isConflict = (error: unknown) => (error as { status?: number })?.status === 409;
 
 const alreadyPublished = (request: { nodeId: string; version: string }, registry: string) =>
   new CliError(`${request.nodeId} ${request.version} is already published on ${registry}`, EXIT.conflict, 'conflict', EXISTS_HINT, 409);
 
 /** A 404 on publish is about the publisher in the path; asked again to tell it from an unknown route. */
-async function publisherMissing(client: Client, ops: Ops, error: unknown, publisherId: string): Promise<boolean> {
+async function publisherMissing(client: Client, error: unknown, publisherId: string): Promise<boolean> {
   if ((error as { status?: number })?.status !== 404) return false;
   try {
-    await client.call(ops.getPublisher, { params: { publisherId } });
+    await client.read(routes.getPublisher, { publisherId });
     return false;
   } catch (again) {
     return (again as { status?: number })?.status === 404;
@@ -197,10 +196,10 @@ async function publisherMissing(client: Client, ops: Ops, error: unknown, publis
 }
 
 /** --skip-existing: the version is there; report it, warning when its archive is not ours. */
-async function reportExisting(ctx: Ctx, client: Client, ops: Ops, request: { nodeId: string; version: string }, archive: ArchiveResult, publisherId: string) {
+async function reportExisting(ctx: Ctx, client: Client, request: { nodeId: string; version: string }, archive: ArchiveResult, publisherId: string) {
   let existing: NodeVersion | undefined;
   try {
-    existing = await client.call(ops.getNodeVersion, { params: { nodeId: request.nodeId, version: request.version } });
+    existing = await client.read<NodeVersion>(routes.getNodeVersion, { nodeId: request.nodeId, version: request.version });
   } catch (error) {
     throw toCliError(error);
   }

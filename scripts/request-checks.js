@@ -1,0 +1,114 @@
+// Called by scripts/answer-checks.js (the first step of `npm run build`): writes
+// src/contract/generated/requests.js, the checks of the requests the CLI builds, derived from the
+// contract, and the field lists the manifest needs. A request schema goes through JSON Schema (input
+// side, draft-07) and Ajv's standalone code, as the answers do; what JSON Schema cannot say is added as
+// keywords that call rules.ts by name: `x-rule` (a refinement), `x-output` (what zod's parse outputs:
+// an object's keys in the schema's order, a transform). So a valid `publish` loads no zod.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv, { _, stringify } from 'ajv';
+import standaloneCode from 'ajv/dist/standalone/index.js';
+
+/**
+ * `contract`: zod (`toJSONSchema` and its classes), the contract's resources, `namedRules` of fields.ts,
+ * and rules.ts (its functions are what the keywords call).
+ */
+export function writeRequestChecks(contract, out) {
+  const { z, resources, namedRules, rules } = contract;
+  const requests = { PublishBody: resources.PublishBody };
+
+  // zod's own reading of each schema the conversion meets: the names of its refinements and transform,
+  // its keys when it is an object, its default when it has one (left out of an input schema whose inner
+  // type transforms). Anything that cannot be said this way stops the build.
+  const override = ({ zodSchema: schema, jsonSchema: json, path }) => {
+    const where = `request check at ${path.join('.') || '(root)'}`;
+    const meta = namedRules.get(schema) ?? {};
+    const refinements = (schema.def.checks ?? []).filter((check) => check instanceof z.ZodCustom).length;
+    if (refinements) {
+      if (schema instanceof z.ZodPipe) throw new Error(`${where}: a refinement after a transform has no check`);
+      if (meta.rules?.length !== refinements) throw new Error(`${where}: a refinement without a name in rules.ts (use \`rule\` of fields.ts)`);
+      json['x-rule'] = meta.rules;
+    }
+    const output = { ...json['x-output'] };
+    if (schema instanceof z.ZodObject) {
+      if (schema.def.catchall) throw new Error(`${where}: only plain objects (unknown keys dropped) have a check`);
+      output.keys = Object.keys(schema.shape);
+    }
+    if (schema instanceof z.ZodPipe) {
+      if (!(schema.def.out instanceof z.ZodTransform)) throw new Error(`${where}: a pipe into a schema has no check`);
+      if (!meta.transform) throw new Error(`${where}: a transform without a name in rules.ts (use \`transform\` of fields.ts)`);
+      output.transform = meta.transform;
+    }
+    if (Object.keys(output).length) json['x-output'] = output;
+    if (schema instanceof z.ZodDefault) json.default = schema.def.defaultValue;
+    if (schema instanceof z.ZodCustom || schema instanceof z.ZodTransform) throw new Error(`${where}: ${schema.def.type} has no check`);
+  };
+
+  // Ajv as zod reads: lengths in UTF-16 units and patterns without the u flag (as zod's String.length and
+  // RegExp); a missing property with a default takes it. No formats: zod's request schemas use none.
+  // `unicode: false` still works in Ajv 8, which logs it as deprecated: that warning alone is dropped.
+  const warn = (message) => String(message).includes('option unicode') || console.warn(message);
+  const ajv = new Ajv({
+    code: { source: true, esm: true, lines: false }, useDefaults: true, unicode: false, unicodeRegExp: false,
+    strict: false, messages: false, validateFormats: false, allErrors: false, logger: { log: console.log, warn, error: console.error },
+  });
+  const rule = (cxt, name) => cxt.gen.scopeValue('func', { ref: rules.RULES[name], code: _`rules.RULES[${name}]` });
+  ajv.addKeyword({
+    keyword: 'x-rule',
+    post: true, // after the type's own keywords, as zod refines a value that passed them
+    schemaType: 'array',
+    code(cxt) {
+      for (const name of cxt.schema) cxt.fail(_`!${rule(cxt, name)}(${cxt.data})`);
+    },
+  });
+  ajv.addKeyword({
+    keyword: 'x-output',
+    post: true,
+    modifying: true,
+    schemaType: 'object',
+    code(cxt) {
+      const { gen, it } = cxt;
+      if (it.parentData === undefined) throw new Error('x-output at the root: wrap the schema');
+      const output = gen.scopeValue('func', { ref: rules.output, code: _`rules.output` });
+      const invalid = gen.scopeValue('func', { ref: rules.INVALID, code: _`rules.INVALID` });
+      const what = gen.scopeValue('obj', { ref: cxt.schema, code: stringify(cxt.schema) });
+      const value = gen.const('value', _`${output}(${cxt.data}, ${what})`);
+      cxt.fail(_`${value} === ${invalid}`);
+      gen.assign(_`${it.parentData}[${it.parentDataProperty}]`, value);
+    },
+  });
+
+  const names = {};
+  for (const [id, schema] of Object.entries(requests)) {
+    const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-7', override });
+    delete json.$schema;
+    // The request is the property `value` of what is checked, so that its own output replaces it too.
+    ajv.addSchema({ $id: id, type: 'object', properties: { value: json }, required: ['value'] }, id);
+    names[id] = id;
+  }
+
+  // The node fields a member writes, each with the type of its value and whether the spec deprecates it
+  // (the manifest maps `[tool.nodereg]` keys to them).
+  const nodeWritable = resources.NODE_WRITABLE_FIELDS.map((field) => ({
+    field,
+    type: resources.nodeFieldType(field),
+    deprecated: resources.NodeWritable.shape[field].meta()?.deprecated === true,
+  }));
+
+  const code = [
+    '// Generated by scripts/request-checks.js from src/contract: do not edit.',
+    "import * as rules from '../rules.js';",
+    standaloneCode(ajv, names),
+    `export const nodeWritable = ${JSON.stringify(nodeWritable, null, 2)};`,
+    '',
+  ].join('\n');
+  const types = [
+    '// Generated by scripts/request-checks.js from src/contract: do not edit.',
+    "import type { RequestCheck } from '../requests.js';",
+    ...Object.keys(names).map((id) => `export declare const ${id}: RequestCheck;`),
+    `export declare const nodeWritable: { field: ${nodeWritable.map((f) => `'${f.field}'`).join(' | ')}; type: string; deprecated: boolean }[];`,
+    '',
+  ].join('\n');
+  writeFileSync(join(out, 'requests.js'), code);
+  writeFileSync(join(out, 'requests.d.ts'), types);
+}
