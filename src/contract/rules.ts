@@ -16,6 +16,13 @@ export function versionRange(value: string): string | undefined {
   return validRange(normalised) ?? undefined;
 }
 
+/** A string's length in code points, as zod measures strings (a surrogate pair counts once): the generated checks' `maxLength`. */
+export function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
 /** Refinements: whether a value the schema's type already accepts keeps the rule. */
 export const RULES = {
   httpUrl: (value: string) => isHttpUrl(value),

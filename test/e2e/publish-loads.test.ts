@@ -1,0 +1,98 @@
+// A valid `nodereg publish` loads neither zod nor a schema module of the contract (issue 15): the
+// manifest is checked with the generated request checks, and every request goes through the generated
+// routes. The built binary runs with a module hook that records each file Node loads; the bundle keeps
+// esbuild's `// path` line above each module it holds, which says what a chunk carries. A manifest
+// with a problem must load zod, which words it: that run proves the record can fail.
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { writeTree } from '../package/fixtures.js';
+
+const root = resolve(import.meta.dirname, '../..');
+
+/** The contract's modules that import zod at run time (schemas); the others are plain data and functions. */
+const schemaModules = readdirSync(join(root, 'src/contract'))
+  .filter((file) => file.endsWith('.ts') && /^import (?!type )[^;]*from 'zod'/m.test(readFileSync(join(root, 'src/contract', file), 'utf8')))
+  .map((file) => `src/contract/${file}`);
+
+let server: TestServer;
+let hook: string;
+
+beforeAll(async () => {
+  server = await startServer();
+  const reply = await fetch(`${server.url}/publishers`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'lean' }),
+  });
+  expect(reply.status).toBe(201);
+  const dir = tempDir();
+  hook = join(dir, 'hook.mjs');
+  writeFileSync(join(dir, 'loader.mjs'), "import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  if (url.startsWith('file:')) appendFileSync(process.env.LOADED_LOG, url + '\\n');\n  return next(url, context);\n}\n");
+  writeFileSync(hook, "import { register } from 'node:module';\nregister('./loader.mjs', import.meta.url);\n");
+});
+afterAll(() => server?.close());
+
+function project(toolLines: string[] = [], publisher = 'lean') {
+  const id = `lean-${randomBytes(3).toString('hex')}`;
+  const dir = tempDir();
+  writeTree(dir, {
+    'pyproject.toml': `[project]\nname = "${id}"\nversion = "1.0.0"\ndescription = "A node"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "${publisher}"\n${toolLines.join('\n')}\n`,
+    'LICENSE': 'MIT',
+    '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+    'web/icon.png': randomBytes(2000),
+  });
+  return dir;
+}
+
+/** Runs the CLI with the hook; answers with its result and what each file it loaded from the bundle carries. */
+async function recorded(args: string[]) {
+  const log = join(tempDir(), 'loaded.txt');
+  writeFileSync(log, '');
+  const result = await runCli(args, {
+    env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: server.adminToken, NODE_OPTIONS: `--import=${hook}`, LOADED_LOG: log },
+  });
+  const files = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((url) => fileURLToPath(url)).filter((file) => file.startsWith(join(root, 'dist')));
+  const modules = files.flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/^\/\/ ((?:node_modules|src)\/\S+)$/gm)].map((m) => m[1]));
+  return { result, files, zod: modules.filter((m) => m.startsWith('node_modules/zod/')), schemas: modules.filter((m) => schemaModules.includes(m)) };
+}
+
+describe('nodereg publish of a valid project', () => {
+  it('knows the contract modules that need zod', () => {
+    expect(schemaModules).toEqual(expect.arrayContaining(['src/contract/resources.ts', 'src/contract/registry.ts', 'src/contract/fields.ts']));
+    expect(schemaModules).not.toContain('src/contract/rules.ts');
+  });
+
+  it('publishes without loading zod or a schema module', async () => {
+    const run = await recorded(['publish', project(['tags = ["image"]', 'icon = "https://example.com/icon.png"', 'requires-app = ">=1.0"']), '--json']);
+    expect(run.result.stderr).toBe('');
+    expect(run.result.code).toBe(0);
+    expect(JSON.parse(run.result.stdout)).toMatchObject({ publisher_id: 'lean', version: '1.0.0', status: 'NodeVersionStatusActive' });
+    expect(run.files.some((file) => file.endsWith('dist/client/index.js'))).toBe(true); // the record holds the run's files
+    expect(run.zod).toEqual([]);
+    expect(run.schemas).toEqual([]);
+  });
+
+  it('creates a missing publisher (--create-publisher) and reports a published version (--skip-existing) without zod', async () => {
+    const dir = project([], `lean-${randomBytes(3).toString('hex')}`);
+    const created = await recorded(['publish', dir, '--create-publisher']);
+    expect(created.result.stderr).toContain('created publisher lean-');
+    expect(created.result.code).toBe(0);
+    const again = await recorded(['publish', dir, '--skip-existing', '--json']);
+    expect(again.result.code).toBe(0);
+    expect(JSON.parse(again.result.stdout)).toMatchObject({ skipped: true });
+    for (const run of [created, again]) expect([...run.zod, ...run.schemas]).toEqual([]);
+  });
+
+  it('loads zod for a manifest with a problem, and words it as the contract does', async () => {
+    const run = await recorded(['publish', project(['icon = "example.com/icon.png"', 'tags = ["x", "' + 't'.repeat(65) + '"]'])]);
+    expect(run.result.code).toBe(2);
+    expect(run.result.stderr).toContain('[tool.nodereg] icon: must be an absolute http:// or https:// URL, such as https://example.com/icon.png (or "" for none)');
+    expect(run.result.stderr).toContain('[tool.nodereg] tags: must be at most 64 characters long (item 2)');
+    expect(run.zod.length).toBeGreaterThan(0);
+    expect(run.schemas).toContain('src/contract/resources.ts');
+  });
+});
