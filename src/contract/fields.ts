@@ -3,7 +3,7 @@
 // validate, store and list again is bounded too (RELIABILITY.md, "Bounded work per request").
 import * as z from 'zod';
 import { TRANSLATIONS, URL_MAX, VERSION_RANGE_MAX } from './limits.js';
-import { RULES, TRANSFORMS, type RuleName, type TransformArgs, type TransformName } from './rules.js';
+import { RULES, runTransform, type RuleName, type TransformArgs, type TransformName } from './rules.js';
 import './messages.js'; // the contract's error map, for every schema
 
 export { versionRange } from './rules.js';
@@ -24,9 +24,8 @@ export function rule<T extends z.ZodType>(schema: T, name: RuleName, message: st
 
 /** `schema` transformed by `name` of rules.ts; the issues it finds are zod's issues. */
 export function transform<T extends z.ZodType, N extends TransformName, O = z.output<T>>(schema: T, name: N, ...args: TransformArgs<N> extends undefined ? [] : [TransformArgs<N>]) {
-  const run = TRANSFORMS[name] as (value: unknown, args: unknown) => { value: unknown; issues: { path: string[]; input: unknown; message: string }[] };
   const piped = schema.transform((value, ctx) => {
-    const result = run(value, args[0]);
+    const result = runTransform(name, value, args[0]);
     for (const issue of result.issues) ctx.issues.push({ code: 'custom', ...issue });
     return result.value as O;
   });

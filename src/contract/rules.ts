@@ -78,6 +78,10 @@ export const TRANSFORMS = {
 export type TransformName = keyof typeof TRANSFORMS;
 export type TransformArgs<N extends TransformName> = Parameters<(typeof TRANSFORMS)[N]>[1];
 
+/** Runs the transform `name` on a value its schema accepted. */
+export const runTransform = (name: TransformName, value: unknown, args?: unknown) =>
+  (TRANSFORMS[name] as (value: unknown, args: unknown) => { value: unknown; issues: TransformIssue[] })(value, args);
+
 /** What a generated check does to a value it accepted, as zod's parse does (the keyword `x-output`). */
 export interface Output {
   /** An object's keys in the schema's order: zod's output holds those given, in that order, and no other. */
@@ -93,8 +97,7 @@ export function output(value: unknown, { keys, transform }: Output): unknown {
     out = Object.fromEntries(keys.filter((key) => key in given).map((key) => [key, given[key]]));
   }
   if (!transform) return out;
-  const [name, args] = transform;
-  const result = (TRANSFORMS[name] as (value: unknown, args: unknown) => { value: unknown; issues: TransformIssue[] })(out, args);
+  const result = runTransform(transform[0], out, transform[1]);
   return result.issues.length ? INVALID : result.value;
 }
 export const INVALID = Symbol('invalid');
