@@ -2,8 +2,12 @@
 // the version Flagged with a one-line reason; the findings go to the node's publisher members and
 // admins only; an admin lifts the flag; `--scan warn` keeps findings without flagging, `off` scans
 // nothing; and /healthz keeps answering while a 2,000-file archive is scanned.
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../helpers.js';
+import { MemoryBudget, validateZip } from '../../src/server/archives/validate-zip.js';
+import { scanArchive, ScanWorker } from '../../src/scan/run.js';
+import { startServer, tempDir, type TestServer } from '../helpers.js';
 import { client, createPublisher, createUser, makeZip, publish, uploadTo, type TestUser } from './fixtures.js';
 
 const RISKY = {
@@ -182,3 +186,26 @@ describe('a scan that crashes or times out', () => {
     }
   });
 });
+
+describe('the scan of the bytes the zip check kept', () => {
+  it('finds what the scan of the archive read again finds, without the file, and leaves the kept bytes whole', async () => {
+    const path = join(tempDir(), 'node.zip');
+    writeFileSync(path, await makeZip({ ...RISKY, 'quiet.py': 'x = 1\n' }));
+    const worker = new ScanWorker({ timeoutMs: 60_000, maxOldGenerationSizeMb: 256 });
+    try {
+      const fromFile = await validateZip(path, { maxUnpacked: 1 << 20, memory: new MemoryBudget(0) });
+      const kept = await validateZip(path, { maxUnpacked: 1 << 20, memory: new MemoryBudget(1 << 20) });
+      expect(fromFile.scannable.some((entry) => entry.data)).toBe(false);
+      expect(kept.scannable.every((entry) => entry.data)).toBe(true);
+      const expected = await scanArchive(worker, path, fromFile.scannable, { server: true });
+      expect(expected.findings.map((f) => f.rule)).toContain('runtime-install');
+      rmSync(path); // the kept bytes are all the scan reads now
+      expect(await scanArchive(worker, path, kept.scannable, { server: true })).toEqual(expected);
+      // the worker got a copy of them: the entries' own memory (maybe Buffer's pool) was not handed over
+      expect(Buffer.from(kept.scannable.find((entry) => entry.path === 'quiet.py')!.data!).toString()).toBe('x = 1\n');
+    } finally {
+      await worker.stop();
+    }
+  });
+});
+

@@ -106,6 +106,7 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     // anywhere in between is rolled back at start (archives/claims.ts) and can be retried.
     const key = archiveKey(publisher.id, node.id, version.version);
     if (!(await store.claimArchive(version.id, key))) {
+      summary.release();
       await archives.discard(received);
       // An admin may have banned or flagged it while the archive was on its way.
       const now = await store.getVersionById(version.id);
@@ -115,7 +116,8 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     try {
       // Scanned in a worker thread once the claim is ours (racing uploads do not all scan); a high
       // finding under `--scan flag` makes the version Flagged, with the findings kept (DESIGN.md §10).
-      const scan = await ctx.scanUpload.scan(received.tempPath, summary.scannable, `${node.id} ${version.version}`);
+      // The entries' bytes the check kept go to the scan; their memory is given back once it is done.
+      const scan = await ctx.scanUpload.scan(received.tempPath, summary.scannable, `${node.id} ${version.version}`).finally(summary.release);
       const status = scan?.flag ? 'NodeVersionStatusFlagged' : ctx.options.review === 'auto' ? 'NodeVersionStatusActive' : 'NodeVersionStatusPending';
       await archives.commit(received, key);
       const updated = await store.recordArchive(version.id, {
