@@ -291,6 +291,22 @@ describe.each(storages)('archive storage on $name', (backend) => {
   });
 });
 
+describe('local archive storage', () => {
+  it('starts the sync of a received archive and commits it into place only once it is synced', async () => {
+    const storage = createLocalArchiveStorage(tempDir());
+    const received = await storage.receive(Readable.from([Buffer.from('zip')]), 10);
+    await expect(received.synced).resolves.toBeUndefined();
+    let synced!: () => void;
+    const key = 'a/b/1.0.0/node.zip';
+    const committing = storage.commit({ ...received, synced: new Promise<void>((resolve) => (synced = resolve)) }, key);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await storage.exists(key)).toBe(false);
+    synced();
+    await committing;
+    expect(await storage.exists(key)).toBe(true);
+  });
+});
+
 // ---- zips ----
 
 function writeTemp(data: Buffer): string {
