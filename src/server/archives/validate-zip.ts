@@ -1,6 +1,5 @@
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { crc32, inflateRaw, inflateRawSync } from 'node:zlib';
 import { closeSync, fstatSync, openSync, read } from 'node:fs';
@@ -9,6 +8,7 @@ import { CachedZipReader } from './zip-reader.js';
 import { createEntryNameChecker, entryNameProblem } from '../../contract/archive-names.js';
 import { MAX_ARCHIVE_ENTRIES } from '../../contract/limits.js';
 import { badRequest, HttpError } from '../errors.js';
+import { turnsEvery } from '../turns.js';
 import { languageOf } from '../../scan/languages.js';
 import type { ArchiveEntry } from '../../scan/run.js';
 
@@ -196,12 +196,7 @@ export async function validateZip(
     memory.give(kept);
     kept = 0;
   };
-  let turn = performance.now();
-  const turns = async () => {
-    if (performance.now() - turn < TURN_MS) return;
-    await nextTurn();
-    turn = performance.now();
-  };
+  const turns = turnsEvery(TURN_MS);
   try {
     for await (const entry of zip.eachEntry()) {
       await turns();
