@@ -39,6 +39,18 @@ export interface RunDeps {
 
 export type Prompts = typeof import('@inquirer/prompts');
 
+/**
+ * Runs one command without commander (quick.ts, quick-publish.ts): `task` with a context of these
+ * global options; resolves to the exit code, ctx.fail's for an error, as the full program does.
+ */
+export function runCommand(globals: Globals, version: string, deps: RunDeps, task: (ctx: Ctx) => Promise<void>): Promise<number> {
+  const ctx = new Ctx(() => globals, version, deps);
+  return task(ctx).then(
+    () => EXIT.ok,
+    (error: unknown) => ctx.fail(error),
+  );
+}
+
 /** What every command gets: streams, output, the connection, config, prompts. */
 export class Ctx {
   readonly env: NodeJS.ProcessEnv;

@@ -1,15 +1,16 @@
 // What scan, validate and publish share about scan findings: running the scanner on the project's
 // file set, the human listing (grouped by file, with the line of code), and the --fail-on decision.
 import { readFileSync } from 'node:fs';
-import { Option } from 'commander';
+import type { Command } from 'commander';
 import { atLeast, DEFAULT_SCAN_FAIL_ON, SCAN_SEVERITIES } from '../contract/limits.js';
 import type { Finding, ScanReport, ScanSeverity } from '../contract/scan.js';
 import type { Project } from '../package/project.js';
 import { CliError, EXIT } from './errors.js';
 import type { Output } from './output.js';
 
-export const failOnOption = () =>
-  new Option('--fail-on <severity>', 'findings of this severity or above stop it').choices(SCAN_SEVERITIES).default(DEFAULT_SCAN_FAIL_ON);
+/** `--fail-on`, made through the program: this module loads no commander (publish runs without it). */
+export const failOnOption = (program: Command) =>
+  program.createOption('--fail-on <severity>', 'findings of this severity or above stop it').choices(SCAN_SEVERITIES).default(DEFAULT_SCAN_FAIL_ON);
 
 /** Scans the files `pack` would ship. */
 export async function scanProject(project: Pick<Project, 'files'>): Promise<ScanReport> {

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { run } from '../../src/cli/program.js';
 import { quickRun } from '../../src/cli/quick.js';
+import { quickCommand } from '../../src/cli/quick-args.js';
+import { run as runQuickPublish } from '../../src/cli/quick-publish.js';
 import type { RunDeps } from '../../src/cli/context.js';
 import { tempDir } from '../helpers.js';
 
@@ -19,8 +21,11 @@ export interface InProcessOptions extends Omit<RunDeps, 'stdout' | 'stderr' | 's
   /** Text piped on stdin (an empty pipe by default). */
   input?: string;
   home?: string;
-  /** `quick`: the entry bin/nodereg.js takes for plain reads (quick.ts), which must take `argv`; the full program by default. */
-  entry?: 'program' | 'quick';
+  /**
+   * `quick`: the entry bin/nodereg.js takes for `node show ID` (quick.ts); `quick-publish`: the one
+   * main.ts takes for plain publish lines (quick-publish.ts). Each must take `argv`. The full program by default.
+   */
+  entry?: 'program' | 'quick' | 'quick-publish';
 }
 
 export async function runInProcess(argv: string[], options: InProcessOptions = {}): Promise<InProcessResult> {
@@ -43,7 +48,8 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
     stdout: { write: (chunk: string) => ((stdout += chunk), true) },
     stderr: { write: (chunk: string) => ((stderr += chunk), true) },
   };
-  const running = options.entry === 'quick' ? quickRun(argv, '0.0.0-test', deps) : run(argv, '0.0.0-test', deps);
+  if (options.entry === 'quick-publish' && quickCommand(argv)?.kind !== 'publish') throw new Error(`quick-publish.ts does not take ${argv.join(' ')}`);
+  const running = options.entry === 'quick' ? quickRun(argv, '0.0.0-test', deps) : (options.entry === 'quick-publish' ? runQuickPublish : run)(argv, '0.0.0-test', deps);
   if (!running) throw new Error(`quick.ts does not take ${argv.join(' ')}`);
   const code = await running;
   return { code, stdout, stderr };

@@ -1,11 +1,13 @@
 // bin/nodereg.js: a bare --version is answered by the launcher itself (CommonJS, before the bundle
 // loads); a plain `node show ID` runs from dist/cli/quick.cjs without Node's ES module loader; every
-// other form goes through the CLI's ES module bundle. An unbuilt checkout: test/e2e/newcomer.test.ts.
+// other form goes through the CLI's ES module bundle, a plain `publish` without the program. An unbuilt checkout: test/e2e/newcomer.test.ts.
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { writeTree } from '../package/fixtures.js';
 
 const { version } = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8'));
 
@@ -47,6 +49,27 @@ describe('launcher', () => {
       const result = await loaded(args);
       expect(result.esm).toBe(true);
       expect(result.cjs).toEqual([resolve(BIN, '../../dist/cli/quick-args.cjs')]);
+    });
+
+    // The chunks of the ES module bundle a run loads, from a module resolve hook.
+    const chunks = async (args: string[]) => {
+      const dir = tempDir();
+      writeFileSync(join(dir, 'hooks.mjs'), "import { writeSync } from 'node:fs'; export async function resolve(specifier, context, next) { const found = await next(specifier, context); if (found.url.includes('/dist/')) writeSync(2, `\\nCHUNK ${found.url}\\n`); return found; }");
+      writeFileSync(join(dir, 'register.mjs'), "import { register } from 'node:module'; register('./hooks.mjs', import.meta.url);");
+      const stderr = await new Promise<string>((done) =>
+        execFile(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, BIN, '--registry', server.url, ...args], { env: cliEnv(tempDir()) }, (_error, _stdout, err) => done(err)),
+      );
+      return [...stderr.matchAll(/^CHUNK .*\/dist\/(.*)$/gm)].map((m) => m[1]);
+    };
+
+    it('a plain `publish` runs without the program (commander)', async () => {
+      const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "launched"\nversion = "1.0.0"\ndescription = "d"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "p"\n', '__init__.py': '' });
+      const plain = await chunks(['publish', dir, '--dry-run']);
+      expect(plain).toContain('cli/main.js');
+      expect(plain.some((file) => file.startsWith('chunks/quick-publish-'))).toBe(true);
+      expect(plain.some((file) => file.startsWith('chunks/program-'))).toBe(false);
+      const help = await chunks(['publish', '--help']);
+      expect(help.some((file) => file.startsWith('chunks/program-'))).toBe(true);
     });
   });
 });

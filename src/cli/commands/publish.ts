@@ -18,7 +18,8 @@ import type { ScanSeverity } from '../../contract/scan.js';
 import { blocking, failOnOption, findingsError, scanProject } from '../findings.js';
 import { examples } from './index.js';
 
-interface Options extends ChangelogFlags {
+/** The options of publish, as commander gives them (quick-args.ts gives the same for the lines it takes). */
+export interface PublishOptions extends ChangelogFlags {
   failOn: ScanSeverity;
   acceptFindings?: boolean;
   dryRun?: boolean;
@@ -55,127 +56,130 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--publisher <id>', 'publisher id (overrides [tool.nodereg] publisher)')
     .option('--create-publisher', 'create the publisher first if it does not exist (needs a user token)')
     .option('--max-size <size>', `fail when the archive is larger (default ${formatSize(DEFAULT_MAX_ARCHIVE)})`)
-    .addOption(failOnOption())
+    .addOption(failOnOption(program))
     .option('--accept-findings', 'publish even when the scan finds something at or above --fail-on (the registry may still flag the version)')
-    .action(async (dir: string | undefined, options: Options) => {
-      const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
-      const changelog = await readChangelog(ctx, options);
-      const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog });
-      const { request } = project;
-      const publisherId = request.publisherId!;
-      // The registry's limits are asked for while the project is scanned and packed: a read that says
-      // nothing of the node. Its answer, or its error (no token, a dead registry), counts only after
-      // the scan has passed, in the order the steps have always failed in.
-      const registry = options.dryRun ? undefined : settledLater(ctx.client({ requireToken: true }).then(async (client) => ({ client, limits: await fetchLimits(client) })));
-      const temp = mkdtempSync(join(tmpdir(), 'nodereg-publish-'));
-      await withCleanup(async (interrupts) => {
-        // Both local: the packer's reads, large files and worker threads proceed while the scan parses
-        // on this thread. The scan still decides first, and nothing of the node reaches the registry before it passes.
-        const [scanned, packed] = await Promise.allSettled([scanProject(project), buildArchive(ctx, project, join(temp, 'node.zip'), maxSize)]);
-        if (scanned.status === 'rejected') throw scanned.reason;
-        const scan = scanned.value;
-        const stopping = blocking(scan, options.failOn);
-        if (stopping.length && !options.acceptFindings) throw findingsError(stopping, options.failOn, true);
-        for (const f of scan.findings.filter((x) => !x.suppressed)) ctx.out.warn(`scan: ${f.file}:${f.line} ${f.severity} ${f.rule}: ${f.message}`);
-        if (packed.status === 'rejected') throw packed.reason;
-        const archive = packed.value;
-        // The archive is declared, so a registry refuses one over its limits before the version exists.
-        const body = { ...request.body, node_version: { ...request.body.node_version, archive_size: archive.size, archive_sha256: archive.sha256 } };
-        const ops = await import('../../contract/registry.js');
-        if (options.dryRun) {
-          const { registry } = await ctx.connection();
-          const { buildPath } = await import('../../contract/operation.js');
-          const path = buildPath(ops.publishVersion.path, { publisherId, nodeId: request.nodeId });
-          const fileList = listFiles(project);
-          ctx.out.result(
-            {
-              dry_run: true,
-              registry,
-              publisher_id: publisherId,
-              node_id: request.nodeId,
-              version: request.version,
-              request: { method: 'POST', path, body },
-              archive_sha256: archive.sha256,
-              archive_size: archive.size,
-              files: archive.files,
-              file_list: fileList,
-            },
-            () =>
-              `POST ${registry}${path}\n${JSON.stringify(body, null, 2)}\n\n` +
-              `${archive.files} file${archive.files === 1 ? '' : 's'}, ${formatSize(archive.unpackedSize)} → archive ${formatSize(archive.size)}, sha256 ${archive.sha256}\n` +
-              fileTable(fileList),
-          );
-          ctx.out.info('dry run: nothing was sent');
-          return;
-        }
-
-        const { client, limits } = await registry!.catch((error: unknown) => {
-          throw toCliError(error);
-        });
-        checkLimits(client, limits, archive, request);
-        const publish = () => client.call(ops.publishVersion, { params: { publisherId, nodeId: request.nodeId }, body });
-        const left = leftBehind(request, client.baseUrl, resumeCommand(ctx, dir, options));
-
-        const outcome = await interrupts.caught(async (signal) => {
-          let published;
-          try {
-            published = await untilInterrupted(signal, publish().catch(async (error: unknown) => {
-              if (!(await publisherMissing(client, ops, error, publisherId))) throw error;
-              if (!options.createPublisher) {
-                throw new CliError(
-                  `publisher "${publisherId}" does not exist on ${client.baseUrl}`,
-                  EXIT.notFound,
-                  'not_found',
-                  `create it with \`nodereg publisher create ${publisherId}\`, or publish with --create-publisher`,
-                  404,
-                );
-              }
-              await client.call(ops.createPublisher, { body: { id: publisherId } });
-              ctx.out.success(`created publisher ${publisherId}`);
-              return publish();
-            }));
-          } catch (error) {
-            if (signal.aborted) throw left.interrupted('before the registry answered the publish', true);
-            if (isConflict(error)) return 'exists' as const;
-            throw toCliError(error, { 413: ARCHIVE_HINT });
-          }
-
-          const bar = progressBar(ctx);
-          try {
-            return await client.upload(published.signedUrl, {
-              open: () => createReadStream(join(temp, 'node.zip')),
-              size: archive.size,
-              sha256: archive.sha256,
-              onProgress: bar.update,
-              signal,
-            });
-          } catch (error) {
-            if (signal.aborted) throw left.interrupted('during the upload');
-            if (isConflict(error)) return 'exists' as const;
-            throw left.uploadFailed(toCliError(error));
-          } finally {
-            bar.end();
-          }
-        });
-
-        if (outcome === 'exists') {
-          if (options.skipExisting) return reportExisting(ctx, client, ops, request, archive, publisherId);
-          throw alreadyPublished(request, client.baseUrl);
-        }
-        report(ctx, publisherId, request, outcome, archive);
-        if (outcome.status === 'NodeVersionStatusPending') ctx.out.hint('this registry reviews versions by hand: it can be installed once approved');
-        if (outcome.status === 'NodeVersionStatusFlagged') {
-          ctx.out.warn(`the registry flagged this version: ${outcome.status_reason ?? 'no reason given'}`);
-          ctx.out.hint(`see every finding with \`nodereg node versions ${request.nodeId} --reasons\`; an admin can lift the flag`);
-        }
-      }, () => rmSync(temp, { recursive: true, force: true }));
-    });
+    .action((dir: string | undefined, options: PublishOptions) => publishProject(ctx, dir, options));
   examples(command, [
     'nodereg publish --dry-run',
     'NODEREG_TOKEN=... nodereg publish --skip-existing --changelog-file CHANGELOG.md',
     'nodereg publish ./my-node --publisher my-team --create-publisher',
     'nodereg publish --fail-on critical',
   ]);
+}
+
+/** `nodereg publish [dir]`: free of commander, so that quick-publish.ts runs it without the program. */
+export async function publishProject(ctx: Ctx, dir: string | undefined, options: PublishOptions): Promise<void> {
+  const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
+  const changelog = await readChangelog(ctx, options);
+  const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog });
+  const { request } = project;
+  const publisherId = request.publisherId!;
+  // The registry's limits are asked for while the project is scanned and packed: a read that says
+  // nothing of the node. Its answer, or its error (no token, a dead registry), counts only after
+  // the scan has passed, in the order the steps have always failed in.
+  const registry = options.dryRun ? undefined : settledLater(ctx.client({ requireToken: true }).then(async (client) => ({ client, limits: await fetchLimits(client) })));
+  const temp = mkdtempSync(join(tmpdir(), 'nodereg-publish-'));
+  await withCleanup(async (interrupts) => {
+    // Both local: the packer's reads, large files and worker threads proceed while the scan parses
+    // on this thread. The scan still decides first, and nothing of the node reaches the registry before it passes.
+    const [scanned, packed] = await Promise.allSettled([scanProject(project), buildArchive(ctx, project, join(temp, 'node.zip'), maxSize)]);
+    if (scanned.status === 'rejected') throw scanned.reason;
+    const scan = scanned.value;
+    const stopping = blocking(scan, options.failOn);
+    if (stopping.length && !options.acceptFindings) throw findingsError(stopping, options.failOn, true);
+    for (const f of scan.findings.filter((x) => !x.suppressed)) ctx.out.warn(`scan: ${f.file}:${f.line} ${f.severity} ${f.rule}: ${f.message}`);
+    if (packed.status === 'rejected') throw packed.reason;
+    const archive = packed.value;
+    // The archive is declared, so a registry refuses one over its limits before the version exists.
+    const body = { ...request.body, node_version: { ...request.body.node_version, archive_size: archive.size, archive_sha256: archive.sha256 } };
+    const ops = await import('../../contract/registry.js');
+    if (options.dryRun) {
+      const { registry } = await ctx.connection();
+      const { buildPath } = await import('../../contract/operation.js');
+      const path = buildPath(ops.publishVersion.path, { publisherId, nodeId: request.nodeId });
+      const fileList = listFiles(project);
+      ctx.out.result(
+        {
+          dry_run: true,
+          registry,
+          publisher_id: publisherId,
+          node_id: request.nodeId,
+          version: request.version,
+          request: { method: 'POST', path, body },
+          archive_sha256: archive.sha256,
+          archive_size: archive.size,
+          files: archive.files,
+          file_list: fileList,
+        },
+        () =>
+          `POST ${registry}${path}\n${JSON.stringify(body, null, 2)}\n\n` +
+          `${archive.files} file${archive.files === 1 ? '' : 's'}, ${formatSize(archive.unpackedSize)} → archive ${formatSize(archive.size)}, sha256 ${archive.sha256}\n` +
+          fileTable(fileList),
+      );
+      ctx.out.info('dry run: nothing was sent');
+      return;
+    }
+
+    const { client, limits } = await registry!.catch((error: unknown) => {
+      throw toCliError(error);
+    });
+    checkLimits(client, limits, archive, request);
+    const publish = () => client.call(ops.publishVersion, { params: { publisherId, nodeId: request.nodeId }, body });
+    const left = leftBehind(request, client.baseUrl, resumeCommand(ctx, dir, options));
+
+    const outcome = await interrupts.caught(async (signal) => {
+      let published;
+      try {
+        published = await untilInterrupted(signal, publish().catch(async (error: unknown) => {
+          if (!(await publisherMissing(client, ops, error, publisherId))) throw error;
+          if (!options.createPublisher) {
+            throw new CliError(
+              `publisher "${publisherId}" does not exist on ${client.baseUrl}`,
+              EXIT.notFound,
+              'not_found',
+              `create it with \`nodereg publisher create ${publisherId}\`, or publish with --create-publisher`,
+              404,
+            );
+          }
+          await client.call(ops.createPublisher, { body: { id: publisherId } });
+          ctx.out.success(`created publisher ${publisherId}`);
+          return publish();
+        }));
+      } catch (error) {
+        if (signal.aborted) throw left.interrupted('before the registry answered the publish', true);
+        if (isConflict(error)) return 'exists' as const;
+        throw toCliError(error, { 413: ARCHIVE_HINT });
+      }
+
+      const bar = progressBar(ctx);
+      try {
+        return await client.upload(published.signedUrl, {
+          open: () => createReadStream(join(temp, 'node.zip')),
+          size: archive.size,
+          sha256: archive.sha256,
+          onProgress: bar.update,
+          signal,
+        });
+      } catch (error) {
+        if (signal.aborted) throw left.interrupted('during the upload');
+        if (isConflict(error)) return 'exists' as const;
+        throw left.uploadFailed(toCliError(error));
+      } finally {
+        bar.end();
+      }
+    });
+
+    if (outcome === 'exists') {
+      if (options.skipExisting) return reportExisting(ctx, client, ops, request, archive, publisherId);
+      throw alreadyPublished(request, client.baseUrl);
+    }
+    report(ctx, publisherId, request, outcome, archive);
+    if (outcome.status === 'NodeVersionStatusPending') ctx.out.hint('this registry reviews versions by hand: it can be installed once approved');
+    if (outcome.status === 'NodeVersionStatusFlagged') {
+      ctx.out.warn(`the registry flagged this version: ${outcome.status_reason ?? 'no reason given'}`);
+      ctx.out.hint(`see every finding with \`nodereg node versions ${request.nodeId} --reasons\`; an admin can lift the flag`);
+    }
+  }, () => rmSync(temp, { recursive: true, force: true }));
 }
 
 type Ops = typeof import('../../contract/registry.js');
@@ -251,7 +255,7 @@ function report(
 }
 
 /** The command that resumes a failed upload: the same publish, which gets a fresh upload URL. */
-function resumeCommand(ctx: Ctx, dir: string | undefined, options: Options): string {
+function resumeCommand(ctx: Ctx, dir: string | undefined, options: PublishOptions): string {
   const quote = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
   const parts = ['nodereg', 'publish'];
   if (dir) parts.push(quote(dir));

@@ -17,7 +17,7 @@ export function register(program: Command, ctx: Ctx): void {
     .command('scan [dir]')
     .description('scan the files pack would ship for risky code (eval, runtime installs, obfuscation, …); exit 1 when a finding reaches --fail-on')
     .option('--sarif <file>', 'also write the findings as SARIF 2.1.0 (for code-scanning tools)')
-    .addOption(failOnOption())
+    .addOption(failOnOption(program))
     .action(async (dir: string | undefined, options: Options) => {
       const root = resolve(dir ?? '.');
       const { loadProject } = await import('../../package/project.js');

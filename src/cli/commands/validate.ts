@@ -26,7 +26,7 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--publisher <id>', 'publisher id (overrides [tool.nodereg] publisher)')
     .option('--changelog <text>', 'changelog of the version, checked like publish does')
     .option('--changelog-file <file>', 'read the changelog from a file (- for stdin)')
-    .addOption(failOnOption())
+    .addOption(failOnOption(program))
     .option('--offline', "do not ask the registry for its limits")
     .action(async (dir: string | undefined, options: Options) => {
       const changelog = await readChangelog(ctx, options);
