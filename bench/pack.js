@@ -9,7 +9,7 @@ import { BIN, cliEnv, cpuOfCommands, median, mib, ms, peakRss, random, row, work
 
 const RUNS = 5;
 // The formats our packer stores (src/package/zip.ts STORED_EXTENSIONS), told to zip as well.
-const STORED = ['png', 'jpg', 'jpeg', 'webp', 'gif', 'zip', 'gz', 'bz2', 'xz', '7z', 'mp4', 'webm', 'safetensors', 'ckpt', 'pt', 'bin'];
+export const STORED = ['png', 'jpg', 'jpeg', 'webp', 'gif', 'zip', 'gz', 'bz2', 'xz', '7z', 'mp4', 'webm', 'safetensors', 'ckpt', 'pt', 'bin'];
 
 const WORDS = [
   'self', 'value', 'tensor', 'image', 'model', 'config', 'result', 'index', 'batch', 'width', 'height', 'device', 'dtype', 'path',

@@ -26,7 +26,14 @@ export type ScanJob =
       /** Shared by the workers of one scan: each takes the next file from it (Atomics), so none idles while another has a backlog. */
       next?: SharedArrayBuffer;
     }
-  | { kind: 'entries'; zip: string; entries: ArchiveEntry[]; options: ScanTextOptions };
+  | {
+      kind: 'entries';
+      zip: string;
+      entries: ArchiveEntry[];
+      options: ScanTextOptions;
+      /** The bytes of the entries that have `at`, one after another (transferred to the worker, not copied). */
+      texts?: ArrayBuffer;
+    };
 
 /**
  * An entry of an archive the server has checked, with where its data lies (from its local header): the
@@ -39,6 +46,10 @@ export interface ArchiveEntry {
   compressedSize: number;
   size: number;
   deflated: boolean;
+  /** Its bytes, inflated, when the zip check kept them: the scan need not read and inflate it again. */
+  data?: Uint8Array;
+  /** (in a job) Where its bytes lie in the job's `texts`. */
+  at?: number;
 }
 
 export interface PartialReport {
@@ -125,7 +136,7 @@ export class ScanWorker {
 
   constructor(private readonly limits: { timeoutMs: number; maxOldGenerationSizeMb: number }) {}
 
-  run(job: ScanJob): Promise<PartialReport> {
+  run(job: ScanJob, transfer: ArrayBuffer[] = []): Promise<PartialReport> {
     if (this.pending) return Promise.reject(new Error('this scan worker is busy'));
     const worker = (this.worker ??= this.start());
     return new Promise((resolve, reject) => {
@@ -138,7 +149,7 @@ export class ScanWorker {
         resolve: (report) => (settle(), resolve(report)),
         reject: (error) => (settle(), reject(error)),
       };
-      worker.postMessage(job);
+      worker.postMessage(job, transfer);
     });
   }
 
@@ -200,8 +211,20 @@ export async function scanFiles(files: readonly ScanInput[], options: ScanTextOp
   return mergeReports([...parts, { findings: [], skipped, files: 0 }], files.length);
 }
 
-/** Scans the entries of an uploaded archive (already checked by the server) in `worker`. */
+/**
+ * Scans the entries of an uploaded archive (already checked by the server) in `worker`. The bytes the
+ * check kept go to the worker in one new buffer, transferred: never the entries' own, which may be
+ * views of memory others use (Buffer's pool).
+ */
 export async function scanArchive(worker: ScanWorker, zip: string, entries: ArchiveEntry[], options: ScanTextOptions = {}): Promise<ScanReport> {
-  const part = await worker.run({ kind: 'entries', zip, entries, options: { server: options.server } });
+  const texts = new Uint8Array(entries.reduce((sum, entry) => sum + (entry.data?.length ?? 0), 0));
+  let at = 0;
+  const sent = entries.map(({ data, ...entry }) => {
+    if (!data) return entry;
+    texts.set(data, at);
+    at += data.length;
+    return { ...entry, at: at - data.length };
+  });
+  const part = await worker.run({ kind: 'entries', zip, entries: sent, options: { server: options.server }, texts: texts.buffer }, [texts.buffer]);
   return mergeReports([part], part.files);
 }

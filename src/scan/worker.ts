@@ -8,33 +8,40 @@ import { scanFilesHere, scanOne, tooLarge, type ArchiveEntry, type PartialReport
 import type { ScanTextOptions } from './scanner.js';
 
 /**
- * The entries of a checked archive, each read and inflated whole (each is at most SCAN_MAX_FILE_BYTES,
- * and the server has checked its sizes and CRC): a stream per entry cost more than the scan of a
- * small node's source.
+ * The entries of a checked archive: their bytes as the server kept them (`texts`), or each read and
+ * inflated whole (each is at most SCAN_MAX_FILE_BYTES, and the server has checked its sizes and CRC):
+ * a stream per entry cost more than the scan of a small node's source.
  */
-async function scanEntries(path: string, entries: ArchiveEntry[], options: ScanTextOptions): Promise<PartialReport> {
+async function scanEntries(path: string, entries: ArchiveEntry[], options: ScanTextOptions, texts?: ArrayBuffer): Promise<PartialReport> {
   const findings: Finding[] = [];
   const skipped: SkippedFile[] = [];
-  const fd = openSync(path, 'r');
+  let fd: number | undefined;
   try {
     for (const entry of entries) {
       if (entry.size > SCAN_MAX_FILE_BYTES) {
         skipped.push(tooLarge(entry.path, entry.size));
         continue;
       }
-      const data = Buffer.allocUnsafe(entry.compressedSize);
-      if (readSync(fd, data, 0, data.length, entry.start) !== data.length) throw new Error(`the archive ends inside ${entry.path}`);
-      // (an empty file deflates to 2 bytes; zlib takes no limit below 1)
-      const text = (entry.deflated ? inflateRawSync(data, { maxOutputLength: Math.max(entry.size, 1) }) : data).toString('utf8');
-      findings.push(...(await scanOne(entry.path, text, options)));
+      let bytes: Buffer;
+      if (texts && entry.at !== undefined) {
+        bytes = Buffer.from(texts, entry.at, entry.size);
+      } else {
+        const data = Buffer.allocUnsafe(entry.compressedSize);
+        fd ??= openSync(path, 'r');
+        if (readSync(fd, data, 0, data.length, entry.start) !== data.length) throw new Error(`the archive ends inside ${entry.path}`);
+        // (an empty file deflates to 2 bytes; zlib takes no limit below 1)
+        bytes = entry.deflated ? inflateRawSync(data, { maxOutputLength: Math.max(entry.size, 1) }) : data;
+      }
+      findings.push(...(await scanOne(entry.path, bytes.toString('utf8'), options)));
     }
   } finally {
-    closeSync(fd);
+    if (fd !== undefined) closeSync(fd);
   }
   return { findings, skipped, files: entries.length };
 }
 
-const runJob = (job: ScanJob) => (job.kind === 'entries' ? scanEntries(job.zip, job.entries, job.options) : scanFilesHere(job.files, job.options, job.next));
+const runJob = (job: ScanJob) =>
+  job.kind === 'entries' ? scanEntries(job.zip, job.entries, job.options, job.texts) : scanFilesHere(job.files, job.options, job.next);
 
 if (workerData) {
   // one job, given at start (the CLI's workers)

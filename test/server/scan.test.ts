@@ -2,8 +2,13 @@
 // the version Flagged with a one-line reason; the findings go to the node's publisher members and
 // admins only; an admin lifts the flag; `--scan warn` keeps findings without flagging, `off` scans
 // nothing; and /healthz keeps answering while a 2,000-file archive is scanned.
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../helpers.js';
+import { MemoryBudget, validateZip } from '../../src/server/archives/validate-zip.js';
+import { scanArchive, ScanWorker } from '../../src/scan/run.js';
+import { createUploadScanner } from '../../src/server/scan-upload.js';
+import { startServer, tempDir, type TestServer } from '../helpers.js';
 import { client, createPublisher, createUser, makeZip, publish, uploadTo, type TestUser } from './fixtures.js';
 
 const RISKY = {
@@ -179,6 +184,70 @@ describe('a scan that crashes or times out', () => {
       } finally {
         await server.close();
       }
+    }
+  });
+});
+
+describe('the scan of the bytes the zip check kept', () => {
+  it('finds what the scan of the archive read again finds, without the file, and leaves the kept bytes whole', async () => {
+    const path = join(tempDir(), 'node.zip');
+    writeFileSync(path, await makeZip({ ...RISKY, 'quiet.py': 'x = 1\n' }));
+    const worker = new ScanWorker({ timeoutMs: 60_000, maxOldGenerationSizeMb: 256 });
+    try {
+      const fromFile = await validateZip(path, { maxUnpacked: 1 << 20, memory: new MemoryBudget(0) });
+      const kept = await validateZip(path, { maxUnpacked: 1 << 20, memory: new MemoryBudget(1 << 20) });
+      expect(fromFile.scannable.some((entry) => entry.data)).toBe(false);
+      expect(kept.scannable.every((entry) => entry.data)).toBe(true);
+      const expected = await scanArchive(worker, path, fromFile.scannable, { server: true });
+      expect(expected.findings.map((f) => f.rule)).toContain('runtime-install');
+      rmSync(path); // the kept bytes are all the scan reads now
+      expect(await scanArchive(worker, path, kept.scannable, { server: true })).toEqual(expected);
+      // the worker got a copy of them: the entries' own memory (maybe Buffer's pool) was not handed over
+      expect(Buffer.from(kept.scannable.find((entry) => entry.path === 'quiet.py')!.data!).toString()).toBe('x = 1\n');
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('a small set is first read by the text gate on the event loop: the same findings as the worker\'s scan of every file', async () => {
+    const clean = (i: number) => `def f${i}(x):\n    return x * ${i}\n`;
+    const sets: Record<string, string>[] = [
+      { 'a.py': clean(1), 'b.py': clean(2) }, // nothing admitted: decided without the worker
+      { 'a.py': clean(1), 'm.py': RISKY['nodes/run.py'], 'z.py': clean(3), 'web/x.js': 'eval(input)\n' }, // from m.py on, to the worker
+      { ...RISKY, 'quiet.py': clean(4) },
+    ];
+    const scanner = createUploadScanner('flag', () => {});
+    const found: number[] = [];
+    try {
+      for (const files of sets) {
+        const path = join(tempDir(), 'node.zip');
+        writeFileSync(path, await makeZip(files));
+        const kept = await validateZip(path, { maxUnpacked: 1 << 20, memory: new MemoryBudget(1 << 20) });
+        const read = await validateZip(path, { maxUnpacked: 1 << 20, memory: new MemoryBudget(0) });
+        expect(kept.scannable.every((entry) => entry.data)).toBe(true);
+        const everyFile = await scanner.scan(path, read.scannable, 'read');
+        expect(await scanner.scan(path, kept.scannable, 'kept')).toEqual(everyFile);
+        found.push(everyFile!.findings!.length);
+      }
+      expect(found[0]).toBe(0);
+      expect(found[1]).toBeGreaterThan(1); // m.py's and x.js's
+      expect(found[2]).toBeGreaterThan(0);
+    } finally {
+      await scanner.close();
+    }
+  });
+
+  it('a node whose files admit no rule needs no worker: under a 1 ms time limit it is Active, one with a risky file is not', async () => {
+    const server = await startServer({ scanLimits: { timeoutMs: 1 } });
+    try {
+      const owner = await createUser(server);
+      await createPublisher(server, owner, 'acme');
+      const quiet = await publishArchive(server, owner, 'quiet', '1.0.0', { '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n', 'nodes/math.py': 'def add(a, b):\n    return a + b\n' });
+      expect(quiet).toMatchObject({ status: 'NodeVersionStatusActive', findings: [] });
+      const risky = await publishArchive(server, owner, 'risky', '1.0.0', RISKY);
+      expect(risky).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: could not finish (the scan took longer than 1 ms); an admin must review it' });
+    } finally {
+      await server.close();
     }
   });
 });

@@ -3,9 +3,10 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NodeVersion } from '../../src/contract/resources.js';
 import { signUploadUrl } from '../../src/server/archives/signing.js';
+import { UPLOAD_MEMORY } from '../../src/server/archives/validate-zip.js';
 import { startServer, type TestServer } from '../helpers.js';
 import {
   call, client, createPat, createPublisher, createUser, expectError, makeZip, publish, publishAndUpload, uploadTo, type TestUser,
@@ -16,6 +17,9 @@ let api: ReturnType<typeof client>;
 let alice: TestUser;
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+// Every way through the upload route (stored, refused, a lost race) gives back the memory it held for the check and the scan.
+afterEach(() => expect(UPLOAD_MEMORY.held).toBe(0));
 
 beforeAll(async () => {
   server = await startServer({ maxArchive: 64 * 1024, maxUnpacked: 256 * 1024 });

@@ -12,6 +12,11 @@ export interface ReceivedArchive {
   /** Lowercase hex SHA-256 of the bytes received. */
   sha256: string;
   size: number;
+  /**
+   * Settles once the file is on disk (fsync). It runs while the archive is checked and scanned; a
+   * commit waits for it, so nothing goes into place before it is durable. Never rejects unhandled.
+   */
+  synced: Promise<void>;
 }
 
 /**
@@ -105,15 +110,25 @@ export function checkKey(key: string): void {
 }
 
 /**
- * Streams `body` into a new file in `tempDir` with backpressure, hashing as it goes, and syncs it; the
- * receive() of every storage (the S3 one spools here too: a zip is checked from its end, so it needs a
- * file to seek in before it goes to the bucket).
+ * What receiving may hold between the socket and the file. With the streams' 16 KiB default, each 64
+ * KiB the socket gave waited for its write on the thread pool before the next was read (0.6 MiB took
+ * ~2.7 ms on loopback, measured, with the client sending from memory as fast as from its file); with
+ * room for 1 MiB the writes go behind the reads, several chunks to one writev.
+ */
+const RECEIVE_BUFFER = 1024 * 1024;
+
+/**
+ * Streams `body` into a new file in `tempDir` with backpressure, hashing as it goes, and starts its
+ * sync (`synced`: ~1.5–2 ms for 0.6 MiB here, no longer before the check); the receive() of every
+ * storage (the S3 one spools here too: a zip is checked from its end, so it needs a file to seek in
+ * before it goes to the bucket).
  */
 export async function receiveToFile(body: Readable, maxBytes: number, tempDir: string): Promise<ReceivedArchive> {
   const tempPath = join(tempDir, `${randomBytes(12).toString('hex')}.part`);
   const hash = createHash('sha256');
   let size = 0;
   const counter = new Transform({
+    highWaterMark: RECEIVE_BUFFER,
     transform(chunk: Buffer, _encoding, callback) {
       size += chunk.length;
       if (size > maxBytes) return callback(tooLarge(`the archive is over the limit of ${maxBytes} bytes`));
@@ -132,10 +147,7 @@ export async function receiveToFile(body: Readable, maxBytes: number, tempDir: s
   body.once('close', onBodyClose);
   body.pipe(counter);
   try {
-    await pipeline(counter, createWriteStream(tempPath, { flags: 'wx', mode: 0o600 }));
-    // Durable before it can be linked into place.
-    const handle = await open(tempPath, 'r');
-    await handle.sync().finally(() => handle.close());
+    await pipeline(counter, createWriteStream(tempPath, { flags: 'wx', mode: 0o600, highWaterMark: RECEIVE_BUFFER }));
   } catch (error) {
     body.unpipe(counter);
     body.pause();
@@ -145,7 +157,10 @@ export async function receiveToFile(body: Readable, maxBytes: number, tempDir: s
     body.off('error', onBodyError);
     body.off('close', onBodyClose);
   }
-  return { tempPath, sha256: hash.digest('hex'), size };
+  // Durable before it can be linked into place (commit waits for it).
+  const synced = open(tempPath, 'r').then((handle) => handle.sync().finally(() => handle.close()));
+  synced.catch(() => {});
+  return { tempPath, sha256: hash.digest('hex'), size, synced };
 }
 
 export function createLocalArchiveStorage(dir: string): ArchiveStorage {
@@ -165,6 +180,7 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
 
     async commit(received, key) {
       const target = pathOf(key);
+      await received.synced;
       await mkdir(dirname(target), { recursive: true });
       // rename() replaces atomically: a reader sees the old file or the new one, never half of one.
       await rename(received.tempPath, target);

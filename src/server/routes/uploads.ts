@@ -105,29 +105,34 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     // file goes into place after the claim and the record follows it, so an upload cut by a crash
     // anywhere in between is rolled back at start (archives/claims.ts) and can be retried.
     const key = archiveKey(publisher.id, node.id, version.version);
-    if (!(await store.claimArchive(version.id, key))) {
-      await archives.discard(received);
-      // An admin may have banned or flagged it while the archive was on its way.
-      const now = await store.getVersionById(version.id);
-      if (now && now.archive_sha256 === null && now.status !== 'NodeVersionStatusPending') throw lockedVersion(now);
-      throw conflict(`version ${version.version} of node ${node.id} already has an archive`, 'publish a new version number');
-    }
     try {
-      // Scanned in a worker thread once the claim is ours (racing uploads do not all scan); a high
-      // finding under `--scan flag` makes the version Flagged, with the findings kept (DESIGN.md §10).
-      const scan = await ctx.scanUpload.scan(received.tempPath, summary.scannable, `${node.id} ${version.version}`);
-      const status = scan?.flag ? 'NodeVersionStatusFlagged' : ctx.options.review === 'auto' ? 'NodeVersionStatusActive' : 'NodeVersionStatusPending';
-      await archives.commit(received, key);
-      const updated = await store.recordArchive(version.id, {
-        sha256: received.sha256, size: received.size, status, statusReason: scan?.flag, findings: scan?.findings,
-      });
-      // The uploader holds the URL that publishing gave a member: it sees the findings.
-      return versionView(updated, publisher.id, ctx.publicUrl(), true);
-    } catch (error) {
-      await archives.discard(received);
-      await archives.remove(key);
-      await store.releaseArchive(version.id);
-      throw error;
+      if (!(await store.claimArchive(version.id, key))) {
+        await archives.discard(received);
+        // An admin may have banned or flagged it while the archive was on its way.
+        const now = await store.getVersionById(version.id);
+        if (now && now.archive_sha256 === null && now.status !== 'NodeVersionStatusPending') throw lockedVersion(now);
+        throw conflict(`version ${version.version} of node ${node.id} already has an archive`, 'publish a new version number');
+      }
+      try {
+        // Scanned in a worker thread once the claim is ours (racing uploads do not all scan); a high
+        // finding under `--scan flag` makes the version Flagged, with the findings kept (DESIGN.md §10).
+        const scan = await ctx.scanUpload.scan(received.tempPath, summary.scannable, `${node.id} ${version.version}`);
+        const status = scan?.flag ? 'NodeVersionStatusFlagged' : ctx.options.review === 'auto' ? 'NodeVersionStatusActive' : 'NodeVersionStatusPending';
+        await archives.commit(received, key);
+        const updated = await store.recordArchive(version.id, {
+          sha256: received.sha256, size: received.size, status, statusReason: scan?.flag, findings: scan?.findings,
+        });
+        // The uploader holds the URL that publishing gave a member: it sees the findings.
+        return versionView(updated, publisher.id, ctx.publicUrl(), true);
+      } catch (error) {
+        await archives.discard(received);
+        await archives.remove(key);
+        await store.releaseArchive(version.id);
+        throw error;
+      }
+    } finally {
+      // The memory of the entries' bytes the check kept for the scan, whatever happened (a lost claim, a store error).
+      summary.release();
     }
   });
 
