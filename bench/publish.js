@@ -191,7 +191,7 @@ export default async function publish() {
         notes.push(`publish 1 MB, the floor (bench/publish-floor.js, no CLI; medians of ${node.runs}): ${added.join(' · ')}`);
         notes.push(
           `publish 1 MB, the floor: CPU time ${ms(leastCpu)} (node -e 0: ${ms(bareCpu)}, ${(leastCpu / bareCpu).toFixed(2)}×), of \`nodereg serve\` ${ms(median(floorRun.server))} per publish; ` +
-            'nodereg publish adds to it the CLI (commander, the contract\'s zod schemas, the manifest, the file-set rules, GET /limits, checking the answers)',
+            'nodereg publish adds to it the CLI: its modules (the client, its answer checks, the manifest with its generated request check, semver, smol-toml, the file-set rules), the manifest and file-set rules run, git ls-files, GET /limits',
         );
       }
     }
