@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SCAN_RULE_IDS } from '../../src/contract/limits.js';
 import { rules } from '../../src/scan/rules/index.js';
+import { encodedRun } from '../../src/scan/rules/obfuscation.js';
 import { scanFiles } from '../../src/scan/run.js';
 import { admittedRules, Scanner } from '../../src/scan/scanner.js';
 import { tempDir } from '../helpers.js';
@@ -212,5 +213,24 @@ describe('what is scanned', () => {
     const two = await scanFiles(inputs, { threads: 2 });
     expect(two).toEqual(one);
     expect(one.findings).toHaveLength(30);
+  });
+});
+
+describe('long encoded runs (obfuscation)', () => {
+  // the expression the rule used: the same first run, whole, as encodedRun finds in one pass
+  const EXPRESSION = /[A-Za-z0-9+/_=-]{1024,}|(?:\\x[0-9a-fA-F]{2}){256,}/;
+  it('encodedRun finds what the expression finds, at the same place', () => {
+    const piece = fc.oneof(
+      fc.constantFrom('a', 'Z', '9', '+', '=', '-', ' ', '\n', '\\', 'x', '\\x4', '\\x41', '\\xg1', '.'),
+      fc.tuple(fc.constantFrom('a', '\\x41', 'x41'), fc.constantFrom(255, 256, 300, 1023, 1024, 1100)).map(([unit, n]) => unit.repeat(n)),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('');
+        const expected = EXPRESSION.exec(text);
+        expect(encodedRun(text)).toEqual(expected ? { index: expected.index, text: expected[0] } : undefined);
+      }),
+      { numRuns: 2000, seed: 1125 },
+    );
   });
 });
