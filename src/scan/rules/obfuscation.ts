@@ -9,26 +9,25 @@ const DECODERS = new Set([
 /** `codecs.decode(x, "rot13")` and friends: `decode` counts only on these objects. */
 const DECODE_OBJECTS = new Set(['codecs', 'marshal', 'zlib', 'lzma', 'bz2', 'gzip', 'base64', 'binascii']);
 const LONG_LITERAL = 1024;
-/** Base64 (standard or URL-safe) or hex, unbroken: each run whole, found by one pass over the text. */
-const RUNS = [/[A-Za-z0-9+/_=-]+/g, /(?:\\x[0-9a-fA-F]{2})+/g];
-
 /**
- * The first run of LONG_LITERAL encoded characters or more in `text`, whole. Read as runs, not with
- * `[…]{1024,}`: that expression reads a run of just under 1,024 characters again from each of its
- * characters (a 256 KiB line of them took ~220 ms, measured, on the registry's event loop).
+ * Base64 (standard or URL-safe) or hex, unbroken, LONG_LITERAL characters or more, each tried only
+ * where a run starts (the lookbehind): `[…]{1024,}` alone read a run of just under 1,024 characters
+ * again from each of its characters (a 256 KiB line of them took ~220 ms, measured, on the registry's
+ * event loop); so each character is read about once.
  */
+const RUNS = [
+  new RegExp(`(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{${LONG_LITERAL},}`),
+  new RegExp(`(?<!\\\\x[0-9a-fA-F]{2})(?:\\\\x[0-9a-fA-F]{2}){${LONG_LITERAL / 4},}`),
+];
+
+/** The first long encoded run in `text`, whole. */
 export function encodedRun(text: string): { index: number; text: string } | undefined {
-  let first: RegExpExecArray | undefined;
+  let first: RegExpExecArray | null = null;
   for (const pattern of RUNS) {
-    pattern.lastIndex = 0;
-    for (let run = pattern.exec(text); run && (!first || run.index < first.index); run = pattern.exec(text)) {
-      if (run[0].length >= LONG_LITERAL) {
-        first = run;
-        break;
-      }
-    }
+    const run = pattern.exec(text);
+    if (run && (!first || run.index < first.index)) first = run;
   }
-  return first && { index: first.index, text: first[0] };
+  return first ? { index: first.index, text: first[0] } : undefined;
 }
 
 /**
