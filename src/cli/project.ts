@@ -5,7 +5,6 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { formatSize, parseSize } from '../contract/size.js';
 import type { ChangelogInput, Problem } from '../package/manifest.js';
-import { listTracked } from '../package/git.js';
 import type { Project, ProjectOptions } from '../package/project.js';
 import type { ArchiveResult, Pool } from '../package/zip.js';
 import type { Ctx } from './context.js';
@@ -48,17 +47,15 @@ export function problemsError(dir: string | undefined, problems: Problem[]): Cli
 
 /** Loads the project in `dir`, prints its warnings, and fails with every problem at once. */
 export async function loadChecked(ctx: Ctx, dir: string | undefined, options: ProjectOptions): Promise<Project & { request: NonNullable<Project['request']> }> {
+  const { loadProject } = await import('../package/project.js');
   const root = resolve(dir ?? '.');
   const kind = statSync(root, { throwIfNoEntry: false });
   if (!kind?.isDirectory()) {
     throw invalidInput(`${dir ?? '.'} ${kind ? 'is not a directory' : 'does not exist'}`, 'give the directory of the node, the one that holds pyproject.toml');
   }
-  // git lists the tracked files while the packer loads and the manifest is read
-  const gitListing = listTracked(root);
-  const { loadProject } = await import('../package/project.js');
   let project: Project;
   try {
-    project = await loadProject(root, { ...options, gitListing });
+    project = await loadProject(root, options);
   } catch (error) {
     throw invalidInput(`cannot read the project in ${root}: ${(error as Error).message}`);
   }

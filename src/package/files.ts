@@ -4,7 +4,6 @@
 // are forced in. The `ignore` package matches one file's patterns; the scoping per directory, the
 // precedence of deeper files and the rule that nothing under an excluded directory comes back are ours.
 import { spawnSync } from 'node:child_process';
-import { GIT_LS_FILES, GIT_MAX_BUFFER, type GitListing } from './git.js';
 import { createEntryNameChecker, entryNameProblem } from '../contract/archive-names.js';
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
@@ -43,8 +42,6 @@ export interface SelectOptions {
   nodeId?: string;
   /** Called with each file as the walk finds it (the packer starts on them while the walk goes on). */
   onFile?: (file: SelectedFile) => void;
-  /** git's listing of the root, when it was started earlier (listTracked); else git runs now. */
-  gitListing?: GitListing;
 }
 
 /** What git tracks under the root: the files, and every directory holding one. */
@@ -57,8 +54,8 @@ interface Tracked {
  * The files git tracks under `root` (relative to it), or undefined outside a git work tree. Files of
  * checked-out submodules count as tracked, as their contents ship.
  */
-function trackedFiles(root: string, warnings: string[], listing?: GitListing): Tracked | undefined {
-  const run = listing ?? spawnSync('git', GIT_LS_FILES, { cwd: root, encoding: 'buffer', maxBuffer: GIT_MAX_BUFFER });
+function trackedFiles(root: string, warnings: string[]): Tracked | undefined {
+  const run = spawnSync('git', ['ls-files', '-z', '--cached', '--recurse-submodules'], { cwd: root, encoding: 'buffer', maxBuffer: 1 << 30 });
   if (run.error || run.status !== 0) {
     const why = run.error ? run.error.message : run.stderr.toString('utf8').trim().split('\n')[0];
     // Outside a work tree is the ordinary case; anything else is worth saying (no git, a repository git refuses).
@@ -190,7 +187,7 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
     if (cleaned === undefined) problems.push({ key: includesKey, message: `"${entry}" must be a path inside the project` });
     else includes.push(cleaned);
   }
-  const tracked = trackedFiles(rootAbs, warnings, options.gitListing);
+  const tracked = trackedFiles(rootAbs, warnings);
   const seenIncludes = new Set<string>();
   const forced = (rel: string) => includes.find((inc) => rel === inc || rel.startsWith(`${inc}/`));
   /** A directory that leads to something in whatever ignore files say: an include, or a tracked file. */

@@ -10,8 +10,6 @@ export interface ProjectOptions extends ManifestOptions {
   skip?: string[];
   /** Called with each file the listing finds, before the file set is complete. */
   onFile?: SelectOptions['onFile'];
-  /** git's listing, started by the caller (git.ts listTracked); it is awaited once the manifest is read. */
-  gitListing?: Promise<SelectOptions['gitListing']>;
 }
 
 export interface Project {
@@ -33,7 +31,6 @@ export async function loadProject(dir: string, options: ProjectOptions = {}): Pr
     skip: options.skip,
     nodeId: manifest.nodeId,
     onFile: options.onFile,
-    gitListing: await options.gitListing,
   });
   const warnings = [...manifest.warnings, ...fileSet.warnings];
   const files = await leaveOutNodeArchives(fileSet.files, warnings);

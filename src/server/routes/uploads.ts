@@ -160,9 +160,14 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     };
     if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${archive.size}`;
     // A download counts once the whole archive has been handed to the connection: not at /install,
-    // not for a part (a range), a HEAD or a transfer the client broke off.
+    // not for a part (a range), a HEAD or a transfer the client broke off. A response whose connection
+    // closed first may still emit 'finish' (the body stream, cancelled with a read pending, ends it),
+    // so a destroyed one does not count.
     if (!range && c.req.method === 'GET' && version.status === 'NodeVersionStatusActive') {
-      (c.env as HttpBindings).outgoing.once('finish', () => void store.countDownload(node.id).catch(() => {}));
+      const outgoing = (c.env as HttpBindings).outgoing;
+      outgoing.once('finish', () => {
+        if (!outgoing.destroyed) void store.countDownload(node.id).catch(() => {});
+      });
     }
     return new Response(pullStream(archive.stream), { status: range ? 206 : 200, headers });
   });
