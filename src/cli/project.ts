@@ -41,7 +41,7 @@ export async function readChangelog(ctx: Ctx, flags: ChangelogFlags): Promise<Ch
 export function problemsError(dir: string | undefined, problems: Problem[]): CliError {
   const list = problems.map((p) => `  ${p.key}: ${p.message}`).join('\n');
   const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
-  const where = dir === undefined ? 'the project' : `the project in ${dir}`;
+  const where = dir ? `the project in ${dir}` : 'the project'; // '' is the current directory too
   return new CliError(`${where} has ${count} to fix:\n${list}`, EXIT.invalid, 'invalid_manifest', 'fix them, then check again with `nodereg validate`');
 }
 

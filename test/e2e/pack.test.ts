@@ -41,6 +41,13 @@ describe('nodereg validate', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('names no directory for an empty one given: it is the current one', async () => {
+    const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "bad id"\nversion = "1.0.0"\n[tool.nodereg]\npublisher = "acme"\n', 'a.py': '' });
+    const result = await runCli(['validate', '', '--offline'], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error: the project has 1 problem to fix:');
+  });
+
   it('prints one JSON document either way', async () => {
     const ok = await runCli(['validate', demo(), '--json', '--offline']);
     expect(ok.code).toBe(0);

@@ -378,6 +378,12 @@ describe.each([
     expect((error as HttpError).message).toMatch(/5 entries, more than the limit of 4/);
   });
 
+  it('refuses an archive that holds no files: none at all, or directories only', async () => {
+    expect((await rejection(await yazlZip([]))).message).toBe('invalid archive: it holds no files (directories at most); a node archive holds at least its code');
+    expect((await rejection(await yazlZip([], ['docs/', 'src/']))).message).toMatch(/holds no files/);
+    expect((await validateZip(await yazlZip([{ name: 'empty.py', data: Buffer.alloc(0) }]), { maxUnpacked: MiB })).entries).toBe(1);
+  });
+
   it('accepts a hand-written zip (the builder used below is sound)', async () => {
     const path = writeTemp(rawZip([{ name: 'a.py', data: hello }, { name: 'b/c.txt', data: hello, method: 0 }, { name: 'b/', data: Buffer.alloc(0), mode: 0o40755 }]));
     const summary = await validateZip(path, { maxUnpacked: MiB });

@@ -186,6 +186,7 @@ export async function validateZip(
   }
   const checkName = createEntryNameChecker();
   let entries = 0;
+  let files = 0;
   const scannable: ArchiveEntry[] = [];
   let unpackedSize = 0;
   let current = '';
@@ -208,6 +209,7 @@ export async function validateZip(
       current = name;
       const problem = entryNameProblem(name) ?? entryNameProblem(rawName) ?? checkName(name);
       if (problem) throw entryError(name, problem);
+      if (!name.endsWith('/')) files++;
       if (entry.isEncrypted() || entry.generalPurposeBitFlag & 0x40) throw entryError(name, 'is encrypted');
       if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) throw entryError(name, 'is a symbolic link');
       if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
@@ -290,6 +292,8 @@ export async function validateZip(
       previous = name;
       current = '';
     }
+    // Nothing to install: the CLI never packs such an archive ("nothing to pack").
+    if (files === 0) throw badRequest('invalid archive: it holds no files (directories at most); a node archive holds at least its code');
   } catch (error) {
     release();
     if (error instanceof HttpError) throw error;
