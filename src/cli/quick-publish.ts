@@ -1,5 +1,6 @@
 // Runs `publish` as quick-args.ts takes it, without commander and the program: main.ts imports this
-// instead of program.ts for such a line, which spares ~10 ms of the start of every publish in CI (docs/decisions.md).
+// instead of program.ts for such a line, which spares ~10 ms of the start of every publish in CI
+// (measured: docs/decisions.md).
 import { publishProject } from './commands/publish.js';
 import { runCommand, type RunDeps } from './context.js';
 import { quickCommand } from './quick-args.js';
