@@ -2,9 +2,10 @@
 // and the real binary spawned with a temp HOME. Nothing here talks to anything but 127.0.0.1.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRegistryServer, type RegistryServer, type RegistryServerOptions } from '../src/server/index.js';
 
 export const BIN = resolve(import.meta.dirname, '../bin/nodereg.js');
@@ -71,6 +72,23 @@ export interface CliOptions {
   /** HOME for the run; a fresh temp dir by default (so no real config is read). */
   home?: string;
   timeoutMs?: number;
+}
+
+/**
+ * runCli with a module hook that records every ES module Node loads: the run's result, and the files
+ * it loaded from the bundle, relative to dist/ (`cli/main.js`, `chunks/…`).
+ */
+export async function runCliRecordingLoads(args: string[], options: CliOptions = {}): Promise<{ result: CliResult; files: string[] }> {
+  const dir = tempDir('nodereg-loads-');
+  const log = join(dir, 'loaded.txt');
+  writeFileSync(log, '');
+  writeFileSync(join(dir, 'loader.mjs'), "import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  if (url.startsWith('file:')) appendFileSync(process.env.LOADED_LOG, url + '\\n');\n  return next(url, context);\n}\n");
+  writeFileSync(join(dir, 'hook.mjs'), "import { register } from 'node:module';\nregister('./loader.mjs', import.meta.url);\n");
+  const hook = pathToFileURL(join(dir, 'hook.mjs')).href;
+  const result = await runCli(args, { ...options, env: { ...options.env, NODE_OPTIONS: `--import=${hook}`, LOADED_LOG: log } });
+  const dist = resolve(import.meta.dirname, '../dist');
+  const files = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((url) => fileURLToPath(url)).filter((file) => file.startsWith(`${dist}/`));
+  return { result, files: files.map((file) => relative(dist, file)) };
 }
 
 /** Spawns `bin/nodereg.js` like a user in CI would: temp HOME and XDG dirs, NO_COLOR, CI=1, no TTY. */

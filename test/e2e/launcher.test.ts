@@ -4,9 +4,8 @@
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cliEnv, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { BIN, cliEnv, runCli, runCliRecordingLoads, startServer, tempDir, type TestServer } from '../helpers.js';
 import { writeTree } from '../package/fixtures.js';
 
 const { version } = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8'));
@@ -51,16 +50,7 @@ describe('launcher', () => {
       expect(result.cjs).toEqual([resolve(BIN, '../../dist/cli/quick-args.cjs')]);
     });
 
-    // The chunks of the ES module bundle a run loads, from a module resolve hook.
-    const chunks = async (args: string[]) => {
-      const dir = tempDir();
-      writeFileSync(join(dir, 'hooks.mjs'), "import { writeSync } from 'node:fs'; export async function resolve(specifier, context, next) { const found = await next(specifier, context); if (found.url.includes('/dist/')) writeSync(2, `\\nCHUNK ${found.url}\\n`); return found; }");
-      writeFileSync(join(dir, 'register.mjs'), "import { register } from 'node:module'; register('./hooks.mjs', import.meta.url);");
-      const stderr = await new Promise<string>((done) =>
-        execFile(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, BIN, '--registry', server.url, ...args], { env: cliEnv(tempDir()) }, (_error, _stdout, err) => done(err)),
-      );
-      return [...stderr.matchAll(/^CHUNK .*\/dist\/(.*)$/gm)].map((m) => m[1]);
-    };
+    const chunks = async (args: string[]) => (await runCliRecordingLoads(['--registry', server.url, ...args])).files;
 
     it('a plain `publish` runs without the program (commander)', async () => {
       const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "launched"\nversion = "1.0.0"\ndescription = "d"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "p"\n', '__init__.py': '' });
