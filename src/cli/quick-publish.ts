@@ -5,9 +5,9 @@ import { publishProject } from './commands/publish.js';
 import { runCommand, type RunDeps } from './context.js';
 import { quickCommand } from './quick-args.js';
 
-/** program.ts's run for a `publish` line quick-args.ts takes; any other line goes to the program. */
-export async function run(argv: string[], version: string, deps: RunDeps = {}): Promise<number> {
+/** program.ts's run, for a `publish` line quick-args.ts takes (main.ts asks it first). */
+export function run(argv: string[], version: string, deps: RunDeps = {}): Promise<number> {
   const command = quickCommand(argv);
-  if (command?.kind !== 'publish') return (await import('./program.js')).run(argv, version, deps);
+  if (command?.kind !== 'publish') throw new Error(`quick-publish.ts runs the publish lines quick-args.ts takes, not: ${argv.join(' ')}`);
   return runCommand(command.globals, version, deps, (ctx) => publishProject(ctx, command.dir, command.options));
 }
