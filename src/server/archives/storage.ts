@@ -32,9 +32,10 @@ export interface ArchiveStorage {
    */
   receive(body: Readable, maxBytes: number): Promise<ReceivedArchive>;
   /**
-   * Moves a received archive to `key` atomically, replacing whatever is there. Who may store a
-   * version's archive is decided by the store beforehand (`claimArchive`), not here: that decision and
-   * the file then stay in agreement across a crash (a claim left behind is rolled back at start).
+   * Moves a received archive to `key` atomically and durably (on disk when it resolves), replacing
+   * whatever is there. Who may store a version's archive is decided by the store beforehand
+   * (`claimArchive`), not here: that decision and the file then stay in agreement across a crash (a
+   * claim left behind is rolled back at start).
    */
   commit(received: ReceivedArchive, key: string): Promise<void>;
   /** Removes a received archive that will not be committed. */
@@ -158,9 +159,19 @@ export async function receiveToFile(body: Readable, maxBytes: number, tempDir: s
     body.off('close', onBodyClose);
   }
   // Durable before it can be linked into place (commit waits for it).
-  const synced = open(tempPath, 'r').then((handle) => handle.sync().finally(() => handle.close()));
+  const synced = syncPath(tempPath);
   synced.catch(() => {});
   return { tempPath, sha256: hash.digest('hex'), size, synced };
+}
+
+/** Puts a file, or a directory's entries (a rename or a new directory in it), on disk. */
+async function syncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 export function createLocalArchiveStorage(dir: string): ArchiveStorage {
@@ -180,10 +191,20 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
 
     async commit(received, key) {
       const target = pathOf(key);
+      const parent = dirname(target);
       await received.synced;
-      await mkdir(dirname(target), { recursive: true });
+      // A new directory, like a rename, is an entry of its parent: on disk only once the parent is
+      // synced. Until then a power loss could take the archive while the store says it is there.
+      const created = await mkdir(parent, { recursive: true });
+      if (created) {
+        for (let made = parent; ; made = dirname(made)) {
+          await syncPath(dirname(made));
+          if (made === created) break;
+        }
+      }
       // rename() replaces atomically: a reader sees the old file or the new one, never half of one.
       await rename(received.tempPath, target);
+      await syncPath(parent);
     },
 
     discard,
