@@ -36,9 +36,9 @@ it('fsyncs each new directory and the archive directory after the rename, before
   const archives = join(dataDir, 'archives');
   const target = join(archives, 'durable-co', 'kept', '1.0.0', 'node.zip');
   const at = (test: (line: string) => boolean, from = 0) => lines.findIndex((line, i) => i >= from && test(line));
-  const renamed = at((line) => /^\d+ rename/.test(line) && line.includes(`"${target}"`));
+  const renamed = at((line) => /^\d+\s+rename/.test(line) && line.includes(`"${target}"`));
   const answered = at((line) => line.includes('"HTTP/1.1 200'), renamed);
-  const synced = (dir: string, from: number) => at((line) => /^\d+ f(data)?sync\(/.test(line) && line.includes(`<${dir}>`), from);
+  const synced = (dir: string, from: number) => at((line) => /^\d+\s+f(data)?sync\(/.test(line) && line.includes(`<${dir}>`), from);
   expect(renamed, 'the archive was renamed into place').toBeGreaterThan(-1);
   expect(answered, 'the upload was answered after the rename').toBeGreaterThan(renamed);
   const afterRename = synced(dirname(target), renamed);
@@ -46,7 +46,7 @@ it('fsyncs each new directory and the archive directory after the rename, before
   expect(afterRename, '… and before the answer').toBeLessThan(answered);
   // The publisher, node and version dirs were all new: each parent fsynced after its mkdir, before the answer.
   for (const made of [join(archives, 'durable-co'), join(archives, 'durable-co', 'kept'), dirname(target)]) {
-    const mkdir = at((line) => /^\d+ mkdir/.test(line) && line.includes(`"${made}"`));
+    const mkdir = at((line) => /^\d+\s+mkdir/.test(line) && line.includes(`"${made}"`));
     expect(mkdir, `mkdir ${made}`).toBeGreaterThan(-1);
     const parent = synced(dirname(made), mkdir);
     expect(parent, `${dirname(made)} fsynced after mkdir ${made}`).toBeGreaterThan(mkdir);
