@@ -162,7 +162,7 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
           signal,
         });
       } catch (error) {
-        if (signal.aborted) throw left.interrupted('during the upload');
+        if (signal.aborted) throw left.uploadInterrupted();
         if (isConflict(error)) return 'exists' as const;
         throw left.uploadFailed(toCliError(error));
       } finally {
@@ -258,6 +258,8 @@ function resumeCommand(ctx: Ctx, dir: string | undefined, options: PublishOption
   const quote = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
   const parts = ['nodereg', 'publish'];
   if (dir) parts.push(quote(dir));
+  // The archive may have arrived before the failure: then the version exists and that is success.
+  parts.push('--skip-existing');
   const registry = ctx.globals().registry;
   if (registry) parts.push('--registry', quote(registry));
   if (options.publisher) parts.push('--publisher', quote(options.publisher));
@@ -314,6 +316,11 @@ function leftBehind(request: { nodeId: string; version: string }, registry: stri
     interrupted(when: string, maybe = false): CliError {
       const what = maybe ? pending.replace(' is registered', ' may be registered') : pending;
       return new CliError(`interrupted ${when}: ${what}`, EXIT.interrupted, 'interrupted', finish);
+    },
+    uploadInterrupted(): CliError {
+      // The whole body may have been sent: the registry may have the archive, with its answer not read yet.
+      const what = `${request.nodeId} ${request.version} is registered on ${registry}; if its archive did not arrive whole, it is pending: nobody can install it yet`;
+      return new CliError(`interrupted during the upload: ${what}`, EXIT.interrupted, 'interrupted', finish);
     },
     uploadFailed(failure: CliError): CliError {
       // Retried already; one more run mends what a retry could (network, 5xx, 408, 429, an expired URL); the rest needs a fix first.
