@@ -285,6 +285,21 @@ describe('publish in-process (what a spawned binary cannot show)', () => {
   });
 });
 
+describe('an upload whose answer is lost', () => {
+  it('the retry finds its own archive on the registry: published, exit 0', async () => {
+    const { id, dir } = project();
+    proxy.loseAnswers = 1;
+    try {
+      const result = await runCli(['publish', dir, '--json'], { env: env() });
+      expect(proxy.loseAnswers).toBe(0);
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive' });
+    } finally {
+      proxy.loseAnswers = 0;
+    }
+  });
+});
+
 describe('interrupting publish', () => {
   it('Ctrl-C during the upload: exits 130, names the pending version and the command that finishes it, leaves no temporary archive', async () => {
     const { id, dir } = project({ extra: { 'big.bin': randomBytes(2_000_000) } });
@@ -355,6 +370,8 @@ interface Proxy {
   failPuts: number;
   /** While true, PUTs are held: nothing is read, nothing answered. */
   stallPuts: boolean;
+  /** How many of the next PUTs reach the registry whole and lose its answer (the connection is cut instead). */
+  loseAnswers: number;
   /** While true, PUTs reach the registry but its answers are held back (counted in heldAnswers). */
   holdPutAnswers: boolean;
   heldAnswers: number;
@@ -365,7 +382,7 @@ interface Proxy {
 }
 
 async function startProxy(): Promise<Proxy> {
-  const state = { target: '', failPuts: 0, stallPuts: false, holdPutAnswers: false, heldAnswers: 0, requests: [] as string[], putSizes: [] as number[], putAuthorizations: [] as (string | undefined)[] };
+  const state = { target: '', failPuts: 0, stallPuts: false, holdPutAnswers: false, heldAnswers: 0, loseAnswers: 0, requests: [] as string[], putSizes: [] as number[], putAuthorizations: [] as (string | undefined)[] };
   const httpServer = http.createServer((req, res) => {
     state.requests.push(`${req.method} ${req.url}`);
     if (req.method === 'PUT') {
@@ -388,6 +405,12 @@ async function startProxy(): Promise<Proxy> {
       req.on('end', () => state.putSizes.push(size));
     }
     const upstream = http.request(new URL(req.url!, state.target), { method: req.method, headers: req.headers }, (answer) => {
+      if (req.method === 'PUT' && state.loseAnswers > 0) {
+        state.loseAnswers--;
+        answer.resume();
+        answer.on('end', () => req.socket.destroy());
+        return;
+      }
       if (req.method === 'PUT' && state.holdPutAnswers) {
         answer.resume();
         answer.on('end', () => state.heldAnswers++);

@@ -163,7 +163,7 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
         });
       } catch (error) {
         if (signal.aborted) throw left.uploadInterrupted();
-        if (isConflict(error)) return 'exists' as const;
+        if (isConflict(error)) return (await landedEarlier(client, request, archive)) ?? ('exists' as const);
         throw left.uploadFailed(toCliError(error));
       } finally {
         bar.end();
@@ -184,6 +184,12 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
 }
 
 const isConflict = (error: unknown) => (error as { status?: number })?.status === 409;
+
+/** After a 409 on the upload: the version, when the archive the registry has is ours (an attempt whose answer was lost). */
+async function landedEarlier(client: Client, request: { nodeId: string; version: string }, archive: ArchiveResult): Promise<NodeVersion | undefined> {
+  const existing = await client.read<NodeVersion>(routes.getNodeVersion, { nodeId: request.nodeId, version: request.version }).catch(() => undefined);
+  return existing?.archive_sha256 === archive.sha256 ? existing : undefined;
+}
 
 const alreadyPublished = (request: { nodeId: string; version: string }, registry: string) =>
   new CliError(`${request.nodeId} ${request.version} is already published on ${registry}`, EXIT.conflict, 'conflict', EXISTS_HINT, 409);
