@@ -195,7 +195,7 @@ describe('nodereg init', () => {
       added: { 'project.name': 'spawned-node', 'project.version': '0.1.0', 'tool.nodereg.publisher': 'ada' },
       adopted: [],
     });
-    const validated = await runCli(['validate', dir]);
+    const validated = await runCli(['validate', dir, '--offline']);
     expect(validated.code).toBe(0);
     const size = readFileSync(join(dir, 'pyproject.toml')).length;
     expect(validated.stdout).toMatch(new RegExp(`^spawned-node 0\\.1\\.0 \\(publisher ada\\) is ready to publish: 1 file, ${size} B\\nread from:\\n[^]*  publisher +\\[tool\\.nodereg\\] publisher\\n`));
