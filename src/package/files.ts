@@ -237,7 +237,9 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
         }
       } catch (error) {
         const broken = (error as NodeJS.ErrnoException).code === 'ENOENT';
-        warnings.push(broken ? `${childRel} is a broken symlink; skipped` : `cannot read ${childRel}: ${(error as Error).message}`);
+        // A name that is not UTF-8 was listed with U+FFFD in it, so no file answers to it.
+        if (broken && name.includes('\ufffd')) warnings.push(`${childRel}: its name is not valid UTF-8, which an archive name must be; skipped (rename it)`);
+        else warnings.push(broken ? `${childRel} is a broken symlink; skipped` : `cannot read ${childRel}: ${(error as Error).message}`);
         continue;
       }
       const isDir = stats.isDirectory();
