@@ -295,7 +295,7 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
   };
 
   // In a work tree, git also applies the .gitignore files between its top and the root (a node in a subdirectory).
-  const rootGit = stackFor(tracked ? gitignoresAbove(rootReal, warnings) : [], '', rootAbs, rootNames, '.gitignore', warnings);
+  const rootGit = stackFor(tracked ? gitignoresAbove(rootReal, tracked.files.size > 0, warnings) : [], '', rootAbs, rootNames, '.gitignore', warnings);
   walk(rootAbs, '', rootNames, rootGit, rootStack, false, new Set([rootReal]));
 
   for (const inc of includes) {
@@ -313,8 +313,12 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
   return { files, warnings, problems };
 }
 
-/** The .gitignore files of the work tree's top and of each directory down to `rootReal`'s parent, outermost first. */
-function gitignoresAbove(rootReal: string, warnings: string[]): Frame[] {
+/**
+ * The .gitignore files of the work tree's top and of each directory down to `rootReal`'s parent,
+ * outermost first; none when they ignore the root and git tracks nothing in it: the project is not
+ * part of that repository (a node of its own under ComfyUI/custom_nodes, not yet a repository).
+ */
+function gitignoresAbove(rootReal: string, tracksSome: boolean, warnings: string[]): Frame[] {
   const above: string[] = [];
   let dir = rootReal;
   while (!hasGitEntry(dir)) {
@@ -327,6 +331,11 @@ function gitignoresAbove(rootReal: string, warnings: string[]): Frame[] {
   for (const top of above) {
     const patterns = readIgnoreFile(join(top, '.gitignore'), warnings);
     if (patterns !== undefined) frames.push({ base: '', prefix: `${toArchivePath(top, rootReal)}/`, ig: newIgnore().add(patterns) });
+  }
+  for (let i = frames.length - 1; i >= 0 && !tracksSome; i--) {
+    const result = frames[i].ig.test(bytes(frames[i].prefix!));
+    if (result.ignored) return [];
+    if (result.unignored) break;
   }
   return frames;
 }

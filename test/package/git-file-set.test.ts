@@ -104,6 +104,14 @@ describe('the file set in a git work tree', () => {
     expect(selected(dir)).toEqual(['LICENSE.txt', 'keep.log', 'new.py', 'pyproject.toml']);
   });
 
+  it('takes no rule from a repository that ignores the project and tracks nothing in it (a new node under ComfyUI/custom_nodes)', () => {
+    const host = gitRepo({ '.gitignore': '/custom_nodes/\n*.log\n', 'main.py': '' });
+    commit(host, ['.']);
+    const dir = join(host, 'custom_nodes/my-node');
+    writeTree(dir, { 'pyproject.toml': PYPROJECT, 'LICENSE.txt': 'MIT', 'debug.log': '' });
+    expect(selected(dir)).toEqual(['LICENSE.txt', 'debug.log', 'pyproject.toml']);
+  });
+
   it('agrees with git on random trees, ignore files and committed subsets (property, fixed seed)', () => {
     const segment = fc.constantFrom('a', 'b', 'c.txt', 'd.log', 'e.py', 'build', 'é');
     const filePath = fc.array(segment, { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/'));
