@@ -195,6 +195,7 @@ describe('nodereg init', () => {
       added: { 'project.name': 'spawned-node', 'project.version': '0.1.0', 'tool.nodereg.publisher': 'ada' },
       adopted: [],
     });
+    // --offline: the result must not depend on a registry that happens to answer on the default port
     const validated = await runCli(['validate', dir, '--offline']);
     expect(validated.code).toBe(0);
     const size = readFileSync(join(dir, 'pyproject.toml')).length;
