@@ -12,9 +12,10 @@ type Style = Parameters<typeof styleText>[0];
 /**
  * Text from a registry (a node's name or description, a reason) may hold control characters that
  * would drive the terminal: clear it, retitle it, hide what follows, overwrite a line. They are
- * written escaped (`\x1b`); only the styles made here (the SGR codes of the colours used) pass.
+ * written escaped (`\x1b`); only the styles made here (the SGR codes of the colours used) and line
+ * ends (`\n`, `\r\n`) pass.
  */
-const CONTROL = /\x1b(?!\[(?:1|2|4|22|24|31|32|33|35|39|90)m)|[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f-\x9f]/g;
+const CONTROL = /\x1b(?!\[(?:1|2|4|22|24|31|32|33|35|39|90)m)|\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]/g;
 export const printable = (text: string) => text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 
 /**
