@@ -1,0 +1,132 @@
+// The attacker's review of the routes beyond the upload (docs/decisions.md, 2026-11-26): each finding
+// sent as it was found, against a real server on 127.0.0.1 (and, for forward mode, a stand-in AI
+// provider there). Every answer must be a small 4xx/502 in the error shape, never a 500, and what one
+// client does must stay within the rules it broke.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UPSTREAM_ANSWER_MAX } from '../../src/contract/limits.js';
+import { startServer, type TestServer } from '../helpers.js';
+import { call, createPublisher, createUser, expectError, makeZip, publish, uploadTo, type TestUser } from '../server/fixtures.js';
+
+const MiB = 1024 * 1024;
+
+describe('versions whose numbers semver cannot hold', () => {
+  let server: TestServer;
+  let owner: TestUser;
+  beforeAll(async () => {
+    server = await startServer();
+    owner = await createUser(server, 'big-version-owner');
+    await createPublisher(server, owner, 'big-co');
+  });
+  afterAll(() => server.close());
+
+  // 99999999999999999999.0.0 was published; once a second version of the node was active, sorting its
+  // versions threw: GET /nodes, search, the node and its versions answered 500 to everyone.
+  it('are refused at publish (400), and the public lists keep answering', async () => {
+    const good = await publish(server, owner.token, 'big-co', 'big-node', '1.0.0');
+    expect((await uploadTo(good.body.signedUrl, await makeZip())).status).toBe(200);
+    for (const version of ['99999999999999999999.0.0', '1.9007199254740992.0', '1.0.9999999999999999']) {
+      const refused = await publish(server, owner.token, 'big-co', 'big-node', version);
+      expectError(refused, 400, 'invalid_request');
+      expect(refused.body.details.map((d: { path: string }) => d.path)).toContain('node_version.version');
+    }
+    // the largest number kept: 15 digits
+    const largest = await publish(server, owner.token, 'big-co', 'big-node', '999999999999999.0.0');
+    expect(largest.status, largest.text).toBe(201);
+    expect((await uploadTo(largest.body.signedUrl, await makeZip())).status).toBe(200);
+    for (const path of ['/nodes', '/nodes/search?q=big', '/nodes/big-node', '/nodes/big-node/versions', '/nodes/big-node/install', '/publishers/big-co/nodes']) {
+      expect((await call(server.url, 'GET', path)).status, path).toBe(200);
+    }
+    expect((await call(server.url, 'GET', '/nodes/big-node')).body.latest_version.version).toBe('999999999999999.0.0');
+  });
+});
+
+describe('the sandbox quota under submissions at once', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ proxy: { sandboxDelay: 0, sandboxQuotaUser: 3 * MiB, sandboxQuotaTotal: 64 * MiB } });
+  });
+  afterAll(() => server.close());
+
+  // 30 relights of 3 MiB at once kept 60 MiB for a user whose quota was 32 MiB: each checked the
+  // quota before any of the others had stored its result.
+  it('keeps a user within the quota: of 12 results of 1 MiB sent at once, 3 are kept', async () => {
+    const user = await createUser(server, 'quota-racer');
+    const image = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(MiB - 8, 7)]).toString('base64');
+    const replies = await Promise.all(
+      Array.from({ length: 12 }, () => call(server.url, 'POST', '/proxy/img/v1/ai/image-relight', { token: user.token, body: { image } })),
+    );
+    expect(replies.map((r) => r.status).sort()).toEqual([...Array(3).fill(200), ...Array(9).fill(429)]);
+    for (const reply of replies.filter((r) => r.status !== 200)) expectError(reply, 429, 'rate_limited');
+    const dir = join(server.dataDir, 'archives', '_proxy-results');
+    expect(readdirSync(dir).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0)).toBe(3 * MiB);
+  });
+});
+
+describe('an AI provider whose answers are hostile', () => {
+  let provider: Server;
+  let sent = 0;
+  let answer: 'huge' | 'deep' | 'wide' = 'huge';
+  let server: TestServer;
+  let user: TestUser;
+
+  beforeAll(async () => {
+    // Answers fast and without end in sight: a JSON answer of 64 MiB, or one nested 200,000 deep, or
+    // one with 200,000 values; counts what it managed to send before the registry hung up.
+    provider = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        if (answer === 'deep') return res.end(`{"data":{"task_id":"t","x":${'['.repeat(200_000)}${']'.repeat(200_000)}}}`);
+        if (answer === 'wide') return res.end(JSON.stringify({ data: { task_id: 't', generated: Array.from({ length: 200_000 }, (_, i) => `u${i}`) } }));
+        sent = 0;
+        res.write('{"data":{"task_id":"t","x":"');
+        const chunk = Buffer.alloc(MiB, 'a');
+        const more = () => {
+          while (sent < 64 * MiB) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', more);
+          }
+          res.end('"}}');
+        };
+        res.on('error', () => {});
+        more();
+      });
+    });
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
+    server = await startServer({ proxy: { imgUpstream: url, imgKey: 'k' } });
+    user = await createUser(server, 'upstream-victim');
+  });
+  afterAll(async () => {
+    await server.close();
+    provider.closeAllConnections();
+    await new Promise((resolve) => provider.close(resolve));
+  });
+
+  const relight = () => call(server.url, 'POST', '/proxy/img/v1/ai/image-relight', { token: user.token, body: { image: 'https://127.0.0.1/a.png' } });
+
+  // A 300 MiB answer took the registry to 3 GB of memory, held its event loop 5 s, was stored in the
+  // task's row and relayed whole to the client.
+  it(`reads at most ${UPSTREAM_ANSWER_MAX / MiB} MiB of an answer: a longer one is 502, and the rest is not read`, { timeout: 30_000 }, async () => {
+    answer = 'huge';
+    const reply = await relight();
+    expect(reply.status, reply.text.slice(0, 300)).toBe(502);
+    expectError(reply, 502, 'upstream_error');
+    expect(reply.text.length).toBeLessThan(1024);
+    expect(sent).toBeLessThan(UPSTREAM_ANSWER_MAX + 16 * MiB);
+  });
+
+  // An answer nested 200,000 deep was parsed, then JSON.stringify ran out of stack: a 500.
+  it('refuses an answer nested too deep, or holding too many values, with 502 (not a 500)', async () => {
+    for (const shape of ['deep', 'wide'] as const) {
+      answer = shape;
+      const reply = await relight();
+      expectError(reply, 502, 'upstream_error');
+      expect(reply.text.length, shape).toBeLessThan(1024);
+    }
+  });
+});
