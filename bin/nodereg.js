@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs the built CLI. CommonJS (bin/package.json), so that `--version` is answered before Node sets up
-// its ES module loader (~3 ms) and without process.stdout (~2 ms), and so that `node show ID` runs from a
-// CommonJS bundle of its own (src/cli/quick-main.ts); everything else imports the ES module bundle.
+// its ES module loader (~3 ms) and without process.stdout (~2 ms), and so that `node show ID` and a plain
+// `publish` run from CommonJS bundles of their own (src/cli/quick-main.ts, src/cli/quick-publish.ts);
+// everything else imports the ES module bundle.
 // A checkout that was never built says how to build it instead of a stack trace.
 'use strict';
 const { existsSync, readFileSync, writeSync } = require('node:fs');
@@ -18,7 +19,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     if (error.code !== 'EPIPE') throw error; // a reader that went away is not an error of ours
   }
 } else if (existsSync(main)) {
-  if (require('../dist/cli/quick-args.cjs').quickCommand(argv)?.kind === 'node-show') require('../dist/cli/quick.cjs').runQuick(argv, version());
+  const quick = require('../dist/cli/quick-args.cjs').quickCommand(argv)?.kind;
+  if (quick === 'node-show') require('../dist/cli/quick.cjs').runQuick(argv, version());
+  else if (quick === 'publish') require('../dist/cli/quick-publish.cjs').runQuickPublish(argv, version());
   else import(pathToFileURL(main).href);
 } else {
   process.stderr.write('error: nodereg is not built yet: dist/cli/main.js is missing\nhint: run `npm ci` in the checkout (it installs and builds), or `npm run build` after changing the code\n');

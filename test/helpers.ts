@@ -75,8 +75,9 @@ export interface CliOptions {
 }
 
 /**
- * runCli with a module hook that records every ES module Node loads: the run's result, and the files
- * it loaded from the bundle, relative to dist/ (`cli/main.js`, `chunks/…`).
+ * runCli with hooks that record every file Node loads: ES modules as they load, CommonJS files as
+ * the process exits. The run's result, and the files it loaded from the bundle, relative to dist/
+ * (`cli/main.js`, `chunks/…`, `cli/quick-publish.cjs`).
  */
 export async function runCliRecordingLoads(args: string[], options: CliOptions = {}): Promise<{ result: CliResult; files: string[] }> {
   const dir = tempDir('nodereg-loads-');
@@ -84,11 +85,15 @@ export async function runCliRecordingLoads(args: string[], options: CliOptions =
   writeFileSync(log, '');
   writeFileSync(join(dir, 'loader.mjs'), "import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  if (url.startsWith('file:')) appendFileSync(process.env.LOADED_LOG, url + '\\n');\n  return next(url, context);\n}\n");
   writeFileSync(join(dir, 'hook.mjs'), "import { register } from 'node:module';\nregister('./loader.mjs', import.meta.url);\n");
+  writeFileSync(
+    join(dir, 'required.cjs'),
+    "const { appendFileSync } = require('node:fs');\nconst { pathToFileURL } = require('node:url');\nprocess.on('exit', () => appendFileSync(process.env.LOADED_LOG, Object.keys(require.cache).map((file) => pathToFileURL(file).href + '\\n').join('')));\n",
+  );
   const hook = pathToFileURL(join(dir, 'hook.mjs')).href;
-  const result = await runCli(args, { ...options, env: { ...options.env, NODE_OPTIONS: `--import=${hook}`, LOADED_LOG: log } });
+  const result = await runCli(args, { ...options, env: { ...options.env, NODE_OPTIONS: `--import=${hook} --require=${join(dir, 'required.cjs')}`, LOADED_LOG: log } });
   const dist = resolve(import.meta.dirname, '../dist');
   const files = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((url) => fileURLToPath(url)).filter((file) => file.startsWith(`${dist}/`));
-  return { result, files: files.map((file) => relative(dist, file)) };
+  return { result, files: [...new Set(files.map((file) => relative(dist, file)))] };
 }
 
 /** Spawns `bin/nodereg.js` like a user in CI would: temp HOME and XDG dirs, NO_COLOR, CI=1, no TTY. */

@@ -1,4 +1,4 @@
-// How the CLI ends, for both of its entries (main.ts and quick-main.ts): the only module that exits.
+// How the CLI ends, for each of its entries (main.ts, quick-main.ts, quick-publish.ts): the only module that exits.
 
 /**
  * Resolves once everything written to `stream` so far has left the process. A pipe takes 64 KiB at
@@ -11,7 +11,7 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
 }
 
 /** A reader that stops early (`nodereg openapi | head`) is not an error of ours. */
-export function ignoreClosedPipes(): void {
+function ignoreClosedPipes(): void {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EPIPE') throw error;
@@ -20,8 +20,14 @@ export function ignoreClosedPipes(): void {
 }
 
 /** Exits with `code` once stdout and stderr are flushed, rather than wait for the event loop: keep-alive sockets or timers a command left must not hold it. */
-export async function exitWhenFlushed(code: number): Promise<never> {
+async function exitWhenFlushed(code: number): Promise<never> {
   process.exitCode = code;
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);
+}
+
+/** An entry's end: output to a reader that went away is dropped, and the process exits with the command's code once flushed. */
+export function exitAfter(running: Promise<number>): Promise<never> {
+  ignoreClosedPipes();
+  return running.then(exitWhenFlushed);
 }

@@ -1,6 +1,6 @@
 // The entry of dist/cli/quick.cjs, a CommonJS bundle of its own: bin/nodereg.js requires it for the
 // command lines quick-args.ts takes, which then load neither Node's ES module loader, commander nor zod.
-import { exitWhenFlushed, ignoreClosedPipes } from './exit.js';
+import { exitAfter } from './exit.js';
 import { invocation } from './invocation.js';
 import { quickRun } from './quick.js';
 
@@ -8,7 +8,6 @@ import { quickRun } from './quick.js';
 export function runQuick(argv: string[], version: string): boolean {
   const running = quickRun(argv, version, { invocation: invocation() });
   if (!running) return false;
-  ignoreClosedPipes();
-  void running.then(exitWhenFlushed);
+  void exitAfter(running);
   return true;
 }

@@ -195,7 +195,8 @@ describe('nodereg init', () => {
       added: { 'project.name': 'spawned-node', 'project.version': '0.1.0', 'tool.nodereg.publisher': 'ada' },
       adopted: [],
     });
-    const validated = await runCli(['validate', dir]);
+    // --offline: the result must not depend on a registry that happens to answer on the default port
+    const validated = await runCli(['validate', dir, '--offline']);
     expect(validated.code).toBe(0);
     const size = readFileSync(join(dir, 'pyproject.toml')).length;
     expect(validated.stdout).toMatch(new RegExp(`^spawned-node 0\\.1\\.0 \\(publisher ada\\) is ready to publish: 1 file, ${size} B\\nread from:\\n[^]*  publisher +\\[tool\\.nodereg\\] publisher\\n`));

@@ -1,11 +1,12 @@
 // bin/nodereg.js: a bare --version is answered by the launcher itself (CommonJS, before the bundle
-// loads); a plain `node show ID` runs from dist/cli/quick.cjs without Node's ES module loader; every
-// other form goes through the CLI's ES module bundle, a plain `publish` without the program. An unbuilt checkout: test/e2e/newcomer.test.ts.
+// loads); a plain `node show ID` and a plain `publish` run from dist/cli/quick.cjs and
+// dist/cli/quick-publish.cjs without Node's ES module loader; every other form goes through the CLI's
+// ES module bundle. An unbuilt checkout: test/e2e/newcomer.test.ts.
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cliEnv, runCli, runCliRecordingLoads, startServer, tempDir, type TestServer } from '../helpers.js';
+import { BIN, cliEnv, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { writeTree } from '../package/fixtures.js';
 
 const { version } = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8'));
@@ -50,16 +51,14 @@ describe('launcher', () => {
       expect(result.cjs).toEqual([resolve(BIN, '../../dist/cli/quick-args.cjs')]);
     });
 
-    const chunks = async (args: string[]) => (await runCliRecordingLoads(['--registry', server.url, ...args])).files;
-
-    it('a plain `publish` runs without the program (commander)', async () => {
-      const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "launched"\nversion = "1.0.0"\ndescription = "d"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "p"\n', '__init__.py': '' });
-      const plain = await chunks(['publish', dir, '--dry-run']);
-      expect(plain).toContain('cli/main.js');
-      expect(plain.some((file) => file.startsWith('chunks/quick-publish-'))).toBe(true);
-      expect(plain.some((file) => file.startsWith('chunks/program-'))).toBe(false);
-      const help = await chunks(['publish', '--help']);
-      expect(help.some((file) => file.startsWith('chunks/program-'))).toBe(true);
+    it('a plain `publish` runs from quick-publish.cjs, and `publish --help` through the full program', async () => {
+      const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "launched"\nversion = "1.0.0"\ndescription = "d"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "launcher"\n', '__init__.py': '' });
+      const plain = await loaded(['publish', dir]);
+      expect(plain).toMatchObject({ status: 4, esm: false }); // no token
+      expect(plain.cjs.sort()).toEqual(['quick-args.cjs', 'quick-publish.cjs'].map((file) => resolve(BIN, '../../dist/cli', file)));
+      const help = await loaded(['publish', '--help']);
+      expect(help).toMatchObject({ status: 0, esm: true });
+      expect(help.cjs).toEqual([resolve(BIN, '../../dist/cli/quick-args.cjs')]);
     });
   });
 });
