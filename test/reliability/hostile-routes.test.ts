@@ -3,11 +3,11 @@
 // provider there). Every answer must be a small 4xx/502 in the error shape, never a 500, and what one
 // client does must stay within the rules it broke.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UPSTREAM_ANSWER_MAX } from '../../src/contract/limits.js';
+import { ANONYMOUS_BODIES_MAX, METADATA_BODY_MAX, UPSTREAM_ANSWER_MAX } from '../../src/contract/limits.js';
 import { startServer, type TestServer } from '../helpers.js';
 import { call, createPublisher, createUser, expectError, makeZip, publish, uploadTo, type TestUser } from '../server/fixtures.js';
 
@@ -127,6 +127,49 @@ describe('an AI provider whose answers are hostile', () => {
       const reply = await relight();
       expectError(reply, 502, 'upstream_error');
       expect(reply.text.length, shape).toBeLessThan(1024);
+    }
+  });
+});
+
+describe('publish bodies read before their caller is known', () => {
+  let server: TestServer;
+  let owner: TestUser;
+  beforeAll(async () => {
+    server = await startServer();
+    owner = await createUser(server, 'anonymous-bodies-owner');
+    await createPublisher(server, owner, 'anon-co');
+  });
+  afterAll(() => server.close());
+
+  // Publish takes its credential in the body (the incumbent's way), so a body without a token is read
+  // whole before anyone is known: 400 such requests, each sending 1 MiB and then a byte now and then,
+  // held 400 MiB for as long as they liked (the whole-request timeout is an hour).
+  it(`are held to ${ANONYMOUS_BODIES_MAX / MiB} MiB in all: past it 503, publishes with a header token unaffected`, { timeout: 30_000 }, async () => {
+    const port = Number(new URL(server.url).port);
+    const part = Buffer.alloc(METADATA_BODY_MAX - 4096, ' ');
+    const holders: Socket[] = [];
+    const path = '/publishers/anon-co/nodes/anon-node/versions';
+    try {
+      // holders fill all but a quarter of a MiB of the budget
+      for (let i = 0; i < ANONYMOUS_BODIES_MAX / MiB; i++) {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => {});
+        holders.push(socket);
+        socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${METADATA_BODY_MAX}\r\n\r\n{`);
+        await new Promise((resolve) => socket.write(part, resolve));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const body = { node: { id: 'anon-node' }, node_version: { version: '1.0.0' } };
+      const refused = await call(server.url, 'POST', path, { body: { ...body, padding: ' '.repeat(MiB / 2) } });
+      expectError(refused, 503, 'unavailable');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect((await publish(server, owner.token, 'anon-co', 'anon-node', '1.0.0')).status).toBe(201);
+      for (const socket of holders) socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // their bytes are given back once they are gone: a body credential is read again
+      expectError(await call(server.url, 'POST', path, { body: { ...body, personal_access_token: 'nrg_pat_unknown' } }), 401, 'unauthorized');
+    } finally {
+      for (const socket of holders) socket.destroy();
     }
   });
 });
