@@ -10,6 +10,15 @@ export interface Stream {
 type Style = Parameters<typeof styleText>[0];
 
 /**
+ * Text from a registry (a node's name or description, a reason) may hold control characters that
+ * would drive the terminal: clear it, retitle it, hide what follows, overwrite a line. They are
+ * written escaped (`\x1b`); only the styles made here (the SGR codes of the colours used) and line
+ * ends (`\n`, `\r\n`) pass.
+ */
+const CONTROL = /\x1b(?!\[(?:1|2|4|22|24|31|32|33|35|39|90)m)|\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]/g;
+export const printable = (text: string) => text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+
+/**
  * stdout carries the result and nothing else; progress, hints and warnings go to stderr.
  * With --json, stdout holds exactly one JSON document.
  */
@@ -39,7 +48,7 @@ export class Output {
       return;
     }
     const text = typeof human === 'function' ? human() : human ?? (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
-    if (text !== '') this.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    if (text !== '') this.stdout.write(printable(text.endsWith('\n') ? text : `${text}\n`));
   }
 
   info(text: string): void {
@@ -51,11 +60,11 @@ export class Output {
   }
 
   warn(text: string): void {
-    this.stderr.write(`${this.style('yellow', 'warning:', this.stderr)} ${text}\n`);
+    this.stderr.write(`${this.style('yellow', 'warning:', this.stderr)} ${printable(text)}\n`);
   }
 
   hint(text: string): void {
-    this.stderr.write(`${this.style('dim', 'hint:', this.stderr)} ${asInvoked(text, this.command)}\n`);
+    this.stderr.write(`${this.style('dim', 'hint:', this.stderr)} ${printable(asInvoked(text, this.command))}\n`);
   }
 
   /** Whether progress animations may be shown: a terminal on stderr, and not in CI. */
@@ -92,7 +101,7 @@ export class Output {
       if (error.status) body.status = error.status;
       this.stdout.write(`${JSON.stringify({ error: body })}\n`);
     }
-    this.stderr.write(`${this.style('red', 'error:', this.stderr)} ${asInvoked(error.message, this.command)}\n`);
+    this.stderr.write(`${this.style('red', 'error:', this.stderr)} ${printable(asInvoked(error.message, this.command))}\n`);
     if (error.hint) this.hint(error.hint);
     if (verbose && error.stack) this.stderr.write(`${this.style('dim', error.stack, this.stderr)}\n`);
   }

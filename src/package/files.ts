@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { createEntryNameChecker, entryNameProblem } from '../contract/archive-names.js';
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Ignore } from 'ignore';
 import { ignore } from './cjs.js';
 import type { Problem } from './manifest.js';
@@ -87,6 +87,8 @@ const alwaysExcluded = (name: string, isDir: boolean) => ALWAYS_EXCLUDED.has(nam
 interface Frame {
   base: string;
   ig: Ignore;
+  /** For a .gitignore above the root: the root's path from that file's directory, with a trailing `/`. */
+  prefix?: string;
 }
 
 const newIgnore = () => ignore({ ignorecase: false, allowRelativePaths: true });
@@ -118,7 +120,7 @@ function escapePattern(path: string): string {
 }
 
 /** The path as seen from a frame's directory. */
-const within = (frame: Frame, rel: string) => (frame.base ? rel.slice(frame.base.length + 1) : rel);
+const within = (frame: Frame, rel: string) => (frame.prefix !== undefined ? frame.prefix + rel : frame.base ? rel.slice(frame.base.length + 1) : rel);
 
 /**
  * Git's decision for one path: the deepest ignore file with a matching pattern decides, and in it
@@ -145,7 +147,7 @@ function stackFor(stack: Frame[], rel: string, dirAbs: string, names: string[], 
     if (!rel || (frame.base && !rel.startsWith(`${frame.base}/`))) return frame;
     const local = within(frame, rel);
     if (!frame.ig.test(bytes(`${local}/`)).ignored) return frame;
-    return { base: frame.base, ig: newIgnore().add(frame.ig).add(bytes(`!/${escapePattern(local)}/`)) };
+    return { ...frame, ig: newIgnore().add(frame.ig).add(bytes(`!/${escapePattern(local)}/`)) };
   });
   // Only a file the listing holds is read: most directories have none, and a failed open costs an exception.
   const patterns = names.includes(fileName) ? readIgnoreFile(join(dirAbs, fileName), warnings) : undefined;
@@ -235,7 +237,9 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
         }
       } catch (error) {
         const broken = (error as NodeJS.ErrnoException).code === 'ENOENT';
-        warnings.push(broken ? `${childRel} is a broken symlink; skipped` : `cannot read ${childRel}: ${(error as Error).message}`);
+        // A name that is not UTF-8 was listed with U+FFFD in it, so no file answers to it.
+        if (broken && name.includes('\ufffd')) warnings.push(`${childRel}: its name is not valid UTF-8, which an archive name must be; skipped (rename it)`);
+        else warnings.push(broken ? `${childRel} is a broken symlink; skipped` : `cannot read ${childRel}: ${(error as Error).message}`);
         continue;
       }
       const isDir = stats.isDirectory();
@@ -290,7 +294,8 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
     }
   };
 
-  const rootGit = stackFor([], '', rootAbs, rootNames, '.gitignore', warnings);
+  // In a work tree, git also applies the .gitignore files between its top and the root (a node in a subdirectory).
+  const rootGit = stackFor(tracked ? gitignoresAbove(rootReal, tracked.files.size > 0, warnings) : [], '', rootAbs, rootNames, '.gitignore', warnings);
   walk(rootAbs, '', rootNames, rootGit, rootStack, false, new Set([rootReal]));
 
   for (const inc of includes) {
@@ -306,6 +311,33 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
     if (problem) problems.push({ key: 'files', message: `${JSON.stringify(file.path)} ${problem}: rename it, or leave it out with .noderegignore` });
   }
   return { files, warnings, problems };
+}
+
+/**
+ * The .gitignore files of the work tree's top and of each directory down to `rootReal`'s parent,
+ * outermost first; none when they ignore the root and git tracks nothing in it: the project is not
+ * part of that repository (a node of its own under ComfyUI/custom_nodes, not yet a repository).
+ */
+function gitignoresAbove(rootReal: string, tracksSome: boolean, warnings: string[]): Frame[] {
+  const above: string[] = [];
+  let dir = rootReal;
+  while (!hasGitEntry(dir)) {
+    const parent = dirname(dir);
+    if (parent === dir) return []; // no top found (GIT_DIR set, say): nothing to add
+    dir = parent;
+    above.unshift(dir);
+  }
+  const frames: Frame[] = [];
+  for (const top of above) {
+    const patterns = readIgnoreFile(join(top, '.gitignore'), warnings);
+    if (patterns !== undefined) frames.push({ base: '', prefix: `${toArchivePath(top, rootReal)}/`, ig: newIgnore().add(patterns) });
+  }
+  for (let i = frames.length - 1; i >= 0 && !tracksSome; i--) {
+    const result = frames[i].ig.test(bytes(frames[i].prefix!));
+    if (result.ignored) return [];
+    if (result.unignored) break;
+  }
+  return frames;
 }
 
 function hasGitEntry(dir: string): boolean {

@@ -323,7 +323,7 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
   } else if (isStringArray(licenseFiles) && licenseFiles.length) {
     manifest.license = { kind: 'spdx', value: '', files: licenseFiles };
   }
-  keys.set('node.license', P('license'));
+  if (manifest.license) keys.set('node.license', P('license'));
 
   // repository: [project.urls] Repository, else Source, else Homepage (labels compared as PEP 753 normalises them)
   if (proj.urls !== undefined) {

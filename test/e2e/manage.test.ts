@@ -271,6 +271,20 @@ describe('nodes: show, versions, search, update, download', () => {
     expect(none.stdout).toContain('no nodes match "zzzznothing"');
   });
 
+  it('shows what a publisher wrote without letting its control characters drive the terminal (clear, retitle, hide, overwrite)', async () => {
+    await publish(bob.token, 'bobco', 'loud-node', '1.0.0');
+    const hostile = { name: 'Loud\x1b[8m', description: 'clears \x1b[2J\x1b]0;title\x07 then\rover\r\nwritten on Windows' };
+    expect((await api('/publishers/bobco/nodes/loud-node', bob.token, { method: 'PUT', body: JSON.stringify(hostile) })).status).toBe(200);
+    for (const args of [['node', 'show', 'loud-node'], ['node', 'search', 'loud']]) {
+      const shown = await cli(undefined, args, { env: { FORCE_COLOR: '1', NO_COLOR: undefined } });
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toContain('Loud\\x1b[8m');
+      if (args[1] === 'show') expect(shown.stdout).toContain('\x1b[32mactive\x1b[39m'); // our own colours stay
+      if (args[1] === 'show') expect(shown.stdout).toContain('then\\x0dover\r\nwritten on Windows'); // a line end stays
+      expect(shown.stdout.replace(/\x1b\[(?:1|22|32|39)m/g, '').replace(/\r\n/g, '\n')).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    }
+  });
+
   it('updates only the fields given, finding the publisher itself; an empty value clears a field', async () => {
     const before = (await api('/nodes/my-node')).body;
     const result = await cli(alice.token, [

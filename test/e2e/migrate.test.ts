@@ -136,6 +136,20 @@ describe('earlier archives inside the node', () => {
   });
 });
 
+describe('a node in a subdirectory of a repository', () => {
+  it('ships none of the untracked files the repository\'s .gitignore ignores (a .env, logs)', async () => {
+    const repo = gitRepo({ '.gitignore': '.env\n*.log\n', 'packs/relight/pyproject.toml': PYPROJECT, 'packs/relight/LICENSE.txt': 'MIT\n' });
+    commitAll(repo);
+    const dir = join(repo, 'packs/relight');
+    writeTree(dir, { '.env': 'API_KEY=secret\n', 'run.log': 'log\n', 'nodes/wip.py': '# not committed yet\n' });
+    const out = join(tempDir(), 'x.zip');
+    const result = await runCli(['pack', '--list', '--out', out], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(unzipList(out)).toEqual(['LICENSE.txt', 'nodes/wip.py', 'pyproject.toml']);
+    expect(result.stdout).not.toContain('.env');
+  });
+});
+
 describe('publishing over a node the incumbent created', () => {
   let server: TestServer;
   beforeAll(async () => {

@@ -184,7 +184,7 @@ describe('nodereg publish', () => {
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(new RegExp(`error: uploading the archive of ${id} 1\\.0\\.0 failed: `));
     expect(failed.stderr).toContain(`${id} 1.0.0 is registered on ${server.url} without its archive (pending)`);
-    expect(failed.stderr).toContain(`hint: finish it with \`nodereg publish ${dir} --changelog 'it'\\''s fixed'\` (it gets a fresh upload URL`);
+    expect(failed.stderr).toContain(`hint: finish it with \`nodereg publish ${dir} --skip-existing --changelog 'it'\\''s fixed'\` (it gets a fresh upload URL`);
     const resumed = await runCli(['publish', dir, '--changelog', "it's fixed", '--json'], { env: env() });
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ version: '1.0.0', status: 'NodeVersionStatusActive' });
@@ -285,6 +285,21 @@ describe('publish in-process (what a spawned binary cannot show)', () => {
   });
 });
 
+describe('an upload whose answer is lost', () => {
+  it('the retry finds its own archive on the registry: published, exit 0', async () => {
+    const { id, dir } = project();
+    proxy.loseAnswers = 1;
+    try {
+      const result = await runCli(['publish', dir, '--json'], { env: env() });
+      expect(proxy.loseAnswers).toBe(0);
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive' });
+    } finally {
+      proxy.loseAnswers = 0;
+    }
+  });
+});
+
 describe('interrupting publish', () => {
   it('Ctrl-C during the upload: exits 130, names the pending version and the command that finishes it, leaves no temporary archive', async () => {
     const { id, dir } = project({ extra: { 'big.bin': randomBytes(2_000_000) } });
@@ -304,19 +319,44 @@ describe('interrupting publish', () => {
       child.kill('SIGINT');
       const [code, signal] = await new Promise<[number | null, string | null]>((done) => child.on('close', (c, s) => done([c, s])));
       expect({ code, signal }).toEqual({ code: 130, signal: null });
-      expect(stderr).toContain(`error: interrupted during the upload: ${id} 1.0.0 is registered on ${server.url} without its archive (pending)`);
-      expect(stderr).toContain(`hint: finish it with \`nodereg publish ${dir} --changelog first\``);
+      expect(stderr).toContain(`error: interrupted during the upload: ${id} 1.0.0 is registered on ${server.url}; if its archive did not arrive whole, it is pending`);
+      expect(stderr).toContain(`hint: finish it with \`nodereg publish ${dir} --skip-existing --changelog first\``);
       expect(stderr).toContain(`or withdraw it with \`nodereg version update ${id} 1.0.0 --status deleted\``);
       expect(readdirSync(tmp)).toEqual([]);
       expect(await (await getVersion(id, '1.0.0')).json()).toMatchObject({ status: 'NodeVersionStatusPending' });
 
       // the printed command finishes it
       proxy.stallPuts = false;
-      const finished = await runCli(['publish', dir, '--changelog', 'first'], { env: env() });
+      const finished = await runCli(['publish', dir, '--skip-existing', '--changelog', 'first'], { env: env() });
       expect(finished.code, finished.stderr).toBe(0);
       expect(await (await getVersion(id, '1.0.0')).json()).toMatchObject({ status: 'NodeVersionStatusActive' });
     } finally {
       proxy.stallPuts = false;
+    }
+  });
+
+  it('Ctrl-C once the registry has the archive but before its answer: the printed command finishes with exit 0', async () => {
+    const { id, dir } = project();
+    proxy.holdPutAnswers = true;
+    try {
+      const child = spawn(process.execPath, [INSTALLED_BIN, 'publish', dir], { env: { ...cliEnv(tempDir()), ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const held = proxy.heldAnswers;
+      for (let i = 0; i < 200 && proxy.heldAnswers === held; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(proxy.heldAnswers).toBe(held + 1); // the upload is done on the registry; the CLI has no answer yet
+      expect(await (await getVersion(id, '1.0.0')).json()).toMatchObject({ status: 'NodeVersionStatusActive' });
+      child.kill('SIGINT');
+      const [code] = await new Promise<[number | null]>((done) => child.on('close', (c) => done([c])));
+      expect(code).toBe(130);
+      expect(stderr).not.toContain('without its archive (pending)'); // it is not: the registry has it
+      const command = /hint: finish it with `nodereg ([^`]+)`/.exec(stderr)?.[1];
+      expect(command).toBe(`publish ${dir} --skip-existing`);
+      proxy.holdPutAnswers = false;
+      const finished = await runCli(command!.split(' '), { env: env() });
+      expect(finished.code, finished.stderr).toBe(0);
+    } finally {
+      proxy.holdPutAnswers = false;
     }
   });
 });
@@ -330,6 +370,11 @@ interface Proxy {
   failPuts: number;
   /** While true, PUTs are held: nothing is read, nothing answered. */
   stallPuts: boolean;
+  /** How many of the next PUTs reach the registry whole and lose its answer (the connection is cut instead). */
+  loseAnswers: number;
+  /** While true, PUTs reach the registry but its answers are held back (counted in heldAnswers). */
+  holdPutAnswers: boolean;
+  heldAnswers: number;
   requests: string[];
   putSizes: number[];
   putAuthorizations: (string | undefined)[];
@@ -337,7 +382,7 @@ interface Proxy {
 }
 
 async function startProxy(): Promise<Proxy> {
-  const state = { target: '', failPuts: 0, stallPuts: false, requests: [] as string[], putSizes: [] as number[], putAuthorizations: [] as (string | undefined)[] };
+  const state = { target: '', failPuts: 0, stallPuts: false, holdPutAnswers: false, heldAnswers: 0, loseAnswers: 0, requests: [] as string[], putSizes: [] as number[], putAuthorizations: [] as (string | undefined)[] };
   const httpServer = http.createServer((req, res) => {
     state.requests.push(`${req.method} ${req.url}`);
     if (req.method === 'PUT') {
@@ -360,6 +405,18 @@ async function startProxy(): Promise<Proxy> {
       req.on('end', () => state.putSizes.push(size));
     }
     const upstream = http.request(new URL(req.url!, state.target), { method: req.method, headers: req.headers }, (answer) => {
+      if (req.method === 'PUT' && state.loseAnswers > 0) {
+        state.loseAnswers--;
+        answer.resume();
+        answer.on('end', () => req.socket.destroy());
+        return;
+      }
+      if (req.method === 'PUT' && state.holdPutAnswers) {
+        answer.resume();
+        answer.on('end', () => state.heldAnswers++);
+        req.socket.on('close', () => res.destroy());
+        return;
+      }
       res.writeHead(answer.statusCode!, answer.headers);
       answer.pipe(res);
     });

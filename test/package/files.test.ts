@@ -193,6 +193,14 @@ describe('what nodereg adds to git semantics', () => {
     expect(paths).toEqual(['cafe\u0301.txt', 'caf\u00e9.txt', 'z.txt', '日本語/ファイル.py', '\uff5e.txt', '🎉.md']);
   });
 
+  it('names a file whose name is not UTF-8 as such (it cannot go into an archive), not as a broken symlink', () => {
+    const root = writeTree(tempDir(), { 'a.py': '' });
+    writeFileSync(Buffer.concat([Buffer.from(`${root}/caf`), Buffer.from([0xe9]), Buffer.from('.py')]), 'x');
+    const set = selectFiles(root);
+    expect(set.files.map((f) => f.path)).toEqual(['a.py']);
+    expect(set.warnings).toEqual(['caf\ufffd.py: its name is not valid UTF-8, which an archive name must be; skipped (rename it)']);
+  });
+
   it('follows symlinks inside the root and skips, with a warning, those that leave it', () => {
     const outside = writeTree(tempDir(), { 'secret.txt': 'no' });
     const root = writeTree(tempDir(), { 'real/a.txt': 'a', 'b.txt': 'b' });

@@ -91,6 +91,27 @@ describe('the file set in a git work tree', () => {
     expect(selected(join(repo, 'nodes/my-node'))).toEqual(['LICENSE.txt', 'pyproject.toml']);
   });
 
+  it('applies the .gitignore files above a project in a subdirectory to its untracked files, as git does', () => {
+    const repo = gitRepo({
+      '.gitignore': '.env\n*.log\n/nodes/my-node/output/\n',
+      'nodes/.gitignore': 'scratch/\n!keep.log\n',
+      'nodes/my-node/pyproject.toml': PYPROJECT, 'nodes/my-node/LICENSE.txt': 'MIT',
+    });
+    commit(repo, ['.']);
+    const dir = join(repo, 'nodes/my-node');
+    writeTree(dir, { '.env': 'SECRET=1', 'run.log': '', 'keep.log': '', 'output/img.png': '', 'scratch/x.py': '', 'new.py': '' });
+    expect(selected(dir)).toEqual(gitFiles(dir));
+    expect(selected(dir)).toEqual(['LICENSE.txt', 'keep.log', 'new.py', 'pyproject.toml']);
+  });
+
+  it('takes no rule from a repository that ignores the project and tracks nothing in it (a new node under ComfyUI/custom_nodes)', () => {
+    const host = gitRepo({ '.gitignore': '/custom_nodes/\n*.log\n', 'main.py': '' });
+    commit(host, ['.']);
+    const dir = join(host, 'custom_nodes/my-node');
+    writeTree(dir, { 'pyproject.toml': PYPROJECT, 'LICENSE.txt': 'MIT', 'debug.log': '' });
+    expect(selected(dir)).toEqual(['LICENSE.txt', 'debug.log', 'pyproject.toml']);
+  });
+
   it('agrees with git on random trees, ignore files and committed subsets (property, fixed seed)', () => {
     const segment = fc.constantFrom('a', 'b', 'c.txt', 'd.log', 'e.py', 'build', 'é');
     const filePath = fc.array(segment, { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/'));

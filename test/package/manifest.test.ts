@@ -301,6 +301,7 @@ requires-comfyui = ">=0.3.0"
       },
     });
     expect(p.manifest.includes).toEqual(['web/dist']);
+    expect(p.manifest.keys.has('node.license')).toBe(false); // validate names no key for a field it did not read
     expect(Object.fromEntries(p.manifest.keys)).toMatchObject({
       publisher: '[tool.comfy] PublisherId', 'node.name': '[tool.comfy] DisplayName', 'node.icon': '[tool.comfy] Icon',
       'node.banner_url': '[tool.comfy] Banner', includes: '[tool.comfy] includes', 'node.supported_appui_version': '[tool.comfy] requires-comfyui',

@@ -162,8 +162,8 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
           signal,
         });
       } catch (error) {
-        if (signal.aborted) throw left.interrupted('during the upload');
-        if (isConflict(error)) return 'exists' as const;
+        if (signal.aborted) throw left.uploadInterrupted();
+        if (isConflict(error)) return (await landedEarlier(client, request, archive)) ?? ('exists' as const);
         throw left.uploadFailed(toCliError(error));
       } finally {
         bar.end();
@@ -184,6 +184,12 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
 }
 
 const isConflict = (error: unknown) => (error as { status?: number })?.status === 409;
+
+/** After a 409 on the upload: the version, when the archive the registry has is ours (an attempt whose answer was lost). */
+async function landedEarlier(client: Client, request: { nodeId: string; version: string }, archive: ArchiveResult): Promise<NodeVersion | undefined> {
+  const existing = await client.read<NodeVersion>(routes.getNodeVersion, { nodeId: request.nodeId, version: request.version }).catch(() => undefined);
+  return existing?.archive_sha256 === archive.sha256 ? existing : undefined;
+}
 
 const alreadyPublished = (request: { nodeId: string; version: string }, registry: string) =>
   new CliError(`${request.nodeId} ${request.version} is already published on ${registry}`, EXIT.conflict, 'conflict', EXISTS_HINT, 409);
@@ -258,6 +264,8 @@ function resumeCommand(ctx: Ctx, dir: string | undefined, options: PublishOption
   const quote = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
   const parts = ['nodereg', 'publish'];
   if (dir) parts.push(quote(dir));
+  // The archive may have arrived before the failure: then the version exists and that is success.
+  parts.push('--skip-existing');
   const registry = ctx.globals().registry;
   if (registry) parts.push('--registry', quote(registry));
   if (options.publisher) parts.push('--publisher', quote(options.publisher));
@@ -314,6 +322,11 @@ function leftBehind(request: { nodeId: string; version: string }, registry: stri
     interrupted(when: string, maybe = false): CliError {
       const what = maybe ? pending.replace(' is registered', ' may be registered') : pending;
       return new CliError(`interrupted ${when}: ${what}`, EXIT.interrupted, 'interrupted', finish);
+    },
+    uploadInterrupted(): CliError {
+      // The whole body may have been sent: the registry may have the archive, with its answer not read yet.
+      const what = `${request.nodeId} ${request.version} is registered on ${registry}; if its archive did not arrive whole, it is pending: nobody can install it yet`;
+      return new CliError(`interrupted during the upload: ${what}`, EXIT.interrupted, 'interrupted', finish);
     },
     uploadFailed(failure: CliError): CliError {
       // Retried already; one more run mends what a retry could (network, 5xx, 408, 429, an expired URL); the rest needs a fix first.
