@@ -7,6 +7,7 @@ import type { TaskStore } from './proxy/store.js';
 import type { RegistryStore } from './store/registry-store.js';
 import type { UploadScanner } from './scan-upload.js';
 import type { NodeAnswers } from './node-answers.js';
+import type { MemoryBudget } from './archives/validate-zip.js';
 
 /** What every group of routes gets from the server factory. */
 export interface ServerContext extends RouteDeps {
@@ -25,6 +26,8 @@ export interface ServerContext extends RouteDeps {
   log(line: string): void;
   /** Scans an uploaded archive in a worker thread, as `--scan` says (undefined under `off`). */
   scanUpload: UploadScanner;
+  /** The bytes uploads hold in memory, all together (`uploadMemory`). */
+  uploadMemory: MemoryBudget;
   /** Work to finish before the database closes (timers, pending deliveries). */
   onClose(task: () => void | Promise<void>): void;
 }

@@ -7,6 +7,7 @@ import { Hono } from 'hono';
 import { DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
+import { MemoryBudget, UPLOAD_MEMORY } from './archives/validate-zip.js';
 import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
 import { prepareDataDir, refuseIncompleteBackup } from './data-dir.js';
 import { createNodeAnswers } from './node-answers.js';
@@ -70,6 +71,12 @@ export interface RegistryServerOptions {
   scan?: ScanMode;
   /** How long a scan may take and how much heap its worker may use (defaults: 10 minutes, 512 MiB). */
   scanLimits?: ScanLimits;
+  /**
+   * Bytes uploads may hold in memory, all together (receive buffers, archives read whole, entries kept
+   * for the scan); past it an upload takes small buffers and the file path. Default: the process's
+   * UPLOAD_MEMORY (64 MiB), shared by every server in the process.
+   */
+  uploadMemory?: number;
 }
 
 export interface RegistryServer {
@@ -79,6 +86,8 @@ export interface RegistryServer {
   store: RegistryStore;
   archives: ArchiveStorage;
   keys: ServerKeys;
+  /** The budget of the bytes uploads hold in memory (`uploadMemory`). */
+  uploadMemory: MemoryBudget;
   /** The admin token generated into DIR/admin-token on this start (first start without `adminToken`): print it once. */
   generatedAdminToken: string | undefined;
   options: Required<Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>> &
@@ -164,6 +173,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     log: options.log ?? (() => {}),
     onClose: (task) => closers.push(task),
     scanUpload: createUploadScanner(options.scan ?? 'flag', (line) => options.log?.(line), options.scanLimits),
+    uploadMemory: options.uploadMemory === undefined ? UPLOAD_MEMORY : new MemoryBudget(options.uploadMemory),
   };
   closers.push(async () => {
     await ctx.scanUpload.close();
@@ -294,6 +304,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     store,
     archives,
     keys,
+    uploadMemory: ctx.uploadMemory,
     generatedAdminToken: admin.generated ? admin.token : undefined,
     options,
     publicUrl,

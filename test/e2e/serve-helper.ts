@@ -21,9 +21,10 @@ afterEach(() => {
 });
 
 /** Spawns `nodereg serve ARGS` and resolves once its first stdout line (the URL line) has arrived. */
-export function serve(args: string[], options: { home?: string; env?: Record<string, string> } = {}): Promise<Served> {
+export function serve(args: string[], options: { home?: string; env?: Record<string, string>; /** A command that runs serve, e.g. strace and its flags. */ wrap?: string[] } = {}): Promise<Served> {
   const home = options.home ?? tempDir('nodereg-home-');
-  const child = spawn(process.execPath, [INSTALLED_BIN, 'serve', ...args], { env: cliEnv(home, options.env), stdio: 'pipe' });
+  const command = [...(options.wrap ?? []), process.execPath, INSTALLED_BIN, 'serve', ...args];
+  const child = spawn(command[0], command.slice(1), { env: cliEnv(home, options.env), stdio: 'pipe' });
   running.add(child);
   let stdout = '';
   let stderr = '';

@@ -24,7 +24,10 @@ export interface ChildServer {
   kill(): Promise<void>;
   /** A graceful close (in-flight requests finish, the database closes). */
   close(): Promise<void>;
-  memory(): Promise<{ rss: number; maxRss: number }>;
+  /** RSS now, the process's lifetime peak, and the peak since the last call. */
+  memory(): Promise<{ rss: number; maxRss: number; peak: number }>;
+  /** The bytes the server's uploads hold of their memory budget. */
+  uploadMemory(): Promise<number>;
   /** Arms a SIGKILL at one step of the next upload (see child-server.ts). */
   crashAt(point: 'archive-stored' | 'archive-recorded'): Promise<void>;
 }
@@ -83,8 +86,13 @@ export async function startChild(dataDir: string, { adminToken, options, fdLimit
     },
     memory: () =>
       new Promise((done) => {
-        child.once('message', (message) => done(message as { rss: number; maxRss: number }));
+        child.once('message', (message) => done(message as { rss: number; maxRss: number; peak: number }));
         child.send('memory');
+      }),
+    uploadMemory: () =>
+      new Promise((done) => {
+        child.once('message', (message) => done((message as { held: number }).held));
+        child.send('upload-memory');
       }),
     crashAt: (point) =>
       new Promise((done) => {

@@ -1,6 +1,7 @@
 // A registry in its own process, so a test can measure the server's memory and not its own, or kill it.
 // Started with `node --import tsx child-server.ts DATA_DIR ADMIN_TOKEN [OPTIONS_JSON]`; prints its URL on
-// stdout; answers IPC 'memory' with its RSS (now, lifetime peak, and peak since the last ask). OPTIONS_JSON adds server options (maxArchive, timeouts…);
+// stdout; answers IPC 'memory' with its RSS (now, lifetime peak, and peak since the last ask), and
+// 'upload-memory' with the bytes its uploads hold of their budget. OPTIONS_JSON adds server options (maxArchive, timeouts…);
 // with `"log": true` the access log goes to stderr.
 // IPC {crashAt} (for crash tests) arms a SIGKILL of the process at one step of the next upload:
 // `archive-stored` once the archive file is in place, before the database records it;
@@ -51,6 +52,7 @@ process.on('message', (message) => {
     process.send!({ rss, maxRss: process.resourceUsage().maxRSS * 1024, peak: Math.max(peak, rss) });
     peak = rss;
   }
+  if (message === 'upload-memory') process.send!({ held: server.uploadMemory.held });
   if (message === 'close') void server.close().then(() => process.exit(0));
   if (typeof message === 'object' && message !== null && 'crashAt' in message) {
     crashAt = String(message.crashAt);

@@ -67,7 +67,7 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
   mkdirSync(spoolDir, { recursive: true });
 
   return {
-    receive: (body, maxBytes) => receiveToFile(body, maxBytes, spoolDir),
+    receive: (body, maxBytes, memory) => receiveToFile(body, maxBytes, spoolDir, memory),
 
     // One PUT stores the object whole or not at all: an upload cut midway leaves nothing in the bucket,
     // and a PUT to a key replaces what was there (a retry after a crash).

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { badRequest, tooLarge } from '../errors.js';
+import { UPLOAD_MEMORY, type MemoryBudget } from './validate-zip.js';
 
 /** An upload written whole to a temporary file, not yet in place. */
 export interface ReceivedArchive {
@@ -28,13 +29,15 @@ export interface ArchiveStorage {
   /**
    * Streams `body` to a temporary file with backpressure, hashing as it goes; never holds it in memory.
    * Past `maxBytes` it stops reading (the body is unpiped and paused, not destroyed, so an HTTP caller
-   * can still answer 413), removes the temporary file and rejects with a 413 HttpError.
+   * can still answer 413), removes the temporary file and rejects with a 413 HttpError. Its buffers
+   * count against `memory` (default UPLOAD_MEMORY) while it receives.
    */
-  receive(body: Readable, maxBytes: number): Promise<ReceivedArchive>;
+  receive(body: Readable, maxBytes: number, memory?: MemoryBudget): Promise<ReceivedArchive>;
   /**
-   * Moves a received archive to `key` atomically, replacing whatever is there. Who may store a
-   * version's archive is decided by the store beforehand (`claimArchive`), not here: that decision and
-   * the file then stay in agreement across a crash (a claim left behind is rolled back at start).
+   * Moves a received archive to `key` atomically and durably (on disk when it resolves), replacing
+   * whatever is there. Who may store a version's archive is decided by the store beforehand
+   * (`claimArchive`), not here: that decision and the file then stay in agreement across a crash (a
+   * claim left behind is rolled back at start).
    */
   commit(received: ReceivedArchive, key: string): Promise<void>;
   /** Removes a received archive that will not be committed. */
@@ -116,6 +119,13 @@ export function checkKey(key: string): void {
  * room for 1 MiB the writes go behind the reads, several chunks to one writev.
  */
 const RECEIVE_BUFFER = 1024 * 1024;
+/**
+ * What receiving holds at most: the counter's two sides and the file stream's queue, each full to its
+ * high-water mark and one more chunk of the socket (at most 64 KiB). With RECEIVE_BUFFER it is taken
+ * from the upload budget; when the budget has no room, the streams keep their default 16 KiB mark and
+ * hold at most ~0.23 MiB, outside it (a bound per upload, as the check's pieces in validate-zip.ts).
+ */
+const receiveHold = (buffer: number) => 3 * (buffer + 64 * 1024);
 
 /**
  * Streams `body` into a new file in `tempDir` with backpressure, hashing as it goes, and starts its
@@ -123,12 +133,14 @@ const RECEIVE_BUFFER = 1024 * 1024;
  * storage (the S3 one spools here too: a zip is checked from its end, so it needs a file to seek in
  * before it goes to the bucket).
  */
-export async function receiveToFile(body: Readable, maxBytes: number, tempDir: string): Promise<ReceivedArchive> {
+export async function receiveToFile(body: Readable, maxBytes: number, tempDir: string, memory = UPLOAD_MEMORY): Promise<ReceivedArchive> {
+  const held = memory.take(receiveHold(RECEIVE_BUFFER)) ? receiveHold(RECEIVE_BUFFER) : 0;
+  const buffer = held ? RECEIVE_BUFFER : undefined;
   const tempPath = join(tempDir, `${randomBytes(12).toString('hex')}.part`);
   const hash = createHash('sha256');
   let size = 0;
   const counter = new Transform({
-    highWaterMark: RECEIVE_BUFFER,
+    highWaterMark: buffer,
     transform(chunk: Buffer, _encoding, callback) {
       size += chunk.length;
       if (size > maxBytes) return callback(tooLarge(`the archive is over the limit of ${maxBytes} bytes`));
@@ -147,7 +159,7 @@ export async function receiveToFile(body: Readable, maxBytes: number, tempDir: s
   body.once('close', onBodyClose);
   body.pipe(counter);
   try {
-    await pipeline(counter, createWriteStream(tempPath, { flags: 'wx', mode: 0o600, highWaterMark: RECEIVE_BUFFER }));
+    await pipeline(counter, createWriteStream(tempPath, { flags: 'wx', mode: 0o600, highWaterMark: buffer }));
   } catch (error) {
     body.unpipe(counter);
     body.pause();
@@ -156,11 +168,22 @@ export async function receiveToFile(body: Readable, maxBytes: number, tempDir: s
   } finally {
     body.off('error', onBodyError);
     body.off('close', onBodyClose);
+    memory.give(held);
   }
   // Durable before it can be linked into place (commit waits for it).
-  const synced = open(tempPath, 'r').then((handle) => handle.sync().finally(() => handle.close()));
+  const synced = syncPath(tempPath);
   synced.catch(() => {});
   return { tempPath, sha256: hash.digest('hex'), size, synced };
+}
+
+/** Puts a file, or a directory's entries (a rename or a new directory in it), on disk. */
+async function syncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 export function createLocalArchiveStorage(dir: string): ArchiveStorage {
@@ -176,14 +199,24 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
   }
 
   return {
-    receive: (body, maxBytes) => receiveToFile(body, maxBytes, tempDir),
+    receive: (body, maxBytes, memory) => receiveToFile(body, maxBytes, tempDir, memory),
 
     async commit(received, key) {
       const target = pathOf(key);
+      const parent = dirname(target);
       await received.synced;
-      await mkdir(dirname(target), { recursive: true });
+      // A new directory, like a rename, is an entry of its parent: on disk only once the parent is
+      // synced. Until then a power loss could take the archive while the store says it is there.
+      const created = await mkdir(parent, { recursive: true });
+      if (created) {
+        for (let made = parent; ; made = dirname(made)) {
+          await syncPath(dirname(made));
+          if (made === created) break;
+        }
+      }
       // rename() replaces atomically: a reader sees the old file or the new one, never half of one.
       await rename(received.tempPath, target);
+      await syncPath(parent);
     },
 
     discard,

@@ -27,7 +27,12 @@ export interface ZipSummary {
 
 const MiB = 1024 * 1024;
 
-/** Bytes held in memory by uploads being checked and scanned, all of them together; past it an upload takes the file path. */
+/**
+ * Bytes held in memory by uploads being received, checked and scanned, all of them together; past it an
+ * upload takes small buffers and the file path. Outside it each upload holds only small pieces: at most
+ * ~0.23 MiB of receive buffers (storage.ts) and, while it is checked, two 64 KiB blocks of the reader
+ * and one entry of at most 256 KiB with its inflated bytes, or 64 KiB pieces of a larger one.
+ */
 export class MemoryBudget {
   /** Bytes taken and not yet given back. */
   held = 0;

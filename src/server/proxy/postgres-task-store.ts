@@ -3,7 +3,7 @@
 // claimed with `FOR UPDATE SKIP LOCKED`, so no two instances work on one at the same time.
 import type { Sql, TransactionSql } from 'postgres';
 import { TERMINAL_STATUSES } from './kinds.js';
-import type { DeliveryRow, NewDelivery, ResultRow, TaskRow, TaskStore } from './store.js';
+import type { DeliveryRow, NewDelivery, QuotaRefusal, ResultRow, StoredResults, TaskRow, TaskStore } from './store.js';
 
 // bigint columns (times in ms) arrive as strings: numbers here.
 const TASK_NUMBERS = ['created_at', 'delay_ms', 'credits', 'updated_at', 'next_poll_at'] as const;
@@ -19,6 +19,20 @@ const task = (row: Record<string, unknown>) => numbers<TaskRow>(row, TASK_NUMBER
 const result = (row: Record<string, unknown>) => numbers<ResultRow>(row, RESULT_NUMBERS);
 const delivery = (row: Record<string, unknown>) => numbers<DeliveryRow>(row, DELIVERY_NUMBERS);
 
+/** The advisory lock that sandbox quota checks take in turn (any number no other lock of ours uses). */
+const QUOTA_LOCK = 7_411_203;
+
+/** Bytes of unexpired result files, of one user or of all, and when the first of them expires. */
+async function stored(tx: TransactionSql, now: number, userId?: string): Promise<StoredResults> {
+  const [row] =
+    userId === undefined
+      ? await tx`SELECT coalesce(sum(size), 0) AS bytes, min(expires_at) AS first_expiry FROM proxy_results WHERE file IS NOT NULL AND expires_at > ${now}`
+      : await tx`
+          SELECT coalesce(sum(r.size), 0) AS bytes, min(r.expires_at) AS first_expiry FROM proxy_results r JOIN proxy_tasks t ON t.id = r.task_id
+          WHERE t.user_id = ${userId} AND r.file IS NOT NULL AND r.expires_at > ${now}`;
+  return { bytes: Number(row.bytes), first_expiry: row.first_expiry === null ? null : Number(row.first_expiry) };
+}
+
 export function createPostgresTaskStore(sql: Sql): TaskStore {
   const insertDelivery = (tx: TransactionSql, row: NewDelivery) =>
     tx`INSERT INTO proxy_deliveries (id, task_id, url, body, next_at, created_at, updated_at)
@@ -30,12 +44,20 @@ export function createPostgresTaskStore(sql: Sql): TaskStore {
     AND d.seq = (SELECT MIN(p.seq) FROM proxy_deliveries p WHERE p.task_id = d.task_id AND p.state = 'pending')`;
 
   return {
-    async createTask(row, firstResult, firstCallback) {
-      await sql.begin(async (tx) => {
+    async createTask(row, firstResult, firstCallback, quota) {
+      return sql.begin(async (tx): Promise<QuotaRefusal | undefined> => {
+        if (firstResult && quota) {
+          // One quota check at a time, on every instance: each sees the results the ones before it kept.
+          await tx`SELECT pg_advisory_xact_lock(${QUOTA_LOCK})`;
+          const user = await stored(tx, row.created_at, row.user_id);
+          if (user.bytes + firstResult.size > quota.user) return { scope: 'user', stored: user };
+          const total = await stored(tx, row.created_at);
+          if (total.bytes + firstResult.size > quota.total) return { scope: 'total', stored: total };
+        }
         await tx`INSERT INTO proxy_tasks ${tx(row as unknown as Record<string, unknown>)}`;
         if (firstResult) await tx`INSERT INTO proxy_results ${tx(firstResult as unknown as Record<string, unknown>)}`;
         if (firstCallback) await insertDelivery(tx, firstCallback);
-      });
+      }) as Promise<QuotaRefusal | undefined>;
     },
 
     async task(id) {
@@ -62,16 +84,6 @@ export function createPostgresTaskStore(sql: Sql): TaskStore {
         SELECT * FROM proxy_tasks
         WHERE callback_url IS NOT NULL AND status NOT IN ${sql(TERMINAL_STATUSES as unknown as string[])} AND created_at > ${since}`;
       return rows.map(task);
-    },
-
-    async stored(userId, now) {
-      const [row] =
-        userId === undefined
-          ? await sql`SELECT coalesce(sum(size), 0) AS bytes, min(expires_at) AS first_expiry FROM proxy_results WHERE file IS NOT NULL AND expires_at > ${now}`
-          : await sql`
-              SELECT coalesce(sum(r.size), 0) AS bytes, min(r.expires_at) AS first_expiry FROM proxy_results r JOIN proxy_tasks t ON t.id = r.task_id
-              WHERE t.user_id = ${userId} AND r.file IS NOT NULL AND r.expires_at > ${now}`;
-      return { bytes: Number(row.bytes), first_expiry: row.first_expiry === null ? null : Number(row.first_expiry) };
     },
 
     async claimPolls(since, now, interval) {

@@ -11,7 +11,7 @@ import { sendCallback, type DeliveryOutcome } from './callbacks.js';
 import { isTerminal, KINDS, pollShape, statusOf, upstreamStatusPath, upstreamSubmitPath, type Provider, type TaskKind } from './kinds.js';
 import { CALLBACK_RETRIES, callbackHostAllowed, resolveProxyOptions } from './options.js';
 import { placeholderVideo, readSource, sandboxNextChange, sandboxStep, type SandboxSource } from './sandbox.js';
-import type { DeliveryRow, ResultRow, TaskDecision, TaskRow } from './store.js';
+import type { DeliveryRow, QuotaRefusal, ResultRow, TaskDecision, TaskRow } from './store.js';
 import { callUpstream, upstreamTaskId, upstreamView, type Upstream } from './upstream.js';
 
 export interface TaskBodies {
@@ -158,21 +158,20 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
 
   /**
    * Result files count against a quota per user and one in all until they expire: a submission that
-   * would pass either is 429, with Retry-After when the first kept file expires.
+   * would pass either is 429, with Retry-After when the first kept file expires. The store decides, as
+   * it keeps the result (racing submissions, on any instance, cannot all pass).
    */
-  async function withinQuota(userId: string, bytes: number, now: number): Promise<void> {
-    for (const [owner, quota, whose] of [[userId, options.sandboxQuotaUser, 'your'], [undefined, options.sandboxQuotaTotal, "this registry's"]] as const) {
-      const stored = await store.stored(owner, now);
-      if (stored.bytes + bytes <= quota) continue;
-      const seconds = Math.max(1, Math.ceil(((stored.first_expiry ?? now + options.resultTtl) - now) / 1000));
-      throw new HttpError(
-        'rate_limited',
-        `the sandbox keeps ${stored.bytes} bytes of results for ${whose} tasks; this one (${bytes} bytes) would pass the quota of ${quota} bytes. Results expire ${Math.round(options.resultTtl / 3_600_000)} h after their task`,
-        undefined,
-        'retry once earlier results have expired, or send a smaller image',
-        { 'Retry-After': String(seconds) },
-      );
-    }
+  const quota = { user: options.sandboxQuotaUser, total: options.sandboxQuotaTotal };
+  function overQuota({ scope, stored }: QuotaRefusal, bytes: number, now: number): HttpError {
+    const whose = scope === 'user' ? 'your' : "this registry's";
+    const seconds = Math.max(1, Math.ceil(((stored.first_expiry ?? now + options.resultTtl) - now) / 1000));
+    return new HttpError(
+      'rate_limited',
+      `the sandbox keeps ${stored.bytes} bytes of results for ${whose} tasks; this one (${bytes} bytes) would pass the quota of ${quota[scope]} bytes. Results expire ${Math.round(options.resultTtl / 3_600_000)} h after their task`,
+      undefined,
+      'retry once earlier results have expired, or send a smaller image',
+      { 'Retry-After': String(seconds) },
+    );
   }
 
   /**
@@ -202,7 +201,7 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
       result.file = result.name;
       result.content_type = source.contentType;
       result.size = source.bytes.length;
-      await withinQuota(base.user_id, result.size, base.created_at);
+      // Written first, so that a result the store keeps always has its file; removed if it is refused.
       await ctx.archives.write(RESULTS_PREFIX + result.name, source.bytes, source.contentType);
     }
     const video = kind === 'video' ? (body as TaskBodies['video']) : undefined;
@@ -218,7 +217,16 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
       next_poll_at: 0,
     };
     const [callback] = callbacksOf(task, [sandboxView(task, 0, [])]);
-    await store.createTask(task, source.kind !== 'invalid' ? result : undefined, callback && { ...callback, task_id: task.id, next_at: base.created_at });
+    const refused = await store.createTask(
+      task,
+      source.kind !== 'invalid' ? result : undefined,
+      callback && { ...callback, task_id: task.id, next_at: base.created_at },
+      result.file ? quota : undefined,
+    );
+    if (refused) {
+      await ctx.archives.remove(RESULTS_PREFIX + result.name);
+      throw overQuota(refused, result.size, base.created_at);
+    }
     if (!video) return { data: { task_id: task.id, status: task.status, generated: [] } };
     const { callback_url: _, ...echo } = video;
     return withoutRequestContent({ ...echo, credits: task.credits, state: task.status, task_id: task.id, created_at: new Date(task.created_at).toISOString() });

@@ -73,20 +73,40 @@ export interface TaskDecision<T> {
   value: T;
 }
 
+/** Bytes of unexpired result files, of one user or of all, and when the first of them expires. */
+export interface StoredResults {
+  bytes: number;
+  first_expiry: number | null;
+}
+
+/** The quotas a new result file must fit, in bytes kept until they expire. */
+export interface ResultQuota {
+  user: number;
+  total: number;
+}
+
+/** Why a result did not fit: the quota it would pass (the user's is checked first) and what is kept now. */
+export interface QuotaRefusal {
+  scope: 'user' | 'total';
+  stored: StoredResults;
+}
+
 /**
  * The proxy's storage, on SQLite or PostgreSQL. Every decision that two instances could both make
  * (advance a task, poll it, deliver a callback) is taken here, under a lock or a claim.
  */
 export interface TaskStore {
-  /** The task, its first result (sandbox) and its first callback, together. */
-  createTask(task: TaskRow, result: ResultRow | undefined, callback: NewDelivery | undefined): Promise<void>;
+  /**
+   * The task, its first result (sandbox) and its first callback, together. With `quota`, only if the
+   * result's size fits it, decided with the insert as one step (also across instances): else nothing
+   * is written and the refusal says which quota it would pass.
+   */
+  createTask(task: TaskRow, result: ResultRow | undefined, callback: NewDelivery | undefined, quota?: ResultQuota): Promise<QuotaRefusal | undefined>;
   task(id: string): Promise<TaskRow | undefined>;
   /** Runs `decide` on the task and its results under the task's lock, and applies the decision. */
   update<T>(id: string, now: number, decide: (task: TaskRow, results: ResultRow[]) => TaskDecision<T>): Promise<T>;
   /** Unfinished tasks with a callback, created after `since`. */
   watched(since: number): Promise<TaskRow[]>;
-  /** Bytes of unexpired result files, of one user or of all, and when the first of them expires. */
-  stored(userId: string | undefined, now: number): Promise<{ bytes: number; first_expiry: number | null }>;
   /** Forward tasks due for a poll, each claimed until `now + interval` (no other instance polls it before). */
   claimPolls(since: number, now: number, interval: number): Promise<TaskRow[]>;
   results(taskId: string): Promise<ResultRow[]>;
@@ -158,12 +178,20 @@ export function createTaskStore(db: Db): TaskStore {
 
   // One process uses this database: each call is done when it returns; async only to match PostgreSQL.
   return {
-    async createTask(task, result, callback) {
-      db.transaction(() => {
+    async createTask(task, result, callback, quota) {
+      // IMMEDIATE: the write lock is taken before the quota is read, so a process sharing the file waits.
+      return db.transaction((): QuotaRefusal | undefined => {
+        if (result && quota) {
+          const now = task.created_at;
+          const user = s.storedBy.get(task.user_id, now) as StoredResults;
+          if (user.bytes + result.size > quota.user) return { scope: 'user', stored: user };
+          const total = s.storedInAll.get(now) as StoredResults;
+          if (total.bytes + result.size > quota.total) return { scope: 'total', stored: total };
+        }
         s.insertTask.run(task);
         if (result) s.insertResult.run(result);
         if (callback) s.enqueue.run(callback);
-      })();
+      }).immediate();
     },
     task: async (id) => s.task.get(id) as TaskRow | undefined,
     async update(id, now, decide) {
@@ -176,8 +204,6 @@ export function createTaskStore(db: Db): TaskStore {
       })();
     },
     watched: async (since) => s.watched.all(since) as TaskRow[],
-    stored: async (userId, now) =>
-      (userId === undefined ? s.storedInAll.get(now) : s.storedBy.get(userId, now)) as { bytes: number; first_expiry: number | null },
     claimPolls: async (since, now, interval) => s.claimPolls.all({ since, now, until: now + interval }) as TaskRow[],
     results: async (taskId) => s.results.all(taskId) as ResultRow[],
     result: async (name) => s.result.get(name) as ResultRow | undefined,

@@ -80,12 +80,13 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     }
     if (version.status !== 'NodeVersionStatusPending') throw early(lockedVersion(version));
 
-    // Streamed from the Node request to a temporary file with backpressure; never buffered whole.
+    // Streamed from the Node request to a temporary file with backpressure; never buffered whole. What
+    // the upload holds in memory, here and in the check, counts against the upload budget.
     const incoming = (c.env as HttpBindings).incoming;
     let received;
     let summary;
     try {
-      received = await archives.receive(incoming, ctx.options.maxArchive);
+      received = await archives.receive(incoming, ctx.options.maxArchive, ctx.uploadMemory);
     } catch (error) {
       throw error instanceof HttpError ? early(error) : error;
     }
@@ -96,7 +97,7 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
       if (declared && (String(received.size) !== declared.size || received.sha256 !== declared.sha256)) {
         throw notDeclared(`the archive received (${received.size} bytes, SHA-256 ${received.sha256})`);
       }
-      summary = await validateZip(received.tempPath, { maxUnpacked: ctx.options.maxUnpacked });
+      summary = await validateZip(received.tempPath, { maxUnpacked: ctx.options.maxUnpacked, memory: ctx.uploadMemory });
     } catch (error) {
       await archives.discard(received);
       throw error;
