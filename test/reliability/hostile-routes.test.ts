@@ -4,8 +4,6 @@
 // client does must stay within the rules it broke.
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANONYMOUS_BODIES_MAX, METADATA_BODY_MAX, UPSTREAM_ANSWER_MAX } from '../../src/contract/limits.js';
 import { startServer, type TestServer } from '../helpers.js';
@@ -41,28 +39,6 @@ describe('versions whose numbers semver cannot hold', () => {
       expect((await call(server.url, 'GET', path)).status, path).toBe(200);
     }
     expect((await call(server.url, 'GET', '/nodes/big-node')).body.latest_version.version).toBe('999999999999999.0.0');
-  });
-});
-
-describe('the sandbox quota under submissions at once', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ proxy: { sandboxDelay: 0, sandboxQuotaUser: 3 * MiB, sandboxQuotaTotal: 64 * MiB } });
-  });
-  afterAll(() => server.close());
-
-  // 30 relights of 3 MiB at once kept 60 MiB for a user whose quota was 32 MiB: each checked the
-  // quota before any of the others had stored its result.
-  it('keeps a user within the quota: of 12 results of 1 MiB sent at once, 3 are kept', async () => {
-    const user = await createUser(server, 'quota-racer');
-    const image = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(MiB - 8, 7)]).toString('base64');
-    const replies = await Promise.all(
-      Array.from({ length: 12 }, () => call(server.url, 'POST', '/proxy/img/v1/ai/image-relight', { token: user.token, body: { image } })),
-    );
-    expect(replies.map((r) => r.status).sort()).toEqual([...Array(3).fill(200), ...Array(9).fill(429)]);
-    for (const reply of replies.filter((r) => r.status !== 200)) expectError(reply, 429, 'rate_limited');
-    const dir = join(server.dataDir, 'archives', '_proxy-results');
-    expect(readdirSync(dir).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0)).toBe(3 * MiB);
   });
 });
 

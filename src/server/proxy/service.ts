@@ -174,18 +174,6 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
     );
   }
 
-  /**
-   * Sandbox submissions run one at a time: the quota is checked against the results already stored, so
-   * submissions checked at once each found room for their own result only, and all were kept (30 at
-   * once kept 60 MiB for a user whose quota was 32). Per instance: other instances may still race.
-   */
-  let sandboxTurn: Promise<unknown> = Promise.resolve();
-  function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
-    const turn = sandboxTurn.then(work);
-    sandboxTurn = turn.catch(() => {});
-    return turn;
-  }
-
   async function submitSandbox<K extends TaskKind>(kind: K, body: TaskBodies[K], base: Omit<TaskRow, 'mode' | 'upstream_id' | 'delay_ms' | 'outcome' | 'status' | 'view' | 'credits' | 'next_poll_at'>): Promise<View> {
     const info = KINDS[kind];
     const source = sandboxSource(kind, body, base.id);
@@ -265,7 +253,7 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
     }
     const now = Date.now();
     const base = { id: randomUUID(), kind, user_id: principal.userId, callback_url: callbackUrl ?? null, created_at: now, updated_at: now };
-    const reply = upstreams[KINDS[kind].provider] ? await submitForward(kind, body, base) : await oneAtATime(() => submitSandbox(kind, body, base));
+    const reply = upstreams[KINDS[kind].provider] ? await submitForward(kind, body, base) : await submitSandbox(kind, body, base);
     wake();
     return reply;
   }
