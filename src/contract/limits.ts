@@ -72,8 +72,18 @@ export const TOKEN_SHOWN_PREFIX = 12;
 const MiB = 1024 * 1024;
 /** The largest JSON body, that of the AI proxy's operations (base64 images must fit). */
 export const JSON_BODY_MAX = 25 * MiB;
+/**
+ * The largest answer read from an AI provider (forward mode): room for one that echoes the largest
+ * request. It is held to a request body's depth and values too (JSON_MAX_DEPTH, JSON_MAX_VALUES).
+ */
+export const UPSTREAM_ANSWER_MAX = JSON_BODY_MAX + 1 * MiB;
 /** Every other JSON body (publish, updates, accounts): a few KiB of metadata, so 1 MiB is plenty. */
 export const METADATA_BODY_MAX = 1 * MiB;
+/**
+ * Bytes of request bodies read before their caller is known, in all (publish takes its credential in
+ * the body, the incumbent's way): past it such a request is 503 for the moment.
+ */
+export const ANONYMOUS_BODIES_MAX = 64 * MiB;
 /** Arrays and objects nested deeper than this in a JSON body are 400 (a translations object is 2 or 3 deep). */
 export const JSON_MAX_DEPTH = 64;
 /**

@@ -25,7 +25,7 @@ export const publisherId = z.string().regex(new RegExp(PUBLISHER_ID.pattern), PU
  * build metadata dropped (`1.2.3+cu121` → `1.2.3`).
  */
 export const semver = transform(
-  z.string().max(VERSION_MAX, { abort: true }).regex(new RegExp(VERSION_INPUT_PATTERN), 'must be a version such as 1.2.3, 1.2 or 1.2.3-beta.1'),
+  z.string().max(VERSION_MAX, { abort: true }).regex(new RegExp(VERSION_INPUT_PATTERN), 'must be a version such as 1.2.3, 1.2 or 1.2.3-beta.1, its numbers at most 15 digits'),
   'semver',
 );
 export const isoDate = z.string();

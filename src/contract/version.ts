@@ -1,7 +1,9 @@
 // Versions as publishers write them → the registry's version (DESIGN.md §6, §11). Free of zod, so
 // that the CLI and the server share it without loading the schemas.
 
-const NUMBER = '0|[1-9]\\d*';
+// At most 15 digits: semver (and a JavaScript number) holds no integer above 2^53 − 1, and a version
+// it cannot parse broke every list that sorts versions (docs/decisions.md).
+const NUMBER = '0|[1-9]\\d{0,14}';
 const PRE_ID = '0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*';
 const BUILD_ID = '[0-9a-zA-Z-]+';
 

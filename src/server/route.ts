@@ -2,9 +2,9 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { fieldErrors } from '../contract/errors.js';
-import { MAX_FIELD_ERRORS } from '../contract/limits.js';
+import { ANONYMOUS_BODIES_MAX, MAX_FIELD_ERRORS } from '../contract/limits.js';
 import type { Operation, ResponseOf } from '../contract/operation.js';
-import { badRequest, tooLarge, unauthorized, unsupportedMediaType } from './errors.js';
+import { badRequest, HttpError, tooLarge, unauthorized, unsupportedMediaType } from './errors.js';
 import { JsonShape } from './json-shape.js';
 
 /** Who is calling: a user token, or a publisher's personal access token (acting for its creator). */
@@ -43,17 +43,27 @@ export function bearerToken(c: Context): string | undefined {
 }
 
 /**
+ * Bytes of the bodies being read before their caller is known, in this process (ANONYMOUS_BODIES_MAX):
+ * without it, clients without a token could each hold a publish body for as long as a request may take.
+ */
+let anonymousBytes = 0;
+
+/**
  * Reads a JSON body as text, refusing more than `max` bytes even when no Content-Length was sent, and
  * a body over the depth or value budget (JsonShape) as soon as it shows: nothing more of it is kept.
+ * An `anonymous` body (its caller not known yet) also counts against ANONYMOUS_BODIES_MAX while it is read.
  */
-function readJsonBody(c: Context, max: number): Promise<string> {
+function readJsonBody(c: Context, max: number, anonymous = false): Promise<string> {
   const incoming = (c.env as HttpBindings).incoming;
   if (incoming.readableEnded) return Promise.resolve('');
   return new Promise((resolve, reject) => {
     const shape = new JsonShape();
     const chunks: Buffer[] = [];
     let size = 0;
+    let counted = 0;
     const stop = () => {
+      anonymousBytes -= counted;
+      counted = 0;
       incoming.off('data', onData);
       incoming.off('end', onEnd);
       incoming.off('error', onCut);
@@ -61,7 +71,14 @@ function readJsonBody(c: Context, max: number): Promise<string> {
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      const refusal = size > max ? tooLarge(`the request body is over ${max} bytes`) : shape.feed(chunk);
+      if (anonymous) {
+        anonymousBytes += chunk.length;
+        counted += chunk.length;
+      }
+      const refusal =
+        size > max ? tooLarge(`the request body is over ${max} bytes`)
+        : anonymous && anonymousBytes > ANONYMOUS_BODIES_MAX ? anonymousBodiesFull()
+        : shape.feed(chunk);
       if (!refusal) return void chunks.push(chunk);
       stop();
       reject(refusal);
@@ -81,6 +98,9 @@ function readJsonBody(c: Context, max: number): Promise<string> {
     incoming.on('close', onCut);
   });
 }
+
+const anonymousBodiesFull = () =>
+  new HttpError('unavailable', 'too many requests without an Authorization header are sending their bodies at the moment; retry shortly, or send the token in the Authorization header', undefined, undefined, { 'Retry-After': '1' });
 
 /** How much of a refused body is read and dropped before the answer: at most, and how long a pause ends it. */
 export const DROP = { ms: 2000, bytes: 64 * 1024 * 1024, idleMs: 100 };
@@ -173,14 +193,14 @@ export function route<O extends Operation>(
       }
       if (length > operation.bodyMax) throw tooLarge(`the request body is over ${operation.bodyMax} bytes`);
     }
-    const readBody = () => (operation.bodyKind === 'json' ? readJsonBody(c, operation.bodyMax) : Promise.resolve(''));
+    const readBody = (anonymous = false) => (operation.bodyKind === 'json' ? readJsonBody(c, operation.bodyMax, anonymous) : Promise.resolve(''));
     const bodyCredential = operation.bodyKind === 'json' ? options.bodyCredential : undefined;
     const bearer = bearerToken(c);
     let credential = bearer;
     let bodyRead = false;
     if (bodyCredential && bearer === undefined) {
       // The credential may be in the body: read it (within the operation's bounds) before authenticating.
-      raw = await readBody();
+      raw = await readBody(true);
       bodyRead = true;
       credential = credentialInBody(raw, bodyCredential);
     }

@@ -1,7 +1,9 @@
 // Forward mode: one request to an AI provider, with our key and never the caller's credentials,
 // and its failures mapped to our error shape (DESIGN.md §4).
 import { codeForStatus, type ErrorBody } from '../../contract/errors.js';
+import { UPSTREAM_ANSWER_MAX } from '../../contract/limits.js';
 import { HttpError } from '../errors.js';
+import { JsonShape } from '../json-shape.js';
 
 export interface Upstream {
   baseUrl: string;
@@ -42,6 +44,24 @@ function providerMessage(text: string): string | undefined {
 }
 
 /**
+ * The provider's answer as text, within the bounds a request body has: at most UPSTREAM_ANSWER_MAX
+ * bytes, JsonShape's depth and values. Past them it stops reading (502): parsing, storing and relaying
+ * an answer of any size held the event loop for seconds and took gigabytes.
+ */
+async function answerText(body: ReadableStream<Uint8Array> | null): Promise<string> {
+  const shape = new JsonShape();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body ?? []) {
+    size += chunk.length;
+    const refusal = size > UPSTREAM_ANSWER_MAX ? `it is over ${UPSTREAM_ANSWER_MAX} bytes` : shape.feed(chunk)?.message;
+    if (refusal) throw new HttpError('upstream_error', `the AI provider's answer was refused: ${refusal}`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+/**
  * Sends one request to the provider and returns its JSON answer. Throws HttpError 502 (unreachable,
  * 5xx, 401, 403, an answer that is not JSON), 504 (no answer in time) or UpstreamRejection (other 4xx).
  */
@@ -72,8 +92,9 @@ export async function callUpstream(
     });
     status = response.status;
     retryAfter = response.headers.get('retry-after');
-    text = await response.text();
+    text = await answerText(response.body);
   } catch (error) {
+    if (error instanceof HttpError) throw error;
     if (timeout.aborted) {
       throw new HttpError('upstream_timeout', `the AI provider did not answer within ${upstream.timeoutMs} ms`);
     }

@@ -1,0 +1,151 @@
+// The attacker's review of the routes beyond the upload (docs/decisions.md, 2026-11-26): each finding
+// sent as it was found, against a real server on 127.0.0.1 (and, for forward mode, a stand-in AI
+// provider there). Every answer must be a small 4xx/502 in the error shape, never a 500, and what one
+// client does must stay within the rules it broke.
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANONYMOUS_BODIES_MAX, METADATA_BODY_MAX, UPSTREAM_ANSWER_MAX } from '../../src/contract/limits.js';
+import { startServer, type TestServer } from '../helpers.js';
+import { call, createPublisher, createUser, expectError, makeZip, publish, uploadTo, type TestUser } from '../server/fixtures.js';
+
+const MiB = 1024 * 1024;
+
+describe('versions whose numbers semver cannot hold', () => {
+  let server: TestServer;
+  let owner: TestUser;
+  beforeAll(async () => {
+    server = await startServer();
+    owner = await createUser(server, 'big-version-owner');
+    await createPublisher(server, owner, 'big-co');
+  });
+  afterAll(() => server.close());
+
+  // 99999999999999999999.0.0 was published; once a second version of the node was active, sorting its
+  // versions threw: GET /nodes, search, the node and its versions answered 500 to everyone.
+  it('are refused at publish (400), and the public lists keep answering', async () => {
+    const good = await publish(server, owner.token, 'big-co', 'big-node', '1.0.0');
+    expect((await uploadTo(good.body.signedUrl, await makeZip())).status).toBe(200);
+    for (const version of ['99999999999999999999.0.0', '1.9007199254740992.0', '1.0.9999999999999999']) {
+      const refused = await publish(server, owner.token, 'big-co', 'big-node', version);
+      expectError(refused, 400, 'invalid_request');
+      expect(refused.body.details.map((d: { path: string }) => d.path)).toContain('node_version.version');
+    }
+    // the largest number kept: 15 digits
+    const largest = await publish(server, owner.token, 'big-co', 'big-node', '999999999999999.0.0');
+    expect(largest.status, largest.text).toBe(201);
+    expect((await uploadTo(largest.body.signedUrl, await makeZip())).status).toBe(200);
+    for (const path of ['/nodes', '/nodes/search?q=big', '/nodes/big-node', '/nodes/big-node/versions', '/nodes/big-node/install', '/publishers/big-co/nodes']) {
+      expect((await call(server.url, 'GET', path)).status, path).toBe(200);
+    }
+    expect((await call(server.url, 'GET', '/nodes/big-node')).body.latest_version.version).toBe('999999999999999.0.0');
+  });
+});
+
+describe('an AI provider whose answers are hostile', () => {
+  let provider: Server;
+  let sent = 0;
+  let answer: 'huge' | 'deep' | 'wide' = 'huge';
+  let server: TestServer;
+  let user: TestUser;
+
+  beforeAll(async () => {
+    // Answers fast and without end in sight: a JSON answer of 64 MiB, or one nested 200,000 deep, or
+    // one with 200,000 values; counts what it managed to send before the registry hung up.
+    provider = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        if (answer === 'deep') return res.end(`{"data":{"task_id":"t","x":${'['.repeat(200_000)}${']'.repeat(200_000)}}}`);
+        if (answer === 'wide') return res.end(JSON.stringify({ data: { task_id: 't', generated: Array.from({ length: 200_000 }, (_, i) => `u${i}`) } }));
+        sent = 0;
+        res.write('{"data":{"task_id":"t","x":"');
+        const chunk = Buffer.alloc(MiB, 'a');
+        const more = () => {
+          while (sent < 64 * MiB) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', more);
+          }
+          res.end('"}}');
+        };
+        res.on('error', () => {});
+        more();
+      });
+    });
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
+    server = await startServer({ proxy: { imgUpstream: url, imgKey: 'k' } });
+    user = await createUser(server, 'upstream-victim');
+  });
+  afterAll(async () => {
+    await server.close();
+    provider.closeAllConnections();
+    await new Promise((resolve) => provider.close(resolve));
+  });
+
+  const relight = () => call(server.url, 'POST', '/proxy/img/v1/ai/image-relight', { token: user.token, body: { image: 'https://127.0.0.1/a.png' } });
+
+  // A 300 MiB answer took the registry to 3 GB of memory, held its event loop 5 s, was stored in the
+  // task's row and relayed whole to the client.
+  it(`reads at most ${UPSTREAM_ANSWER_MAX / MiB} MiB of an answer: a longer one is 502, and the rest is not read`, { timeout: 30_000 }, async () => {
+    answer = 'huge';
+    const reply = await relight();
+    expect(reply.status, reply.text.slice(0, 300)).toBe(502);
+    expectError(reply, 502, 'upstream_error');
+    expect(reply.text.length).toBeLessThan(1024);
+    expect(sent).toBeLessThan(UPSTREAM_ANSWER_MAX + 16 * MiB);
+  });
+
+  // An answer nested 200,000 deep was parsed, then JSON.stringify ran out of stack: a 500.
+  it('refuses an answer nested too deep, or holding too many values, with 502 (not a 500)', async () => {
+    for (const shape of ['deep', 'wide'] as const) {
+      answer = shape;
+      const reply = await relight();
+      expectError(reply, 502, 'upstream_error');
+      expect(reply.text.length, shape).toBeLessThan(1024);
+    }
+  });
+});
+
+describe('publish bodies read before their caller is known', () => {
+  let server: TestServer;
+  let owner: TestUser;
+  beforeAll(async () => {
+    server = await startServer();
+    owner = await createUser(server, 'anonymous-bodies-owner');
+    await createPublisher(server, owner, 'anon-co');
+  });
+  afterAll(() => server.close());
+
+  // Publish takes its credential in the body (the incumbent's way), so a body without a token is read
+  // whole before anyone is known: 400 such requests, each sending 1 MiB and then a byte now and then,
+  // held 400 MiB for as long as they liked (the whole-request timeout is an hour).
+  it(`are held to ${ANONYMOUS_BODIES_MAX / MiB} MiB in all: past it 503, publishes with a header token unaffected`, { timeout: 30_000 }, async () => {
+    const port = Number(new URL(server.url).port);
+    const part = Buffer.alloc(METADATA_BODY_MAX - 4096, ' ');
+    const holders: Socket[] = [];
+    const path = '/publishers/anon-co/nodes/anon-node/versions';
+    try {
+      // holders fill all but a quarter of a MiB of the budget
+      for (let i = 0; i < ANONYMOUS_BODIES_MAX / MiB; i++) {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => {});
+        holders.push(socket);
+        socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${METADATA_BODY_MAX}\r\n\r\n{`);
+        await new Promise((resolve) => socket.write(part, resolve));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const body = { node: { id: 'anon-node' }, node_version: { version: '1.0.0' } };
+      const refused = await call(server.url, 'POST', path, { body: { ...body, padding: ' '.repeat(MiB / 2) } });
+      expectError(refused, 503, 'unavailable');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect((await publish(server, owner.token, 'anon-co', 'anon-node', '1.0.0')).status).toBe(201);
+      for (const socket of holders) socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // their bytes are given back once they are gone: a body credential is read again
+      expectError(await call(server.url, 'POST', path, { body: { ...body, personal_access_token: 'nrg_pat_unknown' } }), 401, 'unauthorized');
+    } finally {
+      for (const socket of holders) socket.destroy();
+    }
+  });
+});
