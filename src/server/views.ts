@@ -104,7 +104,7 @@ export function nodeView(node: NodeRow, publisher: PublisherRow | undefined, ver
 
 /** Views of many nodes with two more queries in all (their versions, their publishers). */
 export async function nodeViews(store: RegistryStore, nodes: readonly NodeRow[], publicUrl: string): Promise<Node[]> {
-  const versions = await store.listVersions(nodes.map((node) => node.id));
+  const versions = await store.listVersions(nodes.map((node) => node.id), { activeOnly: true });
   const byNode = new Map<string, VersionRow[]>();
   for (const version of versions) byNode.set(version.node_id, [...(byNode.get(version.node_id) ?? []), version]);
   const publishers = new Map<string, PublisherRow | undefined>();
@@ -117,5 +117,5 @@ export async function nodeViews(store: RegistryStore, nodes: readonly NodeRow[],
 /** The view of one node, reading what it needs (its publisher too, unless given). */
 export async function oneNodeView(store: RegistryStore, node: NodeRow, publicUrl: string, publisher?: PublisherRow): Promise<Node> {
   if (!publisher) return (await nodeViews(store, [node], publicUrl))[0];
-  return nodeView(node, publisher, await store.listVersions([node.id]), publicUrl);
+  return nodeView(node, publisher, await store.listVersions([node.id], { activeOnly: true }), publicUrl);
 }

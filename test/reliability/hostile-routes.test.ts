@@ -149,3 +149,46 @@ describe('publish bodies read before their caller is known', () => {
     }
   });
 });
+
+describe('a node with thousands of versions that never got an archive', () => {
+  let server: TestServer;
+  let owner: TestUser;
+  beforeAll(async () => {
+    server = await startServer();
+    owner = await createUser(server, 'many-versions-owner');
+    await createPublisher(server, owner, 'many-co');
+  });
+  afterAll(() => server.close());
+
+  /** The median CPU time (of this process, which runs the server) of 15 reads of `path`, each answered 200, after 15 to warm up. */
+  const readCost = async (path: string) => {
+    const costs: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const started = process.cpuUsage();
+      expect((await call(server.url, 'GET', path)).status, path).toBe(200);
+      const used = process.cpuUsage(started);
+      if (i >= 15) costs.push((used.user + used.system) / 1000);
+    }
+    return costs.sort((a, b) => a - b)[7];
+  };
+
+  // POSTs alone (no upload) made 3,000 pending versions in 2.5 s; every read of a list that showed the
+  // node then went through all of them for its latest_version: GET /nodes 1 → 52 ms of server CPU, for anyone.
+  it('weighs nothing on the reads everybody makes: lists, the node, its install', async () => {
+    const active = await publish(server, owner.token, 'many-co', 'many-node', '1.0.0');
+    expect((await uploadTo(active.body.signedUrl, await makeZip())).status).toBe(200);
+    const reads = ['/nodes?limit=100', '/nodes/search?q=many', '/nodes/many-node', '/nodes/many-node/install', '/publishers/many-co/nodes'];
+    const before: [string, number][] = [];
+    for (const path of reads) before.push([path, await readCost(path)]);
+    for (let batch = 0; batch < 60; batch++) {
+      const posted = await Promise.all(Array.from({ length: 25 }, (_, i) => publish(server, owner.token, 'many-co', 'many-node', `0.${batch}.${i}`)));
+      for (const reply of posted) expect(reply.status, reply.text).toBe(201);
+    }
+    for (const [path, cost] of before) {
+      // wide: reading 1,500 versions per request took ~10× the time of one
+      const after = await readCost(path);
+      expect(after, path).toBeLessThan(cost * 3 + 2);
+    }
+    expect((await call(server.url, 'GET', '/nodes/many-node')).body.latest_version.version).toBe('1.0.0');
+  }, 60_000);
+});

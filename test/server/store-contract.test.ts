@@ -114,6 +114,22 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(recorded.status).toBe('NodeVersionStatusBanned');
   });
 
+  it('lists every version of a node, or only its Active ones (what latest_version is chosen from)', async () => {
+    const store = await fresh();
+    const statuses = { '1.0.0': 'NodeVersionStatusActive', '1.1.0': 'NodeVersionStatusFlagged', '1.2.0': 'NodeVersionStatusBanned', '2.0.0': 'NodeVersionStatusActive' } as const;
+    for (const [version, status] of Object.entries(statuses)) {
+      const outcome = await publish(store, 'listed', version);
+      if (outcome.kind !== 'created') throw new Error(outcome.kind);
+      await store.claimArchive(outcome.version.id, `k-${version}`);
+      await store.recordArchive(outcome.version.id, { sha256: 'ab'.repeat(32), size: 1, status });
+    }
+    await publish(store, 'listed', '3.0.0'); // pending: its archive never came
+    await publish(store, 'other', '9.0.0');
+    const versions = async (options?: { activeOnly: boolean }) => (await store.listVersions(['listed'], options)).map((v) => v.version).sort();
+    expect(await versions()).toEqual(['1.0.0', '1.1.0', '1.2.0', '2.0.0', '3.0.0']);
+    expect(await versions({ activeOnly: true })).toEqual(['1.0.0', '2.0.0']);
+  });
+
   it("keeps a scan's findings with the version, and its Flagged status and reason only while it was Pending", async () => {
     const store = await fresh();
     const finding = {

@@ -71,7 +71,7 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
     const { query } = input();
     const version = query.version
       ? await findVersion(store, node, query.version)
-      : latestVersion(await store.listVersions([node.id]));
+      : latestVersion(await store.listVersions([node.id], { activeOnly: true }));
     if (!version) throw notFound(`node ${node.id} has no active version to install`);
     if (version.status !== 'NodeVersionStatusActive') throw notFound(`version ${version.version} of node ${node.id} is not active`);
     return versionView(version, node.publisher_id, ctx.publicUrl());

@@ -295,9 +295,12 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
       return { node: { ...node, generation: Number(node.generation) } as Reviewed['node'], previousGeneration: Number(before.generation) };
     },
 
-    async listVersions(nodeIds) {
+    async listVersions(nodeIds, options) {
       if (nodeIds.length === 0) return [];
-      return (await sql`SELECT * FROM versions WHERE node_id IN ${sql(nodeIds)}`).map((row) => toVersion(row)!);
+      const rows = options?.activeOnly
+        ? await sql`SELECT * FROM versions WHERE node_id IN ${sql(nodeIds)} AND status = 'NodeVersionStatusActive'`
+        : await sql`SELECT * FROM versions WHERE node_id IN ${sql(nodeIds)}`;
+      return rows.map((row) => toVersion(row)!);
     },
     getVersionById: (id) => getVersionById(sql, id),
     getVersion: (nodeId, version) => getVersion(sql, nodeId, version),

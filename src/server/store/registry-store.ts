@@ -234,8 +234,12 @@ export interface RegistryStore {
   review(nodeId: string, userId: string, star: number): Promise<Reviewed>;
 
   // ---- versions ----
-  /** Every version of these nodes (in no particular order). */
-  listVersions(nodeIds: string[]): Promise<VersionRow[]>;
+  /**
+   * Every version of these nodes (in no particular order); with `activeOnly`, only the Active ones, all
+   * that `latest_version` is chosen from: a node's pending, flagged or banned versions, which anyone
+   * with a token can pile up, then weigh nothing on the lists everybody reads.
+   */
+  listVersions(nodeIds: string[], options?: { activeOnly?: boolean }): Promise<VersionRow[]>;
   getVersionById(id: string): Promise<VersionRow | undefined>;
   getVersion(nodeId: string, version: string): Promise<VersionRow | undefined>;
   /** Creates or updates the node and creates (or, before its archive arrived, renews) the version, in one transaction. */

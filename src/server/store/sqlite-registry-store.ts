@@ -488,9 +488,10 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     },
     review,
 
-    async listVersions(nodeIds) {
+    async listVersions(nodeIds, options) {
       if (nodeIds.length === 0) return [];
-      return all(`SELECT * FROM versions WHERE node_id IN (${nodeIds.map(() => '?').join(', ')})`, ...nodeIds).map((row) => toVersion(row)!);
+      const active = options?.activeOnly ? ` AND status = 'NodeVersionStatusActive'` : '';
+      return all(`SELECT * FROM versions WHERE node_id IN (${nodeIds.map(() => '?').join(', ')})${active}`, ...nodeIds).map((row) => toVersion(row)!);
     },
     getVersionById: async (id) => getVersionById(id),
     getVersion: async (nodeId, version) => getVersion(nodeId, version),
