@@ -37,7 +37,7 @@ export async function loadProject(dir: string, options: ProjectOptions = {}): Pr
   warnAboutArchives(files, warnings);
   for (const problem of fileSet.problems) addProblem(manifest, problem.key, problem.message);
   if (!files.length) addProblem(manifest, 'files', 'nothing to pack: every file is ignored (check .gitignore, .noderegignore, .comfyignore and excludes)');
-  resolveLicense(manifest, files);
+  resolveLicense(manifest, files, warnings);
   const request = await buildRequest(manifest);
   return { dir, manifest, request, files, problems: manifest.problems, warnings };
 }
@@ -94,16 +94,17 @@ const LICENSE_NAME = /^(licen[cs]e|copying)/i;
 
 /**
  * `[project] license`: `{file = …}` gives that path; an SPDX string gives the path of the file named
- * by `license-files`, or of a root LICENSE… or COPYING… file, else the string. A path must be a file
- * that goes into the archive.
+ * by `license-files`, or of a root LICENSE… or COPYING… file, else the string. A `{file = …}` the
+ * archive lacks is a warning: the incumbent client publishes its path all the same, and its `node init`
+ * writes `{ file = "LICENSE" }` whether there is one or not, so such projects publish unchanged.
  */
-function resolveLicense(manifest: Manifest, files: SelectedFile[]): void {
+function resolveLicense(manifest: Manifest, files: SelectedFile[], warnings: string[]): void {
   const spec = manifest.license;
   if (!spec) return;
   const packed = new Set(files.map((f) => f.path));
   if (spec.kind === 'file') {
-    if (packed.has(spec.path)) manifest.node.license = spec.path;
-    else addProblem(manifest, '[project] license', `file "${spec.path}" is not in the archive (it does not exist or is ignored)`);
+    manifest.node.license = spec.path;
+    if (!packed.has(spec.path)) warnings.push(`[project] license: file "${spec.path}" is not in the archive (it does not exist or is ignored); the registry will name a license file that users cannot read (add the file, or write an SPDX expression such as license = "MIT")`);
     return;
   }
   for (const pattern of spec.files) {

@@ -151,8 +151,11 @@ preempted-app-node-names = ["OldNode"]
     it('{file = …} gives that path', async () => {
       expect((await project(withLicense('license = { file = "docs/LICENSE.txt" }'), { 'docs/LICENSE.txt': 'x' })).request?.body.node.license).toBe('docs/LICENSE.txt');
     });
-    it('{file = …} must be a file that is packed', async () => {
-      expect(problems((await project(withLicense('license = { file = "LICENSE" }'))))).toEqual(['[project] license: file "LICENSE" is not in the archive (it does not exist or is ignored)']);
+    it('{file = …} that is not packed gives the path with a warning (the incumbent client publishes it; its `node init` writes it)', async () => {
+      const p = await project(withLicense('license = { file = "LICENSE" }'));
+      expect(problems(p)).toEqual([]);
+      expect(p.request?.body.node.license).toBe('LICENSE');
+      expect(p.warnings).toContain('[project] license: file "LICENSE" is not in the archive (it does not exist or is ignored); the registry will name a license file that users cannot read (add the file, or write an SPDX expression such as license = "MIT")');
     });
     it('an SPDX string gives the file named by license-files', async () => {
       const p = await project(withLicense('license = "Apache-2.0"\nlicense-files = ["LICEN[CS]E*", "NOTICE"]'), { 'LICENCE.md': 'x', 'COPYING': 'y' });
