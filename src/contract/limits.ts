@@ -84,6 +84,11 @@ export const METADATA_BODY_MAX = 1 * MiB;
  * the body, the incumbent's way): past it such a request is 503 for the moment.
  */
 export const ANONYMOUS_BODIES_MAX = 64 * MiB;
+/**
+ * Bytes of JSON request bodies being read, in all (five of the largest): past it a request is 503 for
+ * the moment, so that slow senders with a token cannot hold memory without bound either.
+ */
+export const JSON_BODIES_MAX = 128 * MiB;
 /** Arrays and objects nested deeper than this in a JSON body are 400 (a translations object is 2 or 3 deep). */
 export const JSON_MAX_DEPTH = 64;
 /**

@@ -2,7 +2,7 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { fieldErrors } from '../contract/errors.js';
-import { ANONYMOUS_BODIES_MAX, MAX_FIELD_ERRORS } from '../contract/limits.js';
+import { ANONYMOUS_BODIES_MAX, JSON_BODIES_MAX, MAX_FIELD_ERRORS } from '../contract/limits.js';
 import type { Operation, ResponseOf } from '../contract/operation.js';
 import { badRequest, HttpError, tooLarge, unauthorized, unsupportedMediaType } from './errors.js';
 import { JsonShape } from './json-shape.js';
@@ -43,15 +43,17 @@ export function bearerToken(c: Context): string | undefined {
 }
 
 /**
- * Bytes of the bodies being read before their caller is known, in this process (ANONYMOUS_BODIES_MAX):
- * without it, clients without a token could each hold a publish body for as long as a request may take.
+ * Bytes of the JSON bodies being read in this process (JSON_BODIES_MAX), and of those whose caller is
+ * not known yet (ANONYMOUS_BODIES_MAX): without them, clients sending slowly could each hold a body for
+ * as long as a request may take, up to all the memory there is.
  */
-let anonymousBytes = 0;
+const reading = { all: 0, anonymous: 0 };
 
 /**
  * Reads a JSON body as text, refusing more than `max` bytes even when no Content-Length was sent, and
  * a body over the depth or value budget (JsonShape) as soon as it shows: nothing more of it is kept.
- * An `anonymous` body (its caller not known yet) also counts against ANONYMOUS_BODIES_MAX while it is read.
+ * Every body counts against JSON_BODIES_MAX while it is read; an `anonymous` one (its caller not known
+ * yet) also against ANONYMOUS_BODIES_MAX.
  */
 function readJsonBody(c: Context, max: number, anonymous = false): Promise<string> {
   const incoming = (c.env as HttpBindings).incoming;
@@ -62,7 +64,8 @@ function readJsonBody(c: Context, max: number, anonymous = false): Promise<strin
     let size = 0;
     let counted = 0;
     const stop = () => {
-      anonymousBytes -= counted;
+      reading.all -= counted;
+      if (anonymous) reading.anonymous -= counted;
       counted = 0;
       incoming.off('data', onData);
       incoming.off('end', onEnd);
@@ -71,13 +74,13 @@ function readJsonBody(c: Context, max: number, anonymous = false): Promise<strin
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (anonymous) {
-        anonymousBytes += chunk.length;
-        counted += chunk.length;
-      }
+      counted += chunk.length;
+      reading.all += chunk.length;
+      if (anonymous) reading.anonymous += chunk.length;
       const refusal =
         size > max ? tooLarge(`the request body is over ${max} bytes`)
-        : anonymous && anonymousBytes > ANONYMOUS_BODIES_MAX ? anonymousBodiesFull()
+        : anonymous && reading.anonymous > ANONYMOUS_BODIES_MAX ? anonymousBodiesFull()
+        : reading.all > JSON_BODIES_MAX ? bodiesFull()
         : shape.feed(chunk);
       if (!refusal) return void chunks.push(chunk);
       stop();
@@ -98,6 +101,9 @@ function readJsonBody(c: Context, max: number, anonymous = false): Promise<strin
     incoming.on('close', onCut);
   });
 }
+
+const bodiesFull = () =>
+  new HttpError('unavailable', 'the registry is reading too many request bodies at the moment; retry shortly', undefined, undefined, { 'Retry-After': '1' });
 
 const anonymousBodiesFull = () =>
   new HttpError('unavailable', 'too many requests without an Authorization header are sending their bodies at the moment; retry shortly, or send the token in the Authorization header', undefined, undefined, { 'Retry-After': '1' });

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANONYMOUS_BODIES_MAX, METADATA_BODY_MAX, UPSTREAM_ANSWER_MAX } from '../../src/contract/limits.js';
+import { ANONYMOUS_BODIES_MAX, JSON_BODIES_MAX, JSON_BODY_MAX, METADATA_BODY_MAX, UPSTREAM_ANSWER_MAX } from '../../src/contract/limits.js';
 import { startServer, type TestServer } from '../helpers.js';
 import { call, createPublisher, createUser, expectError, makeZip, publish, uploadTo, type TestUser } from '../server/fixtures.js';
 
@@ -107,7 +107,7 @@ describe('an AI provider whose answers are hostile', () => {
   });
 });
 
-describe('publish bodies read before their caller is known', () => {
+describe('request bodies held by slow senders', () => {
   let server: TestServer;
   let owner: TestUser;
   beforeAll(async () => {
@@ -144,6 +144,34 @@ describe('publish bodies read before their caller is known', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       // their bytes are given back once they are gone: a body credential is read again
       expectError(await call(server.url, 'POST', path, { body: { ...body, personal_access_token: 'nrg_pat_unknown' } }), 401, 'unauthorized');
+    } finally {
+      for (const socket of holders) socket.destroy();
+    }
+  });
+  // With a token, a sender could hold the largest body (25 MiB, the AI proxy's) on as many connections
+  // as it liked, for as long as a request may take: memory without bound, for anyone with a token.
+  it(`are held to ${JSON_BODIES_MAX / MiB} MiB in all, token or not: past it 503, and the bytes come back when they go`, { timeout: 30_000 }, async () => {
+    const port = Number(new URL(server.url).port);
+    const path = '/proxy/img/v1/ai/image-relight';
+    const holding = JSON_BODY_MAX - MiB;
+    const holders: Socket[] = [];
+    try {
+      for (let i = 0; i < Math.floor(JSON_BODIES_MAX / holding); i++) {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => {});
+        holders.push(socket);
+        socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${owner.token}\r\nContent-Type: application/json\r\nContent-Length: ${JSON_BODY_MAX}\r\n\r\n{`);
+        await new Promise((resolve) => socket.write(Buffer.alloc(holding, ' '), resolve));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const padding = ' '.repeat(JSON_BODIES_MAX - holders.length * holding + MiB);
+      const refused = await call(server.url, 'POST', path, { token: owner.token, raw: `{${padding}}`, headers: { 'content-type': 'application/json' } });
+      expectError(refused, 503, 'unavailable');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      for (const socket of holders) socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // given back: the same body is read now, and judged on what it says (no image)
+      expectError(await call(server.url, 'POST', path, { token: owner.token, raw: `{${padding}}`, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
     } finally {
       for (const socket of holders) socket.destroy();
     }
