@@ -12,7 +12,7 @@ import { JSON_BODY_MAX, type TASK_KINDS } from '../contract/limits.js';
 import type { Operation } from '../contract/operation.js';
 import type { Ctx } from './context.js';
 import { parseDuration } from './duration.js';
-import { CliError, EXIT, flagForField, invalidInput } from './errors.js';
+import { CliError, EXIT, fileProblem, flagForField, invalidInput } from './errors.js';
 
 export type TaskKind = (typeof TASK_KINDS)[number];
 
@@ -71,9 +71,7 @@ export async function mediaArgument(value: string, flag: string): Promise<string
   try {
     bytes = await readFile(value);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (error as Error).message;
-    throw invalidInput(`${flag}: cannot read "${value}": ${why}`, 'give a local file or an http(s) URL');
+    throw invalidInput(`${flag}: cannot read "${value}": ${fileProblem(error)}`, 'give a local file or an http(s) URL');
   }
   if (bytes.length === 0) throw invalidInput(`${flag}: "${value}" is empty`);
   const encoded = bytes.toString('base64');

@@ -83,3 +83,18 @@ export function toCliError(error: unknown, hints: Partial<Record<number, string>
   const message = error instanceof Error ? error.message : String(error);
   return new CliError(message, EXIT.failure, 'internal');
 }
+
+/** Why a file could not be read or written, in plain words rather than an errno code. */
+export function fileProblem(error: unknown): string {
+  const words: Record<string, string> = {
+    ENOENT: 'no such file or directory',
+    ENOTDIR: 'a part of the path is not a directory',
+    EISDIR: 'it is a directory',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EEXIST: 'it already exists',
+    ENOSPC: 'the disk is full',
+    EROFS: 'the file system is read-only',
+  };
+  return words[(error as NodeJS.ErrnoException).code ?? ''] ?? (error as Error).message;
+}

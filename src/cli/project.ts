@@ -8,7 +8,7 @@ import type { ChangelogInput, Problem } from '../package/manifest.js';
 import type { Project, ProjectOptions } from '../package/project.js';
 import type { ArchiveResult, Pool } from '../package/zip.js';
 import type { Ctx } from './context.js';
-import { CliError, EXIT, invalidInput } from './errors.js';
+import { CliError, EXIT, fileProblem, invalidInput } from './errors.js';
 import { table } from './output.js';
 
 export interface ChangelogFlags {
@@ -17,7 +17,15 @@ export interface ChangelogFlags {
 }
 
 /** `--changelog TEXT`, `--changelog-file FILE` (`-` is stdin), else `NODEREG_CHANGELOG`. */
+/** The changelog of --changelog, else of NODEREG_CHANGELOG; undefined when none is given. */
 export async function readChangelog(ctx: Ctx, flags: ChangelogFlags): Promise<ChangelogInput | undefined> {
+  if (flags.changelog !== undefined || flags.changelogFile !== undefined) return changelogOfFlags(ctx, flags);
+  if (ctx.env.NODEREG_CHANGELOG) return { text: ctx.env.NODEREG_CHANGELOG, source: 'NODEREG_CHANGELOG' };
+  return undefined;
+}
+
+/** The changelog that --changelog or --changelog-file (`-` for stdin) gives; undefined when neither is given. */
+export async function changelogOfFlags(ctx: Ctx, flags: ChangelogFlags): Promise<ChangelogInput | undefined> {
   if (flags.changelog !== undefined && flags.changelogFile !== undefined) {
     throw invalidInput('--changelog and --changelog-file cannot be used together', 'pass the text with --changelog, or a file with --changelog-file');
   }
@@ -31,10 +39,9 @@ export async function readChangelog(ctx: Ctx, flags: ChangelogFlags): Promise<Ch
     try {
       return { text: readFileSync(resolve(file), 'utf8'), source: `--changelog-file ${file}` };
     } catch (error) {
-      throw invalidInput(`cannot read --changelog-file ${file}: ${(error as Error).message}`);
+      throw invalidInput(`cannot read --changelog-file ${file}: ${fileProblem(error)}`, 'give the path of a text file, or - to read it from stdin');
     }
   }
-  if (ctx.env.NODEREG_CHANGELOG) return { text: ctx.env.NODEREG_CHANGELOG, source: 'NODEREG_CHANGELOG' };
   return undefined;
 }
 

@@ -36,6 +36,18 @@ describe('downloads', () => {
     expect((await call(server.url, 'GET', '/nodes/ready')).body.downloads).toBe(1);
   });
 
+  it('--out naming a directory writes <nodeId>-<version>.zip into it; an unwritable --out is named in plain words', async () => {
+    const dir = tempDir();
+    const into = await runCli(['node', 'download', 'ready', '--out', dir], { env: env() });
+    expect(into.code, into.stderr).toBe(0);
+    expect(existsSync(join(dir, 'ready-1.0.0.zip'))).toBe(true);
+    expect(into.stdout).toContain(`to ${join(dir, 'ready-1.0.0.zip')}`);
+    const blocked = await runCli(['node', 'download', 'ready', '--out', join(dir, 'ready-1.0.0.zip', 'x.zip')], { env: env() });
+    expect(blocked.code, blocked.stderr).toBe(2);
+    expect(blocked.stderr).toContain('a part of the path is not a directory');
+    expect(blocked.stderr).not.toMatch(/ENOTDIR|EEXIST/);
+  });
+
   it('a node without an active version: exit 5, and the hint lists its versions (not a search)', async () => {
     const result = await runCli(['node', 'download', 'half'], { env: env() });
     expect(result.code).toBe(5);

@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { NODE_STATUS, PAGE } from '../../contract/limits.js';
 import { getNode, installNode, searchNodes, updateNode } from '../../contract/registry.js';
@@ -5,7 +7,7 @@ import { fieldKey } from '../../contract/field-keys.js';
 import { NODE_WRITABLE_FIELDS, nodeFieldType, NodeWritable, type Node, type NodeVersion } from '../../contract/resources.js';
 import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
-import { CliError, EXIT, invalidInput, toCliError } from '../errors.js';
+import { CliError, EXIT, fileProblem, invalidInput, toCliError } from '../errors.js';
 import { fields, fullStatus, listText, shortStatus, statusText, versionFindings, versionTable } from '../format.js';
 import { relativeTime, table } from '../output.js';
 import {
@@ -120,7 +122,7 @@ export function register(program: Command, ctx: Ctx): void {
     node
       .command('download <node>')
       .description('download a version (latest active unless given as <nodeId>@<version>), check it is a readable zip and its SHA-256')
-      .option('--out <file>', 'where to write the archive (default: ./<nodeId>-<version>.zip)')
+      .option('--out <file>', 'where to write the archive; a directory gets <nodeId>-<version>.zip in it (default: ./<nodeId>-<version>.zip)')
       .action(async (spec: string, o: { out?: string }) => {
         const at = spec.lastIndexOf('@');
         const nodeId = at > 0 ? spec.slice(0, at) : spec;
@@ -134,7 +136,8 @@ export function register(program: Command, ctx: Ctx): void {
             throw toCliError(error, { 404: await downloadNotFoundHint(client, nodeId, version) });
           });
         if (!found.downloadUrl) throw new CliError(`the registry gave no download URL for ${nodeId} ${found.version}`, EXIT.failure, 'internal');
-        const file = o.out ?? `${nodeId}-${found.version}.zip`;
+        const name = `${nodeId}-${found.version}.zip`;
+        const file = o.out === undefined ? name : isDirectory(o.out) ? join(o.out, name) : o.out;
         const saved = await saveArchive(client, found, file);
         const summary = {
           node_id: found.node_id ?? nodeId,
@@ -202,10 +205,10 @@ async function saveArchive(client: Awaited<ReturnType<Ctx['client']>>, version: 
     await rename(part, file);
     return { file, size, sha256, entries };
   } catch (error) {
-    await rm(part, { force: true });
+    await rm(part, { force: true }).catch(() => {}); // nothing to remove where nothing could be written
     if (error instanceof CliError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw invalidInput(`cannot write ${file}: ${code}`, 'pass --out <file> in a writable directory');
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR') throw invalidInput(`cannot write ${file}: ${fileProblem(error)}`, 'pass --out <file> in a writable directory');
     throw toCliError(error);
   }
 }
@@ -233,4 +236,13 @@ async function readableZip(path: string): Promise<number> {
       zip.readEntry();
     });
   });
+}
+
+/** Whether `path` is an existing directory (`--out DIR` writes into it, as cp does). */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // not there, or not reachable: writing it says why, in words
+  }
 }

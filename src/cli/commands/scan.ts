@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ScanSeverity } from '../../contract/scan.js';
 import type { Ctx } from '../context.js';
-import { EXIT, invalidInput, ResultExit } from '../errors.js';
+import { EXIT, fileProblem, invalidInput, ResultExit } from '../errors.js';
 import { blocking, failOnOption, findingsText, scanProject } from '../findings.js';
 import { examples } from './index.js';
 
@@ -34,7 +34,7 @@ export function register(program: Command, ctx: Ctx): void {
         try {
           writeFileSync(resolve(options.sarif), `${JSON.stringify(toSarif(report.findings, ctx.version), null, 2)}\n`);
         } catch (error) {
-          throw invalidInput(`cannot write --sarif ${options.sarif}: ${(error as Error).message}`);
+          throw invalidInput(`cannot write --sarif ${options.sarif}: ${fileProblem(error)}`);
         }
       }
       ctx.out.result(report, () => findingsText(ctx.out, report, project.files));

@@ -1,10 +1,10 @@
 import { Option, type Command } from 'commander';
-import { readFile } from 'node:fs/promises';
 import { NODE_VERSION_STATUS, SEMVER_PATTERN } from '../../contract/limits.js';
 import { updateVersion } from '../../contract/registry.js';
 import type { NodeVersion } from '../../contract/resources.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, invalidInput, toCliError } from '../errors.js';
+import { changelogOfFlags } from '../project.js';
 import { fullStatus, shortStatus, statusText } from '../format.js';
 import {
   checkNodeId, checkPublisherId, checkVersion, findVersion, given, nodePublisher, precheck,
@@ -46,7 +46,7 @@ export function register(program: Command, ctx: Ctx): void {
         const wanted = checkVersion(semver);
         if (o.publisher) checkPublisherId(o.publisher, '--publisher');
         const body = given({
-          changelog: o.changelogFile !== undefined ? await readChangelog(ctx, o.changelogFile) : o.changelog,
+          changelog: (await changelogOfFlags(ctx, o))?.text,
           deprecated: o.deprecate ? true : o.undeprecate ? false : undefined,
           status: o.status ? (fullStatus(NODE_VERSION_STATUS, o.status) as VersionStatus) : undefined,
           status_reason: o.reason,
@@ -134,14 +134,3 @@ async function versionMatcher(wanted: string): Promise<(version: string) => bool
   return (version) => semver.satisfies(version, range, { includePrerelease: true });
 }
 
-async function readChangelog(ctx: Ctx, file: string): Promise<string> {
-  if (file === '-') {
-    if (ctx.stdin.isTTY) throw invalidInput('--changelog-file - reads stdin, but nothing is piped', 'pipe the changelog in, or pass --changelog <text>');
-    return ctx.readStdin();
-  }
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    throw invalidInput(`cannot read --changelog-file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-}
