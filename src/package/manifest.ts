@@ -148,8 +148,12 @@ function bumpPatch(release: string[]): string {
   return `${x}.${y}.${Number(z) + 1}`;
 }
 
-/** `[tool.nodereg] version` is a registry version already; anything else there is read as PEP 440. */
-export function toolVersionToSemver(text: string): VersionResult {
+/**
+ * A version as a manifest writes it: a registry version (semver, short forms allowed) is taken as it
+ * is, which is what the incumbent client sends; anything else is read as PEP 440. So `1.0.0-alpha`
+ * and `1.0.0-SNAPSHOT` publish as written, and `1.0a1` as `1.0.0-alpha.1`.
+ */
+export function versionToSemver(text: string): VersionResult {
   const direct = normalizeVersion(text);
   if (!direct) return pep440ToSemver(text);
   return direct.build === undefined ? { version: direct.version } : { version: direct.version, note: buildDropped(text, direct.build, direct.version) };
@@ -267,12 +271,12 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
   let versionKey = T('version');
   if (tool.version !== undefined) {
     if (typeof tool.version !== 'string') problem(T('version'), 'must be a string such as "1.2.3"');
-    else takeVersion(toolVersionToSemver(tool.version), T('version'));
+    else takeVersion(versionToSemver(tool.version), T('version'));
   } else if (isDynamic && isTable(comfy.version)) {
     versionKey = '[tool.comfy.version] path';
     const found = versionFromFile(comfy.version.path, options.dir);
     if ('error' in found) problem(versionKey, found.error);
-    else takeVersion(pep440ToSemver(found.version), `${versionKey} (${found.file})`);
+    else takeVersion(versionToSemver(found.version), `${versionKey} (${found.file})`);
   } else if (isDynamic) {
     problem(P('version'), 'is dynamic, so nodereg cannot know it: add version = "1.2.3" under [tool.nodereg]');
   } else if (proj.version === undefined) {
@@ -282,7 +286,7 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
     problem(P('version'), 'must be a string such as "1.2.3"');
   } else {
     versionKey = P('version');
-    takeVersion(pep440ToSemver(proj.version), P('version'));
+    takeVersion(versionToSemver(proj.version), P('version'));
   }
   keys.set('node_version.version', versionKey);
 

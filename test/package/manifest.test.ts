@@ -1,7 +1,7 @@
 // pyproject.toml → publish request (DESIGN.md §6): the mapping table, the version conversions and
 // their errors, and problems named by the key to fix, all of them at once.
 import { describe, expect, it } from 'vitest';
-import { pep440ToSemver, toolVersionToSemver } from '../../src/package/manifest.js';
+import { pep440ToSemver, versionToSemver } from '../../src/package/manifest.js';
 import { loadProject } from '../../src/package/project.js';
 import { tempDir } from '../helpers.js';
 import { writeTree } from './fixtures.js';
@@ -47,15 +47,26 @@ describe('versions: PEP 440 → semver', () => {
     expect('error' in result && result.error).toMatch(message);
   });
 
-  it('[tool.nodereg] version takes semver as it is (so "1.0.0-1" is a pre-release there), else PEP 440', () => {
-    expect(toolVersionToSemver('1.0.0-1')).toEqual({ version: '1.0.0-1' });
+  it('a manifest version is taken as it is when it is semver (as the incumbent sends it; so "1.0.0-1" is a pre-release), else read as PEP 440', () => {
+    expect(versionToSemver('1.0.0-1')).toEqual({ version: '1.0.0-1' });
     expect(pep440ToSemver('1.0.0-1')).toMatchObject({ error: expect.stringMatching(/post-release/) });
-    expect(toolVersionToSemver('v2.0.0-dev.3')).toEqual({ version: '2.0.0-dev.3' });
-    expect(toolVersionToSemver('2.1')).toEqual({ version: '2.1.0' });
+    expect(versionToSemver('v2.0.0-dev.3')).toEqual({ version: '2.0.0-dev.3' });
+    expect(versionToSemver('2.1')).toEqual({ version: '2.1.0' });
+    // PEP 440 would make these 1.0.0-alpha.0 and an error; the incumbent publishes them as written
+    expect(versionToSemver('1.0.0-alpha')).toEqual({ version: '1.0.0-alpha' });
+    expect(versionToSemver('1.0.0-SNAPSHOT')).toEqual({ version: '1.0.0-SNAPSHOT' });
+    expect(versionToSemver('1.0a1')).toEqual({ version: '1.0.0-alpha.1' });
+    expect(versionToSemver('1.2.3.post1')).toMatchObject({ error: expect.stringMatching(/post-release/) });
+  });
+
+  it('[project] version "1.0.0-alpha" publishes as written', async () => {
+    const p = await project('[project]\nname = "n"\nversion = "1.0.0-alpha"\n[tool.nodereg]\npublisher = "pub"\n');
+    expect(problems(p)).toEqual([]);
+    expect(p.request?.version).toBe('1.0.0-alpha');
   });
 
   it('drops build metadata and PEP 440 local versions with a note, as the registry does', () => {
-    expect(toolVersionToSemver('1.2.3+build.5')).toEqual({ version: '1.2.3', note: expect.stringMatching(/"\+build\.5" is dropped and 1\.2\.3 is published/) });
+    expect(versionToSemver('1.2.3+build.5')).toEqual({ version: '1.2.3', note: expect.stringMatching(/"\+build\.5" is dropped and 1\.2\.3 is published/) });
     expect(pep440ToSemver('1.2+cu121')).toEqual({ version: '1.2.0', note: expect.stringMatching(/"\+cu121" is dropped and 1\.2\.0 is published/) });
   });
 });

@@ -51,7 +51,7 @@ export function register(program: Command, ctx: Ctx): void {
 async function init(ctx: Ctx, dir: string, options: Options): Promise<void> {
   const { parse, stringify } = await import('smol-toml');
   const { NodeWritable, nodeId, publisherId } = await import('../../contract/resources.js');
-  const { pep440ToSemver } = await import('../../package/manifest.js');
+  const { versionToSemver } = await import('../../package/manifest.js');
 
   const file = join(dir, 'pyproject.toml');
   const exists = existsSync(file);
@@ -80,7 +80,7 @@ async function init(ctx: Ctx, dir: string, options: Options): Promise<void> {
     publisher: (v: string) => message(publisherId.safeParse(v)),
     name: (v: string) => message(nodeId.safeParse(v)),
     version: (v: string) => {
-      const result = pep440ToSemver(v);
+      const result = versionToSemver(v);
       return 'error' in result ? result.error : undefined;
     },
     displayName: (v: string) => message(NodeWritable.shape.name.safeParse(v)),
