@@ -166,10 +166,10 @@ function readIgnoreFile(file: string, warnings: string[]): string | undefined {
   }
 }
 
-/** Cleans an `includes` entry: relative to the root, `/`-separated, no `..`. */
+/** Cleans an `includes` entry: relative to the root (a leading `/` means the root, as the incumbent reads it), `/`-separated, no `..`. */
 function normaliseInclude(entry: string): string | undefined {
-  const cleaned = entry.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/\/+$/, '');
-  if (!cleaned || cleaned.startsWith('/') || cleaned.split('/').includes('..')) return undefined;
+  const cleaned = entry.replace(/\\/g, '/').replace(/^(\.?\/)+/, '').replace(/\/+$/, '');
+  if (!cleaned || cleaned.split('/').includes('..')) return undefined;
   return cleaned;
 }
 
@@ -300,7 +300,8 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
 
   for (const inc of includes) {
     if (!seenIncludes.has(inc)) {
-      problems.push({ key: includesKey, message: `"${inc}" matches nothing in the project (it does not exist, or .noderegignore, .comfyignore, excludes or the always-excluded names leave it out)` });
+      // a warning, as the incumbent gives: built assets may be absent from a build that does not need them
+      warnings.push(`${includesKey}: "${inc}" matches nothing in the project (it does not exist, or .noderegignore, .comfyignore, excludes or the always-excluded names leave it out)`);
     }
   }
   files.sort((a, b) => compareUtf8(a.path, b.path));

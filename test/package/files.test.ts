@@ -178,11 +178,18 @@ describe('what nodereg adds to git semantics', () => {
     expect(selected(root, { includes: ['build/web/app.js'] })).toEqual(['.gitignore', 'a.py', 'build/web/app.js']);
   });
 
-  it('reports includes that match nothing, and ones outside the project', () => {
+  it('refuses includes outside the project, and warns of ones that match nothing (as the incumbent does)', () => {
     const root = writeTree(tempDir(), { 'a.py': '', 'node_modules/x.js': '' });
     const set = selectFiles(root, { includes: ['missing', '../escape', 'node_modules/x.js'] });
-    expect(set.problems.map((p) => p.key)).toEqual(['[tool.nodereg] includes', '[tool.nodereg] includes', '[tool.nodereg] includes']);
-    expect(set.problems.map((p) => p.message).join('\n')).toMatch(/"\.\.\/escape" must be a path inside the project[\s\S]*"missing" matches nothing[\s\S]*"node_modules\/x.js" matches nothing/);
+    expect(set.problems).toEqual([{ key: '[tool.nodereg] includes', message: '"../escape" must be a path inside the project' }]);
+    expect(set.warnings.join('\n')).toMatch(/\[tool\.nodereg\] includes: "missing" matches nothing[\s\S]*"node_modules\/x.js" matches nothing/);
+  });
+
+  it('reads an include with a leading / from the root, as the incumbent does', () => {
+    const root = gitRepo({ '.gitignore': 'web/dist/\n', 'web/dist/app.js': '', 'a.py': '' });
+    const set = selectFiles(root, { includes: ['/web/dist'] });
+    expect(set.problems).toEqual([]);
+    expect(set.files.map((f) => f.path)).toContain('web/dist/app.js');
   });
 
   it('keeps any Unicode name exactly, NFC and NFD alike, sorted by UTF-8 bytes', () => {
