@@ -21,7 +21,9 @@ export const MEMBER_ROLES = ['owner', 'member'] as const;
 export const NODE_ID = { maxLength: 100, pattern: '^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$' } as const;
 /** Node ids that would collide with a route of ours (`GET /nodes/search`); compared in any case. */
 export const RESERVED_NODE_IDS = ['search'] as const;
-export const isReservedNodeId = (id: string) => (RESERVED_NODE_IDS as readonly string[]).includes(id.toLowerCase());
+/** The names Windows keeps for devices, with or without an extension: a node is installed into a folder named by its id. */
+const WINDOWS_DEVICE = /^(?:con|prn|aux|nul|com[1-9]|lpt[1-9])(?:\.|$)/i;
+export const isReservedNodeId = (id: string) => (RESERVED_NODE_IDS as readonly string[]).includes(id.toLowerCase()) || WINDOWS_DEVICE.test(id);
 const NODE_ID_PATTERN = new RegExp(NODE_ID.pattern);
 /** Whether the `nodeId` rule of resources.ts accepts `id` (which says why not), without loading zod. */
 export const isNodeId = (id: string) => id.length <= NODE_ID.maxLength && NODE_ID_PATTERN.test(id) && !isReservedNodeId(id);

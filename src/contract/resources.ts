@@ -17,7 +17,7 @@ export const nodeId = rule(
     .max(NODE_ID.maxLength)
     .regex(new RegExp(NODE_ID.pattern), 'must be letters, digits, ".", "_" or "-", starting and ending with a letter or digit'),
   'notReserved',
-  'is reserved by the registry: choose another id',
+  'is reserved, by the registry or by Windows for a device (CON, NUL, COM1…), where a node is installed into a folder of that name: choose another id',
 );
 export const publisherId = z.string().regex(new RegExp(PUBLISHER_ID.pattern), PUBLISHER_ID.message);
 /**

@@ -32,6 +32,9 @@ describe('nodeId: 1–100 characters, letters/digits at both ends, ._- inside', 
     'a..b',
     'x'.repeat(100),
     `a${'-'.repeat(98)}b`,
+    'console',
+    'com10',
+    'auxiliary',
   ])('accepts %j', (id) => {
     expect(nodeId.parse(id)).toBe(id);
   });
@@ -54,6 +57,13 @@ describe('nodeId: 1–100 characters, letters/digits at both ends, ._- inside', 
     'a\n',
     'search',
     'Search',
+    // Windows device names: a node is installed into a folder named by its id
+    'con',
+    'CON',
+    'aux.nodes',
+    'nul',
+    'com1',
+    'LPT9',
   ])('rejects %j', (id) => {
     expect(nodeId.safeParse(id).success).toBe(false);
   });
