@@ -304,8 +304,13 @@ interface Answer {
  * Sends one request on a kept-alive connection. A connection the server closed while idle (its 5 s
  * keep-alive timeout) can be picked from the pool just as it closes: like any HTTP client, the request
  * is then sent again once, on a new connection, where a drop would be the server's doing.
+ * An upload refused before its body is read (415, 413, 403: DESIGN.md §3) is answered at once and the
+ * connection closed; a client still writing its body can then get a reset before it reads the answer.
+ * Such a request is sent again with its headers alone (`headersOnly`): the server must answer it without
+ * the body, and that answer is the one checked; a request the server needed the body for hangs there
+ * and fails.
  */
-function send(req: FuzzRequest, fresh = false): Promise<Answer> {
+function send(req: FuzzRequest, retry: 'fresh' | 'headersOnly' | undefined = undefined): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const url = new URL(server.url);
     const timer = setTimeout(() => {
@@ -313,12 +318,13 @@ function send(req: FuzzRequest, fresh = false): Promise<Answer> {
       reject(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms (a hang) to ${req.method} ${req.path.slice(0, 200)}`));
     }, REQUEST_TIMEOUT_MS);
     let answered = false;
-    const outgoing = request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, agent: fresh ? false : agent }, (res) => {
+    const outgoing = request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, agent: retry ? false : agent }, (res) => {
       answered = true;
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
         clearTimeout(timer);
+        if (retry === 'headersOnly') outgoing.destroy(); // its body is never sent
         resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) });
       });
       res.on('error', (error) => {
@@ -326,13 +332,16 @@ function send(req: FuzzRequest, fresh = false): Promise<Answer> {
         reject(error);
       });
     });
-    outgoing.on('error', (error) => {
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
       if (answered) return; // an early answer (413, 415…) closes the connection while the body is still being sent
       clearTimeout(timer);
-      if (outgoing.reusedSocket && !fresh) return void send(req, true).then(resolve, reject);
+      if (outgoing.reusedSocket && !retry) return void send(req, 'fresh').then(resolve, reject);
+      const resetWhileSending = req.body !== undefined && (error.code === 'EPIPE' || error.code === 'ECONNRESET');
+      if (resetWhileSending && retry !== 'headersOnly') return void send(req, 'headersOnly').then(resolve, reject);
       reject(new Error(`connection dropped without an answer to ${req.method} ${req.path.slice(0, 200)}: ${error.message}`));
     });
-    if (req.body) outgoing.end(req.body);
+    if (retry === 'headersOnly') outgoing.flushHeaders();
+    else if (req.body) outgoing.end(req.body);
     else outgoing.end();
   });
 }
