@@ -16,7 +16,9 @@ type Style = Parameters<typeof styleText>[0];
  * ends (`\n`, `\r\n`) pass.
  */
 const CONTROL = /\x1b(?!\[(?:1|2|4|22|24|31|32|33|35|39|90)m)|\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]/g;
-export const printable = (text: string) => text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+/** Any control character at all: most text has none, and this test costs a tenth of the replace (measured: ~0.01 vs 0.1–0.2 ms on 1.4 KB). */
+const ANY_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+export const printable = (text: string) => (ANY_CONTROL.test(text) ? text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`) : text);
 
 /**
  * stdout carries the result and nothing else; progress, hints and warnings go to stderr.
