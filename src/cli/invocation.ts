@@ -22,3 +22,6 @@ export function asInvoked(text: string, command: string): string {
   if (command === 'nodereg') return text;
   return text.replace(/(^\s*|`|\$\(|\| |&& |: )nodereg(?= [a-z-])/gm, (_, before: string) => `${before}${command}`);
 }
+
+/** A word of a command line as a POSIX shell reads it back: quoted only when it must be. */
+export const shellWord = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);

@@ -195,6 +195,8 @@ describe('nodereg init', () => {
       added: { 'project.name': 'spawned-node', 'project.version': '0.1.0', 'tool.nodereg.publisher': 'ada' },
       adopted: [],
     });
+    // the next commands as the user runs them from here: with the directory named
+    expect(created.stderr).toContain(`hint: check it with \`nodereg validate ${dir}\`, then publish with \`nodereg publish ${dir}\``);
     // --offline: the result must not depend on a registry that happens to answer on the default port
     const validated = await runCli(['validate', dir, '--offline']);
     expect(validated.code).toBe(0);

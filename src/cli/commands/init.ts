@@ -3,6 +3,7 @@ import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
+import { shellWord } from '../invocation.js';
 import { examples } from './index.js';
 
 interface Options {
@@ -40,7 +41,7 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--description <text>', 'description ([project] description)')
     .option('--tags <list>', 'comma-separated tags ([tool.nodereg] tags)')
     .option('--icon <url>', 'icon URL ([tool.nodereg] icon)')
-    .action(async (dir: string | undefined, options: Options) => init(ctx, resolve(dir ?? '.'), options));
+    .action(async (dir: string | undefined, options: Options) => init(ctx, resolve(dir ?? '.'), options, dir));
   examples(command, [
     'nodereg init',
     'nodereg init --publisher my-team --display-name "My Node" --tags image,upscale',
@@ -48,7 +49,7 @@ export function register(program: Command, ctx: Ctx): void {
   ]);
 }
 
-async function init(ctx: Ctx, dir: string, options: Options): Promise<void> {
+async function init(ctx: Ctx, dir: string, options: Options, given?: string): Promise<void> {
   const { parse, stringify } = await import('smol-toml');
   const { NodeWritable, nodeId, publisherId } = await import('../../contract/resources.js');
   const { versionToSemver } = await import('../../package/manifest.js');
@@ -176,7 +177,9 @@ async function init(ctx: Ctx, dir: string, options: Options): Promise<void> {
     { path: file, created: !exists, added: Object.fromEntries(added.map((e) => [`${e.table}.${e.key}`, e.value])), adopted },
     (added.length ? `${exists ? 'added' : 'created'} ${file}${exists ? `: ${summary}` : ''}` : `${file} already has everything init sets`) + kept,
   );
-  ctx.out.hint('check it with `nodereg validate`, then publish with `nodereg publish`');
+  // the commands as the user runs them from here: with the directory they named
+  const at = given === undefined ? '' : ` ${shellWord(given)}`;
+  ctx.out.hint(`check it with \`nodereg validate${at}\`, then publish with \`nodereg publish${at}\``);
 }
 
 const message = (result: { success: boolean; error?: { issues: { message: string }[] } }) =>

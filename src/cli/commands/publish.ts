@@ -9,6 +9,7 @@ import { formatSize } from '../../contract/size.js';
 import type { NodeVersion, PublishResponse, RegistryLimits } from '../../contract/resources.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, toCliError } from '../errors.js';
+import { shellWord } from '../invocation.js';
 import { table } from '../output.js';
 import {
   buildArchive, fileTable, listFiles, loadChecked, parseMaxSize, readChangelog, statusWord, withCleanup, type ChangelogFlags,
@@ -261,16 +262,15 @@ function report(
 
 /** The command that resumes a failed upload: the same publish, which gets a fresh upload URL. */
 function resumeCommand(ctx: Ctx, dir: string | undefined, options: PublishOptions): string {
-  const quote = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
   const parts = ['nodereg', 'publish'];
-  if (dir) parts.push(quote(dir));
+  if (dir) parts.push(shellWord(dir));
   // The archive may have arrived before the failure: then the version exists and that is success.
   parts.push('--skip-existing');
   const registry = ctx.globals().registry;
-  if (registry) parts.push('--registry', quote(registry));
-  if (options.publisher) parts.push('--publisher', quote(options.publisher));
-  if (options.changelogFile && options.changelogFile !== '-') parts.push('--changelog-file', quote(options.changelogFile));
-  if (options.changelog) parts.push('--changelog', quote(options.changelog));
+  if (registry) parts.push('--registry', shellWord(registry));
+  if (options.publisher) parts.push('--publisher', shellWord(options.publisher));
+  if (options.changelogFile && options.changelogFile !== '-') parts.push('--changelog-file', shellWord(options.changelogFile));
+  if (options.changelog) parts.push('--changelog', shellWord(options.changelog));
   return parts.join(' ');
 }
 
