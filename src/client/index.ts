@@ -94,14 +94,23 @@ function apiError(status: number, statusText: string, text: string, retryAfter?:
   } catch {
     // not JSON: a proxy or a foreign server; fall back to the status
   }
+  const page = parsed ? undefined : htmlPage(text);
   return new ApiError(
     status,
     parsed?.error ?? codeForStatus(status),
-    parsed?.message ?? (text.trim().slice(0, 200) || `HTTP ${status} ${statusText}`),
-    parsed?.hint,
+    parsed?.message ?? (page ? `HTTP ${status} ${statusText}: ${page}` : text.trim().slice(0, 200) || `HTTP ${status} ${statusText}`),
+    parsed?.hint ?? (page ? 'another server answered (a proxy, or not a registry at all): check the registry URL' : undefined),
     parsed?.details,
     retryAfter,
   );
+}
+
+/** An HTML page named by its title, for an error answer that is one (a proxy's or a web server's); undefined for any other text. */
+function htmlPage(text: string): string | undefined {
+  const trimmed = text.trimStart();
+  if (!/^<(?:!doctype\b|html\b|head\b|body\b)/i.test(trimmed)) return undefined;
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(trimmed)?.[1].replace(/\s+/g, ' ').trim();
+  return title ? `an HTML page titled "${title.slice(0, 100)}", not a registry's answer` : "an HTML page, not a registry's answer";
 }
 
 export type Client = ReturnType<typeof createClient>;
