@@ -1,6 +1,6 @@
 // The authorization table of DESIGN.md §2, and the 404/403 checks every route makes in its order:
 // 404 for a resource in the path, then 403 `forbidden`, then 403 `banned`.
-import { banned, conflict, forbidden, notFound, type HttpError } from './errors.js';
+import { banned, conflict, forbidden, HttpError, notFound } from './errors.js';
 import type { Principal } from './route.js';
 import type { NodeRow, NodeStamp, PublisherRow, RegistryStore, VersionRow } from './store/registry-store.js';
 
@@ -120,7 +120,9 @@ export function adminOnlyField(admin: boolean, field: string, current: unknown, 
 
 /** Routes for one's own account take user tokens only: a PAT acts for its publisher, nothing else. */
 export function requireUserToken(principal: Principal, what: string): void {
-  if (principal.kind === 'pat') throw forbidden(`a personal access token may not ${what}; use a user token`);
+  if (principal.kind === 'pat') {
+    throw new HttpError('forbidden', `a personal access token may not ${what}; use a user token`, undefined, 'a user token starts with nrg_u_, a publisher\'s access token with nrg_pat_; `nodereg whoami` shows which one is in use');
+  }
 }
 
 /**

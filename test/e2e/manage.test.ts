@@ -205,6 +205,12 @@ describe('tokens', () => {
 
     const whoami = await quick(pat, ['whoami']);
     expect(whoami.stdout).toContain(`access token "ci" (${me.token.id}) of publisher acme, created by alice`);
+    // what a publisher's token may not do says which token to use instead, not "check it belongs to this publisher"
+    const createdWithPat = await quick(pat, ['publisher', 'create', 'pat-made']);
+    expect(createdWithPat.code).toBe(4);
+    expect(createdWithPat.stderr).toContain('a personal access token may not');
+    expect(createdWithPat.stderr).toContain('hint: a user token starts with nrg_u_');
+    expect(createdWithPat.stderr).not.toContain('belongs to this publisher');
 
     const notOwner = await quick(bob.token, ['token', 'list', '--publisher', 'acme']);
     expect(notOwner.code).toBe(4);
