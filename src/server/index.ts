@@ -103,14 +103,29 @@ export interface RegistryServer {
 }
 
 /**
+ * True when the database or the archive storage cannot be reached for the moment: a refused, reset or
+ * timed-out connection, the PostgreSQL client's connection errors, PostgreSQL's connection exceptions
+ * (SQLSTATE 08…), shutdown (57P01–57P03) and too many connections (53300), or an S3 answer of 5xx.
+ */
+function backendUnavailable(error: unknown): boolean {
+  const { code, name, $metadata } = (error ?? {}) as { code?: unknown; name?: unknown; $metadata?: { httpStatusCode?: number } };
+  if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|EAI_AGAIN|CONNECT_TIMEOUT|CONNECTION_\w+|08\w{3}|57P0[123]|53300)$/.test(code)) return true;
+  return name === 'TimeoutError' || ($metadata?.httpStatusCode ?? 0) >= 500;
+}
+
+/**
  * The answer to an error no layer expected: 503 when the process is out of descriptors (EMFILE, ENFILE)
- * and the client may retry, else 500. Both are logged.
+ * or the database or archive storage is out of reach, and the client may retry, else 500. Both are logged.
  */
 function internalError(error: unknown, log: ((line: string) => void) | undefined): HttpError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'EMFILE' || code === 'ENFILE') {
     log?.(`out of file descriptors (${code}): answered 503`);
     return new HttpError('unavailable', 'the server is out of resources for the moment; retry shortly', undefined, undefined, { 'Retry-After': '1' });
+  }
+  if (backendUnavailable(error)) {
+    log?.(`database or archive storage unavailable (${(error as Error).message}): answered 503`);
+    return new HttpError('unavailable', 'the registry cannot reach its database or archive storage at the moment; retry shortly', undefined, undefined, { 'Retry-After': '5' });
   }
   log?.(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
   return new HttpError('internal', 'an internal error occurred; it has been logged');

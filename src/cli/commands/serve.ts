@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { DEFAULT_PORT, DEFAULT_REGISTRY_URL, SCAN_MODES } from '../../contract/limits.js';
@@ -62,6 +62,9 @@ function parsePublicUrl(text: string): string {
   return text.replace(/\/+$/, '');
 }
 
+/** A database URL as it may be printed (start-up lines, errors): its password replaced by ***. */
+const withoutPassword = (text: string) => text.replace(/^(postgres(?:ql)?:\/\/[^:@/]*:)[^@]*@/i, '$1***@');
+
 /** Access log lines: "GET /nodes 200 1.2ms" as is with a time (pretty), or one JSON object per line. */
 function accessLog(format: ServeFlags['log'], write: (line: string) => void): ((line: string) => void) | undefined {
   if (format === 'off') return undefined;
@@ -121,7 +124,7 @@ export function register(program: Command, ctx: Ctx): void {
           return url && (await use(url.text));
         } catch (error) {
           if (error instanceof backends.BackendUrlError) throw invalidInput(`${url!.name}: ${error.message}`);
-          throw new CliError(`cannot open ${url!.name} ${url!.text}: ${(error as Error).message}`, EXIT.failure, 'data_dir');
+          throw new CliError(`cannot open ${url!.name} ${withoutPassword(url!.text)}: ${(error as Error).message}`, EXIT.failure, 'data_dir');
         }
       };
       const databaseTarget = await checked(databaseUrl, backends.parseDatabaseUrl);
@@ -137,6 +140,9 @@ export function register(program: Command, ctx: Ctx): void {
       }
       const adminTokenFile = dataDir === undefined ? undefined : join(dataDir, 'admin-token');
       const hadAdminTokenFile = adminTokenFile !== undefined && existsSync(adminTokenFile);
+      if (dataDir !== undefined && existsSync(dataDir) && !statSync(dataDir).isDirectory()) {
+        throw new CliError(`cannot open the data dir ${dataDir}: it is a file, not a directory`, EXIT.failure, 'data_dir', '--data-dir DIR names a directory (created when missing)');
+      }
       const empty = dataDir !== undefined && (!existsSync(dataDir) || readdirSync(dataDir).length === 0);
       if (storageTarget?.kind === 's3' && maxArchive > backends.S3_MAX_PUT) {
         throw invalidInput(`--max-archive must be at most 5GiB with S3 storage (one PUT stores an archive) (got "${flags.maxArchive}")`);
@@ -182,7 +188,7 @@ export function register(program: Command, ctx: Ctx): void {
       }
       const closed = closeOnSignal(server, info);
       info(dataDir ? `data dir: ${dataDir}` : 'data dir: none (everything is in --database and --storage)');
-      if (databaseUrl) info(`database: ${databaseTarget?.kind === 'sqlite' ? databaseTarget.path : databaseUrl.text}`);
+      if (databaseUrl) info(`database: ${databaseTarget?.kind === 'sqlite' ? databaseTarget.path : withoutPassword(databaseUrl.text)}`);
       if (storageUrl) info(`archives: ${storageTarget?.kind === 'local' ? storageTarget.dir : storageUrl.text}`);
       info(`callback key for webhook receivers: ${server.keys.callbackKeyPath ?? 'not written without --data-dir (give one instance --data-dir DIR to have DIR/callback-key)'}`);
       for (const line of describeProxy(proxy)) info(line);

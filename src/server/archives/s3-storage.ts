@@ -18,10 +18,18 @@ export interface S3StorageOptions {
   env: NodeJS.ProcessEnv;
   /** Where uploads are spooled while they are checked; a fresh dir under the system's temp dir by default. */
   spoolDir?: string;
+  /** S3_TIMEOUTS by default. */
+  timeouts?: typeof S3_TIMEOUTS;
 }
 
+/**
+ * How long an S3 connection may take to open, and a request's socket may stay silent, before the call
+ * fails (the SDK's default is to wait forever: a hung S3 server would hold every download and upload).
+ */
+export const S3_TIMEOUTS = { connectionTimeout: 5_000, socketTimeout: 10_000 };
+
 /** The S3 client for this environment: a custom endpoint (MinIO and the like) gets path-style addressing. */
-export function s3ClientFromEnv(env: NodeJS.ProcessEnv): S3Client {
+export function s3ClientFromEnv(env: NodeJS.ProcessEnv, timeouts = S3_TIMEOUTS): S3Client {
   const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
   return new S3Client({
     endpoint,
@@ -35,6 +43,7 @@ export function s3ClientFromEnv(env: NodeJS.ProcessEnv): S3Client {
     // trailing checksums on streamed bodies. The SHA-256 of every archive is checked by us anyway.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: timeouts,
   });
 }
 
@@ -56,7 +65,7 @@ const missing = (error: unknown) =>
   error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 404 || error.name === 'NoSuchKey' || error.name === 'NotFound');
 
 export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorage {
-  const client = s3ClientFromEnv(options.env);
+  const client = s3ClientFromEnv(options.env, options.timeouts);
   const { bucket } = options;
   const objectKey = (key: string) => {
     checkKey(key);

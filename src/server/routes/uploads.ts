@@ -126,9 +126,11 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
         // The uploader holds the URL that publishing gave a member: it sees the findings.
         return versionView(updated, publisher.id, ctx.publicUrl(), true);
       } catch (error) {
-        await archives.discard(received);
-        await archives.remove(key);
-        await store.releaseArchive(version.id);
+        // Each step even when the one before fails (the storage that failed may fail the removal too):
+        // the claim must go, or a retry is refused as a conflict. A retry's PUT replaces any leftover.
+        await archives.discard(received).catch(() => {});
+        await archives.remove(key).catch(() => {});
+        await store.releaseArchive(version.id).catch(() => {});
         throw error;
       }
     } finally {
