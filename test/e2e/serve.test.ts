@@ -1,7 +1,7 @@
 // `nodereg serve` and `nodereg backup` as a user runs them: the real binary, spawned with temp
 // HOME/XDG dirs, talking to 127.0.0.1 only.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
@@ -138,6 +138,16 @@ describe('nodereg serve', () => {
     expect(result.stderr).toContain(flag);
     expect(result.stdout).toBe('');
     expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('exits 1 naming the data dir when it is a file, without a stack trace', async () => {
+    const file = join(tempDir(), 'not-a-dir');
+    writeFileSync(file, 'x');
+    const result = await runCli(['serve', '--port', '0', '--data-dir', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`error: cannot open the data dir ${file}: it is a file, not a directory`);
+    expect(result.stderr).not.toMatch(/ENOTDIR|\n\s+at /);
+    expect(result.stdout).toBe('');
   });
 
   it('exits 1 naming the port when it is in use', async () => {

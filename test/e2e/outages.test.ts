@@ -1,0 +1,185 @@
+// A registry on PostgreSQL and S3 whose database or bucket goes away while it serves: every answer is
+// a clear 503 in the error shape (never a 500, a crash or a hang), an upload cut by the bucket can be
+// retried, and the server answers again once they are back. PostgreSQL and s3rver are real; between
+// them and the server sits a stand-in for the network (a TCP relay that can be cut, an HTTP relay
+// that can answer 500 or nothing).
+import { randomBytes } from 'node:crypto';
+import { createServer as createHttpServer, request, type Server as HttpServer } from 'node:http';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { createS3ArchiveStorage } from '../../src/server/archives/s3-storage.js';
+import { startServer, tempDir, type TestServer } from '../helpers.js';
+import { testPostgres } from '../postgres.js';
+import { testS3 } from '../s3.js';
+import { call, createPublisher, createUser, expectError, makeZip, publish, publishAndUpload, uploadTo } from '../server/fixtures.js';
+import { serve, type Served } from './serve-helper.js';
+
+const postgresServer = testPostgres();
+const s3Server = testS3();
+
+/** A TCP relay to `target` on a fixed port: cut() refuses and drops every connection, restore() relays again. */
+async function tcpRelay(target: URL) {
+  const sockets = new Set<Socket>();
+  let server: Server | undefined;
+  let port = 0;
+  const listen = () =>
+    new Promise<void>((resolve) => {
+      server = createServer((socket) => {
+        const upstream = connect(Number(target.port), target.hostname);
+        for (const s of [socket, upstream]) {
+          sockets.add(s);
+          s.on('error', () => {}).on('close', () => sockets.delete(s));
+        }
+        socket.pipe(upstream).pipe(socket);
+        socket.on('close', () => upstream.destroy());
+        upstream.on('close', () => socket.destroy());
+      }).listen(port, '127.0.0.1', () => {
+        port = (server!.address() as AddressInfo).port;
+        resolve();
+      });
+    });
+  await listen();
+  return {
+    port,
+    cut: () =>
+      new Promise<void>((resolve) => {
+        server!.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+    restore: listen,
+  };
+}
+
+/** An HTTP relay to `target` whose `mode` decides: relay, answer 500 (as S3 does, in XML), or never answer. */
+async function httpRelay(target: string) {
+  const relay = { mode: 'relay' as 'relay' | '500' | 'hang', url: '', server: undefined as HttpServer | undefined };
+  const upstream = new URL(target);
+  relay.server = createHttpServer((req, res) => {
+    if (relay.mode === 'hang') return void req.resume();
+    if (relay.mode === '500') {
+      req.resume();
+      res.writeHead(500, { 'content-type': 'application/xml' });
+      return void res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>');
+    }
+    const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    });
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => relay.server!.listen(0, '127.0.0.1', resolve));
+  relay.url = `http://127.0.0.1:${(relay.server.address() as AddressInfo).port}`;
+  return relay;
+}
+
+/** Alice's publisher with node kept-node: 1.0.0 uploaded, 1.1.0 published (its upload URL and archive not sent yet). */
+async function registryWithNode(server: TestServer) {
+  const alice = await createUser(server, 'alice');
+  await createPublisher(server, alice, 'alice-co');
+  await publishAndUpload(server, alice.token, 'alice-co', 'kept-node', '1.0.0');
+  const pending = await publish(server, alice.token, 'alice-co', 'kept-node', '1.1.0');
+  return { alice, pending, zip: await makeZip({ 'node.py': '# 1.1.0\n' }) };
+}
+
+const expectUnavailable = (reply: Awaited<ReturnType<typeof call>>) => {
+  expectError(reply, 503, 'unavailable');
+  expect(reply.headers.get('retry-after')).toMatch(/^\d+$/);
+};
+
+describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or the bucket goes away', () => {
+  it('PostgreSQL cut while serving: reads, writes, downloads and uploads are 503 at once, and all work again when it is back', async () => {
+    const database = new URL(await (await postgresServer!).database());
+    const relay = await tcpRelay(database);
+    // A password in the URL (PostgreSQL trusts local connections here, so any password does).
+    const databaseUrl = `postgres://${database.username}:pw-${randomBytes(6).toString('hex')}@127.0.0.1:${relay.port}${database.pathname}`;
+    const s3 = await s3Server!;
+    const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
+    const env = { ...s3.env, NODEREG_ADMIN_TOKEN: adminToken, NODEREG_DATABASE_URL: databaseUrl, NODEREG_STORAGE_URL: `s3://${await s3.bucket()}/archives` };
+    const served = await serve(['--port', '0'], { env });
+    const { alice, pending, zip } = await registryWithNode({ url: served.url, adminToken } as TestServer);
+
+    await relay.cut();
+    const started = Date.now();
+    expectUnavailable(await call(served.url, 'GET', '/nodes/kept-node'));
+    expectUnavailable(await call(served.url, 'GET', '/nodes?limit=5'));
+    expectUnavailable(await call(served.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip'));
+    expectUnavailable(await call(served.url, 'POST', '/nodes/kept-node/reviews?star=4', { token: alice.token }));
+    expectUnavailable(await uploadTo(pending.body.signedUrl, zip));
+    expect(Date.now() - started).toBeLessThan(20_000); // answered, not held until a timeout
+    expect(served.child.exitCode).toBeNull();
+
+    await relay.restore();
+    expect((await call(served.url, 'POST', '/nodes/kept-node/reviews?star=4', { token: alice.token })).status).toBe(200);
+    expect((await uploadTo(pending.body.signedUrl, zip)).status).toBe(200);
+    const download = await fetch(`${served.url}/archives/alice-co/kept-node/1.1.0/node.zip`);
+    expect(Buffer.from(await download.arrayBuffer())).toEqual(zip);
+
+    // The log names the database without its password.
+    expect(served.stderr()).toContain(`database: postgres://${database.username}:***@127.0.0.1:${relay.port}${database.pathname}`);
+    expect(served.stderr()).not.toContain(new URL(databaseUrl).password);
+    expect(served.stderr()).not.toMatch(/internal error/);
+    expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+  }, 60_000);
+
+  it('the bucket answering 500: downloads and uploads are 503, and the same upload URL works once the bucket is back', async () => {
+    const s3 = await s3Server!;
+    const relay = await httpRelay(s3.env.AWS_ENDPOINT_URL_S3);
+    const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
+    const env = {
+      ...s3.env,
+      AWS_ENDPOINT_URL_S3: relay.url,
+      NODEREG_ADMIN_TOKEN: adminToken,
+      NODEREG_DATABASE_URL: await (await postgresServer!).database(),
+      NODEREG_STORAGE_URL: `s3://${await s3.bucket()}/archives`,
+    };
+    let served: Served | undefined;
+    try {
+      served = await serve(['--port', '0'], { env });
+      const { alice, pending, zip } = await registryWithNode({ url: served.url, adminToken } as TestServer);
+
+      relay.mode = '500';
+      expectUnavailable(await call(served.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip'));
+      expectUnavailable(await uploadTo(pending.body.signedUrl, zip));
+      // Nothing half-stored: the version has no archive and is still pending.
+      const version = await call(served.url, 'GET', '/nodes/kept-node/versions/1.1.0', { token: alice.token });
+      expect(version.body).toMatchObject({ status: 'NodeVersionStatusPending' });
+      expect(version.body.archive_sha256).toBeUndefined();
+
+      relay.mode = 'relay';
+      const retried = await uploadTo(pending.body.signedUrl, zip);
+      expect(retried.status, retried.text).toBe(200);
+      const download = await fetch(`${served.url}/archives/alice-co/kept-node/1.1.0/node.zip`);
+      expect(Buffer.from(await download.arrayBuffer())).toEqual(zip);
+      expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    } finally {
+      relay.server!.close();
+      relay.server!.closeAllConnections();
+    }
+  }, 60_000);
+
+  it('a bucket that never answers: a download is 503 after the timeouts, not held forever', async () => {
+    const s3 = await s3Server!;
+    const relay = await httpRelay(s3.env.AWS_ENDPOINT_URL_S3);
+    const bucket = await s3.bucket();
+    // In-process, with short timeouts: the server's own (10 s of silence, three tries) would make this test slow.
+    const archives = createS3ArchiveStorage({ bucket, prefix: 'archives', env: { ...s3.env, AWS_ENDPOINT_URL_S3: relay.url }, timeouts: { connectionTimeout: 500, socketTimeout: 500 } });
+    const server = await startServer({ archives, dataDir: tempDir() });
+    try {
+      const alice = await createUser(server, 'alice');
+      await createPublisher(server, alice, 'alice-co');
+      await publishAndUpload(server, alice.token, 'alice-co', 'kept-node', '1.0.0');
+      relay.mode = 'hang';
+      const started = Date.now();
+      expectUnavailable(await call(server.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip'));
+      expect(Date.now() - started).toBeLessThan(15_000);
+      relay.mode = 'relay';
+      expect((await call(server.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip')).status).toBe(200);
+    } finally {
+      await server.close();
+      relay.server!.close();
+      relay.server!.closeAllConnections();
+    }
+  }, 60_000);
+});
