@@ -9,7 +9,9 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createS3ArchiveStorage } from '../../src/server/archives/s3-storage.js';
-import { startServer, tempDir, type TestServer } from '../helpers.js';
+import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { writeTree } from '../package/fixtures.js';
+import { eventually } from '../server/proxy-stand-ins.js';
 import { testPostgres } from '../postgres.js';
 import { testS3 } from '../s3.js';
 import { call, createPublisher, createUser, expectError, makeZip, publish, publishAndUpload, uploadTo } from '../server/fixtures.js';
@@ -53,9 +55,10 @@ async function tcpRelay(target: URL) {
 
 /** An HTTP relay to `target` whose `mode` decides: relay, answer 500 (as S3 does, in XML), or never answer. */
 async function httpRelay(target: string) {
-  const relay = { mode: 'relay' as 'relay' | '500' | 'hang', url: '', server: undefined as HttpServer | undefined };
+  const relay = { mode: 'relay' as 'relay' | '500' | 'hang', url: '', server: undefined as HttpServer | undefined, requests: [] as string[] };
   const upstream = new URL(target);
   relay.server = createHttpServer((req, res) => {
+    relay.requests.push(`${req.method} ${req.url}`);
     if (relay.mode === 'hang') return void req.resume();
     if (relay.mode === '500') {
       req.resume();
@@ -153,6 +156,43 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
       const download = await fetch(`${served.url}/archives/alice-co/kept-node/1.1.0/node.zip`);
       expect(Buffer.from(await download.arrayBuffer())).toEqual(zip);
       expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    } finally {
+      relay.server!.close();
+      relay.server!.closeAllConnections();
+    }
+  }, 60_000);
+
+  it('an upload killed (SIGKILL) while its archive goes to the bucket: after a restart, publish says the version is held, not that it is published', async () => {
+    const s3 = await s3Server!;
+    const relay = await httpRelay(s3.env.AWS_ENDPOINT_URL_S3);
+    const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
+    const env = {
+      ...s3.env,
+      AWS_ENDPOINT_URL_S3: relay.url,
+      NODEREG_ADMIN_TOKEN: adminToken,
+      NODEREG_DATABASE_URL: await (await postgresServer!).database(),
+      NODEREG_STORAGE_URL: `s3://${await s3.bucket()}/archives`,
+    };
+    try {
+      const first = await serve(['--port', '0'], { env });
+      const { alice, pending, zip } = await registryWithNode({ url: first.url, adminToken } as TestServer);
+      relay.mode = 'hang';
+      void uploadTo(pending.body.signedUrl, zip).catch(() => {});
+      await eventually(() => relay.requests.find((line) => line.startsWith('PUT ') && line.includes('/kept-node/1.1.0/')), 'the archive on its way to the bucket');
+      await first.stop('SIGKILL');
+      relay.mode = 'relay';
+
+      const second = await serve(['--port', '0'], { env });
+      const project = writeTree(tempDir(), {
+        'pyproject.toml': '[project]\nname = "kept-node"\nversion = "1.1.0"\n\n[tool.nodereg]\npublisher = "alice-co"\n',
+        '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+      });
+      const result = await runCli(['publish', project], { env: { NODEREG_REGISTRY: second.url, NODEREG_TOKEN: alice.token } });
+      expect(result.code, result.stderr).toBe(3);
+      expect(result.stderr).toContain('another upload of version 1.1.0 of node kept-node is in progress');
+      expect(result.stderr).toContain('holds the version for up to 10 minutes');
+      expect(result.stderr).not.toContain('is already published');
+      expect(await second.stop('SIGTERM')).toEqual({ code: 0, signal: null });
     } finally {
       relay.server!.close();
       relay.server!.closeAllConnections();

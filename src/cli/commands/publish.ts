@@ -164,7 +164,13 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
         });
       } catch (error) {
         if (signal.aborted) throw left.uploadInterrupted();
-        if (isConflict(error)) return (await landedEarlier(client, request, archive)) ?? ('exists' as const);
+        if (isConflict(error)) {
+          const existing = await client.read<NodeVersion>(routes.getNodeVersion, { nodeId: request.nodeId, version: request.version }).catch(() => undefined);
+          // Our archive from an attempt whose answer was lost; no archive yet: another upload holds the version (or held it when its server died).
+          if (existing?.archive_sha256 === archive.sha256) return existing;
+          if (existing && !existing.archive_sha256) throw left.uploadFailed(toCliError(error));
+          return 'exists' as const;
+        }
         throw left.uploadFailed(toCliError(error));
       } finally {
         bar.end();
@@ -185,12 +191,6 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
 }
 
 const isConflict = (error: unknown) => (error as { status?: number })?.status === 409;
-
-/** After a 409 on the upload: the version, when the archive the registry has is ours (an attempt whose answer was lost). */
-async function landedEarlier(client: Client, request: { nodeId: string; version: string }, archive: ArchiveResult): Promise<NodeVersion | undefined> {
-  const existing = await client.read<NodeVersion>(routes.getNodeVersion, { nodeId: request.nodeId, version: request.version }).catch(() => undefined);
-  return existing?.archive_sha256 === archive.sha256 ? existing : undefined;
-}
 
 const alreadyPublished = (request: { nodeId: string; version: string }, registry: string) =>
   new CliError(`${request.nodeId} ${request.version} is already published on ${registry}`, EXIT.conflict, 'conflict', EXISTS_HINT, 409);
@@ -331,7 +331,14 @@ function leftBehind(request: { nodeId: string; version: string }, registry: stri
     uploadFailed(failure: CliError): CliError {
       // Retried already; one more run mends what a retry could (network, 5xx, 408, 429, an expired URL); the rest needs a fix first.
       const transient = failure.status === undefined || failure.status >= 500 || failure.status === 408 || failure.status === 429 || failure.code === 'forbidden';
-      const hint = failure.code === 'banned' ? `${failure.hint ?? 'a banned publisher or node takes no archive'}; the version stays pending` : transient ? finish : `fix what the message says, then ${finish}`;
+      const hint =
+        failure.code === 'banned'
+          ? `${failure.hint ?? 'a banned publisher or node takes no archive'}; the version stays pending`
+          : failure.status === 409 // another upload holds the version: the registry says how long
+            ? `${failure.hint ?? 'retry once the other upload has ended'}; then ${finish}`
+            : transient
+              ? finish
+              : `fix what the message says, then ${finish}`;
       return new CliError(`uploading the archive of ${request.nodeId} ${request.version} failed: ${failure.message}. ${pending}`, failure.exitCode, failure.code, hint, failure.status);
     },
   };

@@ -12,6 +12,7 @@ import { validateZip } from '../archives/validate-zip.js';
 import type { RouteModule } from '../context.js';
 import { badRequest, banned, conflict, forbidden, HttpError, notFound, tooLarge, unsupportedMediaType } from '../errors.js';
 import { route } from '../route.js';
+import { STALE_CLAIM_MS } from '../store/registry-store.js';
 import { archiveKey, versionView } from '../views.js';
 
 /**
@@ -112,6 +113,12 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
         // An admin may have banned or flagged it while the archive was on its way.
         const now = await store.getVersionById(version.id);
         if (now && now.archive_sha256 === null && now.status !== 'NodeVersionStatusPending') throw lockedVersion(now);
+        if (now && now.archive_sha256 === null) {
+          throw conflict(
+            `another upload of version ${version.version} of node ${node.id} is in progress`,
+            `retry once it has ended; an upload cut short by a server that died holds the version for up to ${STALE_CLAIM_MS / 60_000} minutes`,
+          );
+        }
         throw conflict(`version ${version.version} of node ${node.id} already has an archive`, 'publish a new version number');
       }
       try {
