@@ -86,6 +86,21 @@ async function registryWithNode(server: TestServer) {
   return { alice, pending, zip: await makeZip({ 'node.py': '# 1.1.0\n' }) };
 }
 
+/** An instance's environment: a fresh database, and a fresh bucket reached through an HTTP relay. */
+async function behindBucketRelay() {
+  const s3 = await s3Server!;
+  const relay = await httpRelay(s3.env.AWS_ENDPOINT_URL_S3);
+  const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
+  const env = {
+    ...s3.env,
+    AWS_ENDPOINT_URL_S3: relay.url,
+    NODEREG_ADMIN_TOKEN: adminToken,
+    NODEREG_DATABASE_URL: await (await postgresServer!).database(),
+    NODEREG_STORAGE_URL: `s3://${await s3.bucket()}/archives`,
+  };
+  return { relay, adminToken, env };
+}
+
 const expectUnavailable = (reply: Awaited<ReturnType<typeof call>>) => {
   expectError(reply, 503, 'unavailable');
   expect(reply.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -127,16 +142,7 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
   }, 60_000);
 
   it('the bucket answering 500: downloads and uploads are 503, and the same upload URL works once the bucket is back', async () => {
-    const s3 = await s3Server!;
-    const relay = await httpRelay(s3.env.AWS_ENDPOINT_URL_S3);
-    const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
-    const env = {
-      ...s3.env,
-      AWS_ENDPOINT_URL_S3: relay.url,
-      NODEREG_ADMIN_TOKEN: adminToken,
-      NODEREG_DATABASE_URL: await (await postgresServer!).database(),
-      NODEREG_STORAGE_URL: `s3://${await s3.bucket()}/archives`,
-    };
+    const { relay, adminToken, env } = await behindBucketRelay();
     let served: Served | undefined;
     try {
       served = await serve(['--port', '0'], { env });
@@ -163,16 +169,7 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
   }, 60_000);
 
   it('an upload killed (SIGKILL) while its archive goes to the bucket: after a restart, publish says the version is held, not that it is published', async () => {
-    const s3 = await s3Server!;
-    const relay = await httpRelay(s3.env.AWS_ENDPOINT_URL_S3);
-    const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
-    const env = {
-      ...s3.env,
-      AWS_ENDPOINT_URL_S3: relay.url,
-      NODEREG_ADMIN_TOKEN: adminToken,
-      NODEREG_DATABASE_URL: await (await postgresServer!).database(),
-      NODEREG_STORAGE_URL: `s3://${await s3.bucket()}/archives`,
-    };
+    const { relay, adminToken, env } = await behindBucketRelay();
     try {
       const first = await serve(['--port', '0'], { env });
       const { alice, pending, zip } = await registryWithNode({ url: first.url, adminToken } as TestServer);
