@@ -4,6 +4,8 @@
 // them and the server sits a stand-in for the network (a TCP relay that can be cut, an HTTP relay
 // that can answer 500 or nothing).
 import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer as createHttpServer, request, type Server as HttpServer } from 'node:http';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -138,6 +140,39 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     expect(served.stderr()).toContain(`database: postgres://${database.username}:***@127.0.0.1:${relay.port}${database.pathname}`);
     expect(served.stderr()).not.toContain(new URL(databaseUrl).password);
     expect(served.stderr()).not.toMatch(/internal error/);
+    expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+  }, 60_000);
+
+  it('PostgreSQL cut while an archive is on its way: 503, the received file is not left behind, and the upload can be retried', async () => {
+    const database = new URL(await (await postgresServer!).database());
+    const relay = await tcpRelay(database);
+    const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
+    const dataDir = tempDir();
+    const env = { NODEREG_ADMIN_TOKEN: adminToken, NODEREG_DATABASE_URL: `postgres://${database.username}@127.0.0.1:${relay.port}${database.pathname}` };
+    const served = await serve(['--port', '0', '--data-dir', dataDir], { env });
+    const { pending, zip } = await registryWithNode({ url: served.url, adminToken } as TestServer);
+
+    // The first half of the archive, then PostgreSQL goes away, then the rest.
+    let sendRest!: () => void;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(zip.subarray(0, 100));
+        sendRest = () => {
+          controller.enqueue(zip.subarray(100));
+          controller.close();
+        };
+      },
+    });
+    const answer = fetch(pending.body.signedUrl, { method: 'PUT', body, duplex: 'half', headers: { 'content-type': 'application/zip' } } as RequestInit);
+    await eventually(() => readdirSync(join(dataDir, 'archives', '.tmp')).length || undefined, 'the upload being received');
+    await relay.cut();
+    sendRest();
+    const reply = await answer;
+    expect(reply.status, await reply.text()).toBe(503);
+    expect(readdirSync(join(dataDir, 'archives', '.tmp'))).toEqual([]);
+
+    await relay.restore();
+    expect((await uploadTo(pending.body.signedUrl, zip)).status).toBe(200);
     expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   }, 60_000);
 

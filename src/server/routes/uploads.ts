@@ -108,7 +108,12 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     // anywhere in between is rolled back at start (archives/claims.ts) and can be retried.
     const key = archiveKey(publisher.id, node.id, version.version);
     try {
-      if (!(await store.claimArchive(version.id, key))) {
+      // The database may fail here (it may have gone away while the body came in): the file goes too.
+      const claimed = await store.claimArchive(version.id, key).catch(async (error: unknown) => {
+        await archives.discard(received);
+        throw error;
+      });
+      if (!claimed) {
         await archives.discard(received);
         // An admin may have banned or flagged it while the archive was on its way.
         const now = await store.getVersionById(version.id);
