@@ -50,9 +50,11 @@ export async function migratePostgres(sql: postgres.Sql): Promise<void> {
       await tx.unsafe(migration.sql);
       await tx`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${version}, ${migration.name}, ${now()})`;
     }
-    // Versions stored before the column version_order get theirs.
-    for (const row of await tx`SELECT id, version FROM versions WHERE version_order IS NULL`) {
-      await tx`UPDATE versions SET version_order = ${versionOrder(row.version as string)} WHERE id = ${row.id as string}`;
+    // Versions stored before the column version_order get theirs, in one statement.
+    const missing = await tx<{ id: string; version: string }[]>`SELECT id, version FROM versions WHERE version_order IS NULL`;
+    if (missing.length) {
+      const [ids, orders] = [missing.map((row) => row.id), missing.map((row) => versionOrder(row.version))];
+      await tx`UPDATE versions SET version_order = filled.value FROM unnest(${sql.array(ids)}::text[], ${sql.array(orders)}::text[]) AS filled(id, value) WHERE versions.id = filled.id`;
     }
   });
 }
