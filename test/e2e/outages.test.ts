@@ -231,6 +231,18 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     }
   }, 60_000);
 
+  it('a bucket answering 500 at start: exit 1 naming the flag, the bucket and the answer', async () => {
+    const { relay, env } = await behindBucketRelay();
+    relay.mode = '500';
+    try {
+      const result = await runCli(['serve', '--port', '0'], { env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^error: cannot open NODEREG_STORAGE_URL s3:\/\/test-bucket-\d+\/archives: bucket test-bucket-\d+: the S3 server answered HTTP 500\n/);
+    } finally {
+      relay.server!.close();
+    }
+  });
+
   it('a bucket that never answers: a download is 503 after the timeouts, not held forever', async () => {
     const s3 = await s3Server!;
     const relay = await httpRelay(s3.env.AWS_ENDPOINT_URL_S3);

@@ -54,7 +54,14 @@ export async function checkBucket(bucket: string, env: NodeJS.ProcessEnv): Promi
     await client.send(new HeadBucketCommand({ Bucket: bucket }));
   } catch (error) {
     const status = (error as S3ServiceException).$metadata?.httpStatusCode;
-    const why = status === 404 ? 'no such bucket' : status === 403 ? 'access denied (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)' : (error as Error).message || (error as Error).name;
+    const why =
+      status === 404
+        ? 'no such bucket'
+        : status === 403
+          ? 'access denied (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)'
+          : status !== undefined && status >= 500
+            ? `the S3 server answered HTTP ${status}` // a HEAD answer has no body: the SDK's message is "UnknownError"
+            : (error as Error).message || (error as Error).name;
     throw new Error(`bucket ${bucket}: ${why}`);
   } finally {
     client.destroy();
