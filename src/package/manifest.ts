@@ -201,7 +201,7 @@ export function readManifest(dir: string, options: ManifestOptions = {}): Manife
   }
   let doc: Table;
   try {
-    doc = parse(text) as Table;
+    doc = parse(text, TOML_OPTIONS) as Table;
   } catch (error) {
     const where = error instanceof TomlError ? ` (line ${error.line}, column ${error.column})` : '';
     problem(MANIFEST_FILE, `is not valid TOML${where}: ${(error as Error).message.split('\n')[0]}`);
@@ -210,6 +210,12 @@ export function readManifest(dir: string, options: ManifestOptions = {}): Manife
   mapManifest(doc, manifest, { ...options, dir });
   return manifest;
 }
+
+/**
+ * TOML integers are 64-bit: one past 2^53 (a seed, an id in some other tool's table) is read as a
+ * BigInt rather than refused, so a valid pyproject.toml is never called invalid TOML.
+ */
+export const TOML_OPTIONS = { integersAsBigInt: 'asNeeded' } as const;
 
 /** Maps a parsed pyproject.toml into `manifest` (exported for tests that start from a table). */
 export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOptions = {}): void {

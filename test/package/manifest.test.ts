@@ -194,6 +194,14 @@ describe('problems name the key to fix, all at once', () => {
     expect(problems((await project('[project]\nname = "x\n')))[0]).toMatch(/^pyproject\.toml: is not valid TOML \(line 2, column \d+\)/);
   });
 
+  it('reads a 64-bit integer anywhere (TOML allows them; Python reads them): in another tool\'s table it is no problem, in one of ours it is named', async () => {
+    const head = '[project]\nname = "big-ints"\nversion = "1.0.0"\ndescription = "x"\n';
+    expect(problems(await project(`${head}[tool.nodereg]\npublisher = "ada"\n[tool.other]\nseed = 9223372036854775807\nmin = -9223372036854775808\n`))).toEqual([]);
+    expect(problems(await project(`${head}[tool.nodereg]\npublisher = "ada"\nversion = 9223372036854775807\n`))).toEqual([
+      '[tool.nodereg] version: must be a string such as "1.2.3"',
+    ]);
+  });
+
   it('reports every problem of a bad manifest at once', async () => {
     const p = (await project(`
 [project]
