@@ -23,6 +23,15 @@ const CONTROL = /\x1b(?!\[(?:1|2|4|22|24|31|32|33|35|39|90)m)|\r(?!\n)|[\x00-\x0
 const ANY_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 const escaped = (c: string) => (c.charCodeAt(0) > 0xff ? `\\u${c.charCodeAt(0).toString(16)}` : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 export const printable = (text: string) => (ANY_CONTROL.test(text) ? text.replace(CONTROL, escaped) : text);
+/**
+ * JSON for a terminal as well as a program: JSON.stringify escapes C0 controls but leaves C1 and bidi
+ * controls raw; written as \uXXXX they are the same document.
+ */
+const RAW_IN_JSON = /[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const jsonText = (value: unknown, indent?: number) => {
+  const text = JSON.stringify(value, null, indent);
+  return /[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(text) ? text.replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+};
 
 /**
  * stdout carries the result and nothing else; progress, hints and warnings go to stderr.
@@ -50,7 +59,7 @@ export class Output {
   /** The result of a command: `value` as JSON with --json, else the human text. */
   result(value: unknown, human?: string | (() => string)): void {
     if (this.json) {
-      this.stdout.write(`${JSON.stringify(value ?? null, null, 2)}\n`);
+      this.stdout.write(`${jsonText(value ?? null, 2)}\n`);
       return;
     }
     const text = typeof human === 'function' ? human() : human ?? (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
@@ -105,7 +114,7 @@ export class Output {
       const body: Record<string, unknown> = { code: error.code, message: error.message };
       if (error.hint) body.hint = asInvoked(error.hint, this.command);
       if (error.status) body.status = error.status;
-      this.stdout.write(`${JSON.stringify({ error: body })}\n`);
+      this.stdout.write(`${jsonText({ error: body })}\n`);
     }
     this.stderr.write(`${this.style('red', 'error:', this.stderr)} ${printable(asInvoked(error.message, this.command))}\n`);
     if (error.hint) this.hint(error.hint);

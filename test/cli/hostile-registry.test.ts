@@ -152,6 +152,15 @@ describe('a hostile registry', () => {
     expect(shown).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
   });
 
+  it('--json: C1 and bidi controls are written as \\u escapes (JSON.stringify leaves them raw), the same document', async () => {
+    const evil = 'a\u202eb\x9bc\x7fd\u2066e é';
+    const url = await registry((_req, res) => json(res, { data: { task_id: evil, status: 'CREATED' } }));
+    const result = await runInProcess(['task', 'status', 'relight', 'abc', '--json'], { env: { NODEREG_REGISTRY: url, NODEREG_TOKEN: 'nrg_u_test' } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('"task_id": "a\\u202eb\\u009bc\\u007fd\\u2066e é"');
+    expect(JSON.parse(result.stdout).data.task_id).toBe(evil);
+  });
+
   it('lays out a table of a million rows (a registry may send that many versions)', () => {
     const rows = Array.from({ length: 1_000_000 }, (_, i) => [String(i), 'x']);
     expect(table(rows, ['N', 'X']).split('\n')[1]).toBe('0       x');
