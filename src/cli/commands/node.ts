@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { NODE_STATUS, PAGE } from '../../contract/limits.js';
+import { normalizeVersion } from '../../contract/version.js';
 import { getNode, installNode, searchNodes, updateNode } from '../../contract/registry.js';
 import { fieldKey } from '../../contract/field-keys.js';
 import { NODE_WRITABLE_FIELDS, nodeFieldType, NodeWritable, type Node, type NodeVersion } from '../../contract/resources.js';
@@ -136,6 +137,8 @@ export function register(program: Command, ctx: Ctx): void {
             throw toCliError(error, { 404: await downloadNotFoundHint(client, nodeId, version) });
           });
         if (!found.downloadUrl) throw new CliError(`the registry gave no download URL for ${nodeId} ${found.version}`, EXIT.failure, 'internal');
+        // The file is named after the version answered: one that is not a version (`../../x`) would name a path elsewhere.
+        if (!normalizeVersion(String(found.version))) throw new CliError(`the registry answered a version that is not one: "${found.version}"`, EXIT.failure, 'bad_answer', 'check the registry URL');
         const name = `${nodeId}-${found.version}.zip`;
         const file = o.out === undefined ? name : isDirectory(o.out) ? join(o.out, name) : o.out;
         const saved = await saveArchive(client, found, file);
@@ -192,6 +195,9 @@ async function saveArchive(client: Awaited<ReturnType<Ctx['client']>>, version: 
         for await (const chunk of source) {
           hash.update(chunk);
           size += chunk.length;
+          if (version.archive_size !== undefined && size > version.archive_size) {
+            throw new CliError(`the download is larger than the ${version.archive_size} bytes the registry announced`, EXIT.failure, 'checksum_mismatch', 'try again; if it persists, the archive on the registry is damaged');
+          }
           yield chunk;
         }
       },
