@@ -33,6 +33,18 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     await sql.end();
   });
 
+  it('a data dir whose own registry is left behind by --database says so at start', async () => {
+    const dataDir = tempDir();
+    const local = await serve(['--port', '0', '--data-dir', dataDir]);
+    await eventually(() => local.stderr().includes('callback key') || undefined, 'the start lines');
+    expect(local.stderr()).not.toContain('does not serve');
+    await local.stop();
+    const grown = await serve(['--port', '0', '--data-dir', dataDir, '--database', await (await postgresServer!).database()]);
+    await eventually(() => grown.stderr().includes('callback key') || undefined, 'the start lines');
+    expect(grown.stderr()).toContain(`warning: ${join(dataDir, 'registry.db')} holds a registry that this server does not serve (it serves --database); nodereg does not copy it there`);
+    await grown.stop();
+  });
+
   it('agree on publishes, uploads, downloads and revoked tokens', async () => {
     const databaseUrl = await (await postgresServer!).database();
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;

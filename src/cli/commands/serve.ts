@@ -189,6 +189,11 @@ export function register(program: Command, ctx: Ctx): void {
       const closed = closeOnSignal(server, info);
       info(dataDir ? `data dir: ${dataDir}` : 'data dir: none (everything is in --database and --storage)');
       if (databaseUrl) info(`database: ${databaseTarget?.kind === 'sqlite' ? databaseTarget.path : withoutPassword(databaseUrl.text)}`);
+      // A registry grown onto --database leaves the data dir's own behind: say so, rather than seem to have lost it.
+      const localDb = dataDir === undefined ? undefined : join(dataDir, 'registry.db');
+      if (localDb && databaseTarget && (databaseTarget.kind !== 'sqlite' || databaseTarget.path !== localDb) && existsSync(localDb)) {
+        info(`warning: ${localDb} holds a registry that this server does not serve (it serves --database); nodereg does not copy it there`);
+      }
       if (storageUrl) info(`archives: ${storageTarget?.kind === 'local' ? storageTarget.dir : storageUrl.text}`);
       info(`callback key for webhook receivers: ${server.keys.callbackKeyPath ?? 'not written without --data-dir (give one instance --data-dir DIR to have DIR/callback-key)'}`);
       for (const line of describeProxy(proxy)) info(line);
