@@ -130,12 +130,12 @@ export function createClient(options: ClientOptions) {
 
   /**
    * Sends a request, retrying idempotent ones on network errors, 429 and 502–504; resolves with a
-   * 2xx (or 3xx) answer and turns every failure into ApiError or NetworkError.
+   * 2xx (or 3xx) answer (with `read`, its body read whole) and turns every failure into ApiError or NetworkError.
    */
   async function request(
     method: string,
     url: string,
-    init: { body?: string; headers?: Record<string, string>; timeout?: boolean; token?: boolean } = {},
+    init: { body?: string; headers?: Record<string, string>; timeout?: boolean; token?: boolean; read?: boolean } = {},
   ): Promise<Answer> {
     const requestHeaders = { ...headers, ...init.headers };
     if (init.token === false) delete requestHeaders.authorization;
@@ -146,7 +146,12 @@ export function createClient(options: ClientOptions) {
       try {
         answer = await send({ method, url, headers: requestHeaders, body: init.body, timeoutMs: init.timeout === false ? undefined : timeoutMs });
         log(`← ${answer.status} ${method} ${url}`);
-        if (answer.status < 400) return answer;
+        if (answer.status < 400) {
+          if (!init.read) return answer;
+          // read here, so that an answer cut midway is a network failure, retried as one that never began
+          const text = await answer.text();
+          return { ...answer, text: async () => text };
+        }
         failure = await toApiError(answer);
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
@@ -172,7 +177,7 @@ export function createClient(options: ClientOptions) {
     const answer = await request(
       route.method,
       url,
-      body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {},
+      body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' }, read: true } : { read: true },
     );
     const text = await answer.text();
     if (route.responseKind !== 'json' || answer.status === 204) return undefined;
