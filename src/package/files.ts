@@ -89,6 +89,8 @@ interface Frame {
   ig: Ignore;
   /** For a .gitignore above the root: the root's path from that file's directory, with a trailing `/`. */
   prefix?: string;
+  /** A .comfyignore: the incumbent never applies it under an include. */
+  comfy?: boolean;
 }
 
 const newIgnore = () => ignore({ ignorecase: false, allowRelativePaths: true });
@@ -126,8 +128,9 @@ const within = (frame: Frame, rel: string) => (frame.prefix !== undefined ? fram
  * Git's decision for one path: the deepest ignore file with a matching pattern decides, and in it
  * the last matching pattern. Returns true when the path is ignored.
  */
-function ignoredBy(stack: Frame[], rel: string, isDir: boolean): boolean {
+function ignoredBy(stack: Frame[], rel: string, isDir: boolean, skipComfy = false): boolean {
   for (let i = stack.length - 1; i >= 0; i--) {
+    if (skipComfy && stack[i].comfy) continue;
     const local = within(stack[i], rel);
     const result = stack[i].ig.test(bytes(isDir ? `${local}/` : local));
     if (result.ignored) return true;
@@ -151,7 +154,7 @@ function stackFor(stack: Frame[], rel: string, dirAbs: string, names: string[], 
   });
   // Only a file the listing holds is read: most directories have none, and a failed open costs an exception.
   const patterns = names.includes(fileName) ? readIgnoreFile(join(dirAbs, fileName), warnings) : undefined;
-  if (patterns !== undefined) next.push({ base: rel, ig: newIgnore().add(patterns) });
+  if (patterns !== undefined) next.push({ base: rel, ig: newIgnore().add(patterns), comfy: fileName === '.comfyignore' || undefined });
   return next;
 }
 
@@ -193,7 +196,8 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
   const seenIncludes = new Set<string>();
   const forced = (rel: string) => includes.find((inc) => rel === inc || rel.startsWith(`${inc}/`));
   /** A directory that leads to something in whatever ignore files say: an include, or a tracked file. */
-  const leadsToPinned = (rel: string) => includes.some((inc) => inc.startsWith(`${rel}/`)) || tracked?.dirs.has(rel) === true;
+  const leadsToInclude = (rel: string) => includes.some((inc) => inc.startsWith(`${rel}/`));
+  const leadsToPinned = (rel: string) => leadsToInclude(rel) || tracked?.dirs.has(rel) === true;
   /** Never packed: the incumbent's `node.zip` at the root, and earlier packs of this node anywhere. */
   const earlierArchive = (rel: string, name: string) => rel === 'node.zip' || (options.nodeId !== undefined && PACK_NAME.exec(name)?.[1] === options.nodeId);
 
@@ -218,8 +222,11 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
    * `git`: the .gitignore stack, or null inside a forced include (gitignore does not apply).
    * `nodereg`: the .comfyignore and .noderegignore stack (excludes at the root).
    * `toward`: inside a gitignored directory, walking only to reach an include or a tracked file.
+   * `towardInclude`: inside a directory .comfyignore leaves out, walking only to reach an include.
    */
-  const walk = (dirAbs: string, rel: string, names: string[], git: Frame[] | null, nodereg: Frame[], toward: boolean, ancestors: Set<string>) => {
+  const walk = (
+    dirAbs: string, rel: string, names: string[], git: Frame[] | null, nodereg: Frame[], toward: boolean, towardInclude: boolean, ancestors: Set<string>,
+  ) => {
     for (const name of names) {
       const childRel = rel ? `${rel}/${name}` : name;
       const childAbs = join(dirAbs, name);
@@ -248,8 +255,16 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
         continue;
       }
       if (alwaysExcluded(name, isDir)) continue;
-      if (ignoredBy(nodereg, childRel, isDir)) continue;
       const include = forced(childRel);
+      // .comfyignore leaves nothing out of an include, as the incumbent reads it; .noderegignore and excludes do.
+      let childTowardInclude = false;
+      if (include) {
+        if (ignoredBy(nodereg, childRel, isDir, true)) continue;
+      } else if (towardInclude || ignoredBy(nodereg, childRel, isDir)) {
+        const reachesInclude = isDir && leadsToInclude(childRel) && !ignoredBy(nodereg, childRel, isDir, true);
+        if (!reachesInclude) continue;
+        childTowardInclude = true;
+      }
       if (include) seenIncludes.add(include);
       // git never ignores a file it tracks.
       const trackedFile = !isDir && tracked?.files.has(childRel) === true;
@@ -282,7 +297,7 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
         const nextGit = gitBelow && !childToward ? stackFor(gitBelow, childRel, childAbs, childNames, '.gitignore', warnings) : gitBelow;
         const withComfy = stackFor(nodereg, childRel, childAbs, childNames, '.comfyignore', warnings);
         const nextNodereg = stackFor(withComfy, childRel, childAbs, childNames, '.noderegignore', warnings);
-        walk(childAbs, childRel, childNames, nextGit, nextNodereg, childToward, new Set([...ancestors, realDir]));
+        walk(childAbs, childRel, childNames, nextGit, nextNodereg, childToward, childTowardInclude, new Set([...ancestors, realDir]));
       } else {
         if (skip.size && (skip.has(resolve(childAbs)) || (real && skip.has(real)))) continue;
         if (earlierArchive(childRel, name)) continue;
@@ -296,12 +311,12 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
 
   // In a work tree, git also applies the .gitignore files between its top and the root (a node in a subdirectory).
   const rootGit = stackFor(tracked ? gitignoresAbove(rootReal, tracked.files.size > 0, warnings) : [], '', rootAbs, rootNames, '.gitignore', warnings);
-  walk(rootAbs, '', rootNames, rootGit, rootStack, false, new Set([rootReal]));
+  walk(rootAbs, '', rootNames, rootGit, rootStack, false, false, new Set([rootReal]));
 
   for (const inc of includes) {
     if (!seenIncludes.has(inc)) {
       // a warning, as the incumbent gives: built assets may be absent from a build that does not need them
-      warnings.push(`${includesKey}: "${inc}" matches nothing in the project (it does not exist, or .noderegignore, .comfyignore, excludes or the always-excluded names leave it out)`);
+      warnings.push(`${includesKey}: "${inc}" matches nothing in the project (it does not exist, or .noderegignore, excludes or the always-excluded names leave it out)`);
     }
   }
   files.sort((a, b) => compareUtf8(a.path, b.path));

@@ -7,6 +7,7 @@ import type { TaskStore } from './proxy/store.js';
 import type { RegistryStore } from './store/registry-store.js';
 import type { UploadScanner } from './scan-upload.js';
 import type { NodeAnswers } from './node-answers.js';
+import type { VersionLists } from './version-lists.js';
 import type { MemoryBudget } from './archives/validate-zip.js';
 
 /** What every group of routes gets from the server factory. */
@@ -17,6 +18,8 @@ export interface ServerContext extends RouteDeps {
   store: RegistryStore;
   /** The kept answers of `GET /nodes/{id}`, current by the node's generation. */
   nodeAnswers: NodeAnswers;
+  /** The kept answers of `GET /nodes/{id}/versions` without findings, current by the node's generation. */
+  versionLists: VersionLists;
   /** The archives of uploaded versions (DIR/archives). */
   archives: ArchiveStorage;
   options: RegistryServerOptions & Required<Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>>;

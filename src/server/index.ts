@@ -11,6 +11,7 @@ import { MemoryBudget, UPLOAD_MEMORY } from './archives/validate-zip.js';
 import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
 import { prepareDataDir, refuseIncompleteBackup } from './data-dir.js';
 import { createNodeAnswers } from './node-answers.js';
+import { createVersionLists } from './version-lists.js';
 import { accessLine, createKeptReads } from './kept-reads.js';
 import { HttpError, rawErrorResponse } from './errors.js';
 import type { ProxyOptions } from './proxy/options.js';
@@ -170,6 +171,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     authenticate,
     publicUrl,
     nodeAnswers: createNodeAnswers(store, publicUrl),
+    versionLists: createVersionLists(publicUrl),
     log: options.log ?? (() => {}),
     onClose: (task) => closers.push(task),
     scanUpload: createUploadScanner(options.scan ?? 'flag', (line) => options.log?.(line), options.scanLimits),

@@ -1,7 +1,6 @@
 // Rows of the store → the wire shapes of src/contract/resources.ts. Optional fields that are unset
 // are left out (the wire has no nulls), except the strings answers always carry, which are "";
 // download URLs are built on each response from the public URL.
-import semver from 'semver';
 import {
   NODE_ANSWERED_FIELDS, PUBLISHER_ANSWERED_FIELDS, VERSION_ANSWERED_FIELDS, type Invitation, type Node, type NodeVersion,
   type Publisher, type PublisherMember,
@@ -24,19 +23,6 @@ const blanks = <T>(fields: readonly string[]) => Object.fromEntries(fields.map((
 const NODE_BLANKS = blanks<Node>(NODE_ANSWERED_FIELDS);
 const VERSION_BLANKS = blanks<NodeVersion>(VERSION_ANSWERED_FIELDS);
 const PUBLISHER_BLANKS = blanks<Publisher>(PUBLISHER_ANSWERED_FIELDS);
-
-/** Newest semver first (never text order). */
-export const bySemverDesc = (a: VersionRow, b: VersionRow) => semver.rcompare(a.version, b.version);
-
-/**
- * Among Active, non-deprecated versions the highest that is not a prerelease; else the highest Active
- * non-deprecated; else the highest Active; else none (DESIGN.md §3).
- */
-export function latestVersion(versions: readonly VersionRow[]): VersionRow | undefined {
-  const active = versions.filter((v) => v.status === 'NodeVersionStatusActive').sort(bySemverDesc);
-  const current = active.filter((v) => !v.deprecated);
-  return current.find((v) => semver.prerelease(v.version) === null) ?? current[0] ?? active[0];
-}
 
 /** Where a version's archive is kept in the archive storage (its download path, after `/archives/`). */
 export function archiveKey(publisherId: string, nodeId: string, version: string): string {
@@ -89,8 +75,8 @@ export function publisherView(publisher: PublisherRow, members?: { rows: MemberR
   return { ...PUBLISHER_BLANKS, ...present({ ...fields, createdAt: created_at, members: memberViews }) };
 }
 
-export function nodeView(node: NodeRow, publisher: PublisherRow | undefined, versions: readonly VersionRow[], publicUrl: string): Node {
-  const latest = latestVersion(versions);
+/** `latest`: the node's latest_version, as the store chose it (RegistryStore.latestVersions). */
+export function nodeView(node: NodeRow, publisher: PublisherRow | undefined, latest: VersionRow | undefined, publicUrl: string): Node {
   const { publisher_id, updated_at: _updated, generation: _generation, ...fields } = node;
   return {
     ...NODE_BLANKS,
@@ -104,18 +90,16 @@ export function nodeView(node: NodeRow, publisher: PublisherRow | undefined, ver
 
 /** Views of many nodes with two more queries in all (their versions, their publishers). */
 export async function nodeViews(store: RegistryStore, nodes: readonly NodeRow[], publicUrl: string): Promise<Node[]> {
-  const versions = await store.listVersions(nodes.map((node) => node.id), { activeOnly: true });
-  const byNode = new Map<string, VersionRow[]>();
-  for (const version of versions) byNode.set(version.node_id, [...(byNode.get(version.node_id) ?? []), version]);
+  const latest = new Map((await store.latestVersions(nodes.map((node) => node.id))).map((version) => [version.node_id, version]));
   const publishers = new Map<string, PublisherRow | undefined>();
   for (const node of nodes) {
     if (!publishers.has(node.publisher_id)) publishers.set(node.publisher_id, await store.getPublisher(node.publisher_id));
   }
-  return nodes.map((node) => nodeView(node, publishers.get(node.publisher_id), byNode.get(node.id) ?? [], publicUrl));
+  return nodes.map((node) => nodeView(node, publishers.get(node.publisher_id), latest.get(node.id), publicUrl));
 }
 
 /** The view of one node, reading what it needs (its publisher too, unless given). */
 export async function oneNodeView(store: RegistryStore, node: NodeRow, publicUrl: string, publisher?: PublisherRow): Promise<Node> {
   if (!publisher) return (await nodeViews(store, [node], publicUrl))[0];
-  return nodeView(node, publisher, await store.listVersions([node.id], { activeOnly: true }), publicUrl);
+  return nodeView(node, publisher, (await store.latestVersions([node.id]))[0], publicUrl);
 }

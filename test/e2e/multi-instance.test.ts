@@ -90,6 +90,11 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     const seen = await call(b.url, 'GET', '/nodes/shared-node', { headers: { 'if-none-match': kept.headers.get('etag')! } });
     expect(seen.status).toBe(200);
     expect(seen.body.description).toBe('seen on B');
+    // B keeps its list of the node's versions too; a changelog written through A is in B's next list.
+    expect((await call(b.url, 'GET', '/nodes/shared-node/versions')).body.map((v: { version: string }) => v.version)).toEqual(['2.0.0', '1.0.0']);
+    const versionId = version.body.id;
+    expect((await call(a.url, 'PUT', `/publishers/alice-co/nodes/shared-node/versions/${versionId}`, { token: alice.token, body: { changelog: 'seen in B\'s list' } })).status).toBe(200);
+    expect((await call(b.url, 'GET', '/nodes/shared-node/versions')).body[0].changelog).toBe("seen in B's list");
 
     // A killed (kill -9) in the middle of an upload: the retry through B succeeds, and B serves it.
     const third = await publish(as(a), alice.token, 'alice-co', 'shared-node', '3.0.0');

@@ -70,6 +70,26 @@ describe('the file set in a git work tree', () => {
     expect(selected(root, { excludes: ['*.tmp'] })).toEqual(oracleWithout(root, ours));
   });
 
+  it('applies no .comfyignore under an include, as the incumbent reads it; .noderegignore and excludes still apply there', () => {
+    const root = gitRepo({
+      '.gitignore': 'web/dist/\n', '.comfyignore': 'web/\n*.map\n', '.noderegignore': '*.tmp\n',
+      'main.py': '', 'web/app.js': 'committed, under web/', 'web/src/app.ts': 'committed',
+    });
+    commit(root, ['.']);
+    writeTree(root, { 'web/dist/bundle.js': 'built', 'web/dist/bundle.js.map': 'built', 'web/dist/x.tmp': '', 'web/dist/skip.log': '', 'web/other/x.js': '' });
+    // .comfyignore leaves web/ out, tracked files too, except the include web/dist; *.map does not reach into it
+    expect(selected(root, { includes: ['web/dist'], excludes: ['*.log'] })).toEqual([
+      '.comfyignore', '.gitignore', '.noderegignore', 'main.py', 'web/dist/bundle.js', 'web/dist/bundle.js.map',
+    ]);
+    // a file named as an include, and a .comfyignore deeper down
+    writeTree(root, { 'web/dist/.comfyignore': '*.js\n', 'notes/todo.md': '', '.comfyignore': 'web/\n*.map\nnotes/\n' });
+    expect(selected(root, { includes: ['web/dist', '/notes/todo.md'] })).toEqual([
+      '.comfyignore', '.gitignore', '.noderegignore', 'main.py', 'notes/todo.md', 'web/dist/.comfyignore', 'web/dist/bundle.js', 'web/dist/bundle.js.map', 'web/dist/skip.log',
+    ]);
+    // without includes .comfyignore removes them all
+    expect(selected(root)).toEqual(['.comfyignore', '.gitignore', '.noderegignore', 'main.py']);
+  });
+
   it('never packs a stray node.zip at the root, tracked or not, nor an earlier pack of the node anywhere', () => {
     const root = gitRepo({ 'main.py': '', 'node.zip': 'committed by mistake', 'assets/textures.zip': 'data', 'old/my-node-0.9.0.zip': 'old pack' });
     commit(root, ['.']);

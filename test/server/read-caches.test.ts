@@ -19,6 +19,27 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+describe('GET /nodes/{id}/versions after a write', () => {
+  it('shows every write to a version at once, and the findings only to members who ask', async () => {
+    await publishAndUpload(server, alice.token, 'alice-co', 'listed', '1.0.0');
+    const list = async (token?: string, query = '') => {
+      const [first, second] = [await api.get(`/nodes/listed/versions${query}`, { token }), await api.get(`/nodes/listed/versions${query}`, { token })];
+      expect(second.text).toBe(first.text);
+      return first.body as { version: string; changelog: string; deprecated?: boolean; status: string; findings?: unknown }[];
+    };
+    expect((await list()).map((v) => v.version)).toEqual(['1.0.0']);
+    await publishAndUpload(server, alice.token, 'alice-co', 'listed', '1.10.0');
+    expect((await list()).map((v) => v.version)).toEqual(['1.10.0', '1.0.0']);
+    expect((await api.put('/publishers/alice-co/nodes/listed/versions/1.0.0', { token: alice.token, body: { changelog: 'first', deprecated: true } })).status).toBe(200);
+    expect((await list())[1]).toMatchObject({ version: '1.0.0', changelog: 'first', deprecated: true });
+    expect((await api.put('/publishers/alice-co/nodes/listed/versions/1.10.0', { token: server.adminToken, body: { status: 'NodeVersionStatusFlagged' } })).status).toBe(200);
+    expect((await list())[0]).toMatchObject({ version: '1.10.0', status: 'NodeVersionStatusFlagged' });
+    // a member asking for the findings gets them; the list kept for everyone has none
+    expect((await list(alice.token, '?include_status_reason=true'))[0].findings).toEqual([]);
+    expect((await list())[0].findings).toBeUndefined();
+  });
+});
+
 describe('GET /nodes/{id} after a write', () => {
   /** Reads the node twice (the second from the kept answer) and returns it. */
   const read = async (token?: string) => {

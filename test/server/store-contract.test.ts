@@ -2,9 +2,11 @@
 // server instances (one winner among racing publishers, one archive per version, exact review
 // means, revocation at once) is decided by the store, so it is tested here, on the store itself.
 import { join } from 'node:path';
+import fc from 'fast-check';
+import semver from 'semver';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/server/store/db.js';
-import type { RegistryStore, VersionPendingFields } from '../../src/server/store/registry-store.js';
+import type { RegistryStore, VersionPendingFields, VersionStatus } from '../../src/server/store/registry-store.js';
 import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
 import postgres from 'postgres';
 import { createPostgresRegistryStore, migratePostgres } from '../../src/server/store/postgres-registry-store.js';
@@ -40,6 +42,7 @@ if (postgresServer) {
   });
 }
 
+const ACTIVE = 'NodeVersionStatusActive' as const;
 const PENDING: VersionPendingFields = {
   changelog: null, dependencies: null, supported_accelerators: null, supported_appui_frontend_version: null,
   supported_appui_version: null, supported_os: null, tags: null,
@@ -76,7 +79,7 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(outcomes.filter((o) => o.kind === 'created')).toHaveLength(1);
     const [owner] = owners;
     for (const outcome of outcomes.filter((o) => o.kind === 'other-publisher')) expect(outcome).toEqual({ kind: 'other-publisher', publisherId: owner });
-    expect((await store.listVersions(['raced'])).map((v) => v.version)).toEqual(['1.0.0']);
+    expect((await store.listVersions('raced')).map((v) => v.version)).toEqual(['1.0.0']);
   });
 
   it('gives the archive of a version to exactly one of racing claims, and to none once recorded', async () => {
@@ -114,20 +117,71 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(recorded.status).toBe('NodeVersionStatusBanned');
   });
 
-  it('lists every version of a node, or only its Active ones (what latest_version is chosen from)', async () => {
-    const store = await fresh();
-    const statuses = { '1.0.0': 'NodeVersionStatusActive', '1.1.0': 'NodeVersionStatusFlagged', '1.2.0': 'NodeVersionStatusBanned', '2.0.0': 'NodeVersionStatusActive' } as const;
-    for (const [version, status] of Object.entries(statuses)) {
-      const outcome = await publish(store, 'listed', version);
-      if (outcome.kind !== 'created') throw new Error(outcome.kind);
-      await store.claimArchive(outcome.version.id, `k-${version}`);
+  /** Publishes `version` of `nodeId` and records its archive with `status` (without one when pending). */
+  const published = async (store: RegistryStore, nodeId: string, version: string, status: VersionStatus, deprecated = false) => {
+    const outcome = await publish(store, nodeId, version);
+    if (outcome.kind !== 'created') throw new Error(outcome.kind);
+    if (status !== 'NodeVersionStatusPending') {
+      await store.claimArchive(outcome.version.id, `k-${nodeId}-${version}`);
       await store.recordArchive(outcome.version.id, { sha256: 'ab'.repeat(32), size: 1, status });
     }
-    await publish(store, 'listed', '3.0.0'); // pending: its archive never came
-    await publish(store, 'other', '9.0.0');
-    const versions = async (options?: { activeOnly: boolean }) => (await store.listVersions(['listed'], options)).map((v) => v.version).sort();
-    expect(await versions()).toEqual(['1.0.0', '1.1.0', '1.2.0', '2.0.0', '3.0.0']);
-    expect(await versions({ activeOnly: true })).toEqual(['1.0.0', '2.0.0']);
+    if (deprecated) await store.updateVersion(outcome.version.id, { deprecated });
+  };
+
+  it('lists every version of a node, the highest semver first; latest_version is chosen from the Active ones', async () => {
+    const store = await fresh();
+    const statuses = { '1.0.0': 'NodeVersionStatusActive', '1.10.0': 'NodeVersionStatusFlagged', '1.2.0': 'NodeVersionStatusBanned', '2.0.0': 'NodeVersionStatusActive' } as const;
+    for (const [version, status] of Object.entries(statuses)) await published(store, 'listed', version, status);
+    await published(store, 'listed', '3.0.0', 'NodeVersionStatusPending'); // its archive never came
+    await published(store, 'other', '9.0.0', 'NodeVersionStatusActive');
+    const listed = await store.listVersions('listed');
+    expect(listed.map((v) => v.version)).toEqual(['3.0.0', '2.0.0', '1.10.0', '1.2.0', '1.0.0']);
+    // the store's sort key stays the store's
+    expect(Object.keys(listed[0]).sort()).toEqual(Object.keys((await store.getVersion('listed', '3.0.0'))!).sort());
+    expect(Object.keys(listed[0])).not.toContain('version_order');
+    const latest = await store.latestVersions(['listed', 'other', 'none']);
+    expect(latest.map((v) => [v.node_id, v.version]).sort()).toEqual([['listed', '2.0.0'], ['other', '9.0.0']]);
+    expect(latest.find((v) => v.node_id === 'listed')).toEqual(await store.getVersion('listed', '2.0.0'));
+  });
+
+  it('chooses latest_version as DESIGN.md §3 says: releases, then pre-releases, then deprecated ones, by semver', async () => {
+    const store = await fresh();
+    const cases: [string, [string, VersionStatus, boolean?][], string | undefined][] = [
+      ['semver', [['1.2.0', ACTIVE], ['1.10.0', ACTIVE], ['1.9.9', ACTIVE]], '1.10.0'],
+      ['release', [['2.0.0-rc.1', ACTIVE], ['1.10.0', ACTIVE]], '1.10.0'],
+      ['active', [['3.0.0', 'NodeVersionStatusPending'], ['2.0.0', 'NodeVersionStatusBanned'], ['1.0.0', ACTIVE]], '1.0.0'],
+      ['current', [['2.0.0', ACTIVE, true], ['1.0.0', ACTIVE]], '1.0.0'],
+      ['pre', [['2.0.0-beta.2', ACTIVE], ['2.0.0-beta.10', ACTIVE], ['1.0.0', ACTIVE, true]], '2.0.0-beta.10'],
+      ['deprecated', [['1.0.0', ACTIVE, true], ['1.1.0-rc.1', ACTIVE, true]], '1.1.0-rc.1'],
+      ['none', [['1.0.0', 'NodeVersionStatusPending'], ['1.0.1', 'NodeVersionStatusFlagged'], ['1.0.2', 'NodeVersionStatusDeleted']], undefined],
+    ];
+    for (const [node, versions] of cases) for (const [version, status, deprecated] of versions) await published(store, node, version, status, deprecated);
+    const latest = new Map((await store.latestVersions(cases.map(([node]) => node))).map((v) => [v.node_id, v.version]));
+    expect(Object.fromEntries(cases.map(([node]) => [node, latest.get(node)]))).toEqual(Object.fromEntries(cases.map(([node, , want]) => [node, want])));
+  });
+
+  it('orders random versions as semver does, and picks the latest the way the rule reads (property, fixed seed)', async () => {
+    const store = await fresh();
+    const id = fc.oneof(fc.nat({ max: 12 }).map(String), fc.constantFrom('alpha', 'beta', 'rc', 'a', 'b-1', 'Z', 'alpha1', '0a'));
+    const version = fc
+      .tuple(fc.nat({ max: 3 }), fc.constantFrom(0, 1, 10, 2), fc.constantFrom(0, 9, 10), fc.option(fc.array(id, { minLength: 1, maxLength: 3 }), { nil: undefined }))
+      .map(([a, b, c, pre]) => `${a}.${b}.${c}${pre ? `-${pre.join('.')}` : ''}`);
+    const status = fc.constantFrom<VersionStatus>(ACTIVE, ACTIVE, 'NodeVersionStatusPending', 'NodeVersionStatusFlagged');
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.tuple(version, status, fc.boolean()), { minLength: 1, maxLength: 8, selector: ([v]) => v }), async (rows) => {
+        const node = `prop-${run++}`;
+        for (const [v, s, deprecated] of rows) await published(store, node, v, s, deprecated);
+        const bySemver = rows.map(([v]) => v).sort(semver.rcompare);
+        expect((await store.listVersions(node)).map((v) => v.version)).toEqual(bySemver);
+        // the rule as DESIGN.md §3 words it, over semver
+        const active = rows.filter(([, s]) => s === ACTIVE).sort(([a], [b]) => semver.rcompare(a, b));
+        const current = active.filter(([, , deprecated]) => !deprecated);
+        const want = (current.find(([v]) => semver.prerelease(v) === null) ?? current[0] ?? active[0])?.[0];
+        expect((await store.latestVersions([node]))[0]?.version).toBe(want);
+      }),
+      { numRuns: 25, seed: 20261126 },
+    );
   });
 
   it("keeps a scan's findings with the version, and its Flagged status and reason only while it was Pending", async () => {
@@ -145,7 +199,7 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     });
     expect(recorded).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: runtime-install at nodes/run.py:4', findings: [finding] });
     expect((await store.getVersion('scanned', '1.0.0'))!.findings).toEqual([finding]);
-    expect((await store.listVersions(['scanned']))[0].findings).toEqual([finding]);
+    expect((await store.listVersions('scanned'))[0].findings).toEqual([finding]);
     // an admin's status and reason set meanwhile stay; the findings are recorded all the same
     const held = await publish(store, 'scanned', '1.1.0');
     if (held.kind !== 'created') throw new Error(held.kind);
@@ -257,7 +311,8 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     await moved('download');
     await store.review('gen', 'u1', 2);
     await store.getNode('gen');
-    await store.listVersions(['gen']);
+    await store.listVersions('gen');
+    await store.latestVersions(['gen']);
     expect(await generation(), 'the same review again, and reads').toBe(last);
   });
 

@@ -8,7 +8,7 @@ import { banned, notFound } from '../errors.js';
 import { route } from '../route.js';
 import type { NodeRow, Page } from '../store/registry-store.js';
 import { respondWith } from '../node-answers.js';
-import { bySemverDesc, latestVersion, nodeViews, publisherView, versionView } from '../views.js';
+import { nodeViews, publisherView, versionView } from '../views.js';
 import { findVersion } from './registry.js';
 
 /** The words of a search, each matched as a prefix; punctuation separates words as the index does. */
@@ -54,11 +54,12 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
   });
 
   // The scan's findings go to the node's publisher members and admins only (DESIGN.md §10).
-  route(app, ctx, listNodeVersions, async ({ params, principal, input }) => {
+  route(app, ctx, listNodeVersions, async ({ c, params, principal, input }) => {
     const { node, access } = await readableNode(store, principal, params.nodeId);
     const showFindings = access.member && input().query.include_status_reason === 'true';
-    const versions = (await store.listVersions([node.id])).sort(bySemverDesc);
-    return versions.map((version) => versionView(version, node.publisher_id, ctx.publicUrl(), showFindings));
+    const views = async () => (await store.listVersions(node.id)).map((version) => versionView(version, node.publisher_id, ctx.publicUrl(), showFindings));
+    if (showFindings) return views();
+    return c.body(await ctx.versionLists.body(node, views), 200, { 'content-type': 'application/json' });
   });
 
   route(app, ctx, getNodeVersion, async ({ params, principal }) => {
@@ -71,7 +72,7 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
     const { query } = input();
     const version = query.version
       ? await findVersion(store, node, query.version)
-      : latestVersion(await store.listVersions([node.id], { activeOnly: true }));
+      : (await store.latestVersions([node.id]))[0];
     if (!version) throw notFound(`node ${node.id} has no active version to install`);
     if (version.status !== 'NodeVersionStatusActive') throw notFound(`version ${version.version} of node ${node.id} is not active`);
     return versionView(version, node.publisher_id, ctx.publicUrl());

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { privateDatabaseFile } from '../data-dir.js';
 import { migrations } from './migrations.js';
+import { versionOrder } from './version-order.js';
 
 export type Db = Database.Database;
 
@@ -13,6 +14,7 @@ export function openDatabase(file: string): Db {
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
   migrate(db);
+  fillVersionOrder(db);
   return db;
 }
 
@@ -26,4 +28,12 @@ function migrate(db: Db): void {
       db.pragma(`user_version = ${version}`);
     })();
   }
+}
+
+/** Versions stored before the column version_order (or by an older nodereg on this file) get theirs. */
+function fillVersionOrder(db: Db): void {
+  const missing = db.prepare('SELECT id, version FROM versions WHERE version_order IS NULL').all() as { id: string; version: string }[];
+  if (!missing.length) return;
+  const set = db.prepare('UPDATE versions SET version_order = ? WHERE id = ?');
+  db.transaction(() => missing.forEach((row) => set.run(versionOrder(row.version), row.id)))();
 }

@@ -418,4 +418,12 @@ export const migrations: Migration[] = [
   },
   // The registry's scan of a version's archive (DESIGN.md §10): its findings, as JSON text.
   { name: 'scan-findings', sql: 'ALTER TABLE versions ADD COLUMN findings TEXT;' },
+  // Semver precedence as sortable text (version-order.ts), filled for earlier rows after migrating (db.ts).
+  {
+    name: 'version-order',
+    sql: `
+      ALTER TABLE versions ADD COLUMN version_order TEXT;
+      CREATE INDEX versions_by_order ON versions(node_id, status, version_order);
+    `,
+  },
 ];

@@ -238,4 +238,13 @@ export const postgresMigrations: Migration[] = [
   { name: 'proxy', sql: proxy },
   // The registry's scan of a version's archive (DESIGN.md §10): its findings.
   { name: 'scan-findings', sql: 'ALTER TABLE versions ADD COLUMN findings jsonb;' },
+  // Semver precedence as sortable text (version-order.ts), compared byte by byte whatever the database's
+  // collation; filled for earlier rows after migrating (migratePostgres).
+  {
+    name: 'version-order',
+    sql: `
+      ALTER TABLE versions ADD COLUMN version_order text COLLATE "C";
+      CREATE INDEX versions_by_order ON versions(node_id, status, version_order);
+    `,
+  },
 ];

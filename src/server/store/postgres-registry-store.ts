@@ -13,6 +13,7 @@ import type {
   MemberRole, NodeRow, NodeSort, NodeStamp, PublisherRow, RegistryStore, Reviewed, TokenRow, UserRow, VersionRow,
 } from './registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
+import { LATEST_VERSION_ID, versionOrder } from './version-order.js';
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 type Raw = Record<string, unknown>;
@@ -49,6 +50,12 @@ export async function migratePostgres(sql: postgres.Sql): Promise<void> {
       await tx.unsafe(migration.sql);
       await tx`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${version}, ${migration.name}, ${now()})`;
     }
+    // Versions stored before the column version_order get theirs, in one statement.
+    const missing = await tx<{ id: string; version: string }[]>`SELECT id, version FROM versions WHERE version_order IS NULL`;
+    if (missing.length) {
+      const [ids, orders] = [missing.map((row) => row.id), missing.map((row) => versionOrder(row.version))];
+      await tx`UPDATE versions SET version_order = filled.value FROM unnest(${sql.array(ids)}::text[], ${sql.array(orders)}::text[]) AS filled(id, value) WHERE versions.id = filled.id`;
+    }
   });
 }
 
@@ -83,8 +90,11 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     const { metadata, seq: _seq, search: _search, ...columns } = row;
     return nodeFromColumns({ ...columns, generation: Number(columns.generation) }, metadata as Raw);
   };
-  const toVersion = (row: Raw | undefined): VersionRow | undefined =>
-    row && ({ ...row, archive_size: row.archive_size === null ? null : Number(row.archive_size) } as unknown as VersionRow);
+  const toVersion = (row: Raw | undefined): VersionRow | undefined => {
+    if (!row) return undefined;
+    const { version_order: _order, ...columns } = row; // the store's own, never part of the row
+    return { ...columns, archive_size: row.archive_size === null ? null : Number(row.archive_size) } as unknown as VersionRow;
+  };
   const NODE_SELECT = 'SELECT * FROM nodes';
 
   const getNode = async (db: Sql, id: string, lock = false) =>
@@ -295,11 +305,10 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
       return { node: { ...node, generation: Number(node.generation) } as Reviewed['node'], previousGeneration: Number(before.generation) };
     },
 
-    async listVersions(nodeIds, options) {
+    listVersions: async (nodeId) => (await sql`SELECT * FROM versions WHERE node_id = ${nodeId} ORDER BY version_order DESC`).map((row) => toVersion(row)!),
+    async latestVersions(nodeIds) {
       if (nodeIds.length === 0) return [];
-      const rows = options?.activeOnly
-        ? await sql`SELECT * FROM versions WHERE node_id IN ${sql(nodeIds)} AND status = 'NodeVersionStatusActive'`
-        : await sql`SELECT * FROM versions WHERE node_id IN ${sql(nodeIds)}`;
+      const rows = await sql`SELECT * FROM versions WHERE id IN (SELECT ${sql.unsafe(LATEST_VERSION_ID)} FROM unnest(${sql.array(nodeIds)}::text[]) AS n(value))`;
       return rows.map((row) => toVersion(row)!);
     },
     getVersionById: (id) => getVersionById(sql, id),
@@ -328,7 +337,7 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
         if (!current) {
           const id = randomUUID();
           const [inserted] = await tx`
-            INSERT INTO versions ${sql({ ...pending, id, node_id: node.id, version: input.version, created_at: now() })}
+            INSERT INTO versions ${sql({ ...pending, id, node_id: node.id, version: input.version, version_order: versionOrder(input.version), created_at: now() })}
             ON CONFLICT (node_id, version) DO NOTHING RETURNING id`;
           if (inserted) return { kind: 'created' as const, node, version: (await getVersionById(tx, id))! };
           current = (await getVersion(tx, node.id, input.version, true))!;

@@ -234,12 +234,13 @@ export interface RegistryStore {
   review(nodeId: string, userId: string, star: number): Promise<Reviewed>;
 
   // ---- versions ----
+  /** Every version of the node (its id as stored), the highest semver first. */
+  listVersions(nodeId: string): Promise<VersionRow[]>;
   /**
-   * Every version of these nodes (in no particular order); with `activeOnly`, only the Active ones, all
-   * that `latest_version` is chosen from: a node's pending, flagged or banned versions, which anyone
-   * with a token can pile up, then weigh nothing on the lists everybody reads.
+   * The `latest_version` of each of these nodes that has one (DESIGN.md §3), chosen by the store in one
+   * query: the lists everybody reads never read a node's other versions, however many it has.
    */
-  listVersions(nodeIds: string[], options?: { activeOnly?: boolean }): Promise<VersionRow[]>;
+  latestVersions(nodeIds: string[]): Promise<VersionRow[]>;
   getVersionById(id: string): Promise<VersionRow | undefined>;
   getVersion(nodeId: string, version: string): Promise<VersionRow | undefined>;
   /** Creates or updates the node and creates (or, before its archive arrived, renews) the version, in one transaction. */

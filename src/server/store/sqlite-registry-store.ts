@@ -9,6 +9,7 @@ import type {
   ArchiveRecord, PublishOutcome, RegistryStore, Reviewed, TokenRow, UserRow, VersionChanges, VersionRow, VersionStatus,
 } from './registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
+import { LATEST_VERSION_ID, versionOrder } from './version-order.js';
 
 const now = () => new Date().toISOString();
 type Raw = Record<string, unknown>;
@@ -85,6 +86,7 @@ const nextDocumentText = (current: string, changes: Record<string, unknown>) => 
   return document && JSON.stringify(document);
 };
 const toVersion = (row: Raw | undefined) => {
+  delete row?.version_order; // the store's own, never part of the row
   const version = decode<VersionRow>(row, VERSION_JSON_LIST);
   if (version) version.deprecated = Boolean(version.deprecated);
   return version;
@@ -244,9 +246,9 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     }
     const id = randomUUID();
     prepare(
-      `INSERT INTO versions (id, node_id, version, created_at, ${VERSION_PUBLISHED_FIELDS.join(', ')})
-       VALUES (@id, @node_id, @version, @created_at, ${VERSION_PUBLISHED_FIELDS.map((f) => `@${f}`).join(', ')})`,
-    ).run({ ...pending, id, node_id: node.id, version: input.version, created_at: now() });
+      `INSERT INTO versions (id, node_id, version, version_order, created_at, ${VERSION_PUBLISHED_FIELDS.join(', ')})
+       VALUES (@id, @node_id, @version, @version_order, @created_at, ${VERSION_PUBLISHED_FIELDS.map((f) => `@${f}`).join(', ')})`,
+    ).run({ ...pending, id, node_id: node.id, version: input.version, version_order: versionOrder(input.version), created_at: now() });
     return { kind: 'created', node, version: getVersionById(id)! };
   });
 
@@ -488,10 +490,11 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     },
     review,
 
-    async listVersions(nodeIds, options) {
+    listVersions: async (nodeId) => all('SELECT * FROM versions WHERE node_id = ? ORDER BY version_order DESC', nodeId).map((row) => toVersion(row)!),
+    async latestVersions(nodeIds) {
       if (nodeIds.length === 0) return [];
-      const active = options?.activeOnly ? ` AND status = 'NodeVersionStatusActive'` : '';
-      return all(`SELECT * FROM versions WHERE node_id IN (${nodeIds.map(() => '?').join(', ')})${active}`, ...nodeIds).map((row) => toVersion(row)!);
+      const latest = `SELECT * FROM versions WHERE id IN (SELECT ${LATEST_VERSION_ID} FROM json_each(?) AS n)`;
+      return all(latest, JSON.stringify(nodeIds)).map((row) => toVersion(row)!);
     },
     getVersionById: async (id) => getVersionById(id),
     getVersion: async (nodeId, version) => getVersion(nodeId, version),
