@@ -1,6 +1,6 @@
-// A CI job on a flaky network: the real binary, stdout a pipe, talks to a real registry through a
-// proxy on 127.0.0.1 that cuts chosen answers halfway (status and headers sent, then half the body,
-// then the connection closed), as a load balancer or a dropped link does.
+// A CI job: the real binary, stdout a pipe, CI set, a token from the environment. It talks to a real
+// registry directly, or through a proxy on 127.0.0.1 that cuts chosen answers halfway (status and
+// headers sent, then half the body, then the connection closed), as a load balancer or a dropped link does.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,5 +70,17 @@ describe('an answer cut halfway', () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(JSON.parse(shown.stdout)).toMatchObject({ node: { id: 'flaky-node' }, versions: [{ version: '1.0.0' }] });
     expect(seen.filter((line) => line === 'GET /nodes/flaky-node')).toHaveLength(2);
+  });
+});
+
+describe('the token from a CI secret', () => {
+  it('ending with a line break (a pasted secret) is used without it: publish exits 0', { timeout: 60_000 }, async () => {
+    const repo = commitAll(gitRepo({
+      'pyproject.toml': '[project]\nname = "secret-node"\nversion = "1.0.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "flaky"\n',
+      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+    }));
+    const published = await runCli(['publish', '--json'], { cwd: repo, env: { NODEREG_TOKEN: `${token}\n`, NODEREG_REGISTRY: server.url } });
+    expect(published.code, published.stderr).toBe(0);
+    expect(JSON.parse(published.stdout)).toMatchObject({ node_id: 'secret-node', version: '1.0.0', status: 'NodeVersionStatusActive' });
   });
 });
