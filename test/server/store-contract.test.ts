@@ -362,6 +362,27 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect((await store.searchNodes({ terms: ['larger'], offset: 0, limit: 10 })).total).toBe(2);
   });
 
+  it('pages a listing in every order as one long list does, leaving out the nodes of a banned publisher', async () => {
+    const store = await fresh();
+    for (let i = 0; i < 23; i++) {
+      await publish(store, `paged-${i}`, '1.0.0', i % 5 === 0 ? 'other' : 'acme', { name: i % 3 ? `Name ${(i * 7) % 11}` : undefined });
+      for (let d = 0; d < i % 4; d++) await store.countDownload(`paged-${i}`);
+    }
+    await store.updatePublisher('other', { status: 'PublisherStatusBanned' });
+    for (const sort of ['created_at', 'downloads', 'rating', 'name', 'search_ranking'] as const) {
+      const whole = await store.listNodes({ sort, offset: 0, limit: 100 });
+      expect(whole.total, sort).toBe(18);
+      expect(whole.rows.every((node) => node.publisher_id === 'acme'), sort).toBe(true);
+      const pages = [];
+      for (let offset = 0; offset < 20; offset += 7) {
+        const page = await store.listNodes({ sort, offset, limit: 7 });
+        expect(page.total).toBe(18);
+        pages.push(...page.rows);
+      }
+      expect(pages.map((node) => node.id), sort).toEqual(whole.rows.map((node) => node.id));
+    }
+  });
+
   it('members join by invitation: accepted once, racing accepts make one member; users found by id, e-mail or name', async () => {
     const store = await fresh();
     await store.createUser({ id: 'u3', name: 'three', email: 'Three@Example.org' });

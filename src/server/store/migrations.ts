@@ -426,4 +426,22 @@ export const migrations: Migration[] = [
       CREATE INDEX versions_by_order ON versions(node_id, status, version_order);
     `,
   },
+  {
+    // The listing orders with publisher_id: a page is chosen from the index alone (the banned-publisher
+    // test reads it there), so a deep page no longer reads every row before it (100,000 nodes: the last
+    // page took ~100 ms, now ~10; measured).
+    name: 'listing-covering-indexes',
+    sql: `
+      DROP INDEX nodes_by_created;
+      CREATE INDEX nodes_by_created ON nodes(status, created_at DESC, id, publisher_id);
+      DROP INDEX nodes_by_downloads;
+      CREATE INDEX nodes_by_downloads ON nodes(status, downloads DESC, id, publisher_id);
+      DROP INDEX nodes_by_rating;
+      CREATE INDEX nodes_by_rating ON nodes(status, rating DESC, id, publisher_id);
+      DROP INDEX nodes_by_name;
+      CREATE INDEX nodes_by_name ON nodes(status, coalesce(name, id) COLLATE NOCASE, id, publisher_id);
+      DROP INDEX nodes_by_ranking;
+      CREATE INDEX nodes_by_ranking ON nodes(status, search_ranking DESC, id, publisher_id);
+    `,
+  },
 ];

@@ -466,7 +466,9 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     getNodeStampNow,
     async listNodes({ sort, offset, limit }) {
       const total = one(LISTED_COUNT, ACTIVE_NODE, ACTIVE_NODE)!.n as number;
-      const rows = all(`SELECT * FROM nodes WHERE ${LISTED} ORDER BY ${NODE_ORDER[sort]} LIMIT ? OFFSET ?`, ACTIVE_NODE, limit, offset);
+      // The page's rows are chosen in the index (migration 'listing-covering-indexes'), then read.
+      const order = NODE_ORDER[sort];
+      const rows = all(`SELECT * FROM nodes WHERE seq IN (SELECT seq FROM nodes WHERE ${LISTED} ORDER BY ${order} LIMIT ? OFFSET ?) ORDER BY ${order}`, ACTIVE_NODE, limit, offset);
       return page(rows, total);
     },
     async searchNodes({ terms, offset, limit }) {
