@@ -12,6 +12,7 @@ import { JSON_BODY_MAX, type TASK_KINDS } from '../contract/limits.js';
 import type { Operation } from '../contract/operation.js';
 import type { Ctx } from './context.js';
 import { parseDuration } from './duration.js';
+import { printable } from './output.js';
 import { CliError, EXIT, fileProblem, flagForField, invalidInput } from './errors.js';
 
 export type TaskKind = (typeof TASK_KINDS)[number];
@@ -197,7 +198,7 @@ export async function waitForTask(ctx: Ctx, client: Client, kind: TaskKind, task
         const state = readState(kind, answer);
         if (state.status !== last) {
           last = state.status;
-          if (spinner) spinner.text = `${kind} task ${taskId}: ${state.status}`;
+          if (spinner) spinner.text = printable(`${kind} task ${taskId}: ${state.status}`);
           else ctx.out.info(`${kind} task ${taskId}: ${state.status}`);
         }
         if (state.done) {
@@ -219,6 +220,9 @@ export async function waitForTask(ctx: Ctx, client: Client, kind: TaskKind, task
 
 // ---------- results ----------
 
+/** A result server that sends nothing for this long is given up on (a download has no whole-answer timeout). */
+const RESULT_IDLE_MS = 30_000;
+
 const EXTENSIONS: Record<string, string> = {
   'image/png': '.png', 'image/jpeg': '.jpg', 'image/gif': '.gif', 'image/webp': '.webp', 'video/mp4': '.mp4', 'video/webm': '.webm',
 };
@@ -238,7 +242,7 @@ export async function downloadResults(kind: TaskKind, state: TaskState, output: 
     let response: Answer;
     try {
       const { send } = await import('../client/http.js');
-      response = await send({ method: 'GET', url, headers: { 'user-agent': 'nodereg' } });
+      response = await send({ method: 'GET', url, headers: { 'user-agent': 'nodereg' }, idleMs: RESULT_IDLE_MS });
     } catch (error) {
       throw new CliError(`cannot download ${url}: ${(error as { reason?: string }).reason ?? (error as Error).message}`, EXIT.failure, 'network');
     }
@@ -250,7 +254,8 @@ export async function downloadResults(kind: TaskKind, state: TaskState, output: 
     if (isDir) {
       const type = response.headers['content-type']?.split(';')[0].trim() ?? '';
       const ext = EXTENSIONS[type] ?? (extname(new URL(url).pathname) || '.bin');
-      target = join(output, `${kind}-${state.id}${state.results.length > 1 ? `-${index + 1}` : ''}${ext}`);
+      // The task id comes from the registry: only a plain file name in `output` is made of it (no `../`).
+      target = join(output, `${kind}-${state.id.replace(/[^\w.-]/g, '_')}${state.results.length > 1 ? `-${index + 1}` : ''}${ext}`);
     }
     const partial = `${target}.part`;
     try {

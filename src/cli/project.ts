@@ -161,7 +161,10 @@ export const listFiles = (project: Project): ListedFile[] =>
 
 /** One line per file: size, path, and "untracked" for a file git does not track. */
 export const fileTable = (list: ListedFile[]): string =>
-  table(list.map((f) => [formatSize(f.size).padStart(10), f.untracked ? `${f.path}  (untracked)` : f.path]));
+  table(list.map((f) => [formatSize(f.size).padStart(10), `${oneLine(f.path)}${f.untracked ? '  (untracked)' : ''}`]));
+
+/** A file name on one line: a name with a line end (`x\n  4 B  pkg/y.py`) would show as two files. */
+const oneLine = (name: string) => name.replace(/\n/g, '\\n');
 
 /** `NodeVersionStatusActive` → `active`. */
 export const statusWord = (status: string | undefined) => (status ?? 'unknown').replace(/^NodeVersionStatus/, '').toLowerCase();

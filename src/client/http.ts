@@ -2,6 +2,7 @@
 // global Request, Response or Headers) loads undici, about 100 ms of CPU for one request against a
 // few ms for node:http, which is most of what a read command costs (docs/decisions.md).
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { REGISTRY_ANSWER_MAX } from '../contract/limits.js';
 import { NetworkError } from './errors.js';
 
 export interface Exchange {
@@ -11,6 +12,8 @@ export interface Exchange {
   body?: string;
   /** Gives up (NetworkError "no answer in time") when the whole answer has not come by then. */
   timeoutMs?: number;
+  /** Gives up when nothing arrives for this long, also while the body streams (a download has no whole-answer timeout). */
+  idleMs?: number;
 }
 
 export interface Answer {
@@ -28,13 +31,18 @@ export const withoutQuery = (url: string) => url.replace(/\?.*$/, '');
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 
-/** Reads a stream whole as UTF-8 text. */
-export function readText(stream: NodeJS.ReadableStream): Promise<string> {
+/** Reads an answer whole as UTF-8 text, up to REGISTRY_ANSWER_MAX bytes: past it, it stops reading and rejects. */
+export function readText(stream: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
-    let text = '';
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) => (text += chunk));
-    stream.on('end', () => resolve(text));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= REGISTRY_ANSWER_MAX) return void chunks.push(chunk);
+      stream.destroy();
+      reject(new Error(`its answer is over ${REGISTRY_ANSWER_MAX / 1024 / 1024} MiB, more than a registry sends`));
+    });
+    stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     stream.on('error', reject);
   });
 }
@@ -57,8 +65,18 @@ async function once(exchange: Exchange): Promise<Answer> {
           request.destroy();
         }, exchange.timeoutMs)
       : undefined;
-    const failure = (error: NodeJS.ErrnoException) => new NetworkError(exchange.url, timedOut ? 'no answer in time' : (error.code ?? error.message));
+    const failure = (error: NodeJS.ErrnoException) =>
+      error instanceof NetworkError ? error : new NetworkError(exchange.url, timedOut ? 'no answer in time' : (error.code ?? error.message));
+    let answer: IncomingMessage | undefined;
+    if (exchange.idleMs) {
+      request.setTimeout(exchange.idleMs, () => {
+        const stalled = new NetworkError(exchange.url, `nothing arrived for ${exchange.idleMs! / 1000} s`);
+        if (answer) answer.destroy(stalled);
+        else request.destroy(stalled);
+      });
+    }
     request.on('response', (response) => {
+      answer = response;
       response.on('close', () => clearTimeout(timer));
       resolve({
         status: response.statusCode ?? 0,
@@ -85,11 +103,13 @@ export async function send(exchange: Exchange): Promise<Answer> {
   for (let hop = 0; ; hop++) {
     const answer = await once(current);
     const location = answer.headers.location;
-    if (!REDIRECTS.has(answer.status) || !location || hop >= MAX_REDIRECTS || (current.method !== 'GET' && current.method !== 'HEAD')) {
+    if (!REDIRECTS.has(answer.status) || !location || (current.method !== 'GET' && current.method !== 'HEAD')) {
       return answer;
     }
+    if (hop >= MAX_REDIRECTS) throw new NetworkError(exchange.url, `it redirects more than ${MAX_REDIRECTS} times`);
     answer.body.resume(); // drop the redirect's own body
     const next = new URL(location, current.url);
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new NetworkError(current.url, `it redirects to ${next.protocol} URL, not an http(s) one`);
     const headers = { ...current.headers };
     if (next.origin !== new URL(current.url).origin) delete headers.authorization;
     current = { ...current, url: next.href, headers };

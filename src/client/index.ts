@@ -144,7 +144,7 @@ export function createClient(options: ClientOptions) {
       let answer: Answer | undefined;
       let failure: ApiError | NetworkError;
       try {
-        answer = await send({ method, url, headers: requestHeaders, body: init.body, timeoutMs: init.timeout === false ? undefined : timeoutMs });
+        answer = await send({ method, url, headers: requestHeaders, body: init.body, timeoutMs: init.timeout === false ? undefined : timeoutMs, idleMs: timeoutMs });
         log(`← ${answer.status} ${method} ${url}`);
         if (answer.status < 400) {
           if (!init.read) return answer;

@@ -6,7 +6,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { NetworkError } from './errors.js';
-import { transport, withoutQuery } from './http.js';
+import { readText, transport, withoutQuery } from './http.js';
 
 export interface PutInput {
   body: ReadableStream<Uint8Array> | NodeJS.ReadableStream;
@@ -38,18 +38,10 @@ export async function putStream(url: string, input: PutInput): Promise<PutResult
     const request = lib.request(target, { method: 'PUT', headers: input.headers });
     request.on('response', (response) => {
       responded = true;
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          statusText: response.statusMessage ?? '',
-          retryAfter: response.headers['retry-after'],
-          text,
-        }),
+      readText(response).then(
+        (text) => resolve({ status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', retryAfter: response.headers['retry-after'], text }),
+        (error: Error) => reject(new NetworkError(shown, error.message)),
       );
-      response.on('error', (error) => reject(new NetworkError(shown, error.message)));
     });
     request.on('error', (error: NodeJS.ErrnoException) => (failure ??= new NetworkError(shown, error.code ?? error.message)));
     // A server may answer early (403, 413) and close while the body is still going: its answer wins.

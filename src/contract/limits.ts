@@ -79,6 +79,11 @@ export const JSON_BODY_MAX = 25 * MiB;
  * request. It is held to a request body's depth and values too (JSON_MAX_DEPTH, JSON_MAX_VALUES).
  */
 export const UPSTREAM_ANSWER_MAX = JSON_BODY_MAX + 1 * MiB;
+/**
+ * The largest answer the CLI reads whole from a registry (every version of a node is the largest it
+ * sends): past it the read stops, rather than a hostile server filling the publisher's memory.
+ */
+export const REGISTRY_ANSWER_MAX = 64 * MiB;
 /** Every other JSON body (publish, updates, accounts): a few KiB of metadata, so 1 MiB is plenty. */
 export const METADATA_BODY_MAX = 1 * MiB;
 /**

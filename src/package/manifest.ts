@@ -3,7 +3,7 @@
 // so that every problem names the key to fix. `[tool.nodereg]` wins; where it lacks a key, the
 // incumbent client's `[tool.comfy]` table and `[project] classifiers` are read as that client reads them.
 // A valid manifest is checked without zod (contract/requests.ts); zod words the problems of one that is not.
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { z } from 'zod';
@@ -12,6 +12,7 @@ import { isPublisherId, PUBLISHER_ID } from '../contract/limits.js';
 import { checkRequest, nodeWritable } from '../contract/requests.js';
 import type { PublishBody } from '../contract/resources.js';
 import { normalizeVersion } from '../contract/version.js';
+import { formatSize } from '../contract/size.js';
 
 export const MANIFEST_FILE = 'pyproject.toml';
 
@@ -159,6 +160,9 @@ export function versionToSemver(text: string): VersionResult {
   return direct.build === undefined ? { version: direct.version } : { version: direct.version, note: buildDropped(text, direct.build, direct.version) };
 }
 
+/** The largest file read for `__version__`. */
+const VERSION_FILE_MAX = 1024 * 1024;
+
 /** `__version__ = "…"` or `VERSION = "…"` at the start of a line (an annotation allowed), as the incumbent reads it. */
 const VERSION_ASSIGNMENT = /^(?:__version__|VERSION)[ \t]*(?::[^=\n]+)?=[ \t]*(?:"([^"\\\n]*)"|'([^'\\\n]*)')/m;
 
@@ -173,7 +177,13 @@ function versionFromFile(path: unknown, dir: string | undefined): { version: str
   if (isAbsolute(path) || relative(root, file).startsWith('..')) return { error: `"${path}" must be a path inside the project` };
   let text: string;
   try {
-    text = readFileSync(file, 'utf8').replace(/^\ufeff/, '');
+    // What a symlink leads to must be inside too, and a regular file of a few lines: a FIFO would block the read forever.
+    const real = realpathSync(file);
+    if (relative(realpathSync(root), real).startsWith('..')) return { error: `"${path}" is a symlink that leads out of the project` };
+    const stat = statSync(real);
+    if (!stat.isFile()) return { error: `"${path}" is not a regular file` };
+    if (stat.size > VERSION_FILE_MAX) return { error: `"${path}" is ${formatSize(stat.size)}; a file that sets __version__ is a few lines` };
+    text = readFileSync(real, 'utf8').replace(/^\ufeff/, '');
   } catch (error) {
     return { error: `cannot read "${path}": ${(error as Error).message}` };
   }
@@ -201,7 +211,7 @@ export function readManifest(dir: string, options: ManifestOptions = {}): Manife
   }
   let doc: Table;
   try {
-    doc = parse(text) as Table;
+    doc = parse(text, TOML_OPTIONS) as Table;
   } catch (error) {
     const where = error instanceof TomlError ? ` (line ${error.line}, column ${error.column})` : '';
     problem(MANIFEST_FILE, `is not valid TOML${where}: ${(error as Error).message.split('\n')[0]}`);
@@ -210,6 +220,12 @@ export function readManifest(dir: string, options: ManifestOptions = {}): Manife
   mapManifest(doc, manifest, { ...options, dir });
   return manifest;
 }
+
+/**
+ * TOML integers are 64-bit: one past 2^53 (a seed, an id in some other tool's table) is read as a
+ * BigInt rather than refused, so a valid pyproject.toml is never called invalid TOML.
+ */
+export const TOML_OPTIONS = { integersAsBigInt: 'asNeeded' } as const;
 
 /** Maps a parsed pyproject.toml into `manifest` (exported for tests that start from a table). */
 export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOptions = {}): void {

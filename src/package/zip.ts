@@ -15,6 +15,7 @@ import { Worker } from 'node:worker_threads';
 import { crc32, createDeflateRaw } from 'node:zlib';
 import { BATCH_BUFFER, DEFLATE_LEVEL, isStored, prepareBatch, type BatchFile, type PreparedBatch } from './deflate.js';
 import { compareUtf8, type SelectedFile } from './files.js';
+import { formatSize } from '../contract/size.js';
 
 export { isStored, STORED_EXTENSIONS } from './deflate.js';
 
@@ -339,6 +340,9 @@ function startWorkers(count: number): Pool {
 export async function writeArchive(files: SelectedFile[], outPath: string, options: ArchiveOptions = {}): Promise<ArchiveResult> {
   const sorted = [...files].sort((a, b) => compareUtf8(a.path, b.path));
   if (sorted.length > ZIP32_ENTRIES) throw new Error(`an archive holds at most ${ZIP32_ENTRIES} files; this one would hold ${sorted.length}`);
+  // Said before any byte is read: a 5 GiB file that deflates small would be read whole, then fail.
+  const huge = sorted.find((file) => file.size > ZIP32_MAX);
+  if (huge) throw new Error(`${huge.path} is ${formatSize(huge.size)}; an archive holds no file over 4 GiB (leave it out with [tool.nodereg] excludes or a .noderegignore file)`);
   const maxSize = Math.min(options.maxSize ?? Infinity, ZIP32_MAX);
   const smallBytes = sorted.reduce((sum, file) => sum + (file.size > SMALL_FILE ? 0 : file.size), 0);
   const workers = options.workers ?? (smallBytes < IN_THREAD_BYTES ? 0 : defaultWorkers());

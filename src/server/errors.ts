@@ -33,11 +33,12 @@ export const conflict = (message: string, hint?: string) => new HttpError('confl
 export const tooLarge = (message: string, hint?: string) => new HttpError('payload_too_large', message, undefined, hint);
 export const unsupportedMediaType = (message: string) => new HttpError('unsupported_media_type', message);
 
-/** The raw HTTP answer for errors raised before hono sees the request (Node's parser). */
-export function rawErrorResponse(status: number, code: ErrorCode, message: string): string {
-  const body = JSON.stringify({ error: code, message });
-  return (
-    `HTTP/1.1 ${status} ${code}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-    `Connection: close\r\n\r\n${body}`
-  );
+/**
+ * The raw HTTP answer, written on the socket itself: for errors raised before hono sees the request
+ * (Node's parser), and for an answer that closes the connection while its body still comes (index.ts: closeAfter).
+ */
+export function rawErrorResponse(status: number, code: ErrorCode, message: string, error: HttpError = new HttpError(code, message)): string {
+  const body = JSON.stringify(error.body());
+  const headers = Object.entries({ ...error.headers, Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `HTTP/1.1 ${status} ${code}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers.join('')}\r\n${body}`;
 }

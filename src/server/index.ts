@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { getRequestListener, RequestError } from '@hono/node-server';
+import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import { DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
@@ -204,6 +205,11 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   app.notFound((c) => c.json(new HttpError('not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).body(), 404));
   app.onError((error, c) => {
     const answer = error instanceof HttpError ? error : internalError(error, options.log);
+    const incoming = (c.env as HttpBindings | undefined)?.incoming;
+    if (answer.headers?.Connection === 'close' && incoming instanceof IncomingMessage && !incoming.complete && !incoming.socket.destroyed) {
+      closeAfter(incoming, answer);
+      return new Response(null, { status: answer.status, headers: RESPONSE_ALREADY_SENT.headers });
+    }
     for (const [name, value] of Object.entries(answer.headers ?? {})) c.header(name, value);
     return c.json(answer.body(), answer.status as 400);
   });
@@ -267,8 +273,28 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   });
   // Errors of Node's HTTP parser (and its timeouts) never reach hono: answer them in our shape too,
   // unless an answer has begun on this socket (then only closing it is left).
-  // Sockets answered by clientError whose client may still be sending: what arrives is dropped.
+  // Sockets answered by clientError or closeAfter whose client may still be sending: what arrives is dropped.
   const lingering = new WeakSet<Duplex>();
+  /**
+   * An answer that closes the connection (an upload refused before its body is read) while the client
+   * still sends its body: written on the socket itself, then closed in stages (RFC 9112 §9.6): our side
+   * first, then what still comes is read and dropped within DROP before the full close. Node's own
+   * response would close at once, and a client still sending gets a reset before it reads the answer.
+   */
+  const closeAfter = (incoming: IncomingMessage, answer: HttpError) => {
+    const socket = incoming.socket;
+    lingering.add(socket);
+    socket.end(rawErrorResponse(answer.status, answer.code, answer.message, answer));
+    incoming.resume(); // Node's parser drops the body
+    const start = socket.bytesRead;
+    const cut = () => socket.destroy();
+    const timer = setTimeout(cut, DROP.ms);
+    const meter = setInterval(() => socket.bytesRead - start > DROP.bytes && cut(), 50);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      clearInterval(meter);
+    });
+  };
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (lingering.has(socket)) return; // the parser's error again, on bytes that arrive after the answer
     const answering = responses.get(socket)?.some((response) => response.headersSent && !response.writableFinished);

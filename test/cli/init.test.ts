@@ -204,3 +204,18 @@ describe('nodereg init', () => {
     expect(validated.stdout).toMatch(new RegExp(`^spawned-node 0\\.1\\.0 \\(publisher ada\\) is ready to publish: 1 file, ${size} B\\nread from:\\n[^]*  publisher +\\[tool\\.nodereg\\] publisher\\n`));
   });
 });
+
+describe('init with 64-bit integers in pyproject.toml', () => {
+  it('adds its keys next to them, and names one that holds a different value', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'pyproject.toml');
+    writeFileSync(file, '[project]\nname = "big-ints"\nversion = "1.0.0"\n\n[tool.other]\nseed = 9223372036854775807\n');
+    const added = await init([dir, '--publisher', 'ada']);
+    expect(added.code, added.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe('[project]\nname = "big-ints"\nversion = "1.0.0"\n\n[tool.other]\nseed = 9223372036854775807\n\n[tool.nodereg]\npublisher = "ada"\n');
+    writeFileSync(file, '[project]\nname = "big-ints"\nversion = "1.0.0"\n\n[tool.nodereg]\npublisher = 9223372036854775807\n');
+    const refused = await init([dir, '--publisher', 'ada']);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('[tool.nodereg] publisher is "9223372036854775807", not "ada" (--publisher)');
+  });
+});

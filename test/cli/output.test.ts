@@ -1,6 +1,7 @@
 // Relative times as `node show` and `token list` print them.
 import { expect, it } from 'vitest';
 import { relativeTime } from '../../src/cli/output.js';
+import { fileTable } from '../../src/cli/project.js';
 
 it('says how long ago or how soon, in the largest whole unit', () => {
   const now = Date.parse('2026-06-15T12:00:00Z');
@@ -14,4 +15,9 @@ it('says how long ago or how soon, in the largest whole unit', () => {
   expect(relativeTime(at(-2 * 31_536_000), now)).toBe('2 years ago');
   expect(relativeTime(undefined, now)).toBe('-');
   expect(relativeTime('not a date', now)).toBe('not a date');
+});
+
+it('lists a file whose name holds a line end on one line, so it cannot pose as another file', () => {
+  const listed = fileTable([{ path: 'x\n       4 B  pkg/__init__.py', size: 0 }, { path: 'pkg/__init__.py', size: 4, untracked: true }]);
+  expect(listed.split('\n')).toEqual(['       0 B  x\\n       4 B  pkg/__init__.py', '       4 B  pkg/__init__.py  (untracked)']);
 });

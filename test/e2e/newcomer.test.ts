@@ -46,6 +46,14 @@ describe('downloads', () => {
     expect(blocked.code, blocked.stderr).toBe(2);
     expect(blocked.stderr).toContain('a part of the path is not a directory');
     expect(blocked.stderr).not.toMatch(/ENOTDIR|EEXIST/);
+    // a path ending in / names a directory, made when missing
+    const made = await runCli(['node', 'download', 'ready', '--out', `${join(dir, 'vendor', 'nodes')}/`], { env: env() });
+    expect(made.code, made.stderr).toBe(0);
+    expect(existsSync(join(dir, 'vendor', 'nodes', 'ready-1.0.0.zip'))).toBe(true);
+    const under = await runCli(['node', 'download', 'ready', '--out', `${join(dir, 'ready-1.0.0.zip', 'sub')}/`], { env: env() });
+    expect(under.code, under.stderr).toBe(2);
+    expect(under.stderr).toContain(`cannot make the directory ${join(dir, 'ready-1.0.0.zip', 'sub')}/`);
+    expect(under.stderr).not.toMatch(/ENOTDIR|EEXIST|at .*\.js/);
   });
 
   it('a node without an active version: exit 5, and the hint lists its versions (not a search)', async () => {

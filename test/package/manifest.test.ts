@@ -1,5 +1,8 @@
 // pyproject.toml → publish request (DESIGN.md §6): the mapping table, the version conversions and
 // their errors, and problems named by the key to fix, all of them at once.
+import { execFileSync } from 'node:child_process';
+import { rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pep440ToSemver, versionToSemver } from '../../src/package/manifest.js';
 import { loadProject } from '../../src/package/project.js';
@@ -194,6 +197,14 @@ describe('problems name the key to fix, all at once', () => {
     expect(problems((await project('[project]\nname = "x\n')))[0]).toMatch(/^pyproject\.toml: is not valid TOML \(line 2, column \d+\)/);
   });
 
+  it('reads a 64-bit integer anywhere (TOML allows them; Python reads them): in another tool\'s table it is no problem, in one of ours it is named', async () => {
+    const head = '[project]\nname = "big-ints"\nversion = "1.0.0"\ndescription = "x"\n';
+    expect(problems(await project(`${head}[tool.nodereg]\npublisher = "ada"\n[tool.other]\nseed = 9223372036854775807\nmin = -9223372036854775808\n`))).toEqual([]);
+    expect(problems(await project(`${head}[tool.nodereg]\npublisher = "ada"\nversion = 9223372036854775807\n`))).toEqual([
+      '[tool.nodereg] version: must be a string such as "1.2.3"',
+    ]);
+  });
+
   it('reports every problem of a bad manifest at once', async () => {
     const p = (await project(`
 [project]
@@ -348,6 +359,23 @@ requires-comfyui = ">=0.3.0"
     expect(problems(await project(toml.replace('n/version.py', '../outside.py')))).toEqual(['[tool.comfy.version] path: "../outside.py" must be a path inside the project']);
     // [tool.nodereg] version still wins.
     expect((await project(`${toml}[tool.nodereg]\nversion = "3.0.0"\n`, { 'n/version.py': '__version__ = "1"\n' })).request?.version).toBe('3.0.0');
+  });
+
+  it('reads the [tool.comfy.version] file only when it is a small regular file inside the project: not a FIFO (the read would block forever), a symlink out, or a huge file', async () => {
+    const toml = '[project]\nname = "n"\ndynamic = ["version"]\n[tool.comfy]\nPublisherId = "ada"\n[tool.comfy.version]\npath = "v.py"\n';
+    const outside = join(tempDir(), 'secret.py');
+    writeFileSync(outside, '__version__ = "6.6.6"\n');
+    const dir = writeTree(tempDir(), { 'pyproject.toml': toml, 'node.py': 'x = 1\n' });
+    const check = async () => problems(await loadProject(dir, { requirePublisher: true }));
+    execFileSync('mkfifo', [join(dir, 'v.py')]);
+    expect(await check()).toEqual(['[tool.comfy.version] path: "v.py" is not a regular file']);
+    rmSync(join(dir, 'v.py'));
+    symlinkSync(outside, join(dir, 'v.py'));
+    expect(await check()).toEqual(['[tool.comfy.version] path: "v.py" is a symlink that leads out of the project']);
+    rmSync(join(dir, 'v.py'));
+    writeFileSync(join(dir, 'v.py'), '');
+    truncateSync(join(dir, 'v.py'), 3 * 1024 ** 3); // sparse
+    expect(await check()).toEqual(['[tool.comfy.version] path: "v.py" is 3.0 GiB; a file that sets __version__ is a few lines']);
   });
 
   it('reads "" in [tool.comfy] as unset, as the incumbent does, and names [tool.comfy] keys in problems', async () => {

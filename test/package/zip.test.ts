@@ -2,7 +2,7 @@
 // stored formats, the size limit, and files that change while being packed.
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, truncateSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
@@ -193,6 +193,16 @@ describe('writeArchive', () => {
     expect(error).toBeInstanceOf(FileChangedError);
     expect((error as Error).message).toBe('a.txt changed while it was being packed; pack again');
     expect(existsSync(out)).toBe(false);
+  });
+
+  it('refuses a file over 4 GiB by name before reading it (a sparse 5 GiB file that deflates small was read whole, then failed in the writer)', async () => {
+    const root = writeTree(tempDir(), { 'pkg/__init__.py': 'x = 1\n', 'big.dat': '' });
+    truncateSync(join(root, 'big.dat'), 5 * 1024 ** 3); // sparse: takes no disk
+    const started = performance.now();
+    await expect(writeArchive(selectFiles(root).files, join(tempDir(), 'x.zip'))).rejects.toThrow(
+      'big.dat is 5.0 GiB; an archive holds no file over 4 GiB (leave it out with [tool.nodereg] excludes or a .noderegignore file)',
+    );
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it.each([0, 2])('reports a file that vanished before it was packed (%i workers)', async (workers) => {

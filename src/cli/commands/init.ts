@@ -50,9 +50,11 @@ export function register(program: Command, ctx: Ctx): void {
 }
 
 async function init(ctx: Ctx, dir: string, options: Options, given?: string): Promise<void> {
-  const { parse, stringify } = await import('smol-toml');
+  const toml = await import('smol-toml');
   const { NodeWritable, nodeId, publisherId } = await import('../../contract/resources.js');
-  const { versionToSemver } = await import('../../package/manifest.js');
+  const { versionToSemver, TOML_OPTIONS } = await import('../../package/manifest.js');
+  const parse = (text: string) => toml.parse(text, TOML_OPTIONS);
+  const stringify = toml.stringify;
 
   const file = join(dir, 'pyproject.toml');
   const exists = existsSync(file);
@@ -158,9 +160,9 @@ async function init(ctx: Ctx, dir: string, options: Options, given?: string): Pr
 
   // Flags never overwrite: a key already set to something else is refused, all of them at once.
   const current = (entry: Entry) => (entry.table === 'project' ? project : tool)[entry.key];
-  const conflicts = entries.filter((e) => current(e) !== undefined && JSON.stringify(current(e)) !== JSON.stringify(e.value));
+  const conflicts = entries.filter((e) => current(e) !== undefined && json(current(e)) !== json(e.value));
   if (conflicts.length) {
-    const list = conflicts.map((e) => `[${e.table}] ${e.key} is ${JSON.stringify(current(e))}, not ${JSON.stringify(e.value)} (${e.flag})`).join('; ');
+    const list = conflicts.map((e) => `[${e.table}] ${e.key} is ${json(current(e))}, not ${json(e.value)} (${e.flag})`).join('; ');
     throw new CliError(`init does not overwrite what pyproject.toml already has: ${list}`, EXIT.conflict, 'conflict', 'edit pyproject.toml by hand to change them');
   }
   const added = entries.filter((e) => current(e) === undefined);
@@ -232,10 +234,13 @@ function verify(text: string, before: Record<string, any>, added: Entry[], parse
     const table = entry.table === 'project' ? (expected.project ??= {}) : ((expected.tool ??= {}).nodereg ??= {});
     table[entry.key] = entry.value;
   }
-  if (JSON.stringify(sortKeys(after)) !== JSON.stringify(sortKeys(expected))) {
+  if (json(sortKeys(after)) !== json(sortKeys(expected))) {
     throw new CliError('init could not add to pyproject.toml without changing what is there; nothing was written', EXIT.failure, 'internal', 'add the keys by hand');
   }
 }
+
+/** JSON of a TOML value; a 64-bit integer (a BigInt) as its digits. */
+const json = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);

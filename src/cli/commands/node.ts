@@ -1,7 +1,8 @@
-import { statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { NODE_STATUS, PAGE } from '../../contract/limits.js';
+import { normalizeVersion } from '../../contract/version.js';
 import { getNode, installNode, searchNodes, updateNode } from '../../contract/registry.js';
 import { fieldKey } from '../../contract/field-keys.js';
 import { NODE_WRITABLE_FIELDS, nodeFieldType, NodeWritable, type Node, type NodeVersion } from '../../contract/resources.js';
@@ -122,7 +123,7 @@ export function register(program: Command, ctx: Ctx): void {
     node
       .command('download <node>')
       .description('download a version (latest active unless given as <nodeId>@<version>), check it is a readable zip and its SHA-256')
-      .option('--out <file>', 'where to write the archive; a directory gets <nodeId>-<version>.zip in it (default: ./<nodeId>-<version>.zip)')
+      .option('--out <file>', 'where to write the archive; a directory (or a path ending in /, made if missing) gets <nodeId>-<version>.zip in it (default: ./<nodeId>-<version>.zip)')
       .action(async (spec: string, o: { out?: string }) => {
         const at = spec.lastIndexOf('@');
         const nodeId = at > 0 ? spec.slice(0, at) : spec;
@@ -136,7 +137,11 @@ export function register(program: Command, ctx: Ctx): void {
             throw toCliError(error, { 404: await downloadNotFoundHint(client, nodeId, version) });
           });
         if (!found.downloadUrl) throw new CliError(`the registry gave no download URL for ${nodeId} ${found.version}`, EXIT.failure, 'internal');
+        // The file is named after the version answered: one that is not a version (`../../x`) would name a path elsewhere.
+        if (!normalizeVersion(String(found.version))) throw new CliError(`the registry answered a version that is not one: "${found.version}"`, EXIT.failure, 'bad_answer', 'check the registry URL');
         const name = `${nodeId}-${found.version}.zip`;
+        // `--out DIR/` names a directory, made when it is missing (as `mkdir -p`); an existing one works without the `/`
+        if (o.out !== undefined && /[\\/]$/.test(o.out)) makeDirectory(o.out);
         const file = o.out === undefined ? name : isDirectory(o.out) ? join(o.out, name) : o.out;
         const saved = await saveArchive(client, found, file);
         const summary = {
@@ -192,6 +197,9 @@ async function saveArchive(client: Awaited<ReturnType<Ctx['client']>>, version: 
         for await (const chunk of source) {
           hash.update(chunk);
           size += chunk.length;
+          if (version.archive_size !== undefined && size > version.archive_size) {
+            throw new CliError(`the download is larger than the ${version.archive_size} bytes the registry announced`, EXIT.failure, 'checksum_mismatch', 'try again; if it persists, the archive on the registry is damaged');
+          }
           yield chunk;
         }
       },
@@ -236,6 +244,15 @@ async function readableZip(path: string): Promise<number> {
       zip.readEntry();
     });
   });
+}
+
+/** Makes the directory `--out` names (and its parents), or says in plain words why it cannot. */
+function makeDirectory(path: string): void {
+  try {
+    mkdirSync(path, { recursive: true });
+  } catch (error) {
+    throw invalidInput(`cannot make the directory ${path}: ${fileProblem(error)}`, 'pass --out <file> in a writable directory');
+  }
 }
 
 /** Whether `path` is an existing directory (`--out DIR` writes into it, as cp does). */

@@ -15,8 +15,8 @@ import { route } from '../route.js';
 import { archiveKey, versionView } from '../views.js';
 
 /**
- * An answer given before the body is read: the connection closes after it, so the rest of the body
- * is never read (Node would otherwise drain it to keep the connection alive).
+ * An answer given before the body is read: the connection closes after it, and the rest of the body
+ * is only dropped within DROP (server/index.ts: closeAfter), never read to keep the connection alive.
  */
 function early(error: HttpError): HttpError {
   return new HttpError(error.code, error.message, error.details, error.hint, { ...error.headers, Connection: 'close' });
