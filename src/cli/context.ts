@@ -113,7 +113,8 @@ export class Ctx {
     const g = this.globals();
     const profileName = g.profile ?? this.env.NODEREG_PROFILE ?? DEFAULT_PROFILE;
     let registry = g.registry ?? this.env.NODEREG_REGISTRY;
-    let token = g.token ?? this.env.NODEREG_TOKEN;
+    // A token pasted into a CI secret often ends with a line break, which no header may carry (login trims it too).
+    let token = (g.token ?? this.env.NODEREG_TOKEN)?.trim();
     let tokenSource: Connection['tokenSource'] = g.token ? 'flag' : this.env.NODEREG_TOKEN ? 'env' : 'none';
     const explicitProfile = g.profile !== undefined || this.env.NODEREG_PROFILE !== undefined;
     let unknownProfile: string[] | undefined;

@@ -8,7 +8,7 @@ import { send, withoutQuery, type Answer } from './http.js';
 
 export { ApiError, NetworkError, RequestInvalidError };
 export type { Answer };
-import { CONTENT_SHA256_HEADER } from '../contract/limits.js';
+import { CONTENT_SHA256_HEADER, UPLOAD_ANSWER_TIMEOUT_MS, UPLOAD_IDLE_TIMEOUT_MS } from '../contract/limits.js';
 import type { NodeVersion } from '../contract/resources.js';
 import type { BodyOf, Operation, ParamsOf, QueryOf, ResponseOf } from '../contract/operation.js';
 import { buildPath } from '../contract/paths.js';
@@ -66,6 +66,10 @@ export interface UploadInput {
   backoffMs?: (retry: number) => number;
   /** Stops the upload, also between attempts; it rejects with the signal's reason and is not retried. */
   signal?: AbortSignal;
+  /** An attempt gives up when its body makes no progress for this long (default UPLOAD_IDLE_TIMEOUT_MS). */
+  idleMs?: number;
+  /** An attempt gives up when no answer comes this long after its last byte (default UPLOAD_ANSWER_TIMEOUT_MS). */
+  answerMs?: number;
 }
 
 function validate<T extends z.ZodType>(schema: T, value: unknown, where: 'params' | 'query' | 'body'): z.output<T> {
@@ -126,12 +130,12 @@ export function createClient(options: ClientOptions) {
 
   /**
    * Sends a request, retrying idempotent ones on network errors, 429 and 502–504; resolves with a
-   * 2xx (or 3xx) answer and turns every failure into ApiError or NetworkError.
+   * 2xx (or 3xx) answer (with `read`, its body read whole) and turns every failure into ApiError or NetworkError.
    */
   async function request(
     method: string,
     url: string,
-    init: { body?: string; headers?: Record<string, string>; timeout?: boolean; token?: boolean } = {},
+    init: { body?: string; headers?: Record<string, string>; timeout?: boolean; token?: boolean; read?: boolean } = {},
   ): Promise<Answer> {
     const requestHeaders = { ...headers, ...init.headers };
     if (init.token === false) delete requestHeaders.authorization;
@@ -142,7 +146,12 @@ export function createClient(options: ClientOptions) {
       try {
         answer = await send({ method, url, headers: requestHeaders, body: init.body, timeoutMs: init.timeout === false ? undefined : timeoutMs, idleMs: timeoutMs });
         log(`← ${answer.status} ${method} ${url}`);
-        if (answer.status < 400) return answer;
+        if (answer.status < 400) {
+          if (!init.read) return answer;
+          // read here, so that an answer cut midway is a network failure, retried as one that never began
+          const text = await answer.text();
+          return { ...answer, text: async () => text };
+        }
         failure = await toApiError(answer);
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
@@ -168,7 +177,7 @@ export function createClient(options: ClientOptions) {
     const answer = await request(
       route.method,
       url,
-      body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {},
+      body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' }, read: true } : { read: true },
     );
     const text = await answer.text();
     if (route.responseKind !== 'json' || answer.status === 204) return undefined;
@@ -233,6 +242,8 @@ export function createClient(options: ClientOptions) {
             },
             onProgress: input.onProgress ? (sent) => input.onProgress!(sent, input.size) : undefined,
             signal: input.signal,
+            idleMs: input.idleMs ?? UPLOAD_IDLE_TIMEOUT_MS,
+            answerMs: input.answerMs ?? UPLOAD_ANSWER_TIMEOUT_MS,
           });
           log(`← ${response.status} PUT ${withoutQuery(signedUrl)}`);
           if (response.status >= 400) throw apiError(response.status, response.statusText, response.text, response.retryAfter);
@@ -242,12 +253,16 @@ export function createClient(options: ClientOptions) {
             throw apiError(response.status, response.statusText, response.text);
           }
         } catch (error) {
+          // No answer after the whole body is not retried: the registry may still be checking it (as for the API requests).
           const transient =
-            error instanceof NetworkError ||
+            (error instanceof NetworkError && !error.reason.startsWith('no answer')) ||
             (error instanceof ApiError && (error.status >= 500 || error.status === 408 || error.status === 429));
           if (!transient || attempt >= attempts || input.signal?.aborted) throw input.signal?.aborted ? input.signal.reason : error;
+          // as for the API requests: a Retry-After of 429 or 503 is waited instead, up to the timeout
+          const asked = error instanceof ApiError && (error.status === 429 || error.status === 503) ? retryAfterMs(error.retryAfter) : undefined;
+          if (asked !== undefined && asked > timeoutMs) throw error;
           log(`↻ upload attempt ${attempt} failed (${(error as Error).message}); retrying`);
-          await sleep(backoff(attempt), input.signal);
+          await sleep(asked ?? backoff(attempt), input.signal);
         }
       }
     },

@@ -14,6 +14,10 @@ export interface PutInput {
   onProgress?: (sentBytes: number) => void;
   /** Aborting stops the upload at once: the request is destroyed and the promise rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** Gives up (NetworkError) when the body makes no progress for this long: a stalled connection. */
+  idleMs: number;
+  /** Gives up (NetworkError) when no answer has come this long after the last byte (the registry checks and scans first). */
+  answerMs: number;
 }
 
 export interface PutResult {
@@ -44,6 +48,13 @@ export async function putStream(url: string, input: PutInput): Promise<PutResult
     request.on('close', () => {
       if (!responded) reject(failure ?? new NetworkError(shown, 'the connection closed before an answer'));
     });
+    // A stalled connection (a proxy or registry that stops reading or answering) must not hold a CI job
+    // forever; there is no overall timeout, since a large archive on a slow link takes what it takes.
+    let bodySent = false;
+    request.setTimeout(input.idleMs, () => {
+      failure ??= new NetworkError(shown, bodySent ? `no answer ${input.answerMs / 1000} s after the upload` : `the upload stalled: nothing sent for ${input.idleMs / 1000} s`);
+      request.destroy();
+    });
     let sent = 0;
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, callback) {
@@ -61,7 +72,10 @@ export async function putStream(url: string, input: PutInput): Promise<PutResult
     if (input.signal?.aborted) return abort();
     input.signal?.addEventListener('abort', abort, { once: true });
     request.on('close', () => input.signal?.removeEventListener('abort', abort));
-    pipeline(body, counter, request).catch((error: NodeJS.ErrnoException) => {
+    pipeline(body, counter, request).then(() => {
+      bodySent = true;
+      request.setTimeout(input.answerMs);
+    }).catch((error: NodeJS.ErrnoException) => {
       failure ??= new NetworkError(shown, error.code ?? error.message);
       request.destroy();
     });

@@ -3,7 +3,7 @@
 // Under `--scan flag` a version with an unsuppressed finding of high or above becomes Flagged, with a
 // one-line reason; under `warn` the findings are only kept.
 import { availableParallelism } from 'node:os';
-import { atLeast, SCAN_FLAG_AT, SCAN_MAX_KEPT_FINDINGS, SCAN_SEVERITIES, type SCAN_MODES } from '../contract/limits.js';
+import { atLeast, SCAN_FLAG_AT, SCAN_MAX_KEPT_FINDINGS, SCAN_SEVERITIES, SCAN_TIMEOUT_MS, type SCAN_MODES } from '../contract/limits.js';
 import type { Finding } from '../contract/scan.js';
 import { scanArchive, ScanTimeout, ScanWorker, type ArchiveEntry } from '../scan/run.js';
 import { admittedRules } from '../scan/scanner.js';
@@ -84,7 +84,7 @@ export interface UploadScanner {
 export function createUploadScanner(mode: ScanMode, log: (line: string) => void, limits: ScanLimits = {}): UploadScanner {
   // One core stays with the event loop; each worker is started on first use and kept.
   const size = Math.max(1, availableParallelism() - 1);
-  const workerLimits = { timeoutMs: limits.timeoutMs ?? 10 * 60_000, maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb ?? 512 };
+  const workerLimits = { timeoutMs: limits.timeoutMs ?? SCAN_TIMEOUT_MS, maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb ?? 512 };
   const workers = Array.from({ length: size }, () => new ScanWorker(workerLimits));
   const idle = [...workers];
   const run = limiter(size);

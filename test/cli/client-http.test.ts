@@ -4,7 +4,8 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, NetworkError, createClient, retryAfterMs } from '../../src/client/index.js';
+import { Readable } from 'node:stream';
+import { ApiError, NetworkError, createClient, retryAfterMs, type UploadInput } from '../../src/client/index.js';
 import { getNode, health, publishVersion } from '../../src/contract/registry.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, count: number) => void;
@@ -131,6 +132,41 @@ describe('client over node:http', () => {
     expect(Buffer.concat(chunks).toString()).toBe('zip bytes');
     expect(registry.seen[0].authorization).toBe('Bearer nrg_u_secret');
     expect(mirror.seen).toEqual([{ method: 'GET', url: '/a.zip', authorization: undefined }]);
+  });
+});
+
+describe('the archive upload over node:http', () => {
+  const bytes = (size: number) => Buffer.alloc(size, 1);
+  const upload = (url: string, body: Buffer, options: Partial<UploadInput> = {}) =>
+    createClient({ baseUrl: url }).upload(`${url}/uploads/v1?sig=x`, { open: () => Readable.from([body]), size: body.length, sha256: '0'.repeat(64), backoffMs: () => 0, ...options });
+
+  it('gives up when no answer comes after the last byte, without retrying (the registry may still be checking it)', async () => {
+    const { url, seen } = await stand((req) => req.resume()); // reads the whole body, never answers
+    const error = await upload(url, bytes(1000), { attempts: 2, answerMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).reason).toBe('no answer 0.3 s after the upload');
+    expect(seen).toHaveLength(1);
+  });
+
+  it('gives up on an attempt whose body stops moving (the other side reads nothing), and retries it', async () => {
+    const { url, seen } = await stand((req) => req.socket.pause()); // takes the headers, then stops reading
+    const error = await upload(url, bytes(32 * 1024 * 1024), { attempts: 2, idleMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).reason).toBe('the upload stalled: nothing sent for 0.3 s');
+    expect(seen).toHaveLength(2); // retried, reading the archive again
+  });
+
+  it('waits as Retry-After says before trying again after a 429', async () => {
+    const arrived: number[] = [];
+    const { url } = await stand((req, res, n) => {
+      arrived.push(Date.now());
+      req.resume();
+      req.on('end', () => (n === 1 ? json(res, 429, { error: 'rate_limited', message: 'slow down' }, { 'retry-after': '1' }) : json(res, 400, { error: 'invalid_request', message: 'no' })));
+    });
+    const error = await upload(url, bytes(1000), { attempts: 2 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 400 });
+    expect(arrived).toHaveLength(2);
+    expect(arrived[1] - arrived[0]).toBeGreaterThanOrEqual(950); // the backoff given is 0: only Retry-After waits
   });
 });
 

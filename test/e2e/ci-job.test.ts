@@ -1,0 +1,86 @@
+// A CI job: the real binary, stdout a pipe, CI set, a token from the environment. It talks to a real
+// registry directly, or through a proxy on 127.0.0.1 that cuts chosen answers halfway (status and
+// headers sent, then half the body, then the connection closed), as a load balancer or a dropped link does.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startServer, type TestServer } from '../helpers.js';
+import { commitAll, gitRepo } from '../package/fixtures.js';
+import { createPat, createPublisher, createUser } from '../server/fixtures.js';
+
+let server: TestServer;
+let token: string;
+let proxy: http.Server;
+let proxyUrl: string;
+/** Requests (`METHOD /path`) whose next answer the proxy cuts, each once. */
+const cutNext = new Set<string>();
+const seen: string[] = [];
+
+beforeAll(async () => {
+  server = await startServer();
+  const owner = await createUser(server, 'flaky-owner');
+  await createPublisher(server, owner, 'flaky');
+  token = await createPat(server, owner, 'flaky');
+  const upstream = new URL(server.url);
+  proxy = http.createServer((req, res) => {
+    const line = `${req.method} ${req.url}`;
+    seen.push(line);
+    const cut = cutNext.delete(line);
+    const forward = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      if (!cut) {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+        return;
+      }
+      const chunks: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.on('end', () => {
+        const body = Buffer.concat(chunks);
+        res.writeHead(answer.statusCode!, answer.headers);
+        res.write(body.subarray(0, body.length >> 1), () => res.socket?.destroy());
+      });
+    });
+    req.pipe(forward);
+  });
+  await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  proxy.closeAllConnections();
+  proxy.close();
+  await server.close();
+});
+
+describe('an answer cut halfway', () => {
+  it('of a GET is retried like a reset: publish (GET /limits) and node show --json finish, exit 0', { timeout: 60_000 }, async () => {
+    const repo = commitAll(gitRepo({
+      'pyproject.toml': '[project]\nname = "flaky-node"\nversion = "1.0.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "flaky"\n',
+      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+    }));
+    const env = { NODEREG_TOKEN: token, NODEREG_REGISTRY: proxyUrl };
+
+    cutNext.add('GET /limits');
+    const published = await runCli(['publish', '--json'], { cwd: repo, env });
+    expect(published.code, published.stderr).toBe(0);
+    expect(JSON.parse(published.stdout)).toMatchObject({ node_id: 'flaky-node', version: '1.0.0', skipped: false });
+    expect(seen.filter((line) => line === 'GET /limits')).toHaveLength(2);
+
+    cutNext.add('GET /nodes/flaky-node');
+    const shown = await runCli(['node', 'show', 'flaky-node', '--json'], { env });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ node: { id: 'flaky-node' }, versions: [{ version: '1.0.0' }] });
+    expect(seen.filter((line) => line === 'GET /nodes/flaky-node')).toHaveLength(2);
+  });
+});
+
+describe('the token from a CI secret', () => {
+  it('ending with a line break (a pasted secret) is used without it: publish exits 0', { timeout: 60_000 }, async () => {
+    const repo = commitAll(gitRepo({
+      'pyproject.toml': '[project]\nname = "secret-node"\nversion = "1.0.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "flaky"\n',
+      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+    }));
+    const published = await runCli(['publish', '--json'], { cwd: repo, env: { NODEREG_TOKEN: `${token}\n`, NODEREG_REGISTRY: server.url } });
+    expect(published.code, published.stderr).toBe(0);
+    expect(JSON.parse(published.stdout)).toMatchObject({ node_id: 'secret-node', version: '1.0.0', status: 'NodeVersionStatusActive' });
+  });
+});
