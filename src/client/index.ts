@@ -41,7 +41,7 @@ export interface ClientOptions {
   token?: string;
   /** Per-request timeout in ms for API calls (uploads have none). */
   timeoutMs?: number;
-  /** Retries of idempotent requests (GET, PUT, DELETE) on network errors, 429 and 502–504. */
+  /** Retries of idempotent requests (GET, PUT, DELETE) on network errors, 429 and 502–504, and of any request on a 429 or 503 with Retry-After. */
   retries?: number;
   userAgent?: string;
   /** Receives one line per request; never sees a token. */
@@ -159,8 +159,9 @@ export function createClient(options: ClientOptions) {
       }
       const timedOut = failure instanceof NetworkError && failure.reason === 'no answer in time';
       const transient = failure instanceof NetworkError ? !timedOut : RETRY_STATUSES.has(failure.status);
-      if (!transient || retry >= retries || !RETRY_METHODS.has(method)) throw failure;
       const asked = failure instanceof ApiError && (failure.status === 429 || failure.status === 503) ? retryAfterMs(failure.retryAfter) : undefined;
+      // A 429 or 503 with Retry-After refused the request without doing it: a POST (a publish) may go again too.
+      if (!transient || retry >= retries || !(RETRY_METHODS.has(method) || asked !== undefined)) throw failure;
       // a server asking for a longer wait than the timeout gets its error shown, with when to try again
       if (asked !== undefined && asked > timeoutMs) throw failure;
       log(`↻ retry ${retry + 1}: ${method} ${url}`);

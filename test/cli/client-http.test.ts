@@ -59,12 +59,20 @@ describe('client over node:http', () => {
     expect(seen).toHaveLength(2);
   });
 
-  it('never retries a POST, nor a 500 or 4xx', async () => {
+  it('never retries a POST (unless the server refused it with Retry-After), nor a 500 or 4xx', async () => {
     const post = await stand((_req, res) => json(res, 503, { error: 'internal', message: 'busy' }));
     const body = { node_version: { version: '1.0.0' } };
     const error = await createClient({ baseUrl: post.url }).call(publishVersion, { params: { publisherId: 'acme', nodeId: 'n' }, body } as never).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 503 });
     expect(post.seen).toHaveLength(1);
+    // a 503 or 429 with Retry-After says the request was not done: the publish goes again, as asked
+    const asked = await stand((_req, res, n) =>
+      n === 1 ? json(res, 503, { error: 'unavailable', message: 'busy' }, { 'retry-after': '0' })
+        : n === 2 ? json(res, 429, { error: 'rate_limited', message: 'slow down' }, { 'retry-after': '0' })
+        : json(res, 201, { node_version: { id: 'v', version: '1.0.0' }, signedUrl: 'http://127.0.0.1:9/u' }));
+    const created = await createClient({ baseUrl: asked.url }).call(publishVersion, { params: { publisherId: 'acme', nodeId: 'n' }, body } as never);
+    expect(created).toMatchObject({ signedUrl: 'http://127.0.0.1:9/u' });
+    expect(asked.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST']);
 
     const failing = await stand((_req, res, n) => (n === 1 ? json(res, 500, { error: 'internal', message: 'bug' }) : json(res, 404, { error: 'not_found', message: 'no' })));
     const client = createClient({ baseUrl: failing.url });
