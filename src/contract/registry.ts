@@ -132,6 +132,10 @@ export const listPublisherNodes = op({
   auth: 'none', response: z.array(Node),
 });
 export const health = op({ id: 'health', method: 'GET', path: '/healthz', summary: 'Liveness check', auth: 'none', response: Health });
+export const ready = op({
+  id: 'ready', method: 'GET', path: '/readyz', summary: 'Readiness check: 200 while the registry reaches its database, 503 while it does not',
+  auth: 'none', response: Health,
+});
 export const getLimits = op({
   id: 'getLimits', method: 'GET', path: '/limits', summary: "The registry's archive limits, to check an archive before publishing it",
   auth: 'none', response: RegistryLimits,
@@ -204,7 +208,7 @@ export const registryOperations = [
   publishVersion, updateNode, updatePublisher, updateVersion, addReview,
   uploadArchive, downloadArchive,
   listNodes, searchNodes, getNode, listNodeVersions, getNodeVersion, installNode, getPublisher, listPublisherNodes,
-  health, getLimits, openapiDocument,
+  health, ready, getLimits, openapiDocument,
   getMe, createUser, listUserTokens, createUserToken, deleteUserToken, createPublisher,
   listPublisherTokens, createPublisherToken, deletePublisherToken, addPublisherMember, removePublisherMember,
   listPublisherInvitations, listMyInvitations, acceptInvitation, declineInvitation,

@@ -119,9 +119,13 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     const env = { ...s3.env, NODEREG_ADMIN_TOKEN: adminToken, NODEREG_DATABASE_URL: databaseUrl, NODEREG_STORAGE_URL: `s3://${await s3.bucket()}/archives` };
     const served = await serve(['--port', '0'], { env });
     const { alice, pending, zip } = await registryWithNode({ url: served.url, adminToken } as TestServer);
+    expect((await call(served.url, 'GET', '/readyz')).body).toMatchObject({ ok: true });
 
     await relay.cut();
     const started = Date.now();
+    // ready no longer, for a load balancer, while alive
+    expectUnavailable(await call(served.url, 'GET', '/readyz'));
+    expect((await call(served.url, 'GET', '/healthz')).status).toBe(200);
     expectUnavailable(await call(served.url, 'GET', '/nodes/kept-node'));
     expectUnavailable(await call(served.url, 'GET', '/nodes?limit=5'));
     expectUnavailable(await call(served.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip'));
@@ -131,6 +135,7 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     expect(served.child.exitCode).toBeNull();
 
     await relay.restore();
+    expect((await call(served.url, 'GET', '/readyz')).status).toBe(200);
     expect((await call(served.url, 'POST', '/nodes/kept-node/reviews?star=4', { token: alice.token })).status).toBe(200);
     expect((await uploadTo(pending.body.signedUrl, zip)).status).toBe(200);
     const download = await fetch(`${served.url}/archives/alice-co/kept-node/1.1.0/node.zip`);

@@ -52,6 +52,7 @@ const requests: Record<string, Request> = {
   getPublisher: { params: { publisherId: 'shape-co' } },
   listPublisherNodes: { params: { publisherId: 'shape-co' } },
   health: {},
+  ready: {},
   getLimits: {},
   openapiDocument: {},
   getMe: { token: () => pat },

@@ -270,6 +270,9 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     },
 
     getNode: (id) => getNode(sql, id),
+    async ping() {
+      await sql`SELECT 1`;
+    },
     async getNodeStamp(id) {
       const [row] = await sql`SELECT id, publisher_id, status, created_at, generation FROM nodes WHERE lower(id) = lower(${id})`;
       return row && ({ ...row, generation: Number(row.generation) } as NodeStamp);

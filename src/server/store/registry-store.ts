@@ -156,6 +156,8 @@ export interface Page<T> {
 }
 
 export interface RegistryStore {
+  /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */
+  ping(): Promise<void>;
   // ---- users and tokens ----
   /** Creates a user and, when given, its first user token, in one transaction. */
   createUser(input: {

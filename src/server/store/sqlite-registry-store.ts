@@ -462,6 +462,9 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     },
 
     getNode: async (id) => getNode(id),
+    async ping() {
+      one('SELECT 1');
+    },
     getNodeStamp: async (id) => getNodeStamp(id),
     getNodeStampNow,
     async listNodes({ sort, offset, limit }) {
