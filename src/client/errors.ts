@@ -19,7 +19,8 @@ export class ApiError extends Error {
 
 /** The server could not be reached, or did not answer in time. */
 export class NetworkError extends Error {
-  constructor(readonly url: string, readonly reason: string) {
+  /** `transient`: whether trying again may mend it (not for an answer too large to read). */
+  constructor(readonly url: string, readonly reason: string, readonly transient = true) {
     super(`cannot reach ${url}: ${reason}`);
     this.name = 'NetworkError';
   }

@@ -40,7 +40,7 @@ export function readText(stream: IncomingMessage): Promise<string> {
       size += chunk.length;
       if (size <= REGISTRY_ANSWER_MAX) return void chunks.push(chunk);
       stream.destroy();
-      reject(new Error(`its answer is over ${REGISTRY_ANSWER_MAX / 1024 / 1024} MiB, more than a registry sends`));
+      reject(new NetworkError('', `its answer is over ${REGISTRY_ANSWER_MAX / 1024 / 1024} MiB, more than a registry sends`, false));
     });
     stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     stream.on('error', reject);
@@ -66,7 +66,9 @@ async function once(exchange: Exchange): Promise<Answer> {
         }, exchange.timeoutMs)
       : undefined;
     const failure = (error: NodeJS.ErrnoException) =>
-      error instanceof NetworkError ? error : new NetworkError(exchange.url, timedOut ? 'no answer in time' : (error.code ?? error.message));
+      error instanceof NetworkError
+        ? error.url ? error : new NetworkError(exchange.url, error.reason, error.transient)
+        : new NetworkError(exchange.url, timedOut ? 'no answer in time' : (error.code ?? error.message));
     let answer: IncomingMessage | undefined;
     if (exchange.idleMs) {
       request.setTimeout(exchange.idleMs, () => {

@@ -158,7 +158,7 @@ export function createClient(options: ClientOptions) {
         failure = error;
       }
       const timedOut = failure instanceof NetworkError && failure.reason === 'no answer in time';
-      const transient = failure instanceof NetworkError ? !timedOut : RETRY_STATUSES.has(failure.status);
+      const transient = failure instanceof NetworkError ? !timedOut && failure.transient : RETRY_STATUSES.has(failure.status);
       const asked = failure instanceof ApiError && (failure.status === 429 || failure.status === 503) ? retryAfterMs(failure.retryAfter) : undefined;
       // A 429 or 503 with Retry-After refused the request without doing it: a POST (a publish) may go again too.
       if (!transient || retry >= retries || !(RETRY_METHODS.has(method) || asked !== undefined)) throw failure;
@@ -256,7 +256,7 @@ export function createClient(options: ClientOptions) {
         } catch (error) {
           // No answer after the whole body is not retried: the registry may still be checking it (as for the API requests).
           const transient =
-            (error instanceof NetworkError && !error.reason.startsWith('no answer')) ||
+            (error instanceof NetworkError && error.transient && !error.reason.startsWith('no answer')) ||
             (error instanceof ApiError && (error.status >= 500 || error.status === 408 || error.status === 429));
           if (!transient || attempt >= attempts || input.signal?.aborted) throw input.signal?.aborted ? input.signal.reason : error;
           // as for the API requests: a Retry-After of 429 or 503 is waited instead, up to the timeout

@@ -40,7 +40,7 @@ export async function putStream(url: string, input: PutInput): Promise<PutResult
       responded = true;
       readText(response).then(
         (text) => resolve({ status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', retryAfter: response.headers['retry-after'], text }),
-        (error: Error) => reject(new NetworkError(shown, error.message)),
+        (error: Error) => reject(error instanceof NetworkError ? new NetworkError(shown, error.reason, error.transient) : new NetworkError(shown, error.message)),
       );
     });
     request.on('error', (error: NodeJS.ErrnoException) => (failure ??= new NetworkError(shown, error.code ?? error.message)));
