@@ -21,7 +21,7 @@ const CONTROL = /\x1b(?!\[(?:1|2|4|22|24|31|32|33|35|39|90)m)|\r(?!\n)|[\x00-\x0
  * another): most text has none, and this test costs a tenth of the replace (measured: ~0.01 vs 0.1–0.2 ms on 1.4 KB).
  */
 const ANY_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
-const escaped = (c: string) => (c.charCodeAt(0) > 0xff ? `\\u${c.charCodeAt(0).toString(16)}` : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+const escaped = (c: string) => (c.charCodeAt(0) > 0xff ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 export const printable = (text: string) => (ANY_CONTROL.test(text) ? text.replace(CONTROL, escaped) : text);
 /**
  * JSON for a terminal as well as a program: JSON.stringify escapes C0 controls but leaves C1 and bidi

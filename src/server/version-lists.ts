@@ -29,6 +29,7 @@ export function createVersionLists(publicUrl: () => string) {
       }
       const body = utf8.encode(JSON.stringify(await build()));
       if (body.length > MAX_KEPT) return body;
+      drop(node.id); // another request may have kept its build of this node meanwhile: counted once
       kept.set(node.id, { key, body });
       total += body.length;
       for (const id of kept.keys()) {

@@ -1,6 +1,6 @@
 // Relative times as `node show` and `token list` print them.
 import { expect, it } from 'vitest';
-import { relativeTime } from '../../src/cli/output.js';
+import { printable, relativeTime } from '../../src/cli/output.js';
 import { fileTable } from '../../src/cli/project.js';
 
 it('says how long ago or how soon, in the largest whole unit', () => {
@@ -20,4 +20,8 @@ it('says how long ago or how soon, in the largest whole unit', () => {
 it('lists a file whose name holds a line end on one line, so it cannot pose as another file', () => {
   const listed = fileTable([{ path: 'x\n       4 B  pkg/__init__.py', size: 0 }, { path: 'pkg/__init__.py', size: 4, untracked: true }]);
   expect(listed.split('\n')).toEqual(['       0 B  x\\n       4 B  pkg/__init__.py', '       4 B  pkg/__init__.py  (untracked)']);
+});
+
+it('writes every bidi control as a whole \\u escape of four digits, so the letters after it do not read as part of it', () => {
+  expect(printable('a\u061cbc\u200ed')).toBe('a\\u061cbc\\u200ed');
 });

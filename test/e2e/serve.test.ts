@@ -140,6 +140,13 @@ describe('nodereg serve', () => {
     expect(existsSync(dataDir)).toBe(false);
   });
 
+  it('names a database it cannot open without any of its password, also one holding an @ (the URL ends at the last)', async () => {
+    const result = await runCli(['serve', '--port', '0', '--data-dir', join(tempDir(), 'data'), '--database', 'postgres://nodereg:pa@ss-word@127.0.0.1:1/db']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot open --database postgres://nodereg:***@127.0.0.1:1/db');
+    expect(result.stderr).not.toContain('ss-word');
+  });
+
   it('exits 1 naming the data dir when it is a file, without a stack trace', async () => {
     const file = join(tempDir(), 'not-a-dir');
     writeFileSync(file, 'x');

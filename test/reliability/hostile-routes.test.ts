@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ANONYMOUS_BODIES_MAX, JSON_BODIES_MAX, JSON_BODY_MAX, METADATA_BODY_MAX, UPSTREAM_ANSWER_MAX } from '../../src/contract/limits.js';
 import { startServer, type TestServer } from '../helpers.js';
 import { call, createPublisher, createUser, expectError, makeZip, publish, uploadTo, type TestUser } from '../server/fixtures.js';
@@ -110,6 +110,8 @@ describe('an AI provider whose answers are hostile', () => {
 });
 
 describe('request bodies held by slow senders', () => {
+  /** How long the server may take to read, or to let go of, what the holders sent: a wide margin for a loaded machine. */
+  const SETTLE = { timeout: 30_000, interval: 100 };
   let server: TestServer;
   let owner: TestUser;
   beforeAll(async () => {
@@ -122,7 +124,7 @@ describe('request bodies held by slow senders', () => {
   // Publish takes its credential in the body (the incumbent's way), so a body without a token is read
   // whole before anyone is known: 400 such requests, each sending 1 MiB and then a byte now and then,
   // held 400 MiB for as long as they liked (the whole-request timeout is an hour).
-  it(`are held to ${ANONYMOUS_BODIES_MAX / MiB} MiB in all: past it 503, publishes with a header token unaffected`, { timeout: 30_000 }, async () => {
+  it(`are held to ${ANONYMOUS_BODIES_MAX / MiB} MiB in all: past it 503, publishes with a header token unaffected`, { timeout: 90_000 }, async () => {
     const port = Number(new URL(server.url).port);
     const part = Buffer.alloc(METADATA_BODY_MAX - 4096, ' ');
     const holders: Socket[] = [];
@@ -136,23 +138,27 @@ describe('request bodies held by slow senders', () => {
         socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${METADATA_BODY_MAX}\r\n\r\n{`);
         await new Promise((resolve) => socket.write(part, resolve));
       }
-      await new Promise((resolve) => setTimeout(resolve, 200));
       const body = { node: { id: 'anon-node' }, node_version: { version: '1.0.0' } };
-      const refused = await call(server.url, 'POST', path, { body: { ...body, padding: ' '.repeat(MiB / 2) } });
-      expectError(refused, 503, 'unavailable');
+      // The server reads the holders' bytes at its own pace (seconds on a loaded machine): ask until they are in.
+      const refused = await vi.waitFor(async () => {
+        const answer = await call(server.url, 'POST', path, { body: { ...body, padding: ' '.repeat(MiB / 2) } });
+        expectError(answer, 503, 'unavailable');
+        return answer;
+      }, SETTLE);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect((await publish(server, owner.token, 'anon-co', 'anon-node', '1.0.0')).status).toBe(201);
       for (const socket of holders) socket.destroy();
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      // their bytes are given back once they are gone: a body credential is read again
-      expectError(await call(server.url, 'POST', path, { body: { ...body, personal_access_token: 'nrg_pat_unknown' } }), 401, 'unauthorized');
+      // their bytes are given back once they are gone (once the server has seen them go): a body credential is read again
+      await vi.waitFor(async () => {
+        expectError(await call(server.url, 'POST', path, { body: { ...body, personal_access_token: 'nrg_pat_unknown' } }), 401, 'unauthorized');
+      }, SETTLE);
     } finally {
       for (const socket of holders) socket.destroy();
     }
   });
   // With a token, a sender could hold the largest body (25 MiB, the AI proxy's) on as many connections
   // as it liked, for as long as a request may take: memory without bound, for anyone with a token.
-  it(`are held to ${JSON_BODIES_MAX / MiB} MiB in all, token or not: past it 503, and the bytes come back when they go`, { timeout: 30_000 }, async () => {
+  it(`are held to ${JSON_BODIES_MAX / MiB} MiB in all, token or not: past it 503, and the bytes come back when they go`, { timeout: 90_000 }, async () => {
     const port = Number(new URL(server.url).port);
     const path = '/proxy/img/v1/ai/image-relight';
     const holding = JSON_BODY_MAX - MiB;
@@ -165,15 +171,18 @@ describe('request bodies held by slow senders', () => {
         socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${owner.token}\r\nContent-Type: application/json\r\nContent-Length: ${JSON_BODY_MAX}\r\n\r\n{`);
         await new Promise((resolve) => socket.write(Buffer.alloc(holding, ' '), resolve));
       }
-      await new Promise((resolve) => setTimeout(resolve, 300));
       const padding = ' '.repeat(JSON_BODIES_MAX - holders.length * holding + MiB);
-      const refused = await call(server.url, 'POST', path, { token: owner.token, raw: `{${padding}}`, headers: { 'content-type': 'application/json' } });
-      expectError(refused, 503, 'unavailable');
+      const refused = await vi.waitFor(async () => {
+        const answer = await call(server.url, 'POST', path, { token: owner.token, raw: `{${padding}}`, headers: { 'content-type': 'application/json' } });
+        expectError(answer, 503, 'unavailable');
+        return answer;
+      }, SETTLE);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       for (const socket of holders) socket.destroy();
-      await new Promise((resolve) => setTimeout(resolve, 300));
       // given back: the same body is read now, and judged on what it says (no image)
-      expectError(await call(server.url, 'POST', path, { token: owner.token, raw: `{${padding}}`, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
+      await vi.waitFor(async () => {
+        expectError(await call(server.url, 'POST', path, { token: owner.token, raw: `{${padding}}`, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
+      }, SETTLE);
     } finally {
       for (const socket of holders) socket.destroy();
     }

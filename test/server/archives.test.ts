@@ -291,6 +291,33 @@ describe.each(storages)('archive storage on $name', (backend) => {
   });
 });
 
+if (s3Server) {
+  describe('S3 archive storage timeouts', () => {
+    // The S3 socket timeout is for a bucket that hangs; a download whose client reads slowly (so we stop
+    // reading S3 for a while: backpressure) must not be cut by it, midway through the archive.
+    it('a download read with pauses longer than the socket timeout arrives whole', async () => {
+      const s3 = await s3Server;
+      const storage = createS3ArchiveStorage({
+        bucket: await s3.bucket(), env: s3.env, spoolDir: tempDir(), timeouts: { connectionTimeout: 5_000, socketTimeout: 300 },
+      });
+      closers.push(() => storage.close?.());
+      const bytes = randomBytes(16 * MiB);
+      await storage.commit(await storage.receive(Readable.from([bytes]), 32 * MiB), 'a/slow/1.0.0/node.zip');
+      const { stream } = (await storage.open('a/slow/1.0.0/node.zip'))!;
+      const chunks: Buffer[] = [];
+      let paused = false;
+      for await (const chunk of stream) {
+        chunks.push(chunk as Buffer);
+        if (!paused) {
+          paused = true; // a slow client: nothing is read for 1.5 s, five times the socket timeout
+          await new Promise((resolve) => setTimeout(resolve, 1_500));
+        }
+      }
+      expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+    });
+  });
+}
+
 describe('local archive storage', () => {
   it('starts the sync of a received archive and commits it into place only once it is synced', async () => {
     const storage = createLocalArchiveStorage(tempDir());

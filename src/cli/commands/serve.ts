@@ -62,8 +62,8 @@ function parsePublicUrl(text: string): string {
   return text.replace(/\/+$/, '');
 }
 
-/** A database URL as it may be printed (start-up lines, errors): its password replaced by ***. */
-const withoutPassword = (text: string) => text.replace(/^(postgres(?:ql)?:\/\/[^:@/]*:)[^@]*@/i, '$1***@');
+/** A database URL as it may be printed (start-up lines, errors): its password (to the last @ of the host part) replaced by ***. */
+const withoutPassword = (text: string) => text.replace(/^(postgres(?:ql)?:\/\/[^:@/]*:)[^/]*@/i, '$1***@');
 
 /** Access log lines: "GET /nodes 200 1.2ms" as is with a time (pretty), or one JSON object per line. */
 function accessLog(format: ServeFlags['log'], write: (line: string) => void): ((line: string) => void) | undefined {

@@ -4,6 +4,7 @@ import { mkdtempSync, createReadStream, mkdirSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { S3Client, HeadBucketCommand, PutObjectCommand, GetObjectCommand, HeadObjectCommand, DeleteObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
 import { S3_MAX_PUT } from '../backends.js';
@@ -130,6 +131,9 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
         );
         // With a range, the whole size is after the slash of Content-Range.
         const size = range ? Number(/\/(\d+)$/.exec(object.ContentRange ?? '')?.[1]) : Number(object.ContentLength);
+        // The socket timeout was for S3's answer: from here a client that reads slowly pauses the body
+        // (backpressure), and an idle limit would cut its download midway.
+        (object.Body as IncomingMessage).socket?.setTimeout(0);
         return { stream: object.Body as Readable, size };
       } catch (error) {
         if (missing(error)) return undefined;
