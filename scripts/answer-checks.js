@@ -54,7 +54,7 @@ for (const [name, value] of Object.entries({ ...scan, ...resources })) if (value
 const checks = { ErrorBody: 'ErrorBody' };
 const routes = {};
 for (const operation of allOperations) {
-  routes[operation.id] = { id: operation.id, method: operation.method, path: operation.path, responseKind: operation.responseKind };
+  routes[operation.id] = { id: operation.id, method: operation.method, path: operation.path, responseKind: operation.responseKind, repeatable: operation.repeatable };
   if (operation.responseKind === 'json') checks[operation.id] = add(operation.response, operation.id);
 }
 const { schemas } = toJSONSchema(named, { io: 'input', unrepresentable: 'any', target: 'draft-7', uri: (id) => id });

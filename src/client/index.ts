@@ -41,7 +41,7 @@ export interface ClientOptions {
   token?: string;
   /** Per-request timeout in ms for API calls (uploads have none). */
   timeoutMs?: number;
-  /** Retries of idempotent requests (GET, PUT, DELETE) on network errors, 429 and 502–504, and of any request on a 429 or 503 with Retry-After. */
+  /** Retries of idempotent requests (GET, PUT, DELETE) on network errors, 429 and 502–504, and of a repeatable POST (publish) on a 429 or 503 with Retry-After. */
   retries?: number;
   userAgent?: string;
   /** Receives one line per request; never sees a token. */
@@ -135,7 +135,7 @@ export function createClient(options: ClientOptions) {
   async function request(
     method: string,
     url: string,
-    init: { body?: string; headers?: Record<string, string>; timeout?: boolean; token?: boolean; read?: boolean } = {},
+    init: { body?: string; headers?: Record<string, string>; timeout?: boolean; token?: boolean; read?: boolean; repeatable?: boolean } = {},
   ): Promise<Answer> {
     const requestHeaders = { ...headers, ...init.headers };
     if (init.token === false) delete requestHeaders.authorization;
@@ -160,8 +160,8 @@ export function createClient(options: ClientOptions) {
       const timedOut = failure instanceof NetworkError && failure.reason === 'no answer in time';
       const transient = failure instanceof NetworkError ? !timedOut && failure.transient : RETRY_STATUSES.has(failure.status);
       const asked = failure instanceof ApiError && (failure.status === 429 || failure.status === 503) ? retryAfterMs(failure.retryAfter) : undefined;
-      // A 429 or 503 with Retry-After refused the request without doing it: a POST (a publish) may go again too.
-      if (!transient || retry >= retries || !(RETRY_METHODS.has(method) || asked !== undefined)) throw failure;
+      // A POST the server makes safe to repeat (a publish) goes again when a 429 or 503 with Retry-After asks.
+      if (!transient || retry >= retries || !(RETRY_METHODS.has(method) || (init.repeatable && asked !== undefined))) throw failure;
       // a server asking for a longer wait than the timeout gets its error shown, with when to try again
       if (asked !== undefined && asked > timeoutMs) throw failure;
       log(`↻ retry ${retry + 1}: ${method} ${url}`);
@@ -175,11 +175,8 @@ export function createClient(options: ClientOptions) {
     for (const [key, value] of Object.entries(query)) if (value !== undefined) searchParams.set(key, String(value));
     const qs = searchParams.toString();
     const url = base + buildPath(route.path, params) + (qs ? `?${qs}` : '');
-    const answer = await request(
-      route.method,
-      url,
-      body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' }, read: true } : { read: true },
-    );
+    const sent = body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {};
+    const answer = await request(route.method, url, { ...sent, read: true, repeatable: route.repeatable });
     const text = await answer.text();
     if (route.responseKind !== 'json' || answer.status === 204) return undefined;
     try {

@@ -13,6 +13,8 @@ export interface Route {
   method: Method;
   path: string;
   responseKind: 'json' | 'zip' | 'none';
+  /** See Operation.repeatable. */
+  repeatable: boolean;
 }
 
 export { routes };

@@ -33,6 +33,12 @@ export interface Operation<
   status: number;
   response: R;
   responseKind: 'json' | 'zip' | 'none';
+  /**
+   * A POST the server makes safe to send again (publishing renews a pending version): the client then
+   * repeats it on a 429 or 503 with Retry-After, as it does the idempotent methods. Other POSTs never,
+   * since a 503 may come after work was done (an AI proxy call made, its task not stored).
+   */
+  repeatable: boolean;
 }
 
 const empty = z.object({});
@@ -63,6 +69,7 @@ export function op<
   status?: number;
   response?: R;
   responseKind?: 'json' | 'zip' | 'none';
+  repeatable?: boolean;
 }): Operation<P, Q, B, R> {
   const params = def.params ?? z.object(Object.fromEntries(pathParams(def.path).map((n) => [n, z.string().min(1)])));
   return {
@@ -71,6 +78,7 @@ export function op<
     bodyKind: def.body ? 'json' : 'none',
     bodyMax: METADATA_BODY_MAX,
     responseKind: def.response ? 'json' : 'none',
+    repeatable: false,
     ...def,
     params: params as unknown as P,
     query: (def.query ?? empty) as Q,

@@ -15,6 +15,7 @@ export const publishVersion = op({
   path: '/publishers/{publisherId}/nodes/{nodeId}/versions',
   summary: 'Publish a new version of a node; answers with a signed URL to upload its archive to',
   spec: true,
+  repeatable: true,
   auth: 'user',
   body: PublishBody,
   status: 201,

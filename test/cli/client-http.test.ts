@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
 import { ApiError, NetworkError, createClient, retryAfterMs, type UploadInput } from '../../src/client/index.js';
-import { getNode, health, publishVersion } from '../../src/contract/registry.js';
+import { createPublisher, getNode, health, publishVersion } from '../../src/contract/registry.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, count: number) => void;
 
@@ -73,6 +73,11 @@ describe('client over node:http', () => {
     const created = await createClient({ baseUrl: asked.url }).call(publishVersion, { params: { publisherId: 'acme', nodeId: 'n' }, body } as never);
     expect(created).toMatchObject({ signedUrl: 'http://127.0.0.1:9/u' });
     expect(asked.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST']);
+    // any other POST is sent once: its 503 may come after work was done (an AI provider called, the task not stored)
+    const once = await stand((_req, res) => json(res, 503, { error: 'unavailable', message: 'no database' }, { 'retry-after': '0' }));
+    const refused = await createClient({ baseUrl: once.url }).call(createPublisher, { body: { id: 'acme' } } as never).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 503 });
+    expect(once.seen).toHaveLength(1);
 
     const failing = await stand((_req, res, n) => (n === 1 ? json(res, 500, { error: 'internal', message: 'bug' }) : json(res, 404, { error: 'not_found', message: 'no' })));
     const client = createClient({ baseUrl: failing.url });
