@@ -27,6 +27,10 @@ describe('migration version-order', () => {
     const store = createSqliteRegistryStore(db);
     expect((await store.listVersions('old')).map((v) => v.version)).toEqual(['2.0.0-rc.1', '1.10.0', '1.9.0', '1.2.0']);
     expect((await store.latestVersions(['old']))[0].version).toBe('1.10.0');
+    // one stored without its key by an older nodereg on the same database: last, and not the latest, until filled
+    db.prepare(`INSERT INTO versions (id, node_id, version, status, created_at) VALUES ('9', 'old', '9.0.0', 'NodeVersionStatusActive', ?)`).run(stamp);
+    expect((await store.listVersions('old')).map((v) => v.version)).toEqual(['2.0.0-rc.1', '1.10.0', '1.9.0', '1.2.0', '9.0.0']);
+    expect((await store.latestVersions(['old']))[0].version).toBe('1.10.0');
     db.close();
   });
 
@@ -44,6 +48,10 @@ describe('migration version-order', () => {
       await migratePostgres(sql);
       const store = createPostgresRegistryStore(sql);
       expect((await store.listVersions('old')).map((v) => v.version)).toEqual(['2.0.0-rc.1', '1.10.0', '1.9.0', '1.2.0']);
+      expect((await store.latestVersions(['old']))[0].version).toBe('1.10.0');
+      // one stored without its key by an older nodereg: last, and not the latest, as on SQLite
+      await sql`INSERT INTO versions (id, node_id, version, status, created_at) VALUES ('9', 'old', '9.0.0', 'NodeVersionStatusActive', ${stamp})`;
+      expect((await store.listVersions('old')).map((v) => v.version)).toEqual(['2.0.0-rc.1', '1.10.0', '1.9.0', '1.2.0', '9.0.0']);
       expect((await store.latestVersions(['old']))[0].version).toBe('1.10.0');
     } finally {
       await sql.end();

@@ -244,7 +244,7 @@ export const postgresMigrations: Migration[] = [
     name: 'version-order',
     sql: `
       ALTER TABLE versions ADD COLUMN version_order text COLLATE "C";
-      CREATE INDEX versions_by_order ON versions(node_id, status, version_order);
+      CREATE INDEX versions_by_order ON versions(node_id, status, version_order DESC NULLS LAST);
     `,
   },
   {

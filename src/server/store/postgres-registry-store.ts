@@ -13,7 +13,7 @@ import type {
   MemberRole, NodeRow, NodeSort, NodeStamp, PublisherRow, RegistryStore, Reviewed, TokenRow, UserRow, VersionRow,
 } from './registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
-import { LATEST_VERSION_ID, versionOrder } from './version-order.js';
+import { HIGHEST_FIRST, LATEST_VERSION_ID, versionOrder } from './version-order.js';
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 type Raw = Record<string, unknown>;
@@ -317,7 +317,7 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
       return { node: { ...node, generation: Number(node.generation) } as Reviewed['node'], previousGeneration: Number(before.generation) };
     },
 
-    listVersions: async (nodeId) => (await sql`SELECT * FROM versions WHERE node_id = ${nodeId} ORDER BY version_order DESC`).map((row) => toVersion(row)!),
+    listVersions: async (nodeId) => (await sql`SELECT * FROM versions WHERE node_id = ${nodeId} ORDER BY ${sql.unsafe(HIGHEST_FIRST)}`).map((row) => toVersion(row)!),
     async latestVersions(nodeIds) {
       if (nodeIds.length === 0) return [];
       const rows = await sql`SELECT * FROM versions WHERE id IN (SELECT ${sql.unsafe(LATEST_VERSION_ID)} FROM unnest(${sql.array(nodeIds)}::text[]) AS n(value))`;

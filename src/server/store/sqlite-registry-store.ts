@@ -9,7 +9,7 @@ import type {
   ArchiveRecord, PublishOutcome, RegistryStore, Reviewed, TokenRow, UserRow, VersionChanges, VersionRow, VersionStatus,
 } from './registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
-import { LATEST_VERSION_ID, versionOrder } from './version-order.js';
+import { HIGHEST_FIRST, LATEST_VERSION_ID, versionOrder } from './version-order.js';
 
 const now = () => new Date().toISOString();
 type Raw = Record<string, unknown>;
@@ -495,7 +495,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     },
     review,
 
-    listVersions: async (nodeId) => all('SELECT * FROM versions WHERE node_id = ? ORDER BY version_order DESC', nodeId).map((row) => toVersion(row)!),
+    listVersions: async (nodeId) => all(`SELECT * FROM versions WHERE node_id = ? ORDER BY ${HIGHEST_FIRST}`, nodeId).map((row) => toVersion(row)!),
     async latestVersions(nodeIds) {
       if (nodeIds.length === 0) return [];
       const latest = `SELECT * FROM versions WHERE id IN (SELECT ${LATEST_VERSION_ID} FROM json_each(?) AS n)`;

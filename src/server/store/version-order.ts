@@ -20,9 +20,15 @@ export function versionOrder(version: string): string {
   return m[4] === undefined ? `${core}~` : `${core}-${m[4].split('.').map(identifier).join('#')}!`;
 }
 
+/**
+ * Highest first, and a version without its key (stored by an older nodereg sharing the database, until
+ * the next start fills it) last on both stores: PostgreSQL would put it first.
+ */
+export const HIGHEST_FIRST = 'version_order DESC NULLS LAST';
+
 /** The id of the highest Active version of node `n.value` that also passes `filter`. */
 const highest = (filter: string) =>
-  `(SELECT id FROM versions WHERE node_id = n.value AND status = 'NodeVersionStatusActive'${filter} ORDER BY version_order DESC LIMIT 1)`;
+  `(SELECT id FROM versions WHERE node_id = n.value AND status = 'NodeVersionStatusActive'${filter} ORDER BY ${HIGHEST_FIRST} LIMIT 1)`;
 
 /**
  * The id of node `n.value`'s latest_version (DESIGN.md §3), as SQL that SQLite and PostgreSQL both
