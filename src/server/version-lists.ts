@@ -1,6 +1,7 @@
 // The serialised answer of `GET /nodes/{id}/versions` without findings (the same for every caller),
-// kept per node while the node's generation is the one it was built at, as node-answers.ts keeps the
-// node's: every write to a version moves its node's generation (migration 'generations'). A node with
+// kept per node while the node's versions generation is the one it was built at, as node-answers.ts
+// keeps the node's: every write to a version moves it (migration 'version-order'), a download does
+// not, so counting downloads does not drop the kept lists. A node with
 // thousands of versions answers megabytes that took ~40 µs of CPU per version to build (3,000: 117 ms,
 // measured), which one anonymous client could ask for again and again.
 import type { NodeRow } from './store/registry-store.js';
@@ -19,7 +20,7 @@ export function createVersionLists(publicUrl: () => string) {
   return {
     /** The body for this row of the node, as UTF-8: the kept one while it is current, else `build`'s, kept. */
     async body(node: NodeRow, build: () => Promise<unknown>): Promise<Uint8Array<ArrayBuffer>> {
-      const key = `${node.created_at}\n${node.generation}\n${publicUrl()}`;
+      const key = `${node.created_at}\n${node.versions_generation}\n${publicUrl()}`;
       const found = kept.get(node.id);
       drop(node.id); // kept again below as the most recently used
       if (found?.key === key) {

@@ -77,7 +77,7 @@ export function publisherView(publisher: PublisherRow, members?: { rows: MemberR
 
 /** `latest`: the node's latest_version, as the store chose it (RegistryStore.latestVersions). */
 export function nodeView(node: NodeRow, publisher: PublisherRow | undefined, latest: VersionRow | undefined, publicUrl: string): Node {
-  const { publisher_id, updated_at: _updated, generation: _generation, ...fields } = node;
+  const { publisher_id, updated_at: _updated, generation: _generation, versions_generation: _versions, ...fields } = node;
   return {
     ...NODE_BLANKS,
     ...present({

@@ -418,12 +418,27 @@ export const migrations: Migration[] = [
   },
   // The registry's scan of a version's archive (DESIGN.md §10): its findings, as JSON text.
   { name: 'scan-findings', sql: 'ALTER TABLE versions ADD COLUMN findings TEXT;' },
-  // Semver precedence as sortable text (version-order.ts), filled for earlier rows after migrating (db.ts).
+  // Semver precedence as sortable text (version-order.ts), filled for earlier rows after migrating (db.ts);
+  // and a generation of the node's versions alone, which the kept lists of versions go by (a download
+  // moves the node's generation, and dropped every kept list).
   {
     name: 'version-order',
     sql: `
       ALTER TABLE versions ADD COLUMN version_order TEXT;
       CREATE INDEX versions_by_order ON versions(node_id, status, version_order);
+      ALTER TABLE nodes ADD COLUMN versions_generation INTEGER NOT NULL DEFAULT 0;
+      DROP TRIGGER versions_generation_insert;
+      CREATE TRIGGER versions_generation_insert AFTER INSERT ON versions BEGIN
+        UPDATE nodes SET generation = generation + 1, versions_generation = versions_generation + 1 WHERE id = new.node_id;
+      END;
+      DROP TRIGGER versions_generation_update;
+      CREATE TRIGGER versions_generation_update AFTER UPDATE ON versions BEGIN
+        UPDATE nodes SET generation = generation + 1, versions_generation = versions_generation + 1 WHERE id IN (old.node_id, new.node_id);
+      END;
+      DROP TRIGGER versions_generation_delete;
+      CREATE TRIGGER versions_generation_delete AFTER DELETE ON versions BEGIN
+        UPDATE nodes SET generation = generation + 1, versions_generation = versions_generation + 1 WHERE id = old.node_id;
+      END;
     `,
   },
   {

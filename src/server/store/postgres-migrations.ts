@@ -239,12 +239,20 @@ export const postgresMigrations: Migration[] = [
   // The registry's scan of a version's archive (DESIGN.md §10): its findings.
   { name: 'scan-findings', sql: 'ALTER TABLE versions ADD COLUMN findings jsonb;' },
   // Semver precedence as sortable text (version-order.ts), compared byte by byte whatever the database's
-  // collation; filled for earlier rows after migrating (migratePostgres).
+  // collation; filled for earlier rows after migrating (migratePostgres). And a generation of the node's
+  // versions alone, which the kept lists of versions go by (a download moves the node's generation).
   {
     name: 'version-order',
     sql: `
       ALTER TABLE versions ADD COLUMN version_order text COLLATE "C";
       CREATE INDEX versions_by_order ON versions(node_id, status, version_order DESC NULLS LAST);
+      ALTER TABLE nodes ADD COLUMN versions_generation bigint NOT NULL DEFAULT 0;
+      CREATE OR REPLACE FUNCTION versions_touch_node() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP <> 'INSERT' THEN UPDATE nodes SET versions_generation = versions_generation + 1 WHERE id = OLD.node_id; END IF;
+        IF TG_OP <> 'DELETE' THEN UPDATE nodes SET versions_generation = versions_generation + 1 WHERE id = NEW.node_id; END IF;
+        RETURN NULL;
+      END $$;
     `,
   },
   {

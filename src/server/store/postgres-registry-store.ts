@@ -94,7 +94,7 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
   const toNode = (row: Raw | undefined): NodeRow | undefined => {
     if (!row) return undefined;
     const { metadata, seq: _seq, search: _search, ...columns } = row;
-    return nodeFromColumns({ ...columns, generation: Number(columns.generation) }, metadata as Raw);
+    return nodeFromColumns({ ...columns, generation: Number(columns.generation), versions_generation: Number(columns.versions_generation) }, metadata as Raw);
   };
   const toVersion = (row: Raw | undefined): VersionRow | undefined => {
     if (!row) return undefined;

@@ -81,6 +81,8 @@ export interface NodeRow extends NodeFields {
   updated_at: string;
   /** Grows with every write that changes the node's answer (migration 'generations'). */
   generation: number;
+  /** Grows with every write to one of its versions only (migration 'version-order'): a download moves `generation`, not this. */
+  versions_generation: number;
 }
 
 /** What says whether a kept answer of a node is current, and who may read it. */
