@@ -251,9 +251,9 @@ export function createClient(options: ClientOptions) {
             throw apiError(response.status, response.statusText, response.text);
           }
         } catch (error) {
-          // No answer after the whole body is not retried: the registry may still be checking it (as for the API requests).
+          // No answer after the whole body is final (upload.ts): the registry may still be checking it.
           const transient =
-            (error instanceof NetworkError && error.transient && !error.reason.startsWith('no answer')) ||
+            (error instanceof NetworkError && error.transient) ||
             (error instanceof ApiError && (error.status >= 500 || error.status === 408 || error.status === 429));
           if (!transient || attempt >= attempts || input.signal?.aborted) throw input.signal?.aborted ? input.signal.reason : error;
           // as for the API requests: a Retry-After of 429 or 503 is waited instead, up to the timeout

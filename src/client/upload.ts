@@ -52,7 +52,10 @@ export async function putStream(url: string, input: PutInput): Promise<PutResult
     // forever; there is no overall timeout, since a large archive on a slow link takes what it takes.
     let bodySent = false;
     request.setTimeout(input.idleMs, () => {
-      failure ??= new NetworkError(shown, bodySent ? `no answer ${input.answerMs / 1000} s after the upload` : `the upload stalled: nothing sent for ${input.idleMs / 1000} s`);
+      // no answer after the whole body is final: the registry may still be checking it
+      failure ??= bodySent
+        ? new NetworkError(shown, `no answer ${input.answerMs / 1000} s after the upload`, false)
+        : new NetworkError(shown, `the upload stalled: nothing sent for ${input.idleMs / 1000} s`);
       request.destroy();
     });
     let sent = 0;
