@@ -298,7 +298,7 @@ if (s3Server) {
     it('a download read with pauses longer than the socket timeout arrives whole', async () => {
       const s3 = await s3Server;
       const storage = createS3ArchiveStorage({
-        bucket: await s3.bucket(), env: s3.env, spoolDir: tempDir(), timeouts: { connectionTimeout: 5_000, socketTimeout: 300 },
+        bucket: await s3.bucket(), prefix: '', env: s3.env, spoolDir: tempDir(), timeouts: { connectionTimeout: 5_000, socketTimeout: 300 },
       });
       closers.push(() => storage.close?.());
       const bytes = randomBytes(16 * MiB);
