@@ -1,9 +1,9 @@
 // The serialised answer of `GET /nodes/{id}/versions` without findings (the same for every caller),
 // kept per node while the node's versions generation is the one it was built at, as node-answers.ts
 // keeps the node's: every write to a version moves it (migration 'version-order'), a download does
-// not, so counting downloads does not drop the kept lists. A node with
-// thousands of versions answers megabytes that took ~40 µs of CPU per version to build (3,000: 117 ms,
-// measured), which one anonymous client could ask for again and again.
+// not, so counting downloads does not drop the kept lists. A node with thousands of versions answers
+// megabytes that took ~40 µs of CPU per version to build (3,000: 117 ms, measured), which one
+// anonymous client could ask for again and again.
 import type { NodeRow } from './store/registry-store.js';
 
 /** The bytes of the bodies kept, all together, at most: the least recently used go first. */

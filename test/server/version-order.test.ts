@@ -30,4 +30,9 @@ describe('versionOrder', () => {
     const ordered = ['1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0', '1.0.1', '1.2.0', '1.10.0', '2.0.0-0', '2.0.0', '999999999999999.0.0'];
     expect([...ordered].reverse().sort((a, b) => byText(versionOrder(a), versionOrder(b)))).toEqual(ordered);
   });
+
+  it('gives what is not a stored version a key below every version, instead of failing', () => {
+    expect(versionOrder('not-a-version')).toBe('');
+    expect(byText(versionOrder('not-a-version'), versionOrder('0.0.0-0'))).toBe(-1);
+  });
 });

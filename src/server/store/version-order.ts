@@ -12,10 +12,14 @@
 const pad = (digits: string) => digits.padStart(15, '0');
 const identifier = (id: string) => (/^\d+$/.test(id) ? `0${String(id.length).padStart(3, '0')}${id}` : `1${id}`);
 
-/** The sort key of a stored version (`X.Y.Z` or `X.Y.Z-pre`, as normalizeVersion gives it). */
+/**
+ * The sort key of a stored version (`X.Y.Z` or `X.Y.Z-pre`, as normalizeVersion gives it). Anything
+ * else (none is stored; a row from before a rule, at most) gets "", below every version, rather than
+ * stop the store from opening while it fills the keys.
+ */
 export function versionOrder(version: string): string {
   const m = /^(\d+)\.(\d+)\.(\d+)(?:-([^+]*))?/.exec(version);
-  if (!m) throw new Error(`not a stored version: ${version}`);
+  if (!m) return '';
   const core = `${pad(m[1])}.${pad(m[2])}.${pad(m[3])}`;
   return m[4] === undefined ? `${core}~` : `${core}-${m[4].split('.').map(identifier).join('#')}!`;
 }
