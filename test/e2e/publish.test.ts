@@ -121,7 +121,7 @@ describe('nodereg publish', () => {
     expect(json.stdout).not.toContain(server.adminToken);
   });
 
-  it('a version that exists is exit 3 with a hint; --skip-existing is exit 0, warning when the archive differs', async () => {
+  it('a version that exists is exit 3 with a hint; --skip-existing is exit 0 for the same archive, exit 3 for another', async () => {
     const { id, dir } = project();
     expect((await runCli(['publish', dir], { env: env() })).code).toBe(0);
 
@@ -139,9 +139,10 @@ describe('nodereg publish', () => {
 
     writeFileSync(join(dir, 'new.py'), 'changed = True\n');
     const changed = await runCli(['publish', dir, '--skip-existing'], { env: env() });
-    expect(changed.code).toBe(0);
-    expect(changed.stdout).toMatch(new RegExp(`^skipped: ${id} 1\\.0\\.0 is already published on ${server.url} \\(--skip-existing; active\\)\n`));
-    expect(changed.stderr).toMatch(/warning: the published archive differs from the local one \(published sha256 [0-9a-f]{64}, local [0-9a-f]{64}\)/);
+    expect(changed.code).toBe(3);
+    expect(changed.stdout).toBe('');
+    expect(changed.stderr).toMatch(new RegExp(`^error: ${id} 1\\.0\\.0 is already published on ${server.url} with another archive \\(published sha256 [0-9a-f]{64}, local [0-9a-f]{64}\\)\n`));
+    expect(changed.stderr).toContain('hint: bump the version in pyproject.toml and publish that; --skip-existing skips only a version published with the same files');
   });
 
   it('a bad token is exit 4 with a hint naming NODEREG_TOKEN; no token at all too', async () => {

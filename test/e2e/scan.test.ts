@@ -137,9 +137,8 @@ describe('validate, publish and node versions --reasons', () => {
     expect((await fetch(`${server.url}/nodes/flagged-node`)).status).toBe(404);
 
     const published = await runCli(['publish', dir, '--accept-findings', '--json'], { env: env() });
-    expect(published.code, published.stderr).toBe(0);
-    expect(JSON.parse(published.stdout)).toMatchObject({ version: '1.0.0', status: 'NodeVersionStatusFlagged' });
-    expect(published.stderr).toContain('the registry flagged this version: scan: runtime-install at install.py:3');
+    expect(published.code, published.stderr).toBe(2); // registered with its archive, but nobody can install it
+    expect(JSON.parse(published.stdout).error).toMatchObject({ code: 'flagged', message: expect.stringContaining('scan: runtime-install at install.py:3') });
 
     const reasons = await runCli(['node', 'versions', 'flagged-node', '--reasons'], { env: env() });
     expect(reasons.code).toBe(0);

@@ -45,14 +45,26 @@ interface PublishReport {
   skipped: boolean;
 }
 
-const EXISTS_HINT = 'bump the version in pyproject.toml, or pass --skip-existing to treat a published version as success';
+const EXISTS_HINT = 'bump the version in pyproject.toml, or pass --skip-existing to treat the same version with the same archive as success';
+
+/** What each exit code of publish means, for a CI job (README "Publish from CI" says the same). */
+const PUBLISH_EXIT_CODES = `
+Exit codes:
+  0    published; or, with --skip-existing, the same archive was already published
+  1    the registry could not be reached or failed (5xx, 429), also after retries
+  2    invalid project or flags; the local scan found something at or above --fail-on;
+       or the registry flagged the version after its upload (nobody can install it)
+  3    the version exists (with --skip-existing: with another archive, or withdrawn)
+  4    no token, or the registry refused it
+  5    the publisher does not exist
+  130  interrupted by Ctrl-C (SIGINT); 143 by SIGTERM`;
 
 export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('publish [dir]')
     .description('validate, pack and publish the node in dir (default: the current directory), then upload its archive')
     .option('--dry-run', 'validate and pack, then print the request and the file list; send nothing')
-    .option('--skip-existing', 'a version that is already published is success (exit 0), with a warning if its archive differs')
+    .option('--skip-existing', 'a version already published with the same archive is success (exit 0); with another archive, or withdrawn (deleted), it is exit 3')
     .option('--changelog <text>', 'changelog of this version (else env NODEREG_CHANGELOG)')
     .option('--changelog-file <file>', 'read the changelog from a file (- for stdin)')
     .option('--publisher <id>', 'publisher id (overrides [tool.nodereg] publisher)')
@@ -60,7 +72,8 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--max-size <size>', `fail when the archive is larger (default ${formatSize(DEFAULT_MAX_ARCHIVE)})`)
     .addOption(failOnOption(program))
     .option('--accept-findings', 'publish even when the scan finds something at or above --fail-on (the registry may still flag the version)')
-    .action((dir: string | undefined, options: PublishOptions) => publishProject(ctx, dir, options));
+    .action((dir: string | undefined, options: PublishOptions) => publishProject(ctx, dir, options))
+    .addHelpText('after', PUBLISH_EXIT_CODES);
   examples(command, [
     'nodereg publish --dry-run',
     'NODEREG_TOKEN=... nodereg publish --skip-existing --changelog-file CHANGELOG.md',
@@ -177,16 +190,11 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
       }
     });
 
-    if (outcome === 'exists') {
-      if (options.skipExisting) return reportExisting(ctx, client, request, archive, publisherId);
-      throw alreadyPublished(request, client.baseUrl);
-    }
+    if (outcome === 'exists') return reportExisting(ctx, client, request, archive, publisherId, options.skipExisting);
+    // A CI job must see that nobody can install what it published: exit 2, as for the findings of the local scan (DESIGN.md §10).
+    if (outcome.status === 'NodeVersionStatusFlagged') throw flagged(request, client.baseUrl, outcome);
     report(ctx, publisherId, request, outcome, archive);
     if (outcome.status === 'NodeVersionStatusPending') ctx.out.hint('this registry reviews versions by hand: it can be installed once approved');
-    if (outcome.status === 'NodeVersionStatusFlagged') {
-      ctx.out.warn(`the registry flagged this version: ${outcome.status_reason ?? 'no reason given'}`);
-      ctx.out.hint(`see every finding with \`nodereg node versions ${request.nodeId} --reasons\`; an admin can lift the flag`);
-    }
   }, () => rmSync(temp, { recursive: true, force: true }));
 }
 
@@ -206,19 +214,49 @@ async function publisherMissing(client: Client, error: unknown, publisherId: str
   }
 }
 
-/** --skip-existing: the version is there; report it, warning when its archive is not ours. */
-async function reportExisting(ctx: Ctx, client: Client, request: { nodeId: string; version: string }, archive: ArchiveResult, publisherId: string) {
+/**
+ * The version is on the registry already. --skip-existing makes that success only when it is the same
+ * archive and the version can be installed: a withdrawn (Deleted) version can never be published
+ * again, and another archive under the same number is usually a forgotten version bump (exit 3 both).
+ */
+async function reportExisting(
+  ctx: Ctx, client: Client, request: { nodeId: string; version: string }, archive: ArchiveResult, publisherId: string, skipExisting?: boolean,
+) {
   let existing: NodeVersion | undefined;
   try {
     existing = await client.read<NodeVersion>(routes.getNodeVersion, { nodeId: request.nodeId, version: request.version });
   } catch (error) {
+    if (!skipExisting) throw alreadyPublished(request, client.baseUrl);
     throw toCliError(error);
   }
+  const what = `${request.nodeId} ${request.version}`;
+  if (existing.status === 'NodeVersionStatusDeleted') {
+    throw new CliError(`${what} was withdrawn (deleted) on ${client.baseUrl}: a deleted version cannot be published again`, EXIT.conflict, 'conflict', BUMP_HINT, 409);
+  }
+  if (!skipExisting) throw alreadyPublished(request, client.baseUrl);
+  if (existing.status === 'NodeVersionStatusFlagged') throw flagged(request, client.baseUrl, existing);
   if (existing.archive_sha256 && existing.archive_sha256 !== archive.sha256) {
-    ctx.out.warn(`the published archive differs from the local one (published sha256 ${existing.archive_sha256}, local ${archive.sha256}); bump the version to publish these changes`);
+    throw new CliError(
+      `${what} is already published on ${client.baseUrl} with another archive (published sha256 ${existing.archive_sha256}, local ${archive.sha256})`,
+      EXIT.conflict,
+      'conflict',
+      `${BUMP_HINT}; --skip-existing skips only a version published with the same files`,
+      409,
+    );
   }
   report(ctx, publisherId, request, existing, archive, client.baseUrl);
 }
+
+const BUMP_HINT = 'bump the version in pyproject.toml and publish that';
+
+/** A version the registry's scan flagged: registered, with its archive, but nobody can install it until an admin lifts the flag. */
+const flagged = (request: { nodeId: string; version: string }, registry: string, version: NodeVersion) =>
+  new CliError(
+    `the registry flagged ${request.nodeId} ${request.version} (${registry}): ${version.status_reason ?? 'no reason given'}; nobody can install it unless an admin lifts the flag`,
+    EXIT.invalid,
+    'flagged',
+    `see every finding with \`nodereg node versions ${request.nodeId} --reasons\`; fix them and ${BUMP_HINT}, or ask an admin to review it`,
+  );
 
 /** Prints the publish object of DESIGN.md §5 for a version on the registry, and fills GITHUB_OUTPUT. */
 function report(

@@ -1,0 +1,71 @@
+// What a CI job reads from `publish`'s exit code: the real binary, stdout a pipe, CI set, against
+// a registry on port 0 (createRegistryServer, what `nodereg serve` runs). Each case is one a release pipeline meets: a re-run after the
+// version was withdrawn, a tag moved to other files, a version the registry's scan flags.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startServer, type TestServer } from '../helpers.js';
+import { commitAll, gitRepo } from '../package/fixtures.js';
+
+let registry: TestServer;
+
+beforeAll(async () => {
+  registry = await startServer();
+  const created = await runCli(['publisher', 'create', 'ci'], { env: env() });
+  expect(created.code, created.stderr).toBe(0);
+});
+afterAll(() => registry?.close());
+
+const env = () => ({ NODEREG_REGISTRY: registry.url, NODEREG_TOKEN: registry.adminToken });
+
+/** A committed node project; `files` are added to its tree. */
+function project(files: Record<string, string> = {}) {
+  const id = `ci-${randomBytes(4).toString('hex')}`;
+  const dir = commitAll(gitRepo({
+    'pyproject.toml': `[project]\nname = "${id}"\nversion = "1.0.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "ci"\n`,
+    '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+    ...files,
+  }));
+  return { id, dir };
+}
+
+describe('publish in CI: the exit code says what happened', () => {
+  it('--skip-existing for a withdrawn (deleted) version is exit 3, naming it, with a hint to bump the version', { timeout: 60_000 }, async () => {
+    const { id, dir } = project();
+    expect((await runCli(['publish', dir], { env: env() })).code).toBe(0);
+    const withdrawn = await runCli(['version', 'update', id, '1.0.0', '--status', 'deleted'], { env: env() });
+    expect(withdrawn.code, withdrawn.stderr).toBe(0);
+
+    for (const flags of [['--skip-existing'], ['--skip-existing', '--json'], []]) {
+      const again = await runCli(['publish', dir, ...flags], { env: env() });
+      expect(again.code, again.stderr).toBe(3);
+      expect(again.stderr).toContain(`error: ${id} 1.0.0 was withdrawn (deleted) on ${registry.url}: a deleted version cannot be published again\n`);
+      expect(again.stderr).toContain('hint: bump the version in pyproject.toml and publish that\n');
+      if (flags.includes('--json')) expect(JSON.parse(again.stdout)).toMatchObject({ error: { code: 'conflict', status: 409 } });
+      else expect(again.stdout).toBe('');
+    }
+  });
+
+  it('a version the registry flags after its upload is exit 2 (as local findings are), with the reason and what to do', { timeout: 60_000 }, async () => {
+    const { id, dir } = project({ 'nodes/run.py': 'def run(source):\n    return eval(source)\n' });
+    const published = await runCli(['publish', dir, '--accept-findings', '--json'], { env: env() });
+    expect(published.code, published.stderr).toBe(2);
+    const error = JSON.parse(published.stdout).error;
+    expect(error).toMatchObject({ code: 'flagged' });
+    expect(error.message).toMatch(new RegExp(`^the registry flagged ${id} 1\\.0\\.0 \\(${registry.url}\\): scan: dynamic-execution at nodes/run\\.py:2.*; nobody can install it unless an admin lifts the flag$`));
+    expect(error.hint).toContain(`\`nodereg node versions ${id} --reasons\``);
+
+    // The job's re-run with --skip-existing does not turn it green.
+    const rerun = await runCli(['publish', dir, '--accept-findings', '--skip-existing'], { env: env() });
+    expect(rerun.code, rerun.stderr).toBe(2);
+    expect(rerun.stderr).toContain(`error: the registry flagged ${id} 1.0.0`);
+    expect(rerun.stdout).toBe('');
+  });
+
+  it('publish --help lists the exit codes a CI job reads', async () => {
+    const help = await runCli(['publish', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Exit codes:\n  0    published; or, with --skip-existing, the same archive was already published\n');
+    expect(help.stdout).toMatch(/\n  2 .*\n .*or the registry flagged the version after its upload/);
+    expect(help.stdout).toContain('130  interrupted by Ctrl-C (SIGINT); 143 by SIGTERM');
+  });
+});
