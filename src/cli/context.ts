@@ -144,7 +144,7 @@ export class Ctx {
    * A client for the resolved registry. With `requireToken`, a missing token fails before any request.
    * `token` replaces the resolved one (login checks a token before saving it).
    */
-  async client(options: { requireToken?: boolean; token?: string; timeoutMs?: number; retries?: number } = {}): Promise<Client> {
+  async client(options: { requireToken?: boolean; token?: string; timeoutMs?: number; retries?: number; restartWindowMs?: number } = {}): Promise<Client> {
     const connection = await this.connection();
     if (options.token !== undefined) connection.token = options.token;
     if (options.requireToken && !connection.token && connection.unknownProfile) {
@@ -167,6 +167,7 @@ export class Ctx {
       userAgent: `nodereg/${this.version}`,
       timeoutMs: options.timeoutMs,
       retries: options.retries,
+      restartWindowMs: options.restartWindowMs,
       log: verbose ? (line) => this.stderr.write(`${this.out.style('dim', line, this.stderr)}\n`) : undefined,
     });
   }

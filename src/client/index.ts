@@ -8,7 +8,7 @@ import { send, withoutQuery, type Answer } from './http.js';
 
 export { ApiError, NetworkError, RequestInvalidError };
 export type { Answer };
-import { CONTENT_SHA256_HEADER, UPLOAD_ANSWER_TIMEOUT_MS, UPLOAD_IDLE_TIMEOUT_MS } from '../contract/limits.js';
+import { CONTENT_SHA256_HEADER, RESTART_WINDOW_MS, UPLOAD_ANSWER_TIMEOUT_MS, UPLOAD_IDLE_TIMEOUT_MS } from '../contract/limits.js';
 import type { NodeVersion } from '../contract/resources.js';
 import type { BodyOf, Operation, ParamsOf, QueryOf, ResponseOf } from '../contract/operation.js';
 import { buildPath } from '../contract/paths.js';
@@ -25,8 +25,17 @@ const sleep = async (ms: number, signal?: AbortSignal) => (await import('node:ti
 /** Idempotent methods are retried on network errors and on these statuses. */
 const RETRY_METHODS = new Set(['GET', 'PUT', 'DELETE', 'HEAD']);
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
-/** Backoff before retry n: 0.3 s, 0.6 s, 1.2 s … at most 5 s; a Retry-After of 429 or 503 is waited instead, up to the timeout. */
-const backoffMs = (retry: number) => Math.min(5_000, 300 * 2 ** (retry - 1));
+/** Backoff before retry n: 0.3 s, 0.6 s, 1.2 s, then every 2 s; a Retry-After of 429 or 503 is waited instead, up to the timeout. */
+const backoffMs = (retry: number) => Math.min(2_000, 300 * 2 ** (retry - 1));
+/** Network failures of a registry that is restarting (or a link that dropped): retried for RESTART_WINDOW_MS. */
+const RESTART_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+const RESTART_STATUSES = new Set([502, 503, 504]);
+
+/** Whether `failure` looks like a registry that is restarting; a refused connection counts only once the registry has answered in this run. */
+function restarting(failure: ApiError | NetworkError, answeredBefore: boolean): boolean {
+  if (failure instanceof ApiError) return RESTART_STATUSES.has(failure.status);
+  return RESTART_CODES.has(failure.reason) && (answeredBefore || failure.reason !== 'ECONNREFUSED');
+}
 
 /** How long a Retry-After header asks to wait, in ms (seconds or an HTTP date); undefined without one. */
 export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
@@ -41,8 +50,13 @@ export interface ClientOptions {
   token?: string;
   /** Per-request timeout in ms for API calls (uploads have none). */
   timeoutMs?: number;
-  /** Retries of idempotent requests (GET, PUT, DELETE) on network errors, 429 and 502–504, and of a repeatable POST (publish) on a 429 or 503 with Retry-After. */
+  /**
+   * Retries of idempotent requests (GET, PUT, DELETE) on network errors, 429 and 502–504, and of a
+   * repeatable POST (publish) on a 429 or 503 with Retry-After or a connection refused or reset.
+   */
   retries?: number;
+  /** Past `retries`, failures of a restarting registry are retried until this long after the first one (default RESTART_WINDOW_MS). */
+  restartWindowMs?: number;
   userAgent?: string;
   /** Receives one line per request; never sees a token. */
   log?: (line: string) => void;
@@ -60,7 +74,7 @@ export interface UploadInput {
   size: number;
   sha256: string;
   onProgress?: (sentBytes: number, totalBytes: number) => void;
-  /** Attempts in all, for failures that a retry can mend (network, 5xx, 408, 429). */
+  /** Attempts at least, for failures that a retry can mend (network, 5xx, 408, 429); more within the restart window for a restarting registry. */
   attempts?: number;
   /** Delay before retry n (1-based), in ms. */
   backoffMs?: (retry: number) => number;
@@ -127,6 +141,12 @@ export function createClient(options: ClientOptions) {
 
   const timeoutMs = options.timeoutMs ?? 30_000;
   const retries = options.retries ?? 2;
+  const restartWindowMs = options.restartWindowMs ?? RESTART_WINDOW_MS;
+  /** Whether the registry has answered anything in this run: a refused connection then means a restart, not a wrong URL. */
+  let answered = false;
+  /** Whether retry n+1 fits: within `allowed` retries, or, for a restarting registry, within the restart window since `firstFailure`. */
+  const mayRetry = (failure: ApiError | NetworkError, retry: number, allowed: number, firstFailure: number, wait: number) =>
+    retry < allowed || (restarting(failure, answered) && Date.now() - firstFailure + wait <= restartWindowMs);
 
   /**
    * Sends a request, retrying idempotent ones on network errors, 429 and 502–504; resolves with a
@@ -139,12 +159,14 @@ export function createClient(options: ClientOptions) {
   ): Promise<Answer> {
     const requestHeaders = { ...headers, ...init.headers };
     if (init.token === false) delete requestHeaders.authorization;
+    let firstFailure: number | undefined;
     for (let retry = 0; ; retry++) {
       log(`→ ${method} ${url}`);
       let answer: Answer | undefined;
       let failure: ApiError | NetworkError;
       try {
         answer = await send({ method, url, headers: requestHeaders, body: init.body, timeoutMs: init.timeout === false ? undefined : timeoutMs, idleMs: timeoutMs });
+        answered = true;
         log(`← ${answer.status} ${method} ${url}`);
         if (answer.status < 400) {
           if (!init.read) return answer;
@@ -160,12 +182,16 @@ export function createClient(options: ClientOptions) {
       const timedOut = failure instanceof NetworkError && failure.reason === 'no answer in time';
       const transient = failure instanceof NetworkError ? !timedOut && failure.transient : RETRY_STATUSES.has(failure.status);
       const asked = failure instanceof ApiError && (failure.status === 429 || failure.status === 503) ? retryAfterMs(failure.retryAfter) : undefined;
-      // A POST the server makes safe to repeat (a publish) goes again when a 429 or 503 with Retry-After asks.
-      if (!transient || retry >= retries || !(RETRY_METHODS.has(method) || (init.repeatable && asked !== undefined))) throw failure;
+      // A POST the server makes safe to repeat (a publish) goes again when a 429 or 503 with Retry-After
+      // asks, or when its connection was refused or reset (a registry restarting; a kept-alive socket it closed).
+      const dropped = failure instanceof NetworkError && RESTART_CODES.has(failure.reason);
+      const wait = asked ?? backoffMs(retry + 1);
+      firstFailure ??= Date.now();
+      if (!transient || !mayRetry(failure, retry, retries, firstFailure, wait) || !(RETRY_METHODS.has(method) || (init.repeatable && (asked !== undefined || dropped)))) throw failure;
       // a server asking for a longer wait than the timeout gets its error shown, with when to try again
       if (asked !== undefined && asked > timeoutMs) throw failure;
       log(`↻ retry ${retry + 1}: ${method} ${url}`);
-      await sleep(asked ?? backoffMs(retry + 1));
+      await sleep(wait);
     }
   }
 
@@ -225,7 +251,8 @@ export function createClient(options: ClientOptions) {
      */
     async upload(signedUrl: string, input: UploadInput): Promise<NodeVersion> {
       const attempts = input.attempts ?? 3;
-      const backoff = input.backoffMs ?? ((n) => 500 * 2 ** (n - 1));
+      const backoff = input.backoffMs ?? backoffMs;
+      let firstFailure: number | undefined;
       for (let attempt = 1; ; attempt++) {
         try {
           log(`→ PUT ${withoutQuery(signedUrl)} (attempt ${attempt})`);
@@ -255,12 +282,14 @@ export function createClient(options: ClientOptions) {
           const transient =
             (error instanceof NetworkError && error.transient) ||
             (error instanceof ApiError && (error.status >= 500 || error.status === 408 || error.status === 429));
-          if (!transient || attempt >= attempts || input.signal?.aborted) throw input.signal?.aborted ? input.signal.reason : error;
           // as for the API requests: a Retry-After of 429 or 503 is waited instead, up to the timeout
           const asked = error instanceof ApiError && (error.status === 429 || error.status === 503) ? retryAfterMs(error.retryAfter) : undefined;
+          const wait = asked ?? backoff(attempt);
+          firstFailure ??= Date.now();
+          if (!transient || !mayRetry(error as ApiError | NetworkError, attempt - 1, attempts - 1, firstFailure, wait) || input.signal?.aborted) throw input.signal?.aborted ? input.signal.reason : error;
           if (asked !== undefined && asked > timeoutMs) throw error;
           log(`↻ upload attempt ${attempt} failed (${(error as Error).message}); retrying`);
-          await sleep(asked ?? backoff(attempt), input.signal);
+          await sleep(wait, input.signal);
         }
       }
     },

@@ -220,3 +220,10 @@ export const UPLOAD_ANSWER_TIMEOUT_MS = SCAN_TIMEOUT_MS + 60_000;
 export const UPLOAD_IDLE_TIMEOUT_MS = 30_000;
 /** At most this many findings are kept per version (the first, in file and line order); the count says how many there were. */
 export const SCAN_MAX_KEPT_FINDINGS = 200;
+/**
+ * How long the client keeps retrying an idempotent request (and an upload) while the registry looks
+ * like it is restarting: a connection refused or reset, or 502, 503, 504 (a proxy in front of it).
+ * A refused connection before the registry has answered once in a run is not given this time: it is
+ * more often a wrong URL than a restart.
+ */
+export const RESTART_WINDOW_MS = 15_000;

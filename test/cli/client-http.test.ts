@@ -51,12 +51,47 @@ describe('client over node:http', () => {
     expect(lines.join('\n')).not.toContain('secret');
   });
 
-  it('gives up after the retries allowed, with the last error as an ApiError', async () => {
+  it('gives up after the retries allowed (no restart window), with the last error as an ApiError', async () => {
     const { url, seen } = await stand((_req, res) => json(res, 502, { error: 'upstream_error', message: 'down', hint: 'later' }));
-    const error = await createClient({ baseUrl: url, retries: 1 }).call(health).catch((e: unknown) => e);
+    const error = await createClient({ baseUrl: url, retries: 1, restartWindowMs: 0 }).call(health).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 502, code: 'upstream_error', message: 'down', hint: 'later' });
     expect(seen).toHaveLength(2);
+  });
+
+  it('a restarting registry (502 for 2.5 s) is waited for past the retries, within the restart window; then given up', async () => {
+    const started = Date.now();
+    const { url, seen } = await stand((_req, res) => (Date.now() - started < 2_500 ? json(res, 502, { error: 'upstream_error', message: 'restarting' }) : json(res, 200, { ok: true })));
+    expect(await createClient({ baseUrl: url, retries: 1, restartWindowMs: 5_000 }).call(health)).toEqual({ ok: true });
+    expect(seen.length).toBeGreaterThan(2);
+    const down = await stand((_req, res) => json(res, 503, { error: 'unavailable', message: 'restarting' }));
+    const error = await createClient({ baseUrl: down.url, retries: 1, restartWindowMs: 1_500 }).call(health).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 503 });
+    expect(down.seen.length).toBeGreaterThan(2);
+  });
+
+  it('a refused connection: retried within the restart window once the registry has answered, only `retries` times before (a wrong URL)', async () => {
+    const lines: string[] = [];
+    const server = http.createServer((_req, res) => json(res, 200, { ok: true }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const restart = () => new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections());
+
+    // never answered: `retries` (2) and no more, even with a long window
+    await restart();
+    const typo = createClient({ baseUrl: `http://127.0.0.1:${port}`, retries: 2, restartWindowMs: 60_000, log: (line) => lines.push(line) });
+    const refused = await typo.call(health).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ reason: 'ECONNREFUSED' });
+    expect(lines.filter((line) => line.startsWith('↻'))).toHaveLength(2);
+
+    // answered once, then down for 1.5 s: waited for
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    const client = createClient({ baseUrl: `http://127.0.0.1:${port}`, retries: 2, restartWindowMs: 10_000 });
+    expect(await client.call(health)).toEqual({ ok: true });
+    await restart();
+    setTimeout(() => server.listen(port, '127.0.0.1'), 1_500);
+    expect(await client.call(health)).toEqual({ ok: true });
+    await restart();
   });
 
   it('never retries a POST (unless the server refused it with Retry-After), nor a 500 or 4xx', async () => {

@@ -2,6 +2,8 @@
 // a registry on port 0 (createRegistryServer, what `nodereg serve` runs). Each case is one a release pipeline meets: a re-run after the
 // version was withdrawn, a tag moved to other files, a version the registry's scan flags.
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServer, type TestServer } from '../helpers.js';
 import { commitAll, gitRepo } from '../package/fixtures.js';
@@ -67,5 +69,85 @@ describe('publish in CI: the exit code says what happened', () => {
     expect(help.stdout).toContain('Exit codes:\n  0    published; or, with --skip-existing, the same archive was already published\n');
     expect(help.stdout).toMatch(/\n  2 .*\n .*or the registry flagged the version after its upload/);
     expect(help.stdout).toContain('130  interrupted by Ctrl-C (SIGINT); 143 by SIGTERM');
+  });
+});
+
+/**
+ * A registry that restarts: a proxy on 127.0.0.1 in front of the real one that, on a chosen request,
+ * drops it unanswered (or, with `after`, answers it first) and then refuses every connection for `downMs`.
+ */
+async function restartingProxy() {
+  let upstream: URL | undefined;
+  const triggers = new Map<string, { downMs: number; after: boolean }>();
+  const seen: string[] = [];
+  let port = 0;
+  const server = http.createServer((req, res) => {
+    const line = `${req.method} ${req.url!.replace(/\?.*$/, '')}`;
+    seen.push(line);
+    const key = [...triggers.keys()].find((prefix) => line.startsWith(prefix));
+    const trigger = key === undefined ? undefined : triggers.get(key);
+    if (key !== undefined) triggers.delete(key);
+    const goDown = () => {
+      server.close();
+      server.closeAllConnections();
+      setTimeout(() => server.listen(port, '127.0.0.1'), trigger!.downMs);
+    };
+    if (trigger && !trigger.after) {
+      req.socket.destroy();
+      return goDown();
+    }
+    const forward = http.request({ host: upstream!.hostname, port: upstream!.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+      if (trigger) res.on('finish', goDown);
+    });
+    req.pipe(forward);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    forwardTo: (url: string) => (upstream = new URL(url)),
+    /** The next request starting with `prefix` (`PUT /upload`) takes the registry down for `downMs`; with `after`, once it is answered. */
+    restartOn: (prefix: string, downMs: number, after = false) => triggers.set(prefix, { downMs, after }),
+    close: () => new Promise<void>((done) => server.close(() => done()).closeAllConnections()),
+  };
+}
+
+describe('a registry that restarts while a CI job publishes', () => {
+  it('is waited for: down 6 s before the publish request and 6 s during the upload, publish still exits 0', { timeout: 60_000 }, async () => {
+    // the registry's upload URLs go through the proxy too, as behind a load balancer
+    const proxy = await restartingProxy();
+    const behind = await startServer({ publicUrl: proxy.url, adminToken: registry.adminToken });
+    proxy.forwardTo(behind.url);
+    try {
+      expect((await runCli(['publisher', 'create', 'ci'], { env: { ...env(), NODEREG_REGISTRY: behind.url } })).code).toBe(0);
+      const { id, dir } = project();
+      proxy.restartOn('GET /limits', 6_000, true);
+      proxy.restartOn('PUT /upload', 6_000);
+      const published = await runCli(['publish', dir, '--json', '--verbose'], { env: { ...env(), NODEREG_REGISTRY: proxy.url } });
+      expect(published.code, published.stderr).toBe(0);
+      expect(JSON.parse(published.stdout)).toMatchObject({ node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive' });
+      expect(published.stderr).toMatch(/↻ retry \d+: POST .*\/versions/);
+      expect(published.stderr, published.stderr).toMatch(/↻ upload attempt 1 failed/);
+      expect(proxy.seen.filter((line) => line.startsWith('PUT /upload'))).toHaveLength(2);
+    } finally {
+      await proxy.close();
+      await behind.close();
+    }
+  });
+
+  it('a refused connection on the first request (a wrong URL) fails at once: two short retries, exit 1 naming the URL', async () => {
+    const proxy = await restartingProxy();
+    await proxy.close();
+    const started = Date.now();
+    const shown = await runCli(['node', 'show', 'some-node', '--verbose'], { env: { NODEREG_REGISTRY: proxy.url } });
+    expect(shown.code).toBe(1);
+    expect(shown.stderr).toContain('↻ retry 2: GET');
+    expect(shown.stderr).not.toContain('↻ retry 3');
+    expect(shown.stderr).toContain(`error: cannot reach ${proxy.url}/nodes/some-node`);
+    expect(shown.stderr).toMatch(/hint: .*URL/);
+    expect(Date.now() - started).toBeLessThan(10_000); // a wide bound: about 1 s, not the restart window
   });
 });

@@ -71,7 +71,7 @@ export function register(program: Command, ctx: Ctx): void {
  * packed (to a temporary file) only when its size could be over the limit.
  */
 async function checkRegistryLimits(ctx: Ctx, project: Project, unpacked: number): Promise<string | null> {
-  const client = await ctx.client({ retries: 0, timeoutMs: 5_000 });
+  const client = await ctx.client({ retries: 0, restartWindowMs: 0, timeoutMs: 5_000 });
   let limits;
   try {
     limits = await fetchLimits(client);
