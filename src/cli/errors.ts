@@ -1,4 +1,4 @@
-import { ApiError, NetworkError, RequestInvalidError } from '../client/errors.js';
+import { ApiError, ForeignAnswerError, NetworkError, RequestInvalidError } from '../client/errors.js';
 import { fieldKey } from '../contract/field-keys.js';
 
 /** Exit codes of DESIGN.md §5. */
@@ -74,6 +74,9 @@ export function toCliError(error: unknown, hints: Partial<Record<number, string>
     const hint =
       hints[error.status] ?? error.hint ?? (error.status === 429 && error.retryAfter ? `try again in ${error.retryAfter} s` : defaultHints[error.status]);
     return new CliError(`${error.message}${details}`, exitCodeForStatus(error.status), error.code, hint, error.status);
+  }
+  if (error instanceof ForeignAnswerError) {
+    return new CliError(error.message, EXIT.failure, 'bad_answer', 'another server answered, not a nodereg registry: check the registry URL (--registry or NODEREG_REGISTRY)');
   }
   if (error instanceof NetworkError) {
     return new CliError(error.message, EXIT.failure, 'network', 'is the registry running and the URL right? Set it with --registry or NODEREG_REGISTRY; start a local one with `nodereg serve`');

@@ -26,6 +26,14 @@ export class NetworkError extends Error {
   }
 }
 
+/** A 2xx answer that is not what a registry answers: not JSON, or (for a read that must be exact) not the contract's shape. */
+export class ForeignAnswerError extends Error {
+  constructor(readonly url: string, readonly status: number, readonly what: 'not JSON' | 'not the shape of a registry\'s answer') {
+    super(`${url} answered HTTP ${status} with a body that is ${what}`);
+    this.name = 'ForeignAnswerError';
+  }
+}
+
 /** Our own request failed the contract before anything was sent. */
 export class RequestInvalidError extends Error {
   constructor(readonly where: 'params' | 'query' | 'body', readonly details: FieldError[]) {

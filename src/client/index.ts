@@ -3,10 +3,10 @@
 import type { z } from 'zod';
 import { meetsContract, readAnswer, routes, type Route } from '../contract/answers.js';
 import { codeForStatus, fieldErrors, type ErrorBody } from '../contract/errors.js';
-import { ApiError, NetworkError, RequestInvalidError } from './errors.js';
+import { ApiError, ForeignAnswerError, NetworkError, RequestInvalidError } from './errors.js';
 import { send, withoutQuery, type Answer } from './http.js';
 
-export { ApiError, NetworkError, RequestInvalidError };
+export { ApiError, ForeignAnswerError, NetworkError, RequestInvalidError };
 export type { Answer };
 import { CONTENT_SHA256_HEADER, RESTART_WINDOW_MS, UPLOAD_ANSWER_TIMEOUT_MS, UPLOAD_IDLE_TIMEOUT_MS } from '../contract/limits.js';
 import type { NodeVersion } from '../contract/resources.js';
@@ -195,8 +195,11 @@ export function createClient(options: ClientOptions) {
     }
   }
 
-  /** Sends one operation's request and reads its answer (undefined when it has no JSON body). */
-  async function exchange(route: Route, params: Record<string, string>, query: Record<string, unknown>, body: unknown): Promise<unknown> {
+  /**
+   * Sends one operation's request and reads its answer (undefined when it has no JSON body). With
+   * `exact`, an answer that does not meet the contract is a ForeignAnswerError rather than kept as sent.
+   */
+  async function exchange(route: Route, params: Record<string, string>, query: Record<string, unknown>, body: unknown, exact = false): Promise<unknown> {
     const searchParams = new URLSearchParams();
     for (const [key, value] of Object.entries(query)) if (value !== undefined) searchParams.set(key, String(value));
     const qs = searchParams.toString();
@@ -205,11 +208,14 @@ export function createClient(options: ClientOptions) {
     const answer = await request(route.method, url, { ...sent, read: true, repeatable: route.repeatable });
     const text = await answer.text();
     if (route.responseKind !== 'json' || answer.status === 204) return undefined;
+    let data: unknown;
     try {
-      return readAnswer(route.id, text);
+      data = readAnswer(route.id, text);
     } catch {
-      throw new Error(`${url} answered HTTP ${answer.status} with a body that is not JSON`);
+      throw new ForeignAnswerError(url, answer.status, 'not JSON');
     }
+    if (exact && !meetsContract(route.id, data)) throw new ForeignAnswerError(url, answer.status, "not the shape of a registry's answer");
+    return data;
   }
 
   return {
@@ -217,12 +223,15 @@ export function createClient(options: ClientOptions) {
     hasToken: Boolean(options.token),
     url: (path: string) => base + path,
 
-    /** Calls one operation of the contract: validates the input with its schemas, sends it, reads the answer. */
-    async call<O extends Operation>(operation: O, input: CallInput<O> = {}): Promise<ResponseOf<O>> {
+    /**
+     * Calls one operation of the contract: validates the input with its schemas, sends it, reads the
+     * answer; `exact` for a caller that reads the answer's fields as the contract has them (whoami, login).
+     */
+    async call<O extends Operation>(operation: O, input: CallInput<O> = {}, options: { exact?: boolean } = {}): Promise<ResponseOf<O>> {
       const params = validate(operation.params, input.params ?? {}, 'params') as Record<string, string>;
       const query = validate(operation.query, input.query ?? {}, 'query') as Record<string, unknown>;
       const body = operation.bodyKind === 'json' ? validate(operation.body, input.body ?? {}, 'body') : undefined;
-      return (await exchange(operation, params, query, body)) as ResponseOf<O>;
+      return (await exchange(operation, params, query, body, options.exact)) as ResponseOf<O>;
     },
 
     /**

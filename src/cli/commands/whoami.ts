@@ -12,7 +12,7 @@ export function register(program: Command, ctx: Ctx): void {
       .description('show whom the token belongs to: a user and their publishers, or a publisher access token')
       .action(async () => {
         const client = await ctx.client({ requireToken: true });
-        const me = await client.call(getMe).catch((error) => {
+        const me = await client.call(getMe, {}, { exact: true }).catch((error) => {
           throw toCliError(error);
         });
         ctx.out.result(me, () => {
