@@ -117,11 +117,20 @@ function apiError(status: number, statusText: string, text: string, retryAfter?:
     status,
     parsed?.error ?? codeForStatus(status),
     parsed?.message ?? (page ? `HTTP ${status} ${statusText}: ${page}` : text.trim().slice(0, 200) || `HTTP ${status} ${statusText}`),
-    parsed?.hint ?? (page ? 'another server answered (a proxy, or not a registry at all): check the registry URL' : undefined),
+    parsed?.hint ?? (page ? pageHint(status) : undefined),
     parsed?.details,
     retryAfter,
   );
 }
+
+/**
+ * What to do about an HTML error page: a 502–504 page is a proxy's (or load balancer's) saying the
+ * registry behind it is down or restarting; any other is more often a URL that is not a registry's.
+ */
+const pageHint = (status: number) =>
+  RESTART_STATUSES.has(status)
+    ? 'the registry, or a proxy in front of it, is unavailable (it may be restarting): try again later'
+    : 'another server answered (a proxy, or not a registry at all): check the registry URL';
 
 /** An HTML page named by its title, for an error answer that is one (a proxy's or a web server's); undefined for any other text. */
 function htmlPage(text: string): string | undefined {

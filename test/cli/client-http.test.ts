@@ -129,14 +129,20 @@ describe('client over node:http', () => {
     await expect(createClient({ baseUrl: url }).call(health)).rejects.toMatchObject({ status: 418, message: 'short and stout' });
   });
 
-  it('an HTML error page (a proxy or a web server answered) is named by its title, with a hint to check the URL', async () => {
+  it('an HTML error page (a proxy or a web server answered) is named by its title; 502–504: the registry or its proxy is down, else: check the URL', async () => {
     const { url } = await stand((_req, res) => {
       res.writeHead(502, { 'content-type': 'text/html' });
       res.end('<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title><style>body{font:14px sans-serif}</style></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>');
     });
     const error = await createClient({ baseUrl: url }).call(publishVersion, { params: { publisherId: 'p', nodeId: 'n' }, body: { node: { id: 'n' }, node_version: { version: '1.0.0' } } }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 502, message: 'HTTP 502 Bad Gateway: an HTML page titled "502 Bad Gateway", not a registry\'s answer' });
-    expect((error as ApiError).hint).toMatch(/check the registry URL/);
+    expect((error as ApiError).hint).toBe('the registry, or a proxy in front of it, is unavailable (it may be restarting): try again later');
+    const { url: elsewhere } = await stand((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<html><head><title>Not Found</title></head></html>');
+    });
+    const notFound = await createClient({ baseUrl: elsewhere }).call(health).catch((e: unknown) => e);
+    expect((notFound as ApiError).hint).toMatch(/check the registry URL/);
   });
 
   it('a Retry-After longer than the timeout is not waited for: the 429 comes back at once, carrying it', async () => {

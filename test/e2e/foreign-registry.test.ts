@@ -48,3 +48,16 @@ describe('a server that is not a registry', () => {
     expect(existsSync(join(home, '.config', 'nodereg'))).toBe(false);
   });
 });
+
+describe('a proxy in front of the registry', () => {
+  it('answering its HTML 502 page: the hint says the registry or its proxy is unavailable, not to check the URL', async () => {
+    const url = await stand(answer(502, 'text/html', '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>'));
+    // a review is a POST, sent once: its answer comes back at once (a GET would be retried for the restart window first)
+    const result = await runCli(['review', 'some-node', '--star', '5'], { env: { NODEREG_REGISTRY: url, NODEREG_TOKEN: 'nrg_u_test' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'error: HTTP 502 Bad Gateway: an HTML page titled "502 Bad Gateway", not a registry\'s answer\n' +
+        'hint: the registry, or a proxy in front of it, is unavailable (it may be restarting): try again later\n',
+    );
+  });
+});
