@@ -1,10 +1,12 @@
 // The real binary, stdout a pipe, against stand-in servers on 127.0.0.1 that are not a nodereg
 // registry, or are one behind a proxy that is down: what the user reads must say so in plain words,
 // with the documented exit code, never a TypeError.
+import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { constants, deflateRawSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers.js';
 
@@ -59,5 +61,66 @@ describe('a proxy in front of the registry', () => {
       'error: HTTP 502 Bad Gateway: an HTML page titled "502 Bad Gateway", not a registry\'s answer\n' +
         'hint: the registry, or a proxy in front of it, is unavailable (it may be restarting): try again later\n',
     );
+  });
+});
+
+/**
+ * A zip of one entry `bomb.bin` whose deflated data inflates to `inflates` bytes of zeros, while its
+ * headers declare `declares` (a lie when they differ): 1 MiB of zeros deflated once and repeated,
+ * so 2 GiB cost ~2 MB and no time to build. The CRC is not that of the data: a check that reads it
+ * has inflated everything already.
+ */
+function zipBomb(inflates: number, declares = inflates): Buffer {
+  const piece = deflateRawSync(Buffer.alloc(1024 * 1024), { finishFlush: constants.Z_SYNC_FLUSH });
+  const data = Buffer.concat([...Array.from({ length: inflates / (1024 * 1024) }, () => piece), deflateRawSync(Buffer.alloc(0))]);
+  const name = Buffer.from('bomb.bin');
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(20, 4);
+  local.writeUInt16LE(8, 8); // deflate
+  local.writeUInt32LE(data.length, 18);
+  local.writeUInt32LE(declares, 22);
+  local.writeUInt16LE(name.length, 26);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(20, 4);
+  central.writeUInt16LE(20, 6);
+  central.writeUInt16LE(8, 10);
+  central.writeUInt32LE(data.length, 20);
+  central.writeUInt32LE(declares, 24);
+  central.writeUInt16LE(name.length, 28);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(central.length + name.length, 12);
+  end.writeUInt32LE(local.length + name.length + data.length, 16);
+  return Buffer.concat([local, name, data, central, name, end]);
+}
+
+/** A registry whose one version's archive is `archive`, announced with its true size and SHA-256. */
+const registryServing = (archive: Buffer) =>
+  stand((req, res) => {
+    if (req.url!.startsWith('/archives/')) return void res.writeHead(200, { 'content-type': 'application/zip' }).end(archive);
+    const base = `http://${req.headers.host}`;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({
+      id: 'v', node_id: 'bomb', version: '1.0.0', status: 'NodeVersionStatusActive', downloadUrl: `${base}/archives/p/bomb/1.0.0/node.zip`,
+      archive_size: archive.length, archive_sha256: createHash('sha256').update(archive).digest('hex'),
+    }));
+  });
+
+describe('node download of a zip bomb', () => {
+  it.each([
+    ['declaring its 2 GiB', 2 * 1024 ** 3, 2 * 1024 ** 3, /expands to more than 1\.0 GiB \(at entry "bomb\.bin"\), more than a registry takes: refused without inflating it\n/],
+    ['declaring 1 MiB of its 64 MiB', 64 * 1024 ** 2, 1024 ** 2, /too many bytes|expected/],
+  ])('%s: refused (exit 1) without inflating it whole, and nothing is left on disk', { timeout: 60_000 }, async (_what, inflates, declares, reason) => {
+    const url = await registryServing(zipBomb(inflates, declares));
+    const out = tempDir('nodereg-bomb-');
+    const result = await runCli(['node', 'download', 'bomb', '--out', join(out, 'bomb.zip')], { env: { NODEREG_REGISTRY: url } });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/^error: the downloaded file is not a readable zip: /);
+    expect(result.stderr).toMatch(reason);
+    expect(readdirSync(out)).toEqual([]);
   });
 });

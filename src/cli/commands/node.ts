@@ -1,7 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
-import { NODE_STATUS, PAGE } from '../../contract/limits.js';
+import { DEFAULT_MAX_UNPACKED, MAX_ARCHIVE_ENTRIES, NODE_STATUS, PAGE } from '../../contract/limits.js';
 import { normalizeVersion } from '../../contract/version.js';
 import { getNode, installNode, searchNodes, updateNode } from '../../contract/registry.js';
 import { fieldKey } from '../../contract/field-keys.js';
@@ -221,18 +221,30 @@ async function saveArchive(client: Awaited<ReturnType<Ctx['client']>>, version: 
   }
 }
 
-/** Opens the zip and inflates every entry (yauzl checks sizes); resolves to the number of entries. */
+/**
+ * Opens the zip and inflates every entry; resolves to the number of entries. A zip bomb costs no more
+ * than a registry accepts: the sizes the entries declare may add up to DEFAULT_MAX_UNPACKED (the
+ * registry's own limit) at most, checked before each entry is inflated, and yauzl stops an entry that
+ * inflates past its declared size.
+ */
 async function readableZip(path: string): Promise<number> {
   const { default: yauzl } = await import('yauzl');
   return new Promise((resolve, reject) => {
     const fail = (error: Error) => reject(new CliError(`the downloaded file is not a readable zip: ${error.message}`, EXIT.failure, 'bad_archive'));
-    yauzl.open(path, { lazyEntries: true }, (openError, zip) => {
+    yauzl.open(path, { lazyEntries: true, validateEntrySizes: true }, (openError, zip) => {
       if (openError || !zip) return fail(openError ?? new Error('cannot open'));
+      if (zip.entryCount > MAX_ARCHIVE_ENTRIES) return fail(new Error(`it has ${zip.entryCount} entries, more than the ${MAX_ARCHIVE_ENTRIES} a registry takes`));
       let count = 0;
+      let declared = 0;
       zip.on('error', fail);
       zip.on('end', () => resolve(count));
       zip.on('entry', (entry: import('yauzl').Entry) => {
         count++;
+        declared += entry.uncompressedSize;
+        if (declared > DEFAULT_MAX_UNPACKED) {
+          zip.close();
+          return fail(new Error(`it expands to more than ${formatSize(DEFAULT_MAX_UNPACKED)} (at entry "${entry.fileName}"), more than a registry takes: refused without inflating it`));
+        }
         if (entry.fileName.endsWith('/')) return zip.readEntry();
         zip.openReadStream(entry, (streamError, stream) => {
           if (streamError || !stream) return fail(streamError ?? new Error('cannot read an entry'));
