@@ -74,27 +74,16 @@ function zipBomb(inflates: number, declares = inflates): Buffer {
   const piece = deflateRawSync(Buffer.alloc(1024 * 1024), { finishFlush: constants.Z_SYNC_FLUSH });
   const data = Buffer.concat([...Array.from({ length: inflates / (1024 * 1024) }, () => piece), deflateRawSync(Buffer.alloc(0))]);
   const name = Buffer.from('bomb.bin');
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(20, 4);
-  local.writeUInt16LE(8, 8); // deflate
-  local.writeUInt32LE(data.length, 18);
-  local.writeUInt32LE(declares, 22);
-  local.writeUInt16LE(name.length, 26);
-  const central = Buffer.alloc(46);
-  central.writeUInt32LE(0x02014b50, 0);
-  central.writeUInt16LE(20, 4);
-  central.writeUInt16LE(20, 6);
-  central.writeUInt16LE(8, 10);
-  central.writeUInt32LE(data.length, 20);
-  central.writeUInt32LE(declares, 24);
-  central.writeUInt16LE(name.length, 28);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(1, 8);
-  end.writeUInt16LE(1, 10);
-  end.writeUInt32LE(central.length + name.length, 12);
-  end.writeUInt32LE(local.length + name.length + data.length, 16);
+  // [offset, value] of 16-bit fields, then of 32-bit ones (zip's local header, central header, end record)
+  const record = (size: number, short: [number, number][], long: [number, number][]) => {
+    const bytes = Buffer.alloc(size);
+    for (const [at, value] of short) bytes.writeUInt16LE(value, at);
+    for (const [at, value] of long) bytes.writeUInt32LE(value, at);
+    return bytes;
+  };
+  const local = record(30, [[4, 20], [8, 8], [26, name.length]], [[0, 0x04034b50], [18, data.length], [22, declares]]); // 8: deflate
+  const central = record(46, [[4, 20], [6, 20], [10, 8], [28, name.length]], [[0, 0x02014b50], [20, data.length], [24, declares]]);
+  const end = record(22, [[8, 1], [10, 1]], [[0, 0x06054b50], [12, central.length + name.length], [16, local.length + name.length + data.length]]);
   return Buffer.concat([local, name, data, central, name, end]);
 }
 
