@@ -9,8 +9,13 @@ export const EXIT = {
   conflict: 3,
   auth: 4,
   notFound: 5,
+  /** Ctrl-C (SIGINT), and SIGTERM below: 128 + the signal's number, as a shell reports a process the signal ended. */
   interrupted: 130,
+  terminated: 143,
 } as const;
+
+/** The exit code of a run a signal stopped: 130 for SIGINT, 143 for SIGTERM, whichever step it stopped. */
+export const exitCodeForSignal = (signal: unknown): number => (signal === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted);
 
 /** A failure the CLI reports in plain words, with the exit code it ends with and a hint to fix it. */
 export class CliError extends Error {

@@ -1,4 +1,5 @@
 // How the CLI ends, for each of its entries (main.ts, quick-main.ts, quick-publish.ts): the only module that exits.
+import { exitCodeForSignal } from './errors.js';
 
 /**
  * Resolves once everything written to `stream` so far has left the process. A pipe takes 64 KiB at
@@ -24,6 +25,14 @@ async function exitWhenFlushed(code: number): Promise<never> {
   process.exitCode = code;
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);
+}
+
+/**
+ * Ends the process at once for a signal a task caught (project.ts withCleanup, once its files are
+ * gone), with the code a step that handles the signal itself ends with: 130 or 143.
+ */
+export function exitForSignal(signal: NodeJS.Signals): never {
+  process.exit(exitCodeForSignal(signal));
 }
 
 /** An entry's end: output to a reader that went away is dropped, and the process exits with the command's code once flushed. */

@@ -10,6 +10,7 @@ import type { ArchiveResult, Pool } from '../package/zip.js';
 import type { Ctx } from './context.js';
 import { CliError, EXIT, fileProblem, invalidInput } from './errors.js';
 import { table } from './output.js';
+import { exitForSignal } from './exit.js';
 
 export interface ChangelogFlags {
   changelog?: string;
@@ -115,8 +116,8 @@ export interface Interrupts {
 
 /**
  * Runs `task`, then `cleanup`, also when the user interrupts: on SIGINT or SIGTERM the temporary
- * files go first and the signal is raised again, so the process still ends as interrupted (130) —
- * except during a step run with `interrupts.caught`, which is aborted instead.
+ * files go first and the process exits 130 or 143 — except during a step run with
+ * `interrupts.caught`, which is aborted instead and ends with the same code.
  */
 export async function withCleanup<T>(task: (interrupts: Interrupts) => Promise<T>, cleanup: () => void): Promise<T> {
   let catching: AbortController | undefined;
@@ -125,7 +126,7 @@ export async function withCleanup<T>(task: (interrupts: Interrupts) => Promise<T
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     cleanup();
-    process.kill(process.pid, signal);
+    exitForSignal(signal);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

@@ -8,7 +8,7 @@ import { relightImage } from '../../src/contract/proxy.js';
 
 describe('exit codes', () => {
   it('EXIT has the values of DESIGN.md §5', () => {
-    expect(EXIT).toEqual({ ok: 0, failure: 1, invalid: 2, conflict: 3, auth: 4, notFound: 5, interrupted: 130 });
+    expect(EXIT).toEqual({ ok: 0, failure: 1, invalid: 2, conflict: 3, auth: 4, notFound: 5, interrupted: 130, terminated: 143 });
   });
 
   it.each([

@@ -1,11 +1,12 @@
 // What a CI job reads from `publish`'s exit code: the real binary, stdout a pipe, CI set, against
 // a registry on port 0 (createRegistryServer, what `nodereg serve` runs). Each case is one a release pipeline meets: a re-run after the
 // version was withdrawn, a tag moved to other files, a version the registry's scan flags.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startServer, type TestServer } from '../helpers.js';
+import { cliEnv, INSTALLED_BIN, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { commitAll, gitRepo } from '../package/fixtures.js';
 
 let registry: TestServer;
@@ -74,16 +75,19 @@ describe('publish in CI: the exit code says what happened', () => {
 
 /**
  * A registry that restarts: a proxy on 127.0.0.1 in front of the real one that, on a chosen request,
- * drops it unanswered (or, with `after`, answers it first) and then refuses every connection for `downMs`.
+ * drops it unanswered (or, with `after`, answers it first) and then refuses every connection for `downMs`;
+ * or that holds a chosen request, never answering it (a registry that hangs).
  */
 async function restartingProxy() {
   let upstream: URL | undefined;
   const triggers = new Map<string, { downMs: number; after: boolean }>();
+  const holds = new Set<string>();
   const seen: string[] = [];
   let port = 0;
   const server = http.createServer((req, res) => {
     const line = `${req.method} ${req.url!.replace(/\?.*$/, '')}`;
     seen.push(line);
+    if ([...holds].some((prefix) => line.startsWith(prefix))) return;
     const key = [...triggers.keys()].find((prefix) => line.startsWith(prefix));
     const trigger = key === undefined ? undefined : triggers.get(key);
     if (key !== undefined) triggers.delete(key);
@@ -111,6 +115,9 @@ async function restartingProxy() {
     forwardTo: (url: string) => (upstream = new URL(url)),
     /** The next request starting with `prefix` (`PUT /upload`) takes the registry down for `downMs`; with `after`, once it is answered. */
     restartOn: (prefix: string, downMs: number, after = false) => triggers.set(prefix, { downMs, after }),
+    /** Requests starting with `prefix` are never answered, nor their bodies read. */
+    hold: (prefix: string) => holds.add(prefix),
+    unhold: (prefix: string) => holds.delete(prefix),
     close: () => new Promise<void>((done) => server.close(() => done()).closeAllConnections()),
   };
 }
@@ -149,5 +156,49 @@ describe('a registry that restarts while a CI job publishes', () => {
     expect(shown.stderr).toContain(`error: cannot reach ${proxy.url}/nodes/some-node`);
     expect(shown.stderr).toMatch(/hint: .*URL/);
     expect(Date.now() - started).toBeLessThan(10_000); // a wide bound: about 1 s, not the restart window
+  });
+});
+
+describe('a CI job cancelled (SIGTERM) while it publishes', () => {
+  /** Spawns publish, sends `signal` once `ready()` holds, resolves to how it ended and its stderr. */
+  async function cancelled(dir: string, registryUrl: string, ready: () => boolean, signal: NodeJS.Signals) {
+    const child = spawn(process.execPath, [INSTALLED_BIN, 'publish', dir], { env: { ...cliEnv(tempDir()), ...env(), NODEREG_REGISTRY: registryUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const ended = new Promise<{ code: number | null; signal: string | null }>((done) => child.on('close', (code, by) => done({ code, signal: by })));
+    for (let i = 0; i < 200 && !ready(); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(ready()).toBe(true);
+    child.kill(signal);
+    return { ...(await ended), stderr: () => stderr };
+  }
+
+  it('exits 143 before the publish request and after it alike (130 for SIGINT), naming what it leaves behind', { timeout: 60_000 }, async () => {
+    const proxy = await restartingProxy();
+    const behind = await startServer({ publicUrl: proxy.url, adminToken: registry.adminToken });
+    proxy.forwardTo(behind.url);
+    try {
+      expect((await runCli(['publisher', 'create', 'ci'], { env: { ...env(), NODEREG_REGISTRY: behind.url } })).code).toBe(0);
+      // before: the registry holds GET /limits, so the publish request is not sent yet
+      proxy.hold('GET /limits');
+      const early = project();
+      const before = await cancelled(early.dir, proxy.url, () => proxy.seen.includes('GET /limits'), 'SIGTERM');
+      expect({ code: before.code, signal: before.signal }).toEqual({ code: 143, signal: null });
+      expect(proxy.seen.some((line) => line.startsWith('POST'))).toBe(false);
+
+      // after: the version is registered, and the upload hangs
+      const held = new Set(proxy.seen);
+      proxy.unhold('GET /limits');
+      proxy.hold('PUT /upload');
+      for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+        const { id, dir } = project();
+        const during = await cancelled(dir, proxy.url, () => proxy.seen.some((line) => line.startsWith('PUT /upload') && !held.has(line)), signal);
+        for (const line of proxy.seen) held.add(line);
+        expect({ code: during.code, signal: during.signal }).toEqual({ code: signal === 'SIGTERM' ? 143 : 130, signal: null });
+        expect(during.stderr()).toContain(`error: interrupted during the upload: ${id} 1.0.0 is registered on ${proxy.url}`);
+      }
+    } finally {
+      await proxy.close();
+      await behind.close();
+    }
   });
 });

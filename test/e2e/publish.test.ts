@@ -180,7 +180,7 @@ describe('nodereg publish', () => {
 
   it('an upload that keeps failing names the command to resume, and running it again succeeds', async () => {
     const { id, dir } = project();
-    proxy.failPuts = 3;
+    proxy.errorPuts = 3;
     const failed = await runCli(['publish', dir, '--changelog', "it's fixed"], { env: env() });
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(new RegExp(`error: uploading the archive of ${id} 1\\.0\\.0 failed: `));
@@ -368,8 +368,10 @@ describe('interrupting publish', () => {
 interface Proxy {
   url: string;
   target: string;
-  /** How many of the next PUTs to fail (the connection is cut after part of the body is read). */
+  /** How many of the next PUTs to fail (the connection is cut after part of the body is read: retried as a restart, for 15 s). */
   failPuts: number;
+  /** How many of the next PUTs to answer 500 once their body is read (retried three times in all). */
+  errorPuts: number;
   /** While true, PUTs are held: nothing is read, nothing answered. */
   stallPuts: boolean;
   /** How many of the next PUTs reach the registry whole and lose its answer (the connection is cut instead). */
@@ -384,7 +386,7 @@ interface Proxy {
 }
 
 async function startProxy(): Promise<Proxy> {
-  const state = { target: '', failPuts: 0, stallPuts: false, holdPutAnswers: false, heldAnswers: 0, loseAnswers: 0, requests: [] as string[], putSizes: [] as number[], putAuthorizations: [] as (string | undefined)[] };
+  const state = { target: '', failPuts: 0, errorPuts: 0, stallPuts: false, holdPutAnswers: false, heldAnswers: 0, loseAnswers: 0, requests: [] as string[], putSizes: [] as number[], putAuthorizations: [] as (string | undefined)[] };
   const httpServer = http.createServer((req, res) => {
     state.requests.push(`${req.method} ${req.url}`);
     if (req.method === 'PUT') {
@@ -396,6 +398,11 @@ async function startProxy(): Promise<Proxy> {
       }
       let size = 0;
       req.on('data', (chunk: Buffer) => (size += chunk.length));
+      if (state.errorPuts > 0) {
+        state.errorPuts--;
+        req.on('end', () => res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"internal","message":"the disk failed"}'));
+        return;
+      }
       if (state.failPuts > 0) {
         state.failPuts--;
         req.once('data', () => {

@@ -8,7 +8,7 @@ import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
 import type { NodeVersion, PublishResponse, RegistryLimits } from '../../contract/resources.js';
 import type { Ctx } from '../context.js';
-import { CliError, EXIT, toCliError } from '../errors.js';
+import { CliError, EXIT, exitCodeForSignal, toCliError } from '../errors.js';
 import { shellWord } from '../invocation.js';
 import { table } from '../output.js';
 import {
@@ -161,7 +161,7 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
           return publish();
         }));
       } catch (error) {
-        if (signal.aborted) throw left.interrupted('before the registry answered the publish', true);
+        if (signal.aborted) throw left.interrupted(signal.reason, 'before the registry answered the publish', true);
         if (isConflict(error)) return 'exists' as const;
         throw toCliError(error, { 413: ARCHIVE_HINT });
       }
@@ -176,7 +176,7 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
           signal,
         });
       } catch (error) {
-        if (signal.aborted) throw left.uploadInterrupted();
+        if (signal.aborted) throw left.uploadInterrupted(signal.reason);
         if (isConflict(error)) {
           const existing = await client.read<NodeVersion>(routes.getNodeVersion, { nodeId: request.nodeId, version: request.version }).catch(() => undefined);
           // Our archive from an attempt whose answer was lost; no archive yet: another upload holds the version (or held it when its server died).
@@ -357,14 +357,15 @@ function leftBehind(request: { nodeId: string; version: string }, registry: stri
   const withdraw = `nodereg version update ${request.nodeId} ${request.version} --status deleted`;
   const finish = `finish it with \`${resume}\` (it gets a fresh upload URL and uploads again; the version number is not used up), or withdraw it with \`${withdraw}\``;
   return {
-    interrupted(when: string, maybe = false): CliError {
+    /** `by`: the signal (SIGINT, SIGTERM), which gives the exit code. */
+    interrupted(by: unknown, when: string, maybe = false): CliError {
       const what = maybe ? pending.replace(' is registered', ' may be registered') : pending;
-      return new CliError(`interrupted ${when}: ${what}`, EXIT.interrupted, 'interrupted', finish);
+      return new CliError(`interrupted ${when}: ${what}`, exitCodeForSignal(by), 'interrupted', finish);
     },
-    uploadInterrupted(): CliError {
+    uploadInterrupted(by: unknown): CliError {
       // The whole body may have been sent: the registry may have the archive, with its answer not read yet.
       const what = `${request.nodeId} ${request.version} is registered on ${registry}; if its archive did not arrive whole, it is pending: nobody can install it yet`;
-      return new CliError(`interrupted during the upload: ${what}`, EXIT.interrupted, 'interrupted', finish);
+      return new CliError(`interrupted during the upload: ${what}`, exitCodeForSignal(by), 'interrupted', finish);
     },
     uploadFailed(failure: CliError): CliError {
       // Retried already; one more run mends what a retry could (network, 5xx, 408, 429, an expired URL); the rest needs a fix first.
