@@ -122,14 +122,25 @@ async function restartingProxy() {
   };
 }
 
+type RestartingProxy = Awaited<ReturnType<typeof restartingProxy>>;
+
+/** Runs `steps` with a registry of its own behind a restarting proxy (its upload URLs too, as behind a load balancer), publisher `ci` made. */
+async function behindProxy(steps: (proxy: RestartingProxy) => Promise<void>): Promise<void> {
+  const proxy = await restartingProxy();
+  const behind = await startServer({ publicUrl: proxy.url, adminToken: registry.adminToken });
+  proxy.forwardTo(behind.url);
+  try {
+    expect((await runCli(['publisher', 'create', 'ci'], { env: { ...env(), NODEREG_REGISTRY: behind.url } })).code).toBe(0);
+    await steps(proxy);
+  } finally {
+    await proxy.close();
+    await behind.close();
+  }
+}
+
 describe('a registry that restarts while a CI job publishes', () => {
   it('is waited for: down 6 s before the publish request and 6 s during the upload, publish still exits 0', { timeout: 60_000 }, async () => {
-    // the registry's upload URLs go through the proxy too, as behind a load balancer
-    const proxy = await restartingProxy();
-    const behind = await startServer({ publicUrl: proxy.url, adminToken: registry.adminToken });
-    proxy.forwardTo(behind.url);
-    try {
-      expect((await runCli(['publisher', 'create', 'ci'], { env: { ...env(), NODEREG_REGISTRY: behind.url } })).code).toBe(0);
+    await behindProxy(async (proxy) => {
       const { id, dir } = project();
       proxy.restartOn('GET /limits', 6_000, true);
       proxy.restartOn('PUT /upload', 6_000);
@@ -139,10 +150,7 @@ describe('a registry that restarts while a CI job publishes', () => {
       expect(published.stderr).toMatch(/↻ retry \d+: POST .*\/versions/);
       expect(published.stderr, published.stderr).toMatch(/↻ upload attempt 1 failed/);
       expect(proxy.seen.filter((line) => line.startsWith('PUT /upload'))).toHaveLength(2);
-    } finally {
-      await proxy.close();
-      await behind.close();
-    }
+    });
   });
 
   it('a refused connection on the first request (a wrong URL) fails at once: two short retries, exit 1 naming the URL', async () => {
@@ -173,11 +181,7 @@ describe('a CI job cancelled (SIGTERM) while it publishes', () => {
   }
 
   it('exits 143 before the publish request and after it alike (130 for SIGINT), naming what it leaves behind', { timeout: 60_000 }, async () => {
-    const proxy = await restartingProxy();
-    const behind = await startServer({ publicUrl: proxy.url, adminToken: registry.adminToken });
-    proxy.forwardTo(behind.url);
-    try {
-      expect((await runCli(['publisher', 'create', 'ci'], { env: { ...env(), NODEREG_REGISTRY: behind.url } })).code).toBe(0);
+    await behindProxy(async (proxy) => {
       // before: the registry holds GET /limits, so the publish request is not sent yet
       proxy.hold('GET /limits');
       const early = project();
@@ -196,9 +200,6 @@ describe('a CI job cancelled (SIGTERM) while it publishes', () => {
         expect({ code: during.code, signal: during.signal }).toEqual({ code: signal === 'SIGTERM' ? 143 : 130, signal: null });
         expect(during.stderr()).toContain(`error: interrupted during the upload: ${id} 1.0.0 is registered on ${proxy.url}`);
       }
-    } finally {
-      await proxy.close();
-      await behind.close();
-    }
+    });
   });
 });
