@@ -168,7 +168,7 @@ export class Ctx {
       timeoutMs: options.timeoutMs,
       retries: options.retries,
       restartWindowMs: options.restartWindowMs,
-      log: verbose ? (line) => this.stderr.write(`${this.out.style('dim', line, this.stderr)}\n`) : undefined,
+      log: verbose ? (line) => this.out.log(line) : undefined,
     });
   }
 

@@ -113,3 +113,27 @@ describe('node download of a zip bomb', () => {
     expect(readdirSync(out)).toEqual([]);
   });
 });
+
+describe('colour codes in a registry text', () => {
+  const sgr = (code: string) => `\x1b[${code}m`;
+  /** A node whose name and description style themselves: red, dim, then reset, as a hostile registry may send. */
+  const styledNode = (req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (req.url!.startsWith('/nodes/shiny/versions')) return void res.end('[]');
+    res.end(JSON.stringify({ id: 'shiny', name: `${sgr('32')}verified${sgr('39')}`, description: `${sgr('31')}red${sgr('2')} dim${sgr('22')}`, status: 'NodeStatusActive' }));
+  };
+
+  it.each([
+    ['a pipe, no colour', { NO_COLOR: '1' }],
+    ['colours forced on', { NO_COLOR: undefined, FORCE_COLOR: '1' }],
+  ])('are written escaped (%s); only the styles of the CLI itself reach the terminal', async (_what, colour) => {
+    const url = await stand(styledNode);
+    const shown = await runCli(['node', 'show', 'shiny'], { env: { NODEREG_REGISTRY: url, ...colour } });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('\\x1b[32mverified\\x1b[39m');
+    expect(shown.stdout).toContain('\\x1b[31mred\\x1b[2m dim\\x1b[22m');
+    // what is left raw is ours: bold around the title, green around "active"; nothing without FORCE_COLOR
+    const raw = shown.stdout.match(/\x1b\[\d+m/g) ?? [];
+    expect(raw).toEqual(colour.FORCE_COLOR ? [sgr('1'), sgr('22'), sgr('32'), sgr('39')] : []);
+  });
+});
