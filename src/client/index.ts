@@ -31,6 +31,12 @@ const backoffMs = (retry: number) => Math.min(2_000, 300 * 2 ** (retry - 1));
 const RESTART_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
 const RESTART_STATUSES = new Set([502, 503, 504]);
 
+/** A network failure after retries says how long they went on: a refused URL gave up at once, a restart was waited for. */
+function triedFor(failure: unknown, tries: number, since: number): unknown {
+  if (!(failure instanceof NetworkError) || tries < 2) return failure;
+  return new NetworkError(failure.url, `${failure.reason} (${tries} tries in ${((Date.now() - since) / 1000).toFixed(1)} s)`, failure.transient);
+}
+
 /** Whether `failure` looks like a registry that is restarting; a refused connection counts only once the registry has answered in this run. */
 function restarting(failure: ApiError | NetworkError, answeredBefore: boolean): boolean {
   if (failure instanceof ApiError) return RESTART_STATUSES.has(failure.status);
@@ -196,7 +202,9 @@ export function createClient(options: ClientOptions) {
       const dropped = failure instanceof NetworkError && RESTART_CODES.has(failure.reason);
       const wait = asked ?? backoffMs(retry + 1);
       firstFailure ??= Date.now();
-      if (!transient || !mayRetry(failure, retry, retries, firstFailure, wait) || !(RETRY_METHODS.has(method) || (init.repeatable && (asked !== undefined || dropped)))) throw failure;
+      if (!transient || !mayRetry(failure, retry, retries, firstFailure, wait) || !(RETRY_METHODS.has(method) || (init.repeatable && (asked !== undefined || dropped)))) {
+        throw triedFor(failure, retry + 1, firstFailure);
+      }
       // a server asking for a longer wait than the timeout gets its error shown, with when to try again
       if (asked !== undefined && asked > timeoutMs) throw failure;
       log(`↻ retry ${retry + 1}: ${method} ${url}`);
@@ -304,7 +312,8 @@ export function createClient(options: ClientOptions) {
           const asked = error instanceof ApiError && (error.status === 429 || error.status === 503) ? retryAfterMs(error.retryAfter) : undefined;
           const wait = asked ?? backoff(attempt);
           firstFailure ??= Date.now();
-          if (!transient || !mayRetry(error as ApiError | NetworkError, attempt - 1, attempts - 1, firstFailure, wait) || input.signal?.aborted) throw input.signal?.aborted ? input.signal.reason : error;
+          if (input.signal?.aborted) throw input.signal.reason;
+          if (!transient || !mayRetry(error as ApiError | NetworkError, attempt - 1, attempts - 1, firstFailure, wait)) throw triedFor(error, attempt, firstFailure);
           if (asked !== undefined && asked > timeoutMs) throw error;
           log(`↻ upload attempt ${attempt} failed (${(error as Error).message}); retrying`);
           await sleep(wait, input.signal);
