@@ -179,7 +179,7 @@ export function register(program: Command, ctx: Ctx): void {
       // A registry grown onto --database leaves the data dir's own behind: say so, rather than seem to have lost it.
       const localDb = dataDir === undefined ? undefined : join(dataDir, 'registry.db');
       if (localDb && databaseTarget && (databaseTarget.kind !== 'sqlite' || databaseTarget.path !== localDb) && existsSync(localDb)) {
-        info(`warning: ${localDb} holds a registry that this server does not serve (it serves --database); nodereg does not copy it there`);
+        info(`warning: ${localDb} holds a registry that this server does not serve (it serves --database); to move it there, stop the servers and run nodereg restore ${dataDir} --database URL --storage URL (into an empty database)`);
       }
       if (storageUrl) info(`archives: ${storageTarget?.kind === 'local' ? storageTarget.dir : storageUrl.text}`);
       info(`callback key for webhook receivers: ${server.keys.callbackKeyPath ?? 'not written without --data-dir (give one instance --data-dir DIR to have DIR/callback-key)'}`);
