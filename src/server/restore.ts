@@ -195,10 +195,11 @@ async function copyFiles(db: Db, dir: string, storage: ArchiveStorage, report: R
     .prepare(
       `SELECT n.publisher_id, n.id AS node_id, v.version, v.archive_sha256, v.archive_size FROM versions v JOIN nodes n ON n.id = v.node_id
        WHERE v.archive_sha256 IS NOT NULL ORDER BY v.rowid`,
-    )
-    .all() as { publisher_id: string; node_id: string; version: string; archive_sha256: string; archive_size: number | null }[];
-  say(`copying ${archives.length} archive${archives.length === 1 ? '' : 's'}…`);
-  for (const row of archives) {
+    );
+  const count = (db.prepare('SELECT count(*) AS n FROM versions WHERE archive_sha256 IS NOT NULL').get() as { n: number }).n;
+  say(`copying ${count} archive${count === 1 ? '' : 's'}…`);
+  // One row at a time (nothing else reads the source meanwhile), each archive streamed: memory stays flat.
+  for (const row of archives.iterate() as IterableIterator<{ publisher_id: string; node_id: string; version: string; archive_sha256: string; archive_size: number | null }>) {
     const key = archiveKey(row.publisher_id, row.node_id, row.version);
     const file = join(root, ...key.split('/'));
     const what = `the archive of ${row.node_id} ${row.version} (${file})`;
@@ -213,8 +214,8 @@ async function copyFiles(db: Db, dir: string, storage: ArchiveStorage, report: R
     report.archives.bytes += received.size;
   }
   // Result files are small (a request body at most) and expire within a day; one whose file is gone is named, not fatal.
-  const results = db.prepare('SELECT file, content_type FROM proxy_results WHERE file IS NOT NULL ORDER BY rowid').all() as { file: string; content_type: string | null }[];
-  for (const row of results) {
+  const results = db.prepare('SELECT file, content_type FROM proxy_results WHERE file IS NOT NULL ORDER BY rowid');
+  for (const row of results.iterate() as IterableIterator<{ file: string; content_type: string | null }>) {
     const file = join(root, ...(RESULTS_PREFIX + row.file).split('/'));
     const data = await readFile(file).catch(() => undefined);
     if (!data) {
