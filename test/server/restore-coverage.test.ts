@@ -8,7 +8,7 @@ import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { createLocalArchiveStorage } from '../../src/server/archives/storage.js';
 import { openDatabase } from '../../src/server/store/db.js';
-import { migratePostgres } from '../../src/server/store/postgres-registry-store.js';
+import { connectPostgres, migratePostgres } from '../../src/server/store/postgres-registry-store.js';
 import { catalogDifferences, postgresTables, POSTGRES_OWN_TABLES, restore, SEEDED_TABLES, sqliteTables } from '../../src/server/restore.js';
 import { tempDir } from '../helpers.js';
 import { testPostgres } from '../postgres.js';
@@ -79,8 +79,23 @@ describe('the tables restore carries', () => {
     await withPostgres(url, async (sql) => {
       await sql`DROP TABLE badges`;
     });
-    // With the two alike again, the same source goes in.
+    // With the two alike again, the same source goes in, replacing the secret `serve --migrate-only` made.
+    await (await connectPostgres(url)).close();
     const report = await restoreInto(sourceDir(), url);
     expect(report.tables.users).toBe(1);
+    await withPostgres(url, async (sql) => expect((await sql`SELECT secret FROM server_secret`)[0].secret).toBe('ab'.repeat(32)));
+  });
+
+  it.skipIf(!postgresServer)('a row PostgreSQL refuses, after others went in, rolls every row back: the target stays empty', async () => {
+    const url = await (await postgresServer!).database();
+    // jsonb has no \u0000, which SQLite's JSON text may hold: the versions go in after the users, publishers and nodes.
+    const source = sourceDir(`
+      INSERT INTO publishers (id, created_at) VALUES ('p', '2026-01-01');
+      INSERT INTO nodes (id, publisher_id, created_at, updated_at) VALUES ('n', 'p', '2026-01-01', '2026-01-01');
+      INSERT INTO versions (id, node_id, version, created_at, findings) VALUES ('v', 'n', '1.0.0', '2026-01-01', '["\\u0000"]');`);
+    await expect(restoreInto(source, url)).rejects.toThrow(/unsupported Unicode escape sequence|\\u0000/);
+    await withPostgres(url, async (sql) => {
+      for (const table of ['users', 'publishers', 'nodes', 'versions']) expect((await sql`SELECT count(*)::int AS n FROM ${sql(table)}`)[0].n, table).toBe(0);
+    });
   });
 });
