@@ -92,6 +92,7 @@ function reads(built: Built): [string, string | undefined][] {
       list.push([path, undefined], [path, adminToken]);
     }
   }
+  list.push(['/nodes/search?q=relights', undefined], ['/nodes/search?q=shady', undefined]);
   list.push(['/nodes/alpha-node/versions/1.0.0', undefined], ['/nodes/alpha-node/versions/1.1.0', alice.token], ['/nodes/alpha-node/versions/3.0.0', alice.token]);
   for (const publisher of ['acme', 'shady']) list.push([`/publishers/${publisher}`, undefined], [`/publishers/${publisher}`, alice.token], [`/publishers/${publisher}/nodes`, undefined]);
   list.push(['/publishers/acme/invitations', alice.token], ['/users/me', alice.token], ['/users/me/tokens', alice.token], ['/publishers/acme/tokens', alice.token]);

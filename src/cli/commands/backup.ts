@@ -99,6 +99,7 @@ export function register(program: Command, ctx: Ctx): void {
           ...secrets.map((name) => `  ${name}`),
           `  ${BACKUP_COMPLETE}  (written last: the backup is whole)`,
           `restore: stop the server, then serve with --data-dir ${out}`,
+          `grow onto PostgreSQL and S3: nodereg restore ${out} --database postgres://… --storage s3://…`,
         ].join('\n'),
       );
     });
