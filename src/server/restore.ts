@@ -282,7 +282,7 @@ function sqliteTarget(path: string, sourceDir: string): Target {
   const own = new Set([basename(path), `${basename(path)}-wal`, `${basename(path)}-shm`, 'archives']);
   const others = existsSync(dir) ? readdirSync(dir).filter((name) => !own.has(name)) : [];
   if (others.length) {
-    throw new RestoreError(`${dir} already holds ${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''}: the target's dir becomes its data dir`, 'conflict', 'restore into a new, empty directory, e.g. --database NEWDIR/registry.db');
+    throw new RestoreError(`${dir} already holds ${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''}: the target database's dir becomes a data dir, so it must be new`, 'conflict', 'restore into a new, empty directory, e.g. --database NEWDIR/registry.db');
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const db = openDatabase(path);
