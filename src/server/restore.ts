@@ -177,7 +177,7 @@ export async function restore(options: RestoreOptions): Promise<RestoreReport> {
         await storage.close?.();
       }
       options.say(`copying the rows of ${tables.length} tables in one transaction…`);
-      await target.copy(source.db, tables, source.secret, report);
+      await target.copy(source.db, tables, source.secret, report, options.say);
       target.keepFiles?.(source.secret, source.adminToken);
       return report;
     } finally {
@@ -246,7 +246,7 @@ interface Target {
   tables(): Promise<Table[]>;
   /** Refuses (a conflict) a database that holds rows other than those its migrations insert. */
   refuseData(tables: Table[]): Promise<void>;
-  copy(source: Db, tables: Table[], secret: string, report: RestoreReport): Promise<void>;
+  copy(source: Db, tables: Table[], secret: string, report: RestoreReport, say: (line: string) => void): Promise<void>;
   keepFiles?(secret: string, adminToken: string | undefined): void;
   dataDir?: string;
   close(): Promise<void>;
@@ -262,6 +262,12 @@ const holdsData = (names: string[]) =>
 /** The rows of `table`, in the order they were written, one at a time (memory stays flat). */
 const rowsOf = (source: Db, table: Table) =>
   source.prepare(`SELECT ${table.columns.map(quote).join(', ')} FROM ${quote(table.name)} ORDER BY rowid`).iterate() as IterableIterator<Record<string, unknown>>;
+
+function counted(report: RestoreReport, table: Table, rows: number, say: (line: string) => void): void {
+  report.tables[table.name] = rows;
+  report.rows += rows;
+  if (rows) say(`  ${table.name}: ${rows.toLocaleString('en-US')} row${rows === 1 ? '' : 's'}`);
+}
 
 /** The tables the body of a trigger writes (its statements after BEGIN). */
 function writtenBy(triggerSql: string): string[] {
@@ -295,7 +301,7 @@ function sqliteTarget(path: string, sourceDir: string): Target {
     dataDir: dir,
     tables: async () => sqliteTables(db),
     refuseData: async (tables) => refuseData(tables),
-    async copy(source, tables, _secret, report) {
+    async copy(source, tables, _secret, report, say) {
       const copied = new Set(tables.map((t) => t.name));
       db.transaction(() => {
         refuseData(tables);
@@ -311,8 +317,7 @@ function sqliteTarget(path: string, sourceDir: string): Target {
             insert.run(...table.columns.map((c) => row[c]));
             count++;
           }
-          report.tables[table.name] = count;
-          report.rows += count;
+          counted(report, table, count, say);
         }
         for (const trigger of triggers) db.exec(trigger.sql);
         // AUTOINCREMENT counters as far as the source's went (past the ids of rows it deleted, too).
@@ -358,7 +363,7 @@ async function postgresTarget(url: string): Promise<Target> {
   return {
     tables: async () => (await postgresTables(sql)).tables,
     refuseData: (tables) => refuseData(sql, tables),
-    async copy(source, tables, secret, report) {
+    async copy(source, tables, secret, report, say) {
       await sql.begin(async (tx) => {
         await refuseData(tx, tables);
         const { types } = await postgresTables(tx);
@@ -384,8 +389,7 @@ async function postgresTarget(url: string): Promise<Target> {
             if (batch.length >= size) await flush();
           }
           await flush();
-          report.tables[table.name] = count;
-          report.rows += count;
+          counted(report, table, count, say);
         }
         for (const table of tables) await tx.unsafe(`ALTER TABLE ${quote(table.name)} ENABLE TRIGGER USER`);
         // Serial columns continue past the copied ids (and past ids the source used for rows it deleted).
