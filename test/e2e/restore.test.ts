@@ -13,7 +13,7 @@ import { runCli, tempDir, type TestServer } from '../helpers.js';
 import { writeTree } from '../package/fixtures.js';
 import { testPostgres } from '../postgres.js';
 import { testS3 } from '../s3.js';
-import { addMember, call, createPat, createPublisher, createUser, publish, publishAndUpload, type TestUser } from '../server/fixtures.js';
+import { addMember, call, createPat, createPublisher, createUser, makeZip, publish, publishAndUpload, uploadTo, type TestUser } from '../server/fixtures.js';
 import { serve, type Served } from './serve-helper.js';
 
 const postgresServer = testPostgres();
@@ -29,6 +29,9 @@ interface Built {
   bob: TestUser;
   pat: string;
   taskId: string;
+  /** The upload URL the original signed for a version it registered without an archive. */
+  signedUrl: string;
+  originalUrl: string;
 }
 
 /** A registry with something in every table, built through the API of a spawned `nodereg serve`, then stopped and backed up. */
@@ -56,7 +59,8 @@ async function build(): Promise<Built> {
   }
   await publishAndUpload(server, alice.token, 'acme', 'beta-node', '0.1.0', { node: { name: 'Beta Node', supported_os: ['linux'] } });
   await publishAndUpload(server, bob.token, 'shady', 'shady-node', '1.0.0');
-  expect((await publish(server, pat, 'acme', 'alpha-node', '3.0.0')).status).toBe(201); // pending, never uploaded
+  const pending = await publish(server, pat, 'acme', 'alpha-node', '3.0.0'); // registered, its archive never uploaded
+  expect(pending.status).toBe(201);
   const put = (path: string, token: string, body: unknown) => call(server.url, 'PUT', path, { token, body });
   expect((await put('/publishers/acme/nodes/alpha-node/versions/1.0.0', pat, { deprecated: true })).status).toBe(200);
   expect((await put('/publishers/acme/nodes/alpha-node/versions/1.1.0', alice.token, { status: 'NodeVersionStatusDeleted' })).status).toBe(200);
@@ -78,7 +82,7 @@ async function build(): Promise<Built> {
   const backup = join(tempDir(), 'snapshot');
   const backedUp = await runCli(['backup', '--data-dir', dataDir, backup]);
   expect(backedUp.code, backedUp.stderr).toBe(0);
-  return { dataDir, backup, adminToken, alice, bob, pat, taskId: task.body.data.task_id };
+  return { dataDir, backup, adminToken, alice, bob, pat, taskId: task.body.data.task_id, signedUrl: pending.body.signedUrl, originalUrl: served.url };
 }
 
 /** The reads compared, each with the token it is made with (none for the public ones). */
@@ -167,8 +171,12 @@ beforeAll(async () => {
   await original.stop();
 }, 120_000);
 
-async function checkServed(served: Served, built: Built, downloads: Record<string, string>): Promise<void> {
+async function checkServed(served: Served, built: Built, downloads: Record<string, string>, dataDir: string): Promise<void> {
   expect(await answers(served.url, built)).toEqual(expected);
+  // The secret came along: an upload URL the original signed is good here, and the callback key is the same.
+  const uploaded = await uploadTo(built.signedUrl.replace(built.originalUrl, served.url), await makeZip({ 'node.py': '# 3.0.0\n' }));
+  expect(uploaded.status, uploaded.text).toBe(200);
+  expect(readFileSync(join(dataDir, 'callback-key'), 'utf8')).toBe(readFileSync(join(built.dataDir, 'callback-key'), 'utf8'));
   // Downloads: the same bytes as the source's archive files.
   for (const [version, file] of Object.entries(downloads)) {
     const install = await call(served.url, 'GET', `/nodes/alpha-node/install?version=${version}`);
@@ -224,8 +232,9 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     expect(again.stderr).toContain('restore into a new, empty database');
     expect((await postgresDump(databaseUrl)).dump).toEqual(target.dump);
 
-    const served = await serve(['--port', '0', '--data-dir', tempDir()], { env: { ...env, NODEREG_ADMIN_TOKEN: built.adminToken } });
-    await checkServed(served, built, { '2.0.0': archiveFile(built.backup, '2.0.0'), '1.0.0': archiveFile(built.backup, '1.0.0') });
+    const instanceDir = tempDir();
+    const served = await serve(['--port', '0', '--data-dir', instanceDir], { env: { ...env, NODEREG_ADMIN_TOKEN: built.adminToken } });
+    await checkServed(served, built, { '2.0.0': archiveFile(built.backup, '2.0.0'), '1.0.0': archiveFile(built.backup, '1.0.0') }, instanceDir);
     // The AI proxy's result file came along: its URL answers the bytes.
     const status = await call(served.url, 'GET', `/proxy/img/v1/ai/skin-enhancer/${built.taskId}`, { token: built.bob.token });
     const result = await fetch(status.body.data.generated[0]);
@@ -271,7 +280,7 @@ describe('restore into a new SQLite data dir', () => {
     expect(again.code).toBe(3);
 
     const served = await serve(['--port', '0', '--data-dir', dir]);
-    await checkServed(served, built, { '2.0.0': archiveFile(built.backup, '2.0.0') });
+    await checkServed(served, built, { '2.0.0': archiveFile(built.backup, '2.0.0') }, dir);
     // Search finds what it found: the full-text index was built by the target's own triggers.
     expect((await call(served.url, 'GET', '/nodes/search?q=relights')).body.nodes.map((n: { id: string }) => n.id)).toEqual(['alpha-node']);
     expect((await call(served.url, 'GET', '/nodes/search?q=shady')).body.total).toBe(0);
