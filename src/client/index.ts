@@ -37,10 +37,14 @@ function triedFor(failure: unknown, tries: number, since: number): unknown {
   return new NetworkError(failure.url, `${failure.reason} (${tries} tries in ${((Date.now() - since) / 1000).toFixed(1)} s)`, failure.transient);
 }
 
-/** Whether `failure` looks like a registry that is restarting; a refused connection counts only once the registry has answered in this run. */
+/**
+ * Whether `failure` looks like a registry that is restarting. A connection refused or reset counts only
+ * once the registry has answered in this run: before, it is more often a wrong URL (a typo, another
+ * port) than a restart. A 502–504 is a proxy saying the registry behind it is away.
+ */
 function restarting(failure: ApiError | NetworkError, answeredBefore: boolean): boolean {
   if (failure instanceof ApiError) return RESTART_STATUSES.has(failure.status);
-  return RESTART_CODES.has(failure.reason) && (answeredBefore || failure.reason !== 'ECONNREFUSED');
+  return answeredBefore && RESTART_CODES.has(failure.reason);
 }
 
 /** How long a Retry-After header asks to wait, in ms (seconds or an HTTP date); undefined without one. */
@@ -157,7 +161,7 @@ export function createClient(options: ClientOptions) {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const retries = options.retries ?? 2;
   const restartWindowMs = options.restartWindowMs ?? RESTART_WINDOW_MS;
-  /** Whether the registry has answered anything in this run: a refused connection then means a restart, not a wrong URL. */
+  /** Whether the registry has answered anything in this run: a refused or reset connection then means a restart, not a wrong URL. */
   let answered = false;
   /** Whether retry n+1 fits: within `allowed` retries, or, for a restarting registry, within the restart window since `firstFailure`. */
   const mayRetry = (failure: ApiError | NetworkError, retry: number, allowed: number, firstFailure: number, wait: number) =>

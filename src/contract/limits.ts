@@ -223,7 +223,7 @@ export const SCAN_MAX_KEPT_FINDINGS = 200;
 /**
  * How long the client keeps retrying an idempotent request (and an upload) while the registry looks
  * like it is restarting: a connection refused or reset, or 502, 503, 504 (a proxy in front of it).
- * A refused connection before the registry has answered once in a run is not given this time: it is
- * more often a wrong URL than a restart.
+ * A connection refused or reset before the registry has answered once in a run is not given this
+ * time: it is more often a wrong URL than a restart.
  */
 export const RESTART_WINDOW_MS = 15_000;

@@ -123,7 +123,7 @@ describe('colour codes in a registry text', () => {
     res.end(JSON.stringify({ id: 'shiny', name: `${sgr('32')}verified${sgr('39')}`, description: `${sgr('31')}red${sgr('2')} dim${sgr('22')}`, status: 'NodeStatusActive' }));
   };
 
-  it.each([
+  it.each<[string, Record<string, string | undefined>]>([
     ['a pipe, no colour', { NO_COLOR: '1' }],
     ['colours forced on', { NO_COLOR: undefined, FORCE_COLOR: '1' }],
   ])('are written escaped (%s); only the styles of the CLI itself reach the terminal', async (_what, colour) => {
