@@ -255,7 +255,7 @@ const flagged = (request: { nodeId: string; version: string }, registry: string,
     `the registry flagged ${request.nodeId} ${request.version} (${registry}): ${version.status_reason ?? 'no reason given'}; nobody can install it unless an admin lifts the flag`,
     EXIT.invalid,
     'flagged',
-    `see every finding with \`nodereg node versions ${request.nodeId} --reasons\`; fix them and ${BUMP_HINT}, or ask an admin to review it`,
+    `see every finding with \`nodereg node versions ${request.nodeId} --reasons\`; fix them and publish a new version (bump it in pyproject.toml), or ask an admin to review this one`,
   );
 
 /** Prints the publish object of DESIGN.md §5 for a version on the registry, and fills GITHUB_OUTPUT. */
