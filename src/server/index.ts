@@ -241,7 +241,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     },
   });
   // Reads are not rate limited (only changes are): the shortcut never has to count one.
-  const keptReads = createKeptReads(store, ctx.nodeAnswers, accessLog);
+  const keptReads = createKeptReads(store, ctx.nodeAnswers, accessLog, (error) => (backendUnavailable(error) ? internalError(error, options.log) : undefined));
   // The responses begun on each connection and not yet finished: an error of Node's parser there (a
   // pipelined request, a timeout) must not write its answer into the middle of one.
   const responses = new WeakMap<Duplex, ServerResponse[]>();

@@ -9,6 +9,7 @@ import { PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS } from '../../contr
 import { INVITATION_SELECT, MEMBER_SELECT, toInvitation, toMember } from './member-row.js';
 import { NODE_COLUMNS, nextDocument, nodeFromColumns } from './node-document.js';
 import { postgresMigrations } from './postgres-migrations.js';
+import { DATABASE_DEADLINE_MS, watchedSockets, withDeadline } from './postgres-deadline.js';
 import type {
   MemberRole, NodeRow, NodeSort, NodeStamp, PublisherRow, RegistryStore, Reviewed, TokenRow, UserRow, VersionRow,
 } from './registry-store.js';
@@ -70,12 +71,22 @@ export async function migratePostgres(sql: postgres.Sql): Promise<void> {
  * under the database's own rule: one row, inserted once).
  */
 export async function connectPostgres(url: string): Promise<{ store: RegistryStore; tasks: TaskStore; secret: Buffer; close(): Promise<void> }> {
-  const sql = postgres(url, { max: 10, onnotice: () => {} });
+  const sockets = watchedSockets();
+  // `socket` is documented in postgres.js's README ("Custom socket") but missing from its types.
+  const sql = postgres(url, { max: 10, onnotice: () => {}, socket: sockets.socket } as postgres.Options<{}>);
   try {
+    // The migrations have no deadline: instances starting together wait for each other's.
     await migratePostgres(sql);
     await sql`INSERT INTO server_secret (id, secret) VALUES (1, ${randomBytes(32).toString('hex')}) ON CONFLICT (id) DO NOTHING`;
     const [{ secret }] = await sql`SELECT secret FROM server_secret WHERE id = 1`;
-    return { store: createPostgresRegistryStore(sql), tasks: createPostgresTaskStore(sql), secret: Buffer.from(secret as string, 'hex'), close: () => sql.end() };
+    const bounded = <T extends object>(target: T) => withDeadline(target, DATABASE_DEADLINE_MS, () => sockets.closeSilent(DATABASE_DEADLINE_MS));
+    return {
+      store: bounded(createPostgresRegistryStore(sql)),
+      tasks: bounded(createPostgresTaskStore(sql)),
+      secret: Buffer.from(secret as string, 'hex'),
+      // Bounded too: a stopped server never answers the goodbye.
+      close: () => sql.end({ timeout: DATABASE_DEADLINE_MS / 1000 }),
+    };
   } catch (error) {
     await sql.end({ timeout: 1 });
     throw error;
