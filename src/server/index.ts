@@ -90,7 +90,10 @@ export interface RegistryServer {
   keys: ServerKeys;
   /** The budget of the bytes uploads hold in memory (`uploadMemory`). */
   uploadMemory: MemoryBudget;
-  /** The admin token generated into DIR/admin-token on this start (first start without `adminToken`): print it once. */
+  /**
+   * The admin token generated into DIR/admin-token on this start (first start without `adminToken`), once
+   * listening: print it once. None when a shared database kept the admin token it had.
+   */
   generatedAdminToken: string | undefined;
   options: Required<Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>> &
     RegistryServerOptions;
@@ -165,8 +168,9 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   const archives = input.archives ?? createLocalArchiveStorage(join(dataDir!, 'archives'));
   const admin = resolveAdminToken(dataDir, options.adminToken);
   // Requests wait for the admin's token to be in place (listen() waits too).
+  let adminLive = true;
   const ready = Promise.all([
-    bootstrapAdmin(store, admin.token),
+    bootstrapAdmin(store, admin, dataDir, Boolean(input.database?.shared), options.log).then((live) => void (adminLive = live)),
     archives.sweep(),
     rollBackArchiveClaims(store, archives, { shared: input.database?.shared }).then((count) => {
       if (count) options.log?.(`rolled back ${count} upload(s) cut short by a crash; they can be uploaded again`);
@@ -347,7 +351,9 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     archives,
     keys,
     uploadMemory: ctx.uploadMemory,
-    generatedAdminToken: admin.generated ? admin.token : undefined,
+    get generatedAdminToken() {
+      return admin.generated && adminLive ? admin.token : undefined;
+    },
     options,
     publicUrl,
     keptReads: keptReads.answered,

@@ -185,15 +185,18 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     async revokeToken(id) {
       await sql`UPDATE tokens SET revoked_at = ${now()} WHERE id = ${id} AND revoked_at IS NULL`;
     },
-    async ensureBootstrapAdmin(userId, hash, prefix) {
-      await sql.begin(async (tx) => {
+    async ensureBootstrapAdmin(userId, hash, prefix, keepLive) {
+      return sql.begin(async (tx) => {
+        // (The admin's row is locked from here: instances starting together take turns.)
         await tx`INSERT INTO users (id, name, admin, created_at) VALUES (${userId}, 'admin', true, ${now()})
                  ON CONFLICT (id) DO UPDATE SET admin = true`;
+        if (keepLive && (await tx`SELECT 1 FROM tokens WHERE user_id = ${userId} AND name = 'bootstrap' AND hash != ${hash} AND revoked_at IS NULL LIMIT 1`).length) return false;
         const [same] = await tx`SELECT id, user_id FROM tokens WHERE hash = ${hash} FOR UPDATE`;
         if (same && same.user_id !== userId) throw new Error('the admin token is already the token of another user');
         await tx`UPDATE tokens SET revoked_at = ${now()} WHERE user_id = ${userId} AND name = 'bootstrap' AND hash != ${hash} AND revoked_at IS NULL`;
         if (same) await tx`UPDATE tokens SET revoked_at = NULL WHERE id = ${same.id}`;
         else await insertToken(tx, { kind: 'user', userId, name: 'bootstrap', hash, prefix });
+        return true;
       });
     },
 
