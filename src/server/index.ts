@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
-import { DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
+import { CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
 import { MemoryBudget, UPLOAD_MEMORY } from './archives/validate-zip.js';
@@ -344,6 +344,36 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     socket.end(rawErrorResponse(404, 'not_found', `no route for CONNECT ${request.url ?? ''}`.slice(0, 300)));
   });
 
+  // The open connections, for a stop that cuts the stalled ones (close()).
+  const connections = new Set<Duplex>();
+  server.on('connection', (socket: Duplex) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
+  /**
+   * While closing: a connection that has moved no byte for CLOSE_STALLED_MS while its request's body is still
+   * coming in, or while its answer waits for the client to read it, is cut. A stalled upload would hold
+   * the stop for up to the request timeout (1 hour); one making progress finishes. An upload cut here
+   * stored nothing (its claim and file come after the whole body), so it can be retried.
+   */
+  const cutStalled = () => {
+    const seen = new Map<Duplex, { bytes: number; since: number }>();
+    return setInterval(() => {
+      const now = performance.now();
+      for (const socket of connections) {
+        const { bytesRead, bytesWritten, writableLength } = socket as Duplex & { bytesRead: number; bytesWritten: number };
+        const waiting = writableLength > 0 || responses.get(socket)?.some((res) => !res.writableFinished && !res.req.complete);
+        const bytes = bytesRead + bytesWritten;
+        const last = seen.get(socket);
+        if (!waiting || last?.bytes !== bytes) seen.set(socket, { bytes, since: now });
+        else if (now - last.since >= CLOSE_STALLED_MS) {
+          options.log?.(`closing: cut a connection that moved nothing for ${CLOSE_STALLED_MS / 1000} s (a stalled upload or download)`);
+          socket.destroy();
+        }
+      }
+    }, 250);
+  };
+
   return {
     app,
     db,
@@ -374,8 +404,10 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
         // A keep-alive connection busy when closing begins turns idle once its response is sent; close
         // it then, rather than after keepAliveTimeout (which held `serve` open seconds after SIGTERM).
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        const stalled = cutStalled();
         server.close(async () => {
           clearInterval(sweep);
+          clearInterval(stalled);
           for (const task of closers) await task();
           await database.close();
           await archives.close?.();

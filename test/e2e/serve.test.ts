@@ -362,6 +362,66 @@ describe('nodereg serve: graceful close', () => {
   });
 });
 
+describe('nodereg serve: bounded close', () => {
+  it('on SIGTERM an upload making progress finishes, a stalled one is cut after the grace period, nothing half-stored; after a restart the retry works', async () => {
+    const dataDir = tempDir();
+    const served = await serve(['--port', '0', '--data-dir', dataDir], { env: { NODEREG_ADMIN_TOKEN: ADMIN } });
+    expect((await api(served.url, 'POST', '/publishers', { id: 'grace', name: 'Grace' })).status).toBe(201);
+    const publishVersion = async (version: string) => {
+      const published = await api(served.url, 'POST', '/publishers/grace/nodes/slow-node/versions', { node: { id: 'slow-node' }, node_version: { version } });
+      expect(published.status).toBe(201);
+      return published.json.signedUrl as string;
+    };
+    const [stalledUrl, movingUrl] = [await publishVersion('1.0.0'), await publishVersion('1.1.0')];
+    const zip = await exampleZip();
+    const { request } = await import('node:http');
+    /** A PUT of `zip` whose body is written by `send`; resolves to the answer, or to the error that ended it. */
+    const put = (url: string, send: (req: import('node:http').ClientRequest) => void) =>
+      new Promise<{ status?: number; error?: string }>((resolve) => {
+        const req = request(url, { method: 'PUT', headers: { 'content-type': 'application/zip', 'content-length': zip.length } });
+        req.on('response', (res) => res.resume().on('end', () => resolve({ status: res.statusCode })));
+        req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+        req.flushHeaders();
+        send(req);
+      });
+    // Half, then nothing more.
+    const stalled = put(stalledUrl, (req) => req.write(zip.subarray(0, zip.length / 2)));
+    // 1 KiB every 250 ms for 15 s (longer than the grace period), then the rest.
+    let sent = 0;
+    const moving = put(movingUrl, (req) => {
+      const timer = setInterval(() => {
+        if (sent < 60) return void req.write(zip.subarray(sent * 1024, ++sent * 1024));
+        clearInterval(timer);
+        req.end(zip.subarray(sent * 1024));
+      }, 250);
+    });
+    await vi.waitFor(() => expect(readdirSync(join(dataDir, 'archives', '.tmp'))).toHaveLength(2), { timeout: 10_000, interval: 20 });
+
+    const stopped = Date.now();
+    served.child.kill('SIGTERM');
+    expect((await stalled).status).toBeUndefined(); // cut: no answer
+    const cutAfter = Date.now() - stopped;
+    expect(cutAfter).toBeGreaterThanOrEqual(9_000); // the grace period is 10 s of nothing moving
+    expect(cutAfter).toBeLessThan(20_000);
+    expect(await moving).toEqual({ status: 200 });
+    expect(await served.exited).toEqual({ code: 0, signal: null });
+    expect(served.stderr()).toContain('closing: cut a connection that moved nothing for 10 s');
+    expect(readdirSync(join(dataDir, 'archives', '.tmp'))).toEqual([]);
+
+    const again = await serve(['--port', '0', '--data-dir', dataDir], { env: { NODEREG_ADMIN_TOKEN: ADMIN } });
+    // (The admin sees the pending version too: it has no archive.)
+    const versions = (await api(again.url, 'GET', '/nodes/slow-node/versions')).json as { version: string; status: string; archive_sha256?: string }[];
+    expect(versions.map((v) => [v.version, v.status, v.archive_sha256 !== undefined])).toEqual([
+      ['1.1.0', 'NodeVersionStatusActive', true],
+      ['1.0.0', 'NodeVersionStatusPending', false],
+    ]);
+    const retried = await put(stalledUrl.replace(served.url, again.url), (req) => req.end(zip));
+    expect(retried).toEqual({ status: 200 });
+    expect((await again.stop()).code).toBe(0);
+    expect(integrity(join(dataDir, 'registry.db'))).toBe('ok');
+  }, 60_000);
+});
+
 describe('nodereg backup', () => {
   it('takes a consistent snapshot while the server runs', async () => {
     const dataDir = tempDir();
