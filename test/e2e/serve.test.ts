@@ -104,18 +104,36 @@ describe('nodereg serve', () => {
     expect(integrity(join(out, 'registry.db'))).toBe('ok');
   });
 
-  it('writes a JSON access log with --log json, and none with --log off', async () => {
-    const json = await serve(['--port', '0', '--data-dir', tempDir(), '--log', 'json']);
+  it('writes every line as JSON with --log json (start-up, access, closing, the URL line), and no access log with --log off', async () => {
+    const dataDir = tempDir();
+    const json = await serve(['--port', '0', '--data-dir', dataDir, '--log', 'json']);
     await fetch(`${json.url}/healthz`);
     await fetch(`${json.url}/no-such-route`);
     expect((await json.stop()).code).toBe(0);
-    const lines = json
-      .stderr()
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const parsed = (text: string) =>
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = parsed(json.stderr());
+    for (const line of lines) expect(line).toEqual(expect.objectContaining({ time: expect.any(String), level: expect.any(String) }));
     expect(lines).toContainEqual(expect.objectContaining({ method: 'GET', path: '/healthz', status: 200 }));
     expect(lines).toContainEqual(expect.objectContaining({ method: 'GET', path: '/no-such-route', status: 404 }));
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'info', message: `data dir: ${dataDir}` }));
+    expect(lines).toContainEqual(expect.objectContaining({ message: expect.stringMatching(/^admin token \(shown once; also in .*admin-token\): nrg_u_/) }));
+    expect(lines).toContainEqual(expect.objectContaining({ message: expect.stringMatching(/^SIGTERM: closing/) }));
+    expect(parsed(json.stdout())).toEqual([expect.objectContaining({ level: 'info', message: `nodereg registry listening on ${json.url}`, url: json.url })]);
+
+    // A start that fails says so in JSON too.
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    try {
+      const failed = await runCli(['serve', '--port', String((blocker.address() as { port: number }).port), '--data-dir', tempDir(), '--log', 'json']);
+      expect(failed.code).toBe(1);
+      expect(parsed(failed.stderr)).toEqual([expect.objectContaining({ level: 'error', code: 'port_in_use', message: expect.stringContaining('already in use'), hint: expect.any(String) })]);
+    } finally {
+      blocker.close();
+    }
 
     const off = await serve(['--port', '0', '--data-dir', tempDir(), '--log', 'off']);
     await fetch(`${off.url}/healthz`);

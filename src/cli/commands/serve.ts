@@ -6,6 +6,7 @@ import { parseSize } from '../../contract/size.js';
 import type { RegistryServer } from '../../server/index.js';
 import { sameRegistry } from '../config.js';
 import type { Ctx } from '../context.js';
+import type { Output } from '../output.js';
 import { defaultDataDir } from '../data-dir.js';
 import { addProxyFlags, describeProxy, proxyOptionsFromFlags, type ProxyFlags } from '../proxy-flags.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
@@ -66,15 +67,12 @@ function parsePublicUrl(text: string): string {
 const withoutPassword = (text: string) => text.replace(/^(postgres(?:ql)?:\/\/[^:@/]*:)[^/]*@/i, '$1***@');
 
 /** Access log lines: "GET /nodes 200 1.2ms" as is with a time (pretty), or one JSON object per line. */
-function accessLog(format: ServeFlags['log'], write: (line: string) => void): ((line: string) => void) | undefined {
+function accessLog(format: ServeFlags['log'], out: Output): ((line: string) => void) | undefined {
   if (format === 'off') return undefined;
-  if (format === 'pretty') return (line) => write(`${new Date().toISOString().slice(11, 19)} ${line}`);
+  if (format === 'pretty') return (line) => out.info(`${new Date().toISOString().slice(11, 19)} ${line}`);
   return (line) => {
     const request = /^([A-Z]+) (\S+) (\d{3}) ([\d.]+)ms$/.exec(line);
-    const fields = request
-      ? { method: request[1], path: request[2], status: Number(request[3]), ms: Number(request[4]) }
-      : { message: line };
-    write(JSON.stringify({ time: new Date().toISOString(), ...fields }));
+    out.record('info', request ? { method: request[1], path: request[2], status: Number(request[3]), ms: Number(request[4]) } : { message: line });
   };
 }
 
@@ -97,10 +95,12 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--max-archive <size>', 'largest archive accepted, compressed', '200MiB')
     .option('--max-unpacked <size>', 'largest archive accepted, expanded', '1GiB')
     .option('--rate-limit <n/min>', 'mutating requests per minute per user, or per address without a valid token (off unless set)')
-    .addOption(new Option('--log <format>', 'access log on stderr').choices(LOG_FORMATS).default('pretty'))
+    .addOption(new Option('--log <format>', 'access log on stderr; json: every line (start-up, warnings, errors, the URL line on stdout too) is one JSON object').choices(LOG_FORMATS).default('pretty'))
     .option('--migrate-only', 'apply the database migrations and exit (instances starting together wait for each other)')
     .option('--seed', 'on an empty data dir, create an example publisher and a published node')
     .action(async (flags: ServeFlags) => {
+      // With --log json every line on stderr is JSON, from the first (start-up lines, warnings, errors).
+      ctx.out.jsonLines = flags.log === 'json';
       // Every flag is checked before anything starts.
       const port = parsePort(flags.port);
       const maxArchive = parseSizeFlag('--max-archive', flags.maxArchive);
@@ -169,8 +169,8 @@ export function register(program: Command, ctx: Ctx): void {
           maxArchive,
           maxUnpacked,
           rateLimit,
-          log: accessLog(flags.log === 'off' ? 'pretty' : flags.log, info), // errors are logged even with --log off
-          accessLog: accessLog(flags.log, info) ?? false,
+          log: accessLog(flags.log === 'off' ? 'pretty' : flags.log, ctx.out), // errors are logged even with --log off
+          accessLog: accessLog(flags.log, ctx.out) ?? false,
           version: ctx.version,
           adminToken: ctx.env.NODEREG_ADMIN_TOKEN || undefined,
           proxy,
@@ -208,7 +208,8 @@ export function register(program: Command, ctx: Ctx): void {
       }
 
       // The one line on stdout, once the admin token is in place: scripts wait for it and read the URL.
-      ctx.stdout.write(`nodereg registry listening on ${url}\n`);
+      const listening = `nodereg registry listening on ${url}`;
+      ctx.stdout.write(`${ctx.out.jsonLines ? JSON.stringify({ time: new Date().toISOString(), level: 'info', message: listening, url }) : listening}\n`);
 
       if (flags.seed && empty) {
         const adminToken = ctx.env.NODEREG_ADMIN_TOKEN || generated;
