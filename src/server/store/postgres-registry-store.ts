@@ -72,8 +72,11 @@ export async function migratePostgres(sql: postgres.Sql): Promise<void> {
  */
 export async function connectPostgres(url: string): Promise<{ store: RegistryStore; tasks: TaskStore; secret: Buffer; close(): Promise<void> }> {
   const sockets = watchedSockets();
-  // `socket` is documented in postgres.js's README ("Custom socket") but missing from its types.
-  const sql = postgres(url, { max: 10, onnotice: () => {}, socket: sockets.socket } as postgres.Options<{}>);
+  // `socket` is documented in postgres.js's README ("Custom socket") but missing from its types. The
+  // reconnect backoff is at most 1 s (postgres.js's grows to 20 s): the connections closed past the
+  // deadline would keep a database that is back unused for that long.
+  const options = { max: 10, onnotice: () => {}, socket: sockets.socket, backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1) };
+  const sql = postgres(url, options as postgres.Options<{}>);
   try {
     // The migrations have no deadline: instances starting together wait for each other's.
     await migratePostgres(sql);
