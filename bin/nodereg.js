@@ -2,7 +2,7 @@
 // Runs the built CLI. CommonJS (bin/package.json), so that `--version` is answered before Node sets up
 // its ES module loader (~3 ms) and without process.stdout (~2 ms), and so that `node show ID` and a plain
 // `publish` run from CommonJS bundles of their own (src/cli/quick-main.ts, src/cli/quick-publish.ts);
-// everything else imports the ES module bundle.
+// everything else imports the ES module bundle. Those two are compiled with their V8 code cache (bin/compiled.js).
 // A checkout that was never built says how to build it instead of a stack trace.
 'use strict';
 const { existsSync, readFileSync, writeSync } = require('node:fs');
@@ -20,8 +20,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   }
 } else if (existsSync(main)) {
   const quick = require('../dist/cli/quick-args.cjs').quickCommand(argv)?.kind;
-  if (quick === 'node-show') require('../dist/cli/quick.cjs').runQuick(argv, version());
-  else if (quick === 'publish') require('../dist/cli/quick-publish.cjs').runQuickPublish(argv, version());
+  const bundle = (name) => require('./compiled.js').requireCompiled(join(__dirname, '../dist/cli', name));
+  if (quick === 'node-show') bundle('quick.cjs').runQuick(argv, version());
+  else if (quick === 'publish') bundle('quick-publish.cjs').runQuickPublish(argv, version());
   else import(pathToFileURL(main).href);
 } else {
   process.stderr.write('error: nodereg is not built yet: dist/cli/main.js is missing\nhint: run `npm ci` in the checkout (it installs and builds), or `npm run build` after changing the code\n');

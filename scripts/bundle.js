@@ -2,6 +2,7 @@
 // each command, the server, the packer and the prompts in lazy chunks, so a command loads only the
 // code it runs: one file read per chunk instead of hundreds of module files resolved one by one.
 import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
@@ -64,6 +65,8 @@ await build({
   entryPoints: { 'cli/quick': 'src/cli/quick-main.ts', 'cli/quick-args': 'src/cli/quick-args.ts' },
   // loaded only by what a quick command never does (prompts)
   external: ['@inquirer/prompts'],
+  // every import() a require(): bin/compiled.js runs the bundle as a vm.Script, which has no import()
+  supported: { 'dynamic-import': false },
 });
 
 // What a publish needs only on some paths stays in bundles of their own beside it (dist/cli/lazy/),
@@ -112,4 +115,13 @@ await build({
 mkdirSync(resolve(dist, 'wasm'));
 for (const file of ['web-tree-sitter/web-tree-sitter.wasm', 'tree-sitter-python/tree-sitter-python.wasm', 'tree-sitter-javascript/tree-sitter-javascript.wasm']) {
   copyFileSync(require.resolve(file), resolve(dist, 'wasm', file.split('/').pop()));
+}
+
+// The V8 code cache of the two bundles bin/nodereg.js runs for `node show` and `publish` (bin/compiled.js),
+// made by this Node in a process of its own without NODE_OPTIONS, as `nodereg` runs: V8 refuses a cache made
+// with other V8 flags.
+const compiled = resolve(root, 'bin/compiled.js');
+for (const bundle of ['cli/quick.cjs', 'cli/quick-publish.cjs']) {
+  const { NODE_OPTIONS: _flags, ...env } = process.env;
+  execFileSync(process.execPath, ['-e', `require(${JSON.stringify(compiled)}).requireCompiled(${JSON.stringify(resolve(dist, bundle))}, { writeCache: true })`], { env, stdio: 'inherit' });
 }

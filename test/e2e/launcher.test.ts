@@ -4,6 +4,7 @@
 // ES module bundle. An unbuilt checkout: test/e2e/newcomer.test.ts.
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
@@ -12,6 +13,11 @@ import { writeTree } from '../package/fixtures.js';
 const { version } = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8'));
 
 describe('launcher', () => {
+  it('compiles the bundles of `node show` and `publish` with a V8 code cache that this Node takes', () => {
+    const { cacheAccepted } = createRequire(import.meta.url)('../../bin/compiled.js');
+    for (const bundle of ['quick.cjs', 'quick-publish.cjs']) expect(cacheAccepted(resolve(BIN, '../../dist/cli', bundle)), bundle).toBe(true);
+  });
+
   it.each([['--version'], ['-V'], ['--json', '--version']])('%j prints the version of package.json', async (...args) => {
     const result = await runCli(args);
     expect(result).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
