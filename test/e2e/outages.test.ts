@@ -171,9 +171,10 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
       postgresHandle.signal('SIGSTOP');
       try {
         const started = Date.now();
-        const healthz = within(3_000, 'GET /healthz', call(served.url, 'GET', '/healthz'));
+        // Alive, also to a probe that sends a token (it is not looked up).
+        const healthz = [call(served.url, 'GET', '/healthz'), call(served.url, 'GET', '/healthz', { token: alice.token })].map((reply) => within(3_000, 'GET /healthz', reply));
         const replies = await wave();
-        expect((await healthz).status).toBe(200);
+        for (const reply of await Promise.all(healthz)) expect(reply.status).toBe(200);
         for (const reply of replies) expectUnavailable(reply);
         // The deadline is 5 s (one store call); the margin is for a loaded machine.
         expect(Date.now() - started).toBeLessThan(12_000);
