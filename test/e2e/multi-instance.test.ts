@@ -41,7 +41,7 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     await local.stop();
     const grown = await serve(['--port', '0', '--data-dir', dataDir, '--database', await (await postgresServer!).database()]);
     await eventually(() => grown.stderr().includes('callback key') || undefined, 'the start lines');
-    expect(grown.stderr()).toContain(`warning: ${join(dataDir, 'registry.db')} holds a registry that this server does not serve (it serves --database); nodereg does not copy it there`);
+    expect(grown.stderr()).toContain(`warning: ${join(dataDir, 'registry.db')} holds a registry that this server does not serve (it serves --database); to move it there, stop the servers and run nodereg restore ${dataDir} --database URL --storage URL (into an empty database)`);
     await grown.stop();
   });
 

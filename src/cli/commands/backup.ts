@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatSize } from '../../contract/size.js';
 import { BACKUP_COMPLETE, BACKUP_IN_PROGRESS } from '../../server/data-dir.js';
+import { backendUrl, withBackend } from '../backend-urls.js';
 import type { Ctx } from '../context.js';
 import { defaultDataDir } from '../data-dir.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
@@ -32,17 +33,11 @@ export function register(program: Command, ctx: Ctx): void {
     .action(async (outArg: string, flags: { dataDir?: string; database?: string }) => {
       const dataDir = flags.dataDir === undefined ? defaultDataDir(ctx.env) : resolve(flags.dataDir);
       const out = resolve(outArg);
-      const databaseUrl = flags.database ?? (ctx.env.NODEREG_DATABASE_URL || undefined);
+      const databaseUrl = backendUrl(ctx.env, flags.database, '--database', 'NODEREG_DATABASE_URL');
       let dbPath = join(dataDir, 'registry.db');
       if (databaseUrl !== undefined) {
-        const { BackendUrlError, parseDatabaseUrl } = await import('../../server/backends.js');
-        let target: ReturnType<typeof parseDatabaseUrl>;
-        try {
-          target = parseDatabaseUrl(databaseUrl);
-        } catch (error) {
-          if (error instanceof BackendUrlError) throw invalidInput(`${flags.database !== undefined ? '--database' : 'NODEREG_DATABASE_URL'}: ${error.message}`);
-          throw error;
-        }
+        const { parseDatabaseUrl } = await import('../../server/backends.js');
+        const target = (await withBackend(databaseUrl, parseDatabaseUrl))!;
         if (target.kind === 'postgres') {
           throw invalidInput(
             'nodereg backup copies SQLite registries only; a PostgreSQL registry is backed up with PostgreSQL\'s own tools',
@@ -99,6 +94,7 @@ export function register(program: Command, ctx: Ctx): void {
           ...secrets.map((name) => `  ${name}`),
           `  ${BACKUP_COMPLETE}  (written last: the backup is whole)`,
           `restore: stop the server, then serve with --data-dir ${out}`,
+          `grow onto PostgreSQL and S3: nodereg restore ${out} --database postgres://… --storage s3://…`,
         ].join('\n'),
       );
     });

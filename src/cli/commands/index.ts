@@ -37,6 +37,7 @@ export const commands: CommandEntry[] = [
   { name: 'validate', summary: "check pyproject.toml, the file set and the registry's archive limits; every problem at once", load: () => import('./validate.js') },
   { name: 'init', summary: 'create pyproject.toml, or add the [tool.nodereg] table to an existing one', load: () => import('./init.js') },
   { name: 'backup', summary: 'copy a consistent snapshot of a registry data dir, also while it serves', load: () => import('./backup.js') },
+  { name: 'restore', summary: 'copy a registry data dir into PostgreSQL and S3, or into a new SQLite data dir', load: () => import('./restore.js') },
 ];
 
 /** Adds an "Examples:" block to a command's help. */

@@ -8,6 +8,7 @@ import { sameRegistry } from '../config.js';
 import type { Ctx } from '../context.js';
 import type { Output } from '../output.js';
 import { defaultDataDir } from '../data-dir.js';
+import { backendUrl, withBackend, withoutPassword } from '../backend-urls.js';
 import { addProxyFlags, describeProxy, proxyOptionsFromFlags, type ProxyFlags } from '../proxy-flags.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
 import { examples } from './index.js';
@@ -63,9 +64,6 @@ function parsePublicUrl(text: string): string {
   return text.replace(/\/+$/, '');
 }
 
-/** A database URL as it may be printed (start-up lines, errors): its password (to the last @ of the host part) replaced by ***. */
-const withoutPassword = (text: string) => text.replace(/^(postgres(?:ql)?:\/\/[^:@/]*:)[^/]*@/i, '$1***@');
-
 /** Access log lines: "GET /nodes 200 1.2ms" as is with a time (pretty), or one JSON object per line. */
 function accessLog(format: ServeFlags['log'], out: Output): ((line: string) => void) | undefined {
   if (format === 'off') return undefined;
@@ -114,21 +112,10 @@ export function register(program: Command, ctx: Ctx): void {
 
       const { createRegistryServer } = await import('../../server/index.js');
       const backends = await import('../../server/backends.js');
-      // A flag wins over its environment variable; a bad URL names whichever was used.
-      const urlOf = (flag: string | undefined, flagName: string, env: string) =>
-        flag !== undefined ? { text: flag, name: flagName } : ctx.env[env] ? { text: ctx.env[env]!, name: env } : undefined;
-      const databaseUrl = urlOf(flags.database, '--database', 'NODEREG_DATABASE_URL');
-      const storageUrl = urlOf(flags.storage, '--storage', 'NODEREG_STORAGE_URL');
-      const checked = async <T>(url: { text: string; name: string } | undefined, use: (text: string) => T | Promise<T>): Promise<T | undefined> => {
-        try {
-          return url && (await use(url.text));
-        } catch (error) {
-          if (error instanceof backends.BackendUrlError) throw invalidInput(`${url!.name}: ${error.message}`);
-          throw new CliError(`cannot open ${url!.name} ${withoutPassword(url!.text)}: ${(error as Error).message}`, EXIT.failure, 'data_dir');
-        }
-      };
-      const databaseTarget = await checked(databaseUrl, backends.parseDatabaseUrl);
-      const storageTarget = await checked(storageUrl, backends.parseStorageUrl);
+      const databaseUrl = backendUrl(ctx.env, flags.database, '--database', 'NODEREG_DATABASE_URL');
+      const storageUrl = backendUrl(ctx.env, flags.storage, '--storage', 'NODEREG_STORAGE_URL');
+      const databaseTarget = await withBackend(databaseUrl, backends.parseDatabaseUrl);
+      const storageTarget = await withBackend(storageUrl, backends.parseStorageUrl);
       // With PostgreSQL an instance needs no local state: without --data-dir it has none.
       const stateless = flags.dataDir === undefined && databaseTarget?.kind === 'postgres';
       const dataDir = stateless ? undefined : flags.dataDir === undefined ? defaultDir : resolve(flags.dataDir);
@@ -149,12 +136,12 @@ export function register(program: Command, ctx: Ctx): void {
       }
       if (flags.migrateOnly) {
         if (!databaseTarget) throw invalidInput('--migrate-only needs --database (or NODEREG_DATABASE_URL)', '--database postgres://user:pass@host:5432/db --migrate-only');
-        await checked(databaseUrl, () => backends.migrateOnly(databaseTarget));
+        await withBackend(databaseUrl, () => backends.migrateOnly(databaseTarget));
         info(`migrations applied to ${databaseUrl!.name}`);
         return;
       }
-      const archives = await checked(storageUrl, () => backends.openStorageTarget(storageTarget!, ctx.env));
-      const database = await checked(databaseUrl, () => backends.openDatabaseTarget(databaseTarget!));
+      const archives = await withBackend(storageUrl, () => backends.openStorageTarget(storageTarget!, ctx.env));
+      const database = await withBackend(databaseUrl, () => backends.openDatabaseTarget(databaseTarget!));
       let server: RegistryServer;
       try {
         server = createRegistryServer({
@@ -192,7 +179,7 @@ export function register(program: Command, ctx: Ctx): void {
       // A registry grown onto --database leaves the data dir's own behind: say so, rather than seem to have lost it.
       const localDb = dataDir === undefined ? undefined : join(dataDir, 'registry.db');
       if (localDb && databaseTarget && (databaseTarget.kind !== 'sqlite' || databaseTarget.path !== localDb) && existsSync(localDb)) {
-        info(`warning: ${localDb} holds a registry that this server does not serve (it serves --database); nodereg does not copy it there`);
+        info(`warning: ${localDb} holds a registry that this server does not serve (it serves --database); to move it there, stop the servers and run nodereg restore ${dataDir} --database URL --storage URL (into an empty database)`);
       }
       if (storageUrl) info(`archives: ${storageTarget?.kind === 'local' ? storageTarget.dir : storageUrl.text}`);
       info(`callback key for webhook receivers: ${server.keys.callbackKeyPath ?? 'not written without --data-dir (give one instance --data-dir DIR to have DIR/callback-key)'}`);

@@ -33,7 +33,7 @@ const MAX_SLEEP_MS = 30_000;
 /** Deliveries claimed per scheduler round. */
 const CLAIM_BATCH = 20;
 /** Where sandbox result files live in the archive storage (no publisher id starts with "_"). */
-const RESULTS_PREFIX = '_proxy-results/';
+export const RESULTS_PREFIX = '_proxy-results/';
 
 export type ProxyService = ReturnType<typeof createProxyService>;
 

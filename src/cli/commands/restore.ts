@@ -1,0 +1,78 @@
+import { dirname, join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { formatSize } from '../../contract/size.js';
+import { backendUrl, withBackend, withoutPassword } from '../backend-urls.js';
+import type { Ctx } from '../context.js';
+import { CliError, EXIT, invalidInput } from '../errors.js';
+import { examples } from './index.js';
+
+const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+
+export function register(program: Command, ctx: Ctx): void {
+  const command = program
+    .command('restore <source>')
+    .description("copy a registry data dir (one `nodereg backup` made, or a stopped server's) into PostgreSQL and S3, or into a new SQLite data dir")
+    .option('--database <url>', 'where the registry goes: postgres://user:pass@host:port/db (an empty database), or a new SQLite file whose dir becomes a data dir (DIR/registry.db); env NODEREG_DATABASE_URL')
+    .option('--storage <url>', 'where the archives go: s3://bucket/prefix or a directory (default with SQLite: DIR/archives beside the database; needed with PostgreSQL); env NODEREG_STORAGE_URL')
+    .action(async (sourceArg: string, flags: { database?: string; storage?: string }) => {
+      const source = resolve(sourceArg);
+      const backends = await import('../../server/backends.js');
+      const databaseUrl = backendUrl(ctx.env, flags.database, '--database', 'NODEREG_DATABASE_URL');
+      if (!databaseUrl) throw invalidInput('restore needs --database (or NODEREG_DATABASE_URL): the database the registry goes into', '--database postgres://user:pass@host:5432/db, or --database NEWDIR/registry.db');
+      const database = (await withBackend(databaseUrl, backends.parseDatabaseUrl))!;
+      let storageUrl = backendUrl(ctx.env, flags.storage, '--storage', 'NODEREG_STORAGE_URL');
+      if (!storageUrl) {
+        if (database.kind === 'postgres') throw invalidInput('with --database postgres://… restore needs --storage (or NODEREG_STORAGE_URL): where the archives go', '--storage s3://bucket/prefix, the same URL the instances will serve with');
+        storageUrl = { text: join(dirname(database.path), 'archives'), name: 'the archive dir' };
+      }
+      const storage = (await withBackend(storageUrl, backends.parseStorageUrl))!;
+      const target = database.kind === 'postgres' ? withoutPassword(database.url) : database.path;
+
+      const { restore, RestoreError } = await import('../../server/restore.js');
+      let report: Awaited<ReturnType<typeof restore>>;
+      try {
+        report = await restore({
+          source,
+          database,
+          storage: async () => (await withBackend(storageUrl, () => backends.openStorageTarget(storage, ctx.env)))!,
+          say: (line) => ctx.out.info(line),
+        });
+      } catch (error) {
+        if (error instanceof CliError) throw error;
+        if (error instanceof RestoreError) {
+          const exit = { source: EXIT.invalid, busy: EXIT.conflict, conflict: EXIT.conflict, archive: EXIT.failure }[error.kind];
+          throw new CliError(`${error.message}; the target database was left as it was`, exit, `restore_${error.kind}`, error.hint);
+        }
+        throw new CliError(`restore into ${target} failed: ${(error as Error).message}; the target database was left as it was, run the same restore again`, EXIT.failure, 'restore');
+      }
+
+      const storageText = storage.kind === 'local' ? storage.dir : storageUrl.text;
+      const adminFile = join(source, 'admin-token');
+      const serveLine =
+        database.kind === 'postgres'
+          ? `nodereg serve --database '${target}' --storage ${storageText}${report.adminToken ? ` (with NODEREG_ADMIN_TOKEN="$(cat ${adminFile})")` : ''}`
+          : `nodereg serve --data-dir ${report.dataDir}${database.path === join(report.dataDir!, 'registry.db') ? '' : ` --database ${database.path}`}${storage.kind === 'local' && storage.dir === join(report.dataDir!, 'archives') ? '' : ` --storage ${storageText}`}`;
+      const sizes = Object.entries(report.tables).map(([name, rows]) => `${name} ${rows}`).join(', ');
+      ctx.out.result(
+        { source, database: target, storage: storageText, ...report },
+        [
+          `restored ${source} into ${target}:`,
+          `  rows        ${plural(report.rows, 'row')} in ${plural(Object.keys(report.tables).length, 'table')} (${sizes}), in one transaction`,
+          `  archives    ${plural(report.archives.files, 'file')}, ${formatSize(report.archives.bytes)}, each SHA-256 checked, into ${storageText}`,
+          `  AI results  ${plural(report.results.files, 'file')}, ${formatSize(report.results.bytes)}${report.results.missing ? ` (${report.results.missing} without a file)` : ''}`,
+          database.kind === 'postgres' ? '  secret      into the database' : `  secret      ${join(report.dataDir!, 'secret')}`,
+          report.adminToken
+            ? database.kind === 'postgres'
+              ? `  admin token ${adminFile}: give it to every instance as NODEREG_ADMIN_TOKEN (one started without the variable keeps it too)`
+              : `  admin token ${join(report.dataDir!, 'admin-token')}`
+            : '  admin token none in the source (NODEREG_ADMIN_TOKEN was used)',
+          `serve it: ${serveLine}`,
+        ].join('\n'),
+      );
+    });
+  examples(command, [
+    'nodereg backup ./snapshot && nodereg restore ./snapshot --database postgres://nodereg:secret@db.internal:5432/nodereg --storage s3://registry-archives/prod',
+    'NODEREG_DATABASE_URL=postgres://… NODEREG_STORAGE_URL=s3://bucket/prefix nodereg restore ~/.local/share/nodereg',
+    'nodereg restore ./snapshot --database ./new-data/registry.db',
+  ]);
+}
