@@ -2,7 +2,7 @@
 // free port, as the `postgres` user when run as root (PostgreSQL refuses root). Plain JavaScript, so
 // that the tests (test/postgres.ts) and the benchmarks (bench/instances.js) share it.
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +50,12 @@ export async function startPostgres(bin) {
         const name = `test_${++count}`;
         await admin.unsafe(`CREATE DATABASE ${name}`);
         return `postgres://nodereg@127.0.0.1:${port}/${name}`;
+      },
+      /** Sends SIGSTOP or SIGCONT to the server and its children (a frozen host: connections stay open, nothing answers). */
+      signal(signal) {
+        const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+        const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+        for (const pid of [postmaster, ...children]) process.kill(pid, signal);
       },
     },
     async stop() {

@@ -6,6 +6,8 @@ import { binDir, startPostgres } from './postgres-server.js';
 export interface TestPostgres {
   /** A fresh, empty database's URL. */
   database(): Promise<string>;
+  /** SIGSTOP freezes the server and its backends (connections stay open, nothing answers); SIGCONT thaws them. */
+  signal(signal: 'SIGSTOP' | 'SIGCONT'): void;
 }
 
 let started: Promise<TestPostgres> | undefined;

@@ -88,19 +88,31 @@ export class Output {
     if (text !== '') this.stdout.write(printable(text.endsWith('\n') ? text : `${text}\n`));
   }
 
+  /** Every line on stderr as one JSON object, `{time, level, message, …}` (`serve --log json`, for log shippers). */
+  jsonLines = false;
+
+  /** One JSON line on stderr. */
+  record(level: 'info' | 'warn' | 'hint' | 'error', fields: Record<string, unknown>): void {
+    this.stderr.write(`${jsonText({ time: new Date().toISOString(), level, ...fields })}\n`);
+  }
+
   info(text: string): void {
+    if (this.jsonLines) return this.record('info', { message: asInvoked(text, this.command) });
     this.stderr.write(`${printable(asInvoked(text, this.command))}\n`);
   }
 
   success(text: string): void {
+    if (this.jsonLines) return this.record('info', { message: text });
     this.stderr.write(`${printable(`${this.style('green', '✔', this.stderr)} ${text}`)}\n`);
   }
 
   warn(text: string): void {
+    if (this.jsonLines) return this.record('warn', { message: text });
     this.stderr.write(`${printable(`${this.style('yellow', 'warning:', this.stderr)} ${text}`)}\n`);
   }
 
   hint(text: string): void {
+    if (this.jsonLines) return this.record('hint', { message: asInvoked(text, this.command) });
     this.stderr.write(`${printable(`${this.style('dim', 'hint:', this.stderr)} ${asInvoked(text, this.command)}`)}\n`);
   }
 
@@ -142,6 +154,10 @@ export class Output {
       if (error.hint) body.hint = asInvoked(error.hint, this.command);
       if (error.status) body.status = error.status;
       this.stdout.write(`${jsonText({ error: body })}\n`);
+    }
+    if (this.jsonLines) {
+      const hint = error.hint && asInvoked(error.hint, this.command);
+      return this.record('error', { message: asInvoked(error.message, this.command), code: error.code, hint, stack: verbose ? error.stack : undefined });
     }
     this.stderr.write(`${printable(`${this.style('red', 'error:', this.stderr)} ${asInvoked(error.message, this.command)}`)}\n`);
     if (error.hint) this.hint(error.hint);

@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
-import { DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
+import { CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
 import { MemoryBudget, UPLOAD_MEMORY } from './archives/validate-zip.js';
@@ -90,7 +90,10 @@ export interface RegistryServer {
   keys: ServerKeys;
   /** The budget of the bytes uploads hold in memory (`uploadMemory`). */
   uploadMemory: MemoryBudget;
-  /** The admin token generated into DIR/admin-token on this start (first start without `adminToken`): print it once. */
+  /**
+   * The admin token generated into DIR/admin-token on this start (first start without `adminToken`), once
+   * listening: print it once. None when a shared database kept the admin token it had.
+   */
   generatedAdminToken: string | undefined;
   options: Required<Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>> &
     RegistryServerOptions;
@@ -165,8 +168,9 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   const archives = input.archives ?? createLocalArchiveStorage(join(dataDir!, 'archives'));
   const admin = resolveAdminToken(dataDir, options.adminToken);
   // Requests wait for the admin's token to be in place (listen() waits too).
+  let adminLive = true;
   const ready = Promise.all([
-    bootstrapAdmin(store, admin.token),
+    bootstrapAdmin(store, admin, dataDir, Boolean(input.database?.shared), options.log).then((live) => void (adminLive = live)),
     archives.sweep(),
     rollBackArchiveClaims(store, archives, { shared: input.database?.shared }).then((count) => {
       if (count) options.log?.(`rolled back ${count} upload(s) cut short by a crash; they can be uploaded again`);
@@ -241,7 +245,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     },
   });
   // Reads are not rate limited (only changes are): the shortcut never has to count one.
-  const keptReads = createKeptReads(store, ctx.nodeAnswers, accessLog);
+  const keptReads = createKeptReads(store, ctx.nodeAnswers, accessLog, (error) => (backendUnavailable(error) ? internalError(error, options.log) : undefined));
   // The responses begun on each connection and not yet finished: an error of Node's parser there (a
   // pipelined request, a timeout) must not write its answer into the middle of one.
   const responses = new WeakMap<Duplex, ServerResponse[]>();
@@ -340,6 +344,36 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     socket.end(rawErrorResponse(404, 'not_found', `no route for CONNECT ${request.url ?? ''}`.slice(0, 300)));
   });
 
+  // The open connections, for a stop that cuts the stalled ones (close()).
+  const connections = new Set<Duplex>();
+  server.on('connection', (socket: Duplex) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
+  /**
+   * While closing: a connection that has moved no byte for CLOSE_STALLED_MS while its request's body is still
+   * coming in, or while its answer waits for the client to read it, is cut. A stalled upload would hold
+   * the stop for up to the request timeout (1 hour); one making progress finishes. An upload cut here
+   * stored nothing (its claim and file come after the whole body), so it can be retried.
+   */
+  const cutStalled = () => {
+    const seen = new Map<Duplex, { bytes: number; since: number }>();
+    return setInterval(() => {
+      const now = performance.now();
+      for (const socket of connections) {
+        const { bytesRead, bytesWritten, writableLength } = socket as Duplex & { bytesRead: number; bytesWritten: number };
+        const waiting = writableLength > 0 || responses.get(socket)?.some((res) => !res.writableFinished && !res.req.complete);
+        const bytes = bytesRead + bytesWritten;
+        const last = seen.get(socket);
+        if (!waiting || last?.bytes !== bytes) seen.set(socket, { bytes, since: now });
+        else if (now - last.since >= CLOSE_STALLED_MS) {
+          options.log?.(`closing: cut a connection that moved nothing for ${CLOSE_STALLED_MS / 1000} s (a stalled upload or download)`);
+          socket.destroy();
+        }
+      }
+    }, 250);
+  };
+
   return {
     app,
     db,
@@ -347,7 +381,9 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     archives,
     keys,
     uploadMemory: ctx.uploadMemory,
-    generatedAdminToken: admin.generated ? admin.token : undefined,
+    get generatedAdminToken() {
+      return admin.generated && adminLive ? admin.token : undefined;
+    },
     options,
     publicUrl,
     keptReads: keptReads.answered,
@@ -368,8 +404,10 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
         // A keep-alive connection busy when closing begins turns idle once its response is sent; close
         // it then, rather than after keepAliveTimeout (which held `serve` open seconds after SIGTERM).
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        const stalled = cutStalled();
         server.close(async () => {
           clearInterval(sweep);
+          clearInterval(stalled);
           for (const task of closers) await task();
           await database.close();
           await archives.close?.();

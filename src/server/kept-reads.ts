@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isNodeId } from '../contract/limits.js';
 import { getNode } from '../contract/registry.js';
 import { allowNodeRead, anonymousAccess } from './access.js';
+import type { HttpError } from './errors.js';
 import { notModified, type NodeAnswers } from './node-answers.js';
 import type { NodeStamp, RegistryStore } from './store/registry-store.js';
 
@@ -60,7 +61,13 @@ function eligible(req: IncomingMessage): string | undefined {
  * Returns the listener's shortcut: it answers the request and returns (or resolves) true, or touches
  * nothing and returns (or resolves) false, and the request goes on to the routes.
  */
-export function createKeptReads(store: RegistryStore, nodeAnswers: NodeAnswers, accessLog: ((line: string) => void) | undefined) {
+export function createKeptReads(
+  store: RegistryStore,
+  nodeAnswers: NodeAnswers,
+  accessLog: ((line: string) => void) | undefined,
+  /** The answer to a store out of reach (503), written here: asked again the long way, a silent database would cost its deadline twice. */
+  unavailable: (error: unknown) => HttpError | undefined,
+) {
   let answered = 0;
   const respond = (req: IncomingMessage, res: ServerResponse, stamp: NodeStamp | undefined, started: number): boolean => {
     const answer = stamp && nodeAnswers.cached(stamp);
@@ -84,14 +91,22 @@ export function createKeptReads(store: RegistryStore, nodeAnswers: NodeAnswers, 
     accessLog?.(accessLine(method, req.url!, status, started));
     return true;
   };
+  const refuse = (req: IncomingMessage, res: ServerResponse, answer: HttpError | undefined, started: number): boolean => {
+    if (!answer) return false;
+    const body = JSON.stringify(answer.body());
+    res.writeHead(answer.status, { 'content-type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...answer.headers });
+    res.end(req.method === 'HEAD' ? undefined : body);
+    accessLog?.(accessLine(req.method!, req.url!, answer.status, started));
+    return true;
+  };
   const readNow = store.getNodeStampNow;
   return {
     take(req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean> {
       const id = eligible(req);
       if (id === undefined) return false;
       const started = accessLog ? performance.now() : 0;
-      // A store that fails here (a lost database connection) fails the long way too, in the errors' shape.
-      if (!readNow) return store.getNodeStamp(id).then((stamp) => respond(req, res, stamp, started), () => false);
+      // A store out of reach is answered 503 here; any other failure goes the long way, answered there in the errors' shape.
+      if (!readNow) return store.getNodeStamp(id).then((stamp) => respond(req, res, stamp, started), (error) => refuse(req, res, unavailable(error), started));
       let stamp: NodeStamp | undefined;
       try {
         stamp = readNow(id);

@@ -45,6 +45,44 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     await grown.stop();
   });
 
+  it('without NODEREG_ADMIN_TOKEN, instances with data dirs of their own keep the admin token the database has, also when they start together', async () => {
+    const databaseUrl = await (await postgresServer!).database();
+    const dirs = [tempDir(), tempDir()];
+    const start = (dir: string) => serve(['--port', '0', '--data-dir', dir, '--database', databaseUrl]);
+    const generatedBy = (instance: Served) => /admin token \(shown once; also in \S+\): (\S+)/.exec(instance.stderr())?.[1];
+    const isAdmin = async (instance: Served, token: string) => (await call(instance.url, 'GET', '/users/me', { token })).body?.user?.admin === true;
+
+    // One after the other: B finds A's token and keeps it, generating none (no file left in its dir).
+    const a = await start(dirs[0]);
+    const b = await start(dirs[1]);
+    await eventually(() => a.stderr().includes('callback key') && b.stderr().includes('callback key') || undefined, 'the start lines');
+    const token = generatedBy(a)!;
+    expect(token).toMatch(/^nrg_u_/);
+    expect(generatedBy(b)).toBeUndefined();
+    expect(b.stderr()).toContain('admin token: kept the one the shared database has');
+    expect(b.stderr()).toContain('set NODEREG_ADMIN_TOKEN');
+    expect(readdirSync(dirs[1])).not.toContain('admin-token');
+    expect([await isAdmin(a, token), await isAdmin(b, token)]).toEqual([true, true]);
+
+    // Both restarted together, and again: the token still works on both.
+    await Promise.all([a.stop(), b.stop()]);
+    for (let round = 0; round < 2; round++) {
+      const both = await Promise.all(dirs.map(start));
+      expect([await isAdmin(both[0], token), await isAdmin(both[1], token)]).toEqual([true, true]);
+      expect(both.map(generatedBy)).toEqual([undefined, undefined]);
+      await Promise.all(both.map((instance) => instance.stop()));
+    }
+
+    // Two fresh instances started at the same moment on a fresh database: one generates, the other keeps it.
+    const fresh = await (await postgresServer!).database();
+    const pair = await Promise.all([tempDir(), tempDir()].map((dir) => serve(['--port', '0', '--data-dir', dir, '--database', fresh])));
+    await eventually(() => pair.every((instance) => instance.stderr().includes('callback key')) || undefined, 'the start lines');
+    const generated = pair.map(generatedBy).filter(Boolean) as string[];
+    expect(generated).toHaveLength(1);
+    expect([await isAdmin(pair[0], generated[0]), await isAdmin(pair[1], generated[0])]).toEqual([true, true]);
+    await Promise.all(pair.map((instance) => instance.stop()));
+  }, 60_000);
+
   it('agree on publishes, uploads, downloads and revoked tokens', async () => {
     const databaseUrl = await (await postgresServer!).database();
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;

@@ -40,7 +40,9 @@ export function serve(args: string[], options: { home?: string; env?: Record<str
       const before = stdout;
       stdout += chunk;
       if (!before.includes('\n') && stdout.includes('\n')) {
-        const match = /^nodereg registry listening on (http:\/\/\S+)\n/.exec(stdout);
+        // (With --log json the line is a JSON object whose message is that line.)
+        const line = stdout.startsWith('{') ? (JSON.parse(stdout.slice(0, stdout.indexOf('\n'))) as { message?: string }).message + '\n' : stdout;
+        const match = /^nodereg registry listening on (http:\/\/\S+)\n/.exec(line);
         if (!match) return reject(new Error(`unexpected first stdout line: ${JSON.stringify(stdout)}`));
         resolve({
           child,

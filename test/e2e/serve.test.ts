@@ -104,18 +104,36 @@ describe('nodereg serve', () => {
     expect(integrity(join(out, 'registry.db'))).toBe('ok');
   });
 
-  it('writes a JSON access log with --log json, and none with --log off', async () => {
-    const json = await serve(['--port', '0', '--data-dir', tempDir(), '--log', 'json']);
+  it('writes every line as JSON with --log json (start-up, access, closing, the URL line), and no access log with --log off', async () => {
+    const dataDir = tempDir();
+    const json = await serve(['--port', '0', '--data-dir', dataDir, '--log', 'json']);
     await fetch(`${json.url}/healthz`);
     await fetch(`${json.url}/no-such-route`);
     expect((await json.stop()).code).toBe(0);
-    const lines = json
-      .stderr()
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const parsed = (text: string) =>
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = parsed(json.stderr());
+    for (const line of lines) expect(line).toEqual(expect.objectContaining({ time: expect.any(String), level: expect.any(String) }));
     expect(lines).toContainEqual(expect.objectContaining({ method: 'GET', path: '/healthz', status: 200 }));
     expect(lines).toContainEqual(expect.objectContaining({ method: 'GET', path: '/no-such-route', status: 404 }));
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'info', message: `data dir: ${dataDir}` }));
+    expect(lines).toContainEqual(expect.objectContaining({ message: expect.stringMatching(/^admin token \(shown once; also in .*admin-token\): nrg_u_/) }));
+    expect(lines).toContainEqual(expect.objectContaining({ message: expect.stringMatching(/^SIGTERM: closing/) }));
+    expect(parsed(json.stdout())).toEqual([expect.objectContaining({ level: 'info', message: `nodereg registry listening on ${json.url}`, url: json.url })]);
+
+    // A start that fails says so in JSON too.
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    try {
+      const failed = await runCli(['serve', '--port', String((blocker.address() as { port: number }).port), '--data-dir', tempDir(), '--log', 'json']);
+      expect(failed.code).toBe(1);
+      expect(parsed(failed.stderr)).toEqual([expect.objectContaining({ level: 'error', code: 'port_in_use', message: expect.stringContaining('already in use'), hint: expect.any(String) })]);
+    } finally {
+      blocker.close();
+    }
 
     const off = await serve(['--port', '0', '--data-dir', tempDir(), '--log', 'off']);
     await fetch(`${off.url}/healthz`);
@@ -360,6 +378,66 @@ describe('nodereg serve: graceful close', () => {
     expect(readFileSync(join(dataDir, 'archives/grace/slow-node/1.0.0/node.zip')).equals(zip)).toBe(true);
     expect(integrity(join(dataDir, 'registry.db'))).toBe('ok');
   });
+});
+
+describe('nodereg serve: bounded close', () => {
+  it('on SIGTERM an upload making progress finishes, a stalled one is cut after the grace period, nothing half-stored; after a restart the retry works', async () => {
+    const dataDir = tempDir();
+    const served = await serve(['--port', '0', '--data-dir', dataDir], { env: { NODEREG_ADMIN_TOKEN: ADMIN } });
+    expect((await api(served.url, 'POST', '/publishers', { id: 'grace', name: 'Grace' })).status).toBe(201);
+    const publishVersion = async (version: string) => {
+      const published = await api(served.url, 'POST', '/publishers/grace/nodes/slow-node/versions', { node: { id: 'slow-node' }, node_version: { version } });
+      expect(published.status).toBe(201);
+      return published.json.signedUrl as string;
+    };
+    const [stalledUrl, movingUrl] = [await publishVersion('1.0.0'), await publishVersion('1.1.0')];
+    const zip = await exampleZip();
+    const { request } = await import('node:http');
+    /** A PUT of `zip` whose body is written by `send`; resolves to the answer, or to the error that ended it. */
+    const put = (url: string, send: (req: import('node:http').ClientRequest) => void) =>
+      new Promise<{ status?: number; error?: string }>((resolve) => {
+        const req = request(url, { method: 'PUT', headers: { 'content-type': 'application/zip', 'content-length': zip.length } });
+        req.on('response', (res) => res.resume().on('end', () => resolve({ status: res.statusCode })));
+        req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+        req.flushHeaders();
+        send(req);
+      });
+    // Half, then nothing more.
+    const stalled = put(stalledUrl, (req) => req.write(zip.subarray(0, zip.length / 2)));
+    // 1 KiB every 250 ms for 15 s (longer than the grace period), then the rest.
+    let sent = 0;
+    const moving = put(movingUrl, (req) => {
+      const timer = setInterval(() => {
+        if (sent < 60) return void req.write(zip.subarray(sent * 1024, ++sent * 1024));
+        clearInterval(timer);
+        req.end(zip.subarray(sent * 1024));
+      }, 250);
+    });
+    await vi.waitFor(() => expect(readdirSync(join(dataDir, 'archives', '.tmp'))).toHaveLength(2), { timeout: 10_000, interval: 20 });
+
+    const stopped = Date.now();
+    served.child.kill('SIGTERM');
+    expect((await stalled).status).toBeUndefined(); // cut: no answer
+    const cutAfter = Date.now() - stopped;
+    expect(cutAfter).toBeGreaterThanOrEqual(9_000); // the grace period is 10 s of nothing moving
+    expect(cutAfter).toBeLessThan(20_000);
+    expect(await moving).toEqual({ status: 200 });
+    expect(await served.exited).toEqual({ code: 0, signal: null });
+    expect(served.stderr()).toContain('closing: cut a connection that moved nothing for 10 s');
+    expect(readdirSync(join(dataDir, 'archives', '.tmp'))).toEqual([]);
+
+    const again = await serve(['--port', '0', '--data-dir', dataDir], { env: { NODEREG_ADMIN_TOKEN: ADMIN } });
+    // (The admin sees the pending version too: it has no archive.)
+    const versions = (await api(again.url, 'GET', '/nodes/slow-node/versions')).json as { version: string; status: string; archive_sha256?: string }[];
+    expect(versions.map((v) => [v.version, v.status, v.archive_sha256 !== undefined])).toEqual([
+      ['1.1.0', 'NodeVersionStatusActive', true],
+      ['1.0.0', 'NodeVersionStatusPending', false],
+    ]);
+    const retried = await put(stalledUrl.replace(served.url, again.url), (req) => req.end(zip));
+    expect(retried).toEqual({ status: 200 });
+    expect((await again.stop()).code).toBe(0);
+    expect(integrity(join(dataDir, 'registry.db'))).toBe('ok');
+  }, 60_000);
 });
 
 describe('nodereg backup', () => {

@@ -63,7 +63,7 @@ export function register(program: Command, ctx: Ctx): void {
           database.kind === 'postgres' ? '  secret      into the database' : `  secret      ${join(report.dataDir!, 'secret')}`,
           report.adminToken
             ? database.kind === 'postgres'
-              ? `  admin token ${adminFile}: give it to every instance as NODEREG_ADMIN_TOKEN, or a new one replaces it`
+              ? `  admin token ${adminFile}: give it to every instance as NODEREG_ADMIN_TOKEN (one started without the variable keeps it too)`
               : `  admin token ${join(report.dataDir!, 'admin-token')}`
             : '  admin token none in the source (NODEREG_ADMIN_TOKEN was used)',
           `serve it: ${serveLine}`,

@@ -1,11 +1,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { DEFAULT_PORT, DEFAULT_REGISTRY_URL, SCAN_MODES } from '../../contract/limits.js';
+import { CLOSE_STALLED_MS, DEFAULT_PORT, DEFAULT_REGISTRY_URL, SCAN_MODES } from '../../contract/limits.js';
 import { parseSize } from '../../contract/size.js';
 import type { RegistryServer } from '../../server/index.js';
 import { sameRegistry } from '../config.js';
 import type { Ctx } from '../context.js';
+import type { Output } from '../output.js';
 import { defaultDataDir } from '../data-dir.js';
 import { backendUrl, withBackend, withoutPassword } from '../backend-urls.js';
 import { addProxyFlags, describeProxy, proxyOptionsFromFlags, type ProxyFlags } from '../proxy-flags.js';
@@ -64,22 +65,19 @@ function parsePublicUrl(text: string): string {
 }
 
 /** Access log lines: "GET /nodes 200 1.2ms" as is with a time (pretty), or one JSON object per line. */
-function accessLog(format: ServeFlags['log'], write: (line: string) => void): ((line: string) => void) | undefined {
+function accessLog(format: ServeFlags['log'], out: Output): ((line: string) => void) | undefined {
   if (format === 'off') return undefined;
-  if (format === 'pretty') return (line) => write(`${new Date().toISOString().slice(11, 19)} ${line}`);
+  if (format === 'pretty') return (line) => out.info(`${new Date().toISOString().slice(11, 19)} ${line}`);
   return (line) => {
     const request = /^([A-Z]+) (\S+) (\d{3}) ([\d.]+)ms$/.exec(line);
-    const fields = request
-      ? { method: request[1], path: request[2], status: Number(request[3]), ms: Number(request[4]) }
-      : { message: line };
-    write(JSON.stringify({ time: new Date().toISOString(), ...fields }));
+    out.record('info', request ? { method: request[1], path: request[2], status: Number(request[3]), ms: Number(request[4]) } : { message: line });
   };
 }
 
 export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('serve')
-    .description('run the embedded registry (SQLite and a local archive dir) until SIGINT or SIGTERM')
+    .description(`run the embedded registry (SQLite and a local archive dir) until SIGINT or SIGTERM (in-flight requests finish; a stalled one is cut after ${CLOSE_STALLED_MS / 1000} s)`)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 picks a free port', String(DEFAULT_PORT))
     .option('--data-dir <dir>', 'where the database, archives and secrets live (default: $XDG_DATA_HOME/nodereg, else ~/.local/share/nodereg; none with --database postgres://, which then needs --storage and NODEREG_ADMIN_TOKEN)')
@@ -95,10 +93,12 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--max-archive <size>', 'largest archive accepted, compressed', '200MiB')
     .option('--max-unpacked <size>', 'largest archive accepted, expanded', '1GiB')
     .option('--rate-limit <n/min>', 'mutating requests per minute per user, or per address without a valid token (off unless set)')
-    .addOption(new Option('--log <format>', 'access log on stderr').choices(LOG_FORMATS).default('pretty'))
+    .addOption(new Option('--log <format>', 'access log on stderr; json: every line (start-up, warnings, errors, the URL line on stdout too) is one JSON object').choices(LOG_FORMATS).default('pretty'))
     .option('--migrate-only', 'apply the database migrations and exit (instances starting together wait for each other)')
     .option('--seed', 'on an empty data dir, create an example publisher and a published node')
     .action(async (flags: ServeFlags) => {
+      // With --log json every line on stderr is JSON, from the first (start-up lines, warnings, errors).
+      ctx.out.jsonLines = flags.log === 'json';
       // Every flag is checked before anything starts.
       const port = parsePort(flags.port);
       const maxArchive = parseSizeFlag('--max-archive', flags.maxArchive);
@@ -156,8 +156,8 @@ export function register(program: Command, ctx: Ctx): void {
           maxArchive,
           maxUnpacked,
           rateLimit,
-          log: accessLog(flags.log === 'off' ? 'pretty' : flags.log, info), // errors are logged even with --log off
-          accessLog: accessLog(flags.log, info) ?? false,
+          log: accessLog(flags.log === 'off' ? 'pretty' : flags.log, ctx.out), // errors are logged even with --log off
+          accessLog: accessLog(flags.log, ctx.out) ?? false,
           version: ctx.version,
           adminToken: ctx.env.NODEREG_ADMIN_TOKEN || undefined,
           proxy,
@@ -195,7 +195,8 @@ export function register(program: Command, ctx: Ctx): void {
       }
 
       // The one line on stdout, once the admin token is in place: scripts wait for it and read the URL.
-      ctx.stdout.write(`nodereg registry listening on ${url}\n`);
+      const listening = `nodereg registry listening on ${url}`;
+      ctx.stdout.write(`${ctx.out.jsonLines ? JSON.stringify({ time: new Date().toISOString(), level: 'info', message: listening, url }) : listening}\n`);
 
       if (flags.seed && empty) {
         const adminToken = ctx.env.NODEREG_ADMIN_TOKEN || generated;
@@ -254,7 +255,7 @@ async function saveAdminToken(ctx: Ctx, url: string, token: string, tokenFile: s
 }
 
 /**
- * Runs until SIGINT or SIGTERM, then lets in-flight requests finish and closes the database. The
+ * Runs until SIGINT or SIGTERM, then lets in-flight requests finish (the stalled ones are cut) and closes the database. The
  * handlers stay installed until the server is closed: a module that re-raises signals (conf's
  * write-file helper does) must not end the process halfway through closing.
  */
@@ -264,7 +265,7 @@ function closeOnSignal(server: RegistryServer, info: (line: string) => void): Pr
     const stop = (signal: NodeJS.Signals) => {
       if (closing) return;
       closing = true;
-      info(`${signal}: closing (in-flight requests finish first; SIGKILL stops at once)`);
+      info(`${signal}: closing (in-flight requests finish first; one whose connection moves nothing for ${CLOSE_STALLED_MS / 1000} s is cut; SIGKILL stops at once)`);
       server.close().then(
         () => {
           process.off('SIGINT', stop);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Authenticate, Principal } from '../route.js';
 import { TOKEN_USE_GRANULARITY_MS, type RegistryStore } from '../store/registry-store.js';
@@ -11,22 +11,41 @@ export const ADMIN_USER_ID = 'admin';
  * The admin's token for this start: the one given (NODEREG_ADMIN_TOKEN), else the one in
  * DIR/admin-token, else a new one written there (0600). `generated` says it is new, to print once.
  */
-export function resolveAdminToken(dataDir: string | undefined, given: string | undefined): { token: string; generated: boolean } {
-  if (given) return { token: given, generated: false };
+export function resolveAdminToken(dataDir: string | undefined, given: string | undefined): { token: string; generated: boolean; given: boolean } {
+  if (given) return { token: given, generated: false, given: true };
   if (dataDir === undefined) throw new Error('without a data dir the admin token must be given (NODEREG_ADMIN_TOKEN)');
   const file = join(dataDir, 'admin-token');
   if (existsSync(file)) {
     const saved = readFileSync(file, 'utf8').trim();
-    if (saved) return { token: saved, generated: false };
+    if (saved) return { token: saved, generated: false, given: false };
   }
   const token = generateToken('user');
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  return { token, generated: true };
+  return { token, generated: true, given: false };
 }
 
-/** Makes `token` the live token of the admin user (the previous bootstrap token stops working). */
-export function bootstrapAdmin(store: RegistryStore, token: string): Promise<void> {
-  return store.ensureBootstrapAdmin(ADMIN_USER_ID, hashToken(token), shownPrefix(token));
+/**
+ * Makes `token` the live token of the admin user (the previous bootstrap token stops working), and
+ * resolves to true. On a database other instances share, a token not given (generated, or read from
+ * DIR/admin-token) leaves a live one in place instead: each instance with a data dir of its own would
+ * otherwise revoke the others' at every start. Then a generated token's file is removed, the
+ * operator is told where the live one is, and it resolves to false.
+ */
+export async function bootstrapAdmin(
+  store: RegistryStore,
+  admin: { token: string; generated: boolean; given: boolean },
+  dataDir: string | undefined,
+  shared: boolean,
+  log: ((line: string) => void) | undefined,
+): Promise<boolean> {
+  if (await store.ensureBootstrapAdmin(ADMIN_USER_ID, hashToken(admin.token), shownPrefix(admin.token), shared && !admin.given)) return true;
+  const file = join(dataDir!, 'admin-token');
+  if (admin.generated) rmSync(file, { force: true });
+  const here = admin.generated ? 'none generated here' : `${file} holds another one, not used`;
+  log?.(
+    `admin token: kept the one the shared database has (in the admin-token file of the instance that generated it, or set with NODEREG_ADMIN_TOKEN); ${here}. To choose it, set NODEREG_ADMIN_TOKEN, the same on every instance`,
+  );
+  return false;
 }
 
 /** Resolves a bearer token through the store; records its use. */

@@ -6,7 +6,7 @@ import { route } from '../route.js';
 
 /** Liveness, readiness, the archive limits and the OpenAPI document. */
 export const registerMetaRoutes: RouteModule = (app, ctx) => {
-  route(app, ctx, health, () => ({ ok: true, version: ctx.options.version }));
+  route(app, ctx, health, () => ({ ok: true, version: ctx.options.version }), { ignoreToken: true });
   // For a load balancer: a database out of reach is the 503 every route answers then (index.ts).
   route(app, ctx, ready, async () => {
     await ctx.store.ping();

@@ -9,6 +9,7 @@ import { PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS } from '../../contr
 import { INVITATION_SELECT, MEMBER_SELECT, toInvitation, toMember } from './member-row.js';
 import { NODE_COLUMNS, nextDocument, nodeFromColumns } from './node-document.js';
 import { postgresMigrations } from './postgres-migrations.js';
+import { DATABASE_DEADLINE_MS, watchedSockets, withDeadline } from './postgres-deadline.js';
 import type {
   MemberRole, NodeRow, NodeSort, NodeStamp, PublisherRow, RegistryStore, Reviewed, TokenRow, UserRow, VersionRow,
 } from './registry-store.js';
@@ -70,12 +71,25 @@ export async function migratePostgres(sql: postgres.Sql): Promise<void> {
  * under the database's own rule: one row, inserted once).
  */
 export async function connectPostgres(url: string): Promise<{ store: RegistryStore; tasks: TaskStore; secret: Buffer; close(): Promise<void> }> {
-  const sql = postgres(url, { max: 10, onnotice: () => {} });
+  const sockets = watchedSockets();
+  // `socket` is documented in postgres.js's README ("Custom socket") but missing from its types. The
+  // reconnect backoff is at most 1 s (postgres.js's grows to 20 s): the connections closed past the
+  // deadline would keep a database that is back unused for that long.
+  const options = { max: 10, onnotice: () => {}, socket: sockets.socket, backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1) };
+  const sql = postgres(url, options as postgres.Options<{}>);
   try {
+    // The migrations have no deadline: instances starting together wait for each other's.
     await migratePostgres(sql);
     await sql`INSERT INTO server_secret (id, secret) VALUES (1, ${randomBytes(32).toString('hex')}) ON CONFLICT (id) DO NOTHING`;
     const [{ secret }] = await sql`SELECT secret FROM server_secret WHERE id = 1`;
-    return { store: createPostgresRegistryStore(sql), tasks: createPostgresTaskStore(sql), secret: Buffer.from(secret as string, 'hex'), close: () => sql.end() };
+    const bounded = <T extends object>(target: T) => withDeadline(target, DATABASE_DEADLINE_MS, () => sockets.closeSilent(DATABASE_DEADLINE_MS));
+    return {
+      store: bounded(createPostgresRegistryStore(sql)),
+      tasks: bounded(createPostgresTaskStore(sql)),
+      secret: Buffer.from(secret as string, 'hex'),
+      // Bounded too: a stopped server never answers the goodbye.
+      close: () => sql.end({ timeout: DATABASE_DEADLINE_MS / 1000 }),
+    };
   } catch (error) {
     await sql.end({ timeout: 1 });
     throw error;
@@ -174,15 +188,18 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     async revokeToken(id) {
       await sql`UPDATE tokens SET revoked_at = ${now()} WHERE id = ${id} AND revoked_at IS NULL`;
     },
-    async ensureBootstrapAdmin(userId, hash, prefix) {
-      await sql.begin(async (tx) => {
+    async ensureBootstrapAdmin(userId, hash, prefix, keepLive) {
+      return sql.begin(async (tx) => {
+        // (The admin's row is locked from here: instances starting together take turns.)
         await tx`INSERT INTO users (id, name, admin, created_at) VALUES (${userId}, 'admin', true, ${now()})
                  ON CONFLICT (id) DO UPDATE SET admin = true`;
+        if (keepLive && (await tx`SELECT 1 FROM tokens WHERE user_id = ${userId} AND name = 'bootstrap' AND hash != ${hash} AND revoked_at IS NULL LIMIT 1`).length) return false;
         const [same] = await tx`SELECT id, user_id FROM tokens WHERE hash = ${hash} FOR UPDATE`;
         if (same && same.user_id !== userId) throw new Error('the admin token is already the token of another user');
         await tx`UPDATE tokens SET revoked_at = ${now()} WHERE user_id = ${userId} AND name = 'bootstrap' AND hash != ${hash} AND revoked_at IS NULL`;
         if (same) await tx`UPDATE tokens SET revoked_at = NULL WHERE id = ${same.id}`;
         else await insertToken(tx, { kind: 'user', userId, name: 'bootstrap', hash, prefix });
+        return true;
       });
     },
 

@@ -179,8 +179,11 @@ export interface RegistryStore {
   revokeToken(id: string): Promise<void>;
   /** Grows when a token is revoked or deleted, or a user's admin flag changes: cached authentications older are void. */
   tokenGeneration(): Promise<number>;
-  /** Makes `hash` the one live bootstrap token of the admin user `userId`, creating the user if needed. */
-  ensureBootstrapAdmin(userId: string, hash: string, prefix: string): Promise<void>;
+  /**
+   * Makes `hash` the one live bootstrap token of the admin user `userId`, creating the user if needed,
+   * and resolves to true. With `keepLive`, another live bootstrap token stays as it is, and false.
+   */
+  ensureBootstrapAdmin(userId: string, hash: string, prefix: string, keepLive?: boolean): Promise<boolean>;
 
   // ---- publishers and members ----
   getPublisher(id: string): Promise<PublisherRow | undefined>;

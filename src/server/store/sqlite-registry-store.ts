@@ -363,14 +363,16 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     return { token: rest, user: getUser(token.user_id)! };
   };
 
-  const ensureBootstrapAdmin = writing((userId: string, hash: string, prefix: string) => {
+  const ensureBootstrapAdmin = writing((userId: string, hash: string, prefix: string, keepLive?: boolean) => {
     if (!getUser(userId)) prepare('INSERT INTO users (id, name, admin, created_at) VALUES (?, ?, 1, ?)').run(userId, 'admin', now());
     else prepare('UPDATE users SET admin = 1 WHERE id = ?').run(userId);
+    if (keepLive && one("SELECT 1 FROM tokens WHERE user_id = ? AND name = 'bootstrap' AND hash != ? AND revoked_at IS NULL", userId, hash)) return false;
     const same = one('SELECT id, user_id FROM tokens WHERE hash = ?', hash);
     if (same && same.user_id !== userId) throw new Error('the admin token is already the token of another user');
     prepare("UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND name = 'bootstrap' AND hash != ? AND revoked_at IS NULL").run(now(), userId, hash);
     if (same) prepare('UPDATE tokens SET revoked_at = NULL WHERE id = ?').run(same.id);
     else insertToken({ kind: 'user', userId, name: 'bootstrap', hash, prefix });
+    return true;
   });
 
   const createUser = writing((input: Parameters<RegistryStore['createUser']>[0]) => {
@@ -429,7 +431,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     async revokeToken(id) {
       prepare('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now(), id);
     },
-    ensureBootstrapAdmin: async (userId, hash, prefix) => ensureBootstrapAdmin(userId, hash, prefix),
+    ensureBootstrapAdmin: async (userId, hash, prefix, keepLive) => ensureBootstrapAdmin(userId, hash, prefix, keepLive),
 
     getPublisher: async (id) => getPublisher(id),
     createPublisher: async (id, fields, ownerId) => createPublisher(id, fields, ownerId),

@@ -1,0 +1,59 @@
+// A deadline on every call to PostgreSQL. postgres.js has no query timeout, and a server that is
+// stopped (SIGSTOP, a frozen VM) or cut off without a reset leaves its connections open and silent:
+// without a deadline a request waits until TCP gives up, minutes later. A server-side
+// statement_timeout cannot help, since the server is not running.
+import { connect, type Socket } from 'node:net';
+
+/** How long one store call may wait for PostgreSQL before the request is answered 503 (docs/decisions.md). */
+export const DATABASE_DEADLINE_MS = 5_000;
+
+/** The error of a call past the deadline: ETIMEDOUT, which the server answers with 503 `unavailable`. */
+const overdue = (ms: number) => Object.assign(new Error(`PostgreSQL did not answer within ${ms / 1000} s`), { code: 'ETIMEDOUT' });
+
+/**
+ * The postgres.js `socket` option that keeps the connections it opens (as postgres.js would open them:
+ * the URL's unix socket path, else its hosts in turn), and `closeSilent`, which closes those that have
+ * heard nothing from the server for `ms`: their queries fail (503), the pool opens fresh connections,
+ * and a server that comes back is used again without a restart.
+ */
+export function watchedSockets() {
+  const heard = new Map<Socket, number>();
+  let turn = 0;
+  return {
+    socket(options: { host: string[]; port: number[]; path?: string | false }): Socket {
+      const index = turn++ % options.host.length;
+      const socket = options.path ? connect(options.path) : connect(options.port[index], options.host[index]);
+      // postgres.js reads these for TLS (the server name), as on the sockets it opens itself.
+      Object.assign(socket, { host: options.host[index], port: options.port[index] });
+      heard.set(socket, performance.now());
+      socket.on('data', () => heard.set(socket, performance.now()));
+      socket.on('close', () => heard.delete(socket));
+      return socket;
+    },
+    closeSilent(ms: number) {
+      const now = performance.now();
+      for (const [socket, at] of heard) if (now - at >= ms) socket.destroy(overdue(ms));
+    },
+  };
+}
+
+/**
+ * `target` with each method's promise bounded by `ms`: past it the call rejects with ETIMEDOUT and
+ * `expired` runs (it closes the silent connections). The call itself is not stopped; its connection is.
+ */
+export function withDeadline<T extends object>(target: T, ms: number, expired: () => void): T {
+  const bounded = (method: (...args: unknown[]) => unknown) =>
+    function (this: unknown, ...args: unknown[]) {
+      const result = method.apply(this, args);
+      if (!(result instanceof Promise)) return result;
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          expired();
+          reject(overdue(ms));
+        }, ms);
+      });
+      return Promise.race([result, deadline]).finally(() => clearTimeout(timer));
+    };
+  return Object.fromEntries(Object.entries(target).map(([key, value]) => [key, typeof value === 'function' ? bounded(value) : value])) as T;
+}
