@@ -27,7 +27,8 @@ export function parseDatabaseUrl(text: string): DatabaseTarget {
     } catch {
       // reported below
     }
-    if (!url?.hostname) throw new BackendUrlError(`"${text}" is not a PostgreSQL URL such as postgres://user:pass@host:5432/db`);
+    // Named without its user and password, so a password never reaches the terminal or a log.
+    if (!url?.hostname) throw new BackendUrlError(`"${text.replace(/^([a-z]+:\/\/).*@/i, '$1…@')}" is not a PostgreSQL URL such as postgres://user:pass@host:5432/db`);
     return { kind: 'postgres', url: text };
   }
   const path = text.replace(/^sqlite:(\/\/)?/i, '');

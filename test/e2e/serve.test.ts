@@ -89,6 +89,18 @@ describe('nodereg serve', () => {
     }
   });
 
+  it('a PostgreSQL URL it cannot parse is refused without printing its password (serve, restore, backup)', async () => {
+    // Both fail to parse: a doubled @, and a / in the password (not percent-encoded).
+    for (const url of ['postgres://u:hunter2@@/db', 'postgres://u:hunt/er2@127.0.0.1/db']) {
+      for (const args of [['serve', '--port', '0', '--database', url], ['restore', tempDir(), '--database', url, '--storage', tempDir()], ['backup', join(tempDir(), 'out'), '--database', url]]) {
+        const result = await runInProcess(args);
+        expect(result.code, `${args[0]} ${url}`).toBe(2);
+        expect(result.stderr).toMatch(/--database: .* is not a PostgreSQL URL/);
+        expect(result.stderr + result.stdout).not.toMatch(/hunt/);
+      }
+    }
+  });
+
   it('backup of a PostgreSQL registry explains pg_dump and bucket versioning and exits 2; of --database sqlite:PATH copies that file', async () => {
     const pg = await runInProcess(['backup', join(tempDir(), 'out')], { env: { NODEREG_DATABASE_URL: 'postgresql://u:p@127.0.0.1:1/db' } });
     expect(pg.code).toBe(2);
