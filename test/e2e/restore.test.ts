@@ -208,8 +208,13 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     const storage = s3 ? { env: s3.env, url: `s3://${await s3.bucket()}/archives` } : { env: {}, url: join(tempDir(), 'archives') };
     const env = { ...storage.env, NODEREG_DATABASE_URL: databaseUrl, NODEREG_STORAGE_URL: storage.url };
 
-    const restored = await runCli(['restore', built.backup], { env });
+    // With a password in the URL (the test server trusts its users, so any password connects): never printed.
+    const withPassword = databaseUrl.replace('://nodereg@', '://nodereg:hunter2@');
+    expect(withPassword).not.toBe(databaseUrl);
+    const restored = await runCli(['restore', built.backup], { env: { ...env, NODEREG_DATABASE_URL: withPassword } });
     expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stdout + restored.stderr).not.toContain('hunter2');
+    expect(restored.stdout).toContain(`serve it: nodereg serve --database '${withPassword.replace('hunter2', '***')}'`);
     expect(restored.stderr).toContain('copying 6 archives');
     expect(restored.stdout).toMatch(/archives {4}6 files, .*, each SHA-256 checked/);
     expect(restored.stdout).toContain('AI results  1 file');
