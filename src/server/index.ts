@@ -351,8 +351,8 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     socket.once('close', () => connections.delete(socket));
   });
   /**
-   * While closing: a connection that has moved no byte for CLOSE_STALLED_MS while its request's body is still
-   * coming in, or while its answer waits for the client to read it, is cut. A stalled upload would hold
+   * While closing: a connection that has moved no byte for CLOSE_STALLED_MS while its request (headers or
+   * body) is still coming in, or while its answer waits for the client to read it, is cut. A stalled upload would hold
    * the stop for up to the request timeout (1 hour); one making progress finishes. An upload cut here
    * stored nothing (its claim and file come after the whole body), so it can be retried.
    */
@@ -362,12 +362,14 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
       const now = performance.now();
       for (const socket of connections) {
         const { bytesRead, bytesWritten, writableLength } = socket as Duplex & { bytesRead: number; bytesWritten: number };
-        const waiting = writableLength > 0 || responses.get(socket)?.some((res) => !res.writableFinished && !res.req.complete);
+        // No response begun: its request line or headers are still coming in (idle ones are closed by the sweep).
+        const begun = responses.get(socket)?.filter((res) => !res.writableFinished) ?? [];
+        const waiting = writableLength > 0 || begun.length === 0 || begun.some((res) => !res.req.complete);
         const bytes = bytesRead + bytesWritten;
         const last = seen.get(socket);
         if (!waiting || last?.bytes !== bytes) seen.set(socket, { bytes, since: now });
         else if (now - last.since >= CLOSE_STALLED_MS) {
-          options.log?.(`closing: cut a connection that moved nothing for ${CLOSE_STALLED_MS / 1000} s (a stalled upload or download)`);
+          options.log?.(`closing: cut a connection that moved nothing for ${CLOSE_STALLED_MS / 1000} s (a stalled request, upload or download)`);
           socket.destroy();
         }
       }

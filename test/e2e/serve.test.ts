@@ -452,6 +452,25 @@ describe('nodereg serve: bounded close', () => {
   }, 60_000);
 });
 
+describe('nodereg serve: bounded close, a request stalled in its headers', () => {
+  it('a connection whose request line and headers stop midway is cut 10 s into the stop, not held until the headers timeout', async () => {
+    const served = await serve(['--port', '0', '--data-dir', tempDir()], { env: { NODEREG_ADMIN_TOKEN: ADMIN } });
+    const { connect } = await import('node:net');
+    const socket = connect(Number(new URL(served.url).port), '127.0.0.1');
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()).on('error', () => {}));
+    socket.write('GET /healthz HTTP/1.1\r\nHost: registry\r\n'); // no blank line: the headers never end
+    await new Promise<void>((resolve) => setTimeout(resolve, 500));
+    const stopped = Date.now();
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toEqual({ code: 0, signal: null });
+    const took = Date.now() - stopped;
+    expect(took).toBeGreaterThanOrEqual(9_000); // 10 s of nothing moving
+    expect(took).toBeLessThan(25_000); // the headers timeout is 60 s
+    await closed;
+    expect(served.stderr()).toContain('closing: cut a connection that moved nothing for 10 s');
+  }, 60_000);
+});
+
 describe('nodereg backup', () => {
   it('takes a consistent snapshot while the server runs', async () => {
     const dataDir = tempDir();
