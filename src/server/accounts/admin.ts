@@ -48,7 +48,6 @@ export async function bootstrapAdmin(
   return false;
 }
 
-/** Resolves a bearer token through the store; records its use. */
 /** Principals kept at most: the least recently found go first. */
 const MAX_PRINCIPALS = 10_000;
 
