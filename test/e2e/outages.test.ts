@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createServer as createHttpServer, request, type Server as HttpServer } from 'node:http';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createS3ArchiveStorage } from '../../src/server/archives/s3-storage.js';
 import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { writeTree } from '../package/fixtures.js';
@@ -76,6 +76,11 @@ async function httpRelay(target: string) {
   });
   await new Promise<void>((resolve) => relay.server!.listen(0, '127.0.0.1', resolve));
   relay.url = `http://127.0.0.1:${(relay.server.address() as AddressInfo).port}`;
+  // closed when the test that made it ends, pass or fail (a hanging relay holds its connections open)
+  onTestFinished(() => {
+    relay.server!.close();
+    relay.server!.closeAllConnections();
+  });
   return relay;
 }
 
@@ -226,68 +231,54 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
   it('the bucket answering 500: downloads and uploads are 503, and the same upload URL works once the bucket is back', async () => {
     const { relay, adminToken, env } = await behindBucketRelay();
     let served: Served | undefined;
-    try {
-      served = await serve(['--port', '0'], { env });
-      const { alice, pending, zip } = await registryWithNode({ url: served.url, adminToken } as TestServer);
+    served = await serve(['--port', '0'], { env });
+    const { alice, pending, zip } = await registryWithNode({ url: served.url, adminToken } as TestServer);
 
-      relay.mode = '500';
-      expectUnavailable(await call(served.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip'));
-      expectUnavailable(await uploadTo(pending.body.signedUrl, zip));
-      // Nothing half-stored: the version has no archive and is still pending.
-      const version = await call(served.url, 'GET', '/nodes/kept-node/versions/1.1.0', { token: alice.token });
-      expect(version.body).toMatchObject({ status: 'NodeVersionStatusPending' });
-      expect(version.body.archive_sha256).toBeUndefined();
+    relay.mode = '500';
+    expectUnavailable(await call(served.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip'));
+    expectUnavailable(await uploadTo(pending.body.signedUrl, zip));
+    // Nothing half-stored: the version has no archive and is still pending.
+    const version = await call(served.url, 'GET', '/nodes/kept-node/versions/1.1.0', { token: alice.token });
+    expect(version.body).toMatchObject({ status: 'NodeVersionStatusPending' });
+    expect(version.body.archive_sha256).toBeUndefined();
 
-      relay.mode = 'relay';
-      const retried = await uploadTo(pending.body.signedUrl, zip);
-      expect(retried.status, retried.text).toBe(200);
-      const download = await fetch(`${served.url}/archives/alice-co/kept-node/1.1.0/node.zip`);
-      expect(Buffer.from(await download.arrayBuffer())).toEqual(zip);
-      expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
-    } finally {
-      relay.server!.close();
-      relay.server!.closeAllConnections();
-    }
+    relay.mode = 'relay';
+    const retried = await uploadTo(pending.body.signedUrl, zip);
+    expect(retried.status, retried.text).toBe(200);
+    const download = await fetch(`${served.url}/archives/alice-co/kept-node/1.1.0/node.zip`);
+    expect(Buffer.from(await download.arrayBuffer())).toEqual(zip);
+    expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   }, 60_000);
 
   it('an upload killed (SIGKILL) while its archive goes to the bucket: after a restart, publish says the version is held, not that it is published', async () => {
     const { relay, adminToken, env } = await behindBucketRelay();
-    try {
-      const first = await serve(['--port', '0'], { env });
-      const { alice, pending, zip } = await registryWithNode({ url: first.url, adminToken } as TestServer);
-      relay.mode = 'hang';
-      void uploadTo(pending.body.signedUrl, zip).catch(() => {});
-      await eventually(() => relay.requests.find((line) => line.startsWith('PUT ') && line.includes('/kept-node/1.1.0/')), 'the archive on its way to the bucket');
-      await first.stop('SIGKILL');
-      relay.mode = 'relay';
+    const first = await serve(['--port', '0'], { env });
+    const { alice, pending, zip } = await registryWithNode({ url: first.url, adminToken } as TestServer);
+    relay.mode = 'hang';
+    void uploadTo(pending.body.signedUrl, zip).catch(() => {});
+    await eventually(() => relay.requests.find((line) => line.startsWith('PUT ') && line.includes('/kept-node/1.1.0/')), 'the archive on its way to the bucket');
+    await first.stop('SIGKILL');
+    relay.mode = 'relay';
 
-      const second = await serve(['--port', '0'], { env });
-      const project = writeTree(tempDir(), {
-        'pyproject.toml': '[project]\nname = "kept-node"\nversion = "1.1.0"\n\n[tool.nodereg]\npublisher = "alice-co"\n',
-        '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
-      });
-      const result = await runCli(['publish', project], { env: { NODEREG_REGISTRY: second.url, NODEREG_TOKEN: alice.token } });
-      expect(result.code, result.stderr).toBe(3);
-      expect(result.stderr).toContain('another upload of version 1.1.0 of node kept-node is in progress');
-      expect(result.stderr).toContain('holds the version for up to 10 minutes');
-      expect(result.stderr).not.toContain('is already published');
-      expect(await second.stop('SIGTERM')).toEqual({ code: 0, signal: null });
-    } finally {
-      relay.server!.close();
-      relay.server!.closeAllConnections();
-    }
+    const second = await serve(['--port', '0'], { env });
+    const project = writeTree(tempDir(), {
+      'pyproject.toml': '[project]\nname = "kept-node"\nversion = "1.1.0"\n\n[tool.nodereg]\npublisher = "alice-co"\n',
+      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+    });
+    const result = await runCli(['publish', project], { env: { NODEREG_REGISTRY: second.url, NODEREG_TOKEN: alice.token } });
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toContain('another upload of version 1.1.0 of node kept-node is in progress');
+    expect(result.stderr).toContain('holds the version for up to 10 minutes');
+    expect(result.stderr).not.toContain('is already published');
+    expect(await second.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   }, 60_000);
 
   it('a bucket answering 500 at start: exit 1 naming the flag, the bucket and the answer', async () => {
     const { relay, env } = await behindBucketRelay();
     relay.mode = '500';
-    try {
-      const result = await runCli(['serve', '--port', '0'], { env });
-      expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/^error: cannot open NODEREG_STORAGE_URL s3:\/\/test-bucket-\d+\/archives: bucket test-bucket-\d+: the S3 server answered HTTP 500\n/);
-    } finally {
-      relay.server!.close();
-    }
+    const result = await runCli(['serve', '--port', '0'], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: cannot open NODEREG_STORAGE_URL s3:\/\/test-bucket-\d+\/archives: bucket test-bucket-\d+: the S3 server answered HTTP 500\n/);
   });
 
   it('a bucket that never answers: a download is 503 after the timeouts, not held forever', async () => {
@@ -309,8 +300,6 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
       expect((await call(server.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip')).status).toBe(200);
     } finally {
       await server.close();
-      relay.server!.close();
-      relay.server!.closeAllConnections();
     }
   }, 60_000);
 });
