@@ -91,9 +91,9 @@ export class Output {
   /** Every line on stderr as one JSON object, `{time, level, message, …}` (`serve --log json`, for log shippers). */
   jsonLines = false;
 
-  /** One JSON line on stderr. */
-  record(level: 'info' | 'warn' | 'hint' | 'error', fields: Record<string, unknown>): void {
-    this.stderr.write(`${jsonText({ time: new Date().toISOString(), level, ...fields })}\n`);
+  /** One JSON line, on stderr unless `stream` says otherwise (serve's URL line goes to stdout). */
+  record(level: 'info' | 'warn' | 'hint' | 'error', fields: Record<string, unknown>, stream: Stream = this.stderr): void {
+    stream.write(`${jsonText({ time: new Date().toISOString(), level, ...fields })}\n`);
   }
 
   info(text: string): void {

@@ -196,7 +196,8 @@ export function register(program: Command, ctx: Ctx): void {
 
       // The one line on stdout, once the admin token is in place: scripts wait for it and read the URL.
       const listening = `nodereg registry listening on ${url}`;
-      ctx.stdout.write(`${ctx.out.jsonLines ? JSON.stringify({ time: new Date().toISOString(), level: 'info', message: listening, url }) : listening}\n`);
+      if (ctx.out.jsonLines) ctx.out.record('info', { message: listening, url }, ctx.stdout);
+      else ctx.stdout.write(`${listening}\n`);
 
       if (flags.seed && empty) {
         const adminToken = ctx.env.NODEREG_ADMIN_TOKEN || generated;
