@@ -5,6 +5,12 @@ export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:4880';
 export const DEFAULT_PORT = 4880;
 /** `serve` stopping: a connection that moves no byte for this long while its request comes in or its answer waits for the client is cut (docs/decisions.md). */
 export const CLOSE_STALLED_MS = 10_000;
+/**
+ * `restore`: how long PostgreSQL may leave one statement (a batch of rows, the commit, a migration)
+ * unanswered before restore gives up, as serve gives a store call 5 s: a batch takes milliseconds, a
+ * lock or a commit may take longer, and a frozen server would otherwise hold restore forever (docs/decisions.md).
+ */
+export const RESTORE_DEADLINE_MS = 30_000;
 
 export const STAR = { min: 1, max: 5 } as const;
 

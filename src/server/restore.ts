@@ -9,12 +9,14 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type postgres from 'postgres';
+import { RESTORE_DEADLINE_MS } from '../contract/limits.js';
 import type { ArchiveStorage } from './archives/storage.js';
 import type { DatabaseTarget } from './backends.js';
 import { refuseIncompleteBackup } from './data-dir.js';
 import { RESULTS_PREFIX } from './proxy/service.js';
 import { openDatabase, type Db } from './store/db.js';
 import { migrations } from './store/migrations.js';
+import { watchedSockets } from './store/postgres-deadline.js';
 import { archiveKey } from './views.js';
 
 /** Why a restore stopped: `source` and `conflict` are the user's to fix, `archive` a file that is not what its row says. */
@@ -346,9 +348,13 @@ function sqliteTarget(path: string, sourceDir: string): Target {
 async function postgresTarget(url: string): Promise<Target> {
   const { default: postgres } = await import('postgres');
   const { migratePostgres } = await import('./store/postgres-registry-store.js');
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  // `socket` is documented in postgres.js's README ("Custom socket") but missing from its types.
+  const sockets = watchedSockets(RESTORE_DEADLINE_MS);
+  const sql = postgres(url, { max: 1, onnotice: () => {}, socket: sockets.socket } as postgres.Options<{}>);
+  /** `work`, failing with the deadline's error when that is why its connection closed. */
+  const bounded = <T>(work: Promise<T>) => work.catch((error: unknown) => Promise.reject(sockets.overdue ?? error));
   try {
-    await migratePostgres(sql);
+    await bounded(migratePostgres(sql));
   } catch (error) {
     await sql.end({ timeout: 1 });
     throw error;
@@ -361,10 +367,10 @@ async function postgresTarget(url: string): Promise<Target> {
     if (used.length) throw holdsData(used);
   };
   return {
-    tables: async () => (await postgresTables(sql)).tables,
-    refuseData: (tables) => refuseData(sql, tables),
+    tables: async () => (await bounded(postgresTables(sql))).tables,
+    refuseData: (tables) => bounded(refuseData(sql, tables)),
     async copy(source, tables, secret, report, say) {
-      await sql.begin(async (tx) => {
+      await bounded(sql.begin(async (tx) => {
         await refuseData(tx, tables);
         const { types } = await postgresTables(tx);
         for (const table of tables) await tx.unsafe(`ALTER TABLE ${quote(table.name)} DISABLE TRIGGER USER`);
@@ -405,8 +411,9 @@ async function postgresTarget(url: string): Promise<Target> {
           if (next > 0) await tx`SELECT setval(${serial.sequence}, ${next})`;
         }
         await tx`INSERT INTO server_secret (id, secret) VALUES (1, ${secret}) ON CONFLICT (id) DO UPDATE SET secret = excluded.secret`;
-      });
+      }));
     },
-    close: () => sql.end({ timeout: 5 }),
+    // (A server past the deadline would not answer the goodbye either.)
+    close: () => sql.end({ timeout: sockets.overdue ? 0 : 5 }),
   };
 }

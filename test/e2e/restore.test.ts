@@ -2,14 +2,16 @@
 // local archives), stopped and backed up, restored into PostgreSQL and S3 (s3rver) and into a new
 // SQLite data dir; then each is served and answers every read as the original does, old tokens work,
 // downloads have the same SHA-256, and every row of every table is the source's.
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { RESTORE_DEADLINE_MS } from '../../src/contract/limits.js';
 import { postgresTables, sqliteTables, SEEDED_TABLES, type Table } from '../../src/server/restore.js';
-import { runCli, tempDir, type TestServer } from '../helpers.js';
+import { cliEnv, INSTALLED_BIN, runCli, tempDir, type TestServer } from '../helpers.js';
 import { writeTree } from '../package/fixtures.js';
 import { testPostgres } from '../postgres.js';
 import { testS3 } from '../s3.js';
@@ -257,6 +259,43 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     expect(result.stderr).toMatch(/the archive of alpha-node 1\.1\.0 \(.*\) has SHA-256 [0-9a-f]{64} \(\d+ bytes\), but its version says [0-9a-f]{64}/);
     expect(await postgresRows(databaseUrl)).toBe(0);
   }, 60_000);
+
+  it('PostgreSQL frozen while the rows go in: restore gives up after its deadline with exit 1 naming the database, and the target stays empty', async () => {
+    const pg = (await postgresServer!)!;
+    const databaseUrl = await pg.database();
+    // 200,000 more users: their rows take seconds to go in, so the freeze lands inside the transaction.
+    const big = join(tempDir(), 'big');
+    cpSync(built.backup, big, { recursive: true });
+    const db = new Database(join(big, 'registry.db'));
+    db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000)
+             INSERT INTO users (id, name, created_at) SELECT 'bulk-' || i, 'bulk ' || i, '2026-01-01T00:00:00.000Z' FROM n`);
+    db.close();
+    const child = spawn(process.execPath, [INSTALLED_BIN, 'restore', big, '--database', databaseUrl, '--storage', join(tempDir(), 'archives')], { env: cliEnv(tempDir()), stdio: 'pipe' });
+    onTestFinished(() => {
+      pg.signal('SIGCONT'); // (the file's server must be able to stop)
+      child.kill('SIGKILL');
+    });
+    let stderr = '';
+    let frozenAt = 0;
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      if (!frozenAt && stderr.includes('copying the rows of')) {
+        pg.signal('SIGSTOP');
+        frozenAt = performance.now();
+      }
+    });
+    child.stdout.resume();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const waited = performance.now() - frozenAt;
+    pg.signal('SIGCONT');
+    expect(frozenAt, stderr).toBeGreaterThan(0);
+    expect(code, stderr).toBe(1);
+    expect(stderr).toContain(`restore into ${databaseUrl} failed: PostgreSQL did not answer within ${RESTORE_DEADLINE_MS / 1000} s`);
+    expect(stderr).toContain('the target database was left as it was, run the same restore again');
+    expect(waited).toBeGreaterThanOrEqual(RESTORE_DEADLINE_MS - 1_000);
+    expect(waited).toBeLessThan(RESTORE_DEADLINE_MS + 20_000);
+    expect(await postgresRows(databaseUrl)).toBe(0);
+  }, 120_000);
 
   it.skipIf(!s3Server)('a bucket that refuses stops the restore, and the target database stays empty; run again, it completes', async () => {
     const databaseUrl = await (await postgresServer!).database();

@@ -1,5 +1,6 @@
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { RESTORE_DEADLINE_MS } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
 import { backendUrl, withBackend, withoutPassword } from '../backend-urls.js';
 import type { Ctx } from '../context.js';
@@ -12,7 +13,7 @@ export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('restore <source>')
     .description("copy a registry data dir (one `nodereg backup` made, or a stopped server's) into PostgreSQL and S3, or into a new SQLite data dir")
-    .option('--database <url>', 'where the registry goes: postgres://user:pass@host:port/db (an empty database), or a new SQLite file whose dir becomes a data dir (DIR/registry.db); env NODEREG_DATABASE_URL')
+    .option('--database <url>', `where the registry goes: postgres://user:pass@host:port/db (an empty database; a statement it leaves unanswered for ${RESTORE_DEADLINE_MS / 1000} s fails the restore), or a new SQLite file whose dir becomes a data dir (DIR/registry.db); env NODEREG_DATABASE_URL`)
     .option('--storage <url>', 'where the archives go: s3://bucket/prefix or a directory (default with SQLite: DIR/archives beside the database; needed with PostgreSQL); env NODEREG_STORAGE_URL')
     .action(async (sourceArg: string, flags: { database?: string; storage?: string }) => {
       const source = resolve(sourceArg);

@@ -16,17 +16,33 @@ const overdue = (ms: number) => Object.assign(new Error(`PostgreSQL did not answ
  * heard nothing from the server for `ms`: their queries fail (503), the pool opens fresh connections,
  * and a server that comes back is used again without a restart.
  */
-export function watchedSockets() {
+export function watchedSockets(answerMs?: number) {
   const heard = new Map<Socket, number>();
   let turn = 0;
-  return {
+  const watched = {
+    /** The error of the last connection closed past `answerMs` (postgres.js fails its query as CONNECTION_CLOSED). */
+    overdue: undefined as Error | undefined,
     socket(options: { host: string[]; port: number[]; path?: string | false }): Socket {
       const index = turn++ % options.host.length;
       const socket = options.path ? connect(options.path) : connect(options.port[index], options.host[index]);
       // postgres.js reads these for TLS (the server name), as on the sockets it opens itself.
       Object.assign(socket, { host: options.host[index], port: options.port[index] });
       heard.set(socket, performance.now());
-      socket.on('data', () => heard.set(socket, performance.now()));
+      let writtenWhenHeard = 0;
+      // (Registered before postgres.js's own listener, which may answer the server at once.)
+      socket.on('data', () => {
+        heard.set(socket, performance.now());
+        writtenWhenHeard = socket.bytesWritten;
+      });
+      // With `answerMs`: a connection that sent something since it last heard the server, then moved
+      // no byte either way for that long, is closed (its query fails); an idle one is left alone.
+      if (answerMs) {
+        socket.setTimeout(answerMs, () => {
+          if (socket.bytesWritten === writtenWhenHeard) return;
+          watched.overdue = overdue(answerMs);
+          socket.destroy(watched.overdue);
+        });
+      }
       socket.on('close', () => heard.delete(socket));
       return socket;
     },
@@ -35,6 +51,7 @@ export function watchedSockets() {
       for (const [socket, at] of heard) if (now - at >= ms) socket.destroy(overdue(ms));
     },
   };
+  return watched;
 }
 
 /**
