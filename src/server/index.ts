@@ -95,6 +95,11 @@ export interface RegistryServer {
    * listening: print it once. None when a shared database kept the admin token it had.
    */
   generatedAdminToken: string | undefined;
+  /**
+   * DIR/admin-token's token (generated or read), once listening, when this start made it the admin's
+   * live token: a CLI profile may keep it. None when a shared database kept another, or `adminToken` was given.
+   */
+  liveFileAdminToken: string | undefined;
   options: Required<Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>> &
     RegistryServerOptions;
   /** How many reads the listener's shortcut answered (src/server/kept-reads.ts). */
@@ -385,6 +390,9 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     uploadMemory: ctx.uploadMemory,
     get generatedAdminToken() {
       return admin.generated && adminLive ? admin.token : undefined;
+    },
+    get liveFileAdminToken() {
+      return !admin.given && adminLive ? admin.token : undefined;
     },
     options,
     publicUrl,

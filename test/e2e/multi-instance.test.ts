@@ -1,7 +1,7 @@
 // Two `nodereg serve` processes sharing one PostgreSQL database and one S3 bucket (s3rver), as behind
 // a load balancer: whatever one instance decides, the other sees at once.
 import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { s3ClientFromEnv } from '../../src/server/archives/s3-storage.js';
 import postgres from 'postgres';
 import { postgresMigrations } from '../../src/server/store/postgres-migrations.js';
 import { runInProcess } from '../cli/in-process.js';
-import { tempDir, type TestServer } from '../helpers.js';
+import { runCli, tempDir, type TestServer } from '../helpers.js';
 import { testPostgres } from '../postgres.js';
 import { testS3 } from '../s3.js';
 import { call, createPublisher, createUser, makeZip, publish, uploadTo } from '../server/fixtures.js';
@@ -82,6 +82,28 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     expect([await isAdmin(pair[0], generated[0]), await isAdmin(pair[1], generated[0])]).toEqual([true, true]);
     await Promise.all(pair.map((instance) => instance.stop()));
   }, 60_000);
+
+  it('on the default data dir, an admin-token file the shared database does not use is not saved into the CLI profile', async () => {
+    const databaseUrl = await (await postgresServer!).database();
+    const a = await serve(['--port', '0', '--data-dir', tempDir(), '--database', databaseUrl]);
+    const live = /admin token \(shown once; also in \S+\): (\S+)/.exec(a.stderr())![1];
+    // The default data dir holds a token of its own that this database never had (left by an earlier registry there).
+    const home = tempDir('nodereg-home-');
+    const defaultDir = join(home, '.local/share/nodereg');
+    mkdirSync(defaultDir, { recursive: true });
+    const stale = `nrg_u_${randomBytes(24).toString('hex')}`;
+    writeFileSync(join(defaultDir, 'admin-token'), `${stale}\n`, { mode: 0o600 });
+    const b = await serve(['--port', '0', '--data-dir', defaultDir, '--database', databaseUrl], { home });
+    await eventually(() => b.stderr().includes('callback key') || undefined, 'the start lines');
+    expect((await call(b.url, 'GET', '/users/me', { token: stale })).status).toBe(401);
+    expect((await call(b.url, 'GET', '/users/me', { token: live })).status).toBe(200);
+    expect(b.stderr()).not.toContain('saved the admin token');
+    const token = await runCli(['config', 'get', 'token'], { home, env: { NODEREG_REGISTRY: b.url } });
+    expect(token.stdout + token.stderr).not.toMatch(/nrg_u_…\(redacted\)/);
+    // The file stays (the dir's own registry.db may still use it); the start line says what to do with it.
+    expect(b.stderr()).toContain(`${join(defaultDir, 'admin-token')} holds another one, dead here (delete it`);
+    await Promise.all([a.stop(), b.stop()]);
+  });
 
   it('agree on publishes, uploads, downloads and revoked tokens', async () => {
     const databaseUrl = await (await postgresServer!).database();

@@ -188,8 +188,10 @@ export function register(program: Command, ctx: Ctx): void {
         (server as { generatedAdminToken?: string }).generatedAdminToken ??
         (adminTokenFile && !hadAdminTokenFile && existsSync(adminTokenFile) ? readFileSync(adminTokenFile, 'utf8').trim() : undefined);
       if (generated) info(`admin token (shown once; also in ${adminTokenFile}): ${generated}`);
-      if (adminTokenFile && dataDir === defaultDir && !ctx.env.NODEREG_ADMIN_TOKEN && existsSync(adminTokenFile)) {
-        await saveAdminToken(ctx, server.publicUrl(), readFileSync(adminTokenFile, 'utf8').trim(), adminTokenFile).catch((error: Error) =>
+      // Only a live token: on a shared database that kept another, DIR/admin-token's is dead there.
+      const live = server.liveFileAdminToken;
+      if (adminTokenFile && dataDir === defaultDir && live) {
+        await saveAdminToken(ctx, server.publicUrl(), live, adminTokenFile).catch((error: Error) =>
           ctx.out.warn(`could not save the admin token into the CLI config: ${error.message}`),
         );
       }

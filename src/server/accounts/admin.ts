@@ -41,7 +41,8 @@ export async function bootstrapAdmin(
   if (await store.ensureBootstrapAdmin(ADMIN_USER_ID, hashToken(admin.token), shownPrefix(admin.token), shared && !admin.given)) return true;
   const file = join(dataDir!, 'admin-token');
   if (admin.generated) rmSync(file, { force: true });
-  const here = admin.generated ? 'none generated here' : `${file} holds another one, not used`;
+  // The file stays: it may still be the live token of the dir's own registry.db, which --database leaves behind.
+  const here = admin.generated ? 'none generated here' : `${file} holds another one, dead here (delete it, unless the data dir's own registry.db is still served with it)`;
   log?.(
     `admin token: kept the one the shared database has (in the admin-token file of the instance that generated it, or set with NODEREG_ADMIN_TOKEN); ${here}. To choose it, set NODEREG_ADMIN_TOKEN, the same on every instance`,
   );
