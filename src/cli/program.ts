@@ -40,10 +40,29 @@ Examples:
   $ NODEREG_TOKEN=... nodereg publish --skip-existing
 `;
 
+/** The last `--log X` or `--log=X` (serve's), and argv without them. */
+function logFormat(argv: string[]): { format?: string; rest: string[] } {
+  let format: string | undefined;
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--log') format = argv[++i];
+    else if (argv[i].startsWith('--log=')) format = argv[i].slice('--log='.length);
+    else rest.push(argv[i]);
+  }
+  return { format, rest };
+}
+
 /** Runs the CLI on `argv` (without node and script) and resolves to the exit code. Never exits. */
 export async function run(argv: string[], version: string, deps: RunDeps = {}): Promise<number> {
   const program = new Command('nodereg');
   const ctx = new Ctx(() => program.opts<Globals>(), version, deps);
+  // `serve --log json`, the flag anywhere: commander's own errors (before serve's action) are JSON lines too.
+  const log = logFormat(argv);
+  const logJson = log.format === 'json' && requestedCommand(log.rest)?.name === 'serve';
+  const writeErr = (text: string) => {
+    if (!logJson) return void ctx.stderr.write(text);
+    for (const line of text.split('\n')) if (line.trim()) ctx.out.record('hint', { message: line.trim().replace(/^\((.*)\)$/, '$1') });
+  };
   program
     .description('publish nodes to a node registry, and run one locally')
     .version(version, '-V, --version', 'print the version')
@@ -59,7 +78,9 @@ export async function run(argv: string[], version: string, deps: RunDeps = {}): 
     .exitOverride()
     .configureOutput({
       writeOut: (text) => ctx.stdout.write(text),
-      writeErr: (text) => ctx.stderr.write(text),
+      writeErr,
+      outputError: (text, write) =>
+        logJson ? ctx.out.record('error', { message: text.trim().replace(/^error: /, ''), code: 'invalid_input' }) : write(text),
       // the width of the streams help is written to (80 when not a terminal), so help is stable in tests
       getOutHelpWidth: () => (ctx.stdout.isTTY ? (ctx.stdout as { columns?: number }).columns : undefined) ?? 80,
       getErrHelpWidth: () => (ctx.stderr.isTTY ? (ctx.stderr as { columns?: number }).columns : undefined) ?? 80,

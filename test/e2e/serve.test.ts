@@ -153,6 +153,28 @@ describe('nodereg serve', () => {
     expect(off.stderr()).not.toContain('/healthz');
   });
 
+  it('with --log json anywhere on the command line, a start that fails before serve has read its flags is JSON too', async () => {
+    const file = join(tempDir(), 'file');
+    writeFileSync(file, '');
+    const cases: [string[], number, RegExp][] = [
+      [['serve', '--bogus', '--log', 'json'], 2, /^unknown option '--bogus'/],
+      [['serve', '--log=json', '--max-archive'], 2, /^option '--max-archive <size>' argument missing/],
+      [['serve', '--port', '--log', 'json'], 2, /^too many arguments for 'serve'/],
+      [['--log', 'json', 'serve', '--port', '0'], 2, /^unknown option '--log'/],
+      [['serve', '--port', 'x', '--log', 'json'], 2, /^--port must be a port number/],
+      [['serve', '--database', 'postgres://u:secret@[bad/db', '--log', 'json'], 2, /^--database: .* is not a PostgreSQL URL/],
+      [['serve', '--port', '0', '--data-dir', join(file, 'dir'), '--log', 'json'], 1, /^cannot open the data dir .*not a directory/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => runCli(args)));
+    results.forEach((result, i) => {
+      const [args, code, message] = cases[i];
+      expect(result.code, args.join(' ')).toBe(code);
+      expect(result.stdout).toBe('');
+      const lines = result.stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines[0], args.join(' ')).toEqual(expect.objectContaining({ time: expect.any(String), level: 'error', message: expect.stringMatching(message) }));
+    });
+  });
+
   it.each([
     [['--max-archive', '12zz'], '--max-archive'],
     [['--max-unpacked', 'lots'], '--max-unpacked'],

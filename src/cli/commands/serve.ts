@@ -93,7 +93,7 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--max-archive <size>', 'largest archive accepted, compressed', '200MiB')
     .option('--max-unpacked <size>', 'largest archive accepted, expanded', '1GiB')
     .option('--rate-limit <n/min>', 'mutating requests per minute per user, or per address without a valid token (off unless set)')
-    .addOption(new Option('--log <format>', 'access log on stderr; json: every line (start-up, warnings, errors, the URL line on stdout too) is one JSON object').choices(LOG_FORMATS).default('pretty'))
+    .addOption(new Option('--log <format>', 'access log on stderr; json: every line (start-up, warnings, errors, a bad flag wherever --log json is given, the URL line on stdout too) is one JSON object').choices(LOG_FORMATS).default('pretty'))
     .option('--migrate-only', 'apply the database migrations and exit (instances starting together wait for each other)')
     .option('--seed', 'on an empty data dir, create an example publisher and a published node')
     .action(async (flags: ServeFlags) => {
