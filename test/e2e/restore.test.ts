@@ -2,7 +2,7 @@
 // local archives), stopped and backed up, restored into PostgreSQL and S3 (s3rver) and into a new
 // SQLite data dir; then each is served and answers every read as the original does, old tokens work,
 // downloads have the same SHA-256, and every row of every table is the source's.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -216,7 +216,12 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     const restored = await runCli(['restore', built.backup], { env: { ...env, NODEREG_DATABASE_URL: withPassword } });
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout + restored.stderr).not.toContain('hunter2');
-    expect(restored.stdout).toContain(`serve it: nodereg serve --database '${withPassword.replace('hunter2', '***')}'`);
+    // The serve line reads the URL from the variable, so it can be pasted as it is (here with --migrate-only, to run it quickly).
+    const serveLine = /^serve it: (.*)$/m.exec(restored.stdout)![1];
+    expect(serveLine).toBe(`NODEREG_ADMIN_TOKEN="$(cat ${join(built.backup, 'admin-token')})" nodereg serve --database "$NODEREG_DATABASE_URL" --storage ${storage.url}`);
+    const pasted = spawnSync('sh', ['-c', `${serveLine} --migrate-only`], { env: cliEnv(tempDir(), { ...env, NODEREG_DATABASE_URL: withPassword }), encoding: 'utf8' });
+    expect(pasted.status, pasted.stderr).toBe(0);
+    expect(pasted.stderr).toContain('migrations applied to --database');
     expect(restored.stderr).toContain('copying 6 archives');
     expect(restored.stdout).toMatch(/archives {4}6 files, .*, each SHA-256 checked/);
     expect(restored.stdout).toContain('AI results  1 file');
@@ -304,8 +309,12 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('no such bucket');
     expect(await postgresRows(databaseUrl)).toBe(0);
-    const again = await runCli(['restore', built.backup, '--database', databaseUrl, '--storage', `s3://${await s3.bucket()}`], { env: s3.env });
+    // (A password given with --database is not printed either: the serve line names the variable to set.)
+    const again = await runCli(['restore', built.backup, '--database', databaseUrl.replace('://nodereg@', '://nodereg:hunter2@'), '--storage', `s3://${await s3.bucket()}`], { env: s3.env });
     expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout + again.stderr).not.toContain('hunter2');
+    expect(again.stdout).toContain('nodereg serve --database "$NODEREG_DATABASE_URL"');
+    expect(again.stdout).toContain('(with NODEREG_DATABASE_URL set to the --database URL first: its password is not printed)');
     expect(await postgresRows(databaseUrl)).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -49,9 +49,12 @@ export function register(program: Command, ctx: Ctx): void {
 
       const storageText = storage.kind === 'local' ? storage.dir : storageUrl.text;
       const adminFile = join(source, 'admin-token');
+      // A URL with a password is never printed: the line reads it from the variable serve reads too (docs/decisions.md).
+      const hidden = database.kind === 'postgres' && target !== database.url;
       const serveLine =
         database.kind === 'postgres'
-          ? `nodereg serve --database '${target}' --storage ${storageText}${report.adminToken ? ` (with NODEREG_ADMIN_TOKEN="$(cat ${adminFile})")` : ''}`
+          ? `${report.adminToken ? `NODEREG_ADMIN_TOKEN="$(cat ${adminFile})" ` : ''}nodereg serve --database ${hidden ? '"$NODEREG_DATABASE_URL"' : `'${target}'`} --storage ${storageText}` +
+            (hidden && databaseUrl.name === '--database' ? `\n  (with NODEREG_DATABASE_URL set to the --database URL first: its password is not printed)` : '')
           : `nodereg serve --data-dir ${report.dataDir}${database.path === join(report.dataDir!, 'registry.db') ? '' : ` --database ${database.path}`}${storage.kind === 'local' && storage.dir === join(report.dataDir!, 'archives') ? '' : ` --storage ${storageText}`}`;
       const sizes = Object.entries(report.tables).map(([name, rows]) => `${name} ${rows}`).join(', ');
       ctx.out.result(
