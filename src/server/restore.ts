@@ -349,10 +349,9 @@ async function postgresTarget(url: string): Promise<Target> {
   const { default: postgres } = await import('postgres');
   const { migratePostgres } = await import('./store/postgres-registry-store.js');
   // `socket` is documented in postgres.js's README ("Custom socket") but missing from its types.
-  const sockets = watchedSockets(RESTORE_DEADLINE_MS);
+  const sockets = watchedSockets();
   const sql = postgres(url, { max: 1, onnotice: () => {}, socket: sockets.socket } as postgres.Options<{}>);
-  /** `work`, failing with the deadline's error when that is why its connection closed. */
-  const bounded = <T>(work: Promise<T>) => work.catch((error: unknown) => Promise.reject(sockets.overdue ?? error));
+  const bounded = <T>(work: Promise<T>) => sockets.untilStalled(work, RESTORE_DEADLINE_MS);
   try {
     await bounded(migratePostgres(sql));
   } catch (error) {

@@ -16,11 +16,11 @@ const overdue = (ms: number) => Object.assign(new Error(`PostgreSQL did not answ
  * heard nothing from the server for `ms`: their queries fail (503), the pool opens fresh connections,
  * and a server that comes back is used again without a restart.
  */
-export function watchedSockets(answerMs?: number) {
+export function watchedSockets() {
   const heard = new Map<Socket, number>();
   let turn = 0;
   const watched = {
-    /** The error of the last connection closed past `answerMs` (postgres.js fails its query as CONNECTION_CLOSED). */
+    /** The error of the last connection `untilStalled` closed (postgres.js fails its query as CONNECTION_CLOSED). */
     overdue: undefined as Error | undefined,
     socket(options: { host: string[]; port: number[]; path?: string | false }): Socket {
       const index = turn++ % options.host.length;
@@ -28,27 +28,39 @@ export function watchedSockets(answerMs?: number) {
       // postgres.js reads these for TLS (the server name), as on the sockets it opens itself.
       Object.assign(socket, { host: options.host[index], port: options.port[index] });
       heard.set(socket, performance.now());
-      let writtenWhenHeard = 0;
-      // (Registered before postgres.js's own listener, which may answer the server at once.)
-      socket.on('data', () => {
-        heard.set(socket, performance.now());
-        writtenWhenHeard = socket.bytesWritten;
-      });
-      // With `answerMs`: a connection that sent something since it last heard the server, then moved
-      // no byte either way for that long, is closed (its query fails); an idle one is left alone.
-      if (answerMs) {
-        socket.setTimeout(answerMs, () => {
-          if (socket.bytesWritten === writtenWhenHeard) return;
-          watched.overdue = overdue(answerMs);
-          socket.destroy(watched.overdue);
-        });
-      }
+      socket.on('data', () => heard.set(socket, performance.now()));
       socket.on('close', () => heard.delete(socket));
       return socket;
     },
     closeSilent(ms: number) {
       const now = performance.now();
       for (const [socket, at] of heard) if (now - at >= ms) socket.destroy(overdue(ms));
+    },
+    /**
+     * `work`, statements sent one after another (restore's), with a connection that moves no byte
+     * either way for `ms` while it runs closed: its statement fails, and `work` with ETIMEDOUT. Idle
+     * connections between two works are left alone. Counted in bytes: a socket postgres.js has
+     * upgraded to TLS emits no 'data' of its own, but its counts still move.
+     */
+    async untilStalled<T>(work: Promise<T>, ms: number): Promise<T> {
+      const moved = new Map<Socket, { bytes: number; at: number }>();
+      let stalled: Error | undefined;
+      const timer = setInterval(() => {
+        const now = performance.now();
+        for (const socket of heard.keys()) {
+          const bytes = socket.bytesRead + socket.bytesWritten;
+          const last = moved.get(socket);
+          if (last?.bytes !== bytes) moved.set(socket, { bytes, at: now });
+          else if (now - last.at >= ms) socket.destroy((stalled = watched.overdue = overdue(ms)));
+        }
+      }, Math.min(1_000, ms / 10));
+      try {
+        return await work;
+      } catch (error) {
+        throw stalled ?? error;
+      } finally {
+        clearInterval(timer);
+      }
     },
   };
   return watched;
