@@ -207,7 +207,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     app.use(async (c, next) => {
       const started = performance.now();
       await next();
-      log(accessLine(c.req.method, new URL(c.req.url).pathname, c.res.status, started));
+      log(accessLine(c.req.method, new URL(c.req.url).pathname, c.get('sentStatus') ?? c.res.status, started));
     });
   }
 
@@ -227,7 +227,10 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     const incoming = (c.env as HttpBindings | undefined)?.incoming;
     if (answer.headers?.Connection === 'close' && incoming instanceof IncomingMessage && !incoming.complete && !incoming.socket.destroyed) {
       closeAfter(incoming, answer);
-      return new Response(null, { status: answer.status, headers: RESPONSE_ALREADY_SENT.headers });
+      // This very Response: the adapter writes nothing for it. A new Response with its header is still
+      // written (an empty answer that Node queues behind those pipelined before it, ahead of ours).
+      c.set('sentStatus', answer.status);
+      return RESPONSE_ALREADY_SENT;
     }
     for (const [name, value] of Object.entries(answer.headers ?? {})) c.header(name, value);
     return c.json(answer.body(), answer.status as 400);
@@ -299,10 +302,17 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
    * still sends its body: written on the socket itself, then closed in stages (RFC 9112 §9.6): our side
    * first, then what still comes is read and dropped within DROP before the full close. Node's own
    * response would close at once, and a client still sending gets a reset before it reads the answer.
+   * Answers to requests pipelined before this one go out whole first; until then the body is not read.
    */
   const closeAfter = (incoming: IncomingMessage, answer: HttpError) => {
     const socket = incoming.socket;
     lingering.add(socket);
+    const begun = responses.get(socket) ?? [];
+    const earlier = begun.slice(0, begun.findIndex((res) => res.req === incoming)).filter((res) => !res.writableFinished);
+    if (earlier.length) {
+      const done = (res: ServerResponse) => new Promise((resolve) => res.once('finish', resolve).once('close', resolve));
+      return void Promise.all(earlier.map(done)).then(() => !socket.destroyed && closeAfter(incoming, answer));
+    }
     socket.end(rawErrorResponse(answer.status, answer.code, answer.message, answer));
     incoming.resume(); // Node's parser drops the body
     const start = socket.bytesRead;

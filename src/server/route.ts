@@ -20,6 +20,8 @@ export type AppEnv = {
     principal: Principal | null;
     /** A bearer token already looked up by a middleware (the rate limit), so the route need not again. */
     authenticated?: { token: string; principal: Principal | null };
+    /** The status of an answer written on the socket itself (closeAfter), for the access log. */
+    sentStatus?: number;
   };
 };
 
