@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
-import { CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
+import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
 import { MemoryBudget, UPLOAD_MEMORY } from './archives/validate-zip.js';
@@ -57,6 +57,12 @@ export interface RegistryServerOptions {
    * 5 minutes would cut a maximum-size archive on a slow link.
    */
   requestTimeout?: number;
+  /**
+   * How long close() may wait for requests in flight, in ms; then every connection left is cut. Default
+   * CLOSE_MAX_MS (60 s): a client trickling bytes is never cut as stalled, and would hold the stop for up
+   * to the request timeout.
+   */
+  closeTimeout?: number;
   /** The AI proxy: upstreams (forward mode) or the sandbox, callbacks. DESIGN.md §4. */
   proxy?: ProxyOptions;
   /**
@@ -103,7 +109,7 @@ export interface RegistryServer {
   listen(): Promise<string>;
   /** The public URL (after listen when not set). */
   publicUrl(): string;
-  /** Stops accepting, lets in-flight requests finish, closes the database. */
+  /** Stops accepting, lets in-flight requests finish (within `closeTimeout`), closes the database. */
   close(): Promise<void>;
 }
 
@@ -417,9 +423,15 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
         // it then, rather than after keepAliveTimeout (which held `serve` open seconds after SIGTERM).
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
         const stalled = cutStalled();
+        const closeTimeout = options.closeTimeout ?? CLOSE_MAX_MS;
+        const deadline = setTimeout(() => {
+          options.log?.(`closing: cut ${connections.size} connection(s) still open ${closeTimeout / 1000} s after the stop began`);
+          for (const socket of connections) socket.destroy();
+        }, closeTimeout);
         server.close(async () => {
           clearInterval(sweep);
           clearInterval(stalled);
+          clearTimeout(deadline);
           for (const task of closers) await task();
           await database.close();
           await archives.close?.();

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { CLOSE_STALLED_MS, DEFAULT_PORT, DEFAULT_REGISTRY_URL, SCAN_MODES } from '../../contract/limits.js';
+import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_PORT, DEFAULT_REGISTRY_URL, SCAN_MODES } from '../../contract/limits.js';
 import { parseSize } from '../../contract/size.js';
 import type { RegistryServer } from '../../server/index.js';
 import { sameRegistry } from '../config.js';
@@ -77,7 +77,7 @@ function accessLog(format: ServeFlags['log'], out: Output): ((line: string) => v
 export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('serve')
-    .description(`run the embedded registry (SQLite and a local archive dir) until SIGINT or SIGTERM (in-flight requests finish; a stalled one is cut after ${CLOSE_STALLED_MS / 1000} s)`)
+    .description(`run the embedded registry (SQLite and a local archive dir) until SIGINT or SIGTERM (in-flight requests finish; a stalled one is cut after ${CLOSE_STALLED_MS / 1000} s, every one left ${CLOSE_MAX_MS / 1000} s after the signal)`)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 picks a free port', String(DEFAULT_PORT))
     .option('--data-dir <dir>', 'where the database, archives and secrets live (default: $XDG_DATA_HOME/nodereg, else ~/.local/share/nodereg; none with --database postgres://, which then needs --storage and NODEREG_ADMIN_TOKEN)')
@@ -256,7 +256,7 @@ async function saveAdminToken(ctx: Ctx, url: string, token: string, tokenFile: s
 }
 
 /**
- * Runs until SIGINT or SIGTERM, then lets in-flight requests finish (the stalled ones are cut) and closes the database. The
+ * Runs until SIGINT or SIGTERM, then lets in-flight requests finish (the stalled ones are cut, and all within CLOSE_MAX_MS) and closes the database. The
  * handlers stay installed until the server is closed: a module that re-raises signals (conf's
  * write-file helper does) must not end the process halfway through closing.
  */
@@ -266,7 +266,7 @@ function closeOnSignal(server: RegistryServer, info: (line: string) => void): Pr
     const stop = (signal: NodeJS.Signals) => {
       if (closing) return;
       closing = true;
-      info(`${signal}: closing (in-flight requests finish first; one whose connection moves nothing for ${CLOSE_STALLED_MS / 1000} s is cut; SIGKILL stops at once)`);
+      info(`${signal}: closing (in-flight requests finish first; one whose connection moves nothing for ${CLOSE_STALLED_MS / 1000} s is cut, every one left after ${CLOSE_MAX_MS / 1000} s; SIGKILL stops at once)`);
       server.close().then(
         () => {
           process.off('SIGINT', stop);
