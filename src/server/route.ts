@@ -64,11 +64,12 @@ function readJsonBody(c: Context, max: number, anonymous = false): Promise<Buffe
   if (incoming.readableEnded) return Promise.resolve(EMPTY);
   return new Promise((resolve, reject) => {
     const shape = new JsonShape();
-    const chunks: Buffer[] = [];
-    // With a Content-Length each piece is copied into place as it comes: joining 25 MiB at the end held
-    // the event loop (the AI proxy's bodies).
+    let chunks: Buffer[] = [];
+    // Past 1 MiB, a body with a Content-Length is copied into place piece by piece: joining 25 MiB at the
+    // end held the event loop (the AI proxy's bodies). Only past 1 MiB: the room is taken before the
+    // bytes come, so each MiB counted against JSON_BODIES_MAX reserves at most 25.
     const length = Number(incoming.headers['content-length']);
-    const whole = Number.isSafeInteger(length) && length > 0 && length <= max ? Buffer.allocUnsafe(length) : undefined;
+    let whole: Buffer | undefined;
     let size = 0;
     let counted = 0;
     const stop = () => {
@@ -90,9 +91,18 @@ function readJsonBody(c: Context, max: number, anonymous = false): Promise<Buffe
         : anonymous && reading.anonymous > ANONYMOUS_BODIES_MAX ? anonymousBodiesFull()
         : reading.all > JSON_BODIES_MAX ? bodiesFull()
         : shape.feed(chunk);
-      if (!refusal) return void (whole ? chunk.copy(whole, size - chunk.length) : chunks.push(chunk));
-      stop();
-      reject(refusal);
+      if (refusal) {
+        stop();
+        return reject(refusal);
+      }
+      if (whole) return void chunk.copy(whole, size - chunk.length);
+      chunks.push(chunk);
+      if (size > MiB && Number.isSafeInteger(length) && length <= max) {
+        whole = Buffer.allocUnsafe(length);
+        let at = 0;
+        for (const piece of chunks) at += piece.copy(whole, at);
+        chunks = [];
+      }
     };
     const onEnd = () => {
       stop();
@@ -111,6 +121,7 @@ function readJsonBody(c: Context, max: number, anonymous = false): Promise<Buffe
 }
 
 const EMPTY = Buffer.alloc(0);
+const MiB = 1024 * 1024;
 
 const bodiesFull = () =>
   new HttpError('unavailable', 'the registry is reading too many request bodies at the moment; retry shortly', undefined, undefined, { 'Retry-After': '1' });

@@ -1,7 +1,8 @@
 // The AI proxy takes bodies up to JSON_BODY_MAX (25 MiB): while four of the largest are read, checked and
 // relayed, the server still answers /healthz promptly (DESIGN.md §3: expensive checks run off the event
 // loop). The server runs in its own process, so that the test's own work does not count. A wide margin:
-// a body handled on the event loop held it about 120 ms each.
+// with the bodies handled on the event loop the p99 was 220-410 ms; off it, 25-70 ms (load average 4 on
+// 2 cores).
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -58,7 +59,7 @@ async function probe(url: string, until: Promise<unknown>): Promise<number[]> {
 const percentile = (times: number[], p: number) => [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * p))];
 
 describe.each(['sandbox', 'forward'] as const)('the AI proxy in %s mode, with four 25 MiB bodies in flight', (mode) => {
-  it('answers /healthz within 100 ms (p99)', async () => {
+  it('answers /healthz within 150 ms (p99)', async () => {
     upstream = mode === 'forward' ? await drainingUpstream() : undefined;
     child = await startChild(tempDir('nodereg-proxy-busy-'), {
       options: { proxy: upstream ? { imgUpstream: upstream.url, imgKey: 'k' } : { sandboxQuotaUser: 1024 ** 3, sandboxQuotaTotal: 1024 ** 3 } },
@@ -84,7 +85,7 @@ describe.each(['sandbox', 'forward'] as const)('the AI proxy in %s mode, with fo
     for (const reply of replies) expect(reply.status, reply.text).toBe(200);
     const p99 = percentile(times, 0.99);
     console.log(`${mode}: /healthz ${times.length} answers, p50 ${percentile(times, 0.5).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`);
-    expect(p99).toBeLessThan(100);
+    expect(p99).toBeLessThan(150);
     await child.close();
     child = undefined;
   }, 120_000);
