@@ -99,7 +99,7 @@ export function createBodyPreparer() {
     new Promise<Outcome>((resolve, reject) => {
       const id = next++;
       waiting.set(id, { resolve, reject });
-      // A body read whole is a buffer of its own (Buffer.concat): handed over, not copied.
+      // A body is read whole into a buffer of its own (readJsonBody): handed over, not copied.
       const own = raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength ? raw : Buffer.from(raw);
       (worker ??= start()).postMessage({ id, kind, raw: own, forward }, [own.buffer as ArrayBuffer]);
     });
@@ -110,6 +110,9 @@ export function createBodyPreparer() {
       const outcome = raw.length <= INLINE_MAX ? prepareBody(kind, raw, forward) : await inWorker(kind, raw, forward);
       if ('malformed' in outcome) throw malformedJson(new Error(outcome.malformed));
       if ('issues' in outcome) throw invalidRequest(outcome.issues as { path: (string | number)[]; message: string }[]);
+      // A Buffer comes out of the worker as a plain Uint8Array: a Buffer again, over the same bytes.
+      const { source } = outcome.prepared;
+      if (source?.kind === 'bytes') source.bytes = Buffer.from(source.bytes.buffer, source.bytes.byteOffset, source.bytes.length);
       return outcome.prepared as Prepared<K>;
     },
     async close(): Promise<void> {
