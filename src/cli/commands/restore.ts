@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { formatSize } from '../../contract/size.js';
 import { backendUrl, withBackend, withoutPassword } from '../backend-urls.js';
 import type { Ctx } from '../context.js';
-import { CliError, EXIT, invalidInput } from '../errors.js';
+import { CliError, EXIT, exitCodesHelp, invalidInput } from '../errors.js';
 import { examples } from './index.js';
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
@@ -70,6 +70,7 @@ export function register(program: Command, ctx: Ctx): void {
         ].join('\n'),
       );
     });
+  command.addHelpText('after', exitCodesHelp('restore'));
   examples(command, [
     'nodereg backup ./snapshot && nodereg restore ./snapshot --database postgres://nodereg:secret@db.internal:5432/nodereg --storage s3://registry-archives/prod',
     'NODEREG_DATABASE_URL=postgres://… NODEREG_STORAGE_URL=s3://bucket/prefix nodereg restore ~/.local/share/nodereg',
