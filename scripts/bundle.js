@@ -2,10 +2,10 @@
 // each command, the server, the packer and the prompts in lazy chunks, so a command loads only the
 // code it runs: one file read per chunk instead of hundreds of module files resolved one by one.
 import { build } from 'esbuild';
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+import { trainCodeCache } from './train-code-cache.js';
 
 const root = resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
@@ -118,10 +118,5 @@ for (const file of ['web-tree-sitter/web-tree-sitter.wasm', 'tree-sitter-python/
 }
 
 // The V8 code cache of the two bundles bin/nodereg.js runs for `node show` and `publish` (bin/compiled.js),
-// made by this Node in a process of its own without NODE_OPTIONS, as `nodereg` runs: V8 refuses a cache made
-// with other V8 flags.
-const compiled = resolve(root, 'bin/compiled.js');
-for (const bundle of ['cli/quick.cjs', 'cli/quick-publish.cjs']) {
-  const { NODE_OPTIONS: _flags, ...env } = process.env;
-  execFileSync(process.execPath, ['-e', `require(${JSON.stringify(compiled)}).requireCompiled(${JSON.stringify(resolve(dist, bundle))}, { writeCache: true })`], { env, stdio: 'inherit' });
-}
+// written by training runs of those commands (scripts/train-code-cache.js).
+await trainCodeCache(root, ['cli/quick.cjs', 'cli/quick-publish.cjs'].map((bundle) => resolve(dist, bundle)));

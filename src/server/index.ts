@@ -99,6 +99,8 @@ export interface RegistryServer {
     RegistryServerOptions;
   /** How many reads the listener's shortcut answered (src/server/kept-reads.ts). */
   keptReads(): number;
+  /** How many reviews it answered. */
+  keptReviews(): number;
   /** Starts listening; resolves to the URL it listens on. */
   listen(): Promise<string>;
   /** The public URL (after listen when not set). */
@@ -244,8 +246,15 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
       return Response.json(answer.body(), { status: answer.status, headers: answer.headers });
     },
   });
-  // Reads are not rate limited (only changes are): the shortcut never has to count one.
-  const keptReads = createKeptReads(store, ctx.nodeAnswers, accessLog, (error) => (backendUnavailable(error) ? internalError(error, options.log) : undefined));
+  // Reads are not rate limited (only changes are): the shortcut never has to count one, and takes
+  // reviews only while changes are not counted.
+  const keptReads = createKeptReads(
+    store,
+    ctx.nodeAnswers,
+    accessLog,
+    (error) => (backendUnavailable(error) ? internalError(error, options.log) : undefined),
+    options.rateLimit === undefined ? authenticate : undefined,
+  );
   // The responses begun on each connection and not yet finished: an error of Node's parser there (a
   // pipelined request, a timeout) must not write its answer into the middle of one.
   const responses = new WeakMap<Duplex, ServerResponse[]>();
@@ -389,6 +398,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     options,
     publicUrl,
     keptReads: keptReads.answered,
+    keptReviews: keptReads.reviewsAnswered,
     listen: async () => {
       await ready;
       return new Promise<string>((resolve, reject) => {

@@ -36,11 +36,13 @@ export interface RouteContext<O extends Operation> {
 /** `/a/{b}/c` → `/a/:b/c`. */
 export const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
-export function bearerToken(c: Context): string | undefined {
-  const header = c.req.header('authorization');
+/** The token of an `Authorization: Bearer …` header, if it is one. */
+export function bearerOf(header: string | undefined): string | undefined {
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   return match?.[1];
 }
+
+export const bearerToken = (c: Context): string | undefined => bearerOf(c.req.header('authorization'));
 
 /**
  * Bytes of the JSON bodies being read in this process (JSON_BODIES_MAX), and of those whose caller is

@@ -2,8 +2,8 @@
 // loads); a plain `node show ID` and a plain `publish` run from dist/cli/quick.cjs and
 // dist/cli/quick-publish.cjs without Node's ES module loader; every other form goes through the CLI's
 // ES module bundle. An unbuilt checkout: test/e2e/newcomer.test.ts.
-import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,21 @@ describe('launcher', () => {
   it('compiles the bundles of `node show` and `publish` with a V8 code cache that this Node takes', () => {
     const { cacheAccepted } = createRequire(import.meta.url)('../../bin/compiled.js');
     for (const bundle of ['quick.cjs', 'quick-publish.cjs']) expect(cacheAccepted(resolve(BIN, '../../dist/cli', bundle)), bundle).toBe(true);
+  });
+
+  it('writes caches trained by runs of those commands, which hold far more than a cache of the bundles\' top level', () => {
+    // A cache of the top level alone, written the build's way for a copy of each bundle (scripts/train-code-cache.js falls back to it).
+    const { TRAINING } = createRequire(import.meta.url)('../../bin/compiled.js');
+    const dir = tempDir();
+    for (const bundle of ['quick.cjs', 'quick-publish.cjs']) {
+      const built = resolve(BIN, '../../dist/cli', bundle);
+      const copy = join(dir, bundle);
+      writeFileSync(copy, readFileSync(built));
+      execFileSync(process.execPath, ['-e', `require(${JSON.stringify(resolve(BIN, '../compiled.js'))}).requireCompiled(${JSON.stringify(copy)})`], {
+        env: { ...process.env, [TRAINING]: '1' },
+      });
+      expect(statSync(`${built}.v8-cache`).size, bundle).toBeGreaterThan(2 * statSync(`${copy}.v8-cache`).size);
+    }
   });
 
   it.each([['--version'], ['-V'], ['--json', '--version']])('%j prints the version of package.json', async (...args) => {

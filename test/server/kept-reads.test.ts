@@ -152,6 +152,76 @@ describe('the shortcut for anonymous reads', () => {
   });
 });
 
+describe('the shortcut for reviews', () => {
+  const review = (path: string, token: string, extra = '') =>
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n${extra}\r\n`;
+  const last = (path: string, token: string) => review(path, token, 'Connection: close\r\n');
+
+  it('writes byte for byte what the route writes, and logs the same line', async () => {
+    await publishAndUpload(server, alice.token, 'alice-co', 'rated', '1.0.0');
+    const bob = await createUser(server, 'bob-reviews');
+    logged.length = 0;
+    const before = server.server.keptReviews();
+    const short = await raw([review('/nodes/rated/reviews?star=4', bob.token), last('/nodes/RaTeD/reviews?star=4', bob.token)]);
+    expect(server.server.keptReviews() - before).toBe(2);
+    const long = await raw([review('/nodes/rated/reviews?star=4&', bob.token), last('/nodes/RaTeD/reviews?star=4&', bob.token)]);
+    expect(server.server.keptReviews() - before, 'another query goes the long way').toBe(2);
+    expect(count(short, 'HTTP/1.1 200 OK'), short).toBe(2);
+    expect(short).toContain('"rating":4');
+    expect(withoutDate(short)).toBe(withoutDate(long));
+    expect(logged.map((line) => line.replace(/ [\d.]+ms$/, ' Nms'))).toEqual(
+      ['/nodes/rated', '/nodes/RaTeD', '/nodes/rated', '/nodes/RaTeD'].map((path) => `POST ${path}/reviews 200 Nms`),
+    );
+    // A second review replaces the first, through either way.
+    expect((await api.post('/nodes/rated/reviews?star=2', { token: bob.token })).body.rating).toBe(2);
+    expect(server.server.keptReviews() - before).toBe(3);
+  });
+
+  it('leaves every refusal to the route, which answers it in the errors\' shape', async () => {
+    const before = server.server.keptReviews();
+    expectError(await api.post('/nodes/rated/reviews?star=3'), 401, 'unauthorized');
+    expectError(await api.post('/nodes/rated/reviews?star=3', { token: 'nrg_u_unknown' }), 401, 'unauthorized');
+    expectError(await api.post('/nodes/missing/reviews?star=3', { token: alice.token }), 404, 'not_found');
+    for (const star of ['0', '6', '33', '3.5', '', '03x']) {
+      expectError(await api.post(`/nodes/rated/reviews?star=${star}`, { token: alice.token }), 400, 'invalid_request');
+    }
+    expect((await api.post('/nodes/rated/reviews?star=3', { token: alice.token, body: {} })).status).toBe(200); // a body: the long way
+    const banned = await api.put('/publishers/alice-co', { token: server.adminToken, body: { status: 'PublisherStatusBanned' } });
+    expect(banned.status).toBe(200);
+    try {
+      expectError(await api.post('/nodes/rated/reviews?star=3', { token: alice.token }), 403, 'banned');
+    } finally {
+      expect((await api.put('/publishers/alice-co', { token: server.adminToken, body: { status: 'PublisherStatusActive' } })).status).toBe(200);
+    }
+    expect(server.server.keptReviews()).toBe(before);
+  });
+
+  it('refuses a revoked token at once', async () => {
+    const created = await api.post('/users/me/tokens', { token: alice.token, body: { name: 'phone' } });
+    expect(created.status, created.text).toBe(201);
+    const before = server.server.keptReviews();
+    expect((await api.post('/nodes/rated/reviews?star=5', { token: created.body.token })).status).toBe(200);
+    expect((await api.delete(`/users/me/tokens/${created.body.id}`, { token: alice.token })).status).toBe(204);
+    expectError(await api.post('/nodes/rated/reviews?star=5', { token: created.body.token }), 401, 'unauthorized');
+    expect(server.server.keptReviews() - before).toBe(1);
+  });
+
+  it('is not taken while changes are rate limited: only the route counts them', async () => {
+    const limited = await startServer({ rateLimit: 2 });
+    try {
+      const carol = await createUser(limited, 'carol');
+      await createPublisher(limited, carol, 'carol-co');
+      await publishAndUpload(limited, carol.token, 'carol-co', 'limited', '1.0.0');
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push((await client(limited).post('/nodes/limited/reviews?star=5', { token: carol.token })).status);
+      expect(answers).toContain(429);
+      expect(limited.server.keptReviews()).toBe(0);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('the clientError handler', () => {
   it('closes a connection whose answer has begun instead of writing its error into it', async () => {
     const published = await publish(server, alice.token, 'alice-co', 'big', '1.0.0');

@@ -6,13 +6,14 @@ import {
   NODE_ADMIN_FIELDS, NODE_WRITABLE_FIELDS, PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS, nodeId as nodeIdRule,
   semver as semverRule, type NodeInput, type PublisherInput,
 } from '../../contract/resources.js';
-import { accessTo, adminOnlyField, allowMutation, allowNodeReadBy, lockedVersion, rejectBanned, requireNodeOf, requirePublisher, requireRole } from '../access.js';
+import { accessTo, adminOnlyField, allowMutation, lockedVersion, rejectBanned, requireNodeOf, requirePublisher, requireRole } from '../access.js';
 import { signUploadUrl } from '../archives/signing.js';
 import type { RouteModule } from '../context.js';
 import { badRequest, conflict, forbidden, notFound, tooLarge } from '../errors.js';
 import { route } from '../route.js';
 import type { NodeFields, NodeRow, PublisherFields, PublisherRow, RegistryStore, VersionChanges, VersionPendingFields, VersionRow } from '../store/registry-store.js';
 import { respondWith } from '../node-answers.js';
+import { reviewableNode, writeReview } from '../reviews.js';
 import { oneNodeView, publisherView, versionView } from '../views.js';
 
 /**
@@ -150,16 +151,10 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
     return versionView(updated, publisher.id, ctx.publicUrl(), true);
   });
 
-  // The checks need the node's stamp and its publisher (kept with the node's answer); the answer is
-  // the kept one with the new rating, so a review reads neither the node's metadata nor its versions.
+  // The listener's shortcut answers most reviews the same way (kept-reads.ts).
   route(app, ctx, addReview, async ({ c, params, principal, input }) => {
-    const stamp = await store.getNodeStamp(params.nodeId);
-    if (!stamp) throw notFound(`node ${params.nodeId} not found`);
-    const publisher = ctx.nodeAnswers.cached(stamp)?.publisher ?? (await store.getPublisher(stamp.publisher_id));
-    await allowNodeReadBy(store, principal, stamp, publisher);
+    const node = await reviewableNode(store, ctx.nodeAnswers, principal!, params.nodeId);
     const { query } = input();
-    // A PAT reviews as the user who created it: one review per user per node.
-    const reviewed = await store.review(stamp.id, principal!.userId, query.star);
-    return respondWith(c, ctx.nodeAnswers.reviewed(reviewed) ?? (await ctx.nodeAnswers.answer((await store.getNode(stamp.id))!)));
+    return respondWith(c, await writeReview(store, ctx.nodeAnswers, principal!, node, query.star));
   });
 };
