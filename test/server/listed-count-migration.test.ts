@@ -1,6 +1,6 @@
 // Migration 'listed-count': a registry upgraded with nodes in it starts with the count of the nodes its
 // lists show (Active, publisher not banned), as one that counted them from the first node would.
-import { expect, it } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import { openDatabase } from '../../src/server/store/db.js';
 import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
 import { databaseBefore } from './old-schema.js';
@@ -15,7 +15,11 @@ it('counts the listed nodes stored before it (SQLite)', async () => {
   }
   old.prepare("UPDATE publishers SET status = 'PublisherStatusBanned' WHERE id = 'banned'").run();
   old.close();
-  const store = createSqliteRegistryStore(openDatabase(file));
+  const db = openDatabase(file);
+  onTestFinished(() => {
+    db.close();
+  });
+  const store = createSqliteRegistryStore(db);
   const page = await store.listNodes({ sort: 'created_at', offset: 0, limit: 100 });
   expect(page.rows.map((node) => node.id).sort()).toEqual(['acme-0', 'acme-1']);
   expect(page.total).toBe(2);
