@@ -58,8 +58,10 @@ describe('a graceful stop with clients trickling bytes', () => {
     await vi.waitFor(() => expect(readdirSync(join(server.dataDir, 'archives', '.tmp'))).toEqual([]), { timeout: 2_000, interval: 20 });
 
     const again = await startServer({ dataDir: server.dataDir, adminToken: server.adminToken });
-    const versions = await fetch(`${again.url}/nodes/trickle/versions`, { headers: { authorization: `Bearer ${alice.token}` } }).then((res) => res.json());
-    expect(versions.map((v: { version: string; status: string; archive_sha256?: string }) => [v.version, v.status, v.archive_sha256 !== undefined])).toEqual([
+    const versions = await fetch(`${again.url}/nodes/trickle/versions`, { headers: { authorization: `Bearer ${alice.token}` } }).then(
+      (res) => res.json() as Promise<{ version: string; status: string; archive_sha256?: string }[]>,
+    );
+    expect(versions.map((v) => [v.version, v.status, v.archive_sha256 !== undefined])).toEqual([
       ['1.0.0', 'NodeVersionStatusPending', false],
     ]);
     const retried = await uploadTo(published.body.signedUrl.replace(server.url, again.url), zip);
