@@ -28,6 +28,8 @@ await build({
     'src/server/store/sqlite-registry-store.ts',
     // the scan's worker thread, started by path (src/scan/run.ts finds it at dist/scan/worker.js)
     'src/scan/worker.ts',
+    // the AI proxy's body worker, started by path (src/server/proxy/bodies.ts finds it at dist/server/proxy/body-worker.js)
+    'src/server/proxy/body-worker.ts',
   ],
   outbase: 'src',
   outdir: dist,

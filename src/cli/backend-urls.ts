@@ -1,6 +1,17 @@
-// The URLs of `--database` and `--storage` (serve, restore): a flag wins over its environment
+// The URLs of `--database` and `--storage` (serve, backup, restore): a flag wins over its environment
 // variable, a bad URL names whichever was used, and a printed PostgreSQL URL hides its password.
+import { Option } from 'commander';
 import { CliError, EXIT, invalidInput } from './errors.js';
+
+/** Each backend's flag, and the environment variable it falls back to. */
+const BACKENDS = {
+  database: { flag: '--database', env: 'NODEREG_DATABASE_URL' },
+  storage: { flag: '--storage', env: 'NODEREG_STORAGE_URL' },
+} as const;
+type Backend = keyof typeof BACKENDS;
+
+/** The option `--database <url>` or `--storage <url>`: `help` says what it is to this command, the variable is added. */
+export const backendOption = (backend: Backend, help: string) => new Option(`${BACKENDS[backend].flag} <url>`, `${help}; env ${BACKENDS[backend].env}`);
 
 export interface BackendUrl {
   text: string;
@@ -8,8 +19,11 @@ export interface BackendUrl {
   name: string;
 }
 
-export function backendUrl(env: NodeJS.ProcessEnv, flag: string | undefined, flagName: string, envName: string): BackendUrl | undefined {
-  return flag !== undefined ? { text: flag, name: flagName } : env[envName] ? { text: env[envName]!, name: envName } : undefined;
+/** The URL of `backend`: its flag's value in `flags`, else its variable's; undefined when neither is set. */
+export function backendUrl(env: NodeJS.ProcessEnv, flags: Partial<Record<Backend, string>>, backend: Backend): BackendUrl | undefined {
+  const { flag, env: variable } = BACKENDS[backend];
+  const value = flags[backend];
+  return value !== undefined ? { text: value, name: flag } : env[variable] ? { text: env[variable]!, name: variable } : undefined;
 }
 
 /** A database URL as it may be printed (start-up lines, errors): its password (to the last @ of the host part) replaced by ***. */

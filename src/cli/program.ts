@@ -2,7 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { DEFAULT_REGISTRY_URL } from '../contract/limits.js';
 import { commands, type CommandEntry } from './commands/index.js';
 import { Ctx, type Globals, type RunDeps } from './context.js';
-import { EXIT } from './errors.js';
+import { EXIT, exitCodesHelp } from './errors.js';
 import { VALUE_OPTIONS } from './quick-args.js';
 
 /** Global options that take a value: skipped when looking for the command name in argv. */
@@ -29,9 +29,8 @@ Environment:
   NODEREG_PROFILE    config profile (default: "default")
   NO_COLOR, FORCE_COLOR, CI
 
-Exit codes:
-  0 success · 1 failure (server error, network; scan: findings at --fail-on) · 2 invalid input · 3 conflict
-  4 not authenticated or not allowed · 5 not found · 130 interrupted
+${exitCodesHelp()}
+  (nodereg publish, scan and restore --help say what each means for them)
 
 Examples:
   $ nodereg serve                      run a local registry on ${DEFAULT_REGISTRY_URL}

@@ -5,6 +5,8 @@ export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:4880';
 export const DEFAULT_PORT = 4880;
 /** `serve` stopping: a connection that moves no byte for this long while its request comes in or its answer waits for the client is cut (docs/decisions.md). */
 export const CLOSE_STALLED_MS = 10_000;
+/** `serve` stopping: how long the graceful stop may take in all; then every connection left is cut (docs/decisions.md). */
+export const CLOSE_MAX_MS = 60_000;
 /**
  * `restore`: how long PostgreSQL may leave one statement (a batch of rows, the commit, a migration)
  * unanswered before restore gives up, as serve gives a store call 5 s: a batch takes milliseconds, a

@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
-import { CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
+import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
 import { MemoryBudget, UPLOAD_MEMORY } from './archives/validate-zip.js';
@@ -57,6 +57,12 @@ export interface RegistryServerOptions {
    * 5 minutes would cut a maximum-size archive on a slow link.
    */
   requestTimeout?: number;
+  /**
+   * How long close() may wait for requests in flight, in ms; then every connection left is cut. Default
+   * CLOSE_MAX_MS (60 s): a client trickling bytes is never cut as stalled, and would hold the stop for up
+   * to the request timeout.
+   */
+  closeTimeout?: number;
   /** The AI proxy: upstreams (forward mode) or the sandbox, callbacks. DESIGN.md §4. */
   proxy?: ProxyOptions;
   /**
@@ -110,7 +116,7 @@ export interface RegistryServer {
   listen(): Promise<string>;
   /** The public URL (after listen when not set). */
   publicUrl(): string;
-  /** Stops accepting, lets in-flight requests finish, closes the database. */
+  /** Stops accepting, lets in-flight requests finish (within `closeTimeout`), closes the database. */
   close(): Promise<void>;
 }
 
@@ -214,7 +220,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     app.use(async (c, next) => {
       const started = performance.now();
       await next();
-      log(accessLine(c.req.method, new URL(c.req.url).pathname, c.res.status, started));
+      log(accessLine(c.req.method, new URL(c.req.url).pathname, c.get('sentStatus') ?? c.res.status, started));
     });
   }
 
@@ -234,7 +240,10 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     const incoming = (c.env as HttpBindings | undefined)?.incoming;
     if (answer.headers?.Connection === 'close' && incoming instanceof IncomingMessage && !incoming.complete && !incoming.socket.destroyed) {
       closeAfter(incoming, answer);
-      return new Response(null, { status: answer.status, headers: RESPONSE_ALREADY_SENT.headers });
+      // This very Response: the adapter writes nothing for it. A new Response with its header is still
+      // written (an empty answer that Node queues behind those pipelined before it, ahead of ours).
+      c.set('sentStatus', answer.status);
+      return RESPONSE_ALREADY_SENT;
     }
     for (const [name, value] of Object.entries(answer.headers ?? {})) c.header(name, value);
     return c.json(answer.body(), answer.status as 400);
@@ -313,10 +322,17 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
    * still sends its body: written on the socket itself, then closed in stages (RFC 9112 §9.6): our side
    * first, then what still comes is read and dropped within DROP before the full close. Node's own
    * response would close at once, and a client still sending gets a reset before it reads the answer.
+   * Answers to requests pipelined before this one go out whole first; until then the body is not read.
    */
   const closeAfter = (incoming: IncomingMessage, answer: HttpError) => {
     const socket = incoming.socket;
     lingering.add(socket);
+    const begun = responses.get(socket) ?? [];
+    const earlier = begun.slice(0, begun.findIndex((res) => res.req === incoming)).filter((res) => !res.writableFinished);
+    if (earlier.length) {
+      const done = (res: ServerResponse) => new Promise((resolve) => res.once('finish', resolve).once('close', resolve));
+      return void Promise.all(earlier.map(done)).then(() => !socket.destroyed && closeAfter(incoming, answer));
+    }
     socket.end(rawErrorResponse(answer.status, answer.code, answer.message, answer));
     incoming.resume(); // Node's parser drops the body
     const start = socket.bytesRead;
@@ -425,9 +441,15 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
         // it then, rather than after keepAliveTimeout (which held `serve` open seconds after SIGTERM).
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
         const stalled = cutStalled();
+        const closeTimeout = options.closeTimeout ?? CLOSE_MAX_MS;
+        const deadline = setTimeout(() => {
+          options.log?.(`closing: cut ${connections.size} connection(s) still open ${closeTimeout / 1000} s after the stop began`);
+          for (const socket of connections) socket.destroy();
+        }, closeTimeout);
         server.close(async () => {
           clearInterval(sweep);
           clearInterval(stalled);
+          clearTimeout(deadline);
           for (const task of closers) await task();
           await database.close();
           await archives.close?.();

@@ -15,7 +15,11 @@ export class JsonShape {
   private values = 0;
 
   /** Takes the next bytes; returns the error to answer once a budget is exceeded. */
-  feed(bytes: Uint8Array): HttpError | undefined {
+  feed(chunk: Uint8Array): HttpError | undefined {
+    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    // Where the next backslash is, at or after i (bytes.length when there is none): found once per chunk
+    // and again only past it, so many short strings do not each search to the chunk's end.
+    let backslash = -1;
     for (let i = 0; i < bytes.length; i++) {
       const byte = bytes[i];
       if (this.inString) {
@@ -23,6 +27,16 @@ export class JsonShape {
         if (this.escaped) this.escaped = false;
         else if (byte === 0x5c) this.escaped = true;
         else if (byte === 0x22) this.inString = false;
+        else {
+          // The string's plain bytes up to its closing quote or next backslash, skipped with a native
+          // search: a 25 MiB base64 image cost 70 ms byte by byte on the event loop.
+          if (backslash < i) {
+            backslash = bytes.indexOf(0x5c, i);
+            if (backslash < 0) backslash = bytes.length;
+          }
+          const quote = bytes.indexOf(0x22, i);
+          i = Math.min(quote < 0 ? bytes.length : quote, backslash) - 1;
+        }
       } else if (byte === 0x22) this.inString = true;
       else if (byte === 0x5b || byte === 0x7b) {
         this.values++;

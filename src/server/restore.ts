@@ -36,10 +36,11 @@ export interface Table {
 }
 
 /**
- * Tables whose rows the migrations themselves insert (the 'tokens' generation): a new database has
- * them, and restore replaces them with the source's. A test holds this list to what the migrations do.
+ * Tables whose rows the migrations themselves insert (the 'tokens' generation, the count of listed
+ * nodes): a new database has them, and restore replaces them with the source's. A test holds this list
+ * to what the migrations do.
  */
-export const SEEDED_TABLES = ['generations'];
+export const SEEDED_TABLES = ['counts', 'generations'];
 /** PostgreSQL's tables of its own: its migration history, and the secret SQLite keeps in DIR/secret. */
 export const POSTGRES_OWN_TABLES = ['schema_migrations', 'server_secret'];
 /** Rows per INSERT into PostgreSQL (and never more than its 65,535 parameters). */
@@ -280,7 +281,7 @@ function writtenBy(triggerSql: string): string[] {
 /**
  * Another SQLite file, migrated by openDatabase; its dir is a data dir (the secret and admin token go
  * there, next to the archives by default). Triggers that write the copied tables (generations, the
- * rating's sum) are dropped while rows go in and put back after, in the same transaction, so every
+ * rating's sum, the listed count) are dropped while rows go in and put back after, in the same transaction, so every
  * counter is the source's; those that keep the full-text indexes run, so search finds what it found.
  */
 function sqliteTarget(path: string, sourceDir: string): Target {

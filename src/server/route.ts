@@ -20,6 +20,8 @@ export type AppEnv = {
     principal: Principal | null;
     /** A bearer token already looked up by a middleware (the rate limit), so the route need not again. */
     authenticated?: { token: string; principal: Principal | null };
+    /** The status of an answer written on the socket itself (closeAfter), for the access log. */
+    sentStatus?: number;
   };
 };
 
@@ -29,6 +31,8 @@ export interface RouteContext<O extends Operation> {
   principal: Principal | null;
   /** Validates query and body (400). Call it after the 404/403 checks, as DESIGN.md §2 orders them. */
   input(): { query: z.output<O['query']>; body: z.output<O['body']> };
+  /** The JSON body as read, unparsed: for a handler that parses it off the event loop (the AI proxy). */
+  rawBody: Buffer;
   /** The bearer token sent, if any (publish compares it with the body's). */
   bearer: string | undefined;
 }
@@ -57,12 +61,17 @@ const reading = { all: 0, anonymous: 0 };
  * Every body counts against JSON_BODIES_MAX while it is read; an `anonymous` one (its caller not known
  * yet) also against ANONYMOUS_BODIES_MAX.
  */
-function readJsonBody(c: Context, max: number, anonymous = false): Promise<string> {
+function readJsonBody(c: Context, max: number, anonymous = false): Promise<Buffer> {
   const incoming = (c.env as HttpBindings).incoming;
-  if (incoming.readableEnded) return Promise.resolve('');
+  if (incoming.readableEnded) return Promise.resolve(EMPTY);
   return new Promise((resolve, reject) => {
     const shape = new JsonShape();
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
+    // Past 1 MiB, a body with a Content-Length is copied into place piece by piece: joining 25 MiB at the
+    // end held the event loop (the AI proxy's bodies). Only past 1 MiB: the room is taken before the
+    // bytes come, so each MiB counted against JSON_BODIES_MAX reserves at most 25.
+    const length = Number(incoming.headers['content-length']);
+    let whole: Buffer | undefined;
     let size = 0;
     let counted = 0;
     const stop = () => {
@@ -84,13 +93,22 @@ function readJsonBody(c: Context, max: number, anonymous = false): Promise<strin
         : anonymous && reading.anonymous > ANONYMOUS_BODIES_MAX ? anonymousBodiesFull()
         : reading.all > JSON_BODIES_MAX ? bodiesFull()
         : shape.feed(chunk);
-      if (!refusal) return void chunks.push(chunk);
-      stop();
-      reject(refusal);
+      if (refusal) {
+        stop();
+        return reject(refusal);
+      }
+      if (whole) return void chunk.copy(whole, size - chunk.length);
+      chunks.push(chunk);
+      if (size > MiB && Number.isSafeInteger(length) && length <= max) {
+        whole = Buffer.allocUnsafe(length);
+        let at = 0;
+        for (const piece of chunks) at += piece.copy(whole, at);
+        chunks = [];
+      }
     };
     const onEnd = () => {
       stop();
-      resolve(Buffer.concat(chunks, size).toString('utf8'));
+      resolve(whole ? whole.subarray(0, size) : Buffer.concat(chunks, size));
     };
     // The client went away, or Node cut a request sent too slowly (it answered 408 itself).
     const onCut = () => {
@@ -103,6 +121,9 @@ function readJsonBody(c: Context, max: number, anonymous = false): Promise<strin
     incoming.on('close', onCut);
   });
 }
+
+const EMPTY = Buffer.alloc(0);
+const MiB = 1024 * 1024;
 
 const bodiesFull = () =>
   new HttpError('unavailable', 'the registry is reading too many request bodies at the moment; retry shortly', undefined, undefined, { 'Retry-After': '1' });
@@ -146,6 +167,16 @@ async function dropBody(c: Context): Promise<void> {
   });
 }
 
+/** The 400 of a body that is not JSON. */
+export const malformedJson = (error: unknown) => badRequest(`malformed JSON: ${error instanceof Error ? error.message : 'unreadable'}`);
+
+/** The 400 of a request that breaks the contract's rules: each problem (up to MAX_FIELD_ERRORS) with its field. */
+export function invalidRequest(issues: readonly Pick<z.core.$ZodIssue, 'path' | 'message'>[]): HttpError {
+  const details = fieldErrors(issues as z.core.$ZodIssue[]);
+  const more = issues.length > MAX_FIELD_ERRORS ? ` (and ${issues.length - MAX_FIELD_ERRORS} more problems)` : '';
+  return badRequest(`invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}${more}`, details);
+}
+
 export interface RouteDeps {
   authenticate: Authenticate;
 }
@@ -162,9 +193,9 @@ export interface RouteOptions {
 }
 
 /** The string in `field` of a JSON body (read within its bounds), if the body parses and has one. */
-function credentialInBody(raw: string, field: string): string | undefined {
+function credentialInBody(raw: Buffer, field: string): string | undefined {
   try {
-    const value = (JSON.parse(raw) as Record<string, unknown> | null)?.[field];
+    const value = (JSON.parse(raw.toString('utf8')) as Record<string, unknown> | null)?.[field];
     return typeof value === 'string' && value !== '' ? value : undefined;
   } catch {
     return undefined; // malformed JSON is answered by input()
@@ -193,7 +224,7 @@ export function route<O extends Operation>(
   });
 
   async function serve(c: Context<AppEnv>): Promise<Response> {
-    let raw = '';
+    let raw: Buffer = EMPTY;
     if (operation.bodyKind === 'json') {
       const length = Number(c.req.header('content-length') ?? 0);
       const hasBody = length > 0 || c.req.header('transfer-encoding') !== undefined;
@@ -203,7 +234,7 @@ export function route<O extends Operation>(
       }
       if (length > operation.bodyMax) throw tooLarge(`the request body is over ${operation.bodyMax} bytes`);
     }
-    const readBody = (anonymous = false) => (operation.bodyKind === 'json' ? readJsonBody(c, operation.bodyMax, anonymous) : Promise.resolve(''));
+    const readBody = (anonymous = false) => (operation.bodyKind === 'json' ? readJsonBody(c, operation.bodyMax, anonymous) : Promise.resolve(EMPTY));
     const bodyCredential = operation.bodyKind === 'json' ? options.bodyCredential : undefined;
     const bearer = bearerToken(c);
     let credential = bearer;
@@ -239,23 +270,19 @@ export function route<O extends Operation>(
       if (operation.bodyKind === 'json') {
         let json: unknown;
         try {
-          json = raw === '' ? undefined : JSON.parse(raw);
+          json = raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8'));
         } catch (error) {
-          throw badRequest(`malformed JSON: ${error instanceof Error ? error.message : 'unreadable'}`);
+          throw malformedJson(error);
         }
         const parsed = operation.body.safeParse(json);
         if (parsed.success) body = parsed.data;
         else issues.push(...parsed.error.issues);
       }
-      if (issues.length) {
-        const details = fieldErrors(issues);
-        const more = issues.length > MAX_FIELD_ERRORS ? ` (and ${issues.length - MAX_FIELD_ERRORS} more problems)` : '';
-        throw badRequest(`invalid request: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}${more}`, details);
-      }
+      if (issues.length) throw invalidRequest(issues);
       return { query: (query as { data: unknown }).data, body } as ReturnType<RouteContext<O>['input']>;
     };
 
-    const result = await handler({ c, params: params.data as z.output<O['params']>, principal, input, bearer });
+    const result = await handler({ c, params: params.data as z.output<O['params']>, principal, input, rawBody: raw, bearer });
     if (result instanceof Response) return result;
     if (operation.status === 204) return c.body(null, 204);
     return c.json(result as object, operation.status as 200);

@@ -69,7 +69,7 @@ describe('publish in CI: the exit code says what happened', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Exit codes:\n  0    published; or, with --skip-existing, the same archive was already published\n');
     expect(help.stdout).toMatch(/\n  2 .*\n .*or the registry flagged the version after its upload/);
-    expect(help.stdout).toContain('130  interrupted by Ctrl-C (SIGINT); 143 by SIGTERM');
+    expect(help.stdout).toContain('\n  130  interrupted by Ctrl-C (SIGINT)\n  143  terminated by SIGTERM (e.g. a cancelled CI job)\n');
   });
 });
 

@@ -314,7 +314,8 @@ describe('every handle closes', () => {
     agent.destroy();
     const after = await settledDescriptors(pid, before);
     figure('hostile.descriptors', `${before} → ${after}`, '5,000 HEADs and 100 abandoned downloads');
-    expect(after).toBe(before);
+    // Fewer is no leak: a connection of an earlier test, counted in `before`, may close meanwhile (it read 34 against 35 once under load).
+    expect(after).toBeLessThanOrEqual(before);
     expect(child.alive()).toBe(true);
   });
 

@@ -10,6 +10,9 @@ import { eventually, startStandIn, type Answer, type StandIn } from './proxy-sta
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 const IMAGE = PNG.toString('base64');
+/** A PNG whose body is over 256 KiB: prepared in the worker thread, not on the event loop. */
+const BIG_PNG = Buffer.concat([PNG, Buffer.alloc(300 * 1024, 1)]);
+const BIG_IMAGE = BIG_PNG.toString('base64');
 
 interface Reply {
   status: number;
@@ -160,6 +163,24 @@ describe('rules, tokens and visibility (sandbox)', () => {
     expect(await response.json()).toMatchObject({ error: 'unsupported_media_type' });
   });
 
+  it('a body over 256 KiB (checked in a worker thread) gets the same 400s as a small one', async () => {
+    const padded = { image: BIG_IMAGE };
+    for (const [path, wrong] of [
+      [RELIGHT, { light_transfer_strength: 101, style: 'neon' }],
+      [SKIN, { sharpen: -1 }],
+      [RELIGHT, { webhook_url: 'http://10.0.0.1/hook' }],
+      [VIDEO, { model: 'vidq2-pro', images: [BIG_IMAGE, IMAGE], video_url: 'https://127.0.0.1/v.mp4' }],
+    ] as const) {
+      const small = await request(server.url, 'POST', path, alice, { image: IMAGE, ...wrong });
+      const large = await request(server.url, 'POST', path, alice, { ...padded, ...wrong });
+      expect(small.status).toBe(400);
+      expect(large).toMatchObject({ status: 400, json: { ...small.json, details: expect.any(Array) } });
+      expect(large.json.details).toEqual(small.json.details);
+    }
+    const malformed = await request(server.url, 'POST', RELIGHT, alice, `{"image":"${BIG_IMAGE}"`);
+    expect(malformed).toMatchObject({ status: 400, json: { error: 'invalid_request', message: expect.stringMatching(/^malformed JSON: /) } });
+  });
+
   it('every proxy route needs a token: none or an unknown one is 401', async () => {
     const routes: [string, string, unknown][] = [
       ['POST', RELIGHT, relight], ['POST', SKIN, skin], ['POST', VIDEO, video],
@@ -239,6 +260,17 @@ describe('sandbox lifecycles over HTTP', () => {
       expect(download.headers.get('x-content-type-options')).toBe('nosniff');
       expect(Buffer.from(await download.arrayBuffer()).equals(PNG)).toBe(true);
     }
+  });
+
+  it('a large image (decoded in the worker thread) is the result, byte for byte', async () => {
+    const server = await start();
+    const alice = await createUser(server, 'alice');
+    const created = await request(server.url, 'POST', RELIGHT, alice, { image: `data:image/png;base64,${BIG_IMAGE}` });
+    expect(created.status).toBe(200);
+    const done = await pollUntilDone(server, alice, 'relight', created.json.data.task_id);
+    const download = await fetch(done.data.generated[0]);
+    expect(download.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await download.arrayBuffer()).equals(BIG_PNG)).toBe(true);
   });
 
   it('video completes with the credits of DESIGN.md §4 and a downloadable placeholder', async () => {
@@ -323,6 +355,16 @@ describe('forward mode over HTTP', () => {
     expect(polled.json).toEqual({ data: { task_id: id, status: 'COMPLETED', generated: ['https://cdn.provider.test/out.png'] } });
     expect(upstream.requests.at(-1)).toMatchObject({ method: 'GET', path: '/img/v1/ai/image-relight/prov-7' });
     expect(JSON.stringify(upstream.requests.at(-1)!.headers)).not.toContain(alice);
+  });
+
+  it('a large body (serialised in the worker thread) is relayed whole, with its length and without the callback URL', async () => {
+    answer = () => ({ status: 200, json: { data: { task_id: 'prov-big', generated: [] } } });
+    const created = await request(server.url, 'POST', SKIN, alice, { image: BIG_IMAGE, webhook_url: 'http://127.0.0.1:9/hook' });
+    expect(created.status, JSON.stringify(created.json)).toBe(200);
+    const relayed = upstream.requests.at(-1)!;
+    expect(relayed.path).toBe('/img/v1/ai/skin-enhancer/flexible');
+    expect(relayed.headers['content-length']).toBe(String(Buffer.byteLength(relayed.raw)));
+    expect(relayed.json).toEqual({ image: BIG_IMAGE, optimized_for: 'enhance_skin', sharpen: 0, smart_grain: 2 });
   });
 
   it('video: the key in its own header; /extend and /tasks/{id}/creations', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import semver from 'semver';
 import { afterAll, describe, expect, it } from 'vitest';
+import { NODE_STATUS, PUBLISHER_STATUS } from '../../src/contract/limits.js';
 import { openDatabase } from '../../src/server/store/db.js';
 import type { RegistryStore, VersionPendingFields, VersionStatus } from '../../src/server/store/registry-store.js';
 import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
@@ -380,6 +381,45 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
         pages.push(...page.rows);
       }
       expect(pages.map((node) => node.id), sort).toEqual(whole.rows.map((node) => node.id));
+    }
+  });
+
+  it('keeps the count of listed nodes exact across node and publisher creates, deletes, bans and unbans (random steps, fixed seed)', async () => {
+    const store = await fresh();
+    const publishers = ['acme', 'other', 'third'];
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('publish' as const), publisher: fc.constantFrom(...publishers) }),
+      fc.record({ kind: fc.constant('node' as const), pick: fc.nat(), status: fc.constantFrom(...NODE_STATUS) }),
+      fc.record({ kind: fc.constant('publisher' as const), publisher: fc.constantFrom(...publishers), status: fc.constantFrom(...PUBLISHER_STATUS) }),
+    );
+    const nodes: string[] = [];
+    let listedAtLeastOnce = 0;
+    for (const [i, s] of fc.sample(step, { seed: 11, numRuns: 80 }).entries()) {
+      if (i === 20) await store.createPublisher('third', {}, 'u1'); // a publisher created midway
+      if (s.kind === 'publish' && (s.publisher !== 'third' || i > 20)) {
+        nodes.push(`counted-${i}`);
+        await publish(store, `counted-${i}`, '1.0.0', s.publisher);
+      } else if (s.kind === 'node' && nodes.length) await store.updateNode(nodes[s.pick % nodes.length], { status: s.status });
+      else if (s.kind === 'publisher' && (s.publisher !== 'third' || i > 20)) await store.updatePublisher(s.publisher, { status: s.status });
+      // the count against the rows the list holds (chosen by the listing's own test, not the counter)
+      const page = await store.listNodes({ sort: 'created_at', offset: 0, limit: 1000 });
+      expect(page.total, `after step ${i}: ${JSON.stringify(s)}`).toBe(page.rows.length);
+      listedAtLeastOnce = Math.max(listedAtLeastOnce, page.total);
+    }
+    expect(listedAtLeastOnce).toBeGreaterThan(3);
+  });
+
+  it('keeps the count of listed nodes exact when a ban and unban race new nodes of that publisher', async () => {
+    const store = await fresh();
+    await Promise.all([
+      ...Array.from({ length: 24 }, (_, i) => publish(store, `raced-${i}`, '1.0.0', 'other')),
+      ...Array.from({ length: 6 }, (_, i) => store.updatePublisher('other', { status: i % 2 ? 'PublisherStatusActive' : 'PublisherStatusBanned' })),
+    ]);
+    for (const status of ['PublisherStatusBanned', 'PublisherStatusActive'] as const) {
+      await store.updatePublisher('other', { status });
+      const page = await store.listNodes({ sort: 'created_at', offset: 0, limit: 100 });
+      expect(page.total, status).toBe(page.rows.length);
+      expect(page.total, status).toBe(status === 'PublisherStatusActive' ? 24 : 0);
     }
   });
 

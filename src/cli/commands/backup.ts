@@ -3,9 +3,9 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatSize } from '../../contract/size.js';
 import { BACKUP_COMPLETE, BACKUP_IN_PROGRESS } from '../../server/data-dir.js';
-import { backendUrl, withBackend } from '../backend-urls.js';
+import { backendOption, backendUrl, withBackend } from '../backend-urls.js';
 import type { Ctx } from '../context.js';
-import { defaultDataDir } from '../data-dir.js';
+import { dataDirOption, defaultDataDir } from '../data-dir.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
 import { examples } from './index.js';
 
@@ -28,12 +28,12 @@ export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('backup <out>')
     .description('copy a consistent snapshot of a registry data dir (database, archives, secret), also while it serves')
-    .option('--data-dir <dir>', 'the data dir to back up (default: $XDG_DATA_HOME/nodereg, else ~/.local/share/nodereg)')
-    .option('--database <url>', 'the database `nodereg serve --database` uses, when not DIR/registry.db; env NODEREG_DATABASE_URL')
+    .addOption(dataDirOption('the data dir to back up'))
+    .addOption(backendOption('database', 'the database `nodereg serve --database` uses, when not DIR/registry.db'))
     .action(async (outArg: string, flags: { dataDir?: string; database?: string }) => {
       const dataDir = flags.dataDir === undefined ? defaultDataDir(ctx.env) : resolve(flags.dataDir);
       const out = resolve(outArg);
-      const databaseUrl = backendUrl(ctx.env, flags.database, '--database', 'NODEREG_DATABASE_URL');
+      const databaseUrl = backendUrl(ctx.env, flags, 'database');
       let dbPath = join(dataDir, 'registry.db');
       if (databaseUrl !== undefined) {
         const { parseDatabaseUrl } = await import('../../server/backends.js');

@@ -8,7 +8,7 @@ import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
 import type { NodeVersion, PublishResponse, RegistryLimits } from '../../contract/resources.js';
 import type { Ctx } from '../context.js';
-import { CliError, EXIT, exitCodeForSignal, toCliError } from '../errors.js';
+import { CliError, EXIT, exitCodeForSignal, exitCodesHelp, toCliError } from '../errors.js';
 import { shellWord } from '../invocation.js';
 import { table } from '../output.js';
 import {
@@ -47,18 +47,6 @@ interface PublishReport {
 
 const EXISTS_HINT = 'bump the version in pyproject.toml, or pass --skip-existing to treat the same version with the same archive as success';
 
-/** What each exit code of publish means, for a CI job (README "Publish from CI" says the same). */
-const PUBLISH_EXIT_CODES = `
-Exit codes:
-  0    published; or, with --skip-existing, the same archive was already published
-  1    the registry could not be reached or failed (5xx, 429), also after retries
-  2    invalid project or flags; the local scan found something at or above --fail-on;
-       or the registry flagged the version after its upload (nobody can install it)
-  3    the version exists (with --skip-existing: with another archive, or withdrawn)
-  4    no token, or the registry refused it
-  5    the publisher does not exist
-  130  interrupted by Ctrl-C (SIGINT); 143 by SIGTERM`;
-
 export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('publish [dir]')
@@ -73,7 +61,7 @@ export function register(program: Command, ctx: Ctx): void {
     .addOption(failOnOption(program))
     .option('--accept-findings', 'publish even when the scan finds something at or above --fail-on (the registry may still flag the version)')
     .action((dir: string | undefined, options: PublishOptions) => publishProject(ctx, dir, options))
-    .addHelpText('after', PUBLISH_EXIT_CODES);
+    .addHelpText('after', exitCodesHelp('publish'));
   examples(command, [
     'nodereg publish --dry-run',
     'NODEREG_TOKEN=... nodereg publish --skip-existing --changelog-file CHANGELOG.md',

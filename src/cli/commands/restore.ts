@@ -2,9 +2,9 @@ import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { RESTORE_DEADLINE_MS } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
-import { backendUrl, withBackend, withoutPassword } from '../backend-urls.js';
+import { backendOption, backendUrl, withBackend, withoutPassword } from '../backend-urls.js';
 import type { Ctx } from '../context.js';
-import { CliError, EXIT, invalidInput } from '../errors.js';
+import { CliError, EXIT, exitCodesHelp, invalidInput } from '../errors.js';
 import { examples } from './index.js';
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
@@ -13,15 +13,15 @@ export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('restore <source>')
     .description("copy a registry data dir (one `nodereg backup` made, or a stopped server's) into PostgreSQL and S3, or into a new SQLite data dir")
-    .option('--database <url>', `where the registry goes: postgres://user:pass@host:port/db (an empty database; a statement it leaves unanswered for ${RESTORE_DEADLINE_MS / 1000} s fails the restore), or a new SQLite file whose dir becomes a data dir (DIR/registry.db); env NODEREG_DATABASE_URL`)
-    .option('--storage <url>', 'where the archives go: s3://bucket/prefix or a directory (default with SQLite: DIR/archives beside the database; needed with PostgreSQL); env NODEREG_STORAGE_URL')
+    .addOption(backendOption('database', `where the registry goes: postgres://user:pass@host:port/db (an empty database; a statement it leaves unanswered for ${RESTORE_DEADLINE_MS / 1000} s fails the restore), or a new SQLite file whose dir becomes a data dir (DIR/registry.db)`))
+    .addOption(backendOption('storage', 'where the archives go: s3://bucket/prefix or a directory (default with SQLite: DIR/archives beside the database; needed with PostgreSQL)'))
     .action(async (sourceArg: string, flags: { database?: string; storage?: string }) => {
       const source = resolve(sourceArg);
       const backends = await import('../../server/backends.js');
-      const databaseUrl = backendUrl(ctx.env, flags.database, '--database', 'NODEREG_DATABASE_URL');
+      const databaseUrl = backendUrl(ctx.env, flags, 'database');
       if (!databaseUrl) throw invalidInput('restore needs --database (or NODEREG_DATABASE_URL): the database the registry goes into', '--database postgres://user:pass@host:5432/db, or --database NEWDIR/registry.db');
       const database = (await withBackend(databaseUrl, backends.parseDatabaseUrl))!;
-      let storageUrl = backendUrl(ctx.env, flags.storage, '--storage', 'NODEREG_STORAGE_URL');
+      let storageUrl = backendUrl(ctx.env, flags, 'storage');
       if (!storageUrl) {
         if (database.kind === 'postgres') throw invalidInput('with --database postgres://… restore needs --storage (or NODEREG_STORAGE_URL): where the archives go', '--storage s3://bucket/prefix, the same URL the instances will serve with');
         storageUrl = { text: join(dirname(database.path), 'archives'), name: 'the archive dir' };
@@ -74,6 +74,7 @@ export function register(program: Command, ctx: Ctx): void {
         ].join('\n'),
       );
     });
+  command.addHelpText('after', exitCodesHelp('restore'));
   examples(command, [
     'nodereg backup ./snapshot && nodereg restore ./snapshot --database postgres://nodereg:secret@db.internal:5432/nodereg --storage s3://registry-archives/prod',
     'NODEREG_DATABASE_URL=postgres://… NODEREG_STORAGE_URL=s3://bucket/prefix nodereg restore ~/.local/share/nodereg',

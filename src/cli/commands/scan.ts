@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ScanSeverity } from '../../contract/scan.js';
 import type { Ctx } from '../context.js';
-import { EXIT, fileProblem, invalidInput, ResultExit } from '../errors.js';
+import { EXIT, exitCodesHelp, fileProblem, invalidInput, ResultExit } from '../errors.js';
 import { blocking, failOnOption, findingsText, scanProject } from '../findings.js';
 import { examples } from './index.js';
 
@@ -15,7 +15,7 @@ interface Options {
 export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('scan [dir]')
-    .description('scan the files pack would ship for risky code (eval, runtime installs, obfuscation, …); exit 1 when a finding reaches --fail-on')
+    .description('scan the files pack would ship for risky code (eval, runtime installs, obfuscation, …)')
     .option('--sarif <file>', 'also write the findings as SARIF 2.1.0 (for code-scanning tools)')
     .addOption(failOnOption(program))
     .action(async (dir: string | undefined, options: Options) => {
@@ -40,5 +40,6 @@ export function register(program: Command, ctx: Ctx): void {
       ctx.out.result(report, () => findingsText(ctx.out, report, project.files));
       if (blocking(report, options.failOn).length) throw new ResultExit(EXIT.failure);
     });
+  command.addHelpText('after', exitCodesHelp('scan'));
   examples(command, ['nodereg scan', 'nodereg scan ./my-node --json', 'nodereg scan --sarif nodereg.sarif --fail-on medium']);
 }

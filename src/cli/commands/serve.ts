@@ -1,14 +1,14 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { CLOSE_STALLED_MS, DEFAULT_PORT, DEFAULT_REGISTRY_URL, SCAN_MODES } from '../../contract/limits.js';
+import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_PORT, DEFAULT_REGISTRY_URL, SCAN_MODES } from '../../contract/limits.js';
 import { parseSize } from '../../contract/size.js';
 import type { RegistryServer } from '../../server/index.js';
 import { sameRegistry } from '../config.js';
 import type { Ctx } from '../context.js';
 import type { Output } from '../output.js';
-import { defaultDataDir } from '../data-dir.js';
-import { backendUrl, withBackend, withoutPassword } from '../backend-urls.js';
+import { dataDirOption, defaultDataDir } from '../data-dir.js';
+import { backendOption, backendUrl, withBackend, withoutPassword } from '../backend-urls.js';
 import { addProxyFlags, describeProxy, proxyOptionsFromFlags, type ProxyFlags } from '../proxy-flags.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
 import { examples } from './index.js';
@@ -77,12 +77,12 @@ function accessLog(format: ServeFlags['log'], out: Output): ((line: string) => v
 export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('serve')
-    .description(`run the embedded registry (SQLite and a local archive dir) until SIGINT or SIGTERM (in-flight requests finish; a stalled one is cut after ${CLOSE_STALLED_MS / 1000} s)`)
+    .description(`run the embedded registry (SQLite and a local archive dir) until SIGINT or SIGTERM (in-flight requests finish; a stalled one is cut after ${CLOSE_STALLED_MS / 1000} s, every one left ${CLOSE_MAX_MS / 1000} s after the signal)`)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 picks a free port', String(DEFAULT_PORT))
-    .option('--data-dir <dir>', 'where the database, archives and secrets live (default: $XDG_DATA_HOME/nodereg, else ~/.local/share/nodereg; none with --database postgres://, which then needs --storage and NODEREG_ADMIN_TOKEN)')
-    .option('--database <url>', 'the database: postgres://user:pass@host:port/db, or a path or sqlite:PATH (default: DIR/registry.db); env NODEREG_DATABASE_URL')
-    .option('--storage <url>', 'where archives live: a directory (default: DIR/archives) or s3://bucket/prefix (endpoint, region and keys from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY); env NODEREG_STORAGE_URL')
+    .addOption(dataDirOption('where the database, archives and secrets live', 'none with --database postgres://, which then needs --storage and NODEREG_ADMIN_TOKEN'))
+    .addOption(backendOption('database', 'the database: postgres://user:pass@host:port/db, or a path or sqlite:PATH (default: DIR/registry.db)'))
+    .addOption(backendOption('storage', 'where archives live: a directory (default: DIR/archives) or s3://bucket/prefix (endpoint, region and keys from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)'))
     .option('--public-url <url>', 'the URL clients reach this server at, for upload and download URLs (default: the listening URL)')
     .addOption(new Option('--review <mode>', 'auto: uploaded versions become active; manual: they wait for an admin').choices(['auto', 'manual']).default('auto'))
     .addOption(
@@ -112,8 +112,8 @@ export function register(program: Command, ctx: Ctx): void {
 
       const { createRegistryServer } = await import('../../server/index.js');
       const backends = await import('../../server/backends.js');
-      const databaseUrl = backendUrl(ctx.env, flags.database, '--database', 'NODEREG_DATABASE_URL');
-      const storageUrl = backendUrl(ctx.env, flags.storage, '--storage', 'NODEREG_STORAGE_URL');
+      const databaseUrl = backendUrl(ctx.env, flags, 'database');
+      const storageUrl = backendUrl(ctx.env, flags, 'storage');
       const databaseTarget = await withBackend(databaseUrl, backends.parseDatabaseUrl);
       const storageTarget = await withBackend(storageUrl, backends.parseStorageUrl);
       // With PostgreSQL an instance needs no local state: without --data-dir it has none.
@@ -258,7 +258,7 @@ async function saveAdminToken(ctx: Ctx, url: string, token: string, tokenFile: s
 }
 
 /**
- * Runs until SIGINT or SIGTERM, then lets in-flight requests finish (the stalled ones are cut) and closes the database. The
+ * Runs until SIGINT or SIGTERM, then lets in-flight requests finish (the stalled ones are cut, and all within CLOSE_MAX_MS) and closes the database. The
  * handlers stay installed until the server is closed: a module that re-raises signals (conf's
  * write-file helper does) must not end the process halfway through closing.
  */
@@ -268,7 +268,7 @@ function closeOnSignal(server: RegistryServer, info: (line: string) => void): Pr
     const stop = (signal: NodeJS.Signals) => {
       if (closing) return;
       closing = true;
-      info(`${signal}: closing (in-flight requests finish first; one whose connection moves nothing for ${CLOSE_STALLED_MS / 1000} s is cut; SIGKILL stops at once)`);
+      info(`${signal}: closing (in-flight requests finish first; one whose connection moves nothing for ${CLOSE_STALLED_MS / 1000} s is cut, every one left after ${CLOSE_MAX_MS / 1000} s; SIGKILL stops at once)`);
       server.close().then(
         () => {
           process.off('SIGINT', stop);

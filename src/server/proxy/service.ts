@@ -10,7 +10,8 @@ import type { Principal } from '../route.js';
 import { sendCallback, type DeliveryOutcome } from './callbacks.js';
 import { isTerminal, KINDS, pollShape, statusOf, upstreamStatusPath, upstreamSubmitPath, type Provider, type TaskKind } from './kinds.js';
 import { CALLBACK_RETRIES, callbackHostAllowed, resolveProxyOptions } from './options.js';
-import { placeholderVideo, readSource, sandboxNextChange, sandboxStep, type SandboxSource } from './sandbox.js';
+import { bodySource, relayedBody, type Prepared } from './bodies.js';
+import { placeholderVideo, sandboxNextChange, sandboxStep, type SandboxSource } from './sandbox.js';
 import type { DeliveryRow, QuotaRefusal, ResultRow, TaskDecision, TaskRow } from './store.js';
 import { callUpstream, upstreamTaskId, upstreamView, type Upstream } from './upstream.js';
 
@@ -21,6 +22,7 @@ export interface TaskBodies {
 }
 
 type View = Record<string, unknown>;
+type TaskBase = Omit<TaskRow, 'mode' | 'upstream_id' | 'delay_ms' | 'outcome' | 'status' | 'view' | 'credits' | 'next_poll_at'>;
 
 /** Forward tasks with a callback are polled for at most this long. */
 const WATCH_FOR_MS = 24 * 60 * 60 * 1000;
@@ -149,11 +151,9 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
   const randomName = (ext: string) => randomBytes(24).toString('base64url') + ext;
 
   /** What the sandbox makes the result of: the image given, or for video its `video_url` or a placeholder. */
-  function sandboxSource<K extends TaskKind>(kind: K, body: TaskBodies[K], taskId: string): SandboxSource {
-    if (kind !== 'video') return readSource((body as TaskBodies['relight']).image, 'image');
-    const video = body as TaskBodies['video'];
-    if (video.video_url !== undefined) return readSource(video.video_url, 'video');
-    return { kind: 'bytes', bytes: placeholderVideo(taskId), contentType: 'video/mp4', ext: '.mp4' };
+  function sandboxSource<K extends TaskKind>(kind: K, body: TaskBodies[K], taskId: string, prepared: Prepared | undefined): SandboxSource {
+    const source = prepared ? prepared.source : bodySource(kind, body);
+    return source ?? { kind: 'bytes', bytes: placeholderVideo(taskId), contentType: 'video/mp4', ext: '.mp4' };
   }
 
   /**
@@ -174,9 +174,9 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
     );
   }
 
-  async function submitSandbox<K extends TaskKind>(kind: K, body: TaskBodies[K], base: Omit<TaskRow, 'mode' | 'upstream_id' | 'delay_ms' | 'outcome' | 'status' | 'view' | 'credits' | 'next_poll_at'>): Promise<View> {
+  async function submitSandbox<K extends TaskKind>(kind: K, body: TaskBodies[K], base: TaskBase, prepared: Prepared | undefined): Promise<View> {
     const info = KINDS[kind];
-    const source = sandboxSource(kind, body, base.id);
+    const source = sandboxSource(kind, body, base.id, prepared);
     const result: ResultRow = {
       name: '', task_id: base.id, position: 0, creation_id: randomUUID(), url: null, file: null, content_type: null,
       expires_at: base.created_at + options.resultTtl, size: 0,
@@ -220,10 +220,9 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
     return withoutRequestContent({ ...echo, credits: task.credits, state: task.status, task_id: task.id, created_at: new Date(task.created_at).toISOString() });
   }
 
-  async function submitForward<K extends TaskKind>(kind: K, body: TaskBodies[K], base: Omit<TaskRow, 'mode' | 'upstream_id' | 'delay_ms' | 'outcome' | 'status' | 'view' | 'credits' | 'next_poll_at'>): Promise<View> {
+  async function submitForward<K extends TaskKind>(kind: K, body: TaskBodies[K], base: TaskBase, prepared: Prepared | undefined): Promise<View> {
     const info = KINDS[kind];
-    // We call back ourselves (the provider cannot know our task ids), so the callback URL stays here.
-    const { [info.callbackField]: _, ...relayed } = body as Record<string, unknown>;
+    const relayed = prepared?.relay ?? relayedBody(kind, body as Record<string, unknown>);
     const answer = await callUpstream(upstreams[info.provider]!, 'POST', upstreamSubmitPath(kind), relayed, closing.signal);
     const upstreamId = upstreamTaskId(answer, info.family);
     const raw = upstreamView(answer, info.family);
@@ -244,7 +243,11 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
     return info.family === 'image' ? { ...(answer as View), data: { ...raw, task_id: base.id } } : withoutRequestContent({ ...raw, task_id: base.id });
   }
 
-  async function submit<K extends TaskKind>(kind: K, principal: Principal, body: TaskBodies[K]): Promise<View> {
+  /**
+   * A submission: its checked body, or (from the route) the body prepared off the event loop, whose
+   * content is only in `prepared`.
+   */
+  async function submit<K extends TaskKind>(kind: K, principal: Principal, body: TaskBodies[K], prepared?: Prepared<K>): Promise<View> {
     const field = KINDS[kind].callbackField;
     const callbackUrl = (body as Record<string, unknown>)[field] as string | undefined;
     if (callbackUrl !== undefined && !allowed(callbackUrl)) {
@@ -253,7 +256,7 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
     }
     const now = Date.now();
     const base = { id: randomUUID(), kind, user_id: principal.userId, callback_url: callbackUrl ?? null, created_at: now, updated_at: now };
-    const reply = upstreams[KINDS[kind].provider] ? await submitForward(kind, body, base) : await submitSandbox(kind, body, base);
+    const reply = upstreams[KINDS[kind].provider] ? await submitForward(kind, body, base, prepared) : await submitSandbox(kind, body, base, prepared);
     wake();
     return reply;
   }

@@ -9,6 +9,7 @@ import {
   skinEnhance,
 } from '../../contract/proxy.js';
 import type { RouteModule } from '../context.js';
+import { createBodyPreparer } from '../proxy/bodies.js';
 import { createProxyService } from '../proxy/service.js';
 import { UpstreamRejection } from '../proxy/upstream.js';
 import type { AppEnv } from '../route.js';
@@ -33,9 +34,15 @@ export const registerProxyRoutes: RouteModule = (app, ctx) => {
   const proxy = createProxyService(ctx);
   ctx.onClose(() => proxy.close());
 
-  route(app, ctx, relightImage, ({ c, principal, input }) => relaying(c, () => proxy.submit('relight', principal!, input().body)));
-  route(app, ctx, skinEnhance, ({ c, principal, input }) => relaying(c, () => proxy.submit('skin-enhancer', principal!, input().body)));
-  route(app, ctx, extendVideo, ({ c, principal, input }) => relaying(c, () => proxy.submit('video', principal!, input().body)));
+  // Submissions: the body (up to 25 MiB) is checked and prepared off the event loop when large.
+  const bodies = createBodyPreparer();
+  ctx.onClose(() => bodies.close());
+  for (const [kind, operation] of [['relight', relightImage], ['skin-enhancer', skinEnhance], ['video', extendVideo]] as const) {
+    route(app, ctx, operation, async ({ c, principal, rawBody }) => {
+      const prepared = await bodies.prepare(kind, rawBody, proxy.mode(kind) === 'forward');
+      return relaying(c, () => proxy.submit(kind, principal!, prepared.body, prepared));
+    });
+  }
   route(app, ctx, getRelightTask, ({ c, principal, params }) => relaying(c, () => proxy.status('relight', params.task_id, principal!)));
   route(app, ctx, getSkinEnhancerTask, ({ c, principal, params }) => relaying(c, () => proxy.status('skin-enhancer', params.task_id, principal!)));
   route(app, ctx, getVideoTask, ({ c, principal, params }) => relaying(c, () => proxy.status('video', params.task_id, principal!)));
