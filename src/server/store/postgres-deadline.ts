@@ -7,6 +7,9 @@ import { connect, type Socket } from 'node:net';
 /** How long one store call may wait for PostgreSQL before the request is answered 503 (docs/decisions.md). */
 export const DATABASE_DEADLINE_MS = 5_000;
 
+/** How often the byte counts of the watched sockets are read (a TLS socket's reads are seen this late at most). */
+const HEARD_SAMPLE_MS = 250;
+
 /** The error of a call past the deadline: ETIMEDOUT, which the server answers with 503 `unavailable`. */
 const overdue = (ms: number) => Object.assign(new Error(`PostgreSQL did not answer within ${ms / 1000} s`), { code: 'ETIMEDOUT' });
 
@@ -17,7 +20,14 @@ const overdue = (ms: number) => Object.assign(new Error(`PostgreSQL did not answ
  * and a server that comes back is used again without a restart.
  */
 export function watchedSockets() {
-  const heard = new Map<Socket, number>();
+  // When each socket last read a byte. A socket that postgres.js has upgraded to TLS emits no 'data' of
+  // its own, but its byte count still moves: a sample every HEARD_SAMPLE_MS notices that.
+  const heard = new Map<Socket, { at: number; bytes: number }>();
+  const hear = (socket: Socket) => heard.set(socket, { at: performance.now(), bytes: socket.bytesRead });
+  const sample = () => {
+    for (const [socket, last] of heard) if (socket.bytesRead !== last.bytes) hear(socket);
+  };
+  let sampler: NodeJS.Timeout | undefined;
   let turn = 0;
   const watched = {
     /** The error of the last connection `untilStalled` closed (postgres.js fails its query as CONNECTION_CLOSED). */
@@ -27,14 +37,22 @@ export function watchedSockets() {
       const socket = options.path ? connect(options.path) : connect(options.port[index], options.host[index]);
       // postgres.js reads these for TLS (the server name), as on the sockets it opens itself.
       Object.assign(socket, { host: options.host[index], port: options.port[index] });
-      heard.set(socket, performance.now());
-      socket.on('data', () => heard.set(socket, performance.now()));
-      socket.on('close', () => heard.delete(socket));
+      hear(socket);
+      socket.on('data', () => hear(socket));
+      socket.on('close', () => {
+        heard.delete(socket);
+        if (heard.size) return;
+        clearInterval(sampler);
+        sampler = undefined;
+      });
+      sampler ??= setInterval(sample, HEARD_SAMPLE_MS).unref();
       return socket;
     },
     closeSilent(ms: number) {
-      const now = performance.now();
-      for (const [socket, at] of heard) if (now - at >= ms) socket.destroy(overdue(ms));
+      sample();
+      // less a sample's time: a TLS socket's last read may have been seen that much late
+      const since = performance.now() - (ms - HEARD_SAMPLE_MS);
+      for (const [socket, last] of heard) if (last.at <= since) socket.destroy(overdue(ms));
     },
     /**
      * `work`, statements sent one after another (restore's), with a connection that moves no byte
