@@ -85,7 +85,8 @@ function eligibleReview(req: IncomingMessage): { id: string; token: string; star
   if (!url.startsWith(PREFIX) || at < 0) return undefined;
   const { headers } = req;
   if ((headers['content-length'] ?? '0') !== '0' || headers['transfer-encoding'] !== undefined || headers.expect !== undefined) return undefined;
-  const token = bearerOf(headers.authorization);
+  // Node keeps the first of two Authorization headers; the adapter joins them, and the route refuses that.
+  const token = req.headersDistinct.authorization?.length === 1 ? bearerOf(headers.authorization) : undefined;
   if (token === undefined || !plainHost(headers.host)) return undefined;
   const id = url.slice(PREFIX.length, at);
   const star = url.slice(at + REVIEWS.length);

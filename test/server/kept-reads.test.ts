@@ -196,6 +196,21 @@ describe('the shortcut for reviews', () => {
     expect(server.server.keptReviews()).toBe(before);
   });
 
+  it('leaves two Authorization headers to the route, which reads them joined and refuses them (401)', async () => {
+    const bob = await createUser(server, 'bob-twice');
+    const twice = (token: string, query = '') =>
+      `POST /nodes/rated/reviews?star=1${query} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${bob.token}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`;
+    const before = server.server.keptReviews();
+    for (const token of [bob.token, 'nrg_u_other']) {
+      const short = await raw([twice(token)]);
+      const long = await raw([twice(token, '&')]);
+      expect(short.split('\r\n')[0], short).toBe('HTTP/1.1 401 Unauthorized');
+      expect(withoutDate(short)).toBe(withoutDate(long));
+    }
+    expect(server.server.keptReviews()).toBe(before);
+    expect((await api.get('/nodes/rated')).body.rating, 'no review was written').not.toBe(1);
+  });
+
   it('refuses a revoked token at once', async () => {
     const created = await api.post('/users/me/tokens', { token: alice.token, body: { name: 'phone' } });
     expect(created.status, created.text).toBe(201);
