@@ -17,7 +17,9 @@ export async function trainCodeCache(root, bundles) {
   const bin = resolve(root, 'bin/nodereg.js');
   const { TRAINING } = createRequire(import.meta.url)(resolve(root, 'bin/compiled.js'));
   const work = mkdtempSync(join(tmpdir(), 'nodereg-train-'));
-  const { NODE_OPTIONS: _flags, ...inherited } = process.env;
+  // No NODEREG_* of the builder's either: NODEREG_DATABASE_URL would train in their registry (and
+  // replace its admin token), NODEREG_STORAGE_URL upload there.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_OPTIONS' && !name.startsWith('NODEREG_')));
   const env = { ...inherited, HOME: join(work, 'home'), XDG_CONFIG_HOME: join(work, 'config'), XDG_DATA_HOME: join(work, 'data-home'), NO_COLOR: '1' };
   const token = `nrg_u_${randomBytes(16).toString('hex')}`;
   const server = spawn(process.execPath, [bin, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', join(work, 'data'), '--log', 'off'], {
