@@ -340,6 +340,17 @@ describe('restore into a new SQLite data dir', () => {
     expect((await served.stop()).code).toBe(0);
   }, 120_000);
 
+  it('prints a serve line that pastes as it reads, whatever the paths hold (spaces, quotes)', async () => {
+    const dir = join(tempDir(), "Ada's registry");
+    const storage = join(tempDir(), 'the archives');
+    const restored = await runCli(['restore', built.backup, '--database', join(dir, 'my registry.db'), '--storage', storage]);
+    expect(restored.code, restored.stderr).toBe(0);
+    const serveLine = /^serve it: (.*)$/m.exec(restored.stdout)![1];
+    // The shell splits the pasted line into exactly these words.
+    const words = spawnSync('sh', ['-c', `printf '%s\\n' ${serveLine.replace(/^nodereg /, '')}`], { encoding: 'utf8' });
+    expect(words.stdout.split('\n').slice(0, -1)).toEqual(['serve', '--data-dir', dir, '--database', join(dir, 'my registry.db'), '--storage', storage]);
+  }, 60_000);
+
   it('refuses a SOURCE that is not a data dir (exit 2), and one a running server holds (exit 3)', async () => {
     const empty = await runCli(['restore', tempDir(), '--database', join(tempDir(), 'x', 'registry.db')]);
     expect(empty.code).toBe(2);

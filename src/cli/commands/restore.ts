@@ -5,6 +5,7 @@ import { formatSize } from '../../contract/size.js';
 import { backendOption, backendUrl, withBackend, withoutPassword } from '../backend-urls.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, exitCodesHelp, invalidInput } from '../errors.js';
+import { shellWord } from '../invocation.js';
 import { examples } from './index.js';
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
@@ -53,9 +54,9 @@ export function register(program: Command, ctx: Ctx): void {
       const hidden = database.kind === 'postgres' && target !== database.url;
       const serveLine =
         database.kind === 'postgres'
-          ? `${report.adminToken ? `NODEREG_ADMIN_TOKEN="$(cat ${adminFile})" ` : ''}nodereg serve --database ${hidden ? '"$NODEREG_DATABASE_URL"' : `'${target}'`} --storage ${storageText}` +
+          ? `${report.adminToken ? `NODEREG_ADMIN_TOKEN="$(cat ${shellWord(adminFile)})" ` : ''}nodereg serve --database ${hidden ? '"$NODEREG_DATABASE_URL"' : `'${target}'`} --storage ${shellWord(storageText)}` +
             (hidden && databaseUrl.name === '--database' ? `\n  (with NODEREG_DATABASE_URL set to the --database URL first: its password is not printed)` : '')
-          : `nodereg serve --data-dir ${report.dataDir}${database.path === join(report.dataDir!, 'registry.db') ? '' : ` --database ${database.path}`}${storage.kind === 'local' && storage.dir === join(report.dataDir!, 'archives') ? '' : ` --storage ${storageText}`}`;
+          : `nodereg serve --data-dir ${shellWord(report.dataDir!)}${database.path === join(report.dataDir!, 'registry.db') ? '' : ` --database ${shellWord(database.path)}`}${storage.kind === 'local' && storage.dir === join(report.dataDir!, 'archives') ? '' : ` --storage ${shellWord(storageText)}`}`;
       const sizes = Object.entries(report.tables).map(([name, rows]) => `${name} ${rows}`).join(', ');
       ctx.out.result(
         { source, database: target, storage: storageText, ...report },
