@@ -345,8 +345,18 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   };
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (lingering.has(socket)) return; // the parser's error again, on bytes that arrive after the answer
-    const answering = responses.get(socket)?.some((response) => response.headersSent && !response.writableFinished);
-    if (!socket.writable || answering) return socket.destroy();
+    // An answer going out on the socket (it has one once those before it are done) is not cut into.
+    const begun = responses.get(socket) ?? [];
+    if (!socket.writable || begun.some((res) => res.headersSent && res.socket && !res.writableFinished)) return socket.destroy();
+    lingering.add(socket);
+    // The answers to the whole requests before the bad bytes go out first: some have not begun (a
+    // route still at work), and the client would read the error as the answer to its first request.
+    const pending = begun.filter((res) => res.req.complete && !res.writableFinished);
+    const ended = (res: ServerResponse) => new Promise((resolve) => res.once('finish', resolve).once('close', resolve));
+    void Promise.all(pending.map(ended)).then(() => refuseBytes(error, socket));
+  });
+  const refuseBytes = (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable) return socket.destroy();
     const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
     socket.end(
@@ -358,10 +368,9 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     );
     // The client may still be sending (headers over the limit, then a body). Closing with unread bytes
     // resets the connection, and a client still writing loses the answer: read and drop for as long as a refused body is (DROP).
-    lingering.add(socket);
     socket.resume();
     setTimeout(() => socket.destroy(), DROP.ms).unref();
-  });
+  };
 
   // A client may close its side once it has sent its request (shutdown(SHUT_WR), HTTP/1.0 clients):
   // it still gets its answer. By default Node would end the socket at once and drop answers not yet

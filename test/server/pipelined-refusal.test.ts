@@ -4,17 +4,18 @@ import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers.js';
-import { createPublisher, createUser, makeZip, publish, uploadTo } from './fixtures.js';
+import { createPublisher, createUser, makeZip, publish, publishAndUpload, uploadTo, type TestUser } from './fixtures.js';
 
 const MiB = 1024 * 1024;
 let server: TestServer;
 let archivePath: string;
 let archiveSize: number;
+let alice: TestUser;
 
 // A large archive: its answer takes a while to write while the client reads slowly.
 beforeAll(async () => {
   server = await startServer();
-  const alice = await createUser(server, 'alice');
+  alice = await createUser(server, 'alice');
   await createPublisher(server, alice, 'alice-co');
   const zip = await makeZip({ 'data.bin': randomBytes(16 * MiB) });
   archiveSize = zip.length;
@@ -72,6 +73,21 @@ describe('an early refusal pipelined behind an answer still being written', () =
     expect(second.headers).toMatch(/\r\nconnection: close/i);
     expect(rest).toEqual([]);
   }, 30_000);
+
+  it('bytes that are no request, pipelined behind answers not written yet: those answers come whole, then the 400', async () => {
+    await publishAndUpload(server, alice.token, 'alice-co', 'rated', '1.0.0');
+    const review = `POST /nodes/rated/reviews?star=4 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${alice.token}\r\n\r\n`;
+    const read = `GET /nodes/rated HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+    const received = await new Promise<Buffer>((resolve, reject) => {
+      const socket = connect({ port: Number(new URL(server.url).port), host: '127.0.0.1', allowHalfOpen: true });
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk) => chunks.push(chunk));
+      socket.on('end', () => resolve(Buffer.concat(chunks)));
+      socket.on('error', (error) => (chunks.length ? resolve(Buffer.concat(chunks)) : reject(error)));
+      socket.write(`${review}${read}${review}\x01 nonsense\r\n\r\n`);
+    });
+    expect(answers(received).map((answer) => answer.status)).toEqual([200, 200, 200, 400]);
+  });
 
   it('the server still answers afterwards', async () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
