@@ -12,21 +12,25 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const STARTED_WITHIN_MS = 30_000;
+const RUN_WITHIN_MS = 120_000;
 
 export async function trainCodeCache(root, bundles) {
   const bin = resolve(root, 'bin/nodereg.js');
   const { TRAINING } = createRequire(import.meta.url)(resolve(root, 'bin/compiled.js'));
-  const work = mkdtempSync(join(tmpdir(), 'nodereg-train-'));
   // No NODEREG_* of the builder's either: NODEREG_DATABASE_URL would train in their registry (and
   // replace its admin token), NODEREG_STORAGE_URL upload there.
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_OPTIONS' && !name.startsWith('NODEREG_')));
-  const env = { ...inherited, HOME: join(work, 'home'), XDG_CONFIG_HOME: join(work, 'config'), XDG_DATA_HOME: join(work, 'data-home'), NO_COLOR: '1' };
-  const token = `nrg_u_${randomBytes(16).toString('hex')}`;
-  const server = spawn(process.execPath, [bin, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', join(work, 'data'), '--log', 'off'], {
-    env: { ...env, NODEREG_ADMIN_TOKEN: token },
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  let work;
+  let server;
   try {
+    // Inside the try: a temp dir that cannot be made (TMPDIR gone) costs the training, not the build.
+    work = mkdtempSync(join(tmpdir(), 'nodereg-train-'));
+    const env = { ...inherited, HOME: join(work, 'home'), XDG_CONFIG_HOME: join(work, 'config'), XDG_DATA_HOME: join(work, 'data-home'), NO_COLOR: '1' };
+    const token = `nrg_u_${randomBytes(16).toString('hex')}`;
+    server = spawn(process.execPath, [bin, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', join(work, 'data'), '--log', 'off'], {
+      env: { ...env, NODEREG_ADMIN_TOKEN: token },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     const url = await listening(server);
     const created = await fetch(`${url}/publishers`, {
       method: 'POST',
@@ -35,18 +39,22 @@ export async function trainCodeCache(root, bundles) {
     });
     if (created.status !== 201) throw new Error(`POST /publishers answered ${created.status}`);
     const project = writeProject(join(work, 'train-node'));
-    const run = (...args) => execFileSync(process.execPath, [bin, ...args], { env: { ...env, NODEREG_TOKEN: token, NODEREG_REGISTRY: url, [TRAINING]: '1' }, stdio: 'ignore' });
+    // A run that hangs fails the training, never the build.
+    const run = (...args) =>
+      execFileSync(process.execPath, [bin, ...args], { env: { ...env, NODEREG_TOKEN: token, NODEREG_REGISTRY: url, [TRAINING]: '1' }, stdio: 'ignore', timeout: RUN_WITHIN_MS });
     run('publish', project);
     run('node', 'show', 'train-node');
   } catch (error) {
     console.warn(`the code cache holds the bundles' top level only: its training run failed (${error.message})`);
     for (const bundle of bundles) {
-      execFileSync(process.execPath, ['-e', `require(${JSON.stringify(resolve(root, 'bin/compiled.js'))}).requireCompiled(${JSON.stringify(bundle)})`], { env: { ...env, [TRAINING]: '1' }, stdio: 'inherit' });
+      execFileSync(process.execPath, ['-e', `require(${JSON.stringify(resolve(root, 'bin/compiled.js'))}).requireCompiled(${JSON.stringify(bundle)})`], { env: { ...inherited, [TRAINING]: '1' }, stdio: 'inherit' });
     }
   } finally {
-    server.kill();
-    await new Promise((done) => (server.exitCode === null ? server.once('exit', done) : done()));
-    rmSync(work, { recursive: true, force: true });
+    if (server) {
+      server.kill();
+      await new Promise((done) => (server.exitCode === null && server.signalCode === null ? server.once('exit', done) : done()));
+    }
+    if (work) rmSync(work, { recursive: true, force: true });
   }
 }
 
