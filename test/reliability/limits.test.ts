@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, request } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JSON_BODY_MAX, JSON_MAX_DEPTH } from '../../src/contract/limits.js';
 import { JsonShape } from '../../src/server/json-shape.js';
 import { startServer, type TestServer } from '../helpers.js';
@@ -150,6 +150,28 @@ describe('the nesting limit', () => {
     expect(refused('"\\"', `${'['.repeat(1000)}"`)).toBe(false); // an escaped quote split from what follows
     expect(refused('"\\', `"${'['.repeat(1000)}"`)).toBe(false); // an escape split across chunks
     expect(refused('"\\\\"', deep, '[')).toBe(true); // an escaped backslash ends nothing: the string closes
+  });
+
+  it('searches each byte of a chunk a bounded number of times, also in a string of many escapes', () => {
+    // It follows every body on the event loop: a search for the closing quote from each plain byte
+    // between escapes scanned ~n²/6 bytes of a chunk of n (100 ms a MiB of `\\na`, 2.4 s for 25 MiB).
+    let scanned = 0;
+    const indexOf = Buffer.prototype.indexOf;
+    const search = vi.spyOn(Buffer.prototype, 'indexOf').mockImplementation(function (this: Buffer, value, from, encoding) {
+      const at = indexOf.call(this, value, from, encoding);
+      scanned += (at < 0 ? this.length : at + 1) - Number(from ?? 0);
+      return at;
+    });
+    try {
+      for (const unit of ['\\na', 'a\\"', 'ab', '\\\\']) {
+        scanned = 0;
+        const chunk = Buffer.from(`{"a":"${unit.repeat(64 * 1024 / unit.length)}"}`);
+        expect(new JsonShape().feed(chunk), unit).toBeUndefined();
+        expect(scanned, unit).toBeLessThan(3 * chunk.length);
+      }
+    } finally {
+      search.mockRestore();
+    }
   });
 
   it(`takes a body ${JSON_MAX_DEPTH} levels deep, and answers one level more, or 100,000, with 400 (never a 500)`, async () => {
