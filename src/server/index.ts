@@ -317,6 +317,8 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   // unless an answer has begun on this socket (then only closing it is left).
   // Sockets answered by clientError or closeAfter whose client may still be sending: what arrives is dropped.
   const lingering = new WeakSet<Duplex>();
+  /** Once `res` is written whole, or its connection closed. */
+  const ended = (res: ServerResponse) => new Promise((resolve) => res.once('finish', resolve).once('close', resolve));
   /**
    * An answer that closes the connection (an upload refused before its body is read) while the client
    * still sends its body: written on the socket itself, then closed in stages (RFC 9112 §9.6): our side
@@ -330,8 +332,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     const begun = responses.get(socket) ?? [];
     const earlier = begun.slice(0, begun.findIndex((res) => res.req === incoming)).filter((res) => !res.writableFinished);
     if (earlier.length) {
-      const done = (res: ServerResponse) => new Promise((resolve) => res.once('finish', resolve).once('close', resolve));
-      return void Promise.all(earlier.map(done)).then(() => !socket.destroyed && closeAfter(incoming, answer));
+      return void Promise.all(earlier.map(ended)).then(() => !socket.destroyed && closeAfter(incoming, answer));
     }
     socket.end(rawErrorResponse(answer.status, answer.code, answer.message, answer));
     incoming.resume(); // Node's parser drops the body
@@ -352,7 +353,6 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     // The answers to the whole requests before the bad bytes go out first: some have not begun (a
     // route still at work), and the client would read the error as the answer to its first request.
     const pending = begun.filter((res) => res.req.complete && !res.writableFinished);
-    const ended = (res: ServerResponse) => new Promise((resolve) => res.once('finish', resolve).once('close', resolve));
     void Promise.all(pending.map(ended)).then(() => refuseBytes(error, socket));
   });
   const refuseBytes = (error: NodeJS.ErrnoException, socket: Duplex) => {
