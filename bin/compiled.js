@@ -4,7 +4,7 @@
 // by another V8 or with other V8 flags, and the bundle is then compiled as usual; without a cache file it
 // is required.
 'use strict';
-const { existsSync, readFileSync, writeFileSync } = require('node:fs');
+const { readFileSync, writeFileSync } = require('node:fs');
 const { createRequire, wrap } = require('node:module');
 const { dirname } = require('node:path');
 const { Script } = require('node:vm');
@@ -23,7 +23,7 @@ const cacheOf = (file) => `${file}.v8-cache`;
 function requireCompiled(file) {
   if (require.cache[file]) return require.cache[file].exports;
   const training = process.env[TRAINING] === '1';
-  const cached = !training && existsSync(cacheOf(file)) ? readFileSync(cacheOf(file)) : undefined;
+  const cached = training ? undefined : readCache(file);
   if (cached === undefined && !training) return require(file);
   const script = new Script(wrap(readFileSync(file, 'utf8')), { filename: file, cachedData: cached });
   const module = { id: file, filename: file, path: dirname(file), exports: {}, loaded: false, children: [] };
@@ -32,6 +32,15 @@ function requireCompiled(file) {
   script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
   module.loaded = true;
   return module.exports;
+}
+
+/** The code cache of `file`; none when it cannot be read (a directory, no permission): the bundle is then required as it is. */
+function readCache(file) {
+  try {
+    return readFileSync(cacheOf(file));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether V8 takes the code cache of `file` (a test asks it of the build's caches). */
