@@ -86,11 +86,15 @@ export function createBodyPreparer() {
       waiting.get(id)?.resolve(outcome);
       waiting.delete(id);
     });
-    // A crash (out of memory): what it held fails with a 500, the next body starts a new worker.
-    started.on('error', (error) => {
+    // A crash (out of memory, then 'exit') or any other end: what it held fails with a 500, the next
+    // body starts a new worker. Without an 'error' first, bodies waiting on it would wait for ever.
+    let failure: Error | undefined;
+    started.on('error', (error) => (failure = error));
+    started.on('exit', (code) => {
+      const error = failure ?? new Error(`the AI proxy body worker ended (exit code ${code})`);
       for (const { reject } of waiting.values()) reject(error);
       waiting.clear();
-      worker = undefined;
+      if (worker === started) worker = undefined;
     });
     started.unref();
     return started;
