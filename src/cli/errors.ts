@@ -58,8 +58,8 @@ export const EXIT_MEANINGS: readonly ExitMeaning[] = [
   },
   { code: EXIT.auth, name: 'not authenticated or not allowed', when: '401, 403', publish: 'no token, or the registry refused it' },
   { code: EXIT.notFound, name: 'not found', when: '404', publish: 'the publisher does not exist' },
-  { code: EXIT.interrupted, name: 'interrupted', when: 'Ctrl-C (SIGINT)', publish: 'interrupted by Ctrl-C (SIGINT)' },
-  { code: EXIT.terminated, name: 'terminated', when: 'SIGTERM, e.g. a cancelled CI job', publish: 'terminated by SIGTERM (e.g. a cancelled CI job)' },
+  { code: EXIT.interrupted, name: 'interrupted', when: 'Ctrl-C (SIGINT); `serve` stops gracefully on it and exits 0', publish: 'interrupted by Ctrl-C (SIGINT)' },
+  { code: EXIT.terminated, name: 'terminated', when: 'SIGTERM, e.g. a cancelled CI job; `serve` stops gracefully on it and exits 0', publish: 'terminated by SIGTERM (e.g. a cancelled CI job)' },
 ];
 
 /** `lead` and `parts` joined by `joint`, in lines of at most 88 columns indented as far as `lead`; without backticks. */
