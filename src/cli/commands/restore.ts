@@ -54,7 +54,7 @@ export function register(program: Command, ctx: Ctx): void {
       const hidden = database.kind === 'postgres' && target !== database.url;
       const serveLine =
         database.kind === 'postgres'
-          ? `${report.adminToken ? `NODEREG_ADMIN_TOKEN="$(cat ${shellWord(adminFile)})" ` : ''}nodereg serve --database ${hidden ? '"$NODEREG_DATABASE_URL"' : `'${target}'`} --storage ${shellWord(storageText)}` +
+          ? `${report.adminToken ? `NODEREG_ADMIN_TOKEN="$(cat ${shellWord(adminFile)})" ` : ''}nodereg serve --database ${hidden ? '"$NODEREG_DATABASE_URL"' : shellWord(target)} --storage ${shellWord(storageText)}` +
             (hidden && databaseUrl.name === '--database' ? `\n  (with NODEREG_DATABASE_URL set to the --database URL first: its password is not printed)` : '')
           : `nodereg serve --data-dir ${shellWord(report.dataDir!)}${database.path === join(report.dataDir!, 'registry.db') ? '' : ` --database ${shellWord(database.path)}`}${storage.kind === 'local' && storage.dir === join(report.dataDir!, 'archives') ? '' : ` --storage ${shellWord(storageText)}`}`;
       const sizes = Object.entries(report.tables).map(([name, rows]) => `${name} ${rows}`).join(', ');
