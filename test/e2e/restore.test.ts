@@ -265,6 +265,16 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     expect(await postgresRows(databaseUrl)).toBe(0);
   }, 60_000);
 
+  it('prints a serve line that pastes as it reads for a URL without a password, a quote in it included', async () => {
+    const databaseUrl = `${await (await postgresServer!).database()}?application_name=Ada's%20restore`;
+    const storage = join(tempDir(), 'archives');
+    const restored = await runCli(['restore', built.backup, '--database', databaseUrl, '--storage', storage]);
+    expect(restored.code, restored.stderr).toBe(0);
+    const serveLine = /^serve it: (.*)$/m.exec(restored.stdout)![1];
+    const words = spawnSync('sh', ['-c', `printf '%s\\n' ${serveLine.replace(/^NODEREG_ADMIN_TOKEN="[^"]*" nodereg /, '')}`], { encoding: 'utf8' });
+    expect(words.stdout.split('\n').slice(0, -1), `${serveLine}\n${words.stderr}`).toEqual(['serve', '--database', databaseUrl, '--storage', storage]);
+  }, 60_000);
+
   it('PostgreSQL frozen while the rows go in: restore gives up after its deadline with exit 1 naming the database, and the target stays empty', async () => {
     const pg = (await postgresServer!)!;
     const databaseUrl = await pg.database();
