@@ -123,7 +123,7 @@ export function openSource(dir: string): { db: Db; secret: string; adminToken: s
       version = db.pragma('user_version', { simple: true }) as number;
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_BUSY') {
-        throw new RestoreError(`${file} is open in a running server`, 'busy', `stop that server first, or restore from a snapshot: nodereg backup --data-dir ${dir} OUT, then nodereg restore OUT`);
+        throw new RestoreError(`${file} is open in a running server`, 'busy', `stop that server first, or restore from a snapshot: \`nodereg backup --data-dir ${dir} OUT\`, then \`nodereg restore OUT\``);
       }
       throw new RestoreError(`${file} is not a SQLite database nodereg can read: ${(error as Error).message}`, 'source');
     }

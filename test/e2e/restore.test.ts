@@ -11,7 +11,7 @@ import postgres from 'postgres';
 import { beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { RESTORE_DEADLINE_MS } from '../../src/contract/limits.js';
 import { postgresTables, sqliteTables, SEEDED_TABLES, type Table } from '../../src/server/restore.js';
-import { cliEnv, INSTALLED_BIN, runCli, tempDir, type TestServer } from '../helpers.js';
+import { BIN, cliEnv, INSTALLED_BIN, runCli, tempDir, type TestServer } from '../helpers.js';
 import { writeTree } from '../package/fixtures.js';
 import { testPostgres } from '../postgres.js';
 import { testS3 } from '../s3.js';
@@ -369,10 +369,15 @@ describe('restore into a new SQLite data dir', () => {
     const running = await serve(['--port', '0', '--data-dir', built.dataDir]);
     const target = join(tempDir(), 'x', 'registry.db');
     const held = await runCli(['restore', built.dataDir, '--database', target]);
+    // Run from the checkout, the hint's commands read `node bin/nodereg.js …`, both of them.
+    const fromCheckout = spawnSync(process.execPath, [BIN, 'restore', built.dataDir, '--database', target], { env: cliEnv(tempDir()), encoding: 'utf8' });
     await running.stop();
+    expect(fromCheckout.status).toBe(3);
+    const invoked = /hint: .*`(.+) backup --data-dir .*`, then `(.+) restore OUT`/.exec(fromCheckout.stderr);
+    expect(invoked?.[1], fromCheckout.stderr).toMatch(/^node .*nodereg\.js$/);
+    expect(invoked?.[2]).toBe(invoked?.[1]);
     expect(held.code).toBe(3);
     expect(held.stderr).toContain('is open in a running server');
-    expect(held.stderr).toContain('nodereg backup');
     expect(existsSync(join(target, '..'))).toBe(false);
   }, 60_000);
 });
