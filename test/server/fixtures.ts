@@ -135,10 +135,11 @@ export async function publishAndUpload(
   nodeId: string,
   version: string,
   extra: Parameters<typeof publish>[5] = {},
+  zip?: Buffer,
 ) {
   const published = await publish(server, token, publisherId, nodeId, version, extra);
   expect(published.status, published.text).toBe(201);
-  const uploaded = await uploadTo(published.body.signedUrl, await makeZip({ 'node.py': `# ${nodeId} ${version}\n` }));
+  const uploaded = await uploadTo(published.body.signedUrl, zip ?? (await makeZip({ 'node.py': `# ${nodeId} ${version}\n` })));
   expect(uploaded.status, uploaded.text).toBe(200);
   return uploaded.body;
 }

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers.js';
-import { createPublisher, createUser, makeZip, publish, publishAndUpload, uploadTo, type TestUser } from './fixtures.js';
+import { createPublisher, createUser, makeZip, publishAndUpload, type TestUser } from './fixtures.js';
 
 const MiB = 1024 * 1024;
 let server: TestServer;
@@ -19,11 +19,8 @@ beforeAll(async () => {
   await createPublisher(server, alice, 'alice-co');
   const zip = await makeZip({ 'data.bin': randomBytes(16 * MiB) });
   archiveSize = zip.length;
-  const published = await publish(server, alice.token, 'alice-co', 'huge', '1.0.0');
-  expect(published.status, published.text).toBe(201);
-  const uploaded = await uploadTo(published.body.signedUrl, zip);
-  expect(uploaded.status, uploaded.text).toBe(200);
-  archivePath = new URL(uploaded.body.downloadUrl).pathname;
+  const uploaded = await publishAndUpload(server, alice.token, 'alice-co', 'huge', '1.0.0', {}, zip);
+  archivePath = new URL(uploaded.downloadUrl).pathname;
 });
 afterAll(() => server.close());
 
