@@ -55,9 +55,9 @@ async function tcpRelay(target: URL) {
   };
 }
 
-/** An HTTP relay to `target` whose `mode` decides: relay, answer 500 (as S3 does, in XML), or never answer. */
+/** An HTTP relay to `target` whose `mode` decides: relay, answer 500 or 403 (as S3 does, in XML), or never answer. */
 async function httpRelay(target: string) {
-  const relay = { mode: 'relay' as 'relay' | '500' | 'hang', url: '', server: undefined as HttpServer | undefined, requests: [] as string[] };
+  const relay = { mode: 'relay' as 'relay' | '500' | '403' | 'hang', url: '', server: undefined as HttpServer | undefined, requests: [] as string[] };
   const upstream = new URL(target);
   relay.server = createHttpServer((req, res) => {
     relay.requests.push(`${req.method} ${req.url}`);
@@ -66,6 +66,11 @@ async function httpRelay(target: string) {
       req.resume();
       res.writeHead(500, { 'content-type': 'application/xml' });
       return void res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>');
+    }
+    if (relay.mode === '403') {
+      req.resume();
+      res.writeHead(403, { 'content-type': 'application/xml' });
+      return void res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>');
     }
     const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode!, answer.headers);
@@ -298,6 +303,27 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
       expect(Date.now() - started).toBeLessThan(15_000);
       relay.mode = 'relay';
       expect((await call(server.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip')).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it('a bucket refusing our keys (403 AccessDenied): downloads and uploads are 503, not 500, and the same upload URL works once it takes them again', async () => {
+    const s3 = await s3Server!;
+    const relay = await httpRelay(s3.env.AWS_ENDPOINT_URL_S3);
+    const archives = createS3ArchiveStorage({ bucket: await s3.bucket(), prefix: 'archives', env: { ...s3.env, AWS_ENDPOINT_URL_S3: relay.url } });
+    const server = await startServer({ archives, dataDir: tempDir() });
+    try {
+      const { alice, pending, zip } = await registryWithNode(server);
+      relay.mode = '403';
+      expectUnavailable(await call(server.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip'));
+      expectUnavailable(await uploadTo(pending.body.signedUrl, zip));
+      const version = await call(server.url, 'GET', '/nodes/kept-node/versions/1.1.0', { token: alice.token });
+      expect(version.body).toMatchObject({ status: 'NodeVersionStatusPending' });
+      expect(version.body.archive_sha256).toBeUndefined();
+      relay.mode = 'relay';
+      expect((await uploadTo(pending.body.signedUrl, zip)).status).toBe(200);
+      expect(Buffer.from(await (await fetch(`${server.url}/archives/alice-co/kept-node/1.1.0/node.zip`)).arrayBuffer())).toEqual(zip);
     } finally {
       await server.close();
     }
