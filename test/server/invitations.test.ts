@@ -119,7 +119,7 @@ describe('removing a member', () => {
 
 describe('withdrawing an invitation', () => {
   it('the invitee accepting between the check and the withdrawal: the 204 still leaves them out', async () => {
-    // The accept lands after the route found the invitation, before it removes it (a race, made certain here).
+    // The accept lands just before the route withdraws the invitation (a race, made certain here).
     const db = openDatabase(join(tempDir(), 'registry.db'));
     const store = createSqliteRegistryStore(db);
     const removeInvitation = store.removeInvitation;
@@ -140,5 +140,17 @@ describe('withdrawing an invitation', () => {
     } finally {
       await raced.close();
     }
+  });
+
+  it('a stranger cannot tell whom an owner invited: 403 alike for an invitee and for anyone else', async () => {
+    await createPublisher(server, owner, 'secret-co');
+    const invitee = await createUser(server, 'invitee');
+    const stranger = await createUser(server, 'stranger');
+    await invite('secret-co', invitee.id);
+    for (const userId of [invitee.id, stranger.id, 'no-such-user']) {
+      expectError(await api.delete(`/publishers/secret-co/members/${userId}`, { token: stranger.token }), 403, 'forbidden');
+    }
+    expectError(await api.delete(`/publishers/secret-co/members/${stranger.id}`, { token: owner.token }), 404, 'not_found');
+    expect((await api.get('/publishers/secret-co/invitations', { token: owner.token })).body.map((i: Invitation) => i.user.id)).toEqual([invitee.id]);
   });
 });
