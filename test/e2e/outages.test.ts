@@ -55,9 +55,12 @@ async function tcpRelay(target: URL) {
   };
 }
 
-/** An HTTP relay to `target` whose `mode` decides: relay, answer 500 or 403 (as S3 does, in XML), or never answer. */
+/**
+ * An HTTP relay to `target` whose `mode` decides: relay, answer 500 or 403 (as S3 does, in XML), never
+ * answer, or relay as an S3-compatible server may: ignoring Range (`whole`), or without Content-Length (`chunked`).
+ */
 async function httpRelay(target: string) {
-  const relay = { mode: 'relay' as 'relay' | '500' | '403' | 'hang', url: '', server: undefined as HttpServer | undefined, requests: [] as string[] };
+  const relay = { mode: 'relay' as 'relay' | '500' | '403' | 'hang' | 'whole' | 'chunked', url: '', server: undefined as HttpServer | undefined, requests: [] as string[] };
   const upstream = new URL(target);
   relay.server = createHttpServer((req, res) => {
     relay.requests.push(`${req.method} ${req.url}`);
@@ -72,8 +75,11 @@ async function httpRelay(target: string) {
       res.writeHead(403, { 'content-type': 'application/xml' });
       return void res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>');
     }
-    const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode!, answer.headers);
+    const { range, ...unranged } = req.headers;
+    const headers = relay.mode === 'whole' ? unranged : req.headers;
+    const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (answer) => {
+      const { 'content-length': length, ...unmeasured } = answer.headers;
+      res.writeHead(answer.statusCode!, relay.mode === 'chunked' && req.method === 'GET' ? unmeasured : answer.headers);
       answer.pipe(res);
     });
     forward.on('error', () => res.destroy());
@@ -286,6 +292,30 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error: cannot open NODEREG_STORAGE_URL s3:\/\/test-bucket-\d+\/archives: bucket test-bucket-\d+: the S3 server answered HTTP 500\n/);
   });
+
+  it('a bucket that ignores Range or sends no Content-Length (as HTTP allows): downloads and their ranges are still the right bytes', async () => {
+    const s3 = await s3Server!;
+    const relay = await httpRelay(s3.env.AWS_ENDPOINT_URL_S3);
+    const archives = createS3ArchiveStorage({ bucket: await s3.bucket(), prefix: 'archives', env: { ...s3.env, AWS_ENDPOINT_URL_S3: relay.url } });
+    const server = await startServer({ archives, dataDir: tempDir() });
+    try {
+      const alice = await createUser(server, 'alice');
+      await createPublisher(server, alice, 'alice-co');
+      const zip = await makeZip({ 'node.py': '# kept\n', 'data.bin': randomBytes(5000) });
+      await publishAndUpload(server, alice.token, 'alice-co', 'kept-node', '1.0.0', {}, zip);
+      const url = `${server.url}/archives/alice-co/kept-node/1.0.0/node.zip`;
+      for (const mode of ['whole', 'chunked'] as const) {
+        relay.mode = mode;
+        const download = await fetch(url);
+        expect([mode, download.status, Buffer.from(await download.arrayBuffer()).equals(zip)]).toEqual([mode, 200, true]);
+        const part = await fetch(url, { headers: { range: 'bytes=100-1099' } });
+        expect([mode, part.status, part.headers.get('content-range')]).toEqual([mode, 206, `bytes 100-1099/${zip.length}`]);
+        expect(Buffer.from(await part.arrayBuffer()).equals(zip.subarray(100, 1100)), mode).toBe(true);
+      }
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 
   it('a bucket that never answers: a download is 503 after the timeouts, not held forever', async () => {
     const s3 = await s3Server!;

@@ -179,14 +179,16 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     const range = ifRange === undefined || ifRange === etag ? requestedRange(c.req.header('range'), size) : undefined;
     const archive = await archives.open(archiveKey(node.publisher_id, node.id, version.version), range);
     if (!archive) throw notFound(`the archive of version ${version.version} of node ${node.id} is missing`);
+    // The size the storage gave, or the one recorded (an S3-compatible server may answer without Content-Length).
+    const total = Number.isSafeInteger(archive.size) ? archive.size : size;
     const headers: Record<string, string> = {
       'Content-Type': 'application/zip',
-      'Content-Length': String(range ? range.end - range.start + 1 : archive.size),
+      'Content-Length': String(range ? range.end - range.start + 1 : total),
       'Accept-Ranges': 'bytes',
       ETag: etag,
       'Content-Disposition': `attachment; filename="${node.id}-${version.version}.zip"`,
     };
-    if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${archive.size}`;
+    if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${total}`;
     // A download counts once the whole archive has been handed to the connection: not at /install,
     // not for a part (a range), a HEAD or a transfer the client broke off. A response whose connection
     // closed first may still emit 'finish' (the body stream, cancelled with a read pending, ends it),
