@@ -175,6 +175,19 @@ describe('nodereg serve', () => {
     });
   });
 
+  it('with --json and --log json, an error is reported once, as a log line on stderr; --json alone keeps the document on stdout', async () => {
+    for (const args of [['--json', 'serve', '--log', 'json', '--bogus'], ['--json', 'serve', '--port', 'x', '--log', 'json']]) {
+      const result = await runCli(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stdout, args.join(' ')).toBe('');
+      const lines = result.stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.filter((line) => line.level === 'error'), args.join(' ')).toHaveLength(1);
+    }
+    const alone = await runCli(['--json', 'serve', '--bogus']);
+    expect(alone.code).toBe(2);
+    expect(JSON.parse(alone.stdout)).toEqual({ error: { code: 'invalid_input', message: "unknown option '--bogus'" } });
+  });
+
   it.each([
     [['--max-archive', '12zz'], '--max-archive'],
     [['--max-unpacked', 'lots'], '--max-unpacked'],
