@@ -285,7 +285,7 @@ describe('the shortcut\'s 503', () => {
         };
       },
     });
-    const cutServer = await startServer({ dataDir: dir, database: { store, tasks: createTaskStore(db), close: () => db.close() } });
+    const cutServer = await startServer({ dataDir: dir, database: { store, tasks: createTaskStore(db), close: () => void db.close() } });
     try {
       cut = true;
       const ask = (path: string) => rawTo(cutServer, [`GET ${path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n`]);
