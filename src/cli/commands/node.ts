@@ -1,5 +1,5 @@
-import { mkdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { DEFAULT_MAX_UNPACKED, MAX_ARCHIVE_ENTRIES, NODE_STATUS, PAGE } from '../../contract/limits.js';
 import { normalizeVersion } from '../../contract/version.js';
@@ -14,6 +14,7 @@ import { relativeTime, table } from '../output.js';
 import {
   checkNodeId, checkPublisherId, checkVersion, given, listOption, nodePublisher, precheck, textOption,
 } from '../resolve.js';
+import { makeUserDir } from '../make-dir.js';
 import { examples } from './index.js';
 import { nodeVersions, notFoundHint, showNode } from './node-show.js';
 
@@ -141,7 +142,7 @@ export function register(program: Command, ctx: Ctx): void {
         if (!normalizeVersion(String(found.version))) throw new CliError(`the registry answered a version that is not one: "${found.version}"`, EXIT.failure, 'bad_answer', 'check the registry URL');
         const name = `${nodeId}-${found.version}.zip`;
         // `--out DIR/` names a directory, made when it is missing (as `mkdir -p`); an existing one works without the `/`
-        if (o.out !== undefined && /[\\/]$/.test(o.out)) makeDirectory(o.out);
+        if (o.out !== undefined && /[\\/]$/.test(o.out)) makeUserDir(o.out, '--out');
         const file = o.out === undefined ? name : isDirectory(o.out) ? join(o.out, name) : o.out;
         const saved = await saveArchive(client, found, file);
         const summary = {
@@ -174,21 +175,18 @@ async function downloadNotFoundHint(client: Awaited<ReturnType<Ctx['client']>>, 
   return `${what}: a version is active once its archive is uploaded (and approved, where the registry reviews by hand); see each version's status with \`nodereg node versions ${nodeId}\``;
 }
 
-
 /** Streams the archive to `file` (through a .part file), hashing it, then checks the zip and the hash. */
 async function saveArchive(client: Awaited<ReturnType<Ctx['client']>>, version: NodeVersion, file: string) {
   const { createHash } = await import('node:crypto');
   const { createWriteStream } = await import('node:fs');
   const { rename, rm } = await import('node:fs/promises');
   const { pipeline } = await import('node:stream/promises');
+  makeUserDir(dirname(file), '--out');
   const response = await client.download(version.downloadUrl!).catch((error) => {
     throw toCliError(error);
   });
   const part = `${file}.part`;
   const hash = createHash('sha256');
-  const { mkdir } = await import('node:fs/promises');
-  const { dirname } = await import('node:path');
-  await mkdir(dirname(file), { recursive: true }).catch(() => {}); // a failure shows when the file is written, in words
   let size = 0;
   try {
     await pipeline(
@@ -256,15 +254,6 @@ async function readableZip(path: string): Promise<number> {
       zip.readEntry();
     });
   });
-}
-
-/** Makes the directory `--out` names (and its parents), or says in plain words why it cannot. */
-function makeDirectory(path: string): void {
-  try {
-    mkdirSync(path, { recursive: true });
-  } catch (error) {
-    throw invalidInput(`cannot make the directory ${path}: ${fileProblem(error)}`, 'pass --out <file> in a writable directory');
-  }
 }
 
 /** Whether `path` is an existing directory (`--out DIR` writes into it, as cp does). */

@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
@@ -6,6 +6,7 @@ import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
 import { table } from '../output.js';
 import { buildArchive, fileTable, listFiles, loadChecked, parseMaxSize, withCleanup } from '../project.js';
+import { makeUserDir } from '../make-dir.js';
 import { examples } from './index.js';
 
 interface Options {
@@ -36,7 +37,7 @@ export function register(program: Command, ctx: Ctx): void {
       project.files = project.files.filter((f) => resolve(f.abs) !== out);
 
       // Written beside the target and renamed, so a failed pack leaves no half archive behind.
-      mkdirSync(dirname(out), { recursive: true });
+      makeUserDir(dirname(out), '--out');
       const partial = `${out}.partial-${process.pid}`;
       const archive = await withCleanup(
         async () => {
