@@ -240,7 +240,7 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
   }, 60_000);
 
   // 403: keys the bucket no longer takes (AccessDenied), no fault of the client either (it was a 500 `internal`).
-  it.for(['500', '403'] as const)('the bucket answering %s: downloads and uploads are 503, and the same upload URL works once the bucket is back', async (answer) => {
+  it.for(['500', '403'] as const)('the bucket answering %s: downloads and uploads are 503, and the same upload URL works once the bucket is back', { timeout: 60_000 }, async (answer) => {
     const { relay, adminToken, env } = await behindBucketRelay();
     let served: Served | undefined;
     served = await serve(['--port', '0'], { env });
@@ -260,7 +260,7 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     const download = await fetch(`${served.url}/archives/alice-co/kept-node/1.1.0/node.zip`);
     expect(Buffer.from(await download.arrayBuffer())).toEqual(zip);
     expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
-  }, 60_000);
+  });
 
   it('an upload killed (SIGKILL) while its archive goes to the bucket: after a restart, publish says the version is held, not that it is published', async () => {
     const { relay, adminToken, env } = await behindBucketRelay();

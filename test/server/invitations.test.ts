@@ -127,7 +127,7 @@ describe('withdrawing an invitation', () => {
       await store.acceptInvitation(publisherId, userId);
       return removeInvitation(publisherId, userId);
     };
-    const raced = await startServer({ database: { store, tasks: createTaskStore(db), close: () => db.close() } });
+    const raced = await startServer({ database: { store, tasks: createTaskStore(db), close: () => void db.close() } });
     try {
       const boss = await createUser(raced, 'boss');
       const eve = await createUser(raced, 'eve');
