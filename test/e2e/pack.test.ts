@@ -124,6 +124,26 @@ describe('nodereg pack', () => {
     expect((await runCli(['pack', dir, '--max-size', 'lots'])).stderr).toContain('--max-size "lots" is not a size');
   });
 
+  it('warns about each Git LFS pointer it would ship in place of the file (a checkout without LFS content)', async () => {
+    const pointer = (size: number) => `version https://git-lfs.github.com/spec/v1\noid sha256:${'4d7a2146'.repeat(8)}\nsize ${size}\n`;
+    const dir = committedRepo({
+      'pyproject.toml': '[project]\nname = "lfs-node"\nversion = "1.0.0"\n[tool.comfy]\nPublisherId = "ada"\n',
+      '.gitattributes': '*.safetensors filter=lfs diff=lfs merge=lfs -text\n*.png filter=lfs diff=lfs merge=lfs -text\n',
+      'models/weights.safetensors': pointer(123456789),
+      'assets/icon.png': pointer(2048),
+      'notes.md': 'version https://git-lfs.github.com/spec/v1 is the pointer format\n',
+    });
+    const out = join(tempDir(), 'lfs.zip');
+    const result = await runCli(['pack', dir, '--out', out]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('files     5');
+    const warned = result.stderr.split('\n').filter((l) => l.includes('Git LFS pointer'));
+    expect(warned).toEqual([
+      'warning: assets/icon.png is a Git LFS pointer, not the file itself: fetch the content with `git lfs pull` before packing (in GitHub Actions: actions/checkout with `lfs: true`)',
+      'warning: models/weights.safetensors is a Git LFS pointer, not the file itself: fetch the content with `git lfs pull` before packing (in GitHub Actions: actions/checkout with `lfs: true`)',
+    ]);
+  });
+
   it('warns about a symlink that leaves the project, and packs without it', async () => {
     const outside = writeTree(tempDir(), { 'secret.txt': 'no' });
     const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "n"\nversion = "1"\n' });
