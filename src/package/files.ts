@@ -54,13 +54,19 @@ interface Tracked {
  * The files git tracks under `root` (relative to it), or undefined outside a git work tree. Files of
  * checked-out submodules count as tracked, as their contents ship.
  */
-function trackedFiles(root: string, warnings: string[]): Tracked | undefined {
+function trackedFiles(root: string, warnings: string[], problems: Problem[]): Tracked | undefined {
   const run = spawnSync('git', ['ls-files', '-z', '--cached', '--recurse-submodules'], { cwd: root, encoding: 'buffer', maxBuffer: 1 << 30 });
-  if (run.error || run.status !== 0) {
-    const why = run.error ? run.error.message : run.stderr.toString('utf8').trim().split('\n')[0];
-    // Outside a work tree is the ordinary case; anything else is worth saying (no git, a repository git refuses).
-    if (run.error || !/not a git repository/i.test(why)) {
-      if (hasGitEntry(root) || !run.error) warnings.push(`git could not list the tracked files (${why}); the file set follows the ignore files only`);
+  if (run.error) {
+    // No git at all: the ignore files are all there is to go by.
+    if (hasGitEntry(root)) warnings.push(`git could not list the tracked files (${run.error.message}); the file set follows the ignore files only`);
+    return undefined;
+  }
+  if (run.status !== 0) {
+    const said = run.stderr.toString('utf8').trim();
+    // Outside a work tree is the ordinary case. A repository git refuses (owned by another user, a
+    // broken index) would lose its committed files that .gitignore matches, and pack other bytes.
+    if (!/not a git repository/i.test(said.split('\n')[0])) {
+      problems.push({ key: 'files', message: `git could not list the tracked files, so a committed file that .gitignore matches would be left out; fix what git says: ${said.split(/\s*\n\s*/).join(' ')}` });
     }
     return undefined;
   }
@@ -192,7 +198,7 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
     if (cleaned === undefined) problems.push({ key: includesKey, message: `"${entry}" must be a path inside the project` });
     else includes.push(cleaned);
   }
-  const tracked = trackedFiles(rootAbs, warnings);
+  const tracked = trackedFiles(rootAbs, warnings, problems);
   const seenIncludes = new Set<string>();
   const forced = (rel: string) => includes.find((inc) => rel === inc || rel.startsWith(`${inc}/`));
   /** A directory that leads to something in whatever ignore files say: an include, or a tracked file. */

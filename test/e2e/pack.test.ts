@@ -1,7 +1,7 @@
 // validate and pack as a user runs them: the spawned binary on fixture trees, no network.
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers.js';
@@ -142,6 +142,20 @@ describe('nodereg pack', () => {
       'warning: assets/icon.png is a Git LFS pointer, not the file itself: fetch the content with `git lfs pull` before packing (in GitHub Actions: actions/checkout with `lfs: true`)',
       'warning: models/weights.safetensors is a Git LFS pointer, not the file itself: fetch the content with `git lfs pull` before packing (in GitHub Actions: actions/checkout with `lfs: true`)',
     ]);
+  });
+
+  it('fails, saying what git says, when git refuses to list the tracked files: a committed file .gitignore matches would be lost', async () => {
+    const dir = committedRepo({
+      'pyproject.toml': '[project]\nname = "refused"\nversion = "1.0.0"\nlicense = { file = "LICENSE.txt" }\n[tool.comfy]\nPublisherId = "ada"\n',
+      '.gitignore': '*.txt\n',
+      'LICENSE.txt': 'MIT',
+    });
+    writeFileSync(join(dir, '.git', 'index'), 'garbage'); // as a repository owned by another user: git refuses it
+    const out = join(tempDir(), 'refused.zip');
+    const result = await runCli(['pack', dir, '--out', out]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/ {2}files: git could not list the tracked files, so a committed file that \.gitignore matches would be left out; fix what git says: fatal: .*index file smaller than expected/);
+    expect(existsSync(out)).toBe(false);
   });
 
   it('warns about a symlink that leaves the project, and packs without it', async () => {
