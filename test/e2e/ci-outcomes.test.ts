@@ -64,6 +64,18 @@ describe('publish in CI: the exit code says what happened', () => {
     expect(rerun.stdout).toBe('');
   });
 
+  it('a GITHUB_OUTPUT it cannot write fails naming the variable, and says the version is published', { timeout: 60_000 }, async () => {
+    const { id, dir } = project();
+    const outputs = `${tempDir()}/missing/dir/out`;
+    const published = await runCli(['publish', dir], { env: { ...env(), GITHUB_OUTPUT: outputs } });
+    expect(published.code, published.stderr).toBe(1);
+    expect(published.stderr).toContain(`error: ${id} 1.0.0 is published (${registry.url}/archives/ci/${id}/1.0.0/node.zip), but GITHUB_OUTPUT (${outputs}) cannot be written: ENOENT`);
+    expect(published.stderr).toContain('hint: set GITHUB_OUTPUT to a writable file or unset it, then run the same publish with --skip-existing');
+    const json = await runCli(['publish', dir, '--skip-existing', '--json'], { env: { ...env(), GITHUB_OUTPUT: outputs } });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).error.message).toContain('GITHUB_OUTPUT');
+  });
+
   it('publish --help lists the exit codes a CI job reads', async () => {
     const help = await runCli(['publish', '--help']);
     expect(help.code).toBe(0);

@@ -269,10 +269,20 @@ function report(
   };
   const outputFile = ctx.env.GITHUB_OUTPUT;
   if (outputFile) {
-    appendFileSync(
-      outputFile,
-      `version=${result.version}\ndownload_url=${result.download_url ?? ''}\narchive_sha256=${result.archive_sha256}\nskipped=${result.skipped}\n`,
-    );
+    try {
+      appendFileSync(
+        outputFile,
+        `version=${result.version}\ndownload_url=${result.download_url ?? ''}\narchive_sha256=${result.archive_sha256}\nskipped=${result.skipped}\n`,
+      );
+    } catch (error) {
+      // The version is on the registry: say so, and which variable to fix.
+      throw new CliError(
+        `${result.node_id} ${result.version} is published (${result.download_url ?? 'no download URL'}), but GITHUB_OUTPUT (${outputFile}) cannot be written: ${(error as Error).message}`,
+        EXIT.failure,
+        'github_output',
+        'set GITHUB_OUTPUT to a writable file or unset it, then run the same publish with --skip-existing',
+      );
+    }
   }
   ctx.out.result(result, () =>
     (skippedOn
