@@ -158,6 +158,25 @@ describe('nodereg pack', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it('--out DIR (existing, or ending in / and made) writes <id>-<version>.zip in it, as node download does; an impossible one names --out', async () => {
+    const dir = demo();
+    const existing = tempDir();
+    const into = await runCli(['pack', dir, '--out', existing]);
+    expect(into.code, into.stderr).toBe(0);
+    expect(into.stdout).toContain(`demo-node 0.4.0 → ${join(existing, 'demo-node-0.4.0.zip')}`);
+    expect(readdirSync(existing)).toEqual(['demo-node-0.4.0.zip']);
+    const fresh = join(tempDir(), 'dist');
+    const made = await runCli(['pack', dir, '--out', `${fresh}/`]);
+    expect(made.code, made.stderr).toBe(0);
+    expect(readdirSync(fresh)).toEqual(['demo-node-0.4.0.zip']);
+    const file = join(tempDir(), 'a-file');
+    writeFileSync(file, 'x');
+    const under = await runCli(['pack', dir, '--out', join(file, 'x.zip')]);
+    expect(under.code).toBe(2);
+    expect(under.stderr).toMatch(new RegExp(`^error: cannot make the directory ${file}: .+\nhint: pass --out <file> in a writable directory\n$`, 'm'));
+    expect(under.stderr).not.toMatch(/EEXIST|ENOTDIR/);
+  });
+
   it('warns about a symlink that leaves the project, and packs without it', async () => {
     const outside = writeTree(tempDir(), { 'secret.txt': 'no' });
     const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "n"\nversion = "1"\n' });

@@ -1,5 +1,3 @@
-import { mkdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { DEFAULT_MAX_UNPACKED, MAX_ARCHIVE_ENTRIES, NODE_STATUS, PAGE } from '../../contract/limits.js';
 import { normalizeVersion } from '../../contract/version.js';
@@ -10,6 +8,7 @@ import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, fileProblem, invalidInput, toCliError } from '../errors.js';
 import { fields, fullStatus, listText, shortStatus, statusText, versionFindings, versionTable } from '../format.js';
+import { outFile } from '../out-path.js';
 import { relativeTime, table } from '../output.js';
 import {
   checkNodeId, checkPublisherId, checkVersion, given, listOption, nodePublisher, precheck, textOption,
@@ -140,9 +139,7 @@ export function register(program: Command, ctx: Ctx): void {
         // The file is named after the version answered: one that is not a version (`../../x`) would name a path elsewhere.
         if (!normalizeVersion(String(found.version))) throw new CliError(`the registry answered a version that is not one: "${found.version}"`, EXIT.failure, 'bad_answer', 'check the registry URL');
         const name = `${nodeId}-${found.version}.zip`;
-        // `--out DIR/` names a directory, made when it is missing (as `mkdir -p`); an existing one works without the `/`
-        if (o.out !== undefined && /[\\/]$/.test(o.out)) makeDirectory(o.out);
-        const file = o.out === undefined ? name : isDirectory(o.out) ? join(o.out, name) : o.out;
+        const file = outFile(o.out, name);
         const saved = await saveArchive(client, found, file);
         const summary = {
           node_id: found.node_id ?? nodeId,
@@ -258,20 +255,3 @@ async function readableZip(path: string): Promise<number> {
   });
 }
 
-/** Makes the directory `--out` names (and its parents), or says in plain words why it cannot. */
-function makeDirectory(path: string): void {
-  try {
-    mkdirSync(path, { recursive: true });
-  } catch (error) {
-    throw invalidInput(`cannot make the directory ${path}: ${fileProblem(error)}`, 'pass --out <file> in a writable directory');
-  }
-}
-
-/** Whether `path` is an existing directory (`--out DIR` writes into it, as cp does). */
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false; // not there, or not reachable: writing it says why, in words
-  }
-}
