@@ -76,6 +76,17 @@ describe('publish in CI: the exit code says what happened', () => {
     expect(JSON.parse(json.stdout).error.message).toContain('GITHUB_OUTPUT');
   });
 
+  it('a node id another publisher holds is exit 4 naming [project] name to change, not the token', { timeout: 60_000 }, async () => {
+    const { id, dir } = project();
+    expect((await runCli(['publish', dir], { env: env() })).code).toBe(0);
+    expect((await runCli(['publisher', 'create', 'ci-other'], { env: env() })).code).toBe(0);
+    const taken = await runCli(['publish', dir, '--publisher', 'ci-other'], { env: env() });
+    expect(taken.code, taken.stderr).toBe(4);
+    expect(taken.stderr).toContain(`error: node ${id} belongs to publisher ci; choose another node id\n`);
+    expect(taken.stderr).toContain('hint: node ids are unique on a registry: rename the node ([project] name in pyproject.toml)\n');
+    expect(taken.stderr).not.toContain('token belongs');
+  });
+
   it('publish --help lists the exit codes a CI job reads', async () => {
     const help = await runCli(['publish', '--help']);
     expect(help.code).toBe(0);
