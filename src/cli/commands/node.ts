@@ -254,4 +254,3 @@ async function readableZip(path: string): Promise<number> {
     });
   });
 }
-
