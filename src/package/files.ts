@@ -63,10 +63,13 @@ function trackedFiles(root: string, warnings: string[], problems: Problem[]): Tr
   }
   if (run.status !== 0) {
     const said = run.stderr.toString('utf8').trim();
-    // Outside a work tree is the ordinary case. A repository git refuses (owned by another user, a
-    // broken index) would lose its committed files that .gitignore matches, and pack other bytes.
-    if (!/not a git repository/i.test(said.split('\n')[0])) {
+    // Outside a work tree is the ordinary case. The project's own repository refused (owned by another
+    // user, a broken index) would lose its committed files that .gitignore matches, and pack other
+    // bytes. One above it (ComfyUI's, around a node not yet a repository) may not hold the node at all.
+    if (hasGitEntry(root)) {
       problems.push({ key: 'files', message: `git could not list the tracked files, so a committed file that .gitignore matches would be left out; fix what git says: ${said.split(/\s*\n\s*/).join(' ')}` });
+    } else if (!/not a git repository/i.test(said.split('\n')[0])) {
+      warnings.push(`git could not list the tracked files (${said.split('\n')[0]}); the file set follows the ignore files only`);
     }
     return undefined;
   }

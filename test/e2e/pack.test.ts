@@ -156,6 +156,13 @@ describe('nodereg pack', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/ {2}files: git could not list the tracked files, so a committed file that \.gitignore matches would be left out; fix what git says: fatal: .*index file smaller than expected/);
     expect(existsSync(out)).toBe(false);
+    // A repository above the project (ComfyUI's, around a node not yet a repository of its own) may not hold it: a warning, as before.
+    const host = committedRepo({ 'main.py': '' });
+    const node = writeTree(join(host, 'custom_nodes', 'mine'), { 'pyproject.toml': '[project]\nname = "mine"\nversion = "1.0.0"\n' });
+    writeFileSync(join(host, '.git', 'index'), 'garbage');
+    const above = await runCli(['pack', node, '--out', out]);
+    expect(above.code, above.stderr).toBe(0);
+    expect(above.stderr).toMatch(/warning: git could not list the tracked files \(fatal: .*index file smaller than expected\); the file set follows the ignore files only/);
   });
 
   it('--out DIR (existing, or ending in / and made) writes <id>-<version>.zip in it, as node download does; an impossible one names --out', async () => {
