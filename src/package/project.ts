@@ -95,13 +95,15 @@ function warnAboutArchives(files: SelectedFile[], warnings: string[]): void {
 // Git LFS pointer files (the LFS spec: under 1024 bytes, first line the spec URL). A checkout without
 // LFS content (actions/checkout's default) has them in place of the models and images.
 const LFS_POINTER = Buffer.from('version https://git-lfs.github.com/spec/v1\n');
+/** The shortest pointer: the version line, `oid sha256:` and 64 hex digits, `size 0`, each with its newline. */
+const LFS_POINTER_MIN = LFS_POINTER.length + 76 + 7;
 const LFS_POINTER_MAX = 1024;
 
 /** Names every Git LFS pointer that would ship: the node would hold the pointer, not the file. */
 function warnAboutLfsPointers(files: SelectedFile[], warnings: string[]): void {
   const head = Buffer.alloc(LFS_POINTER.length);
   for (const file of files) {
-    if (file.size < LFS_POINTER.length || file.size >= LFS_POINTER_MAX) continue;
+    if (file.size < LFS_POINTER_MIN || file.size >= LFS_POINTER_MAX) continue;
     let fd: number;
     try {
       fd = openSync(file.abs, 'r');
