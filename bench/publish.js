@@ -8,7 +8,8 @@
 // zip of the same tree. CPU time (user +
 // system) of whole runs is measured in separate runs, in turns with `node -e 0`. For the 1 MB node, the
 // least a publish must do (bench/publish-floor.js: start, read, the scan's text gate, pack, POST, PUT,
-// with no CLI around them) is timed the same way, as the floor the end-to-end row is bounded by.
+// with no CLI around them) is timed the same way, as the floor the end-to-end row is bounded by, and so is
+// a bare client (bench/publish-bare.js: Node's built-ins only, the bytes of a publish and nothing else).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -96,7 +97,10 @@ export default async function publish() {
     if (created.status !== 201) throw new Error(`POST /publishers: ${created.status} ${await created.text()}`);
     const env = cliEnv(join(work, 'home'), { NODEREG_TOKEN: adminToken, NODEREG_REGISTRY: server.url });
     const floorScript = join(work, 'floor.js');
-    await build({ entryPoints: [resolve(import.meta.dirname, 'publish-floor.js')], outfile: floorScript, bundle: true, format: 'esm', platform: 'node', logLevel: 'warning' });
+    const bareClient = join(work, 'bare.js');
+    for (const [entry, outfile] of [['publish-floor.js', floorScript], ['publish-bare.js', bareClient]]) {
+      await build({ entryPoints: [resolve(import.meta.dirname, entry)], outfile, bundle: true, format: 'esm', platform: 'node', logLevel: 'warning' });
+    }
 
     for (const node of NODES) {
       const dir = join(work, node.id);
@@ -160,7 +164,7 @@ export default async function publish() {
         // The floor script in turns with node -e 0: the wall time of each of its steps (FLOOR_UNTIL; versions
         // 3.<step>.x), then CPU time of the whole script, its own and the server's.
         const steps = ['start', 'read', 'scan', 'pack', 'post', ''];
-        const floorRun = { bare: [], steps: steps.map(() => []), cpu: [], cpuBare: [], server: [] };
+        const floorRun = { bare: [], steps: steps.map(() => []), client: [], cpu: [], cpuBare: [], server: [] };
         const wallOf = (args, extra = {}) => {
           const started = process.hrtime.bigint();
           const result = spawnSync(process.execPath, args, { env: { ...env, ...extra }, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -171,8 +175,10 @@ export default async function publish() {
         for (let i = 0; i <= node.runs; i++) {
           const bare = wallOf(['-e', '0']);
           const walls = steps.map((step, s) => wallOf(floorArgs(s, i), { FLOOR_UNTIL: step }));
+          const client = wallOf([bareClient, dir, 'bench', node.id, `4.0.${i}`]);
           if (i === 0) continue; // a warm-up round
           floorRun.bare.push(bare);
+          floorRun.client.push(client);
           walls.forEach((wall, s) => floorRun.steps[s].push(wall));
           floorRun.cpuBare.push(cpuOfRun(process.execPath, ['-e', '0'], env));
           const serverBefore = cpuMs(server.pid);
@@ -188,6 +194,8 @@ export default async function publish() {
         const added = ['start with its built-ins (http, zlib, crypto) and the scanner and packer modules', 'list and read the files', 'the scan\'s text gate', 'pack', 'POST', 'PUT']
           .map((what, s) => `${what} ${s ? '+' : ''}${ms(own(s))}`);
         rows.push(row('publish: 1 MB node, the least a publish must do (bench/publish-floor.js)', ms(least), `node -e 0: ${ms(bare)}`, least / bare, '(the floor of the row above: start, read, scan gate, pack, POST, PUT)'));
+        const client = median(floorRun.client);
+        rows.push(row('publish: 1 MB node, a bare client (bench/publish-bare.js)', ms(client), `node -e 0: ${ms(bare)}`, client / bare, '(built-ins only: read, deflate, POST, PUT; no scan, manifest, git or limits)'));
         notes.push(`publish 1 MB, the floor (bench/publish-floor.js, no CLI; medians of ${node.runs}): ${added.join(' · ')}`);
         notes.push(
           `publish 1 MB, the floor: CPU time ${ms(leastCpu)} (node -e 0: ${ms(bareCpu)}, ${(leastCpu / bareCpu).toFixed(2)}×), of \`nodereg serve\` ${ms(median(floorRun.server))} per publish; ` +
