@@ -87,6 +87,17 @@ describe('publish in CI: the exit code says what happened', () => {
     expect(taken.stderr).not.toContain('token belongs');
   });
 
+  it('--create-publisher creates nothing when another publisher holds the node id (the publish would be refused after)', { timeout: 60_000 }, async () => {
+    const { id, dir } = project();
+    expect((await runCli(['publish', dir], { env: env() })).code).toBe(0);
+    const taken = await runCli(['publish', dir, '--publisher', 'ci-squat', '--create-publisher'], { env: env() });
+    expect(taken.code, taken.stderr).toBe(4);
+    expect(taken.stderr).toContain(`error: node ${id} belongs to publisher ci; choose another node id\n`);
+    expect(taken.stderr).toContain('hint: node ids are unique on a registry: rename the node ([project] name in pyproject.toml)\n');
+    expect(taken.stderr).not.toContain('created publisher');
+    expect((await fetch(`${registry.url}/publishers/ci-squat`)).status).toBe(404);
+  });
+
   it('publish --help lists the exit codes a CI job reads', async () => {
     const help = await runCli(['publish', '--help']);
     expect(help.code).toBe(0);

@@ -6,7 +6,8 @@ import type { Client } from '../../client/index.js';
 import { routes } from '../../contract/answers.js';
 import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
-import type { NodeVersion, PublishResponse, RegistryLimits } from '../../contract/resources.js';
+import { NODE_ID_TAKEN_HINT, nodeIdTaken } from '../../contract/errors.js';
+import type { Node, NodeVersion, PublishResponse, RegistryLimits } from '../../contract/resources.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, exitCodeForSignal, exitCodesHelp, toCliError } from '../errors.js';
 import { shellWord } from '../invocation.js';
@@ -144,6 +145,9 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
               404,
             );
           }
+          // A node id another publisher holds would be refused once the new publisher exists: create nothing.
+          const holder = await client.read<Node>(routes.getNode, { nodeId: request.nodeId }).then((node) => node.publisher?.id, () => undefined);
+          if (holder && holder !== publisherId) throw new CliError(nodeIdTaken(request.nodeId, holder), EXIT.auth, 'forbidden', NODE_ID_TAKEN_HINT, 403);
           await client.send(routes.createPublisher, {}, { id: publisherId }); // an id the manifest checked
           ctx.out.success(`created publisher ${publisherId}`);
           return publish();
