@@ -184,6 +184,35 @@ describe('nodereg pack', () => {
     expect(under.stderr).not.toMatch(/EEXIST|ENOTDIR/);
   });
 
+  it('names each untracked file only this machine\'s git settings ignore (global excludes, .git/info/exclude): it ships, as on any machine', async () => {
+    const dir = committedRepo({
+      'pyproject.toml': '[project]\nname = "machine"\nversion = "1.0.0"\n[tool.nodereg]\npublisher = "ada"\nincludes = ["web/dist"]\n',
+      '.gitignore': 'web/dist/\n',
+      'nodes.py': '',
+    });
+    writeTree(dir, { '.env.local': 'KEY=1', 'scratch/notes.md': 'x', 'new.py': '', 'web/dist/app.js': '', 'linked/inner.py': '' });
+    writeFileSync(join(dir, '.git', 'info', 'exclude'), 'scratch/\n');
+    execFileSync('ln', ['-s', 'linked', join(dir, 'alias')]); // a file reached through a symlink is no file of git's
+    // a repository inside, committed as a gitlink without .gitmodules: git lists none of its files
+    const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.org', ...args], { cwd, stdio: 'pipe' });
+    writeTree(dir, { 'vendor/lib.py': '' });
+    git(join(dir, 'vendor'), 'init', '-q');
+    git(join(dir, 'vendor'), 'add', 'lib.py');
+    git(join(dir, 'vendor'), 'commit', '-q', '--no-gpg-sign', '-m', 'lib');
+    git(dir, 'add', 'vendor');
+    git(dir, 'commit', '-q', '--no-gpg-sign', '-m', 'vendor');
+    const home = writeTree(tempDir(), { '.config/git/ignore': '.env.local\n' }); // git's default core.excludesFile
+    const out = join(tempDir(), 'machine.zip');
+    const result = await runCli(['pack', dir, '--out', out], { home });
+    expect(result.code, result.stderr).toBe(0);
+    const hint = 'it ships (the archive follows the project\'s ignore files only); if it should not, add it to .gitignore or .noderegignore';
+    expect(result.stderr.split('\n').filter((l) => l.includes('git settings'))).toEqual([
+      `warning: .env.local is ignored by this machine's git settings (core.excludesFile or .git/info/exclude), not by the project: ${hint}`,
+      `warning: scratch/notes.md is ignored by this machine's git settings (core.excludesFile or .git/info/exclude), not by the project: ${hint}`,
+    ]);
+    expect(unzipList(out)).toEqual(['.env.local', '.gitignore', 'alias/inner.py', 'linked/inner.py', 'new.py', 'nodes.py', 'pyproject.toml', 'scratch/notes.md', 'vendor/lib.py', 'web/dist/app.js']);
+  });
+
   it('warns about a symlink that leaves the project, and packs without it', async () => {
     const outside = writeTree(tempDir(), { 'secret.txt': 'no' });
     const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "n"\nversion = "1"\n' });
