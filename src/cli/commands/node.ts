@@ -167,6 +167,11 @@ export function register(program: Command, ctx: Ctx): void {
 async function downloadNotFoundHint(client: Awaited<ReturnType<Ctx['client']>>, nodeId: string, version: string | undefined): Promise<string> {
   const exists = await client.call(getNode, { params: { nodeId } }).then(() => true, () => false);
   if (!exists) return notFoundHint(nodeId);
+  if (version) {
+    const wanted = normalizeVersion(version)?.version;
+    const versions = await nodeVersions(client, nodeId).catch(() => undefined);
+    if (versions && !versions.some((v) => v.version === wanted)) return `${nodeId} has no version ${version}: list its versions with \`nodereg node versions ${nodeId}\``;
+  }
   const what = version ? `version ${version} is not active` : 'it has no active version yet';
   return `${what}: a version is active once its archive is uploaded (and approved, where the registry reviews by hand); see each version's status with \`nodereg node versions ${nodeId}\``;
 }
