@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { get } from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
+import { listeningUrl } from '../scripts/listening.js';
 
 export const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -119,15 +120,10 @@ export function startServe({ dataDir, adminToken, args = [], home = join(dataDir
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise((done) => child.on('exit', (code, signal) => done({ code, signal })));
-  return new Promise((resolveStart, reject) => {
-    let stdout = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      const match = /listening on (\S+)/.exec(stdout);
-      if (match) resolveStart({ url: match[1], pid: child.pid, child, stop: async () => (child.kill('SIGTERM'), exited) });
-    });
-    exited.then(({ code }) => reject(new Error(`nodereg serve exited (${code}): ${stderr.trim()}`)));
-  });
+  return listeningUrl(child).then(
+    (url) => ({ url, pid: child.pid, child, stop: async () => (child.kill('SIGTERM'), exited) }),
+    (error) => Promise.reject(new Error(`nodereg serve ${error.message}; ${stderr.trim()}`)),
+  );
 }
 
 /** Peak resident set (VmHWM) of a running process in bytes, or undefined once it is gone. */

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { cpuMs, median, ms, row, startServe, workDir, WORK } from './lib.js';
 import { seedStore } from './seed-store.js';
+import { listeningUrl } from '../scripts/listening.js';
 
 const CONNECTIONS = 50;
 const DURATION = 10; // seconds per measured run, after a 2-second warm-up run
@@ -39,22 +40,10 @@ async function measure(url, options) {
   return load(url, options);
 }
 
-function waitForUrl(child, pattern) {
-  return new Promise((resolveUrl, reject) => {
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const match = pattern.exec(output);
-      if (match) resolveUrl(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`exited with ${code} before listening: ${output.slice(-500)}`)));
-  });
-}
-
 /** A server of bench/ that answers the JSON in `jsonFile` from memory. */
 async function startFloor(script, jsonFile) {
   const child = spawn(process.execPath, [resolve(import.meta.dirname, script), jsonFile], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await waitForUrl(child, /listening on (\S+)/);
+  const url = await listeningUrl(child);
   return { url, pid: child.pid, stop: () => new Promise((done) => (child.on('exit', done), child.kill('SIGTERM'))) };
 }
 

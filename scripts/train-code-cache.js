@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { listeningUrl } from './listening.js';
 
 const STARTED_WITHIN_MS = 30_000;
 const RUN_WITHIN_MS = 120_000;
@@ -31,7 +32,7 @@ export async function trainCodeCache(root, bundles) {
       env: { ...env, NODEREG_ADMIN_TOKEN: token },
       stdio: ['ignore', 'pipe', 'ignore'],
     });
-    const url = await listening(server);
+    const url = await listeningUrl(server, STARTED_WITHIN_MS);
     const created = await fetch(`${url}/publishers`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -56,20 +57,6 @@ export async function trainCodeCache(root, bundles) {
     }
     if (work) rmSync(work, { recursive: true, force: true });
   }
-}
-
-/** The URL the server prints once it listens. */
-function listening(server) {
-  return new Promise((resolveUrl, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`the registry did not start within ${STARTED_WITHIN_MS} ms`)), STARTED_WITHIN_MS);
-    server.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (\S+)/.exec(out);
-      if (match) clearTimeout(timer), resolveUrl(match[1]);
-    });
-    server.once('exit', (code) => (clearTimeout(timer), reject(new Error(`the registry exited (${code})`))));
-  });
 }
 
 /** A small node as publishers make them: Python sources, a manifest, a stored image. */

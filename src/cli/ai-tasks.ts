@@ -2,7 +2,7 @@
 // images and videos, validating before sending, waiting with a spinner, downloading results.
 // Loads no zod and no HTTP client at import: help stays fast.
 import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, extname, join, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Option, type Command } from 'commander';
@@ -14,6 +14,7 @@ import type { Ctx } from './context.js';
 import { parseDuration } from './duration.js';
 import { printable } from './output.js';
 import { CliError, EXIT, fileProblem, flagForField, invalidInput } from './errors.js';
+import { makeUserDir } from './make-dir.js';
 
 export type TaskKind = (typeof TASK_KINDS)[number];
 
@@ -235,8 +236,7 @@ const EXTENSIONS: Record<string, string> = {
 export async function downloadResults(kind: TaskKind, state: TaskState, output: string): Promise<string[]> {
   if (state.results.length === 0) throw new CliError(`${kind} task ${state.id} finished without results to download`, EXIT.failure, 'no_results');
   const isDir = output.endsWith('/') || output.endsWith(sep) || state.results.length > 1 || (await stat(output).catch(() => undefined))?.isDirectory();
-  if (isDir) await mkdir(output, { recursive: true });
-  else await mkdir(dirname(output), { recursive: true });
+  makeUserDir(isDir ? output : dirname(output), '--output');
   const files: string[] = [];
   for (const [index, url] of state.results.entries()) {
     let response: Answer;

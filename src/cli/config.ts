@@ -1,8 +1,9 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_REGISTRY_URL } from '../contract/limits.js';
 import { CliError, EXIT } from './errors.js';
+import { makeUserDir } from './make-dir.js';
 
 export interface Profile {
   registry?: string;
@@ -33,7 +34,12 @@ export function sameRegistry(a: string | undefined, b: string | undefined): bool
  * save writes a temp file of mode 0600 and renames it over the old one.
  */
 export class ConfigStore {
-  private constructor(readonly path: string, private data: ConfigData & Record<string, unknown>) {}
+  private constructor(
+    readonly path: string,
+    private data: ConfigData & Record<string, unknown>,
+    /** The variable the config dir comes from, named when it cannot be made. */
+    private readonly source: string,
+  ) {}
 
   static async open(env: NodeJS.ProcessEnv): Promise<ConfigStore> {
     const path = join(configDir(env), 'config.json');
@@ -51,11 +57,11 @@ export class ConfigStore {
     }
     const object = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
     const profiles = object.profiles !== null && typeof object.profiles === 'object' ? (object.profiles as Record<string, Profile>) : {};
-    return new ConfigStore(path, { ...object, profiles });
+    return new ConfigStore(path, { ...object, profiles }, env.XDG_CONFIG_HOME ? 'XDG_CONFIG_HOME' : 'HOME');
   }
 
   private save(): void {
-    mkdirSync(join(this.path, '..'), { recursive: true, mode: 0o700 });
+    makeUserDir(join(this.path, '..'), this.source, 0o700);
     const temp = `${this.path}.${process.pid}.tmp`;
     writeFileSync(temp, `${JSON.stringify(this.data, undefined, '\t')}\n`, { mode: 0o600 });
     renameSync(temp, this.path);

@@ -58,6 +58,8 @@ export class Ctx {
   readonly stderr: Stream;
   private output?: Output;
   private configStore?: Promise<ConfigStore>;
+  /** The profile and registry of the token requests went with, when it came from a profile. */
+  private profileToken?: { profile: string; registry: string };
 
   constructor(
     /** The global options as given (commander's, or quick.ts's for the commands it takes). */
@@ -82,7 +84,14 @@ export class Ctx {
   /** Reports an error a command threw (stderr, and stdout with --json) and gives the exit code. */
   fail(error: unknown): number {
     if (error instanceof ResultExit) return error.exitCode;
-    const cliError: CliError = toCliError(error);
+    let cliError: CliError = toCliError(error);
+    const used = this.profileToken;
+    if (cliError.status === 401 && used) {
+      // A profile keeps a token until it is replaced: an admin token serve saved there dies with its data dir or database.
+      const login = `nodereg login${used.profile === DEFAULT_PROFILE ? '' : ` --profile ${used.profile}`}`;
+      const hint = `profile "${used.profile}" holds this token and ${used.registry} refuses it: it is stale (an admin token \`nodereg serve\` saved there stops working when the registry's data dir or database changes); save a live one with \`${login}\``;
+      cliError = new CliError(cliError.message, cliError.exitCode, cliError.code, hint, cliError.status);
+    }
     this.out.error(cliError, Boolean(this.globals().verbose));
     return cliError.exitCode;
   }
@@ -147,6 +156,7 @@ export class Ctx {
   async client(options: { requireToken?: boolean; token?: string; timeoutMs?: number; retries?: number; restartWindowMs?: number } = {}): Promise<Client> {
     const connection = await this.connection();
     if (options.token !== undefined) connection.token = options.token;
+    else if (connection.tokenSource === 'profile') this.profileToken = { profile: connection.profile, registry: connection.registry };
     if (options.requireToken && !connection.token && connection.unknownProfile) {
       const known = connection.unknownProfile.length ? ` (profiles: ${connection.unknownProfile.join(', ')})` : ' (none is saved yet)';
       throw invalidInput(`there is no profile named "${connection.profile}"${known}`, `save one with \`nodereg login --profile ${connection.profile}\``);

@@ -1,6 +1,6 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileProblem, invalidInput } from './errors.js';
+import { makeUserDir } from './make-dir.js';
 
 /**
  * The file `--out` names for an archive called `name`: an existing directory, or a path ending in `/`
@@ -8,17 +8,8 @@ import { fileProblem, invalidInput } from './errors.js';
  */
 export function outFile(out: string | undefined, name: string): string {
   if (out === undefined) return name;
-  if (/[\\/]$/.test(out)) makeDirectory(out);
+  if (/[\\/]$/.test(out)) makeUserDir(out, '--out');
   return isDirectory(out) ? join(out, name) : out;
-}
-
-/** Makes the directory `--out` names (and its parents), or says in plain words why it cannot. */
-export function makeDirectory(path: string): void {
-  try {
-    mkdirSync(path, { recursive: true });
-  } catch (error) {
-    throw invalidInput(`cannot make the directory ${path}: ${fileProblem(error)}`, 'pass --out <file> in a writable directory');
-  }
 }
 
 function isDirectory(path: string): boolean {

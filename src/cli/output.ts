@@ -149,7 +149,8 @@ export class Output {
   }
 
   error(error: CliError, verbose: boolean): void {
-    if (this.json) {
+    // With serve --log json an error is a log line on stderr only: stdout keeps the URL line alone.
+    if (this.json && !this.jsonLines) {
       const body: Record<string, unknown> = { code: error.code, message: error.message };
       if (error.hint) body.hint = asInvoked(error.hint, this.command);
       if (error.status) body.status = error.status;

@@ -105,8 +105,8 @@ export async function run(argv: string[], version: string, deps: RunDeps = {}): 
       if (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') {
         return EXIT.ok;
       }
-      // commander has already printed its message on stderr
-      if (jsonRequested) ctx.stdout.write(`${JSON.stringify({ error: { code: 'invalid_input', message: error.message.replace(/^error: /, '') } })}\n`);
+      // commander has already printed its message on stderr (with serve --log json, as the one report)
+      if (jsonRequested && !logJson) ctx.stdout.write(`${JSON.stringify({ error: { code: 'invalid_input', message: error.message.replace(/^error: /, '') } })}\n`);
       return EXIT.invalid;
     }
     return ctx.fail(error);

@@ -1,7 +1,8 @@
 // The data dir holds the database, the secret and every archive: only its owner may read it. A
 // backup is a data dir too; one cut short must never be served as if it were whole.
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDirs } from './make-dirs.js';
 
 /** Written into a backup while it is being made; `nodereg backup` removes it once the copy is whole. */
 export const BACKUP_IN_PROGRESS = 'BACKUP-IN-PROGRESS';
@@ -10,7 +11,7 @@ export const BACKUP_COMPLETE = 'backup.json';
 
 /** Creates the data dir if needed and makes it 0700 (an existing one is tightened). */
 export function prepareDataDir(dataDir: string): void {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makeDirs(dataDir, 0o700);
   chmodSync(dataDir, 0o700);
 }
 

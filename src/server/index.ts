@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { createServer, IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -24,6 +24,7 @@ import { loadKeys, type ServerKeys } from './secrets.js';
 import { openDatabase, type Db } from './store/db.js';
 import type { RegistryStore } from './store/registry-store.js';
 import { createTaskStore, type TaskStore } from './proxy/store.js';
+import { byteClock } from './byte-clock.js';
 import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
 import { createUploadScanner, type ScanLimits, type ScanMode } from './scan-upload.js';
 
@@ -384,8 +385,8 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   });
 
   // The open connections, for a stop that cuts the stalled ones (close()).
-  const connections = new Set<Duplex>();
-  server.on('connection', (socket: Duplex) => {
+  const connections = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
   });
@@ -396,18 +397,14 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
    * stored nothing (its claim and file come after the whole body), so it can be retried.
    */
   const cutStalled = () => {
-    const seen = new Map<Duplex, { bytes: number; since: number }>();
+    const moved = byteClock<Socket>();
     return setInterval(() => {
       const now = performance.now();
       for (const socket of connections) {
-        const { bytesRead, bytesWritten, writableLength } = socket as Duplex & { bytesRead: number; bytesWritten: number };
         // No response begun: its request line or headers are still coming in (idle ones are closed by the sweep).
         const begun = responses.get(socket)?.filter((res) => !res.writableFinished) ?? [];
-        const waiting = writableLength > 0 || begun.length === 0 || begun.some((res) => !res.req.complete);
-        const bytes = bytesRead + bytesWritten;
-        const last = seen.get(socket);
-        if (!waiting || last?.bytes !== bytes) seen.set(socket, { bytes, since: now });
-        else if (now - last.since >= CLOSE_STALLED_MS) {
+        const waiting = socket.writableLength > 0 || begun.length === 0 || begun.some((res) => !res.req.complete);
+        if (moved.still(socket, now, !waiting) >= CLOSE_STALLED_MS) {
           options.log?.(`closing: cut a connection that moved nothing for ${CLOSE_STALLED_MS / 1000} s (a stalled request, upload or download)`);
           socket.destroy();
         }

@@ -127,7 +127,9 @@ export function createKeptReads(
   const refuse = (req: IncomingMessage, res: ServerResponse, answer: HttpError | undefined, started: number): boolean => {
     if (!answer) return false;
     const body = JSON.stringify(answer.body());
-    res.writeHead(answer.status, { 'content-type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...answer.headers });
+    // As the adapter writes the route's answer: its headers in lower case (a Headers object's), then Content-Length.
+    const headers = Object.entries(answer.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]);
+    res.writeHead(answer.status, { 'content-type': 'application/json', ...Object.fromEntries(headers), 'Content-Length': Buffer.byteLength(body) });
     res.end(req.method === 'HEAD' ? undefined : body);
     accessLog?.(accessLine(req.method!, pathOf(req.url!), answer.status, started));
     return true;

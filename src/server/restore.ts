@@ -4,7 +4,7 @@
 // after its own migrations, so a table or column a later migration adds is carried, or the restore
 // stops before it copies anything. Archives go first, each checked against its version's SHA-256;
 // then every row in one transaction, so a failure at any point leaves the target database empty.
-import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -18,6 +18,7 @@ import { openDatabase, type Db } from './store/db.js';
 import { migrations } from './store/migrations.js';
 import { watchedSockets } from './store/postgres-deadline.js';
 import { archiveKey } from './views.js';
+import { makeDirs } from './make-dirs.js';
 
 /** Why a restore stopped: `source` and `conflict` are the user's to fix, `archive` a file that is not what its row says. */
 export class RestoreError extends Error {
@@ -293,7 +294,7 @@ function sqliteTarget(path: string, sourceDir: string): Target {
   if (others.length) {
     throw new RestoreError(`${dir} already holds ${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''}: the target database's dir becomes a data dir, so it must be new`, 'conflict', 'restore into a new, empty directory, e.g. --database NEWDIR/registry.db');
   }
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirs(dir, 0o700);
   const db = openDatabase(path);
   const used = (tables: Table[]) => tables.filter((t) => !SEEDED_TABLES.includes(t.name) && db.prepare(`SELECT 1 FROM ${quote(t.name)} LIMIT 1`).get());
   const refuseData = (tables: Table[]) => {

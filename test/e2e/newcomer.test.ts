@@ -44,7 +44,7 @@ describe('downloads', () => {
     expect(into.stdout).toContain(`to ${join(dir, 'ready-1.0.0.zip')}`);
     const blocked = await runCli(['node', 'download', 'ready', '--out', join(dir, 'ready-1.0.0.zip', 'x.zip')], { env: env() });
     expect(blocked.code, blocked.stderr).toBe(2);
-    expect(blocked.stderr).toContain('a part of the path is not a directory');
+    expect(blocked.stderr).toContain(`--out: cannot create the directory ${join(dir, 'ready-1.0.0.zip')}: ${join(dir, 'ready-1.0.0.zip')} is a file, not a directory`);
     expect(blocked.stderr).not.toMatch(/ENOTDIR|EEXIST/);
     // a path ending in / names a directory, made when missing
     const made = await runCli(['node', 'download', 'ready', '--out', `${join(dir, 'vendor', 'nodes')}/`], { env: env() });
@@ -52,7 +52,7 @@ describe('downloads', () => {
     expect(existsSync(join(dir, 'vendor', 'nodes', 'ready-1.0.0.zip'))).toBe(true);
     const under = await runCli(['node', 'download', 'ready', '--out', `${join(dir, 'ready-1.0.0.zip', 'sub')}/`], { env: env() });
     expect(under.code, under.stderr).toBe(2);
-    expect(under.stderr).toContain(`cannot make the directory ${join(dir, 'ready-1.0.0.zip', 'sub')}/`);
+    expect(under.stderr).toContain(`--out: cannot create the directory ${join(dir, 'ready-1.0.0.zip')}: ${join(dir, 'ready-1.0.0.zip')} is a file, not a directory`);
     expect(under.stderr).not.toMatch(/ENOTDIR|EEXIST|at .*\.js/);
   });
 

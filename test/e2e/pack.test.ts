@@ -180,7 +180,7 @@ describe('nodereg pack', () => {
     writeFileSync(file, 'x');
     const under = await runCli(['pack', dir, '--out', join(file, 'x.zip')]);
     expect(under.code).toBe(2);
-    expect(under.stderr).toMatch(new RegExp(`^error: cannot make the directory ${file}: .+\nhint: pass --out <file> in a writable directory\n$`, 'm'));
+    expect(under.stderr).toContain(`error: --out: cannot create the directory ${file}: ${file} is a file, not a directory\nhint: point --out at a directory you can write to\n`);
     expect(under.stderr).not.toMatch(/EEXIST|ENOTDIR/);
   });
 

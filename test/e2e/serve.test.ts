@@ -1,7 +1,7 @@
 // `nodereg serve` and `nodereg backup` as a user runs them: the real binary, spawned with temp
 // HOME/XDG dirs, talking to 127.0.0.1 only.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
@@ -175,6 +175,19 @@ describe('nodereg serve', () => {
     });
   });
 
+  it('with --json and --log json, an error is reported once, as a log line on stderr; --json alone keeps the document on stdout', async () => {
+    for (const args of [['--json', 'serve', '--log', 'json', '--bogus'], ['--json', 'serve', '--port', 'x', '--log', 'json']]) {
+      const result = await runCli(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stdout, args.join(' ')).toBe('');
+      const lines = result.stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.filter((line) => line.level === 'error'), args.join(' ')).toHaveLength(1);
+    }
+    const alone = await runCli(['--json', 'serve', '--bogus']);
+    expect(alone.code).toBe(2);
+    expect(JSON.parse(alone.stdout)).toEqual({ error: { code: 'invalid_input', message: "unknown option '--bogus'" } });
+  });
+
   it.each([
     [['--max-archive', '12zz'], '--max-archive'],
     [['--max-unpacked', 'lots'], '--max-unpacked'],
@@ -283,6 +296,30 @@ describe('nodereg serve: the admin token', () => {
     expect((await served.stop()).code).toBe(0);
     expect(readConfig(home).profiles).toEqual({ default: { registry: served.url, token } });
     expect(served.stderr()).not.toContain('--profile');
+  });
+
+  it('a profile token that serve saved and a new data dir killed: a refusal says so, and which command saves a live one', async () => {
+    const home = tempDir('nodereg-home-');
+    const port = await freePort();
+    const first = await serve(['--port', String(port)], { home });
+    const dead = tokenLine.exec(first.stderr())![2];
+    expect((await first.stop()).code).toBe(0);
+    rmSync(join(home, '.local/share/nodereg'), { recursive: true });
+    const second = await serve(['--port', String(port)], { home });
+    expect(readConfig(home).profiles.default.token).toBe(dead); // the profile keeps what it holds
+    const refused = await runCli(['whoami'], { home });
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain(`hint: profile "default" holds this token and http://127.0.0.1:${port} refuses it: it is stale`);
+    expect(refused.stderr).toContain('save a live one with `nodereg login`');
+    // a token from the environment is not the profile's
+    const given = await runCli(['whoami'], { home, env: { NODEREG_TOKEN: dead } });
+    expect(given.code).toBe(4);
+    expect(given.stderr).not.toContain('profile "default"');
+    // the command the hint names saves the live one
+    const live = readFileSync(join(home, '.local/share/nodereg/admin-token'), 'utf8').trim();
+    expect((await runCli(['login', '--no-input'], { home, input: `${live}\n` })).code).toBe(0);
+    expect((await runCli(['whoami'], { home })).code).toBe(0);
+    expect((await second.stop()).code).toBe(0);
   });
 
   it('on the default data dir while the default profile points elsewhere: saved to a new "local" profile', async () => {

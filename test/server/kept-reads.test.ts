@@ -5,7 +5,11 @@
 import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../helpers.js';
+import { join } from 'node:path';
+import { createTaskStore } from '../../src/server/proxy/store.js';
+import { openDatabase } from '../../src/server/store/db.js';
+import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
+import { startServer, tempDir, type TestServer } from '../helpers.js';
 import { client, createPublisher, createUser, expectError, makeZip, publish, publishAndUpload, uploadTo, type TestUser } from './fixtures.js';
 
 let server: TestServer;
@@ -23,9 +27,10 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** Sends raw requests on one connection and returns what came back until the server closed it. */
-function raw(requests: string[]): Promise<string> {
+const raw = (requests: string[]) => rawTo(server, requests);
+function rawTo(to: TestServer, requests: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    const socket = connect(Number(new URL(to.url).port), '127.0.0.1');
     let text = '';
     socket.on('data', (chunk) => {
       text += chunk.toString('latin1');
@@ -259,5 +264,43 @@ describe('the clientError handler', () => {
     expect(received.subarray(0, 15).toString()).toBe('HTTP/1.1 200 OK');
     expect(received.includes('invalid_request')).toBe(false);
     expect(received.length).toBeLessThan(zip.length);
+  });
+});
+
+describe('the shortcut\'s 503', () => {
+  it('writes the header names as the route\'s 503 has them, byte for byte', async () => {
+    // A store that can be cut (ECONNREFUSED, as a database out of reach) and reads stamps asynchronously, as PostgreSQL's
+    const dir = tempDir('nodereg-data-');
+    const db = openDatabase(join(dir, 'cut.db'));
+    const sqlite = createSqliteRegistryStore(db);
+    let cut = false;
+    const store = new Proxy(sqlite, {
+      get(target, name) {
+        if (name === 'getNodeStampNow') return undefined;
+        const value = Reflect.get(target, name) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (cut) return Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const cutServer = await startServer({ dataDir: dir, database: { store, tasks: createTaskStore(db), close: () => void db.close() } });
+    try {
+      cut = true;
+      const ask = (path: string) => rawTo(cutServer, [`GET ${path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n`]);
+      const before = cutServer.server.keptReads();
+      const short = await ask('/nodes/kept');
+      const long = await ask('/nodes/kept?');
+      expect(short).toMatch(/^HTTP\/1\.1 503 /);
+      expect(long).toMatch(/^HTTP\/1\.1 503 /);
+      const names = (text: string) => text.split('\r\n\r\n')[0].split('\r\n').slice(1).map((line) => line.slice(0, line.indexOf(':')));
+      expect(names(short)).toEqual(names(long));
+      expect(withoutDate(short)).toBe(withoutDate(long));
+      expect(cutServer.server.keptReads()).toBe(before); // a refusal is not counted as a kept read
+    } finally {
+      cut = false;
+      await cutServer.close();
+    }
   });
 });

@@ -2,7 +2,8 @@
 // relayed, the server still answers /healthz promptly (DESIGN.md §3: expensive checks run off the event
 // loop). The server runs in its own process, so that the test's own work does not count. A wide margin:
 // with the bodies handled on the event loop the p99 was 220-410 ms; off it, 25-70 ms (load average 4 on
-// 2 cores).
+// 2 cores), and 283 ms once at load average 5-7, as the main of that day measured too: a machine that
+// busy delays every answer, so the test is tried up to three times; the bodies on the loop fail all three.
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -59,7 +60,11 @@ async function probe(url: string, until: Promise<unknown>): Promise<number[]> {
 const percentile = (times: number[], p: number) => [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * p))];
 
 describe.each(['sandbox', 'forward'] as const)('the AI proxy in %s mode, with four 25 MiB bodies in flight', (mode) => {
-  it('answers /healthz within 150 ms (p99)', async () => {
+  it('answers /healthz within 150 ms (p99)', { timeout: 120_000, retry: 2 }, async () => {
+    // what a failed try left running
+    await child?.close();
+    await upstream?.close();
+    [child, upstream] = [undefined, undefined];
     upstream = mode === 'forward' ? await drainingUpstream() : undefined;
     child = await startChild(tempDir('nodereg-proxy-busy-'), {
       options: { proxy: upstream ? { imgUpstream: upstream.url, imgKey: 'k' } : { sandboxQuotaUser: 1024 ** 3, sandboxQuotaTotal: 1024 ** 3 } },
@@ -88,5 +93,5 @@ describe.each(['sandbox', 'forward'] as const)('the AI proxy in %s mode, with fo
     expect(p99).toBeLessThan(150);
     await child.close();
     child = undefined;
-  }, 120_000);
+  });
 });

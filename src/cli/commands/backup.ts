@@ -7,11 +7,12 @@ import { backendOption, backendUrl, withBackend } from '../backend-urls.js';
 import type { Ctx } from '../context.js';
 import { dataDirOption, defaultDataDir } from '../data-dir.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
+import { makeUserDir } from '../make-dir.js';
 import { examples } from './index.js';
 
 /** Copies a tree of immutable archives, skipping unfinished uploads; counts what it copied. */
 function copyArchives(from: string, to: string, totals: { files: number; bytes: number }): void {
-  mkdirSync(to, { recursive: true });
+  mkdirSync(to); // its parent is the backup's own dir, made just before
   for (const entry of readdirSync(from, { withFileTypes: true })) {
     if (entry.name === '.tmp') continue;
     const source = join(from, entry.name);
@@ -52,7 +53,7 @@ export function register(program: Command, ctx: Ctx): void {
       }
       // Written into a temporary dir beside `out`, marked in progress, and renamed to `out` only once
       // whole: a backup cut short is never found at `out`, and `serve` refuses the temporary dir.
-      mkdirSync(dirname(out), { recursive: true });
+      makeUserDir(dirname(out), 'OUT');
       const work = mkdtempSync(join(dirname(out), `.${basename(out)}.partial-`));
       writeFileSync(join(work, BACKUP_IN_PROGRESS), `nodereg backup of ${dataDir} into ${out}, not finished\n`, { mode: 0o600 });
       let dbBytes: number;

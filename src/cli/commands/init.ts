@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
 import { shellWord } from '../invocation.js';
+import { makeUserDir } from '../make-dir.js';
 import { examples } from './index.js';
 
 interface Options {
@@ -170,7 +171,7 @@ async function init(ctx: Ctx, dir: string, options: Options, given?: string): Pr
   const text = added.length ? addKeys(original, added, stringify) : original;
   if (added.length) {
     verify(text, doc, added, parse);
-    mkdirSync(dir, { recursive: true });
+    makeUserDir(dir, 'DIR');
     writeFileSync(file, text);
   }
   const summary = added.map((e) => `[${e.table}] ${e.key}`).join(', ');

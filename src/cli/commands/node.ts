@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { Option, type Command } from 'commander';
 import { DEFAULT_MAX_UNPACKED, MAX_ARCHIVE_ENTRIES, NODE_STATUS, PAGE } from '../../contract/limits.js';
 import { normalizeVersion } from '../../contract/version.js';
@@ -13,6 +14,7 @@ import { relativeTime, table } from '../output.js';
 import {
   checkNodeId, checkPublisherId, checkVersion, given, listOption, nodePublisher, precheck, textOption,
 } from '../resolve.js';
+import { makeUserDir } from '../make-dir.js';
 import { examples } from './index.js';
 import { nodeVersions, notFoundHint, showNode } from './node-show.js';
 
@@ -176,21 +178,18 @@ async function downloadNotFoundHint(client: Awaited<ReturnType<Ctx['client']>>, 
   return `${what}: a version is active once its archive is uploaded (and approved, where the registry reviews by hand); see each version's status with \`nodereg node versions ${nodeId}\``;
 }
 
-
 /** Streams the archive to `file` (through a .part file), hashing it, then checks the zip and the hash. */
 async function saveArchive(client: Awaited<ReturnType<Ctx['client']>>, version: NodeVersion, file: string) {
   const { createHash } = await import('node:crypto');
   const { createWriteStream } = await import('node:fs');
   const { rename, rm } = await import('node:fs/promises');
   const { pipeline } = await import('node:stream/promises');
+  makeUserDir(dirname(file), '--out');
   const response = await client.download(version.downloadUrl!).catch((error) => {
     throw toCliError(error);
   });
   const part = `${file}.part`;
   const hash = createHash('sha256');
-  const { mkdir } = await import('node:fs/promises');
-  const { dirname } = await import('node:path');
-  await mkdir(dirname(file), { recursive: true }).catch(() => {}); // a failure shows when the file is written, in words
   let size = 0;
   try {
     await pipeline(

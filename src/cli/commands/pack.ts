@@ -4,9 +4,10 @@ import type { Command } from 'commander';
 import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
-import { makeDirectory, outFile } from '../out-path.js';
+import { outFile } from '../out-path.js';
 import { table } from '../output.js';
 import { buildArchive, fileTable, listFiles, loadChecked, parseMaxSize, withCleanup } from '../project.js';
+import { makeUserDir } from '../make-dir.js';
 import { examples } from './index.js';
 
 interface Options {
@@ -37,7 +38,7 @@ export function register(program: Command, ctx: Ctx): void {
       project.files = project.files.filter((f) => resolve(f.abs) !== out);
 
       // Written beside the target and renamed, so a failed pack leaves no half archive behind.
-      makeDirectory(dirname(out));
+      makeUserDir(dirname(out), '--out');
       const partial = `${out}.partial-${process.pid}`;
       const archive = await withCleanup(
         async () => {

@@ -6,6 +6,7 @@ import { backendOption, backendUrl, withBackend, withoutPassword } from '../back
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, exitCodesHelp, invalidInput } from '../errors.js';
 import { shellWord } from '../invocation.js';
+import { MakeDirError } from '../../server/make-dirs.js';
 import { examples } from './index.js';
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
@@ -41,6 +42,7 @@ export function register(program: Command, ctx: Ctx): void {
         });
       } catch (error) {
         if (error instanceof CliError) throw error;
+        if (error instanceof MakeDirError) throw invalidInput(`${databaseUrl.name}: ${error.message}`, 'restore into a new directory you can write to');
         if (error instanceof RestoreError) {
           const exit = { source: EXIT.invalid, busy: EXIT.conflict, conflict: EXIT.conflict, archive: EXIT.failure }[error.kind];
           throw new CliError(`${error.message}; the target database was left as it was`, exit, `restore_${error.kind}`, error.hint);

@@ -163,7 +163,9 @@ export function register(program: Command, ctx: Ctx): void {
           proxy,
         });
       } catch (error) {
-        throw new CliError(`cannot open the data dir ${dataDir ?? '(none)'}: ${(error as Error).message}`, EXIT.failure, 'data_dir');
+        const source = flags.dataDir !== undefined ? '--data-dir' : ctx.env.XDG_DATA_HOME ? 'XDG_DATA_HOME' : 'HOME';
+        const named = dataDir === undefined ? '(none)' : `${dataDir} (${source})`;
+        throw new CliError(`cannot open the data dir ${named}: ${(error as Error).message}`, EXIT.failure, 'data_dir');
       }
 
       let url: string;

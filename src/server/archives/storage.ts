@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { badRequest, tooLarge } from '../errors.js';
+import { makeDirs } from '../make-dirs.js';
 import { UPLOAD_MEMORY, type MemoryBudget } from './validate-zip.js';
 
 /** An upload written whole to a temporary file, not yet in place. */
@@ -188,7 +189,7 @@ async function syncPath(path: string): Promise<void> {
 
 export function createLocalArchiveStorage(dir: string): ArchiveStorage {
   const tempDir = join(dir, TEMP_DIR);
-  mkdirSync(tempDir, { recursive: true });
+  makeDirs(tempDir);
   const pathOf = (key: string) => {
     checkKey(key);
     return join(dir, ...key.split('/'));

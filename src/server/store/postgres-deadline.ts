@@ -3,6 +3,7 @@
 // without a deadline a request waits until TCP gives up, minutes later. A server-side
 // statement_timeout cannot help, since the server is not running.
 import { connect, type Socket } from 'node:net';
+import { byteClock } from '../byte-clock.js';
 
 /** How long one store call may wait for PostgreSQL before the request is answered 503 (docs/decisions.md). */
 export const DATABASE_DEADLINE_MS = 5_000;
@@ -22,10 +23,9 @@ const overdue = (ms: number) => Object.assign(new Error(`PostgreSQL did not answ
 export function watchedSockets() {
   // When each socket last read a byte. A socket that postgres.js has upgraded to TLS emits no 'data' of
   // its own, but its byte count still moves: a sample every HEARD_SAMPLE_MS notices that.
-  const heard = new Map<Socket, { at: number; bytes: number }>();
-  const hear = (socket: Socket) => heard.set(socket, { at: performance.now(), bytes: socket.bytesRead });
-  const sample = () => {
-    for (const [socket, last] of heard) if (socket.bytesRead !== last.bytes) hear(socket);
+  const heard = byteClock<Socket>((socket) => socket.bytesRead);
+  const sample = (now = performance.now()) => {
+    for (const socket of heard.sockets()) heard.still(socket, now);
   };
   let sampler: NodeJS.Timeout | undefined;
   let turn = 0;
@@ -37,10 +37,10 @@ export function watchedSockets() {
       const socket = options.path ? connect(options.path) : connect(options.port[index], options.host[index]);
       // postgres.js reads these for TLS (the server name), as on the sockets it opens itself.
       Object.assign(socket, { host: options.host[index], port: options.port[index] });
-      hear(socket);
-      socket.on('data', () => hear(socket));
+      heard.still(socket);
+      socket.on('data', () => heard.still(socket));
       socket.on('close', () => {
-        heard.delete(socket);
+        heard.forget(socket);
         if (heard.size) return;
         clearInterval(sampler);
         sampler = undefined;
@@ -49,10 +49,10 @@ export function watchedSockets() {
       return socket;
     },
     closeSilent(ms: number) {
-      sample();
+      const now = performance.now();
+      sample(now);
       // less a sample's time: a TLS socket's last read may have been seen that much late
-      const since = performance.now() - (ms - HEARD_SAMPLE_MS);
-      for (const [socket, last] of heard) if (last.at <= since) socket.destroy(overdue(ms));
+      for (const socket of heard.sockets()) if (heard.still(socket, now) >= ms - HEARD_SAMPLE_MS) socket.destroy(overdue(ms));
     },
     /**
      * `work`, statements sent one after another (restore's), with a connection that moves no byte
@@ -61,16 +61,11 @@ export function watchedSockets() {
      * upgraded to TLS emits no 'data' of its own, but its counts still move.
      */
     async untilStalled<T>(work: Promise<T>, ms: number): Promise<T> {
-      const moved = new Map<Socket, { bytes: number; at: number }>();
+      const moved = byteClock<Socket>();
       let stalled: Error | undefined;
       const timer = setInterval(() => {
         const now = performance.now();
-        for (const socket of heard.keys()) {
-          const bytes = socket.bytesRead + socket.bytesWritten;
-          const last = moved.get(socket);
-          if (last?.bytes !== bytes) moved.set(socket, { bytes, at: now });
-          else if (now - last.at >= ms) socket.destroy((stalled = watched.overdue = overdue(ms)));
-        }
+        for (const socket of heard.sockets()) if (moved.still(socket, now) >= ms) socket.destroy((stalled = watched.overdue = overdue(ms)));
       }, Math.min(1_000, ms / 10));
       try {
         return await work;

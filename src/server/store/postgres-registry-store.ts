@@ -312,7 +312,12 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
       return page(rows, n as number);
     },
     listPublisherNodes: async (publisherId) => (await sql`SELECT * FROM nodes WHERE publisher_id = ${publisherId} ORDER BY id`).map((row) => toNode(row)!),
-    updateNode: (id, changes) => sql.begin((tx) => updateNode(tx, id, changes)),
+    updateNode: (id, changes) =>
+      sql.begin(async (tx) => {
+        // the publisher before the node, as publish and a ban take them
+        await tx`SELECT 1 FROM publishers WHERE id = (SELECT publisher_id FROM nodes WHERE lower(id) = lower(${id})) FOR SHARE`;
+        return updateNode(tx, id, changes);
+      }),
     async countDownload(nodeId) {
       await sql`UPDATE nodes SET downloads = downloads + 1 WHERE id = ${nodeId}`;
     },
@@ -339,6 +344,10 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     getVersion: (nodeId, version) => getVersion(sql, nodeId, version),
     async publish(input) {
       return sql.begin(async (tx) => {
+        // The publisher before the node, as a ban takes them (its row, then its nodes' rows): a node's
+        // status change locks its publisher too (trigger nodes_count_listed), and in the other order a
+        // ban and a publish that revives a Deleted node waited for each other (40P01, answered 500).
+        await tx`SELECT 1 FROM publishers WHERE id = ${input.publisherId} FOR SHARE`;
         let existing = await getNode(tx, input.nodeId, true);
         if (!existing) {
           const stamp = now();
