@@ -71,7 +71,10 @@ export const addReview = op({
 // ---------- upload and download of archives ----------
 
 /** A signed upload URL's query; `size` and `sha256` are there when the publish declared its archive. */
-export const UploadQuery = z.object({ expires: z.string(), signature: z.string(), size: z.string().optional(), sha256: z.string().optional() });
+// token_id: the id (not the secret) of the token that published; the upload is refused once it is revoked.
+export const UploadQuery = z.object({
+  expires: z.string(), signature: z.string(), size: z.string().optional(), sha256: z.string().optional(), token_id: z.string().optional(),
+});
 
 export const uploadArchive = op({
   id: 'uploadArchive',

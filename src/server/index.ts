@@ -124,12 +124,14 @@ export interface RegistryServer {
 /**
  * True when the database or the archive storage cannot be reached for the moment: a refused, reset or
  * timed-out connection, the PostgreSQL client's connection errors, PostgreSQL's connection exceptions
- * (SQLSTATE 08…), shutdown (57P01–57P03) and too many connections (53300), or an S3 answer of 5xx.
+ * (SQLSTATE 08…), shutdown (57P01–57P03) and too many connections (53300), or an S3 error answer: a 5xx,
+ * or a 4xx refusing our keys or the bucket (AccessDenied), none of them the client's doing (a missing
+ * object's 404 is handled where it is expected).
  */
 function backendUnavailable(error: unknown): boolean {
   const { code, name, $metadata } = (error ?? {}) as { code?: unknown; name?: unknown; $metadata?: { httpStatusCode?: number } };
   if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|EAI_AGAIN|CONNECT_TIMEOUT|CONNECTION_\w+|08\w{3}|57P0[123]|53300)$/.test(code)) return true;
-  return name === 'TimeoutError' || ($metadata?.httpStatusCode ?? 0) >= 500;
+  return name === 'TimeoutError' || ($metadata?.httpStatusCode ?? 0) >= 400;
 }
 
 /**

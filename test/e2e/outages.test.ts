@@ -55,9 +55,12 @@ async function tcpRelay(target: URL) {
   };
 }
 
-/** An HTTP relay to `target` whose `mode` decides: relay, answer 500 (as S3 does, in XML), or never answer. */
+/**
+ * An HTTP relay to `target` whose `mode` decides: relay, answer 500 or 403 (as S3 does, in XML), never
+ * answer, or relay as an S3-compatible server may: ignoring Range (`whole`), or without Content-Length (`chunked`).
+ */
 async function httpRelay(target: string) {
-  const relay = { mode: 'relay' as 'relay' | '500' | 'hang', url: '', server: undefined as HttpServer | undefined, requests: [] as string[] };
+  const relay = { mode: 'relay' as 'relay' | '500' | '403' | 'hang' | 'whole' | 'chunked', url: '', server: undefined as HttpServer | undefined, requests: [] as string[] };
   const upstream = new URL(target);
   relay.server = createHttpServer((req, res) => {
     relay.requests.push(`${req.method} ${req.url}`);
@@ -67,8 +70,16 @@ async function httpRelay(target: string) {
       res.writeHead(500, { 'content-type': 'application/xml' });
       return void res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>');
     }
-    const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode!, answer.headers);
+    if (relay.mode === '403') {
+      req.resume();
+      res.writeHead(403, { 'content-type': 'application/xml' });
+      return void res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>');
+    }
+    const { range, ...unranged } = req.headers;
+    const headers = relay.mode === 'whole' ? unranged : req.headers;
+    const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (answer) => {
+      const { 'content-length': length, ...unmeasured } = answer.headers;
+      res.writeHead(answer.statusCode!, relay.mode === 'chunked' && req.method === 'GET' ? unmeasured : answer.headers);
       answer.pipe(res);
     });
     forward.on('error', () => res.destroy());
@@ -228,13 +239,14 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   }, 60_000);
 
-  it('the bucket answering 500: downloads and uploads are 503, and the same upload URL works once the bucket is back', async () => {
+  // 403: keys the bucket no longer takes (AccessDenied), no fault of the client either (it was a 500 `internal`).
+  it.for(['500', '403'] as const)('the bucket answering %s: downloads and uploads are 503, and the same upload URL works once the bucket is back', async (answer) => {
     const { relay, adminToken, env } = await behindBucketRelay();
     let served: Served | undefined;
     served = await serve(['--port', '0'], { env });
     const { alice, pending, zip } = await registryWithNode({ url: served.url, adminToken } as TestServer);
 
-    relay.mode = '500';
+    relay.mode = answer;
     expectUnavailable(await call(served.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip'));
     expectUnavailable(await uploadTo(pending.body.signedUrl, zip));
     // Nothing half-stored: the version has no archive and is still pending.
@@ -280,6 +292,30 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error: cannot open NODEREG_STORAGE_URL s3:\/\/test-bucket-\d+\/archives: bucket test-bucket-\d+: the S3 server answered HTTP 500\n/);
   });
+
+  it('a bucket that ignores Range or sends no Content-Length (as HTTP allows): downloads and their ranges are still the right bytes', async () => {
+    const s3 = await s3Server!;
+    const relay = await httpRelay(s3.env.AWS_ENDPOINT_URL_S3);
+    const archives = createS3ArchiveStorage({ bucket: await s3.bucket(), prefix: 'archives', env: { ...s3.env, AWS_ENDPOINT_URL_S3: relay.url } });
+    const server = await startServer({ archives, dataDir: tempDir() });
+    try {
+      const alice = await createUser(server, 'alice');
+      await createPublisher(server, alice, 'alice-co');
+      const zip = await makeZip({ 'node.py': '# kept\n', 'data.bin': randomBytes(5000) });
+      await publishAndUpload(server, alice.token, 'alice-co', 'kept-node', '1.0.0', {}, zip);
+      const url = `${server.url}/archives/alice-co/kept-node/1.0.0/node.zip`;
+      for (const mode of ['whole', 'chunked'] as const) {
+        relay.mode = mode;
+        const download = await fetch(url);
+        expect([mode, download.status, Buffer.from(await download.arrayBuffer()).equals(zip)]).toEqual([mode, 200, true]);
+        const part = await fetch(url, { headers: { range: 'bytes=100-1099' } });
+        expect([mode, part.status, part.headers.get('content-range')]).toEqual([mode, 206, `bytes 100-1099/${zip.length}`]);
+        expect(Buffer.from(await part.arrayBuffer()).equals(zip.subarray(100, 1100)), mode).toBe(true);
+      }
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 
   it('a bucket that never answers: a download is 503 after the timeouts, not held forever', async () => {
     const s3 = await s3Server!;

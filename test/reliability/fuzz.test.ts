@@ -33,7 +33,7 @@ let member: TestUser;
 let stranger: TestUser;
 const tokens: Record<string, string> = {};
 const ids = { versions: [] as string[], userTokens: [] as string[], pats: [] as string[], users: [] as string[], tasks: [] as string[] };
-let signed = { expires: '', signature: '', versionId: '' };
+let signed = { expires: '', signature: '', tokenId: '', versionId: '' };
 let zips: Buffer[] = [];
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 /** Where generated callbacks point: a receiver on 127.0.0.1 that answers 200 and counts them. */
@@ -99,7 +99,9 @@ beforeAll(async () => {
   const pending = await publish(server, owner.token, 'fuzz-pub', 'fuzz-node', '1.1.0');
   ids.versions.push(pending.body.node_version.id);
   const url = new URL(pending.body.signedUrl);
-  signed = { expires: url.searchParams.get('expires')!, signature: url.searchParams.get('signature')!, versionId: pending.body.node_version.id };
+  signed = {
+    expires: url.searchParams.get('expires')!, signature: url.searchParams.get('signature')!, tokenId: url.searchParams.get('token_id')!, versionId: pending.body.node_version.id,
+  };
 }, 60_000);
 
 afterAll(async () => {
@@ -157,6 +159,8 @@ function queryValue(name: string): fc.Arbitrary<string> {
       return pool(signed.expires, '0', '99999999999');
     case 'signature':
       return pool(signed.signature, signed.signature.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')), 'f'.repeat(64));
+    case 'token_id':
+      return pool(signed.tokenId, ...ids.pats);
     default:
       return urlString;
   }

@@ -1,9 +1,13 @@
 // Members by consent (issue 11): adding a member invites the user, who accepts; the owner names the
 // user by id, e-mail or user name; no answer shows another user's e-mail to a non-admin; removing a
 // member revokes the publisher tokens they created at once.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Invitation } from '../../src/contract/resources.js';
-import { startServer, type TestServer } from '../helpers.js';
+import { createTaskStore } from '../../src/server/proxy/store.js';
+import { openDatabase } from '../../src/server/store/db.js';
+import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
+import { startServer, tempDir, type TestServer } from '../helpers.js';
 import { call, client, createPat, createPublisher, createUser, expectError, publish, type TestUser } from './fixtures.js';
 
 let server: TestServer;
@@ -110,5 +114,43 @@ describe('removing a member', () => {
     const left = (await api.get('/publishers/revoke-co/tokens', { token: owner.token })).body.map((t: { name: string }) => t.name);
     expect(left).toEqual(['owner-ci']);
     expect((await publish(server, ownersPat, 'revoke-co', 'rev-node', '1.0.1')).status).toBe(201);
+  });
+});
+
+describe('withdrawing an invitation', () => {
+  it('the invitee accepting between the check and the withdrawal: the 204 still leaves them out', async () => {
+    // The accept lands just before the route withdraws the invitation (a race, made certain here).
+    const db = openDatabase(join(tempDir(), 'registry.db'));
+    const store = createSqliteRegistryStore(db);
+    const removeInvitation = store.removeInvitation;
+    store.removeInvitation = async (publisherId, userId) => {
+      await store.acceptInvitation(publisherId, userId);
+      return removeInvitation(publisherId, userId);
+    };
+    const raced = await startServer({ database: { store, tasks: createTaskStore(db), close: () => db.close() } });
+    try {
+      const boss = await createUser(raced, 'boss');
+      const eve = await createUser(raced, 'eve');
+      await createPublisher(raced, boss, 'raced-co');
+      expect((await call(raced.url, 'POST', '/publishers/raced-co/members', { token: boss.token, body: { user: eve.id, role: 'owner' } })).status).toBe(201);
+      expect((await call(raced.url, 'DELETE', `/publishers/raced-co/members/${eve.id}`, { token: boss.token })).status).toBe(204);
+      const members = (await call(raced.url, 'GET', '/publishers/raced-co', { token: boss.token })).body.members;
+      expect(members.map((m: { user: { id: string } }) => m.user.id)).toEqual([boss.id]);
+      expectError(await call(raced.url, 'PUT', '/publishers/raced-co', { token: eve.token, body: { name: 'taken' } }), 403, 'forbidden');
+    } finally {
+      await raced.close();
+    }
+  });
+
+  it('a stranger cannot tell whom an owner invited: 403 alike for an invitee and for anyone else', async () => {
+    await createPublisher(server, owner, 'secret-co');
+    const invitee = await createUser(server, 'invitee');
+    const stranger = await createUser(server, 'stranger');
+    await invite('secret-co', invitee.id);
+    for (const userId of [invitee.id, stranger.id, 'no-such-user']) {
+      expectError(await api.delete(`/publishers/secret-co/members/${userId}`, { token: stranger.token }), 403, 'forbidden');
+    }
+    expectError(await api.delete(`/publishers/secret-co/members/${stranger.id}`, { token: owner.token }), 404, 'not_found');
+    expect((await api.get('/publishers/secret-co/invitations', { token: owner.token })).body.map((i: Invitation) => i.user.id)).toEqual([invitee.id]);
   });
 });

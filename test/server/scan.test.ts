@@ -193,6 +193,22 @@ describe('a scan that crashes or times out', () => {
     }
   });
 
+  it('files that do not parse (250 KiB of open brackets, 25,600 unclosed calls) are scanned within a 30 s limit: they held a worker for minutes', async () => {
+    const server = await startServer({ scanLimits: { timeoutMs: 30_000 } });
+    try {
+      const owner = await createUser(server);
+      await createPublisher(server, owner, 'acme');
+      const uploaded = await publishArchive(server, owner, 'unparsed', '1.0.0', {
+        'open.py': `import os\nos.system(cmd)\nx = ${'['.repeat(250 * 1024)}\n`,
+        'calls.py': `import os\n${'os.system('.repeat(25_600)}\n`,
+      });
+      expect(uploaded).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: command-injection at open.py:2' });
+      await healthy(server);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
   it('a scan over its time limit: Flagged "could not finish (the scan took longer than …)" under flag; under warn Active with no findings', async () => {
     for (const scan of ['flag', 'warn'] as const) {
       const server = await startServer({ scan, scanLimits: { timeoutMs: 1 } });

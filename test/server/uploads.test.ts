@@ -209,6 +209,35 @@ describe('upload refusals', () => {
     expect((await uploadTo(signedUrl, zip)).status).toBe(200);
   });
 
+  it('is 403 once the token that published is revoked, or its user is no longer a member (the URL was signed before)', async () => {
+    const owner = await createUser(server, 'revoker');
+    await createPublisher(server, owner, 'revoke-urls');
+    const pat = await createPat(server, owner, 'revoke-urls');
+    const byPat = await publish(server, pat, 'revoke-urls', 'revoked-url', '1.0.0');
+    const leaver = await createUser(server, 'leaver');
+    await api.post('/publishers/revoke-urls/members', { token: owner.token, body: { user: leaver.id } });
+    expect((await api.post('/users/me/invitations/revoke-urls/accept', { token: leaver.token })).status).toBe(200);
+    const byMember = await publish(server, leaver.token, 'revoke-urls', 'revoked-url', '1.1.0');
+    const spare = (await api.post('/users/me/tokens', { token: owner.token, body: { name: 'spare' } })).body;
+    const byUserToken = await publish(server, spare.token, 'revoke-urls', 'revoked-url', '1.2.0');
+    const live = await publish(server, owner.token, 'revoke-urls', 'revoked-url', '1.3.0');
+    for (const reply of [byPat, byMember, byUserToken, live]) expect(reply.status, reply.text).toBe(201);
+
+    const [patRow] = (await api.get('/publishers/revoke-urls/tokens', { token: owner.token })).body;
+    expect((await api.delete(`/publishers/revoke-urls/tokens/${patRow.id}`, { token: owner.token })).status).toBe(204);
+    expect((await api.delete(`/publishers/revoke-urls/members/${leaver.id}`, { token: owner.token })).status).toBe(204);
+    expect((await api.delete(`/users/me/tokens/${spare.id}`, { token: owner.token })).status).toBe(204);
+    const zip = await makeZip();
+    for (const reply of [byPat, byMember, byUserToken]) {
+      const refused = await uploadTo(reply.body.signedUrl, zip);
+      expectError(refused, 403, 'forbidden');
+      expect(refused.body.message).toMatch(/revoked|no longer a member/);
+    }
+    // nothing was stored; a URL signed for a live token still works
+    expect((await api.get('/nodes/revoked-url/versions/1.0.0', { token: owner.token })).body.status).toBe('NodeVersionStatusPending');
+    expect((await uploadTo(live.body.signedUrl, zip)).status).toBe(200);
+  });
+
   it('is 403 banned for a version of a banned node', async () => {
     const published = await publish(server, alice.token, 'alice-co', 'to-ban', '1.0.0');
     await api.put('/publishers/alice-co/nodes/to-ban', { token: server.adminToken, body: { status: 'NodeStatusBanned' } });

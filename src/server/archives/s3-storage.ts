@@ -5,10 +5,10 @@ import { readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { S3Client, HeadBucketCommand, PutObjectCommand, GetObjectCommand, HeadObjectCommand, DeleteObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
 import { S3_MAX_PUT } from '../backends.js';
-import { checkKey, receiveToFile, type ArchiveStorage } from './storage.js';
+import { checkKey, receiveToFile, type ArchiveStorage, type ByteRange } from './storage.js';
 
 
 export interface S3StorageOptions {
@@ -66,6 +66,16 @@ export async function checkBucket(bucket: string, env: NodeJS.ProcessEnv): Promi
     throw new Error(`bucket ${bucket}: ${why}`);
   } finally {
     client.destroy();
+  }
+}
+
+/** The bytes `start` to `end` (inclusive) of a stream of the whole object; what follows is not read. */
+async function* bytesOf(body: Readable, { start, end }: ByteRange): AsyncGenerator<Buffer> {
+  let at = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (at + chunk.length > start) yield chunk.subarray(Math.max(0, start - at), end + 1 - at);
+    at += chunk.length;
+    if (at > end) return;
   }
 }
 
@@ -129,12 +139,15 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
         const object = await client.send(
           new GetObjectCommand({ Bucket: bucket, Key: objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
         );
-        // With a range, the whole size is after the slash of Content-Range.
-        const size = range ? Number(/\/(\d+)$/.exec(object.ContentRange ?? '')?.[1]) : Number(object.ContentLength);
+        // With a range, the whole size is after the slash of Content-Range. A server may ignore the Range
+        // (HTTP allows it): then the whole object comes, without Content-Range, and the range is cut from it.
+        const ranged = range !== undefined && object.ContentRange !== undefined;
+        const size = ranged ? Number(/\/(\d+)$/.exec(object.ContentRange!)?.[1]) : Number(object.ContentLength);
         // The socket timeout was for S3's answer: from here a client that reads slowly pauses the body
         // (backpressure), and an idle limit would cut its download midway.
         (object.Body as IncomingMessage).socket?.setTimeout(0);
-        return { stream: object.Body as Readable, size };
+        const body = object.Body as Readable;
+        return { stream: range && !ranged ? Readable.from(bytesOf(body, range)) : body, size };
       } catch (error) {
         if (missing(error)) return undefined;
         throw error;

@@ -134,17 +134,13 @@ export const registerAccountRoutes: RouteModule = (app, ctx) => {
 
   route(app, ctx, removePublisherMember, async ({ params, principal }) => {
     const publisher = await requirePublisher(store, params.publisherId);
-    const member = await store.getRole(publisher.id, params.userId);
-    const invited = !member && (await store.listInvitations({ publisherId: publisher.id })).some((i) => i.user.id === params.userId);
-    if (!member && !invited) throw notFound(`user ${params.userId} is neither a member of publisher ${publisher.id} nor invited to it`);
+    // The owner's check first: a 404 before it told anyone with a token whom an owner had invited.
     allowMutation(await accessTo(store, principal, publisher.id), 'owner', publisher);
-    // Not a member yet: the invitation is withdrawn.
-    if (!member) {
-      await store.removeInvitation(publisher.id, params.userId);
-      return new Response(null, { status: 204 });
-    }
+    // The invitation is withdrawn and the member removed, both: an invitation accepted in between
+    // made a member, who must not stay after a 204.
+    const withdrawn = await store.removeInvitation(publisher.id, params.userId);
     const outcome = await store.removeMember(publisher.id, params.userId);
-    if (outcome === 'not-member') throw notFound(`user ${params.userId} is not a member of publisher ${publisher.id}`);
+    if (outcome === 'not-member' && !withdrawn) throw notFound(`user ${params.userId} is neither a member of publisher ${publisher.id} nor invited to it`);
     if (outcome === 'last-owner') throw conflict(`user ${params.userId} is the last owner of publisher ${publisher.id}`, 'add another owner first');
     return new Response(null, { status: 204 });
   });

@@ -103,7 +103,8 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
       if (outcome.kind === 'status-locked') throw lockedVersion(outcome.version);
       return {
         node_version: versionView(outcome.version, publisher.id, ctx.publicUrl()),
-        signedUrl: signUploadUrl(ctx.keys.upload, ctx.publicUrl(), outcome.version.id, Date.now(), declared),
+        // The URL names the token that published, so it stops working when that token is revoked.
+        signedUrl: signUploadUrl(ctx.keys.upload, ctx.publicUrl(), outcome.version.id, Date.now(), declared, principal!.tokenId),
       };
     },
     { bodyCredential: 'personal_access_token' },

@@ -12,7 +12,7 @@ import { validateZip } from '../archives/validate-zip.js';
 import type { RouteModule } from '../context.js';
 import { badRequest, banned, conflict, forbidden, HttpError, notFound, tooLarge, unsupportedMediaType } from '../errors.js';
 import { route } from '../route.js';
-import { STALE_CLAIM_MS } from '../store/registry-store.js';
+import { STALE_CLAIM_MS, type RegistryStore } from '../store/registry-store.js';
 import { archiveKey, versionView } from '../views.js';
 
 /**
@@ -41,6 +41,17 @@ function pullStream(stream: Readable): ReadableStream<Uint8Array> {
   );
 }
 
+/**
+ * A URL signed for a token takes an upload only while that token could still publish it: not revoked
+ * (removing a member revokes the PATs they made), and a user token's user still a member (or an admin).
+ */
+async function stillPublishing(store: RegistryStore, tokenId: string, publisherId: string): Promise<void> {
+  const token = await store.getToken(tokenId);
+  if (!token || token.revoked_at) throw early(forbidden('the token that published this version has been revoked since; publish it again with a live token for a fresh upload URL'));
+  if (token.kind === 'pat' || (await store.getRole(publisherId, token.user_id)) || (await store.getUser(token.user_id))?.admin) return;
+  throw early(forbidden(`the user who published this version is no longer a member of publisher ${publisherId}; a member must publish it again for a fresh upload URL`));
+}
+
 export const registerUploadRoutes: RouteModule = (app, ctx) => {
   const { store, archives } = ctx;
 
@@ -57,7 +68,8 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     const declaredSize = c.req.query('size');
     const declaredSha256 = c.req.query('sha256');
     const declared = declaredSize !== undefined || declaredSha256 !== undefined ? { size: declaredSize ?? '', sha256: declaredSha256 ?? '' } : undefined;
-    const verdict = verifyUploadSignature(ctx.keys.upload, params.versionId, c.req.query('expires') ?? '', c.req.query('signature') ?? '', Date.now(), declared);
+    const tokenId = c.req.query('token_id');
+    const verdict = verifyUploadSignature(ctx.keys.upload, params.versionId, c.req.query('expires') ?? '', c.req.query('signature') ?? '', Date.now(), declared, tokenId);
     if (verdict === 'expired') throw early(forbidden('the upload URL has expired; publish the version again for a fresh one'));
     if (verdict !== 'ok') throw early(forbidden('the upload URL is not valid for this version (bad signature)'));
     // A URL signed for a declared archive takes that archive only (its size and SHA-256 were signed by us).
@@ -71,6 +83,7 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     const publisher = (await store.getPublisher(node.publisher_id))!;
     if (publisher.status === 'PublisherStatusBanned') throw early(banned(`publisher ${publisher.id} is banned`));
     if (node.status === 'NodeStatusBanned') throw early(banned(`node ${node.id} is banned`));
+    if (tokenId !== undefined) await stillPublishing(store, tokenId, publisher.id);
     const expected = c.req.header(CONTENT_SHA256_HEADER);
     if (expected !== undefined && !/^[0-9a-fA-F]{64}$/.test(expected)) {
       throw early(badRequest(`${CONTENT_SHA256_HEADER} must be the archive's SHA-256 as 64 hex characters`));
@@ -166,14 +179,16 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     const range = ifRange === undefined || ifRange === etag ? requestedRange(c.req.header('range'), size) : undefined;
     const archive = await archives.open(archiveKey(node.publisher_id, node.id, version.version), range);
     if (!archive) throw notFound(`the archive of version ${version.version} of node ${node.id} is missing`);
+    // The size the storage gave, or the one recorded (an S3-compatible server may answer without Content-Length).
+    const total = Number.isSafeInteger(archive.size) ? archive.size : size;
     const headers: Record<string, string> = {
       'Content-Type': 'application/zip',
-      'Content-Length': String(range ? range.end - range.start + 1 : archive.size),
+      'Content-Length': String(range ? range.end - range.start + 1 : total),
       'Accept-Ranges': 'bytes',
       ETag: etag,
       'Content-Disposition': `attachment; filename="${node.id}-${version.version}.zip"`,
     };
-    if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${archive.size}`;
+    if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${total}`;
     // A download counts once the whole archive has been handed to the connection: not at /install,
     // not for a part (a range), a HEAD or a transfer the client broke off. A response whose connection
     // closed first may still emit 'finish' (the body stream, cancelled with a read pending, ends it),
