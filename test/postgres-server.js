@@ -55,7 +55,13 @@ export async function startPostgres(bin) {
       signal(signal) {
         const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
         const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
-        for (const pid of [postmaster, ...children]) process.kill(pid, signal);
+        for (const pid of [postmaster, ...children]) {
+          try {
+            process.kill(pid, signal);
+          } catch (error) {
+            if (error.code !== 'ESRCH') throw error; // a backend that ended after ps listed it
+          }
+        }
       },
     },
     async stop() {

@@ -29,6 +29,9 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 /** The hint of a publish refused for its declared archive size: nothing exists yet, so it can simply be tried again. */
 export const ARCHIVE_TOO_LARGE_HINT =
   "nothing was created. Make the archive smaller (leave files out with [tool.nodereg] excludes or a .noderegignore file) and publish again, or ask the registry's operator to raise its limit (serve --max-archive)";
+/** A publish whose node id another publisher holds (403): the id, not the token, is what to change. */
+export const nodeIdTaken = (nodeId: string, publisherId: string) => `node ${nodeId} belongs to publisher ${publisherId}; choose another node id`;
+export const NODE_ID_TAKEN_HINT = 'node ids are unique on a registry: rename the node ([project] name in pyproject.toml)';
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
 /** The code a bare status maps to when a layer has nothing more specific to say. */

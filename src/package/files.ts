@@ -54,13 +54,22 @@ interface Tracked {
  * The files git tracks under `root` (relative to it), or undefined outside a git work tree. Files of
  * checked-out submodules count as tracked, as their contents ship.
  */
-function trackedFiles(root: string, warnings: string[]): Tracked | undefined {
+function trackedFiles(root: string, warnings: string[], problems: Problem[]): Tracked | undefined {
   const run = spawnSync('git', ['ls-files', '-z', '--cached', '--recurse-submodules'], { cwd: root, encoding: 'buffer', maxBuffer: 1 << 30 });
-  if (run.error || run.status !== 0) {
-    const why = run.error ? run.error.message : run.stderr.toString('utf8').trim().split('\n')[0];
-    // Outside a work tree is the ordinary case; anything else is worth saying (no git, a repository git refuses).
-    if (run.error || !/not a git repository/i.test(why)) {
-      if (hasGitEntry(root) || !run.error) warnings.push(`git could not list the tracked files (${why}); the file set follows the ignore files only`);
+  if (run.error) {
+    // No git at all: the ignore files are all there is to go by.
+    if (hasGitEntry(root)) warnings.push(`git could not list the tracked files (${run.error.message}); the file set follows the ignore files only`);
+    return undefined;
+  }
+  if (run.status !== 0) {
+    const said = run.stderr.toString('utf8').trim();
+    // Outside a work tree is the ordinary case. The project's own repository refused (owned by another
+    // user, a broken index) would lose its committed files that .gitignore matches, and pack other
+    // bytes. One above it (ComfyUI's, around a node not yet a repository) may not hold the node at all.
+    if (hasGitEntry(root)) {
+      problems.push({ key: 'files', message: `git could not list the tracked files, so a committed file that .gitignore matches would be left out; fix what git says: ${said.split(/\s*\n\s*/).join(' ')}` });
+    } else if (!/not a git repository/i.test(said.split('\n')[0])) {
+      warnings.push(`git could not list the tracked files (${said.split('\n')[0]}); the file set follows the ignore files only`);
     }
     return undefined;
   }
@@ -192,7 +201,7 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
     if (cleaned === undefined) problems.push({ key: includesKey, message: `"${entry}" must be a path inside the project` });
     else includes.push(cleaned);
   }
-  const tracked = trackedFiles(rootAbs, warnings);
+  const tracked = trackedFiles(rootAbs, warnings, problems);
   const seenIncludes = new Set<string>();
   const forced = (rel: string) => includes.find((inc) => rel === inc || rel.startsWith(`${inc}/`));
   /** A directory that leads to something in whatever ignore files say: an include, or a tracked file. */
@@ -313,6 +322,9 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
   const rootGit = stackFor(tracked ? gitignoresAbove(rootReal, tracked.files.size > 0, warnings) : [], '', rootAbs, rootNames, '.gitignore', warnings);
   walk(rootAbs, '', rootNames, rootGit, rootStack, false, false, new Set([rootReal]));
 
+  // Only in a repository that holds the project (one that ignores it whole, around a node of its own, is not asked).
+  if (tracked?.files.size) warnMachineIgnored(rootAbs, rootReal, tracked.files, files.filter((f) => f.untracked && !forced(f.path)), warnings);
+
   for (const inc of includes) {
     if (!seenIncludes.has(inc)) {
       // a warning, as the incumbent gives: built assets may be absent from a build that does not need them
@@ -327,6 +339,32 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
     if (problem) problems.push({ key: 'files', message: `${JSON.stringify(file.path)} ${problem}: rename it, or leave it out with .noderegignore` });
   }
   return { files, warnings, problems };
+}
+
+/**
+ * Names each untracked file that git ignores here only through this machine's settings (core.excludesFile,
+ * .git/info/exclude): it ships, as the archive must not depend on the machine, but git status hides it
+ * (a `.env` in someone's global excludes). Asks git only when such files could exist.
+ */
+function warnMachineIgnored(root: string, rootReal: string, trackedFiles: Set<string>, untracked: SelectedFile[], warnings: string[]): void {
+  if (!untracked.length) return;
+  const run = spawnSync('git', ['ls-files', '-z', '--others', '--exclude-standard'], { cwd: root, encoding: 'buffer', maxBuffer: 1 << 30 });
+  if (run.error || run.status !== 0) return;
+  const listed = run.stdout.toString('utf8').split('\0').filter(Boolean);
+  const shown = new Set(listed);
+  const repositories = listed.filter((path) => path.endsWith('/')); // nested repositories: git lists only their directory
+  for (const file of untracked) {
+    if (shown.has(file.path) || repositories.some((dir) => file.path.startsWith(dir)) || underGitlink(file.path, trackedFiles)) continue;
+    // git does not look through a symlinked directory: a file reached that way is none of its business
+    if (realpathSync(dirname(file.abs)) !== join(rootReal, dirname(file.path))) continue;
+    warnings.push(`${file.path} is ignored by this machine's git settings (core.excludesFile or .git/info/exclude), not by the project: it ships (the archive follows the project's ignore files only); if it should not, add it to .gitignore or .noderegignore`);
+  }
+}
+
+/** Under a repository git tracks as a commit (a gitlink): git lists none of its files. */
+function underGitlink(path: string, trackedFiles: Set<string>): boolean {
+  for (let at = path.indexOf('/'); at > 0; at = path.indexOf('/', at + 1)) if (trackedFiles.has(path.slice(0, at))) return true;
+  return false;
 }
 
 /**

@@ -26,7 +26,7 @@ export class HttpError extends Error {
 
 export const badRequest = (message: string, details?: FieldError[]) => new HttpError('invalid_request', message, details);
 export const unauthorized = (message = 'a bearer token is required: Authorization: Bearer <token>') => new HttpError('unauthorized', message);
-export const forbidden = (message: string) => new HttpError('forbidden', message);
+export const forbidden = (message: string, hint?: string) => new HttpError('forbidden', message, undefined, hint);
 export const banned = (message: string) => new HttpError('banned', message);
 export const notFound = (message: string) => new HttpError('not_found', message);
 export const conflict = (message: string, hint?: string) => new HttpError('conflict', message, undefined, hint);

@@ -64,6 +64,40 @@ describe('publish in CI: the exit code says what happened', () => {
     expect(rerun.stdout).toBe('');
   });
 
+  it('a GITHUB_OUTPUT it cannot write fails naming the variable, and says the version is published', { timeout: 60_000 }, async () => {
+    const { id, dir } = project();
+    const outputs = `${tempDir()}/missing/dir/out`;
+    const published = await runCli(['publish', dir], { env: { ...env(), GITHUB_OUTPUT: outputs } });
+    expect(published.code, published.stderr).toBe(1);
+    expect(published.stderr).toContain(`error: ${id} 1.0.0 is published (${registry.url}/archives/ci/${id}/1.0.0/node.zip), but GITHUB_OUTPUT (${outputs}) cannot be written: ENOENT`);
+    expect(published.stderr).toContain('hint: set GITHUB_OUTPUT to a writable file or unset it, then run the same publish with --skip-existing');
+    const json = await runCli(['publish', dir, '--skip-existing', '--json'], { env: { ...env(), GITHUB_OUTPUT: outputs } });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).error.message).toContain('GITHUB_OUTPUT');
+  });
+
+  it('a node id another publisher holds is exit 4 naming [project] name to change, not the token', { timeout: 60_000 }, async () => {
+    const { id, dir } = project();
+    expect((await runCli(['publish', dir], { env: env() })).code).toBe(0);
+    expect((await runCli(['publisher', 'create', 'ci-other'], { env: env() })).code).toBe(0);
+    const taken = await runCli(['publish', dir, '--publisher', 'ci-other'], { env: env() });
+    expect(taken.code, taken.stderr).toBe(4);
+    expect(taken.stderr).toContain(`error: node ${id} belongs to publisher ci; choose another node id\n`);
+    expect(taken.stderr).toContain('hint: node ids are unique on a registry: rename the node ([project] name in pyproject.toml)\n');
+    expect(taken.stderr).not.toContain('token belongs');
+  });
+
+  it('--create-publisher creates nothing when another publisher holds the node id (the publish would be refused after)', { timeout: 60_000 }, async () => {
+    const { id, dir } = project();
+    expect((await runCli(['publish', dir], { env: env() })).code).toBe(0);
+    const taken = await runCli(['publish', dir, '--publisher', 'ci-squat', '--create-publisher'], { env: env() });
+    expect(taken.code, taken.stderr).toBe(4);
+    expect(taken.stderr).toContain(`error: node ${id} belongs to publisher ci; choose another node id\n`);
+    expect(taken.stderr).toContain('hint: node ids are unique on a registry: rename the node ([project] name in pyproject.toml)\n');
+    expect(taken.stderr).not.toContain('created publisher');
+    expect((await fetch(`${registry.url}/publishers/ci-squat`)).status).toBe(404);
+  });
+
   it('publish --help lists the exit codes a CI job reads', async () => {
     const help = await runCli(['publish', '--help']);
     expect(help.code).toBe(0);

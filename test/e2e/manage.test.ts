@@ -234,6 +234,15 @@ describe('tokens', () => {
     expect(revoked.code).toBe(0);
     expect((await api('/users/me', body.token)).status).toBe(401);
   });
+  it('refuses to revoke by the token itself, never echoing or sending it, and names the id to use', async () => {
+    const created = JSON.parse((await quick(alice.token, ['--json', 'token', 'create', '--user', '--name', 'pasted'])).stdout);
+    const result = await cli(alice.token, ['token', 'revoke', created.token]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`error: <tokenId> is a token itself (${created.token.slice(0, 12)}…), not its id`);
+    expect(result.stderr).toContain('hint: revoke it by the ID that `');
+    expect(result.stdout + result.stderr).not.toContain(created.token);
+    expect((await api('/users/me', created.token)).status).toBe(200); // nothing was sent: it still works
+  });
 });
 
 describe('nodes: show, versions, search, update, download', () => {

@@ -65,6 +65,15 @@ describe('downloads', () => {
     const unknown = await runCli(['node', 'download', 'nowhere'], { env: env() });
     expect(unknown.stderr).toContain('`nodereg node search nowhere`');
   });
+
+  it('a version that does not exist is named as missing, not as "not active"; one registered without its archive is not active', async () => {
+    const missing = await runCli(['node', 'download', 'ready@9.9.9'], { env: env() });
+    expect(missing.code).toBe(5);
+    expect(missing.stderr).toContain('hint: ready has no version 9.9.9: list its versions with `nodereg node versions ready`\n');
+    const pending = await runCli(['node', 'download', 'half@1.0'], { env: env() });
+    expect(pending.code).toBe(5);
+    expect(pending.stderr).toContain('hint: version 1.0.0 is not active: a version is active once its archive is uploaded');
+  });
 });
 
 describe('names that line up', () => {

@@ -1,7 +1,7 @@
 // validate and pack as a user runs them: the spawned binary on fixture trees, no network.
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers.js';
@@ -122,6 +122,95 @@ describe('nodereg pack', () => {
     expect(result.stderr).toContain('hint: leave files out with [tool.nodereg] excludes or a .noderegignore file, or raise --max-size');
     expect(existsSync(out)).toBe(false);
     expect((await runCli(['pack', dir, '--max-size', 'lots'])).stderr).toContain('--max-size "lots" is not a size');
+  });
+
+  it('warns about each Git LFS pointer it would ship in place of the file (a checkout without LFS content)', async () => {
+    const pointer = (size: number) => `version https://git-lfs.github.com/spec/v1\noid sha256:${'4d7a2146'.repeat(8)}\nsize ${size}\n`;
+    const dir = committedRepo({
+      'pyproject.toml': '[project]\nname = "lfs-node"\nversion = "1.0.0"\n[tool.comfy]\nPublisherId = "ada"\n',
+      '.gitattributes': '*.safetensors filter=lfs diff=lfs merge=lfs -text\n*.png filter=lfs diff=lfs merge=lfs -text\n',
+      'models/weights.safetensors': pointer(123456789),
+      'assets/icon.png': pointer(2048),
+      'notes.md': 'version https://git-lfs.github.com/spec/v1 is the pointer format\n',
+    });
+    const out = join(tempDir(), 'lfs.zip');
+    const result = await runCli(['pack', dir, '--out', out]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('files     5');
+    const warned = result.stderr.split('\n').filter((l) => l.includes('Git LFS pointer'));
+    expect(warned).toEqual([
+      'warning: assets/icon.png is a Git LFS pointer, not the file itself: fetch the content with `git lfs pull` before packing (in GitHub Actions: actions/checkout with `lfs: true`)',
+      'warning: models/weights.safetensors is a Git LFS pointer, not the file itself: fetch the content with `git lfs pull` before packing (in GitHub Actions: actions/checkout with `lfs: true`)',
+    ]);
+  });
+
+  it('fails, saying what git says, when git refuses to list the tracked files: a committed file .gitignore matches would be lost', async () => {
+    const dir = committedRepo({
+      'pyproject.toml': '[project]\nname = "refused"\nversion = "1.0.0"\nlicense = { file = "LICENSE.txt" }\n[tool.comfy]\nPublisherId = "ada"\n',
+      '.gitignore': '*.txt\n',
+      'LICENSE.txt': 'MIT',
+    });
+    writeFileSync(join(dir, '.git', 'index'), 'garbage'); // as a repository owned by another user: git refuses it
+    const out = join(tempDir(), 'refused.zip');
+    const result = await runCli(['pack', dir, '--out', out]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/ {2}files: git could not list the tracked files, so a committed file that \.gitignore matches would be left out; fix what git says: fatal: .*index file smaller than expected/);
+    expect(existsSync(out)).toBe(false);
+    // A repository above the project (ComfyUI's, around a node not yet a repository of its own) may not hold it: a warning, as before.
+    const host = committedRepo({ 'main.py': '' });
+    const node = writeTree(join(host, 'custom_nodes', 'mine'), { 'pyproject.toml': '[project]\nname = "mine"\nversion = "1.0.0"\n' });
+    writeFileSync(join(host, '.git', 'index'), 'garbage');
+    const above = await runCli(['pack', node, '--out', out]);
+    expect(above.code, above.stderr).toBe(0);
+    expect(above.stderr).toMatch(/warning: git could not list the tracked files \(fatal: .*index file smaller than expected\); the file set follows the ignore files only/);
+  });
+
+  it('--out DIR (existing, or ending in / and made) writes <id>-<version>.zip in it, as node download does; an impossible one names --out', async () => {
+    const dir = demo();
+    const existing = tempDir();
+    const into = await runCli(['pack', dir, '--out', existing]);
+    expect(into.code, into.stderr).toBe(0);
+    expect(into.stdout).toContain(`demo-node 0.4.0 → ${join(existing, 'demo-node-0.4.0.zip')}`);
+    expect(readdirSync(existing)).toEqual(['demo-node-0.4.0.zip']);
+    const fresh = join(tempDir(), 'dist');
+    const made = await runCli(['pack', dir, '--out', `${fresh}/`]);
+    expect(made.code, made.stderr).toBe(0);
+    expect(readdirSync(fresh)).toEqual(['demo-node-0.4.0.zip']);
+    const file = join(tempDir(), 'a-file');
+    writeFileSync(file, 'x');
+    const under = await runCli(['pack', dir, '--out', join(file, 'x.zip')]);
+    expect(under.code).toBe(2);
+    expect(under.stderr).toContain(`error: --out: cannot create the directory ${file}: ${file} is a file, not a directory\nhint: point --out at a directory you can write to\n`);
+    expect(under.stderr).not.toMatch(/EEXIST|ENOTDIR/);
+  });
+
+  it('names each untracked file only this machine\'s git settings ignore (global excludes, .git/info/exclude): it ships, as on any machine', async () => {
+    const dir = committedRepo({
+      'pyproject.toml': '[project]\nname = "machine"\nversion = "1.0.0"\n[tool.nodereg]\npublisher = "ada"\nincludes = ["web/dist"]\n',
+      '.gitignore': 'web/dist/\n',
+      'nodes.py': '',
+    });
+    writeTree(dir, { '.env.local': 'KEY=1', 'scratch/notes.md': 'x', 'new.py': '', 'web/dist/app.js': '', 'linked/inner.py': '' });
+    writeFileSync(join(dir, '.git', 'info', 'exclude'), 'scratch/\n');
+    execFileSync('ln', ['-s', 'linked', join(dir, 'alias')]); // a file reached through a symlink is no file of git's
+    // a repository inside, committed as a gitlink without .gitmodules: git lists none of its files
+    const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.org', ...args], { cwd, stdio: 'pipe' });
+    writeTree(dir, { 'vendor/lib.py': '' });
+    git(join(dir, 'vendor'), 'init', '-q');
+    git(join(dir, 'vendor'), 'add', 'lib.py');
+    git(join(dir, 'vendor'), 'commit', '-q', '--no-gpg-sign', '-m', 'lib');
+    git(dir, 'add', 'vendor');
+    git(dir, 'commit', '-q', '--no-gpg-sign', '-m', 'vendor');
+    const home = writeTree(tempDir(), { '.config/git/ignore': '.env.local\n' }); // git's default core.excludesFile
+    const out = join(tempDir(), 'machine.zip');
+    const result = await runCli(['pack', dir, '--out', out], { home });
+    expect(result.code, result.stderr).toBe(0);
+    const hint = 'it ships (the archive follows the project\'s ignore files only); if it should not, add it to .gitignore or .noderegignore';
+    expect(result.stderr.split('\n').filter((l) => l.includes('git settings'))).toEqual([
+      `warning: .env.local is ignored by this machine's git settings (core.excludesFile or .git/info/exclude), not by the project: ${hint}`,
+      `warning: scratch/notes.md is ignored by this machine's git settings (core.excludesFile or .git/info/exclude), not by the project: ${hint}`,
+    ]);
+    expect(unzipList(out)).toEqual(['.env.local', '.gitignore', 'alias/inner.py', 'linked/inner.py', 'new.py', 'nodes.py', 'pyproject.toml', 'scratch/notes.md', 'vendor/lib.py', 'web/dist/app.js']);
   });
 
   it('warns about a symlink that leaves the project, and packs without it', async () => {

@@ -96,6 +96,7 @@ describe('GET /nodes/search', () => {
     ['any case', 'PHOTO', ['relight-tools', 'skin.fixer']],
     ['punctuation as separators', 'bob "smith" (photo)*', ['relight-tools', 'skin.fixer']],
     ['nothing', 'zzzz', []],
+    ['nothing for punctuation alone (no word to match)', '%_*', []],
   ])('matches %s', async (_what, q, expected) => {
     const reply = await api.get(`/nodes/search?q=${encodeURIComponent(q)}`);
     expect(reply.status, reply.text).toBe(200);

@@ -1,5 +1,4 @@
-import { statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { Option, type Command } from 'commander';
 import { DEFAULT_MAX_UNPACKED, MAX_ARCHIVE_ENTRIES, NODE_STATUS, PAGE } from '../../contract/limits.js';
 import { normalizeVersion } from '../../contract/version.js';
@@ -10,6 +9,7 @@ import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, fileProblem, invalidInput, toCliError } from '../errors.js';
 import { fields, fullStatus, listText, shortStatus, statusText, versionFindings, versionTable } from '../format.js';
+import { outFile } from '../out-path.js';
 import { relativeTime, table } from '../output.js';
 import {
   checkNodeId, checkPublisherId, checkVersion, given, listOption, nodePublisher, precheck, textOption,
@@ -141,9 +141,7 @@ export function register(program: Command, ctx: Ctx): void {
         // The file is named after the version answered: one that is not a version (`../../x`) would name a path elsewhere.
         if (!normalizeVersion(String(found.version))) throw new CliError(`the registry answered a version that is not one: "${found.version}"`, EXIT.failure, 'bad_answer', 'check the registry URL');
         const name = `${nodeId}-${found.version}.zip`;
-        // `--out DIR/` names a directory, made when it is missing (as `mkdir -p`); an existing one works without the `/`
-        if (o.out !== undefined && /[\\/]$/.test(o.out)) makeUserDir(o.out, '--out');
-        const file = o.out === undefined ? name : isDirectory(o.out) ? join(o.out, name) : o.out;
+        const file = outFile(o.out, name);
         const saved = await saveArchive(client, found, file);
         const summary = {
           node_id: found.node_id ?? nodeId,
@@ -171,6 +169,11 @@ export function register(program: Command, ctx: Ctx): void {
 async function downloadNotFoundHint(client: Awaited<ReturnType<Ctx['client']>>, nodeId: string, version: string | undefined): Promise<string> {
   const exists = await client.call(getNode, { params: { nodeId } }).then(() => true, () => false);
   if (!exists) return notFoundHint(nodeId);
+  if (version) {
+    const wanted = normalizeVersion(version)?.version;
+    const versions = await nodeVersions(client, nodeId).catch(() => undefined);
+    if (versions && !versions.some((v) => v.version === wanted)) return `${nodeId} has no version ${version}: list its versions with \`nodereg node versions ${nodeId}\``;
+  }
   const what = version ? `version ${version} is not active` : 'it has no active version yet';
   return `${what}: a version is active once its archive is uploaded (and approved, where the registry reviews by hand); see each version's status with \`nodereg node versions ${nodeId}\``;
 }
@@ -254,13 +257,4 @@ async function readableZip(path: string): Promise<number> {
       zip.readEntry();
     });
   });
-}
-
-/** Whether `path` is an existing directory (`--out DIR` writes into it, as cp does). */
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false; // not there, or not reachable: writing it says why, in words
-  }
 }

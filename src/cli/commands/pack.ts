@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
+import { outFile } from '../out-path.js';
 import { table } from '../output.js';
 import { buildArchive, fileTable, listFiles, loadChecked, parseMaxSize, withCleanup } from '../project.js';
 import { makeUserDir } from '../make-dir.js';
@@ -19,7 +20,7 @@ export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('pack [dir]')
     .description('build the archive that publish would upload: a deterministic zip, written to <id>-<version>.zip in the current directory')
-    .option('--out <file>', 'where to write the archive')
+    .option('--out <file>', 'where to write the archive; a directory (or a path ending in /, made if missing) gets <id>-<version>.zip in it')
     .option('--list', 'print the files in the archive (in a git work tree, those not committed are marked untracked)')
     .option('--max-size <size>', `fail when the archive is larger (default ${formatSize(DEFAULT_MAX_ARCHIVE)}); bytes or units: 500kB, 1GiB`)
     .action(async (dir: string | undefined, options: Options) => {
@@ -32,7 +33,7 @@ export function register(program: Command, ctx: Ctx): void {
         throw error;
       });
       const { request } = project;
-      const out = given ?? resolve(`${request.nodeId}-${request.version}.zip`);
+      const out = resolve(outFile(options.out || undefined, `${request.nodeId}-${request.version}.zip`));
       // The output never goes into its own archive, wherever it is.
       project.files = project.files.filter((f) => resolve(f.abs) !== out);
 

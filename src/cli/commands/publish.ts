@@ -6,7 +6,8 @@ import type { Client } from '../../client/index.js';
 import { routes } from '../../contract/answers.js';
 import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
-import type { NodeVersion, PublishResponse, RegistryLimits } from '../../contract/resources.js';
+import { NODE_ID_TAKEN_HINT, nodeIdTaken } from '../../contract/errors.js';
+import type { Node, NodeVersion, PublishResponse, RegistryLimits } from '../../contract/resources.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, exitCodeForSignal, exitCodesHelp, toCliError } from '../errors.js';
 import { shellWord } from '../invocation.js';
@@ -144,6 +145,9 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
               404,
             );
           }
+          // A node id another publisher holds would be refused once the new publisher exists: create nothing.
+          const holder = await client.read<Node>(routes.getNode, { nodeId: request.nodeId }).then((node) => node.publisher?.id, () => undefined);
+          if (holder && holder !== publisherId) throw new CliError(nodeIdTaken(request.nodeId, holder), EXIT.auth, 'forbidden', NODE_ID_TAKEN_HINT, 403);
           await client.send(routes.createPublisher, {}, { id: publisherId }); // an id the manifest checked
           ctx.out.success(`created publisher ${publisherId}`);
           return publish();
@@ -269,10 +273,20 @@ function report(
   };
   const outputFile = ctx.env.GITHUB_OUTPUT;
   if (outputFile) {
-    appendFileSync(
-      outputFile,
-      `version=${result.version}\ndownload_url=${result.download_url ?? ''}\narchive_sha256=${result.archive_sha256}\nskipped=${result.skipped}\n`,
-    );
+    try {
+      appendFileSync(
+        outputFile,
+        `version=${result.version}\ndownload_url=${result.download_url ?? ''}\narchive_sha256=${result.archive_sha256}\nskipped=${result.skipped}\n`,
+      );
+    } catch (error) {
+      // The version is on the registry: say so, and which variable to fix.
+      throw new CliError(
+        `${result.node_id} ${result.version} is published (${result.download_url ?? 'no download URL'}), but GITHUB_OUTPUT (${outputFile}) cannot be written: ${(error as Error).message}`,
+        EXIT.failure,
+        'github_output',
+        'set GITHUB_OUTPUT to a writable file or unset it, then run the same publish with --skip-existing',
+      );
+    }
   }
   ctx.out.result(result, () =>
     (skippedOn

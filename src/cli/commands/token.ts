@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import {
   createPublisherToken, createUserToken, deletePublisherToken, deleteUserToken, listPublisherTokens, listUserTokens,
 } from '../../contract/registry.js';
+import { TOKEN_PREFIX, TOKEN_SHOWN_PREFIX } from '../../contract/limits.js';
 import type { Ctx } from '../context.js';
 import { invalidInput, toCliError } from '../errors.js';
 import { relativeTime, table } from '../output.js';
@@ -90,6 +91,13 @@ export function register(program: Command, ctx: Ctx): void {
       .description('revoke a token: it stops working at once')
       .action(async (tokenId: string, o: Whose) => {
         if (o.publisher) checkPublisherId(o.publisher, '--publisher');
+        // a pasted secret would travel in the URL (access logs) and come back in the 404: never send it
+        if (Object.values(TOKEN_PREFIX).some((prefix) => tokenId.startsWith(prefix))) {
+          throw invalidInput(
+            `<tokenId> is a token itself (${tokenId.slice(0, TOKEN_SHOWN_PREFIX)}…), not its id`,
+            `revoke it by the ID that \`nodereg token list${o.publisher ? ` --publisher ${o.publisher}` : ''}\` shows beside its prefix`,
+          );
+        }
         const client = await ctx.client({ requireToken: true });
         await (o.publisher
           ? client.call(deletePublisherToken, { params: { publisherId: o.publisher, tokenId } })

@@ -35,9 +35,12 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
     const { query } = input();
     const terms = searchTerms(query.q);
     const offset = (query.page - 1) * query.limit;
+    // An empty query lists every node; one of punctuation alone has no word to match, so matches nothing.
     const found = terms.length
       ? await store.searchNodes({ terms, offset, limit: query.limit })
-      : await store.listNodes({ sort: 'created_at', offset, limit: query.limit });
+      : query.q.trim()
+        ? { rows: [], total: 0 }
+        : await store.listNodes({ sort: 'created_at', offset, limit: query.limit });
     return nodePage(found, query.page, query.limit);
   });
 

@@ -1,5 +1,5 @@
 // The five registry operations of the interface, with the semantics of DESIGN.md §3.
-import { ARCHIVE_TOO_LARGE_HINT, fieldErrors } from '../../contract/errors.js';
+import { ARCHIVE_TOO_LARGE_HINT, fieldErrors, NODE_ID_TAKEN_HINT, nodeIdTaken } from '../../contract/errors.js';
 import { archiveOverLimit } from '../../contract/size.js';
 import { addReview, publishVersion, updateNode, updatePublisher, updateVersion } from '../../contract/registry.js';
 import {
@@ -71,7 +71,7 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
       requireRole(access, 'member');
       const node = await store.getNode(params.nodeId);
       if (node && node.publisher_id !== publisher.id) {
-        throw forbidden(`node ${node.id} belongs to publisher ${node.publisher_id}; choose another node id`);
+        throw forbidden(nodeIdTaken(node.id, node.publisher_id), NODE_ID_TAKEN_HINT);
       }
       rejectBanned(access, publisher, node);
       const { body } = input();
@@ -95,7 +95,7 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
         pending: Object.fromEntries(VERSION_PUBLISHED_FIELDS.map((field) => [field, v[field] ?? null])) as VersionPendingFields,
       });
       if (outcome.kind === 'other-publisher') {
-        throw forbidden(`node ${params.nodeId} belongs to publisher ${outcome.publisherId}; choose another node id`);
+        throw forbidden(nodeIdTaken(params.nodeId, outcome.publisherId), NODE_ID_TAKEN_HINT);
       }
       if (outcome.kind === 'archive-exists') {
         throw conflict(`version ${v.version} of node ${outcome.version.node_id} already has an archive`, 'publish a new version number');
