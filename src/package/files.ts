@@ -354,16 +354,21 @@ function warnMachineIgnored(root: string, rootReal: string, trackedFiles: Set<st
   const shown = new Set(listed);
   const repositories = listed.filter((path) => path.endsWith('/')); // nested repositories: git lists only their directory
   for (const file of untracked) {
-    if (shown.has(file.path) || repositories.some((dir) => file.path.startsWith(dir)) || underGitlink(file.path, trackedFiles)) continue;
+    if (shown.has(file.path) || repositories.some((dir) => file.path.startsWith(dir)) || underGitlink(root, file.path, trackedFiles)) continue;
     // git does not look through a symlinked directory: a file reached that way is none of its business
     if (realpathSync(dirname(file.abs)) !== join(rootReal, dirname(file.path))) continue;
     warnings.push(`${file.path} is ignored by this machine's git settings (core.excludesFile or .git/info/exclude), not by the project: it ships (the archive follows the project's ignore files only); if it should not, add it to .gitignore or .noderegignore`);
   }
 }
 
-/** Under a repository git tracks as a commit (a gitlink): git lists none of its files. */
-function underGitlink(path: string, trackedFiles: Set<string>): boolean {
-  for (let at = path.indexOf('/'); at > 0; at = path.indexOf('/', at + 1)) if (trackedFiles.has(path.slice(0, at))) return true;
+/**
+ * Under a repository git tracks as a commit (a gitlink; a checked-out submodule, whose files are listed
+ * as tracked, has a .git of its own): git lists none of its untracked files.
+ */
+function underGitlink(root: string, path: string, trackedFiles: Set<string>): boolean {
+  for (let at = path.indexOf('/'); at > 0; at = path.indexOf('/', at + 1)) {
+    if (trackedFiles.has(path.slice(0, at)) || hasGitEntry(join(root, path.slice(0, at)))) return true;
+  }
   return false;
 }
 

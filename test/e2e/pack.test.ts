@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers.js';
-import { committedRepo, writeTree } from '../package/fixtures.js';
+import { commitAll, committedRepo, git, writeTree } from '../package/fixtures.js';
 
 const PYPROJECT = '[project]\nname = "demo-node"\nversion = "0.4"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "ada"\nexcludes = ["*.tmp"]\n';
 
@@ -211,6 +211,19 @@ describe('nodereg pack', () => {
       `warning: scratch/notes.md is ignored by this machine's git settings (core.excludesFile or .git/info/exclude), not by the project: ${hint}`,
     ]);
     expect(unzipList(out)).toEqual(['.env.local', '.gitignore', 'alias/inner.py', 'linked/inner.py', 'new.py', 'nodes.py', 'pyproject.toml', 'scratch/notes.md', 'vendor/lib.py', 'web/dist/app.js']);
+  });
+
+  it('says nothing of an untracked file in a checked-out submodule: git lists no untracked file there, whatever the machine ignores', async () => {
+    const sub = committedRepo({ 'lib.py': '' });
+    const dir = committedRepo({ 'pyproject.toml': '[project]\nname = "with-sub"\nversion = "1.0.0"\n[tool.nodereg]\npublisher = "ada"\n', 'nodes.py': '' });
+    git(dir, ['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub, 'sub']);
+    commitAll(dir);
+    writeTree(dir, { 'sub/new.py': '' });
+    const out = join(tempDir(), 'with-sub.zip');
+    const result = await runCli(['pack', dir, '--out', out], { home: tempDir() });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain('git settings');
+    expect(unzipList(out)).toEqual(['.gitmodules', 'nodes.py', 'pyproject.toml', 'sub/lib.py', 'sub/new.py']);
   });
 
   it('warns about a symlink that leaves the project, and packs without it', async () => {
