@@ -1,6 +1,6 @@
 // The data dir holds the database, the secret and every archive: only its owner may read it. A
 // backup is a data dir too; one cut short must never be served as if it were whole.
-import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, linkSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeDirs } from './make-dirs.js';
 
@@ -22,6 +22,26 @@ export function prepareDataDir(dataDir: string): void {
 export function privateDatabaseFile(file: string): void {
   if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
   for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
+}
+
+/**
+ * Writes `text` to `path` (0600) unless it is there, and gives what is there. Written whole beside it
+ * and linked in place: a serve starting on the same new dir meanwhile never reads it half written (an
+ * empty secret), and both keep the first one linked.
+ */
+export function createOnce(path: string, text: string): string {
+  if (!existsSync(path)) {
+    const temp = `${path}.${process.pid}.tmp`;
+    writeFileSync(temp, text, { mode: 0o600 });
+    try {
+      linkSync(temp, path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      rmSync(temp, { force: true });
+    }
+  }
+  return readFileSync(path, 'utf8').trim();
 }
 
 /**

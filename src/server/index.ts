@@ -171,6 +171,9 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     prepareDataDir(dataDir);
     refuseIncompleteBackup(dataDir, !input.database);
   }
+  // The secret before the database: a serve starting on the same new dir meanwhile never finds a
+  // registry.db without its secret (which it refuses as a backup cut short).
+  const keys = loadKeys(dataDir, input.database?.secret);
   // (dataDir is set whenever an embedded default is used)
   const db = input.database ? undefined : openDatabase(join(dataDir!, 'registry.db'));
   const database = input.database ?? { store: createSqliteRegistryStore(db!), tasks: createTaskStore(db!), close: () => db!.close() };
@@ -178,7 +181,6 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   let listeningUrl = '';
   const publicUrl = () => (options.publicUrl ?? listeningUrl).replace(/\/+$/, '');
 
-  const keys = loadKeys(dataDir, input.database?.secret);
   const closers: (() => void | Promise<void>)[] = [];
   const { store, tasks } = database;
   const archives = input.archives ?? createLocalArchiveStorage(join(dataDir!, 'archives'));

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createOnce } from './data-dir.js';
 
 export interface ServerKeys {
   /** Signs upload URLs; never leaves the server. */
@@ -13,8 +14,12 @@ export interface ServerKeys {
 
 function localSecret(dataDir: string): Buffer {
   const secretPath = join(dataDir, 'secret');
-  if (!existsSync(secretPath)) writeFileSync(secretPath, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
-  return Buffer.from(readFileSync(secretPath, 'utf8').trim(), 'hex');
+  const text = createOnce(secretPath, randomBytes(32).toString('hex'));
+  // An empty or cut secret (Buffer.from stops at the first non-hex digit) is a key anyone can compute.
+  if (!/^(?:[0-9a-fA-F]{2}){32,}$/.test(text)) {
+    throw new Error(`${secretPath} does not hold a secret (64 hex digits): upload URLs signed with it could be forged; restore it from a backup of this data dir, or write a new one with \`openssl rand -hex 32 > ${secretPath}\` (upload URLs handed out and the callback key change)`);
+  }
+  return Buffer.from(text, 'hex');
 }
 
 /**

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { BACKUP_COMPLETE, BACKUP_IN_PROGRESS } from '../../src/server/data-dir.js';
 import { openDatabase } from '../../src/server/store/db.js';
 import { runCli, startServer, tempDir } from '../helpers.js';
-import { createPublisher, createUser, publishAndUpload } from '../server/fixtures.js';
+import { call, createPublisher, createUser, publishAndUpload } from '../server/fixtures.js';
+import { serve } from '../e2e/serve-helper.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
@@ -89,5 +90,32 @@ describe('backups', () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain(partial);
     expect(refused.stderr).toContain('no secret');
+  });
+
+  it('two serves started together on one new data dir both come up, with one secret and one admin token', { timeout: 60_000 }, async () => {
+    // Each layer raced: the secret read half written or refused as missing beside registry.db, the
+    // migrations applied twice (duplicate column), WAL set by both (SQLITE_BUSY); measured ~1 pair in 2 failing.
+    for (let round = 0; round < 4; round++) {
+      const dataDir = join(tempDir(), 'new', 'nested');
+      const pair = await Promise.all([0, 1].map(() => serve(['--port', '0', '--data-dir', dataDir])));
+      try {
+        expect(readFileSync(join(dataDir, 'secret'), 'utf8')).toMatch(/^[0-9a-f]{64}$/);
+        const admin = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+        for (const served of pair) expect((await call(served.url, 'GET', '/users/me', { token: admin })).status).toBe(200);
+      } finally {
+        await Promise.all(pair.map((served) => served.stop()));
+      }
+    }
+  });
+
+  it('serve refuses a secret file that is empty or not hex (a first start cut short, a hand edit): upload URLs would be signed with a key anyone can compute', async () => {
+    for (const [name, text] of [['empty', ''], ['not hex', 'my own secret\n'], ['short', 'ab'.repeat(8)]]) {
+      const dataDir = tempDir();
+      writeFileSync(join(dataDir, 'secret'), text, { mode: 0o600 });
+      const refused = await runCli(['serve', '--port', '0', '--data-dir', dataDir], { timeoutMs: 20_000 });
+      expect(refused.code, name).toBe(1);
+      expect(refused.stdout, name).toBe('');
+      expect(refused.stderr, name).toContain(`${join(dataDir, 'secret')} does not hold a secret (64 hex digits)`);
+    }
   });
 });

@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { createOnce } from '../data-dir.js';
 import type { Authenticate, Principal } from '../route.js';
 import { TOKEN_USE_GRANULARITY_MS, type RegistryStore } from '../store/registry-store.js';
 import { generateToken, hashToken, shownPrefix } from './tokens.js';
@@ -18,10 +19,12 @@ export function resolveAdminToken(dataDir: string | undefined, given: string | u
   if (existsSync(file)) {
     const saved = readFileSync(file, 'utf8').trim();
     if (saved) return { token: saved, generated: false, given: false };
+    rmSync(file); // empty: a first start cut short
   }
   const token = generateToken('user');
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  return { token, generated: true, given: false };
+  // another serve starting on the same new dir may have linked its own first: both take that one
+  const kept = createOnce(file, `${token}\n`);
+  return { token: kept, generated: kept === token, given: false };
 }
 
 /**
