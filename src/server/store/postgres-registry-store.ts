@@ -113,6 +113,12 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
 
   const getNode = async (db: Sql, id: string, lock = false) =>
     toNode((await db.unsafe(`${NODE_SELECT} WHERE lower(id) = lower($1)${lock ? ' FOR UPDATE' : ''}`, [id]))[0]);
+  /**
+   * The node's row before its version's: writing a version updates its node (trigger versions_touch_node),
+   * and publish locks the node, then the version. In the other order an update or an upload of a version
+   * published again meanwhile deadlocked (40P01, answered 500).
+   */
+  const lockNodeOfVersion = (db: Sql, versionId: string) => db`SELECT 1 FROM nodes WHERE id = (SELECT node_id FROM versions WHERE id = ${versionId}) FOR NO KEY UPDATE`;
   const getVersionById = async (db: Sql, id: string) => toVersion((await db`SELECT * FROM versions WHERE id = ${id}`)[0]);
   const getVersion = async (db: Sql, nodeId: string, version: string, lock = false) =>
     toVersion((await db.unsafe(`SELECT * FROM versions WHERE node_id = $1 AND version = $2${lock ? ' FOR UPDATE' : ''}`, [nodeId, version]))[0]);
@@ -383,7 +389,12 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     },
     async updateVersion(id, changes) {
       const set = setList(changes, VERSION_COLUMNS, VERSION_JSON);
-      if (set) await sql`UPDATE versions SET ${sql(set)} WHERE id = ${id}`;
+      if (set) {
+        await sql.begin(async (tx) => {
+          await lockNodeOfVersion(tx, id);
+          await tx`UPDATE versions SET ${sql(set)} WHERE id = ${id}`;
+        });
+      }
       return (await getVersionById(sql, id))!;
     },
     async claimArchive(id, key) {
@@ -405,6 +416,7 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
       (await sql`SELECT version_id, key, created_at FROM archive_claims ORDER BY created_at`) as unknown as { version_id: string; key: string; created_at: string }[],
     async recordArchive(id, archive) {
       return sql.begin(async (tx) => {
+        await lockNodeOfVersion(tx, id);
         const findings = archive.findings ? tx.json(archive.findings as unknown as postgres.JSONValue) : null;
         await tx`UPDATE versions SET archive_sha256 = ${archive.sha256}, archive_size = ${archive.size}, uploaded_at = ${now()}, findings = ${findings},
                    status_reason = CASE status WHEN 'NodeVersionStatusPending' THEN coalesce(${archive.statusReason ?? null}, status_reason) ELSE status_reason END,
