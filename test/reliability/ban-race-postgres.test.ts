@@ -13,15 +13,21 @@ import { call, createPublisher, createUser, makeZip, publish, uploadTo } from '.
 const postgresServer = testPostgres();
 const ROUNDS = 40;
 
+/** Two instances on one new PostgreSQL database, with one archive dir and one admin token. */
+async function twoInstances() {
+  const url = await (await postgresServer!).database();
+  const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
+  const archives = tempDir('nodereg-archives-');
+  const instances: TestServer[] = [];
+  for (let i = 0; i < 2; i++) {
+    instances.push(await startServer({ adminToken, database: await openDatabaseTarget({ kind: 'postgres', url }), archives: createLocalArchiveStorage(archives) }));
+  }
+  return { url, adminToken, instances };
+}
+
 describe.skipIf(!postgresServer)('publishing new nodes while a publisher is banned and unbanned, on PostgreSQL', () => {
   it('answers no 5xx and loses no node', { timeout: 120_000 }, async () => {
-    const url = await (await postgresServer!).database();
-    const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
-    const archives = tempDir('nodereg-archives-');
-    const instances: TestServer[] = [];
-    for (let i = 0; i < 2; i++) {
-      instances.push(await startServer({ adminToken, database: await openDatabaseTarget({ kind: 'postgres', url }), archives: createLocalArchiveStorage(archives) }));
-    }
+    const { url, adminToken, instances } = await twoInstances();
     try {
       const [one, two] = instances;
       const owner = await createUser(one, 'racer');
@@ -89,13 +95,7 @@ describe.skipIf(!postgresServer)('publishing new nodes while a publisher is bann
   it('answers no 5xx to a version published again while it is updated or its archive is uploaded', { timeout: 120_000 }, async () => {
     // A version's update and its upload wrote the version, then (trigger versions_touch_node) its node;
     // publish locks the node, then the version: measured 48 of 96 answers 500 (40P01) in 8 rounds.
-    const url = await (await postgresServer!).database();
-    const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
-    const archives = tempDir('nodereg-archives-');
-    const instances: TestServer[] = [];
-    for (let i = 0; i < 2; i++) {
-      instances.push(await startServer({ adminToken, database: await openDatabaseTarget({ kind: 'postgres', url }), archives: createLocalArchiveStorage(archives) }));
-    }
+    const { instances } = await twoInstances();
     try {
       const [one, two] = instances;
       const owner = await createUser(one, 'versions');
