@@ -124,6 +124,7 @@ describe('validate, publish and node versions --reasons', () => {
     const failed = await runCli(['validate', dir]);
     expect(failed.code).toBe(2);
     expect(failed.stderr).toContain('install.py:3  high  runtime-install');
+    expect(failed.stderr).toContain('hint: fix it, or mark a safe line'); // one finding
     // With --json, a failure is the error document alone (DESIGN.md §5), the findings in its message; no result with `scan`.
     const failedJson = await runCli(['validate', dir, '--json']);
     expect(failedJson.code).toBe(2);
