@@ -71,7 +71,7 @@ export async function run(argv: string[], version: string, deps: RunDeps = {}): 
     .option('--profile <name>', 'config profile (env NODEREG_PROFILE)')
     .option('--json', 'print exactly one JSON document on stdout')
     .option('--no-input', 'never prompt; fail and name the missing flag instead')
-    .option('--verbose', 'log requests (tokens redacted) and stack traces to stderr')
+    .option('--verbose', 'log requests (tokens and URL passwords redacted) and stack traces to stderr')
     .helpCommand('help [command]', 'show help for a command')
     .showSuggestionAfterError(true)
     .showHelpAfterError('(run with --help for usage)')
