@@ -86,15 +86,19 @@ export default async function publish() {
   const work = workDir('publish');
   const adminToken = `nrg_u_${randomBytes(16).toString('hex')}`;
   const server = await startServe({ dataDir: join(work, 'data'), adminToken });
+  // The same registry without its scan, for the bare client only: what the scan before the answer costs.
+  const unscanned = await startServe({ dataDir: join(work, 'data-unscanned'), adminToken, args: ['--scan', 'off'] });
   const rows = [];
   const notes = [];
   try {
-    const created = await fetch(`${server.url}/publishers`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ id: 'bench', name: 'Bench' }),
-    });
-    if (created.status !== 201) throw new Error(`POST /publishers: ${created.status} ${await created.text()}`);
+    for (const registry of [server, unscanned]) {
+      const created = await fetch(`${registry.url}/publishers`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'bench', name: 'Bench' }),
+      });
+      if (created.status !== 201) throw new Error(`POST /publishers: ${created.status} ${await created.text()}`);
+    }
     const env = cliEnv(join(work, 'home'), { NODEREG_TOKEN: adminToken, NODEREG_REGISTRY: server.url });
     const floorScript = join(work, 'floor.js');
     const bareClient = join(work, 'bare.js');
@@ -164,7 +168,7 @@ export default async function publish() {
         // The floor script in turns with node -e 0: the wall time of each of its steps (FLOOR_UNTIL; versions
         // 3.<step>.x), then CPU time of the whole script, its own and the server's.
         const steps = ['start', 'read', 'scan', 'pack', 'post', ''];
-        const floorRun = { bare: [], steps: steps.map(() => []), client: [], cpu: [], cpuBare: [], server: [] };
+        const floorRun = { bare: [], steps: steps.map(() => []), client: [], unscanned: [], cpu: [], cpuBare: [], server: [] };
         const wallOf = (args, extra = {}) => {
           const started = process.hrtime.bigint();
           const result = spawnSync(process.execPath, args, { env: { ...env, ...extra }, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -176,9 +180,11 @@ export default async function publish() {
           const bare = wallOf(['-e', '0']);
           const walls = steps.map((step, s) => wallOf(floorArgs(s, i), { FLOOR_UNTIL: step }));
           const client = wallOf([bareClient, dir, 'bench', node.id, `4.0.${i}`]);
+          const unscannedClient = wallOf([bareClient, dir, 'bench', node.id, `4.0.${i}`], { NODEREG_REGISTRY: unscanned.url });
           if (i === 0) continue; // a warm-up round
           floorRun.bare.push(bare);
           floorRun.client.push(client);
+          floorRun.unscanned.push(unscannedClient);
           walls.forEach((wall, s) => floorRun.steps[s].push(wall));
           floorRun.cpuBare.push(cpuOfRun(process.execPath, ['-e', '0'], env));
           const serverBefore = cpuMs(server.pid);
@@ -196,6 +202,8 @@ export default async function publish() {
         rows.push(row('publish: 1 MB node, the least a publish must do (bench/publish-floor.js)', ms(least), `node -e 0: ${ms(bare)}`, least / bare, '(the floor of the row above: start, read, scan gate, pack, POST, PUT)'));
         const client = median(floorRun.client);
         rows.push(row('publish: 1 MB node, a bare client (bench/publish-bare.js)', ms(client), `node -e 0: ${ms(bare)}`, client / bare, '(built-ins only: read, deflate, POST, PUT; no scan, manifest, git or limits)'));
+        const unscannedClient = median(floorRun.unscanned);
+        rows.push(row('publish: 1 MB node, the bare client to `serve --scan off`', ms(unscannedClient), `node -e 0: ${ms(bare)}`, unscannedClient / bare, '(what the registry\'s scan before its answer adds to the row above)'));
         notes.push(`publish 1 MB, the floor (bench/publish-floor.js, no CLI; medians of ${node.runs}): ${added.join(' · ')}`);
         notes.push(
           `publish 1 MB, the floor: CPU time ${ms(leastCpu)} (node -e 0: ${ms(bareCpu)}, ${(leastCpu / bareCpu).toFixed(2)}×), of \`nodereg serve\` ${ms(median(floorRun.server))} per publish; ` +
@@ -204,7 +212,7 @@ export default async function publish() {
       }
     }
   } finally {
-    await server.stop();
+    await Promise.all([server.stop(), unscanned.stop()]);
   }
   // What the packages on the publish path cost to load here, each on its own over `node -e 0`, loaded
   // the way the CLI loads them (ignore and yauzl with require: src/package/cjs.ts).

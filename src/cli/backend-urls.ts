@@ -1,5 +1,5 @@
 // The URLs of `--database` and `--storage` (serve, backup, restore): a flag wins over its environment
-// variable, a bad URL names whichever was used, and a printed PostgreSQL URL hides its password.
+// variable, and a bad URL names whichever was used (Output prints a URL's password as ***).
 import { Option } from 'commander';
 import { CliError, EXIT, invalidInput } from './errors.js';
 
@@ -26,9 +26,6 @@ export function backendUrl(env: NodeJS.ProcessEnv, flags: Partial<Record<Backend
   return value !== undefined ? { text: value, name: flag } : env[variable] ? { text: env[variable]!, name: variable } : undefined;
 }
 
-/** A database URL as it may be printed (start-up lines, errors): its password (to the last @ of the host part) replaced by ***. */
-export const withoutPassword = (text: string) => text.replace(/^(postgres(?:ql)?:\/\/[^:@/]*:)[^/]*@/i, '$1***@');
-
 /** `use(url)`: a bad URL is exit 2 naming its flag or variable; any other failure exit 1, naming what could not be opened. */
 export async function withBackend<T>(url: BackendUrl | undefined, use: (text: string) => T | Promise<T>): Promise<T | undefined> {
   const { BackendUrlError } = await import('../server/backends.js');
@@ -36,6 +33,6 @@ export async function withBackend<T>(url: BackendUrl | undefined, use: (text: st
     return url && (await use(url.text));
   } catch (error) {
     if (error instanceof BackendUrlError) throw invalidInput(`${url!.name}: ${error.message}`);
-    throw new CliError(`cannot open ${url!.name} ${withoutPassword(url!.text)}: ${(error as Error).message}`, EXIT.failure, 'data_dir');
+    throw new CliError(`cannot open ${url!.name} ${url!.text}: ${(error as Error).message}`, EXIT.failure, 'data_dir');
   }
 }

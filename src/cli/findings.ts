@@ -77,6 +77,6 @@ export function findingsError(stopping: Finding[], failOn: ScanSeverity, acceptF
     `the scan found ${plural(stopping.length, 'finding')} at or above ${failOn}:\n${list}`,
     EXIT.invalid,
     'scan_findings',
-    `fix them, or mark a safe line with \`# nodereg: allow RULE -- reason\`${acceptFlag ? ', or publish anyway with --accept-findings' : ''}; \`nodereg scan\` shows each with its line`,
+    `fix ${stopping.length === 1 ? 'it' : 'them'}, or mark a safe line with \`# nodereg: allow RULE -- reason\`${acceptFlag ? ', or publish anyway with --accept-findings' : ''}; \`nodereg scan\` shows each with its line`,
   );
 }

@@ -29,11 +29,12 @@ export function listText(values: readonly string[] | undefined): string {
   return values?.length ? values.join(', ') : '-';
 }
 
-/** Label/value lines, labels padded: the body of a `show` command. */
+/** Label/value lines, labels padded: the body of a `show` command. A value's further lines (a description) are indented under its first, so they never read as fields. */
 export function fields(rows: [string, string | number | undefined | null][]): string {
   const shown = rows.filter(([, value]) => value !== undefined && value !== null && value !== '');
   const width = Math.max(...shown.map(([label]) => label.length));
-  return shown.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${value}`).join('\n');
+  const indent = ' '.repeat(width + 2);
+  return shown.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${String(value).replace(/\n/g, `\n${indent}`)}`).join('\n');
 }
 
 /** Versions as a table: the status reason is the last column, since it is free text. */

@@ -50,7 +50,7 @@ export function problemsError(dir: string | undefined, problems: Problem[]): Cli
   const list = problems.map((p) => `  ${p.key}: ${p.message}`).join('\n');
   const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
   const where = dir ? `the project in ${dir}` : 'the project'; // '' is the current directory too
-  return new CliError(`${where} has ${count} to fix:\n${list}`, EXIT.invalid, 'invalid_manifest', 'fix them, then check again with `nodereg validate`');
+  return new CliError(`${where} has ${count} to fix:\n${list}`, EXIT.invalid, 'invalid_manifest', `fix ${problems.length === 1 ? 'it' : 'them'}, then check again with \`nodereg validate\``);
 }
 
 /** Loads the project in `dir`, prints its warnings, and fails with every problem at once. */

@@ -163,8 +163,13 @@ export function versionToSemver(text: string): VersionResult {
 /** The largest file read for `__version__`. */
 const VERSION_FILE_MAX = 1024 * 1024;
 
-/** `__version__ = "…"` or `VERSION = "…"` at the start of a line (an annotation allowed), as the incumbent reads it. */
-const VERSION_ASSIGNMENT = /^(?:__version__|VERSION)[ \t]*(?::[^=\n]+)?=[ \t]*(?:"([^"\\\n]*)"|'([^'\\\n]*)')/m;
+/** The first line that assigns `name` at its start (an annotation allowed): the name and what it assigns. */
+const assignment = (name: '__version__' | 'VERSION') => new RegExp(`^(${name})[ \\t]*(?::[^=\\n]+)?=(?!=)[ \\t]*([^\\n]*)`, 'm');
+/**
+ * A plain string literal and nothing after it but a comment: the file is read as text, never run, so
+ * an f-string, a concatenation, a join or a call (`'.'.join(...)` would read as ".") is not a version.
+ */
+const PLAIN_STRING = /^(?:"([^"\\\n]*)"|'([^'\\\n]*)')[ \t]*(?:#.*)?$/;
 
 /**
  * The incumbent's dynamic version: `[tool.comfy.version] path` names a file inside the project that
@@ -187,9 +192,15 @@ function versionFromFile(path: unknown, dir: string | undefined): { version: str
   } catch (error) {
     return { error: `cannot read "${path}": ${(error as Error).message}` };
   }
-  const match = VERSION_ASSIGNMENT.exec(text);
+  const match = assignment('__version__').exec(text) ?? assignment('VERSION').exec(text);
   if (!match) return { error: `"${path}" has no line such as __version__ = "1.2.3"` };
-  return { version: (match[1] ?? match[2]).trim(), file: path };
+  const [, name, value] = match;
+  const literal = PLAIN_STRING.exec(value.trimEnd());
+  if (!literal) {
+    const shown = value.trim().length > 60 ? `${value.trim().slice(0, 57)}...` : value.trim();
+    return { error: `"${path}" sets ${name} = ${shown}, not a plain string: the file is read as text, never run; write ${name} = "1.2.3" there, or set version under [tool.nodereg]` };
+  }
+  return { version: (literal[1] ?? literal[2]).trim(), file: path };
 }
 
 // ---------- reading ----------

@@ -7,7 +7,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
-import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
+import { createLocalArchiveStorage, StorageUnavailableError, type ArchiveStorage } from './archives/storage.js';
 import { MemoryBudget, UPLOAD_MEMORY } from './archives/validate-zip.js';
 import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
 import { prepareDataDir, refuseIncompleteBackup } from './data-dir.js';
@@ -125,10 +125,12 @@ export interface RegistryServer {
  * True when the database or the archive storage cannot be reached for the moment: a refused, reset or
  * timed-out connection, the PostgreSQL client's connection errors, PostgreSQL's connection exceptions
  * (SQLSTATE 08…), shutdown (57P01–57P03) and too many connections (53300), or an S3 error answer: a 5xx,
- * or a 4xx refusing our keys or the bucket (AccessDenied), none of them the client's doing (a missing
+ * or a 4xx refusing our keys or the bucket (AccessDenied, NoSuchBucket), or a store that answered
+ * otherwise than a store does (StorageUnavailableError), none of them the client's doing (a missing
  * object's 404 is handled where it is expected).
  */
 function backendUnavailable(error: unknown): boolean {
+  if (error instanceof StorageUnavailableError) return true;
   const { code, name, $metadata } = (error ?? {}) as { code?: unknown; name?: unknown; $metadata?: { httpStatusCode?: number } };
   if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|EAI_AGAIN|CONNECT_TIMEOUT|CONNECTION_\w+|08\w{3}|57P0[123]|53300)$/.test(code)) return true;
   return name === 'TimeoutError' || ($metadata?.httpStatusCode ?? 0) >= 400;

@@ -295,8 +295,23 @@ describe('nodes: show, versions, search, update, download', () => {
       expect(shown.code).toBe(0);
       expect(shown.stdout).toContain('Loud\\x1b[8m');
       if (args[1] === 'show') expect(shown.stdout).toContain('\x1b[32mactive\x1b[39m'); // our own colours stay
-      if (args[1] === 'show') expect(shown.stdout).toContain('then\\x0dover\r\nwritten on Windows'); // a line end stays
+      if (args[1] === 'show') expect(shown.stdout).toMatch(/then\\x0dover\r\n +written on Windows/); // a line end stays (the next line indented under the first)
       expect(shown.stdout.replace(/\x1b\[(?:1|22|32|39)m/g, '').replace(/\r\n/g, '\n')).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    }
+  });
+
+  it('indents a multi-line description under its label in node show and publisher show, so its lines do not read as fields', async () => {
+    await publish(bob.token, 'bobco', 'wordy-node', '1.0.0');
+    const description = 'Relights images.\nlicense: not a field\r\nthird line';
+    expect((await api('/publishers/bobco/nodes/wordy-node', bob.token, { method: 'PUT', body: JSON.stringify({ description }) })).status).toBe(200);
+    expect((await api('/publishers/bobco', bob.token, { method: 'PUT', body: JSON.stringify({ description }) })).status).toBe(200);
+    for (const args of [['node', 'show', 'wordy-node'], ['publisher', 'show', 'bobco']]) {
+      const shown = await cli(undefined, args);
+      expect(shown.code, shown.stderr).toBe(0);
+      const [, label, first] = /^(description:\s+)(.*)$/m.exec(shown.stdout)!;
+      expect(first).toBe('Relights images.');
+      const pad = ' '.repeat(label.length);
+      expect(shown.stdout).toContain(`${label}Relights images.\n${pad}license: not a field\r\n${pad}third line\n`);
     }
   });
 

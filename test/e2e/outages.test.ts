@@ -10,7 +10,8 @@ import { createServer as createHttpServer, request, type Server as HttpServer } 
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createS3ArchiveStorage } from '../../src/server/archives/s3-storage.js';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { createS3ArchiveStorage, s3ClientFromEnv } from '../../src/server/archives/s3-storage.js';
 import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { writeTree } from '../package/fixtures.js';
 import { eventually } from '../server/proxy-stand-ins.js';
@@ -60,7 +61,7 @@ async function tcpRelay(target: URL) {
  * answer, or relay as an S3-compatible server may: ignoring Range (`whole`), or without Content-Length (`chunked`).
  */
 async function httpRelay(target: string) {
-  const relay = { mode: 'relay' as 'relay' | '500' | '403' | 'hang' | 'whole' | 'chunked', url: '', server: undefined as HttpServer | undefined, requests: [] as string[] };
+  const relay = { mode: 'relay' as 'relay' | '500' | '403' | 'hang' | 'whole' | 'chunked' | 'put-dropped' | 'no-bucket', url: '', server: undefined as HttpServer | undefined, requests: [] as string[] };
   const upstream = new URL(target);
   relay.server = createHttpServer((req, res) => {
     relay.requests.push(`${req.method} ${req.url}`);
@@ -74,6 +75,18 @@ async function httpRelay(target: string) {
       req.resume();
       res.writeHead(403, { 'content-type': 'application/xml' });
       return void res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>');
+    }
+    // A look-alike or a captive proxy: the PUT is answered as stored (with an ETag) and nothing is.
+    if (relay.mode === 'put-dropped' && req.method === 'PUT') {
+      req.resume();
+      res.writeHead(200, { etag: '"d41d8cd98f00b204e9800998ecf8427e"' });
+      return void res.end();
+    }
+    // The bucket deleted (or a wrong one configured): S3's 404 NoSuchBucket, as it answers every request then.
+    if (relay.mode === 'no-bucket') {
+      req.resume();
+      res.writeHead(404, { 'content-type': 'application/xml' });
+      return void res.end(req.method === 'HEAD' ? undefined : '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message></Error>');
     }
     const { range, ...unranged } = req.headers;
     const headers = relay.mode === 'whole' ? unranged : req.headers;
@@ -240,14 +253,15 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
   }, 60_000);
 
   // 403: keys the bucket no longer takes (AccessDenied), no fault of the client either (it was a 500 `internal`).
-  it.for(['500', '403'] as const)('the bucket answering %s: downloads and uploads are 503, and the same upload URL works once the bucket is back', { timeout: 60_000 }, async (answer) => {
+  // put-dropped: a look-alike or a captive proxy answers the PUT 200 and stores nothing (it was a 200 with the version Active and no archive).
+  it.for(['500', '403', 'put-dropped'] as const)('the bucket answering %s: downloads and uploads are 503, and the same upload URL works once the bucket is back; stderr has serve\'s lines only', { timeout: 60_000 }, async (answer) => {
     const { relay, adminToken, env } = await behindBucketRelay();
     let served: Served | undefined;
-    served = await serve(['--port', '0'], { env });
+    served = await serve(['--port', '0', '--log', 'json'], { env });
     const { alice, pending, zip } = await registryWithNode({ url: served.url, adminToken } as TestServer);
 
     relay.mode = answer;
-    expectUnavailable(await call(served.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip'));
+    if (answer !== 'put-dropped') expectUnavailable(await call(served.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip'));
     expectUnavailable(await uploadTo(pending.body.signedUrl, zip));
     // Nothing half-stored: the version has no archive and is still pending.
     const version = await call(served.url, 'GET', '/nodes/kept-node/versions/1.1.0', { token: alice.token });
@@ -259,6 +273,28 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     expect(retried.status, retried.text).toBe(200);
     const download = await fetch(`${served.url}/archives/alice-co/kept-node/1.1.0/node.zip`);
     expect(Buffer.from(await download.arrayBuffer())).toEqual(zip);
+    expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    // With --log json every line is serve's JSON: nothing the S3 SDK prints of its own (it warned of a "non-retryable streaming request").
+    for (const line of served.stderr().trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
+    if (answer === 'put-dropped') expect(served.stderr()).toMatch(/answered the PUT of \S+ \(\d+ bytes\) as stored, and stored nothing\): answered 503/);
+  });
+
+  it('a bucket gone (NoSuchBucket) is 503 for downloads and uploads, the registry\'s fault; a key gone from a live bucket stays 404 "missing"', { timeout: 60_000 }, async () => {
+    const { relay, adminToken, env } = await behindBucketRelay();
+    const served = await serve(['--port', '0'], { env });
+    const { pending, zip } = await registryWithNode({ url: served.url, adminToken } as TestServer);
+
+    relay.mode = 'no-bucket';
+    expectUnavailable(await call(served.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip'));
+    expectUnavailable(await uploadTo(pending.body.signedUrl, zip));
+
+    relay.mode = 'relay';
+    const s3 = await s3Server!;
+    const [, bucket, prefix] = /^s3:\/\/([^/]+)\/(.*)$/.exec(env.NODEREG_STORAGE_URL)!;
+    const client = s3ClientFromEnv(s3.env);
+    await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: `${prefix}/alice-co/kept-node/1.0.0/node.zip` }));
+    client.destroy();
+    expectError(await call(served.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip'), 404, 'not_found');
     expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   });
 

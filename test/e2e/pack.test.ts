@@ -38,6 +38,7 @@ describe('nodereg validate', () => {
     expect(result.stderr).toContain('  [project] version: "1.0.dev1" is a development release');
     expect(result.stderr).toContain('  [project] name: must be letters, digits');
     expect(result.stderr).toContain('  [tool.nodereg] tags: must be a list, such as ["first", "second"]');
+    expect(result.stderr).toContain('hint: fix them, then check again');
     expect(result.stdout).toBe('');
   });
 
@@ -46,6 +47,7 @@ describe('nodereg validate', () => {
     const result = await runCli(['validate', '', '--offline'], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('error: the project has 1 problem to fix:');
+    expect(result.stderr).toContain('hint: fix it, then check again');
   });
 
   it('prints one JSON document either way', async () => {

@@ -361,6 +361,37 @@ requires-comfyui = ">=0.3.0"
     expect((await project(`${toml}[tool.nodereg]\nversion = "3.0.0"\n`, { 'n/version.py': '__version__ = "1"\n' })).request?.version).toBe('3.0.0');
   });
 
+  it.each([
+    ["'.'.join(map(str, VERSION))", "VERSION = (1, 2, 3)\n__version__ = '.'.join(map(str, VERSION))\n"],
+    ['f"{MAJOR}.{MINOR}.0"', 'MAJOR, MINOR = 1, 2\n__version__ = f"{MAJOR}.{MINOR}.0"\n'],
+    ['"1.2" + ".3"', '__version__ = "1.2" + ".3"\n'],
+    ['"1.2.3", "beta"  # a tuple', '__version__ = "1.2.3", "beta"  # a tuple\n'],
+    ['importlib.metadata.version("n")', 'import importlib.metadata\n__version__ = importlib.metadata.version("n")\n'],
+    ['"""1.2.3"""', '__version__ = """1.2.3"""\n'],
+    ['"1.2.3" if RELEASE else "0.0.0"', 'RELEASE = True\n__version__ = "1.2.3" if RELEASE else "0.0.0"\n'],
+  ])('a version file that sets __version__ = %s (not a plain string) is a problem naming the file and the key', async (value, source) => {
+    const toml = '[project]\nname = "n"\ndynamic = ["version"]\n[tool.comfy]\nPublisherId = "ada"\n[tool.comfy.version]\npath = "n/version.py"\n';
+    const p = await project(toml, { 'n/version.py': source });
+    expect(problems(p)).toEqual([
+      `[tool.comfy.version] path: "n/version.py" sets __version__ = ${value}, not a plain string: the file is read as text, never run; write __version__ = "1.2.3" there, or set version under [tool.nodereg]`,
+    ]);
+    expect(p.request).toBeUndefined();
+  });
+
+  it('a version file: a plain string with a comment, in either quotes, with CRLF line ends, is read; __version__ wins over an earlier VERSION', async () => {
+    const toml = '[project]\nname = "n"\ndynamic = ["version"]\n[tool.comfy]\nPublisherId = "ada"\n[tool.comfy.version]\npath = "v.py"\n';
+    for (const [source, version] of [
+      ["__version__ = '1.4.0'  # bumped by CI\n", '1.4.0'],
+      ['# header\r\n__version__ = "2.0"\r\n', '2.0.0'],
+      ['VERSION = (1, 2, 3)\n__version__ = "1.2.3"\n', '1.2.3'],
+      ['VERSION = "0.9"\n', '0.9.0'],
+    ]) {
+      const p = await project(toml, { 'v.py': source });
+      expect(p.problems).toEqual([]);
+      expect(p.request?.version).toBe(version);
+    }
+  });
+
   it('reads the [tool.comfy.version] file only when it is a small regular file inside the project: not a FIFO (the read would block forever), a symlink out, or a huge file', async () => {
     const toml = '[project]\nname = "n"\ndynamic = ["version"]\n[tool.comfy]\nPublisherId = "ada"\n[tool.comfy.version]\npath = "v.py"\n';
     const outside = join(tempDir(), 'secret.py');

@@ -8,7 +8,7 @@ import { sameRegistry } from '../config.js';
 import type { Ctx } from '../context.js';
 import type { Output } from '../output.js';
 import { dataDirOption, defaultDataDir } from '../data-dir.js';
-import { backendOption, backendUrl, withBackend, withoutPassword } from '../backend-urls.js';
+import { backendOption, backendUrl, withBackend } from '../backend-urls.js';
 import { addProxyFlags, describeProxy, proxyOptionsFromFlags, type ProxyFlags } from '../proxy-flags.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
 import { examples } from './index.js';
@@ -177,7 +177,7 @@ export function register(program: Command, ctx: Ctx): void {
       }
       const closed = closeOnSignal(server, info);
       info(dataDir ? `data dir: ${dataDir}` : 'data dir: none (everything is in --database and --storage)');
-      if (databaseUrl) info(`database: ${databaseTarget?.kind === 'sqlite' ? databaseTarget.path : withoutPassword(databaseUrl.text)}`);
+      if (databaseUrl) info(`database: ${databaseTarget?.kind === 'sqlite' ? databaseTarget.path : databaseUrl.text}`);
       // A registry grown onto --database leaves the data dir's own behind: say so, rather than seem to have lost it.
       const localDb = dataDir === undefined ? undefined : join(dataDir, 'registry.db');
       if (localDb && databaseTarget && (databaseTarget.kind !== 'sqlite' || databaseTarget.path !== localDb) && existsSync(localDb)) {

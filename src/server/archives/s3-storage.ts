@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { S3Client, HeadBucketCommand, PutObjectCommand, GetObjectCommand, HeadObjectCommand, DeleteObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
 import { S3_MAX_PUT } from '../backends.js';
-import { checkKey, receiveToFile, type ArchiveStorage, type ByteRange } from './storage.js';
+import { checkKey, receiveToFile, StorageUnavailableError, type ArchiveStorage, type ByteRange } from './storage.js';
 
 
 export interface S3StorageOptions {
@@ -45,6 +45,10 @@ export function s3ClientFromEnv(env: NodeJS.ProcessEnv, timeouts = S3_TIMEOUTS):
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     requestHandler: timeouts,
+    // Without a logger of its own the SDK writes a warning to the console when a streamed PUT fails
+    // ("An error was encountered in a non-retryable streaming request."): serve's stderr carries serve's
+    // lines only, and the error itself is thrown and logged there once.
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {} },
   });
 }
 
@@ -79,8 +83,9 @@ async function* bytesOf(body: Readable, { start, end }: ByteRange): AsyncGenerat
   }
 }
 
+/** A 404 for the object; not NoSuchBucket, which is the registry's fault (503), not an archive missing. */
 const missing = (error: unknown) =>
-  error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 404 || error.name === 'NoSuchKey' || error.name === 'NotFound');
+  error instanceof S3ServiceException && error.name !== 'NoSuchBucket' && (error.$metadata.httpStatusCode === 404 || error.name === 'NoSuchKey' || error.name === 'NotFound');
 
 export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorage {
   const client = s3ClientFromEnv(options.env, options.timeouts);
@@ -93,6 +98,22 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
   const spoolDir = options.spoolDir ?? mkdtempSync(join(tmpdir(), 'nodereg-spool-'));
   mkdirSync(spoolDir, { recursive: true });
 
+  /**
+   * One PUT, then a HEAD for the size stored: a look-alike or a captive proxy may answer 200 and store
+   * nothing. Not the ETag: it is the body's MD5 only without SSE-KMS or SSE-C, and not on every S3-compatible server.
+   */
+  async function put(key: string, body: Buffer | Readable, size: number, contentType: string) {
+    const Key = objectKey(key);
+    await client.send(new PutObjectCommand({ Bucket: bucket, Key, Body: body, ContentLength: size, ContentType: contentType }));
+    const stored = await client.send(new HeadObjectCommand({ Bucket: bucket, Key })).then(
+      (head) => head.ContentLength,
+      (error: unknown) => (missing(error) ? undefined : Promise.reject(error)),
+    );
+    if (stored !== size) {
+      throw new StorageUnavailableError(`the S3 server answered the PUT of ${Key} (${size} bytes) as stored, and stored ${stored === undefined ? 'nothing' : `${stored} bytes`}`);
+    }
+  }
+
   return {
     receive: (body, maxBytes, memory) => receiveToFile(body, maxBytes, spoolDir, memory),
 
@@ -100,15 +121,7 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
     // and a PUT to a key replaces what was there (a retry after a crash).
     async commit(received, key) {
       if (received.size > S3_MAX_PUT) throw new Error(`an archive of ${received.size} bytes is over the ${S3_MAX_PUT} bytes one S3 PUT takes`);
-      await client.send(
-        new PutObjectCommand({
-          Bucket: bucket,
-          Key: objectKey(key),
-          Body: createReadStream(received.tempPath),
-          ContentLength: received.size,
-          ContentType: 'application/zip',
-        }),
-      );
+      await put(key, createReadStream(received.tempPath), received.size, 'application/zip');
       await rm(received.tempPath, { force: true });
     },
 
@@ -117,7 +130,7 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
     },
 
     async write(key, data, contentType) {
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: objectKey(key), Body: data, ContentLength: data.length, ContentType: contentType }));
+      await put(key, data, data.length, contentType);
     },
 
     async remove(key) {

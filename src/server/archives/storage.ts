@@ -22,6 +22,14 @@ export interface ReceivedArchive {
 }
 
 /**
+ * The archive storage answered, but not as a store does (a PUT answered as stored that stored nothing):
+ * the registry's fault, not the client's, so the request is answered 503 and may be retried.
+ */
+export class StorageUnavailableError extends Error {
+  override name = 'StorageUnavailableError';
+}
+
+/**
  * Where archives live. The local dir is the embedded default; an object store can implement the same
  * interface when one process is not enough (DESIGN.md §3). Keys look like
  * `{publisherId}/{nodeId}/{version}/node.zip`.
