@@ -66,9 +66,14 @@ function trackedFiles(root: string, warnings: string[], problems: Problem[]): Tr
     // Outside a work tree is the ordinary case. The project's own repository refused (owned by another
     // user, a broken index) would lose its committed files that .gitignore matches, and pack other
     // bytes. One above it (ComfyUI's, around a node not yet a repository) may not hold the node at all.
-    if (hasGitEntry(root)) {
+    // A `.git` that is no repository (an empty directory, a submodule's `.git` file copied out) holds
+    // no committed file to lose: the ignore files go, as outside any repository.
+    const noRepository = /not a git repository/i.test(said.split('\n')[0]);
+    if (hasGitEntry(root) && !noRepository) {
       problems.push({ key: 'files', message: `git could not list the tracked files, so a committed file that .gitignore matches would be left out; fix what git says: ${said.split(/\s*\n\s*/).join(' ')}` });
-    } else if (!/not a git repository/i.test(said.split('\n')[0])) {
+    } else if (hasGitEntry(root)) {
+      warnings.push(`${join(root, '.git')} is not a git repository (${said.split('\n')[0]}); the file set follows the ignore files only`);
+    } else if (!noRepository) {
       warnings.push(`git could not list the tracked files (${said.split('\n')[0]}); the file set follows the ignore files only`);
     }
     return undefined;

@@ -1,7 +1,7 @@
 // validate and pack as a user runs them: the spawned binary on fixture trees, no network.
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers.js';
@@ -165,6 +165,15 @@ describe('nodereg pack', () => {
     const above = await runCli(['pack', node, '--out', out]);
     expect(above.code, above.stderr).toBe(0);
     expect(above.stderr).toMatch(/warning: git could not list the tracked files \(fatal: .*index file smaller than expected\); the file set follows the ignore files only/);
+    // A `.git` that is no repository at all (empty, or a submodule's `.git` file copied out) loses nothing: a warning.
+    for (const stale of ['empty directory', 'dangling file']) {
+      const copied = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "copied"\nversion = "1.0.0"\n', 'nodes.py': '' });
+      if (stale === 'empty directory') mkdirSync(join(copied, '.git'));
+      else writeFileSync(join(copied, '.git'), 'gitdir: ../.git/modules/copied\n');
+      const packed = await runCli(['pack', copied, '--out', out]);
+      expect(packed.code, `${stale}: ${packed.stderr}`).toBe(0);
+      expect(packed.stderr, stale).toContain(`warning: ${join(copied, '.git')} is not a git repository (fatal: not a git repository`);
+    }
   });
 
   it('--out DIR (existing, or ending in / and made) writes <id>-<version>.zip in it, as node download does; an impossible one names --out', async () => {
