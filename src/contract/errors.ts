@@ -30,7 +30,9 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ARCHIVE_TOO_LARGE_HINT =
   "nothing was created. Make the archive smaller (leave files out with [tool.nodereg] excludes or a .noderegignore file) and publish again, or ask the registry's operator to raise its limit (serve --max-archive)";
 /** A publish whose node id another publisher holds (403): the id, not the token, is what to change. */
-export const nodeIdTaken = (nodeId: string, publisherId: string) => `node ${nodeId} belongs to publisher ${publisherId}; choose another node id`;
+/** Without `publisherId`: a client that may not see the holder (a banned node answers 403 to all but admins). */
+export const nodeIdTaken = (nodeId: string, publisherId?: string) =>
+  `node ${nodeId} belongs to ${publisherId ? `publisher ${publisherId}` : 'another publisher (it is banned)'}; choose another node id`;
 export const NODE_ID_TAKEN_HINT = 'node ids are unique on a registry: rename the node ([project] name in pyproject.toml)';
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 

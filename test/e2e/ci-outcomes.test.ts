@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, INSTALLED_BIN, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { commitAll, gitRepo } from '../package/fixtures.js';
+import { createUser } from '../server/fixtures.js';
 
 let registry: TestServer;
 
@@ -95,6 +96,19 @@ describe('publish in CI: the exit code says what happened', () => {
     expect(taken.stderr).toContain(`error: node ${id} belongs to publisher ci; choose another node id\n`);
     expect(taken.stderr).toContain('hint: node ids are unique on a registry: rename the node ([project] name in pyproject.toml)\n');
     expect(taken.stderr).not.toContain('created publisher');
+    expect((await fetch(`${registry.url}/publishers/ci-squat`)).status).toBe(404);
+    // Banned, the node answers 403 to anyone but an admin: still someone else's, as no publisher of ours exists yet.
+    const ban = await fetch(`${registry.url}/publishers/ci/nodes/${id}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${registry.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'NodeStatusBanned' }),
+    });
+    expect(ban.status, await ban.text()).toBe(200);
+    const mallory = await createUser(registry, `mallory-${id}`);
+    const banned = await runCli(['publish', dir, '--publisher', 'ci-squat', '--create-publisher'], { env: { ...env(), NODEREG_TOKEN: mallory.token } });
+    expect(banned.code, banned.stderr).toBe(4);
+    expect(banned.stderr).toContain(`error: node ${id} belongs to another publisher (it is banned); choose another node id\n`);
+    expect(banned.stderr).not.toContain('created publisher');
     expect((await fetch(`${registry.url}/publishers/ci-squat`)).status).toBe(404);
   });
 

@@ -146,8 +146,12 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
             );
           }
           // A node id another publisher holds would be refused once the new publisher exists: create nothing.
-          const holder = await client.read<Node>(routes.getNode, { nodeId: request.nodeId }).then((node) => node.publisher?.id, () => undefined);
-          if (holder && holder !== publisherId) throw new CliError(nodeIdTaken(request.nodeId, holder), EXIT.auth, 'forbidden', NODE_ID_TAKEN_HINT, 403);
+          // A banned node answers 403 to all but admins, and with our publisher missing it is someone else's.
+          const taken = await client.read<Node>(routes.getNode, { nodeId: request.nodeId }).then(
+            (node) => (node.publisher?.id && node.publisher.id !== publisherId ? nodeIdTaken(request.nodeId, node.publisher.id) : undefined),
+            (error: { status?: number }) => (error?.status === 403 ? nodeIdTaken(request.nodeId) : undefined),
+          );
+          if (taken) throw new CliError(taken, EXIT.auth, 'forbidden', NODE_ID_TAKEN_HINT, 403);
           await client.send(routes.createPublisher, {}, { id: publisherId }); // an id the manifest checked
           ctx.out.success(`created publisher ${publisherId}`);
           return publish();
