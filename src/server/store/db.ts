@@ -35,6 +35,8 @@ function walMode(db: Db): void {
 }
 
 function migrate(db: Db): void {
+  // Up to date, the common start: no write lock taken.
+  if ((db.pragma('user_version', { simple: true }) as number) >= migrations.length) return;
   for (const [index, migration] of migrations.entries()) {
     const version = index + 1;
     // The version is read under the write lock: a serve opening the same new database meanwhile may have applied it.
