@@ -9,6 +9,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRegistryServer, type RegistryServer, type RegistryServerOptions } from '../src/server/index.js';
 
 export const BIN = resolve(import.meta.dirname, '../bin/nodereg.js');
+/** The first bytes of a 1×1 PNG: enough for the AI proxy to take an upload as an image. */
+export const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
 const cleanups: (() => void)[] = [];
 process.on('exit', () => cleanups.forEach((cleanup) => cleanup()));

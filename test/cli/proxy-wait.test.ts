@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
-import { startServer, tempDir, type TestServer } from '../helpers.js';
+import { PNG, startServer, tempDir, type TestServer } from '../helpers.js';
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
 /** A stream that says it is a terminal of the given width. */
 function terminal(columns: number) {

@@ -6,10 +6,9 @@ import { cpSync, existsSync, readFileSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asInvoked, invocation } from '../../src/cli/invocation.js';
-import { cliEnv, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { cliEnv, PNG, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { call, createPublisher, createUser, publish, publishAndUpload, type TestUser } from '../server/fixtures.js';
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 const ROOT = resolve(import.meta.dirname, '../..');
 
 let server: TestServer;

@@ -4,10 +4,9 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cliEnv, INSTALLED_BIN, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { BIN, cliEnv, INSTALLED_BIN, PNG, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { startStandIn, type StandIn } from '../server/proxy-stand-ins.js';
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
 async function createUser(server: TestServer, name: string): Promise<string> {
   const response = await fetch(`${server.url}/users`, {

@@ -11,7 +11,7 @@ import postgres from 'postgres';
 import { beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { RESTORE_DEADLINE_MS } from '../../src/contract/limits.js';
 import { postgresTables, sqliteTables, SEEDED_TABLES, type Table } from '../../src/server/restore.js';
-import { BIN, cliEnv, INSTALLED_BIN, runCli, tempDir, type TestServer } from '../helpers.js';
+import { BIN, cliEnv, INSTALLED_BIN, PNG, runCli, tempDir, type TestServer } from '../helpers.js';
 import { writeTree } from '../package/fixtures.js';
 import { testPostgres } from '../postgres.js';
 import { testS3 } from '../s3.js';
@@ -21,7 +21,6 @@ import { serve, type Served } from './serve-helper.js';
 const postgresServer = testPostgres();
 const s3Server = testS3();
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
 interface Built {
   dataDir: string;

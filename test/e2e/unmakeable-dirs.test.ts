@@ -4,12 +4,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { PNG, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { writeTree } from '../package/fixtures.js';
 import { createPublisher, createUser, publishAndUpload, type TestUser } from '../server/fixtures.js';
 
 const NOWHERE = '/proc/nodereg-nowhere/deeper';
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
 let server: TestServer;
 let alice: TestUser;

@@ -5,10 +5,9 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../helpers.js';
+import { PNG, startServer, type TestServer } from '../helpers.js';
 import { eventually, startStandIn, type Answer, type StandIn } from './proxy-stand-ins.js';
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 const IMAGE = PNG.toString('base64');
 /** A PNG whose body is over 256 KiB: prepared in the worker thread, not on the event loop. */
 const BIG_PNG = Buffer.concat([PNG, Buffer.alloc(300 * 1024, 1)]);

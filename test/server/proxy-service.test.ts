@@ -19,10 +19,9 @@ import { UpstreamRejection } from '../../src/server/proxy/upstream.js';
 import type { Principal } from '../../src/server/route.js';
 import { loadKeys } from '../../src/server/secrets.js';
 import { openDatabase } from '../../src/server/store/db.js';
-import { tempDir } from '../helpers.js';
+import { PNG, tempDir } from '../helpers.js';
 import { eventually, startStandIn, type Answer, type StandIn } from './proxy-stand-ins.js';
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 const alice: Principal = { kind: 'user', userId: 'alice', admin: false, tokenId: 'ta' };
 const bob: Principal = { kind: 'user', userId: 'bob', admin: false, tokenId: 'tb' };
 const admin: Principal = { kind: 'user', userId: 'root', admin: true, tokenId: 'tr' };
