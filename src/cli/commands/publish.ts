@@ -1,10 +1,11 @@
 import { appendFileSync, createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { Client } from '../../client/index.js';
 import { routes } from '../../contract/answers.js';
-import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
+import { DEFAULT_MAX_ARCHIVE, RESTART_WINDOW_MS } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
 import { NODE_ID_TAKEN_HINT, nodeIdTaken } from '../../contract/errors.js';
 import type { Node, NodeVersion, PublishResponse, RegistryLimits } from '../../contract/resources.js';
@@ -173,13 +174,13 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
         });
       } catch (error) {
         if (signal.aborted) throw left.uploadInterrupted(signal.reason);
-        if (isConflict(error)) {
-          const existing = await client.read<NodeVersion>(routes.getNodeVersion, { nodeId: request.nodeId, version: request.version }).catch(() => undefined);
-          // Our archive from an attempt whose answer was lost; no archive yet: another upload holds the version (or held it when its server died).
-          if (existing?.archive_sha256 === archive.sha256) return existing;
-          if (existing && !existing.archive_sha256) throw left.uploadFailed(toCliError(error));
-          return 'exists' as const;
-        }
+        // The registry may have an archive all the same: ours, from an attempt whose answer was lost, or
+        // that of another job publishing this version at once (a 409 while its upload is checked: waited for).
+        const existing = await versionAfterUpload(client, request, isConflict(error), signal);
+        if (signal.aborted) throw left.uploadInterrupted(signal.reason);
+        if (existing?.archive_sha256 === archive.sha256) return existing;
+        if (existing?.archive_sha256 || (isConflict(error) && !existing)) return 'exists' as const;
+        // No archive yet: nothing arrived, or another upload holds the version (or held it when its server died).
         throw left.uploadFailed(toCliError(error));
       } finally {
         bar.end();
@@ -195,6 +196,19 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
 }
 
 const isConflict = (error: unknown) => (error as { status?: number })?.status === 409;
+
+/**
+ * The version as the registry has it after a failed upload; undefined when it cannot be read. With
+ * `wait` (another upload holds the version), read again until it has an archive, for as long as a restart is waited for.
+ */
+async function versionAfterUpload(client: Client, request: { nodeId: string; version: string }, wait: boolean, signal: AbortSignal) {
+  const until = Date.now() + RESTART_WINDOW_MS;
+  for (let delay = 300; ; delay = Math.min(delay * 2, 2000)) {
+    const version = await client.read<NodeVersion>(routes.getNodeVersion, { nodeId: request.nodeId, version: request.version }).catch(() => undefined);
+    if (!wait || !version || version.archive_sha256 || version.status !== 'NodeVersionStatusPending' || Date.now() + delay > until || signal.aborted) return version;
+    await sleep(delay, undefined, { signal }).catch(() => {});
+  }
+}
 
 const alreadyPublished = (request: { nodeId: string; version: string }, registry: string) =>
   new CliError(`${request.nodeId} ${request.version} is already published on ${registry}`, EXIT.conflict, 'conflict', EXISTS_HINT, 409);
