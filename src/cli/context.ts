@@ -161,6 +161,18 @@ export class Ctx {
       const known = connection.unknownProfile.length ? ` (profiles: ${connection.unknownProfile.join(', ')})` : ' (none is saved yet)';
       throw invalidInput(`there is no profile named "${connection.profile}"${known}`, `save one with \`nodereg login --profile ${connection.profile}\``);
     }
+    const odd = connection.token && /[^\x21-\x7e]/.exec(connection.token)?.[0];
+    if (odd) {
+      // No header carries a line break or a control character, and no token holds a space: say so, naming where it came from, rather than send it.
+      const from = options.token !== undefined ? 'the token given' : connection.tokenSource === 'flag' ? '--token' : connection.tokenSource === 'env' ? 'NODEREG_TOKEN' : `profile "${connection.profile}"`;
+      const what = odd === '\n' || odd === '\r' ? 'a line break' : odd === ' ' || odd === '\t' ? 'a space' : odd < ' ' || odd === '\x7f' ? 'a control character' : 'a character outside ASCII';
+      throw new CliError(
+        `${from} is not a token: it holds ${what}`,
+        EXIT.auth,
+        'unauthorized',
+        'a token is one word (nrg_pat_… or nrg_u_…): store it alone, without "Bearer " or anything before or after it',
+      );
+    }
     if (options.requireToken && !connection.token) {
       throw new CliError(
         `no token for ${connection.registry}`,

@@ -83,4 +83,21 @@ describe('the token from a CI secret', () => {
     expect(published.code, published.stderr).toBe(0);
     expect(JSON.parse(published.stdout)).toMatchObject({ node_id: 'secret-node', version: '1.0.0', status: 'NodeVersionStatusActive' });
   });
+
+  it('with "Bearer " before it, a second line or a control character inside: exit 4 naming NODEREG_TOKEN, before any request', { timeout: 60_000 }, async () => {
+    const repo = commitAll(gitRepo({
+      'pyproject.toml': '[project]\nname = "odd-secret"\nversion = "1.0.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "flaky"\n',
+      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+    }));
+    const cases: [string, string][] = [[`Bearer ${token}`, 'a space'], [`${token}\n# CI token`, 'a line break'], [`${token}\u001b[0m`, 'a control character']];
+    for (const [secret, what] of cases) {
+      const before = seen.length;
+      const published = await runCli(['publish', '--json'], { cwd: repo, env: { NODEREG_TOKEN: secret, NODEREG_REGISTRY: proxyUrl } });
+      expect(published.code, published.stderr).toBe(4);
+      expect(JSON.parse(published.stdout).error).toMatchObject({ code: 'unauthorized', message: `NODEREG_TOKEN is not a token: it holds ${what}` });
+      expect(published.stderr).toContain('hint: a token is one word');
+      expect(published.stdout + published.stderr).not.toContain(token);
+      expect(seen.length).toBe(before);
+    }
+  });
 });
