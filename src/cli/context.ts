@@ -58,8 +58,8 @@ export class Ctx {
   readonly stderr: Stream;
   private output?: Output;
   private configStore?: Promise<ConfigStore>;
-  /** The profile and registry of the token requests went with, when it came from a profile. */
-  private profileToken?: { profile: string; registry: string };
+  /** Where the token requests went with came from, with its profile and registry. */
+  private tokenUsed?: { source: Connection['tokenSource']; profile: string; registry: string };
 
   constructor(
     /** The global options as given (commander's, or quick.ts's for the commands it takes). */
@@ -85,11 +85,16 @@ export class Ctx {
   fail(error: unknown): number {
     if (error instanceof ResultExit) return error.exitCode;
     let cliError: CliError = toCliError(error);
-    const used = this.profileToken;
-    if (cliError.status === 401 && used) {
+    const used = this.tokenUsed;
+    if (cliError.status === 401 && used?.source === 'profile') {
       // A profile keeps a token until it is replaced: an admin token serve saved there dies with its data dir or database.
       const login = `nodereg login${used.profile === DEFAULT_PROFILE ? '' : ` --profile ${used.profile}`}`;
       const hint = `profile "${used.profile}" holds this token and ${used.registry} refuses it: it is stale (an admin token \`nodereg serve\` saved there stops working when the registry's data dir or database changes); save a live one with \`${login}\``;
+      cliError = new CliError(cliError.message, cliError.exitCode, cliError.code, hint, cliError.status);
+    } else if (cliError.status === 401 && (used?.source === 'env' || used?.source === 'flag')) {
+      // Say which token it was: one in the environment wins over a profile's, which a CI job may not expect.
+      const from = used.source === 'env' ? 'NODEREG_TOKEN' : '--token';
+      const hint = `${from} holds this token and ${used.registry} refuses it (revoked, or made on another registry); it is used before any profile's token: give a live one, e.g. from \`nodereg token create\``;
       cliError = new CliError(cliError.message, cliError.exitCode, cliError.code, hint, cliError.status);
     }
     this.out.error(cliError, Boolean(this.globals().verbose));
@@ -156,7 +161,7 @@ export class Ctx {
   async client(options: { requireToken?: boolean; token?: string; timeoutMs?: number; retries?: number; restartWindowMs?: number } = {}): Promise<Client> {
     const connection = await this.connection();
     if (options.token !== undefined) connection.token = options.token;
-    else if (connection.tokenSource === 'profile') this.profileToken = { profile: connection.profile, registry: connection.registry };
+    else this.tokenUsed = { source: connection.tokenSource, profile: connection.profile, registry: connection.registry };
     if (options.requireToken && !connection.token && connection.unknownProfile) {
       const known = connection.unknownProfile.length ? ` (profiles: ${connection.unknownProfile.join(', ')})` : ' (none is saved yet)';
       throw invalidInput(`there is no profile named "${connection.profile}"${known}`, `save one with \`nodereg login --profile ${connection.profile}\``);

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startServer, type TestServer } from '../helpers.js';
+import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { commitAll, gitRepo } from '../package/fixtures.js';
 import { createPat, createPublisher, createUser } from '../server/fixtures.js';
 
@@ -82,6 +82,17 @@ describe('the token from a CI secret', () => {
     const published = await runCli(['publish', '--json'], { cwd: repo, env: { NODEREG_TOKEN: `${token}\n`, NODEREG_REGISTRY: server.url } });
     expect(published.code, published.stderr).toBe(0);
     expect(JSON.parse(published.stdout)).toMatchObject({ node_id: 'secret-node', version: '1.0.0', status: 'NodeVersionStatusActive' });
+  });
+
+  it('refused while a profile holds a live one: exit 4, the hint says NODEREG_TOKEN held it and wins over the profile', { timeout: 60_000 }, async () => {
+    const home = tempDir('nodereg-home-');
+    const login = await runCli(['login', '--no-input', '--registry', server.url], { home, input: `${token}\n`, env: { NODEREG_TOKEN: undefined } });
+    expect(login.code, login.stderr).toBe(0);
+    expect((await runCli(['whoami'], { home })).code).toBe(0); // the profile's token is live
+    const refused = await runCli(['whoami', '--json'], { home, env: { NODEREG_TOKEN: 'nrg_pat_revokedlongago' } });
+    expect(refused.code, refused.stderr).toBe(4);
+    expect(JSON.parse(refused.stdout).error).toMatchObject({ code: 'unauthorized', status: 401 });
+    expect(refused.stderr).toContain(`hint: NODEREG_TOKEN holds this token and ${server.url} refuses it (revoked, or made on another registry); it is used before any profile's token`);
   });
 
   it('with "Bearer " before it, a second line or a control character inside: exit 4 naming NODEREG_TOKEN, before any request', { timeout: 60_000 }, async () => {
