@@ -1,7 +1,7 @@
 // A CI job whose upload's answer goes missing, or that races another job for the same version: the
 // real binary, stdout a pipe, CI set, against a registry on port 0 whose upload URLs lead through a
-// relay on 127.0.0.1. The relay drops the answers of uploads (each request reaches the registry
-// whole), or holds two uploads and lets the second through while the registry still checks the first.
+// relay on 127.0.0.1. The relay drops the answers of uploads or of the publish request (each request
+// reaches the registry whole), or holds two uploads and lets the second through while the registry still checks the first.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -11,7 +11,7 @@ import { committedRepo } from '../package/fixtures.js';
 
 let registry: TestServer;
 let relay: http.Server;
-let mode: 'pass' | 'drop-put-answers' | 'pair-puts' = 'pass';
+let mode: 'pass' | 'drop-put-answers' | 'drop-post-answers' | 'pair-puts' = 'pass';
 /** PUTs held in pair-puts mode, each a function that sends it on. */
 const held: (() => http.ClientRequest)[] = [];
 
@@ -20,7 +20,7 @@ beforeAll(async () => {
     const send = () => {
       const target = new URL(registry.url);
       const forward = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        if (req.method === 'PUT' && mode === 'drop-put-answers') {
+        if (mode === `drop-${req.method!.toLowerCase()}-answers`) {
           answer.resume();
           answer.on('end', () => req.socket.destroy()); // the registry has answered; the client never hears it
           return;
@@ -73,6 +73,22 @@ describe('publish when the upload answer is lost or another job uploads the same
     const report = JSON.parse(result.stdout);
     expect(report).toMatchObject({ node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive', skipped: false });
     expect(await version(id)).toMatchObject({ status: 'NodeVersionStatusActive', archive_sha256: report.archive_sha256 });
+  });
+
+  it('every answer to the publish request lost: exit 1 saying the version may be registered, and the command that finishes it does', { timeout: 60_000 }, async () => {
+    const id = `unanswered-${randomBytes(3).toString('hex')}`;
+    const dir = project(id);
+    mode = 'drop-post-answers';
+    const relayed = { NODEREG_REGISTRY: `http://127.0.0.1:${(relay.address() as AddressInfo).port}` };
+    const failed = await runCli(['publish', dir, '--json'], { env: { ...env(), ...relayed } }).finally(() => (mode = 'pass'));
+    expect(failed.code, failed.stderr).toBe(1);
+    expect(JSON.parse(failed.stdout).error.message).toContain(`with the publish request sent: ${id} 1.0.0 may be registered on ${relayed.NODEREG_REGISTRY} without its archive`);
+    const command = /hint: finish it with `nodereg ([^`]+)`/.exec(failed.stderr)?.[1];
+    expect(command).toBe(`publish ${dir} --skip-existing`);
+    expect(await version(id)).toMatchObject({ status: 'NodeVersionStatusPending' });
+    const finished = await runCli([...command!.split(' '), '--json'], { env: { ...env(), ...relayed } });
+    expect(finished.code, finished.stderr).toBe(0);
+    expect(JSON.parse(finished.stdout)).toMatchObject({ node_id: id, status: 'NodeVersionStatusActive', skipped: false });
   });
 
   it('two jobs, one version, other files: one exits 0, the other 3 "already published", never told to withdraw the winner', { timeout: 60_000 }, async () => {

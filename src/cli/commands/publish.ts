@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { Client } from '../../client/index.js';
+import { NetworkError, type Client } from '../../client/index.js';
 import { routes } from '../../contract/answers.js';
 import { DEFAULT_MAX_ARCHIVE, RESTART_WINDOW_MS } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
@@ -160,6 +160,8 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
       } catch (error) {
         if (signal.aborted) throw left.interrupted(signal.reason, 'before the registry answered the publish', true);
         if (isConflict(error)) return 'exists' as const;
+        // Sent, but no answer came (a timeout, a reset after the retries): the registry may have registered the version.
+        if (error instanceof NetworkError) throw left.unanswered(toCliError(error));
         throw toCliError(error, { 413: ARCHIVE_HINT });
       }
 
@@ -381,6 +383,9 @@ function leftBehind(request: { nodeId: string; version: string }, registry: stri
     interrupted(by: unknown, when: string, maybe = false): CliError {
       const what = maybe ? pending.replace(' is registered', ' may be registered') : pending;
       return new CliError(`interrupted ${when}: ${what}`, exitCodeForSignal(by), 'interrupted', finish);
+    },
+    unanswered(failure: CliError): CliError {
+      return new CliError(`${failure.message}, with the publish request sent: ${pending.replace(' is registered', ' may be registered')}`, failure.exitCode, failure.code, finish);
     },
     uploadInterrupted(by: unknown): CliError {
       // The whole body may have been sent: the registry may have the archive, with its answer not read yet.
