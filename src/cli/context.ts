@@ -125,12 +125,14 @@ export class Ctx {
   /** flag > env > profile; the profile's token is used only for the registry it was saved for. */
   async connection(): Promise<Connection> {
     const g = this.globals();
-    const profileName = g.profile ?? this.env.NODEREG_PROFILE ?? DEFAULT_PROFILE;
-    let registry = g.registry ?? this.env.NODEREG_REGISTRY;
+    // A CI variable that is not defined arrives empty: unset. A pasted value's line break is dropped, as for the token.
+    const variable = (name: string) => this.env[name]?.trim() || undefined;
+    const profileName = g.profile ?? variable('NODEREG_PROFILE') ?? DEFAULT_PROFILE;
+    let registry = g.registry?.trim() ?? variable('NODEREG_REGISTRY');
     // A token pasted into a CI secret often ends with a line break, which no header may carry (login trims it too).
     let token = (g.token ?? this.env.NODEREG_TOKEN)?.trim();
     let tokenSource: Connection['tokenSource'] = g.token ? 'flag' : this.env.NODEREG_TOKEN ? 'env' : 'none';
-    const explicitProfile = g.profile !== undefined || this.env.NODEREG_PROFILE !== undefined;
+    const explicitProfile = g.profile !== undefined || variable('NODEREG_PROFILE') !== undefined;
     let unknownProfile: string[] | undefined;
     let registrySource = g.registry !== undefined ? '--registry' : 'NODEREG_REGISTRY';
     // conf costs start-up time: read it only when something is still missing

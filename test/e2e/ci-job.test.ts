@@ -112,3 +112,18 @@ describe('the token from a CI secret', () => {
     }
   });
 });
+
+describe('CI variables as a workflow passes them', () => {
+  it('NODEREG_REGISTRY with a line break is used without it; empty (a variable not defined) is unset, as an empty NODEREG_PROFILE is', { timeout: 60_000 }, async () => {
+    const pasted = await runCli(['whoami', '--json'], { env: { NODEREG_REGISTRY: `${server.url}\n`, NODEREG_TOKEN: token } });
+    expect(pasted.code, pasted.stderr).toBe(0);
+    expect(JSON.parse(pasted.stdout)).toMatchObject({ kind: 'pat', publisher: { id: 'flaky' } });
+
+    const home = tempDir('nodereg-home-');
+    const login = await runCli(['login', '--no-input', '--registry', server.url], { home, input: `${token}\n` });
+    expect(login.code, login.stderr).toBe(0);
+    const fromProfile = await runCli(['whoami', '--json'], { home, env: { NODEREG_REGISTRY: '', NODEREG_PROFILE: '', NODEREG_TOKEN: '' } });
+    expect(fromProfile.code, fromProfile.stderr).toBe(0);
+    expect(JSON.parse(fromProfile.stdout)).toMatchObject({ kind: 'pat', publisher: { id: 'flaky' } });
+  });
+});
