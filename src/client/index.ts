@@ -8,7 +8,7 @@ import { send, withoutQuery, type Answer } from './http.js';
 
 export { ApiError, ForeignAnswerError, NetworkError, RequestInvalidError };
 export type { Answer };
-import { CONTENT_SHA256_HEADER, RESTART_WINDOW_MS, UPLOAD_ANSWER_TIMEOUT_MS, UPLOAD_IDLE_TIMEOUT_MS } from '../contract/limits.js';
+import { CONTENT_SHA256_HEADER, REQUEST_TIMEOUT_MS, RESTART_WINDOW_MS, UPLOAD_ANSWER_TIMEOUT_MS, UPLOAD_IDLE_TIMEOUT_MS } from '../contract/limits.js';
 import type { NodeVersion } from '../contract/resources.js';
 import type { BodyOf, Operation, ParamsOf, QueryOf, ResponseOf } from '../contract/operation.js';
 import { buildPath } from '../contract/paths.js';
@@ -158,7 +158,7 @@ export function createClient(options: ClientOptions) {
   const headers: Record<string, string> = { 'user-agent': options.userAgent ?? 'nodereg' };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
 
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
   const retries = options.retries ?? 2;
   const restartWindowMs = options.restartWindowMs ?? RESTART_WINDOW_MS;
   /** Whether the registry has answered anything in this run: a refused or reset connection then means a restart, not a wrong URL. */
