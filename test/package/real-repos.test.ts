@@ -65,4 +65,31 @@ include = ["ComfyUI_UltimateSDUpscale"]
     ]);
     rmSync(clone, { recursive: true, force: true });
   });
+
+  // 11cafe/comfyui-workspace-manager, pyproject.toml: the incumbent's `comfy node init` template, with
+  // PublisherId left "".
+  const WORKSPACE_MANAGER = `[project]
+name = "comfyui-workspace-manager"
+description = "A ComfyUI custom node for project management to centralize the management of all your workflows in one place. Seamlessly switch between workflows, create and update them within a single workspace, like Google Docs."
+version = "1.0.0"
+license = "LICENSE"
+
+[project.urls]
+Repository = "https://github.com/11cafe/comfyui-workspace-manager"
+
+[tool.comfy]
+PublisherId = ""
+DisplayName = "comfyui-workspace-manager"
+Icon = ""
+Models = [{location = "/checkpoints/model.safetensor", model_url = "https://example.com/model.zip"}]
+`;
+
+  it('names the empty PublisherId the publisher has, not a key to add (11cafe/comfyui-workspace-manager)', async () => {
+    const root = commitAll(gitRepo({ 'pyproject.toml': WORKSPACE_MANAGER, LICENSE: 'GPL-3.0\n', '__init__.py': '' }));
+    const project = await loadProject(root, { requirePublisher: true });
+    expect(project.problems).toEqual([
+      { key: '[tool.comfy] PublisherId', message: 'is empty: set it to your publisher id (PublisherId = "your-publisher-id"), or pass --publisher' },
+    ]);
+    expect((await loadProject(root, { requirePublisher: true, publisher: 'cafe' })).request?.body.node.license).toBe('LICENSE');
+  });
 });
