@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
-import { commitAll, git, gitRepo, writeTree } from '../package/fixtures.js';
+import { commitAll, gitRepo, writeTree } from '../package/fixtures.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -66,7 +66,7 @@ web = "web"
 requires-comfyui = ">=0.14.0"
 `;
 
-// DonutsDelivery/ComfyUI-DonutNodes: pyproject.toml (includes), .gitignore and .comfyignore.
+// DonutsDelivery/ComfyUI-DonutNodes: pyproject.toml (includes) and .comfyignore.
 const DONUT_NODES = `[project]
 name = "donutnodes"
 description = "Block-weighted LoRA stacking with CivitAI metadata, hash resolution, and browser integration; Donut Detailer for per-block model tuning; TeaCache acceleration; tiled upscaling; CFG sampling with 18 curve types; and reference-based spectral sharpening."
@@ -82,48 +82,6 @@ PublisherId = "donutsdelivery"
 DisplayName = "ComfyUI-DonutNodes"
 Icon = ""
 includes = ["assets/uncensorfix.f32", "assets/README.md", "model_sources.json", "docs/model-sources.md"]
-`;
-const DONUT_GITIGNORE = `__pycache__/
-
-# User config (contains API keys)
-config.yaml
-
-# CivitAI cache
-civitai_cache/
-
-# Local credentials and environments
-.env
-.env.*
-!.env.example
-.comfy-registry.env
-.venv/
-venv/
-
-# Python and development caches
-*.py[cod]
-.pytest_cache/
-.ruff_cache/
-.mypy_cache/
-.coverage
-.coverage.*
-htmlcov/
-
-# Local editor and agent state
-.idea/
-.vscode/
-.agents/
-.codex/
-.claude/
-.beads/
-.tracking
-HERMES.md
-
-# Generated release/build artifacts
-/node.zip
-/dist/
-/build/
-*.egg-info/
-.DS_Store
 `;
 const DONUT_COMFYIGNORE = `# User data and credentials (also excluded when packaging outside Git)
 civitai_cache/
@@ -193,14 +151,13 @@ describe('real repositories, published and shown', () => {
 
   it('ships the committed files .comfyignore keeps and the includes, never the secrets beside them (DonutsDelivery/ComfyUI-DonutNodes)', async () => {
     const root = gitRepo({
-      'pyproject.toml': DONUT_NODES, '.gitignore': DONUT_GITIGNORE, '.comfyignore': DONUT_COMFYIGNORE,
+      'pyproject.toml': DONUT_NODES, '.comfyignore': DONUT_COMFYIGNORE,
       LICENSE: 'MIT\n', 'README.md': '', '__init__.py': '', 'DonutDetailer.py': '', 'AGENTS.md': '',
       'assets/README.md': '', 'assets/uncensorfix.f32': Buffer.alloc(4096, 1), 'model_sources.json': '{}',
       'docs/model-sources.md': '', 'docs/publishing.md': '', 'docs/validation/report.md': '',
       'distribution/manual/DonutNodes-model-installer.zip': Buffer.alloc(2048), 'tests/test_lora.py': '', 'tools/check.py': '',
       '.github/workflows/publish.yml': '', '.claude/CLAUDE.md': '', 'HERMES.md': '',
     });
-    git(root, ['add', '-f', '.claude/CLAUDE.md', 'HERMES.md']); // committed before .gitignore named them
     commitAll(root);
     writeTree(root, { 'config.yaml': 'civitai_api_key: secret\n', '.env': 'TOKEN=x\n', '.env.example': 'TOKEN=\n', 'civitai_cache/a.json': '{}' });
 
@@ -210,7 +167,7 @@ describe('real repositories, published and shown', () => {
     const out = join(tempDir(), 'donut.zip');
     expect((await cli(['node', 'download', 'donutnodes@3.0.29', '--out', out])).code).toBe(0);
     expect(unzipList(out)).toEqual([
-      '.comfyignore', '.gitignore', 'DonutDetailer.py', 'LICENSE', 'README.md', '__init__.py',
+      '.comfyignore', 'DonutDetailer.py', 'LICENSE', 'README.md', '__init__.py',
       'assets/README.md', 'assets/uncensorfix.f32', 'docs/model-sources.md', 'model_sources.json', 'pyproject.toml',
     ]);
   });
