@@ -1,10 +1,13 @@
 // A CI job: the real binary, stdout a pipe, CI set, a token from the environment. It talks to a real
 // registry directly, or through a proxy on 127.0.0.1 that cuts chosen answers halfway (status and
 // headers sent, then half the body, then the connection closed), as a load balancer or a dropped link does.
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { cliEnv, INSTALLED_BIN, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { commitAll, gitRepo } from '../package/fixtures.js';
 import { createPat, createPublisher, createUser } from '../server/fixtures.js';
 
@@ -125,5 +128,34 @@ describe('CI variables as a workflow passes them', () => {
     const fromProfile = await runCli(['whoami', '--json'], { home, env: { NODEREG_REGISTRY: '', NODEREG_PROFILE: '', NODEREG_TOKEN: '' } });
     expect(fromProfile.code, fromProfile.stderr).toBe(0);
     expect(JSON.parse(fromProfile.stdout)).toMatchObject({ kind: 'pat', publisher: { id: 'flaky' } });
+  });
+});
+
+describe('stdout redirected into the project', () => {
+  /** `nodereg ARGS > repo/publish.json`, as a script that keeps the result writes it; resolves to the exit code and stderr. */
+  async function publishInto(repo: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
+    const out = openSync(join(repo, 'publish.json'), 'w');
+    const env = cliEnv(tempDir('nodereg-home-'), { NODEREG_TOKEN: token, NODEREG_REGISTRY: server.url });
+    const child = spawn(process.execPath, [INSTALLED_BIN, 'publish', '--json', ...args], { cwd: repo, env, stdio: ['ignore', out, 'pipe'] });
+    closeSync(out);
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise<number | null>((done) => child.on('close', done));
+    return { code, stderr };
+  }
+
+  it('is not packed (it holds the run\'s output, not the node\'s), and the re-run with --skip-existing finds the same archive', { timeout: 60_000 }, async () => {
+    const repo = commitAll(gitRepo({
+      'pyproject.toml': '[project]\nname = "kept-result"\nversion = "1.0.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "flaky"\n',
+      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+    }));
+    const first = await publishInto(repo, []);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain("warning: publish.json is left out: this run's output goes there");
+    const published = JSON.parse(readFileSync(join(repo, 'publish.json'), 'utf8'));
+    expect(published).toMatchObject({ node_id: 'kept-result', files: 2, skipped: false });
+    const again = await publishInto(repo, ['--skip-existing']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(repo, 'publish.json'), 'utf8'))).toMatchObject({ archive_sha256: published.archive_sha256, skipped: true });
   });
 });
