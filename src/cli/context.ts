@@ -94,7 +94,7 @@ export class Ctx {
     } else if (cliError.status === 401 && (used?.source === 'env' || used?.source === 'flag')) {
       // Say which token it was: one in the environment wins over a profile's, which a CI job may not expect.
       const from = used.source === 'env' ? 'NODEREG_TOKEN' : '--token';
-      const hint = `${from} holds this token and ${used.registry} refuses it (revoked, or made on another registry); it is used before any profile's token: give a live one, e.g. from \`nodereg token create\``;
+      const hint = `${from} holds this token and ${used.registry} refuses it (revoked, or made on another registry); it is used before any profile's token: give a live one, or leave it out and save one with \`nodereg login\``;
       cliError = new CliError(cliError.message, cliError.exitCode, cliError.code, hint, cliError.status);
     }
     this.out.error(cliError, Boolean(this.globals().verbose));

@@ -86,6 +86,8 @@ describe('publish when the upload answer is lost or another job uploads the same
     const command = /hint: finish it with `nodereg ([^`]+)`/.exec(failed.stderr)?.[1];
     expect(command).toBe(`publish ${dir} --skip-existing`);
     expect(await version(id)).toMatchObject({ status: 'NodeVersionStatusPending' });
+    const listed = await runCli(['node', 'versions', id], { env: env() });
+    expect(listed.stdout).toMatch(/^1\.0\.0 +pending +- +.+ no archive uploaded yet$/m);
     const finished = await runCli([...command!.split(' '), '--json'], { env: { ...env(), ...relayed } });
     expect(finished.code, finished.stderr).toBe(0);
     expect(JSON.parse(finished.stdout)).toMatchObject({ node_id: id, status: 'NodeVersionStatusActive', skipped: false });
