@@ -67,12 +67,17 @@ describe('publish when the upload answer is lost or another job uploads the same
   it('every upload answer lost, the archive arrived: exit 0 with the version, not "registered without its archive"', { timeout: 60_000 }, async () => {
     const id = `lost-${randomBytes(3).toString('hex')}`;
     mode = 'drop-put-answers';
-    const result = await runCli(['publish', project(id), '--json'], { env: env() }).finally(() => (mode = 'pass'));
+    const dir = project(id);
+    const result = await runCli(['publish', dir, '--json'], { env: env() }).finally(() => (mode = 'pass'));
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).not.toContain('without its archive');
     const report = JSON.parse(result.stdout);
     expect(report).toMatchObject({ node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive', skipped: false });
     expect(await version(id)).toMatchObject({ status: 'NodeVersionStatusActive', archive_sha256: report.archive_sha256 });
+    // the job run again as it was, without --skip-existing: exit 3, saying it is the same archive
+    const again = await runCli(['publish', dir], { env: env() });
+    expect(again.code, again.stderr).toBe(3);
+    expect(again.stderr).toContain(`error: ${id} 1.0.0 is already published on ${registry.url} with this same archive (sha256 ${report.archive_sha256})\nhint: bump the version in pyproject.toml, or pass --skip-existing`);
   });
 
   it('every answer to the publish request lost: exit 1 saying the version may be registered, and the command that finishes it does', { timeout: 60_000 }, async () => {

@@ -245,9 +245,14 @@ async function reportExisting(
   if (existing.status === 'NodeVersionStatusDeleted') {
     throw new CliError(`${what} was withdrawn (deleted) on ${client.baseUrl}: a deleted version cannot be published again`, EXIT.conflict, 'conflict', BUMP_HINT, 409);
   }
-  if (!skipExisting) throw alreadyPublished(request, client.baseUrl);
-  if (existing.status === 'NodeVersionStatusFlagged') throw flagged(request, client.baseUrl, existing);
-  if (existing.archive_sha256 && existing.archive_sha256 !== archive.sha256) {
+  // A re-run of the same release (its first answer lost) reads "same archive"; another one is a forgotten bump or a race lost.
+  const same = existing.archive_sha256 === archive.sha256;
+  if (!skipExisting && same) {
+    throw new CliError(`${what} is already published on ${client.baseUrl} with this same archive (sha256 ${archive.sha256})`, EXIT.conflict, 'conflict', EXISTS_HINT, 409);
+  }
+  if (!skipExisting && !existing.archive_sha256) throw alreadyPublished(request, client.baseUrl);
+  if (existing.status === 'NodeVersionStatusFlagged' && same) throw flagged(request, client.baseUrl, existing);
+  if (existing.archive_sha256 && !same) {
     throw new CliError(
       `${what} is already published on ${client.baseUrl} with another archive (published sha256 ${existing.archive_sha256}, local ${archive.sha256})`,
       EXIT.conflict,
