@@ -206,7 +206,8 @@ const isConflict = (error: unknown) => (error as { status?: number })?.status ==
 async function versionAfterUpload(client: Client, request: { nodeId: string; version: string }, wait: boolean, signal: AbortSignal) {
   const until = Date.now() + RESTART_WINDOW_MS;
   for (let delay = 300; ; delay = Math.min(delay * 2, 2000)) {
-    const version = await client.read<NodeVersion>(routes.getNodeVersion, { nodeId: request.nodeId, version: request.version }).catch(() => undefined);
+    const read = client.read<NodeVersion>(routes.getNodeVersion, { nodeId: request.nodeId, version: request.version });
+    const version = await untilInterrupted(signal, read).catch(() => undefined); // a signal stops the retries of a registry that is down
     if (!wait || !version || version.archive_sha256 || version.status !== 'NodeVersionStatusPending' || Date.now() + delay > until || signal.aborted) return version;
     await sleep(delay, undefined, { signal }).catch(() => {});
   }
