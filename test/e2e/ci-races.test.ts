@@ -11,8 +11,8 @@ import { committedRepo } from '../package/fixtures.js';
 
 let registry: TestServer;
 let relay: http.Server;
-let mode: 'pass' | 'drop-put-answers' | 'drop-post-answers' | 'pair-puts' = 'pass';
-/** PUTs held in pair-puts mode, each a function that sends it on. */
+let mode: 'pass' | 'drop-put-answers' | 'drop-post-answers' | 'pair-puts' | 'pair-creates' = 'pass';
+/** Requests held in a pair- mode, each a function that sends it on. */
 const held: (() => http.ClientRequest)[] = [];
 
 beforeAll(async () => {
@@ -32,12 +32,15 @@ beforeAll(async () => {
       req.pipe(forward);
       return forward;
     };
-    if (req.method !== 'PUT' || mode !== 'pair-puts') return void send();
+    const paired = (mode === 'pair-puts' && req.method === 'PUT') || (mode === 'pair-creates' && `${req.method} ${req.url}` === 'POST /publishers');
+    if (!paired) return void send();
     held.push(send);
     if (held.length < 2) return;
-    // Both jobs hold an upload URL: the first upload goes, the second once the registry has the first whole.
     const [first, second] = held.splice(0);
-    first().on('finish', () => setTimeout(second, 200));
+    // Both jobs hold an upload URL: the first upload goes, the second once the registry has the first whole.
+    if (mode === 'pair-puts') first().on('finish', () => setTimeout(second, 200));
+    // Both jobs found the publisher missing: the first creates it, the second tries once that is answered.
+    else first().on('response', (answer) => answer.on('end', second));
   });
   await new Promise<void>((done) => relay.listen(0, '127.0.0.1', done));
   registry = await startServer({ publicUrl: `http://127.0.0.1:${(relay.address() as AddressInfo).port}` });
@@ -115,5 +118,19 @@ describe('publish when the upload answer is lost or another job uploads the same
     expect(lost.stderr).not.toContain('--status deleted');
     expect(JSON.parse(lost.stdout).error).toMatchObject({ code: 'conflict', status: 409 });
     expect(await version(id)).toMatchObject({ status: 'NodeVersionStatusActive', archive_sha256: JSON.parse(won.stdout).archive_sha256 });
+  });
+
+  it('two jobs, two new nodes of one new publisher, both with --create-publisher: both publish (the later creation finds it made)', { timeout: 60_000 }, async () => {
+    const publisher = `team-${randomBytes(3).toString('hex')}`;
+    const relayed = { ...env(), NODEREG_REGISTRY: `http://127.0.0.1:${(relay.address() as AddressInfo).port}` };
+    const node = (id: string) => committedRepo({
+      'pyproject.toml': `[project]\nname = "${id}"\nversion = "1.0.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "${publisher}"\n`,
+      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+    });
+    mode = 'pair-creates';
+    const results = await Promise.all([`${publisher}-a`, `${publisher}-b`].map((id) => runCli(['publish', node(id), '--create-publisher', '--json'], { env: relayed })))
+      .finally(() => (mode = 'pass'));
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    expect(results.map((r) => JSON.parse(r.stdout))).toMatchObject([{ node_id: `${publisher}-a`, skipped: false }, { node_id: `${publisher}-b`, skipped: false }]);
   });
 });

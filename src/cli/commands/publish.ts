@@ -153,8 +153,12 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
             (error: { status?: number }) => (error?.status === 403 ? nodeIdTaken(request.nodeId) : undefined),
           );
           if (taken) throw new CliError(taken, EXIT.auth, 'forbidden', NODE_ID_TAKEN_HINT, 403);
-          await client.send(routes.createPublisher, {}, { id: publisherId }); // an id the manifest checked
-          ctx.out.success(`created publisher ${publisherId}`);
+          // An id the manifest checked. A 409: made meanwhile (another job of this release); the publish decides whether it is ours.
+          const created = await client.send(routes.createPublisher, {}, { id: publisherId }).then(() => true, (failure: unknown) => {
+            if (!isConflict(failure)) throw failure;
+            return false;
+          });
+          if (created) ctx.out.success(`created publisher ${publisherId}`);
           return publish();
         }));
       } catch (error) {
