@@ -202,11 +202,14 @@ export function createClient(options: ClientOptions) {
       const transient = failure instanceof NetworkError ? !timedOut && failure.transient : RETRY_STATUSES.has(failure.status);
       const asked = failure instanceof ApiError && (failure.status === 429 || failure.status === 503) ? retryAfterMs(failure.retryAfter) : undefined;
       // A POST the server makes safe to repeat (a publish) goes again when a 429 or 503 with Retry-After
-      // asks, or when its connection was refused or reset (a registry restarting; a kept-alive socket it closed).
+      // asks, when its connection was refused or reset (a registry restarting; a kept-alive socket it closed),
+      // or when a proxy answers 502 or 504 for the registry.
       const dropped = failure instanceof NetworkError && RESTART_CODES.has(failure.reason);
+      // A 502 or 504 is a proxy's (a registry's publish never answers them): the registry behind it is away, as when it restarts.
+      const away = failure instanceof ApiError && (failure.status === 502 || failure.status === 504);
       const wait = asked ?? backoffMs(retry + 1);
       firstFailure ??= Date.now();
-      if (!transient || !mayRetry(failure, retry, retries, firstFailure, wait) || !(RETRY_METHODS.has(method) || (init.repeatable && (asked !== undefined || dropped)))) {
+      if (!transient || !mayRetry(failure, retry, retries, firstFailure, wait) || !(RETRY_METHODS.has(method) || (init.repeatable && (asked !== undefined || dropped || away)))) {
         throw triedFor(failure, retry + 1, firstFailure);
       }
       // a server asking for a longer wait than the timeout gets its error shown, with when to try again

@@ -139,7 +139,7 @@ describe('stdout redirected into the project', () => {
     const child = spawn(process.execPath, [INSTALLED_BIN, 'publish', '--json', ...args], { cwd: repo, env, stdio: ['ignore', out, 'pipe'] });
     closeSync(out);
     let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
     const code = await new Promise<number | null>((done) => child.on('close', done));
     return { code, stderr };
   }

@@ -11,7 +11,7 @@ import { committedRepo } from '../package/fixtures.js';
 
 let registry: TestServer;
 let relay: http.Server;
-let mode: 'pass' | 'drop-put-answers' | 'drop-post-answers' | 'pair-puts' | 'pair-creates' = 'pass';
+let mode: 'pass' | 'drop-put-answers' | 'drop-post-answers' | 'gateway-timeout-once' | 'pair-puts' | 'pair-creates' = 'pass';
 /** Requests held in a pair- mode, each a function that sends it on. */
 const held: (() => http.ClientRequest)[] = [];
 
@@ -20,6 +20,12 @@ beforeAll(async () => {
     const send = () => {
       const target = new URL(registry.url);
       const forward = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+        if (mode === 'gateway-timeout-once' && req.method === 'POST') {
+          mode = 'pass'; // a proxy gave up waiting once, after the registry had the request
+          answer.resume();
+          answer.on('end', () => res.writeHead(504, { 'content-type': 'text/html' }).end('<html><title>504 Gateway Time-out</title></html>'));
+          return;
+        }
         if (mode === `drop-${req.method!.toLowerCase()}-answers`) {
           answer.resume();
           answer.on('end', () => req.socket.destroy()); // the registry has answered; the client never hears it
@@ -132,5 +138,14 @@ describe('publish when the upload answer is lost or another job uploads the same
       .finally(() => (mode = 'pass'));
     for (const result of results) expect(result.code, result.stderr).toBe(0);
     expect(results.map((r) => JSON.parse(r.stdout))).toMatchObject([{ node_id: `${publisher}-a`, skipped: false }, { node_id: `${publisher}-b`, skipped: false }]);
+  });
+
+  it('a proxy answers 504 to the publish request once (the registry had it): the request is sent again, exit 0', { timeout: 60_000 }, async () => {
+    const id = `gateway-${randomBytes(3).toString('hex')}`;
+    mode = 'gateway-timeout-once';
+    const result = await runCli(['publish', project(id), '--json'], { env: { ...env(), NODEREG_REGISTRY: `http://127.0.0.1:${(relay.address() as AddressInfo).port}` } })
+      .finally(() => (mode = 'pass'));
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive', skipped: false });
   });
 });
