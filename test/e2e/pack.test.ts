@@ -1,7 +1,7 @@
 // validate and pack as a user runs them: the spawned binary on fixture trees, no network.
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers.js';
@@ -57,6 +57,22 @@ describe('nodereg validate', () => {
     const bad = await runCli(['validate', tempDir(), '--json']);
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout).error).toMatchObject({ code: 'invalid_manifest', message: expect.stringContaining('pyproject.toml: not found') });
+  });
+
+  it('offline, fails as pack does on a tree whose stored files alone pass pack\'s default limit, naming the largest', async () => {
+    // Model weights are stored, not deflated: 220 MiB of them make an archive over 200 MiB (sparse files, no disk used).
+    const dir = writeTree(tempDir(), { 'pyproject.toml': PYPROJECT, '__init__.py': '', 'models/small.safetensors': '' });
+    writeFileSync(join(dir, 'models/unet.safetensors'), '');
+    truncateSync(join(dir, 'models/unet.safetensors'), 120 * 2 ** 20);
+    truncateSync(join(dir, 'models/small.safetensors'), 100 * 2 ** 20);
+    const validated = await runCli(['validate', dir, '--offline']);
+    expect(validated.stdout).toBe('');
+    expect(validated.code).toBe(2);
+    expect(validated.stderr).toContain('error: the archive is larger than --max-size (209,715,200 bytes); the largest files are:\n     120 MiB  models/unet.safetensors\n     100 MiB  models/small.safetensors\n');
+    const packed = await runCli(['pack', dir, '--out', join(tempDir(), 'x.zip')]);
+    expect(packed.code).toBe(2);
+    expect(packed.stderr).toBe(validated.stderr);
+    expect((await runCli(['validate', dir, '--offline', '--max-size', '1GiB'])).code).toBe(0);
   });
 });
 
