@@ -338,6 +338,17 @@ requires-comfyui = ">=0.3.0"
     ]);
   });
 
+  it('sends a requires-comfyui the incumbent would send, and ours (requires-app) as a semver range', async () => {
+    for (const value of ['>=0.3.0, <0.4.0', '==2.1.0-beta', '1.5.2', '~=0.3.0']) {
+      const p = await project(comfyOnly.replace('">=0.3.0"', `"${value}"`), { 'web/dist/app.js': '' });
+      expect(p.warnings.filter((w) => w.includes('requires-comfyui'))).toEqual([]);
+      expect(p.request?.body.node.supported_appui_version).toBe(value);
+    }
+    const ours = await project(`${comfyOnly.replace('">=0.3.0"', '"0.3.x"')}\n[tool.nodereg]\nrequires-app = ">=v0.3.0"\n`, { 'web/dist/app.js': '' });
+    expect(ours.warnings.filter((w) => w.includes('requires'))).toEqual([]);
+    expect(ours.request?.body.node.supported_appui_version).toBe('>=v0.3.0');
+  });
+
   it('lets [tool.nodereg] win key by key, and --publisher over both', async () => {
     const both = `${comfyOnly}\n[tool.nodereg]\npublisher = "bob"\ndisplay-name = "Ours"\nsupported-os = ["linux"]\nrequires-app-frontend = ">=2"\nincludes = []\n`;
     const p = await project(both);
