@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../helpers.js';
+import { PNG, runCli, tempDir } from '../helpers.js';
 import { commitAll, committedRepo, git, writeTree } from '../package/fixtures.js';
 
 const PYPROJECT = '[project]\nname = "demo-node"\nversion = "0.4"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "ada"\nexcludes = ["*.tmp"]\n';
@@ -73,6 +73,17 @@ describe('nodereg validate', () => {
     expect(packed.code).toBe(2);
     expect(packed.stderr).toBe(validated.stderr);
     expect((await runCli(['validate', dir, '--offline', '--max-size', '1GiB'])).code).toBe(0);
+  });
+
+  it('warns about an include that names an empty directory, as about one that matches nothing', async () => {
+    // web/dist before the build: the directory is there, its files are not
+    const dir = writeTree(tempDir(), { 'pyproject.toml': `${PYPROJECT}includes = ["web/dist", "web/empty-tree", "assets"]\n`, '__init__.py': '', 'assets/icon.png': PNG });
+    mkdirSync(join(dir, 'web/dist'), { recursive: true });
+    mkdirSync(join(dir, 'web/empty-tree/sub'), { recursive: true });
+    const result = await runCli(['validate', dir, '--offline']);
+    expect(result.code).toBe(0);
+    const matchesNothing = (path: string) => `warning: [tool.nodereg] includes: "${path}" matches nothing in the project (it does not exist, is an empty directory, or .noderegignore, excludes or the always-excluded names leave it out)\n`;
+    expect(result.stderr).toBe(matchesNothing('web/dist') + matchesNothing('web/empty-tree'));
   });
 });
 

@@ -238,7 +238,7 @@ excludes = "x"
       '[tool.nodereg] publisher: must be 2–64 characters: lowercase letters, digits or "-", starting with a letter',
       '[tool.nodereg] supported-os: must be text, such as "example" (item 1)',
       '[tool.nodereg] tags: must be a list, such as ["first", "second"]',
-    ]);    expect(p.warnings).toContain('[tool.nodereg] includes: "missing-dir" matches nothing in the project (it does not exist, or .noderegignore, excludes or the always-excluded names leave it out)');
+    ]);    expect(p.warnings).toContain('[tool.nodereg] includes: "missing-dir" matches nothing in the project (it does not exist, is an empty directory, or .noderegignore, excludes or the always-excluded names leave it out)');
   });
 
   it('names what is missing', async () => {
