@@ -33,7 +33,13 @@ describe('migration search-words', () => {
       { id: 'GoneNode', words: 'node' },
     ]);
     await expectFound(createSqliteRegistryStore(db));
+    // one written without its words by an older nodereg on the same file: filled when the store opens again
+    db.prepare(`INSERT INTO nodes (id, publisher_id, name, created_at, updated_at) VALUES ('LateNode', 'acme', 'Late VideoTools', ?, ?)`).run(stamp, stamp);
     db.close();
+    const reopened = openDatabase(file);
+    expect(reopened.prepare("SELECT words FROM nodes WHERE id = 'LateNode'").get()).toEqual({ words: 'node tools' });
+    expect(await ids(createSqliteRegistryStore(reopened), 'tools')).toEqual(['LateNode']);
+    reopened.close();
   });
 
   const postgresServer = testPostgres();

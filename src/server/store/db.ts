@@ -39,6 +39,8 @@ function walMode(db: Db): void {
 function migrate(db: Db): void {
   // Up to date, the common start: no write lock taken.
   if ((db.pragma('user_version', { simple: true }) as number) >= migrations.length) return;
+  // Migration 'search-words' fills the new column with the store's own rule, before the indexes are made.
+  db.function('search_words', { deterministic: true }, (id, name) => searchWords(String(id), name === null ? null : String(name)));
   for (const [index, migration] of migrations.entries()) {
     const version = index + 1;
     // The version is read under the write lock: a serve opening the same new database meanwhile may have applied it.

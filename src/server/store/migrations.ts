@@ -368,7 +368,8 @@ END;
 `;
 
 // The split words of ids and names (search-words.ts) in a column of their own, `words`, written by the
-// store and filled for earlier rows after migrating (db.ts), and in both full-text indexes: FTS5 takes
+// store and filled here by its function (db.ts registers it; a row written later by an older nodereg is
+// filled when the store opens), and in both full-text indexes: FTS5 takes
 // no new column, so each index is made again, with its triggers. An index holds the nodes lists show
 // (LISTED_NODE), kept by triggers on nodes and publishers. (An FTS5 'delete' must name a row exactly
 // as indexed, so every trigger applies that one rule.)
@@ -407,6 +408,7 @@ ${['nodes_fts_insert', 'nodes_fts_delete', 'nodes_fts_update', 'publishers_fts_b
   .map((trigger) => `DROP TRIGGER ${trigger};`).join('\n')}
 DROP TABLE nodes_fts;
 DROP TABLE nodes_title_fts;
+UPDATE nodes SET words = search_words(id, name);
 ${nodeIndex('nodes_fts', ['id', 'name', 'description', 'author', 'tags', 'words'], '10.0, 8.0, 1.0, 3.0, 4.0, 5.0')}
 ${nodeIndex('nodes_title_fts', ['id', 'name', 'tags', 'words'], '10.0, 8.0, 4.0, 5.0')}
 `;
