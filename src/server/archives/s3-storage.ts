@@ -31,6 +31,10 @@ export const S3_TIMEOUTS = { connectionTimeout: 5_000, socketTimeout: 10_000 };
 
 /** The S3 client for this environment: a custom endpoint (MinIO and the like) gets path-style addressing. */
 export function s3ClientFromEnv(env: NodeJS.ProcessEnv, timeouts = S3_TIMEOUTS): S3Client {
+  // On Node 20 the first client prints the SDK's multi-line notice that its 2027 releases need Node 22
+  // (a line `--log json` cannot parse, and nothing an operator of this build can act on). The SDK's own
+  // switch turns it off; an operator who sets the variable keeps their value.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
   return new S3Client({
     endpoint,
