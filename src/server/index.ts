@@ -146,6 +146,13 @@ function internalError(error: unknown, log: ((line: string) => void) | undefined
     log?.(`out of file descriptors (${code}): answered 503`);
     return new HttpError('unavailable', 'the server is out of resources for the moment; retry shortly', undefined, undefined, { 'Retry-After': '1' });
   }
+  // A newer nodereg migrated the shared database under this one (a rolling upgrade): a statement prepared
+  // on a connection no longer fits its table. postgres.js has dropped it, and re-prepares it on the retry;
+  // it retries by itself outside a transaction only.
+  if ((error as { routine?: unknown } | undefined)?.routine === 'RevalidateCachedQuery') {
+    log?.(`the database's tables changed under a prepared statement (another nodereg migrated them): answered 503; the retry prepares it again`);
+    return new HttpError('unavailable', "the registry's database changed its tables a moment ago; retry", undefined, undefined, { 'Retry-After': '1' });
+  }
   if (backendUnavailable(error)) {
     log?.(`database or archive storage unavailable (${(error as Error).message}): answered 503`);
     return new HttpError('unavailable', 'the registry cannot reach its database or archive storage at the moment; retry shortly', undefined, undefined, { 'Retry-After': '5' });
