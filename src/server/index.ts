@@ -373,13 +373,14 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     if (!socket.writable) return socket.destroy();
     const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    socket.end(
-      timeout
-        ? rawErrorResponse(408, 'request_timeout', 'the request was sent too slowly')
-        : tooLarge
-          ? rawErrorResponse(431, 'payload_too_large', 'the request headers are too large')
-          : rawErrorResponse(400, 'invalid_request', 'malformed HTTP request'),
-    );
+    const [status, code, message] = timeout
+      ? ([408, 'request_timeout', 'the request was sent too slowly'] as const)
+      : tooLarge
+        ? ([431, 'payload_too_large', 'the request headers are too large'] as const)
+        : ([400, 'invalid_request', 'malformed HTTP request'] as const);
+    socket.end(rawErrorResponse(status, code, message));
+    // Refused before any route: the access log has its line too, without the method and path it never read.
+    accessLog?.(`${message} (${error.code}): answered ${status}`);
     // The client may still be sending (headers over the limit, then a body). Closing with unread bytes
     // resets the connection, and a client still writing loses the answer: read and drop for as long as a refused body is (DROP).
     socket.resume();
