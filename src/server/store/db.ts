@@ -14,7 +14,12 @@ export function openDatabase(file: string): Db {
   walMode(db);
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');
-  migrate(db);
+  try {
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   fillVersionOrder(db);
   fillSearchWords(db);
   return db;
@@ -37,8 +42,13 @@ function walMode(db: Db): void {
 }
 
 function migrate(db: Db): void {
+  const found = db.pragma('user_version', { simple: true }) as number;
+  // A newer nodereg's schema: this build would write rows without what its migrations added. Refused, untouched.
+  if (found > migrations.length) {
+    throw new Error(`${db.name} was written by a newer nodereg (schema ${found}, this one knows ${migrations.length}): serve it with that nodereg or a later one`);
+  }
   // Up to date, the common start: no write lock taken.
-  if ((db.pragma('user_version', { simple: true }) as number) >= migrations.length) return;
+  if (found === migrations.length) return;
   // Migration 'search-words' fills the new column with the store's own rule, before the indexes are made.
   db.function('search_words', { deterministic: true }, (id, name) => searchWords(String(id), name === null ? null : String(name)));
   for (const [index, migration] of migrations.entries()) {
