@@ -53,6 +53,11 @@ export const VERSION_MAX = 256;
 export const CHANGELOG_MAX = 100_000;
 /** Every URL field (icon, banner_url, repository, website, callbacks…). */
 export const URL_MAX = 2048;
+/**
+ * An image or video the AI proxy is given as an http(s) URL (it is kept and echoed as given): 8 KiB,
+ * the request line most web servers accept, so no fetchable URL is refused.
+ */
+export const MEDIA_URL_MAX = 8192;
 /** A version requirement such as `>=1.0.0 <2.0.0` (supported_appui_version…). */
 export const VERSION_RANGE_MAX = 256;
 /** Short free text that is no description: license, category, support, status detail. */

@@ -5,6 +5,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MEDIA_URL_MAX } from '../../src/contract/limits.js';
 import { PNG, startServer, type TestServer } from '../helpers.js';
 import { eventually, startStandIn, type Answer, type StandIn } from './proxy-stand-ins.js';
 
@@ -41,6 +42,9 @@ async function createUser(server: TestServer, name: string): Promise<string> {
   expect(reply.status, JSON.stringify(reply.json)).toBe(201);
   return reply.json.token;
 }
+
+/** An https URL of exactly `length` characters. */
+const longUrl = (length: number) => `https://127.0.0.1/${'a'.repeat(length - 'https://127.0.0.1/'.length)}`;
 
 const RELIGHT = '/proxy/img/v1/ai/image-relight';
 const SKIN = '/proxy/img/v1/ai/skin-enhancer/flexible';
@@ -100,6 +104,12 @@ describe('rules, tokens and visibility (sandbox)', () => {
     [VIDEO, video, 'payload', ['p'.repeat(1_048_576)], ['p'.repeat(1_048_577)]],
     [VIDEO, video, 'resolution', ['540p', '1080p'], ['4k', '720']],
     [VIDEO, video, 'callback_url', ['http://127.0.0.1:9/cb'], ['mailto:a@b.c']],
+    // An image or video given as a URL is kept and echoed as given: at most MEDIA_URL_MAX characters
+    // (a 20 MB URL was stored outside the sandbox quota, for every submission).
+    [RELIGHT, relight, 'image', [longUrl(MEDIA_URL_MAX)], [longUrl(MEDIA_URL_MAX + 1), ` ${longUrl(MEDIA_URL_MAX)}`]],
+    [RELIGHT, relight, 'transfer_light_from_lightmap', [longUrl(MEDIA_URL_MAX)], [longUrl(MEDIA_URL_MAX + 1)]],
+    [SKIN, skin, 'image', [longUrl(MEDIA_URL_MAX)], [longUrl(MEDIA_URL_MAX + 1).replace('https', 'HTTPS')]],
+    [VIDEO, { ...video, video_creation_id: 'c-1' }, 'video_url', [longUrl(MEDIA_URL_MAX)], [longUrl(MEDIA_URL_MAX + 1)]],
   ];
 
   describe.each(rules)('%s %s', (path, base, field, good, bad) => {
