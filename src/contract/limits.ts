@@ -99,6 +99,11 @@ export const UPSTREAM_ANSWER_MAX = JSON_BODY_MAX + 1 * MiB;
  * sends): past it the read stops, rather than a hostile server filling the publisher's memory.
  */
 export const REGISTRY_ANSWER_MAX = 64 * MiB;
+/**
+ * The largest AI result the CLI downloads (`--output`): a provider's image or video is tens of MB; past
+ * it the download stops, rather than an endless body filling the user's disk.
+ */
+export const AI_RESULT_MAX = 1024 * MiB;
 /** Every other JSON body (publish, updates, accounts): a few KiB of metadata, so 1 MiB is plenty. */
 export const METADATA_BODY_MAX = 1 * MiB;
 /**
