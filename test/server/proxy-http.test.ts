@@ -294,6 +294,32 @@ describe('sandbox lifecycles over HTTP', () => {
     expect(Buffer.from(await download.arrayBuffer()).subarray(4, 8).toString()).toBe('ftyp');
   });
 
+  it('a result answers one byte range (206) and HEAD (its size, no body), as archives do', async () => {
+    const server = await start();
+    const alice = await createUser(server, 'alice');
+    const created = await request(server.url, 'POST', RELIGHT, alice, { image: BIG_IMAGE });
+    const url = (await pollUntilDone(server, alice, 'relight', created.json.data.task_id)).data.generated[0];
+    const part = await fetch(url, { headers: { range: 'bytes=2-9' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 2-9/${BIG_PNG.length}`);
+    expect(part.headers.get('content-length')).toBe('8');
+    expect(Buffer.from(await part.arrayBuffer()).equals(BIG_PNG.subarray(2, 10))).toBe(true);
+    const tail = await fetch(url, { headers: { range: 'bytes=-5' } });
+    expect(tail.status).toBe(206);
+    expect(Buffer.from(await tail.arrayBuffer()).equals(BIG_PNG.subarray(-5))).toBe(true);
+    // one that cannot be satisfied, or several, get the whole file (RFC 9110 allows it)
+    for (const range of [`bytes=${BIG_PNG.length}-`, 'bytes=0-1,4-5']) {
+      const whole = await fetch(url, { headers: { range } });
+      expect(whole.status).toBe(200);
+      expect(whole.headers.get('accept-ranges')).toBe('bytes');
+      expect(Buffer.from(await whole.arrayBuffer()).equals(BIG_PNG)).toBe(true);
+    }
+    const head = await fetch(url, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(BIG_PNG.length));
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+  });
+
   it('polls survive a restart on the same data dir, and result URLs follow the new address', async () => {
     const first = await start({ proxy: { sandboxDelay: 400 } });
     const alice = await createUser(first, 'alice');

@@ -4,6 +4,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { videoCredits, withoutRequestContent, type RelightBody, type SkinEnhancerBody, type VideoExtendBody } from '../../contract/proxy.js';
+import { requestedRange } from '../archives/range.js';
+import type { ByteRange } from '../archives/storage.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import type { Principal } from '../route.js';
@@ -285,14 +287,18 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
     return pollShape(kind, view);
   }
 
-  /** The file behind a result URL, from the archive storage; 404 when unknown or expired. */
-  async function resultFile(name: string): Promise<{ stream: Readable; contentType: string; size: number }> {
+  /**
+   * The file behind a result URL, from the archive storage, or the one byte range a `Range` header asks
+   * (when the size is recorded); 404 when unknown or expired.
+   */
+  async function resultFile(name: string, rangeHeader?: string): Promise<{ stream: Readable; contentType: string; size: number; range?: ByteRange }> {
     const row = await store.result(name);
     if (!row || !row.file) throw notFound(row ? 'this result has expired (results are kept for 24 hours)' : 'no such result');
     if (row.expires_at <= Date.now()) throw notFound('this result has expired (results are kept for 24 hours)');
-    const file = await ctx.archives.open(RESULTS_PREFIX + row.file);
+    const range = row.size ? requestedRange(rangeHeader, row.size) : undefined;
+    const file = await ctx.archives.open(RESULTS_PREFIX + row.file, range);
     if (!file) throw notFound('this result is no longer stored');
-    return { stream: file.stream, contentType: row.content_type ?? 'application/octet-stream', size: file.size };
+    return { stream: file.stream, contentType: row.content_type ?? 'application/octet-stream', size: file.size, range };
   }
 
   /** Removes expired result files; every instance may, removing twice is harmless. */
