@@ -112,8 +112,9 @@ export const METADATA_BODY_MAX = 1 * MiB;
  */
 export const ANONYMOUS_BODIES_MAX = 64 * MiB;
 /**
- * Bytes of JSON request bodies being read, in all (five of the largest): past it a request is 503 for
- * the moment, so that slow senders with a token cannot hold memory without bound either.
+ * Bytes of JSON request bodies being read or held by their requests, in all (five of the largest): past
+ * it a request is 503 for the moment, so that slow senders with a token, or AI submissions waiting on a
+ * stalled provider, cannot hold memory without bound either.
  */
 export const JSON_BODIES_MAX = 128 * MiB;
 /** Arrays and objects nested deeper than this in a JSON body are 400 (a translations object is 2 or 3 deep). */

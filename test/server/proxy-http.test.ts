@@ -5,11 +5,12 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MEDIA_URL_MAX } from '../../src/contract/limits.js';
+import { JSON_BODIES_MAX, JSON_BODY_MAX, MEDIA_URL_MAX } from '../../src/contract/limits.js';
 import { PNG, startServer, type TestServer } from '../helpers.js';
 import { eventually, startStandIn, type Answer, type StandIn } from './proxy-stand-ins.js';
 
 const IMAGE = PNG.toString('base64');
+const MiB = 1024 * 1024;
 /** A PNG whose body is over 256 KiB: prepared in the worker thread, not on the event loop. */
 const BIG_PNG = Buffer.concat([PNG, Buffer.alloc(300 * 1024, 1)]);
 const BIG_IMAGE = BIG_PNG.toString('base64');
@@ -432,5 +433,36 @@ describe('forward mode over HTTP', () => {
     expect(reply.status).toBe(status);
     expect(reply.json).toMatchObject({ error: code, message: expect.any(String) });
     expect(JSON.stringify(reply.json)).not.toContain('provider-img-key');
+  });
+});
+
+describe('a provider that stalls', () => {
+  // Bodies were counted against JSON_BODIES_MAX only while they were read: submissions waiting on the
+  // provider held theirs (twice: the body and the relayed copy) beyond it, 20 of 24 MB took 1.1 GB.
+  it(`holds at most ${JSON_BODIES_MAX / MiB} MiB of bodies waiting on it: past that 503, and the room comes back`, { timeout: 60_000 }, async () => {
+    let release!: () => void;
+    const stalled = new Promise<void>((resolve) => (release = resolve));
+    const upstream = await startStandIn(async (_, index) => {
+      if (index < 5) await stalled;
+      return { status: 200, json: { data: { task_id: `prov-${index}`, generated: [] } } };
+    });
+    const server = await startServer({ proxy: { imgUpstream: upstream.url, imgKey: 'k', upstreamTimeout: 60_000 } });
+    try {
+      const alice = await createUser(server, 'alice');
+      const body = JSON.stringify({ image: 'A'.repeat(JSON_BODY_MAX - MiB) });
+      const waiting = Array.from({ length: 5 }, () => request(server.url, 'POST', RELIGHT, alice, body));
+      await eventually(() => (upstream.requests.length === 5 ? true : undefined), 'five submissions at the provider', 30_000);
+      const sixth = request(server.url, 'POST', RELIGHT, alice, body);
+      const relayed = eventually(() => (upstream.requests.length > 5 ? 'relayed' : undefined), 'a sixth submission at the provider', 30_000);
+      const refused = await Promise.race([sixth, relayed]);
+      expect(refused).toMatchObject({ status: 503, json: { error: 'unavailable' } });
+      release();
+      for (const done of await Promise.all(waiting)) expect(done.status).toBe(200);
+      expect((await request(server.url, 'POST', RELIGHT, alice, body)).status).toBe(200);
+    } finally {
+      release();
+      await server.close();
+      await upstream.close();
+    }
   });
 });
