@@ -13,7 +13,12 @@ export function openDatabase(file: string): Db {
   walMode(db);
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');
-  migrate(db);
+  try {
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   fillVersionOrder(db);
   return db;
 }
@@ -35,8 +40,13 @@ function walMode(db: Db): void {
 }
 
 function migrate(db: Db): void {
+  const found = db.pragma('user_version', { simple: true }) as number;
+  // A newer nodereg's schema: this build would write rows without what its migrations added. Refused, untouched.
+  if (found > migrations.length) {
+    throw new Error(`${db.name} was written by a newer nodereg (schema ${found}, this one knows ${migrations.length}): serve it with that nodereg or a later one`);
+  }
   // Up to date, the common start: no write lock taken.
-  if ((db.pragma('user_version', { simple: true }) as number) >= migrations.length) return;
+  if (found === migrations.length) return;
   for (const [index, migration] of migrations.entries()) {
     const version = index + 1;
     // The version is read under the write lock: a serve opening the same new database meanwhile may have applied it.
