@@ -58,8 +58,8 @@ export class Ctx {
   readonly stderr: Stream;
   private output?: Output;
   private configStore?: Promise<ConfigStore>;
-  /** The profile and registry of the token requests went with, when it came from a profile. */
-  private profileToken?: { profile: string; registry: string };
+  /** Where the token requests went with came from, with its profile and registry. */
+  private tokenUsed?: { source: Connection['tokenSource']; profile: string; registry: string };
 
   constructor(
     /** The global options as given (commander's, or quick.ts's for the commands it takes). */
@@ -85,11 +85,16 @@ export class Ctx {
   fail(error: unknown): number {
     if (error instanceof ResultExit) return error.exitCode;
     let cliError: CliError = toCliError(error);
-    const used = this.profileToken;
-    if (cliError.status === 401 && used) {
+    const used = this.tokenUsed;
+    if (cliError.status === 401 && used?.source === 'profile') {
       // A profile keeps a token until it is replaced: an admin token serve saved there dies with its data dir or database.
       const login = `nodereg login${used.profile === DEFAULT_PROFILE ? '' : ` --profile ${used.profile}`}`;
       const hint = `profile "${used.profile}" holds this token and ${used.registry} refuses it: it is stale (an admin token \`nodereg serve\` saved there stops working when the registry's data dir or database changes); save a live one with \`${login}\``;
+      cliError = new CliError(cliError.message, cliError.exitCode, cliError.code, hint, cliError.status);
+    } else if (cliError.status === 401 && (used?.source === 'env' || used?.source === 'flag')) {
+      // Say which token it was: one in the environment wins over a profile's, which a CI job may not expect.
+      const from = used.source === 'env' ? 'NODEREG_TOKEN' : '--token';
+      const hint = `${from} holds this token and ${used.registry} refuses it (revoked, or made on another registry); it is used before any profile's token: give a live one, or leave it out and save one with \`nodereg login\``;
       cliError = new CliError(cliError.message, cliError.exitCode, cliError.code, hint, cliError.status);
     }
     this.out.error(cliError, Boolean(this.globals().verbose));
@@ -120,12 +125,14 @@ export class Ctx {
   /** flag > env > profile; the profile's token is used only for the registry it was saved for. */
   async connection(): Promise<Connection> {
     const g = this.globals();
-    const profileName = g.profile ?? this.env.NODEREG_PROFILE ?? DEFAULT_PROFILE;
-    let registry = g.registry ?? this.env.NODEREG_REGISTRY;
+    // A CI variable that is not defined arrives empty: unset. A pasted value's line break is dropped, as for the token.
+    const variable = (name: string) => this.env[name]?.trim() || undefined;
+    const profileName = g.profile ?? variable('NODEREG_PROFILE') ?? DEFAULT_PROFILE;
+    let registry = g.registry?.trim() ?? variable('NODEREG_REGISTRY');
     // A token pasted into a CI secret often ends with a line break, which no header may carry (login trims it too).
     let token = (g.token ?? this.env.NODEREG_TOKEN)?.trim();
     let tokenSource: Connection['tokenSource'] = g.token ? 'flag' : this.env.NODEREG_TOKEN ? 'env' : 'none';
-    const explicitProfile = g.profile !== undefined || this.env.NODEREG_PROFILE !== undefined;
+    const explicitProfile = g.profile !== undefined || variable('NODEREG_PROFILE') !== undefined;
     let unknownProfile: string[] | undefined;
     let registrySource = g.registry !== undefined ? '--registry' : 'NODEREG_REGISTRY';
     // conf costs start-up time: read it only when something is still missing
@@ -156,10 +163,22 @@ export class Ctx {
   async client(options: { requireToken?: boolean; token?: string; timeoutMs?: number; retries?: number; restartWindowMs?: number } = {}): Promise<Client> {
     const connection = await this.connection();
     if (options.token !== undefined) connection.token = options.token;
-    else if (connection.tokenSource === 'profile') this.profileToken = { profile: connection.profile, registry: connection.registry };
+    else this.tokenUsed = { source: connection.tokenSource, profile: connection.profile, registry: connection.registry };
     if (options.requireToken && !connection.token && connection.unknownProfile) {
       const known = connection.unknownProfile.length ? ` (profiles: ${connection.unknownProfile.join(', ')})` : ' (none is saved yet)';
       throw invalidInput(`there is no profile named "${connection.profile}"${known}`, `save one with \`nodereg login --profile ${connection.profile}\``);
+    }
+    const odd = connection.token && /[^\x21-\x7e]/.exec(connection.token)?.[0];
+    if (odd) {
+      // No header carries a line break or a control character, and no token holds a space: say so, naming where it came from, rather than send it.
+      const from = options.token !== undefined ? 'the token given' : connection.tokenSource === 'flag' ? '--token' : connection.tokenSource === 'env' ? 'NODEREG_TOKEN' : `profile "${connection.profile}"`;
+      const what = odd === '\n' || odd === '\r' ? 'a line break' : odd === ' ' || odd === '\t' ? 'a space' : odd < ' ' || odd === '\x7f' ? 'a control character' : 'a character outside ASCII';
+      throw new CliError(
+        `${from} is not a token: it holds ${what}`,
+        EXIT.auth,
+        'unauthorized',
+        'a token is one word (nrg_pat_… or nrg_u_…): store it alone, without "Bearer " or anything before or after it',
+      );
     }
     if (options.requireToken && !connection.token) {
       throw new CliError(

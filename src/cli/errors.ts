@@ -1,5 +1,6 @@
 import { ApiError, ForeignAnswerError, NetworkError, RequestInvalidError } from '../client/errors.js';
 import { fieldKey } from '../contract/field-keys.js';
+import { REQUEST_TIMEOUT_MS } from '../contract/limits.js';
 
 /** Exit codes of DESIGN.md §5. */
 export const EXIT = {
@@ -150,6 +151,11 @@ export function toCliError(error: unknown, hints: Partial<Record<number, string>
   }
   if (error instanceof ForeignAnswerError) {
     return new CliError(error.message, EXIT.failure, 'bad_answer', 'another server answered, not a nodereg registry: check the registry URL (--registry or NODEREG_REGISTRY)');
+  }
+  if (error instanceof NetworkError && error.reason === 'no answer in time') {
+    // It answered, or took the connection, but slowly: the URL is most likely right.
+    const hint = `the registry, or a proxy in front of it, gave no whole answer within ${REQUEST_TIMEOUT_MS / 1000} s (a request that timed out is not sent again): try again later`;
+    return new CliError(error.message, EXIT.failure, 'network', hint);
   }
   if (error instanceof NetworkError) {
     return new CliError(error.message, EXIT.failure, 'network', 'is the registry running and the URL right? Set it with --registry or NODEREG_REGISTRY; start a local one with `nodereg serve`');

@@ -45,7 +45,8 @@ export function versionTable(out: Output, versions: NodeVersion[]): string {
     statusText(out, v.status),
     v.deprecated ? out.style('yellow', 'deprecated') : '-',
     relativeTime(v.createdAt),
-    v.status_reason || '',
+    // A version whose upload never finished is pending too: tell it from one awaiting review.
+    v.status_reason || (v.status === 'NodeVersionStatusPending' && !v.archive_sha256 ? 'no archive uploaded yet' : ''),
   ]);
   return table(rows, ['VERSION', 'STATUS', 'DEPRECATED', 'CREATED', 'REASON']);
 }

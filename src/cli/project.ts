@@ -1,7 +1,7 @@
 // What validate, pack and publish share: reading the changelog flags, loading and checking the
 // project (every problem at once, exit 2), and building the archive with errors in plain words.
 // The packer is imported only when a command runs, never for --help.
-import { readFileSync, statSync } from 'node:fs';
+import { fstatSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { formatSize, parseSize } from '../contract/size.js';
 import type { ChangelogInput, Problem } from '../package/manifest.js';
@@ -67,9 +67,29 @@ export async function loadChecked(ctx: Ctx, dir: string | undefined, options: Pr
   } catch (error) {
     throw invalidInput(`cannot read the project in ${root}: ${(error as Error).message}`);
   }
+  leaveOutOwnOutput(ctx, project);
   for (const warning of project.warnings) ctx.out.warn(warning);
   if (project.problems.length || !project.request) throw problemsError(dir, project.problems);
   return project as Project & { request: NonNullable<Project['request']> };
+}
+
+/**
+ * Leaves out a file this run's stdout or stderr is redirected into (`publish --json > result.json` in
+ * the project, as a CI script writes it): it holds the run's own output, not a file of the node.
+ */
+function leaveOutOwnOutput(ctx: Ctx, project: Project): void {
+  const outputs = [ctx.stdout, ctx.stderr].flatMap((stream) => {
+    const fd = (stream as { fd?: unknown }).fd;
+    const stat = typeof fd === 'number' ? fstatSync(fd) : undefined;
+    return stat?.isFile() ? [stat] : [];
+  });
+  if (!outputs.length) return;
+  project.files = project.files.filter((file) => {
+    const stat = statSync(file.abs, { throwIfNoEntry: false });
+    const own = stat !== undefined && outputs.some((output) => output.dev === stat.dev && output.ino === stat.ino);
+    if (own) project.warnings.push(`${file.path} is left out: this run's output goes there (stdout or stderr is redirected into it)`);
+    return !own;
+  });
 }
 
 export function parseMaxSize(text: string | undefined, fallback: number): number {

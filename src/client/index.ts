@@ -8,7 +8,7 @@ import { send, withoutQuery, type Answer } from './http.js';
 
 export { ApiError, ForeignAnswerError, NetworkError, RequestInvalidError };
 export type { Answer };
-import { CONTENT_SHA256_HEADER, RESTART_WINDOW_MS, UPLOAD_ANSWER_TIMEOUT_MS, UPLOAD_IDLE_TIMEOUT_MS } from '../contract/limits.js';
+import { CONTENT_SHA256_HEADER, REQUEST_TIMEOUT_MS, RESTART_WINDOW_MS, UPLOAD_ANSWER_TIMEOUT_MS, UPLOAD_IDLE_TIMEOUT_MS } from '../contract/limits.js';
 import type { NodeVersion } from '../contract/resources.js';
 import type { BodyOf, Operation, ParamsOf, QueryOf, ResponseOf } from '../contract/operation.js';
 import { buildPath } from '../contract/paths.js';
@@ -158,7 +158,7 @@ export function createClient(options: ClientOptions) {
   const headers: Record<string, string> = { 'user-agent': options.userAgent ?? 'nodereg' };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
 
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
   const retries = options.retries ?? 2;
   const restartWindowMs = options.restartWindowMs ?? RESTART_WINDOW_MS;
   /** Whether the registry has answered anything in this run: a refused or reset connection then means a restart, not a wrong URL. */
@@ -203,11 +203,14 @@ export function createClient(options: ClientOptions) {
       const transient = failure instanceof NetworkError ? !timedOut && failure.transient : RETRY_STATUSES.has(failure.status);
       const asked = failure instanceof ApiError && (failure.status === 429 || failure.status === 503) ? retryAfterMs(failure.retryAfter) : undefined;
       // A POST the server makes safe to repeat (a publish) goes again when a 429 or 503 with Retry-After
-      // asks, or when its connection was refused or reset (a registry restarting; a kept-alive socket it closed).
+      // asks, when its connection was refused or reset (a registry restarting; a kept-alive socket it closed),
+      // or when a proxy answers 502 or 504 for the registry.
       const dropped = failure instanceof NetworkError && RESTART_CODES.has(failure.reason);
+      // A 502 or 504 is a proxy's (a registry's publish never answers them): the registry behind it is away, as when it restarts.
+      const away = failure instanceof ApiError && (failure.status === 502 || failure.status === 504);
       const wait = asked ?? backoffMs(retry + 1);
       firstFailure ??= Date.now();
-      if (!transient || !mayRetry(failure, retry, retries, firstFailure, wait) || !(RETRY_METHODS.has(method) || (init.repeatable && (asked !== undefined || dropped)))) {
+      if (!transient || !mayRetry(failure, retry, retries, firstFailure, wait) || !(RETRY_METHODS.has(method) || (init.repeatable && (asked !== undefined || dropped || away)))) {
         throw triedFor(failure, retry + 1, firstFailure);
       }
       // a server asking for a longer wait than the timeout gets its error shown, with when to try again

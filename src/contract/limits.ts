@@ -237,6 +237,8 @@ export const SCAN_MAX_FILE_BYTES = 4 * MiB;
 export const SCAN_TIMEOUT_MS = 10 * 60_000;
 /** How long a client waits for the answer to an upload after its last byte: the scan's time, and a minute to check and store. */
 export const UPLOAD_ANSWER_TIMEOUT_MS = SCAN_TIMEOUT_MS + 60_000;
+/** How long the client waits for the whole answer to one API request; one that takes longer fails (exit 1) and is not sent again. */
+export const REQUEST_TIMEOUT_MS = 30_000;
 /** How long an upload's body may make no progress before the client gives up on that attempt. */
 export const UPLOAD_IDLE_TIMEOUT_MS = 30_000;
 /** At most this many findings are kept per version (the first, in file and line order); the count says how many there were. */

@@ -35,7 +35,8 @@ export interface Operation<
   responseKind: 'json' | 'zip' | 'none';
   /**
    * A POST the server makes safe to send again (publishing renews a pending version): the client then
-   * repeats it on a 429 or 503 with Retry-After, as it does the idempotent methods. Other POSTs never,
+   * repeats it on a 429 or 503 with Retry-After, a refused or reset connection, or a proxy's 502 or 504, as it
+   * does the idempotent methods. Other POSTs never,
    * since a 503 may come after work was done (an AI proxy call made, its task not stored).
    */
   repeatable: boolean;

@@ -82,6 +82,12 @@ describe('toCliError', () => {
     expect(error.hint).toBeTruthy();
   });
 
+  it('a request that timed out exits 1 with a hint on the wait, not on the URL', () => {
+    const error = toCliError(new NetworkError('http://127.0.0.1:4880/nodes/a', 'no answer in time'));
+    expect(error.exitCode).toBe(1);
+    expect(error.hint).toBe('the registry, or a proxy in front of it, gave no whole answer within 30 s (a request that timed out is not sent again): try again later');
+  });
+
   it('a RequestInvalidError exits 2 and names the flag to fix', () => {
     const error = toCliError(new RequestInvalidError('body', [{ path: 'light_transfer_strength', message: 'Too big: expected number to be <=100' }]));
     expect(error.exitCode).toBe(2);

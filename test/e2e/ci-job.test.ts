@@ -1,10 +1,13 @@
 // A CI job: the real binary, stdout a pipe, CI set, a token from the environment. It talks to a real
 // registry directly, or through a proxy on 127.0.0.1 that cuts chosen answers halfway (status and
 // headers sent, then half the body, then the connection closed), as a load balancer or a dropped link does.
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startServer, type TestServer } from '../helpers.js';
+import { cliEnv, INSTALLED_BIN, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { commitAll, gitRepo } from '../package/fixtures.js';
 import { createPat, createPublisher, createUser } from '../server/fixtures.js';
 
@@ -82,5 +85,77 @@ describe('the token from a CI secret', () => {
     const published = await runCli(['publish', '--json'], { cwd: repo, env: { NODEREG_TOKEN: `${token}\n`, NODEREG_REGISTRY: server.url } });
     expect(published.code, published.stderr).toBe(0);
     expect(JSON.parse(published.stdout)).toMatchObject({ node_id: 'secret-node', version: '1.0.0', status: 'NodeVersionStatusActive' });
+  });
+
+  it('refused while a profile holds a live one: exit 4, the hint says NODEREG_TOKEN held it and wins over the profile', { timeout: 60_000 }, async () => {
+    const home = tempDir('nodereg-home-');
+    const login = await runCli(['login', '--no-input', '--registry', server.url], { home, input: `${token}\n`, env: { NODEREG_TOKEN: undefined } });
+    expect(login.code, login.stderr).toBe(0);
+    expect((await runCli(['whoami'], { home })).code).toBe(0); // the profile's token is live
+    const refused = await runCli(['whoami', '--json'], { home, env: { NODEREG_TOKEN: 'nrg_pat_revokedlongago' } });
+    expect(refused.code, refused.stderr).toBe(4);
+    expect(JSON.parse(refused.stdout).error).toMatchObject({ code: 'unauthorized', status: 401 });
+    expect(refused.stderr).toContain(`hint: NODEREG_TOKEN holds this token and ${server.url} refuses it (revoked, or made on another registry); it is used before any profile's token`);
+  });
+
+  it('with "Bearer " before it, a second line or a control character inside: exit 4 naming NODEREG_TOKEN, before any request', { timeout: 60_000 }, async () => {
+    const repo = commitAll(gitRepo({
+      'pyproject.toml': '[project]\nname = "odd-secret"\nversion = "1.0.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "flaky"\n',
+      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+    }));
+    const cases: [string, string][] = [[`Bearer ${token}`, 'a space'], [`${token}\n# CI token`, 'a line break'], [`${token}\u001b[0m`, 'a control character']];
+    for (const [secret, what] of cases) {
+      const before = seen.length;
+      const published = await runCli(['publish', '--json'], { cwd: repo, env: { NODEREG_TOKEN: secret, NODEREG_REGISTRY: proxyUrl } });
+      expect(published.code, published.stderr).toBe(4);
+      expect(JSON.parse(published.stdout).error).toMatchObject({ code: 'unauthorized', message: `NODEREG_TOKEN is not a token: it holds ${what}` });
+      expect(published.stderr).toContain('hint: a token is one word');
+      expect(published.stdout + published.stderr).not.toContain(token);
+      expect(seen.length).toBe(before);
+    }
+  });
+});
+
+describe('CI variables as a workflow passes them', () => {
+  it('NODEREG_REGISTRY with a line break is used without it; empty (a variable not defined) is unset, as an empty NODEREG_PROFILE is', { timeout: 60_000 }, async () => {
+    const pasted = await runCli(['whoami', '--json'], { env: { NODEREG_REGISTRY: `${server.url}\n`, NODEREG_TOKEN: token } });
+    expect(pasted.code, pasted.stderr).toBe(0);
+    expect(JSON.parse(pasted.stdout)).toMatchObject({ kind: 'pat', publisher: { id: 'flaky' } });
+
+    const home = tempDir('nodereg-home-');
+    const login = await runCli(['login', '--no-input', '--registry', server.url], { home, input: `${token}\n` });
+    expect(login.code, login.stderr).toBe(0);
+    const fromProfile = await runCli(['whoami', '--json'], { home, env: { NODEREG_REGISTRY: '', NODEREG_PROFILE: '', NODEREG_TOKEN: '' } });
+    expect(fromProfile.code, fromProfile.stderr).toBe(0);
+    expect(JSON.parse(fromProfile.stdout)).toMatchObject({ kind: 'pat', publisher: { id: 'flaky' } });
+  });
+});
+
+describe('stdout redirected into the project', () => {
+  /** `nodereg ARGS > repo/publish.json`, as a script that keeps the result writes it; resolves to the exit code and stderr. */
+  async function publishInto(repo: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
+    const out = openSync(join(repo, 'publish.json'), 'w');
+    const env = cliEnv(tempDir('nodereg-home-'), { NODEREG_TOKEN: token, NODEREG_REGISTRY: server.url });
+    const child = spawn(process.execPath, [INSTALLED_BIN, 'publish', '--json', ...args], { cwd: repo, env, stdio: ['ignore', out, 'pipe'] });
+    closeSync(out);
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise<number | null>((done) => child.on('close', done));
+    return { code, stderr };
+  }
+
+  it('is not packed (it holds the run\'s output, not the node\'s), and the re-run with --skip-existing finds the same archive', { timeout: 60_000 }, async () => {
+    const repo = commitAll(gitRepo({
+      'pyproject.toml': '[project]\nname = "kept-result"\nversion = "1.0.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "flaky"\n',
+      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+    }));
+    const first = await publishInto(repo, []);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain("warning: publish.json is left out: this run's output goes there");
+    const published = JSON.parse(readFileSync(join(repo, 'publish.json'), 'utf8'));
+    expect(published).toMatchObject({ node_id: 'kept-result', files: 2, skipped: false });
+    const again = await publishInto(repo, ['--skip-existing']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(repo, 'publish.json'), 'utf8'))).toMatchObject({ archive_sha256: published.archive_sha256, skipped: true });
   });
 });

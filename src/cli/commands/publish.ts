@@ -1,10 +1,11 @@
 import { appendFileSync, createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { Client } from '../../client/index.js';
+import { NetworkError, type Client } from '../../client/index.js';
 import { routes } from '../../contract/answers.js';
-import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
+import { DEFAULT_MAX_ARCHIVE, RESTART_WINDOW_MS } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
 import { NODE_ID_TAKEN_HINT, nodeIdTaken } from '../../contract/errors.js';
 import type { Node, NodeVersion, PublishResponse, RegistryLimits } from '../../contract/resources.js';
@@ -152,13 +153,19 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
             (error: { status?: number }) => (error?.status === 403 ? nodeIdTaken(request.nodeId) : undefined),
           );
           if (taken) throw new CliError(taken, EXIT.auth, 'forbidden', NODE_ID_TAKEN_HINT, 403);
-          await client.send(routes.createPublisher, {}, { id: publisherId }); // an id the manifest checked
-          ctx.out.success(`created publisher ${publisherId}`);
+          // An id the manifest checked. A 409: made meanwhile (another job of this release); the publish decides whether it is ours.
+          const created = await client.send(routes.createPublisher, {}, { id: publisherId }).then(() => true, (failure: unknown) => {
+            if (!isConflict(failure)) throw failure;
+            return false;
+          });
+          if (created) ctx.out.success(`created publisher ${publisherId}`);
           return publish();
         }));
       } catch (error) {
         if (signal.aborted) throw left.interrupted(signal.reason, 'before the registry answered the publish', true);
         if (isConflict(error)) return 'exists' as const;
+        // Sent, but no answer came (a timeout, a reset after the retries): the registry may have registered the version.
+        if (error instanceof NetworkError) throw left.unanswered(toCliError(error));
         throw toCliError(error, { 413: ARCHIVE_HINT });
       }
 
@@ -173,13 +180,13 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
         });
       } catch (error) {
         if (signal.aborted) throw left.uploadInterrupted(signal.reason);
-        if (isConflict(error)) {
-          const existing = await client.read<NodeVersion>(routes.getNodeVersion, { nodeId: request.nodeId, version: request.version }).catch(() => undefined);
-          // Our archive from an attempt whose answer was lost; no archive yet: another upload holds the version (or held it when its server died).
-          if (existing?.archive_sha256 === archive.sha256) return existing;
-          if (existing && !existing.archive_sha256) throw left.uploadFailed(toCliError(error));
-          return 'exists' as const;
-        }
+        // The registry may have an archive all the same: ours, from an attempt whose answer was lost, or
+        // that of another job publishing this version at once (a 409 while its upload is checked: waited for).
+        const existing = await versionAfterUpload(client, request, isConflict(error), signal);
+        if (signal.aborted) throw left.uploadInterrupted(signal.reason);
+        if (existing?.archive_sha256 === archive.sha256) return existing;
+        if (existing?.archive_sha256 || (isConflict(error) && !existing)) return 'exists' as const;
+        // No archive yet: nothing arrived, or another upload holds the version (or held it when its server died).
         throw left.uploadFailed(toCliError(error));
       } finally {
         bar.end();
@@ -195,6 +202,20 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
 }
 
 const isConflict = (error: unknown) => (error as { status?: number })?.status === 409;
+
+/**
+ * The version as the registry has it after a failed upload; undefined when it cannot be read. With
+ * `wait` (another upload holds the version), read again until it has an archive, for as long as a restart is waited for.
+ */
+async function versionAfterUpload(client: Client, request: { nodeId: string; version: string }, wait: boolean, signal: AbortSignal) {
+  const until = Date.now() + RESTART_WINDOW_MS;
+  for (let delay = 300; ; delay = Math.min(delay * 2, 2000)) {
+    const read = client.read<NodeVersion>(routes.getNodeVersion, { nodeId: request.nodeId, version: request.version });
+    const version = await untilInterrupted(signal, read).catch(() => undefined); // a signal stops the retries of a registry that is down
+    if (!wait || !version || version.archive_sha256 || version.status !== 'NodeVersionStatusPending' || Date.now() + delay > until || signal.aborted) return version;
+    await sleep(delay, undefined, { signal }).catch(() => {});
+  }
+}
 
 const alreadyPublished = (request: { nodeId: string; version: string }, registry: string) =>
   new CliError(`${request.nodeId} ${request.version} is already published on ${registry}`, EXIT.conflict, 'conflict', EXISTS_HINT, 409);
@@ -229,9 +250,14 @@ async function reportExisting(
   if (existing.status === 'NodeVersionStatusDeleted') {
     throw new CliError(`${what} was withdrawn (deleted) on ${client.baseUrl}: a deleted version cannot be published again`, EXIT.conflict, 'conflict', BUMP_HINT, 409);
   }
-  if (!skipExisting) throw alreadyPublished(request, client.baseUrl);
-  if (existing.status === 'NodeVersionStatusFlagged') throw flagged(request, client.baseUrl, existing);
-  if (existing.archive_sha256 && existing.archive_sha256 !== archive.sha256) {
+  // A re-run of the same release (its first answer lost) reads "same archive"; another one is a forgotten bump or a race lost.
+  const same = existing.archive_sha256 === archive.sha256;
+  if (!skipExisting && same) {
+    throw new CliError(`${what} is already published on ${client.baseUrl} with this same archive (sha256 ${archive.sha256})`, EXIT.conflict, 'conflict', EXISTS_HINT, 409);
+  }
+  if (!skipExisting && !existing.archive_sha256) throw alreadyPublished(request, client.baseUrl);
+  if (existing.status === 'NodeVersionStatusFlagged' && same) throw flagged(request, client.baseUrl, existing);
+  if (existing.archive_sha256 && !same) {
     throw new CliError(
       `${what} is already published on ${client.baseUrl} with another archive (published sha256 ${existing.archive_sha256}, local ${archive.sha256})`,
       EXIT.conflict,
@@ -367,6 +393,9 @@ function leftBehind(request: { nodeId: string; version: string }, registry: stri
     interrupted(by: unknown, when: string, maybe = false): CliError {
       const what = maybe ? pending.replace(' is registered', ' may be registered') : pending;
       return new CliError(`interrupted ${when}: ${what}`, exitCodeForSignal(by), 'interrupted', finish);
+    },
+    unanswered(failure: CliError): CliError {
+      return new CliError(`${failure.message}, with the publish request sent: ${pending.replace(' is registered', ' may be registered')}`, failure.exitCode, failure.code, finish);
     },
     uploadInterrupted(by: unknown): CliError {
       // The whole body may have been sent: the registry may have the archive, with its answer not read yet.
