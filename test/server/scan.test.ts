@@ -209,6 +209,19 @@ describe('a scan that crashes or times out', () => {
     }
   }, 120_000);
 
+  it('a call nested 120,000 brackets deep is scanned to its finding: it overflowed the worker\'s stack ("could not finish")', async () => {
+    const server = await startServer({ scanLimits: { timeoutMs: 60_000 } });
+    try {
+      const owner = await createUser(server);
+      await createPublisher(server, owner, 'acme');
+      const uploaded = await publishArchive(server, owner, 'deep', '1.0.0', { 'deep.py': `eval(${'['.repeat(120_000)}${']'.repeat(120_000)})\n` });
+      expect(uploaded).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: dynamic-execution at deep.py:1' });
+      await healthy(server);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
   it('a scan over its time limit: Flagged "could not finish (the scan took longer than …)" under flag; under warn Active with no findings', async () => {
     for (const scan of ['flag', 'warn'] as const) {
       const server = await startServer({ scan, scanLimits: { timeoutMs: 1 } });
