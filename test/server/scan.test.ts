@@ -254,7 +254,8 @@ describe('the scan queue', () => {
   it('is bounded: with the workers busy and queueMax uploads waiting, 1,500 more are 503 with Retry-After before their bodies are read; /healthz stays quick and the server\'s memory flat', async () => {
     const queueMax = 2;
     // a server of its own process, to measure its memory; its held scans are cut when the test ends
-    const server = await startChild(tempDir('nodereg-data-'), { options: { scanLimits: { queueMax, timeoutMs: 300_000 } } });
+    const child = await startChild(tempDir('nodereg-data-'), { options: { scanLimits: { queueMax, timeoutMs: 300_000 } } });
+    const server = { url: child.url, adminToken: child.adminToken } as TestServer;
     try {
       const owner = await createUser(server);
       await createPublisher(server, owner, 'acme');
@@ -293,13 +294,13 @@ describe('the scan queue', () => {
         expect(new Set(refused.map((reply) => reply.status))).toEqual(new Set([503]));
         expect(refused[0].body).toEqual({ error: 'unavailable', message: expect.stringContaining('waiting for their scan') });
         expect(refused[0].headers.get('retry-after')).toBe(String(SCAN_QUEUE_RETRY_AFTER_S));
-        rss.push((await server.memory()).rss);
+        rss.push((await child.memory()).rss);
       }
       expect((rss[2] - rss[0]) / 1024 / 1024, `server RSS after each round: ${rss.map((r) => Math.round(r / 1024 / 1024)).join(', ')} MiB`).toBeLessThan(16);
       // nothing was stored for the refused uploads: the version still waits for its archive
       expect((await client(server).get('/nodes/flood/versions/1.0.0', { token: owner.token })).body).toMatchObject({ status: 'NodeVersionStatusPending' });
     } finally {
-      await server.kill();
+      await child.kill();
     }
   }, 120_000);
 });
