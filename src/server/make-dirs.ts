@@ -55,6 +55,7 @@ function failed(path: string, error: unknown): MakeDirError {
     EPERM: `permission denied in ${dirname(path)}`,
     EROFS: `${dirname(path)} is on a read-only file system`,
     ENOSPC: 'the disk is full',
+    ENAMETOOLONG: 'a name in it is longer than the file system takes (255 bytes), or the whole path is',
   };
   return new MakeDirError(path, code, why[code] ?? (error as Error).message);
 }
