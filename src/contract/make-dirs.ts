@@ -1,5 +1,7 @@
 // Node's mkdir({recursive: true}) retries forever, at full CPU, where mkdir answers ENOENT under a
-// parent that exists (/proc, /sys): a user's path there must fail at once instead.
+// parent that exists (/proc, /sys): a user's path there must fail at once instead. Here, in contract/,
+// because the server (its data dir, storage, restore) and the CLI (the dirs a user names) both make
+// directories with it and say the same words when they cannot, and contract/ is what both may import.
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
