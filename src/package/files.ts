@@ -318,6 +318,10 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
       }
 
       if (isDir) {
+        // git lists a submodule that is not checked out as one path (its gitlink): its directory is empty.
+        if (tracked?.files.has(childRel) && !hasGitEntry(childAbs)) {
+          warnings.push(`${childRel} is a git submodule that is not checked out, so none of its files are in the archive: run \`git submodule update --init --recursive\` before packing (in GitHub Actions: actions/checkout with \`submodules: recursive\`)`);
+        }
         const realDir = real ?? realpathSync(childAbs);
         if (ancestors.has(realDir)) {
           warnings.push(`${childRel} is a symlink to a directory that contains it; skipped`);

@@ -273,7 +273,9 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
   const publisher = options.publisher ?? fromTool?.value;
   keys.set('publisher', publisherKey);
   if (publisher === undefined) {
-    if (options.requirePublisher) problem(T('publisher'), 'is missing: add publisher = "your-publisher-id" under [tool.nodereg] (or PublisherId under [tool.comfy]), or pass --publisher');
+    // The incumbent's `init` writes PublisherId = "": name the key the publisher has, not one to add.
+    if (options.requirePublisher && comfy.PublisherId === '') problem(C('PublisherId'), 'is empty: set it to your publisher id (PublisherId = "your-publisher-id"), or pass --publisher');
+    else if (options.requirePublisher) problem(T('publisher'), 'is missing: add publisher = "your-publisher-id" under [tool.nodereg] (or PublisherId under [tool.comfy]), or pass --publisher');
   } else if (typeof publisher !== 'string') {
     problem(publisherKey, 'must be a string');
   } else if (isPublisherId(publisher)) {

@@ -412,7 +412,7 @@ requires-comfyui = ">=0.3.0"
   it('reads "" in [tool.comfy] as unset, as the incumbent does, and names [tool.comfy] keys in problems', async () => {
     const p = await project('[project]\nname = "n"\nversion = "1"\n[tool.comfy]\nPublisherId = ""\nIcon = ""\nDisplayName = 7\nincludes = ["missing"]\n');
     expect(problems(p)).toEqual([
-      expect.stringMatching(/^\[tool\.nodereg\] publisher: is missing: .*PublisherId under \[tool\.comfy\]/),
+      '[tool.comfy] PublisherId: is empty: set it to your publisher id (PublisherId = "your-publisher-id"), or pass --publisher',
       '[tool.comfy] DisplayName: must be text, such as "example"',
     ]);
     expect(p.warnings).toContainEqual(expect.stringMatching(/^\[tool\.comfy\] includes: "missing" matches nothing/));

@@ -44,6 +44,8 @@ function describeNode(ctx: Ctx, n: Node): string {
     ['author', n.author],
     ['license', n.license],
     ['repository', n.repository],
+    ['icon', n.icon],
+    ['banner', n.banner_url],
     ['latest', latest ? `${latest.version}${latest.createdAt ? ` (${relativeTime(latest.createdAt)})` : ''}` : 'none active'],
     // stars go from 1, so a mean of 0 means no review at all
     ['rating', n.rating ? `${n.rating.toFixed(1)} / 5` : 'no reviews yet'],
