@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { Option, type Command } from 'commander';
 import type { Client } from '../client/index.js';
 import type { Answer } from '../client/http.js';
-import { JSON_BODY_MAX, type TASK_KINDS } from '../contract/limits.js';
+import { AI_RESULT_MAX, JSON_BODY_MAX, type TASK_KINDS } from '../contract/limits.js';
 import type { Operation } from '../contract/operation.js';
 import type { Ctx } from './context.js';
 import { parseDuration } from './duration.js';
@@ -233,7 +233,7 @@ const EXTENSIONS: Record<string, string> = {
  * (nor ends with a separator), else files named after the task in that directory. Results are
  * capability URLs or the provider's: they are fetched without our token.
  */
-export async function downloadResults(kind: TaskKind, state: TaskState, output: string): Promise<string[]> {
+export async function downloadResults(kind: TaskKind, state: TaskState, output: string, max = AI_RESULT_MAX): Promise<string[]> {
   if (state.results.length === 0) throw new CliError(`${kind} task ${state.id} finished without results to download`, EXIT.failure, 'no_results');
   const isDir = output.endsWith('/') || output.endsWith(sep) || state.results.length > 1 || (await stat(output).catch(() => undefined))?.isDirectory();
   makeUserDir(isDir ? output : dirname(output), '--output');
@@ -250,6 +250,11 @@ export async function downloadResults(kind: TaskKind, state: TaskState, output: 
       response.body.resume();
       throw new CliError(`cannot download ${url}: HTTP ${response.status}`, EXIT.failure, 'download_failed', response.status === 404 ? 'results are kept for 24 hours' : undefined);
     }
+    const tooLarge = () => new CliError(`cannot download ${url}: it is over ${max / 1024 / 1024} MiB, more than an AI result`, EXIT.failure, 'download_failed');
+    if (Number(response.headers['content-length']) > max) {
+      response.body.destroy();
+      throw tooLarge();
+    }
     let target = output;
     if (isDir) {
       const type = response.headers['content-type']?.split(';')[0].trim() ?? '';
@@ -259,10 +264,21 @@ export async function downloadResults(kind: TaskKind, state: TaskState, output: 
     }
     const partial = `${target}.part`;
     try {
-      await pipeline(response.body, createWriteStream(partial));
+      let size = 0;
+      await pipeline(
+        response.body,
+        async function* (source: AsyncIterable<Buffer>) {
+          for await (const chunk of source) {
+            if ((size += chunk.length) > max) throw tooLarge();
+            yield chunk;
+          }
+        },
+        createWriteStream(partial),
+      );
       await rename(partial, target);
     } catch (error) {
       await rm(partial, { force: true });
+      if (error instanceof CliError) throw error;
       throw new CliError(`cannot save ${url} to ${target}: ${(error as Error).message}`, EXIT.failure, 'download_failed');
     }
     files.push(target);

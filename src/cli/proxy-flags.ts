@@ -46,6 +46,10 @@ function upstreamUrl(value: string | undefined, flag: string): string | undefine
   if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash) {
     throw invalidInput(`${flag} must be an http or https URL without query or fragment (got "${value}")`, `${flag} https://api.provider.example`);
   }
+  // fetch sends no credentials from a URL (it fails, naming the URL, to every caller): the key has its own variable
+  if (url.username || url.password) {
+    throw invalidInput(`${flag} must not hold a user or password`, `put the provider's key in ${flag === '--img-upstream' ? 'NODEREG_IMG_API_KEY' : 'NODEREG_VID_API_KEY'}`);
+  }
   return value;
 }
 

@@ -174,7 +174,7 @@ export function createClient(options: ClientOptions) {
   async function request(
     method: string,
     url: string,
-    init: { body?: string; headers?: Record<string, string>; timeout?: boolean; token?: boolean; read?: boolean; repeatable?: boolean } = {},
+    init: { body?: string; headers?: Record<string, string>; timeout?: boolean; timeoutMs?: number; token?: boolean; read?: boolean; repeatable?: boolean } = {},
   ): Promise<Answer> {
     const requestHeaders = { ...headers, ...init.headers };
     if (init.token === false) delete requestHeaders.authorization;
@@ -184,7 +184,8 @@ export function createClient(options: ClientOptions) {
       let answer: Answer | undefined;
       let failure: ApiError | NetworkError;
       try {
-        answer = await send({ method, url, headers: requestHeaders, body: init.body, timeoutMs: init.timeout === false ? undefined : timeoutMs, idleMs: timeoutMs });
+        const limitMs = init.timeoutMs ?? timeoutMs;
+        answer = await send({ method, url, headers: requestHeaders, body: init.body, timeoutMs: init.timeout === false ? undefined : limitMs, idleMs: limitMs });
         answered = true;
         log(`← ${answer.status} ${method} ${url}`);
         if (answer.status < 400) {
@@ -220,13 +221,13 @@ export function createClient(options: ClientOptions) {
    * Sends one operation's request and reads its answer (undefined when it has no JSON body). With
    * `exact`, an answer that does not meet the contract is a ForeignAnswerError rather than kept as sent.
    */
-  async function exchange(route: Route, params: Record<string, string>, query: Record<string, unknown>, body: unknown, exact = false): Promise<unknown> {
+  async function exchange(route: Route, params: Record<string, string>, query: Record<string, unknown>, body: unknown, exact = false, timeoutMs?: number): Promise<unknown> {
     const searchParams = new URLSearchParams();
     for (const [key, value] of Object.entries(query)) if (value !== undefined) searchParams.set(key, String(value));
     const qs = searchParams.toString();
     const url = base + buildPath(route.path, params) + (qs ? `?${qs}` : '');
     const sent = body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {};
-    const answer = await request(route.method, url, { ...sent, read: true, repeatable: route.repeatable });
+    const answer = await request(route.method, url, { ...sent, read: true, repeatable: route.repeatable, timeoutMs });
     const text = await answer.text();
     if (route.responseKind !== 'json' || answer.status === 204) return undefined;
     let data: unknown;
@@ -246,13 +247,14 @@ export function createClient(options: ClientOptions) {
 
     /**
      * Calls one operation of the contract: validates the input with its schemas, sends it, reads the
-     * answer; `exact` for a caller that reads the answer's fields as the contract has them (whoami, login).
+     * answer; `exact` for a caller that reads the answer's fields as the contract has them (whoami, login);
+     * `timeoutMs` for one that waits longer than the client's timeout (an AI submission).
      */
-    async call<O extends Operation>(operation: O, input: CallInput<O> = {}, options: { exact?: boolean } = {}): Promise<ResponseOf<O>> {
+    async call<O extends Operation>(operation: O, input: CallInput<O> = {}, options: { exact?: boolean; timeoutMs?: number } = {}): Promise<ResponseOf<O>> {
       const params = validate(operation.params, input.params ?? {}, 'params') as Record<string, string>;
       const query = validate(operation.query, input.query ?? {}, 'query') as Record<string, unknown>;
       const body = operation.bodyKind === 'json' ? validate(operation.body, input.body ?? {}, 'body') : undefined;
-      return (await exchange(operation, params, query, body, options.exact)) as ResponseOf<O>;
+      return (await exchange(operation, params, query, body, options.exact, options.timeoutMs)) as ResponseOf<O>;
     },
 
     /**

@@ -53,6 +53,11 @@ export const VERSION_MAX = 256;
 export const CHANGELOG_MAX = 100_000;
 /** Every URL field (icon, banner_url, repository, website, callbacks…). */
 export const URL_MAX = 2048;
+/**
+ * An image or video the AI proxy is given as an http(s) URL (it is kept and echoed as given): 8 KiB,
+ * the request line most web servers accept, so no fetchable URL is refused.
+ */
+export const MEDIA_URL_MAX = 8192;
 /** A version requirement such as `>=1.0.0 <2.0.0` (supported_appui_version…). */
 export const VERSION_RANGE_MAX = 256;
 /** Short free text that is no description: license, category, support, status detail. */
@@ -94,6 +99,11 @@ export const UPSTREAM_ANSWER_MAX = JSON_BODY_MAX + 1 * MiB;
  * sends): past it the read stops, rather than a hostile server filling the publisher's memory.
  */
 export const REGISTRY_ANSWER_MAX = 64 * MiB;
+/**
+ * The largest AI result the CLI downloads (`--output`): a provider's image or video is tens of MB; past
+ * it the download stops, rather than an endless body filling the user's disk.
+ */
+export const AI_RESULT_MAX = 1024 * MiB;
 /** Every other JSON body (publish, updates, accounts): a few KiB of metadata, so 1 MiB is plenty. */
 export const METADATA_BODY_MAX = 1 * MiB;
 /**
@@ -102,8 +112,9 @@ export const METADATA_BODY_MAX = 1 * MiB;
  */
 export const ANONYMOUS_BODIES_MAX = 64 * MiB;
 /**
- * Bytes of JSON request bodies being read, in all (five of the largest): past it a request is 503 for
- * the moment, so that slow senders with a token cannot hold memory without bound either.
+ * Bytes of JSON request bodies being read or held by their requests, in all (five of the largest): past
+ * it a request is 503 for the moment, so that slow senders with a token, or AI submissions waiting on a
+ * stalled provider, cannot hold memory without bound either.
  */
 export const JSON_BODIES_MAX = 128 * MiB;
 /** Arrays and objects nested deeper than this in a JSON body are 400 (a translations object is 2 or 3 deep). */

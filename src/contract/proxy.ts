@@ -1,13 +1,20 @@
 import * as z from 'zod';
 import { op } from './operation.js';
 import { ImageTaskReference, ImageTaskStatus, VideoExtendResponse, VideoTaskStatus } from './resources.js';
-import { ADVANCED_SETTINGS, IDENTIFIER_MAX, JSON_BODY_MAX, PERCENT, RELIGHT, SKIN_ENHANCER, VIDEO_CREDITS, VIDEO_EXTEND } from './limits.js';
+import { ADVANCED_SETTINGS, IDENTIFIER_MAX, JSON_BODY_MAX, MEDIA_URL_MAX, PERCENT, RELIGHT, SKIN_ENHANCER, VIDEO_CREDITS, VIDEO_EXTEND } from './limits.js';
 import { httpUrl } from './fields.js';
 
 const percent = (fallback: number) => z.number().int().min(PERCENT.min).max(PERCENT.max).default(fallback);
 
-/** Base64 content or a URL: anything non-empty within the body limit; the sandbox and the providers judge the rest. */
-const imageSource = z.string().min(1, 'must be base64 content or a URL').max(JSON_BODY_MAX);
+/**
+ * Base64 content or a URL: anything non-empty within the body limit, a URL at most MEDIA_URL_MAX
+ * characters (it is stored and echoed as given); the sandbox and the providers judge the rest.
+ */
+const imageSource = z
+  .string()
+  .min(1, 'must be base64 content or a URL')
+  .max(JSON_BODY_MAX)
+  .refine((value) => value.length <= MEDIA_URL_MAX || !/^\s*https?:/i.test(value), `a URL must be at most ${MEDIA_URL_MAX} characters`);
 
 /**
  * Checks the weight syntax of a relight prompt. A group `(text:w)` weights `text` by `w`:

@@ -27,7 +27,8 @@ export class HttpError extends Error {
 export const badRequest = (message: string, details?: FieldError[]) => new HttpError('invalid_request', message, details);
 export const unauthorized = (message = 'a bearer token is required: Authorization: Bearer <token>') => new HttpError('unauthorized', message);
 export const forbidden = (message: string, hint?: string) => new HttpError('forbidden', message, undefined, hint);
-export const banned = (message: string) => new HttpError('banned', message);
+// The hint says who can lift a ban: not the caller's token, whatever it is (the CLI's default 403 hint said to check it).
+export const banned = (message: string) => new HttpError('banned', message, undefined, 'a registry admin banned it: only an admin can lift the ban');
 export const notFound = (message: string) => new HttpError('not_found', message);
 export const conflict = (message: string, hint?: string) => new HttpError('conflict', message, undefined, hint);
 export const tooLarge = (message: string, hint?: string) => new HttpError('payload_too_large', message, undefined, hint);

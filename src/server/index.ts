@@ -44,8 +44,8 @@ export interface RegistryServerOptions {
   maxUnpacked?: number;
   /** Mutating requests per minute per user (else per address); off when undefined. */
   rateLimit?: number;
-  /** Server events and internal errors (stderr in `serve`); none when undefined. */
-  log?: (line: string) => void;
+  /** Server events and internal errors (stderr in `serve`); none when undefined. A level marks what went wrong. */
+  log?: (line: string, level?: 'warn' | 'error') => void;
   /** One line per request (`serve --log`): by default to `log`; `false` for none. */
   accessLog?: ((line: string) => void) | false;
   version?: string;
@@ -140,17 +140,24 @@ function backendUnavailable(error: unknown): boolean {
  * The answer to an error no layer expected: 503 when the process is out of descriptors (EMFILE, ENFILE)
  * or the database or archive storage is out of reach, and the client may retry, else 500. Both are logged.
  */
-function internalError(error: unknown, log: ((line: string) => void) | undefined): HttpError {
+function internalError(error: unknown, log: RegistryServerOptions['log']): HttpError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'EMFILE' || code === 'ENFILE') {
-    log?.(`out of file descriptors (${code}): answered 503`);
+    log?.(`out of file descriptors (${code}): answered 503`, 'warn');
     return new HttpError('unavailable', 'the server is out of resources for the moment; retry shortly', undefined, undefined, { 'Retry-After': '1' });
   }
+  // A newer nodereg migrated the shared database under this one (a rolling upgrade): a statement prepared
+  // on a connection no longer fits its table. postgres.js has dropped it, and re-prepares it on the retry;
+  // it retries by itself outside a transaction only.
+  if ((error as { routine?: unknown } | undefined)?.routine === 'RevalidateCachedQuery') {
+    log?.(`the database's tables changed under a prepared statement (another nodereg migrated them): answered 503; the retry prepares it again`, 'warn');
+    return new HttpError('unavailable', "the registry's database changed its tables a moment ago; retry", undefined, undefined, { 'Retry-After': '1' });
+  }
   if (backendUnavailable(error)) {
-    log?.(`database or archive storage unavailable (${(error as Error).message}): answered 503`);
+    log?.(`database or archive storage unavailable (${(error as Error).message}): answered 503`, 'warn');
     return new HttpError('unavailable', 'the registry cannot reach its database or archive storage at the moment; retry shortly', undefined, undefined, { 'Retry-After': '5' });
   }
-  log?.(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
+  log?.(`internal error: ${error instanceof Error ? error.stack : String(error)}`, 'error');
   return new HttpError('internal', 'an internal error occurred; it has been logged');
 }
 
@@ -280,7 +287,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   // pipelined request, a timeout) must not write its answer into the middle of one.
   const responses = new WeakMap<Duplex, ServerResponse[]>();
   const keptFailed = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
-    options.log?.(`internal error: ${error instanceof Error ? error.stack : String(error)}`);
+    options.log?.(`internal error: ${error instanceof Error ? error.stack : String(error)}`, 'error');
     if (res.headersSent) res.destroy();
     else void listener(req, res);
   };
@@ -366,13 +373,14 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     if (!socket.writable) return socket.destroy();
     const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    socket.end(
-      timeout
-        ? rawErrorResponse(408, 'request_timeout', 'the request was sent too slowly')
-        : tooLarge
-          ? rawErrorResponse(431, 'payload_too_large', 'the request headers are too large')
-          : rawErrorResponse(400, 'invalid_request', 'malformed HTTP request'),
-    );
+    const [status, code, message] = timeout
+      ? ([408, 'request_timeout', 'the request was sent too slowly'] as const)
+      : tooLarge
+        ? ([431, 'payload_too_large', 'the request headers are too large'] as const)
+        : ([400, 'invalid_request', 'malformed HTTP request'] as const);
+    socket.end(rawErrorResponse(status, code, message));
+    // Refused before any route: the access log has its line too, without the method and path it never read.
+    accessLog?.(`${message} (${error.code}): answered ${status}`);
     // The client may still be sending (headers over the limit, then a body). Closing with unread bytes
     // resets the connection, and a client still writing loses the answer: read and drop for as long as a refused body is (DROP).
     socket.resume();

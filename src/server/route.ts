@@ -49,19 +49,21 @@ export function bearerOf(header: string | undefined): string | undefined {
 export const bearerToken = (c: Context): string | undefined => bearerOf(c.req.header('authorization'));
 
 /**
- * Bytes of the JSON bodies being read in this process (JSON_BODIES_MAX), and of those whose caller is
- * not known yet (ANONYMOUS_BODIES_MAX): without them, clients sending slowly could each hold a body for
- * as long as a request may take, up to all the memory there is.
+ * Bytes of the JSON bodies being read or held by their request in this process (JSON_BODIES_MAX), and
+ * of those whose caller is not known yet and being read (ANONYMOUS_BODIES_MAX): without them, clients
+ * sending slowly, or submissions waiting on a stalled AI provider, could each hold a body for as long as
+ * a request may take, up to all the memory there is.
  */
 const reading = { all: 0, anonymous: 0 };
 
 /**
  * Reads a JSON body as text, refusing more than `max` bytes even when no Content-Length was sent, and
  * a body over the depth or value budget (JsonShape) as soon as it shows: nothing more of it is kept.
- * Every body counts against JSON_BODIES_MAX while it is read; an `anonymous` one (its caller not known
- * yet) also against ANONYMOUS_BODIES_MAX.
+ * Every body counts against JSON_BODIES_MAX while it is read and then, added to `held`, until its
+ * request gives it back; an `anonymous` one (its caller not known yet) also against ANONYMOUS_BODIES_MAX
+ * while it is read.
  */
-function readJsonBody(c: Context, max: number, anonymous = false): Promise<Buffer> {
+function readJsonBody(c: Context, max: number, held: { bytes: number }, anonymous = false): Promise<Buffer> {
   const incoming = (c.env as HttpBindings).incoming;
   if (incoming.readableEnded) return Promise.resolve(EMPTY);
   return new Promise((resolve, reject) => {
@@ -74,8 +76,9 @@ function readJsonBody(c: Context, max: number, anonymous = false): Promise<Buffe
     let whole: Buffer | undefined;
     let size = 0;
     let counted = 0;
-    const stop = () => {
-      reading.all -= counted;
+    const stop = (keep = false) => {
+      if (keep) held.bytes += counted;
+      else reading.all -= counted;
       if (anonymous) reading.anonymous -= counted;
       counted = 0;
       incoming.off('data', onData);
@@ -107,7 +110,7 @@ function readJsonBody(c: Context, max: number, anonymous = false): Promise<Buffe
       }
     };
     const onEnd = () => {
-      stop();
+      stop(true);
       resolve(whole ? whole.subarray(0, size) : Buffer.concat(chunks, size));
     };
     // The client went away, or Node cut a request sent too slowly (it answered 408 itself).
@@ -126,7 +129,7 @@ const EMPTY = Buffer.alloc(0);
 const MiB = 1024 * 1024;
 
 const bodiesFull = () =>
-  new HttpError('unavailable', 'the registry is reading too many request bodies at the moment; retry shortly', undefined, undefined, { 'Retry-After': '1' });
+  new HttpError('unavailable', 'the registry is reading or holding too many request bodies at the moment; retry shortly', undefined, undefined, { 'Retry-After': '1' });
 
 const anonymousBodiesFull = () =>
   new HttpError('unavailable', 'too many requests without an Authorization header are sending their bodies at the moment; retry shortly, or send the token in the Authorization header', undefined, undefined, { 'Retry-After': '1' });
@@ -224,6 +227,15 @@ export function route<O extends Operation>(
   });
 
   async function serve(c: Context<AppEnv>): Promise<Response> {
+    const held = { bytes: 0 };
+    try {
+      return await answer(c, held);
+    } finally {
+      reading.all -= held.bytes;
+    }
+  }
+
+  async function answer(c: Context<AppEnv>, held: { bytes: number }): Promise<Response> {
     let raw: Buffer = EMPTY;
     if (operation.bodyKind === 'json') {
       const length = Number(c.req.header('content-length') ?? 0);
@@ -234,7 +246,7 @@ export function route<O extends Operation>(
       }
       if (length > operation.bodyMax) throw tooLarge(`the request body is over ${operation.bodyMax} bytes`);
     }
-    const readBody = (anonymous = false) => (operation.bodyKind === 'json' ? readJsonBody(c, operation.bodyMax, anonymous) : Promise.resolve(EMPTY));
+    const readBody = (anonymous = false) => (operation.bodyKind === 'json' ? readJsonBody(c, operation.bodyMax, held, anonymous) : Promise.resolve(EMPTY));
     const bodyCredential = operation.bodyKind === 'json' ? options.bodyCredential : undefined;
     const bearer = bearerToken(c);
     let credential = bearer;

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { table } from '../../src/cli/output.js';
-import { REGISTRY_ANSWER_MAX } from '../../src/contract/limits.js';
+import { downloadResults } from '../../src/cli/ai-tasks.js';
+import { AI_RESULT_MAX, REGISTRY_ANSWER_MAX } from '../../src/contract/limits.js';
 import { tempDir } from '../helpers.js';
 import { runInProcess } from './in-process.js';
 
@@ -41,6 +42,19 @@ const zip = (): Promise<Buffer> =>
     archive.outputStream.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks)));
     archive.end();
   });
+
+/** Writes `chunk` again and again (up to 4 GiB) until the client hangs up, telling `sent` each time. */
+function endless(res: ServerResponse, chunk: Buffer, sent: (bytes: number) => void): void {
+  let total = 0;
+  const pump = () => {
+    while (!res.destroyed && total < 4096 * 1024 * 1024) {
+      total += chunk.length;
+      sent(chunk.length);
+      if (!res.write(chunk)) return void res.once('drain', pump);
+    }
+  };
+  pump();
+}
 
 const cli = (url: string, argv: string[]) => runInProcess(argv, { env: { NODEREG_REGISTRY: url, NODEREG_TOKEN: 'nrg_u_test' } });
 
@@ -75,14 +89,9 @@ describe('a hostile registry', () => {
         return json(res, { id: 'v', node_id: 'x', version: '1.0.0', status: 'NodeVersionStatusActive', downloadUrl: `${base}/archives/p/x/1.0.0/node.zip`, archive_size: bytes.length });
       }
       res.writeHead(200, { 'content-type': 'application/zip' });
-      const chunk = Buffer.alloc(1024 * 1024);
-      const pump = () => {
-        while (!res.destroyed && sent < 4096 * 1024 * 1024) {
-          sent += chunk.length;
-          if (!res.write(chunk)) return void res.once('drain', pump);
-        }
-      };
-      pump();
+      endless(res, Buffer.alloc(1024 * 1024), (bytes) => {
+        sent += bytes;
+      });
     });
     const result = await cli(url, ['node', 'download', 'x', '--out', out]);
     expect(result.code, result.stderr).toBe(1);
@@ -104,6 +113,38 @@ describe('a hostile registry', () => {
     const result = await cli(url, ['relight', image, '--output', `${out}/`]);
     expect(result.code, result.stderr).toBe(0);
     expect(filesUnder(root)).toEqual(['in.png', 'results', join('results', 'relight-.._.._.._escaped.png')]);
+  });
+
+  it('relight --output: a result announced over AI_RESULT_MAX is refused at once, nothing written', async () => {
+    const root = tempDir('nodereg-hostile-');
+    const image = join(root, 'in.png');
+    writeFileSync(image, 'png');
+    const url = await registry((req, res, base) => {
+      // announces 2 GiB, sends a byte and stalls
+      if (req.url === '/result.png') return void res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(2 * 1024 ** 3) }).write('p');
+      json(res, { data: { task_id: 't', status: 'COMPLETED', generated: [`${base}/result.png`] } });
+    });
+    const started = Date.now();
+    const result = await cli(url, ['relight', image, '--output', join(root, 'out.png')]);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain(`/result.png: it is over ${AI_RESULT_MAX / 1024 / 1024} MiB, more than an AI result`);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(filesUnder(root)).toEqual(['in.png']);
+  });
+
+  it('an endless AI result stops at the limit and leaves no file, rather than filling the disk', async () => {
+    const out = tempDir('nodereg-hostile-');
+    let sent = 0;
+    const url = await registry((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      endless(res, Buffer.alloc(64 * 1024), (bytes) => {
+        sent += bytes;
+      });
+    });
+    const state = { id: 't', status: 'COMPLETED', results: [`${url}/result.png`], done: true, failed: false };
+    await expect(downloadResults('relight', state, join(out, 'out.png'), 1024 * 1024)).rejects.toThrow('it is over 1 MiB, more than an AI result');
+    expect(filesUnder(out)).toEqual([]);
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
   });
 
   it('stops reading an answer over REGISTRY_ANSWER_MAX: exit 1 with words, not an out-of-memory crash', async () => {

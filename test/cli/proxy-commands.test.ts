@@ -177,7 +177,11 @@ describe('serve flags of the AI proxy', () => {
     [{ callbackBackoff: '1d' }, '--callback-backoff'],
     [{ callbackAllow: '10.0.0.0/99' }, '--callback-allow'],
     [{ callbackAllow: ' , ' }, '--callback-allow'],
+    // fetch refuses such a URL, and its error (with the password) went to every caller in the 502
+    [{ imgUpstream: 'https://user:s3cret@img.provider.test' }, '--img-upstream'],
+    [{ vidUpstream: 'https://key@vid.provider.test' }, '--vid-upstream'],
   ])('%j is exit 2 naming %s', (flags, flag) => {
     expect(() => proxyOptionsFromFlags(flags, {})).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringContaining(flag) }));
+    expect(() => proxyOptionsFromFlags(flags, {})).toThrow(expect.objectContaining({ message: expect.not.stringContaining('s3cret') }));
   });
 });

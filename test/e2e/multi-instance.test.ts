@@ -105,6 +105,33 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     await Promise.all([a.stop(), b.stop()]);
   });
 
+  it('an instance serving while a newer build migrates the database answers a publish 503 (retry), never 500, and the retry works', async () => {
+    const databaseUrl = await (await postgresServer!).database();
+    const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
+    const served = await serve(['--port', '0', '--data-dir', tempDir(), '--database', databaseUrl], { env: { NODEREG_ADMIN_TOKEN: adminToken } });
+    const server = { url: served.url, adminToken } as TestServer;
+    const alice = await createUser(server, 'alice');
+    await createPublisher(server, alice, 'alice-co');
+    // Sequential publishes: each connection that served one holds the prepared statements of a publish.
+    for (let patch = 0; patch < 3; patch++) expect((await publish(server, alice.token, 'alice-co', 'rolling', `1.0.${patch}`)).status).toBe(201);
+    // What a newer build's migration may do while this instance serves (README: --migrate-only before a rollout).
+    const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+    await sql.unsafe('ALTER TABLE versions ADD COLUMN from_a_newer_build text; ALTER TABLE users ADD COLUMN from_a_newer_build text; ALTER TABLE nodes ADD COLUMN from_a_newer_build text');
+    await sql.end();
+    const statuses: number[] = [];
+    for (let patch = 3; statuses.at(-1) !== 201 && statuses.length < 20; ) {
+      const reply = await publish(server, alice.token, 'alice-co', 'rolling', `1.0.${patch}`);
+      statuses.push(reply.status);
+      if (reply.status === 503) expect(reply.headers.get('retry-after')).toBe('1');
+      if (reply.status === 201) patch++;
+    }
+    expect(statuses[0]).toBe(503); // the connection that served the last publish
+    expect(statuses).not.toContain(500);
+    expect(statuses.at(-1)).toBe(201);
+    expect(served.stderr()).not.toContain('internal error');
+    expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+  });
+
   it('agree on publishes, uploads, downloads and revoked tokens', async () => {
     const databaseUrl = await (await postgresServer!).database();
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;

@@ -276,6 +276,10 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
     // With --log json every line is serve's JSON: nothing the S3 SDK prints of its own (it warned of a "non-retryable streaming request").
     for (const line of served.stderr().trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
+    // Each 503 is said once, at level warn (an operator filtering on the level sees the outage), beside its access line.
+    const unavailable = served.stderr().trim().split('\n').map((line) => JSON.parse(line) as { level: string; message?: string }).filter((line) => line.message?.endsWith('answered 503'));
+    expect(unavailable.length).toBeGreaterThan(0);
+    for (const line of unavailable) expect(line.level, line.message).toBe('warn');
     if (answer === 'put-dropped') expect(served.stderr()).toMatch(/answered the PUT of \S+ \(\d+ bytes\) as stored, and stored nothing\): answered 503/);
   });
 

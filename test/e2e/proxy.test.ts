@@ -134,6 +134,32 @@ describe('waiting', () => {
   });
 });
 
+describe('submitting', () => {
+  it('the submission waits for the registry as long as --timeout (not the 30 s of other requests)', async () => {
+    // The registry waits --upstream-timeout (default 30 s) for the provider: a CLI that gave up at 30 s
+    // never saw the id of a task the provider then started. Shown here the fast way round.
+    const slow = await startStandIn(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      return { status: 200, json: { data: { task_id: 't-1', status: 'CREATED', generated: [] } } };
+    });
+    try {
+      const image = join(tempDir('nodereg-e2e-submit-'), 'photo.png');
+      writeFileSync(image, PNG);
+      const env = { NODEREG_REGISTRY: slow.url, NODEREG_TOKEN: 'nrg_u_test' };
+      const started = Date.now();
+      const short = await runCli(['relight', image, '--timeout', '1s'], { env });
+      expect(short.code).toBe(1);
+      expect(short.stderr).toContain('no answer in time');
+      expect(Date.now() - started).toBeLessThan(2_900);
+      const long = await runCli(['relight', image, '--timeout', '10s'], { env });
+      expect(long.code, long.stderr).toBe(0);
+      expect(long.stdout.trim()).toBe('t-1');
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
 describe('forward mode: every flag reaches the provider as its field', () => {
   let upstream: StandIn;
   let server: TestServer;

@@ -274,6 +274,17 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     expect(words.stdout.split('\n').slice(0, -1), `${serveLine}\n${words.stderr}`).toEqual(['serve', '--database', databaseUrl, '--storage', storage]);
   }, 60_000);
 
+  it('a database that does not exist on the server: exit 2 naming --database and how to create it, not "run the same restore again"', async () => {
+    const databaseUrl = await (await postgresServer!).database();
+    const missing = databaseUrl.replace(/\/([^/?]+)(\?|$)/, '/$1_never_created$2');
+    expect(missing).not.toBe(databaseUrl);
+    const result = await runCli(['restore', built.backup, '--database', missing, '--storage', join(tempDir(), 'archives')]);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/--database: database "[^"]+_never_created" does not exist/);
+    expect(result.stderr).toContain('createdb');
+    expect(result.stderr).not.toContain('run the same restore again');
+  }, 60_000);
+
   it('PostgreSQL frozen while the rows go in: restore gives up after its deadline with exit 1 naming the database, and the target stays empty', async () => {
     const pg = (await postgresServer!)!;
     const databaseUrl = await pg.database();

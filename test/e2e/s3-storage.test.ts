@@ -96,6 +96,19 @@ describe.skipIf(!s3Server)('serve --storage s3://', () => {
     expect(Math.min(...growths)).toBeLessThan(50 * MiB);
   }, 180_000);
 
+  it('with --log json every stderr line is JSON in an operator\'s environment: the SDK prints no notice of its own (Node 20)', async () => {
+    const s3 = await s3Server!;
+    // The environment an operator has: without the SDK's switch that the tests set for themselves.
+    const { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: _, ...env } = s3.env;
+    const served = await serve(['--port', '0', '--data-dir', tempDir(), '--storage', `s3://${await s3.bucket()}`, '--log', 'json'], { env });
+    expect((await fetch(`${served.url}/readyz`)).status).toBe(200);
+    expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    const lines = served.stderr().split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThan(3);
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(served.stderr()).not.toContain('AWS SDK');
+  });
+
   it('a bucket that does not exist stops the start with exit 1, naming the flag and the bucket', async () => {
     const s3 = await s3Server!;
     const result = await runInProcess(['serve', '--port', '0', '--data-dir', tempDir(), '--storage', 's3://no-such-bucket/x'], { env: s3.env });

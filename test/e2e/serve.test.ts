@@ -1,6 +1,6 @@
 // `nodereg serve` and `nodereg backup` as a user runs them: the real binary, spawned with temp
 // HOME/XDG dirs, talking to 127.0.0.1 only.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { describe, expect, it, vi } from 'vitest';
 import yazl from 'yazl';
 import { runCli, tempDir } from '../helpers.js';
 import { openDatabase } from '../../src/server/store/db.js';
+import { migrations } from '../../src/server/store/migrations.js';
 import { runInProcess } from '../cli/in-process.js';
 import { serve } from './serve-helper.js';
 
@@ -220,6 +221,23 @@ describe('nodereg serve', () => {
     expect(result.stderr).toContain(`error: cannot open the data dir ${file}: it is a file, not a directory`);
     expect(result.stderr).not.toMatch(/ENOTDIR|\n\s+at /);
     expect(result.stdout).toBe('');
+  });
+
+  it('refuses a data dir whose database a newer nodereg wrote (exit 1, naming it), and leaves it as it was', async () => {
+    const dataDir = tempDir();
+    const file = join(dataDir, 'registry.db');
+    const db = openDatabase(file);
+    db.pragma(`user_version = ${migrations.length + 1}`);
+    db.close();
+    writeFileSync(join(dataDir, 'secret'), randomBytes(32).toString('hex'), { mode: 0o600 });
+    const before = sha256(readFileSync(file));
+    for (const args of [['--data-dir', dataDir], ['--database', file, '--migrate-only']]) {
+      const result = await runCli(['serve', '--port', '0', ...args], { timeoutMs: 10_000 });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${file} was written by a newer nodereg (schema ${migrations.length + 1}, this one knows ${migrations.length})`);
+      expect(result.stdout).toBe('');
+    }
+    expect(sha256(readFileSync(file))).toBe(before);
   });
 
   it('exits 1 naming the port when it is in use', async () => {

@@ -2,7 +2,7 @@
 // Malicious zips are written byte by byte (yazl refuses to write them).
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { UPLOAD_URL_TTL_SECONDS } from '../../src/contract/limits.js';
 import { signUploadUrl, verifyUploadSignature } from '../../src/server/archives/signing.js';
-import { createS3ArchiveStorage } from '../../src/server/archives/s3-storage.js';
+import { createS3ArchiveStorage, SPOOL_PREFIX, STALE_SPOOL_MS } from '../../src/server/archives/s3-storage.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from '../../src/server/archives/storage.js';
 import { MemoryBudget, validateZip as validateZipWith } from '../../src/server/archives/validate-zip.js';
 import { HttpError } from '../../src/server/errors.js';
@@ -332,6 +332,37 @@ if (s3Server) {
     });
   });
 }
+
+describe('S3 archive storage spool', () => {
+  // Without a spoolDir each process spools in a fresh dir of the temp dir: a killed instance's dir is
+  // never its successor's, so the start sweeps the others' files that nobody has written for a day.
+  it('sweep at start removes the stale scratch files of killed instances, not fresh ones of live ones', async () => {
+    const tmp = tempDir();
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      const killed = join(tmp, `${SPOOL_PREFIX}killed`);
+      const live = join(tmp, `${SPOOL_PREFIX}live`);
+      mkdirSync(killed);
+      mkdirSync(live);
+      const old = new Date(Date.now() - STALE_SPOOL_MS - 60_000);
+      writeFileSync(join(killed, 'a.part'), 'half an upload of a killed instance');
+      utimesSync(join(killed, 'a.part'), old, old);
+      writeFileSync(join(live, 'b.part'), 'an upload coming in');
+      writeFileSync(join(tmp, 'other.part'), 'not ours');
+      utimesSync(join(tmp, 'other.part'), old, old);
+      const storage = createS3ArchiveStorage({ bucket: 'unused', prefix: '', env: { AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9' } });
+      await storage.sweep();
+      expect(readdirSync(killed)).toEqual([]);
+      expect(readdirSync(live)).toEqual(['b.part']);
+      expect(existsSync(join(tmp, 'other.part'))).toBe(true);
+      await storage.close?.();
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  });
+});
 
 describe('local archive storage', () => {
   it('starts the sync of a received archive and commits it into place only once it is synced', async () => {

@@ -192,6 +192,11 @@ describe('bans', () => {
     expectError(await api.post('/nodes/shady-node/reviews?star=1', { token: stranger.token }), 403, 'banned');
     // forbidden comes before banned
     expectError(await publish(server, stranger.token, 'shady', 'shady-node', '1.0.1'), 403, 'forbidden');
+    // the hint says who can lift it (the CLI's default 403 hint, "check that your token belongs to this publisher", misled even an anonymous reader)
+    for (const reply of [await api.get('/nodes/shady-node'), await api.put('/publishers/shady/nodes/shady-node', { token: owner.token, body: { description: 'x' } })]) {
+      expectError(reply, 403, 'banned');
+      expect(reply.body.hint).toBe('a registry admin banned it: only an admin can lift the ban');
+    }
 
     // the admin still may
     expect((await publish(server, server.adminToken, 'shady', 'shady-node', '1.0.2')).status).toBe(201);

@@ -18,8 +18,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** Sends raw bytes and returns everything the server answers before closing. */
-function rawRequest(bytes: string): Promise<string> {
-  const { port } = new URL(server.url);
+function rawRequest(bytes: string, url = server.url): Promise<string> {
+  const { port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1', () => socket.write(bytes));
     let answer = '';
@@ -75,6 +75,21 @@ describe('error shape', () => {
     expect(jsonOf(expectation)).toMatchObject({ error: 'invalid_request', message: expect.stringContaining('Expect') });
 
     expect((await api.get('/healthz')).status).toBe(200);
+  });
+
+  it("logs one access line for each request Node's HTTP parser refuses, as for every other request", async () => {
+    const lines: string[] = [];
+    const logged = await startServer({ accessLog: (line) => lines.push(line) });
+    try {
+      expect(await rawRequest('GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n', logged.url)).toMatch(/^HTTP\/1\.1 400 /);
+      expect(await rawRequest(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n`, logged.url)).toMatch(/^HTTP\/1\.1 431 /);
+      expect(lines).toEqual([
+        'malformed HTTP request (HPE_INVALID_HEADER_TOKEN): answered 400',
+        'the request headers are too large (HPE_HEADER_OVERFLOW): answered 431',
+      ]);
+    } finally {
+      await logged.close();
+    }
   });
 
   it('never answers a stack trace or a token', async () => {

@@ -5,10 +5,12 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { JSON_BODIES_MAX, JSON_BODY_MAX, MEDIA_URL_MAX } from '../../src/contract/limits.js';
 import { PNG, startServer, type TestServer } from '../helpers.js';
 import { eventually, startStandIn, type Answer, type StandIn } from './proxy-stand-ins.js';
 
 const IMAGE = PNG.toString('base64');
+const MiB = 1024 * 1024;
 /** A PNG whose body is over 256 KiB: prepared in the worker thread, not on the event loop. */
 const BIG_PNG = Buffer.concat([PNG, Buffer.alloc(300 * 1024, 1)]);
 const BIG_IMAGE = BIG_PNG.toString('base64');
@@ -41,6 +43,9 @@ async function createUser(server: TestServer, name: string): Promise<string> {
   expect(reply.status, JSON.stringify(reply.json)).toBe(201);
   return reply.json.token;
 }
+
+/** An https URL of exactly `length` characters. */
+const longUrl = (length: number) => `https://127.0.0.1/${'a'.repeat(length - 'https://127.0.0.1/'.length)}`;
 
 const RELIGHT = '/proxy/img/v1/ai/image-relight';
 const SKIN = '/proxy/img/v1/ai/skin-enhancer/flexible';
@@ -100,6 +105,12 @@ describe('rules, tokens and visibility (sandbox)', () => {
     [VIDEO, video, 'payload', ['p'.repeat(1_048_576)], ['p'.repeat(1_048_577)]],
     [VIDEO, video, 'resolution', ['540p', '1080p'], ['4k', '720']],
     [VIDEO, video, 'callback_url', ['http://127.0.0.1:9/cb'], ['mailto:a@b.c']],
+    // An image or video given as a URL is kept and echoed as given: at most MEDIA_URL_MAX characters
+    // (a 20 MB URL was stored outside the sandbox quota, for every submission).
+    [RELIGHT, relight, 'image', [longUrl(MEDIA_URL_MAX)], [longUrl(MEDIA_URL_MAX + 1), ` ${longUrl(MEDIA_URL_MAX)}`]],
+    [RELIGHT, relight, 'transfer_light_from_lightmap', [longUrl(MEDIA_URL_MAX)], [longUrl(MEDIA_URL_MAX + 1)]],
+    [SKIN, skin, 'image', [longUrl(MEDIA_URL_MAX)], [longUrl(MEDIA_URL_MAX + 1).replace('https', 'HTTPS')]],
+    [VIDEO, { ...video, video_creation_id: 'c-1' }, 'video_url', [longUrl(MEDIA_URL_MAX)], [longUrl(MEDIA_URL_MAX + 1)]],
   ];
 
   describe.each(rules)('%s %s', (path, base, field, good, bad) => {
@@ -284,6 +295,32 @@ describe('sandbox lifecycles over HTTP', () => {
     expect(Buffer.from(await download.arrayBuffer()).subarray(4, 8).toString()).toBe('ftyp');
   });
 
+  it('a result answers one byte range (206) and HEAD (its size, no body), as archives do', async () => {
+    const server = await start();
+    const alice = await createUser(server, 'alice');
+    const created = await request(server.url, 'POST', RELIGHT, alice, { image: BIG_IMAGE });
+    const url = (await pollUntilDone(server, alice, 'relight', created.json.data.task_id)).data.generated[0];
+    const part = await fetch(url, { headers: { range: 'bytes=2-9' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 2-9/${BIG_PNG.length}`);
+    expect(part.headers.get('content-length')).toBe('8');
+    expect(Buffer.from(await part.arrayBuffer()).equals(BIG_PNG.subarray(2, 10))).toBe(true);
+    const tail = await fetch(url, { headers: { range: 'bytes=-5' } });
+    expect(tail.status).toBe(206);
+    expect(Buffer.from(await tail.arrayBuffer()).equals(BIG_PNG.subarray(-5))).toBe(true);
+    // one that cannot be satisfied, or several, get the whole file (RFC 9110 allows it)
+    for (const range of [`bytes=${BIG_PNG.length}-`, 'bytes=0-1,4-5']) {
+      const whole = await fetch(url, { headers: { range } });
+      expect(whole.status).toBe(200);
+      expect(whole.headers.get('accept-ranges')).toBe('bytes');
+      expect(Buffer.from(await whole.arrayBuffer()).equals(BIG_PNG)).toBe(true);
+    }
+    const head = await fetch(url, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(BIG_PNG.length));
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+  });
+
   it('polls survive a restart on the same data dir, and result URLs follow the new address', async () => {
     const first = await start({ proxy: { sandboxDelay: 400 } });
     const alice = await createUser(first, 'alice');
@@ -396,5 +433,36 @@ describe('forward mode over HTTP', () => {
     expect(reply.status).toBe(status);
     expect(reply.json).toMatchObject({ error: code, message: expect.any(String) });
     expect(JSON.stringify(reply.json)).not.toContain('provider-img-key');
+  });
+});
+
+describe('a provider that stalls', () => {
+  // Bodies were counted against JSON_BODIES_MAX only while they were read: submissions waiting on the
+  // provider held theirs (twice: the body and the relayed copy) beyond it, 20 of 24 MB took 1.1 GB.
+  it(`holds at most ${JSON_BODIES_MAX / MiB} MiB of bodies waiting on it: past that 503, and the room comes back`, { timeout: 60_000 }, async () => {
+    let release!: () => void;
+    const stalled = new Promise<void>((resolve) => (release = resolve));
+    const upstream = await startStandIn(async (_, index) => {
+      if (index < 5) await stalled;
+      return { status: 200, json: { data: { task_id: `prov-${index}`, generated: [] } } };
+    });
+    const server = await startServer({ proxy: { imgUpstream: upstream.url, imgKey: 'k', upstreamTimeout: 60_000 } });
+    try {
+      const alice = await createUser(server, 'alice');
+      const body = JSON.stringify({ image: 'A'.repeat(JSON_BODY_MAX - MiB) });
+      const waiting = Array.from({ length: 5 }, () => request(server.url, 'POST', RELIGHT, alice, body));
+      await eventually(() => (upstream.requests.length === 5 ? true : undefined), 'five submissions at the provider', 30_000);
+      const sixth = request(server.url, 'POST', RELIGHT, alice, body);
+      const relayed = eventually(() => (upstream.requests.length > 5 ? 'relayed' : undefined), 'a sixth submission at the provider', 30_000);
+      const refused = await Promise.race([sixth, relayed]);
+      expect(refused).toMatchObject({ status: 503, json: { error: 'unavailable' } });
+      release();
+      for (const done of await Promise.all(waiting)) expect(done.status).toBe(200);
+      expect((await request(server.url, 'POST', RELIGHT, alice, body)).status).toBe(200);
+    } finally {
+      release();
+      await server.close();
+      await upstream.close();
+    }
   });
 });

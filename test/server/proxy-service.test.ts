@@ -279,6 +279,20 @@ describe('callbacks', () => {
     expect((await service.deliveries(id))[0]).toMatchObject({ state: 'delivered', attempts: 3 });
   });
 
+  it('a receiver URL with a user and password gets them as Basic authentication, never in a log', async () => {
+    const receiver = await standIn(() => ({ status: 401 }));
+    const { service, logs } = await harness({ sandboxDelay: 60_000, callbackBackoff: 10 });
+    const withPassword = receiver.url.replace('http://', 'http://hook%20user:p%40ss:w0rd@');
+    const id = taskIdOf(await service.submit('skin-enhancer', alice, skin({ webhook_url: `${withPassword}/hook?x=1` })));
+    await eventually(async () => ((await service.deliveries(id))[0]?.state === 'failed' ? true : undefined), 'the delivery to be given up');
+    // fetch refuses a URL with credentials: every attempt failed before it was sent
+    expect(receiver.requests).toHaveLength(4);
+    expect(receiver.requests[0].path).toBe('/hook?x=1');
+    expect(receiver.requests[0].headers.authorization).toBe(`Basic ${Buffer.from('hook user:p@ss:w0rd').toString('base64')}`);
+    expect(logs.some((line) => line.includes('to http://hook%20user:***@127.0.0.1:') && line.includes('given up after 4 attempts: HTTP 401'))).toBe(true);
+    expect(logs.join('\n')).not.toContain('w0rd');
+  });
+
   it('gives up after three retries; a receiver that never answers does not stall the task', async () => {
     const receiver = await standIn(() => 'hang');
     const { service, logs } = await harness({ sandboxDelay: 100, callbackTimeout: 50, callbackBackoff: 10 });

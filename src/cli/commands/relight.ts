@@ -84,7 +84,7 @@ export function register(program: Command, ctx: Ctx): void {
     const { relightImage } = await import('../../contract/proxy.js');
     validateBody(relightImage, body, { image: '<image>' });
     const client = await ctx.client({ requireToken: true });
-    const answer = await client.call(relightImage, { body: body as never });
+    const answer = await client.call(relightImage, { body: body as never }, { timeoutMs: plan.timeoutMs });
     await finishTask(ctx, client, 'relight', answer, plan, true);
   });
   examples(command, [

@@ -31,7 +31,7 @@ export function register(program: Command, ctx: Ctx): void {
     const { skinEnhance } = await import('../../contract/proxy.js');
     validateBody(skinEnhance, body, { image: '<image>' });
     const client = await ctx.client({ requireToken: true });
-    const answer = await client.call(skinEnhance, { body: body as never });
+    const answer = await client.call(skinEnhance, { body: body as never }, { timeoutMs: plan.timeoutMs });
     await finishTask(ctx, client, 'skin-enhancer', answer, plan, true);
   });
   examples(command, [

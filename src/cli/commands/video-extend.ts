@@ -58,7 +58,7 @@ export function register(program: Command, ctx: Ctx): void {
     validateBody(extendVideo, body, { images: '--image', payload: options.payloadFile !== undefined ? '--payload-file' : '--payload' });
     const client = await ctx.client({ requireToken: true });
     // a server that echoes the request's images or payload does not get them printed back
-    const answer = withoutRequestContent((await client.call(extendVideo, { body: body as never })) as Record<string, unknown>);
+    const answer = withoutRequestContent((await client.call(extendVideo, { body: body as never }, { timeoutMs: plan.timeoutMs })) as Record<string, unknown>);
     await finishTask(ctx, client, 'video', answer, plan, true);
   });
   examples(command, [

@@ -1,7 +1,7 @@
 // Archives in an S3-compatible bucket (`serve --storage s3://bucket/prefix`), for instances that share
 // nothing but the database and the bucket. Loaded only when selected, with the SDK it needs.
 import { mkdtempSync, createReadStream, mkdirSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
@@ -31,6 +31,10 @@ export const S3_TIMEOUTS = { connectionTimeout: 5_000, socketTimeout: 10_000 };
 
 /** The S3 client for this environment: a custom endpoint (MinIO and the like) gets path-style addressing. */
 export function s3ClientFromEnv(env: NodeJS.ProcessEnv, timeouts = S3_TIMEOUTS): S3Client {
+  // On Node 20 the first client prints the SDK's multi-line notice that its 2027 releases need Node 22
+  // (a line `--log json` cannot parse, and nothing an operator of this build can act on). The SDK's own
+  // switch turns it off; an operator who sets the variable keeps their value.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
   return new S3Client({
     endpoint,
@@ -87,6 +91,28 @@ async function* bytesOf(body: Readable, { start, end }: ByteRange): AsyncGenerat
 const missing = (error: unknown) =>
   error instanceof S3ServiceException && error.name !== 'NoSuchBucket' && (error.$metadata.httpStatusCode === 404 || error.name === 'NoSuchKey' || error.name === 'NotFound');
 
+/** Each process spools uploads in a fresh dir of the system's temp dir named so. */
+export const SPOOL_PREFIX = 'nodereg-spool-';
+
+/** A scratch file nobody has written for this long is no upload's: uploads time out within the hour. */
+export const STALE_SPOOL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The scratch files of instances that ended without closing (SIGKILL, a crash): each process spools in
+ * a fresh dir, so a killed one's dir was never swept, and kept a whole upload per request in flight.
+ * Only files unwritten for STALE_SPOOL_MS go: another instance sharing the temp dir may be receiving.
+ */
+async function sweepStaleSpools(own: string): Promise<void> {
+  for (const entry of await readdir(tmpdir())) {
+    const dir = join(tmpdir(), entry);
+    if (!entry.startsWith(SPOOL_PREFIX) || dir === own) continue;
+    for (const name of await readdir(dir).catch(() => [])) {
+      const stat = await lstat(join(dir, name)).catch(() => undefined);
+      if (stat?.isFile() && Date.now() - stat.mtimeMs > STALE_SPOOL_MS) await rm(join(dir, name), { force: true });
+    }
+  }
+}
+
 export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorage {
   const client = s3ClientFromEnv(options.env, options.timeouts);
   const { bucket } = options;
@@ -95,7 +121,7 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
     return options.prefix ? `${options.prefix}/${key}` : key;
   };
   // Scratch only: one dir per process, so that instances sharing a temp dir never sweep each other's.
-  const spoolDir = options.spoolDir ?? mkdtempSync(join(tmpdir(), 'nodereg-spool-'));
+  const spoolDir = options.spoolDir ?? mkdtempSync(join(tmpdir(), SPOOL_PREFIX));
   mkdirSync(spoolDir, { recursive: true });
 
   /**
@@ -167,9 +193,10 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
       }
     },
 
-    // Nothing temporary is ever in the bucket: only the spool dir has leftovers of a crash.
+    // Nothing temporary is ever in the bucket: only the spool dirs have leftovers of a crash.
     async sweep() {
       for (const name of await readdir(spoolDir)) await rm(join(spoolDir, name), { force: true, recursive: true });
+      if (!options.spoolDir) await sweepStaleSpools(spoolDir);
     },
 
     async close() {

@@ -7,6 +7,14 @@ export function signCallback(key: Buffer, body: string): string {
   return `sha256=${createHmac('sha256', key).update(body).digest('hex')}`;
 }
 
+/** A receiver URL as a log shows it: its password as `***`. */
+export function shownUrl(text: string): string {
+  const url = URL.parse(text);
+  if (!url?.password) return text;
+  url.password = '***';
+  return url.href;
+}
+
 export type DeliveryOutcome = { ok: true } | { ok: false; error: string };
 
 /**
@@ -24,9 +32,14 @@ export async function sendCallback(input: {
 }): Promise<DeliveryOutcome> {
   const timeout = AbortSignal.timeout(input.timeoutMs);
   try {
-    const response = await fetch(input.url, {
+    // fetch refuses a URL that holds a user and password: they go as Basic authentication, as curl sends them.
+    const url = new URL(input.url);
+    const credentials = url.username || url.password ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
+    url.username = url.password = '';
+    const response = await fetch(url, {
       method: 'POST',
       headers: {
+        ...(credentials !== undefined && { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` }),
         'content-type': 'application/json',
         'user-agent': input.userAgent,
         [CALLBACK_HEADERS.event]: CALLBACK_EVENT,

@@ -4,10 +4,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { videoCredits, withoutRequestContent, type RelightBody, type SkinEnhancerBody, type VideoExtendBody } from '../../contract/proxy.js';
+import { requestedRange } from '../archives/range.js';
+import type { ByteRange } from '../archives/storage.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import type { Principal } from '../route.js';
-import { sendCallback, type DeliveryOutcome } from './callbacks.js';
+import { sendCallback, shownUrl, type DeliveryOutcome } from './callbacks.js';
 import { isTerminal, KINDS, pollShape, statusOf, upstreamStatusPath, upstreamSubmitPath, type Provider, type TaskKind } from './kinds.js';
 import { CALLBACK_RETRIES, callbackHostAllowed, resolveProxyOptions } from './options.js';
 import { bodySource, relayedBody, type Prepared } from './bodies.js';
@@ -285,14 +287,18 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
     return pollShape(kind, view);
   }
 
-  /** The file behind a result URL, from the archive storage; 404 when unknown or expired. */
-  async function resultFile(name: string): Promise<{ stream: Readable; contentType: string; size: number }> {
+  /**
+   * The file behind a result URL, from the archive storage, or the one byte range a `Range` header asks
+   * (when the size is recorded); 404 when unknown or expired.
+   */
+  async function resultFile(name: string, rangeHeader?: string): Promise<{ stream: Readable; contentType: string; size: number; range?: ByteRange }> {
     const row = await store.result(name);
     if (!row || !row.file) throw notFound(row ? 'this result has expired (results are kept for 24 hours)' : 'no such result');
     if (row.expires_at <= Date.now()) throw notFound('this result has expired (results are kept for 24 hours)');
-    const file = await ctx.archives.open(RESULTS_PREFIX + row.file);
+    const range = row.size ? requestedRange(rangeHeader, row.size) : undefined;
+    const file = await ctx.archives.open(RESULTS_PREFIX + row.file, range);
     if (!file) throw notFound('this result is no longer stored');
-    return { stream: file.stream, contentType: row.content_type ?? 'application/octet-stream', size: file.size };
+    return { stream: file.stream, contentType: row.content_type ?? 'application/octet-stream', size: file.size, range };
   }
 
   /** Removes expired result files; every instance may, removing twice is harmless. */
@@ -336,7 +342,7 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
     const now = Date.now();
     if (outcome.ok) return store.settle(delivery.id, owner, 'delivered', attempts, now, null, now);
     if (!permitted || attempts > CALLBACK_RETRIES) {
-      ctx.log(`proxy: callback ${delivery.id} for task ${delivery.task_id} to ${delivery.url} given up after ${attempts} attempts: ${outcome.error}`);
+      ctx.log(`proxy: callback ${delivery.id} for task ${delivery.task_id} to ${shownUrl(delivery.url)} given up after ${attempts} attempts: ${outcome.error}`);
       return store.settle(delivery.id, owner, 'failed', attempts, now, outcome.error, now);
     }
     await store.settle(delivery.id, owner, 'pending', attempts, now + options.callbackBackoff * 2 ** (attempts - 1), outcome.error, now);

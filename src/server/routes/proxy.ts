@@ -49,11 +49,15 @@ export const registerProxyRoutes: RouteModule = (app, ctx) => {
 
   // Sandbox results: capability URLs, no token; the random name is the secret.
   app.get('/proxy/results/:name', async (c) => {
-    const file = await proxy.resultFile(c.req.param('name'));
+    const file = await proxy.resultFile(c.req.param('name'), c.req.header('range'));
+    const range = file.range;
     return new Response(Readable.toWeb(file.stream) as ReadableStream, {
+      status: range ? 206 : 200,
       headers: {
         'content-type': file.contentType,
-        'content-length': String(file.size),
+        'content-length': String(range ? range.end - range.start + 1 : file.size),
+        'accept-ranges': 'bytes',
+        ...(range && { 'content-range': `bytes ${range.start}-${range.end}/${file.size}` }),
         'cache-control': 'private, max-age=86400, immutable',
         'x-content-type-options': 'nosniff',
         'content-security-policy': "default-src 'none'; sandbox",
