@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_REGISTRY_URL } from '../contract/limits.js';
 import { CliError, EXIT } from './errors.js';
-import { makeUserDir } from './make-dir.js';
+import { makeUserDir, userPath } from './make-dir.js';
 
 export interface Profile {
   registry?: string;
@@ -18,7 +18,7 @@ export const DEFAULT_PROFILE = 'default';
 
 /** Where the config lives: `$XDG_CONFIG_HOME/nodereg`, else `~/.config/nodereg`. */
 export function configDir(env: NodeJS.ProcessEnv): string {
-  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
+  const base = env.XDG_CONFIG_HOME ? userPath(env.XDG_CONFIG_HOME, 'XDG_CONFIG_HOME') : join(env.HOME || homedir(), '.config');
   return join(base, 'nodereg');
 }
 

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeUserDir } from './make-dir.js';
+import { makeUserDir, userPath } from './make-dir.js';
 
 /**
  * The file `--out` names for an archive called `name`: an existing directory, or a path ending in `/`
@@ -8,6 +8,7 @@ import { makeUserDir } from './make-dir.js';
  */
 export function outFile(out: string | undefined, name: string): string {
   if (out === undefined) return name;
+  userPath(out, '--out');
   if (/[\\/]$/.test(out)) makeUserDir(out, '--out');
   return isDirectory(out) ? join(out, name) : out;
 }

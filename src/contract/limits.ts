@@ -241,6 +241,13 @@ export const UPLOAD_ANSWER_TIMEOUT_MS = SCAN_TIMEOUT_MS + 60_000;
 export const REQUEST_TIMEOUT_MS = 30_000;
 /** How long an upload's body may make no progress before the client gives up on that attempt. */
 export const UPLOAD_IDLE_TIMEOUT_MS = 30_000;
+/**
+ * Uploads waiting for a scan worker (beyond those being scanned), at most; past it an upload is 503
+ * `unavailable` with Retry-After (SCAN_QUEUE_RETRY_AFTER_S), before its body is read when the queue is
+ * full already. A scan of a small node takes milliseconds; a full queue means the workers are swamped.
+ */
+export const SCAN_QUEUE_MAX = 64;
+export const SCAN_QUEUE_RETRY_AFTER_S = 5;
 /** At most this many findings are kept per version (the first, in file and line order); the count says how many there were. */
 export const SCAN_MAX_KEPT_FINDINGS = 200;
 /**

@@ -44,18 +44,25 @@ export interface SelectOptions {
   onFile?: (file: SelectedFile) => void;
 }
 
-/** What git tracks under the root: the files, and every directory holding one. */
+/** What git tracks under the root: the files, and every directory holding one; and what it lists as untracked. */
 interface Tracked {
   files: Set<string>;
   dirs: Set<string>;
+  /** `git ls-files --others --exclude-standard`: untracked files not ignored, nested repositories as `dir/`. */
+  others: string[];
 }
+
+/** A line of `git ls-files -s`: mode, object, stage, then the path. */
+const STAGED = /^(\d{6}) [0-9a-f]+ \d\t/;
 
 /**
  * The files git tracks under `root` (relative to it), or undefined outside a git work tree. Files of
  * checked-out submodules count as tracked, as their contents ship.
  */
 function trackedFiles(root: string, warnings: string[], problems: Problem[]): Tracked | undefined {
-  const run = spawnSync('git', ['ls-files', '-z', '--cached', '--recurse-submodules'], { cwd: root, encoding: 'buffer', maxBuffer: 1 << 30 });
+  // Tracked (with their modes) and untracked in one listing: git takes --recurse-submodules with
+  // --cached alone, so a submodule (a gitlink, mode 160000) is listed again below, for its files.
+  const run = spawnSync('git', ['ls-files', '-z', '--stage', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'buffer', maxBuffer: 1 << 30 });
   if (run.error) {
     // No git at all: the ignore files are all there is to go by.
     if (hasGitEntry(root)) warnings.push(`git could not list the tracked files (${run.error.message}); the file set follows the ignore files only`);
@@ -78,7 +85,20 @@ function trackedFiles(root: string, warnings: string[], problems: Problem[]): Tr
     }
     return undefined;
   }
-  const files = new Set(run.stdout.toString('utf8').split('\0').filter(Boolean));
+  let files = new Set<string>();
+  const others: string[] = [];
+  let submodules = false;
+  for (const line of run.stdout.toString('utf8').split('\0')) {
+    const staged = STAGED.exec(line);
+    if (staged) {
+      files.add(line.slice(staged[0].length));
+      if (staged[1] === '160000') submodules = true;
+    } else if (line) others.push(line);
+  }
+  if (submodules) {
+    const withSubmodules = spawnSync('git', ['ls-files', '-z', '--cached', '--recurse-submodules'], { cwd: root, encoding: 'buffer', maxBuffer: 1 << 30 });
+    if (!withSubmodules.error && withSubmodules.status === 0) files = new Set(withSubmodules.stdout.toString('utf8').split('\0').filter(Boolean));
+  }
   const dirs = new Set<string>();
   for (const file of files) {
     for (let at = file.lastIndexOf('/'); at > 0; at = file.lastIndexOf('/', at - 1)) {
@@ -87,7 +107,7 @@ function trackedFiles(root: string, warnings: string[], problems: Problem[]): Tr
       dirs.add(dir);
     }
   }
-  return { files, dirs };
+  return { files, dirs, others };
 }
 
 /** An earlier pack of this node, by its name: `<id>-<version>.zip`. */
@@ -335,7 +355,7 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
   walk(rootAbs, '', rootNames, rootGit, rootStack, false, false, new Set([rootReal]));
 
   // Only in a repository that holds the project (one that ignores it whole, around a node of its own, is not asked).
-  if (tracked?.files.size) warnMachineIgnored(rootAbs, rootReal, tracked.files, files.filter((f) => f.untracked && !forced(f.path)), warnings);
+  if (tracked?.files.size) warnMachineIgnored(rootAbs, rootReal, tracked, files.filter((f) => f.untracked && !forced(f.path)), warnings);
 
   for (const inc of includes) {
     if (!seenIncludes.has(inc)) {
@@ -356,17 +376,14 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
 /**
  * Names each untracked file that git ignores here only through this machine's settings (core.excludesFile,
  * .git/info/exclude): it ships, as the archive must not depend on the machine, but git status hides it
- * (a `.env` in someone's global excludes). Asks git only when such files could exist.
+ * (a `.env` in someone's global excludes). git's list of untracked files came with the tracked ones.
  */
-function warnMachineIgnored(root: string, rootReal: string, trackedFiles: Set<string>, untracked: SelectedFile[], warnings: string[]): void {
+function warnMachineIgnored(root: string, rootReal: string, tracked: Tracked, untracked: SelectedFile[], warnings: string[]): void {
   if (!untracked.length) return;
-  const run = spawnSync('git', ['ls-files', '-z', '--others', '--exclude-standard'], { cwd: root, encoding: 'buffer', maxBuffer: 1 << 30 });
-  if (run.error || run.status !== 0) return;
-  const listed = run.stdout.toString('utf8').split('\0').filter(Boolean);
-  const shown = new Set(listed);
-  const repositories = listed.filter((path) => path.endsWith('/')); // nested repositories: git lists only their directory
+  const shown = new Set(tracked.others);
+  const repositories = tracked.others.filter((path) => path.endsWith('/')); // nested repositories: git lists only their directory
   for (const file of untracked) {
-    if (shown.has(file.path) || repositories.some((dir) => file.path.startsWith(dir)) || underGitlink(root, file.path, trackedFiles)) continue;
+    if (shown.has(file.path) || repositories.some((dir) => file.path.startsWith(dir)) || underGitlink(root, file.path, tracked.files)) continue;
     // git does not look through a symlinked directory: a file reached that way is none of its business
     if (realpathSync(dirname(file.abs)) !== join(rootReal, dirname(file.path))) continue;
     warnings.push(`${file.path} is ignored by this machine's git settings (core.excludesFile or .git/info/exclude), not by the project: it ships (the archive follows the project's ignore files only); if it should not, add it to .gitignore or .noderegignore`);

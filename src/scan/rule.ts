@@ -62,40 +62,57 @@ export function toCaptures(captures: QueryCapture[]): Captures {
   return out;
 }
 
+/**
+ * `node` and every named node below it, in document order, walked with a stack of our own: a file may
+ * nest 120,000 brackets deep, and a recursive walk overflowed the JavaScript stack there (the parser
+ * and the queries, in WebAssembly, walk such a tree fine).
+ */
+export function* namedDescendants(node: Node): Generator<Node> {
+  const stack = [node];
+  for (let n = stack.pop(); n; n = stack.pop()) {
+    yield n;
+    const children = n.namedChildren;
+    for (let i = children.length - 1; i >= 0; i--) if (children[i]) stack.push(children[i]!);
+  }
+}
+
 /** A constant: a string without interpolation (or several, concatenated), a number, True/False/None. */
 export function isLiteral(node: Node | null | undefined): boolean {
   if (!node) return false;
-  switch (node.type) {
-    case 'string':
-      // Python f-strings hold `interpolation` children; JavaScript plain strings have none.
-      return !node.namedChildren.some((child) => child?.type === 'interpolation');
-    case 'concatenated_string':
-      return node.namedChildren.every((child) => isLiteral(child));
-    case 'template_string':
-      return !node.namedChildren.some((child) => child?.type === 'template_substitution');
-    case 'integer':
-    case 'float':
-    case 'number':
-    case 'true':
-    case 'false':
-    case 'none':
-    case 'null':
-      return true;
-    case 'parenthesized_expression':
-      return node.namedChildren.every((child) => isLiteral(child));
-    default:
-      return false;
+  // parts to check, without recursion: `((((("a")))))` may nest past the JavaScript stack
+  const parts: (Node | null)[] = [node];
+  for (let n = parts.pop(); n !== undefined; n = parts.pop()) {
+    switch (n?.type) {
+      case 'string':
+        // Python f-strings hold `interpolation` children; JavaScript plain strings have none.
+        if (n.namedChildren.some((child) => child?.type === 'interpolation')) return false;
+        break;
+      case 'template_string':
+        if (n.namedChildren.some((child) => child?.type === 'template_substitution')) return false;
+        break;
+      case 'concatenated_string':
+      case 'parenthesized_expression':
+        for (const child of n.namedChildren) parts.push(child);
+        break;
+      case 'integer':
+      case 'float':
+      case 'number':
+      case 'true':
+      case 'false':
+      case 'none':
+      case 'null':
+        break;
+      default:
+        return false;
+    }
   }
+  return true;
 }
 
 /** The text of every string literal in `node` (itself included), without quotes. */
 export function stringsIn(node: Node): string[] {
   const out: string[] = [];
-  const visit = (n: Node) => {
-    if (n.type === 'string_content' || n.type === 'string_fragment') out.push(n.text);
-    for (const child of n.namedChildren) if (child) visit(child);
-  };
-  visit(node);
+  for (const n of namedDescendants(node)) if (n.type === 'string_content' || n.type === 'string_fragment') out.push(n.text);
   return out;
 }
 

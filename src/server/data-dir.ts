@@ -2,7 +2,7 @@
 // backup is a data dir too; one cut short must never be served as if it were whole.
 import { chmodSync, closeSync, existsSync, linkSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeDirs } from './make-dirs.js';
+import { makeDirs } from '../contract/make-dirs.js';
 
 /** Written into a backup while it is being made; `nodereg backup` removes it once the copy is whole. */
 export const BACKUP_IN_PROGRESS = 'BACKUP-IN-PROGRESS';

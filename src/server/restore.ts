@@ -18,7 +18,7 @@ import { openDatabase, type Db } from './store/db.js';
 import { migrations } from './store/migrations.js';
 import { watchedSockets } from './store/postgres-deadline.js';
 import { archiveKey } from './views.js';
-import { makeDirs } from './make-dirs.js';
+import { makeDirs } from '../contract/make-dirs.js';
 
 /** Why a restore stopped: `source` and `conflict` are the user's to fix, `archive` a file that is not what its row says. */
 export class RestoreError extends Error {

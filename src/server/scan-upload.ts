@@ -3,10 +3,11 @@
 // Under `--scan flag` a version with an unsuppressed finding of high or above becomes Flagged, with a
 // one-line reason; under `warn` the findings are only kept.
 import { availableParallelism } from 'node:os';
-import { atLeast, SCAN_FLAG_AT, SCAN_MAX_KEPT_FINDINGS, SCAN_SEVERITIES, SCAN_TIMEOUT_MS, type SCAN_MODES } from '../contract/limits.js';
+import { atLeast, SCAN_FLAG_AT, SCAN_MAX_KEPT_FINDINGS, SCAN_QUEUE_MAX, SCAN_QUEUE_RETRY_AFTER_S, SCAN_SEVERITIES, SCAN_TIMEOUT_MS, type SCAN_MODES } from '../contract/limits.js';
 import type { Finding } from '../contract/scan.js';
 import { scanArchive, ScanTimeout, ScanWorker, type ArchiveEntry } from '../scan/run.js';
 import { admittedRules } from '../scan/scanner.js';
+import { HttpError } from './errors.js';
 import { turnsEvery } from './turns.js';
 
 export type ScanMode = (typeof SCAN_MODES)[number];
@@ -26,13 +27,22 @@ export interface ScanLimits {
   timeoutMs?: number;
   /** The heap of each scan worker, in MiB; past it the worker ends (a crash) and the scan counts as not finished. Default 512. */
   maxOldGenerationSizeMb?: number;
+  /** Scans waiting for a worker, at most (SCAN_QUEUE_MAX); past it `scan` throws `scanQueueFull()`. */
+  queueMax?: number;
 }
 
-/** Runs at most `limit` tasks at a time, the others wait their turn. */
-function limiter(limit: number) {
+/** The answer to an upload while the scan queue is full: nothing is stored, the same upload may be sent again. */
+export const scanQueueFull = () =>
+  new HttpError('unavailable', 'the registry has too many uploads waiting for their scan at the moment; nothing was stored, retry shortly', undefined, undefined, {
+    'Retry-After': String(SCAN_QUEUE_RETRY_AFTER_S),
+  });
+
+/** Runs at most `limit` tasks at a time, the others wait their turn; `full` once `queueMax` of them wait. */
+function limiter(limit: number, queueMax: number) {
   let running = 0;
   const waiting: (() => void)[] = [];
-  return async <T>(task: () => Promise<T>): Promise<T> => {
+  const full = () => running >= limit && waiting.length >= queueMax;
+  const run = async <T>(task: () => Promise<T>): Promise<T> => {
     if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
     running++;
     try {
@@ -42,6 +52,7 @@ function limiter(limit: number) {
       waiting.shift()?.();
     }
   };
+  return { run, full };
 }
 
 /** "dynamic-execution at nodes/run.py:7, runtime-install at nodes/run.py:4 (and 3 more)". */
@@ -77,6 +88,8 @@ const bySeverity = (a: Finding, b: Finding) => SCAN_SEVERITIES.indexOf(b.severit
 export interface UploadScanner {
   /** `scannable`: the entries the scanner reads (from validateZip); with none, no worker is used. Undefined under `off`. */
   scan(zipPath: string, scannable: ArchiveEntry[], label: string): Promise<UploadScan | undefined>;
+  /** True while an upload that needs a worker would be refused (scanQueueFull): checked before its body is read. */
+  full(): boolean;
   /** Ends the worker threads. */
   close(): Promise<unknown>;
 }
@@ -87,9 +100,9 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void,
   const workerLimits = { timeoutMs: limits.timeoutMs ?? SCAN_TIMEOUT_MS, maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb ?? 512 };
   const workers = Array.from({ length: size }, () => new ScanWorker(workerLimits));
   const idle = [...workers];
-  const run = limiter(size);
+  const queue = limiter(size, limits.queueMax ?? SCAN_QUEUE_MAX);
   const withWorker = <T>(task: (worker: ScanWorker) => Promise<T>) =>
-    run(async () => {
+    queue.run(async () => {
       const worker = idle.pop()!;
       try {
         return await task(worker);
@@ -107,6 +120,8 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void,
       if (first < 0) return { findings: [] };
       toScan = scannable.slice(first);
     }
+    // refused here, not below: a full queue is no failed scan, and the upload may be sent again
+    if (queue.full()) throw scanQueueFull();
     let findings: Finding[];
     try {
       findings = (await withWorker((worker) => scanArchive(worker, zipPath, toScan, { server: true }))).findings;
@@ -122,5 +137,5 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void,
     const kept = [...findings].sort(bySeverity).slice(0, SCAN_MAX_KEPT_FINDINGS);
     return { findings: kept, flag: mode === 'flag' && stopping.length ? flagReason(stopping) : undefined };
   };
-  return { scan, close };
+  return { scan, full: () => mode !== 'off' && queue.full(), close };
 }

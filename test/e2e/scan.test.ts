@@ -63,6 +63,16 @@ describe('nodereg scan', () => {
     expect(bad.stderr).toContain('--fail-on');
   });
 
+  it('a file nested 120,000 brackets deep: scan and validate report its finding (they failed with "Maximum call stack size exceeded")', async () => {
+    const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "deep"\nversion = "1.0.0"\ndescription = "d"\n[tool.nodereg]\npublisher = "ada"\n', 'deep.py': `eval(${'['.repeat(120_000)}${']'.repeat(120_000)})\n` });
+    const scanned = await runCli(['scan', dir, '--json']);
+    expect(scanned.code, scanned.stderr).toBe(1);
+    expect(JSON.parse(scanned.stdout).findings.map((f: { rule: string; line: number }) => `${f.rule}:${f.line}`)).toEqual(['dynamic-execution:1']);
+    const validated = await runCli(['validate', dir, '--offline']);
+    expect(validated.code, validated.stderr).toBe(2);
+    expect(validated.stderr).toMatch(/deep\.py:1 +high +dynamic-execution/);
+  });
+
   it('the human output groups findings by file and shows the line of code', async () => {
     const result = await runCli(['scan', nodeDir()]);
     expect(result.code).toBe(1);

@@ -1,7 +1,7 @@
 // A directory a user names where none can be made: Node's recursive mkdir spins forever under /proc
 // (mkdir answers ENOENT though the parent exists). Every command that makes a directory from user
 // input fails at once instead, naming the flag, argument or variable; a spin is killed by the timeout.
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PNG, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
@@ -54,5 +54,32 @@ describe('a directory that cannot be made', () => {
     expect(result.stderr).toContain(named);
     expect(result.stderr).toContain('cannot create the directory /proc/nodereg-nowhere: /proc does not take new directories');
     expect(result.stderr).not.toMatch(/ENOENT|\n\s+at /);
+  });
+});
+
+describe('a path as typed, refused before anything is made', () => {
+  const long = 'n'.repeat(300);
+  const cases: [string, string[], Record<string, string> | undefined, string, string][] = [
+    ['pack --out=~/x.zip (the shell expands no ~ after =)', ['pack', '.', '--out=~/x.zip'], undefined, '--out: ~/x.zip starts with a ~ the shell did not expand', 'write `--out ~/…` with a space'],
+    ['pack --out DIR\\ (a backslash is part of a name on Linux)', ['pack', '.', '--out', 'dist\\'], undefined, '--out: dist\\ ends with a backslash', 'write dist/ for a directory'],
+    ['pack --out with a name too long', ['pack', '.', '--out', `${long}.zip`], undefined, '--out: the name nnnn', 'choose a shorter name for --out'],
+    ['node download --out=~/r.zip', ['node', 'download', 'ready', '--out=~/r.zip'], undefined, '--out: ~/r.zip starts with a ~', 'write `--out ~/…` with a space'],
+    ['serve --data-dir=~/data', ['serve', '--port', '0', '--data-dir=~/data'], undefined, '--data-dir: ~/data starts with a ~', 'write `--data-dir ~/…` with a space'],
+    ['serve --data-dir DIR\\', ['serve', '--port', '0', '--data-dir', 'data\\'], undefined, '--data-dir: data\\ ends with a backslash', 'write data/ for a directory'],
+    ['serve --data-dir with a name too long', ['serve', '--port', '0', '--data-dir', long], undefined, '--data-dir: the name nnnn', 'choose a shorter name'],
+    ['backup --data-dir=~/data', ['backup', 'snap', '--data-dir=~/data'], undefined, '--data-dir: ~/data starts with a ~', 'write `--data-dir ~/…` with a space'],
+    ['init DIR with a name too long (made, not typed as a flag)', ['init', long, '--name', 'demo', '--publisher', 'acme', '--no-input'], undefined, `DIR: cannot create the directory`, 'point DIR at a directory you can write to'],
+    ['config, XDG_CONFIG_HOME="~/cfg"', ['config', 'set', 'registry', 'http://127.0.0.1:1'], { XDG_CONFIG_HOME: '~/cfg' }, 'XDG_CONFIG_HOME: ~/cfg starts with a ~', 'set XDG_CONFIG_HOME=$HOME/…'],
+    ['serve, XDG_DATA_HOME="~/data"', ['serve', '--port', '0'], { XDG_DATA_HOME: '~/data' }, 'XDG_DATA_HOME: ~/data starts with a ~', 'set XDG_DATA_HOME=$HOME/…'],
+  ];
+
+  it.each(cases)('%s: exit 2 naming it and what to write, nothing made', async (_name, args, env, message, hint) => {
+    const cwd = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "demo-node"\nversion = "1.0.0"\n\n[tool.nodereg]\npublisher = "acme"\n', '__init__.py': '' });
+    const result = await runCli(args, { cwd, env: { NODEREG_REGISTRY: server.url, ...env }, timeoutMs: 20_000 });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`error: ${message}`);
+    expect(result.stderr).toContain(`hint: ${hint}`);
+    expect(result.stderr).not.toMatch(/ENAMETOOLONG|\n\s+at /);
+    expect(readdirSync(cwd).sort()).toEqual(['__init__.py', 'pyproject.toml']);
   });
 });

@@ -2,7 +2,8 @@
 // ignore files say, untracked ones unless ignored; .noderegignore, .comfyignore and excludes still
 // remove files; earlier archives never ship. Each case is a real repository made here, compared with
 // `git ls-files --cached --others --exclude-standard` minus nodereg's own exclusions.
-import { createWriteStream, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import yazl from 'yazl';
@@ -158,6 +159,38 @@ describe('the file set in a git work tree', () => {
       }),
       { numRuns: 30, seed: 20261125 },
     );
+  });
+});
+
+describe('asking git', () => {
+  /** The git commands selectFiles runs, through a git on PATH that logs them. */
+  const gitRuns = (root: string): string[] => {
+    const bin = tempDir();
+    const log = join(bin, 'log');
+    const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> "${log}"\nexec "${real}" "$@"\n`, { mode: 0o755 });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      selectFiles(root);
+    } finally {
+      process.env.PATH = path;
+    }
+    return readFileSync(log, 'utf8').trim().split('\n');
+  };
+
+  it('one git ls-files gives the tracked and the untracked files; a submodule alone asks again, for its files', () => {
+    const root = gitRepo({ 'pyproject.toml': PYPROJECT, '__init__.py': '' });
+    commit(root, ['.']);
+    writeTree(root, { 'new_node.py': 'untracked' });
+    expect(gitRuns(root)).toEqual(['ls-files -z --stage --cached --others --exclude-standard']);
+
+    const sub = gitRepo({ 'lib.py': 'x = 1\n' });
+    commit(sub, ['.']);
+    git(root, ['-c', 'protocol.file.allow=always', 'submodule', '--quiet', 'add', sub, 'vendor']);
+    commit(root, ['.']);
+    expect(gitRuns(root)).toEqual(['ls-files -z --stage --cached --others --exclude-standard', 'ls-files -z --cached --recurse-submodules']);
+    expect(selected(root)).toContain('vendor/lib.py');
   });
 });
 

@@ -216,6 +216,24 @@ describe('what is scanned', () => {
   });
 });
 
+describe('deep nesting', () => {
+  // The rules' own walks of the tree recursed, past the JavaScript stack from ~10,000 levels ("Maximum
+  // call stack size exceeded": a crashed scan worker on the registry, a raw error from validate and publish).
+  const nested = (depth: number, open: string, inner: string, close: string) => `${open.repeat(depth)}${inner}${close.repeat(depth)}`;
+  const found = (file: string, text: string) => scanner.scanText(file, text).map((f) => `${f.rule}:${f.line}`);
+
+  it('a call whose argument nests 120,000 levels deep is read to the bottom, as a shallow one is', () => {
+    expect(found('deep.py', `eval(${nested(120_000, '[', '', ']')})\n`)).toEqual(['dynamic-execution:1']);
+    // a constant, however deeply parenthesized, is not code computed at run time
+    expect(found('deep.py', `eval(${nested(30_000, '(', '"1 + 1"', ')')})\n`)).toEqual([]);
+    // the decoder at the bottom is found
+    expect(found('deep.py', `import base64\nexec(${nested(30_000, '(', 'base64.b64decode(payload)', ')')})\n`)).toEqual(['dynamic-execution:2', 'obfuscation:2']);
+    // every string below the call is read: the rm -rf at the bottom
+    expect(found('deep.py', `import subprocess\nsubprocess.run(${nested(30_000, '[', '"rm -rf /"', ']')}, shell=True)\n`)).toEqual(['command-injection:2', 'destructive-fs:2']);
+    expect(found('deep.js', `eval(${nested(30_000, '(', 'code', ')')});\n`)).toEqual(['js-dynamic-execution:1']);
+  });
+});
+
 describe('long encoded runs (obfuscation)', () => {
   // the expression the rule used: the same first run, whole, as encodedRun finds in one pass
   const EXPRESSION = /[A-Za-z0-9+/_=-]{1024,}|(?:\\x[0-9a-fA-F]{2}){256,}/;

@@ -3,12 +3,15 @@
 // admins only; an admin lifts the flag; `--scan warn` keeps findings without flagging, `off` scans
 // nothing; and /healthz keeps answering while a 2,000-file archive is scanned.
 import { rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCAN_QUEUE_RETRY_AFTER_S } from '../../src/contract/limits.js';
 import { MemoryBudget, UPLOAD_MEMORY, validateZip } from '../../src/server/archives/validate-zip.js';
 import { scanArchive, ScanWorker } from '../../src/scan/run.js';
 import { createUploadScanner } from '../../src/server/scan-upload.js';
 import { startServer, tempDir, type TestServer } from '../helpers.js';
+import { startChild } from '../reliability/child.js';
 import { client, createPublisher, createUser, makeZip, publish, uploadTo, type TestUser } from './fixtures.js';
 
 const RISKY = {
@@ -209,6 +212,19 @@ describe('a scan that crashes or times out', () => {
     }
   }, 120_000);
 
+  it('a call nested 120,000 brackets deep is scanned to its finding: it overflowed the worker\'s stack ("could not finish")', async () => {
+    const server = await startServer({ scanLimits: { timeoutMs: 60_000 } });
+    try {
+      const owner = await createUser(server);
+      await createPublisher(server, owner, 'acme');
+      const uploaded = await publishArchive(server, owner, 'deep', '1.0.0', { 'deep.py': `eval(${'['.repeat(120_000)}${']'.repeat(120_000)})\n` });
+      expect(uploaded).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: dynamic-execution at deep.py:1' });
+      await healthy(server);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
   it('a scan over its time limit: Flagged "could not finish (the scan took longer than …)" under flag; under warn Active with no findings', async () => {
     for (const scan of ['flag', 'warn'] as const) {
       const server = await startServer({ scan, scanLimits: { timeoutMs: 1 } });
@@ -232,6 +248,61 @@ describe('a scan that crashes or times out', () => {
       }
     }
   });
+});
+
+describe('the scan queue', () => {
+  it('is bounded: with the workers busy and queueMax uploads waiting, 1,500 more are 503 with Retry-After before their bodies are read; /healthz stays quick and the server\'s memory flat', async () => {
+    const queueMax = 2;
+    // a server of its own process, to measure its memory; its held scans are cut when the test ends
+    const child = await startChild(tempDir('nodereg-data-'), { options: { scanLimits: { queueMax, timeoutMs: 300_000 } } });
+    const server = { url: child.url, adminToken: child.adminToken } as TestServer;
+    try {
+      const owner = await createUser(server);
+      await createPublisher(server, owner, 'acme');
+      // each holds a worker for ~10 s (a finding 10,000 levels deep: each step up the tree starts from its root)
+      const slow = await makeZip({ 'slow.py': `import requests\nx = ${'['.repeat(10_000)}requests.get(u)${']'.repeat(10_000)}\n` });
+      const workers = Math.max(1, availableParallelism() - 1);
+      for (let i = 0; i < workers + queueMax; i++) {
+        const url = (await publish(server, owner.token, 'acme', 'slow', `1.0.${i}`)).body.signedUrl as string;
+        void uploadTo(url, slow).catch(() => undefined);
+      }
+      const flood = (await publish(server, owner.token, 'acme', 'flood', '1.0.0')).body.signedUrl as string;
+      const small = await makeZip({ 'run.py': 'import os\nos.system(cmd)\n' });
+      // a probe whose checksum is wrong takes no place in the queue (400 once its body is in): 503 once the queue is full
+      const probe = () => uploadTo(flood, small, { 'x-content-sha256': '0'.repeat(64) });
+      let probed = await probe();
+      for (const started = Date.now(); probed.status !== 503 && Date.now() - started < 60_000; probed = await probe()) {
+        expect(probed.status, probed.text).toBe(400);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(probed.status, 'the queue never filled').toBe(503);
+
+      // the queue full, the event loop is free: /healthz answers at once
+      const latencies: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const started = performance.now();
+        await (await fetch(`${server.url}/healthz`)).arrayBuffer();
+        latencies.push(performance.now() - started);
+      }
+      latencies.sort((a, b) => a - b);
+      expect(latencies[Math.floor(latencies.length * 0.95)], `/healthz: ${latencies.map((l) => l.toFixed(0)).join(', ')} ms`).toBeLessThan(100);
+
+      // three rounds of 500 at once: past the first (pools warming up), the server's memory stays where it was
+      const rss: number[] = [];
+      for (let round = 0; round < 3; round++) {
+        const refused = await Promise.all(Array.from({ length: 500 }, () => uploadTo(flood, small)));
+        expect(new Set(refused.map((reply) => reply.status))).toEqual(new Set([503]));
+        expect(refused[0].body).toEqual({ error: 'unavailable', message: expect.stringContaining('waiting for their scan') });
+        expect(refused[0].headers.get('retry-after')).toBe(String(SCAN_QUEUE_RETRY_AFTER_S));
+        rss.push((await child.memory()).rss);
+      }
+      expect((rss[2] - rss[0]) / 1024 / 1024, `server RSS after each round: ${rss.map((r) => Math.round(r / 1024 / 1024)).join(', ')} MiB`).toBeLessThan(16);
+      // nothing was stored for the refused uploads: the version still waits for its archive
+      expect((await client(server).get('/nodes/flood/versions/1.0.0', { token: owner.token })).body).toMatchObject({ status: 'NodeVersionStatusPending' });
+    } finally {
+      await child.kill();
+    }
+  }, 120_000);
 });
 
 describe('the scan of the bytes the zip check kept', () => {

@@ -7,7 +7,7 @@ import { backendOption, backendUrl, withBackend } from '../backend-urls.js';
 import type { Ctx } from '../context.js';
 import { dataDirOption, defaultDataDir } from '../data-dir.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
-import { makeUserDir } from '../make-dir.js';
+import { makeUserDir, userPath } from '../make-dir.js';
 import { examples } from './index.js';
 
 /** Copies a tree of immutable archives, skipping unfinished uploads; counts what it copied. */
@@ -32,8 +32,8 @@ export function register(program: Command, ctx: Ctx): void {
     .addOption(dataDirOption('the data dir to back up'))
     .addOption(backendOption('database', 'the database `nodereg serve --database` uses, when not DIR/registry.db'))
     .action(async (outArg: string, flags: { dataDir?: string; database?: string }) => {
-      const dataDir = flags.dataDir === undefined ? defaultDataDir(ctx.env) : resolve(flags.dataDir);
-      const out = resolve(outArg);
+      const dataDir = flags.dataDir === undefined ? defaultDataDir(ctx.env) : userPath(flags.dataDir, '--data-dir');
+      const out = userPath(outArg, 'OUT');
       const databaseUrl = backendUrl(ctx.env, flags, 'database');
       let dbPath = join(dataDir, 'registry.db');
       if (databaseUrl !== undefined) {

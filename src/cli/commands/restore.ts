@@ -7,7 +7,7 @@ import { withoutPasswords } from '../output.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, exitCodesHelp, invalidInput } from '../errors.js';
 import { shellWord } from '../invocation.js';
-import { MakeDirError } from '../../server/make-dirs.js';
+import { MakeDirError } from '../../contract/make-dirs.js';
 import { examples } from './index.js';
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;

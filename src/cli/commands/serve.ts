@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { userPath } from '../make-dir.js';
 import { Option, type Command } from 'commander';
 import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_PORT, DEFAULT_REGISTRY_URL, SCAN_MODES } from '../../contract/limits.js';
 import { parseSize } from '../../contract/size.js';
@@ -118,7 +119,7 @@ export function register(program: Command, ctx: Ctx): void {
       const storageTarget = await withBackend(storageUrl, backends.parseStorageUrl);
       // With PostgreSQL an instance needs no local state: without --data-dir it has none.
       const stateless = flags.dataDir === undefined && databaseTarget?.kind === 'postgres';
-      const dataDir = stateless ? undefined : flags.dataDir === undefined ? defaultDir : resolve(flags.dataDir);
+      const dataDir = stateless ? undefined : flags.dataDir === undefined ? defaultDir : userPath(flags.dataDir, '--data-dir');
       if (stateless && !flags.migrateOnly) {
         if (!storageTarget) throw invalidInput('with --database postgres://… and no --data-dir, --storage (or NODEREG_STORAGE_URL) must say where archives live', '--storage s3://bucket/prefix');
         if (!ctx.env.NODEREG_ADMIN_TOKEN) {

@@ -1,5 +1,5 @@
 import type { Node } from 'web-tree-sitter';
-import { defineRule, isDocstring } from '../rule.js';
+import { defineRule, isDocstring, namedDescendants } from '../rule.js';
 
 /** Calls that turn encoded data back into bytes or text. */
 const DECODERS = new Set([
@@ -48,19 +48,16 @@ function encodedRunFrom(text: string, from: number): number {
   return -1;
 }
 
-/** The decoding call inside `node`, if any. */
+/** The first decoding call inside `node`, if any. */
 function decoderIn(node: Node): string | undefined {
-  if (node.type === 'call') {
-    const fn = node.childForFieldName('function');
+  for (const n of namedDescendants(node)) {
+    if (n.type !== 'call') continue;
+    const fn = n.childForFieldName('function');
     const name = fn?.type === 'attribute' ? fn.childForFieldName('attribute')?.text : fn?.text;
     const object = fn?.type === 'attribute' ? fn.childForFieldName('object')?.text : undefined;
     if (name && (DECODERS.has(name) || (name === 'decode' && object && DECODE_OBJECTS.has(object)))) {
       if (name !== 'loads' || object === 'marshal') return fn!.text;
     }
-  }
-  for (const child of node.namedChildren) {
-    const found = child && decoderIn(child);
-    if (found) return found;
   }
   return undefined;
 }

@@ -12,6 +12,7 @@ import { validateZip } from '../archives/validate-zip.js';
 import type { RouteModule } from '../context.js';
 import { badRequest, banned, conflict, forbidden, HttpError, notFound, tooLarge, unsupportedMediaType } from '../errors.js';
 import { route } from '../route.js';
+import { scanQueueFull } from '../scan-upload.js';
 import { STALE_CLAIM_MS, type RegistryStore } from '../store/registry-store.js';
 import { archiveKey, versionView } from '../views.js';
 
@@ -93,6 +94,8 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
       throw early(conflict(`version ${version.version} of node ${node.id} already has an archive`, 'publish a new version number'));
     }
     if (version.status !== 'NodeVersionStatusPending') throw early(lockedVersion(version));
+    // A full scan queue refuses at once, before the body is read (it is checked again when the scan starts).
+    if (ctx.scanUpload.full()) throw early(scanQueueFull());
 
     // Streamed from the Node request to a temporary file with backpressure; never buffered whole. What
     // the upload holds in memory, here and in the check, counts against the upload budget.

@@ -1,5 +1,7 @@
 // Node's mkdir({recursive: true}) retries forever, at full CPU, where mkdir answers ENOENT under a
-// parent that exists (/proc, /sys): a user's path there must fail at once instead.
+// parent that exists (/proc, /sys): a user's path there must fail at once instead. Here, in contract/,
+// because the server (its data dir, storage, restore) and the CLI (the dirs a user names) both make
+// directories with it and say the same words when they cannot, and contract/ is what both may import.
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
@@ -55,6 +57,7 @@ function failed(path: string, error: unknown): MakeDirError {
     EPERM: `permission denied in ${dirname(path)}`,
     EROFS: `${dirname(path)} is on a read-only file system`,
     ENOSPC: 'the disk is full',
+    ENAMETOOLONG: 'a name in it is longer than the file system takes (255 bytes), or the whole path is',
   };
   return new MakeDirError(path, code, why[code] ?? (error as Error).message);
 }
