@@ -131,12 +131,20 @@ export function positional(args: Node | undefined): Node[] {
   return (args?.namedChildren ?? []).filter((c): c is Node => Boolean(c) && c!.type !== 'keyword_argument' && c!.type !== 'comment');
 }
 
+/**
+ * The nodes that hold `node`, from the root down. Walked down from the root in one pass: the parser
+ * keeps no parent links, so each `parent` is found from the root again, and a walk up costs the depth
+ * squared (a network call 16,000 brackets deep took 13 s to place; 120,000, the scan's whole time limit).
+ */
+export function ancestors(node: Node): Node[] {
+  const chain: Node[] = [];
+  for (let n: Node | null = node.tree.rootNode; n && n.id !== node.id; n = n.childWithDescendant(node)) chain.push(n);
+  return chain;
+}
+
 /** True when `node` is somewhere inside a function (or lambda): code that does not run at import. */
 export function insideFunction(node: Node): boolean {
-  for (let n = node.parent; n; n = n.parent) {
-    if (n.type === 'function_definition' || n.type === 'lambda') return true;
-  }
-  return false;
+  return ancestors(node).some((n) => n.type === 'function_definition' || n.type === 'lambda');
 }
 
 /** True for a string that is a statement of its own (a docstring): not code, never a finding. */

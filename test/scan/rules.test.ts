@@ -232,6 +232,17 @@ describe('deep nesting', () => {
     expect(found('deep.py', `import subprocess\nsubprocess.run(${nested(30_000, '[', '"rm -rf /"', ']')}, shell=True)\n`)).toEqual(['command-injection:2', 'destructive-fs:2']);
     expect(found('deep.js', `eval(${nested(30_000, '(', 'code', ')')});\n`)).toEqual(['js-dynamic-execution:1']);
   });
+
+  it('a network call 30,000 brackets deep is placed (inside a function, under the main guard, or at import) in one walk, not one per level', () => {
+    // Walking up through `parent` found each parent from the root again: 16,000 levels took 13 s, 30,000 about 45 s.
+    const started = performance.now();
+    const call = nested(30_000, '[', 'requests.get(url)', ']');
+    expect(found('deep.py', `import requests\nx = ${call}\n`)).toEqual(['network-at-import:2']);
+    expect(found('deep.py', `import requests\ndef load():\n    return ${call}\n`)).toEqual([]);
+    expect(found('deep.py', `import requests\nif __name__ == "__main__":\n    x = ${call}\n`)).toEqual([]);
+    // A bound with a wide margin: the walk up took minutes here, the walk down well under a second.
+    expect(performance.now() - started).toBeLessThan(20_000);
+  }, 120_000);
 });
 
 describe('long encoded runs (obfuscation)', () => {

@@ -259,8 +259,9 @@ describe('the scan queue', () => {
     try {
       const owner = await createUser(server);
       await createPublisher(server, owner, 'acme');
-      // each holds a worker for ~10 s (a finding 10,000 levels deep: each step up the tree starts from its root)
-      const slow = await makeZip({ 'slow.py': `import requests\nx = ${'['.repeat(10_000)}requests.get(u)${']'.repeat(10_000)}\n` });
+      // each holds a worker for ~13 s here: 120 files of ~390 KB that the text gate admits (they name requests) and the parser reads whole
+      const source = `import requests\n${'def f(a, b):\n    return a + b\n'.repeat(13_000)}`;
+      const slow = await makeZip(Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`slow_${i}.py`, source])));
       const workers = Math.max(1, availableParallelism() - 1);
       for (let i = 0; i < workers + queueMax; i++) {
         const url = (await publish(server, owner.token, 'acme', 'slow', `1.0.${i}`)).body.signedUrl as string;

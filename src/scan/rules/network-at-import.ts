@@ -1,12 +1,9 @@
 import type { Node } from 'web-tree-sitter';
-import { defineRule, insideFunction } from '../rule.js';
+import { ancestors, defineRule, insideFunction } from '../rule.js';
 
 /** Inside `if __name__ == "__main__":`, which runs when the file is executed, not imported. */
 function insideMainGuard(node: Node): boolean {
-  for (let n = node.parent; n; n = n.parent) {
-    if (n.type === 'if_statement' && /__name__\s*==\s*['"]__main__['"]/.test(n.childForFieldName('condition')?.text ?? '')) return true;
-  }
-  return false;
+  return ancestors(node).some((n) => n.type === 'if_statement' && /__name__\s*==\s*['"]__main__['"]/.test(n.childForFieldName('condition')?.text ?? ''));
 }
 
 export default defineRule({
