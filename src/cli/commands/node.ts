@@ -9,7 +9,7 @@ import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, fileProblem, invalidInput, toCliError } from '../errors.js';
 import { fields, fullStatus, listText, shortStatus, statusText, versionFindings, versionTable } from '../format.js';
-import { outFile } from '../out-path.js';
+import { outFile, refuseStdoutOut } from '../out-path.js';
 import { relativeTime, table } from '../output.js';
 import {
   checkNodeId, checkPublisherId, checkVersion, given, listOption, nodePublisher, precheck, textOption,
@@ -131,6 +131,7 @@ export function register(program: Command, ctx: Ctx): void {
         const version = at > 0 ? checkVersion(spec.slice(at + 1), '@<version>') : undefined;
         checkNodeId(nodeId, '<nodeId>');
         if (o.out === '') throw invalidInput('--out must name a file');
+        refuseStdoutOut(o.out);
         const client = await ctx.client();
         const found = await client
           .call(installNode, { params: { nodeId }, query: { version } })
