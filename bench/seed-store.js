@@ -14,6 +14,7 @@ export const TERMS = { selective: 'relight', common: 'image', every: 'node' };
 export async function seedStore(dataDir, count, { seed = 42 } = {}) {
   const { openDatabase } = await import(new URL('store/db.js', dist));
   const { createSqliteRegistryStore } = await import(new URL('store/sqlite-registry-store.js', dist));
+  const { searchWords } = await import(new URL('store/search-words.js', dist));
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // the secret `serve` would make: a data dir with a database and no secret is refused as a cut-short backup
   writeFileSync(join(dataDir, 'secret'), randomBytes(32).toString('hex'), { mode: 0o600 });
@@ -32,8 +33,8 @@ export async function seedStore(dataDir, count, { seed = 42 } = {}) {
   await store.createUser({ id: 'seeder', name: 'seeder' });
   for (let p = 0; p < publishers; p++) await store.createPublisher(`pub-${p}`, { name: `Publisher ${p}` }, 'seeder');
   const insertNode = db.prepare(
-    `INSERT INTO nodes (id, publisher_id, name, description, author, tags, status, downloads, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, 'NodeStatusActive', ?, ?, ?)`,
+    `INSERT INTO nodes (id, publisher_id, name, description, author, tags, status, downloads, created_at, updated_at, words)
+     VALUES (?, ?, ?, ?, ?, ?, 'NodeStatusActive', ?, ?, ?, ?)`,
   );
   const insertVersion = db.prepare(
     `INSERT INTO versions (id, node_id, version, dependencies, status, archive_sha256, archive_size, uploaded_at, created_at)
@@ -52,7 +53,8 @@ export async function seedStore(dataDir, count, { seed = 42 } = {}) {
       ].filter(Boolean).join(' ');
       const stamp = new Date(start + i * 60_000).toISOString();
       const tags = JSON.stringify([pick(words), pick(words)]);
-      insertNode.run(id, `pub-${i % publishers}`, `${pick(words)} ${pick(words)}`, description, `${pick(words)} ${pick(words)}`, tags, Math.floor(next() ** 3 * 100_000), stamp, stamp);
+      const name = `${pick(words)} ${pick(words)}`;
+      insertNode.run(id, `pub-${i % publishers}`, name, description, `${pick(words)} ${pick(words)}`, tags, Math.floor(next() ** 3 * 100_000), stamp, stamp, searchWords(id, name));
       insertVersion.run(randomUUID(), id, 'a'.repeat(64), stamp, stamp);
     }
   })();

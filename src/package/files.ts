@@ -279,7 +279,6 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
         if (!reachesInclude) continue;
         childTowardInclude = true;
       }
-      if (include) seenIncludes.add(include);
       // git never ignores a file it tracks.
       const trackedFile = !isDir && tracked?.files.has(childRel) === true;
       const pinned = include !== undefined || trackedFile;
@@ -301,6 +300,8 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
         // git lists a submodule that is not checked out as one path (its gitlink): its directory is empty.
         if (tracked?.files.has(childRel) && !hasGitEntry(childAbs)) {
           warnings.push(`${childRel} is a git submodule that is not checked out, so none of its files are in the archive: run \`git submodule update --init --recursive\` before packing (in GitHub Actions: actions/checkout with \`submodules: recursive\`)`);
+          // that warning says it for an include of the submodule, or of a path in it
+          for (const inc of includes) if (inc === include || inc.startsWith(`${childRel}/`)) seenIncludes.add(inc);
         }
         const realDir = real ?? realpathSync(childAbs);
         if (ancestors.has(realDir)) {
@@ -321,6 +322,8 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
         if (earlierArchive(childRel, name)) continue;
         const file: SelectedFile = { path: childRel, abs: childAbs, size: stats.size, mode: stats.mode & 0o111 ? 0o755 : 0o644 };
         if (tracked && !tracked.files.has(childRel)) file.untracked = true;
+        // An include is met by a file it brings in: a directory with none (empty, or all its files left out) is not.
+        if (include) seenIncludes.add(include);
         files.push(file);
         options.onFile?.(file);
       }
@@ -337,7 +340,7 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
   for (const inc of includes) {
     if (!seenIncludes.has(inc)) {
       // a warning, as the incumbent gives: built assets may be absent from a build that does not need them
-      warnings.push(`${includesKey}: "${inc}" matches nothing in the project (it does not exist, or .noderegignore, excludes or the always-excluded names leave it out)`);
+      warnings.push(`${includesKey}: "${inc}" matches nothing in the project (it does not exist, is an empty directory, or .noderegignore, excludes or the always-excluded names leave it out)`);
     }
   }
   files.sort((a, b) => compareUtf8(a.path, b.path));

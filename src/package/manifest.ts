@@ -78,6 +78,12 @@ const OS_CLASSIFIER = 'Operating System :: ';
 const KNOWN_OS = ['Microsoft', 'POSIX', 'MacOS', 'OS Independent'];
 const ACCELERATOR_CLASSIFIER = /^Environment :: ((?:GPU|NPU) :: .*)$/;
 const KNOWN_ACCELERATORS = ['GPU :: NVIDIA CUDA', 'GPU :: AMD ROCm', 'GPU :: Intel Arc', 'GPU :: Apple Metal', 'NPU :: Huawei Ascend'];
+/**
+ * A part of a `requires-comfyui` value as the incumbent client takes it (parts comma-separated): an
+ * optional operator and an X.Y.Z version. It sends none for a value with another part (`>=v0.3.0`,
+ * `0.3.x`), and a registry serving it cannot compare such a value with the host's version.
+ */
+const INCUMBENT_REQUIREMENT_PART = /^(?:(?:==|>=|<=|!=|~=|>|<|<>|=)\s*)?(?:\d+\.\d+\.\d+(?:-[a-zA-Z0-9]+)?)?$/;
 /** The host's frontend, which the incumbent reads from `[project] dependencies` as the frontend requirement. */
 const FRONTEND_DEPENDENCY = /^\s*comfyui[-_.]frontend[-_.]package(?![a-z0-9_.-])\s*(.*)$/i;
 
@@ -389,7 +395,9 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
 
   for (const [key, field] of NODE_KEYS) {
     const found = setting(key);
-    if (found) setBoth(field, found.value, found.key);
+    if (found?.key === C('requires-comfyui') && typeof found.value === 'string' && !found.value.split(',').every((part) => INCUMBENT_REQUIREMENT_PART.test(part.trim()))) {
+      manifest.warnings.push(`${found.key} "${found.value}" is not a version requirement the registry can use (an operator and an X.Y.Z version, parts separated by commas: ">=0.3.0", ">=0.3.0, <0.4.0"); it is not sent, as the incumbent client sends none`);
+    } else if (found) setBoth(field, found.value, found.key);
   }
   if (!node.supported_os || !node.supported_accelerators) mapClassifiers();
 

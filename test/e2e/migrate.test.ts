@@ -98,6 +98,22 @@ describe('a repository with only [tool.comfy]', () => {
     expect(result.stdout).toMatch(/^\s+\S+ B\s+LICENSE\.txt$/m);
   });
 
+  it.each(['>=v0.3.0', '0.3.x'])('warns about a requires-comfyui of %s, which the incumbent would not send, and sends none', async (value) => {
+    const dir = incumbentRepo();
+    writeTree(dir, { 'pyproject.toml': PYPROJECT.replace('requires-comfyui = ">=0.3.0"', `requires-comfyui = "${value}"`) });
+    const warning = `warning: [tool.comfy] requires-comfyui "${value}" is not a version requirement the registry can use (an operator and an X.Y.Z version, parts separated by commas: ">=0.3.0", ">=0.3.0, <0.4.0"); it is not sent, as the incumbent client sends none\n`;
+    const validated = await runCli(['validate', dir, '--offline']);
+    expect(validated.code).toBe(0);
+    expect(validated.stderr).toBe(warning);
+    expect(validated.stdout).not.toContain('supported_appui_version');
+    const dry = await runCli(['publish', dir, '--dry-run', '--json'], { env: { NODEREG_REGISTRY: 'http://127.0.0.1:9' } });
+    expect(dry.code).toBe(0);
+    expect(dry.stderr).toContain(warning);
+    const { body } = JSON.parse(dry.stdout).request;
+    expect(body.node).not.toHaveProperty('supported_appui_version');
+    expect(body.node_version).not.toHaveProperty('supported_appui_version');
+  });
+
   it('init adopts [tool.comfy] instead of asking, and writes nothing it already has', async () => {
     const dir = incumbentRepo();
     const result = await runCli(['init', dir, '--json']);

@@ -1,10 +1,10 @@
 // validate and pack as a user runs them: the spawned binary on fixture trees, no network.
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../helpers.js';
+import { PNG, runCli, tempDir } from '../helpers.js';
 import { commitAll, committedRepo, git, writeTree } from '../package/fixtures.js';
 
 const PYPROJECT = '[project]\nname = "demo-node"\nversion = "0.4"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "ada"\nexcludes = ["*.tmp"]\n';
@@ -57,6 +57,33 @@ describe('nodereg validate', () => {
     const bad = await runCli(['validate', tempDir(), '--json']);
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout).error).toMatchObject({ code: 'invalid_manifest', message: expect.stringContaining('pyproject.toml: not found') });
+  });
+
+  it('offline, fails as pack does on a tree whose stored files alone pass pack\'s default limit, naming the largest', async () => {
+    // Model weights are stored, not deflated: 220 MiB of them make an archive over 200 MiB (sparse files, no disk used).
+    const dir = writeTree(tempDir(), { 'pyproject.toml': PYPROJECT, '__init__.py': '', 'models/small.safetensors': '' });
+    writeFileSync(join(dir, 'models/unet.safetensors'), '');
+    truncateSync(join(dir, 'models/unet.safetensors'), 120 * 2 ** 20);
+    truncateSync(join(dir, 'models/small.safetensors'), 100 * 2 ** 20);
+    const validated = await runCli(['validate', dir, '--offline']);
+    expect(validated.stdout).toBe('');
+    expect(validated.code).toBe(2);
+    expect(validated.stderr).toContain('error: the archive is larger than --max-size (209,715,200 bytes); the largest files are:\n     120 MiB  models/unet.safetensors\n     100 MiB  models/small.safetensors\n');
+    const packed = await runCli(['pack', dir, '--out', join(tempDir(), 'x.zip')]);
+    expect(packed.code).toBe(2);
+    expect(packed.stderr).toBe(validated.stderr);
+    expect((await runCli(['validate', dir, '--offline', '--max-size', '1GiB'])).code).toBe(0);
+  });
+
+  it('warns about an include that names an empty directory, as about one that matches nothing', async () => {
+    // web/dist before the build: the directory is there, its files are not
+    const dir = writeTree(tempDir(), { 'pyproject.toml': `${PYPROJECT}includes = ["web/dist", "web/empty-tree", "assets"]\n`, '__init__.py': '', 'assets/icon.png': PNG });
+    mkdirSync(join(dir, 'web/dist'), { recursive: true });
+    mkdirSync(join(dir, 'web/empty-tree/sub'), { recursive: true });
+    const result = await runCli(['validate', dir, '--offline']);
+    expect(result.code).toBe(0);
+    const matchesNothing = (path: string) => `warning: [tool.nodereg] includes: "${path}" matches nothing in the project (it does not exist, is an empty directory, or .noderegignore, excludes or the always-excluded names leave it out)\n`;
+    expect(result.stderr).toBe(matchesNothing('web/dist') + matchesNothing('web/empty-tree'));
   });
 });
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { commitAll, gitRepo, writeTree } from '../package/fixtures.js';
+import { ULTIMATE_SD_UPSCALE } from '../package/real-manifests.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -135,6 +136,24 @@ htmlcov/
 /donut_model_downloads.py
 `;
 
+// Kosinkadink/ComfyUI-VideoHelperSuite, pyproject.toml.
+const VIDEO_HELPER_SUITE = `[project]
+name = "comfyui-videohelpersuite"
+description = "Nodes related to video workflows"
+version = "1.2.2"
+license = "LICENSE"
+dependencies = ["opencv-python", "imageio-ffmpeg"]
+
+[project.urls]
+Repository = "https://github.com/Kosinkadink/ComfyUI-VideoHelperSuite"
+
+#  Used by Comfy Registry https://comfyregistry.org
+[tool.comfy]
+PublisherId = "kosinkadink"
+DisplayName = "ComfyUI-VideoHelperSuite"
+Icon = ""
+`;
+
 describe('real repositories, published and shown', () => {
   it('shows the icon, banner and app requirement that [tool.comfy] sets (WASasquatch/was-node-suite-comfyui)', async () => {
     const root = commitAll(gitRepo({ 'pyproject.toml': WAS_NODE_SUITE, LICENSE: 'MIT\n', '__init__.py': '', 'web/js/was.js': '', 'requirements/docs.txt': 'python-docx\n' }));
@@ -170,5 +189,24 @@ describe('real repositories, published and shown', () => {
       '.comfyignore', 'DonutDetailer.py', 'LICENSE', 'README.md', '__init__.py',
       'assets/README.md', 'assets/uncensorfix.f32', 'docs/model-sources.md', 'model_sources.json', 'pyproject.toml',
     ]);
+  });
+
+  it('finds nodes by the words their joined and CamelCase ids and names hold (Kosinkadink/ComfyUI-VideoHelperSuite, ssitu/ComfyUI_UltimateSDUpscale)', async () => {
+    for (const manifest of [VIDEO_HELPER_SUITE, ULTIMATE_SD_UPSCALE]) {
+      const root = commitAll(gitRepo({ 'pyproject.toml': manifest, LICENSE: 'GPL-3.0\n', '__init__.py': '' }));
+      expect((await cli(['publish', '--create-publisher', root])).code).toBe(0);
+    }
+    const found = async (query: string) => {
+      const result = await cli(['--json', 'node', 'search', query]);
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout).nodes.map((node: { id: string }) => node.id);
+    };
+    for (const query of ['video helper suite', 'helper', 'VideoHelper', 'ComfyUI-VideoHelperSuite', 'comfyui-videohelpersuite']) {
+      expect(await found(query), query).toEqual(['comfyui-videohelpersuite']);
+    }
+    for (const query of ['ultimate sd upscale', 'SDUpscale', 'upscale', 'ComfyUI_UltimateSDUpscale', 'comfyui_ultimatesdupscale']) {
+      expect(await found(query), query).toEqual(['comfyui_ultimatesdupscale']);
+    }
+    expect(await found('comfyui')).toEqual(expect.arrayContaining(['comfyui-videohelpersuite', 'comfyui_ultimatesdupscale']));
   });
 });

@@ -238,7 +238,7 @@ excludes = "x"
       '[tool.nodereg] publisher: must be 2–64 characters: lowercase letters, digits or "-", starting with a letter',
       '[tool.nodereg] supported-os: must be text, such as "example" (item 1)',
       '[tool.nodereg] tags: must be a list, such as ["first", "second"]',
-    ]);    expect(p.warnings).toContain('[tool.nodereg] includes: "missing-dir" matches nothing in the project (it does not exist, or .noderegignore, excludes or the always-excluded names leave it out)');
+    ]);    expect(p.warnings).toContain('[tool.nodereg] includes: "missing-dir" matches nothing in the project (it does not exist, is an empty directory, or .noderegignore, excludes or the always-excluded names leave it out)');
   });
 
   it('names what is missing', async () => {
@@ -336,6 +336,17 @@ requires-comfyui = ">=0.3.0"
       expect.stringMatching(/^\[project\] classifiers "Operating System :: Plan 9" names no operating system the registry knows .* left out of supported_os$/),
       expect.stringMatching(/^\[project\] classifiers "Environment :: GPU :: Voodoo" names no accelerator the registry knows .* left out of supported_accelerators$/),
     ]);
+  });
+
+  it('sends a requires-comfyui the incumbent would send, and ours (requires-app) as a semver range', async () => {
+    for (const value of ['>=0.3.0, <0.4.0', '==2.1.0-beta', '1.5.2', '~=0.3.0']) {
+      const p = await project(comfyOnly.replace('">=0.3.0"', `"${value}"`), { 'web/dist/app.js': '' });
+      expect(p.warnings.filter((w) => w.includes('requires-comfyui'))).toEqual([]);
+      expect(p.request?.body.node.supported_appui_version).toBe(value);
+    }
+    const ours = await project(`${comfyOnly.replace('">=0.3.0"', '"0.3.x"')}\n[tool.nodereg]\nrequires-app = ">=v0.3.0"\n`, { 'web/dist/app.js': '' });
+    expect(ours.warnings.filter((w) => w.includes('requires'))).toEqual([]);
+    expect(ours.request?.body.node.supported_appui_version).toBe('>=v0.3.0');
   });
 
   it('lets [tool.nodereg] win key by key, and --publisher over both', async () => {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadProject } from '../../src/package/project.js';
 import { tempDir } from '../helpers.js';
 import { commitAll, git, gitRepo } from './fixtures.js';
+import { ULTIMATE_SD_UPSCALE } from './real-manifests.js';
 
 const paths = (project: { files: { path: string }[] }) => project.files.map((f) => f.path);
 
@@ -14,33 +15,6 @@ describe('real repositories', () => {
   // ssitu/ComfyUI_UltimateSDUpscale, pyproject.toml: the upscaler script is a git submodule
   // (repositories/ultimate_sd_upscale) that `includes` names; a checkout without submodules
   // (actions/checkout's default) has the directory empty.
-  const ULTIMATE_SD_UPSCALE = `[project]
-name = "comfyui_ultimatesdupscale"
-description = "ComfyUI nodes for the Ultimate Stable Diffusion Upscale script by Coyote-A."
-version = "1.6.4-dev"
-license = { file = "LICENSE" }
-
-[project.optional-dependencies]
-test = [
-    "pytest>=9.0.0",
-    "pytest-cov>=7.0.0",
-]
-
-[project.urls]
-Repository = "https://github.com/ssitu/ComfyUI_UltimateSDUpscale"
-#  Used by Comfy Registry https://comfyregistry.org
-
-[tool.comfy]
-PublisherId = "ssit"
-DisplayName = "ComfyUI_UltimateSDUpscale"
-Icon = ""
-includes = ["/repositories/ultimate_sd_upscale/"]
-
-[tool.setuptools.packages.find]
-where = ["."]
-include = ["ComfyUI_UltimateSDUpscale"]
-`;
-
   function ultimateSdUpscale(): string {
     const script = commitAll(gitRepo({ 'scripts/ultimate-upscale.py': 'x = 1\n', LICENSE: 'GPL-3.0\n' }));
     const root = gitRepo({ 'pyproject.toml': ULTIMATE_SD_UPSCALE, LICENSE: 'GPL-3.0\n', '__init__.py': '', 'nodes.py': '', 'repositories/__init__.py': '' });

@@ -363,6 +363,32 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect((await store.searchNodes({ terms: ['larger'], offset: 0, limit: 10 })).total).toBe(2);
   });
 
+  it('finds the words of joined and CamelCase ids and names, following renames, the exact id first', async () => {
+    const store = await fresh();
+    const ids = async (q: string) => (await store.searchNodes({ terms: q.match(/[\p{L}\p{N}]+/gu)!, offset: 0, limit: 10 })).rows.map((node) => node.id);
+    // Kosinkadink/ComfyUI-VideoHelperSuite and ssitu/ComfyUI_UltimateSDUpscale, as their pyproject.toml names them
+    await publish(store, 'comfyui-videohelpersuite', '1.0.0', 'acme', { name: 'ComfyUI-VideoHelperSuite', description: 'Nodes related to video workflows' });
+    await publish(store, 'comfyui_ultimatesdupscale', '1.0.0', 'acme', { name: 'ComfyUI_UltimateSDUpscale' });
+    await publish(store, 'ComfyUI-SDXL2Image', '1.0.0', 'acme', {});
+    await publish(store, 'upscale-helper', '1.0.0', 'acme', { description: 'helps to upscale' });
+    await publish(store, 'sd-upscale', '1.0.0', 'acme', {});
+    expect(await ids('video helper suite')).toEqual(['comfyui-videohelpersuite']);
+    expect(await ids('ultimate sd upscale')).toEqual(['comfyui_ultimatesdupscale']);
+    expect(await ids('SDUpscale')).toEqual(['comfyui_ultimatesdupscale']);
+    expect(await ids('sdxl 2 image')).toEqual(['ComfyUI-SDXL2Image']);
+    expect(await ids('comfyui ultimatesdupscale')).toEqual(['comfyui_ultimatesdupscale']);
+    expect((await ids('upscale helper'))[0]).toBe('upscale-helper');
+    expect(await ids('sd upscale')).toEqual(['sd-upscale', 'comfyui_ultimatesdupscale']); // the exact id first
+    expect((await ids('helper')).sort()).toEqual(['comfyui-videohelpersuite', 'upscale-helper']);
+    // a rename changes the words
+    await store.updateNode('COMFYUI_ULTIMATESDUPSCALE', { name: 'Tiled Upscaler' });
+    expect(await ids('SDUpscale')).toEqual([]);
+    expect(await ids('ultimate')).toEqual(['comfyui_ultimatesdupscale']); // its id still holds the joined word
+    expect(await ids('tiled')).toEqual(['comfyui_ultimatesdupscale']);
+    // nothing of the words shows in the node
+    expect(Object.keys((await store.getNode('comfyui-videohelpersuite'))!)).not.toContain('words');
+  });
+
   it('pages a listing in every order as one long list does, leaving out the nodes of a banned publisher', async () => {
     const store = await fresh();
     for (let i = 0; i < 23; i++) {

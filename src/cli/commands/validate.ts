@@ -4,12 +4,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
+import type { RegistryLimits } from '../../contract/resources.js';
 import { formatSize } from '../../contract/size.js';
 import type { Project } from '../../package/project.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { table } from '../output.js';
-import { buildArchive, loadChecked, readChangelog, withCleanup, type ChangelogFlags } from '../project.js';
+import { buildArchive, loadChecked, parseMaxSize, readChangelog, withCleanup, type ChangelogFlags } from '../project.js';
 import { archiveSizeBound, fetchLimits, LIMITS_HINT, limitProblems } from '../registry-limits.js';
 import { examples } from './index.js';
 
@@ -17,18 +19,21 @@ interface Options extends ChangelogFlags {
   publisher?: string;
   failOn: ScanSeverity;
   offline?: boolean;
+  maxSize?: string;
 }
 
 export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('validate [dir]')
-    .description("check pyproject.toml and the file set as the registry would, every problem at once (exit 2); when the registry answers, also against its archive limits")
+    .description("check pyproject.toml and the file set as the registry would, every problem at once (exit 2), and the archive's size as pack checks it; when the registry answers, also against its archive limits")
     .option('--publisher <id>', 'publisher id (overrides [tool.nodereg] publisher)')
     .option('--changelog <text>', 'changelog of the version, checked like publish does')
     .option('--changelog-file <file>', 'read the changelog from a file (- for stdin)')
     .addOption(failOnOption(program))
     .option('--offline', "do not ask the registry for its limits")
+    .option('--max-size <size>', `fail when the archive would be larger, as pack and publish do (default ${formatSize(DEFAULT_MAX_ARCHIVE)})`)
     .action(async (dir: string | undefined, options: Options) => {
+      const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
       const changelog = await readChangelog(ctx, options);
       const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog });
       const { request, files } = project;
@@ -43,7 +48,9 @@ export function register(program: Command, ctx: Ctx): void {
       // A field sent on the node and on the version is shown once.
       const sources = new Map<string, string>();
       for (const [path, key] of project.manifest.keys) sources.set(`${path.replace(/^node(_version)?\./, '')}\0${key}`, key);
-      const checkedAgainst = options.offline ? null : await checkRegistryLimits(ctx, project, unpacked);
+      const registry = options.offline ? null : await registryLimits(ctx);
+      await checkArchive(ctx, project, unpacked, maxSize, registry);
+      const checkedAgainst = registry?.url ?? null;
       ctx.out.result(
         {
           valid: true,
@@ -62,32 +69,38 @@ export function register(program: Command, ctx: Ctx): void {
           `read from:\n${table([...sources].map(([id, key]) => [`  ${id.split('\0')[0]}`, key]))}${shown}`,
       );
     });
-  examples(command, ['nodereg validate', 'nodereg validate ./my-node --json', 'nodereg validate --publisher my-team --offline', 'nodereg validate --fail-on medium']);
+  examples(command, ['nodereg validate', 'nodereg validate ./my-node --json', 'nodereg validate --publisher my-team --offline', 'nodereg validate --fail-on medium', 'nodereg validate --offline --max-size 500MiB']);
 }
 
 /**
- * Checks the archive against the registry's limits when the registry answers; resolves to its URL,
- * or null when it could not say (unreachable, or a registry without GET /limits). The archive is
- * packed (to a temporary file) only when its size could be over the limit.
+ * The registry's limits with its URL when it answers; null when it could not say (unreachable, or a
+ * registry without GET /limits).
  */
-async function checkRegistryLimits(ctx: Ctx, project: Project, unpacked: number): Promise<string | null> {
+async function registryLimits(ctx: Ctx): Promise<{ url: string; limits: RegistryLimits } | null> {
   const client = await ctx.client({ retries: 0, restartWindowMs: 0, timeoutMs: 5_000 });
-  let limits;
   try {
-    limits = await fetchLimits(client);
+    const limits = await fetchLimits(client);
+    return limits ? { url: client.baseUrl, limits } : null;
   } catch (error) {
     ctx.out.info(`note: ${client.baseUrl} did not answer (${(error as Error).message}): its archive limits were not checked (--offline skips asking)`);
     return null;
   }
-  if (!limits) return null;
+}
+
+/**
+ * Checks the archive against `maxSize`, as pack and publish do (over it, pack's error naming the
+ * largest files), and against the registry's limits when it answered. The archive is packed (to a
+ * temporary file) only when its size could be over one of them.
+ */
+async function checkArchive(ctx: Ctx, project: Project, unpacked: number, maxSize: number, registry: { url: string; limits: RegistryLimits } | null): Promise<void> {
   let size: number | undefined;
-  if (archiveSizeBound(project.files) > limits.max_archive) {
+  if (archiveSizeBound(project.files) > Math.min(maxSize, registry?.limits.max_archive ?? Infinity)) {
     const temp = mkdtempSync(join(tmpdir(), 'nodereg-validate-'));
-    size = await withCleanup(async () => (await buildArchive(ctx, project, join(temp, 'node.zip'), Infinity)).size, () => rmSync(temp, { recursive: true, force: true }));
+    size = await withCleanup(async () => (await buildArchive(ctx, project, join(temp, 'node.zip'), maxSize)).size, () => rmSync(temp, { recursive: true, force: true }));
   }
-  const problems = limitProblems(limits, { size, unpackedSize: unpacked, entries: project.files.length });
+  if (!registry) return;
+  const problems = limitProblems(registry.limits, { size, unpackedSize: unpacked, entries: project.files.length });
   if (problems.length) {
-    throw new CliError(`${project.request!.nodeId} ${project.request!.version} does not fit ${client.baseUrl}: ${problems.join('; ')}`, EXIT.invalid, 'payload_too_large', LIMITS_HINT);
+    throw new CliError(`${project.request!.nodeId} ${project.request!.version} does not fit ${registry.url}: ${problems.join('; ')}`, EXIT.invalid, 'payload_too_large', LIMITS_HINT);
   }
-  return client.baseUrl;
 }

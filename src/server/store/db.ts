@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { privateDatabaseFile } from '../data-dir.js';
 import { migrations } from './migrations.js';
+import { searchWords } from './search-words.js';
 import { versionOrder } from './version-order.js';
 
 export type Db = Database.Database;
@@ -20,6 +21,7 @@ export function openDatabase(file: string): Db {
     throw error;
   }
   fillVersionOrder(db);
+  fillSearchWords(db);
   return db;
 }
 
@@ -47,6 +49,8 @@ function migrate(db: Db): void {
   }
   // Up to date, the common start: no write lock taken.
   if (found === migrations.length) return;
+  // Migration 'search-words' fills the new column with the store's own rule, before the indexes are made.
+  db.function('search_words', { deterministic: true }, (id, name) => searchWords(String(id), name === null ? null : String(name)));
   for (const [index, migration] of migrations.entries()) {
     const version = index + 1;
     // The version is read under the write lock: a serve opening the same new database meanwhile may have applied it.
@@ -64,4 +68,12 @@ function fillVersionOrder(db: Db): void {
   if (!missing.length) return;
   const set = db.prepare('UPDATE versions SET version_order = ? WHERE id = ?');
   db.transaction(() => missing.forEach((row) => set.run(versionOrder(row.version), row.id)))();
+}
+
+/** Nodes stored before the column words (or by an older nodereg on this file) get theirs, and are indexed with them. */
+function fillSearchWords(db: Db): void {
+  const missing = db.prepare('SELECT seq, id, name FROM nodes WHERE words IS NULL').all() as { seq: number; id: string; name: string | null }[];
+  if (missing.length === 0) return;
+  const set = db.prepare('UPDATE nodes SET words = ? WHERE seq = ?');
+  db.transaction(() => missing.forEach((row) => set.run(searchWords(row.id, row.name), row.seq)))();
 }

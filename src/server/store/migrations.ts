@@ -367,6 +367,52 @@ CREATE TRIGGER users_generation_admin AFTER UPDATE OF admin ON users BEGIN
 END;
 `;
 
+// The split words of ids and names (search-words.ts) in a column of their own, `words`, written by the
+// store and filled here by its function (db.ts registers it; a row written later by an older nodereg is
+// filled when the store opens), and in both full-text indexes: FTS5 takes
+// no new column, so each index is made again, with its triggers. An index holds the nodes lists show
+// (LISTED_NODE), kept by triggers on nodes and publishers. (An FTS5 'delete' must name a row exactly
+// as indexed, so every trigger applies that one rule.)
+function nodeIndex(table: string, columns: string[], weights: string): string {
+  const names = columns.join(', ');
+  const of = (row: string) => columns.map((column) => `${row}.${column}`).join(', ');
+  const publishers = `seq, ${names} FROM nodes WHERE publisher_id = new.id AND status = 'NodeStatusActive'`;
+  return `
+CREATE VIRTUAL TABLE ${table} USING fts5(${names}, content = 'nodes', content_rowid = 'seq', prefix = '2 3 4');
+INSERT INTO ${table}(${table}, rank) VALUES ('rank', 'bm25(${weights})');
+INSERT INTO ${table}(rowid, ${names}) SELECT seq, ${names} FROM nodes WHERE ${LISTED_NODE('nodes')};
+CREATE TRIGGER ${table}_insert AFTER INSERT ON nodes WHEN ${LISTED_NODE('new')} BEGIN
+  INSERT INTO ${table}(rowid, ${names}) VALUES (new.seq, ${of('new')});
+END;
+CREATE TRIGGER ${table}_delete AFTER DELETE ON nodes WHEN ${LISTED_NODE('old')} BEGIN
+  INSERT INTO ${table}(${table}, rowid, ${names}) VALUES ('delete', old.seq, ${of('old')});
+END;
+CREATE TRIGGER ${table}_update AFTER UPDATE OF ${names}, status ON nodes BEGIN
+  INSERT INTO ${table}(${table}, rowid, ${names}) SELECT 'delete', old.seq, ${of('old')} WHERE ${LISTED_NODE('old')};
+  INSERT INTO ${table}(rowid, ${names}) SELECT new.seq, ${of('new')} WHERE ${LISTED_NODE('new')};
+END;
+CREATE TRIGGER ${table}_ban AFTER UPDATE OF status ON publishers
+WHEN old.status != 'PublisherStatusBanned' AND new.status = 'PublisherStatusBanned' BEGIN
+  INSERT INTO ${table}(${table}, rowid, ${names}) SELECT 'delete', ${publishers};
+END;
+CREATE TRIGGER ${table}_unban AFTER UPDATE OF status ON publishers
+WHEN old.status = 'PublisherStatusBanned' AND new.status != 'PublisherStatusBanned' BEGIN
+  INSERT INTO ${table}(rowid, ${names}) SELECT ${publishers};
+END;
+`;
+}
+const searchWords = `
+ALTER TABLE nodes ADD COLUMN words TEXT;
+${['nodes_fts_insert', 'nodes_fts_delete', 'nodes_fts_update', 'publishers_fts_ban', 'publishers_fts_unban']
+  .concat(['nodes_title_fts_insert', 'nodes_title_fts_delete', 'nodes_title_fts_update', 'publishers_title_fts_ban', 'publishers_title_fts_unban'])
+  .map((trigger) => `DROP TRIGGER ${trigger};`).join('\n')}
+DROP TABLE nodes_fts;
+DROP TABLE nodes_title_fts;
+UPDATE nodes SET words = search_words(id, name);
+${nodeIndex('nodes_fts', ['id', 'name', 'description', 'author', 'tags', 'words'], '10.0, 8.0, 1.0, 3.0, 4.0, 5.0')}
+${nodeIndex('nodes_title_fts', ['id', 'name', 'tags', 'words'], '10.0, 8.0, 4.0, 5.0')}
+`;
+
 export const migrations: Migration[] = [
   { name: 'registry', sql: registry },
   {
@@ -488,4 +534,5 @@ export const migrations: Migration[] = [
     `,
   },
   { name: 'listed-count', sql: listedCount },
+  { name: 'search-words', sql: searchWords },
 ];

@@ -13,7 +13,8 @@ const UNSET_DOCUMENT_FIELDS = Object.fromEntries(NODE_DOCUMENT_FIELDS.map((field
 
 /** A node's columns and its parsed document → the row the store returns (every field present, null when unset). */
 export function nodeFromColumns(columns: Raw, document: Raw): NodeRow {
-  const { rating_sum: _sum, rating_count: _count, ...fields } = columns; // the rating's bookkeeping
+  // the rating's bookkeeping, and the split words the search indexes (search-words.ts)
+  const { rating_sum: _sum, rating_count: _count, words: _words, ...fields } = columns;
   return { ...UNSET_DOCUMENT_FIELDS, ...document, ...fields } as unknown as NodeRow;
 }
 

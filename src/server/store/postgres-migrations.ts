@@ -314,4 +314,19 @@ export const postgresMigrations: Migration[] = [
     `,
   },
   { name: 'listed-count', sql: listedCount },
+  {
+    // The split words of ids and names (search-words.ts), written by the store and filled for earlier
+    // rows after migrating (migratePostgres), searched with the weight of tags: below the id and name.
+    name: 'search-words',
+    sql: `
+      ALTER TABLE nodes ADD COLUMN words text;
+      ALTER TABLE nodes DROP COLUMN search;
+      ALTER TABLE nodes ADD COLUMN search tsvector GENERATED ALWAYS AS (
+        setweight(to_tsvector('simple', id), 'A') || setweight(to_tsvector('simple', coalesce(name, '')), 'A') ||
+        setweight(to_tsvector('simple', coalesce(tags::text, '')), 'B') || setweight(to_tsvector('simple', coalesce(words, '')), 'B') ||
+        setweight(to_tsvector('simple', coalesce(author, '')), 'C') || setweight(to_tsvector('simple', coalesce(description, '')), 'D')
+      ) STORED;
+      CREATE INDEX nodes_search ON nodes USING gin(search) WHERE status = 'NodeStatusActive';
+    `,
+  },
 ];

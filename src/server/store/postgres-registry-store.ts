@@ -14,6 +14,7 @@ import type {
   MemberRole, NodeRow, NodeSort, NodeStamp, PublisherRow, RegistryStore, Reviewed, TokenRow, UserRow, VersionRow,
 } from './registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
+import { searchWords } from './search-words.js';
 import { HIGHEST_FIRST, LATEST_VERSION_ID, versionOrder } from './version-order.js';
 
 type Sql = postgres.Sql | postgres.TransactionSql;
@@ -56,6 +57,12 @@ export async function migratePostgres(sql: postgres.Sql): Promise<void> {
     if (missing.length) {
       const [ids, orders] = [missing.map((row) => row.id), missing.map((row) => versionOrder(row.version))];
       await tx`UPDATE versions SET version_order = filled.value FROM unnest(${sql.array(ids)}::text[], ${sql.array(orders)}::text[]) AS filled(id, value) WHERE versions.id = filled.id`;
+    }
+    // Nodes stored before the column words get theirs, in one statement.
+    const unsplit = await tx<{ id: string; name: string | null }[]>`SELECT id, name FROM nodes WHERE words IS NULL`;
+    if (unsplit.length) {
+      const [ids, words] = [unsplit.map((row) => row.id), unsplit.map((row) => searchWords(row.id, row.name))];
+      await tx`UPDATE nodes SET words = filled.value FROM unnest(${sql.array(ids)}::text[], ${sql.array(words)}::text[]) AS filled(id, value) WHERE nodes.id = filled.id`;
     }
   });
 }
@@ -147,6 +154,7 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     const { metadata } = (await db`SELECT metadata FROM nodes WHERE id = ${current.id}`)[0] as { metadata: Raw };
     const document = nextDocument(metadata, changes);
     if (document) set.metadata = sql.json(document as postgres.JSONValue);
+    if (changes.name !== undefined) set.words = searchWords(current.id, changes.name as string | null);
     if (Object.keys(set).length) await db`UPDATE nodes SET ${sql({ ...set, updated_at: now() })} WHERE id = ${current.id}`;
     return (await getNode(db, current.id))!;
   };
@@ -361,7 +369,7 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
           const set = setList({ status: 'NodeStatusActive', ...fields }, NODE_COLUMNS, NODE_JSON) ?? {};
           const document = nextDocument({}, fields) ?? {};
           const [inserted] = await tx`
-            INSERT INTO nodes ${sql({ ...set, metadata: sql.json(document as postgres.JSONValue), id: input.nodeId, publisher_id: input.publisherId, created_at: stamp, updated_at: stamp })}
+            INSERT INTO nodes ${sql({ ...set, metadata: sql.json(document as postgres.JSONValue), words: searchWords(input.nodeId, fields.name), id: input.nodeId, publisher_id: input.publisherId, created_at: stamp, updated_at: stamp })}
             ON CONFLICT DO NOTHING RETURNING id`;
           // Lost a race to create it: the winner's node, locked, is decided on like any existing one.
           if (!inserted) existing = await getNode(tx, input.nodeId, true);

@@ -9,6 +9,7 @@ import type {
   ArchiveRecord, PublishOutcome, RegistryStore, Reviewed, TokenRow, UserRow, VersionChanges, VersionRow, VersionStatus,
 } from './registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
+import { searchWords } from './search-words.js';
 import { HIGHEST_FIRST, LATEST_VERSION_ID, versionOrder } from './version-order.js';
 
 const now = () => new Date().toISOString();
@@ -170,10 +171,12 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
 
   const updateNode = (id: string, changes: Partial<NodeFields>) => {
     const set = assignments(changes, NODE_COLUMNS, NODE_JSON);
-    const current = one('SELECT metadata FROM nodes WHERE id = ?', id);
+    const current = one('SELECT id, metadata FROM nodes WHERE id = ?', id);
     const metadata = current ? nextDocumentText(current.metadata as string, changes) : undefined;
     if (metadata !== undefined) set.values.metadata = metadata;
-    const sql = [set.sql, metadata !== undefined ? 'metadata = @metadata' : ''].filter(Boolean).join(', ');
+    const words = current && changes.name !== undefined ? searchWords(current.id as string, changes.name) : undefined;
+    if (words !== undefined) set.values.words = words;
+    const sql = [set.sql, metadata !== undefined ? 'metadata = @metadata' : '', words !== undefined ? 'words = @words' : ''].filter(Boolean).join(', ');
     if (sql) prepare(`UPDATE nodes SET ${sql}, updated_at = @updated_at WHERE id = @id`).run({ ...set.values, updated_at: now(), id });
     return getNode(id)!;
   };
@@ -215,6 +218,7 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
       const fields = { ...input.nodeDefaults, ...input.node };
       const set = assignments({ status: ACTIVE_NODE, ...fields }, NODE_COLUMNS, NODE_JSON);
       set.values.metadata = nextDocumentText('{}', fields) ?? '{}';
+      set.values.words = searchWords(input.nodeId, fields.name);
       const columns = Object.keys(set.values);
       prepare(
         `INSERT INTO nodes (id, publisher_id, created_at, updated_at${columns.map((c) => `, ${c}`).join('')})
