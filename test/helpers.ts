@@ -64,6 +64,8 @@ export interface CliResult {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
+  /** stdout as bytes, for commands that write a binary result there (`--output -`). */
+  stdoutBytes: Buffer;
   stderr: string;
 }
 
@@ -107,15 +109,16 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
   }
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [INSTALLED_BIN, ...args], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
+    const chunks: Buffer[] = [];
     let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolvePromise({ code, signal, stdout, stderr });
+      const stdoutBytes = Buffer.concat(chunks);
+      resolvePromise({ code, signal, stdout: stdoutBytes.toString(), stdoutBytes, stderr });
     });
     child.stdin.end(options.input ?? '');
   });

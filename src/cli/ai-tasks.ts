@@ -33,9 +33,10 @@ export interface WaitPlan {
   output?: string;
 }
 
-export function waitPlan(options: WaitOptions): WaitPlan {
+export function waitPlan(options: WaitOptions, json: boolean): WaitPlan {
   const timeoutMs = parseDuration(options.timeout ?? DEFAULT_TIMEOUT, '--timeout');
   if (options.output === '') throw invalidInput('--output needs a file or directory');
+  if (options.output === STDOUT && json) throw invalidInput('--output - writes the result to stdout, where --json writes its document', 'pass --output <file>, or drop --json');
   return { wait: Boolean(options.wait || options.output), timeoutMs, output: options.output };
 }
 
@@ -44,7 +45,7 @@ export function addWaitOptions(command: Command): Command {
   return command
     .option('--wait', 'wait until the task is done, showing its status')
     .option('--timeout <duration>', `how long --wait waits, e.g. 90s, 20m, 1h (default ${DEFAULT_TIMEOUT})`)
-    .option('--output <path>', 'download the results to FILE (one result) or DIR; implies --wait');
+    .option('--output <path>', 'download the results to FILE (one result) or DIR, or - for stdout (one result); implies --wait');
 }
 
 /** A hidden second name for an option (`--reference-image` for `--transfer-light-from-reference-image`). */
@@ -224,6 +225,9 @@ export async function waitForTask(ctx: Ctx, client: Client, kind: TaskKind, task
 /** A result server that sends nothing for this long is given up on (a download has no whole-answer timeout). */
 const RESULT_IDLE_MS = 30_000;
 
+/** `--output -`: the result's bytes on stdout, as other tools take `-`. */
+const STDOUT = '-';
+
 const EXTENSIONS: Record<string, string> = {
   'image/png': '.png', 'image/jpeg': '.jpg', 'image/gif': '.gif', 'image/webp': '.webp', 'video/mp4': '.mp4', 'video/webm': '.webm',
 };
@@ -233,10 +237,14 @@ const EXTENSIONS: Record<string, string> = {
  * (nor ends with a separator), else files named after the task in that directory. Results are
  * capability URLs or the provider's: they are fetched without our token.
  */
-export async function downloadResults(kind: TaskKind, state: TaskState, output: string, max = AI_RESULT_MAX): Promise<string[]> {
+export async function downloadResults(kind: TaskKind, state: TaskState, output: string, max = AI_RESULT_MAX, stdout?: NodeJS.WritableStream): Promise<string[]> {
   if (state.results.length === 0) throw new CliError(`${kind} task ${state.id} finished without results to download`, EXIT.failure, 'no_results');
-  const isDir = output.endsWith('/') || output.endsWith(sep) || state.results.length > 1 || (await stat(output).catch(() => undefined))?.isDirectory();
-  makeUserDir(isDir ? output : dirname(output), '--output');
+  const toStdout = output === STDOUT;
+  if (toStdout && state.results.length > 1) {
+    throw invalidInput(`--output - writes one result to stdout; ${kind} task ${state.id} has ${state.results.length}`, `pass --output <dir>/: nodereg task status ${kind} ${state.id} --output results/`);
+  }
+  const isDir = !toStdout && (output.endsWith('/') || output.endsWith(sep) || state.results.length > 1 || (await stat(output).catch(() => undefined))?.isDirectory());
+  if (!toStdout) makeUserDir(isDir ? output : dirname(output), '--output');
   const files: string[] = [];
   for (const [index, url] of state.results.entries()) {
     let response: Answer;
@@ -255,6 +263,12 @@ export async function downloadResults(kind: TaskKind, state: TaskState, output: 
       response.body.destroy();
       throw tooLarge();
     }
+    if (toStdout) {
+      // Our stdout is not ours to close: the bytes go through, the stream stays open.
+      await pipeline(response.body, capped(max, tooLarge), stdout ?? process.stdout, { end: false });
+      files.push(STDOUT);
+      continue;
+    }
     let target = output;
     if (isDir) {
       const type = response.headers['content-type']?.split(';')[0].trim() ?? '';
@@ -264,17 +278,7 @@ export async function downloadResults(kind: TaskKind, state: TaskState, output: 
     }
     const partial = `${target}.part`;
     try {
-      let size = 0;
-      await pipeline(
-        response.body,
-        async function* (source: AsyncIterable<Buffer>) {
-          for await (const chunk of source) {
-            if ((size += chunk.length) > max) throw tooLarge();
-            yield chunk;
-          }
-        },
-        createWriteStream(partial),
-      );
+      await pipeline(response.body, capped(max, tooLarge), createWriteStream(partial));
       await rename(partial, target);
     } catch (error) {
       await rm(partial, { force: true });
@@ -284,6 +288,17 @@ export async function downloadResults(kind: TaskKind, state: TaskState, output: 
     files.push(target);
   }
   return files;
+}
+
+/** A pipeline stage that passes at most `max` bytes and throws `tooLarge()` past that. */
+function capped(max: number, tooLarge: () => Error) {
+  return async function* (source: AsyncIterable<Buffer>) {
+    let size = 0;
+    for await (const chunk of source) {
+      if ((size += chunk.length) > max) throw tooLarge();
+      yield chunk;
+    }
+  };
 }
 
 /** The human lines of a task's state: its status, then its results. */
@@ -318,6 +333,11 @@ export async function finishTask(ctx: Ctx, client: Client, kind: TaskKind, answe
   }
   if (!plan.output) {
     ctx.out.result(answer, state.results.join('\n') || describeState(kind, state));
+    return;
+  }
+  if (plan.output === STDOUT) {
+    await downloadResults(kind, state, plan.output, AI_RESULT_MAX, ctx.stdout as NodeJS.WritableStream);
+    ctx.out.success(`${kind} task ${state.id}: wrote the result to stdout`);
     return;
   }
   const files = await downloadResults(kind, state, plan.output);

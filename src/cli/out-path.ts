@@ -1,6 +1,12 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { invalidInput } from './errors.js';
 import { makeUserDir, userPath } from './make-dir.js';
+
+/** `--out -` is refused before any work, in words, rather than written to a file named `-`: archives go to files. */
+export function refuseStdoutOut(out: string | undefined): void {
+  if (out === '-') throw invalidInput('--out - (stdout) is not supported: --out names a file or directory for the archive', 'pass --out ./-   for a file named "-"');
+}
 
 /**
  * The file `--out` names for an archive called `name`: an existing directory, or a path ending in `/`

@@ -12,3 +12,11 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
+
+/** A URL as a log shows it (a callback receiver, a database): its password as `***`. */
+export function shownUrl(text: string): string {
+  const url = URL.parse(text);
+  if (!url?.password) return text;
+  url.password = '***';
+  return url.href;
+}

@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
+import { shownUrl } from '../contract/url.js';
 import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, StorageUnavailableError, type ArchiveStorage } from './archives/storage.js';
@@ -73,6 +74,8 @@ export interface RegistryServerOptions {
   database?: { store: RegistryStore; tasks: TaskStore; close(): void | Promise<void>; /** The server's secret, when the database keeps it. */ secret?: Buffer; /** Other instances may use it at the same time. */ shared?: boolean };
   /** Where archives live, when not the embedded default (DIR/archives). */
   archives?: ArchiveStorage;
+  /** The URLs `database` and `archives` were opened from: a 503's log line names the one out of reach (password masked). */
+  backendUrls?: { database?: string; storage?: string };
   /**
    * The scan of uploaded archives (DESIGN.md §10): `flag` (default) makes a version with a high or
    * critical finding Flagged, `warn` only keeps the findings, `off` scans nothing.
@@ -140,7 +143,7 @@ function backendUnavailable(error: unknown): boolean {
  * The answer to an error no layer expected: 503 when the process is out of descriptors (EMFILE, ENFILE)
  * or the database or archive storage is out of reach, and the client may retry, else 500. Both are logged.
  */
-function internalError(error: unknown, log: RegistryServerOptions['log']): HttpError {
+function internalError(error: unknown, log: RegistryServerOptions['log'], urls: RegistryServerOptions['backendUrls'] = {}): HttpError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'EMFILE' || code === 'ENFILE') {
     log?.(`out of file descriptors (${code}): answered 503`, 'warn');
@@ -154,7 +157,12 @@ function internalError(error: unknown, log: RegistryServerOptions['log']): HttpE
     return new HttpError('unavailable', "the registry's database changed its tables a moment ago; retry", undefined, undefined, { 'Retry-After': '1' });
   }
   if (backendUnavailable(error)) {
-    log?.(`database or archive storage unavailable (${(error as Error).message}): answered 503`, 'warn');
+    // The S3 client's errors (its answers and its network failures) carry $metadata; the database's do not.
+    const storage = error instanceof StorageUnavailableError || (error as { $metadata?: unknown }).$metadata !== undefined;
+    const url = storage ? urls.storage : urls.database;
+    const which = `${storage ? 'archive storage' : 'database'}${url ? ` ${shownUrl(url)}` : ''}`;
+    const check = storage ? 'check that the bucket exists, its endpoint answers and it takes the keys' : 'check that the database runs, is reachable and takes the credentials';
+    log?.(`${which} unavailable (${(error as Error).message}); ${check}: answered 503`, 'warn');
     return new HttpError('unavailable', 'the registry cannot reach its database or archive storage at the moment; retry shortly', undefined, undefined, { 'Retry-After': '5' });
   }
   log?.(`internal error: ${error instanceof Error ? error.stack : String(error)}`, 'error');
@@ -250,7 +258,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
 
   app.notFound((c) => c.json(new HttpError('not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).body(), 404));
   app.onError((error, c) => {
-    const answer = error instanceof HttpError ? error : internalError(error, options.log);
+    const answer = error instanceof HttpError ? error : internalError(error, options.log, options.backendUrls);
     const incoming = (c.env as HttpBindings | undefined)?.incoming;
     if (answer.headers?.Connection === 'close' && incoming instanceof IncomingMessage && !incoming.complete && !incoming.socket.destroyed) {
       closeAfter(incoming, answer);
@@ -270,7 +278,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   const listener = getRequestListener(app.fetch, {
     errorHandler: (error) => {
       if (error instanceof RequestError) return Response.json(new HttpError('invalid_request', `malformed request: ${error.message}`).body(), { status: 400 });
-      const answer = internalError(error, options.log);
+      const answer = internalError(error, options.log, options.backendUrls);
       return Response.json(answer.body(), { status: answer.status, headers: answer.headers });
     },
   });
@@ -280,7 +288,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     store,
     ctx.nodeAnswers,
     accessLog,
-    (error) => (backendUnavailable(error) ? internalError(error, options.log) : undefined),
+    (error) => (backendUnavailable(error) ? internalError(error, options.log, options.backendUrls) : undefined),
     options.rateLimit === undefined ? authenticate : undefined,
   );
   // The responses begun on each connection and not yet finished: an error of Node's parser there (a

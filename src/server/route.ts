@@ -171,6 +171,16 @@ async function dropBody(c: Context): Promise<void> {
 }
 
 /** The 400 of a body that is not JSON. */
+/**
+ * The 415 of a body sent with a Content-Encoding (gzip, br, …): bodies are read as sent, and a
+ * compressed one read as JSON or as a zip answered junk. Said before the body is read.
+ */
+export function encodingRefusal(header: string | undefined): HttpError | undefined {
+  const encoding = header?.trim() ?? '';
+  if (encoding === '' || /^identity$/i.test(encoding)) return undefined;
+  return unsupportedMediaType(`the server does not decode Content-Encoding: ${JSON.stringify(encoding).slice(1, -1)}; send the body unencoded (no Content-Encoding header)`);
+}
+
 export const malformedJson = (error: unknown) => badRequest(`malformed JSON: ${error instanceof Error ? error.message : 'unreadable'}`);
 
 /** The 400 of a request that breaks the contract's rules: each problem (up to MAX_FIELD_ERRORS) with its field. */
@@ -241,6 +251,8 @@ export function route<O extends Operation>(
       const length = Number(c.req.header('content-length') ?? 0);
       const hasBody = length > 0 || c.req.header('transfer-encoding') !== undefined;
       const type = c.req.header('content-type') ?? '';
+      const encoding = encodingRefusal(c.req.header('content-encoding'));
+      if (hasBody && encoding) throw encoding;
       if (hasBody && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
         throw unsupportedMediaType(`send the body as JSON with Content-Type: application/json (got "${type || 'none'}")`);
       }

@@ -6,6 +6,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { table } from '../../src/cli/output.js';
@@ -144,6 +145,27 @@ describe('a hostile registry', () => {
     const state = { id: 't', status: 'COMPLETED', results: [`${url}/result.png`], done: true, failed: false };
     await expect(downloadResults('relight', state, join(out, 'out.png'), 1024 * 1024)).rejects.toThrow('it is over 1 MiB, more than an AI result');
     expect(filesUnder(out)).toEqual([]);
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it('--output -: several results are refused (exit 2) before any download; an endless one stops at the limit', async () => {
+    let requests = 0;
+    let sent = 0;
+    const url = await registry((_req, res) => {
+      requests++;
+      res.writeHead(200, { 'content-type': 'image/png' });
+      endless(res, Buffer.alloc(64 * 1024), (bytes) => {
+        sent += bytes;
+      });
+    });
+    const written: Buffer[] = [];
+    const sink = new PassThrough().on('data', (chunk: Buffer) => written.push(chunk));
+    const two = { id: 't', status: 'COMPLETED', results: [`${url}/1.png`, `${url}/2.png`], done: true, failed: false };
+    await expect(downloadResults('relight', two, '-', 1024 * 1024, sink)).rejects.toMatchObject({ exitCode: 2, message: '--output - writes one result to stdout; relight task t has 2' });
+    expect(requests).toBe(0);
+    const one = { ...two, results: [`${url}/1.png`] };
+    await expect(downloadResults('relight', one, '-', 1024 * 1024, sink)).rejects.toThrow('it is over 1 MiB, more than an AI result');
+    expect(Buffer.concat(written).length).toBeLessThanOrEqual(1024 * 1024);
     expect(sent).toBeLessThan(64 * 1024 * 1024);
   });
 

@@ -73,6 +73,26 @@ describe('downloads', () => {
     expect(pending.code).toBe(5);
     expect(pending.stderr).toContain('hint: version 1.0.0 is not active: a version is active once its archive is uploaded');
   });
+
+  it('a version that is not active downloads for a member and an admin by name (size and SHA-256 checked); others get the hint', async () => {
+    const uploaded = await publishAndUpload(server, alice.token, 'acme', 'held', '2.0.0');
+    const flagged = await call(server.url, 'PUT', '/publishers/acme/nodes/held/versions/2.0.0', { token: server.adminToken, body: { status: 'NodeVersionStatusFlagged' } });
+    expect(flagged.status, flagged.text).toBe(200);
+    for (const token of [alice.token, server.adminToken]) {
+      const dir = tempDir();
+      const result = await runCli(['node', 'download', 'held@2.0.0', '--out', `${dir}/`, '--json'], { env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token } });
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ version: '2.0.0', archive_sha256: uploaded.archive_sha256, size: uploaded.archive_size });
+      expect(result.stderr).toContain('held 2.0.0 is not active (NodeVersionStatusFlagged)');
+      expect(existsSync(join(dir, 'held-2.0.0.zip'))).toBe(true);
+    }
+    const stranger = await createUser(server, 'stranger');
+    for (const token of [stranger.token, undefined]) {
+      const result = await runCli(['node', 'download', 'held@2.0.0', '--out', `${tempDir()}/`], { env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token } });
+      expect(result.code, result.stderr).toBe(5);
+      expect(result.stderr).toContain('hint: version 2.0.0 is not active: a version is active once its archive is uploaded');
+    }
+  });
 });
 
 describe('names that line up', () => {

@@ -135,6 +135,7 @@ async function behindBucketRelay() {
 const expectUnavailable = (reply: Awaited<ReturnType<typeof call>>) => {
   expectError(reply, 503, 'unavailable');
   expect(reply.headers.get('retry-after')).toMatch(/^\d+$/);
+  expect(reply.text).not.toMatch(/postgres:|s3:/); // which backend, and where, is for the log only
 };
 
 describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or the bucket goes away', () => {
@@ -174,6 +175,10 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     expect(served.stderr()).toContain(`database: postgres://${database.username}:***@127.0.0.1:${relay.port}${database.pathname}`);
     expect(served.stderr()).not.toContain(new URL(databaseUrl).password);
     expect(served.stderr()).not.toMatch(/internal error/);
+    // Each 503 line names the backend out of reach, and what to check; the public answer does not.
+    expect(served.stderr()).toContain(`database postgres://${database.username}:***@127.0.0.1:${relay.port}${database.pathname} unavailable (`);
+    expect(served.stderr()).toContain('check that the database runs, is reachable and takes the credentials: answered 503');
+    expect(served.stderr()).not.toContain('archive storage s3://');
     expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   }, 60_000);
 
@@ -280,7 +285,8 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     const unavailable = served.stderr().trim().split('\n').map((line) => JSON.parse(line) as { level: string; message?: string }).filter((line) => line.message?.endsWith('answered 503'));
     expect(unavailable.length).toBeGreaterThan(0);
     for (const line of unavailable) expect(line.level, line.message).toBe('warn');
-    if (answer === 'put-dropped') expect(served.stderr()).toMatch(/answered the PUT of \S+ \(\d+ bytes\) as stored, and stored nothing\): answered 503/);
+    for (const line of unavailable) expect(line.message).toMatch(/^archive storage s3:\/\/\S+\/archives unavailable \(.*\); check that the bucket exists, its endpoint answers and it takes the keys: answered 503$/);
+    if (answer === 'put-dropped') expect(served.stderr()).toMatch(/answered the PUT of \S+ \(\d+ bytes\) as stored, and stored nothing\); check [^"]*: answered 503/);
   });
 
   it('a bucket gone (NoSuchBucket) is 503 for downloads and uploads, the registry\'s fault; a key gone from a live bucket stays 404 "missing"', { timeout: 60_000 }, async () => {
@@ -363,7 +369,8 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     const bucket = await s3.bucket();
     // In-process, with short timeouts: the server's own (10 s of silence, three tries) would make this test slow.
     const archives = createS3ArchiveStorage({ bucket, prefix: 'archives', env: { ...s3.env, AWS_ENDPOINT_URL_S3: relay.url }, timeouts: { connectionTimeout: 500, socketTimeout: 500 } });
-    const server = await startServer({ archives, dataDir: tempDir() });
+    const logged: string[] = [];
+    const server = await startServer({ archives, dataDir: tempDir(), log: (line) => void logged.push(line) });
     try {
       const alice = await createUser(server, 'alice');
       await createPublisher(server, alice, 'alice-co');
@@ -372,6 +379,8 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
       const started = Date.now();
       expectUnavailable(await call(server.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip'));
       expect(Date.now() - started).toBeLessThan(15_000);
+      // A timeout of the S3 client is the storage's, not the database's (no URL given: named by its kind).
+      expect(logged.filter((line) => line.endsWith('answered 503'))).toEqual([expect.stringMatching(/^archive storage unavailable \(/)]);
       relay.mode = 'relay';
       expect((await call(server.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip')).status).toBe(200);
     } finally {

@@ -1,7 +1,7 @@
 // User flows of the AI proxy commands: the built binary, spawned, against a real registry in
 // sandbox mode (and once in forward mode against a stand-in provider). Run `npx tsc -p .` first.
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, INSTALLED_BIN, PNG, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
@@ -41,6 +41,26 @@ describe('sandbox', () => {
     expect(readFileSync(out).equals(PNG)).toBe(true);
     expect(result.stdout.trim()).toBe(out);
     expect(result.stderr).toMatch(/relight task [\w-]+: COMPLETED/);
+  });
+
+  it('relight --output - writes the result bytes alone to stdout, the summary to stderr; refused with --json', async () => {
+    const result = await runCli(['relight', image, '--prompt', 'warm light', '--output', '-'], { env: env(), cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdoutBytes.equals(PNG)).toBe(true);
+    expect(result.stderr).toMatch(/relight task [\w-]+: wrote the result to stdout/);
+    expect(existsSync(join(dir, '-'))).toBe(false);
+    const json = await runCli(['relight', image, '--prompt', 'warm light', '--output', '-', '--json'], { env: env(), cwd: dir });
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout).error.message).toContain('--output - writes the result to stdout, where --json writes its document');
+  });
+
+  it('node download --out - and pack --out - are refused naming the flag, no file named -', async () => {
+    for (const args of [['node', 'download', 'some-node', '--out', '-'], ['pack', '--out', '-']]) {
+      const result = await runCli(args, { env: env(), cwd: dir });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain('--out - (stdout) is not supported');
+      expect(existsSync(join(dir, '-'))).toBe(false);
+    }
   });
 
   it('without --wait prints the task id; task status --output DIR downloads it later', async () => {

@@ -2,14 +2,15 @@ import { dirname } from 'node:path';
 import { Option, type Command } from 'commander';
 import { DEFAULT_MAX_UNPACKED, MAX_ARCHIVE_ENTRIES, NODE_STATUS, PAGE } from '../../contract/limits.js';
 import { normalizeVersion } from '../../contract/version.js';
-import { getNode, installNode, searchNodes, updateNode } from '../../contract/registry.js';
+import { getNode, getNodeVersion, installNode, searchNodes, updateNode } from '../../contract/registry.js';
+import { ApiError } from '../../client/errors.js';
 import { fieldKey } from '../../contract/field-keys.js';
 import { NODE_WRITABLE_FIELDS, nodeFieldType, NodeWritable, type Node, type NodeVersion } from '../../contract/resources.js';
 import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, fileProblem, invalidInput, toCliError } from '../errors.js';
 import { fields, fullStatus, listText, shortStatus, statusText, versionFindings, versionTable } from '../format.js';
-import { outFile } from '../out-path.js';
+import { outFile, refuseStdoutOut } from '../out-path.js';
 import { relativeTime, table } from '../output.js';
 import {
   checkNodeId, checkPublisherId, checkVersion, given, listOption, nodePublisher, precheck, textOption,
@@ -131,18 +132,34 @@ export function register(program: Command, ctx: Ctx): void {
         const version = at > 0 ? checkVersion(spec.slice(at + 1), '@<version>') : undefined;
         checkNodeId(nodeId, '<nodeId>');
         if (o.out === '') throw invalidInput('--out must name a file');
+        refuseStdoutOut(o.out);
         const client = await ctx.client();
-        const found = await client
-          .call(installNode, { params: { nodeId }, query: { version } })
-          .catch(async (error) => {
-            throw toCliError(error, { 404: await downloadNotFoundHint(client, nodeId, version) });
-          });
+        const notFound = async (error: unknown) => toCliError(error, { 404: await downloadNotFoundHint(client, nodeId, version) });
+        let found: NodeVersion;
+        let notActive: unknown; // install's 404 for the version asked, downloaded as a member instead
+        try {
+          found = await client.call(installNode, { params: { nodeId }, query: { version } });
+        } catch (error) {
+          // install gives Active versions only; the archive route also serves the others to the
+          // publisher's members and admins, with their token: a version asked by name is tried there.
+          const named = version && client.hasToken && error instanceof ApiError && error.status === 404
+            ? await client.call(getNodeVersion, { params: { nodeId, version } }).catch(() => undefined)
+            : undefined;
+          if (!named?.downloadUrl) throw await notFound(error);
+          found = named;
+          notActive = error;
+        }
         if (!found.downloadUrl) throw new CliError(`the registry gave no download URL for ${nodeId} ${found.version}`, EXIT.failure, 'internal');
         // The file is named after the version answered: one that is not a version (`../../x`) would name a path elsewhere.
         if (!normalizeVersion(String(found.version))) throw new CliError(`the registry answered a version that is not one: "${found.version}"`, EXIT.failure, 'bad_answer', 'check the registry URL');
         const name = `${nodeId}-${found.version}.zip`;
         const file = outFile(o.out, name);
-        const saved = await saveArchive(client, found, file);
+        const saved = await saveArchive(client, found, file).catch(async (error) => {
+          // Not a member after all: the archive route hid the version, as install did.
+          if (notActive !== undefined && error instanceof CliError && error.status === 404) throw await notFound(notActive);
+          throw error;
+        });
+        if (notActive !== undefined) ctx.out.warn(`${nodeId} ${found.version} is not active (${found.status ?? 'status unknown'}): downloaded with your token, as a member of its publisher or an admin`);
         const summary = {
           node_id: found.node_id ?? nodeId,
           version: found.version,

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
-import { outFile } from '../out-path.js';
+import { outFile, refuseStdoutOut } from '../out-path.js';
 import { table } from '../output.js';
 import { buildArchive, fileTable, listFiles, loadChecked, parseMaxSize, withCleanup } from '../project.js';
 import { makeUserDir, userPath } from '../make-dir.js';
@@ -25,6 +25,7 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--max-size <size>', `fail when the archive is larger (default ${formatSize(DEFAULT_MAX_ARCHIVE)}); bytes or units: 500kB, 1GiB`)
     .action(async (dir: string | undefined, options: Options) => {
       const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
+      refuseStdoutOut(options.out);
       const given = options.out ? userPath(options.out, '--out') : undefined;
       // Once the listing has found enough to pack, the packer's workers start and deflate files while it goes on.
       const pool = (await import('../../package/zip.js')).startPool();

@@ -54,7 +54,7 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--fixed-generation', 'advanced: the same input gives the same result')
     .option('--webhook-url <url>', 'the registry POSTs each status change of the task there (signed)');
   addWaitOptions(command).action(async (image: string, options: RelightOptions) => {
-    const plan = waitPlan(options);
+    const plan = waitPlan(options, ctx.out.json);
     const reference = either(options.transferLightFromReferenceImage, options.referenceImage, '--transfer-light-from-reference-image', '--reference-image');
     const lightmap = either(options.transferLightFromLightmap, options.lightmap, '--transfer-light-from-lightmap', '--lightmap');
     const advanced = defined({

@@ -148,6 +148,7 @@ export function register(program: Command, ctx: Ctx): void {
         server = createRegistryServer({
           database,
           archives,
+          backendUrls: { database: databaseUrl?.text, storage: storageUrl?.text },
           dataDir,
           host: flags.host,
           port,

@@ -20,7 +20,7 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--smart-grain <n>', `smart grain intensity, ${PERCENT.min}–${PERCENT.max} (default ${SKIN_ENHANCER.smartGrain.default})`)
     .option('--webhook-url <url>', 'the registry POSTs each status change of the task there (signed)');
   addWaitOptions(command).action(async (image: string, options: SkinOptions) => {
-    const plan = waitPlan(options);
+    const plan = waitPlan(options, ctx.out.json);
     const body = defined({
       image: await mediaArgument(image, '<image>'),
       optimized_for: options.optimizedFor,

@@ -17,7 +17,7 @@ export function register(program: Command, ctx: Ctx): void {
     .argument('<taskId>', 'the task id printed when it was started');
   addWaitOptions(status).action(async (given: string, taskId: string, options: WaitOptions) => {
     const kind = (KIND_OF_COMMAND[given] ?? given) as TaskKind;
-    const plan = waitPlan(options);
+    const plan = waitPlan(options, ctx.out.json);
     const client = await ctx.client({ requireToken: true });
     const answer = await fetchStatus(client, kind, taskId);
     await finishTask(ctx, client, kind, answer, plan, false);

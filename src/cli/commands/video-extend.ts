@@ -34,7 +34,7 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--payload-file <file>', 'read --payload from a file (- for stdin)')
     .option('--callback-url <url>', 'the registry POSTs each state change of the task there (signed)');
   addWaitOptions(command).action(async (options: VideoOptions) => {
-    const plan = waitPlan(options);
+    const plan = waitPlan(options, ctx.out.json);
     let payload = options.payload;
     if (options.payloadFile !== undefined) {
       try {

@@ -7,14 +7,6 @@ export function signCallback(key: Buffer, body: string): string {
   return `sha256=${createHmac('sha256', key).update(body).digest('hex')}`;
 }
 
-/** A receiver URL as a log shows it: its password as `***`. */
-export function shownUrl(text: string): string {
-  const url = URL.parse(text);
-  if (!url?.password) return text;
-  url.password = '***';
-  return url.href;
-}
-
 export type DeliveryOutcome = { ok: true } | { ok: false; error: string };
 
 /**

@@ -11,7 +11,7 @@ import { verifyUploadSignature } from '../archives/signing.js';
 import { validateZip } from '../archives/validate-zip.js';
 import type { RouteModule } from '../context.js';
 import { badRequest, banned, conflict, forbidden, HttpError, notFound, tooLarge, unsupportedMediaType } from '../errors.js';
-import { route } from '../route.js';
+import { encodingRefusal, route } from '../route.js';
 import { scanQueueFull } from '../scan-upload.js';
 import { STALE_CLAIM_MS, type RegistryStore } from '../store/registry-store.js';
 import { archiveKey, versionView } from '../views.js';
@@ -62,6 +62,8 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     if (!/^application\/zip\s*(;|$)/i.test(type)) {
       throw early(unsupportedMediaType(`send the archive with Content-Type: application/zip (got "${type || 'none'}")`));
     }
+    const encoding = encodingRefusal(c.req.header('content-encoding'));
+    if (encoding) throw early(encoding);
     const length = c.req.header('content-length');
     if (length !== undefined && Number(length) > ctx.options.maxArchive) {
       throw early(tooLarge(archiveOverLimit(Number(length), ctx.options.maxArchive)));
