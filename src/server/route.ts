@@ -170,7 +170,6 @@ async function dropBody(c: Context): Promise<void> {
   });
 }
 
-/** The 400 of a body that is not JSON. */
 /**
  * The 415 of a body sent with a Content-Encoding (gzip, br, …): bodies are read as sent, and a
  * compressed one read as JSON or as a zip answered junk. Said before the body is read.
@@ -181,6 +180,7 @@ export function encodingRefusal(header: string | undefined): HttpError | undefin
   return unsupportedMediaType(`the server does not decode Content-Encoding: ${JSON.stringify(encoding).slice(1, -1)}; send the body unencoded (no Content-Encoding header)`);
 }
 
+/** The 400 of a body that is not JSON. */
 export const malformedJson = (error: unknown) => badRequest(`malformed JSON: ${error instanceof Error ? error.message : 'unreadable'}`);
 
 /** The 400 of a request that breaks the contract's rules: each problem (up to MAX_FIELD_ERRORS) with its field. */
