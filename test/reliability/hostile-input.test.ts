@@ -179,14 +179,31 @@ const attacks: { name: string; send: () => Promise<Answer>; status: number }[] =
 
 // First, before any other test raises the peak it measures.
 describe('memory', () => {
-  it('grows by less than 64 MiB under 25 MiB hostile JSON bodies, each answered with a small 4xx', { timeout: 120_000 }, async () => {
+  it('peaks under 48 MiB over its RSS for each 25 MiB hostile JSON body, each answered with a small 4xx, and keeps none of it', { timeout: 120_000 }, async () => {
     for (const make of [tags100k, tags12M, objects25MiB, prompt, banner, webhook]) make();
-    const before = await child.memory();
-    for (const attack of attacks.filter((a) => a.status !== 200)) expectSmallError(await attack.send(), attack.status);
-    const after = await child.memory();
-    const growth = after.maxRss - before.maxRss;
-    figure('hostile.peak_rss_growth_mib', (growth / MiB).toFixed(1), `peak RSS ${(before.maxRss / MiB).toFixed(0)} → ${(after.maxRss / MiB).toFixed(0)} MiB`);
-    expect(growth).toBeLessThan(64 * MiB);
+    // The first AI body over 256 KiB starts the thread that prepares such bodies, kept for the process's
+    // life: a fixed ~25 MiB that any large submission costs once (it made the whole run's bound fail in
+    // CI), not a cost of hostile input. It is started before the measure.
+    expectSmallError(await attacks.find((a) => a.name.startsWith('a relight prompt'))!.send(), 400);
+    // Each request on its own, after a collection: dropped bytes are freed only when V8 next collects,
+    // so a run of requests without one peaks at what they left together (20-47 MiB), not at what one
+    // request costs (12-22 MiB measured, each).
+    const first = await child.memory();
+    let before = first;
+    const peaks: string[] = [];
+    let worst = 0;
+    for (const attack of attacks.filter((a) => a.status !== 200)) {
+      expectSmallError(await attack.send(), attack.status);
+      const after = await child.memory();
+      const growth = after.peak - before.rss;
+      peaks.push(`${attack.name}: ${(growth / MiB).toFixed(1)}`);
+      worst = Math.max(worst, growth);
+      expect(growth, attack.name).toBeLessThan(48 * MiB);
+      before = after;
+    }
+    const kept = before.rss - first.rss;
+    figure('hostile.peak_rss_growth_mib', (worst / MiB).toFixed(1), `per request, MiB: ${peaks.join('; ')}; kept ${(kept / MiB).toFixed(1)} MiB`);
+    expect(kept, 'RSS after a collection, once all were answered').toBeLessThan(16 * MiB);
   });
 });
 
