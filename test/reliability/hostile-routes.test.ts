@@ -136,74 +136,100 @@ describe('request bodies held by slow senders', () => {
   });
   afterAll(() => server.close());
 
+  /**
+   * Connections that each send all of a body but its last byte, so it is never whole. The server reads
+   * them at its own pace: a probe read while a holder's bytes are still coming in may push that holder
+   * over the budget instead of itself (the holder is answered 503 and let go). `topUp` replaces those.
+   */
+  function holders(count: number, head: (port: number) => string, bytes: number) {
+    const port = Number(new URL(server.url).port);
+    const sockets: Socket[] = [];
+    const open = async () => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.on('data', () => {}); // an answer means the server let it go: it ends, then closes
+      sockets.push(socket);
+      socket.write(head(port));
+      await new Promise((resolve) => socket.write(Buffer.alloc(bytes, ' '), resolve));
+    };
+    return {
+      async fill() {
+        for (let i = 0; i < count; i++) await open();
+      },
+      async topUp() {
+        const gone = sockets.filter((socket) => socket.readableEnded || socket.destroyed);
+        for (const socket of gone) {
+          socket.destroy();
+          sockets.splice(sockets.indexOf(socket), 1);
+          await open();
+        }
+      },
+      release() {
+        for (const socket of sockets) socket.destroy();
+      },
+    };
+  }
+
   // Publish takes its credential in the body (the incumbent's way), so a body without a token is read
   // whole before anyone is known: 400 such requests, each sending 1 MiB and then a byte now and then,
   // held 400 MiB for as long as they liked (the whole-request timeout is an hour).
   it(`are held to ${ANONYMOUS_BODIES_MAX / MiB} MiB in all: past it 503, publishes with a header token unaffected`, { timeout: 90_000 }, async () => {
-    const port = Number(new URL(server.url).port);
-    const part = Buffer.alloc(METADATA_BODY_MAX - 4096, ' ');
-    const holders: Socket[] = [];
     const path = '/publishers/anon-co/nodes/anon-node/versions';
+    // holders fill all but a quarter of a MiB of the budget
+    const held = holders(
+      ANONYMOUS_BODIES_MAX / MiB,
+      (port) => `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${METADATA_BODY_MAX}\r\n\r\n{`,
+      METADATA_BODY_MAX - 4096,
+    );
     try {
-      // holders fill all but a quarter of a MiB of the budget
-      for (let i = 0; i < ANONYMOUS_BODIES_MAX / MiB; i++) {
-        const socket = connect(port, '127.0.0.1');
-        socket.on('error', () => {});
-        holders.push(socket);
-        socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${METADATA_BODY_MAX}\r\n\r\n{`);
-        await new Promise((resolve) => socket.write(part, resolve));
-      }
+      await held.fill();
       const body = { node: { id: 'anon-node' }, node_version: { version: '1.0.0' } };
-      // The server reads the holders' bytes at its own pace (seconds on a loaded machine): ask until they are in.
       const refused = await vi.waitFor(async () => {
+        await held.topUp();
         const answer = await call(server.url, 'POST', path, { body: { ...body, padding: ' '.repeat(MiB / 2) } });
         expectError(answer, 503, 'unavailable');
         return answer;
       }, SETTLE);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect((await publish(server, owner.token, 'anon-co', 'anon-node', '1.0.0')).status).toBe(201);
-      for (const socket of holders) socket.destroy();
+      held.release();
       // their bytes are given back once they are gone (once the server has seen them go): a body credential is read again
       await vi.waitFor(async () => {
         expectError(await call(server.url, 'POST', path, { body: { ...body, personal_access_token: 'nrg_pat_unknown' } }), 401, 'unauthorized');
       }, SETTLE);
     } finally {
-      for (const socket of holders) socket.destroy();
+      held.release();
     }
   });
   // With a token, a sender could hold the largest body (25 MiB, the AI proxy's) on as many connections
   // as it liked, for as long as a request may take: memory without bound, for anyone with a token.
   it(`are held to ${JSON_BODIES_MAX / MiB} MiB in all, token or not: past it 503, and the bytes come back when they go`, { timeout: 90_000 }, async () => {
-    const port = Number(new URL(server.url).port);
     const path = '/proxy/img/v1/ai/image-relight';
-    // Sixteen holders of 8 MiB (less a little) fill the budget; each body lacks its last byte, so it is never whole.
-    // A probe of 24 MiB is over it. The server reads the holders at its own pace: a probe read while a holder is
-    // still coming in may push that holder over instead (it is refused, and its bytes go). Even with two holders
-    // gone so, 14 × 8 + 24 MiB is still over the budget, so the probes that follow are refused.
+    // Sixteen holders of 8 MiB (less a little) fill the budget; a probe of 24 MiB is over it.
     const holding = JSON_BODIES_MAX / 16 - 16;
-    const holders: Socket[] = [];
+    const held = holders(
+      16,
+      (port) =>
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${owner.token}\r\nContent-Type: application/json\r\nContent-Length: ${holding + 2}\r\n\r\n{`,
+      holding,
+    );
     try {
-      for (let i = 0; i < 16; i++) {
-        const socket = connect(port, '127.0.0.1');
-        socket.on('error', () => {});
-        holders.push(socket);
-        socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${owner.token}\r\nContent-Type: application/json\r\nContent-Length: ${holding + 2}\r\n\r\n{`);
-        await new Promise((resolve) => socket.write(Buffer.alloc(holding, ' '), resolve));
-      }
+      await held.fill();
       const padding = ' '.repeat(JSON_BODY_MAX - MiB - 2);
       const refused = await vi.waitFor(async () => {
+        await held.topUp();
         const answer = await call(server.url, 'POST', path, { token: owner.token, raw: `{${padding}}`, headers: { 'content-type': 'application/json' } });
         expectError(answer, 503, 'unavailable');
         return answer;
       }, SETTLE);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      for (const socket of holders) socket.destroy();
+      held.release();
       // given back: the same body is read now, and judged on what it says (no image)
       await vi.waitFor(async () => {
         expectError(await call(server.url, 'POST', path, { token: owner.token, raw: `{${padding}}`, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
       }, SETTLE);
     } finally {
-      for (const socket of holders) socket.destroy();
+      held.release();
     }
   });
 });
