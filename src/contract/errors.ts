@@ -34,6 +34,12 @@ export const ARCHIVE_TOO_LARGE_HINT =
 export const nodeIdTaken = (nodeId: string, publisherId?: string) =>
   `node ${nodeId} belongs to ${publisherId ? `publisher ${publisherId}` : 'another publisher (it is banned)'}; choose another node id`;
 export const NODE_ID_TAKEN_HINT = 'node ids are unique on a registry: rename the node ([project] name in pyproject.toml)';
+/**
+ * The 404 of a path no route serves. A client tells it by these words from a 404 for a missing
+ * publisher, node or version: a registry URL with a wrong path (`…/api`) reaches no route at all.
+ */
+export const noRoute = (method: string, path: string) => `no route for ${method} ${path}`;
+export const isNoRoute = (message: string) => message.startsWith('no route for ');
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
 /** The code a bare status maps to when a layer has nothing more specific to say. */

@@ -6,6 +6,7 @@ import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import { shownUrl } from '../contract/url.js';
+import { noRoute } from '../contract/errors.js';
 import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, StorageUnavailableError, type ArchiveStorage } from './archives/storage.js';
@@ -256,7 +257,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   if (options.rateLimit !== undefined) app.use(rateLimit(options.rateLimit, authenticate));
   for (const register of routeModules) register(app, ctx);
 
-  app.notFound((c) => c.json(new HttpError('not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).body(), 404));
+  app.notFound((c) => c.json(new HttpError('not_found', noRoute(c.req.method, new URL(c.req.url).pathname)).body(), 404));
   app.onError((error, c) => {
     const answer = error instanceof HttpError ? error : internalError(error, options.log, options.backendUrls);
     const incoming = (c.env as HttpBindings | undefined)?.incoming;
@@ -403,7 +404,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   // Node closes a CONNECT request's connection without a word unless someone listens: no route here.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => {});
-    socket.end(rawErrorResponse(404, 'not_found', `no route for CONNECT ${request.url ?? ''}`.slice(0, 300)));
+    socket.end(rawErrorResponse(404, 'not_found', noRoute('CONNECT', request.url ?? '').slice(0, 300)));
   });
 
   // The open connections, for a stop that cuts the stalled ones (close()).

@@ -54,7 +54,7 @@ describe('a registry URL with a password', () => {
     expect(whoami.code).toBe(4);
     expectMasked(whoami, `no token for ${masked(server.url)}`);
     const foreignAnswer = await runCli(['--json', 'node', 'show', 'some-node'], { env: { NODEREG_REGISTRY: withPassword(foreignUrl) } });
-    expect(foreignAnswer.code).toBe(1);
+    expect(foreignAnswer.code).toBe(2);
     expectMasked(foreignAnswer, masked(foreignUrl));
   });
 
