@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { RESTORE_DEADLINE_MS } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
 import { backendOption, backendUrl, withBackend } from '../backend-urls.js';
-import { withoutPasswords } from '../output.js';
+import { withoutUserInfo } from '../../contract/url.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, exitCodesHelp, invalidInput } from '../errors.js';
 import { shellWord } from '../invocation.js';
@@ -30,7 +30,7 @@ export function register(program: Command, ctx: Ctx): void {
         storageUrl = { text: join(dirname(database.path), 'archives'), name: 'the archive dir' };
       }
       const storage = (await withBackend(storageUrl, backends.parseStorageUrl))!;
-      const target = database.kind === 'postgres' ? withoutPasswords(database.url) : database.path;
+      const target = database.kind === 'postgres' ? withoutUserInfo(database.url) : database.path;
 
       const { restore, RestoreError } = await import('../../server/restore.js');
       let report: Awaited<ReturnType<typeof restore>>;
