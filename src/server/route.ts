@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { fieldErrors } from '../contract/errors.js';
 import { ANONYMOUS_BODIES_MAX, JSON_BODIES_MAX, MAX_FIELD_ERRORS } from '../contract/limits.js';
+import { contentEncodingProblem, contentTypeProblem, type BodyMedia } from '../contract/media.js';
 import type { Operation, ResponseOf } from '../contract/operation.js';
 import { badRequest, HttpError, tooLarge, unauthorized, unsupportedMediaType } from './errors.js';
 import { JsonShape } from './json-shape.js';
@@ -170,14 +171,10 @@ async function dropBody(c: Context): Promise<void> {
   });
 }
 
-/**
- * The 415 of a body sent with a Content-Encoding (gzip, br, …): bodies are read as sent, and a
- * compressed one read as JSON or as a zip answered junk. Said before the body is read.
- */
-export function encodingRefusal(header: string | undefined): HttpError | undefined {
-  const encoding = header?.trim() ?? '';
-  if (encoding === '' || /^identity$/i.test(encoding)) return undefined;
-  return unsupportedMediaType(`the server does not decode Content-Encoding: ${JSON.stringify(encoding).slice(1, -1)}; send the body unencoded (no Content-Encoding header)`);
+/** The 415 of a body of `kind` sent with another Content-Type or with a Content-Encoding (src/contract/media.ts), said before the body is read. */
+export function mediaRefusal(kind: BodyMedia, c: Context): HttpError | undefined {
+  const problem = contentTypeProblem(kind, c.req.header('content-type')) ?? contentEncodingProblem(c.req.header('content-encoding'));
+  return problem === undefined ? undefined : unsupportedMediaType(problem);
 }
 
 /** The 400 of a body that is not JSON. */
@@ -250,12 +247,8 @@ export function route<O extends Operation>(
     if (operation.bodyKind === 'json') {
       const length = Number(c.req.header('content-length') ?? 0);
       const hasBody = length > 0 || c.req.header('transfer-encoding') !== undefined;
-      const type = c.req.header('content-type') ?? '';
-      const encoding = encodingRefusal(c.req.header('content-encoding'));
-      if (hasBody && encoding) throw encoding;
-      if (hasBody && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
-        throw unsupportedMediaType(`send the body as JSON with Content-Type: application/json (got "${type || 'none'}")`);
-      }
+      const refused = hasBody ? mediaRefusal('json', c) : undefined;
+      if (refused) throw refused;
       if (length > operation.bodyMax) throw tooLarge(`the request body is over ${operation.bodyMax} bytes`);
     }
     const readBody = (anonymous = false) => (operation.bodyKind === 'json' ? readJsonBody(c, operation.bodyMax, held, anonymous) : Promise.resolve(EMPTY));
