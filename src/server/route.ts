@@ -1,12 +1,12 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
-import { fieldErrors } from '../contract/errors.js';
+import { fieldErrors, malformedJson as malformedJsonMessage } from '../contract/errors.js';
 import { ANONYMOUS_BODIES_MAX, JSON_BODIES_MAX, MAX_FIELD_ERRORS } from '../contract/limits.js';
 import { contentEncodingProblem, contentTypeProblem, type BodyMedia } from '../contract/media.js';
 import type { Operation, ResponseOf } from '../contract/operation.js';
 import { badRequest, HttpError, tooLarge, unauthorized, unsupportedMediaType } from './errors.js';
-import { JsonShape } from './json-shape.js';
+import { jsonErrorOffset, JsonShape } from './json-shape.js';
 
 /** Who is calling: a user token, or a publisher's personal access token (acting for its creator). */
 export type Principal =
@@ -177,8 +177,8 @@ export function mediaRefusal(kind: BodyMedia, c: Context): HttpError | undefined
   return problem === undefined ? undefined : unsupportedMediaType(problem);
 }
 
-/** The 400 of a body that is not JSON. */
-export const malformedJson = (error: unknown) => badRequest(`malformed JSON: ${error instanceof Error ? error.message : 'unreadable'}`);
+/** The 400 of a body JSON.parse refused, naming where it breaks (`jsonErrorOffset`), never what it holds. */
+export const malformedJson = (at: number | undefined, length: number) => badRequest(malformedJsonMessage(at, length));
 
 /** The 400 of a request that breaks the contract's rules: each problem (up to MAX_FIELD_ERRORS) with its field. */
 export function invalidRequest(issues: readonly Pick<z.core.$ZodIssue, 'path' | 'message'>[]): HttpError {
@@ -288,8 +288,8 @@ export function route<O extends Operation>(
         let json: unknown;
         try {
           json = raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8'));
-        } catch (error) {
-          throw malformedJson(error);
+        } catch {
+          throw malformedJson(jsonErrorOffset(raw), raw.length);
         }
         const parsed = operation.body.safeParse(json);
         if (parsed.success) body = parsed.data;
