@@ -535,4 +535,14 @@ export const migrations: Migration[] = [
   },
   { name: 'listed-count', sql: listedCount },
   { name: 'search-words', sql: searchWords },
+  {
+    // The rows the store fills when it opens (db.ts: a version without version_order, a node without
+    // words, as an older nodereg writes them), found through indexes of those rows alone: once filled,
+    // an open reads an empty index instead of every row (100,000 nodes: ~30 + ~18 ms of each start).
+    name: 'unfilled-rows-indexes',
+    sql: `
+      CREATE INDEX nodes_unfilled_words ON nodes(seq) WHERE words IS NULL;
+      CREATE INDEX versions_unfilled_order ON versions(id) WHERE version_order IS NULL;
+    `,
+  },
 ];

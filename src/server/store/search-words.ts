@@ -4,6 +4,12 @@
 // from each later word on (helpersuite, suite; sdupscale, upscale), so any of its words, or a run of
 // them, is the start of a word there too; the query side stays a plain prefix match.
 
+/**
+ * The nodes each store fills when it opens (stored before the column, or by an older nodereg), read
+ * through an index of those rows alone (migration 'unfilled-rows-indexes'): nothing once all are filled.
+ */
+export const UNFILLED_WORDS = 'SELECT seq, id, name FROM nodes WHERE words IS NULL';
+
 /** A run of letters and digits, as search terms and the indexes' tokenizers take them. */
 const TOKEN = /[\p{L}\p{N}]+/gu;
 /** The words within a token: split where the case changes (SDUpscale: SD, Upscale), at digits, and around letters without case. */
