@@ -339,4 +339,10 @@ export const postgresMigrations: Migration[] = [
       CREATE INDEX versions_unfilled_order ON versions(id) WHERE version_order IS NULL;
     `,
   },
+  {
+    // The host application's name is one word (search-words.ts): the words of the nodes that hold it are
+    // emptied here and written again by migratePostgres's fill, in the same transaction.
+    name: 'search-words-host-name',
+    sql: `UPDATE nodes SET words = NULL WHERE id ILIKE '%comfyui%' OR name ILIKE '%comfyui%'`,
+  },
 ];

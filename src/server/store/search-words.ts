@@ -16,13 +16,27 @@ const TOKEN = /[\p{L}\p{N}]+/gu;
 const PART = /\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+|\p{Lu}+|\p{N}+|[^\p{Lu}\p{Ll}\p{N}]+/gu;
 
 /**
+ * The words of a token, with the host application's name kept whole however it is written (ComfyUI,
+ * comfyUI, ComfyUi; ComfyUIManager: ComfyUI, Manager). Split, it gave nearly every node (ComfyUI-…) the
+ * word `ui`, and a search for `ui`, meant for nodes about user interfaces, listed them all.
+ */
+function tokenParts(token: string): string[] {
+  const parts: string[] = [];
+  for (const part of token.match(PART) ?? []) {
+    if (/^ui$/i.test(part) && /^comfy$/i.test(parts.at(-1) ?? '')) parts[parts.length - 1] += part;
+    else parts.push(part);
+  }
+  return parts;
+}
+
+/**
  * The `words` column of a node, from its id and name: lower case, each once. Never null, so null marks
  * a row stored before the column, still to fill.
  */
 export function searchWords(id: string, name: string | null | undefined): string {
   const words = new Set<string>();
   for (const token of `${id} ${name ?? ''}`.match(TOKEN) ?? []) {
-    const parts = token.match(PART) ?? [];
+    const parts = tokenParts(token);
     for (let i = 1; i < parts.length; i++) words.add(parts.slice(i).join('').toLowerCase());
   }
   return [...words].join(' ');
