@@ -66,10 +66,10 @@ describe('a registry URL that is not a registry', () => {
     for (const argv of commands) {
       const result = await runCli(argv, { cwd, env: { NODEREG_REGISTRY: withUser, NODEREG_TOKEN: 'nrg_u_test' } });
       expect(result.code, `${argv.join(' ')}: ${result.stderr}`).toBe(2);
-      expect(result.stderr).toMatch(new RegExp(`^error: http://ada:\\*\\*\\*@${url.slice('http://'.length)} does not answer as a nodereg or Comfy registry: `));
+      expect(result.stderr).toMatch(new RegExp(`^error: http://\\*\\*\\*@${url.slice('http://'.length)} does not answer as a nodereg or Comfy registry: `));
       expect(result.stderr).toMatch(answered);
       expect(result.stderr).toContain('with --registry or NODEREG_REGISTRY');
-      expect(result.stderr).not.toContain('s3cret');
+      expect(result.stderr).not.toMatch(/s3cret|ada:/);
       expect(result.stderr).not.toMatch(/does not exist|not found/);
     }
   }
