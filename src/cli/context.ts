@@ -52,6 +52,19 @@ export function runCommand(globals: Globals, version: string, deps: RunDeps, tas
 }
 
 /** What every command gets: streams, output, the connection, config, prompts. */
+/**
+ * A registry address written without its scheme (`127.0.0.1:4880/`, `registry.example.com`), as it
+ * would be written whole: http:// for a port or a local host, as a registry of one's own listens;
+ * https:// for a name alone, as a public one does.
+ */
+function withScheme(address: string): string | undefined {
+  const host = /^([\w.-]+)(:\d+)?(?:\/\S*)?$/.exec(address);
+  if (!host) return undefined;
+  const plain = host[2] !== undefined || host[1] === 'localhost' || /^[\d.]+$/.test(host[1]);
+  const url = `${plain ? 'http' : 'https'}://${address}`;
+  return isHttpUrl(url) ? url : undefined;
+}
+
 export class Ctx {
   readonly env: NodeJS.ProcessEnv;
   readonly stdout: Stream;
@@ -150,7 +163,7 @@ export class Ctx {
     if (registry !== undefined && !isHttpUrl(registry)) {
       throw invalidInput(
         `${registrySource} "${registry}" is not an http:// or https:// URL`,
-        `write it whole, such as ${/^[\w.-]+:\d+$/.test(registry) ? `http://${registry}` : DEFAULT_REGISTRY_URL}`,
+        `write it whole, such as ${withScheme(registry) ?? DEFAULT_REGISTRY_URL}`,
       );
     }
     return { registry: (registry ?? DEFAULT_REGISTRY_URL).replace(/\/+$/, ''), token, profile: profileName, tokenSource, unknownProfile };
@@ -168,16 +181,21 @@ export class Ctx {
       const known = connection.unknownProfile.length ? ` (profiles: ${connection.unknownProfile.join(', ')})` : ' (none is saved yet)';
       throw invalidInput(`there is no profile named "${connection.profile}"${known}`, `save one with \`nodereg login --profile ${connection.profile}\``);
     }
-    const odd = connection.token && /[^\x21-\x7e]/.exec(connection.token)?.[0];
+    const odd = connection.token && /[^\x21-\x7e]|["'`]/.exec(connection.token)?.[0];
     if (odd) {
-      // No header carries a line break or a control character, and no token holds a space: say so, naming where it came from, rather than send it.
+      // No header carries a line break or a control character, and no token holds a space or a quote: say so, naming where it came from, rather than send it.
       const from = options.token !== undefined ? 'the token given' : connection.tokenSource === 'flag' ? '--token' : connection.tokenSource === 'env' ? 'NODEREG_TOKEN' : `profile "${connection.profile}"`;
-      const what = odd === '\n' || odd === '\r' ? 'a line break' : odd === ' ' || odd === '\t' ? 'a space' : odd < ' ' || odd === '\x7f' ? 'a control character' : 'a character outside ASCII';
+      const what =
+        odd === '\n' || odd === '\r' ? 'a line break'
+        : odd === ' ' || odd === '\t' ? 'a space'
+        : odd < ' ' || odd === '\x7f' ? 'a control character'
+        : odd < '\x7f' ? `a quote (${odd}), as pasted with the quotes around it`
+        : 'a character outside ASCII';
       throw new CliError(
         `${from} is not a token: it holds ${what}`,
         EXIT.auth,
         'unauthorized',
-        'a token is one word (nrg_pat_… or nrg_u_…): store it alone, without "Bearer " or anything before or after it',
+        'a token is one word (nrg_pat_… or nrg_u_…): store it alone, without quotes, "Bearer " or anything before or after it',
       );
     }
     if (options.requireToken && !connection.token) {

@@ -335,6 +335,11 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
   }
 
   setIfPresent(node, 'description', proj.description, 'node.description', P('description'));
+  // Not required (the registry keeps a node's description when none is sent), but a new node without one is bare in search.
+  if (proj.description === undefined || (typeof proj.description === 'string' && !proj.description.trim())) {
+    const effect = proj.description === undefined ? 'is not set: a new node has no description in search and on its page (a published one keeps its own)' : 'is empty: the node shows no description in search and on its page';
+    manifest.warnings.push(`${P('description')} ${effect}; add description = "what the node does" to [project]`);
+  }
 
   // author: the first of [project] authors (its name, else its email)
   if (proj.authors !== undefined) {
