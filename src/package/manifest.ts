@@ -226,6 +226,11 @@ export function readManifest(dir: string, options: ManifestOptions = {}): Manife
     problem(MANIFEST_FILE, code === 'ENOENT' ? `not found in ${dir}; create one with \`nodereg init\`` : `cannot be read: ${(error as Error).message}`);
     return manifest;
   }
+  // Some Windows editors save "Unicode" as UTF-16, which TOML is not: its parser would only see an illegal character.
+  if (/^(\ufffd\ufffd|[^\0]?\0)/.test(text)) {
+    problem(MANIFEST_FILE, 'is UTF-16 text, and TOML is UTF-8: save it again as UTF-8');
+    return manifest;
+  }
   let doc: Table;
   try {
     doc = parse(text, TOML_OPTIONS) as Table;

@@ -4,7 +4,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { formatSize } from '../contract/size.js';
 import { ignore } from './cjs.js';
 import { selectFiles, type SelectedFile, type SelectOptions } from './files.js';
-import { addProblem, buildRequest, readManifest, type Manifest, type ManifestOptions, type Problem, type PublishRequest } from './manifest.js';
+import { addProblem, buildRequest, MANIFEST_FILE, readManifest, type Manifest, type ManifestOptions, type Problem, type PublishRequest } from './manifest.js';
 
 export interface ProjectOptions extends ManifestOptions {
   /** Absolute paths never to pack (the pack's own output). */
@@ -132,7 +132,7 @@ function resolveLicense(manifest: Manifest, files: SelectedFile[], warnings: str
   const spec = manifest.license;
   const rootLicense = files.find((f) => !f.path.includes('/') && LICENSE_NAME.test(f.path));
   if (!spec) {
-    if (manifest.problems.some((p) => p.key === '[project] license')) return;
+    if (manifest.problems.some((p) => p.key === MANIFEST_FILE || p.key === '[project] license')) return; // unread, or broken already
     // Not required (the registry keeps a node's license when none is sent), but a new node would have none.
     const write = rootLicense ? `license = { file = "${rootLicense.path}" } (the file is in the archive)` : 'license = "MIT" (your license\'s SPDX expression) or license = { file = "LICENSE" }';
     warnings.push(`[project] license is not set: a new node is published without a license (a published one keeps its own); add ${write} to [project]`);

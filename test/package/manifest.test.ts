@@ -216,6 +216,16 @@ describe('problems name the key to fix, all at once', () => {
     expect(problems((await loadProject(dir, { requirePublisher: true })))).toEqual([`pyproject.toml: not found in ${dir}; create one with \`nodereg init\``]);
   });
 
+  it('a pyproject.toml saved as UTF-16 (with or without its byte order mark) says to save it as UTF-8, with no other warning', async () => {
+    const text = '[project]\nname = "n"\nversion = "1"\n';
+    for (const bytes of [Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]), Buffer.from(text, 'utf16le'), Buffer.from(text, 'utf16le').swap16()]) {
+      const dir = writeTree(tempDir(), { 'pyproject.toml': bytes, 'LICENSE': 'x' });
+      const p = await loadProject(dir, { requirePublisher: false });
+      expect(problems(p)).toEqual(['pyproject.toml: is UTF-16 text, and TOML is UTF-8: save it again as UTF-8']);
+      expect(p.warnings).toEqual([]);
+    }
+  });
+
   it('reports TOML syntax errors with their line', async () => {
     expect(problems((await project('[project]\nname = "x\n')))[0]).toMatch(/^pyproject\.toml: is not valid TOML \(line 2, column \d+\)/);
   });
