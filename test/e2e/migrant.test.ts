@@ -161,3 +161,12 @@ describe('a registry URL written without its scheme (in-process)', () => {
     expect(result.stderr).toContain(`error: --registry "${typed}" is not an http:// or https:// URL\nhint: write it whole, such as ${whole}\n`);
   });
 });
+
+describe('https:// for a registry that speaks http (in-process)', () => {
+  it('exit 1, and the hint gives the http:// URL to write instead of "is the registry running?"', async () => {
+    const typed = server.url.replace('http:', 'https:');
+    const result = await runInProcess(['node', 'show', 'x', '--registry', `${typed}/`]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`hint: the server there speaks http, not https (as \`nodereg serve\` does): write ${server.url} in --registry or NODEREG_REGISTRY\n`);
+  });
+});
