@@ -22,6 +22,8 @@ export interface Connection {
   tokenSource: 'flag' | 'env' | 'profile' | 'none';
   /** Set when --profile or NODEREG_PROFILE names a profile the config does not have: the names it has. */
   unknownProfile?: string[];
+  /** The registry the profile's token was saved for, when it is another than `registry` (so it is not sent). */
+  tokenElsewhere?: string;
 }
 
 export interface RunDeps {
@@ -147,6 +149,7 @@ export class Ctx {
     let tokenSource: Connection['tokenSource'] = g.token ? 'flag' : this.env.NODEREG_TOKEN ? 'env' : 'none';
     const explicitProfile = g.profile !== undefined || variable('NODEREG_PROFILE') !== undefined;
     let unknownProfile: string[] | undefined;
+    let tokenElsewhere: string | undefined;
     let registrySource = g.registry !== undefined ? '--registry' : 'NODEREG_REGISTRY';
     // conf costs start-up time: read it only when something is still missing
     if (!registry || !token || explicitProfile) {
@@ -158,6 +161,8 @@ export class Ctx {
       if (!token && profile.token && sameRegistry(profile.registry ?? DEFAULT_REGISTRY_URL, registry ?? DEFAULT_REGISTRY_URL)) {
         token = profile.token;
         tokenSource = 'profile';
+      } else if (!token && profile.token) {
+        tokenElsewhere = profile.registry ?? DEFAULT_REGISTRY_URL;
       }
     }
     if (registry !== undefined && !isHttpUrl(registry)) {
@@ -166,7 +171,7 @@ export class Ctx {
         `write it whole, such as ${withScheme(registry) ?? DEFAULT_REGISTRY_URL}`,
       );
     }
-    return { registry: (registry ?? DEFAULT_REGISTRY_URL).replace(/\/+$/, ''), token, profile: profileName, tokenSource, unknownProfile };
+    return { registry: (registry ?? DEFAULT_REGISTRY_URL).replace(/\/+$/, ''), token, profile: profileName, tokenSource, unknownProfile, tokenElsewhere };
   }
 
   /**
@@ -199,11 +204,15 @@ export class Ctx {
       );
     }
     if (options.requireToken && !connection.token) {
+      // A profile's token goes only to the registry it was saved for: `localhost` is another than `127.0.0.1` there.
+      const elsewhere = connection.tokenElsewhere
+        ? `profile "${connection.profile}" holds a token for ${connection.tokenElsewhere}, which is only sent there: use that URL, or `
+        : '';
       throw new CliError(
         `no token for ${connection.registry}`,
         EXIT.auth,
         'unauthorized',
-        'set NODEREG_TOKEN=<token>, pass --token <token>, or run `nodereg login`',
+        `${elsewhere}set NODEREG_TOKEN=<token>, pass --token <token>, or run \`nodereg login${connection.tokenElsewhere ? ` --registry ${connection.registry}` : ''}\``,
       );
     }
     const { createClient } = await import('../client/index.js');

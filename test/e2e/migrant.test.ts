@@ -170,3 +170,16 @@ describe('https:// for a registry that speaks http (in-process)', () => {
     expect(result.stderr).toContain(`hint: the server there speaks http, not https (as \`nodereg serve\` does): write ${server.url} in --registry or NODEREG_REGISTRY\n`);
   });
 });
+
+describe('a profile token for another spelling of the registry (in-process)', () => {
+  it('localhost for 127.0.0.1: exit 4, the hint says the profile holds a token for the URL it was saved for', async () => {
+    const home = tempDir('nodereg-home-');
+    const login = await runInProcess(['login', '--no-input', '--registry', server.url], { home, input: `${ada.token}\n` });
+    expect(login.code, login.stderr).toBe(0);
+    const other = server.url.replace('127.0.0.1', 'localhost');
+    const result = await runInProcess(['whoami'], { home, env: { NODEREG_REGISTRY: other } });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain(`error: no token for ${other}\nhint: profile "default" holds a token for ${server.url}, which is only sent there: use that URL, or set NODEREG_TOKEN=<token>, pass --token <token>, or run \`nodereg login --registry ${other}\``);
+    expect(result.stderr).not.toContain(ada.token);
+  });
+});
