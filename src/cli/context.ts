@@ -53,7 +53,6 @@ export function runCommand(globals: Globals, version: string, deps: RunDeps, tas
   );
 }
 
-/** What every command gets: streams, output, the connection, config, prompts. */
 /**
  * A registry address written without its scheme (`127.0.0.1:4880/`, `registry.example.com`), as it
  * would be written whole: http:// for a port or a local host, as a registry of one's own listens;
@@ -67,6 +66,7 @@ function withScheme(address: string): string | undefined {
   return isHttpUrl(url) ? url : undefined;
 }
 
+/** What every command gets: streams, output, the connection, config, prompts. */
 export class Ctx {
   readonly env: NodeJS.ProcessEnv;
   readonly stdout: Stream;
