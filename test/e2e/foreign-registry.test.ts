@@ -55,7 +55,7 @@ describe('a server that is not a registry', () => {
 describe('a registry URL that is not a registry', () => {
   const project = () =>
     writeTree(tempDir('nodereg-project-'), {
-      'pyproject.toml': '[project]\nname = "image-tools"\nversion = "1.0.0"\ndescription = "x"\n\n[tool.nodereg]\npublisher = "ada"\n',
+      'pyproject.toml': '[project]\nname = "image-tools"\nversion = "1.0.0"\ndescription = "x"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "ada"\n',
       'nodes.py': 'print(1)\n',
     });
   const commands = [['publish'], ['node', 'show', 'image-tools'], ['node', 'search', 'image'], ['whoami'], ['node', 'download', 'image-tools'], ['publisher', 'show', 'ada']];
