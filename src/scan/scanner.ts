@@ -4,9 +4,9 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { Language, Node, Parser, Query } from 'web-tree-sitter';
-import type { Finding } from '../contract/scan.js';
-import { atLeast, SCAN_FLAG_AT } from '../contract/limits.js';
+import type { Language, Node, Parser, Query, QueryOptions } from 'web-tree-sitter';
+import type { Finding, ScanRuleId } from '../contract/scan.js';
+import { atLeast, SCAN_FLAG_AT, SCAN_MAX_FINDINGS_PER_RULE } from '../contract/limits.js';
 import { languageOf } from './languages.js';
 import { toCaptures, type Rule, type ScanLanguage } from './rule.js';
 import { rules } from './rules/index.js';
@@ -53,6 +53,7 @@ interface Suppression {
   rules: string[];
   reason: string;
 }
+type Suppressions = Map<number, Suppression[]>;
 
 /** Where a rule's `requires` holds in one file: the first place at or after `from`, or -1. */
 type Finder = (from: number) => number;
@@ -156,6 +157,16 @@ export function admittedRules(file: string, text: string): Admitted[] {
 
 /** Ranges this close are queried as one: a query call costs more than walking a short gap. */
 const JOIN_GAP = 256;
+/** At most this much source per query call (bar one node's own matches): its matches come back all at once. */
+const QUERY_BYTES = 64 * 1024;
+/**
+ * A query starts matches at most this deep below the node it is given: past 65,535 levels the query
+ * took minutes (100,000 nested `eval(` calls: 179 s; with this bound 0.2 s). CPython refuses a file
+ * with brackets nested past 200 levels, so no code that runs lies deeper.
+ */
+const MAX_START_DEPTH = 60_000;
+
+type QueryRange = { startIndex: number; endIndex: number };
 
 export class Scanner {
   private constructor(private readonly languages: Record<ScanLanguage, Compiled>) {}
@@ -181,28 +192,48 @@ export class Scanner {
 
   /** The findings in one file (suppressed ones included, marked), in line order. */
   scanText(file: string, text: string, options: ScanTextOptions = {}, admitted = admittedRules(file, text)): Finding[] {
+    return this.scanFile(file, text, options, admitted).findings;
+  }
+
+  /**
+   * The findings in one file, and the rules the scan stopped looking for there: at most
+   * SCAN_MAX_FINDINGS_PER_RULE unsuppressed findings of a rule (and as many suppressed ones) are taken,
+   * then that rule's query stops, so a file of 270,000 findings costs its parse and little more.
+   */
+  scanFile(file: string, text: string, options: ScanTextOptions = {}, admitted = admittedRules(file, text)): FileScan {
     const language = languageOf(file);
-    if (!language || !admitted.length) return [];
+    if (!language || !admitted.length) return { findings: [], stopped: [], omitted: 0 };
     const compiled = this.languages[language];
     const tree = compiled.parser.parse((index) => text.slice(index, index + 64 * 1024));
-    if (!tree) return [];
+    if (!tree) return { findings: [], stopped: [], omitted: 0 };
     try {
       const root = tree.rootNode;
+      // read first, so that a suppressed finding never takes the place of one that is not
+      let suppressions: Suppressions = new Map();
+      if (text.includes('nodereg:')) {
+        compiled.comments ??= compiled.newQuery('(comment) @comment');
+        suppressions = suppressionsIn(compiled.comments, root);
+      }
       const found: Finding[] = [];
-      const seen = new Set<string>();
+      const stopped: ScanRuleId[] = [];
+      let omitted = 0;
       for (const { rule, next } of admitted) {
         const query = this.queryOf(compiled, rule);
-        for (const [node, range] of queried(root, statementsHolding(root, next))) {
+        const seen = new Set<number>();
+        let shown = 0;
+        let hidden = 0;
+        pieces: for (const { node, options: range, inside } of queried(root, statementsHolding(root, next))) {
           for (const match of query.matches(node, range)) {
             const captures = toCaptures(match.captures);
             const at = captures.finding;
             if (!at) continue;
+            // a piece that holds the rest of its node's children: the node's own matches come from another
+            if (inside && (at.startIndex < range.startIndex! || at.endIndex > range.endIndex!)) continue;
+            if (seen.has(at.startIndex)) continue; // two patterns of one rule on the same node
             const message = rule.check ? rule.check(captures) : rule.message?.(captures) ?? rule.description;
             if (message === undefined) continue;
-            const key = `${rule.id}:${at.startIndex}`;
-            if (seen.has(key)) continue; // two patterns of one rule on the same node
-            seen.add(key);
-            found.push({
+            seen.add(at.startIndex);
+            const finding: Finding = {
               rule: rule.id,
               severity: rule.severity,
               file,
@@ -210,29 +241,44 @@ export class Scanner {
               column: at.startPosition.column + 1,
               message,
               hint: rule.hint,
-            });
+            };
+            applySuppressions(finding, suppressions, options);
+            if (finding.suppressed ? hidden++ >= SCAN_MAX_FINDINGS_PER_RULE : shown++ >= SCAN_MAX_FINDINGS_PER_RULE) {
+              if (!finding.suppressed) {
+                stopped.push(rule.id);
+                break pieces;
+              }
+              omitted++;
+              continue;
+            }
+            found.push(finding);
           }
         }
       }
-      if (found.length && text.includes('nodereg:')) {
-        compiled.comments ??= compiled.newQuery('(comment) @comment');
-        applySuppressions(found, suppressionsIn(compiled.comments, root), options);
-      }
-      return found.sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
+      found.sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
+      return { findings: found, stopped, omitted };
     } finally {
       tree.delete();
     }
   }
 }
 
+/** What the scan of one file gives. */
+export interface FileScan {
+  findings: Finding[];
+  /** The rules it stopped looking for after SCAN_MAX_FINDINGS_PER_RULE findings. */
+  stopped: ScanRuleId[];
+  /** Suppressed findings past SCAN_MAX_FINDINGS_PER_RULE of a rule: counted, not listed. */
+  omitted: number;
+}
+
 /**
- * The top-level statements that hold a place where `find` holds, as index ranges, neighbours joined.
+ * The top-level statements that hold a place where `find` holds, found as they are asked for.
  * Every match of a rule holds such a place inside its own nodes (Rule.requires), and every node below
  * the root lies inside one top-level statement: querying these ranges finds what querying the whole
  * tree finds, and a file that names `torch` once is queried for it in that one statement.
  */
-function statementsHolding(root: Node, next: Finder): Node[] {
-  const statements: Node[] = [];
+function* statementsHolding(root: Node, next: Finder): Generator<Node> {
   // An ERROR root's children are looked through one by one by firstChildForIndex, from the first each
   // time (measured: 17 s for 25,600 places among 51,201 children): there they are walked once, in order.
   const children = root.type === 'ERROR' ? root.children : undefined;
@@ -245,51 +291,94 @@ function statementsHolding(root: Node, next: Finder): Node[] {
   for (let at = next(0); at >= 0; ) {
     const statement = statementAt(at);
     if (!statement) break;
-    statements.push(statement);
+    yield statement;
     at = next(statement.endIndex > at ? statement.endIndex : at + 1);
   }
-  return statements;
 }
 
-type QueryRange = { startIndex: number; endIndex: number };
+/** One query call: on `node`, over a range or not; `inside`: only matches within the range count. */
+interface Piece {
+  node: Node;
+  options: QueryOptions;
+  inside?: boolean;
+}
 
 /**
- * What to query for these statements: the root over their ranges, neighbours joined. A root that is
- * itself an ERROR node (a file that does not parse: brackets never closed) can have a child per token,
- * and a query over a range of it reads them all, ~45 µs each (measured: a 250 KiB line of open brackets
- * held a scan worker for two minutes); there each statement is queried on its own.
+ * What to query for these statements, in pieces of at most QUERY_BYTES (one query call returns all its
+ * matches at once: 270,000 of them held ~400 MB). Small neighbours are queried as one range of the
+ * root. A larger statement is taken apart: its own matches (maxStartDepth 0), then its children, small
+ * ones in ranges, larger ones taken apart in turn. A root that is itself an ERROR node (a file that does
+ * not parse: brackets never closed) can have a child per token, and a query over a range of it reads
+ * them all, ~45 µs each (measured: a 250 KiB line of open brackets held a scan worker for two minutes);
+ * there each statement is queried on its own. Pieces are made as they are asked for: a rule that has
+ * found its fill stops asking.
  */
-function queried(root: Node, statements: Node[]): [Node, QueryRange | undefined][] {
-  if (root.type === 'ERROR') return statements.map((statement) => [statement, undefined]);
-  const ranges: QueryRange[] = [];
-  for (const { startIndex, endIndex } of statements) {
-    const last = ranges[ranges.length - 1];
-    if (last && startIndex - last.endIndex <= JOIN_GAP) last.endIndex = Math.max(last.endIndex, endIndex);
-    else ranges.push({ startIndex, endIndex });
+function* queried(root: Node, statements: Iterable<Node>): Generator<Piece> {
+  const error = root.type === 'ERROR';
+  let range: QueryRange | undefined;
+  const whole = (r: QueryRange): Piece => ({ node: root, options: { ...r, maxStartDepth: MAX_START_DEPTH } });
+  for (const statement of statements) {
+    const { startIndex, endIndex } = statement;
+    if (endIndex - startIndex > QUERY_BYTES) {
+      yield* apart(statement);
+    } else if (error) {
+      yield { node: statement, options: { maxStartDepth: MAX_START_DEPTH } };
+    } else if (range && startIndex - range.endIndex <= JOIN_GAP && endIndex - range.startIndex <= QUERY_BYTES) {
+      range.endIndex = Math.max(range.endIndex, endIndex);
+    } else {
+      if (range) yield whole(range);
+      range = { startIndex, endIndex };
+    }
   }
-  return ranges.map((range) => [root, range]);
+  if (range) yield whole(range);
 }
 
-function suppressionsIn(comments: Query, root: Node): Suppression[] {
-  const out: Suppression[] = [];
+/** A node over QUERY_BYTES, in pieces: its own matches, then its children's (see `queried`). */
+function* apart(top: Node): Generator<Piece> {
+  const stack: [Node, number][] = [[top, 0]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [node, depth] = item;
+    yield { node, options: { maxStartDepth: 0 } };
+    if (depth >= MAX_START_DEPTH) continue; // as deep as a query looks
+    const larger: Node[] = [];
+    let range: QueryRange | undefined;
+    const piece = (r: QueryRange): Piece => ({ node, options: { ...r, maxStartDepth: MAX_START_DEPTH - depth }, inside: true });
+    for (const child of node.children) {
+      if (!child) continue;
+      const { startIndex, endIndex } = child;
+      if (endIndex - startIndex > QUERY_BYTES) larger.push(child);
+      else if (range && endIndex - range.startIndex <= QUERY_BYTES) range.endIndex = endIndex;
+      else {
+        if (range) yield piece(range);
+        range = { startIndex, endIndex };
+      }
+    }
+    if (range) yield piece(range);
+    for (let i = larger.length - 1; i >= 0; i--) stack.push([larger[i], depth + 1]);
+  }
+}
+
+/** The suppression comments of a file, by line. */
+function suppressionsIn(comments: Query, root: Node): Suppressions {
+  const out: Suppressions = new Map();
   for (const { node } of comments.captures(root)) {
     const match = SUPPRESSION.exec(node.text);
-    if (match) out.push({ line: node.startPosition.row + 1, rules: match[1].split(/\s*,\s*/), reason: (match[2] ?? '').trim() });
+    if (!match) continue;
+    const line = node.startPosition.row + 1;
+    out.set(line, [...(out.get(line) ?? []), { line, rules: match[1].split(/\s*,\s*/), reason: (match[2] ?? '').trim() }]);
   }
   return out;
 }
 
-function applySuppressions(findings: Finding[], suppressions: Suppression[], options: ScanTextOptions): void {
-  for (const finding of findings) {
-    const covering = suppressions.find((s) => (s.line === finding.line || s.line === finding.line - 1) && s.rules.includes(finding.rule));
-    if (!covering) continue;
-    if (!covering.reason) {
-      finding.hint = `the comment on line ${covering.line} suppresses nothing without a reason: write \`nodereg: allow ${finding.rule} -- why it is safe\``;
-      continue;
-    }
-    finding.reason = covering.reason;
-    if (options.server && atLeast(finding.severity, SCAN_FLAG_AT)) continue;
-    finding.suppressed = true;
+function applySuppressions(finding: Finding, suppressions: Suppressions, options: ScanTextOptions): void {
+  if (!suppressions.size) return;
+  const covering = [finding.line, finding.line - 1].flatMap((line) => suppressions.get(line) ?? []).find((s) => s.rules.includes(finding.rule));
+  if (!covering) return;
+  if (!covering.reason) {
+    finding.hint = `the comment on line ${covering.line} suppresses nothing without a reason: write \`nodereg: allow ${finding.rule} -- why it is safe\``;
+    return;
   }
+  finding.reason = covering.reason;
+  if (options.server && atLeast(finding.severity, SCAN_FLAG_AT)) return;
+  finding.suppressed = true;
 }
-

@@ -2,9 +2,9 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { inflateRawSync } from 'node:zlib';
-import type { Finding, SkippedFile } from '../contract/scan.js';
+import type { SkippedFile } from '../contract/scan.js';
 import { SCAN_MAX_FILE_BYTES } from '../contract/limits.js';
-import { scanFilesHere, scanOne, tooLarge, type ArchiveEntry, type PartialReport, type ScanJob } from './run.js';
+import { scanFilesHere, scanOne, Tally, tooLarge, type ArchiveEntry, type PartialReport, type ScanJob } from './run.js';
 import type { ScanTextOptions } from './scanner.js';
 
 /**
@@ -13,7 +13,7 @@ import type { ScanTextOptions } from './scanner.js';
  * a stream per entry cost more than the scan of a small node's source.
  */
 async function scanEntries(path: string, entries: ArchiveEntry[], options: ScanTextOptions, texts?: ArrayBuffer): Promise<PartialReport> {
-  const findings: Finding[] = [];
+  const tally = new Tally();
   const skipped: SkippedFile[] = [];
   let fd: number | undefined;
   try {
@@ -32,12 +32,12 @@ async function scanEntries(path: string, entries: ArchiveEntry[], options: ScanT
         // (an empty file deflates to 2 bytes; zlib takes no limit below 1)
         bytes = entry.deflated ? inflateRawSync(data, { maxOutputLength: Math.max(entry.size, 1) }) : data;
       }
-      findings.push(...(await scanOne(entry.path, bytes.toString('utf8'), options)));
+      tally.add(entry.path, await scanOne(entry.path, bytes.toString('utf8'), options));
     }
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-  return { findings, skipped, files: entries.length };
+  return tally.report(skipped, entries.length);
 }
 
 const runJob = (job: ScanJob) =>

@@ -67,7 +67,8 @@ export default defineRule({
   severity: 'high',
   description: 'Decoded data (base64, zlib, marshal, codecs, hex) that reaches eval/exec/compile, or a long encoded literal (1,024 characters or more in one run): code hidden from readers.',
   hint: 'ship the code as readable source; keep data in data files',
-  requires: { names: ['eval', 'exec', 'compile'], find: encodedRunFrom },
+  // the decoder's name, not eval's: every match holds one, and a file of eval calls without any is not queried for it
+  requires: { names: [...DECODERS, 'decode'], find: encodedRunFrom },
   patterns: {
     python: `
 ((call function: (identifier) @name arguments: (argument_list . (_) @arg)) @finding
