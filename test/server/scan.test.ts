@@ -6,7 +6,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCAN_QUEUE_RETRY_AFTER_S } from '../../src/contract/limits.js';
+import { SCAN_MAX_FINDINGS_PER_RULE, SCAN_QUEUE_RETRY_AFTER_S } from '../../src/contract/limits.js';
 import { MemoryBudget, UPLOAD_MEMORY, validateZip } from '../../src/server/archives/validate-zip.js';
 import { scanArchive, ScanWorker } from '../../src/scan/run.js';
 import { createUploadScanner } from '../../src/server/scan-upload.js';
@@ -182,7 +182,7 @@ describe('a scan that crashes or times out', () => {
     try {
       const owner = await createUser(server);
       await createPublisher(server, owner, 'acme');
-      // 100,000 findings in one file: more objects than a 12 MiB heap holds
+      // 100,000 findings in one file: its text and one query piece's matches are more than a 12 MiB heap holds
       const crashing = await publishArchive(server, owner, 'heavy', '1.0.0', { 'run.py': 'eval(x)\n'.repeat(100_000) });
       expect(crashing).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: could not finish (the scanner stopped); an admin must review it' });
       expect(crashing.findings).toBeUndefined();
@@ -195,6 +195,22 @@ describe('a scan that crashes or times out', () => {
       await server.close();
     }
   });
+
+  it('a file of 270,000 findings is Flagged with its finding, 100 of them kept, the reason says "at least" (the upload took 9.7 s and 1.1 GB; every finding went through the worker)', async () => {
+    const server = await startServer({ scanLimits: { timeoutMs: 120_000 } });
+    try {
+      const owner = await createUser(server);
+      await createPublisher(server, owner, 'acme');
+      const uploaded = await publishArchive(server, owner, 'many', '1.0.0', { 'many.py': 'eval(x)\n'.repeat(270_000), 'ok.py': 'import os\nos.system(cmd)\n' });
+      expect(uploaded).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: dynamic-execution at many.py:1, dynamic-execution at many.py:2 (and at least 99 more)' });
+      expect(uploaded.findings).toHaveLength(SCAN_MAX_FINDINGS_PER_RULE + 1);
+      // the other file's high finding is kept too, however many the first file has
+      expect(uploaded.findings.filter((f: { file: string }) => f.file === 'ok.py')).toHaveLength(1);
+      await healthy(server);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
 
   it('files that do not parse (250 KiB of open brackets, 25,600 unclosed calls) are scanned within a 30 s limit: they held a worker for minutes', async () => {
     const server = await startServer({ scanLimits: { timeoutMs: 30_000 } });
