@@ -55,7 +55,7 @@ export function findingsText(out: Output, report: ScanReport, files: Pick<Projec
       } catch {
         // the file went away since the scan: no line to show
       }
-      lines.set(file, text.split(/\r?\n/));
+      lines.set(file, text.split(/\r\n|\r|\n/)); // lines as the scan counts them (asRead)
     }
     return (lines.get(file)![line - 1] ?? '').trim().slice(0, 160);
   };

@@ -42,6 +42,8 @@ interface Compiled {
   newQuery: (source: string) => Query;
   /** Each rule's query, compiled on first use (a pattern costs ~1.5 ms to compile, measured). */
   queries: Map<Rule, Query>;
+  /** Rules' queries with a file's module aliases followed, by their source. */
+  aliased: Map<string, Query>;
   comments?: Query;
 }
 
@@ -132,9 +134,10 @@ function finderOf(places: number[] | undefined, find: Rule['requires']['find'], 
  * holds; empty for a file no rule reads. Needs no WebAssembly: a file that admits none is never parsed,
  * and a set of such files never loads the parser.
  */
-export function admittedRules(file: string, text: string): Admitted[] {
+export function admittedRules(file: string, raw: string): Admitted[] {
   const language = languageOf(file);
   if (!language) return [];
+  const text = asRead(language, raw);
   const { names, byName, texts, finds } = gatesOf(language);
   const places = new Map<Rule, number[]>();
   const add = (rule: Rule, index: number) => {
@@ -143,20 +146,77 @@ export function admittedRules(file: string, text: string): Admitted[] {
     else places.set(rule, [index]);
   };
   if (names) placesOf(names, text, (index, name) => byName.get(name)!.forEach((rule) => add(rule, index)));
+  // a module's alias stands where the module's name would (`import pickle as pk` … `pk.loads(b)`)
+  const aliases = language === 'python' ? aliasesIn(text) : undefined;
+  for (const [module, names] of aliases ?? []) {
+    const owners = byName.get(module);
+    if (owners) placesOf(new RegExp(`\\b(?:${names.join('|')})\\b`, 'g'), text, (index) => owners.forEach((rule) => add(rule, index)));
+  }
   for (const { rule, text: pattern } of texts) placesOf(pattern, text, (index) => add(rule, index));
   const out: Admitted[] = [];
   for (const rule of new Set([...places.keys(), ...finds])) {
     const own = places.get(rule);
     // a rule with both names and text has two runs of places to put in order
-    if (own && rule.requires.names && rule.requires.text) own.sort((a, b) => a - b);
+    if (own && ((rule.requires.names && rule.requires.text) || aliases?.size)) own.sort((a, b) => a - b);
     const next = finderOf(own, rule.requires.find, text);
     if (next(0) >= 0) out.push({ rule, next });
   }
   return out;
 }
 
+/** A line break the grammar does not take for one by itself; an identifier written with a character past ASCII. */
+const REREAD = /[\r\u2028\u2029]|[^\0-\x7f]/;
+const LONE_BREAK: Record<ScanLanguage, RegExp> = { python: /\r(?!\n)/g, javascript: /\r(?!\n)|[\u2028\u2029]/g };
+/** A run of identifier characters with one past ASCII (tried only where a run starts, so each character is read about once). */
+const WIDE_IDENTIFIER = /(?<!\p{XID_Continue})\p{XID_Continue}*(?:(?![\0-\x7f])\p{XID_Continue})\p{XID_Continue}*/gu;
+
+/**
+ * The text as the language reads it, for the text gate and the parser alike (both see the same
+ * positions). A lone CR ends a line for Python and JavaScript (and U+2028/U+2029 for JavaScript), where
+ * the grammar read `# note\reval(x)` as one comment. Python reads identifiers NFKC-normalized, so
+ * `ｅｖａｌ(x)` calls eval: runs of identifier characters are normalized (NFKC keeps them identifier
+ * characters, so no quote or line break appears; the columns of later findings on such a line may move).
+ */
+export function asRead(language: ScanLanguage, text: string): string {
+  if (!REREAD.test(text)) return text;
+  const lines = text.replace(LONE_BREAK[language], '\n');
+  // most text is NFKC already (é, CJK comments): one native pass tells, where the identifier runs took ~60 ms per MiB
+  if (language !== 'python' || !/[^\0-\x7f]/.test(lines) || lines.normalize('NFKC') === lines) return lines;
+  return lines.replace(WIDE_IDENTIFIER, (run) => run.normalize('NFKC'));
+}
+
+/** `import os as o, subprocess as sp` (at a line's start, or after `;`). */
+const ALIAS_IMPORT = /(?:^|;)[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)/gm;
+/** Modules a rule's check reads by name (torch, yaml): their aliases are not followed, or a safe call would read as unsafe. */
+const NOT_FOLLOWED = new Set(['torch', 'yaml']);
+
+/** A Python file's module aliases: module → the names it is imported as. Empty for most files. */
+export function aliasesIn(text: string): Map<string, string[]> {
+  const aliases = new Map<string, string[]>();
+  if (!text.includes(' as ')) return aliases;
+  for (const [, list] of text.matchAll(ALIAS_IMPORT)) {
+    for (const part of list.split(',')) {
+      const [module, alias] = part.trim().split(/[ \t]+as[ \t]+/);
+      if (alias && alias !== module && !NOT_FOLLOWED.has(module)) aliases.set(module, [...(aliases.get(module) ?? []), alias]);
+    }
+  }
+  return aliases;
+}
+
+/**
+ * A rule's query source with a file's aliases followed: every module it names also by the file's other
+ * names for it (`import os as o` makes `o.system(x)` read as `os.system(x)`).
+ */
+function withAliases(source: string, aliases: Map<string, string[]>): string {
+  return source
+    .replace(/\(#eq\? (@\w+) "([\w.]+)"\)/g, (all, capture: string, value: string) => (aliases.has(value) ? `(#any-of? ${capture} "${value}")` : all))
+    .replace(/(?<=#any-of\? @\w+(?: "[\w.]+")*) "([\w.]+)"/g, (all, value: string) => (aliases.has(value) ? ` ${[value, ...aliases.get(value)!].map((v) => `"${v}"`).join(' ')}` : all));
+}
+
 /** Ranges this close are queried as one: a query call costs more than walking a short gap. */
 const JOIN_GAP = 256;
+/** Queries compiled for aliased modules that are kept (a compile costs ~1.5 ms per pattern). */
+const ALIASED_QUERIES = 64;
 /** At most this much source per query call (bar one node's own matches): its matches come back all at once. */
 const QUERY_BYTES = 64 * 1024;
 /**
@@ -178,16 +238,28 @@ export class Scanner {
       const language: Language = await Language.load(wasmFile(GRAMMARS[name]));
       const parser = new Parser();
       parser.setLanguage(language);
-      return { name, parser, newQuery: (source) => new Query(language, source), queries: new Map() };
+      return { name, parser, newQuery: (source) => new Query(language, source), queries: new Map(), aliased: new Map() };
     };
     const [python, javascript] = await Promise.all([compile('python'), compile('javascript')]);
     return new Scanner({ python, javascript });
   }
 
-  private queryOf(compiled: Compiled, rule: Rule): Query {
+  private queryOf(compiled: Compiled, rule: Rule, aliases?: Map<string, string[]>): Query {
     let query = compiled.queries.get(rule);
     if (!query) compiled.queries.set(rule, (query = compiled.newQuery(rule.patterns[compiled.name]!)));
-    return query;
+    if (!aliases?.size) return query;
+    const source = withAliases(rule.patterns[compiled.name]!, aliases);
+    if (source === rule.patterns[compiled.name]) return query;
+    // kept for the files that alias alike (most write `import subprocess as sp`), at most ALIASED_QUERIES of them
+    let aliased = compiled.aliased.get(source);
+    if (!aliased) {
+      if (compiled.aliased.size >= ALIASED_QUERIES) {
+        for (const old of compiled.aliased.values()) old.delete();
+        compiled.aliased.clear();
+      }
+      compiled.aliased.set(source, (aliased = compiled.newQuery(source)));
+    }
+    return aliased;
   }
 
   /** The findings in one file (suppressed ones included, marked), in line order. */
@@ -200,9 +272,10 @@ export class Scanner {
    * SCAN_MAX_FINDINGS_PER_RULE unsuppressed findings of a rule (and as many suppressed ones) are taken,
    * then that rule's query stops, so a file of 270,000 findings costs its parse and little more.
    */
-  scanFile(file: string, text: string, options: ScanTextOptions = {}, admitted = admittedRules(file, text)): FileScan {
+  scanFile(file: string, raw: string, options: ScanTextOptions = {}, admitted = admittedRules(file, raw)): FileScan {
     const language = languageOf(file);
     if (!language || !admitted.length) return { findings: [], stopped: [], omitted: 0 };
+    const text = asRead(language, raw);
     const compiled = this.languages[language];
     const tree = compiled.parser.parse((index) => text.slice(index, index + 64 * 1024));
     if (!tree) return { findings: [], stopped: [], omitted: 0 };
@@ -217,8 +290,9 @@ export class Scanner {
       const found: Finding[] = [];
       const stopped: ScanRuleId[] = [];
       let omitted = 0;
+      const aliases = language === 'python' ? aliasesIn(text) : undefined;
       for (const { rule, next } of admitted) {
-        const query = this.queryOf(compiled, rule);
+        const query = this.queryOf(compiled, rule, aliases);
         const seen = new Set<number>();
         let shown = 0;
         let hidden = 0;
