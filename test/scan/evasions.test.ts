@@ -25,6 +25,14 @@ describe('the file as Python reads it', () => {
     // text without such characters is left as it is, and a comment in another script too
     expect(asRead('python', '# 缩放图像\nx = 1\n')).toBe('# 缩放图像\nx = 1\n');
   });
+
+  it('a source encoding in which ASCII does not read as ASCII (utf-7: `+AGU-val` is eval) is a finding; utf-8, latin-1, gbk are not', () => {
+    expect(found('# coding: utf-7\n+AGU-val(payload)\n')).toEqual(['obfuscation:1']);
+    expect(found('#!/usr/bin/env python\n# -*- coding: unicode_escape -*-\nx = 1\n')).toEqual(['obfuscation:2']);
+    for (const coding of ['utf-8', 'latin-1', 'gbk', 'cp1252', 'iso-8859-15']) expect(found(`# -*- coding: ${coding} -*-\nx = 1\n`)).toEqual([]);
+    // only lines 1 and 2 declare it
+    expect(found('x = 1\ny = 2\n# coding: utf-7\n')).toEqual([]);
+  });
 });
 
 describe('aliases and indirect calls', () => {
