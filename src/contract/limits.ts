@@ -233,6 +233,12 @@ export const SCAN_MODES = ['flag', 'warn', 'off'] as const;
 export const SCAN_FLAG_AT = 'high';
 /** Files larger than this are not parsed; they are listed as skipped. */
 export const SCAN_MAX_FILE_BYTES = 4 * MiB;
+/**
+ * On the registry a skipped file up to this size is still read for the names the rules look for (the
+ * text gate, a few ms per MiB): one that names none has no findings; one that does flags the version
+ * for review, as does a larger one (it is not read at all).
+ */
+export const SCAN_GATE_MAX_BYTES = 64 * MiB;
 /** How long the registry's scan of an upload may run before the registry answers the upload anyway. */
 export const SCAN_TIMEOUT_MS = 10 * 60_000;
 /** How long a client waits for the answer to an upload after its last byte: the scan's time, and a minute to check and store. */

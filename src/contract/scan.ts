@@ -25,7 +25,12 @@ export const Finding = z.looseObject({
 export type Finding = z.infer<typeof Finding>;
 
 /** A file the scanner did not parse, and why. */
-export const SkippedFile = z.object({ file: z.string(), reason: z.string() });
+export const SkippedFile = z.object({
+  file: z.string(),
+  reason: z.string(),
+  /** (registry) The rules whose names its text holds, when it was read for them: it may hold their findings. */
+  rules: z.array(z.enum(SCAN_RULE_IDS)).optional(),
+});
 export type SkippedFile = z.infer<typeof SkippedFile>;
 
 /** `nodereg scan --json`. */

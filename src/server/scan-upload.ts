@@ -3,9 +3,10 @@
 // Under `--scan flag` a version with an unsuppressed finding of high or above becomes Flagged, with a
 // one-line reason; under `warn` the findings are only kept.
 import { availableParallelism } from 'node:os';
-import { atLeast, SCAN_FLAG_AT, SCAN_MAX_KEPT_FINDINGS, SCAN_QUEUE_MAX, SCAN_QUEUE_RETRY_AFTER_S, SCAN_SEVERITIES, SCAN_TIMEOUT_MS, type SCAN_MODES } from '../contract/limits.js';
+import { atLeast, SCAN_FLAG_AT, SCAN_MAX_FILE_BYTES, SCAN_MAX_KEPT_FINDINGS, SCAN_QUEUE_MAX, SCAN_QUEUE_RETRY_AFTER_S, SCAN_SEVERITIES, SCAN_TIMEOUT_MS, type SCAN_MODES } from '../contract/limits.js';
 import type { Finding, ScanReport } from '../contract/scan.js';
 import { scanArchive, ScanTimeout, ScanWorker, type ArchiveEntry } from '../scan/run.js';
+import { rules } from '../scan/rules/index.js';
 import { admittedRules } from '../scan/scanner.js';
 import { HttpError } from './errors.js';
 import { turnsEvery } from './turns.js';
@@ -86,6 +87,7 @@ async function firstAdmitting(entries: ArchiveEntry[]): Promise<number> {
   return -1;
 }
 
+const SEVERITY_OF = new Map(rules.map((rule) => [rule.id, rule.severity]));
 const bySeverity = (a: Finding, b: Finding) => SCAN_SEVERITIES.indexOf(b.severity) - SCAN_SEVERITIES.indexOf(a.severity);
 
 export interface UploadScanner {
@@ -139,7 +141,14 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void,
     const { findings, omitted, stopped } = report;
     const stopping = findings.filter((f) => !f.suppressed && atLeast(f.severity, SCAN_FLAG_AT));
     const kept = [...findings].sort(bySeverity).slice(0, SCAN_MAX_KEPT_FINDINGS);
-    return { findings: kept, flag: mode === 'flag' && stopping.length ? flagReason(stopping, !omitted && !stopped) : undefined };
+    // a file too large to parse that names what a flagging rule looks for (or too large to read) may hide one
+    const unread = (report.skipped ?? []).filter((s) => !s.rules || s.rules.some((id) => atLeast(SEVERITY_OF.get(id)!, SCAN_FLAG_AT)));
+    const flag = stopping.length
+      ? flagReason(stopping, !omitted && !stopped)
+      : unread.length
+        ? `scan: could not scan ${unread[0].file} (over ${SCAN_MAX_FILE_BYTES} bytes)${unread[0].rules ? `, which names what ${unread[0].rules.join(', ')} ${unread[0].rules.length > 1 ? 'look' : 'looks'} for` : ''}; an admin must review it`.slice(0, 1000)
+        : undefined;
+    return { findings: kept, flag: mode === 'flag' ? flag : undefined };
   };
   return { scan, full: () => mode !== 'off' && queue.full(), close };
 }

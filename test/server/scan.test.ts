@@ -78,6 +78,16 @@ describe('--scan flag (the default)', () => {
     expect(uploaded.findings[0].suppressed).toBeUndefined();
   });
 
+  it('a file too large to parse that names what a high rule looks for is Flagged for review (padded past 4 MiB, its os.system passed: Active); one that names nothing is Active', async () => {
+    const padded = await publishArchive(server, owner, 'padded', '1.0.0', { 'big.py': `import os\nos.system(cmd)\n${'#'.repeat(5 * 1024 * 1024)}\n` });
+    expect(padded).toMatchObject({
+      status: 'NodeVersionStatusFlagged',
+      status_reason: 'scan: could not scan big.py (over 4194304 bytes), which names what dynamic-execution, command-injection look for; an admin must review it',
+    });
+    const table = await publishArchive(server, owner, 'table', '1.0.0', { 'table.py': `TABLE = [${'12345, '.repeat(800_000)}]\n` });
+    expect(table.status).toBe('NodeVersionStatusActive');
+  });
+
   it('medium findings alone, or none: Active, the findings kept', async () => {
     const medium = await publishArchive(server, owner, 'medium', '1.0.0', { 'a.py': 'import sys\nsys.path.insert(0, "lib")\n' });
     expect(medium.status).toBe('NodeVersionStatusActive');
