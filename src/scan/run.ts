@@ -287,5 +287,8 @@ export async function scanArchive(worker: ScanWorker, zip: string, entries: Arch
     return { ...entry, at: at - data.length };
   });
   const part = await worker.run({ kind: 'entries', zip, entries: sent, options: { server: options.server }, texts: texts.buffer }, [texts.buffer]);
+  // The parser's WebAssembly memory grows with the largest file it parsed and never shrinks (a 4 MiB
+  // file left the server at ~1 GB): a worker that read a large file is ended, the next job starts anew.
+  if (entries.some((entry) => entry.size > IN_THREAD_BYTES)) await worker.stop();
   return mergeReports([part], part.files);
 }

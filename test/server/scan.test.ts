@@ -332,6 +332,28 @@ describe('the scan queue', () => {
   }, 120_000);
 });
 
+describe('the scan worker\'s memory', () => {
+  it('is given back after a large file: the parser\'s WebAssembly memory never shrinks, so its worker is ended (the server stayed at ~970 MB after one 4 MiB file)', async () => {
+    const child = await startChild(tempDir('nodereg-data-'));
+    const server = { url: child.url, adminToken: child.adminToken } as TestServer;
+    try {
+      const owner = await createUser(server);
+      await createPublisher(server, owner, 'acme');
+      const before = (await child.memory()).rss;
+      // one line of 4 MiB of statements: ~0.5-1 GB of parser memory in the worker while it is read
+      const uploaded = await publishArchive(server, owner, 'minified', '1.0.0', { 'min.py': `${'x=1;'.repeat(1024 * 1024 - 8)}import os;os.system(c)\n` });
+      expect(uploaded.status_reason).toBe('scan: command-injection at min.py:1');
+      const after = (await child.memory()).rss;
+      // a wide margin: what a worker holds after such a file is several times this
+      expect(after - before).toBeLessThan(300 * 1024 * 1024);
+      // the next upload is scanned by a new worker
+      expect((await publishArchive(server, owner, 'risky', '1.0.0', RISKY)).status_reason).toBe('scan: runtime-install at nodes/run.py:4');
+    } finally {
+      await child.kill();
+    }
+  }, 120_000);
+});
+
 describe('the scan of the bytes the zip check kept', () => {
   it('finds what the scan of the archive read again finds, without the file, and leaves the kept bytes whole', async () => {
     const path = join(tempDir(), 'node.zip');
