@@ -146,8 +146,9 @@ export function admittedRules(file: string, raw: string): Admitted[] {
     else places.set(rule, [index]);
   };
   if (names) placesOf(names, text, (index, name) => byName.get(name)!.forEach((rule) => add(rule, index)));
-  // a module's alias stands where the module's name would (`import pickle as pk` … `pk.loads(b)`)
-  const aliases = language === 'python' ? aliasesIn(text) : undefined;
+  // a module's alias stands where the module's name would (`import pickle as pk` … `pk.loads(b)`); the
+  // import names the module, so a file that names none has none to follow
+  const aliases = language === 'python' && places.size ? aliasesIn(text) : undefined;
   for (const [module, names] of aliases ?? []) {
     const owners = byName.get(module);
     if (owners) placesOf(new RegExp(`\\b(?:${names.join('|')})\\b`, 'g'), text, (index) => owners.forEach((rule) => add(rule, index)));
@@ -165,7 +166,7 @@ export function admittedRules(file: string, raw: string): Admitted[] {
 }
 
 /** A line break the grammar does not take for one by itself; an identifier written with a character past ASCII. */
-const REREAD = /[\r\u2028\u2029]|[^\0-\x7f]/;
+const REREAD = /[^\0-\x0c\x0e-\x7f]/; // one class: CR, and past ASCII (U+2028, U+2029 among them)
 const LONE_BREAK: Record<ScanLanguage, RegExp> = { python: /\r(?!\n)/g, javascript: /\r(?!\n)|[\u2028\u2029]/g };
 /** A run of identifier characters with one past ASCII (tried only where a run starts, so each character is read about once). */
 const WIDE_IDENTIFIER = /(?<!\p{XID_Continue})\p{XID_Continue}*(?:(?![\0-\x7f])\p{XID_Continue})\p{XID_Continue}*/gu;

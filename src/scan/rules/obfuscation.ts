@@ -70,13 +70,27 @@ const CODING = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/;
  */
 const ASCII_SAFE = /^(?:utf-?8(?:-sig)?|ascii|us-ascii|latin-?1|iso-?8859-?\d+|l\d|cp-?\d+|windows-\d+|gb(?:k|2312|18030)|big5(?:hkscs)?|shift-?jis|sjis|cp932|euc-?(?:jp|kr|cn)|koi8-?[ru])$/;
 
+/** Where a `coding` declaration may be, on line 1 or 2, at or after `from` (-1: none); only those lines are read. */
+function codingFrom(text: string, from: number): number {
+  const first = text.indexOf('\n');
+  const second = first < 0 ? -1 : text.indexOf('\n', first + 1);
+  const at = text.slice(0, second < 0 ? text.length : second).search(/coding[:=]/);
+  return at >= from ? at : -1;
+}
+
 export default defineRule({
   id: 'obfuscation',
   severity: 'high',
   description: 'Decoded data (base64, zlib, marshal, codecs, hex) that reaches eval/exec/compile, or a long encoded literal (1,024 characters or more in one run): code hidden from readers.',
   hint: 'ship the code as readable source; keep data in data files',
   // the decoder's name, not eval's: every match holds one, and a file of eval calls without any is not queried for it
-  requires: { names: [...DECODERS, 'decode'], text: /coding[:=]/, find: encodedRunFrom },
+  requires: {
+    names: [...DECODERS, 'decode'],
+    find: (text, from) => {
+      const [coding, run] = [codingFrom(text, from), encodedRunFrom(text, from)];
+      return coding < 0 || (run >= 0 && run < coding) ? run : coding;
+    },
+  },
   patterns: {
     python: `
 ((call function: (identifier) @name arguments: (argument_list . (_) @arg)) @finding
