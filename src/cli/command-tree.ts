@@ -20,7 +20,8 @@ function toNode(command: Command, parent: string[]): CommandNode {
     name: command.name(),
     summary: command.summary() || command.description(),
     options: command.options.map((o) => o.long).filter((o): o is string => Boolean(o)),
-    subcommands: command.commands.filter((c) => c.name() !== 'help').map((c) => toNode(c, path)),
+    // as help lists them: a hidden command (`node publish`, which only says where publish is) is not offered
+    subcommands: command.createHelp().visibleCommands(command).filter((c) => c.name() !== 'help').map((c) => toNode(c, path)),
     path,
   };
 }

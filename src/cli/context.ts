@@ -22,6 +22,8 @@ export interface Connection {
   tokenSource: 'flag' | 'env' | 'profile' | 'none';
   /** Set when --profile or NODEREG_PROFILE names a profile the config does not have: the names it has. */
   unknownProfile?: string[];
+  /** The registry the profile's token was saved for, when it is another than `registry` (so it is not sent). */
+  tokenElsewhere?: string;
 }
 
 export interface RunDeps {
@@ -49,6 +51,19 @@ export function runCommand(globals: Globals, version: string, deps: RunDeps, tas
     () => EXIT.ok,
     (error: unknown) => ctx.fail(error),
   );
+}
+
+/**
+ * A registry address written without its scheme (`127.0.0.1:4880/`, `registry.example.com`), as it
+ * would be written whole: http:// for a port or a local host, as a registry of one's own listens;
+ * https:// for a name alone, as a public one does.
+ */
+function withScheme(address: string): string | undefined {
+  const host = /^([\w.-]+)(:\d+)?(?:\/\S*)?$/.exec(address);
+  if (!host) return undefined;
+  const plain = host[2] !== undefined || host[1] === 'localhost' || /^[\d.]+$/.test(host[1]);
+  const url = `${plain ? 'http' : 'https'}://${address}`;
+  return isHttpUrl(url) ? url : undefined;
 }
 
 /** What every command gets: streams, output, the connection, config, prompts. */
@@ -134,6 +149,7 @@ export class Ctx {
     let tokenSource: Connection['tokenSource'] = g.token ? 'flag' : this.env.NODEREG_TOKEN ? 'env' : 'none';
     const explicitProfile = g.profile !== undefined || variable('NODEREG_PROFILE') !== undefined;
     let unknownProfile: string[] | undefined;
+    let tokenElsewhere: string | undefined;
     let registrySource = g.registry !== undefined ? '--registry' : 'NODEREG_REGISTRY';
     // conf costs start-up time: read it only when something is still missing
     if (!registry || !token || explicitProfile) {
@@ -145,15 +161,17 @@ export class Ctx {
       if (!token && profile.token && sameRegistry(profile.registry ?? DEFAULT_REGISTRY_URL, registry ?? DEFAULT_REGISTRY_URL)) {
         token = profile.token;
         tokenSource = 'profile';
+      } else if (!token && profile.token) {
+        tokenElsewhere = profile.registry ?? DEFAULT_REGISTRY_URL;
       }
     }
     if (registry !== undefined && !isHttpUrl(registry)) {
       throw invalidInput(
         `${registrySource} "${registry}" is not an http:// or https:// URL`,
-        `write it whole, such as ${/^[\w.-]+:\d+$/.test(registry) ? `http://${registry}` : DEFAULT_REGISTRY_URL}`,
+        `write it whole, such as ${withScheme(registry) ?? DEFAULT_REGISTRY_URL}`,
       );
     }
-    return { registry: (registry ?? DEFAULT_REGISTRY_URL).replace(/\/+$/, ''), token, profile: profileName, tokenSource, unknownProfile };
+    return { registry: (registry ?? DEFAULT_REGISTRY_URL).replace(/\/+$/, ''), token, profile: profileName, tokenSource, unknownProfile, tokenElsewhere };
   }
 
   /**
@@ -168,24 +186,33 @@ export class Ctx {
       const known = connection.unknownProfile.length ? ` (profiles: ${connection.unknownProfile.join(', ')})` : ' (none is saved yet)';
       throw invalidInput(`there is no profile named "${connection.profile}"${known}`, `save one with \`nodereg login --profile ${connection.profile}\``);
     }
-    const odd = connection.token && /[^\x21-\x7e]/.exec(connection.token)?.[0];
+    const odd = connection.token && /[^\x21-\x7e]|["'`]/.exec(connection.token)?.[0];
     if (odd) {
-      // No header carries a line break or a control character, and no token holds a space: say so, naming where it came from, rather than send it.
+      // No header carries a line break or a control character, and no token holds a space or a quote: say so, naming where it came from, rather than send it.
       const from = options.token !== undefined ? 'the token given' : connection.tokenSource === 'flag' ? '--token' : connection.tokenSource === 'env' ? 'NODEREG_TOKEN' : `profile "${connection.profile}"`;
-      const what = odd === '\n' || odd === '\r' ? 'a line break' : odd === ' ' || odd === '\t' ? 'a space' : odd < ' ' || odd === '\x7f' ? 'a control character' : 'a character outside ASCII';
+      const what =
+        odd === '\n' || odd === '\r' ? 'a line break'
+        : odd === ' ' || odd === '\t' ? 'a space'
+        : odd < ' ' || odd === '\x7f' ? 'a control character'
+        : odd < '\x7f' ? `a quote (${odd}), as pasted with the quotes around it`
+        : 'a character outside ASCII';
       throw new CliError(
         `${from} is not a token: it holds ${what}`,
         EXIT.auth,
         'unauthorized',
-        'a token is one word (nrg_pat_… or nrg_u_…): store it alone, without "Bearer " or anything before or after it',
+        'a token is one word (nrg_pat_… or nrg_u_…): store it alone, without quotes, "Bearer " or anything before or after it',
       );
     }
     if (options.requireToken && !connection.token) {
+      // A profile's token goes only to the registry it was saved for: `localhost` is another than `127.0.0.1` there.
+      const elsewhere = connection.tokenElsewhere
+        ? `profile "${connection.profile}" holds a token for ${connection.tokenElsewhere}, which is only sent there: use that URL, or `
+        : '';
       throw new CliError(
         `no token for ${connection.registry}`,
         EXIT.auth,
         'unauthorized',
-        'set NODEREG_TOKEN=<token>, pass --token <token>, or run `nodereg login`',
+        `${elsewhere}set NODEREG_TOKEN=<token>, pass --token <token>, or run \`nodereg login${connection.tokenElsewhere ? ` --registry ${connection.registry}` : ''}\``,
       );
     }
     const { createClient } = await import('../client/index.js');

@@ -157,6 +157,11 @@ export function toCliError(error: unknown, hints: Partial<Record<number, string>
     const hint = `the registry, or a proxy in front of it, gave no whole answer within ${REQUEST_TIMEOUT_MS / 1000} s (a request that timed out is not sent again): try again later`;
     return new CliError(error.message, EXIT.failure, 'network', hint);
   }
+  if (error instanceof NetworkError && error.url.startsWith('https:') && error.reason.startsWith('EPROTO')) {
+    // The TLS handshake met a server that answers plain HTTP, as `nodereg serve` does.
+    const plain = error.url.replace(/^https:/, 'http:').replace(/(\/\/[^/]+).*$/, '$1');
+    return new CliError(error.message, EXIT.failure, 'network', `the server there speaks http, not https (as \`nodereg serve\` does): write ${plain} in --registry or NODEREG_REGISTRY`);
+  }
   if (error instanceof NetworkError) {
     return new CliError(error.message, EXIT.failure, 'network', 'is the registry running and the URL right? Set it with --registry or NODEREG_REGISTRY; start a local one with `nodereg serve`');
   }

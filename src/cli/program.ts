@@ -73,6 +73,8 @@ export async function run(argv: string[], version: string, deps: RunDeps = {}): 
     .option('--no-input', 'never prompt; fail and name the missing flag instead')
     .option('--verbose', 'log requests (tokens and URL passwords redacted) and stack traces to stderr')
     .helpCommand('help [command]', 'show help for a command')
+    // each command's --help lists --token, --registry… too: they go after the command as well
+    .configureHelp({ showGlobalOptions: true })
     .showSuggestionAfterError(true)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()

@@ -1,8 +1,8 @@
 // What validate, pack and publish share: reading the changelog flags, loading and checking the
 // project (every problem at once, exit 2), and building the archive with errors in plain words.
 // The packer is imported only when a command runs, never for --help.
-import { fstatSync, readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, fstatSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { formatSize, parseSize } from '../contract/size.js';
 import type { ChangelogInput, Problem } from '../package/manifest.js';
 import type { Project, ProjectOptions } from '../package/project.js';
@@ -55,8 +55,9 @@ export function problemsError(dir: string | undefined, problems: Problem[]): Cli
 
 /** Loads the project in `dir`, prints its warnings, and fails with every problem at once. */
 export async function loadChecked(ctx: Ctx, dir: string | undefined, options: ProjectOptions): Promise<Project & { request: NonNullable<Project['request']> }> {
-  const { loadProject } = await import('../package/project.js');
-  const root = resolve(dir ?? '.');
+  const [{ loadProject }, { MANIFEST_FILE }] = await Promise.all([import('../package/project.js'), import('../package/manifest.js')]);
+  const root = dir === undefined ? projectAbove(resolve('.'), MANIFEST_FILE) : resolve(dir);
+  if (root !== resolve('.') && dir === undefined) ctx.out.info(`using the project in ${root} (no ${MANIFEST_FILE} here; the nearest one above)`);
   const kind = statSync(root, { throwIfNoEntry: false });
   if (!kind?.isDirectory()) {
     throw invalidInput(`${dir ?? '.'} ${kind ? 'is not a directory' : 'does not exist'}`, 'give the directory of the node, the one that holds pyproject.toml');
@@ -71,6 +72,21 @@ export async function loadChecked(ctx: Ctx, dir: string | undefined, options: Pr
   for (const warning of project.warnings) ctx.out.warn(warning);
   if (project.problems.length || !project.request) throw problemsError(dir, project.problems);
   return project as Project & { request: NonNullable<Project['request']> };
+}
+
+/**
+ * The directory of the project when none is named: here, else in a subdirectory of a git work tree
+ * the nearest directory above with a pyproject.toml (as npm and cargo find their manifest), never
+ * beyond the work tree's root: outside git a pyproject.toml above (in a home directory) is no node's.
+ */
+export function projectAbove(here: string, manifestFile: string): string {
+  if (existsSync(join(here, manifestFile))) return here;
+  let nearest: string | undefined;
+  for (let dir = here; ; dir = dirname(dir)) {
+    nearest ??= existsSync(join(dir, manifestFile)) ? dir : undefined;
+    if (existsSync(join(dir, '.git'))) return nearest ?? here;
+    if (dirname(dir) === dir) return here;
+  }
 }
 
 /**

@@ -62,7 +62,7 @@ export function given<T extends Record<string, unknown>>(fields: T): Partial<T> 
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** `[tool.nodereg] publisher` of ./pyproject.toml, if there is one. */
+/** The publisher ./pyproject.toml names (`[tool.nodereg] publisher`, else `[tool.comfy] PublisherId`), if any. */
 export async function manifestPublisher(dir = process.cwd()): Promise<string | undefined> {
   const { readManifest } = await import('../package/manifest.js');
   return readManifest(dir).publisherId;

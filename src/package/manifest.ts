@@ -226,6 +226,11 @@ export function readManifest(dir: string, options: ManifestOptions = {}): Manife
     problem(MANIFEST_FILE, code === 'ENOENT' ? `not found in ${dir}; create one with \`nodereg init\`` : `cannot be read: ${(error as Error).message}`);
     return manifest;
   }
+  // Some Windows editors save "Unicode" as UTF-16, which TOML is not: its parser would only see an illegal character.
+  if (/^(\ufffd\ufffd|[^\0]?\0)/.test(text)) {
+    problem(MANIFEST_FILE, 'is UTF-16 text, and TOML is UTF-8: save it again as UTF-8');
+    return manifest;
+  }
   let doc: Table;
   try {
     doc = parse(text, TOML_OPTIONS) as Table;
@@ -335,6 +340,11 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
   }
 
   setIfPresent(node, 'description', proj.description, 'node.description', P('description'));
+  // Not required (the registry keeps a node's description when none is sent), but a new node without one is bare in search.
+  if (proj.description === undefined || (typeof proj.description === 'string' && !proj.description.trim())) {
+    const effect = proj.description === undefined ? 'is not set: a new node has no description in search and on its page (a published one keeps its own)' : 'is empty: the node shows no description in search and on its page';
+    manifest.warnings.push(`${P('description')} ${effect}; add description = "what the node does" to [project]`);
+  }
 
   // author: the first of [project] authors (its name, else its email)
   if (proj.authors !== undefined) {

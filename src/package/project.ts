@@ -4,7 +4,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { formatSize } from '../contract/size.js';
 import { ignore } from './cjs.js';
 import { selectFiles, type SelectedFile, type SelectOptions } from './files.js';
-import { addProblem, buildRequest, readManifest, type Manifest, type ManifestOptions, type Problem, type PublishRequest } from './manifest.js';
+import { addProblem, buildRequest, MANIFEST_FILE, readManifest, type Manifest, type ManifestOptions, type Problem, type PublishRequest } from './manifest.js';
 
 export interface ProjectOptions extends ManifestOptions {
   /** Absolute paths never to pack (the pack's own output). */
@@ -130,7 +130,14 @@ const LICENSE_NAME = /^(licen[cs]e|copying)/i;
  */
 function resolveLicense(manifest: Manifest, files: SelectedFile[], warnings: string[]): void {
   const spec = manifest.license;
-  if (!spec) return;
+  const rootLicense = files.find((f) => !f.path.includes('/') && LICENSE_NAME.test(f.path));
+  if (!spec) {
+    if (manifest.problems.some((p) => p.key === MANIFEST_FILE || p.key === '[project] license')) return; // unread, or broken already
+    // Not required (the registry keeps a node's license when none is sent), but a new node would have none.
+    const write = rootLicense ? `license = { file = "${rootLicense.path}" } (the file is in the archive)` : 'license = "MIT" (your license\'s SPDX expression) or license = { file = "LICENSE" }';
+    warnings.push(`[project] license is not set: a new node is published without a license (a published one keeps its own); add ${write} to [project]`);
+    return;
+  }
   const packed = new Set(files.map((f) => f.path));
   if (spec.kind === 'file') {
     manifest.node.license = spec.path;
@@ -149,6 +156,5 @@ function resolveLicense(manifest: Manifest, files: SelectedFile[], warnings: str
     addProblem(manifest, '[project] license-files', `${spec.files.map((f) => `"${f}"`).join(', ')} matches no file in the archive`);
     return;
   }
-  const rootLicense = files.find((f) => !f.path.includes('/') && LICENSE_NAME.test(f.path));
   manifest.node.license = rootLicense ? rootLicense.path : spec.value;
 }

@@ -98,12 +98,15 @@ describe('the token from a CI secret', () => {
     expect(refused.stderr).toContain(`hint: NODEREG_TOKEN holds this token and ${server.url} refuses it (revoked, or made on another registry); it is used before any profile's token`);
   });
 
-  it('with "Bearer " before it, a second line or a control character inside: exit 4 naming NODEREG_TOKEN, before any request', { timeout: 60_000 }, async () => {
+  it('with "Bearer " before it, a second line, a control character inside or the quotes it was pasted with: exit 4 naming NODEREG_TOKEN, before any request', { timeout: 60_000 }, async () => {
     const repo = commitAll(gitRepo({
       'pyproject.toml': '[project]\nname = "odd-secret"\nversion = "1.0.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "flaky"\n',
       '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
     }));
-    const cases: [string, string][] = [[`Bearer ${token}`, 'a space'], [`${token}\n# CI token`, 'a line break'], [`${token}\u001b[0m`, 'a control character']];
+    const cases: [string, string][] = [
+      [`Bearer ${token}`, 'a space'], [`${token}\n# CI token`, 'a line break'], [`${token}\u001b[0m`, 'a control character'],
+      [`"${token}"`, 'a quote ("), as pasted with the quotes around it'], [`'${token}'`, "a quote ('), as pasted with the quotes around it"],
+    ];
     for (const [secret, what] of cases) {
       const before = seen.length;
       const published = await runCli(['publish', '--json'], { cwd: repo, env: { NODEREG_TOKEN: secret, NODEREG_REGISTRY: proxyUrl } });

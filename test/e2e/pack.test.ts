@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { PNG, runCli, tempDir } from '../helpers.js';
 import { commitAll, committedRepo, git, writeTree } from '../package/fixtures.js';
 
-const PYPROJECT = '[project]\nname = "demo-node"\nversion = "0.4"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "ada"\nexcludes = ["*.tmp"]\n';
+const PYPROJECT = '[project]\nname = "demo-node"\nversion = "0.4"\ndescription = "A demo node"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "ada"\nexcludes = ["*.tmp"]\n';
 
 function demo(): string {
   return committedRepo({

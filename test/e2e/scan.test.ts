@@ -17,7 +17,7 @@ const sarifSchema = JSON.parse(readFileSync(join(import.meta.dirname, '../scan/f
 
 function nodeDir(): string {
   return writeTree(tempDir('nodereg-scan-'), {
-    'pyproject.toml': '[project]\nname = "scanned"\nversion = "1.0.0"\n',
+    'pyproject.toml': '[project]\nname = "scanned"\nversion = "1.0.0"\ndescription = "Scanned"\nlicense = "MIT"\n',
     '.gitignore': 'build/\n',
     '__init__.py': 'import os\n\n# eval(source) is not called here\nNODE_CLASS_MAPPINGS = {}\n',
     'nodes/run.py': 'import subprocess, sys\n\ndef setup():\n    subprocess.check_call([sys.executable, "-m", "pip", "install", "numpy"])\n\ndef run(source):\n    return eval(source)  # nodereg: allow dynamic-execution -- source is our own template\n',

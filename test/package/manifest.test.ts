@@ -184,6 +184,29 @@ preempted-app-node-names = ["OldNode"]
     it('an SPDX string stays a string when there is no license file', async () => {
       expect((await project(withLicense('license = "MIT"'), { 'sub/LICENSE': 'y' })).request?.body.node.license).toBe('MIT');
     });
+    it('none set is a warning naming the key and what to write (the root LICENSE file when there is one), and nothing is sent', async () => {
+      const withFile = await project(base, { LICENSE: 'MIT License\n' });
+      expect(problems(withFile)).toEqual([]);
+      expect(withFile.request?.body.node).not.toHaveProperty('license');
+      expect(withFile.warnings).toContain('[project] license is not set: a new node is published without a license (a published one keeps its own); add license = { file = "LICENSE" } (the file is in the archive) to [project]');
+      expect((await project(base)).warnings).toContainEqual(expect.stringMatching(/^\[project\] license is not set: .*; add license = "MIT" \(your license's SPDX expression\) or license = \{ file = "LICENSE" \} to \[project\]$/));
+      // a license that is set, or a broken one (already a problem), adds no such warning
+      expect((await project(withLicense('license = "MIT"'))).warnings.filter((w) => w.includes('license is not set'))).toEqual([]);
+      expect((await project(withLicense('license = 3'))).warnings.filter((w) => w.includes('license is not set'))).toEqual([]);
+    });
+  });
+
+  describe('description', () => {
+    it('missing or blank (`comfy node init` writes description = "") is a warning naming the key', async () => {
+      const base = '[project]\nname = "n"\nversion = "1"\nlicense = "MIT"\n[tool.nodereg]\npublisher = "pub"\n';
+      const missing = await project(base);
+      expect(problems(missing)).toEqual([]);
+      expect(missing.warnings).toContain('[project] description is not set: a new node has no description in search and on its page (a published one keeps its own); add description = "what the node does" to [project]');
+      const blank = await project(base.replace('version = "1"', 'version = "1"\ndescription = " "'));
+      expect(blank.warnings).toContain('[project] description is empty: the node shows no description in search and on its page; add description = "what the node does" to [project]');
+      const given = await project(base.replace('version = "1"', 'version = "1"\ndescription = "Relights portraits"'));
+      expect(given.warnings.filter((w) => w.includes('description'))).toEqual([]);
+    });
   });
 });
 
@@ -191,6 +214,16 @@ describe('problems name the key to fix, all at once', () => {
   it('reports a missing pyproject.toml with the command that creates one', async () => {
     const dir = writeTree(tempDir(), { 'a.py': '' });
     expect(problems((await loadProject(dir, { requirePublisher: true })))).toEqual([`pyproject.toml: not found in ${dir}; create one with \`nodereg init\``]);
+  });
+
+  it('a pyproject.toml saved as UTF-16 (with or without its byte order mark) says to save it as UTF-8, with no other warning', async () => {
+    const text = '[project]\nname = "n"\nversion = "1"\n';
+    for (const bytes of [Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]), Buffer.from(text, 'utf16le'), Buffer.from(text, 'utf16le').swap16()]) {
+      const dir = writeTree(tempDir(), { 'pyproject.toml': bytes, 'LICENSE': 'x' });
+      const p = await loadProject(dir, { requirePublisher: false });
+      expect(problems(p)).toEqual(['pyproject.toml: is UTF-16 text, and TOML is UTF-8: save it again as UTF-8']);
+      expect(p.warnings).toEqual([]);
+    }
   });
 
   it('reports TOML syntax errors with their line', async () => {
@@ -268,7 +301,7 @@ excludes = "x"
   });
 
   it('warns about keys it does not know, suggesting the right one', async () => {
-    const p = await project('[project]\nname = "n"\nversion = "1"\n[tool.nodereg]\npublisher = "pub"\ndisplay_name = "x"\ncolour = "red"\n');
+    const p = await project('[project]\nname = "n"\nversion = "1"\ndescription = "d"\nlicense = "MIT"\n[tool.nodereg]\npublisher = "pub"\ndisplay_name = "x"\ncolour = "red"\n');
     expect(p.problems).toEqual([]);
     expect(p.warnings).toEqual([
       '[tool.nodereg] display_name is not a key nodereg knows (did you mean display-name?); it is ignored',
@@ -332,7 +365,7 @@ requires-comfyui = ">=0.3.0"
       'node.supported_os': '[project] classifiers', 'node.supported_appui_frontend_version': '[project] dependencies (ComfyUI_Frontend_Package>=1.2.0)',
     });
     // Only the bad entries go, each with a warning; the incumbent would drop the whole list.
-    expect(p.warnings).toEqual([
+    expect(p.warnings.filter((w) => w.includes('classifiers'))).toEqual([
       expect.stringMatching(/^\[project\] classifiers "Operating System :: Plan 9" names no operating system the registry knows .* left out of supported_os$/),
       expect.stringMatching(/^\[project\] classifiers "Environment :: GPU :: Voodoo" names no accelerator the registry knows .* left out of supported_accelerators$/),
     ]);

@@ -31,6 +31,9 @@ const UPDATE_FIELDS = NODE_WRITABLE_FIELDS.flatMap((field) => {
   return [{ field, list, option: new Option(`--${fieldKey(field)} <${list ? 'a,b' : 'text'}>`, help) }];
 });
 
+/** The incumbent client's `comfy node …` commands that publishers type, and ours that do their work. */
+const INCUMBENT_NODE_COMMANDS = { publish: 'publish', validate: 'validate', pack: 'pack', init: 'init', scaffold: 'init' };
+
 type UpdateOptions = Record<string, string | undefined> & { publisher?: string; status?: string };
 
 export function register(program: Command, ctx: Ctx): void {
@@ -40,10 +43,21 @@ export function register(program: Command, ctx: Ctx): void {
     'nodereg node update my-node --description "Relights portraits"',
   ]);
 
+  // The incumbent client's `comfy node publish|validate|pack|init|scaffold`, typed from habit: ours are top-level.
+  for (const [word, ours] of Object.entries(INCUMBENT_NODE_COMMANDS)) {
+    node
+      .command(word, { hidden: true })
+      .allowUnknownOption()
+      .allowExcessArguments()
+      .action(() => {
+        throw invalidInput(`there is no \`nodereg node ${word}\`: ${ours} is a command of its own`, `run \`nodereg ${ours}\` with the same options (\`nodereg ${ours} --help\` lists them)`);
+      });
+  }
+
   const update = node
     .command('update <nodeId>')
     .description("update a node's metadata: only the fields given change; an empty value clears a field")
-    .option('--publisher <id>', "the node's publisher (default: the node's own, else [tool.nodereg] publisher of ./pyproject.toml)");
+    .option('--publisher <id>', "the node's publisher (default: the node's own, else the one ./pyproject.toml names)");
   for (const { option } of UPDATE_FIELDS) update.addOption(option);
   examples(
     update

@@ -57,7 +57,7 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--skip-existing', 'a version already published with the same archive is success (exit 0); with another archive, or withdrawn (deleted), it is exit 3')
     .option('--changelog <text>', 'changelog of this version (else env NODEREG_CHANGELOG)')
     .option('--changelog-file <file>', 'read the changelog from a file (- for stdin)')
-    .option('--publisher <id>', 'publisher id (overrides [tool.nodereg] publisher)')
+    .option('--publisher <id>', 'publisher id (overrides [tool.nodereg] publisher and [tool.comfy] PublisherId)')
     .option('--create-publisher', 'create the publisher first if it does not exist (needs a user token)')
     .option('--max-size <size>', `fail when the archive is larger (default ${formatSize(DEFAULT_MAX_ARCHIVE)})`)
     .addOption(failOnOption(program))

@@ -9,7 +9,7 @@ import type { Ctx } from '../context.js';
 import { invalidInput, toCliError } from '../errors.js';
 import { fields, statusText } from '../format.js';
 import { relativeTime, table } from '../output.js';
-import { checkPublisherId, given, precheck, textOption } from '../resolve.js';
+import { checkPublisherId, given, manifestPublisher, precheck, textOption } from '../resolve.js';
 import { examples } from './index.js';
 
 interface ProfileOptions {
@@ -66,7 +66,11 @@ export function register(program: Command, ctx: Ctx): void {
         throw toCliError(error, { 409: `the id ${id} is taken: choose another, or see it with \`nodereg publisher show ${id}\`` });
       });
       ctx.out.result(created, `created publisher ${created.id}${created.name ? ` (${created.name})` : ''}`);
-      if (!ctx.out.json) ctx.out.hint(`publish with \`nodereg publish\` (set [tool.nodereg] publisher = "${created.id}" in pyproject.toml)`);
+      if (!ctx.out.json) {
+        // A pyproject.toml that names it already ([tool.comfy] PublisherId of the incumbent's too) needs no edit.
+        const named = (await manifestPublisher().catch(() => undefined)) === created.id;
+        ctx.out.hint(named ? 'publish with `nodereg publish` (pyproject.toml names this publisher)' : `publish with \`nodereg publish --publisher ${created.id}\`, or set [tool.nodereg] publisher = "${created.id}" in pyproject.toml`);
+      }
     }),
     ['nodereg publisher create acme --name "Acme Nodes"', 'nodereg publisher create acme --name Acme --website https://acme.example'],
   );

@@ -26,7 +26,7 @@ export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('validate [dir]')
     .description("check pyproject.toml and the file set as the registry would, every problem at once (exit 2), and the archive's size as pack checks it; when the registry answers, also against its archive limits")
-    .option('--publisher <id>', 'publisher id (overrides [tool.nodereg] publisher)')
+    .option('--publisher <id>', 'publisher id (overrides [tool.nodereg] publisher and [tool.comfy] PublisherId)')
     .option('--changelog <text>', 'changelog of the version, checked like publish does')
     .option('--changelog-file <file>', 'read the changelog from a file (- for stdin)')
     .addOption(failOnOption(program))

@@ -1,0 +1,185 @@
+// A publisher who used the incumbent client switches to nodereg on a fresh machine: the repository as
+// its `comfy node init` and publish workflow left it, what they type from habit, and the mistakes of a
+// first run. The spawned binary with stdout a pipe, against a real registry; the rules in-process.
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../cli/in-process.js';
+import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { committedRepo, writeTree } from '../package/fixtures.js';
+import { createPat, createUser, type TestUser } from '../server/fixtures.js';
+
+// As `comfy node init` writes it (description left empty), with the publisher's id filled in.
+const PYPROJECT = `[project]
+name = "comfyui-portrait-relight"
+description = ""
+version = "1.0.0"
+license = { file = "LICENSE" }
+dependencies = ["numpy>=1.26"]
+
+[project.urls]
+Repository = "https://example.org/ada/comfyui-portrait-relight"
+#  Used by Comfy Registry https://comfyregistry.org
+
+[tool.comfy]
+PublisherId = "ada"
+DisplayName = "Portrait Relight"
+Icon = ""
+includes = []
+requires-comfyui = ">=0.3.0"
+`;
+
+const WORKFLOW = `name: Publish to Comfy registry
+on:
+  workflow_dispatch:
+  push:
+    branches: [main]
+    paths: ["pyproject.toml"]
+jobs:
+  publish-node:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: Comfy-Org/publish-node-action@v1
+        with:
+          personal_access_token: \${{ secrets.REGISTRY_ACCESS_TOKEN }}
+`;
+
+const repo = () =>
+  committedRepo({
+    'pyproject.toml': PYPROJECT,
+    '.gitignore': '__pycache__/\n*.pyc\n.venv/\nnode.zip\n',
+    '.github/workflows/publish.yml': WORKFLOW,
+    LICENSE: 'MIT License\n',
+    'README.md': '# Portrait Relight\n',
+    'requirements.txt': 'numpy>=1.26\n',
+    '__init__.py': 'from .nodes.relight import RelightPortrait\n\nNODE_CLASS_MAPPINGS = {"RelightPortrait": RelightPortrait}\nWEB_DIRECTORY = "./web"\n',
+    'nodes/__init__.py': '',
+    'nodes/relight.py': 'class RelightPortrait:\n    FUNCTION = "relight"\n',
+    'web/js/relight.js': 'app.registerExtension({ name: "ada.relight" });\n',
+  });
+
+let server: TestServer;
+let ada: TestUser;
+
+beforeAll(async () => {
+  server = await startServer();
+  ada = await createUser(server, 'ada');
+});
+afterAll(() => server.close());
+
+describe('habits of the incumbent client', () => {
+  it('`nodereg node publish|validate|pack|init|scaffold` exits 2 naming the command that does it, and never prints the token', async () => {
+    const cases: [string, string][] = [['publish', 'publish'], ['validate', 'validate'], ['pack', 'pack'], ['init', 'init'], ['scaffold', 'init']];
+    for (const [typed, ours] of cases) {
+      const result = await runCli(['node', typed, '--token', 'nrg_pat_pastedsecret']);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`error: there is no \`nodereg node ${typed}\`: ${ours} is a command of its own\nhint: run \`nodereg ${ours}\` with the same options`);
+      expect(result.stdout + result.stderr).not.toContain('pastedsecret');
+    }
+    const json = await runCli(['--json', 'node', 'publish']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toEqual({ error: expect.objectContaining({ code: 'invalid_input', message: 'there is no `nodereg node publish`: publish is a command of its own' }) });
+    // not offered where commands are listed
+    expect((await runCli(['node', '--help'])).stdout).not.toMatch(/publish|scaffold/);
+  });
+
+  it('publish --token with the access token, as `comfy node publish --token` takes it: published, warned about the empty description; again: exit 3; --skip-existing: 0', async () => {
+    const root = repo();
+    const created = await runCli(['publisher', 'create', 'ada', '--name', 'Ada'], { cwd: root, env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: ada.token } });
+    expect(created.code, created.stderr).toBe(0);
+    // [tool.comfy] PublisherId names it already: nothing to edit
+    expect(created.stderr).toContain('hint: publish with `nodereg publish` (pyproject.toml names this publisher)');
+    const pat = await createPat(server, ada, 'ada');
+    const env = { NODEREG_REGISTRY: server.url };
+
+    const first = await runCli(['publish', '--token', pat, '--json'], { cwd: root, env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ publisher_id: 'ada', node_id: 'comfyui-portrait-relight', version: '1.0.0', files: 10 });
+    expect(first.stderr).toContain('warning: [project] description is empty: the node shows no description in search and on its page; add description = "what the node does" to [project]');
+
+    const again = await runCli(['publish', '--token', pat], { cwd: root, env });
+    expect(again.code).toBe(3);
+    expect(again.stderr).toContain('is already published');
+    expect((await runCli(['publish', '--token', pat, '--skip-existing'], { cwd: root, env })).code).toBe(0);
+  });
+
+  it('publisher create elsewhere: the hint gives --publisher first, then the key to set', async () => {
+    const created = await runCli(['publisher', 'create', 'bea'], { cwd: tempDir(), env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: ada.token } });
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stderr).toContain('hint: publish with `nodereg publish --publisher bea`, or set [tool.nodereg] publisher = "bea" in pyproject.toml');
+  });
+});
+
+describe('run from a subdirectory of the repository', () => {
+  it('validate, pack and publish --dry-run use the nearest pyproject.toml above, and say so', async () => {
+    const root = repo();
+    const sub = join(root, 'web', 'js');
+    const validated = await runCli(['validate', '--offline'], { cwd: sub });
+    expect(validated.code, validated.stderr).toBe(0);
+    expect(validated.stderr).toContain(`using the project in ${root} (no pyproject.toml here; the nearest one above)`);
+    expect(validated.stdout).toContain('comfyui-portrait-relight 1.0.0 (publisher ada)');
+
+    const dry = await runCli(['publish', '--dry-run', '--json'], { cwd: join(root, 'nodes') });
+    expect(dry.code, dry.stderr).toBe(0);
+    const doc = JSON.parse(dry.stdout);
+    expect(doc.file_list.map((f: { path: string }) => f.path)).toEqual(expect.arrayContaining(['__init__.py', 'nodes/relight.py', 'pyproject.toml', 'web/js/relight.js']));
+
+    const packed = await runCli(['pack'], { cwd: sub });
+    expect(packed.code, packed.stderr).toBe(0);
+    expect(existsSync(join(sub, 'comfyui-portrait-relight-1.0.0.zip'))).toBe(true); // where pack was run, as README says
+  });
+
+  it('outside a git work tree, or beyond its root, no pyproject.toml above is taken', async () => {
+    const plain = writeTree(tempDir(), { 'pyproject.toml': PYPROJECT, 'nodes/relight.py': '' });
+    const outside = await runCli(['validate', '--offline'], { cwd: join(plain, 'nodes') });
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toContain(`pyproject.toml: not found in ${join(plain, 'nodes')}`);
+
+    // a repository inside a directory that has a pyproject.toml: the search stops at the repository's root
+    const root = repo();
+    const inner = committedRepo({ 'README.md': '# inner\n', 'src/a.py': '' });
+    const nested = join(root, 'vendor');
+    mkdirSync(nested);
+    const moved = join(nested, 'inner');
+    renameSync(inner, moved);
+    const beyond = await runCli(['validate', '--offline'], { cwd: join(moved, 'src') });
+    expect(beyond.code).toBe(2);
+    expect(beyond.stderr).toContain(`pyproject.toml: not found in ${join(moved, 'src')}`);
+  });
+});
+
+describe('a registry URL written without its scheme (in-process)', () => {
+  it.each([
+    ['127.0.0.1:4911/', 'http://127.0.0.1:4911/'],
+    ['localhost', 'http://localhost'],
+    ['registry.example.com', 'https://registry.example.com'],
+    ['registry.example.com:8443/api', 'http://registry.example.com:8443/api'],
+  ])('%s: exit 2, the hint writes it whole as %s', async (typed, whole) => {
+    const result = await runInProcess(['node', 'show', 'x', '--registry', typed]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`error: --registry "${typed}" is not an http:// or https:// URL\nhint: write it whole, such as ${whole}\n`);
+  });
+});
+
+describe('https:// for a registry that speaks http (in-process)', () => {
+  it('exit 1, and the hint gives the http:// URL to write instead of "is the registry running?"', async () => {
+    const typed = server.url.replace('http:', 'https:');
+    const result = await runInProcess(['node', 'show', 'x', '--registry', `${typed}/`]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`hint: the server there speaks http, not https (as \`nodereg serve\` does): write ${server.url} in --registry or NODEREG_REGISTRY\n`);
+  });
+});
+
+describe('a profile token for another spelling of the registry (in-process)', () => {
+  it('localhost for 127.0.0.1: exit 4, the hint says the profile holds a token for the URL it was saved for', async () => {
+    const home = tempDir('nodereg-home-');
+    const login = await runInProcess(['login', '--no-input', '--registry', server.url], { home, input: `${ada.token}\n` });
+    expect(login.code, login.stderr).toBe(0);
+    const other = server.url.replace('127.0.0.1', 'localhost');
+    const result = await runInProcess(['whoami'], { home, env: { NODEREG_REGISTRY: other } });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain(`error: no token for ${other}\nhint: profile "default" holds a token for ${server.url}, which is only sent there: use that URL, or set NODEREG_TOKEN=<token>, pass --token <token>, or run \`nodereg login --registry ${other}\``);
+    expect(result.stderr).not.toContain(ada.token);
+  });
+});
