@@ -2,7 +2,7 @@
 // file set, the human listing (grouped by file, with the line of code), and the --fail-on decision.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { atLeast, DEFAULT_SCAN_FAIL_ON, SCAN_SEVERITIES } from '../contract/limits.js';
+import { atLeast, DEFAULT_SCAN_FAIL_ON, SCAN_MAX_FINDINGS_PER_RULE, SCAN_MAX_REPORTED_FINDINGS, SCAN_SEVERITIES } from '../contract/limits.js';
 import type { Finding, ScanReport, ScanSeverity } from '../contract/scan.js';
 import type { Project } from '../package/project.js';
 import { CliError, EXIT } from './errors.js';
@@ -31,8 +31,13 @@ export function findingsSummary(report: ScanReport): string {
   const counts = [...SCAN_SEVERITIES].reverse().map((s) => [s, shown.filter((f) => f.severity === s).length] as const).filter(([, n]) => n);
   const by = counts.length ? ` (${counts.map(([s, n]) => `${n} ${s}`).join(', ')})` : '';
   const suppressed = report.suppressed ? `, ${report.suppressed} suppressed` : '';
-  return `${shown.length ? plural(shown.length, 'finding') : 'no findings'}${by} in ${plural(report.files, 'file')}${suppressed}`;
+  const more = report.omitted ? `, and ${report.omitted} more not listed (the ${SCAN_MAX_REPORTED_FINDINGS} most severe are)` : '';
+  return `${shown.length ? plural(shown.length, 'finding') : 'no findings'}${by} in ${plural(report.files, 'file')}${suppressed}${more}`;
 }
+
+/** "many.py: the scan stopped looking for dynamic-execution after 100 findings; there may be more". */
+const stoppedLines = (report: ScanReport) =>
+  (report.stopped ?? []).map(({ file, rule }) => `${file}: the scan stopped looking for ${rule} after ${SCAN_MAX_FINDINGS_PER_RULE} findings; there may be more`);
 
 const SEVERITY_COLOUR: Record<ScanSeverity, Parameters<Output['style']>[0]> = {
   info: 'gray', low: 'cyan', medium: 'yellow', high: 'red', critical: 'magenta',
@@ -50,7 +55,7 @@ export function findingsText(out: Output, report: ScanReport, files: Pick<Projec
       } catch {
         // the file went away since the scan: no line to show
       }
-      lines.set(file, text.split(/\r?\n/));
+      lines.set(file, text.split(/\r\n|\r|\n/)); // lines as the scan counts them (asRead)
     }
     return (lines.get(file)![line - 1] ?? '').trim().slice(0, 160);
   };
@@ -66,13 +71,21 @@ export function findingsText(out: Output, report: ScanReport, files: Pick<Projec
     parts.push(`      ${out.style('dim', `hint: ${f.hint}`)}`);
   }
   for (const skipped of report.skipped ?? []) parts.push(`${skipped.file}: ${skipped.reason}`);
+  parts.push(...stoppedLines(report));
   parts.push(`${parts.length ? '\n' : ''}${findingsSummary(report)}`);
   return parts.join('\n');
 }
 
+/** The error lists this many findings, and counts the others (`nodereg scan` lists them). */
+const ERROR_LISTS = 20;
+
 /** The error of validate and publish when findings reach --fail-on. */
 export function findingsError(stopping: Finding[], failOn: ScanSeverity, acceptFlag: boolean): CliError {
-  const list = stopping.map((f) => `  ${f.file}:${f.line}  ${f.severity}  ${f.rule}: ${f.message}`).join('\n');
+  const list = stopping
+    .slice(0, ERROR_LISTS)
+    .map((f) => `  ${f.file}:${f.line}  ${f.severity}  ${f.rule}: ${f.message}`)
+    .concat(stopping.length > ERROR_LISTS ? [`  and ${stopping.length - ERROR_LISTS} more`] : [])
+    .join('\n');
   return new CliError(
     `the scan found ${plural(stopping.length, 'finding')} at or above ${failOn}:\n${list}`,
     EXIT.invalid,

@@ -233,6 +233,12 @@ export const SCAN_MODES = ['flag', 'warn', 'off'] as const;
 export const SCAN_FLAG_AT = 'high';
 /** Files larger than this are not parsed; they are listed as skipped. */
 export const SCAN_MAX_FILE_BYTES = 4 * MiB;
+/**
+ * On the registry a skipped file up to this size is still read for the names the rules look for (the
+ * text gate, a few ms per MiB): one that names none has no findings; one that does flags the version
+ * for review, as does a larger one (it is not read at all).
+ */
+export const SCAN_GATE_MAX_BYTES = 64 * MiB;
 /** How long the registry's scan of an upload may run before the registry answers the upload anyway. */
 export const SCAN_TIMEOUT_MS = 10 * 60_000;
 /** How long a client waits for the answer to an upload after its last byte: the scan's time, and a minute to check and store. */
@@ -248,8 +254,16 @@ export const UPLOAD_IDLE_TIMEOUT_MS = 30_000;
  */
 export const SCAN_QUEUE_MAX = 64;
 export const SCAN_QUEUE_RETRY_AFTER_S = 5;
-/** At most this many findings are kept per version (the first, in file and line order); the count says how many there were. */
+/** At most this many findings are kept per version, the most severe first. */
 export const SCAN_MAX_KEPT_FINDINGS = 200;
+/**
+ * The scan lists at most this many findings of one rule in one file, then stops looking for that rule
+ * there: a file of 270,000 `eval(x)` lines cost 1.3 GB and 8 s in the CLI, and ran the registry's worker
+ * out of memory. One finding already decides; the rest add nothing a reader can act on.
+ */
+export const SCAN_MAX_FINDINGS_PER_RULE = 100;
+/** A scan report lists at most this many findings, the most severe first; it counts the others (`omitted`). */
+export const SCAN_MAX_REPORTED_FINDINGS = 1000;
 /**
  * How long the client keeps retrying an idempotent request (and an upload) while the registry looks
  * like it is restarting: a connection refused or reset, or 502, 503, 504 (a proxy in front of it).

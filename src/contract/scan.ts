@@ -25,7 +25,12 @@ export const Finding = z.looseObject({
 export type Finding = z.infer<typeof Finding>;
 
 /** A file the scanner did not parse, and why. */
-export const SkippedFile = z.object({ file: z.string(), reason: z.string() });
+export const SkippedFile = z.object({
+  file: z.string(),
+  reason: z.string(),
+  /** (registry) The rules whose names its text holds, when it was read for them: it may hold their findings. */
+  rules: z.array(z.enum(SCAN_RULE_IDS)).optional(),
+});
 export type SkippedFile = z.infer<typeof SkippedFile>;
 
 /** `nodereg scan --json`. */
@@ -36,5 +41,9 @@ export const ScanReport = z.object({
   /** How many findings a suppression comment covers. */
   suppressed: z.number().int(),
   skipped: z.array(SkippedFile).optional(),
+  /** Findings found but not listed: past SCAN_MAX_REPORTED_FINDINGS (the most severe are listed). */
+  omitted: z.number().int().optional(),
+  /** Where the scan stopped looking for a rule after SCAN_MAX_FINDINGS_PER_RULE findings of it: there may be more. */
+  stopped: z.array(z.object({ file: z.string(), rule: z.enum(SCAN_RULE_IDS) })).optional(),
 });
 export type ScanReport = z.infer<typeof ScanReport>;

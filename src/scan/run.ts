@@ -4,10 +4,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { SCAN_MAX_FILE_BYTES } from '../contract/limits.js';
+import { SCAN_MAX_FILE_BYTES, SCAN_MAX_REPORTED_FINDINGS, SCAN_SEVERITIES } from '../contract/limits.js';
 import type { Finding, ScanReport, SkippedFile } from '../contract/scan.js';
 import { languageOf } from './languages.js';
-import { admittedRules, Scanner, type ScanTextOptions } from './scanner.js';
+import { admittedRules, Scanner, type FileScan, type ScanTextOptions } from './scanner.js';
 
 export interface ScanInput {
   /** The name in the archive: relative to the root, `/`-separated. */
@@ -57,6 +57,58 @@ export interface PartialReport {
   skipped: SkippedFile[];
   /** Files given. */
   files: number;
+  /** Suppressed findings in `findings` and beyond them. */
+  suppressed: number;
+  /** Findings found but not in `findings` (ScanReport.omitted). */
+  omitted: number;
+  stopped: NonNullable<ScanReport['stopped']>;
+}
+
+const SEVERITY_RANK = new Map(SCAN_SEVERITIES.map((s, i) => [s, i]));
+/** The most severe first, unsuppressed before suppressed, then in file, line and column order. */
+const byWeight = (a: Finding, b: Finding) =>
+  SEVERITY_RANK.get(b.severity)! - SEVERITY_RANK.get(a.severity)! || Number(Boolean(a.suppressed)) - Number(Boolean(b.suppressed)) || inFileOrder(a, b);
+const inFileOrder = (a: Finding, b: Finding) =>
+  a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule);
+
+/**
+ * Findings as files are scanned, at most SCAN_MAX_REPORTED_FINDINGS of them kept (the most severe, so a
+ * high finding is never dropped for a lower one), the others counted: memory stays bounded however
+ * many files find how much.
+ */
+export class Tally {
+  findings: Finding[] = [];
+  suppressed = 0;
+  omitted = 0;
+  stopped: NonNullable<ScanReport['stopped']> = [];
+
+  add(file: string, scan: FileScan): void {
+    for (const finding of scan.findings) this.findings.push(finding);
+    this.suppressed += scan.findings.filter((f) => f.suppressed).length + scan.omitted;
+    this.omitted += scan.omitted;
+    for (const rule of scan.stopped) this.stopped.push({ file, rule });
+    if (this.findings.length >= 2 * SCAN_MAX_REPORTED_FINDINGS) this.trim();
+  }
+
+  merge(part: PartialReport): void {
+    this.findings.push(...part.findings);
+    this.suppressed += part.suppressed;
+    this.omitted += part.omitted;
+    this.stopped.push(...part.stopped);
+    this.trim();
+  }
+
+  trim(): void {
+    if (this.findings.length <= SCAN_MAX_REPORTED_FINDINGS) return;
+    this.findings.sort(byWeight);
+    this.omitted += this.findings.length - SCAN_MAX_REPORTED_FINDINGS;
+    this.findings.length = SCAN_MAX_REPORTED_FINDINGS;
+  }
+
+  report(skipped: SkippedFile[], files: number): PartialReport {
+    this.trim();
+    return { findings: this.findings, skipped, files, suppressed: this.suppressed, omitted: this.omitted, stopped: this.stopped };
+  }
 }
 
 /** Below this many bytes of source a worker costs more than it saves. */
@@ -75,22 +127,22 @@ export const tooLarge = (file: string, size: number): SkippedFile => ({
  * Scans one file's text: the parser (WebAssembly) is loaded only once a file's text admits a rule, so
  * a small node whose files name nothing risky costs its reads and a few regular expressions.
  */
-export async function scanOne(path: string, text: string, options: ScanTextOptions): Promise<Finding[]> {
+export async function scanOne(path: string, text: string, options: ScanTextOptions): Promise<FileScan> {
   const admitted = admittedRules(path, text);
-  if (!admitted.length) return [];
-  return (await scanner()).scanText(path, text, options, admitted);
+  if (!admitted.length) return { findings: [], stopped: [], omitted: 0 };
+  return (await scanner()).scanFile(path, text, options, admitted);
 }
 
 /** Scans files read from disk, in this thread: all of them, or those it takes from `next`. */
 export async function scanFilesHere(files: { path: string; abs: string }[], options: ScanTextOptions, next?: SharedArrayBuffer): Promise<PartialReport> {
-  const findings: Finding[] = [];
+  const tally = new Tally();
   const counter = next && new Int32Array(next);
   for (let i = 0; i < files.length; i++) {
     const file = files[counter ? Atomics.add(counter, 0, 1) : i];
     if (!file) break;
-    findings.push(...(await scanOne(file.path, readFileSync(file.abs, 'utf8'), options)));
+    tally.add(file.path, await scanOne(file.path, readFileSync(file.abs, 'utf8'), options));
   }
-  return { findings, skipped: [], files: files.length };
+  return tally.report([], files.length);
 }
 
 /**
@@ -177,10 +229,19 @@ export class ScanWorker {
 
 /** The report of several partial ones: findings in file, line and column order. */
 export function mergeReports(parts: PartialReport[], files: number): ScanReport {
-  const findings = parts.flatMap((p) => p.findings);
-  findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule)));
+  const tally = new Tally();
+  for (const part of parts) tally.merge(part);
+  const findings = tally.findings.sort(inFileOrder);
   const skipped = parts.flatMap((p) => p.skipped);
-  return { findings, files, suppressed: findings.filter((f) => f.suppressed).length, ...(skipped.length ? { skipped } : {}) };
+  const { suppressed, omitted, stopped } = tally;
+  return {
+    findings,
+    files,
+    suppressed,
+    ...(skipped.length ? { skipped } : {}),
+    ...(omitted ? { omitted } : {}),
+    ...(stopped.length ? { stopped: stopped.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.rule.localeCompare(b.rule))) } : {}),
+  };
 }
 
 /**
@@ -208,7 +269,7 @@ export async function scanFiles(files: readonly ScanInput[], options: ScanTextOp
     const next = new SharedArrayBuffer(4);
     parts = await Promise.all(Array.from({ length: threads }, () => inWorker({ kind: 'files', files: queue, options: textOptions, next })));
   }
-  return mergeReports([...parts, { findings: [], skipped, files: 0 }], files.length);
+  return mergeReports([...parts, { ...new Tally().report(skipped, 0) }], files.length);
 }
 
 /**
@@ -226,5 +287,8 @@ export async function scanArchive(worker: ScanWorker, zip: string, entries: Arch
     return { ...entry, at: at - data.length };
   });
   const part = await worker.run({ kind: 'entries', zip, entries: sent, options: { server: options.server }, texts: texts.buffer }, [texts.buffer]);
+  // The parser's WebAssembly memory grows with the largest file it parsed and never shrinks (a 4 MiB
+  // file left the server at ~1 GB): a worker that read a large file is ended, the next job starts anew.
+  if (entries.some((entry) => entry.size > IN_THREAD_BYTES)) await worker.stop();
   return mergeReports([part], part.files);
 }

@@ -3,9 +3,10 @@
 // Under `--scan flag` a version with an unsuppressed finding of high or above becomes Flagged, with a
 // one-line reason; under `warn` the findings are only kept.
 import { availableParallelism } from 'node:os';
-import { atLeast, SCAN_FLAG_AT, SCAN_MAX_KEPT_FINDINGS, SCAN_QUEUE_MAX, SCAN_QUEUE_RETRY_AFTER_S, SCAN_SEVERITIES, SCAN_TIMEOUT_MS, type SCAN_MODES } from '../contract/limits.js';
-import type { Finding } from '../contract/scan.js';
+import { atLeast, SCAN_FLAG_AT, SCAN_MAX_FILE_BYTES, SCAN_MAX_KEPT_FINDINGS, SCAN_QUEUE_MAX, SCAN_QUEUE_RETRY_AFTER_S, SCAN_SEVERITIES, SCAN_TIMEOUT_MS, type SCAN_MODES } from '../contract/limits.js';
+import type { Finding, ScanReport } from '../contract/scan.js';
 import { scanArchive, ScanTimeout, ScanWorker, type ArchiveEntry } from '../scan/run.js';
+import { rules } from '../scan/rules/index.js';
 import { admittedRules } from '../scan/scanner.js';
 import { HttpError } from './errors.js';
 import { turnsEvery } from './turns.js';
@@ -55,10 +56,13 @@ function limiter(limit: number, queueMax: number) {
   return { run, full };
 }
 
-/** "dynamic-execution at nodes/run.py:7, runtime-install at nodes/run.py:4 (and 3 more)". */
-export function flagReason(stopping: Finding[]): string {
+/**
+ * "dynamic-execution at nodes/run.py:7, runtime-install at nodes/run.py:4 (and 3 more)"; "at least" when
+ * the scan stopped counting (ScanReport.stopped, omitted).
+ */
+export function flagReason(stopping: Finding[], counted = true): string {
   const shown = stopping.slice(0, 2).map((f) => `${f.rule} at ${f.file}:${f.line}`).join(', ');
-  const more = stopping.length > 2 ? ` (and ${stopping.length - 2} more)` : '';
+  const more = stopping.length > 2 ? ` (and ${counted ? '' : 'at least '}${stopping.length - 2} more)` : '';
   return `scan: ${shown}${more}`.slice(0, 1000);
 }
 
@@ -83,6 +87,7 @@ async function firstAdmitting(entries: ArchiveEntry[]): Promise<number> {
   return -1;
 }
 
+const SEVERITY_OF = new Map(rules.map((rule) => [rule.id, rule.severity]));
 const bySeverity = (a: Finding, b: Finding) => SCAN_SEVERITIES.indexOf(b.severity) - SCAN_SEVERITIES.indexOf(a.severity);
 
 export interface UploadScanner {
@@ -122,9 +127,9 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void,
     }
     // refused here, not below: a full queue is no failed scan, and the upload may be sent again
     if (queue.full()) throw scanQueueFull();
-    let findings: Finding[];
+    let report: ScanReport;
     try {
-      findings = (await withWorker((worker) => scanArchive(worker, zipPath, toScan, { server: true }))).findings;
+      report = await withWorker((worker) => scanArchive(worker, zipPath, toScan, { server: true }));
     } catch (error) {
       // A crash or a timeout: the upload stands and the server goes on (the worker is replaced on the next
       // scan). Nothing is known of the archive, so no findings are kept; under `flag` an admin must look.
@@ -133,9 +138,17 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void,
       const why = error instanceof ScanTimeout ? error.message : 'the scanner stopped';
       return { flag: mode === 'flag' ? `scan: could not finish (${why}); an admin must review it` : undefined };
     }
+    const { findings, omitted, stopped } = report;
     const stopping = findings.filter((f) => !f.suppressed && atLeast(f.severity, SCAN_FLAG_AT));
     const kept = [...findings].sort(bySeverity).slice(0, SCAN_MAX_KEPT_FINDINGS);
-    return { findings: kept, flag: mode === 'flag' && stopping.length ? flagReason(stopping) : undefined };
+    // a file too large to parse that names what a flagging rule looks for (or too large to read) may hide one
+    const unread = (report.skipped ?? []).filter((s) => !s.rules || s.rules.some((id) => atLeast(SEVERITY_OF.get(id)!, SCAN_FLAG_AT)));
+    const flag = stopping.length
+      ? flagReason(stopping, !omitted && !stopped)
+      : unread.length
+        ? `scan: could not scan ${unread[0].file} (over ${SCAN_MAX_FILE_BYTES} bytes)${unread[0].rules ? `, which names what ${unread[0].rules.join(', ')} ${unread[0].rules.length > 1 ? 'look' : 'looks'} for` : ''}; an admin must review it`.slice(0, 1000)
+        : undefined;
+    return { findings: kept, flag: mode === 'flag' ? flag : undefined };
   };
   return { scan, full: () => mode !== 'off' && queue.full(), close };
 }

@@ -73,6 +73,23 @@ describe('nodereg scan', () => {
     expect(validated.stderr).toMatch(/deep\.py:1 +high +dynamic-execution/);
   });
 
+  it('a file of more findings of one rule than the scan lists: the first 100, and where it stopped looking (it listed every one: 270,000 took 8 s and 1.3 GB)', async () => {
+    const dir = writeTree(tempDir(), {
+      'pyproject.toml': '[project]\nname = "many"\nversion = "1.0.0"\ndescription = "d"\n[tool.nodereg]\npublisher = "ada"\n',
+      'many.py': 'eval(x)\n'.repeat(150),
+    });
+    const json = await runCli(['scan', dir, '--json']);
+    expect(json.code, json.stderr).toBe(1);
+    const report = JSON.parse(json.stdout);
+    expect(report.findings).toHaveLength(100);
+    expect(report.stopped).toEqual([{ file: 'many.py', rule: 'dynamic-execution' }]);
+    const human = await runCli(['scan', dir]);
+    expect(human.stdout).toMatch(/many\.py: the scan stopped looking for dynamic-execution after 100 findings; there may be more\n\n100 findings \(100 high\) in 2 files\n$/);
+    const validated = await runCli(['validate', dir, '--offline']);
+    expect(validated.code).toBe(2);
+    expect(validated.stderr).toContain('  and 80 more');
+  });
+
   it('the human output groups findings by file and shows the line of code', async () => {
     const result = await runCli(['scan', nodeDir()]);
     expect(result.code).toBe(1);

@@ -168,13 +168,15 @@ describe('requires', () => {
     expect(admitted('evaluate(x); my_exec = 1; sys_path = 2\n')).toEqual([]);
     expect(admitted('import sys\n')).toEqual(['environment-manipulation']);
     expect(admitted('p = "/usr/lib/python3/site-packages"\n')).toEqual(['environment-manipulation']);
-    expect(admitted('eval(x)\n')).toEqual(['dynamic-execution', 'obfuscation']);
+    // obfuscation holds a decoder in every match: eval alone does not admit it
+    expect(admitted('eval(x)\n')).toEqual(['dynamic-execution']);
+    expect(admitted('exec(zlib.decompress(p))\n')).toEqual(['dynamic-execution', 'obfuscation']);
     expect(admitted(`x = "${'QUJD'.repeat(300)}"\n`)).toEqual(['obfuscation']);
     expect(admitted('u = "stratum+TCP://pool.example.invalid:1"\n')).toEqual(['prohibited-string']);
   });
 
   it("a rule's places from names, text and its own search, in order: every statement that holds one is queried", () => {
-    // obfuscation: names (eval, exec, compile) in many statements, its own search (long runs) in between
+    // obfuscation: names (the decoders) in many statements, its own search (long runs) in between
     const blob = 'QUJD'.repeat(300);
     const parts: string[] = [];
     for (let i = 0; i < 30; i++) parts.push(i % 10 === 5 ? `B${i} = "${blob}"\n` : i % 7 === 3 ? `exec(base64.b64decode(p${i}))\n` : `compile_${i} = eval_${i} = ${i}\n`);

@@ -6,7 +6,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCAN_QUEUE_RETRY_AFTER_S } from '../../src/contract/limits.js';
+import { SCAN_MAX_FINDINGS_PER_RULE, SCAN_QUEUE_RETRY_AFTER_S } from '../../src/contract/limits.js';
 import { MemoryBudget, UPLOAD_MEMORY, validateZip } from '../../src/server/archives/validate-zip.js';
 import { scanArchive, ScanWorker } from '../../src/scan/run.js';
 import { createUploadScanner } from '../../src/server/scan-upload.js';
@@ -76,6 +76,16 @@ describe('--scan flag (the default)', () => {
     expect(uploaded).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: command-injection at run.py:5' });
     expect(uploaded.findings).toEqual([expect.objectContaining({ rule: 'command-injection', reason: 'cmd comes from our own list' })]);
     expect(uploaded.findings[0].suppressed).toBeUndefined();
+  });
+
+  it('a file too large to parse that names what a high rule looks for is Flagged for review (padded past 4 MiB, its os.system passed: Active); one that names nothing is Active', async () => {
+    const padded = await publishArchive(server, owner, 'padded', '1.0.0', { 'big.py': `import os\nos.system(cmd)\n${'#'.repeat(5 * 1024 * 1024)}\n` });
+    expect(padded).toMatchObject({
+      status: 'NodeVersionStatusFlagged',
+      status_reason: 'scan: could not scan big.py (over 4194304 bytes), which names what dynamic-execution, command-injection look for; an admin must review it',
+    });
+    const table = await publishArchive(server, owner, 'table', '1.0.0', { 'table.py': `TABLE = [${'12345, '.repeat(800_000)}]\n` });
+    expect(table.status).toBe('NodeVersionStatusActive');
   });
 
   it('medium findings alone, or none: Active, the findings kept', async () => {
@@ -182,7 +192,7 @@ describe('a scan that crashes or times out', () => {
     try {
       const owner = await createUser(server);
       await createPublisher(server, owner, 'acme');
-      // 100,000 findings in one file: more objects than a 12 MiB heap holds
+      // 100,000 findings in one file: its text and one query piece's matches are more than a 12 MiB heap holds
       const crashing = await publishArchive(server, owner, 'heavy', '1.0.0', { 'run.py': 'eval(x)\n'.repeat(100_000) });
       expect(crashing).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: could not finish (the scanner stopped); an admin must review it' });
       expect(crashing.findings).toBeUndefined();
@@ -195,6 +205,22 @@ describe('a scan that crashes or times out', () => {
       await server.close();
     }
   });
+
+  it('a file of 270,000 findings is Flagged with its finding, 100 of them kept, the reason says "at least" (the upload took 9.7 s and 1.1 GB; every finding went through the worker)', async () => {
+    const server = await startServer({ scanLimits: { timeoutMs: 120_000 } });
+    try {
+      const owner = await createUser(server);
+      await createPublisher(server, owner, 'acme');
+      const uploaded = await publishArchive(server, owner, 'many', '1.0.0', { 'many.py': 'eval(x)\n'.repeat(270_000), 'ok.py': 'import os\nos.system(cmd)\n' });
+      expect(uploaded).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: dynamic-execution at many.py:1, dynamic-execution at many.py:2 (and at least 99 more)' });
+      expect(uploaded.findings).toHaveLength(SCAN_MAX_FINDINGS_PER_RULE + 1);
+      // the other file's high finding is kept too, however many the first file has
+      expect(uploaded.findings.filter((f: { file: string }) => f.file === 'ok.py')).toHaveLength(1);
+      await healthy(server);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
 
   it('files that do not parse (250 KiB of open brackets, 25,600 unclosed calls) are scanned within a 30 s limit: they held a worker for minutes', async () => {
     const server = await startServer({ scanLimits: { timeoutMs: 30_000 } });
@@ -300,6 +326,28 @@ describe('the scan queue', () => {
       expect((rss[2] - rss[0]) / 1024 / 1024, `server RSS after each round: ${rss.map((r) => Math.round(r / 1024 / 1024)).join(', ')} MiB`).toBeLessThan(16);
       // nothing was stored for the refused uploads: the version still waits for its archive
       expect((await client(server).get('/nodes/flood/versions/1.0.0', { token: owner.token })).body).toMatchObject({ status: 'NodeVersionStatusPending' });
+    } finally {
+      await child.kill();
+    }
+  }, 120_000);
+});
+
+describe('the scan worker\'s memory', () => {
+  it('is given back after a large file: the parser\'s WebAssembly memory never shrinks, so its worker is ended (the server stayed at ~970 MB after one 4 MiB file)', async () => {
+    const child = await startChild(tempDir('nodereg-data-'));
+    const server = { url: child.url, adminToken: child.adminToken } as TestServer;
+    try {
+      const owner = await createUser(server);
+      await createPublisher(server, owner, 'acme');
+      const before = (await child.memory()).rss;
+      // one line of 4 MiB of statements: ~0.5-1 GB of parser memory in the worker while it is read
+      const uploaded = await publishArchive(server, owner, 'minified', '1.0.0', { 'min.py': `${'x=1;'.repeat(1024 * 1024 - 8)}import os;os.system(c)\n` });
+      expect(uploaded.status_reason).toBe('scan: command-injection at min.py:1');
+      const after = (await child.memory()).rss;
+      // a wide margin: what a worker holds after such a file is several times this
+      expect(after - before).toBeLessThan(300 * 1024 * 1024);
+      // the next upload is scanned by a new worker
+      expect((await publishArchive(server, owner, 'risky', '1.0.0', RISKY)).status_reason).toBe('scan: runtime-install at nodes/run.py:4');
     } finally {
       await child.kill();
     }

@@ -62,19 +62,47 @@ function decoderIn(node: Node): string | undefined {
   return undefined;
 }
 
+/** PEP 263: the source encoding, declared in a comment on line 1 or 2. */
+const CODING = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/;
+/**
+ * Encodings in which ASCII text reads as ASCII, so the scan (which reads UTF-8) sees the code as Python
+ * runs it. Another (utf-7, unicode_escape, utf-16, rot13 …) can make `+AGU-val(x)` call eval.
+ */
+const ASCII_SAFE = /^(?:utf-?8(?:-sig)?|ascii|us-ascii|latin-?1|iso-?8859-?\d+|l\d|cp-?\d+|windows-\d+|gb(?:k|2312|18030)|big5(?:hkscs)?|shift-?jis|sjis|cp932|euc-?(?:jp|kr|cn)|koi8-?[ru])$/;
+
+/** Where a `coding` declaration may be, on line 1 or 2, at or after `from` (-1: none); only those lines are read. */
+function codingFrom(text: string, from: number): number {
+  const first = text.indexOf('\n');
+  const second = first < 0 ? -1 : text.indexOf('\n', first + 1);
+  const at = text.slice(0, second < 0 ? text.length : second).search(/coding[:=]/);
+  return at >= from ? at : -1;
+}
+
 export default defineRule({
   id: 'obfuscation',
   severity: 'high',
   description: 'Decoded data (base64, zlib, marshal, codecs, hex) that reaches eval/exec/compile, or a long encoded literal (1,024 characters or more in one run): code hidden from readers.',
   hint: 'ship the code as readable source; keep data in data files',
-  requires: { names: ['eval', 'exec', 'compile'], find: encodedRunFrom },
+  // the decoder's name, not eval's: every match holds one, and a file of eval calls without any is not queried for it
+  requires: {
+    names: [...DECODERS, 'decode'],
+    find: (text, from) => {
+      const [coding, run] = [codingFrom(text, from), encodedRunFrom(text, from)];
+      return coding < 0 || (run >= 0 && run < coding) ? run : coding;
+    },
+  },
   patterns: {
     python: `
 ((call function: (identifier) @name arguments: (argument_list . (_) @arg)) @finding
  (#any-of? @name "eval" "exec" "compile"))
-((string) @finding @literal)`,
+((string) @finding @literal)
+((comment) @finding @coding)`,
   },
-  check: ({ name, arg, literal }) => {
+  check: ({ name, arg, literal, coding }) => {
+    if (coding) {
+      const declared = coding.startPosition.row < 2 ? CODING.exec(coding.text)?.[1] : undefined;
+      return declared && !ASCII_SAFE.test(declared.toLowerCase().replace(/_/g, '-')) ? `the file declares the source encoding ${declared.slice(0, 40)}: its code is not what it reads as` : undefined;
+    }
     if (literal) {
       if (literal.endIndex - literal.startIndex < LONG_LITERAL || isDocstring(literal)) return undefined;
       // each part on its own (an f-string's parts are apart in the text): a run is one stretch of the text, as `requires` finds it
@@ -96,7 +124,8 @@ def load(payload):
 
 BLOB = "${'QUJD'.repeat(300)}"  # finding
 `,
-      good: `import base64, json
+      good: `# -*- coding: utf-8 -*-
+import base64, json
 """Never exec(base64.b64decode(payload))."""
 
 def load(payload):
