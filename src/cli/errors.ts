@@ -37,7 +37,7 @@ export const EXIT_MEANINGS: readonly ExitMeaning[] = [
   {
     code: EXIT.failure,
     name: 'failure',
-    when: "server error (5xx), rate limited (429), network, an answer that is not a registry's; `scan`: a finding at or above `--fail-on`",
+    when: 'server error (5xx), rate limited (429), network; `scan`: a finding at or above `--fail-on`',
     publish: 'the registry could not be reached or failed (5xx, 429), also after retries; or `GITHUB_OUTPUT` could not be written (the version is published)',
     scan: 'at least one',
     restore: 'an archive that does not match its version, or the database or bucket failed',
@@ -45,8 +45,8 @@ export const EXIT_MEANINGS: readonly ExitMeaning[] = [
   {
     code: EXIT.invalid,
     name: 'invalid input',
-    when: 'bad flags, local validation, server 400, 413, 415; `validate`, `publish`: scan findings at or above `--fail-on`, and a version the registry flagged after its upload',
-    publish: 'invalid project or flags; the local scan found something at or above `--fail-on`; or the registry flagged the version after its upload (nobody can install it)',
+    when: "bad flags, local validation, server 400, 413, 415, a registry URL that answers as no registry does (another server, a wrong path); `validate`, `publish`: scan findings at or above `--fail-on`, and a version the registry flagged after its upload",
+    publish: "invalid project or flags; the local scan found something at or above `--fail-on`; or the registry flagged the version after its upload (nobody can install it); or the registry URL is not a registry's",
     scan: 'bad flags or an unreadable project',
     restore: 'SOURCE is not a nodereg data dir, or a bad URL',
   },
@@ -130,6 +130,10 @@ export function flagForField(path: string): string {
   return `--${fieldKey(last)}`;
 }
 
+/** What to fix when the registry URL answers as no registry does. */
+const FOREIGN_HINT =
+  "another server answered, or the path is wrong: set the registry's root URL (as `nodereg serve` prints it) with --registry or NODEREG_REGISTRY, or in the profile (`nodereg config set registry URL`)";
+
 const defaultHints: Record<number, string> = {
   401: 'set a token with NODEREG_TOKEN=<token>, --token <token>, or run `nodereg login`',
   403: 'check that your token belongs to this publisher (`nodereg whoami`)',
@@ -150,7 +154,8 @@ export function toCliError(error: unknown, hints: Partial<Record<number, string>
     return new CliError(`${error.message}${details}`, exitCodeForStatus(error.status), error.code, hint, error.status);
   }
   if (error instanceof ForeignAnswerError) {
-    return new CliError(error.message, EXIT.failure, 'bad_answer', 'another server answered, not a nodereg registry: check the registry URL (--registry or NODEREG_REGISTRY)');
+    // A URL that is not a registry's is a setting to fix, as a bad flag is: exit 2, not a failure to retry.
+    return new CliError(error.message, EXIT.invalid, 'bad_answer', FOREIGN_HINT);
   }
   if (error instanceof NetworkError && error.reason === 'no answer in time') {
     // It answered, or took the connection, but slowly: the URL is most likely right.

@@ -3,7 +3,7 @@ import { DEFAULT_REGISTRY_URL } from '../contract/limits.js';
 import { commands, type CommandEntry } from './commands/index.js';
 import { Ctx, type Globals, type RunDeps } from './context.js';
 import { EXIT, exitCodesHelp } from './errors.js';
-import { withoutPasswords } from './output.js';
+import { withoutUserInfo } from '../contract/url.js';
 import { VALUE_OPTIONS } from './quick-args.js';
 
 /** Global options that take a value: skipped when looking for the command name in argv. */
@@ -60,7 +60,7 @@ export async function run(argv: string[], version: string, deps: RunDeps = {}): 
   const log = logFormat(argv);
   const logJson = log.format === 'json' && requestedCommand(log.rest)?.name === 'serve';
   const writeErr = (text: string) => {
-    if (!logJson) return void ctx.stderr.write(withoutPasswords(text));
+    if (!logJson) return void ctx.stderr.write(withoutUserInfo(text));
     for (const line of text.split('\n')) if (line.trim()) ctx.out.record('hint', { message: line.trim().replace(/^\((.*)\)$/, '$1') });
   };
   program
@@ -71,7 +71,7 @@ export async function run(argv: string[], version: string, deps: RunDeps = {}): 
     .option('--profile <name>', 'config profile (env NODEREG_PROFILE)')
     .option('--json', 'print exactly one JSON document on stdout')
     .option('--no-input', 'never prompt; fail and name the missing flag instead')
-    .option('--verbose', 'log requests (tokens and URL passwords redacted) and stack traces to stderr')
+    .option('--verbose', 'log requests (tokens and URLs\' users and passwords redacted) and stack traces to stderr')
     .helpCommand('help [command]', 'show help for a command')
     // each command's --help lists --token, --registry… too: they go after the command as well
     .configureHelp({ showGlobalOptions: true })
@@ -109,7 +109,7 @@ export async function run(argv: string[], version: string, deps: RunDeps = {}): 
         return EXIT.ok;
       }
       // commander has already printed its message on stderr (with serve --log json, as the one report)
-      if (jsonRequested && !logJson) ctx.stdout.write(`${JSON.stringify({ error: { code: 'invalid_input', message: withoutPasswords(error.message.replace(/^error: /, '')) } })}\n`);
+      if (jsonRequested && !logJson) ctx.stdout.write(`${JSON.stringify({ error: { code: 'invalid_input', message: withoutUserInfo(error.message.replace(/^error: /, '')) } })}\n`);
       return EXIT.invalid;
     }
     return ctx.fail(error);

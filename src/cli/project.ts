@@ -115,15 +115,28 @@ export function parseMaxSize(text: string | undefined, fallback: number): number
   return size;
 }
 
+/** Warns about each Git LFS pointer that would ship (found by the packer, or by `findLfsPointers`), and keeps the warning with the project's. */
+export async function warnAboutLfsPointers(ctx: Ctx, project: Project, paths: string[]): Promise<void> {
+  if (!paths.length) return;
+  const { lfsPointerWarning } = await import('../package/lfs.js');
+  for (const warning of paths.map(lfsPointerWarning)) {
+    project.warnings.push(warning);
+    ctx.out.warn(warning);
+  }
+}
+
 /**
- * Packs the project's files into `out`, turning the packer's failures into plain words. A big
- * archive shows its progress on a terminal.
+ * Packs the project's files into `out`, turning the packer's failures into plain words, and warns about
+ * the Git LFS pointers it packed. A big archive shows its progress on a terminal.
  */
 export async function buildArchive(ctx: Ctx, project: Project, out: string, maxSize: number, pool?: Pool): Promise<ArchiveResult> {
   const { writeArchive, ArchiveTooLargeError, FileChangedError } = await import('../package/zip.js');
   const line = ctx.out.progress(500);
   try {
-    return await writeArchive(project.files, out, { maxSize, pool, onProgress: (bytes) => line.update(`packing: ${formatSize(bytes)} written`) });
+    const archive = await writeArchive(project.files, out, { maxSize, pool, onProgress: (bytes) => line.update(`packing: ${formatSize(bytes)} written`) });
+    line.end();
+    await warnAboutLfsPointers(ctx, project, archive.lfsPointers);
+    return archive;
   } catch (error) {
     if (error instanceof ArchiveTooLargeError) {
       const largest = error.largest.map((f) => `  ${formatSize(f.size).padStart(10)}  ${f.path}`).join('\n');

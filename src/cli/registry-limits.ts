@@ -1,6 +1,6 @@
 // A registry's archive limits (GET /limits), checked before anything is published: `publish` before
 // it registers the version, `validate` when the registry answers.
-import { ApiError, type Client } from '../client/index.js';
+import { ApiError, ForeignAnswerError, type Client } from '../client/index.js';
 import { routes } from '../contract/answers.js';
 import type { RegistryLimits } from '../contract/resources.js';
 import { archiveOverLimit, formatSize } from '../contract/size.js';
@@ -11,7 +11,8 @@ export async function fetchLimits(client: Client): Promise<RegistryLimits | unde
   try {
     return await client.read<RegistryLimits>(routes.getLimits, {});
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return undefined;
+    // A Comfy registry has no such route: its 404 is not a registry's error answer; the next request tells a wrong URL.
+    if ((error instanceof ApiError && error.status === 404) || (error instanceof ForeignAnswerError && error.answered === 404)) return undefined;
     throw error;
   }
 }

@@ -26,10 +26,15 @@ export class NetworkError extends Error {
   }
 }
 
-/** A 2xx answer that is not what a registry answers: not JSON, or (for a read that must be exact) not the contract's shape. */
+/**
+ * An answer no registry gives, so the URL is not a registry's (another server, or ours under a wrong
+ * path): a 2xx that is not JSON (or, for an exact read, not the contract's shape), or a 404 that is not
+ * a registry's error answer (a page, another JSON, the 404 of a path no route serves).
+ */
 export class ForeignAnswerError extends Error {
-  constructor(readonly url: string, readonly status: number, readonly what: 'not JSON' | 'not the shape of a registry\'s answer') {
-    super(`${url} answered HTTP ${status} with a body that is ${what}`);
+  /** `answered`: its HTTP status (not `status`, which callers read as a registry's own answer). */
+  constructor(readonly registry: string, readonly url: string, readonly answered: number, readonly what: string) {
+    super(`${registry} does not answer as a nodereg or Comfy registry: ${url} answered HTTP ${answered} ${what}`);
     this.name = 'ForeignAnswerError';
   }
 }

@@ -2,7 +2,7 @@
 // with the checks generated from the contract (contract/answers.ts).
 import type { z } from 'zod';
 import { meetsContract, readAnswer, routes, type Route } from '../contract/answers.js';
-import { codeForStatus, fieldErrors, type ErrorBody } from '../contract/errors.js';
+import { codeForStatus, fieldErrors, isNoRoute, type ErrorBody } from '../contract/errors.js';
 import { ApiError, ForeignAnswerError, NetworkError, RequestInvalidError } from './errors.js';
 import { send, withoutQuery, type Answer } from './http.js';
 
@@ -102,10 +102,20 @@ function validate<T extends z.ZodType>(schema: T, value: unknown, where: 'params
   return result.data;
 }
 
-/** Reads an error answer into an ApiError, whatever its body. */
-async function toApiError(answer: Answer): Promise<ApiError> {
+/**
+ * Reads an error answer into an ApiError, whatever its body. With `registry`, the answer of one of its
+ * routes: a 404 that is not a registry's error answer is a ForeignAnswerError (the URL is wrong), told
+ * from a registry's 404 for a missing publisher, node or version, which keeps its words.
+ */
+async function toApiError(answer: Answer, registry?: { base: string; url: string }): Promise<ApiError> {
   const text = await answer.text().catch(() => '');
-  return apiError(answer.status, answer.statusText, text, header(answer, 'retry-after'));
+  const body = errorBody(text);
+  if (registry && answer.status === 404 && (!body || isNoRoute(body.message))) {
+    const page = htmlTitle(text);
+    const what = body ? `"${body.message.slice(0, 200)}"` : page !== undefined ? `with ${htmlPage(page)}` : "with a body that is not a registry's error answer";
+    throw new ForeignAnswerError(registry.base, withoutQuery(registry.url), answer.status, what);
+  }
+  return apiError(answer.status, answer.statusText, text, header(answer, 'retry-after'), body);
 }
 
 const header = (answer: Answer, name: string): string | undefined => {
@@ -113,16 +123,20 @@ const header = (answer: Answer, name: string): string | undefined => {
   return Array.isArray(value) ? value[0] : value;
 };
 
-/** An error answer, from its status and body text. */
-function apiError(status: number, statusText: string, text: string, retryAfter?: string): ApiError {
-  let parsed: ErrorBody | undefined;
+/** The registry's error body in `text`, if it is one. */
+function errorBody(text: string): ErrorBody | undefined {
   try {
     const body: unknown = JSON.parse(text);
-    if (meetsContract('ErrorBody', body)) parsed = body as ErrorBody;
+    return meetsContract('ErrorBody', body) ? (body as ErrorBody) : undefined;
   } catch {
-    // not JSON: a proxy or a foreign server; fall back to the status
+    return undefined; // not JSON: a proxy or a foreign server
   }
-  const page = parsed ? undefined : htmlPage(text);
+}
+
+/** An error answer, from its status and body text; a body that is not the registry's falls back to the status. */
+function apiError(status: number, statusText: string, text: string, retryAfter?: string, parsed = errorBody(text)): ApiError {
+  const title = parsed ? undefined : htmlTitle(text);
+  const page = title === undefined ? undefined : `${htmlPage(title)}, not a registry's answer`;
   return new ApiError(
     status,
     parsed?.error ?? codeForStatus(status),
@@ -142,13 +156,14 @@ const pageHint = (status: number) =>
     ? 'the registry, or a proxy in front of it, is unavailable (it may be restarting): try again later'
     : 'another server answered (a proxy, or not a registry at all): check the registry URL';
 
-/** An HTML page named by its title, for an error answer that is one (a proxy's or a web server's); undefined for any other text. */
-function htmlPage(text: string): string | undefined {
+/** The title of an HTML page (a proxy's or a web server's; '' when it has none); undefined for any other text. */
+function htmlTitle(text: string): string | undefined {
   const trimmed = text.trimStart();
   if (!/^<(?:!doctype\b|html\b|head\b|body\b)/i.test(trimmed)) return undefined;
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(trimmed)?.[1].replace(/\s+/g, ' ').trim();
-  return title ? `an HTML page titled "${title.slice(0, 100)}", not a registry's answer` : "an HTML page, not a registry's answer";
+  return /<title[^>]*>([^<]*)<\/title>/i.exec(trimmed)?.[1].replace(/\s+/g, ' ').trim() ?? '';
 }
+
+const htmlPage = (title: string) => (title ? `an HTML page titled "${title.slice(0, 100)}"` : 'an HTML page');
 
 export type Client = ReturnType<typeof createClient>;
 
@@ -174,7 +189,7 @@ export function createClient(options: ClientOptions) {
   async function request(
     method: string,
     url: string,
-    init: { body?: string; headers?: Record<string, string>; timeout?: boolean; timeoutMs?: number; token?: boolean; read?: boolean; repeatable?: boolean } = {},
+    init: { body?: string; headers?: Record<string, string>; timeout?: boolean; timeoutMs?: number; token?: boolean; read?: boolean; repeatable?: boolean; route?: boolean } = {},
   ): Promise<Answer> {
     const requestHeaders = { ...headers, ...init.headers };
     if (init.token === false) delete requestHeaders.authorization;
@@ -194,7 +209,7 @@ export function createClient(options: ClientOptions) {
           const text = await answer.text();
           return { ...answer, text: async () => text };
         }
-        failure = await toApiError(answer);
+        failure = await toApiError(answer, init.route ? { base, url } : undefined);
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
         failure = error;
@@ -230,16 +245,16 @@ export function createClient(options: ClientOptions) {
     const qs = searchParams.toString();
     const url = base + buildPath(route.path, params) + (qs ? `?${qs}` : '');
     const sent = body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {};
-    const answer = await request(route.method, url, { ...sent, read: true, repeatable: route.repeatable, timeoutMs });
+    const answer = await request(route.method, url, { ...sent, read: true, repeatable: route.repeatable, timeoutMs, route: true });
     const text = await answer.text();
     if (route.responseKind !== 'json' || answer.status === 204) return undefined;
     let data: unknown;
     try {
       data = readAnswer(route.id, text);
     } catch {
-      throw new ForeignAnswerError(url, answer.status, 'not JSON');
+      throw new ForeignAnswerError(base, withoutQuery(url), answer.status, 'with a body that is not JSON');
     }
-    if (exact && !meetsContract(route.id, data)) throw new ForeignAnswerError(url, answer.status, "not the shape of a registry's answer");
+    if (exact && !meetsContract(route.id, data)) throw new ForeignAnswerError(base, withoutQuery(url), answer.status, "with a body that is not the shape of a registry's answer");
     return data;
   }
 

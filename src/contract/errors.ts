@@ -34,6 +34,22 @@ export const ARCHIVE_TOO_LARGE_HINT =
 export const nodeIdTaken = (nodeId: string, publisherId?: string) =>
   `node ${nodeId} belongs to ${publisherId ? `publisher ${publisherId}` : 'another publisher (it is banned)'}; choose another node id`;
 export const NODE_ID_TAKEN_HINT = 'node ids are unique on a registry: rename the node ([project] name in pyproject.toml)';
+/**
+ * The 400 of a body that is not JSON, from where it breaks (`at`, counted from 0, as JSON.parse counts;
+ * its length when it ends too soon; undefined when unknown): never from what it holds, as a sender's
+ * bytes are not ours to echo (a gzip body sent without its header came back as binary junk).
+ */
+export function malformedJson(at: number | undefined, length: number): string {
+  if (at === undefined) return 'malformed JSON';
+  return at < length ? `malformed JSON at byte ${at} of ${length}` : `malformed JSON: the body ends after ${length} bytes, before its JSON does`;
+}
+
+/**
+ * The 404 of a path no route serves. A client tells it by these words from a 404 for a missing
+ * publisher, node or version: a registry URL with a wrong path (`…/api`) reaches no route at all.
+ */
+export const noRoute = (method: string, path: string) => `no route for ${method} ${path}`;
+export const isNoRoute = (message: string) => message.startsWith('no route for ');
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
 /** The code a bare status maps to when a layer has nothing more specific to say. */

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ErrorBody } from './error-body.js';
 import { ERROR_STATUS } from './errors.js';
+import { BODY_ENCODING, BODY_MEDIA_TYPES, mediaRefusal } from './media.js';
 import type { Operation } from './operation.js';
 import { pathParams } from './operation.js';
 import { proxyOperations } from './proxy.js';
@@ -27,6 +28,10 @@ export function openapiDocument(version: string, serverUrl?: string): Record<str
         parameters.push({ name, in: 'query', required: !field.safeParse(undefined).success, schema: jsonSchema(field, 'output') });
       }
     }
+    if (operation.bodyKind !== 'none') {
+      // the rule of src/contract/media.ts: a body is read as sent
+      parameters.push({ name: 'Content-Encoding', in: 'header', required: false, description: `none, or ${BODY_ENCODING}: the server decodes no other`, schema: { type: 'string', enum: [BODY_ENCODING] } });
+    }
     const responses: Record<string, unknown> = {};
     const success =
       operation.responseKind === 'json'
@@ -42,6 +47,7 @@ export function openapiDocument(version: string, serverUrl?: string): Record<str
         (responses[key] as { description: string }).description += `, ${code}`;
       }
     }
+    if (operation.bodyKind !== 'none') (responses['415'] as { description: string }).description += `: ${mediaRefusal(operation.bodyKind)}`;
     const entry: Record<string, unknown> = {
       operationId: operation.id,
       summary: operation.summary,
@@ -51,9 +57,9 @@ export function openapiDocument(version: string, serverUrl?: string): Record<str
     };
     if (operation.auth === 'user') entry.security = [{ bearer: [] }];
     if (operation.bodyKind === 'json') {
-      entry.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(operation.body, 'input') } } };
+      entry.requestBody = { required: true, content: { [BODY_MEDIA_TYPES.json]: { schema: jsonSchema(operation.body, 'input') } } };
     } else if (operation.bodyKind === 'zip') {
-      entry.requestBody = { required: true, content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } };
+      entry.requestBody = { required: true, content: { [BODY_MEDIA_TYPES.zip]: { schema: { type: 'string', format: 'binary' } } } };
     }
     (paths[operation.path] ??= {})[operation.method.toLowerCase()] = entry;
   }

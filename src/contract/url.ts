@@ -12,11 +12,13 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
-
-/** A URL as a log shows it (a callback receiver, a database): its password as `***`. */
-export function shownUrl(text: string): string {
-  const url = URL.parse(text);
-  if (!url?.password) return text;
-  url.password = '***';
-  return url.href;
-}
+/**
+ * A URL's user info (`user:pass@`, `token@`), to the last `@` of its host part. Anchored on `://` and
+ * stopped by `/`: linear, whatever the text.
+ */
+const USER_INFO = /(:\/\/)[^\s/?#]*@/g;
+/**
+ * Text with every URL's user info shown as `***@`: a user name can be a secret too (a token as the user
+ * of `https://TOKEN@host`). The one mask of the CLI's output and the server's log lines.
+ */
+export const withoutUserInfo = (text: string) => (text.includes('://') ? text.replace(USER_INFO, '$1***@') : text);

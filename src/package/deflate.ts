@@ -5,6 +5,7 @@
 // calling thread for a small tree, with the same result byte for byte.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32, deflateRawSync } from 'node:zlib';
+import { isLfsPointer } from './lfs.js';
 
 /** Extensions stored as they are: deflating them again only costs time. */
 export const STORED_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp', 'gif', 'zip', 'gz', 'bz2', 'xz', '7z', 'mp4', 'webm', 'safetensors', 'ckpt', 'pt', 'bin'];
@@ -32,7 +33,8 @@ export interface BatchFile {
 }
 
 /** One file's outcome: its bytes are the next `length` bytes of the batch's data. */
-export type PreparedEntry = { crc: number; method: 0 | 8; length: number } | { error: string; code?: string; changed?: true };
+/** `lfsPointer`: the file is a Git LFS pointer (lfs.ts), told from the bytes read here. */
+export type PreparedEntry = { crc: number; method: 0 | 8; length: number; lfsPointer?: true } | { error: string; code?: string; changed?: true };
 
 export interface PreparedBatch {
   entries: PreparedEntry[];
@@ -93,6 +95,7 @@ export function prepareBatch(files: BatchFile[], spares: ArrayBuffer[]): Prepare
       continue;
     }
     const original = data.subarray(at, at + file.size);
+    const lfsPointer = isLfsPointer(file.size, original) || undefined;
     const crc = crc32(original);
     let method: 0 | 8 = 0;
     let length = file.size;
@@ -102,7 +105,7 @@ export function prepareBatch(files: BatchFile[], spares: ArrayBuffer[]): Prepare
       method = 8;
       length = deflated.length;
     }
-    entries.push({ crc, method, length });
+    entries.push({ crc, method, length, lfsPointer });
     at += length;
   }
   return { entries, data: data.subarray(0, at) };

@@ -1,6 +1,5 @@
 // A project to publish: the manifest, the file set, and the request, checked together so that
 // validate, pack and publish report every problem at once (DESIGN.md §6).
-import { closeSync, openSync, readSync } from 'node:fs';
 import { formatSize } from '../contract/size.js';
 import { ignore } from './cjs.js';
 import { selectFiles, type SelectedFile, type SelectOptions } from './files.js';
@@ -36,7 +35,6 @@ export async function loadProject(dir: string, options: ProjectOptions = {}): Pr
   const warnings = [...manifest.warnings, ...fileSet.warnings];
   const files = await leaveOutNodeArchives(fileSet.files, warnings);
   warnAboutArchives(files, warnings);
-  warnAboutLfsPointers(files, warnings);
   for (const problem of fileSet.problems) addProblem(manifest, problem.key, problem.message);
   if (!files.length) addProblem(manifest, 'files', 'nothing to pack: every file is ignored (check .gitignore, .noderegignore, .comfyignore and excludes)');
   resolveLicense(manifest, files, warnings);
@@ -88,34 +86,6 @@ function warnAboutArchives(files: SelectedFile[], warnings: string[]): void {
   for (const file of files) {
     if (ARCHIVE_NAME.test(file.path) && file.size > LARGE_ARCHIVE) {
       warnings.push(`${file.path} (${formatSize(file.size)}) is an archive and ships in this node; if it should not, leave it out with .noderegignore or [tool.nodereg] excludes`);
-    }
-  }
-}
-
-// Git LFS pointer files (the LFS spec: under 1024 bytes, first line the spec URL). A checkout without
-// LFS content (actions/checkout's default) has them in place of the models and images.
-const LFS_POINTER = Buffer.from('version https://git-lfs.github.com/spec/v1\n');
-/** The shortest pointer: the version line, `oid sha256:` and 64 hex digits, `size 0`, each with its newline. */
-const LFS_POINTER_MIN = LFS_POINTER.length + 76 + 7;
-const LFS_POINTER_MAX = 1024;
-
-/** Names every Git LFS pointer that would ship: the node would hold the pointer, not the file. */
-function warnAboutLfsPointers(files: SelectedFile[], warnings: string[]): void {
-  const head = Buffer.alloc(LFS_POINTER.length);
-  for (const file of files) {
-    if (file.size < LFS_POINTER_MIN || file.size >= LFS_POINTER_MAX) continue;
-    let fd: number;
-    try {
-      fd = openSync(file.abs, 'r');
-    } catch {
-      continue; // unreadable: packing reports it
-    }
-    try {
-      if (readSync(fd, head, 0, head.length, 0) === head.length && head.equals(LFS_POINTER)) {
-        warnings.push(`${file.path} is a Git LFS pointer, not the file itself: fetch the content with \`git lfs pull\` before packing (in GitHub Actions: actions/checkout with \`lfs: true\`)`);
-      }
-    } finally {
-      closeSync(fd);
     }
   }
 }

@@ -43,6 +43,8 @@ export interface ArchiveResult {
   files: number;
   /** Sum of the files' sizes. */
   unpackedSize: number;
+  /** The Git LFS pointers packed, by path (lfs.ts): told from the bytes packed, so no file is read twice. */
+  lfsPointers: string[];
 }
 
 /** The archive grew past `--max-size`; lists the largest files so the user knows what to leave out. */
@@ -372,6 +374,7 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
   const slots = new Map<SelectedFile, Slot>();
   const batches: Batch[] = [];
   let ahead = 0; // bytes of files sent and not yet back
+  const lfsPointers: string[] = [];
   for (const file of sorted) {
     if (file.size > SMALL_FILE) continue;
     const early = usePool ? pool!.early.get(file.abs) : undefined;
@@ -428,6 +431,7 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
       }
       const entry = prepared.entries[index];
       if ('error' in entry) throw entry.changed ? new FileChangedError(file.path) : Object.assign(new Error(entry.error), { code: entry.code });
+      if (entry.lfsPointer) lfsPointers.push(file.path);
       const offset = out.offset;
       await out.write(localHeader(name, UTF8_NAMES, entry.method, entry.crc, entry.length, file.size));
       await out.write(Buffer.from(prepared.data.buffer, prepared.data.byteOffset + batch.offsets[index], entry.length));
@@ -455,6 +459,7 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
     sha256: out.sha256(),
     files: sorted.length,
     unpackedSize: sorted.reduce((sum, f) => sum + f.size, 0),
+    lfsPointers,
   };
 }
 

@@ -5,7 +5,8 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
-import { shownUrl } from '../contract/url.js';
+import { withoutUserInfo } from '../contract/url.js';
+import { noRoute } from '../contract/errors.js';
 import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, StorageUnavailableError, type ArchiveStorage } from './archives/storage.js';
@@ -160,7 +161,7 @@ function internalError(error: unknown, log: RegistryServerOptions['log'], urls: 
     // The S3 client's errors (its answers and its network failures) carry $metadata; the database's do not.
     const storage = error instanceof StorageUnavailableError || (error as { $metadata?: unknown }).$metadata !== undefined;
     const url = storage ? urls.storage : urls.database;
-    const which = `${storage ? 'archive storage' : 'database'}${url ? ` ${shownUrl(url)}` : ''}`;
+    const which = `${storage ? 'archive storage' : 'database'}${url ? ` ${withoutUserInfo(url)}` : ''}`;
     const check = storage ? 'check that the bucket exists, its endpoint answers and it takes the keys' : 'check that the database runs, is reachable and takes the credentials';
     log?.(`${which} unavailable (${(error as Error).message}); ${check}: answered 503`, 'warn');
     return new HttpError('unavailable', 'the registry cannot reach its database or archive storage at the moment; retry shortly', undefined, undefined, { 'Retry-After': '5' });
@@ -256,7 +257,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   if (options.rateLimit !== undefined) app.use(rateLimit(options.rateLimit, authenticate));
   for (const register of routeModules) register(app, ctx);
 
-  app.notFound((c) => c.json(new HttpError('not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).body(), 404));
+  app.notFound((c) => c.json(new HttpError('not_found', noRoute(c.req.method, new URL(c.req.url).pathname)).body(), 404));
   app.onError((error, c) => {
     const answer = error instanceof HttpError ? error : internalError(error, options.log, options.backendUrls);
     const incoming = (c.env as HttpBindings | undefined)?.incoming;
@@ -403,7 +404,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   // Node closes a CONNECT request's connection without a word unless someone listens: no route here.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => {});
-    socket.end(rawErrorResponse(404, 'not_found', `no route for CONNECT ${request.url ?? ''}`.slice(0, 300)));
+    socket.end(rawErrorResponse(404, 'not_found', noRoute('CONNECT', request.url ?? '').slice(0, 300)));
   });
 
   // The open connections, for a stop that cuts the stalled ones (close()).

@@ -55,3 +55,100 @@ export class JsonShape {
     return undefined;
   }
 }
+
+const WHITESPACE = new Set([0x20, 0x0a, 0x0d, 0x09]);
+const ESCAPES = new Set([...'"\\/bfnrt'].map((c) => c.charCodeAt(0)));
+const isDigit = (byte: number | undefined) => byte !== undefined && byte >= 0x30 && byte <= 0x39;
+const isHex = (byte: number | undefined) => isDigit(byte) || (byte !== undefined && (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x66);
+const LITERALS = new Map([0x74, 0x66, 0x6e].map((first) => [first, Buffer.from(first === 0x74 ? 'true' : first === 0x66 ? 'false' : 'null')]));
+
+/**
+ * Where a body JSON.parse refused stops being JSON: the offset of its first byte that no JSON text
+ * could have there, or its length when it ends too soon; undefined when it is JSON after all. JSON.parse
+ * says so only in words that quote the body (a gzip body sent without its header quoted its binary
+ * bytes back), so an answer names this offset instead. Called on a refused body only; walks it once.
+ */
+export function jsonErrorOffset(bytes: Uint8Array): number | undefined {
+  const closers: number[] = []; // the bracket that closes each open array or object
+  let i = 0;
+  const skipSpace = () => {
+    while (WHITESPACE.has(bytes[i])) i++;
+  };
+  /** Past a string that starts at i; false at a byte that cannot be in one (i on it). */
+  const string = () => {
+    for (i++; i < bytes.length; ) {
+      const byte = bytes[i];
+      if (byte === 0x22) {
+        i++;
+        return true;
+      }
+      if (byte < 0x20) return false;
+      if (byte !== 0x5c) i++;
+      else if (bytes[i + 1] === 0x75) {
+        for (const end = (i += 2) + 4; i < end; i++) if (!isHex(bytes[i])) return false;
+      } else if (ESCAPES.has(bytes[++i])) i++;
+      else return false;
+    }
+    return false;
+  };
+  /** Past a number or a literal that starts at i; false at a byte that cannot continue it (i on it). */
+  const scalar = () => {
+    const literal = LITERALS.get(bytes[i]);
+    if (literal) {
+      for (const expected of literal) {
+        if (bytes[i] !== expected) return false;
+        i++;
+      }
+      return true;
+    }
+    if (bytes[i] === 0x2d) i++;
+    if (bytes[i] === 0x30) i++;
+    else if (isDigit(bytes[i])) while (isDigit(bytes[i])) i++;
+    else return false;
+    if (bytes[i] === 0x2e) {
+      if (!isDigit(bytes[++i])) return false;
+      while (isDigit(bytes[i])) i++;
+    }
+    if (bytes[i] === 0x65 || bytes[i] === 0x45) {
+      if (bytes[++i] === 0x2b || bytes[i] === 0x2d) i++;
+      if (!isDigit(bytes[i])) return false;
+      while (isDigit(bytes[i])) i++;
+    }
+    return true;
+  };
+  let want: 'value' | 'key' = 'value';
+  for (;;) {
+    skipSpace();
+    if (want === 'key') {
+      if (bytes[i] !== 0x22 || !string()) return i;
+      skipSpace();
+      if (bytes[i++] !== 0x3a) return i - 1;
+      skipSpace();
+    }
+    const byte = bytes[i];
+    if (byte === 0x7b || byte === 0x5b) {
+      i++;
+      skipSpace();
+      if (bytes[i] !== byte + 2) {
+        closers.push(byte + 2);
+        want = byte === 0x7b ? 'key' : 'value';
+        continue;
+      }
+      i++;
+    } else if (!(byte === 0x22 ? string() : scalar())) return i;
+    // after a value: a comma, the bracket that closes its container, or the end
+    for (;;) {
+      skipSpace();
+      if (closers.length === 0) return i < bytes.length ? i : undefined;
+      if (bytes[i] === closers.at(-1)) {
+        closers.pop();
+        i++;
+        continue;
+      }
+      if (bytes[i] !== 0x2c) return i;
+      i++;
+      want = closers.at(-1) === 0x7d ? 'key' : 'value';
+      break;
+    }
+  }
+}

@@ -1,11 +1,12 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
-import { fieldErrors } from '../contract/errors.js';
+import { fieldErrors, malformedJson as malformedJsonMessage } from '../contract/errors.js';
 import { ANONYMOUS_BODIES_MAX, JSON_BODIES_MAX, MAX_FIELD_ERRORS } from '../contract/limits.js';
+import { contentEncodingProblem, contentTypeProblem, type BodyMedia } from '../contract/media.js';
 import type { Operation, ResponseOf } from '../contract/operation.js';
 import { badRequest, HttpError, tooLarge, unauthorized, unsupportedMediaType } from './errors.js';
-import { JsonShape } from './json-shape.js';
+import { jsonErrorOffset, JsonShape } from './json-shape.js';
 
 /** Who is calling: a user token, or a publisher's personal access token (acting for its creator). */
 export type Principal =
@@ -170,18 +171,14 @@ async function dropBody(c: Context): Promise<void> {
   });
 }
 
-/**
- * The 415 of a body sent with a Content-Encoding (gzip, br, …): bodies are read as sent, and a
- * compressed one read as JSON or as a zip answered junk. Said before the body is read.
- */
-export function encodingRefusal(header: string | undefined): HttpError | undefined {
-  const encoding = header?.trim() ?? '';
-  if (encoding === '' || /^identity$/i.test(encoding)) return undefined;
-  return unsupportedMediaType(`the server does not decode Content-Encoding: ${JSON.stringify(encoding).slice(1, -1)}; send the body unencoded (no Content-Encoding header)`);
+/** The 415 of a body of `kind` sent with another Content-Type or with a Content-Encoding (src/contract/media.ts), said before the body is read. */
+export function mediaRefusal(kind: BodyMedia, c: Context): HttpError | undefined {
+  const problem = contentTypeProblem(kind, c.req.header('content-type')) ?? contentEncodingProblem(c.req.header('content-encoding'));
+  return problem === undefined ? undefined : unsupportedMediaType(problem);
 }
 
-/** The 400 of a body that is not JSON. */
-export const malformedJson = (error: unknown) => badRequest(`malformed JSON: ${error instanceof Error ? error.message : 'unreadable'}`);
+/** The 400 of a body JSON.parse refused, naming where it breaks (`jsonErrorOffset`), never what it holds. */
+export const malformedJson = (at: number | undefined, length: number) => badRequest(malformedJsonMessage(at, length));
 
 /** The 400 of a request that breaks the contract's rules: each problem (up to MAX_FIELD_ERRORS) with its field. */
 export function invalidRequest(issues: readonly Pick<z.core.$ZodIssue, 'path' | 'message'>[]): HttpError {
@@ -250,12 +247,8 @@ export function route<O extends Operation>(
     if (operation.bodyKind === 'json') {
       const length = Number(c.req.header('content-length') ?? 0);
       const hasBody = length > 0 || c.req.header('transfer-encoding') !== undefined;
-      const type = c.req.header('content-type') ?? '';
-      const encoding = encodingRefusal(c.req.header('content-encoding'));
-      if (hasBody && encoding) throw encoding;
-      if (hasBody && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
-        throw unsupportedMediaType(`send the body as JSON with Content-Type: application/json (got "${type || 'none'}")`);
-      }
+      const refused = hasBody ? mediaRefusal('json', c) : undefined;
+      if (refused) throw refused;
       if (length > operation.bodyMax) throw tooLarge(`the request body is over ${operation.bodyMax} bytes`);
     }
     const readBody = (anonymous = false) => (operation.bodyKind === 'json' ? readJsonBody(c, operation.bodyMax, held, anonymous) : Promise.resolve(EMPTY));
@@ -295,8 +288,8 @@ export function route<O extends Operation>(
         let json: unknown;
         try {
           json = raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8'));
-        } catch (error) {
-          throw malformedJson(error);
+        } catch {
+          throw malformedJson(jsonErrorOffset(raw), raw.length);
         }
         const parsed = operation.body.safeParse(json);
         if (parsed.success) body = parsed.data;

@@ -5,7 +5,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
-import { ApiError, NetworkError, createClient, retryAfterMs, type UploadInput } from '../../src/client/index.js';
+import { ApiError, ForeignAnswerError, NetworkError, createClient, retryAfterMs, type UploadInput } from '../../src/client/index.js';
 import { createPublisher, getNode, health, publishVersion } from '../../src/contract/registry.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, count: number) => void;
@@ -141,8 +141,14 @@ describe('client over node:http', () => {
       res.writeHead(404, { 'content-type': 'text/html' });
       res.end('<html><head><title>Not Found</title></head></html>');
     });
+    // a 404 page from a registry URL: not a registry at all (a registry's own 404 is JSON)
     const notFound = await createClient({ baseUrl: elsewhere }).call(health).catch((e: unknown) => e);
-    expect((notFound as ApiError).hint).toMatch(/check the registry URL/);
+    expect(notFound).toBeInstanceOf(ForeignAnswerError);
+    expect((notFound as Error).message).toBe(`${elsewhere} does not answer as a nodereg or Comfy registry: ${elsewhere}/healthz answered HTTP 404 with an HTML page titled "Not Found"`);
+    // any other status: an ApiError whose hint says to check the URL
+    const { url: teapot } = await stand((_req, res) => res.writeHead(418, { 'content-type': 'text/html' }).end('<html><title>Nope</title></html>'));
+    const other = await createClient({ baseUrl: teapot }).call(health).catch((e: unknown) => e);
+    expect((other as ApiError).hint).toMatch(/check the registry URL/);
   });
 
   it('a Retry-After longer than the timeout is not waited for: the 429 comes back at once, carrying it', async () => {

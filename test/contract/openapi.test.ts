@@ -1,5 +1,6 @@
 // The generated OpenAPI document covers every operation of spec/interface.md with its schemas.
 import { describe, expect, it } from 'vitest';
+import { contentEncodingProblem, contentTypeProblem, mediaRefusal } from '../../src/contract/media.js';
 import { openapiDocument } from '../../src/contract/openapi.js';
 
 type Json = Record<string, any>;
@@ -159,5 +160,23 @@ describe('openapiDocument', () => {
       if (!target.startsWith('#/components/schemas/')) continue; // internal refs of a schema ($defs)
       expect(doc.components.schemas[target.slice('#/components/schemas/'.length)], target).toBeDefined();
     }
+  });
+
+  it('an operation with a body takes no Content-Encoding but identity, and its 415 says why (src/contract/media.ts)', () => {
+    const withBody = allOps.filter(({ op }) => op.requestBody);
+    expect(withBody.map(({ op }) => op.operationId)).toContain('uploadArchive');
+    for (const { op } of withBody) {
+      const kind = op.requestBody.content['application/zip'] ? 'zip' : 'json';
+      expect(op.parameters.find((p: Json) => p.in === 'header'), op.operationId).toMatchObject({ name: 'Content-Encoding', required: false, schema: { enum: ['identity'] } });
+      expect(op.responses['415'].description, op.operationId).toBe(`unsupported_media_type: ${mediaRefusal(kind)}`);
+    }
+    for (const { op } of allOps.filter(({ op }) => !op.requestBody)) expect(op.parameters.some((p: Json) => p.in === 'header'), op.operationId).toBe(false);
+    expect(contentEncodingProblem('identity')).toBeUndefined();
+    expect(contentEncodingProblem(' IDENTITY ')).toBeUndefined();
+    expect(contentEncodingProblem(undefined)).toBeUndefined();
+    expect(contentEncodingProblem('gzip')).toBe('the server does not decode Content-Encoding: gzip; send the body unencoded (no Content-Encoding header)');
+    expect(contentTypeProblem('json', 'application/vnd.x+json; charset=utf-8')).toBeUndefined();
+    expect(contentTypeProblem('zip', 'application/zipx')).toBe('send the archive with Content-Type: application/zip (got "application/zipx")');
+    expect(contentTypeProblem('json', undefined)).toBe('send the body as JSON with Content-Type: application/json (got "none")');
   });
 });

@@ -8,7 +8,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants, deflateRawSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../helpers.js';
+import { writeTree } from '../package/fixtures.js';
+import { runCli, startServer, tempDir } from '../helpers.js';
 
 const servers: http.Server[] = [];
 afterEach(async () => {
@@ -36,18 +37,72 @@ describe('a server that is not a registry', () => {
     ['JSON of another shape', '{"status":"ok","user":"x"}', 'application/json'],
     ['null', 'null', 'application/json'],
     ['a web page', '<!doctype html><title>Welcome</title>', 'text/html'],
-  ])('answering %s: whoami and login say so, naming the URL (exit 1); login saves nothing', async (_what, body, type) => {
+  ])('answering %s: whoami and login say so, naming the URL (exit 2); login saves nothing', async (_what, body, type) => {
     const url = await stand(answer(200, type, body));
     const home = tempDir('nodereg-home-');
     for (const argv of [['whoami'], ['login', '--no-input'], ['whoami', '--json']]) {
       const result = await runCli([...argv, '--registry', url, '--token', 'nrg_u_test'], { home });
-      expect(result.code, result.stderr).toBe(1);
-      expect(result.stderr).toMatch(new RegExp(`^error: ${url}/users/me answered HTTP 200 with a body that is not (JSON|the shape of a registry's answer)\\n`));
-      expect(result.stderr).toContain('hint: another server answered, not a nodereg registry: check the registry URL');
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`^error: ${url} does not answer as a nodereg or Comfy registry: ${url}/users/me answered HTTP 200 with a body that is not (JSON|the shape of a registry's answer)\\n`));
+      expect(result.stderr).toContain('hint: another server answered, or the path is wrong: set the registry\'s root URL');
       expect(result.stderr).not.toMatch(/TypeError|Cannot read properties/);
       if (argv.includes('--json')) expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'bad_answer' });
     }
     expect(existsSync(join(home, '.config', 'nodereg'))).toBe(false);
+  });
+});
+
+describe('a registry URL that is not a registry', () => {
+  const project = () =>
+    writeTree(tempDir('nodereg-project-'), {
+      'pyproject.toml': '[project]\nname = "image-tools"\nversion = "1.0.0"\ndescription = "x"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "ada"\n',
+      'nodes.py': 'print(1)\n',
+    });
+  const commands = [['publish'], ['node', 'show', 'image-tools'], ['node', 'search', 'image'], ['whoami'], ['node', 'download', 'image-tools'], ['publisher', 'show', 'ada']];
+  /** Each command against `url` (with a user and password): exit 2, naming the URL masked and where it is set; never "does not exist". */
+  async function expectNotARegistry(url: string, answered: RegExp) {
+    const withUser = url.replace('http://', 'http://ada:s3cret@');
+    const cwd = project();
+    for (const argv of commands) {
+      const result = await runCli(argv, { cwd, env: { NODEREG_REGISTRY: withUser, NODEREG_TOKEN: 'nrg_u_test' } });
+      expect(result.code, `${argv.join(' ')}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`^error: http://\\*\\*\\*@${url.slice('http://'.length)} does not answer as a nodereg or Comfy registry: `));
+      expect(result.stderr).toMatch(answered);
+      expect(result.stderr).toContain('with --registry or NODEREG_REGISTRY');
+      expect(result.stderr).not.toMatch(/s3cret|ada:/);
+      expect(result.stderr).not.toMatch(/does not exist|not found/);
+    }
+  }
+
+  it('our registry under a wrong path (…/api): every command says so, exit 2', async () => {
+    const server = await startServer();
+    try {
+      await expectNotARegistry(`${server.url}/api`, /answered HTTP 404 "no route for (GET|POST) \/api\//);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each([
+    ['an HTML 404 page', 'text/html', '<!DOCTYPE html><html><head><title>404 Not Found</title></head><body>nginx</body></html>', /answered HTTP 404 with an HTML page titled "404 Not Found"\n/],
+    ['a JSON 404 of another shape', 'application/json', '{"detail":"Not Found"}', /answered HTTP 404 with a body that is not a registry's error answer\n/],
+  ])('a server answering %s: every command says so, exit 2', async (_what, type, body, answered) => {
+    await expectNotARegistry(await stand(answer(404, type, body)), answered);
+  });
+
+  it("a registry's own 404 keeps its words: a missing publisher (exit 5) and node (exit 5)", async () => {
+    const server = await startServer();
+    try {
+      const env = { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: server.adminToken };
+      const published = await runCli(['publish'], { cwd: project(), env });
+      expect(published.code, published.stderr).toBe(5);
+      expect(published.stderr).toMatch(/^error: publisher "ada" does not exist on http:\/\/127\.0\.0\.1:\d+\n/);
+      const shown = await runCli(['node', 'show', 'image-tools'], { env });
+      expect(shown.code, shown.stderr).toBe(5);
+      expect(shown.stderr).toMatch(/^error: node image-tools not found\n/);
+    } finally {
+      await server.close();
+    }
   });
 });
 

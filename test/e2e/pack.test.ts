@@ -1,10 +1,10 @@
 // validate and pack as a user runs them: the spawned binary on fixture trees, no network.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PNG, runCli, tempDir } from '../helpers.js';
+import { cliEnv, INSTALLED_BIN, PNG, runCli, tempDir } from '../helpers.js';
 import { commitAll, committedRepo, git, writeTree } from '../package/fixtures.js';
 
 const PYPROJECT = '[project]\nname = "demo-node"\nversion = "0.4"\ndescription = "A demo node"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "ada"\nexcludes = ["*.tmp"]\n';
@@ -171,6 +171,27 @@ describe('nodereg pack', () => {
       'warning: assets/icon.png is a Git LFS pointer, not the file itself: fetch the content with `git lfs pull` before packing (in GitHub Actions: actions/checkout with `lfs: true`)',
       'warning: models/weights.safetensors is a Git LFS pointer, not the file itself: fetch the content with `git lfs pull` before packing (in GitHub Actions: actions/checkout with `lfs: true`)',
     ]);
+  });
+
+  it('reads each file once: the packer tells the LFS pointers from the bytes it packs (strace counts the opens); validate, packing nothing, reads their first line only', async () => {
+    const pointer = (size: number) => `version https://git-lfs.github.com/spec/v1\noid sha256:${'4d7a2146'.repeat(8)}\nsize ${size}\n`;
+    const dir = realpathSync(writeTree(tempDir(), {
+      'pyproject.toml': '[project]\nname = "lfs-node"\nversion = "1.0.0"\n[tool.comfy]\nPublisherId = "ada"\n',
+      'models/weights.safetensors': pointer(123456789),
+      'nodes.py': `# ${'x'.repeat(300)}\nprint(1)\n`, // pointer-sized, not a pointer
+    }));
+    const opens = (trace: string, file: string) => readFileSync(trace, 'utf8').split('\n').filter((line) => line.includes(`openat(`) && line.includes(`"${join(dir, file)}"`)).length;
+    for (const argv of [['pack', dir, '--out', join(tempDir(), 'lfs.zip')], ['validate', dir, '--offline']]) {
+      const trace = join(tempDir(), 'trace');
+      const home = tempDir('nodereg-home-');
+      const run = spawnSync('strace', ['-f', '-o', trace, '-e', 'trace=openat', process.execPath, INSTALLED_BIN, ...argv], { env: cliEnv(home), encoding: 'utf8' });
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stderr).toContain('warning: models/weights.safetensors is a Git LFS pointer, not the file itself');
+      expect(run.stderr).not.toContain('nodes.py is a Git LFS pointer');
+      expect({ [argv[0]]: opens(trace, 'models/weights.safetensors') }).toEqual({ [argv[0]]: 1 });
+      // pack reads nodes.py once, to pack it; validate reads it for its scan (and its first line for this check)
+      if (argv[0] === 'pack') expect(opens(trace, 'nodes.py')).toBe(1);
+    }
   });
 
   it('fails, saying what git says, when git refuses to list the tracked files: a committed file .gitignore matches would be lost', async () => {

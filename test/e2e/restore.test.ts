@@ -264,13 +264,16 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     expect(await postgresRows(databaseUrl)).toBe(0);
   }, 60_000);
 
-  it('prints a serve line that pastes as it reads for a URL without a password, a quote in it included', async () => {
+  it('prints a serve line that pastes as it reads, a quote in the URL included; a URL with a user is read from NODEREG_DATABASE_URL', async () => {
     const databaseUrl = `${await (await postgresServer!).database()}?application_name=Ada's%20restore`;
+    expect(databaseUrl).toMatch(/^postgres:\/\/nodereg@/);
     const storage = join(tempDir(), 'archives');
     const restored = await runCli(['restore', built.backup, '--database', databaseUrl, '--storage', storage]);
     expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stdout + restored.stderr).not.toContain('nodereg@');
+    expect(restored.stdout).toContain('(with NODEREG_DATABASE_URL set to the --database URL first: its user and password are not printed)');
     const serveLine = /^serve it: (.*)$/m.exec(restored.stdout)![1];
-    const words = spawnSync('sh', ['-c', `printf '%s\\n' ${serveLine.replace(/^NODEREG_ADMIN_TOKEN="[^"]*" nodereg /, '')}`], { encoding: 'utf8' });
+    const words = spawnSync('sh', ['-c', `printf '%s\\n' ${serveLine.replace(/^NODEREG_ADMIN_TOKEN="[^"]*" nodereg /, '')}`], { encoding: 'utf8', env: { NODEREG_DATABASE_URL: databaseUrl } });
     expect(words.stdout.split('\n').slice(0, -1), `${serveLine}\n${words.stderr}`).toEqual(['serve', '--database', databaseUrl, '--storage', storage]);
   }, 60_000);
 
@@ -315,7 +318,7 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     pg.signal('SIGCONT');
     expect(frozenAt, stderr).toBeGreaterThan(0);
     expect(code, stderr).toBe(1);
-    expect(stderr).toContain(`restore into ${databaseUrl} failed: PostgreSQL did not answer within ${RESTORE_DEADLINE_MS / 1000} s`);
+    expect(stderr).toContain(`restore into ${databaseUrl.replace('://nodereg@', '://***@')} failed: PostgreSQL did not answer within ${RESTORE_DEADLINE_MS / 1000} s`);
     expect(stderr).toContain('the target database was left as it was, run the same restore again');
     expect(waited).toBeGreaterThanOrEqual(RESTORE_DEADLINE_MS - 1_000);
     expect(waited).toBeLessThan(RESTORE_DEADLINE_MS + 20_000);
@@ -334,7 +337,7 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout + again.stderr).not.toContain('hunter2');
     expect(again.stdout).toContain('nodereg serve --database "$NODEREG_DATABASE_URL"');
-    expect(again.stdout).toContain('(with NODEREG_DATABASE_URL set to the --database URL first: its password is not printed)');
+    expect(again.stdout).toContain('(with NODEREG_DATABASE_URL set to the --database URL first: its user and password are not printed)');
     expect(await postgresRows(databaseUrl)).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -209,7 +209,7 @@ describe('nodereg serve', () => {
   it('names a database it cannot open without any of its password, also one holding an @ (the URL ends at the last)', async () => {
     const result = await runCli(['serve', '--port', '0', '--data-dir', join(tempDir(), 'data'), '--database', 'postgres://nodereg:pa@ss-word@127.0.0.1:1/db']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('cannot open --database postgres://nodereg:***@127.0.0.1:1/db');
+    expect(result.stderr).toContain('cannot open --database postgres://***@127.0.0.1:1/db');
     expect(result.stderr).not.toContain('ss-word');
   });
 

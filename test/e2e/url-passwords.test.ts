@@ -1,6 +1,6 @@
-// A password in a URL (`http://user:pass@host`, a registry behind basic auth; a PostgreSQL URL) is
-// never printed: not in errors, hints, --verbose request lines, --json documents, config listings or
-// serve's log. The binary is spawned with its output on pipes; every registry is on 127.0.0.1.
+// A URL's user and password (`http://user:pass@host`, a registry behind basic auth; a PostgreSQL URL;
+// a token as the user of `http://TOKEN@host`) are never printed: not in errors, hints, --verbose
+// request lines, --json documents, config listings or serve's log; the URL shows `***@`. The binary is spawned with its output on pipes; every registry is on 127.0.0.1.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,11 +10,12 @@ import { runCli, startServer, tempDir, type CliResult, type TestServer } from '.
 
 const password = `pw-${randomBytes(6).toString('hex')}`;
 const withPassword = (url: string) => url.replace('http://', `http://ada:${password}@`);
-const masked = (url: string) => url.replace('http://', 'http://ada:***@');
+const masked = (url: string) => url.replace('http://', 'http://***@');
 
-/** Neither stream holds the password; `shown` (the URL as it may be printed) is on one of them. */
+/** Neither stream holds the password or the user; `shown` (the URL as it may be printed) is on one of them. */
 function expectMasked(result: CliResult, shown: string) {
   expect(result.stdout + result.stderr).not.toContain(password);
+  expect(result.stdout + result.stderr).not.toContain('ada:');
   expect(result.stdout + result.stderr).toContain(shown);
 }
 
@@ -36,7 +37,7 @@ afterAll(async () => {
 describe('a registry URL with a password', () => {
   const refused = 'http://127.0.0.1:9';
 
-  it('--registry, unreachable: the error and hint, with --json and with --verbose, show user:***@', async () => {
+  it('--registry, unreachable: the error and hint, with --json and with --verbose, show ***@', async () => {
     for (const extra of [[], ['--json'], ['--verbose']]) {
       const result = await runCli([...extra, '--registry', withPassword(refused), 'node', 'show', 'some-node']);
       expect(result.code).toBe(1);
@@ -45,7 +46,7 @@ describe('a registry URL with a password', () => {
     }
   });
 
-  it('NODEREG_REGISTRY: --verbose request lines, "no token for" and a foreign answer show user:***@', async () => {
+  it('NODEREG_REGISTRY: --verbose request lines, "no token for" and a foreign answer show ***@', async () => {
     const env = { NODEREG_REGISTRY: withPassword(server.url) };
     const search = await runCli(['--verbose', 'node', 'search', 'x'], { env });
     expect(search.code).toBe(0);
@@ -54,11 +55,11 @@ describe('a registry URL with a password', () => {
     expect(whoami.code).toBe(4);
     expectMasked(whoami, `no token for ${masked(server.url)}`);
     const foreignAnswer = await runCli(['--json', 'node', 'show', 'some-node'], { env: { NODEREG_REGISTRY: withPassword(foreignUrl) } });
-    expect(foreignAnswer.code).toBe(1);
+    expect(foreignAnswer.code).toBe(2);
     expectMasked(foreignAnswer, masked(foreignUrl));
   });
 
-  it('a profile: config set, get and list (also --json) and the commands using it show user:***@', async () => {
+  it('a profile: config set, get and list (also --json) and the commands using it show ***@', async () => {
     const home = tempDir('nodereg-home-');
     const set = await runCli(['config', 'set', 'registry', withPassword(server.url)], { home });
     expect(set.code).toBe(0);
@@ -76,6 +77,18 @@ describe('a registry URL with a password', () => {
     expectMasked(verbose, `GET ${masked(server.url)}/users/me`);
   });
 
+  it('a token as the user of the URL (no password): --verbose lines and errors show ***@', async () => {
+    const token = `ghp_${randomBytes(8).toString('hex')}`;
+    const registry = server.url.replace('http://', `http://${token}@`);
+    const search = await runCli(['--verbose', '--registry', registry, 'node', 'search', 'x']);
+    expect(search.code).toBe(0);
+    const refused = await runCli(['--json', '--registry', 'http://127.0.0.1:9'.replace('http://', `http://${token}@`), 'node', 'show', 'x']);
+    expect(refused.code).toBe(1);
+    for (const result of [search, refused]) expect(result.stdout + result.stderr).not.toContain(token);
+    expect(search.stderr).toContain(`GET ${masked(server.url)}/nodes/search`);
+    expect(JSON.parse(refused.stdout).error.message).toContain('cannot reach http://***@127.0.0.1:9/nodes/x');
+  });
+
   it('an unknown command that is such a URL is echoed masked, also as --json', async () => {
     const result = await runCli(['--json', withPassword(foreignUrl)]);
     expect(result.code).toBe(2);
@@ -85,7 +98,7 @@ describe('a registry URL with a password', () => {
 });
 
 describe('serve and a PostgreSQL URL with a password', () => {
-  it('--database (and NODEREG_DATABASE_URL), with --log json: the error line shows user:***@', async () => {
+  it('--database (and NODEREG_DATABASE_URL), with --log json: the error line shows ***@', async () => {
     const database = `postgres://ada:${password}@127.0.0.1:1/db`;
     const dataDir = join(tempDir(), 'data');
     for (const run of [
@@ -95,7 +108,8 @@ describe('serve and a PostgreSQL URL with a password', () => {
       const result = await runCli(['serve', '--port', '0', '--data-dir', dataDir, '--log', 'json', ...run.args], { env: run.env });
       expect(result.code).toBe(1);
       expect(result.stdout + result.stderr).not.toContain(password);
-      expect(JSON.parse(result.stderr.trim().split('\n').at(-1)!).message).toContain('postgres://ada:***@127.0.0.1:1/db');
+      expect(JSON.parse(result.stderr.trim().split('\n').at(-1)!).message).toContain('postgres://***@127.0.0.1:1/db');
+      expect(result.stdout + result.stderr).not.toContain('ada');
     }
   });
 });

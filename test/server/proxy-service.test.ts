@@ -289,8 +289,8 @@ describe('callbacks', () => {
     expect(receiver.requests).toHaveLength(4);
     expect(receiver.requests[0].path).toBe('/hook?x=1');
     expect(receiver.requests[0].headers.authorization).toBe(`Basic ${Buffer.from('hook user:p@ss:w0rd').toString('base64')}`);
-    expect(logs.some((line) => line.includes('to http://hook%20user:***@127.0.0.1:') && line.includes('given up after 4 attempts: HTTP 401'))).toBe(true);
-    expect(logs.join('\n')).not.toContain('w0rd');
+    expect(logs.some((line) => line.includes('to http://***@127.0.0.1:') && line.includes('given up after 4 attempts: HTTP 401'))).toBe(true);
+    expect(logs.join('\n')).not.toMatch(/w0rd|hook%20user/);
   });
 
   it('gives up after three retries; a receiver that never answers does not stall the task', async () => {

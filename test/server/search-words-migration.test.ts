@@ -17,6 +17,9 @@ async function expectFound(store: RegistryStore) {
   expect(await ids(store, 'gone')).toEqual([]); // Deleted: still out of the index
 }
 
+// one server for the file: its afterAll stops it after the last test
+const postgresServer = testPostgres();
+
 describe('migration search-words', () => {
   it('splits the ids and names of the nodes a database holds, and indexes them (SQLite)', async () => {
     const { file, db: old, stamp } = databaseBefore('search-words', ['acme']);
@@ -28,8 +31,8 @@ describe('migration search-words', () => {
     old.close();
     const db = openDatabase(file);
     expect(db.prepare('SELECT id, words FROM nodes ORDER BY seq').all()).toEqual([
-      { id: 'comfyui-videohelpersuite', words: 'ui helpersuite suite' },
-      { id: 'comfyui_ultimatesdupscale', words: 'ui sdupscale upscale' },
+      { id: 'comfyui-videohelpersuite', words: 'helpersuite suite' },
+      { id: 'comfyui_ultimatesdupscale', words: 'sdupscale upscale' },
       { id: 'GoneNode', words: 'node' },
     ]);
     await expectFound(createSqliteRegistryStore(db));
@@ -42,7 +45,6 @@ describe('migration search-words', () => {
     reopened.close();
   });
 
-  const postgresServer = testPostgres();
   it.runIf(postgresServer)('fills the words a store left empty (PostgreSQL)', async () => {
     const sql = postgres(await (await postgresServer)!.database(), { max: 2, onnotice: () => {} });
     try {
@@ -60,11 +62,57 @@ describe('migration search-words', () => {
       expect(await ids(store, 'video helper')).toEqual([]);
       await migratePostgres(sql);
       expect(await sql`SELECT id, words FROM nodes ORDER BY seq`).toEqual([
-        { id: 'comfyui-videohelpersuite', words: 'ui helpersuite suite' },
-        { id: 'comfyui_ultimatesdupscale', words: 'ui sdupscale upscale' },
+        { id: 'comfyui-videohelpersuite', words: 'helpersuite suite' },
+        { id: 'comfyui_ultimatesdupscale', words: 'sdupscale upscale' },
         { id: 'GoneNode', words: 'node' },
       ]);
       await expectFound(store);
+    } finally {
+      await sql.end();
+    }
+  });
+});
+
+// Migration 'search-words-host-name': the words written before it split the host's name (ComfyUI: ui),
+// so `ui` found nearly every node; they are written again, and the full-text indexes with them.
+describe('migration search-words-host-name', () => {
+  it('writes the words again without `ui` for ComfyUI, and indexes them (SQLite)', async () => {
+    const { file, db: old, stamp } = databaseBefore('search-words-host-name', ['acme']);
+    const add = old.prepare(`INSERT INTO nodes (id, publisher_id, name, status, created_at, updated_at, words) VALUES (?, 'acme', ?, 'NodeStatusActive', ?, ?, ?)`);
+    add.run('comfyui-videohelpersuite', 'ComfyUI-VideoHelperSuite', stamp, stamp, 'ui helpersuite suite');
+    add.run('comfyui-nodeui', 'ComfyUI-NodeUI', stamp, stamp, 'ui');
+    expect((await ids(createSqliteRegistryStore(old), 'ui')).sort()).toEqual(['comfyui-nodeui', 'comfyui-videohelpersuite']);
+    old.close();
+    const db = openDatabase(file);
+    expect(db.prepare('SELECT id, words FROM nodes ORDER BY seq').all()).toEqual([
+      { id: 'comfyui-videohelpersuite', words: 'helpersuite suite' },
+      { id: 'comfyui-nodeui', words: 'ui' },
+    ]);
+    const store = createSqliteRegistryStore(db);
+    expect(await ids(store, 'ui')).toEqual(['comfyui-nodeui']);
+    expect(await ids(store, 'video helper')).toEqual(['comfyui-videohelpersuite']);
+    db.close();
+  });
+
+  it.runIf(postgresServer)('writes the words again without `ui` for ComfyUI (PostgreSQL)', async () => {
+    const sql = postgres(await (await postgresServer)!.database(), { max: 2, onnotice: () => {} });
+    try {
+      await migratePostgres(sql);
+      const stamp = new Date().toISOString();
+      await sql`INSERT INTO publishers (id, created_at) VALUES ('acme', ${stamp})`;
+      for (const [id, name, words] of [['comfyui-videohelpersuite', 'ComfyUI-VideoHelperSuite', 'ui helpersuite suite'], ['comfyui-nodeui', 'ComfyUI-NodeUI', 'ui']]) {
+        await sql`INSERT INTO nodes (id, publisher_id, name, status, created_at, updated_at, words) VALUES (${id}, 'acme', ${name}, 'NodeStatusActive', ${stamp}, ${stamp}, ${words})`;
+      }
+      // as they were before the migration: its row in schema_migrations taken out, so that it runs again
+      await sql`DELETE FROM schema_migrations WHERE name = 'search-words-host-name'`;
+      const store = createPostgresRegistryStore(sql);
+      expect((await ids(store, 'ui')).sort()).toEqual(['comfyui-nodeui', 'comfyui-videohelpersuite']);
+      await migratePostgres(sql);
+      expect(await sql`SELECT id, words FROM nodes ORDER BY seq`).toEqual([
+        { id: 'comfyui-videohelpersuite', words: 'helpersuite suite' },
+        { id: 'comfyui-nodeui', words: 'ui' },
+      ]);
+      expect(await ids(store, 'ui')).toEqual(['comfyui-nodeui']);
     } finally {
       await sql.end();
     }

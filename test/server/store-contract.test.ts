@@ -389,6 +389,22 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(Object.keys((await store.getNode('comfyui-videohelpersuite'))!)).not.toContain('words');
   });
 
+  it('finds nodes about user interfaces by `ui`, not every node named after ComfyUI', async () => {
+    const store = await fresh();
+    const ids = async (q: string) => (await store.searchNodes({ terms: [q], offset: 0, limit: 10 })).rows.map((node) => node.id).sort();
+    // the host's name, however it is written, is one word: ComfyUI, comfyUI, ComfyUi, and inside a token (ComfyUIManager)
+    await publish(store, 'comfyui-videohelpersuite', '1.0.0', 'acme', { name: 'ComfyUI-VideoHelperSuite' });
+    await publish(store, 'comfyui-impact-pack', '1.0.0', 'acme', { name: 'comfyUI Impact Pack' });
+    await publish(store, 'ComfyUiManagerTools', '1.0.0', 'acme', {});
+    await publish(store, 'comfyui-custom-ui', '1.0.0', 'acme', { name: 'Custom UI' });
+    await publish(store, 'comfyui-nodeui', '1.0.0', 'acme', { name: 'ComfyUI-NodeUI' });
+    await publish(store, 'prompt-panel', '1.0.0', 'acme', { description: 'a UI panel for prompts' });
+    expect(await ids('ui')).toEqual(['comfyui-custom-ui', 'comfyui-nodeui', 'prompt-panel']);
+    expect(await ids('manager')).toEqual(['ComfyUiManagerTools']);
+    expect(await ids('helper')).toEqual(['comfyui-videohelpersuite']);
+    expect((await ids('comfyui')).length).toBe(5);
+  });
+
   it('pages a listing in every order as one long list does, leaving out the nodes of a banned publisher', async () => {
     const store = await fresh();
     for (let i = 0; i < 23; i++) {

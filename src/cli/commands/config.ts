@@ -64,7 +64,7 @@ export function register(program: Command, ctx: Ctx): void {
   examples(
     config
       .command('list')
-      .description('list every profile (tokens and URL passwords redacted) and where the config file is')
+      .description('list every profile (tokens and URLs\' users and passwords redacted) and where the config file is')
       .action(async () => {
         const store = await ctx.config();
         const profiles = Object.entries(store.profiles()).map(([name, p]) => ({

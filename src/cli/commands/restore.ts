@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { RESTORE_DEADLINE_MS } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
 import { backendOption, backendUrl, withBackend } from '../backend-urls.js';
-import { withoutPasswords } from '../output.js';
+import { withoutUserInfo } from '../../contract/url.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, exitCodesHelp, invalidInput } from '../errors.js';
 import { shellWord } from '../invocation.js';
@@ -30,7 +30,7 @@ export function register(program: Command, ctx: Ctx): void {
         storageUrl = { text: join(dirname(database.path), 'archives'), name: 'the archive dir' };
       }
       const storage = (await withBackend(storageUrl, backends.parseStorageUrl))!;
-      const target = database.kind === 'postgres' ? withoutPasswords(database.url) : database.path;
+      const target = database.kind === 'postgres' ? withoutUserInfo(database.url) : database.path;
 
       const { restore, RestoreError } = await import('../../server/restore.js');
       let report: Awaited<ReturnType<typeof restore>>;
@@ -57,12 +57,12 @@ export function register(program: Command, ctx: Ctx): void {
 
       const storageText = storage.kind === 'local' ? storage.dir : storageUrl.text;
       const adminFile = join(source, 'admin-token');
-      // A URL with a password is never printed: the line reads it from the variable serve reads too (docs/decisions.md).
+      // A URL with a user or password is never printed: the line reads it from the variable serve reads too (docs/decisions.md).
       const hidden = database.kind === 'postgres' && target !== database.url;
       const serveLine =
         database.kind === 'postgres'
           ? `${report.adminToken ? `NODEREG_ADMIN_TOKEN="$(cat ${shellWord(adminFile)})" ` : ''}nodereg serve --database ${hidden ? '"$NODEREG_DATABASE_URL"' : shellWord(target)} --storage ${shellWord(storageText)}` +
-            (hidden && databaseUrl.name === '--database' ? `\n  (with NODEREG_DATABASE_URL set to the --database URL first: its password is not printed)` : '')
+            (hidden && databaseUrl.name === '--database' ? `\n  (with NODEREG_DATABASE_URL set to the --database URL first: its user and password are not printed)` : '')
           : `nodereg serve --data-dir ${shellWord(report.dataDir!)}${database.path === join(report.dataDir!, 'registry.db') ? '' : ` --database ${shellWord(database.path)}`}${storage.kind === 'local' && storage.dir === join(report.dataDir!, 'archives') ? '' : ` --storage ${shellWord(storageText)}`}`;
       const sizes = Object.entries(report.tables).map(([name, rows]) => `${name} ${rows}`).join(', ');
       ctx.out.result(

@@ -11,7 +11,7 @@ import type { Project } from '../../package/project.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { table } from '../output.js';
-import { buildArchive, loadChecked, parseMaxSize, readChangelog, withCleanup, type ChangelogFlags } from '../project.js';
+import { buildArchive, loadChecked, parseMaxSize, readChangelog, warnAboutLfsPointers, withCleanup, type ChangelogFlags } from '../project.js';
 import { archiveSizeBound, fetchLimits, LIMITS_HINT, limitProblems } from '../registry-limits.js';
 import { examples } from './index.js';
 
@@ -97,6 +97,10 @@ async function checkArchive(ctx: Ctx, project: Project, unpacked: number, maxSiz
   if (archiveSizeBound(project.files) > Math.min(maxSize, registry?.limits.max_archive ?? Infinity)) {
     const temp = mkdtempSync(join(tmpdir(), 'nodereg-validate-'));
     size = await withCleanup(async () => (await buildArchive(ctx, project, join(temp, 'node.zip'), maxSize)).size, () => rmSync(temp, { recursive: true, force: true }));
+  } else {
+    // packed, the packer would have told them from the bytes it reads
+    const { findLfsPointers } = await import('../../package/lfs.js');
+    await warnAboutLfsPointers(ctx, project, findLfsPointers(project.files));
   }
   if (!registry) return;
   const problems = limitProblems(registry.limits, { size, unpackedSize: unpacked, entries: project.files.length });

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { withoutRequestContent } from '../../contract/proxy.js';
+import { jsonErrorOffset } from '../json-shape.js';
 import { invalidRequest, malformedJson } from '../route.js';
 import { KINDS, type TaskKind } from './kinds.js';
 import { readSource, type SandboxSource } from './sandbox.js';
@@ -21,7 +22,8 @@ export interface Prepared<K extends TaskKind = TaskKind> {
   relay?: Uint8Array;
 }
 
-type Outcome = { prepared: Prepared } | { malformed: string } | { issues: { path: PropertyKey[]; message: string }[] };
+/** `malformed`: where the body stops being JSON (`jsonErrorOffset`) and its length, never its bytes. */
+type Outcome = { prepared: Prepared } | { malformed: { at?: number; length: number } } | { issues: { path: PropertyKey[]; message: string }[] };
 
 /** Bodies up to this size are prepared on the event loop: a round trip to the worker would cost more. */
 const INLINE_MAX = 256 * 1024;
@@ -44,8 +46,8 @@ export function prepareBody(kind: TaskKind, raw: Uint8Array, forward: boolean): 
   let json: unknown;
   try {
     json = raw.length === 0 ? undefined : JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.length).toString('utf8'));
-  } catch (error) {
-    return { malformed: error instanceof Error ? error.message : 'unreadable' };
+  } catch {
+    return { malformed: { at: jsonErrorOffset(raw), length: raw.length } };
   }
   const parsed = KINDS[kind].submit.body.safeParse(json);
   if (!parsed.success) return { issues: parsed.error.issues.map(({ path, message }) => ({ path, message })) };
@@ -112,7 +114,7 @@ export function createBodyPreparer() {
     /** The prepared submission, or the 400 of a body that is not JSON or breaks the contract. */
     async prepare<K extends TaskKind>(kind: K, raw: Buffer, forward: boolean): Promise<Prepared<K>> {
       const outcome = raw.length <= INLINE_MAX ? prepareBody(kind, raw, forward) : await inWorker(kind, raw, forward);
-      if ('malformed' in outcome) throw malformedJson(new Error(outcome.malformed));
+      if ('malformed' in outcome) throw malformedJson(outcome.malformed.at, outcome.malformed.length);
       if ('issues' in outcome) throw invalidRequest(outcome.issues as { path: (string | number)[]; message: string }[]);
       // A Buffer comes out of the worker as a plain Uint8Array: a Buffer again, over the same bytes.
       const { source } = outcome.prepared;

@@ -9,7 +9,7 @@ import type { ByteRange } from '../archives/storage.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import type { Principal } from '../route.js';
-import { shownUrl } from '../../contract/url.js';
+import { withoutUserInfo } from '../../contract/url.js';
 import { sendCallback, type DeliveryOutcome } from './callbacks.js';
 import { isTerminal, KINDS, pollShape, statusOf, upstreamStatusPath, upstreamSubmitPath, type Provider, type TaskKind } from './kinds.js';
 import { CALLBACK_RETRIES, callbackHostAllowed, resolveProxyOptions } from './options.js';
@@ -343,7 +343,7 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
     const now = Date.now();
     if (outcome.ok) return store.settle(delivery.id, owner, 'delivered', attempts, now, null, now);
     if (!permitted || attempts > CALLBACK_RETRIES) {
-      ctx.log(`proxy: callback ${delivery.id} for task ${delivery.task_id} to ${shownUrl(delivery.url)} given up after ${attempts} attempts: ${outcome.error}`);
+      ctx.log(`proxy: callback ${delivery.id} for task ${delivery.task_id} to ${withoutUserInfo(delivery.url)} given up after ${attempts} attempts: ${outcome.error}`);
       return store.settle(delivery.id, owner, 'failed', attempts, now, outcome.error, now);
     }
     await store.settle(delivery.id, owner, 'pending', attempts, now + options.callbackBackoff * 2 ** (attempts - 1), outcome.error, now);

@@ -10,8 +10,8 @@ import { requestedRange } from '../archives/range.js';
 import { verifyUploadSignature } from '../archives/signing.js';
 import { validateZip } from '../archives/validate-zip.js';
 import type { RouteModule } from '../context.js';
-import { badRequest, banned, conflict, forbidden, HttpError, notFound, tooLarge, unsupportedMediaType } from '../errors.js';
-import { encodingRefusal, route } from '../route.js';
+import { badRequest, banned, conflict, forbidden, HttpError, notFound, tooLarge } from '../errors.js';
+import { mediaRefusal, route } from '../route.js';
 import { scanQueueFull } from '../scan-upload.js';
 import { STALE_CLAIM_MS, type RegistryStore } from '../store/registry-store.js';
 import { archiveKey, versionView } from '../views.js';
@@ -58,12 +58,8 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
 
   route(app, ctx, uploadArchive, async ({ c, params }) => {
     // 415 and 413 before anything is read, then the signature (this route's credential), checked now.
-    const type = (c.req.header('content-type') ?? '').trim();
-    if (!/^application\/zip\s*(;|$)/i.test(type)) {
-      throw early(unsupportedMediaType(`send the archive with Content-Type: application/zip (got "${type || 'none'}")`));
-    }
-    const encoding = encodingRefusal(c.req.header('content-encoding'));
-    if (encoding) throw early(encoding);
+    const refused = mediaRefusal('zip', c);
+    if (refused) throw early(refused);
     const length = c.req.header('content-length');
     if (length !== undefined && Number(length) > ctx.options.maxArchive) {
       throw early(tooLarge(archiveOverLimit(Number(length), ctx.options.maxArchive)));

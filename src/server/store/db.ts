@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { privateDatabaseFile } from '../data-dir.js';
 import { migrations } from './migrations.js';
-import { searchWords } from './search-words.js';
-import { versionOrder } from './version-order.js';
+import { searchWords, UNFILLED_WORDS } from './search-words.js';
+import { UNFILLED_VERSION_ORDER, versionOrder } from './version-order.js';
 
 export type Db = Database.Database;
 
@@ -64,7 +64,7 @@ function migrate(db: Db): void {
 
 /** Versions stored before the column version_order (or by an older nodereg on this file) get theirs. */
 function fillVersionOrder(db: Db): void {
-  const missing = db.prepare('SELECT id, version FROM versions WHERE version_order IS NULL').all() as { id: string; version: string }[];
+  const missing = db.prepare(UNFILLED_VERSION_ORDER).all() as { id: string; version: string }[];
   if (!missing.length) return;
   const set = db.prepare('UPDATE versions SET version_order = ? WHERE id = ?');
   db.transaction(() => missing.forEach((row) => set.run(versionOrder(row.version), row.id)))();
@@ -72,7 +72,7 @@ function fillVersionOrder(db: Db): void {
 
 /** Nodes stored before the column words (or by an older nodereg on this file) get theirs, and are indexed with them. */
 function fillSearchWords(db: Db): void {
-  const missing = db.prepare('SELECT seq, id, name FROM nodes WHERE words IS NULL').all() as { seq: number; id: string; name: string | null }[];
+  const missing = db.prepare(UNFILLED_WORDS).all() as { seq: number; id: string; name: string | null }[];
   if (missing.length === 0) return;
   const set = db.prepare('UPDATE nodes SET words = ? WHERE seq = ?');
   db.transaction(() => missing.forEach((row) => set.run(searchWords(row.id, row.name), row.seq)))();

@@ -329,4 +329,20 @@ export const postgresMigrations: Migration[] = [
       CREATE INDEX nodes_search ON nodes USING gin(search) WHERE status = 'NodeStatusActive';
     `,
   },
+  {
+    // The rows migratePostgres fills (a version without version_order, a node without words, as an older
+    // nodereg writes them), found through indexes of those rows alone: once filled, each start reads an
+    // empty index instead of every row.
+    name: 'unfilled-rows-indexes',
+    sql: `
+      CREATE INDEX nodes_unfilled_words ON nodes(id) WHERE words IS NULL;
+      CREATE INDEX versions_unfilled_order ON versions(id) WHERE version_order IS NULL;
+    `,
+  },
+  {
+    // The host application's name is one word (search-words.ts): the words of the nodes that hold it are
+    // emptied here and written again by migratePostgres's fill, in the same transaction.
+    name: 'search-words-host-name',
+    sql: `UPDATE nodes SET words = NULL WHERE id ILIKE '%comfyui%' OR name ILIKE '%comfyui%'`,
+  },
 ];

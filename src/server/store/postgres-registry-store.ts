@@ -14,8 +14,8 @@ import type {
   MemberRole, NodeRow, NodeSort, NodeStamp, PublisherRow, RegistryStore, Reviewed, TokenRow, UserRow, VersionRow,
 } from './registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
-import { searchWords } from './search-words.js';
-import { HIGHEST_FIRST, LATEST_VERSION_ID, versionOrder } from './version-order.js';
+import { searchWords, UNFILLED_WORDS } from './search-words.js';
+import { HIGHEST_FIRST, LATEST_VERSION_ID, UNFILLED_VERSION_ORDER, versionOrder } from './version-order.js';
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 type Raw = Record<string, unknown>;
@@ -53,13 +53,13 @@ export async function migratePostgres(sql: postgres.Sql): Promise<void> {
       await tx`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${version}, ${migration.name}, ${now()})`;
     }
     // Versions stored before the column version_order get theirs, in one statement.
-    const missing = await tx<{ id: string; version: string }[]>`SELECT id, version FROM versions WHERE version_order IS NULL`;
+    const missing = await tx.unsafe<{ id: string; version: string }[]>(UNFILLED_VERSION_ORDER);
     if (missing.length) {
       const [ids, orders] = [missing.map((row) => row.id), missing.map((row) => versionOrder(row.version))];
       await tx`UPDATE versions SET version_order = filled.value FROM unnest(${sql.array(ids)}::text[], ${sql.array(orders)}::text[]) AS filled(id, value) WHERE versions.id = filled.id`;
     }
     // Nodes stored before the column words get theirs, in one statement.
-    const unsplit = await tx<{ id: string; name: string | null }[]>`SELECT id, name FROM nodes WHERE words IS NULL`;
+    const unsplit = await tx.unsafe<{ id: string; name: string | null }[]>(UNFILLED_WORDS);
     if (unsplit.length) {
       const [ids, words] = [unsplit.map((row) => row.id), unsplit.map((row) => searchWords(row.id, row.name))];
       await tx`UPDATE nodes SET words = filled.value FROM unnest(${sql.array(ids)}::text[], ${sql.array(words)}::text[]) AS filled(id, value) WHERE nodes.id = filled.id`;

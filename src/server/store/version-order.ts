@@ -9,6 +9,12 @@
 // any alphanumeric one), an alphanumeric one `1` and its text. `!` < `#` < every identifier character,
 // so a shorter run of equal identifiers sorts first, and `-` < `~` puts pre-releases below their release.
 
+/**
+ * The versions each store fills when it opens (stored before the column, or by an older nodereg), read
+ * through an index of those rows alone (migration 'unfilled-rows-indexes'): nothing once all are filled.
+ */
+export const UNFILLED_VERSION_ORDER = 'SELECT id, version FROM versions WHERE version_order IS NULL';
+
 const pad = (digits: string) => digits.padStart(15, '0');
 const identifier = (id: string) => (/^\d+$/.test(id) ? `0${String(id.length).padStart(3, '0')}${id}` : `1${id}`);
 
