@@ -110,7 +110,7 @@ function validate<T extends z.ZodType>(schema: T, value: unknown, where: 'params
 async function toApiError(answer: Answer, registry?: { base: string; url: string }): Promise<ApiError> {
   const text = await answer.text().catch(() => '');
   const body = errorBody(text);
-  if (registry && answer.status === 404 && (!body || isNoRoute(body.message))) {
+  if (registry && answer.status === 404 && (body ? isNoRoute(body.message) : !carriesMessage(text))) {
     const page = htmlTitle(text);
     const what = body ? `"${body.message.slice(0, 200)}"` : page !== undefined ? `with ${htmlPage(page)}` : "with a body that is not a registry's error answer";
     throw new ForeignAnswerError(registry.base, withoutQuery(registry.url), answer.status, what);
@@ -130,6 +130,19 @@ function errorBody(text: string): ErrorBody | undefined {
     return meetsContract('ErrorBody', body) ? (body as ErrorBody) : undefined;
   } catch {
     return undefined; // not JSON: a proxy or a foreign server
+  }
+}
+
+/**
+ * A JSON error answer with a `message`, in a shape other than ours: another registry's 404 for a missing
+ * node may look so (the incumbent's shape is not in the spec), so it keeps its words, not "not a registry".
+ */
+function carriesMessage(text: string): boolean {
+  try {
+    const body: unknown = JSON.parse(text);
+    return typeof (body as { message?: unknown } | null)?.message === 'string';
+  } catch {
+    return false;
   }
 }
 

@@ -90,6 +90,16 @@ describe('a registry URL that is not a registry', () => {
     await expectNotARegistry(await stand(answer(404, type, body)), answered);
   });
 
+  // The incumbent registry's error shape is not in the spec: a JSON 404 with a message is taken as a
+  // registry's answer about what is missing, not as a wrong URL.
+  it('a JSON 404 with a message in another shape keeps its words: exit 5', async () => {
+    const url = await stand(answer(404, 'application/json', '{"message":"Node not found"}'));
+    const shown = await runCli(['node', 'show', 'image-tools'], { env: { NODEREG_REGISTRY: url } });
+    expect(shown.code, shown.stderr).toBe(5);
+    expect(shown.stderr).toContain('Node not found');
+    expect(shown.stderr).not.toContain('does not answer as');
+  });
+
   it("a registry's own 404 keeps its words: a missing publisher (exit 5) and node (exit 5)", async () => {
     const server = await startServer();
     try {
