@@ -16,7 +16,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pythonSource, STORED } from './pack.js';
 import { build } from 'esbuild';
-import { BIN, cliEnv, cpuMs, getJsonOnce, median, mib, ms, peakRss, random, row, startServe, timeCommands, workDir } from './lib.js';
+import { BIN, cliEnv, cpuMs, getJsonOnce, median, mib, ms, peakRss, random, row, startFloor, startServe, timeCommands, workDir } from './lib.js';
 
 const NODES = [
   // 1 MB of files: 40 Python files of ~12 KB and a 0.5 MB image (stored)
@@ -88,6 +88,10 @@ export default async function publish() {
   const server = await startServe({ dataDir: join(work, 'data'), adminToken });
   // The same registry without its scan, for the bare client only: what the scan before the answer costs.
   const unscanned = await startServe({ dataDir: join(work, 'data-unscanned'), adminToken, args: ['--scan', 'off'] });
+  // A server that only stores the bytes (bench/store-only-server.js), for the bare client: what is left
+  // of a publish with no registry work at all.
+  mkdirSync(join(work, 'store-only'), { recursive: true });
+  const storeOnly = await startFloor('store-only-server.js', join(work, 'store-only'));
   const rows = [];
   const notes = [];
   try {
@@ -168,7 +172,7 @@ export default async function publish() {
         // The floor script in turns with node -e 0: the wall time of each of its steps (FLOOR_UNTIL; versions
         // 3.<step>.x), then CPU time of the whole script, its own and the server's.
         const steps = ['start', 'read', 'scan', 'pack', 'post', ''];
-        const floorRun = { bare: [], steps: steps.map(() => []), client: [], unscanned: [], cpu: [], cpuBare: [], server: [] };
+        const floorRun = { bare: [], steps: steps.map(() => []), client: [], unscanned: [], storeOnly: [], cpu: [], cpuBare: [], server: [] };
         const wallOf = (args, extra = {}) => {
           const started = process.hrtime.bigint();
           const result = spawnSync(process.execPath, args, { env: { ...env, ...extra }, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -181,10 +185,12 @@ export default async function publish() {
           const walls = steps.map((step, s) => wallOf(floorArgs(s, i), { FLOOR_UNTIL: step }));
           const client = wallOf([bareClient, dir, 'bench', node.id, `4.0.${i}`]);
           const unscannedClient = wallOf([bareClient, dir, 'bench', node.id, `4.0.${i}`], { NODEREG_REGISTRY: unscanned.url });
+          const storeOnlyClient = wallOf([bareClient, dir, 'bench', node.id, `4.0.${i}`], { NODEREG_REGISTRY: storeOnly.url });
           if (i === 0) continue; // a warm-up round
           floorRun.bare.push(bare);
           floorRun.client.push(client);
           floorRun.unscanned.push(unscannedClient);
+          floorRun.storeOnly.push(storeOnlyClient);
           walls.forEach((wall, s) => floorRun.steps[s].push(wall));
           floorRun.cpuBare.push(cpuOfRun(process.execPath, ['-e', '0'], env));
           const serverBefore = cpuMs(server.pid);
@@ -204,6 +210,8 @@ export default async function publish() {
         rows.push(row('publish: 1 MB node, a bare client (bench/publish-bare.js)', ms(client), `node -e 0: ${ms(bare)}`, client / bare, '(built-ins only: read, deflate, POST, PUT; no scan, manifest, git or limits)'));
         const unscannedClient = median(floorRun.unscanned);
         rows.push(row('publish: 1 MB node, the bare client to `serve --scan off`', ms(unscannedClient), `node -e 0: ${ms(bare)}`, unscannedClient / bare, '(what the registry\'s scan before its answer adds to the row above)'));
+        const storeOnlyClient = median(floorRun.storeOnly);
+        rows.push(row('publish: 1 MB node, the bare client to a server that only stores the bytes', ms(storeOnlyClient), `node -e 0: ${ms(bare)}`, storeOnlyClient / bare, '(bench/store-only-server.js: no checks, database or scan; the floor of any publish of these bytes here)'));
         notes.push(`publish 1 MB, the floor (bench/publish-floor.js, no CLI; medians of ${node.runs}): ${added.join(' · ')}`);
         notes.push(
           `publish 1 MB, the floor: CPU time ${ms(leastCpu)} (node -e 0: ${ms(bareCpu)}, ${(leastCpu / bareCpu).toFixed(2)}×), of \`nodereg serve\` ${ms(median(floorRun.server))} per publish; ` +
@@ -212,7 +220,7 @@ export default async function publish() {
       }
     }
   } finally {
-    await Promise.all([server.stop(), unscanned.stop()]);
+    await Promise.all([server.stop(), unscanned.stop(), storeOnly.stop()]);
   }
   // What the packages on the publish path cost to load here, each on its own over `node -e 0`, loaded
   // the way the CLI loads them (ignore and yauzl with require: src/package/cjs.ts).

@@ -8,9 +8,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { cpuMs, median, ms, row, startServe, workDir, WORK } from './lib.js';
+import { cpuMs, median, ms, row, startFloor, startServe, workDir, WORK } from './lib.js';
 import { seedStore } from './seed-store.js';
-import { listeningUrl } from '../scripts/listening.js';
 
 const CONNECTIONS = 50;
 const DURATION = 10; // seconds per measured run, after a 2-second warm-up run
@@ -41,12 +40,6 @@ async function measure(url, options) {
 }
 
 /** A server of bench/ that answers the JSON in `jsonFile` from memory. */
-async function startFloor(script, jsonFile) {
-  const child = spawn(process.execPath, [resolve(import.meta.dirname, script), jsonFile], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await listeningUrl(child);
-  return { url, pid: child.pid, stop: () => new Promise((done) => (child.on('exit', done), child.kill('SIGTERM'))) };
-}
-
 const freePort = () =>
   new Promise((resolvePort) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {
