@@ -444,6 +444,19 @@ describe('forward mode', () => {
     expect(upstream.requests.filter((r) => r.method === 'GET').length).toBe(polls); // done: no more polling
   });
 
+  it('polls a task the provider never finishes less often as it ages', async () => {
+    const stuck = { status: 200, json: { data: { task_id: 'up-stuck', status: 'IN_PROGRESS', generated: [] } } };
+    const upstream = await standIn(() => stuck);
+    const receiver = await standIn(() => ({ status: 200 }));
+    const { service } = await harness({ imgUpstream: `${upstream.url}/api`, upstreamPollInterval: 20 });
+    await service.submit('relight', alice, relight({ webhook_url: receiver.url }));
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const polls = upstream.requests.filter((r) => r.method === 'GET').length;
+    // Every 20 ms for 2 s is ~100 polls; a tenth of the task's age apart (at most 600 ms) is ~33.
+    expect(polls).toBeGreaterThanOrEqual(5);
+    expect(polls).toBeLessThan(60);
+  });
+
   it.each([
     [{ status: 400, json: { message: 'image too small' } }, 400, 'invalid_request', /image too small/],
     [{ status: 404, json: { detail: 'no such model' } }, 404, 'not_found', /no such model/],

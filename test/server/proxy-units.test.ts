@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { signCallback } from '../../src/server/proxy/callbacks.js';
 import { upstreamStatusPath, upstreamSubmitPath } from '../../src/server/proxy/kinds.js';
-import { callbackAllowProblem, callbackHostAllowed, resolveProxyOptions } from '../../src/server/proxy/options.js';
+import { callbackAllowProblem, callbackHostAllowed, pollSpacing, resolveProxyOptions } from '../../src/server/proxy/options.js';
 import { placeholderVideo, readSource, sandboxNextChange, sandboxStep, sniff } from '../../src/server/proxy/sandbox.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
@@ -139,5 +139,15 @@ describe('proxy options', () => {
     expect(options.imgUpstream).toBe('http://127.0.0.1:9/api');
     expect(options.sandboxDelay).toBe(10);
     expect(options.callbackAllow).toEqual(['*']);
+  });
+});
+
+describe('pollSpacing', () => {
+  it('polls a young task every interval, then a tenth of its age apart, at most 30 intervals', () => {
+    expect(pollSpacing(0, 2_000)).toBe(2_000);
+    expect(pollSpacing(19_000, 2_000)).toBe(2_000);
+    expect(pollSpacing(100_000, 2_000)).toBe(10_000);
+    expect(pollSpacing(600_000, 2_000)).toBe(60_000);
+    expect(pollSpacing(23 * 3_600_000, 2_000)).toBe(60_000);
   });
 });

@@ -15,7 +15,7 @@ export interface ProxyOptions {
   vidKeyHeader?: string;
   /** ms the provider has to answer (default 30 s); then 504. */
   upstreamTimeout?: number;
-  /** ms between polls of the provider while a task with a callback is unfinished (default 2 s). */
+  /** ms between polls of the provider while a task with a callback is young (default 2 s); `pollSpacing` widens it with age. */
   upstreamPollInterval?: number;
   /** Sandbox: ms from submission to the final state (default 1500), split evenly across the states. */
   sandboxDelay?: number;
@@ -51,6 +51,15 @@ export function isLoopbackHost(host: string): boolean {
 export function defaultCallbackAllow(host: string): string[] {
   return isLoopbackHost(host) ? DEFAULT_CALLBACK_ALLOW : [];
 }
+/**
+ * When a forward task with a callback is polled again: every `interval` while it is young, then a tenth of
+ * its age, at most 30 intervals apart. A task the provider never finishes then costs ~1,500 polls in the
+ * 24 h it is watched (2 s interval), not 43,200, while one that finishes in seconds is seen at once.
+ */
+export function pollSpacing(ageMs: number, interval: number): number {
+  return Math.min(interval * 30, Math.max(interval, Math.floor(ageMs / 10)));
+}
+
 /** Retries after the first attempt of a callback delivery. */
 export const CALLBACK_RETRIES = 3;
 

@@ -98,6 +98,10 @@ export function createPostgresTaskStore(sql: Sql): TaskStore {
       return rows.map(task);
     },
 
+    async deferPoll(id, at) {
+      await sql`UPDATE proxy_tasks SET next_poll_at = GREATEST(next_poll_at, ${at}) WHERE id = ${id}`;
+    },
+
     async results(taskId) {
       return (await sql`SELECT * FROM proxy_results WHERE task_id = ${taskId} ORDER BY position`).map(result);
     },

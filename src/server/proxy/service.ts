@@ -12,7 +12,7 @@ import type { Principal } from '../route.js';
 import { withoutUserInfo } from '../../contract/url.js';
 import { sendCallback, type DeliveryOutcome } from './callbacks.js';
 import { isTerminal, KINDS, pollShape, statusOf, upstreamStatusPath, upstreamSubmitPath, type Provider, type TaskKind } from './kinds.js';
-import { CALLBACK_RETRIES, callbackHostAllowed, resolveProxyOptions } from './options.js';
+import { CALLBACK_RETRIES, callbackHostAllowed, pollSpacing, resolveProxyOptions } from './options.js';
 import { bodySource, relayedBody, type Prepared } from './bodies.js';
 import { placeholderVideo, sandboxNextChange, sandboxStep, type SandboxSource } from './sandbox.js';
 import type { DeliveryRow, QuotaRefusal, ResultRow, TaskDecision, TaskRow } from './store.js';
@@ -362,10 +362,13 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
         next = Math.min(next, Math.max(task.next_poll_at, now + 1));
       }
     }
-    // A poll claimed is not made again by anyone before the poll interval has passed.
+    // A poll claimed is not made again by anyone before the poll interval has passed; then an older
+    // task's next poll is put off further (pollSpacing).
     for (const task of await store.claimPolls(now - WATCH_FOR_MS, now, options.upstreamPollInterval)) {
-      if (upstreams[KINDS[task.kind].provider]) run(`poll:${task.id}`, () => pollUpstream(task).then(() => {}));
-      next = Math.min(next, now + options.upstreamPollInterval);
+      if (!upstreams[KINDS[task.kind].provider]) continue;
+      const at = now + pollSpacing(now - task.created_at, options.upstreamPollInterval);
+      run(`poll:${task.id}`, () => store.deferPoll(task.id, at).then(() => pollUpstream(task)).then(() => {}));
+      next = Math.min(next, at);
     }
     for (const delivery of await store.claimDeliveries(now, now + leaseMs, owner, CLAIM_BATCH)) run(`delivery:${delivery.id}`, () => deliver(delivery));
     const due = await store.nextDeliveryAt();

@@ -109,6 +109,8 @@ export interface TaskStore {
   watched(since: number): Promise<TaskRow[]>;
   /** Forward tasks due for a poll, each claimed until `now + interval` (no other instance polls it before). */
   claimPolls(since: number, now: number, interval: number): Promise<TaskRow[]>;
+  /** Puts a task's next poll off until `at` (never earlier than it is already). */
+  deferPoll(id: string, at: number): Promise<void>;
   results(taskId: string): Promise<ResultRow[]>;
   result(name: string): Promise<ResultRow | undefined>;
   expiredResults(now: number): Promise<ResultRow[]>;
@@ -143,6 +145,7 @@ export function createTaskStore(db: Db): TaskStore {
        WHERE mode = 'forward' AND callback_url IS NOT NULL AND status NOT IN (${TERMINAL}) AND created_at > @since AND next_poll_at <= @now
        RETURNING *`,
     ),
+    deferPoll: db.prepare('UPDATE proxy_tasks SET next_poll_at = max(next_poll_at, @at) WHERE id = @id'),
     insertResult: db.prepare(
       `INSERT INTO proxy_results (name, task_id, position, creation_id, url, file, content_type, expires_at, size)
        VALUES (@name, @task_id, @position, @creation_id, @url, @file, @content_type, @expires_at, @size)`,
@@ -205,6 +208,7 @@ export function createTaskStore(db: Db): TaskStore {
     },
     watched: async (since) => s.watched.all(since) as TaskRow[],
     claimPolls: async (since, now, interval) => s.claimPolls.all({ since, now, until: now + interval }) as TaskRow[],
+    deferPoll: async (id, at) => void s.deferPoll.run({ id, at }),
     results: async (taskId) => s.results.all(taskId) as ResultRow[],
     result: async (name) => s.result.get(name) as ResultRow | undefined,
     expiredResults: async (now) => s.expired.all(now) as ResultRow[],
