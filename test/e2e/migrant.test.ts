@@ -154,7 +154,17 @@ describe('a registry URL written without its scheme (in-process)', () => {
     ['127.0.0.1:4911/', 'http://127.0.0.1:4911/'],
     ['localhost', 'http://localhost'],
     ['registry.example.com', 'https://registry.example.com'],
-    ['registry.example.com:8443/api', 'http://registry.example.com:8443/api'],
+    // http only for a registry of one's own: a public host with a port most often speaks TLS
+    ['registry.example.com:8443/api', 'https://registry.example.com:8443/api'],
+    ['registry.example.com:8080', 'https://registry.example.com:8080'],
+    ['203.0.113.7:8080', 'https://203.0.113.7:8080'],
+    ['registry.example.com:4880', 'http://registry.example.com:4880'],
+    ['192.168.1.20:8080', 'http://192.168.1.20:8080'],
+    ['10.0.0.5', 'http://10.0.0.5'],
+    ['172.20.0.3:9000', 'http://172.20.0.3:9000'],
+    ['172.32.0.3:9000', 'https://172.32.0.3:9000'],
+    ['[::1]:4911', 'http://[::1]:4911'],
+    ['registry.localhost:8080', 'http://registry.localhost:8080'],
   ])('%s: exit 2, the hint writes it whole as %s', async (typed, whole) => {
     const result = await runInProcess(['node', 'show', 'x', '--registry', typed]);
     expect(result.code).toBe(2);
