@@ -1,7 +1,7 @@
 // A publisher who used the incumbent client switches to nodereg on a fresh machine: the repository as
 // its `comfy node init` and publish workflow left it, what they type from habit, and the mistakes of a
 // first run. The spawned binary with stdout a pipe, against a real registry; the rules in-process.
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
@@ -128,6 +128,33 @@ describe('run from a subdirectory of the repository', () => {
     const packed = await runCli(['pack'], { cwd: sub });
     expect(packed.code, packed.stderr).toBe(0);
     expect(existsSync(join(sub, 'comfyui-portrait-relight-1.0.0.zip'))).toBe(true); // where pack was run, as README says
+  });
+
+  it('init adds to the nearest pyproject.toml above, as validate would read it, and says so; `init .` makes one here', async () => {
+    const root = repo();
+    const nodes = join(root, 'nodes');
+    const before = readFileSync(join(root, 'pyproject.toml'), 'utf8');
+    const added = await runCli(['init', '--tags', 'image', '--no-input'], { cwd: nodes });
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stderr).toContain(`using the project in ${root} (no pyproject.toml here; the nearest one above); \`nodereg init .\` creates one here instead`);
+    expect(added.stdout).toContain(`added ${join(root, 'pyproject.toml')}: [tool.nodereg] tags`);
+    expect(existsSync(join(nodes, 'pyproject.toml'))).toBe(false);
+    expect(readFileSync(join(root, 'pyproject.toml'), 'utf8')).toBe(`${before}\n[tool.nodereg]\ntags = [ "image" ]\n`);
+    const validated = await runCli(['validate', '--offline', '--json'], { cwd: nodes });
+    expect(validated.code, validated.stderr).toBe(0);
+    expect(JSON.parse(validated.stdout).keys).toMatchObject({ 'node.tags': '[tool.nodereg] tags' });
+
+    const here = await runCli(['init', '.', '--publisher', 'ada', '--no-input'], { cwd: nodes });
+    expect(here.code, here.stderr).toBe(0);
+    expect(here.stderr).not.toContain('using the project in');
+    expect(existsSync(join(nodes, 'pyproject.toml'))).toBe(true);
+
+    // outside git nothing above is taken, as for validate
+    const plain = writeTree(tempDir(), { 'pyproject.toml': PYPROJECT, 'nodes/relight.py': '' });
+    const outside = await runCli(['init', '--publisher', 'ada', '--no-input'], { cwd: join(plain, 'nodes') });
+    expect(outside.code, outside.stderr).toBe(0);
+    expect(existsSync(join(plain, 'nodes', 'pyproject.toml'))).toBe(true);
+    expect(readFileSync(join(plain, 'pyproject.toml'), 'utf8')).toBe(PYPROJECT);
   });
 
   it('outside a git work tree, or beyond its root, no pyproject.toml above is taken', async () => {
