@@ -59,7 +59,7 @@ export function runCommand(globals: Globals, version: string, deps: RunDeps, tas
  * localhost, or `nodereg serve`'s port 4880), https:// otherwise: a public host with a port
  * (`registry.example.com:8443`) most often speaks TLS, and plain http would send the token in the clear.
  */
-function withScheme(address: string): string | undefined {
+export function withScheme(address: string): string | undefined {
   const host = /^(\[[\da-fA-F:.]+\]|[\w.-]+)(?::(\d+))?(?:\/\S*)?$/.exec(address);
   if (!host) return undefined;
   const url = `${ownHost(host[1].toLowerCase()) || host[2] === '4880' ? 'http' : 'https'}://${address}`;
