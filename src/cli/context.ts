@@ -55,15 +55,25 @@ export function runCommand(globals: Globals, version: string, deps: RunDeps, tas
 
 /**
  * A registry address written without its scheme (`127.0.0.1:4880/`, `registry.example.com`), as it
- * would be written whole: http:// for a port or a local host, as a registry of one's own listens;
- * https:// for a name alone, as a public one does.
+ * would be written whole: http:// for a registry of one's own (a loopback or private address,
+ * localhost, or `nodereg serve`'s port 4880), https:// otherwise: a public host with a port
+ * (`registry.example.com:8443`) most often speaks TLS, and plain http would send the token in the clear.
  */
-function withScheme(address: string): string | undefined {
-  const host = /^([\w.-]+)(:\d+)?(?:\/\S*)?$/.exec(address);
+export function withScheme(address: string): string | undefined {
+  const host = /^(\[[\da-fA-F:.]+\]|[\w.-]+)(?::(\d+))?(?:\/\S*)?$/.exec(address);
   if (!host) return undefined;
-  const plain = host[2] !== undefined || host[1] === 'localhost' || /^[\d.]+$/.test(host[1]);
-  const url = `${plain ? 'http' : 'https'}://${address}`;
+  const url = `${ownHost(host[1].toLowerCase()) || host[2] === '4880' ? 'http' : 'https'}://${address}`;
   return isHttpUrl(url) ? url : undefined;
+}
+
+/** localhost, or a loopback, private, shared (100.64/10) or link-local IPv4 or IPv6 address. */
+function ownHost(host: string): boolean {
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (host.startsWith('[')) return /^\[(::1|f[cd][\da-f]{2}:.*|fe[89ab][\da-f]:.*)\]$/.test(host);
+  const ip = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(host);
+  if (!ip) return false;
+  const [a, b] = [Number(ip[1]), Number(ip[2])];
+  return a === 127 || a === 10 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
 }
 
 /** What every command gets: streams, output, the connection, config, prompts. */

@@ -56,8 +56,7 @@ export function problemsError(dir: string | undefined, problems: Problem[]): Cli
 /** Loads the project in `dir`, prints its warnings, and fails with every problem at once. */
 export async function loadChecked(ctx: Ctx, dir: string | undefined, options: ProjectOptions): Promise<Project & { request: NonNullable<Project['request']> }> {
   const [{ loadProject }, { MANIFEST_FILE }] = await Promise.all([import('../package/project.js'), import('../package/manifest.js')]);
-  const root = dir === undefined ? projectAbove(resolve('.'), MANIFEST_FILE) : resolve(dir);
-  if (root !== resolve('.') && dir === undefined) ctx.out.info(`using the project in ${root} (no ${MANIFEST_FILE} here; the nearest one above)`);
+  const root = projectDir(ctx, dir, MANIFEST_FILE);
   const kind = statSync(root, { throwIfNoEntry: false });
   if (!kind?.isDirectory()) {
     throw invalidInput(`${dir ?? '.'} ${kind ? 'is not a directory' : 'does not exist'}`, 'give the directory of the node, the one that holds pyproject.toml');
@@ -72,6 +71,17 @@ export async function loadChecked(ctx: Ctx, dir: string | undefined, options: Pr
   for (const warning of project.warnings) ctx.out.warn(warning);
   if (project.problems.length || !project.request) throw problemsError(dir, project.problems);
   return project as Project & { request: NonNullable<Project['request']> };
+}
+
+/**
+ * The project's directory: `dir` when named, else here or the nearest one above (projectAbove), which
+ * is said on stderr, with `also` after it.
+ */
+export function projectDir(ctx: Ctx, dir: string | undefined, manifestFile: string, also = ''): string {
+  if (dir !== undefined) return resolve(dir);
+  const root = projectAbove(resolve('.'), manifestFile);
+  if (root !== resolve('.')) ctx.out.info(`using the project in ${root} (no ${manifestFile} here; the nearest one above)${also}`);
+  return root;
 }
 
 /**

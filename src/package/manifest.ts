@@ -138,7 +138,12 @@ export function pep440ToSemver(text: string): VersionResult {
   const release = g.release.split('.').map((part) => String(Number(part)));
   const core = [...release, '0', '0'].slice(0, 3).join('.');
   if (release.length > 3) {
-    return { error: `"${text}" has ${release.length} release numbers; a registry version has three (X.Y.Z): write "${release.slice(0, 3).join('.')}" or the next patch version` };
+    // PEP 440 orders 1.0.0.1 after 1.0.0 and before 1.0.1: the next patch is the least semver not lower
+    // (1.0.0-1 would be a pre-release, before 1.0.0). Only zeros after the third number (1.0.0.0) equal X.Y.Z.
+    const next = release.slice(3).every((part) => part === '0') ? core : bumpPatch(release);
+    const lower = next === core ? '' : ` (the next patch version: "${core}" would be lower, and may be published already)`;
+    const pre = g.pre === undefined ? '' : `${{ alpha: 'a', beta: 'b', rc: 'rc' }[PRE_LABEL[g.preL.toLowerCase()]]}${Number(g.preN ?? 0)}`;
+    return { error: `"${text}" has ${release.length} release numbers; a registry version has three (X.Y.Z): write "${next}${pre}"${lower}` };
   }
   if (g.epoch !== undefined) return { error: `"${text}" has an epoch (${g.epoch}!), which a registry version cannot express: write "${core}" in [tool.nodereg] version` };
   if (g.post !== undefined) return { error: `"${text}" is a post-release, which a registry version cannot express: publish the next patch version instead (e.g. "${bumpPatch(release)}")` };

@@ -75,11 +75,18 @@ describe('config set / get registry', () => {
     expect((await cli(['config', 'get', 'registry'])).stdout).toBe('http://127.0.0.1:5002\n');
   });
 
-  it('rejects a registry that is not a URL with exit 2', async () => {
-    const result = await cli(['config', 'set', 'registry', 'not a url']);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('not a URL');
-    expect(existsSync(configFile()) && JSON.parse(readFileSync(configFile(), 'utf8')).profiles?.default?.registry).toBeFalsy();
+  it('rejects a registry that is not an http(s) URL with exit 2, with the URL written whole in the hint', async () => {
+    for (const [value, whole] of [
+      ['not a url', 'http://127.0.0.1:4880'],
+      // `new URL` reads these as a scheme and a path: every command would refuse them later
+      ['registry.example.com:8443', 'https://registry.example.com:8443'],
+      ['localhost:4880', 'http://localhost:4880'],
+    ]) {
+      const result = await cli(['config', 'set', 'registry', value]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`registry "${value}" is not an http:// or https:// URL\nhint: nodereg config set registry ${whole}\n`);
+      expect(existsSync(configFile()) && JSON.parse(readFileSync(configFile(), 'utf8')).profiles?.default?.registry).toBeFalsy();
+    }
   });
 
   it('prints an empty value for an unset key', async () => {

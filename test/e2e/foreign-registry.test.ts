@@ -116,6 +116,62 @@ describe('a registry URL that is not a registry', () => {
   });
 });
 
+describe('validate against a URL that is not a registry', () => {
+  const project = () =>
+    writeTree(tempDir('nodereg-project-'), {
+      'pyproject.toml': '[project]\nname = "image-tools"\nversion = "1.0.0"\ndescription = "x"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "ada"\n',
+      'nodes.py': 'print(1)\n',
+    });
+
+  it.each([
+    ['an HTML 404 page', 404, 'text/html', '<!DOCTYPE html><html><head><title>404 Not Found</title></head><body>nginx</body></html>', /\/nodes\/image-tools answered HTTP 404 with an HTML page titled "404 Not Found"/],
+    ['a web page', 200, 'text/html', '<!doctype html><title>Welcome</title>', /\/limits answered HTTP 200 with a body that is not JSON/],
+  ])('answering %s: its own checks report (exit 0), with a warning naming the URL and where it is set', async (_what, status, type, body, answered) => {
+    const url = await stand(answer(status, type, body));
+    for (const json of [false, true]) {
+      const result = await runCli(['validate', ...(json ? ['--json'] : [])], { cwd: project(), env: { NODEREG_REGISTRY: url } });
+      expect(result.code, result.stderr).toBe(0);
+      if (json) {
+        const doc = JSON.parse(result.stdout);
+        expect(doc).toMatchObject({ valid: true, limits_checked: null });
+        expect(doc.warnings).toEqual([expect.stringMatching(new RegExp(`^${url} does not answer as a nodereg or Comfy registry: .*the archive was not checked against its limits$`))]);
+        continue;
+      }
+      expect(result.stdout).toContain('image-tools 1.0.0 (publisher ada) is ready to publish: 2 files');
+      expect(result.stderr).toMatch(new RegExp(`^warning: ${url} does not answer as a nodereg or Comfy registry: ${url}`, 'm'));
+      expect(result.stderr).toMatch(answered);
+      expect(result.stderr).toContain('; the archive was not checked against its limits\n');
+      expect(result.stderr).toMatch(/^hint: .*with --registry or NODEREG_REGISTRY.*; --offline does not ask the registry$/m);
+    }
+  });
+
+  it('our registry under a wrong path (…/api): the warning names it', async () => {
+    const server = await startServer();
+    try {
+      const result = await runCli(['validate'], { cwd: project(), env: { NODEREG_REGISTRY: `${server.url}/api` } });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain(`warning: ${server.url}/api does not answer as a nodereg or Comfy registry: ${server.url}/api/nodes/image-tools answered HTTP 404 "no route for GET /api/nodes/image-tools"`);
+      const right = await runCli(['validate'], { cwd: project(), env: { NODEREG_REGISTRY: server.url } });
+      expect(right.code, right.stderr).toBe(0);
+      expect(right.stdout).toContain(`is ready to publish to ${server.url}:`);
+      expect(right.stderr).not.toContain('does not answer');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a registry without GET /limits (a plain-text 404 there, its JSON on the node route, as a Comfy registry may): no warning', async () => {
+    const url = await stand((req, res) => {
+      if (req.url!.startsWith('/nodes/')) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Node not found"}');
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found\n');
+    });
+    const result = await runCli(['validate'], { cwd: project(), env: { NODEREG_REGISTRY: url } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('is ready to publish: 2 files');
+    expect(result.stderr).not.toMatch(/does not answer|warning/);
+  });
+});
+
 describe('a proxy in front of the registry', () => {
   it('answering its HTML 502 page: the hint says the registry or its proxy is unavailable, not to check the URL', async () => {
     const url = await stand(answer(502, 'text/html', '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>'));

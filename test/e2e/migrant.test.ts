@@ -1,7 +1,7 @@
 // A publisher who used the incumbent client switches to nodereg on a fresh machine: the repository as
 // its `comfy node init` and publish workflow left it, what they type from habit, and the mistakes of a
 // first run. The spawned binary with stdout a pipe, against a real registry; the rules in-process.
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
@@ -130,6 +130,33 @@ describe('run from a subdirectory of the repository', () => {
     expect(existsSync(join(sub, 'comfyui-portrait-relight-1.0.0.zip'))).toBe(true); // where pack was run, as README says
   });
 
+  it('init adds to the nearest pyproject.toml above, as validate would read it, and says so; `init .` makes one here', async () => {
+    const root = repo();
+    const nodes = join(root, 'nodes');
+    const before = readFileSync(join(root, 'pyproject.toml'), 'utf8');
+    const added = await runCli(['init', '--tags', 'image', '--no-input'], { cwd: nodes });
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stderr).toContain(`using the project in ${root} (no pyproject.toml here; the nearest one above); \`nodereg init .\` creates one here instead`);
+    expect(added.stdout).toContain(`added ${join(root, 'pyproject.toml')}: [tool.nodereg] tags`);
+    expect(existsSync(join(nodes, 'pyproject.toml'))).toBe(false);
+    expect(readFileSync(join(root, 'pyproject.toml'), 'utf8')).toBe(`${before}\n[tool.nodereg]\ntags = [ "image" ]\n`);
+    const validated = await runCli(['validate', '--offline', '--json'], { cwd: nodes });
+    expect(validated.code, validated.stderr).toBe(0);
+    expect(JSON.parse(validated.stdout).keys).toMatchObject({ 'node.tags': '[tool.nodereg] tags' });
+
+    const here = await runCli(['init', '.', '--publisher', 'ada', '--no-input'], { cwd: nodes });
+    expect(here.code, here.stderr).toBe(0);
+    expect(here.stderr).not.toContain('using the project in');
+    expect(existsSync(join(nodes, 'pyproject.toml'))).toBe(true);
+
+    // outside git nothing above is taken, as for validate
+    const plain = writeTree(tempDir(), { 'pyproject.toml': PYPROJECT, 'nodes/relight.py': '' });
+    const outside = await runCli(['init', '--publisher', 'ada', '--no-input'], { cwd: join(plain, 'nodes') });
+    expect(outside.code, outside.stderr).toBe(0);
+    expect(existsSync(join(plain, 'nodes', 'pyproject.toml'))).toBe(true);
+    expect(readFileSync(join(plain, 'pyproject.toml'), 'utf8')).toBe(PYPROJECT);
+  });
+
   it('outside a git work tree, or beyond its root, no pyproject.toml above is taken', async () => {
     const plain = writeTree(tempDir(), { 'pyproject.toml': PYPROJECT, 'nodes/relight.py': '' });
     const outside = await runCli(['validate', '--offline'], { cwd: join(plain, 'nodes') });
@@ -154,7 +181,17 @@ describe('a registry URL written without its scheme (in-process)', () => {
     ['127.0.0.1:4911/', 'http://127.0.0.1:4911/'],
     ['localhost', 'http://localhost'],
     ['registry.example.com', 'https://registry.example.com'],
-    ['registry.example.com:8443/api', 'http://registry.example.com:8443/api'],
+    // http only for a registry of one's own: a public host with a port most often speaks TLS
+    ['registry.example.com:8443/api', 'https://registry.example.com:8443/api'],
+    ['registry.example.com:8080', 'https://registry.example.com:8080'],
+    ['203.0.113.7:8080', 'https://203.0.113.7:8080'],
+    ['registry.example.com:4880', 'http://registry.example.com:4880'],
+    ['192.168.1.20:8080', 'http://192.168.1.20:8080'],
+    ['10.0.0.5', 'http://10.0.0.5'],
+    ['172.20.0.3:9000', 'http://172.20.0.3:9000'],
+    ['172.32.0.3:9000', 'https://172.32.0.3:9000'],
+    ['[::1]:4911', 'http://[::1]:4911'],
+    ['registry.localhost:8080', 'http://registry.localhost:8080'],
   ])('%s: exit 2, the hint writes it whole as %s', async (typed, whole) => {
     const result = await runInProcess(['node', 'show', 'x', '--registry', typed]);
     expect(result.code).toBe(2);

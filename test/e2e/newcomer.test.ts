@@ -13,10 +13,12 @@ const ROOT = resolve(import.meta.dirname, '../..');
 
 let server: TestServer;
 let alice: TestUser;
+/** The server's access log: `GET /path 200 1.2ms` per request. */
+const requests: string[] = [];
 const env = () => ({ NODEREG_REGISTRY: server.url, NODEREG_TOKEN: alice.token });
 
 beforeAll(async () => {
-  server = await startServer({ proxy: { sandboxDelay: 0 } });
+  server = await startServer({ proxy: { sandboxDelay: 0 }, accessLog: (line) => requests.push(line) });
   alice = await createUser(server, 'alice');
   await createPublisher(server, alice, 'acme');
   await publishAndUpload(server, alice.token, 'acme', 'ready', '1.0.0');
@@ -92,6 +94,50 @@ describe('downloads', () => {
       expect(result.code, result.stderr).toBe(5);
       expect(result.stderr).toContain('hint: version 2.0.0 is not active: a version is active once its archive is uploaded');
     }
+  });
+});
+
+describe('download requests', () => {
+  /** The download of `spec`, and the requests the registry received for it (method and path). */
+  async function asked(spec: string, token?: string) {
+    requests.length = 0;
+    const result = await runCli(['node', 'download', spec, '--out', `${tempDir()}/`], { env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token } });
+    await new Promise((r) => setTimeout(r, 50)); // a line is written once its answer is
+    return { result, paths: requests.map((line) => line.split(' ').slice(0, 2).join(' ')) };
+  }
+
+  it('asks only what the download, or the hint it shows, needs: a version read already is not asked for again, and no hint for an error that shows none', async () => {
+    const ok = await asked('ready');
+    expect(ok.result.code, ok.result.stderr).toBe(0);
+    expect(ok.paths).toEqual(['GET /nodes/ready/install', 'GET /archives/acme/ready/1.0.0/node.zip']);
+
+    // the hint tells a missing version from one not active: it needs the node and its versions
+    const missing = await asked('ready@9.9.9');
+    expect(missing.result.code).toBe(5);
+    expect(missing.paths).toEqual(['GET /nodes/ready/install', 'GET /nodes/ready', 'GET /nodes/ready/versions']);
+
+    // a member's version without its archive: read once, which says the node and the version exist
+    const member = await asked('half@1.0.0', alice.token);
+    expect(member.result.code).toBe(5);
+    expect(member.result.stderr).toContain('hint: version 1.0.0 is not active: a version is active once its archive is uploaded');
+    expect(member.paths).toEqual(['GET /nodes/half/install', 'GET /nodes/half/versions/1.0.0']);
+
+    // a flagged version the archive route hides from a stranger
+    await publishAndUpload(server, alice.token, 'acme', 'flagged', '2.0.0');
+    expect((await call(server.url, 'PUT', '/publishers/acme/nodes/flagged/versions/2.0.0', { token: server.adminToken, body: { status: 'NodeVersionStatusFlagged' } })).status).toBe(200);
+    const outsider = await createUser(server, 'outsider');
+    const hidden = await asked('flagged@2.0.0', outsider.token);
+    expect(hidden.result.code).toBe(5);
+    expect(hidden.result.stderr).toContain('hint: version 2.0.0 is not active');
+    expect(hidden.paths).toEqual(['GET /nodes/flagged/install', 'GET /nodes/flagged/versions/2.0.0', 'GET /archives/acme/flagged/2.0.0/node.zip']);
+
+    // a banned node: the 403's own hint is shown, so nothing is asked for a 404's
+    await publishAndUpload(server, alice.token, 'acme', 'gone', '1.0.0');
+    expect((await call(server.url, 'PUT', '/publishers/acme/nodes/gone', { token: server.adminToken, body: { status: 'NodeStatusBanned' } })).status).toBe(200);
+    const banned = await asked('gone@1.0.0');
+    expect(banned.result.stderr).toContain('error: node gone is banned');
+    expect(banned.result.stderr).toContain('hint: a registry admin banned it');
+    expect(banned.paths).toEqual(['GET /nodes/gone/install']);
   });
 });
 

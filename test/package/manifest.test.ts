@@ -43,6 +43,11 @@ describe('versions: PEP 440 → semver', () => {
     ['1.2.3-1', /post-release/],
     ['1.2.3.dev4', /development release.*"1\.2\.3a1".*1\.2\.3-alpha\.1.*version = "1\.2\.3-dev\.4"/],
     ['1.2.3.4', /4 release numbers.*three \(X\.Y\.Z\)/],
+    // never a lower version than the one written (1.0.0 may be published already), nor a semver pre-release of it (1.0.0-1 < 1.0.0)
+    ['1.0.0.1', /^"1\.0\.0\.1" has 4 release numbers; a registry version has three \(X\.Y\.Z\): write "1\.0\.1" \(the next patch version: "1\.0\.0" would be lower, and may be published already\)$/],
+    ['2.3.9.1.5', /write "2\.3\.10" \(the next patch version/],
+    ['1.0.0.1rc2', /write "1\.0\.1rc2" \(the next patch version/],
+    ['1.2.3.0', /write "1\.2\.3"$/],
     ['latest', /"latest" is not a version: write X\.Y\.Z/],
     ['', /is not a version/],
   ])('%j is an error that says what to write', (pep440, message) => {

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { redactToken } from '../config.js';
-import type { Ctx } from '../context.js';
+import { DEFAULT_REGISTRY_URL } from '../../contract/limits.js';
+import { isHttpUrl } from '../../contract/url.js';
+import { withScheme, type Ctx } from '../context.js';
 import { invalidInput } from '../errors.js';
 import { table } from '../output.js';
 import { examples } from './index.js';
@@ -46,12 +48,9 @@ export function register(program: Command, ctx: Ctx): void {
           value = (await ctx.readStdin()).trim();
           if (!value) throw invalidInput('no token on stdin', 'echo "$TOKEN" | nodereg config set token');
         }
-        if (k === 'registry') {
-          try {
-            new URL(value);
-          } catch {
-            throw invalidInput(`"${value}" is not a URL`, 'nodereg config set registry http://127.0.0.1:4880');
-          }
+        // Checked as a command reads it: `new URL` took `registry.example.com:8443` (a scheme, then a path), which every command then refused.
+        if (k === 'registry' && !isHttpUrl(value)) {
+          throw invalidInput(`registry "${value}" is not an http:// or https:// URL`, `nodereg config set registry ${withScheme(value) ?? DEFAULT_REGISTRY_URL}`);
         }
         const store = await ctx.config();
         store.setProfile(profileName(), { [k]: value });

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Command } from 'commander';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
@@ -42,7 +42,11 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--description <text>', 'description ([project] description)')
     .option('--tags <list>', 'comma-separated tags ([tool.nodereg] tags)')
     .option('--icon <url>', 'icon URL ([tool.nodereg] icon)')
-    .action(async (dir: string | undefined, options: Options) => init(ctx, resolve(dir ?? '.'), options, dir));
+    .action(async (dir: string | undefined, options: Options) => {
+      // Without [dir], the project validate, pack and publish would use: a new file in a subdirectory would be a second one.
+      const { projectDir } = await import('../project.js');
+      return init(ctx, projectDir(ctx, dir, 'pyproject.toml', '; `nodereg init .` creates one here instead'), options, dir);
+    });
   examples(command, [
     'nodereg init',
     'nodereg init --publisher my-team --display-name "My Node" --tags image,upscale',

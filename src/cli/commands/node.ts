@@ -148,7 +148,9 @@ export function register(program: Command, ctx: Ctx): void {
         if (o.out === '') throw invalidInput('--out must name a file');
         refuseStdoutOut(o.out);
         const client = await ctx.client();
-        const notFound = async (error: unknown) => toCliError(error, { 404: await downloadNotFoundHint(client, nodeId, version) });
+        // The hint is asked for only when it is shown (a registry's 404), and not at all for a version already read.
+        const notFound = async (error: unknown, named?: NodeVersion) =>
+          toCliError(error, error instanceof ApiError && error.status === 404 ? { 404: await downloadNotFoundHint(client, nodeId, version, named) } : {});
         let found: NodeVersion;
         let notActive: unknown; // install's 404 for the version asked, downloaded as a member instead
         try {
@@ -159,7 +161,7 @@ export function register(program: Command, ctx: Ctx): void {
           const named = version && client.hasToken && error instanceof ApiError && error.status === 404
             ? await client.call(getNodeVersion, { params: { nodeId, version } }).catch(() => undefined)
             : undefined;
-          if (!named?.downloadUrl) throw await notFound(error);
+          if (!named?.downloadUrl) throw await notFound(error, named);
           found = named;
           notActive = error;
         }
@@ -170,7 +172,7 @@ export function register(program: Command, ctx: Ctx): void {
         const file = outFile(o.out, name);
         const saved = await saveArchive(client, found, file).catch(async (error) => {
           // Not a member after all: the archive route hid the version, as install did.
-          if (notActive !== undefined && error instanceof CliError && error.status === 404) throw await notFound(notActive);
+          if (notActive !== undefined && error instanceof CliError && error.status === 404) throw await notFound(notActive, found);
           throw error;
         });
         if (notActive !== undefined) ctx.out.warn(`${nodeId} ${found.version} is not active (${found.status ?? 'status unknown'}): downloaded with your token, as a member of its publisher or an admin`);
@@ -195,12 +197,12 @@ export function register(program: Command, ctx: Ctx): void {
 /**
  * The hint for a download answered 404: an unknown node is searched for; a node that exists but has
  * no version to download (none Active yet: its archive never arrived, or it awaits review) has its
- * versions listed, with their status.
+ * versions listed, with their status. `named`: the version asked for, read already (so both exist).
  */
-async function downloadNotFoundHint(client: Awaited<ReturnType<Ctx['client']>>, nodeId: string, version: string | undefined): Promise<string> {
-  const exists = await client.call(getNode, { params: { nodeId } }).then(() => true, () => false);
+async function downloadNotFoundHint(client: Awaited<ReturnType<Ctx['client']>>, nodeId: string, version: string | undefined, named?: NodeVersion): Promise<string> {
+  const exists = named !== undefined || (await client.call(getNode, { params: { nodeId } }).then(() => true, () => false));
   if (!exists) return notFoundHint(nodeId);
-  if (version) {
+  if (version && !named) {
     const wanted = normalizeVersion(version)?.version;
     const versions = await nodeVersions(client, nodeId).catch(() => undefined);
     if (versions && !versions.some((v) => v.version === wanted)) return `${nodeId} has no version ${version}: list its versions with \`nodereg node versions ${nodeId}\``;

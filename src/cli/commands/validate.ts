@@ -9,7 +9,9 @@ import type { RegistryLimits } from '../../contract/resources.js';
 import { formatSize } from '../../contract/size.js';
 import type { Project } from '../../package/project.js';
 import type { Ctx } from '../context.js';
-import { CliError, EXIT } from '../errors.js';
+import { ForeignAnswerError } from '../../client/errors.js';
+import { routes } from '../../contract/answers.js';
+import { CliError, EXIT, toCliError } from '../errors.js';
 import { table } from '../output.js';
 import { buildArchive, loadChecked, parseMaxSize, readChangelog, warnAboutLfsPointers, withCleanup, type ChangelogFlags } from '../project.js';
 import { archiveSizeBound, fetchLimits, LIMITS_HINT, limitProblems } from '../registry-limits.js';
@@ -48,7 +50,7 @@ export function register(program: Command, ctx: Ctx): void {
       // A field sent on the node and on the version is shown once.
       const sources = new Map<string, string>();
       for (const [path, key] of project.manifest.keys) sources.set(`${path.replace(/^node(_version)?\./, '')}\0${key}`, key);
-      const registry = options.offline ? null : await registryLimits(ctx);
+      const registry = options.offline ? null : await registryLimits(ctx, project);
       await checkArchive(ctx, project, unpacked, maxSize, registry);
       const checkedAgainst = registry?.url ?? null;
       ctx.out.result(
@@ -73,15 +75,29 @@ export function register(program: Command, ctx: Ctx): void {
 }
 
 /**
- * The registry's limits with its URL when it answers; null when it could not say (unreachable, or a
- * registry without GET /limits).
+ * The registry's limits with its URL when it answers; null when it could not say (unreachable, a
+ * registry without GET /limits, or a URL that is not a registry's, which is warned of: the other
+ * commands fail there with exit 2, and validate's own checks need no registry).
  */
-async function registryLimits(ctx: Ctx): Promise<{ url: string; limits: RegistryLimits } | null> {
+async function registryLimits(ctx: Ctx, project: Project): Promise<{ url: string; limits: RegistryLimits } | null> {
   const client = await ctx.client({ retries: 0, restartWindowMs: 0, timeoutMs: 5_000 });
   try {
     const limits = await fetchLimits(client);
-    return limits ? { url: client.baseUrl, limits } : null;
+    if (limits) return { url: client.baseUrl, limits };
+    // No limits: a Comfy registry lacks the route, but a 404 page says the same; a read of the node tells them apart.
+    await client.read(routes.getNode, { nodeId: project.request!.nodeId }).catch((error: unknown) => {
+      if (error instanceof ForeignAnswerError) throw error;
+    });
+    return null;
   } catch (error) {
+    if (error instanceof ForeignAnswerError) {
+      const refused = toCliError(error);
+      const warning = `${refused.message}; the archive was not checked against its limits`;
+      project.warnings.push(warning);
+      ctx.out.warn(warning);
+      ctx.out.hint(`${refused.hint}; --offline does not ask the registry`);
+      return null;
+    }
     ctx.out.info(`note: ${client.baseUrl} did not answer (${(error as Error).message}): its archive limits were not checked (--offline skips asking)`);
     return null;
   }
