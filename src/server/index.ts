@@ -66,6 +66,8 @@ export interface RegistryServerOptions {
    * to the request timeout.
    */
   closeTimeout?: number;
+  /** While closing, a connection that moves no byte this long (ms) is cut. Default CLOSE_STALLED_MS (10 s). */
+  closeStalled?: number;
   /** The AI proxy: upstreams (forward mode) or the sandbox, callbacks. DESIGN.md §4. */
   proxy?: ProxyOptions;
   /**
@@ -414,11 +416,12 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     socket.once('close', () => connections.delete(socket));
   });
   /**
-   * While closing: a connection that has moved no byte for CLOSE_STALLED_MS while its request (headers or
+   * While closing: a connection that has moved no byte for `closeStalled` ms while its request (headers or
    * body) is still coming in, or while its answer waits for the client to read it, is cut. A stalled upload would hold
    * the stop for up to the request timeout (1 hour); one making progress finishes. An upload cut here
    * stored nothing (its claim and file come after the whole body), so it can be retried.
    */
+  const stalledMs = options.closeStalled ?? CLOSE_STALLED_MS;
   const cutStalled = () => {
     const moved = byteClock<Socket>();
     return setInterval(() => {
@@ -427,8 +430,8 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
         // No response begun: its request line or headers are still coming in (idle ones are closed by the sweep).
         const begun = responses.get(socket)?.filter((res) => !res.writableFinished) ?? [];
         const waiting = socket.writableLength > 0 || begun.length === 0 || begun.some((res) => !res.req.complete);
-        if (moved.still(socket, now, !waiting) >= CLOSE_STALLED_MS) {
-          options.log?.(`closing: cut a connection that moved nothing for ${CLOSE_STALLED_MS / 1000} s (a stalled request, upload or download)`);
+        if (moved.still(socket, now, !waiting) >= stalledMs) {
+          options.log?.(`closing: cut a connection that moved nothing for ${stalledMs / 1000} s (a stalled request, upload or download)`);
           socket.destroy();
         }
       }

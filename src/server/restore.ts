@@ -159,13 +159,15 @@ export interface RestoreOptions {
   /** Opens the archive storage (serve's openStorageTarget). */
   storage: () => Promise<ArchiveStorage>;
   say: (line: string) => void;
+  /** How long a PostgreSQL statement may leave its connection silent before the restore fails (RESTORE_DEADLINE_MS). */
+  deadlineMs?: number;
 }
 
 export async function restore(options: RestoreOptions): Promise<RestoreReport> {
   const source = openSource(options.source);
   try {
     const tables = sqliteTables(source.db);
-    const target = options.database.kind === 'sqlite' ? sqliteTarget(options.database.path, options.source) : await postgresTarget(options.database.url);
+    const target = options.database.kind === 'sqlite' ? sqliteTarget(options.database.path, options.source) : await postgresTarget(options.database.url, options.deadlineMs ?? RESTORE_DEADLINE_MS);
     try {
       const differences = catalogDifferences(tables, await target.tables());
       if (differences.length) throw new Error(`the target's tables differ from the source's after migrating: ${differences.join(', ')}`);
@@ -347,13 +349,13 @@ function sqliteTarget(path: string, sourceDir: string): Target {
  * while rows go in (each writes a copied table: generations, the rating's sum), and the sequences are
  * moved past the copied ids. The secret goes into server_secret.
  */
-async function postgresTarget(url: string): Promise<Target> {
+async function postgresTarget(url: string, deadlineMs: number): Promise<Target> {
   const { default: postgres } = await import('postgres');
   const { migratePostgres } = await import('./store/postgres-registry-store.js');
   // `socket` is documented in postgres.js's README ("Custom socket") but missing from its types.
   const sockets = watchedSockets();
   const sql = postgres(url, { max: 1, onnotice: () => {}, socket: sockets.socket } as postgres.Options<{}>);
-  const bounded = <T>(work: Promise<T>) => sockets.untilStalled(work, RESTORE_DEADLINE_MS);
+  const bounded = <T>(work: Promise<T>) => sockets.untilStalled(work, deadlineMs);
   try {
     await bounded(migratePostgres(sql));
   } catch (error) {

@@ -134,7 +134,8 @@ describe('client over node:http', () => {
       res.writeHead(502, { 'content-type': 'text/html' });
       res.end('<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title><style>body{font:14px sans-serif}</style></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>');
     });
-    const error = await createClient({ baseUrl: url }).call(publishVersion, { params: { publisherId: 'p', nodeId: 'n' }, body: { node: { id: 'n' }, node_version: { version: '1.0.0' } } }).catch((e: unknown) => e);
+    // (restartWindowMs 0: the 502 is not waited out for 15 s, the retries of a restart are tested below)
+    const error = await createClient({ baseUrl: url, restartWindowMs: 0 }).call(publishVersion, { params: { publisherId: 'p', nodeId: 'n' }, body: { node: { id: 'n' }, node_version: { version: '1.0.0' } } }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 502, message: 'HTTP 502 Bad Gateway: an HTML page titled "502 Bad Gateway", not a registry\'s answer' });
     expect((error as ApiError).hint).toBe('the registry, or a proxy in front of it, is unavailable (it may be restarting): try again later');
     const { url: elsewhere } = await stand((_req, res) => {

@@ -167,11 +167,14 @@ export async function receiveToFile(body: Readable, maxBytes: number, tempDir: s
   body.once('error', onBodyError);
   body.once('close', onBodyClose);
   body.pipe(counter);
+  const file = createWriteStream(tempPath, { flags: 'wx', mode: 0o600, highWaterMark: buffer });
   try {
-    await pipeline(counter, createWriteStream(tempPath, { flags: 'wx', mode: 0o600, highWaterMark: buffer }));
+    await pipeline(counter, file);
   } catch (error) {
     body.unpipe(counter);
     body.pause();
+    // A stream cut before its open finished still makes the file: remove it once the stream is closed.
+    if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
     await rm(tempPath, { force: true });
     throw error;
   } finally {
