@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatSize } from '../../contract/size.js';
 import { BACKUP_COMPLETE, BACKUP_IN_PROGRESS } from '../../server/data-dir.js';
+import { archiveKey } from '../../server/views.js';
 import { backendOption, backendUrl, withBackend } from '../backend-urls.js';
 import type { Ctx } from '../context.js';
 import { dataDirOption, defaultDataDir } from '../data-dir.js';
@@ -25,13 +26,37 @@ function copyArchives(from: string, to: string, totals: { files: number; bytes: 
   }
 }
 
+/**
+ * Fails when a version of the snapshot has no archive in the copy: serve keeps them elsewhere
+ * (`--storage DIR`), and a backup without them would be called whole and lose every one.
+ */
+async function refuseMissingArchives(snapshot: string, copied: string, from: string): Promise<void> {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(snapshot, { readonly: true, fileMustExist: true });
+  let rows: { node_id: string; publisher_id: string; version: string }[];
+  try {
+    rows = db.prepare('SELECT n.publisher_id, n.id AS node_id, v.version FROM versions v JOIN nodes n ON n.id = v.node_id WHERE v.archive_sha256 IS NOT NULL').all() as typeof rows;
+  } finally {
+    db.close();
+  }
+  const missing = rows.filter((row) => !existsSync(join(copied, ...archiveKey(row.publisher_id, row.node_id, row.version).split('/'))));
+  if (missing.length === 0) return;
+  throw new CliError(
+    `${missing.length} of ${rows.length} archives are not in ${from} (${missing[0].node_id} ${missing[0].version} first): the backup would not be whole, so none was made`,
+    EXIT.failure,
+    'backup_archives',
+    'if `nodereg serve` keeps the archives elsewhere (--storage DIR or NODEREG_STORAGE_URL), give backup the same --storage',
+  );
+}
+
 export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('backup <out>')
     .description('copy a consistent snapshot of a registry data dir (database, archives, secret), also while it serves')
     .addOption(dataDirOption('the data dir to back up'))
     .addOption(backendOption('database', 'the database `nodereg serve --database` uses, when not DIR/registry.db'))
-    .action(async (outArg: string, flags: { dataDir?: string; database?: string }) => {
+    .addOption(backendOption('storage', 'the archives `nodereg serve --storage` uses, when not DIR/archives: a directory is copied into OUT/archives; an s3:// bucket keeps them and is not copied'))
+    .action(async (outArg: string, flags: { dataDir?: string; database?: string; storage?: string }) => {
       const dataDir = flags.dataDir === undefined ? defaultDataDir(ctx.env) : userPath(flags.dataDir, '--data-dir');
       const out = userPath(outArg, 'OUT');
       const databaseUrl = backendUrl(ctx.env, flags, 'database');
@@ -46,6 +71,14 @@ export function register(program: Command, ctx: Ctx): void {
           );
         }
         dbPath = target.path;
+      }
+      // Where serve keeps the archives: a directory is copied; a bucket keeps its own (undefined here).
+      const storageUrl = backendUrl(ctx.env, flags, 'storage');
+      let archivesDir: string | undefined = join(dataDir, 'archives');
+      if (storageUrl !== undefined) {
+        const { parseStorageUrl } = await import('../../server/backends.js');
+        const target = (await withBackend(storageUrl, parseStorageUrl))!;
+        archivesDir = target.kind === 'local' ? target.dir : undefined;
       }
       if (!existsSync(dbPath)) throw invalidInput(`no registry database in ${dataDir}`, 'point --data-dir at the dir `nodereg serve` uses');
       if (existsSync(out) && (!statSync(out).isDirectory() || readdirSync(out).length > 0)) {
@@ -73,7 +106,10 @@ export function register(program: Command, ctx: Ctx): void {
           db.close();
         }
         dbBytes = statSync(join(work, 'registry.db')).size;
-        if (existsSync(join(dataDir, 'archives'))) copyArchives(join(dataDir, 'archives'), join(work, 'archives'), archives);
+        if (archivesDir !== undefined) {
+          if (existsSync(archivesDir)) copyArchives(archivesDir, join(work, 'archives'), archives);
+          await refuseMissingArchives(join(work, 'registry.db'), join(work, 'archives'), archivesDir);
+        }
         // The secret (signing keys derive from it) and the admin token, kept private.
         secrets = ['secret', 'admin-token'].filter((name) => existsSync(join(dataDir, name)));
         for (const name of secrets) copyFileSync(join(dataDir, name), join(work, name));
@@ -91,10 +127,12 @@ export function register(program: Command, ctx: Ctx): void {
         [
           `backed up ${dataDir} to ${out}:`,
           `  registry.db  ${formatSize(dbBytes)} (SQLite online backup)`,
-          `  archives/    ${archives.files} file${archives.files === 1 ? '' : 's'}, ${formatSize(archives.bytes)}`,
+          archivesDir === undefined
+            ? `  archives/    not copied: they stay in ${storageUrl!.text} (keep the bucket, with versioning on)`
+            : `  archives/    ${archives.files} file${archives.files === 1 ? '' : 's'}, ${formatSize(archives.bytes)}`,
           ...secrets.map((name) => `  ${name}`),
           `  ${BACKUP_COMPLETE}  (written last: the backup is whole)`,
-          `restore: stop the server, then serve with --data-dir ${out}`,
+          `restore: stop the server, then serve with --data-dir ${out}${archivesDir === undefined ? ` --storage ${storageUrl!.text}` : ''}`,
           `grow onto PostgreSQL and S3: nodereg restore ${out} --database postgres://… --storage s3://…`,
         ].join('\n'),
       );
