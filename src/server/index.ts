@@ -140,15 +140,28 @@ function backendUnavailable(error: unknown): boolean {
   return name === 'TimeoutError' || ($metadata?.httpStatusCode ?? 0) >= 400;
 }
 
+/** Errors of a full disk: a file write (ENOSPC, EDQUOT), SQLite's, PostgreSQL's disk_full. */
+const DISK_FULL = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']);
+const diskFull = (error: unknown) => DISK_FULL.has(String((error as { code?: unknown } | undefined)?.code));
+
 /**
- * The answer to an error no layer expected: 503 when the process is out of descriptors (EMFILE, ENFILE)
- * or the database or archive storage is out of reach, and the client may retry, else 500. Both are logged.
+ * The answer to an error no layer expected: 503 when the process is out of descriptors (EMFILE, ENFILE),
+ * the disk is full, or the database or archive storage is out of reach, and the client may retry, else 500. Both are logged.
  */
-function internalError(error: unknown, log: RegistryServerOptions['log'], urls: RegistryServerOptions['backendUrls'] = {}): HttpError {
+function internalError(error: unknown, log: RegistryServerOptions['log'], urls: RegistryServerOptions['backendUrls'] = {}, dataDir?: string): HttpError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'EMFILE' || code === 'ENFILE') {
     log?.(`out of file descriptors (${code}): answered 503`, 'warn');
     return new HttpError('unavailable', 'the server is out of resources for the moment; retry shortly', undefined, undefined, { 'Retry-After': '1' });
+  }
+  // A full disk is the operator's to fix, not a bug: said so (what to free), without a stack trace.
+  if (diskFull(error)) {
+    const database = code === 'SQLITE_FULL' || code === '53100';
+    const url = database ? urls.database : urls.storage;
+    const where = url ? withoutUserInfo(url) : dataDir && join(dataDir, database ? 'registry.db' : 'archives');
+    log?.(`out of disk space (${code}) writing ${database ? 'the database' : 'archives'}${where ? ` ${where}` : ''}; free space there: answered 503`, 'warn');
+    // Longer than a client's request timeout: it shows this at once rather than retrying into a full disk.
+    return new HttpError('unavailable', 'the registry is out of disk space; nothing was stored. Retry once its operator has freed space', undefined, undefined, { 'Retry-After': '60' });
   }
   // A newer nodereg migrated the shared database under this one (a rolling upgrade): a statement prepared
   // on a connection no longer fits its table. postgres.js has dropped it, and re-prepares it on the retry;
@@ -259,7 +272,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
 
   app.notFound((c) => c.json(new HttpError('not_found', noRoute(c.req.method, new URL(c.req.url).pathname)).body(), 404));
   app.onError((error, c) => {
-    const answer = error instanceof HttpError ? error : internalError(error, options.log, options.backendUrls);
+    const answer = error instanceof HttpError ? error : internalError(error, options.log, options.backendUrls, dataDir);
     const incoming = (c.env as HttpBindings | undefined)?.incoming;
     if (answer.headers?.Connection === 'close' && incoming instanceof IncomingMessage && !incoming.complete && !incoming.socket.destroyed) {
       closeAfter(incoming, answer);
@@ -279,7 +292,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   const listener = getRequestListener(app.fetch, {
     errorHandler: (error) => {
       if (error instanceof RequestError) return Response.json(new HttpError('invalid_request', `malformed request: ${error.message}`).body(), { status: 400 });
-      const answer = internalError(error, options.log, options.backendUrls);
+      const answer = internalError(error, options.log, options.backendUrls, dataDir);
       return Response.json(answer.body(), { status: answer.status, headers: answer.headers });
     },
   });
@@ -289,7 +302,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     store,
     ctx.nodeAnswers,
     accessLog,
-    (error) => (backendUnavailable(error) ? internalError(error, options.log, options.backendUrls) : undefined),
+    (error) => (backendUnavailable(error) || diskFull(error) ? internalError(error, options.log, options.backendUrls, dataDir) : undefined),
     options.rateLimit === undefined ? authenticate : undefined,
   );
   // The responses begun on each connection and not yet finished: an error of Node's parser there (a
