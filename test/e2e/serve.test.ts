@@ -254,6 +254,23 @@ describe('nodereg serve', () => {
       blocker.close();
     }
   });
+
+  it('a first start that fails after generating the admin token (port in use): the next start says where it is', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const dataDir = tempDir();
+    try {
+      const failed = await runCli(['serve', '--port', String((blocker.address() as { port: number }).port), '--data-dir', dataDir]);
+      expect(failed.code).toBe(1);
+    } finally {
+      blocker.close();
+    }
+    const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    const next = await serve(['--port', '0', '--data-dir', dataDir]);
+    expect(next.stderr()).toContain(`admin token: in ${join(dataDir, 'admin-token')} (printed only when generated)`);
+    expect(next.stderr()).not.toContain(token);
+    expect((await next.stop()).code).toBe(0);
+  });
 });
 
 /** A port that was free a moment ago. */

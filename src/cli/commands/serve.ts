@@ -192,6 +192,8 @@ export function register(program: Command, ctx: Ctx): void {
         (server as { generatedAdminToken?: string }).generatedAdminToken ??
         (adminTokenFile && !hadAdminTokenFile && existsSync(adminTokenFile) ? readFileSync(adminTokenFile, 'utf8').trim() : undefined);
       if (generated) info(`admin token (shown once; also in ${adminTokenFile}): ${generated}`);
+      // Every later start says where it is: a first start that failed after generating it (a port in use) printed nothing.
+      else if (adminTokenFile && server.liveFileAdminToken) info(`admin token: in ${adminTokenFile} (printed only when generated)`);
       // Only a live token: on a shared database that kept another, DIR/admin-token's is dead there.
       const live = server.liveFileAdminToken;
       if (adminTokenFile && dataDir === defaultDir && live) {
