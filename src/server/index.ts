@@ -140,13 +140,26 @@ function backendUnavailable(error: unknown): boolean {
   return name === 'TimeoutError' || ($metadata?.httpStatusCode ?? 0) >= 400;
 }
 
-/** Errors of a full disk: a file write (ENOSPC, EDQUOT), SQLite's, PostgreSQL's disk_full. */
-const DISK_FULL = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']);
-const diskFull = (error: unknown) => DISK_FULL.has(String((error as { code?: unknown } | undefined)?.code));
+/** Writes refused for the operator to fix, not bugs: the disk is full, or serve may not write there. */
+const UNWRITABLE = [
+  {
+    codes: /^(ENOSPC|EDQUOT|SQLITE_FULL|53100)$/, // PostgreSQL's disk_full
+    why: 'out of disk space',
+    fix: 'free space there',
+    message: 'the registry is out of disk space; nothing was stored. Retry once its operator has freed space',
+  },
+  {
+    codes: /^(EACCES|EPERM|EROFS|SQLITE_READONLY\w*)$/,
+    why: 'not allowed to write',
+    fix: 'let the user serve runs as write there (its permissions, a read-only mount)',
+    message: 'the registry may not write its data at the moment; nothing was stored. Retry once its operator has fixed it',
+  },
+];
+const unwritable = (error: unknown) => UNWRITABLE.find((kind) => kind.codes.test(String((error as { code?: unknown } | undefined)?.code)));
 
 /**
  * The answer to an error no layer expected: 503 when the process is out of descriptors (EMFILE, ENFILE),
- * the disk is full, or the database or archive storage is out of reach, and the client may retry, else 500. Both are logged.
+ * the disk is full or may not be written, or the database or archive storage is out of reach, and the client may retry, else 500. Both are logged.
  */
 function internalError(error: unknown, log: RegistryServerOptions['log'], urls: RegistryServerOptions['backendUrls'] = {}, dataDir?: string): HttpError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
@@ -154,14 +167,14 @@ function internalError(error: unknown, log: RegistryServerOptions['log'], urls: 
     log?.(`out of file descriptors (${code}): answered 503`, 'warn');
     return new HttpError('unavailable', 'the server is out of resources for the moment; retry shortly', undefined, undefined, { 'Retry-After': '1' });
   }
-  // A full disk is the operator's to fix, not a bug: said so (what to free), without a stack trace.
-  if (diskFull(error)) {
-    const database = code === 'SQLITE_FULL' || code === '53100';
+  const refused = unwritable(error);
+  if (refused) {
+    const database = /^(SQLITE_|\d)/.test(String(code));
     const url = database ? urls.database : urls.storage;
-    const where = url ? withoutUserInfo(url) : dataDir && join(dataDir, database ? 'registry.db' : 'archives');
-    log?.(`out of disk space (${code}) writing ${database ? 'the database' : 'archives'}${where ? ` ${where}` : ''}; free space there: answered 503`, 'warn');
-    // Longer than a client's request timeout: it shows this at once rather than retrying into a full disk.
-    return new HttpError('unavailable', 'the registry is out of disk space; nothing was stored. Retry once its operator has freed space', undefined, undefined, { 'Retry-After': '60' });
+    const where = (error as NodeJS.ErrnoException).path ?? (url ? withoutUserInfo(url) : dataDir && join(dataDir, database ? 'registry.db' : 'archives'));
+    log?.(`${refused.why} (${code}) writing ${database ? 'the database' : 'archives'}${where ? ` ${where}` : ''}; ${refused.fix}: answered 503`, 'warn');
+    // Longer than a client's request timeout: it shows this at once rather than retrying into it.
+    return new HttpError('unavailable', refused.message, undefined, undefined, { 'Retry-After': '60' });
   }
   // A newer nodereg migrated the shared database under this one (a rolling upgrade): a statement prepared
   // on a connection no longer fits its table. postgres.js has dropped it, and re-prepares it on the retry;
@@ -302,7 +315,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     store,
     ctx.nodeAnswers,
     accessLog,
-    (error) => (backendUnavailable(error) || diskFull(error) ? internalError(error, options.log, options.backendUrls, dataDir) : undefined),
+    (error) => (backendUnavailable(error) || unwritable(error) ? internalError(error, options.log, options.backendUrls, dataDir) : undefined),
     options.rateLimit === undefined ? authenticate : undefined,
   );
   // The responses begun on each connection and not yet finished: an error of Node's parser there (a

@@ -1,6 +1,7 @@
 // A registry whose disk is full: SQLite's own SQLITE_FULL (max_page_count reached, as on a full disk)
 // and a file write refused with ENOSPC are 503s that say so, with a warn line naming what to free,
-// never a 500 with a stack trace; nothing is stored, and the write works once there is room.
+// never a 500 with a stack trace; nothing is stored, and the write works once there is room. So is a
+// write the file system does not allow (EACCES: a dir whose permissions changed, a read-only mount).
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLocalArchiveStorage } from '../../src/server/archives/storage.js';
@@ -72,6 +73,31 @@ describe('a full disk', () => {
     expect(logged).toContainEqual({ level: 'warn', line: `out of disk space (ENOSPC) writing archives ${dir}; free space there: answered 503` });
 
     full = false;
+    expect((await uploadTo(published.body.signedUrl, zip)).status).toBe(200);
+  });
+
+  it('EACCES putting an archive in place: a 503 naming the path and what to fix; the upload can be sent again', async () => {
+    logged.length = 0;
+    const dir = tempDir();
+    const local = createLocalArchiveStorage(dir);
+    let denied = true;
+    const eacces = (path: string) => Object.assign(new Error(`EACCES: permission denied, mkdir '${path}'`), { code: 'EACCES', errno: -13, syscall: 'mkdir', path });
+    const archives = { ...local, commit: (...args: Parameters<typeof local.commit>) => (denied ? Promise.reject(eacces(join(dir, 'acme'))) : local.commit(...args)) };
+    server = await startServer({ log, accessLog: false, archives });
+    const owner = await createUser(server);
+    await createPublisher(server, owner, 'acme');
+    const published = await publish(server, owner.token, 'acme', 'tool', '1.0.0');
+    const zip = await makeZip();
+    const refused = await uploadTo(published.body.signedUrl, zip);
+    expect(refused.status, refused.text).toBe(503);
+    expect(refused.body.message).toMatch(/may not write its data/);
+    expect(logged).toContainEqual({
+      level: 'warn',
+      line: `not allowed to write (EACCES) writing archives ${join(dir, 'acme')}; let the user serve runs as write there (its permissions, a read-only mount): answered 503`,
+    });
+    expect(logged.some((entry) => entry.level === 'error')).toBe(false);
+
+    denied = false;
     expect((await uploadTo(published.body.signedUrl, zip)).status).toBe(200);
   });
 });
