@@ -4,7 +4,7 @@
 // write the file system does not allow (EACCES: a dir whose permissions changed, a read-only mount).
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLocalArchiveStorage } from '../../src/server/archives/storage.js';
+import { createLocalArchiveStorage, type ArchiveStorage } from '../../src/server/archives/storage.js';
 import { startServer, tempDir, type TestServer } from '../helpers.js';
 import { call, createPublisher, createUser, makeZip, publish, uploadTo } from './fixtures.js';
 
@@ -55,49 +55,52 @@ describe('a full disk', () => {
   });
 
   it('ENOSPC while an upload is written: a 503, the version stays pending and the upload can be sent again', async () => {
-    logged.length = 0;
-    const dir = tempDir();
-    const local = createLocalArchiveStorage(dir);
-    let full = true;
     const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
-    // The disk refuses the upload's temporary file while `full` (Node's own error for it).
-    const archives = { ...local, receive: (...args: Parameters<typeof local.receive>) => (full ? Promise.reject(enospc()) : local.receive(...args)) };
-    server = await startServer({ log, accessLog: false, archives, backendUrls: { storage: dir } });
-    const owner = await createUser(server);
-    await createPublisher(server, owner, 'acme');
-    const published = await publish(server, owner.token, 'acme', 'tool', '1.0.0');
-    const zip = await makeZip();
-    const refused = await uploadTo(published.body.signedUrl, zip);
-    expect(refused.status, refused.text).toBe(503);
-    expect(refused.body.message).toMatch(/out of disk space/);
-    expect(logged).toContainEqual({ level: 'warn', line: `out of disk space (ENOSPC) writing archives ${dir}; free space there: answered 503` });
-
-    full = false;
-    expect((await uploadTo(published.body.signedUrl, zip)).status).toBe(200);
+    // The disk refuses the upload's temporary file (Node's own error for it).
+    await refusedUpload(
+      (local, dir) => ({ receive: (...args: Parameters<typeof local.receive>) => (refusing ? Promise.reject(enospc()) : local.receive(...args)), dir }),
+      /out of disk space/,
+      (dir) => `out of disk space (ENOSPC) writing archives ${dir}; free space there: answered 503`,
+    );
   });
 
   it('EACCES putting an archive in place: a 503 naming the path and what to fix; the upload can be sent again', async () => {
-    logged.length = 0;
-    const dir = tempDir();
-    const local = createLocalArchiveStorage(dir);
-    let denied = true;
     const eacces = (path: string) => Object.assign(new Error(`EACCES: permission denied, mkdir '${path}'`), { code: 'EACCES', errno: -13, syscall: 'mkdir', path });
-    const archives = { ...local, commit: (...args: Parameters<typeof local.commit>) => (denied ? Promise.reject(eacces(join(dir, 'acme'))) : local.commit(...args)) };
-    server = await startServer({ log, accessLog: false, archives });
-    const owner = await createUser(server);
-    await createPublisher(server, owner, 'acme');
-    const published = await publish(server, owner.token, 'acme', 'tool', '1.0.0');
-    const zip = await makeZip();
-    const refused = await uploadTo(published.body.signedUrl, zip);
-    expect(refused.status, refused.text).toBe(503);
-    expect(refused.body.message).toMatch(/may not write its data/);
-    expect(logged).toContainEqual({
-      level: 'warn',
-      line: `not allowed to write (EACCES) writing archives ${join(dir, 'acme')}; let the user serve runs as write there (its permissions, a read-only mount): answered 503`,
-    });
-    expect(logged.some((entry) => entry.level === 'error')).toBe(false);
-
-    denied = false;
-    expect((await uploadTo(published.body.signedUrl, zip)).status).toBe(200);
+    await refusedUpload(
+      (local, dir) => ({ commit: (...args: Parameters<typeof local.commit>) => (refusing ? Promise.reject(eacces(join(dir, 'acme'))) : local.commit(...args)) }),
+      /may not write its data/,
+      (dir) => `not allowed to write (EACCES) writing archives ${join(dir, 'acme')}; let the user serve runs as write there (its permissions, a read-only mount): answered 503`,
+    );
   });
 });
+
+let refusing = true;
+
+/**
+ * An upload to archive storage whose disk refuses it while `refusing` (the methods `faulty` replaces):
+ * 503 with `message`, the warn line `line`, no error line; then, with the disk fine, the same upload works.
+ */
+async function refusedUpload(
+  faulty: (local: ArchiveStorage, dir: string) => Partial<ArchiveStorage> & { dir?: string },
+  message: RegExp,
+  line: (dir: string) => string,
+): Promise<void> {
+  logged.length = 0;
+  refusing = true;
+  const dir = tempDir();
+  const local = createLocalArchiveStorage(dir);
+  const { dir: named, ...methods } = faulty(local, dir);
+  server = await startServer({ log, accessLog: false, archives: { ...local, ...methods }, backendUrls: { storage: named } });
+  const owner = await createUser(server);
+  await createPublisher(server, owner, 'acme');
+  const published = await publish(server, owner.token, 'acme', 'tool', '1.0.0');
+  const zip = await makeZip();
+  const refused = await uploadTo(published.body.signedUrl, zip);
+  expect(refused.status, refused.text).toBe(503);
+  expect(refused.body.message).toMatch(message);
+  expect(logged).toContainEqual({ level: 'warn', line: line(dir) });
+  expect(logged.some((entry) => entry.level === 'error')).toBe(false);
+
+  refusing = false;
+  expect((await uploadTo(published.body.signedUrl, zip)).status).toBe(200);
+}
