@@ -286,6 +286,15 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     expect(result.stderr).toMatch(/--database: database "[^"]+_never_created" does not exist/);
     expect(result.stderr).toContain('createdb');
     expect(result.stderr).not.toContain('run the same restore again');
+    // serve and --migrate-only say the same, with the same exit code.
+    for (const args of [['--port', '0', '--storage', tempDir()], ['--migrate-only']]) {
+      const served = await runCli(['serve', '--database', missing, ...args], { env: { NODEREG_ADMIN_TOKEN: 'nrg_u_x' } });
+      expect(served.code, served.stderr).toBe(2);
+      expect(served.stderr).toMatch(/--database: database "[^"]+_never_created" does not exist on that PostgreSQL server/);
+      expect(served.stderr).toMatch(/hint: create it first \(e\.g\. createdb.*\), then start it again/);
+    }
+    const migrated = await runCli(['serve', '--database', databaseUrl, '--migrate-only']);
+    expect(migrated.stderr.trim()).toBe(`migrations applied to ${databaseUrl.replace('nodereg@', '***@')} (--database)`);
   }, 60_000);
 
   it('PostgreSQL frozen while the rows go in: restore gives up after its deadline with exit 1 naming the database, and the target stays empty', async () => {

@@ -138,7 +138,7 @@ export function register(program: Command, ctx: Ctx): void {
       if (flags.migrateOnly) {
         if (!databaseTarget) throw invalidInput('--migrate-only needs --database (or NODEREG_DATABASE_URL)', '--database postgres://user:pass@host:5432/db --migrate-only');
         await withBackend(databaseUrl, () => backends.migrateOnly(databaseTarget));
-        info(`migrations applied to ${databaseUrl!.name}`);
+        info(`migrations applied to ${databaseTarget.kind === 'sqlite' ? databaseTarget.path : databaseUrl!.text} (${databaseUrl!.name})`);
         return;
       }
       const archives = await withBackend(storageUrl, () => backends.openStorageTarget(storageTarget!, ctx.env));
