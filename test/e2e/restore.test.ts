@@ -220,7 +220,8 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     expect(serveLine).toBe(`NODEREG_ADMIN_TOKEN="$(cat ${join(built.backup, 'admin-token')})" nodereg serve --database "$NODEREG_DATABASE_URL" --storage ${storage.url}`);
     const pasted = spawnSync('sh', ['-c', `${serveLine} --migrate-only`], { env: cliEnv(tempDir(), { ...env, NODEREG_DATABASE_URL: withPassword }), encoding: 'utf8' });
     expect(pasted.status, pasted.stderr).toBe(0);
-    expect(pasted.stderr).toContain('migrations applied to --database');
+    expect(pasted.stderr).toMatch(/migrations applied to postgres:\/\/\*\*\*@\S+ \(--database\)/);
+    expect(pasted.stderr).not.toContain('hunter2');
     expect(restored.stderr).toContain('copying 6 archives');
     expect(restored.stdout).toMatch(/archives {4}6 files, .*, each SHA-256 checked/);
     expect(restored.stdout).toContain('AI results  1 file');
