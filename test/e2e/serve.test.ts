@@ -576,6 +576,9 @@ describe('nodereg backup', () => {
     expect(integrity(join(out, 'registry.db'))).toBe('ok');
     expect(readFileSync(join(out, 'secret'), 'utf8')).toBe(readFileSync(join(dataDir, 'secret'), 'utf8'));
     expect(statSync(join(out, 'secret')).mode & 0o777).toBe(0o600);
+    // private as the data dir is: the database holds token hashes and e-mails
+    expect(statSync(out).mode & 0o777).toBe(0o700);
+    expect(statSync(join(out, 'registry.db')).mode & 0o777).toBe(0o600);
     // the server keeps serving
     expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
     expect((await served.stop()).code).toBe(0);

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatSize } from '../../contract/size.js';
@@ -105,6 +105,7 @@ export function register(program: Command, ctx: Ctx): void {
         } finally {
           db.close();
         }
+        chmodSync(join(work, 'registry.db'), 0o600); // as in the data dir: it holds token hashes and e-mails
         dbBytes = statSync(join(work, 'registry.db')).size;
         if (archivesDir !== undefined) {
           if (existsSync(archivesDir)) copyArchives(archivesDir, join(work, 'archives'), archives);
