@@ -195,6 +195,7 @@ describe('nodereg serve', () => {
     [['--port', '70000'], '--port'],
     [['--rate-limit', '5/hour'], '--rate-limit'],
     [['--public-url', 'ftp://x'], '--public-url'],
+    [['--public-url', 'https://u:hunter2@registry.example.com'], '--public-url must not hold a user name or password'],
     [['--review', 'sometimes'], '--review'],
     [['--log', 'xml'], '--log'],
   ])('refuses %j before starting: exit 2 naming the flag', async (args, flag) => {
@@ -202,6 +203,7 @@ describe('nodereg serve', () => {
     const result = await runCli(['serve', '--port', '0', '--data-dir', dataDir, ...args]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(flag);
+    expect(result.stderr).not.toContain('hunter2');
     expect(result.stdout).toBe('');
     expect(existsSync(dataDir)).toBe(false);
   });

@@ -4,6 +4,7 @@ import { userPath } from '../make-dir.js';
 import { Option, type Command } from 'commander';
 import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_PORT, DEFAULT_REGISTRY_URL, SCAN_MODES } from '../../contract/limits.js';
 import { parseSize } from '../../contract/size.js';
+import { withoutUserInfo } from '../../contract/url.js';
 import type { RegistryServer } from '../../server/index.js';
 import { sameRegistry } from '../config.js';
 import type { Ctx } from '../context.js';
@@ -61,6 +62,10 @@ function parsePublicUrl(text: string): string {
   }
   if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash) {
     throw invalidInput(`--public-url must be an http or https URL without query or fragment (got "${text}")`, '--public-url https://registry.example.com');
+  }
+  // Every download and upload URL, and /openapi.json, are built on it and shown to anyone.
+  if (url.username || url.password) {
+    throw invalidInput(`--public-url must not hold a user name or password: every download URL and /openapi.json would show it to anyone (got "${withoutUserInfo(text)}")`, '--public-url https://registry.example.com');
   }
   return text.replace(/\/+$/, '');
 }
