@@ -219,7 +219,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   // registry.db without its secret (which it refuses as a backup cut short).
   const keys = loadKeys(dataDir, input.database?.secret);
   // (dataDir is set whenever an embedded default is used)
-  const db = input.database ? undefined : openDatabase(join(dataDir!, 'registry.db'));
+  const db = input.database ? undefined : openDatabase(join(dataDir!, 'registry.db'), options.log);
   const database = input.database ?? { store: createSqliteRegistryStore(db!), tasks: createTaskStore(db!), close: () => db!.close() };
   const app = new Hono<AppEnv>();
   let listeningUrl = '';

@@ -142,12 +142,12 @@ export function register(program: Command, ctx: Ctx): void {
       }
       if (flags.migrateOnly) {
         if (!databaseTarget) throw invalidInput('--migrate-only needs --database (or NODEREG_DATABASE_URL)', '--database postgres://user:pass@host:5432/db --migrate-only');
-        await withBackend(databaseUrl, () => backends.migrateOnly(databaseTarget));
+        await withBackend(databaseUrl, () => backends.migrateOnly(databaseTarget, info));
         info(`migrations applied to ${databaseTarget.kind === 'sqlite' ? databaseTarget.path : databaseUrl!.text} (${databaseUrl!.name})`);
         return;
       }
       const archives = await withBackend(storageUrl, () => backends.openStorageTarget(storageTarget!, ctx.env));
-      const database = await withBackend(databaseUrl, () => backends.openDatabaseTarget(databaseTarget!));
+      const database = await withBackend(databaseUrl, () => backends.openDatabaseTarget(databaseTarget!, info));
       let server: RegistryServer;
       try {
         server = createRegistryServer({
