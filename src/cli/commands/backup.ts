@@ -1,4 +1,5 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatSize } from '../../contract/size.js';
@@ -9,17 +10,21 @@ import type { Ctx } from '../context.js';
 import { dataDirOption, defaultDataDir } from '../data-dir.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
 import { makeUserDir, userPath } from '../make-dir.js';
+import { withCleanup } from '../project.js';
 import { examples } from './index.js';
 
-/** Copies a tree of immutable archives, skipping unfinished uploads; counts what it copied. */
-function copyArchives(from: string, to: string, totals: { files: number; bytes: number }): void {
+/**
+ * Copies a tree of immutable archives, skipping unfinished uploads; counts what it copied. A file at a
+ * time, awaited: a SIGINT or SIGTERM is heard between two (withCleanup), not after the last.
+ */
+async function copyArchives(from: string, to: string, totals: { files: number; bytes: number }): Promise<void> {
   mkdirSync(to); // its parent is the backup's own dir, made just before
   for (const entry of readdirSync(from, { withFileTypes: true })) {
     if (entry.name === '.tmp') continue;
     const source = join(from, entry.name);
-    if (entry.isDirectory()) copyArchives(source, join(to, entry.name), totals);
+    if (entry.isDirectory()) await copyArchives(source, join(to, entry.name), totals);
     else if (entry.isFile()) {
-      copyFileSync(source, join(to, entry.name));
+      await copyFile(source, join(to, entry.name));
       totals.files++;
       totals.bytes += statSync(source).size;
     }
@@ -87,12 +92,14 @@ export function register(program: Command, ctx: Ctx): void {
       // Written into a temporary dir beside `out`, marked in progress, and renamed to `out` only once
       // whole: a backup cut short is never found at `out`, and `serve` refuses the temporary dir.
       makeUserDir(dirname(out), 'OUT');
-      const work = mkdtempSync(join(dirname(out), `.${basename(out)}.partial-`));
-      writeFileSync(join(work, BACKUP_IN_PROGRESS), `nodereg backup of ${dataDir} into ${out}, not finished\n`, { mode: 0o600 });
-      let dbBytes: number;
+      let work: string | undefined;
+      let dbBytes = 0;
       const archives = { files: 0, bytes: 0 };
-      let secrets: string[];
-      try {
+      let secrets: string[] = [];
+      // On SIGINT or SIGTERM (a cron job's timeout) too, the partial copy goes, and it exits 130 or 143.
+      await withCleanup(async () => {
+        work = mkdtempSync(join(dirname(out), `.${basename(out)}.partial-`));
+        writeFileSync(join(work, BACKUP_IN_PROGRESS), `nodereg backup of ${dataDir} into ${out}, not finished\n`, { mode: 0o600 });
         // SQLite's online backup: a consistent copy even while the server writes. The database is
         // snapshotted first, so every archive it refers to is already on disk when archives are copied.
         const { default: Database } = await import('better-sqlite3');
@@ -108,7 +115,7 @@ export function register(program: Command, ctx: Ctx): void {
         chmodSync(join(work, 'registry.db'), 0o600); // as in the data dir: it holds token hashes and e-mails
         dbBytes = statSync(join(work, 'registry.db')).size;
         if (archivesDir !== undefined) {
-          if (existsSync(archivesDir)) copyArchives(archivesDir, join(work, 'archives'), archives);
+          if (existsSync(archivesDir)) await copyArchives(archivesDir, join(work, 'archives'), archives);
           await refuseMissingArchives(join(work, 'registry.db'), join(work, 'archives'), archivesDir);
         }
         // The secret (signing keys derive from it) and the admin token, kept private.
@@ -118,10 +125,7 @@ export function register(program: Command, ctx: Ctx): void {
         writeFileSync(join(work, BACKUP_COMPLETE), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
         unlinkSync(join(work, BACKUP_IN_PROGRESS));
         renameSync(work, out); // replaces an empty `out`
-      } catch (error) {
-        rmSync(work, { recursive: true, force: true });
-        throw error;
-      }
+      }, () => work && rmSync(work, { recursive: true, force: true }));
 
       ctx.out.result(
         { out, database: { path: join(out, 'registry.db'), bytes: dbBytes }, archives, secrets },
