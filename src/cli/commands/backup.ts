@@ -37,7 +37,8 @@ async function copyArchives(from: string, to: string, totals: { files: number; b
  */
 async function refuseMissingArchives(snapshot: string, copied: string, from: string): Promise<void> {
   const { default: Database } = await import('better-sqlite3');
-  const db = new Database(snapshot, { readonly: true, fileMustExist: true });
+  // Read-write, though it only reads: closing it then removes the -wal and -shm files a WAL database gets.
+  const db = new Database(snapshot, { fileMustExist: true });
   let rows: { node_id: string; publisher_id: string; version: string }[];
   try {
     rows = db.prepare('SELECT n.publisher_id, n.id AS node_id, v.version FROM versions v JOIN nodes n ON n.id = v.node_id WHERE v.archive_sha256 IS NOT NULL').all() as typeof rows;
