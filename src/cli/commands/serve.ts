@@ -191,6 +191,12 @@ export function register(program: Command, ctx: Ctx): void {
         info(`warning: ${localDb} holds a registry that this server does not serve (it serves --database); to move it there, stop the servers and run nodereg restore ${dataDir} --database URL --storage URL (into an empty database)`);
       }
       if (storageUrl) info(`archives: ${storageTarget?.kind === 'local' ? storageTarget.dir : storageUrl.text}`);
+      else if (databaseTarget?.kind === 'postgres' && dataDir) {
+        // A database other instances share, with archives kept on this machine: an upload to one would be a 404 on the others.
+        const local = join(dataDir, 'archives');
+        info(`archives: ${local}`);
+        info(`warning: the archives are in ${local}, on this instance only: every instance on this database must serve the same --storage (s3://bucket/prefix, or one shared directory), or an archive uploaded to one is missing (404) on the others`);
+      }
       info(`callback key for webhook receivers: ${server.keys.callbackKeyPath ?? 'not written without --data-dir (give one instance --data-dir DIR to have DIR/callback-key)'}`);
       for (const line of describeProxy(proxy)) info(line);
       const generated =
