@@ -26,13 +26,24 @@ export function backendUrl(env: NodeJS.ProcessEnv, flags: Partial<Record<Backend
   return value !== undefined ? { text: value, name: flag } : env[variable] ? { text: env[variable]!, name: variable } : undefined;
 }
 
-/** `use(url)`: a bad URL is exit 2 naming its flag or variable; any other failure exit 1, naming what could not be opened. */
+/**
+ * PostgreSQL's invalid_catalog_name: the database the URL names was never created, and a retry cannot
+ * help: exit 2 naming the flag or variable, and how to create it. Undefined for any other error.
+ */
+export function missingDatabase(url: BackendUrl, error: unknown, then: string): CliError | undefined {
+  if ((error as { code?: unknown }).code !== '3D000') return undefined;
+  return invalidInput(`${url.name}: ${(error as Error).message} on that PostgreSQL server`, `create it first (e.g. createdb, or CREATE DATABASE as a role that may), then ${then}`);
+}
+
+/** `use(url)`: a bad URL is exit 2 naming its flag or variable, as is a PostgreSQL database never created; any other failure exit 1, naming what could not be opened. */
 export async function withBackend<T>(url: BackendUrl | undefined, use: (text: string) => T | Promise<T>): Promise<T | undefined> {
   const { BackendUrlError } = await import('../server/backends.js');
   try {
     return url && (await use(url.text));
   } catch (error) {
     if (error instanceof BackendUrlError) throw invalidInput(`${url!.name}: ${error.message}`);
+    const missing = missingDatabase(url!, error, 'start it again');
+    if (missing) throw missing;
     throw new CliError(`cannot open ${url!.name} ${url!.text}: ${(error as Error).message}`, EXIT.failure, 'data_dir');
   }
 }

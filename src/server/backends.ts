@@ -55,9 +55,9 @@ export function parseStorageUrl(text: string): StorageTarget {
  * The `database` option of the server for this target, migrated. PostgreSQL also holds the server's
  * secret (the first instance creates it) and the AI proxy's tasks, results and deliveries.
  */
-export async function openDatabaseTarget(target: DatabaseTarget): Promise<NonNullable<RegistryServerOptions['database']>> {
+export async function openDatabaseTarget(target: DatabaseTarget, log?: (line: string) => void): Promise<NonNullable<RegistryServerOptions['database']>> {
   if (target.kind === 'sqlite') {
-    const db = openDatabase(target.path);
+    const db = openDatabase(target.path, log);
     return { store: createSqliteRegistryStore(db), tasks: createTaskStore(db), close: () => void db.close() };
   }
   const { connectPostgres } = await import('./store/postgres-registry-store.js');
@@ -66,9 +66,9 @@ export async function openDatabaseTarget(target: DatabaseTarget): Promise<NonNul
 }
 
 /** Applies the migrations and returns (`serve --migrate-only`). */
-export async function migrateOnly(target: DatabaseTarget): Promise<void> {
+export async function migrateOnly(target: DatabaseTarget, log?: (line: string) => void): Promise<void> {
   if (target.kind === 'sqlite') {
-    openDatabase(target.path).close();
+    openDatabase(target.path, log).close();
     return;
   }
   const { connectPostgres } = await import('./store/postgres-registry-store.js');

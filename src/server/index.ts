@@ -142,15 +142,41 @@ function backendUnavailable(error: unknown): boolean {
   return name === 'TimeoutError' || ($metadata?.httpStatusCode ?? 0) >= 400;
 }
 
+/** Writes refused for the operator to fix, not bugs: the disk is full, or serve may not write there. */
+const UNWRITABLE = [
+  {
+    codes: /^(ENOSPC|EDQUOT|SQLITE_FULL|53100)$/, // PostgreSQL's disk_full
+    why: 'out of disk space',
+    fix: 'free space there',
+    message: 'the registry is out of disk space; nothing was stored. Retry once its operator has freed space',
+  },
+  {
+    codes: /^(EACCES|EPERM|EROFS|SQLITE_READONLY\w*)$/,
+    why: 'not allowed to write',
+    fix: 'let the user serve runs as write there (its permissions, a read-only mount)',
+    message: 'the registry may not write its data at the moment; nothing was stored. Retry once its operator has fixed it',
+  },
+];
+const unwritable = (error: unknown) => UNWRITABLE.find((kind) => kind.codes.test(String((error as { code?: unknown } | undefined)?.code)));
+
 /**
- * The answer to an error no layer expected: 503 when the process is out of descriptors (EMFILE, ENFILE)
- * or the database or archive storage is out of reach, and the client may retry, else 500. Both are logged.
+ * The answer to an error no layer expected: 503 when the process is out of descriptors (EMFILE, ENFILE),
+ * the disk is full or may not be written, or the database or archive storage is out of reach, and the client may retry, else 500. Both are logged.
  */
-function internalError(error: unknown, log: RegistryServerOptions['log'], urls: RegistryServerOptions['backendUrls'] = {}): HttpError {
+function internalError(error: unknown, log: RegistryServerOptions['log'], urls: RegistryServerOptions['backendUrls'] = {}, dataDir?: string): HttpError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'EMFILE' || code === 'ENFILE') {
     log?.(`out of file descriptors (${code}): answered 503`, 'warn');
     return new HttpError('unavailable', 'the server is out of resources for the moment; retry shortly', undefined, undefined, { 'Retry-After': '1' });
+  }
+  const refused = unwritable(error);
+  if (refused) {
+    const database = /^(SQLITE_|\d)/.test(String(code));
+    const url = database ? urls.database : urls.storage;
+    const where = (error as NodeJS.ErrnoException).path ?? (url ? withoutUserInfo(url) : dataDir && join(dataDir, database ? 'registry.db' : 'archives'));
+    log?.(`${refused.why} (${code}) writing ${database ? 'the database' : 'archives'}${where ? ` ${where}` : ''}; ${refused.fix}: answered 503`, 'warn');
+    // Longer than a client's request timeout: it shows this at once rather than retrying into it.
+    return new HttpError('unavailable', refused.message, undefined, undefined, { 'Retry-After': '60' });
   }
   // A newer nodereg migrated the shared database under this one (a rolling upgrade): a statement prepared
   // on a connection no longer fits its table. postgres.js has dropped it, and re-prepares it on the retry;
@@ -195,7 +221,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   // registry.db without its secret (which it refuses as a backup cut short).
   const keys = loadKeys(dataDir, input.database?.secret);
   // (dataDir is set whenever an embedded default is used)
-  const db = input.database ? undefined : openDatabase(join(dataDir!, 'registry.db'));
+  const db = input.database ? undefined : openDatabase(join(dataDir!, 'registry.db'), options.log);
   const database = input.database ?? { store: createSqliteRegistryStore(db!), tasks: createTaskStore(db!), close: () => db!.close() };
   const app = new Hono<AppEnv>();
   let listeningUrl = '';
@@ -261,7 +287,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
 
   app.notFound((c) => c.json(new HttpError('not_found', noRoute(c.req.method, new URL(c.req.url).pathname)).body(), 404));
   app.onError((error, c) => {
-    const answer = error instanceof HttpError ? error : internalError(error, options.log, options.backendUrls);
+    const answer = error instanceof HttpError ? error : internalError(error, options.log, options.backendUrls, dataDir);
     const incoming = (c.env as HttpBindings | undefined)?.incoming;
     if (answer.headers?.Connection === 'close' && incoming instanceof IncomingMessage && !incoming.complete && !incoming.socket.destroyed) {
       closeAfter(incoming, answer);
@@ -281,7 +307,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   const listener = getRequestListener(app.fetch, {
     errorHandler: (error) => {
       if (error instanceof RequestError) return Response.json(new HttpError('invalid_request', `malformed request: ${error.message}`).body(), { status: 400 });
-      const answer = internalError(error, options.log, options.backendUrls);
+      const answer = internalError(error, options.log, options.backendUrls, dataDir);
       return Response.json(answer.body(), { status: answer.status, headers: answer.headers });
     },
   });
@@ -291,7 +317,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     store,
     ctx.nodeAnswers,
     accessLog,
-    (error) => (backendUnavailable(error) ? internalError(error, options.log, options.backendUrls) : undefined),
+    (error) => (backendUnavailable(error) || unwritable(error) ? internalError(error, options.log, options.backendUrls, dataDir) : undefined),
     options.rateLimit === undefined ? authenticate : undefined,
   );
   // The responses begun on each connection and not yet finished: an error of Node's parser there (a

@@ -25,7 +25,7 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     const databaseUrl = await (await postgresServer!).database();
     const runs = await Promise.all([1, 2].map(() => runInProcess(['serve', '--database', databaseUrl, '--migrate-only', '--data-dir', tempDir()])));
     for (const run of runs) {
-      expect(run.stderr).toContain('migrations applied to --database');
+      expect(run.stderr).toContain(`migrations applied to ${databaseUrl.replace('nodereg@', '***@')} (--database)`);
       expect(run.code).toBe(0);
     }
     const sql = postgres(databaseUrl, { max: 1 });
@@ -43,6 +43,22 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     await eventually(() => grown.stderr().includes('callback key') || undefined, 'the start lines');
     expect(grown.stderr()).toContain(`warning: ${join(dataDir, 'registry.db')} holds a registry that this server does not serve (it serves --database); to move it there, stop the servers and run nodereg restore ${dataDir} --database URL --storage URL (into an empty database)`);
     await grown.stop();
+  });
+
+  it('on PostgreSQL without --storage, says that the archives are in DIR/archives of this instance only; with --storage, says nothing of it', async () => {
+    const databaseUrl = await (await postgresServer!).database();
+    const dataDir = tempDir();
+    const alone = await serve(['--port', '0', '--data-dir', dataDir, '--database', databaseUrl]);
+    await eventually(() => alone.stderr().includes('callback key') || undefined, 'the start lines');
+    expect(alone.stderr()).toContain(`archives: ${join(dataDir, 'archives')}`);
+    expect(alone.stderr()).toContain(
+      `warning: the archives are in ${join(dataDir, 'archives')}, on this instance only: every instance on this database must serve the same --storage (s3://bucket/prefix, or one shared directory), or an archive uploaded to one is missing (404) on the others`,
+    );
+    await alone.stop();
+    const shared = await serve(['--port', '0', '--data-dir', tempDir(), '--database', databaseUrl, '--storage', tempDir()]);
+    await eventually(() => shared.stderr().includes('callback key') || undefined, 'the start lines');
+    expect(shared.stderr()).not.toContain('on this instance only');
+    await shared.stop();
   });
 
   it('without NODEREG_ADMIN_TOKEN, instances with data dirs of their own keep the admin token the database has, also when they start together', async () => {

@@ -221,7 +221,8 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     expect(serveLine).toBe(`NODEREG_ADMIN_TOKEN="$(cat ${join(built.backup, 'admin-token')})" nodereg serve --database "$NODEREG_DATABASE_URL" --storage ${storage.url}`);
     const pasted = spawnSync('sh', ['-c', `${serveLine} --migrate-only`], { env: cliEnv(tempDir(), { ...env, NODEREG_DATABASE_URL: withPassword }), encoding: 'utf8' });
     expect(pasted.status, pasted.stderr).toBe(0);
-    expect(pasted.stderr).toContain('migrations applied to --database');
+    expect(pasted.stderr).toMatch(/migrations applied to postgres:\/\/\*\*\*@\S+ \(--database\)/);
+    expect(pasted.stderr).not.toContain('hunter2');
     expect(restored.stderr).toContain('copying 6 archives');
     expect(restored.stdout).toMatch(/archives {4}6 files, .*, each SHA-256 checked/);
     expect(restored.stdout).toContain('AI results  1 file');
@@ -287,6 +288,15 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     expect(result.stderr).toMatch(/--database: database "[^"]+_never_created" does not exist/);
     expect(result.stderr).toContain('createdb');
     expect(result.stderr).not.toContain('run the same restore again');
+    // serve and --migrate-only say the same, with the same exit code.
+    for (const args of [['--port', '0', '--storage', tempDir()], ['--migrate-only']]) {
+      const served = await runCli(['serve', '--database', missing, ...args], { env: { NODEREG_ADMIN_TOKEN: 'nrg_u_x' } });
+      expect(served.code, served.stderr).toBe(2);
+      expect(served.stderr).toMatch(/--database: database "[^"]+_never_created" does not exist on that PostgreSQL server/);
+      expect(served.stderr).toMatch(/hint: create it first \(e\.g\. createdb.*\), then start it again/);
+    }
+    const migrated = await runCli(['serve', '--database', databaseUrl, '--migrate-only']);
+    expect(migrated.stderr.trim()).toBe(`migrations applied to ${databaseUrl.replace('nodereg@', '***@')} (--database)`);
   }, 60_000);
 
   it('PostgreSQL frozen while the rows go in: restore gives up after its deadline, and the target stays empty', async () => {

@@ -195,6 +195,7 @@ describe('nodereg serve', () => {
     [['--port', '70000'], '--port'],
     [['--rate-limit', '5/hour'], '--rate-limit'],
     [['--public-url', 'ftp://x'], '--public-url'],
+    [['--public-url', 'https://u:hunter2@registry.example.com'], '--public-url must not hold a user name or password'],
     [['--review', 'sometimes'], '--review'],
     [['--log', 'xml'], '--log'],
   ])('refuses %j before starting: exit 2 naming the flag', async (args, flag) => {
@@ -202,6 +203,7 @@ describe('nodereg serve', () => {
     const result = await runCli(['serve', '--port', '0', '--data-dir', dataDir, ...args]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(flag);
+    expect(result.stderr).not.toContain('hunter2');
     expect(result.stdout).toBe('');
     expect(existsSync(dataDir)).toBe(false);
   });
@@ -253,6 +255,23 @@ describe('nodereg serve', () => {
     } finally {
       blocker.close();
     }
+  });
+
+  it('a first start that fails after generating the admin token (port in use): the next start says where it is', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const dataDir = tempDir();
+    try {
+      const failed = await runCli(['serve', '--port', String((blocker.address() as { port: number }).port), '--data-dir', dataDir]);
+      expect(failed.code).toBe(1);
+    } finally {
+      blocker.close();
+    }
+    const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    const next = await serve(['--port', '0', '--data-dir', dataDir]);
+    expect(next.stderr()).toContain(`admin token: in ${join(dataDir, 'admin-token')} (printed only when generated)`);
+    expect(next.stderr()).not.toContain(token);
+    expect((await next.stop()).code).toBe(0);
   });
 });
 
@@ -480,6 +499,9 @@ describe('nodereg backup', () => {
     expect(integrity(join(out, 'registry.db'))).toBe('ok');
     expect(readFileSync(join(out, 'secret'), 'utf8')).toBe(readFileSync(join(dataDir, 'secret'), 'utf8'));
     expect(statSync(join(out, 'secret')).mode & 0o777).toBe(0o600);
+    // private as the data dir is: the database holds token hashes and e-mails
+    expect(statSync(out).mode & 0o777).toBe(0o700);
+    expect(statSync(join(out, 'registry.db')).mode & 0o777).toBe(0o600);
     // the server keeps serving
     expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
     expect((await served.stop()).code).toBe(0);

@@ -1,28 +1,58 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatSize } from '../../contract/size.js';
 import { BACKUP_COMPLETE, BACKUP_IN_PROGRESS } from '../../server/data-dir.js';
+import { archiveKey } from '../../server/views.js';
 import { backendOption, backendUrl, withBackend } from '../backend-urls.js';
 import type { Ctx } from '../context.js';
 import { dataDirOption, defaultDataDir } from '../data-dir.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
 import { makeUserDir, userPath } from '../make-dir.js';
+import { withCleanup } from '../project.js';
 import { examples } from './index.js';
 
-/** Copies a tree of immutable archives, skipping unfinished uploads; counts what it copied. */
-function copyArchives(from: string, to: string, totals: { files: number; bytes: number }): void {
+/**
+ * Copies a tree of immutable archives, skipping unfinished uploads; counts what it copied. A file at a
+ * time, awaited: a SIGINT or SIGTERM is heard between two (withCleanup), not after the last.
+ */
+async function copyArchives(from: string, to: string, totals: { files: number; bytes: number }): Promise<void> {
   mkdirSync(to); // its parent is the backup's own dir, made just before
   for (const entry of readdirSync(from, { withFileTypes: true })) {
     if (entry.name === '.tmp') continue;
     const source = join(from, entry.name);
-    if (entry.isDirectory()) copyArchives(source, join(to, entry.name), totals);
+    if (entry.isDirectory()) await copyArchives(source, join(to, entry.name), totals);
     else if (entry.isFile()) {
-      copyFileSync(source, join(to, entry.name));
+      await copyFile(source, join(to, entry.name));
       totals.files++;
       totals.bytes += statSync(source).size;
     }
   }
+}
+
+/**
+ * Fails when a version of the snapshot has no archive in the copy: serve keeps them elsewhere
+ * (`--storage DIR`), and a backup without them would be called whole and lose every one.
+ */
+async function refuseMissingArchives(snapshot: string, copied: string, from: string): Promise<void> {
+  const { default: Database } = await import('better-sqlite3');
+  // Read-write, though it only reads: closing it then removes the -wal and -shm files a WAL database gets.
+  const db = new Database(snapshot, { fileMustExist: true });
+  let rows: { node_id: string; publisher_id: string; version: string }[];
+  try {
+    rows = db.prepare('SELECT n.publisher_id, n.id AS node_id, v.version FROM versions v JOIN nodes n ON n.id = v.node_id WHERE v.archive_sha256 IS NOT NULL').all() as typeof rows;
+  } finally {
+    db.close();
+  }
+  const missing = rows.filter((row) => !existsSync(join(copied, ...archiveKey(row.publisher_id, row.node_id, row.version).split('/'))));
+  if (missing.length === 0) return;
+  throw new CliError(
+    `${missing.length} of ${rows.length} archives are not in ${from} (${missing[0].node_id} ${missing[0].version} first): the backup would not be whole, so none was made`,
+    EXIT.failure,
+    'backup_archives',
+    'if `nodereg serve` keeps the archives elsewhere (--storage DIR or NODEREG_STORAGE_URL), give backup the same --storage',
+  );
 }
 
 export function register(program: Command, ctx: Ctx): void {
@@ -31,7 +61,8 @@ export function register(program: Command, ctx: Ctx): void {
     .description('copy a consistent snapshot of a registry data dir (database, archives, secret), also while it serves')
     .addOption(dataDirOption('the data dir to back up'))
     .addOption(backendOption('database', 'the database `nodereg serve --database` uses, when not DIR/registry.db'))
-    .action(async (outArg: string, flags: { dataDir?: string; database?: string }) => {
+    .addOption(backendOption('storage', 'the archives `nodereg serve --storage` uses, when not DIR/archives: a directory is copied into OUT/archives; an s3:// bucket keeps them and is not copied'))
+    .action(async (outArg: string, flags: { dataDir?: string; database?: string; storage?: string }) => {
       const dataDir = flags.dataDir === undefined ? defaultDataDir(ctx.env) : userPath(flags.dataDir, '--data-dir');
       const out = userPath(outArg, 'OUT');
       const databaseUrl = backendUrl(ctx.env, flags, 'database');
@@ -47,6 +78,14 @@ export function register(program: Command, ctx: Ctx): void {
         }
         dbPath = target.path;
       }
+      // Where serve keeps the archives: a directory is copied; a bucket keeps its own (undefined here).
+      const storageUrl = backendUrl(ctx.env, flags, 'storage');
+      let archivesDir: string | undefined = join(dataDir, 'archives');
+      if (storageUrl !== undefined) {
+        const { parseStorageUrl } = await import('../../server/backends.js');
+        const target = (await withBackend(storageUrl, parseStorageUrl))!;
+        archivesDir = target.kind === 'local' ? target.dir : undefined;
+      }
       if (!existsSync(dbPath)) throw invalidInput(`no registry database in ${dataDir}`, 'point --data-dir at the dir `nodereg serve` uses');
       if (existsSync(out) && (!statSync(out).isDirectory() || readdirSync(out).length > 0)) {
         throw invalidInput(`${out} already exists and is not an empty dir`, 'name a new dir to back up into');
@@ -54,12 +93,14 @@ export function register(program: Command, ctx: Ctx): void {
       // Written into a temporary dir beside `out`, marked in progress, and renamed to `out` only once
       // whole: a backup cut short is never found at `out`, and `serve` refuses the temporary dir.
       makeUserDir(dirname(out), 'OUT');
-      const work = mkdtempSync(join(dirname(out), `.${basename(out)}.partial-`));
-      writeFileSync(join(work, BACKUP_IN_PROGRESS), `nodereg backup of ${dataDir} into ${out}, not finished\n`, { mode: 0o600 });
-      let dbBytes: number;
+      let work: string | undefined;
+      let dbBytes = 0;
       const archives = { files: 0, bytes: 0 };
-      let secrets: string[];
-      try {
+      let secrets: string[] = [];
+      // On SIGINT or SIGTERM (a cron job's timeout) too, the partial copy goes, and it exits 130 or 143.
+      await withCleanup(async () => {
+        work = mkdtempSync(join(dirname(out), `.${basename(out)}.partial-`));
+        writeFileSync(join(work, BACKUP_IN_PROGRESS), `nodereg backup of ${dataDir} into ${out}, not finished\n`, { mode: 0o600 });
         // SQLite's online backup: a consistent copy even while the server writes. The database is
         // snapshotted first, so every archive it refers to is already on disk when archives are copied.
         const { default: Database } = await import('better-sqlite3');
@@ -72,8 +113,12 @@ export function register(program: Command, ctx: Ctx): void {
         } finally {
           db.close();
         }
+        chmodSync(join(work, 'registry.db'), 0o600); // as in the data dir: it holds token hashes and e-mails
         dbBytes = statSync(join(work, 'registry.db')).size;
-        if (existsSync(join(dataDir, 'archives'))) copyArchives(join(dataDir, 'archives'), join(work, 'archives'), archives);
+        if (archivesDir !== undefined) {
+          if (existsSync(archivesDir)) await copyArchives(archivesDir, join(work, 'archives'), archives);
+          await refuseMissingArchives(join(work, 'registry.db'), join(work, 'archives'), archivesDir);
+        }
         // The secret (signing keys derive from it) and the admin token, kept private.
         secrets = ['secret', 'admin-token'].filter((name) => existsSync(join(dataDir, name)));
         for (const name of secrets) copyFileSync(join(dataDir, name), join(work, name));
@@ -81,20 +126,19 @@ export function register(program: Command, ctx: Ctx): void {
         writeFileSync(join(work, BACKUP_COMPLETE), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
         unlinkSync(join(work, BACKUP_IN_PROGRESS));
         renameSync(work, out); // replaces an empty `out`
-      } catch (error) {
-        rmSync(work, { recursive: true, force: true });
-        throw error;
-      }
+      }, () => work && rmSync(work, { recursive: true, force: true }));
 
       ctx.out.result(
         { out, database: { path: join(out, 'registry.db'), bytes: dbBytes }, archives, secrets },
         [
           `backed up ${dataDir} to ${out}:`,
           `  registry.db  ${formatSize(dbBytes)} (SQLite online backup)`,
-          `  archives/    ${archives.files} file${archives.files === 1 ? '' : 's'}, ${formatSize(archives.bytes)}`,
+          archivesDir === undefined
+            ? `  archives/    not copied: they stay in ${storageUrl!.text} (keep the bucket, with versioning on)`
+            : `  archives/    ${archives.files} file${archives.files === 1 ? '' : 's'}, ${formatSize(archives.bytes)}`,
           ...secrets.map((name) => `  ${name}`),
           `  ${BACKUP_COMPLETE}  (written last: the backup is whole)`,
-          `restore: stop the server, then serve with --data-dir ${out}`,
+          `restore: stop the server, then serve with --data-dir ${out}${archivesDir === undefined ? ` --storage ${storageUrl!.text}` : ''}`,
           `grow onto PostgreSQL and S3: nodereg restore ${out} --database postgres://… --storage s3://…`,
         ].join('\n'),
       );

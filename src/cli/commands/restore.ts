@@ -2,7 +2,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { RESTORE_DEADLINE_MS } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
-import { backendOption, backendUrl, withBackend } from '../backend-urls.js';
+import { backendOption, backendUrl, missingDatabase, withBackend } from '../backend-urls.js';
 import { withoutUserInfo } from '../../contract/url.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, exitCodesHelp, invalidInput } from '../errors.js';
@@ -48,10 +48,8 @@ export function register(program: Command, ctx: Ctx): void {
           const exit = { source: EXIT.invalid, busy: EXIT.conflict, conflict: EXIT.conflict, archive: EXIT.failure }[error.kind];
           throw new CliError(`${error.message}; the target database was left as it was`, exit, `restore_${error.kind}`, error.hint);
         }
-        // PostgreSQL's invalid_catalog_name: the database named in the URL was never created, and a retry cannot help.
-        if ((error as { code?: unknown }).code === '3D000') {
-          throw invalidInput(`${databaseUrl.name}: ${(error as Error).message} on that PostgreSQL server`, 'create it first (e.g. createdb, or CREATE DATABASE as a role that may), then run the same restore');
-        }
+        const missing = missingDatabase(databaseUrl, error, 'run the same restore');
+        if (missing) throw missing;
         throw new CliError(`restore into ${target} failed: ${(error as Error).message}; the target database was left as it was, run the same restore again`, EXIT.failure, 'restore');
       }
 

@@ -4,6 +4,7 @@ import { userPath } from '../make-dir.js';
 import { Option, type Command } from 'commander';
 import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_PORT, DEFAULT_REGISTRY_URL, SCAN_MODES } from '../../contract/limits.js';
 import { parseSize } from '../../contract/size.js';
+import { withoutUserInfo } from '../../contract/url.js';
 import type { RegistryServer } from '../../server/index.js';
 import { sameRegistry } from '../config.js';
 import type { Ctx } from '../context.js';
@@ -61,6 +62,10 @@ function parsePublicUrl(text: string): string {
   }
   if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash) {
     throw invalidInput(`--public-url must be an http or https URL without query or fragment (got "${text}")`, '--public-url https://registry.example.com');
+  }
+  // Every download and upload URL, and /openapi.json, are built on it and shown to anyone.
+  if (url.username || url.password) {
+    throw invalidInput(`--public-url must not hold a user name or password: every download URL and /openapi.json would show it to anyone (got "${withoutUserInfo(text)}")`, '--public-url https://registry.example.com');
   }
   return text.replace(/\/+$/, '');
 }
@@ -137,12 +142,12 @@ export function register(program: Command, ctx: Ctx): void {
       }
       if (flags.migrateOnly) {
         if (!databaseTarget) throw invalidInput('--migrate-only needs --database (or NODEREG_DATABASE_URL)', '--database postgres://user:pass@host:5432/db --migrate-only');
-        await withBackend(databaseUrl, () => backends.migrateOnly(databaseTarget));
-        info(`migrations applied to ${databaseUrl!.name}`);
+        await withBackend(databaseUrl, () => backends.migrateOnly(databaseTarget, info));
+        info(`migrations applied to ${databaseTarget.kind === 'sqlite' ? databaseTarget.path : databaseUrl!.text} (${databaseUrl!.name})`);
         return;
       }
       const archives = await withBackend(storageUrl, () => backends.openStorageTarget(storageTarget!, ctx.env));
-      const database = await withBackend(databaseUrl, () => backends.openDatabaseTarget(databaseTarget!));
+      const database = await withBackend(databaseUrl, () => backends.openDatabaseTarget(databaseTarget!, info));
       let server: RegistryServer;
       try {
         server = createRegistryServer({
@@ -186,12 +191,20 @@ export function register(program: Command, ctx: Ctx): void {
         info(`warning: ${localDb} holds a registry that this server does not serve (it serves --database); to move it there, stop the servers and run nodereg restore ${dataDir} --database URL --storage URL (into an empty database)`);
       }
       if (storageUrl) info(`archives: ${storageTarget?.kind === 'local' ? storageTarget.dir : storageUrl.text}`);
+      else if (databaseTarget?.kind === 'postgres' && dataDir) {
+        // A database other instances share, with archives kept on this machine: an upload to one would be a 404 on the others.
+        const local = join(dataDir, 'archives');
+        info(`archives: ${local}`);
+        info(`warning: the archives are in ${local}, on this instance only: every instance on this database must serve the same --storage (s3://bucket/prefix, or one shared directory), or an archive uploaded to one is missing (404) on the others`);
+      }
       info(`callback key for webhook receivers: ${server.keys.callbackKeyPath ?? 'not written without --data-dir (give one instance --data-dir DIR to have DIR/callback-key)'}`);
       for (const line of describeProxy(proxy)) info(line);
       const generated =
         (server as { generatedAdminToken?: string }).generatedAdminToken ??
         (adminTokenFile && !hadAdminTokenFile && existsSync(adminTokenFile) ? readFileSync(adminTokenFile, 'utf8').trim() : undefined);
       if (generated) info(`admin token (shown once; also in ${adminTokenFile}): ${generated}`);
+      // Every later start says where it is: a first start that failed after generating it (a port in use) printed nothing.
+      else if (adminTokenFile && server.liveFileAdminToken) info(`admin token: in ${adminTokenFile} (printed only when generated)`);
       // Only a live token: on a shared database that kept another, DIR/admin-token's is dead there.
       const live = server.liveFileAdminToken;
       if (adminTokenFile && dataDir === defaultDir && live) {

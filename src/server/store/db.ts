@@ -6,8 +6,11 @@ import { UNFILLED_VERSION_ORDER, versionOrder } from './version-order.js';
 
 export type Db = Database.Database;
 
-/** Opens the registry database (0600, its -wal and -shm too): WAL, foreign keys on, and every pending migration applied in order. */
-export function openDatabase(file: string): Db {
+/**
+ * Opens the registry database (0600, its -wal and -shm too): WAL, foreign keys on, and every pending
+ * migration applied in order; `log` hears of an upgrade (an operator cannot go back without a backup).
+ */
+export function openDatabase(file: string, log?: (line: string) => void): Db {
   privateDatabaseFile(file);
   const db = new Database(file);
   db.pragma('busy_timeout = 5000');
@@ -15,7 +18,11 @@ export function openDatabase(file: string): Db {
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');
   try {
-    migrate(db);
+    const from = migrate(db);
+    // 0 is a new file, not an upgrade.
+    if (from > 0 && from < migrations.length) {
+      log?.(`upgraded the database ${file} from schema ${from} to ${migrations.length}: an older nodereg refuses it from now on (keep a backup to go back)`);
+    }
   } catch (error) {
     db.close();
     throw error;
@@ -41,14 +48,15 @@ function walMode(db: Db): void {
   }
 }
 
-function migrate(db: Db): void {
+/** Applies the pending migrations; returns the schema found. */
+function migrate(db: Db): number {
   const found = db.pragma('user_version', { simple: true }) as number;
   // A newer nodereg's schema: this build would write rows without what its migrations added. Refused, untouched.
   if (found > migrations.length) {
     throw new Error(`${db.name} was written by a newer nodereg (schema ${found}, this one knows ${migrations.length}): serve it with that nodereg or a later one`);
   }
   // Up to date, the common start: no write lock taken.
-  if (found === migrations.length) return;
+  if (found === migrations.length) return found;
   // Migration 'search-words' fills the new column with the store's own rule, before the indexes are made.
   db.function('search_words', { deterministic: true }, (id, name) => searchWords(String(id), name === null ? null : String(name)));
   for (const [index, migration] of migrations.entries()) {
@@ -60,6 +68,7 @@ function migrate(db: Db): void {
       db.pragma(`user_version = ${version}`);
     }).immediate();
   }
+  return found;
 }
 
 /** Versions stored before the column version_order (or by an older nodereg on this file) get theirs. */
