@@ -234,9 +234,9 @@ export const SCAN_FLAG_AT = 'high';
 /** Files larger than this are not parsed; they are listed as skipped. */
 export const SCAN_MAX_FILE_BYTES = 4 * MiB;
 /**
- * On the registry a skipped file up to this size is still read for the names the rules look for (the
- * text gate, a few ms per MiB): one that names none has no findings; one that does flags the version
- * for review, as does a larger one (it is not read at all).
+ * A file not parsed up to this size is still read for the names the rules look for (the text gate, a
+ * few ms per MiB): one that names none has no findings; one that does flags the version for review on
+ * the registry (and counts as a finding locally), as does a larger one (it is not read at all).
  */
 export const SCAN_GATE_MAX_BYTES = 64 * MiB;
 /**
@@ -251,13 +251,14 @@ export const SCAN_PARSE_MS = 10_000;
  * every file parsed, takes ~6 s of one core.
  */
 export const SCAN_BUDGET_MS = 30_000;
+/** A limit in time as the scan's messages give it: "1 ms", "30 s". */
+export const seconds = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`);
 /** Why a file was not parsed (SkippedFile.reason; a Flagged version's status_reason quotes it). */
 export const notParsed = {
   size: (size: number) => `${size} bytes, over the limit of ${SCAN_MAX_FILE_BYTES} bytes per file`,
   parse: (ms: number) => `its parse took longer than ${seconds(ms)}, the limit per file`,
   budget: (ms: number) => `the scan had run ${seconds(ms)}, its limit, before this file was parsed`,
 };
-export const seconds = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`);
 /** "what dynamic-execution, command-injection look for" (the rules whose names a file not parsed holds). */
 export const namesWhat = (rules: readonly string[]) => `what ${rules.join(', ')} ${rules.length > 1 ? 'look' : 'looks'} for`;
 /** The registry's status_reason for a file not parsed that may hide a finding at SCAN_FLAG_AT (`rules` unknown: not read at all). */
