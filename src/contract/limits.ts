@@ -241,16 +241,17 @@ export const SCAN_MAX_FILE_BYTES = 4 * MiB;
 export const SCAN_GATE_MAX_BYTES = 64 * MiB;
 /**
  * A file's parse may run this long (wall time); past it the file is treated as one too large to parse.
- * Plain code parses at 2 MB/s or more (4 MiB: ~2 s on the loaded 2-core benchmark machine), garbage
- * at 0.1–0.3 MB/s (1 MiB of random brackets: ~15 s), so an archive of such files held a worker for minutes.
+ * Plain code parses at 2 MB/s or more (4 MiB: ~2 s at load 4 on the 2-core benchmark machine; wall time
+ * grows with the load, so 10× that), garbage at 0.1–0.3 MB/s (4 MiB of random brackets: ~45 s), so an
+ * archive of such files held a worker for minutes.
  */
-export const SCAN_PARSE_MS = 10_000;
+export const SCAN_PARSE_MS = 20_000;
 /**
  * The files of one scan (an upload's, or `nodereg scan`'s) are parsed until this long after it began;
  * the ones left are read for names only, as a file too large to parse. The 2,000-file bench tree,
- * every file parsed, takes ~6 s of one core.
+ * every file parsed, takes ~5–10 s of CPU (24 s of wall time at load 8).
  */
-export const SCAN_BUDGET_MS = 30_000;
+export const SCAN_BUDGET_MS = 60_000;
 /** A limit in time as the scan's messages give it: "1 ms", "30 s". */
 export const seconds = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`);
 /** Why a file was not parsed (SkippedFile.reason; a Flagged version's status_reason quotes it). */

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { SCAN_PARSE_MS } from '../../src/contract/limits.js';
 import { committedRepo, writeTree } from '../package/fixtures.js';
+import { garbage } from '../server/fixtures.js';
 
 const require = createRequire(import.meta.url);
 const Ajv = require('ajv-draft-04');
@@ -197,16 +198,14 @@ describe('validate, publish and node versions --reasons', () => {
       status_reason: 'scan: could not scan big.py (5242906 bytes, over the limit of 4194304 bytes per file), which names what dynamic-execution, command-injection look for; an admin must review it',
     });
 
-    // 1 MiB of random brackets after an eval: its parse runs past its limit here as on the registry
-    let state = 1;
-    const brackets = Array.from({ length: 1024 * 1024 }, () => '()[]{}'[((state = (state * 1103515245 + 12345) >>> 0) >>> 16) % 6]).join('');
-    const slow = committedRepo({ 'pyproject.toml': pyproject('slow-local'), 'g.py': `eval(x)\n${brackets}\n` });
-    const parsed = await runCli(['scan', slow, '--json'], { timeoutMs: 60_000 });
+    // 4 MiB of random brackets after a comment that names eval: its parse runs past its limit here as on the registry
+    const slow = committedRepo({ 'pyproject.toml': pyproject('slow-local'), 'g.py': garbage(1) });
+    const parsed = await runCli(['scan', slow, '--json'], { timeoutMs: 90_000 });
     expect(parsed.code, parsed.stderr).toBe(1);
     expect(JSON.parse(parsed.stdout).skipped).toEqual([
       { file: 'g.py', reason: `its parse took longer than ${SCAN_PARSE_MS / 1000} s, the limit per file`, rules: ['dynamic-execution'], severity: 'high' },
     ]);
-  }, 120_000);
+  }, 150_000);
 
   it('publish stops before any version is created; --accept-findings publishes, the registry flags it, --reasons shows why', async () => {
     const dir = risky('flagged-node');
