@@ -2,8 +2,8 @@
 // file set, the human listing (grouped by file, with the line of code), and the --fail-on decision.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { atLeast, DEFAULT_SCAN_FAIL_ON, SCAN_MAX_FINDINGS_PER_RULE, SCAN_MAX_REPORTED_FINDINGS, SCAN_SEVERITIES } from '../contract/limits.js';
-import type { Finding, ScanReport, ScanSeverity } from '../contract/scan.js';
+import { atLeast, DEFAULT_SCAN_FAIL_ON, namesWhat, SCAN_FLAG_AT, SCAN_MAX_FINDINGS_PER_RULE, SCAN_MAX_REPORTED_FINDINGS, SCAN_SEVERITIES } from '../contract/limits.js';
+import type { Finding, ScanReport, ScanSeverity, SkippedFile } from '../contract/scan.js';
 import type { Project } from '../package/project.js';
 import { CliError, EXIT } from './errors.js';
 import type { Output } from './output.js';
@@ -18,9 +18,18 @@ export async function scanProject(project: Pick<Project, 'files'>): Promise<Scan
   return scanFiles(project.files);
 }
 
-/** Unsuppressed findings at or above `failOn`. */
-export function blocking(report: ScanReport, failOn: ScanSeverity): Finding[] {
-  return report.findings.filter((f) => !f.suppressed && atLeast(f.severity, failOn));
+/**
+ * Unsuppressed findings at or above `failOn`, and the files not scanned that are (by the most severe
+ * rule whose names they hold): a registry flags those at SCAN_FLAG_AT, so they count like findings.
+ */
+export function blocking(report: ScanReport, failOn: ScanSeverity): (Finding | SkippedFile)[] {
+  return [...report.findings.filter((f) => !f.suppressed && atLeast(f.severity, failOn)), ...(report.skipped ?? []).filter((s) => atLeast(s.severity, failOn))];
+}
+
+/** "not scanned (…); it names what dynamic-execution looks for, so a registry flags the version for review". */
+export function unscannedText(skipped: SkippedFile): string {
+  const names = skipped.rules ? `it names ${namesWhat(skipped.rules)}` : 'it is too large to be read for what the rules look for';
+  return `not scanned (${skipped.reason}); ${names}${atLeast(skipped.severity, SCAN_FLAG_AT) ? ', so a registry flags the version for review' : ''}`;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -32,7 +41,8 @@ export function findingsSummary(report: ScanReport): string {
   const by = counts.length ? ` (${counts.map(([s, n]) => `${n} ${s}`).join(', ')})` : '';
   const suppressed = report.suppressed ? `, ${report.suppressed} suppressed` : '';
   const more = report.omitted ? `, and ${report.omitted} more not listed (the ${SCAN_MAX_REPORTED_FINDINGS} most severe are)` : '';
-  return `${shown.length ? plural(shown.length, 'finding') : 'no findings'}${by} in ${plural(report.files, 'file')}${suppressed}${more}`;
+  const unscanned = report.skipped?.length ? `, ${plural(report.skipped.length, 'file')} not scanned` : '';
+  return `${shown.length ? plural(shown.length, 'finding') : 'no findings'}${by} in ${plural(report.files, 'file')}${suppressed}${unscanned}${more}`;
 }
 
 /** "many.py: the scan stopped looking for dynamic-execution after 100 findings; there may be more". */
@@ -70,7 +80,7 @@ export function findingsText(out: Output, report: ScanReport, files: Pick<Projec
     parts.push(`      ${out.style('dim', '|')} ${codeLine(f.file, f.line)}`);
     parts.push(`      ${out.style('dim', `hint: ${f.hint}`)}`);
   }
-  for (const skipped of report.skipped ?? []) parts.push(`${skipped.file}: ${skipped.reason}`);
+  for (const skipped of report.skipped ?? []) parts.push(`${skipped.file}: ${unscannedText(skipped)}`);
   parts.push(...stoppedLines(report));
   parts.push(`${parts.length ? '\n' : ''}${findingsSummary(report)}`);
   return parts.join('\n');
@@ -80,16 +90,22 @@ export function findingsText(out: Output, report: ScanReport, files: Pick<Projec
 const ERROR_LISTS = 20;
 
 /** The error of validate and publish when findings reach --fail-on. */
-export function findingsError(stopping: Finding[], failOn: ScanSeverity, acceptFlag: boolean): CliError {
+export function findingsError(stopping: (Finding | SkippedFile)[], failOn: ScanSeverity, acceptFlag: boolean): CliError {
   const list = stopping
     .slice(0, ERROR_LISTS)
-    .map((f) => `  ${f.file}:${f.line}  ${f.severity}  ${f.rule}: ${f.message}`)
+    .map((f) => ('rule' in f ? `  ${f.file}:${f.line}  ${f.severity}  ${f.rule}: ${f.message}` : `  ${f.file}  ${f.severity}  ${unscannedText(f)}`))
     .concat(stopping.length > ERROR_LISTS ? [`  and ${stopping.length - ERROR_LISTS} more`] : [])
     .join('\n');
+  const unscanned = stopping.filter((f) => !('rule' in f)).length;
+  const found = [stopping.length - unscanned ? plural(stopping.length - unscanned, 'finding') : '', unscanned ? `${plural(unscanned, 'file')} it could not scan` : ''];
+  const fixes = [
+    unscanned < stopping.length ? `fix ${stopping.length - unscanned === 1 ? 'it' : 'them'}, or mark a safe line with \`# nodereg: allow RULE -- reason\`` : '',
+    unscanned ? 'make a file it could not scan smaller or plainer, or leave it out' : '',
+  ];
   return new CliError(
-    `the scan found ${plural(stopping.length, 'finding')} at or above ${failOn}:\n${list}`,
+    `the scan found ${found.filter(Boolean).join(' and ')} at or above ${failOn}:\n${list}`,
     EXIT.invalid,
     'scan_findings',
-    `fix ${stopping.length === 1 ? 'it' : 'them'}, or mark a safe line with \`# nodereg: allow RULE -- reason\`${acceptFlag ? ', or publish anyway with --accept-findings' : ''}; \`nodereg scan\` shows each with its line`,
+    `${fixes.filter(Boolean).join('; ')}${acceptFlag ? ', or publish anyway with --accept-findings' : ''}; \`nodereg scan\` shows each with its line`,
   );
 }

@@ -2,7 +2,7 @@
 // error body are in error-body.ts.
 import type * as z from 'zod';
 import type { ErrorBody, FieldError } from './error-body.js';
-import { ERROR_MESSAGE_MAX, MAX_FIELD_ERRORS } from './limits.js';
+import { ERROR_MESSAGE_MAX, MAX_FIELD_ERRORS, SCAN_QUEUE_PER_PUBLISHER } from './limits.js';
 
 export type { ErrorBody, FieldError };
 
@@ -26,6 +26,11 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** The 503 of an upload while the registry's scan queue is full (SCAN_QUEUE_MAX): nothing is stored, it may be sent again. */
+export const SCAN_QUEUE_FULL = 'the registry has too many uploads waiting for their scan at the moment; nothing was stored, retry shortly';
+/** The same for a publisher holding its share of the queue (SCAN_QUEUE_PER_PUBLISHER). */
+export const publisherScanQueueFull = (publisherId: string, most = SCAN_QUEUE_PER_PUBLISHER) =>
+  `publisher ${publisherId} has ${most} uploads being scanned or waiting for their scan, the most one publisher may have; nothing was stored, retry shortly`;
 /** The hint of a publish refused for its declared archive size: nothing exists yet, so it can simply be tried again. */
 export const ARCHIVE_TOO_LARGE_HINT =
   "nothing was created. Make the archive smaller (leave files out with [tool.nodereg] excludes or a .noderegignore file) and publish again, or ask the registry's operator to raise its limit (serve --max-archive)";

@@ -234,11 +234,37 @@ export const SCAN_FLAG_AT = 'high';
 /** Files larger than this are not parsed; they are listed as skipped. */
 export const SCAN_MAX_FILE_BYTES = 4 * MiB;
 /**
- * On the registry a skipped file up to this size is still read for the names the rules look for (the
- * text gate, a few ms per MiB): one that names none has no findings; one that does flags the version
- * for review, as does a larger one (it is not read at all).
+ * A file not parsed up to this size is still read for the names the rules look for (the text gate, a
+ * few ms per MiB): one that names none has no findings; one that does flags the version for review on
+ * the registry (and counts as a finding locally), as does a larger one (it is not read at all).
  */
 export const SCAN_GATE_MAX_BYTES = 64 * MiB;
+/**
+ * A file's parse may run this long (wall time); past it the file is treated as one too large to parse.
+ * Plain code parses at 2 MB/s or more (4 MiB: ~2 s at load 4 on the 2-core benchmark machine; wall time
+ * grows with the load, so 10× that), garbage at 0.1–0.3 MB/s (4 MiB of random brackets: ~45 s), so an
+ * archive of such files held a worker for minutes.
+ */
+export const SCAN_PARSE_MS = 20_000;
+/**
+ * The files of one scan (an upload's, or `nodereg scan`'s) are parsed until this long after it began;
+ * the ones left are read for names only, as a file too large to parse. The 2,000-file bench tree,
+ * every file parsed, takes ~5–10 s of CPU (24 s of wall time at load 8).
+ */
+export const SCAN_BUDGET_MS = 60_000;
+/** A limit in time as the scan's messages give it: "1 ms", "30 s". */
+export const seconds = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`);
+/** Why a file was not parsed (SkippedFile.reason; a Flagged version's status_reason quotes it). */
+export const notParsed = {
+  size: (size: number) => `${size} bytes, over the limit of ${SCAN_MAX_FILE_BYTES} bytes per file`,
+  parse: (ms: number) => `its parse took longer than ${seconds(ms)}, the limit per file`,
+  budget: (ms: number) => `the scan had run ${seconds(ms)}, its limit, before this file was parsed`,
+};
+/** "what dynamic-execution, command-injection look for" (the rules whose names a file not parsed holds). */
+export const namesWhat = (rules: readonly string[]) => `what ${rules.join(', ')} ${rules.length > 1 ? 'look' : 'looks'} for`;
+/** The registry's status_reason for a file not parsed that may hide a finding at SCAN_FLAG_AT (`rules` unknown: not read at all). */
+export const unscannedFlag = (file: string, reason: string, rules?: readonly string[]) =>
+  `scan: could not scan ${file} (${reason})${rules ? `, which names ${namesWhat(rules)}` : ''}; an admin must review it`.slice(0, 1000);
 /** How long the registry's scan of an upload may run before the registry answers the upload anyway. */
 export const SCAN_TIMEOUT_MS = 10 * 60_000;
 /** How long a client waits for the answer to an upload after its last byte: the scan's time, and a minute to check and store. */
@@ -253,6 +279,12 @@ export const UPLOAD_IDLE_TIMEOUT_MS = 30_000;
  * full already. A scan of a small node takes milliseconds; a full queue means the workers are swamped.
  */
 export const SCAN_QUEUE_MAX = 64;
+/**
+ * Uploads of one publisher being scanned or waiting for it, at most; past it that publisher's upload is
+ * answered as when the queue is full. The workers take the waiting publishers in turns, so one that
+ * sends many uploads does not hold up the others' (or fill the queue with them).
+ */
+export const SCAN_QUEUE_PER_PUBLISHER = 8;
 export const SCAN_QUEUE_RETRY_AFTER_S = 5;
 /** At most this many findings are kept per version, the most severe first. */
 export const SCAN_MAX_KEPT_FINDINGS = 200;

@@ -24,12 +24,20 @@ export const Finding = z.looseObject({
 });
 export type Finding = z.infer<typeof Finding>;
 
-/** A file the scanner did not parse, and why. */
+/**
+ * A file the scanner did not parse (too large, or its parse ran out of time), and why; listed only when
+ * its text names what a rule looks for, or could not be read at all.
+ */
 export const SkippedFile = z.object({
   file: z.string(),
   reason: z.string(),
-  /** (registry) The rules whose names its text holds, when it was read for them: it may hold their findings. */
+  /** The rules whose names its text holds, when it was read for them: it may hold their findings. */
   rules: z.array(z.enum(SCAN_RULE_IDS)).optional(),
+  /**
+   * The most severe of those rules (SCAN_FLAG_AT when it could not be read): a registry flags the
+   * version for review at SCAN_FLAG_AT, and --fail-on counts it as a finding of this severity.
+   */
+  severity: z.enum(SCAN_SEVERITIES),
 });
 export type SkippedFile = z.infer<typeof SkippedFile>;
 

@@ -4,10 +4,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { SCAN_MAX_FILE_BYTES, SCAN_MAX_REPORTED_FINDINGS, SCAN_SEVERITIES } from '../contract/limits.js';
+import { notParsed, SCAN_BUDGET_MS, SCAN_GATE_MAX_BYTES, SCAN_MAX_FILE_BYTES, SCAN_MAX_REPORTED_FINDINGS, SCAN_PARSE_MS, SCAN_SEVERITIES, seconds } from '../contract/limits.js';
 import type { Finding, ScanReport, SkippedFile } from '../contract/scan.js';
 import { languageOf } from './languages.js';
-import { admittedRules, Scanner, type FileScan, type ScanTextOptions } from './scanner.js';
+import { admittedRules, Scanner, unscanned, type FileScan, type ScanTextOptions } from './scanner.js';
 
 export interface ScanInput {
   /** The name in the archive: relative to the root, `/`-separated. */
@@ -25,6 +25,8 @@ export type ScanJob =
       options: ScanTextOptions;
       /** Shared by the workers of one scan: each takes the next file from it (Atomics), so none idles while another has a backlog. */
       next?: SharedArrayBuffer;
+      /** When the scan's parses end (Date.now()), the same for its workers. */
+      until?: number;
     }
   | {
       kind: 'entries';
@@ -81,8 +83,10 @@ export class Tally {
   suppressed = 0;
   omitted = 0;
   stopped: NonNullable<ScanReport['stopped']> = [];
+  skipped: SkippedFile[] = [];
 
   add(file: string, scan: FileScan): void {
+    if (scan.unparsed) this.skipped.push(scan.unparsed);
     for (const finding of scan.findings) this.findings.push(finding);
     this.suppressed += scan.findings.filter((f) => f.suppressed).length + scan.omitted;
     this.omitted += scan.omitted;
@@ -105,9 +109,9 @@ export class Tally {
     this.findings.length = SCAN_MAX_REPORTED_FINDINGS;
   }
 
-  report(skipped: SkippedFile[], files: number): PartialReport {
+  report(files: number): PartialReport {
     this.trim();
-    return { findings: this.findings, skipped, files, suppressed: this.suppressed, omitted: this.omitted, stopped: this.stopped };
+    return { findings: this.findings, skipped: this.skipped, files, suppressed: this.suppressed, omitted: this.omitted, stopped: this.stopped };
   }
 }
 
@@ -118,31 +122,40 @@ let loaded: Promise<Scanner> | undefined;
 /** One scanner per thread, loaded on first use (the grammars take ~30 ms). */
 export const scanner = () => (loaded ??= Scanner.load());
 
-export const tooLarge = (file: string, size: number): SkippedFile => ({
-  file,
-  reason: `not scanned: ${size} bytes, over the limit of ${SCAN_MAX_FILE_BYTES} bytes per file`,
-});
+/** The parse limits of the registry and of `nodereg scan` alike, so that both say the same of a file. */
+export const PARSE_LIMITS = { parseMs: SCAN_PARSE_MS, budgetMs: SCAN_BUDGET_MS };
+
+/**
+ * A file too large to parse is read (up to SCAN_GATE_MAX_BYTES) for the names the rules look for: one
+ * that names none has no findings and is not listed (undefined); padding a file past the limit hid its
+ * os.system call.
+ */
+export const tooLarge = (file: string, size: number, read: () => string): SkippedFile | undefined =>
+  unscanned(file, notParsed.size(size), size <= SCAN_GATE_MAX_BYTES ? admittedRules(file, read()) : undefined);
 
 /**
  * Scans one file's text: the parser (WebAssembly) is loaded only once a file's text admits a rule, so
  * a small node whose files name nothing risky costs its reads and a few regular expressions.
  */
-export async function scanOne(path: string, text: string, options: ScanTextOptions): Promise<FileScan> {
+export async function scanOne(path: string, text: string, options: ScanTextOptions, until?: number): Promise<FileScan> {
   const admitted = admittedRules(path, text);
   if (!admitted.length) return { findings: [], stopped: [], omitted: 0 };
-  return (await scanner()).scanFile(path, text, options, admitted);
+  return (await scanner()).scanFile(path, text, options, admitted, until);
 }
 
+/** When a scan that starts now ends its parses (ScanTextOptions.limits). */
+export const scanEnd = (options: ScanTextOptions) => (options.limits ? Date.now() + options.limits.budgetMs : undefined);
+
 /** Scans files read from disk, in this thread: all of them, or those it takes from `next`. */
-export async function scanFilesHere(files: { path: string; abs: string }[], options: ScanTextOptions, next?: SharedArrayBuffer): Promise<PartialReport> {
+export async function scanFilesHere(files: { path: string; abs: string }[], options: ScanTextOptions, next?: SharedArrayBuffer, until = scanEnd(options)): Promise<PartialReport> {
   const tally = new Tally();
   const counter = next && new Int32Array(next);
   for (let i = 0; i < files.length; i++) {
     const file = files[counter ? Atomics.add(counter, 0, 1) : i];
     if (!file) break;
-    tally.add(file.path, await scanOne(file.path, readFileSync(file.abs, 'utf8'), options));
+    tally.add(file.path, await scanOne(file.path, readFileSync(file.abs, 'utf8'), options, until));
   }
-  return tally.report([], files.length);
+  return tally.report(files.length);
 }
 
 /**
@@ -173,7 +186,7 @@ export function inWorker(job: ScanJob): Promise<PartialReport> {
 /** A scan stopped at its time limit (its worker is ended). */
 export class ScanTimeout extends Error {
   constructor(readonly ms: number) {
-    super(`the scan took longer than ${ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`}`);
+    super(`the scan took longer than ${seconds(ms)}`);
   }
 }
 
@@ -232,7 +245,7 @@ export function mergeReports(parts: PartialReport[], files: number): ScanReport 
   const tally = new Tally();
   for (const part of parts) tally.merge(part);
   const findings = tally.findings.sort(inFileOrder);
-  const skipped = parts.flatMap((p) => p.skipped);
+  const skipped = parts.flatMap((p) => p.skipped).sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   const { suppressed, omitted, stopped } = tally;
   return {
     findings,
@@ -249,27 +262,31 @@ export function mergeReports(parts: PartialReport[], files: number): ScanReport 
  * larger than ~1 MiB of source are shared by `threads` workers (default: one per core).
  */
 export async function scanFiles(files: readonly ScanInput[], options: ScanTextOptions & { threads?: number } = {}): Promise<ScanReport> {
-  const skipped: SkippedFile[] = [];
+  const large = new Tally();
   const wanted: ScanInput[] = [];
   for (const file of files) {
     if (!languageOf(file.path)) continue;
-    if (file.size > SCAN_MAX_FILE_BYTES) skipped.push(tooLarge(file.path, file.size));
-    else wanted.push(file);
+    if (file.size > SCAN_MAX_FILE_BYTES) {
+      const unparsed = tooLarge(file.path, file.size, () => readFileSync(file.abs, 'utf8'));
+      if (unparsed) large.skipped.push(unparsed);
+    } else wanted.push(file);
   }
-  const textOptions: ScanTextOptions = { server: options.server };
+  // the registry's limits unless told otherwise: a file whose parse runs out of time there does here too
+  const textOptions: ScanTextOptions = { server: options.server, limits: options.limits ?? PARSE_LIMITS };
+  const until = scanEnd(textOptions);
   const bytes = wanted.reduce((sum, f) => sum + f.size, 0);
   const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), Math.ceil(bytes / IN_THREAD_BYTES)));
   let parts: PartialReport[];
   if (threads === 1) {
-    parts = [await scanFilesHere(wanted, textOptions)];
+    parts = [await scanFilesHere(wanted, textOptions, undefined, until)];
   } else {
     // Largest first, each worker taking the next file when it is done with one: they finish together
     // even when the machine gives one of them less time.
     const queue = [...wanted].sort((a, b) => b.size - a.size).map((f) => ({ path: f.path, abs: f.abs }));
     const next = new SharedArrayBuffer(4);
-    parts = await Promise.all(Array.from({ length: threads }, () => inWorker({ kind: 'files', files: queue, options: textOptions, next })));
+    parts = await Promise.all(Array.from({ length: threads }, () => inWorker({ kind: 'files', files: queue, options: textOptions, next, until })));
   }
-  return mergeReports([...parts, { ...new Tally().report(skipped, 0) }], files.length);
+  return mergeReports([...parts, large.report(0)], files.length);
 }
 
 /**
@@ -286,7 +303,7 @@ export async function scanArchive(worker: ScanWorker, zip: string, entries: Arch
     at += data.length;
     return { ...entry, at: at - data.length };
   });
-  const part = await worker.run({ kind: 'entries', zip, entries: sent, options: { server: options.server }, texts: texts.buffer }, [texts.buffer]);
+  const part = await worker.run({ kind: 'entries', zip, entries: sent, options: { server: options.server, limits: options.limits }, texts: texts.buffer }, [texts.buffer]);
   // The parser's WebAssembly memory grows with the largest file it parsed and never shrinks (a 4 MiB
   // file left the server at ~1 GB): a worker that read a large file is ended, the next job starts anew.
   if (entries.some((entry) => entry.size > IN_THREAD_BYTES)) await worker.stop();

@@ -5,8 +5,8 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Language, Node, Parser, Query, QueryOptions } from 'web-tree-sitter';
-import type { Finding, ScanRuleId } from '../contract/scan.js';
-import { atLeast, SCAN_FLAG_AT, SCAN_MAX_FINDINGS_PER_RULE } from '../contract/limits.js';
+import type { Finding, ScanRuleId, SkippedFile } from '../contract/scan.js';
+import { atLeast, notParsed, SCAN_FLAG_AT, SCAN_MAX_FINDINGS_PER_RULE } from '../contract/limits.js';
 import { languageOf } from './languages.js';
 import { toCaptures, type Rule, type ScanLanguage } from './rule.js';
 import { rules } from './rules/index.js';
@@ -33,6 +33,11 @@ export interface ScanTextOptions {
    * is kept for the admin to read, and the finding stays.
    */
   server?: boolean;
+  /**
+   * How long a file's parse may run, and the scan's parses in all (SCAN_PARSE_MS, SCAN_BUDGET_MS); a
+   * file past either is not parsed (FileScan.unparsed). Without them a parse runs to its end.
+   */
+  limits?: { parseMs: number; budgetMs: number };
 }
 
 interface Compiled {
@@ -272,14 +277,29 @@ export class Scanner {
    * The findings in one file, and the rules the scan stopped looking for there: at most
    * SCAN_MAX_FINDINGS_PER_RULE unsuppressed findings of a rule (and as many suppressed ones) are taken,
    * then that rule's query stops, so a file of 270,000 findings costs its parse and little more.
+   * With `options.limits`, the parse is given up at `until` (Date.now(), the scan's end) or after
+   * `parseMs`, whichever comes first: such a file is `unparsed`, as one too large to parse.
    */
-  scanFile(file: string, raw: string, options: ScanTextOptions = {}, admitted = admittedRules(file, raw)): FileScan {
+  scanFile(file: string, raw: string, options: ScanTextOptions = {}, admitted = admittedRules(file, raw), until = Infinity): FileScan {
     const language = languageOf(file);
     if (!language || !admitted.length) return { findings: [], stopped: [], omitted: 0 };
+    const { limits } = options;
+    const started = Date.now();
+    const end = limits ? Math.min(started + limits.parseMs, until) : Infinity;
+    const outOfTime = () => ({
+      findings: [], stopped: [], omitted: 0,
+      unparsed: unscanned(file, end === until ? notParsed.budget(limits!.budgetMs) : notParsed.parse(limits!.parseMs), admitted),
+    });
+    if (started >= end) return outOfTime();
     const text = asRead(language, raw);
     const compiled = this.languages[language];
-    const tree = compiled.parser.parse((index) => text.slice(index, index + 64 * 1024));
-    if (!tree) return { findings: [], stopped: [], omitted: 0 };
+    // the parser calls this every ~100 steps of its work (every 40–400 µs here); true cancels the parse
+    const progressCallback = limits ? () => Date.now() > end : undefined;
+    const tree = compiled.parser.parse((index) => text.slice(index, index + 64 * 1024), null, { progressCallback });
+    if (!tree) {
+      compiled.parser.reset(); // or the next parse would go on with this one
+      return limits ? outOfTime() : { findings: [], stopped: [], omitted: 0 };
+    }
     try {
       const root = tree.rootNode;
       // read first, so that a suppressed finding never takes the place of one that is not
@@ -345,6 +365,19 @@ export interface FileScan {
   stopped: ScanRuleId[];
   /** Suppressed findings past SCAN_MAX_FINDINGS_PER_RULE of a rule: counted, not listed. */
   omitted: number;
+  /** Set when its parse ran out of time (ScanTextOptions.limits). */
+  unparsed?: SkippedFile;
+}
+
+/**
+ * A file not parsed, with the rules its text names and the most severe of them; undefined when it names
+ * none (it can hold no finding). `admitted` undefined: not read at all, so it may hold anything.
+ */
+export function unscanned(file: string, reason: string, admitted: Admitted[] | undefined): SkippedFile | undefined {
+  if (admitted && !admitted.length) return undefined;
+  if (!admitted) return { file, reason, severity: SCAN_FLAG_AT };
+  const severity = admitted.map((a) => a.rule.severity).reduce((a, b) => (atLeast(a, b) ? a : b));
+  return { file, reason, rules: admitted.map((a) => a.rule.id), severity };
 }
 
 /**

@@ -2,10 +2,9 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { inflateRawSync } from 'node:zlib';
-import type { SkippedFile } from '../contract/scan.js';
-import { SCAN_GATE_MAX_BYTES, SCAN_MAX_FILE_BYTES } from '../contract/limits.js';
-import { scanFilesHere, scanOne, Tally, tooLarge, type ArchiveEntry, type PartialReport, type ScanJob } from './run.js';
-import { admittedRules, type ScanTextOptions } from './scanner.js';
+import { SCAN_MAX_FILE_BYTES } from '../contract/limits.js';
+import { scanEnd, scanFilesHere, scanOne, Tally, tooLarge, type ArchiveEntry, type PartialReport, type ScanJob } from './run.js';
+import type { ScanTextOptions } from './scanner.js';
 
 /**
  * The entries of a checked archive: their bytes as the server kept them (`texts`), or each read and
@@ -14,7 +13,7 @@ import { admittedRules, type ScanTextOptions } from './scanner.js';
  */
 async function scanEntries(path: string, entries: ArchiveEntry[], options: ScanTextOptions, texts?: ArrayBuffer): Promise<PartialReport> {
   const tally = new Tally();
-  const skipped: SkippedFile[] = [];
+  const until = scanEnd(options);
   let fd: number | undefined;
   try {
     const read = (entry: ArchiveEntry): Buffer => {
@@ -27,23 +26,20 @@ async function scanEntries(path: string, entries: ArchiveEntry[], options: ScanT
     };
     for (const entry of entries) {
       if (entry.size > SCAN_MAX_FILE_BYTES) {
-        // Not parsed, but its text is read for what the rules look for: a file the gate admits nothing in
-        // has no findings, and one it does is listed with those rules (the registry flags it for review:
-        // padding a file past the limit hid its os.system call).
-        const rules = entry.size <= SCAN_GATE_MAX_BYTES ? admittedRules(entry.path, read(entry).toString('utf8')).map((a) => a.rule.id) : undefined;
-        if (!rules || rules.length) skipped.push({ ...tooLarge(entry.path, entry.size), ...(rules ? { rules } : {}) });
+        const unparsed = tooLarge(entry.path, entry.size, () => read(entry).toString('utf8'));
+        if (unparsed) tally.skipped.push(unparsed);
         continue;
       }
-      tally.add(entry.path, await scanOne(entry.path, read(entry).toString('utf8'), options));
+      tally.add(entry.path, await scanOne(entry.path, read(entry).toString('utf8'), options, until));
     }
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-  return tally.report(skipped, entries.length);
+  return tally.report(entries.length);
 }
 
 const runJob = (job: ScanJob) =>
-  job.kind === 'entries' ? scanEntries(job.zip, job.entries, job.options, job.texts) : scanFilesHere(job.files, job.options, job.next);
+  job.kind === 'entries' ? scanEntries(job.zip, job.entries, job.options, job.texts) : scanFilesHere(job.files, job.options, job.next, job.until);
 
 if (workerData) {
   // one job, given at start (the CLI's workers)

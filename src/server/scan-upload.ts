@@ -3,10 +3,10 @@
 // Under `--scan flag` a version with an unsuppressed finding of high or above becomes Flagged, with a
 // one-line reason; under `warn` the findings are only kept.
 import { availableParallelism } from 'node:os';
-import { atLeast, SCAN_FLAG_AT, SCAN_MAX_FILE_BYTES, SCAN_MAX_KEPT_FINDINGS, SCAN_QUEUE_MAX, SCAN_QUEUE_RETRY_AFTER_S, SCAN_SEVERITIES, SCAN_TIMEOUT_MS, type SCAN_MODES } from '../contract/limits.js';
+import { publisherScanQueueFull, SCAN_QUEUE_FULL } from '../contract/errors.js';
+import { atLeast, SCAN_FLAG_AT, SCAN_MAX_KEPT_FINDINGS, SCAN_QUEUE_MAX, SCAN_QUEUE_PER_PUBLISHER, SCAN_QUEUE_RETRY_AFTER_S, SCAN_SEVERITIES, SCAN_TIMEOUT_MS, unscannedFlag, type SCAN_MODES } from '../contract/limits.js';
 import type { Finding, ScanReport } from '../contract/scan.js';
-import { scanArchive, ScanTimeout, ScanWorker, type ArchiveEntry } from '../scan/run.js';
-import { rules } from '../scan/rules/index.js';
+import { PARSE_LIMITS, scanArchive, ScanTimeout, ScanWorker, type ArchiveEntry } from '../scan/run.js';
 import { admittedRules } from '../scan/scanner.js';
 import { HttpError } from './errors.js';
 import { turnsEvery } from './turns.js';
@@ -30,30 +30,65 @@ export interface ScanLimits {
   maxOldGenerationSizeMb?: number;
   /** Scans waiting for a worker, at most (SCAN_QUEUE_MAX); past it `scan` throws `scanQueueFull()`. */
   queueMax?: number;
+  /** Scans of one publisher running or waiting, at most (SCAN_QUEUE_PER_PUBLISHER). */
+  perPublisher?: number;
+  /** How long one file's parse may run, and one upload's parses in all (SCAN_PARSE_MS, SCAN_BUDGET_MS). */
+  parseMs?: number;
+  budgetMs?: number;
 }
 
-/** The answer to an upload while the scan queue is full: nothing is stored, the same upload may be sent again. */
-export const scanQueueFull = () =>
-  new HttpError('unavailable', 'the registry has too many uploads waiting for their scan at the moment; nothing was stored, retry shortly', undefined, undefined, {
-    'Retry-After': String(SCAN_QUEUE_RETRY_AFTER_S),
-  });
+/** The answer to an upload refused for the scan queue: nothing is stored, the same upload may be sent again. */
+const busy = (message: string) => new HttpError('unavailable', message, undefined, undefined, { 'Retry-After': String(SCAN_QUEUE_RETRY_AFTER_S) });
+export const scanQueueFull = () => busy(SCAN_QUEUE_FULL);
 
-/** Runs at most `limit` tasks at a time, the others wait their turn; `full` once `queueMax` of them wait. */
-function limiter(limit: number, queueMax: number) {
+/**
+ * Runs at most `limit` tasks at a time; the others wait, and the one whose key (a publisher) started a
+ * task longest ago goes first, so a key with many waiting takes turns with the others instead of
+ * going before them. `full` once `queueMax` wait; `fullFor(key)` once that key holds `perKey`.
+ */
+function limiter(limit: number, queueMax: number, perKey: number) {
   let running = 0;
-  const waiting: (() => void)[] = [];
-  const full = () => running >= limit && waiting.length >= queueMax;
-  const run = async <T>(task: () => Promise<T>): Promise<T> => {
-    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
+  let waitingCount = 0;
+  const waiting = new Map<string, (() => void)[]>();
+  /** Per key with tasks running or waiting: how many, and when it last started one. */
+  const held = new Map<string, { count: number; turn: number }>();
+  let turns = 0;
+  const full = () => running >= limit && waitingCount >= queueMax;
+  const fullFor = (key: string) => (held.get(key)?.count ?? 0) >= perKey;
+  const startNext = () => {
+    let first: string | undefined;
+    for (const key of waiting.keys()) if (first === undefined || held.get(key)!.turn < held.get(first)!.turn) first = key;
+    if (first === undefined) return;
+    const list = waiting.get(first)!;
+    const wake = list.shift()!;
+    if (!list.length) waiting.delete(first);
+    waitingCount--;
+    wake();
+  };
+  const run = async <T>(key: string, task: () => Promise<T>): Promise<T> => {
+    const mine = held.get(key) ?? { count: 0, turn: 0 };
+    held.set(key, mine);
+    mine.count++;
     try {
-      return await task();
+      if (running >= limit) {
+        waitingCount++;
+        const list = waiting.get(key) ?? [];
+        waiting.set(key, list);
+        await new Promise<void>((resolve) => list.push(resolve));
+      }
+      running++;
+      mine.turn = ++turns;
+      try {
+        return await task();
+      } finally {
+        running--;
+        startNext();
+      }
     } finally {
-      running--;
-      waiting.shift()?.();
+      if (--mine.count === 0) held.delete(key);
     }
   };
-  return { run, full };
+  return { run, full, fullFor };
 }
 
 /**
@@ -87,14 +122,16 @@ async function firstAdmitting(entries: ArchiveEntry[]): Promise<number> {
   return -1;
 }
 
-const SEVERITY_OF = new Map(rules.map((rule) => [rule.id, rule.severity]));
 const bySeverity = (a: Finding, b: Finding) => SCAN_SEVERITIES.indexOf(b.severity) - SCAN_SEVERITIES.indexOf(a.severity);
 
 export interface UploadScanner {
-  /** `scannable`: the entries the scanner reads (from validateZip); with none, no worker is used. Undefined under `off`. */
-  scan(zipPath: string, scannable: ArchiveEntry[], label: string): Promise<UploadScan | undefined>;
-  /** True while an upload that needs a worker would be refused (scanQueueFull): checked before its body is read. */
-  full(): boolean;
+  /**
+   * `scannable`: the entries the scanner reads (from validateZip); with none, no worker is used. Undefined
+   * under `off`. Throws refusal()'s error when it cannot wait for a worker.
+   */
+  scan(zipPath: string, scannable: ArchiveEntry[], label: string, publisherId: string): Promise<UploadScan | undefined>;
+  /** The 503 an upload of this publisher that needs a worker would get now (queue full, or the publisher's share of it); checked before its body is read. */
+  refusal(publisherId: string): HttpError | undefined;
   /** Ends the worker threads. */
   close(): Promise<unknown>;
 }
@@ -103,11 +140,15 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void,
   // One core stays with the event loop; each worker is started on first use and kept.
   const size = Math.max(1, availableParallelism() - 1);
   const workerLimits = { timeoutMs: limits.timeoutMs ?? SCAN_TIMEOUT_MS, maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb ?? 512 };
+  const parseLimits = { parseMs: limits.parseMs ?? PARSE_LIMITS.parseMs, budgetMs: limits.budgetMs ?? PARSE_LIMITS.budgetMs };
   const workers = Array.from({ length: size }, () => new ScanWorker(workerLimits));
   const idle = [...workers];
-  const queue = limiter(size, limits.queueMax ?? SCAN_QUEUE_MAX);
-  const withWorker = <T>(task: (worker: ScanWorker) => Promise<T>) =>
-    queue.run(async () => {
+  const perPublisher = limits.perPublisher ?? SCAN_QUEUE_PER_PUBLISHER;
+  const queue = limiter(size, limits.queueMax ?? SCAN_QUEUE_MAX, perPublisher);
+  const refusal = (publisherId: string) =>
+    mode === 'off' ? undefined : queue.full() ? scanQueueFull() : queue.fullFor(publisherId) ? busy(publisherScanQueueFull(publisherId, perPublisher)) : undefined;
+  const withWorker = <T>(publisherId: string, task: (worker: ScanWorker) => Promise<T>) =>
+    queue.run(publisherId, async () => {
       const worker = idle.pop()!;
       try {
         return await task(worker);
@@ -116,7 +157,7 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void,
       }
     });
   const close = () => Promise.all(workers.map((worker) => worker.stop()));
-  const scan = async (zipPath: string, scannable: ArchiveEntry[], label: string): Promise<UploadScan | undefined> => {
+  const scan = async (zipPath: string, scannable: ArchiveEntry[], label: string, publisherId: string): Promise<UploadScan | undefined> => {
     if (mode === 'off') return undefined;
     if (!scannable.length) return { findings: [] };
     let toScan = scannable;
@@ -126,10 +167,11 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void,
       toScan = scannable.slice(first);
     }
     // refused here, not below: a full queue is no failed scan, and the upload may be sent again
-    if (queue.full()) throw scanQueueFull();
+    const refused = refusal(publisherId);
+    if (refused) throw refused;
     let report: ScanReport;
     try {
-      report = await withWorker((worker) => scanArchive(worker, zipPath, toScan, { server: true }));
+      report = await withWorker(publisherId, (worker) => scanArchive(worker, zipPath, toScan, { server: true, limits: parseLimits }));
     } catch (error) {
       // A crash or a timeout: the upload stands and the server goes on (the worker is replaced on the next
       // scan). Nothing is known of the archive, so no findings are kept; under `flag` an admin must look.
@@ -141,14 +183,10 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void,
     const { findings, omitted, stopped } = report;
     const stopping = findings.filter((f) => !f.suppressed && atLeast(f.severity, SCAN_FLAG_AT));
     const kept = [...findings].sort(bySeverity).slice(0, SCAN_MAX_KEPT_FINDINGS);
-    // a file too large to parse that names what a flagging rule looks for (or too large to read) may hide one
-    const unread = (report.skipped ?? []).filter((s) => !s.rules || s.rules.some((id) => atLeast(SEVERITY_OF.get(id)!, SCAN_FLAG_AT)));
-    const flag = stopping.length
-      ? flagReason(stopping, !omitted && !stopped)
-      : unread.length
-        ? `scan: could not scan ${unread[0].file} (over ${SCAN_MAX_FILE_BYTES} bytes)${unread[0].rules ? `, which names what ${unread[0].rules.join(', ')} ${unread[0].rules.length > 1 ? 'look' : 'looks'} for` : ''}; an admin must review it`.slice(0, 1000)
-        : undefined;
+    // a file not parsed (too large, or out of parse time) that names what a flagging rule looks for (or too large to read) may hide one
+    const unread = (report.skipped ?? []).find((s) => atLeast(s.severity, SCAN_FLAG_AT));
+    const flag = stopping.length ? flagReason(stopping, !omitted && !stopped) : unread ? unscannedFlag(unread.file, unread.reason, unread.rules) : undefined;
     return { findings: kept, flag: mode === 'flag' ? flag : undefined };
   };
-  return { scan, full: () => mode !== 'off' && queue.full(), close };
+  return { scan, refusal, close };
 }

@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
-import { writeTree } from '../package/fixtures.js';
+import { SCAN_PARSE_MS } from '../../src/contract/limits.js';
+import { committedRepo, writeTree } from '../package/fixtures.js';
+import { garbage } from '../server/fixtures.js';
 
 const require = createRequire(import.meta.url);
 const Ajv = require('ajv-draft-04');
@@ -161,6 +163,49 @@ describe('validate, publish and node versions --reasons', () => {
     expect(passed.code).toBe(0);
     expect(JSON.parse(passed.stdout).scan.findings.map((f: { rule: string }) => f.rule)).toEqual(['runtime-install']);
   });
+
+  it('a file the scan cannot parse says what the registry will do: a padded file that names os.system is exit 1 and stops publish (it was "skipped", exit 0, and the registry flagged it); the registry then flags it as said; a parse past its limit likewise', async () => {
+    const pyproject = (id: string) => `[project]\nname = "${id}"\nversion = "1.0.0"\n\n[tool.nodereg]\npublisher = "acme"\n`;
+    const repo = committedRepo({
+      'pyproject.toml': pyproject('padded-local'),
+      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+      'big.py': `import os\nos.system(cmd)\n${'#'.repeat(5 * 1024 * 1024)}\n`,
+      'table.py': `TABLE = [${'12345, '.repeat(800_000)}]\n`, // names nothing a rule looks for: nothing to say
+    });
+    const said = 'big.py: not scanned (5242906 bytes, over the limit of 4194304 bytes per file); it names what dynamic-execution, command-injection look for, so a registry flags the version for review';
+    const scanned = await runCli(['scan', repo]);
+    expect(scanned.code, scanned.stderr).toBe(1);
+    expect(scanned.stdout).toBe(`${said}\n\nno findings in 4 files, 1 file not scanned\n`);
+    const json = await runCli(['scan', repo, '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).skipped).toEqual([
+      { file: 'big.py', reason: '5242906 bytes, over the limit of 4194304 bytes per file', rules: ['dynamic-execution', 'command-injection'], severity: 'high' },
+    ]);
+    expect((await runCli(['scan', repo, '--fail-on', 'critical'])).code).toBe(0);
+
+    const stopped = await runCli(['publish', repo, '--json'], { env: env() });
+    expect(stopped.code, stopped.stderr).toBe(2);
+    expect(JSON.parse(stopped.stdout).error).toMatchObject({ code: 'scan_findings', message: expect.stringContaining('big.py  high  not scanned (5242906 bytes') });
+    expect((await fetch(`${server.url}/nodes/padded-local`)).status).toBe(404);
+    // accepted, it is uploaded and the registry flags it, as said (a Flagged version is exit 2)
+    const accepted = await runCli(['publish', repo, '--accept-findings'], { env: env() });
+    expect(accepted.code, accepted.stderr).toBe(2);
+    expect(accepted.stderr).toContain(`warning: scan: big.py high ${said.slice('big.py: '.length)}`);
+    expect(accepted.stderr).toContain('error: the registry flagged padded-local 1.0.0');
+    const version = await (await fetch(`${server.url}/nodes/padded-local/versions/1.0.0`)).json();
+    expect(version).toMatchObject({
+      status: 'NodeVersionStatusFlagged',
+      status_reason: 'scan: could not scan big.py (5242906 bytes, over the limit of 4194304 bytes per file), which names what dynamic-execution, command-injection look for; an admin must review it',
+    });
+
+    // 4 MiB of random brackets after a comment that names eval: its parse runs past its limit here as on the registry
+    const slow = committedRepo({ 'pyproject.toml': pyproject('slow-local'), 'g.py': garbage(1) });
+    const parsed = await runCli(['scan', slow, '--json'], { timeoutMs: 90_000 });
+    expect(parsed.code, parsed.stderr).toBe(1);
+    expect(JSON.parse(parsed.stdout).skipped).toEqual([
+      { file: 'g.py', reason: `its parse took longer than ${SCAN_PARSE_MS / 1000} s, the limit per file`, rules: ['dynamic-execution'], severity: 'high' },
+    ]);
+  }, 150_000);
 
   it('publish stops before any version is created; --accept-findings publishes, the registry flags it, --reasons shows why', async () => {
     const dir = risky('flagged-node');

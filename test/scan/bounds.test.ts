@@ -55,7 +55,7 @@ describe('findings are bounded', () => {
     const tally = new Tally();
     for (let i = 0; i < 30; i++) tally.add(`m${i}.py`, { findings: Array.from({ length: 100 }, (_, line) => finding(`m${i}.py`, line + 1, 'medium')), stopped: [], omitted: 0 });
     tally.add('z.py', { findings: [finding('z.py', 7, 'high')], stopped: ['dynamic-execution'], omitted: 0 });
-    const report = mergeReports([tally.report([], 31)], 31);
+    const report = mergeReports([tally.report(31)], 31);
     expect(report.findings).toHaveLength(SCAN_MAX_REPORTED_FINDINGS);
     expect(report.findings.filter((f) => f.severity === 'high').map((f) => `${f.file}:${f.line}`)).toEqual(['z.py:7']);
     expect(report.omitted).toBe(3001 - SCAN_MAX_REPORTED_FINDINGS);

@@ -191,17 +191,23 @@ describe('requires', () => {
 });
 
 describe('what is scanned', () => {
-  it('only Python and JavaScript files; a file over the size limit is listed as skipped', async () => {
+  it('only Python and JavaScript files; a file over the size limit is read for the rules\' names: listed as skipped, with them and the most severe one\'s severity, when it names any', async () => {
+    const pad = '#'.repeat(5 * 1024 * 1024);
     const root = writeTree(tempDir(), {
       'notes.txt': 'eval(x)\n',
-      'big.py': `x = 1\n${'#'.repeat(5 * 1024 * 1024)}\n`,
+      'big.py': `x = 1\n${pad}\n`,
+      'env.py': `sys.path.append(p)\n${pad}\n`,
+      'risky.py': `os.system(cmd)\n${pad}\n`,
       'ok.py': 'eval(x)\n',
     });
-    const inputs = ['notes.txt', 'big.py', 'ok.py'].map((path) => ({ path, abs: join(root, path), size: path === 'big.py' ? 5 * 1024 * 1024 + 8 : 8 }));
+    const inputs = ['notes.txt', 'big.py', 'env.py', 'risky.py', 'ok.py'].map((path) => ({ path, abs: join(root, path), size: path.startsWith('o') || path.startsWith('n') ? 8 : 5 * 1024 * 1024 + 20 }));
     const report = await scanFiles(inputs, { threads: 1 });
     expect(report.findings.map((f) => f.file)).toEqual(['ok.py']);
-    expect(report.skipped).toEqual([{ file: 'big.py', reason: expect.stringContaining('over the limit') }]);
-    expect(report.files).toBe(3);
+    expect(report.skipped).toEqual([
+      { file: 'env.py', reason: expect.stringContaining('over the limit'), rules: ['environment-manipulation'], severity: 'medium' },
+      { file: 'risky.py', reason: expect.stringContaining('over the limit'), rules: ['dynamic-execution', 'command-injection'], severity: 'high' },
+    ]);
+    expect(report.files).toBe(5);
   });
 
   it('split across worker threads, the report is the same as in one thread', async () => {

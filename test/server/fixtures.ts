@@ -143,3 +143,15 @@ export async function publishAndUpload(
   expect(uploaded.status, uploaded.text).toBe(200);
   return uploaded.body;
 }
+
+/**
+ * `# eval` (the text gate admits the file, so it is parsed; a comment, so it holds no finding when its
+ * parse does end), then random brackets, `bytes` in all.
+ */
+export function garbage(seed: number, bytes = 4 * 1024 * 1024): Buffer {
+  const text = Buffer.alloc(bytes, '()[]{}');
+  let state = seed;
+  for (let i = 7; i < bytes; i++) text[i] = '()[]{}'.charCodeAt(((state = (state * 1103515245 + 12345) >>> 0) >>> 16) % 6);
+  text.write('# eval\n');
+  return text;
+}

@@ -82,7 +82,7 @@ describe('--scan flag (the default)', () => {
     const padded = await publishArchive(server, owner, 'padded', '1.0.0', { 'big.py': `import os\nos.system(cmd)\n${'#'.repeat(5 * 1024 * 1024)}\n` });
     expect(padded).toMatchObject({
       status: 'NodeVersionStatusFlagged',
-      status_reason: 'scan: could not scan big.py (over 4194304 bytes), which names what dynamic-execution, command-injection look for; an admin must review it',
+      status_reason: 'scan: could not scan big.py (5242906 bytes, over the limit of 4194304 bytes per file), which names what dynamic-execution, command-injection look for; an admin must review it',
     });
     const table = await publishArchive(server, owner, 'table', '1.0.0', { 'table.py': `TABLE = [${'12345, '.repeat(800_000)}]\n` });
     expect(table.status).toBe('NodeVersionStatusActive');
@@ -391,8 +391,8 @@ describe('the scan of the bytes the zip check kept', () => {
         const kept = await validateZip(path, { maxUnpacked: 1 << 20, memory: new MemoryBudget(1 << 20) });
         const read = await validateZip(path, { maxUnpacked: 1 << 20, memory: new MemoryBudget(0) });
         expect(kept.scannable.every((entry) => entry.data)).toBe(true);
-        const everyFile = await scanner.scan(path, read.scannable, 'read');
-        expect(await scanner.scan(path, kept.scannable, 'kept')).toEqual(everyFile);
+        const everyFile = await scanner.scan(path, read.scannable, 'read', 'acme');
+        expect(await scanner.scan(path, kept.scannable, 'kept', 'acme')).toEqual(everyFile);
         found.push(everyFile!.findings!.length);
       }
       expect(found[0]).toBe(0);

@@ -19,7 +19,7 @@ import {
 import { fetchLimits, limitProblems, LIMITS_HINT } from '../registry-limits.js';
 import type { ArchiveResult } from '../../package/zip.js';
 import type { ScanSeverity } from '../../contract/scan.js';
-import { blocking, failOnOption, findingsError, scanProject } from '../findings.js';
+import { blocking, failOnOption, findingsError, scanProject, unscannedText } from '../findings.js';
 import { examples } from './index.js';
 
 /** The options of publish, as commander gives them (quick-args.ts gives the same for the lines it takes). */
@@ -93,6 +93,7 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
     const stopping = blocking(scan, options.failOn);
     if (stopping.length && !options.acceptFindings) throw findingsError(stopping, options.failOn, true);
     for (const f of scan.findings.filter((x) => !x.suppressed)) ctx.out.warn(`scan: ${f.file}:${f.line} ${f.severity} ${f.rule}: ${f.message}`);
+    for (const s of scan.skipped ?? []) ctx.out.warn(`scan: ${s.file} ${s.severity} ${unscannedText(s)}`);
     if (packed.status === 'rejected') throw packed.reason;
     const archive = packed.value;
     // The archive is declared, so a registry refuses one over its limits before the version exists.

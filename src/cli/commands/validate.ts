@@ -44,7 +44,7 @@ export function register(program: Command, ctx: Ctx): void {
       const scan = await scanProject(project);
       const stopping = blocking(scan, options.failOn);
       if (stopping.length) throw findingsError(stopping, options.failOn, false);
-      const shown = scan.findings.some((f) => !f.suppressed) ? `\n\n${findingsText(ctx.out, scan, files)}` : '';
+      const shown = scan.findings.some((f) => !f.suppressed) || scan.skipped ? `\n\n${findingsText(ctx.out, scan, files)}` : '';
       // Which key set each field, so that a manifest read from [tool.comfy] or classifiers says so.
       const keys = Object.fromEntries(project.manifest.keys);
       // A field sent on the node and on the version is shown once.

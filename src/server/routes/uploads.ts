@@ -12,7 +12,6 @@ import { validateZip } from '../archives/validate-zip.js';
 import type { RouteModule } from '../context.js';
 import { badRequest, banned, conflict, forbidden, HttpError, notFound, tooLarge } from '../errors.js';
 import { mediaRefusal, route } from '../route.js';
-import { scanQueueFull } from '../scan-upload.js';
 import { STALE_CLAIM_MS, type RegistryStore } from '../store/registry-store.js';
 import { archiveKey, versionView } from '../views.js';
 
@@ -92,8 +91,9 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
       throw early(conflict(`version ${version.version} of node ${node.id} already has an archive`, 'publish a new version number'));
     }
     if (version.status !== 'NodeVersionStatusPending') throw early(lockedVersion(version));
-    // A full scan queue refuses at once, before the body is read (it is checked again when the scan starts).
-    if (ctx.scanUpload.full()) throw early(scanQueueFull());
+    // A full scan queue (or this publisher's share of it) refuses at once, before the body is read (checked again when the scan starts).
+    const busy = ctx.scanUpload.refusal(publisher.id);
+    if (busy) throw early(busy);
 
     // Streamed from the Node request to a temporary file with backpressure; never buffered whole. What
     // the upload holds in memory, here and in the check, counts against the upload budget.
@@ -143,7 +143,7 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
       try {
         // Scanned in a worker thread once the claim is ours (racing uploads do not all scan); a high
         // finding under `--scan flag` makes the version Flagged, with the findings kept (DESIGN.md §10).
-        const scan = await ctx.scanUpload.scan(received.tempPath, summary.scannable, `${node.id} ${version.version}`);
+        const scan = await ctx.scanUpload.scan(received.tempPath, summary.scannable, `${node.id} ${version.version}`, publisher.id);
         const status = scan?.flag ? 'NodeVersionStatusFlagged' : ctx.options.review === 'auto' ? 'NodeVersionStatusActive' : 'NodeVersionStatusPending';
         await archives.commit(received, key);
         const updated = await store.recordArchive(version.id, {
