@@ -9,9 +9,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
-import { SCAN_PARSE_MS } from '../../src/contract/limits.js';
 import { committedRepo, writeTree } from '../package/fixtures.js';
-import { garbage } from '../server/fixtures.js';
 
 const require = createRequire(import.meta.url);
 const Ajv = require('ajv-draft-04');
@@ -164,7 +162,7 @@ describe('validate, publish and node versions --reasons', () => {
     expect(JSON.parse(passed.stdout).scan.findings.map((f: { rule: string }) => f.rule)).toEqual(['runtime-install']);
   });
 
-  it('a file the scan cannot parse says what the registry will do: a padded file that names os.system is exit 1 and stops publish (it was "skipped", exit 0, and the registry flagged it); the registry then flags it as said; a parse past its limit likewise', async () => {
+  it('a file the scan cannot parse says what the registry will do: a padded file that names os.system is exit 1 and stops publish (it was "skipped", exit 0, and the registry flagged it); the registry then flags it as said', async () => {
     const pyproject = (id: string) => `[project]\nname = "${id}"\nversion = "1.0.0"\n\n[tool.nodereg]\npublisher = "acme"\n`;
     const repo = committedRepo({
       'pyproject.toml': pyproject('padded-local'),
@@ -197,15 +195,7 @@ describe('validate, publish and node versions --reasons', () => {
       status: 'NodeVersionStatusFlagged',
       status_reason: 'scan: could not scan big.py (5242906 bytes, over the limit of 4194304 bytes per file), which names what dynamic-execution, command-injection look for; an admin must review it',
     });
-
-    // 4 MiB of random brackets after a comment that names eval: its parse runs past its limit here as on the registry
-    const slow = committedRepo({ 'pyproject.toml': pyproject('slow-local'), 'g.py': garbage(1) });
-    const parsed = await runCli(['scan', slow, '--json'], { timeoutMs: 90_000 });
-    expect(parsed.code, parsed.stderr).toBe(1);
-    expect(JSON.parse(parsed.stdout).skipped).toEqual([
-      { file: 'g.py', reason: `its parse took longer than ${SCAN_PARSE_MS / 1000} s, the limit per file`, rules: ['dynamic-execution'], severity: 'high' },
-    ]);
-  }, 150_000);
+  }, 60_000);
 
   it('publish stops before any version is created; --accept-findings publishes, the registry flags it, --reasons shows why', async () => {
     const dir = risky('flagged-node');

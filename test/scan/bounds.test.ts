@@ -1,14 +1,16 @@
 // What a hostile file costs the scan: findings are bounded (per rule and file, then in all, the most
 // severe kept, the rest counted) so that a file of hundreds of thousands of findings costs its parse
 // and little more, and the verdict stays right; and a query never starts matches past 60,000 levels.
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SCAN_MAX_FINDINGS_PER_RULE, SCAN_MAX_REPORTED_FINDINGS } from '../../src/contract/limits.js';
+import { notParsed, SCAN_MAX_FINDINGS_PER_RULE, SCAN_MAX_REPORTED_FINDINGS } from '../../src/contract/limits.js';
 import type { Finding } from '../../src/contract/scan.js';
-import { mergeReports, ScanWorker, Tally } from '../../src/scan/run.js';
+import { mergeReports, scanFiles, ScanWorker, Tally } from '../../src/scan/run.js';
 import { Scanner } from '../../src/scan/scanner.js';
 import { tempDir } from '../helpers.js';
 import { writeTree } from '../package/fixtures.js';
+import { garbage } from '../server/fixtures.js';
 
 const scanner = await Scanner.load();
 const MANY = 270_000;
@@ -73,4 +75,19 @@ describe('findings are bounded', () => {
       await worker.stop();
     }
   }, 120_000);
+});
+
+describe('parse limits', () => {
+  it('a file whose parse runs past its limit is not parsed, and is listed with the rules it names and their severity, as the registry flags it', async () => {
+    const dir = tempDir('nodereg-parse-limit-');
+    writeTree(dir, { 'g.py': garbage(3, 1024 * 1024), 'ok.py': 'import os\nos.system(cmd)\n' });
+    const files = ['g.py', 'ok.py'].map((path) => ({ path, abs: join(dir, path), size: statSync(join(dir, path)).size }));
+    const started = Date.now();
+    const report = await scanFiles(files, { threads: 1, limits: { parseMs: 500, budgetMs: 5_000 } });
+    // 1 MiB of random brackets takes ~15 s to parse here
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(report.skipped).toEqual([{ file: 'g.py', reason: notParsed.parse(500), rules: ['dynamic-execution'], severity: 'high' }]);
+    // the other file is scanned as usual, within the budget that is left
+    expect(report.findings.map((finding) => `${finding.rule} ${finding.file}:${finding.line}`)).toEqual(['command-injection ok.py:2']);
+  });
 });
