@@ -2,12 +2,37 @@
 // backup is a data dir too; one cut short must never be served as if it were whole.
 import { chmodSync, closeSync, existsSync, linkSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type Database from 'better-sqlite3';
 import { makeDirs } from '../contract/make-dirs.js';
+import { archiveKey } from './views.js';
 
 /** Written into a backup while it is being made; `nodereg backup` removes it once the copy is whole. */
 export const BACKUP_IN_PROGRESS = 'BACKUP-IN-PROGRESS';
 /** Written last into a whole backup: what it holds and when it was taken. */
 export const BACKUP_COMPLETE = 'backup.json';
+
+export interface ArchivedVersion {
+  publisher_id: string;
+  node_id: string;
+  version: string;
+  archive_sha256: string;
+  archive_size: number | null;
+}
+
+/** Each version of a data dir's database that has an archive, one row at a time, in the order they were written. */
+export function archivedVersions(db: Database.Database): { count: number; rows: IterableIterator<ArchivedVersion> } {
+  const count = (db.prepare('SELECT count(*) AS n FROM versions WHERE archive_sha256 IS NOT NULL').get() as { n: number }).n;
+  const rows = db
+    .prepare(
+      `SELECT n.publisher_id, n.id AS node_id, v.version, v.archive_sha256, v.archive_size FROM versions v JOIN nodes n ON n.id = v.node_id
+       WHERE v.archive_sha256 IS NOT NULL ORDER BY v.rowid`,
+    )
+    .iterate() as IterableIterator<ArchivedVersion>;
+  return { count, rows };
+}
+
+/** Where a version's archive lies under a data dir's `archives/` (local storage's layout). */
+export const archiveFile = (archives: string, row: ArchivedVersion) => join(archives, ...archiveKey(row.publisher_id, row.node_id, row.version).split('/'));
 
 /** Creates the data dir if needed and makes it 0700 (an existing one is tightened). */
 export function prepareDataDir(dataDir: string): void {

@@ -12,7 +12,7 @@ import type postgres from 'postgres';
 import { RESTORE_DEADLINE_MS } from '../contract/limits.js';
 import type { ArchiveStorage } from './archives/storage.js';
 import type { DatabaseTarget } from './backends.js';
-import { refuseIncompleteBackup } from './data-dir.js';
+import { archivedVersions, archiveFile, refuseIncompleteBackup } from './data-dir.js';
 import { RESULTS_PREFIX } from './proxy/service.js';
 import { openDatabase, type Db } from './store/db.js';
 import { migrations } from './store/migrations.js';
@@ -197,17 +197,12 @@ export async function restore(options: RestoreOptions): Promise<RestoreReport> {
 /** Each archive a version has, checked against its SHA-256 and size as it is streamed; then the AI proxy's result files. */
 async function copyFiles(db: Db, dir: string, storage: ArchiveStorage, report: RestoreReport, say: (line: string) => void): Promise<void> {
   const root = join(dir, 'archives');
-  const archives = db
-    .prepare(
-      `SELECT n.publisher_id, n.id AS node_id, v.version, v.archive_sha256, v.archive_size FROM versions v JOIN nodes n ON n.id = v.node_id
-       WHERE v.archive_sha256 IS NOT NULL ORDER BY v.rowid`,
-    );
-  const count = (db.prepare('SELECT count(*) AS n FROM versions WHERE archive_sha256 IS NOT NULL').get() as { n: number }).n;
+  const { count, rows } = archivedVersions(db);
   say(`copying ${count} archive${count === 1 ? '' : 's'}…`);
   // One row at a time (nothing else reads the source meanwhile), each archive streamed: memory stays flat.
-  for (const row of archives.iterate() as IterableIterator<{ publisher_id: string; node_id: string; version: string; archive_sha256: string; archive_size: number | null }>) {
+  for (const row of rows) {
     const key = archiveKey(row.publisher_id, row.node_id, row.version);
-    const file = join(root, ...key.split('/'));
+    const file = archiveFile(root, row);
     const what = `the archive of ${row.node_id} ${row.version} (${file})`;
     if (!existsSync(file)) throw new RestoreError(`${what} is missing`, 'archive', 'restore from the data dir the server used, or from a whole backup');
     const received = await storage.receive(createReadStream(file), Number.MAX_SAFE_INTEGER);

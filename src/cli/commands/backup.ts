@@ -3,8 +3,7 @@ import { copyFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatSize } from '../../contract/size.js';
-import { BACKUP_COMPLETE, BACKUP_IN_PROGRESS } from '../../server/data-dir.js';
-import { archiveKey } from '../../server/views.js';
+import { archivedVersions, archiveFile, BACKUP_COMPLETE, BACKUP_IN_PROGRESS, type ArchivedVersion } from '../../server/data-dir.js';
 import { backendOption, backendUrl, withBackend } from '../backend-urls.js';
 import type { Ctx } from '../context.js';
 import { dataDirOption, defaultDataDir } from '../data-dir.js';
@@ -39,16 +38,18 @@ async function refuseMissingArchives(snapshot: string, copied: string, from: str
   const { default: Database } = await import('better-sqlite3');
   // Read-write, though it only reads: closing it then removes the -wal and -shm files a WAL database gets.
   const db = new Database(snapshot, { fileMustExist: true });
-  let rows: { node_id: string; publisher_id: string; version: string }[];
+  let count: number;
+  let missing: ArchivedVersion[];
   try {
-    rows = db.prepare('SELECT n.publisher_id, n.id AS node_id, v.version FROM versions v JOIN nodes n ON n.id = v.node_id WHERE v.archive_sha256 IS NOT NULL').all() as typeof rows;
+    const archived = archivedVersions(db);
+    count = archived.count;
+    missing = [...archived.rows].filter((row) => !existsSync(archiveFile(copied, row)));
   } finally {
     db.close();
   }
-  const missing = rows.filter((row) => !existsSync(join(copied, ...archiveKey(row.publisher_id, row.node_id, row.version).split('/'))));
   if (missing.length === 0) return;
   throw new CliError(
-    `${missing.length} of ${rows.length} archives are not in ${from} (${missing[0].node_id} ${missing[0].version} first): the backup would not be whole, so none was made`,
+    `${missing.length} of ${count} archives are not in ${from} (${missing[0].node_id} ${missing[0].version} first): the backup would not be whole, so none was made`,
     EXIT.failure,
     'backup_archives',
     'if `nodereg serve` keeps the archives elsewhere (--storage DIR or NODEREG_STORAGE_URL), give backup the same --storage',
