@@ -1,7 +1,8 @@
 import type { Client } from '../client/index.js';
-import { DEFAULT_REGISTRY_URL } from '../contract/limits.js';
+import { DEFAULT_REGISTRY_URL, RESTART_WINDOW_MS, RETRY_WINDOW_MAX_MS } from '../contract/limits.js';
 import { isHttpUrl } from '../contract/url.js';
 import { ConfigStore, DEFAULT_PROFILE, redactToken, sameRegistry } from './config.js';
+import { parseDuration } from './duration.js';
 import { CliError, EXIT, invalidInput, ResultExit, toCliError } from './errors.js';
 import { Output, type Stream } from './output.js';
 
@@ -9,6 +10,8 @@ export interface Globals {
   registry?: string;
   token?: string;
   profile?: string;
+  /** --retry-window, as written. */
+  retryWindow?: string;
   json?: boolean;
   input: boolean;
   verbose?: boolean;
@@ -185,10 +188,25 @@ export class Ctx {
   }
 
   /**
+   * How long a registry that is restarting is waited for: --retry-window, else NODEREG_RETRY_WINDOW
+   * (`chosen`, either of them), else RESTART_WINDOW_MS. A bad value is exit 2 naming the flag or variable.
+   */
+  retryWindow(): { ms: number; chosen: boolean } {
+    const flag = this.globals().retryWindow;
+    const [value, name] = flag !== undefined ? [flag, '--retry-window'] : [this.env.NODEREG_RETRY_WINDOW?.trim() || undefined, 'NODEREG_RETRY_WINDOW'];
+    if (value === undefined) return { ms: RESTART_WINDOW_MS, chosen: false };
+    const ms = parseDuration(value, name);
+    if (ms > RETRY_WINDOW_MAX_MS) throw invalidInput(`${name} "${value}" is longer than ${RETRY_WINDOW_MAX_MS / 3_600_000}h, the most it may be`, `write a shorter one, such as 5m`);
+    return { ms, chosen: true };
+  }
+
+  /**
    * A client for the resolved registry. With `requireToken`, a missing token fails before any request.
-   * `token` replaces the resolved one (login checks a token before saving it).
+   * `token` replaces the resolved one (login checks a token before saving it). `restartWindowMs`
+   * replaces the user's retry window, for a command that must not wait (validate).
    */
   async client(options: { requireToken?: boolean; token?: string; timeoutMs?: number; retries?: number; restartWindowMs?: number } = {}): Promise<Client> {
+    const window = this.retryWindow();
     const connection = await this.connection();
     if (options.token !== undefined) connection.token = options.token;
     else this.tokenUsed = { source: connection.tokenSource, profile: connection.profile, registry: connection.registry };
@@ -233,7 +251,8 @@ export class Ctx {
       userAgent: `nodereg/${this.version}`,
       timeoutMs: options.timeoutMs,
       retries: options.retries,
-      restartWindowMs: options.restartWindowMs,
+      restartWindowMs: options.restartWindowMs ?? window.ms,
+      windowChosen: options.restartWindowMs === undefined && window.chosen,
       log: verbose ? (line) => this.out.log(line) : undefined,
     });
   }

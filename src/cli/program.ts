@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { DEFAULT_REGISTRY_URL } from '../contract/limits.js';
+import { DEFAULT_REGISTRY_URL, RESTART_WINDOW_MS } from '../contract/limits.js';
 import { commands, type CommandEntry } from './commands/index.js';
 import { Ctx, type Globals, type RunDeps } from './context.js';
 import { EXIT, exitCodesHelp } from './errors.js';
@@ -25,9 +25,10 @@ export function requestedCommand(argv: string[]): CommandEntry | undefined {
 
 const TOP_HELP = `
 Environment:
-  NODEREG_REGISTRY   registry URL (default: the profile's, else ${DEFAULT_REGISTRY_URL})
-  NODEREG_TOKEN      auth token (user token or publisher access token)
-  NODEREG_PROFILE    config profile (default: "default")
+  NODEREG_REGISTRY      registry URL (default: the profile's, else ${DEFAULT_REGISTRY_URL})
+  NODEREG_TOKEN         auth token (user token or publisher access token)
+  NODEREG_PROFILE       config profile (default: "default")
+  NODEREG_RETRY_WINDOW  how long to wait for a registry that restarts (default: ${RESTART_WINDOW_MS / 1000}s)
   NO_COLOR, FORCE_COLOR, CI
 
 ${exitCodesHelp()}
@@ -69,6 +70,10 @@ export async function run(argv: string[], version: string, deps: RunDeps = {}): 
     .option('--registry <url>', 'registry URL (env NODEREG_REGISTRY)')
     .addOption(new Option('--token <token>', 'auth token (env NODEREG_TOKEN)'))
     .option('--profile <name>', 'config profile (env NODEREG_PROFILE)')
+    .option(
+      '--retry-window <duration>',
+      `how long to wait for a registry that is restarting or refusing connections, e.g. 5m; 0 fails at once (env NODEREG_RETRY_WINDOW, default ${RESTART_WINDOW_MS / 1000}s)`,
+    )
     .option('--json', 'print exactly one JSON document on stdout')
     .option('--no-input', 'never prompt; fail and name the missing flag instead')
     .option('--verbose', 'log requests (tokens and URLs\' users and passwords redacted) and stack traces to stderr')

@@ -9,7 +9,7 @@ import type { PublishOptions } from './commands/publish.js';
 import type { Globals } from './context.js';
 
 /** The program's global options (program.ts defines them; a test checks these are all of them). */
-export const VALUE_OPTIONS = { '--registry': 'registry', '--token': 'token', '--profile': 'profile' } as const;
+export const VALUE_OPTIONS = { '--registry': 'registry', '--token': 'token', '--profile': 'profile', '--retry-window': 'retryWindow' } as const;
 export const SWITCHES = { '--json': ['json', true], '--verbose': ['verbose', true], '--no-input': ['input', false] } as const;
 
 /**

@@ -67,6 +67,11 @@ export interface ClientOptions {
   retries?: number;
   /** Past `retries`, failures of a restarting registry are retried until this long after the first one (default RESTART_WINDOW_MS). */
   restartWindowMs?: number;
+  /**
+   * The user chose `restartWindowMs` (--retry-window): then it bounds every retry (0: none), and a connection
+   * refused or reset before the registry has answered is waited for too: they know the registry is there.
+   */
+  windowChosen?: boolean;
   userAgent?: string;
   /** Receives one line per request; never sees a token. */
   log?: (line: string) => void;
@@ -191,9 +196,15 @@ export function createClient(options: ClientOptions) {
   const restartWindowMs = options.restartWindowMs ?? RESTART_WINDOW_MS;
   /** Whether the registry has answered anything in this run: a refused or reset connection then means a restart, not a wrong URL. */
   let answered = false;
-  /** Whether retry n+1 fits: within `allowed` retries, or, for a restarting registry, within the restart window since `firstFailure`. */
-  const mayRetry = (failure: ApiError | NetworkError, retry: number, allowed: number, firstFailure: number, wait: number) =>
-    retry < allowed || (restarting(failure, answered) && Date.now() - firstFailure + wait <= restartWindowMs);
+  /**
+   * Whether retry n+1 fits: within `allowed` retries, or, for a restarting registry, within the restart
+   * window since `firstFailure`; with a window the user chose, within it in any case.
+   */
+  const mayRetry = (failure: ApiError | NetworkError, retry: number, allowed: number, firstFailure: number, wait: number) => {
+    const fits = Date.now() - firstFailure + wait <= restartWindowMs;
+    if (options.windowChosen) return restartWindowMs > 0 && fits && (retry < allowed || restarting(failure, true));
+    return retry < allowed || (restarting(failure, answered) && fits);
+  };
 
   /**
    * Sends a request, retrying idempotent ones on network errors, 429 and 502–504; resolves with a

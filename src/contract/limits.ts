@@ -303,3 +303,8 @@ export const SCAN_MAX_REPORTED_FINDINGS = 1000;
  * time: it is more often a wrong URL than a restart.
  */
 export const RESTART_WINDOW_MS = 15_000;
+/**
+ * The longest restart window a user may ask for (--retry-window, NODEREG_RETRY_WINDOW): a registry
+ * being upgraded may take minutes, but a window of hours is more likely a slip that would hold a CI job.
+ */
+export const RETRY_WINDOW_MAX_MS = 3_600_000;

@@ -2,7 +2,7 @@
 // timeouts, error bodies, redirects and where the token goes. The registry itself is exercised by
 // the e2e tests; these answers (503, a stalled server, a reset) are ones it does not give on purpose.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
 import { ApiError, ForeignAnswerError, NetworkError, createClient, retryAfterMs, type UploadInput } from '../../src/client/index.js';
@@ -92,6 +92,37 @@ describe('client over node:http', () => {
     setTimeout(() => server.listen(port, '127.0.0.1'), 1_500);
     expect(await client.call(health)).toEqual({ ok: true });
     await restart();
+  });
+
+  it('a window the user chose (--retry-window) bounds every retry, 0 none, whatever `retries` says', async () => {
+    const busy = await stand((_req, res) => json(res, 503, { error: 'unavailable', message: 'restarting' }));
+    const error = await createClient({ baseUrl: busy.url, retries: 2, restartWindowMs: 0, windowChosen: true }).call(health).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 503 });
+    expect(busy.seen).toHaveLength(1);
+    const limited = await stand((_req, res) => json(res, 429, { error: 'rate_limited', message: 'slow down' }, { 'retry-after': '0' }));
+    await expect(createClient({ baseUrl: limited.url, retries: 2, restartWindowMs: 0, windowChosen: true }).call(health)).rejects.toMatchObject({ status: 429 });
+    expect(limited.seen).toHaveLength(1);
+    // within a window of 0.5 s, one retry (after 0.3 s) fits, not the second (0.6 s more)
+    const down = await stand((_req, res) => json(res, 502, { error: 'upstream_error', message: 'restarting' }));
+    await expect(createClient({ baseUrl: down.url, retries: 2, restartWindowMs: 500, windowChosen: true }).call(health)).rejects.toMatchObject({ status: 502 });
+    expect(down.seen).toHaveLength(2);
+    const cut = await stand((req) => req.socket.destroy());
+    const upload = createClient({ baseUrl: cut.url, restartWindowMs: 0, windowChosen: true }).upload(`${cut.url}/uploads/v1?sig=x`, { open: () => Readable.from([Buffer.alloc(10)]), size: 10, sha256: '0'.repeat(64) });
+    await expect(upload).rejects.toBeInstanceOf(NetworkError);
+    expect(cut.seen).toHaveLength(1);
+  });
+
+  it('connections reset before the registry has answered: the short retries with the default window, waited for within a chosen one', async () => {
+    const { url, seen } = await stand((_req, res) => json(res, 200, { ok: true }));
+    const server = servers.at(-1)!;
+    let resets = 0;
+    // the first 6 connections are reset (RST) before a byte is read, as by a registry still starting behind a
+    // balancer: three tries of each client, and the second goes on
+    server.prependListener('connection', (socket: Socket) => void (++resets <= 6 && socket.resetAndDestroy()));
+    const error = await createClient({ baseUrl: url, retries: 2 }).call(health).catch((e: unknown) => e);
+    expect((error as NetworkError).reason).toMatch(/^ECONNRESET \(3 tries in \d+\.\d s\)$/);
+    expect(await createClient({ baseUrl: url, retries: 2, restartWindowMs: 10_000, windowChosen: true }).call(health)).toEqual({ ok: true });
+    expect([resets, seen.length]).toEqual([7, 1]);
   });
 
   it('never retries a POST (unless the server refused it with Retry-After), nor a 500 or 4xx', async () => {

@@ -60,6 +60,8 @@ afterAll(async () => {
 });
 
 const env = () => ({ NODEREG_REGISTRY: registry.url, NODEREG_TOKEN: registry.adminToken });
+/** Where every answer is lost, the retries would go on for the default window (15 s): this is not about its length. */
+const shortWindow = { NODEREG_RETRY_WINDOW: '1s' };
 
 /** A committed node project; `files` are added to its tree. */
 function project(id: string, files: Record<string, string> = {}) {
@@ -77,7 +79,7 @@ describe('publish when the upload answer is lost or another job uploads the same
     const id = `lost-${randomBytes(3).toString('hex')}`;
     mode = 'drop-put-answers';
     const dir = project(id);
-    const result = await runCli(['publish', dir, '--json'], { env: env() }).finally(() => (mode = 'pass'));
+    const result = await runCli(['publish', dir, '--json'], { env: { ...env(), ...shortWindow } }).finally(() => (mode = 'pass'));
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).not.toContain('without its archive');
     const report = JSON.parse(result.stdout);
@@ -94,7 +96,7 @@ describe('publish when the upload answer is lost or another job uploads the same
     const dir = project(id);
     mode = 'drop-post-answers';
     const relayed = { NODEREG_REGISTRY: `http://127.0.0.1:${(relay.address() as AddressInfo).port}` };
-    const failed = await runCli(['publish', dir, '--json'], { env: { ...env(), ...relayed } }).finally(() => (mode = 'pass'));
+    const failed = await runCli(['publish', dir, '--json'], { env: { ...env(), ...relayed, ...shortWindow } }).finally(() => (mode = 'pass'));
     expect(failed.code, failed.stderr).toBe(1);
     expect(JSON.parse(failed.stdout).error.message).toContain(`with the publish request sent: ${id} 1.0.0 may be registered on ${relayed.NODEREG_REGISTRY} without its archive`);
     const command = /hint: finish it with `nodereg ([^`]+)`/.exec(failed.stderr)?.[1];

@@ -323,7 +323,8 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
       'pyproject.toml': '[project]\nname = "kept-node"\nversion = "1.1.0"\n\n[tool.nodereg]\npublisher = "alice-co"\n',
       '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
     });
-    const result = await runCli(['publish', project], { env: { NODEREG_REGISTRY: second.url, NODEREG_TOKEN: alice.token } });
+    // The dead upload holds the version for 10 minutes: waiting out the default window (15 s) for its check would change nothing.
+    const result = await runCli(['publish', project, '--retry-window', '1s'], { env: { NODEREG_REGISTRY: second.url, NODEREG_TOKEN: alice.token } });
     expect(result.code, result.stderr).toBe(3);
     expect(result.stderr).toContain('another upload of version 1.1.0 of node kept-node is in progress');
     expect(result.stderr).toContain('holds the version for up to 10 minutes');

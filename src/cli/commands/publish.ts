@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { NetworkError, type Client } from '../../client/index.js';
 import { routes } from '../../contract/answers.js';
-import { DEFAULT_MAX_ARCHIVE, RESTART_WINDOW_MS } from '../../contract/limits.js';
+import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
 import { NODE_ID_TAKEN_HINT, nodeIdTaken } from '../../contract/errors.js';
 import type { Node, NodeVersion, PublishResponse, RegistryLimits } from '../../contract/resources.js';
@@ -75,6 +75,7 @@ export function register(program: Command, ctx: Ctx): void {
 /** `nodereg publish [dir]`: free of commander, so that quick-publish.ts runs it without the program. */
 export async function publishProject(ctx: Ctx, dir: string | undefined, options: PublishOptions): Promise<void> {
   const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
+  const retryWindowMs = ctx.retryWindow().ms; // a bad --retry-window stops the run before the pack, as a bad --max-size does
   const changelog = await readChangelog(ctx, options);
   const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog });
   const { request } = project;
@@ -183,7 +184,7 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
         if (signal.aborted) throw left.uploadInterrupted(signal.reason);
         // The registry may have an archive all the same: ours, from an attempt whose answer was lost, or
         // that of another job publishing this version at once (a 409 while its upload is checked: waited for).
-        const existing = await versionAfterUpload(client, request, isConflict(error), signal);
+        const existing = await versionAfterUpload(client, request, isConflict(error) ? retryWindowMs : 0, signal);
         if (signal.aborted) throw left.uploadInterrupted(signal.reason);
         if (existing?.archive_sha256 === archive.sha256) return existing;
         if (existing?.archive_sha256 || (isConflict(error) && !existing)) return 'exists' as const;
@@ -206,14 +207,15 @@ const isConflict = (error: unknown) => (error as { status?: number })?.status ==
 
 /**
  * The version as the registry has it after a failed upload; undefined when it cannot be read. With
- * `wait` (another upload holds the version), read again until it has an archive, for as long as a restart is waited for.
+ * `waitMs` (another upload holds the version: the retry window, as long as a restart is waited for),
+ * read again until it has an archive, for that long.
  */
-async function versionAfterUpload(client: Client, request: { nodeId: string; version: string }, wait: boolean, signal: AbortSignal) {
-  const until = Date.now() + RESTART_WINDOW_MS;
+async function versionAfterUpload(client: Client, request: { nodeId: string; version: string }, waitMs: number, signal: AbortSignal) {
+  const until = Date.now() + waitMs;
   for (let delay = 300; ; delay = Math.min(delay * 2, 2000)) {
     const read = client.read<NodeVersion>(routes.getNodeVersion, { nodeId: request.nodeId, version: request.version });
     const version = await untilInterrupted(signal, read).catch(() => undefined); // a signal stops the retries of a registry that is down
-    if (!wait || !version || version.archive_sha256 || version.status !== 'NodeVersionStatusPending' || Date.now() + delay > until || signal.aborted) return version;
+    if (!version || version.archive_sha256 || version.status !== 'NodeVersionStatusPending' || Date.now() + delay > until || signal.aborted) return version;
     await sleep(delay, undefined, { signal }).catch(() => {});
   }
 }

@@ -1,0 +1,74 @@
+// --retry-window and NODEREG_RETRY_WINDOW: how long a registry that restarts is waited for. Parsed
+// here in-process; test/e2e/retry-window.test.ts runs the binary against a registry that is not there yet.
+import { describe, expect, it } from 'vitest';
+import { Ctx, type Globals } from '../../src/cli/context.js';
+import { quickCommand } from '../../src/cli/quick-args.js';
+import { RESTART_WINDOW_MS } from '../../src/contract/limits.js';
+import { writeTree } from '../package/fixtures.js';
+import { tempDir } from '../helpers.js';
+import { closedPort, runInProcess } from './in-process.js';
+
+const windowOf = (globals: Partial<Globals>, env: Record<string, string> = {}) => new Ctx(() => ({ input: true, ...globals }), '0.0.0-test', { env }).retryWindow();
+
+describe('the retry window setting', () => {
+  it.each([
+    // unset: 15 s, as README says (ci-outcomes.test.ts shows a 6 s restart waited for with it)
+    [{}, {}, { ms: 15_000, chosen: false }],
+    [{}, { NODEREG_RETRY_WINDOW: '' }, { ms: RESTART_WINDOW_MS, chosen: false }], // a CI variable that is not defined arrives empty
+    [{}, { NODEREG_RETRY_WINDOW: ' 2m\n' }, { ms: 120_000, chosen: true }],
+    [{ retryWindow: '0' }, {}, { ms: 0, chosen: true }],
+    [{ retryWindow: '30' }, {}, { ms: 30_000, chosen: true }], // a bare number is seconds
+    [{ retryWindow: '1.5s' }, {}, { ms: 1_500, chosen: true }],
+    [{ retryWindow: '250ms' }, {}, { ms: 250, chosen: true }],
+    [{ retryWindow: '1h' }, {}, { ms: 3_600_000, chosen: true }],
+    [{ retryWindow: '15s' }, {}, { ms: RESTART_WINDOW_MS, chosen: true }],
+    [{ retryWindow: '0' }, { NODEREG_RETRY_WINDOW: '10m' }, { ms: 0, chosen: true }], // the flag wins
+    [{ retryWindow: '5s' }, { NODEREG_RETRY_WINDOW: 'soon' }, { ms: 5_000, chosen: true }], // a bad variable the flag replaces is not read
+  ])('%j with env %j', (globals, env, expected) => {
+    expect(windowOf(globals, env)).toEqual(expected);
+  });
+
+  it.each([
+    [{ retryWindow: 'soon' }, {}, 'invalid --retry-window "soon"'],
+    [{ retryWindow: '' }, {}, 'invalid --retry-window ""'],
+    [{ retryWindow: '-1s' }, {}, 'invalid --retry-window "-1s"'],
+    [{ retryWindow: '5 min' }, {}, 'invalid --retry-window "5 min"'],
+    [{ retryWindow: '61m' }, {}, '--retry-window "61m" is longer than 1h, the most it may be'],
+    [{}, { NODEREG_RETRY_WINDOW: '2d' }, 'invalid NODEREG_RETRY_WINDOW "2d"'],
+    [{}, { NODEREG_RETRY_WINDOW: '2h' }, 'NODEREG_RETRY_WINDOW "2h" is longer than 1h, the most it may be'],
+  ])('%j with env %j is refused: %s', (globals, env, message) => {
+    expect(() => windowOf(globals, env)).toThrow(expect.objectContaining({ message, exitCode: 2 }));
+  });
+
+  it('is a global option the quick command lines take, before or after the command', () => {
+    expect(quickCommand(['--retry-window', '0', 'node', 'show', 'a'])).toMatchObject({ kind: 'node-show', globals: { retryWindow: '0' } });
+    expect(quickCommand(['publish', '--retry-window=2m', 'dir'])).toMatchObject({ kind: 'publish', dir: 'dir', globals: { retryWindow: '2m' } });
+    expect(quickCommand(['publish', '--retry-window'])).toBeUndefined(); // no value: the full program says so
+  });
+
+  it('a bad value is exit 2 naming the flag, before any request (node show) or any packing (publish), from every entry', async () => {
+    const registry = `http://127.0.0.1:${await closedPort()}`;
+    const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "waiting-node"\nversion = "1.0.0"\n\n[tool.nodereg]\npublisher = "team"\n', '__init__.py': '' });
+    const runs = [
+      [['node', 'show', 'a-node', '--retry-window', '90 s'], 'quick'],
+      [['node', 'show', 'a-node', '--retry-window', '90 s'], 'program'],
+      [['publish', dir, '--retry-window', '90 s'], 'quick-publish'],
+      [['publish', dir, '--retry-window', '90 s'], 'program'],
+      [['node', 'versions', 'a-node', '--retry-window', '90 s', '--json'], 'program'],
+    ] as const;
+    for (const [argv, entry] of runs) {
+      const result = await runInProcess([...argv], { entry, env: { NODEREG_REGISTRY: registry, NODEREG_TOKEN: 'nrg_u_test' } });
+      expect([entry, result.code]).toEqual([entry, 2]);
+      expect(result.stderr).toBe('error: invalid --retry-window "90 s"\nhint: write a duration like 500ms, 90s, 20m or 1h\n');
+    }
+    const fromEnv = await runInProcess(['node', 'show', 'a-node'], { entry: 'quick', env: { NODEREG_REGISTRY: registry, NODEREG_RETRY_WINDOW: '3h' } });
+    expect(fromEnv).toMatchObject({ code: 2, stderr: 'error: NODEREG_RETRY_WINDOW "3h" is longer than 1h, the most it may be\nhint: write a shorter one, such as 5m\n' });
+  });
+
+  it('--help lists it under Global Options, with its variable and default', async () => {
+    const help = (await runInProcess(['publish', '--help'])).stdout;
+    expect(help.slice(help.indexOf('Global Options:')).replace(/\s+/g, ' ')).toContain(
+      '--retry-window <duration> how long to wait for a registry that is restarting or refusing connections, e.g. 5m; 0 fails at once (env NODEREG_RETRY_WINDOW, default 15s)',
+    );
+  });
+});
