@@ -168,7 +168,7 @@ export function toCliError(error: unknown, hints: Partial<Record<number, string>
     return new CliError(error.message, EXIT.failure, 'network', `the server there speaks http, not https (as \`nodereg serve\` does): write ${plain} in --registry or NODEREG_REGISTRY`);
   }
   if (error instanceof NetworkError) {
-    return new CliError(error.message, EXIT.failure, 'network', 'is the registry running and the URL right? Set it with --registry or NODEREG_REGISTRY; start a local one with `nodereg serve`');
+    return new CliError(error.message, EXIT.failure, 'network', 'is the registry running and the URL right? Set it with --registry or NODEREG_REGISTRY; start a local one with `nodereg serve`; --retry-window 5m waits longer for one that is starting');
   }
   const name = (error as { name?: string } | undefined)?.name;
   if (name === 'ExitPromptError' || name === 'AbortPromptError') return new CliError('interrupted', EXIT.interrupted, 'interrupted');

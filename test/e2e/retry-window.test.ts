@@ -59,6 +59,7 @@ describe('--retry-window against a registry that is not there', () => {
     expect(tries(none.stderr, '/nodes/some-node')).toBe(1);
     expect(none.stderr).not.toContain('↻');
     expect(tries(standard.stderr, '/nodes/some-node')).toBe(3);
+    expect(standard.stderr).toMatch(/\nhint: .*--retry-window 5m waits longer for one that is starting\n/);
     // 0.3, 0.6 and 1.2 s apart fit in 4 s; the next, 2 s later, does not
     expect(tries(chosen.stderr, '/nodes/some-node')).toBe(4);
     expect(chosen.stderr).toMatch(/ECONNREFUSED \(4 tries in \d+\.\d s\)/);
