@@ -68,6 +68,8 @@ export interface RegistryServerOptions {
   closeTimeout?: number;
   /** While closing, a connection that moves no byte this long (ms) is cut. Default CLOSE_STALLED_MS (10 s). */
   closeStalled?: number;
+  /** How long /readyz keeps the answer of its archive storage check (ms). Default READY_STORAGE_KEEP_MS (5 s). */
+  readyStorageKeep?: number;
   /** The AI proxy: upstreams (forward mode) or the sandbox, callbacks. DESIGN.md §4. */
   proxy?: ProxyOptions;
   /**
@@ -190,7 +192,9 @@ function internalError(error: unknown, log: RegistryServerOptions['log'], urls: 
     const storage = error instanceof StorageUnavailableError || (error as { $metadata?: unknown }).$metadata !== undefined;
     const url = storage ? urls.storage : urls.database;
     const which = `${storage ? 'archive storage' : 'database'}${url ? ` ${withoutUserInfo(url)}` : ''}`;
-    const check = storage ? 'check that the bucket exists, its endpoint answers and it takes the keys' : 'check that the database runs, is reachable and takes the credentials';
+    const check = storage
+      ? ((error as { fix?: string }).fix ?? 'check that the bucket exists, its endpoint answers and it takes the keys')
+      : 'check that the database runs, is reachable and takes the credentials';
     log?.(`${which} unavailable (${(error as Error).message}); ${check}: answered 503`, 'warn');
     return new HttpError('unavailable', 'the registry cannot reach its database or archive storage at the moment; retry shortly', undefined, undefined, { 'Retry-After': '5' });
   }

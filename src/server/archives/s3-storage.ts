@@ -199,6 +199,10 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
       if (!options.spoolDir) await sweepStaleSpools(spoolDir);
     },
 
+    async ready() {
+      await client.send(new HeadBucketCommand({ Bucket: bucket }));
+    },
+
     async close() {
       client.destroy();
       if (!options.spoolDir) await rm(spoolDir, { recursive: true, force: true });
