@@ -131,7 +131,7 @@ export interface RegistryServer {
 
 /**
  * True when the database or the archive storage cannot be reached for the moment: a refused, reset or
- * timed-out connection, the PostgreSQL client's connection errors, PostgreSQL's connection exceptions
+ * timed-out connection, a host name that does not resolve (a DNS outage), the PostgreSQL client's connection errors, PostgreSQL's connection exceptions
  * (SQLSTATE 08…), shutdown (57P01–57P03) and too many connections (53300), or an S3 error answer: a 5xx,
  * or a 4xx refusing our keys or the bucket (AccessDenied, NoSuchBucket), or a store that answered
  * otherwise than a store does (StorageUnavailableError), none of them the client's doing (a missing
@@ -140,7 +140,7 @@ export interface RegistryServer {
 function backendUnavailable(error: unknown): boolean {
   if (error instanceof StorageUnavailableError) return true;
   const { code, name, $metadata } = (error ?? {}) as { code?: unknown; name?: unknown; $metadata?: { httpStatusCode?: number } };
-  if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|EAI_AGAIN|CONNECT_TIMEOUT|CONNECTION_\w+|08\w{3}|57P0[123]|53300)$/.test(code)) return true;
+  if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|EAI_AGAIN|ENOTFOUND|CONNECT_TIMEOUT|CONNECTION_\w+|08\w{3}|57P0[123]|53300)$/.test(code)) return true;
   return name === 'TimeoutError' || ($metadata?.httpStatusCode ?? 0) >= 400;
 }
 

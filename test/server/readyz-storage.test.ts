@@ -42,6 +42,15 @@ describe('/readyz and the archive storage', () => {
     expect((await call(server.url, 'GET', '/readyz')).status).toBe(200);
   });
 
+  it('a bucket whose host does not resolve (under .invalid): 503, not an internal error', async () => {
+    logged.length = 0;
+    const env = { AWS_ENDPOINT_URL_S3: 'http://nodereg-test.invalid:9000', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y' };
+    const server = await startServer({ archives: createS3ArchiveStorage({ bucket: 'registry-archives', prefix: '', env }), log, accessLog: false });
+    servers.push(server);
+    expectError(await call(server.url, 'GET', '/readyz'), 503, 'unavailable');
+    expect(logged).toContainEqual({ level: 'warn', line: expect.stringMatching(/^archive storage unavailable \(getaddrinfo ENOTFOUND nodereg-test\.invalid\); check .*: answered 503$/) });
+  });
+
   it.skipIf(!s3Server)('the bucket gone: 503; a flood of probes within the kept time costs the bucket one HEAD', async () => {
     const s3 = await s3Server!;
     const bucket = await s3.bucket();
