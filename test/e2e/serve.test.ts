@@ -388,6 +388,23 @@ describe('nodereg serve: the admin token', () => {
     expect(readConfig(home).profiles.default).toEqual({ registry: 'http://127.0.0.1:4999', token: readFileSync(file, 'utf8').trim() });
   });
 
+  it("a profile's registry where nothing listens (a stopped serve, a --port 0 an older build saved): the hint names the profile and how to fix it", async () => {
+    const home = tempDir('nodereg-home-');
+    const gone = `http://127.0.0.1:${await freePort()}`;
+    expect((await runCli(['config', 'set', 'registry', gone], { home })).code).toBe(0);
+    const refused = await runCli(['node', 'show', 'some-node'], { home });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `hint: nothing listens at ${gone}, the registry of profile "default" (a \`nodereg serve\` that stopped, or serves on another port now): start it there, save where it runs with \`nodereg config set registry URL\`, or pass --registry URL`,
+    );
+    // a URL given by flag or variable is not the profile's
+    for (const given of [['--registry', gone], []]) {
+      const result = await runCli(['node', 'show', 'some-node', ...given], { home, env: given.length ? {} : { NODEREG_REGISTRY: gone } });
+      expect(result.code).toBe(1);
+      expect(result.stderr).not.toContain('the registry of profile');
+    }
+  });
+
   it('is neither saved for another data dir nor printed when NODEREG_ADMIN_TOKEN is set', async () => {
     const home = tempDir('nodereg-home-');
     const other = await serve(['--port', '0', '--data-dir', tempDir()], { home });
