@@ -44,6 +44,8 @@ export async function withBackend<T>(url: BackendUrl | undefined, use: (text: st
     if (error instanceof BackendUrlError) throw invalidInput(`${url!.name}: ${error.message}`);
     const missing = missingDatabase(url!, error, 'start it again');
     if (missing) throw missing;
-    throw new CliError(`cannot open ${url!.name} ${url!.text}: ${(error as Error).message}`, EXIT.failure, 'data_dir');
+    // A hint the backend gives (the S3 endpoint to set, when the bucket's host does not resolve).
+    const hint = (error as { hint?: unknown }).hint;
+    throw new CliError(`cannot open ${url!.name} ${url!.text}: ${(error as Error).message}`, EXIT.failure, 'data_dir', typeof hint === 'string' ? hint : undefined);
   }
 }

@@ -23,6 +23,8 @@ export interface Connection {
   token?: string;
   profile: string;
   tokenSource: 'flag' | 'env' | 'profile' | 'none';
+  /** Whether the registry URL is the profile's (else a flag's, a variable's or the default). */
+  registryFromProfile: boolean;
   /** Set when --profile or NODEREG_PROFILE names a profile the config does not have: the names it has. */
   unknownProfile?: string[];
   /** The registry the profile's token was saved for, when it is another than `registry` (so it is not sent). */
@@ -87,7 +89,7 @@ export class Ctx {
   private output?: Output;
   private configStore?: Promise<ConfigStore>;
   /** Where the token requests went with came from, with its profile and registry. */
-  private tokenUsed?: { source: Connection['tokenSource']; profile: string; registry: string };
+  private tokenUsed?: { source: Connection['tokenSource']; profile: string; registry: string; registryFromProfile: boolean };
 
   constructor(
     /** The global options as given (commander's, or quick.ts's for the commands it takes). */
@@ -123,6 +125,11 @@ export class Ctx {
       // Say which token it was: one in the environment wins over a profile's, which a CI job may not expect.
       const from = used.source === 'env' ? 'NODEREG_TOKEN' : '--token';
       const hint = `${from} holds this token and ${used.registry} refuses it (revoked, or made on another registry); it is used before any profile's token: give a live one, or leave it out and save one with \`nodereg login\``;
+      cliError = new CliError(cliError.message, cliError.exitCode, cliError.code, hint, cliError.status);
+    } else if (cliError.code === 'network' && /^cannot reach \S+: ECONNREFUSED\b/.test(cliError.message) && used?.registryFromProfile) {
+      // A profile keeps its registry too: the port of a `nodereg serve` that stopped (an older one saved even a --port 0's).
+      const profile = used.profile === DEFAULT_PROFILE ? '' : ` --profile ${used.profile}`;
+      const hint = `nothing listens at ${used.registry}, the registry of profile "${used.profile}" (a \`nodereg serve\` that stopped, or serves on another port now): start it there, save where it runs with \`nodereg${profile} config set registry URL\`, or pass --registry URL`;
       cliError = new CliError(cliError.message, cliError.exitCode, cliError.code, hint, cliError.status);
     }
     this.out.error(cliError, Boolean(this.globals().verbose));
@@ -164,12 +171,16 @@ export class Ctx {
     let unknownProfile: string[] | undefined;
     let tokenElsewhere: string | undefined;
     let registrySource = g.registry !== undefined ? '--registry' : 'NODEREG_REGISTRY';
+    let registryFromProfile = false;
     // conf costs start-up time: read it only when something is still missing
     if (!registry || !token || explicitProfile) {
       const config = await this.config();
       const profile = config.profile(profileName);
       if (explicitProfile && !(profileName in config.profiles())) unknownProfile = Object.keys(config.profiles());
-      if (!registry && profile.registry) registrySource = `the registry of profile ${profileName}`;
+      if (!registry && profile.registry) {
+        registrySource = `the registry of profile ${profileName}`;
+        registryFromProfile = true;
+      }
       registry ??= profile.registry;
       if (!token && profile.token && sameRegistry(profile.registry ?? DEFAULT_REGISTRY_URL, registry ?? DEFAULT_REGISTRY_URL)) {
         token = profile.token;
@@ -184,7 +195,7 @@ export class Ctx {
         `write it whole, such as ${withScheme(registry) ?? DEFAULT_REGISTRY_URL}`,
       );
     }
-    return { registry: (registry ?? DEFAULT_REGISTRY_URL).replace(/\/+$/, ''), token, profile: profileName, tokenSource, unknownProfile, tokenElsewhere };
+    return { registry: (registry ?? DEFAULT_REGISTRY_URL).replace(/\/+$/, ''), token, profile: profileName, tokenSource, registryFromProfile, unknownProfile, tokenElsewhere };
   }
 
   /**
@@ -209,7 +220,7 @@ export class Ctx {
     const window = this.retryWindow();
     const connection = await this.connection();
     if (options.token !== undefined) connection.token = options.token;
-    else this.tokenUsed = { source: connection.tokenSource, profile: connection.profile, registry: connection.registry };
+    else this.tokenUsed = { source: connection.tokenSource, profile: connection.profile, registry: connection.registry, registryFromProfile: connection.registryFromProfile };
     if (options.requireToken && !connection.token && connection.unknownProfile) {
       const known = connection.unknownProfile.length ? ` (profiles: ${connection.unknownProfile.join(', ')})` : ' (none is saved yet)';
       throw invalidInput(`there is no profile named "${connection.profile}"${known}`, `save one with \`nodereg login --profile ${connection.profile}\``);

@@ -5,6 +5,8 @@ export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:4880';
 export const DEFAULT_PORT = 4880;
 /** `serve` stopping: a connection that moves no byte for this long while its request comes in or its answer waits for the client is cut (docs/decisions.md). */
 export const CLOSE_STALLED_MS = 10_000;
+/** `/readyz` checks the archive storage at most this often (ms), so a flood of probes cannot hammer the bucket or the disk (docs/decisions.md). */
+export const READY_STORAGE_KEEP_MS = 5_000;
 /** `serve` stopping: how long the graceful stop may take in all; then every connection left is cut (docs/decisions.md). */
 export const CLOSE_MAX_MS = 60_000;
 /**

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { STAR } from './limits.js';
+import { READY_STORAGE_KEEP_MS, STAR } from './limits.js';
 import { op } from './operation.js';
 import {
   AddMemberBody, Invitation, CreatePublisherBody, CreateTokenBody, CreateUserBody, CreatedToken, CreatedUser, Health,
@@ -137,7 +137,7 @@ export const listPublisherNodes = op({
 });
 export const health = op({ id: 'health', method: 'GET', path: '/healthz', summary: 'Liveness check', auth: 'none', response: Health });
 export const ready = op({
-  id: 'ready', method: 'GET', path: '/readyz', summary: 'Readiness check: 200 while the registry reaches its database, 503 while it does not',
+  id: 'ready', method: 'GET', path: '/readyz', summary: `Readiness check: 200 while the registry reaches its database and its archive storage (checked at most every ${READY_STORAGE_KEEP_MS / 1000} s), 503 while it does not`,
   auth: 'none', response: Health,
 });
 export const getLimits = op({

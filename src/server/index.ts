@@ -68,6 +68,8 @@ export interface RegistryServerOptions {
   closeTimeout?: number;
   /** While closing, a connection that moves no byte this long (ms) is cut. Default CLOSE_STALLED_MS (10 s). */
   closeStalled?: number;
+  /** How long /readyz keeps the answer of its archive storage check (ms). Default READY_STORAGE_KEEP_MS (5 s). */
+  readyStorageKeep?: number;
   /** The AI proxy: upstreams (forward mode) or the sandbox, callbacks. DESIGN.md §4. */
   proxy?: ProxyOptions;
   /**
@@ -129,7 +131,7 @@ export interface RegistryServer {
 
 /**
  * True when the database or the archive storage cannot be reached for the moment: a refused, reset or
- * timed-out connection, the PostgreSQL client's connection errors, PostgreSQL's connection exceptions
+ * timed-out connection, a host name that does not resolve (a DNS outage), the PostgreSQL client's connection errors, PostgreSQL's connection exceptions
  * (SQLSTATE 08…), shutdown (57P01–57P03) and too many connections (53300), or an S3 error answer: a 5xx,
  * or a 4xx refusing our keys or the bucket (AccessDenied, NoSuchBucket), or a store that answered
  * otherwise than a store does (StorageUnavailableError), none of them the client's doing (a missing
@@ -138,7 +140,7 @@ export interface RegistryServer {
 function backendUnavailable(error: unknown): boolean {
   if (error instanceof StorageUnavailableError) return true;
   const { code, name, $metadata } = (error ?? {}) as { code?: unknown; name?: unknown; $metadata?: { httpStatusCode?: number } };
-  if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|EAI_AGAIN|CONNECT_TIMEOUT|CONNECTION_\w+|08\w{3}|57P0[123]|53300)$/.test(code)) return true;
+  if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|EAI_AGAIN|ENOTFOUND|CONNECT_TIMEOUT|CONNECTION_\w+|08\w{3}|57P0[123]|53300)$/.test(code)) return true;
   return name === 'TimeoutError' || ($metadata?.httpStatusCode ?? 0) >= 400;
 }
 
@@ -190,7 +192,9 @@ function internalError(error: unknown, log: RegistryServerOptions['log'], urls: 
     const storage = error instanceof StorageUnavailableError || (error as { $metadata?: unknown }).$metadata !== undefined;
     const url = storage ? urls.storage : urls.database;
     const which = `${storage ? 'archive storage' : 'database'}${url ? ` ${withoutUserInfo(url)}` : ''}`;
-    const check = storage ? 'check that the bucket exists, its endpoint answers and it takes the keys' : 'check that the database runs, is reachable and takes the credentials';
+    const check = storage
+      ? ((error as { fix?: string }).fix ?? 'check that the bucket exists, its endpoint answers and it takes the keys')
+      : 'check that the database runs, is reachable and takes the credentials';
     log?.(`${which} unavailable (${(error as Error).message}); ${check}: answered 503`, 'warn');
     return new HttpError('unavailable', 'the registry cannot reach its database or archive storage at the moment; retry shortly', undefined, undefined, { 'Retry-After': '5' });
   }

@@ -1,39 +1,90 @@
-// `nodereg backup` stopped by SIGTERM (a cron job's timeout) or Ctrl-C: the partial copy beside OUT is
-// removed and it exits 143 (or 130); it was left behind, as large as the database, at every stop.
+// `nodereg backup` stopped by SIGTERM (a cron job's timeout) or Ctrl-C while it copies the database:
+// the copy stops there (it went in one step, so the signal was read only once the whole database was
+// copied), the partial copy beside OUT is removed, and it exits 143 (or 130). The steps share one read
+// transaction, so a writer between them does not make SQLite start the copy again.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect, it } from 'vitest';
 import { openDatabase } from '../../src/server/store/db.js';
+import { runInProcess } from '../cli/in-process.js';
 import { INSTALLED_BIN, cliEnv, tempDir } from '../helpers.js';
 
-it('SIGTERM during a backup removes its partial copy and exits 143 (or finishes a whole one)', async () => {
+/** The partial copy's database, once the copy into it has begun. */
+function copyStarted(parent: string): boolean {
+  const partial = readdirSync(parent).find((name) => name.includes('.partial-'));
+  const copy = partial && join(parent, partial, 'registry.db');
+  return Boolean(copy && existsSync(copy) && statSync(copy).size > 0);
+}
+
+it('SIGTERM or SIGINT during the database copy stops it, removes the partial copy and exits 143 or 130', async () => {
   const dataDir = tempDir();
-  openDatabase(join(dataDir, 'registry.db')).close();
-  // Big enough that the copy is still going when the signal comes.
-  const db = new Database(join(dataDir, 'registry.db'));
+  const dbPath = join(dataDir, 'registry.db');
+  openDatabase(dbPath).close();
+  // Big enough (~150 MB) that the copy is still going when the signal comes.
+  const db = new Database(dbPath);
   db.exec('CREATE TABLE ballast (x BLOB)');
   const insert = db.prepare('INSERT INTO ballast VALUES (randomblob(100000))');
   db.transaction(() => {
-    for (let i = 0; i < 1000; i++) insert.run();
+    for (let i = 0; i < 1500; i++) insert.run();
   })();
   db.close();
-  const { writeFileSync } = await import('node:fs');
   writeFileSync(join(dataDir, 'secret'), `${'ab'.repeat(32)}\n`, { mode: 0o600 });
 
-  const parent = tempDir();
-  const out = join(parent, 'backup');
-  const child = spawn(process.execPath, [INSTALLED_BIN, 'backup', '--data-dir', dataDir, out], { env: cliEnv(tempDir()), stdio: 'pipe' });
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  // The partial copy is made first; the signal comes once it is there.
-  while (!readdirSync(parent).some((name) => name.includes('.partial-'))) {
-    expect(child.exitCode).toBeNull();
-    await new Promise((resolve) => setTimeout(resolve, 5));
+  for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
+    const parent = tempDir();
+    const out = join(parent, 'backup');
+    const child = spawn(process.execPath, [INSTALLED_BIN, 'backup', '--data-dir', dataDir, out], { env: cliEnv(tempDir()), stdio: 'pipe' });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
+    while (!copyStarted(parent)) {
+      expect(child.exitCode, stderr).toBeNull();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    child.kill(signal);
+    expect(await exited, stderr).toBe(code);
+    expect(stderr).toMatch(new RegExp(`interrupted during the copy of ${dbPath} \\(\\d+ of \\d+ pages\\): no backup was made, and the partial copy is removed`));
+    expect(readdirSync(parent)).toEqual([]);
   }
-  child.kill('SIGTERM');
-  const code = await exited;
-  expect(readdirSync(parent).filter((name) => name.includes('.partial-'))).toEqual([]);
-  if (code === 143) expect(existsSync(out)).toBe(false);
-  else expect(code).toBe(0); // the copy was done before the signal was read: a whole backup
-}, 60_000);
+}, 120_000);
+
+it('a copy in steps is not started again by a writer between two of them: it is the snapshot of its start', async () => {
+  const dataDir = tempDir();
+  const dbPath = join(dataDir, 'registry.db');
+  openDatabase(dbPath).close();
+  const writer = new Database(dbPath);
+  writer.exec('CREATE TABLE ballast (x BLOB)');
+  const insert = writer.prepare('INSERT INTO ballast VALUES (randomblob(10000))');
+  writer.transaction(() => {
+    for (let i = 0; i < 3000; i++) insert.run(); // ~30 MB: several steps of 4 MiB
+  })();
+  writeFileSync(join(dataDir, 'secret'), `${'ab'.repeat(32)}\n`, { mode: 0o600 });
+
+  // A row between every two steps (the copy's steps and these writes share this event loop), until the
+  // backup ends; without one read transaction across the steps, each write made SQLite start it again.
+  let writes = 0;
+  let backingUp = true;
+  const guard = setTimeout(() => (backingUp = false), 60_000); // ends a copy that never finishes, to fail below, not hang
+  const write = () => {
+    if (!backingUp) return;
+    insert.run();
+    writes++;
+    setImmediate(write);
+  };
+  setImmediate(write);
+  const out = join(tempDir(), 'backup');
+  const result = await runInProcess(['backup', '--data-dir', dataDir, out]);
+  const stopped = !backingUp;
+  backingUp = false;
+  clearTimeout(guard);
+  expect(stopped, 'the writer outlasted the copy').toBe(false);
+  expect(result.code, result.stderr).toBe(0);
+  expect(writes).toBeGreaterThan(3);
+  const copy = new Database(join(out, 'registry.db'), { readonly: true });
+  expect(copy.pragma('integrity_check', { simple: true })).toBe('ok');
+  expect((copy.prepare('SELECT count(*) AS n FROM ballast').get() as { n: number }).n).toBeLessThan(3000 + writes);
+  copy.close();
+  writer.close();
+}, 120_000);

@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createServer as createHttpServer, request, type Server as HttpServer } from 'node:http';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -16,7 +15,7 @@ import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { writeTree } from '../package/fixtures.js';
 import { eventually } from '../server/proxy-stand-ins.js';
 import { testPostgres } from '../postgres.js';
-import { testS3 } from '../s3.js';
+import { httpRelay, testS3 } from '../s3.js';
 import { call, createPublisher, createUser, expectError, makeZip, publish, publishAndUpload, uploadTo } from '../server/fixtures.js';
 import { serve, type Served } from './serve-helper.js';
 
@@ -54,58 +53,6 @@ async function tcpRelay(target: URL) {
       }),
     restore: listen,
   };
-}
-
-/**
- * An HTTP relay to `target` whose `mode` decides: relay, answer 500 or 403 (as S3 does, in XML), never
- * answer, or relay as an S3-compatible server may: ignoring Range (`whole`), or without Content-Length (`chunked`).
- */
-async function httpRelay(target: string) {
-  const relay = { mode: 'relay' as 'relay' | '500' | '403' | 'hang' | 'whole' | 'chunked' | 'put-dropped' | 'no-bucket', url: '', server: undefined as HttpServer | undefined, requests: [] as string[] };
-  const upstream = new URL(target);
-  relay.server = createHttpServer((req, res) => {
-    relay.requests.push(`${req.method} ${req.url}`);
-    if (relay.mode === 'hang') return void req.resume();
-    if (relay.mode === '500') {
-      req.resume();
-      res.writeHead(500, { 'content-type': 'application/xml' });
-      return void res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>');
-    }
-    if (relay.mode === '403') {
-      req.resume();
-      res.writeHead(403, { 'content-type': 'application/xml' });
-      return void res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>');
-    }
-    // A look-alike or a captive proxy: the PUT is answered as stored (with an ETag) and nothing is.
-    if (relay.mode === 'put-dropped' && req.method === 'PUT') {
-      req.resume();
-      res.writeHead(200, { etag: '"d41d8cd98f00b204e9800998ecf8427e"' });
-      return void res.end();
-    }
-    // The bucket deleted (or a wrong one configured): S3's 404 NoSuchBucket, as it answers every request then.
-    if (relay.mode === 'no-bucket') {
-      req.resume();
-      res.writeHead(404, { 'content-type': 'application/xml' });
-      return void res.end(req.method === 'HEAD' ? undefined : '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message></Error>');
-    }
-    const { range, ...unranged } = req.headers;
-    const headers = relay.mode === 'whole' ? unranged : req.headers;
-    const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (answer) => {
-      const { 'content-length': length, ...unmeasured } = answer.headers;
-      res.writeHead(answer.statusCode!, relay.mode === 'chunked' && req.method === 'GET' ? unmeasured : answer.headers);
-      answer.pipe(res);
-    });
-    forward.on('error', () => res.destroy());
-    req.pipe(forward);
-  });
-  await new Promise<void>((resolve) => relay.server!.listen(0, '127.0.0.1', resolve));
-  relay.url = `http://127.0.0.1:${(relay.server.address() as AddressInfo).port}`;
-  // closed when the test that made it ends, pass or fail (a hanging relay holds its connections open)
-  onTestFinished(() => {
-    relay.server!.close();
-    relay.server!.closeAllConnections();
-  });
-  return relay;
 }
 
 /** Alice's publisher with node kept-node: 1.0.0 uploaded, 1.1.0 published (its upload URL and archive not sent yet). */

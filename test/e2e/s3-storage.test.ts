@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { s3ClientFromEnv } from '../../src/server/archives/s3-storage.js';
+import { s3ClientFromEnv, unresolvedHostHint } from '../../src/server/archives/s3-storage.js';
+import { openDatabase } from '../../src/server/store/db.js';
 import { runInProcess } from '../cli/in-process.js';
 import { tempDir, type TestServer } from '../helpers.js';
 import { testS3 } from '../s3.js';
@@ -114,5 +115,33 @@ describe.skipIf(!s3Server)('serve --storage s3://', () => {
     const result = await runInProcess(['serve', '--port', '0', '--data-dir', tempDir(), '--storage', 's3://no-such-bucket/x'], { env: s3.env });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/cannot open --storage s3:\/\/no-such-bucket\/x: bucket no-such-bucket: no such bucket/);
+  });
+});
+
+// A host under .invalid never resolves: the SDK's getaddrinfo fails as it would for an AWS host out of reach, and nothing leaves the machine but that lookup.
+describe('an S3 host that does not resolve', () => {
+  it('stops serve and restore with exit 1 and a hint naming the endpoint variable that named it', async () => {
+    const env = { AWS_ENDPOINT_URL_S3: 'http://nodereg-test.invalid:9000', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y' };
+    const hint =
+      'hint: nodereg-test.invalid is the host of AWS_ENDPOINT_URL_S3 (http://nodereg-test.invalid:9000) and it does not resolve: set AWS_ENDPOINT_URL_S3 to your S3-compatible server\'s address, such as http://minio.internal:9000';
+    const served = await runInProcess(['serve', '--port', '0', '--data-dir', tempDir(), '--storage', 's3://registry-archives/x'], { env });
+    expect(served.code).toBe(1);
+    expect(served.stderr).toContain('cannot open --storage s3://registry-archives/x: bucket registry-archives: getaddrinfo ENOTFOUND nodereg-test.invalid');
+    expect(served.stderr).toContain(hint);
+    const source = tempDir();
+    openDatabase(join(source, 'registry.db')).close();
+    writeFileSync(join(source, 'secret'), `${'ab'.repeat(32)}\n`, { mode: 0o600 });
+    const restored = await runInProcess(['restore', source, '--database', join(tempDir(), 'registry.db'), '--storage', 's3://registry-archives/x'], { env });
+    expect(restored.code, restored.stderr).toBe(1);
+    expect(restored.stderr).toContain(hint);
+  });
+
+  it('with no endpoint set, the hint says the registry went to AWS, in which region, and which variable points it elsewhere', () => {
+    const error = Object.assign(new Error('getaddrinfo ENOTFOUND registry-archives.s3.eu-west-3.amazonaws.com'), { code: 'ENOTFOUND', hostname: 'registry-archives.s3.eu-west-3.amazonaws.com' });
+    expect(unresolvedHostHint(error, { AWS_REGION: 'eu-west-3' })).toBe(
+      'no S3 endpoint is set (AWS_ENDPOINT_URL_S3), so the registry went to AWS at registry-archives.s3.eu-west-3.amazonaws.com (region eu-west-3, from AWS_REGION), which does not resolve from here: for MinIO or another S3-compatible server set AWS_ENDPOINT_URL_S3=http://host:port; for AWS check AWS_REGION, and this machine\'s DNS and network',
+    );
+    expect(unresolvedHostHint(error, {})).toContain('(region us-east-1, the default: AWS_REGION is not set)');
+    expect(unresolvedHostHint(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), {})).toBeUndefined();
   });
 });

@@ -328,7 +328,7 @@ describe('nodereg serve: the admin token', () => {
 
   it('on the default data dir with no profile yet: the default profile gets this registry and its token', async () => {
     const home = tempDir('nodereg-home-');
-    const served = await serve(['--port', '0'], { home });
+    const served = await serve(['--port', String(await freePort())], { home });
     const token = tokenLine.exec(served.stderr())![2];
     expect((await served.stop()).code).toBe(0);
     expect(readConfig(home).profiles).toEqual({ default: { registry: served.url, token } });
@@ -362,11 +362,47 @@ describe('nodereg serve: the admin token', () => {
   it('on the default data dir while the default profile points elsewhere: saved to a new "local" profile', async () => {
     const home = tempDir('nodereg-home-');
     expect((await runCli(['config', 'set', 'registry', 'http://127.0.0.1:9'], { home })).code).toBe(0);
-    const served = await serve(['--port', '0'], { home });
+    const served = await serve(['--port', String(await freePort())], { home });
     const token = tokenLine.exec(served.stderr())![2];
     expect((await served.stop()).code).toBe(0);
     expect(readConfig(home).profiles).toEqual({ default: { registry: 'http://127.0.0.1:9' }, local: { registry: served.url, token } });
     expect(served.stderr()).toContain('--profile local');
+  });
+
+  it('--port 0 on the default data dir saves no profile (the port is gone after a restart) and says how to reach this run', async () => {
+    const home = tempDir('nodereg-home-');
+    const file = join(home, '.local/share/nodereg/admin-token');
+    for (let run = 0; run < 2; run++) {
+      const served = await serve(['--port', '0'], { home });
+      expect(served.stderr()).toContain(
+        `admin token not saved to a profile: --port 0 picked port ${new URL(served.url).port} for this run only; point commands at it with NODEREG_REGISTRY=${served.url} NODEREG_TOKEN=$(cat ${file}), or serve on a fixed --port to have it saved`,
+      );
+      const whoami = await runCli(['whoami'], { home, env: { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: readFileSync(file, 'utf8').trim() } });
+      expect(whoami.code, whoami.stderr).toBe(0);
+      expect((await served.stop()).code).toBe(0);
+      expect(existsSync(join(home, '.config', 'nodereg', 'config.json'))).toBe(false);
+    }
+    // behind a --public-url the URL does not change with the port: saved as before
+    const proxied = await serve(['--port', '0', '--public-url', 'http://127.0.0.1:4999'], { home });
+    expect((await proxied.stop()).code).toBe(0);
+    expect(readConfig(home).profiles.default).toEqual({ registry: 'http://127.0.0.1:4999', token: readFileSync(file, 'utf8').trim() });
+  });
+
+  it("a profile's registry where nothing listens (a stopped serve, a --port 0 an older build saved): the hint names the profile and how to fix it", async () => {
+    const home = tempDir('nodereg-home-');
+    const gone = `http://127.0.0.1:${await freePort()}`;
+    expect((await runCli(['config', 'set', 'registry', gone], { home })).code).toBe(0);
+    const refused = await runCli(['node', 'show', 'some-node'], { home });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `hint: nothing listens at ${gone}, the registry of profile "default" (a \`nodereg serve\` that stopped, or serves on another port now): start it there, save where it runs with \`nodereg config set registry URL\`, or pass --registry URL`,
+    );
+    // a URL given by flag or variable is not the profile's
+    for (const given of [['--registry', gone], []]) {
+      const result = await runCli(['node', 'show', 'some-node', ...given], { home, env: given.length ? {} : { NODEREG_REGISTRY: gone } });
+      expect(result.code).toBe(1);
+      expect(result.stderr).not.toContain('the registry of profile');
+    }
   });
 
   it('is neither saved for another data dir nor printed when NODEREG_ADMIN_TOKEN is set', async () => {

@@ -7,10 +7,20 @@ import { archivedVersions, archiveFile, BACKUP_COMPLETE, BACKUP_IN_PROGRESS, typ
 import { backendOption, backendUrl, withBackend } from '../backend-urls.js';
 import type { Ctx } from '../context.js';
 import { dataDirOption, defaultDataDir } from '../data-dir.js';
-import { CliError, EXIT, invalidInput } from '../errors.js';
+import { CliError, EXIT, exitCodeForSignal, invalidInput } from '../errors.js';
 import { makeUserDir, userPath } from '../make-dir.js';
 import { withCleanup } from '../project.js';
 import { examples } from './index.js';
+
+/** Pages the database copy takes at a time: 4 MiB at SQLite's default page size, a few ms between two looks at a signal. */
+const BACKUP_STEP_PAGES = 1024;
+
+/** A SIGINT or SIGTERM stopped the database copy between two of its steps. */
+class CopyInterrupted extends Error {
+  constructor(readonly signal: unknown, readonly copied: number, readonly total: number) {
+    super(`interrupted by ${String(signal)}`);
+  }
+}
 
 /**
  * Copies a tree of immutable archives, skipping unfinished uploads; counts what it copied. A file at a
@@ -99,7 +109,7 @@ export function register(program: Command, ctx: Ctx): void {
       const archives = { files: 0, bytes: 0 };
       let secrets: string[] = [];
       // On SIGINT or SIGTERM (a cron job's timeout) too, the partial copy goes, and it exits 130 or 143.
-      await withCleanup(async () => {
+      await withCleanup(async (interrupts) => {
         work = mkdtempSync(join(dirname(out), `.${basename(out)}.partial-`));
         writeFileSync(join(work, BACKUP_IN_PROGRESS), `nodereg backup of ${dataDir} into ${out}, not finished\n`, { mode: 0o600 });
         // SQLite's online backup: a consistent copy even while the server writes. The database is
@@ -107,9 +117,23 @@ export function register(program: Command, ctx: Ctx): void {
         const { default: Database } = await import('better-sqlite3');
         const db = new Database(dbPath, { readonly: true, fileMustExist: true });
         try {
-          // all remaining pages in one step, so a concurrent writer cannot make it restart
-          await db.backup(join(work, 'registry.db'), { progress: () => 0x7fffffff });
+          // One read transaction for the whole copy: its snapshot stays as it is, so the copy goes in steps
+          // (a signal is heard between two) and a concurrent writer cannot make it start again.
+          db.exec('BEGIN');
+          db.prepare('SELECT count(*) FROM sqlite_master').get();
+          await interrupts.caught((signal) =>
+            db.backup(join(work!, 'registry.db'), {
+              progress: ({ totalPages, remainingPages }) => {
+                if (signal.aborted) throw new CopyInterrupted(signal.reason, totalPages - remainingPages, totalPages);
+                return BACKUP_STEP_PAGES;
+              },
+            }),
+          );
         } catch (error) {
+          if (error instanceof CopyInterrupted) {
+            const where = `${error.copied} of ${error.total} pages`;
+            throw new CliError(`interrupted during the copy of ${dbPath} (${where}): no backup was made, and the partial copy is removed`, exitCodeForSignal(error.signal), 'interrupted');
+          }
           throw new CliError(`backup of ${dbPath} failed: ${(error as Error).message}`, EXIT.failure, 'backup');
         } finally {
           db.close();

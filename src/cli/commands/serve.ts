@@ -207,7 +207,10 @@ export function register(program: Command, ctx: Ctx): void {
       else if (adminTokenFile && server.liveFileAdminToken) info(`admin token: in ${adminTokenFile} (printed only when generated)`);
       // Only a live token: on a shared database that kept another, DIR/admin-token's is dead there.
       const live = server.liveFileAdminToken;
-      if (adminTokenFile && dataDir === defaultDir && live) {
+      if (adminTokenFile && dataDir === defaultDir && live && port === 0 && publicUrl === undefined) {
+        // A picked port is this run's only: a profile pointing at it would send every later command to a dead port after a restart.
+        info(`admin token not saved to a profile: --port 0 picked port ${new URL(url).port} for this run only; point commands at it with NODEREG_REGISTRY=${url} NODEREG_TOKEN=$(cat ${adminTokenFile}), or serve on a fixed --port to have it saved`);
+      } else if (adminTokenFile && dataDir === defaultDir && live) {
         await saveAdminToken(ctx, server.publicUrl(), live, adminTokenFile).catch((error: Error) =>
           ctx.out.warn(`could not save the admin token into the CLI config: ${error.message}`),
         );

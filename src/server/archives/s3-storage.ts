@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { S3Client, HeadBucketCommand, PutObjectCommand, GetObjectCommand, HeadObjectCommand, DeleteObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
 import { S3_MAX_PUT } from '../backends.js';
+import { withoutUserInfo } from '../../contract/url.js';
 import { checkKey, receiveToFile, StorageUnavailableError, type ArchiveStorage, type ByteRange } from './storage.js';
 
 
@@ -56,6 +57,31 @@ export function s3ClientFromEnv(env: NodeJS.ProcessEnv, timeouts = S3_TIMEOUTS):
   });
 }
 
+/**
+ * What to set when the S3 host does not resolve (ENOTFOUND, EAI_AGAIN): the endpoint variable that
+ * named it, or, with none set, that the SDK went to AWS (an S3-compatible server needs its endpoint).
+ * Undefined for any other error.
+ */
+export function unresolvedHostHint(error: unknown, env: NodeJS.ProcessEnv): string | undefined {
+  const { code, hostname } = (error ?? {}) as { code?: unknown; hostname?: unknown };
+  if (code !== 'ENOTFOUND' && code !== 'EAI_AGAIN') return undefined;
+  const host = typeof hostname === 'string' ? hostname : 'its host';
+  const endpoint = env.AWS_ENDPOINT_URL_S3 ? 'AWS_ENDPOINT_URL_S3' : env.AWS_ENDPOINT_URL ? 'AWS_ENDPOINT_URL' : undefined;
+  if (endpoint) {
+    return `${host} is the host of ${endpoint} (${withoutUserInfo(env[endpoint]!)}) and it does not resolve: set ${endpoint} to your S3-compatible server's address, such as http://minio.internal:9000`;
+  }
+  const region = env.AWS_REGION ? 'AWS_REGION' : env.AWS_DEFAULT_REGION ? 'AWS_DEFAULT_REGION' : undefined;
+  const from = region ? `${env[region]}, from ${region}` : 'us-east-1, the default: AWS_REGION is not set';
+  return `no S3 endpoint is set (AWS_ENDPOINT_URL_S3), so the registry went to AWS at ${host} (region ${from}), which does not resolve from here: for MinIO or another S3-compatible server set AWS_ENDPOINT_URL_S3=http://host:port; for AWS check AWS_REGION, and this machine's DNS and network`;
+}
+
+/** The bucket could not be used; `hint` says what to set, when known. */
+class BucketError extends Error {
+  constructor(message: string, readonly hint?: string) {
+    super(message);
+  }
+}
+
 /** Resolves when the bucket answers; rejects in the S3 server's words (no such bucket, access denied). */
 export async function checkBucket(bucket: string, env: NodeJS.ProcessEnv): Promise<void> {
   const client = s3ClientFromEnv(env);
@@ -71,7 +97,7 @@ export async function checkBucket(bucket: string, env: NodeJS.ProcessEnv): Promi
           : status !== undefined && status >= 500
             ? `the S3 server answered HTTP ${status}` // a HEAD answer has no body: the SDK's message is "UnknownError"
             : (error as Error).message || (error as Error).name;
-    throw new Error(`bucket ${bucket}: ${why}`);
+    throw new BucketError(`bucket ${bucket}: ${why}`, unresolvedHostHint(error, env));
   } finally {
     client.destroy();
   }
@@ -197,6 +223,10 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
     async sweep() {
       for (const name of await readdir(spoolDir)) await rm(join(spoolDir, name), { force: true, recursive: true });
       if (!options.spoolDir) await sweepStaleSpools(spoolDir);
+    },
+
+    async ready() {
+      await client.send(new HeadBucketCommand({ Bucket: bucket }));
     },
 
     async close() {

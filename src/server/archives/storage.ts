@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { constants, createWriteStream } from 'node:fs';
+import { access, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -27,6 +27,10 @@ export interface ReceivedArchive {
  */
 export class StorageUnavailableError extends Error {
   override name = 'StorageUnavailableError';
+  /** What the operator should check, for the log line; a bucket's checks when not given. */
+  constructor(message: string, readonly fix?: string) {
+    super(message);
+  }
 }
 
 /**
@@ -63,6 +67,11 @@ export interface ArchiveStorage {
   open(key: string, range?: ByteRange): Promise<OpenedArchive | undefined>;
   /** Removes temporary files left by a crash; called at start. */
   sweep(): Promise<void>;
+  /**
+   * Resolves while archives can be stored and served (for /readyz): the dir is there and may be
+   * written (not its free space: a full disk still serves downloads), or the bucket answers.
+   */
+  ready(): Promise<void>;
   /** Lets go of connections and scratch files; called when the server closes. */
   close?(): void | Promise<void>;
 }
@@ -255,6 +264,19 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
 
     async sweep() {
       for (const name of await readdir(tempDir)) await rm(join(tempDir, name), { force: true, recursive: true });
+    },
+
+    async ready() {
+      try {
+        // Uploads land in tempDir and are renamed into dir: both must be there and writable.
+        for (const path of [dir, tempDir]) await access(path, constants.R_OK | constants.W_OK | constants.X_OK);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        // EACCES, EROFS: the 503 of a write the file system refuses, with its own fix (server/index.ts).
+        if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') throw error;
+        const why = code === 'ENOENT' ? 'is missing' : `cannot be used (${(error as Error).message})`;
+        throw new StorageUnavailableError(`the archive dir ${(error as NodeJS.ErrnoException).path ?? dir} ${why}`, 'check that the dir is there (a volume not mounted?) and serve may write it');
+      }
     },
   };
 }

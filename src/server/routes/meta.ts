@@ -1,15 +1,29 @@
 import type { RouteModule } from '../context.js';
 import { openapiDocument } from '../../contract/openapi.js';
-import { MAX_ARCHIVE_ENTRIES } from '../../contract/limits.js';
+import { MAX_ARCHIVE_ENTRIES, READY_STORAGE_KEEP_MS } from '../../contract/limits.js';
 import { getLimits, health, openapiDocument as openapiOperation, ready } from '../../contract/registry.js';
 import { route } from '../route.js';
 
 /** Liveness, readiness, the archive limits and the OpenAPI document. */
 export const registerMetaRoutes: RouteModule = (app, ctx) => {
+  // The storage's check, shared by the probes while it runs and kept a while after it settles (failed
+  // too): a flood of /readyz costs the bucket one HEAD per READY_STORAGE_KEEP_MS, not one each.
+  const keepMs = ctx.options.readyStorageKeep ?? READY_STORAGE_KEEP_MS;
+  let check: { done: Promise<void>; settledAt?: number } | undefined;
+  const storageReady = () => {
+    if (!check || (check.settledAt !== undefined && Date.now() - check.settledAt >= keepMs)) {
+      const next: { done: Promise<void>; settledAt?: number } = { done: ctx.archives.ready() };
+      const settle = () => (next.settledAt = Date.now());
+      next.done.then(settle, settle);
+      check = next;
+    }
+    return check.done;
+  };
   route(app, ctx, health, () => ({ ok: true, version: ctx.options.version }), { ignoreToken: true });
-  // For a load balancer: a database out of reach is the 503 every route answers then (index.ts).
+  // For a load balancer: a database or archive storage out of reach is the 503 every route answers then (index.ts).
   route(app, ctx, ready, async () => {
     await ctx.store.ping();
+    await storageReady();
     return { ok: true, version: ctx.options.version };
   });
   route(app, ctx, getLimits, () => ({ max_archive: ctx.options.maxArchive, max_unpacked: ctx.options.maxUnpacked, max_entries: MAX_ARCHIVE_ENTRIES }));
