@@ -12,10 +12,13 @@ import type { Output } from './output.js';
 export const failOnOption = (program: Command) =>
   program.createOption('--fail-on <severity>', 'findings of this severity or above stop it').choices(SCAN_SEVERITIES).default(DEFAULT_SCAN_FAIL_ON);
 
-/** Scans the files `pack` would ship. */
-export async function scanProject(project: Pick<Project, 'files'>): Promise<ScanReport> {
+/**
+ * Scans the files `pack` would ship. `asRegistry` (validate, publish): a suppression comment hides no
+ * finding at SCAN_FLAG_AT, as on the registry, which would flag the version anyway.
+ */
+export async function scanProject(project: Pick<Project, 'files'>, asRegistry = false): Promise<ScanReport> {
   const { scanFiles } = await import('../scan/run.js');
-  return scanFiles(project.files);
+  return scanFiles(project.files, { server: asRegistry });
 }
 
 /**
@@ -39,7 +42,9 @@ export function findingsSummary(report: ScanReport): string {
   const shown = report.findings.filter((f) => !f.suppressed);
   const counts = [...SCAN_SEVERITIES].reverse().map((s) => [s, shown.filter((f) => f.severity === s).length] as const).filter(([, n]) => n);
   const by = counts.length ? ` (${counts.map(([s, n]) => `${n} ${s}`).join(', ')})` : '';
-  const suppressed = report.suppressed ? `, ${report.suppressed} suppressed` : '';
+  const unhidden = report.findings.filter((f) => f.suppressed && atLeast(f.severity, SCAN_FLAG_AT)).length;
+  const flaggedAnyway = unhidden ? ` (a registry flags ${unhidden === report.suppressed ? (unhidden === 1 ? 'it' : 'them') : unhidden} anyway: a comment hides no ${SCAN_FLAG_AT} or more severe finding there)` : '';
+  const suppressed = report.suppressed ? `, ${report.suppressed} suppressed${flaggedAnyway}` : '';
   const more = report.omitted ? `, and ${report.omitted} more not listed (the ${SCAN_MAX_REPORTED_FINDINGS} most severe are)` : '';
   const unscanned = report.skipped?.length ? `, ${plural(report.skipped.length, 'file')} not scanned` : '';
   return `${shown.length ? plural(shown.length, 'finding') : 'no findings'}${by} in ${plural(report.files, 'file')}${suppressed}${unscanned}${more}`;
@@ -96,16 +101,23 @@ export function findingsError(stopping: (Finding | SkippedFile)[], failOn: ScanS
     .map((f) => ('rule' in f ? `  ${f.file}:${f.line}  ${f.severity}  ${f.rule}: ${f.message}` : `  ${f.file}  ${f.severity}  ${unscannedText(f)}`))
     .concat(stopping.length > ERROR_LISTS ? [`  and ${stopping.length - ERROR_LISTS} more`] : [])
     .join('\n');
-  const unscanned = stopping.filter((f) => !('rule' in f)).length;
-  const found = [stopping.length - unscanned ? plural(stopping.length - unscanned, 'finding') : '', unscanned ? `${plural(unscanned, 'file')} it could not scan` : ''];
+  const findings = stopping.filter((f): f is Finding => 'rule' in f);
+  const unscanned = stopping.length - findings.length;
+  const found = [findings.length ? plural(findings.length, 'finding') : '', unscanned ? `${plural(unscanned, 'file')} it could not scan` : ''];
+  const flagged = stopping.some((f) => atLeast(f.severity, SCAN_FLAG_AT));
+  // the findings' own hints say what to do; a comment is no way past a finding the registry flags
+  const hints = [...new Set(findings.map((f) => f.hint))].slice(0, 3);
   const fixes = [
-    unscanned < stopping.length ? `fix ${stopping.length - unscanned === 1 ? 'it' : 'them'}, or mark a safe line with \`# nodereg: allow RULE -- reason\`` : '',
+    findings.length ? `fix ${findings.length === 1 ? 'it' : 'them'}: ${hints.join('; ')}` : '',
+    findings.length && flagged ? `a \`# nodereg: allow RULE -- reason\` comment does not keep a registry from flagging a ${SCAN_FLAG_AT} or more severe finding` : '',
+    findings.length && !flagged ? 'or mark a safe line with `# nodereg: allow RULE -- reason`' : '',
     unscanned ? 'make a file it could not scan smaller or plainer, or leave it out' : '',
   ];
+  const accept = acceptFlag ? `; or publish anyway with --accept-findings${flagged ? ' (the registry flags the version: nobody can install it until an admin reviews it)' : ''}` : '';
   return new CliError(
     `the scan found ${found.filter(Boolean).join(' and ')} at or above ${failOn}:\n${list}`,
     EXIT.invalid,
     'scan_findings',
-    `${fixes.filter(Boolean).join('; ')}${acceptFlag ? ', or publish anyway with --accept-findings' : ''}; \`nodereg scan\` shows each with its line`,
+    `${fixes.filter(Boolean).join('; ')}${accept}; \`nodereg scan\` shows each with its line`,
   );
 }

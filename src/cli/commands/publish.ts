@@ -87,7 +87,7 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
   await withCleanup(async (interrupts) => {
     // Both local: the packer's reads, large files and worker threads proceed while the scan parses
     // on this thread. The scan still decides first, and nothing of the node reaches the registry before it passes.
-    const [scanned, packed] = await Promise.allSettled([scanProject(project), buildArchive(ctx, project, join(temp, 'node.zip'), maxSize)]);
+    const [scanned, packed] = await Promise.allSettled([scanProject(project, true), buildArchive(ctx, project, join(temp, 'node.zip'), maxSize)]);
     if (scanned.status === 'rejected') throw scanned.reason;
     const scan = scanned.value;
     const stopping = blocking(scan, options.failOn);

@@ -41,7 +41,7 @@ export function register(program: Command, ctx: Ctx): void {
       const { request, files } = project;
       const unpacked = files.reduce((sum, f) => sum + f.size, 0);
       // The scan, as `nodereg scan` runs it: findings at --fail-on fail like any other problem.
-      const scan = await scanProject(project);
+      const scan = await scanProject(project, true);
       const stopping = blocking(scan, options.failOn);
       if (stopping.length) throw findingsError(stopping, options.failOn, false);
       const shown = scan.findings.some((f) => !f.suppressed) || scan.skipped ? `\n\n${findingsText(ctx.out, scan, files)}` : '';
