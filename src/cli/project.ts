@@ -219,6 +219,24 @@ export interface ListedFile {
 export const listFiles = (project: Project): ListedFile[] =>
   project.files.map((f) => (f.untracked ? { path: f.path, size: f.size, untracked: true } : { path: f.path, size: f.size }));
 
+/** The uncommitted files named in the warning; the rest are counted. */
+const UNCOMMITTED_NAMED = 10;
+
+/**
+ * Names the files that ship but are not committed (a notes file, a local output): the incumbent client
+ * packed only what git tracks, so a migrant does not expect them. Files `includes` brings in are meant.
+ */
+export function warnUncommitted(ctx: Ctx, project: Project): void {
+  const loose = project.files.filter((f) => f.untracked && !f.included).map((f) => oneLine(f.path));
+  // nothing tracked yet (no `git add`): the incumbent packed every file then too
+  if (!loose.length || project.files.every((f) => f.untracked)) return;
+  const more = loose.length > UNCOMMITTED_NAMED ? `, and ${loose.length - UNCOMMITTED_NAMED} more` : '';
+  const count = loose.length === 1 ? '1 file that git does not track ships' : `${loose.length} files that git does not track ship`;
+  ctx.out.warn(
+    `${count} (the incumbent client packed only committed files): ${loose.slice(0, UNCOMMITTED_NAMED).join(', ')}${more}; commit ${loose.length === 1 ? 'it' : 'them'}, or ignore ${loose.length === 1 ? 'it' : 'them'} in .gitignore (\`nodereg pack --list\` marks each)`,
+  );
+}
+
 /** One line per file: size, path, and "untracked" for a file git does not track. */
 export const fileTable = (list: ListedFile[]): string =>
   table(list.map((f) => [formatSize(f.size).padStart(10), `${oneLine(f.path)}${f.untracked ? '  (untracked)' : ''}`]));

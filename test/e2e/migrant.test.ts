@@ -153,6 +153,25 @@ describe('an install.py that runs `pip install -r requirements.txt`, as many nod
   });
 });
 
+describe('files that are not committed', () => {
+  it('publish names the untracked files it ships, which the incumbent (git ls-files) left out, but not the built assets `includes` brings in', async () => {
+    await createPublisher(server, ada, 'dora');
+    const root = committedRepo({
+      'pyproject.toml': PYPROJECT.replace('PublisherId = "ada"', 'PublisherId = "dora"').replace('comfyui-portrait-relight', 'comfyui-loose-files').replace('includes = []', 'includes = ["web/dist"]'),
+      '.gitignore': 'web/dist/\n',
+      LICENSE: 'MIT License\n',
+      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+    });
+    writeTree(root, { 'notes.txt': 'todo: ask Bea\n', 'web/dist/app.js': 'console.log(1)\n' });
+    const env = { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: await createPat(server, ada, 'dora') };
+    const published = await runCli(['publish', '--json'], { cwd: root, env });
+    expect(published.code, published.stderr).toBe(0);
+    expect(JSON.parse(published.stdout)).toMatchObject({ node_id: 'comfyui-loose-files', files: 6 });
+    expect(published.stderr).toContain('warning: 1 file that git does not track ships (the incumbent client packed only committed files): notes.txt; commit it, or ignore it in .gitignore (`nodereg pack --list` marks each)');
+    expect(published.stderr).not.toContain('web/dist');
+  });
+});
+
 describe('run from a subdirectory of the repository', () => {
   it('validate, pack and publish --dry-run use the nearest pyproject.toml above, and say so', async () => {
     const root = repo();

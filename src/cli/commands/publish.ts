@@ -14,7 +14,7 @@ import { CliError, EXIT, exitCodeForSignal, exitCodesHelp, toCliError } from '..
 import { shellWord } from '../invocation.js';
 import { table } from '../output.js';
 import {
-  buildArchive, fileTable, listFiles, loadChecked, parseMaxSize, readChangelog, statusWord, withCleanup, type ChangelogFlags,
+  buildArchive, fileTable, listFiles, loadChecked, parseMaxSize, readChangelog, statusWord, warnUncommitted, withCleanup, type ChangelogFlags,
 } from '../project.js';
 import { fetchLimits, limitProblems, LIMITS_HINT } from '../registry-limits.js';
 import type { ArchiveResult } from '../../package/zip.js';
@@ -94,6 +94,7 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
     if (stopping.length && !options.acceptFindings) throw findingsError(stopping, options.failOn, true);
     for (const f of scan.findings.filter((x) => !x.suppressed)) ctx.out.warn(`scan: ${f.file}:${f.line} ${f.severity} ${f.rule}: ${f.message}`);
     for (const s of scan.skipped ?? []) ctx.out.warn(`scan: ${s.file} ${s.severity} ${unscannedText(s)}`);
+    if (!options.dryRun) warnUncommitted(ctx, project);
     if (packed.status === 'rejected') throw packed.reason;
     const archive = packed.value;
     // The archive is declared, so a registry refuses one over its limits before the version exists.
