@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { atLeast, DEFAULT_SCAN_FAIL_ON, namesWhat, SCAN_FLAG_AT, SCAN_MAX_FINDINGS_PER_RULE, SCAN_MAX_REPORTED_FINDINGS, SCAN_SEVERITIES } from '../contract/limits.js';
 import type { Finding, ScanReport, ScanSeverity, SkippedFile } from '../contract/scan.js';
+import type { Problem } from '../package/manifest.js';
 import type { Project } from '../package/project.js';
 import { CliError, EXIT } from './errors.js';
 import type { Output } from './output.js';
@@ -93,6 +94,13 @@ export function findingsText(out: Output, report: ScanReport, files: Pick<Projec
 
 /** The error lists this many findings, and counts the others (`nodereg scan` lists them). */
 const ERROR_LISTS = 20;
+
+/** Findings at --fail-on as problems of the project, listed with its manifest's (validate names every problem at once). */
+export const findingProblems = (stopping: (Finding | SkippedFile)[]): Problem[] =>
+  stopping.slice(0, ERROR_LISTS).map((f) => ({
+    key: `scan ${f.file}${'rule' in f ? `:${f.line}` : ''}`,
+    message: 'rule' in f ? `${f.severity} ${f.rule}: ${f.message}; ${f.hint}` : `${f.severity} ${unscannedText(f)}`,
+  }));
 
 /** The error of validate and publish when findings reach --fail-on. */
 export function findingsError(stopping: (Finding | SkippedFile)[], failOn: ScanSeverity, acceptFlag: boolean): CliError {

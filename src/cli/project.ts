@@ -53,8 +53,16 @@ export function problemsError(dir: string | undefined, problems: Problem[]): Cli
   return new CliError(`${where} has ${count} to fix:\n${list}`, EXIT.invalid, 'invalid_manifest', `fix ${problems.length === 1 ? 'it' : 'them'}, then check again with \`nodereg validate\``);
 }
 
-/** Loads the project in `dir`, prints its warnings, and fails with every problem at once. */
-export async function loadChecked(ctx: Ctx, dir: string | undefined, options: ProjectOptions): Promise<Project & { request: NonNullable<Project['request']> }> {
+/**
+ * Loads the project in `dir`, prints its warnings, and fails with every problem at once: with those
+ * `alsoProblems` finds in a project that has some (validate's scan findings).
+ */
+export async function loadChecked(
+  ctx: Ctx,
+  dir: string | undefined,
+  options: ProjectOptions,
+  alsoProblems?: (project: Project) => Promise<Problem[]>,
+): Promise<Project & { request: NonNullable<Project['request']> }> {
   const [{ loadProject }, { MANIFEST_FILE }] = await Promise.all([import('../package/project.js'), import('../package/manifest.js')]);
   const root = projectDir(ctx, dir, MANIFEST_FILE);
   const kind = statSync(root, { throwIfNoEntry: false });
@@ -69,7 +77,7 @@ export async function loadChecked(ctx: Ctx, dir: string | undefined, options: Pr
   }
   leaveOutOwnOutput(ctx, project);
   for (const warning of project.warnings) ctx.out.warn(warning);
-  if (project.problems.length || !project.request) throw problemsError(dir, project.problems);
+  if (project.problems.length || !project.request) throw problemsError(dir, [...project.problems, ...((await alsoProblems?.(project)) ?? [])]);
   return project as Project & { request: NonNullable<Project['request']> };
 }
 

@@ -153,6 +153,20 @@ describe('an install.py that runs `pip install -r requirements.txt`, as many nod
   });
 });
 
+describe('every problem at once', () => {
+  it('validate lists the scan findings with the manifest problems (it named the empty PublisherId, and the install.py only in a second run)', async () => {
+    const root = committedRepo({
+      'pyproject.toml': PYPROJECT.replace('PublisherId = "ada"', 'PublisherId = ""'),
+      LICENSE: 'MIT License\n',
+      'install.py': 'import subprocess, sys\n\nsubprocess.check_call([sys.executable, "-m", "pip", "install", "-r", "requirements.txt"])\n',
+    });
+    const validated = await runCli(['validate', '--offline'], { cwd: root });
+    expect(validated.code, validated.stderr).toBe(2);
+    expect(validated.stderr).toContain('error: the project has 2 problems to fix:\n  [tool.comfy] PublisherId: is empty');
+    expect(validated.stderr).toContain("\n  scan install.py:3: high runtime-install: subprocess.check_call() runs a package install: -m pip install -r requirements.txt; the host installs the node's requirements.txt itself");
+  });
+});
+
 describe('files that are not committed', () => {
   it('publish names the untracked files it ships, which the incumbent (git ls-files) left out, but not the built assets `includes` brings in', async () => {
     await createPublisher(server, ada, 'dora');
