@@ -167,6 +167,20 @@ describe('every problem at once', () => {
   });
 });
 
+describe('the access token of another publisher', () => {
+  it('an unknown publisher with an access token: the hint says the token publishes for its own (it offered --create-publisher, which an access token may not do)', async () => {
+    await createPublisher(server, ada, 'erin');
+    const root = committedRepo({ 'pyproject.toml': PYPROJECT.replace('PublisherId = "ada"', 'PublisherId = "erin-typo"'), LICENSE: 'MIT License\n' });
+    const published = await runCli(['publish'], { cwd: root, env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: await createPat(server, ada, 'erin') } });
+    expect(published.code, published.stderr).toBe(5);
+    expect(published.stderr).toContain(`error: publisher "erin-typo" does not exist on ${server.url}`);
+    expect(published.stderr).toContain('hint: this access token publishes for its own publisher only (`nodereg whoami` names it): give that id with --publisher or in pyproject.toml; to create erin-typo, run `nodereg publisher create erin-typo` with a user token (nrg_u_…)');
+    // a user token keeps the hint that works for it
+    const withUser = await runCli(['publish'], { cwd: root, env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: ada.token } });
+    expect(withUser.stderr).toContain('hint: create it with `nodereg publisher create erin-typo`, or publish with --create-publisher');
+  });
+});
+
 describe('files that are not committed', () => {
   it('publish names the untracked files it ships, which the incumbent (git ls-files) left out, but not the built assets `includes` brings in', async () => {
     await createPublisher(server, ada, 'dora');

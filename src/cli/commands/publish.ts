@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { NetworkError, type Client } from '../../client/index.js';
 import { routes } from '../../contract/answers.js';
-import { DEFAULT_MAX_ARCHIVE, RESTART_WINDOW_MS } from '../../contract/limits.js';
+import { DEFAULT_MAX_ARCHIVE, RESTART_WINDOW_MS, TOKEN_PREFIX } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
 import { NODE_ID_TAKEN_HINT, nodeIdTaken } from '../../contract/errors.js';
 import type { Node, NodeVersion, PublishResponse, RegistryLimits } from '../../contract/resources.js';
@@ -140,11 +140,15 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
         published = await untilInterrupted(signal, publish().catch(async (error: unknown) => {
           if (!(await publisherMissing(client, error, publisherId))) throw error;
           if (!options.createPublisher) {
+            // an access token can neither create a publisher nor publish for another than its own
+            const pat = (await ctx.connection()).token?.startsWith(TOKEN_PREFIX.pat);
             throw new CliError(
               `publisher "${publisherId}" does not exist on ${client.baseUrl}`,
               EXIT.notFound,
               'not_found',
-              `create it with \`nodereg publisher create ${publisherId}\`, or publish with --create-publisher`,
+              pat
+                ? `this access token publishes for its own publisher only (\`nodereg whoami\` names it): give that id with --publisher or in pyproject.toml; to create ${publisherId}, run \`nodereg publisher create ${publisherId}\` with a user token (nrg_u_…)`
+                : `create it with \`nodereg publisher create ${publisherId}\`, or publish with --create-publisher`,
               404,
             );
           }
