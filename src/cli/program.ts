@@ -72,8 +72,22 @@ function logFormat(argv: string[]): { format?: string; rest: string[] } {
   return { format, rest };
 }
 
+/**
+ * `help A B` as `A B --help`: commander's help command takes one word, so `help node show` showed
+ * the help of `node`; and `help nosuch` as `nosuch`, whose "unknown command" (with a suggestion) is
+ * exit 2: it was the top help, exit 0.
+ */
+function helpAsFlag(argv: string[]): string[] {
+  const [first, second] = commandWords(argv, 2);
+  if (first !== 'help' || second === undefined) return argv;
+  const at = argv.indexOf('help');
+  const known = second === 'help' || commands.some((c) => c.name === second);
+  return [...argv.slice(0, at), ...argv.slice(at + 1), ...(known ? ['--help'] : [])];
+}
+
 /** Runs the CLI on `argv` (without node and script) and resolves to the exit code. Never exits. */
-export async function run(argv: string[], version: string, deps: RunDeps = {}): Promise<number> {
+export async function run(typed: string[], version: string, deps: RunDeps = {}): Promise<number> {
+  const argv = helpAsFlag(typed);
   const program = new Command('nodereg');
   const ctx = new Ctx(() => program.opts<Globals>(), version, deps);
   // `serve --log json`, the flag anywhere: commander's own errors (before serve's action) are JSON lines too.
