@@ -153,6 +153,18 @@ describe('an install.py that runs `pip install -r requirements.txt`, as many nod
   });
 });
 
+describe('a vendored JavaScript library', () => {
+  it('its `new Function` is a high finding whose hint speaks of the library, not only of calling the code directly', async () => {
+    const root = committedRepo({
+      'pyproject.toml': PYPROJECT,
+      'web/lib/template.min.js': '!function(e){var t=new Function("d","return "+e.body);window.T=t}({body:"d.x"});\n',
+    });
+    const scanned = await runCli(['scan'], { cwd: root });
+    expect(scanned.code).toBe(1);
+    expect(scanned.stdout).toContain('hint: call the code directly; parse data with JSON.parse; for a vendored library (web/lib/…min.js), ship a build of it without eval or new Function');
+  });
+});
+
 describe('every problem at once', () => {
   it('validate lists the scan findings with the manifest problems (it named the empty PublisherId, and the install.py only in a second run)', async () => {
     const root = committedRepo({
