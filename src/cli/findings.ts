@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { atLeast, DEFAULT_SCAN_FAIL_ON, namesWhat, SCAN_FLAG_AT, SCAN_MAX_FINDINGS_PER_RULE, SCAN_MAX_REPORTED_FINDINGS, SCAN_SEVERITIES } from '../contract/limits.js';
 import type { Finding, ScanReport, ScanSeverity, SkippedFile } from '../contract/scan.js';
+import type { Problem } from '../package/manifest.js';
 import type { Project } from '../package/project.js';
 import { CliError, EXIT } from './errors.js';
 import type { Output } from './output.js';
@@ -12,10 +13,13 @@ import type { Output } from './output.js';
 export const failOnOption = (program: Command) =>
   program.createOption('--fail-on <severity>', 'findings of this severity or above stop it').choices(SCAN_SEVERITIES).default(DEFAULT_SCAN_FAIL_ON);
 
-/** Scans the files `pack` would ship. */
-export async function scanProject(project: Pick<Project, 'files'>): Promise<ScanReport> {
+/**
+ * Scans the files `pack` would ship. `asRegistry` (validate, publish): a suppression comment hides no
+ * finding at SCAN_FLAG_AT, as on the registry, which would flag the version anyway.
+ */
+export async function scanProject(project: Pick<Project, 'files'>, asRegistry = false): Promise<ScanReport> {
   const { scanFiles } = await import('../scan/run.js');
-  return scanFiles(project.files);
+  return scanFiles(project.files, { server: asRegistry });
 }
 
 /**
@@ -39,7 +43,9 @@ export function findingsSummary(report: ScanReport): string {
   const shown = report.findings.filter((f) => !f.suppressed);
   const counts = [...SCAN_SEVERITIES].reverse().map((s) => [s, shown.filter((f) => f.severity === s).length] as const).filter(([, n]) => n);
   const by = counts.length ? ` (${counts.map(([s, n]) => `${n} ${s}`).join(', ')})` : '';
-  const suppressed = report.suppressed ? `, ${report.suppressed} suppressed` : '';
+  const unhidden = report.findings.filter((f) => f.suppressed && atLeast(f.severity, SCAN_FLAG_AT)).length;
+  const flaggedAnyway = unhidden ? ` (a registry flags ${unhidden === report.suppressed ? (unhidden === 1 ? 'it' : 'them') : unhidden} anyway: a comment hides no ${SCAN_FLAG_AT} or more severe finding there)` : '';
+  const suppressed = report.suppressed ? `, ${report.suppressed} suppressed${flaggedAnyway}` : '';
   const more = report.omitted ? `, and ${report.omitted} more not listed (the ${SCAN_MAX_REPORTED_FINDINGS} most severe are)` : '';
   const unscanned = report.skipped?.length ? `, ${plural(report.skipped.length, 'file')} not scanned` : '';
   return `${shown.length ? plural(shown.length, 'finding') : 'no findings'}${by} in ${plural(report.files, 'file')}${suppressed}${unscanned}${more}`;
@@ -89,6 +95,13 @@ export function findingsText(out: Output, report: ScanReport, files: Pick<Projec
 /** The error lists this many findings, and counts the others (`nodereg scan` lists them). */
 const ERROR_LISTS = 20;
 
+/** Findings at --fail-on as problems of the project, listed with its manifest's (validate names every problem at once). */
+export const findingProblems = (stopping: (Finding | SkippedFile)[]): Problem[] =>
+  stopping.slice(0, ERROR_LISTS).map((f) => ({
+    key: `scan ${f.file}${'rule' in f ? `:${f.line}` : ''}`,
+    message: 'rule' in f ? `${f.severity} ${f.rule}: ${f.message}; ${f.hint}` : `${f.severity} ${unscannedText(f)}`,
+  }));
+
 /** The error of validate and publish when findings reach --fail-on. */
 export function findingsError(stopping: (Finding | SkippedFile)[], failOn: ScanSeverity, acceptFlag: boolean): CliError {
   const list = stopping
@@ -96,16 +109,23 @@ export function findingsError(stopping: (Finding | SkippedFile)[], failOn: ScanS
     .map((f) => ('rule' in f ? `  ${f.file}:${f.line}  ${f.severity}  ${f.rule}: ${f.message}` : `  ${f.file}  ${f.severity}  ${unscannedText(f)}`))
     .concat(stopping.length > ERROR_LISTS ? [`  and ${stopping.length - ERROR_LISTS} more`] : [])
     .join('\n');
-  const unscanned = stopping.filter((f) => !('rule' in f)).length;
-  const found = [stopping.length - unscanned ? plural(stopping.length - unscanned, 'finding') : '', unscanned ? `${plural(unscanned, 'file')} it could not scan` : ''];
+  const findings = stopping.filter((f): f is Finding => 'rule' in f);
+  const unscanned = stopping.length - findings.length;
+  const found = [findings.length ? plural(findings.length, 'finding') : '', unscanned ? `${plural(unscanned, 'file')} it could not scan` : ''];
+  const flagged = stopping.some((f) => atLeast(f.severity, SCAN_FLAG_AT));
+  // the findings' own hints say what to do; a comment is no way past a finding the registry flags
+  const hints = [...new Set(findings.map((f) => f.hint))].slice(0, 3);
   const fixes = [
-    unscanned < stopping.length ? `fix ${stopping.length - unscanned === 1 ? 'it' : 'them'}, or mark a safe line with \`# nodereg: allow RULE -- reason\`` : '',
+    findings.length ? `fix ${findings.length === 1 ? 'it' : 'them'}: ${hints.join('; ')}` : '',
+    findings.length && flagged ? `a \`# nodereg: allow RULE -- reason\` comment does not keep a registry from flagging a ${SCAN_FLAG_AT} or more severe finding` : '',
+    findings.length && !flagged ? 'or mark a safe line with `# nodereg: allow RULE -- reason`' : '',
     unscanned ? 'make a file it could not scan smaller or plainer, or leave it out' : '',
   ];
+  const accept = acceptFlag ? `; or publish anyway with --accept-findings${flagged ? ' (the registry flags the version: nobody can install it until an admin reviews it)' : ''}` : '';
   return new CliError(
     `the scan found ${found.filter(Boolean).join(' and ')} at or above ${failOn}:\n${list}`,
     EXIT.invalid,
     'scan_findings',
-    `${fixes.filter(Boolean).join('; ')}${acceptFlag ? ', or publish anyway with --accept-findings' : ''}; \`nodereg scan\` shows each with its line`,
+    `${fixes.filter(Boolean).join('; ')}${accept}; \`nodereg scan\` shows each with its line`,
   );
 }

@@ -4,6 +4,7 @@ import { commands, type CommandEntry } from './commands/index.js';
 import { Ctx, type Globals, type RunDeps } from './context.js';
 import { EXIT, exitCodesHelp } from './errors.js';
 import { withoutUserInfo } from '../contract/url.js';
+import { asInvoked } from './invocation.js';
 import { VALUE_OPTIONS } from './quick-args.js';
 
 /** Global options that take a value: skipped when looking for the command name in argv. */
@@ -11,16 +12,35 @@ const VALUE_OPTION_NAMES = new Set(Object.keys(VALUE_OPTIONS));
 
 /** The command a user asked for (also through `help <command>`), found without building anything. */
 export function requestedCommand(argv: string[]): CommandEntry | undefined {
+  const words = commandWords(argv, 2);
+  const name = words[0] === 'help' ? words[1] : words[0];
+  return commands.find((c) => c.name === name);
+}
+
+/** The first `max` words of the command line that are neither options nor their values. */
+function commandWords(argv: string[], max: number): string[] {
   const words: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
+  for (let i = 0; i < argv.length && words.length < max; i++) {
     const arg = argv[i];
     if (arg === '--') break;
     if (VALUE_OPTION_NAMES.has(arg)) i++;
     else if (!arg.startsWith('-')) words.push(arg);
-    if (words.length === 2) break;
   }
-  const name = words[0] === 'help' ? words[1] : words[0];
-  return commands.find((c) => c.name === name);
+  return words;
+}
+
+/**
+ * An id typed where a command goes (`nodereg node my-node`, `publisher members acme`): the read that
+ * shows it. Said as a condition: the word may as well be a typo of a command, which commander suggests.
+ */
+function readCommandFor(argv: string[]): string | undefined {
+  const [group, second, third] = commandWords(argv, 3);
+  const id = group === 'publisher' && second === 'members' ? third : second;
+  if (!id || !/^[A-Za-z0-9][\w.-]*$/.test(id)) return undefined;
+  if (group === 'node') return `if ${id} is a node's id, \`nodereg node show ${id}\` shows it`;
+  if (group === 'version') return `if ${id} is a node's id, \`nodereg node versions ${id}\` lists its versions`;
+  if (group === 'publisher') return `if ${id} is a publisher's id, \`nodereg publisher show ${id}\` shows it${second === 'members' ? ' and its members' : ''}`;
+  return undefined;
 }
 
 const TOP_HELP = `
@@ -53,8 +73,22 @@ function logFormat(argv: string[]): { format?: string; rest: string[] } {
   return { format, rest };
 }
 
+/**
+ * `help A B` as `A B --help`: commander's help command takes one word, so `help node show` showed
+ * the help of `node`; and `help nosuch` as `nosuch`, whose "unknown command" (with a suggestion) is
+ * exit 2: it was the top help, exit 0.
+ */
+function helpAsFlag(argv: string[]): string[] {
+  const [first, second] = commandWords(argv, 2);
+  if (first !== 'help' || second === undefined) return argv;
+  const at = argv.indexOf('help');
+  const known = second === 'help' || commands.some((c) => c.name === second);
+  return [...argv.slice(0, at), ...argv.slice(at + 1), ...(known ? ['--help'] : [])];
+}
+
 /** Runs the CLI on `argv` (without node and script) and resolves to the exit code. Never exits. */
-export async function run(argv: string[], version: string, deps: RunDeps = {}): Promise<number> {
+export async function run(typed: string[], version: string, deps: RunDeps = {}): Promise<number> {
+  const argv = helpAsFlag(typed);
   const program = new Command('nodereg');
   const ctx = new Ctx(() => program.opts<Globals>(), version, deps);
   // `serve --log json`, the flag anywhere: commander's own errors (before serve's action) are JSON lines too.
@@ -114,7 +148,9 @@ export async function run(argv: string[], version: string, deps: RunDeps = {}): 
         return EXIT.ok;
       }
       // commander has already printed its message on stderr (with serve --log json, as the one report)
-      if (jsonRequested && !logJson) ctx.stdout.write(`${JSON.stringify({ error: { code: 'invalid_input', message: withoutUserInfo(error.message.replace(/^error: /, '')) } })}\n`);
+      const hint = error.code === 'commander.unknownCommand' ? readCommandFor(argv) : undefined;
+      if (hint && !logJson) ctx.out.hint(hint);
+      if (jsonRequested && !logJson) ctx.stdout.write(`${JSON.stringify({ error: { code: 'invalid_input', message: withoutUserInfo(error.message.replace(/^error: /, '')), ...(hint ? { hint: asInvoked(hint, ctx.out.command) } : {}) } })}\n`);
       return EXIT.invalid;
     }
     return ctx.fail(error);

@@ -53,8 +53,16 @@ export function problemsError(dir: string | undefined, problems: Problem[]): Cli
   return new CliError(`${where} has ${count} to fix:\n${list}`, EXIT.invalid, 'invalid_manifest', `fix ${problems.length === 1 ? 'it' : 'them'}, then check again with \`nodereg validate\``);
 }
 
-/** Loads the project in `dir`, prints its warnings, and fails with every problem at once. */
-export async function loadChecked(ctx: Ctx, dir: string | undefined, options: ProjectOptions): Promise<Project & { request: NonNullable<Project['request']> }> {
+/**
+ * Loads the project in `dir`, prints its warnings, and fails with every problem at once: with those
+ * `alsoProblems` finds in a project that has some (validate's scan findings).
+ */
+export async function loadChecked(
+  ctx: Ctx,
+  dir: string | undefined,
+  options: ProjectOptions,
+  alsoProblems?: (project: Project) => Promise<Problem[]>,
+): Promise<Project & { request: NonNullable<Project['request']> }> {
   const [{ loadProject }, { MANIFEST_FILE }] = await Promise.all([import('../package/project.js'), import('../package/manifest.js')]);
   const root = projectDir(ctx, dir, MANIFEST_FILE);
   const kind = statSync(root, { throwIfNoEntry: false });
@@ -69,7 +77,7 @@ export async function loadChecked(ctx: Ctx, dir: string | undefined, options: Pr
   }
   leaveOutOwnOutput(ctx, project);
   for (const warning of project.warnings) ctx.out.warn(warning);
-  if (project.problems.length || !project.request) throw problemsError(dir, project.problems);
+  if (project.problems.length || !project.request) throw problemsError(dir, [...project.problems, ...((await alsoProblems?.(project)) ?? [])]);
   return project as Project & { request: NonNullable<Project['request']> };
 }
 
@@ -218,6 +226,24 @@ export interface ListedFile {
 /** The files of the archive as pack --list and publish --dry-run show them. */
 export const listFiles = (project: Project): ListedFile[] =>
   project.files.map((f) => (f.untracked ? { path: f.path, size: f.size, untracked: true } : { path: f.path, size: f.size }));
+
+/** The uncommitted files named in the warning; the rest are counted. */
+const UNCOMMITTED_NAMED = 10;
+
+/**
+ * Names the files that ship but are not committed (a notes file, a local output): the incumbent client
+ * packed only what git tracks, so a migrant does not expect them. Files `includes` brings in are meant.
+ */
+export function warnUncommitted(ctx: Ctx, project: Project): void {
+  const loose = project.files.filter((f) => f.untracked && !f.included).map((f) => oneLine(f.path));
+  // nothing tracked yet (no `git add`): the incumbent packed every file then too
+  if (!loose.length || project.files.every((f) => f.untracked)) return;
+  const more = loose.length > UNCOMMITTED_NAMED ? `, and ${loose.length - UNCOMMITTED_NAMED} more` : '';
+  const count = loose.length === 1 ? '1 file that git does not track ships' : `${loose.length} files that git does not track ship`;
+  ctx.out.warn(
+    `${count} (the incumbent client packed only committed files): ${loose.slice(0, UNCOMMITTED_NAMED).join(', ')}${more}; commit ${loose.length === 1 ? 'it' : 'them'}, or ignore ${loose.length === 1 ? 'it' : 'them'} in .gitignore (\`nodereg pack --list\` marks each)`,
+  );
+}
 
 /** One line per file: size, path, and "untracked" for a file git does not track. */
 export const fileTable = (list: ListedFile[]): string =>

@@ -21,6 +21,8 @@ export interface SelectedFile {
   mode: number;
   /** In a git work tree, a file git does not track (it ships, but is not committed). */
   untracked?: boolean;
+  /** An untracked file that `includes` brings in (built assets, gitignored on purpose). */
+  included?: boolean;
 }
 
 export interface FileSet {
@@ -341,7 +343,7 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
         if (skip.size && (skip.has(resolve(childAbs)) || (real && skip.has(real)))) continue;
         if (earlierArchive(childRel, name)) continue;
         const file: SelectedFile = { path: childRel, abs: childAbs, size: stats.size, mode: stats.mode & 0o111 ? 0o755 : 0o644 };
-        if (tracked && !tracked.files.has(childRel)) file.untracked = true;
+        if (tracked && !tracked.files.has(childRel)) Object.assign(file, { untracked: true }, forced(childRel) ? { included: true } : {});
         // An include is met by a file it brings in: a directory with none (empty, or all its files left out) is not.
         if (include) seenIncludes.add(include);
         files.push(file);

@@ -27,9 +27,10 @@ export interface Rule {
   patterns: Partial<Record<ScanLanguage, string>>;
   /**
    * Decides a match the patterns cannot decide alone (a literal argument, a keyword present):
-   * returns the finding's message, or undefined when the match is not a finding.
+   * returns the finding's message (with a hint of its own when this case has a plainer fix than the
+   * rule's), or undefined when the match is not a finding.
    */
-  check?: (captures: Captures) => string | undefined;
+  check?: (captures: Captures) => string | { message: string; hint: string } | undefined;
   /** The message when there is no check. */
   message?: (captures: Captures) => string;
   /**

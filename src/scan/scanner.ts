@@ -325,8 +325,9 @@ export class Scanner {
             // a piece that holds the rest of its node's children: the node's own matches come from another
             if (inside && (at.startIndex < range.startIndex! || at.endIndex > range.endIndex!)) continue;
             if (seen.has(at.startIndex)) continue; // two patterns of one rule on the same node
-            const message = rule.check ? rule.check(captures) : rule.message?.(captures) ?? rule.description;
-            if (message === undefined) continue;
+            const checked = rule.check ? rule.check(captures) : rule.message?.(captures) ?? rule.description;
+            if (checked === undefined) continue;
+            const { message, hint } = typeof checked === 'string' ? { message: checked, hint: rule.hint } : checked;
             seen.add(at.startIndex);
             const finding: Finding = {
               rule: rule.id,
@@ -335,7 +336,7 @@ export class Scanner {
               line: at.startPosition.row + 1,
               column: at.startPosition.column + 1,
               message,
-              hint: rule.hint,
+              hint,
             };
             applySuppressions(finding, suppressions, options);
             if (finding.suppressed ? hidden++ >= SCAN_MAX_FINDINGS_PER_RULE : shown++ >= SCAN_MAX_FINDINGS_PER_RULE) {

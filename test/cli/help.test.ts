@@ -26,6 +26,16 @@ describe('help', () => {
     expect(result.stdout).toMatchSnapshot();
   });
 
+  it('help <command> <sub> shows the sub-command\'s help (it showed the group\'s); help of no command is exit 2 with a suggestion (it was the top help, exit 0)', async () => {
+    const viaHelp = await runInProcess(['help', 'node', 'show']);
+    expect(viaHelp.stdout).toBe((await runInProcess(['node', 'show', '--help'])).stdout);
+    expect(viaHelp.stdout).toContain('Usage: nodereg node show');
+    const typo = await runInProcess(['help', 'pubish']);
+    expect(typo.code).toBe(2);
+    expect(typo.stdout).toBe('');
+    expect(typo.stderr).toContain("error: unknown command 'pubish'\n(Did you mean publish?)");
+  });
+
   it('help <command> shows the same text as <command> --help', async () => {
     const viaHelp = await runInProcess(['help', 'publisher']);
     const viaFlag = await runInProcess(['publisher', '--help']);

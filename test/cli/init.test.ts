@@ -1,13 +1,14 @@
 // nodereg init: a new pyproject.toml, or [tool.nodereg] added to an existing one with every other
 // byte kept; prompts on a terminal (injected here), flags otherwise; never overwrites.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
 import type { Prompts } from '../../src/cli/context.js';
 import { loadProject } from '../../src/package/project.js';
 import { runCli, tempDir } from '../helpers.js';
+import { git, gitRepo } from '../package/fixtures.js';
 
 interface Question {
   message: string;
@@ -202,6 +203,44 @@ describe('nodereg init', () => {
     expect(validated.code).toBe(0);
     const size = readFileSync(join(dir, 'pyproject.toml')).length;
     expect(validated.stdout).toMatch(new RegExp(`^spawned-node 0\\.1\\.0 \\(publisher ada\\) is ready to publish: 1 file, ${size} B\\nread from:\\n[^]*  publisher +\\[tool\\.nodereg\\] publisher\\n`));
+  });
+});
+
+describe('init in a repository as `comfy node init` finds it', () => {
+  it('a new file takes the LICENSE file, the packages of requirements.txt and the git remote, as the incumbent does; validate then warns of no license (it did, and the user had to add it by hand)', async () => {
+    const dir = gitRepo({
+      LICENSE: 'MIT License\n',
+      'requirements.txt': '# runtime\ntorch\nnumpy>=1.26  # arrays\n--extra-index-url https://download.pytorch.org/whl/cu121\n-r extra.txt\n\n',
+      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+    });
+    // a CI clone's remote carries its token: never written into the file
+    git(dir, ['remote', 'add', 'origin', 'https://x-access-token:ghs_secret@github.com/ada/ComfyUI-Relight.git']);
+    const created = await runCli(['init', '--publisher', 'ada'], { cwd: dir });
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toContain('; from the directory: [project] license (a LICENSE file), [project] dependencies (requirements.txt), [project.urls] Repository (the git remote origin)');
+    const text = readFileSync(join(dir, 'pyproject.toml'), 'utf8');
+    expect(text).not.toContain('ghs_secret');
+    expect(parse(text)).toEqual({
+      project: { name: basename(dir), version: '0.1.0', license: { file: 'LICENSE' }, dependencies: ['torch', 'numpy>=1.26'], urls: { Repository: 'https://github.com/ada/ComfyUI-Relight' } },
+      tool: { nodereg: { publisher: 'ada' } },
+    });
+    const validated = await runCli(['validate', '--offline'], { cwd: dir });
+    expect(validated.code, validated.stderr).toBe(0);
+    expect(validated.stderr).not.toContain('license');
+    expect(validated.stdout).toMatch(/repository +\[project\.urls\] Repository\n/);
+  });
+
+  it('an SSH remote gives its https URL, without the SSH port; a local path gives none', async () => {
+    for (const [remote, repository] of [
+      ['git@github.com:ada/relight.git', 'https://github.com/ada/relight'],
+      ['ssh://git@gitlab.example:2222/ada/relight.git', 'https://gitlab.example/ada/relight'],
+      ['/srv/git/relight.git', undefined],
+    ] as const) {
+      const dir = gitRepo({});
+      git(dir, ['remote', 'add', 'origin', remote]);
+      expect((await init([dir, '--publisher', 'ada', '--name', 'relight'])).code).toBe(0);
+      expect(parse(readFileSync(join(dir, 'pyproject.toml'), 'utf8')).project).toEqual(repository ? { name: 'relight', version: '0.1.0', urls: { Repository: repository } } : { name: 'relight', version: '0.1.0' });
+    }
   });
 });
 

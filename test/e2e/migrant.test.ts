@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
 import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
-import { committedRepo, writeTree } from '../package/fixtures.js';
-import { createPat, createUser, type TestUser } from '../server/fixtures.js';
+import { commitAll, committedRepo, git, writeTree } from '../package/fixtures.js';
+import { createPat, createPublisher, createUser, type TestUser } from '../server/fixtures.js';
 
 // As `comfy node init` writes it (description left empty), with the publisher's id filled in.
 const PYPROJECT = `[project]
@@ -108,6 +108,107 @@ describe('habits of the incumbent client', () => {
     const created = await runCli(['publisher', 'create', 'bea'], { cwd: tempDir(), env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: ada.token } });
     expect(created.code, created.stderr).toBe(0);
     expect(created.stderr).toContain('hint: publish with `nodereg publish --publisher bea`, or set [tool.nodereg] publisher = "bea" in pyproject.toml');
+  });
+});
+
+describe('an install.py that runs `pip install -r requirements.txt`, as many nodes the incumbent published have', () => {
+  // The comment a migrant adds when the scan's hint offers it: the registry does not honour it for a high finding.
+  const INSTALL_PY =
+    'import os\nimport subprocess\nimport sys\n\nrequirements = os.path.join(os.path.dirname(__file__), "requirements.txt")\n' +
+    '# nodereg: allow runtime-install -- installs our own requirements.txt\nsubprocess.check_call([sys.executable, "-m", "pip", "install", "-r", requirements])\n';
+
+  it('validate and publish stop on it, comment or not (publish went through and the registry flagged the version), and say to drop the call; without it, it publishes', async () => {
+    await createPublisher(server, ada, 'cara');
+    const root = committedRepo({
+      'pyproject.toml': PYPROJECT.replace('PublisherId = "ada"', 'PublisherId = "cara"').replace('comfyui-portrait-relight', 'comfyui-install-script'),
+      LICENSE: 'MIT License\n',
+      'requirements.txt': 'numpy>=1.26\n',
+      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+      'install.py': INSTALL_PY,
+    });
+    const env = { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: await createPat(server, ada, 'cara') };
+    const said = "hint: fix it: the host installs the node's requirements.txt itself (ComfyUI-Manager does, before it runs install.py): remove this call, or the whole install.py when installing is all it does";
+    const comment = 'a `# nodereg: allow RULE -- reason` comment does not keep a registry from flagging a high or more severe finding';
+
+    const validated = await runCli(['validate'], { cwd: root, env });
+    expect(validated.code, validated.stderr).toBe(2);
+    expect(validated.stderr).toContain('install.py:7  high  runtime-install: subprocess.check_call() runs a package install');
+    expect(validated.stderr).toContain(said);
+    expect(validated.stderr).toContain(comment);
+    const published = await runCli(['publish'], { cwd: root, env });
+    expect(published.code, published.stderr).toBe(2);
+    expect(published.stderr).toContain(said);
+    expect(published.stderr).toContain('or publish anyway with --accept-findings (the registry flags the version: nobody can install it until an admin reviews it)');
+    expect((await fetch(`${server.url}/nodes/comfyui-install-script`)).status).toBe(404);
+    // scan honours the comment, and says what the registry will do
+    const scanned = await runCli(['scan'], { cwd: root });
+    expect(scanned.code, scanned.stderr).toBe(0);
+    expect(scanned.stdout).toContain('1 suppressed (a registry flags it anyway: a comment hides no high or more severe finding there)');
+
+    git(root, ['rm', '-q', 'install.py']);
+    commitAll(root);
+    const fixed = await runCli(['publish', '--json'], { cwd: root, env });
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(JSON.parse(fixed.stdout)).toMatchObject({ node_id: 'comfyui-install-script', status: 'NodeVersionStatusActive' });
+  });
+});
+
+describe('a vendored JavaScript library', () => {
+  it('its `new Function` is a high finding whose hint speaks of the library, not only of calling the code directly', async () => {
+    const root = committedRepo({
+      'pyproject.toml': PYPROJECT,
+      'web/lib/template.min.js': '!function(e){var t=new Function("d","return "+e.body);window.T=t}({body:"d.x"});\n',
+    });
+    const scanned = await runCli(['scan'], { cwd: root });
+    expect(scanned.code).toBe(1);
+    expect(scanned.stdout).toContain('hint: call the code directly; parse data with JSON.parse; for a vendored library (web/lib/…min.js), ship a build of it without eval or new Function');
+  });
+});
+
+describe('every problem at once', () => {
+  it('validate lists the scan findings with the manifest problems (it named the empty PublisherId, and the install.py only in a second run)', async () => {
+    const root = committedRepo({
+      'pyproject.toml': PYPROJECT.replace('PublisherId = "ada"', 'PublisherId = ""'),
+      LICENSE: 'MIT License\n',
+      'install.py': 'import subprocess, sys\n\nsubprocess.check_call([sys.executable, "-m", "pip", "install", "-r", "requirements.txt"])\n',
+    });
+    const validated = await runCli(['validate', '--offline'], { cwd: root });
+    expect(validated.code, validated.stderr).toBe(2);
+    expect(validated.stderr).toContain('error: the project has 2 problems to fix:\n  [tool.comfy] PublisherId: is empty');
+    expect(validated.stderr).toContain("\n  scan install.py:3: high runtime-install: subprocess.check_call() runs a package install: -m pip install -r requirements.txt; the host installs the node's requirements.txt itself");
+  });
+});
+
+describe('the access token of another publisher', () => {
+  it('an unknown publisher with an access token: the hint says the token publishes for its own (it offered --create-publisher, which an access token may not do)', async () => {
+    await createPublisher(server, ada, 'erin');
+    const root = committedRepo({ 'pyproject.toml': PYPROJECT.replace('PublisherId = "ada"', 'PublisherId = "erin-typo"'), LICENSE: 'MIT License\n' });
+    const published = await runCli(['publish'], { cwd: root, env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: await createPat(server, ada, 'erin') } });
+    expect(published.code, published.stderr).toBe(5);
+    expect(published.stderr).toContain(`error: publisher "erin-typo" does not exist on ${server.url}`);
+    expect(published.stderr).toContain('hint: this access token publishes for its own publisher only (`nodereg whoami` names it): give that id with --publisher or in pyproject.toml; to create erin-typo, run `nodereg publisher create erin-typo` with a user token (nrg_u_…)');
+    // a user token keeps the hint that works for it
+    const withUser = await runCli(['publish'], { cwd: root, env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: ada.token } });
+    expect(withUser.stderr).toContain('hint: create it with `nodereg publisher create erin-typo`, or publish with --create-publisher');
+  });
+});
+
+describe('files that are not committed', () => {
+  it('publish names the untracked files it ships, which the incumbent (git ls-files) left out, but not the built assets `includes` brings in', async () => {
+    await createPublisher(server, ada, 'dora');
+    const root = committedRepo({
+      'pyproject.toml': PYPROJECT.replace('PublisherId = "ada"', 'PublisherId = "dora"').replace('comfyui-portrait-relight', 'comfyui-loose-files').replace('includes = []', 'includes = ["web/dist"]'),
+      '.gitignore': 'web/dist/\n',
+      LICENSE: 'MIT License\n',
+      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+    });
+    writeTree(root, { 'notes.txt': 'todo: ask Bea\n', 'web/dist/app.js': 'console.log(1)\n' });
+    const env = { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: await createPat(server, ada, 'dora') };
+    const published = await runCli(['publish', '--json'], { cwd: root, env });
+    expect(published.code, published.stderr).toBe(0);
+    expect(JSON.parse(published.stdout)).toMatchObject({ node_id: 'comfyui-loose-files', files: 6 });
+    expect(published.stderr).toContain('warning: 1 file that git does not track ships (the incumbent client packed only committed files): notes.txt; commit it, or ignore it in .gitignore (`nodereg pack --list` marks each)');
+    expect(published.stderr).not.toContain('web/dist');
   });
 });
 

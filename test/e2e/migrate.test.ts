@@ -192,10 +192,11 @@ describe('publishing over a node the incumbent created', () => {
     });
     const env = { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: server.adminToken };
     const published = await runCli(['publish', dir, '--json'], { env });
-    // the only words on stderr: the two keys it does not set, which the node keeps from before
+    // the only words on stderr: the two keys it does not set, which the node keeps from before, and the file not committed
     expect(published.stderr.split('\n').filter(Boolean)).toEqual([
       expect.stringMatching(/^warning: \[project\] description is not set: .*\(a published one keeps its own\)/),
       expect.stringMatching(/^warning: \[project\] license is not set: .*\(a published one keeps its own\)/),
+      expect.stringMatching(/^warning: 1 file that git does not track ships \(the incumbent client packed only committed files\): nodes\/wip\.py;/),
     ]);
     expect(published.code).toBe(0);
     const node = await (await fetch(`${server.url}/nodes/comfyui-relight`)).json();

@@ -249,3 +249,25 @@ describe('hints that run as printed', () => {
     expect(readFileSync(join(checkout, 'package.json'), 'utf8')).toContain('"start"');
   });
 });
+
+describe('an id typed where a command goes', () => {
+  it('`node ID`, `version ID`, `publisher ID` and `publisher members ID` exit 2 and name the read that shows it (members ID said "Did you mean add?" alone)', async () => {
+    const cases: [string[], string][] = [
+      [['node', 'ready'], "hint: if ready is a node's id, `nodereg node show ready` shows it"],
+      [['version', 'ready'], "hint: if ready is a node's id, `nodereg node versions ready` lists its versions"],
+      [['publisher', 'acme'], "hint: if acme is a publisher's id, `nodereg publisher show acme` shows it"],
+      [['publisher', 'members', 'acme'], "hint: if acme is a publisher's id, `nodereg publisher show acme` shows it and its members"],
+    ];
+    for (const [args, hint] of cases) {
+      const result = await runCli(args, { env: env() });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(hint);
+      const shown = await runCli(hint.replace(/^.*`nodereg (.*)`.*$/, '$1').split(' '), { env: env() });
+      expect(shown.code, shown.stderr).toBe(0);
+    }
+    const json = await runCli(['--json', 'node', 'ready'], { env: env() });
+    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'invalid_input', message: "unknown command 'ready'", hint: "if ready is a node's id, `nodereg node show ready` shows it" } });
+    // a typo of a command keeps commander's suggestion
+    expect((await runCli(['node', 'shwo', 'ready'], { env: env() })).stderr).toContain('(Did you mean show?)');
+  });
+});

@@ -141,7 +141,8 @@ describe('nodereg publish', () => {
     const changed = await runCli(['publish', dir, '--skip-existing'], { env: env() });
     expect(changed.code).toBe(3);
     expect(changed.stdout).toBe('');
-    expect(changed.stderr).toMatch(new RegExp(`^error: ${id} 1\\.0\\.0 is already published on ${server.url} with another archive \\(published sha256 [0-9a-f]{64}, local [0-9a-f]{64}\\)\n`));
+    expect(changed.stderr).toContain('warning: 1 file that git does not track ships (the incumbent client packed only committed files): new.py;');
+    expect(changed.stderr).toMatch(new RegExp(`(^|\n)error: ${id} 1\\.0\\.0 is already published on ${server.url} with another archive \\(published sha256 [0-9a-f]{64}, local [0-9a-f]{64}\\)\n`));
     expect(changed.stderr).toContain('hint: bump the version in pyproject.toml and publish that; --skip-existing skips only a version published with the same files');
   });
 

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Command } from 'commander';
 import type { Ctx } from '../context.js';
@@ -17,10 +18,10 @@ interface Options {
   icon?: string;
 }
 
-type Value = string | string[];
+type Value = string | string[] | { file: string };
 /** One key init would set: where it goes, and the flag that sets it. */
 interface Entry {
-  table: 'project' | 'tool.nodereg';
+  table: 'project' | 'project.urls' | 'tool.nodereg';
   key: string;
   value: Value;
   flag: string;
@@ -163,8 +164,12 @@ async function init(ctx: Ctx, dir: string, options: Options, given?: string): Pr
   if (options.icon) entries.push({ table: 'tool.nodereg', key: 'icon', value: options.icon, flag: '--icon' });
   else fromComfy('Icon');
 
+  // A new file also gets what `comfy node init` writes from the directory, so validate has nothing to warn of that init knew.
+  if (!exists) entries.push(...seenInTheDirectory(dir));
+
   // Flags never overwrite: a key already set to something else is refused, all of them at once.
-  const current = (entry: Entry) => (entry.table === 'project' ? project : tool)[entry.key];
+  const tables: Record<Entry['table'], Record<string, unknown>> = { project, 'project.urls': (project.urls as Record<string, unknown>) ?? {}, 'tool.nodereg': tool };
+  const current = (entry: Entry) => tables[entry.table][entry.key];
   const conflicts = entries.filter((e) => current(e) !== undefined && json(current(e)) !== json(e.value));
   if (conflicts.length) {
     const list = conflicts.map((e) => `[${e.table}] ${e.key} is ${json(current(e))}, not ${json(e.value)} (${e.flag})`).join('; ');
@@ -182,11 +187,59 @@ async function init(ctx: Ctx, dir: string, options: Options, given?: string): Pr
   const kept = adopted.length ? `; read as they are: ${adopted.join(', ')}` : '';
   ctx.out.result(
     { path: file, created: !exists, added: Object.fromEntries(added.map((e) => [`${e.table}.${e.key}`, e.value])), adopted },
-    (added.length ? `${exists ? 'added' : 'created'} ${file}${exists ? `: ${summary}` : ''}` : `${file} already has everything init sets`) + kept,
+    (added.length ? `${exists ? 'added' : 'created'} ${file}${exists ? `: ${summary}` : ''}` : `${file} already has everything init sets`) + kept + seen(added),
   );
   // the commands as the user runs them from here: with the directory they named
   const at = given === undefined ? '' : ` ${shellWord(given)}`;
   ctx.out.hint(`check it with \`nodereg validate${at}\`, then publish with \`nodereg publish${at}\``);
+}
+
+/**
+ * What `comfy node init` takes from the directory: the root license file, the packages of
+ * requirements.txt (without its comments and pip options, which are no packages), and the git
+ * remote `origin` as the repository (an SSH remote as its https URL, never a user or token in it).
+ */
+function seenInTheDirectory(dir: string): Entry[] {
+  const entries: Entry[] = [];
+  if (!existsSync(dir)) return entries; // init makes it
+  const license = readdirSync(dir).sort().find((name) => LICENSE_FILE.test(name));
+  if (license) entries.push({ table: 'project', key: 'license', value: { file: license }, flag: 'a LICENSE file' });
+  const requirements = join(dir, 'requirements.txt');
+  if (existsSync(requirements)) {
+    const packages = readFileSync(requirements, 'utf8')
+      .split(/\r?\n/)
+      .map((line) => line.replace(/(^|\s)#.*$/, '').trim())
+      .filter((line) => line && !line.startsWith('-'));
+    if (packages.length) entries.push({ table: 'project', key: 'dependencies', value: packages, flag: 'requirements.txt' });
+  }
+  const remote = spawnSync('git', ['remote', 'get-url', 'origin'], { cwd: dir, encoding: 'utf8' });
+  const repository = remote.status === 0 ? repositoryUrl(remote.stdout.trim()) : undefined;
+  if (repository) entries.push({ table: 'project.urls', key: 'Repository', value: repository, flag: 'the git remote origin' });
+  return entries;
+}
+
+/** "; from the directory: [project] license (a LICENSE file), …": the keys no flag or answer gave. */
+const seen = (added: Entry[]) => {
+  const found = added.filter((e) => !e.flag.startsWith('--')).map((e) => `[${e.table}] ${e.key} (${e.flag})`);
+  return found.length ? `; from the directory: ${found.join(', ')}` : '';
+};
+
+const LICENSE_FILE = /^(licen[cs]e|copying)(\.[a-z]+)?$/i;
+
+/** `git@github.com:ada/x.git` or `https://token@github.com/ada/x.git` → `https://github.com/ada/x`; undefined for any other kind of remote. */
+function repositoryUrl(remote: string): string | undefined {
+  const scp = /^[\w.-]+@([\w.-]+):(?!\/)(.+)$/.exec(remote);
+  let url: URL;
+  try {
+    url = new URL(scp ? `https://${scp[1]}/${scp[2]}` : remote);
+  } catch {
+    return undefined;
+  }
+  if (!['https:', 'http:', 'ssh:'].includes(url.protocol)) return undefined;
+  const path = url.pathname.replace(/\.git$/, '').replace(/\/+$/, '');
+  // an SSH remote's port is SSH's, not the web's
+  const base = url.protocol === 'http:' ? `http://${url.host}` : `https://${url.protocol === 'ssh:' ? url.hostname : url.host}`;
+  return path ? `${base}${path}` : undefined;
 }
 
 const message = (result: { success: boolean; error?: { issues: { message: string }[] } }) =>
@@ -200,9 +253,12 @@ const splitTags = (list: string) => list.split(',').map((t) => t.trim()).filter(
  */
 function addKeys(text: string, entries: Entry[], stringify: (value: Record<string, unknown>) => string): string {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  const lines = (group: Entry[]) => group.map((e) => stringify({ [e.key]: e.value }).trim()).join(eol) + eol;
+  // a table value as an inline table (`license = { file = "LICENSE" }`): stringify would make it a table of its own
+  const line = ({ key, value }: Entry) =>
+    Array.isArray(value) || typeof value !== 'object' ? stringify({ [key]: value }).trim() : `${key} = { ${stringify(value).trim().split(/\r?\n/).join(', ')} }`;
+  const lines = (group: Entry[]) => group.map(line).join(eol) + eol;
   let result = text;
-  for (const table of ['project', 'tool.nodereg'] as const) {
+  for (const table of ['project', 'project.urls', 'tool.nodereg'] as const) {
     const group = entries.filter((e) => e.table === table);
     if (!group.length) continue;
     const header = new RegExp(`^[ \\t]*\\[[ \\t]*${table.split('.').join('[ \\t]*\\.[ \\t]*')}[ \\t]*\\][ \\t]*(#[^\\r\\n]*)?(\\r?\\n|$)`, 'm').exec(result);
@@ -236,7 +292,8 @@ function verify(text: string, before: Record<string, any>, added: Entry[], parse
   }
   const expected = structuredClone(before);
   for (const entry of added) {
-    const table = entry.table === 'project' ? (expected.project ??= {}) : ((expected.tool ??= {}).nodereg ??= {});
+    const project = (expected.project ??= {});
+    const table = entry.table === 'project' ? project : entry.table === 'project.urls' ? (project.urls ??= {}) : ((expected.tool ??= {}).nodereg ??= {});
     table[entry.key] = entry.value;
   }
   if (json(sortKeys(after)) !== json(sortKeys(expected))) {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { NetworkError, type Client } from '../../client/index.js';
 import { routes } from '../../contract/answers.js';
-import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
+import { DEFAULT_MAX_ARCHIVE, TOKEN_PREFIX } from '../../contract/limits.js';
 import { formatSize } from '../../contract/size.js';
 import { NODE_ID_TAKEN_HINT, nodeIdTaken } from '../../contract/errors.js';
 import type { Node, NodeVersion, PublishResponse, RegistryLimits } from '../../contract/resources.js';
@@ -14,7 +14,7 @@ import { CliError, EXIT, exitCodeForSignal, exitCodesHelp, toCliError } from '..
 import { shellWord } from '../invocation.js';
 import { table } from '../output.js';
 import {
-  buildArchive, fileTable, listFiles, loadChecked, parseMaxSize, readChangelog, statusWord, withCleanup, type ChangelogFlags,
+  buildArchive, fileTable, listFiles, loadChecked, parseMaxSize, readChangelog, statusWord, warnUncommitted, withCleanup, type ChangelogFlags,
 } from '../project.js';
 import { fetchLimits, limitProblems, LIMITS_HINT } from '../registry-limits.js';
 import type { ArchiveResult } from '../../package/zip.js';
@@ -88,13 +88,14 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
   await withCleanup(async (interrupts) => {
     // Both local: the packer's reads, large files and worker threads proceed while the scan parses
     // on this thread. The scan still decides first, and nothing of the node reaches the registry before it passes.
-    const [scanned, packed] = await Promise.allSettled([scanProject(project), buildArchive(ctx, project, join(temp, 'node.zip'), maxSize)]);
+    const [scanned, packed] = await Promise.allSettled([scanProject(project, true), buildArchive(ctx, project, join(temp, 'node.zip'), maxSize)]);
     if (scanned.status === 'rejected') throw scanned.reason;
     const scan = scanned.value;
     const stopping = blocking(scan, options.failOn);
     if (stopping.length && !options.acceptFindings) throw findingsError(stopping, options.failOn, true);
     for (const f of scan.findings.filter((x) => !x.suppressed)) ctx.out.warn(`scan: ${f.file}:${f.line} ${f.severity} ${f.rule}: ${f.message}`);
     for (const s of scan.skipped ?? []) ctx.out.warn(`scan: ${s.file} ${s.severity} ${unscannedText(s)}`);
+    if (!options.dryRun) warnUncommitted(ctx, project);
     if (packed.status === 'rejected') throw packed.reason;
     const archive = packed.value;
     // The archive is declared, so a registry refuses one over its limits before the version exists.
@@ -140,11 +141,15 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
         published = await untilInterrupted(signal, publish().catch(async (error: unknown) => {
           if (!(await publisherMissing(client, error, publisherId))) throw error;
           if (!options.createPublisher) {
+            // an access token can neither create a publisher nor publish for another than its own
+            const pat = (await ctx.connection()).token?.startsWith(TOKEN_PREFIX.pat);
             throw new CliError(
               `publisher "${publisherId}" does not exist on ${client.baseUrl}`,
               EXIT.notFound,
               'not_found',
-              `create it with \`nodereg publisher create ${publisherId}\`, or publish with --create-publisher`,
+              pat
+                ? `this access token publishes for its own publisher only (\`nodereg whoami\` names it): give that id with --publisher or in pyproject.toml; to create ${publisherId}, run \`nodereg publisher create ${publisherId}\` with a user token (nrg_u_…)`
+                : `create it with \`nodereg publisher create ${publisherId}\`, or publish with --create-publisher`,
               404,
             );
           }

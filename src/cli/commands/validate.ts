@@ -1,5 +1,5 @@
 import type { ScanSeverity } from '../../contract/scan.js';
-import { blocking, failOnOption, findingsError, findingsText, scanProject } from '../findings.js';
+import { blocking, failOnOption, findingProblems, findingsError, findingsText, scanProject } from '../findings.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,11 +37,13 @@ export function register(program: Command, ctx: Ctx): void {
     .action(async (dir: string | undefined, options: Options) => {
       const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
       const changelog = await readChangelog(ctx, options);
-      const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog });
+      const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog }, async (found) =>
+        findingProblems(blocking(await scanProject(found, true), options.failOn)),
+      );
       const { request, files } = project;
       const unpacked = files.reduce((sum, f) => sum + f.size, 0);
       // The scan, as `nodereg scan` runs it: findings at --fail-on fail like any other problem.
-      const scan = await scanProject(project);
+      const scan = await scanProject(project, true);
       const stopping = blocking(scan, options.failOn);
       if (stopping.length) throw findingsError(stopping, options.failOn, false);
       const shown = scan.findings.some((f) => !f.suppressed) || scan.skipped ? `\n\n${findingsText(ctx.out, scan, files)}` : '';

@@ -4,7 +4,7 @@ export default defineRule({
   id: 'js-dynamic-execution',
   severity: 'high',
   description: '`eval` or `new Function` of a value computed at run time in shipped JavaScript: code the browser runs that no reviewer saw.',
-  hint: 'call the code directly; parse data with JSON.parse',
+  hint: 'call the code directly; parse data with JSON.parse; for a vendored library (web/lib/…min.js), ship a build of it without eval or new Function (its CSP-safe build, where it has one)',
   requires: { names: ['eval', 'Function'] },
   patterns: {
     javascript: `

@@ -2,6 +2,10 @@ import { defineRule, stringsIn } from '../rule.js';
 
 const INSTALLER = /(^|[\s/\\])(pip3?|uv|conda|mamba|micromamba)(\.exe)?(\s|$)/;
 const INSTALL = /(^|\s)install(\s|$)/;
+const REQUIREMENTS_FILE = /(^|\s)(-r|--requirement)(\s|=|$)/;
+/** An install of a requirements file: the host installs the node's requirements.txt itself, so the plain fix is to drop the call. */
+const REQUIREMENTS_HINT =
+  "the host installs the node's requirements.txt itself (ComfyUI-Manager does, before it runs install.py): remove this call, or the whole install.py when installing is all it does, and keep the packages in requirements.txt or [project] dependencies";
 
 export default defineRule({
   id: 'runtime-install',
@@ -20,7 +24,9 @@ export default defineRule({
   check: ({ object, name, args }) => {
     if (!args) return `${object.text}.${name.text}() installs packages at run time`;
     const command = stringsIn(args).join(' ');
-    return INSTALLER.test(command) && INSTALL.test(command) ? `${object.text}.${name.text}() runs a package install: ${command.slice(0, 80)}` : undefined;
+    if (!INSTALLER.test(command) || !INSTALL.test(command)) return undefined;
+    const message = `${object.text}.${name.text}() runs a package install: ${command.slice(0, 80)}`;
+    return REQUIREMENTS_FILE.test(command) ? { message, hint: REQUIREMENTS_HINT } : message;
   },
   examples: {
     python: {
@@ -32,6 +38,7 @@ def setup():
     os.system("uv pip install torch")  # finding
     subprocess.run("conda install -y ffmpeg", shell=True)  # finding
     pip.main(["install", "requests"])  # finding
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "-r", requirements])  # finding
 `,
       good: `import subprocess, sys
 """Do not run subprocess.check_call([sys.executable, "-m", "pip", "install", "numpy"])."""
