@@ -594,7 +594,7 @@ describe('completion', () => {
     expect(complete('nodereg node ')).toEqual(['update', 'show', 'versions', 'search', 'download']);
     expect(complete('nodereg publisher members ')).toEqual(['add', 'remove']);
     expect(complete('nodereg --json version d')).toEqual(['deprecate']);
-    expect(complete('nodereg node update my-node --re')).toEqual(['--repository', '--requires-app', '--requires-app-frontend', '--registry']);
+    expect(complete('nodereg node update my-node --re')).toEqual(['--repository', '--requires-app', '--requires-app-frontend', '--registry', '--retry-window']);
   });
 
   it('zsh and fish scripts name every command and subcommand', async () => {
