@@ -312,6 +312,8 @@ export const ListNodesQuery = z.object({
   sort: z.enum(NODE_SORTS).default('created_at'),
 });
 export const SearchNodesQuery = z.object({ q: z.string().max(NAME_MAX).default(''), page: pageNumber, limit: pageLimit });
+// A publisher's nodes were answered all at once: a page of the most by default keeps that answer for up to 100.
+export const PublisherNodesQuery = z.object({ page: pageNumber, limit: queryInteger(PAGE.limitMin, PAGE.limitMax).default(PAGE.limitMax) });
 
 export const NodeList = z.looseObject({
   nodes: z.array(Node),
