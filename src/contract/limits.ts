@@ -120,6 +120,12 @@ export const JSON_BODIES_MAX = 128 * MiB;
 /** Arrays and objects nested deeper than this in a JSON body are 400 (a translations object is 2 or 3 deep). */
 export const JSON_MAX_DEPTH = 64;
 /**
+ * Requests of one connection that may wait for their answer (HTTP/1.1 pipelining); the server answers
+ * them one at a time, in order, and one that arrives past these is answered 503 and the connection closed.
+ */
+export const PIPELINED_MAX = 32;
+
+/**
  * Values a JSON body may hold (array items, object members, arrays and objects), counted while it
  * arrives, before it is parsed: what parsing and validation may cost stays bounded whatever is sent.
  */
