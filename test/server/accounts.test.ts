@@ -193,6 +193,11 @@ describe('publisher tokens', () => {
     expectError(await api.get('/publishers/no-such-pub/tokens', { token: alice.token }), 404, 'not_found');
     const other = CreatedToken.parse((await api.post('/publishers/tok-pub/tokens', { token: alice.token, body: { name: 'o' } })).body);
     expectError(await api.delete(`/publishers/tok-pub2/tokens/${other.id}`, { token: alice.token }), 404, 'not_found');
+    // Found from outside: anyone with a token told a publisher's token ids from others by 404 against 403.
+    const own = CreatedToken.parse((await api.post('/publishers/tok-pub2/tokens', { token: alice.token, body: { name: 'p' } })).body);
+    for (const token of [bob.token, pat, stranger.token]) {
+      for (const id of [own.id, other.id, 'no-such-token']) expectError(await api.delete(`/publishers/tok-pub2/tokens/${id}`, { token }), 403, 'forbidden');
+    }
     // the admin may manage any publisher's tokens
     expect((await api.get('/publishers/tok-pub2/tokens', { token: server.adminToken })).status).toBe(200);
   });

@@ -113,11 +113,12 @@ export const registerAccountRoutes: RouteModule = (app, ctx) => {
 
   route(app, ctx, deletePublisherToken, async ({ params, principal }) => {
     const publisher = await requirePublisher(store, params.publisherId);
+    // The owner's check first: a 404 before it told anyone with a token which ids are the publisher's tokens.
+    allowMutation(await accessTo(store, principal, publisher.id), 'owner', publisher);
     const token = await store.getToken(params.tokenId);
     if (!token || token.publisher_id !== publisher.id || token.revoked_at) {
       throw notFound(`token ${params.tokenId} not found among the tokens of publisher ${publisher.id}`);
     }
-    allowMutation(await accessTo(store, principal, publisher.id), 'owner', publisher);
     await store.revokeToken(token.id);
     return new Response(null, { status: 204 });
   });
