@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RelightBody, SkinEnhancerBody, VideoExtendBody } from '../../src/contract/proxy.js';
 import { HttpError } from '../../src/server/errors.js';
 import type { ProxyOptions } from '../../src/server/proxy/options.js';
-import { createProxyService, type ProxyService } from '../../src/server/proxy/service.js';
+import { CALLBACKS_IN_FLIGHT, createProxyService, type ProxyService } from '../../src/server/proxy/service.js';
 import { createTaskStore, type TaskStore } from '../../src/server/proxy/store.js';
 import { createPostgresTaskStore } from '../../src/server/proxy/postgres-task-store.js';
 import { migratePostgres } from '../../src/server/store/postgres-registry-store.js';
@@ -302,6 +302,18 @@ describe('callbacks', () => {
     await eventually(async () => ((await service.deliveries(id))[0]?.state === 'failed' ? true : undefined), 'the first delivery to be given up');
     expect((await service.deliveries(id))[0]).toMatchObject({ attempts: 4, last_error: expect.stringMatching(/no answer within 50 ms/) });
     expect(logs.some((line) => line.includes('given up after 4 attempts'))).toBe(true);
+  });
+
+  // Found from outside: one user's 1,000 relights with a webhook_url to a receiver that never answers
+  // had ~950 callbacks in flight at once, each a connection (the server's descriptors 25 → 992): under
+  // the usual `ulimit -n 1024` every request of everyone would be 503 (EMFILE).
+  it(`has at most ${CALLBACKS_IN_FLIGHT} callbacks in flight, however many tasks wait for theirs`, async () => {
+    const receiver = await standIn(() => 'hang');
+    const { service } = await harness({ sandboxDelay: 60_000, callbackTimeout: 60_000 });
+    for (let i = 0; i < 100; i++) await service.submit('relight', alice, relight({ image: 'https://example.org/a.png', webhook_url: receiver.url }));
+    await eventually(() => (receiver.requests.length >= CALLBACKS_IN_FLIGHT ? true : undefined), `${CALLBACKS_IN_FLIGHT} callbacks sent`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.requests.length).toBe(CALLBACKS_IN_FLIGHT);
   });
 
   it('a delivery cut short by a shutdown is made after the restart', async () => {

@@ -35,8 +35,11 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
  * also how soon an instance takes up work another one left (a delivery whose lease ran out).
  */
 const MAX_SLEEP_MS = 30_000;
-/** Deliveries claimed per scheduler round. */
-const CLAIM_BATCH = 20;
+/**
+ * Callbacks being sent at once, at most: each holds a connection for up to --callback-timeout, and one
+ * user's tasks could otherwise hold as many as they have (1,000 tasks: ~950 connections).
+ */
+export const CALLBACKS_IN_FLIGHT = 20;
 /** Where sandbox result files live in the archive storage (no publisher id starts with "_"). */
 export const RESULTS_PREFIX = '_proxy-results/';
 
@@ -370,7 +373,9 @@ export function createProxyService(ctx: Pick<ServerContext, 'tasks' | 'archives'
       run(`poll:${task.id}`, () => store.deferPoll(task.id, at).then(() => pollUpstream(task)).then(() => {}));
       next = Math.min(next, at);
     }
-    for (const delivery of await store.claimDeliveries(now, now + leaseMs, owner, CLAIM_BATCH)) run(`delivery:${delivery.id}`, () => deliver(delivery));
+    // Only as many as there is room for: each one that ends wakes the scheduler, which claims the next.
+    const room = CALLBACKS_IN_FLIGHT - [...inflight.keys()].filter((key) => key.startsWith('delivery:')).length;
+    if (room > 0) for (const delivery of await store.claimDeliveries(now, now + leaseMs, owner, room)) run(`delivery:${delivery.id}`, () => deliver(delivery));
     const due = await store.nextDeliveryAt();
     if (due !== undefined) next = Math.min(next, Math.max(due, now + 1));
     return next;
