@@ -47,6 +47,20 @@ const PUBLISHER_ID_PATTERN = new RegExp(PUBLISHER_ID.pattern);
 export const isPublisherId = (id: string) => PUBLISHER_ID_PATTERN.test(id);
 export const DESCRIPTION_MAX = 1000;
 export const NAME_MAX = 200;
+/**
+ * Different words a search may hold: each costs the index a pass over every word it is the start of
+ * (`t` repeated 100 times held the server 0.55 s over 8,000 nodes, against 20 ms for one).
+ */
+export const SEARCH_TERMS_MAX = 10;
+/**
+ * The words of a search `q`, each matched as the start of a word: runs of letters and digits (anything
+ * else separates them, as the index does), in lower case, without repeats, and without a word that
+ * starts another one (every node the longer one matches, it matches).
+ */
+export function searchTerms(q: string): string[] {
+  const words = [...new Set(q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+  return words.filter((word) => !words.some((other) => other !== word && other.startsWith(word)));
+}
 /** How an owner names a user to invite: an id, an e-mail (at most 254 characters) or a user name. */
 export const USER_REF_MAX = 320;
 export const VERSION_MAX = 256;

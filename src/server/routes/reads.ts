@@ -3,7 +3,7 @@ import {
   getNode, getNodeVersion, getPublisher, installNode, listNodeVersions, listNodes, listPublisherNodes, searchNodes,
 } from '../../contract/registry.js';
 import { accessTo, allowNodeRead, canSeeNode, readableNode, requirePublisher } from '../access.js';
-import { NODE_STATUS } from '../../contract/limits.js';
+import { NODE_STATUS, searchTerms } from '../../contract/limits.js';
 import type { RouteModule } from '../context.js';
 import { banned, notFound } from '../errors.js';
 import { route } from '../route.js';
@@ -11,9 +11,6 @@ import type { NodeRow, Page } from '../store/registry-store.js';
 import { respondWith } from '../node-answers.js';
 import { nodeViews, publisherView, versionView } from '../views.js';
 import { findVersion } from './registry.js';
-
-/** The words of a search, each matched as a prefix; punctuation separates words as the index does. */
-const searchTerms = (q: string) => q.match(/[\p{L}\p{N}]+/gu) ?? [];
 
 export const registerReadRoutes: RouteModule = (app, ctx) => {
   const { store } = ctx;
