@@ -253,10 +253,11 @@ describe('a deep page of the node list', () => {
         }
       })();
       db.close();
-      // CPU ms (median of 11) of counting the listed nodes as the first page did before the count was kept
+      // CPU ms (median of 11) of counting the listed nodes as the first page did before the count was kept,
+      // by the plan it had then (the index nodes_by_publisher, since migration 'publisher-nodes-index', would make it cheaper)
       const reader = new Database(join(server.dataDir, 'registry.db'), { readonly: true });
       const count = reader.prepare(`SELECT (SELECT count(*) FROM nodes WHERE status = 'NodeStatusActive') - (SELECT count(*) FROM publishers p
-        CROSS JOIN nodes n ON n.publisher_id = p.id WHERE p.status = 'PublisherStatusBanned' AND n.status = 'NodeStatusActive') AS n`);
+        CROSS JOIN nodes n INDEXED BY nodes_by_ranking ON n.publisher_id = p.id WHERE p.status = 'PublisherStatusBanned' AND n.status = 'NodeStatusActive') AS n`);
       const countCost = () => {
         const costs: number[] = [];
         for (let i = 0; i < 16; i++) {
