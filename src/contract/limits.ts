@@ -288,6 +288,8 @@ export const notParsed = {
 /** "what dynamic-execution, command-injection look for" (the rules whose names a file not parsed holds). */
 export const namesWhat = (rules: readonly string[]) => `what ${rules.join(', ')} ${rules.length > 1 ? 'look' : 'looks'} for`;
 /** The registry's status_reason for a file not parsed that may hide a finding at SCAN_FLAG_AT (`rules` unknown: not read at all). */
+/** Why a compiled Python file is not scanned (unscannedFlag's reason). */
+export const COMPILED_PYTHON = 'compiled Python: Python may run it in place of its source, and no rule can read it';
 export const unscannedFlag = (file: string, reason: string, rules?: readonly string[]) =>
   `scan: could not scan ${file} (${reason})${rules ? `, which names ${namesWhat(rules)}` : ''}; an admin must review it`.slice(0, 1000);
 /** How long the registry's scan of an upload may run before the registry answers the upload anyway. */
