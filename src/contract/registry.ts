@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { READY_STORAGE_KEEP_MS, STAR } from './limits.js';
+import { PAGE, READY_STORAGE_KEEP_MS, STAR } from './limits.js';
 import { op } from './operation.js';
 import {
   AddMemberBody, Invitation, CreatePublisherBody, CreateTokenBody, CreateUserBody, CreatedToken, CreatedUser, Health,
   ListNodesQuery, Me, Node, NodeInput, NodeList, NodeVersion, PublishBody, PublishResponse, Publisher,
-  PublisherInput, PublisherMember, RegistryLimits, SearchNodesQuery, TokenList, VersionUpdateBody, queryInteger,
+  PublisherInput, PublisherMember, PublisherNodesQuery, RegistryLimits, SearchNodesQuery, TokenList, VersionUpdateBody, queryInteger,
 } from './resources.js';
 
 // ---------- the five registry operations of the interface ----------
@@ -132,8 +132,9 @@ export const getPublisher = op({
   id: 'getPublisher', method: 'GET', path: '/publishers/{publisherId}', summary: 'A publisher with its members', auth: 'none', response: Publisher,
 });
 export const listPublisherNodes = op({
-  id: 'listPublisherNodes', method: 'GET', path: '/publishers/{publisherId}/nodes', summary: "A publisher's nodes",
-  auth: 'none', response: z.array(Node),
+  id: 'listPublisherNodes', method: 'GET', path: '/publishers/{publisherId}/nodes',
+  summary: `A publisher's nodes by id, a page at a time (at most ${PAGE.limitMax}); a header \`Link: <URL>; rel="next"\` names the next page while there is one`,
+  auth: 'none', query: PublisherNodesQuery, response: z.array(Node),
 });
 export const health = op({ id: 'health', method: 'GET', path: '/healthz', summary: 'Liveness check', auth: 'none', response: Health });
 export const ready = op({

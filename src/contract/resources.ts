@@ -2,7 +2,7 @@ import * as z from 'zod';
 import {
   DESCRIPTION_MAX, CHANGELOG_MAX, DEPENDENCIES, IDENTIFIER_MAX, IMAGE_TASK_STATUS, MEMBER_ROLES, NAME_MAX, NODE_ID, NODE_NAMES,
   NODE_SORTS, NODE_STATUS, NODE_VERSION_STATUS, PAGE, PLATFORMS, PUBLISHER_ID, PUBLISHER_STATUS,
-  SHORT_TEXT_MAX, TAGS, USER_REF_MAX, VERSION_MAX, VIDEO_TASK_STATE,
+  SEARCH_TERMS_MAX, SHORT_TEXT_MAX, TAGS, USER_REF_MAX, VERSION_MAX, VIDEO_TASK_STATE, searchTerms,
 } from './limits.js';
 import { Finding } from './scan.js';
 import { list, rule, text, transform, translations, urlField, versionRangeField } from './fields.js';
@@ -311,7 +311,13 @@ export const ListNodesQuery = z.object({
   limit: pageLimit,
   sort: z.enum(NODE_SORTS).default('created_at'),
 });
-export const SearchNodesQuery = z.object({ q: z.string().max(NAME_MAX).default(''), page: pageNumber, limit: pageLimit });
+export const SearchNodesQuery = z.object({
+  q: z.string().max(NAME_MAX).refine((q) => searchTerms(q).length <= SEARCH_TERMS_MAX, `must hold at most ${SEARCH_TERMS_MAX} different words`).default(''),
+  page: pageNumber,
+  limit: pageLimit,
+});
+// A publisher's nodes were answered all at once: a page of the most by default keeps that answer for up to 100.
+export const PublisherNodesQuery = z.object({ page: pageNumber, limit: queryInteger(PAGE.limitMin, PAGE.limitMax).default(PAGE.limitMax) });
 
 export const NodeList = z.looseObject({
   nodes: z.array(Node),

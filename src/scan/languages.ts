@@ -8,3 +8,9 @@ export function languageOf(path: string): ScanLanguage | undefined {
   if (/\.[cm]?js$/i.test(path)) return 'javascript';
   return undefined;
 }
+
+/**
+ * Compiled Python, which no rule can read: Python runs a `__pycache__` file compiled with an unchecked
+ * hash in place of its source without looking at the source, and a `.pyc` beside no source at all.
+ */
+export const isCompiledPython = (path: string) => /\.py[co]$/i.test(path);

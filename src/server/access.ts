@@ -69,7 +69,7 @@ export function rejectBanned(access: Access, publisher: PublisherRow, node?: Nod
 }
 
 /** Whether a node shows up for this caller at all (in a publisher's list of nodes). */
-export function canSeeNode(access: Access, node: NodeRow): boolean {
+export function canSeeNode(access: Access, node: Pick<NodeRow, 'status'>): boolean {
   if (node.status === 'NodeStatusDeleted') return access.member;
   if (node.status === 'NodeStatusBanned') return access.admin;
   return true;

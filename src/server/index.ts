@@ -7,7 +7,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import { withoutUserInfo } from '../contract/url.js';
 import { noRoute } from '../contract/errors.js';
-import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
+import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT, PIPELINED_MAX } from '../contract/limits.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, StorageUnavailableError, type ArchiveStorage } from './archives/storage.js';
 import { MemoryBudget, UPLOAD_MEMORY } from './archives/validate-zip.js';
@@ -332,6 +332,34 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     if (res.headersSent) res.destroy();
     else void listener(req, res);
   };
+  /** Serves one request: the listener's shortcut for kept reads, else hono. */
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
+    let kept: boolean | Promise<boolean>;
+    try {
+      kept = keptReads.take(req, res);
+    } catch (error) {
+      return keptFailed(req, res, error);
+    }
+    if (kept === true) return;
+    if (kept === false) return void listener(req, res);
+    kept.then(
+      (answered) => void (answered || listener(req, res)),
+      (error) => keptFailed(req, res, error),
+    );
+  };
+  /** An answer written by the listener itself, in our shape; Node queues it behind those begun before it. */
+  const answerWith = (res: ServerResponse, status: number, error: HttpError) => {
+    const body = JSON.stringify(error.body());
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...error.headers });
+    res.end(body);
+  };
+  const tooManyPipelined = new HttpError(
+    'unavailable',
+    `more than ${PIPELINED_MAX} requests of this connection are waiting for their answers; read them before sending more, or open another connection`,
+    undefined,
+    undefined,
+    { 'Retry-After': '1', Connection: 'close' },
+  );
   // Node checks the timeouts every connectionsCheckingInterval (30 s by default): often enough for these.
   // A request without a Host header reaches the adapter, which refuses it in our shape (Node's own
   // refusal is an empty 400).
@@ -341,28 +369,19 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
       let begun = responses.get(req.socket);
       if (!begun) responses.set(req.socket, (begun = []));
       while (begun[0]?.writableFinished) begun.shift(); // a connection's responses finish in order
+      const before = begun.at(-1);
       begun.push(res);
-      let kept: boolean | Promise<boolean>;
-      try {
-        kept = keptReads.take(req, res);
-      } catch (error) {
-        return keptFailed(req, res, error);
-      }
-      if (kept === true) return;
-      if (kept === false) return void listener(req, res);
-      kept.then(
-        (answered) => void (answered || listener(req, res)),
-        (error) => keptFailed(req, res, error),
-      );
+      // Pipelined requests are served one at a time: Node hands over every request of a chunk at once,
+      // and each answer would be held whole behind the one before it, for a client that reads none.
+      if (begun.length > PIPELINED_MAX) return answerWith(res, 503, tooManyPipelined);
+      if (before) return void ended(before).then(() => !req.socket.destroyed && serve(req, res));
+      serve(req, res);
     },
   );
   // An Expect other than 100-continue: Node would answer an empty 417 itself. Answered in our shape,
   // with the status RFC 9110 gives it.
-  server.on('checkExpectation', (req, res) => {
-    const body = JSON.stringify(new HttpError('invalid_request', `unsupported Expect header: only "100-continue" is understood`).body());
-    res.writeHead(417, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
-    res.end(body);
-  });
+  const unsupportedExpect = new HttpError('invalid_request', 'unsupported Expect header: only "100-continue" is understood', undefined, undefined, { Connection: 'close' });
+  server.on('checkExpectation', (_req, res) => answerWith(res, 417, unsupportedExpect));
   // Accepting a connection fails when descriptors run out (EMFILE): the connection is dropped, the
   // server goes on. Unheard, the error would end the process.
   server.on('error', (error: NodeJS.ErrnoException) => {

@@ -4,7 +4,7 @@
 // one-line reason; under `warn` the findings are only kept.
 import { availableParallelism } from 'node:os';
 import { publisherScanQueueFull, SCAN_QUEUE_FULL } from '../contract/errors.js';
-import { atLeast, SCAN_FLAG_AT, SCAN_MAX_KEPT_FINDINGS, SCAN_QUEUE_MAX, SCAN_QUEUE_PER_PUBLISHER, SCAN_QUEUE_RETRY_AFTER_S, SCAN_SEVERITIES, SCAN_TIMEOUT_MS, unscannedFlag, type SCAN_MODES } from '../contract/limits.js';
+import { atLeast, COMPILED_PYTHON, SCAN_FLAG_AT, SCAN_MAX_KEPT_FINDINGS, SCAN_QUEUE_MAX, SCAN_QUEUE_PER_PUBLISHER, SCAN_QUEUE_RETRY_AFTER_S, SCAN_SEVERITIES, SCAN_TIMEOUT_MS, unscannedFlag, type SCAN_MODES } from '../contract/limits.js';
 import type { Finding, ScanReport } from '../contract/scan.js';
 import { PARSE_LIMITS, scanArchive, ScanTimeout, ScanWorker, type ArchiveEntry } from '../scan/run.js';
 import { admittedRules } from '../scan/scanner.js';
@@ -129,7 +129,8 @@ export interface UploadScanner {
    * `scannable`: the entries the scanner reads (from validateZip); with none, no worker is used. Undefined
    * under `off`. Throws refusal()'s error when it cannot wait for a worker.
    */
-  scan(zipPath: string, scannable: ArchiveEntry[], label: string, publisherId: string): Promise<UploadScan | undefined>;
+  /** `compiled`: an entry of compiled Python (validateZip), which Flags the version when nothing else does. */
+  scan(zipPath: string, scannable: ArchiveEntry[], label: string, publisherId: string, compiled?: string): Promise<UploadScan | undefined>;
   /** The 503 an upload of this publisher that needs a worker would get now (queue full, or the publisher's share of it); checked before its body is read. */
   refusal(publisherId: string): HttpError | undefined;
   /** Ends the worker threads. */
@@ -157,7 +158,12 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void,
       }
     });
   const close = () => Promise.all(workers.map((worker) => worker.stop()));
-  const scan = async (zipPath: string, scannable: ArchiveEntry[], label: string, publisherId: string): Promise<UploadScan | undefined> => {
+  const scan = async (zipPath: string, scannable: ArchiveEntry[], label: string, publisherId: string, compiled?: string): Promise<UploadScan | undefined> => {
+    const scanned = await scanSources(zipPath, scannable, label, publisherId);
+    if (scanned && !scanned.flag && compiled && mode === 'flag') scanned.flag = unscannedFlag(compiled, COMPILED_PYTHON);
+    return scanned;
+  };
+  const scanSources = async (zipPath: string, scannable: ArchiveEntry[], label: string, publisherId: string): Promise<UploadScan | undefined> => {
     if (mode === 'off') return undefined;
     if (!scannable.length) return { findings: [] };
     let toScan = scannable;

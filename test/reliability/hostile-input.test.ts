@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBody } from '../../src/contract/error-body.js';
-import { MAX_FIELD_ERRORS, METADATA_BODY_MAX, TAGS, URL_MAX } from '../../src/contract/limits.js';
+import { MAX_FIELD_ERRORS, METADATA_BODY_MAX, PIPELINED_MAX, TAGS, URL_MAX } from '../../src/contract/limits.js';
 import { tempDir, type TestServer } from '../helpers.js';
 import { call, createPublisher, createUser, publish, uploadTo, type TestUser } from '../server/fixtures.js';
 import { startChild, storedZip, type ChildServer } from './child.js';
@@ -290,6 +290,48 @@ describe('requests that reach the HTTP layer oddly', () => {
     const body = ErrorBody.parse(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)));
     expect(body.error).toBe('invalid_request');
     expect(body.message).toMatch(/host/i);
+  });
+});
+
+describe('requests pipelined on one connection', () => {
+  const port = () => Number(new URL(server.url).port);
+
+  // Found from outside: 40 connections each writing 100,000 `GET /openapi.json` and reading nothing took
+  // the server from 82 to 698 MB (every request of a 64 KiB chunk was at work at once, each answer held
+  // whole behind the one before), and one such connection asking for a node's list of 3,000 versions
+  // (35 MB) ended the process: JavaScript heap out of memory at 4 GB. Five asking for a 2 MiB archive
+  // left this server unreachable.
+  it('are answered one at a time: thousands sent by clients that read nothing hold no more than a small bound', { timeout: 60_000 }, async () => {
+    const before = await child.memory();
+    const flood = `GET ${archivePath} HTTP/1.1\r\nHost: x\r\n\r\n`.repeat(20_000);
+    const sockets = Array.from({ length: 5 }, () => {
+      const socket = connect(port(), '127.0.0.1', () => socket.write(flood));
+      socket.pause();
+      socket.on('error', () => {});
+      return socket;
+    });
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect((await call(server.url, 'GET', '/healthz')).status).toBe(200);
+    const during = await child.memory();
+    for (const socket of sockets) socket.destroy();
+    expect(during.peak - before.rss, 'peak RSS growth').toBeLessThan(48 * MiB);
+    expect(child.alive()).toBe(true);
+  });
+
+  it(`past ${PIPELINED_MAX} waiting for their answer, the next is answered 503 in the error shape and the connection closes`, async () => {
+    const answer = await new Promise<string>((done) => {
+      const socket = connect(port(), '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk));
+      socket.on('close', () => done(text));
+      socket.on('error', () => {});
+      socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(PIPELINED_MAX * 3));
+    });
+    const statuses = [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+    expect(statuses).toEqual([...Array(PIPELINED_MAX).fill(200), 503]);
+    const body = ErrorBody.parse(JSON.parse(answer.slice(answer.lastIndexOf('\r\n\r\n') + 4)));
+    expect(body.error).toBe('unavailable');
+    expect(answer).toMatch(/retry-after: 1\r\n/i);
   });
 });
 

@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RelightBody, SkinEnhancerBody, VideoExtendBody } from '../../src/contract/proxy.js';
 import { HttpError } from '../../src/server/errors.js';
 import type { ProxyOptions } from '../../src/server/proxy/options.js';
-import { createProxyService, type ProxyService } from '../../src/server/proxy/service.js';
+import { CALLBACKS_IN_FLIGHT, createProxyService, type ProxyService } from '../../src/server/proxy/service.js';
 import { createTaskStore, type TaskStore } from '../../src/server/proxy/store.js';
 import { createPostgresTaskStore } from '../../src/server/proxy/postgres-task-store.js';
 import { migratePostgres } from '../../src/server/store/postgres-registry-store.js';
@@ -37,6 +37,8 @@ interface Harness {
   dataDir: string;
   callbackKey: Buffer;
   logs: string[];
+  /** How many times the service has changed a task in its store (`TaskStore.update`). */
+  updates(): number;
   close(): Promise<void>;
 }
 
@@ -75,8 +77,10 @@ async function harness(proxy: ProxyOptions = {}, dataDir = tempDir('nodereg-prox
   const db = await backend.open(dataDir);
   const keys = loadKeys(dataDir);
   const logs: string[] = [];
+  let updates = 0;
+  const tasks: TaskStore = { ...db.tasks, update: (...args) => (updates++, db.tasks.update(...args)) };
   const service = createProxyService({
-    tasks: db.tasks,
+    tasks,
     archives: createLocalArchiveStorage(join(dataDir, 'archives')),
     keys,
     options: { dataDir, host: '127.0.0.1', port: 0, review: 'auto', maxArchive: 1, maxUnpacked: 1, proxy },
@@ -91,7 +95,7 @@ async function harness(proxy: ProxyOptions = {}, dataDir = tempDir('nodereg-prox
     await db.close();
   };
   cleanups.push(close);
-  return { service, dataDir, callbackKey: keys.callback, logs, close };
+  return { service, dataDir, callbackKey: keys.callback, logs, updates: () => updates, close };
 }
 
 async function standIn(respond: (request: import('./proxy-stand-ins.js').Recorded, index: number) => Answer | Promise<Answer>): Promise<StandIn> {
@@ -302,6 +306,29 @@ describe('callbacks', () => {
     await eventually(async () => ((await service.deliveries(id))[0]?.state === 'failed' ? true : undefined), 'the first delivery to be given up');
     expect((await service.deliveries(id))[0]).toMatchObject({ attempts: 4, last_error: expect.stringMatching(/no answer within 50 ms/) });
     expect(logs.some((line) => line.includes('given up after 4 attempts'))).toBe(true);
+  });
+
+  // Found from outside: one user's 1,000 relights with a webhook_url to a receiver that never answers
+  // had ~950 callbacks in flight at once, each a connection (the server's descriptors 25 → 992): under
+  // the usual `ulimit -n 1024` every request of everyone would be 503 (EMFILE).
+  it(`has at most ${CALLBACKS_IN_FLIGHT} callbacks in flight, however many tasks wait for theirs`, async () => {
+    const receiver = await standIn(() => 'hang');
+    const { service } = await harness({ sandboxDelay: 60_000, callbackTimeout: 60_000 });
+    for (let i = 0; i < 100; i++) await service.submit('relight', alice, relight({ image: 'https://example.org/a.png', webhook_url: receiver.url }));
+    await eventually(() => (receiver.requests.length >= CALLBACKS_IN_FLIGHT ? true : undefined), `${CALLBACKS_IN_FLIGHT} callbacks sent`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.requests.length).toBe(CALLBACKS_IN_FLIGHT);
+  });
+
+  // Found from outside: every scheduler round (one per submission and per callback sent) wrote every
+  // sandbox task with a callback, due or not: 3,000 tasks of one user under --sandbox-delay 60s took a
+  // core of the server whole (17.5 s of CPU for 2,000 submissions, then ~1 s per second).
+  it('writes a waiting sandbox task only when its timeline has passed a state', async () => {
+    const receiver = await standIn(() => ({ status: 200 }));
+    const { service, updates } = await harness({ sandboxDelay: 60_000 });
+    for (let i = 0; i < 50; i++) await service.submit('relight', alice, relight({ image: 'https://example.org/a.png', webhook_url: receiver.url }));
+    await eventually(() => (receiver.requests.length >= 50 ? true : undefined), 'the first callback of each task');
+    expect(updates()).toBeLessThanOrEqual(50);
   });
 
   it('a delivery cut short by a shutdown is made after the restart', async () => {

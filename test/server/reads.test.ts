@@ -1,6 +1,7 @@
 // Reads of DESIGN.md §3: lists with paging and sort, search, a node, its versions in semver order,
 // publishers and their nodes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEARCH_TERMS_MAX } from '../../src/contract/limits.js';
 import { NodeList } from '../../src/contract/resources.js';
 import { startServer, type TestServer } from '../helpers.js';
 import { client, createPublisher, createUser, expectError, publish, type TestUser } from './fixtures.js';
@@ -102,6 +103,16 @@ describe('GET /nodes/search', () => {
     expect(reply.status, reply.text).toBe(200);
     expect(ids(reply).sort()).toEqual([...expected].sort());
     expect(reply.body.total).toBe(expected.length);
+  });
+
+  it(`answers a q of more than ${SEARCH_TERMS_MAX} different words 400 naming q; repeats and words that start another count once`, async () => {
+    const words = Array.from({ length: SEARCH_TERMS_MAX + 1 }, (_, i) => `photo${String.fromCharCode(97 + i)}`);
+    const refused = await api.get(`/nodes/search?q=${encodeURIComponent(words.join(' '))}`);
+    expectError(refused, 400, 'invalid_request');
+    expect(refused.body.details.map((d: { path: string }) => d.path)).toEqual(['q']);
+    const repeated = await api.get(`/nodes/search?q=${encodeURIComponent('ph pho PHOTO '.repeat(15))}`);
+    expect(repeated.status, repeated.text).toBe(200);
+    expect(ids(repeated).sort()).toEqual(['relight-tools', 'skin.fixer']);
   });
 
   it('ranks a match in the id or name above one in the description', async () => {

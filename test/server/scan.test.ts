@@ -88,6 +88,18 @@ describe('--scan flag (the default)', () => {
     expect(table.status).toBe('NodeVersionStatusActive');
   });
 
+  // Found from outside: `helper.py` harmless and `__pycache__/helper.cpython-311.pyc` compiled from other
+  // code with an unchecked hash (py_compile's UNCHECKED_HASH): Python runs the .pyc in place of the source
+  // without looking at it, the scan read only the source, and the version became Active.
+  it('compiled Python (.pyc, .pyo), which the scan cannot read and Python may run in place of its source, is Flagged for review', async () => {
+    const files = { '__init__.py': 'from . import helper\n', 'helper.py': 'print("hello")\n', '__pycache__/helper.cpython-311.pyc': '\x00\x00\x00\x00bytecode' };
+    const compiled = await publishArchive(server, owner, 'compiled', '1.0.0', files);
+    expect(compiled).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: expect.stringContaining('__pycache__/helper.cpython-311.pyc') });
+    expect(compiled.status_reason).toMatch(/compiled Python/);
+    const quiet = await publishArchive(server, owner, 'quiet-source', '1.0.0', { '__init__.py': 'import json\n' });
+    expect(quiet.status).toBe('NodeVersionStatusActive');
+  });
+
   it('medium findings alone, or none: Active, the findings kept', async () => {
     const medium = await publishArchive(server, owner, 'medium', '1.0.0', { 'a.py': 'import sys\nsys.path.insert(0, "lib")\n' });
     expect(medium.status).toBe('NodeVersionStatusActive');

@@ -103,8 +103,8 @@ describe('migration search-words-host-name', () => {
       for (const [id, name, words] of [['comfyui-videohelpersuite', 'ComfyUI-VideoHelperSuite', 'ui helpersuite suite'], ['comfyui-nodeui', 'ComfyUI-NodeUI', 'ui']]) {
         await sql`INSERT INTO nodes (id, publisher_id, name, status, created_at, updated_at, words) VALUES (${id}, 'acme', ${name}, 'NodeStatusActive', ${stamp}, ${stamp}, ${words})`;
       }
-      // as they were before the migration: its row in schema_migrations taken out, so that it runs again
-      await sql`DELETE FROM schema_migrations WHERE name = 'search-words-host-name'`;
+      // as they were before the migration: its row in schema_migrations, and those after it, taken out, so that it runs again
+      await sql`DELETE FROM schema_migrations WHERE version >= (SELECT version FROM schema_migrations WHERE name = 'search-words-host-name')`;
       const store = createPostgresRegistryStore(sql);
       expect((await ids(store, 'ui')).sort()).toEqual(['comfyui-nodeui', 'comfyui-videohelpersuite']);
       await migratePostgres(sql);

@@ -363,6 +363,17 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect((await store.searchNodes({ terms: ['larger'], offset: 0, limit: 10 })).total).toBe(2);
   });
 
+  it("pages a publisher's nodes by id, only those of the statuses asked for", async () => {
+    const store = await fresh();
+    for (const id of ['b-node', 'a-node', 'd-node', 'c-node']) await publish(store, id);
+    await store.updateNode('c-node', { status: 'NodeStatusDeleted' });
+    const ids = async (statuses: readonly (typeof NODE_STATUS)[number][], offset: number, limit: number) =>
+      (await store.listPublisherNodes('acme', { statuses, offset, limit })).map((node) => node.id);
+    expect(await ids(['NodeStatusActive'], 0, 10)).toEqual(['a-node', 'b-node', 'd-node']);
+    expect(await ids(NODE_STATUS, 1, 2)).toEqual(['b-node', 'c-node']);
+    expect(await ids(NODE_STATUS, 4, 2)).toEqual([]);
+  });
+
   it('finds the words of joined and CamelCase ids and names, following renames, the exact id first', async () => {
     const store = await fresh();
     const ids = async (q: string) => (await store.searchNodes({ terms: q.match(/[\p{L}\p{N}]+/gu)!, offset: 0, limit: 10 })).rows.map((node) => node.id);

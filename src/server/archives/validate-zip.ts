@@ -9,7 +9,7 @@ import { createEntryNameChecker, entryNameProblem } from '../../contract/archive
 import { MAX_ARCHIVE_ENTRIES } from '../../contract/limits.js';
 import { badRequest, HttpError } from '../errors.js';
 import { turnsEvery } from '../turns.js';
-import { languageOf } from '../../scan/languages.js';
+import { isCompiledPython, languageOf } from '../../scan/languages.js';
 import type { ArchiveEntry } from '../../scan/run.js';
 
 export interface ZipSummary {
@@ -21,6 +21,8 @@ export interface ZipSummary {
   scannable: ArchiveEntry[];
   /** Bytes actually inflated, all entries together. */
   unpackedSize: number;
+  /** The first entry of compiled Python (isCompiledPython), which the scan cannot read. */
+  compiled?: string;
   /** Gives the memory the kept `data` holds back to the budget; call it once the scan is done with them. */
   release(): void;
 }
@@ -194,6 +196,7 @@ export async function validateZip(
   let files = 0;
   const scannable: ArchiveEntry[] = [];
   let unpackedSize = 0;
+  let compiled: string | undefined;
   let current = '';
   let previous = '';
   // What the kept `data` holds: the size of the memory behind each (zlib's output may be a view of a larger chunk).
@@ -215,6 +218,7 @@ export async function validateZip(
       const problem = entryNameProblem(name) ?? entryNameProblem(rawName) ?? checkName(name);
       if (problem) throw entryError(name, problem);
       if (!name.endsWith('/')) files++;
+      if (compiled === undefined && isCompiledPython(name)) compiled = name;
       if (entry.isEncrypted() || entry.generalPurposeBitFlag & 0x40) throw entryError(name, 'is encrypted');
       if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) throw entryError(name, 'is a symbolic link');
       if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
@@ -308,5 +312,5 @@ export async function validateZip(
     zip.close();
     if (whole) memory.give(whole.length);
   }
-  return { entries, scannable, unpackedSize, release };
+  return { entries, scannable, unpackedSize, compiled, release };
 }

@@ -4,6 +4,7 @@ import {
   deletePublisherToken, deleteUserToken, getMe, listMyInvitations, listPublisherInvitations, listPublisherTokens, listUserTokens,
   removePublisherMember,
 } from '../../contract/registry.js';
+import { TOKENS_MAX } from '../../contract/limits.js';
 import type { User } from '../../contract/resources.js';
 import { accessTo, adminOnlyField, allowMutation, requirePublisher, requireRole, requireUserToken } from '../access.js';
 import { generateToken, hashToken, shownPrefix, type TokenKind } from '../accounts/tokens.js';
@@ -29,6 +30,11 @@ export async function issueToken(
   store: RegistryStore,
   input: { kind: TokenKind; userId: string; publisherId?: string; name: string },
 ): Promise<{ id: string; name: string; created_at: string; prefix: string; token: string }> {
+  const owner = input.kind === 'pat' ? { publisherId: input.publisherId! } : { userId: input.userId };
+  if ((await store.listTokens(owner)).length >= TOKENS_MAX) {
+    const whose = input.kind === 'pat' ? `publisher ${input.publisherId} has` : 'you have';
+    throw conflict(`${whose} ${TOKENS_MAX} live tokens, the most there may be`, 'revoke one you no longer use first (`nodereg token list`, `nodereg token revoke`)');
+  }
   const token = generateToken(input.kind);
   const row = await store.createToken({ ...input, hash: hashToken(token), prefix: shownPrefix(token) });
   return { id: row.id, name: row.name, created_at: row.created_at, prefix: row.prefix, token };
@@ -113,11 +119,12 @@ export const registerAccountRoutes: RouteModule = (app, ctx) => {
 
   route(app, ctx, deletePublisherToken, async ({ params, principal }) => {
     const publisher = await requirePublisher(store, params.publisherId);
+    // The owner's check first: a 404 before it told anyone with a token which ids are the publisher's tokens.
+    allowMutation(await accessTo(store, principal, publisher.id), 'owner', publisher);
     const token = await store.getToken(params.tokenId);
     if (!token || token.publisher_id !== publisher.id || token.revoked_at) {
       throw notFound(`token ${params.tokenId} not found among the tokens of publisher ${publisher.id}`);
     }
-    allowMutation(await accessTo(store, principal, publisher.id), 'owner', publisher);
     await store.revokeToken(token.id);
     return new Response(null, { status: 204 });
   });

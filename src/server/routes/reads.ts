@@ -3,6 +3,7 @@ import {
   getNode, getNodeVersion, getPublisher, installNode, listNodeVersions, listNodes, listPublisherNodes, searchNodes,
 } from '../../contract/registry.js';
 import { accessTo, allowNodeRead, canSeeNode, readableNode, requirePublisher } from '../access.js';
+import { NODE_STATUS, searchTerms } from '../../contract/limits.js';
 import type { RouteModule } from '../context.js';
 import { banned, notFound } from '../errors.js';
 import { route } from '../route.js';
@@ -10,9 +11,6 @@ import type { NodeRow, Page } from '../store/registry-store.js';
 import { respondWith } from '../node-answers.js';
 import { nodeViews, publisherView, versionView } from '../views.js';
 import { findVersion } from './registry.js';
-
-/** The words of a search, each matched as a prefix; punctuation separates words as the index does. */
-const searchTerms = (q: string) => q.match(/[\p{L}\p{N}]+/gu) ?? [];
 
 export const registerReadRoutes: RouteModule = (app, ctx) => {
   const { store } = ctx;
@@ -87,11 +85,16 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
     return publisherView(publisher, { rows: await store.listMembers(publisher.id), showEmails: access.member });
   });
 
-  route(app, ctx, listPublisherNodes, async ({ params, principal }) => {
+  route(app, ctx, listPublisherNodes, async ({ c, params, principal, input }) => {
     const publisher = await requirePublisher(store, params.publisherId);
     const access = await accessTo(store, principal, publisher.id);
     if (publisher.status === 'PublisherStatusBanned' && !access.admin) throw banned(`publisher ${publisher.id} is banned: its nodes are unavailable`);
-    const visible = (await store.listPublisherNodes(publisher.id)).filter((node) => canSeeNode(access, node));
-    return nodeViews(store, visible, ctx.publicUrl());
+    const { page, limit } = input().query;
+    const statuses = NODE_STATUS.filter((status) => canSeeNode(access, { status }));
+    // One more than the page says whether a next page exists, without counting them all.
+    const rows = await store.listPublisherNodes(publisher.id, { statuses, offset: (page - 1) * limit, limit: limit + 1 });
+    const more = rows.length > limit;
+    const next = `${ctx.publicUrl()}/publishers/${encodeURIComponent(publisher.id)}/nodes?page=${page + 1}&limit=${limit}`;
+    return c.json(await nodeViews(store, rows.slice(0, limit), ctx.publicUrl()), 200, more ? { Link: `<${next}>; rel="next"` } : {});
   });
 };

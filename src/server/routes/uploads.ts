@@ -143,7 +143,7 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
       try {
         // Scanned in a worker thread once the claim is ours (racing uploads do not all scan); a high
         // finding under `--scan flag` makes the version Flagged, with the findings kept (DESIGN.md §10).
-        const scan = await ctx.scanUpload.scan(received.tempPath, summary.scannable, `${node.id} ${version.version}`, publisher.id);
+        const scan = await ctx.scanUpload.scan(received.tempPath, summary.scannable, `${node.id} ${version.version}`, publisher.id, summary.compiled);
         const status = scan?.flag ? 'NodeVersionStatusFlagged' : ctx.options.review === 'auto' ? 'NodeVersionStatusActive' : 'NodeVersionStatusPending';
         await archives.commit(received, key);
         const updated = await store.recordArchive(version.id, {

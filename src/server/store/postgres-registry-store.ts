@@ -325,7 +325,11 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
       );
       return page(rows, n as number);
     },
-    listPublisherNodes: async (publisherId) => (await sql`SELECT * FROM nodes WHERE publisher_id = ${publisherId} ORDER BY id`).map((row) => toNode(row)!),
+    listPublisherNodes: async (publisherId, { statuses, offset, limit }) =>
+      // The page's rows are chosen in the index (migration 'publisher-nodes-index'), then read.
+      (await sql`SELECT * FROM nodes WHERE seq IN (
+        SELECT seq FROM nodes WHERE publisher_id = ${publisherId} AND status = ANY(${sql.array([...statuses])}::text[]) ORDER BY id LIMIT ${limit} OFFSET ${offset}
+      ) ORDER BY id`).map((row) => toNode(row)!),
     updateNode: (id, changes) =>
       sql.begin(async (tx) => {
         // the publisher before the node, as publish and a ban take them

@@ -231,7 +231,8 @@ export interface RegistryStore {
    * name or tags come first.
    */
   searchNodes(query: { terms: string[]; offset: number; limit: number }): Promise<Page<NodeRow>>;
-  listPublisherNodes(publisherId: string): Promise<NodeRow[]>;
+  /** A publisher's nodes whose status is one of `statuses`, by id, `limit` of them from `offset`. */
+  listPublisherNodes(publisherId: string, query: { statuses: readonly NodeStatus[]; offset: number; limit: number }): Promise<NodeRow[]>;
   updateNode(id: string, changes: Partial<NodeFields>): Promise<NodeRow>;
   countDownload(nodeId: string): Promise<void>;
   /**

@@ -488,7 +488,12 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
       if (seqs.length < limit) seqs.push(...otherMatchSeqs(match, limit - seqs.length, Math.max(0, offset - titleTotal)));
       return page(nodesBySeq(seqs), total);
     },
-    listPublisherNodes: async (publisherId) => all('SELECT * FROM nodes WHERE publisher_id = ? ORDER BY id', publisherId).map((row) => toNode(row)!),
+    listPublisherNodes: async (publisherId, { statuses, offset, limit }) =>
+      // The page's rows are chosen in the index (migration 'publisher-nodes-index'), then read.
+      all(
+        'SELECT * FROM nodes WHERE seq IN (SELECT seq FROM nodes WHERE publisher_id = ? AND status IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ? OFFSET ?) ORDER BY id',
+        publisherId, JSON.stringify(statuses), limit, offset,
+      ).map((row) => toNode(row)!),
     updateNode: async (id, changes) => writing(() => updateNode(id, changes))(),
     async countDownload(nodeId) {
       prepare('UPDATE nodes SET downloads = downloads + 1 WHERE id = ?').run(nodeId);
