@@ -45,6 +45,21 @@ export function client(server: TestServer) {
   return { get: at('GET'), post: at('POST'), put: at('PUT'), delete: at('DELETE') };
 }
 
+/** Asks for /healthz, `gapMs` apart, until `work` settles; returns how long each answer took, in ms. */
+export async function healthzWhile(server: TestServer, work: Promise<unknown>, gapMs: number): Promise<number[]> {
+  let done = false;
+  const settled = work.finally(() => (done = true)).catch(() => {});
+  const latencies: number[] = [];
+  while (!done) {
+    const asked = performance.now();
+    expect((await call(server.url, 'GET', '/healthz')).status).toBe(200);
+    latencies.push(performance.now() - asked);
+    await new Promise((resolve) => setTimeout(resolve, gapMs));
+  }
+  await settled;
+  return latencies;
+}
+
 /** Asserts the error shape of DESIGN.md §2 with this status and code. */
 export function expectError(reply: Reply, status: number, code: string): void {
   expect({ status: reply.status, error: reply.body?.error }, reply.text).toEqual({ status, error: code });

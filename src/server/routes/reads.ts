@@ -9,6 +9,7 @@ import { banned, notFound } from '../errors.js';
 import { route } from '../route.js';
 import type { NodeRow, Page } from '../store/registry-store.js';
 import { respondWith } from '../node-answers.js';
+import { serialiseInTurns } from '../version-lists.js';
 import { nodeViews, publisherView, versionView } from '../views.js';
 import { findVersion } from './registry.js';
 
@@ -58,9 +59,9 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
   route(app, ctx, listNodeVersions, async ({ c, params, principal, input }) => {
     const { node, access } = await readableNode(store, principal, params.nodeId);
     const showFindings = access.member && input().query.include_status_reason === 'true';
-    const views = async () => (await store.listVersions(node.id)).map((version) => versionView(version, node.publisher_id, ctx.publicUrl(), showFindings));
-    if (showFindings) return views();
-    return c.body(await ctx.versionLists.body(node, views), 200, { 'content-type': 'application/json' });
+    const body = async () =>
+      serialiseInTurns(await store.listVersions(node.id), (version) => versionView(version, node.publisher_id, ctx.publicUrl(), showFindings));
+    return c.body(await (showFindings ? body() : ctx.versionLists.body(node, body)), 200, { 'content-type': 'application/json' });
   });
 
   route(app, ctx, getNodeVersion, async ({ params, principal }) => {
