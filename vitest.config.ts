@@ -15,6 +15,7 @@ const alone = [
   'test/server/memory.test.ts',
   'test/server/proxy-responsive.test.ts',
   'test/server/scan.test.ts',
+  'test/server/version-list-turns.test.ts',
   'test/server/zip-names.test.ts',
 ];
 
