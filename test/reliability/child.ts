@@ -24,8 +24,11 @@ export interface ChildServer {
   kill(): Promise<void>;
   /** A graceful close (in-flight requests finish, the database closes). */
   close(): Promise<void>;
-  /** RSS now, the process's lifetime peak, and the peak since the last call. */
-  memory(): Promise<{ rss: number; maxRss: number; peak: number }>;
+  /**
+   * RSS now, the process's lifetime peak, and the peak since the last call; `held`: V8's heap and the
+   * Buffers' memory after a collection, what a leak grows (RSS also keeps what malloc has not returned).
+   */
+  memory(): Promise<{ rss: number; maxRss: number; peak: number; held: number }>;
   /** The bytes the server's uploads hold of their memory budget. */
   uploadMemory(): Promise<number>;
   /** Arms a SIGKILL at one step of the next upload (see child-server.ts). */
@@ -86,7 +89,7 @@ export async function startChild(dataDir: string, { adminToken, options, fdLimit
     },
     memory: () =>
       new Promise((done) => {
-        child.once('message', (message) => done(message as { rss: number; maxRss: number; peak: number }));
+        child.once('message', (message) => done(message as { rss: number; maxRss: number; peak: number; held: number }));
         child.send('memory');
       }),
     uploadMemory: () =>

@@ -201,9 +201,12 @@ describe('memory', () => {
       expect(growth, attack.name).toBeLessThan(48 * MiB);
       before = after;
     }
-    const kept = before.rss - first.rss;
-    figure('hostile.peak_rss_growth_mib', (worst / MiB).toFixed(1), `per request, MiB: ${peaks.join('; ')}; kept ${(kept / MiB).toFixed(1)} MiB`);
-    expect(kept, 'RSS after a collection, once all were answered').toBeLessThan(16 * MiB);
+    // What JavaScript still holds (heap and Buffers): the RSS after a collection was 0 or 17-21 MiB over
+    // its start in runs alike, as malloc keeps freed memory or not; this was -5 MiB in every run, and
+    // +15 MiB with a 20 MiB Buffer kept on purpose.
+    const kept = before.held - first.held;
+    figure('hostile.peak_rss_growth_mib', (worst / MiB).toFixed(1), `per request, MiB: ${peaks.join('; ')}; kept ${(kept / MiB).toFixed(1)} MiB (RSS ${((before.rss - first.rss) / MiB).toFixed(1)} MiB)`);
+    expect(kept, 'heap and Buffers after a collection, once all were answered').toBeLessThan(8 * MiB);
   });
 });
 

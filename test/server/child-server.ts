@@ -1,6 +1,7 @@
 // A registry in its own process, so a test can measure the server's memory and not its own, or kill it.
 // Started with `node --import tsx child-server.ts DATA_DIR ADMIN_TOKEN [OPTIONS_JSON]`; prints its URL on
-// stdout; answers IPC 'memory' with its RSS (now, lifetime peak, and peak since the last ask), and
+// stdout; answers IPC 'memory' with its RSS (now, lifetime peak, and peak since the last ask) and what
+// JavaScript holds after a collection (V8's heap and Buffers), and
 // 'upload-memory' with the bytes its uploads hold of their budget. OPTIONS_JSON adds server options (maxArchive, timeouts…);
 // with `"log": true` the access log goes to stderr.
 // IPC {crashAt} (for crash tests) arms a SIGKILL of the process at one step of the next upload:
@@ -48,8 +49,8 @@ setInterval(() => {
 process.on('message', (message) => {
   if (message === 'memory') {
     global.gc?.();
-    const rss = process.memoryUsage().rss;
-    process.send!({ rss, maxRss: process.resourceUsage().maxRSS * 1024, peak: Math.max(peak, rss) });
+    const { rss, heapUsed, external } = process.memoryUsage();
+    process.send!({ rss, maxRss: process.resourceUsage().maxRSS * 1024, peak: Math.max(peak, rss), held: heapUsed + external });
     peak = rss;
   }
   if (message === 'upload-memory') process.send!({ held: server.uploadMemory.held });
