@@ -18,19 +18,28 @@ function copyStarted(parent: string): boolean {
   return Boolean(copy && existsSync(copy) && statSync(copy).size > 0);
 }
 
-it('SIGTERM or SIGINT during the database copy stops it, removes the partial copy and exits 143 or 130', async () => {
+/**
+ * A data dir whose database holds `rows` blobs of `size` bytes, with its secret; the database is left
+ * open (to write more) or closed.
+ */
+function ballastedDataDir(rows: number, size: number): { dataDir: string; dbPath: string; db: Database.Database } {
   const dataDir = tempDir();
   const dbPath = join(dataDir, 'registry.db');
   openDatabase(dbPath).close();
-  // Big enough (~150 MB) that the copy is still going when the signal comes.
   const db = new Database(dbPath);
   db.exec('CREATE TABLE ballast (x BLOB)');
-  const insert = db.prepare('INSERT INTO ballast VALUES (randomblob(100000))');
+  const insert = db.prepare(`INSERT INTO ballast VALUES (randomblob(${size}))`);
   db.transaction(() => {
-    for (let i = 0; i < 1500; i++) insert.run();
+    for (let i = 0; i < rows; i++) insert.run();
   })();
-  db.close();
   writeFileSync(join(dataDir, 'secret'), `${'ab'.repeat(32)}\n`, { mode: 0o600 });
+  return { dataDir, dbPath, db };
+}
+
+it('SIGTERM or SIGINT during the database copy stops it, removes the partial copy and exits 143 or 130', async () => {
+  // Big enough (~150 MB) that the copy is still going when the signal comes.
+  const { dataDir, dbPath, db } = ballastedDataDir(1500, 100_000);
+  db.close();
 
   for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
     const parent = tempDir();
@@ -51,16 +60,8 @@ it('SIGTERM or SIGINT during the database copy stops it, removes the partial cop
 }, 120_000);
 
 it('a copy in steps is not started again by a writer between two of them: it is the snapshot of its start', async () => {
-  const dataDir = tempDir();
-  const dbPath = join(dataDir, 'registry.db');
-  openDatabase(dbPath).close();
-  const writer = new Database(dbPath);
-  writer.exec('CREATE TABLE ballast (x BLOB)');
+  const { dataDir, db: writer } = ballastedDataDir(3000, 10_000); // ~30 MB: several steps of 4 MiB
   const insert = writer.prepare('INSERT INTO ballast VALUES (randomblob(10000))');
-  writer.transaction(() => {
-    for (let i = 0; i < 3000; i++) insert.run(); // ~30 MB: several steps of 4 MiB
-  })();
-  writeFileSync(join(dataDir, 'secret'), `${'ab'.repeat(32)}\n`, { mode: 0o600 });
 
   // A row between every two steps (the copy's steps and these writes share this event loop), until the
   // backup ends; without one read transaction across the steps, each write made SQLite start it again.
