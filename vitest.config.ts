@@ -3,6 +3,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // Files that bound latency (/healthz p99), memory or held bodies, or race on PostgreSQL: run one at a
 // time after the others, so no other test file takes their CPU. The rest run two at a time (2 cores).
 const alone = [
+  'test/e2e/outages.test.ts',
   'test/e2e/s3-storage.test.ts',
   'test/e2e/upload-memory.test.ts',
   'test/package/pack-memory.test.ts',
