@@ -119,7 +119,6 @@ export const MAX_FIELD_ERRORS = 20;
 export const ERROR_MESSAGE_MAX = 1000;
 /** Entries one archive may hold: each name is kept in memory while the archive is checked. */
 export const MAX_ARCHIVE_ENTRIES = 100_000;
-export const CONTENT_SHA256_HEADER = 'X-Content-SHA256';
 
 // ---- AI proxy ----
 
