@@ -6,7 +6,7 @@ import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import { withoutUserInfo } from '../shared/url.js';
-import { noRoute } from '../contract/errors.js';
+import { noRoute, tooManyPipelined } from '../contract/errors.js';
 import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT, PIPELINED_MAX } from '../shared/tuning.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, StorageUnavailableError, type ArchiveStorage } from './archives/storage.js';
@@ -353,13 +353,11 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...error.headers });
     res.end(body);
   };
-  const tooManyPipelined = new HttpError(
-    'unavailable',
-    `more than ${PIPELINED_MAX} requests of this connection are waiting for their answers; read them before sending more, or open another connection`,
-    undefined,
-    undefined,
-    { 'Retry-After': '1', Connection: 'close' },
-  );
+  const pipelinedRefusal = tooManyPipelined(PIPELINED_MAX);
+  const pipelinedPastMost = new HttpError(pipelinedRefusal.code, pipelinedRefusal.message, undefined, undefined, {
+    'Retry-After': String(pipelinedRefusal.retryAfter),
+    Connection: 'close',
+  });
   // Node checks the timeouts every connectionsCheckingInterval (30 s by default): often enough for these.
   // A request without a Host header reaches the adapter, which refuses it in our shape (Node's own
   // refusal is an empty 400).
@@ -373,7 +371,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
       begun.push(res);
       // Pipelined requests are served one at a time: Node hands over every request of a chunk at once,
       // and each answer would be held whole behind the one before it, for a client that reads none.
-      if (begun.length > PIPELINED_MAX) return answerWith(res, 503, tooManyPipelined);
+      if (begun.length > PIPELINED_MAX) return answerWith(res, pipelinedPastMost.status, pipelinedPastMost);
       if (before) return void ended(before).then(() => !req.socket.destroyed && serve(req, res));
       serve(req, res);
     },
