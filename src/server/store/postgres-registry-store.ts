@@ -16,6 +16,7 @@ import type {
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
 import { searchWords, UNFILLED_WORDS } from './search-words.js';
 import { HIGHEST_FIRST, LATEST_VERSION_ID, UNFILLED_VERSION_ORDER, versionOrder } from './version-order.js';
+import { readVersionsInPages } from './version-pages.js';
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 type Raw = Record<string, unknown>;
@@ -352,7 +353,13 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
       return { node: { ...node, generation: Number(node.generation) } as Reviewed['node'], previousGeneration: Number(before.generation) };
     },
 
-    listVersions: async (nodeId) => (await sql`SELECT * FROM versions WHERE node_id = ${nodeId} ORDER BY ${sql.unsafe(HIGHEST_FIRST)}`).map((row) => toVersion(row)!),
+    listVersions: (nodeId) =>
+      readVersionsInPages({
+        generation: async () => (await sql`SELECT versions_generation FROM nodes WHERE id = ${nodeId}`)[0]?.versions_generation,
+        orderedIds: async () => (await sql`SELECT id FROM versions WHERE node_id = ${nodeId} ORDER BY ${sql.unsafe(HIGHEST_FIRST)}`).map((row) => row.id as string),
+        rows: async (ids) => (await sql`SELECT * FROM versions WHERE id = ANY(${sql.array(ids)}::text[])`).map((row) => toVersion(row)!),
+        all: async () => (await sql`SELECT * FROM versions WHERE node_id = ${nodeId} ORDER BY ${sql.unsafe(HIGHEST_FIRST)}`).map((row) => toVersion(row)!),
+      }),
     async latestVersions(nodeIds) {
       if (nodeIds.length === 0) return [];
       const rows = await sql`SELECT * FROM versions WHERE id IN (SELECT ${sql.unsafe(LATEST_VERSION_ID)} FROM unnest(${sql.array(nodeIds)}::text[]) AS n(value))`;
