@@ -3,9 +3,9 @@
 // keep answering searches while it is built.
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPostgresRegistryStore, migratePostgres } from '../../../src/server/store/postgres-registry-store.js';
-import { postgresMigrations } from '../../../src/server/store/postgres-migrations.js';
-import { testPostgres } from '../../postgres.js';
+import { createPostgresRegistryStore, migratePostgres } from '../../src/server/store/postgres-registry-store.js';
+import { postgresMigrations } from '../../src/server/store/postgres-migrations.js';
+import { testPostgres } from '../postgres.js';
 
 const postgresServer = testPostgres();
 const closers: (() => Promise<void>)[] = [];

@@ -2,11 +2,11 @@
 // a node that CI publishes to on every commit holds thousands of versions with long changelogs.
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { versionOrder } from '../../../src/server/store/version-order.js';
-import { VERSIONS_PAGE } from '../../../src/server/store/version-pages.js';
-import { createPostgresRegistryStore, migratePostgres } from '../../../src/server/store/postgres-registry-store.js';
-import type { RegistryStore, VersionPendingFields } from '../../../src/server/store/registry-store.js';
-import { testPostgres } from '../../postgres.js';
+import { versionOrder } from '../../src/server/store/version-order.js';
+import { VERSIONS_PAGE } from '../../src/server/store/version-pages.js';
+import { createPostgresRegistryStore, migratePostgres } from '../../src/server/store/postgres-registry-store.js';
+import type { RegistryStore, VersionPendingFields } from '../../src/server/store/registry-store.js';
+import { testPostgres } from '../postgres.js';
 
 const postgresServer = testPostgres();
 const VERSIONS = 2 * VERSIONS_PAGE + 50;
