@@ -9,11 +9,18 @@ const rendered = await renderCommandReference();
 describe('docs/commands.md', () => {
   it('equals the help the program prints today', () => {
     const committed = readFileSync(COMMAND_REFERENCE_PATH, 'utf8');
-    expect(committed, 'docs/commands.md is out of date with --help: run `npm run docs:commands` and commit docs/commands.md').toBe(rendered);
+    expect(
+      committed,
+      'docs/commands.md is out of date with --help: run `npm run docs:commands` and commit docs/commands.md',
+    ).toBe(rendered);
   });
 
   it('holds the help of the program, of a command and of a subcommand, without colour codes', () => {
-    for (const usage of ['Usage: nodereg [options] [command]', 'Usage: nodereg publish [options] [dir]', 'Usage: nodereg publisher members add']) {
+    for (const usage of [
+      'Usage: nodereg [options] [command]',
+      'Usage: nodereg publish [options] [dir]',
+      'Usage: nodereg publisher members add',
+    ]) {
       expect(rendered).toContain(usage);
     }
     expect(rendered).not.toMatch(/\u001b\[/); // no colour codes
