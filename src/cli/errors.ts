@@ -1,6 +1,6 @@
 import { ApiError, ForeignAnswerError, NetworkError, RequestInvalidError } from '../client/errors.js';
-import { fieldKey } from '../contract/field-keys.js';
-import { REQUEST_TIMEOUT_MS } from '../contract/limits.js';
+import { fieldKey } from '../shared/field-keys.js';
+import { REQUEST_TIMEOUT_MS } from '../shared/tuning.js';
 
 /** Exit codes of DESIGN.md §5. */
 export const EXIT = {
