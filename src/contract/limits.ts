@@ -192,7 +192,7 @@ export const SCAN_SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as 
  */
 export const atLeast = (severity: (typeof SCAN_SEVERITIES)[number], threshold: (typeof SCAN_SEVERITIES)[number]) =>
   SCAN_SEVERITIES.indexOf(severity) >= SCAN_SEVERITIES.indexOf(threshold);
-/** The rule ids of the scanner: fixed, documented in the README with examples. */
+/** The rule ids of the scanner: fixed, documented in docs/scan.md with examples. */
 export const SCAN_RULE_IDS = [
   'dynamic-execution',
   'runtime-install',
