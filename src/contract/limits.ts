@@ -158,6 +158,19 @@ export const ERROR_MESSAGE_MAX = 1000;
 export const DEFAULT_MAX_ARCHIVE = 200 * MiB;
 export const DEFAULT_MAX_UNPACKED = 1024 * MiB;
 /**
+ * Zip bombs within the size limits: an entry may expand to at most `entry` times its packed bytes, and
+ * the archive to at most `total` times its size, each once past a floor that any honest small file or
+ * archive stays under (source code packs 3–6 times, data files rarely past 50). Inflating costs CPU in
+ * proportion to what comes out: without the bound a 1 MB upload expanded to the 1 GiB limit.
+ */
+export const UNPACKED_RATIO = { entry: 200, entryFloor: MiB, total: 50, totalFloor: 16 * MiB } as const;
+/** The most an archive of `archiveBytes` may expand to: `maxUnpacked`, or less for a small archive (UNPACKED_RATIO). */
+export const unpackedBound = (archiveBytes: number, maxUnpacked: number) =>
+  Math.min(maxUnpacked, Math.max(UNPACKED_RATIO.totalFloor, UNPACKED_RATIO.total * archiveBytes));
+/** Whether one entry packed to `packed` bytes may expand to `unpacked` (UNPACKED_RATIO). */
+export const entryRatioAllowed = (packed: number, unpacked: number) =>
+  unpacked <= Math.max(UNPACKED_RATIO.entryFloor, UNPACKED_RATIO.entry * packed);
+/**
  * AI proxy sandbox: bytes of result files kept (until they expire, 24 h) per user and in all; a
  * submission that would pass either is 429 (`serve --sandbox-quota-user`, `--sandbox-quota-total`).
  */
