@@ -13,7 +13,6 @@ const alone = [
   'test/server/http/hostile-routes.test.ts',
   'test/server/uploads/attacks.test.ts',
   'test/server/uploads/memory-budget.test.ts',
-  'test/server/kept-reads.test.ts',
   'test/server/memory.test.ts',
 ];
 

@@ -1,7 +1,7 @@
 // The registry commands as a publisher uses them: the CLI in-process with a temp HOME, against a real
 // registry on 127.0.0.1 (port 0, temp data dir, real SQLite). Each flow checks the server's state
 // afterwards with fetch, and the documented exit codes.
-import { fieldKey } from '../../src/contract/field-keys.js';
+import { fieldKey } from '../../src/shared/field-keys.js';
 import { NODE_WRITABLE_FIELDS, NodeWritable, nodeFieldType } from '../../src/contract/resources.js';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';

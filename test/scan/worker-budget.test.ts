@@ -5,7 +5,8 @@
 // its scan in worker threads, with parse limits of 1 s per file and 3 s per upload (the defaults,
 // SCAN_PARSE_MS and SCAN_BUDGET_MS, are 20 and 60 s: the same rule, twenty times slower to show).
 import { describe, expect, it } from 'vitest';
-import { SCAN_QUEUE_PER_PUBLISHER, SCAN_QUEUE_RETRY_AFTER_S } from '../../src/contract/limits.js';
+import { SCAN_QUEUE_PER_PUBLISHER } from '../../src/contract/limits.js';
+import { SCAN_QUEUE_RETRY_AFTER_S } from '../../src/shared/tuning.js';
 import { latency } from '../figures.js';
 import { startServer, type TestServer } from '../helpers.js';
 import { createPublisher, createUser, garbage, makeZip, publish, uploadTo, type Reply } from '../server/fixtures.js';

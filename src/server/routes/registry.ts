@@ -152,7 +152,6 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
     return versionView(updated, publisher.id, ctx.publicUrl(), true);
   });
 
-  // The listener's shortcut answers most reviews the same way (kept-reads.ts).
   route(app, ctx, addReview, async ({ c, params, principal, input }) => {
     const node = await reviewableNode(store, ctx.nodeAnswers, principal!, params.nodeId);
     const { query } = input();
