@@ -144,9 +144,12 @@ export async function run(typed: string[], version: string, deps: RunDeps = {}):
     return EXIT.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') {
+      // A group without its subcommand (`nodereg token`) is commander's help on stderr with exit code 1: invalid input.
+      const groupAlone = error.code === 'commander.help' && error.exitCode !== 0;
+      if (!groupAlone && (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed' || error.code === 'commander.version')) {
         return EXIT.ok;
       }
+      if (groupAlone) error.message = `${['nodereg', ...commandWords(argv, 3)].join(' ')} needs a command (its help lists them)`;
       // commander has already printed its message on stderr (with serve --log json, as the one report)
       const hint = error.code === 'commander.unknownCommand' ? readCommandFor(argv) : undefined;
       if (hint && !logJson) ctx.out.hint(hint);

@@ -117,6 +117,19 @@ export const JSON_MAX_VALUES = 10_000;
 export const MAX_FIELD_ERRORS = 20;
 /** The longest `message` of an error answer (contract/errors.ts clipMessage). */
 export const ERROR_MESSAGE_MAX = 1000;
+/**
+ * Zip bombs within the size limits: an entry may expand to at most `entry` times its packed bytes, and
+ * the archive to at most `total` times its size, each once past a floor that any honest small file or
+ * archive stays under (source code packs 3–6 times, data files rarely past 50). Inflating costs CPU in
+ * proportion to what comes out: without the bound a 1 MB upload expanded to the 1 GiB limit.
+ */
+export const UNPACKED_RATIO = { entry: 200, entryFloor: MiB, total: 50, totalFloor: 16 * MiB } as const;
+/** The most an archive of `archiveBytes` may expand to: `maxUnpacked`, or less for a small archive (UNPACKED_RATIO). */
+export const unpackedBound = (archiveBytes: number, maxUnpacked: number) =>
+  Math.min(maxUnpacked, Math.max(UNPACKED_RATIO.totalFloor, UNPACKED_RATIO.total * archiveBytes));
+/** Whether one entry packed to `packed` bytes may expand to `unpacked` (UNPACKED_RATIO). */
+export const entryRatioAllowed = (packed: number, unpacked: number) =>
+  unpacked <= Math.max(UNPACKED_RATIO.entryFloor, UNPACKED_RATIO.entry * packed);
 /** Entries one archive may hold: each name is kept in memory while the archive is checked. */
 export const MAX_ARCHIVE_ENTRIES = 100_000;
 export const CONTENT_SHA256_HEADER = 'X-Content-SHA256';
