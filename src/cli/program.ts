@@ -1,9 +1,9 @@
 import { Command, CommanderError, Option } from 'commander';
-import { DEFAULT_REGISTRY_URL, RESTART_WINDOW_MS } from '../contract/limits.js';
+import { DEFAULT_REGISTRY_URL, RESTART_WINDOW_MS } from '../shared/tuning.js';
 import { commands, type CommandEntry } from './commands/index.js';
 import { Ctx, type Globals, type RunDeps } from './context.js';
 import { EXIT, exitCodesHelp } from './errors.js';
-import { withoutUserInfo } from '../contract/url.js';
+import { withoutUserInfo } from '../shared/url.js';
 import { asInvoked } from './invocation.js';
 import { VALUE_OPTIONS } from './quick-args.js';
 

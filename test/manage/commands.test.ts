@@ -2,7 +2,7 @@
 // a real registry on 127.0.0.1 (port 0, temp data dir, real SQLite). Each flow checks the server's
 // state afterwards with fetch, and the documented exit codes (each one at least once from the
 // spawned binary). The checks around a flow run the same CLI in-process (`quick`), which is cheaper.
-import { fieldKey } from '../../src/contract/field-keys.js';
+import { fieldKey } from '../../src/shared/field-keys.js';
 import { NODE_WRITABLE_FIELDS, NodeWritable, nodeFieldType } from '../../src/contract/resources.js';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';

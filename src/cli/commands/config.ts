@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { redactToken } from '../config.js';
-import { DEFAULT_REGISTRY_URL } from '../../contract/limits.js';
+import { DEFAULT_REGISTRY_URL } from '../../shared/tuning.js';
 import { isHttpUrl } from '../../contract/url.js';
 import { withScheme, type Ctx } from '../context.js';
 import { invalidInput } from '../errors.js';

@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
-import { UPLOAD_URL_TTL_SECONDS } from '../../../src/contract/limits.js';
+import { UPLOAD_URL_TTL_SECONDS } from '../../../src/shared/tuning.js';
 import { signUploadUrl, verifyUploadSignature } from '../../../src/server/archives/signing.js';
 import { createS3ArchiveStorage, SPOOL_PREFIX, STALE_SPOOL_MS } from '../../../src/server/archives/s3-storage.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from '../../../src/server/archives/storage.js';
