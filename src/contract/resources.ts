@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import {
   DESCRIPTION_MAX, CHANGELOG_MAX, DEPENDENCIES, IDENTIFIER_MAX, IMAGE_TASK_STATUS, MEMBER_ROLES, NAME_MAX, NODE_ID, NODE_NAMES,
-  NODE_SORTS, NODE_STATUS, NODE_VERSION_STATUS, PAGE, PLATFORMS, PUBLISHER_ID, PUBLISHER_STATUS,
-  SEARCH_TERMS_MAX, SHORT_TEXT_MAX, TAGS, USER_REF_MAX, VERSION_MAX, VIDEO_TASK_STATE, searchTerms,
+  NODE_STATUS, NODE_VERSION_STATUS, PAGE, PLATFORMS, PUBLISHER_ID, PUBLISHER_STATUS,
+  SHORT_TEXT_MAX, TAGS, USER_REF_MAX, VERSION_MAX, VIDEO_TASK_STATE,
 } from './limits.js';
 import { Finding } from './scan.js';
 import { list, rule, text, transform, translations, urlField, versionRangeField } from './fields.js';
@@ -324,19 +324,9 @@ export function queryInteger(min: number, max = Number.MAX_SAFE_INTEGER) {
     .pipe(z.number().int().min(min).max(max));
 }
 
-const pageNumber = queryInteger(PAGE.min).default(PAGE.min);
-const pageLimit = queryInteger(PAGE.limitMin, PAGE.limitMax).default(PAGE.defaultLimit);
+export const pageNumber = queryInteger(PAGE.min).default(PAGE.min);
+export const pageLimit = queryInteger(PAGE.limitMin, PAGE.limitMax).default(PAGE.defaultLimit);
 
-export const ListNodesQuery = z.object({
-  page: pageNumber,
-  limit: pageLimit,
-  sort: z.enum(NODE_SORTS).default('created_at'),
-});
-export const SearchNodesQuery = z.object({
-  q: z.string().max(NAME_MAX).refine((q) => searchTerms(q).length <= SEARCH_TERMS_MAX, `must hold at most ${SEARCH_TERMS_MAX} different words`).default(''),
-  page: pageNumber,
-  limit: pageLimit,
-});
 // A publisher's nodes were answered all at once: a page of the most by default keeps that answer for up to 100.
 export const PublisherNodesQuery = z.object({ page: pageNumber, limit: queryInteger(PAGE.limitMin, PAGE.limitMax).default(PAGE.limitMax) });
 
