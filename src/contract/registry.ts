@@ -4,9 +4,10 @@ import { op } from './operation.js';
 import { CONTENT_SHA256_HEADER, SHA256_HEX_PATTERN, UNIX_SECONDS_PATTERN } from './upload.js';
 import {
   AddMemberBody, Invitation, CreatePublisherBody, CreateTokenBody, CreateUserBody, CreatedToken, CreatedUser, Health,
-  ListNodesQuery, Me, Node, NodeInput, NodeList, NodeVersion, PublishBody, PublishResponse, Publisher,
-  PublisherInput, PublisherMember, PublisherNodesQuery, RegistryLimits, SearchNodesQuery, TokenList, VersionUpdateBody, queryInteger,
+  Me, Node, NodeInput, NodeList, NodeVersion, PublishBody, PublishResponse, Publisher,
+  PublisherInput, PublisherMember, PublisherNodesQuery, RegistryLimits, TokenList, VersionUpdateBody, queryInteger,
 } from './resources.js';
+import { BULK_VERSIONS_MAX, BulkVersionsAnswer, BulkVersionsBody, ListNodesQuery, ListVersionsQuery, SearchNodesQuery } from './reads.js';
 
 // ---------- the five registry operations of the interface ----------
 
@@ -120,12 +121,7 @@ export const getNode = op({
 export const listNodeVersions = op({
   id: 'listNodeVersions', method: 'GET', path: '/nodes/{nodeId}/versions', summary: 'Every version of a node, newest semver first',
   auth: 'none',
-  query: z.object({
-    include_status_reason: z
-      .enum(['true', 'false'])
-      .optional()
-      .describe("with true, each version carries the scan's `findings` for the node's publisher members and admins"),
-  }),
+  query: ListVersionsQuery,
   response: z.array(NodeVersion),
 });
 export const getNodeVersion = op({
@@ -135,6 +131,11 @@ export const getNodeVersion = op({
 export const installNode = op({
   id: 'installNode', method: 'GET', path: '/nodes/{nodeId}/install', summary: 'The active version to install (latest unless given), with its download URL; counts a download',
   auth: 'none', query: z.object({ version: z.string().optional() }), response: NodeVersion,
+});
+export const bulkNodeVersions = op({
+  id: 'bulkNodeVersions', method: 'POST', path: '/bulk/nodes/versions',
+  summary: `Look up to ${BULK_VERSIONS_MAX} versions at once: one entry per item asked, in order, each success, not_found or error`,
+  spec: true, auth: 'none', body: BulkVersionsBody, response: BulkVersionsAnswer,
 });
 export const getPublisher = op({
   id: 'getPublisher', method: 'GET', path: '/publishers/{publisherId}', summary: 'A publisher with its members', auth: 'none', response: Publisher,
@@ -220,7 +221,7 @@ export const declineInvitation = op({
 export const registryOperations = [
   publishVersion, updateNode, updatePublisher, updateVersion, addReview,
   uploadArchive, downloadArchive,
-  listNodes, searchNodes, getNode, listNodeVersions, getNodeVersion, installNode, getPublisher, listPublisherNodes,
+  listNodes, searchNodes, getNode, listNodeVersions, getNodeVersion, installNode, bulkNodeVersions, getPublisher, listPublisherNodes,
   health, ready, getLimits, openapiDocument,
   getMe, createUser, listUserTokens, createUserToken, deleteUserToken, createPublisher,
   listPublisherTokens, createPublisherToken, deletePublisherToken, addPublisherMember, removePublisherMember,
