@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { Ctx, type Globals } from '../../src/cli/context.js';
 import { quickCommand } from '../../src/cli/quick-args.js';
-import { RESTART_WINDOW_MS } from '../../src/contract/limits.js';
+import { RESTART_WINDOW_MS } from '../../src/shared/tuning.js';
 import { writeTree } from '../package/fixtures.js';
 import { tempDir } from '../helpers.js';
 import { closedPort, runInProcess } from './in-process.js';

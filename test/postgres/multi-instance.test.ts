@@ -130,7 +130,7 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     await createPublisher(server, alice, 'alice-co');
     // Sequential publishes: each connection that served one holds the prepared statements of a publish.
     for (let patch = 0; patch < 3; patch++) expect((await publish(server, alice.token, 'alice-co', 'rolling', `1.0.${patch}`)).status).toBe(201);
-    // What a newer build's migration may do while this instance serves (README: --migrate-only before a rollout).
+    // What a newer build's migration may do while this instance serves (docs/postgres-s3.md: --migrate-only before a rollout).
     const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
     await sql.unsafe('ALTER TABLE versions ADD COLUMN from_a_newer_build text; ALTER TABLE users ADD COLUMN from_a_newer_build text; ALTER TABLE nodes ADD COLUMN from_a_newer_build text');
     await sql.end();

@@ -5,7 +5,8 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { JSON_BODIES_MAX, JSON_BODY_MAX, MEDIA_URL_MAX } from '../../src/contract/limits.js';
+import { JSON_BODY_MAX, MEDIA_URL_MAX } from '../../src/contract/limits.js';
+import { JSON_BODIES_MAX } from '../../src/shared/tuning.js';
 import { PNG, startServer, type TestServer } from '../helpers.js';
 import { eventually, startStandIn, type Answer, type StandIn } from './stand-ins.js';
 

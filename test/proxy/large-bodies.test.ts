@@ -1,15 +1,15 @@
 // The AI proxy takes bodies up to JSON_BODY_MAX (25 MiB): while four of the largest are read, checked and
-// relayed, the server still answers /healthz promptly (DESIGN.md §3: expensive checks run off the event
-// loop). The server runs in its own process, so that the test's own work does not count. A wide margin:
-// with the bodies handled on the event loop the p99 was 220-410 ms; off it, 25-70 ms (load average 4 on
-// 2 cores), and 283 ms once at load average 5-7, as the main of that day measured too: a machine that
-// busy delays every answer, so the test is tried up to three times; the bodies on the loop fail all three.
+// relayed, the server still answers /healthz (DESIGN.md §3: expensive checks run off the event loop). The
+// server runs in its own process, so that the test's own work does not count. How fast it answers is a
+// figure that `npm run bench latency` holds to its target (p99 < 150 ms): on a loaded machine a test
+// cannot tell a busy machine from a held event loop.
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JSON_BODY_MAX } from '../../src/contract/limits.js';
 import { startChild, type ChildServer } from '../server/child.js';
+import { latency } from '../figures.js';
 import { tempDir } from '../helpers.js';
 
 const IN_FLIGHT = 4;
@@ -60,11 +60,7 @@ async function probe(url: string, until: Promise<unknown>): Promise<number[]> {
 const percentile = (times: number[], p: number) => [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * p))];
 
 describe.each(['sandbox', 'forward'] as const)('the AI proxy in %s mode, with four 25 MiB bodies in flight', (mode) => {
-  it('answers /healthz within 150 ms (p99)', { timeout: 120_000, retry: 2 }, async () => {
-    // what a failed try left running
-    await child?.close();
-    await upstream?.close();
-    [child, upstream] = [undefined, undefined];
+  it('answers /healthz', { timeout: 120_000 }, async () => {
     upstream = mode === 'forward' ? await drainingUpstream() : undefined;
     child = await startChild(tempDir('nodereg-proxy-busy-'), {
       options: { proxy: upstream ? { imgUpstream: upstream.url, imgKey: 'k' } : { sandboxQuotaUser: 1024 ** 3, sandboxQuotaTotal: 1024 ** 3 } },
@@ -88,9 +84,8 @@ describe.each(['sandbox', 'forward'] as const)('the AI proxy in %s mode, with fo
     })();
     const [times, replies] = await Promise.all([probe(child.url, rounds), rounds]);
     for (const reply of replies) expect(reply.status, reply.text).toBe(200);
-    const p99 = percentile(times, 0.99);
-    console.log(`${mode}: /healthz ${times.length} answers, p50 ${percentile(times, 0.5).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`);
-    expect(p99).toBeLessThan(150);
+    // the p99's target is `npm run bench latency`'s
+    latency(`proxy.${mode}_large_bodies_healthz_p99_ms`, times, 0.99, `p50 ${percentile(times, 0.5).toFixed(1)} ms`);
     await child.close();
     child = undefined;
   });

@@ -4,7 +4,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SANDBOX_QUOTA } from '../../src/contract/limits.js';
+import { DEFAULT_SANDBOX_QUOTA } from '../../src/shared/tuning.js';
 import { resolveProxyOptions } from '../../src/server/proxy/options.js';
 import { startServer, type TestServer } from '../helpers.js';
 import { client, createUser, expectError, type TestUser } from '../server/fixtures.js';

@@ -1,4 +1,4 @@
-// The README's CI recipe, run as written: the Publish step's script, taken from README.md, in a node's
+// The CI recipe of docs/ci.md, run as written: the Publish step's script, taken from that page, in a node's
 // repository holding the tarball that `npm pack` makes, with CI=true, no terminal and a fresh HOME,
 // against a real registry. Nothing is fetched: the tarball's bundle needs only Node.
 import { execFileSync, spawn } from 'node:child_process';
@@ -11,10 +11,10 @@ import { call, createPat, createPublisher, createUser } from '../server/fixtures
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/** The `run: |` script of the workflow step named Publish in README.md, as GitHub Actions runs it. */
+/** The `run: |` script of the workflow step named Publish in docs/ci.md, as GitHub Actions runs it. */
 function publishStepScript(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const lines = readme.split('\n');
+  const page = readFileSync(join(ROOT, 'docs/ci.md'), 'utf8');
+  const lines = page.split('\n');
   const step = lines.findIndex((line) => line.trim() === '- name: Publish');
   const run = lines.findIndex((line, i) => i > step && line.trim() === 'run: |');
   const indent = lines[run].indexOf('run') + 2;
@@ -36,7 +36,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-describe("the README's CI recipe", () => {
+describe("docs/ci.md's CI recipe", () => {
   it('publishes from the packed tarball, then skips the same version, saying so in GITHUB_OUTPUT', { timeout: 120_000 }, async () => {
     const script = publishStepScript();
     expect(script).toContain('node "$RUNNER_TEMP/package/bin/nodereg.js" publish --skip-existing');
@@ -48,7 +48,7 @@ describe("the README's CI recipe", () => {
     const [tarball] = readdirSync(packed);
     expect(tarball).toMatch(/^nodereg-.+\.tgz$/);
 
-    // the publisher's repository, set up as the README says
+    // the publisher's repository, set up as docs/ci.md says
     const repo = gitRepo({
       'pyproject.toml': '[project]\nname = "ci-node"\nversion = "1.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "acme"\n',
       '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',

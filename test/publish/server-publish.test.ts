@@ -1,6 +1,6 @@
 // Publish (operation 1) with the semantics of DESIGN.md §3, short of the upload itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UPLOAD_URL_TTL_SECONDS } from '../../src/contract/limits.js';
+import { UPLOAD_URL_TTL_SECONDS } from '../../src/shared/tuning.js';
 import { PublishResponse } from '../../src/contract/resources.js';
 import { startServer, type TestServer } from '../helpers.js';
 import { client, createPublisher, createUser, expectError, publish, type TestUser } from '../server/fixtures.js';

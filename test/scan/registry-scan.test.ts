@@ -1,16 +1,19 @@
 // The registry scans every uploaded archive in a worker thread (DESIGN.md §10): a high finding makes
 // the version Flagged with a one-line reason; the findings go to the node's publisher members and
 // admins only; an admin lifts the flag; `--scan warn` keeps findings without flagging, `off` scans
-// nothing; and /healthz keeps answering while a 2,000-file archive is scanned.
+// nothing; and /healthz keeps answering while a 2,000-file archive is scanned (how fast: figures that
+// `npm run bench latency` holds to their targets).
 import { rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCAN_MAX_FINDINGS_PER_RULE, SCAN_QUEUE_RETRY_AFTER_S } from '../../src/contract/limits.js';
+import { SCAN_MAX_FINDINGS_PER_RULE } from '../../src/shared/scan.js';
+import { SCAN_QUEUE_RETRY_AFTER_S } from '../../src/shared/tuning.js';
 import { MemoryBudget, UPLOAD_MEMORY, validateZip } from '../../src/server/archives/validate-zip.js';
 import { scanArchive, ScanWorker } from '../../src/scan/run.js';
 import { createUploadScanner } from '../../src/server/scan-upload.js';
 import { startServer, tempDir, type TestServer } from '../helpers.js';
+import { latency } from '../figures.js';
 import { startChild } from '../server/child.js';
 import { client, createPublisher, createUser, makeZip, publish, uploadTo, type TestUser } from '../server/fixtures.js';
 
@@ -114,7 +117,7 @@ describe('--scan flag (the default)', () => {
     expect(uploaded).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: runtime-install at nodes/run.py:4' });
   });
 
-  it('/healthz answers within 100 ms while a 2,000-file archive is scanned', async () => {
+  it('/healthz answers while a 2,000-file archive is scanned', async () => {
     const files: Record<string, string> = {};
     // every file imports sys and torch, so every one is parsed and queried
     const body = 'import sys, torch\n\n' + Array.from({ length: 60 }, (_, i) => `def f${i}(x, y=${i}):\n    return torch.tensor([x * ${i}, y])\n`).join('\n');
@@ -136,38 +139,29 @@ describe('--scan flag (the default)', () => {
     expect(uploaded.status, uploaded.text).toBe(200);
     expect(uploaded.body.findings).toEqual([expect.objectContaining({ rule: 'unsafe-deserialization', file: 'pkg/part_0/load.py' })]);
     expect(latencies.length).toBeGreaterThan(10); // the scan took a while: the polls overlapped it
-    latencies.sort((a, b) => a - b);
-    expect(latencies[Math.floor(latencies.length * 0.95)]).toBeLessThan(100);
+    latency('scan.healthz_p95_ms', latencies, 0.95, 'while a 2,000-file archive is scanned');
   });
 
-  it('/healthz answers within 100 ms while 20 quiet sets made slow for the text gate are uploaded at once, and their memory is given back', async () => {
+  it('/healthz answers while 20 quiet sets made slow for the text gate are uploaded at once, and their memory is given back', async () => {
     // 4 files of 256 KiB (the inline gate's 1 MiB), each of runs of 1,023 letters: just short of a long
     // encoded literal, a run the obfuscation rule's search once read again from each of its letters
     const slow = ('a'.repeat(1023) + ' ').repeat(256);
     const zip = await makeZip(Object.fromEntries(Array.from({ length: 4 }, (_, i) => [`slow_${i}.py`, slow])));
-    /** The p99 of /healthz while the 20 uploads run (the run's own nodes). */
-    const run = async (round: number) => {
-      const urls = await Promise.all(Array.from({ length: 20 }, async (_, i) => (await publish(server, owner.token, 'acme', `slow-gate-${round}-${i}`, '1.0.0')).body.signedUrl as string));
-      const uploads = Promise.all(urls.map((url) => uploadTo(url, zip)));
-      let done = false;
-      void uploads.finally(() => (done = true));
-      const latencies: number[] = [];
-      while (!done) {
-        const started = performance.now();
-        await (await fetch(`${server.url}/healthz`)).arrayBuffer();
-        latencies.push(performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      for (const uploaded of await uploads) expect(uploaded.body).toMatchObject({ status: 'NodeVersionStatusActive', findings: [] });
-      expect(UPLOAD_MEMORY.held).toBe(0);
-      latencies.sort((a, b) => a - b);
-      return latencies[Math.floor(latencies.length * 0.99)];
-    };
-    // The best of up to 3 runs: other processes on a loaded machine can stall one run; a gate that holds
-    // the event loop (~0.9 s per upload before encodedRun) stalls every one.
-    const p99s: number[] = [];
-    while (p99s.length < 3 && !p99s.some((p99) => p99 < 100)) p99s.push(await run(p99s.length));
-    expect(Math.min(...p99s), `p99 of each run: ${p99s.map((p) => p.toFixed(0)).join(', ')} ms`).toBeLessThan(100);
+    const urls = await Promise.all(Array.from({ length: 20 }, async (_, i) => (await publish(server, owner.token, 'acme', `slow-gate-${i}`, '1.0.0')).body.signedUrl as string));
+    const uploads = Promise.all(urls.map((url) => uploadTo(url, zip)));
+    let done = false;
+    void uploads.finally(() => (done = true));
+    const latencies: number[] = [];
+    while (!done) {
+      const started = performance.now();
+      await (await fetch(`${server.url}/healthz`)).arrayBuffer();
+      latencies.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    for (const uploaded of await uploads) expect(uploaded.body).toMatchObject({ status: 'NodeVersionStatusActive', findings: [] });
+    expect(UPLOAD_MEMORY.held).toBe(0);
+    // a gate that holds the event loop (~0.9 s per upload before encodedRun) shows in the p99's figure
+    latency('scan.slow_gate_healthz_p99_ms', latencies, 0.99, '20 sets slow for the text gate uploaded at once');
   });
 });
 
@@ -289,7 +283,7 @@ describe('a scan that crashes or times out', () => {
 });
 
 describe('the scan queue', () => {
-  it('is bounded: with the workers busy and queueMax uploads waiting, 1,500 more are 503 with Retry-After before their bodies are read; /healthz stays quick and the server\'s memory flat', async () => {
+  it('is bounded: with the workers busy and queueMax uploads waiting, 1,500 more are 503 with Retry-After before their bodies are read; /healthz answers and the server\'s memory stays flat', async () => {
     const queueMax = 2;
     // a server of its own process, to measure its memory; its held scans are cut when the test ends
     const child = await startChild(tempDir('nodereg-data-'), { options: { scanLimits: { queueMax, timeoutMs: 300_000 } } });
@@ -316,15 +310,14 @@ describe('the scan queue', () => {
       }
       expect(probed.status, 'the queue never filled').toBe(503);
 
-      // the queue full, the event loop is free: /healthz answers at once
+      // the queue full, the event loop is free: /healthz answers
       const latencies: number[] = [];
       for (let i = 0; i < 20; i++) {
         const started = performance.now();
         await (await fetch(`${server.url}/healthz`)).arrayBuffer();
         latencies.push(performance.now() - started);
       }
-      latencies.sort((a, b) => a - b);
-      expect(latencies[Math.floor(latencies.length * 0.95)], `/healthz: ${latencies.map((l) => l.toFixed(0)).join(', ')} ms`).toBeLessThan(100);
+      latency('scan.queue_full_healthz_p95_ms', latencies, 0.95, 'the scan queue full');
 
       // three rounds of 500 at once: past the first (pools warming up), the server's memory stays where it was
       const rss: number[] = [];

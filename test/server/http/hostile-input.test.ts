@@ -9,11 +9,12 @@ import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBody } from '../../../src/contract/error-body.js';
-import { MAX_FIELD_ERRORS, METADATA_BODY_MAX, PIPELINED_MAX, TAGS, URL_MAX } from '../../../src/contract/limits.js';
+import { MAX_FIELD_ERRORS, METADATA_BODY_MAX, TAGS, URL_MAX } from '../../../src/contract/limits.js';
+import { PIPELINED_MAX } from '../../../src/shared/tuning.js';
 import { tempDir, type TestServer } from '../../helpers.js';
 import { call, createPublisher, createUser, publish, uploadTo, type TestUser } from '../fixtures.js';
 import { startChild, storedZip, type ChildServer } from '../child.js';
-import { figure } from '../../figures.js';
+import { figure, latency } from '../../figures.js';
 
 const MiB = 1024 * 1024;
 /** An error answer is at most this long, whatever was sent. */
@@ -431,7 +432,7 @@ describe('every handle closes', () => {
 });
 
 describe('the event loop stays free', () => {
-  /** Sends each attack `rounds` times while a prober in its own process times /healthz; the p99, overall and by attack. */
+  /** Sends each attack `rounds` times while a prober in its own process times /healthz: each probe, and the p99 by attack. */
   async function probeDuringAttacks(rounds: number) {
     const prober = fork(resolve(import.meta.dirname, '../healthz-prober.js'), [server.url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     await new Promise((done) => prober.once('message', done));
@@ -449,22 +450,15 @@ describe('the event loop stays free', () => {
     const p99 = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length * 0.99)] ?? 0;
     const during = probes.filter((p) => p.at >= phases[0].from);
     const byAttack = phases.map(({ name, from, to }) => `${name}: ${p99(during.filter((p) => p.at >= from && p.at <= to).map((p) => p.ms)).toFixed(0)} ms`);
-    return { probes: during.length, p99: p99(during.map((p) => p.ms)), byAttack };
+    return { latencies: during.map((p) => p.ms), byAttack };
   }
 
-  it('answers /healthz within 100 ms (p99) under each hostile input', { timeout: 300_000 }, async () => {
+  // The p99's target (100 ms) is held by `npm run bench latency`; a request that holds the loop for
+  // good (the quadratic prompt check held it 12 s) fails here.
+  it('answers /healthz under each hostile input', { timeout: 300_000 }, async () => {
     for (const make of [tags100k, tags12M, objects25MiB, prompt, banner, webhook]) make();
-    // The machine is shared: a run slowed by others is measured again (at most 3 times). A request that
-    // holds the loop (the quadratic prompt check held it 12 s) fails every run.
-    const runs: Awaited<ReturnType<typeof probeDuringAttacks>>[] = [];
-    while (runs.length < 3 && !runs.some((run) => run.p99 < 100)) runs.push(await probeDuringAttacks(3));
-    const best = runs.reduce((a, b) => (b.p99 < a.p99 ? b : a));
-    figure(
-      'hostile.healthz_p99_ms',
-      best.p99.toFixed(1),
-      `${best.probes} probes, each attack sent 3 times; p99 by attack: ${best.byAttack.join('; ')}; runs: ${runs.map((r) => r.p99.toFixed(0)).join(', ')} ms`,
-    );
-    expect(best.probes).toBeGreaterThan(50);
-    expect(best.p99).toBeLessThan(100);
+    const run = await probeDuringAttacks(3);
+    expect(run.latencies.length).toBeGreaterThan(50);
+    latency('hostile.healthz_p99_ms', run.latencies, 0.99, `each attack sent 3 times; p99 by attack: ${run.byAttack.join('; ')}`);
   });
 });

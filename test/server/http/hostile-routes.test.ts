@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { ANONYMOUS_BODIES_MAX, JSON_BODIES_MAX, JSON_BODY_MAX, METADATA_BODY_MAX, PAGE, UPSTREAM_ANSWER_MAX } from '../../../src/contract/limits.js';
+import { JSON_BODY_MAX, METADATA_BODY_MAX, PAGE, UPSTREAM_ANSWER_MAX } from '../../../src/contract/limits.js';
+import { ANONYMOUS_BODIES_MAX, JSON_BODIES_MAX } from '../../../src/shared/tuning.js';
 import { startServer, type TestServer } from '../../helpers.js';
 import { call, createPublisher, createUser, expectError, makeZip, publish, uploadTo, type TestUser } from '../fixtures.js';
 

@@ -5,6 +5,7 @@
 import { get } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { versionView } from '../../../src/server/views.js';
+import { latency } from '../../figures.js';
 import { startServer, type TestServer } from '../../helpers.js';
 import { createPublisher, createUser, healthzWhile, publishAndUpload, type TestUser } from '../fixtures.js';
 
@@ -65,9 +66,8 @@ describe('GET /nodes/{id}/versions of a node with 3,000 versions', () => {
     }
     clearInterval(timer);
     latencies.sort((a, b) => a - b);
-    console.log(`[figure] versions.list_3000: /healthz answered ${latencies.length} times during ${rounds} rebuilds, max ${latencies.at(-1)!.toFixed(0)} ms; event loop held at most ${held.toFixed(0)} ms`);
-    // a wide margin (2 shared cores): before, each rebuild held the loop ~700 ms
-    expect(latencies.at(-1)!).toBeLessThan(150);
+    // before the list was built in turns, each rebuild held the loop ~700 ms: the figure's target is `npm run bench latency`'s
+    latency('versions.list_3000_healthz_max_ms', latencies, 1, `during ${rounds} rebuilds; event loop held at most ${held.toFixed(0)} ms`);
   }, 120_000);
 
   it('reads the versions of one moment, also when a write lands between two pages of the read', async () => {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEntryNameChecker, entryNameProblem } from '../../../src/contract/archive-names.js';
 import { selectFiles } from '../../../src/package/files.js';
+import { figure, latency } from '../../figures.js';
 import { startServer, tempDir, type TestServer } from '../../helpers.js';
 import { createPublisher, createUser, expectError, healthzWhile, publish, uploadTo, type TestUser } from '../fixtures.js';
 import { rawZip } from '../zip-builder.js';
@@ -92,10 +93,9 @@ describe('a zip of 65,535 empty entries', () => {
     expect(reply.status, reply.text).toBe(200);
     const seconds = (performance.now() - started) / 1000;
     latencies.sort((a, b) => a - b);
-    console.log(`[figure] zip.empty_entries_65535: ${seconds.toFixed(1)} s to upload and check; /healthz answered ${latencies.length} times, max ${latencies.at(-1)!.toFixed(0)} ms`);
     expect(latencies.length).toBeGreaterThan(3);
-    // wide margins (2 shared cores): the check must not hold the event loop
-    expect(latencies.at(-1)!).toBeLessThan(1_000);
-    expect(seconds).toBeLessThan(20);
+    // the check must not hold the event loop: the figures' targets are `npm run bench latency`'s
+    figure('zip.empty_entries_65535_s', seconds.toFixed(1), 'to upload and check');
+    latency('zip.empty_entries_65535_healthz_max_ms', latencies, 1);
   }, 60_000);
 });

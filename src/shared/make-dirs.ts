@@ -1,7 +1,7 @@
 // Node's mkdir({recursive: true}) retries forever, at full CPU, where mkdir answers ENOENT under a
-// parent that exists (/proc, /sys): a user's path there must fail at once instead. Here, in contract/,
+// parent that exists (/proc, /sys): a user's path there must fail at once instead. Here, in shared/,
 // because the server (its data dir, storage, restore) and the CLI (the dirs a user names) both make
-// directories with it and say the same words when they cannot, and contract/ is what both may import.
+// directories with it and say the same words when they cannot.
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
