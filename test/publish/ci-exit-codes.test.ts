@@ -113,6 +113,23 @@ describe('publish in CI: the exit code says what happened', () => {
     expect((await fetch(`${registry.url}/publishers/ci-squat`)).status).toBe(404);
   });
 
+  it('--create-publisher refuses early, naming the node, when a Deleted node of another publisher holds the id (it created the publisher, then failed)', { timeout: 60_000 }, async () => {
+    const { id, dir } = project();
+    expect((await runCli(['publish', dir], { env: env() })).code).toBe(0);
+    const deleted = await fetch(`${registry.url}/publishers/ci/nodes/${id}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${registry.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'NodeStatusDeleted' }),
+    });
+    expect(deleted.status, await deleted.text()).toBe(200);
+    const erin = await createUser(registry, `erin-${id}`);
+    const taken = await runCli(['publish', dir, '--publisher', 'ci-erin', '--create-publisher'], { env: { ...env(), NODEREG_TOKEN: erin.token } });
+    expect(taken.code, taken.stderr).toBe(4);
+    expect(taken.stderr).toContain(`error: node ${id} belongs to publisher ci; choose another node id\n`);
+    expect(taken.stderr).not.toContain('created publisher');
+    expect((await fetch(`${registry.url}/publishers/ci-erin`)).status).toBe(404);
+  });
+
   it('publish --help lists the exit codes a CI job reads', async () => {
     const help = await runInProcess(['publish', '--help']);
     expect(help.code).toBe(0);

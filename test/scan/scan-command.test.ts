@@ -153,11 +153,19 @@ describe('validate, publish and node versions --reasons', () => {
     expect(failed.code).toBe(2);
     expect(failed.stderr).toContain('install.py:3  high  runtime-install');
     expect(failed.stderr).toContain('hint: fix it: declare the packages in [project] dependencies'); // one finding, with its own hint
-    // With --json, a failure is the error document alone (DESIGN.md §5), the findings in its message; no result with `scan`.
+    // With --json, a failure is the error document alone (DESIGN.md §5), the findings in its message and as objects; no result with `scan`.
     const failedJson = await runInProcess(['validate', dir, '--json']);
     expect(failedJson.code).toBe(2);
     expect(failedJson.stdout.trim().split('\n')).toHaveLength(1);
-    expect(JSON.parse(failedJson.stdout)).toEqual({ error: { code: 'scan_findings', message: expect.stringContaining('install.py:3  high  runtime-install'), hint: expect.any(String) } });
+    expect(JSON.parse(failedJson.stdout)).toEqual({
+      error: {
+        code: 'scan_findings',
+        message: expect.stringContaining('install.py:3  high  runtime-install'),
+        hint: expect.any(String),
+        findings: [expect.objectContaining({ file: 'install.py', line: 3, rule: 'runtime-install', severity: 'high' })],
+        skipped: [],
+      },
+    });
     const passed = await runInProcess(['validate', dir, '--fail-on', 'critical', '--json']);
     expect(passed.code).toBe(0);
     expect(JSON.parse(passed.stdout).scan.findings.map((f: { rule: string }) => f.rule)).toEqual(['runtime-install']);
