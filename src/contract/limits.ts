@@ -132,7 +132,6 @@ export const entryRatioAllowed = (packed: number, unpacked: number) =>
   unpacked <= Math.max(UNPACKED_RATIO.entryFloor, UNPACKED_RATIO.entry * packed);
 /** Entries one archive may hold: each name is kept in memory while the archive is checked. */
 export const MAX_ARCHIVE_ENTRIES = 100_000;
-export const CONTENT_SHA256_HEADER = 'X-Content-SHA256';
 
 // ---- AI proxy ----
 
