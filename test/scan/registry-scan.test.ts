@@ -292,7 +292,9 @@ describe('the scan queue', () => {
       const owner = await createUser(server);
       await createPublisher(server, owner, 'acme');
       // each holds a worker for ~13 s here: 120 files of ~390 KB that the text gate admits (they name requests) and the parser reads whole
-      const source = `import requests\n${'def f(a, b):\n    return a + b\n'.repeat(13_000)}`;
+      // (numbered lines: a source that packs within the archive's unpacked-to-packed ratio bound)
+      const lines = Array.from({ length: 13_000 }, (_, i) => `def f${i}(a, b):\n    return a + ${(i * 7919) % 100_003}\n`);
+      const source = `import requests\n${lines.join('')}`;
       const slow = await makeZip(Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`slow_${i}.py`, source])));
       const workers = Math.max(1, availableParallelism() - 1);
       for (let i = 0; i < workers + queueMax; i++) {
