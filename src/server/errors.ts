@@ -35,8 +35,8 @@ export const tooLarge = (message: string, hint?: string) => new HttpError('paylo
 export const unsupportedMediaType = (message: string) => new HttpError('unsupported_media_type', message);
 
 /**
- * The raw HTTP answer, written on the socket itself: for errors raised before hono sees the request
- * (Node's parser), and for an answer that closes the connection while its body still comes (index.ts: closeAfter).
+ * The raw HTTP answer, written on the socket itself: for errors raised before any request is read
+ * (Node's parser errors and timeouts, CONNECT; src/server/http/).
  */
 export function rawErrorResponse(status: number, code: ErrorCode, message: string, error: HttpError = new HttpError(code, message)): string {
   const body = JSON.stringify(error.body());

@@ -6,6 +6,7 @@ import { ANONYMOUS_BODIES_MAX, JSON_BODIES_MAX, MAX_FIELD_ERRORS } from '../cont
 import { contentEncodingProblem, contentTypeProblem, type BodyMedia } from '../contract/media.js';
 import type { Operation, ResponseOf } from '../contract/operation.js';
 import { badRequest, HttpError, tooLarge, unauthorized, unsupportedMediaType } from './errors.js';
+import { DROP } from './http/index.js';
 import { jsonErrorOffset, JsonShape } from './json-shape.js';
 
 /** Who is calling: a user token, or a publisher's personal access token (acting for its creator). */
@@ -21,8 +22,6 @@ export type AppEnv = {
     principal: Principal | null;
     /** A bearer token already looked up by a middleware (the rate limit), so the route need not again. */
     authenticated?: { token: string; principal: Principal | null };
-    /** The status of an answer written on the socket itself (closeAfter), for the access log. */
-    sentStatus?: number;
   };
 };
 
@@ -134,9 +133,6 @@ const bodiesFull = () =>
 
 const anonymousBodiesFull = () =>
   new HttpError('unavailable', 'too many requests without an Authorization header are sending their bodies at the moment; retry shortly, or send the token in the Authorization header', undefined, undefined, { 'Retry-After': '1' });
-
-/** How much of a refused body is read and dropped before the answer: at most, and how long a pause ends it. */
-export const DROP = { ms: 2000, bytes: 64 * 1024 * 1024, idleMs: 100 };
 
 /**
  * Reads and drops what is left of a request's body (within DROP) before an error is answered, while it

@@ -17,7 +17,7 @@ import { archiveKey, versionView } from '../views.js';
 
 /**
  * An answer given before the body is read: the connection closes after it, and the rest of the body
- * is only dropped within DROP (server/index.ts: closeAfter), never read to keep the connection alive.
+ * is only dropped within DROP (server/http: closeAfterResponse), never read to keep the connection alive.
  */
 function early(error: HttpError): HttpError {
   return new HttpError(error.code, error.message, error.details, error.hint, { ...error.headers, Connection: 'close' });
