@@ -43,3 +43,11 @@ export function rawErrorResponse(status: number, code: ErrorCode, message: strin
   const headers = Object.entries({ ...error.headers, Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
   return `HTTP/1.1 ${status} ${code}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers.join('')}\r\n${body}`;
 }
+
+/**
+ * The same error as an answer given before the request's body is read: the connection closes after
+ * it, and the rest of the body is only dropped (src/server/http/: closeAfterResponse).
+ */
+export function closesConnection(error: HttpError): HttpError {
+  return new HttpError(error.code, error.message, error.details, error.hint, { ...error.headers, Connection: 'close' });
+}

@@ -1,19 +1,18 @@
-// Accounts of DESIGN.md §3: who am I, users (admin), user tokens, publishers, their tokens and members.
+// Accounts of DESIGN.md §3: who am I, users (admin), user tokens, publishers, their tokens and members
+// (services/accounts.ts).
 import {
   acceptInvitation, addPublisherMember, createPublisher, createPublisherToken, createUser, createUserToken, declineInvitation,
   deletePublisherToken, deleteUserToken, getMe, listMyInvitations, listPublisherInvitations, listPublisherTokens, listUserTokens,
   removePublisherMember,
 } from '../../contract/registry.js';
-import { TOKENS_MAX } from '../../contract/limits.js';
 import type { User } from '../../contract/resources.js';
-import { accessTo, adminOnlyField, allowMutation, requirePublisher, requireRole, requireUserToken } from '../access.js';
-import { generateToken, hashToken, shownPrefix, type TokenKind } from '../accounts/tokens.js';
+import { accessTo, allowMutation, requirePublisher, requireRole, requireUserToken } from '../access.js';
 import type { RouteModule } from '../context.js';
 import { conflict, forbidden, notFound } from '../errors.js';
 import type { Principal } from '../route.js';
 import { route } from '../route.js';
-import type { RegistryStore, TokenRow, UserRow } from '../store/registry-store.js';
-import { publisherChanges } from './registry.js';
+import type { TokenRow, UserRow } from '../store/registry-store.js';
+import { createUserWithToken, invitee, issueToken, publisherChanges } from '../services/accounts.js';
 import { changedRoleView, invitationView, memberView, publisherView } from '../views.js';
 
 const userView = (user: UserRow): User => ({ id: user.id, name: user.name, ...(user.email ? { email: user.email } : {}), admin: user.admin });
@@ -24,29 +23,6 @@ const tokenInfo = (token: TokenRow) => ({
   last_used_at: token.last_used_at,
   prefix: token.prefix,
 });
-
-/** Creates a token and answers it the one time it is shown. */
-export async function issueToken(
-  store: RegistryStore,
-  input: { kind: TokenKind; userId: string; publisherId?: string; name: string },
-): Promise<{ id: string; name: string; created_at: string; prefix: string; token: string }> {
-  const owner = input.kind === 'pat' ? { publisherId: input.publisherId! } : { userId: input.userId };
-  if ((await store.listTokens(owner)).length >= TOKENS_MAX) {
-    const whose = input.kind === 'pat' ? `publisher ${input.publisherId} has` : 'you have';
-    throw conflict(`${whose} ${TOKENS_MAX} live tokens, the most there may be`, 'revoke one you no longer use first (`nodereg token list`, `nodereg token revoke`)');
-  }
-  const token = generateToken(input.kind);
-  const row = await store.createToken({ ...input, hash: hashToken(token), prefix: shownPrefix(token) });
-  return { id: row.id, name: row.name, created_at: row.created_at, prefix: row.prefix, token };
-}
-
-/** The one user an owner names by id, e-mail or user name: 404 for none, 409 when a name is shared. */
-async function invitee(store: RegistryStore, text: string): Promise<UserRow> {
-  const found = await store.findUsers(text);
-  if (found.length === 0) throw notFound(`no user has the id, e-mail or name "${text}"`);
-  if (found.length > 1) throw conflict(`${found.length} users answer to "${text}"`, 'name the user by their id or e-mail');
-  return found[0];
-}
 
 export const registerAccountRoutes: RouteModule = (app, ctx) => {
   const { store } = ctx;
@@ -64,14 +40,7 @@ export const registerAccountRoutes: RouteModule = (app, ctx) => {
 
   route(app, ctx, createUser, async ({ principal, input }) => {
     if (!me(principal).admin) throw forbidden('only an admin may create users');
-    const { body } = input();
-    const token = generateToken('user');
-    const user = await store.createUser({
-      name: body.name,
-      email: body.email ?? null,
-      admin: body.admin ?? false,
-      token: { name: 'token', hash: hashToken(token), prefix: shownPrefix(token) },
-    });
+    const { user, token } = await createUserWithToken(store, input().body);
     return { user: userView(user), token };
   });
 
