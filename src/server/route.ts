@@ -208,6 +208,26 @@ function credentialInBody(raw: Buffer, field: string): string | undefined {
   }
 }
 
+/** Validates a request's query and JSON body against the operation (400 naming each field). */
+function parseInput<O extends Operation>(operation: O, c: Context<AppEnv>, raw: Buffer): ReturnType<RouteContext<O>['input']> {
+  const query = operation.query.safeParse(c.req.query());
+  const issues = query.success ? [] : [...query.error.issues];
+  let body: unknown;
+  if (operation.bodyKind === 'json') {
+    let json: unknown;
+    try {
+      json = raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw malformedJson(jsonErrorOffset(raw), raw.length);
+    }
+    const parsed = operation.body.safeParse(json);
+    if (parsed.success) body = parsed.data;
+    else issues.push(...parsed.error.issues);
+  }
+  if (issues.length) throw invalidRequest(issues);
+  return { query: (query as { data: unknown }).data, body } as ReturnType<RouteContext<O>['input']>;
+}
+
 /**
  * Serves one operation of the contract. Checks in the order of DESIGN.md §2: 415 and 413 before the
  * body is read, then 401; the handler does its 404 and 403, then calls `input()` for the 400s.
@@ -276,24 +296,7 @@ export function route<O extends Operation>(
     const params = operation.params.safeParse(c.req.param());
     if (!params.success) throw badRequest('invalid path parameters', fieldErrors(params.error.issues));
 
-    const input = () => {
-      const query = operation.query.safeParse(c.req.query());
-      const issues = query.success ? [] : [...query.error.issues];
-      let body: unknown;
-      if (operation.bodyKind === 'json') {
-        let json: unknown;
-        try {
-          json = raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8'));
-        } catch {
-          throw malformedJson(jsonErrorOffset(raw), raw.length);
-        }
-        const parsed = operation.body.safeParse(json);
-        if (parsed.success) body = parsed.data;
-        else issues.push(...parsed.error.issues);
-      }
-      if (issues.length) throw invalidRequest(issues);
-      return { query: (query as { data: unknown }).data, body } as ReturnType<RouteContext<O>['input']>;
-    };
+    const input = () => parseInput(operation, c, raw);
 
     const result = await handler({ c, params: params.data as z.output<O['params']>, principal, input, rawBody: raw, bearer });
     if (result instanceof Response) return result;

@@ -24,9 +24,11 @@ const tokenInfo = (token: TokenRow) => ({
   prefix: token.prefix,
 });
 
-export const registerAccountRoutes: RouteModule = (app, ctx) => {
+const me = (principal: Principal | null) => principal!;
+
+/** Who am I, users (an admin's), and one's own tokens. */
+const registerUserRoutes: RouteModule = (app, ctx) => {
   const { store } = ctx;
-  const me = (principal: Principal | null) => principal!;
 
   route(app, ctx, getMe, async ({ principal }) => {
     const caller = me(principal);
@@ -64,7 +66,11 @@ export const registerAccountRoutes: RouteModule = (app, ctx) => {
     await store.revokeToken(token.id);
     return new Response(null, { status: 204 });
   });
+};
 
+/** Publishers and their access tokens. */
+const registerPublisherRoutes: RouteModule = (app, ctx) => {
+  const { store } = ctx;
   route(app, ctx, createPublisher, async ({ principal, input }) => {
     requireUserToken(me(principal), 'create publishers');
     const { body } = input();
@@ -97,7 +103,11 @@ export const registerAccountRoutes: RouteModule = (app, ctx) => {
     await store.revokeToken(token.id);
     return new Response(null, { status: 204 });
   });
+};
 
+/** Members and invitations. */
+const registerMemberRoutes: RouteModule = (app, ctx) => {
+  const { store } = ctx;
   route(app, ctx, addPublisherMember, async ({ params, principal, input }) => {
     const publisher = await requirePublisher(store, params.publisherId);
     allowMutation(await accessTo(store, principal, publisher.id), 'owner', publisher);
@@ -147,4 +157,11 @@ export const registerAccountRoutes: RouteModule = (app, ctx) => {
     }
     return new Response(null, { status: 204 });
   });
+};
+
+
+export const registerAccountRoutes: RouteModule = (app, ctx) => {
+  registerUserRoutes(app, ctx);
+  registerPublisherRoutes(app, ctx);
+  registerMemberRoutes(app, ctx);
 };
