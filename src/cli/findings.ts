@@ -2,7 +2,8 @@
 // file set, the human listing (grouped by file, with the line of code), and the --fail-on decision.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { atLeast, DEFAULT_SCAN_FAIL_ON, namesWhat, SCAN_FLAG_AT, SCAN_MAX_FINDINGS_PER_RULE, SCAN_MAX_REPORTED_FINDINGS, SCAN_SEVERITIES } from '../contract/limits.js';
+import { atLeast, SCAN_SEVERITIES } from '../contract/limits.js';
+import { DEFAULT_SCAN_FAIL_ON, namesWhat, SCAN_FLAG_AT, SCAN_MAX_FINDINGS_PER_RULE, SCAN_MAX_REPORTED_FINDINGS } from '../shared/scan.js';
 import type { Finding, ScanReport, ScanSeverity, SkippedFile } from '../contract/scan.js';
 import type { Problem } from '../package/manifest.js';
 import type { Project } from '../package/project.js';

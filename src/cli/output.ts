@@ -1,7 +1,7 @@
 import { styleText } from 'node:util';
 import type { CliError } from './errors.js';
 import { asInvoked } from './invocation.js';
-import { withoutUserInfo } from '../contract/url.js';
+import { withoutUserInfo } from '../shared/url.js';
 
 export interface Stream {
   write(chunk: string): boolean;

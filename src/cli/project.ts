@@ -3,7 +3,8 @@
 // The packer is imported only when a command runs, never for --help.
 import { existsSync, fstatSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { formatSize, parseSize } from '../contract/size.js';
+import { formatSize } from '../contract/size.js';
+import { parseSize } from '../shared/size.js';
 import type { ChangelogInput, Problem } from '../package/manifest.js';
 import type { Project, ProjectOptions } from '../package/project.js';
 import type { ArchiveResult, Pool } from '../package/zip.js';

@@ -7,7 +7,7 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import type { z } from 'zod';
-import { fieldKey } from '../contract/field-keys.js';
+import { fieldKey } from '../shared/field-keys.js';
 import { isPublisherId, PUBLISHER_ID } from '../contract/limits.js';
 import { checkRequest, nodeWritable } from '../contract/requests.js';
 import type { PublishBody } from '../contract/resources.js';

@@ -4,7 +4,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { notParsed, SCAN_BUDGET_MS, SCAN_GATE_MAX_BYTES, SCAN_MAX_FILE_BYTES, SCAN_MAX_REPORTED_FINDINGS, SCAN_PARSE_MS, SCAN_SEVERITIES, seconds } from '../contract/limits.js';
+import { SCAN_SEVERITIES } from '../contract/limits.js';
+import { notParsed, SCAN_BUDGET_MS, SCAN_GATE_MAX_BYTES, SCAN_MAX_FILE_BYTES, SCAN_MAX_REPORTED_FINDINGS, SCAN_PARSE_MS, seconds } from '../shared/scan.js';
 import type { Finding, ScanReport, SkippedFile } from '../contract/scan.js';
 import { languageOf } from './languages.js';
 import { admittedRules, Scanner, unscanned, type FileScan, type ScanTextOptions } from './scanner.js';

@@ -3,7 +3,7 @@
 // `serve` and the tests share it; it returns an unstarted server.
 import { join } from 'node:path';
 import type { Hono } from 'hono';
-import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../contract/limits.js';
+import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../shared/tuning.js';
 import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
 import { appListener, buildApp } from './app.js';
 import { rollBackArchiveClaims } from './archives/claims.js';

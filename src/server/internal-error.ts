@@ -1,7 +1,7 @@
 // The answer to an error no route expected: 503 when the cause is the operator's to fix or passes
 // (descriptors, disk, a backend out of reach), else 500; both are logged.
 import { join } from 'node:path';
-import { withoutUserInfo } from '../contract/url.js';
+import { withoutUserInfo } from '../shared/url.js';
 import { StorageUnavailableError } from './archives/storage.js';
 import { HttpError } from './errors.js';
 

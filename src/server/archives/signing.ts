@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { UPLOAD_URL_TTL_SECONDS } from '../../contract/limits.js';
+import { UPLOAD_URL_TTL_SECONDS } from '../../shared/tuning.js';
 
 // Signed upload URLs (DESIGN.md §3): HMAC-SHA256 with the upload key over the method, the route path
 // and the expiry, and over the archive's size and SHA-256 when the publish declared them (the URL

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { PIPELINED_MAX } from '../../contract/limits.js';
+import { PIPELINED_MAX } from '../../shared/tuning.js';
 import { noRoute } from '../../contract/errors.js';
 import { byteClock } from '../byte-clock.js';
 import { HttpError, rawErrorResponse } from '../errors.js';

@@ -8,14 +8,18 @@ import postgres from 'postgres';
 import { PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS } from '../../contract/resources.js';
 import { INVITATION_SELECT, MEMBER_SELECT, toInvitation, toMember } from './member-row.js';
 import { NODE_COLUMNS, nextDocument, nodeFromColumns } from './node-document.js';
-import { postgresMigrations } from './postgres-migrations.js';
+import { SEARCH_VECTOR } from './postgres-migrations.js';
+import { migratePostgres } from './postgres/migrate.js';
+
+export { migratePostgres };
 import { DATABASE_DEADLINE_MS, watchedSockets, withDeadline } from './postgres-deadline.js';
 import type {
   MemberRole, NodeRow, NodeSort, NodeStamp, PublisherRow, RegistryStore, Reviewed, TokenRow, UserRow, VersionRow,
 } from './registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
-import { searchWords, UNFILLED_WORDS } from './search-words.js';
-import { HIGHEST_FIRST, LATEST_VERSION_ID, UNFILLED_VERSION_ORDER, versionOrder } from './version-order.js';
+import { searchWords } from './search-words.js';
+import { HIGHEST_FIRST, LATEST_VERSION_ID, versionOrder } from './version-order.js';
+import { readVersionsInPages } from './version-pages.js';
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 type Raw = Record<string, unknown>;
@@ -27,8 +31,6 @@ const VERSION_COLUMNS = [...VERSION_PUBLISHED_FIELDS, 'deprecated', 'status', 's
 const PUBLISHER_COLUMNS = [...PUBLISHER_WRITABLE_FIELDS, 'status'];
 /** Searches with at most this many matches are ranked (as the SQLite store's DEFAULT_RANK_LIMIT). */
 const RANK_LIMIT = 2_000;
-/** Any number, the same for every instance: the lock migrations are applied under. */
-const MIGRATION_LOCK = 7_411_202;
 
 const NODE_ORDER: Record<NodeSort, string> = {
   created_at: 'created_at DESC, id',
@@ -39,33 +41,6 @@ const NODE_ORDER: Record<NodeSort, string> = {
 };
 const LISTED = `status = 'NodeStatusActive' AND NOT EXISTS
   (SELECT 1 FROM publishers p WHERE p.id = nodes.publisher_id AND p.status = 'PublisherStatusBanned')`;
-
-/** Applies pending migrations under an advisory lock; instances starting together wait for each other. */
-export async function migratePostgres(sql: postgres.Sql): Promise<void> {
-  await sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
-    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)`;
-    const [{ current }] = await tx`SELECT coalesce(max(version), 0)::int AS current FROM schema_migrations`;
-    for (const [index, migration] of postgresMigrations.entries()) {
-      const version = index + 1;
-      if (version <= current) continue;
-      await tx.unsafe(migration.sql);
-      await tx`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${version}, ${migration.name}, ${now()})`;
-    }
-    // Versions stored before the column version_order get theirs, in one statement.
-    const missing = await tx.unsafe<{ id: string; version: string }[]>(UNFILLED_VERSION_ORDER);
-    if (missing.length) {
-      const [ids, orders] = [missing.map((row) => row.id), missing.map((row) => versionOrder(row.version))];
-      await tx`UPDATE versions SET version_order = filled.value FROM unnest(${sql.array(ids)}::text[], ${sql.array(orders)}::text[]) AS filled(id, value) WHERE versions.id = filled.id`;
-    }
-    // Nodes stored before the column words get theirs, in one statement.
-    const unsplit = await tx.unsafe<{ id: string; name: string | null }[]>(UNFILLED_WORDS);
-    if (unsplit.length) {
-      const [ids, words] = [unsplit.map((row) => row.id), unsplit.map((row) => searchWords(row.id, row.name))];
-      await tx`UPDATE nodes SET words = filled.value FROM unnest(${sql.array(ids)}::text[], ${sql.array(words)}::text[]) AS filled(id, value) WHERE nodes.id = filled.id`;
-    }
-  });
-}
 
 /**
  * Connects, migrates, and reads the server's secret (32 random bytes, created by the first instance
@@ -315,12 +290,13 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
       const words = terms.flatMap((term) => term.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
       if (words.length === 0) return { rows: [], total: 0 };
       const query = words.map((word) => `${word}:*`).join(' & ');
-      const [{ n }] = await sql.unsafe(`SELECT count(*)::int AS n FROM nodes WHERE ${LISTED} AND search @@ to_tsquery('simple', $1)`, [query]);
+      const matches = `(${SEARCH_VECTOR}) @@ to_tsquery('simple', $1)`;
+      const [{ n }] = await sql.unsafe(`SELECT count(*)::int AS n FROM nodes WHERE ${LISTED} AND ${matches}`, [query]);
       // Ranking costs per match: a term that matches more than RANK_LIMIT nodes says little by itself,
       // and its matches come newest first (at 100,000 nodes: ~1 ms instead of ~50).
-      const order = (n as number) <= RANK_LIMIT ? `ts_rank(search, to_tsquery('simple', $1)) DESC, seq` : 'seq DESC';
+      const order = (n as number) <= RANK_LIMIT ? `ts_rank((${SEARCH_VECTOR}), to_tsquery('simple', $1)) DESC, seq` : 'seq DESC';
       const rows = await sql.unsafe(
-        `${NODE_SELECT} WHERE ${LISTED} AND search @@ to_tsquery('simple', $1) ORDER BY ${order} LIMIT $2 OFFSET $3`,
+        `${NODE_SELECT} WHERE ${LISTED} AND ${matches} ORDER BY ${order} LIMIT $2 OFFSET $3`,
         [query, limit, offset],
       );
       return page(rows, n as number);
@@ -352,7 +328,13 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
       return { node: { ...node, generation: Number(node.generation) } as Reviewed['node'], previousGeneration: Number(before.generation) };
     },
 
-    listVersions: async (nodeId) => (await sql`SELECT * FROM versions WHERE node_id = ${nodeId} ORDER BY ${sql.unsafe(HIGHEST_FIRST)}`).map((row) => toVersion(row)!),
+    listVersions: (nodeId) =>
+      readVersionsInPages({
+        generation: async () => (await sql`SELECT versions_generation FROM nodes WHERE id = ${nodeId}`)[0]?.versions_generation,
+        orderedIds: async () => (await sql`SELECT id FROM versions WHERE node_id = ${nodeId} ORDER BY ${sql.unsafe(HIGHEST_FIRST)}`).map((row) => row.id as string),
+        rows: async (ids) => (await sql`SELECT * FROM versions WHERE id = ANY(${sql.array(ids)}::text[])`).map((row) => toVersion(row)!),
+        all: async () => (await sql`SELECT * FROM versions WHERE node_id = ${nodeId} ORDER BY ${sql.unsafe(HIGHEST_FIRST)}`).map((row) => toVersion(row)!),
+      }),
     async latestVersions(nodeIds) {
       if (nodeIds.length === 0) return [];
       const rows = await sql`SELECT * FROM versions WHERE id IN (SELECT ${sql.unsafe(LATEST_VERSION_ID)} FROM unnest(${sql.array(nodeIds)}::text[]) AS n(value))`;

@@ -10,8 +10,8 @@ import type {
 } from './registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
 import { searchWords } from './search-words.js';
-import { turnsEvery } from '../turns.js';
 import { HIGHEST_FIRST, LATEST_VERSION_ID, versionOrder } from './version-order.js';
+import { readVersionsInPages } from './version-pages.js';
 
 const now = () => new Date().toISOString();
 type Raw = Record<string, unknown>;
@@ -96,11 +96,6 @@ export interface SqliteStoreOptions {
 /** Ranking 2,000 matches takes a few milliseconds; ranking 100,000 took over 100 (docs/decisions.md). */
 export const DEFAULT_RANK_LIMIT = 2_000;
 
-/** A node's versions read at a time by listVersions (200 long changelogs: a few ms), other requests between. */
-const VERSIONS_PAGE = 200;
-const VERSIONS_TURN_MS = 10;
-/** Reads of a node's versions started again when a write moved them meanwhile, before one read at once. */
-const VERSIONS_READ_ATTEMPTS = 3;
 
 export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIMIT }: SqliteStoreOptions = {}): RegistryStore {
   // Write transactions take the write lock when they begin, so one that read first never finds the
@@ -507,26 +502,14 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     },
     review,
 
-    async listVersions(nodeId) {
-      // Their ids in order, then the rows a page at a time with turns between pages: 3,000 versions
-      // with long changelogs held the event loop ~170 ms in one read. A write to the node's versions
-      // meanwhile (its versions_generation moves) starts again, so the list is one moment's; after a
-      // few such writes it is read at once.
-      const generation = () => one('SELECT versions_generation FROM nodes WHERE id = ?', nodeId)?.versions_generation;
+    listVersions: (nodeId) => {
       const ordered = `FROM versions WHERE node_id = ? ORDER BY ${HIGHEST_FIRST}`;
-      for (let attempt = 0; attempt < VERSIONS_READ_ATTEMPTS; attempt++) {
-        const before = generation();
-        const ids = all(`SELECT id ${ordered}`, nodeId).map((row) => row.id as string);
-        const byId = new Map<string, Raw>();
-        const turns = turnsEvery(VERSIONS_TURN_MS);
-        for (let at = 0; at < ids.length; at += VERSIONS_PAGE) {
-          if (at) await turns();
-          const page = all('SELECT * FROM versions WHERE id IN (SELECT value FROM json_each(?))', JSON.stringify(ids.slice(at, at + VERSIONS_PAGE)));
-          for (const row of page) byId.set(row.id as string, row);
-        }
-        if (generation() === before) return ids.map((id) => toVersion(byId.get(id))!);
-      }
-      return all(`SELECT * ${ordered}`, nodeId).map((row) => toVersion(row)!);
+      return readVersionsInPages({
+        generation: async () => one('SELECT versions_generation FROM nodes WHERE id = ?', nodeId)?.versions_generation,
+        orderedIds: async () => all(`SELECT id ${ordered}`, nodeId).map((row) => row.id as string),
+        rows: async (ids) => all('SELECT * FROM versions WHERE id IN (SELECT value FROM json_each(?))', JSON.stringify(ids)).map((row) => toVersion(row)!),
+        all: async () => all(`SELECT * ${ordered}`, nodeId).map((row) => toVersion(row)!),
+      });
     },
     async latestVersions(nodeIds) {
       if (nodeIds.length === 0) return [];

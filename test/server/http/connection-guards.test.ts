@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PIPELINED_MAX } from '../../../src/contract/limits.js';
+import { PIPELINED_MAX } from '../../../src/shared/tuning.js';
 import { startServer, type TestServer } from '../../helpers.js';
 import { createPublisher, createUser, makeZip, publish, uploadTo, type TestUser } from '../fixtures.js';
 
