@@ -19,7 +19,12 @@ function answerError(ctx: ServerContext, error: unknown, c: Context<AppEnv>): Re
   const answer = error instanceof HttpError ? error : internalError(error, options);
   const incoming = (c.env as HttpBindings | undefined)?.incoming;
   // An answer given before the body was read (an upload refused early): the connection closes after it.
-  if (answer.headers?.Connection === 'close' && incoming instanceof IncomingMessage && !incoming.complete && !incoming.socket.destroyed) {
+  if (
+    answer.headers?.Connection === 'close' &&
+    incoming instanceof IncomingMessage &&
+    !incoming.complete &&
+    !incoming.socket.destroyed
+  ) {
     const { Connection: _close, ...headers } = answer.headers;
     return closeAfterResponse(incoming, answer.status, headers, JSON.stringify(answer.body()));
   }
@@ -43,7 +48,9 @@ export function buildApp(ctx: ServerContext): Hono<AppEnv> {
   app.use(headWithoutBody);
   if (options.rateLimit !== undefined) app.use(rateLimit(options.rateLimit, ctx.authenticate));
   for (const register of routeModules) register(app, ctx);
-  app.notFound((c) => c.json(new HttpError('not_found', noRoute(c.req.method, new URL(c.req.url).pathname)).body(), 404));
+  app.notFound((c) =>
+    c.json(new HttpError('not_found', noRoute(c.req.method, new URL(c.req.url).pathname)).body(), 404),
+  );
   app.onError((error, c) => answerError(ctx, error, c));
   return app;
 }
@@ -55,7 +62,10 @@ export function buildApp(ctx: ServerContext): Hono<AppEnv> {
 export function appListener(app: Hono<AppEnv>, ctx: ServerContext) {
   return getRequestListener(app.fetch, {
     errorHandler: (error) => {
-      if (error instanceof RequestError) return Response.json(new HttpError('invalid_request', `malformed request: ${error.message}`).body(), { status: 400 });
+      if (error instanceof RequestError)
+        return Response.json(new HttpError('invalid_request', `malformed request: ${error.message}`).body(), {
+          status: 400,
+        });
       const answer = internalError(error, ctx.options);
       return Response.json(answer.body(), { status: answer.status, headers: answer.headers });
     },

@@ -51,7 +51,13 @@ export interface RegistryServerOptions {
    * The database, when not the embedded default (SQLite in DIR/registry.db): the registry's store and
    * the proxy's tasks, and how to close them (after the last request).
    */
-  database?: { store: RegistryStore; tasks: TaskStore; close(): void | Promise<void>; /** The server's secret, when the database keeps it. */ secret?: Buffer; /** Other instances may use it at the same time. */ shared?: boolean };
+  database?: {
+    store: RegistryStore;
+    tasks: TaskStore;
+    close(): void | Promise<void> /** The server's secret, when the database keeps it. */;
+    secret?: Buffer /** Other instances may use it at the same time. */;
+    shared?: boolean;
+  };
   /** Where archives live, when not the embedded default (DIR/archives). */
   archives?: ArchiveStorage;
   /** The URLs `database` and `archives` were opened from: a 503's log line names the one out of reach (password masked). */
@@ -72,5 +78,7 @@ export interface RegistryServerOptions {
 }
 
 /** The options with their defaults (host, port, review mode, archive limits). */
-export type ResolvedOptions = Required<Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>> &
+export type ResolvedOptions = Required<
+  Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>
+> &
   RegistryServerOptions;

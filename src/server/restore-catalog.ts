@@ -36,7 +36,10 @@ export function sqliteTables(db: Db): Table[] {
     ordered.push(name);
   };
   for (const name of names) visit(name, []);
-  return ordered.map((name) => ({ name, columns: (db.pragma(`table_info(${quote(name)})`) as { name: string }[]).map((c) => c.name) }));
+  return ordered.map((name) => ({
+    name,
+    columns: (db.pragma(`table_info(${quote(name)})`) as { name: string }[]).map((c) => c.name),
+  }));
 }
 
 interface PostgresColumn {
@@ -47,7 +50,9 @@ interface PostgresColumn {
 }
 
 /** The columns of the PostgreSQL registry's tables (its own tables left out); generated ones are computed there, never copied. */
-export async function postgresTables(sql: postgres.Sql | postgres.TransactionSql): Promise<{ tables: Table[]; types: Map<string, string> }> {
+export async function postgresTables(
+  sql: postgres.Sql | postgres.TransactionSql,
+): Promise<{ tables: Table[]; types: Map<string, string> }> {
   const rows = await sql<PostgresColumn[]>`
     SELECT c.table_name, c.column_name, c.data_type, c.is_generated FROM information_schema.columns c
     JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'
@@ -64,9 +69,13 @@ export async function postgresTables(sql: postgres.Sql | postgres.TransactionSql
 
 /** What the target has that the source lacks, or the reverse, as `table` or `table.column`; empty when they match. */
 export function catalogDifferences(source: Table[], target: Table[]): string[] {
-  const columns = (tables: Table[]) => new Set(tables.flatMap((t) => [t.name, ...t.columns.map((c) => `${t.name}.${c}`)]));
+  const columns = (tables: Table[]) =>
+    new Set(tables.flatMap((t) => [t.name, ...t.columns.map((c) => `${t.name}.${c}`)]));
   const [from, to] = [columns(source), columns(target)];
-  return [...[...from].filter((x) => !to.has(x)).map((x) => `${x} (only in the source)`), ...[...to].filter((x) => !from.has(x)).map((x) => `${x} (only in the target)`)];
+  return [
+    ...[...from].filter((x) => !to.has(x)).map((x) => `${x} (only in the source)`),
+    ...[...to].filter((x) => !from.has(x)).map((x) => `${x} (only in the target)`),
+  ];
 }
 
 /**

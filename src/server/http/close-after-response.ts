@@ -43,7 +43,12 @@ function dropRest(incoming: IncomingMessage): Promise<void> {
  * The answer as a Response whose body is written at once and which ends once the request's body has
  * been dropped; the connection closes after it.
  */
-export function closeAfterResponse(incoming: IncomingMessage, status: number, headers: Record<string, string>, body: string): Response {
+export function closeAfterResponse(
+  incoming: IncomingMessage,
+  status: number,
+  headers: Record<string, string>,
+  body: string,
+): Response {
   markClosing(incoming.socket);
   const bytes = Buffer.from(body);
   let sent = false;
@@ -62,6 +67,11 @@ export function closeAfterResponse(incoming: IncomingMessage, status: number, he
   );
   return new Response(stream, {
     status,
-    headers: { ...headers, 'content-type': 'application/json', 'content-length': String(bytes.length), connection: 'close' },
+    headers: {
+      ...headers,
+      'content-type': 'application/json',
+      'content-length': String(bytes.length),
+      connection: 'close',
+    },
   });
 }

@@ -30,7 +30,8 @@ export function responsesBefore(incoming: IncomingMessage): ServerResponse[] {
 }
 
 /** Once `res` is written whole, or its connection closed. */
-export const written = (res: ServerResponse) => new Promise((resolve) => res.once('finish', resolve).once('close', resolve));
+export const written = (res: ServerResponse) =>
+  new Promise((resolve) => res.once('finish', resolve).once('close', resolve));
 
 export const markClosing = (socket: Duplex) => closing.add(socket);
 export const isClosing = (socket: Duplex) => closing.has(socket);

@@ -52,7 +52,8 @@ export interface GuardRefusal {
 }
 
 /** The refusal the guards gave this request (past the pipelining cap, an Expect we do not know), if any. */
-export const guardRefusal = (incoming: IncomingMessage | undefined): GuardRefusal | undefined => incoming && refused.get(incoming);
+export const guardRefusal = (incoming: IncomingMessage | undefined): GuardRefusal | undefined =>
+  incoming && refused.get(incoming);
 
 const tooManyPipelined = {
   error: new HttpError(
@@ -66,7 +67,13 @@ const tooManyPipelined = {
 };
 // The status RFC 9110 gives an Expect the server does not meet, in our shape.
 const unsupportedExpect = {
-  error: new HttpError('invalid_request', 'unsupported Expect header: only "100-continue" is understood', undefined, undefined, { Connection: 'close' }),
+  error: new HttpError(
+    'invalid_request',
+    'unsupported Expect header: only "100-continue" is understood',
+    undefined,
+    undefined,
+    { Connection: 'close' },
+  ),
   status: 417,
 };
 
@@ -84,15 +91,18 @@ function oneAtATime(listener: (req: IncomingMessage, res: ServerResponse) => voi
       refused.set(req, tooManyPipelined);
     }
     const previous = before.at(-1);
-    if (previous && !refused.has(req)) return void written(previous).then(() => void (req.socket.destroyed || listener(req, res)));
+    if (previous && !refused.has(req))
+      return void written(previous).then(() => void (req.socket.destroyed || listener(req, res)));
     listener(req, res);
   };
 }
 
 /** The answer to bytes Node's parser refused (or a request too slow to arrive), as status, code and message. */
 function parserRefusal(error: NodeJS.ErrnoException) {
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'request_timeout', 'the request was sent too slowly'] as const;
-  if (error.code === 'HPE_HEADER_OVERFLOW') return [431, 'payload_too_large', 'the request headers are too large'] as const;
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return [408, 'request_timeout', 'the request was sent too slowly'] as const;
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    return [431, 'payload_too_large', 'the request headers are too large'] as const;
   return [400, 'invalid_request', 'malformed HTTP request'] as const;
 }
 
@@ -119,14 +129,22 @@ function onClientError(options: HttpServerOptions) {
 }
 
 /** Builds the server; requests go to `listener` (the app), one at a time per connection. */
-export function createHttpServer(listener: (req: IncomingMessage, res: ServerResponse) => void, options: HttpServerOptions): HttpServer {
+export function createHttpServer(
+  listener: (req: IncomingMessage, res: ServerResponse) => void,
+  options: HttpServerOptions,
+): HttpServer {
   const { requestTimeout } = options;
   const headersTimeout = Math.min(options.headersTimeout, requestTimeout);
   const serve = oneAtATime(listener);
   // Node checks the timeouts every connectionsCheckingInterval. A request without a Host header reaches
   // the app, which refuses it in our shape (Node's own refusal is an empty 400).
   const server = createServer(
-    { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(50, headersTimeout / 4)), requireHostHeader: false },
+    {
+      requestTimeout,
+      headersTimeout,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, headersTimeout / 4)),
+      requireHostHeader: false,
+    },
     serve,
   );
   server.httpAllowHalfOpen = true;
@@ -174,20 +192,28 @@ function cutStalled(connections: Set<Socket>, options: HttpServerOptions) {
       const begun = unfinishedResponses(socket);
       const waiting = socket.writableLength > 0 || begun.length === 0 || begun.some((res) => !res.req.complete);
       if (moved.still(socket, now, !waiting) >= options.closeStalled) {
-        options.log?.(`closing: cut a connection that moved nothing for ${options.closeStalled / 1000} s (a stalled request, upload or download)`);
+        options.log?.(
+          `closing: cut a connection that moved nothing for ${options.closeStalled / 1000} s (a stalled request, upload or download)`,
+        );
         socket.destroy();
       }
     }
   }, 250);
 }
 
-function stop(server: ReturnType<typeof createServer>, connections: Set<Socket>, options: HttpServerOptions): Promise<void> {
+function stop(
+  server: ReturnType<typeof createServer>,
+  connections: Set<Socket>,
+  options: HttpServerOptions,
+): Promise<void> {
   return new Promise((resolve) => {
     // A keep-alive connection busy when closing begins turns idle once its response is sent: closed then.
     const sweep = setInterval(() => server.closeIdleConnections(), 50);
     const stalled = cutStalled(connections, options);
     const deadline = setTimeout(() => {
-      options.log?.(`closing: cut ${connections.size} connection(s) still open ${options.closeTimeout / 1000} s after the stop began`);
+      options.log?.(
+        `closing: cut ${connections.size} connection(s) still open ${options.closeTimeout / 1000} s after the stop began`,
+      );
       for (const socket of connections) socket.destroy();
     }, options.closeTimeout);
     server.close(() => {

@@ -7,10 +7,15 @@ import { conflict, notFound } from '../errors.js';
 import type { PublisherFields, PublisherRow, RegistryStore, UserRow } from '../store/registry-store.js';
 
 /** The changes a publisher body asks for; `status` is an admin's. */
-export function publisherChanges(input: PublisherInput, current: PublisherRow | undefined, admin: boolean): Partial<PublisherFields> {
+export function publisherChanges(
+  input: PublisherInput,
+  current: PublisherRow | undefined,
+  admin: boolean,
+): Partial<PublisherFields> {
   const changes: Record<string, unknown> = {};
   for (const field of PUBLISHER_WRITABLE_FIELDS) if (input[field] !== undefined) changes[field] = input[field];
-  if (adminOnlyField(admin, 'status', current?.status ?? 'PublisherStatusActive', input.status)) changes.status = input.status;
+  if (adminOnlyField(admin, 'status', current?.status ?? 'PublisherStatusActive', input.status))
+    changes.status = input.status;
   return changes as Partial<PublisherFields>;
 }
 
@@ -22,7 +27,10 @@ export async function issueToken(
   const owner = input.kind === 'pat' ? { publisherId: input.publisherId! } : { userId: input.userId };
   if ((await store.listTokens(owner)).length >= TOKENS_MAX) {
     const whose = input.kind === 'pat' ? `publisher ${input.publisherId} has` : 'you have';
-    throw conflict(`${whose} ${TOKENS_MAX} live tokens, the most there may be`, 'revoke one you no longer use first (`nodereg token list`, `nodereg token revoke`)');
+    throw conflict(
+      `${whose} ${TOKENS_MAX} live tokens, the most there may be`,
+      'revoke one you no longer use first (`nodereg token list`, `nodereg token revoke`)',
+    );
   }
   const token = generateToken(input.kind);
   const row = await store.createToken({ ...input, hash: hashToken(token), prefix: shownPrefix(token) });
@@ -30,7 +38,10 @@ export async function issueToken(
 }
 
 /** Creates a user with its first token; answers the token the one time it is shown. */
-export async function createUserWithToken(store: RegistryStore, input: { name: string; email?: string; admin?: boolean }) {
+export async function createUserWithToken(
+  store: RegistryStore,
+  input: { name: string; email?: string; admin?: boolean },
+) {
   const token = generateToken('user');
   const user = await store.createUser({
     name: input.name,
@@ -45,6 +56,7 @@ export async function createUserWithToken(store: RegistryStore, input: { name: s
 export async function invitee(store: RegistryStore, text: string): Promise<UserRow> {
   const found = await store.findUsers(text);
   if (found.length === 0) throw notFound(`no user has the id, e-mail or name "${text}"`);
-  if (found.length > 1) throw conflict(`${found.length} users answer to "${text}"`, 'name the user by their id or e-mail');
+  if (found.length > 1)
+    throw conflict(`${found.length} users answer to "${text}"`, 'name the user by their id or e-mail');
   return found[0];
 }

@@ -12,7 +12,13 @@ import { validateZip, type MemoryBudget, type ZipSummary } from '../archives/val
 import { badRequest, banned, closesConnection, conflict, forbidden, HttpError, notFound, tooLarge } from '../errors.js';
 import type { UploadScanner } from '../scan-upload.js';
 import type { ServerKeys } from '../secrets.js';
-import { STALE_CLAIM_MS, type NodeRow, type PublisherRow, type RegistryStore, type VersionRow } from '../store/registry-store.js';
+import {
+  STALE_CLAIM_MS,
+  type NodeRow,
+  type PublisherRow,
+  type RegistryStore,
+  type VersionRow,
+} from '../store/registry-store.js';
 import { archiveKey } from '../views.js';
 
 export interface IntakeDeps {
@@ -44,18 +50,33 @@ interface Target {
 }
 
 const notDeclared = (what: string) =>
-  badRequest(`${what} differs from the archive declared when the version was published; publish the version again to declare this archive`);
+  badRequest(
+    `${what} differs from the archive declared when the version was published; publish the version again to declare this archive`,
+  );
 
 /** Checks the signed URL (this route's credential) and the length sent; returns what the URL declared. */
 function checkSignedUrl(deps: IntakeDeps, request: UploadRequest): DeclaredArchive | undefined {
   const { query, length } = request;
-  if (length !== undefined && Number(length) > deps.options.maxArchive) throw tooLarge(archiveOverLimit(Number(length), deps.options.maxArchive));
-  const declared = query.size !== undefined || query.sha256 !== undefined ? { size: query.size ?? '', sha256: query.sha256 ?? '' } : undefined;
-  const verdict = verifyUploadSignature(deps.keys.upload, request.versionId, query.expires ?? '', query.signature ?? '', Date.now(), declared, query.token_id);
+  if (length !== undefined && Number(length) > deps.options.maxArchive)
+    throw tooLarge(archiveOverLimit(Number(length), deps.options.maxArchive));
+  const declared =
+    query.size !== undefined || query.sha256 !== undefined
+      ? { size: query.size ?? '', sha256: query.sha256 ?? '' }
+      : undefined;
+  const verdict = verifyUploadSignature(
+    deps.keys.upload,
+    request.versionId,
+    query.expires ?? '',
+    query.signature ?? '',
+    Date.now(),
+    declared,
+    query.token_id,
+  );
   if (verdict === 'expired') throw forbidden('the upload URL has expired; publish the version again for a fresh one');
   if (verdict !== 'ok') throw forbidden('the upload URL is not valid for this version (bad signature)');
   // A URL signed for a declared archive takes that archive only (its size and SHA-256 were signed by us).
-  if (declared && length !== undefined && length !== declared.size) throw notDeclared(`the archive's size (${length} bytes)`);
+  if (declared && length !== undefined && length !== declared.size)
+    throw notDeclared(`the archive's size (${length} bytes)`);
   return declared;
 }
 
@@ -75,13 +96,27 @@ function checkSentSha256(request: UploadRequest, declared: DeclaredArchive | und
  */
 async function stillPublishing(store: RegistryStore, tokenId: string, publisherId: string): Promise<void> {
   const token = await store.getToken(tokenId);
-  if (!token || token.revoked_at) throw forbidden('the token that published this version has been revoked since; publish it again with a live token for a fresh upload URL');
-  if (token.kind === 'pat' || (await store.getRole(publisherId, token.user_id)) || (await store.getUser(token.user_id))?.admin) return;
-  throw forbidden(`the user who published this version is no longer a member of publisher ${publisherId}; a member must publish it again for a fresh upload URL`);
+  if (!token || token.revoked_at)
+    throw forbidden(
+      'the token that published this version has been revoked since; publish it again with a live token for a fresh upload URL',
+    );
+  if (
+    token.kind === 'pat' ||
+    (await store.getRole(publisherId, token.user_id)) ||
+    (await store.getUser(token.user_id))?.admin
+  )
+    return;
+  throw forbidden(
+    `the user who published this version is no longer a member of publisher ${publisherId}; a member must publish it again for a fresh upload URL`,
+  );
 }
 
 /** The version to upload, if it may take an archive now (and the scan queue has room for it). */
-async function findTarget(deps: IntakeDeps, request: UploadRequest, declared: DeclaredArchive | undefined): Promise<Target> {
+async function findTarget(
+  deps: IntakeDeps,
+  request: UploadRequest,
+  declared: DeclaredArchive | undefined,
+): Promise<Target> {
   const { store } = deps;
   const version = await store.getVersionById(request.versionId);
   if (!version) throw notFound(`version ${request.versionId} not found`);
@@ -92,7 +127,10 @@ async function findTarget(deps: IntakeDeps, request: UploadRequest, declared: De
   if (request.query.token_id !== undefined) await stillPublishing(store, request.query.token_id, publisher.id);
   checkSentSha256(request, declared);
   if (version.archive_sha256 !== null) {
-    throw conflict(`version ${version.version} of node ${node.id} already has an archive`, 'publish a new version number');
+    throw conflict(
+      `version ${version.version} of node ${node.id} already has an archive`,
+      'publish a new version number',
+    );
   }
   if (version.status !== 'NodeVersionStatusPending') throw lockedVersion(version);
   // A full scan queue (or this publisher's share of it) refuses at once (checked again when the scan starts).
@@ -116,12 +154,17 @@ async function receiveChecked(deps: IntakeDeps, request: UploadRequest, declared
   try {
     const expected = request.sha256?.toLowerCase();
     if (expected !== undefined && expected !== received.sha256) {
-      throw badRequest(`the archive's SHA-256 is ${received.sha256}, not the ${request.sha256} sent in ${CONTENT_SHA256_HEADER}; the upload was damaged, try again`);
+      throw badRequest(
+        `the archive's SHA-256 is ${received.sha256}, not the ${request.sha256} sent in ${CONTENT_SHA256_HEADER}; the upload was damaged, try again`,
+      );
     }
     if (declared && (String(received.size) !== declared.size || received.sha256 !== declared.sha256)) {
       throw notDeclared(`the archive received (${received.size} bytes, SHA-256 ${received.sha256})`);
     }
-    const summary = await validateZip(received.tempPath, { maxUnpacked: deps.options.maxUnpacked, memory: deps.uploadMemory });
+    const summary = await validateZip(received.tempPath, {
+      maxUnpacked: deps.options.maxUnpacked,
+      memory: deps.uploadMemory,
+    });
     return { received, summary };
   } catch (error) {
     await deps.archives.discard(received);
@@ -140,18 +183,43 @@ async function lostClaim(store: RegistryStore, { version, node }: Target): Promi
       `retry once it has ended; an upload cut short by a server that died holds the version for up to ${STALE_CLAIM_MS / 60_000} minutes`,
     );
   }
-  return conflict(`version ${version.version} of node ${node.id} already has an archive`, 'publish a new version number');
+  return conflict(
+    `version ${version.version} of node ${node.id} already has an archive`,
+    'publish a new version number',
+  );
 }
 
 /**
  * Scans the archive in a worker thread and records it: a high finding under `--scan flag` makes the
  * version Flagged, with the findings kept (DESIGN.md §10); else Active under auto review.
  */
-async function scanAndRecord(deps: IntakeDeps, { version, node, publisher }: Target, received: ReceivedArchive, summary: ZipSummary, key: string) {
-  const scan = await deps.scanUpload.scan(received.tempPath, summary.scannable, `${node.id} ${version.version}`, publisher.id, summary.compiled);
-  const status = scan?.flag ? 'NodeVersionStatusFlagged' : deps.options.review === 'auto' ? 'NodeVersionStatusActive' : 'NodeVersionStatusPending';
+async function scanAndRecord(
+  deps: IntakeDeps,
+  { version, node, publisher }: Target,
+  received: ReceivedArchive,
+  summary: ZipSummary,
+  key: string,
+) {
+  const scan = await deps.scanUpload.scan(
+    received.tempPath,
+    summary.scannable,
+    `${node.id} ${version.version}`,
+    publisher.id,
+    summary.compiled,
+  );
+  const status = scan?.flag
+    ? 'NodeVersionStatusFlagged'
+    : deps.options.review === 'auto'
+      ? 'NodeVersionStatusActive'
+      : 'NodeVersionStatusPending';
   await deps.archives.commit(received, key);
-  return deps.store.recordArchive(version.id, { sha256: received.sha256, size: received.size, status, statusReason: scan?.flag, findings: scan?.findings });
+  return deps.store.recordArchive(version.id, {
+    sha256: received.sha256,
+    size: received.size,
+    status,
+    statusReason: scan?.flag,
+    findings: scan?.findings,
+  });
 }
 
 /**
@@ -159,7 +227,12 @@ async function scanAndRecord(deps: IntakeDeps, { version, node, publisher }: Tar
  * version (and only it scans). The file goes into place after the claim and the record follows it, so
  * an upload cut by a crash anywhere in between is rolled back at start (archives/claims.ts).
  */
-async function storeArchive(deps: IntakeDeps, target: Target, received: ReceivedArchive, summary: ZipSummary): Promise<VersionRow> {
+async function storeArchive(
+  deps: IntakeDeps,
+  target: Target,
+  received: ReceivedArchive,
+  summary: ZipSummary,
+): Promise<VersionRow> {
   const { store, archives } = deps;
   const key = archiveKey(target.publisher.id, target.node.id, target.version.version);
   // The database may fail here (it may have gone away while the body came in): the file goes too.
@@ -186,7 +259,10 @@ async function storeArchive(deps: IntakeDeps, target: Target, received: Received
  * Takes the upload of a version's archive; returns the version as recorded and its publisher. A
  * refusal before the body is read closes the connection (the rest of the body is only dropped).
  */
-export async function intakeArchive(deps: IntakeDeps, request: UploadRequest): Promise<{ version: VersionRow; publisherId: string }> {
+export async function intakeArchive(
+  deps: IntakeDeps,
+  request: UploadRequest,
+): Promise<{ version: VersionRow; publisherId: string }> {
   let declared: DeclaredArchive | undefined;
   let target: Target;
   try {

@@ -10,7 +10,13 @@ import { signUploadUrl } from '../archives/signing.js';
 import { badRequest, conflict, forbidden, tooLarge } from '../errors.js';
 import type { Principal } from '../route.js';
 import type { ServerKeys } from '../secrets.js';
-import type { NodeRow, PublisherRow, RegistryStore, VersionPendingFields, VersionRow } from '../store/registry-store.js';
+import type {
+  NodeRow,
+  PublisherRow,
+  RegistryStore,
+  VersionPendingFields,
+  VersionRow,
+} from '../store/registry-store.js';
 import { nodeChanges, sameId } from './nodes.js';
 
 export interface PublishDeps {
@@ -23,12 +29,17 @@ export interface PublishDeps {
 type Body = z.output<typeof PublishBody>;
 
 /** Who publishes, checked before the body (404, 403): the publisher, the caller's access, the node if it exists. */
-export async function publishTarget(store: RegistryStore, principal: Principal | null, path: { publisherId: string; nodeId: string }) {
+export async function publishTarget(
+  store: RegistryStore,
+  principal: Principal | null,
+  path: { publisherId: string; nodeId: string },
+) {
   const publisher = await requirePublisher(store, path.publisherId);
   const access = await accessTo(store, principal, publisher.id);
   requireRole(access, 'member');
   const node = await store.getNode(path.nodeId);
-  if (node && node.publisher_id !== publisher.id) throw forbidden(nodeIdTaken(node.id, node.publisher_id), NODE_ID_TAKEN_HINT);
+  if (node && node.publisher_id !== publisher.id)
+    throw forbidden(nodeIdTaken(node.id, node.publisher_id), NODE_ID_TAKEN_HINT);
   rejectBanned(access, publisher, node);
   return { publisher, access, node };
 }
@@ -50,7 +61,10 @@ export async function publishVersion(
   if (v.archive_size !== undefined && v.archive_size > deps.options.maxArchive) {
     throw tooLarge(archiveOverLimit(v.archive_size, deps.options.maxArchive), ARCHIVE_TOO_LARGE_HINT);
   }
-  const declared = v.archive_size !== undefined && v.archive_sha256 !== undefined ? { size: v.archive_size, sha256: v.archive_sha256 } : undefined;
+  const declared =
+    v.archive_size !== undefined && v.archive_sha256 !== undefined
+      ? { size: v.archive_size, sha256: v.archive_sha256 }
+      : undefined;
   const outcome = await deps.store.publish({
     publisherId: publisher.id,
     nodeId,
@@ -58,14 +72,26 @@ export async function publishVersion(
     // The display name defaults to the id when the node is created, never later.
     nodeDefaults: { name: nodeId },
     version: v.version,
-    pending: Object.fromEntries(VERSION_PUBLISHED_FIELDS.map((field) => [field, v[field] ?? null])) as VersionPendingFields,
+    pending: Object.fromEntries(
+      VERSION_PUBLISHED_FIELDS.map((field) => [field, v[field] ?? null]),
+    ) as VersionPendingFields,
   });
   if (outcome.kind === 'other-publisher') throw forbidden(nodeIdTaken(nodeId, outcome.publisherId), NODE_ID_TAKEN_HINT);
   if (outcome.kind === 'archive-exists') {
-    throw conflict(`version ${v.version} of node ${outcome.version.node_id} already has an archive`, 'publish a new version number');
+    throw conflict(
+      `version ${v.version} of node ${outcome.version.node_id} already has an archive`,
+      'publish a new version number',
+    );
   }
   if (outcome.kind === 'status-locked') throw lockedVersion(outcome.version);
   // The URL names the token that published, so it stops working when that token is revoked.
-  const signedUrl = signUploadUrl(deps.keys.upload, deps.publicUrl(), outcome.version.id, Date.now(), declared, principal.tokenId);
+  const signedUrl = signUploadUrl(
+    deps.keys.upload,
+    deps.publicUrl(),
+    outcome.version.id,
+    Date.now(),
+    declared,
+    principal.tokenId,
+  );
   return { version: outcome.version, signedUrl };
 }

@@ -11,7 +11,11 @@ import type { NodeDeps } from './nodes.js';
  * The node to review, if the caller may read it (404, 403 banned). The checks need the node's stamp
  * and its publisher (cached with the node's answer), not the node's metadata nor its versions.
  */
-export async function reviewableNode({ store, nodeAnswers }: NodeDeps, principal: Principal, nodeId: string): Promise<NodeStamp> {
+export async function reviewableNode(
+  { store, nodeAnswers }: NodeDeps,
+  principal: Principal,
+  nodeId: string,
+): Promise<NodeStamp> {
   const stamp = await store.getNodeStamp(nodeId);
   if (!stamp) throw notFound(`node ${nodeId} not found`);
   const publisher = nodeAnswers.cached(stamp)?.publisher ?? (await store.getPublisher(stamp.publisher_id));
@@ -20,7 +24,12 @@ export async function reviewableNode({ store, nodeAnswers }: NodeDeps, principal
 }
 
 /** Writes the review and returns the node's answer: the cached one with the new rating. */
-export async function writeReview({ store, nodeAnswers }: NodeDeps, principal: Principal, node: NodeStamp, star: number): Promise<NodeAnswer> {
+export async function writeReview(
+  { store, nodeAnswers }: NodeDeps,
+  principal: Principal,
+  node: NodeStamp,
+  star: number,
+): Promise<NodeAnswer> {
   const reviewed = await store.review(node.id, principal.userId, star);
   return nodeAnswers.reviewed(reviewed) ?? (await nodeAnswers.answer((await store.getNode(node.id))!));
 }
