@@ -7,6 +7,7 @@ import { ANONYMOUS_BODIES_MAX, JSON_BODIES_MAX } from '../shared/tuning.js';
 import { contentEncodingProblem, contentTypeProblem, type BodyMedia } from '../contract/media.js';
 import type { Operation, ResponseOf } from '../contract/operation.js';
 import { badRequest, HttpError, tooLarge, unauthorized, unsupportedMediaType } from './errors.js';
+import { REPEATED_PARAMS } from '../contract/fields.js';
 import { DROP } from './http/index.js';
 import { jsonErrorOffset, JsonShape } from './json-shape.js';
 
@@ -209,9 +210,17 @@ function credentialInBody(raw: Buffer, field: string): string | undefined {
   }
 }
 
+/** The query string as the operation reads it: every value of a repeated parameter, one of any other. */
+function queryOf(c: Context, schema: z.ZodType): Record<string, string | string[]> {
+  const shape = (schema as { shape?: Record<string, z.ZodType> }).shape ?? {};
+  const single = c.req.query();
+  const repeated = Object.keys(single).filter((key) => REPEATED_PARAMS.has(shape[key]));
+  return { ...single, ...Object.fromEntries(repeated.map((key) => [key, c.req.queries(key) ?? []])) };
+}
+
 /** Validates a request's query and JSON body against the operation (400 naming each field). */
 function parseInput<O extends Operation>(operation: O, c: Context<AppEnv>, raw: Buffer): ReturnType<RouteContext<O>['input']> {
-  const query = operation.query.safeParse(c.req.query());
+  const query = operation.query.safeParse(queryOf(c, operation.query));
   const issues = query.success ? [] : [...query.error.issues];
   let body: unknown;
   if (operation.bodyKind === 'json') {

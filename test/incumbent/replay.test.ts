@@ -111,7 +111,7 @@ function uploadAsIncumbent(signedUrl: string, zip: Buffer): Promise<Reply> {
 }
 
 describe('the incumbent client, unchanged, against nodereg serve', () => {
-  it('publishes with its exact body (PAT in the body only), uploads without a checksum, and the result is stored under our names', async () => {
+  it('publishes with its exact body (PAT in the body only), uploads without a checksum, and the result reads back under our names and the hosted ones', async () => {
     const published = await publishAsIncumbent('legacy-relight', '1.2.5');
     expect(published.status, published.text).toBe(201);
     expect(published.body.node_version.version).toBe('1.2.5');
@@ -144,8 +144,9 @@ describe('the incumbent client, unchanged, against nodereg serve', () => {
       supported_appui_frontend_version: '>=1.2.0',
       archive_sha256: sha256,
     });
-    // Answers carry our names only.
-    expect(Object.keys(node).filter((key) => key.includes('comfy'))).toEqual([]);
+    // Answers carry the hosted names beside ours, with the same values (DESIGN.md §12).
+    expect(node).toMatchObject({ supported_comfyui_version: '>=0.3.0', supported_comfyui_frontend_version: '>=1.2.0' });
+    expect(node.latest_version).toMatchObject({ supported_comfyui_version: '>=0.3.0', supported_comfyui_frontend_version: '>=1.2.0' });
 
     // The archive comes back byte for byte.
     const download = await fetch(node.latest_version.downloadUrl);
@@ -266,9 +267,11 @@ describe('OpenAPI: our names canonical, the aliases as deprecated input names', 
     expect(update.properties.github_stars).toMatchObject({ deprecated: true });
   });
 
-  it('answers with our names, and requires the string keys answers always carry', () => {
+  it('answers with our names canonical, the hosted ones deprecated beside them, and requires the string keys answers always carry', () => {
     const node = doc.paths['/nodes/{nodeId}'].get.responses['200'].content['application/json'].schema;
-    expect(Object.keys(node.properties).filter((key) => key.includes('comfy') || key === 'github_stars')).toEqual([]);
+    const hosted = Object.keys(node.properties).filter((key) => key.includes('comfy') || key === 'github_stars');
+    expect(hosted.sort()).toEqual(['github_stars', 'preempted_comfy_node_names', 'supported_comfyui_frontend_version', 'supported_comfyui_version']);
+    for (const key of hosted) expect(node.properties[key].deprecated, key).toBe(true);
     expect(node.required).toEqual(expect.arrayContaining(['id', 'name', 'description']));
   });
 });

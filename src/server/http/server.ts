@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { PIPELINED_MAX } from '../../shared/tuning.js';
-import { noRoute } from '../../contract/errors.js';
+import { noRoute, tooManyPipelined } from '../../contract/errors.js';
 import { byteClock } from '../byte-clock.js';
 import { HttpError, rawErrorResponse } from '../errors.js';
 import { DROP } from './close-after-response.js';
@@ -55,14 +55,9 @@ export interface GuardRefusal {
 export const guardRefusal = (incoming: IncomingMessage | undefined): GuardRefusal | undefined =>
   incoming && refused.get(incoming);
 
-const tooManyPipelined = {
-  error: new HttpError(
-    'unavailable',
-    `more than ${PIPELINED_MAX} requests of this connection are waiting for their answers; read them before sending more, or open another connection`,
-    undefined,
-    undefined,
-    { 'Retry-After': '1', Connection: 'close' },
-  ),
+const pipelined = tooManyPipelined(PIPELINED_MAX);
+const pipelinedPastMost = {
+  error: new HttpError(pipelined.code, pipelined.message, undefined, undefined, { 'Retry-After': String(pipelined.retryAfter), Connection: 'close' }),
   status: 503,
 };
 // The status RFC 9110 gives an Expect the server does not meet, in our shape.
@@ -88,7 +83,7 @@ function oneAtATime(listener: (req: IncomingMessage, res: ServerResponse) => voi
     // the one before it, for a client that reads none.
     if (before.length >= PIPELINED_MAX) {
       overCap.add(req.socket);
-      refused.set(req, tooManyPipelined);
+      refused.set(req, pipelinedPastMost);
     }
     const previous = before.at(-1);
     if (previous && !refused.has(req))

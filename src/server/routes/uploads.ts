@@ -2,7 +2,7 @@
 // and its download.
 import { Readable } from 'node:stream';
 import type { HttpBindings } from '@hono/node-server';
-import { CONTENT_SHA256_HEADER } from '../../contract/limits.js';
+import { CONTENT_SHA256_HEADER } from '../../contract/upload.js';
 import { downloadArchive, uploadArchive } from '../../contract/registry.js';
 import { normalizeVersion } from '../../contract/version.js';
 import { readableNode } from '../access.js';

@@ -1,9 +1,10 @@
 // Accounts: users, their tokens, publishers, their access tokens, members and invitations.
+import { tooManyTokens } from '../../contract/errors.js';
 import { TOKENS_MAX } from '../../contract/limits.js';
 import { PUBLISHER_WRITABLE_FIELDS, type PublisherInput } from '../../contract/resources.js';
 import { adminOnlyField } from '../access.js';
 import { generateToken, hashToken, shownPrefix, type TokenKind } from '../accounts/tokens.js';
-import { conflict, notFound } from '../errors.js';
+import { conflict, HttpError, notFound } from '../errors.js';
 import type { PublisherFields, PublisherRow, RegistryStore, UserRow } from '../store/registry-store.js';
 
 /** The changes a publisher body asks for; `status` is an admin's. */
@@ -26,11 +27,8 @@ export async function issueToken(
 ): Promise<{ id: string; name: string; created_at: string; prefix: string; token: string }> {
   const owner = input.kind === 'pat' ? { publisherId: input.publisherId! } : { userId: input.userId };
   if ((await store.listTokens(owner)).length >= TOKENS_MAX) {
-    const whose = input.kind === 'pat' ? `publisher ${input.publisherId} has` : 'you have';
-    throw conflict(
-      `${whose} ${TOKENS_MAX} live tokens, the most there may be`,
-      'revoke one you no longer use first (`nodereg token list`, `nodereg token revoke`)',
-    );
+    const refused = tooManyTokens(input.kind === 'pat' ? input.publisherId : undefined);
+    throw new HttpError(refused.code, refused.message, undefined, refused.hint);
   }
   const token = generateToken(input.kind);
   const row = await store.createToken({ ...input, hash: hashToken(token), prefix: shownPrefix(token) });

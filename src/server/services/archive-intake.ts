@@ -3,7 +3,7 @@
 // the body is read, so those refusals close the connection), the body to a temporary file with its
 // checks, then the claim, the scan (scanAndRecord, the one place an upload is scanned) and the record.
 import type { Readable } from 'node:stream';
-import { CONTENT_SHA256_HEADER } from '../../contract/limits.js';
+import { CONTENT_SHA256_HEADER, contentSha256Problem } from '../../contract/upload.js';
 import { archiveOverLimit } from '../../contract/size.js';
 import { lockedVersion } from '../access.js';
 import { verifyUploadSignature, type DeclaredArchive } from '../archives/signing.js';
@@ -82,9 +82,8 @@ function checkSignedUrl(deps: IntakeDeps, request: UploadRequest): DeclaredArchi
 
 /** Checks the X-Content-SHA256 sent: its form, and that it is the declared archive's. */
 function checkSentSha256(request: UploadRequest, declared: DeclaredArchive | undefined): void {
-  if (request.sha256 !== undefined && !/^[0-9a-fA-F]{64}$/.test(request.sha256)) {
-    throw badRequest(`${CONTENT_SHA256_HEADER} must be the archive's SHA-256 as 64 hex characters`);
-  }
+  const malformed = contentSha256Problem(request.sha256);
+  if (malformed) throw badRequest(malformed);
   if (declared && request.sha256 !== undefined && request.sha256.toLowerCase() !== declared.sha256) {
     throw notDeclared(`the archive's SHA-256 (${CONTENT_SHA256_HEADER})`);
   }
