@@ -77,6 +77,12 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
     node_versions: await bulkVersions(store, principal, input().body.node_versions, ctx.publicUrl()),
   }));
 
+  registerPublisherReads(app, ctx);
+};
+
+/** A publisher and its list of nodes. */
+const registerPublisherReads: RouteModule = (app, ctx) => {
+  const { store } = ctx;
   route(app, ctx, getPublisher, async ({ params, principal }) => {
     const publisher = await requirePublisher(store, params.publisherId);
     const access = await accessTo(store, principal, publisher.id);
