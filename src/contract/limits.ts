@@ -251,6 +251,15 @@ export const SCAN_RULE_IDS = [
   'unsafe-deserialization',
   'prohibited-string',
   'js-dynamic-execution',
+  'js-remote-code',
+  'persistence',
+  'exfiltration',
+  'code-in-data',
+  'install-hook',
+  'pth-file',
+  'unsafe-requirement',
+  'known-bad-pin',
+  'not-fully-analysed',
 ] as const;
 /** `nodereg scan --fail-on` and `publish`/`validate` stop at findings of this severity or above by default. */
 export const DEFAULT_SCAN_FAIL_ON = 'high';
