@@ -5,9 +5,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { notParsed, SCAN_BUDGET_MS, SCAN_GATE_MAX_BYTES, SCAN_MAX_FILE_BYTES, SCAN_MAX_REPORTED_FINDINGS, SCAN_PARSE_MS, SCAN_SEVERITIES, seconds } from '../contract/limits.js';
+import { COMPILED_PYTHON, notParsed, SCAN_FLAG_AT, SCAN_BUDGET_MS, SCAN_GATE_MAX_BYTES, SCAN_MAX_FILE_BYTES, SCAN_MAX_REPORTED_FINDINGS, SCAN_PARSE_MS, SCAN_SEVERITIES, seconds } from '../contract/limits.js';
 import type { Finding, ScanReport, SkippedFile } from '../contract/scan.js';
-import { languageOf } from './languages.js';
+import { isCompiledPython, languageOf } from './languages.js';
 import { needsResolution } from './resolve/index.js';
 import { PackageModules } from './resolve/package.js';
 import { admittedRules, asRead, Scanner, scanLines, unscanned, type FileScan, type ScanTextOptions } from './scanner.js';
@@ -293,6 +293,8 @@ export async function scanFiles(files: readonly ScanInput[], options: ScanTextOp
   const large = new Tally();
   const wanted: ScanInput[] = [];
   for (const file of files) {
+    // as the registry does (validateZip): Python may run it in place of its source, and no rule reads it
+    if (isCompiledPython(file.path)) large.skipped.push({ file: file.path, reason: COMPILED_PYTHON, severity: SCAN_FLAG_AT });
     if (!languageOf(file.path)) continue;
     if (file.size > SCAN_MAX_FILE_BYTES) {
       const unparsed = tooLarge(file.path, file.size, () => readFileSync(file.abs, 'utf8'));

@@ -13,6 +13,7 @@ import { queried, statementsHolding } from './pieces.js';
 import { needsResolution, resolveTree, type Resolved } from './resolve/index.js';
 import type { PackageModules } from './resolve/package.js';
 import { pthFindings, requirementFindings } from './resolve/text-files.js';
+import { fingerprintOf, enclosingFunction } from './fingerprint.js';
 import { toCaptures, type ParsedLanguage, type Rule, type ScanLanguage } from './rule.js';
 import { rules } from './rules/index.js';
 
@@ -238,9 +239,10 @@ export interface FileScan {
 const SPECIFIC = new Set(['command-injection', 'runtime-install', 'unsafe-deserialization', 'bytecode-manipulation']);
 const RULES = new Map(rules.map((rule) => [rule.id as string, rule]));
 
-function makeFinding(rule: Rule, file: string, at: { startPosition: { row: number; column: number } }, checked: string | { message: string; hint: string }): Finding {
+function makeFinding(rule: Rule, file: string, at: Node | { startPosition: { row: number; column: number }; text?: string }, checked: string | { message: string; hint: string }): Finding {
   const { message, hint } = typeof checked === 'string' ? { message: checked, hint: rule.hint } : checked;
-  return { rule: rule.id, severity: rule.severity, file, line: at.startPosition.row + 1, column: at.startPosition.column + 1, message, hint };
+  const fingerprint = fingerprintOf(rule.id, at.text ?? message, 'tree' in at ? enclosingFunction(at) : '');
+  return { rule: rule.id, severity: rule.severity, file, line: at.startPosition.row + 1, column: at.startPosition.column + 1, message, hint, fingerprint };
 }
 
 /**
@@ -268,7 +270,8 @@ function addResolved(found: Finding[], resolved: Resolved, file: string, suppres
 /** A requirements file or a .pth file, read by line (no parser). */
 export function scanLines(file: string, text: string, language: 'requirements' | 'pth'): FileScan {
   const lines = language === 'requirements' ? requirementFindings(text) : pthFindings(text);
-  const findings = lines.map(({ rule: id, line, column, message }) => makeFinding(RULES.get(id)!, file, { startPosition: { row: line - 1, column: column - 1 } }, message));
+  const rows = text.split(/\r?\n|\r/);
+  const findings = lines.map(({ rule: id, line, column, message }) => makeFinding(RULES.get(id)!, file, { startPosition: { row: line - 1, column: column - 1 }, text: rows[line - 1] }, message));
   return { findings, stopped: [], omitted: 0 };
 }
 

@@ -22,7 +22,7 @@ describe('findings are bounded', () => {
     expect(scan.findings.filter((f) => f.rule === 'dynamic-execution')).toHaveLength(SCAN_MAX_FINDINGS_PER_RULE);
     expect(scan.stopped).toEqual(['dynamic-execution']);
     expect(scan.findings.filter((f) => f.rule === 'command-injection').map((f) => f.line)).toEqual([MANY + 2]);
-  });
+  }, 120_000);
 
   it('the same inside one function (one statement of 2 MB) and in a list: taken apart, still bounded', () => {
     for (const text of [`def run(x):\n${'    eval(x)\n'.repeat(MANY / 2)}`, `calls = [\n${'    eval(x),\n'.repeat(MANY / 2)}]\n`]) {
@@ -34,8 +34,8 @@ describe('findings are bounded', () => {
     }
     // a statement larger than a piece, with one finding in its middle and one at its end: both found, once each
     const big = `def run(x):\n${'    y = [1, 2, 3]\n'.repeat(20_000)}    eval(x)\n${'    y = [1, 2, 3]\n'.repeat(20_000)}    return eval(x + 1)\n`;
-    expect(scanner.scanText('big.py', big).map((f) => `${f.rule}:${f.line}`)).toEqual(['dynamic-execution:20002', 'dynamic-execution:40003']);
-  });
+    expect(scanner.scanText('big.py', big).filter((f) => f.severity !== 'info').map((f) => `${f.rule}:${f.line}`)).toEqual(['dynamic-execution:20002', 'dynamic-execution:40003']);
+  }, 120_000);
 
   it('suppressed findings never take the place of one that is not: the unsuppressed call after 150 suppressed ones is listed', () => {
     // (a comment covers its line and the next: one line between)
