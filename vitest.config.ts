@@ -1,23 +1,19 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Files that bound latency (/healthz p99), memory or held bodies, or race on PostgreSQL: run one at a
-// time after the others, so no other test file takes their CPU. The rest run two at a time (2 cores).
+// Files that bound memory or held bodies, or time PostgreSQL outages and races: run one at a time after
+// the others, so no other test file takes their CPU. The rest run two at a time (2 cores). Latency
+// bounds are not tests: bench/latency.js holds them.
 const alone = [
-  'test/e2e/outages.test.ts',
-  'test/e2e/s3-storage.test.ts',
-  'test/e2e/upload-memory.test.ts',
+  'test/postgres/outages.test.ts',
+  'test/storage/s3.test.ts',
+  'test/server/uploads/streamed-upload.test.ts',
   'test/package/pack-memory.test.ts',
-  'test/reliability/ban-race-postgres.test.ts',
-  'test/reliability/hostile-input.test.ts',
-  'test/reliability/hostile-routes.test.ts',
-  'test/reliability/upload-attacks.test.ts',
-  'test/reliability/upload-memory-budget.test.ts',
-  'test/server/kept-reads.test.ts',
+  'test/postgres/ban-race.test.ts',
+  'test/server/http/hostile-input.test.ts',
+  'test/server/http/hostile-routes.test.ts',
+  'test/server/uploads/attacks.test.ts',
+  'test/server/uploads/memory-budget.test.ts',
   'test/server/memory.test.ts',
-  'test/server/proxy-responsive.test.ts',
-  'test/server/scan.test.ts',
-  'test/server/version-list-turns.test.ts',
-  'test/server/zip-names.test.ts',
 ];
 
 export default defineConfig({

@@ -13,6 +13,7 @@ const sections = {
   publish: () => import('./publish.js'),
   scale: () => import('./scale.js'),
   instances: () => import('./instances.js'),
+  latency: () => import('./latency.js'),
 };
 
 const wanted = process.argv.slice(2);

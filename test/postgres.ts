@@ -12,11 +12,16 @@ export interface TestPostgres {
 
 let started: Promise<TestPostgres> | undefined;
 
-/** The file's PostgreSQL server, started on first use; undefined (with a loud message) when none is installed. */
+/**
+ * The file's PostgreSQL server, started on first use. When none is installed: in CI (CI set) an error,
+ * so the suite fails rather than skips; elsewhere undefined, with a loud message, and its tests skip.
+ */
 export function testPostgres(): Promise<TestPostgres> | undefined {
   const bin = binDir();
   if (!bin) {
-    console.warn('\n*** PostgreSQL is not installed (no initdb): the PostgreSQL suites are SKIPPED. `.ci/run` installs it. ***\n');
+    const missing = 'PostgreSQL is not installed (no initdb); `.ci/run` installs it.';
+    if (process.env.CI) throw new Error(`${missing} In CI the PostgreSQL suites must run.`);
+    console.warn(`\n*** ${missing} The PostgreSQL suites are SKIPPED. ***\n`);
     return undefined;
   }
   if (!started) {

@@ -30,10 +30,15 @@ let started: Promise<TestS3> | undefined;
 // The SDK's notice that its 2027 releases need Node 22, in this process too.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-/** The file's S3 server, started on first use; undefined (with a loud message) when s3rver is not installed. */
+/**
+ * The file's S3 server, started on first use. When s3rver is not installed: in CI (CI set) an error, so
+ * the suite fails rather than skips; elsewhere undefined, with a loud message, and its tests skip.
+ */
 export function testS3(): Promise<TestS3> | undefined {
   if (!installed()) {
-    console.warn('\n*** s3rver is not installed (npm ci installs it): the S3 suites are SKIPPED. ***\n');
+    const missing = 's3rver is not installed (npm ci installs it).';
+    if (process.env.CI) throw new Error(`${missing} In CI the S3 suites must run.`);
+    console.warn(`\n*** ${missing} The S3 suites are SKIPPED. ***\n`);
     return undefined;
   }
   if (!started) {

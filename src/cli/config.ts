@@ -1,7 +1,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_REGISTRY_URL } from '../contract/limits.js';
+import { DEFAULT_REGISTRY_URL } from '../shared/tuning.js';
 import { CliError, EXIT } from './errors.js';
 import { makeUserDir, userPath } from './make-dir.js';
 

@@ -1,5 +1,5 @@
 import type { Client } from '../client/index.js';
-import { DEFAULT_REGISTRY_URL, RESTART_WINDOW_MS, RETRY_WINDOW_MAX_MS } from '../contract/limits.js';
+import { DEFAULT_REGISTRY_URL, RESTART_WINDOW_MS, RETRY_WINDOW_MAX_MS } from '../shared/tuning.js';
 import { isHttpUrl } from '../contract/url.js';
 import { ConfigStore, DEFAULT_PROFILE, redactToken, sameRegistry } from './config.js';
 import { parseDuration } from './duration.js';

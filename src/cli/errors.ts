@@ -1,6 +1,6 @@
 import { ApiError, ForeignAnswerError, NetworkError, RequestInvalidError } from '../client/errors.js';
-import { fieldKey } from '../contract/field-keys.js';
-import { REQUEST_TIMEOUT_MS } from '../contract/limits.js';
+import { fieldKey } from '../shared/field-keys.js';
+import { REQUEST_TIMEOUT_MS } from '../shared/tuning.js';
 
 /** Exit codes of DESIGN.md §5. */
 export const EXIT = {
@@ -23,7 +23,8 @@ type ExitMeaning = { code: ExitCode; name: string; when?: string } & Partial<Rec
 /**
  * What each exit code means, in general (`name`, `when`) and for the commands that say more: the one
  * source of the "Exit codes" of `nodereg --help`, `publish`, `scan` and `restore --help`, and of
- * README's table and its scan and restore lines (test/cli/exit-codes.test.ts holds README to it).
+ * the exit-code table of docs/configuration.md and the scan and restore lines of docs/scan.md and
+ * docs/postgres-s3.md (test/cli/exit-codes.test.ts holds the docs to it).
  * Markdown: a terminal gets the text without its backticks.
  */
 export const EXIT_MEANINGS: readonly ExitMeaning[] = [
@@ -98,6 +99,8 @@ export class CliError extends Error {
     super(message);
     this.name = 'CliError';
   }
+  /** Structured facts --json adds to the error beside its message (validate's scan findings, every one). */
+  fields?: Record<string, unknown>;
 }
 
 /**

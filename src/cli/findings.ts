@@ -2,7 +2,8 @@
 // file set, the human listing (grouped by file, with the line of code), and the --fail-on decision.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { atLeast, COMPILED_PYTHON, DEFAULT_SCAN_FAIL_ON, namesWhat, SCAN_FLAG_AT, SCAN_MAX_FINDINGS_PER_RULE, SCAN_MAX_REPORTED_FINDINGS, SCAN_SEVERITIES } from '../contract/limits.js';
+import { atLeast, SCAN_SEVERITIES } from '../contract/limits.js';
+import { COMPILED_PYTHON, DEFAULT_SCAN_FAIL_ON, namesWhat, SCAN_FLAG_AT, SCAN_MAX_FINDINGS_PER_RULE, SCAN_MAX_REPORTED_FINDINGS } from '../shared/scan.js';
 import type { Finding, ScanReport, ScanSeverity, SkippedFile } from '../contract/scan.js';
 import type { Problem } from '../package/manifest.js';
 import type { Project } from '../package/project.js';
@@ -107,7 +108,7 @@ export function findingsError(stopping: (Finding | SkippedFile)[], failOn: ScanS
   const list = stopping
     .slice(0, ERROR_LISTS)
     .map((f) => ('rule' in f ? `  ${f.file}:${f.line}  ${f.severity}  ${f.rule}: ${f.message}` : `  ${f.file}  ${f.severity}  ${unscannedText(f)}`))
-    .concat(stopping.length > ERROR_LISTS ? [`  and ${stopping.length - ERROR_LISTS} more`] : [])
+    .concat(stopping.length > ERROR_LISTS ? [`  and ${stopping.length - ERROR_LISTS} more (\`nodereg scan\` lists every one)`] : [])
     .join('\n');
   const findings = stopping.filter((f): f is Finding => 'rule' in f);
   const unscanned = stopping.length - findings.length;
@@ -122,10 +123,13 @@ export function findingsError(stopping: (Finding | SkippedFile)[], failOn: ScanS
     unscanned ? 'make a file it could not scan smaller or plainer, or leave it out' : '',
   ];
   const accept = acceptFlag ? `; or publish anyway with --accept-findings${flagged ? ' (the registry flags the version: nobody can install it until an admin reviews it)' : ''}` : '';
-  return new CliError(
+  const error = new CliError(
     `the scan found ${found.filter(Boolean).join(' and ')} at or above ${failOn}:\n${list}`,
     EXIT.invalid,
     'scan_findings',
     `${fixes.filter(Boolean).join('; ')}${accept}; \`nodereg scan\` shows each with its line`,
   );
+  // every one, as objects as `scan --json` lists them: the message lists ERROR_LISTS for a reader
+  error.fields = { findings, skipped: stopping.filter((f): f is SkippedFile => !('rule' in f)) };
+  return error;
 }

@@ -1,5 +1,5 @@
 import { resolve, sep } from 'node:path';
-import { MakeDirError, makeDirs } from '../contract/make-dirs.js';
+import { MakeDirError, makeDirs } from '../shared/make-dirs.js';
 import { invalidInput } from './errors.js';
 
 /** The longest name of one file or directory most file systems take, in bytes (NAME_MAX). */

@@ -1,9 +1,9 @@
 import { Command, CommanderError, Option } from 'commander';
-import { DEFAULT_REGISTRY_URL, RESTART_WINDOW_MS } from '../contract/limits.js';
+import { DEFAULT_REGISTRY_URL, RESTART_WINDOW_MS } from '../shared/tuning.js';
 import { commands, type CommandEntry } from './commands/index.js';
 import { Ctx, type Globals, type RunDeps } from './context.js';
 import { EXIT, exitCodesHelp } from './errors.js';
-import { withoutUserInfo } from '../contract/url.js';
+import { withoutUserInfo } from '../shared/url.js';
 import { asInvoked } from './invocation.js';
 import { VALUE_OPTIONS } from './quick-args.js';
 
@@ -144,9 +144,12 @@ export async function run(typed: string[], version: string, deps: RunDeps = {}):
     return EXIT.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') {
+      // A group without its subcommand (`nodereg token`) is commander's help on stderr with exit code 1: invalid input.
+      const groupAlone = error.code === 'commander.help' && error.exitCode !== 0;
+      if (!groupAlone && (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed' || error.code === 'commander.version')) {
         return EXIT.ok;
       }
+      if (groupAlone) error.message = `${['nodereg', ...commandWords(argv, 3)].join(' ')} needs a command (its help lists them)`;
       // commander has already printed its message on stderr (with serve --log json, as the one report)
       const hint = error.code === 'commander.unknownCommand' ? readCommandFor(argv) : undefined;
       if (hint && !logJson) ctx.out.hint(hint);

@@ -1,7 +1,8 @@
 // The AI proxy's flags of `nodereg serve` (DESIGN.md §4), checked before anything starts.
 import type { Command } from 'commander';
-import { DEFAULT_SANDBOX_QUOTA } from '../contract/limits.js';
-import { formatSize, parseSize } from '../contract/size.js';
+import { DEFAULT_SANDBOX_QUOTA } from '../shared/tuning.js';
+import { formatSize } from '../contract/size.js';
+import { parseSize } from '../shared/size.js';
 import { callbackAllowProblem, DEFAULT_CALLBACK_ALLOW, type ProxyOptions } from '../server/proxy/options.js';
 import { parseDuration } from './duration.js';
 import { invalidInput } from './errors.js';

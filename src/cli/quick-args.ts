@@ -4,7 +4,8 @@
 // them. Only plain forms are taken. Anything else (help, an unknown flag, an id the contract refuses, a
 // --fail-on it does not know) goes to the full program, which says what is wrong. Free of imports but
 // the contract's limits: bin/nodereg.js asks it first (dist/cli/quick-args.cjs), for every command.
-import { DEFAULT_SCAN_FAIL_ON, isNodeId, SCAN_SEVERITIES } from '../contract/limits.js';
+import { isNodeId, SCAN_SEVERITIES } from '../contract/limits.js';
+import { DEFAULT_SCAN_FAIL_ON } from '../shared/scan.js';
 import type { PublishOptions } from './commands/publish.js';
 import type { Globals } from './context.js';
 

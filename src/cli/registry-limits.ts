@@ -3,6 +3,7 @@
 import { ApiError, ForeignAnswerError, type Client } from '../client/index.js';
 import { routes } from '../contract/answers.js';
 import type { RegistryLimits } from '../contract/resources.js';
+import { UNPACKED_RATIO, unpackedBound } from '../contract/limits.js';
 import { archiveOverLimit, formatSize } from '../contract/size.js';
 import type { SelectedFile } from '../package/files.js';
 
@@ -30,6 +31,8 @@ export function limitProblems(limits: RegistryLimits, archive: ArchiveFacts): st
   if (archive.size !== undefined && archive.size > limits.max_archive) problems.push(archiveOverLimit(archive.size, limits.max_archive));
   if (archive.unpackedSize > limits.max_unpacked) {
     problems.push(`its files come to ${formatSize(archive.unpackedSize)} (${archive.unpackedSize} bytes) unpacked, over this registry's limit of ${formatSize(limits.max_unpacked)} (serve --max-unpacked)`);
+  } else if (archive.size !== undefined && archive.unpackedSize > unpackedBound(archive.size, limits.max_unpacked)) {
+    problems.push(`its files come to ${archive.unpackedSize} bytes unpacked, more than ${UNPACKED_RATIO.total} times the archive's ${archive.size} bytes (registries refuse such zip bombs)`);
   }
   if (archive.entries > limits.max_entries) problems.push(`it holds ${archive.entries} files, more than this registry's limit of ${limits.max_entries}`);
   return problems;

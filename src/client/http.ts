@@ -2,7 +2,7 @@
 // global Request, Response or Headers) loads undici, about 100 ms of CPU for one request against a
 // few ms for node:http, which is most of what a read command costs (docs/decisions.md).
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import { REGISTRY_ANSWER_MAX } from '../contract/limits.js';
+import { REGISTRY_ANSWER_MAX } from '../shared/tuning.js';
 import { NetworkError } from './errors.js';
 
 export interface Exchange {

@@ -63,3 +63,15 @@ export const translations = rule(
   'smallAsJson',
   `must be at most ${TRANSLATIONS.maxJsonLength} characters as JSON`,
 );
+
+/**
+ * Query parameters that may be given more than once (`?node_id=a&node_id=b`): the server reads every
+ * value of these, and the last of any other.
+ */
+export const REPEATED_PARAMS = new Set<z.ZodType>();
+export function repeated<T extends z.ZodType>(item: T, maxItems: number, description: string) {
+  const list = z.array(item).max(maxItems).optional();
+  const schema = z.preprocess((value) => (value === undefined || Array.isArray(value) ? value : [value]), list).describe(description);
+  REPEATED_PARAMS.add(schema);
+  return schema;
+}

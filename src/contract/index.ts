@@ -10,5 +10,5 @@ export * from './registry.js';
 export * from './resources.js';
 export { allOperations, openapiDocument } from './openapi.js';
 export * from './size.js';
-export * from './field-keys.js';
 export * from './scan.js';
+export * from './upload.js';

@@ -1,11 +1,13 @@
 import * as z from 'zod';
 import { PAGE, READY_STORAGE_KEEP_MS, STAR } from './limits.js';
 import { op } from './operation.js';
+import { CONTENT_SHA256_HEADER, SHA256_HEX_PATTERN, UNIX_SECONDS_PATTERN } from './upload.js';
 import {
   AddMemberBody, Invitation, CreatePublisherBody, CreateTokenBody, CreateUserBody, CreatedToken, CreatedUser, Health,
-  ListNodesQuery, Me, Node, NodeInput, NodeList, NodeVersion, PublishBody, PublishResponse, Publisher,
-  PublisherInput, PublisherMember, PublisherNodesQuery, RegistryLimits, SearchNodesQuery, TokenList, VersionUpdateBody, queryInteger,
+  Me, Node, NodeInput, NodeList, NodeVersion, PublishBody, PublishResponse, Publisher,
+  PublisherInput, PublisherMember, PublisherNodesQuery, RegistryLimits, TokenList, VersionUpdateBody, queryInteger,
 } from './resources.js';
+import { BULK_VERSIONS_MAX, BulkVersionsAnswer, BulkVersionsBody, ListNodesQuery, ListVersionsQuery, SearchNodesQuery } from './reads.js';
 
 // ---------- the five registry operations of the interface ----------
 
@@ -73,8 +75,14 @@ export const addReview = op({
 /** A signed upload URL's query; `size` and `sha256` are there when the publish declared its archive. */
 // token_id: the id (not the secret) of the token that published; the upload is refused once it is revoked.
 export const UploadQuery = z.object({
-  expires: z.string(), signature: z.string(), size: z.string().optional(), sha256: z.string().optional(), token_id: z.string().optional(),
+  expires: z.string().regex(new RegExp(UNIX_SECONDS_PATTERN)),
+  signature: z.string().regex(new RegExp(SHA256_HEX_PATTERN)),
+  size: z.string().optional(),
+  sha256: z.string().optional(),
+  token_id: z.string().optional(),
 });
+/** An upload's headers beyond its Content-Type: the archive's SHA-256, checked against the bytes received. */
+export const UploadHeaders = z.object({ [CONTENT_SHA256_HEADER]: z.string().regex(new RegExp(SHA256_HEX_PATTERN)).optional() });
 
 export const uploadArchive = op({
   id: 'uploadArchive',
@@ -83,6 +91,7 @@ export const uploadArchive = op({
   summary: 'Upload the archive of a published version to its signed URL (Content-Type application/zip, X-Content-SHA256)',
   auth: 'signature',
   query: UploadQuery,
+  headers: UploadHeaders,
   bodyKind: 'zip',
   response: NodeVersion,
 });
@@ -112,12 +121,7 @@ export const getNode = op({
 export const listNodeVersions = op({
   id: 'listNodeVersions', method: 'GET', path: '/nodes/{nodeId}/versions', summary: 'Every version of a node, newest semver first',
   auth: 'none',
-  query: z.object({
-    include_status_reason: z
-      .enum(['true', 'false'])
-      .optional()
-      .describe("with true, each version carries the scan's `findings` for the node's publisher members and admins"),
-  }),
+  query: ListVersionsQuery,
   response: z.array(NodeVersion),
 });
 export const getNodeVersion = op({
@@ -127,6 +131,11 @@ export const getNodeVersion = op({
 export const installNode = op({
   id: 'installNode', method: 'GET', path: '/nodes/{nodeId}/install', summary: 'The active version to install (latest unless given), with its download URL; counts a download',
   auth: 'none', query: z.object({ version: z.string().optional() }), response: NodeVersion,
+});
+export const bulkNodeVersions = op({
+  id: 'bulkNodeVersions', method: 'POST', path: '/bulk/nodes/versions',
+  summary: `Look up to ${BULK_VERSIONS_MAX} versions at once: one entry per item asked, in order, each success, not_found or error`,
+  spec: true, auth: 'none', body: BulkVersionsBody, response: BulkVersionsAnswer,
 });
 export const getPublisher = op({
   id: 'getPublisher', method: 'GET', path: '/publishers/{publisherId}', summary: 'A publisher with its members', auth: 'none', response: Publisher,
@@ -212,7 +221,7 @@ export const declineInvitation = op({
 export const registryOperations = [
   publishVersion, updateNode, updatePublisher, updateVersion, addReview,
   uploadArchive, downloadArchive,
-  listNodes, searchNodes, getNode, listNodeVersions, getNodeVersion, installNode, getPublisher, listPublisherNodes,
+  listNodes, searchNodes, getNode, listNodeVersions, getNodeVersion, installNode, bulkNodeVersions, getPublisher, listPublisherNodes,
   health, ready, getLimits, openapiDocument,
   getMe, createUser, listUserTokens, createUserToken, deleteUserToken, createPublisher,
   listPublisherTokens, createPublisherToken, deletePublisherToken, addPublisherMember, removePublisherMember,

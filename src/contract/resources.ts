@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import {
   DESCRIPTION_MAX, CHANGELOG_MAX, DEPENDENCIES, IDENTIFIER_MAX, IMAGE_TASK_STATUS, MEMBER_ROLES, NAME_MAX, NODE_ID, NODE_NAMES,
-  NODE_SORTS, NODE_STATUS, NODE_VERSION_STATUS, PAGE, PLATFORMS, PUBLISHER_ID, PUBLISHER_STATUS,
-  SEARCH_TERMS_MAX, SHORT_TEXT_MAX, TAGS, USER_REF_MAX, VERSION_MAX, VIDEO_TASK_STATE, searchTerms,
+  NODE_STATUS, NODE_VERSION_STATUS, PAGE, PLATFORMS, PUBLISHER_ID, PUBLISHER_STATUS,
+  SHORT_TEXT_MAX, TAGS, USER_REF_MAX, VERSION_MAX, VIDEO_TASK_STATE,
 } from './limits.js';
 import { Finding } from './scan.js';
 import { list, rule, text, transform, translations, urlField, versionRangeField } from './fields.js';
@@ -39,6 +39,16 @@ const strings = z.array(z.string());
 const answered = z.string().default('');
 /** The fields of a resource schema that answers always carry (the views fill them). */
 const answeredFields = (schema: z.ZodObject) => Object.keys(schema.shape).filter((key) => schema.shape[key] === answered);
+/** A list answers always carry, [] when empty (DESIGN.md §12); parsed leniently like `answered`. */
+const answeredList = strings.default([]);
+/** The fields of a resource schema whose answers always carry a list. */
+const answeredListFields = (schema: z.ZodObject) => Object.keys(schema.shape).filter((key) => schema.shape[key] === answeredList);
+/**
+ * The hosted registry's name of one of our fields, sent beside ours with the same value (DESIGN.md §12):
+ * the field's clients read those names. Ours is canonical.
+ */
+const hostedName = <T extends z.ZodType>(schema: T, ours: string) =>
+  schema.meta({ deprecated: true, description: `the hosted registry's name of ${ours}, always the same value` });
 
 // ---------- resources as the server answers them (parsed leniently: unknown fields kept) ----------
 
@@ -49,17 +59,21 @@ export const NodeVersion = z.looseObject({
   changelog: answered,
   app_node_extract_status: answered,
   createdAt: isoDate.optional(),
-  dependencies: strings.optional(),
-  deprecated: z.boolean().optional(),
+  dependencies: answeredList,
+  deprecated: z.boolean().default(false),
   downloadUrl: z.string().optional(),
   status: z.enum(NODE_VERSION_STATUS).optional(),
   status_reason: answered,
-  supported_accelerators: strings.optional(),
+  supported_accelerators: answeredList,
   supported_appui_frontend_version: answered,
   supported_appui_version: answered,
-  supported_os: strings.optional(),
-  tags: strings.optional(),
-  tags_admin: strings.optional(),
+  supported_os: answeredList,
+  tags: answeredList,
+  tags_admin: answeredList,
+  // the hosted registry's names (HOST_APP_ALIASES)
+  comfy_node_extract_status: hostedName(z.string().default(''), 'app_node_extract_status'),
+  supported_comfyui_frontend_version: hostedName(z.string().default(''), 'supported_appui_frontend_version'),
+  supported_comfyui_version: hostedName(z.string().default(''), 'supported_appui_version'),
   // extensions of ours
   archive_sha256: z.string().optional(),
   archive_size: z.number().int().optional(),
@@ -68,6 +82,7 @@ export const NodeVersion = z.looseObject({
 });
 export type NodeVersion = z.infer<typeof NodeVersion>;
 export const VERSION_ANSWERED_FIELDS = answeredFields(NodeVersion);
+export const VERSION_ANSWERED_LISTS = answeredListFields(NodeVersion);
 
 export const PublisherMember = z.looseObject({
   id: z.string(),
@@ -105,23 +120,29 @@ export const Node = z.looseObject({
   latest_version: NodeVersion.optional(),
   license: answered,
   name: answered,
-  preempted_app_node_names: strings.optional(),
+  preempted_app_node_names: answeredList,
   publisher: Publisher.optional(),
   rating: z.number().optional(),
   repository: answered,
   search_ranking: z.number().int().optional(),
   status: z.enum(NODE_STATUS).optional(),
   status_detail: answered,
-  supported_accelerators: strings.optional(),
+  supported_accelerators: answeredList,
   supported_appui_frontend_version: answered,
   supported_appui_version: answered,
-  supported_os: strings.optional(),
-  tags: strings.optional(),
-  tags_admin: strings.optional(),
+  supported_os: answeredList,
+  tags: answeredList,
+  tags_admin: answeredList,
   translations: z.record(z.string(), z.unknown()).optional(),
+  // the hosted registry's names (HOST_APP_ALIASES)
+  github_stars: hostedName(z.number().int().optional(), 'repohost_stars'),
+  preempted_comfy_node_names: hostedName(strings.default([]), 'preempted_app_node_names'),
+  supported_comfyui_frontend_version: hostedName(z.string().default(''), 'supported_appui_frontend_version'),
+  supported_comfyui_version: hostedName(z.string().default(''), 'supported_appui_version'),
 });
 export type Node = z.infer<typeof Node>;
 export const NODE_ANSWERED_FIELDS = answeredFields(Node);
+export const NODE_ANSWERED_LISTS = answeredListFields(Node);
 
 // ---------- request bodies ----------
 // Updates are partial: an absent field is left as it is, `null` clears an optional one.
@@ -303,19 +324,9 @@ export function queryInteger(min: number, max = Number.MAX_SAFE_INTEGER) {
     .pipe(z.number().int().min(min).max(max));
 }
 
-const pageNumber = queryInteger(PAGE.min).default(PAGE.min);
-const pageLimit = queryInteger(PAGE.limitMin, PAGE.limitMax).default(PAGE.defaultLimit);
+export const pageNumber = queryInteger(PAGE.min).default(PAGE.min);
+export const pageLimit = queryInteger(PAGE.limitMin, PAGE.limitMax).default(PAGE.defaultLimit);
 
-export const ListNodesQuery = z.object({
-  page: pageNumber,
-  limit: pageLimit,
-  sort: z.enum(NODE_SORTS).default('created_at'),
-});
-export const SearchNodesQuery = z.object({
-  q: z.string().max(NAME_MAX).refine((q) => searchTerms(q).length <= SEARCH_TERMS_MAX, `must hold at most ${SEARCH_TERMS_MAX} different words`).default(''),
-  page: pageNumber,
-  limit: pageLimit,
-});
 // A publisher's nodes were answered all at once: a page of the most by default keeps that answer for up to 100.
 export const PublisherNodesQuery = z.object({ page: pageNumber, limit: queryInteger(PAGE.limitMin, PAGE.limitMax).default(PAGE.limitMax) });
 

@@ -11,14 +11,3 @@ export function isHttpUrl(value: string): boolean {
     return false;
   }
 }
-
-/**
- * A URL's user info (`user:pass@`, `token@`), to the last `@` of its host part. Anchored on `://` and
- * stopped by `/`: linear, whatever the text.
- */
-const USER_INFO = /(:\/\/)[^\s/?#]*@/g;
-/**
- * Text with every URL's user info shown as `***@`: a user name can be a secret too (a token as the user
- * of `https://TOKEN@host`). The one mask of the CLI's output and the server's log lines.
- */
-export const withoutUserInfo = (text: string) => (text.includes('://') ? text.replace(USER_INFO, '$1***@') : text);

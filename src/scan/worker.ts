@@ -2,7 +2,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { inflateRawSync } from 'node:zlib';
-import { SCAN_MAX_FILE_BYTES } from '../contract/limits.js';
+import { SCAN_MAX_FILE_BYTES } from '../shared/scan.js';
 import { scanEnd, scanFilesHere, scanOne, Tally, tooLarge, type ArchiveEntry, type PartialReport, type ScanJob } from './run.js';
 import type { ScanTextOptions } from './scanner.js';
 

@@ -11,8 +11,7 @@ import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
 export type DatabaseTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 export type StorageTarget = { kind: 'local'; dir: string } | { kind: 's3'; bucket: string; prefix: string };
 
-/** The largest object one S3 PUT may store, so the largest archive S3 storage takes (`--max-archive`). */
-export const S3_MAX_PUT = 5 * 1024 ** 3;
+export { S3_MAX_PUT } from './archives/s3-limits.js';
 
 /** A problem with one of the URLs, in words for the operator. */
 export class BackendUrlError extends Error {}

@@ -3,7 +3,7 @@
 import { chmodSync, closeSync, existsSync, linkSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { makeDirs } from '../contract/make-dirs.js';
+import { makeDirs } from '../shared/make-dirs.js';
 import { archiveKey } from './views.js';
 
 /** Written into a backup while it is being made; `nodereg backup` removes it once the copy is whole. */

@@ -5,9 +5,9 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
-import { withoutUserInfo } from '../contract/url.js';
-import { noRoute } from '../contract/errors.js';
-import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT, PIPELINED_MAX } from '../contract/limits.js';
+import { withoutUserInfo } from '../shared/url.js';
+import { noRoute, tooManyPipelined } from '../contract/errors.js';
+import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT, PIPELINED_MAX } from '../shared/tuning.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, StorageUnavailableError, type ArchiveStorage } from './archives/storage.js';
 import { MemoryBudget, UPLOAD_MEMORY } from './archives/validate-zip.js';
@@ -15,7 +15,7 @@ import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './account
 import { prepareDataDir, refuseIncompleteBackup } from './data-dir.js';
 import { createNodeAnswers } from './node-answers.js';
 import { createVersionLists } from './version-lists.js';
-import { accessLine, createKeptReads } from './kept-reads.js';
+import { accessLog as accessLogger } from './access-log.js';
 import { HttpError, rawErrorResponse } from './errors.js';
 import type { ProxyOptions } from './proxy/options.js';
 import type { ServerContext } from './context.js';
@@ -117,10 +117,6 @@ export interface RegistryServer {
   liveFileAdminToken: string | undefined;
   options: Required<Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>> &
     RegistryServerOptions;
-  /** How many reads the listener's shortcut answered (src/server/kept-reads.ts). */
-  keptReads(): number;
-  /** How many reviews it answered. */
-  keptReviews(): number;
   /** Starts listening; resolves to the URL it listens on. */
   listen(): Promise<string>;
   /** The public URL (after listen when not set). */
@@ -269,15 +265,21 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     await ctx.scanUpload.close();
   });
 
+  /** Requests past PIPELINED_MAX on their connection: the app answers them 503. */
+  const overPipelined = new WeakSet<IncomingMessage>();
+  const pipelinedRefusal = tooManyPipelined(PIPELINED_MAX);
+  const pipelinedPastMost = new HttpError(pipelinedRefusal.code, pipelinedRefusal.message, undefined, undefined, {
+    'Retry-After': String(pipelinedRefusal.retryAfter),
+    Connection: 'close',
+  });
   const accessLog = options.accessLog === undefined ? options.log : options.accessLog || undefined;
-  if (accessLog) {
-    const log = accessLog;
-    app.use(async (c, next) => {
-      const started = performance.now();
-      await next();
-      log(accessLine(c.req.method, new URL(c.req.url).pathname, c.get('sentStatus') ?? c.res.status, started));
-    });
-  }
+  if (accessLog) app.use(accessLogger(accessLog));
+  // Requests past the pipelining cap reach the app marked: answered here, after the access log.
+  app.use(async (c, next) => {
+    const incoming = (c.env as HttpBindings | undefined)?.incoming;
+    if (incoming && overPipelined.has(incoming)) throw pipelinedPastMost;
+    return next();
+  });
 
   // HEAD is answered by the GET route with its body dropped (hono): cancel that body, or a file
   // streamed by the route stays open (an archive, a sandbox result) and descriptors run out.
@@ -315,51 +317,15 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
       return Response.json(answer.body(), { status: answer.status, headers: answer.headers });
     },
   });
-  // Reads are not rate limited (only changes are): the shortcut never has to count one, and takes
-  // reviews only while changes are not counted.
-  const keptReads = createKeptReads(
-    store,
-    ctx.nodeAnswers,
-    accessLog,
-    (error) => (backendUnavailable(error) || unwritable(error) ? internalError(error, options.log, options.backendUrls, dataDir) : undefined),
-    options.rateLimit === undefined ? authenticate : undefined,
-  );
   // The responses begun on each connection and not yet finished: an error of Node's parser there (a
   // pipelined request, a timeout) must not write its answer into the middle of one.
   const responses = new WeakMap<Duplex, ServerResponse[]>();
-  const keptFailed = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
-    options.log?.(`internal error: ${error instanceof Error ? error.stack : String(error)}`, 'error');
-    if (res.headersSent) res.destroy();
-    else void listener(req, res);
-  };
-  /** Serves one request: the listener's shortcut for kept reads, else hono. */
-  const serve = (req: IncomingMessage, res: ServerResponse) => {
-    let kept: boolean | Promise<boolean>;
-    try {
-      kept = keptReads.take(req, res);
-    } catch (error) {
-      return keptFailed(req, res, error);
-    }
-    if (kept === true) return;
-    if (kept === false) return void listener(req, res);
-    kept.then(
-      (answered) => void (answered || listener(req, res)),
-      (error) => keptFailed(req, res, error),
-    );
-  };
   /** An answer written by the listener itself, in our shape; Node queues it behind those begun before it. */
   const answerWith = (res: ServerResponse, status: number, error: HttpError) => {
     const body = JSON.stringify(error.body());
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...error.headers });
     res.end(body);
   };
-  const tooManyPipelined = new HttpError(
-    'unavailable',
-    `more than ${PIPELINED_MAX} requests of this connection are waiting for their answers; read them before sending more, or open another connection`,
-    undefined,
-    undefined,
-    { 'Retry-After': '1', Connection: 'close' },
-  );
   // Node checks the timeouts every connectionsCheckingInterval (30 s by default): often enough for these.
   // A request without a Host header reaches the adapter, which refuses it in our shape (Node's own
   // refusal is an empty 400).
@@ -373,9 +339,12 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
       begun.push(res);
       // Pipelined requests are served one at a time: Node hands over every request of a chunk at once,
       // and each answer would be held whole behind the one before it, for a client that reads none.
-      if (begun.length > PIPELINED_MAX) return answerWith(res, 503, tooManyPipelined);
-      if (before) return void ended(before).then(() => !req.socket.destroyed && serve(req, res));
-      serve(req, res);
+      if (begun.length > PIPELINED_MAX) {
+        overPipelined.add(req);
+        return void listener(req, res);
+      }
+      if (before) return void ended(before).then(() => void (req.socket.destroyed || listener(req, res)));
+      void listener(req, res);
     },
   );
   // An Expect other than 100-continue: Node would answer an empty 417 itself. Answered in our shape,
@@ -502,8 +471,6 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     },
     options,
     publicUrl,
-    keptReads: keptReads.answered,
-    keptReviews: keptReads.reviewsAnswered,
     listen: async () => {
       await ready;
       return new Promise<string>((resolve, reject) => {

@@ -16,8 +16,6 @@ export interface NodeAnswer {
   /** The Node the body is made of: a review's answer is this one with the new rating. */
   view: Node;
   body: string;
-  /** The body as UTF-8, written as it is by the listener's shortcut (src/server/kept-reads.ts). */
-  bytes: Buffer;
   etag: string;
 }
 
@@ -62,7 +60,7 @@ export function createNodeAnswers(store: RegistryStore, publicUrl: () => string)
 
   function keep(id: string, key: string, publisher: PublisherRow | undefined, view: Node): NodeAnswer {
     const body = JSON.stringify(view);
-    const answer = { key, publisher, view, body, bytes: Buffer.from(body), etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+    const answer = { key, publisher, view, body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
     answers.delete(id);
     answers.set(id, answer);
     if (answers.size > MAX_ANSWERS) answers.delete(answers.keys().next().value!);
@@ -78,7 +76,7 @@ export function notModified(answer: NodeAnswer, method: string, ifNoneMatch: str
   return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === answer.etag);
 }
 
-/** The answer as a response (the routes'; src/server/kept-reads.ts writes the same bytes before them). */
+/** The answer as a response: 304 when the client's If-None-Match names it. */
 export function respondWith(c: Context, answer: NodeAnswer): Response {
   const headers = { etag: answer.etag, 'content-type': 'application/json' };
   if (notModified(answer, c.req.method, c.req.header('if-none-match'))) return c.body(null, 304, headers);

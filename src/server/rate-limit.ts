@@ -2,9 +2,12 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { HttpBindings } from '@hono/node-server';
 import { bearerToken, type AppEnv, type Authenticate } from './route.js';
 import { HttpError } from './errors.js';
+import { bulkNodeVersions } from '../contract/registry.js';
 
 const MINUTE = 60_000;
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** POSTs that only read (the bulk version lookup): not changes, so not limited as changes. */
+const READING_POSTS = new Set([bulkNodeVersions.path]);
 
 /**
  * Whose allowance a request spends: its user's (every token of one user, user tokens and the PATs it
@@ -29,7 +32,7 @@ export function rateLimit(perMinute: number, authenticate: Authenticate, now: ()
     Math.min(perMinute, bucket.tokens + ((time - bucket.at) * perMinute) / MINUTE);
 
   return async (c, next) => {
-    if (!MUTATING.has(c.req.method)) return next();
+    if (!MUTATING.has(c.req.method) || READING_POSTS.has(c.req.path)) return next();
     const key = await rateLimitKey(c, authenticate);
     const time = now();
     // Full buckets are forgotten, so the map holds only recent callers.

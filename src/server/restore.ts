@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type postgres from 'postgres';
-import { RESTORE_DEADLINE_MS } from '../contract/limits.js';
+import { RESTORE_DEADLINE_MS } from '../shared/tuning.js';
 import type { ArchiveStorage } from './archives/storage.js';
 import type { DatabaseTarget } from './backends.js';
 import { archivedVersions, archiveFile, refuseIncompleteBackup } from './data-dir.js';
@@ -18,7 +18,7 @@ import { openDatabase, type Db } from './store/db.js';
 import { migrations } from './store/migrations.js';
 import { watchedSockets } from './store/postgres-deadline.js';
 import { archiveKey } from './views.js';
-import { makeDirs } from '../contract/make-dirs.js';
+import { makeDirs } from '../shared/make-dirs.js';
 
 /** Why a restore stopped: `source` and `conflict` are the user's to fix, `archive` a file that is not what its row says. */
 export class RestoreError extends Error {

@@ -1,5 +1,4 @@
-// A review (`POST /nodes/{id}/reviews?star=N`): its checks and its write, shared by the route
-// (routes/registry.ts) and the listener's shortcut (kept-reads.ts), so both answer alike.
+// A review (`POST /nodes/{id}/reviews?star=N`): its checks and its write.
 import { allowNodeReadBy } from './access.js';
 import { notFound } from './errors.js';
 import type { NodeAnswer, NodeAnswers } from './node-answers.js';

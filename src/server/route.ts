@@ -2,7 +2,9 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { fieldErrors, malformedJson as malformedJsonMessage } from '../contract/errors.js';
-import { ANONYMOUS_BODIES_MAX, JSON_BODIES_MAX, MAX_FIELD_ERRORS } from '../contract/limits.js';
+import { REPEATED_PARAMS } from '../contract/fields.js';
+import { MAX_FIELD_ERRORS } from '../contract/limits.js';
+import { ANONYMOUS_BODIES_MAX, JSON_BODIES_MAX } from '../shared/tuning.js';
 import { contentEncodingProblem, contentTypeProblem, type BodyMedia } from '../contract/media.js';
 import type { Operation, ResponseOf } from '../contract/operation.js';
 import { badRequest, HttpError, tooLarge, unauthorized, unsupportedMediaType } from './errors.js';
@@ -36,6 +38,14 @@ export interface RouteContext<O extends Operation> {
   rawBody: Buffer;
   /** The bearer token sent, if any (publish compares it with the body's). */
   bearer: string | undefined;
+}
+
+/** The query string as the operation reads it: every value of a repeated parameter, one of any other. */
+function queryOf(c: Context, schema: z.ZodType): Record<string, string | string[]> {
+  const shape = (schema as { shape?: Record<string, z.ZodType> }).shape ?? {};
+  const single = c.req.query();
+  const repeated = Object.keys(single).filter((key) => REPEATED_PARAMS.has(shape[key]));
+  return { ...single, ...Object.fromEntries(repeated.map((key) => [key, c.req.queries(key) ?? []])) };
 }
 
 /** `/a/{b}/c` → `/a/:b/c`. */
@@ -281,7 +291,7 @@ export function route<O extends Operation>(
     if (!params.success) throw badRequest('invalid path parameters', fieldErrors(params.error.issues));
 
     const input = () => {
-      const query = operation.query.safeParse(c.req.query());
+      const query = operation.query.safeParse(queryOf(c, operation.query));
       const issues = query.success ? [] : [...query.error.issues];
       let body: unknown;
       if (operation.bodyKind === 'json') {

@@ -4,7 +4,9 @@
 // one-line reason; under `warn` the findings are only kept.
 import { availableParallelism } from 'node:os';
 import { publisherScanQueueFull, SCAN_QUEUE_FULL } from '../contract/errors.js';
-import { atLeast, COMPILED_PYTHON, SCAN_FLAG_AT, SCAN_MAX_KEPT_FINDINGS, SCAN_QUEUE_MAX, SCAN_QUEUE_PER_PUBLISHER, SCAN_QUEUE_RETRY_AFTER_S, SCAN_SEVERITIES, SCAN_TIMEOUT_MS, unscannedFlag, type SCAN_MODES } from '../contract/limits.js';
+import { atLeast, SCAN_QUEUE_PER_PUBLISHER, SCAN_SEVERITIES } from '../contract/limits.js';
+import { COMPILED_PYTHON, SCAN_FLAG_AT, unscannedFlag, type SCAN_MODES } from '../shared/scan.js';
+import { SCAN_MAX_KEPT_FINDINGS, SCAN_QUEUE_MAX, SCAN_QUEUE_RETRY_AFTER_S, SCAN_TIMEOUT_MS } from '../shared/tuning.js';
 import type { Finding, ScanReport } from '../contract/scan.js';
 import { PARSE_LIMITS, scanArchive, ScanTimeout, ScanWorker, type ArchiveEntry } from '../scan/run.js';
 import { admittedRules } from '../scan/scanner.js';

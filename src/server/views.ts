@@ -2,8 +2,8 @@
 // are left out (the wire has no nulls), except the strings answers always carry, which are "";
 // download URLs are built on each response from the public URL.
 import {
-  NODE_ANSWERED_FIELDS, PUBLISHER_ANSWERED_FIELDS, VERSION_ANSWERED_FIELDS, type Invitation, type Node, type NodeVersion,
-  type Publisher, type PublisherMember,
+  HOST_APP_ALIASES, NODE_ANSWERED_FIELDS, NODE_ANSWERED_LISTS, PUBLISHER_ANSWERED_FIELDS, VERSION_ANSWERED_FIELDS,
+  VERSION_ANSWERED_LISTS, type Invitation, type Node, type NodeVersion, type Publisher, type PublisherMember,
 } from '../contract/resources.js';
 import type { InvitationRow, MemberRow, NodeRow, PublisherRow, RegistryStore, VersionRow } from './store/registry-store.js';
 
@@ -20,8 +20,19 @@ function present<T extends Record<string, unknown>>(object: T): { [K in keyof T]
 /** The string fields a wire shape always has. */
 type Answered<T> = { [K in keyof T as string extends K ? never : T[K] extends string ? K : never]: string };
 const blanks = <T>(fields: readonly string[]) => Object.fromEntries(fields.map((field) => [field, ''])) as Answered<T>;
-const NODE_BLANKS = blanks<Node>(NODE_ANSWERED_FIELDS);
-const VERSION_BLANKS = blanks<NodeVersion>(VERSION_ANSWERED_FIELDS);
+const emptyLists = (fields: readonly string[]) => Object.fromEntries(fields.map((field) => [field, [] as string[]]));
+const NODE_BLANKS = { ...blanks<Node>(NODE_ANSWERED_FIELDS), ...emptyLists(NODE_ANSWERED_LISTS) };
+const VERSION_BLANKS = { ...blanks<NodeVersion>(VERSION_ANSWERED_FIELDS), ...emptyLists(VERSION_ANSWERED_LISTS), deprecated: false };
+
+/**
+ * `view` with the hosted registry's name of each of its fields beside ours, same value (DESIGN.md §12):
+ * the field's clients read those names.
+ */
+function withHostedNames<T extends Record<string, unknown>>(view: T): T {
+  const out: Record<string, unknown> = view;
+  for (const [hosted, ours] of Object.entries(HOST_APP_ALIASES)) if (ours in view) out[hosted] = view[ours];
+  return view;
+}
 const PUBLISHER_BLANKS = blanks<Publisher>(PUBLISHER_ANSWERED_FIELDS);
 
 /** Where a version's archive is kept in the archive storage (its download path, after `/archives/`). */
@@ -34,7 +45,10 @@ export function versionView(version: VersionRow, publisherId: string, publicUrl:
   const downloadUrl = version.archive_sha256 !== null
     ? `${publicUrl}/archives/${[publisherId, version.node_id, version.version].map(encodeURIComponent).join('/')}/node.zip`
     : undefined;
-  return { ...VERSION_BLANKS, ...present({ ...fields, findings: showFindings ? findings : undefined, createdAt: created_at, downloadUrl }) };
+  return withHostedNames({
+    ...VERSION_BLANKS,
+    ...present({ ...fields, findings: showFindings ? findings : undefined, createdAt: created_at, downloadUrl }),
+  } as NodeVersion);
 }
 
 /** A member as the wire shows it; the e-mail only to those allowed to see it (members and admins). */
@@ -78,14 +92,14 @@ export function publisherView(publisher: PublisherRow, members?: { rows: MemberR
 /** `latest`: the node's latest_version, as the store chose it (RegistryStore.latestVersions). */
 export function nodeView(node: NodeRow, publisher: PublisherRow | undefined, latest: VersionRow | undefined, publicUrl: string): Node {
   const { publisher_id, updated_at: _updated, generation: _generation, versions_generation: _versions, ...fields } = node;
-  return {
+  return withHostedNames({
     ...NODE_BLANKS,
     ...present({
       ...fields,
       latest_version: latest ? versionView(latest, publisher_id, publicUrl) : undefined,
       publisher: publisher ? publisherView(publisher) : { ...PUBLISHER_BLANKS, id: publisher_id },
     }),
-  };
+  } as Node);
 }
 
 /** Views of many nodes with two more queries in all (their versions, their publishers). */

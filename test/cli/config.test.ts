@@ -89,6 +89,20 @@ describe('config set / get registry', () => {
     }
   });
 
+  it('an unknown --profile is an error naming the profiles that exist (config list listed the others silently)', async () => {
+    expect((await cli(['--profile', 'work', 'config', 'set', 'registry', 'http://127.0.0.1:5001'])).code).toBe(0);
+    expect((await cli(['config', 'set', 'registry', 'http://127.0.0.1:5002'])).code).toBe(0);
+    for (const argv of [['--profile', 'missing', 'config', 'list'], ['--profile', 'missing', 'config', 'get', 'registry']]) {
+      const result = await cli(argv);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain('there is no profile named "missing" (profiles: work, default)');
+    }
+    // set makes the profile; then it is listed
+    expect((await cli(['--profile', 'missing', 'config', 'set', 'registry', 'http://127.0.0.1:5003'])).code).toBe(0);
+    expect((await cli(['--profile', 'missing', 'config', 'list'])).code).toBe(0);
+  });
+
   it('prints an empty value for an unset key', async () => {
     const get = await cli(['config', 'get', 'registry']);
     expect(get.code).toBe(0);

@@ -1,26 +1,27 @@
 // What each exit code means is written once (EXIT_MEANINGS, src/cli/errors.ts): the help is made from it,
-// and README must say the same, word for word.
+// and the docs must say the same, word for word.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { EXIT, EXIT_MEANINGS, exitCodesHelp } from '../../src/cli/errors.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const doc = (page: string) => readFileSync(new URL(`../../docs/${page}`, import.meta.url), 'utf8');
+const pageOf = { scan: 'scan.md', restore: 'postgres-s3.md' } as const;
 
 describe('exit codes', () => {
   it('every code of EXIT has its meaning, in order', () => {
     expect(EXIT_MEANINGS.map((m) => m.code)).toEqual(Object.values(EXIT));
   });
 
-  it('README\'s "Exit codes" table is EXIT_MEANINGS', () => {
-    const table = readme.split('\n## Exit codes\n\n')[1]?.split('\n\n')[0];
+  it('the "Exit codes" table of docs/configuration.md is EXIT_MEANINGS', () => {
+    const table = doc('configuration.md').split('\n## Exit codes\n\n')[1]?.split('\n\n')[0];
     const expected = ['| code | meaning | when |', '|---|---|---|', ...EXIT_MEANINGS.map((m) => `| ${m.code} | ${m.name} | ${m.when ?? ''} |`)];
     expect(table).toBe(expected.join('\n'));
   });
 
-  it.each(['scan', 'restore'] as const)("README's exit codes of %s are EXIT_MEANINGS'", (command) => {
+  it.each(['scan', 'restore'] as const)("the docs' exit codes of %s are EXIT_MEANINGS'", (command) => {
     const line = `Exit codes: ${EXIT_MEANINGS.filter((m) => m[command]).map((m) => `${m.code} ${m[command]}`).join('; ')}.`;
-    // README's paragraphs break lines anywhere: its "Exit codes: 0 …." sentences as a reader sees them
-    expect(readme.replace(/\s+/g, ' ').match(/Exit codes: 0[^.]*\./g)).toContain(line);
+    // the pages break lines anywhere: their "Exit codes: 0 …." sentences as a reader sees them
+    expect(doc(pageOf[command]).replace(/\s+/g, ' ').match(/Exit codes: 0[^.]*\./g)).toContain(line);
   });
 
   it('the help wraps at 88 columns, continuation lines under the meaning, backticks dropped', () => {

@@ -41,4 +41,18 @@ describe('help', () => {
     const viaFlag = await runInProcess(['publisher', '--help']);
     expect(viaHelp.stdout).toBe(viaFlag.stdout);
   });
+
+  it('a command group without its subcommand (nodereg token) is exit 2 with its help on stderr, as help nosuch is', async () => {
+    const groups = all.filter((c) => c.subcommands.length > 0).map((c) => c.path);
+    expect(groups).toContainEqual(['token']);
+    for (const path of groups) {
+      const result = await runInProcess(path);
+      expect(result.code, path.join(' ')).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(`Usage: nodereg ${path.join(' ')}`);
+    }
+    const json = await runInProcess(['token', '--json']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'invalid_input', message: 'nodereg token needs a command (its help lists them)' } });
+  });
 });

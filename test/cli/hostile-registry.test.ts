@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { table } from '../../src/cli/output.js';
 import { downloadResults } from '../../src/cli/ai-tasks.js';
-import { AI_RESULT_MAX, REGISTRY_ANSWER_MAX } from '../../src/contract/limits.js';
+import { AI_RESULT_MAX, REGISTRY_ANSWER_MAX } from '../../src/shared/tuning.js';
 import { tempDir } from '../helpers.js';
 import { runInProcess } from './in-process.js';
 

@@ -1,9 +1,9 @@
 // --retry-window and NODEREG_RETRY_WINDOW: how long a registry that restarts is waited for. Parsed
-// here in-process; test/e2e/retry-window.test.ts runs the binary against a registry that is not there yet.
+// here in-process; test/cli/retry-window-waits.test.ts runs the binary against a registry that is not there yet.
 import { describe, expect, it } from 'vitest';
 import { Ctx, type Globals } from '../../src/cli/context.js';
 import { quickCommand } from '../../src/cli/quick-args.js';
-import { RESTART_WINDOW_MS } from '../../src/contract/limits.js';
+import { RESTART_WINDOW_MS } from '../../src/shared/tuning.js';
 import { writeTree } from '../package/fixtures.js';
 import { tempDir } from '../helpers.js';
 import { closedPort, runInProcess } from './in-process.js';
@@ -12,7 +12,7 @@ const windowOf = (globals: Partial<Globals>, env: Record<string, string> = {}) =
 
 describe('the retry window setting', () => {
   it.each([
-    // unset: 15 s, as README says (ci-outcomes.test.ts shows a 6 s restart waited for with it)
+    // unset: 15 s, as README says (test/publish/ci-exit-codes.test.ts shows a 6 s restart waited for with it)
     [{}, {}, { ms: 15_000, chosen: false }],
     [{}, { NODEREG_RETRY_WINDOW: '' }, { ms: RESTART_WINDOW_MS, chosen: false }], // a CI variable that is not defined arrives empty
     [{}, { NODEREG_RETRY_WINDOW: ' 2m\n' }, { ms: 120_000, chosen: true }],

@@ -3,12 +3,11 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { SEARCH_TERMS_MAX, searchTerms } from '../../src/contract/limits.js';
 import { StarQuery } from '../../src/contract/registry.js';
+import { ListNodesQuery, SearchNodesQuery } from '../../src/contract/reads.js';
 import {
-  ListNodesQuery,
   NodeInput,
   PublishBody,
   PublisherInput,
-  SearchNodesQuery,
   VersionUpdateBody,
   nodeId,
   publisherId,

@@ -7,6 +7,8 @@ export interface RawEntry {
   /** The entry's uncompressed bytes. */
   data?: Buffer;
   method?: number;
+  /** A different compression method in the local header. */
+  localMethod?: number;
   flags?: number;
   crc?: number;
   /** Replaces the compressed bytes (e.g. a bomb's deflate stream). */
@@ -36,7 +38,7 @@ export function rawZip(entries: RawEntry[]): Buffer {
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
     local.writeUInt16LE(flags, 6);
-    local.writeUInt16LE(method, 8);
+    local.writeUInt16LE(e.localMethod ?? method, 8);
     local.writeUInt16LE(0, 10);
     local.writeUInt16LE(0x21, 12);
     local.writeUInt32LE(crc, 14);

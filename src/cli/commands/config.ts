@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { redactToken } from '../config.js';
-import { DEFAULT_REGISTRY_URL } from '../../contract/limits.js';
+import { DEFAULT_REGISTRY_URL } from '../../shared/tuning.js';
 import { isHttpUrl } from '../../contract/url.js';
 import { withScheme, type Ctx } from '../context.js';
 import { invalidInput } from '../errors.js';
+import { shellWord } from '../invocation.js';
 import { table } from '../output.js';
 import { examples } from './index.js';
 
@@ -24,6 +25,16 @@ export function register(program: Command, ctx: Ctx): void {
     'nodereg config set registry http://127.0.0.1:4880',
   ]);
   const profileName = () => ctx.globals().profile ?? ctx.env.NODEREG_PROFILE ?? 'default';
+  /** A profile named with --profile or NODEREG_PROFILE must exist to be read or listed (`set` makes it). */
+  const checkProfile = (profiles: Record<string, unknown>) => {
+    const name = ctx.globals().profile ?? ctx.env.NODEREG_PROFILE;
+    if (name === undefined || name in profiles) return;
+    const known = Object.keys(profiles);
+    throw invalidInput(
+      `there is no profile named "${name}" (${known.length ? `profiles: ${known.join(', ')}` : 'none is saved yet'})`,
+      `save one with \`nodereg login --profile ${shellWord(name)}\` or \`nodereg --profile ${shellWord(name)} config set registry URL\``,
+    );
+  };
 
   examples(
     config
@@ -31,7 +42,9 @@ export function register(program: Command, ctx: Ctx): void {
       .description(`print one setting of the profile (${KEYS.join(', ')}; a token is shown redacted)`)
       .action(async (key: string) => {
         const k = checkKey(key);
-        const value = (await ctx.config()).profile(profileName())[k];
+        const store = await ctx.config();
+        checkProfile(store.profiles());
+        const value = store.profile(profileName())[k];
         ctx.out.result({ profile: profileName(), key: k, value: shown(k, value) }, shown(k, value));
       }),
     ['nodereg config get registry', 'nodereg --profile work config get registry'],
@@ -66,6 +79,7 @@ export function register(program: Command, ctx: Ctx): void {
       .description('list every profile (tokens and URLs\' users and passwords redacted) and where the config file is')
       .action(async () => {
         const store = await ctx.config();
+        checkProfile(store.profiles());
         const profiles = Object.entries(store.profiles()).map(([name, p]) => ({
           name,
           registry: p.registry ?? '',

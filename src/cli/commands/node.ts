@@ -1,10 +1,11 @@
 import { dirname } from 'node:path';
 import { Option, type Command } from 'commander';
-import { DEFAULT_MAX_UNPACKED, MAX_ARCHIVE_ENTRIES, NODE_STATUS, PAGE } from '../../contract/limits.js';
+import { MAX_ARCHIVE_ENTRIES, NODE_STATUS, PAGE } from '../../contract/limits.js';
+import { DEFAULT_MAX_UNPACKED } from '../../shared/tuning.js';
 import { normalizeVersion } from '../../contract/version.js';
 import { getNode, getNodeVersion, installNode, searchNodes, updateNode } from '../../contract/registry.js';
 import { ApiError } from '../../client/errors.js';
-import { fieldKey } from '../../contract/field-keys.js';
+import { fieldKey } from '../../shared/field-keys.js';
 import { NODE_WRITABLE_FIELDS, nodeFieldType, NodeWritable, type Node, type NodeVersion } from '../../contract/resources.js';
 import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';

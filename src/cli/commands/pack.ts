@@ -1,7 +1,7 @@
 import { renameSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
+import { DEFAULT_MAX_ARCHIVE } from '../../shared/tuning.js';
 import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
 import { outFile, refuseStdoutOut } from '../out-path.js';

@@ -1,13 +1,13 @@
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { RESTORE_DEADLINE_MS } from '../../contract/limits.js';
+import { RESTORE_DEADLINE_MS } from '../../shared/tuning.js';
 import { formatSize } from '../../contract/size.js';
 import { backendOption, backendUrl, missingDatabase, withBackend } from '../backend-urls.js';
-import { withoutUserInfo } from '../../contract/url.js';
+import { withoutUserInfo } from '../../shared/url.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, exitCodesHelp, invalidInput } from '../errors.js';
 import { shellWord } from '../invocation.js';
-import { MakeDirError } from '../../contract/make-dirs.js';
+import { MakeDirError } from '../../shared/make-dirs.js';
 import { examples } from './index.js';
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { DEFAULT_MAX_ARCHIVE } from '../../contract/limits.js';
+import { DEFAULT_MAX_ARCHIVE } from '../../shared/tuning.js';
 import type { RegistryLimits } from '../../contract/resources.js';
 import { formatSize } from '../../contract/size.js';
 import type { Project } from '../../package/project.js';

@@ -3,6 +3,7 @@ import { getMe } from '../../contract/registry.js';
 import type { Ctx } from '../context.js';
 import { toCliError } from '../errors.js';
 import { describeMe } from '../format.js';
+import { asInvoked } from '../invocation.js';
 import { examples } from './index.js';
 
 export function register(program: Command, ctx: Ctx): void {
@@ -18,7 +19,8 @@ export function register(program: Command, ctx: Ctx): void {
         ctx.out.result(me, () => {
           const lines = [describeMe(me)];
           if (me.kind === 'user') {
-            lines.push(me.publishers.length ? `publishers: ${me.publishers.map((p) => `${p.id} (${p.role})`).join(', ')}` : 'publishers: none yet (`nodereg publisher create <id>`)');
+            const none = asInvoked('publishers: none yet (`nodereg publisher create <id>`)', ctx.out.command);
+            lines.push(me.publishers.length ? `publishers: ${me.publishers.map((p) => `${p.id} (${p.role})`).join(', ')}` : none);
           }
           lines.push(`registry: ${client.baseUrl}`);
           return lines.join('\n');

@@ -6,7 +6,7 @@
 // itself a sink for it (its summary). The walk visits at most `budget` nodes and follows nesting
 // `maxDepth` levels deep; past either, the module is reported as not fully analysed.
 import type { Node } from 'web-tree-sitter';
-import { SCAN_MAX_FINDINGS_PER_RULE } from '../../contract/limits.js';
+import { SCAN_MAX_FINDINGS_PER_RULE } from '../../shared/scan.js';
 import { callValue } from './calls.js';
 import { needsResolution } from './index.js';
 import { UNKNOWN, concat, joinPath, ref, str, unescape, OWN, SITE, UNKNOWN_PART, type FunctionInfo, type Value } from './value.js';

@@ -1,4 +1,4 @@
-// Every rule of the scanner, one file each (the README's rule list follows this order).
+// Every rule of the scanner, one file each (docs/scan.md's rule table follows this order).
 import type { Rule } from '../rule.js';
 import bytecodeManipulation from './bytecode-manipulation.js';
 import commandInjection from './command-injection.js';

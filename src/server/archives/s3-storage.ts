@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { S3Client, HeadBucketCommand, PutObjectCommand, GetObjectCommand, HeadObjectCommand, DeleteObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
-import { S3_MAX_PUT } from '../backends.js';
-import { withoutUserInfo } from '../../contract/url.js';
+import { S3_MAX_PUT } from './s3-limits.js';
+import { withoutUserInfo } from '../../shared/url.js';
 import { checkKey, receiveToFile, StorageUnavailableError, type ArchiveStorage, type ByteRange } from './storage.js';
 
 

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { badRequest, tooLarge } from '../errors.js';
-import { makeDirs } from '../../contract/make-dirs.js';
+import { makeDirs } from '../../shared/make-dirs.js';
 import { UPLOAD_MEMORY, type MemoryBudget } from './validate-zip.js';
 
 /** An upload written whole to a temporary file, not yet in place. */

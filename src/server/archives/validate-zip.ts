@@ -6,7 +6,7 @@ import { closeSync, fstatSync, openSync, read } from 'node:fs';
 import yauzl from 'yauzl';
 import { CachedZipReader } from './zip-reader.js';
 import { createEntryNameChecker, entryNameProblem } from '../../contract/archive-names.js';
-import { MAX_ARCHIVE_ENTRIES } from '../../contract/limits.js';
+import { MAX_ARCHIVE_ENTRIES, UNPACKED_RATIO, entryRatioAllowed, unpackedBound } from '../../contract/limits.js';
 import { badRequest, HttpError } from '../errors.js';
 import { turnsEvery } from '../turns.js';
 import { isCompiledPython, languageOf } from '../../scan/languages.js';
@@ -91,7 +91,7 @@ function readAt(fd: number, length: number, position: number): Promise<Buffer> {
  * The zip at `path`, read through CachedZipReader (whole, when it is small and the budget allows: then
  * `held` is its size, to give back); the file is closed with the zip (or at once on failure).
  */
-async function openZip(path: string, memory: MemoryBudget): Promise<{ zip: yauzl.ZipFile; reader: CachedZipReader; whole?: Buffer }> {
+async function openZip(path: string, memory: MemoryBudget): Promise<{ zip: yauzl.ZipFile; reader: CachedZipReader; size: number; whole?: Buffer }> {
   const fd = openSync(path, 'r');
   let whole: Buffer | undefined;
   try {
@@ -106,7 +106,7 @@ async function openZip(path: string, memory: MemoryBudget): Promise<{ zip: yauzl
     }
     const options = { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false };
     const reader = new CachedZipReader(fd, whole);
-    return { zip: await yauzl.fromRandomAccessReaderPromise(reader, size, options), reader, whole };
+    return { zip: await yauzl.fromRandomAccessReaderPromise(reader, size, options), reader, size, whole };
   } catch (error) {
     if (whole) memory.give(whole.length);
     closeSync(fd);
@@ -180,9 +180,10 @@ export async function validateZip(
   let zip: yauzl.ZipFile;
   let reader: CachedZipReader;
   let whole: Buffer | undefined;
+  let archiveBytes: number;
   try {
     // Names are decoded here (not by yauzl) so that each refusal can name its entry and say why.
-    ({ zip, reader, whole } = await openZip(path, memory));
+    ({ zip, reader, size: archiveBytes, whole } = await openZip(path, memory));
   } catch (error) {
     throw badRequest(`invalid archive: not a readable zip file (${(error as Error).message})`);
   }
@@ -191,6 +192,14 @@ export async function validateZip(
     if (whole) memory.give(whole.length);
     throw badRequest(`invalid archive: it holds ${zip.entryCount} entries, more than the limit of ${maxEntries}`);
   }
+  // Known before anything is inflated: an entry that would pass it is refused before it is inflated.
+  const maxUnpacked = unpackedBound(archiveBytes, limits.maxUnpacked);
+  const overLimit = (name: string) =>
+    badRequest(
+      maxUnpacked < limits.maxUnpacked
+        ? `invalid archive: it expands to more than ${maxUnpacked} bytes, ${UNPACKED_RATIO.total} times its ${archiveBytes} bytes (at entry ${JSON.stringify(name)})`
+        : `invalid archive: it expands to more than the limit of ${maxUnpacked} bytes (at entry ${JSON.stringify(name)})`,
+    );
   const checkName = createEntryNameChecker();
   let entries = 0;
   let files = 0;
@@ -224,14 +233,18 @@ export async function validateZip(
       if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
         throw entryError(name, `uses compression method ${entry.compressionMethod} (only stored and deflate are accepted)`);
       }
-      if (unpackedSize + entry.uncompressedSize > limits.maxUnpacked) {
-        throw badRequest(`invalid archive: it expands to more than the limit of ${limits.maxUnpacked} bytes (at entry ${JSON.stringify(name)})`);
+      if (!entryRatioAllowed(entry.compressedSize, entry.uncompressedSize)) {
+        throw entryError(name, `expands to ${entry.uncompressedSize} bytes from ${entry.compressedSize}, more than ${UNPACKED_RATIO.entry} times its packed size`);
       }
+      if (unpackedSize + entry.uncompressedSize > maxUnpacked) throw overLimit(name);
 
       // The local header must describe the same entry as the central directory.
       const local = await zip.readLocalFileHeaderPromise(entry);
       if (!local.fileName.equals(raw)) throw entryError(name, 'has a different name in its local header');
       if (local.generalPurposeBitFlag & 0x41) throw entryError(name, 'is encrypted');
+      if (local.compressionMethod !== entry.compressionMethod) {
+        throw entryError(name, `uses compression method ${local.compressionMethod} in its local header but ${entry.compressionMethod} in the central directory`);
+      }
       let scanned: ArchiveEntry | undefined;
       if (!name.endsWith('/') && languageOf(name)) {
         const { compressedSize, uncompressedSize: size } = entry;
@@ -287,9 +300,7 @@ export async function validateZip(
             write(chunk: Buffer, _encoding, callback) {
               size += chunk.length;
               unpackedSize += chunk.length;
-              if (unpackedSize > limits.maxUnpacked) {
-                return callback(badRequest(`invalid archive: it expands to more than the limit of ${limits.maxUnpacked} bytes (at entry ${JSON.stringify(name)})`));
-              }
+              if (unpackedSize > maxUnpacked) return callback(overLimit(name));
               crc = crc32(chunk, crc);
               callback();
             },

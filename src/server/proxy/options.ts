@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { DEFAULT_SANDBOX_QUOTA } from '../../contract/limits.js';
+import { DEFAULT_SANDBOX_QUOTA } from '../../shared/tuning.js';
 
 /** How the AI proxy runs; every field optional (`serve` flags map onto it). DESIGN.md §4. */
 export interface ProxyOptions {

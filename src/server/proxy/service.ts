@@ -9,7 +9,7 @@ import type { ByteRange } from '../archives/storage.js';
 import type { ServerContext } from '../context.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import type { Principal } from '../route.js';
-import { withoutUserInfo } from '../../contract/url.js';
+import { withoutUserInfo } from '../../shared/url.js';
 import { sendCallback, type DeliveryOutcome } from './callbacks.js';
 import { isTerminal, KINDS, pollShape, statusOf, upstreamStatusPath, upstreamSubmitPath, type Provider, type TaskKind } from './kinds.js';
 import { CALLBACK_RETRIES, callbackHostAllowed, pollSpacing, resolveProxyOptions } from './options.js';

@@ -1,6 +1,6 @@
 // Reads of DESIGN.md §3: no token needed; a token, when sent, lets members and admins see more.
 import {
-  getNode, getNodeVersion, getPublisher, installNode, listNodeVersions, listNodes, listPublisherNodes, searchNodes,
+  bulkNodeVersions, getNode, getNodeVersion, getPublisher, installNode, listNodeVersions, listNodes, listPublisherNodes, searchNodes,
 } from '../../contract/registry.js';
 import { accessTo, allowNodeRead, canSeeNode, readableNode, requirePublisher } from '../access.js';
 import { NODE_STATUS, searchTerms } from '../../contract/limits.js';
@@ -12,6 +12,7 @@ import { respondWith } from '../node-answers.js';
 import { serialiseInTurns } from '../version-lists.js';
 import { nodeViews, publisherView, versionView } from '../views.js';
 import { findVersion } from './registry.js';
+import { bulkVersions, namedNodes, withStatuses } from './consumers-service.js';
 
 export const registerReadRoutes: RouteModule = (app, ctx) => {
   const { store } = ctx;
@@ -24,20 +25,24 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
     totalPages: Math.ceil(found.total / limit),
   });
 
-  route(app, ctx, listNodes, async ({ input }) => {
+  route(app, ctx, listNodes, async ({ input, principal }) => {
     const { query } = input();
-    const found = await store.listNodes({ sort: query.sort, offset: (query.page - 1) * query.limit, limit: query.limit });
+    const offset = (query.page - 1) * query.limit;
+    const found = query.node_id?.length
+      ? await namedNodes(store, principal, query.node_id, { includeBanned: query.include_banned === 'true', offset, limit: query.limit })
+      : await store.listNodes({ sort: query.sort, offset, limit: query.limit });
     return nodePage(found, query.page, query.limit);
   });
 
   route(app, ctx, searchNodes, async ({ input }) => {
     const { query } = input();
-    const terms = searchTerms(query.q);
+    const text = query.q || (query.search ?? '');
+    const terms = searchTerms(text);
     const offset = (query.page - 1) * query.limit;
     // An empty query lists every node; one of punctuation alone has no word to match, so matches nothing.
     const found = terms.length
       ? await store.searchNodes({ terms, offset, limit: query.limit })
-      : query.q.trim()
+      : text.trim()
         ? { rows: [], total: 0 }
         : await store.listNodes({ sort: 'created_at', offset, limit: query.limit });
     return nodePage(found, query.page, query.limit);
@@ -58,10 +63,13 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
   // The scan's findings go to the node's publisher members and admins only (DESIGN.md §10).
   route(app, ctx, listNodeVersions, async ({ c, params, principal, input }) => {
     const { node, access } = await readableNode(store, principal, params.nodeId);
-    const showFindings = access.member && input().query.include_status_reason === 'true';
+    const { query } = input();
+    const showFindings = access.member && query.include_status_reason === 'true';
     const body = async () =>
-      serialiseInTurns(await store.listVersions(node.id), (version) => versionView(version, node.publisher_id, ctx.publicUrl(), showFindings));
-    return c.body(await (showFindings ? body() : ctx.versionLists.body(node, body)), 200, { 'content-type': 'application/json' });
+      serialiseInTurns(withStatuses(await store.listVersions(node.id), query.statuses), (version) => versionView(version, node.publisher_id, ctx.publicUrl(), showFindings));
+    // The kept list is the whole one: a list with findings or of some statuses is built for the request.
+    const kept = !showFindings && !query.statuses?.length;
+    return c.body(await (kept ? ctx.versionLists.body(node, body) : body()), 200, { 'content-type': 'application/json' });
   });
 
   route(app, ctx, getNodeVersion, async ({ params, principal }) => {
@@ -79,6 +87,10 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
     if (version.status !== 'NodeVersionStatusActive') throw notFound(`version ${version.version} of node ${node.id} is not active`);
     return versionView(version, node.publisher_id, ctx.publicUrl());
   });
+
+  route(app, ctx, bulkNodeVersions, async ({ principal, input }) => ({
+    node_versions: await bulkVersions(store, principal, input().body.node_versions, ctx.publicUrl()),
+  }));
 
   route(app, ctx, getPublisher, async ({ params, principal }) => {
     const publisher = await requirePublisher(store, params.publisherId);

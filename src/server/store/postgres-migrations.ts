@@ -5,6 +5,27 @@
 import { INVITATIONS_SCHEMA } from './member-row.js';
 import type { Migration } from './migrations.js';
 
+/** An index built with CREATE INDEX CONCURRENTLY, outside the migration's transaction (migratePostgres). */
+export interface ConcurrentIndex {
+  name: string;
+  /** What follows the index's name: `ON table USING …`. */
+  on: string;
+}
+
+export interface PostgresMigration extends Migration {
+  /** Built after the migration's transaction has committed; `sql` may then be empty. */
+  concurrentIndexes?: ConcurrentIndex[];
+}
+
+/**
+ * What a search of nodes matches and ranks, as its index holds it: the id and name weigh most, then the
+ * tags and the split words (search-words.ts), the author, and the description. A query names it as it
+ * is written here, so that PostgreSQL finds the index.
+ */
+export const SEARCH_VECTOR = `setweight(to_tsvector('simple', id), 'A') || setweight(to_tsvector('simple', coalesce(name, '')), 'A') ||
+    setweight(to_tsvector('simple', coalesce(tags::text, '')), 'B') || setweight(to_tsvector('simple', coalesce(words, '')), 'B') ||
+    setweight(to_tsvector('simple', coalesce(author, '')), 'C') || setweight(to_tsvector('simple', coalesce(description, '')), 'D')`;
+
 const registry = `
 CREATE TABLE users (
   id text PRIMARY KEY,
@@ -271,7 +292,7 @@ CREATE TRIGGER publishers_listed AFTER UPDATE OF status ON publishers FOR EACH R
   WHEN ((OLD.status = 'PublisherStatusBanned') IS DISTINCT FROM (NEW.status = 'PublisherStatusBanned')) EXECUTE FUNCTION publishers_count_listed();
 `;
 
-export const postgresMigrations: Migration[] = [
+export const postgresMigrations: PostgresMigration[] = [
   { name: 'registry (as of SQLite node-metadata)', sql: registry },
   { name: 'server-secret', sql: serverSecret },
   { name: 'invitations', sql: INVITATIONS_SCHEMA },
@@ -315,19 +336,13 @@ export const postgresMigrations: Migration[] = [
   },
   { name: 'listed-count', sql: listedCount },
   {
-    // The split words of ids and names (search-words.ts), written by the store and filled for earlier
-    // rows after migrating (migratePostgres), searched with the weight of tags: below the id and name.
+    // The split words of ids and names (search-words.ts), written by the store and filled for earlier rows
+    // after migrating (migratePostgres). Until 2026-12 this migration also rebuilt the generated column
+    // `search` with them, a rewrite of the whole table under the migration's lock that stopped every
+    // other instance's reads of nodes meanwhile; the index of migration 'search-index-concurrently' now
+    // holds them, and an older instance keeps searching its `search` column.
     name: 'search-words',
-    sql: `
-      ALTER TABLE nodes ADD COLUMN words text;
-      ALTER TABLE nodes DROP COLUMN search;
-      ALTER TABLE nodes ADD COLUMN search tsvector GENERATED ALWAYS AS (
-        setweight(to_tsvector('simple', id), 'A') || setweight(to_tsvector('simple', coalesce(name, '')), 'A') ||
-        setweight(to_tsvector('simple', coalesce(tags::text, '')), 'B') || setweight(to_tsvector('simple', coalesce(words, '')), 'B') ||
-        setweight(to_tsvector('simple', coalesce(author, '')), 'C') || setweight(to_tsvector('simple', coalesce(description, '')), 'D')
-      ) STORED;
-      CREATE INDEX nodes_search ON nodes USING gin(search) WHERE status = 'NodeStatusActive';
-    `,
+    sql: 'ALTER TABLE nodes ADD COLUMN words text;',
   },
   {
     // The rows migratePostgres fills (a version without version_order, a node without words, as an older
@@ -344,10 +359,18 @@ export const postgresMigrations: Migration[] = [
     // emptied here and written again by migratePostgres's fill, in the same transaction.
     name: 'search-words-host-name',
     sql: `UPDATE nodes SET words = NULL WHERE id ILIKE '%comfyui%' OR name ILIKE '%comfyui%'`,
-  },  {
+  },
+  {
     // A publisher's nodes are listed a page at a time by id (GET /publishers/{id}/nodes): the page is chosen
     // in this index, not by reading and sorting every row of the publisher (5,000 nodes: 34–45 ms a page, now ~1.5).
     name: 'publisher-nodes-index',
     sql: 'DROP INDEX nodes_by_publisher; CREATE INDEX nodes_by_publisher ON nodes(publisher_id, id) INCLUDE (status, seq);',
+  },
+  {
+    // What a search matches and ranks, the id, name, tags, words, author and description (SEARCH_VECTOR),
+    // in an index built concurrently after the migration's transaction: the instances answer meanwhile.
+    name: 'search-index-concurrently',
+    sql: '',
+    concurrentIndexes: [{ name: 'nodes_search_vector', on: `ON nodes USING gin((${SEARCH_VECTOR})) WHERE status = 'NodeStatusActive'` }],
   },
 ];
