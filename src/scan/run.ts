@@ -6,7 +6,7 @@ import { posix } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { SCAN_SEVERITIES } from '../contract/limits.js';
-import { COMPILED_PYTHON, notParsed, SCAN_BUDGET_MS, SCAN_FLAG_AT, SCAN_GATE_MAX_BYTES, SCAN_MAX_FILE_BYTES, SCAN_MAX_REPORTED_FINDINGS, SCAN_PARSE_MS, seconds } from '../shared/scan.js';
+import { COMPILED_PYTHON, notParsed, SCAN_BUDGET_MS, SCAN_BUDGET_UNITS, SCAN_FLAG_AT, SCAN_GATE_MAX_BYTES, SCAN_MAX_FILE_BYTES, SCAN_MAX_REPORTED_FINDINGS, SCAN_PARSE_MS, SCAN_PARSE_UNITS, seconds } from '../shared/scan.js';
 import type { Finding, ScanReport, SkippedFile } from '../contract/scan.js';
 import { isCompiledPython, languageOf } from './languages.js';
 import { needsResolution } from './resolve/index.js';
@@ -141,7 +141,7 @@ export function packageOf(files: { path: string; read: () => string }[]): Packag
 }
 
 /** The parse limits of the registry and of `nodereg scan` alike, so that both say the same of a file. */
-export const PARSE_LIMITS = { parseMs: SCAN_PARSE_MS, budgetMs: SCAN_BUDGET_MS };
+export const PARSE_LIMITS = { parseMs: SCAN_PARSE_MS, budgetMs: SCAN_BUDGET_MS, parseUnits: SCAN_PARSE_UNITS, budgetUnits: SCAN_BUDGET_UNITS };
 
 /**
  * A file too large to parse is read (up to SCAN_GATE_MAX_BYTES) for the names the rules look for: one
@@ -175,11 +175,12 @@ export async function scanFilesHere(files: { path: string; abs: string }[], opti
   const tally = new Tally();
   const counter = next && new Int32Array(next);
   const modules = packageOf(files.map((f) => ({ path: f.path, read: () => readFileSync(f.abs, 'utf8') })));
+  const spent = { units: 0 };
   try {
     for (let i = 0; i < files.length; i++) {
       const file = files[counter ? Atomics.add(counter, 0, 1) : i];
       if (!file) break;
-      tally.add(file.path, await scanOne(file.path, readFileSync(file.abs, 'utf8'), { ...options, package: modules }, until));
+      tally.add(file.path, await scanOne(file.path, readFileSync(file.abs, 'utf8'), { ...options, package: modules, spent }, until));
     }
   } finally {
     modules.dispose();

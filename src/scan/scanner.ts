@@ -46,7 +46,9 @@ export interface ScanTextOptions {
    * How long a file's parse may run, and the scan's parses in all (SCAN_PARSE_MS, SCAN_BUDGET_MS); a
    * file past either is not parsed (FileScan.unparsed). Without them a parse runs to its end.
    */
-  limits?: { parseMs: number; budgetMs: number };
+  limits?: { parseMs: number; budgetMs: number; parseUnits?: number; budgetUnits?: number };
+  /** The work units the scan's parses have taken so far (shared by the files of one scan in one thread). */
+  spent?: { units: number };
   /** Read the file as this language, whatever its name (a data file that the package runs as Python). */
   language?: ScanLanguage;
   /** The file's package: what its other modules export, for the resolution layer (relative imports). */
@@ -148,17 +150,30 @@ export class Scanner {
     const resolving = needsResolution(language, text) || (language === 'python' && Boolean(options.package?.importsTriggered(file, text)));
     if (!admitted.length && !resolving) return { findings: [], stopped: [], omitted: 0 };
     const { limits } = options;
+    const spent = options.spent ?? { units: 0 };
     const started = Date.now();
     const end = limits ? Math.min(started + limits.parseMs, until) : Infinity;
+    let why: string | undefined;
     const outOfTime = () => ({
       findings: [], stopped: [], omitted: 0,
-      unparsed: unscanned(file, end === until ? notParsed.budget(limits!.budgetMs) : notParsed.parse(limits!.parseMs), admitted.length || !resolving ? admitted : undefined),
+      unparsed: unscanned(file, why ?? (end === until ? notParsed.budget(limits!.budgetMs) : notParsed.parse(limits!.parseMs)), admitted.length || !resolving ? admitted : undefined),
     });
-    if (started >= end) return outOfTime();
+    if (limits?.budgetUnits !== undefined && spent.units >= limits.budgetUnits) why = notParsed.budgetUnits(limits.budgetUnits);
+    if (why || started >= end) return outOfTime();
     const compiled = this.languages[language];
-    // the parser calls this every ~100 steps of its work (every 40–400 µs here); true cancels the parse
-    const progressCallback = limits ? () => Date.now() > end : undefined;
+    // called every ~100 steps of the parser's work: the steps are counted (an error's recovery as 4), and
+    // the wall clock is the last guard; true cancels the parse
+    let units = 0;
+    const progressCallback = limits
+      ? (state: { hasError: boolean }) => {
+          units += state.hasError ? 4 : 1;
+          if (limits.parseUnits !== undefined && units > limits.parseUnits) why = notParsed.units(limits.parseUnits);
+          else if (limits.budgetUnits !== undefined && spent.units + units > limits.budgetUnits) why = notParsed.budgetUnits(limits.budgetUnits);
+          return Boolean(why) || Date.now() > end;
+        }
+      : undefined;
     const tree = compiled.parser.parse((index) => text.slice(index, index + 64 * 1024), null, { progressCallback });
+    spent.units += units;
     if (!tree) {
       compiled.parser.reset(); // or the next parse would go on with this one
       return limits ? outOfTime() : { findings: [], stopped: [], omitted: 0 };
