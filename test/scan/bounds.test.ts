@@ -4,7 +4,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { notParsed, SCAN_MAX_FINDINGS_PER_RULE, SCAN_MAX_REPORTED_FINDINGS } from '../../src/shared/scan.js';
+import { notParsed, SCAN_MAX_FINDINGS_PER_RULE, SCAN_MAX_REPORTED_FINDINGS, SCAN_PARSE_UNITS } from '../../src/shared/scan.js';
 import type { Finding } from '../../src/contract/scan.js';
 import { mergeReports, scanFiles, ScanWorker, Tally } from '../../src/scan/run.js';
 import { Scanner } from '../../src/scan/scanner.js';
