@@ -229,7 +229,7 @@ describe('what is scanned', () => {
     const two = await scanFiles(inputs, { threads: 2 });
     expect(two).toEqual(one);
     expect(one.findings).toHaveLength(30);
-  });
+  }, 120_000);
 });
 
 describe('deep nesting', () => {
@@ -249,7 +249,7 @@ describe('deep nesting', () => {
     // every string below the call is read: the rm -rf at the bottom
     expect(found('deep.py', `import subprocess\nsubprocess.run(${nested(30_000, '[', '"rm -rf /"', ']')}, shell=True)\n`)).toEqual(['command-injection:2', 'destructive-fs:2']);
     expect(found('deep.js', `eval(${nested(30_000, '(', 'code', ')')});\n`)).toEqual(['js-dynamic-execution:1']);
-  });
+  }, 120_000);
 
   it('a network call 30,000 brackets deep is placed (inside a function, under the main guard, or at import) in one walk, not one per level', () => {
     // Walking up through `parent` found each parent from the root again: 16,000 levels took 13 s, 30,000 about 45 s.

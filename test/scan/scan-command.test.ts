@@ -73,7 +73,7 @@ describe('nodereg scan', () => {
     const validated = await runInProcess(['validate', dir, '--offline']);
     expect(validated.code, validated.stderr).toBe(2);
     expect(validated.stderr).toMatch(/deep\.py:1 +high +dynamic-execution/);
-  });
+  }, 120_000);
 
   it('a file of more findings of one rule than the scan lists: the first 100, and where it stopped looking (it listed every one: 270,000 took 8 s and 1.3 GB)', async () => {
     const dir = writeTree(tempDir(), {
