@@ -66,17 +66,18 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
     ctx,
     publishVersion,
     async ({ params, principal, input }) => {
-      // A node id another publisher holds, a Deleted node's too (reads hide it), is refused before the
-      // publisher is looked up: `publish --create-publisher` learns it before it creates the publisher.
+      // A Deleted node of another publisher holds its id too, but reads hide it: refused before a missing
+      // publisher is, so `publish --create-publisher` learns it before it creates one (it reads the others).
       const node = await store.getNode(params.nodeId);
-      if (node && node.publisher_id !== params.publisherId) {
-        // whose a Banned node is, only an admin reads (allowNodeRead)
-        const holder = node.status === 'NodeStatusBanned' && !principal?.admin ? undefined : node.publisher_id;
-        throw forbidden(nodeIdTaken(node.id, holder), NODE_ID_TAKEN_HINT);
+      if (node?.status === 'NodeStatusDeleted' && node.publisher_id !== params.publisherId) {
+        throw forbidden(nodeIdTaken(node.id, node.publisher_id), NODE_ID_TAKEN_HINT);
       }
       const publisher = await requirePublisher(store, params.publisherId);
       const access = await accessTo(store, principal, publisher.id);
       requireRole(access, 'member');
+      if (node && node.publisher_id !== publisher.id) {
+        throw forbidden(nodeIdTaken(node.id, node.publisher_id), NODE_ID_TAKEN_HINT);
+      }
       rejectBanned(access, publisher, node);
       const { body } = input();
       const pathId = nodeIdRule.safeParse(params.nodeId);
