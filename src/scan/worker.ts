@@ -3,7 +3,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { inflateRawSync } from 'node:zlib';
 import { SCAN_MAX_FILE_BYTES } from '../shared/scan.js';
-import { scanEnd, scanFilesHere, scanOne, Tally, tooLarge, type ArchiveEntry, type PartialReport, type ScanJob } from './run.js';
+import { packageOf, scanEnd, scanFilesHere, scanOne, Tally, tooLarge, type ArchiveEntry, type PartialReport, type ScanJob } from './run.js';
 import type { ScanTextOptions } from './scanner.js';
 
 /**
@@ -15,6 +15,7 @@ async function scanEntries(path: string, entries: ArchiveEntry[], options: ScanT
   const tally = new Tally();
   const until = scanEnd(options);
   let fd: number | undefined;
+  let modules: ReturnType<typeof packageOf> | undefined;
   try {
     const read = (entry: ArchiveEntry): Buffer => {
       if (texts && entry.at !== undefined) return Buffer.from(texts, entry.at, entry.size);
@@ -24,15 +25,18 @@ async function scanEntries(path: string, entries: ArchiveEntry[], options: ScanT
       // (an empty file deflates to 2 bytes; zlib takes no limit below 1)
       return entry.deflated ? inflateRawSync(data, { maxOutputLength: Math.max(entry.size, 1) }) : data;
     };
+    modules = packageOf(entries.filter((e) => e.size <= SCAN_MAX_FILE_BYTES).map((e) => ({ path: e.path, read: () => read(e).toString('utf8') })));
+    const spent = { units: 0 };
     for (const entry of entries) {
       if (entry.size > SCAN_MAX_FILE_BYTES) {
         const unparsed = tooLarge(entry.path, entry.size, () => read(entry).toString('utf8'));
         if (unparsed) tally.skipped.push(unparsed);
         continue;
       }
-      tally.add(entry.path, await scanOne(entry.path, read(entry).toString('utf8'), options, until));
+      tally.add(entry.path, await scanOne(entry.path, read(entry).toString('utf8'), { ...options, package: modules, spent }, until));
     }
   } finally {
+    modules?.dispose();
     if (fd !== undefined) closeSync(fd);
   }
   return tally.report(entries.length);

@@ -1,18 +1,7 @@
-// The catalog side of `nodereg restore`: which tables a registry holds, with their columns, read from
-// a database's own catalog so that no table is named by hand.
+// The tables a restore copies, read from each side's catalog (restore.ts): no table is named in code,
+// so a table or column a later migration adds is carried, or the restore stops before it copies.
 import type postgres from 'postgres';
 import type { Db } from './store/db.js';
-
-/** Why a restore stopped: `source` and `conflict` are the user's to fix, `archive` a file that is not what its row says. */
-export class RestoreError extends Error {
-  constructor(
-    message: string,
-    readonly kind: 'source' | 'busy' | 'conflict' | 'archive',
-    readonly hint?: string,
-  ) {
-    super(message);
-  }
-}
 
 export interface Table {
   name: string;
@@ -27,9 +16,6 @@ export interface Table {
 export const SEEDED_TABLES = ['counts', 'generations'];
 /** PostgreSQL's tables of its own: its migration history, and the secret SQLite keeps in DIR/secret. */
 export const POSTGRES_OWN_TABLES = ['schema_migrations', 'server_secret'];
-/** Rows per INSERT into PostgreSQL (and never more than its 65,535 parameters). */
-export const BATCH_ROWS = 500;
-
 export const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
@@ -92,14 +78,8 @@ export function catalogDifferences(source: Table[], target: Table[]): string[] {
   ];
 }
 
-export interface RestoreReport {
-  tables: Record<string, number>;
-  rows: number;
-  archives: { files: number; bytes: number };
-  results: { files: number; bytes: number; missing: number };
-  /** Files under SOURCE/archives that no version or result names: not copied. */
-  strays: number;
-  /** With SQLite: the dir the target database is in, which now holds the secret and admin token too. */
-  dataDir?: string;
-  adminToken: boolean;
-}
+/**
+ * Opens SOURCE/registry.db for the whole restore, refusing what is not a whole nodereg data dir of
+ * this version, and one that a running server has open: the exclusive lock taken here fails while
+ * any other connection holds the database, and keeps a server from opening it until restore ends.
+ */

@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
-import { cliEnv, INSTALLED_BIN, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { cliEnv, INSTALLED_BIN, startServer, tempDir, type TestServer } from '../helpers.js';
 import { commitAll, gitRepo } from '../package/fixtures.js';
 import { createUser } from '../server/fixtures.js';
 
@@ -115,7 +115,7 @@ describe('publish in CI: the exit code says what happened', () => {
 
   it('--create-publisher refuses early, naming the node, when a Deleted node of another publisher holds the id (it created the publisher, then failed)', { timeout: 60_000 }, async () => {
     const { id, dir } = project();
-    expect((await runCli(['publish', dir], { env: env() })).code).toBe(0);
+    expect((await runInProcess(['publish', dir], { env: env() })).code).toBe(0);
     const deleted = await fetch(`${registry.url}/publishers/ci/nodes/${id}`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${registry.adminToken}`, 'content-type': 'application/json' },
@@ -123,7 +123,7 @@ describe('publish in CI: the exit code says what happened', () => {
     });
     expect(deleted.status, await deleted.text()).toBe(200);
     const erin = await createUser(registry, `erin-${id}`);
-    const taken = await runCli(['publish', dir, '--publisher', 'ci-erin', '--create-publisher'], { env: { ...env(), NODEREG_TOKEN: erin.token } });
+    const taken = await runInProcess(['publish', dir, '--publisher', 'ci-erin', '--create-publisher'], { env: { ...env(), NODEREG_TOKEN: erin.token } });
     expect(taken.code, taken.stderr).toBe(4);
     expect(taken.stderr).toContain(`error: node ${id} belongs to publisher ci; choose another node id\n`);
     expect(taken.stderr).not.toContain('created publisher');

@@ -47,7 +47,7 @@ describe('migration version-order', () => {
   });
 
   const postgresServer = testPostgres();
-  it.runIf(postgresServer)('fills the sort keys a store left empty (PostgreSQL)', async () => {
+  it.runIf(postgresServer)('fills the sort keys a store left empty, and orders at once a version an older build inserts during a rolling upgrade (PostgreSQL)', async () => {
     const sql = postgres(await (await postgresServer)!.database(), { max: 2, onnotice: () => {} });
     try {
       await migratePostgres(sql);
@@ -61,10 +61,15 @@ describe('migration version-order', () => {
       const store = createPostgresRegistryStore(sql);
       expect((await store.listVersions('old')).map((v) => v.version)).toEqual(['2.0.0-rc.1', '1.10.0', '1.9.0', '1.2.0']);
       expect((await store.latestVersions(['old']))[0].version).toBe('1.10.0');
-      // one stored without its key by an older nodereg: last, and not the latest, as on SQLite
+      // one stored without its key by an older nodereg sharing the database (a rolling upgrade): ordered at once
+      // by the trigger of migration 'version-order-trigger', so every instance answers the same latest_version
       await sql`INSERT INTO versions (id, node_id, version, status, created_at) VALUES ('9', 'old', '9.0.0', 'NodeVersionStatusActive', ${stamp})`;
-      expect((await store.listVersions('old')).map((v) => v.version)).toEqual(['2.0.0-rc.1', '1.10.0', '1.9.0', '1.2.0', '9.0.0']);
-      expect((await store.latestVersions(['old']))[0].version).toBe('1.10.0');
+      expect((await store.listVersions('old')).map((v) => v.version)).toEqual(['9.0.0', '2.0.0-rc.1', '1.10.0', '1.9.0', '1.2.0']);
+      expect((await store.latestVersions(['old']))[0].version).toBe('9.0.0');
+      // the trigger's key is versionOrder's
+      const versions = ['0.0.0', '1.2.3', '10.20.30', '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-0.3.7', '1.0.0-x.7.z.92', '1.0.0-rc.10', '999999999999999.0.1-beta.11', '1.0.0-', 'not-a-version'];
+      const [row] = await sql<{ keys: string[] }[]>`SELECT array_agg(version_order_of(v) ORDER BY n) AS keys FROM unnest(${sql.array(versions)}::text[]) WITH ORDINALITY AS t(v, n)`;
+      expect(row.keys).toEqual(versions.map(versionOrder));
     } finally {
       await sql.end();
     }

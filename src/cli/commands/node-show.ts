@@ -1,12 +1,11 @@
-// `nodereg node show ID`, in a module free of commander and zod: node.ts registers it, and quick.ts
-// runs it without loading the full program (a read a script may run in a loop).
-import { routes } from '../../contract/answers.js';
+// `nodereg node show ID` and the versions list, which node.ts registers.
 import type { Node, NodeVersion } from '../../contract/resources.js';
 import type { Client } from '../../client/index.js';
 import type { Ctx } from '../context.js';
 import { toCliError } from '../errors.js';
 import { fields, listText, statusText, versionTable } from '../format.js';
 import { relativeTime } from '../output.js';
+import { routes } from '../../client/routes.js';
 
 export const notFoundHint = (nodeId: string) => `check the id with \`nodereg node search ${nodeId}\``;
 
@@ -16,7 +15,7 @@ export const notFoundHint = (nodeId: string) => `check the id with \`nodereg nod
  */
 export async function nodeVersions(client: Client, nodeId: string, reasons = false): Promise<NodeVersion[]> {
   try {
-    return await client.read<NodeVersion[]>(routes.listNodeVersions, { nodeId }, reasons ? { include_status_reason: 'true' } : {});
+    return await client.call(routes.listNodeVersions, { params: { nodeId }, query: reasons ? { include_status_reason: 'true' } : {} });
   } catch (error) {
     throw toCliError(error, { 404: notFoundHint(nodeId) });
   }
@@ -26,7 +25,7 @@ export async function nodeVersions(client: Client, nodeId: string, reasons = fal
 export async function showNode(ctx: Ctx, nodeId: string): Promise<void> {
   const client = await ctx.client();
   const [found, versions] = await Promise.all([
-    client.read<Node>(routes.getNode, { nodeId }).catch((error) => {
+    client.call(routes.getNode, { params: { nodeId } }).catch((error: unknown) => {
       throw toCliError(error, { 404: notFoundHint(nodeId) });
     }),
     nodeVersions(client, nodeId),

@@ -1,7 +1,7 @@
 // The field rules the resource schemas share, and the way the incumbent client writes a body.
 import * as z from 'zod';
 import { NODE_ID, PAGE, PUBLISHER_ID, VERSION_MAX } from '../limits.js';
-import { rule, transform, urlField } from '../fields.js';
+import { rule, transform } from '../fields.js';
 import { VERSION_INPUT_PATTERN } from '../version.js';
 
 // ---------- shared field rules ----------
@@ -76,18 +76,23 @@ export const HOST_APP_ALIASES = {
   github_stars: 'repohost_stars',
   comfy_node_extract_status: 'app_node_extract_status',
 } as const;
-/** A URL field of the metadata, however optional: the incumbent sends "" for one it has no value for. */
-const isUrlField = (field: z.ZodType): boolean =>
-  field === urlField ||
-  ((field instanceof z.ZodOptional || field instanceof z.ZodNullable) && isUrlField(field.unwrap() as z.ZodType));
+/**
+ * An optional string field (a URL, a version requirement, a text): `""` in it is unset, read as not
+ * sent, so the registry keeps what it has; `null` clears it (docs/decisions.md, 2026-12-07). The
+ * incumbent sends "" for a field it has no value for, which must not wipe what is stored.
+ */
+const isOptionalString = (field: z.ZodType, optional = false): boolean =>
+  field instanceof z.ZodOptional || field instanceof z.ZodNullable
+    ? isOptionalString(field.unwrap() as z.ZodType, true)
+    : optional && field instanceof z.ZodString;
 
 /**
  * A body schema that also takes the incumbent's way of writing it: the aliases of its fields (in
- * OpenAPI as deprecated properties) read as our names, "" for an optional URL read as not sent. An
+ * OpenAPI as deprecated properties) read as our names, "" for an optional string read as not sent. An
  * alias and our name with different values is an error naming both.
  */
 export function asIncumbentSends<S extends z.ZodRawShape>(schema: z.ZodObject<S>) {
-  const urlFields = Object.keys(schema.shape).filter((key) => isUrlField(schema.shape[key] as z.ZodType));
+  const emptyIsUnset = Object.keys(schema.shape).filter((key) => isOptionalString(schema.shape[key] as z.ZodType));
   const aliases = Object.entries(HOST_APP_ALIASES).filter(([, ours]) => ours in schema.shape);
   const aliasFields = Object.fromEntries(
     aliases.map(([alias, ours]) => [
@@ -98,7 +103,7 @@ export function asIncumbentSends<S extends z.ZodRawShape>(schema: z.ZodObject<S>
   const extended = schema.extend(aliasFields);
   return transform<typeof extended, 'incumbent', z.output<z.ZodObject<S>>>(extended, 'incumbent', {
     aliases,
-    urlFields,
+    emptyIsUnset,
   });
 }
 
