@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { Language, Node, Parser, Query, QueryOptions } from 'web-tree-sitter';
+import type { Language, Node, Parser, Query, QueryOptions, Tree } from 'web-tree-sitter';
 import type { Finding, ScanRuleId, SkippedFile } from '../contract/scan.js';
 import { atLeast } from '../contract/limits.js';
 import { notParsed, SCAN_FLAG_AT, SCAN_MAX_FINDINGS_PER_RULE } from '../shared/scan.js';
@@ -249,6 +249,11 @@ export class Scanner {
     };
     const [python, javascript] = await Promise.all([compile('python'), compile('javascript')]);
     return new Scanner({ python, javascript });
+  }
+
+  /** A Python file's tree, read as the scan reads it (asRead), for the node-class extraction. */
+  parsePython(text: string): Tree | null {
+    return this.languages.python.parser.parse(asRead('python', text));
   }
 
   private queryOf(compiled: Compiled, rule: Rule, aliases?: Map<string, string[]>): Query {

@@ -1,6 +1,7 @@
 import type { RouteModule } from '../context.js';
 import { registerAccountRoutes } from './accounts.js';
 import { registerMetaRoutes } from './meta.js';
+import { registerNodeClassRoutes } from './node-classes.js';
 import { registerProxyRoutes } from './proxy.js';
 import { registerReadRoutes } from './reads.js';
 import { registerRegistryRoutes } from './registry.js';
@@ -10,6 +11,7 @@ import { registerUploadRoutes } from './uploads.js';
 export const routeModules: RouteModule[] = [
   registerMetaRoutes,
   registerReadRoutes,
+  registerNodeClassRoutes,
   registerRegistryRoutes,
   registerAccountRoutes,
   registerUploadRoutes,

@@ -145,9 +145,11 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
         // finding under `--scan flag` makes the version Flagged, with the findings kept (DESIGN.md §10).
         const scan = await ctx.scanUpload.scan(received.tempPath, summary.scannable, `${node.id} ${version.version}`, publisher.id, summary.compiled);
         const status = scan?.flag ? 'NodeVersionStatusFlagged' : ctx.options.review === 'auto' ? 'NodeVersionStatusActive' : 'NodeVersionStatusPending';
+        // The node classes it defines, read statically in a worker too (DESIGN.md §12), whatever the scan mode.
+        const classes = await ctx.scanUpload.classes(received.tempPath, summary.scannable, node.id, publisher.id);
         await archives.commit(received, key);
         const updated = await store.recordArchive(version.id, {
-          sha256: received.sha256, size: received.size, status, statusReason: scan?.flag, findings: scan?.findings,
+          sha256: received.sha256, size: received.size, status, statusReason: scan?.flag, findings: scan?.findings, classes,
         });
         // The uploader holds the URL that publishing gave a member: it sees the findings.
         return versionView(updated, publisher.id, ctx.publicUrl(), true);

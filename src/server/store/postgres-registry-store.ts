@@ -9,6 +9,8 @@ import { PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS } from '../../contr
 import { INVITATION_SELECT, MEMBER_SELECT, toInvitation, toMember } from './member-row.js';
 import { NODE_COLUMNS, nextDocument, nodeFromColumns } from './node-document.js';
 import { SEARCH_VECTOR } from './postgres-migrations.js';
+import { CLASS_ROWS, extractColumns, toClassRow } from './node-classes.js';
+import type { Extraction } from '../../scan/node-classes/extract.js';
 import { migratePostgres } from './postgres/migrate.js';
 
 export { migratePostgres };
@@ -92,6 +94,16 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     return { ...columns, archive_size: row.archive_size === null ? null : Number(row.archive_size) } as unknown as VersionRow;
   };
   const NODE_SELECT = 'SELECT * FROM nodes';
+  /** The extraction's status and reason on the version, its classes in node_classes (in recordArchive's transaction). */
+  const writeClasses = async (tx: Sql, id: string, extraction: Extraction | undefined) => {
+    const { status, reason } = extractColumns(extraction);
+    await tx`UPDATE versions SET app_node_extract_status = ${status}, app_node_extract_reason = ${reason} WHERE id = ${id}`;
+    await tx`DELETE FROM node_classes WHERE version_id = ${id}`;
+    for (const found of extraction?.classes ?? []) {
+      await tx`INSERT INTO node_classes (version_id, node_id, name, definition)
+               SELECT id, node_id, ${found.name}, ${tx.json(found as unknown as postgres.JSONValue)} FROM versions WHERE id = ${id}`;
+    }
+  };
 
   const getNode = async (db: Sql, id: string, lock = false) =>
     toNode((await db.unsafe(`${NODE_SELECT} WHERE lower(id) = lower($1)${lock ? ' FOR UPDATE' : ''}`, [id]))[0]);
@@ -408,6 +420,12 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     },
     listArchiveClaims: async () =>
       (await sql`SELECT version_id, key, created_at FROM archive_claims ORDER BY created_at`) as unknown as { version_id: string; key: string; created_at: string }[],
+    listNodeClasses: async (versionId) => (await sql.unsafe(CLASS_ROWS.byVersion, [versionId])).map(toClassRow),
+    classDefiners: async (name, limit) => (await sql.unsafe(CLASS_ROWS.definers, [name, limit])).map(toClassRow),
+    async listActiveClasses({ offset, limit }) {
+      const [{ n }] = await sql.unsafe(CLASS_ROWS.count);
+      return { rows: (await sql.unsafe(CLASS_ROWS.page, [limit, offset])).map(toClassRow), total: Number(n) };
+    },
     async recordArchive(id, archive) {
       return sql.begin(async (tx) => {
         await lockNodeOfVersion(tx, id);
@@ -416,6 +434,7 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
                    status_reason = CASE status WHEN 'NodeVersionStatusPending' THEN coalesce(${archive.statusReason ?? null}, status_reason) ELSE status_reason END,
                    status = CASE status WHEN 'NodeVersionStatusPending' THEN ${archive.status} ELSE status END WHERE id = ${id}`;
         await tx`DELETE FROM archive_claims WHERE version_id = ${id}`;
+        await writeClasses(tx, id, archive.classes);
         return (await getVersionById(tx, id))!;
       });
     },

@@ -10,6 +10,7 @@ import type {
 } from './registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS, TOKEN_USE_GRANULARITY_MS } from './registry-store.js';
 import { searchWords } from './search-words.js';
+import { CLASS_ROWS, extractColumns, forSqlite, toClassRow } from './node-classes.js';
 import { HIGHEST_FIRST, LATEST_VERSION_ID, versionOrder } from './version-order.js';
 import { readVersionsInPages } from './version-pages.js';
 
@@ -404,9 +405,19 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     ).run(
       archive.sha256, archive.size, now(), archive.findings ? JSON.stringify(archive.findings) : null, archive.statusReason ?? null, archive.status, id,
     );
+    writeClasses(id, archive.classes);
     db.prepare('DELETE FROM archive_claims WHERE version_id = ?').run(id);
     return getVersionById(id)!;
   });
+
+  /** The extraction's status and reason on the version, its classes in node_classes (in recordArchive's transaction). */
+  const writeClasses = (id: string, extraction: ArchiveRecord['classes']) => {
+    const { status, reason } = extractColumns(extraction);
+    db.prepare('UPDATE versions SET app_node_extract_status = ?, app_node_extract_reason = ? WHERE id = ?').run(status, reason, id);
+    db.prepare('DELETE FROM node_classes WHERE version_id = ?').run(id);
+    const insert = db.prepare(forSqlite(CLASS_ROWS.insert));
+    for (const found of extraction?.classes ?? []) insert.run(found.name, JSON.stringify(found), id);
+  };
 
   const tokenColumns = 'id, kind, user_id, publisher_id, name, prefix, created_at, last_used_at, revoked_at';
 
@@ -526,5 +537,11 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     },
     listArchiveClaims: async () => all('SELECT version_id, key, created_at FROM archive_claims ORDER BY created_at') as { version_id: string; key: string; created_at: string }[],
     recordArchive: async (id, archive) => recordArchive(id, archive),
+    listNodeClasses: async (versionId) => all(forSqlite(CLASS_ROWS.byVersion), versionId).map(toClassRow),
+    classDefiners: async (name, limit) => all(forSqlite(CLASS_ROWS.definers), name, limit).map(toClassRow),
+    async listActiveClasses({ offset, limit }) {
+      const total = one(CLASS_ROWS.count)!.n as number;
+      return { rows: all(forSqlite(CLASS_ROWS.page), limit, offset).map(toClassRow), total };
+    },
   };
 }
