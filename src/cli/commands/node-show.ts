@@ -2,6 +2,7 @@
 // runs it without loading the full program (a read a script may run in a loop).
 import { routes } from '../../contract/answers.js';
 import type { Node, NodeVersion } from '../../contract/resources.js';
+import type { ComfyNode } from '../../contract/reads.js';
 import type { Client } from '../../client/index.js';
 import type { Ctx } from '../context.js';
 import { toCliError } from '../errors.js';
@@ -22,8 +23,11 @@ export async function nodeVersions(client: Client, nodeId: string, reasons = fal
   }
 }
 
-/** Prints a node (metadata, latest version, rating, downloads) and its versions; `nodeId` is already checked. */
-export async function showNode(ctx: Ctx, nodeId: string): Promise<void> {
+/**
+ * Prints a node (metadata, latest version, rating, downloads) and its versions; `nodeId` is already
+ * checked. With `classes`, the node classes its latest version defines too.
+ */
+export async function showNode(ctx: Ctx, nodeId: string, classes = false): Promise<void> {
   const client = await ctx.client();
   const [found, versions] = await Promise.all([
     client.read<Node>(routes.getNode, { nodeId }).catch((error) => {
@@ -31,7 +35,25 @@ export async function showNode(ctx: Ctx, nodeId: string): Promise<void> {
     }),
     nodeVersions(client, nodeId),
   ]);
-  ctx.out.result({ node: found, versions }, () => `${describeNode(ctx, found)}\n\n${versionTable(ctx.out, versions)}`);
+  if (!classes) return ctx.out.result({ node: found, versions }, () => `${describeNode(ctx, found)}\n\n${versionTable(ctx.out, versions)}`);
+  const latest = found.latest_version;
+  const defined = latest ? await latestClasses(client, found.id, latest.version) : [];
+  const shown = latest
+    ? `node classes of ${latest.version} (${defined.length}):\n${defined.map((c) => `  ${c.comfy_node_name}`).join('\n') || '  none found'}`
+    : 'node classes: no active version';
+  ctx.out.result({ node: found, versions, classes: defined }, () => `${describeNode(ctx, found)}\n\n${versionTable(ctx.out, versions)}\n\n${shown}`);
+}
+
+/** Every class a version defines, page after page. */
+async function latestClasses(client: Client, nodeId: string, version: string): Promise<ComfyNode[]> {
+  const all: ComfyNode[] = [];
+  for (let page = 1; ; page++) {
+    const answer = await client.read<{ comfy_nodes: ComfyNode[] | null; totalNumberOfPages: number }>(
+      routes.listVersionComfyNodes, { nodeId, version }, { page: String(page), limit: '100' },
+    );
+    all.push(...(answer.comfy_nodes ?? []));
+    if (page >= answer.totalNumberOfPages) return all;
+  }
 }
 
 /** The human view of a node (without its versions). */
