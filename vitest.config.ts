@@ -1,7 +1,8 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Files that bound latency (/healthz p99), memory or held bodies, or race on PostgreSQL: run one at a
-// time after the others, so no other test file takes their CPU. The rest run two at a time (2 cores).
+// Files that bound memory or held bodies, or time PostgreSQL outages and races: run one at a time after
+// the others, so no other test file takes their CPU. The rest run two at a time (2 cores). Latency
+// bounds are not tests: bench/latency.js holds them.
 const alone = [
   'test/postgres/outages.test.ts',
   'test/storage/s3.test.ts',
@@ -12,12 +13,7 @@ const alone = [
   'test/server/http/hostile-routes.test.ts',
   'test/server/uploads/attacks.test.ts',
   'test/server/uploads/memory-budget.test.ts',
-  'test/server/kept-reads.test.ts',
   'test/server/memory.test.ts',
-  'test/proxy/large-bodies.test.ts',
-  'test/scan/registry-scan.test.ts',
-  'test/server/reads/long-version-lists.test.ts',
-  'test/server/uploads/zip-names.test.ts',
 ];
 
 export default defineConfig({

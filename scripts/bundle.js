@@ -110,7 +110,7 @@ if (zodInPublish.length) throw new Error(`dist/cli/quick-publish.cjs holds zod (
 await build({
   ...commonJs,
   entryPoints: Object.entries(lazy).map(([name, path]) => ({ in: path, out: `cli/lazy/${name}` })),
-  // each file says which modules it holds (test/e2e/publish-loads.test.ts reads them)
+  // each file says which modules it holds (test/launcher/publish-loads.test.ts reads them)
   minifyWhitespace: false,
 });
 

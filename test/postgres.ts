@@ -28,7 +28,8 @@ export function testPostgres(): Promise<TestPostgres> | undefined {
     const server = startPostgres(bin);
     started = server.then((s) => s.handle);
     // Registered here, at collection time: the server stops after the file's last test.
-    afterAll(async () => (await server).stop());
+    // pg_ctl's stop waits for the server to exit, which a loaded machine can hold past the default 30 s
+    afterAll(async () => (await server).stop(), 120_000);
   }
   return started;
 }

@@ -44,7 +44,7 @@ export function testS3(): Promise<TestS3> | undefined {
   if (!started) {
     const server = start();
     started = server.then((s) => s.handle);
-    afterAll(async () => (await server).stop());
+    afterAll(async () => (await server).stop(), 120_000);
   }
   return started;
 }

@@ -99,6 +99,8 @@ export class CliError extends Error {
     super(message);
     this.name = 'CliError';
   }
+  /** Structured facts --json adds to the error beside its message (validate's scan findings, every one). */
+  fields?: Record<string, unknown>;
 }
 
 /**

@@ -108,7 +108,7 @@ export function findingsError(stopping: (Finding | SkippedFile)[], failOn: ScanS
   const list = stopping
     .slice(0, ERROR_LISTS)
     .map((f) => ('rule' in f ? `  ${f.file}:${f.line}  ${f.severity}  ${f.rule}: ${f.message}` : `  ${f.file}  ${f.severity}  ${unscannedText(f)}`))
-    .concat(stopping.length > ERROR_LISTS ? [`  and ${stopping.length - ERROR_LISTS} more`] : [])
+    .concat(stopping.length > ERROR_LISTS ? [`  and ${stopping.length - ERROR_LISTS} more (\`nodereg scan\` lists every one)`] : [])
     .join('\n');
   const findings = stopping.filter((f): f is Finding => 'rule' in f);
   const unscanned = stopping.length - findings.length;
@@ -123,10 +123,13 @@ export function findingsError(stopping: (Finding | SkippedFile)[], failOn: ScanS
     unscanned ? 'make a file it could not scan smaller or plainer, or leave it out' : '',
   ];
   const accept = acceptFlag ? `; or publish anyway with --accept-findings${flagged ? ' (the registry flags the version: nobody can install it until an admin reviews it)' : ''}` : '';
-  return new CliError(
+  const error = new CliError(
     `the scan found ${found.filter(Boolean).join(' and ')} at or above ${failOn}:\n${list}`,
     EXIT.invalid,
     'scan_findings',
     `${fixes.filter(Boolean).join('; ')}${accept}; \`nodereg scan\` shows each with its line`,
   );
+  // every one, as objects as `scan --json` lists them: the message lists ERROR_LISTS for a reader
+  error.fields = { findings, skipped: stopping.filter((f): f is SkippedFile => !('rule' in f)) };
+  return error;
 }

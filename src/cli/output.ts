@@ -161,7 +161,7 @@ export class Output {
   error(error: CliError, verbose: boolean): void {
     // With serve --log json an error is a log line on stderr only: stdout keeps the URL line alone.
     if (this.json && !this.jsonLines) {
-      const body: Record<string, unknown> = { code: error.code, message: error.message };
+      const body: Record<string, unknown> = { code: error.code, message: error.message, ...error.fields };
       if (error.hint) body.hint = asInvoked(error.hint, this.command);
       if (error.status) body.status = error.status;
       this.stdout.write(`${jsonText({ error: body })}\n`);

@@ -184,16 +184,17 @@ export interface Interrupts {
 
 /**
  * Runs `task`, then `cleanup`, also when the user interrupts: on SIGINT or SIGTERM the temporary
- * files go first and the process exits 130 or 143 — except during a step run with
- * `interrupts.caught`, which is aborted instead and ends with the same code.
+ * files go first, `interrupted` says what was and was not done, and the process exits 130 or 143 —
+ * except during a step run with `interrupts.caught`, which is aborted instead and ends with the same code.
  */
-export async function withCleanup<T>(task: (interrupts: Interrupts) => Promise<T>, cleanup: () => void): Promise<T> {
+export async function withCleanup<T>(task: (interrupts: Interrupts) => Promise<T>, cleanup: () => void, interrupted?: (signal: NodeJS.Signals) => void): Promise<T> {
   let catching: AbortController | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     if (catching && !catching.signal.aborted) return catching.abort(signal);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     cleanup();
+    interrupted?.(signal);
     exitForSignal(signal);
   };
   process.on('SIGINT', onSignal);

@@ -8,7 +8,7 @@ import { send, withoutQuery, type Answer } from './http.js';
 
 export { ApiError, ForeignAnswerError, NetworkError, RequestInvalidError };
 export type { Answer };
-import { CONTENT_SHA256_HEADER } from '../contract/limits.js';
+import { CONTENT_SHA256_HEADER } from '../contract/upload.js';
 import { REQUEST_TIMEOUT_MS, RESTART_WINDOW_MS, UPLOAD_ANSWER_TIMEOUT_MS, UPLOAD_IDLE_TIMEOUT_MS } from '../shared/tuning.js';
 import type { NodeVersion } from '../contract/resources.js';
 import type { BodyOf, Operation, ParamsOf, QueryOf, ResponseOf } from '../contract/operation.js';

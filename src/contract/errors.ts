@@ -2,7 +2,7 @@
 // error body are in error-body.ts.
 import type * as z from 'zod';
 import type { ErrorBody, FieldError } from './error-body.js';
-import { ERROR_MESSAGE_MAX, MAX_FIELD_ERRORS, SCAN_QUEUE_PER_PUBLISHER } from './limits.js';
+import { ERROR_MESSAGE_MAX, MAX_FIELD_ERRORS, SCAN_QUEUE_PER_PUBLISHER, TOKENS_MAX } from './limits.js';
 
 export type { ErrorBody, FieldError };
 
@@ -31,6 +31,29 @@ export const SCAN_QUEUE_FULL = 'the registry has too many uploads waiting for th
 /** The same for a publisher holding its share of the queue (SCAN_QUEUE_PER_PUBLISHER). */
 export const publisherScanQueueFull = (publisherId: string, most = SCAN_QUEUE_PER_PUBLISHER) =>
   `publisher ${publisherId} has ${most} uploads being scanned or waiting for their scan, the most one publisher may have; nothing was stored, retry shortly`;
+/** An answer a server gives in the error shape, as the contract words it. */
+export interface Refusal {
+  code: ErrorCode;
+  message: string;
+  hint?: string;
+  /** Seconds for a Retry-After header, when the request may be sent again as it is. */
+  retryAfter?: number;
+}
+/** The 409 of a token made past TOKENS_MAX live ones: a publisher's PATs (`publisherId`), or the user's own. */
+export const tooManyTokens = (publisherId?: string): Refusal => ({
+  code: 'conflict',
+  message: `${publisherId ? `publisher ${publisherId} has` : 'you have'} ${TOKENS_MAX} live tokens, the most there may be`,
+  hint: 'revoke one you no longer use first (`nodereg token list`, `nodereg token revoke`)',
+});
+/**
+ * The 503 of a request that arrives while `most` requests of its connection wait for their answers
+ * (HTTP/1.1 pipelining); the connection closes after it.
+ */
+export const tooManyPipelined = (most: number): Refusal => ({
+  code: 'unavailable',
+  message: `more than ${most} requests of this connection are waiting for their answers; read them before sending more, or open another connection`,
+  retryAfter: 1,
+});
 /** The hint of a publish refused for its declared archive size: nothing exists yet, so it can simply be tried again. */
 export const ARCHIVE_TOO_LARGE_HINT =
   "nothing was created. Make the archive smaller (leave files out with [tool.nodereg] excludes or a .noderegignore file) and publish again, or ask the registry's operator to raise its limit (serve --max-archive)";

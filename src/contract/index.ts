@@ -11,3 +11,4 @@ export * from './resources.js';
 export { allOperations, openapiDocument } from './openapi.js';
 export * from './size.js';
 export * from './scan.js';
+export * from './upload.js';

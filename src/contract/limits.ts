@@ -123,7 +123,7 @@ export const ERROR_MESSAGE_MAX = 1000;
  * archive stays under (source code packs 3–6 times, data files rarely past 50). Inflating costs CPU in
  * proportion to what comes out: without the bound a 1 MB upload expanded to the 1 GiB limit.
  */
-export const UNPACKED_RATIO = { entry: 200, entryFloor: MiB, total: 50, totalFloor: 16 * MiB } as const;
+export const UNPACKED_RATIO = { entry: 200, entryFloor: 8 * MiB, total: 50, totalFloor: 16 * MiB } as const;
 /** The most an archive of `archiveBytes` may expand to: `maxUnpacked`, or less for a small archive (UNPACKED_RATIO). */
 export const unpackedBound = (archiveBytes: number, maxUnpacked: number) =>
   Math.min(maxUnpacked, Math.max(UNPACKED_RATIO.totalFloor, UNPACKED_RATIO.total * archiveBytes));
@@ -132,7 +132,6 @@ export const entryRatioAllowed = (packed: number, unpacked: number) =>
   unpacked <= Math.max(UNPACKED_RATIO.entryFloor, UNPACKED_RATIO.entry * packed);
 /** Entries one archive may hold: each name is kept in memory while the archive is checked. */
 export const MAX_ARCHIVE_ENTRIES = 100_000;
-export const CONTENT_SHA256_HEADER = 'X-Content-SHA256';
 
 // ---- AI proxy ----
 

@@ -32,6 +32,9 @@ export function openapiDocument(version: string, serverUrl?: string): Record<str
       // the rule of src/contract/media.ts: a body is read as sent
       parameters.push({ name: 'Content-Encoding', in: 'header', required: false, description: `none, or ${BODY_ENCODING}: the server decodes no other`, schema: { type: 'string', enum: [BODY_ENCODING] } });
     }
+    for (const [name, field] of Object.entries(operation.headers.shape as Record<string, z.ZodType>)) {
+      parameters.push({ name, in: 'header', required: !field.safeParse(undefined).success, schema: jsonSchema(field, 'output') });
+    }
     const responses: Record<string, unknown> = {};
     const success =
       operation.responseKind === 'json'

@@ -25,6 +25,8 @@ export interface Operation<
   auth: Auth;
   params: P;
   query: Q;
+  /** Headers the operation reads beyond the media type and the credential, by name; documented as header parameters. */
+  headers: z.ZodObject;
   body: B;
   /** `json` bodies are validated with `body`; `zip` is a raw archive; `none` sends nothing. */
   bodyKind: 'json' | 'zip' | 'none';
@@ -64,6 +66,7 @@ export function op<
   auth: Auth;
   params?: P;
   query?: Q;
+  headers?: z.ZodObject;
   body?: B;
   bodyKind?: 'json' | 'zip' | 'none';
   bodyMax?: number;
@@ -83,6 +86,7 @@ export function op<
     ...def,
     params: params as unknown as P,
     query: (def.query ?? empty) as Q,
+    headers: def.headers ?? empty,
     body: (def.body ?? z.undefined()) as B,
     response: (def.response ?? z.unknown()) as R,
   };

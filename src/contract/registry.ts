@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { PAGE, READY_STORAGE_KEEP_MS, STAR } from './limits.js';
 import { op } from './operation.js';
+import { CONTENT_SHA256_HEADER, SHA256_HEX_PATTERN, UNIX_SECONDS_PATTERN } from './upload.js';
 import {
   AddMemberBody, Invitation, CreatePublisherBody, CreateTokenBody, CreateUserBody, CreatedToken, CreatedUser, Health,
   Me, Node, NodeInput, NodeList, NodeVersion, PublishBody, PublishResponse, Publisher,
@@ -77,8 +78,14 @@ export const addReview = op({
 /** A signed upload URL's query; `size` and `sha256` are there when the publish declared its archive. */
 // token_id: the id (not the secret) of the token that published; the upload is refused once it is revoked.
 export const UploadQuery = z.object({
-  expires: z.string(), signature: z.string(), size: z.string().optional(), sha256: z.string().optional(), token_id: z.string().optional(),
+  expires: z.string().regex(new RegExp(UNIX_SECONDS_PATTERN)),
+  signature: z.string().regex(new RegExp(SHA256_HEX_PATTERN)),
+  size: z.string().optional(),
+  sha256: z.string().optional(),
+  token_id: z.string().optional(),
 });
+/** An upload's headers beyond its Content-Type: the archive's SHA-256, checked against the bytes received. */
+export const UploadHeaders = z.object({ [CONTENT_SHA256_HEADER]: z.string().regex(new RegExp(SHA256_HEX_PATTERN)).optional() });
 
 export const uploadArchive = op({
   id: 'uploadArchive',
@@ -87,6 +94,7 @@ export const uploadArchive = op({
   summary: 'Upload the archive of a published version to its signed URL (Content-Type application/zip, X-Content-SHA256)',
   auth: 'signature',
   query: UploadQuery,
+  headers: UploadHeaders,
   bodyKind: 'zip',
   response: NodeVersion,
 });

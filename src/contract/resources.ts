@@ -209,23 +209,29 @@ export const HOST_APP_ALIASES = {
   github_stars: 'repohost_stars',
   comfy_node_extract_status: 'app_node_extract_status',
 } as const;
-/** A URL field of the metadata, however optional: the incumbent sends "" for one it has no value for. */
-const isUrlField = (field: z.ZodType): boolean =>
-  field === urlField || ((field instanceof z.ZodOptional || field instanceof z.ZodNullable) && isUrlField(field.unwrap() as z.ZodType));
+/**
+ * An optional string field (a URL, a version requirement, a text): `""` in it is unset, read as not
+ * sent, so the registry keeps what it has; `null` clears it (docs/decisions.md, 2026-12-07). The
+ * incumbent sends "" for a field it has no value for, which must not wipe what is stored.
+ */
+const isOptionalString = (field: z.ZodType, optional = false): boolean =>
+  field instanceof z.ZodOptional || field instanceof z.ZodNullable
+    ? isOptionalString(field.unwrap() as z.ZodType, true)
+    : optional && field instanceof z.ZodString;
 
 /**
  * A body schema that also takes the incumbent's way of writing it: the aliases of its fields (in
- * OpenAPI as deprecated properties) read as our names, "" for an optional URL read as not sent. An
+ * OpenAPI as deprecated properties) read as our names, "" for an optional string read as not sent. An
  * alias and our name with different values is an error naming both.
  */
 function asIncumbentSends<S extends z.ZodRawShape>(schema: z.ZodObject<S>) {
-  const urlFields = Object.keys(schema.shape).filter((key) => isUrlField(schema.shape[key] as z.ZodType));
+  const emptyIsUnset = Object.keys(schema.shape).filter((key) => isOptionalString(schema.shape[key] as z.ZodType));
   const aliases = Object.entries(HOST_APP_ALIASES).filter(([, ours]) => ours in schema.shape);
   const aliasFields = Object.fromEntries(
     aliases.map(([alias, ours]) => [alias, (schema.shape[ours] as z.ZodType).meta({ deprecated: true, description: `deprecated input name of ${ours}` })]),
   );
   const extended = schema.extend(aliasFields);
-  return transform<typeof extended, 'incumbent', z.output<z.ZodObject<S>>>(extended, 'incumbent', { aliases, urlFields });
+  return transform<typeof extended, 'incumbent', z.output<z.ZodObject<S>>>(extended, 'incumbent', { aliases, emptyIsUnset });
 }
 
 export const NodeInput = asIncumbentSends(z.object({

@@ -41,18 +41,19 @@ export interface TransformIssue {
   message: string;
 }
 
-/** What the incumbent client names otherwise in a body: its names of our fields, and the URL fields it sends "" in. */
+/** What the incumbent client names otherwise in a body: its names of our fields, and the optional strings it sends "" in. */
 export interface IncumbentNames {
   /** [its name, ours] */
   aliases: [string, string][];
-  urlFields: string[];
+  /** Optional string fields: "" in them is unset, read as not sent (null clears). */
+  emptyIsUnset: string[];
 }
 
 /**
  * A body as the incumbent client writes it, read as ours: each alias becomes our name (an alias and
- * our name with different values is an issue naming the alias), "" for an optional URL is not sent.
+ * our name with different values is an issue naming the alias), "" for an optional string is not sent.
  */
-function asOurs(body: Record<string, unknown>, { aliases, urlFields }: IncumbentNames): { value: Record<string, unknown>; issues: TransformIssue[] } {
+function asOurs(body: Record<string, unknown>, { aliases, emptyIsUnset }: IncumbentNames): { value: Record<string, unknown>; issues: TransformIssue[] } {
   const out: Record<string, unknown> = { ...body };
   const issues: TransformIssue[] = [];
   for (const [alias, ours] of aliases) {
@@ -64,7 +65,7 @@ function asOurs(body: Record<string, unknown>, { aliases, urlFields }: Incumbent
     }
     out[ours] = value;
   }
-  for (const field of urlFields) if (out[field] === '') delete out[field];
+  for (const field of emptyIsUnset) if (out[field] === '') delete out[field];
   return { value: out, issues };
 }
 

@@ -84,6 +84,9 @@ const KNOWN_ACCELERATORS = ['GPU :: NVIDIA CUDA', 'GPU :: AMD ROCm', 'GPU :: Int
  * `0.3.x`), and a registry serving it cannot compare such a value with the host's version.
  */
 const INCUMBENT_REQUIREMENT_PART = /^(?:(?:==|>=|<=|!=|~=|>|<|<>|=)\s*)?(?:\d+\.\d+\.\d+(?:-[a-zA-Z0-9]+)?)?$/;
+const isIncumbentRequirement = (value: string) => value.split(',').every((part) => INCUMBENT_REQUIREMENT_PART.test(part.trim()));
+const notARequirement = (key: string, value: string) =>
+  `${key} "${value}" is not a version requirement the registry can use (an operator and an X.Y.Z version, parts separated by commas: ">=0.3.0", ">=0.3.0, <0.4.0"); it is not sent, as the incumbent client sends none`;
 /** The host's frontend, which the incumbent reads from `[project] dependencies` as the frontend requirement. */
 const FRONTEND_DEPENDENCY = /^\s*comfyui[-_.]frontend[-_.]package(?![a-z0-9_.-])\s*(.*)$/i;
 
@@ -398,7 +401,11 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
     const match = dependencies.map((d) => FRONTEND_DEPENDENCY.exec(d)).find(Boolean);
     if (match) {
       dependencies = dependencies.filter((d) => !FRONTEND_DEPENDENCY.test(d));
-      if (match[1].trim()) setBoth('supported_appui_frontend_version', match[1].trim(), `${P('dependencies')} (${match[0].trim()})`);
+      const requirement = match[1].trim();
+      const key = `${P('dependencies')} (${match[0].trim()})`;
+      // checked as requires-comfyui is: a value the registry cannot compare with the frontend's version is not sent
+      if (requirement && !isIncumbentRequirement(requirement)) manifest.warnings.push(notARequirement(key, requirement));
+      else if (requirement) setBoth('supported_appui_frontend_version', requirement, key);
     }
   }
   setIfPresent(nodeVersion, 'dependencies', dependencies, 'node_version.dependencies', P('dependencies'));
@@ -410,8 +417,8 @@ export function mapManifest(doc: Table, manifest: Manifest, options: ManifestOpt
 
   for (const [key, field] of NODE_KEYS) {
     const found = setting(key);
-    if (found?.key === C('requires-comfyui') && typeof found.value === 'string' && !found.value.split(',').every((part) => INCUMBENT_REQUIREMENT_PART.test(part.trim()))) {
-      manifest.warnings.push(`${found.key} "${found.value}" is not a version requirement the registry can use (an operator and an X.Y.Z version, parts separated by commas: ">=0.3.0", ">=0.3.0, <0.4.0"); it is not sent, as the incumbent client sends none`);
+    if (found?.key === C('requires-comfyui') && typeof found.value === 'string' && !isIncumbentRequirement(found.value)) {
+      manifest.warnings.push(notARequirement(found.key, found.value));
     } else if (found) setBoth(field, found.value, found.key);
   }
   if (!node.supported_os || !node.supported_accelerators) mapClassifiers();

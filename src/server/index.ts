@@ -6,7 +6,7 @@ import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import { withoutUserInfo } from '../shared/url.js';
-import { noRoute } from '../contract/errors.js';
+import { noRoute, tooManyPipelined } from '../contract/errors.js';
 import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT, PIPELINED_MAX } from '../shared/tuning.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
 import { createLocalArchiveStorage, StorageUnavailableError, type ArchiveStorage } from './archives/storage.js';
@@ -267,19 +267,17 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
 
   /** Requests past PIPELINED_MAX on their connection: the app answers them 503. */
   const overPipelined = new WeakSet<IncomingMessage>();
-  const tooManyPipelined = new HttpError(
-    'unavailable',
-    `more than ${PIPELINED_MAX} requests of this connection are waiting for their answers; read them before sending more, or open another connection`,
-    undefined,
-    undefined,
-    { 'Retry-After': '1', Connection: 'close' },
-  );
+  const pipelinedRefusal = tooManyPipelined(PIPELINED_MAX);
+  const pipelinedPastMost = new HttpError(pipelinedRefusal.code, pipelinedRefusal.message, undefined, undefined, {
+    'Retry-After': String(pipelinedRefusal.retryAfter),
+    Connection: 'close',
+  });
   const accessLog = options.accessLog === undefined ? options.log : options.accessLog || undefined;
   if (accessLog) app.use(accessLogger(accessLog));
   // Requests past the pipelining cap reach the app marked: answered here, after the access log.
   app.use(async (c, next) => {
     const incoming = (c.env as HttpBindings | undefined)?.incoming;
-    if (incoming && overPipelined.has(incoming)) throw tooManyPipelined;
+    if (incoming && overPipelined.has(incoming)) throw pipelinedPastMost;
     return next();
   });
 

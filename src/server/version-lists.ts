@@ -5,7 +5,7 @@
 // megabytes that took ~40 µs of CPU per version to build (3,000: 117 ms, measured), which one
 // anonymous client could ask for again and again. CI pipelines that publish on every commit make such
 // nodes, and each publish makes the next read build the list again: it is built in turns
-// (`serialiseInTurns`, and the SQLite store reads the rows in pages), and requests that ask for it
+// (`serialiseInTurns`, and the stores read the rows in pages: store/version-pages.ts), and requests that ask for it
 // while it is built share that build.
 import type { NodeRow } from './store/registry-store.js';
 import { turnsEvery } from './turns.js';

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../cli/in-process.js';
 import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { serve } from '../server/serve-helper.js';
 import { call, createPat, createPublisher, createUser, expectError, makeZip, publish, uploadTo, type Reply, type TestUser } from '../server/fixtures.js';
@@ -113,14 +114,14 @@ describe('secret files', () => {
   it('keeps the CLI config file at 0600, and config get shows a token redacted', async () => {
     const home = tempDir('nodereg-home-');
     const token = bogus();
-    const set = await runCli(['config', 'set', 'token', token], { home });
+    const set = await runInProcess(['config', 'set', 'token', token], { home });
     expect(set.code, set.stderr).toBe(0);
     const configDir = join(home, '.config');
     const files = filesUnder(configDir).filter((file) => file.endsWith('.json'));
     expect(files).toHaveLength(1);
     expect((statSync(files[0]).mode & 0o777).toString(8)).toBe('600');
     expect(set.stdout + set.stderr).not.toContain(token);
-    const got = await runCli(['config', 'get', 'token', '--verbose'], { home });
+    const got = await runInProcess(['config', 'get', 'token', '--verbose'], { home });
     expect(got.stdout + got.stderr).not.toContain(token);
     expect(got.stdout).toContain('nrg_u_…(redacted)');
   });
@@ -138,8 +139,8 @@ describe('the CLI with --verbose', () => {
       const dir = tempDir('nodereg-node-');
       const home = tempDir('nodereg-home-');
       const env = { NODEREG_REGISTRY: server.url };
-      const cli = (args: string[], token: string) => runCli(['--verbose', ...args], { cwd: dir, home, env: { ...env, NODEREG_TOKEN: token } });
-      const init = await runCli(['init', '--publisher', 'cli-co', '--name', 'cli-node', '--version', '1.0.0', '--no-input'], { cwd: dir, home });
+      const cli = (args: string[], token: string) => runInProcess(['--verbose', ...args], { cwd: dir, home, env: { ...env, NODEREG_TOKEN: token } });
+      const init = await runInProcess(['init', '--publisher', 'cli-co', '--name', 'cli-node', '--version', '1.0.0', '--no-input'], { cwd: dir, home });
       expect(init.code, init.stderr).toBe(0);
       const runs = [
         await cli(['whoami'], owner.token),
@@ -152,7 +153,7 @@ describe('the CLI with --verbose', () => {
         await cli(['review', 'cli-node', '--star', '9'], owner.token),
         await cli(['whoami'], wrong),
         await cli(['node', 'update', 'cli-node', '--description', 'x'], wrong),
-        await runCli(['--verbose', '--token', wrong, 'whoami'], { cwd: dir, home, env }),
+        await runInProcess(['--verbose', '--token', wrong, 'whoami'], { cwd: dir, home, env }),
       ];
       expect(runs[3].code, runs[3].stderr).toBe(0);
       expect(runs[8].code, 'an unknown token is an auth failure').toBe(4);

@@ -82,7 +82,7 @@ async function build(): Promise<Built> {
   expect((await served.stop()).code).toBe(0);
 
   const backup = join(tempDir(), 'snapshot');
-  const backedUp = await runCli(['backup', '--data-dir', dataDir, backup]);
+  const backedUp = await runInProcess(['backup', '--data-dir', dataDir, backup]);
   expect(backedUp.code, backedUp.stderr).toBe(0);
   return { dataDir, backup, adminToken, alice, bob, pat, taskId: task.body.data.task_id, signedUrl: pending.body.signedUrl, originalUrl: served.url };
 }
@@ -191,10 +191,10 @@ async function checkServed(served: Served, built: Built, downloads: Record<strin
     'pyproject.toml': '[project]\nname = "alpha-node"\nversion = "4.0.0"\ndescription = "Relights portraits"\n\n[tool.nodereg]\npublisher = "acme"\n',
     '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
   });
-  const published = await runCli(['publish', project, '--json'], { env: { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: built.pat } });
+  const published = await runInProcess(['publish', project, '--json'], { env: { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: built.pat } });
   expect(published.code, published.stderr).toBe(0);
   expect(JSON.parse(published.stdout)).toMatchObject({ version: '4.0.0', status: 'NodeVersionStatusActive' });
-  const whoami = await runCli(['whoami', '--json'], { env: { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: built.alice.token } });
+  const whoami = await runInProcess(['whoami', '--json'], { env: { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: built.alice.token } });
   expect(whoami.code, whoami.stderr).toBe(0);
   expect(whoami.stdout).toContain('alice');
   // The admin token as well.
@@ -213,7 +213,7 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     // With a password in the URL (the test server trusts its users, so any password connects): never printed.
     const withPassword = databaseUrl.replace('://nodereg@', '://nodereg:hunter2@');
     expect(withPassword).not.toBe(databaseUrl);
-    const restored = await runCli(['restore', built.backup], { env: { ...env, NODEREG_DATABASE_URL: withPassword } });
+    const restored = await runInProcess(['restore', built.backup], { env: { ...env, NODEREG_DATABASE_URL: withPassword } });
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout + restored.stderr).not.toContain('hunter2');
     // The serve line reads the URL from the variable, so it can be pasted as it is (here with --migrate-only, to run it quickly).
@@ -239,7 +239,7 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     await sql.end();
 
     // A second run into the same database is refused and changes nothing.
-    const again = await runCli(['restore', built.backup], { env });
+    const again = await runInProcess(['restore', built.backup], { env });
     expect(again.code).toBe(3);
     expect(again.stderr).toContain('the target database already holds a registry');
     expect(again.stderr).toContain('restore into a new, empty database');
@@ -260,7 +260,7 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     const tampered = join(tempDir(), 'tampered');
     cpSync(built.backup, tampered, { recursive: true });
     writeFileSync(archiveFile(tampered, '1.1.0'), Buffer.concat([readFileSync(archiveFile(tampered, '1.1.0')), Buffer.from('x')]));
-    const result = await runCli(['restore', tampered, '--database', databaseUrl, '--storage', join(tempDir(), 'archives')]);
+    const result = await runInProcess(['restore', tampered, '--database', databaseUrl, '--storage', join(tempDir(), 'archives')]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/the archive of alpha-node 1\.1\.0 \(.*\) has SHA-256 [0-9a-f]{64} \(\d+ bytes\), but its version says [0-9a-f]{64}/);
     expect(await postgresRows(databaseUrl)).toBe(0);
@@ -270,7 +270,7 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     const databaseUrl = `${await (await postgresServer!).database()}?application_name=Ada's%20restore`;
     expect(databaseUrl).toMatch(/^postgres:\/\/nodereg@/);
     const storage = join(tempDir(), 'archives');
-    const restored = await runCli(['restore', built.backup, '--database', databaseUrl, '--storage', storage]);
+    const restored = await runInProcess(['restore', built.backup, '--database', databaseUrl, '--storage', storage]);
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout + restored.stderr).not.toContain('nodereg@');
     expect(restored.stdout).toContain('(with NODEREG_DATABASE_URL set to the --database URL first: its user and password are not printed)');
@@ -283,19 +283,19 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     const databaseUrl = await (await postgresServer!).database();
     const missing = databaseUrl.replace(/\/([^/?]+)(\?|$)/, '/$1_never_created$2');
     expect(missing).not.toBe(databaseUrl);
-    const result = await runCli(['restore', built.backup, '--database', missing, '--storage', join(tempDir(), 'archives')]);
+    const result = await runInProcess(['restore', built.backup, '--database', missing, '--storage', join(tempDir(), 'archives')]);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/--database: database "[^"]+_never_created" does not exist/);
     expect(result.stderr).toContain('createdb');
     expect(result.stderr).not.toContain('run the same restore again');
     // serve and --migrate-only say the same, with the same exit code.
     for (const args of [['--port', '0', '--storage', tempDir()], ['--migrate-only']]) {
-      const served = await runCli(['serve', '--database', missing, ...args], { env: { NODEREG_ADMIN_TOKEN: 'nrg_u_x' } });
+      const served = await runInProcess(['serve', '--database', missing, ...args], { env: { NODEREG_ADMIN_TOKEN: 'nrg_u_x' } });
       expect(served.code, served.stderr).toBe(2);
       expect(served.stderr).toMatch(/--database: database "[^"]+_never_created" does not exist on that PostgreSQL server/);
       expect(served.stderr).toMatch(/hint: create it first \(e\.g\. createdb.*\), then start it again/);
     }
-    const migrated = await runCli(['serve', '--database', databaseUrl, '--migrate-only']);
+    const migrated = await runInProcess(['serve', '--database', databaseUrl, '--migrate-only']);
     expect(migrated.stderr.trim()).toBe(`migrations applied to ${databaseUrl.replace('nodereg@', '***@')} (--database)`);
   }, 60_000);
 
@@ -349,12 +349,12 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
   it.skipIf(!s3Server)('a bucket that refuses stops the restore, and the target database stays empty; run again, it completes', async () => {
     const databaseUrl = await (await postgresServer!).database();
     const s3 = (await s3Server)!;
-    const refused = await runCli(['restore', built.backup, '--database', databaseUrl, '--storage', 's3://no-such-bucket/x'], { env: s3.env });
+    const refused = await runInProcess(['restore', built.backup, '--database', databaseUrl, '--storage', 's3://no-such-bucket/x'], { env: s3.env });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('no such bucket');
     expect(await postgresRows(databaseUrl)).toBe(0);
     // (A password given with --database is not printed either: the serve line names the variable to set.)
-    const again = await runCli(['restore', built.backup, '--database', databaseUrl.replace('://nodereg@', '://nodereg:hunter2@'), '--storage', `s3://${await s3.bucket()}`], { env: s3.env });
+    const again = await runInProcess(['restore', built.backup, '--database', databaseUrl.replace('://nodereg@', '://nodereg:hunter2@'), '--storage', `s3://${await s3.bucket()}`], { env: s3.env });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout + again.stderr).not.toContain('hunter2');
     expect(again.stdout).toContain('nodereg serve --database "$NODEREG_DATABASE_URL"');
@@ -366,14 +366,14 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
 describe('restore into a new SQLite data dir', () => {
   it('carries every row, the archives, the secret and the admin token; served with --data-dir, it answers as the original did', async () => {
     const dir = join(tempDir(), 'grown');
-    const restored = await runCli(['restore', built.backup, '--database', join(dir, 'registry.db')]);
+    const restored = await runInProcess(['restore', built.backup, '--database', join(dir, 'registry.db')]);
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout).toContain(`serve it: nodereg serve --data-dir ${dir}\n`);
     expect(sqliteDump(join(dir, 'registry.db'))).toEqual(sqliteDump(join(built.backup, 'registry.db')));
     expect(readFileSync(join(dir, 'secret'), 'utf8')).toBe(readFileSync(join(built.backup, 'secret'), 'utf8').trim());
     expect(existsSync(join(dir, 'admin-token'))).toBe(true);
 
-    const again = await runCli(['restore', built.backup, '--database', join(dir, 'registry.db')]);
+    const again = await runInProcess(['restore', built.backup, '--database', join(dir, 'registry.db')]);
     expect(again.code).toBe(3);
 
     const served = await serve(['--port', '0', '--data-dir', dir]);
@@ -387,7 +387,7 @@ describe('restore into a new SQLite data dir', () => {
   it('prints a serve line that pastes as it reads, whatever the paths hold (spaces, quotes)', async () => {
     const dir = join(tempDir(), "Ada's registry");
     const storage = join(tempDir(), 'the archives');
-    const restored = await runCli(['restore', built.backup, '--database', join(dir, 'my registry.db'), '--storage', storage]);
+    const restored = await runInProcess(['restore', built.backup, '--database', join(dir, 'my registry.db'), '--storage', storage]);
     expect(restored.code, restored.stderr).toBe(0);
     const serveLine = /^serve it: (.*)$/m.exec(restored.stdout)![1];
     // The shell splits the pasted line into exactly these words.
@@ -396,13 +396,13 @@ describe('restore into a new SQLite data dir', () => {
   }, 60_000);
 
   it('refuses a SOURCE that is not a data dir (exit 2), and one a running server holds (exit 3)', async () => {
-    const empty = await runCli(['restore', tempDir(), '--database', join(tempDir(), 'x', 'registry.db')]);
+    const empty = await runInProcess(['restore', tempDir(), '--database', join(tempDir(), 'x', 'registry.db')]);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('is not a nodereg data dir: it has no registry.db');
 
     const running = await serve(['--port', '0', '--data-dir', built.dataDir]);
     const target = join(tempDir(), 'x', 'registry.db');
-    const held = await runCli(['restore', built.dataDir, '--database', target]);
+    const held = await runInProcess(['restore', built.dataDir, '--database', target]);
     // Run from the checkout, the hint's commands read `node bin/nodereg.js …`, both of them.
     const fromCheckout = spawnSync(process.execPath, [BIN, 'restore', built.dataDir, '--database', target], { env: cliEnv(tempDir()), encoding: 'utf8' });
     await running.stop();

@@ -1,4 +1,4 @@
-// The real binary, stdout a pipe, against stand-in servers on 127.0.0.1 that are not a nodereg
+// The CLI, in-process, against stand-in servers on 127.0.0.1 that are not a nodereg
 // registry, or are one behind a proxy that is down: what the user reads must say so in plain words,
 // with the documented exit code, never a TypeError.
 import { createHash } from 'node:crypto';
@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { constants, deflateRawSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeTree } from '../package/fixtures.js';
-import { runCli, startServer, tempDir } from '../helpers.js';
+import { runInProcess } from './in-process.js';
+import { startServer, tempDir } from '../helpers.js';
 
 const servers: http.Server[] = [];
 afterEach(async () => {
@@ -41,7 +42,7 @@ describe('a server that is not a registry', () => {
     const url = await stand(answer(200, type, body));
     const home = tempDir('nodereg-home-');
     for (const argv of [['whoami'], ['login', '--no-input'], ['whoami', '--json']]) {
-      const result = await runCli([...argv, '--registry', url, '--token', 'nrg_u_test'], { home });
+      const result = await runInProcess([...argv, '--registry', url, '--token', 'nrg_u_test'], { home });
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toMatch(new RegExp(`^error: ${url} does not answer as a nodereg or Comfy registry: ${url}/users/me answered HTTP 200 with a body that is not (JSON|the shape of a registry's answer)\\n`));
       expect(result.stderr).toContain('hint: another server answered, or the path is wrong: set the registry\'s root URL');
@@ -64,7 +65,7 @@ describe('a registry URL that is not a registry', () => {
     const withUser = url.replace('http://', 'http://ada:s3cret@');
     const cwd = project();
     for (const argv of commands) {
-      const result = await runCli(argv, { cwd, env: { NODEREG_REGISTRY: withUser, NODEREG_TOKEN: 'nrg_u_test' } });
+      const result = await runInProcess(argv, { cwd, env: { NODEREG_REGISTRY: withUser, NODEREG_TOKEN: 'nrg_u_test' } });
       expect(result.code, `${argv.join(' ')}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toMatch(new RegExp(`^error: http://\\*\\*\\*@${url.slice('http://'.length)} does not answer as a nodereg or Comfy registry: `));
       expect(result.stderr).toMatch(answered);
@@ -94,7 +95,7 @@ describe('a registry URL that is not a registry', () => {
   // registry's answer about what is missing, not as a wrong URL.
   it('a JSON 404 with a message in another shape keeps its words: exit 5', async () => {
     const url = await stand(answer(404, 'application/json', '{"message":"Node not found"}'));
-    const shown = await runCli(['node', 'show', 'image-tools'], { env: { NODEREG_REGISTRY: url } });
+    const shown = await runInProcess(['node', 'show', 'image-tools'], { env: { NODEREG_REGISTRY: url } });
     expect(shown.code, shown.stderr).toBe(5);
     expect(shown.stderr).toContain('Node not found');
     expect(shown.stderr).not.toContain('does not answer as');
@@ -104,10 +105,10 @@ describe('a registry URL that is not a registry', () => {
     const server = await startServer();
     try {
       const env = { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: server.adminToken };
-      const published = await runCli(['publish'], { cwd: project(), env });
+      const published = await runInProcess(['publish'], { cwd: project(), env });
       expect(published.code, published.stderr).toBe(5);
       expect(published.stderr).toMatch(/^error: publisher "ada" does not exist on http:\/\/127\.0\.0\.1:\d+\n/);
-      const shown = await runCli(['node', 'show', 'image-tools'], { env });
+      const shown = await runInProcess(['node', 'show', 'image-tools'], { env });
       expect(shown.code, shown.stderr).toBe(5);
       expect(shown.stderr).toMatch(/^error: node image-tools not found\n/);
     } finally {
@@ -129,7 +130,7 @@ describe('validate against a URL that is not a registry', () => {
   ])('answering %s: its own checks report (exit 0), with a warning naming the URL and where it is set', async (_what, status, type, body, answered) => {
     const url = await stand(answer(status, type, body));
     for (const json of [false, true]) {
-      const result = await runCli(['validate', ...(json ? ['--json'] : [])], { cwd: project(), env: { NODEREG_REGISTRY: url } });
+      const result = await runInProcess(['validate', ...(json ? ['--json'] : [])], { cwd: project(), env: { NODEREG_REGISTRY: url } });
       expect(result.code, result.stderr).toBe(0);
       if (json) {
         const doc = JSON.parse(result.stdout);
@@ -148,10 +149,10 @@ describe('validate against a URL that is not a registry', () => {
   it('our registry under a wrong path (…/api): the warning names it', async () => {
     const server = await startServer();
     try {
-      const result = await runCli(['validate'], { cwd: project(), env: { NODEREG_REGISTRY: `${server.url}/api` } });
+      const result = await runInProcess(['validate'], { cwd: project(), env: { NODEREG_REGISTRY: `${server.url}/api` } });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toContain(`warning: ${server.url}/api does not answer as a nodereg or Comfy registry: ${server.url}/api/nodes/image-tools answered HTTP 404 "no route for GET /api/nodes/image-tools"`);
-      const right = await runCli(['validate'], { cwd: project(), env: { NODEREG_REGISTRY: server.url } });
+      const right = await runInProcess(['validate'], { cwd: project(), env: { NODEREG_REGISTRY: server.url } });
       expect(right.code, right.stderr).toBe(0);
       expect(right.stdout).toContain(`is ready to publish to ${server.url}:`);
       expect(right.stderr).not.toContain('does not answer');
@@ -165,7 +166,7 @@ describe('validate against a URL that is not a registry', () => {
       if (req.url!.startsWith('/nodes/')) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Node not found"}');
       res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found\n');
     });
-    const result = await runCli(['validate'], { cwd: project(), env: { NODEREG_REGISTRY: url } });
+    const result = await runInProcess(['validate'], { cwd: project(), env: { NODEREG_REGISTRY: url } });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('is ready to publish: 2 files');
     expect(result.stderr).not.toMatch(/does not answer|warning/);
@@ -176,7 +177,7 @@ describe('a proxy in front of the registry', () => {
   it('answering its HTML 502 page: the hint says the registry or its proxy is unavailable, not to check the URL', async () => {
     const url = await stand(answer(502, 'text/html', '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>'));
     // a review is a POST, sent once: its answer comes back at once (a GET would be retried for the restart window first)
-    const result = await runCli(['review', 'some-node', '--star', '5'], { env: { NODEREG_REGISTRY: url, NODEREG_TOKEN: 'nrg_u_test' } });
+    const result = await runInProcess(['review', 'some-node', '--star', '5'], { env: { NODEREG_REGISTRY: url, NODEREG_TOKEN: 'nrg_u_test' } });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       'error: HTTP 502 Bad Gateway: an HTML page titled "502 Bad Gateway", not a registry\'s answer\n' +
@@ -227,7 +228,7 @@ describe('node download of a zip bomb', () => {
   ])('%s: refused (exit 1) without inflating it whole, and nothing is left on disk', { timeout: 60_000 }, async (_what, inflates, declares, reason) => {
     const url = await registryServing(zipBomb(inflates, declares));
     const out = tempDir('nodereg-bomb-');
-    const result = await runCli(['node', 'download', 'bomb', '--out', join(out, 'bomb.zip')], { env: { NODEREG_REGISTRY: url } });
+    const result = await runInProcess(['node', 'download', 'bomb', '--out', join(out, 'bomb.zip')], { env: { NODEREG_REGISTRY: url } });
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toMatch(/^error: the downloaded file is not a readable zip: /);
     expect(result.stderr).toMatch(reason);
@@ -249,7 +250,7 @@ describe('colour codes in a registry text', () => {
     ['colours forced on', { NO_COLOR: undefined, FORCE_COLOR: '1' }],
   ])('are written escaped (%s); only the styles of the CLI itself reach the terminal', async (_what, colour) => {
     const url = await stand(styledNode);
-    const shown = await runCli(['node', 'show', 'shiny'], { env: { NODEREG_REGISTRY: url, ...colour } });
+    const shown = await runInProcess(['node', 'show', 'shiny'], { env: { NODEREG_REGISTRY: url, ...colour } });
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain('\\x1b[32mverified\\x1b[39m');
     expect(shown.stdout).toContain('\\x1b[31mred\\x1b[2m dim\\x1b[22m');

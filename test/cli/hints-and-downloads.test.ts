@@ -1,11 +1,12 @@
-// What a newcomer meets (issue [newcomer]): the spawned binary against a real registry, one check per
-// trap found from outside — downloads into a new dir, hints that are right and run as printed, names
-// that line up, plain sentences instead of raw errors.
+// What a first-time user meets: the CLI in-process against a real registry (npm start spawned), one
+// check per trap — downloads into a new dir, hints that are right and run as printed, names that line
+// up, plain sentences instead of raw errors.
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asInvoked, invocation } from '../../src/cli/invocation.js';
+import { runInProcess } from './in-process.js';
 import { cliEnv, PNG, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { call, createPublisher, createUser, publish, publishAndUpload, type TestUser } from '../server/fixtures.js';
 
@@ -30,7 +31,7 @@ afterAll(() => server.close());
 describe('downloads', () => {
   it('--out into a dir that does not exist yet creates it, and the download counts once', async () => {
     const out = join(tempDir(), 'vendor', 'nodes', 'ready.zip');
-    const result = await runCli(['node', 'download', 'ready', '--out', out], { env: env() });
+    const result = await runInProcess(['node', 'download', 'ready', '--out', out], { env: env() });
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(out)).toBe(true);
     await new Promise((r) => setTimeout(r, 50));
@@ -39,39 +40,39 @@ describe('downloads', () => {
 
   it('--out naming a directory writes <nodeId>-<version>.zip into it; an unwritable --out is named in plain words', async () => {
     const dir = tempDir();
-    const into = await runCli(['node', 'download', 'ready', '--out', dir], { env: env() });
+    const into = await runInProcess(['node', 'download', 'ready', '--out', dir], { env: env() });
     expect(into.code, into.stderr).toBe(0);
     expect(existsSync(join(dir, 'ready-1.0.0.zip'))).toBe(true);
     expect(into.stdout).toContain(`to ${join(dir, 'ready-1.0.0.zip')}`);
-    const blocked = await runCli(['node', 'download', 'ready', '--out', join(dir, 'ready-1.0.0.zip', 'x.zip')], { env: env() });
+    const blocked = await runInProcess(['node', 'download', 'ready', '--out', join(dir, 'ready-1.0.0.zip', 'x.zip')], { env: env() });
     expect(blocked.code, blocked.stderr).toBe(2);
     expect(blocked.stderr).toContain(`--out: cannot create the directory ${join(dir, 'ready-1.0.0.zip')}: ${join(dir, 'ready-1.0.0.zip')} is a file, not a directory`);
     expect(blocked.stderr).not.toMatch(/ENOTDIR|EEXIST/);
     // a path ending in / names a directory, made when missing
-    const made = await runCli(['node', 'download', 'ready', '--out', `${join(dir, 'vendor', 'nodes')}/`], { env: env() });
+    const made = await runInProcess(['node', 'download', 'ready', '--out', `${join(dir, 'vendor', 'nodes')}/`], { env: env() });
     expect(made.code, made.stderr).toBe(0);
     expect(existsSync(join(dir, 'vendor', 'nodes', 'ready-1.0.0.zip'))).toBe(true);
-    const under = await runCli(['node', 'download', 'ready', '--out', `${join(dir, 'ready-1.0.0.zip', 'sub')}/`], { env: env() });
+    const under = await runInProcess(['node', 'download', 'ready', '--out', `${join(dir, 'ready-1.0.0.zip', 'sub')}/`], { env: env() });
     expect(under.code, under.stderr).toBe(2);
     expect(under.stderr).toContain(`--out: cannot create the directory ${join(dir, 'ready-1.0.0.zip')}: ${join(dir, 'ready-1.0.0.zip')} is a file, not a directory`);
     expect(under.stderr).not.toMatch(/ENOTDIR|EEXIST|at .*\.js/);
   });
 
   it('a node without an active version: exit 5, and the hint lists its versions (not a search)', async () => {
-    const result = await runCli(['node', 'download', 'half'], { env: env() });
+    const result = await runInProcess(['node', 'download', 'half'], { env: env() });
     expect(result.code).toBe(5);
     expect(result.stderr).toContain('hint: it has no active version yet');
     expect(result.stderr).toContain('`nodereg node versions half`');
     expect(result.stderr).not.toContain('node search');
-    const unknown = await runCli(['node', 'download', 'nowhere'], { env: env() });
+    const unknown = await runInProcess(['node', 'download', 'nowhere'], { env: env() });
     expect(unknown.stderr).toContain('`nodereg node search nowhere`');
   });
 
   it('a version that does not exist is named as missing, not as "not active"; one registered without its archive is not active', async () => {
-    const missing = await runCli(['node', 'download', 'ready@9.9.9'], { env: env() });
+    const missing = await runInProcess(['node', 'download', 'ready@9.9.9'], { env: env() });
     expect(missing.code).toBe(5);
     expect(missing.stderr).toContain('hint: ready has no version 9.9.9: list its versions with `nodereg node versions ready`\n');
-    const pending = await runCli(['node', 'download', 'half@1.0'], { env: env() });
+    const pending = await runInProcess(['node', 'download', 'half@1.0'], { env: env() });
     expect(pending.code).toBe(5);
     expect(pending.stderr).toContain('hint: version 1.0.0 is not active: a version is active once its archive is uploaded');
   });
@@ -82,7 +83,7 @@ describe('downloads', () => {
     expect(flagged.status, flagged.text).toBe(200);
     for (const token of [alice.token, server.adminToken]) {
       const dir = tempDir();
-      const result = await runCli(['node', 'download', 'held@2.0.0', '--out', `${dir}/`, '--json'], { env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token } });
+      const result = await runInProcess(['node', 'download', 'held@2.0.0', '--out', `${dir}/`, '--json'], { env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token } });
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ version: '2.0.0', archive_sha256: uploaded.archive_sha256, size: uploaded.archive_size });
       expect(result.stderr).toContain('held 2.0.0 is not active (NodeVersionStatusFlagged)');
@@ -90,7 +91,7 @@ describe('downloads', () => {
     }
     const stranger = await createUser(server, 'stranger');
     for (const token of [stranger.token, undefined]) {
-      const result = await runCli(['node', 'download', 'held@2.0.0', '--out', `${tempDir()}/`], { env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token } });
+      const result = await runInProcess(['node', 'download', 'held@2.0.0', '--out', `${tempDir()}/`], { env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token } });
       expect(result.code, result.stderr).toBe(5);
       expect(result.stderr).toContain('hint: version 2.0.0 is not active: a version is active once its archive is uploaded');
     }
@@ -101,7 +102,7 @@ describe('download requests', () => {
   /** The download of `spec`, and the requests the registry received for it (method and path). */
   async function asked(spec: string, token?: string) {
     requests.length = 0;
-    const result = await runCli(['node', 'download', spec, '--out', `${tempDir()}/`], { env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token } });
+    const result = await runInProcess(['node', 'download', spec, '--out', `${tempDir()}/`], { env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token } });
     await new Promise((r) => setTimeout(r, 50)); // a line is written once its answer is
     return { result, paths: requests.map((line) => line.split(' ').slice(0, 2).join(' ')) };
   }
@@ -143,14 +144,14 @@ describe('download requests', () => {
 
 describe('names that line up', () => {
   it('a node without reviews says so, rather than "0.0 / 5"', async () => {
-    const result = await runCli(['node', 'show', 'ready'], { env: env() });
+    const result = await runInProcess(['node', 'show', 'ready'], { env: env() });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/rating:?\s+no reviews yet/);
     expect(result.stdout).not.toContain('0.0 / 5');
   });
 
   it('version update takes 1.0 for 1.0.0, as publish does', async () => {
-    const result = await runCli(['version', 'update', 'ready', '1.0', '--changelog', 'short form'], { env: env() });
+    const result = await runInProcess(['version', 'update', 'ready', '1.0', '--changelog', 'short form'], { env: env() });
     expect(result.code, result.stderr).toBe(0);
     expect((await call(server.url, 'GET', '/nodes/ready/versions/1.0.0')).body.changelog).toBe('short form');
   });
@@ -158,15 +159,15 @@ describe('names that line up', () => {
   it('task status takes the command name skin-enhance as well as the kind skin-enhancer', async () => {
     const started = await call(server.url, 'POST', '/proxy/img/v1/ai/skin-enhancer/flexible', { token: alice.token, body: { image: PNG.toString('base64') } });
     expect(started.status).toBe(200);
-    const result = await runCli(['task', 'status', 'skin-enhance', started.body.data.task_id], { env: env() });
+    const result = await runInProcess(['task', 'status', 'skin-enhance', started.body.data.task_id], { env: env() });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`skin-enhancer task ${started.body.data.task_id}`);
   });
 
   it('config list says where the config file is', async () => {
     const home = tempDir('nodereg-home-');
-    expect((await runCli(['--profile', 'work', 'config', 'set', 'registry', server.url], { home })).code).toBe(0);
-    const result = await runCli(['config', 'list'], { home });
+    expect((await runInProcess(['--profile', 'work', 'config', 'set', 'registry', server.url], { home })).code).toBe(0);
+    const result = await runInProcess(['config', 'list'], { home });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`config file: ${join(home, '.config', 'nodereg', 'config.json')}`);
   });
@@ -174,7 +175,7 @@ describe('names that line up', () => {
 
 describe('plain sentences', () => {
   it('--registry without a scheme names the flag and shows the URL to write, with no "is it running" hint', async () => {
-    const result = await runCli(['node', 'show', 'ready', '--registry', '127.0.0.1:4889']);
+    const result = await runInProcess(['node', 'show', 'ready', '--registry', '127.0.0.1:4889']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('error: --registry "127.0.0.1:4889" is not an http:// or https:// URL');
     expect(result.stderr).toContain('http://127.0.0.1:4889');
@@ -183,7 +184,7 @@ describe('plain sentences', () => {
 
   it('validate of a dir that does not exist says so', async () => {
     const cwd = tempDir();
-    const result = await runCli(['validate', 'nosuchdir', '--offline'], { cwd });
+    const result = await runInProcess(['validate', 'nosuchdir', '--offline'], { cwd });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('error: nosuchdir does not exist');
     expect(result.stderr).not.toContain('ENOENT');
@@ -191,11 +192,11 @@ describe('plain sentences', () => {
 
   it('an unknown --profile is an error naming it, not a silent "no token"', async () => {
     const home = tempDir('nodereg-home-');
-    expect((await runCli(['--profile', 'work', 'config', 'set', 'registry', server.url], { home })).code).toBe(0);
-    const result = await runCli(['--profile', 'wrok', 'whoami'], { home });
+    expect((await runInProcess(['--profile', 'work', 'config', 'set', 'registry', server.url], { home })).code).toBe(0);
+    const result = await runInProcess(['--profile', 'wrok', 'whoami'], { home });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('there is no profile named "wrok" (profiles: work)');
-    const viaEnv = await runCli(['whoami'], { home, env: { NODEREG_PROFILE: 'wrok' } });
+    const viaEnv = await runInProcess(['whoami'], { home, env: { NODEREG_PROFILE: 'wrok' } });
     expect(viaEnv.stderr).toContain('there is no profile named "wrok"');
   });
 });
@@ -259,15 +260,15 @@ describe('an id typed where a command goes', () => {
       [['publisher', 'members', 'acme'], "hint: if acme is a publisher's id, `nodereg publisher show acme` shows it and its members"],
     ];
     for (const [args, hint] of cases) {
-      const result = await runCli(args, { env: env() });
+      const result = await runInProcess(args, { env: env() });
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toContain(hint);
-      const shown = await runCli(hint.replace(/^.*`nodereg (.*)`.*$/, '$1').split(' '), { env: env() });
+      const shown = await runInProcess(hint.replace(/^.*`nodereg (.*)`.*$/, '$1').split(' '), { env: env() });
       expect(shown.code, shown.stderr).toBe(0);
     }
-    const json = await runCli(['--json', 'node', 'ready'], { env: env() });
+    const json = await runInProcess(['--json', 'node', 'ready'], { env: env() });
     expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'invalid_input', message: "unknown command 'ready'", hint: "if ready is a node's id, `nodereg node show ready` shows it" } });
     // a typo of a command keeps commander's suggestion
-    expect((await runCli(['node', 'shwo', 'ready'], { env: env() })).stderr).toContain('(Did you mean show?)');
+    expect((await runInProcess(['node', 'shwo', 'ready'], { env: env() })).stderr).toContain('(Did you mean show?)');
   });
 });

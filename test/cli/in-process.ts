@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { run } from '../../src/cli/program.js';
 import { quickRun } from '../../src/cli/quick.js';
 import { run as runQuickPublish } from '../../src/cli/quick-publish.js';
@@ -11,7 +11,11 @@ import { tempDir } from '../helpers.js';
 
 export interface InProcessResult {
   code: number;
+  /** Always null: kept so that a result reads like runCli's (test/helpers.ts). */
+  signal: null;
   stdout: string;
+  /** stdout as bytes, for commands that write a binary result there (`--output -`). */
+  stdoutBytes: Buffer;
   stderr: string;
 }
 
@@ -20,6 +24,8 @@ export interface InProcessOptions extends Omit<RunDeps, 'stdout' | 'stderr' | 's
   /** Text piped on stdin (an empty pipe by default). */
   input?: string;
   home?: string;
+  /** The working dir of the run (process.chdir for its length: the tests of a file run one at a time). */
+  cwd?: string;
   /**
    * `quick`: the entry bin/nodereg.js takes for `node show ID` (quick.ts); `quick-publish`: the one
    * main.ts takes for plain publish lines (quick-publish.ts). Each must take `argv`. The full program by default.
@@ -37,20 +43,34 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
     CI: '1',
     ...options.env,
   };
-  let stdout = '';
+  const chunks: Buffer[] = [];
   let stderr = '';
+  // a real stream: `--output -` pipes a download into it
+  const stdout = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      chunks.push(Buffer.from(chunk));
+      done();
+    },
+  });
   const stdin = Object.assign(Readable.from(options.input ? [options.input] : []), { isTTY: false });
   const deps: RunDeps = {
     ...options,
     env,
     stdin,
-    stdout: { write: (chunk: string) => ((stdout += chunk), true) },
+    stdout,
     stderr: { write: (chunk: string) => ((stderr += chunk), true) },
   };
-  const running = options.entry === 'quick' ? quickRun(argv, '0.0.0-test', deps) : (options.entry === 'quick-publish' ? runQuickPublish : run)(argv, '0.0.0-test', deps);
-  if (!running) throw new Error(`quick.ts does not take ${argv.join(' ')}`);
-  const code = await running;
-  return { code, stdout, stderr };
+  const before = process.cwd();
+  if (options.cwd) process.chdir(options.cwd);
+  try {
+    const running = options.entry === 'quick' ? quickRun(argv, '0.0.0-test', deps) : (options.entry === 'quick-publish' ? runQuickPublish : run)(argv, '0.0.0-test', deps);
+    if (!running) throw new Error(`quick.ts does not take ${argv.join(' ')}`);
+    const code = await running;
+    const stdoutBytes = Buffer.concat(chunks);
+    return { code, signal: null, stdout: stdoutBytes.toString(), stdoutBytes, stderr };
+  } finally {
+    process.chdir(before);
+  }
 }
 
 /** An HTTP server on 127.0.0.1 that counts the requests it gets and answers 500 to each. */

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
 import type { Prompts } from '../../src/cli/context.js';
 import { loadProject } from '../../src/package/project.js';
+import { runInProcess } from './in-process.js';
 import { runCli, tempDir } from '../helpers.js';
 import { git, gitRepo } from '../package/fixtures.js';
 
@@ -188,7 +189,7 @@ describe('nodereg init', () => {
 
   it('works as a user runs it: the spawned binary, then validate', async () => {
     const dir = join(tempDir(), 'spawned-node');
-    const created = await runCli(['init', dir, '--publisher', 'ada', '--json']);
+    const created = await runInProcess(['init', dir, '--publisher', 'ada', '--json']);
     expect(created.code).toBe(0);
     expect(JSON.parse(created.stdout)).toEqual({
       path: join(dir, 'pyproject.toml'),
@@ -199,7 +200,7 @@ describe('nodereg init', () => {
     // the next commands as the user runs them from here: with the directory named
     expect(created.stderr).toContain(`hint: check it with \`nodereg validate ${dir}\`, then publish with \`nodereg publish ${dir}\``);
     // --offline: the result must not depend on a registry that happens to answer on the default port
-    const validated = await runCli(['validate', dir, '--offline']);
+    const validated = await runInProcess(['validate', dir, '--offline']);
     expect(validated.code).toBe(0);
     const size = readFileSync(join(dir, 'pyproject.toml')).length;
     expect(validated.stdout).toMatch(new RegExp(`^spawned-node 0\\.1\\.0 \\(publisher ada\\) is ready to publish: 1 file, ${size} B\\nread from:\\n[^]*  publisher +\\[tool\\.nodereg\\] publisher\\n`));
@@ -215,7 +216,7 @@ describe('init in a repository as `comfy node init` finds it', () => {
     });
     // a CI clone's remote carries its token: never written into the file
     git(dir, ['remote', 'add', 'origin', 'https://x-access-token:ghs_secret@github.com/ada/ComfyUI-Relight.git']);
-    const created = await runCli(['init', '--publisher', 'ada'], { cwd: dir });
+    const created = await runInProcess(['init', '--publisher', 'ada'], { cwd: dir });
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout).toContain('; from the directory: [project] license (a LICENSE file), [project] dependencies (requirements.txt), [project.urls] Repository (the git remote origin)');
     const text = readFileSync(join(dir, 'pyproject.toml'), 'utf8');
@@ -224,7 +225,7 @@ describe('init in a repository as `comfy node init` finds it', () => {
       project: { name: basename(dir), version: '0.1.0', license: { file: 'LICENSE' }, dependencies: ['torch', 'numpy>=1.26'], urls: { Repository: 'https://github.com/ada/ComfyUI-Relight' } },
       tool: { nodereg: { publisher: 'ada' } },
     });
-    const validated = await runCli(['validate', '--offline'], { cwd: dir });
+    const validated = await runInProcess(['validate', '--offline'], { cwd: dir });
     expect(validated.code, validated.stderr).toBe(0);
     expect(validated.stderr).not.toContain('license');
     expect(validated.stdout).toMatch(/repository +\[project\.urls\] Repository\n/);

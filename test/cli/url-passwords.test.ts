@@ -1,12 +1,14 @@
 // A URL's user and password (`http://user:pass@host`, a registry behind basic auth; a PostgreSQL URL;
 // a token as the user of `http://TOKEN@host`) are never printed: not in errors, hints, --verbose
-// request lines, --json documents, config listings or serve's log; the URL shows `***@`. The binary is spawned with its output on pipes; every registry is on 127.0.0.1.
+// request lines, --json documents, config listings or serve's log; the URL shows `***@`. The CLI runs
+// in-process; every registry is on 127.0.0.1.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startServer, tempDir, type CliResult, type TestServer } from '../helpers.js';
+import { runInProcess } from './in-process.js';
+import { startServer, tempDir, type CliResult, type TestServer } from '../helpers.js';
 
 const password = `pw-${randomBytes(6).toString('hex')}`;
 const withPassword = (url: string) => url.replace('http://', `http://ada:${password}@`);
@@ -39,7 +41,7 @@ describe('a registry URL with a password', () => {
 
   it('--registry, unreachable: the error and hint, with --json and with --verbose, show ***@', async () => {
     for (const extra of [[], ['--json'], ['--verbose']]) {
-      const result = await runCli([...extra, '--registry', withPassword(refused), 'node', 'show', 'some-node']);
+      const result = await runInProcess([...extra, '--registry', withPassword(refused), 'node', 'show', 'some-node']);
       expect(result.code).toBe(1);
       expectMasked(result, `cannot reach ${masked(refused)}/nodes/some-node`);
       if (extra[0] === '--json') expect(JSON.parse(result.stdout).error.message).toContain(masked(refused));
@@ -48,31 +50,31 @@ describe('a registry URL with a password', () => {
 
   it('NODEREG_REGISTRY: --verbose request lines, "no token for" and a foreign answer show ***@', async () => {
     const env = { NODEREG_REGISTRY: withPassword(server.url) };
-    const search = await runCli(['--verbose', 'node', 'search', 'x'], { env });
+    const search = await runInProcess(['--verbose', 'node', 'search', 'x'], { env });
     expect(search.code).toBe(0);
     expectMasked(search, `GET ${masked(server.url)}/nodes/search`);
-    const whoami = await runCli(['whoami'], { env });
+    const whoami = await runInProcess(['whoami'], { env });
     expect(whoami.code).toBe(4);
     expectMasked(whoami, `no token for ${masked(server.url)}`);
-    const foreignAnswer = await runCli(['--json', 'node', 'show', 'some-node'], { env: { NODEREG_REGISTRY: withPassword(foreignUrl) } });
+    const foreignAnswer = await runInProcess(['--json', 'node', 'show', 'some-node'], { env: { NODEREG_REGISTRY: withPassword(foreignUrl) } });
     expect(foreignAnswer.code).toBe(2);
     expectMasked(foreignAnswer, masked(foreignUrl));
   });
 
   it('a profile: config set, get and list (also --json) and the commands using it show ***@', async () => {
     const home = tempDir('nodereg-home-');
-    const set = await runCli(['config', 'set', 'registry', withPassword(server.url)], { home });
+    const set = await runInProcess(['config', 'set', 'registry', withPassword(server.url)], { home });
     expect(set.code).toBe(0);
     expectMasked(set, masked(server.url));
     for (const args of [['config', 'get', 'registry'], ['config', 'list'], ['--json', 'config', 'list']]) {
-      const result = await runCli(args, { home });
+      const result = await runInProcess(args, { home });
       expect(result.code).toBe(0);
       expectMasked(result, masked(server.url));
     }
-    const refusedToken = await runCli(['--json', '--token', 'nrg_u_unknown', 'login', '--no-input'], { home });
+    const refusedToken = await runInProcess(['--json', '--token', 'nrg_u_unknown', 'login', '--no-input'], { home });
     expect(refusedToken.code).toBe(4);
     expect(refusedToken.stdout + refusedToken.stderr).not.toContain(password);
-    const verbose = await runCli(['--verbose', '--token', 'nrg_u_unknown', 'whoami'], { home });
+    const verbose = await runInProcess(['--verbose', '--token', 'nrg_u_unknown', 'whoami'], { home });
     expect(verbose.code).toBe(4);
     expectMasked(verbose, `GET ${masked(server.url)}/users/me`);
   });
@@ -80,9 +82,9 @@ describe('a registry URL with a password', () => {
   it('a token as the user of the URL (no password): --verbose lines and errors show ***@', async () => {
     const token = `ghp_${randomBytes(8).toString('hex')}`;
     const registry = server.url.replace('http://', `http://${token}@`);
-    const search = await runCli(['--verbose', '--registry', registry, 'node', 'search', 'x']);
+    const search = await runInProcess(['--verbose', '--registry', registry, 'node', 'search', 'x']);
     expect(search.code).toBe(0);
-    const refused = await runCli(['--json', '--registry', 'http://127.0.0.1:9'.replace('http://', `http://${token}@`), 'node', 'show', 'x']);
+    const refused = await runInProcess(['--json', '--registry', 'http://127.0.0.1:9'.replace('http://', `http://${token}@`), 'node', 'show', 'x']);
     expect(refused.code).toBe(1);
     for (const result of [search, refused]) expect(result.stdout + result.stderr).not.toContain(token);
     expect(search.stderr).toContain(`GET ${masked(server.url)}/nodes/search`);
@@ -90,7 +92,7 @@ describe('a registry URL with a password', () => {
   });
 
   it('an unknown command that is such a URL is echoed masked, also as --json', async () => {
-    const result = await runCli(['--json', withPassword(foreignUrl)]);
+    const result = await runInProcess(['--json', withPassword(foreignUrl)]);
     expect(result.code).toBe(2);
     expectMasked(result, masked(foreignUrl));
     expect(JSON.parse(result.stdout).error.message).toContain(masked(foreignUrl));
@@ -105,7 +107,7 @@ describe('serve and a PostgreSQL URL with a password', () => {
       { args: ['--database', database], env: {} },
       { args: [], env: { NODEREG_DATABASE_URL: database } },
     ]) {
-      const result = await runCli(['serve', '--port', '0', '--data-dir', dataDir, '--log', 'json', ...run.args], { env: run.env });
+      const result = await runInProcess(['serve', '--port', '0', '--data-dir', dataDir, '--log', 'json', ...run.args], { env: run.env });
       expect(result.code).toBe(1);
       expect(result.stdout + result.stderr).not.toContain(password);
       expect(JSON.parse(result.stderr.trim().split('\n').at(-1)!).message).toContain('postgres://***@127.0.0.1:1/db');

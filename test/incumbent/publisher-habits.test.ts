@@ -1,11 +1,11 @@
 // A publisher who used the incumbent client switches to nodereg on a fresh machine: the repository as
 // its `comfy node init` and publish workflow left it, what they type from habit, and the mistakes of a
-// first run. The spawned binary with stdout a pipe, against a real registry; the rules in-process.
+// first run. The CLI in-process, against a real registry.
 import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
-import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { startServer, tempDir, type TestServer } from '../helpers.js';
 import { commitAll, committedRepo, git, writeTree } from '../package/fixtures.js';
 import { createPat, createPublisher, createUser, type TestUser } from '../server/fixtures.js';
 
@@ -72,40 +72,40 @@ describe('habits of the incumbent client', () => {
   it('`nodereg node publish|validate|pack|init|scaffold` exits 2 naming the command that does it, and never prints the token', async () => {
     const cases: [string, string][] = [['publish', 'publish'], ['validate', 'validate'], ['pack', 'pack'], ['init', 'init'], ['scaffold', 'init']];
     for (const [typed, ours] of cases) {
-      const result = await runCli(['node', typed, '--token', 'nrg_pat_pastedsecret']);
+      const result = await runInProcess(['node', typed, '--token', 'nrg_pat_pastedsecret']);
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toContain(`error: there is no \`nodereg node ${typed}\`: ${ours} is a command of its own\nhint: run \`nodereg ${ours}\` with the same options`);
       expect(result.stdout + result.stderr).not.toContain('pastedsecret');
     }
-    const json = await runCli(['--json', 'node', 'publish']);
+    const json = await runInProcess(['--json', 'node', 'publish']);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toEqual({ error: expect.objectContaining({ code: 'invalid_input', message: 'there is no `nodereg node publish`: publish is a command of its own' }) });
     // not offered where commands are listed
-    expect((await runCli(['node', '--help'])).stdout).not.toMatch(/publish|scaffold/);
+    expect((await runInProcess(['node', '--help'])).stdout).not.toMatch(/publish|scaffold/);
   });
 
   it('publish --token with the access token, as `comfy node publish --token` takes it: published, warned about the empty description; again: exit 3; --skip-existing: 0', async () => {
     const root = repo();
-    const created = await runCli(['publisher', 'create', 'ada', '--name', 'Ada'], { cwd: root, env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: ada.token } });
+    const created = await runInProcess(['publisher', 'create', 'ada', '--name', 'Ada'], { cwd: root, env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: ada.token } });
     expect(created.code, created.stderr).toBe(0);
     // [tool.comfy] PublisherId names it already: nothing to edit
     expect(created.stderr).toContain('hint: publish with `nodereg publish` (pyproject.toml names this publisher)');
     const pat = await createPat(server, ada, 'ada');
     const env = { NODEREG_REGISTRY: server.url };
 
-    const first = await runCli(['publish', '--token', pat, '--json'], { cwd: root, env });
+    const first = await runInProcess(['publish', '--token', pat, '--json'], { cwd: root, env });
     expect(first.code, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ publisher_id: 'ada', node_id: 'comfyui-portrait-relight', version: '1.0.0', files: 10 });
     expect(first.stderr).toContain('warning: [project] description is empty: the node shows no description in search and on its page; add description = "what the node does" to [project]');
 
-    const again = await runCli(['publish', '--token', pat], { cwd: root, env });
+    const again = await runInProcess(['publish', '--token', pat], { cwd: root, env });
     expect(again.code).toBe(3);
     expect(again.stderr).toContain('is already published');
-    expect((await runCli(['publish', '--token', pat, '--skip-existing'], { cwd: root, env })).code).toBe(0);
+    expect((await runInProcess(['publish', '--token', pat, '--skip-existing'], { cwd: root, env })).code).toBe(0);
   });
 
   it('publisher create elsewhere: the hint gives --publisher first, then the key to set', async () => {
-    const created = await runCli(['publisher', 'create', 'bea'], { cwd: tempDir(), env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: ada.token } });
+    const created = await runInProcess(['publisher', 'create', 'bea'], { cwd: tempDir(), env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: ada.token } });
     expect(created.code, created.stderr).toBe(0);
     expect(created.stderr).toContain('hint: publish with `nodereg publish --publisher bea`, or set [tool.nodereg] publisher = "bea" in pyproject.toml');
   });
@@ -130,24 +130,24 @@ describe('an install.py that runs `pip install -r requirements.txt`, as many nod
     const said = "hint: fix it: the host installs the node's requirements.txt itself (ComfyUI-Manager does, before it runs install.py): remove this call, or the whole install.py when installing is all it does";
     const comment = 'a `# nodereg: allow RULE -- reason` comment does not keep a registry from flagging a high or more severe finding';
 
-    const validated = await runCli(['validate'], { cwd: root, env });
+    const validated = await runInProcess(['validate'], { cwd: root, env });
     expect(validated.code, validated.stderr).toBe(2);
     expect(validated.stderr).toContain('install.py:7  high  runtime-install: subprocess.check_call() runs a package install');
     expect(validated.stderr).toContain(said);
     expect(validated.stderr).toContain(comment);
-    const published = await runCli(['publish'], { cwd: root, env });
+    const published = await runInProcess(['publish'], { cwd: root, env });
     expect(published.code, published.stderr).toBe(2);
     expect(published.stderr).toContain(said);
     expect(published.stderr).toContain('or publish anyway with --accept-findings (the registry flags the version: nobody can install it until an admin reviews it)');
     expect((await fetch(`${server.url}/nodes/comfyui-install-script`)).status).toBe(404);
     // scan honours the comment, and says what the registry will do
-    const scanned = await runCli(['scan'], { cwd: root });
+    const scanned = await runInProcess(['scan'], { cwd: root });
     expect(scanned.code, scanned.stderr).toBe(0);
     expect(scanned.stdout).toContain('1 suppressed (a registry flags it anyway: a comment hides no high or more severe finding there)');
 
     git(root, ['rm', '-q', 'install.py']);
     commitAll(root);
-    const fixed = await runCli(['publish', '--json'], { cwd: root, env });
+    const fixed = await runInProcess(['publish', '--json'], { cwd: root, env });
     expect(fixed.code, fixed.stderr).toBe(0);
     expect(JSON.parse(fixed.stdout)).toMatchObject({ node_id: 'comfyui-install-script', status: 'NodeVersionStatusActive' });
   });
@@ -159,7 +159,7 @@ describe('a vendored JavaScript library', () => {
       'pyproject.toml': PYPROJECT,
       'web/lib/template.min.js': '!function(e){var t=new Function("d","return "+e.body);window.T=t}({body:"d.x"});\n',
     });
-    const scanned = await runCli(['scan'], { cwd: root });
+    const scanned = await runInProcess(['scan'], { cwd: root });
     expect(scanned.code).toBe(1);
     expect(scanned.stdout).toContain('hint: call the code directly; parse data with JSON.parse; for a vendored library (web/lib/…min.js), ship a build of it without eval or new Function');
   });
@@ -172,7 +172,7 @@ describe('every problem at once', () => {
       LICENSE: 'MIT License\n',
       'install.py': 'import subprocess, sys\n\nsubprocess.check_call([sys.executable, "-m", "pip", "install", "-r", "requirements.txt"])\n',
     });
-    const validated = await runCli(['validate', '--offline'], { cwd: root });
+    const validated = await runInProcess(['validate', '--offline'], { cwd: root });
     expect(validated.code, validated.stderr).toBe(2);
     expect(validated.stderr).toContain('error: the project has 2 problems to fix:\n  [tool.comfy] PublisherId: is empty');
     expect(validated.stderr).toContain("\n  scan install.py:3: high runtime-install: subprocess.check_call() runs a package install: -m pip install -r requirements.txt; the host installs the node's requirements.txt itself");
@@ -183,12 +183,12 @@ describe('the access token of another publisher', () => {
   it('an unknown publisher with an access token: the hint says the token publishes for its own (it offered --create-publisher, which an access token may not do)', async () => {
     await createPublisher(server, ada, 'erin');
     const root = committedRepo({ 'pyproject.toml': PYPROJECT.replace('PublisherId = "ada"', 'PublisherId = "erin-typo"'), LICENSE: 'MIT License\n' });
-    const published = await runCli(['publish'], { cwd: root, env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: await createPat(server, ada, 'erin') } });
+    const published = await runInProcess(['publish'], { cwd: root, env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: await createPat(server, ada, 'erin') } });
     expect(published.code, published.stderr).toBe(5);
     expect(published.stderr).toContain(`error: publisher "erin-typo" does not exist on ${server.url}`);
     expect(published.stderr).toContain('hint: this access token publishes for its own publisher only (`nodereg whoami` names it): give that id with --publisher or in pyproject.toml; to create erin-typo, run `nodereg publisher create erin-typo` with a user token (nrg_u_…)');
     // a user token keeps the hint that works for it
-    const withUser = await runCli(['publish'], { cwd: root, env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: ada.token } });
+    const withUser = await runInProcess(['publish'], { cwd: root, env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: ada.token } });
     expect(withUser.stderr).toContain('hint: create it with `nodereg publisher create erin-typo`, or publish with --create-publisher');
   });
 });
@@ -204,7 +204,7 @@ describe('files that are not committed', () => {
     });
     writeTree(root, { 'notes.txt': 'todo: ask Bea\n', 'web/dist/app.js': 'console.log(1)\n' });
     const env = { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: await createPat(server, ada, 'dora') };
-    const published = await runCli(['publish', '--json'], { cwd: root, env });
+    const published = await runInProcess(['publish', '--json'], { cwd: root, env });
     expect(published.code, published.stderr).toBe(0);
     expect(JSON.parse(published.stdout)).toMatchObject({ node_id: 'comfyui-loose-files', files: 6 });
     expect(published.stderr).toContain('warning: 1 file that git does not track ships (the incumbent client packed only committed files): notes.txt; commit it, or ignore it in .gitignore (`nodereg pack --list` marks each)');
@@ -216,17 +216,17 @@ describe('run from a subdirectory of the repository', () => {
   it('validate, pack and publish --dry-run use the nearest pyproject.toml above, and say so', async () => {
     const root = repo();
     const sub = join(root, 'web', 'js');
-    const validated = await runCli(['validate', '--offline'], { cwd: sub });
+    const validated = await runInProcess(['validate', '--offline'], { cwd: sub });
     expect(validated.code, validated.stderr).toBe(0);
     expect(validated.stderr).toContain(`using the project in ${root} (no pyproject.toml here; the nearest one above)`);
     expect(validated.stdout).toContain('comfyui-portrait-relight 1.0.0 (publisher ada)');
 
-    const dry = await runCli(['publish', '--dry-run', '--json'], { cwd: join(root, 'nodes') });
+    const dry = await runInProcess(['publish', '--dry-run', '--json'], { cwd: join(root, 'nodes') });
     expect(dry.code, dry.stderr).toBe(0);
     const doc = JSON.parse(dry.stdout);
     expect(doc.file_list.map((f: { path: string }) => f.path)).toEqual(expect.arrayContaining(['__init__.py', 'nodes/relight.py', 'pyproject.toml', 'web/js/relight.js']));
 
-    const packed = await runCli(['pack'], { cwd: sub });
+    const packed = await runInProcess(['pack'], { cwd: sub });
     expect(packed.code, packed.stderr).toBe(0);
     expect(existsSync(join(sub, 'comfyui-portrait-relight-1.0.0.zip'))).toBe(true); // where pack was run, as README says
   });
@@ -235,24 +235,24 @@ describe('run from a subdirectory of the repository', () => {
     const root = repo();
     const nodes = join(root, 'nodes');
     const before = readFileSync(join(root, 'pyproject.toml'), 'utf8');
-    const added = await runCli(['init', '--tags', 'image', '--no-input'], { cwd: nodes });
+    const added = await runInProcess(['init', '--tags', 'image', '--no-input'], { cwd: nodes });
     expect(added.code, added.stderr).toBe(0);
     expect(added.stderr).toContain(`using the project in ${root} (no pyproject.toml here; the nearest one above); \`nodereg init .\` creates one here instead`);
     expect(added.stdout).toContain(`added ${join(root, 'pyproject.toml')}: [tool.nodereg] tags`);
     expect(existsSync(join(nodes, 'pyproject.toml'))).toBe(false);
     expect(readFileSync(join(root, 'pyproject.toml'), 'utf8')).toBe(`${before}\n[tool.nodereg]\ntags = [ "image" ]\n`);
-    const validated = await runCli(['validate', '--offline', '--json'], { cwd: nodes });
+    const validated = await runInProcess(['validate', '--offline', '--json'], { cwd: nodes });
     expect(validated.code, validated.stderr).toBe(0);
     expect(JSON.parse(validated.stdout).keys).toMatchObject({ 'node.tags': '[tool.nodereg] tags' });
 
-    const here = await runCli(['init', '.', '--publisher', 'ada', '--no-input'], { cwd: nodes });
+    const here = await runInProcess(['init', '.', '--publisher', 'ada', '--no-input'], { cwd: nodes });
     expect(here.code, here.stderr).toBe(0);
     expect(here.stderr).not.toContain('using the project in');
     expect(existsSync(join(nodes, 'pyproject.toml'))).toBe(true);
 
     // outside git nothing above is taken, as for validate
     const plain = writeTree(tempDir(), { 'pyproject.toml': PYPROJECT, 'nodes/relight.py': '' });
-    const outside = await runCli(['init', '--publisher', 'ada', '--no-input'], { cwd: join(plain, 'nodes') });
+    const outside = await runInProcess(['init', '--publisher', 'ada', '--no-input'], { cwd: join(plain, 'nodes') });
     expect(outside.code, outside.stderr).toBe(0);
     expect(existsSync(join(plain, 'nodes', 'pyproject.toml'))).toBe(true);
     expect(readFileSync(join(plain, 'pyproject.toml'), 'utf8')).toBe(PYPROJECT);
@@ -260,7 +260,7 @@ describe('run from a subdirectory of the repository', () => {
 
   it('outside a git work tree, or beyond its root, no pyproject.toml above is taken', async () => {
     const plain = writeTree(tempDir(), { 'pyproject.toml': PYPROJECT, 'nodes/relight.py': '' });
-    const outside = await runCli(['validate', '--offline'], { cwd: join(plain, 'nodes') });
+    const outside = await runInProcess(['validate', '--offline'], { cwd: join(plain, 'nodes') });
     expect(outside.code).toBe(2);
     expect(outside.stderr).toContain(`pyproject.toml: not found in ${join(plain, 'nodes')}`);
 
@@ -271,7 +271,7 @@ describe('run from a subdirectory of the repository', () => {
     mkdirSync(nested);
     const moved = join(nested, 'inner');
     renameSync(inner, moved);
-    const beyond = await runCli(['validate', '--offline'], { cwd: join(moved, 'src') });
+    const beyond = await runInProcess(['validate', '--offline'], { cwd: join(moved, 'src') });
     expect(beyond.code).toBe(2);
     expect(beyond.stderr).toContain(`pyproject.toml: not found in ${join(moved, 'src')}`);
   });

@@ -1,12 +1,13 @@
 // A publisher of the incumbent client switches to nodereg with no edits: a repository whose
 // pyproject.toml has only [tool.comfy], a .comfyignore, committed files that .gitignore matches and
-// the incumbent's node.zip; validate, pack, publish --dry-run, init and publish, as the spawned binary.
+// the incumbent's node.zip; validate, pack, publish --dry-run, init and publish, as a user runs them (in-process).
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'smol-toml';
-import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { runInProcess } from '../cli/in-process.js';
+import { startServer, tempDir, type TestServer } from '../helpers.js';
 import { commitAll, git, gitFiles, gitRepo, writeTree } from '../package/fixtures.js';
 
 const PYPROJECT = `[project]
@@ -54,7 +55,7 @@ const EXPECTED_FILES = ['.comfyignore', '.gitignore', 'LICENSE.txt', '__init__.p
 describe('a repository with only [tool.comfy]', () => {
   it('validates, naming the keys it read', async () => {
     const dir = incumbentRepo();
-    const result = await runCli(['validate', dir, '--offline']);
+    const result = await runInProcess(['validate', dir, '--offline']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('comfyui-relight 1.2.0 (publisher ada) is ready to publish: 8 files');
@@ -67,7 +68,7 @@ describe('a repository with only [tool.comfy]', () => {
 
   it('publish --dry-run carries its DisplayName and Icon, and packs the files git has, less ours', async () => {
     const dir = incumbentRepo();
-    const result = await runCli(['publish', dir, '--dry-run', '--json'], { env: { NODEREG_REGISTRY: 'http://127.0.0.1:9' } });
+    const result = await runInProcess(['publish', dir, '--dry-run', '--json'], { env: { NODEREG_REGISTRY: 'http://127.0.0.1:9' } });
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.publisher_id).toBe('ada');
@@ -92,7 +93,7 @@ describe('a repository with only [tool.comfy]', () => {
 
   it('pack --list marks what is not committed', async () => {
     const dir = incumbentRepo();
-    const result = await runCli(['pack', dir, '--list', '--out', join(tempDir(), 'x.zip')]);
+    const result = await runInProcess(['pack', dir, '--list', '--out', join(tempDir(), 'x.zip')]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^\s+\S+ B\s+nodes\/wip\.py {2}\(untracked\)$/m);
     expect(result.stdout).toMatch(/^\s+\S+ B\s+LICENSE\.txt$/m);
@@ -102,11 +103,11 @@ describe('a repository with only [tool.comfy]', () => {
     const dir = incumbentRepo();
     writeTree(dir, { 'pyproject.toml': PYPROJECT.replace('requires-comfyui = ">=0.3.0"', `requires-comfyui = "${value}"`) });
     const warning = `warning: [tool.comfy] requires-comfyui "${value}" is not a version requirement the registry can use (an operator and an X.Y.Z version, parts separated by commas: ">=0.3.0", ">=0.3.0, <0.4.0"); it is not sent, as the incumbent client sends none\n`;
-    const validated = await runCli(['validate', dir, '--offline']);
+    const validated = await runInProcess(['validate', dir, '--offline']);
     expect(validated.code).toBe(0);
     expect(validated.stderr).toBe(warning);
     expect(validated.stdout).not.toContain('supported_appui_version');
-    const dry = await runCli(['publish', dir, '--dry-run', '--json'], { env: { NODEREG_REGISTRY: 'http://127.0.0.1:9' } });
+    const dry = await runInProcess(['publish', dir, '--dry-run', '--json'], { env: { NODEREG_REGISTRY: 'http://127.0.0.1:9' } });
     expect(dry.code).toBe(0);
     expect(dry.stderr).toContain(warning);
     const { body } = JSON.parse(dry.stdout).request;
@@ -116,7 +117,7 @@ describe('a repository with only [tool.comfy]', () => {
 
   it('init adopts [tool.comfy] instead of asking, and writes nothing it already has', async () => {
     const dir = incumbentRepo();
-    const result = await runCli(['init', dir, '--json']);
+    const result = await runInProcess(['init', dir, '--json']);
     expect(result.stderr).not.toContain('error');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
@@ -129,15 +130,15 @@ describe('a repository with only [tool.comfy]', () => {
 describe('earlier archives inside the node', () => {
   it('pack --out dist/x.zip inside the node, then pack again: the first archive is not in the second', async () => {
     const dir = incumbentRepo();
-    const first = await runCli(['pack', '--out', 'dist/x.zip'], { cwd: dir });
+    const first = await runInProcess(['pack', '--out', 'dist/x.zip'], { cwd: dir });
     expect(first.code).toBe(0);
-    const second = await runCli(['pack', '--out', 'dist/y.zip', '--json'], { cwd: dir });
+    const second = await runInProcess(['pack', '--out', 'dist/y.zip', '--json'], { cwd: dir });
     expect(second.code).toBe(0);
     expect(unzipList(join(dir, 'dist/y.zip'))).toEqual(EXPECTED_FILES);
     expect(second.stderr).toMatch(/warning: dist\/x\.zip \(\d+(\.\d)? KiB\) is left out: it is an archive of a node/);
     // The same after the node id was renamed: the old id's packs stay out.
     writeTree(dir, { 'pyproject.toml': PYPROJECT.replace('name = "comfyui-relight"', 'name = "relight"') });
-    const renamed = await runCli(['pack', '--out', 'dist/z.zip'], { cwd: dir });
+    const renamed = await runInProcess(['pack', '--out', 'dist/z.zip'], { cwd: dir });
     expect(renamed.code).toBe(0);
     expect(unzipList(join(dir, 'dist/z.zip'))).toEqual(EXPECTED_FILES);
     expect(statSync(join(dir, 'dist/z.zip')).size).toBeLessThan(statSync(join(dir, 'dist/x.zip')).size * 2);
@@ -146,7 +147,7 @@ describe('earlier archives inside the node', () => {
   it('warns about any other archive over 1 MiB that would ship, with its size', async () => {
     const dir = incumbentRepo();
     writeTree(dir, { 'assets/textures.tar.gz': Buffer.alloc(1536 * 1024, 7) });
-    const result = await runCli(['pack', '--out', join(tempDir(), 'x.zip')], { cwd: dir });
+    const result = await runInProcess(['pack', '--out', join(tempDir(), 'x.zip')], { cwd: dir });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('warning: assets/textures.tar.gz (1.5 MiB) is an archive and ships in this node');
   });
@@ -159,7 +160,7 @@ describe('a node in a subdirectory of a repository', () => {
     const dir = join(repo, 'packs/relight');
     writeTree(dir, { '.env': 'API_KEY=secret\n', 'run.log': 'log\n', 'nodes/wip.py': '# not committed yet\n' });
     const out = join(tempDir(), 'x.zip');
-    const result = await runCli(['pack', '--list', '--out', out], { cwd: dir });
+    const result = await runInProcess(['pack', '--list', '--out', out], { cwd: dir });
     expect(result.code).toBe(0);
     expect(unzipList(out)).toEqual(['LICENSE.txt', 'nodes/wip.py', 'pyproject.toml']);
     expect(result.stdout).not.toContain('.env');
@@ -191,7 +192,7 @@ describe('publishing over a node the incumbent created', () => {
       'pyproject.toml': '[project]\nname = "comfyui-relight"\nversion = "1.1.0"\n\n[tool.comfy]\nPublisherId = "ada"\nIcon = ""\n',
     });
     const env = { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: server.adminToken };
-    const published = await runCli(['publish', dir, '--json'], { env });
+    const published = await runInProcess(['publish', dir, '--json'], { env });
     // the only words on stderr: the two keys it does not set, which the node keeps from before, and the file not committed
     expect(published.stderr.split('\n').filter(Boolean)).toEqual([
       expect.stringMatching(/^warning: \[project\] description is not set: .*\(a published one keeps its own\)/),
@@ -203,7 +204,7 @@ describe('publishing over a node the incumbent created', () => {
     expect(node).toMatchObject({ name: 'Display Name', license: '{"file": "LICENSE"}', icon: '', latest_version: { version: '1.1.0' } });
 
     writeTree(dir, { 'pyproject.toml': '[project]\nname = "fresh-node"\nversion = "1"\n\n[tool.comfy]\nPublisherId = "ada"\n' });
-    expect((await runCli(['publish', dir], { env })).code).toBe(0);
+    expect((await runInProcess(['publish', dir], { env })).code).toBe(0);
     expect(await (await fetch(`${server.url}/nodes/fresh-node`)).json()).toMatchObject({ name: 'fresh-node', description: '' });
   });
 });

@@ -1,7 +1,6 @@
-// The registry commands as a publisher uses them: the real binary, spawned with a temp HOME, against
-// a real registry on 127.0.0.1 (port 0, temp data dir, real SQLite). Each flow checks the server's
-// state afterwards with fetch, and the documented exit codes (each one at least once from the
-// spawned binary). The checks around a flow run the same CLI in-process (`quick`), which is cheaper.
+// The registry commands as a publisher uses them: the CLI in-process with a temp HOME, against a real
+// registry on 127.0.0.1 (port 0, temp data dir, real SQLite). Each flow checks the server's state
+// afterwards with fetch, and the documented exit codes.
 import { fieldKey } from '../../src/shared/field-keys.js';
 import { NODE_WRITABLE_FIELDS, NodeWritable, nodeFieldType } from '../../src/contract/resources.js';
 import { createHash } from 'node:crypto';
@@ -11,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands } from '../../src/cli/commands/index.js';
-import { runCli, startServer, tempDir, type CliOptions, type TestServer } from '../helpers.js';
+import { startServer, tempDir, type CliOptions, type TestServer } from '../helpers.js';
 import { closedPort, runInProcess } from '../cli/in-process.js';
 
 let server: TestServer;
@@ -20,13 +19,8 @@ let admin: string;
 let alice: { id: string; token: string };
 let bob: { id: string; token: string };
 
-/** The CLI against the test registry with `token` (none when undefined). */
+/** The CLI, in this process, against the test registry with `token` (none when undefined). */
 function cli(token: string | undefined, args: string[], options: CliOptions = {}) {
-  return runCli(['--registry', url, ...(token ? ['--token', token] : []), ...args], options);
-}
-
-/** The same in this process, without a spawn: for the checks around a flow the binary already ran. */
-function quick(token: string | undefined, args: string[], options: { home?: string; input?: string } = {}) {
   return runInProcess(['--registry', url, ...(token ? ['--token', token] : []), ...args], options);
 }
 
@@ -90,10 +84,10 @@ describe('accounts: user create, whoami', () => {
   });
 
   it('a user who is not an admin cannot create users (4); --json gives the created user (here an admin) and token', async () => {
-    const refused = await quick(bob.token, ['user', 'create', 'carol']);
+    const refused = await cli(bob.token, ['user', 'create', 'carol']);
     expect(refused.code).toBe(4);
     expect(refused.stderr).toContain('admin');
-    const json = await quick(admin, ['--json', 'user', 'create', 'dave', '--admin']);
+    const json = await cli(admin, ['--json', 'user', 'create', 'dave', '--admin']);
     expect(json.code).toBe(0);
     const body = JSON.parse(json.stdout);
     expect(body).toMatchObject({ user: { name: 'dave', admin: true }, token: expect.stringMatching(/^nrg_u_/) });
@@ -105,9 +99,9 @@ describe('accounts: user create, whoami', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toContain(`alice (${alice.id}, alice@example.com)`);
     expect(human.stdout).toContain(`registry: ${url}`);
-    const json = await quick(alice.token, ['whoami', '--json']);
+    const json = await cli(alice.token, ['whoami', '--json']);
     expect(JSON.parse(json.stdout)).toEqual((await api('/users/me', alice.token)).body);
-    const unknown = await quick('nrg_u_doesnotexist', ['whoami']);
+    const unknown = await cli('nrg_u_doesnotexist', ['whoami']);
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).toContain('nodereg login');
   });
@@ -132,7 +126,7 @@ describe('publisher create, show, update, members', () => {
     expect(human.stdout).toContain('Acme Nodes (acme)');
     expect(human.stdout).toMatch(/USER\s+NAME\s+EMAIL\s+ROLE/);
     expect(human.stdout).toMatch(new RegExp(`${alice.id}\\s+alice\\s+owner`)); // emails are for members' eyes only
-    const json = await quick(undefined, ['--json', 'publisher', 'show', 'acme']);
+    const json = await cli(undefined, ['--json', 'publisher', 'show', 'acme']);
     expect(JSON.parse(json.stdout)).toEqual((await api('/publishers/acme')).body);
     const missing = await cli(undefined, ['publisher', 'show', 'nobody']);
     expect(missing.code).toBe(5);
@@ -146,7 +140,7 @@ describe('publisher create, show, update, members', () => {
     expect(JSON.parse(updated.stdout)).toEqual((await api('/publishers/acme', alice.token)).body);
     expect(after).toMatchObject({ name: 'Acme Nodes', description: 'Image nodes' });
     expect(after.website).toBe('');
-    const refused = await quick(bob.token, ['publisher', 'update', 'acme', '--name', 'Taken over']);
+    const refused = await cli(bob.token, ['publisher', 'update', 'acme', '--name', 'Taken over']);
     expect(refused.code).toBe(4);
     expect((await api('/publishers/acme')).body.name).toBe('Acme Nodes');
   });
@@ -161,21 +155,21 @@ describe('publisher create, show, update, members', () => {
     const listed = await cli(bob.token, ['publisher', 'invitations']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/acme\s+Acme Nodes\s+member\s+alice/);
-    const json = await quick(bob.token, ['publisher', 'invitations', '--json']);
+    const json = await cli(bob.token, ['publisher', 'invitations', '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject([{ publisher: { id: 'acme' }, role: 'member', status: 'pending' }]);
     const accepted = await cli(bob.token, ['publisher', 'accept', 'acme']);
     expect(accepted.code, accepted.stderr).toBe(0);
     expect(accepted.stdout).toContain('you are now member of acme');
     expect((await api('/publishers/acme')).body.members).toHaveLength(2);
-    const again = await quick(bob.token, ['publisher', 'accept', 'acme']);
+    const again = await cli(bob.token, ['publisher', 'accept', 'acme']);
     expect(again.code).toBe(5);
     expect(again.stderr).toContain('nodereg publisher invitations');
-    const byId = await quick(alice.token, ['publisher', 'members', 'add', 'acme', bob.id, '--role', 'member', '--json']);
+    const byId = await cli(alice.token, ['publisher', 'members', 'add', 'acme', bob.id, '--role', 'member', '--json']);
     expect(JSON.parse(byId.stdout)).toMatchObject({ role: 'member', status: 'member', user: { id: bob.id } });
-    const lastOwner = await quick(alice.token, ['publisher', 'members', 'remove', 'acme', alice.id]);
+    const lastOwner = await cli(alice.token, ['publisher', 'members', 'remove', 'acme', alice.id]);
     expect(lastOwner.code).toBe(3);
     expect(lastOwner.stderr).toContain('at least one owner');
-    const byMember = await quick(bob.token, ['publisher', 'members', 'remove', 'acme', alice.id]);
+    const byMember = await cli(bob.token, ['publisher', 'members', 'remove', 'acme', alice.id]);
     expect(byMember.code).toBe(4);
     const removed = await cli(alice.token, ['publisher', 'members', 'remove', 'acme', bob.id]);
     expect(removed.code).toBe(0);
@@ -200,24 +194,24 @@ describe('tokens', () => {
     expect(list.stdout).toContain(`${pat.slice(0, 12)}…`);
     expect(list.stdout).toMatch(/ci\s+(now|\d+ seconds? ago)\s+(now|\d+ seconds? ago)/); // used by the /users/me above
     expect(list.stdout).not.toContain(pat);
-    const json = await quick(alice.token, ['--json', 'token', 'list', '--publisher', 'acme']);
+    const json = await cli(alice.token, ['--json', 'token', 'list', '--publisher', 'acme']);
     expect(JSON.parse(json.stdout)).toEqual((await api('/publishers/acme/tokens', alice.token)).body);
 
-    const whoami = await quick(pat, ['whoami']);
+    const whoami = await cli(pat, ['whoami']);
     expect(whoami.stdout).toContain(`access token "ci" (${me.token.id}) of publisher acme, created by alice`);
     // what a publisher's token may not do says which token to use instead, not "check it belongs to this publisher"
-    const createdWithPat = await quick(pat, ['publisher', 'create', 'pat-made']);
+    const createdWithPat = await cli(pat, ['publisher', 'create', 'pat-made']);
     expect(createdWithPat.code).toBe(4);
     expect(createdWithPat.stderr).toContain('a personal access token may not');
     expect(createdWithPat.stderr).toContain('hint: a user token starts with nrg_u_');
     expect(createdWithPat.stderr).not.toContain('belongs to this publisher');
 
-    const notOwner = await quick(bob.token, ['token', 'list', '--publisher', 'acme']);
+    const notOwner = await cli(bob.token, ['token', 'list', '--publisher', 'acme']);
     expect(notOwner.code).toBe(4);
     const revoked = await cli(alice.token, ['token', 'revoke', me.token.id, '--publisher', 'acme']);
     expect(revoked.code).toBe(0);
     expect((await api('/users/me', pat)).status).toBe(401);
-    const again = await quick(alice.token, ['token', 'revoke', me.token.id, '--publisher', 'acme']);
+    const again = await cli(alice.token, ['token', 'revoke', me.token.id, '--publisher', 'acme']);
     expect(again.code).toBe(5);
   });
 
@@ -227,15 +221,15 @@ describe('tokens', () => {
     const body = JSON.parse(created.stdout);
     expect(body).toMatchObject({ name: 'laptop', token: expect.stringMatching(/^nrg_u_/) });
     expect(created.stderr).toBe('');
-    const list = await quick(alice.token, ['token', 'list']);
+    const list = await cli(alice.token, ['token', 'list']);
     expect(list.stdout).toContain('laptop');
     expect(list.stdout).toMatch(/laptop\s+\S.*never/);
-    const revoked = await quick(alice.token, ['token', 'revoke', body.id]);
+    const revoked = await cli(alice.token, ['token', 'revoke', body.id]);
     expect(revoked.code).toBe(0);
     expect((await api('/users/me', body.token)).status).toBe(401);
   });
   it('refuses to revoke by the token itself, never echoing or sending it, and names the id to use', async () => {
-    const created = JSON.parse((await quick(alice.token, ['--json', 'token', 'create', '--user', '--name', 'pasted'])).stdout);
+    const created = JSON.parse((await cli(alice.token, ['--json', 'token', 'create', '--user', '--name', 'pasted'])).stdout);
     const result = await cli(alice.token, ['token', 'revoke', created.token]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`error: <tokenId> is a token itself (${created.token.slice(0, 12)}…), not its id`);
@@ -262,27 +256,27 @@ describe('nodes: show, versions, search, update, download', () => {
     expect(human.stdout).toMatch(/publisher:\s+acme/);
     expect(human.stdout).toMatch(/VERSION\s+STATUS\s+DEPRECATED\s+CREATED\s+REASON/);
     for (const v of versions) expect(human.stdout).toMatch(new RegExp(`^${v.replace(/\./g, '\\.')}\\s+active\\s+-`, 'm'));
-    const json = JSON.parse((await quick(undefined, ['--json', 'node', 'show', 'my-node'])).stdout);
+    const json = JSON.parse((await cli(undefined, ['--json', 'node', 'show', 'my-node'])).stdout);
     expect(json).toEqual({ node: (await api('/nodes/my-node')).body, versions: (await api('/nodes/my-node/versions')).body });
-    const missing = await quick(undefined, ['node', 'show', 'ghost']);
+    const missing = await cli(undefined, ['node', 'show', 'ghost']);
     expect(missing.code).toBe(5);
     expect(missing.stderr).toContain('nodereg node search ghost');
   });
 
   it('lists versions newest first and searches nodes (--json equals the server body)', async () => {
-    const list = await quick(undefined, ['node', 'versions', 'my-node']);
+    const list = await cli(undefined, ['node', 'versions', 'my-node']);
     const order = list.stdout.split('\n').slice(1).filter(Boolean).map((l) => l.split(/\s+/)[0]);
     expect(order).toEqual([...versions].reverse());
-    const json = await quick(undefined, ['node', 'versions', 'my-node', '--json']);
+    const json = await cli(undefined, ['node', 'versions', 'my-node', '--json']);
     expect(JSON.parse(json.stdout)).toEqual((await api('/nodes/my-node/versions')).body);
 
     const search = await cli(undefined, ['node', 'search', 'relights']);
     expect(search.code).toBe(0);
     expect(search.stdout).toMatch(/my-node\s+Node my-node\s+2\.0\.0/);
     expect(search.stdout).toContain('page 1 of 1 · 1 node');
-    const searchJson = await quick(undefined, ['--json', 'node', 'search', 'relights', '--limit', '5']);
+    const searchJson = await cli(undefined, ['--json', 'node', 'search', 'relights', '--limit', '5']);
     expect(JSON.parse(searchJson.stdout)).toEqual((await api('/nodes/search?q=relights&limit=5')).body);
-    const none = await quick(undefined, ['node', 'search', 'zzzznothing']);
+    const none = await cli(undefined, ['node', 'search', 'zzzznothing']);
     expect(none.stdout).toContain('no nodes match "zzzznothing"');
   });
 
@@ -328,7 +322,7 @@ describe('nodes: show, versions, search, update, download', () => {
       name: before.name, description: 'Relights portraits', tags: ['image', 'relight'], supported_appui_version: '>=1.0',
       supported_os: ['linux', 'macos'], icon: 'https://acme.example/icon.png',
     });
-    const cleared = await quick(alice.token, ['--json', 'node', 'update', 'my-node', '--icon', '']);
+    const cleared = await cli(alice.token, ['--json', 'node', 'update', 'my-node', '--icon', '']);
     expect(cleared.code).toBe(0);
     const final = (await api('/nodes/my-node')).body;
     expect(final.icon).toBe('');
@@ -352,21 +346,21 @@ describe('nodes: show, versions, search, update, download', () => {
       restore.push(`--${fieldKey(field)}`, old === undefined ? '' : Array.isArray(old) ? old.join(',') : String(old));
     }
     expect(Object.keys(expected)).toContain('preempted_app_node_names');
-    const result = await quick(alice.token, ['node', 'update', 'my-node', ...args]);
+    const result = await cli(alice.token, ['node', 'update', 'my-node', ...args]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect((await api('/nodes/my-node')).body).toMatchObject(expected);
-    expect((await quick(alice.token, ['node', 'update', 'my-node', ...restore])).code).toBe(0); // as the later flows expect it
+    expect((await cli(alice.token, ['node', 'update', 'my-node', ...restore])).code).toBe(0); // as the later flows expect it
     expect((await api('/nodes/my-node')).body).toEqual({ ...before, latest_version: expect.anything() });
   });
 
   it('node update: admin-only status 4, other publisher 4, unknown node 5 (naming the publisher from ./pyproject.toml)', async () => {
-    const banned = await quick(alice.token, ['node', 'update', 'my-node', '--status', 'banned']);
+    const banned = await cli(alice.token, ['node', 'update', 'my-node', '--status', 'banned']);
     expect(banned.code).toBe(4);
     expect((await api('/nodes/my-node')).body.status).toBe('NodeStatusActive');
-    const stranger = await quick(bob.token, ['node', 'update', 'my-node', '--name', 'Mine now']);
+    const stranger = await cli(bob.token, ['node', 'update', 'my-node', '--name', 'Mine now']);
     expect(stranger.code).toBe(4);
-    const wrongPublisher = await quick(bob.token, ['node', 'update', 'my-node', '--publisher', 'bobco', '--name', 'Mine now']);
+    const wrongPublisher = await cli(bob.token, ['node', 'update', 'my-node', '--publisher', 'bobco', '--name', 'Mine now']);
     expect([4, 5]).toContain(wrongPublisher.code);
     expect((await api('/nodes/my-node')).body.name).toBe('Node my-node');
 
@@ -375,7 +369,7 @@ describe('nodes: show, versions, search, update, download', () => {
     const ghost = await cli(alice.token, ['node', 'update', 'ghost', '--name', 'Ghost'], { cwd: project });
     expect(ghost.code).toBe(5);
     expect(ghost.stderr).toContain('publisher acme');
-    const noManifest = await quick(alice.token, ['node', 'update', 'ghost', '--name', 'Ghost']);
+    const noManifest = await cli(alice.token, ['node', 'update', 'ghost', '--name', 'Ghost']);
     expect(noManifest.code).toBe(5);
     expect(noManifest.stderr).toContain('nodereg node search ghost');
   });
@@ -389,7 +383,7 @@ describe('nodes: show, versions, search, update, download', () => {
     expect(readFileSync(join(dir, 'my-node-2.0.0.zip')).equals(archives['2.0.0'])).toBe(true);
 
     const out = join(dir, 'sub.zip');
-    const given = await quick(undefined, ['--json', 'node', 'download', 'my-node@1.1.0-beta.1', '--out', out]);
+    const given = await cli(undefined, ['--json', 'node', 'download', 'my-node@1.1.0-beta.1', '--out', out]);
     expect(given.code).toBe(0);
     const summary = JSON.parse(given.stdout);
     const sha = createHash('sha256').update(archives['1.1.0-beta.1']).digest('hex');
@@ -400,7 +394,7 @@ describe('nodes: show, versions, search, update, download', () => {
     expect(readFileSync(out).equals(archives['1.1.0-beta.1'])).toBe(true);
     expect((await api('/nodes/my-node')).body.downloads).toBe(downloadsBefore + 2);
 
-    const missing = await quick(undefined, ['node', 'download', 'my-node@9.9.9']);
+    const missing = await cli(undefined, ['node', 'download', 'my-node@9.9.9']);
     expect(missing.code).toBe(5);
     expect(missing.stderr).toContain('nodereg node versions my-node');
     expect(readdirSync(dir).sort()).toEqual(['my-node-2.0.0.zip', 'sub.zip']);
@@ -415,7 +409,7 @@ describe('nodes: show, versions, search, update, download', () => {
     writeFileSync(stored!, tampered);
     try {
       const dir = tempDir('nodereg-dl-');
-      const result = await quick(undefined, ['node', 'download', 'my-node@1.0.0', '--out', join(dir, 'a.zip')]);
+      const result = await cli(undefined, ['node', 'download', 'my-node@1.0.0', '--out', join(dir, 'a.zip')]);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain('SHA-256');
       expect(readdirSync(dir)).toEqual([]);
@@ -438,24 +432,24 @@ describe('versions: update and deprecate (ranges, prereleases)', () => {
     expect(v120).toMatchObject({ changelog: '## 1.2.0\n- faster\n', deprecated: true });
     // the member's answer also carries the scan's findings (none here), which an anonymous read does not
     expect(JSON.parse(piped.stdout)).toEqual({ ...v120, findings: [] });
-    const undone = await quick(alice.token, ['version', 'update', 'my-node', '1.2.0', '--undeprecate']);
+    const undone = await cli(alice.token, ['version', 'update', 'my-node', '1.2.0', '--undeprecate']);
     expect(undone.code).toBe(0);
     expect((await api('/nodes/my-node/versions/1.2.0')).body.deprecated).toBe(false);
   });
 
   it('status is admin-only (4 for a publisher); an admin approves with a reason', async () => {
-    const refused = await quick(alice.token, ['version', 'update', 'my-node', '0.9.0', '--status', 'flagged', '--reason', 'looks odd']);
+    const refused = await cli(alice.token, ['version', 'update', 'my-node', '0.9.0', '--status', 'flagged', '--reason', 'looks odd']);
     expect(refused.code).toBe(4);
     expect(refused.stderr).toContain('admin');
     const flagged = await cli(admin, ['version', 'update', 'my-node', '0.9.0', '--status', 'flagged', '--reason', 'looks odd']);
     expect(flagged.code).toBe(0);
     expect((await api('/nodes/my-node/versions/0.9.0')).body).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'looks odd' });
-    const shown = await quick(undefined, ['node', 'versions', 'my-node']);
+    const shown = await cli(undefined, ['node', 'versions', 'my-node']);
     expect(shown.stdout).toMatch(/^0\.9\.0\s+flagged\s+-\s+.+looks odd$/m);
-    const back = await quick(admin, ['version', 'update', 'my-node', '0.9.0', '--status', 'active', '--reason', 'reviewed']);
+    const back = await cli(admin, ['version', 'update', 'my-node', '0.9.0', '--status', 'active', '--reason', 'reviewed']);
     expect(back.code).toBe(0);
     expect((await api('/nodes/my-node/versions/0.9.0')).body.status).toBe('NodeVersionStatusActive');
-    const missing = await quick(alice.token, ['version', 'update', 'my-node', '9.9.9', '--changelog', 'x']);
+    const missing = await cli(alice.token, ['version', 'update', 'my-node', '9.9.9', '--changelog', 'x']);
     expect(missing.code).toBe(5);
     expect(missing.stderr).toContain('nodereg node versions my-node');
   });
@@ -473,14 +467,14 @@ describe('versions: update and deprecate (ranges, prereleases)', () => {
     expect(await deprecated()).toEqual(['0.9.0', '1.0.0', '1.1.0-beta.1', '1.2.0', '2.0.0-rc.1']);
 
     // versions deprecated already are reported as such, not as deprecated now
-    const again = await quick(alice.token, ['version', 'deprecate', 'my-node', '<1.1.0']);
+    const again = await cli(alice.token, ['version', 'deprecate', 'my-node', '<1.1.0']);
     expect(again.code).toBe(0);
     // prereleases included: 1.1.0-beta.1 is below 1.1.0
     expect(again.stdout).toBe('already deprecated, left as they were:\n  1.1.0-beta.1\n  1.0.0\n  0.9.0\n');
-    const againJson = JSON.parse((await quick(alice.token, ['--json', 'version', 'deprecate', 'my-node', '1.0.0'])).stdout);
+    const againJson = JSON.parse((await cli(alice.token, ['--json', 'version', 'deprecate', 'my-node', '1.0.0'])).stdout);
     expect(againJson).toMatchObject({ versions: [], unchanged: ['1.0.0'] });
 
-    const undo = await quick(alice.token, ['--json', 'version', 'deprecate', 'my-node', '1.x', '--undo']);
+    const undo = await cli(alice.token, ['--json', 'version', 'deprecate', 'my-node', '1.x', '--undo']);
     expect(undo.code).toBe(0);
     const body = JSON.parse(undo.stdout);
     expect(body).toMatchObject({ node_id: 'my-node', publisher_id: 'acme', target: '1.x', deprecated: false });
@@ -493,7 +487,7 @@ describe('versions: update and deprecate (ranges, prereleases)', () => {
     const none = await cli(alice.token, ['version', 'deprecate', 'my-node', '3.x']);
     expect(none.code).toBe(5);
     expect(none.stderr).toContain('no version of my-node matches 3.x');
-    const stranger = await quick(bob.token, ['version', 'deprecate', 'my-node', '2.0.0']);
+    const stranger = await cli(bob.token, ['version', 'deprecate', 'my-node', '2.0.0']);
     expect(stranger.code).toBe(4);
     expect(await deprecated()).toEqual(['0.9.0', '2.0.0-rc.1']);
   });
@@ -503,14 +497,14 @@ describe('review', () => {
   it('rates a node; a second review replaces the first; an unknown node is 5, no token 4', async () => {
     const first = await cli(alice.token, ['review', 'my-node', '--star', '5']);
     expect(first.code).toBe(0);
-    await quick(alice.token, ['review', 'my-node', '--star', '4']);
-    const json = await quick(bob.token, ['--json', 'review', 'my-node', '--star', '2']);
+    await cli(alice.token, ['review', 'my-node', '--star', '4']);
+    const json = await cli(bob.token, ['--json', 'review', 'my-node', '--star', '2']);
     expect(json.code).toBe(0);
     const node = (await api('/nodes/my-node')).body;
     expect(node.rating).toBe(3);
     expect(JSON.parse(json.stdout)).toMatchObject({ id: 'my-node', rating: 3 });
-    expect((await quick(alice.token, ['review', 'ghost', '--star', '3'])).code).toBe(5);
-    expect((await quick(undefined, ['review', 'my-node', '--star', '3'])).code).toBe(4);
+    expect((await cli(alice.token, ['review', 'ghost', '--star', '3'])).code).toBe(5);
+    expect((await cli(undefined, ['review', 'my-node', '--star', '3'])).code).toBe(4);
   });
 });
 
@@ -519,7 +513,7 @@ describe('login, logout, whoami with a saved profile', () => {
 
   it('login checks the token, saves it with mode 0600 and never prints it, even with --verbose', async () => {
     const home = tempDir('nodereg-home-');
-    const login = await runCli(['--verbose', 'login', '--registry', url, '--token', alice.token], { home });
+    const login = await runInProcess(['--verbose', 'login', '--registry', url, '--token', alice.token], { home });
     expect(login.code).toBe(0);
     expect(login.stdout).toContain(`logged in to ${url} as alice`);
     expect(login.stdout + login.stderr).not.toContain(alice.token);
@@ -528,40 +522,40 @@ describe('login, logout, whoami with a saved profile', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(file, 'utf8')).profiles.default).toEqual({ registry: url, token: alice.token });
 
-    const whoami = await runCli(['--verbose', 'whoami'], { home });
+    const whoami = await runInProcess(['--verbose', 'whoami'], { home });
     expect(whoami.code).toBe(0);
     expect(whoami.stdout).toContain('alice');
     expect(whoami.stderr).toContain('from profile');
     expect(whoami.stdout + whoami.stderr).not.toContain(alice.token);
 
-    const logout = await runCli(['logout'], { home });
+    const logout = await runInProcess(['logout'], { home });
     expect(logout.code).toBe(0);
     expect(JSON.parse(readFileSync(file, 'utf8')).profiles.default).toEqual({ registry: url });
-    const after = await runCli(['whoami'], { home });
+    const after = await runInProcess(['whoami'], { home });
     expect(after.code).toBe(4);
   });
 
   it('a bad token saves nothing (4); a token piped on stdin goes into the named profile', async () => {
     const home = tempDir('nodereg-home-');
-    const bad = await runCli(['login', '--registry', url, '--token', 'nrg_u_wrong'], { home });
+    const bad = await runInProcess(['login', '--registry', url, '--token', 'nrg_u_wrong'], { home });
     expect(bad.code).toBe(4);
     expect(bad.stderr).toContain('nothing was saved');
     expect(existsSync(configFile(home))).toBe(false);
 
-    const piped = await runCli(['--json', 'login', '--registry', url, '--profile', 'work'], { home, input: `${bob.token}\n` });
+    const piped = await runInProcess(['--json', 'login', '--registry', url, '--profile', 'work'], { home, input: `${bob.token}\n` });
     expect(piped.code).toBe(0);
     const body = JSON.parse(piped.stdout);
     expect(body).toMatchObject({ profile: 'work', registry: url, me: { kind: 'user', user: { name: 'bob' } } });
     expect(piped.stdout).not.toContain(bob.token);
     expect(JSON.parse(readFileSync(configFile(home), 'utf8')).profiles).toEqual({ work: { registry: url, token: bob.token } });
-    expect((await runCli(['--profile', 'work', 'whoami'], { home })).stdout).toContain('bob');
+    expect((await runInProcess(['--profile', 'work', 'whoami'], { home })).stdout).toContain('bob');
     // the default profile has no token
     expect((await runInProcess(['--registry', url, 'whoami'], { home })).code).toBe(4);
   });
 
   it('without a terminal and without --token or stdin, login names them (2)', async () => {
     const home = tempDir('nodereg-home-');
-    const result = await runCli(['login', '--registry', url], { home });
+    const result = await runInProcess(['login', '--registry', url], { home });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--token');
     expect(result.stderr).toContain('stdin');
@@ -573,10 +567,10 @@ describe('login, logout, whoami with a saved profile', () => {
 describe('exit codes without a server', () => {
   it('a closed port is 1 (network) for a valid request, and still 2 for invalid input', async () => {
     const dead = `http://127.0.0.1:${await closedPort()}`;
-    const down = await runCli(['--registry', dead, 'node', 'show', 'my-node']);
+    const down = await runInProcess(['--registry', dead, 'node', 'show', 'my-node']);
     expect(down.code).toBe(1);
     expect(down.stderr).toContain(`cannot reach ${dead}`);
-    const invalid = await runCli(['--registry', dead, '--token', 'nrg_u_x', '--json', 'review', 'my-node', '--star', '7']);
+    const invalid = await runInProcess(['--registry', dead, '--token', 'nrg_u_x', '--json', 'review', 'my-node', '--star', '7']);
     expect(invalid.code).toBe(2);
     expect(JSON.parse(invalid.stdout).error.message).toContain('--star');
   });
@@ -584,7 +578,7 @@ describe('exit codes without a server', () => {
 
 describe('completion', () => {
   it('bash completes every command of commands/index.ts, subcommands and options', async () => {
-    const script = (await runCli(['completion', 'bash'])).stdout;
+    const script = (await runInProcess(['completion', 'bash'])).stdout;
     const complete = (line: string) => {
       const words = line.split(' ');
       const program = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _nodereg; echo "\${COMPREPLY[*]}"`;
@@ -598,7 +592,7 @@ describe('completion', () => {
   });
 
   it('zsh and fish scripts name every command and subcommand', async () => {
-    const zsh = (await runCli(['completion', 'zsh'])).stdout;
+    const zsh = (await runInProcess(['completion', 'zsh'])).stdout;
     const fish = (await runInProcess(['completion', 'fish'])).stdout;
     expect(zsh).toContain('#compdef nodereg');
     for (const name of [...commands.map((c) => c.name), 'deprecate', 'members']) {

@@ -387,6 +387,21 @@ requires-comfyui = ">=0.3.0"
     expect(ours.request?.body.node.supported_appui_version).toBe('>=v0.3.0');
   });
 
+  it('checks a comfyui-frontend-package requirement as requires-comfyui is checked: one the registry cannot use is not sent, with a warning', async () => {
+    for (const value of ['>=1.2.0, <2.0.0', '==1.5.2', '~=1.2.0']) {
+      const p = await project(comfyOnly.replace('ComfyUI_Frontend_Package>=1.2.0', `ComfyUI_Frontend_Package${value}`), { 'web/dist/app.js': '' });
+      expect(p.warnings.filter((w) => w.includes('Frontend'))).toEqual([]);
+      expect(p.request?.body.node.supported_appui_frontend_version).toBe(value);
+    }
+    const odd = await project(comfyOnly.replace('ComfyUI_Frontend_Package>=1.2.0', 'ComfyUI_Frontend_Package>=latest'), { 'web/dist/app.js': '' });
+    expect(odd.problems).toEqual([]);
+    expect(odd.warnings).toContain(
+      '[project] dependencies (ComfyUI_Frontend_Package>=latest) ">=latest" is not a version requirement the registry can use (an operator and an X.Y.Z version, parts separated by commas: ">=0.3.0", ">=0.3.0, <0.4.0"); it is not sent, as the incumbent client sends none',
+    );
+    expect(odd.request?.body.node.supported_appui_frontend_version).toBeUndefined();
+    expect(odd.request?.body.node_version.supported_appui_frontend_version).toBeUndefined();
+  });
+
   it('lets [tool.nodereg] win key by key, and --publisher over both', async () => {
     const both = `${comfyOnly}\n[tool.nodereg]\npublisher = "bob"\ndisplay-name = "Ours"\nsupported-os = ["linux"]\nrequires-app-frontend = ">=2"\nincludes = []\n`;
     const p = await project(both);

@@ -1,9 +1,11 @@
-// validate and pack as a user runs them: the spawned binary on fixture trees, no network.
+// validate and pack as a user runs them: in-process (runInProcess) on fixture trees, no network; spawned only where
+// the process's own environment counts (its time zone, the HOME of the git it runs).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runInProcess } from '../cli/in-process.js';
 import { cliEnv, INSTALLED_BIN, PNG, runCli, tempDir } from '../helpers.js';
 import { commitAll, committedRepo, git, writeTree } from './fixtures.js';
 
@@ -31,7 +33,7 @@ const unzipList = (zip: string) =>
 describe('nodereg validate', () => {
   it('reports every problem at once with exit 2', async () => {
     const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "bad id"\nversion = "1.0.dev1"\n[tool.nodereg]\ntags = "x"\n', 'a.py': '' });
-    const result = await runCli(['validate', dir]);
+    const result = await runInProcess(['validate', dir]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`error: the project in ${dir} has 4 problems to fix:`);
     expect(result.stderr).toContain('  [tool.nodereg] publisher: is missing');
@@ -44,17 +46,17 @@ describe('nodereg validate', () => {
 
   it('names no directory for an empty one given: it is the current one', async () => {
     const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "bad id"\nversion = "1.0.0"\n[tool.nodereg]\npublisher = "acme"\n', 'a.py': '' });
-    const result = await runCli(['validate', '', '--offline'], { cwd: dir });
+    const result = await runInProcess(['validate', '', '--offline'], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('error: the project has 1 problem to fix:');
     expect(result.stderr).toContain('hint: fix it, then check again');
   });
 
   it('prints one JSON document either way', async () => {
-    const ok = await runCli(['validate', demo(), '--json', '--offline']);
+    const ok = await runInProcess(['validate', demo(), '--json', '--offline']);
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toEqual({ valid: true, publisher_id: 'ada', node_id: 'demo-node', version: '0.4.0', files: 7, unpacked_size: expect.any(Number), keys: expect.objectContaining({ publisher: '[tool.nodereg] publisher', 'node.id': '[project] name' }), warnings: [], limits_checked: null, scan: { findings: [], files: 7, suppressed: 0 } });
-    const bad = await runCli(['validate', tempDir(), '--json']);
+    const bad = await runInProcess(['validate', tempDir(), '--json']);
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout).error).toMatchObject({ code: 'invalid_manifest', message: expect.stringContaining('pyproject.toml: not found') });
   });
@@ -65,14 +67,14 @@ describe('nodereg validate', () => {
     writeFileSync(join(dir, 'models/unet.safetensors'), '');
     truncateSync(join(dir, 'models/unet.safetensors'), 120 * 2 ** 20);
     truncateSync(join(dir, 'models/small.safetensors'), 100 * 2 ** 20);
-    const validated = await runCli(['validate', dir, '--offline']);
+    const validated = await runInProcess(['validate', dir, '--offline']);
     expect(validated.stdout).toBe('');
     expect(validated.code).toBe(2);
     expect(validated.stderr).toContain('error: the archive is larger than --max-size (209,715,200 bytes); the largest files are:\n     120 MiB  models/unet.safetensors\n     100 MiB  models/small.safetensors\n');
-    const packed = await runCli(['pack', dir, '--out', join(tempDir(), 'x.zip')]);
+    const packed = await runInProcess(['pack', dir, '--out', join(tempDir(), 'x.zip')]);
     expect(packed.code).toBe(2);
     expect(packed.stderr).toBe(validated.stderr);
-    expect((await runCli(['validate', dir, '--offline', '--max-size', '1GiB'])).code).toBe(0);
+    expect((await runInProcess(['validate', dir, '--offline', '--max-size', '1GiB'])).code).toBe(0);
   });
 
   it('warns about an include that names an empty directory, as about one that matches nothing', async () => {
@@ -80,7 +82,7 @@ describe('nodereg validate', () => {
     const dir = writeTree(tempDir(), { 'pyproject.toml': `${PYPROJECT}includes = ["web/dist", "web/empty-tree", "assets"]\n`, '__init__.py': '', 'assets/icon.png': PNG });
     mkdirSync(join(dir, 'web/dist'), { recursive: true });
     mkdirSync(join(dir, 'web/empty-tree/sub'), { recursive: true });
-    const result = await runCli(['validate', dir, '--offline']);
+    const result = await runInProcess(['validate', dir, '--offline']);
     expect(result.code).toBe(0);
     const matchesNothing = (path: string) => `warning: [tool.nodereg] includes: "${path}" matches nothing in the project (it does not exist, is an empty directory, or .noderegignore, excludes or the always-excluded names leave it out)\n`;
     expect(result.stderr).toBe(matchesNothing('web/dist') + matchesNothing('web/empty-tree'));
@@ -91,7 +93,7 @@ describe('nodereg pack', () => {
   it('writes <id>-<version>.zip in the current directory with exactly the selected files, and reports it', async () => {
     const dir = demo();
     const cwd = tempDir();
-    const result = await runCli(['pack', dir], { cwd });
+    const result = await runInProcess(['pack', dir], { cwd });
     expect(result.code).toBe(0);
     const zip = join(cwd, 'demo-node-0.4.0.zip');
     const sha = createHash('sha256').update(readFileSync(zip)).digest('hex');
@@ -106,9 +108,9 @@ describe('nodereg pack', () => {
 
   it('never packs its own output, nor an earlier pack, when writing into the project', async () => {
     const dir = demo();
-    const first = await runCli(['pack', '--json'], { cwd: dir });
-    const second = await runCli(['pack', '--json'], { cwd: dir });
-    const out = await runCli(['pack', '--out', 'sub/x.zip', '--json'], { cwd: dir });
+    const first = await runInProcess(['pack', '--json'], { cwd: dir });
+    const second = await runInProcess(['pack', '--json'], { cwd: dir });
+    const out = await runInProcess(['pack', '--out', 'sub/x.zip', '--json'], { cwd: dir });
     expect([first.code, second.code, out.code]).toEqual([0, 0, 0]);
     expect(JSON.parse(second.stdout).archive_sha256).toBe(JSON.parse(first.stdout).archive_sha256);
     expect(JSON.parse(out.stdout).archive_sha256).toBe(JSON.parse(first.stdout).archive_sha256);
@@ -121,6 +123,7 @@ describe('nodereg pack', () => {
     const shas: string[] = [];
     for (const TZ of ['UTC', 'Asia/Tokyo', 'America/St_Johns']) {
       const out = join(tempDir(), 'a.zip');
+      // spawned: the time zone is the process's
       const result = await runCli(['pack', dir, '--out', out], { env: { TZ } });
       expect(result.code).toBe(0);
       shas.push(createHash('sha256').update(readFileSync(out)).digest('hex'));
@@ -131,9 +134,9 @@ describe('nodereg pack', () => {
 
   it('--list and --json list the files with their sizes', async () => {
     const dir = demo();
-    const listed = await runCli(['pack', dir, '--out', join(tempDir(), 'l.zip'), '--list']);
+    const listed = await runInProcess(['pack', dir, '--out', join(tempDir(), 'l.zip'), '--list']);
     expect(listed.stdout).toMatch(/^\s+11 B\s+LICENSE$/m);
-    const json = JSON.parse((await runCli(['pack', dir, '--out', join(tempDir(), 'j.zip'), '--list', '--json'])).stdout);
+    const json = JSON.parse((await runInProcess(['pack', dir, '--out', join(tempDir(), 'j.zip'), '--list', '--json'])).stdout);
     expect(json.file_list).toContainEqual({ path: 'web/日本語.js', size: 10 });
     expect(json).toMatchObject({ node_id: 'demo-node', version: '0.4.0', files: 7 });
   });
@@ -143,14 +146,14 @@ describe('nodereg pack', () => {
     for (let i = 0; i < 12; i++) files[`data/f${i}.bin`] = randomBytes(1000 * (i + 1));
     const dir = writeTree(tempDir(), files);
     const out = join(tempDir(), 'big.zip');
-    const result = await runCli(['pack', dir, '--out', out, '--max-size', '20kB']);
+    const result = await runInProcess(['pack', dir, '--out', out, '--max-size', '20kB']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('error: the archive is larger than --max-size (20,000 bytes); the largest files are:');
     const listed = result.stderr.split('\n').filter((l) => /data\/f\d+\.bin$/.test(l)).map((l) => l.trim().split(/\s+/).pop());
     expect(listed).toEqual(['data/f11.bin', 'data/f10.bin', 'data/f9.bin', 'data/f8.bin', 'data/f7.bin', 'data/f6.bin', 'data/f5.bin', 'data/f4.bin', 'data/f3.bin', 'data/f2.bin']);
     expect(result.stderr).toContain('hint: leave files out with [tool.nodereg] excludes or a .noderegignore file, or raise --max-size');
     expect(existsSync(out)).toBe(false);
-    expect((await runCli(['pack', dir, '--max-size', 'lots'])).stderr).toContain('--max-size "lots" is not a size');
+    expect((await runInProcess(['pack', dir, '--max-size', 'lots'])).stderr).toContain('--max-size "lots" is not a size');
   });
 
   it('warns about each Git LFS pointer it would ship in place of the file (a checkout without LFS content)', async () => {
@@ -163,7 +166,7 @@ describe('nodereg pack', () => {
       'notes.md': 'version https://git-lfs.github.com/spec/v1 is the pointer format\n',
     });
     const out = join(tempDir(), 'lfs.zip');
-    const result = await runCli(['pack', dir, '--out', out]);
+    const result = await runInProcess(['pack', dir, '--out', out]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('files     5');
     const warned = result.stderr.split('\n').filter((l) => l.includes('Git LFS pointer'));
@@ -202,7 +205,7 @@ describe('nodereg pack', () => {
     });
     writeFileSync(join(dir, '.git', 'index'), 'garbage'); // as a repository owned by another user: git refuses it
     const out = join(tempDir(), 'refused.zip');
-    const result = await runCli(['pack', dir, '--out', out]);
+    const result = await runInProcess(['pack', dir, '--out', out]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/ {2}files: git could not list the tracked files, so a committed file that \.gitignore matches would be left out; fix what git says: fatal: .*index file smaller than expected/);
     expect(existsSync(out)).toBe(false);
@@ -210,7 +213,7 @@ describe('nodereg pack', () => {
     const host = committedRepo({ 'main.py': '' });
     const node = writeTree(join(host, 'custom_nodes', 'mine'), { 'pyproject.toml': '[project]\nname = "mine"\nversion = "1.0.0"\n' });
     writeFileSync(join(host, '.git', 'index'), 'garbage');
-    const above = await runCli(['pack', node, '--out', out]);
+    const above = await runInProcess(['pack', node, '--out', out]);
     expect(above.code, above.stderr).toBe(0);
     expect(above.stderr).toMatch(/warning: git could not list the tracked files \(fatal: .*index file smaller than expected\); the file set follows the ignore files only/);
     // A `.git` that is no repository at all (empty, or a submodule's `.git` file copied out) loses nothing: a warning.
@@ -218,7 +221,7 @@ describe('nodereg pack', () => {
       const copied = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "copied"\nversion = "1.0.0"\n', 'nodes.py': '' });
       if (stale === 'empty directory') mkdirSync(join(copied, '.git'));
       else writeFileSync(join(copied, '.git'), 'gitdir: ../.git/modules/copied\n');
-      const packed = await runCli(['pack', copied, '--out', out]);
+      const packed = await runInProcess(['pack', copied, '--out', out]);
       expect(packed.code, `${stale}: ${packed.stderr}`).toBe(0);
       expect(packed.stderr, stale).toContain(`warning: ${join(copied, '.git')} is not a git repository (fatal: not a git repository`);
     }
@@ -227,17 +230,17 @@ describe('nodereg pack', () => {
   it('--out DIR (existing, or ending in / and made) writes <id>-<version>.zip in it, as node download does; an impossible one names --out', async () => {
     const dir = demo();
     const existing = tempDir();
-    const into = await runCli(['pack', dir, '--out', existing]);
+    const into = await runInProcess(['pack', dir, '--out', existing]);
     expect(into.code, into.stderr).toBe(0);
     expect(into.stdout).toContain(`demo-node 0.4.0 → ${join(existing, 'demo-node-0.4.0.zip')}`);
     expect(readdirSync(existing)).toEqual(['demo-node-0.4.0.zip']);
     const fresh = join(tempDir(), 'dist');
-    const made = await runCli(['pack', dir, '--out', `${fresh}/`]);
+    const made = await runInProcess(['pack', dir, '--out', `${fresh}/`]);
     expect(made.code, made.stderr).toBe(0);
     expect(readdirSync(fresh)).toEqual(['demo-node-0.4.0.zip']);
     const file = join(tempDir(), 'a-file');
     writeFileSync(file, 'x');
-    const under = await runCli(['pack', dir, '--out', join(file, 'x.zip')]);
+    const under = await runInProcess(['pack', dir, '--out', join(file, 'x.zip')]);
     expect(under.code).toBe(2);
     expect(under.stderr).toContain(`error: --out: cannot create the directory ${file}: ${file} is a file, not a directory\nhint: point --out at a directory you can write to\n`);
     expect(under.stderr).not.toMatch(/EEXIST|ENOTDIR/);
@@ -262,6 +265,7 @@ describe('nodereg pack', () => {
     git(dir, 'commit', '-q', '--no-gpg-sign', '-m', 'vendor');
     const home = writeTree(tempDir(), { '.config/git/ignore': '.env.local\n' }); // git's default core.excludesFile
     const out = join(tempDir(), 'machine.zip');
+    // spawned: git, run by pack, reads the ignore file of its own HOME, which a run in this process cannot change
     const result = await runCli(['pack', dir, '--out', out], { home });
     expect(result.code, result.stderr).toBe(0);
     const hint = 'it ships (the archive follows the project\'s ignore files only); if it should not, add it to .gitignore or .noderegignore';
@@ -279,7 +283,7 @@ describe('nodereg pack', () => {
     commitAll(dir);
     writeTree(dir, { 'sub/new.py': '' });
     const out = join(tempDir(), 'with-sub.zip');
-    const result = await runCli(['pack', dir, '--out', out], { home: tempDir() });
+    const result = await runInProcess(['pack', dir, '--out', out], { home: tempDir() });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).not.toContain('git settings');
     expect(unzipList(out)).toEqual(['.gitmodules', 'nodes.py', 'pyproject.toml', 'sub/lib.py', 'sub/new.py']);
@@ -290,7 +294,7 @@ describe('nodereg pack', () => {
     const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "n"\nversion = "1"\n' });
     execFileSync('ln', ['-s', join(outside, 'secret.txt'), join(dir, 'leak.txt')]);
     const out = join(tempDir(), 'n.zip');
-    const result = await runCli(['pack', dir, '--out', out]);
+    const result = await runInProcess(['pack', dir, '--out', out]);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('warning: leak.txt is a symlink that leads out of the project; skipped');
     expect(unzipList(out)).toEqual(['pyproject.toml']);

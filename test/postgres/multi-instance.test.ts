@@ -9,7 +9,7 @@ import { s3ClientFromEnv } from '../../src/server/archives/s3-storage.js';
 import postgres from 'postgres';
 import { postgresMigrations } from '../../src/server/store/postgres-migrations.js';
 import { runInProcess } from '../cli/in-process.js';
-import { runCli, tempDir, type TestServer } from '../helpers.js';
+import { tempDir, type TestServer } from '../helpers.js';
 import { testPostgres } from '../postgres.js';
 import { testS3 } from '../s3.js';
 import { call, createPublisher, createUser, makeZip, publish, uploadTo } from '../server/fixtures.js';
@@ -114,7 +114,7 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     expect((await call(b.url, 'GET', '/users/me', { token: stale })).status).toBe(401);
     expect((await call(b.url, 'GET', '/users/me', { token: live })).status).toBe(200);
     expect(b.stderr()).not.toContain('saved the admin token');
-    const token = await runCli(['config', 'get', 'token'], { home, env: { NODEREG_REGISTRY: b.url } });
+    const token = await runInProcess(['config', 'get', 'token'], { home, env: { NODEREG_REGISTRY: b.url } });
     expect(token.stdout + token.stderr).not.toMatch(/nrg_u_…\(redacted\)/);
     // The file stays (the dir's own registry.db may still use it); the start line says what to do with it.
     expect(b.stderr()).toContain(`${join(defaultDir, 'admin-token')} holds another one, dead here (delete it`);

@@ -1,10 +1,11 @@
-// User flows of the AI proxy commands: the built binary, spawned, against a real registry in
+// User flows of the AI proxy commands: the CLI in-process (spawned to stop it with a signal), against a real registry in
 // sandbox mode (and once in forward mode against a stand-in provider). Run `npx tsc -p .` first.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cliEnv, INSTALLED_BIN, PNG, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { runInProcess } from '../cli/in-process.js';
+import { BIN, cliEnv, INSTALLED_BIN, PNG, startServer, tempDir, type TestServer } from '../helpers.js';
 import { startStandIn, type StandIn } from './stand-ins.js';
 
 
@@ -36,7 +37,7 @@ describe('sandbox', () => {
 
   it('relight <file> --output out.png writes the result, identical to the input image', async () => {
     const out = join(dir, 'out.png');
-    const result = await runCli(['relight', image, '--prompt', 'warm (sunset:1.2) light', '--output', out], { env: env() });
+    const result = await runInProcess(['relight', image, '--prompt', 'warm (sunset:1.2) light', '--output', out], { env: env() });
     expect(result.code, result.stderr).toBe(0);
     expect(readFileSync(out).equals(PNG)).toBe(true);
     expect(result.stdout.trim()).toBe(out);
@@ -44,19 +45,19 @@ describe('sandbox', () => {
   });
 
   it('relight --output - writes the result bytes alone to stdout, the summary to stderr; refused with --json', async () => {
-    const result = await runCli(['relight', image, '--prompt', 'warm light', '--output', '-'], { env: env(), cwd: dir });
+    const result = await runInProcess(['relight', image, '--prompt', 'warm light', '--output', '-'], { env: env(), cwd: dir });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdoutBytes.equals(PNG)).toBe(true);
     expect(result.stderr).toMatch(/relight task [\w-]+: wrote the result to stdout/);
     expect(existsSync(join(dir, '-'))).toBe(false);
-    const json = await runCli(['relight', image, '--prompt', 'warm light', '--output', '-', '--json'], { env: env(), cwd: dir });
+    const json = await runInProcess(['relight', image, '--prompt', 'warm light', '--output', '-', '--json'], { env: env(), cwd: dir });
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout).error.message).toContain('--output - writes the result to stdout, where --json writes its document');
   });
 
   it('node download --out - and pack --out - are refused naming the flag, no file named -', async () => {
     for (const args of [['node', 'download', 'some-node', '--out', '-'], ['pack', '--out', '-']]) {
-      const result = await runCli(args, { env: env(), cwd: dir });
+      const result = await runInProcess(args, { env: env(), cwd: dir });
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toContain('--out - (stdout) is not supported');
       expect(existsSync(join(dir, '-'))).toBe(false);
@@ -64,19 +65,19 @@ describe('sandbox', () => {
   });
 
   it('without --wait prints the task id; task status --output DIR downloads it later', async () => {
-    const started = await runCli(['skin-enhance', image, '--sharpen', '10'], { env: env() });
+    const started = await runInProcess(['skin-enhance', image, '--sharpen', '10'], { env: env() });
     expect(started.code, started.stderr).toBe(0);
     const id = started.stdout.trim();
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(started.stderr).toContain(`nodereg task status skin-enhancer ${id} --wait`);
     const outDir = join(dir, 'results');
-    const fetched = await runCli(['task', 'status', 'skin-enhancer', id, '--output', `${outDir}/`], { env: env() });
+    const fetched = await runInProcess(['task', 'status', 'skin-enhancer', id, '--output', `${outDir}/`], { env: env() });
     expect(fetched.code, fetched.stderr).toBe(0);
     expect(readFileSync(join(outDir, `skin-enhancer-${id}.png`)).equals(PNG)).toBe(true);
   });
 
   it('video-extend --wait --json prints the final state with its credits', async () => {
-    const result = await runCli(['video-extend', '--model', 'vidq2-pro', '--duration', '2', '--resolution', '540p', '--wait', '--json'], { env: env() });
+    const result = await runInProcess(['video-extend', '--model', 'vidq2-pro', '--duration', '2', '--resolution', '540p', '--wait', '--json'], { env: env() });
     expect(result.code, result.stderr).toBe(0);
     const final = JSON.parse(result.stdout);
     expect(final).toMatchObject({ state: 'success', credits: 40, creations: [{ id: expect.any(String), url: expect.stringContaining('/proxy/results/') }] });
@@ -88,7 +89,7 @@ describe('sandbox', () => {
     const clip = join(dir, 'clip.mp4');
     writeFileSync(clip, Buffer.alloc(200_000, 9));
     const payload = JSON.stringify({ notes: 'p'.repeat(100_000) });
-    const result = await runCli(
+    const result = await runInProcess(
       ['video-extend', '--model', 'vidq2-turbo', '--image', frame, '--video-url', clip, '--video-creation-id', 'c-1', '--payload', payload, '--prompt', 'pan', '--json'],
       { env: env() },
     );
@@ -102,14 +103,14 @@ describe('sandbox', () => {
   });
 
   it('a task of another user is not found (exit 5)', async () => {
-    const started = await runCli(['relight', image], { env: env() });
+    const started = await runInProcess(['relight', image], { env: env() });
     const other = await createUser(server, 'bob');
-    const result = await runCli(['task', 'status', 'relight', started.stdout.trim()], { env: { ...env(), NODEREG_TOKEN: other } });
+    const result = await runInProcess(['task', 'status', 'relight', started.stdout.trim()], { env: { ...env(), NODEREG_TOKEN: other } });
     expect(result.code).toBe(5);
   });
 
   it('a server-side rule (callback host not allowed) exits 2', async () => {
-    const result = await runCli(['relight', image, '--webhook-url', 'https://example.com/hook'], { env: env() });
+    const result = await runInProcess(['relight', image, '--webhook-url', 'https://example.com/hook'], { env: env() });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/webhook_url.*not allowed/);
   });
@@ -148,7 +149,7 @@ describe('waiting', () => {
   });
 
   it('--timeout gives up waiting with exit 1, the task still running', async () => {
-    const result = await runCli(['relight', image, '--wait', '--timeout', '1s'], { env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token } });
+    const result = await runInProcess(['relight', image, '--wait', '--timeout', '1s'], { env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token } });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/still CREATED after the --timeout/);
   });
@@ -167,11 +168,11 @@ describe('submitting', () => {
       writeFileSync(image, PNG);
       const env = { NODEREG_REGISTRY: slow.url, NODEREG_TOKEN: 'nrg_u_test' };
       const started = Date.now();
-      const short = await runCli(['relight', image, '--timeout', '1s'], { env });
+      const short = await runInProcess(['relight', image, '--timeout', '1s'], { env });
       expect(short.code).toBe(1);
       expect(short.stderr).toContain('no answer in time');
       expect(Date.now() - started).toBeLessThan(2_900);
-      const long = await runCli(['relight', image, '--timeout', '10s'], { env });
+      const long = await runInProcess(['relight', image, '--timeout', '10s'], { env });
       expect(long.code, long.stderr).toBe(0);
       expect(long.stdout.trim()).toBe('t-1');
     } finally {
@@ -207,7 +208,7 @@ describe('forward mode: every flag reaches the provider as its field', () => {
   const lastPost = () => upstream.requests.filter((r) => r.method === 'POST').at(-1)!.json;
 
   it('relight', async () => {
-    const result = await runCli(
+    const result = await runInProcess(
       [
         'relight', join(dir, 'photo.png'), '--prompt', 'soft (rim light:1.3)', '--light-transfer-strength', '40', '--style', 'smooth',
         '--reference-image', join(dir, 'light.png'), '--no-change-background', '--interpolate-from-original', '--no-preserve-details',
@@ -227,10 +228,10 @@ describe('forward mode: every flag reaches the provider as its field', () => {
 
   it('skin-enhance and video-extend', async () => {
     const env = { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token };
-    const skin = await runCli(['skin-enhance', 'https://127.0.0.1/face.png', '--optimized-for', 'transform_to_real', '--sharpen', '9', '--smart-grain', '8'], { env });
+    const skin = await runInProcess(['skin-enhance', 'https://127.0.0.1/face.png', '--optimized-for', 'transform_to_real', '--sharpen', '9', '--smart-grain', '8'], { env });
     expect(skin.code, skin.stderr).toBe(0);
     expect(lastPost()).toEqual({ image: 'https://127.0.0.1/face.png', optimized_for: 'transform_to_real', sharpen: 9, smart_grain: 8 });
-    const video = await runCli(
+    const video = await runInProcess(
       [
         'video-extend', '--model', 'vidq2-turbo', '--video-url', 'https://127.0.0.1/v.mp4', '--video-creation-id', 'c-9', '--image', join(dir, 'photo.png'),
         '--prompt', 'pan', '--duration', '6', '--resolution', '540p', '--payload-file', join(dir, 'payload.json'), '--callback-url', 'http://127.0.0.1:9/cb',
@@ -278,10 +279,10 @@ describe('nodereg serve with the proxy flags', () => {
       writeFileSync(image, PNG);
       const env = { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: admin };
       const out = join(tempDir('nodereg-out-'), 'out.png');
-      const done = await runCli(['relight', image, '--output', out], { env });
+      const done = await runInProcess(['relight', image, '--output', out], { env });
       expect(done.code, done.stderr).toBe(0);
       expect(readFileSync(out).equals(PNG)).toBe(true);
-      const refused = await runCli(['relight', image, '--webhook-url', 'http://127.0.0.1:9/hook'], { env });
+      const refused = await runInProcess(['relight', image, '--webhook-url', 'http://127.0.0.1:9/hook'], { env });
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/not allowed/);
     } finally {
@@ -298,7 +299,7 @@ describe('nodereg serve with the proxy flags', () => {
     });
     try {
       expect(served.stderr()).toContain(`AI proxy, relight and skin enhancer: forwarding to ${provider.url}`);
-      const result = await runCli(['skin-enhance', 'https://127.0.0.1/face.png'], { env: { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: admin } });
+      const result = await runInProcess(['skin-enhance', 'https://127.0.0.1/face.png'], { env: { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: admin } });
       expect(result.code, result.stderr).toBe(0);
       expect(provider.requests[0].headers['x-provider-key']).toBe('key-from-env');
       expect(JSON.stringify(provider.requests[0].headers)).not.toContain(admin);
@@ -309,7 +310,7 @@ describe('nodereg serve with the proxy flags', () => {
   });
 
   it('a bad proxy flag exits 2 naming it, before starting', async () => {
-    const result = await runCli(['serve', '--port', '0', '--data-dir', tempDir('nodereg-serve-bad-'), '--img-upstream', 'ftp://127.0.0.1/']);
+    const result = await runInProcess(['serve', '--port', '0', '--data-dir', tempDir('nodereg-serve-bad-'), '--img-upstream', 'ftp://127.0.0.1/']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--img-upstream');
     expect(result.stdout).toBe('');

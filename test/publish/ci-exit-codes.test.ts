@@ -1,4 +1,4 @@
-// What a CI job reads from `publish`'s exit code: the real binary, stdout a pipe, CI set, against
+// What a CI job reads from `publish`'s exit code: the CLI in-process, CI set, against
 // a registry on port 0 (createRegistryServer, what `nodereg serve` runs). Each case is one a release pipeline meets: a re-run after the
 // version was withdrawn, a tag moved to other files, a version the registry's scan flags.
 import { spawn } from 'node:child_process';
@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, INSTALLED_BIN, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { runInProcess } from '../cli/in-process.js';
+import { cliEnv, INSTALLED_BIN, startServer, tempDir, type TestServer } from '../helpers.js';
 import { commitAll, gitRepo } from '../package/fixtures.js';
 import { createUser } from '../server/fixtures.js';
 
@@ -14,7 +15,7 @@ let registry: TestServer;
 
 beforeAll(async () => {
   registry = await startServer();
-  const created = await runCli(['publisher', 'create', 'ci'], { env: env() });
+  const created = await runInProcess(['publisher', 'create', 'ci'], { env: env() });
   expect(created.code, created.stderr).toBe(0);
 });
 afterAll(() => registry?.close());
@@ -35,12 +36,12 @@ function project(files: Record<string, string> = {}) {
 describe('publish in CI: the exit code says what happened', () => {
   it('--skip-existing for a withdrawn (deleted) version is exit 3, naming it, with a hint to bump the version', { timeout: 60_000 }, async () => {
     const { id, dir } = project();
-    expect((await runCli(['publish', dir], { env: env() })).code).toBe(0);
-    const withdrawn = await runCli(['version', 'update', id, '1.0.0', '--status', 'deleted'], { env: env() });
+    expect((await runInProcess(['publish', dir], { env: env() })).code).toBe(0);
+    const withdrawn = await runInProcess(['version', 'update', id, '1.0.0', '--status', 'deleted'], { env: env() });
     expect(withdrawn.code, withdrawn.stderr).toBe(0);
 
     for (const flags of [['--skip-existing'], ['--skip-existing', '--json'], []]) {
-      const again = await runCli(['publish', dir, ...flags], { env: env() });
+      const again = await runInProcess(['publish', dir, ...flags], { env: env() });
       expect(again.code, again.stderr).toBe(3);
       expect(again.stderr).toContain(`error: ${id} 1.0.0 was withdrawn (deleted) on ${registry.url}: a deleted version cannot be published again\n`);
       expect(again.stderr).toContain('hint: bump the version in pyproject.toml and publish that\n');
@@ -51,7 +52,7 @@ describe('publish in CI: the exit code says what happened', () => {
 
   it('a version the registry flags after its upload is exit 2 (as local findings are), with the reason and what to do', { timeout: 60_000 }, async () => {
     const { id, dir } = project({ 'nodes/run.py': 'def run(source):\n    return eval(source)\n' });
-    const published = await runCli(['publish', dir, '--accept-findings', '--json'], { env: env() });
+    const published = await runInProcess(['publish', dir, '--accept-findings', '--json'], { env: env() });
     expect(published.code, published.stderr).toBe(2);
     const error = JSON.parse(published.stdout).error;
     expect(error).toMatchObject({ code: 'flagged' });
@@ -59,7 +60,7 @@ describe('publish in CI: the exit code says what happened', () => {
     expect(error.hint).toContain(`\`nodereg node versions ${id} --reasons\``);
 
     // The job's re-run with --skip-existing does not turn it green.
-    const rerun = await runCli(['publish', dir, '--accept-findings', '--skip-existing'], { env: env() });
+    const rerun = await runInProcess(['publish', dir, '--accept-findings', '--skip-existing'], { env: env() });
     expect(rerun.code, rerun.stderr).toBe(2);
     expect(rerun.stderr).toContain(`error: the registry flagged ${id} 1.0.0`);
     expect(rerun.stdout).toBe('');
@@ -68,20 +69,20 @@ describe('publish in CI: the exit code says what happened', () => {
   it('a GITHUB_OUTPUT it cannot write fails naming the variable, and says the version is published', { timeout: 60_000 }, async () => {
     const { id, dir } = project();
     const outputs = `${tempDir()}/missing/dir/out`;
-    const published = await runCli(['publish', dir], { env: { ...env(), GITHUB_OUTPUT: outputs } });
+    const published = await runInProcess(['publish', dir], { env: { ...env(), GITHUB_OUTPUT: outputs } });
     expect(published.code, published.stderr).toBe(1);
     expect(published.stderr).toContain(`error: ${id} 1.0.0 is published (${registry.url}/archives/ci/${id}/1.0.0/node.zip), but GITHUB_OUTPUT (${outputs}) cannot be written: ENOENT`);
     expect(published.stderr).toContain('hint: set GITHUB_OUTPUT to a writable file or unset it, then run the same publish with --skip-existing');
-    const json = await runCli(['publish', dir, '--skip-existing', '--json'], { env: { ...env(), GITHUB_OUTPUT: outputs } });
+    const json = await runInProcess(['publish', dir, '--skip-existing', '--json'], { env: { ...env(), GITHUB_OUTPUT: outputs } });
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout).error.message).toContain('GITHUB_OUTPUT');
   });
 
   it('a node id another publisher holds is exit 4 naming [project] name to change, not the token', { timeout: 60_000 }, async () => {
     const { id, dir } = project();
-    expect((await runCli(['publish', dir], { env: env() })).code).toBe(0);
-    expect((await runCli(['publisher', 'create', 'ci-other'], { env: env() })).code).toBe(0);
-    const taken = await runCli(['publish', dir, '--publisher', 'ci-other'], { env: env() });
+    expect((await runInProcess(['publish', dir], { env: env() })).code).toBe(0);
+    expect((await runInProcess(['publisher', 'create', 'ci-other'], { env: env() })).code).toBe(0);
+    const taken = await runInProcess(['publish', dir, '--publisher', 'ci-other'], { env: env() });
     expect(taken.code, taken.stderr).toBe(4);
     expect(taken.stderr).toContain(`error: node ${id} belongs to publisher ci; choose another node id\n`);
     expect(taken.stderr).toContain('hint: node ids are unique on a registry: rename the node ([project] name in pyproject.toml)\n');
@@ -90,8 +91,8 @@ describe('publish in CI: the exit code says what happened', () => {
 
   it('--create-publisher creates nothing when another publisher holds the node id (the publish would be refused after)', { timeout: 60_000 }, async () => {
     const { id, dir } = project();
-    expect((await runCli(['publish', dir], { env: env() })).code).toBe(0);
-    const taken = await runCli(['publish', dir, '--publisher', 'ci-squat', '--create-publisher'], { env: env() });
+    expect((await runInProcess(['publish', dir], { env: env() })).code).toBe(0);
+    const taken = await runInProcess(['publish', dir, '--publisher', 'ci-squat', '--create-publisher'], { env: env() });
     expect(taken.code, taken.stderr).toBe(4);
     expect(taken.stderr).toContain(`error: node ${id} belongs to publisher ci; choose another node id\n`);
     expect(taken.stderr).toContain('hint: node ids are unique on a registry: rename the node ([project] name in pyproject.toml)\n');
@@ -105,15 +106,32 @@ describe('publish in CI: the exit code says what happened', () => {
     });
     expect(ban.status, await ban.text()).toBe(200);
     const mallory = await createUser(registry, `mallory-${id}`);
-    const banned = await runCli(['publish', dir, '--publisher', 'ci-squat', '--create-publisher'], { env: { ...env(), NODEREG_TOKEN: mallory.token } });
+    const banned = await runInProcess(['publish', dir, '--publisher', 'ci-squat', '--create-publisher'], { env: { ...env(), NODEREG_TOKEN: mallory.token } });
     expect(banned.code, banned.stderr).toBe(4);
     expect(banned.stderr).toContain(`error: node ${id} belongs to another publisher (it is banned); choose another node id\n`);
     expect(banned.stderr).not.toContain('created publisher');
     expect((await fetch(`${registry.url}/publishers/ci-squat`)).status).toBe(404);
   });
 
+  it('--create-publisher refuses early, naming the node, when a Deleted node of another publisher holds the id (it created the publisher, then failed)', { timeout: 60_000 }, async () => {
+    const { id, dir } = project();
+    expect((await runInProcess(['publish', dir], { env: env() })).code).toBe(0);
+    const deleted = await fetch(`${registry.url}/publishers/ci/nodes/${id}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${registry.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'NodeStatusDeleted' }),
+    });
+    expect(deleted.status, await deleted.text()).toBe(200);
+    const erin = await createUser(registry, `erin-${id}`);
+    const taken = await runInProcess(['publish', dir, '--publisher', 'ci-erin', '--create-publisher'], { env: { ...env(), NODEREG_TOKEN: erin.token } });
+    expect(taken.code, taken.stderr).toBe(4);
+    expect(taken.stderr).toContain(`error: node ${id} belongs to publisher ci; choose another node id\n`);
+    expect(taken.stderr).not.toContain('created publisher');
+    expect((await fetch(`${registry.url}/publishers/ci-erin`)).status).toBe(404);
+  });
+
   it('publish --help lists the exit codes a CI job reads', async () => {
-    const help = await runCli(['publish', '--help']);
+    const help = await runInProcess(['publish', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Exit codes:\n  0    published; or, with --skip-existing, the same archive was already published\n');
     expect(help.stdout).toMatch(/\n  2 .*\n .*or the registry flagged the version after its upload/);
@@ -178,7 +196,7 @@ async function behindProxy(steps: (proxy: RestartingProxy) => Promise<void>): Pr
   const behind = await startServer({ publicUrl: proxy.url, adminToken: registry.adminToken });
   proxy.forwardTo(behind.url);
   try {
-    expect((await runCli(['publisher', 'create', 'ci'], { env: { ...env(), NODEREG_REGISTRY: behind.url } })).code).toBe(0);
+    expect((await runInProcess(['publisher', 'create', 'ci'], { env: { ...env(), NODEREG_REGISTRY: behind.url } })).code).toBe(0);
     await steps(proxy);
   } finally {
     await proxy.close();
@@ -192,7 +210,7 @@ describe('a registry that restarts while a CI job publishes', () => {
       const { id, dir } = project();
       proxy.restartOn('GET /limits', 6_000, true);
       proxy.restartOn('PUT /upload', 6_000);
-      const published = await runCli(['publish', dir, '--json', '--verbose'], { env: { ...env(), NODEREG_REGISTRY: proxy.url } });
+      const published = await runInProcess(['publish', dir, '--json', '--verbose'], { env: { ...env(), NODEREG_REGISTRY: proxy.url } });
       expect(published.code, published.stderr).toBe(0);
       expect(JSON.parse(published.stdout)).toMatchObject({ node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive' });
       expect(published.stderr).toMatch(/↻ retry \d+: POST .*\/versions/);
@@ -205,7 +223,7 @@ describe('a registry that restarts while a CI job publishes', () => {
     const proxy = await restartingProxy();
     await proxy.close();
     const started = Date.now();
-    const shown = await runCli(['node', 'show', 'some-node', '--verbose'], { env: { NODEREG_REGISTRY: proxy.url } });
+    const shown = await runInProcess(['node', 'show', 'some-node', '--verbose'], { env: { NODEREG_REGISTRY: proxy.url } });
     expect(shown.code).toBe(1);
     expect(shown.stderr).toContain('↻ retry 2: GET');
     expect(shown.stderr).not.toContain('↻ retry 3');

@@ -1,4 +1,4 @@
-// A CI job: the real binary, stdout a pipe, CI set, a token from the environment. It talks to a real
+// A CI job: the CLI in-process (CI set, spawned where stdout must be a file), a token from the environment. It talks to a real
 // registry directly, or through a proxy on 127.0.0.1 that cuts chosen answers halfway (status and
 // headers sent, then half the body, then the connection closed), as a load balancer or a dropped link does.
 import { spawn } from 'node:child_process';
@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../cli/in-process.js';
 import { cliEnv, INSTALLED_BIN, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { commitAll, gitRepo } from '../package/fixtures.js';
 import { createPat, createPublisher, createUser } from '../server/fixtures.js';
@@ -63,13 +64,13 @@ describe('an answer cut halfway', () => {
     const env = { NODEREG_TOKEN: token, NODEREG_REGISTRY: proxyUrl };
 
     cutNext.add('GET /limits');
-    const published = await runCli(['publish', '--json'], { cwd: repo, env });
+    const published = await runInProcess(['publish', '--json'], { cwd: repo, env });
     expect(published.code, published.stderr).toBe(0);
     expect(JSON.parse(published.stdout)).toMatchObject({ node_id: 'flaky-node', version: '1.0.0', skipped: false });
     expect(seen.filter((line) => line === 'GET /limits')).toHaveLength(2);
 
     cutNext.add('GET /nodes/flaky-node');
-    const shown = await runCli(['node', 'show', 'flaky-node', '--json'], { env });
+    const shown = await runInProcess(['node', 'show', 'flaky-node', '--json'], { env });
     expect(shown.code, shown.stderr).toBe(0);
     expect(JSON.parse(shown.stdout)).toMatchObject({ node: { id: 'flaky-node' }, versions: [{ version: '1.0.0' }] });
     expect(seen.filter((line) => line === 'GET /nodes/flaky-node')).toHaveLength(2);
@@ -82,17 +83,17 @@ describe('the token from a CI secret', () => {
       'pyproject.toml': '[project]\nname = "secret-node"\nversion = "1.0.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "flaky"\n',
       '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
     }));
-    const published = await runCli(['publish', '--json'], { cwd: repo, env: { NODEREG_TOKEN: `${token}\n`, NODEREG_REGISTRY: server.url } });
+    const published = await runInProcess(['publish', '--json'], { cwd: repo, env: { NODEREG_TOKEN: `${token}\n`, NODEREG_REGISTRY: server.url } });
     expect(published.code, published.stderr).toBe(0);
     expect(JSON.parse(published.stdout)).toMatchObject({ node_id: 'secret-node', version: '1.0.0', status: 'NodeVersionStatusActive' });
   });
 
   it('refused while a profile holds a live one: exit 4, the hint says NODEREG_TOKEN held it and wins over the profile', { timeout: 60_000 }, async () => {
     const home = tempDir('nodereg-home-');
-    const login = await runCli(['login', '--no-input', '--registry', server.url], { home, input: `${token}\n`, env: { NODEREG_TOKEN: undefined } });
+    const login = await runInProcess(['login', '--no-input', '--registry', server.url], { home, input: `${token}\n`, env: { NODEREG_TOKEN: undefined } });
     expect(login.code, login.stderr).toBe(0);
-    expect((await runCli(['whoami'], { home })).code).toBe(0); // the profile's token is live
-    const refused = await runCli(['whoami', '--json'], { home, env: { NODEREG_TOKEN: 'nrg_pat_revokedlongago' } });
+    expect((await runInProcess(['whoami'], { home })).code).toBe(0); // the profile's token is live
+    const refused = await runInProcess(['whoami', '--json'], { home, env: { NODEREG_TOKEN: 'nrg_pat_revokedlongago' } });
     expect(refused.code, refused.stderr).toBe(4);
     expect(JSON.parse(refused.stdout).error).toMatchObject({ code: 'unauthorized', status: 401 });
     expect(refused.stderr).toContain(`hint: NODEREG_TOKEN holds this token and ${server.url} refuses it (revoked, or made on another registry); it is used before any profile's token`);
@@ -109,7 +110,7 @@ describe('the token from a CI secret', () => {
     ];
     for (const [secret, what] of cases) {
       const before = seen.length;
-      const published = await runCli(['publish', '--json'], { cwd: repo, env: { NODEREG_TOKEN: secret, NODEREG_REGISTRY: proxyUrl } });
+      const published = await runInProcess(['publish', '--json'], { cwd: repo, env: { NODEREG_TOKEN: secret, NODEREG_REGISTRY: proxyUrl } });
       expect(published.code, published.stderr).toBe(4);
       expect(JSON.parse(published.stdout).error).toMatchObject({ code: 'unauthorized', message: `NODEREG_TOKEN is not a token: it holds ${what}` });
       expect(published.stderr).toContain('hint: a token is one word');
@@ -121,14 +122,14 @@ describe('the token from a CI secret', () => {
 
 describe('CI variables as a workflow passes them', () => {
   it('NODEREG_REGISTRY with a line break is used without it; empty (a variable not defined) is unset, as an empty NODEREG_PROFILE is', { timeout: 60_000 }, async () => {
-    const pasted = await runCli(['whoami', '--json'], { env: { NODEREG_REGISTRY: `${server.url}\n`, NODEREG_TOKEN: token } });
+    const pasted = await runInProcess(['whoami', '--json'], { env: { NODEREG_REGISTRY: `${server.url}\n`, NODEREG_TOKEN: token } });
     expect(pasted.code, pasted.stderr).toBe(0);
     expect(JSON.parse(pasted.stdout)).toMatchObject({ kind: 'pat', publisher: { id: 'flaky' } });
 
     const home = tempDir('nodereg-home-');
-    const login = await runCli(['login', '--no-input', '--registry', server.url], { home, input: `${token}\n` });
+    const login = await runInProcess(['login', '--no-input', '--registry', server.url], { home, input: `${token}\n` });
     expect(login.code, login.stderr).toBe(0);
-    const fromProfile = await runCli(['whoami', '--json'], { home, env: { NODEREG_REGISTRY: '', NODEREG_PROFILE: '', NODEREG_TOKEN: '' } });
+    const fromProfile = await runInProcess(['whoami', '--json'], { home, env: { NODEREG_REGISTRY: '', NODEREG_PROFILE: '', NODEREG_TOKEN: '' } });
     expect(fromProfile.code, fromProfile.stderr).toBe(0);
     expect(JSON.parse(fromProfile.stdout)).toMatchObject({ kind: 'pat', publisher: { id: 'flaky' } });
   });

@@ -1,11 +1,12 @@
 // A CI job whose upload's answer goes missing, or that races another job for the same version: the
-// real binary, stdout a pipe, CI set, against a registry on port 0 whose upload URLs lead through a
+// CLI in-process, CI set, against a registry on port 0 whose upload URLs lead through a
 // relay on 127.0.0.1. The relay drops the answers of uploads or of the publish request (each request
 // reaches the registry whole), or holds two uploads and lets the second through while the registry still checks the first.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../cli/in-process.js';
 import { runCli, startServer, type TestServer } from '../helpers.js';
 import { committedRepo } from '../package/fixtures.js';
 
@@ -50,7 +51,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((done) => relay.listen(0, '127.0.0.1', done));
   registry = await startServer({ publicUrl: `http://127.0.0.1:${(relay.address() as AddressInfo).port}` });
-  const created = await runCli(['publisher', 'create', 'racer'], { env: env() });
+  const created = await runInProcess(['publisher', 'create', 'racer'], { env: env() });
   expect(created.code, created.stderr).toBe(0);
 });
 afterAll(async () => {
@@ -79,14 +80,14 @@ describe('publish when the upload answer is lost or another job uploads the same
     const id = `lost-${randomBytes(3).toString('hex')}`;
     mode = 'drop-put-answers';
     const dir = project(id);
-    const result = await runCli(['publish', dir, '--json'], { env: { ...env(), ...shortWindow } }).finally(() => (mode = 'pass'));
+    const result = await runInProcess(['publish', dir, '--json'], { env: { ...env(), ...shortWindow } }).finally(() => (mode = 'pass'));
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).not.toContain('without its archive');
     const report = JSON.parse(result.stdout);
     expect(report).toMatchObject({ node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive', skipped: false });
     expect(await version(id)).toMatchObject({ status: 'NodeVersionStatusActive', archive_sha256: report.archive_sha256 });
     // the job run again as it was, without --skip-existing: exit 3, saying it is the same archive
-    const again = await runCli(['publish', dir], { env: env() });
+    const again = await runInProcess(['publish', dir], { env: env() });
     expect(again.code, again.stderr).toBe(3);
     expect(again.stderr).toContain(`error: ${id} 1.0.0 is already published on ${registry.url} with this same archive (sha256 ${report.archive_sha256})\nhint: bump the version in pyproject.toml, or pass --skip-existing`);
   });
@@ -96,15 +97,15 @@ describe('publish when the upload answer is lost or another job uploads the same
     const dir = project(id);
     mode = 'drop-post-answers';
     const relayed = { NODEREG_REGISTRY: `http://127.0.0.1:${(relay.address() as AddressInfo).port}` };
-    const failed = await runCli(['publish', dir, '--json'], { env: { ...env(), ...relayed, ...shortWindow } }).finally(() => (mode = 'pass'));
+    const failed = await runInProcess(['publish', dir, '--json'], { env: { ...env(), ...relayed, ...shortWindow } }).finally(() => (mode = 'pass'));
     expect(failed.code, failed.stderr).toBe(1);
     expect(JSON.parse(failed.stdout).error.message).toContain(`with the publish request sent: ${id} 1.0.0 may be registered on ${relayed.NODEREG_REGISTRY} without its archive`);
     const command = /hint: finish it with `nodereg ([^`]+)`/.exec(failed.stderr)?.[1];
     expect(command).toBe(`publish ${dir} --skip-existing`);
     expect(await version(id)).toMatchObject({ status: 'NodeVersionStatusPending' });
-    const listed = await runCli(['node', 'versions', id], { env: env() });
+    const listed = await runInProcess(['node', 'versions', id], { env: env() });
     expect(listed.stdout).toMatch(/^1\.0\.0 +pending +- +.+ no archive uploaded yet$/m);
-    const finished = await runCli([...command!.split(' '), '--json'], { env: { ...env(), ...relayed } });
+    const finished = await runInProcess([...command!.split(' '), '--json'], { env: { ...env(), ...relayed } });
     expect(finished.code, finished.stderr).toBe(0);
     expect(JSON.parse(finished.stdout)).toMatchObject({ node_id: id, status: 'NodeVersionStatusActive', skipped: false });
   });
@@ -115,8 +116,8 @@ describe('publish when the upload answer is lost or another job uploads the same
     const checked = { 'slow.py': Array.from({ length: 20_000 }, (_, i) => `v${i} = eval("1 + ${i}")\n`).join('') };
     mode = 'pair-puts';
     const [a, b] = await Promise.all([
-      runCli(['publish', project(id, { ...checked, 'a.py': 'A = 1\n' }), '--json'], { env: env() }),
-      runCli(['publish', project(id, { ...checked, 'b.py': 'B = 1\n' }), '--json'], { env: env() }),
+      runInProcess(['publish', project(id, { ...checked, 'a.py': 'A = 1\n' }), '--json'], { env: env() }),
+      runInProcess(['publish', project(id, { ...checked, 'b.py': 'B = 1\n' }), '--json'], { env: env() }),
     ]).finally(() => (mode = 'pass'));
     const [won, lost] = a.code === 0 ? [a, b] : [b, a];
     expect(won.code, won.stderr).toBe(0);
@@ -136,7 +137,7 @@ describe('publish when the upload answer is lost or another job uploads the same
       '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
     });
     mode = 'pair-creates';
-    const results = await Promise.all([`${publisher}-a`, `${publisher}-b`].map((id) => runCli(['publish', node(id), '--create-publisher', '--json'], { env: relayed })))
+    const results = await Promise.all([`${publisher}-a`, `${publisher}-b`].map((id) => runInProcess(['publish', node(id), '--create-publisher', '--json'], { env: relayed })))
       .finally(() => (mode = 'pass'));
     for (const result of results) expect(result.code, result.stderr).toBe(0);
     expect(results.map((r) => JSON.parse(r.stdout))).toMatchObject([{ node_id: `${publisher}-a`, skipped: false }, { node_id: `${publisher}-b`, skipped: false }]);
@@ -145,7 +146,7 @@ describe('publish when the upload answer is lost or another job uploads the same
   it('a proxy answers 504 to the publish request once (the registry had it): the request is sent again, exit 0', { timeout: 60_000 }, async () => {
     const id = `gateway-${randomBytes(3).toString('hex')}`;
     mode = 'gateway-timeout-once';
-    const result = await runCli(['publish', project(id), '--json'], { env: { ...env(), NODEREG_REGISTRY: `http://127.0.0.1:${(relay.address() as AddressInfo).port}` } })
+    const result = await runInProcess(['publish', project(id), '--json'], { env: { ...env(), NODEREG_REGISTRY: `http://127.0.0.1:${(relay.address() as AddressInfo).port}` } })
       .finally(() => (mode = 'pass'));
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive', skipped: false });

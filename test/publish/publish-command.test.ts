@@ -1,5 +1,5 @@
-// nodereg publish as a user and a CI job run it: the spawned binary against a real registry on
-// 127.0.0.1. A small forwarding proxy (ours, on 127.0.0.1) stands between them where a test needs
+// nodereg publish as a user and a CI job run it: the CLI in-process (spawned where a test stops it
+// with a signal) against a real registry on 127.0.0.1. A small forwarding proxy (ours, on 127.0.0.1) stands between them where a test needs
 // an upload to fail.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
-import { cliEnv, INSTALLED_BIN, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { runInProcess } from '../cli/in-process.js';
+import { cliEnv, INSTALLED_BIN, startServer, tempDir, type TestServer } from '../helpers.js';
 import { committedRepo, writeTree } from '../package/fixtures.js';
 
 let server: TestServer;
@@ -63,7 +64,7 @@ describe('nodereg publish', () => {
     const { id, dir } = project();
     const githubOutput = join(tempDir(), 'github-output');
     writeFileSync(githubOutput, 'earlier=line\n');
-    const result = await runCli(['publish', dir, '--json', '--changelog', 'First release'], { env: env({ GITHUB_OUTPUT: githubOutput }) });
+    const result = await runInProcess(['publish', dir, '--json', '--changelog', 'First release'], { env: env({ GITHUB_OUTPUT: githubOutput }) });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
@@ -75,7 +76,7 @@ describe('nodereg publish', () => {
     expect(createHash('sha256').update(downloaded).digest('hex')).toBe(report.archive_sha256);
     expect(downloaded.length).toBe(report.archive_size);
     const local = join(tempDir(), 'local.zip');
-    expect((await runCli(['pack', dir, '--out', local])).code).toBe(0);
+    expect((await runInProcess(['pack', dir, '--out', local])).code).toBe(0);
     expect(downloaded.equals(readFileSync(local))).toBe(true);
     const names = execFileSync('unzip', ['-Z1', local], { encoding: 'utf8' }).trim().split('\n');
     expect(names).toEqual(['.gitignore', 'LICENSE', '__init__.py', 'nodes/été.py', 'pyproject.toml', 'web/🎨.png']);
@@ -94,7 +95,7 @@ describe('nodereg publish', () => {
 
   it('reports in words without --json', async () => {
     const { id, dir } = project({ version: '2.1rc1' });
-    const result = await runCli(['publish'], { cwd: dir, env: env() });
+    const result = await runInProcess(['publish'], { cwd: dir, env: env() });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^${id} 2\\.1\\.0-rc\\.1 published by acme \\(active\\)\\n`));
     expect(result.stdout).toMatch(/^download\s+http:\/\/127\.0\.0\.1:\d+\/archives\/acme\/.*\/2\.1\.0-rc\.1\/node\.zip$/m);
@@ -105,7 +106,7 @@ describe('nodereg publish', () => {
   it('--dry-run prints the body and the file list, sends nothing, and needs no token', async () => {
     const { id, dir } = project();
     const before = proxy.requests.length;
-    const result = await runCli(['publish', dir, '--dry-run'], { env: { NODEREG_REGISTRY: server.url } });
+    const result = await runInProcess(['publish', dir, '--dry-run'], { env: { NODEREG_REGISTRY: server.url } });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`POST ${server.url}/publishers/acme/nodes/${id}/versions\n{\n  "node": {\n    "id": "${id}",`);
     expect(result.stdout).toMatch(/^\s+\S+ B\s+nodes\/été\.py$/m);
@@ -114,7 +115,7 @@ describe('nodereg publish', () => {
     expect((await fetch(`${server.url}/nodes/${id}`)).status).toBe(404);
     expect(proxy.requests.length).toBe(before);
 
-    const json = await runCli(['publish', dir, '--dry-run', '--json'], { env: env() });
+    const json = await runInProcess(['publish', dir, '--dry-run', '--json'], { env: env() });
     const body = JSON.parse(json.stdout);
     expect(body).toMatchObject({ dry_run: true, publisher_id: 'acme', node_id: id, version: '1.0.0', files: 6, request: { method: 'POST' } });
     expect(Object.keys(body.request.body)).toEqual(['node', 'node_version']);
@@ -123,22 +124,22 @@ describe('nodereg publish', () => {
 
   it('a version that exists is exit 3 with a hint; --skip-existing is exit 0 for the same archive, exit 3 for another', async () => {
     const { id, dir } = project();
-    expect((await runCli(['publish', dir], { env: env() })).code).toBe(0);
+    expect((await runInProcess(['publish', dir], { env: env() })).code).toBe(0);
 
-    const again = await runCli(['publish', dir], { env: env() });
+    const again = await runInProcess(['publish', dir], { env: env() });
     expect(again.code).toBe(3);
     expect(again.stderr).toContain(`error: ${id} 1.0.0 is already published on ${server.url}`);
     expect(again.stderr).toContain('hint: bump the version in pyproject.toml, or pass --skip-existing');
 
     const githubOutput = join(tempDir(), 'github-output');
-    const skipped = await runCli(['publish', dir, '--skip-existing', '--json'], { env: env({ GITHUB_OUTPUT: githubOutput }) });
+    const skipped = await runInProcess(['publish', dir, '--skip-existing', '--json'], { env: env({ GITHUB_OUTPUT: githubOutput }) });
     expect(skipped.code).toBe(0);
     expect(skipped.stderr).not.toContain('differs');
     expect(JSON.parse(skipped.stdout)).toMatchObject({ node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive', skipped: true });
     expect(readFileSync(githubOutput, 'utf8')).toMatch(/^version=1\.0\.0\ndownload_url=http.+\narchive_sha256=[0-9a-f]{64}\nskipped=true\n$/);
 
     writeFileSync(join(dir, 'new.py'), 'changed = True\n');
-    const changed = await runCli(['publish', dir, '--skip-existing'], { env: env() });
+    const changed = await runInProcess(['publish', dir, '--skip-existing'], { env: env() });
     expect(changed.code).toBe(3);
     expect(changed.stdout).toBe('');
     expect(changed.stderr).toContain('warning: 1 file that git does not track ships (the incumbent client packed only committed files): new.py;');
@@ -148,11 +149,11 @@ describe('nodereg publish', () => {
 
   it('a bad token is exit 4 with a hint naming NODEREG_TOKEN; no token at all too', async () => {
     const { dir } = project();
-    const bad = await runCli(['publish', dir], { env: env({ NODEREG_TOKEN: 'nrg_u_not-a-real-token' }) });
+    const bad = await runInProcess(['publish', dir], { env: env({ NODEREG_TOKEN: 'nrg_u_not-a-real-token' }) });
     expect(bad.code).toBe(4);
     expect(bad.stderr).toMatch(/hint: .*NODEREG_TOKEN/);
     expect(bad.stderr).not.toContain('nrg_u_not-a-real-token');
-    const none = await runCli(['publish', dir], { env: env({ NODEREG_TOKEN: undefined }) });
+    const none = await runInProcess(['publish', dir], { env: env({ NODEREG_TOKEN: undefined }) });
     expect(none.code).toBe(4);
     expect(none.stderr).toMatch(/hint: .*NODEREG_TOKEN/);
   });
@@ -160,7 +161,7 @@ describe('nodereg publish', () => {
   it('an unreachable registry is exit 1, naming its URL', async () => {
     const down = await closedPortUrl();
     const { dir } = project();
-    const result = await runCli(['publish', dir], { env: env({ NODEREG_REGISTRY: down }) });
+    const result = await runInProcess(['publish', dir], { env: env({ NODEREG_REGISTRY: down }) });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`cannot reach ${down}/`);
   });
@@ -169,7 +170,7 @@ describe('nodereg publish', () => {
     const { id, dir } = project({ extra: { 'data.bin': randomBytes(200_000) } });
     proxy.failPuts = 1;
     const puts = proxy.putSizes.length;
-    const result = await runCli(['publish', dir, '--json', '--verbose'], { env: env() });
+    const result = await runInProcess(['publish', dir, '--json', '--verbose'], { env: env() });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/upload attempt 1 failed/);
     expect(proxy.putSizes.length - puts).toBe(2);
@@ -182,12 +183,12 @@ describe('nodereg publish', () => {
   it('an upload that keeps failing names the command to resume, and running it again succeeds', async () => {
     const { id, dir } = project();
     proxy.errorPuts = 3;
-    const failed = await runCli(['publish', dir, '--changelog', "it's fixed"], { env: env() });
+    const failed = await runInProcess(['publish', dir, '--changelog', "it's fixed"], { env: env() });
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(new RegExp(`error: uploading the archive of ${id} 1\\.0\\.0 failed: `));
     expect(failed.stderr).toContain(`${id} 1.0.0 is registered on ${server.url} without its archive (pending)`);
     expect(failed.stderr).toContain(`hint: finish it with \`nodereg publish ${dir} --skip-existing --changelog 'it'\\''s fixed'\` (it gets a fresh upload URL`);
-    const resumed = await runCli(['publish', dir, '--changelog', "it's fixed", '--json'], { env: env() });
+    const resumed = await runInProcess(['publish', dir, '--changelog', "it's fixed", '--json'], { env: env() });
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ version: '1.0.0', status: 'NodeVersionStatusActive' });
   });
@@ -195,12 +196,12 @@ describe('nodereg publish', () => {
   it('a missing publisher is exit 5 with the command that creates it, or created with --create-publisher', async () => {
     const publisher = `new-${randomBytes(3).toString('hex')}`;
     const { id, dir } = project({ publisher });
-    const missing = await runCli(['publish', dir], { env: env() });
+    const missing = await runInProcess(['publish', dir], { env: env() });
     expect(missing.code).toBe(5);
     expect(missing.stderr).toContain(`error: publisher "${publisher}" does not exist on ${server.url}`);
     expect(missing.stderr).toContain(`hint: create it with \`nodereg publisher create ${publisher}\`, or publish with --create-publisher`);
 
-    const created = await runCli(['publish', dir, '--create-publisher', '--json'], { env: env() });
+    const created = await runInProcess(['publish', dir, '--create-publisher', '--json'], { env: env() });
     expect(created.code).toBe(0);
     expect(created.stderr).toContain(`created publisher ${publisher}`);
     expect(JSON.parse(created.stdout)).toMatchObject({ publisher_id: publisher, node_id: id });
@@ -210,7 +211,7 @@ describe('nodereg publish', () => {
   it('--publisher overrides the manifest, and the changelog can come from stdin', async () => {
     await createPublisher(server, 'other-team');
     const { id, dir } = project();
-    const result = await runCli(['publish', dir, '--publisher', 'other-team', '--changelog-file', '-'], { env: env(), input: '## 1.0.0\n- piped in\n' });
+    const result = await runInProcess(['publish', dir, '--publisher', 'other-team', '--changelog-file', '-'], { env: env(), input: '## 1.0.0\n- piped in\n' });
     expect(result.code).toBe(0);
     expect(await (await getVersion(id, '1.0.0')).json()).toMatchObject({ changelog: '## 1.0.0\n- piped in\n' });
     expect(((await (await fetch(`${server.url}/nodes/${id}`)).json()) as { publisher?: unknown }).publisher).toMatchObject({ id: 'other-team' });
@@ -219,7 +220,7 @@ describe('nodereg publish', () => {
   it('a bad project fails before anything is sent', async () => {
     const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "x"\nversion = "1.0.post1"\n[tool.nodereg]\npublisher = "acme"\n' });
     const before = proxy.requests.length;
-    const result = await runCli(['publish', dir], { env: env({ NODEREG_REGISTRY: proxy.url }) });
+    const result = await runInProcess(['publish', dir], { env: env({ NODEREG_REGISTRY: proxy.url }) });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('[project] version: "1.0.post1" is a post-release');
     expect(proxy.requests.length).toBe(before);
@@ -233,12 +234,12 @@ describe('publish to a registry with a smaller archive limit', () => {
       await createPublisher(small, 'acme');
       const { id, dir } = project({ extra: { 'big.bin': randomBytes(200_000) } });
       // validate asks the registry for its limits, and says the same before anything is sent
-      const validated = await runCli(['validate', dir], { env: { NODEREG_REGISTRY: small.url } });
+      const validated = await runInProcess(['validate', dir], { env: { NODEREG_REGISTRY: small.url } });
       expect(validated.code).toBe(2);
       expect(validated.stderr).toMatch(new RegExp(`error: ${id} 1\\.0\\.0 does not fit ${small.url}: the archive is [\\d.]+ KiB \\(\\d+ bytes\\), over this registry's limit of 20 KiB`));
-      expect((await runCli(['validate', dir, '--offline'], { env: { NODEREG_REGISTRY: small.url } })).code).toBe(0);
+      expect((await runInProcess(['validate', dir, '--offline'], { env: { NODEREG_REGISTRY: small.url } })).code).toBe(0);
 
-      const result = await runCli(['publish', dir], { env: { NODEREG_REGISTRY: small.url, NODEREG_TOKEN: small.adminToken } });
+      const result = await runInProcess(['publish', dir], { env: { NODEREG_REGISTRY: small.url, NODEREG_TOKEN: small.adminToken } });
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(new RegExp(`error: the archive of ${id} 1\\.0\\.0 does not fit ${small.url}: the archive is [\\d.]+ KiB \\(\\d+ bytes\\), over this registry's limit of 20 KiB \\(20000 bytes\\)`));
       expect(result.stderr).toContain('hint: nothing was published: leave files out with [tool.nodereg] excludes or a .noderegignore file (`nodereg pack --list` shows what is packed)');
@@ -293,7 +294,7 @@ describe('an upload whose answer is lost', () => {
     const { id, dir } = project();
     proxy.loseAnswers = 1;
     try {
-      const result = await runCli(['publish', dir, '--json'], { env: env() });
+      const result = await runInProcess(['publish', dir, '--json'], { env: env() });
       expect(proxy.loseAnswers).toBe(0);
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive' });
@@ -330,7 +331,7 @@ describe('interrupting publish', () => {
 
       // the printed command finishes it
       proxy.stallPuts = false;
-      const finished = await runCli(['publish', dir, '--skip-existing', '--changelog', 'first'], { env: env() });
+      const finished = await runInProcess(['publish', dir, '--skip-existing', '--changelog', 'first'], { env: env() });
       expect(finished.code, finished.stderr).toBe(0);
       expect(await (await getVersion(id, '1.0.0')).json()).toMatchObject({ status: 'NodeVersionStatusActive' });
     } finally {
@@ -356,7 +357,7 @@ describe('interrupting publish', () => {
       const command = /hint: finish it with `nodereg ([^`]+)`/.exec(stderr)?.[1];
       expect(command).toBe(`publish ${dir} --skip-existing`);
       proxy.holdPutAnswers = false;
-      const finished = await runCli(command!.split(' '), { env: env() });
+      const finished = await runInProcess(command!.split(' '), { env: env() });
       expect(finished.code, finished.stderr).toBe(0);
     } finally {
       proxy.holdPutAnswers = false;

@@ -1,10 +1,11 @@
-// Real custom-node repositories published as their publishers would: the spawned binary, `publish
+// Real custom-node repositories published as their publishers would: the CLI in-process, `publish
 // --create-publisher` to a real registry on 127.0.0.1, then `node show` and `node download`. The
 // manifests and ignore files are the projects' own (test/package/real-manifests.ts names each one's repository and path); the other files
 // are made up, with the repository's names.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../cli/in-process.js';
 import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { commitAll, gitRepo, writeTree } from '../package/fixtures.js';
 import { DONUT_COMFYIGNORE, DONUT_NODES, ULTIMATE_SD_UPSCALE, VIDEO_HELPER_SUITE, WAS_NODE_SUITE } from '../package/real-manifests.js';
@@ -15,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const cli = (args: string[]) => runCli(['--registry', server.url, '--token', server.adminToken, ...args]);
+const cli = (args: string[]) => runInProcess(['--registry', server.url, '--token', server.adminToken, ...args]);
 const unzipList = (zip: string) => execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).split('\n').filter(Boolean).sort();
 
 describe('real repositories, published and shown', () => {

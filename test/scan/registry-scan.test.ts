@@ -140,7 +140,7 @@ describe('--scan flag (the default)', () => {
     expect(uploaded.body.findings).toEqual([expect.objectContaining({ rule: 'unsafe-deserialization', file: 'pkg/part_0/load.py' })]);
     expect(latencies.length).toBeGreaterThan(10); // the scan took a while: the polls overlapped it
     latency('scan.healthz_p95_ms', latencies, 0.95, 'while a 2,000-file archive is scanned');
-  });
+  }, 120_000); // the scan of 2,000 parsed files shares 2 cores with the other test files
 
   it('/healthz answers while 20 quiet sets made slow for the text gate are uploaded at once, and their memory is given back', async () => {
     // 4 files of 256 KiB (the inline gate's 1 MiB), each of runs of 1,023 letters: just short of a long

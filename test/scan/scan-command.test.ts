@@ -1,4 +1,4 @@
-// `nodereg scan` as a user runs it: the binary spawned on a node directory. The file set is pack's
+// `nodereg scan` as a user runs it, in-process, on a node directory. The file set is pack's
 // (ignored files are not scanned), --json has the documented shape, --fail-on sets the exit code,
 // the human output groups findings by file with the line of code, and the SARIF file validates
 // against the SARIF 2.1.0 JSON schema (shipped as a fixture, from the npm package @microsoft/jest-sarif).
@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { runInProcess } from '../cli/in-process.js';
+import { startServer, tempDir, type TestServer } from '../helpers.js';
 import { committedRepo, writeTree } from '../package/fixtures.js';
 
 const require = createRequire(import.meta.url);
@@ -30,7 +31,7 @@ function nodeDir(): string {
 describe('nodereg scan', () => {
   it('--json: findings of the files pack would ship, with rule, severity, file, line, column, message, hint; exit 1 at --fail-on high', async () => {
     const dir = nodeDir();
-    const result = await runCli(['scan', dir, '--json']);
+    const result = await runInProcess(['scan', dir, '--json']);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('');
     const report = JSON.parse(result.stdout);
@@ -52,23 +53,23 @@ describe('nodereg scan', () => {
 
   it('--fail-on decides the exit code: critical passes these findings, medium fails on them', async () => {
     const dir = nodeDir();
-    expect((await runCli(['scan', dir, '--fail-on', 'critical'])).code).toBe(0);
-    expect((await runCli(['scan', dir, '--fail-on', 'medium'])).code).toBe(1);
+    expect((await runInProcess(['scan', dir, '--fail-on', 'critical'])).code).toBe(0);
+    expect((await runInProcess(['scan', dir, '--fail-on', 'medium'])).code).toBe(1);
     const clean = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "clean"\nversion = "1.0.0"\n', 'a.py': 'import json\n' });
-    const ok = await runCli(['scan', clean]);
+    const ok = await runInProcess(['scan', clean]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toBe('no findings in 2 files\n');
-    const bad = await runCli(['scan', dir, '--fail-on', 'severe']);
+    const bad = await runInProcess(['scan', dir, '--fail-on', 'severe']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--fail-on');
   });
 
   it('a file nested 120,000 brackets deep: scan and validate report its finding (they failed with "Maximum call stack size exceeded")', async () => {
     const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "deep"\nversion = "1.0.0"\ndescription = "d"\n[tool.nodereg]\npublisher = "ada"\n', 'deep.py': `eval(${'['.repeat(120_000)}${']'.repeat(120_000)})\n` });
-    const scanned = await runCli(['scan', dir, '--json']);
+    const scanned = await runInProcess(['scan', dir, '--json']);
     expect(scanned.code, scanned.stderr).toBe(1);
     expect(JSON.parse(scanned.stdout).findings.map((f: { rule: string; line: number }) => `${f.rule}:${f.line}`)).toEqual(['dynamic-execution:1']);
-    const validated = await runCli(['validate', dir, '--offline']);
+    const validated = await runInProcess(['validate', dir, '--offline']);
     expect(validated.code, validated.stderr).toBe(2);
     expect(validated.stderr).toMatch(/deep\.py:1 +high +dynamic-execution/);
   });
@@ -78,20 +79,20 @@ describe('nodereg scan', () => {
       'pyproject.toml': '[project]\nname = "many"\nversion = "1.0.0"\ndescription = "d"\n[tool.nodereg]\npublisher = "ada"\n',
       'many.py': 'eval(x)\n'.repeat(150),
     });
-    const json = await runCli(['scan', dir, '--json']);
+    const json = await runInProcess(['scan', dir, '--json']);
     expect(json.code, json.stderr).toBe(1);
     const report = JSON.parse(json.stdout);
     expect(report.findings).toHaveLength(100);
     expect(report.stopped).toEqual([{ file: 'many.py', rule: 'dynamic-execution' }]);
-    const human = await runCli(['scan', dir]);
+    const human = await runInProcess(['scan', dir]);
     expect(human.stdout).toMatch(/many\.py: the scan stopped looking for dynamic-execution after 100 findings; there may be more\n\n100 findings \(100 high\) in 2 files\n$/);
-    const validated = await runCli(['validate', dir, '--offline']);
+    const validated = await runInProcess(['validate', dir, '--offline']);
     expect(validated.code).toBe(2);
     expect(validated.stderr).toContain('  and 80 more');
   });
 
   it('the human output groups findings by file and shows the line of code', async () => {
-    const result = await runCli(['scan', nodeDir()]);
+    const result = await runInProcess(['scan', nodeDir()]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(
       'nodes/run.py\n  4:5  high      runtime-install  subprocess.check_call() runs a package install',
@@ -103,7 +104,7 @@ describe('nodereg scan', () => {
 
   it('--sarif writes SARIF 2.1.0 that validates against the schema: every rule described, results with ruleId, level, relative uri and startLine', async () => {
     const out = join(tempDir(), 'scan.sarif');
-    const result = await runCli(['scan', nodeDir(), '--sarif', out, '--json']);
+    const result = await runInProcess(['scan', nodeDir(), '--sarif', out, '--json']);
     expect(result.code).toBe(1);
     const sarif = JSON.parse(readFileSync(out, 'utf8'));
     const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false }) // the schema has a pattern that is invalid with the u flag;
@@ -148,16 +149,24 @@ describe('validate, publish and node versions --reasons', () => {
 
   it('validate lists the findings and exits 2 at --fail-on; below it, the findings are shown and it passes', async () => {
     const dir = risky('validated');
-    const failed = await runCli(['validate', dir]);
+    const failed = await runInProcess(['validate', dir]);
     expect(failed.code).toBe(2);
     expect(failed.stderr).toContain('install.py:3  high  runtime-install');
     expect(failed.stderr).toContain('hint: fix it: declare the packages in [project] dependencies'); // one finding, with its own hint
-    // With --json, a failure is the error document alone (DESIGN.md §5), the findings in its message; no result with `scan`.
-    const failedJson = await runCli(['validate', dir, '--json']);
+    // With --json, a failure is the error document alone (DESIGN.md §5), the findings in its message and as objects; no result with `scan`.
+    const failedJson = await runInProcess(['validate', dir, '--json']);
     expect(failedJson.code).toBe(2);
     expect(failedJson.stdout.trim().split('\n')).toHaveLength(1);
-    expect(JSON.parse(failedJson.stdout)).toEqual({ error: { code: 'scan_findings', message: expect.stringContaining('install.py:3  high  runtime-install'), hint: expect.any(String) } });
-    const passed = await runCli(['validate', dir, '--fail-on', 'critical', '--json']);
+    expect(JSON.parse(failedJson.stdout)).toEqual({
+      error: {
+        code: 'scan_findings',
+        message: expect.stringContaining('install.py:3  high  runtime-install'),
+        hint: expect.any(String),
+        findings: [expect.objectContaining({ file: 'install.py', line: 3, rule: 'runtime-install', severity: 'high' })],
+        skipped: [],
+      },
+    });
+    const passed = await runInProcess(['validate', dir, '--fail-on', 'critical', '--json']);
     expect(passed.code).toBe(0);
     expect(JSON.parse(passed.stdout).scan.findings.map((f: { rule: string }) => f.rule)).toEqual(['runtime-install']);
   });
@@ -171,22 +180,22 @@ describe('validate, publish and node versions --reasons', () => {
       'table.py': `TABLE = [${'12345, '.repeat(800_000)}]\n`, // names nothing a rule looks for: nothing to say
     });
     const said = 'big.py: not scanned (5242906 bytes, over the limit of 4194304 bytes per file); it names what dynamic-execution, command-injection look for, so a registry flags the version for review';
-    const scanned = await runCli(['scan', repo]);
+    const scanned = await runInProcess(['scan', repo]);
     expect(scanned.code, scanned.stderr).toBe(1);
     expect(scanned.stdout).toBe(`${said}\n\nno findings in 4 files, 1 file not scanned\n`);
-    const json = await runCli(['scan', repo, '--json']);
+    const json = await runInProcess(['scan', repo, '--json']);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout).skipped).toEqual([
       { file: 'big.py', reason: '5242906 bytes, over the limit of 4194304 bytes per file', rules: ['dynamic-execution', 'command-injection'], severity: 'high' },
     ]);
-    expect((await runCli(['scan', repo, '--fail-on', 'critical'])).code).toBe(0);
+    expect((await runInProcess(['scan', repo, '--fail-on', 'critical'])).code).toBe(0);
 
-    const stopped = await runCli(['publish', repo, '--json'], { env: env() });
+    const stopped = await runInProcess(['publish', repo, '--json'], { env: env() });
     expect(stopped.code, stopped.stderr).toBe(2);
     expect(JSON.parse(stopped.stdout).error).toMatchObject({ code: 'scan_findings', message: expect.stringContaining('big.py  high  not scanned (5242906 bytes') });
     expect((await fetch(`${server.url}/nodes/padded-local`)).status).toBe(404);
     // accepted, it is uploaded and the registry flags it, as said (a Flagged version is exit 2)
-    const accepted = await runCli(['publish', repo, '--accept-findings'], { env: env() });
+    const accepted = await runInProcess(['publish', repo, '--accept-findings'], { env: env() });
     expect(accepted.code, accepted.stderr).toBe(2);
     expect(accepted.stderr).toContain(`warning: scan: big.py high ${said.slice('big.py: '.length)}`);
     expect(accepted.stderr).toContain('error: the registry flagged padded-local 1.0.0');
@@ -199,29 +208,29 @@ describe('validate, publish and node versions --reasons', () => {
 
   it('publish stops before any version is created; --accept-findings publishes, the registry flags it, --reasons shows why', async () => {
     const dir = risky('flagged-node');
-    const stopped = await runCli(['publish', dir, '--json'], { env: env() });
+    const stopped = await runInProcess(['publish', dir, '--json'], { env: env() });
     expect(stopped.code).toBe(2);
     expect(JSON.parse(stopped.stdout).error).toMatchObject({ code: 'scan_findings', hint: expect.stringContaining('--accept-findings') });
     expect((await fetch(`${server.url}/nodes/flagged-node`)).status).toBe(404);
 
-    const published = await runCli(['publish', dir, '--accept-findings', '--json'], { env: env() });
+    const published = await runInProcess(['publish', dir, '--accept-findings', '--json'], { env: env() });
     expect(published.code, published.stderr).toBe(2); // registered with its archive, but nobody can install it
     expect(JSON.parse(published.stdout).error).toMatchObject({ code: 'flagged', message: expect.stringContaining('scan: runtime-install at install.py:3') });
 
-    const reasons = await runCli(['node', 'versions', 'flagged-node', '--reasons'], { env: env() });
+    const reasons = await runInProcess(['node', 'versions', 'flagged-node', '--reasons'], { env: env() });
     expect(reasons.code).toBe(0);
     expect(reasons.stdout).toMatch(/^1\.0\.0\s+flagged\s+.*scan: runtime-install at install\.py:3$/m);
     expect(reasons.stdout).toContain('install.py:3  high  runtime-install');
-    const stranger = await runCli(['node', 'versions', 'flagged-node', '--reasons', '--json'], { env: { NODEREG_REGISTRY: server.url } });
+    const stranger = await runInProcess(['node', 'versions', 'flagged-node', '--reasons', '--json'], { env: { NODEREG_REGISTRY: server.url } });
     expect(JSON.parse(stranger.stdout)[0].findings).toBeUndefined();
   });
 
   it('publish packs while it scans, but the scan decides first: findings win over a pack that fails, which fails once they are accepted', async () => {
     const dir = risky('packed-while-scanned');
-    const stopped = await runCli(['publish', dir, '--max-size', '10', '--json'], { env: env() });
+    const stopped = await runInProcess(['publish', dir, '--max-size', '10', '--json'], { env: env() });
     expect(stopped.code).toBe(2);
     expect(JSON.parse(stopped.stdout).error.code).toBe('scan_findings');
-    const accepted = await runCli(['publish', dir, '--max-size', '10', '--accept-findings', '--json'], { env: env() });
+    const accepted = await runInProcess(['publish', dir, '--max-size', '10', '--accept-findings', '--json'], { env: env() });
     expect(accepted.code).toBe(2);
     expect(JSON.parse(accepted.stdout).error.code).toBe('too_large');
     expect((await fetch(`${server.url}/nodes/packed-while-scanned`)).status).toBe(404);
@@ -234,12 +243,12 @@ describe('validate, publish and node versions --reasons', () => {
     const down = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     for (const extra of [{ NODEREG_REGISTRY: down }, { NODEREG_TOKEN: undefined }]) {
-      const stopped = await runCli(['publish', dir, '--json'], { env: { ...env(), ...extra } });
+      const stopped = await runInProcess(['publish', dir, '--json'], { env: { ...env(), ...extra } });
       expect(stopped.code, stopped.stderr).toBe(2);
       expect(JSON.parse(stopped.stdout).error.code).toBe('scan_findings');
       expect(stopped.stderr).not.toMatch(/cannot reach|no token|unhandled/i);
     }
-    const unreachable = await runCli(['publish', dir, '--accept-findings'], { env: { ...env(), NODEREG_REGISTRY: down } });
+    const unreachable = await runInProcess(['publish', dir, '--accept-findings'], { env: { ...env(), NODEREG_REGISTRY: down } });
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toContain(`cannot reach ${down}/`);
   });

@@ -1,5 +1,6 @@
-// `nodereg serve` and `nodereg backup` as a user runs them: the real binary, spawned with temp
-// HOME/XDG dirs, talking to 127.0.0.1 only.
+// `nodereg serve` and `nodereg backup` as a user runs them, with temp HOME/XDG dirs, talking to
+// 127.0.0.1 only: a serve that keeps running is spawned (it is stopped by a signal); the runs that end
+// (refusals, backups, the client commands around them) run in-process.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -141,7 +142,7 @@ describe('nodereg serve', () => {
     const blocker: Server = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     try {
-      const failed = await runCli(['serve', '--port', String((blocker.address() as { port: number }).port), '--data-dir', tempDir(), '--log', 'json']);
+      const failed = await runInProcess(['serve', '--port', String((blocker.address() as { port: number }).port), '--data-dir', tempDir(), '--log', 'json']);
       expect(failed.code).toBe(1);
       expect(parsed(failed.stderr)).toEqual([expect.objectContaining({ level: 'error', code: 'port_in_use', message: expect.stringContaining('already in use'), hint: expect.any(String) })]);
     } finally {
@@ -166,7 +167,7 @@ describe('nodereg serve', () => {
       [['serve', '--database', 'postgres://u:secret@[bad/db', '--log', 'json'], 2, /^--database: .* is not a PostgreSQL URL/],
       [['serve', '--port', '0', '--data-dir', join(file, 'dir'), '--log', 'json'], 1, /^cannot open the data dir .*not a directory/],
     ];
-    const results = await Promise.all(cases.map(([args]) => runCli(args)));
+    const results = await Promise.all(cases.map(([args]) => runInProcess(args)));
     results.forEach((result, i) => {
       const [args, code, message] = cases[i];
       expect(result.code, args.join(' ')).toBe(code);
@@ -178,13 +179,13 @@ describe('nodereg serve', () => {
 
   it('with --json and --log json, an error is reported once, as a log line on stderr; --json alone keeps the document on stdout', async () => {
     for (const args of [['--json', 'serve', '--log', 'json', '--bogus'], ['--json', 'serve', '--port', 'x', '--log', 'json']]) {
-      const result = await runCli(args);
+      const result = await runInProcess(args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stdout, args.join(' ')).toBe('');
       const lines = result.stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(lines.filter((line) => line.level === 'error'), args.join(' ')).toHaveLength(1);
     }
-    const alone = await runCli(['--json', 'serve', '--bogus']);
+    const alone = await runInProcess(['--json', 'serve', '--bogus']);
     expect(alone.code).toBe(2);
     expect(JSON.parse(alone.stdout)).toEqual({ error: { code: 'invalid_input', message: "unknown option '--bogus'" } });
   });
@@ -200,7 +201,7 @@ describe('nodereg serve', () => {
     [['--log', 'xml'], '--log'],
   ])('refuses %j before starting: exit 2 naming the flag', async (args, flag) => {
     const dataDir = join(tempDir(), 'data');
-    const result = await runCli(['serve', '--port', '0', '--data-dir', dataDir, ...args]);
+    const result = await runInProcess(['serve', '--port', '0', '--data-dir', dataDir, ...args]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(flag);
     expect(result.stderr).not.toContain('hunter2');
@@ -209,7 +210,7 @@ describe('nodereg serve', () => {
   });
 
   it('names a database it cannot open without any of its password, also one holding an @ (the URL ends at the last)', async () => {
-    const result = await runCli(['serve', '--port', '0', '--data-dir', join(tempDir(), 'data'), '--database', 'postgres://nodereg:pa@ss-word@127.0.0.1:1/db']);
+    const result = await runInProcess(['serve', '--port', '0', '--data-dir', join(tempDir(), 'data'), '--database', 'postgres://nodereg:pa@ss-word@127.0.0.1:1/db']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('cannot open --database postgres://***@127.0.0.1:1/db');
     expect(result.stderr).not.toContain('ss-word');
@@ -218,7 +219,7 @@ describe('nodereg serve', () => {
   it('exits 1 naming the data dir when it is a file, without a stack trace', async () => {
     const file = join(tempDir(), 'not-a-dir');
     writeFileSync(file, 'x');
-    const result = await runCli(['serve', '--port', '0', '--data-dir', file]);
+    const result = await runInProcess(['serve', '--port', '0', '--data-dir', file]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`error: cannot open the data dir ${file}: it is a file, not a directory`);
     expect(result.stderr).not.toMatch(/ENOTDIR|\n\s+at /);
@@ -234,7 +235,7 @@ describe('nodereg serve', () => {
     writeFileSync(join(dataDir, 'secret'), randomBytes(32).toString('hex'), { mode: 0o600 });
     const before = sha256(readFileSync(file));
     for (const args of [['--data-dir', dataDir], ['--database', file, '--migrate-only']]) {
-      const result = await runCli(['serve', '--port', '0', ...args], { timeoutMs: 10_000 });
+      const result = await runInProcess(['serve', '--port', '0', ...args]);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`${file} was written by a newer nodereg (schema ${migrations.length + 1}, this one knows ${migrations.length})`);
       expect(result.stdout).toBe('');
@@ -247,7 +248,7 @@ describe('nodereg serve', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const result = await runCli(['serve', '--port', String(port), '--data-dir', tempDir()]);
+      const result = await runInProcess(['serve', '--port', String(port), '--data-dir', tempDir()]);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`port ${port}`);
       expect(result.stderr).toContain('already in use');
@@ -262,7 +263,7 @@ describe('nodereg serve', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const dataDir = tempDir();
     try {
-      const failed = await runCli(['serve', '--port', String((blocker.address() as { port: number }).port), '--data-dir', dataDir]);
+      const failed = await runInProcess(['serve', '--port', String((blocker.address() as { port: number }).port), '--data-dir', dataDir]);
       expect(failed.code).toBe(1);
     } finally {
       blocker.close();
@@ -301,7 +302,7 @@ describe('nodereg serve: the admin token', () => {
     const home = tempDir('nodereg-home-');
     const port = await freePort();
     // a profile already points at this URL, without a token
-    expect((await runCli(['config', 'set', 'registry', `http://127.0.0.1:${port}`], { home })).code).toBe(0);
+    expect((await runInProcess(['config', 'set', 'registry', `http://127.0.0.1:${port}`], { home })).code).toBe(0);
 
     const first = await serve(['--port', String(port)], { home });
     const match = tokenLine.exec(first.stderr());
@@ -315,7 +316,7 @@ describe('nodereg serve: the admin token', () => {
     expect(config.profiles.default).toEqual({ registry: `http://127.0.0.1:${port}`, token });
     expect(await me(first.url, token)).toMatchObject({ status: 200, body: { user: { admin: true } } });
     // the CLI uses it with no token setup
-    const whoami = await runCli(['config', 'get', 'token'], { home });
+    const whoami = await runInProcess(['config', 'get', 'token'], { home });
     expect(whoami.stdout).toMatch(/^nrg_u_…\(redacted\)/);
     expect((await first.stop()).code).toBe(0);
 
@@ -344,24 +345,24 @@ describe('nodereg serve: the admin token', () => {
     rmSync(join(home, '.local/share/nodereg'), { recursive: true });
     const second = await serve(['--port', String(port)], { home });
     expect(readConfig(home).profiles.default.token).toBe(dead); // the profile keeps what it holds
-    const refused = await runCli(['whoami'], { home });
+    const refused = await runInProcess(['whoami'], { home });
     expect(refused.code).toBe(4);
     expect(refused.stderr).toContain(`hint: profile "default" holds this token and http://127.0.0.1:${port} refuses it: it is stale`);
     expect(refused.stderr).toContain('save a live one with `nodereg login`');
     // a token from the environment is not the profile's
-    const given = await runCli(['whoami'], { home, env: { NODEREG_TOKEN: dead } });
+    const given = await runInProcess(['whoami'], { home, env: { NODEREG_TOKEN: dead } });
     expect(given.code).toBe(4);
     expect(given.stderr).not.toContain('profile "default"');
     // the command the hint names saves the live one
     const live = readFileSync(join(home, '.local/share/nodereg/admin-token'), 'utf8').trim();
-    expect((await runCli(['login', '--no-input'], { home, input: `${live}\n` })).code).toBe(0);
-    expect((await runCli(['whoami'], { home })).code).toBe(0);
+    expect((await runInProcess(['login', '--no-input'], { home, input: `${live}\n` })).code).toBe(0);
+    expect((await runInProcess(['whoami'], { home })).code).toBe(0);
     expect((await second.stop()).code).toBe(0);
   });
 
   it('on the default data dir while the default profile points elsewhere: saved to a new "local" profile', async () => {
     const home = tempDir('nodereg-home-');
-    expect((await runCli(['config', 'set', 'registry', 'http://127.0.0.1:9'], { home })).code).toBe(0);
+    expect((await runInProcess(['config', 'set', 'registry', 'http://127.0.0.1:9'], { home })).code).toBe(0);
     const served = await serve(['--port', String(await freePort())], { home });
     const token = tokenLine.exec(served.stderr())![2];
     expect((await served.stop()).code).toBe(0);
@@ -377,7 +378,7 @@ describe('nodereg serve: the admin token', () => {
       expect(served.stderr()).toContain(
         `admin token not saved to a profile: --port 0 picked port ${new URL(served.url).port} for this run only; point commands at it with NODEREG_REGISTRY=${served.url} NODEREG_TOKEN=$(cat ${file}), or serve on a fixed --port to have it saved`,
       );
-      const whoami = await runCli(['whoami'], { home, env: { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: readFileSync(file, 'utf8').trim() } });
+      const whoami = await runInProcess(['whoami'], { home, env: { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: readFileSync(file, 'utf8').trim() } });
       expect(whoami.code, whoami.stderr).toBe(0);
       expect((await served.stop()).code).toBe(0);
       expect(existsSync(join(home, '.config', 'nodereg', 'config.json'))).toBe(false);
@@ -391,15 +392,15 @@ describe('nodereg serve: the admin token', () => {
   it("a profile's registry where nothing listens (a stopped serve, a --port 0 an older build saved): the hint names the profile and how to fix it", async () => {
     const home = tempDir('nodereg-home-');
     const gone = `http://127.0.0.1:${await freePort()}`;
-    expect((await runCli(['config', 'set', 'registry', gone], { home })).code).toBe(0);
-    const refused = await runCli(['node', 'show', 'some-node'], { home });
+    expect((await runInProcess(['config', 'set', 'registry', gone], { home })).code).toBe(0);
+    const refused = await runInProcess(['node', 'show', 'some-node'], { home });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
       `hint: nothing listens at ${gone}, the registry of profile "default" (a \`nodereg serve\` that stopped, or serves on another port now): start it there, save where it runs with \`nodereg config set registry URL\`, or pass --registry URL`,
     );
     // a URL given by flag or variable is not the profile's
     for (const given of [['--registry', gone], []]) {
-      const result = await runCli(['node', 'show', 'some-node', ...given], { home, env: given.length ? {} : { NODEREG_REGISTRY: gone } });
+      const result = await runInProcess(['node', 'show', 'some-node', ...given], { home, env: given.length ? {} : { NODEREG_REGISTRY: gone } });
       expect(result.code).toBe(1);
       expect(result.stderr).not.toContain('the registry of profile');
     }
@@ -463,7 +464,7 @@ describe('nodereg serve --seed', () => {
     expect(publisher.status).toBe(200);
 
     const out = join(tempDir(), 'backup');
-    const backup = await runCli(['--json', 'backup', '--data-dir', dataDir, out]);
+    const backup = await runInProcess(['--json', 'backup', '--data-dir', dataDir, out]);
     expect(backup.code).toBe(0);
     expect(JSON.parse(backup.stdout).archives.files).toBe(1);
     expect(readFileSync(join(out, 'archives/example/example-node/1.0.0/node.zip')).equals(archive)).toBe(true);
@@ -529,7 +530,7 @@ describe('nodereg backup', () => {
     const dataDir = tempDir();
     const served = await serve(['--port', '0', '--data-dir', dataDir]);
     const out = join(tempDir(), 'backup');
-    const result = await runCli(['backup', '--data-dir', dataDir, out]);
+    const result = await runInProcess(['backup', '--data-dir', dataDir, out]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('registry.db');
     expect(integrity(join(out, 'registry.db'))).toBe('ok');
@@ -555,19 +556,19 @@ describe('nodereg backup', () => {
     const taken = tempDir();
     const kept = join(taken, 'keep.txt');
     await import('node:fs').then((fs) => fs.writeFileSync(kept, 'mine'));
-    const refused = await runCli(['backup', '--data-dir', dataDir, taken]);
+    const refused = await runInProcess(['backup', '--data-dir', dataDir, taken]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('not an empty dir');
     expect(readdirSync(taken)).toEqual(['keep.txt']);
 
     const empty = tempDir();
-    const noRegistry = await runCli(['backup', '--data-dir', empty, join(tempDir(), 'out')]);
+    const noRegistry = await runInProcess(['backup', '--data-dir', empty, join(tempDir(), 'out')]);
     expect(noRegistry.code).toBe(2);
     expect(noRegistry.stderr).toContain('no registry database');
 
     // an existing empty dir is fine
     const emptyOut = tempDir();
-    expect((await runCli(['--json', 'backup', '--data-dir', dataDir, emptyOut])).code).toBe(0);
+    expect((await runInProcess(['--json', 'backup', '--data-dir', dataDir, emptyOut])).code).toBe(0);
     expect(integrity(join(emptyOut, 'registry.db'))).toBe('ok');
   });
 });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BACKUP_COMPLETE, BACKUP_IN_PROGRESS } from '../../src/server/data-dir.js';
 import { openDatabase } from '../../src/server/store/db.js';
+import { runInProcess } from '../cli/in-process.js';
 import { runCli, startServer, tempDir } from '../helpers.js';
 import { call, createPublisher, createUser, publishAndUpload } from '../server/fixtures.js';
 import { serve } from '../server/serve-helper.js';
@@ -50,7 +51,7 @@ describe('backups', () => {
 
     const parent = tempDir();
     const out = join(parent, 'nightly');
-    const result = await runCli(['--json', 'backup', '--data-dir', dataDir, out]);
+    const result = await runInProcess(['--json', 'backup', '--data-dir', dataDir, out]);
     expect(result.code, result.stderr).toBe(0);
     expect(readdirSync(parent)).toEqual(['nightly']); // the temporary dir was renamed, not left
     expect(readdirSync(out).sort()).toEqual(['archives', BACKUP_COMPLETE, 'registry.db', 'secret']);
@@ -72,7 +73,7 @@ describe('backups', () => {
     writeFileSync(join(partial, BACKUP_IN_PROGRESS), 'not finished\n');
     openDatabase(join(partial, 'registry.db')).close();
 
-    const refused = await runCli(['serve', '--port', '0', '--data-dir', partial], { timeoutMs: 20_000 });
+    const refused = await runInProcess(['serve', '--port', '0', '--data-dir', partial]);
     expect(refused.code).not.toBe(0);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toContain(partial);
@@ -86,7 +87,7 @@ describe('backups', () => {
     await server.close();
     const partial = tempDir();
     openDatabase(join(partial, 'registry.db')).close();
-    const refused = await runCli(['serve', '--port', '0', '--data-dir', partial], { timeoutMs: 20_000 });
+    const refused = await runInProcess(['serve', '--port', '0', '--data-dir', partial]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain(partial);
     expect(refused.stderr).toContain('no secret');
@@ -112,7 +113,7 @@ describe('backups', () => {
     for (const [name, text] of [['empty', ''], ['not hex', 'my own secret\n'], ['short', 'ab'.repeat(8)]]) {
       const dataDir = tempDir();
       writeFileSync(join(dataDir, 'secret'), text, { mode: 0o600 });
-      const refused = await runCli(['serve', '--port', '0', '--data-dir', dataDir], { timeoutMs: 20_000 });
+      const refused = await runInProcess(['serve', '--port', '0', '--data-dir', dataDir]);
       expect(refused.code, name).toBe(1);
       expect(refused.stdout, name).toBe('');
       expect(refused.stderr, name).toContain(`${join(dataDir, 'secret')} does not hold a secret (64 hex digits)`);

@@ -4,6 +4,7 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../cli/in-process.js';
 import { PNG, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { writeTree } from '../package/fixtures.js';
 import { createPublisher, createUser, publishAndUpload, type TestUser } from '../server/fixtures.js';
@@ -22,7 +23,7 @@ beforeAll(async () => {
   await createPublisher(server, alice, 'acme');
   await publishAndUpload(server, alice.token, 'acme', 'ready', '1.0.0');
   backup = join(tempDir(), 'snapshot');
-  expect((await runCli(['backup', backup, '--data-dir', server.dataDir])).code).toBe(0);
+  expect((await runInProcess(['backup', backup, '--data-dir', server.dataDir])).code).toBe(0);
   project = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "demo-node"\nversion = "1.0.0"\n\n[tool.nodereg]\npublisher = "acme"\n', '__init__.py': '' });
   image = join(tempDir(), 'in.png');
   writeFileSync(image, PNG);
@@ -48,7 +49,7 @@ describe('a directory that cannot be made', () => {
 
   it.each(cases)('%s: fails at once naming it', async (_name, make, code, named) => {
     const { args, env } = make();
-    const result = await runCli(args, { env, timeoutMs: 20_000 });
+    const result = await runInProcess(args, { env });
     expect(result.signal, 'killed after 20 s: it spun').toBeNull();
     expect(result.code, result.stderr).toBe(code);
     expect(result.stderr).toContain(named);
@@ -75,7 +76,7 @@ describe('a path as typed, refused before anything is made', () => {
 
   it.each(cases)('%s: exit 2 naming it and what to write, nothing made', async (_name, args, env, message, hint) => {
     const cwd = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "demo-node"\nversion = "1.0.0"\n\n[tool.nodereg]\npublisher = "acme"\n', '__init__.py': '' });
-    const result = await runCli(args, { cwd, env: { NODEREG_REGISTRY: server.url, ...env }, timeoutMs: 20_000 });
+    const result = await runInProcess(args, { cwd, env: { NODEREG_REGISTRY: server.url, ...env } });
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain(`error: ${message}`);
     expect(result.stderr).toContain(`hint: ${hint}`);

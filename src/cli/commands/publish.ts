@@ -86,6 +86,7 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
   // the scan has passed, in the order the steps have always failed in.
   const registry = options.dryRun ? undefined : settledLater(ctx.client({ requireToken: true }).then(async (client) => ({ client, limits: await fetchLimits(client) })));
   const temp = mkdtempSync(join(tmpdir(), 'nodereg-publish-'));
+  let requestSent = false;
   await withCleanup(async (interrupts) => {
     // Both local: the packer's reads, large files and worker threads proceed while the scan parses
     // on this thread. The scan still decides first, and nothing of the node reaches the registry before it passes.
@@ -137,6 +138,7 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
     const left = leftBehind(request, client.baseUrl, resumeCommand(ctx, dir, options));
 
     const outcome = await interrupts.caught(async (signal) => {
+      requestSent = true; // from here a signal aborts this step, which says what it leaves
       let published;
       try {
         published = await untilInterrupted(signal, publish().catch(async (error: unknown) => {
@@ -206,7 +208,11 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
     if (outcome.status === 'NodeVersionStatusFlagged') throw flagged(request, client.baseUrl, outcome);
     report(ctx, publisherId, request, outcome, archive);
     if (outcome.status === 'NodeVersionStatusPending') ctx.out.hint('this registry reviews versions by hand: it can be installed once approved');
-  }, () => rmSync(temp, { recursive: true, force: true }));
+  }, () => rmSync(temp, { recursive: true, force: true }), (signal) => {
+    if (requestSent) return;
+    const nothing = `nothing of ${request.nodeId} ${request.version} was sent to the registry (the scan and the archive were local; the archive is removed)`;
+    ctx.out.error(new CliError(`interrupted before the publish request: ${nothing}`, exitCodeForSignal(signal), 'interrupted', 'run the same command again to publish it'), false);
+  });
 }
 
 const isConflict = (error: unknown) => (error as { status?: number })?.status === 409;

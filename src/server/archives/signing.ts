@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { isUploadQueryForm } from '../../contract/upload.js';
 import { UPLOAD_URL_TTL_SECONDS } from '../../shared/tuning.js';
 
 // Signed upload URLs (DESIGN.md §3): HMAC-SHA256 with the upload key over the method, the route path
@@ -53,7 +54,7 @@ export function verifyUploadSignature(
   declared?: DeclaredArchive,
   tokenId?: string,
 ): 'ok' | 'expired' | 'invalid' {
-  if (!/^\d{1,15}$/.test(expires) || !/^[0-9a-fA-F]{64}$/.test(signature)) return 'invalid';
+  if (!isUploadQueryForm(expires, signature)) return 'invalid';
   // The signed fields are joined by newlines: one inside a field could pass for another field.
   if ([declared?.size, declared?.sha256, tokenId].some((field) => field?.includes('\n'))) return 'invalid';
   const expected = Buffer.from(sign(key, versionId, expires, declared, tokenId), 'hex');

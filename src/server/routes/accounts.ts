@@ -4,12 +4,13 @@ import {
   deletePublisherToken, deleteUserToken, getMe, listMyInvitations, listPublisherInvitations, listPublisherTokens, listUserTokens,
   removePublisherMember,
 } from '../../contract/registry.js';
+import { tooManyTokens } from '../../contract/errors.js';
 import { TOKENS_MAX } from '../../contract/limits.js';
 import type { User } from '../../contract/resources.js';
 import { accessTo, adminOnlyField, allowMutation, requirePublisher, requireRole, requireUserToken } from '../access.js';
 import { generateToken, hashToken, shownPrefix, type TokenKind } from '../accounts/tokens.js';
 import type { RouteModule } from '../context.js';
-import { conflict, forbidden, notFound } from '../errors.js';
+import { conflict, forbidden, HttpError, notFound } from '../errors.js';
 import type { Principal } from '../route.js';
 import { route } from '../route.js';
 import type { RegistryStore, TokenRow, UserRow } from '../store/registry-store.js';
@@ -32,8 +33,8 @@ export async function issueToken(
 ): Promise<{ id: string; name: string; created_at: string; prefix: string; token: string }> {
   const owner = input.kind === 'pat' ? { publisherId: input.publisherId! } : { userId: input.userId };
   if ((await store.listTokens(owner)).length >= TOKENS_MAX) {
-    const whose = input.kind === 'pat' ? `publisher ${input.publisherId} has` : 'you have';
-    throw conflict(`${whose} ${TOKENS_MAX} live tokens, the most there may be`, 'revoke one you no longer use first (`nodereg token list`, `nodereg token revoke`)');
+    const refused = tooManyTokens(input.kind === 'pat' ? input.publisherId : undefined);
+    throw new HttpError(refused.code, refused.message, undefined, refused.hint);
   }
   const token = generateToken(input.kind);
   const row = await store.createToken({ ...input, hash: hashToken(token), prefix: shownPrefix(token) });

@@ -66,13 +66,17 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
     ctx,
     publishVersion,
     async ({ params, principal, input }) => {
+      // A node id another publisher holds, a Deleted node's too (reads hide it), is refused before the
+      // publisher is looked up: `publish --create-publisher` learns it before it creates the publisher.
+      const node = await store.getNode(params.nodeId);
+      if (node && node.publisher_id !== params.publisherId) {
+        // whose a Banned node is, only an admin reads (allowNodeRead)
+        const holder = node.status === 'NodeStatusBanned' && !principal?.admin ? undefined : node.publisher_id;
+        throw forbidden(nodeIdTaken(node.id, holder), NODE_ID_TAKEN_HINT);
+      }
       const publisher = await requirePublisher(store, params.publisherId);
       const access = await accessTo(store, principal, publisher.id);
       requireRole(access, 'member');
-      const node = await store.getNode(params.nodeId);
-      if (node && node.publisher_id !== publisher.id) {
-        throw forbidden(nodeIdTaken(node.id, node.publisher_id), NODE_ID_TAKEN_HINT);
-      }
       rejectBanned(access, publisher, node);
       const { body } = input();
       const pathId = nodeIdRule.safeParse(params.nodeId);

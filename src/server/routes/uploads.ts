@@ -1,7 +1,7 @@
 // Archives in and out (DESIGN.md §3): the signed upload of a published version, and its download.
 import { Readable } from 'node:stream';
 import type { HttpBindings } from '@hono/node-server';
-import { CONTENT_SHA256_HEADER } from '../../contract/limits.js';
+import { CONTENT_SHA256_HEADER, contentSha256Problem } from '../../contract/upload.js';
 import { archiveOverLimit } from '../../contract/size.js';
 import { downloadArchive, uploadArchive } from '../../contract/registry.js';
 import { normalizeVersion } from '../../contract/version.js';
@@ -83,9 +83,8 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     if (node.status === 'NodeStatusBanned') throw early(banned(`node ${node.id} is banned`));
     if (tokenId !== undefined) await stillPublishing(store, tokenId, publisher.id);
     const expected = c.req.header(CONTENT_SHA256_HEADER);
-    if (expected !== undefined && !/^[0-9a-fA-F]{64}$/.test(expected)) {
-      throw early(badRequest(`${CONTENT_SHA256_HEADER} must be the archive's SHA-256 as 64 hex characters`));
-    }
+    const malformed = contentSha256Problem(expected);
+    if (malformed) throw early(badRequest(malformed));
     if (declared && expected !== undefined && expected.toLowerCase() !== declared.sha256) throw early(notDeclared(`the archive's SHA-256 (${CONTENT_SHA256_HEADER})`));
     if (version.archive_sha256 !== null) {
       throw early(conflict(`version ${version.version} of node ${node.id} already has an archive`, 'publish a new version number'));

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { privateDatabaseFile } from '../data-dir.js';
 import { migrations } from './migrations.js';
+import { count, optionalText, text, type Row } from './rows.js';
 import { searchWords, UNFILLED_WORDS } from './search-words.js';
 import { UNFILLED_VERSION_ORDER, versionOrder } from './version-order.js';
 
@@ -71,9 +72,11 @@ function migrate(db: Db): number {
   return found;
 }
 
+const rows = (db: Db, sql: string) => db.prepare(sql).all().filter((row): row is Row => typeof row === 'object' && row !== null);
+
 /** Versions stored before the column version_order (or by an older nodereg on this file) get theirs. */
 function fillVersionOrder(db: Db): void {
-  const missing = db.prepare(UNFILLED_VERSION_ORDER).all() as { id: string; version: string }[];
+  const missing = rows(db, UNFILLED_VERSION_ORDER).map((row) => ({ id: text(row, 'id'), version: text(row, 'version') }));
   if (!missing.length) return;
   const set = db.prepare('UPDATE versions SET version_order = ? WHERE id = ?');
   db.transaction(() => missing.forEach((row) => set.run(versionOrder(row.version), row.id)))();
@@ -81,7 +84,7 @@ function fillVersionOrder(db: Db): void {
 
 /** Nodes stored before the column words (or by an older nodereg on this file) get theirs, and are indexed with them. */
 function fillSearchWords(db: Db): void {
-  const missing = db.prepare(UNFILLED_WORDS).all() as { seq: number; id: string; name: string | null }[];
+  const missing = rows(db, UNFILLED_WORDS).map((row) => ({ seq: count(row, 'seq'), id: text(row, 'id'), name: optionalText(row, 'name') }));
   if (missing.length === 0) return;
   const set = db.prepare('UPDATE nodes SET words = ? WHERE seq = ?');
   db.transaction(() => missing.forEach((row) => set.run(searchWords(row.id, row.name), row.seq)))();

@@ -292,6 +292,32 @@ CREATE TRIGGER publishers_listed AFTER UPDATE OF status ON publishers FOR EACH R
   WHEN ((OLD.status = 'PublisherStatusBanned') IS DISTINCT FROM (NEW.status = 'PublisherStatusBanned')) EXECUTE FUNCTION publishers_count_listed();
 `;
 
+const VERSION_ORDER_TRIGGER = `
+CREATE FUNCTION version_order_of(v text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  m text[];
+  parts text[] := '{}';
+  part text;
+BEGIN
+  m := regexp_match(v, '^([0-9]+)\\.([0-9]+)\\.([0-9]+)(?:-([^+]*))?');
+  IF m IS NULL THEN RETURN ''; END IF;
+  IF m[4] IS NULL THEN
+    RETURN lpad(m[1], 15, '0') || '.' || lpad(m[2], 15, '0') || '.' || lpad(m[3], 15, '0') || '~';
+  END IF;
+  FOREACH part IN ARRAY CASE WHEN m[4] = '' THEN ARRAY[''] ELSE string_to_array(m[4], '.') END LOOP
+    parts := parts || CASE WHEN part ~ '^[0-9]+$' THEN '0' || lpad(length(part)::text, 3, '0') || part ELSE '1' || part END;
+  END LOOP;
+  RETURN lpad(m[1], 15, '0') || '.' || lpad(m[2], 15, '0') || '.' || lpad(m[3], 15, '0') || '-' || array_to_string(parts, '#') || '!';
+END $$;
+CREATE FUNCTION versions_fill_order() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.version_order IS NULL THEN NEW.version_order := version_order_of(NEW.version); END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER versions_fill_order BEFORE INSERT OR UPDATE OF version, version_order ON versions
+  FOR EACH ROW WHEN (NEW.version_order IS NULL) EXECUTE FUNCTION versions_fill_order();
+`;
+
 export const postgresMigrations: PostgresMigration[] = [
   { name: 'registry (as of SQLite node-metadata)', sql: registry },
   { name: 'server-secret', sql: serverSecret },
@@ -372,6 +398,13 @@ export const postgresMigrations: PostgresMigration[] = [
     name: 'search-index-concurrently',
     sql: '',
     concurrentIndexes: [{ name: 'nodes_search_vector', on: `ON nodes USING gin((${SEARCH_VECTOR})) WHERE status = 'NodeStatusActive'` }],
+  },
+  {
+    // A version an older nodereg inserts without its sort key (instances of two builds share the database
+    // during a rolling upgrade) gets it from this trigger at once, so latest_version is the same through
+    // every instance; versionOrder (version-order.ts) written in SQL, and held equal to it by a test.
+    name: 'version-order-trigger',
+    sql: VERSION_ORDER_TRIGGER,
   },
   {
     // The node classes each version defines (node-classes.ts), found by name; the extraction's status and reason on the version.

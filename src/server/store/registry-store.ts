@@ -223,13 +223,6 @@ export interface RegistryStore extends NodeClassStore {
   getNode(id: string): Promise<NodeRow | undefined>;
   /** The node's stamp alone, found by any case: a read served from a kept answer needs no more. */
   getNodeStamp(id: string): Promise<NodeStamp | undefined>;
-  /**
-   * The same, read at once by a store that can (SQLite): the listener's shortcut then answers in the
-   * turn the request arrived in, without a promise and a microtask per read. It may be kept for a
-   * moment: every write through this store is seen at once, one by another process on the same
-   * database within 100 ms.
-   */
-  getNodeStampNow?(id: string): NodeStamp | undefined;
   /** Active nodes of publishers that are not banned, sorted, ties broken by id. */
   listNodes(query: { sort: NodeSort; offset: number; limit: number }): Promise<Page<NodeRow>>;
   /**
