@@ -1,7 +1,7 @@
 import type { RouteModule } from '../context.js';
 import { registerAccountRoutes } from './accounts.js';
 import { registerMetaRoutes } from './meta.js';
-import { registerNodeClassRoutes } from './node-classes.js';
+import { registerConsumerRoutes } from './consumers.js';
 import { registerProxyRoutes } from './proxy.js';
 import { registerReadRoutes } from './reads.js';
 import { registerRegistryRoutes } from './registry.js';
@@ -11,7 +11,7 @@ import { registerUploadRoutes } from './uploads.js';
 export const routeModules: RouteModule[] = [
   registerMetaRoutes,
   registerReadRoutes,
-  registerNodeClassRoutes,
+  registerConsumerRoutes,
   registerRegistryRoutes,
   registerAccountRoutes,
   registerUploadRoutes,

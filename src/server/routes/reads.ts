@@ -1,6 +1,6 @@
 // Reads of DESIGN.md §3: no token needed; a token, when sent, lets members and admins see more.
 import {
-  bulkNodeVersions, getNode, getNodeVersion, getPublisher, installNode, listNodeVersions, listNodes, listPublisherNodes, searchNodes,
+  getNode, getNodeVersion, getPublisher, installNode, listNodeVersions, listNodes, listPublisherNodes, searchNodes,
 } from '../../contract/registry.js';
 import { accessTo, allowNodeRead, canSeeNode, readableNode, requirePublisher } from '../access.js';
 import { NODE_STATUS, searchTerms } from '../../contract/limits.js';
@@ -12,7 +12,7 @@ import { respondWith } from '../node-answers.js';
 import { serialiseInTurns } from '../version-lists.js';
 import { nodeViews, publisherView, versionView } from '../views.js';
 import { findVersion } from './registry.js';
-import { bulkVersions, namedNodes, nodesDefining, withStatuses } from './consumers-service.js';
+import { namedNodes, nodesDefining, withStatuses } from './consumers-service.js';
 
 export const registerReadRoutes: RouteModule = (app, ctx) => {
   const { store } = ctx;
@@ -89,10 +89,6 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
     if (version.status !== 'NodeVersionStatusActive') throw notFound(`version ${version.version} of node ${node.id} is not active`);
     return versionView(version, node.publisher_id, ctx.publicUrl());
   });
-
-  route(app, ctx, bulkNodeVersions, async ({ principal, input }) => ({
-    node_versions: await bulkVersions(store, principal, input().body.node_versions, ctx.publicUrl()),
-  }));
 
   route(app, ctx, getPublisher, async ({ params, principal }) => {
     const publisher = await requirePublisher(store, params.publisherId);
