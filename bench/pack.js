@@ -39,7 +39,8 @@ export function pythonSource(next, size) {
     lines.push(text);
     length += text.length + 1;
   }
-  return lines.join('\n').slice(0, size);
+  // whole blocks only, so that every file parses as Python (the size is a lower bound)
+  return lines.join('\n');
 }
 
 /** The tree, generated afresh (seed 7): returns its dir and totals. */

@@ -81,7 +81,7 @@ export interface CliOptions {
 /**
  * runCli with hooks that record every file Node loads: ES modules as they load, CommonJS files as
  * the process exits. The run's result, and the files it loaded from the bundle, relative to dist/
- * (`cli/main.js`, `chunks/…`, `cli/quick-publish.cjs`).
+ * (`cli/main.js`, `chunks/…`).
  */
 export async function runCliRecordingLoads(args: string[], options: CliOptions = {}): Promise<{ result: CliResult; files: string[] }> {
   const dir = tempDir('nodereg-loads-');

@@ -10,12 +10,13 @@ import type { Client } from '../client/index.js';
 import type { Answer } from '../client/http.js';
 import { JSON_BODY_MAX, type TASK_KINDS } from '../contract/limits.js';
 import { AI_RESULT_MAX } from '../shared/tuning.js';
-import type { Operation } from '../contract/operation.js';
+import type { BodyOf, Operation } from '../contract/operation.js';
 import type { Ctx } from './context.js';
 import { parseDuration } from './duration.js';
 import { printable } from './output.js';
 import { CliError, EXIT, fileProblem, flagForField, invalidInput } from './errors.js';
 import { makeUserDir } from './make-dir.js';
+import { routes } from '../client/routes.js';
 
 export type TaskKind = (typeof TASK_KINDS)[number];
 
@@ -92,9 +93,10 @@ export async function mediaArgument(value: string, flag: string): Promise<string
  * Checks a body against the operation's schema before anything is sent: exit 2 naming the option to
  * fix. `flags` names options that differ from the field's kebab-case (`image` → `<image>`).
  */
-export function validateBody(operation: Operation, body: unknown, flags: Record<string, string> = {}): void {
+export function validateBody<O extends Operation>(operation: O, body: unknown, flags: Record<string, string> = {}): BodyOf<O> {
   const result = operation.body.safeParse(body);
-  if (result.success) return;
+  // what the schema outputs (its defaults filled in) is what is sent, and it meets the schema's input
+  if (result.success) return result.data as BodyOf<O>;
   const problems = result.error.issues.map((issue) => {
     const path = issue.path.map(String).join('.');
     const field = issue.path.filter((part) => typeof part === 'string').pop() as string | undefined;
@@ -151,13 +153,11 @@ export function readState(kind: TaskKind, answer: unknown): TaskState {
   };
 }
 
-async function statusOperation(kind: TaskKind): Promise<Operation> {
-  const proxy = await import('../contract/proxy.js');
-  return { relight: proxy.getRelightTask, 'skin-enhancer': proxy.getSkinEnhancerTask, video: proxy.getVideoTask }[kind];
-}
-
 export async function fetchStatus(client: Client, kind: TaskKind, taskId: string): Promise<unknown> {
-  return client.call(await statusOperation(kind), { params: { task_id: taskId } } as never);
+  const params = { task_id: taskId };
+  if (kind === 'relight') return client.call(routes.getRelightTask, { params });
+  if (kind === 'skin-enhancer') return client.call(routes.getSkinEnhancerTask, { params });
+  return client.call(routes.getVideoTask, { params });
 }
 
 const followHint = (kind: TaskKind, id: string) => `nodereg task status ${kind} ${id} --wait`;

@@ -47,18 +47,6 @@ export interface RunDeps {
 export type Prompts = typeof import('@inquirer/prompts');
 
 /**
- * Runs one command without commander (quick.ts, quick-publish.ts): `task` with a context of these
- * global options; resolves to the exit code, ctx.fail's for an error, as the full program does.
- */
-export function runCommand(globals: Globals, version: string, deps: RunDeps, task: (ctx: Ctx) => Promise<void>): Promise<number> {
-  const ctx = new Ctx(() => globals, version, deps);
-  return task(ctx).then(
-    () => EXIT.ok,
-    (error: unknown) => ctx.fail(error),
-  );
-}
-
-/**
  * A registry address written without its scheme (`127.0.0.1:4880/`, `registry.example.com`), as it
  * would be written whole: http:// for a registry of one's own (a loopback or private address,
  * localhost, or `nodereg serve`'s port 4880), https:// otherwise: a public host with a port
@@ -92,7 +80,7 @@ export class Ctx {
   private tokenUsed?: { source: Connection['tokenSource']; profile: string; registry: string; registryFromProfile: boolean };
 
   constructor(
-    /** The global options as given (commander's, or quick.ts's for the commands it takes). */
+    /** The global options as commander parsed them. */
     private readonly readGlobals: () => Globals,
     readonly version: string,
     private readonly deps: RunDeps,

@@ -1,4 +1,4 @@
-import { ApiError, ForeignAnswerError, NetworkError, RequestInvalidError } from '../client/errors.js';
+import { ApiError, ForeignAnswerError, NetworkError } from '../client/errors.js';
 import { fieldKey } from '../shared/field-keys.js';
 import { REQUEST_TIMEOUT_MS } from '../shared/tuning.js';
 
@@ -146,10 +146,6 @@ const defaultHints: Record<number, string> = {
 /** Turns anything thrown into a CliError; a command may pass hints for statuses it knows better. */
 export function toCliError(error: unknown, hints: Partial<Record<number, string>> = {}): CliError {
   if (error instanceof CliError) return error;
-  if (error instanceof RequestInvalidError) {
-    const problems = error.details.map((d) => `${flagForField(d.path)} (${d.path}): ${d.message}`);
-    return new CliError(`invalid ${problems.join('; ')}`, EXIT.invalid, 'invalid_input', undefined);
-  }
   if (error instanceof ApiError) {
     const details = error.details?.length ? ` (${error.details.map((d) => `${d.path}: ${d.message}`).join('; ')})` : '';
     const hint =

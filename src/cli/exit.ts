@@ -1,4 +1,4 @@
-// How the CLI ends, for each of its entries (main.ts, quick-main.ts, quick-publish.ts): the only module that exits.
+// How the CLI ends (main.ts): the only module that exits.
 import { exitCodeForSignal } from './errors.js';
 
 /**

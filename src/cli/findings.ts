@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { atLeast, SCAN_SEVERITIES } from '../contract/limits.js';
-import { DEFAULT_SCAN_FAIL_ON, namesWhat, SCAN_FLAG_AT, SCAN_MAX_FINDINGS_PER_RULE, SCAN_MAX_REPORTED_FINDINGS } from '../shared/scan.js';
+import { COMPILED_PYTHON, DEFAULT_SCAN_FAIL_ON, namesWhat, SCAN_FLAG_AT, SCAN_MAX_FINDINGS_PER_RULE, SCAN_MAX_REPORTED_FINDINGS } from '../shared/scan.js';
 import type { Finding, ScanReport, ScanSeverity, SkippedFile } from '../contract/scan.js';
 import type { Problem } from '../package/manifest.js';
 import type { Project } from '../package/project.js';
@@ -33,8 +33,8 @@ export function blocking(report: ScanReport, failOn: ScanSeverity): (Finding | S
 
 /** "not scanned (…); it names what dynamic-execution looks for, so a registry flags the version for review". */
 export function unscannedText(skipped: SkippedFile): string {
-  const names = skipped.rules ? `it names ${namesWhat(skipped.rules)}` : 'it is too large to be read for what the rules look for';
-  return `not scanned (${skipped.reason}); ${names}${atLeast(skipped.severity, SCAN_FLAG_AT) ? ', so a registry flags the version for review' : ''}`;
+  const names = skipped.rules ? `; it names ${namesWhat(skipped.rules)}` : skipped.reason === COMPILED_PYTHON ? '' : '; it is too large to be read for what the rules look for';
+  return `not scanned (${skipped.reason})${names}${atLeast(skipped.severity, SCAN_FLAG_AT) ? ', so a registry flags the version for review' : ''}`;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

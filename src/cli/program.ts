@@ -1,29 +1,28 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Option, type OutputConfiguration } from 'commander';
 import { DEFAULT_REGISTRY_URL, RESTART_WINDOW_MS } from '../shared/tuning.js';
 import { commands, type CommandEntry } from './commands/index.js';
 import { Ctx, type Globals, type RunDeps } from './context.js';
 import { EXIT, exitCodesHelp } from './errors.js';
 import { withoutUserInfo } from '../shared/url.js';
 import { asInvoked } from './invocation.js';
-import { VALUE_OPTIONS } from './quick-args.js';
 
-/** Global options that take a value: skipped when looking for the command name in argv. */
-const VALUE_OPTION_NAMES = new Set(Object.keys(VALUE_OPTIONS));
+/** The names of the options of `program` that take a value: skipped when looking for the command name in argv. */
+const valueOptions = (program: Command) => new Set(program.options.filter((o) => o.required || o.optional).map((o) => o.long));
 
-/** The command a user asked for (also through `help <command>`), found without building anything. */
-export function requestedCommand(argv: string[]): CommandEntry | undefined {
-  const words = commandWords(argv, 2);
+/** The command a user asked for (also through `help <command>`), found without loading any. */
+function requestedCommand(argv: string[], valueNames: Set<string | undefined>): CommandEntry | undefined {
+  const words = commandWords(argv, 2, valueNames);
   const name = words[0] === 'help' ? words[1] : words[0];
   return commands.find((c) => c.name === name);
 }
 
 /** The first `max` words of the command line that are neither options nor their values. */
-function commandWords(argv: string[], max: number): string[] {
+function commandWords(argv: string[], max: number, valueNames: Set<string | undefined>): string[] {
   const words: string[] = [];
   for (let i = 0; i < argv.length && words.length < max; i++) {
     const arg = argv[i];
     if (arg === '--') break;
-    if (VALUE_OPTION_NAMES.has(arg)) i++;
+    if (valueNames.has(arg)) i++;
     else if (!arg.startsWith('-')) words.push(arg);
   }
   return words;
@@ -33,8 +32,8 @@ function commandWords(argv: string[], max: number): string[] {
  * An id typed where a command goes (`nodereg node my-node`, `publisher members acme`): the read that
  * shows it. Said as a condition: the word may as well be a typo of a command, which commander suggests.
  */
-function readCommandFor(argv: string[]): string | undefined {
-  const [group, second, third] = commandWords(argv, 3);
+function readCommandFor(argv: string[], valueNames: Set<string | undefined>): string | undefined {
+  const [group, second, third] = commandWords(argv, 3, valueNames);
   const id = group === 'publisher' && second === 'members' ? third : second;
   if (!id || !/^[A-Za-z0-9][\w.-]*$/.test(id)) return undefined;
   if (group === 'node') return `if ${id} is a node's id, \`nodereg node show ${id}\` shows it`;
@@ -78,27 +77,17 @@ function logFormat(argv: string[]): { format?: string; rest: string[] } {
  * the help of `node`; and `help nosuch` as `nosuch`, whose "unknown command" (with a suggestion) is
  * exit 2: it was the top help, exit 0.
  */
-function helpAsFlag(argv: string[]): string[] {
-  const [first, second] = commandWords(argv, 2);
+function helpAsFlag(argv: string[], valueNames: Set<string | undefined>): string[] {
+  const [first, second] = commandWords(argv, 2, valueNames);
   if (first !== 'help' || second === undefined) return argv;
   const at = argv.indexOf('help');
   const known = second === 'help' || commands.some((c) => c.name === second);
   return [...argv.slice(0, at), ...argv.slice(at + 1), ...(known ? ['--help'] : [])];
 }
 
-/** Runs the CLI on `argv` (without node and script) and resolves to the exit code. Never exits. */
-export async function run(typed: string[], version: string, deps: RunDeps = {}): Promise<number> {
-  const argv = helpAsFlag(typed);
-  const program = new Command('nodereg');
-  const ctx = new Ctx(() => program.opts<Globals>(), version, deps);
-  // `serve --log json`, the flag anywhere: commander's own errors (before serve's action) are JSON lines too.
-  const log = logFormat(argv);
-  const logJson = log.format === 'json' && requestedCommand(log.rest)?.name === 'serve';
-  const writeErr = (text: string) => {
-    if (!logJson) return void ctx.stderr.write(withoutUserInfo(text));
-    for (const line of text.split('\n')) if (line.trim()) ctx.out.record('hint', { message: line.trim().replace(/^\((.*)\)$/, '$1') });
-  };
-  program
+/** The program with its global options and help; commands are added by `run`. */
+function createProgram(version: string): Command {
+  return new Command('nodereg')
     .description('publish nodes to a node registry, and run one locally')
     .version(version, '-V, --version', 'print the version')
     .option('--registry <url>', 'registry URL (env NODEREG_REGISTRY)')
@@ -117,18 +106,53 @@ export async function run(typed: string[], version: string, deps: RunDeps = {}):
     .showSuggestionAfterError(true)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({
-      writeOut: (text) => ctx.stdout.write(text),
-      writeErr,
-      outputError: (text, write) =>
-        logJson ? ctx.out.record('error', { message: text.trim().replace(/^error: /, ''), code: 'invalid_input' }) : write(text),
-      // the width of the streams help is written to (80 when not a terminal), so help is stable in tests
-      getOutHelpWidth: () => (ctx.stdout.isTTY ? (ctx.stdout as { columns?: number }).columns : undefined) ?? 80,
-      getErrHelpWidth: () => (ctx.stderr.isTTY ? (ctx.stderr as { columns?: number }).columns : undefined) ?? 80,
-    })
     .addHelpText('after', TOP_HELP);
+}
 
-  const wanted = requestedCommand(argv);
+/** Where commander writes help and its errors: ctx's streams; with `serve --log json`, JSON lines. */
+function outputTo(ctx: Ctx, logJson: boolean): OutputConfiguration {
+  return {
+    writeOut: (text) => ctx.stdout.write(text),
+    writeErr: (text) => {
+      if (!logJson) return void ctx.stderr.write(withoutUserInfo(text));
+      for (const line of text.split('\n')) if (line.trim()) ctx.out.record('hint', { message: line.trim().replace(/^\((.*)\)$/, '$1') });
+    },
+    outputError: (text, write) => (logJson ? ctx.out.record('error', { message: text.trim().replace(/^error: /, ''), code: 'invalid_input' }) : write(text)),
+    // the width of the streams help is written to (80 when not a terminal), so help is stable in tests
+    getOutHelpWidth: () => (ctx.stdout.isTTY ? (ctx.stdout as { columns?: number }).columns : undefined) ?? 80,
+    getErrHelpWidth: () => (ctx.stderr.isTTY ? (ctx.stderr as { columns?: number }).columns : undefined) ?? 80,
+  };
+}
+
+/** The exit code of a commander error (it has printed its message), with the hint and JSON report it lacks. */
+function commanderExit(error: CommanderError, ctx: Ctx, argv: string[], valueNames: Set<string | undefined>, logJson: boolean): number {
+  // A group without its subcommand (`nodereg token`) is commander's help on stderr with exit code 1: invalid input.
+  const groupAlone = error.code === 'commander.help' && error.exitCode !== 0;
+  if (!groupAlone && (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed' || error.code === 'commander.version')) {
+    return EXIT.ok;
+  }
+  if (groupAlone) error.message = `${['nodereg', ...commandWords(argv, 3, valueNames)].join(' ')} needs a command (its help lists them)`;
+  // commander has already printed its message on stderr (with serve --log json, as the one report)
+  const hint = error.code === 'commander.unknownCommand' ? readCommandFor(argv, valueNames) : undefined;
+  if (hint && !logJson) ctx.out.hint(hint);
+  if (argv.includes('--json') && !logJson) {
+    const message = withoutUserInfo(error.message.replace(/^error: /, ''));
+    ctx.stdout.write(`${JSON.stringify({ error: { code: 'invalid_input', message, ...(hint ? { hint: asInvoked(hint, ctx.out.command) } : {}) } })}\n`);
+  }
+  return EXIT.invalid;
+}
+
+/** Runs the CLI on `argv` (without node and script) and resolves to the exit code. Never exits. */
+export async function run(typed: string[], version: string, deps: RunDeps = {}): Promise<number> {
+  const program = createProgram(version);
+  const ctx = new Ctx(() => program.opts<Globals>(), version, deps);
+  const valueNames = valueOptions(program);
+  const argv = helpAsFlag(typed, valueNames);
+  // `serve --log json`, the flag anywhere: commander's own errors (before serve's action) are JSON lines too.
+  const log = logFormat(argv);
+  const logJson = log.format === 'json' && requestedCommand(log.rest, valueNames)?.name === 'serve';
+  program.configureOutput(outputTo(ctx, logJson));
+  const wanted = requestedCommand(argv, valueNames);
   for (const entry of commands) {
     if (entry === wanted) {
       (await entry.load()).register(program, ctx);
@@ -137,25 +161,10 @@ export async function run(typed: string[], version: string, deps: RunDeps = {}):
       program.command(entry.name).description(entry.summary).allowUnknownOption().allowExcessArguments();
     }
   }
-
-  const jsonRequested = argv.includes('--json');
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (error) {
-    if (error instanceof CommanderError) {
-      // A group without its subcommand (`nodereg token`) is commander's help on stderr with exit code 1: invalid input.
-      const groupAlone = error.code === 'commander.help' && error.exitCode !== 0;
-      if (!groupAlone && (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed' || error.code === 'commander.version')) {
-        return EXIT.ok;
-      }
-      if (groupAlone) error.message = `${['nodereg', ...commandWords(argv, 3)].join(' ')} needs a command (its help lists them)`;
-      // commander has already printed its message on stderr (with serve --log json, as the one report)
-      const hint = error.code === 'commander.unknownCommand' ? readCommandFor(argv) : undefined;
-      if (hint && !logJson) ctx.out.hint(hint);
-      if (jsonRequested && !logJson) ctx.stdout.write(`${JSON.stringify({ error: { code: 'invalid_input', message: withoutUserInfo(error.message.replace(/^error: /, '')), ...(hint ? { hint: asInvoked(hint, ctx.out.command) } : {}) } })}\n`);
-      return EXIT.invalid;
-    }
-    return ctx.fail(error);
+    return error instanceof CommanderError ? commanderExit(error, ctx, argv, valueNames, logJson) : ctx.fail(error);
   }
 }

@@ -1,16 +1,16 @@
 // A registry's archive limits (GET /limits), checked before anything is published: `publish` before
 // it registers the version, `validate` when the registry answers.
 import { ApiError, ForeignAnswerError, type Client } from '../client/index.js';
-import { routes } from '../contract/answers.js';
 import type { RegistryLimits } from '../contract/resources.js';
 import { UNPACKED_RATIO, unpackedBound } from '../contract/limits.js';
 import { archiveOverLimit, formatSize } from '../contract/size.js';
 import type { SelectedFile } from '../package/files.js';
+import { routes } from '../client/routes.js';
 
 /** The registry's limits; undefined from a registry that does not publish them (an older one, another server). */
 export async function fetchLimits(client: Client): Promise<RegistryLimits | undefined> {
   try {
-    return await client.read<RegistryLimits>(routes.getLimits, {});
+    return await client.call(routes.getLimits);
   } catch (error) {
     // A Comfy registry has no such route: its 404 is not a registry's error answer; the next request tells a wrong URL.
     if ((error instanceof ApiError && error.status === 404) || (error instanceof ForeignAnswerError && error.answered === 404)) return undefined;

@@ -9,26 +9,26 @@ import { normalizeVersion } from '../contract/version.js';
 import { nodeId as nodeIdRule, publisherId as publisherIdRule, semver, type NodeVersion } from '../contract/resources.js';
 import { notFoundHint } from './commands/node-show.js';
 import { CliError, EXIT, flagForField, invalidInput, toCliError } from './errors.js';
+import { routes } from '../client/routes.js';
 
 /**
  * Validates the parts of a call's input that are given with the operation's own schemas, so that bad input exits 2 before any
  * request (even the look-ups a command makes first). `flags` names the flag or argument to fix
  * where it is not simply the field's name as a flag.
  */
-export function precheck<O extends Operation>(operation: O, input: CallInput<O>, flags: Record<string, string> = {}): void {
-  const parts = [
-    [operation.params, input.params],
-    [operation.query, input.query],
-    [operation.body, input.body],
-  ] as const;
-  for (const [schema, value] of parts) {
-    if (value === undefined) continue; // checked when given: a command may check its body before it knows the path
-    const result = schema.safeParse(value);
+export function precheck<O extends Operation>(operation: O, input: CallInput<O>, flags: Record<string, string> = {}): CallInput<O> {
+  const checked: Record<string, unknown> = {};
+  for (const part of ['params', 'query', 'body'] as const) {
+    if (input[part] === undefined) continue; // checked when given: a command may check its body before it knows the path
+    const result = operation[part].safeParse(input[part]);
     if (!result.success) {
       const problems = fieldErrors(result.error.issues).map((d) => `${flags[d.path] ?? flagForField(d.path)} (${d.path}): ${d.message}`);
       throw invalidInput(`invalid ${problems.join('; ')}`);
     }
+    checked[part] = result.data;
   }
+  // what the schemas output (defaults filled in) is what is sent, and it meets their input
+  return checked as CallInput<O>;
 }
 
 /**
@@ -73,7 +73,7 @@ export async function nodePublisher(client: Client, nodeId: string, flag?: strin
   if (flag) return flag;
   let notFound: unknown;
   try {
-    const node = await client.call(getNode, { params: { nodeId } });
+    const node = await client.call(routes.getNode, { params: { nodeId } });
     if (node.publisher?.id) return node.publisher.id;
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 404)) throw toCliError(error);

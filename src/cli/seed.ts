@@ -6,6 +6,7 @@ import yazl from 'yazl';
 import { createClient } from '../client/index.js';
 import { createPublisher, publishVersion } from '../contract/registry.js';
 import type { Ctx } from './context.js';
+import { routes } from '../client/routes.js';
 
 export const SEED = { publisher: 'example', node: 'example-node', version: '1.0.0' } as const;
 
@@ -29,10 +30,10 @@ async function exampleArchive(): Promise<Buffer> {
 
 export async function seed(url: string, adminToken: string, ctx: Ctx): Promise<void> {
   const client = createClient({ baseUrl: url, token: adminToken, userAgent: `nodereg/${ctx.version} (seed)` });
-  await client.call(createPublisher, {
+  await client.call(routes.createPublisher, {
     body: { id: SEED.publisher, name: 'Example Publisher', description: 'Seeded by nodereg serve --seed' },
   });
-  const published = await client.call(publishVersion, {
+  const published = await client.call(routes.publishVersion, {
     params: { publisherId: SEED.publisher, nodeId: SEED.node },
     body: {
       node: {

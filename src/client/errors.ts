@@ -38,12 +38,3 @@ export class ForeignAnswerError extends Error {
     this.name = 'ForeignAnswerError';
   }
 }
-
-/** Our own request failed the contract before anything was sent. */
-export class RequestInvalidError extends Error {
-  constructor(readonly where: 'params' | 'query' | 'body', readonly details: FieldError[]) {
-    super(`invalid ${where}: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`);
-    this.name = 'RequestInvalidError';
-  }
-}
-

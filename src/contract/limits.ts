@@ -217,6 +217,15 @@ export const SCAN_RULE_IDS = [
   'unsafe-deserialization',
   'prohibited-string',
   'js-dynamic-execution',
+  'js-remote-code',
+  'persistence',
+  'exfiltration',
+  'code-in-data',
+  'install-hook',
+  'pth-file',
+  'unsafe-requirement',
+  'known-bad-pin',
+  'not-fully-analysed',
 ] as const;
 /**
  * Uploads of one publisher being scanned or waiting for it, at most; past it that publisher's upload is

@@ -21,6 +21,11 @@ export const Finding = z.looseObject({
   suppressed: z.boolean().optional(),
   /** The reason written in that comment (on the server also for high findings, which stay unsuppressed). */
   reason: z.string().optional(),
+  /**
+   * The same for the same finding from one version to the next: its rule, its code with names of
+   * variables and whitespace taken out, and the function it is in; not its line.
+   */
+  fingerprint: z.string().optional(),
 });
 export type Finding = z.infer<typeof Finding>;
 

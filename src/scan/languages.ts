@@ -6,6 +6,8 @@ import type { ScanLanguage } from './rule.js';
 export function languageOf(path: string): ScanLanguage | undefined {
   if (/\.pyw?$/i.test(path)) return 'python';
   if (/\.[cm]?js$/i.test(path)) return 'javascript';
+  if (/(?:^|\/)requirements[^/]*\.(?:txt|in)$/i.test(path)) return 'requirements';
+  if (/\.pth$/i.test(path)) return 'pth';
   return undefined;
 }
 

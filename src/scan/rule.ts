@@ -5,7 +5,10 @@
 import type { Node, QueryCapture } from 'web-tree-sitter';
 import type { ScanRuleId, ScanSeverity } from '../contract/scan.js';
 
-export type ScanLanguage = 'python' | 'javascript';
+/** Languages parsed into a syntax tree. */
+export type ParsedLanguage = 'python' | 'javascript';
+/** Every kind of file the scan reads: parsed ones, and requirements files and .pth files read by line. */
+export type ScanLanguage = ParsedLanguage | 'requirements' | 'pth';
 
 /** The nodes a pattern captured, by capture name. `finding` is where the finding is reported. */
 export type Captures = Record<string, Node>;
@@ -24,7 +27,12 @@ export interface Rule {
    */
   requires: Requires;
   /** Tree-sitter query patterns, per language. Each pattern captures `@finding`. */
-  patterns: Partial<Record<ScanLanguage, string>>;
+  patterns: Partial<Record<ParsedLanguage, string>>;
+  /**
+   * Languages where the resolution layer (src/scan/resolve/) or the line reader gives this rule's
+   * findings, besides its patterns.
+   */
+  resolved?: ScanLanguage[];
   /**
    * Decides a match the patterns cannot decide alone (a literal argument, a keyword present):
    * returns the finding's message (with a hint of its own when this case has a plainer fix than the

@@ -2,14 +2,17 @@
 // are split across worker threads, one per core; the registry scans each archive in a worker so
 // its event loop never waits for a parse.
 import { existsSync, readFileSync } from 'node:fs';
+import { posix } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { SCAN_SEVERITIES } from '../contract/limits.js';
-import { notParsed, SCAN_BUDGET_MS, SCAN_GATE_MAX_BYTES, SCAN_MAX_FILE_BYTES, SCAN_MAX_REPORTED_FINDINGS, SCAN_PARSE_MS, seconds } from '../shared/scan.js';
+import { COMPILED_PYTHON, notParsed, SCAN_BUDGET_MS, SCAN_BUDGET_UNITS, SCAN_FLAG_AT, SCAN_GATE_MAX_BYTES, SCAN_MAX_FILE_BYTES, SCAN_MAX_REPORTED_FINDINGS, SCAN_PARSE_MS, SCAN_PARSE_UNITS, seconds } from '../shared/scan.js';
 import type { Finding, ScanReport, SkippedFile } from '../contract/scan.js';
-import { languageOf } from './languages.js';
+import { isCompiledPython, languageOf } from './languages.js';
+import { needsResolution } from './resolve/index.js';
+import { PackageModules } from './resolve/package.js';
+import { admittedRules, asRead, Scanner, scanLines, unscanned, type FileScan, type ScanTextOptions } from './scanner.js';
 import type { Extraction } from './node-classes/extract.js';
-import { admittedRules, Scanner, unscanned, type FileScan, type ScanTextOptions } from './scanner.js';
 
 export interface ScanInput {
   /** The name in the archive: relative to the root, `/`-separated. */
@@ -75,6 +78,8 @@ export interface PartialReport {
   /** Findings found but not in `findings` (ScanReport.omitted). */
   omitted: number;
   stopped: NonNullable<ScanReport['stopped']>;
+  /** Shipped files that a scanned file runs as code, by archive path, with where (FileScan.loads). */
+  loads?: { path: string; by: string; line: number }[];
 }
 
 const SEVERITY_RANK = new Map(SCAN_SEVERITIES.map((s, i) => [s, i]));
@@ -95,9 +100,11 @@ export class Tally {
   omitted = 0;
   stopped: NonNullable<ScanReport['stopped']> = [];
   skipped: SkippedFile[] = [];
+  loads: NonNullable<PartialReport['loads']> = [];
 
   add(file: string, scan: FileScan): void {
     if (scan.unparsed) this.skipped.push(scan.unparsed);
+    for (const load of scan.loads ?? []) this.loads.push({ path: posix.normalize(posix.join(posix.dirname(file), load.path)), by: file, line: load.line });
     for (const finding of scan.findings) this.findings.push(finding);
     this.suppressed += scan.findings.filter((f) => f.suppressed).length + scan.omitted;
     this.omitted += scan.omitted;
@@ -122,7 +129,7 @@ export class Tally {
 
   report(files: number): PartialReport {
     this.trim();
-    return { findings: this.findings, skipped: this.skipped, files, suppressed: this.suppressed, omitted: this.omitted, stopped: this.stopped };
+    return { findings: this.findings, skipped: this.skipped, files, suppressed: this.suppressed, omitted: this.omitted, stopped: this.stopped, loads: this.loads };
   }
 }
 
@@ -133,8 +140,18 @@ let loaded: Promise<Scanner> | undefined;
 /** One scanner per thread, loaded on first use (the grammars take ~30 ms). */
 export const scanner = () => (loaded ??= Scanner.load());
 
+/**
+ * The Python modules of a scan's files, for relative imports (ScanTextOptions.package); parsed with the
+ * thread's scanner once it is loaded. dispose() after the scan.
+ */
+export function packageOf(files: { path: string; read: () => string }[]): PackageModules {
+  let ready: Scanner | undefined;
+  void scanner().then((s) => (ready = s));
+  return new PackageModules(new Map(files.filter((f) => /\.pyw?$/i.test(f.path)).map((f) => [f.path, f.read])), (text) => ready?.parsePython(text));
+}
+
 /** The parse limits of the registry and of `nodereg scan` alike, so that both say the same of a file. */
-export const PARSE_LIMITS = { parseMs: SCAN_PARSE_MS, budgetMs: SCAN_BUDGET_MS };
+export const PARSE_LIMITS = { parseMs: SCAN_PARSE_MS, budgetMs: SCAN_BUDGET_MS, parseUnits: SCAN_PARSE_UNITS, budgetUnits: SCAN_BUDGET_UNITS };
 
 /**
  * A file too large to parse is read (up to SCAN_GATE_MAX_BYTES) for the names the rules look for: one
@@ -145,12 +162,18 @@ export const tooLarge = (file: string, size: number, read: () => string): Skippe
   unscanned(file, notParsed.size(size), size <= SCAN_GATE_MAX_BYTES ? admittedRules(file, read()) : undefined);
 
 /**
- * Scans one file's text: the parser (WebAssembly) is loaded only once a file's text admits a rule, so
- * a small node whose files name nothing risky costs its reads and a few regular expressions.
+ * Scans one file's text: the parser (WebAssembly) is loaded only once a file's text admits a rule or
+ * names what the resolution layer follows, so a small node whose files name nothing risky costs its
+ * reads and a few regular expressions. Requirements and .pth files are read by line.
  */
 export async function scanOne(path: string, text: string, options: ScanTextOptions, until?: number): Promise<FileScan> {
-  const admitted = admittedRules(path, text);
-  if (!admitted.length) return { findings: [], stopped: [], omitted: 0 };
+  const language = options.language ?? languageOf(path);
+  if (language === 'requirements' || language === 'pth') return scanLines(path, text, language);
+  if (!language) return { findings: [], stopped: [], omitted: 0 };
+  const admitted = admittedRules(path, text, language);
+  if (!admitted.length && !needsResolution(language, asRead(language, text)) && !(language === 'python' && options.package?.importsTriggered(path, text))) {
+    return { findings: [], stopped: [], omitted: 0 };
+  }
   return (await scanner()).scanFile(path, text, options, admitted, until);
 }
 
@@ -161,10 +184,16 @@ export const scanEnd = (options: ScanTextOptions) => (options.limits ? Date.now(
 export async function scanFilesHere(files: { path: string; abs: string }[], options: ScanTextOptions, next?: SharedArrayBuffer, until = scanEnd(options)): Promise<PartialReport> {
   const tally = new Tally();
   const counter = next && new Int32Array(next);
-  for (let i = 0; i < files.length; i++) {
-    const file = files[counter ? Atomics.add(counter, 0, 1) : i];
-    if (!file) break;
-    tally.add(file.path, await scanOne(file.path, readFileSync(file.abs, 'utf8'), options, until));
+  const modules = packageOf(files.map((f) => ({ path: f.path, read: () => readFileSync(f.abs, 'utf8') })));
+  const spent = { units: 0 };
+  try {
+    for (let i = 0; i < files.length; i++) {
+      const file = files[counter ? Atomics.add(counter, 0, 1) : i];
+      if (!file) break;
+      tally.add(file.path, await scanOne(file.path, readFileSync(file.abs, 'utf8'), { ...options, package: modules, spent }, until));
+    }
+  } finally {
+    modules.dispose();
   }
   return tally.report(files.length);
 }
@@ -276,6 +305,8 @@ export async function scanFiles(files: readonly ScanInput[], options: ScanTextOp
   const large = new Tally();
   const wanted: ScanInput[] = [];
   for (const file of files) {
+    // as the registry does (validateZip): Python may run it in place of its source, and no rule reads it
+    if (isCompiledPython(file.path)) large.skipped.push({ file: file.path, reason: COMPILED_PYTHON, severity: SCAN_FLAG_AT });
     if (!languageOf(file.path)) continue;
     if (file.size > SCAN_MAX_FILE_BYTES) {
       const unparsed = tooLarge(file.path, file.size, () => readFileSync(file.abs, 'utf8'));
@@ -297,7 +328,25 @@ export async function scanFiles(files: readonly ScanInput[], options: ScanTextOp
     const next = new SharedArrayBuffer(4);
     parts = await Promise.all(Array.from({ length: threads }, () => inWorker({ kind: 'files', files: queue, options: textOptions, next, until })));
   }
+  parts.push(await scanLoaded(parts, files, textOptions));
   return mergeReports([...parts, large.report(0)], files.length);
+}
+
+/**
+ * The shipped files that scanned files run as code (code-in-data), read as Python: each once, even
+ * when several load it; those the rules read anyway (.py) are not read twice.
+ */
+async function scanLoaded(parts: PartialReport[], files: readonly ScanInput[], options: ScanTextOptions): Promise<PartialReport> {
+  const tally = new Tally();
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  const done = new Set<string>();
+  for (const { path } of parts.flatMap((p) => p.loads ?? [])) {
+    const file = byPath.get(path);
+    if (!file || done.has(path) || languageOf(path) === 'python' || file.size > SCAN_MAX_FILE_BYTES) continue;
+    done.add(path);
+    tally.add(path, await scanOne(path, readFileSync(file.abs, 'utf8'), { ...options, language: 'python' }));
+  }
+  return tally.report(0);
 }
 
 /**

@@ -4,13 +4,17 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { inflateRawSync } from 'node:zlib';
 import { SCAN_MAX_FILE_BYTES } from '../shared/scan.js';
 import { extractNodeClasses, type Extraction } from './node-classes/extract.js';
-import { scanEnd, scanFilesHere, scanner, scanOne, Tally, tooLarge, type ArchiveEntry, type PartialReport, type ScanJob } from './run.js';
+import { packageOf, scanEnd, scanFilesHere, scanner, scanOne, Tally, tooLarge, type ArchiveEntry, type PartialReport, type ScanJob } from './run.js';
 import type { ScanTextOptions } from './scanner.js';
 
 /**
- * Reads the entries of a checked archive: their bytes as the server kept them (`texts`), or each read and
+ * The entries of a checked archive: their bytes as the server kept them (`texts`), or each read and
  * inflated whole (each is at most SCAN_MAX_FILE_BYTES, and the server has checked its sizes and CRC):
  * a stream per entry cost more than the scan of a small node's source.
+ */
+/**
+ * Reads the entries of a checked archive: their bytes as the server kept them (`texts`), or each read and
+ * inflated whole (each is at most SCAN_MAX_FILE_BYTES, and the server has checked its sizes and CRC).
  */
 function entryReader(path: string, texts?: ArrayBuffer) {
   let fd: number | undefined;
@@ -30,16 +34,20 @@ async function scanEntries(path: string, entries: ArchiveEntry[], options: ScanT
   const tally = new Tally();
   const until = scanEnd(options);
   const { read, close } = entryReader(path, texts);
+  let modules: ReturnType<typeof packageOf> | undefined;
   try {
+    modules = packageOf(entries.filter((e) => e.size <= SCAN_MAX_FILE_BYTES).map((e) => ({ path: e.path, read: () => read(e).toString('utf8') })));
+    const spent = { units: 0 };
     for (const entry of entries) {
       if (entry.size > SCAN_MAX_FILE_BYTES) {
         const unparsed = tooLarge(entry.path, entry.size, () => read(entry).toString('utf8'));
         if (unparsed) tally.skipped.push(unparsed);
         continue;
       }
-      tally.add(entry.path, await scanOne(entry.path, read(entry).toString('utf8'), options, until));
+      tally.add(entry.path, await scanOne(entry.path, read(entry).toString('utf8'), { ...options, package: modules, spent }, until));
     }
   } finally {
+    modules?.dispose();
     close();
   }
   return tally.report(entries.length);

@@ -12,6 +12,6 @@ export function accessLog(log: (line: string) => void): MiddlewareHandler<AppEnv
   return async (c, next) => {
     const started = performance.now();
     await next();
-    log(accessLine(c.req.method, c.req.path, c.get('sentStatus') ?? c.res.status, started));
+    log(accessLine(c.req.method, c.req.path, c.res.status, started));
   };
 }

@@ -3,7 +3,7 @@
 // PostgreSQL; a path is a local archive dir, `s3://bucket/prefix` S3-compatible storage.
 import { resolve } from 'node:path';
 import { createLocalArchiveStorage } from './archives/storage.js';
-import type { RegistryServerOptions } from './index.js';
+import type { RegistryServerOptions } from './options.js';
 import { createTaskStore } from './proxy/store.js';
 import { openDatabase } from './store/db.js';
 import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { RegistryServerOptions } from './index.js';
+import type { ResolvedOptions } from './options.js';
 import type { AppEnv, RouteDeps } from './route.js';
 import type { ServerKeys } from './secrets.js';
 import type { ArchiveStorage } from './archives/storage.js';
@@ -22,7 +22,7 @@ export interface ServerContext extends RouteDeps {
   versionLists: VersionLists;
   /** The archives of uploaded versions (DIR/archives). */
   archives: ArchiveStorage;
-  options: RegistryServerOptions & Required<Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>>;
+  options: ResolvedOptions;
   keys: ServerKeys;
   /** The URL clients reach the server at, without a trailing slash. */
   publicUrl(): string;

@@ -35,11 +35,19 @@ export const tooLarge = (message: string, hint?: string) => new HttpError('paylo
 export const unsupportedMediaType = (message: string) => new HttpError('unsupported_media_type', message);
 
 /**
- * The raw HTTP answer, written on the socket itself: for errors raised before hono sees the request
- * (Node's parser), and for an answer that closes the connection while its body still comes (index.ts: closeAfter).
+ * The raw HTTP answer, written on the socket itself: for errors raised before any request is read
+ * (Node's parser errors and timeouts, CONNECT; src/server/http/).
  */
 export function rawErrorResponse(status: number, code: ErrorCode, message: string, error: HttpError = new HttpError(code, message)): string {
   const body = JSON.stringify(error.body());
   const headers = Object.entries({ ...error.headers, Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
   return `HTTP/1.1 ${status} ${code}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers.join('')}\r\n${body}`;
+}
+
+/**
+ * The same error as an answer given before the request's body is read: the connection closes after
+ * it, and the rest of the body is only dropped (src/server/http/: closeAfterResponse).
+ */
+export function closesConnection(error: HttpError): HttpError {
+  return new HttpError(error.code, error.message, error.details, error.hint, { ...error.headers, Connection: 'close' });
 }

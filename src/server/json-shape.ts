@@ -62,6 +62,67 @@ const isDigit = (byte: number | undefined) => byte !== undefined && byte >= 0x30
 const isHex = (byte: number | undefined) => isDigit(byte) || (byte !== undefined && (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x66);
 const LITERALS = new Map([0x74, 0x66, 0x6e].map((first) => [first, Buffer.from(first === 0x74 ? 'true' : first === 0x66 ? 'false' : 'null')]));
 
+/** A position in a body being walked as JSON text. */
+class JsonCursor {
+  i = 0;
+  constructor(readonly bytes: Uint8Array) {}
+
+  skipSpace(): void {
+    while (WHITESPACE.has(this.bytes[this.i])) this.i++;
+  }
+
+  /** Past a string that starts here; false at a byte that cannot be in one (the cursor on it). */
+  string(): boolean {
+    const { bytes } = this;
+    for (this.i++; this.i < bytes.length; ) {
+      const byte = bytes[this.i];
+      if (byte === 0x22) {
+        this.i++;
+        return true;
+      }
+      if (byte < 0x20) return false;
+      if (byte !== 0x5c) this.i++;
+      else if (bytes[this.i + 1] === 0x75) {
+        for (const end = (this.i += 2) + 4; this.i < end; this.i++) if (!isHex(bytes[this.i])) return false;
+      } else if (ESCAPES.has(bytes[++this.i])) this.i++;
+      else return false;
+    }
+    return false;
+  }
+
+  /** Past a number or a literal that starts here; false at a byte that cannot continue it (the cursor on it). */
+  scalar(): boolean {
+    const { bytes } = this;
+    const literal = LITERALS.get(bytes[this.i]);
+    if (literal) {
+      for (const expected of literal) {
+        if (bytes[this.i] !== expected) return false;
+        this.i++;
+      }
+      return true;
+    }
+    if (bytes[this.i] === 0x2d) this.i++;
+    if (bytes[this.i] === 0x30) this.i++;
+    else if (!this.digits()) return false;
+    if (bytes[this.i] === 0x2e) {
+      this.i++;
+      if (!this.digits()) return false;
+    }
+    if (bytes[this.i] === 0x65 || bytes[this.i] === 0x45) {
+      if (bytes[++this.i] === 0x2b || bytes[this.i] === 0x2d) this.i++;
+      if (!this.digits()) return false;
+    }
+    return true;
+  }
+
+  /** Past one digit or more; false when there is none. */
+  private digits(): boolean {
+    if (!isDigit(this.bytes[this.i])) return false;
+    while (isDigit(this.bytes[this.i])) this.i++;
+    return true;
+  }
+}
+
 /**
  * Where a body JSON.parse refused stops being JSON: the offset of its first byte that no JSON text
  * could have there, or its length when it ends too soon; undefined when it is JSON after all. JSON.parse
@@ -69,86 +130,46 @@ const LITERALS = new Map([0x74, 0x66, 0x6e].map((first) => [first, Buffer.from(f
  * bytes back), so an answer names this offset instead. Called on a refused body only; walks it once.
  */
 export function jsonErrorOffset(bytes: Uint8Array): number | undefined {
+  const at = new JsonCursor(bytes);
   const closers: number[] = []; // the bracket that closes each open array or object
-  let i = 0;
-  const skipSpace = () => {
-    while (WHITESPACE.has(bytes[i])) i++;
-  };
-  /** Past a string that starts at i; false at a byte that cannot be in one (i on it). */
-  const string = () => {
-    for (i++; i < bytes.length; ) {
-      const byte = bytes[i];
-      if (byte === 0x22) {
-        i++;
-        return true;
-      }
-      if (byte < 0x20) return false;
-      if (byte !== 0x5c) i++;
-      else if (bytes[i + 1] === 0x75) {
-        for (const end = (i += 2) + 4; i < end; i++) if (!isHex(bytes[i])) return false;
-      } else if (ESCAPES.has(bytes[++i])) i++;
-      else return false;
-    }
-    return false;
-  };
-  /** Past a number or a literal that starts at i; false at a byte that cannot continue it (i on it). */
-  const scalar = () => {
-    const literal = LITERALS.get(bytes[i]);
-    if (literal) {
-      for (const expected of literal) {
-        if (bytes[i] !== expected) return false;
-        i++;
-      }
-      return true;
-    }
-    if (bytes[i] === 0x2d) i++;
-    if (bytes[i] === 0x30) i++;
-    else if (isDigit(bytes[i])) while (isDigit(bytes[i])) i++;
-    else return false;
-    if (bytes[i] === 0x2e) {
-      if (!isDigit(bytes[++i])) return false;
-      while (isDigit(bytes[i])) i++;
-    }
-    if (bytes[i] === 0x65 || bytes[i] === 0x45) {
-      if (bytes[++i] === 0x2b || bytes[i] === 0x2d) i++;
-      if (!isDigit(bytes[i])) return false;
-      while (isDigit(bytes[i])) i++;
-    }
-    return true;
-  };
   let want: 'value' | 'key' = 'value';
   for (;;) {
-    skipSpace();
+    at.skipSpace();
     if (want === 'key') {
-      if (bytes[i] !== 0x22 || !string()) return i;
-      skipSpace();
-      if (bytes[i++] !== 0x3a) return i - 1;
-      skipSpace();
+      if (bytes[at.i] !== 0x22 || !at.string()) return at.i;
+      at.skipSpace();
+      if (bytes[at.i++] !== 0x3a) return at.i - 1;
+      at.skipSpace();
     }
-    const byte = bytes[i];
+    const byte = bytes[at.i];
     if (byte === 0x7b || byte === 0x5b) {
-      i++;
-      skipSpace();
-      if (bytes[i] !== byte + 2) {
+      at.i++;
+      at.skipSpace();
+      if (bytes[at.i] !== byte + 2) {
         closers.push(byte + 2);
         want = byte === 0x7b ? 'key' : 'value';
         continue;
       }
-      i++;
-    } else if (!(byte === 0x22 ? string() : scalar())) return i;
-    // after a value: a comma, the bracket that closes its container, or the end
-    for (;;) {
-      skipSpace();
-      if (closers.length === 0) return i < bytes.length ? i : undefined;
-      if (bytes[i] === closers.at(-1)) {
-        closers.pop();
-        i++;
-        continue;
-      }
-      if (bytes[i] !== 0x2c) return i;
-      i++;
-      want = closers.at(-1) === 0x7d ? 'key' : 'value';
-      break;
+      at.i++;
+    } else if (!(byte === 0x22 ? at.string() : at.scalar())) return at.i;
+    const next = afterValue(at, closers);
+    if (next !== 'more') return next;
+    want = closers.at(-1) === 0x7d ? 'key' : 'value';
+  }
+}
+
+/** After a value: a comma (past it: 'more'), the brackets that close containers, or the end (undefined) or a byte out of place. */
+function afterValue(at: JsonCursor, closers: number[]): number | undefined | 'more' {
+  for (;;) {
+    at.skipSpace();
+    if (closers.length === 0) return at.i < at.bytes.length ? at.i : undefined;
+    if (at.bytes[at.i] === closers.at(-1)) {
+      closers.pop();
+      at.i++;
+      continue;
     }
+    if (at.bytes[at.i] !== 0x2c) return at.i;
+    at.i++;
+    return 'more';
   }
 }

@@ -2,12 +2,13 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { fieldErrors, malformedJson as malformedJsonMessage } from '../contract/errors.js';
-import { REPEATED_PARAMS } from '../contract/fields.js';
 import { MAX_FIELD_ERRORS } from '../contract/limits.js';
 import { ANONYMOUS_BODIES_MAX, JSON_BODIES_MAX } from '../shared/tuning.js';
 import { contentEncodingProblem, contentTypeProblem, type BodyMedia } from '../contract/media.js';
 import type { Operation, ResponseOf } from '../contract/operation.js';
 import { badRequest, HttpError, tooLarge, unauthorized, unsupportedMediaType } from './errors.js';
+import { REPEATED_PARAMS } from '../contract/fields.js';
+import { DROP } from './http/index.js';
 import { jsonErrorOffset, JsonShape } from './json-shape.js';
 
 /** Who is calling: a user token, or a publisher's personal access token (acting for its creator). */
@@ -23,8 +24,6 @@ export type AppEnv = {
     principal: Principal | null;
     /** A bearer token already looked up by a middleware (the rate limit), so the route need not again. */
     authenticated?: { token: string; principal: Principal | null };
-    /** The status of an answer written on the socket itself (closeAfter), for the access log. */
-    sentStatus?: number;
   };
 };
 
@@ -38,14 +37,6 @@ export interface RouteContext<O extends Operation> {
   rawBody: Buffer;
   /** The bearer token sent, if any (publish compares it with the body's). */
   bearer: string | undefined;
-}
-
-/** The query string as the operation reads it: every value of a repeated parameter, one of any other. */
-function queryOf(c: Context, schema: z.ZodType): Record<string, string | string[]> {
-  const shape = (schema as { shape?: Record<string, z.ZodType> }).shape ?? {};
-  const single = c.req.query();
-  const repeated = Object.keys(single).filter((key) => REPEATED_PARAMS.has(shape[key]));
-  return { ...single, ...Object.fromEntries(repeated.map((key) => [key, c.req.queries(key) ?? []])) };
 }
 
 /** `/a/{b}/c` → `/a/:b/c`. */
@@ -145,9 +136,6 @@ const bodiesFull = () =>
 const anonymousBodiesFull = () =>
   new HttpError('unavailable', 'too many requests without an Authorization header are sending their bodies at the moment; retry shortly, or send the token in the Authorization header', undefined, undefined, { 'Retry-After': '1' });
 
-/** How much of a refused body is read and dropped before the answer: at most, and how long a pause ends it. */
-export const DROP = { ms: 2000, bytes: 64 * 1024 * 1024, idleMs: 100 };
-
 /**
  * Reads and drops what is left of a request's body (within DROP) before an error is answered, while it
  * keeps coming. Node closes a connection whose request was not read whole; closing with bytes still
@@ -222,6 +210,34 @@ function credentialInBody(raw: Buffer, field: string): string | undefined {
   }
 }
 
+/** The query string as the operation reads it: every value of a repeated parameter, one of any other. */
+function queryOf(c: Context, schema: z.ZodType): Record<string, string | string[]> {
+  const shape = (schema as { shape?: Record<string, z.ZodType> }).shape ?? {};
+  const single = c.req.query();
+  const repeated = Object.keys(single).filter((key) => REPEATED_PARAMS.has(shape[key]));
+  return { ...single, ...Object.fromEntries(repeated.map((key) => [key, c.req.queries(key) ?? []])) };
+}
+
+/** Validates a request's query and JSON body against the operation (400 naming each field). */
+function parseInput<O extends Operation>(operation: O, c: Context<AppEnv>, raw: Buffer): ReturnType<RouteContext<O>['input']> {
+  const query = operation.query.safeParse(queryOf(c, operation.query));
+  const issues = query.success ? [] : [...query.error.issues];
+  let body: unknown;
+  if (operation.bodyKind === 'json') {
+    let json: unknown;
+    try {
+      json = raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw malformedJson(jsonErrorOffset(raw), raw.length);
+    }
+    const parsed = operation.body.safeParse(json);
+    if (parsed.success) body = parsed.data;
+    else issues.push(...parsed.error.issues);
+  }
+  if (issues.length) throw invalidRequest(issues);
+  return { query: (query as { data: unknown }).data, body } as ReturnType<RouteContext<O>['input']>;
+}
+
 /**
  * Serves one operation of the contract. Checks in the order of DESIGN.md §2: 415 and 413 before the
  * body is read, then 401; the handler does its 404 and 403, then calls `input()` for the 400s.
@@ -290,24 +306,7 @@ export function route<O extends Operation>(
     const params = operation.params.safeParse(c.req.param());
     if (!params.success) throw badRequest('invalid path parameters', fieldErrors(params.error.issues));
 
-    const input = () => {
-      const query = operation.query.safeParse(queryOf(c, operation.query));
-      const issues = query.success ? [] : [...query.error.issues];
-      let body: unknown;
-      if (operation.bodyKind === 'json') {
-        let json: unknown;
-        try {
-          json = raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8'));
-        } catch {
-          throw malformedJson(jsonErrorOffset(raw), raw.length);
-        }
-        const parsed = operation.body.safeParse(json);
-        if (parsed.success) body = parsed.data;
-        else issues.push(...parsed.error.issues);
-      }
-      if (issues.length) throw invalidRequest(issues);
-      return { query: (query as { data: unknown }).data, body } as ReturnType<RouteContext<O>['input']>;
-    };
+    const input = () => parseInput(operation, c, raw);
 
     const result = await handler({ c, params: params.data as z.output<O['params']>, principal, input, rawBody: raw, bearer });
     if (result instanceof Response) return result;

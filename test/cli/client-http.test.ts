@@ -5,8 +5,9 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
-import { ApiError, ForeignAnswerError, NetworkError, createClient, retryAfterMs, type UploadInput } from '../../src/client/index.js';
-import { createPublisher, getNode, health, publishVersion } from '../../src/contract/registry.js';
+import { ApiError, ForeignAnswerError, NetworkError, createClient, retryAfterMs, routes, type UploadInput } from '../../src/client/index.js';
+
+const { createPublisher, getNode, health, publishVersion } = routes;
 
 type Handler = (req: IncomingMessage, res: ServerResponse, count: number) => void;
 

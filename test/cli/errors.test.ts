@@ -1,10 +1,14 @@
-// Typed errors and exit codes (DESIGN.md §5), and the client's checks before and during sending.
+// Typed errors and exit codes (DESIGN.md §5), the checks of a command's input before anything is
+// sent, and the client's errors while sending.
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { CliError, EXIT, exitCodeForStatus, flagForField, toCliError } from '../../src/cli/errors.js';
-import { ApiError, NetworkError, RequestInvalidError, createClient } from '../../src/client/index.js';
-import { addReview, health } from '../../src/contract/registry.js';
+import { validateBody } from '../../src/cli/ai-tasks.js';
+import { precheck } from '../../src/cli/resolve.js';
+import { ApiError, NetworkError, createClient, routes } from '../../src/client/index.js';
+import { addReview } from '../../src/contract/registry.js';
 import { relightImage } from '../../src/contract/proxy.js';
+import { runInProcess } from './in-process.js';
 
 describe('exit codes', () => {
   it('EXIT has the values of DESIGN.md §5', () => {
@@ -88,14 +92,6 @@ describe('toCliError', () => {
     expect(error.hint).toBe('the registry, or a proxy in front of it, gave no whole answer within 30 s (a request that timed out is not sent again): try again later');
   });
 
-  it('a RequestInvalidError exits 2 and names the flag to fix', () => {
-    const error = toCliError(new RequestInvalidError('body', [{ path: 'light_transfer_strength', message: 'Too big: expected number to be <=100' }]));
-    expect(error.exitCode).toBe(2);
-    expect(error.code).toBe('invalid_input');
-    expect(error.message).toContain('--light-transfer-strength');
-    expect(error.message).toContain('<=100');
-  });
-
   it('a CliError passes through unchanged', () => {
     const original = new CliError('kept', 3, 'conflict', 'hint');
     expect(toCliError(original)).toBe(original);
@@ -125,12 +121,6 @@ describe('flagForField', () => {
   });
 });
 
-/**
- * `op()` derives the path parameters at run time, but their static type stays `{}` when an operation
- * declares no `params` schema (see the report), so the params are cast here.
- */
-const reviewParams = (nodeId: string) => ({ nodeId }) as never;
-
 /** A loopback port that nothing listens on: bound, then closed. */
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -140,43 +130,36 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+describe("a command's input is checked before anything is sent", () => {
+  it.each(['0', '6', '2.5', 'abc'])('review --star %j: exit 2 naming --star, and no request', async (star) => {
+    const registry = `http://127.0.0.1:${await closedPort()}`;
+    const result = await runInProcess(['review', 'my-node', '--star', star], { env: { NODEREG_REGISTRY: registry, NODEREG_TOKEN: 'nrg_u_test' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--star (star)');
+    expect(result.stderr).not.toContain('cannot reach');
+  });
+
+  it('an invalid relight body names the field to fix, exit 2', () => {
+    const check = () => validateBody(relightImage, { image: 'aGk=', light_transfer_strength: 101 }, { image: '<image>' });
+    expect(check).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringContaining('--light-transfer-strength') }));
+  });
+
+  it('an empty nodeId path parameter is refused, exit 2', () => {
+    expect(() => precheck(addReview, { params: { nodeId: '' }, query: { star: 3 } })).toThrow(expect.objectContaining({ exitCode: 2 }));
+  });
+
+  it('what is sent is what the schema outputs: its defaults filled in', () => {
+    expect(precheck(addReview, { query: { star: '4' } })).toEqual({ query: { star: 4 } });
+    expect(validateBody(relightImage, { image: 'aGk=' })).toMatchObject({ image: 'aGk=', style: expect.any(String), change_background: expect.any(Boolean) });
+  });
+});
+
 describe('client', () => {
-  it.each([0, 6, 2.5, '0', '6', 'abc'])('rejects review star %j before sending anything', async (star) => {
-    // port 9 on loopback: if a request were sent, the error would be a NetworkError
-    const client = createClient({ baseUrl: 'http://127.0.0.1:9', retries: 0, timeoutMs: 2000 });
-    const call = client.call(addReview, { params: reviewParams('my-node'), query: { star: star as number } });
-    const error = await call.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(RequestInvalidError);
-    expect(error).not.toBeInstanceOf(NetworkError);
-    expect((error as RequestInvalidError).where).toBe('query');
-    expect((error as RequestInvalidError).details.map((d) => d.path)).toEqual(['star']);
-    expect(toCliError(error).message).toContain('--star');
-  });
-
-  it('rejects an invalid relight body before sending, naming the field', async () => {
-    const client = createClient({ baseUrl: 'http://127.0.0.1:9', retries: 0, timeoutMs: 2000 });
-    const error = await client.call(relightImage, { body: { image: 'aGk=', light_transfer_strength: 101 } }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RequestInvalidError);
-    expect((error as RequestInvalidError).details.map((d) => d.path)).toEqual(['light_transfer_strength']);
-    expect(toCliError(error)).toMatchObject({ exitCode: 2 });
-    expect(toCliError(error).message).toContain('--light-transfer-strength');
-  });
-
-  it('rejects an empty nodeId path parameter before sending', async () => {
-    const client = createClient({ baseUrl: 'http://127.0.0.1:9', retries: 0, timeoutMs: 2000 });
-    const error = await client.call(addReview, { params: reviewParams(''), query: { star: 3 } }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RequestInvalidError);
-    expect((error as RequestInvalidError).where).toBe('params');
-  });
-
   it('a valid request to a closed loopback port gives a NetworkError naming the URL', async () => {
     const port = await closedPort();
     const base = `http://127.0.0.1:${port}`;
     const client = createClient({ baseUrl: base, retries: 0, timeoutMs: 5000 });
-    const error = await client.call(addReview, { params: reviewParams('my-node'), query: { star: 4 } }).catch((e: unknown) => e);
+    const error = await client.call(routes.addReview, { params: { nodeId: 'my-node' }, query: { star: 4 } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).url).toBe(`${base}/nodes/my-node/reviews?star=4`);
     expect((error as NetworkError).message).toContain(`${base}/nodes/my-node/reviews`);
@@ -188,7 +171,7 @@ describe('client', () => {
   it('a GET to a closed loopback port also gives a NetworkError naming the URL', async () => {
     const port = await closedPort();
     const client = createClient({ baseUrl: `http://127.0.0.1:${port}/`, retries: 0, timeoutMs: 5000 });
-    const error = await client.call(health).catch((e: unknown) => e);
+    const error = await client.call(routes.health).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).url).toBe(`http://127.0.0.1:${port}/healthz`);
   });

@@ -4,8 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { run } from '../../src/cli/program.js';
-import { quickRun } from '../../src/cli/quick.js';
-import { run as runQuickPublish } from '../../src/cli/quick-publish.js';
 import type { RunDeps } from '../../src/cli/context.js';
 import { tempDir } from '../helpers.js';
 
@@ -26,11 +24,6 @@ export interface InProcessOptions extends Omit<RunDeps, 'stdout' | 'stderr' | 's
   home?: string;
   /** The working dir of the run (process.chdir for its length: the tests of a file run one at a time). */
   cwd?: string;
-  /**
-   * `quick`: the entry bin/nodereg.js takes for `node show ID` (quick.ts); `quick-publish`: the one
-   * main.ts takes for plain publish lines (quick-publish.ts). Each must take `argv`. The full program by default.
-   */
-  entry?: 'program' | 'quick' | 'quick-publish';
 }
 
 export async function runInProcess(argv: string[], options: InProcessOptions = {}): Promise<InProcessResult> {
@@ -63,9 +56,7 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
   const before = process.cwd();
   if (options.cwd) process.chdir(options.cwd);
   try {
-    const running = options.entry === 'quick' ? quickRun(argv, '0.0.0-test', deps) : (options.entry === 'quick-publish' ? runQuickPublish : run)(argv, '0.0.0-test', deps);
-    if (!running) throw new Error(`quick.ts does not take ${argv.join(' ')}`);
-    const code = await running;
+    const code = await run(argv, '0.0.0-test', deps);
     const stdoutBytes = Buffer.concat(chunks);
     return { code, signal: null, stdout: stdoutBytes.toString(), stdoutBytes, stderr };
   } finally {

@@ -65,7 +65,7 @@ describe('--retry-window against a registry that is not there', () => {
     expect(chosen.stderr).toMatch(/ECONNREFUSED \(4 tries in \d+\.\d s\)/);
   });
 
-  it('publish with NODEREG_RETRY_WINDOW=0 (the quick entry): one try of the registry, exit 1', async () => {
+  it('publish with NODEREG_RETRY_WINDOW=0: one try of the registry, exit 1', async () => {
     const down = `http://127.0.0.1:${await closedPort()}`;
     const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "fast-fail"\nversion = "1.0.0"\n\n[tool.nodereg]\npublisher = "waiters"\n', '__init__.py': '' });
     const result = await runInProcess(['publish', dir, '--verbose'], { env: { NODEREG_REGISTRY: down, NODEREG_TOKEN: token, NODEREG_RETRY_WINDOW: '0' } });

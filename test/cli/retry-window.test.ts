@@ -2,7 +2,6 @@
 // here in-process; test/cli/retry-window-waits.test.ts runs the binary against a registry that is not there yet.
 import { describe, expect, it } from 'vitest';
 import { Ctx, type Globals } from '../../src/cli/context.js';
-import { quickCommand } from '../../src/cli/quick-args.js';
 import { RESTART_WINDOW_MS } from '../../src/shared/tuning.js';
 import { writeTree } from '../package/fixtures.js';
 import { tempDir } from '../helpers.js';
@@ -40,28 +39,28 @@ describe('the retry window setting', () => {
     expect(() => windowOf(globals, env)).toThrow(expect.objectContaining({ message, exitCode: 2 }));
   });
 
-  it('is a global option the quick command lines take, before or after the command', () => {
-    expect(quickCommand(['--retry-window', '0', 'node', 'show', 'a'])).toMatchObject({ kind: 'node-show', globals: { retryWindow: '0' } });
-    expect(quickCommand(['publish', '--retry-window=2m', 'dir'])).toMatchObject({ kind: 'publish', dir: 'dir', globals: { retryWindow: '2m' } });
-    expect(quickCommand(['publish', '--retry-window'])).toBeUndefined(); // no value: the full program says so
+  it('is a global option, taken before or after the command', async () => {
+    const registry = `http://127.0.0.1:${await closedPort()}`;
+    for (const argv of [['--retry-window', 'soon', 'node', 'show', 'a'], ['node', 'show', 'a', '--retry-window=soon']]) {
+      const result = await runInProcess(argv, { env: { NODEREG_REGISTRY: registry } });
+      expect(result).toMatchObject({ code: 2, stderr: expect.stringContaining('invalid --retry-window "soon"') });
+    }
   });
 
-  it('a bad value is exit 2 naming the flag, before any request (node show) or any packing (publish), from every entry', async () => {
+  it('a bad value is exit 2 naming the flag, before any request (node show) or any packing (publish)', async () => {
     const registry = `http://127.0.0.1:${await closedPort()}`;
     const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "waiting-node"\nversion = "1.0.0"\n\n[tool.nodereg]\npublisher = "team"\n', '__init__.py': '' });
     const runs = [
-      [['node', 'show', 'a-node', '--retry-window', '90 s'], 'quick'],
-      [['node', 'show', 'a-node', '--retry-window', '90 s'], 'program'],
-      [['publish', dir, '--retry-window', '90 s'], 'quick-publish'],
-      [['publish', dir, '--retry-window', '90 s'], 'program'],
-      [['node', 'versions', 'a-node', '--retry-window', '90 s', '--json'], 'program'],
-    ] as const;
-    for (const [argv, entry] of runs) {
-      const result = await runInProcess([...argv], { entry, env: { NODEREG_REGISTRY: registry, NODEREG_TOKEN: 'nrg_u_test' } });
-      expect([entry, result.code]).toEqual([entry, 2]);
+      ['node', 'show', 'a-node', '--retry-window', '90 s'],
+      ['publish', dir, '--retry-window', '90 s'],
+      ['node', 'versions', 'a-node', '--retry-window', '90 s', '--json'],
+    ];
+    for (const argv of runs) {
+      const result = await runInProcess(argv, { env: { NODEREG_REGISTRY: registry, NODEREG_TOKEN: 'nrg_u_test' } });
+      expect([argv[0], result.code]).toEqual([argv[0], 2]);
       expect(result.stderr).toBe('error: invalid --retry-window "90 s"\nhint: write a duration like 500ms, 90s, 20m or 1h\n');
     }
-    const fromEnv = await runInProcess(['node', 'show', 'a-node'], { entry: 'quick', env: { NODEREG_REGISTRY: registry, NODEREG_RETRY_WINDOW: '3h' } });
+    const fromEnv = await runInProcess(['node', 'show', 'a-node'], { env: { NODEREG_REGISTRY: registry, NODEREG_RETRY_WINDOW: '3h' } });
     expect(fromEnv).toMatchObject({ code: 2, stderr: 'error: NODEREG_RETRY_WINDOW "3h" is longer than 1h, the most it may be\nhint: write a shorter one, such as 5m\n' });
   });
 

@@ -1,10 +1,8 @@
 // A valid `nodereg publish` loads neither zod nor a schema module of the contract (issue 15): the
 // manifest is checked with the generated request checks, and every request goes through the generated
-// routes. The built binary runs with hooks that record each file Node loads. A plain publish runs
-// from dist/cli/quick-publish.cjs, which the build makes free of zod (scripts/bundle.js); zod and the
-// schemas come in bundles beside it (dist/cli/lazy/), which keep esbuild's `// path` line above each
-// module they hold, so what a run loaded says what it carries. A manifest with a problem must load
-// zod, which words it: that run proves the record can fail.
+// routes. The built binary runs with hooks that record each file Node loads; the bundle's chunks keep
+// esbuild's `// path` line above each module they hold, so what a run loaded says what it carries. A
+// manifest with a problem must load zod, which words it: that run proves the record can fail.
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -47,7 +45,7 @@ function project(toolLines: string[] = [], publisher = 'lean') {
 /** Runs the CLI with the hook; answers with its result and what each file it loaded from the bundle carries. */
 async function recorded(args: string[]) {
   const { result, files } = await runCliRecordingLoads(args, { env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: server.adminToken } });
-  const modules = files.flatMap((file) => [...readFileSync(join(root, 'dist', file), 'utf8').matchAll(/^\/\/ ((?:node_modules|src)\/\S+)$/gm)].map((m) => m[1]));
+  const modules = files.flatMap((file) => [...readFileSync(join(root, 'dist', file), 'utf8').matchAll(/^\/\/ (?:\.\.\/)*(?:[\w.-]+\/)*?((?:node_modules|src)\/\S+)$/gm)].map((m) => m[1]));
   return { result, files, zod: modules.filter((m) => m.startsWith('node_modules/zod/')), schemas: modules.filter((m) => schemaModules.includes(m)) };
 }
 
@@ -62,7 +60,7 @@ describe('nodereg publish of a valid project', () => {
     expect(run.result.stderr).toBe('');
     expect(run.result.code).toBe(0);
     expect(JSON.parse(run.result.stdout)).toMatchObject({ publisher_id: 'lean', version: '1.0.0', status: 'NodeVersionStatusActive' });
-    expect(run.files).toContain('cli/quick-publish.cjs'); // the record holds the run's files
+    expect(run.files).toContain('cli/main.js'); // the record holds the run's files
     expect(run.zod).toEqual([]);
     expect(run.schemas).toEqual([]);
   });

@@ -287,6 +287,18 @@ describe('publish in-process (what a spawned binary cannot show)', () => {
     expect(missing.stderr).toContain(`cannot read --changelog-file ${join(dir, 'nope.md')}: no such file or directory`);
     expect(missing.stderr).not.toContain('ENOENT');
   });
+
+  it.each([
+    ['a dry run, as JSON', () => [project().dir, '--dry-run', '--json'], 0, '"dry_run":true'],
+    ['a directory that does not exist', () => [join(tempDir(), 'missing')], 2, 'error: '],
+    ['findings at --fail-on', () => [project({ extra: { 'install.py': 'import subprocess, sys\nsubprocess.check_call([sys.executable, "-m", "pip", "install", "numpy"])\n' } }).dir, '--json'], 2, '"code":"scan_findings"'],
+    ['an archive over --max-size', () => [project().dir, '--max-size', '10', '--accept-findings'], 2, 'error: '],
+    ['a publisher that does not exist', () => [project({ publisher: 'nobody-here' }).dir], 5, 'error: '],
+  ])('%s', async (_name, args, code, said) => {
+    const result = await publishInProcess(args(), { tty: false });
+    expect(result.code, result.stderr).toBe(code);
+    expect((result.stdout + result.stderr).replace(/\s+/g, '')).toContain(said.replace(/\s+/g, ''));
+  });
 });
 
 describe('an upload whose answer is lost', () => {

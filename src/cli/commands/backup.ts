@@ -10,7 +10,7 @@ import { dataDirOption, defaultDataDir } from '../data-dir.js';
 import { CliError, EXIT, exitCodeForSignal, invalidInput } from '../errors.js';
 import { makeUserDir, userPath } from '../make-dir.js';
 import { withCleanup } from '../project.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
 
 /** Pages the database copy takes at a time: 4 MiB at SQLite's default page size, a few ms between two looks at a signal. */
 const BACKUP_STEP_PAGES = 1024;

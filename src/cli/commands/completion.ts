@@ -1,7 +1,7 @@
 import { Argument, type Command } from 'commander';
 import { commandTree, flatten, type CommandNode } from '../command-tree.js';
 import type { Ctx } from '../context.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];

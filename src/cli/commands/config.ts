@@ -6,7 +6,7 @@ import { withScheme, type Ctx } from '../context.js';
 import { invalidInput } from '../errors.js';
 import { shellWord } from '../invocation.js';
 import { table } from '../output.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
 
 const KEYS = ['registry', 'token'] as const;
 type Key = (typeof KEYS)[number];

@@ -40,8 +40,3 @@ export const commands: CommandEntry[] = [
   { name: 'backup', summary: 'copy a consistent snapshot of a registry data dir, also while it serves', load: () => import('./backup.js') },
   { name: 'restore', summary: 'copy a registry data dir into PostgreSQL and S3, or into a new SQLite data dir', load: () => import('./restore.js') },
 ];
-
-/** Adds an "Examples:" block to a command's help. */
-export function examples(command: Command, lines: string[]): Command {
-  return command.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
-}

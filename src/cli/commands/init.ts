@@ -6,7 +6,7 @@ import type { Ctx } from '../context.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
 import { shellWord } from '../invocation.js';
 import { makeUserDir } from '../make-dir.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
 
 interface Options {
   publisher?: string;

@@ -4,7 +4,8 @@ import type { Me } from '../../contract/resources.js';
 import type { Ctx } from '../context.js';
 import { invalidInput, toCliError } from '../errors.js';
 import { describeMe } from '../format.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
+import { routes } from '../../client/routes.js';
 
 export function register(program: Command, ctx: Ctx): void {
   examples(
@@ -16,7 +17,7 @@ export function register(program: Command, ctx: Ctx): void {
         const token = await askToken(ctx, connection.registry);
         const client = await ctx.client({ token });
         // verified before anything is saved: a bad token leaves the config as it was
-        const me: Me = await client.call(getMe, {}, { exact: true }).catch((error) => {
+        const me: Me = await client.call(routes.getMe, {}, { exact: true }).catch((error) => {
           throw toCliError(error, { 401: `the registry refused this token; nothing was saved. Check it, or create one with \`nodereg token create\`` });
         });
         const store = await ctx.config();

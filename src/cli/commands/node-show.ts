@@ -1,6 +1,4 @@
-// `nodereg node show ID`, in a module free of commander and zod: node.ts registers it, and quick.ts
-// runs it without loading the full program (a read a script may run in a loop).
-import { routes } from '../../contract/answers.js';
+// `nodereg node show ID` and the versions list, which node.ts registers.
 import type { Node, NodeVersion } from '../../contract/resources.js';
 import type { ComfyNode } from '../../contract/reads.js';
 import type { Client } from '../../client/index.js';
@@ -8,6 +6,7 @@ import type { Ctx } from '../context.js';
 import { toCliError } from '../errors.js';
 import { fields, listText, statusText, versionTable } from '../format.js';
 import { relativeTime } from '../output.js';
+import { routes } from '../../client/routes.js';
 
 export const notFoundHint = (nodeId: string) => `check the id with \`nodereg node search ${nodeId}\``;
 
@@ -17,7 +16,7 @@ export const notFoundHint = (nodeId: string) => `check the id with \`nodereg nod
  */
 export async function nodeVersions(client: Client, nodeId: string, reasons = false): Promise<NodeVersion[]> {
   try {
-    return await client.read<NodeVersion[]>(routes.listNodeVersions, { nodeId }, reasons ? { include_status_reason: 'true' } : {});
+    return await client.call(routes.listNodeVersions, { params: { nodeId }, query: reasons ? { include_status_reason: 'true' } : {} });
   } catch (error) {
     throw toCliError(error, { 404: notFoundHint(nodeId) });
   }
@@ -30,7 +29,7 @@ export async function nodeVersions(client: Client, nodeId: string, reasons = fal
 export async function showNode(ctx: Ctx, nodeId: string, classes = false): Promise<void> {
   const client = await ctx.client();
   const [found, versions] = await Promise.all([
-    client.read<Node>(routes.getNode, { nodeId }).catch((error) => {
+    client.call(routes.getNode, { params: { nodeId } }).catch((error: unknown) => {
       throw toCliError(error, { 404: notFoundHint(nodeId) });
     }),
     nodeVersions(client, nodeId),
@@ -48,9 +47,10 @@ export async function showNode(ctx: Ctx, nodeId: string, classes = false): Promi
 async function latestClasses(client: Client, nodeId: string, version: string): Promise<ComfyNode[]> {
   const all: ComfyNode[] = [];
   for (let page = 1; ; page++) {
-    const answer = await client.read<{ comfy_nodes: ComfyNode[] | null; totalNumberOfPages: number }>(
-      routes.listVersionComfyNodes, { nodeId, version }, { page: String(page), limit: '100' },
-    );
+    const answer = (await client.call(routes.listVersionComfyNodes, { params: { nodeId, version }, query: { page: String(page), limit: '100' } })) as {
+      comfy_nodes: ComfyNode[] | null;
+      totalNumberOfPages: number;
+    };
     all.push(...(answer.comfy_nodes ?? []));
     if (page >= answer.totalNumberOfPages) return all;
   }

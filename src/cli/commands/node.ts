@@ -17,8 +17,9 @@ import {
   checkNodeId, checkPublisherId, checkVersion, given, listOption, nodePublisher, precheck, textOption,
 } from '../resolve.js';
 import { makeUserDir } from '../make-dir.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
 import { nodeVersions, notFoundHint, showNode } from './node-show.js';
+import { routes } from '../../client/routes.js';
 
 /**
  * One flag per node field its members may write (src/contract/resources.ts), except those holding
@@ -75,11 +76,11 @@ export function register(program: Command, ctx: Ctx): void {
         if (Object.keys(body).length === 0) {
           throw invalidInput('nothing to update', `pass at least one field, e.g. nodereg node update ${nodeId} --description "..."`);
         }
-        precheck(updateNode, { body });
+        const checked = precheck(updateNode, { body });
         const client = await ctx.client({ requireToken: true });
         const publisherId = await nodePublisher(client, nodeId, o.publisher);
         const updated = await client
-          .call(updateNode, { params: { publisherId, nodeId }, body })
+          .call(routes.updateNode, { params: { publisherId, nodeId }, body: checked.body })
           .catch((error) => {
             throw toCliError(error, { 404: `is ${nodeId} a node of publisher ${publisherId}? Check with \`nodereg node show ${nodeId}\`` });
           });
@@ -122,8 +123,8 @@ export function register(program: Command, ctx: Ctx): void {
       .option('--limit <n>', `nodes per page, ${PAGE.limitMin}–${PAGE.limitMax} (default ${PAGE.defaultLimit})`)
       .action(async (q: string, o: { page?: string; limit?: string }) => {
         const query = { q, page: o.page, limit: o.limit };
-        precheck(searchNodes, { query }, { q: '<query>' });
-        const list = await (await ctx.client()).call(searchNodes, { query }).catch((error) => {
+        const checked = precheck(searchNodes, { query }, { q: '<query>' });
+        const list = await (await ctx.client()).call(routes.searchNodes, checked).catch((error) => {
           throw toCliError(error);
         });
         ctx.out.result(list, () => {
@@ -156,12 +157,12 @@ export function register(program: Command, ctx: Ctx): void {
         let found: NodeVersion;
         let notActive: unknown; // install's 404 for the version asked, downloaded as a member instead
         try {
-          found = await client.call(installNode, { params: { nodeId }, query: { version } });
+          found = await client.call(routes.installNode, { params: { nodeId }, query: { version } });
         } catch (error) {
           // install gives Active versions only; the archive route also serves the others to the
           // publisher's members and admins, with their token: a version asked by name is tried there.
           const named = version && client.hasToken && error instanceof ApiError && error.status === 404
-            ? await client.call(getNodeVersion, { params: { nodeId, version } }).catch(() => undefined)
+            ? await client.call(routes.getNodeVersion, { params: { nodeId, version } }).catch(() => undefined)
             : undefined;
           if (!named?.downloadUrl) throw await notFound(error, named);
           found = named;
@@ -202,7 +203,7 @@ export function register(program: Command, ctx: Ctx): void {
  * versions listed, with their status. `named`: the version asked for, read already (so both exist).
  */
 async function downloadNotFoundHint(client: Awaited<ReturnType<Ctx['client']>>, nodeId: string, version: string | undefined, named?: NodeVersion): Promise<string> {
-  const exists = named !== undefined || (await client.call(getNode, { params: { nodeId } }).then(() => true, () => false));
+  const exists = named !== undefined || (await client.call(routes.getNode, { params: { nodeId } }).then(() => true, () => false));
   if (!exists) return notFoundHint(nodeId);
   if (version && !named) {
     const wanted = normalizeVersion(version)?.version;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Ctx } from '../context.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
 
 export function register(program: Command, ctx: Ctx): void {
   const command = program

@@ -8,7 +8,7 @@ import { outFile, refuseStdoutOut } from '../out-path.js';
 import { table } from '../output.js';
 import { buildArchive, fileTable, listFiles, loadChecked, parseMaxSize, withCleanup } from '../project.js';
 import { makeUserDir, userPath } from '../make-dir.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
 
 interface Options {
   out?: string;

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { NetworkError, type Client } from '../../client/index.js';
-import { routes } from '../../contract/answers.js';
+import { routes } from '../../client/routes.js';
 import { TOKEN_PREFIX } from '../../contract/limits.js';
 import { DEFAULT_MAX_ARCHIVE } from '../../shared/tuning.js';
 import { formatSize } from '../../contract/size.js';
@@ -21,9 +21,9 @@ import { fetchLimits, limitProblems, LIMITS_HINT } from '../registry-limits.js';
 import type { ArchiveResult } from '../../package/zip.js';
 import type { ScanSeverity } from '../../contract/scan.js';
 import { blocking, failOnOption, findingsError, scanProject, unscannedText } from '../findings.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
 
-/** The options of publish, as commander gives them (quick-args.ts gives the same for the lines it takes). */
+/** The options of publish, as commander gives them. */
 export interface PublishOptions extends ChangelogFlags {
   failOn: ScanSeverity;
   acceptFindings?: boolean;
@@ -73,7 +73,7 @@ export function register(program: Command, ctx: Ctx): void {
   ]);
 }
 
-/** `nodereg publish [dir]`: free of commander, so that quick-publish.ts runs it without the program. */
+/** `nodereg publish [dir]`. */
 export async function publishProject(ctx: Ctx, dir: string | undefined, options: PublishOptions): Promise<void> {
   const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
   const retryWindowMs = ctx.retryWindow().ms; // a bad --retry-window stops the run before the pack, as a bad --max-size does
@@ -134,7 +134,7 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
     });
     checkLimits(client, limits, archive, request);
     // The body was checked with the manifest (contract/requests.ts): sent without loading the schemas.
-    const publish = () => client.send<PublishResponse>(routes.publishVersion, { publisherId, nodeId: request.nodeId }, body);
+    const publish = () => client.call(routes.publishVersion, { params: { publisherId, nodeId: request.nodeId }, body });
     const left = leftBehind(request, client.baseUrl, resumeCommand(ctx, dir, options));
 
     const outcome = await interrupts.caught(async (signal) => {
@@ -158,13 +158,13 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
           }
           // A node id another publisher holds would be refused once the new publisher exists: create nothing.
           // A banned node answers 403 to all but admins, and with our publisher missing it is someone else's.
-          const taken = await client.read<Node>(routes.getNode, { nodeId: request.nodeId }).then(
+          const taken = await client.call(routes.getNode, { params: { nodeId: request.nodeId } }).then(
             (node) => (node.publisher?.id && node.publisher.id !== publisherId ? nodeIdTaken(request.nodeId, node.publisher.id) : undefined),
             (error: { status?: number }) => (error?.status === 403 ? nodeIdTaken(request.nodeId) : undefined),
           );
           if (taken) throw new CliError(taken, EXIT.auth, 'forbidden', NODE_ID_TAKEN_HINT, 403);
           // An id the manifest checked. A 409: made meanwhile (another job of this release); the publish decides whether it is ours.
-          const created = await client.send(routes.createPublisher, {}, { id: publisherId }).then(() => true, (failure: unknown) => {
+          const created = await client.call(routes.createPublisher, { body: { id: publisherId } }).then(() => true, (failure: unknown) => {
             if (!isConflict(failure)) throw failure;
             return false;
           });
@@ -225,7 +225,7 @@ const isConflict = (error: unknown) => (error as { status?: number })?.status ==
 async function versionAfterUpload(client: Client, request: { nodeId: string; version: string }, waitMs: number, signal: AbortSignal) {
   const until = Date.now() + waitMs;
   for (let delay = 300; ; delay = Math.min(delay * 2, 2000)) {
-    const read = client.read<NodeVersion>(routes.getNodeVersion, { nodeId: request.nodeId, version: request.version });
+    const read = client.call(routes.getNodeVersion, { params: { nodeId: request.nodeId, version: request.version } });
     const version = await untilInterrupted(signal, read).catch(() => undefined); // a signal stops the retries of a registry that is down
     if (!version || version.archive_sha256 || version.status !== 'NodeVersionStatusPending' || Date.now() + delay > until || signal.aborted) return version;
     await sleep(delay, undefined, { signal }).catch(() => {});
@@ -239,7 +239,7 @@ const alreadyPublished = (request: { nodeId: string; version: string }, registry
 async function publisherMissing(client: Client, error: unknown, publisherId: string): Promise<boolean> {
   if ((error as { status?: number })?.status !== 404) return false;
   try {
-    await client.read(routes.getPublisher, { publisherId });
+    await client.call(routes.getPublisher, { params: { publisherId } });
     return false;
   } catch (again) {
     return (again as { status?: number })?.status === 404;
@@ -256,7 +256,7 @@ async function reportExisting(
 ) {
   let existing: NodeVersion | undefined;
   try {
-    existing = await client.read<NodeVersion>(routes.getNodeVersion, { nodeId: request.nodeId, version: request.version });
+    existing = await client.call(routes.getNodeVersion, { params: { nodeId: request.nodeId, version: request.version } });
   } catch (error) {
     if (!skipExisting) throw alreadyPublished(request, client.baseUrl);
     throw toCliError(error);

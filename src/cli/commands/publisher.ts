@@ -10,7 +10,8 @@ import { invalidInput, toCliError } from '../errors.js';
 import { fields, statusText } from '../format.js';
 import { relativeTime, table } from '../output.js';
 import { checkPublisherId, given, manifestPublisher, precheck, textOption } from '../resolve.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
+import { routes } from '../../client/routes.js';
 
 interface ProfileOptions {
   name?: string;
@@ -60,9 +61,9 @@ export function register(program: Command, ctx: Ctx): void {
         .option('--name <text>', 'display name'),
     ).action(async (id: string, o: ProfileOptions) => {
       const body = { id, ...profileFields(o), name: o.name };
-      precheck(createPublisher, { body }, { id: '<id>' });
+      const checked = precheck(createPublisher, { body }, { id: '<id>' });
       const client = await ctx.client({ requireToken: true });
-      const created = await client.call(createPublisher, { body }).catch((error) => {
+      const created = await client.call(routes.createPublisher, checked).catch((error) => {
         throw toCliError(error, { 409: `the id ${id} is taken: choose another, or see it with \`nodereg publisher show ${id}\`` });
       });
       ctx.out.result(created, `created publisher ${created.id}${created.name ? ` (${created.name})` : ''}`);
@@ -81,7 +82,7 @@ export function register(program: Command, ctx: Ctx): void {
       .description('show a publisher and its members')
       .action(async (id: string) => {
         checkPublisherId(id, '<id>');
-        const found = await (await ctx.client()).call(getPublisher, { params: { publisherId: id } }).catch((error) => {
+        const found = await (await ctx.client()).call(routes.getPublisher, { params: { publisherId: id } }).catch((error) => {
           throw toCliError(error, { 404: createHint(id) });
         });
         ctx.out.result(found, () => describePublisher(ctx, found));
@@ -101,9 +102,9 @@ export function register(program: Command, ctx: Ctx): void {
       if (Object.keys(body).length === 0) {
         throw invalidInput('nothing to update', `pass at least one field, e.g. nodereg publisher update ${id} --website https://...`);
       }
-      precheck(updatePublisher, { body });
+      const checked = precheck(updatePublisher, { body });
       const client = await ctx.client({ requireToken: true });
-      const updated = await client.call(updatePublisher, { params: { publisherId: id }, body }).catch((error) => {
+      const updated = await client.call(routes.updatePublisher, { params: { publisherId: id }, body: checked.body }).catch((error) => {
         throw toCliError(error, { 404: createHint(id), 403: `only an owner of ${id} may update it (\`nodereg whoami\` shows your roles)` });
       });
       ctx.out.result(updated, `updated publisher ${updated.id}: ${Object.keys(body).join(', ')}`);
@@ -124,9 +125,9 @@ export function register(program: Command, ctx: Ctx): void {
       .action(async (id: string, user: string, o: { role: (typeof MEMBER_ROLES)[number] }) => {
         checkPublisherId(id, '<id>');
         const body = { user, role: o.role };
-        precheck(addPublisherMember, { body }, { user: '<user>' });
+        const checked = precheck(addPublisherMember, { body }, { user: '<user>' });
         const client = await ctx.client({ requireToken: true });
-        const invitation = await client.call(addPublisherMember, { params: { publisherId: id }, body }).catch((error) => {
+        const invitation = await client.call(routes.addPublisherMember, { params: { publisherId: id }, body: checked.body }).catch((error) => {
           throw toCliError(error, {
             404: `check the publisher (\`nodereg publisher show ${id}\`) and the user: give their id, e-mail or user name`,
             409: 'name the user by their id or e-mail',
@@ -152,7 +153,7 @@ export function register(program: Command, ctx: Ctx): void {
         checkPublisherId(id, '<id>');
         precheck(removePublisherMember, { params: { publisherId: id, userId } }, { userId: '<userId>' });
         const client = await ctx.client({ requireToken: true });
-        await client.call(removePublisherMember, { params: { publisherId: id, userId } }).catch((error) => {
+        await client.call(routes.removePublisherMember, { params: { publisherId: id, userId } }).catch((error) => {
           throw toCliError(error, {
             404: `${userId} is neither a member of ${id} nor invited (\`nodereg publisher show ${id}\` lists members by id)`,
             409: 'a publisher keeps at least one owner: add another owner first',
@@ -170,7 +171,7 @@ export function register(program: Command, ctx: Ctx): void {
       .description('list your invitations to join publishers')
       .action(async () => {
         const client = await ctx.client({ requireToken: true });
-        const invitations = await client.call(listMyInvitations, {});
+        const invitations = await client.call(routes.listMyInvitations, {});
         ctx.out.result(invitations, () =>
           invitations.length
             ? table(
@@ -191,7 +192,7 @@ export function register(program: Command, ctx: Ctx): void {
       .action(async (id: string) => {
         checkPublisherId(id, '<id>');
         const client = await ctx.client({ requireToken: true });
-        const member = await client.call(acceptInvitation, { params: { publisherId: id } }).catch((error) => {
+        const member = await client.call(routes.acceptInvitation, { params: { publisherId: id } }).catch((error) => {
           throw toCliError(error, { 404: 'you have no invitation to this publisher (`nodereg publisher invitations` lists yours)' });
         });
         ctx.out.result(member, `you are now ${member.role} of ${id}`);
@@ -206,7 +207,7 @@ export function register(program: Command, ctx: Ctx): void {
       .action(async (id: string) => {
         checkPublisherId(id, '<id>');
         const client = await ctx.client({ requireToken: true });
-        await client.call(declineInvitation, { params: { publisherId: id } }).catch((error) => {
+        await client.call(routes.declineInvitation, { params: { publisherId: id } }).catch((error) => {
           throw toCliError(error, { 404: 'you have no invitation to this publisher (`nodereg publisher invitations` lists yours)' });
         });
         ctx.out.result({ publisher_id: id, declined: true }, `declined the invitation to ${id}`);

@@ -2,7 +2,8 @@ import { Option, type Command } from 'commander';
 import { ADVANCED_SETTINGS, PERCENT, RELIGHT } from '../../contract/limits.js';
 import { addWaitOptions, alias, defined, either, finishTask, mediaArgument, toNumber, validateBody, waitPlan, type WaitOptions } from '../ai-tasks.js';
 import type { Ctx } from '../context.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
+import { routes } from '../../client/routes.js';
 
 interface RelightOptions extends WaitOptions {
   prompt?: string;
@@ -82,9 +83,9 @@ export function register(program: Command, ctx: Ctx): void {
       webhook_url: options.webhookUrl,
     });
     const { relightImage } = await import('../../contract/proxy.js');
-    validateBody(relightImage, body, { image: '<image>' });
+    const checked = validateBody(relightImage, body, { image: '<image>' });
     const client = await ctx.client({ requireToken: true });
-    const answer = await client.call(relightImage, { body: body as never }, { timeoutMs: plan.timeoutMs });
+    const answer = await client.call(routes.relightImage, { body: checked }, { timeoutMs: plan.timeoutMs });
     await finishTask(ctx, client, 'relight', answer, plan, true);
   });
   examples(command, [

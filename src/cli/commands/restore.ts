@@ -8,7 +8,7 @@ import type { Ctx } from '../context.js';
 import { CliError, EXIT, exitCodesHelp, invalidInput } from '../errors.js';
 import { shellWord } from '../invocation.js';
 import { MakeDirError } from '../../shared/make-dirs.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 

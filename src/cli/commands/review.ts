@@ -4,8 +4,9 @@ import { addReview } from '../../contract/registry.js';
 import type { Ctx } from '../context.js';
 import { toCliError } from '../errors.js';
 import { checkNodeId, precheck } from '../resolve.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
 import { notFoundHint } from './node-show.js';
+import { routes } from '../../client/routes.js';
 
 export function register(program: Command, ctx: Ctx): void {
   examples(
@@ -16,9 +17,9 @@ export function register(program: Command, ctx: Ctx): void {
       .action(async (nodeId: string, o: { star: string }) => {
         checkNodeId(nodeId);
         const query = { star: o.star };
-        precheck(addReview, { query });
+        const checked = precheck(addReview, { query });
         const client = await ctx.client({ requireToken: true });
-        const node = await client.call(addReview, { params: { nodeId }, query }).catch((error) => {
+        const node = await client.call(routes.addReview, { params: { nodeId }, query: checked.query }).catch((error) => {
           throw toCliError(error, { 404: notFoundHint(nodeId) });
         });
         ctx.out.result(node, `rated ${node.id} ${Number(o.star)} star${Number(o.star) === 1 ? '' : 's'}; its rating is now ${(node.rating ?? 0).toFixed(2)}`);

@@ -5,7 +5,7 @@ import type { ScanSeverity } from '../../contract/scan.js';
 import type { Ctx } from '../context.js';
 import { EXIT, exitCodesHelp, fileProblem, invalidInput, ResultExit } from '../errors.js';
 import { blocking, failOnOption, findingsText, scanProject } from '../findings.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
 
 interface Options {
   sarif?: string;

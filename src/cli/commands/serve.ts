@@ -14,7 +14,7 @@ import { dataDirOption, defaultDataDir } from '../data-dir.js';
 import { backendOption, backendUrl, withBackend } from '../backend-urls.js';
 import { addProxyFlags, describeProxy, proxyOptionsFromFlags, type ProxyFlags } from '../proxy-flags.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
 
 interface ServeFlags extends ProxyFlags {
   host: string;

@@ -2,7 +2,8 @@ import { Option, type Command } from 'commander';
 import { PERCENT, SKIN_ENHANCER } from '../../contract/limits.js';
 import { addWaitOptions, defined, finishTask, mediaArgument, toNumber, validateBody, waitPlan, type WaitOptions } from '../ai-tasks.js';
 import type { Ctx } from '../context.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
+import { routes } from '../../client/routes.js';
 
 interface SkinOptions extends WaitOptions {
   optimizedFor?: string;
@@ -29,9 +30,9 @@ export function register(program: Command, ctx: Ctx): void {
       webhook_url: options.webhookUrl,
     });
     const { skinEnhance } = await import('../../contract/proxy.js');
-    validateBody(skinEnhance, body, { image: '<image>' });
+    const checked = validateBody(skinEnhance, body, { image: '<image>' });
     const client = await ctx.client({ requireToken: true });
-    const answer = await client.call(skinEnhance, { body: body as never }, { timeoutMs: plan.timeoutMs });
+    const answer = await client.call(routes.skinEnhance, { body: checked }, { timeoutMs: plan.timeoutMs });
     await finishTask(ctx, client, 'skin-enhancer', answer, plan, true);
   });
   examples(command, [

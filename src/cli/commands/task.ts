@@ -2,7 +2,7 @@ import { Argument, type Command } from 'commander';
 import { TASK_KINDS } from '../../contract/limits.js';
 import { addWaitOptions, fetchStatus, finishTask, waitPlan, type TaskKind, type WaitOptions } from '../ai-tasks.js';
 import type { Ctx } from '../context.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
 
 /** The command that starts a task, where it differs from the task's kind: `task status skin-enhance ID` works too. */
 const KIND_OF_COMMAND: Record<string, TaskKind> = { 'skin-enhance': 'skin-enhancer', 'video-extend': 'video' };

@@ -7,7 +7,8 @@ import type { Ctx } from '../context.js';
 import { invalidInput, toCliError } from '../errors.js';
 import { relativeTime, table } from '../output.js';
 import { checkPublisherId, precheck } from '../resolve.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
+import { routes } from '../../client/routes.js';
 
 interface Whose {
   publisher?: string;
@@ -39,12 +40,11 @@ export function register(program: Command, ctx: Ctx): void {
       .action(async (o: Whose & { name: string }) => {
         if (!o.publisher && !o.user) throw invalidInput('say whose token to create', 'pass --publisher <id> (an access token for publishing) or --user (a user token)');
         if (o.publisher) checkPublisherId(o.publisher, '--publisher');
-        const body = { name: o.name };
-        precheck(createUserToken, { body });
+        const { body } = precheck(createUserToken, { body: { name: o.name } });
         const client = await ctx.client({ requireToken: true });
         const created = await (o.publisher
-          ? client.call(createPublisherToken, { params: { publisherId: o.publisher }, body })
-          : client.call(createUserToken, { body })
+          ? client.call(routes.createPublisherToken, { params: { publisherId: o.publisher }, body })
+          : client.call(routes.createUserToken, { body })
         ).catch((error) => {
           throw toCliError(error, ownerHints(o.publisher));
         });
@@ -69,8 +69,8 @@ export function register(program: Command, ctx: Ctx): void {
         if (o.publisher) checkPublisherId(o.publisher, '--publisher');
         const client = await ctx.client({ requireToken: true });
         const tokens = await (o.publisher
-          ? client.call(listPublisherTokens, { params: { publisherId: o.publisher } })
-          : client.call(listUserTokens)
+          ? client.call(routes.listPublisherTokens, { params: { publisherId: o.publisher } })
+          : client.call(routes.listUserTokens)
         ).catch((error) => {
           throw toCliError(error, ownerHints(o.publisher));
         });
@@ -100,8 +100,8 @@ export function register(program: Command, ctx: Ctx): void {
         }
         const client = await ctx.client({ requireToken: true });
         await (o.publisher
-          ? client.call(deletePublisherToken, { params: { publisherId: o.publisher, tokenId } })
-          : client.call(deleteUserToken, { params: { tokenId } })
+          ? client.call(routes.deletePublisherToken, { params: { publisherId: o.publisher, tokenId } })
+          : client.call(routes.deleteUserToken, { params: { tokenId } })
         ).catch((error) => {
           throw toCliError(error, { ...ownerHints(o.publisher), 404: `no such token: list them with \`nodereg token list${o.publisher ? ` --publisher ${o.publisher}` : ''}\`` });
         });

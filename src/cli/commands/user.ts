@@ -3,7 +3,8 @@ import { createUser } from '../../contract/registry.js';
 import type { Ctx } from '../context.js';
 import { toCliError } from '../errors.js';
 import { precheck } from '../resolve.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
+import { routes } from '../../client/routes.js';
 
 export function register(program: Command, ctx: Ctx): void {
   const user = examples(program.command('user').description('manage users (admins only)'), ['nodereg user create alice --email alice@example.com']);
@@ -16,9 +17,9 @@ export function register(program: Command, ctx: Ctx): void {
       .option('--admin', 'make the user an admin')
       .action(async (name: string, o: { email?: string; admin?: boolean }) => {
         const body = { name, email: o.email, admin: o.admin || undefined };
-        precheck(createUser, { body }, { name: '<name>' });
+        const checked = precheck(createUser, { body }, { name: '<name>' });
         const client = await ctx.client({ requireToken: true });
-        const created = await client.call(createUser, { body }).catch((error) => {
+        const created = await client.call(routes.createUser, checked).catch((error) => {
           throw toCliError(error, { 403: 'creating users takes an admin token (`nodereg whoami` shows whether yours is one)' });
         });
         // stdout carries the token alone, as `token create` does

@@ -10,12 +10,12 @@ import { formatSize } from '../../contract/size.js';
 import type { Project } from '../../package/project.js';
 import type { Ctx } from '../context.js';
 import { ForeignAnswerError } from '../../client/errors.js';
-import { routes } from '../../contract/answers.js';
+import { routes } from '../../client/routes.js';
 import { CliError, EXIT, toCliError } from '../errors.js';
 import { table } from '../output.js';
 import { buildArchive, loadChecked, parseMaxSize, readChangelog, warnAboutLfsPointers, withCleanup, type ChangelogFlags } from '../project.js';
 import { archiveSizeBound, fetchLimits, LIMITS_HINT, limitProblems } from '../registry-limits.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
 import { classesText, managerVersionWarning, projectClasses } from '../node-classes.js';
 
 interface Options extends ChangelogFlags {
@@ -95,7 +95,7 @@ async function registryLimits(ctx: Ctx, project: Project): Promise<{ url: string
     const limits = await fetchLimits(client);
     if (limits) return { url: client.baseUrl, limits };
     // No limits: a Comfy registry lacks the route, but a 404 page says the same; a read of the node tells them apart.
-    await client.read(routes.getNode, { nodeId: project.request!.nodeId }).catch((error: unknown) => {
+    await client.call(routes.getNode, { params: { nodeId: project.request!.nodeId } }).catch((error: unknown) => {
       if (error instanceof ForeignAnswerError) throw error;
     });
     return null;

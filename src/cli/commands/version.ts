@@ -9,8 +9,9 @@ import { fullStatus, shortStatus, statusText } from '../format.js';
 import {
   checkNodeId, checkPublisherId, checkVersion, findVersion, given, nodePublisher, precheck,
 } from '../resolve.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
 import { nodeVersions } from './node-show.js';
+import { routes } from '../../client/routes.js';
 
 interface UpdateOptions {
   publisher?: string;
@@ -54,12 +55,12 @@ export function register(program: Command, ctx: Ctx): void {
         if (Object.keys(body).length === 0) {
           throw invalidInput('nothing to update', 'pass --changelog, --changelog-file, --deprecate, --undeprecate or --status');
         }
-        precheck(updateVersion, { body }, { status_reason: '--reason' });
+        const checked = precheck(updateVersion, { body }, { status_reason: '--reason' });
         const client = await ctx.client({ requireToken: true });
         const [publisherId, versions] = await Promise.all([nodePublisher(client, nodeId, o.publisher), nodeVersions(client, nodeId)]);
         const target = findVersion(versions, nodeId, wanted);
         const updated = await client
-          .call(updateVersion, { params: { publisherId, nodeId, versionId: target.id }, body })
+          .call(routes.updateVersion, { params: { publisherId, nodeId, versionId: target.id }, body: checked.body })
           .catch((error) => {
             throw toCliError(error, { 403: body.status || body.status_reason ? 'setting a status or reason takes an admin token' : undefined });
           });
@@ -94,7 +95,7 @@ export function register(program: Command, ctx: Ctx): void {
         const done: NodeVersion[] = [];
         for (const v of chosen.filter((c) => !unchanged.includes(c))) {
           try {
-            done.push(await client.call(updateVersion, { params: { publisherId, nodeId, versionId: v.id }, body: { deprecated } }));
+            done.push(await client.call(routes.updateVersion, { params: { publisherId, nodeId, versionId: v.id }, body: { deprecated } }));
           } catch (error) {
             const cliError = toCliError(error);
             const sofar = done.length ? `; ${done.map((d) => d.version).join(', ')} already done, the rest left as they were` : '';

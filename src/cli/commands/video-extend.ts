@@ -4,7 +4,8 @@ import { VIDEO_EXTEND } from '../../contract/limits.js';
 import { addWaitOptions, defined, finishTask, mediaArgument, toNumber, validateBody, waitPlan, type WaitOptions } from '../ai-tasks.js';
 import type { Ctx } from '../context.js';
 import { invalidInput } from '../errors.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
+import { routes } from '../../client/routes.js';
 
 interface VideoOptions extends WaitOptions {
   model: string;
@@ -55,10 +56,10 @@ export function register(program: Command, ctx: Ctx): void {
       callback_url: options.callbackUrl,
     });
     const { extendVideo, withoutRequestContent } = await import('../../contract/proxy.js');
-    validateBody(extendVideo, body, { images: '--image', payload: options.payloadFile !== undefined ? '--payload-file' : '--payload' });
+    const checked = validateBody(extendVideo, body, { images: '--image', payload: options.payloadFile !== undefined ? '--payload-file' : '--payload' });
     const client = await ctx.client({ requireToken: true });
     // a server that echoes the request's images or payload does not get them printed back
-    const answer = withoutRequestContent((await client.call(extendVideo, { body: body as never }, { timeoutMs: plan.timeoutMs })) as Record<string, unknown>);
+    const answer = withoutRequestContent((await client.call(routes.extendVideo, { body: checked }, { timeoutMs: plan.timeoutMs })) as Record<string, unknown>);
     await finishTask(ctx, client, 'video', answer, plan, true);
   });
   examples(command, [

@@ -4,7 +4,8 @@ import type { Ctx } from '../context.js';
 import { toCliError } from '../errors.js';
 import { describeMe } from '../format.js';
 import { asInvoked } from '../invocation.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
+import { routes } from '../../client/routes.js';
 
 export function register(program: Command, ctx: Ctx): void {
   examples(
@@ -13,7 +14,7 @@ export function register(program: Command, ctx: Ctx): void {
       .description('show whom the token belongs to: a user and their publishers, or a publisher access token')
       .action(async () => {
         const client = await ctx.client({ requireToken: true });
-        const me = await client.call(getMe, {}, { exact: true }).catch((error) => {
+        const me = await client.call(routes.getMe, {}, { exact: true }).catch((error) => {
           throw toCliError(error);
         });
         ctx.out.result(me, () => {

@@ -2,13 +2,12 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ApiError } from '../../client/errors.js';
-import { routes } from '../../contract/answers.js';
-import type { Node } from '../../contract/resources.js';
+import { routes } from '../../client/routes.js';
 import type { Ctx } from '../context.js';
 import { fileProblem, invalidInput, toCliError } from '../errors.js';
 import { depsText, resolveDeps } from '../workflow/deps.js';
 import { WorkflowFormatError, workflowNodeTypes } from '../workflow/node-types.js';
-import { examples } from './index.js';
+import { examples } from '../examples.js';
 
 function readWorkflow(file: string): unknown {
   let text: string;
@@ -40,7 +39,7 @@ export function register(program: Command, ctx: Ctx): void {
       const client = await ctx.client();
       const lookup = async (comfyNodeName: string) => {
         try {
-          return (await client.read<Node>(routes.getComfyNodeNode, { comfyNodeName })).id;
+          return (await client.call(routes.getComfyNodeNode, { params: { comfyNodeName } })).id;
         } catch (error) {
           if (error instanceof ApiError && error.status === 404) return undefined;
           throw toCliError(error);

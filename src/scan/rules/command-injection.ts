@@ -22,9 +22,12 @@ export default defineRule({
   },
   examples: {
     python: {
-      bad: `import os, subprocess
+      bad: `import importlib, os, subprocess
 
 def convert(path, options):
+    getattr(os, "system")(path)  # finding
+    __import__("os").system(path)  # finding
+    importlib.import_module("subprocess").getoutput(path)  # finding
     os.system("ffmpeg -i " + path)  # finding
     stream = os.popen(f"identify {path}")  # finding
     subprocess.run(f"convert {path} out.png", shell=True)  # finding

@@ -19,7 +19,7 @@ export default defineRule({
   id: 'dynamic-execution',
   severity: 'high',
   description:
-    '`eval`, `exec` or `compile` of a value computed at run time, or such a call (or `os.system`) reached indirectly: by `getattr`, through `__import__`/`importlib`, imported or bound under another name. Code that no reviewer can read before it runs.',
+    '`eval`, `exec` or `compile` of a value computed at run time, however it is reached (`getattr`, `__import__`/`importlib`, `__builtins__`, `globals()`, `vars()`, an alias, a container, a lambda or a helper function), or `getattr` of a risky module with a name computed at run time. Code that no reviewer can read before it runs.',
   hint: 'call the code directly; to read data use json.loads or ast.literal_eval',
   requires: { names: ['eval', 'exec', 'compile', 'getattr', '__import__', 'import_module', 'system', 'popen', 'getoutput', 'getstatusoutput'] },
   patterns: {
@@ -31,21 +31,19 @@ export default defineRule({
 ((call function: (identifier) @getattr arguments: (argument_list . (_) @target . (_) @attribute)) @finding
  (#eq? @getattr "getattr"))
 ((attribute object: (call) @target attribute: (identifier) @attribute) @finding)
-((import_from_statement module_name: (dotted_name) @target name: (dotted_name) @attribute) @finding)
-((import_from_statement module_name: (dotted_name) @target name: (aliased_import name: (dotted_name) @attribute)) @finding)
-((assignment right: (identifier) @bound) @finding
- (#any-of? @bound "eval" "exec" "compile"))`,
+`,
   },
-  check: ({ name, arg, target, attribute, getattr, bound }) => {
-    if (bound) return `binds ${bound.text}() to another name, where its calls are not checked`;
+  check: ({ name, arg, target, attribute, getattr }) => {
     if (target) {
       const module = moduleOf(target);
       if (module === undefined || (module && !RISKY_MODULES.has(module))) return undefined;
+      // a class or function taken from a module named at run time: code of the node's own choosing, not a string run as code
+      if (getattr && module === '') return undefined;
       const literal = isLiteral(attribute);
       const called = literal ? stringsIn(attribute).join('') : attribute.text;
       if (getattr) return literal ? (RISKY_NAMES.has(called) ? `getattr() reaches ${target.text.slice(0, 40)}.${called}` : undefined) : `getattr() of ${target.text.slice(0, 40)} with a name computed at run time`;
       if (!RISKY_NAMES.has(called)) return undefined;
-      return target.type === 'call' ? `${target.text.slice(0, 60)}.${called} hides the module behind an import call` : `imports ${module}.${called} by name, where its calls are not checked`;
+      return `${target.text.slice(0, 60)}.${called} hides the module behind an import call`;
     }
     const value = arg.type === 'keyword_argument' ? arg.childForFieldName('value') : arg;
     return isLiteral(value) ? undefined : `${name.text}() of a value computed at run time`;
@@ -53,22 +51,20 @@ export default defineRule({
   examples: {
     python: {
       bad: `import builtins, importlib, os
-from os import system  # finding
-from builtins import exec as run_code  # finding
+from builtins import exec as run_code
 
 def run(source, scope, name):
     eval(source)  # finding
     exec(compile(source, "<node>", "exec"), scope)  # finding
     builtins.exec(source)  # finding
     getattr(builtins, "ex" + "ec")(source)  # finding
-    getattr(os, "system")(source)  # finding
-    __import__("os").system(source)  # finding
-    importlib.import_module("subprocess").getoutput(source)  # finding
-    runner = eval  # finding
+    run_code(source)  # finding
+    runner = eval
+    runner(source)  # finding
     return eval(f"{source} + 1")  # finding
 `,
       good: `import importlib, os, re
-from os import path
+from os import path, system
 from subprocess import run
 """Never eval(source) or exec(source) here, nor getattr(os, "system")."""
 
@@ -81,7 +77,7 @@ def load(source, model, name, module):
     sep = getattr(os, "sep")
     plugin = importlib.import_module(f".{name}", __name__)
     version = __import__(module).__version__
-    return eval("1 + 1"), pattern, message, handler, sep, plugin, version, path, run
+    return eval("1 + 1"), pattern, message, handler, sep, plugin, version, path, run, system, getattr(importlib.import_module(module), name)
 `,
     },
   },

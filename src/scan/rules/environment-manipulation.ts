@@ -17,8 +17,8 @@ export default defineRule({
 ((call function: (attribute object: (attribute object: (identifier) @object attribute: (identifier) @name) attribute: (identifier) @method)) @finding
  (#eq? @object "os") (#eq? @name "environ") (#any-of? @method "update" "setdefault" "pop" "popitem" "clear"))
 ((call function: (attribute object: (attribute object: (identifier) @object attribute: (identifier) @name) attribute: (identifier) @method)) @finding
- (#eq? @object "sys") (#eq? @name "path") (#any-of? @method "append" "insert" "extend" "remove" "pop" "clear"))
-((assignment left: (attribute object: (identifier) @object attribute: (identifier) @name)) @finding
+ (#eq? @object "sys") (#eq? @name "path") (#any-of? @method "append" "insert" "extend" "clear"))
+((assignment left: (attribute object: (identifier) @object attribute: (identifier) @name) right: (_) @value) @finding
  (#eq? @object "sys") (#eq? @name "path"))
 ((augmented_assignment left: (attribute object: (identifier) @object attribute: (identifier) @name)) @finding
  (#eq? @object "sys") (#eq? @name "path"))
@@ -29,7 +29,8 @@ export default defineRule({
 ((call arguments: (argument_list (string (string_content) @path))) @finding
  (#match? @path "(site|dist)-packages"))`,
   },
-  message: ({ finding }) => `changes the process for every node: ${finding.text.split('\n')[0].slice(0, 80)}`,
+  // `sys.path = saved` puts back what the node kept: a restore, as `sys.path.remove(added)` is
+  check: ({ finding, value }) => (value?.type === 'identifier' ? undefined : `changes the process for every node: ${finding.text.split('\n')[0].slice(0, 80)}`),
   examples: {
     python: {
       bad: `import os, site, sys

@@ -11,6 +11,15 @@ import obfuscation from './obfuscation.js';
 import prohibitedString from './prohibited-string.js';
 import runtimeInstall from './runtime-install.js';
 import unsafeDeserialization from './unsafe-deserialization.js';
+import persistence from './persistence.js';
+import exfiltration from './exfiltration.js';
+import codeInData from './code-in-data.js';
+import installHook from './install-hook.js';
+import pthFile from './pth-file.js';
+import unsafeRequirement from './unsafe-requirement.js';
+import knownBadPin from './known-bad-pin.js';
+import jsRemoteCode from './js-remote-code.js';
+import notFullyAnalysed from './not-fully-analysed.js';
 
 export const rules: readonly Rule[] = [
   dynamicExecution,
@@ -24,4 +33,13 @@ export const rules: readonly Rule[] = [
   unsafeDeserialization,
   prohibitedString,
   jsDynamicExecution,
+  jsRemoteCode,
+  persistence,
+  exfiltration,
+  codeInData,
+  installHook,
+  pthFile,
+  unsafeRequirement,
+  knownBadPin,
+  notFullyAnalysed,
 ];

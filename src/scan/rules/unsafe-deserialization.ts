@@ -24,7 +24,10 @@ export default defineRule({
     }
     if (object.text === 'yaml' && name.text.startsWith('load')) {
       const loader = keywordArgument(args, 'Loader') ?? positional(args)[1];
-      return loader && SAFE_LOADER.test(loader.text) ? undefined : `${call} without a safe loader can build any Python object`;
+      if (loader && SAFE_LOADER.test(loader.text)) return undefined;
+      // FullLoader has refused arbitrary objects since PyYAML 5.4; before it, it ran code (CVE-2020-14343)
+      if (loader && /FullLoader/.test(loader.text)) return `${call} with FullLoader builds Python objects of a fixed set of types (arbitrary ones only before PyYAML 5.4, which ran code in the file)`;
+      return `${call} without a safe loader can build any Python object`;
     }
     return `${call} can run code in the data it loads`;
   },

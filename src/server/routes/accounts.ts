@@ -1,20 +1,18 @@
-// Accounts of DESIGN.md §3: who am I, users (admin), user tokens, publishers, their tokens and members.
+// Accounts of DESIGN.md §3: who am I, users (admin), user tokens, publishers, their tokens and members
+// (services/accounts.ts).
 import {
   acceptInvitation, addPublisherMember, createPublisher, createPublisherToken, createUser, createUserToken, declineInvitation,
   deletePublisherToken, deleteUserToken, getMe, listMyInvitations, listPublisherInvitations, listPublisherTokens, listUserTokens,
   removePublisherMember,
 } from '../../contract/registry.js';
-import { tooManyTokens } from '../../contract/errors.js';
-import { TOKENS_MAX } from '../../contract/limits.js';
 import type { User } from '../../contract/resources.js';
-import { accessTo, adminOnlyField, allowMutation, requirePublisher, requireRole, requireUserToken } from '../access.js';
-import { generateToken, hashToken, shownPrefix, type TokenKind } from '../accounts/tokens.js';
+import { accessTo, allowMutation, requirePublisher, requireRole, requireUserToken } from '../access.js';
 import type { RouteModule } from '../context.js';
-import { conflict, forbidden, HttpError, notFound } from '../errors.js';
+import { conflict, forbidden, notFound } from '../errors.js';
 import type { Principal } from '../route.js';
 import { route } from '../route.js';
-import type { RegistryStore, TokenRow, UserRow } from '../store/registry-store.js';
-import { publisherChanges } from './registry.js';
+import type { TokenRow, UserRow } from '../store/registry-store.js';
+import { createUserWithToken, invitee, issueToken, publisherChanges } from '../services/accounts.js';
 import { changedRoleView, invitationView, memberView, publisherView } from '../views.js';
 
 const userView = (user: UserRow): User => ({ id: user.id, name: user.name, ...(user.email ? { email: user.email } : {}), admin: user.admin });
@@ -26,32 +24,11 @@ const tokenInfo = (token: TokenRow) => ({
   prefix: token.prefix,
 });
 
-/** Creates a token and answers it the one time it is shown. */
-export async function issueToken(
-  store: RegistryStore,
-  input: { kind: TokenKind; userId: string; publisherId?: string; name: string },
-): Promise<{ id: string; name: string; created_at: string; prefix: string; token: string }> {
-  const owner = input.kind === 'pat' ? { publisherId: input.publisherId! } : { userId: input.userId };
-  if ((await store.listTokens(owner)).length >= TOKENS_MAX) {
-    const refused = tooManyTokens(input.kind === 'pat' ? input.publisherId : undefined);
-    throw new HttpError(refused.code, refused.message, undefined, refused.hint);
-  }
-  const token = generateToken(input.kind);
-  const row = await store.createToken({ ...input, hash: hashToken(token), prefix: shownPrefix(token) });
-  return { id: row.id, name: row.name, created_at: row.created_at, prefix: row.prefix, token };
-}
+const me = (principal: Principal | null) => principal!;
 
-/** The one user an owner names by id, e-mail or user name: 404 for none, 409 when a name is shared. */
-async function invitee(store: RegistryStore, text: string): Promise<UserRow> {
-  const found = await store.findUsers(text);
-  if (found.length === 0) throw notFound(`no user has the id, e-mail or name "${text}"`);
-  if (found.length > 1) throw conflict(`${found.length} users answer to "${text}"`, 'name the user by their id or e-mail');
-  return found[0];
-}
-
-export const registerAccountRoutes: RouteModule = (app, ctx) => {
+/** Who am I, users (an admin's), and one's own tokens. */
+const registerUserRoutes: RouteModule = (app, ctx) => {
   const { store } = ctx;
-  const me = (principal: Principal | null) => principal!;
 
   route(app, ctx, getMe, async ({ principal }) => {
     const caller = me(principal);
@@ -65,14 +42,7 @@ export const registerAccountRoutes: RouteModule = (app, ctx) => {
 
   route(app, ctx, createUser, async ({ principal, input }) => {
     if (!me(principal).admin) throw forbidden('only an admin may create users');
-    const { body } = input();
-    const token = generateToken('user');
-    const user = await store.createUser({
-      name: body.name,
-      email: body.email ?? null,
-      admin: body.admin ?? false,
-      token: { name: 'token', hash: hashToken(token), prefix: shownPrefix(token) },
-    });
+    const { user, token } = await createUserWithToken(store, input().body);
     return { user: userView(user), token };
   });
 
@@ -96,7 +66,11 @@ export const registerAccountRoutes: RouteModule = (app, ctx) => {
     await store.revokeToken(token.id);
     return new Response(null, { status: 204 });
   });
+};
 
+/** Publishers and their access tokens. */
+const registerPublisherRoutes: RouteModule = (app, ctx) => {
+  const { store } = ctx;
   route(app, ctx, createPublisher, async ({ principal, input }) => {
     requireUserToken(me(principal), 'create publishers');
     const { body } = input();
@@ -129,7 +103,11 @@ export const registerAccountRoutes: RouteModule = (app, ctx) => {
     await store.revokeToken(token.id);
     return new Response(null, { status: 204 });
   });
+};
 
+/** Members and invitations. */
+const registerMemberRoutes: RouteModule = (app, ctx) => {
+  const { store } = ctx;
   route(app, ctx, addPublisherMember, async ({ params, principal, input }) => {
     const publisher = await requirePublisher(store, params.publisherId);
     allowMutation(await accessTo(store, principal, publisher.id), 'owner', publisher);
@@ -179,4 +157,11 @@ export const registerAccountRoutes: RouteModule = (app, ctx) => {
     }
     return new Response(null, { status: 204 });
   });
+};
+
+
+export const registerAccountRoutes: RouteModule = (app, ctx) => {
+  registerUserRoutes(app, ctx);
+  registerPublisherRoutes(app, ctx);
+  registerMemberRoutes(app, ctx);
 };

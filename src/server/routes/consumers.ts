@@ -1,19 +1,15 @@
-// Routes the hosted registry's clients use beyond the plain reads (DESIGN.md §12): the bulk version
-// lookup, and the node-class routes (the classes a version defines, read statically at upload, and
+// Routes the hosted registry's clients use beyond the plain reads (DESIGN.md §12): the node-class routes (the classes a version defines, read statically at upload, and
 // the node that defines a class). Parse, ask consumers-service.ts, render.
-import { bulkNodeVersions, getComfyNodeNode, getVersionComfyNode, listComfyNodes, listVersionComfyNodes } from '../../contract/registry.js';
+import { getComfyNodeNode, getVersionComfyNode, listComfyNodes, listVersionComfyNodes } from '../../contract/registry.js';
 import type { RouteModule } from '../context.js';
 import { notFound } from '../errors.js';
 import { route } from '../route.js';
 import { oneNodeView } from '../views.js';
-import { bulkVersions, classView, definingNode, versionClasses } from './consumers-service.js';
+import { classView, definingNode, versionClasses } from './consumers-service.js';
 
 export const registerConsumerRoutes: RouteModule = (app, ctx) => {
   const { store } = ctx;
 
-  route(app, ctx, bulkNodeVersions, async ({ principal, input }) => ({
-    node_versions: await bulkVersions(store, principal, input().body.node_versions, ctx.publicUrl()),
-  }));
 
   route(app, ctx, listVersionComfyNodes, async ({ params, principal, input }) => {
     const rows = await versionClasses(store, principal, params.nodeId, params.version);

@@ -1,3 +1,15 @@
+// Every group of routes, in registration order.
+//
+// Adding a route:
+//  1. Declare the operation in src/contract/ (path, method, params, query, body, response): the wire rule
+//     lives there once, and the OpenAPI document and the client derive from it.
+//  2. In the group's file here (or a new file, listed below), `route(app, ctx, operation, handler)`
+//     (src/server/route.ts) checks 415/413, the token and the path parameters; the handler
+//       parses: the 404/403 checks first, then `input()` for the 400s (DESIGN.md §2),
+//       calls one service function (src/server/services/), passing `ctx` as its dependencies, and
+//       renders the answer with a view (src/server/views.ts).
+//  3. Logic that more than one route needs goes into a service, never into another route file.
+// Middleware every request passes (access log, guards, rate limit) is composed in src/server/app.ts.
 import type { RouteModule } from '../context.js';
 import { registerAccountRoutes } from './accounts.js';
 import { registerMetaRoutes } from './meta.js';
@@ -7,7 +19,6 @@ import { registerReadRoutes } from './reads.js';
 import { registerRegistryRoutes } from './registry.js';
 import { registerUploadRoutes } from './uploads.js';
 
-// Every group of routes, in registration order.
 export const routeModules: RouteModule[] = [
   registerMetaRoutes,
   registerReadRoutes,

@@ -1,18 +1,18 @@
 // Reads of DESIGN.md §3: no token needed; a token, when sent, lets members and admins see more.
 import {
-  getNode, getNodeVersion, getPublisher, installNode, listNodeVersions, listNodes, listPublisherNodes, searchNodes,
+  bulkNodeVersions, getNode, getNodeVersion, getPublisher, installNode, listNodeVersions, listNodes, listPublisherNodes, searchNodes,
 } from '../../contract/registry.js';
-import { accessTo, allowNodeRead, canSeeNode, readableNode, requirePublisher } from '../access.js';
+import { accessTo, canSeeNode, readableNode, requirePublisher } from '../access.js';
 import { NODE_STATUS, searchTerms } from '../../contract/limits.js';
 import type { RouteModule } from '../context.js';
-import { banned, notFound } from '../errors.js';
+import { banned } from '../errors.js';
 import { route } from '../route.js';
 import type { NodeRow, Page } from '../store/registry-store.js';
 import { respondWith } from '../node-answers.js';
 import { serialiseInTurns } from '../version-lists.js';
 import { nodeViews, publisherView, versionView } from '../views.js';
-import { findVersion } from './registry.js';
-import { namedNodes, nodesDefining, withStatuses } from './consumers-service.js';
+import { findVersion, installableVersion, nodeAnswer } from '../services/nodes.js';
+import { bulkVersions, namedNodes, nodesDefining, withStatuses } from './consumers-service.js';
 
 export const registerReadRoutes: RouteModule = (app, ctx) => {
   const { store } = ctx;
@@ -50,17 +50,7 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
     return nodePage(found, query.page, query.limit);
   });
 
-  route(app, ctx, getNode, async ({ c, params, principal }) => {
-    // The node's stamp says whether the kept answer is current: then nothing else is read.
-    const stamp = await store.getNodeStamp(params.nodeId);
-    const kept = stamp && ctx.nodeAnswers.cached(stamp);
-    if (stamp && kept) {
-      allowNodeRead(await accessTo(store, principal, stamp.publisher_id), stamp, kept.publisher);
-      return respondWith(c, kept);
-    }
-    const { node, publisher } = await readableNode(store, principal, params.nodeId);
-    return respondWith(c, await ctx.nodeAnswers.answer(node, publisher));
-  });
+  route(app, ctx, getNode, async ({ c, params, principal }) => respondWith(c, await nodeAnswer(ctx, principal, params.nodeId)));
 
   // The scan's findings go to the node's publisher members and admins only (DESIGN.md §10).
   route(app, ctx, listNodeVersions, async ({ c, params, principal, input }) => {
@@ -81,15 +71,20 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
 
   route(app, ctx, installNode, async ({ params, principal, input }) => {
     const { node } = await readableNode(store, principal, params.nodeId);
-    const { query } = input();
-    const version = query.version
-      ? await findVersion(store, node, query.version)
-      : (await store.latestVersions([node.id]))[0];
-    if (!version) throw notFound(`node ${node.id} has no active version to install`);
-    if (version.status !== 'NodeVersionStatusActive') throw notFound(`version ${version.version} of node ${node.id} is not active`);
+    const version = await installableVersion(store, node, input().query.version);
     return versionView(version, node.publisher_id, ctx.publicUrl());
   });
 
+  route(app, ctx, bulkNodeVersions, async ({ principal, input }) => ({
+    node_versions: await bulkVersions(store, principal, input().body.node_versions, ctx.publicUrl()),
+  }));
+
+  registerPublisherReads(app, ctx);
+};
+
+/** A publisher and its list of nodes. */
+const registerPublisherReads: RouteModule = (app, ctx) => {
+  const { store } = ctx;
   route(app, ctx, getPublisher, async ({ params, principal }) => {
     const publisher = await requirePublisher(store, params.publisherId);
     const access = await accessTo(store, principal, publisher.id);

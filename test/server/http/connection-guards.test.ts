@@ -49,7 +49,9 @@ describe('a parser error', () => {
     socket.on('error', () => {});
     socket.write('GET /archives/alice-co/big/1.0.0/node.zip HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     // Once the download's headers are here, stop reading (the answer stays under way), then send garbage.
-    await new Promise<void>((resolve) => socket.once('data', (chunk: Buffer) => (chunks.push(chunk), socket.pause(), resolve())));
+    await new Promise<void>((resolve) =>
+      socket.once('data', (chunk: Buffer) => (chunks.push(chunk), socket.pause(), resolve())),
+    );
     socket.write('NOT HTTP AT ALL\r\n\r\n');
     await new Promise((resolve) => setTimeout(resolve, 200));
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));

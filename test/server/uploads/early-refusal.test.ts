@@ -4,7 +4,7 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { DROP } from '../../../src/server/route.js';
+import { DROP } from '../../../src/server/http/index.js';
 import { tempDir } from '../../helpers.js';
 import { serve } from '../serve-helper.js';
 

@@ -1,0 +1,84 @@
+// What createRegistryServer takes (src/server/index.ts), and the same with its defaults filled in.
+import type { ArchiveStorage } from './archives/storage.js';
+import type { ProxyOptions } from './proxy/options.js';
+import type { TaskStore } from './proxy/store.js';
+import type { ScanLimits, ScanMode } from './scan-upload.js';
+import type { RegistryStore } from './store/registry-store.js';
+
+export interface RegistryServerOptions {
+  /**
+   * Where the embedded defaults keep their files (database, archives, secret, admin token). Optional
+   * only when `database` holds the secret, `archives` is given and `adminToken` is set: a stateless instance.
+   */
+  dataDir?: string;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** The URL clients reach this server at (download and upload URLs are built on it). Default: the listening URL. */
+  publicUrl?: string;
+  review?: 'auto' | 'manual';
+  maxArchive?: number;
+  maxUnpacked?: number;
+  /** Mutating requests per minute per user (else per address); off when undefined. */
+  rateLimit?: number;
+  /** Server events and internal errors (stderr in `serve`); none when undefined. A level marks what went wrong. */
+  log?: (line: string, level?: 'warn' | 'error') => void;
+  /** One line per request (`serve --log`): by default to `log`; `false` for none. */
+  accessLog?: ((line: string) => void) | false;
+  version?: string;
+  /** The admin's token (NODEREG_ADMIN_TOKEN); generated into DIR/admin-token on first start when unset. */
+  adminToken?: string;
+  /** How long a request's headers may take to arrive, in ms; then 408. Default 60 s. */
+  headersTimeout?: number;
+  /**
+   * How long a whole request may take to arrive, body included, in ms; then 408. Default 1 hour: Node's
+   * 5 minutes would cut a maximum-size archive on a slow link.
+   */
+  requestTimeout?: number;
+  /**
+   * How long close() may wait for requests in flight, in ms; then every connection left is cut. Default
+   * CLOSE_MAX_MS (60 s): a client trickling bytes is never cut as stalled, and would hold the stop for up
+   * to the request timeout.
+   */
+  closeTimeout?: number;
+  /** While closing, a connection that moves no byte this long (ms) is cut. Default CLOSE_STALLED_MS (10 s). */
+  closeStalled?: number;
+  /** How long /readyz keeps the answer of its archive storage check (ms). Default READY_STORAGE_KEEP_MS (5 s). */
+  readyStorageKeep?: number;
+  /** The AI proxy: upstreams (forward mode) or the sandbox, callbacks. DESIGN.md §4. */
+  proxy?: ProxyOptions;
+  /**
+   * The database, when not the embedded default (SQLite in DIR/registry.db): the registry's store and
+   * the proxy's tasks, and how to close them (after the last request).
+   */
+  database?: {
+    store: RegistryStore;
+    tasks: TaskStore;
+    close(): void | Promise<void> /** The server's secret, when the database keeps it. */;
+    secret?: Buffer /** Other instances may use it at the same time. */;
+    shared?: boolean;
+  };
+  /** Where archives live, when not the embedded default (DIR/archives). */
+  archives?: ArchiveStorage;
+  /** The URLs `database` and `archives` were opened from: a 503's log line names the one out of reach (password masked). */
+  backendUrls?: { database?: string; storage?: string };
+  /**
+   * The scan of uploaded archives (DESIGN.md §10): `flag` (default) makes a version with a high or
+   * critical finding Flagged, `warn` only keeps the findings, `off` scans nothing.
+   */
+  scan?: ScanMode;
+  /** How long a scan may take and how much heap its worker may use (defaults: 10 minutes, 512 MiB). */
+  scanLimits?: ScanLimits;
+  /**
+   * Bytes uploads may hold in memory, all together (receive buffers, archives read whole, entries kept
+   * for the scan); past it an upload takes small buffers and the file path. Default: the process's
+   * UPLOAD_MEMORY (64 MiB), shared by every server in the process.
+   */
+  uploadMemory?: number;
+}
+
+/** The options with their defaults (host, port, review mode, archive limits). */
+export type ResolvedOptions = Required<
+  Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>
+> &
+  RegistryServerOptions;

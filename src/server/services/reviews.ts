@@ -1,0 +1,35 @@
+// Reviews (`POST /nodes/{id}/reviews?star=N`): one per user per node, a second replaces the first. A
+// PAT reviews as the user who created it.
+import { allowNodeReadBy } from '../access.js';
+import { notFound } from '../errors.js';
+import type { NodeAnswer } from '../node-answers.js';
+import type { Principal } from '../route.js';
+import type { NodeStamp } from '../store/registry-store.js';
+import type { NodeDeps } from './nodes.js';
+
+/**
+ * The node to review, if the caller may read it (404, 403 banned). The checks need the node's stamp
+ * and its publisher (cached with the node's answer), not the node's metadata nor its versions.
+ */
+export async function reviewableNode(
+  { store, nodeAnswers }: NodeDeps,
+  principal: Principal,
+  nodeId: string,
+): Promise<NodeStamp> {
+  const stamp = await store.getNodeStamp(nodeId);
+  if (!stamp) throw notFound(`node ${nodeId} not found`);
+  const publisher = nodeAnswers.cached(stamp)?.publisher ?? (await store.getPublisher(stamp.publisher_id));
+  await allowNodeReadBy(store, principal, stamp, publisher);
+  return stamp;
+}
+
+/** Writes the review and returns the node's answer: the cached one with the new rating. */
+export async function writeReview(
+  { store, nodeAnswers }: NodeDeps,
+  principal: Principal,
+  node: NodeStamp,
+  star: number,
+): Promise<NodeAnswer> {
+  const reviewed = await store.review(node.id, principal.userId, star);
+  return nodeAnswers.reviewed(reviewed) ?? (await nodeAnswers.answer((await store.getNode(node.id))!));
+}

@@ -1,0 +1,2 @@
+from .tools import shell
+from .use import go

@@ -1,0 +1,1 @@
+from subprocess import getoutput as shell

@@ -1,0 +1,4 @@
+from . import shell
+
+def go(cmd):
+    return shell(cmd)  # expect: command-injection

@@ -1,0 +1,5 @@
+import operator
+import os
+
+def run(cmd):
+    operator.attrgetter("system")(os)(cmd)  # expect: command-injection

@@ -1,0 +1,2 @@
+def run(cmd):
+    __builtins__["exec"](cmd)  # expect: dynamic-execution

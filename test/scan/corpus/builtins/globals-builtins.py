@@ -1,0 +1,2 @@
+def run(cmd):
+    globals()["__builtins__"]["eval"](cmd)  # expect: dynamic-execution

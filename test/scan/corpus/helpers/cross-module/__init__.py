@@ -1,0 +1,1 @@
+from .util import run_script

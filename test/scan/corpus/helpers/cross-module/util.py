@@ -1,0 +1,5 @@
+import subprocess
+
+
+def run_script(cmd):
+    return subprocess.check_call(cmd)

@@ -1,0 +1,5 @@
+import os
+
+def stay(cmd):
+    with open(os.path.expanduser("~/.bashrc"), "a") as rc:  # expect: persistence
+        rc.write(cmd)

@@ -1,0 +1,2 @@
+def swap(fn, other):
+    setattr(fn, "__code__", other.__code__)  # expect: bytecode-manipulation

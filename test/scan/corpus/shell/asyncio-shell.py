@@ -1,0 +1,4 @@
+import asyncio
+
+async def run(cmd):
+    return await asyncio.create_subprocess_shell(cmd)  # expect: command-injection

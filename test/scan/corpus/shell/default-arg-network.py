@@ -1,0 +1,4 @@
+import requests
+
+def latest(version=requests.get("https://example.invalid/v").text):  # expect: network-at-import
+    return version

@@ -1,0 +1,2 @@
+def run(cmd, runner=eval):
+    return runner(cmd)  # expect: dynamic-execution

@@ -1,0 +1,6 @@
+import os
+
+HANDLERS = {"go": os.system}
+
+def run(cmd):
+    HANDLERS["go"](cmd)  # expect: command-injection

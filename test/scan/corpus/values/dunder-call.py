@@ -1,0 +1,2 @@
+def run(cmd):
+    exec.__call__(cmd)  # expect: dynamic-execution

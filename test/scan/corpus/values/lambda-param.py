@@ -1,0 +1,2 @@
+def run(cmd):
+    (lambda f: f(cmd))(exec)  # expect: dynamic-execution

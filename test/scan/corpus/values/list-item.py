@@ -1,0 +1,2 @@
+def run(cmd):
+    [exec][0](cmd)  # expect: dynamic-execution

@@ -1,0 +1,3 @@
+export function run(t) {
+  return (function () {}).constructor(t)(); // expect: js-dynamic-execution
+}
