@@ -40,6 +40,8 @@ export const NodeVersion = z.looseObject({
   // extensions of ours
   archive_sha256: z.string().optional(),
   archive_size: z.number().int().optional(),
+  /** Why the node-class extraction is not `success`, for the publisher to act on. */
+  app_node_extract_reason: z.string().optional(),
   /** What the registry's scan found in the archive: only for the node's publisher members and admins. */
   findings: z.array(Finding).optional(),
 });
