@@ -9,6 +9,8 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type postgres from 'postgres';
+
+type PostgresCell = postgres.ParameterOrJSON<never>;
 import { RESTORE_DEADLINE_MS } from '../shared/tuning.js';
 import type { ArchiveStorage } from './archives/storage.js';
 import type { DatabaseTarget } from './backends.js';
@@ -306,17 +308,18 @@ async function postgresTarget(url: string, deadlineMs: number): Promise<Target> 
         for (const table of tables) await tx.unsafe(`ALTER TABLE ${quote(table.name)} DISABLE TRIGGER USER`);
         for (const table of tables) {
           if (SEEDED_TABLES.includes(table.name)) await tx`DELETE FROM ${tx(table.name)}`;
-          const convert = table.columns.map((column) => {
+          // SQLite's cells are strings, numbers, bigints, buffers or null: each one a parameter as it is
+          const convert = table.columns.map((column): ((v: unknown) => PostgresCell) => {
             const type = types.get(`${table.name}.${column}`);
-            if (type === 'jsonb' || type === 'json') return (v: unknown) => (v === null ? null : tx.json(JSON.parse(v as string)));
-            if (type === 'boolean') return (v: unknown) => (v === null ? null : Boolean(v));
-            return (v: unknown) => v;
+            if (type === 'jsonb' || type === 'json') return (v) => (v === null ? null : tx.json(JSON.parse(v as string)));
+            if (type === 'boolean') return (v) => (v === null ? null : Boolean(v));
+            return (v) => v as PostgresCell;
           });
           const size = Math.min(BATCH_ROWS, Math.floor(65_000 / table.columns.length));
-          let batch: Record<string, unknown>[] = [];
+          let batch: Record<string, PostgresCell>[] = [];
           let count = 0;
           const flush = async () => {
-            if (batch.length) await tx`INSERT INTO ${tx(table.name)} ${tx(batch as never, table.columns)}`;
+            if (batch.length) await tx`INSERT INTO ${tx(table.name)} ${tx(batch, table.columns)}`;
             count += batch.length;
             batch = [];
           };

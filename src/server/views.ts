@@ -8,13 +8,14 @@ import {
 import type { InvitationRow, MemberRow, NodeRow, PublisherRow, RegistryStore, VersionRow } from './store/registry-store.js';
 
 /** Drops null and undefined values. */
-function present<T extends Record<string, unknown>>(object: T): { [K in keyof T]: Exclude<T[K], null> } {
+type Present<T> = { [K in keyof T]: Exclude<T[K], null> };
+function present<T extends Record<string, unknown>>(object: T): Present<T> {
   const out: Record<string, unknown> = {};
   for (const key in object) {
     const value = object[key];
     if (value !== null && value !== undefined) out[key] = value;
   }
-  return out as never;
+  return out as Present<T>;
 }
 
 /** The string fields a wire shape always has. */

@@ -129,7 +129,7 @@ describe('client over node:http', () => {
   it('never retries a POST (unless the server refused it with Retry-After), nor a 500 or 4xx', async () => {
     const post = await stand((_req, res) => json(res, 503, { error: 'internal', message: 'busy' }));
     const body = { node_version: { version: '1.0.0' } };
-    const error = await createClient({ baseUrl: post.url }).call(publishVersion, { params: { publisherId: 'acme', nodeId: 'n' }, body } as never).catch((e: unknown) => e);
+    const error = await createClient({ baseUrl: post.url }).call(publishVersion, { params: { publisherId: 'acme', nodeId: 'n' }, body }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 503 });
     expect(post.seen).toHaveLength(1);
     // a 503 or 429 with Retry-After says the request was not done: the publish goes again, as asked
@@ -137,12 +137,12 @@ describe('client over node:http', () => {
       n === 1 ? json(res, 503, { error: 'unavailable', message: 'busy' }, { 'retry-after': '0' })
         : n === 2 ? json(res, 429, { error: 'rate_limited', message: 'slow down' }, { 'retry-after': '0' })
         : json(res, 201, { node_version: { id: 'v', version: '1.0.0' }, signedUrl: 'http://127.0.0.1:9/u' }));
-    const created = await createClient({ baseUrl: asked.url }).call(publishVersion, { params: { publisherId: 'acme', nodeId: 'n' }, body } as never);
+    const created = await createClient({ baseUrl: asked.url }).call(publishVersion, { params: { publisherId: 'acme', nodeId: 'n' }, body });
     expect(created).toMatchObject({ signedUrl: 'http://127.0.0.1:9/u' });
     expect(asked.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST']);
     // any other POST is sent once: its 503 may come after work was done (an AI provider called, the task not stored)
     const once = await stand((_req, res) => json(res, 503, { error: 'unavailable', message: 'no database' }, { 'retry-after': '0' }));
-    const refused = await createClient({ baseUrl: once.url }).call(createPublisher, { body: { id: 'acme' } } as never).catch((e: unknown) => e);
+    const refused = await createClient({ baseUrl: once.url }).call(createPublisher, { body: { id: 'acme' } }).catch((e: unknown) => e);
     expect(refused).toMatchObject({ status: 503 });
     expect(once.seen).toHaveLength(1);
 

@@ -379,7 +379,7 @@ describe('callbacks', () => {
       ['skin-enhancer', skin({ webhook_url: 'https://example.com/hook' }), 'webhook_url'],
       ['video', video({ callback_url: 'http://192.168.0.1/cb' }), 'callback_url'],
     ] as const) {
-      const error = await service.submit(kind, alice, body as never).catch((e: unknown) => e);
+      const error = await service.submit(kind, alice, body).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(HttpError);
       expect(error).toMatchObject({ status: 400, code: 'invalid_request', details: [{ path: field, message: expect.stringMatching(/--callback-allow/) }] });
     }

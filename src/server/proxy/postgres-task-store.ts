@@ -3,7 +3,7 @@
 // claimed with `FOR UPDATE SKIP LOCKED`, so no two instances work on one at the same time.
 import type { Sql, TransactionSql } from 'postgres';
 import { TERMINAL_STATUSES } from './kinds.js';
-import type { DeliveryRow, NewDelivery, QuotaRefusal, ResultRow, StoredResults, TaskRow, TaskStore } from './store.js';
+import type { DeliveryRow, NewDelivery, QuotaRefusal, ResultRow, StoredResults, TaskDecision, TaskRow, TaskStore } from './store.js';
 
 // bigint columns (times in ms) arrive as strings: numbers here.
 const TASK_NUMBERS = ['created_at', 'delay_ms', 'credits', 'updated_at', 'next_poll_at'] as const;
@@ -65,8 +65,9 @@ export function createPostgresTaskStore(sql: Sql): TaskStore {
       return row && task(row);
     },
 
-    async update(id, now, decide) {
-      return sql.begin(async (tx) => {
+    async update<T>(id: string, now: number, decide: (task: TaskRow, results: ResultRow[]) => TaskDecision<T>) {
+      const outcome: { value?: T } = {};
+      await sql.begin(async (tx) => {
         const [locked] = await tx`SELECT * FROM proxy_tasks WHERE id = ${id} FOR UPDATE`;
         const current = task(locked);
         const results = (await tx`SELECT * FROM proxy_results WHERE task_id = ${id} ORDER BY position`).map(result);
@@ -75,8 +76,9 @@ export function createPostgresTaskStore(sql: Sql): TaskStore {
           await tx`UPDATE proxy_tasks SET status = ${decision.observe.status}, view = ${decision.observe.view}, updated_at = ${now} WHERE id = ${id}`;
         }
         for (const body of decision.callbacks) await insertDelivery(tx, { ...body, task_id: id, next_at: now });
-        return decision.value;
-      }) as never;
+        outcome.value = decision.value;
+      });
+      return outcome.value as T;
     },
 
     async watched(since) {
