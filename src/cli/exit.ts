@@ -1,5 +1,5 @@
 // How the CLI ends (main.ts): the only module that exits.
-import { exitCodeForSignal } from './errors.js';
+import { exitCodeForSignal } from './exit-codes.js';
 
 /**
  * Resolves once everything written to `stream` so far has left the process. A pipe takes 64 KiB at

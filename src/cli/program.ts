@@ -1,8 +1,8 @@
 import { Command, CommanderError, Option, type OutputConfiguration } from 'commander';
 import { DEFAULT_REGISTRY_URL, RESTART_WINDOW_MS } from '../shared/tuning.js';
 import { commands, type CommandEntry } from './commands/index.js';
-import { Ctx, type Globals, type RunDeps } from './context.js';
-import { EXIT, exitCodesHelp } from './errors.js';
+import type { Ctx, Globals, RunDeps } from './context.js';
+import { EXIT, exitCodesHelp } from './exit-codes.js';
 import { withoutUserInfo } from '../shared/url.js';
 import { asInvoked } from './invocation.js';
 
@@ -109,28 +109,34 @@ function createProgram(version: string): Command {
     .addHelpText('after', TOP_HELP);
 }
 
-/** Where commander writes help and its errors: ctx's streams; with `serve --log json`, JSON lines. */
-function outputTo(ctx: Ctx, logJson: boolean): OutputConfiguration {
+/**
+ * Where commander writes help and its errors: the run's streams; with `serve --log json` (`ctx` is
+ * then serve's), JSON lines.
+ */
+function outputTo(deps: RunDeps, ctx: Ctx | undefined, logJson: boolean): OutputConfiguration {
+  const stdout = deps.stdout ?? process.stdout;
+  const stderr = deps.stderr ?? process.stderr;
   return {
-    writeOut: (text) => ctx.stdout.write(text),
+    writeOut: (text) => stdout.write(text),
     writeErr: (text) => {
-      if (!logJson) return void ctx.stderr.write(withoutUserInfo(text));
+      if (!logJson || !ctx) return void stderr.write(withoutUserInfo(text));
       for (const line of text.split('\n')) if (line.trim()) ctx.out.record('hint', { message: line.trim().replace(/^\((.*)\)$/, '$1') });
     },
-    outputError: (text, write) => (logJson ? ctx.out.record('error', { message: text.trim().replace(/^error: /, ''), code: 'invalid_input' }) : write(text)),
+    outputError: (text, write) => (logJson && ctx ? ctx.out.record('error', { message: text.trim().replace(/^error: /, ''), code: 'invalid_input' }) : write(text)),
     // the width of the streams help is written to (80 when not a terminal), so help is stable in tests
-    getOutHelpWidth: () => (ctx.stdout.isTTY ? (ctx.stdout as { columns?: number }).columns : undefined) ?? 80,
-    getErrHelpWidth: () => (ctx.stderr.isTTY ? (ctx.stderr as { columns?: number }).columns : undefined) ?? 80,
+    getOutHelpWidth: () => (stdout.isTTY ? (stdout as { columns?: number }).columns : undefined) ?? 80,
+    getErrHelpWidth: () => (stderr.isTTY ? (stderr as { columns?: number }).columns : undefined) ?? 80,
   };
 }
 
 /** The exit code of a commander error (it has printed its message), with the hint and JSON report it lacks. */
-function commanderExit(error: CommanderError, ctx: Ctx, argv: string[], valueNames: Set<string | undefined>, logJson: boolean): number {
+async function commanderExit(error: CommanderError, context: () => Promise<Ctx>, argv: string[], valueNames: Set<string | undefined>, logJson: boolean): Promise<number> {
   // A group without its subcommand (`nodereg token`) is commander's help on stderr with exit code 1: invalid input.
   const groupAlone = error.code === 'commander.help' && error.exitCode !== 0;
   if (!groupAlone && (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed' || error.code === 'commander.version')) {
     return EXIT.ok;
   }
+  const ctx = await context();
   if (groupAlone) error.message = `${['nodereg', ...commandWords(argv, 3, valueNames)].join(' ')} needs a command (its help lists them)`;
   // commander has already printed its message on stderr (with serve --log json, as the one report)
   const hint = error.code === 'commander.unknownCommand' ? readCommandFor(argv, valueNames) : undefined;
@@ -145,17 +151,19 @@ function commanderExit(error: CommanderError, ctx: Ctx, argv: string[], valueNam
 /** Runs the CLI on `argv` (without node and script) and resolves to the exit code. Never exits. */
 export async function run(typed: string[], version: string, deps: RunDeps = {}): Promise<number> {
   const program = createProgram(version);
-  const ctx = new Ctx(() => program.opts<Globals>(), version, deps);
+  // Made when a command runs or an error is reported: `--version` and `--help` load no context.
+  let made: Ctx | undefined;
+  const context = async () => (made ??= new (await import('./context.js')).Ctx(() => program.opts<Globals>(), version, deps));
   const valueNames = valueOptions(program);
   const argv = helpAsFlag(typed, valueNames);
   // `serve --log json`, the flag anywhere: commander's own errors (before serve's action) are JSON lines too.
   const log = logFormat(argv);
   const logJson = log.format === 'json' && requestedCommand(log.rest, valueNames)?.name === 'serve';
-  program.configureOutput(outputTo(ctx, logJson));
   const wanted = requestedCommand(argv, valueNames);
+  program.configureOutput(outputTo(deps, wanted ? await context() : undefined, logJson));
   for (const entry of commands) {
     if (entry === wanted) {
-      (await entry.load()).register(program, ctx);
+      (await entry.load()).register(program, await context());
     } else {
       // Listed for help and "did you mean", loaded only when run.
       program.command(entry.name).description(entry.summary).allowUnknownOption().allowExcessArguments();
@@ -165,6 +173,6 @@ export async function run(typed: string[], version: string, deps: RunDeps = {}):
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (error) {
-    return error instanceof CommanderError ? commanderExit(error, ctx, argv, valueNames, logJson) : ctx.fail(error);
+    return error instanceof CommanderError ? commanderExit(error, context, argv, valueNames, logJson) : (await context()).fail(error);
   }
 }

@@ -57,3 +57,31 @@ export const BulkVersionsAnswer = z.looseObject({
   ),
 });
 export type BulkVersionsAnswer = z.infer<typeof BulkVersionsAnswer>;
+
+// ---------- node classes (DESIGN.md §12) ----------
+
+/**
+ * A node class a version defines, read statically from its archive. As the hosted registry sends it,
+ * `input_types`, `return_types` and `return_names` are JSON text (the host's frontend parses them);
+ * `output_is_list` is a list.
+ */
+export const ComfyNode = z.looseObject({
+  comfy_node_name: z.string(),
+  display_name: z.string().default(''),
+  category: z.string().default(''),
+  description: z.string().default(''),
+  function: z.string().default(''),
+  deprecated: z.boolean().default(false),
+  experimental: z.boolean().default(false),
+  output_node: z.boolean().default(false),
+  input_types: z.string().default('').describe('JSON text: {"required": {name: type}, "optional": {name: type}}, the names written as literals'),
+  return_types: z.string().default('').describe('JSON text: a list of type names'),
+  return_names: z.string().default('').describe('JSON text: a list of output names'),
+  output_is_list: z.array(z.boolean()).default([]),
+});
+export type ComfyNode = z.infer<typeof ComfyNode>;
+
+export const ComfyNodesQuery = z.object({ page: pageNumber, limit: pageLimit });
+/** A version's classes: `comfy_nodes` is null when it defines none (as the hosted registry answers). */
+export const VersionComfyNodes = z.looseObject({ comfy_nodes: z.array(ComfyNode).nullable(), totalNumberOfPages: z.number().int() });
+export const ComfyNodeList = VersionComfyNodes.extend({ total: z.number().int(), page: z.number().int(), limit: z.number().int() });

@@ -7,7 +7,10 @@ import {
   Me, Node, NodeInput, NodeList, NodeVersion, PublishBody, PublishResponse, Publisher,
   PublisherInput, PublisherMember, PublisherNodesQuery, RegistryLimits, TokenList, VersionUpdateBody, queryInteger,
 } from './resources.js';
-import { BULK_VERSIONS_MAX, BulkVersionsAnswer, BulkVersionsBody, ListNodesQuery, ListVersionsQuery, SearchNodesQuery } from './reads.js';
+import {
+  BULK_VERSIONS_MAX, BulkVersionsAnswer, BulkVersionsBody, ComfyNode, ComfyNodeList, ComfyNodesQuery, ListNodesQuery, ListVersionsQuery,
+  SearchNodesQuery, VersionComfyNodes,
+} from './reads.js';
 
 // ---------- the five registry operations of the interface ----------
 
@@ -137,6 +140,23 @@ export const bulkNodeVersions = op({
   summary: `Look up to ${BULK_VERSIONS_MAX} versions at once: one entry per item asked, in order, each success, not_found or error`,
   spec: true, auth: 'none', body: BulkVersionsBody, response: BulkVersionsAnswer,
 });
+export const listVersionComfyNodes = op({
+  id: 'listVersionComfyNodes', method: 'GET', path: '/nodes/{nodeId}/versions/{version}/comfy-nodes',
+  summary: 'The node classes a version defines, read statically from its archive, a page at a time',
+  spec: true, auth: 'none', query: ComfyNodesQuery, response: VersionComfyNodes,
+});
+export const getVersionComfyNode = op({
+  id: 'getVersionComfyNode', method: 'GET', path: '/nodes/{nodeId}/versions/{version}/comfy-nodes/{comfyNodeName}',
+  summary: 'One node class a version defines', spec: true, auth: 'none', response: ComfyNode,
+});
+export const getComfyNodeNode = op({
+  id: 'getComfyNodeNode', method: 'GET', path: '/comfy-nodes/{comfyNodeName}/node',
+  summary: 'The node whose newest Active version defines this node class', spec: true, auth: 'none', response: Node,
+});
+export const listComfyNodes = op({
+  id: 'listComfyNodes', method: 'GET', path: '/comfy-nodes', summary: 'The node classes of every Active version, by name, a page at a time',
+  spec: true, auth: 'none', query: ComfyNodesQuery, response: ComfyNodeList,
+});
 export const getPublisher = op({
   id: 'getPublisher', method: 'GET', path: '/publishers/{publisherId}', summary: 'A publisher with its members', auth: 'none', response: Publisher,
 });
@@ -221,7 +241,8 @@ export const declineInvitation = op({
 export const registryOperations = [
   publishVersion, updateNode, updatePublisher, updateVersion, addReview,
   uploadArchive, downloadArchive,
-  listNodes, searchNodes, getNode, listNodeVersions, getNodeVersion, installNode, bulkNodeVersions, getPublisher, listPublisherNodes,
+  listNodes, searchNodes, getNode, listNodeVersions, getNodeVersion, installNode, bulkNodeVersions,
+  listVersionComfyNodes, getVersionComfyNode, getComfyNodeNode, listComfyNodes, getPublisher, listPublisherNodes,
   health, ready, getLimits, openapiDocument,
   getMe, createUser, listUserTokens, createUserToken, deleteUserToken, createPublisher,
   listPublisherTokens, createPublisherToken, deletePublisherToken, addPublisherMember, removePublisherMember,

@@ -12,6 +12,7 @@ import { isCompiledPython, languageOf } from './languages.js';
 import { needsResolution } from './resolve/index.js';
 import { PackageModules } from './resolve/package.js';
 import { admittedRules, asRead, Scanner, scanLines, unscanned, type FileScan, type ScanTextOptions } from './scanner.js';
+import type { Extraction } from './node-classes/extract.js';
 
 export interface ScanInput {
   /** The name in the archive: relative to the root, `/`-separated. */
@@ -38,6 +39,15 @@ export type ScanJob =
       entries: ArchiveEntry[];
       options: ScanTextOptions;
       /** The bytes of the entries that have `at`, one after another (transferred to the worker, not copied). */
+      texts?: ArrayBuffer;
+    }
+  | {
+      /** The node classes the archive's Python files define (src/scan/node-classes/). */
+      kind: 'classes';
+      zip: string;
+      entries: ArchiveEntry[];
+      /** The folder the package is installed as, for its absolute imports of itself. */
+      packageName: string;
       texts?: ArrayBuffer;
     };
 
@@ -227,11 +237,11 @@ export class ScanTimeout extends Error {
  */
 export class ScanWorker {
   private worker: Worker | undefined;
-  private pending: { resolve: (report: PartialReport) => void; reject: (error: Error) => void } | undefined;
+  private pending: { resolve: (report: any) => void; reject: (error: Error) => void } | undefined;
 
   constructor(private readonly limits: { timeoutMs: number; maxOldGenerationSizeMb: number }) {}
 
-  run(job: ScanJob, transfer: ArrayBuffer[] = []): Promise<PartialReport> {
+  run<T = PartialReport>(job: ScanJob, transfer: ArrayBuffer[] = []): Promise<T> {
     if (this.pending) return Promise.reject(new Error('this scan worker is busy'));
     const worker = (this.worker ??= this.start());
     return new Promise((resolve, reject) => {
@@ -259,7 +269,7 @@ export class ScanWorker {
   private start(): Worker {
     const worker = new Worker(workerUrl(), { resourceLimits: { maxOldGenerationSizeMb: this.limits.maxOldGenerationSizeMb } });
     worker.unref(); // an idle scan worker never keeps the process alive
-    worker.on('message', (report: PartialReport) => this.pending?.resolve(report));
+    worker.on('message', (report: unknown) => this.pending?.resolve(report));
     const failed = (error: Error) => {
       if (this.worker === worker) this.worker = undefined;
       this.pending?.reject(error);
@@ -340,11 +350,10 @@ async function scanLoaded(parts: PartialReport[], files: readonly ScanInput[], o
 }
 
 /**
- * Scans the entries of an uploaded archive (already checked by the server) in `worker`. The bytes the
- * check kept go to the worker in one new buffer, transferred: never the entries' own, which may be
- * views of memory others use (Buffer's pool).
+ * The bytes the check kept, in one new buffer to transfer to the worker: never the entries' own, which
+ * may be views of memory others use (Buffer's pool).
  */
-export async function scanArchive(worker: ScanWorker, zip: string, entries: ArchiveEntry[], options: ScanTextOptions = {}): Promise<ScanReport> {
+function packTexts(entries: ArchiveEntry[]): { sent: ArchiveEntry[]; texts: ArrayBuffer } {
   const texts = new Uint8Array(entries.reduce((sum, entry) => sum + (entry.data?.length ?? 0), 0));
   let at = 0;
   const sent = entries.map(({ data, ...entry }) => {
@@ -353,9 +362,23 @@ export async function scanArchive(worker: ScanWorker, zip: string, entries: Arch
     at += data.length;
     return { ...entry, at: at - data.length };
   });
-  const part = await worker.run({ kind: 'entries', zip, entries: sent, options: { server: options.server, limits: options.limits }, texts: texts.buffer }, [texts.buffer]);
+  return { sent, texts: texts.buffer };
+}
+
+/** Scans the entries of an uploaded archive (already checked by the server) in `worker`. */
+export async function scanArchive(worker: ScanWorker, zip: string, entries: ArchiveEntry[], options: ScanTextOptions = {}): Promise<ScanReport> {
+  const { sent, texts } = packTexts(entries);
+  const part = await worker.run({ kind: 'entries', zip, entries: sent, options: { server: options.server, limits: options.limits }, texts }, [texts]);
   // The parser's WebAssembly memory grows with the largest file it parsed and never shrinks (a 4 MiB
   // file left the server at ~1 GB): a worker that read a large file is ended, the next job starts anew.
   if (entries.some((entry) => entry.size > IN_THREAD_BYTES)) await worker.stop();
   return mergeReports([part], part.files);
+}
+
+/** The node classes of an uploaded archive's Python files, extracted in `worker` (never run). */
+export async function archiveClasses(worker: ScanWorker, zip: string, entries: ArchiveEntry[], packageName: string): Promise<Extraction> {
+  const { sent, texts } = packTexts(entries.filter((entry) => entry.path.endsWith('.py')));
+  const extraction = await worker.run<Extraction>({ kind: 'classes', zip, entries: sent, packageName, texts }, [texts]);
+  if (entries.some((entry) => entry.size > IN_THREAD_BYTES)) await worker.stop();
+  return extraction;
 }

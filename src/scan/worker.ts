@@ -3,7 +3,8 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { inflateRawSync } from 'node:zlib';
 import { SCAN_MAX_FILE_BYTES } from '../shared/scan.js';
-import { packageOf, scanEnd, scanFilesHere, scanOne, Tally, tooLarge, type ArchiveEntry, type PartialReport, type ScanJob } from './run.js';
+import { extractNodeClasses, type Extraction } from './node-classes/extract.js';
+import { packageOf, scanEnd, scanFilesHere, scanner, scanOne, Tally, tooLarge, type ArchiveEntry, type PartialReport, type ScanJob } from './run.js';
 import type { ScanTextOptions } from './scanner.js';
 
 /**
@@ -11,20 +12,30 @@ import type { ScanTextOptions } from './scanner.js';
  * inflated whole (each is at most SCAN_MAX_FILE_BYTES, and the server has checked its sizes and CRC):
  * a stream per entry cost more than the scan of a small node's source.
  */
+/**
+ * Reads the entries of a checked archive: their bytes as the server kept them (`texts`), or each read and
+ * inflated whole (each is at most SCAN_MAX_FILE_BYTES, and the server has checked its sizes and CRC).
+ */
+function entryReader(path: string, texts?: ArrayBuffer) {
+  let fd: number | undefined;
+  const read = (entry: ArchiveEntry): Buffer => {
+    if (texts && entry.at !== undefined) return Buffer.from(texts, entry.at, entry.size);
+    const data = Buffer.allocUnsafe(entry.compressedSize);
+    fd ??= openSync(path, 'r');
+    if (readSync(fd, data, 0, data.length, entry.start) !== data.length) throw new Error(`the archive ends inside ${entry.path}`);
+    // (an empty file deflates to 2 bytes; zlib takes no limit below 1)
+    return entry.deflated ? inflateRawSync(data, { maxOutputLength: Math.max(entry.size, 1) }) : data;
+  };
+  const close = () => fd !== undefined && closeSync(fd);
+  return { read, close };
+}
+
 async function scanEntries(path: string, entries: ArchiveEntry[], options: ScanTextOptions, texts?: ArrayBuffer): Promise<PartialReport> {
   const tally = new Tally();
   const until = scanEnd(options);
-  let fd: number | undefined;
+  const { read, close } = entryReader(path, texts);
   let modules: ReturnType<typeof packageOf> | undefined;
   try {
-    const read = (entry: ArchiveEntry): Buffer => {
-      if (texts && entry.at !== undefined) return Buffer.from(texts, entry.at, entry.size);
-      const data = Buffer.allocUnsafe(entry.compressedSize);
-      fd ??= openSync(path, 'r');
-      if (readSync(fd, data, 0, data.length, entry.start) !== data.length) throw new Error(`the archive ends inside ${entry.path}`);
-      // (an empty file deflates to 2 bytes; zlib takes no limit below 1)
-      return entry.deflated ? inflateRawSync(data, { maxOutputLength: Math.max(entry.size, 1) }) : data;
-    };
     modules = packageOf(entries.filter((e) => e.size <= SCAN_MAX_FILE_BYTES).map((e) => ({ path: e.path, read: () => read(e).toString('utf8') })));
     const spent = { units: 0 };
     for (const entry of entries) {
@@ -37,13 +48,27 @@ async function scanEntries(path: string, entries: ArchiveEntry[], options: ScanT
     }
   } finally {
     modules?.dispose();
-    if (fd !== undefined) closeSync(fd);
+    close();
   }
   return tally.report(entries.length);
 }
 
-const runJob = (job: ScanJob) =>
-  job.kind === 'entries' ? scanEntries(job.zip, job.entries, job.options, job.texts) : scanFilesHere(job.files, job.options, job.next, job.until);
+/** The node classes an archive's Python files define (the same files and parser as the scan). */
+async function classesOf(path: string, entries: ArchiveEntry[], packageName: string, texts?: ArrayBuffer): Promise<Extraction> {
+  const { read, close } = entryReader(path, texts);
+  try {
+    const files = new Map(entries.filter((entry) => entry.size <= SCAN_MAX_FILE_BYTES).map((entry) => [entry.path, read(entry).toString('utf8')]));
+    const parser = await scanner();
+    return extractNodeClasses(files, (text) => parser.parsePython(text), packageName);
+  } finally {
+    close();
+  }
+}
+
+const runJob = (job: ScanJob): Promise<PartialReport | Extraction> =>
+  job.kind === 'classes' ? classesOf(job.zip, job.entries, job.packageName, job.texts)
+  : job.kind === 'entries' ? scanEntries(job.zip, job.entries, job.options, job.texts)
+  : scanFilesHere(job.files, job.options, job.next, job.until);
 
 if (workerData) {
   // one job, given at start (the CLI's workers)

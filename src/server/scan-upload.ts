@@ -8,7 +8,8 @@ import { atLeast, SCAN_QUEUE_PER_PUBLISHER, SCAN_SEVERITIES } from '../contract/
 import { COMPILED_PYTHON, SCAN_FLAG_AT, unscannedFlag, type SCAN_MODES } from '../shared/scan.js';
 import { SCAN_MAX_KEPT_FINDINGS, SCAN_QUEUE_MAX, SCAN_QUEUE_RETRY_AFTER_S, SCAN_TIMEOUT_MS } from '../shared/tuning.js';
 import type { Finding, ScanReport } from '../contract/scan.js';
-import { PARSE_LIMITS, scanArchive, ScanTimeout, ScanWorker, type ArchiveEntry } from '../scan/run.js';
+import { archiveClasses, PARSE_LIMITS, scanArchive, ScanTimeout, ScanWorker, type ArchiveEntry } from '../scan/run.js';
+import type { Extraction } from '../scan/node-classes/extract.js';
 import { admittedRules } from '../scan/scanner.js';
 import { HttpError } from './errors.js';
 import { turnsEvery } from './turns.js';
@@ -135,6 +136,11 @@ export interface UploadScanner {
   scan(zipPath: string, scannable: ArchiveEntry[], label: string, publisherId: string, compiled?: string): Promise<UploadScan | undefined>;
   /** The 503 an upload of this publisher that needs a worker would get now (queue full, or the publisher's share of it); checked before its body is read. */
   refusal(publisherId: string): HttpError | undefined;
+  /**
+   * The node classes the archive's Python files define, read in a worker (never run; under every scan
+   * mode); `failed` with a reason when the worker could not finish.
+   */
+  classes(zipPath: string, scannable: ArchiveEntry[], nodeId: string, publisherId: string): Promise<Extraction>;
   /** Ends the worker threads. */
   close(): Promise<unknown>;
 }
@@ -196,5 +202,14 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void,
     const flag = stopping.length ? flagReason(stopping, !omitted && !stopped) : unread ? unscannedFlag(unread.file, unread.reason, unread.rules) : undefined;
     return { findings: kept, flag: mode === 'flag' ? flag : undefined };
   };
-  return { scan, refusal, close };
+  const classes = async (zipPath: string, scannable: ArchiveEntry[], nodeId: string, publisherId: string): Promise<Extraction> => {
+    try {
+      return await withWorker(publisherId, (worker) => archiveClasses(worker, zipPath, scannable, nodeId));
+    } catch (error) {
+      log(`node-class extraction of ${nodeId} failed: ${(error as Error).message}`);
+      const why = error instanceof ScanTimeout ? error.message : 'the extraction stopped';
+      return { status: 'failed', reason: `could not finish (${why})`, classes: [] };
+    }
+  };
+  return { scan, refusal, classes, close };
 }

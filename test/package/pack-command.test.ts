@@ -55,7 +55,7 @@ describe('nodereg validate', () => {
   it('prints one JSON document either way', async () => {
     const ok = await runInProcess(['validate', demo(), '--json', '--offline']);
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.stdout)).toEqual({ valid: true, publisher_id: 'ada', node_id: 'demo-node', version: '0.4.0', files: 7, unpacked_size: expect.any(Number), keys: expect.objectContaining({ publisher: '[tool.nodereg] publisher', 'node.id': '[project] name' }), warnings: [], limits_checked: null, scan: { findings: [], files: 7, suppressed: 0 } });
+    expect(JSON.parse(ok.stdout)).toEqual({ valid: true, publisher_id: 'ada', node_id: 'demo-node', version: '0.4.0', files: 7, unpacked_size: expect.any(Number), keys: expect.objectContaining({ publisher: '[tool.nodereg] publisher', 'node.id': '[project] name' }), warnings: [], limits_checked: null, scan: { findings: [], files: 7, suppressed: 0 }, node_classes: expect.objectContaining({ status: expect.any(String) }) });
     const bad = await runInProcess(['validate', tempDir(), '--json']);
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout).error).toMatchObject({ code: 'invalid_manifest', message: expect.stringContaining('pyproject.toml: not found') });

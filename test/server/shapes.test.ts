@@ -49,6 +49,18 @@ const requests: Record<string, Request> = {
   listNodeVersions: { params: { nodeId: 'shape-node' } },
   getNodeVersion: { params: { nodeId: 'shape-node', version: '1.0.0' } },
   installNode: { params: { nodeId: 'shape-node' } },
+  bulkNodeVersions: { body: { node_versions: [{ node_id: 'shape-node', version: '1.0.0' }, { node_id: 'none', version: '1.0.0' }] } },
+  listVersionComfyNodes: { params: { nodeId: 'shape-node', version: '1.0.0' } },
+  getVersionComfyNode: { send: async () => {
+    // a version that defines a class: the archive shapes' own defines none
+    const published = await publish(server, pat, 'shape-co', 'shape-classes', '1.0.0');
+    const zip = await makeZip({ '__init__.py': 'class A:\n    RETURN_TYPES = ("IMAGE",)\n    FUNCTION = "f"\nNODE_CLASS_MAPPINGS = {"ShapeA": A}\n' });
+    const url = new URL(published.body.signedUrl);
+    await call(url.origin, 'PUT', url.pathname + url.search, { raw: zip, headers: { 'content-type': 'application/zip' } });
+    return call(server.url, 'GET', '/nodes/shape-classes/versions/1.0.0/comfy-nodes/ShapeA');
+  } },
+  getComfyNodeNode: { send: () => call(server.url, 'GET', '/comfy-nodes/ShapeA/node') },
+  listComfyNodes: {},
   getPublisher: { params: { publisherId: 'shape-co' } },
   listPublisherNodes: { params: { publisherId: 'shape-co' } },
   health: {},
@@ -87,9 +99,9 @@ const requests: Record<string, Request> = {
   } },
 };
 
-/** Paths of null values: the wire has none, except a token never used. */
+/** Paths of null values: the wire has none, except a token never used and a version's classes when it defines none (as the hosted registry answers). */
 function nulls(value: unknown, path = ''): string[] {
-  if (value === null) return path.endsWith('last_used_at') ? [] : [path];
+  if (value === null) return path.endsWith('last_used_at') || path === '.comfy_nodes' ? [] : [path];
   if (typeof value !== 'object') return [];
   return Object.entries(value as object).flatMap(([key, inner]) => nulls(inner, `${path}.${key}`));
 }

@@ -10,6 +10,7 @@ import { openDatabase } from '../../src/server/store/db.js';
 import type { RegistryStore, VersionPendingFields, VersionStatus } from '../../src/server/store/registry-store.js';
 import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
 import postgres from 'postgres';
+import type { VersionRow } from '../../src/server/store/registry-store.js';
 import { createPostgresRegistryStore, migratePostgres } from '../../src/server/store/postgres-registry-store.js';
 import { tempDir } from '../helpers.js';
 import { testPostgres } from '../postgres.js';
@@ -97,6 +98,36 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(await store.listArchiveClaims()).toEqual([]);
     expect(await store.claimArchive(outcome.version.id, 'late')).toBe(false);
     expect(await publish(store, 'claimed')).toMatchObject({ kind: 'archive-exists' });
+  });
+
+  it('keeps the node classes a version defines, found by name among Active versions, newest first', async () => {
+    const store = await fresh();
+    const definition = (name: string) => ({
+      name, displayName: `${name} shown`, category: 'c', description: '', function: 'run', returnTypes: ['IMAGE'], returnNames: [],
+      outputIsList: [], outputNode: false, deprecated: false, experimental: false, inputs: { required: { image: 'IMAGE' }, optional: {} },
+    });
+    const record = async (nodeId: string, names: string[], status: VersionRow['status'] = 'NodeVersionStatusActive') => {
+      const outcome = await publish(store, nodeId);
+      if (outcome.kind !== 'created') throw new Error(outcome.kind);
+      const classes = { status: 'success' as const, reason: '', classes: names.map(definition) };
+      return store.recordArchive(outcome.version.id, { sha256: 'ab'.repeat(32), size: 1, status, classes });
+    };
+    const older = await record('first', ['Blur', 'Invert']);
+    expect(older).toMatchObject({ app_node_extract_status: 'success', app_node_extract_reason: null });
+    await new Promise((resolve) => setTimeout(resolve, 5)); // created_at apart
+    const newer = await record('second', ['Invert']);
+    await record('held', ['Invert'], 'NodeVersionStatusFlagged');
+    expect((await store.listNodeClasses(older.id)).map((row) => row.definition)).toEqual([definition('Blur'), definition('Invert')]);
+    expect((await store.classDefiners('Invert', 10)).map((row) => row.version_id)).toEqual([newer.id, older.id]);
+    expect(await store.classDefiners('Nowhere', 10)).toEqual([]);
+    const page = await store.listActiveClasses({ offset: 1, limit: 1 });
+    expect({ total: page.total, names: page.rows.map((row) => row.definition.name) }).toEqual({ total: 3, names: ['Invert'] });
+    const failed = await (async () => {
+      const outcome = await publish(store, 'broken');
+      if (outcome.kind !== 'created') throw new Error(outcome.kind);
+      return store.recordArchive(outcome.version.id, { sha256: 'ab'.repeat(32), size: 1, status: 'NodeVersionStatusActive', classes: { status: 'failed', reason: 'why', classes: [] } });
+    })();
+    expect(failed).toMatchObject({ app_node_extract_status: 'failed', app_node_extract_reason: 'why' });
   });
 
   it('never revives a Banned, Flagged or Deleted version: no claim, no reset by a publish, a status set meanwhile stays', async () => {

@@ -34,6 +34,7 @@ export const commands: CommandEntry[] = [
   { name: 'publish', summary: 'validate, pack and publish the node in a directory, then upload its archive', load: () => import('./publish.js') },
   { name: 'pack', summary: 'build the archive publish would upload, locally', load: () => import('./pack.js') },
   { name: 'scan', summary: 'scan the files pack would ship for risky code, offline; SARIF for code-scanning tools', load: () => import('./scan.js') },
+  { name: 'workflow', summary: 'list the packs a workflow needs, resolved against the registry', load: () => import('./workflow.js') },
   { name: 'validate', summary: "check pyproject.toml, the file set and the registry's archive limits; every problem at once", load: () => import('./validate.js') },
   { name: 'init', summary: 'create pyproject.toml, or add the [tool.nodereg] table to an existing one', load: () => import('./init.js') },
   { name: 'backup', summary: 'copy a consistent snapshot of a registry data dir, also while it serves', load: () => import('./backup.js') },

@@ -1,5 +1,6 @@
 // `nodereg node show ID` and the versions list, which node.ts registers.
 import type { Node, NodeVersion } from '../../contract/resources.js';
+import type { ComfyNode } from '../../contract/reads.js';
 import type { Client } from '../../client/index.js';
 import type { Ctx } from '../context.js';
 import { toCliError } from '../errors.js';
@@ -21,8 +22,11 @@ export async function nodeVersions(client: Client, nodeId: string, reasons = fal
   }
 }
 
-/** Prints a node (metadata, latest version, rating, downloads) and its versions; `nodeId` is already checked. */
-export async function showNode(ctx: Ctx, nodeId: string): Promise<void> {
+/**
+ * Prints a node (metadata, latest version, rating, downloads) and its versions; `nodeId` is already
+ * checked. With `classes`, the node classes its latest version defines too.
+ */
+export async function showNode(ctx: Ctx, nodeId: string, classes = false): Promise<void> {
   const client = await ctx.client();
   const [found, versions] = await Promise.all([
     client.call(routes.getNode, { params: { nodeId } }).catch((error: unknown) => {
@@ -30,7 +34,26 @@ export async function showNode(ctx: Ctx, nodeId: string): Promise<void> {
     }),
     nodeVersions(client, nodeId),
   ]);
-  ctx.out.result({ node: found, versions }, () => `${describeNode(ctx, found)}\n\n${versionTable(ctx.out, versions)}`);
+  if (!classes) return ctx.out.result({ node: found, versions }, () => `${describeNode(ctx, found)}\n\n${versionTable(ctx.out, versions)}`);
+  const latest = found.latest_version;
+  const defined = latest ? await latestClasses(client, found.id, latest.version) : [];
+  const shown = latest
+    ? `node classes of ${latest.version} (${defined.length}):\n${defined.map((c) => `  ${c.comfy_node_name}`).join('\n') || '  none found'}`
+    : 'node classes: no active version';
+  ctx.out.result({ node: found, versions, classes: defined }, () => `${describeNode(ctx, found)}\n\n${versionTable(ctx.out, versions)}\n\n${shown}`);
+}
+
+/** Every class a version defines, page after page. */
+async function latestClasses(client: Client, nodeId: string, version: string): Promise<ComfyNode[]> {
+  const all: ComfyNode[] = [];
+  for (let page = 1; ; page++) {
+    const answer = (await client.call(routes.listVersionComfyNodes, { params: { nodeId, version }, query: { page: String(page), limit: '100' } })) as {
+      comfy_nodes: ComfyNode[] | null;
+      totalNumberOfPages: number;
+    };
+    all.push(...(answer.comfy_nodes ?? []));
+    if (page >= answer.totalNumberOfPages) return all;
+  }
 }
 
 /** The human view of a node (without its versions). */

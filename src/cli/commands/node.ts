@@ -97,8 +97,9 @@ export function register(program: Command, ctx: Ctx): void {
     node
       .command('show <nodeId>')
       .description('show a node: metadata, latest version, rating, downloads and every version')
-      .action((nodeId: string) => showNode(ctx, checkNodeId(nodeId))),
-    ['nodereg node show my-node', 'nodereg node show my-node --json | jq .versions'],
+      .option('--classes', 'also list the node classes its latest version defines, as the registry read them')
+      .action((nodeId: string, options: { classes?: boolean }) => showNode(ctx, checkNodeId(nodeId), options.classes)),
+    ['nodereg node show my-node', 'nodereg node show my-node --json | jq .versions', 'nodereg node show my-node --classes'],
   );
 
   examples(

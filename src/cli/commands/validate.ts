@@ -16,6 +16,7 @@ import { table } from '../output.js';
 import { buildArchive, loadChecked, parseMaxSize, readChangelog, warnAboutLfsPointers, withCleanup, type ChangelogFlags } from '../project.js';
 import { archiveSizeBound, fetchLimits, LIMITS_HINT, limitProblems } from '../registry-limits.js';
 import { examples } from '../examples.js';
+import { classesText, managerVersionWarning, projectClasses } from '../node-classes.js';
 
 interface Options extends ChangelogFlags {
   publisher?: string;
@@ -52,6 +53,12 @@ export function register(program: Command, ctx: Ctx): void {
       // A field sent on the node and on the version is shown once.
       const sources = new Map<string, string>();
       for (const [path, key] of project.manifest.keys) sources.set(`${path.replace(/^node(_version)?\./, '')}\0${key}`, key);
+      const versionWarning = managerVersionWarning(request.version);
+      if (versionWarning) {
+        project.warnings.push(versionWarning);
+        ctx.out.warn(versionWarning);
+      }
+      const classes = await projectClasses(project);
       const registry = options.offline ? null : await registryLimits(ctx, project);
       await checkArchive(ctx, project, unpacked, maxSize, registry);
       const checkedAgainst = registry?.url ?? null;
@@ -67,10 +74,11 @@ export function register(program: Command, ctx: Ctx): void {
           warnings: project.warnings,
           limits_checked: checkedAgainst,
           scan,
+          node_classes: classes,
         },
         () =>
           `${request.nodeId} ${request.version} (publisher ${request.publisherId}) is ready to publish${checkedAgainst ? ` to ${checkedAgainst}` : ''}: ${files.length} file${files.length === 1 ? '' : 's'}, ${formatSize(unpacked)}\n` +
-          `read from:\n${table([...sources].map(([id, key]) => [`  ${id.split('\0')[0]}`, key]))}${shown}`,
+          `read from:\n${table([...sources].map(([id, key]) => [`  ${id.split('\0')[0]}`, key]))}\n${classesText(classes)}${shown}`,
       );
     });
   examples(command, ['nodereg validate', 'nodereg validate ./my-node --json', 'nodereg validate --publisher my-team --offline', 'nodereg validate --fail-on medium', 'nodereg validate --offline --max-size 500MiB']);

@@ -91,7 +91,10 @@ function readAt(fd: number, length: number, position: number): Promise<Buffer> {
  * The zip at `path`, read through CachedZipReader (whole, when it is small and the budget allows: then
  * `held` is its size, to give back); the file is closed with the zip (or at once on failure).
  */
-async function openZip(path: string, memory: MemoryBudget): Promise<{ zip: yauzl.ZipFile; reader: CachedZipReader; size: number; whole?: Buffer }> {
+async function openZip(
+  path: string,
+  memory: MemoryBudget,
+): Promise<{ zip: yauzl.ZipFile; reader: CachedZipReader; size: number; whole?: Buffer }> {
   const fd = openSync(path, 'r');
   let whole: Buffer | undefined;
   try {
@@ -135,12 +138,16 @@ const WHOLE_ENTRY_BYTES = 256 * 1024;
 const INLINE_BYTES = 64 * 1024;
 const INLINE_RATIO = 16;
 const inflatesInline = (entry: yauzl.Entry) =>
-  entry.compressedSize <= INLINE_BYTES && entry.uncompressedSize <= INLINE_BYTES && entry.uncompressedSize <= entry.compressedSize * INLINE_RATIO;
+  entry.compressedSize <= INLINE_BYTES &&
+  entry.uncompressedSize <= INLINE_BYTES &&
+  entry.uncompressedSize <= entry.compressedSize * INLINE_RATIO;
 
 /** The bytes an entry inflates to, its data read whole (a small entry); null when it inflates to more than it declares. */
 async function inflateWhole(reader: CachedZipReader, dataStart: number, entry: yauzl.Entry): Promise<Buffer | null> {
   const data = Buffer.allocUnsafe(entry.compressedSize);
-  await new Promise<void>((resolve, reject) => reader.read(data, 0, data.length, dataStart, (error) => (error ? reject(error) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    reader.read(data, 0, data.length, dataStart, (error) => (error ? reject(error) : resolve())),
+  );
   if (entry.compressionMethod === 0) return data;
   // One byte over the declared size is enough to know it lies (and bounds the memory of a bomb).
   const options = { maxOutputLength: entry.uncompressedSize + 1 };
@@ -152,7 +159,8 @@ async function inflateWhole(reader: CachedZipReader, dataStart: number, entry: y
   }
 }
 
-const entryError = (name: string, problem: string) => badRequest(`invalid archive: entry ${JSON.stringify(name)} ${problem}`);
+const entryError = (name: string, problem: string) =>
+  badRequest(`invalid archive: entry ${JSON.stringify(name)} ${problem}`);
 
 /** The CRC-32 of `data`, taken in steps of CRC_STEP with turns for other requests between them. */
 async function crc32InSteps(data: Buffer, turns: () => Promise<void>): Promise<number> {
@@ -175,18 +183,86 @@ export async function validateZip(
   path: string,
   limits: { maxUnpacked: number; maxEntries?: number; memory?: MemoryBudget },
 ): Promise<ZipSummary> {
+  const check = await openForCheck(path, limits);
+  const { zip, memory, whole } = check;
+  const checkName = createEntryNameChecker();
+  let entries = 0;
+  let files = 0;
+  let compiled: string | undefined;
+  let current = '';
+  let previous = '';
+  const release = () => {
+    memory.give(check.kept);
+    check.kept = 0;
+  };
+  try {
+    for await (const entry of zip.eachEntry()) {
+      await check.turns();
+      entries++;
+      // The name other tools may use (the Unicode path extra field) and the raw one must both be safe.
+      const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
+      const rawName = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, [], true);
+      current = name;
+      const problem = entryNameProblem(name) ?? entryNameProblem(rawName) ?? checkName(name);
+      if (problem) throw entryError(name, problem);
+      if (!name.endsWith('/')) files++;
+      if (compiled === undefined && isCompiledPython(name)) compiled = name;
+      await checkEntry(check, entry, name);
+      previous = name;
+      current = '';
+    }
+    // Nothing to install: the CLI never packs such an archive ("nothing to pack").
+    if (files === 0)
+      throw badRequest(
+        'invalid archive: it holds no files (directories at most); a node archive holds at least its code',
+      );
+  } catch (error) {
+    release();
+    if (error instanceof HttpError) throw error;
+    const where = current
+      ? ` at entry ${JSON.stringify(current)}`
+      : previous
+        ? ` after entry ${JSON.stringify(previous)}`
+        : '';
+    throw badRequest(`invalid archive: ${(error as Error).message}${where}`);
+  } finally {
+    zip.close();
+    if (whole) memory.give(whole.length);
+  }
+  return { entries, scannable: check.scannable, unpackedSize: check.unpackedSize, compiled, release };
+}
+
+/** One archive being checked: the open zip, its limits, and what the entries so far added up to. */
+interface ZipCheck {
+  zip: yauzl.ZipFile;
+  reader: CachedZipReader;
+  /** The archive's bytes when it was read whole. */
+  whole: Buffer | undefined;
+  memory: MemoryBudget;
+  maxUnpacked: number;
+  overLimit: (name: string) => HttpError;
+  turns: () => Promise<void>;
+  unpackedSize: number;
+  scannable: ArchiveEntry[];
+  /** What the kept `data` holds: the size of the memory behind each (zlib's output may be a view of a larger chunk). */
+  kept: number;
+}
+
+/** Opens the archive and checks its entry count; the unpacked bound is known before anything is inflated. */
+async function openForCheck(
+  path: string,
+  limits: { maxUnpacked: number; maxEntries?: number; memory?: MemoryBudget },
+): Promise<ZipCheck> {
   const maxEntries = limits.maxEntries ?? MAX_ARCHIVE_ENTRIES;
   const memory = limits.memory ?? UPLOAD_MEMORY;
-  let zip: yauzl.ZipFile;
-  let reader: CachedZipReader;
-  let whole: Buffer | undefined;
-  let archiveBytes: number;
+  let opened: Awaited<ReturnType<typeof openZip>>;
   try {
     // Names are decoded here (not by yauzl) so that each refusal can name its entry and say why.
-    ({ zip, reader, size: archiveBytes, whole } = await openZip(path, memory));
+    opened = await openZip(path, memory);
   } catch (error) {
     throw badRequest(`invalid archive: not a readable zip file (${(error as Error).message})`);
   }
+  const { zip, reader, size: archiveBytes, whole } = opened;
   if (zip.entryCount > maxEntries) {
     zip.close();
     if (whole) memory.give(whole.length);
@@ -200,128 +276,116 @@ export async function validateZip(
         ? `invalid archive: it expands to more than ${maxUnpacked} bytes, ${UNPACKED_RATIO.total} times its ${archiveBytes} bytes (at entry ${JSON.stringify(name)})`
         : `invalid archive: it expands to more than the limit of ${maxUnpacked} bytes (at entry ${JSON.stringify(name)})`,
     );
-  const checkName = createEntryNameChecker();
-  let entries = 0;
-  let files = 0;
-  const scannable: ArchiveEntry[] = [];
-  let unpackedSize = 0;
-  let compiled: string | undefined;
-  let current = '';
-  let previous = '';
-  // What the kept `data` holds: the size of the memory behind each (zlib's output may be a view of a larger chunk).
-  let kept = 0;
-  const release = () => {
-    memory.give(kept);
-    kept = 0;
-  };
   const turns = turnsEvery(TURN_MS);
-  try {
-    for await (const entry of zip.eachEntry()) {
-      await turns();
-      entries++;
-      const raw = entry.fileNameRaw;
-      // The name other tools may use (the Unicode path extra field) and the raw one must both be safe.
-      const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, raw, entry.extraFields, true);
-      const rawName = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, raw, [], true);
-      current = name;
-      const problem = entryNameProblem(name) ?? entryNameProblem(rawName) ?? checkName(name);
-      if (problem) throw entryError(name, problem);
-      if (!name.endsWith('/')) files++;
-      if (compiled === undefined && isCompiledPython(name)) compiled = name;
-      if (entry.isEncrypted() || entry.generalPurposeBitFlag & 0x40) throw entryError(name, 'is encrypted');
-      if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) throw entryError(name, 'is a symbolic link');
-      if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
-        throw entryError(name, `uses compression method ${entry.compressionMethod} (only stored and deflate are accepted)`);
-      }
-      if (!entryRatioAllowed(entry.compressedSize, entry.uncompressedSize)) {
-        throw entryError(name, `expands to ${entry.uncompressedSize} bytes from ${entry.compressedSize}, more than ${UNPACKED_RATIO.entry} times its packed size`);
-      }
-      if (unpackedSize + entry.uncompressedSize > maxUnpacked) throw overLimit(name);
+  return { zip, reader, whole, memory, maxUnpacked, overLimit, turns, unpackedSize: 0, scannable: [], kept: 0 };
+}
 
-      // The local header must describe the same entry as the central directory.
-      const local = await zip.readLocalFileHeaderPromise(entry);
-      if (!local.fileName.equals(raw)) throw entryError(name, 'has a different name in its local header');
-      if (local.generalPurposeBitFlag & 0x41) throw entryError(name, 'is encrypted');
-      if (local.compressionMethod !== entry.compressionMethod) {
-        throw entryError(name, `uses compression method ${local.compressionMethod} in its local header but ${entry.compressionMethod} in the central directory`);
-      }
-      let scanned: ArchiveEntry | undefined;
-      if (!name.endsWith('/') && languageOf(name)) {
-        const { compressedSize, uncompressedSize: size } = entry;
-        scannable.push((scanned = { path: name, start: local.fileDataStart, compressedSize, size, deflated: entry.compressionMethod === 8 }));
-      }
-
-      // An empty stored entry has no data to read (a zip of many of them was the slow case).
-      if (entry.compressedSize === 0 && entry.compressionMethod === 0) {
-        if (entry.uncompressedSize !== 0) throw entryError(name, `inflates to 0 bytes, not the ${entry.uncompressedSize} it declares`);
-        if (entry.crc32 !== 0) throw entryError(name, 'fails its CRC-32 check (the archive is corrupt)');
-        previous = name;
-        current = '';
-        continue;
-      }
-      let crc = 0;
-      let size = 0;
-      if (whole && entry.compressionMethod === 0 && entry.compressedSize > WHOLE_ENTRY_BYTES) {
-        // A large stored entry of an archive held whole: its bytes are there already (yauzl checked that
-        // a stored entry's two sizes agree, and the sum of sizes against maxUnpacked was checked above).
-        const end = local.fileDataStart + entry.compressedSize;
-        if (end > whole.length) throw new Error(`unexpected end of file at byte ${whole.length}`);
-        size = entry.compressedSize;
-        unpackedSize += size;
-        crc = await crc32InSteps(whole.subarray(local.fileDataStart, end), turns);
-      } else if (entry.compressedSize <= WHOLE_ENTRY_BYTES && entry.uncompressedSize <= WHOLE_ENTRY_BYTES) {
-        const data = await inflateWhole(reader, local.fileDataStart, entry);
-        if (data === null) throw entryError(name, `inflates to more than the ${entry.uncompressedSize} bytes it declares`);
-        size = data.length;
-        unpackedSize += size;
-        crc = crc32(data);
-        // Kept for the scan only once it is known good (the checks below), within the upload's share.
-        const backing = data.buffer.byteLength;
-        if (scanned && size === entry.uncompressedSize && crc === entry.crc32 && kept + backing <= KEEP_BYTES && memory.take(backing)) {
-          scanned.data = data;
-          kept += backing;
-        }
-      } else {
-        // (yauzl 3.4's openReadStreamLowLevelPromise calls the wrong method: use the callback form)
-        const stream = await new Promise<Readable>((resolve, reject) =>
-          zip.openReadStreamLowLevel(
-            local.fileDataStart,
-            entry.compressedSize,
-            0,
-            entry.compressedSize,
-            entry.compressionMethod === 8,
-            entry.uncompressedSize,
-            (error, readStream) => (error ? reject(error) : resolve(readStream)),
-          ),
-        );
-        await pipeline(
-          stream,
-          new Writable({
-            write(chunk: Buffer, _encoding, callback) {
-              size += chunk.length;
-              unpackedSize += chunk.length;
-              if (unpackedSize > maxUnpacked) return callback(overLimit(name));
-              crc = crc32(chunk, crc);
-              callback();
-            },
-          }),
-        );
-      }
-      if (size !== entry.uncompressedSize) throw entryError(name, `inflates to ${size} bytes, not the ${entry.uncompressedSize} it declares`);
-      if (crc !== entry.crc32) throw entryError(name, 'fails its CRC-32 check (the archive is corrupt)');
-      previous = name;
-      current = '';
-    }
-    // Nothing to install: the CLI never packs such an archive ("nothing to pack").
-    if (files === 0) throw badRequest('invalid archive: it holds no files (directories at most); a node archive holds at least its code');
-  } catch (error) {
-    release();
-    if (error instanceof HttpError) throw error;
-    const where = current ? ` at entry ${JSON.stringify(current)}` : previous ? ` after entry ${JSON.stringify(previous)}` : '';
-    throw badRequest(`invalid archive: ${(error as Error).message}${where}`);
-  } finally {
-    zip.close();
-    if (whole) memory.give(whole.length);
+/** Checks one entry whose name is safe: its flags and sizes, its local header, then its bytes and CRC. */
+async function checkEntry(check: ZipCheck, entry: yauzl.Entry, name: string): Promise<void> {
+  if (entry.isEncrypted() || entry.generalPurposeBitFlag & 0x40) throw entryError(name, 'is encrypted');
+  if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) throw entryError(name, 'is a symbolic link');
+  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
+    throw entryError(name, `uses compression method ${entry.compressionMethod} (only stored and deflate are accepted)`);
   }
-  return { entries, scannable, unpackedSize, compiled, release };
+  if (!entryRatioAllowed(entry.compressedSize, entry.uncompressedSize)) {
+    throw entryError(
+      name,
+      `expands to ${entry.uncompressedSize} bytes from ${entry.compressedSize}, more than ${UNPACKED_RATIO.entry} times its packed size`,
+    );
+  }
+  if (check.unpackedSize + entry.uncompressedSize > check.maxUnpacked) throw check.overLimit(name);
+
+  // The local header must describe the same entry as the central directory.
+  const local = await check.zip.readLocalFileHeaderPromise(entry);
+  if (!local.fileName.equals(entry.fileNameRaw)) throw entryError(name, 'has a different name in its local header');
+  if (local.generalPurposeBitFlag & 0x41) throw entryError(name, 'is encrypted');
+  if (local.compressionMethod !== entry.compressionMethod) {
+    throw entryError(
+      name,
+      `uses compression method ${local.compressionMethod} in its local header but ${entry.compressionMethod} in the central directory`,
+    );
+  }
+  let scanned: ArchiveEntry | undefined;
+  if (!name.endsWith('/') && languageOf(name)) {
+    const { compressedSize, uncompressedSize: size } = entry;
+    scanned = { path: name, start: local.fileDataStart, compressedSize, size, deflated: entry.compressionMethod === 8 };
+    check.scannable.push(scanned);
+  }
+
+  // An empty stored entry has no data to read (a zip of many of them was the slow case).
+  if (entry.compressedSize === 0 && entry.compressionMethod === 0) {
+    if (entry.uncompressedSize !== 0)
+      throw entryError(name, `inflates to 0 bytes, not the ${entry.uncompressedSize} it declares`);
+    if (entry.crc32 !== 0) throw entryError(name, 'fails its CRC-32 check (the archive is corrupt)');
+    return;
+  }
+  const { crc, size } = await inflateEntry(check, entry, local.fileDataStart, name, scanned);
+  if (size !== entry.uncompressedSize)
+    throw entryError(name, `inflates to ${size} bytes, not the ${entry.uncompressedSize} it declares`);
+  if (crc !== entry.crc32) throw entryError(name, 'fails its CRC-32 check (the archive is corrupt)');
+}
+
+/** Inflates an entry's data, counting it against the unpacked bound: its CRC-32 and size. */
+async function inflateEntry(
+  check: ZipCheck,
+  entry: yauzl.Entry,
+  start: number,
+  name: string,
+  scanned: ArchiveEntry | undefined,
+): Promise<{ crc: number; size: number }> {
+  const { whole } = check;
+  if (whole && entry.compressionMethod === 0 && entry.compressedSize > WHOLE_ENTRY_BYTES) {
+    // A large stored entry of an archive held whole: its bytes are there already (yauzl checked that
+    // a stored entry's two sizes agree, and the sum of sizes against maxUnpacked was checked above).
+    const end = start + entry.compressedSize;
+    if (end > whole.length) throw new Error(`unexpected end of file at byte ${whole.length}`);
+    check.unpackedSize += entry.compressedSize;
+    return { crc: await crc32InSteps(whole.subarray(start, end), check.turns), size: entry.compressedSize };
+  }
+  if (entry.compressedSize <= WHOLE_ENTRY_BYTES && entry.uncompressedSize <= WHOLE_ENTRY_BYTES) {
+    const data = await inflateWhole(check.reader, start, entry);
+    if (data === null) throw entryError(name, `inflates to more than the ${entry.uncompressedSize} bytes it declares`);
+    check.unpackedSize += data.length;
+    const crc = crc32(data);
+    // Kept for the scan only once it is known good (the checks after this), within the upload's share.
+    const backing = data.buffer.byteLength;
+    if (
+      scanned &&
+      data.length === entry.uncompressedSize &&
+      crc === entry.crc32 &&
+      check.kept + backing <= KEEP_BYTES &&
+      check.memory.take(backing)
+    ) {
+      scanned.data = data;
+      check.kept += backing;
+    }
+    return { crc, size: data.length };
+  }
+  // (yauzl 3.4's openReadStreamLowLevelPromise calls the wrong method: use the callback form)
+  const stream = await new Promise<Readable>((resolve, reject) =>
+    check.zip.openReadStreamLowLevel(
+      start,
+      entry.compressedSize,
+      0,
+      entry.compressedSize,
+      entry.compressionMethod === 8,
+      entry.uncompressedSize,
+      (error, readStream) => (error ? reject(error) : resolve(readStream)),
+    ),
+  );
+  let crc = 0;
+  let size = 0;
+  await pipeline(
+    stream,
+    new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        size += chunk.length;
+        check.unpackedSize += chunk.length;
+        if (check.unpackedSize > check.maxUnpacked) return callback(check.overLimit(name));
+        crc = crc32(chunk, crc);
+        callback();
+      },
+    }),
+  );
+  return { crc, size };
 }

@@ -10,7 +10,7 @@ import { jsonErrorOffset } from '../json-shape.js';
 import { invalidRequest, malformedJson } from '../route.js';
 import { KINDS, type TaskKind } from './kinds.js';
 import { readSource, type SandboxSource } from './sandbox.js';
-import type { TaskBodies } from './service.js';
+import type { TaskBodies } from './deps.js';
 
 /** A checked submission, ready for the service. */
 export interface Prepared<K extends TaskKind = TaskKind> {
@@ -23,7 +23,10 @@ export interface Prepared<K extends TaskKind = TaskKind> {
 }
 
 /** `malformed`: where the body stops being JSON (`jsonErrorOffset`) and its length, never its bytes. */
-type Outcome = { prepared: Prepared } | { malformed: { at?: number; length: number } } | { issues: { path: PropertyKey[]; message: string }[] };
+type Outcome =
+  | { prepared: Prepared }
+  | { malformed: { at?: number; length: number } }
+  | { issues: { path: PropertyKey[]; message: string }[] };
 
 /** Bodies up to this size are prepared on the event loop: a round trip to the worker would cost more. */
 const INLINE_MAX = 256 * 1024;
@@ -45,7 +48,8 @@ export function bodySource(kind: TaskKind, body: TaskBodies[TaskKind]): SandboxS
 export function prepareBody(kind: TaskKind, raw: Uint8Array, forward: boolean): Outcome {
   let json: unknown;
   try {
-    json = raw.length === 0 ? undefined : JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.length).toString('utf8'));
+    json =
+      raw.length === 0 ? undefined : JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.length).toString('utf8'));
   } catch {
     return { malformed: { at: jsonErrorOffset(raw), length: raw.length } };
   }
@@ -70,7 +74,11 @@ export function transferList(outcome: Outcome): ArrayBuffer[] {
 
 /** The worker's entry, dist/server/proxy/body-worker.js: found from the bundle's chunks and from the sources the tests run. */
 function workerUrl(): URL {
-  for (const candidate of ['./body-worker.js', '../server/proxy/body-worker.js', '../../../dist/server/proxy/body-worker.js']) {
+  for (const candidate of [
+    './body-worker.js',
+    '../server/proxy/body-worker.js',
+    '../../../dist/server/proxy/body-worker.js',
+  ]) {
     const url = new URL(candidate, import.meta.url);
     if (existsSync(url)) return url;
   }
@@ -118,7 +126,8 @@ export function createBodyPreparer() {
       if ('issues' in outcome) throw invalidRequest(outcome.issues as { path: (string | number)[]; message: string }[]);
       // A Buffer comes out of the worker as a plain Uint8Array: a Buffer again, over the same bytes.
       const { source } = outcome.prepared;
-      if (source?.kind === 'bytes') source.bytes = Buffer.from(source.bytes.buffer, source.bytes.byteOffset, source.bytes.length);
+      if (source?.kind === 'bytes')
+        source.bytes = Buffer.from(source.bytes.buffer, source.bytes.byteOffset, source.bytes.length);
       return outcome.prepared as Prepared<K>;
     },
     async close(): Promise<void> {

@@ -4,7 +4,10 @@ import { parentPort } from 'node:worker_threads';
 import { prepareBody, transferList } from './bodies.js';
 import type { TaskKind } from './kinds.js';
 
-parentPort!.on('message', ({ id, kind, raw, forward }: { id: number; kind: TaskKind; raw: Uint8Array; forward: boolean }) => {
-  const outcome = prepareBody(kind, raw, forward);
-  parentPort!.postMessage({ id, outcome }, transferList(outcome));
-});
+parentPort!.on(
+  'message',
+  ({ id, kind, raw, forward }: { id: number; kind: TaskKind; raw: Uint8Array; forward: boolean }) => {
+    const outcome = prepareBody(kind, raw, forward);
+    parentPort!.postMessage({ id, outcome }, transferList(outcome));
+  },
+);

@@ -26,7 +26,10 @@ export async function sendCallback(input: {
   try {
     // fetch refuses a URL that holds a user and password: they go as Basic authentication, as curl sends them.
     const url = new URL(input.url);
-    const credentials = url.username || url.password ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
+    const credentials =
+      url.username || url.password
+        ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
+        : undefined;
     url.username = url.password = '';
     const response = await fetch(url, {
       method: 'POST',

@@ -30,16 +30,31 @@ const VIDEO_STATES = ['created', 'queueing', 'processing', 'success'] as const;
 
 export const KINDS: Record<TaskKind, KindInfo> = {
   relight: {
-    provider: 'img', family: 'image', submit: relightImage, status: getRelightTask,
-    callbackField: 'webhook_url', states: IMAGE_STATES, failed: 'FAILED',
+    provider: 'img',
+    family: 'image',
+    submit: relightImage,
+    status: getRelightTask,
+    callbackField: 'webhook_url',
+    states: IMAGE_STATES,
+    failed: 'FAILED',
   },
   'skin-enhancer': {
-    provider: 'img', family: 'image', submit: skinEnhance, status: getSkinEnhancerTask,
-    callbackField: 'webhook_url', states: IMAGE_STATES, failed: 'FAILED',
+    provider: 'img',
+    family: 'image',
+    submit: skinEnhance,
+    status: getSkinEnhancerTask,
+    callbackField: 'webhook_url',
+    states: IMAGE_STATES,
+    failed: 'FAILED',
   },
   video: {
-    provider: 'vid', family: 'video', submit: extendVideo, status: getVideoTask,
-    callbackField: 'callback_url', states: VIDEO_STATES, failed: 'failed',
+    provider: 'vid',
+    family: 'video',
+    submit: extendVideo,
+    status: getVideoTask,
+    callbackField: 'callback_url',
+    states: VIDEO_STATES,
+    failed: 'failed',
   },
 };
 

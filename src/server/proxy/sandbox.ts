@@ -67,6 +67,9 @@ export function placeholderVideo(taskId: string): Buffer {
     header.write(type, 4, 'latin1');
     return Buffer.concat([header, payload]);
   };
-  const ftyp = box('ftyp', Buffer.concat([Buffer.from('isom'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2mp41')]));
+  const ftyp = box(
+    'ftyp',
+    Buffer.concat([Buffer.from('isom'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2mp41')]),
+  );
   return Buffer.concat([ftyp, box('free', Buffer.from(`nodereg sandbox placeholder for video task ${taskId}`))]);
 }

@@ -101,7 +101,12 @@ export interface TaskStore {
    * result's size fits it, decided with the insert as one step (also across instances): else nothing
    * is written and the refusal says which quota it would pass.
    */
-  createTask(task: TaskRow, result: ResultRow | undefined, callback: NewDelivery | undefined, quota?: ResultQuota): Promise<QuotaRefusal | undefined>;
+  createTask(
+    task: TaskRow,
+    result: ResultRow | undefined,
+    callback: NewDelivery | undefined,
+    quota?: ResultQuota,
+  ): Promise<QuotaRefusal | undefined>;
   task(id: string): Promise<TaskRow | undefined>;
   /** Runs `decide` on the task and its results under the task's lock, and applies the decision. */
   update<T>(id: string, now: number, decide: (task: TaskRow, results: ResultRow[]) => TaskDecision<T>): Promise<T>;
@@ -120,7 +125,15 @@ export interface TaskStore {
   /** When the next queued delivery is due (or its lease ends); undefined when none is pending. */
   nextDeliveryAt(): Promise<number | undefined>;
   /** Records an attempt and lets the lease go; only the lease's owner can. */
-  settle(id: string, owner: string, state: DeliveryRow['state'], attempts: number, nextAt: number, error: string | null, now: number): Promise<void>;
+  settle(
+    id: string,
+    owner: string,
+    state: DeliveryRow['state'],
+    attempts: number,
+    nextAt: number,
+    error: string | null,
+    now: number,
+  ): Promise<void>;
   /** Lets a lease go without an attempt (a shutdown): another instance may deliver it at once. */
   release(id: string, owner: string): Promise<void>;
   /** Deliveries of a task, oldest first. */
@@ -131,15 +144,17 @@ const TERMINAL = TERMINAL_STATUSES.map((s) => `'${s}'`).join(', ');
 // the oldest pending delivery of each task: a task's callbacks go out in order
 const HEADS = `d.state = 'pending' AND d.seq = (SELECT MIN(seq) FROM proxy_deliveries WHERE task_id = d.task_id AND state = 'pending')`;
 
-export function createTaskStore(db: Db): TaskStore {
-  const s = {
+function prepareStatements(db: Db) {
+  return {
     insertTask: db.prepare(
       `INSERT INTO proxy_tasks (id, kind, user_id, mode, upstream_id, callback_url, created_at, delay_ms, outcome, status, view, credits, updated_at, next_poll_at)
        VALUES (@id, @kind, @user_id, @mode, @upstream_id, @callback_url, @created_at, @delay_ms, @outcome, @status, @view, @credits, @updated_at, @next_poll_at)`,
     ),
     task: db.prepare('SELECT * FROM proxy_tasks WHERE id = ?'),
     observe: db.prepare('UPDATE proxy_tasks SET status = ?, view = ?, updated_at = ? WHERE id = ?'),
-    watched: db.prepare(`SELECT * FROM proxy_tasks WHERE callback_url IS NOT NULL AND status NOT IN (${TERMINAL}) AND created_at > ?`),
+    watched: db.prepare(
+      `SELECT * FROM proxy_tasks WHERE callback_url IS NOT NULL AND status NOT IN (${TERMINAL}) AND created_at > ?`,
+    ),
     claimPolls: db.prepare(
       `UPDATE proxy_tasks SET next_poll_at = @until
        WHERE mode = 'forward' AND callback_url IS NOT NULL AND status NOT IN (${TERMINAL}) AND created_at > @since AND next_poll_at <= @now
@@ -154,7 +169,9 @@ export function createTaskStore(db: Db): TaskStore {
       `SELECT coalesce(sum(r.size), 0) AS bytes, min(r.expires_at) AS first_expiry FROM proxy_results r JOIN proxy_tasks t ON t.id = r.task_id
        WHERE t.user_id = ? AND r.file IS NOT NULL AND r.expires_at > ?`,
     ),
-    storedInAll: db.prepare('SELECT coalesce(sum(size), 0) AS bytes, min(expires_at) AS first_expiry FROM proxy_results WHERE file IS NOT NULL AND expires_at > ?'),
+    storedInAll: db.prepare(
+      'SELECT coalesce(sum(size), 0) AS bytes, min(expires_at) AS first_expiry FROM proxy_results WHERE file IS NOT NULL AND expires_at > ?',
+    ),
     results: db.prepare('SELECT * FROM proxy_results WHERE task_id = ? ORDER BY position'),
     result: db.prepare('SELECT * FROM proxy_results WHERE name = ?'),
     expired: db.prepare('SELECT * FROM proxy_results WHERE file IS NOT NULL AND expires_at <= ?'),
@@ -170,31 +187,40 @@ export function createTaskStore(db: Db): TaskStore {
                      ORDER BY d.seq LIMIT @limit)
        RETURNING *`,
     ),
-    nextDeliveryAt: db.prepare(`SELECT MIN(MAX(d.next_at, COALESCE(d.lease_until, 0))) AS at FROM proxy_deliveries d WHERE ${HEADS}`),
+    nextDeliveryAt: db.prepare(
+      `SELECT MIN(MAX(d.next_at, COALESCE(d.lease_until, 0))) AS at FROM proxy_deliveries d WHERE ${HEADS}`,
+    ),
     settle: db.prepare(
       `UPDATE proxy_deliveries SET state = ?, attempts = ?, next_at = ?, last_error = ?, updated_at = ?, lease_until = NULL, lease_owner = NULL
        WHERE id = ? AND lease_owner = ?`,
     ),
-    release: db.prepare('UPDATE proxy_deliveries SET lease_until = NULL, lease_owner = NULL WHERE id = ? AND lease_owner = ?'),
+    release: db.prepare(
+      'UPDATE proxy_deliveries SET lease_until = NULL, lease_owner = NULL WHERE id = ? AND lease_owner = ?',
+    ),
     deliveries: db.prepare('SELECT * FROM proxy_deliveries WHERE task_id = ? ORDER BY seq'),
   };
+}
 
+export function createTaskStore(db: Db): TaskStore {
+  const s = prepareStatements(db);
   // One process uses this database: each call is done when it returns; async only to match PostgreSQL.
   return {
     async createTask(task, result, callback, quota) {
       // IMMEDIATE: the write lock is taken before the quota is read, so a process sharing the file waits.
-      return db.transaction((): QuotaRefusal | undefined => {
-        if (result && quota) {
-          const now = task.created_at;
-          const user = s.storedBy.get(task.user_id, now) as StoredResults;
-          if (user.bytes + result.size > quota.user) return { scope: 'user', stored: user };
-          const total = s.storedInAll.get(now) as StoredResults;
-          if (total.bytes + result.size > quota.total) return { scope: 'total', stored: total };
-        }
-        s.insertTask.run(task);
-        if (result) s.insertResult.run(result);
-        if (callback) s.enqueue.run(callback);
-      }).immediate();
+      return db
+        .transaction((): QuotaRefusal | undefined => {
+          if (result && quota) {
+            const now = task.created_at;
+            const user = s.storedBy.get(task.user_id, now) as StoredResults;
+            if (user.bytes + result.size > quota.user) return { scope: 'user', stored: user };
+            const total = s.storedInAll.get(now) as StoredResults;
+            if (total.bytes + result.size > quota.total) return { scope: 'total', stored: total };
+          }
+          s.insertTask.run(task);
+          if (result) s.insertResult.run(result);
+          if (callback) s.enqueue.run(callback);
+        })
+        .immediate();
     },
     task: async (id) => s.task.get(id) as TaskRow | undefined,
     async update(id, now, decide) {
@@ -216,7 +242,8 @@ export function createTaskStore(db: Db): TaskStore {
     claimDeliveries: async (now, until, owner, limit) =>
       (s.claimDeliveries.all({ now, until, owner, limit }) as DeliveryRow[]).sort((a, b) => a.seq - b.seq),
     nextDeliveryAt: async () => (s.nextDeliveryAt.get() as { at: number | null }).at ?? undefined,
-    settle: async (id, owner, state, attempts, nextAt, error, now) => void s.settle.run(state, attempts, nextAt, error, now, id, owner),
+    settle: async (id, owner, state, attempts, nextAt, error, now) =>
+      void s.settle.run(state, attempts, nextAt, error, now, id, owner),
     release: async (id, owner) => void s.release.run(id, owner),
     deliveries: async (taskId) => s.deliveries.all(taskId) as DeliveryRow[],
   };

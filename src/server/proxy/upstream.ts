@@ -91,7 +91,8 @@ export async function callUpstream(
   // twice on the event loop.
   if (body instanceof Uint8Array) headers['content-length'] = String(body.length);
   if (upstream.key) {
-    headers[upstream.keyHeader] = upstream.keyHeader.toLowerCase() === 'authorization' ? `Bearer ${upstream.key}` : upstream.key;
+    headers[upstream.keyHeader] =
+      upstream.keyHeader.toLowerCase() === 'authorization' ? `Bearer ${upstream.key}` : upstream.key;
   }
   const timeout = AbortSignal.timeout(upstream.timeoutMs);
   let status: number;
@@ -101,7 +102,9 @@ export async function callUpstream(
     const response = await fetch(url, {
       method,
       headers,
-      ...(body instanceof Uint8Array ? { body: pieces(body) as unknown as ReadableStream, duplex: 'half' } : { body: body === undefined ? undefined : JSON.stringify(body) }),
+      ...(body instanceof Uint8Array
+        ? { body: pieces(body) as unknown as ReadableStream, duplex: 'half' }
+        : { body: body === undefined ? undefined : JSON.stringify(body) }),
       redirect: 'manual',
       signal: AbortSignal.any([timeout, closing]),
     });
@@ -132,7 +135,10 @@ export async function callUpstream(
     const said = providerMessage(text);
     throw new UpstreamRejection(
       status,
-      { error: codeForStatus(status), message: `the AI provider rejected the request (HTTP ${status})${said ? `: ${said}` : ''}` },
+      {
+        error: codeForStatus(status),
+        message: `the AI provider rejected the request (HTTP ${status})${said ? `: ${said}` : ''}`,
+      },
       retryAfter ?? undefined,
     );
   }

@@ -13,6 +13,7 @@
 import type { RouteModule } from '../context.js';
 import { registerAccountRoutes } from './accounts.js';
 import { registerMetaRoutes } from './meta.js';
+import { registerConsumerRoutes } from './consumers.js';
 import { registerProxyRoutes } from './proxy.js';
 import { registerReadRoutes } from './reads.js';
 import { registerRegistryRoutes } from './registry.js';
@@ -21,6 +22,7 @@ import { registerUploadRoutes } from './uploads.js';
 export const routeModules: RouteModule[] = [
   registerMetaRoutes,
   registerReadRoutes,
+  registerConsumerRoutes,
   registerRegistryRoutes,
   registerAccountRoutes,
   registerUploadRoutes,

@@ -12,7 +12,7 @@ import { respondWith } from '../node-answers.js';
 import { serialiseInTurns } from '../version-lists.js';
 import { nodeViews, publisherView, versionView } from '../views.js';
 import { findVersion, installableVersion, nodeAnswer } from '../services/nodes.js';
-import { bulkVersions, namedNodes, withStatuses } from './consumers-service.js';
+import { bulkVersions, namedNodes, nodesDefining, withStatuses } from './consumers-service.js';
 
 export const registerReadRoutes: RouteModule = (app, ctx) => {
   const { store } = ctx;
@@ -40,7 +40,9 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
     const terms = searchTerms(text);
     const offset = (query.page - 1) * query.limit;
     // An empty query lists every node; one of punctuation alone has no word to match, so matches nothing.
-    const found = terms.length
+    const found = query.comfy_node_search
+      ? await nodesDefining(store, query.comfy_node_search, { offset, limit: query.limit })
+      : terms.length
       ? await store.searchNodes({ terms, offset, limit: query.limit })
       : text.trim()
         ? { rows: [], total: 0 }

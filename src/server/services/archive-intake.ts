@@ -211,6 +211,8 @@ async function scanAndRecord(
     : deps.options.review === 'auto'
       ? 'NodeVersionStatusActive'
       : 'NodeVersionStatusPending';
+  // The node classes it defines, read statically in a worker too (DESIGN.md §12), whatever the scan mode.
+  const classes = await deps.scanUpload.classes(received.tempPath, summary.scannable, node.id, publisher.id);
   await deps.archives.commit(received, key);
   return deps.store.recordArchive(version.id, {
     sha256: received.sha256,
@@ -218,6 +220,7 @@ async function scanAndRecord(
     status,
     statusReason: scan?.flag,
     findings: scan?.findings,
+    classes,
   });
 }
 

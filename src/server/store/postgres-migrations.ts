@@ -406,4 +406,20 @@ export const postgresMigrations: PostgresMigration[] = [
     name: 'version-order-trigger',
     sql: VERSION_ORDER_TRIGGER,
   },
+  {
+    // The node classes each version defines (node-classes.ts), found by name; the extraction's status and reason on the version.
+    name: 'node-classes',
+    sql: `
+      ALTER TABLE versions ADD COLUMN app_node_extract_status TEXT;
+      ALTER TABLE versions ADD COLUMN app_node_extract_reason TEXT;
+      CREATE TABLE node_classes (
+        version_id TEXT NOT NULL REFERENCES versions(id) ON DELETE CASCADE,
+        node_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        definition JSONB NOT NULL,
+        PRIMARY KEY (version_id, name)
+      );
+      CREATE INDEX node_classes_by_name ON node_classes(name);
+    `,
+  },
 ];

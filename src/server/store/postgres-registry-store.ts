@@ -7,6 +7,7 @@ import { createPostgresTaskStore } from '../proxy/postgres-task-store.js';
 import type { TaskStore } from '../proxy/store.js';
 import { DATABASE_DEADLINE_MS, watchedSockets, withDeadline } from './postgres-deadline.js';
 import { migratePostgres } from './postgres/migrate.js';
+import { postgresNodeClassStore } from './postgres/node-classes.js';
 import { postgresNodeStore } from './postgres/nodes.js';
 import { postgresPublisherStore } from './postgres/publishers.js';
 import { postgresReviewStore } from './postgres/reviews.js';
@@ -57,5 +58,6 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresNodeStore(sql),
     ...postgresReviewStore(sql),
     ...postgresVersionStore(sql),
+    ...postgresNodeClassStore(sql),
   };
 }

@@ -5,6 +5,8 @@ import type {
   NodeMetadata, NodeVersionInput, PublisherInput, PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS,
 } from '../../contract/resources.js';
 import type { Finding } from '../../contract/scan.js';
+import type { Extraction } from '../../scan/node-classes/extract.js';
+import type { NodeClassStore } from './node-classes.js';
 import type { MEMBER_ROLES, NODE_SORTS, NODE_STATUS, NODE_VERSION_STATUS, PUBLISHER_STATUS } from '../../contract/limits.js';
 
 export type MemberRole = (typeof MEMBER_ROLES)[number];
@@ -111,6 +113,9 @@ export interface VersionRow extends VersionPendingFields {
   archive_size: number | null;
   /** What the scan of the archive found; null when not scanned. */
   findings: Finding[] | null;
+  /** The node-class extraction of the archive (success, invalid_format, failed) and why not success; null before. */
+  app_node_extract_status: string | null;
+  app_node_extract_reason: string | null;
   uploaded_at: string | null;
   created_at: string;
 }
@@ -120,6 +125,8 @@ export interface ArchiveRecord {
   status: VersionStatus;
   statusReason?: string;
   findings?: Finding[];
+  /** The node classes the archive defines, kept with the version (node-classes.ts). */
+  classes?: Extraction;
 }
 export type VersionChanges = Partial<Pick<VersionRow, 'changelog' | 'deprecated' | 'status' | 'status_reason'>>;
 
@@ -157,7 +164,7 @@ export interface Page<T> {
   total: number;
 }
 
-export interface RegistryStore {
+export interface RegistryStore extends NodeClassStore {
   /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */
   ping(): Promise<void>;
   // ---- users and tokens ----

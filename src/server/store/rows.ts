@@ -164,6 +164,8 @@ export const decodeVersion = (row: Row): VersionRow => ({
   archive_sha256: optionalText(row, 'archive_sha256'),
   archive_size: optionalCount(row, 'archive_size'),
   findings: findings(row),
+  app_node_extract_status: optionalText(row, 'app_node_extract_status'),
+  app_node_extract_reason: optionalText(row, 'app_node_extract_reason'),
   uploaded_at: optionalText(row, 'uploaded_at'),
   created_at: text(row, 'created_at'),
 });

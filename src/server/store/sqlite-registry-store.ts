@@ -3,6 +3,7 @@
 import type { Db } from './db.js';
 import type { RegistryStore } from './registry-store.js';
 import { sqliteAccess } from './sqlite/access.js';
+import { sqliteNodeClassStore } from './sqlite/node-classes.js';
 import { DEFAULT_RANK_LIMIT, sqliteNodeStore } from './sqlite/nodes.js';
 import { sqlitePublisherStore } from './sqlite/publishers.js';
 import { sqliteReviewStore } from './sqlite/reviews.js';
@@ -27,5 +28,6 @@ export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIM
     ...sqliteNodeStore(access, rankLimit),
     ...sqliteReviewStore(access),
     ...sqliteVersionStore(access),
+    ...sqliteNodeClassStore(access),
   };
 }

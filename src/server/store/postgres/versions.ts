@@ -3,6 +3,7 @@
 // inserted with ON CONFLICT, never checked in process memory first.
 import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
+import { writeClasses } from './node-classes.js';
 import { VERSION_PUBLISHED_FIELDS } from '../../../contract/resources.js';
 import type { ArchiveRecord, NodeRow, PublishInput, PublishOutcome, RegistryStore, VersionChanges } from '../registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS } from '../registry-store.js';
@@ -110,6 +111,7 @@ function recordArchive(sql: postgres.Sql, id: string, archive: ArchiveRecord) {
                status_reason = CASE status WHEN 'NodeVersionStatusPending' THEN coalesce(${archive.statusReason ?? null}, status_reason) ELSE status_reason END,
                status = CASE status WHEN 'NodeVersionStatusPending' THEN ${archive.status} ELSE status END WHERE id = ${id}`;
     await tx`DELETE FROM archive_claims WHERE version_id = ${id}`;
+    await writeClasses(tx, id, archive.classes);
     return writtenVersion(tx, id);
   });
 }

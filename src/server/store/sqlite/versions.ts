@@ -8,6 +8,7 @@ import { decodeClaim, decodeVersion, first, only, text } from '../rows.js';
 import { HIGHEST_FIRST, LATEST_VERSION_ID, versionOrder } from '../version-order.js';
 import { readVersionsInPages } from '../version-pages.js';
 import { assignments, encode, now, type SqliteAccess } from './access.js';
+import { writeClasses } from './node-classes.js';
 import { getNode, insertNode, updateNode } from './nodes.js';
 
 // Columns holding lists, stored as JSON text.
@@ -82,6 +83,7 @@ function recordArchive(access: SqliteAccess, id: string, archive: ArchiveRecord)
        status = CASE status WHEN 'NodeVersionStatusPending' THEN ? ELSE status END WHERE id = ?`,
   ).run(archive.sha256, archive.size, now(), archive.findings ? JSON.stringify(archive.findings) : null, archive.statusReason ?? null, archive.status, id);
   access.prepare('DELETE FROM archive_claims WHERE version_id = ?').run(id);
+  writeClasses(access, id, archive.classes);
   return writtenVersion(access, id);
 }
 
