@@ -13,16 +13,13 @@ import { Worker } from 'node:worker_threads';
 import { BATCH_BUFFER, type BatchFile, type PreparedBatch, prepareBatch } from './deflate.js';
 import { compareUtf8, type SelectedFile } from './files.js';
 import { formatSize } from '../contract/size.js';
-
 import {
-  centralHeader,
-  endOfCentralDirectory,
   FileChangedError,
-  localHeader,
   Output,
   streamEntry,
-  UTF8_NAMES,
   WRITE_BLOCK,
+  writeCentralDirectory,
+  writePrepared,
   type Written,
 } from './zip/entries.js';
 
@@ -222,67 +219,25 @@ export async function writeArchive(
   options: ArchiveOptions = {},
 ): Promise<ArchiveResult> {
   const sorted = [...files].sort((a, b) => compareUtf8(a.path, b.path));
-  if (sorted.length > ZIP32_ENTRIES)
-    throw new Error(`an archive holds at most ${ZIP32_ENTRIES} files; this one would hold ${sorted.length}`);
-  // Said before any byte is read: a 5 GiB file that deflates small would be read whole, then fail.
-  const huge = sorted.find((file) => file.size > ZIP32_MAX);
-  if (huge)
-    throw new Error(
-      `${huge.path} is ${formatSize(huge.size)}; an archive holds no file over 4 GiB (leave it out with [tool.nodereg] excludes or a .noderegignore file)`,
-    );
+  checkZip32(sorted);
   const maxSize = Math.min(options.maxSize ?? Infinity, ZIP32_MAX);
   const smallBytes = sorted.reduce((sum, file) => sum + (file.size > SMALL_FILE ? 0 : file.size), 0);
   const workers = options.workers ?? (smallBytes < IN_THREAD_BYTES ? 0 : defaultWorkers());
   const usePool = options.pool && options.workers === undefined && workers > 0;
   if (options.pool && !usePool) await options.pool.stop();
-  let handle: FileHandle;
-  try {
-    handle = await open(outPath, 'w');
-  } catch (error) {
-    if (usePool) await options.pool!.stop();
-    throw error;
-  }
+  const handle = await openOrStop(outPath, usePool ? options.pool : undefined);
   const pool = usePool ? options.pool : workers > 0 && smallBytes > 0 ? startWorkers(workers) : undefined;
   const spares: ArrayBuffer[] = []; // this thread's, as a worker keeps its own
   const prepare: Prepare =
     pool?.prepare ?? (async (batch, returned) => (spares.push(...returned), prepareBatch(batch, spares)));
   const returned: ArrayBuffer[] = [];
   let chunk: Buffer | undefined;
-  const out = new Output(
-    handle,
-    maxSize,
-    () =>
-      options.maxSize !== undefined && maxSize === options.maxSize
-        ? new ArchiveTooLargeError(maxSize, largestFiles(sorted))
-        : new Error('the archive would pass 4 GiB, beyond what this zip writer writes'),
-    options.onProgress,
-  );
+  const out = newOutput(handle, maxSize, sorted, options);
 
-  // Each small file's batch: one sent ahead while the files were listed (same path and size), else
-  // one of the batches made here in path order.
-  const slots = new Map<SelectedFile, Slot>();
-  const batches: Batch[] = [];
-  let ahead = 0; // bytes of files sent and not yet back
+  const planned = planBatches(sorted, usePool ? pool!.early : undefined);
+  const { slots, batches } = planned;
+  let ahead = planned.early; // bytes of files sent and not yet back
   const lfsPointers: string[] = [];
-  for (const file of sorted) {
-    if (file.size > SMALL_FILE) continue;
-    const early = usePool ? pool!.early.get(file.abs) : undefined;
-    if (early?.batch.ready && early.batch.files[early.index].size === file.size) {
-      slots.set(file, early);
-      early.batch.held += file.size;
-      early.batch.left++;
-      ahead += file.size;
-      continue;
-    }
-    let batch = batches.at(-1);
-    if (!batch || batch.bytes + file.size > BATCH_BUFFER || batch.files.length >= BATCH_FILES)
-      batches.push((batch = newBatch()));
-    slots.set(file, { batch, index: batch.files.length });
-    batch.files.push({ path: file.path, abs: file.abs, size: file.size });
-    batch.bytes += file.size;
-    batch.held += file.size;
-    batch.left++;
-  }
 
   // Batches are sent ahead of the one being written, within WINDOW_BYTES (the one a file needs goes
   // whatever the window); each is awaited in turn (its failure too), so the bytes never depend on which
@@ -325,27 +280,14 @@ export async function writeArchive(
           ? new FileChangedError(file.path)
           : Object.assign(new Error(entry.error), { code: entry.code });
       if (entry.lfsPointer) lfsPointers.push(file.path);
-      const offset = out.offset;
-      await out.write(localHeader(name, UTF8_NAMES, entry.method, entry.crc, entry.length, file.size));
-      await out.write(Buffer.from(prepared.data.buffer, prepared.data.byteOffset + batch.offsets[index], entry.length));
-      written.push({
-        name,
-        flags: UTF8_NAMES,
-        method: entry.method,
-        crc: entry.crc,
-        compressedSize: entry.length,
-        size: file.size,
-        mode: file.mode,
-        offset,
-      });
+      const data = Buffer.from(prepared.data.buffer, prepared.data.byteOffset + batch.offsets[index], entry.length);
+      written.push(await writePrepared(out, file, name, entry, data));
       if (--batch.left === 0) {
         await out.flush(); // the batch's buffer is then free: back to a worker with the next batch
         returned.push(prepared.data.buffer as ArrayBuffer);
       }
     }
-    const centralStart = out.offset;
-    for (const entry of written) await out.write(centralHeader(entry));
-    await out.write(endOfCentralDirectory(written.length, out.offset - centralStart, centralStart));
+    await writeCentralDirectory(out, written);
     await out.flush();
     await handle.close();
   } catch (error) {
@@ -363,6 +305,73 @@ export async function writeArchive(
     unpackedSize: sorted.reduce((sum, f) => sum + f.size, 0),
     lfsPointers,
   };
+}
+
+/** Opens the archive file; the pool is stopped when it cannot be. */
+async function openOrStop(outPath: string, pool: Pool | undefined): Promise<FileHandle> {
+  try {
+    return await open(outPath, 'w');
+  } catch (error) {
+    if (pool) await pool.stop();
+    throw error;
+  }
+}
+
+/** The archive's output; past `maxSize` it fails naming the largest files, past 4 GiB as zip32 must. */
+function newOutput(handle: FileHandle, maxSize: number, sorted: SelectedFile[], options: ArchiveOptions): Output {
+  return new Output(
+    handle,
+    maxSize,
+    () =>
+      options.maxSize !== undefined && maxSize === options.maxSize
+        ? new ArchiveTooLargeError(maxSize, largestFiles(sorted))
+        : new Error('the archive would pass 4 GiB, beyond what this zip writer writes'),
+    options.onProgress,
+  );
+}
+
+/** Fails before any byte is read: a 5 GiB file that deflates small would be read whole, then fail. */
+function checkZip32(sorted: SelectedFile[]): void {
+  if (sorted.length > ZIP32_ENTRIES)
+    throw new Error(`an archive holds at most ${ZIP32_ENTRIES} files; this one would hold ${sorted.length}`);
+  const huge = sorted.find((file) => file.size > ZIP32_MAX);
+  if (huge)
+    throw new Error(
+      `${huge.path} is ${formatSize(huge.size)}; an archive holds no file over 4 GiB (leave it out with [tool.nodereg] excludes or a .noderegignore file)`,
+    );
+}
+
+/**
+ * Each small file's batch: one sent ahead while the files were listed (same path and size), else
+ * one of the batches made here in path order. `early`: the bytes of the files sent ahead.
+ */
+function planBatches(
+  sorted: SelectedFile[],
+  sentEarly: Map<string, Slot> | undefined,
+): { slots: Map<SelectedFile, Slot>; batches: Batch[]; early: number } {
+  const slots = new Map<SelectedFile, Slot>();
+  const batches: Batch[] = [];
+  let ahead = 0;
+  for (const file of sorted) {
+    if (file.size > SMALL_FILE) continue;
+    const early = sentEarly?.get(file.abs);
+    if (early?.batch.ready && early.batch.files[early.index].size === file.size) {
+      slots.set(file, early);
+      early.batch.held += file.size;
+      early.batch.left++;
+      ahead += file.size;
+      continue;
+    }
+    let batch = batches.at(-1);
+    if (!batch || batch.bytes + file.size > BATCH_BUFFER || batch.files.length >= BATCH_FILES)
+      batches.push((batch = newBatch()));
+    slots.set(file, { batch, index: batch.files.length });
+    batch.files.push({ path: file.path, abs: file.abs, size: file.size });
+    batch.bytes += file.size;
+    batch.held += file.size;
+    batch.left++;
+  }
+  return { slots, batches, early: ahead };
 }
 
 /** The ten largest files, largest first (ties by name). */

@@ -204,3 +204,32 @@ export async function streamEntry(out: Output, file: SelectedFile, name: Buffer,
   await out.write(dataDescriptor(crc, compressedSize, size));
   return { name, flags: UTF8_NAMES | DATA_DESCRIPTOR, method, crc, compressedSize, size, mode: file.mode, offset };
 }
+
+export async function writeCentralDirectory(out: Output, written: Written[]): Promise<void> {
+  const centralStart = out.offset;
+  for (const entry of written) await out.write(centralHeader(entry));
+  await out.write(endOfCentralDirectory(written.length, out.offset - centralStart, centralStart));
+}
+
+/** Writes a small file a batch prepared: its local header, then its deflated (or stored) bytes. */
+export async function writePrepared(
+  out: Output,
+  file: SelectedFile,
+  name: Buffer,
+  entry: { method: number; crc: number; length: number },
+  data: Buffer,
+): Promise<Written> {
+  const offset = out.offset;
+  await out.write(localHeader(name, UTF8_NAMES, entry.method, entry.crc, entry.length, file.size));
+  await out.write(data);
+  return {
+    name,
+    flags: UTF8_NAMES,
+    method: entry.method,
+    crc: entry.crc,
+    compressedSize: entry.length,
+    size: file.size,
+    mode: file.mode,
+    offset,
+  };
+}
