@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { commandTree, flatten } from '../src/cli/command-tree.js';
+import { commands as commandEntries } from '../src/cli/commands/index.js';
 import { run } from '../src/cli/program.js';
 
 export const COMMAND_REFERENCE_PATH = resolve(import.meta.dirname, '../docs/commands.md');
@@ -34,7 +35,7 @@ function anchor(heading: string): string {
 
 /** The markdown of docs/commands.md. */
 export async function renderCommandReference(): Promise<string> {
-  const tree = await commandTree('0.0.0');
+  const tree = await commandTree(commandEntries, '0.0.0');
   const commands = flatten(tree.commands);
   const sections: string[] = [];
   const index: string[] = [];

@@ -1,7 +1,7 @@
-// Every command and subcommand with its options, read from the real command modules listed in
-// commands/index.ts: shell completion and the help snapshot test both derive from it.
+// Every command and subcommand with its options, read from the real command modules of the list the
+// caller gives (commands/index.ts), so this module imports no command: completion and the help test derive from it.
 import { Command } from 'commander';
-import { commands } from './commands/index.js';
+import type { CommandEntry } from './commands/entry.js';
 import { Ctx } from './context.js';
 
 export interface CommandNode {
@@ -27,10 +27,14 @@ function toNode(command: Command, parent: string[]): CommandNode {
 }
 
 /** Loads every command module into a program of its own (nothing runs) and describes it. */
-export async function commandTree(version: string, globalOptions: string[] = []): Promise<{ globalOptions: string[]; commands: CommandNode[] }> {
+export async function commandTree(
+  commands: readonly CommandEntry[],
+  version: string,
+  globalOptions: string[] = [],
+): Promise<{ globalOptions: string[]; commands: CommandNode[] }> {
   const program = new Command('nodereg');
   const ctx = new Ctx(() => program.opts(), version, {});
-  for (const entry of commands) (await entry.load()).register(program, ctx);
+  for (const entry of commands) (await entry.load()).register(program, ctx, commands);
   return { globalOptions, commands: program.commands.map((c) => toNode(c, [])) };
 }
 

@@ -163,7 +163,7 @@ export async function run(typed: string[], version: string, deps: RunDeps = {}):
   program.configureOutput(outputTo(deps, wanted ? await context() : undefined, logJson));
   for (const entry of commands) {
     if (entry === wanted) {
-      (await entry.load()).register(program, await context());
+      (await entry.load()).register(program, await context(), commands);
     } else {
       // Listed for help and "did you mean", loaded only when run.
       program.command(entry.name).description(entry.summary).allowUnknownOption().allowExcessArguments();

@@ -5,7 +5,7 @@ import { commandTree, flatten } from '../../src/cli/command-tree.js';
 import { commands } from '../../src/cli/commands/index.js';
 import { runInProcess } from './in-process.js';
 
-const tree = await commandTree('0.0.0-test');
+const tree = await commandTree(commands, '0.0.0-test');
 const all = flatten(tree.commands);
 
 describe('help', () => {

@@ -51,7 +51,7 @@ describe('PUT /publishers/{publisherId}/nodes/{nodeId}', () => {
     const reply = await api.put('/publishers/alice-co/nodes/full', { token: alice.token, body: { icon: null, tags: null } });
     expect(reply.status).toBe(200);
     expect(reply.body.icon).toBe('');
-    expect(reply.body.tags).toBeUndefined();
+    expect(reply.body.tags).toEqual([]); // cleared; lists are always sent, as the hosted registry does
     expect(reply.body.banner_url).toBe(fullNode.banner_url);
   });
 

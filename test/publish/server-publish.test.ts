@@ -82,8 +82,8 @@ describe('POST /publishers/{publisherId}/nodes/{nodeId}/versions', () => {
     expect(second.body.node_version.id).toBe(first.body.node_version.id);
     expect(second.body.node_version.changelog).toBe('two');
     // replaced, not merged
-    expect(second.body.node_version.dependencies).toBeUndefined();
-    expect(second.body.node_version.supported_os).toBeUndefined();
+    expect(second.body.node_version.dependencies).toEqual([]);
+    expect(second.body.node_version.supported_os).toEqual([]);
     const expires = (reply: typeof first) => Number(new URL(reply.body.signedUrl).searchParams.get('expires'));
     expect(expires(second)).toBeGreaterThanOrEqual(expires(first));
     const versions = await api.get('/nodes/retry-node/versions', { token: alice.token });

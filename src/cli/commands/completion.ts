@@ -1,12 +1,13 @@
 import { Argument, type Command } from 'commander';
 import { commandTree, flatten, type CommandNode } from '../command-tree.js';
 import type { Ctx } from '../context.js';
+import type { CommandEntry } from './entry.js';
 import { examples } from '../examples.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];
 
-export function register(program: Command, ctx: Ctx): void {
+export function register(program: Command, ctx: Ctx, commands: readonly CommandEntry[]): void {
   examples(
     program
       .command('completion')
@@ -14,7 +15,7 @@ export function register(program: Command, ctx: Ctx): void {
       .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
       .action(async (shell: Shell) => {
         const globals = [...program.options.map((o) => o.long).filter((o): o is string => Boolean(o)), '--help'];
-        const tree = await commandTree(ctx.version, globals);
+        const tree = await commandTree(commands, ctx.version, globals);
         const script = { bash: bashScript, zsh: zshScript, fish: fishScript }[shell](tree.commands, tree.globalOptions);
         ctx.out.stdout.write(script);
       }),

@@ -1,16 +1,6 @@
-import type { Command } from 'commander';
-import type { Ctx } from '../context.js';
+import type { CommandEntry } from './entry.js';
 
-export interface CommandModule {
-  register(program: Command, ctx: Ctx): void;
-}
-
-export interface CommandEntry {
-  name: string;
-  summary: string;
-  /** Imported only when this command runs, so start-up pays for one command at most. */
-  load: () => Promise<CommandModule>;
-}
+export type { CommandEntry, CommandModule } from './entry.js';
 
 // One line per command; its file under commands/ registers the options and the action.
 export const commands: CommandEntry[] = [

@@ -4,7 +4,8 @@
 // namespaces, paths).
 import type { Node } from 'web-tree-sitter';
 import { checkSink } from './sinks.js';
-import { member, named, type Context, type PythonModule } from './python.js';
+import { member, named } from './members.js';
+import type { Context, PythonModule } from './python.js';
 import {
   UNKNOWN, asText, constant, decodeLiteral, format, joinPath, ref, rot13, str, substitute, OWN, SITE, UNKNOWN_PART, type Value,
 } from './value.js';
@@ -71,9 +72,9 @@ export function apply(module: PythonModule, callee: Value, given: Arguments, nod
       return fn.returns ? substitute(fn.returns, given.args) : UNKNOWN;
     }
     case 'methodcaller':
-      return apply(module, member(given.args[0] ?? UNKNOWN, callee.name, module, node), { args: callee.args, kw: new Map() }, node, scopes, ctx, depth);
+      return apply(module, member(given.args[0] ?? UNKNOWN, callee.name, module.selfAttrs, node), { args: callee.args, kw: new Map() }, node, scopes, ctx, depth);
     case 'attrgetter':
-      return member(given.args[0] ?? UNKNOWN, callee.name, module, node);
+      return member(given.args[0] ?? UNKNOWN, callee.name, module.selfAttrs, node);
     case 'bound':
       return boundCall(module, callee.self, callee.name, given, node, ctx);
     case 'ref':
@@ -93,7 +94,7 @@ function known(path: string, { args, kw }: Arguments, module: PythonModule): Val
   const first = args[0] ?? UNKNOWN;
   switch (path) {
     case 'builtins.getattr':
-      return name !== undefined ? member(first, name, module, module.root) : UNKNOWN;
+      return name !== undefined ? member(first, name, module.selfAttrs, module.root) : UNKNOWN;
     case 'builtins.__import__':
     case 'importlib.import_module':
       return constant(first) ? ref(constant(first)!) : UNKNOWN;

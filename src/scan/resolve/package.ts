@@ -3,7 +3,7 @@
 // Bounded: at most MAX_MODULES modules are read per scan; an import past it resolves to its name only.
 import type { Tree } from 'web-tree-sitter';
 import { asRead } from '../gate.js';
-import { needsResolution, RESOLVE_LIMITS } from './index.js';
+import { needsResolution, RESOLVE_LIMITS } from './triggers.js';
 import { PythonModule } from './python.js';
 import type { Value } from './value.js';
 

@@ -8,20 +8,10 @@
 import type { Node } from 'web-tree-sitter';
 import { SCAN_MAX_FINDINGS_PER_RULE } from '../../shared/scan.js';
 import { callValue } from './calls.js';
-import { needsResolution } from './index.js';
+import { member, named } from './members.js';
+import { needsResolution } from './triggers.js';
 import { UNKNOWN, concat, joinPath, ref, str, unescape, OWN, SITE, UNKNOWN_PART, type FunctionInfo, type Value } from './value.js';
 
-/** A node's named children, one at a time (a list of 100,000 items is not made into 100,000 objects at once). */
-export function* named(node: Node): Generator<Node> {
-  const cursor = node.walk();
-  try {
-    if (!cursor.gotoFirstChild()) return;
-    do if (cursor.nodeIsNamed && cursor.nodeType !== 'comment') yield cursor.currentNode;
-    while (cursor.gotoNextSibling());
-  } finally {
-    cursor.delete();
-  }
-}
 
 /** Names Python finds in builtins: their calls are resolved as `builtins.NAME`. */
 const BUILTINS = new Set([
@@ -337,7 +327,7 @@ export class PythonModule {
       case 'lambda':
         return { k: 'lambda', node };
       case 'attribute':
-        return member(this.expr(node.childForFieldName('object')!, scopes, ctx, depth + 1), node.childForFieldName('attribute')!.text, this, node);
+        return member(this.expr(node.childForFieldName('object')!, scopes, ctx, depth + 1), node.childForFieldName('attribute')!.text, this.selfAttrs, node);
       case 'subscript':
         return this.subscript(node, scopes, ctx, depth);
       case 'call':
@@ -380,27 +370,3 @@ export class PythonModule {
   }
 }
 
-/** `value.name`: a module's member, a bound method, `__dict__`, `__call__`, an attribute set on self. */
-export function member(value: Value, name: string, module: PythonModule, node: Node): Value {
-  if (name === '__call__' && (value.k === 'ref' || value.k === 'func' || value.k === 'lambda')) return value;
-  if (node.childForFieldName('object')?.text === 'self') return module.selfAttrs.get(name) ?? UNKNOWN;
-  switch (value.k) {
-    case 'ref':
-      if (name === '__dict__') return { k: 'ns', path: value.path };
-      if (value.path === 'builtins.__dict__') return ref(`builtins.${name}`);
-      return ref(`${value.path}.${name}`);
-    case 'instance':
-      return ref(`${value.of}().${name}`);
-    case 'str':
-      if (name === 'parent') return value.v.includes('/') ? { k: 'str', v: value.v.slice(0, value.v.lastIndexOf('/')) } : UNKNOWN;
-      return { k: 'bound', self: value, name };
-    case 'list':
-    case 'file':
-    case 'filetext':
-      return { k: 'bound', self: value, name };
-    case 'ns':
-      return name === '__builtins__' ? ref('builtins') : UNKNOWN;
-    default:
-      return UNKNOWN;
-  }
-}
