@@ -6,18 +6,25 @@
 // come back in any order and are written in order. Larger files are streamed in their turn with a
 // data descriptor. The bytes depend only on the files, never on the number of workers. The sha256
 // and the size are computed while the bytes go to disk. docs/decisions.md says why not yazl or fflate.
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { finished } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
-import { crc32, createDeflateRaw } from 'node:zlib';
-import { BATCH_BUFFER, DEFLATE_LEVEL, isStored, prepareBatch, type BatchFile, type PreparedBatch } from './deflate.js';
+import { BATCH_BUFFER, type BatchFile, type PreparedBatch, prepareBatch } from './deflate.js';
 import { compareUtf8, type SelectedFile } from './files.js';
 import { formatSize } from '../contract/size.js';
+import {
+  FileChangedError,
+  Output,
+  streamEntry,
+  WRITE_BLOCK,
+  writeCentralDirectory,
+  writePrepared,
+  type Written,
+} from './zip/entries.js';
 
 export { isStored, STORED_EXTENSIONS } from './deflate.js';
+export { FileChangedError } from './zip/entries.js';
 
 /** Files up to this size are read whole and deflated ahead; larger ones are streamed in their turn. */
 const SMALL_FILE = 1024 * 1024;
@@ -29,8 +36,6 @@ const WINDOW_BYTES = 4 * 1024 * 1024;
 const IN_THREAD_BYTES = 2 * 1024 * 1024;
 /** Workers by default at most: each costs ~8 MiB of memory to start; the tests of flat memory use 2. */
 const MAX_WORKERS = 4;
-/** Output is written in blocks of about this size. */
-const WRITE_BLOCK = 1024 * 1024;
 /** Beyond these the zip format needs Zip64 records, which this writer does not write. */
 const ZIP32_MAX = 0xffffffff;
 const ZIP32_ENTRIES = 0xffff;
@@ -49,17 +54,12 @@ export interface ArchiveResult {
 
 /** The archive grew past `--max-size`; lists the largest files so the user knows what to leave out. */
 export class ArchiveTooLargeError extends Error {
-  constructor(readonly limit: number, readonly largest: SelectedFile[]) {
+  constructor(
+    readonly limit: number,
+    readonly largest: SelectedFile[],
+  ) {
     super(`the archive is larger than the limit of ${limit} bytes`);
     this.name = 'ArchiveTooLargeError';
-  }
-}
-
-/** A file changed size between listing and packing. */
-export class FileChangedError extends Error {
-  constructor(readonly file: string) {
-    super(`${file} changed while it was being packed; pack again`);
-    this.name = 'FileChangedError';
   }
 }
 
@@ -78,149 +78,16 @@ export interface ArchiveOptions {
 }
 
 /** What the central directory needs of an entry written. */
-interface Written {
-  name: Buffer;
-  flags: number;
-  method: number;
-  crc: number;
-  compressedSize: number;
-  size: number;
-  mode: number;
-  offset: number;
-}
-
-const UTF8_NAMES = 0x0800;
-const DATA_DESCRIPTOR = 0x0008;
-const VERSION_NEEDED = 20; // 2.0: deflate
-const VERSION_MADE_BY = (3 << 8) | 20; // Unix, 2.0: the high half of the external attributes is a mode
-const DOS_TIME = 0; // 00:00:00
-const DOS_DATE = (1 << 5) | 1; // 1980-01-01
-
-/** Little-endian fields of 2 or 4 bytes, in order: the zip format's records. */
-function record(fields: [2 | 4, number][], name?: Buffer): Buffer {
-  let size = name?.length ?? 0;
-  for (const [bytes] of fields) size += bytes;
-  const buffer = Buffer.allocUnsafe(size); // every byte is written below
-  let at = 0;
-  for (const [bytes, value] of fields) at = bytes === 2 ? buffer.writeUInt16LE(value, at) : buffer.writeUInt32LE(value, at);
-  name?.copy(buffer, at);
-  return buffer;
-}
-
-function localHeader(name: Buffer, flags: number, method: number, crc: number, compressedSize: number, size: number): Buffer {
-  return record(
-    [[4, 0x04034b50], [2, VERSION_NEEDED], [2, flags], [2, method], [2, DOS_TIME], [2, DOS_DATE], [4, crc], [4, compressedSize], [4, size],
-      [2, name.length], [2, 0 /* no extra fields */]],
-    name,
-  );
-}
-
-const dataDescriptor = (crc: number, compressedSize: number, size: number) => record([[4, 0x08074b50], [4, crc], [4, compressedSize], [4, size]]);
-
-function centralHeader(entry: Written): Buffer {
-  return record(
-    [[4, 0x02014b50], [2, VERSION_MADE_BY], [2, VERSION_NEEDED], [2, entry.flags], [2, entry.method], [2, DOS_TIME], [2, DOS_DATE],
-      [4, entry.crc], [4, entry.compressedSize], [4, entry.size], [2, entry.name.length],
-      [2, 0], [2, 0], [2, 0], [2, 0], // extra, comment, disk number, internal attributes
-      [4, ((0o100000 | entry.mode) << 16) >>> 0], [4, entry.offset]],
-    entry.name,
-  );
-}
-
-const endOfCentralDirectory = (entries: number, size: number, offset: number) =>
-  record([[4, 0x06054b50], [2, 0], [2, 0], [2, entries], [2, entries], [4, size], [4, offset], [2, 0]]);
-
-/** The archive file: counts, hashes and buffers what is written, and enforces the size limit. */
-class Output {
-  private readonly hash = createHash('sha256');
-  private blocks: Buffer[] = [];
-  private buffered = 0;
-  offset = 0;
-
-  constructor(
-    private readonly handle: FileHandle,
-    private readonly maxSize: number,
-    private readonly tooLarge: () => Error,
-    private readonly onProgress?: (archiveBytes: number) => void,
-  ) {}
-
-  async write(buffer: Buffer): Promise<void> {
-    this.offset += buffer.length;
-    if (this.offset > this.maxSize) throw this.tooLarge();
-    this.hash.update(buffer);
-    this.blocks.push(buffer);
-    this.buffered += buffer.length;
-    if (this.buffered >= WRITE_BLOCK) await this.flush();
-  }
-
-  async flush(): Promise<void> {
-    const blocks = this.blocks;
-    this.blocks = [];
-    this.buffered = 0;
-    if (blocks.length) await this.handle.writev(blocks);
-    this.onProgress?.(this.offset);
-  }
-
-  sha256(): string {
-    return this.hash.digest('hex');
-  }
-}
-
-/**
- * Streams a large file in its turn, through `chunk` (one buffer read into again and again, so packing
- * leaves no garbage behind to raise its memory): CRC and sizes go into a data descriptor after the data.
- */
-async function streamEntry(out: Output, file: SelectedFile, name: Buffer, chunk: Buffer): Promise<Written> {
-  const method = isStored(file.path) ? 0 : 8;
-  const offset = out.offset;
-  await out.write(localHeader(name, UTF8_NAMES | DATA_DESCRIPTOR, method, 0, 0, 0));
-  const start = out.offset;
-  let crc = 0;
-  let size = 0;
-  const deflate = method === 8 ? createDeflateRaw({ level: DEFLATE_LEVEL }) : undefined;
-  const deflated: Buffer[] = [];
-  deflate?.on('data', (part: Buffer) => deflated.push(part));
-  const done = deflate && finished(deflate);
-  done?.catch(() => {}); // awaited below
-  const writeDeflated = async () => {
-    for (const part of deflated.splice(0)) await out.write(part);
-  };
-  const handle = await open(file.abs, 'r');
-  try {
-    for (let read: number; (read = (await handle.read(chunk, 0, chunk.length, null)).bytesRead) > 0; ) {
-      const part = chunk.subarray(0, read);
-      crc = crc32(part, crc);
-      size += read;
-      if (deflate) {
-        // the callback comes once zlib has consumed the chunk
-        await new Promise<void>((resolve, reject) => deflate.write(part, (error) => (error ? reject(error) : resolve())));
-        await writeDeflated();
-      } else {
-        await out.write(part);
-        await out.flush();
-      }
-    }
-    if (deflate) {
-      deflate.end();
-      await done;
-      await writeDeflated();
-    }
-  } finally {
-    deflate?.destroy();
-    await handle.close();
-  }
-  if (size !== file.size) throw new FileChangedError(file.path);
-  const compressedSize = out.offset - start;
-  await out.write(dataDescriptor(crc, compressedSize, size));
-  return { name, flags: UTF8_NAMES | DATA_DESCRIPTOR, method, crc, compressedSize, size, mode: file.mode, offset };
-}
-
 /**
  * The worker's entry file, dist/package/deflate-worker.js: found from this module in the bundle (a
  * chunk in dist/chunks/, or dist/package/ itself) and from the TypeScript sources the tests run.
  */
 function workerUrl(): URL {
-  for (const candidate of ['./deflate-worker.js', '../package/deflate-worker.js', '../../dist/package/deflate-worker.js']) {
+  for (const candidate of [
+    './deflate-worker.js',
+    '../package/deflate-worker.js',
+    '../../dist/package/deflate-worker.js',
+  ]) {
     const url = new URL(candidate, import.meta.url);
     if (existsSync(url)) return url;
   }
@@ -286,25 +153,26 @@ const newBatch = (): Batch => ({ files: [], bytes: 0, held: 0, left: 0 });
 function startWorkers(count: number): Pool {
   let failed: Error | undefined;
   let nextId = 0;
-  const start = () => Array.from({ length: count }, () => {
-    // Not the parent's Node flags: `--input-type` or `--eval` there would stop a worker from starting.
-    // A small young generation: a worker makes little garbage, and collecting it often hands the
-    // buffers zlib allocated back sooner (peak RSS of the bench pack ~15 MiB lower, the same CPU).
-    const worker = new Worker(workerUrl(), { execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: 2 } });
-    const waiting = new Map<number, { resolve: (batch: PreparedBatch) => void; reject: (error: Error) => void }>();
-    worker.on('message', ({ id, batch }: { id: number; batch: PreparedBatch }) => {
-      waiting.get(id)?.resolve(batch);
-      waiting.delete(id);
+  const start = () =>
+    Array.from({ length: count }, () => {
+      // Not the parent's Node flags: `--input-type` or `--eval` there would stop a worker from starting.
+      // A small young generation: a worker makes little garbage, and collecting it often hands the
+      // buffers zlib allocated back sooner (peak RSS of the bench pack ~15 MiB lower, the same CPU).
+      const worker = new Worker(workerUrl(), { execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: 2 } });
+      const waiting = new Map<number, { resolve: (batch: PreparedBatch) => void; reject: (error: Error) => void }>();
+      worker.on('message', ({ id, batch }: { id: number; batch: PreparedBatch }) => {
+        waiting.get(id)?.resolve(batch);
+        waiting.delete(id);
+      });
+      const fail = (error: Error) => {
+        failed ??= error;
+        for (const { reject } of waiting.values()) reject(failed);
+        waiting.clear();
+      };
+      worker.on('error', fail);
+      worker.on('exit', (code) => fail(new Error(`a packer worker stopped (exit code ${code})`)));
+      return { worker, waiting };
     });
-    const fail = (error: Error) => {
-      failed ??= error;
-      for (const { reject } of waiting.values()) reject(failed);
-      waiting.clear();
-    };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`a packer worker stopped (exit code ${code})`)));
-    return { worker, waiting };
-  });
   let threads: ReturnType<typeof start> | undefined;
   const prepare: Prepare = (files, returned) => {
     if (failed) return Promise.reject(failed);
@@ -324,7 +192,8 @@ function startWorkers(count: number): Pool {
   let pending = newBatch();
   const offer = (file: SelectedFile) => {
     if (file.size > SMALL_FILE || earlyBytes + file.size > EARLY_BYTES) return;
-    if (pending.bytes + file.size > BATCH_BUFFER || pending.files.length >= BATCH_FILES) full.push(pending), (pending = newBatch());
+    if (pending.bytes + file.size > BATCH_BUFFER || pending.files.length >= BATCH_FILES)
+      full.push(pending), (pending = newBatch());
     early.set(file.abs, { batch: pending, index: pending.files.length });
     pending.files.push({ path: file.path, abs: file.abs, size: file.size });
     pending.bytes += file.size;
@@ -335,64 +204,40 @@ function startWorkers(count: number): Pool {
       batch.ready.catch(() => {}); // reported when its turn comes
     }
   };
-  return { prepare, offer, early, stop: async () => threads && Promise.all(threads.map(({ worker }) => worker.terminate())) };
+  return {
+    prepare,
+    offer,
+    early,
+    stop: async () => threads && Promise.all(threads.map(({ worker }) => worker.terminate())),
+  };
 }
 
 /** Writes `files` (any order) into a zip at `outPath`. On failure the partial file is removed. */
-export async function writeArchive(files: SelectedFile[], outPath: string, options: ArchiveOptions = {}): Promise<ArchiveResult> {
+export async function writeArchive(
+  files: SelectedFile[],
+  outPath: string,
+  options: ArchiveOptions = {},
+): Promise<ArchiveResult> {
   const sorted = [...files].sort((a, b) => compareUtf8(a.path, b.path));
-  if (sorted.length > ZIP32_ENTRIES) throw new Error(`an archive holds at most ${ZIP32_ENTRIES} files; this one would hold ${sorted.length}`);
-  // Said before any byte is read: a 5 GiB file that deflates small would be read whole, then fail.
-  const huge = sorted.find((file) => file.size > ZIP32_MAX);
-  if (huge) throw new Error(`${huge.path} is ${formatSize(huge.size)}; an archive holds no file over 4 GiB (leave it out with [tool.nodereg] excludes or a .noderegignore file)`);
+  checkZip32(sorted);
   const maxSize = Math.min(options.maxSize ?? Infinity, ZIP32_MAX);
   const smallBytes = sorted.reduce((sum, file) => sum + (file.size > SMALL_FILE ? 0 : file.size), 0);
   const workers = options.workers ?? (smallBytes < IN_THREAD_BYTES ? 0 : defaultWorkers());
   const usePool = options.pool && options.workers === undefined && workers > 0;
   if (options.pool && !usePool) await options.pool.stop();
-  let handle: FileHandle;
-  try {
-    handle = await open(outPath, 'w');
-  } catch (error) {
-    if (usePool) await options.pool!.stop();
-    throw error;
-  }
+  const handle = await openOrStop(outPath, usePool ? options.pool : undefined);
   const pool = usePool ? options.pool : workers > 0 && smallBytes > 0 ? startWorkers(workers) : undefined;
   const spares: ArrayBuffer[] = []; // this thread's, as a worker keeps its own
-  const prepare: Prepare = pool?.prepare ?? (async (batch, returned) => (spares.push(...returned), prepareBatch(batch, spares)));
+  const prepare: Prepare =
+    pool?.prepare ?? (async (batch, returned) => (spares.push(...returned), prepareBatch(batch, spares)));
   const returned: ArrayBuffer[] = [];
   let chunk: Buffer | undefined;
-  const out = new Output(handle, maxSize, () =>
-    options.maxSize !== undefined && maxSize === options.maxSize
-      ? new ArchiveTooLargeError(maxSize, largestFiles(sorted))
-      : new Error('the archive would pass 4 GiB, beyond what this zip writer writes'),
-    options.onProgress,
-  );
+  const out = newOutput(handle, maxSize, sorted, options);
 
-  // Each small file's batch: one sent ahead while the files were listed (same path and size), else
-  // one of the batches made here in path order.
-  const slots = new Map<SelectedFile, Slot>();
-  const batches: Batch[] = [];
-  let ahead = 0; // bytes of files sent and not yet back
+  const planned = planBatches(sorted, usePool ? pool!.early : undefined);
+  const { slots, batches } = planned;
+  let ahead = planned.early; // bytes of files sent and not yet back
   const lfsPointers: string[] = [];
-  for (const file of sorted) {
-    if (file.size > SMALL_FILE) continue;
-    const early = usePool ? pool!.early.get(file.abs) : undefined;
-    if (early?.batch.ready && early.batch.files[early.index].size === file.size) {
-      slots.set(file, early);
-      early.batch.held += file.size;
-      early.batch.left++;
-      ahead += file.size;
-      continue;
-    }
-    let batch = batches.at(-1);
-    if (!batch || batch.bytes + file.size > BATCH_BUFFER || batch.files.length >= BATCH_FILES) batches.push((batch = newBatch()));
-    slots.set(file, { batch, index: batch.files.length });
-    batch.files.push({ path: file.path, abs: file.abs, size: file.size });
-    batch.bytes += file.size;
-    batch.held += file.size;
-    batch.left++;
-  }
 
   // Batches are sent ahead of the one being written, within WINDOW_BYTES (the one a file needs goes
   // whatever the window); each is awaited in turn (its failure too), so the bytes never depend on which
@@ -430,20 +275,19 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
         sendAhead();
       }
       const entry = prepared.entries[index];
-      if ('error' in entry) throw entry.changed ? new FileChangedError(file.path) : Object.assign(new Error(entry.error), { code: entry.code });
+      if ('error' in entry)
+        throw entry.changed
+          ? new FileChangedError(file.path)
+          : Object.assign(new Error(entry.error), { code: entry.code });
       if (entry.lfsPointer) lfsPointers.push(file.path);
-      const offset = out.offset;
-      await out.write(localHeader(name, UTF8_NAMES, entry.method, entry.crc, entry.length, file.size));
-      await out.write(Buffer.from(prepared.data.buffer, prepared.data.byteOffset + batch.offsets[index], entry.length));
-      written.push({ name, flags: UTF8_NAMES, method: entry.method, crc: entry.crc, compressedSize: entry.length, size: file.size, mode: file.mode, offset });
+      const data = Buffer.from(prepared.data.buffer, prepared.data.byteOffset + batch.offsets[index], entry.length);
+      written.push(await writePrepared(out, file, name, entry, data));
       if (--batch.left === 0) {
         await out.flush(); // the batch's buffer is then free: back to a worker with the next batch
         returned.push(prepared.data.buffer as ArrayBuffer);
       }
     }
-    const centralStart = out.offset;
-    for (const entry of written) await out.write(centralHeader(entry));
-    await out.write(endOfCentralDirectory(written.length, out.offset - centralStart, centralStart));
+    await writeCentralDirectory(out, written);
     await out.flush();
     await handle.close();
   } catch (error) {
@@ -461,6 +305,73 @@ export async function writeArchive(files: SelectedFile[], outPath: string, optio
     unpackedSize: sorted.reduce((sum, f) => sum + f.size, 0),
     lfsPointers,
   };
+}
+
+/** Opens the archive file; the pool is stopped when it cannot be. */
+async function openOrStop(outPath: string, pool: Pool | undefined): Promise<FileHandle> {
+  try {
+    return await open(outPath, 'w');
+  } catch (error) {
+    if (pool) await pool.stop();
+    throw error;
+  }
+}
+
+/** The archive's output; past `maxSize` it fails naming the largest files, past 4 GiB as zip32 must. */
+function newOutput(handle: FileHandle, maxSize: number, sorted: SelectedFile[], options: ArchiveOptions): Output {
+  return new Output(
+    handle,
+    maxSize,
+    () =>
+      options.maxSize !== undefined && maxSize === options.maxSize
+        ? new ArchiveTooLargeError(maxSize, largestFiles(sorted))
+        : new Error('the archive would pass 4 GiB, beyond what this zip writer writes'),
+    options.onProgress,
+  );
+}
+
+/** Fails before any byte is read: a 5 GiB file that deflates small would be read whole, then fail. */
+function checkZip32(sorted: SelectedFile[]): void {
+  if (sorted.length > ZIP32_ENTRIES)
+    throw new Error(`an archive holds at most ${ZIP32_ENTRIES} files; this one would hold ${sorted.length}`);
+  const huge = sorted.find((file) => file.size > ZIP32_MAX);
+  if (huge)
+    throw new Error(
+      `${huge.path} is ${formatSize(huge.size)}; an archive holds no file over 4 GiB (leave it out with [tool.nodereg] excludes or a .noderegignore file)`,
+    );
+}
+
+/**
+ * Each small file's batch: one sent ahead while the files were listed (same path and size), else
+ * one of the batches made here in path order. `early`: the bytes of the files sent ahead.
+ */
+function planBatches(
+  sorted: SelectedFile[],
+  sentEarly: Map<string, Slot> | undefined,
+): { slots: Map<SelectedFile, Slot>; batches: Batch[]; early: number } {
+  const slots = new Map<SelectedFile, Slot>();
+  const batches: Batch[] = [];
+  let ahead = 0;
+  for (const file of sorted) {
+    if (file.size > SMALL_FILE) continue;
+    const early = sentEarly?.get(file.abs);
+    if (early?.batch.ready && early.batch.files[early.index].size === file.size) {
+      slots.set(file, early);
+      early.batch.held += file.size;
+      early.batch.left++;
+      ahead += file.size;
+      continue;
+    }
+    let batch = batches.at(-1);
+    if (!batch || batch.bytes + file.size > BATCH_BUFFER || batch.files.length >= BATCH_FILES)
+      batches.push((batch = newBatch()));
+    slots.set(file, { batch, index: batch.files.length });
+    batch.files.push({ path: file.path, abs: file.abs, size: file.size });
+    batch.bytes += file.size;
+    batch.held += file.size;
+    batch.left++;
+  }
+  return { slots, batches, early: ahead };
 }
 
 /** The ten largest files, largest first (ties by name). */

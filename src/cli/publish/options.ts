@@ -1,0 +1,13 @@
+import type { ScanSeverity } from '../../contract/scan.js';
+import type { ChangelogFlags } from '../project.js';
+
+/** The options of publish, as commands/publish.ts declares them. */
+export interface PublishOptions extends ChangelogFlags {
+  failOn: ScanSeverity;
+  acceptFindings?: boolean;
+  dryRun?: boolean;
+  skipExisting?: boolean;
+  publisher?: string;
+  createPublisher?: boolean;
+  maxSize?: string;
+}
