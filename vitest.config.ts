@@ -24,7 +24,16 @@ export default defineConfig({
     pool: 'forks',
     reporters: ['default'],
     projects: [
-      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...alone], maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...alone],
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
       { extends: true, test: { name: 'alone', include: alone, maxWorkers: 1, sequence: { groupOrder: 1 } } },
     ],
   },

@@ -7,5 +7,7 @@ import { Hono } from 'hono';
 const node = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const app = new Hono();
 app.all('*', (c) => c.json(node));
-const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => process.stdout.write(`listening on http://127.0.0.1:${info.port}\n`));
+const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) =>
+  process.stdout.write(`listening on http://127.0.0.1:${info.port}\n`),
+);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -14,20 +14,32 @@ const DURATION = 10;
 
 async function load(urls, duration = DURATION) {
   const results = await Promise.all(urls.map((url) => autocannon({ url, connections: CONNECTIONS, duration })));
-  for (const result of results) if (result.errors || result.non2xx || result.timeouts) throw new Error(`${result.url}: ${result.errors} errors, ${result.non2xx} non-2xx`);
-  return { rps: results.reduce((sum, r) => sum + r.requests.average, 0), p99: Math.max(...results.map((r) => r.latency.p99)) };
+  for (const result of results)
+    if (result.errors || result.non2xx || result.timeouts)
+      throw new Error(`${result.url}: ${result.errors} errors, ${result.non2xx} non-2xx`);
+  return {
+    rps: results.reduce((sum, r) => sum + r.requests.average, 0),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+  };
 }
 
 /** A user, a publisher and a published node through the API; its URL on every instance. */
 async function publishNode(urls, adminToken) {
   const post = async (path, token, body) => {
-    const response = await fetch(`${urls[0]}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${urls[0]}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
     return response.json();
   };
   const { token } = await post('/users', adminToken, { name: 'bench' });
   await post('/publishers', token, { id: 'bench-co' });
-  await post('/publishers/bench-co/nodes/bench-node/versions', token, { node: { id: 'bench-node', description: 'a node to read' }, node_version: { version: '1.0.0' } });
+  await post('/publishers/bench-co/nodes/bench-node/versions', token, {
+    node: { id: 'bench-node', description: 'a node to read' },
+    node_version: { version: '1.0.0' },
+  });
   return urls.map((url) => `${url}/nodes/bench-node`);
 }
 
@@ -52,9 +64,14 @@ export default async function instances() {
   try {
     const database = await postgres.handle.database();
     const args = ['--database', database, '--storage', join(dir, 'archives')];
-    const servers = await Promise.all(['a', 'b'].map((name) => startServe({ dataDir: join(dir, name), adminToken, args })));
+    const servers = await Promise.all(
+      ['a', 'b'].map((name) => startServe({ dataDir: join(dir, name), adminToken, args })),
+    );
     try {
-      const urls = await publishNode(servers.map((s) => s.url), adminToken);
+      const urls = await publishNode(
+        servers.map((s) => s.url),
+        adminToken,
+      );
       await load(urls, 2);
       two = await load(urls);
     } finally {
@@ -66,7 +83,17 @@ export default async function instances() {
 
   const rate = (r) => `${Math.round(r.rps).toLocaleString('en')}/s, p99 ${ms(r.p99)}`;
   return {
-    rows: [row('instances: `GET /nodes/{id}`, two on PostgreSQL', rate(two), `one on SQLite: ${rate(one)}`, two.rps / one.rps, '(reported: the servers, PostgreSQL and the load generator share 2 cores)')],
-    notes: [`instances: two autocannon runs of ${CONNECTIONS} connections for ${DURATION} s at once (after 2 s of warm-up), one per instance; both at the one SQLite instance`],
+    rows: [
+      row(
+        'instances: `GET /nodes/{id}`, two on PostgreSQL',
+        rate(two),
+        `one on SQLite: ${rate(one)}`,
+        two.rps / one.rps,
+        '(reported: the servers, PostgreSQL and the load generator share 2 cores)',
+      ),
+    ],
+    notes: [
+      `instances: two autocannon runs of ${CONNECTIONS} connections for ${DURATION} s at once (after 2 s of warm-up), one per instance; both at the one SQLite instance`,
+    ],
   };
 }

@@ -19,7 +19,7 @@ const TARGETS = {
   'scan.queue_full_healthz_p95_ms': ['/healthz p95 with the scan queue full', 100],
   'scan.slow_parse_healthz_max_ms': ['/healthz slowest of 10 while a worker parses slow files', 250],
   'scan.publisher_flood_healthz_max_ms': ["/healthz slowest of 10 after one publisher's upload flood", 250],
-  'versions.list_3000_healthz_max_ms': ["/healthz slowest while a 3,000-version list is rebuilt", 150],
+  'versions.list_3000_healthz_max_ms': ['/healthz slowest while a 3,000-version list is rebuilt', 150],
   'zip.empty_entries_65535_healthz_max_ms': ['/healthz slowest while a zip of 65,535 entries is checked', 1000],
   'zip.empty_entries_65535_s': ['upload and check of a zip of 65,535 entries (s)', 20],
   'proxy.sandbox_large_bodies_healthz_p99_ms': ['/healthz p99 with four 25 MiB AI proxy bodies (sandbox)', 150],
@@ -50,7 +50,11 @@ export default async function latency() {
   });
   let figures = [];
   try {
-    figures = readFileSync(figuresFile, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    figures = readFileSync(figuresFile, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
   } catch {
     // no figure was reported
   } finally {
@@ -60,11 +64,21 @@ export default async function latency() {
   const rows = Object.entries(TARGETS).map(([name, [label, target]]) => {
     const value = measured.get(name);
     const unit = name.endsWith('_s') ? 's' : 'ms';
-    if (value === undefined) return row(`latency: ${label}`, 'not measured', `target ${target} ${unit}`, 0, `< ${target} ${unit}`, false);
-    return row(`latency: ${label}`, `${value} ${unit}`, `target ${target} ${unit}`, value / target, `< ${target} ${unit}`, value < target);
+    if (value === undefined)
+      return row(`latency: ${label}`, 'not measured', `target ${target} ${unit}`, 0, `< ${target} ${unit}`, false);
+    return row(
+      `latency: ${label}`,
+      `${value} ${unit}`,
+      `target ${target} ${unit}`,
+      value / target,
+      `< ${target} ${unit}`,
+      value < target,
+    );
   });
   return {
     rows,
-    notes: [`latency: figures of ${FILES.length} test files run one at a time (${failed.length ? `failed: ${failed.join(', ')}` : 'all passed'})`],
+    notes: [
+      `latency: figures of ${FILES.length} test files run one at a time (${failed.length ? `failed: ${failed.join(', ')}` : 'all passed'})`,
+    ],
   };
 }

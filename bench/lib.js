@@ -25,17 +25,28 @@ export function timeCommand(command, args, { runs = 15, env = process.env, cwd }
   return median(samples);
 }
 
-export const machine = () => `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
+export const machine = () =>
+  `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 
 /** One row of the results table. */
 export function row(name, measured, against, ratio, target, ok) {
-  return { name, measured, against, ratio: ratio.toFixed(2), target, verdict: ok === undefined ? '' : ok ? 'met' : 'missed' };
+  return {
+    name,
+    measured,
+    against,
+    ratio: ratio.toFixed(2),
+    target,
+    verdict: ok === undefined ? '' : ok ? 'met' : 'missed',
+  };
 }
 
 export function renderTable(rows) {
   const header = '| benchmark | measured | against | ratio | target | verdict |\n|---|---|---|---|---|---|';
   const cell = (text) => String(text).replaceAll('|', '\\|'); // a pipe inside a cell would end it
-  return [header, ...rows.map((r) => `| ${[r.name, r.measured, r.against, r.ratio, r.target, r.verdict].map(cell).join(' | ')} |`)].join('\n');
+  return [
+    header,
+    ...rows.map((r) => `| ${[r.name, r.measured, r.against, r.ratio, r.target, r.verdict].map(cell).join(' | ')} |`),
+  ].join('\n');
 }
 
 /** Wall times of several commands in ms, run in turns (so a slow spell of a noisy machine hits all alike); medians. */
@@ -62,10 +73,18 @@ export function cpuOfCommands(commands, { runs = 15, env = process.env, cwd } = 
   for (let i = 0; i <= runs; i++) {
     commands.forEach(([command, args], index) => {
       // bash's `times` reports its children's user and system time to the millisecond
-      const result = spawnSync('bash', ['-c', '"$@" > /dev/null || exit 1; times', 'bench', command, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+      const result = spawnSync('bash', ['-c', '"$@" > /dev/null || exit 1; times', 'bench', command, ...args], {
+        env,
+        cwd,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        encoding: 'utf8',
+      });
       const match = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/m.exec(result.stdout.trim().split('\n').pop() ?? '');
       if (result.status !== 0 || !match) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr}`);
-      if (i > 0) samples[index].push((Number(match[1]) * 60 + Number(match[2]) + Number(match[3]) * 60 + Number(match[4])) * 1000);
+      if (i > 0)
+        samples[index].push(
+          (Number(match[1]) * 60 + Number(match[2]) + Number(match[3]) * 60 + Number(match[4])) * 1000,
+        );
     });
   }
   return samples.map(median);
@@ -113,7 +132,9 @@ export function cliEnv(home, extra = {}) {
  */
 /** One of the bench's floor servers (bench/*-server.js), given `arg`, once it prints the URL it listens on. */
 export async function startFloor(script, arg) {
-  const child = spawn(process.execPath, [resolve(import.meta.dirname, script), arg], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [resolve(import.meta.dirname, script), arg], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await listeningUrl(child);
   return { url, pid: child.pid, stop: () => new Promise((done) => (child.on('exit', done), child.kill('SIGTERM'))) };
 }

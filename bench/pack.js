@@ -9,11 +9,54 @@ import { BIN, cliEnv, cpuOfCommands, median, mib, ms, peakRss, random, row, work
 
 const RUNS = 5;
 // The formats our packer stores (src/package/zip.ts STORED_EXTENSIONS), told to zip as well.
-export const STORED = ['png', 'jpg', 'jpeg', 'webp', 'gif', 'zip', 'gz', 'bz2', 'xz', '7z', 'mp4', 'webm', 'safetensors', 'ckpt', 'pt', 'bin'];
+export const STORED = [
+  'png',
+  'jpg',
+  'jpeg',
+  'webp',
+  'gif',
+  'zip',
+  'gz',
+  'bz2',
+  'xz',
+  '7z',
+  'mp4',
+  'webm',
+  'safetensors',
+  'ckpt',
+  'pt',
+  'bin',
+];
 
 const WORDS = [
-  'self', 'value', 'tensor', 'image', 'model', 'config', 'result', 'index', 'batch', 'width', 'height', 'device', 'dtype', 'path',
-  'node', 'inputs', 'outputs', 'latent', 'mask', 'scale', 'steps', 'seed', 'sampler', 'weight', 'bias', 'cache', 'prompt', 'return',
+  'self',
+  'value',
+  'tensor',
+  'image',
+  'model',
+  'config',
+  'result',
+  'index',
+  'batch',
+  'width',
+  'height',
+  'device',
+  'dtype',
+  'path',
+  'node',
+  'inputs',
+  'outputs',
+  'latent',
+  'mask',
+  'scale',
+  'steps',
+  'seed',
+  'sampler',
+  'weight',
+  'bias',
+  'cache',
+  'prompt',
+  'return',
 ];
 
 /** Plausible Python: imports, classes, functions, comments; about `size` bytes, deterministic for the generator. */
@@ -25,7 +68,11 @@ export function pythonSource(next, size) {
   while (length < size) {
     const block =
       next() < 0.3
-        ? [`class ${pick(WORDS)[0].toUpperCase()}${pick(WORDS)}${Math.floor(next() * 100)}:`, `    """${pick(WORDS)} ${pick(WORDS)} for the ${pick(WORDS)} ${pick(WORDS)}."""`, '']
+        ? [
+            `class ${pick(WORDS)[0].toUpperCase()}${pick(WORDS)}${Math.floor(next() * 100)}:`,
+            `    """${pick(WORDS)} ${pick(WORDS)} for the ${pick(WORDS)} ${pick(WORDS)}."""`,
+            '',
+          ]
         : [
             `def ${name()}(${name()}, ${name()}=${Math.floor(next() * 64)}):`,
             `    # ${pick(WORDS)} the ${pick(WORDS)} before ${pick(WORDS)}`,
@@ -50,7 +97,10 @@ export function generateTree() {
   let source = 0;
   let binary = 0;
   mkdirSync(root, { recursive: true });
-  writeFileSync(join(root, 'pyproject.toml'), '[project]\nname = "bench-node"\nversion = "1.0.0"\ndescription = "A generated node to pack"\n\n[tool.nodereg]\npublisher = "bench"\n');
+  writeFileSync(
+    join(root, 'pyproject.toml'),
+    '[project]\nname = "bench-node"\nversion = "1.0.0"\ndescription = "A generated node to pack"\n\n[tool.nodereg]\npublisher = "bench"\n',
+  );
   for (let i = 0; i < 1979; i++) {
     const dir = join(root, 'bench_node', `part_${i % 20}`, `group_${i % 7}`);
     mkdirSync(dir, { recursive: true });
@@ -64,7 +114,10 @@ export function generateTree() {
     const size = Math.round((1 + next()) * 1024 * 1024);
     const bytes = Buffer.allocUnsafe(size + 3);
     for (let j = 0; j < size; j += 4) bytes.writeUInt32LE(Math.floor(next() * 2 ** 32), j);
-    writeFileSync(join(root, i < 10 ? 'models' : 'assets', i < 10 ? `weights_${i}.safetensors` : `preview_${i}.png`), bytes.subarray(0, size));
+    writeFileSync(
+      join(root, i < 10 ? 'models' : 'assets', i < 10 ? `weights_${i}.safetensors` : `preview_${i}.png`),
+      bytes.subarray(0, size),
+    );
     binary += size;
   }
   return { root, source, binary, files: 1979 + 20 + 1 };
@@ -99,7 +152,9 @@ export default async function pack() {
   // Each writes a new file: zip would update an archive already there, and a rename over an
   // existing file makes ext4 write the new one out at once (auto_da_alloc).
   const commands = {
-    ours: () => (rmSync(ours, { force: true }), run(process.execPath, [BIN, 'pack', tree.root, '--out', ours], { env })),
+    ours: () => (
+      rmSync(ours, { force: true }), run(process.execPath, [BIN, 'pack', tree.root, '--out', ours], { env })
+    ),
     zip: () => (rmSync(peer, { force: true }), run('zip', zipArgs, { cwd: tree.root })),
     tar: () => run('bash', ['-c', 'tar cf - . | cat > /dev/null'], { cwd: tree.root }),
   };
@@ -126,11 +181,44 @@ export default async function pack() {
   const size = statSync(ours).size;
   const zipSize = statSync(peer).size;
   const rows = [
-    row('pack: `nodereg pack`, time', ms(time), `zip -r -X -D -n <stored formats>: ${ms(zipTime)}`, time / zipTime, '≤ 1.0× zip', time <= zipTime),
-    row('pack: `nodereg pack`, CPU time (user + system)', ms(cpu), `zip: ${ms(zipCpu)}`, cpu / zipCpu, '(steadier under load; ours on all cores, zip on one)'),
-    row('pack: `nodereg pack`, time vs reading the tree', ms(time), `tar cf - . | cat > /dev/null: ${ms(tarTime)}`, time / tarTime, '(floor: reading)'),
-    row('pack: archive size', mib(size), `zip's: ${mib(zipSize)}`, size / zipSize, '≤ 1.02× zip', size / zipSize <= 1.02),
-    row('pack: peak RSS of `nodereg pack`', mib(rss), 'the target, 150 MiB', rss / (150 * 2 ** 20), '< 150 MiB', rss < 150 * 2 ** 20),
+    row(
+      'pack: `nodereg pack`, time',
+      ms(time),
+      `zip -r -X -D -n <stored formats>: ${ms(zipTime)}`,
+      time / zipTime,
+      '≤ 1.0× zip',
+      time <= zipTime,
+    ),
+    row(
+      'pack: `nodereg pack`, CPU time (user + system)',
+      ms(cpu),
+      `zip: ${ms(zipCpu)}`,
+      cpu / zipCpu,
+      '(steadier under load; ours on all cores, zip on one)',
+    ),
+    row(
+      'pack: `nodereg pack`, time vs reading the tree',
+      ms(time),
+      `tar cf - . | cat > /dev/null: ${ms(tarTime)}`,
+      time / tarTime,
+      '(floor: reading)',
+    ),
+    row(
+      'pack: archive size',
+      mib(size),
+      `zip's: ${mib(zipSize)}`,
+      size / zipSize,
+      '≤ 1.02× zip',
+      size / zipSize <= 1.02,
+    ),
+    row(
+      'pack: peak RSS of `nodereg pack`',
+      mib(rss),
+      'the target, 150 MiB',
+      rss / (150 * 2 ** 20),
+      '< 150 MiB',
+      rss < 150 * 2 ** 20,
+    ),
   ];
   const notes = [
     `pack: tree of ${tree.files.toLocaleString('en')} files, ${mib(tree.source + tree.binary)} (${mib(tree.source)} of Python source in 1,979 files of 2–20 KB, 20 random binaries of 1–2 MB as .safetensors and .png), generated with a fixed seed; medians of ${RUNS} runs in turns after a warm-up round (page cache warm), each writing a new archive; zip at its default level (6; ours deflates at 4) with -D (no directory entries, as ours); peak RSS sampled from /proc/PID/status VmHWM every 5 ms`,

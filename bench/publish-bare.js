@@ -23,7 +23,9 @@ const paths = readdirSync(dir, { recursive: true, withFileTypes: true })
 const archive = rawZip(
   paths.map((path) => {
     const data = readFileSync(join(dir, path));
-    return path.endsWith('.png') ? { name: path, data, method: 0 } : { name: path, data, compressed: deflateRawSync(data, { level: 4 }) };
+    return path.endsWith('.png')
+      ? { name: path, data, method: 0 }
+      : { name: path, data, compressed: deflateRawSync(data, { level: 4 }) };
   }),
 );
 const sha256 = createHash('sha256').update(archive).digest('hex');
@@ -45,9 +47,20 @@ const posted = await send(
   'POST',
   `${registry}/publishers/${publisher}/nodes/${nodeId}/versions`,
   { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-  Buffer.from(JSON.stringify({ node: { id: nodeId }, node_version: { version, archive_size: archive.length, archive_sha256: sha256 } })),
+  Buffer.from(
+    JSON.stringify({
+      node: { id: nodeId },
+      node_version: { version, archive_size: archive.length, archive_sha256: sha256 },
+    }),
+  ),
 );
 if (posted.status !== 201) throw new Error(`POST: ${posted.status} ${posted.text}`);
-const put = await send('PUT', JSON.parse(posted.text).signedUrl, { 'content-type': 'application/zip', 'x-content-sha256': sha256 }, archive);
+const put = await send(
+  'PUT',
+  JSON.parse(posted.text).signedUrl,
+  { 'content-type': 'application/zip', 'x-content-sha256': sha256 },
+  archive,
+);
 if (put.status !== 200) throw new Error(`PUT: ${put.status} ${put.text}`);
-if (JSON.parse(put.text).status !== 'NodeVersionStatusActive') throw new Error(`PUT: the version is ${JSON.parse(put.text).status}`);
+if (JSON.parse(put.text).status !== 'NodeVersionStatusActive')
+  throw new Error(`PUT: the version is ${JSON.parse(put.text).status}`);

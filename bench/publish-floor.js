@@ -31,7 +31,9 @@ const files = readdirSync(dir, { recursive: true, withFileTypes: true })
     const abs = join(entry.parentPath, entry.name);
     return { path: relative(dir, abs).split(sep).join('/'), abs, size: statSync(abs).size, mode: 0o644 };
   });
-const texts = files.filter((file) => file.path.endsWith('.py')).map((file) => ({ path: file.path, text: readFileSync(file.abs, 'utf8') }));
+const texts = files
+  .filter((file) => file.path.endsWith('.py'))
+  .map((file) => ({ path: file.path, text: readFileSync(file.abs, 'utf8') }));
 stopAfter('read');
 for (const { path, text } of texts) admittedRules(path, text);
 stopAfter('scan');
@@ -53,12 +55,27 @@ function send(method, url, headers, body) {
   });
 }
 
-const body = JSON.stringify({ node: { id: nodeId }, node_version: { version, archive_size: archive.size, archive_sha256: archive.sha256 } });
-const posted = await send('POST', `${registry}/publishers/${publisher}/nodes/${nodeId}/versions`, {
-  authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)),
-}, body);
+const body = JSON.stringify({
+  node: { id: nodeId },
+  node_version: { version, archive_size: archive.size, archive_sha256: archive.sha256 },
+});
+const posted = await send(
+  'POST',
+  `${registry}/publishers/${publisher}/nodes/${nodeId}/versions`,
+  {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+  },
+  body,
+);
 if (posted.status !== 201) throw new Error(`POST: ${posted.status} ${posted.text}`);
 stopAfter('post');
-const put = await send('PUT', JSON.parse(posted.text).signedUrl, { 'content-type': 'application/zip', 'content-length': String(archive.size) }, createReadStream(archive.path));
+const put = await send(
+  'PUT',
+  JSON.parse(posted.text).signedUrl,
+  { 'content-type': 'application/zip', 'content-length': String(archive.size) },
+  createReadStream(archive.path),
+);
 if (put.status !== 200) throw new Error(`PUT: ${put.status} ${put.text}`);
 rmSync(temp, { recursive: true, force: true });

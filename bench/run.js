@@ -17,7 +17,10 @@ const sections = {
 };
 
 const wanted = process.argv.slice(2);
-const loadAverage = () => loadavg().map((n) => n.toFixed(1)).join(', ');
+const loadAverage = () =>
+  loadavg()
+    .map((n) => n.toFixed(1))
+    .join(', ');
 const started = Date.now();
 const loadBefore = loadAverage();
 const rows = [];

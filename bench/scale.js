@@ -18,7 +18,8 @@ async function seeded(count) {
     .update(readFileSync(resolve(import.meta.dirname, '../src/server/store/migrations.ts')))
     .update(readFileSync(resolve(import.meta.dirname, 'seed-store.js')))
     .digest('hex');
-  if (existsSync(marker) && JSON.parse(readFileSync(marker, 'utf8')).stamp === stamp) return { dir, seconds: undefined };
+  if (existsSync(marker) && JSON.parse(readFileSync(marker, 'utf8')).stamp === stamp)
+    return { dir, seconds: undefined };
   const started = Date.now();
   await seedStore(join(workDir(`scale-${count}`), 'data'), count);
   writeFileSync(marker, JSON.stringify({ stamp }));
@@ -36,7 +37,10 @@ export default async function scale() {
   const measures = [
     ['`GET /nodes` first page', () => `/nodes?limit=${LIMIT}`],
     ['`GET /nodes` deep page (the last)', (count) => `/nodes?limit=${LIMIT}&page=${Math.ceil(count / LIMIT)}`],
-    [`search, selective term (\`${TERMS.selective}\`: 1 in 1,000)`, () => `/nodes/search?q=${TERMS.selective}&limit=${LIMIT}`],
+    [
+      `search, selective term (\`${TERMS.selective}\`: 1 in 1,000)`,
+      () => `/nodes/search?q=${TERMS.selective}&limit=${LIMIT}`,
+    ],
     [`search, term in ~40% (\`${TERMS.common}\`)`, () => `/nodes/search?q=${TERMS.common}&limit=${LIMIT}`],
     [`search, term in every node (\`${TERMS.every}\`)`, () => `/nodes/search?q=${TERMS.every}&limit=${LIMIT}`],
   ];
@@ -44,8 +48,13 @@ export default async function scale() {
   const notes = [];
   for (const count of SIZES) {
     const { dir, seconds } = await seeded(count);
-    notes.push(`scale: ${count.toLocaleString('en')} nodes ${seconds === undefined ? 'reused from an earlier run (bench/.work)' : `seeded in ${seconds.toFixed(0)} s`}`);
-    const server = await startServe({ dataDir: join(dir, 'data'), adminToken: `nrg_u_${randomBytes(16).toString('hex')}` });
+    notes.push(
+      `scale: ${count.toLocaleString('en')} nodes ${seconds === undefined ? 'reused from an earlier run (bench/.work)' : `seeded in ${seconds.toFixed(0)} s`}`,
+    );
+    const server = await startServe({
+      dataDir: join(dir, 'data'),
+      adminToken: `nrg_u_${randomBytes(16).toString('hex')}`,
+    });
     try {
       for (const [index, [, path]] of measures.entries()) {
         const url = server.url + path(count);
@@ -57,12 +66,21 @@ export default async function scale() {
       await server.stop();
     }
   }
-  notes.push('scale: each figure is the median of 15 sequential requests over HTTP (limit 20) from the benchmark process to `nodereg serve` on the same machine');
+  notes.push(
+    'scale: each figure is the median of 15 sequential requests over HTTP (limit 20) from the benchmark process to `nodereg serve` on the same machine',
+  );
   const rows = measures.map(([name], index) => {
     const [small, , large] = times[index];
     const measured = SIZES.map((count, i) => `${count.toLocaleString('en')}: ${ms(times[index][i])}`).join(' · ');
     const search = name.startsWith('search');
-    return row(`scale: ${name}`, measured, `10 nodes: ${ms(small)}`, large / small, search ? '< 50 ms at 100,000' : '(growth shown)', search ? large < 50 : undefined);
+    return row(
+      `scale: ${name}`,
+      measured,
+      `10 nodes: ${ms(small)}`,
+      large / small,
+      search ? '< 50 ms at 100,000' : '(growth shown)',
+      search ? large < 50 : undefined,
+    );
   });
   return { rows, notes };
 }

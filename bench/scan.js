@@ -18,7 +18,11 @@ const IMPORTS = 'import sys, torch\n';
 
 function pythonFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? pythonFiles(join(dir, entry.name)) : entry.name.endsWith('.py') ? [join(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? pythonFiles(join(dir, entry.name))
+      : entry.name.endsWith('.py')
+        ? [join(dir, entry.name)]
+        : [],
   );
 }
 
@@ -51,25 +55,73 @@ export default async function scan() {
   const packArgs = [BIN, 'pack', tree.root, '--out', join(out, 'scan-bench.zip')];
   const scanTree = () => run(process.execPath, scanArgs(tree.root), { env });
   const plain = await inTurns({ scan: scanTree, pack: () => run(process.execPath, packArgs, { env }) });
-  const [plainCpu, packCpu] = cpuOfCommands([[process.execPath, scanArgs(tree.root)], [process.execPath, packArgs]], { runs: CPU_RUNS, env });
+  const [plainCpu, packCpu] = cpuOfCommands(
+    [
+      [process.execPath, scanArgs(tree.root)],
+      [process.execPath, packArgs],
+    ],
+    { runs: CPU_RUNS, env },
+  );
   for (const file of pythonFiles(tree.root)) writeFileSync(file, `${IMPORTS}${readFileSync(file, 'utf8')}`);
   const parsed = await inTurns({ scan: scanTree });
   const [parsedCpu] = cpuOfCommands([[process.execPath, scanArgs(tree.root)]], { runs: CPU_RUNS, env });
 
   const small = smallNode(join(out, 'small'), '');
   const smallParsed = smallNode(join(out, 'small-parsed'), IMPORTS);
-  const fixed = [[process.execPath, ['-e', '0']], [process.execPath, scanArgs(small)], [process.execPath, scanArgs(smallParsed)]];
+  const fixed = [
+    [process.execPath, ['-e', '0']],
+    [process.execPath, scanArgs(small)],
+    [process.execPath, scanArgs(smallParsed)],
+  ];
   const [floor, smallTime, smallParsedTime] = timeCommands(fixed, { runs: 9, env });
   const [floorCpu, smallCpu, smallParsedCpu] = cpuOfCommands(fixed, { runs: 9, env });
   const cpu = (value) => `${ms(value)} CPU`;
   return {
     rows: [
-      row('scan: `nodereg scan` of the 2,000-file tree, time', ms(plain.scan), `nodereg pack of the same tree: ${ms(plain.pack)}`, plain.scan / plain.pack, '< 3 s', plain.scan < 3000),
-      row('scan: the same tree, every file parsed (imports sys, torch)', ms(parsed.scan), `nodereg pack of the plain tree: ${ms(plain.pack)}`, parsed.scan / plain.pack, '< 3 s', parsed.scan < 3000),
-      row('scan: CPU time (user + sys), the plain tree', cpu(plainCpu), `nodereg pack: ${cpu(packCpu)}`, plainCpu / packCpu, '(steadier under load)'),
-      row('scan: CPU time (user + sys), every file parsed', cpu(parsedCpu), `nodereg pack of the plain tree: ${cpu(packCpu)}`, parsedCpu / packCpu, '(steadier under load)'),
-      row('scan: 1 MB node (40 files), no rule admitted: nothing parsed', `${ms(smallTime)} · ${cpu(smallCpu)}`, `node -e 0: ${ms(floor)} · ${cpu(floorCpu)}`, smallTime / floor, '(fixed cost: reads and requires tests)'),
-      row('scan: 1 MB node, every file parsed (imports sys, torch)', `${ms(smallParsedTime)} · ${cpu(smallParsedCpu)}`, `node -e 0: ${ms(floor)} · ${cpu(floorCpu)}`, smallParsedTime / floor, '(fixed cost with WebAssembly, queries, parse)'),
+      row(
+        'scan: `nodereg scan` of the 2,000-file tree, time',
+        ms(plain.scan),
+        `nodereg pack of the same tree: ${ms(plain.pack)}`,
+        plain.scan / plain.pack,
+        '< 3 s',
+        plain.scan < 3000,
+      ),
+      row(
+        'scan: the same tree, every file parsed (imports sys, torch)',
+        ms(parsed.scan),
+        `nodereg pack of the plain tree: ${ms(plain.pack)}`,
+        parsed.scan / plain.pack,
+        '< 3 s',
+        parsed.scan < 3000,
+      ),
+      row(
+        'scan: CPU time (user + sys), the plain tree',
+        cpu(plainCpu),
+        `nodereg pack: ${cpu(packCpu)}`,
+        plainCpu / packCpu,
+        '(steadier under load)',
+      ),
+      row(
+        'scan: CPU time (user + sys), every file parsed',
+        cpu(parsedCpu),
+        `nodereg pack of the plain tree: ${cpu(packCpu)}`,
+        parsedCpu / packCpu,
+        '(steadier under load)',
+      ),
+      row(
+        'scan: 1 MB node (40 files), no rule admitted: nothing parsed',
+        `${ms(smallTime)} · ${cpu(smallCpu)}`,
+        `node -e 0: ${ms(floor)} · ${cpu(floorCpu)}`,
+        smallTime / floor,
+        '(fixed cost: reads and requires tests)',
+      ),
+      row(
+        'scan: 1 MB node, every file parsed (imports sys, torch)',
+        `${ms(smallParsedTime)} · ${cpu(smallParsedCpu)}`,
+        `node -e 0: ${ms(floor)} · ${cpu(floorCpu)}`,
+        smallParsedTime / floor,
+        '(fixed cost with WebAssembly, queries, parse)',
+      ),
     ],
     notes: [
       `scan: the pack section's tree (${tree.files.toLocaleString('en')} files, ${(tree.source / 1e6).toFixed(1)} MB of Python source in 1,979 files); medians of ${RUNS} runs in turns after a warm-up round (CPU time: ${CPU_RUNS} runs); sets over 1 MiB of source are shared by one worker thread per core; the 1 MB node: medians of 9 runs in turns`,

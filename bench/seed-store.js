@@ -23,8 +23,27 @@ export async function seedStore(dataDir, count, { seed = 42 } = {}) {
   const store = createSqliteRegistryStore(db);
   const next = random(seed);
   const pick = (list) => list[Math.floor(next() * list.length)];
-  const syllables = ['ka', 'lo', 'mi', 'ren', 'to', 'va', 'shi', 'qu', 'pel', 'dor', 'an', 'ix', 'zu', 'bre', 'fal', 'gon'];
-  const words = Array.from({ length: 2000 }, () => Array.from({ length: 2 + Math.floor(next() * 3) }, () => pick(syllables)).join(''));
+  const syllables = [
+    'ka',
+    'lo',
+    'mi',
+    'ren',
+    'to',
+    'va',
+    'shi',
+    'qu',
+    'pel',
+    'dor',
+    'an',
+    'ix',
+    'zu',
+    'bre',
+    'fal',
+    'gon',
+  ];
+  const words = Array.from({ length: 2000 }, () =>
+    Array.from({ length: 2 + Math.floor(next() * 3) }, () => pick(syllables)).join(''),
+  );
   const sentence = (n) => Array.from({ length: n }, () => pick(words)).join(' ');
   const publishers = Math.min(50, count);
 
@@ -50,11 +69,24 @@ export async function seedStore(dataDir, count, { seed = 42 } = {}) {
         next() < 0.4 ? 'image' : '',
         sentence(4 + Math.floor(next() * 8)),
         'node',
-      ].filter(Boolean).join(' ');
+      ]
+        .filter(Boolean)
+        .join(' ');
       const stamp = new Date(start + i * 60_000).toISOString();
       const tags = JSON.stringify([pick(words), pick(words)]);
       const name = `${pick(words)} ${pick(words)}`;
-      insertNode.run(id, `pub-${i % publishers}`, name, description, `${pick(words)} ${pick(words)}`, tags, Math.floor(next() ** 3 * 100_000), stamp, stamp, searchWords(id, name));
+      insertNode.run(
+        id,
+        `pub-${i % publishers}`,
+        name,
+        description,
+        `${pick(words)} ${pick(words)}`,
+        tags,
+        Math.floor(next() ** 3 * 100_000),
+        stamp,
+        stamp,
+        searchWords(id, name),
+      );
       insertVersion.run(randomUUID(), id, 'a'.repeat(64), stamp, stamp);
     }
   })();

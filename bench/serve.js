@@ -26,10 +26,22 @@ async function load(url, { method = 'GET', tokens, duration = DURATION, pid } = 
     connections: CONNECTIONS,
     duration,
     // each connection reviews as its own user; the star changes from one request to the next
-    setupClient: tokens ? (client) => client.setHeaders({ authorization: `Bearer ${tokens[next++ % tokens.length]}` }) : undefined,
-    requests: tokens ? [{ setupRequest: (request) => ({ ...request, path: request.path.replace(/star=\d/, `star=${(stars++ % 5) + 1}`) }) }] : undefined,
+    setupClient: tokens
+      ? (client) => client.setHeaders({ authorization: `Bearer ${tokens[next++ % tokens.length]}` })
+      : undefined,
+    requests: tokens
+      ? [
+          {
+            setupRequest: (request) => ({
+              ...request,
+              path: request.path.replace(/star=\d/, `star=${(stars++ % 5) + 1}`),
+            }),
+          },
+        ]
+      : undefined,
   });
-  if (result.errors || result.non2xx || result.timeouts) throw new Error(`${method} ${url}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`);
+  if (result.errors || result.non2xx || result.timeouts)
+    throw new Error(`${method} ${url}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`);
   const cpuPerRequest = pid ? ((cpuMs(pid) - cpuBefore) * 1000) / result.requests.total : undefined;
   return { rps: result.requests.average, p99: result.latency.p99, cpu: cpuPerRequest };
 }
@@ -57,10 +69,19 @@ function installVerdaccio() {
   mkdirSync(dir, { recursive: true });
   // verdaccio-audit asks for node-fetch by its `cjs` dist-tag (the 2.x line), which not every registry
   // mirror carries: name that line directly.
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ private: true, overrides: { 'node-fetch': '^2.7.0' } })}\n`);
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ private: true, overrides: { 'node-fetch': '^2.7.0' } })}\n`,
+  );
   process.stderr.write(`bench: installing verdaccio@${VERDACCIO} into ${dir}…\n`);
-  const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `verdaccio@${VERDACCIO}`], { cwd: dir, encoding: 'utf8' });
-  if (npm.status !== 0 || !existsSync(bin)) throw new Error(`npm install verdaccio@${VERDACCIO} failed: ${(npm.stderr || npm.error?.message || '').trim().split('\n').slice(-3).join(' ')}`);
+  const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `verdaccio@${VERDACCIO}`], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  if (npm.status !== 0 || !existsSync(bin))
+    throw new Error(
+      `npm install verdaccio@${VERDACCIO} failed: ${(npm.stderr || npm.error?.message || '').trim().split('\n').slice(-3).join(' ')}`,
+    );
   return bin;
 }
 
@@ -81,10 +102,18 @@ async function startVerdaccio(bin) {
         main: 'index.js',
         license: 'MIT',
         dependencies: { semver: '^7.0.0' },
-        dist: { tarball: `${url}/bench-pkg/-/bench-pkg-1.0.0.tgz`, shasum: '0'.repeat(40), integrity: `sha512-${Buffer.alloc(64).toString('base64')}` },
+        dist: {
+          tarball: `${url}/bench-pkg/-/bench-pkg-1.0.0.tgz`,
+          shasum: '0'.repeat(40),
+          integrity: `sha512-${Buffer.alloc(64).toString('base64')}`,
+        },
       },
     },
-    time: { created: '2024-01-01T00:00:00.000Z', modified: '2024-01-01T00:00:00.000Z', '1.0.0': '2024-01-01T00:00:00.000Z' },
+    time: {
+      created: '2024-01-01T00:00:00.000Z',
+      modified: '2024-01-01T00:00:00.000Z',
+      '1.0.0': '2024-01-01T00:00:00.000Z',
+    },
     _uplinks: {},
     _distfiles: {},
     _attachments: {},
@@ -110,7 +139,9 @@ async function startVerdaccio(bin) {
       '',
     ].join('\n'),
   );
-  const child = spawn(process.execPath, [bin, '--config', join(dir, 'config.yaml'), '--listen', `127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [bin, '--config', join(dir, 'config.yaml'), '--listen', `127.0.0.1:${port}`], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise((done) => child.on('exit', done));
@@ -147,14 +178,21 @@ async function installAndDownload(url, adminToken, dir) {
     return response.json();
   };
   await post('/publishers', { id: 'bench-dl', name: 'Bench downloads' });
-  const published = await post('/publishers/bench-dl/nodes/one-mb/versions', { node: { id: 'one-mb' }, node_version: { version: '1.0.0' } });
+  const published = await post('/publishers/bench-dl/nodes/one-mb/versions', {
+    node: { id: 'one-mb' },
+    node_version: { version: '1.0.0' },
+  });
   writeFileSync(join(dir, 'weights.bin'), randomBytes(1024 * 1024));
   const zipFile = join(dir, 'one-mb.zip');
   const zipped = spawnSync('zip', ['-q0', zipFile, 'weights.bin'], { cwd: dir });
   if (zipped.status !== 0) throw new Error(`zip failed: ${zipped.stderr}`);
   const zip = readFileSync(zipFile);
   const sha256 = createHash('sha256').update(zip).digest('hex');
-  const put = await fetch(published.signedUrl, { method: 'PUT', headers: { 'content-type': 'application/zip', 'x-content-sha256': sha256 }, body: zip });
+  const put = await fetch(published.signedUrl, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/zip', 'x-content-sha256': sha256 },
+    body: zip,
+  });
   if (put.status !== 200) throw new Error(`upload: ${put.status} ${await put.text()}`);
   const time = await sequential(async () => {
     const version = await (await fetch(`${url}/nodes/one-mb/install`)).json();
@@ -194,7 +232,9 @@ export default async function serve() {
     get = await measure(nodeUrl, { pid: ours.pid });
     review = await measure(`${nodeUrl}/reviews?star=1`, { method: 'POST', tokens, pid: ours.pid });
     const after = await (await fetch(nodeUrl)).json();
-    notes.push(`serve: reviews spread over ${USERS} users (one per connection), each replacing its own review; the node's rating afterwards: ${after.rating.toFixed(2)}`);
+    notes.push(
+      `serve: reviews spread over ${USERS} users (one per connection), each replacing its own review; the node's rating afterwards: ${after.rating.toFixed(2)}`,
+    );
   } finally {
     await ours.stop();
   }
@@ -207,7 +247,13 @@ export default async function serve() {
     await archiveFloor.stop();
   }
   rows.push(
-    row('serve: `GET /nodes/{id}/install` + archive download, 1 MB node', ms(install.ms), `bare node:http, the same bytes: ${ms(bareDownload)}`, install.ms / bareDownload, '(reference: one after the other)'),
+    row(
+      'serve: `GET /nodes/{id}/install` + archive download, 1 MB node',
+      ms(install.ms),
+      `bare node:http, the same bytes: ${ms(bareDownload)}`,
+      install.ms / bareDownload,
+      '(reference: one after the other)',
+    ),
   );
 
   const jsonFile = join(dir, 'node.json');
@@ -241,16 +287,74 @@ export default async function serve() {
 
   const rate = (r) => `${Math.round(r.rps).toLocaleString('en')}/s, p99 ${ms(r.p99)}`;
   const floorRate = `bare node:http, same JSON: ${rate(floorGet)}`;
-  rows.push(row('serve: `GET /nodes/{id}`', rate(get), floorRate, get.rps / floorGet.rps, '≥ 0.6× the floor', get.rps / floorGet.rps >= 0.6));
-  rows.push(row('reference: bare Hono (@hono/node-server), same JSON', rate(hono), floorRate, hono.rps / floorGet.rps, '(what the framework alone reaches)'));
-  if (peer) rows.push(row('serve: `GET /nodes/{id}` vs Verdaccio', rate(get), `Verdaccio ${VERDACCIO} package metadata: ${rate(peer)}`, get.rps / peer.rps, '≥ 10× Verdaccio', get.rps / peer.rps >= 10));
-  else rows.push({ name: 'serve: `GET /nodes/{id}` vs Verdaccio', measured: rate(get), against: `Verdaccio ${VERDACCIO}: not measured`, ratio: '—', target: '≥ 10× Verdaccio', verdict: 'not measured' });
   rows.push(
-    row('serve: `POST /nodes/{id}/reviews?star=N`', rate(review), `bare node:http, same JSON: ${rate(floorPost)}`, review.rps / floorPost.rps, '≥ 10,000/s, p99 < 20 ms', review.rps >= 10_000 && review.p99 < 20),
+    row(
+      'serve: `GET /nodes/{id}`',
+      rate(get),
+      floorRate,
+      get.rps / floorGet.rps,
+      '≥ 0.6× the floor',
+      get.rps / floorGet.rps >= 0.6,
+    ),
+  );
+  rows.push(
+    row(
+      'reference: bare Hono (@hono/node-server), same JSON',
+      rate(hono),
+      floorRate,
+      hono.rps / floorGet.rps,
+      '(what the framework alone reaches)',
+    ),
+  );
+  if (peer)
+    rows.push(
+      row(
+        'serve: `GET /nodes/{id}` vs Verdaccio',
+        rate(get),
+        `Verdaccio ${VERDACCIO} package metadata: ${rate(peer)}`,
+        get.rps / peer.rps,
+        '≥ 10× Verdaccio',
+        get.rps / peer.rps >= 10,
+      ),
+    );
+  else
+    rows.push({
+      name: 'serve: `GET /nodes/{id}` vs Verdaccio',
+      measured: rate(get),
+      against: `Verdaccio ${VERDACCIO}: not measured`,
+      ratio: '—',
+      target: '≥ 10× Verdaccio',
+      verdict: 'not measured',
+    });
+  rows.push(
+    row(
+      'serve: `POST /nodes/{id}/reviews?star=N`',
+      rate(review),
+      `bare node:http, same JSON: ${rate(floorPost)}`,
+      review.rps / floorPost.rps,
+      '≥ 10,000/s, p99 < 20 ms',
+      review.rps >= 10_000 && review.p99 < 20,
+    ),
   );
   const cpu = (r) => (r?.cpu === undefined ? 'not measured' : `${r.cpu.toFixed(0)} µs`);
-  rows.push(row('serve: server CPU per `GET /nodes/{id}`', cpu(get), `bare Hono: ${cpu(hono)} · bare node:http: ${cpu(floorGet)}`, get.cpu / hono.cpu, '(toward the framework\'s)'));
-  rows.push(row('serve: server CPU per review', cpu(review), `bare node:http: ${cpu(floorPost)}`, review.cpu / floorPost.cpu, '(reference)'));
+  rows.push(
+    row(
+      'serve: server CPU per `GET /nodes/{id}`',
+      cpu(get),
+      `bare Hono: ${cpu(hono)} · bare node:http: ${cpu(floorGet)}`,
+      get.cpu / hono.cpu,
+      "(toward the framework's)",
+    ),
+  );
+  rows.push(
+    row(
+      'serve: server CPU per review',
+      cpu(review),
+      `bare node:http: ${cpu(floorPost)}`,
+      review.cpu / floorPost.cpu,
+      '(reference)',
+    ),
+  );
   notes.push(
     `serve: server CPU time per request (user + system, from /proc/PID/stat; steadier than requests/s on a shared machine): GET ours ${cpu(get)}, bare Hono ${cpu(hono)}, bare node:http ${cpu(floorGet)}, Verdaccio ${cpu(peer)}; reviews ours ${cpu(review)}, bare node:http ${cpu(floorPost)}`,
   );

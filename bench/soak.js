@@ -18,16 +18,30 @@ const reliabilityTests = readdirSync(join(root, 'test'), { recursive: true, enco
   .map((file) => join('test', file));
 
 console.log(`soak: seed ${seed} (replay with NODEREG_SEED=${seed} npm run soak)`);
-const vitest = spawn(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', ...reliabilityTests, '--testTimeout=3600000', '--hookTimeout=600000'], {
-  cwd: root,
-  stdio: 'inherit',
-  env: { ...process.env, NODEREG_SOAK: '1', NODEREG_SEED: seed, NODEREG_FIGURES: figuresFile },
-});
+const vitest = spawn(
+  process.execPath,
+  [
+    join(root, 'node_modules/vitest/vitest.mjs'),
+    'run',
+    ...reliabilityTests,
+    '--testTimeout=3600000',
+    '--hookTimeout=600000',
+  ],
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NODEREG_SOAK: '1', NODEREG_SEED: seed, NODEREG_FIGURES: figuresFile },
+  },
+);
 const code = await new Promise((done) => vitest.on('close', (status) => done(status ?? 1)));
 
 let figures = [];
 try {
-  figures = readFileSync(figuresFile, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  figures = readFileSync(figuresFile, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 } catch {
   // no figure was reported
 }
@@ -36,7 +50,9 @@ rmSync(figuresFile, { force: true });
 const minutes = ((Date.now() - started) / 60_000).toFixed(1);
 const cpu = cpus();
 console.log(`\n## Soak figures (${code === 0 ? 'all tests passed' : `FAILED with exit code ${code}`})\n`);
-console.log(`Machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${platform()} ${release()}, Node ${process.version}`);
+console.log(
+  `Machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${platform()} ${release()}, Node ${process.version}`,
+);
 console.log(`Seed ${seed}; ${minutes} minutes.\n`);
 console.log('| figure | value | detail |');
 console.log('|---|---:|---|');

@@ -17,7 +17,12 @@ const answer = (response, status, value) => {
 const server = createServer((request, response) => {
   if (request.method === 'POST') {
     request.resume();
-    request.on('end', () => answer(response, 201, { node_version: {}, signedUrl: `http://127.0.0.1:${server.address().port}/uploads/${++uploads}` }));
+    request.on('end', () =>
+      answer(response, 201, {
+        node_version: {},
+        signedUrl: `http://127.0.0.1:${server.address().port}/uploads/${++uploads}`,
+      }),
+    );
     return;
   }
   const part = join(dir, `${uploads}.part`);

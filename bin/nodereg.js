@@ -9,6 +9,8 @@ const main = join(__dirname, '../dist/cli/main.js');
 if (existsSync(main)) {
   import(pathToFileURL(main).href);
 } else {
-  process.stderr.write('error: nodereg is not built yet: dist/cli/main.js is missing\nhint: run `npm ci` in the checkout (it installs and builds), or `npm run build` after changing the code\n');
+  process.stderr.write(
+    'error: nodereg is not built yet: dist/cli/main.js is missing\nhint: run `npm ci` in the checkout (it installs and builds), or `npm run build` after changing the code\n',
+  );
   process.exitCode = 1;
 }

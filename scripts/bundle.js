@@ -44,7 +44,9 @@ await build({
   // A native addon loads files next to its own package: it stays in node_modules (only `serve` needs it).
   external: ['better-sqlite3'],
   // CommonJS packages inside an ESM bundle call require() for Node's built-ins.
-  banner: { js: "import { createRequire as __nodereg_createRequire } from 'node:module'; const require = __nodereg_createRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __nodereg_createRequire } from 'node:module'; const require = __nodereg_createRequire(import.meta.url);",
+  },
   legalComments: 'none',
   logLevel: 'warning',
 });
@@ -52,6 +54,10 @@ await build({
 // The scanner's WebAssembly files, beside the bundle (src/scan/scanner.ts looks in dist/wasm first), so that
 // publish and scan run from a packed tarball with Node alone (the README's CI recipe).
 mkdirSync(resolve(dist, 'wasm'));
-for (const file of ['web-tree-sitter/web-tree-sitter.wasm', 'tree-sitter-python/tree-sitter-python.wasm', 'tree-sitter-javascript/tree-sitter-javascript.wasm']) {
+for (const file of [
+  'web-tree-sitter/web-tree-sitter.wasm',
+  'tree-sitter-python/tree-sitter-python.wasm',
+  'tree-sitter-javascript/tree-sitter-javascript.wasm',
+]) {
   copyFileSync(require.resolve(file), resolve(dist, 'wasm', file.split('/').pop()));
 }

@@ -11,6 +11,9 @@ export function listeningUrl(child, withinMs) {
       const match = /listening on (\S+)/.exec(out);
       if (match) clearTimeout(timer), resolveUrl(match[1]);
     });
-    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`exited (${code}) before listening: ${out.slice(-500)}`))));
+    child.once(
+      'exit',
+      (code) => (clearTimeout(timer), reject(new Error(`exited (${code}) before listening: ${out.slice(-500)}`))),
+    );
   });
 }

@@ -29,7 +29,11 @@ export const ANSWERED_WITHIN_MS = 10_000;
 export function latency(name: string, values: number[], quantile: number, detail = ''): number {
   const sorted = [...values].sort((a, b) => a - b);
   const value = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * quantile))] ?? 0;
-  figure(name, value.toFixed(1), `${sorted.length} answers, slowest ${(sorted.at(-1) ?? 0).toFixed(0)} ms${detail ? `; ${detail}` : ''}`);
+  figure(
+    name,
+    value.toFixed(1),
+    `${sorted.length} answers, slowest ${(sorted.at(-1) ?? 0).toFixed(0)} ms${detail ? `; ${detail}` : ''}`,
+  );
   expect(sorted.at(-1) ?? 0, `${name}: the slowest answer (ms)`).toBeLessThan(ANSWERED_WITHIN_MS);
   return value;
 }

@@ -83,20 +83,36 @@ export interface CliOptions {
  * the process exits. The run's result, and the files it loaded from the bundle, relative to dist/
  * (`cli/main.js`, `chunks/…`).
  */
-export async function runCliRecordingLoads(args: string[], options: CliOptions = {}): Promise<{ result: CliResult; files: string[] }> {
+export async function runCliRecordingLoads(
+  args: string[],
+  options: CliOptions = {},
+): Promise<{ result: CliResult; files: string[] }> {
   const dir = tempDir('nodereg-loads-');
   const log = join(dir, 'loaded.txt');
   writeFileSync(log, '');
-  writeFileSync(join(dir, 'loader.mjs'), "import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  if (url.startsWith('file:')) appendFileSync(process.env.LOADED_LOG, url + '\\n');\n  return next(url, context);\n}\n");
-  writeFileSync(join(dir, 'hook.mjs'), "import { register } from 'node:module';\nregister('./loader.mjs', import.meta.url);\n");
+  writeFileSync(
+    join(dir, 'loader.mjs'),
+    "import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  if (url.startsWith('file:')) appendFileSync(process.env.LOADED_LOG, url + '\\n');\n  return next(url, context);\n}\n",
+  );
+  writeFileSync(
+    join(dir, 'hook.mjs'),
+    "import { register } from 'node:module';\nregister('./loader.mjs', import.meta.url);\n",
+  );
   writeFileSync(
     join(dir, 'required.cjs'),
     "const { appendFileSync } = require('node:fs');\nconst { pathToFileURL } = require('node:url');\nprocess.on('exit', () => appendFileSync(process.env.LOADED_LOG, Object.keys(require.cache).map((file) => pathToFileURL(file).href + '\\n').join('')));\n",
   );
   const hook = pathToFileURL(join(dir, 'hook.mjs')).href;
-  const result = await runCli(args, { ...options, env: { ...options.env, NODE_OPTIONS: `--import=${hook} --require=${join(dir, 'required.cjs')}`, LOADED_LOG: log } });
+  const result = await runCli(args, {
+    ...options,
+    env: { ...options.env, NODE_OPTIONS: `--import=${hook} --require=${join(dir, 'required.cjs')}`, LOADED_LOG: log },
+  });
   const dist = resolve(import.meta.dirname, '../dist');
-  const files = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((url) => fileURLToPath(url)).filter((file) => file.startsWith(`${dist}/`));
+  const files = readFileSync(log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((url) => fileURLToPath(url))
+    .filter((file) => file.startsWith(`${dist}/`));
   return { result, files: [...new Set(files.map((file) => relative(dist, file)))] };
 }
 
@@ -108,7 +124,11 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     else env[key] = value;
   }
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [INSTALLED_BIN, ...args], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [INSTALLED_BIN, ...args], {
+      cwd: options.cwd,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const chunks: Buffer[] = [];
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -17,7 +17,8 @@ export function binDir() {
   }
   const base = '/usr/lib/postgresql';
   if (existsSync(base)) {
-    for (const version of readdirSync(base).sort((a, b) => Number(b) - Number(a))) candidates.push(join(base, version, 'bin'));
+    for (const version of readdirSync(base).sort((a, b) => Number(b) - Number(a)))
+      candidates.push(join(base, version, 'bin'));
   }
   return candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl')));
 }
@@ -34,13 +35,29 @@ const freePort = () =>
 export async function startPostgres(bin) {
   const dir = mkdtempSync(join(tmpdir(), 'nodereg-pg-'));
   const asRoot = userInfo().uid === 0;
-  if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })));
+  if (asRoot)
+    chownSync(
+      dir,
+      Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })),
+      Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })),
+    );
   const run = (tool, args) =>
-    asRoot ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args], { stdio: 'pipe' }) : execFileSync(join(bin, tool), args, { stdio: 'pipe' });
+    asRoot
+      ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args], { stdio: 'pipe' })
+      : execFileSync(join(bin, tool), args, { stdio: 'pipe' });
   const data = join(dir, 'data');
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'nodereg', '-E', 'UTF8', '--no-sync']);
   const port = await freePort();
-  run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'start']);
+  run('pg_ctl', [
+    '-D',
+    data,
+    '-l',
+    join(dir, 'log'),
+    '-w',
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+    'start',
+  ]);
   const { default: postgres } = await import('postgres');
   const admin = postgres(`postgres://nodereg@127.0.0.1:${port}/postgres`, { max: 1, onnotice: () => {} });
   let count = 0;
@@ -54,7 +71,10 @@ export async function startPostgres(bin) {
       /** Sends SIGSTOP or SIGCONT to the server and its children (a frozen host: connections stay open, nothing answers). */
       signal(signal) {
         const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-        const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+        const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' })
+          .split('\n')
+          .filter(Boolean)
+          .map(Number);
         for (const pid of [postmaster, ...children]) {
           try {
             process.kill(pid, signal);

@@ -33,4 +33,3 @@ export function testPostgres(): Promise<TestPostgres> | undefined {
   }
   return started;
 }
-

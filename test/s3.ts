@@ -88,7 +88,12 @@ async function start(): Promise<{ handle: TestS3; stop(): Promise<void> }> {
  * answer, or relay as an S3-compatible server may: ignoring Range (`whole`), or without Content-Length (`chunked`).
  */
 export async function httpRelay(target: string) {
-  const relay = { mode: 'relay' as 'relay' | '500' | '403' | 'hang' | 'whole' | 'chunked' | 'put-dropped' | 'no-bucket', url: '', server: undefined as HttpServer | undefined, requests: [] as string[] };
+  const relay = {
+    mode: 'relay' as 'relay' | '500' | '403' | 'hang' | 'whole' | 'chunked' | 'put-dropped' | 'no-bucket',
+    url: '',
+    server: undefined as HttpServer | undefined,
+    requests: [] as string[],
+  };
   const upstream = new URL(target);
   relay.server = createHttpServer((req, res) => {
     relay.requests.push(`${req.method} ${req.url}`);
@@ -96,12 +101,16 @@ export async function httpRelay(target: string) {
     if (relay.mode === '500') {
       req.resume();
       res.writeHead(500, { 'content-type': 'application/xml' });
-      return void res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>');
+      return void res.end(
+        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>',
+      );
     }
     if (relay.mode === '403') {
       req.resume();
       res.writeHead(403, { 'content-type': 'application/xml' });
-      return void res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>');
+      return void res.end(
+        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>',
+      );
     }
     // A look-alike or a captive proxy: the PUT is answered as stored (with an ETag) and nothing is.
     if (relay.mode === 'put-dropped' && req.method === 'PUT') {
@@ -113,15 +122,25 @@ export async function httpRelay(target: string) {
     if (relay.mode === 'no-bucket') {
       req.resume();
       res.writeHead(404, { 'content-type': 'application/xml' });
-      return void res.end(req.method === 'HEAD' ? undefined : '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message></Error>');
+      return void res.end(
+        req.method === 'HEAD'
+          ? undefined
+          : '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message></Error>',
+      );
     }
     const { range, ...unranged } = req.headers;
     const headers = relay.mode === 'whole' ? unranged : req.headers;
-    const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (answer) => {
-      const { 'content-length': length, ...unmeasured } = answer.headers;
-      res.writeHead(answer.statusCode!, relay.mode === 'chunked' && req.method === 'GET' ? unmeasured : answer.headers);
-      answer.pipe(res);
-    });
+    const forward = request(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
+      (answer) => {
+        const { 'content-length': length, ...unmeasured } = answer.headers;
+        res.writeHead(
+          answer.statusCode!,
+          relay.mode === 'chunked' && req.method === 'GET' ? unmeasured : answer.headers,
+        );
+        answer.pipe(res);
+      },
+    );
     forward.on('error', () => res.destroy());
     req.pipe(forward);
   });

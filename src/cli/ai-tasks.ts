@@ -38,7 +38,11 @@ export interface WaitPlan {
 export function waitPlan(options: WaitOptions, json: boolean): WaitPlan {
   const timeoutMs = parseDuration(options.timeout ?? DEFAULT_TIMEOUT, '--timeout');
   if (options.output === '') throw invalidInput('--output needs a file or directory');
-  if (options.output === STDOUT && json) throw invalidInput('--output - writes the result to stdout, where --json writes its document', 'pass --output <file>, or drop --json');
+  if (options.output === STDOUT && json)
+    throw invalidInput(
+      '--output - writes the result to stdout, where --json writes its document',
+      'pass --output <file>, or drop --json',
+    );
   return { wait: Boolean(options.wait || options.output), timeoutMs, output: options.output };
 }
 
@@ -47,7 +51,10 @@ export function addWaitOptions(command: Command): Command {
   return command
     .option('--wait', 'wait until the task is done, showing its status')
     .option('--timeout <duration>', `how long --wait waits, e.g. 90s, 20m, 1h (default ${DEFAULT_TIMEOUT})`)
-    .option('--output <path>', 'download the results to FILE (one result) or DIR, or - for stdout (one result); implies --wait');
+    .option(
+      '--output <path>',
+      'download the results to FILE (one result) or DIR, or - for stdout (one result); implies --wait',
+    );
 }
 
 /** A hidden second name for an option (`--reference-image` for `--transfer-light-from-reference-image`). */
@@ -62,7 +69,12 @@ export function toNumber(value: string | undefined): number | undefined {
 }
 
 /** The one of two names a user gave (an option and its alias); both with different values is an error. */
-export function either<T>(value: T | undefined, aliasValue: T | undefined, flag: string, aliasFlag: string): T | undefined {
+export function either<T>(
+  value: T | undefined,
+  aliasValue: T | undefined,
+  flag: string,
+  aliasFlag: string,
+): T | undefined {
   if (value !== undefined && aliasValue !== undefined && value !== aliasValue) {
     throw invalidInput(`${flag} and ${aliasFlag} are the same option: give it once`);
   }
@@ -93,7 +105,11 @@ export async function mediaArgument(value: string, flag: string): Promise<string
  * Checks a body against the operation's schema before anything is sent: exit 2 naming the option to
  * fix. `flags` names options that differ from the field's kebab-case (`image` → `<image>`).
  */
-export function validateBody<O extends Operation>(operation: O, body: unknown, flags: Record<string, string> = {}): BodyOf<O> {
+export function validateBody<O extends Operation>(
+  operation: O,
+  body: unknown,
+  flags: Record<string, string> = {},
+): BodyOf<O> {
   const result = operation.body.safeParse(body);
   // what the schema outputs (its defaults filled in) is what is sent, and it meets the schema's input
   if (result.success) return result.data as BodyOf<O>;
@@ -146,7 +162,9 @@ export function readState(kind: TaskKind, answer: unknown): TaskState {
   return {
     id: String(data.task_id ?? ''),
     status,
-    results: Array.isArray(data.generated) ? (data.generated as unknown[]).filter((url): url is string => typeof url === 'string') : [],
+    results: Array.isArray(data.generated)
+      ? (data.generated as unknown[]).filter((url): url is string => typeof url === 'string')
+      : [],
     done: status === 'COMPLETED' || status === 'FAILED',
     failed: status === 'FAILED',
     error: typeof data.error === 'string' ? data.error : undefined,
@@ -166,20 +184,40 @@ const followHint = (kind: TaskKind, id: string) => `nodereg task status ${kind} 
  * Polls a task until it is done, showing its status (a spinner on a terminal, a line per change
  * otherwise). Ctrl-C stops waiting and leaves the task running (exit 130); so does the timeout (exit 1).
  */
-export async function waitForTask(ctx: Ctx, client: Client, kind: TaskKind, taskId: string, timeoutMs: number): Promise<unknown> {
+export async function waitForTask(
+  ctx: Ctx,
+  client: Client,
+  kind: TaskKind,
+  taskId: string,
+  timeoutMs: number,
+): Promise<unknown> {
   const interrupted = new AbortController();
   const onSigint = () => interrupted.abort();
   // `on`, not `once`: while a listener stays, ora's cursor restorer (signal-exit) does not re-raise the signal.
   process.on('SIGINT', onSigint);
   const stopped = new Promise<never>((_, reject) =>
-    interrupted.signal.addEventListener('abort', () => reject(new CliError(`stopped waiting; ${kind} task ${taskId} keeps running`, EXIT.interrupted, 'interrupted', `follow it later: ${followHint(kind, taskId)}`)), { once: true }),
+    interrupted.signal.addEventListener(
+      'abort',
+      () =>
+        reject(
+          new CliError(
+            `stopped waiting; ${kind} task ${taskId} keeps running`,
+            EXIT.interrupted,
+            'interrupted',
+            `follow it later: ${followHint(kind, taskId)}`,
+          ),
+        ),
+      { once: true },
+    ),
   );
   stopped.catch(() => {});
   // A terminal without a width (some ptys) would make the spinner redraw endlessly: plain lines there.
   // discardStdin off: it puts the terminal in raw mode, where Ctrl-C raises no SIGINT.
   const animate = ctx.out.animated && ((ctx.stderr as { columns?: number }).columns ?? 0) > 0;
   const spinner = animate
-    ? (await import('ora')).default({ text: `${kind} task ${taskId}`, stream: ctx.stderr as NodeJS.WritableStream, discardStdin: false }).start()
+    ? (await import('ora'))
+        .default({ text: `${kind} task ${taskId}`, stream: ctx.stderr as NodeJS.WritableStream, discardStdin: false })
+        .start()
     : undefined;
   const deadline = Date.now() + timeoutMs;
   let interval = 500;
@@ -193,7 +231,8 @@ export async function waitForTask(ctx: Ctx, client: Client, kind: TaskKind, task
         failures = 0;
       } catch (error) {
         // A passing hiccup (the registry restarting, a provider's 5xx) does not end the wait.
-        const transient = (error as Error).name === 'NetworkError' || ((error as { status?: number }).status ?? 0) >= 500;
+        const transient =
+          (error as Error).name === 'NetworkError' || ((error as { status?: number }).status ?? 0) >= 500;
         if (!transient || ++failures > 5) throw error;
         answer = undefined;
       }
@@ -210,7 +249,12 @@ export async function waitForTask(ctx: Ctx, client: Client, kind: TaskKind, task
         }
       }
       if (Date.now() + interval > deadline) {
-        throw new CliError(`${kind} task ${taskId} is still ${last || 'running'} after the --timeout`, EXIT.failure, 'timeout', `it keeps running; follow it with: ${followHint(kind, taskId)}`);
+        throw new CliError(
+          `${kind} task ${taskId} is still ${last || 'running'} after the --timeout`,
+          EXIT.failure,
+          'timeout',
+          `it keeps running; follow it with: ${followHint(kind, taskId)}`,
+        );
       }
       await Promise.race([new Promise((resolve) => setTimeout(resolve, interval)), stopped]);
       interval = Math.min(interval * 1.5, 5_000);
@@ -230,7 +274,12 @@ const RESULT_IDLE_MS = 30_000;
 const STDOUT = '-';
 
 const EXTENSIONS: Record<string, string> = {
-  'image/png': '.png', 'image/jpeg': '.jpg', 'image/gif': '.gif', 'image/webp': '.webp', 'video/mp4': '.mp4', 'video/webm': '.webm',
+  'image/png': '.png',
+  'image/jpeg': '.jpg',
+  'image/gif': '.gif',
+  'image/webp': '.webp',
+  'video/mp4': '.mp4',
+  'video/webm': '.webm',
 };
 
 /**
@@ -238,13 +287,28 @@ const EXTENSIONS: Record<string, string> = {
  * (nor ends with a separator), else files named after the task in that directory. Results are
  * capability URLs or the provider's: they are fetched without our token.
  */
-export async function downloadResults(kind: TaskKind, state: TaskState, output: string, max = AI_RESULT_MAX, stdout?: NodeJS.WritableStream): Promise<string[]> {
-  if (state.results.length === 0) throw new CliError(`${kind} task ${state.id} finished without results to download`, EXIT.failure, 'no_results');
+export async function downloadResults(
+  kind: TaskKind,
+  state: TaskState,
+  output: string,
+  max = AI_RESULT_MAX,
+  stdout?: NodeJS.WritableStream,
+): Promise<string[]> {
+  if (state.results.length === 0)
+    throw new CliError(`${kind} task ${state.id} finished without results to download`, EXIT.failure, 'no_results');
   const toStdout = output === STDOUT;
   if (toStdout && state.results.length > 1) {
-    throw invalidInput(`--output - writes one result to stdout; ${kind} task ${state.id} has ${state.results.length}`, `pass --output <dir>/: nodereg task status ${kind} ${state.id} --output results/`);
+    throw invalidInput(
+      `--output - writes one result to stdout; ${kind} task ${state.id} has ${state.results.length}`,
+      `pass --output <dir>/: nodereg task status ${kind} ${state.id} --output results/`,
+    );
   }
-  const isDir = !toStdout && (output.endsWith('/') || output.endsWith(sep) || state.results.length > 1 || (await stat(output).catch(() => undefined))?.isDirectory());
+  const isDir =
+    !toStdout &&
+    (output.endsWith('/') ||
+      output.endsWith(sep) ||
+      state.results.length > 1 ||
+      (await stat(output).catch(() => undefined))?.isDirectory());
   if (!toStdout) makeUserDir(isDir ? output : dirname(output), '--output');
   const files: string[] = [];
   for (const [index, url] of state.results.entries()) {
@@ -253,13 +317,27 @@ export async function downloadResults(kind: TaskKind, state: TaskState, output: 
       const { send } = await import('../client/http.js');
       response = await send({ method: 'GET', url, headers: { 'user-agent': 'nodereg' }, idleMs: RESULT_IDLE_MS });
     } catch (error) {
-      throw new CliError(`cannot download ${url}: ${(error as { reason?: string }).reason ?? (error as Error).message}`, EXIT.failure, 'network');
+      throw new CliError(
+        `cannot download ${url}: ${(error as { reason?: string }).reason ?? (error as Error).message}`,
+        EXIT.failure,
+        'network',
+      );
     }
     if (response.status >= 300) {
       response.body.resume();
-      throw new CliError(`cannot download ${url}: HTTP ${response.status}`, EXIT.failure, 'download_failed', response.status === 404 ? 'results are kept for 24 hours' : undefined);
+      throw new CliError(
+        `cannot download ${url}: HTTP ${response.status}`,
+        EXIT.failure,
+        'download_failed',
+        response.status === 404 ? 'results are kept for 24 hours' : undefined,
+      );
     }
-    const tooLarge = () => new CliError(`cannot download ${url}: it is over ${max / 1024 / 1024} MiB, more than an AI result`, EXIT.failure, 'download_failed');
+    const tooLarge = () =>
+      new CliError(
+        `cannot download ${url}: it is over ${max / 1024 / 1024} MiB, more than an AI result`,
+        EXIT.failure,
+        'download_failed',
+      );
     if (Number(response.headers['content-length']) > max) {
       response.body.destroy();
       throw tooLarge();
@@ -275,7 +353,10 @@ export async function downloadResults(kind: TaskKind, state: TaskState, output: 
       const type = response.headers['content-type']?.split(';')[0].trim() ?? '';
       const ext = EXTENSIONS[type] ?? (extname(new URL(url).pathname) || '.bin');
       // The task id comes from the registry: only a plain file name in `output` is made of it (no `../`).
-      target = join(output, `${kind}-${state.id.replace(/[^\w.-]/g, '_')}${state.results.length > 1 ? `-${index + 1}` : ''}${ext}`);
+      target = join(
+        output,
+        `${kind}-${state.id.replace(/[^\w.-]/g, '_')}${state.results.length > 1 ? `-${index + 1}` : ''}${ext}`,
+      );
     }
     const partial = `${target}.part`;
     try {
@@ -284,7 +365,11 @@ export async function downloadResults(kind: TaskKind, state: TaskState, output: 
     } catch (error) {
       await rm(partial, { force: true });
       if (error instanceof CliError) throw error;
-      throw new CliError(`cannot save ${url} to ${target}: ${(error as Error).message}`, EXIT.failure, 'download_failed');
+      throw new CliError(
+        `cannot save ${url} to ${target}: ${(error as Error).message}`,
+        EXIT.failure,
+        'download_failed',
+      );
     }
     files.push(target);
   }
@@ -306,14 +391,24 @@ function capped(max: number, tooLarge: () => Error) {
 export function describeState(kind: TaskKind, state: TaskState): string {
   const credits = state.credits !== undefined ? ` (${state.credits} credits)` : '';
   const error = state.error ? `: ${state.error}` : '';
-  return [`${kind} task ${state.id}: ${state.status}${credits}${error}`, ...state.results.map((url) => `  ${url}`)].join('\n');
+  return [
+    `${kind} task ${state.id}: ${state.status}${credits}${error}`,
+    ...state.results.map((url) => `  ${url}`),
+  ].join('\n');
 }
 
 /**
  * After a submission or a poll: waits when asked (--wait, --output), downloads, and prints the
  * result. Without waiting, the task id is the result (stdout), with a hint on stderr.
  */
-export async function finishTask(ctx: Ctx, client: Client, kind: TaskKind, answer: unknown, plan: WaitPlan, submitted: boolean): Promise<void> {
+export async function finishTask(
+  ctx: Ctx,
+  client: Client,
+  kind: TaskKind,
+  answer: unknown,
+  plan: WaitPlan,
+  submitted: boolean,
+): Promise<void> {
   let state = readState(kind, answer);
   if (!plan.wait) {
     if (submitted) {
@@ -324,13 +419,18 @@ export async function finishTask(ctx: Ctx, client: Client, kind: TaskKind, answe
     }
     return;
   }
-  if (submitted) ctx.out.info(`${kind} task ${state.id} started; waiting (Ctrl-C stops waiting, the task keeps running)`);
+  if (submitted)
+    ctx.out.info(`${kind} task ${state.id} started; waiting (Ctrl-C stops waiting, the task keeps running)`);
   if (!state.done) {
     answer = await waitForTask(ctx, client, kind, state.id, plan.timeoutMs);
     state = readState(kind, answer);
   }
   if (state.failed) {
-    throw new CliError(`${kind} task ${state.id} failed${state.error ? `: ${state.error}` : ''}`, EXIT.failure, 'task_failed');
+    throw new CliError(
+      `${kind} task ${state.id} failed${state.error ? `: ${state.error}` : ''}`,
+      EXIT.failure,
+      'task_failed',
+    );
   }
   if (!plan.output) {
     ctx.out.result(answer, state.results.join('\n') || describeState(kind, state));

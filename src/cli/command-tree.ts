@@ -21,7 +21,11 @@ function toNode(command: Command, parent: string[]): CommandNode {
     summary: command.summary() || command.description(),
     options: command.options.map((o) => o.long).filter((o): o is string => Boolean(o)),
     // as help lists them: a hidden command (`node publish`, which only says where publish is) is not offered
-    subcommands: command.createHelp().visibleCommands(command).filter((c) => c.name() !== 'help').map((c) => toNode(c, path)),
+    subcommands: command
+      .createHelp()
+      .visibleCommands(command)
+      .filter((c) => c.name() !== 'help')
+      .map((c) => toNode(c, path)),
     path,
   };
 }

@@ -18,7 +18,9 @@ export const DEFAULT_PROFILE = 'default';
 
 /** Where the config lives: `$XDG_CONFIG_HOME/nodereg`, else `~/.config/nodereg`. */
 export function configDir(env: NodeJS.ProcessEnv): string {
-  const base = env.XDG_CONFIG_HOME ? userPath(env.XDG_CONFIG_HOME, 'XDG_CONFIG_HOME') : join(env.HOME || homedir(), '.config');
+  const base = env.XDG_CONFIG_HOME
+    ? userPath(env.XDG_CONFIG_HOME, 'XDG_CONFIG_HOME')
+    : join(env.HOME || homedir(), '.config');
   return join(base, 'nodereg');
 }
 
@@ -53,10 +55,19 @@ export class ConfigStore {
     try {
       if (text !== undefined && text.trim() !== '') data = JSON.parse(text);
     } catch (error) {
-      throw new CliError(`${path} is not valid JSON (${(error as Error).message})`, EXIT.invalid, 'invalid_input', `fix the file, or remove it to start with no profiles`);
+      throw new CliError(
+        `${path} is not valid JSON (${(error as Error).message})`,
+        EXIT.invalid,
+        'invalid_input',
+        `fix the file, or remove it to start with no profiles`,
+      );
     }
-    const object = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
-    const profiles = object.profiles !== null && typeof object.profiles === 'object' ? (object.profiles as Record<string, Profile>) : {};
+    const object =
+      data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+    const profiles =
+      object.profiles !== null && typeof object.profiles === 'object'
+        ? (object.profiles as Record<string, Profile>)
+        : {};
     return new ConfigStore(path, { ...object, profiles }, env.XDG_CONFIG_HOME ? 'XDG_CONFIG_HOME' : 'HOME');
   }
 

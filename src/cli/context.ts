@@ -66,7 +66,15 @@ function ownHost(host: string): boolean {
   const ip = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(host);
   if (!ip) return false;
   const [a, b] = [Number(ip[1]), Number(ip[2])];
-  return a === 127 || a === 10 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
+  return (
+    a === 127 ||
+    a === 10 ||
+    a === 0 ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 169 && b === 254) ||
+    (a === 100 && b >= 64 && b <= 127)
+  );
 }
 
 /** What every command gets: streams, output, the connection, config, prompts. */
@@ -77,7 +85,12 @@ export class Ctx {
   private output?: Output;
   private configStore?: Promise<ConfigStore>;
   /** Where the token requests went with came from, with its profile and registry. */
-  private tokenUsed?: { source: Connection['tokenSource']; profile: string; registry: string; registryFromProfile: boolean };
+  private tokenUsed?: {
+    source: Connection['tokenSource'];
+    profile: string;
+    registry: string;
+    registryFromProfile: boolean;
+  };
 
   constructor(
     /** The global options as commander parsed them. */
@@ -114,7 +127,11 @@ export class Ctx {
       const from = used.source === 'env' ? 'NODEREG_TOKEN' : '--token';
       const hint = `${from} holds this token and ${used.registry} refuses it (revoked, or made on another registry); it is used before any profile's token: give a live one, or leave it out and save one with \`nodereg login\``;
       cliError = new CliError(cliError.message, cliError.exitCode, cliError.code, hint, cliError.status);
-    } else if (cliError.code === 'network' && /^cannot reach \S+: ECONNREFUSED\b/.test(cliError.message) && used?.registryFromProfile) {
+    } else if (
+      cliError.code === 'network' &&
+      /^cannot reach \S+: ECONNREFUSED\b/.test(cliError.message) &&
+      used?.registryFromProfile
+    ) {
       // A profile keeps its registry too: the port of a `nodereg serve` that stopped (an older one saved even a --port 0's).
       const profile = used.profile === DEFAULT_PROFILE ? '' : ` --profile ${used.profile}`;
       const hint = `nothing listens at ${used.registry}, the registry of profile "${used.profile}" (a \`nodereg serve\` that stopped, or serves on another port now): start it there, save where it runs with \`nodereg${profile} config set registry URL\`, or pass --registry URL`;
@@ -170,7 +187,11 @@ export class Ctx {
         registryFromProfile = true;
       }
       registry ??= profile.registry;
-      if (!token && profile.token && sameRegistry(profile.registry ?? DEFAULT_REGISTRY_URL, registry ?? DEFAULT_REGISTRY_URL)) {
+      if (
+        !token &&
+        profile.token &&
+        sameRegistry(profile.registry ?? DEFAULT_REGISTRY_URL, registry ?? DEFAULT_REGISTRY_URL)
+      ) {
         token = profile.token;
         tokenSource = 'profile';
       } else if (!token && profile.token) {
@@ -183,7 +204,15 @@ export class Ctx {
         `write it whole, such as ${withScheme(registry) ?? DEFAULT_REGISTRY_URL}`,
       );
     }
-    return { registry: (registry ?? DEFAULT_REGISTRY_URL).replace(/\/+$/, ''), token, profile: profileName, tokenSource, registryFromProfile, unknownProfile, tokenElsewhere };
+    return {
+      registry: (registry ?? DEFAULT_REGISTRY_URL).replace(/\/+$/, ''),
+      token,
+      profile: profileName,
+      tokenSource,
+      registryFromProfile,
+      unknownProfile,
+      tokenElsewhere,
+    };
   }
 
   /**
@@ -192,10 +221,17 @@ export class Ctx {
    */
   retryWindow(): { ms: number; chosen: boolean } {
     const flag = this.globals().retryWindow;
-    const [value, name] = flag !== undefined ? [flag, '--retry-window'] : [this.env.NODEREG_RETRY_WINDOW?.trim() || undefined, 'NODEREG_RETRY_WINDOW'];
+    const [value, name] =
+      flag !== undefined
+        ? [flag, '--retry-window']
+        : [this.env.NODEREG_RETRY_WINDOW?.trim() || undefined, 'NODEREG_RETRY_WINDOW'];
     if (value === undefined) return { ms: RESTART_WINDOW_MS, chosen: false };
     const ms = parseDuration(value, name);
-    if (ms > RETRY_WINDOW_MAX_MS) throw invalidInput(`${name} "${value}" is longer than ${RETRY_WINDOW_MAX_MS / 3_600_000}h, the most it may be`, `write a shorter one, such as 5m`);
+    if (ms > RETRY_WINDOW_MAX_MS)
+      throw invalidInput(
+        `${name} "${value}" is longer than ${RETRY_WINDOW_MAX_MS / 3_600_000}h, the most it may be`,
+        `write a shorter one, such as 5m`,
+      );
     return { ms, chosen: true };
   }
 
@@ -204,25 +240,55 @@ export class Ctx {
    * `token` replaces the resolved one (login checks a token before saving it). `restartWindowMs`
    * replaces the user's retry window, for a command that must not wait (validate).
    */
-  async client(options: { requireToken?: boolean; token?: string; timeoutMs?: number; retries?: number; restartWindowMs?: number } = {}): Promise<Client> {
+  async client(
+    options: {
+      requireToken?: boolean;
+      token?: string;
+      timeoutMs?: number;
+      retries?: number;
+      restartWindowMs?: number;
+    } = {},
+  ): Promise<Client> {
     const window = this.retryWindow();
     const connection = await this.connection();
     if (options.token !== undefined) connection.token = options.token;
-    else this.tokenUsed = { source: connection.tokenSource, profile: connection.profile, registry: connection.registry, registryFromProfile: connection.registryFromProfile };
+    else
+      this.tokenUsed = {
+        source: connection.tokenSource,
+        profile: connection.profile,
+        registry: connection.registry,
+        registryFromProfile: connection.registryFromProfile,
+      };
     if (options.requireToken && !connection.token && connection.unknownProfile) {
-      const known = connection.unknownProfile.length ? ` (profiles: ${connection.unknownProfile.join(', ')})` : ' (none is saved yet)';
-      throw invalidInput(`there is no profile named "${connection.profile}"${known}`, `save one with \`nodereg login --profile ${connection.profile}\``);
+      const known = connection.unknownProfile.length
+        ? ` (profiles: ${connection.unknownProfile.join(', ')})`
+        : ' (none is saved yet)';
+      throw invalidInput(
+        `there is no profile named "${connection.profile}"${known}`,
+        `save one with \`nodereg login --profile ${connection.profile}\``,
+      );
     }
     const odd = connection.token && /[^\x21-\x7e]|["'`]/.exec(connection.token)?.[0];
     if (odd) {
       // No header carries a line break or a control character, and no token holds a space or a quote: say so, naming where it came from, rather than send it.
-      const from = options.token !== undefined ? 'the token given' : connection.tokenSource === 'flag' ? '--token' : connection.tokenSource === 'env' ? 'NODEREG_TOKEN' : `profile "${connection.profile}"`;
+      const from =
+        options.token !== undefined
+          ? 'the token given'
+          : connection.tokenSource === 'flag'
+            ? '--token'
+            : connection.tokenSource === 'env'
+              ? 'NODEREG_TOKEN'
+              : `profile "${connection.profile}"`;
       const what =
-        odd === '\n' || odd === '\r' ? 'a line break'
-        : odd === ' ' || odd === '\t' ? 'a space'
-        : odd < ' ' || odd === '\x7f' ? 'a control character'
-        : odd < '\x7f' ? `a quote (${odd}), as pasted with the quotes around it`
-        : 'a character outside ASCII';
+        odd === '\n' || odd === '\r'
+          ? 'a line break'
+          : odd === ' ' || odd === '\t'
+            ? 'a space'
+            : odd < ' ' || odd === '\x7f'
+              ? 'a control character'
+              : odd < '\x7f'
+                ? `a quote (${odd}), as pasted with the quotes around it`
+                : 'a character outside ASCII';
       throw new CliError(
         `${from} is not a token: it holds ${what}`,
         EXIT.auth,

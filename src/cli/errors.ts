@@ -46,7 +46,11 @@ export function exitCodeForStatus(status: number): number {
 
 /** `light_transfer_strength` → `--light-transfer-strength`: the option a user sets for a field. */
 export function flagForField(path: string): string {
-  const last = path.split('.').filter((part) => !/^\d+$/.test(part)).pop() ?? path;
+  const last =
+    path
+      .split('.')
+      .filter((part) => !/^\d+$/.test(part))
+      .pop() ?? path;
   return `--${fieldKey(last)}`;
 }
 
@@ -66,7 +70,9 @@ export function toCliError(error: unknown, hints: Partial<Record<number, string>
   if (error instanceof ApiError) {
     const details = error.details?.length ? ` (${error.details.map((d) => `${d.path}: ${d.message}`).join('; ')})` : '';
     const hint =
-      hints[error.status] ?? error.hint ?? (error.status === 429 && error.retryAfter ? `try again in ${error.retryAfter} s` : defaultHints[error.status]);
+      hints[error.status] ??
+      error.hint ??
+      (error.status === 429 && error.retryAfter ? `try again in ${error.retryAfter} s` : defaultHints[error.status]);
     return new CliError(`${error.message}${details}`, exitCodeForStatus(error.status), error.code, hint, error.status);
   }
   if (error instanceof ForeignAnswerError) {
@@ -81,13 +87,24 @@ export function toCliError(error: unknown, hints: Partial<Record<number, string>
   if (error instanceof NetworkError && error.url.startsWith('https:') && error.reason.startsWith('EPROTO')) {
     // The TLS handshake met a server that answers plain HTTP, as `nodereg serve` does.
     const plain = error.url.replace(/^https:/, 'http:').replace(/(\/\/[^/]+).*$/, '$1');
-    return new CliError(error.message, EXIT.failure, 'network', `the server there speaks http, not https (as \`nodereg serve\` does): write ${plain} in --registry or NODEREG_REGISTRY`);
+    return new CliError(
+      error.message,
+      EXIT.failure,
+      'network',
+      `the server there speaks http, not https (as \`nodereg serve\` does): write ${plain} in --registry or NODEREG_REGISTRY`,
+    );
   }
   if (error instanceof NetworkError) {
-    return new CliError(error.message, EXIT.failure, 'network', 'is the registry running and the URL right? Set it with --registry or NODEREG_REGISTRY; start a local one with `nodereg serve`; --retry-window 5m waits longer for one that is starting');
+    return new CliError(
+      error.message,
+      EXIT.failure,
+      'network',
+      'is the registry running and the URL right? Set it with --registry or NODEREG_REGISTRY; start a local one with `nodereg serve`; --retry-window 5m waits longer for one that is starting',
+    );
   }
   const name = (error as { name?: string } | undefined)?.name;
-  if (name === 'ExitPromptError' || name === 'AbortPromptError') return new CliError('interrupted', EXIT.interrupted, 'interrupted');
+  if (name === 'ExitPromptError' || name === 'AbortPromptError')
+    return new CliError('interrupted', EXIT.interrupted, 'interrupted');
   const message = error instanceof Error ? error.message : String(error);
   return new CliError(message, EXIT.failure, 'internal');
 }

@@ -36,15 +36,17 @@ export const EXIT_MEANINGS: readonly ExitMeaning[] = [
     code: EXIT.failure,
     name: 'failure',
     when: 'server error (5xx), rate limited (429), network; `scan`: a finding (or a file it could not scan) at or above `--fail-on`',
-    publish: 'the registry could not be reached or failed (5xx, 429), also after retries; or `GITHUB_OUTPUT` could not be written (the version is published)',
+    publish:
+      'the registry could not be reached or failed (5xx, 429), also after retries; or `GITHUB_OUTPUT` could not be written (the version is published)',
     scan: 'at least one',
     restore: 'an archive that does not match its version, or the database or bucket failed',
   },
   {
     code: EXIT.invalid,
     name: 'invalid input',
-    when: "bad flags, local validation, server 400, 413, 415, a registry URL that answers as no registry does (another server, a wrong path); `validate`, `publish`: scan findings at or above `--fail-on`, and a version the registry flagged after its upload",
-    publish: "invalid project or flags; the local scan found something at or above `--fail-on`; or the registry flagged the version after its upload (nobody can install it); or the registry URL is not a registry's",
+    when: 'bad flags, local validation, server 400, 413, 415, a registry URL that answers as no registry does (another server, a wrong path); `validate`, `publish`: scan findings at or above `--fail-on`, and a version the registry flagged after its upload',
+    publish:
+      "invalid project or flags; the local scan found something at or above `--fail-on`; or the registry flagged the version after its upload (nobody can install it); or the registry URL is not a registry's",
     scan: 'bad flags or an unreadable project',
     restore: 'SOURCE is not a nodereg data dir, or a bad URL',
   },
@@ -55,10 +57,25 @@ export const EXIT_MEANINGS: readonly ExitMeaning[] = [
     publish: 'the version exists (with `--skip-existing`: with another archive, or withdrawn)',
     restore: 'the target holds a registry, or a running server holds SOURCE',
   },
-  { code: EXIT.auth, name: 'not authenticated or not allowed', when: '401, 403', publish: 'no token, or the registry refused it; or another publisher holds the node id' },
+  {
+    code: EXIT.auth,
+    name: 'not authenticated or not allowed',
+    when: '401, 403',
+    publish: 'no token, or the registry refused it; or another publisher holds the node id',
+  },
   { code: EXIT.notFound, name: 'not found', when: '404', publish: 'the publisher does not exist' },
-  { code: EXIT.interrupted, name: 'interrupted', when: 'Ctrl-C (SIGINT); `serve` stops gracefully on it and exits 0', publish: 'interrupted by Ctrl-C (SIGINT)' },
-  { code: EXIT.terminated, name: 'terminated', when: 'SIGTERM, e.g. a cancelled CI job; `serve` stops gracefully on it and exits 0', publish: 'terminated by SIGTERM (e.g. a cancelled CI job)' },
+  {
+    code: EXIT.interrupted,
+    name: 'interrupted',
+    when: 'Ctrl-C (SIGINT); `serve` stops gracefully on it and exits 0',
+    publish: 'interrupted by Ctrl-C (SIGINT)',
+  },
+  {
+    code: EXIT.terminated,
+    name: 'terminated',
+    when: 'SIGTERM, e.g. a cancelled CI job; `serve` stops gracefully on it and exits 0',
+    publish: 'terminated by SIGTERM (e.g. a cancelled CI job)',
+  },
 ];
 
 /** `lead` and `parts` joined by `joint`, in lines of at most 88 columns indented as far as `lead`; without backticks. */
@@ -76,10 +93,18 @@ function wrapped(lead: string, parts: string[], joint: string): string {
 
 /** The "Exit codes:" of `nodereg --help` (no `command`: every code by name) or of a command's `--help`. */
 export function exitCodesHelp(command?: ExplainedCommand): string {
-  if (!command) return `Exit codes:\n${wrapped('  ', EXIT_MEANINGS.map((m) => `${m.code} ${m.name}`), ' · ')}`;
-  const lines = EXIT_MEANINGS.filter((m) => m[command]).map((m) => wrapped(`  ${String(m.code).padEnd(5)}`, m[command]!.split(' '), ' '));
+  if (!command)
+    return `Exit codes:\n${wrapped(
+      '  ',
+      EXIT_MEANINGS.map((m) => `${m.code} ${m.name}`),
+      ' · ',
+    )}`;
+  const lines = EXIT_MEANINGS.filter((m) => m[command]).map((m) =>
+    wrapped(`  ${String(m.code).padEnd(5)}`, m[command]!.split(' '), ' '),
+  );
   return `\nExit codes:\n${lines.join('\n')}`;
 }
 
 /** The exit code of a run a signal stopped: 130 for SIGINT, 143 for SIGTERM, whichever step it stopped. */
-export const exitCodeForSignal = (signal: unknown): number => (signal === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted);
+export const exitCodeForSignal = (signal: unknown): number =>
+  signal === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;

@@ -3,7 +3,14 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { atLeast, SCAN_SEVERITIES } from '../contract/limits.js';
-import { COMPILED_PYTHON, DEFAULT_SCAN_FAIL_ON, namesWhat, SCAN_FLAG_AT, SCAN_MAX_FINDINGS_PER_RULE, SCAN_MAX_REPORTED_FINDINGS } from '../shared/scan.js';
+import {
+  COMPILED_PYTHON,
+  DEFAULT_SCAN_FAIL_ON,
+  namesWhat,
+  SCAN_FLAG_AT,
+  SCAN_MAX_FINDINGS_PER_RULE,
+  SCAN_MAX_REPORTED_FINDINGS,
+} from '../shared/scan.js';
 import type { Finding, ScanReport, ScanSeverity, SkippedFile } from '../contract/scan.js';
 import type { Problem } from '../package/manifest.js';
 import type { Project } from '../package/project.js';
@@ -12,7 +19,10 @@ import type { Output } from './output.js';
 
 /** `--fail-on`, made through the program: this module loads no commander (publish runs without it). */
 export const failOnOption = (program: Command) =>
-  program.createOption('--fail-on <severity>', 'findings of this severity or above stop it').choices(SCAN_SEVERITIES).default(DEFAULT_SCAN_FAIL_ON);
+  program
+    .createOption('--fail-on <severity>', 'findings of this severity or above stop it')
+    .choices(SCAN_SEVERITIES)
+    .default(DEFAULT_SCAN_FAIL_ON);
 
 /**
  * Scans the files `pack` would ship. `asRegistry` (validate, publish): a suppression comment hides no
@@ -28,12 +38,19 @@ export async function scanProject(project: Pick<Project, 'files'>, asRegistry = 
  * rule whose names they hold): a registry flags those at SCAN_FLAG_AT, so they count like findings.
  */
 export function blocking(report: ScanReport, failOn: ScanSeverity): (Finding | SkippedFile)[] {
-  return [...report.findings.filter((f) => !f.suppressed && atLeast(f.severity, failOn)), ...(report.skipped ?? []).filter((s) => atLeast(s.severity, failOn))];
+  return [
+    ...report.findings.filter((f) => !f.suppressed && atLeast(f.severity, failOn)),
+    ...(report.skipped ?? []).filter((s) => atLeast(s.severity, failOn)),
+  ];
 }
 
 /** "not scanned (…); it names what dynamic-execution looks for, so a registry flags the version for review". */
 export function unscannedText(skipped: SkippedFile): string {
-  const names = skipped.rules ? `; it names ${namesWhat(skipped.rules)}` : skipped.reason === COMPILED_PYTHON ? '' : '; it is too large to be read for what the rules look for';
+  const names = skipped.rules
+    ? `; it names ${namesWhat(skipped.rules)}`
+    : skipped.reason === COMPILED_PYTHON
+      ? ''
+      : '; it is too large to be read for what the rules look for';
   return `not scanned (${skipped.reason})${names}${atLeast(skipped.severity, SCAN_FLAG_AT) ? ', so a registry flags the version for review' : ''}`;
 }
 
@@ -42,22 +59,36 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 /** "2 findings (1 high, 1 medium) in 12 files, 1 suppressed". */
 export function findingsSummary(report: ScanReport): string {
   const shown = report.findings.filter((f) => !f.suppressed);
-  const counts = [...SCAN_SEVERITIES].reverse().map((s) => [s, shown.filter((f) => f.severity === s).length] as const).filter(([, n]) => n);
+  const counts = [...SCAN_SEVERITIES]
+    .reverse()
+    .map((s) => [s, shown.filter((f) => f.severity === s).length] as const)
+    .filter(([, n]) => n);
   const by = counts.length ? ` (${counts.map(([s, n]) => `${n} ${s}`).join(', ')})` : '';
   const unhidden = report.findings.filter((f) => f.suppressed && atLeast(f.severity, SCAN_FLAG_AT)).length;
-  const flaggedAnyway = unhidden ? ` (a registry flags ${unhidden === report.suppressed ? (unhidden === 1 ? 'it' : 'them') : unhidden} anyway: a comment hides no ${SCAN_FLAG_AT} or more severe finding there)` : '';
+  const flaggedAnyway = unhidden
+    ? ` (a registry flags ${unhidden === report.suppressed ? (unhidden === 1 ? 'it' : 'them') : unhidden} anyway: a comment hides no ${SCAN_FLAG_AT} or more severe finding there)`
+    : '';
   const suppressed = report.suppressed ? `, ${report.suppressed} suppressed${flaggedAnyway}` : '';
-  const more = report.omitted ? `, and ${report.omitted} more not listed (the ${SCAN_MAX_REPORTED_FINDINGS} most severe are)` : '';
+  const more = report.omitted
+    ? `, and ${report.omitted} more not listed (the ${SCAN_MAX_REPORTED_FINDINGS} most severe are)`
+    : '';
   const unscanned = report.skipped?.length ? `, ${plural(report.skipped.length, 'file')} not scanned` : '';
   return `${shown.length ? plural(shown.length, 'finding') : 'no findings'}${by} in ${plural(report.files, 'file')}${suppressed}${unscanned}${more}`;
 }
 
 /** "many.py: the scan stopped looking for dynamic-execution after 100 findings; there may be more". */
 const stoppedLines = (report: ScanReport) =>
-  (report.stopped ?? []).map(({ file, rule }) => `${file}: the scan stopped looking for ${rule} after ${SCAN_MAX_FINDINGS_PER_RULE} findings; there may be more`);
+  (report.stopped ?? []).map(
+    ({ file, rule }) =>
+      `${file}: the scan stopped looking for ${rule} after ${SCAN_MAX_FINDINGS_PER_RULE} findings; there may be more`,
+  );
 
 const SEVERITY_COLOUR: Record<ScanSeverity, Parameters<Output['style']>[0]> = {
-  info: 'gray', low: 'cyan', medium: 'yellow', high: 'red', critical: 'magenta',
+  info: 'gray',
+  low: 'cyan',
+  medium: 'yellow',
+  high: 'red',
+  critical: 'magenta',
 };
 
 /** Unsuppressed findings grouped by file, each with its line of code; `root` is where the files are. */
@@ -83,7 +114,9 @@ export function findingsText(out: Output, report: ScanReport, files: Pick<Projec
       current = f.file;
       parts.push(`${parts.length ? '\n' : ''}${out.style('underline', f.file)}`);
     }
-    parts.push(`  ${f.line}:${f.column}  ${out.style(SEVERITY_COLOUR[f.severity], f.severity.padEnd(8))}  ${f.rule}  ${f.message}`);
+    parts.push(
+      `  ${f.line}:${f.column}  ${out.style(SEVERITY_COLOUR[f.severity], f.severity.padEnd(8))}  ${f.rule}  ${f.message}`,
+    );
     parts.push(`      ${out.style('dim', '|')} ${codeLine(f.file, f.line)}`);
     parts.push(`      ${out.style('dim', `hint: ${f.hint}`)}`);
   }
@@ -104,25 +137,44 @@ export const findingProblems = (stopping: (Finding | SkippedFile)[]): Problem[] 
   }));
 
 /** The error of validate and publish when findings reach --fail-on. */
-export function findingsError(stopping: (Finding | SkippedFile)[], failOn: ScanSeverity, acceptFlag: boolean): CliError {
+export function findingsError(
+  stopping: (Finding | SkippedFile)[],
+  failOn: ScanSeverity,
+  acceptFlag: boolean,
+): CliError {
   const list = stopping
     .slice(0, ERROR_LISTS)
-    .map((f) => ('rule' in f ? `  ${f.file}:${f.line}  ${f.severity}  ${f.rule}: ${f.message}` : `  ${f.file}  ${f.severity}  ${unscannedText(f)}`))
-    .concat(stopping.length > ERROR_LISTS ? [`  and ${stopping.length - ERROR_LISTS} more (\`nodereg scan\` lists every one)`] : [])
+    .map((f) =>
+      'rule' in f
+        ? `  ${f.file}:${f.line}  ${f.severity}  ${f.rule}: ${f.message}`
+        : `  ${f.file}  ${f.severity}  ${unscannedText(f)}`,
+    )
+    .concat(
+      stopping.length > ERROR_LISTS
+        ? [`  and ${stopping.length - ERROR_LISTS} more (\`nodereg scan\` lists every one)`]
+        : [],
+    )
     .join('\n');
   const findings = stopping.filter((f): f is Finding => 'rule' in f);
   const unscanned = stopping.length - findings.length;
-  const found = [findings.length ? plural(findings.length, 'finding') : '', unscanned ? `${plural(unscanned, 'file')} it could not scan` : ''];
+  const found = [
+    findings.length ? plural(findings.length, 'finding') : '',
+    unscanned ? `${plural(unscanned, 'file')} it could not scan` : '',
+  ];
   const flagged = stopping.some((f) => atLeast(f.severity, SCAN_FLAG_AT));
   // the findings' own hints say what to do; a comment is no way past a finding the registry flags
   const hints = [...new Set(findings.map((f) => f.hint))].slice(0, 3);
   const fixes = [
     findings.length ? `fix ${findings.length === 1 ? 'it' : 'them'}: ${hints.join('; ')}` : '',
-    findings.length && flagged ? `a \`# nodereg: allow RULE -- reason\` comment does not keep a registry from flagging a ${SCAN_FLAG_AT} or more severe finding` : '',
+    findings.length && flagged
+      ? `a \`# nodereg: allow RULE -- reason\` comment does not keep a registry from flagging a ${SCAN_FLAG_AT} or more severe finding`
+      : '',
     findings.length && !flagged ? 'or mark a safe line with `# nodereg: allow RULE -- reason`' : '',
     unscanned ? 'make a file it could not scan smaller or plainer, or leave it out' : '',
   ];
-  const accept = acceptFlag ? `; or publish anyway with --accept-findings${flagged ? ' (the registry flags the version: nobody can install it until an admin reviews it)' : ''}` : '';
+  const accept = acceptFlag
+    ? `; or publish anyway with --accept-findings${flagged ? ' (the registry flags the version: nobody can install it until an admin reviews it)' : ''}`
+    : '';
   const error = new CliError(
     `the scan found ${found.filter(Boolean).join(' and ')} at or above ${failOn}:\n${list}`,
     EXIT.invalid,

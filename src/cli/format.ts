@@ -15,7 +15,13 @@ export function fullStatus(all: readonly string[], word: string): string {
 }
 
 type Colour = Parameters<Output['style']>[0];
-const COLOURS: Record<string, Colour> = { active: 'green', pending: 'yellow', flagged: 'magenta', banned: 'red', deleted: 'gray' };
+const COLOURS: Record<string, Colour> = {
+  active: 'green',
+  pending: 'yellow',
+  flagged: 'magenta',
+  banned: 'red',
+  deleted: 'gray',
+};
 
 /** A status as a short coloured word (colour only on a terminal, never with NO_COLOR). */
 export function statusText(out: Output, status: string | undefined): string {
@@ -34,7 +40,9 @@ export function fields(rows: [string, string | number | undefined | null][]): st
   const shown = rows.filter(([, value]) => value !== undefined && value !== null && value !== '');
   const width = Math.max(...shown.map(([label]) => label.length));
   const indent = ' '.repeat(width + 2);
-  return shown.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${String(value).replace(/\n/g, `\n${indent}`)}`).join('\n');
+  return shown
+    .map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${String(value).replace(/\n/g, `\n${indent}`)}`)
+    .join('\n');
 }
 
 /** Versions as a table: the status reason is the last column, since it is free text. */
@@ -70,5 +78,7 @@ export function versionFindings(out: Output, versions: NodeVersion[]): string {
       });
       return `${v.version}\n${lines.join('\n')}`;
     });
-  return blocks.length ? `\n\n${blocks.join('\n\n')}` : '\n\nno scan findings to show (none, or they are shown only to the publisher\'s members and admins)';
+  return blocks.length
+    ? `\n\n${blocks.join('\n\n')}`
+    : "\n\nno scan findings to show (none, or they are shown only to the publisher's members and admins)";
 }

@@ -6,7 +6,11 @@ import { delimiter, dirname, isAbsolute, relative, sep } from 'node:path';
  * node_modules/.bin; else `node <script>` (a checkout: `node bin/nodereg.js`), the script relative
  * to the working dir when it is below it.
  */
-export function invocation(script = process.argv[1] ?? '', env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+export function invocation(
+  script = process.argv[1] ?? '',
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): string {
   const dir = dirname(script);
   if (dir.endsWith(`${sep}node_modules${sep}.bin`)) return 'npx nodereg';
   if (script.endsWith(`${sep}nodereg`) && (env.PATH ?? '').split(delimiter).includes(dir)) return 'nodereg';
@@ -24,4 +28,5 @@ export function asInvoked(text: string, command: string): string {
 }
 
 /** A word of a command line as a POSIX shell reads it back: quoted only when it must be. */
-export const shellWord = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
+export const shellWord = (value: string) =>
+  /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;

@@ -14,15 +14,26 @@ const NAME_MAX = 255;
  */
 export function userPath(path: string, source: string): string {
   if (/^~([\\/]|$)/.test(path)) {
-    const instead = source.startsWith('-') ? `write \`${source} ~/…\` with a space, or $HOME/…` : `set ${source}=$HOME/…`;
-    throw invalidInput(`${source}: ${path} starts with a ~ the shell did not expand (it does only at the start of an unquoted word, not after =)`, `${instead}; for a directory named ~, write ./~`);
+    const instead = source.startsWith('-')
+      ? `write \`${source} ~/…\` with a space, or $HOME/…`
+      : `set ${source}=$HOME/…`;
+    throw invalidInput(
+      `${source}: ${path} starts with a ~ the shell did not expand (it does only at the start of an unquoted word, not after =)`,
+      `${instead}; for a directory named ~, write ./~`,
+    );
   }
   if (sep === '/' && path.endsWith('\\')) {
-    throw invalidInput(`${source}: ${path} ends with a backslash, which is part of a name here, not a separator`, `write ${path.replace(/\\+$/, '')}/ for a directory`);
+    throw invalidInput(
+      `${source}: ${path} ends with a backslash, which is part of a name here, not a separator`,
+      `write ${path.replace(/\\+$/, '')}/ for a directory`,
+    );
   }
   const long = path.split(/[\\/]/).find((name) => Buffer.byteLength(name) > NAME_MAX);
   if (long !== undefined) {
-    throw invalidInput(`${source}: the name ${long.slice(0, 40)}… is ${Buffer.byteLength(long)} bytes long; file systems take at most ${NAME_MAX} per name`, `choose a shorter name for ${source}`);
+    throw invalidInput(
+      `${source}: the name ${long.slice(0, 40)}… is ${Buffer.byteLength(long)} bytes long; file systems take at most ${NAME_MAX} per name`,
+      `choose a shorter name for ${source}`,
+    );
   }
   return resolve(path);
 }
@@ -32,7 +43,8 @@ export function makeUserDir(dir: string, source: string, mode?: number): void {
   try {
     makeDirs(dir, mode);
   } catch (error) {
-    if (error instanceof MakeDirError) throw invalidInput(`${source}: ${error.message}`, `point ${source} at a directory you can write to`);
+    if (error instanceof MakeDirError)
+      throw invalidInput(`${source}: ${error.message}`, `point ${source} at a directory you can write to`);
     throw error;
   }
 }

@@ -6,16 +6,26 @@ import type { Project } from '../package/project.js';
 
 /** The classes the project's Python files (those pack would ship) define. */
 export async function projectClasses(project: Project): Promise<Extraction> {
-  const [{ extractNodeClasses }, { scanner }] = await Promise.all([import('../scan/node-classes/extract.js'), import('../scan/run.js')]);
+  const [{ extractNodeClasses }, { scanner }] = await Promise.all([
+    import('../scan/node-classes/extract.js'),
+    import('../scan/run.js'),
+  ]);
   const parser = await scanner();
-  const files = new Map(project.files.filter((file) => file.path.endsWith('.py')).map((file) => [file.path, readFileSync(file.abs, 'utf8')]));
+  const files = new Map(
+    project.files
+      .filter((file) => file.path.endsWith('.py'))
+      .map((file) => [file.path, readFileSync(file.abs, 'utf8')]),
+  );
   return extractNodeClasses(files, (text) => parser.parsePython(text), project.request?.nodeId ?? '');
 }
 
 /** One line per class, or why none was found. */
 export function classesText(extraction: Extraction): string {
   if (extraction.status !== 'success') return `node classes: none found (${extraction.status}: ${extraction.reason})`;
-  const lines = extraction.classes.map((found) => `  ${found.name}${found.displayName && found.displayName !== found.name ? ` (${found.displayName})` : ''}`);
+  const lines = extraction.classes.map(
+    (found) =>
+      `  ${found.name}${found.displayName && found.displayName !== found.name ? ` (${found.displayName})` : ''}`,
+  );
   return `node classes (${extraction.classes.length}):\n${lines.join('\n')}`;
 }
 

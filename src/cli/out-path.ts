@@ -5,7 +5,11 @@ import { makeUserDir, userPath } from './make-dir.js';
 
 /** `--out -` is refused before any work, in words, rather than written to a file named `-`: archives go to files. */
 export function refuseStdoutOut(out: string | undefined): void {
-  if (out === '-') throw invalidInput('--out - (stdout) is not supported: --out names a file or directory for the archive', 'pass --out ./-   for a file named "-"');
+  if (out === '-')
+    throw invalidInput(
+      '--out - (stdout) is not supported: --out names a file or directory for the archive',
+      'pass --out ./-   for a file named "-"',
+    );
 }
 
 /**

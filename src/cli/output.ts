@@ -23,7 +23,10 @@ const CONTROL = new RegExp(`\\r(?!\\n)|[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f${C1_AND
  * (measured: ~0.01 vs 0.1–0.2 ms on 1.4 KB).
  */
 const ANY_CONTROL = new RegExp(`[\\x00-\\x08\\x0b-\\x1f${C1_AND_BIDI}]`);
-const escaped = (c: string) => (c.charCodeAt(0) > 0xff ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+const escaped = (c: string) =>
+  c.charCodeAt(0) > 0xff
+    ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+    : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
 /** For JSON.stringify: each string masked on its own, so that a mask never spans two strings of the document. */
 const maskStrings = (_key: string, value: unknown) => (typeof value === 'string' ? withoutUserInfo(value) : value);
 /** Whatever the CLI writes goes through here: no message, log or result prints a URL's user or password. */
@@ -59,7 +62,9 @@ const jsonText = (value: unknown, indent?: number) => {
   // slows a large document (measured on 10 MB of JSON: 20–55 ms without it, 50–95 ms with it), the test does not.
   const text = withoutUserInfo(plain) === plain ? plain : JSON.stringify(value, maskStrings, indent);
   RAW_IN_JSON.lastIndex = 0;
-  return RAW_IN_JSON.test(text) ? text.replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+  return RAW_IN_JSON.test(text)
+    ? text.replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : text;
 };
 
 /**
@@ -94,7 +99,10 @@ export class Output {
       this.stdout.write(`${jsonText(value ?? null, 2)}\n`);
       return;
     }
-    const text = typeof human === 'function' ? human() : human ?? (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+    const text =
+      typeof human === 'function'
+        ? human()
+        : (human ?? (typeof value === 'string' ? value : JSON.stringify(value, null, 2)));
     if (text !== '') this.stdout.write(printable(text.endsWith('\n') ? text : `${text}\n`));
   }
 
@@ -102,7 +110,11 @@ export class Output {
   jsonLines = false;
 
   /** One JSON line, on stderr unless `stream` says otherwise (serve's URL line goes to stdout). */
-  record(level: 'info' | 'warn' | 'hint' | 'error', fields: Record<string, unknown>, stream: Stream = this.stderr): void {
+  record(
+    level: 'info' | 'warn' | 'hint' | 'error',
+    fields: Record<string, unknown>,
+    stream: Stream = this.stderr,
+  ): void {
     stream.write(`${jsonText({ time: new Date().toISOString(), level, ...fields })}\n`);
   }
 
@@ -168,9 +180,16 @@ export class Output {
     }
     if (this.jsonLines) {
       const hint = error.hint && asInvoked(error.hint, this.command);
-      return this.record('error', { message: asInvoked(error.message, this.command), code: error.code, hint, stack: verbose ? error.stack : undefined });
+      return this.record('error', {
+        message: asInvoked(error.message, this.command),
+        code: error.code,
+        hint,
+        stack: verbose ? error.stack : undefined,
+      });
     }
-    this.stderr.write(`${printable(`${this.style('red', 'error:', this.stderr)} ${asInvoked(error.message, this.command)}`)}\n`);
+    this.stderr.write(
+      `${printable(`${this.style('red', 'error:', this.stderr)} ${asInvoked(error.message, this.command)}`)}\n`,
+    );
     if (error.hint) this.hint(error.hint);
     if (verbose && error.stack) this.log(error.stack);
   }
@@ -183,7 +202,11 @@ export function table(rows: string[][], header?: string[]): string {
   // reduce, not Math.max(...): a list of a million rows would overflow the stack as arguments
   const widths = all[0]?.map((_, i) => all.reduce((widest, row) => Math.max(widest, width(row[i])), 0)) ?? [];
   const pad = (cell: string, i: number) => cell + ' '.repeat(Math.max(0, widths[i] - width(cell)));
-  const line = (row: string[]) => row.map((cell, i) => (i === row.length - 1 ? cell : pad(cell, i))).join('  ').trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : pad(cell, i)))
+      .join('  ')
+      .trimEnd();
   return all.map(line).join('\n');
 }
 
@@ -193,7 +216,14 @@ export function relativeTime(iso: string | undefined | null, now = Date.now()): 
   const then = Date.parse(iso);
   if (Number.isNaN(then)) return iso;
   const seconds = Math.round((then - now) / 1000);
-  const units: [string, number][] = [['year', 31_536_000], ['month', 2_592_000], ['day', 86_400], ['hour', 3_600], ['minute', 60], ['second', 1]];
+  const units: [string, number][] = [
+    ['year', 31_536_000],
+    ['month', 2_592_000],
+    ['day', 86_400],
+    ['hour', 3_600],
+    ['minute', 60],
+    ['second', 1],
+  ];
   const [unit, size] = units.find(([, s]) => Math.abs(seconds) >= s) ?? ['second', 1];
   const count = Math.round(seconds / size);
   // Plain English rather than Intl.RelativeTimeFormat, whose locale data costs ~9 ms to load at start.

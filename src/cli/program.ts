@@ -7,7 +7,8 @@ import { withoutUserInfo } from '../shared/url.js';
 import { asInvoked } from './invocation.js';
 
 /** The names of the options of `program` that take a value: skipped when looking for the command name in argv. */
-const valueOptions = (program: Command) => new Set(program.options.filter((o) => o.required || o.optional).map((o) => o.long));
+const valueOptions = (program: Command) =>
+  new Set(program.options.filter((o) => o.required || o.optional).map((o) => o.long));
 
 /** The command a user asked for (also through `help <command>`), found without loading any. */
 function requestedCommand(argv: string[], valueNames: Set<string | undefined>): CommandEntry | undefined {
@@ -38,7 +39,8 @@ function readCommandFor(argv: string[], valueNames: Set<string | undefined>): st
   if (!id || !/^[A-Za-z0-9][\w.-]*$/.test(id)) return undefined;
   if (group === 'node') return `if ${id} is a node's id, \`nodereg node show ${id}\` shows it`;
   if (group === 'version') return `if ${id} is a node's id, \`nodereg node versions ${id}\` lists its versions`;
-  if (group === 'publisher') return `if ${id} is a publisher's id, \`nodereg publisher show ${id}\` shows it${second === 'members' ? ' and its members' : ''}`;
+  if (group === 'publisher')
+    return `if ${id} is a publisher's id, \`nodereg publisher show ${id}\` shows it${second === 'members' ? ' and its members' : ''}`;
   return undefined;
 }
 
@@ -87,26 +89,28 @@ function helpAsFlag(argv: string[], valueNames: Set<string | undefined>): string
 
 /** The program with its global options and help; commands are added by `run`. */
 function createProgram(version: string): Command {
-  return new Command('nodereg')
-    .description('publish nodes to a node registry, and run one locally')
-    .version(version, '-V, --version', 'print the version')
-    .option('--registry <url>', 'registry URL (env NODEREG_REGISTRY)')
-    .addOption(new Option('--token <token>', 'auth token (env NODEREG_TOKEN)'))
-    .option('--profile <name>', 'config profile (env NODEREG_PROFILE)')
-    .option(
-      '--retry-window <duration>',
-      `how long to wait for a registry that is restarting or refusing connections, e.g. 5m; 0 fails at once (env NODEREG_RETRY_WINDOW, default ${RESTART_WINDOW_MS / 1000}s)`,
-    )
-    .option('--json', 'print exactly one JSON document on stdout')
-    .option('--no-input', 'never prompt; fail and name the missing flag instead')
-    .option('--verbose', 'log requests (tokens and URLs\' users and passwords redacted) and stack traces to stderr')
-    .helpCommand('help [command]', 'show help for a command')
-    // each command's --help lists --token, --registry… too: they go after the command as well
-    .configureHelp({ showGlobalOptions: true })
-    .showSuggestionAfterError(true)
-    .showHelpAfterError('(run with --help for usage)')
-    .exitOverride()
-    .addHelpText('after', TOP_HELP);
+  return (
+    new Command('nodereg')
+      .description('publish nodes to a node registry, and run one locally')
+      .version(version, '-V, --version', 'print the version')
+      .option('--registry <url>', 'registry URL (env NODEREG_REGISTRY)')
+      .addOption(new Option('--token <token>', 'auth token (env NODEREG_TOKEN)'))
+      .option('--profile <name>', 'config profile (env NODEREG_PROFILE)')
+      .option(
+        '--retry-window <duration>',
+        `how long to wait for a registry that is restarting or refusing connections, e.g. 5m; 0 fails at once (env NODEREG_RETRY_WINDOW, default ${RESTART_WINDOW_MS / 1000}s)`,
+      )
+      .option('--json', 'print exactly one JSON document on stdout')
+      .option('--no-input', 'never prompt; fail and name the missing flag instead')
+      .option('--verbose', "log requests (tokens and URLs' users and passwords redacted) and stack traces to stderr")
+      .helpCommand('help [command]', 'show help for a command')
+      // each command's --help lists --token, --registry… too: they go after the command as well
+      .configureHelp({ showGlobalOptions: true })
+      .showSuggestionAfterError(true)
+      .showHelpAfterError('(run with --help for usage)')
+      .exitOverride()
+      .addHelpText('after', TOP_HELP)
+  );
 }
 
 /**
@@ -120,9 +124,13 @@ function outputTo(deps: RunDeps, ctx: Ctx | undefined, logJson: boolean): Output
     writeOut: (text) => stdout.write(text),
     writeErr: (text) => {
       if (!logJson || !ctx) return void stderr.write(withoutUserInfo(text));
-      for (const line of text.split('\n')) if (line.trim()) ctx.out.record('hint', { message: line.trim().replace(/^\((.*)\)$/, '$1') });
+      for (const line of text.split('\n'))
+        if (line.trim()) ctx.out.record('hint', { message: line.trim().replace(/^\((.*)\)$/, '$1') });
     },
-    outputError: (text, write) => (logJson && ctx ? ctx.out.record('error', { message: text.trim().replace(/^error: /, ''), code: 'invalid_input' }) : write(text)),
+    outputError: (text, write) =>
+      logJson && ctx
+        ? ctx.out.record('error', { message: text.trim().replace(/^error: /, ''), code: 'invalid_input' })
+        : write(text),
     // the width of the streams help is written to (80 when not a terminal), so help is stable in tests
     getOutHelpWidth: () => (stdout.isTTY ? (stdout as { columns?: number }).columns : undefined) ?? 80,
     getErrHelpWidth: () => (stderr.isTTY ? (stderr as { columns?: number }).columns : undefined) ?? 80,
@@ -130,20 +138,35 @@ function outputTo(deps: RunDeps, ctx: Ctx | undefined, logJson: boolean): Output
 }
 
 /** The exit code of a commander error (it has printed its message), with the hint and JSON report it lacks. */
-async function commanderExit(error: CommanderError, context: () => Promise<Ctx>, argv: string[], valueNames: Set<string | undefined>, logJson: boolean): Promise<number> {
+async function commanderExit(
+  error: CommanderError,
+  context: () => Promise<Ctx>,
+  argv: string[],
+  valueNames: Set<string | undefined>,
+  logJson: boolean,
+): Promise<number> {
   // A group without its subcommand (`nodereg token`) is commander's help on stderr with exit code 1: invalid input.
   const groupAlone = error.code === 'commander.help' && error.exitCode !== 0;
-  if (!groupAlone && (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed' || error.code === 'commander.version')) {
+  if (
+    !groupAlone &&
+    (error.exitCode === 0 ||
+      error.code === 'commander.help' ||
+      error.code === 'commander.helpDisplayed' ||
+      error.code === 'commander.version')
+  ) {
     return EXIT.ok;
   }
   const ctx = await context();
-  if (groupAlone) error.message = `${['nodereg', ...commandWords(argv, 3, valueNames)].join(' ')} needs a command (its help lists them)`;
+  if (groupAlone)
+    error.message = `${['nodereg', ...commandWords(argv, 3, valueNames)].join(' ')} needs a command (its help lists them)`;
   // commander has already printed its message on stderr (with serve --log json, as the one report)
   const hint = error.code === 'commander.unknownCommand' ? readCommandFor(argv, valueNames) : undefined;
   if (hint && !logJson) ctx.out.hint(hint);
   if (argv.includes('--json') && !logJson) {
     const message = withoutUserInfo(error.message.replace(/^error: /, ''));
-    ctx.stdout.write(`${JSON.stringify({ error: { code: 'invalid_input', message, ...(hint ? { hint: asInvoked(hint, ctx.out.command) } : {}) } })}\n`);
+    ctx.stdout.write(
+      `${JSON.stringify({ error: { code: 'invalid_input', message, ...(hint ? { hint: asInvoked(hint, ctx.out.command) } : {}) } })}\n`,
+    );
   }
   return EXIT.invalid;
 }
@@ -153,7 +176,8 @@ export async function run(typed: string[], version: string, deps: RunDeps = {}):
   const program = createProgram(version);
   // Made when a command runs or an error is reported: `--version` and `--help` load no context.
   let made: Ctx | undefined;
-  const context = async () => (made ??= new (await import('./context.js')).Ctx(() => program.opts<Globals>(), version, deps));
+  const context = async () =>
+    (made ??= new (await import('./context.js')).Ctx(() => program.opts<Globals>(), version, deps));
   const valueNames = valueOptions(program);
   const argv = helpAsFlag(typed, valueNames);
   // `serve --log json`, the flag anywhere: commander's own errors (before serve's action) are JSON lines too.
@@ -173,6 +197,8 @@ export async function run(typed: string[], version: string, deps: RunDeps = {}):
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (error) {
-    return error instanceof CommanderError ? commanderExit(error, context, argv, valueNames, logJson) : (await context()).fail(error);
+    return error instanceof CommanderError
+      ? commanderExit(error, context, argv, valueNames, logJson)
+      : (await context()).fail(error);
   }
 }

@@ -29,19 +29,29 @@ export async function readChangelog(ctx: Ctx, flags: ChangelogFlags): Promise<Ch
 /** The changelog that --changelog or --changelog-file (`-` for stdin) gives; undefined when neither is given. */
 export async function changelogOfFlags(ctx: Ctx, flags: ChangelogFlags): Promise<ChangelogInput | undefined> {
   if (flags.changelog !== undefined && flags.changelogFile !== undefined) {
-    throw invalidInput('--changelog and --changelog-file cannot be used together', 'pass the text with --changelog, or a file with --changelog-file');
+    throw invalidInput(
+      '--changelog and --changelog-file cannot be used together',
+      'pass the text with --changelog, or a file with --changelog-file',
+    );
   }
   if (flags.changelog !== undefined) return { text: flags.changelog, source: '--changelog' };
   const file = flags.changelogFile;
   if (file === '-') {
-    if (ctx.stdin.isTTY) throw invalidInput('--changelog-file - reads the changelog from stdin, but nothing is piped in', 'git log --oneline v1.0.0.. | nodereg publish --changelog-file -');
+    if (ctx.stdin.isTTY)
+      throw invalidInput(
+        '--changelog-file - reads the changelog from stdin, but nothing is piped in',
+        'git log --oneline v1.0.0.. | nodereg publish --changelog-file -',
+      );
     return { text: await ctx.readStdin(), source: '--changelog-file -' };
   }
   if (file !== undefined) {
     try {
       return { text: readFileSync(resolve(file), 'utf8'), source: `--changelog-file ${file}` };
     } catch (error) {
-      throw invalidInput(`cannot read --changelog-file ${file}: ${fileProblem(error)}`, 'give the path of a text file, or - to read it from stdin');
+      throw invalidInput(
+        `cannot read --changelog-file ${file}: ${fileProblem(error)}`,
+        'give the path of a text file, or - to read it from stdin',
+      );
     }
   }
   return undefined;
@@ -51,7 +61,12 @@ export function problemsError(dir: string | undefined, problems: Problem[]): Cli
   const list = problems.map((p) => `  ${p.key}: ${p.message}`).join('\n');
   const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
   const where = dir ? `the project in ${dir}` : 'the project'; // '' is the current directory too
-  return new CliError(`${where} has ${count} to fix:\n${list}`, EXIT.invalid, 'invalid_manifest', `fix ${problems.length === 1 ? 'it' : 'them'}, then check again with \`nodereg validate\``);
+  return new CliError(
+    `${where} has ${count} to fix:\n${list}`,
+    EXIT.invalid,
+    'invalid_manifest',
+    `fix ${problems.length === 1 ? 'it' : 'them'}, then check again with \`nodereg validate\``,
+  );
 }
 
 /**
@@ -64,11 +79,17 @@ export async function loadChecked(
   options: ProjectOptions,
   alsoProblems?: (project: Project) => Promise<Problem[]>,
 ): Promise<Project & { request: NonNullable<Project['request']> }> {
-  const [{ loadProject }, { MANIFEST_FILE }] = await Promise.all([import('../package/project.js'), import('../package/manifest.js')]);
+  const [{ loadProject }, { MANIFEST_FILE }] = await Promise.all([
+    import('../package/project.js'),
+    import('../package/manifest.js'),
+  ]);
   const root = projectDir(ctx, dir, MANIFEST_FILE);
   const kind = statSync(root, { throwIfNoEntry: false });
   if (!kind?.isDirectory()) {
-    throw invalidInput(`${dir ?? '.'} ${kind ? 'is not a directory' : 'does not exist'}`, 'give the directory of the node, the one that holds pyproject.toml');
+    throw invalidInput(
+      `${dir ?? '.'} ${kind ? 'is not a directory' : 'does not exist'}`,
+      'give the directory of the node, the one that holds pyproject.toml',
+    );
   }
   let project: Project;
   try {
@@ -78,7 +99,8 @@ export async function loadChecked(
   }
   leaveOutOwnOutput(ctx, project);
   for (const warning of project.warnings) ctx.out.warn(warning);
-  if (project.problems.length || !project.request) throw problemsError(dir, [...project.problems, ...((await alsoProblems?.(project)) ?? [])]);
+  if (project.problems.length || !project.request)
+    throw problemsError(dir, [...project.problems, ...((await alsoProblems?.(project)) ?? [])]);
   return project as Project & { request: NonNullable<Project['request']> };
 }
 
@@ -89,7 +111,8 @@ export async function loadChecked(
 export function projectDir(ctx: Ctx, dir: string | undefined, manifestFile: string, also = ''): string {
   if (dir !== undefined) return resolve(dir);
   const root = projectAbove(resolve('.'), manifestFile);
-  if (root !== resolve('.')) ctx.out.info(`using the project in ${root} (no ${manifestFile} here; the nearest one above)${also}`);
+  if (root !== resolve('.'))
+    ctx.out.info(`using the project in ${root} (no ${manifestFile} here; the nearest one above)${also}`);
   return root;
 }
 
@@ -122,7 +145,10 @@ function leaveOutOwnOutput(ctx: Ctx, project: Project): void {
   project.files = project.files.filter((file) => {
     const stat = statSync(file.abs, { throwIfNoEntry: false });
     const own = stat !== undefined && outputs.some((output) => output.dev === stat.dev && output.ino === stat.ino);
-    if (own) project.warnings.push(`${file.path} is left out: this run's output goes there (stdout or stderr is redirected into it)`);
+    if (own)
+      project.warnings.push(
+        `${file.path} is left out: this run's output goes there (stdout or stderr is redirected into it)`,
+      );
     return !own;
   });
 }
@@ -130,7 +156,8 @@ function leaveOutOwnOutput(ctx: Ctx, project: Project): void {
 export function parseMaxSize(text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
   const size = parseSize(text);
-  if (size === undefined || size <= 0) throw invalidInput(`--max-size "${text}" is not a size`, 'give bytes or a unit: 500kB, 200MiB, 1GiB');
+  if (size === undefined || size <= 0)
+    throw invalidInput(`--max-size "${text}" is not a size`, 'give bytes or a unit: 500kB, 200MiB, 1GiB');
   return size;
 }
 
@@ -148,11 +175,21 @@ export async function warnAboutLfsPointers(ctx: Ctx, project: Project, paths: st
  * Packs the project's files into `out`, turning the packer's failures into plain words, and warns about
  * the Git LFS pointers it packed. A big archive shows its progress on a terminal.
  */
-export async function buildArchive(ctx: Ctx, project: Project, out: string, maxSize: number, pool?: Pool): Promise<ArchiveResult> {
+export async function buildArchive(
+  ctx: Ctx,
+  project: Project,
+  out: string,
+  maxSize: number,
+  pool?: Pool,
+): Promise<ArchiveResult> {
   const { writeArchive, ArchiveTooLargeError, FileChangedError } = await import('../package/zip.js');
   const line = ctx.out.progress(500);
   try {
-    const archive = await writeArchive(project.files, out, { maxSize, pool, onProgress: (bytes) => line.update(`packing: ${formatSize(bytes)} written`) });
+    const archive = await writeArchive(project.files, out, {
+      maxSize,
+      pool,
+      onProgress: (bytes) => line.update(`packing: ${formatSize(bytes)} written`),
+    });
     line.end();
     await warnAboutLfsPointers(ctx, project, archive.lfsPointers);
     return archive;
@@ -187,7 +224,11 @@ export interface Interrupts {
  * files go first, `interrupted` says what was and was not done, and the process exits 130 or 143 —
  * except during a step run with `interrupts.caught`, which is aborted instead and ends with the same code.
  */
-export async function withCleanup<T>(task: (interrupts: Interrupts) => Promise<T>, cleanup: () => void, interrupted?: (signal: NodeJS.Signals) => void): Promise<T> {
+export async function withCleanup<T>(
+  task: (interrupts: Interrupts) => Promise<T>,
+  cleanup: () => void,
+  interrupted?: (signal: NodeJS.Signals) => void,
+): Promise<T> {
   let catching: AbortController | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     if (catching && !catching.signal.aborted) return catching.abort(signal);
@@ -227,7 +268,9 @@ export interface ListedFile {
 
 /** The files of the archive as pack --list and publish --dry-run show them. */
 export const listFiles = (project: Project): ListedFile[] =>
-  project.files.map((f) => (f.untracked ? { path: f.path, size: f.size, untracked: true } : { path: f.path, size: f.size }));
+  project.files.map((f) =>
+    f.untracked ? { path: f.path, size: f.size, untracked: true } : { path: f.path, size: f.size },
+  );
 
 /** The uncommitted files named in the warning; the rest are counted. */
 const UNCOMMITTED_NAMED = 10;
@@ -241,7 +284,8 @@ export function warnUncommitted(ctx: Ctx, project: Project): void {
   // nothing tracked yet (no `git add`): the incumbent packed every file then too
   if (!loose.length || project.files.every((f) => f.untracked)) return;
   const more = loose.length > UNCOMMITTED_NAMED ? `, and ${loose.length - UNCOMMITTED_NAMED} more` : '';
-  const count = loose.length === 1 ? '1 file that git does not track ships' : `${loose.length} files that git does not track ship`;
+  const count =
+    loose.length === 1 ? '1 file that git does not track ships' : `${loose.length} files that git does not track ship`;
   ctx.out.warn(
     `${count} (the incumbent client packed only committed files): ${loose.slice(0, UNCOMMITTED_NAMED).join(', ')}${more}; commit ${loose.length === 1 ? 'it' : 'them'}, or ignore ${loose.length === 1 ? 'it' : 'them'} in .gitignore (\`nodereg pack --list\` marks each)`,
   );
@@ -255,4 +299,5 @@ export const fileTable = (list: ListedFile[]): string =>
 const oneLine = (name: string) => name.replace(/\n/g, '\\n');
 
 /** `NodeVersionStatusActive` → `active`. */
-export const statusWord = (status: string | undefined) => (status ?? 'unknown').replace(/^NodeVersionStatus/, '').toLowerCase();
+export const statusWord = (status: string | undefined) =>
+  (status ?? 'unknown').replace(/^NodeVersionStatus/, '').toLowerCase();

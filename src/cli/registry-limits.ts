@@ -13,7 +13,11 @@ export async function fetchLimits(client: Client): Promise<RegistryLimits | unde
     return await client.call(routes.getLimits);
   } catch (error) {
     // A Comfy registry has no such route: its 404 is not a registry's error answer; the next request tells a wrong URL.
-    if ((error instanceof ApiError && error.status === 404) || (error instanceof ForeignAnswerError && error.answered === 404)) return undefined;
+    if (
+      (error instanceof ApiError && error.status === 404) ||
+      (error instanceof ForeignAnswerError && error.answered === 404)
+    )
+      return undefined;
     throw error;
   }
 }
@@ -28,13 +32,19 @@ export interface ArchiveFacts {
 /** Every limit the archive breaks, in plain words; empty when it fits. */
 export function limitProblems(limits: RegistryLimits, archive: ArchiveFacts): string[] {
   const problems: string[] = [];
-  if (archive.size !== undefined && archive.size > limits.max_archive) problems.push(archiveOverLimit(archive.size, limits.max_archive));
+  if (archive.size !== undefined && archive.size > limits.max_archive)
+    problems.push(archiveOverLimit(archive.size, limits.max_archive));
   if (archive.unpackedSize > limits.max_unpacked) {
-    problems.push(`its files come to ${formatSize(archive.unpackedSize)} (${archive.unpackedSize} bytes) unpacked, over this registry's limit of ${formatSize(limits.max_unpacked)} (serve --max-unpacked)`);
+    problems.push(
+      `its files come to ${formatSize(archive.unpackedSize)} (${archive.unpackedSize} bytes) unpacked, over this registry's limit of ${formatSize(limits.max_unpacked)} (serve --max-unpacked)`,
+    );
   } else if (archive.size !== undefined && archive.unpackedSize > unpackedBound(archive.size, limits.max_unpacked)) {
-    problems.push(`its files come to ${archive.unpackedSize} bytes unpacked, more than ${UNPACKED_RATIO.total} times the archive's ${archive.size} bytes (registries refuse such zip bombs)`);
+    problems.push(
+      `its files come to ${archive.unpackedSize} bytes unpacked, more than ${UNPACKED_RATIO.total} times the archive's ${archive.size} bytes (registries refuse such zip bombs)`,
+    );
   }
-  if (archive.entries > limits.max_entries) problems.push(`it holds ${archive.entries} files, more than this registry's limit of ${limits.max_entries}`);
+  if (archive.entries > limits.max_entries)
+    problems.push(`it holds ${archive.entries} files, more than this registry's limit of ${limits.max_entries}`);
   return problems;
 }
 
@@ -45,8 +55,10 @@ export function limitProblems(limits: RegistryLimits, archive: ArchiveFacts): st
  */
 export function archiveSizeBound(files: readonly Pick<SelectedFile, 'path' | 'size'>[]): number {
   let bound = 22 + 98; // end of central directory, and its zip64 form
-  for (const file of files) bound += file.size + 5 * Math.ceil(file.size / 16_384) + 5 + 2 * Buffer.byteLength(file.path) + 150;
+  for (const file of files)
+    bound += file.size + 5 * Math.ceil(file.size / 16_384) + 5 + 2 * Buffer.byteLength(file.path) + 150;
   return bound;
 }
 
-export const LIMITS_HINT = 'leave files out with [tool.nodereg] excludes or a .noderegignore file (`nodereg pack --list` shows what is packed), or ask the registry\'s operator to raise its limits';
+export const LIMITS_HINT =
+  "leave files out with [tool.nodereg] excludes or a .noderegignore file (`nodereg pack --list` shows what is packed), or ask the registry's operator to raise its limits";

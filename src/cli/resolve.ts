@@ -6,7 +6,12 @@ import { fieldErrors } from '../contract/errors.js';
 import type { Operation } from '../contract/operation.js';
 import { getNode } from '../contract/registry.js';
 import { normalizeVersion } from '../contract/version.js';
-import { nodeId as nodeIdRule, publisherId as publisherIdRule, semver, type NodeVersion } from '../contract/resources.js';
+import {
+  nodeId as nodeIdRule,
+  publisherId as publisherIdRule,
+  semver,
+  type NodeVersion,
+} from '../contract/resources.js';
 import { notFoundHint } from './commands/node-show.js';
 import { CliError, EXIT, flagForField, invalidInput, toCliError } from './errors.js';
 import { routes } from '../client/routes.js';
@@ -16,13 +21,19 @@ import { routes } from '../client/routes.js';
  * request (even the look-ups a command makes first). `flags` names the flag or argument to fix
  * where it is not simply the field's name as a flag.
  */
-export function precheck<O extends Operation>(operation: O, input: CallInput<O>, flags: Record<string, string> = {}): CallInput<O> {
+export function precheck<O extends Operation>(
+  operation: O,
+  input: CallInput<O>,
+  flags: Record<string, string> = {},
+): CallInput<O> {
   const checked: Record<string, unknown> = {};
   for (const part of ['params', 'query', 'body'] as const) {
     if (input[part] === undefined) continue; // checked when given: a command may check its body before it knows the path
     const result = operation[part].safeParse(input[part]);
     if (!result.success) {
-      const problems = fieldErrors(result.error.issues).map((d) => `${flags[d.path] ?? flagForField(d.path)} (${d.path}): ${d.message}`);
+      const problems = fieldErrors(result.error.issues).map(
+        (d) => `${flags[d.path] ?? flagForField(d.path)} (${d.path}): ${d.message}`,
+      );
       throw invalidInput(`invalid ${problems.join('; ')}`);
     }
     checked[part] = result.data;
@@ -35,7 +46,11 @@ export function precheck<O extends Operation>(operation: O, input: CallInput<O>,
  * Checks an id or version given as an argument or flag against its wire rule; `name` is how the user
  * wrote it. Returns the value as the rule reads it (a version `1.0` as `1.0.0`, as publish does).
  */
-function checkRule(rule: typeof nodeIdRule | typeof publisherIdRule | typeof semver, value: string, name: string): string {
+function checkRule(
+  rule: typeof nodeIdRule | typeof publisherIdRule | typeof semver,
+  value: string,
+  name: string,
+): string {
   const result = rule.safeParse(value);
   if (!result.success) throw invalidInput(`invalid ${name} "${value}": ${result.error.issues[0]?.message}`);
   return result.data;
@@ -47,7 +62,10 @@ export const checkVersion = (value: string, name = '<version>') => checkRule(sem
 /** `--tags a,b` → `['a', 'b']`; an empty value clears the field (null). */
 export function listOption(value: string | undefined): string[] | null | undefined {
   if (value === undefined) return undefined;
-  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return items.length ? items : null;
 }
 
@@ -85,13 +103,18 @@ export async function nodePublisher(client: Client, nodeId: string, flag?: strin
   throw invalidInput(`cannot tell which publisher node ${nodeId} belongs to`, 'pass --publisher <id>');
 }
 
-
 /** The version of a node whose semver is `version`, written as the registry reads it (`v1.2` is 1.2.0). */
 export function findVersion(versions: NodeVersion[], nodeId: string, version: string): NodeVersion {
   const wanted = normalizeVersion(version)?.version ?? version;
   const found = versions.find((v) => v.version === wanted);
   if (!found) {
-    throw new CliError(`node ${nodeId} has no version ${wanted}`, EXIT.notFound, 'not_found', `list them with \`nodereg node versions ${nodeId}\``, 404);
+    throw new CliError(
+      `node ${nodeId} has no version ${wanted}`,
+      EXIT.notFound,
+      'not_found',
+      `list them with \`nodereg node versions ${nodeId}\``,
+      404,
+    );
   }
   return found;
 }

@@ -23,7 +23,8 @@ const FILES: [string, string][] = [
 async function exampleArchive(): Promise<Buffer> {
   const zip = new yazl.ZipFile();
   const mtime = new Date(1980, 0, 1);
-  for (const [name, text] of FILES) zip.addBuffer(Buffer.from(text), name, { mtime, mode: 0o100644, forceDosTimestamp: true });
+  for (const [name, text] of FILES)
+    zip.addBuffer(Buffer.from(text), name, { mtime, mode: 0o100644, forceDosTimestamp: true });
   zip.end();
   return buffer(zip.outputStream);
 }
@@ -55,7 +56,9 @@ export async function seed(url: string, adminToken: string, ctx: Ctx): Promise<v
   });
 
   const info = (line: string) => ctx.out.info(line);
-  info(`seeded publisher "${SEED.publisher}" with node ${SEED.node} ${SEED.version}${version.downloadUrl ? ` (${version.downloadUrl})` : ''}`);
+  info(
+    `seeded publisher "${SEED.publisher}" with node ${SEED.node} ${SEED.version}${version.downloadUrl ? ` (${version.downloadUrl})` : ''}`,
+  );
   info('');
   info('Publish your own node:');
   info('  nodereg publisher create my-publisher --name "My Publisher"');

@@ -18,7 +18,11 @@ export async function toApiError(answer: Answer, registry?: { base: string; url:
   const body = errorBody(text);
   if (registry && answer.status === 404 && (body ? isNoRoute(body.message) : !carriesMessage(text))) {
     const page = htmlTitle(text);
-    const what = body ? `"${body.message.slice(0, 200)}"` : page !== undefined ? `with ${htmlPage(page)}` : "with a body that is not a registry's error answer";
+    const what = body
+      ? `"${body.message.slice(0, 200)}"`
+      : page !== undefined
+        ? `with ${htmlPage(page)}`
+        : "with a body that is not a registry's error answer";
     throw new ForeignAnswerError(registry.base, withoutQuery(registry.url), answer.status, what);
   }
   return apiError(answer.status, answer.statusText, text, header(answer, 'retry-after'), body);
@@ -53,13 +57,20 @@ function carriesMessage(text: string): boolean {
 }
 
 /** An error answer, from its status and body text; a body that is not the registry's falls back to the status. */
-export function apiError(status: number, statusText: string, text: string, retryAfter?: string, parsed = errorBody(text)): ApiError {
+export function apiError(
+  status: number,
+  statusText: string,
+  text: string,
+  retryAfter?: string,
+  parsed = errorBody(text),
+): ApiError {
   const title = parsed ? undefined : htmlTitle(text);
   const page = title === undefined ? undefined : `${htmlPage(title)}, not a registry's answer`;
   return new ApiError(
     status,
     parsed?.error ?? codeForStatus(status),
-    parsed?.message ?? (page ? `HTTP ${status} ${statusText}: ${page}` : text.trim().slice(0, 200) || `HTTP ${status} ${statusText}`),
+    parsed?.message ??
+      (page ? `HTTP ${status} ${statusText}: ${page}` : text.trim().slice(0, 200) || `HTTP ${status} ${statusText}`),
     parsed?.hint ?? (page ? pageHint(status) : undefined),
     parsed?.details,
     retryAfter,

@@ -20,7 +20,11 @@ export class ApiError extends Error {
 /** The server could not be reached, or did not answer in time. */
 export class NetworkError extends Error {
   /** `transient`: whether trying again may mend it (not for an answer too large to read). */
-  constructor(readonly url: string, readonly reason: string, readonly transient = true) {
+  constructor(
+    readonly url: string,
+    readonly reason: string,
+    readonly transient = true,
+  ) {
     super(`cannot reach ${url}: ${reason}`);
     this.name = 'NetworkError';
   }
@@ -33,7 +37,12 @@ export class NetworkError extends Error {
  */
 export class ForeignAnswerError extends Error {
   /** `answered`: its HTTP status (not `status`, which callers read as a registry's own answer). */
-  constructor(readonly registry: string, readonly url: string, readonly answered: number, readonly what: string) {
+  constructor(
+    readonly registry: string,
+    readonly url: string,
+    readonly answered: number,
+    readonly what: string,
+  ) {
     super(`${registry} does not answer as a nodereg or Comfy registry: ${url} answered HTTP ${answered} ${what}`);
     this.name = 'ForeignAnswerError';
   }

@@ -40,7 +40,13 @@ export function readText(stream: IncomingMessage): Promise<string> {
       size += chunk.length;
       if (size <= REGISTRY_ANSWER_MAX) return void chunks.push(chunk);
       stream.destroy();
-      reject(new NetworkError('', `its answer is over ${REGISTRY_ANSWER_MAX / 1024 / 1024} MiB, more than a registry sends`, false));
+      reject(
+        new NetworkError(
+          '',
+          `its answer is over ${REGISTRY_ANSWER_MAX / 1024 / 1024} MiB, more than a registry sends`,
+          false,
+        ),
+      );
     });
     stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     stream.on('error', reject);
@@ -48,7 +54,8 @@ export function readText(stream: IncomingMessage): Promise<string> {
 }
 
 /** node:http, or node:https for an https URL (loaded only then: it brings TLS, ~2 ms of start-up). */
-export const transport = async (target: URL): Promise<typeof http> => (target.protocol === 'https:' ? (await import('node:https')).default : http) as typeof http;
+export const transport = async (target: URL): Promise<typeof http> =>
+  (target.protocol === 'https:' ? (await import('node:https')).default : http) as typeof http;
 
 /** Sends one request; resolves at the answer's headers, whatever its status. Network failures reject with NetworkError. */
 async function once(exchange: Exchange): Promise<Answer> {
@@ -67,7 +74,9 @@ async function once(exchange: Exchange): Promise<Answer> {
       : undefined;
     const failure = (error: NodeJS.ErrnoException) =>
       error instanceof NetworkError
-        ? error.url ? error : new NetworkError(exchange.url, error.reason, error.transient)
+        ? error.url
+          ? error
+          : new NetworkError(exchange.url, error.reason, error.transient)
         : new NetworkError(exchange.url, timedOut ? 'no answer in time' : (error.code ?? error.message));
     let answer: IncomingMessage | undefined;
     if (exchange.idleMs) {
@@ -111,7 +120,8 @@ export async function send(exchange: Exchange): Promise<Answer> {
     if (hop >= MAX_REDIRECTS) throw new NetworkError(exchange.url, `it redirects more than ${MAX_REDIRECTS} times`);
     answer.body.resume(); // drop the redirect's own body
     const next = new URL(location, current.url);
-    if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new NetworkError(current.url, `it redirects to ${next.protocol} URL, not an http(s) one`);
+    if (next.protocol !== 'http:' && next.protocol !== 'https:')
+      throw new NetworkError(current.url, `it redirects to ${next.protocol} URL, not an http(s) one`);
     const headers = { ...current.headers };
     if (next.origin !== new URL(current.url).origin) delete headers.authorization;
     current = { ...current, url: next.href, headers };

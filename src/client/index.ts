@@ -4,7 +4,12 @@
 // before it calls (cli/resolve.ts).
 import { meetsContract, readAnswer } from '../contract/answers.js';
 import { CONTENT_SHA256_HEADER } from '../contract/upload.js';
-import { REQUEST_TIMEOUT_MS, RESTART_WINDOW_MS, UPLOAD_ANSWER_TIMEOUT_MS, UPLOAD_IDLE_TIMEOUT_MS } from '../shared/tuning.js';
+import {
+  REQUEST_TIMEOUT_MS,
+  RESTART_WINDOW_MS,
+  UPLOAD_ANSWER_TIMEOUT_MS,
+  UPLOAD_IDLE_TIMEOUT_MS,
+} from '../shared/tuning.js';
 import type { BodyOf, Operation, ParamsOf, QueryOf, ResponseOf } from '../contract/operation.js';
 import { buildPath } from '../contract/paths.js';
 import type { NodeVersion } from '../contract/resources.js';
@@ -19,7 +24,8 @@ export type { Answer, Route };
 export { retryAfterMs } from './retry.js';
 
 /** Waits `ms`; node:timers/promises is loaded only when a request is retried (a read pays nothing). */
-const sleep = async (ms: number, signal?: AbortSignal) => (await import('node:timers/promises')).setTimeout(ms, undefined, { signal });
+const sleep = async (ms: number, signal?: AbortSignal) =>
+  (await import('node:timers/promises')).setTimeout(ms, undefined, { signal });
 
 export interface ClientOptions {
   baseUrl: string;
@@ -114,7 +120,14 @@ async function request(connection: Connection, method: string, url: string, init
     connection.log(`→ ${method} ${url}`);
     let failure: ApiError | NetworkError;
     try {
-      const answer = await send({ method, url, headers, body: init.body, timeoutMs: init.timeout === false ? undefined : timeoutMs, idleMs: timeoutMs });
+      const answer = await send({
+        method,
+        url,
+        headers,
+        body: init.body,
+        timeoutMs: init.timeout === false ? undefined : timeoutMs,
+        idleMs: timeoutMs,
+      });
       connection.answered = true;
       connection.log(`← ${answer.status} ${method} ${url}`);
       if (answer.status < 400) {
@@ -136,7 +149,8 @@ async function request(connection: Connection, method: string, url: string, init
 }
 
 /** The retry kind of a route's request: idempotent methods, a repeatable POST, or a POST sent once. */
-const kindOf = (route: Route): RetryKind => (route.method !== 'POST' ? 'idempotent' : route.repeatable ? 'repeatable' : 'once');
+const kindOf = (route: Route): RetryKind =>
+  route.method !== 'POST' ? 'idempotent' : route.repeatable ? 'repeatable' : 'once';
 
 /** The URL of a route's request: its path with the params put in, and the query's defined values. */
 function routeUrl(base: string, route: Route, params: object, query: object): string {
@@ -150,10 +164,23 @@ function routeUrl(base: string, route: Route, params: object, query: object): st
  * Calls one operation of the contract: sends its input, reads its answer (undefined when it has no JSON
  * body). With `exact`, an answer that does not meet the contract is a ForeignAnswerError rather than kept as sent.
  */
-async function callRoute<O extends Operation>(connection: Connection, route: Route<O>, input: CallInput<O>, options: CallOptions): Promise<ResponseOf<O>> {
+async function callRoute<O extends Operation>(
+  connection: Connection,
+  route: Route<O>,
+  input: CallInput<O>,
+  options: CallOptions,
+): Promise<ResponseOf<O>> {
   const url = routeUrl(connection.base, route, input.params ?? {}, input.query ?? {});
-  const sent = input.body !== undefined ? { body: JSON.stringify(input.body), headers: { 'content-type': 'application/json' } } : {};
-  const answer = await request(connection, route.method, url, { ...sent, kind: kindOf(route), timeoutMs: options.timeoutMs, route: true });
+  const sent =
+    input.body !== undefined
+      ? { body: JSON.stringify(input.body), headers: { 'content-type': 'application/json' } }
+      : {};
+  const answer = await request(connection, route.method, url, {
+    ...sent,
+    kind: kindOf(route),
+    timeoutMs: options.timeoutMs,
+    route: true,
+  });
   const text = await answer.text();
   if (route.responseKind !== 'json' || answer.status === 204) return undefined as ResponseOf<O>;
   let data: unknown;
@@ -163,7 +190,12 @@ async function callRoute<O extends Operation>(connection: Connection, route: Rou
     throw new ForeignAnswerError(connection.base, withoutQuery(url), answer.status, 'with a body that is not JSON');
   }
   if (options.exact && !meetsContract(route.id, data)) {
-    throw new ForeignAnswerError(connection.base, withoutQuery(url), answer.status, "with a body that is not the shape of a registry's answer");
+    throw new ForeignAnswerError(
+      connection.base,
+      withoutQuery(url),
+      answer.status,
+      "with a body that is not the shape of a registry's answer",
+    );
   }
   return data as ResponseOf<O>;
 }
@@ -173,7 +205,11 @@ async function callRoute<O extends Operation>(connection: Connection, route: Rou
  * the retry policy says for uploads. The token is not sent: the URL is signed.
  */
 async function uploadArchive(connection: Connection, signedUrl: string, input: UploadInput): Promise<NodeVersion> {
-  const policy: RetryPolicy = { ...connection.policy, retries: (input.attempts ?? 3) - 1, backoffMs: input.backoffMs ?? backoffMs };
+  const policy: RetryPolicy = {
+    ...connection.policy,
+    retries: (input.attempts ?? 3) - 1,
+    backoffMs: input.backoffMs ?? backoffMs,
+  };
   const { putStream } = await import('./upload.js');
   let firstFailure: number | undefined;
   for (let attempt = 1; ; attempt++) {
@@ -193,7 +229,8 @@ async function uploadArchive(connection: Connection, signedUrl: string, input: U
         answerMs: input.answerMs ?? UPLOAD_ANSWER_TIMEOUT_MS,
       });
       connection.log(`← ${response.status} PUT ${withoutQuery(signedUrl)}`);
-      if (response.status >= 400) throw apiError(response.status, response.statusText, response.text, response.retryAfter);
+      if (response.status >= 400)
+        throw apiError(response.status, response.statusText, response.text, response.retryAfter);
       try {
         return readAnswer('uploadArchive', response.text) as NodeVersion;
       } catch {
@@ -203,7 +240,12 @@ async function uploadArchive(connection: Connection, signedUrl: string, input: U
       if (input.signal?.aborted) throw input.signal.reason;
       if (!(error instanceof ApiError || error instanceof NetworkError)) throw error;
       firstFailure ??= Date.now();
-      const next = nextTry(policy, error, { retry: attempt - 1, firstFailure, answered: connection.answered }, 'upload');
+      const next = nextTry(
+        policy,
+        error,
+        { retry: attempt - 1, firstFailure, answered: connection.answered },
+        'upload',
+      );
       if ('error' in next) throw next.error;
       connection.log(`↻ upload attempt ${attempt} failed (${error.message}); retrying`);
       await sleep(next.wait, input.signal);
@@ -233,7 +275,8 @@ export function createClient(options: ClientOptions) {
     hasToken: Boolean(options.token),
     url: (path: string) => base + path,
     /** Calls one operation of the contract (`routes.getNode`, …), typed by it. */
-    call: <O extends Operation>(route: Route<O>, input: CallInput<O> = {}, callOptions: CallOptions = {}) => callRoute(connection, route, input, callOptions),
+    call: <O extends Operation>(route: Route<O>, input: CallInput<O> = {}, callOptions: CallOptions = {}) =>
+      callRoute(connection, route, input, callOptions),
     /** GETs an absolute URL (a download URL, a task result); the answer's body is a stream, unread. */
     download(url: string): Promise<Answer> {
       // The token is for the registry only: a URL elsewhere (a mirror, a provider) never sees it.

@@ -61,7 +61,9 @@ function restarting(failure: ApiError | NetworkError, answeredBefore: boolean): 
 /** Whether trying again may mend `failure`, for a request of this kind. */
 function transient(failure: ApiError | NetworkError, kind: RetryKind): boolean {
   if (kind === 'upload') {
-    return failure instanceof NetworkError ? failure.transient : failure.status >= 500 || failure.status === 408 || failure.status === 429;
+    return failure instanceof NetworkError
+      ? failure.transient
+      : failure.status >= 500 || failure.status === 408 || failure.status === 429;
   }
   if (failure instanceof ApiError) return RETRY_STATUSES.has(failure.status);
   return failure.reason !== 'no answer in time' && failure.transient;
@@ -78,7 +80,11 @@ function repeatableFor(failure: ApiError | NetworkError, asked: number | undefin
 /** A network failure after retries says how long they went on: a refused URL gave up at once, a restart was waited for. */
 function triedFor(failure: ApiError | NetworkError, tries: number, since: number): ApiError | NetworkError {
   if (!(failure instanceof NetworkError) || tries < 2) return failure;
-  return new NetworkError(failure.url, `${failure.reason} (${tries} tries in ${((Date.now() - since) / 1000).toFixed(1)} s)`, failure.transient);
+  return new NetworkError(
+    failure.url,
+    `${failure.reason} (${tries} tries in ${((Date.now() - since) / 1000).toFixed(1)} s)`,
+    failure.transient,
+  );
 }
 
 /**
@@ -86,15 +92,25 @@ function triedFor(failure: ApiError | NetworkError, tries: number, since: number
  * fits within `retries`, or, for a restarting registry, within the restart window since the first
  * failure; with a window the user chose, within it in any case.
  */
-export function nextTry(policy: RetryPolicy, failure: ApiError | NetworkError, state: RetryState, kind: RetryKind): { wait: number } | { error: Error } {
-  const asked = failure instanceof ApiError && (failure.status === 429 || failure.status === 503) ? retryAfterMs(failure.retryAfter) : undefined;
+export function nextTry(
+  policy: RetryPolicy,
+  failure: ApiError | NetworkError,
+  state: RetryState,
+  kind: RetryKind,
+): { wait: number } | { error: Error } {
+  const asked =
+    failure instanceof ApiError && (failure.status === 429 || failure.status === 503)
+      ? retryAfterMs(failure.retryAfter)
+      : undefined;
   const wait = asked ?? policy.backoffMs(state.retry + 1);
   const fits = Date.now() - state.firstFailure + wait <= policy.restartWindowMs;
   const allowed = policy.windowChosen
     ? policy.restartWindowMs > 0 && fits && (state.retry < policy.retries || restarting(failure, true))
     : state.retry < policy.retries || (restarting(failure, state.answered) && fits);
-  const sendable = kind === 'idempotent' || kind === 'upload' || (kind === 'repeatable' && repeatableFor(failure, asked));
-  if (!transient(failure, kind) || !allowed || !sendable) return { error: triedFor(failure, state.retry + 1, state.firstFailure) };
+  const sendable =
+    kind === 'idempotent' || kind === 'upload' || (kind === 'repeatable' && repeatableFor(failure, asked));
+  if (!transient(failure, kind) || !allowed || !sendable)
+    return { error: triedFor(failure, state.retry + 1, state.firstFailure) };
   if (asked !== undefined && asked > policy.timeoutMs) return { error: failure };
   return { wait };
 }

@@ -18,4 +18,6 @@ export interface Route<O extends Operation = Operation> extends WireRoute {
 }
 
 /** The route of each operation, by its id (test/cli/client-routes.test.ts holds them to the contract's operations). */
-export const routes = wireRoutes as unknown as { readonly [K in OperationName]: Route<Extract<Exported[K], Operation>> };
+export const routes = wireRoutes as unknown as {
+  readonly [K in OperationName]: Route<Extract<Exported[K], Operation>>;
+};

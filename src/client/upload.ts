@@ -39,11 +39,25 @@ export async function putStream(url: string, input: PutInput): Promise<PutResult
     request.on('response', (response) => {
       responded = true;
       readText(response).then(
-        (text) => resolve({ status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', retryAfter: response.headers['retry-after'], text }),
-        (error: Error) => reject(error instanceof NetworkError ? new NetworkError(shown, error.reason, error.transient) : new NetworkError(shown, error.message)),
+        (text) =>
+          resolve({
+            status: response.statusCode ?? 0,
+            statusText: response.statusMessage ?? '',
+            retryAfter: response.headers['retry-after'],
+            text,
+          }),
+        (error: Error) =>
+          reject(
+            error instanceof NetworkError
+              ? new NetworkError(shown, error.reason, error.transient)
+              : new NetworkError(shown, error.message),
+          ),
       );
     });
-    request.on('error', (error: NodeJS.ErrnoException) => (failure ??= new NetworkError(shown, error.code ?? error.message)));
+    request.on(
+      'error',
+      (error: NodeJS.ErrnoException) => (failure ??= new NetworkError(shown, error.code ?? error.message)),
+    );
     // A server may answer early (403, 413) and close while the body is still going: its answer wins.
     request.on('close', () => {
       if (!responded) reject(failure ?? new NetworkError(shown, 'the connection closed before an answer'));
@@ -66,7 +80,10 @@ export async function putStream(url: string, input: PutInput): Promise<PutResult
         callback(null, chunk);
       },
     });
-    const body = 'getReader' in input.body ? Readable.fromWeb(input.body as WebReadableStream<Uint8Array>) : (input.body as NodeJS.ReadableStream);
+    const body =
+      'getReader' in input.body
+        ? Readable.fromWeb(input.body as WebReadableStream<Uint8Array>)
+        : (input.body as NodeJS.ReadableStream);
     const abort = () => {
       responded = true; // nothing more to wait for
       request.destroy();
@@ -75,12 +92,14 @@ export async function putStream(url: string, input: PutInput): Promise<PutResult
     if (input.signal?.aborted) return abort();
     input.signal?.addEventListener('abort', abort, { once: true });
     request.on('close', () => input.signal?.removeEventListener('abort', abort));
-    pipeline(body, counter, request).then(() => {
-      bodySent = true;
-      request.setTimeout(input.answerMs);
-    }).catch((error: NodeJS.ErrnoException) => {
-      failure ??= new NetworkError(shown, error.code ?? error.message);
-      request.destroy();
-    });
+    pipeline(body, counter, request)
+      .then(() => {
+        bodySent = true;
+        request.setTimeout(input.answerMs);
+      })
+      .catch((error: NodeJS.ErrnoException) => {
+        failure ??= new NetworkError(shown, error.code ?? error.message);
+        request.destroy();
+      });
   });
 }

@@ -27,7 +27,8 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /** The 503 of an upload while the registry's scan queue is full (SCAN_QUEUE_MAX): nothing is stored, it may be sent again. */
-export const SCAN_QUEUE_FULL = 'the registry has too many uploads waiting for their scan at the moment; nothing was stored, retry shortly';
+export const SCAN_QUEUE_FULL =
+  'the registry has too many uploads waiting for their scan at the moment; nothing was stored, retry shortly';
 /** The same for a publisher holding its share of the queue (SCAN_QUEUE_PER_PUBLISHER). */
 export const publisherScanQueueFull = (publisherId: string, most = SCAN_QUEUE_PER_PUBLISHER) =>
   `publisher ${publisherId} has ${most} uploads being scanned or waiting for their scan, the most one publisher may have; nothing was stored, retry shortly`;
@@ -61,7 +62,8 @@ export const ARCHIVE_TOO_LARGE_HINT =
 /** Without `publisherId`: a client that may not see the holder (a banned node answers 403 to all but admins). */
 export const nodeIdTaken = (nodeId: string, publisherId?: string) =>
   `node ${nodeId} belongs to ${publisherId ? `publisher ${publisherId}` : 'another publisher (it is banned)'}; choose another node id`;
-export const NODE_ID_TAKEN_HINT = 'node ids are unique on a registry: rename the node ([project] name in pyproject.toml)';
+export const NODE_ID_TAKEN_HINT =
+  'node ids are unique on a registry: rename the node ([project] name in pyproject.toml)';
 /**
  * The 400 of a body that is not JSON, from where it breaks (`at`, counted from 0, as JSON.parse counts;
  * its length when it ends too soon; undefined when unknown): never from what it holds, as a sender's
@@ -69,7 +71,9 @@ export const NODE_ID_TAKEN_HINT = 'node ids are unique on a registry: rename the
  */
 export function malformedJson(at: number | undefined, length: number): string {
   if (at === undefined) return 'malformed JSON';
-  return at < length ? `malformed JSON at byte ${at} of ${length}` : `malformed JSON: the body ends after ${length} bytes, before its JSON does`;
+  return at < length
+    ? `malformed JSON at byte ${at} of ${length}`
+    : `malformed JSON: the body ends after ${length} bytes, before its JSON does`;
 }
 
 /**

@@ -23,7 +23,11 @@ export function rule<T extends z.ZodType>(schema: T, name: RuleName, message: st
 }
 
 /** `schema` transformed by `name` of rules.ts; the issues it finds are zod's issues. */
-export function transform<T extends z.ZodType, N extends TransformName, O = z.output<T>>(schema: T, name: N, ...args: TransformArgs<N> extends undefined ? [] : [TransformArgs<N>]) {
+export function transform<T extends z.ZodType, N extends TransformName, O = z.output<T>>(
+  schema: T,
+  name: N,
+  ...args: TransformArgs<N> extends undefined ? [] : [TransformArgs<N>]
+) {
   const piped = schema.transform((value, ctx) => {
     const result = runTransform(name, value, args[0]);
     for (const issue of result.issues) ctx.issues.push({ code: 'custom', ...issue });
@@ -45,7 +49,11 @@ const HTTP_URL_RULE = 'must be an absolute http:// or https:// URL, such as http
 export const httpUrl = rule(z.string().max(URL_MAX, { abort: true }), 'httpUrl', HTTP_URL_RULE);
 
 /** A URL field of the metadata: an http(s) URL, or the empty string, which means "unset". */
-export const urlField = rule(z.string().max(URL_MAX, { abort: true }), 'urlOrEmpty', `${HTTP_URL_RULE} (or "" for none)`);
+export const urlField = rule(
+  z.string().max(URL_MAX, { abort: true }),
+  'urlOrEmpty',
+  `${HTTP_URL_RULE} (or "" for none)`,
+);
 
 /** A version requirement field: a range of versions (see versionRange), or "" for none. */
 export const versionRangeField = rule(
@@ -59,7 +67,11 @@ export const versionRangeField = rule(
  * left to the client (the interface does not show it), so the whole is bounded by its JSON size.
  */
 export const translations = rule(
-  rule(z.record(z.string().max(TRANSLATIONS.languageMaxLength), z.unknown()), 'fewLanguages', `must hold at most ${TRANSLATIONS.maxLanguages} languages`),
+  rule(
+    z.record(z.string().max(TRANSLATIONS.languageMaxLength), z.unknown()),
+    'fewLanguages',
+    `must hold at most ${TRANSLATIONS.maxLanguages} languages`,
+  ),
   'smallAsJson',
   `must be at most ${TRANSLATIONS.maxJsonLength} characters as JSON`,
 );
@@ -71,7 +83,9 @@ export const translations = rule(
 export const REPEATED_PARAMS = new Set<z.ZodType>();
 export function repeated<T extends z.ZodType>(item: T, maxItems: number, description: string) {
   const list = z.array(item).max(maxItems).optional();
-  const schema = z.preprocess((value) => (value === undefined || Array.isArray(value) ? value : [value]), list).describe(description);
+  const schema = z
+    .preprocess((value) => (value === undefined || Array.isArray(value) ? value : [value]), list)
+    .describe(description);
   REPEATED_PARAMS.add(schema);
   return schema;
 }

@@ -23,10 +23,12 @@ export const NODE_ID = { maxLength: 100, pattern: '^[a-zA-Z0-9](?:[a-zA-Z0-9._-]
 export const RESERVED_NODE_IDS = ['search'] as const;
 /** The names Windows keeps for devices, with or without an extension: a node is installed into a folder named by its id. */
 const WINDOWS_DEVICE = /^(?:con|prn|aux|nul|com[1-9]|lpt[1-9])(?:\.|$)/i;
-export const isReservedNodeId = (id: string) => (RESERVED_NODE_IDS as readonly string[]).includes(id.toLowerCase()) || WINDOWS_DEVICE.test(id);
+export const isReservedNodeId = (id: string) =>
+  (RESERVED_NODE_IDS as readonly string[]).includes(id.toLowerCase()) || WINDOWS_DEVICE.test(id);
 const NODE_ID_PATTERN = new RegExp(NODE_ID.pattern);
 /** Whether the `nodeId` rule of resources.ts accepts `id` (which says why not), without loading zod. */
-export const isNodeId = (id: string) => id.length <= NODE_ID.maxLength && NODE_ID_PATTERN.test(id) && !isReservedNodeId(id);
+export const isNodeId = (id: string) =>
+  id.length <= NODE_ID.maxLength && NODE_ID_PATTERN.test(id) && !isReservedNodeId(id);
 /** Publisher ids: lowercase, start with a letter, 2–64 characters. */
 export const PUBLISHER_ID = {
   pattern: '^[a-z][a-z0-9-]{1,63}$',
@@ -153,8 +155,19 @@ export const ADVANCED_SETTINGS = {
   engines: ['automatic', 'balanced', 'cool', 'real', 'illusio', 'fairy', 'colorful_anime', 'hard_transform', 'softy'],
   transferLightA: ['automatic', 'low', 'medium', 'normal', 'high', 'high_on_faces'],
   transferLightB: [
-    'automatic', 'composition', 'straight', 'smooth_in', 'smooth_out', 'smooth_both', 'reverse_both',
-    'soft_in', 'soft_out', 'soft_mid', 'strong_mid', 'style_shift', 'strong_shift',
+    'automatic',
+    'composition',
+    'straight',
+    'smooth_in',
+    'smooth_out',
+    'smooth_both',
+    'reverse_both',
+    'soft_in',
+    'soft_out',
+    'soft_mid',
+    'strong_mid',
+    'style_shift',
+    'strong_shift',
   ],
   defaultChoice: 'automatic',
   fixedGeneration: false,

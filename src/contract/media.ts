@@ -6,7 +6,10 @@ export const BODY_MEDIA_TYPES = { json: 'application/json', zip: 'application/zi
 export type BodyMedia = keyof typeof BODY_MEDIA_TYPES;
 
 /** What the type may be written as: JSON with a structured suffix (`application/problem+json`) or parameters; a zip with parameters only. */
-const ACCEPTED_TYPE: Record<BodyMedia, RegExp> = { json: /^application\/([\w.+-]+\+)?json\b/i, zip: /^application\/zip\s*(;|$)/i };
+const ACCEPTED_TYPE: Record<BodyMedia, RegExp> = {
+  json: /^application\/([\w.+-]+\+)?json\b/i,
+  zip: /^application\/zip\s*(;|$)/i,
+};
 const BODY_NAME: Record<BodyMedia, string> = { json: 'the body as JSON', zip: 'the archive' };
 
 /** The 415 message of a body of `kind` sent with the Content-Type `header`; undefined when it is the right one. */

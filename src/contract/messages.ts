@@ -18,7 +18,8 @@ const KINDS: Record<string, string> = {
   null: 'null',
 };
 
-const plural = (count: number | bigint, one: string) => `${Number(count).toLocaleString('en-US')} ${one}${Number(count) === 1 ? '' : 's'}`;
+const plural = (count: number | bigint, one: string) =>
+  `${Number(count).toLocaleString('en-US')} ${one}${Number(count) === 1 ? '' : 's'}`;
 
 function sizeRule(issue: Issue & { code: 'too_big' | 'too_small' }): string {
   const limit = issue.code === 'too_big' ? issue.maximum : issue.minimum;
@@ -26,7 +27,9 @@ function sizeRule(issue: Issue & { code: 'too_big' | 'too_small' }): string {
   const inclusive = issue.inclusive !== false;
   switch (issue.origin) {
     case 'string':
-      return Number(limit) === 1 && issue.code === 'too_small' ? 'must not be empty' : `must be ${most} ${plural(limit, 'character')} long`;
+      return Number(limit) === 1 && issue.code === 'too_small'
+        ? 'must not be empty'
+        : `must be ${most} ${plural(limit, 'character')} long`;
     case 'array':
     case 'set':
       return `must have ${most} ${plural(limit, 'item')}`;
@@ -45,7 +48,9 @@ function unionRule(issue: Issue & { code: 'invalid_union' }): string | undefined
   const branches = issue.errors ?? [];
   const closest = branches.find((branch) => branch.length && branch.some((i) => i.code !== 'invalid_type'));
   if (closest) return closest.find((i) => i.code !== 'invalid_type')!.message;
-  const kinds = branches.flatMap((branch) => branch.map((i) => (i.code === 'invalid_type' ? i.expected : undefined))).filter(Boolean);
+  const kinds = branches
+    .flatMap((branch) => branch.map((i) => (i.code === 'invalid_type' ? i.expected : undefined)))
+    .filter(Boolean);
   return kinds.length ? `must be ${[...new Set(kinds)].map((k) => KINDS[k!] ?? k).join(', or ')}` : undefined;
 }
 
@@ -71,7 +76,10 @@ export function issueMessage(issue: Issue): string | undefined {
     case 'not_multiple_of':
       return `must be a multiple of ${issue.divisor}`;
     case 'unrecognized_keys':
-      return `has unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${issue.keys.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 64))).join(', ')}`;
+      return `has unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${issue.keys
+        .slice(0, 5)
+        .map((k) => JSON.stringify(k.slice(0, 64)))
+        .join(', ')}`;
     case 'invalid_key':
       return 'has a key that is not accepted';
     case 'invalid_element':

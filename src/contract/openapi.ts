@@ -10,7 +10,11 @@ import { registryOperations } from './registry.js';
 export const allOperations: Operation[] = [...registryOperations, ...proxyOperations];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+  });
   return rest; // the document declares the dialect once
 }
 
@@ -19,38 +23,70 @@ export function openapiDocument(version: string, serverUrl?: string): Record<str
   const paths: Record<string, Record<string, unknown>> = {};
   for (const operation of allOperations) {
     const parameters: unknown[] = pathParams(operation.path).map((name) => ({
-      name, in: 'path', required: true, schema: { type: 'string' },
+      name,
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
     }));
     const query = operation.query;
     if (query instanceof z.ZodObject) {
       for (const [name, field] of Object.entries(query.shape as Record<string, z.ZodType>)) {
         // query strings carry text; the output schema says what the text must stand for
-        parameters.push({ name, in: 'query', required: !field.safeParse(undefined).success, schema: jsonSchema(field, 'output') });
+        parameters.push({
+          name,
+          in: 'query',
+          required: !field.safeParse(undefined).success,
+          schema: jsonSchema(field, 'output'),
+        });
       }
     }
     if (operation.bodyKind !== 'none') {
       // the rule of src/contract/media.ts: a body is read as sent
-      parameters.push({ name: 'Content-Encoding', in: 'header', required: false, description: `none, or ${BODY_ENCODING}: the server decodes no other`, schema: { type: 'string', enum: [BODY_ENCODING] } });
+      parameters.push({
+        name: 'Content-Encoding',
+        in: 'header',
+        required: false,
+        description: `none, or ${BODY_ENCODING}: the server decodes no other`,
+        schema: { type: 'string', enum: [BODY_ENCODING] },
+      });
     }
     for (const [name, field] of Object.entries(operation.headers.shape as Record<string, z.ZodType>)) {
-      parameters.push({ name, in: 'header', required: !field.safeParse(undefined).success, schema: jsonSchema(field, 'output') });
+      parameters.push({
+        name,
+        in: 'header',
+        required: !field.safeParse(undefined).success,
+        schema: jsonSchema(field, 'output'),
+      });
     }
     const responses: Record<string, unknown> = {};
     const success =
       operation.responseKind === 'json'
-        ? { description: 'Success', content: { 'application/json': { schema: jsonSchema(operation.response, 'output') } } }
+        ? {
+            description: 'Success',
+            content: { 'application/json': { schema: jsonSchema(operation.response, 'output') } },
+          }
         : operation.responseKind === 'zip'
-          ? { description: 'The archive', content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } }
+          ? {
+              description: 'The archive',
+              content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } },
+            }
           : { description: 'Done' };
     responses[String(operation.status)] = success;
     for (const [code, status] of Object.entries(ERROR_STATUS)) {
       const key = String(status);
-      responses[key] ??= { description: code, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
-      if (!String((responses[key] as { description: string }).description).includes(code) && status !== operation.status) {
+      responses[key] ??= {
+        description: code,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
+      if (
+        !String((responses[key] as { description: string }).description).includes(code) &&
+        status !== operation.status
+      ) {
         (responses[key] as { description: string }).description += `, ${code}`;
       }
     }
-    if (operation.bodyKind !== 'none') (responses['415'] as { description: string }).description += `: ${mediaRefusal(operation.bodyKind)}`;
+    if (operation.bodyKind !== 'none')
+      (responses['415'] as { description: string }).description += `: ${mediaRefusal(operation.bodyKind)}`;
     const entry: Record<string, unknown> = {
       operationId: operation.id,
       summary: operation.summary,
@@ -60,9 +96,15 @@ export function openapiDocument(version: string, serverUrl?: string): Record<str
     };
     if (operation.auth === 'user') entry.security = [{ bearer: [] }];
     if (operation.bodyKind === 'json') {
-      entry.requestBody = { required: true, content: { [BODY_MEDIA_TYPES.json]: { schema: jsonSchema(operation.body, 'input') } } };
+      entry.requestBody = {
+        required: true,
+        content: { [BODY_MEDIA_TYPES.json]: { schema: jsonSchema(operation.body, 'input') } },
+      };
     } else if (operation.bodyKind === 'zip') {
-      entry.requestBody = { required: true, content: { [BODY_MEDIA_TYPES.zip]: { schema: { type: 'string', format: 'binary' } } } };
+      entry.requestBody = {
+        required: true,
+        content: { [BODY_MEDIA_TYPES.zip]: { schema: { type: 'string', format: 'binary' } } },
+      };
     }
     (paths[operation.path] ??= {})[operation.method.toLowerCase()] = entry;
   }

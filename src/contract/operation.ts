@@ -47,9 +47,10 @@ export interface Operation<
 const empty = z.object({});
 
 /** `'/a/{b}/c/{d}'` → `'b' | 'd'`: path parameters typed from the path itself. */
-type PathParamNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParamNames<Rest> : never;
+type PathParamNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
+  ? Name | PathParamNames<Rest>
+  : never;
 type PathParamsSchema<Path extends string> = z.ZodObject<{ [K in PathParamNames<Path>]: z.ZodString }>;
-
 
 export function op<
   Path extends string,

@@ -1,7 +1,17 @@
 import * as z from 'zod';
 import { op } from './operation.js';
 import { ImageTaskReference, ImageTaskStatus, VideoExtendResponse, VideoTaskStatus } from './resources.js';
-import { ADVANCED_SETTINGS, IDENTIFIER_MAX, JSON_BODY_MAX, MEDIA_URL_MAX, PERCENT, RELIGHT, SKIN_ENHANCER, VIDEO_CREDITS, VIDEO_EXTEND } from './limits.js';
+import {
+  ADVANCED_SETTINGS,
+  IDENTIFIER_MAX,
+  JSON_BODY_MAX,
+  MEDIA_URL_MAX,
+  PERCENT,
+  RELIGHT,
+  SKIN_ENHANCER,
+  VIDEO_CREDITS,
+  VIDEO_EXTEND,
+} from './limits.js';
 import { httpUrl } from './fields.js';
 
 const percent = (fallback: number) => z.number().int().min(PERCENT.min).max(PERCENT.max).default(fallback);
@@ -14,7 +24,10 @@ const imageSource = z
   .string()
   .min(1, 'must be base64 content or a URL')
   .max(JSON_BODY_MAX)
-  .refine((value) => value.length <= MEDIA_URL_MAX || !/^\s*https?:/i.test(value), `a URL must be at most ${MEDIA_URL_MAX} characters`);
+  .refine(
+    (value) => value.length <= MEDIA_URL_MAX || !/^\s*https?:/i.test(value),
+    `a URL must be at most ${MEDIA_URL_MAX} characters`,
+  );
 
 /**
  * Checks the weight syntax of a relight prompt. A group `(text:w)` weights `text` by `w`:
@@ -105,7 +118,12 @@ export const VideoExtendBody = z
   .object({
     model: z.enum(VIDEO_EXTEND.models),
     callback_url: httpUrl.optional(),
-    duration: z.number().int().min(VIDEO_EXTEND.duration.min).max(VIDEO_EXTEND.duration.max).default(VIDEO_EXTEND.duration.default),
+    duration: z
+      .number()
+      .int()
+      .min(VIDEO_EXTEND.duration.min)
+      .max(VIDEO_EXTEND.duration.max)
+      .default(VIDEO_EXTEND.duration.default),
     images: z
       .array(imageSource)
       .length(VIDEO_EXTEND.images, `exactly ${VIDEO_EXTEND.images} image is accepted`)
@@ -148,28 +166,68 @@ export function videoCredits(model: keyof typeof VIDEO_CREDITS, resolution: stri
 // ---------- the three proxy operations of the interface, and status polling ----------
 
 export const relightImage = op({
-  id: 'relightImage', method: 'POST', path: '/proxy/img/v1/ai/image-relight', summary: 'Relight an image; the relight process has started',
-  spec: true, auth: 'user', body: RelightBody, bodyMax: JSON_BODY_MAX, response: ImageTaskReference,
+  id: 'relightImage',
+  method: 'POST',
+  path: '/proxy/img/v1/ai/image-relight',
+  summary: 'Relight an image; the relight process has started',
+  spec: true,
+  auth: 'user',
+  body: RelightBody,
+  bodyMax: JSON_BODY_MAX,
+  response: ImageTaskReference,
 });
 export const skinEnhance = op({
-  id: 'skinEnhance', method: 'POST', path: '/proxy/img/v1/ai/skin-enhancer/flexible', summary: 'Enhance skin in an image; the process has started',
-  spec: true, auth: 'user', body: SkinEnhancerBody, bodyMax: JSON_BODY_MAX, response: ImageTaskReference,
+  id: 'skinEnhance',
+  method: 'POST',
+  path: '/proxy/img/v1/ai/skin-enhancer/flexible',
+  summary: 'Enhance skin in an image; the process has started',
+  spec: true,
+  auth: 'user',
+  body: SkinEnhancerBody,
+  bodyMax: JSON_BODY_MAX,
+  response: ImageTaskReference,
 });
 export const extendVideo = op({
-  id: 'extendVideo', method: 'POST', path: '/proxy/vid/extend', summary: 'Extend a video',
-  spec: true, auth: 'user', body: VideoExtendBody, bodyMax: JSON_BODY_MAX, response: VideoExtendResponse,
+  id: 'extendVideo',
+  method: 'POST',
+  path: '/proxy/vid/extend',
+  summary: 'Extend a video',
+  spec: true,
+  auth: 'user',
+  body: VideoExtendBody,
+  bodyMax: JSON_BODY_MAX,
+  response: VideoExtendResponse,
 });
 export const getRelightTask = op({
-  id: 'getRelightTask', method: 'GET', path: '/proxy/img/v1/ai/image-relight/{task_id}', summary: 'Status and results of a relight task',
-  auth: 'user', response: ImageTaskStatus,
+  id: 'getRelightTask',
+  method: 'GET',
+  path: '/proxy/img/v1/ai/image-relight/{task_id}',
+  summary: 'Status and results of a relight task',
+  auth: 'user',
+  response: ImageTaskStatus,
 });
 export const getSkinEnhancerTask = op({
-  id: 'getSkinEnhancerTask', method: 'GET', path: '/proxy/img/v1/ai/skin-enhancer/{task_id}', summary: 'Status and results of a skin enhancer task',
-  auth: 'user', response: ImageTaskStatus,
+  id: 'getSkinEnhancerTask',
+  method: 'GET',
+  path: '/proxy/img/v1/ai/skin-enhancer/{task_id}',
+  summary: 'Status and results of a skin enhancer task',
+  auth: 'user',
+  response: ImageTaskStatus,
 });
 export const getVideoTask = op({
-  id: 'getVideoTask', method: 'GET', path: '/proxy/vid/tasks/{task_id}/creations', summary: 'State and creations of a video task',
-  auth: 'user', response: VideoTaskStatus,
+  id: 'getVideoTask',
+  method: 'GET',
+  path: '/proxy/vid/tasks/{task_id}/creations',
+  summary: 'State and creations of a video task',
+  auth: 'user',
+  response: VideoTaskStatus,
 });
 
-export const proxyOperations = [relightImage, skinEnhance, extendVideo, getRelightTask, getSkinEnhancerTask, getVideoTask];
+export const proxyOperations = [
+  relightImage,
+  skinEnhance,
+  extendVideo,
+  getRelightTask,
+  getSkinEnhancerTask,
+  getVideoTask,
+];

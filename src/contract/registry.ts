@@ -3,13 +3,41 @@ import { PAGE, READY_STORAGE_KEEP_MS, STAR } from './limits.js';
 import { op } from './operation.js';
 import { CONTENT_SHA256_HEADER, SHA256_HEX_PATTERN, UNIX_SECONDS_PATTERN } from './upload.js';
 import {
-  AddMemberBody, Invitation, CreatePublisherBody, CreateTokenBody, CreateUserBody, CreatedToken, CreatedUser, Health,
-  Me, Node, NodeInput, NodeList, NodeVersion, PublishBody, PublishResponse, Publisher,
-  PublisherInput, PublisherMember, PublisherNodesQuery, RegistryLimits, TokenList, VersionUpdateBody, queryInteger,
+  AddMemberBody,
+  Invitation,
+  CreatePublisherBody,
+  CreateTokenBody,
+  CreateUserBody,
+  CreatedToken,
+  CreatedUser,
+  Health,
+  Me,
+  Node,
+  NodeInput,
+  NodeList,
+  NodeVersion,
+  PublishBody,
+  PublishResponse,
+  Publisher,
+  PublisherInput,
+  PublisherMember,
+  PublisherNodesQuery,
+  RegistryLimits,
+  TokenList,
+  VersionUpdateBody,
+  queryInteger,
 } from './resources.js';
 import {
-  BULK_VERSIONS_MAX, BulkVersionsAnswer, BulkVersionsBody, ComfyNode, ComfyNodeList, ComfyNodesQuery, ListNodesQuery, ListVersionsQuery,
-  SearchNodesQuery, VersionComfyNodes,
+  BULK_VERSIONS_MAX,
+  BulkVersionsAnswer,
+  BulkVersionsBody,
+  ComfyNode,
+  ComfyNodeList,
+  ComfyNodesQuery,
+  ListNodesQuery,
+  ListVersionsQuery,
+  SearchNodesQuery,
+  VersionComfyNodes,
 } from './reads.js';
 
 // ---------- the five registry operations of the interface ----------
@@ -53,7 +81,8 @@ export const updateVersion = op({
   id: 'updateVersion',
   method: 'PUT',
   path: '/publishers/{publisherId}/nodes/{nodeId}/versions/{versionId}',
-  summary: "Update a version's changelog and deprecation (and, for admins, its status); versionId is the id or the semver",
+  summary:
+    "Update a version's changelog and deprecation (and, for admins, its status); versionId is the id or the semver",
   spec: true,
   auth: 'user',
   body: VersionUpdateBody,
@@ -85,13 +114,16 @@ export const UploadQuery = z.object({
   token_id: z.string().optional(),
 });
 /** An upload's headers beyond its Content-Type: the archive's SHA-256, checked against the bytes received. */
-export const UploadHeaders = z.object({ [CONTENT_SHA256_HEADER]: z.string().regex(new RegExp(SHA256_HEX_PATTERN)).optional() });
+export const UploadHeaders = z.object({
+  [CONTENT_SHA256_HEADER]: z.string().regex(new RegExp(SHA256_HEX_PATTERN)).optional(),
+});
 
 export const uploadArchive = op({
   id: 'uploadArchive',
   method: 'PUT',
   path: '/uploads/{versionId}',
-  summary: 'Upload the archive of a published version to its signed URL (Content-Type application/zip, X-Content-SHA256)',
+  summary:
+    'Upload the archive of a published version to its signed URL (Content-Type application/zip, X-Content-SHA256)',
   auth: 'signature',
   query: UploadQuery,
   headers: UploadHeaders,
@@ -111,140 +143,328 @@ export const downloadArchive = op({
 // ---------- reads ----------
 
 export const listNodes = op({
-  id: 'listNodes', method: 'GET', path: '/nodes', summary: 'List active nodes, a page at a time',
-  auth: 'none', query: ListNodesQuery, response: NodeList,
+  id: 'listNodes',
+  method: 'GET',
+  path: '/nodes',
+  summary: 'List active nodes, a page at a time',
+  auth: 'none',
+  query: ListNodesQuery,
+  response: NodeList,
 });
 export const searchNodes = op({
-  id: 'searchNodes', method: 'GET', path: '/nodes/search', summary: 'Search active nodes by id, name, description, author and tags',
-  auth: 'none', query: SearchNodesQuery, response: NodeList,
+  id: 'searchNodes',
+  method: 'GET',
+  path: '/nodes/search',
+  summary: 'Search active nodes by id, name, description, author and tags',
+  auth: 'none',
+  query: SearchNodesQuery,
+  response: NodeList,
 });
 export const getNode = op({
-  id: 'getNode', method: 'GET', path: '/nodes/{nodeId}', summary: 'A node with its latest version', auth: 'none', response: Node,
+  id: 'getNode',
+  method: 'GET',
+  path: '/nodes/{nodeId}',
+  summary: 'A node with its latest version',
+  auth: 'none',
+  response: Node,
 });
 export const listNodeVersions = op({
-  id: 'listNodeVersions', method: 'GET', path: '/nodes/{nodeId}/versions', summary: 'Every version of a node, newest semver first',
+  id: 'listNodeVersions',
+  method: 'GET',
+  path: '/nodes/{nodeId}/versions',
+  summary: 'Every version of a node, newest semver first',
   auth: 'none',
   query: ListVersionsQuery,
   response: z.array(NodeVersion),
 });
 export const getNodeVersion = op({
-  id: 'getNodeVersion', method: 'GET', path: '/nodes/{nodeId}/versions/{version}', summary: 'One version of a node',
-  auth: 'none', response: NodeVersion,
+  id: 'getNodeVersion',
+  method: 'GET',
+  path: '/nodes/{nodeId}/versions/{version}',
+  summary: 'One version of a node',
+  auth: 'none',
+  response: NodeVersion,
 });
 export const installNode = op({
-  id: 'installNode', method: 'GET', path: '/nodes/{nodeId}/install', summary: 'The active version to install (latest unless given), with its download URL; counts a download',
-  auth: 'none', query: z.object({ version: z.string().optional() }), response: NodeVersion,
+  id: 'installNode',
+  method: 'GET',
+  path: '/nodes/{nodeId}/install',
+  summary: 'The active version to install (latest unless given), with its download URL; counts a download',
+  auth: 'none',
+  query: z.object({ version: z.string().optional() }),
+  response: NodeVersion,
 });
 export const bulkNodeVersions = op({
-  id: 'bulkNodeVersions', method: 'POST', path: '/bulk/nodes/versions',
+  id: 'bulkNodeVersions',
+  method: 'POST',
+  path: '/bulk/nodes/versions',
   summary: `Look up to ${BULK_VERSIONS_MAX} versions at once: one entry per item asked, in order, each success, not_found or error`,
-  spec: true, auth: 'none', body: BulkVersionsBody, response: BulkVersionsAnswer,
+  spec: true,
+  auth: 'none',
+  body: BulkVersionsBody,
+  response: BulkVersionsAnswer,
 });
 export const listVersionComfyNodes = op({
-  id: 'listVersionComfyNodes', method: 'GET', path: '/nodes/{nodeId}/versions/{version}/comfy-nodes',
+  id: 'listVersionComfyNodes',
+  method: 'GET',
+  path: '/nodes/{nodeId}/versions/{version}/comfy-nodes',
   summary: 'The node classes a version defines, read statically from its archive, a page at a time',
-  spec: true, auth: 'none', query: ComfyNodesQuery, response: VersionComfyNodes,
+  spec: true,
+  auth: 'none',
+  query: ComfyNodesQuery,
+  response: VersionComfyNodes,
 });
 export const getVersionComfyNode = op({
-  id: 'getVersionComfyNode', method: 'GET', path: '/nodes/{nodeId}/versions/{version}/comfy-nodes/{comfyNodeName}',
-  summary: 'One node class a version defines', spec: true, auth: 'none', response: ComfyNode,
+  id: 'getVersionComfyNode',
+  method: 'GET',
+  path: '/nodes/{nodeId}/versions/{version}/comfy-nodes/{comfyNodeName}',
+  summary: 'One node class a version defines',
+  spec: true,
+  auth: 'none',
+  response: ComfyNode,
 });
 export const getComfyNodeNode = op({
-  id: 'getComfyNodeNode', method: 'GET', path: '/comfy-nodes/{comfyNodeName}/node',
-  summary: 'The node whose newest Active version defines this node class', spec: true, auth: 'none', response: Node,
+  id: 'getComfyNodeNode',
+  method: 'GET',
+  path: '/comfy-nodes/{comfyNodeName}/node',
+  summary: 'The node whose newest Active version defines this node class',
+  spec: true,
+  auth: 'none',
+  response: Node,
 });
 export const listComfyNodes = op({
-  id: 'listComfyNodes', method: 'GET', path: '/comfy-nodes', summary: 'The node classes of every Active version, by name, a page at a time',
-  spec: true, auth: 'none', query: ComfyNodesQuery, response: ComfyNodeList,
+  id: 'listComfyNodes',
+  method: 'GET',
+  path: '/comfy-nodes',
+  summary: 'The node classes of every Active version, by name, a page at a time',
+  spec: true,
+  auth: 'none',
+  query: ComfyNodesQuery,
+  response: ComfyNodeList,
 });
 export const getPublisher = op({
-  id: 'getPublisher', method: 'GET', path: '/publishers/{publisherId}', summary: 'A publisher with its members', auth: 'none', response: Publisher,
+  id: 'getPublisher',
+  method: 'GET',
+  path: '/publishers/{publisherId}',
+  summary: 'A publisher with its members',
+  auth: 'none',
+  response: Publisher,
 });
 export const listPublisherNodes = op({
-  id: 'listPublisherNodes', method: 'GET', path: '/publishers/{publisherId}/nodes',
+  id: 'listPublisherNodes',
+  method: 'GET',
+  path: '/publishers/{publisherId}/nodes',
   summary: `A publisher's nodes by id, a page at a time (at most ${PAGE.limitMax}); a header \`Link: <URL>; rel="next"\` names the next page while there is one`,
-  auth: 'none', query: PublisherNodesQuery, response: z.array(Node),
+  auth: 'none',
+  query: PublisherNodesQuery,
+  response: z.array(Node),
 });
-export const health = op({ id: 'health', method: 'GET', path: '/healthz', summary: 'Liveness check', auth: 'none', response: Health });
+export const health = op({
+  id: 'health',
+  method: 'GET',
+  path: '/healthz',
+  summary: 'Liveness check',
+  auth: 'none',
+  response: Health,
+});
 export const ready = op({
-  id: 'ready', method: 'GET', path: '/readyz', summary: `Readiness check: 200 while the registry reaches its database and its archive storage (checked at most every ${READY_STORAGE_KEEP_MS / 1000} s), 503 while it does not`,
-  auth: 'none', response: Health,
+  id: 'ready',
+  method: 'GET',
+  path: '/readyz',
+  summary: `Readiness check: 200 while the registry reaches its database and its archive storage (checked at most every ${READY_STORAGE_KEEP_MS / 1000} s), 503 while it does not`,
+  auth: 'none',
+  response: Health,
 });
 export const getLimits = op({
-  id: 'getLimits', method: 'GET', path: '/limits', summary: "The registry's archive limits, to check an archive before publishing it",
-  auth: 'none', response: RegistryLimits,
+  id: 'getLimits',
+  method: 'GET',
+  path: '/limits',
+  summary: "The registry's archive limits, to check an archive before publishing it",
+  auth: 'none',
+  response: RegistryLimits,
 });
 export const openapiDocument = op({
-  id: 'openapiDocument', method: 'GET', path: '/openapi.json', summary: 'This OpenAPI document', auth: 'none', response: z.record(z.string(), z.unknown()),
+  id: 'openapiDocument',
+  method: 'GET',
+  path: '/openapi.json',
+  summary: 'This OpenAPI document',
+  auth: 'none',
+  response: z.record(z.string(), z.unknown()),
 });
 
 // ---------- accounts, publishers, members and tokens ----------
 
-export const getMe = op({ id: 'getMe', method: 'GET', path: '/users/me', summary: 'Who the token belongs to', auth: 'user', response: Me });
+export const getMe = op({
+  id: 'getMe',
+  method: 'GET',
+  path: '/users/me',
+  summary: 'Who the token belongs to',
+  auth: 'user',
+  response: Me,
+});
 export const createUser = op({
-  id: 'createUser', method: 'POST', path: '/users', summary: 'Create a user and its first token (admin only)',
-  auth: 'user', body: CreateUserBody, status: 201, response: CreatedUser,
+  id: 'createUser',
+  method: 'POST',
+  path: '/users',
+  summary: 'Create a user and its first token (admin only)',
+  auth: 'user',
+  body: CreateUserBody,
+  status: 201,
+  response: CreatedUser,
 });
 export const listUserTokens = op({
-  id: 'listUserTokens', method: 'GET', path: '/users/me/tokens', summary: 'Your own user tokens', auth: 'user', response: TokenList,
+  id: 'listUserTokens',
+  method: 'GET',
+  path: '/users/me/tokens',
+  summary: 'Your own user tokens',
+  auth: 'user',
+  response: TokenList,
 });
 export const createUserToken = op({
-  id: 'createUserToken', method: 'POST', path: '/users/me/tokens', summary: 'Create a user token for yourself',
-  auth: 'user', body: CreateTokenBody, status: 201, response: CreatedToken,
+  id: 'createUserToken',
+  method: 'POST',
+  path: '/users/me/tokens',
+  summary: 'Create a user token for yourself',
+  auth: 'user',
+  body: CreateTokenBody,
+  status: 201,
+  response: CreatedToken,
 });
 export const deleteUserToken = op({
-  id: 'deleteUserToken', method: 'DELETE', path: '/users/me/tokens/{tokenId}', summary: 'Revoke one of your user tokens', auth: 'user', status: 204,
+  id: 'deleteUserToken',
+  method: 'DELETE',
+  path: '/users/me/tokens/{tokenId}',
+  summary: 'Revoke one of your user tokens',
+  auth: 'user',
+  status: 204,
 });
 export const createPublisher = op({
-  id: 'createPublisher', method: 'POST', path: '/publishers', summary: 'Create a publisher; you become its owner',
-  auth: 'user', body: CreatePublisherBody, status: 201, response: Publisher,
+  id: 'createPublisher',
+  method: 'POST',
+  path: '/publishers',
+  summary: 'Create a publisher; you become its owner',
+  auth: 'user',
+  body: CreatePublisherBody,
+  status: 201,
+  response: Publisher,
 });
 export const listPublisherTokens = op({
-  id: 'listPublisherTokens', method: 'GET', path: '/publishers/{publisherId}/tokens', summary: "A publisher's personal access tokens (owner only)",
-  auth: 'user', response: TokenList,
+  id: 'listPublisherTokens',
+  method: 'GET',
+  path: '/publishers/{publisherId}/tokens',
+  summary: "A publisher's personal access tokens (owner only)",
+  auth: 'user',
+  response: TokenList,
 });
 export const createPublisherToken = op({
-  id: 'createPublisherToken', method: 'POST', path: '/publishers/{publisherId}/tokens', summary: 'Create a personal access token for a publisher (owner only)',
-  auth: 'user', body: CreateTokenBody, status: 201, response: CreatedToken,
+  id: 'createPublisherToken',
+  method: 'POST',
+  path: '/publishers/{publisherId}/tokens',
+  summary: 'Create a personal access token for a publisher (owner only)',
+  auth: 'user',
+  body: CreateTokenBody,
+  status: 201,
+  response: CreatedToken,
 });
 export const deletePublisherToken = op({
-  id: 'deletePublisherToken', method: 'DELETE', path: '/publishers/{publisherId}/tokens/{tokenId}', summary: 'Revoke a personal access token (owner only)',
-  auth: 'user', status: 204,
+  id: 'deletePublisherToken',
+  method: 'DELETE',
+  path: '/publishers/{publisherId}/tokens/{tokenId}',
+  summary: 'Revoke a personal access token (owner only)',
+  auth: 'user',
+  status: 204,
 });
 export const addPublisherMember = op({
-  id: 'addPublisherMember', method: 'POST', path: '/publishers/{publisherId}/members',
-  summary: "Invite a user (by id, e-mail or user name) to a publisher; they join when they accept. A member's role changes at once (owner only)",
-  auth: 'user', body: AddMemberBody, status: 201, response: Invitation,
+  id: 'addPublisherMember',
+  method: 'POST',
+  path: '/publishers/{publisherId}/members',
+  summary:
+    "Invite a user (by id, e-mail or user name) to a publisher; they join when they accept. A member's role changes at once (owner only)",
+  auth: 'user',
+  body: AddMemberBody,
+  status: 201,
+  response: Invitation,
 });
 export const removePublisherMember = op({
-  id: 'removePublisherMember', method: 'DELETE', path: '/publishers/{publisherId}/members/{userId}',
-  summary: "Remove a member, revoking the publisher's tokens they created, or withdraw their invitation (owner only; never the last owner)",
-  auth: 'user', status: 204,
+  id: 'removePublisherMember',
+  method: 'DELETE',
+  path: '/publishers/{publisherId}/members/{userId}',
+  summary:
+    "Remove a member, revoking the publisher's tokens they created, or withdraw their invitation (owner only; never the last owner)",
+  auth: 'user',
+  status: 204,
 });
 export const listPublisherInvitations = op({
-  id: 'listPublisherInvitations', method: 'GET', path: '/publishers/{publisherId}/invitations', summary: "A publisher's pending invitations (owner only)",
-  auth: 'user', response: z.array(Invitation),
+  id: 'listPublisherInvitations',
+  method: 'GET',
+  path: '/publishers/{publisherId}/invitations',
+  summary: "A publisher's pending invitations (owner only)",
+  auth: 'user',
+  response: z.array(Invitation),
 });
 export const listMyInvitations = op({
-  id: 'listMyInvitations', method: 'GET', path: '/users/me/invitations', summary: 'Your pending invitations to join publishers',
-  auth: 'user', response: z.array(Invitation),
+  id: 'listMyInvitations',
+  method: 'GET',
+  path: '/users/me/invitations',
+  summary: 'Your pending invitations to join publishers',
+  auth: 'user',
+  response: z.array(Invitation),
 });
 export const acceptInvitation = op({
-  id: 'acceptInvitation', method: 'POST', path: '/users/me/invitations/{publisherId}/accept', summary: 'Accept your invitation to a publisher: you become a member',
-  auth: 'user', response: PublisherMember,
+  id: 'acceptInvitation',
+  method: 'POST',
+  path: '/users/me/invitations/{publisherId}/accept',
+  summary: 'Accept your invitation to a publisher: you become a member',
+  auth: 'user',
+  response: PublisherMember,
 });
 export const declineInvitation = op({
-  id: 'declineInvitation', method: 'DELETE', path: '/users/me/invitations/{publisherId}', summary: 'Decline your invitation to a publisher',
-  auth: 'user', status: 204,
+  id: 'declineInvitation',
+  method: 'DELETE',
+  path: '/users/me/invitations/{publisherId}',
+  summary: 'Decline your invitation to a publisher',
+  auth: 'user',
+  status: 204,
 });
 
 export const registryOperations = [
-  publishVersion, updateNode, updatePublisher, updateVersion, addReview,
-  uploadArchive, downloadArchive,
-  listNodes, searchNodes, getNode, listNodeVersions, getNodeVersion, installNode, bulkNodeVersions,
-  listVersionComfyNodes, getVersionComfyNode, getComfyNodeNode, listComfyNodes, getPublisher, listPublisherNodes,
-  health, ready, getLimits, openapiDocument,
-  getMe, createUser, listUserTokens, createUserToken, deleteUserToken, createPublisher,
-  listPublisherTokens, createPublisherToken, deletePublisherToken, addPublisherMember, removePublisherMember,
-  listPublisherInvitations, listMyInvitations, acceptInvitation, declineInvitation,
+  publishVersion,
+  updateNode,
+  updatePublisher,
+  updateVersion,
+  addReview,
+  uploadArchive,
+  downloadArchive,
+  listNodes,
+  searchNodes,
+  getNode,
+  listNodeVersions,
+  getNodeVersion,
+  installNode,
+  bulkNodeVersions,
+  listVersionComfyNodes,
+  getVersionComfyNode,
+  getComfyNodeNode,
+  listComfyNodes,
+  getPublisher,
+  listPublisherNodes,
+  health,
+  ready,
+  getLimits,
+  openapiDocument,
+  getMe,
+  createUser,
+  listUserTokens,
+  createUserToken,
+  deleteUserToken,
+  createPublisher,
+  listPublisherTokens,
+  createPublisherToken,
+  deletePublisherToken,
+  addPublisherMember,
+  removePublisherMember,
+  listPublisherInvitations,
+  listMyInvitations,
+  acceptInvitation,
+  declineInvitation,
 ];

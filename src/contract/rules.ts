@@ -12,7 +12,10 @@ import { normalizeVersion } from './version.js';
  * also be separated by commas and `==` is taken as `=`, as Python writes them. Undefined when it is none.
  */
 export function versionRange(value: string): string | undefined {
-  const normalised = value.replace(/==/g, '=').replace(/\s*,\s*/g, ' ').trim();
+  const normalised = value
+    .replace(/==/g, '=')
+    .replace(/\s*,\s*/g, ' ')
+    .trim();
   return validRange(normalised) ?? undefined;
 }
 
@@ -53,7 +56,10 @@ export interface IncumbentNames {
  * A body as the incumbent client writes it, read as ours: each alias becomes our name (an alias and
  * our name with different values is an issue naming the alias), "" for an optional string is not sent.
  */
-function asOurs(body: Record<string, unknown>, { aliases, emptyIsUnset }: IncumbentNames): { value: Record<string, unknown>; issues: TransformIssue[] } {
+function asOurs(
+  body: Record<string, unknown>,
+  { aliases, emptyIsUnset }: IncumbentNames,
+): { value: Record<string, unknown>; issues: TransformIssue[] } {
   const out: Record<string, unknown> = { ...body };
   const issues: TransformIssue[] = [];
   for (const [alias, ours] of aliases) {
@@ -61,7 +67,11 @@ function asOurs(body: Record<string, unknown>, { aliases, emptyIsUnset }: Incumb
     delete out[alias];
     if (value === undefined) continue;
     if (out[ours] !== undefined && JSON.stringify(out[ours]) !== JSON.stringify(value)) {
-      issues.push({ path: [alias], input: value, message: `differs from ${ours}, which names the same field: send one of them` });
+      issues.push({
+        path: [alias],
+        input: value,
+        message: `differs from ${ours}, which names the same field: send one of them`,
+      });
     }
     out[ours] = value;
   }

@@ -14,7 +14,8 @@ const SHA256_HEX = new RegExp(SHA256_HEX_PATTERN);
 const UNIX_SECONDS = new RegExp(UNIX_SECONDS_PATTERN);
 
 /** Whether a signed upload URL's `expires` and `signature` are in their forms (whether they are right is the signature's check). */
-export const isUploadQueryForm = (expires: string, signature: string) => UNIX_SECONDS.test(expires) && SHA256_HEX.test(signature);
+export const isUploadQueryForm = (expires: string, signature: string) =>
+  UNIX_SECONDS.test(expires) && SHA256_HEX.test(signature);
 
 /** The 400 of an X-Content-SHA256 header that is not 64 hex characters; undefined when it is, or is absent. */
 export function contentSha256Problem(value: string | undefined): string | undefined {

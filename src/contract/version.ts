@@ -33,5 +33,8 @@ export function normalizeVersion(text: string): NormalizedVersion | undefined {
   const m = VERSION_INPUT.exec(text);
   if (!m) return undefined;
   const [, major, minor = '0', patch = '0', pre, build] = m;
-  return { version: `${major}.${minor}.${patch}${pre === undefined ? '' : `-${pre}`}`, ...(build === undefined ? {} : { build }) };
+  return {
+    version: `${major}.${minor}.${patch}${pre === undefined ? '' : `-${pre}`}`,
+    ...(build === undefined ? {} : { build }),
+  };
 }

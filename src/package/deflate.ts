@@ -8,7 +8,24 @@ import { crc32, deflateRawSync } from 'node:zlib';
 import { isLfsPointer } from './lfs.js';
 
 /** Extensions stored as they are: deflating them again only costs time. */
-export const STORED_EXTENSIONS = ['png', 'jpg', 'jpeg', 'webp', 'gif', 'zip', 'gz', 'bz2', 'xz', '7z', 'mp4', 'webm', 'safetensors', 'ckpt', 'pt', 'bin'];
+export const STORED_EXTENSIONS = [
+  'png',
+  'jpg',
+  'jpeg',
+  'webp',
+  'gif',
+  'zip',
+  'gz',
+  'bz2',
+  'xz',
+  '7z',
+  'mp4',
+  'webm',
+  'safetensors',
+  'ckpt',
+  'pt',
+  'bin',
+];
 const STORED = new Set(STORED_EXTENSIONS);
 
 export const isStored = (path: string) => {
@@ -34,7 +51,9 @@ export interface BatchFile {
 
 /** One file's outcome: its bytes are the next `length` bytes of the batch's data. */
 /** `lfsPointer`: the file is a Git LFS pointer (lfs.ts), told from the bytes read here. */
-export type PreparedEntry = { crc: number; method: 0 | 8; length: number; lfsPointer?: true } | { error: string; code?: string; changed?: true };
+export type PreparedEntry =
+  | { crc: number; method: 0 | 8; length: number; lfsPointer?: true }
+  | { error: string; code?: string; changed?: true };
 
 export interface PreparedBatch {
   entries: PreparedEntry[];
@@ -51,7 +70,11 @@ class FileChanged extends Error {}
  */
 function deflateSmaller(original: Buffer): Buffer | undefined {
   try {
-    return deflateRawSync(original, { level: DEFLATE_LEVEL, chunkSize: Math.max(original.length, 64), maxOutputLength: Math.max(original.length - 1, 1) });
+    return deflateRawSync(original, {
+      level: DEFLATE_LEVEL,
+      chunkSize: Math.max(original.length, 64),
+      maxOutputLength: Math.max(original.length - 1, 1),
+    });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return undefined;
     throw error;
@@ -84,7 +107,8 @@ export function prepareBatch(files: BatchFile[], spares: ArrayBuffer[]): Prepare
   const size = files.reduce((sum, file) => sum + file.size, 0);
   const spare = spares.findIndex((buffer) => buffer.byteLength >= size);
   // allocUnsafeSlow: a buffer of its own, never a slice of Node's pool, so it can be transferred.
-  const data = spare >= 0 ? Buffer.from(spares.splice(spare, 1)[0]) : Buffer.allocUnsafeSlow(Math.max(size, BATCH_BUFFER));
+  const data =
+    spare >= 0 ? Buffer.from(spares.splice(spare, 1)[0]) : Buffer.allocUnsafeSlow(Math.max(size, BATCH_BUFFER));
   let at = 0;
   for (const file of files) {
     try {

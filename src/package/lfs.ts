@@ -13,7 +13,9 @@ export const mayBeLfsPointer = (size: number) => size >= LFS_POINTER_MIN && size
 
 /** Whether a file of `size` bytes starting with `head` is a pointer. */
 export const isLfsPointer = (size: number, head: Uint8Array) =>
-  mayBeLfsPointer(size) && head.length >= LFS_POINTER.length && LFS_POINTER.equals(head.subarray(0, LFS_POINTER.length));
+  mayBeLfsPointer(size) &&
+  head.length >= LFS_POINTER.length &&
+  LFS_POINTER.equals(head.subarray(0, LFS_POINTER.length));
 
 /** The warning for a pointer that would ship: the node would hold the pointer, not the file. */
 export const lfsPointerWarning = (path: string) =>

@@ -3,7 +3,16 @@
 import { formatSize } from '../contract/size.js';
 import { ignore } from './cjs.js';
 import { selectFiles, type SelectedFile, type SelectOptions } from './files.js';
-import { addProblem, buildRequest, MANIFEST_FILE, readManifest, type Manifest, type ManifestOptions, type Problem, type PublishRequest } from './manifest.js';
+import {
+  addProblem,
+  buildRequest,
+  MANIFEST_FILE,
+  readManifest,
+  type Manifest,
+  type ManifestOptions,
+  type Problem,
+  type PublishRequest,
+} from './manifest.js';
 
 export interface ProjectOptions extends ManifestOptions {
   /** Absolute paths never to pack (the pack's own output). */
@@ -36,7 +45,12 @@ export async function loadProject(dir: string, options: ProjectOptions = {}): Pr
   const files = await leaveOutNodeArchives(fileSet.files, warnings);
   warnAboutArchives(files, warnings);
   for (const problem of fileSet.problems) addProblem(manifest, problem.key, problem.message);
-  if (!files.length) addProblem(manifest, 'files', 'nothing to pack: every file is ignored (check .gitignore, .noderegignore, .comfyignore and excludes)');
+  if (!files.length)
+    addProblem(
+      manifest,
+      'files',
+      'nothing to pack: every file is ignored (check .gitignore, .noderegignore, .comfyignore and excludes)',
+    );
   resolveLicense(manifest, files, warnings);
   const request = await buildRequest(manifest);
   return { dir, manifest, request, files, problems: manifest.problems, warnings };
@@ -50,7 +64,9 @@ async function leaveOutNodeArchives(files: SelectedFile[], warnings: string[]): 
   const kept: SelectedFile[] = [];
   for (const file of files) {
     if (/\.zip$/i.test(file.path) && (await holdsManifest(file.abs))) {
-      warnings.push(`${file.path} (${formatSize(file.size)}) is left out: it is an archive of a node (it holds a pyproject.toml at its root), such as an earlier pack`);
+      warnings.push(
+        `${file.path} (${formatSize(file.size)}) is left out: it is an archive of a node (it holds a pyproject.toml at its root), such as an earlier pack`,
+      );
     } else {
       kept.push(file);
     }
@@ -85,7 +101,9 @@ const LARGE_ARCHIVE = 1024 * 1024;
 function warnAboutArchives(files: SelectedFile[], warnings: string[]): void {
   for (const file of files) {
     if (ARCHIVE_NAME.test(file.path) && file.size > LARGE_ARCHIVE) {
-      warnings.push(`${file.path} (${formatSize(file.size)}) is an archive and ships in this node; if it should not, leave it out with .noderegignore or [tool.nodereg] excludes`);
+      warnings.push(
+        `${file.path} (${formatSize(file.size)}) is an archive and ships in this node; if it should not, leave it out with .noderegignore or [tool.nodereg] excludes`,
+      );
     }
   }
 }
@@ -104,14 +122,21 @@ function resolveLicense(manifest: Manifest, files: SelectedFile[], warnings: str
   if (!spec) {
     if (manifest.problems.some((p) => p.key === MANIFEST_FILE || p.key === '[project] license')) return; // unread, or broken already
     // Not required (the registry keeps a node's license when none is sent), but a new node would have none.
-    const write = rootLicense ? `license = { file = "${rootLicense.path}" } (the file is in the archive)` : 'license = "MIT" (your license\'s SPDX expression) or license = { file = "LICENSE" }';
-    warnings.push(`[project] license is not set: a new node is published without a license (a published one keeps its own); add ${write} to [project]`);
+    const write = rootLicense
+      ? `license = { file = "${rootLicense.path}" } (the file is in the archive)`
+      : 'license = "MIT" (your license\'s SPDX expression) or license = { file = "LICENSE" }';
+    warnings.push(
+      `[project] license is not set: a new node is published without a license (a published one keeps its own); add ${write} to [project]`,
+    );
     return;
   }
   const packed = new Set(files.map((f) => f.path));
   if (spec.kind === 'file') {
     manifest.node.license = spec.path;
-    if (!packed.has(spec.path)) warnings.push(`[project] license: file "${spec.path}" is not in the archive (it does not exist or is ignored); the registry will name a license file that users cannot read (add the file, or write an SPDX expression such as license = "MIT")`);
+    if (!packed.has(spec.path))
+      warnings.push(
+        `[project] license: file "${spec.path}" is not in the archive (it does not exist or is ignored); the registry will name a license file that users cannot read (add the file, or write an SPDX expression such as license = "MIT")`,
+      );
     return;
   }
   for (const pattern of spec.files) {
@@ -123,7 +148,11 @@ function resolveLicense(manifest: Manifest, files: SelectedFile[], warnings: str
     }
   }
   if (spec.files.length) {
-    addProblem(manifest, '[project] license-files', `${spec.files.map((f) => `"${f}"`).join(', ')} matches no file in the archive`);
+    addProblem(
+      manifest,
+      '[project] license-files',
+      `${spec.files.map((f) => `"${f}"`).join(', ')} matches no file in the archive`,
+    );
     return;
   }
   manifest.node.license = rootLicense ? rootLicense.path : spec.value;

@@ -32,7 +32,8 @@ function gatesOf(language: ParsedLanguage): Gates {
   if (!gates) {
     const own = rules.filter((rule) => rule.patterns[language]);
     const byName = new Map<string, Rule[]>();
-    for (const rule of own) for (const name of rule.requires.names ?? []) byName.set(name, [...(byName.get(name) ?? []), rule]);
+    for (const rule of own)
+      for (const name of rule.requires.names ?? []) byName.set(name, [...(byName.get(name) ?? []), rule]);
     gates = {
       names: byName.size ? new RegExp(`\\b(?:${[...byName.keys()].join('|')})\\b`, 'g') : undefined,
       byName,
@@ -97,7 +98,10 @@ export function admittedRules(file: string, raw: string, language = languageOf(f
   const aliases = language === 'python' && places.size ? aliasesIn(text) : undefined;
   for (const [module, names] of aliases ?? []) {
     const owners = byName.get(module);
-    if (owners) placesOf(new RegExp(`\\b(?:${names.join('|')})\\b`, 'g'), text, (index) => owners.forEach((rule) => add(rule, index)));
+    if (owners)
+      placesOf(new RegExp(`\\b(?:${names.join('|')})\\b`, 'g'), text, (index) =>
+        owners.forEach((rule) => add(rule, index)),
+      );
   }
   for (const { rule, text: pattern } of texts) placesOf(pattern, text, (index) => add(rule, index));
   const out: Admitted[] = [];
@@ -133,7 +137,8 @@ export function asRead(language: ParsedLanguage, text: string): string {
 }
 
 /** `import os as o, subprocess as sp` (at a line's start, or after `;`). */
-const ALIAS_IMPORT = /(?:^|;)[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)/gm;
+const ALIAS_IMPORT =
+  /(?:^|;)[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)/gm;
 /** Modules a rule's check reads by name (torch, yaml): their aliases are not followed, or a safe call would read as unsafe. */
 const NOT_FOLLOWED = new Set(['torch', 'yaml']);
 
@@ -144,9 +149,9 @@ export function aliasesIn(text: string): Map<string, string[]> {
   for (const [, list] of text.matchAll(ALIAS_IMPORT)) {
     for (const part of list.split(',')) {
       const [module, alias] = part.trim().split(/[ \t]+as[ \t]+/);
-      if (alias && alias !== module && !NOT_FOLLOWED.has(module)) aliases.set(module, [...(aliases.get(module) ?? []), alias]);
+      if (alias && alias !== module && !NOT_FOLLOWED.has(module))
+        aliases.set(module, [...(aliases.get(module) ?? []), alias]);
     }
   }
   return aliases;
 }
-

@@ -86,7 +86,11 @@ function* apart(top: Node): Generator<Piece> {
     if (depth >= MAX_START_DEPTH) continue; // as deep as a query looks
     const larger: Node[] = [];
     let range: QueryRange | undefined;
-    const piece = (r: QueryRange): Piece => ({ node, options: { ...r, maxStartDepth: MAX_START_DEPTH - depth }, inside: true });
+    const piece = (r: QueryRange): Piece => ({
+      node,
+      options: { ...r, maxStartDepth: MAX_START_DEPTH - depth },
+      inside: true,
+    });
     for (const child of node.children) {
       if (!child) continue;
       const { startIndex, endIndex } = child;
@@ -101,4 +105,3 @@ function* apart(top: Node): Generator<Piece> {
     for (let i = larger.length - 1; i >= 0; i--) stack.push([larger[i], depth + 1]);
   }
 }
-

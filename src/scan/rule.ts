@@ -121,7 +121,8 @@ export function isLiteral(node: Node | null | undefined): boolean {
 /** The text of every string literal in `node` (itself included), without quotes. */
 export function stringsIn(node: Node): string[] {
   const out: string[] = [];
-  for (const n of namedDescendants(node)) if (n.type === 'string_content' || n.type === 'string_fragment') out.push(n.text);
+  for (const n of namedDescendants(node))
+    if (n.type === 'string_content' || n.type === 'string_fragment') out.push(n.text);
   return out;
 }
 
@@ -137,7 +138,9 @@ export function keywordArgument(args: Node | undefined, name: string): Node | un
 
 /** Positional arguments of a call's argument list. */
 export function positional(args: Node | undefined): Node[] {
-  return (args?.namedChildren ?? []).filter((c): c is Node => Boolean(c) && c!.type !== 'keyword_argument' && c!.type !== 'comment');
+  return (args?.namedChildren ?? []).filter(
+    (c): c is Node => Boolean(c) && c!.type !== 'keyword_argument' && c!.type !== 'comment',
+  );
 }
 
 /**

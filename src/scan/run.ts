@@ -6,12 +6,32 @@ import { posix } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { SCAN_SEVERITIES } from '../contract/limits.js';
-import { COMPILED_PYTHON, notParsed, SCAN_BUDGET_MS, SCAN_BUDGET_UNITS, SCAN_FLAG_AT, SCAN_GATE_MAX_BYTES, SCAN_MAX_FILE_BYTES, SCAN_MAX_REPORTED_FINDINGS, SCAN_PARSE_MS, SCAN_PARSE_UNITS, seconds } from '../shared/scan.js';
+import {
+  COMPILED_PYTHON,
+  notParsed,
+  SCAN_BUDGET_MS,
+  SCAN_BUDGET_UNITS,
+  SCAN_FLAG_AT,
+  SCAN_GATE_MAX_BYTES,
+  SCAN_MAX_FILE_BYTES,
+  SCAN_MAX_REPORTED_FINDINGS,
+  SCAN_PARSE_MS,
+  SCAN_PARSE_UNITS,
+  seconds,
+} from '../shared/scan.js';
 import type { Finding, ScanReport, SkippedFile } from '../contract/scan.js';
 import { isCompiledPython, languageOf } from './languages.js';
 import { needsResolution } from './resolve/index.js';
 import { PackageModules } from './resolve/package.js';
-import { admittedRules, asRead, Scanner, scanLines, unscanned, type FileScan, type ScanTextOptions } from './scanner.js';
+import {
+  admittedRules,
+  asRead,
+  Scanner,
+  scanLines,
+  unscanned,
+  type FileScan,
+  type ScanTextOptions,
+} from './scanner.js';
 import type { Extraction } from './node-classes/extract.js';
 
 export interface ScanInput {
@@ -85,7 +105,9 @@ export interface PartialReport {
 const SEVERITY_RANK = new Map(SCAN_SEVERITIES.map((s, i) => [s, i]));
 /** The most severe first, unsuppressed before suppressed, then in file, line and column order. */
 const byWeight = (a: Finding, b: Finding) =>
-  SEVERITY_RANK.get(b.severity)! - SEVERITY_RANK.get(a.severity)! || Number(Boolean(a.suppressed)) - Number(Boolean(b.suppressed)) || inFileOrder(a, b);
+  SEVERITY_RANK.get(b.severity)! - SEVERITY_RANK.get(a.severity)! ||
+  Number(Boolean(a.suppressed)) - Number(Boolean(b.suppressed)) ||
+  inFileOrder(a, b);
 const inFileOrder = (a: Finding, b: Finding) =>
   a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule);
 
@@ -104,7 +126,8 @@ export class Tally {
 
   add(file: string, scan: FileScan): void {
     if (scan.unparsed) this.skipped.push(scan.unparsed);
-    for (const load of scan.loads ?? []) this.loads.push({ path: posix.normalize(posix.join(posix.dirname(file), load.path)), by: file, line: load.line });
+    for (const load of scan.loads ?? [])
+      this.loads.push({ path: posix.normalize(posix.join(posix.dirname(file), load.path)), by: file, line: load.line });
     for (const finding of scan.findings) this.findings.push(finding);
     this.suppressed += scan.findings.filter((f) => f.suppressed).length + scan.omitted;
     this.omitted += scan.omitted;
@@ -129,7 +152,15 @@ export class Tally {
 
   report(files: number): PartialReport {
     this.trim();
-    return { findings: this.findings, skipped: this.skipped, files, suppressed: this.suppressed, omitted: this.omitted, stopped: this.stopped, loads: this.loads };
+    return {
+      findings: this.findings,
+      skipped: this.skipped,
+      files,
+      suppressed: this.suppressed,
+      omitted: this.omitted,
+      stopped: this.stopped,
+      loads: this.loads,
+    };
   }
 }
 
@@ -147,11 +178,19 @@ export const scanner = () => (loaded ??= Scanner.load());
 export function packageOf(files: { path: string; read: () => string }[]): PackageModules {
   let ready: Scanner | undefined;
   void scanner().then((s) => (ready = s));
-  return new PackageModules(new Map(files.filter((f) => /\.pyw?$/i.test(f.path)).map((f) => [f.path, f.read])), (text) => ready?.parsePython(text));
+  return new PackageModules(
+    new Map(files.filter((f) => /\.pyw?$/i.test(f.path)).map((f) => [f.path, f.read])),
+    (text) => ready?.parsePython(text),
+  );
 }
 
 /** The parse limits of the registry and of `nodereg scan` alike, so that both say the same of a file. */
-export const PARSE_LIMITS = { parseMs: SCAN_PARSE_MS, budgetMs: SCAN_BUDGET_MS, parseUnits: SCAN_PARSE_UNITS, budgetUnits: SCAN_BUDGET_UNITS };
+export const PARSE_LIMITS = {
+  parseMs: SCAN_PARSE_MS,
+  budgetMs: SCAN_BUDGET_MS,
+  parseUnits: SCAN_PARSE_UNITS,
+  budgetUnits: SCAN_BUDGET_UNITS,
+};
 
 /**
  * A file too large to parse is read (up to SCAN_GATE_MAX_BYTES) for the names the rules look for: one
@@ -171,17 +210,27 @@ export async function scanOne(path: string, text: string, options: ScanTextOptio
   if (language === 'requirements' || language === 'pth') return scanLines(path, text, language);
   if (!language) return { findings: [], stopped: [], omitted: 0 };
   const admitted = admittedRules(path, text, language);
-  if (!admitted.length && !needsResolution(language, asRead(language, text)) && !(language === 'python' && options.package?.importsTriggered(path, text))) {
+  if (
+    !admitted.length &&
+    !needsResolution(language, asRead(language, text)) &&
+    !(language === 'python' && options.package?.importsTriggered(path, text))
+  ) {
     return { findings: [], stopped: [], omitted: 0 };
   }
   return (await scanner()).scanFile(path, text, options, admitted, until);
 }
 
 /** When a scan that starts now ends its parses (ScanTextOptions.limits). */
-export const scanEnd = (options: ScanTextOptions) => (options.limits ? Date.now() + options.limits.budgetMs : undefined);
+export const scanEnd = (options: ScanTextOptions) =>
+  options.limits ? Date.now() + options.limits.budgetMs : undefined;
 
 /** Scans files read from disk, in this thread: all of them, or those it takes from `next`. */
-export async function scanFilesHere(files: { path: string; abs: string }[], options: ScanTextOptions, next?: SharedArrayBuffer, until = scanEnd(options)): Promise<PartialReport> {
+export async function scanFilesHere(
+  files: { path: string; abs: string }[],
+  options: ScanTextOptions,
+  next?: SharedArrayBuffer,
+  until = scanEnd(options),
+): Promise<PartialReport> {
   const tally = new Tally();
   const counter = next && new Int32Array(next);
   const modules = packageOf(files.map((f) => ({ path: f.path, read: () => readFileSync(f.abs, 'utf8') })));
@@ -190,7 +239,10 @@ export async function scanFilesHere(files: { path: string; abs: string }[], opti
     for (let i = 0; i < files.length; i++) {
       const file = files[counter ? Atomics.add(counter, 0, 1) : i];
       if (!file) break;
-      tally.add(file.path, await scanOne(file.path, readFileSync(file.abs, 'utf8'), { ...options, package: modules, spent }, until));
+      tally.add(
+        file.path,
+        await scanOne(file.path, readFileSync(file.abs, 'utf8'), { ...options, package: modules, spent }, until),
+      );
     }
   } finally {
     modules.dispose();
@@ -267,7 +319,9 @@ export class ScanWorker {
   }
 
   private start(): Worker {
-    const worker = new Worker(workerUrl(), { resourceLimits: { maxOldGenerationSizeMb: this.limits.maxOldGenerationSizeMb } });
+    const worker = new Worker(workerUrl(), {
+      resourceLimits: { maxOldGenerationSizeMb: this.limits.maxOldGenerationSizeMb },
+    });
     worker.unref(); // an idle scan worker never keeps the process alive
     worker.on('message', (report: unknown) => this.pending?.resolve(report));
     const failed = (error: Error) => {
@@ -293,7 +347,9 @@ export function mergeReports(parts: PartialReport[], files: number): ScanReport 
     suppressed,
     ...(skipped.length ? { skipped } : {}),
     ...(omitted ? { omitted } : {}),
-    ...(stopped.length ? { stopped: stopped.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.rule.localeCompare(b.rule))) } : {}),
+    ...(stopped.length
+      ? { stopped: stopped.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.rule.localeCompare(b.rule))) }
+      : {}),
   };
 }
 
@@ -301,12 +357,16 @@ export function mergeReports(parts: PartialReport[], files: number): ScanReport 
  * Scans a file set: the files of a language the rules read, each up to SCAN_MAX_FILE_BYTES. Sets
  * larger than ~1 MiB of source are shared by `threads` workers (default: one per core).
  */
-export async function scanFiles(files: readonly ScanInput[], options: ScanTextOptions & { threads?: number } = {}): Promise<ScanReport> {
+export async function scanFiles(
+  files: readonly ScanInput[],
+  options: ScanTextOptions & { threads?: number } = {},
+): Promise<ScanReport> {
   const large = new Tally();
   const wanted: ScanInput[] = [];
   for (const file of files) {
     // as the registry does (validateZip): Python may run it in place of its source, and no rule reads it
-    if (isCompiledPython(file.path)) large.skipped.push({ file: file.path, reason: COMPILED_PYTHON, severity: SCAN_FLAG_AT });
+    if (isCompiledPython(file.path))
+      large.skipped.push({ file: file.path, reason: COMPILED_PYTHON, severity: SCAN_FLAG_AT });
     if (!languageOf(file.path)) continue;
     if (file.size > SCAN_MAX_FILE_BYTES) {
       const unparsed = tooLarge(file.path, file.size, () => readFileSync(file.abs, 'utf8'));
@@ -326,7 +386,11 @@ export async function scanFiles(files: readonly ScanInput[], options: ScanTextOp
     // even when the machine gives one of them less time.
     const queue = [...wanted].sort((a, b) => b.size - a.size).map((f) => ({ path: f.path, abs: f.abs }));
     const next = new SharedArrayBuffer(4);
-    parts = await Promise.all(Array.from({ length: threads }, () => inWorker({ kind: 'files', files: queue, options: textOptions, next, until })));
+    parts = await Promise.all(
+      Array.from({ length: threads }, () =>
+        inWorker({ kind: 'files', files: queue, options: textOptions, next, until }),
+      ),
+    );
   }
   parts.push(await scanLoaded(parts, files, textOptions));
   return mergeReports([...parts, large.report(0)], files.length);
@@ -336,7 +400,11 @@ export async function scanFiles(files: readonly ScanInput[], options: ScanTextOp
  * The shipped files that scanned files run as code (code-in-data), read as Python: each once, even
  * when several load it; those the rules read anyway (.py) are not read twice.
  */
-async function scanLoaded(parts: PartialReport[], files: readonly ScanInput[], options: ScanTextOptions): Promise<PartialReport> {
+async function scanLoaded(
+  parts: PartialReport[],
+  files: readonly ScanInput[],
+  options: ScanTextOptions,
+): Promise<PartialReport> {
   const tally = new Tally();
   const byPath = new Map(files.map((f) => [f.path, f]));
   const done = new Set<string>();
@@ -366,9 +434,17 @@ function packTexts(entries: ArchiveEntry[]): { sent: ArchiveEntry[]; texts: Arra
 }
 
 /** Scans the entries of an uploaded archive (already checked by the server) in `worker`. */
-export async function scanArchive(worker: ScanWorker, zip: string, entries: ArchiveEntry[], options: ScanTextOptions = {}): Promise<ScanReport> {
+export async function scanArchive(
+  worker: ScanWorker,
+  zip: string,
+  entries: ArchiveEntry[],
+  options: ScanTextOptions = {},
+): Promise<ScanReport> {
   const { sent, texts } = packTexts(entries);
-  const part = await worker.run({ kind: 'entries', zip, entries: sent, options: { server: options.server, limits: options.limits }, texts }, [texts]);
+  const part = await worker.run(
+    { kind: 'entries', zip, entries: sent, options: { server: options.server, limits: options.limits }, texts },
+    [texts],
+  );
   // The parser's WebAssembly memory grows with the largest file it parsed and never shrinks (a 4 MiB
   // file left the server at ~1 GB): a worker that read a large file is ended, the next job starts anew.
   if (entries.some((entry) => entry.size > IN_THREAD_BYTES)) await worker.stop();
@@ -376,7 +452,12 @@ export async function scanArchive(worker: ScanWorker, zip: string, entries: Arch
 }
 
 /** The node classes of an uploaded archive's Python files, extracted in `worker` (never run). */
-export async function archiveClasses(worker: ScanWorker, zip: string, entries: ArchiveEntry[], packageName: string): Promise<Extraction> {
+export async function archiveClasses(
+  worker: ScanWorker,
+  zip: string,
+  entries: ArchiveEntry[],
+  packageName: string,
+): Promise<Extraction> {
   const { sent, texts } = packTexts(entries.filter((entry) => entry.path.endsWith('.py')));
   const extraction = await worker.run<Extraction>({ kind: 'classes', zip, entries: sent, packageName, texts }, [texts]);
   if (entries.some((entry) => entry.size > IN_THREAD_BYTES)) await worker.stop();

@@ -12,8 +12,13 @@ const LEVEL: Record<ScanSeverity, 'note' | 'warning' | 'error'> = {
 };
 
 /** Security severities as code-scanning tools read them (0.1–10). */
-const SECURITY_SEVERITY: Record<ScanSeverity, string> = { info: '0.1', low: '2.0', medium: '5.0', high: '8.0', critical: '9.5' };
-
+const SECURITY_SEVERITY: Record<ScanSeverity, string> = {
+  info: '0.1',
+  low: '2.0',
+  medium: '5.0',
+  high: '8.0',
+  critical: '9.5',
+};
 
 export function toSarif(findings: readonly Finding[], version: string): object {
   return {
@@ -32,7 +37,11 @@ export function toSarif(findings: readonly Finding[], version: string): object {
               fullDescription: { text: rule.description },
               help: { text: rule.hint },
               defaultConfiguration: { level: LEVEL[rule.severity] },
-              properties: { 'security-severity': SECURITY_SEVERITY[rule.severity], tags: ['security'], severity: rule.severity },
+              properties: {
+                'security-severity': SECURITY_SEVERITY[rule.severity],
+                tags: ['security'],
+                severity: rule.severity,
+              },
             })),
           },
         },

@@ -83,8 +83,12 @@ type Suppressions = Map<number, Suppression[]>;
  */
 function withAliases(source: string, aliases: Map<string, string[]>): string {
   return source
-    .replace(/\(#eq\? (@\w+) "([\w.]+)"\)/g, (all, capture: string, value: string) => (aliases.has(value) ? `(#any-of? ${capture} "${value}")` : all))
-    .replace(/(?<=#any-of\? @\w+(?: "[\w.]+")*) "([\w.]+)"/g, (all, value: string) => (aliases.has(value) ? ` ${[value, ...aliases.get(value)!].map((v) => `"${v}"`).join(' ')}` : all));
+    .replace(/\(#eq\? (@\w+) "([\w.]+)"\)/g, (all, capture: string, value: string) =>
+      aliases.has(value) ? `(#any-of? ${capture} "${value}")` : all,
+    )
+    .replace(/(?<=#any-of\? @\w+(?: "[\w.]+")*) "([\w.]+)"/g, (all, value: string) =>
+      aliases.has(value) ? ` ${[value, ...aliases.get(value)!].map((v) => `"${v}"`).join(' ')}` : all,
+    );
 }
 
 /** Queries compiled for aliased modules that are kept (a compile costs ~1.5 ms per pattern). */
@@ -100,7 +104,13 @@ export class Scanner {
       const language: Language = await Language.load(wasmFile(GRAMMARS[name]));
       const parser = new Parser();
       parser.setLanguage(language);
-      return { name, parser, newQuery: (source) => new Query(language, source), queries: new Map(), aliased: new Map() };
+      return {
+        name,
+        parser,
+        newQuery: (source) => new Query(language, source),
+        queries: new Map(),
+        aliased: new Map(),
+      };
     };
     const [python, javascript] = await Promise.all([compile('python'), compile('javascript')]);
     return new Scanner({ python, javascript });
@@ -141,13 +151,21 @@ export class Scanner {
    * With `options.limits`, the parse is given up at `until` (Date.now(), the scan's end) or after
    * `parseMs`, whichever comes first: such a file is `unparsed`, as one too large to parse.
    */
-  scanFile(file: string, raw: string, options: ScanTextOptions = {}, admitted?: Admitted[], until = Infinity): FileScan {
+  scanFile(
+    file: string,
+    raw: string,
+    options: ScanTextOptions = {},
+    admitted?: Admitted[],
+    until = Infinity,
+  ): FileScan {
     const language = options.language ?? languageOf(file);
     if (!language) return { findings: [], stopped: [], omitted: 0 };
     if (language === 'requirements' || language === 'pth') return scanLines(file, raw, language);
     admitted ??= admittedRules(file, raw, language);
     const text = asRead(language, raw);
-    const resolving = needsResolution(language, text) || (language === 'python' && Boolean(options.package?.importsTriggered(file, text)));
+    const resolving =
+      needsResolution(language, text) ||
+      (language === 'python' && Boolean(options.package?.importsTriggered(file, text)));
     if (!admitted.length && !resolving) return { findings: [], stopped: [], omitted: 0 };
     const { limits } = options;
     const spent = options.spent ?? { units: 0 };
@@ -155,10 +173,17 @@ export class Scanner {
     const end = limits ? Math.min(started + limits.parseMs, until) : Infinity;
     let why: string | undefined;
     const outOfTime = () => ({
-      findings: [], stopped: [], omitted: 0,
-      unparsed: unscanned(file, why ?? (end === until ? notParsed.budget(limits!.budgetMs) : notParsed.parse(limits!.parseMs)), admitted.length || !resolving ? admitted : undefined),
+      findings: [],
+      stopped: [],
+      omitted: 0,
+      unparsed: unscanned(
+        file,
+        why ?? (end === until ? notParsed.budget(limits!.budgetMs) : notParsed.parse(limits!.parseMs)),
+        admitted.length || !resolving ? admitted : undefined,
+      ),
     });
-    if (limits?.budgetUnits !== undefined && spent.units >= limits.budgetUnits) why = notParsed.budgetUnits(limits.budgetUnits);
+    if (limits?.budgetUnits !== undefined && spent.units >= limits.budgetUnits)
+      why = notParsed.budgetUnits(limits.budgetUnits);
     if (why || started >= end) return outOfTime();
     const compiled = this.languages[language];
     // called every ~100 steps of the parser's work: the steps are counted (an error's recovery as 4), and
@@ -168,7 +193,8 @@ export class Scanner {
       ? (state: { hasError: boolean }) => {
           units += state.hasError ? 4 : 1;
           if (limits.parseUnits !== undefined && units > limits.parseUnits) why = notParsed.units(limits.parseUnits);
-          else if (limits.budgetUnits !== undefined && spent.units + units > limits.budgetUnits) why = notParsed.budgetUnits(limits.budgetUnits);
+          else if (limits.budgetUnits !== undefined && spent.units + units > limits.budgetUnits)
+            why = notParsed.budgetUnits(limits.budgetUnits);
           return Boolean(why) || Date.now() > end;
         }
       : undefined;
@@ -187,7 +213,12 @@ export class Scanner {
         suppressions = suppressionsIn(compiled.comments, root);
       }
       const resolved = resolving ? resolveTree(language, root, text, options.package?.lookupFor(file)) : undefined;
-      const scan = this.queryRules(compiled, root, text, admitted, { file, suppressions, options, cleared: resolved?.cleared });
+      const scan = this.queryRules(compiled, root, text, admitted, {
+        file,
+        suppressions,
+        options,
+        cleared: resolved?.cleared,
+      });
       if (resolved) addResolved(scan.findings, resolved, file, suppressions, options);
       scan.findings.sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
       return resolved?.loads.length ? { ...scan, loads: resolved.loads } : scan;
@@ -197,7 +228,13 @@ export class Scanner {
   }
 
   /** The rules' queries over the statements that hold their `requires`. */
-  private queryRules(compiled: Compiled, root: Node, text: string, admitted: Admitted[], at: { file: string; suppressions: Suppressions; options: ScanTextOptions; cleared?: Set<number> }): FileScan {
+  private queryRules(
+    compiled: Compiled,
+    root: Node,
+    text: string,
+    admitted: Admitted[],
+    at: { file: string; suppressions: Suppressions; options: ScanTextOptions; cleared?: Set<number> },
+  ): FileScan {
     const found: Finding[] = [];
     const stopped: ScanRuleId[] = [];
     let omitted = 0;
@@ -217,7 +254,7 @@ export class Scanner {
           if (seen.has(finding.startIndex)) continue; // two patterns of one rule on the same node
           // the resolution layer found this path the node's own, or below a containment check
           if (rule.id === 'destructive-fs' && at.cleared?.has(finding.startIndex)) continue;
-          const checked = rule.check ? rule.check(captures) : rule.message?.(captures) ?? rule.description;
+          const checked = rule.check ? rule.check(captures) : (rule.message?.(captures) ?? rule.description);
           if (checked === undefined) continue;
           seen.add(finding.startIndex);
           const made = makeFinding(rule, at.file, finding, checked);
@@ -255,17 +292,37 @@ export interface FileScan {
 const SPECIFIC = new Set(['command-injection', 'runtime-install', 'unsafe-deserialization', 'bytecode-manipulation']);
 const RULES = new Map(rules.map((rule) => [rule.id as string, rule]));
 
-function makeFinding(rule: Rule, file: string, at: Node | { startPosition: { row: number; column: number }; text?: string }, checked: string | { message: string; hint: string }): Finding {
+function makeFinding(
+  rule: Rule,
+  file: string,
+  at: Node | { startPosition: { row: number; column: number }; text?: string },
+  checked: string | { message: string; hint: string },
+): Finding {
   const { message, hint } = typeof checked === 'string' ? { message: checked, hint: rule.hint } : checked;
   const fingerprint = fingerprintOf(rule.id, at.text ?? message, 'tree' in at ? enclosingFunction(at) : '');
-  return { rule: rule.id, severity: rule.severity, file, line: at.startPosition.row + 1, column: at.startPosition.column + 1, message, hint, fingerprint };
+  return {
+    rule: rule.id,
+    severity: rule.severity,
+    file,
+    line: at.startPosition.row + 1,
+    column: at.startPosition.column + 1,
+    message,
+    hint,
+    fingerprint,
+  };
 }
 
 /**
  * The resolution layer's findings beside the rules': one where no rule found anything at the same place
  * (a rule's finding there says it already), and an info finding when the layer stopped early.
  */
-function addResolved(found: Finding[], resolved: Resolved, file: string, suppressions: Suppressions, options: ScanTextOptions): void {
+function addResolved(
+  found: Finding[],
+  resolved: Resolved,
+  file: string,
+  suppressions: Suppressions,
+  options: ScanTextOptions,
+): void {
   const at = (f: { line: number; column: number }) => `${f.line}:${f.column}`;
   for (const { rule: id, node, message } of resolved.findings) {
     const finding = makeFinding(RULES.get(id)!, file, node, message);
@@ -279,7 +336,14 @@ function addResolved(found: Finding[], resolved: Resolved, file: string, suppres
   }
   if (resolved.incomplete) {
     const rule = RULES.get('not-fully-analysed')!;
-    found.push(makeFinding(rule, file, { startPosition: { row: resolved.incomplete.line - 1, column: 0 } }, `not fully analysed: ${resolved.incomplete.reason}`));
+    found.push(
+      makeFinding(
+        rule,
+        file,
+        { startPosition: { row: resolved.incomplete.line - 1, column: 0 } },
+        `not fully analysed: ${resolved.incomplete.reason}`,
+      ),
+    );
   }
 }
 
@@ -287,7 +351,14 @@ function addResolved(found: Finding[], resolved: Resolved, file: string, suppres
 export function scanLines(file: string, text: string, language: 'requirements' | 'pth'): FileScan {
   const lines = language === 'requirements' ? requirementFindings(text) : pthFindings(text);
   const rows = text.split(/\r?\n|\r/);
-  const findings = lines.map(({ rule: id, line, column, message }) => makeFinding(RULES.get(id)!, file, { startPosition: { row: line - 1, column: column - 1 }, text: rows[line - 1] }, message));
+  const findings = lines.map(({ rule: id, line, column, message }) =>
+    makeFinding(
+      RULES.get(id)!,
+      file,
+      { startPosition: { row: line - 1, column: column - 1 }, text: rows[line - 1] },
+      message,
+    ),
+  );
   return { findings, stopped: [], omitted: 0 };
 }
 
@@ -309,14 +380,19 @@ function suppressionsIn(comments: Query, root: Node): Suppressions {
     const match = SUPPRESSION.exec(node.text);
     if (!match) continue;
     const line = node.startPosition.row + 1;
-    out.set(line, [...(out.get(line) ?? []), { line, rules: match[1].split(/\s*,\s*/), reason: (match[2] ?? '').trim() }]);
+    out.set(line, [
+      ...(out.get(line) ?? []),
+      { line, rules: match[1].split(/\s*,\s*/), reason: (match[2] ?? '').trim() },
+    ]);
   }
   return out;
 }
 
 function applySuppressions(finding: Finding, suppressions: Suppressions, options: ScanTextOptions): void {
   if (!suppressions.size) return;
-  const covering = [finding.line, finding.line - 1].flatMap((line) => suppressions.get(line) ?? []).find((s) => s.rules.includes(finding.rule));
+  const covering = [finding.line, finding.line - 1]
+    .flatMap((line) => suppressions.get(line) ?? [])
+    .find((s) => s.rules.includes(finding.rule));
   if (!covering) return;
   if (!covering.reason) {
     finding.hint = `the comment on line ${covering.line} suppresses nothing without a reason: write \`nodereg: allow ${finding.rule} -- why it is safe\``;

@@ -4,7 +4,18 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { inflateRawSync } from 'node:zlib';
 import { SCAN_MAX_FILE_BYTES } from '../shared/scan.js';
 import { extractNodeClasses, type Extraction } from './node-classes/extract.js';
-import { packageOf, scanEnd, scanFilesHere, scanner, scanOne, Tally, tooLarge, type ArchiveEntry, type PartialReport, type ScanJob } from './run.js';
+import {
+  packageOf,
+  scanEnd,
+  scanFilesHere,
+  scanner,
+  scanOne,
+  Tally,
+  tooLarge,
+  type ArchiveEntry,
+  type PartialReport,
+  type ScanJob,
+} from './run.js';
 import type { ScanTextOptions } from './scanner.js';
 
 /**
@@ -22,7 +33,8 @@ function entryReader(path: string, texts?: ArrayBuffer) {
     if (texts && entry.at !== undefined) return Buffer.from(texts, entry.at, entry.size);
     const data = Buffer.allocUnsafe(entry.compressedSize);
     fd ??= openSync(path, 'r');
-    if (readSync(fd, data, 0, data.length, entry.start) !== data.length) throw new Error(`the archive ends inside ${entry.path}`);
+    if (readSync(fd, data, 0, data.length, entry.start) !== data.length)
+      throw new Error(`the archive ends inside ${entry.path}`);
     // (an empty file deflates to 2 bytes; zlib takes no limit below 1)
     return entry.deflated ? inflateRawSync(data, { maxOutputLength: Math.max(entry.size, 1) }) : data;
   };
@@ -30,13 +42,22 @@ function entryReader(path: string, texts?: ArrayBuffer) {
   return { read, close };
 }
 
-async function scanEntries(path: string, entries: ArchiveEntry[], options: ScanTextOptions, texts?: ArrayBuffer): Promise<PartialReport> {
+async function scanEntries(
+  path: string,
+  entries: ArchiveEntry[],
+  options: ScanTextOptions,
+  texts?: ArrayBuffer,
+): Promise<PartialReport> {
   const tally = new Tally();
   const until = scanEnd(options);
   const { read, close } = entryReader(path, texts);
   let modules: ReturnType<typeof packageOf> | undefined;
   try {
-    modules = packageOf(entries.filter((e) => e.size <= SCAN_MAX_FILE_BYTES).map((e) => ({ path: e.path, read: () => read(e).toString('utf8') })));
+    modules = packageOf(
+      entries
+        .filter((e) => e.size <= SCAN_MAX_FILE_BYTES)
+        .map((e) => ({ path: e.path, read: () => read(e).toString('utf8') })),
+    );
     const spent = { units: 0 };
     for (const entry of entries) {
       if (entry.size > SCAN_MAX_FILE_BYTES) {
@@ -44,7 +65,10 @@ async function scanEntries(path: string, entries: ArchiveEntry[], options: ScanT
         if (unparsed) tally.skipped.push(unparsed);
         continue;
       }
-      tally.add(entry.path, await scanOne(entry.path, read(entry).toString('utf8'), { ...options, package: modules, spent }, until));
+      tally.add(
+        entry.path,
+        await scanOne(entry.path, read(entry).toString('utf8'), { ...options, package: modules, spent }, until),
+      );
     }
   } finally {
     modules?.dispose();
@@ -54,10 +78,19 @@ async function scanEntries(path: string, entries: ArchiveEntry[], options: ScanT
 }
 
 /** The node classes an archive's Python files define (the same files and parser as the scan). */
-async function classesOf(path: string, entries: ArchiveEntry[], packageName: string, texts?: ArrayBuffer): Promise<Extraction> {
+async function classesOf(
+  path: string,
+  entries: ArchiveEntry[],
+  packageName: string,
+  texts?: ArrayBuffer,
+): Promise<Extraction> {
   const { read, close } = entryReader(path, texts);
   try {
-    const files = new Map(entries.filter((entry) => entry.size <= SCAN_MAX_FILE_BYTES).map((entry) => [entry.path, read(entry).toString('utf8')]));
+    const files = new Map(
+      entries
+        .filter((entry) => entry.size <= SCAN_MAX_FILE_BYTES)
+        .map((entry) => [entry.path, read(entry).toString('utf8')]),
+    );
     const parser = await scanner();
     return extractNodeClasses(files, (text) => parser.parsePython(text), packageName);
   } finally {
@@ -66,9 +99,11 @@ async function classesOf(path: string, entries: ArchiveEntry[], packageName: str
 }
 
 const runJob = (job: ScanJob): Promise<PartialReport | Extraction> =>
-  job.kind === 'classes' ? classesOf(job.zip, job.entries, job.packageName, job.texts)
-  : job.kind === 'entries' ? scanEntries(job.zip, job.entries, job.options, job.texts)
-  : scanFilesHere(job.files, job.options, job.next, job.until);
+  job.kind === 'classes'
+    ? classesOf(job.zip, job.entries, job.packageName, job.texts)
+    : job.kind === 'entries'
+      ? scanEntries(job.zip, job.entries, job.options, job.texts)
+      : scanFilesHere(job.files, job.options, job.next, job.until);
 
 if (workerData) {
   // one job, given at start (the CLI's workers)

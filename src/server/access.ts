@@ -14,13 +14,24 @@ export interface Access {
 }
 
 /** A caller without a token: no role anywhere. */
-export const anonymousAccess = (publisherId: string): Access => ({ principal: null, publisherId, admin: false, owner: false, member: false });
+export const anonymousAccess = (publisherId: string): Access => ({
+  principal: null,
+  publisherId,
+  admin: false,
+  owner: false,
+  member: false,
+});
 
-export async function accessTo(store: RegistryStore, principal: Principal | null, publisherId: string): Promise<Access> {
+export async function accessTo(
+  store: RegistryStore,
+  principal: Principal | null,
+  publisherId: string,
+): Promise<Access> {
   if (!principal) return anonymousAccess(publisherId);
   const base = { principal, publisherId };
   if (principal.admin) return { ...base, admin: true, owner: true, member: true };
-  if (principal.kind === 'pat') return { ...base, admin: false, owner: false, member: principal.publisherId === publisherId };
+  if (principal.kind === 'pat')
+    return { ...base, admin: false, owner: false, member: principal.publisherId === publisherId };
   const role = await store.getRole(publisherId, principal.userId);
   return { ...base, admin: false, owner: role === 'owner', member: role !== undefined };
 }
@@ -35,7 +46,8 @@ export async function requirePublisher(store: RegistryStore, id: string): Promis
 export async function requireNodeOf(store: RegistryStore, publisher: PublisherRow, nodeId: string): Promise<NodeRow> {
   const node = await store.getNode(nodeId);
   if (!node) throw notFound(`node ${nodeId} not found`);
-  if (node.publisher_id !== publisher.id) throw notFound(`node ${node.id} is not a node of publisher ${publisher.id} (it belongs to ${node.publisher_id})`);
+  if (node.publisher_id !== publisher.id)
+    throw notFound(`node ${node.id} is not a node of publisher ${publisher.id} (it belongs to ${node.publisher_id})`);
   return node;
 }
 
@@ -46,14 +58,21 @@ function refusal(access: Access, level: 'member' | 'owner'): string {
       ? `a personal access token may not manage publisher ${publisherId}; use the user token of one of its owners`
       : `this personal access token acts for publisher ${principal.publisherId} only, not ${publisherId}`;
   }
-  return level === 'owner' ? `only an owner of publisher ${publisherId} may do this` : `you are not a member of publisher ${publisherId}`;
+  return level === 'owner'
+    ? `only an owner of publisher ${publisherId} may do this`
+    : `you are not a member of publisher ${publisherId}`;
 }
 
 /**
  * A mutating operation on a publisher (and one of its nodes): 403 `forbidden` without the role, then
  * 403 `banned` when the publisher or node is banned, except for admins.
  */
-export function allowMutation(access: Access, level: 'member' | 'owner', publisher: PublisherRow, node?: NodeRow): void {
+export function allowMutation(
+  access: Access,
+  level: 'member' | 'owner',
+  publisher: PublisherRow,
+  node?: NodeRow,
+): void {
   requireRole(access, level);
   rejectBanned(access, publisher, node);
 }
@@ -79,17 +98,31 @@ export function canSeeNode(access: Access, node: Pick<NodeRow, 'status'>): boole
  * A read of a node: Deleted is 404 except to members and admins; a Banned node, or any node of a
  * banned publisher, is 403 `banned` except to admins.
  */
-export function allowNodeRead(access: Pick<Access, 'admin' | 'member'>, node: Pick<NodeRow, 'id' | 'status'>, publisher: PublisherRow | undefined): void {
+export function allowNodeRead(
+  access: Pick<Access, 'admin' | 'member'>,
+  node: Pick<NodeRow, 'id' | 'status'>,
+  publisher: PublisherRow | undefined,
+): void {
   if (node.status === 'NodeStatusDeleted' && !access.member) throw notFound(`node ${node.id} not found`);
   if (access.admin) return;
   if (node.status === 'NodeStatusBanned') throw banned(`node ${node.id} is banned`);
-  if (publisher?.status === 'PublisherStatusBanned') throw banned(`node ${node.id} is unavailable: its publisher ${publisher.id} is banned`);
+  if (publisher?.status === 'PublisherStatusBanned')
+    throw banned(`node ${node.id} is unavailable: its publisher ${publisher.id} is banned`);
 }
 
 /** allowNodeRead, asking the store for the caller's role only where it decides: a Deleted node. */
-export async function allowNodeReadBy(store: RegistryStore, principal: Principal | null, node: NodeStamp, publisher: PublisherRow | undefined): Promise<void> {
+export async function allowNodeReadBy(
+  store: RegistryStore,
+  principal: Principal | null,
+  node: NodeStamp,
+  publisher: PublisherRow | undefined,
+): Promise<void> {
   const deleted = node.status === 'NodeStatusDeleted';
-  allowNodeRead(deleted ? await accessTo(store, principal, node.publisher_id) : { admin: principal?.admin === true, member: false }, node, publisher);
+  allowNodeRead(
+    deleted ? await accessTo(store, principal, node.publisher_id) : { admin: principal?.admin === true, member: false },
+    node,
+    publisher,
+  );
 }
 
 /** A node to read by any case, with its publisher and the caller's access to it. */
@@ -100,7 +133,10 @@ export async function readableNode(
 ): Promise<{ node: NodeRow; publisher: PublisherRow | undefined; access: Access }> {
   const node = await store.getNode(nodeId);
   if (!node) throw notFound(`node ${nodeId} not found`);
-  const [access, publisher] = await Promise.all([accessTo(store, principal, node.publisher_id), store.getPublisher(node.publisher_id)]);
+  const [access, publisher] = await Promise.all([
+    accessTo(store, principal, node.publisher_id),
+    store.getPublisher(node.publisher_id),
+  ]);
   allowNodeRead(access, node, publisher);
   return { node, publisher, access };
 }
@@ -121,7 +157,12 @@ export function adminOnlyField(admin: boolean, field: string, current: unknown, 
 /** Routes for one's own account take user tokens only: a PAT acts for its publisher, nothing else. */
 export function requireUserToken(principal: Principal, what: string): void {
   if (principal.kind === 'pat') {
-    throw new HttpError('forbidden', `a personal access token may not ${what}; use a user token`, undefined, 'a user token starts with nrg_u_, a publisher\'s access token with nrg_pat_; `nodereg whoami` shows which one is in use');
+    throw new HttpError(
+      'forbidden',
+      `a personal access token may not ${what}; use a user token`,
+      undefined,
+      "a user token starts with nrg_u_, a publisher's access token with nrg_pat_; `nodereg whoami` shows which one is in use",
+    );
   }
 }
 
@@ -132,6 +173,10 @@ export function requireUserToken(principal: Principal, what: string): void {
 export function lockedVersion(version: VersionRow): HttpError {
   const status = version.status.replace('NodeVersionStatus', '').toLowerCase();
   const what = `version ${version.version} of node ${version.node_id} is ${status}`;
-  if (version.status === 'NodeVersionStatusBanned') return banned(`${what}; it takes no archive and publishing it again does not lift the ban`);
-  return conflict(`${what}; it takes no archive and publishing it again does not bring it back`, 'publish a new version number');
+  if (version.status === 'NodeVersionStatusBanned')
+    return banned(`${what}; it takes no archive and publishing it again does not lift the ban`);
+  return conflict(
+    `${what}; it takes no archive and publishing it again does not bring it back`,
+    'publish a new version number',
+  );
 }

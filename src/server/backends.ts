@@ -27,13 +27,17 @@ export function parseDatabaseUrl(text: string): DatabaseTarget {
       // reported below
     }
     // Named without its user and password, so a password never reaches the terminal or a log.
-    if (!url?.hostname) throw new BackendUrlError(`"${text.replace(/^([a-z]+:\/\/).*@/i, '$1…@')}" is not a PostgreSQL URL such as postgres://user:pass@host:5432/db`);
+    if (!url?.hostname)
+      throw new BackendUrlError(
+        `"${text.replace(/^([a-z]+:\/\/).*@/i, '$1…@')}" is not a PostgreSQL URL such as postgres://user:pass@host:5432/db`,
+      );
     return { kind: 'postgres', url: text };
   }
   const path = text.replace(/^sqlite:(\/\/)?/i, '');
   const scheme = SCHEME.exec(path)?.[1];
   // One letter is a Windows drive (C:\...), not a scheme.
-  if (scheme && scheme.length > 1) throw new BackendUrlError(`"${scheme}:" is not a database nodereg knows: use a path, sqlite:PATH or postgres://…`);
+  if (scheme && scheme.length > 1)
+    throw new BackendUrlError(`"${scheme}:" is not a database nodereg knows: use a path, sqlite:PATH or postgres://…`);
   if (!path) throw new BackendUrlError('the SQLite path is empty: use a path or sqlite:PATH');
   return { kind: 'sqlite', path: resolve(path) };
 }
@@ -41,11 +45,13 @@ export function parseDatabaseUrl(text: string): DatabaseTarget {
 export function parseStorageUrl(text: string): StorageTarget {
   const s3 = /^s3:\/\/([^/]*)\/?(.*)$/i.exec(text);
   if (s3) {
-    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(s3[1])) throw new BackendUrlError(`"${s3[1]}" is not an S3 bucket name (s3://bucket/optional/prefix)`);
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(s3[1]))
+      throw new BackendUrlError(`"${s3[1]}" is not an S3 bucket name (s3://bucket/optional/prefix)`);
     return { kind: 's3', bucket: s3[1], prefix: s3[2].replace(/\/+$/, '') };
   }
   const scheme = SCHEME.exec(text)?.[1];
-  if (scheme && scheme.length > 1) throw new BackendUrlError(`"${scheme}:" is not a storage nodereg knows: use a directory or s3://bucket/prefix`);
+  if (scheme && scheme.length > 1)
+    throw new BackendUrlError(`"${scheme}:" is not a storage nodereg knows: use a directory or s3://bucket/prefix`);
   if (!text) throw new BackendUrlError('the storage directory is empty: use a directory or s3://bucket/prefix');
   return { kind: 'local', dir: resolve(text) };
 }
@@ -54,7 +60,10 @@ export function parseStorageUrl(text: string): StorageTarget {
  * The `database` option of the server for this target, migrated. PostgreSQL also holds the server's
  * secret (the first instance creates it) and the AI proxy's tasks, results and deliveries.
  */
-export async function openDatabaseTarget(target: DatabaseTarget, log?: (line: string) => void): Promise<NonNullable<RegistryServerOptions['database']>> {
+export async function openDatabaseTarget(
+  target: DatabaseTarget,
+  log?: (line: string) => void,
+): Promise<NonNullable<RegistryServerOptions['database']>> {
   if (target.kind === 'sqlite') {
     const db = openDatabase(target.path, log);
     return { store: createSqliteRegistryStore(db), tasks: createTaskStore(db), close: () => void db.close() };
@@ -78,7 +87,10 @@ export async function migrateOnly(target: DatabaseTarget, log?: (line: string) =
  * The `archives` option of the server for this target. An S3 bucket is checked once here, so that a
  * wrong bucket, endpoint or credential stops the start with the S3 server's own words.
  */
-export async function openStorageTarget(target: StorageTarget, env: NodeJS.ProcessEnv): Promise<NonNullable<RegistryServerOptions['archives']>> {
+export async function openStorageTarget(
+  target: StorageTarget,
+  env: NodeJS.ProcessEnv,
+): Promise<NonNullable<RegistryServerOptions['archives']>> {
   if (target.kind === 'local') return createLocalArchiveStorage(target.dir);
   const { createS3ArchiveStorage, checkBucket } = await import('./archives/s3-storage.js');
   await checkBucket(target.bucket, env);

@@ -7,7 +7,9 @@ interface Counted {
 }
 
 /** Times since each socket's count (by default read and written) last changed, as seen by the calls to `still`. */
-export function byteClock<S extends Counted>(count: (socket: S) => number = (socket) => socket.bytesRead + socket.bytesWritten) {
+export function byteClock<S extends Counted>(
+  count: (socket: S) => number = (socket) => socket.bytesRead + socket.bytesWritten,
+) {
   const seen = new Map<S, { bytes: number; at: number }>();
   return {
     /** Notes the count of `socket` now; the ms since it last changed (0 when it just did, is new, or `restart`). */

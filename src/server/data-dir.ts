@@ -21,7 +21,9 @@ export interface ArchivedVersion {
 
 /** Each version of a data dir's database that has an archive, one row at a time, in the order they were written. */
 export function archivedVersions(db: Database.Database): { count: number; rows: IterableIterator<ArchivedVersion> } {
-  const count = (db.prepare('SELECT count(*) AS n FROM versions WHERE archive_sha256 IS NOT NULL').get() as { n: number }).n;
+  const count = (
+    db.prepare('SELECT count(*) AS n FROM versions WHERE archive_sha256 IS NOT NULL').get() as { n: number }
+  ).n;
   const rows = db
     .prepare(
       `SELECT n.publisher_id, n.id AS node_id, v.version, v.archive_sha256, v.archive_size FROM versions v JOIN nodes n ON n.id = v.node_id
@@ -32,7 +34,8 @@ export function archivedVersions(db: Database.Database): { count: number; rows: 
 }
 
 /** Where a version's archive lies under a data dir's `archives/` (local storage's layout). */
-export const archiveFile = (archives: string, row: ArchivedVersion) => join(archives, ...archiveKey(row.publisher_id, row.node_id, row.version).split('/'));
+export const archiveFile = (archives: string, row: ArchivedVersion) =>
+  join(archives, ...archiveKey(row.publisher_id, row.node_id, row.version).split('/'));
 
 /** Creates the data dir if needed and makes it 0700 (an existing one is tightened). */
 export function prepareDataDir(dataDir: string): void {
@@ -81,7 +84,12 @@ export function refuseIncompleteBackup(dataDir: string, embeddedDatabase: boolea
     );
   }
   const database = join(dataDir, 'registry.db');
-  if (embeddedDatabase && existsSync(database) && !existsSync(join(dataDir, 'secret')) && !existsSync(join(dataDir, BACKUP_COMPLETE))) {
+  if (
+    embeddedDatabase &&
+    existsSync(database) &&
+    !existsSync(join(dataDir, 'secret')) &&
+    !existsSync(join(dataDir, BACKUP_COMPLETE))
+  ) {
     throw new Error(
       `${dataDir} has a registry.db but no secret: it looks like a backup cut short (the secret is copied last); ` +
         'serve a complete backup, or the data dir it was taken from',

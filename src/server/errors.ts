@@ -24,23 +24,34 @@ export class HttpError extends Error {
   }
 }
 
-export const badRequest = (message: string, details?: FieldError[]) => new HttpError('invalid_request', message, details);
-export const unauthorized = (message = 'a bearer token is required: Authorization: Bearer <token>') => new HttpError('unauthorized', message);
+export const badRequest = (message: string, details?: FieldError[]) =>
+  new HttpError('invalid_request', message, details);
+export const unauthorized = (message = 'a bearer token is required: Authorization: Bearer <token>') =>
+  new HttpError('unauthorized', message);
 export const forbidden = (message: string, hint?: string) => new HttpError('forbidden', message, undefined, hint);
 // The hint says who can lift a ban: not the caller's token, whatever it is (the CLI's default 403 hint said to check it).
-export const banned = (message: string) => new HttpError('banned', message, undefined, 'a registry admin banned it: only an admin can lift the ban');
+export const banned = (message: string) =>
+  new HttpError('banned', message, undefined, 'a registry admin banned it: only an admin can lift the ban');
 export const notFound = (message: string) => new HttpError('not_found', message);
 export const conflict = (message: string, hint?: string) => new HttpError('conflict', message, undefined, hint);
-export const tooLarge = (message: string, hint?: string) => new HttpError('payload_too_large', message, undefined, hint);
+export const tooLarge = (message: string, hint?: string) =>
+  new HttpError('payload_too_large', message, undefined, hint);
 export const unsupportedMediaType = (message: string) => new HttpError('unsupported_media_type', message);
 
 /**
  * The raw HTTP answer, written on the socket itself: for errors raised before any request is read
  * (Node's parser errors and timeouts, CONNECT; src/server/http/).
  */
-export function rawErrorResponse(status: number, code: ErrorCode, message: string, error: HttpError = new HttpError(code, message)): string {
+export function rawErrorResponse(
+  status: number,
+  code: ErrorCode,
+  message: string,
+  error: HttpError = new HttpError(code, message),
+): string {
   const body = JSON.stringify(error.body());
-  const headers = Object.entries({ ...error.headers, Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
+  const headers = Object.entries({ ...error.headers, Connection: 'close' }).map(
+    ([name, value]) => `${name}: ${value}\r\n`,
+  );
   return `HTTP/1.1 ${status} ${code}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers.join('')}\r\n${body}`;
 }
 

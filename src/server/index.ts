@@ -3,7 +3,13 @@
 // `serve` and the tests share it; it returns an unstarted server.
 import { join } from 'node:path';
 import type { Hono } from 'hono';
-import { CLOSE_MAX_MS, CLOSE_STALLED_MS, DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_UNPACKED, DEFAULT_PORT } from '../shared/tuning.js';
+import {
+  CLOSE_MAX_MS,
+  CLOSE_STALLED_MS,
+  DEFAULT_MAX_ARCHIVE,
+  DEFAULT_MAX_UNPACKED,
+  DEFAULT_PORT,
+} from '../shared/tuning.js';
 import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
 import { appListener, buildApp } from './app.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
@@ -67,7 +73,9 @@ const withDefaults = (input: RegistryServerOptions): ResolvedOptions => ({
 function openBackends(options: ResolvedOptions) {
   const { dataDir } = options;
   if (dataDir === undefined && !(options.database?.secret && options.archives && options.adminToken)) {
-    throw new Error('without a data dir, the server needs a database that keeps the secret, an archive storage and the admin token');
+    throw new Error(
+      'without a data dir, the server needs a database that keeps the secret, an archive storage and the admin token',
+    );
   }
   if (dataDir !== undefined) {
     prepareDataDir(dataDir);
@@ -78,7 +86,11 @@ function openBackends(options: ResolvedOptions) {
   const keys = loadKeys(dataDir, options.database?.secret);
   // (dataDir is set whenever an embedded default is used)
   const db = options.database ? undefined : openDatabase(join(dataDir!, 'registry.db'), options.log);
-  const database = options.database ?? { store: createSqliteRegistryStore(db!), tasks: createTaskStore(db!), close: () => db!.close() };
+  const database = options.database ?? {
+    store: createSqliteRegistryStore(db!),
+    tasks: createTaskStore(db!),
+    close: () => db!.close(),
+  };
   const archives = options.archives ?? createLocalArchiveStorage(join(dataDir!, 'archives'));
   return { keys, db, database, archives };
 }

@@ -45,7 +45,8 @@ export class JsonShape {
       } else if (byte === 0x22) this.inString = true;
       else if (byte === 0x5b || byte === 0x7b) {
         this.values++;
-        if (++this.depth > JSON_MAX_DEPTH) return badRequest(`the JSON body nests deeper than ${JSON_MAX_DEPTH} levels`);
+        if (++this.depth > JSON_MAX_DEPTH)
+          return badRequest(`the JSON body nests deeper than ${JSON_MAX_DEPTH} levels`);
       } else if (byte === 0x5d || byte === 0x7d) this.depth--;
       else if (byte === 0x2c) this.values++;
       if (this.values > JSON_MAX_VALUES) {
@@ -59,8 +60,11 @@ export class JsonShape {
 const WHITESPACE = new Set([0x20, 0x0a, 0x0d, 0x09]);
 const ESCAPES = new Set([...'"\\/bfnrt'].map((c) => c.charCodeAt(0)));
 const isDigit = (byte: number | undefined) => byte !== undefined && byte >= 0x30 && byte <= 0x39;
-const isHex = (byte: number | undefined) => isDigit(byte) || (byte !== undefined && (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x66);
-const LITERALS = new Map([0x74, 0x66, 0x6e].map((first) => [first, Buffer.from(first === 0x74 ? 'true' : first === 0x66 ? 'false' : 'null')]));
+const isHex = (byte: number | undefined) =>
+  isDigit(byte) || (byte !== undefined && (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x66);
+const LITERALS = new Map(
+  [0x74, 0x66, 0x6e].map((first) => [first, Buffer.from(first === 0x74 ? 'true' : first === 0x66 ? 'false' : 'null')]),
+);
 
 /** A position in a body being walked as JSON text. */
 class JsonCursor {

@@ -19,14 +19,20 @@ export async function rateLimitKey(c: Context<AppEnv>, authenticate: Authenticat
   const token = bearerToken(c);
   const principal = token ? await authenticate(token) : null;
   if (token) c.set('authenticated', { token, principal });
-  return principal ? `user:${principal.userId}` : `address:${(c.env as HttpBindings | undefined)?.incoming?.socket.remoteAddress ?? 'unknown'}`;
+  return principal
+    ? `user:${principal.userId}`
+    : `address:${(c.env as HttpBindings | undefined)?.incoming?.socket.remoteAddress ?? 'unknown'}`;
 }
 
 /**
  * `--rate-limit N/min`: a token bucket per caller (`rateLimitKey`) refilled at N per minute, for
  * mutating requests only. Over it: 429 `rate_limited` with Retry-After.
  */
-export function rateLimit(perMinute: number, authenticate: Authenticate, now: () => number = Date.now): MiddlewareHandler<AppEnv> {
+export function rateLimit(
+  perMinute: number,
+  authenticate: Authenticate,
+  now: () => number = Date.now,
+): MiddlewareHandler<AppEnv> {
   const buckets = new Map<string, { tokens: number; at: number }>();
   const refill = (bucket: { tokens: number; at: number }, time: number) =>
     Math.min(perMinute, bucket.tokens + ((time - bucket.at) * perMinute) / MINUTE);
@@ -43,9 +49,15 @@ export function rateLimit(perMinute: number, authenticate: Authenticate, now: ()
     buckets.set(key, bucket);
     if (bucket.tokens < 1) {
       const seconds = Math.max(1, Math.ceil(((1 - bucket.tokens) * MINUTE) / perMinute / 1000));
-      throw new HttpError('rate_limited', `over the limit of ${perMinute} changes per minute; retry in ${seconds} s`, undefined, undefined, {
-        'Retry-After': String(seconds),
-      });
+      throw new HttpError(
+        'rate_limited',
+        `over the limit of ${perMinute} changes per minute; retry in ${seconds} s`,
+        undefined,
+        undefined,
+        {
+          'Retry-After': String(seconds),
+        },
+      );
     }
     bucket.tokens -= 1;
     return next();

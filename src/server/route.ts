@@ -94,10 +94,13 @@ function readJsonBody(c: Context, max: number, held: { bytes: number }, anonymou
       reading.all += chunk.length;
       if (anonymous) reading.anonymous += chunk.length;
       const refusal =
-        size > max ? tooLarge(`the request body is over ${max} bytes`)
-        : anonymous && reading.anonymous > ANONYMOUS_BODIES_MAX ? anonymousBodiesFull()
-        : reading.all > JSON_BODIES_MAX ? bodiesFull()
-        : shape.feed(chunk);
+        size > max
+          ? tooLarge(`the request body is over ${max} bytes`)
+          : anonymous && reading.anonymous > ANONYMOUS_BODIES_MAX
+            ? anonymousBodiesFull()
+            : reading.all > JSON_BODIES_MAX
+              ? bodiesFull()
+              : shape.feed(chunk);
       if (refusal) {
         stop();
         return reject(refusal);
@@ -131,10 +134,22 @@ const EMPTY = Buffer.alloc(0);
 const MiB = 1024 * 1024;
 
 const bodiesFull = () =>
-  new HttpError('unavailable', 'the registry is reading or holding too many request bodies at the moment; retry shortly', undefined, undefined, { 'Retry-After': '1' });
+  new HttpError(
+    'unavailable',
+    'the registry is reading or holding too many request bodies at the moment; retry shortly',
+    undefined,
+    undefined,
+    { 'Retry-After': '1' },
+  );
 
 const anonymousBodiesFull = () =>
-  new HttpError('unavailable', 'too many requests without an Authorization header are sending their bodies at the moment; retry shortly, or send the token in the Authorization header', undefined, undefined, { 'Retry-After': '1' });
+  new HttpError(
+    'unavailable',
+    'too many requests without an Authorization header are sending their bodies at the moment; retry shortly, or send the token in the Authorization header',
+    undefined,
+    undefined,
+    { 'Retry-After': '1' },
+  );
 
 /**
  * Reads and drops what is left of a request's body (within DROP) before an error is answered, while it
@@ -171,7 +186,8 @@ async function dropBody(c: Context): Promise<void> {
 
 /** The 415 of a body of `kind` sent with another Content-Type or with a Content-Encoding (src/contract/media.ts), said before the body is read. */
 export function mediaRefusal(kind: BodyMedia, c: Context): HttpError | undefined {
-  const problem = contentTypeProblem(kind, c.req.header('content-type')) ?? contentEncodingProblem(c.req.header('content-encoding'));
+  const problem =
+    contentTypeProblem(kind, c.req.header('content-type')) ?? contentEncodingProblem(c.req.header('content-encoding'));
   return problem === undefined ? undefined : unsupportedMediaType(problem);
 }
 
@@ -219,7 +235,11 @@ function queryOf(c: Context, schema: z.ZodType): Record<string, string | string[
 }
 
 /** Validates a request's query and JSON body against the operation (400 naming each field). */
-function parseInput<O extends Operation>(operation: O, c: Context<AppEnv>, raw: Buffer): ReturnType<RouteContext<O>['input']> {
+function parseInput<O extends Operation>(
+  operation: O,
+  c: Context<AppEnv>,
+  raw: Buffer,
+): ReturnType<RouteContext<O>['input']> {
   const query = operation.query.safeParse(queryOf(c, operation.query));
   const issues = query.success ? [] : [...query.error.issues];
   let body: unknown;
@@ -277,7 +297,8 @@ export function route<O extends Operation>(
       if (refused) throw refused;
       if (length > operation.bodyMax) throw tooLarge(`the request body is over ${operation.bodyMax} bytes`);
     }
-    const readBody = (anonymous = false) => (operation.bodyKind === 'json' ? readJsonBody(c, operation.bodyMax, held, anonymous) : Promise.resolve(EMPTY));
+    const readBody = (anonymous = false) =>
+      operation.bodyKind === 'json' ? readJsonBody(c, operation.bodyMax, held, anonymous) : Promise.resolve(EMPTY);
     const bodyCredential = operation.bodyKind === 'json' ? options.bodyCredential : undefined;
     const bearer = bearerToken(c);
     let credential = bearer;
@@ -290,7 +311,12 @@ export function route<O extends Operation>(
     }
     // A header token is checked before the body is read: a stranger's body costs nothing.
     const known = c.get('authenticated');
-    const principal = !credential || options.ignoreToken ? null : known?.token === credential ? known.principal : await deps.authenticate(credential);
+    const principal =
+      !credential || options.ignoreToken
+        ? null
+        : known?.token === credential
+          ? known.principal
+          : await deps.authenticate(credential);
     if (operation.auth === 'user' && !principal) {
       throw unauthorized(credential ? 'the token is unknown or revoked' : undefined);
     }
@@ -299,7 +325,9 @@ export function route<O extends Operation>(
     if (bodyCredential && bearer !== undefined) {
       const fromBody = credentialInBody(raw, bodyCredential);
       if (fromBody !== undefined && fromBody !== bearer) {
-        throw badRequest(`the Authorization header and the body field ${bodyCredential} carry different tokens; send one`);
+        throw badRequest(
+          `the Authorization header and the body field ${bodyCredential} carry different tokens; send one`,
+        );
       }
     }
 
@@ -308,7 +336,14 @@ export function route<O extends Operation>(
 
     const input = () => parseInput(operation, c, raw);
 
-    const result = await handler({ c, params: params.data as z.output<O['params']>, principal, input, rawBody: raw, bearer });
+    const result = await handler({
+      c,
+      params: params.data as z.output<O['params']>,
+      principal,
+      input,
+      rawBody: raw,
+      bearer,
+    });
     if (result instanceof Response) return result;
     if (operation.status === 204) return c.body(null, 204);
     return c.json(result as object, operation.status as 200);

@@ -41,7 +41,8 @@ export interface ScanLimits {
 }
 
 /** The answer to an upload refused for the scan queue: nothing is stored, the same upload may be sent again. */
-const busy = (message: string) => new HttpError('unavailable', message, undefined, undefined, { 'Retry-After': String(SCAN_QUEUE_RETRY_AFTER_S) });
+const busy = (message: string) =>
+  new HttpError('unavailable', message, undefined, undefined, { 'Retry-After': String(SCAN_QUEUE_RETRY_AFTER_S) });
 export const scanQueueFull = () => busy(SCAN_QUEUE_FULL);
 
 /**
@@ -60,7 +61,8 @@ function limiter(limit: number, queueMax: number, perKey: number) {
   const fullFor = (key: string) => (held.get(key)?.count ?? 0) >= perKey;
   const startNext = () => {
     let first: string | undefined;
-    for (const key of waiting.keys()) if (first === undefined || held.get(key)!.turn < held.get(first)!.turn) first = key;
+    for (const key of waiting.keys())
+      if (first === undefined || held.get(key)!.turn < held.get(first)!.turn) first = key;
     if (first === undefined) return;
     const list = waiting.get(first)!;
     const wake = list.shift()!;
@@ -99,7 +101,10 @@ function limiter(limit: number, queueMax: number, perKey: number) {
  * the scan stopped counting (ScanReport.stopped, omitted).
  */
 export function flagReason(stopping: Finding[], counted = true): string {
-  const shown = stopping.slice(0, 2).map((f) => `${f.rule} at ${f.file}:${f.line}`).join(', ');
+  const shown = stopping
+    .slice(0, 2)
+    .map((f) => `${f.rule} at ${f.file}:${f.line}`)
+    .join(', ');
   const more = stopping.length > 2 ? ` (and ${counted ? '' : 'at least '}${stopping.length - 2} more)` : '';
   return `scan: ${shown}${more}`.slice(0, 1000);
 }
@@ -120,12 +125,14 @@ async function firstAdmitting(entries: ArchiveEntry[]): Promise<number> {
   for (let i = 0; i < entries.length; i++) {
     await turns();
     const { path, data } = entries[i];
-    if (admittedRules(path, Buffer.from(data!.buffer, data!.byteOffset, data!.byteLength).toString('utf8')).length) return i;
+    if (admittedRules(path, Buffer.from(data!.buffer, data!.byteOffset, data!.byteLength).toString('utf8')).length)
+      return i;
   }
   return -1;
 }
 
-const bySeverity = (a: Finding, b: Finding) => SCAN_SEVERITIES.indexOf(b.severity) - SCAN_SEVERITIES.indexOf(a.severity);
+const bySeverity = (a: Finding, b: Finding) =>
+  SCAN_SEVERITIES.indexOf(b.severity) - SCAN_SEVERITIES.indexOf(a.severity);
 
 export interface UploadScanner {
   /**
@@ -133,7 +140,13 @@ export interface UploadScanner {
    * under `off`. Throws refusal()'s error when it cannot wait for a worker.
    */
   /** `compiled`: an entry of compiled Python (validateZip), which Flags the version when nothing else does. */
-  scan(zipPath: string, scannable: ArchiveEntry[], label: string, publisherId: string, compiled?: string): Promise<UploadScan | undefined>;
+  scan(
+    zipPath: string,
+    scannable: ArchiveEntry[],
+    label: string,
+    publisherId: string,
+    compiled?: string,
+  ): Promise<UploadScan | undefined>;
   /** The 503 an upload of this publisher that needs a worker would get now (queue full, or the publisher's share of it); checked before its body is read. */
   refusal(publisherId: string): HttpError | undefined;
   /**
@@ -145,17 +158,33 @@ export interface UploadScanner {
   close(): Promise<unknown>;
 }
 
-export function createUploadScanner(mode: ScanMode, log: (line: string) => void, limits: ScanLimits = {}): UploadScanner {
+export function createUploadScanner(
+  mode: ScanMode,
+  log: (line: string) => void,
+  limits: ScanLimits = {},
+): UploadScanner {
   // One core stays with the event loop; each worker is started on first use and kept.
   const size = Math.max(1, availableParallelism() - 1);
-  const workerLimits = { timeoutMs: limits.timeoutMs ?? SCAN_TIMEOUT_MS, maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb ?? 512 };
-  const parseLimits = { parseMs: limits.parseMs ?? PARSE_LIMITS.parseMs, budgetMs: limits.budgetMs ?? PARSE_LIMITS.budgetMs };
+  const workerLimits = {
+    timeoutMs: limits.timeoutMs ?? SCAN_TIMEOUT_MS,
+    maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb ?? 512,
+  };
+  const parseLimits = {
+    parseMs: limits.parseMs ?? PARSE_LIMITS.parseMs,
+    budgetMs: limits.budgetMs ?? PARSE_LIMITS.budgetMs,
+  };
   const workers = Array.from({ length: size }, () => new ScanWorker(workerLimits));
   const idle = [...workers];
   const perPublisher = limits.perPublisher ?? SCAN_QUEUE_PER_PUBLISHER;
   const queue = limiter(size, limits.queueMax ?? SCAN_QUEUE_MAX, perPublisher);
   const refusal = (publisherId: string) =>
-    mode === 'off' ? undefined : queue.full() ? scanQueueFull() : queue.fullFor(publisherId) ? busy(publisherScanQueueFull(publisherId, perPublisher)) : undefined;
+    mode === 'off'
+      ? undefined
+      : queue.full()
+        ? scanQueueFull()
+        : queue.fullFor(publisherId)
+          ? busy(publisherScanQueueFull(publisherId, perPublisher))
+          : undefined;
   const withWorker = <T>(publisherId: string, task: (worker: ScanWorker) => Promise<T>) =>
     queue.run(publisherId, async () => {
       const worker = idle.pop()!;
@@ -166,16 +195,31 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void,
       }
     });
   const close = () => Promise.all(workers.map((worker) => worker.stop()));
-  const scan = async (zipPath: string, scannable: ArchiveEntry[], label: string, publisherId: string, compiled?: string): Promise<UploadScan | undefined> => {
+  const scan = async (
+    zipPath: string,
+    scannable: ArchiveEntry[],
+    label: string,
+    publisherId: string,
+    compiled?: string,
+  ): Promise<UploadScan | undefined> => {
     const scanned = await scanSources(zipPath, scannable, label, publisherId);
-    if (scanned && !scanned.flag && compiled && mode === 'flag') scanned.flag = unscannedFlag(compiled, COMPILED_PYTHON);
+    if (scanned && !scanned.flag && compiled && mode === 'flag')
+      scanned.flag = unscannedFlag(compiled, COMPILED_PYTHON);
     return scanned;
   };
-  const scanSources = async (zipPath: string, scannable: ArchiveEntry[], label: string, publisherId: string): Promise<UploadScan | undefined> => {
+  const scanSources = async (
+    zipPath: string,
+    scannable: ArchiveEntry[],
+    label: string,
+    publisherId: string,
+  ): Promise<UploadScan | undefined> => {
     if (mode === 'off') return undefined;
     if (!scannable.length) return { findings: [] };
     let toScan = scannable;
-    if (scannable.every((entry) => entry.data) && scannable.reduce((sum, entry) => sum + entry.size, 0) <= INLINE_GATE_BYTES) {
+    if (
+      scannable.every((entry) => entry.data) &&
+      scannable.reduce((sum, entry) => sum + entry.size, 0) <= INLINE_GATE_BYTES
+    ) {
       const first = await firstAdmitting(scannable);
       if (first < 0) return { findings: [] };
       toScan = scannable.slice(first);
@@ -185,7 +229,9 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void,
     if (refused) throw refused;
     let report: ScanReport;
     try {
-      report = await withWorker(publisherId, (worker) => scanArchive(worker, zipPath, toScan, { server: true, limits: parseLimits }));
+      report = await withWorker(publisherId, (worker) =>
+        scanArchive(worker, zipPath, toScan, { server: true, limits: parseLimits }),
+      );
     } catch (error) {
       // A crash or a timeout: the upload stands and the server goes on (the worker is replaced on the next
       // scan). Nothing is known of the archive, so no findings are kept; under `flag` an admin must look.
@@ -199,10 +245,19 @@ export function createUploadScanner(mode: ScanMode, log: (line: string) => void,
     const kept = [...findings].sort(bySeverity).slice(0, SCAN_MAX_KEPT_FINDINGS);
     // a file not parsed (too large, or out of parse time) that names what a flagging rule looks for (or too large to read) may hide one
     const unread = (report.skipped ?? []).find((s) => atLeast(s.severity, SCAN_FLAG_AT));
-    const flag = stopping.length ? flagReason(stopping, !omitted && !stopped) : unread ? unscannedFlag(unread.file, unread.reason, unread.rules) : undefined;
+    const flag = stopping.length
+      ? flagReason(stopping, !omitted && !stopped)
+      : unread
+        ? unscannedFlag(unread.file, unread.reason, unread.rules)
+        : undefined;
     return { findings: kept, flag: mode === 'flag' ? flag : undefined };
   };
-  const classes = async (zipPath: string, scannable: ArchiveEntry[], nodeId: string, publisherId: string): Promise<Extraction> => {
+  const classes = async (
+    zipPath: string,
+    scannable: ArchiveEntry[],
+    nodeId: string,
+    publisherId: string,
+  ): Promise<Extraction> => {
     try {
       return await withWorker(publisherId, (worker) => archiveClasses(worker, zipPath, scannable, nodeId));
     } catch (error) {

@@ -17,7 +17,9 @@ function localSecret(dataDir: string): Buffer {
   const text = createOnce(secretPath, randomBytes(32).toString('hex'));
   // An empty or cut secret (Buffer.from stops at the first non-hex digit) is a key anyone can compute.
   if (!/^(?:[0-9a-fA-F]{2}){32,}$/.test(text)) {
-    throw new Error(`${secretPath} does not hold a secret (64 hex digits): upload URLs signed with it could be forged; restore it from a backup of this data dir, or write a new one with \`openssl rand -hex 32 > ${secretPath}\` (upload URLs handed out and the callback key change)`);
+    throw new Error(
+      `${secretPath} does not hold a secret (64 hex digits): upload URLs signed with it could be forged; restore it from a backup of this data dir, or write a new one with \`openssl rand -hex 32 > ${secretPath}\` (upload URLs handed out and the callback key change)`,
+    );
   }
   return Buffer.from(text, 'hex');
 }

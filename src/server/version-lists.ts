@@ -16,7 +16,10 @@ const MAX_KEPT = 64 * 1024 * 1024;
 const TURN_MS = 10;
 
 /** `JSON.stringify(rows.map(view))` as UTF-8, the same bytes, made row by row with turns between rows. */
-export async function serialiseInTurns<T>(rows: readonly T[], view: (row: T) => unknown): Promise<Uint8Array<ArrayBuffer>> {
+export async function serialiseInTurns<T>(
+  rows: readonly T[],
+  view: (row: T) => unknown,
+): Promise<Uint8Array<ArrayBuffer>> {
   const turns = turnsEvery(TURN_MS);
   const parts = [Buffer.from('[')];
   for (const row of rows) {

@@ -2,10 +2,26 @@
 // are left out (the wire has no nulls), except the strings answers always carry, which are "";
 // download URLs are built on each response from the public URL.
 import {
-  HOST_APP_ALIASES, NODE_ANSWERED_FIELDS, NODE_ANSWERED_LISTS, PUBLISHER_ANSWERED_FIELDS, VERSION_ANSWERED_FIELDS,
-  VERSION_ANSWERED_LISTS, type Invitation, type Node, type NodeVersion, type Publisher, type PublisherMember,
+  HOST_APP_ALIASES,
+  NODE_ANSWERED_FIELDS,
+  NODE_ANSWERED_LISTS,
+  PUBLISHER_ANSWERED_FIELDS,
+  VERSION_ANSWERED_FIELDS,
+  VERSION_ANSWERED_LISTS,
+  type Invitation,
+  type Node,
+  type NodeVersion,
+  type Publisher,
+  type PublisherMember,
 } from '../contract/resources.js';
-import type { InvitationRow, MemberRow, NodeRow, PublisherRow, RegistryStore, VersionRow } from './store/registry-store.js';
+import type {
+  InvitationRow,
+  MemberRow,
+  NodeRow,
+  PublisherRow,
+  RegistryStore,
+  VersionRow,
+} from './store/registry-store.js';
 
 /** Drops null and undefined values. */
 type Present<T> = { [K in keyof T]: Exclude<T[K], null> };
@@ -23,7 +39,11 @@ type Answered<T> = { [K in keyof T as string extends K ? never : T[K] extends st
 const blanks = <T>(fields: readonly string[]) => Object.fromEntries(fields.map((field) => [field, ''])) as Answered<T>;
 const emptyLists = (fields: readonly string[]) => Object.fromEntries(fields.map((field) => [field, [] as string[]]));
 const NODE_BLANKS = { ...blanks<Node>(NODE_ANSWERED_FIELDS), ...emptyLists(NODE_ANSWERED_LISTS) };
-const VERSION_BLANKS = { ...blanks<NodeVersion>(VERSION_ANSWERED_FIELDS), ...emptyLists(VERSION_ANSWERED_LISTS), deprecated: false };
+const VERSION_BLANKS = {
+  ...blanks<NodeVersion>(VERSION_ANSWERED_FIELDS),
+  ...emptyLists(VERSION_ANSWERED_LISTS),
+  deprecated: false,
+};
 
 /**
  * `view` with the hosted registry's name of each of its fields beside ours, same value (DESIGN.md §12):
@@ -41,11 +61,17 @@ export function archiveKey(publisherId: string, nodeId: string, version: string)
   return `${publisherId}/${nodeId}/${version}/node.zip`;
 }
 
-export function versionView(version: VersionRow, publisherId: string, publicUrl: string, showFindings = false): NodeVersion {
+export function versionView(
+  version: VersionRow,
+  publisherId: string,
+  publicUrl: string,
+  showFindings = false,
+): NodeVersion {
   const { created_at, uploaded_at: _uploaded, findings, ...fields } = version;
-  const downloadUrl = version.archive_sha256 !== null
-    ? `${publicUrl}/archives/${[publisherId, version.node_id, version.version].map(encodeURIComponent).join('/')}/node.zip`
-    : undefined;
+  const downloadUrl =
+    version.archive_sha256 !== null
+      ? `${publicUrl}/archives/${[publisherId, version.node_id, version.version].map(encodeURIComponent).join('/')}/node.zip`
+      : undefined;
   return withHostedNames({
     ...VERSION_BLANKS,
     ...present({ ...fields, findings: showFindings ? findings : undefined, createdAt: created_at, downloadUrl }),
@@ -84,15 +110,29 @@ export function changedRoleView(member: MemberRow): Invitation {
   };
 }
 
-export function publisherView(publisher: PublisherRow, members?: { rows: MemberRow[]; showEmails: boolean }): Publisher {
+export function publisherView(
+  publisher: PublisherRow,
+  members?: { rows: MemberRow[]; showEmails: boolean },
+): Publisher {
   const { created_at, ...fields } = publisher;
   const memberViews = members?.rows.map((member) => memberView(member, members.showEmails));
   return { ...PUBLISHER_BLANKS, ...present({ ...fields, createdAt: created_at, members: memberViews }) };
 }
 
 /** `latest`: the node's latest_version, as the store chose it (RegistryStore.latestVersions). */
-export function nodeView(node: NodeRow, publisher: PublisherRow | undefined, latest: VersionRow | undefined, publicUrl: string): Node {
-  const { publisher_id, updated_at: _updated, generation: _generation, versions_generation: _versions, ...fields } = node;
+export function nodeView(
+  node: NodeRow,
+  publisher: PublisherRow | undefined,
+  latest: VersionRow | undefined,
+  publicUrl: string,
+): Node {
+  const {
+    publisher_id,
+    updated_at: _updated,
+    generation: _generation,
+    versions_generation: _versions,
+    ...fields
+  } = node;
   return withHostedNames({
     ...NODE_BLANKS,
     ...present({
@@ -105,16 +145,24 @@ export function nodeView(node: NodeRow, publisher: PublisherRow | undefined, lat
 
 /** Views of many nodes with two more queries in all (their versions, their publishers). */
 export async function nodeViews(store: RegistryStore, nodes: readonly NodeRow[], publicUrl: string): Promise<Node[]> {
-  const latest = new Map((await store.latestVersions(nodes.map((node) => node.id))).map((version) => [version.node_id, version]));
+  const latest = new Map(
+    (await store.latestVersions(nodes.map((node) => node.id))).map((version) => [version.node_id, version]),
+  );
   const publishers = new Map<string, PublisherRow | undefined>();
   for (const node of nodes) {
-    if (!publishers.has(node.publisher_id)) publishers.set(node.publisher_id, await store.getPublisher(node.publisher_id));
+    if (!publishers.has(node.publisher_id))
+      publishers.set(node.publisher_id, await store.getPublisher(node.publisher_id));
   }
   return nodes.map((node) => nodeView(node, publishers.get(node.publisher_id), latest.get(node.id), publicUrl));
 }
 
 /** The view of one node, reading what it needs (its publisher too, unless given). */
-export async function oneNodeView(store: RegistryStore, node: NodeRow, publicUrl: string, publisher?: PublisherRow): Promise<Node> {
+export async function oneNodeView(
+  store: RegistryStore,
+  node: NodeRow,
+  publicUrl: string,
+  publisher?: PublisherRow,
+): Promise<Node> {
   if (!publisher) return (await nodeViews(store, [node], publicUrl))[0];
   return nodeView(node, publisher, (await store.latestVersions([node.id]))[0], publicUrl);
 }

@@ -42,7 +42,11 @@ export function makeDirs(dir: string, mode?: number): string | undefined {
       mkdirSync(path, { mode });
     } catch (error) {
       // another process made it meanwhile
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && statSync(path, { throwIfNoEntry: false })?.isDirectory()) continue;
+      if (
+        (error as NodeJS.ErrnoException).code === 'EEXIST' &&
+        statSync(path, { throwIfNoEntry: false })?.isDirectory()
+      )
+        continue;
       throw failed(path, error);
     }
   }

@@ -52,12 +52,16 @@ export const notParsed = {
   budgetUnits: (units: number) => `the scan had used ${units} work units, its limit, before this file was parsed`,
 };
 /** "what dynamic-execution, command-injection look for" (the rules whose names a file not parsed holds). */
-export const namesWhat = (rules: readonly string[]) => `what ${rules.join(', ')} ${rules.length > 1 ? 'look' : 'looks'} for`;
+export const namesWhat = (rules: readonly string[]) =>
+  `what ${rules.join(', ')} ${rules.length > 1 ? 'look' : 'looks'} for`;
 /** Why a compiled Python file is not scanned (unscannedFlag's reason). */
 export const COMPILED_PYTHON = 'compiled Python: Python may run it in place of its source, and no rule can read it';
 /** The registry's status_reason for a file not parsed that may hide a finding at SCAN_FLAG_AT (`rules` unknown: not read at all). */
 export const unscannedFlag = (file: string, reason: string, rules?: readonly string[]) =>
-  `scan: could not scan ${file} (${reason})${rules ? `, which names ${namesWhat(rules)}` : ''}; an admin must review it`.slice(0, 1000);
+  `scan: could not scan ${file} (${reason})${rules ? `, which names ${namesWhat(rules)}` : ''}; an admin must review it`.slice(
+    0,
+    1000,
+  );
 /**
  * The scan lists at most this many findings of one rule in one file, then stops looking for that rule
  * there: a file of 270,000 `eval(x)` lines cost 1.3 GB and 8 s in the CLI, and ran the registry's worker

@@ -1,6 +1,15 @@
 // Sizes everywhere accept bytes or units: `500kB`, `200MiB`, `1GiB`, `1048576`.
 const UNITS: Record<string, number> = {
-  b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, k: 1024, m: 1024 ** 2, g: 1024 ** 3,
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+  k: 1024,
+  m: 1024 ** 2,
+  g: 1024 ** 3,
 };
 
 /** Parses a size; returns undefined when it is not one. */

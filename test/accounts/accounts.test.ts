@@ -4,7 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_PREFIX, TOKEN_SHOWN_PREFIX, TOKENS_MAX } from '../../src/contract/limits.js';
 import { CreatedToken, CreatedUser, Me, Publisher, Invitation, TokenList } from '../../src/contract/resources.js';
 import { startServer, type TestServer } from '../helpers.js';
-import { addMember, client, createPat, createPublisher, createUser, expectError, type TestUser } from '../server/fixtures.js';
+import {
+  addMember,
+  client,
+  createPat,
+  createPublisher,
+  createUser,
+  expectError,
+  type TestUser,
+} from '../server/fixtures.js';
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -86,7 +94,11 @@ describe('user tokens', () => {
 
     let list = TokenList.parse((await api.get('/users/me/tokens', { token: alice.token })).body);
     const entry = list.find((t) => t.id === token.id)!;
-    expect(entry).toMatchObject({ name: 'laptop', prefix: token.token.slice(0, TOKEN_SHOWN_PREFIX), last_used_at: null });
+    expect(entry).toMatchObject({
+      name: 'laptop',
+      prefix: token.token.slice(0, TOKEN_SHOWN_PREFIX),
+      last_used_at: null,
+    });
     expect(JSON.stringify(list)).not.toContain(token.token);
 
     expect((await api.get('/users/me', { token: token.token })).status).toBe(200);
@@ -102,7 +114,9 @@ describe('user tokens', () => {
   });
 
   it("is 404 for someone else's token or an unknown one, and a token is revoked once", async () => {
-    const bobs = CreatedToken.parse((await api.post('/users/me/tokens', { token: bob.token, body: { name: 'b' } })).body);
+    const bobs = CreatedToken.parse(
+      (await api.post('/users/me/tokens', { token: bob.token, body: { name: 'b' } })).body,
+    );
     expectError(await api.delete(`/users/me/tokens/${bobs.id}`, { token: alice.token }), 404, 'not_found');
     expectError(await api.delete('/users/me/tokens/nope', { token: alice.token }), 404, 'not_found');
     expect((await api.get('/users/me', { token: bobs.token })).status).toBe(200);
@@ -129,8 +143,15 @@ describe('POST /publishers', () => {
     });
     expect(reply.status).toBe(201);
     const publisher = Publisher.parse(reply.body);
-    expect(publisher).toMatchObject({ id: 'bobs-nodes', name: 'Bob', website: 'https://bob.example', status: 'PublisherStatusActive' });
-    expect(publisher.members).toEqual([{ id: expect.any(String), role: 'owner', user: { id: bob.id, name: 'bob', email: 'bob@example.org' } }]);
+    expect(publisher).toMatchObject({
+      id: 'bobs-nodes',
+      name: 'Bob',
+      website: 'https://bob.example',
+      status: 'PublisherStatusActive',
+    });
+    expect(publisher.members).toEqual([
+      { id: expect.any(String), role: 'owner', user: { id: bob.id, name: 'bob', email: 'bob@example.org' } },
+    ]);
     const again = await api.post('/publishers', { token: alice.token, body: { id: 'bobs-nodes' } });
     expectError(again, 409, 'conflict');
   });
@@ -142,9 +163,16 @@ describe('POST /publishers', () => {
     expectError(await api.post('/publishers', { body: { id: 'anon-pub' } }), 401, 'unauthorized');
     const pat = await createPat(server, bob, 'bobs-nodes');
     expectError(await api.post('/publishers', { token: pat, body: { id: 'pat-pub' } }), 403, 'forbidden');
-    expectError(await api.post('/publishers', { token: bob.token, body: { id: 'bad-pub', status: 'PublisherStatusBanned' } }), 403, 'forbidden');
+    expectError(
+      await api.post('/publishers', { token: bob.token, body: { id: 'bad-pub', status: 'PublisherStatusBanned' } }),
+      403,
+      'forbidden',
+    );
     // the current value (Active) is accepted
-    expect((await api.post('/publishers', { token: bob.token, body: { id: 'ok-pub', status: 'PublisherStatusActive' } })).status).toBe(201);
+    expect(
+      (await api.post('/publishers', { token: bob.token, body: { id: 'ok-pub', status: 'PublisherStatusActive' } }))
+        .status,
+    ).toBe(201);
   });
 
   it('hides member e-mails from those who are not members', async () => {
@@ -169,11 +197,19 @@ describe('publisher tokens', () => {
     const list = await api.get('/publishers/tok-pub/tokens', { token: alice.token });
     expect(list.status).toBe(200);
     expect(TokenList.parse(list.body)).toEqual([
-      { id: pat.id, name: 'github', created_at: pat.created_at, last_used_at: null, prefix: pat.token.slice(0, TOKEN_SHOWN_PREFIX) },
+      {
+        id: pat.id,
+        name: 'github',
+        created_at: pat.created_at,
+        last_used_at: null,
+        prefix: pat.token.slice(0, TOKEN_SHOWN_PREFIX),
+      },
     ]);
 
     expect((await api.get('/users/me', { token: pat.token })).status).toBe(200);
-    expect((await api.get('/publishers/tok-pub/tokens', { token: alice.token })).body[0].last_used_at).toEqual(expect.any(String));
+    expect((await api.get('/publishers/tok-pub/tokens', { token: alice.token })).body[0].last_used_at).toEqual(
+      expect.any(String),
+    );
 
     expect((await api.delete(`/publishers/tok-pub/tokens/${pat.id}`, { token: alice.token })).status).toBe(204);
     expectError(await api.get('/users/me', { token: pat.token }), 401, 'unauthorized');
@@ -191,12 +227,17 @@ describe('publisher tokens', () => {
       expectError(await api.post('/publishers/tok-pub2/tokens', { token, body: { name: 'x' } }), 403, 'forbidden');
     }
     expectError(await api.get('/publishers/no-such-pub/tokens', { token: alice.token }), 404, 'not_found');
-    const other = CreatedToken.parse((await api.post('/publishers/tok-pub/tokens', { token: alice.token, body: { name: 'o' } })).body);
+    const other = CreatedToken.parse(
+      (await api.post('/publishers/tok-pub/tokens', { token: alice.token, body: { name: 'o' } })).body,
+    );
     expectError(await api.delete(`/publishers/tok-pub2/tokens/${other.id}`, { token: alice.token }), 404, 'not_found');
     // Found from outside: anyone with a token told a publisher's token ids from others by 404 against 403.
-    const own = CreatedToken.parse((await api.post('/publishers/tok-pub2/tokens', { token: alice.token, body: { name: 'p' } })).body);
+    const own = CreatedToken.parse(
+      (await api.post('/publishers/tok-pub2/tokens', { token: alice.token, body: { name: 'p' } })).body,
+    );
     for (const token of [bob.token, pat, stranger.token]) {
-      for (const id of [own.id, other.id, 'no-such-token']) expectError(await api.delete(`/publishers/tok-pub2/tokens/${id}`, { token }), 403, 'forbidden');
+      for (const id of [own.id, other.id, 'no-such-token'])
+        expectError(await api.delete(`/publishers/tok-pub2/tokens/${id}`, { token }), 403, 'forbidden');
     }
     // the admin may manage any publisher's tokens
     expect((await api.get('/publishers/tok-pub2/tokens', { token: server.adminToken })).status).toBe(200);
@@ -208,16 +249,33 @@ describe('members', () => {
     await createPublisher(server, alice, 'team');
     const invited = await api.post('/publishers/team/members', { token: alice.token, body: { user_id: bob.id } });
     expect(invited.status).toBe(201);
-    expect(Invitation.parse(invited.body)).toMatchObject({ role: 'member', status: 'pending', user: { id: bob.id, name: 'bob' } });
-    expect((await api.get('/users/me', { token: bob.token })).body.publishers).not.toContainEqual({ id: 'team', role: 'member' });
+    expect(Invitation.parse(invited.body)).toMatchObject({
+      role: 'member',
+      status: 'pending',
+      user: { id: bob.id, name: 'bob' },
+    });
+    expect((await api.get('/users/me', { token: bob.token })).body.publishers).not.toContainEqual({
+      id: 'team',
+      role: 'member',
+    });
     expect((await api.post('/users/me/invitations/team/accept', { token: bob.token })).status).toBe(200);
-    expect((await api.get('/users/me', { token: bob.token })).body.publishers).toContainEqual({ id: 'team', role: 'member' });
+    expect((await api.get('/users/me', { token: bob.token })).body.publishers).toContainEqual({
+      id: 'team',
+      role: 'member',
+    });
 
     // a member may not manage members
     const carol = await createUser(server);
-    expectError(await api.post('/publishers/team/members', { token: bob.token, body: { user_id: carol.id } }), 403, 'forbidden');
+    expectError(
+      await api.post('/publishers/team/members', { token: bob.token, body: { user_id: carol.id } }),
+      403,
+      'forbidden',
+    );
 
-    const promoted = await api.post('/publishers/team/members', { token: alice.token, body: { user_id: bob.id, role: 'owner' } });
+    const promoted = await api.post('/publishers/team/members', {
+      token: alice.token,
+      body: { user_id: bob.id, role: 'owner' },
+    });
     expect(promoted.body).toMatchObject({ role: 'owner', status: 'member' });
     // now bob, an owner, may remove alice
     expect((await api.delete(`/publishers/team/members/${alice.id}`, { token: bob.token })).status).toBe(204);
@@ -228,17 +286,40 @@ describe('members', () => {
   it('refuses to remove or demote the last owner (409)', async () => {
     await createPublisher(server, alice, 'solo');
     expectError(await api.delete(`/publishers/solo/members/${alice.id}`, { token: alice.token }), 409, 'conflict');
-    expectError(await api.post('/publishers/solo/members', { token: alice.token, body: { user_id: alice.id, role: 'member' } }), 409, 'conflict');
+    expectError(
+      await api.post('/publishers/solo/members', { token: alice.token, body: { user_id: alice.id, role: 'member' } }),
+      409,
+      'conflict',
+    );
     expect((await api.get('/publishers/solo')).body.members[0].role).toBe('owner');
   });
 
   it('is 404 for an unknown user, publisher or member; 400 for a bad role', async () => {
     await createPublisher(server, alice, 'members-404');
-    expectError(await api.post('/publishers/members-404/members', { token: alice.token, body: { user_id: 'nobody' } }), 404, 'not_found');
-    expectError(await api.post('/publishers/nope-pub/members', { token: alice.token, body: { user_id: bob.id } }), 404, 'not_found');
-    expectError(await api.delete(`/publishers/members-404/members/${bob.id}`, { token: alice.token }), 404, 'not_found');
+    expectError(
+      await api.post('/publishers/members-404/members', { token: alice.token, body: { user_id: 'nobody' } }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await api.post('/publishers/nope-pub/members', { token: alice.token, body: { user_id: bob.id } }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await api.delete(`/publishers/members-404/members/${bob.id}`, { token: alice.token }),
+      404,
+      'not_found',
+    );
     expectError(await api.post('/users/me/invitations/members-404/accept', { token: bob.token }), 404, 'not_found');
-    expectError(await api.post('/publishers/members-404/members', { token: alice.token, body: { user_id: bob.id, role: 'boss' } }), 400, 'invalid_request');
+    expectError(
+      await api.post('/publishers/members-404/members', {
+        token: alice.token,
+        body: { user_id: bob.id, role: 'boss' },
+      }),
+      400,
+      'invalid_request',
+    );
   });
 });
 
@@ -248,8 +329,15 @@ describe(`at most ${TOKENS_MAX} live tokens`, () => {
   it('of a user and of a publisher: one more is 409 with a hint, and a revoked one makes room', async () => {
     const carol = await createUser(server); // with its first token
     await createPublisher(server, carol, 'many-tokens');
-    for (const [path, live] of [['/users/me/tokens', 1], ['/publishers/many-tokens/tokens', 0]] as const) {
-      const made = await Promise.all(Array.from({ length: TOKENS_MAX - live }, (_, i) => api.post(path, { token: carol.token, body: { name: `t${i}` } })));
+    for (const [path, live] of [
+      ['/users/me/tokens', 1],
+      ['/publishers/many-tokens/tokens', 0],
+    ] as const) {
+      const made = await Promise.all(
+        Array.from({ length: TOKENS_MAX - live }, (_, i) =>
+          api.post(path, { token: carol.token, body: { name: `t${i}` } }),
+        ),
+      );
       for (const reply of made) expect(reply.status, reply.text).toBe(201);
       const refused = await api.post(path, { token: carol.token, body: { name: 'one more' } });
       expectError(refused, 409, 'conflict');

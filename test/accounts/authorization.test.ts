@@ -3,7 +3,16 @@
 // admin. Then bans.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers.js';
-import { addMember, client, createPat, createPublisher, createUser, expectError, publish, type Reply } from '../server/fixtures.js';
+import {
+  addMember,
+  client,
+  createPat,
+  createPublisher,
+  createUser,
+  expectError,
+  publish,
+  type Reply,
+} from '../server/fixtures.js';
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -42,12 +51,21 @@ let sequence = 0;
 const next = () => ++sequence;
 
 /** Each operation, and who may do it; everyone else gets 401 (no or unknown token) or 403. */
-const operations: { name: string; allowed: PrincipalName[]; run: (token: string | undefined) => Promise<Reply>; success: number }[] = [
+const operations: {
+  name: string;
+  allowed: PrincipalName[];
+  run: (token: string | undefined) => Promise<Reply>;
+  success: number;
+}[] = [
   {
     name: 'publish',
     allowed: ['member', 'pat', 'owner', 'admin'],
     success: 201,
-    run: (token) => api.post('/publishers/acme/nodes/widget/versions', { token, body: { node_version: { version: `2.0.${next()}` } } }),
+    run: (token) =>
+      api.post('/publishers/acme/nodes/widget/versions', {
+        token,
+        body: { node_version: { version: `2.0.${next()}` } },
+      }),
   },
   {
     name: 'update node',
@@ -59,7 +77,8 @@ const operations: { name: string; allowed: PrincipalName[]; run: (token: string 
     name: 'update version',
     allowed: ['member', 'pat', 'owner', 'admin'],
     success: 200,
-    run: (token) => api.put('/publishers/acme/nodes/widget/versions/1.0.0', { token, body: { changelog: `c${next()}` } }),
+    run: (token) =>
+      api.put('/publishers/acme/nodes/widget/versions/1.0.0', { token, body: { changelog: `c${next()}` } }),
   },
   {
     name: 'update publisher',
@@ -174,33 +193,62 @@ describe('bans', () => {
     expect((await publish(server, owner.token, 'shady', 'shady-node', '1.0.0')).status).toBe(201);
 
     // only an admin may ban
-    expectError(await api.put('/publishers/shady', { token: owner.token, body: { status: 'PublisherStatusBanned' } }), 403, 'forbidden');
-    const ban = await api.put('/publishers/shady', { token: server.adminToken, body: { status: 'PublisherStatusBanned' } });
+    expectError(
+      await api.put('/publishers/shady', { token: owner.token, body: { status: 'PublisherStatusBanned' } }),
+      403,
+      'forbidden',
+    );
+    const ban = await api.put('/publishers/shady', {
+      token: server.adminToken,
+      body: { status: 'PublisherStatusBanned' },
+    });
     expect(ban.status).toBe(200);
     expect(ban.body.status).toBe('PublisherStatusBanned');
 
     for (const token of [owner.token, pat]) {
       expectError(await publish(server, token, 'shady', 'shady-node', '1.0.1'), 403, 'banned');
-      expectError(await api.put('/publishers/shady/nodes/shady-node', { token, body: { description: 'x' } }), 403, 'banned');
-      expectError(await api.put('/publishers/shady/nodes/shady-node/versions/1.0.0', { token, body: { deprecated: true } }), 403, 'banned');
+      expectError(
+        await api.put('/publishers/shady/nodes/shady-node', { token, body: { description: 'x' } }),
+        403,
+        'banned',
+      );
+      expectError(
+        await api.put('/publishers/shady/nodes/shady-node/versions/1.0.0', { token, body: { deprecated: true } }),
+        403,
+        'banned',
+      );
     }
     expectError(await api.put('/publishers/shady', { token: owner.token, body: { description: 'x' } }), 403, 'banned');
     expectError(await api.post('/publishers/shady/tokens', { token: owner.token, body: { name: 'x' } }), 403, 'banned');
-    expectError(await api.post('/publishers/shady/members', { token: owner.token, body: { user_id: stranger.id } }), 403, 'banned');
+    expectError(
+      await api.post('/publishers/shady/members', { token: owner.token, body: { user_id: stranger.id } }),
+      403,
+      'banned',
+    );
     // the owner may not lift the ban either (a different status is admin-only, and the publisher is banned)
-    expectError(await api.put('/publishers/shady', { token: owner.token, body: { status: 'PublisherStatusActive' } }), 403, 'banned');
+    expectError(
+      await api.put('/publishers/shady', { token: owner.token, body: { status: 'PublisherStatusActive' } }),
+      403,
+      'banned',
+    );
     expectError(await api.post('/nodes/shady-node/reviews?star=1', { token: stranger.token }), 403, 'banned');
     // forbidden comes before banned
     expectError(await publish(server, stranger.token, 'shady', 'shady-node', '1.0.1'), 403, 'forbidden');
     // the hint says who can lift it (the CLI's default 403 hint, "check that your token belongs to this publisher", misled even an anonymous reader)
-    for (const reply of [await api.get('/nodes/shady-node'), await api.put('/publishers/shady/nodes/shady-node', { token: owner.token, body: { description: 'x' } })]) {
+    for (const reply of [
+      await api.get('/nodes/shady-node'),
+      await api.put('/publishers/shady/nodes/shady-node', { token: owner.token, body: { description: 'x' } }),
+    ]) {
       expectError(reply, 403, 'banned');
       expect(reply.body.hint).toBe('a registry admin banned it: only an admin can lift the ban');
     }
 
     // the admin still may
     expect((await publish(server, server.adminToken, 'shady', 'shady-node', '1.0.2')).status).toBe(201);
-    expect((await api.put('/publishers/shady', { token: server.adminToken, body: { status: 'PublisherStatusActive' } })).status).toBe(200);
+    expect(
+      (await api.put('/publishers/shady', { token: server.adminToken, body: { status: 'PublisherStatusActive' } }))
+        .status,
+    ).toBe(200);
     expect((await publish(server, owner.token, 'shady', 'shady-node', '1.0.3')).status).toBe(201);
   });
 
@@ -210,8 +258,18 @@ describe('bans', () => {
     await createPublisher(server, owner, 'bannable');
     expect((await publish(server, owner.token, 'bannable', 'bad-node', '1.0.0')).status).toBe(201);
 
-    expectError(await api.put('/publishers/bannable/nodes/bad-node', { token: owner.token, body: { status: 'NodeStatusBanned' } }), 403, 'forbidden');
-    const ban = await api.put('/publishers/bannable/nodes/bad-node', { token: server.adminToken, body: { status: 'NodeStatusBanned', status_detail: 'malware' } });
+    expectError(
+      await api.put('/publishers/bannable/nodes/bad-node', {
+        token: owner.token,
+        body: { status: 'NodeStatusBanned' },
+      }),
+      403,
+      'forbidden',
+    );
+    const ban = await api.put('/publishers/bannable/nodes/bad-node', {
+      token: server.adminToken,
+      body: { status: 'NodeStatusBanned', status_detail: 'malware' },
+    });
     expect(ban.status, ban.text).toBe(200);
     expect(ban.body).toMatchObject({ status: 'NodeStatusBanned', status_detail: 'malware' });
 
@@ -222,14 +280,33 @@ describe('bans', () => {
     expect((await api.get('/nodes/bad-node', { token: server.adminToken })).status).toBe(200);
 
     expectError(await publish(server, owner.token, 'bannable', 'bad-node', '1.0.1'), 403, 'banned');
-    expectError(await api.put('/publishers/bannable/nodes/bad-node', { token: owner.token, body: { status: 'NodeStatusActive' } }), 403, 'banned');
-    expectError(await api.put('/publishers/bannable/nodes/bad-node/versions/1.0.0', { token: owner.token, body: { changelog: 'x' } }), 403, 'banned');
+    expectError(
+      await api.put('/publishers/bannable/nodes/bad-node', {
+        token: owner.token,
+        body: { status: 'NodeStatusActive' },
+      }),
+      403,
+      'banned',
+    );
+    expectError(
+      await api.put('/publishers/bannable/nodes/bad-node/versions/1.0.0', {
+        token: owner.token,
+        body: { changelog: 'x' },
+      }),
+      403,
+      'banned',
+    );
     expectError(await api.post('/nodes/bad-node/reviews?star=5', { token: stranger.token }), 403, 'banned');
     // a banned node of its publisher is no longer listed to the public, but to the admin
     expect((await api.get('/publishers/bannable/nodes')).body).toEqual([]);
-    expect((await api.get('/publishers/bannable/nodes', { token: server.adminToken })).body.map((n: { id: string }) => n.id)).toEqual(['bad-node']);
+    expect(
+      (await api.get('/publishers/bannable/nodes', { token: server.adminToken })).body.map((n: { id: string }) => n.id),
+    ).toEqual(['bad-node']);
 
-    const unban = await api.put('/publishers/bannable/nodes/bad-node', { token: server.adminToken, body: { status: 'NodeStatusActive' } });
+    const unban = await api.put('/publishers/bannable/nodes/bad-node', {
+      token: server.adminToken,
+      body: { status: 'NodeStatusActive' },
+    });
     expect(unban.body.status).toBe('NodeStatusActive');
     expect((await api.get('/nodes/bad-node')).status).toBe(200);
   });

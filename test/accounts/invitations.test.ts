@@ -8,7 +8,16 @@ import { createTaskStore } from '../../src/server/proxy/store.js';
 import { openDatabase } from '../../src/server/store/db.js';
 import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
 import { startServer, tempDir, type TestServer } from '../helpers.js';
-import { call, client, createPat, createPublisher, createUser, expectError, publish, type TestUser } from '../server/fixtures.js';
+import {
+  call,
+  client,
+  createPat,
+  createPublisher,
+  createUser,
+  expectError,
+  publish,
+  type TestUser,
+} from '../server/fixtures.js';
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -32,7 +41,11 @@ describe('adding a member', () => {
     const reply = await invite('consent-co', zoe.id);
     expect(reply.status, reply.text).toBe(201);
     expect(Invitation.parse(reply.body)).toMatchObject({
-      publisher: { id: 'consent-co' }, user: { id: zoe.id, name: 'zoe' }, role: 'member', status: 'pending', invited_by: { id: owner.id },
+      publisher: { id: 'consent-co' },
+      user: { id: zoe.id, name: 'zoe' },
+      role: 'member',
+      status: 'pending',
+      invited_by: { id: owner.id },
     });
     expect(reply.text).not.toContain('@example.org');
     // not a member yet: neither listed nor allowed to publish
@@ -44,7 +57,13 @@ describe('adding a member', () => {
     expect(pending.text).not.toContain('@');
 
     const mine = await api.get('/users/me/invitations', { token: zoe.token });
-    expect(mine.body).toMatchObject([{ publisher: { id: 'consent-co', name: 'Publisher consent-co' }, role: 'member', invited_by: { name: 'inv-owner' } }]);
+    expect(mine.body).toMatchObject([
+      {
+        publisher: { id: 'consent-co', name: 'Publisher consent-co' },
+        role: 'member',
+        invited_by: { name: 'inv-owner' },
+      },
+    ]);
     const accepted = await api.post('/users/me/invitations/consent-co/accept', { token: zoe.token });
     expect(accepted.status, accepted.text).toBe(200);
     expect(accepted.body).toMatchObject({ role: 'member', user: { id: zoe.id, email: 'zoe@example.org' } });
@@ -69,7 +88,11 @@ describe('adding a member', () => {
     const shared = await invite('naming-co', 'twin');
     expectError(shared, 409, 'conflict');
     expect(shared.body.hint).toMatch(/id or e-mail/);
-    expectError(await api.post('/publishers/naming-co/members', { token: owner.token, body: { role: 'member' } }), 400, 'invalid_request');
+    expectError(
+      await api.post('/publishers/naming-co/members', { token: owner.token, body: { role: 'member' } }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('lets the user decline, and the owner withdraw; a PAT may do neither', async () => {
@@ -111,7 +134,9 @@ describe('removing a member', () => {
 
     expect((await api.delete(`/publishers/revoke-co/members/${will.id}`, { token: owner.token })).status).toBe(204);
     expectError(await publish(server, willsPat, 'revoke-co', 'rev-node', '1.0.1'), 401, 'unauthorized');
-    const left = (await api.get('/publishers/revoke-co/tokens', { token: owner.token })).body.map((t: { name: string }) => t.name);
+    const left = (await api.get('/publishers/revoke-co/tokens', { token: owner.token })).body.map(
+      (t: { name: string }) => t.name,
+    );
     expect(left).toEqual(['owner-ci']);
     expect((await publish(server, ownersPat, 'revoke-co', 'rev-node', '1.0.1')).status).toBe(201);
   });
@@ -132,11 +157,24 @@ describe('withdrawing an invitation', () => {
       const boss = await createUser(raced, 'boss');
       const eve = await createUser(raced, 'eve');
       await createPublisher(raced, boss, 'raced-co');
-      expect((await call(raced.url, 'POST', '/publishers/raced-co/members', { token: boss.token, body: { user: eve.id, role: 'owner' } })).status).toBe(201);
-      expect((await call(raced.url, 'DELETE', `/publishers/raced-co/members/${eve.id}`, { token: boss.token })).status).toBe(204);
+      expect(
+        (
+          await call(raced.url, 'POST', '/publishers/raced-co/members', {
+            token: boss.token,
+            body: { user: eve.id, role: 'owner' },
+          })
+        ).status,
+      ).toBe(201);
+      expect(
+        (await call(raced.url, 'DELETE', `/publishers/raced-co/members/${eve.id}`, { token: boss.token })).status,
+      ).toBe(204);
       const members = (await call(raced.url, 'GET', '/publishers/raced-co', { token: boss.token })).body.members;
       expect(members.map((m: { user: { id: string } }) => m.user.id)).toEqual([boss.id]);
-      expectError(await call(raced.url, 'PUT', '/publishers/raced-co', { token: eve.token, body: { name: 'taken' } }), 403, 'forbidden');
+      expectError(
+        await call(raced.url, 'PUT', '/publishers/raced-co', { token: eve.token, body: { name: 'taken' } }),
+        403,
+        'forbidden',
+      );
     } finally {
       await raced.close();
     }
@@ -148,9 +186,21 @@ describe('withdrawing an invitation', () => {
     const stranger = await createUser(server, 'stranger');
     await invite('secret-co', invitee.id);
     for (const userId of [invitee.id, stranger.id, 'no-such-user']) {
-      expectError(await api.delete(`/publishers/secret-co/members/${userId}`, { token: stranger.token }), 403, 'forbidden');
+      expectError(
+        await api.delete(`/publishers/secret-co/members/${userId}`, { token: stranger.token }),
+        403,
+        'forbidden',
+      );
     }
-    expectError(await api.delete(`/publishers/secret-co/members/${stranger.id}`, { token: owner.token }), 404, 'not_found');
-    expect((await api.get('/publishers/secret-co/invitations', { token: owner.token })).body.map((i: Invitation) => i.user.id)).toEqual([invitee.id]);
+    expectError(
+      await api.delete(`/publishers/secret-co/members/${stranger.id}`, { token: owner.token }),
+      404,
+      'not_found',
+    );
+    expect(
+      (await api.get('/publishers/secret-co/invitations', { token: owner.token })).body.map(
+        (i: Invitation) => i.user.id,
+      ),
+    ).toEqual([invitee.id]);
   });
 });

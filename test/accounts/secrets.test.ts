@@ -9,7 +9,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
 import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { serve } from '../server/serve-helper.js';
-import { call, createPat, createPublisher, createUser, expectError, makeZip, publish, uploadTo, type Reply, type TestUser } from '../server/fixtures.js';
+import {
+  call,
+  createPat,
+  createPublisher,
+  createUser,
+  expectError,
+  makeZip,
+  publish,
+  uploadTo,
+  type Reply,
+  type TestUser,
+} from '../server/fixtures.js';
 import { figure } from '../figures.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -67,7 +78,9 @@ describe('tokens at rest, in logs and in answers', () => {
       await call(server.url, 'POST', `/nodes/secret-node/reviews?star=4&token=${alice.token}`, { token: alice.token }),
       await call(server.url, 'GET', `/nodes/search?q=${encodeURIComponent(patB)}`),
       await call(server.url, 'POST', '/users', { token: server.adminToken, body: { name: { token: alice.token } } }),
-      await call(server.url, 'GET', '/users/me', { headers: { authorization: `Basic ${Buffer.from(`x:${bob.token}`).toString('base64')}` } }),
+      await call(server.url, 'GET', '/users/me', {
+        headers: { authorization: `Basic ${Buffer.from(`x:${bob.token}`).toString('base64')}` },
+      }),
     );
   });
   afterAll(() => server.close());
@@ -96,8 +109,13 @@ describe('tokens at rest, in logs and in answers', () => {
     const db = new Database(join(server.dataDir, 'registry.db'), { readonly: true });
     const hashes = new Set((db.prepare('SELECT hash FROM tokens').all() as { hash: string }[]).map((row) => row.hash));
     db.close();
-    for (const secret of [server.adminToken, alice.token, bob.token, patA, patB]) expect(hashes.has(sha256(secret))).toBe(true);
-    figure('secrets.tokens_checked', secrets.length, `${answers.length} answers, ${logs.length} log lines and ${files.length} data files searched`);
+    for (const secret of [server.adminToken, alice.token, bob.token, patA, patB])
+      expect(hashes.has(sha256(secret))).toBe(true);
+    figure(
+      'secrets.tokens_checked',
+      secrets.length,
+      `${answers.length} answers, ${logs.length} log lines and ${files.length} data files searched`,
+    );
   });
 });
 
@@ -108,7 +126,8 @@ describe('secret files', () => {
     const fresh = createRegistryServer({ dataDir, port: 0 });
     await fresh.listen();
     await fresh.close();
-    for (const name of ['secret', 'callback-key', 'admin-token']) expect((statSync(join(dataDir, name)).mode & 0o777).toString(8), name).toBe('600');
+    for (const name of ['secret', 'callback-key', 'admin-token'])
+      expect((statSync(join(dataDir, name)).mode & 0o777).toString(8), name).toBe('600');
   });
 
   it('keeps the CLI config file at 0600, and config get shows a token redacted', async () => {
@@ -128,7 +147,9 @@ describe('secret files', () => {
 });
 
 describe('the CLI with --verbose', () => {
-  it('never prints a token: not in request logs, errors, a dry run or a publish (a new token is shown once, on stdout)', { timeout: 90_000 }, async () => {
+  it('never prints a token: not in request logs, errors, a dry run or a publish (a new token is shown once, on stdout)', {
+    timeout: 90_000,
+  }, async () => {
     const server = await startServer();
     try {
       const owner = await createUser(server, 'cli-owner');
@@ -139,8 +160,12 @@ describe('the CLI with --verbose', () => {
       const dir = tempDir('nodereg-node-');
       const home = tempDir('nodereg-home-');
       const env = { NODEREG_REGISTRY: server.url };
-      const cli = (args: string[], token: string) => runInProcess(['--verbose', ...args], { cwd: dir, home, env: { ...env, NODEREG_TOKEN: token } });
-      const init = await runInProcess(['init', '--publisher', 'cli-co', '--name', 'cli-node', '--version', '1.0.0', '--no-input'], { cwd: dir, home });
+      const cli = (args: string[], token: string) =>
+        runInProcess(['--verbose', ...args], { cwd: dir, home, env: { ...env, NODEREG_TOKEN: token } });
+      const init = await runInProcess(
+        ['init', '--publisher', 'cli-co', '--name', 'cli-node', '--version', '1.0.0', '--no-input'],
+        { cwd: dir, home },
+      );
       expect(init.code, init.stderr).toBe(0);
       const runs = [
         await cli(['whoami'], owner.token),
@@ -158,7 +183,9 @@ describe('the CLI with --verbose', () => {
       expect(runs[3].code, runs[3].stderr).toBe(0);
       expect(runs[8].code, 'an unknown token is an auth failure').toBe(4);
       expect(runs.map((run) => run.stderr).join('\n')).toMatch(/→ GET/);
-      for (const run of runs) for (const secret of secrets) expect(run.stdout + run.stderr, `${secret.slice(0, 10)}… printed`).not.toContain(secret);
+      for (const run of runs)
+        for (const secret of secrets)
+          expect(run.stdout + run.stderr, `${secret.slice(0, 10)}… printed`).not.toContain(secret);
       // creating a token prints it once, on stdout, and nothing else secret anywhere
       const created = await cli(['token', 'create', '--publisher', 'cli-co', '--name', 'printed-once'], owner.token);
       expect(created.code, created.stderr).toBe(0);
@@ -198,8 +225,16 @@ describe('a PAT of one publisher on another publisher', () => {
       versions: (await call(server.url, 'GET', '/nodes/bob-node/versions')).text,
     };
     const attempts: [string, string, Record<string, unknown> | undefined][] = [
-      ['POST', '/publishers/bob-pub/nodes/bob-node/versions', { node: { id: 'bob-node' }, node_version: { version: '2.0.0' } }],
-      ['POST', '/publishers/bob-pub/nodes/new-node/versions', { node: { id: 'new-node' }, node_version: { version: '1.0.0' } }],
+      [
+        'POST',
+        '/publishers/bob-pub/nodes/bob-node/versions',
+        { node: { id: 'bob-node' }, node_version: { version: '2.0.0' } },
+      ],
+      [
+        'POST',
+        '/publishers/bob-pub/nodes/new-node/versions',
+        { node: { id: 'new-node' }, node_version: { version: '1.0.0' } },
+      ],
       ['PUT', '/publishers/bob-pub/nodes/bob-node', { description: 'taken over' }],
       ['PUT', '/publishers/bob-pub', { name: 'taken over' }],
       ['PUT', '/publishers/bob-pub/nodes/bob-node/versions/1.0.0', { changelog: 'taken over' }],
@@ -227,13 +262,18 @@ describe('a PAT of one publisher on another publisher', () => {
 });
 
 describe('nodereg serve: its access log, and --rate-limit', () => {
-  it('logs no token on stderr (json and pretty), and answers 429 rate_limited with Retry-After past the limit', { timeout: 60_000 }, async () => {
+  it('logs no token on stderr (json and pretty), and answers 429 rate_limited with Retry-After past the limit', {
+    timeout: 60_000,
+  }, async () => {
     const adminToken = bogus();
     const seen: string[] = [adminToken];
     for (const log of ['json', 'pretty']) {
-      const served = await serve(['--port', '0', '--data-dir', join(tempDir(), 'data'), '--log', log, '--rate-limit', '3/min'], {
-        env: { NODEREG_ADMIN_TOKEN: adminToken },
-      });
+      const served = await serve(
+        ['--port', '0', '--data-dir', join(tempDir(), 'data'), '--log', log, '--rate-limit', '3/min'],
+        {
+          env: { NODEREG_ADMIN_TOKEN: adminToken },
+        },
+      );
       try {
         const created = await call(served.url, 'POST', '/users', { token: adminToken, body: { name: `user-${log}` } });
         expect(created.status, created.text).toBe(201);

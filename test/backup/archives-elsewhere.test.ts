@@ -53,7 +53,14 @@ describe('nodereg backup with --storage', () => {
   it('with s3:// storage, copies the database and secrets and says the archives stay in the bucket', async () => {
     server = await startServer();
     const out = join(tempDir(), 'out');
-    const result = await runInProcess(['backup', '--data-dir', server.dataDir, '--storage', 's3://registry-archives/prod', out]);
+    const result = await runInProcess([
+      'backup',
+      '--data-dir',
+      server.dataDir,
+      '--storage',
+      's3://registry-archives/prod',
+      out,
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('archives/    not copied: they stay in s3://registry-archives/prod');
     expect(result.stdout).toContain(`serve with --data-dir ${out} --storage s3://registry-archives/prod`);

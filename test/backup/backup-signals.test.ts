@@ -41,10 +41,16 @@ it('SIGTERM or SIGINT during the database copy stops it, removes the partial cop
   const { dataDir, dbPath, db } = ballastedDataDir(1500, 100_000);
   db.close();
 
-  for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
+  for (const [signal, code] of [
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const) {
     const parent = tempDir();
     const out = join(parent, 'backup');
-    const child = spawn(process.execPath, [INSTALLED_BIN, 'backup', '--data-dir', dataDir, out], { env: cliEnv(tempDir()), stdio: 'pipe' });
+    const child = spawn(process.execPath, [INSTALLED_BIN, 'backup', '--data-dir', dataDir, out], {
+      env: cliEnv(tempDir()),
+      stdio: 'pipe',
+    });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
@@ -54,7 +60,11 @@ it('SIGTERM or SIGINT during the database copy stops it, removes the partial cop
     }
     child.kill(signal);
     expect(await exited, stderr).toBe(code);
-    expect(stderr).toMatch(new RegExp(`interrupted during the copy of ${dbPath} \\(\\d+ of \\d+ pages\\): no backup was made, and the partial copy is removed`));
+    expect(stderr).toMatch(
+      new RegExp(
+        `interrupted during the copy of ${dbPath} \\(\\d+ of \\d+ pages\\): no backup was made, and the partial copy is removed`,
+      ),
+    );
     expect(readdirSync(parent)).toEqual([]);
   }
 }, 120_000);

@@ -16,7 +16,18 @@ import { BIN, cliEnv, PNG, runCli, tempDir, type TestServer } from '../helpers.j
 import { writeTree } from '../package/fixtures.js';
 import { testPostgres } from '../postgres.js';
 import { testS3 } from '../s3.js';
-import { addMember, call, createPat, createPublisher, createUser, makeZip, publish, publishAndUpload, uploadTo, type TestUser } from '../server/fixtures.js';
+import {
+  addMember,
+  call,
+  createPat,
+  createPublisher,
+  createUser,
+  makeZip,
+  publish,
+  publishAndUpload,
+  uploadTo,
+  type TestUser,
+} from '../server/fixtures.js';
 import { serve, type Served } from '../server/serve-helper.js';
 
 const postgresServer = testPostgres();
@@ -48,62 +59,133 @@ async function build(): Promise<Built> {
   await createPublisher(server, alice, 'acme', { description: 'Acme nodes', website: 'https://acme.example' });
   await createPublisher(server, bob, 'shady');
   await addMember(server, alice, 'acme', bob);
-  expect((await call(server.url, 'POST', '/publishers/acme/members', { token: alice.token, body: { user: carol.id, role: 'owner' } })).status).toBe(201); // pending
+  expect(
+    (
+      await call(server.url, 'POST', '/publishers/acme/members', {
+        token: alice.token,
+        body: { user: carol.id, role: 'owner' },
+      })
+    ).status,
+  ).toBe(201); // pending
   const pat = await createPat(server, alice, 'acme');
   const revoked = await createPat(server, alice, 'acme', 'old');
   const tokens = await call(server.url, 'GET', '/publishers/acme/tokens', { token: alice.token });
   const old = tokens.body.find((t: { name: string }) => t.name === 'old');
-  expect((await call(server.url, 'DELETE', `/publishers/acme/tokens/${old.id}`, { token: alice.token })).status).toBe(204);
+  expect((await call(server.url, 'DELETE', `/publishers/acme/tokens/${old.id}`, { token: alice.token })).status).toBe(
+    204,
+  );
   expect(revoked).toMatch(/^nrg_pat_/);
 
   for (const version of ['1.0.0', '1.1.0', '2.0.0-beta.1', '2.0.0']) {
-    await publishAndUpload(server, pat, 'acme', 'alpha-node', version, { node: { description: 'Relights portraits', tags: ['image', 'light'], license: 'MIT' }, node_version: { dependencies: ['numpy>=1.26'], changelog: `v${version}` } });
+    await publishAndUpload(server, pat, 'acme', 'alpha-node', version, {
+      node: { description: 'Relights portraits', tags: ['image', 'light'], license: 'MIT' },
+      node_version: { dependencies: ['numpy>=1.26'], changelog: `v${version}` },
+    });
   }
-  await publishAndUpload(server, alice.token, 'acme', 'beta-node', '0.1.0', { node: { name: 'Beta Node', supported_os: ['linux'] } });
+  await publishAndUpload(server, alice.token, 'acme', 'beta-node', '0.1.0', {
+    node: { name: 'Beta Node', supported_os: ['linux'] },
+  });
   await publishAndUpload(server, bob.token, 'shady', 'shady-node', '1.0.0');
   const pending = await publish(server, pat, 'acme', 'alpha-node', '3.0.0'); // registered, its archive never uploaded
   expect(pending.status).toBe(201);
   const put = (path: string, token: string, body: unknown) => call(server.url, 'PUT', path, { token, body });
   expect((await put('/publishers/acme/nodes/alpha-node/versions/1.0.0', pat, { deprecated: true })).status).toBe(200);
-  expect((await put('/publishers/acme/nodes/alpha-node/versions/1.1.0', alice.token, { status: 'NodeVersionStatusDeleted' })).status).toBe(200);
-  expect((await put('/publishers/acme/nodes/beta-node/versions/0.1.0', adminToken, { status: 'NodeVersionStatusFlagged', status_reason: 'looks odd' })).status).toBe(200);
+  expect(
+    (await put('/publishers/acme/nodes/alpha-node/versions/1.1.0', alice.token, { status: 'NodeVersionStatusDeleted' }))
+      .status,
+  ).toBe(200);
+  expect(
+    (
+      await put('/publishers/acme/nodes/beta-node/versions/0.1.0', adminToken, {
+        status: 'NodeVersionStatusFlagged',
+        status_reason: 'looks odd',
+      })
+    ).status,
+  ).toBe(200);
   expect((await put('/publishers/shady', adminToken, { status: 'PublisherStatusBanned' })).status).toBe(200);
-  for (const [user, star] of [[alice, 5], [bob, 4], [carol, 2]] as const) {
-    expect((await call(server.url, 'POST', '/nodes/alpha-node/reviews?star=' + star, { token: user.token })).status).toBe(200);
+  for (const [user, star] of [
+    [alice, 5],
+    [bob, 4],
+    [carol, 2],
+  ] as const) {
+    expect(
+      (await call(server.url, 'POST', '/nodes/alpha-node/reviews?star=' + star, { token: user.token })).status,
+    ).toBe(200);
   }
   expect((await call(server.url, 'POST', '/nodes/alpha-node/reviews?star=3', { token: carol.token })).status).toBe(200); // replaces the 2
   for (let i = 0; i < 3; i++) expect((await call(server.url, 'GET', '/nodes/alpha-node/install')).status).toBe(200);
-  const task = await call(server.url, 'POST', '/proxy/img/v1/ai/skin-enhancer/flexible', { token: bob.token, body: { image: PNG.toString('base64') } });
+  const task = await call(server.url, 'POST', '/proxy/img/v1/ai/skin-enhancer/flexible', {
+    token: bob.token,
+    body: { image: PNG.toString('base64') },
+  });
   expect(task.status, task.text).toBe(200);
-  await vi.waitFor(async () => {
-    const status = await call(server.url, 'GET', `/proxy/img/v1/ai/skin-enhancer/${task.body.data.task_id}`, { token: bob.token });
-    expect(status.body.data.status).toBe('COMPLETED');
-  }, { timeout: 20_000, interval: 200 });
+  await vi.waitFor(
+    async () => {
+      const status = await call(server.url, 'GET', `/proxy/img/v1/ai/skin-enhancer/${task.body.data.task_id}`, {
+        token: bob.token,
+      });
+      expect(status.body.data.status).toBe('COMPLETED');
+    },
+    { timeout: 20_000, interval: 200 },
+  );
   expect((await served.stop()).code).toBe(0);
 
   const backup = join(tempDir(), 'snapshot');
   const backedUp = await runInProcess(['backup', '--data-dir', dataDir, backup]);
   expect(backedUp.code, backedUp.stderr).toBe(0);
-  return { dataDir, backup, adminToken, alice, bob, pat, taskId: task.body.data.task_id, signedUrl: pending.body.signedUrl, originalUrl: served.url };
+  return {
+    dataDir,
+    backup,
+    adminToken,
+    alice,
+    bob,
+    pat,
+    taskId: task.body.data.task_id,
+    signedUrl: pending.body.signedUrl,
+    originalUrl: served.url,
+  };
 }
 
 /** The reads compared, each with the token it is made with (none for the public ones). */
 function reads(built: Built): [string, string | undefined][] {
   const { alice, adminToken } = built;
   const list: [string, string | undefined][] = [];
-  for (const sort of ['created_at', 'downloads', 'rating', 'name', 'search_ranking']) list.push([`/nodes?sort=${sort}`, undefined]);
+  for (const sort of ['created_at', 'downloads', 'rating', 'name', 'search_ranking'])
+    list.push([`/nodes?sort=${sort}`, undefined]);
   list.push(['/nodes?limit=1&page=2', undefined]);
   for (const node of ['alpha-node', 'beta-node', 'shady-node']) {
-    for (const path of [`/nodes/${node}`, `/nodes/${node}/versions`, `/nodes/${node}/versions?include_status_reason=true`]) {
+    for (const path of [
+      `/nodes/${node}`,
+      `/nodes/${node}/versions`,
+      `/nodes/${node}/versions?include_status_reason=true`,
+    ]) {
       list.push([path, undefined], [path, adminToken]);
     }
   }
   list.push(['/nodes/search?q=relights', undefined], ['/nodes/search?q=shady', undefined]);
-  list.push(['/nodes/alpha-node/versions/1.0.0', undefined], ['/nodes/alpha-node/versions/1.1.0', alice.token], ['/nodes/alpha-node/versions/3.0.0', alice.token]);
-  for (const publisher of ['acme', 'shady']) list.push([`/publishers/${publisher}`, undefined], [`/publishers/${publisher}`, alice.token], [`/publishers/${publisher}/nodes`, undefined]);
-  list.push(['/publishers/acme/invitations', alice.token], ['/users/me', alice.token], ['/users/me/tokens', alice.token], ['/publishers/acme/tokens', alice.token]);
+  list.push(
+    ['/nodes/alpha-node/versions/1.0.0', undefined],
+    ['/nodes/alpha-node/versions/1.1.0', alice.token],
+    ['/nodes/alpha-node/versions/3.0.0', alice.token],
+  );
+  for (const publisher of ['acme', 'shady'])
+    list.push(
+      [`/publishers/${publisher}`, undefined],
+      [`/publishers/${publisher}`, alice.token],
+      [`/publishers/${publisher}/nodes`, undefined],
+    );
+  list.push(
+    ['/publishers/acme/invitations', alice.token],
+    ['/users/me', alice.token],
+    ['/users/me/tokens', alice.token],
+    ['/publishers/acme/tokens', alice.token],
+  );
   list.push([`/proxy/img/v1/ai/skin-enhancer/${built.taskId}`, built.bob.token]);
-  list.push(['/nodes/alpha-node/install', undefined], ['/nodes/alpha-node/install?version=1.0.0', undefined], ['/nodes/beta-node/install', undefined]);
+  list.push(
+    ['/nodes/alpha-node/install', undefined],
+    ['/nodes/alpha-node/install?version=1.0.0', undefined],
+    ['/nodes/beta-node/install', undefined],
+  );
   return list;
 }
 
@@ -126,9 +208,19 @@ function canonical(value: unknown, type: string | undefined): unknown {
   return value;
 }
 const sortKeys = (value: unknown): unknown =>
-  Array.isArray(value) ? value.map(sortKeys) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, sortKeys(v)])) : value;
+  Array.isArray(value)
+    ? value.map(sortKeys)
+    : value && typeof value === 'object'
+      ? Object.fromEntries(
+          Object.entries(value)
+            .sort(([a], [b]) => (a < b ? -1 : 1))
+            .map(([k, v]) => [k, sortKeys(v)]),
+        )
+      : value;
 const rowsText = (rows: Record<string, unknown>[], table: Table, types: Map<string, string>) =>
-  rows.map((row) => JSON.stringify(table.columns.map((c) => canonical(row[c], types.get(`${table.name}.${c}`))))).sort();
+  rows
+    .map((row) => JSON.stringify(table.columns.map((c) => canonical(row[c], types.get(`${table.name}.${c}`)))))
+    .sort();
 
 /** The source's tables, whose columns both dumps list in the same order. */
 let tables: Table[];
@@ -137,7 +229,12 @@ function sqliteDump(file: string, types = new Map<string, string>()): Record<str
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     tables ??= sqliteTables(db);
-    return Object.fromEntries(tables.map((t) => [t.name, rowsText(db.prepare(`SELECT * FROM "${t.name}"`).all() as Record<string, unknown>[], t, types)]));
+    return Object.fromEntries(
+      tables.map((t) => [
+        t.name,
+        rowsText(db.prepare(`SELECT * FROM "${t.name}"`).all() as Record<string, unknown>[], t, types),
+      ]),
+    );
   } finally {
     db.close();
   }
@@ -148,7 +245,12 @@ async function postgresDump(url: string): Promise<{ dump: Record<string, string[
   try {
     const { tables: own, types } = await postgresTables(sql);
     const dump: Record<string, string[]> = {};
-    for (const table of own) dump[table.name] = rowsText(await sql`SELECT * FROM ${sql(table.name)}`, tables.find((t) => t.name === table.name) ?? table, types);
+    for (const table of own)
+      dump[table.name] = rowsText(
+        await sql`SELECT * FROM ${sql(table.name)}`,
+        tables.find((t) => t.name === table.name) ?? table,
+        types,
+      );
     return { dump, types };
   } finally {
     await sql.end();
@@ -158,7 +260,9 @@ async function postgresDump(url: string): Promise<{ dump: Record<string, string[
 /** Rows in the tables a restore fills (the seeded ones left out). */
 async function postgresRows(url: string): Promise<number> {
   const { dump } = await postgresDump(url);
-  return Object.entries(dump).filter(([name]) => !SEEDED_TABLES.includes(name)).reduce((n, [, rows]) => n + rows.length, 0);
+  return Object.entries(dump)
+    .filter(([name]) => !SEEDED_TABLES.includes(name))
+    .reduce((n, [, rows]) => n + rows.length, 0);
 }
 
 let built: Built;
@@ -173,12 +277,22 @@ beforeAll(async () => {
   await original.stop();
 }, 120_000);
 
-async function checkServed(served: Served, built: Built, downloads: Record<string, string>, dataDir: string): Promise<void> {
+async function checkServed(
+  served: Served,
+  built: Built,
+  downloads: Record<string, string>,
+  dataDir: string,
+): Promise<void> {
   expect(await answers(served.url, built)).toEqual(expected);
   // The secret came along: an upload URL the original signed is good here, and the callback key is the same.
-  const uploaded = await uploadTo(built.signedUrl.replace(built.originalUrl, served.url), await makeZip({ 'node.py': '# 3.0.0\n' }));
+  const uploaded = await uploadTo(
+    built.signedUrl.replace(built.originalUrl, served.url),
+    await makeZip({ 'node.py': '# 3.0.0\n' }),
+  );
   expect(uploaded.status, uploaded.text).toBe(200);
-  expect(readFileSync(join(dataDir, 'callback-key'), 'utf8')).toBe(readFileSync(join(built.dataDir, 'callback-key'), 'utf8'));
+  expect(readFileSync(join(dataDir, 'callback-key'), 'utf8')).toBe(
+    readFileSync(join(built.dataDir, 'callback-key'), 'utf8'),
+  );
   // Downloads: the same bytes as the source's archive files.
   for (const [version, file] of Object.entries(downloads)) {
     const install = await call(served.url, 'GET', `/nodes/alpha-node/install?version=${version}`);
@@ -188,38 +302,55 @@ async function checkServed(served: Served, built: Built, downloads: Record<strin
   }
   // The old user token and the publisher's token still work: a new version, published and uploaded with the CLI.
   const project = writeTree(tempDir(), {
-    'pyproject.toml': '[project]\nname = "alpha-node"\nversion = "4.0.0"\ndescription = "Relights portraits"\n\n[tool.nodereg]\npublisher = "acme"\n',
+    'pyproject.toml':
+      '[project]\nname = "alpha-node"\nversion = "4.0.0"\ndescription = "Relights portraits"\n\n[tool.nodereg]\npublisher = "acme"\n',
     '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
   });
-  const published = await runInProcess(['publish', project, '--json'], { env: { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: built.pat } });
+  const published = await runInProcess(['publish', project, '--json'], {
+    env: { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: built.pat },
+  });
   expect(published.code, published.stderr).toBe(0);
   expect(JSON.parse(published.stdout)).toMatchObject({ version: '4.0.0', status: 'NodeVersionStatusActive' });
-  const whoami = await runInProcess(['whoami', '--json'], { env: { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: built.alice.token } });
+  const whoami = await runInProcess(['whoami', '--json'], {
+    env: { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: built.alice.token },
+  });
   expect(whoami.code, whoami.stderr).toBe(0);
   expect(whoami.stdout).toContain('alice');
   // The admin token as well.
-  expect((await call(served.url, 'GET', '/users/me', { token: built.adminToken })).body).toMatchObject({ user: { admin: true } });
+  expect((await call(served.url, 'GET', '/users/me', { token: built.adminToken })).body).toMatchObject({
+    user: { admin: true },
+  });
 }
 
-const archiveFile = (root: string, version: string) => join(root, 'archives', 'acme', 'alpha-node', version, 'node.zip');
+const archiveFile = (root: string, version: string) =>
+  join(root, 'archives', 'acme', 'alpha-node', version, 'node.zip');
 
 describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
   it('carries every row, the archives and the secret; served, it answers as the original did; a second run is refused', async () => {
     const databaseUrl = await (await postgresServer!).database();
     const s3 = await s3Server;
-    const storage = s3 ? { env: s3.env, url: `s3://${await s3.bucket()}/archives` } : { env: {}, url: join(tempDir(), 'archives') };
+    const storage = s3
+      ? { env: s3.env, url: `s3://${await s3.bucket()}/archives` }
+      : { env: {}, url: join(tempDir(), 'archives') };
     const env = { ...storage.env, NODEREG_DATABASE_URL: databaseUrl, NODEREG_STORAGE_URL: storage.url };
 
     // With a password in the URL (the test server trusts its users, so any password connects): never printed.
     const withPassword = databaseUrl.replace('://nodereg@', '://nodereg:hunter2@');
     expect(withPassword).not.toBe(databaseUrl);
-    const restored = await runInProcess(['restore', built.backup], { env: { ...env, NODEREG_DATABASE_URL: withPassword } });
+    const restored = await runInProcess(['restore', built.backup], {
+      env: { ...env, NODEREG_DATABASE_URL: withPassword },
+    });
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout + restored.stderr).not.toContain('hunter2');
     // The serve line reads the URL from the variable, so it can be pasted as it is (here with --migrate-only, to run it quickly).
     const serveLine = /^serve it: (.*)$/m.exec(restored.stdout)![1];
-    expect(serveLine).toBe(`NODEREG_ADMIN_TOKEN="$(cat ${join(built.backup, 'admin-token')})" nodereg serve --database "$NODEREG_DATABASE_URL" --storage ${storage.url}`);
-    const pasted = spawnSync('sh', ['-c', `${serveLine} --migrate-only`], { env: cliEnv(tempDir(), { ...env, NODEREG_DATABASE_URL: withPassword }), encoding: 'utf8' });
+    expect(serveLine).toBe(
+      `NODEREG_ADMIN_TOKEN="$(cat ${join(built.backup, 'admin-token')})" nodereg serve --database "$NODEREG_DATABASE_URL" --storage ${storage.url}`,
+    );
+    const pasted = spawnSync('sh', ['-c', `${serveLine} --migrate-only`], {
+      env: cliEnv(tempDir(), { ...env, NODEREG_DATABASE_URL: withPassword }),
+      encoding: 'utf8',
+    });
     expect(pasted.status, pasted.stderr).toBe(0);
     expect(pasted.stderr).toMatch(/migrations applied to postgres:\/\/\*\*\*@\S+ \(--database\)/);
     expect(pasted.stderr).not.toContain('hunter2');
@@ -232,7 +363,9 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     const target = await postgresDump(databaseUrl);
     expect(target.dump).toEqual(sqliteDump(join(built.backup, 'registry.db'), target.types));
     const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-    expect((await sql`SELECT secret FROM server_secret`)[0].secret).toBe(readFileSync(join(built.backup, 'secret'), 'utf8').trim());
+    expect((await sql`SELECT secret FROM server_secret`)[0].secret).toBe(
+      readFileSync(join(built.backup, 'secret'), 'utf8').trim(),
+    );
     // The sequences continue past the copied ids.
     const [{ next }] = await sql`SELECT nextval(pg_get_serial_sequence('nodes', 'seq'))::int AS next`;
     expect(next).toBe(Math.max(...(await sql`SELECT seq FROM nodes`).map((r) => Number(r.seq))) + 1);
@@ -246,23 +379,44 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     expect((await postgresDump(databaseUrl)).dump).toEqual(target.dump);
 
     const instanceDir = tempDir();
-    const served = await serve(['--port', '0', '--data-dir', instanceDir], { env: { ...env, NODEREG_ADMIN_TOKEN: built.adminToken } });
-    await checkServed(served, built, { '2.0.0': archiveFile(built.backup, '2.0.0'), '1.0.0': archiveFile(built.backup, '1.0.0') }, instanceDir);
+    const served = await serve(['--port', '0', '--data-dir', instanceDir], {
+      env: { ...env, NODEREG_ADMIN_TOKEN: built.adminToken },
+    });
+    await checkServed(
+      served,
+      built,
+      { '2.0.0': archiveFile(built.backup, '2.0.0'), '1.0.0': archiveFile(built.backup, '1.0.0') },
+      instanceDir,
+    );
     // The AI proxy's result file came along: its URL answers the bytes.
-    const status = await call(served.url, 'GET', `/proxy/img/v1/ai/skin-enhancer/${built.taskId}`, { token: built.bob.token });
+    const status = await call(served.url, 'GET', `/proxy/img/v1/ai/skin-enhancer/${built.taskId}`, {
+      token: built.bob.token,
+    });
     const result = await fetch(status.body.data.generated[0]);
     expect(Buffer.from(await result.arrayBuffer())).toEqual(PNG);
     expect((await served.stop()).code).toBe(0);
   }, 120_000);
 
-  it('an archive whose SHA-256 is not its version\'s stops the restore, and the target database stays empty', async () => {
+  it("an archive whose SHA-256 is not its version's stops the restore, and the target database stays empty", async () => {
     const databaseUrl = await (await postgresServer!).database();
     const tampered = join(tempDir(), 'tampered');
     cpSync(built.backup, tampered, { recursive: true });
-    writeFileSync(archiveFile(tampered, '1.1.0'), Buffer.concat([readFileSync(archiveFile(tampered, '1.1.0')), Buffer.from('x')]));
-    const result = await runInProcess(['restore', tampered, '--database', databaseUrl, '--storage', join(tempDir(), 'archives')]);
+    writeFileSync(
+      archiveFile(tampered, '1.1.0'),
+      Buffer.concat([readFileSync(archiveFile(tampered, '1.1.0')), Buffer.from('x')]),
+    );
+    const result = await runInProcess([
+      'restore',
+      tampered,
+      '--database',
+      databaseUrl,
+      '--storage',
+      join(tempDir(), 'archives'),
+    ]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/the archive of alpha-node 1\.1\.0 \(.*\) has SHA-256 [0-9a-f]{64} \(\d+ bytes\), but its version says [0-9a-f]{64}/);
+    expect(result.stderr).toMatch(
+      /the archive of alpha-node 1\.1\.0 \(.*\) has SHA-256 [0-9a-f]{64} \(\d+ bytes\), but its version says [0-9a-f]{64}/,
+    );
     expect(await postgresRows(databaseUrl)).toBe(0);
   }, 60_000);
 
@@ -273,30 +427,55 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
     const restored = await runInProcess(['restore', built.backup, '--database', databaseUrl, '--storage', storage]);
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout + restored.stderr).not.toContain('nodereg@');
-    expect(restored.stdout).toContain('(with NODEREG_DATABASE_URL set to the --database URL first: its user and password are not printed)');
+    expect(restored.stdout).toContain(
+      '(with NODEREG_DATABASE_URL set to the --database URL first: its user and password are not printed)',
+    );
     const serveLine = /^serve it: (.*)$/m.exec(restored.stdout)![1];
-    const words = spawnSync('sh', ['-c', `printf '%s\\n' ${serveLine.replace(/^NODEREG_ADMIN_TOKEN="[^"]*" nodereg /, '')}`], { encoding: 'utf8', env: { NODEREG_DATABASE_URL: databaseUrl } });
-    expect(words.stdout.split('\n').slice(0, -1), `${serveLine}\n${words.stderr}`).toEqual(['serve', '--database', databaseUrl, '--storage', storage]);
+    const words = spawnSync(
+      'sh',
+      ['-c', `printf '%s\\n' ${serveLine.replace(/^NODEREG_ADMIN_TOKEN="[^"]*" nodereg /, '')}`],
+      { encoding: 'utf8', env: { NODEREG_DATABASE_URL: databaseUrl } },
+    );
+    expect(words.stdout.split('\n').slice(0, -1), `${serveLine}\n${words.stderr}`).toEqual([
+      'serve',
+      '--database',
+      databaseUrl,
+      '--storage',
+      storage,
+    ]);
   }, 60_000);
 
   it('a database that does not exist on the server: exit 2 naming --database and how to create it, not "run the same restore again"', async () => {
     const databaseUrl = await (await postgresServer!).database();
     const missing = databaseUrl.replace(/\/([^/?]+)(\?|$)/, '/$1_never_created$2');
     expect(missing).not.toBe(databaseUrl);
-    const result = await runInProcess(['restore', built.backup, '--database', missing, '--storage', join(tempDir(), 'archives')]);
+    const result = await runInProcess([
+      'restore',
+      built.backup,
+      '--database',
+      missing,
+      '--storage',
+      join(tempDir(), 'archives'),
+    ]);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/--database: database "[^"]+_never_created" does not exist/);
     expect(result.stderr).toContain('createdb');
     expect(result.stderr).not.toContain('run the same restore again');
     // serve and --migrate-only say the same, with the same exit code.
     for (const args of [['--port', '0', '--storage', tempDir()], ['--migrate-only']]) {
-      const served = await runInProcess(['serve', '--database', missing, ...args], { env: { NODEREG_ADMIN_TOKEN: 'nrg_u_x' } });
+      const served = await runInProcess(['serve', '--database', missing, ...args], {
+        env: { NODEREG_ADMIN_TOKEN: 'nrg_u_x' },
+      });
       expect(served.code, served.stderr).toBe(2);
-      expect(served.stderr).toMatch(/--database: database "[^"]+_never_created" does not exist on that PostgreSQL server/);
+      expect(served.stderr).toMatch(
+        /--database: database "[^"]+_never_created" does not exist on that PostgreSQL server/,
+      );
       expect(served.stderr).toMatch(/hint: create it first \(e\.g\. createdb.*\), then start it again/);
     }
     const migrated = await runInProcess(['serve', '--database', databaseUrl, '--migrate-only']);
-    expect(migrated.stderr.trim()).toBe(`migrations applied to ${databaseUrl.replace('nodereg@', '***@')} (--database)`);
+    expect(migrated.stderr.trim()).toBe(
+      `migrations applied to ${databaseUrl.replace('nodereg@', '***@')} (--database)`,
+    );
   }, 60_000);
 
   it('PostgreSQL frozen while the rows go in: restore gives up after its deadline, and the target stays empty', async () => {
@@ -339,28 +518,54 @@ describe.skipIf(!postgresServer)('restore into PostgreSQL and S3', () => {
 
   it('a restore that fails on its way into PostgreSQL: exit 1 naming the database without its user, the target left as it was', async () => {
     const databaseUrl = `postgres://nodereg@127.0.0.1:${await closedPort()}/gone`;
-    const result = await runInProcess(['restore', built.backup, '--database', databaseUrl, '--storage', join(tempDir(), 'archives')]);
+    const result = await runInProcess([
+      'restore',
+      built.backup,
+      '--database',
+      databaseUrl,
+      '--storage',
+      join(tempDir(), 'archives'),
+    ]);
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toContain('restore into postgres://***@127.0.0.1:');
     expect(result.stderr).toContain('the target database was left as it was, run the same restore again');
     expect(result.stderr).not.toContain('nodereg@');
   }, 60_000);
 
-  it.skipIf(!s3Server)('a bucket that refuses stops the restore, and the target database stays empty; run again, it completes', async () => {
-    const databaseUrl = await (await postgresServer!).database();
-    const s3 = (await s3Server)!;
-    const refused = await runInProcess(['restore', built.backup, '--database', databaseUrl, '--storage', 's3://no-such-bucket/x'], { env: s3.env });
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('no such bucket');
-    expect(await postgresRows(databaseUrl)).toBe(0);
-    // (A password given with --database is not printed either: the serve line names the variable to set.)
-    const again = await runInProcess(['restore', built.backup, '--database', databaseUrl.replace('://nodereg@', '://nodereg:hunter2@'), '--storage', `s3://${await s3.bucket()}`], { env: s3.env });
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout + again.stderr).not.toContain('hunter2');
-    expect(again.stdout).toContain('nodereg serve --database "$NODEREG_DATABASE_URL"');
-    expect(again.stdout).toContain('(with NODEREG_DATABASE_URL set to the --database URL first: its user and password are not printed)');
-    expect(await postgresRows(databaseUrl)).toBeGreaterThan(0);
-  }, 60_000);
+  it.skipIf(!s3Server)(
+    'a bucket that refuses stops the restore, and the target database stays empty; run again, it completes',
+    async () => {
+      const databaseUrl = await (await postgresServer!).database();
+      const s3 = (await s3Server)!;
+      const refused = await runInProcess(
+        ['restore', built.backup, '--database', databaseUrl, '--storage', 's3://no-such-bucket/x'],
+        { env: s3.env },
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('no such bucket');
+      expect(await postgresRows(databaseUrl)).toBe(0);
+      // (A password given with --database is not printed either: the serve line names the variable to set.)
+      const again = await runInProcess(
+        [
+          'restore',
+          built.backup,
+          '--database',
+          databaseUrl.replace('://nodereg@', '://nodereg:hunter2@'),
+          '--storage',
+          `s3://${await s3.bucket()}`,
+        ],
+        { env: s3.env },
+      );
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout + again.stderr).not.toContain('hunter2');
+      expect(again.stdout).toContain('nodereg serve --database "$NODEREG_DATABASE_URL"');
+      expect(again.stdout).toContain(
+        '(with NODEREG_DATABASE_URL set to the --database URL first: its user and password are not printed)',
+      );
+      expect(await postgresRows(databaseUrl)).toBeGreaterThan(0);
+    },
+    60_000,
+  );
 });
 
 describe('restore into a new SQLite data dir', () => {
@@ -379,7 +584,9 @@ describe('restore into a new SQLite data dir', () => {
     const served = await serve(['--port', '0', '--data-dir', dir]);
     await checkServed(served, built, { '2.0.0': archiveFile(built.backup, '2.0.0') }, dir);
     // Search finds what it found: the full-text index was built by the target's own triggers.
-    expect((await call(served.url, 'GET', '/nodes/search?q=relights')).body.nodes.map((n: { id: string }) => n.id)).toEqual(['alpha-node']);
+    expect(
+      (await call(served.url, 'GET', '/nodes/search?q=relights')).body.nodes.map((n: { id: string }) => n.id),
+    ).toEqual(['alpha-node']);
     expect((await call(served.url, 'GET', '/nodes/search?q=shady')).body.total).toBe(0);
     expect((await served.stop()).code).toBe(0);
   }, 120_000);
@@ -387,12 +594,27 @@ describe('restore into a new SQLite data dir', () => {
   it('prints a serve line that pastes as it reads, whatever the paths hold (spaces, quotes)', async () => {
     const dir = join(tempDir(), "Ada's registry");
     const storage = join(tempDir(), 'the archives');
-    const restored = await runInProcess(['restore', built.backup, '--database', join(dir, 'my registry.db'), '--storage', storage]);
+    const restored = await runInProcess([
+      'restore',
+      built.backup,
+      '--database',
+      join(dir, 'my registry.db'),
+      '--storage',
+      storage,
+    ]);
     expect(restored.code, restored.stderr).toBe(0);
     const serveLine = /^serve it: (.*)$/m.exec(restored.stdout)![1];
     // The shell splits the pasted line into exactly these words.
     const words = spawnSync('sh', ['-c', `printf '%s\\n' ${serveLine.replace(/^nodereg /, '')}`], { encoding: 'utf8' });
-    expect(words.stdout.split('\n').slice(0, -1)).toEqual(['serve', '--data-dir', dir, '--database', join(dir, 'my registry.db'), '--storage', storage]);
+    expect(words.stdout.split('\n').slice(0, -1)).toEqual([
+      'serve',
+      '--data-dir',
+      dir,
+      '--database',
+      join(dir, 'my registry.db'),
+      '--storage',
+      storage,
+    ]);
   }, 60_000);
 
   it('refuses a SOURCE that is not a data dir (exit 2), and one a running server holds (exit 3)', async () => {
@@ -404,7 +626,10 @@ describe('restore into a new SQLite data dir', () => {
     const target = join(tempDir(), 'x', 'registry.db');
     const held = await runInProcess(['restore', built.dataDir, '--database', target]);
     // Run from the checkout, the hint's commands read `node bin/nodereg.js …`, both of them.
-    const fromCheckout = spawnSync(process.execPath, [BIN, 'restore', built.dataDir, '--database', target], { env: cliEnv(tempDir()), encoding: 'utf8' });
+    const fromCheckout = spawnSync(process.execPath, [BIN, 'restore', built.dataDir, '--database', target], {
+      env: cliEnv(tempDir()),
+      encoding: 'utf8',
+    });
     await running.stop();
     expect(fromCheckout.status).toBe(3);
     const invoked = /hint: .*`(.+) backup --data-dir .*`, then `(.+) restore OUT`/.exec(fromCheckout.stderr);

@@ -5,7 +5,15 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
-import { ApiError, ForeignAnswerError, NetworkError, createClient, retryAfterMs, routes, type UploadInput } from '../../src/client/index.js';
+import {
+  ApiError,
+  ForeignAnswerError,
+  NetworkError,
+  createClient,
+  retryAfterMs,
+  routes,
+  type UploadInput,
+} from '../../src/client/index.js';
 
 const { createPublisher, getNode, health, publishVersion } = routes;
 
@@ -43,18 +51,31 @@ describe('client over node:http', () => {
     const lines: string[] = [];
     const client = createClient({ baseUrl: url, token: 'nrg_u_secret', log: (line) => lines.push(line) });
     expect(await client.call(health)).toEqual({ ok: true });
-    expect(seen.map((s) => s.authorization)).toEqual(['Bearer nrg_u_secret', 'Bearer nrg_u_secret', 'Bearer nrg_u_secret']);
+    expect(seen.map((s) => s.authorization)).toEqual([
+      'Bearer nrg_u_secret',
+      'Bearer nrg_u_secret',
+      'Bearer nrg_u_secret',
+    ]);
     expect(lines).toEqual([
-      `→ GET ${url}/healthz`, `← 503 GET ${url}/healthz`, `↻ retry 1: GET ${url}/healthz`,
-      `→ GET ${url}/healthz`, `← 429 GET ${url}/healthz`, `↻ retry 2: GET ${url}/healthz`,
-      `→ GET ${url}/healthz`, `← 200 GET ${url}/healthz`,
+      `→ GET ${url}/healthz`,
+      `← 503 GET ${url}/healthz`,
+      `↻ retry 1: GET ${url}/healthz`,
+      `→ GET ${url}/healthz`,
+      `← 429 GET ${url}/healthz`,
+      `↻ retry 2: GET ${url}/healthz`,
+      `→ GET ${url}/healthz`,
+      `← 200 GET ${url}/healthz`,
     ]);
     expect(lines.join('\n')).not.toContain('secret');
   });
 
   it('gives up after the retries allowed (no restart window), with the last error as an ApiError', async () => {
-    const { url, seen } = await stand((_req, res) => json(res, 502, { error: 'upstream_error', message: 'down', hint: 'later' }));
-    const error = await createClient({ baseUrl: url, retries: 1, restartWindowMs: 0 }).call(health).catch((e: unknown) => e);
+    const { url, seen } = await stand((_req, res) =>
+      json(res, 502, { error: 'upstream_error', message: 'down', hint: 'later' }),
+    );
+    const error = await createClient({ baseUrl: url, retries: 1, restartWindowMs: 0 })
+      .call(health)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 502, code: 'upstream_error', message: 'down', hint: 'later' });
     expect(seen).toHaveLength(2);
@@ -62,11 +83,17 @@ describe('client over node:http', () => {
 
   it('a restarting registry (502 for 2.5 s) is waited for past the retries, within the restart window; then given up', async () => {
     const started = Date.now();
-    const { url, seen } = await stand((_req, res) => (Date.now() - started < 2_500 ? json(res, 502, { error: 'upstream_error', message: 'restarting' }) : json(res, 200, { ok: true })));
+    const { url, seen } = await stand((_req, res) =>
+      Date.now() - started < 2_500
+        ? json(res, 502, { error: 'upstream_error', message: 'restarting' })
+        : json(res, 200, { ok: true }),
+    );
     expect(await createClient({ baseUrl: url, retries: 1, restartWindowMs: 5_000 }).call(health)).toEqual({ ok: true });
     expect(seen.length).toBeGreaterThan(2);
     const down = await stand((_req, res) => json(res, 503, { error: 'unavailable', message: 'restarting' }));
-    const error = await createClient({ baseUrl: down.url, retries: 1, restartWindowMs: 1_500 }).call(health).catch((e: unknown) => e);
+    const error = await createClient({ baseUrl: down.url, retries: 1, restartWindowMs: 1_500 })
+      .call(health)
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 503 });
     expect(down.seen.length).toBeGreaterThan(2);
   });
@@ -80,7 +107,12 @@ describe('client over node:http', () => {
 
     // never answered: `retries` (2) and no more, even with a long window
     await restart();
-    const typo = createClient({ baseUrl: `http://127.0.0.1:${port}`, retries: 2, restartWindowMs: 60_000, log: (line) => lines.push(line) });
+    const typo = createClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      retries: 2,
+      restartWindowMs: 60_000,
+      log: (line) => lines.push(line),
+    });
     const refused = await typo.call(health).catch((e: unknown) => e);
     expect((refused as NetworkError).reason).toMatch(/^ECONNREFUSED \(3 tries in \d+\.\d s\)$/);
     expect(lines.filter((line) => line.startsWith('↻'))).toHaveLength(2);
@@ -97,18 +129,29 @@ describe('client over node:http', () => {
 
   it('a window the user chose (--retry-window) bounds every retry, 0 none, whatever `retries` says', async () => {
     const busy = await stand((_req, res) => json(res, 503, { error: 'unavailable', message: 'restarting' }));
-    const error = await createClient({ baseUrl: busy.url, retries: 2, restartWindowMs: 0, windowChosen: true }).call(health).catch((e: unknown) => e);
+    const error = await createClient({ baseUrl: busy.url, retries: 2, restartWindowMs: 0, windowChosen: true })
+      .call(health)
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 503 });
     expect(busy.seen).toHaveLength(1);
-    const limited = await stand((_req, res) => json(res, 429, { error: 'rate_limited', message: 'slow down' }, { 'retry-after': '0' }));
-    await expect(createClient({ baseUrl: limited.url, retries: 2, restartWindowMs: 0, windowChosen: true }).call(health)).rejects.toMatchObject({ status: 429 });
+    const limited = await stand((_req, res) =>
+      json(res, 429, { error: 'rate_limited', message: 'slow down' }, { 'retry-after': '0' }),
+    );
+    await expect(
+      createClient({ baseUrl: limited.url, retries: 2, restartWindowMs: 0, windowChosen: true }).call(health),
+    ).rejects.toMatchObject({ status: 429 });
     expect(limited.seen).toHaveLength(1);
     // within a window of 0.5 s, one retry (after 0.3 s) fits, not the second (0.6 s more)
     const down = await stand((_req, res) => json(res, 502, { error: 'upstream_error', message: 'restarting' }));
-    await expect(createClient({ baseUrl: down.url, retries: 2, restartWindowMs: 500, windowChosen: true }).call(health)).rejects.toMatchObject({ status: 502 });
+    await expect(
+      createClient({ baseUrl: down.url, retries: 2, restartWindowMs: 500, windowChosen: true }).call(health),
+    ).rejects.toMatchObject({ status: 502 });
     expect(down.seen).toHaveLength(2);
     const cut = await stand((req) => req.socket.destroy());
-    const upload = createClient({ baseUrl: cut.url, restartWindowMs: 0, windowChosen: true }).upload(`${cut.url}/uploads/v1?sig=x`, { open: () => Readable.from([Buffer.alloc(10)]), size: 10, sha256: '0'.repeat(64) });
+    const upload = createClient({ baseUrl: cut.url, restartWindowMs: 0, windowChosen: true }).upload(
+      `${cut.url}/uploads/v1?sig=x`,
+      { open: () => Readable.from([Buffer.alloc(10)]), size: 10, sha256: '0'.repeat(64) },
+    );
     await expect(upload).rejects.toBeInstanceOf(NetworkError);
     expect(cut.seen).toHaveLength(1);
   });
@@ -120,36 +163,59 @@ describe('client over node:http', () => {
     // the first 6 connections are reset (RST) before a byte is read, as by a registry still starting behind a
     // balancer: three tries of each client, and the second goes on
     server.prependListener('connection', (socket: Socket) => void (++resets <= 6 && socket.resetAndDestroy()));
-    const error = await createClient({ baseUrl: url, retries: 2 }).call(health).catch((e: unknown) => e);
+    const error = await createClient({ baseUrl: url, retries: 2 })
+      .call(health)
+      .catch((e: unknown) => e);
     expect((error as NetworkError).reason).toMatch(/^ECONNRESET \(3 tries in \d+\.\d s\)$/);
-    expect(await createClient({ baseUrl: url, retries: 2, restartWindowMs: 10_000, windowChosen: true }).call(health)).toEqual({ ok: true });
+    expect(
+      await createClient({ baseUrl: url, retries: 2, restartWindowMs: 10_000, windowChosen: true }).call(health),
+    ).toEqual({ ok: true });
     expect([resets, seen.length]).toEqual([7, 1]);
   });
 
   it('never retries a POST (unless the server refused it with Retry-After), nor a 500 or 4xx', async () => {
     const post = await stand((_req, res) => json(res, 503, { error: 'internal', message: 'busy' }));
     const body = { node_version: { version: '1.0.0' } };
-    const error = await createClient({ baseUrl: post.url }).call(publishVersion, { params: { publisherId: 'acme', nodeId: 'n' }, body }).catch((e: unknown) => e);
+    const error = await createClient({ baseUrl: post.url })
+      .call(publishVersion, { params: { publisherId: 'acme', nodeId: 'n' }, body })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 503 });
     expect(post.seen).toHaveLength(1);
     // a 503 or 429 with Retry-After says the request was not done: the publish goes again, as asked
     const asked = await stand((_req, res, n) =>
-      n === 1 ? json(res, 503, { error: 'unavailable', message: 'busy' }, { 'retry-after': '0' })
-        : n === 2 ? json(res, 429, { error: 'rate_limited', message: 'slow down' }, { 'retry-after': '0' })
-        : json(res, 201, { node_version: { id: 'v', version: '1.0.0' }, signedUrl: 'http://127.0.0.1:9/u' }));
-    const created = await createClient({ baseUrl: asked.url }).call(publishVersion, { params: { publisherId: 'acme', nodeId: 'n' }, body });
+      n === 1
+        ? json(res, 503, { error: 'unavailable', message: 'busy' }, { 'retry-after': '0' })
+        : n === 2
+          ? json(res, 429, { error: 'rate_limited', message: 'slow down' }, { 'retry-after': '0' })
+          : json(res, 201, { node_version: { id: 'v', version: '1.0.0' }, signedUrl: 'http://127.0.0.1:9/u' }),
+    );
+    const created = await createClient({ baseUrl: asked.url }).call(publishVersion, {
+      params: { publisherId: 'acme', nodeId: 'n' },
+      body,
+    });
     expect(created).toMatchObject({ signedUrl: 'http://127.0.0.1:9/u' });
     expect(asked.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST']);
     // any other POST is sent once: its 503 may come after work was done (an AI provider called, the task not stored)
-    const once = await stand((_req, res) => json(res, 503, { error: 'unavailable', message: 'no database' }, { 'retry-after': '0' }));
-    const refused = await createClient({ baseUrl: once.url }).call(createPublisher, { body: { id: 'acme' } }).catch((e: unknown) => e);
+    const once = await stand((_req, res) =>
+      json(res, 503, { error: 'unavailable', message: 'no database' }, { 'retry-after': '0' }),
+    );
+    const refused = await createClient({ baseUrl: once.url })
+      .call(createPublisher, { body: { id: 'acme' } })
+      .catch((e: unknown) => e);
     expect(refused).toMatchObject({ status: 503 });
     expect(once.seen).toHaveLength(1);
 
-    const failing = await stand((_req, res, n) => (n === 1 ? json(res, 500, { error: 'internal', message: 'bug' }) : json(res, 404, { error: 'not_found', message: 'no' })));
+    const failing = await stand((_req, res, n) =>
+      n === 1
+        ? json(res, 500, { error: 'internal', message: 'bug' })
+        : json(res, 404, { error: 'not_found', message: 'no' }),
+    );
     const client = createClient({ baseUrl: failing.url });
     await expect(client.call(health)).rejects.toMatchObject({ status: 500, code: 'internal' });
-    await expect(client.call(getNode, { params: { nodeId: 'x' } })).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    await expect(client.call(getNode, { params: { nodeId: 'x' } })).rejects.toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
     expect(failing.seen).toHaveLength(2);
   });
 
@@ -158,35 +224,62 @@ describe('client over node:http', () => {
       res.writeHead(418, { 'content-type': 'text/plain' });
       res.end('short and stout');
     });
-    await expect(createClient({ baseUrl: url }).call(health)).rejects.toMatchObject({ status: 418, message: 'short and stout' });
+    await expect(createClient({ baseUrl: url }).call(health)).rejects.toMatchObject({
+      status: 418,
+      message: 'short and stout',
+    });
   });
 
   it('an HTML error page (a proxy or a web server answered) is named by its title; 502–504: the registry or its proxy is down, else: check the URL', async () => {
     const { url } = await stand((_req, res) => {
       res.writeHead(502, { 'content-type': 'text/html' });
-      res.end('<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title><style>body{font:14px sans-serif}</style></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>');
+      res.end(
+        '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title><style>body{font:14px sans-serif}</style></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>',
+      );
     });
     // (restartWindowMs 0: the 502 is not waited out for 15 s, the retries of a restart are tested below)
-    const error = await createClient({ baseUrl: url, restartWindowMs: 0 }).call(publishVersion, { params: { publisherId: 'p', nodeId: 'n' }, body: { node: { id: 'n' }, node_version: { version: '1.0.0' } } }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ status: 502, message: 'HTTP 502 Bad Gateway: an HTML page titled "502 Bad Gateway", not a registry\'s answer' });
-    expect((error as ApiError).hint).toBe('the registry, or a proxy in front of it, is unavailable (it may be restarting): try again later');
+    const error = await createClient({ baseUrl: url, restartWindowMs: 0 })
+      .call(publishVersion, {
+        params: { publisherId: 'p', nodeId: 'n' },
+        body: { node: { id: 'n' }, node_version: { version: '1.0.0' } },
+      })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      status: 502,
+      message: 'HTTP 502 Bad Gateway: an HTML page titled "502 Bad Gateway", not a registry\'s answer',
+    });
+    expect((error as ApiError).hint).toBe(
+      'the registry, or a proxy in front of it, is unavailable (it may be restarting): try again later',
+    );
     const { url: elsewhere } = await stand((_req, res) => {
       res.writeHead(404, { 'content-type': 'text/html' });
       res.end('<html><head><title>Not Found</title></head></html>');
     });
     // a 404 page from a registry URL: not a registry at all (a registry's own 404 is JSON)
-    const notFound = await createClient({ baseUrl: elsewhere }).call(health).catch((e: unknown) => e);
+    const notFound = await createClient({ baseUrl: elsewhere })
+      .call(health)
+      .catch((e: unknown) => e);
     expect(notFound).toBeInstanceOf(ForeignAnswerError);
-    expect((notFound as Error).message).toBe(`${elsewhere} does not answer as a nodereg or Comfy registry: ${elsewhere}/healthz answered HTTP 404 with an HTML page titled "Not Found"`);
+    expect((notFound as Error).message).toBe(
+      `${elsewhere} does not answer as a nodereg or Comfy registry: ${elsewhere}/healthz answered HTTP 404 with an HTML page titled "Not Found"`,
+    );
     // any other status: an ApiError whose hint says to check the URL
-    const { url: teapot } = await stand((_req, res) => res.writeHead(418, { 'content-type': 'text/html' }).end('<html><title>Nope</title></html>'));
-    const other = await createClient({ baseUrl: teapot }).call(health).catch((e: unknown) => e);
+    const { url: teapot } = await stand((_req, res) =>
+      res.writeHead(418, { 'content-type': 'text/html' }).end('<html><title>Nope</title></html>'),
+    );
+    const other = await createClient({ baseUrl: teapot })
+      .call(health)
+      .catch((e: unknown) => e);
     expect((other as ApiError).hint).toMatch(/check the registry URL/);
   });
 
   it('a Retry-After longer than the timeout is not waited for: the 429 comes back at once, carrying it', async () => {
-    const { url, seen } = await stand((_req, res) => json(res, 429, { error: 'rate_limited', message: 'slow down' }, { 'retry-after': '120' }));
-    const error = await createClient({ baseUrl: url, timeoutMs: 5_000 }).call(health).catch((e: unknown) => e);
+    const { url, seen } = await stand((_req, res) =>
+      json(res, 429, { error: 'rate_limited', message: 'slow down' }, { 'retry-after': '120' }),
+    );
+    const error = await createClient({ baseUrl: url, timeoutMs: 5_000 })
+      .call(health)
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 429, retryAfter: '120' });
     expect(seen).toHaveLength(1);
   });
@@ -194,7 +287,9 @@ describe('client over node:http', () => {
   it('a server that does not answer in time is a NetworkError, not retried', async () => {
     const { url, seen } = await stand(() => {}); // never answers
     const started = Date.now();
-    const error = await createClient({ baseUrl: url, timeoutMs: 300 }).call(health).catch((e: unknown) => e);
+    const error = await createClient({ baseUrl: url, timeoutMs: 300 })
+      .call(health)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).reason).toBe('no answer in time');
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -231,7 +326,13 @@ describe('client over node:http', () => {
 describe('the archive upload over node:http', () => {
   const bytes = (size: number) => Buffer.alloc(size, 1);
   const upload = (url: string, body: Buffer, options: Partial<UploadInput> = {}) =>
-    createClient({ baseUrl: url }).upload(`${url}/uploads/v1?sig=x`, { open: () => Readable.from([body]), size: body.length, sha256: '0'.repeat(64), backoffMs: () => 0, ...options });
+    createClient({ baseUrl: url }).upload(`${url}/uploads/v1?sig=x`, {
+      open: () => Readable.from([body]),
+      size: body.length,
+      sha256: '0'.repeat(64),
+      backoffMs: () => 0,
+      ...options,
+    });
 
   it('gives up when no answer comes after the last byte, without retrying (the registry may still be checking it)', async () => {
     const { url, seen } = await stand((req) => req.resume()); // reads the whole body, never answers
@@ -245,7 +346,9 @@ describe('the archive upload over node:http', () => {
     const { url, seen } = await stand((req) => req.socket.pause()); // takes the headers, then stops reading
     const error = await upload(url, bytes(32 * 1024 * 1024), { attempts: 2, idleMs: 300 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
-    expect((error as NetworkError).reason).toMatch(/^the upload stalled: nothing sent for 0\.3 s \(2 tries in \d+\.\d s\)$/);
+    expect((error as NetworkError).reason).toMatch(
+      /^the upload stalled: nothing sent for 0\.3 s \(2 tries in \d+\.\d s\)$/,
+    );
     expect(seen).toHaveLength(2); // retried, reading the archive again
   });
 
@@ -254,7 +357,11 @@ describe('the archive upload over node:http', () => {
     const { url } = await stand((req, res, n) => {
       arrived.push(Date.now());
       req.resume();
-      req.on('end', () => (n === 1 ? json(res, 429, { error: 'rate_limited', message: 'slow down' }, { 'retry-after': '1' }) : json(res, 400, { error: 'invalid_request', message: 'no' })));
+      req.on('end', () =>
+        n === 1
+          ? json(res, 429, { error: 'rate_limited', message: 'slow down' }, { 'retry-after': '1' })
+          : json(res, 400, { error: 'invalid_request', message: 'no' }),
+      );
     });
     const error = await upload(url, bytes(1000), { attempts: 2 }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 400 });

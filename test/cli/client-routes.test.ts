@@ -6,7 +6,9 @@ import { allOperations } from '../../src/contract/openapi.js';
 import * as proxy from '../../src/contract/proxy.js';
 import * as registry from '../../src/contract/registry.js';
 
-const nameOf = new Map<unknown, string>(Object.entries({ ...registry, ...proxy }).map(([name, value]) => [value, name]));
+const nameOf = new Map<unknown, string>(
+  Object.entries({ ...registry, ...proxy }).map(([name, value]) => [value, name]),
+);
 const exported = allOperations.map((operation) => [nameOf.get(operation) ?? '(not exported)', operation] as const);
 
 describe('client routes', () => {
@@ -18,7 +20,11 @@ describe('client routes', () => {
   it.each(exported)('%s: the route of the operation exported under that name', (name, operation) => {
     expect(operation.id).toBe(name);
     expect(routes[name as keyof typeof routes]).toEqual({
-      id: operation.id, method: operation.method, path: operation.path, responseKind: operation.responseKind, repeatable: operation.repeatable,
+      id: operation.id,
+      method: operation.method,
+      path: operation.path,
+      responseKind: operation.responseKind,
+      repeatable: operation.repeatable,
     });
   });
 });

@@ -45,7 +45,10 @@ const configFile = () => join(home, 'cfg', 'nodereg', 'config.json');
 const mode = (path: string) => statSync(path).mode & 0o777;
 
 function expectNoToken(result: Result, what: string): void {
-  for (const [name, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
+  for (const [name, text] of [
+    ['stdout', result.stdout],
+    ['stderr', result.stderr],
+  ] as const) {
     expect(text, `${what}: ${name}`).not.toContain(TOKEN);
     expect(text, `${what}: ${name}`).not.toContain(SECRET_PART);
   }
@@ -84,15 +87,22 @@ describe('config set / get registry', () => {
     ]) {
       const result = await cli(['config', 'set', 'registry', value]);
       expect(result.code).toBe(2);
-      expect(result.stderr).toContain(`registry "${value}" is not an http:// or https:// URL\nhint: nodereg config set registry ${whole}\n`);
-      expect(existsSync(configFile()) && JSON.parse(readFileSync(configFile(), 'utf8')).profiles?.default?.registry).toBeFalsy();
+      expect(result.stderr).toContain(
+        `registry "${value}" is not an http:// or https:// URL\nhint: nodereg config set registry ${whole}\n`,
+      );
+      expect(
+        existsSync(configFile()) && JSON.parse(readFileSync(configFile(), 'utf8')).profiles?.default?.registry,
+      ).toBeFalsy();
     }
   });
 
   it('an unknown --profile is an error naming the profiles that exist (config list listed the others silently)', async () => {
     expect((await cli(['--profile', 'work', 'config', 'set', 'registry', 'http://127.0.0.1:5001'])).code).toBe(0);
     expect((await cli(['config', 'set', 'registry', 'http://127.0.0.1:5002'])).code).toBe(0);
-    for (const argv of [['--profile', 'missing', 'config', 'list'], ['--profile', 'missing', 'config', 'get', 'registry']]) {
+    for (const argv of [
+      ['--profile', 'missing', 'config', 'list'],
+      ['--profile', 'missing', 'config', 'get', 'registry'],
+    ]) {
       const result = await cli(argv);
       expect(result.code, argv.join(' ')).toBe(2);
       expect(result.stdout).toBe('');
@@ -166,13 +176,19 @@ describe('config set token', () => {
 describe('the config file', () => {
   it('reads a file the earlier conf-based versions wrote, and keeps keys it does not know', async () => {
     mkdirSync(join(home, 'cfg', 'nodereg'), { recursive: true });
-    const earlier = { __internal__: { migrations: { version: '0.1.0' } }, profiles: { default: { registry: 'http://127.0.0.1:9/' } } };
+    const earlier = {
+      __internal__: { migrations: { version: '0.1.0' } },
+      profiles: { default: { registry: 'http://127.0.0.1:9/' } },
+    };
     writeFileSync(configFile(), JSON.stringify(earlier, undefined, '\t'), { mode: 0o600 });
     expect((await cli(['config', 'get', 'registry'])).stdout.trim()).toBe('http://127.0.0.1:9/');
     expect((await cli(['config', 'set', 'registry', 'http://127.0.0.1:8/', '--profile', 'other'])).code).toBe(0);
     const saved = JSON.parse(readFileSync(configFile(), 'utf8'));
     expect(saved.__internal__).toEqual(earlier.__internal__);
-    expect(saved.profiles).toEqual({ default: { registry: 'http://127.0.0.1:9/' }, other: { registry: 'http://127.0.0.1:8/' } });
+    expect(saved.profiles).toEqual({
+      default: { registry: 'http://127.0.0.1:9/' },
+      other: { registry: 'http://127.0.0.1:8/' },
+    });
     expect(mode(configFile())).toBe(0o600);
   });
 

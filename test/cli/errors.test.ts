@@ -12,7 +12,16 @@ import { runInProcess } from './in-process.js';
 
 describe('exit codes', () => {
   it('EXIT has the values of DESIGN.md §5', () => {
-    expect(EXIT).toEqual({ ok: 0, failure: 1, invalid: 2, conflict: 3, auth: 4, notFound: 5, interrupted: 130, terminated: 143 });
+    expect(EXIT).toEqual({
+      ok: 0,
+      failure: 1,
+      invalid: 2,
+      conflict: 3,
+      auth: 4,
+      notFound: 5,
+      interrupted: 130,
+      terminated: 143,
+    });
   });
 
   it.each([
@@ -62,7 +71,9 @@ describe('toCliError', () => {
   });
 
   it('a command hint for a status wins over the default, the server hint over the default', () => {
-    expect(toCliError(new ApiError(409, 'conflict', 'exists'), { 409: 'bump the version' }).hint).toBe('bump the version');
+    expect(toCliError(new ApiError(409, 'conflict', 'exists'), { 409: 'bump the version' }).hint).toBe(
+      'bump the version',
+    );
     expect(toCliError(new ApiError(401, 'unauthorized', 'x', 'server hint')).hint).toBe('server hint');
   });
 
@@ -73,7 +84,9 @@ describe('toCliError', () => {
   });
 
   it('server field errors are listed in the message', () => {
-    const error = toCliError(new ApiError(400, 'invalid_request', 'invalid body', undefined, [{ path: 'star', message: 'Too big' }]));
+    const error = toCliError(
+      new ApiError(400, 'invalid_request', 'invalid body', undefined, [{ path: 'star', message: 'Too big' }]),
+    );
     expect(error.exitCode).toBe(2);
     expect(error.message).toContain('star: Too big');
   });
@@ -89,7 +102,9 @@ describe('toCliError', () => {
   it('a request that timed out exits 1 with a hint on the wait, not on the URL', () => {
     const error = toCliError(new NetworkError('http://127.0.0.1:4880/nodes/a', 'no answer in time'));
     expect(error.exitCode).toBe(1);
-    expect(error.hint).toBe('the registry, or a proxy in front of it, gave no whole answer within 30 s (a request that timed out is not sent again): try again later');
+    expect(error.hint).toBe(
+      'the registry, or a proxy in front of it, gave no whole answer within 30 s (a request that timed out is not sent again): try again later',
+    );
   });
 
   it('a CliError passes through unchanged', () => {
@@ -133,24 +148,35 @@ async function closedPort(): Promise<number> {
 describe("a command's input is checked before anything is sent", () => {
   it.each(['0', '6', '2.5', 'abc'])('review --star %j: exit 2 naming --star, and no request', async (star) => {
     const registry = `http://127.0.0.1:${await closedPort()}`;
-    const result = await runInProcess(['review', 'my-node', '--star', star], { env: { NODEREG_REGISTRY: registry, NODEREG_TOKEN: 'nrg_u_test' } });
+    const result = await runInProcess(['review', 'my-node', '--star', star], {
+      env: { NODEREG_REGISTRY: registry, NODEREG_TOKEN: 'nrg_u_test' },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--star (star)');
     expect(result.stderr).not.toContain('cannot reach');
   });
 
   it('an invalid relight body names the field to fix, exit 2', () => {
-    const check = () => validateBody(relightImage, { image: 'aGk=', light_transfer_strength: 101 }, { image: '<image>' });
-    expect(check).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringContaining('--light-transfer-strength') }));
+    const check = () =>
+      validateBody(relightImage, { image: 'aGk=', light_transfer_strength: 101 }, { image: '<image>' });
+    expect(check).toThrow(
+      expect.objectContaining({ exitCode: 2, message: expect.stringContaining('--light-transfer-strength') }),
+    );
   });
 
   it('an empty nodeId path parameter is refused, exit 2', () => {
-    expect(() => precheck(addReview, { params: { nodeId: '' }, query: { star: 3 } })).toThrow(expect.objectContaining({ exitCode: 2 }));
+    expect(() => precheck(addReview, { params: { nodeId: '' }, query: { star: 3 } })).toThrow(
+      expect.objectContaining({ exitCode: 2 }),
+    );
   });
 
   it('what is sent is what the schema outputs: its defaults filled in', () => {
     expect(precheck(addReview, { query: { star: '4' } })).toEqual({ query: { star: 4 } });
-    expect(validateBody(relightImage, { image: 'aGk=' })).toMatchObject({ image: 'aGk=', style: expect.any(String), change_background: expect.any(Boolean) });
+    expect(validateBody(relightImage, { image: 'aGk=' })).toMatchObject({
+      image: 'aGk=',
+      style: expect.any(String),
+      change_background: expect.any(Boolean),
+    });
   });
 });
 
@@ -159,7 +185,9 @@ describe('client', () => {
     const port = await closedPort();
     const base = `http://127.0.0.1:${port}`;
     const client = createClient({ baseUrl: base, retries: 0, timeoutMs: 5000 });
-    const error = await client.call(routes.addReview, { params: { nodeId: 'my-node' }, query: { star: 4 } }).catch((e: unknown) => e);
+    const error = await client
+      .call(routes.addReview, { params: { nodeId: 'my-node' }, query: { star: 4 } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).url).toBe(`${base}/nodes/my-node/reviews?star=4`);
     expect((error as NetworkError).message).toContain(`${base}/nodes/my-node/reviews`);

@@ -16,12 +16,30 @@ const run = (argv: string[]) => runInProcess(['--registry', server.url, '--token
 describe('flags', () => {
   it.each([
     [['review', 'my-node', '--star', '3.5'], '--star (star): must be a whole number (no decimals), such as 3'],
-    [['video-extend', '--model', 'vidq2-turbo', '--duration', '2.5'], '--duration (duration): must be a whole number (no decimals), such as 3'],
-    [['node', 'update', 'my-node', '--icon', 'icon.png'], '--icon (icon): must be an absolute http:// or https:// URL, such as https://example.com/icon.png (or "" for none)'],
-    [['node', 'update', 'my-node', '--repository', 'not a url'], '--repository (repository): must be an absolute http:// or https:// URL'],
-    [['node', 'update', 'my-node', '--requires-app', 'banana'], '--requires-app (supported_appui_version): must be a version range such as >=1.0.0'],
-    [['node', 'update', 'my-node', '--tags', Array.from({ length: 65 }, (_, i) => `t${i}`).join(',')], '--tags (tags): must have at most 64 items'],
-    [['publisher', 'update', 'acme', '--website', 'notaurl'], '--website (website): must be an absolute http:// or https:// URL'],
+    [
+      ['video-extend', '--model', 'vidq2-turbo', '--duration', '2.5'],
+      '--duration (duration): must be a whole number (no decimals), such as 3',
+    ],
+    [
+      ['node', 'update', 'my-node', '--icon', 'icon.png'],
+      '--icon (icon): must be an absolute http:// or https:// URL, such as https://example.com/icon.png (or "" for none)',
+    ],
+    [
+      ['node', 'update', 'my-node', '--repository', 'not a url'],
+      '--repository (repository): must be an absolute http:// or https:// URL',
+    ],
+    [
+      ['node', 'update', 'my-node', '--requires-app', 'banana'],
+      '--requires-app (supported_appui_version): must be a version range such as >=1.0.0',
+    ],
+    [
+      ['node', 'update', 'my-node', '--tags', Array.from({ length: 65 }, (_, i) => `t${i}`).join(',')],
+      '--tags (tags): must have at most 64 items',
+    ],
+    [
+      ['publisher', 'update', 'acme', '--website', 'notaurl'],
+      '--website (website): must be an absolute http:// or https:// URL',
+    ],
   ])('nodereg %j says %s and sends nothing', async (argv, sentence) => {
     const before = server.count();
     const result = await run(argv);
@@ -33,7 +51,19 @@ describe('flags', () => {
 
   it('takes an http(s) URL, a version range, and "" to clear (no error before the request)', async () => {
     const before = server.count();
-    const result = await run(['node', 'update', 'my-node', '--publisher', 'acme', '--icon', 'https://example.com/i.png', '--requires-app', '>=0.3.0,<1.0', '--banner-url', '']);
+    const result = await run([
+      'node',
+      'update',
+      'my-node',
+      '--publisher',
+      'acme',
+      '--icon',
+      'https://example.com/i.png',
+      '--requires-app',
+      '>=0.3.0,<1.0',
+      '--banner-url',
+      '',
+    ]);
     expect(result.stderr).not.toMatch(/invalid --/);
     expect(server.count()).toBeGreaterThan(before); // it got as far as sending
   });

@@ -38,36 +38,60 @@ describe('a server that is not a registry', () => {
     ['JSON of another shape', '{"status":"ok","user":"x"}', 'application/json'],
     ['null', 'null', 'application/json'],
     ['a web page', '<!doctype html><title>Welcome</title>', 'text/html'],
-  ])('answering %s: whoami and login say so, naming the URL (exit 2); login saves nothing', async (_what, body, type) => {
-    const url = await stand(answer(200, type, body));
-    const home = tempDir('nodereg-home-');
-    for (const argv of [['whoami'], ['login', '--no-input'], ['whoami', '--json']]) {
-      const result = await runInProcess([...argv, '--registry', url, '--token', 'nrg_u_test'], { home });
-      expect(result.code, result.stderr).toBe(2);
-      expect(result.stderr).toMatch(new RegExp(`^error: ${url} does not answer as a nodereg or Comfy registry: ${url}/users/me answered HTTP 200 with a body that is not (JSON|the shape of a registry's answer)\\n`));
-      expect(result.stderr).toContain('hint: another server answered, or the path is wrong: set the registry\'s root URL');
-      expect(result.stderr).not.toMatch(/TypeError|Cannot read properties/);
-      if (argv.includes('--json')) expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'bad_answer' });
-    }
-    expect(existsSync(join(home, '.config', 'nodereg'))).toBe(false);
-  });
+  ])(
+    'answering %s: whoami and login say so, naming the URL (exit 2); login saves nothing',
+    async (_what, body, type) => {
+      const url = await stand(answer(200, type, body));
+      const home = tempDir('nodereg-home-');
+      for (const argv of [['whoami'], ['login', '--no-input'], ['whoami', '--json']]) {
+        const result = await runInProcess([...argv, '--registry', url, '--token', 'nrg_u_test'], { home });
+        expect(result.code, result.stderr).toBe(2);
+        expect(result.stderr).toMatch(
+          new RegExp(
+            `^error: ${url} does not answer as a nodereg or Comfy registry: ${url}/users/me answered HTTP 200 with a body that is not (JSON|the shape of a registry's answer)\\n`,
+          ),
+        );
+        expect(result.stderr).toContain(
+          "hint: another server answered, or the path is wrong: set the registry's root URL",
+        );
+        expect(result.stderr).not.toMatch(/TypeError|Cannot read properties/);
+        if (argv.includes('--json')) expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'bad_answer' });
+      }
+      expect(existsSync(join(home, '.config', 'nodereg'))).toBe(false);
+    },
+  );
 });
 
 describe('a registry URL that is not a registry', () => {
   const project = () =>
     writeTree(tempDir('nodereg-project-'), {
-      'pyproject.toml': '[project]\nname = "image-tools"\nversion = "1.0.0"\ndescription = "x"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "ada"\n',
+      'pyproject.toml':
+        '[project]\nname = "image-tools"\nversion = "1.0.0"\ndescription = "x"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "ada"\n',
       'nodes.py': 'print(1)\n',
     });
-  const commands = [['publish'], ['node', 'show', 'image-tools'], ['node', 'search', 'image'], ['whoami'], ['node', 'download', 'image-tools'], ['publisher', 'show', 'ada']];
+  const commands = [
+    ['publish'],
+    ['node', 'show', 'image-tools'],
+    ['node', 'search', 'image'],
+    ['whoami'],
+    ['node', 'download', 'image-tools'],
+    ['publisher', 'show', 'ada'],
+  ];
   /** Each command against `url` (with a user and password): exit 2, naming the URL masked and where it is set; never "does not exist". */
   async function expectNotARegistry(url: string, answered: RegExp) {
     const withUser = url.replace('http://', 'http://ada:s3cret@');
     const cwd = project();
     for (const argv of commands) {
-      const result = await runInProcess(argv, { cwd, env: { NODEREG_REGISTRY: withUser, NODEREG_TOKEN: 'nrg_u_test' } });
+      const result = await runInProcess(argv, {
+        cwd,
+        env: { NODEREG_REGISTRY: withUser, NODEREG_TOKEN: 'nrg_u_test' },
+      });
       expect(result.code, `${argv.join(' ')}: ${result.stderr}`).toBe(2);
-      expect(result.stderr).toMatch(new RegExp(`^error: http://\\*\\*\\*@${url.slice('http://'.length)} does not answer as a nodereg or Comfy registry: `));
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `^error: http://\\*\\*\\*@${url.slice('http://'.length)} does not answer as a nodereg or Comfy registry: `,
+        ),
+      );
       expect(result.stderr).toMatch(answered);
       expect(result.stderr).toContain('with --registry or NODEREG_REGISTRY');
       expect(result.stderr).not.toMatch(/s3cret|ada:/);
@@ -85,8 +109,18 @@ describe('a registry URL that is not a registry', () => {
   });
 
   it.each([
-    ['an HTML 404 page', 'text/html', '<!DOCTYPE html><html><head><title>404 Not Found</title></head><body>nginx</body></html>', /answered HTTP 404 with an HTML page titled "404 Not Found"\n/],
-    ['a JSON 404 of another shape', 'application/json', '{"detail":"Not Found"}', /answered HTTP 404 with a body that is not a registry's error answer\n/],
+    [
+      'an HTML 404 page',
+      'text/html',
+      '<!DOCTYPE html><html><head><title>404 Not Found</title></head><body>nginx</body></html>',
+      /answered HTTP 404 with an HTML page titled "404 Not Found"\n/,
+    ],
+    [
+      'a JSON 404 of another shape',
+      'application/json',
+      '{"detail":"Not Found"}',
+      /answered HTTP 404 with a body that is not a registry's error answer\n/,
+    ],
   ])('a server answering %s: every command says so, exit 2', async (_what, type, body, answered) => {
     await expectNotARegistry(await stand(answer(404, type, body)), answered);
   });
@@ -120,38 +154,72 @@ describe('a registry URL that is not a registry', () => {
 describe('validate against a URL that is not a registry', () => {
   const project = () =>
     writeTree(tempDir('nodereg-project-'), {
-      'pyproject.toml': '[project]\nname = "image-tools"\nversion = "1.0.0"\ndescription = "x"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "ada"\n',
+      'pyproject.toml':
+        '[project]\nname = "image-tools"\nversion = "1.0.0"\ndescription = "x"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "ada"\n',
       'nodes.py': 'print(1)\n',
     });
 
   it.each([
-    ['an HTML 404 page', 404, 'text/html', '<!DOCTYPE html><html><head><title>404 Not Found</title></head><body>nginx</body></html>', /\/nodes\/image-tools answered HTTP 404 with an HTML page titled "404 Not Found"/],
-    ['a web page', 200, 'text/html', '<!doctype html><title>Welcome</title>', /\/limits answered HTTP 200 with a body that is not JSON/],
-  ])('answering %s: its own checks report (exit 0), with a warning naming the URL and where it is set', async (_what, status, type, body, answered) => {
-    const url = await stand(answer(status, type, body));
-    for (const json of [false, true]) {
-      const result = await runInProcess(['validate', ...(json ? ['--json'] : [])], { cwd: project(), env: { NODEREG_REGISTRY: url } });
-      expect(result.code, result.stderr).toBe(0);
-      if (json) {
-        const doc = JSON.parse(result.stdout);
-        expect(doc).toMatchObject({ valid: true, limits_checked: null });
-        expect(doc.warnings).toEqual([expect.stringMatching(new RegExp(`^${url} does not answer as a nodereg or Comfy registry: .*the archive was not checked against its limits$`))]);
-        continue;
+    [
+      'an HTML 404 page',
+      404,
+      'text/html',
+      '<!DOCTYPE html><html><head><title>404 Not Found</title></head><body>nginx</body></html>',
+      /\/nodes\/image-tools answered HTTP 404 with an HTML page titled "404 Not Found"/,
+    ],
+    [
+      'a web page',
+      200,
+      'text/html',
+      '<!doctype html><title>Welcome</title>',
+      /\/limits answered HTTP 200 with a body that is not JSON/,
+    ],
+  ])(
+    'answering %s: its own checks report (exit 0), with a warning naming the URL and where it is set',
+    async (_what, status, type, body, answered) => {
+      const url = await stand(answer(status, type, body));
+      for (const json of [false, true]) {
+        const result = await runInProcess(['validate', ...(json ? ['--json'] : [])], {
+          cwd: project(),
+          env: { NODEREG_REGISTRY: url },
+        });
+        expect(result.code, result.stderr).toBe(0);
+        if (json) {
+          const doc = JSON.parse(result.stdout);
+          expect(doc).toMatchObject({ valid: true, limits_checked: null });
+          expect(doc.warnings).toEqual([
+            expect.stringMatching(
+              new RegExp(
+                `^${url} does not answer as a nodereg or Comfy registry: .*the archive was not checked against its limits$`,
+              ),
+            ),
+          ]);
+          continue;
+        }
+        expect(result.stdout).toContain('image-tools 1.0.0 (publisher ada) is ready to publish: 2 files');
+        expect(result.stderr).toMatch(
+          new RegExp(`^warning: ${url} does not answer as a nodereg or Comfy registry: ${url}`, 'm'),
+        );
+        expect(result.stderr).toMatch(answered);
+        expect(result.stderr).toContain('; the archive was not checked against its limits\n');
+        expect(result.stderr).toMatch(
+          /^hint: .*with --registry or NODEREG_REGISTRY.*; --offline does not ask the registry$/m,
+        );
       }
-      expect(result.stdout).toContain('image-tools 1.0.0 (publisher ada) is ready to publish: 2 files');
-      expect(result.stderr).toMatch(new RegExp(`^warning: ${url} does not answer as a nodereg or Comfy registry: ${url}`, 'm'));
-      expect(result.stderr).toMatch(answered);
-      expect(result.stderr).toContain('; the archive was not checked against its limits\n');
-      expect(result.stderr).toMatch(/^hint: .*with --registry or NODEREG_REGISTRY.*; --offline does not ask the registry$/m);
-    }
-  });
+    },
+  );
 
   it('our registry under a wrong path (…/api): the warning names it', async () => {
     const server = await startServer();
     try {
-      const result = await runInProcess(['validate'], { cwd: project(), env: { NODEREG_REGISTRY: `${server.url}/api` } });
+      const result = await runInProcess(['validate'], {
+        cwd: project(),
+        env: { NODEREG_REGISTRY: `${server.url}/api` },
+      });
       expect(result.code, result.stderr).toBe(0);
-      expect(result.stderr).toContain(`warning: ${server.url}/api does not answer as a nodereg or Comfy registry: ${server.url}/api/nodes/image-tools answered HTTP 404 "no route for GET /api/nodes/image-tools"`);
+      expect(result.stderr).toContain(
+        `warning: ${server.url}/api does not answer as a nodereg or Comfy registry: ${server.url}/api/nodes/image-tools answered HTTP 404 "no route for GET /api/nodes/image-tools"`,
+      );
       const right = await runInProcess(['validate'], { cwd: project(), env: { NODEREG_REGISTRY: server.url } });
       expect(right.code, right.stderr).toBe(0);
       expect(right.stdout).toContain(`is ready to publish to ${server.url}:`);
@@ -163,7 +231,8 @@ describe('validate against a URL that is not a registry', () => {
 
   it('a registry without GET /limits (a plain-text 404 there, its JSON on the node route, as a Comfy registry may): no warning', async () => {
     const url = await stand((req, res) => {
-      if (req.url!.startsWith('/nodes/')) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Node not found"}');
+      if (req.url!.startsWith('/nodes/'))
+        return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Node not found"}');
       res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found\n');
     });
     const result = await runInProcess(['validate'], { cwd: project(), env: { NODEREG_REGISTRY: url } });
@@ -175,9 +244,17 @@ describe('validate against a URL that is not a registry', () => {
 
 describe('a proxy in front of the registry', () => {
   it('answering its HTML 502 page: the hint says the registry or its proxy is unavailable, not to check the URL', async () => {
-    const url = await stand(answer(502, 'text/html', '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>'));
+    const url = await stand(
+      answer(
+        502,
+        'text/html',
+        '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>',
+      ),
+    );
     // a review is a POST, sent once: its answer comes back at once (a GET would be retried for the restart window first)
-    const result = await runInProcess(['review', 'some-node', '--star', '5'], { env: { NODEREG_REGISTRY: url, NODEREG_TOKEN: 'nrg_u_test' } });
+    const result = await runInProcess(['review', 'some-node', '--star', '5'], {
+      env: { NODEREG_REGISTRY: url, NODEREG_TOKEN: 'nrg_u_test' },
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       'error: HTTP 502 Bad Gateway: an HTML page titled "502 Bad Gateway", not a registry\'s answer\n' +
@@ -194,7 +271,10 @@ describe('a proxy in front of the registry', () => {
  */
 function zipBomb(inflates: number, declares = inflates): Buffer {
   const piece = deflateRawSync(Buffer.alloc(1024 * 1024), { finishFlush: constants.Z_SYNC_FLUSH });
-  const data = Buffer.concat([...Array.from({ length: inflates / (1024 * 1024) }, () => piece), deflateRawSync(Buffer.alloc(0))]);
+  const data = Buffer.concat([
+    ...Array.from({ length: inflates / (1024 * 1024) }, () => piece),
+    deflateRawSync(Buffer.alloc(0)),
+  ]);
   const name = Buffer.from('bomb.bin');
   // [offset, value] of 16-bit fields, then of 32-bit ones (zip's local header, central header, end record)
   const record = (size: number, short: [number, number][], long: [number, number][]) => {
@@ -203,37 +283,92 @@ function zipBomb(inflates: number, declares = inflates): Buffer {
     for (const [at, value] of long) bytes.writeUInt32LE(value, at);
     return bytes;
   };
-  const local = record(30, [[4, 20], [8, 8], [26, name.length]], [[0, 0x04034b50], [18, data.length], [22, declares]]); // 8: deflate
-  const central = record(46, [[4, 20], [6, 20], [10, 8], [28, name.length]], [[0, 0x02014b50], [20, data.length], [24, declares]]);
-  const end = record(22, [[8, 1], [10, 1]], [[0, 0x06054b50], [12, central.length + name.length], [16, local.length + name.length + data.length]]);
+  const local = record(
+    30,
+    [
+      [4, 20],
+      [8, 8],
+      [26, name.length],
+    ],
+    [
+      [0, 0x04034b50],
+      [18, data.length],
+      [22, declares],
+    ],
+  ); // 8: deflate
+  const central = record(
+    46,
+    [
+      [4, 20],
+      [6, 20],
+      [10, 8],
+      [28, name.length],
+    ],
+    [
+      [0, 0x02014b50],
+      [20, data.length],
+      [24, declares],
+    ],
+  );
+  const end = record(
+    22,
+    [
+      [8, 1],
+      [10, 1],
+    ],
+    [
+      [0, 0x06054b50],
+      [12, central.length + name.length],
+      [16, local.length + name.length + data.length],
+    ],
+  );
   return Buffer.concat([local, name, data, central, name, end]);
 }
 
 /** A registry whose one version's archive is `archive`, announced with its true size and SHA-256. */
 const registryServing = (archive: Buffer) =>
   stand((req, res) => {
-    if (req.url!.startsWith('/archives/')) return void res.writeHead(200, { 'content-type': 'application/zip' }).end(archive);
+    if (req.url!.startsWith('/archives/'))
+      return void res.writeHead(200, { 'content-type': 'application/zip' }).end(archive);
     const base = `http://${req.headers.host}`;
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({
-      id: 'v', node_id: 'bomb', version: '1.0.0', status: 'NodeVersionStatusActive', downloadUrl: `${base}/archives/p/bomb/1.0.0/node.zip`,
-      archive_size: archive.length, archive_sha256: createHash('sha256').update(archive).digest('hex'),
-    }));
+    res.end(
+      JSON.stringify({
+        id: 'v',
+        node_id: 'bomb',
+        version: '1.0.0',
+        status: 'NodeVersionStatusActive',
+        downloadUrl: `${base}/archives/p/bomb/1.0.0/node.zip`,
+        archive_size: archive.length,
+        archive_sha256: createHash('sha256').update(archive).digest('hex'),
+      }),
+    );
   });
 
 describe('node download of a zip bomb', () => {
   it.each([
-    ['declaring its 2 GiB', 2 * 1024 ** 3, 2 * 1024 ** 3, /expands to more than 1\.0 GiB \(at entry "bomb\.bin"\), more than a registry takes: refused without inflating it\n/],
+    [
+      'declaring its 2 GiB',
+      2 * 1024 ** 3,
+      2 * 1024 ** 3,
+      /expands to more than 1\.0 GiB \(at entry "bomb\.bin"\), more than a registry takes: refused without inflating it\n/,
+    ],
     ['declaring 1 MiB of its 64 MiB', 64 * 1024 ** 2, 1024 ** 2, /too many bytes|expected/],
-  ])('%s: refused (exit 1) without inflating it whole, and nothing is left on disk', { timeout: 60_000 }, async (_what, inflates, declares, reason) => {
-    const url = await registryServing(zipBomb(inflates, declares));
-    const out = tempDir('nodereg-bomb-');
-    const result = await runInProcess(['node', 'download', 'bomb', '--out', join(out, 'bomb.zip')], { env: { NODEREG_REGISTRY: url } });
-    expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toMatch(/^error: the downloaded file is not a readable zip: /);
-    expect(result.stderr).toMatch(reason);
-    expect(readdirSync(out)).toEqual([]);
-  });
+  ])(
+    '%s: refused (exit 1) without inflating it whole, and nothing is left on disk',
+    { timeout: 60_000 },
+    async (_what, inflates, declares, reason) => {
+      const url = await registryServing(zipBomb(inflates, declares));
+      const out = tempDir('nodereg-bomb-');
+      const result = await runInProcess(['node', 'download', 'bomb', '--out', join(out, 'bomb.zip')], {
+        env: { NODEREG_REGISTRY: url },
+      });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(/^error: the downloaded file is not a readable zip: /);
+      expect(result.stderr).toMatch(reason);
+      expect(readdirSync(out)).toEqual([]);
+    },
+  );
 });
 
 describe('colour codes in a registry text', () => {
@@ -242,7 +377,14 @@ describe('colour codes in a registry text', () => {
   const styledNode = (req: IncomingMessage, res: ServerResponse) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     if (req.url!.startsWith('/nodes/shiny/versions')) return void res.end('[]');
-    res.end(JSON.stringify({ id: 'shiny', name: `${sgr('32')}verified${sgr('39')}`, description: `${sgr('31')}red${sgr('2')} dim${sgr('22')}`, status: 'NodeStatusActive' }));
+    res.end(
+      JSON.stringify({
+        id: 'shiny',
+        name: `${sgr('32')}verified${sgr('39')}`,
+        description: `${sgr('31')}red${sgr('2')} dim${sgr('22')}`,
+        status: 'NodeStatusActive',
+      }),
+    );
   };
 
   it.each<[string, Record<string, string | undefined>]>([

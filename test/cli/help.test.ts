@@ -13,20 +13,29 @@ describe('help', () => {
     expect(tree.commands.map((c) => c.name)).toEqual(commands.map((c) => c.name));
     // the groups this project's registry commands rely on
     expect(all.map((c) => c.path.join(' '))).toEqual(
-      expect.arrayContaining(['node update', 'publisher members add', 'version deprecate', 'token revoke', 'user create']),
+      expect.arrayContaining([
+        'node update',
+        'publisher members add',
+        'version deprecate',
+        'token revoke',
+        'user create',
+      ]),
     );
   });
 
-  it.each(all.map((c) => [c.path.join(' ')]))('nodereg %s --help has examples and matches its snapshot', async (path) => {
-    const result = await runInProcess([...path.split(' '), '--help']);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toBe('');
-    expect(result.stdout).toContain('Examples:');
-    expect(result.stdout).toContain(`Usage: nodereg ${path}`);
-    expect(result.stdout).toMatchSnapshot();
-  });
+  it.each(all.map((c) => [c.path.join(' ')]))(
+    'nodereg %s --help has examples and matches its snapshot',
+    async (path) => {
+      const result = await runInProcess([...path.split(' '), '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toContain('Examples:');
+      expect(result.stdout).toContain(`Usage: nodereg ${path}`);
+      expect(result.stdout).toMatchSnapshot();
+    },
+  );
 
-  it('help <command> <sub> shows the sub-command\'s help (it showed the group\'s); help of no command is exit 2 with a suggestion (it was the top help, exit 0)', async () => {
+  it("help <command> <sub> shows the sub-command's help (it showed the group's); help of no command is exit 2 with a suggestion (it was the top help, exit 0)", async () => {
     const viaHelp = await runInProcess(['help', 'node', 'show']);
     expect(viaHelp.stdout).toBe((await runInProcess(['node', 'show', '--help'])).stdout);
     expect(viaHelp.stdout).toContain('Usage: nodereg node show');
@@ -53,6 +62,8 @@ describe('help', () => {
     }
     const json = await runInProcess(['token', '--json']);
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'invalid_input', message: 'nodereg token needs a command (its help lists them)' } });
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: { code: 'invalid_input', message: 'nodereg token needs a command (its help lists them)' },
+    });
   });
 });

@@ -44,17 +44,28 @@ describe('downloads', () => {
     expect(into.code, into.stderr).toBe(0);
     expect(existsSync(join(dir, 'ready-1.0.0.zip'))).toBe(true);
     expect(into.stdout).toContain(`to ${join(dir, 'ready-1.0.0.zip')}`);
-    const blocked = await runInProcess(['node', 'download', 'ready', '--out', join(dir, 'ready-1.0.0.zip', 'x.zip')], { env: env() });
+    const blocked = await runInProcess(['node', 'download', 'ready', '--out', join(dir, 'ready-1.0.0.zip', 'x.zip')], {
+      env: env(),
+    });
     expect(blocked.code, blocked.stderr).toBe(2);
-    expect(blocked.stderr).toContain(`--out: cannot create the directory ${join(dir, 'ready-1.0.0.zip')}: ${join(dir, 'ready-1.0.0.zip')} is a file, not a directory`);
+    expect(blocked.stderr).toContain(
+      `--out: cannot create the directory ${join(dir, 'ready-1.0.0.zip')}: ${join(dir, 'ready-1.0.0.zip')} is a file, not a directory`,
+    );
     expect(blocked.stderr).not.toMatch(/ENOTDIR|EEXIST/);
     // a path ending in / names a directory, made when missing
-    const made = await runInProcess(['node', 'download', 'ready', '--out', `${join(dir, 'vendor', 'nodes')}/`], { env: env() });
+    const made = await runInProcess(['node', 'download', 'ready', '--out', `${join(dir, 'vendor', 'nodes')}/`], {
+      env: env(),
+    });
     expect(made.code, made.stderr).toBe(0);
     expect(existsSync(join(dir, 'vendor', 'nodes', 'ready-1.0.0.zip'))).toBe(true);
-    const under = await runInProcess(['node', 'download', 'ready', '--out', `${join(dir, 'ready-1.0.0.zip', 'sub')}/`], { env: env() });
+    const under = await runInProcess(
+      ['node', 'download', 'ready', '--out', `${join(dir, 'ready-1.0.0.zip', 'sub')}/`],
+      { env: env() },
+    );
     expect(under.code, under.stderr).toBe(2);
-    expect(under.stderr).toContain(`--out: cannot create the directory ${join(dir, 'ready-1.0.0.zip')}: ${join(dir, 'ready-1.0.0.zip')} is a file, not a directory`);
+    expect(under.stderr).toContain(
+      `--out: cannot create the directory ${join(dir, 'ready-1.0.0.zip')}: ${join(dir, 'ready-1.0.0.zip')} is a file, not a directory`,
+    );
     expect(under.stderr).not.toMatch(/ENOTDIR|EEXIST|at .*\.js/);
   });
 
@@ -71,29 +82,46 @@ describe('downloads', () => {
   it('a version that does not exist is named as missing, not as "not active"; one registered without its archive is not active', async () => {
     const missing = await runInProcess(['node', 'download', 'ready@9.9.9'], { env: env() });
     expect(missing.code).toBe(5);
-    expect(missing.stderr).toContain('hint: ready has no version 9.9.9: list its versions with `nodereg node versions ready`\n');
+    expect(missing.stderr).toContain(
+      'hint: ready has no version 9.9.9: list its versions with `nodereg node versions ready`\n',
+    );
     const pending = await runInProcess(['node', 'download', 'half@1.0'], { env: env() });
     expect(pending.code).toBe(5);
-    expect(pending.stderr).toContain('hint: version 1.0.0 is not active: a version is active once its archive is uploaded');
+    expect(pending.stderr).toContain(
+      'hint: version 1.0.0 is not active: a version is active once its archive is uploaded',
+    );
   });
 
   it('a version that is not active downloads for a member and an admin by name (size and SHA-256 checked); others get the hint', async () => {
     const uploaded = await publishAndUpload(server, alice.token, 'acme', 'held', '2.0.0');
-    const flagged = await call(server.url, 'PUT', '/publishers/acme/nodes/held/versions/2.0.0', { token: server.adminToken, body: { status: 'NodeVersionStatusFlagged' } });
+    const flagged = await call(server.url, 'PUT', '/publishers/acme/nodes/held/versions/2.0.0', {
+      token: server.adminToken,
+      body: { status: 'NodeVersionStatusFlagged' },
+    });
     expect(flagged.status, flagged.text).toBe(200);
     for (const token of [alice.token, server.adminToken]) {
       const dir = tempDir();
-      const result = await runInProcess(['node', 'download', 'held@2.0.0', '--out', `${dir}/`, '--json'], { env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token } });
+      const result = await runInProcess(['node', 'download', 'held@2.0.0', '--out', `${dir}/`, '--json'], {
+        env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token },
+      });
       expect(result.code, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout)).toMatchObject({ version: '2.0.0', archive_sha256: uploaded.archive_sha256, size: uploaded.archive_size });
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        version: '2.0.0',
+        archive_sha256: uploaded.archive_sha256,
+        size: uploaded.archive_size,
+      });
       expect(result.stderr).toContain('held 2.0.0 is not active (NodeVersionStatusFlagged)');
       expect(existsSync(join(dir, 'held-2.0.0.zip'))).toBe(true);
     }
     const stranger = await createUser(server, 'stranger');
     for (const token of [stranger.token, undefined]) {
-      const result = await runInProcess(['node', 'download', 'held@2.0.0', '--out', `${tempDir()}/`], { env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token } });
+      const result = await runInProcess(['node', 'download', 'held@2.0.0', '--out', `${tempDir()}/`], {
+        env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token },
+      });
       expect(result.code, result.stderr).toBe(5);
-      expect(result.stderr).toContain('hint: version 2.0.0 is not active: a version is active once its archive is uploaded');
+      expect(result.stderr).toContain(
+        'hint: version 2.0.0 is not active: a version is active once its archive is uploaded',
+      );
     }
   });
 });
@@ -102,7 +130,9 @@ describe('download requests', () => {
   /** The download of `spec`, and the requests the registry received for it (method and path). */
   async function asked(spec: string, token?: string) {
     requests.length = 0;
-    const result = await runInProcess(['node', 'download', spec, '--out', `${tempDir()}/`], { env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token } });
+    const result = await runInProcess(['node', 'download', spec, '--out', `${tempDir()}/`], {
+      env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token },
+    });
     await new Promise((r) => setTimeout(r, 50)); // a line is written once its answer is
     return { result, paths: requests.map((line) => line.split(' ').slice(0, 2).join(' ')) };
   }
@@ -120,21 +150,41 @@ describe('download requests', () => {
     // a member's version without its archive: read once, which says the node and the version exist
     const member = await asked('half@1.0.0', alice.token);
     expect(member.result.code).toBe(5);
-    expect(member.result.stderr).toContain('hint: version 1.0.0 is not active: a version is active once its archive is uploaded');
+    expect(member.result.stderr).toContain(
+      'hint: version 1.0.0 is not active: a version is active once its archive is uploaded',
+    );
     expect(member.paths).toEqual(['GET /nodes/half/install', 'GET /nodes/half/versions/1.0.0']);
 
     // a flagged version the archive route hides from a stranger
     await publishAndUpload(server, alice.token, 'acme', 'flagged', '2.0.0');
-    expect((await call(server.url, 'PUT', '/publishers/acme/nodes/flagged/versions/2.0.0', { token: server.adminToken, body: { status: 'NodeVersionStatusFlagged' } })).status).toBe(200);
+    expect(
+      (
+        await call(server.url, 'PUT', '/publishers/acme/nodes/flagged/versions/2.0.0', {
+          token: server.adminToken,
+          body: { status: 'NodeVersionStatusFlagged' },
+        })
+      ).status,
+    ).toBe(200);
     const outsider = await createUser(server, 'outsider');
     const hidden = await asked('flagged@2.0.0', outsider.token);
     expect(hidden.result.code).toBe(5);
     expect(hidden.result.stderr).toContain('hint: version 2.0.0 is not active');
-    expect(hidden.paths).toEqual(['GET /nodes/flagged/install', 'GET /nodes/flagged/versions/2.0.0', 'GET /archives/acme/flagged/2.0.0/node.zip']);
+    expect(hidden.paths).toEqual([
+      'GET /nodes/flagged/install',
+      'GET /nodes/flagged/versions/2.0.0',
+      'GET /archives/acme/flagged/2.0.0/node.zip',
+    ]);
 
     // a banned node: the 403's own hint is shown, so nothing is asked for a 404's
     await publishAndUpload(server, alice.token, 'acme', 'gone', '1.0.0');
-    expect((await call(server.url, 'PUT', '/publishers/acme/nodes/gone', { token: server.adminToken, body: { status: 'NodeStatusBanned' } })).status).toBe(200);
+    expect(
+      (
+        await call(server.url, 'PUT', '/publishers/acme/nodes/gone', {
+          token: server.adminToken,
+          body: { status: 'NodeStatusBanned' },
+        })
+      ).status,
+    ).toBe(200);
     const banned = await asked('gone@1.0.0');
     expect(banned.result.stderr).toContain('error: node gone is banned');
     expect(banned.result.stderr).toContain('hint: a registry admin banned it');
@@ -151,13 +201,18 @@ describe('names that line up', () => {
   });
 
   it('version update takes 1.0 for 1.0.0, as publish does', async () => {
-    const result = await runInProcess(['version', 'update', 'ready', '1.0', '--changelog', 'short form'], { env: env() });
+    const result = await runInProcess(['version', 'update', 'ready', '1.0', '--changelog', 'short form'], {
+      env: env(),
+    });
     expect(result.code, result.stderr).toBe(0);
     expect((await call(server.url, 'GET', '/nodes/ready/versions/1.0.0')).body.changelog).toBe('short form');
   });
 
   it('task status takes the command name skin-enhance as well as the kind skin-enhancer', async () => {
-    const started = await call(server.url, 'POST', '/proxy/img/v1/ai/skin-enhancer/flexible', { token: alice.token, body: { image: PNG.toString('base64') } });
+    const started = await call(server.url, 'POST', '/proxy/img/v1/ai/skin-enhancer/flexible', {
+      token: alice.token,
+      body: { image: PNG.toString('base64') },
+    });
     expect(started.status).toBe(200);
     const result = await runInProcess(['task', 'status', 'skin-enhance', started.body.data.task_id], { env: env() });
     expect(result.code, result.stderr).toBe(0);
@@ -204,20 +259,33 @@ describe('plain sentences', () => {
 describe('hints that run as printed', () => {
   it('says how the CLI was started: nodereg from PATH, npx nodereg from node_modules/.bin, else node <script>', () => {
     expect(invocation('/usr/local/bin/nodereg', { PATH: '/usr/bin:/usr/local/bin' }, '/home/a')).toBe('nodereg');
-    expect(invocation('/home/a/proj/node_modules/.bin/nodereg', { PATH: '/usr/bin' }, '/home/a/proj')).toBe('npx nodereg');
-    expect(invocation('/home/a/nodereg/bin/nodereg.js', { PATH: '/usr/bin' }, '/home/a/nodereg')).toBe('node bin/nodereg.js');
-    expect(invocation('/opt/nodereg/bin/nodereg.js', { PATH: '/usr/bin' }, '/home/a')).toBe('node /opt/nodereg/bin/nodereg.js');
-    expect(asInvoked('run `nodereg login`; or: nodereg whoami\n  nodereg publish x | nodereg y', 'node bin/nodereg.js')).toBe(
+    expect(invocation('/home/a/proj/node_modules/.bin/nodereg', { PATH: '/usr/bin' }, '/home/a/proj')).toBe(
+      'npx nodereg',
+    );
+    expect(invocation('/home/a/nodereg/bin/nodereg.js', { PATH: '/usr/bin' }, '/home/a/nodereg')).toBe(
+      'node bin/nodereg.js',
+    );
+    expect(invocation('/opt/nodereg/bin/nodereg.js', { PATH: '/usr/bin' }, '/home/a')).toBe(
+      'node /opt/nodereg/bin/nodereg.js',
+    );
+    expect(
+      asInvoked('run `nodereg login`; or: nodereg whoami\n  nodereg publish x | nodereg y', 'node bin/nodereg.js'),
+    ).toBe(
       'run `node bin/nodereg.js login`; or: node bin/nodereg.js whoami\n  node bin/nodereg.js publish x | node bin/nodereg.js y',
     );
-    expect(asInvoked('an example node, seeded by nodereg serve --seed', 'npx nodereg')).toBe('an example node, seeded by nodereg serve --seed');
+    expect(asInvoked('an example node, seeded by nodereg serve --seed', 'npx nodereg')).toBe(
+      'an example node, seeded by nodereg serve --seed',
+    );
   });
 
   it('npm start in a checkout prints commands as `node bin/nodereg.js …`, which run there', async () => {
     const home = tempDir('nodereg-home-');
     // its own process group: npm does not pass SIGTERM on to the server it started, so the group is stopped
     const child = spawn('npm', ['start', '--', '--port', '0', '--data-dir', join(home, 'data'), '--log', 'off'], {
-      cwd: ROOT, env: cliEnv(home), stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+      cwd: ROOT,
+      env: cliEnv(home),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
@@ -238,7 +306,11 @@ describe('hints that run as printed', () => {
     cpSync(join(ROOT, 'package.json'), join(checkout, 'package.json'));
     symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'));
     const result = await new Promise<{ code: number | null; stderr: string }>((done) => {
-      const child = spawn('npm', ['start'], { cwd: checkout, env: cliEnv(tempDir()), stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn('npm', ['start'], {
+        cwd: checkout,
+        env: cliEnv(tempDir()),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (chunk) => (stderr += chunk));
       child.on('close', (code) => done({ code, stderr }));
@@ -257,7 +329,10 @@ describe('an id typed where a command goes', () => {
       [['node', 'ready'], "hint: if ready is a node's id, `nodereg node show ready` shows it"],
       [['version', 'ready'], "hint: if ready is a node's id, `nodereg node versions ready` lists its versions"],
       [['publisher', 'acme'], "hint: if acme is a publisher's id, `nodereg publisher show acme` shows it"],
-      [['publisher', 'members', 'acme'], "hint: if acme is a publisher's id, `nodereg publisher show acme` shows it and its members"],
+      [
+        ['publisher', 'members', 'acme'],
+        "hint: if acme is a publisher's id, `nodereg publisher show acme` shows it and its members",
+      ],
     ];
     for (const [args, hint] of cases) {
       const result = await runInProcess(args, { env: env() });
@@ -267,7 +342,13 @@ describe('an id typed where a command goes', () => {
       expect(shown.code, shown.stderr).toBe(0);
     }
     const json = await runInProcess(['--json', 'node', 'ready'], { env: env() });
-    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'invalid_input', message: "unknown command 'ready'", hint: "if ready is a node's id, `nodereg node show ready` shows it" } });
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: {
+        code: 'invalid_input',
+        message: "unknown command 'ready'",
+        hint: "if ready is a node's id, `nodereg node show ready` shows it",
+      },
+    });
     // a typo of a command keeps commander's suggestion
     expect((await runInProcess(['node', 'shwo', 'ready'], { env: env() })).stderr).toContain('(Did you mean show?)');
   });

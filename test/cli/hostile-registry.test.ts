@@ -57,7 +57,8 @@ function endless(res: ServerResponse, chunk: Buffer, sent: (bytes: number) => vo
   pump();
 }
 
-const cli = (url: string, argv: string[]) => runInProcess(argv, { env: { NODEREG_REGISTRY: url, NODEREG_TOKEN: 'nrg_u_test' } });
+const cli = (url: string, argv: string[]) =>
+  runInProcess(argv, { env: { NODEREG_REGISTRY: url, NODEREG_TOKEN: 'nrg_u_test' } });
 
 /** Every file under `dir`, relative. */
 const filesUnder = (dir: string) => readdirSync(dir, { recursive: true }).map(String).sort();
@@ -69,10 +70,16 @@ describe('a hostile registry', () => {
     const out = join(root, 'a', 'b', 'out');
     mkdirSync(out, { recursive: true });
     const url = await registry((req, res, base) => {
-      if (req.url!.startsWith('/archives/')) return void res.writeHead(200, { 'content-type': 'application/zip' }).end(bytes);
+      if (req.url!.startsWith('/archives/'))
+        return void res.writeHead(200, { 'content-type': 'application/zip' }).end(bytes);
       json(res, {
-        id: 'v', node_id: 'x', version: '../../../escaped', status: 'NodeVersionStatusActive',
-        downloadUrl: `${base}/archives/p/x/1.0.0/node.zip`, archive_sha256: createHash('sha256').update(bytes).digest('hex'), archive_size: bytes.length,
+        id: 'v',
+        node_id: 'x',
+        version: '../../../escaped',
+        status: 'NodeVersionStatusActive',
+        downloadUrl: `${base}/archives/p/x/1.0.0/node.zip`,
+        archive_sha256: createHash('sha256').update(bytes).digest('hex'),
+        archive_size: bytes.length,
       });
     });
     const result = await cli(url, ['node', 'download', 'x', '--out', out]);
@@ -87,7 +94,14 @@ describe('a hostile registry', () => {
     let sent = 0;
     const url = await registry((req, res, base) => {
       if (!req.url!.startsWith('/archives/')) {
-        return json(res, { id: 'v', node_id: 'x', version: '1.0.0', status: 'NodeVersionStatusActive', downloadUrl: `${base}/archives/p/x/1.0.0/node.zip`, archive_size: bytes.length });
+        return json(res, {
+          id: 'v',
+          node_id: 'x',
+          version: '1.0.0',
+          status: 'NodeVersionStatusActive',
+          downloadUrl: `${base}/archives/p/x/1.0.0/node.zip`,
+          archive_size: bytes.length,
+        });
       }
       res.writeHead(200, { 'content-type': 'application/zip' });
       endless(res, Buffer.alloc(1024 * 1024), (bytes) => {
@@ -122,13 +136,18 @@ describe('a hostile registry', () => {
     writeFileSync(image, 'png');
     const url = await registry((req, res, base) => {
       // announces 2 GiB, sends a byte and stalls
-      if (req.url === '/result.png') return void res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(2 * 1024 ** 3) }).write('p');
+      if (req.url === '/result.png')
+        return void res
+          .writeHead(200, { 'content-type': 'image/png', 'content-length': String(2 * 1024 ** 3) })
+          .write('p');
       json(res, { data: { task_id: 't', status: 'COMPLETED', generated: [`${base}/result.png`] } });
     });
     const started = Date.now();
     const result = await cli(url, ['relight', image, '--output', join(root, 'out.png')]);
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toContain(`/result.png: it is over ${AI_RESULT_MAX / 1024 / 1024} MiB, more than an AI result`);
+    expect(result.stderr).toContain(
+      `/result.png: it is over ${AI_RESULT_MAX / 1024 / 1024} MiB, more than an AI result`,
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(filesUnder(root)).toEqual(['in.png']);
   });
@@ -143,7 +162,9 @@ describe('a hostile registry', () => {
       });
     });
     const state = { id: 't', status: 'COMPLETED', results: [`${url}/result.png`], done: true, failed: false };
-    await expect(downloadResults('relight', state, join(out, 'out.png'), 1024 * 1024)).rejects.toThrow('it is over 1 MiB, more than an AI result');
+    await expect(downloadResults('relight', state, join(out, 'out.png'), 1024 * 1024)).rejects.toThrow(
+      'it is over 1 MiB, more than an AI result',
+    );
     expect(filesUnder(out)).toEqual([]);
     expect(sent).toBeLessThan(64 * 1024 * 1024);
   });
@@ -161,10 +182,15 @@ describe('a hostile registry', () => {
     const written: Buffer[] = [];
     const sink = new PassThrough().on('data', (chunk: Buffer) => written.push(chunk));
     const two = { id: 't', status: 'COMPLETED', results: [`${url}/1.png`, `${url}/2.png`], done: true, failed: false };
-    await expect(downloadResults('relight', two, '-', 1024 * 1024, sink)).rejects.toMatchObject({ exitCode: 2, message: '--output - writes one result to stdout; relight task t has 2' });
+    await expect(downloadResults('relight', two, '-', 1024 * 1024, sink)).rejects.toMatchObject({
+      exitCode: 2,
+      message: '--output - writes one result to stdout; relight task t has 2',
+    });
     expect(requests).toBe(0);
     const one = { ...two, results: [`${url}/1.png`] };
-    await expect(downloadResults('relight', one, '-', 1024 * 1024, sink)).rejects.toThrow('it is over 1 MiB, more than an AI result');
+    await expect(downloadResults('relight', one, '-', 1024 * 1024, sink)).rejects.toThrow(
+      'it is over 1 MiB, more than an AI result',
+    );
     expect(Buffer.concat(written).length).toBeLessThanOrEqual(1024 * 1024);
     expect(sent).toBeLessThan(64 * 1024 * 1024);
   });
@@ -218,7 +244,9 @@ describe('a hostile registry', () => {
   it('--json: C1 and bidi controls are written as \\u escapes (JSON.stringify leaves them raw), the same document', async () => {
     const evil = 'a\u202eb\x9bc\x7fd\u2066e é';
     const url = await registry((_req, res) => json(res, { data: { task_id: evil, status: 'CREATED' } }));
-    const result = await runInProcess(['task', 'status', 'relight', 'abc', '--json'], { env: { NODEREG_REGISTRY: url, NODEREG_TOKEN: 'nrg_u_test' } });
+    const result = await runInProcess(['task', 'status', 'relight', 'abc', '--json'], {
+      env: { NODEREG_REGISTRY: url, NODEREG_TOKEN: 'nrg_u_test' },
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('"task_id": "a\\u202eb\\u009bc\\u007fd\\u2066e é"');
     expect(JSON.parse(result.stdout).data.task_id).toBe(evil);

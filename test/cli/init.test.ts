@@ -70,7 +70,19 @@ line-length = 100
 describe('nodereg init', () => {
   it('creates pyproject.toml in an empty directory from flags, and the result validates', async () => {
     const dir = join(tempDir(), 'my-node');
-    const result = await init([dir, '--publisher', 'ada', '--display-name', 'My Node', '--tags', 'image, upscale', '--description', 'Nice', '--version', '1.0']);
+    const result = await init([
+      dir,
+      '--publisher',
+      'ada',
+      '--display-name',
+      'My Node',
+      '--tags',
+      'image, upscale',
+      '--description',
+      'Nice',
+      '--version',
+      '1.0',
+    ]);
     expect(result.code).toBe(0);
     const doc = parse(readFileSync(join(dir, 'pyproject.toml'), 'utf8'));
     expect(doc).toEqual({
@@ -93,17 +105,22 @@ describe('nodereg init', () => {
 
   it('adds missing keys under an existing [tool.nodereg] header, nothing else moves (CRLF kept)', async () => {
     const dir = tempDir();
-    const before = '[project]\r\nname = "n"\r\nversion = "1.0.0"\r\n\r\n[tool.nodereg]  # ours\r\ntags = ["x"]\r\n\r\n[tool.other]\r\na = 1\r\n';
+    const before =
+      '[project]\r\nname = "n"\r\nversion = "1.0.0"\r\n\r\n[tool.nodereg]  # ours\r\ntags = ["x"]\r\n\r\n[tool.other]\r\na = 1\r\n';
     writeFileSync(join(dir, 'pyproject.toml'), before);
     expect((await init([dir, '--publisher', 'ada'])).code).toBe(0);
-    expect(readFileSync(join(dir, 'pyproject.toml'), 'utf8')).toBe(before.replace('# ours\r\n', '# ours\r\npublisher = "ada"\r\n'));
+    expect(readFileSync(join(dir, 'pyproject.toml'), 'utf8')).toBe(
+      before.replace('# ours\r\n', '# ours\r\npublisher = "ada"\r\n'),
+    );
   });
 
   it('puts the version in [tool.nodereg] when [project] version is dynamic', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'pyproject.toml'), '[project]\nname = "n"\ndynamic = ["version"]\n');
     expect((await init([dir, '--publisher', 'ada', '--version', '0.3.0'])).code).toBe(0);
-    expect(parse(readFileSync(join(dir, 'pyproject.toml'), 'utf8')).tool).toEqual({ nodereg: { publisher: 'ada', version: '0.3.0' } });
+    expect(parse(readFileSync(join(dir, 'pyproject.toml'), 'utf8')).tool).toEqual({
+      nodereg: { publisher: 'ada', version: '0.3.0' },
+    });
   });
 
   it('refuses to overwrite existing keys, naming each, and writes nothing', async () => {
@@ -111,13 +128,18 @@ describe('nodereg init', () => {
     writeFileSync(join(dir, 'pyproject.toml'), EXISTING);
     const result = await init([dir, '--publisher', 'ada', '--name', 'other', '--version', '3.0']);
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/init does not overwrite what pyproject\.toml already has: \[project\] name is "img-tools", not "other" \(--name\); \[project\] version is "2\.1", not "3\.0" \(--version\)/);
+    expect(result.stderr).toMatch(
+      /init does not overwrite what pyproject\.toml already has: \[project\] name is "img-tools", not "other" \(--name\); \[project\] version is "2\.1", not "3\.0" \(--version\)/,
+    );
     expect(readFileSync(join(dir, 'pyproject.toml'), 'utf8')).toBe(EXISTING);
   });
 
   it('says so when there is nothing to add', async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'pyproject.toml'), '[project]\nname = "n"\nversion = "1"\n[tool.nodereg]\npublisher = "ada"\n');
+    writeFileSync(
+      join(dir, 'pyproject.toml'),
+      '[project]\nname = "n"\nversion = "1"\n[tool.nodereg]\npublisher = "ada"\n',
+    );
     const result = await init([dir, '--publisher', 'ada']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/already has everything init sets/);
@@ -170,7 +192,11 @@ describe('nodereg init', () => {
     writeFileSync(join(dir, 'pyproject.toml'), EXISTING);
     const fake = fakePrompts(['ada', '', '']);
     expect((await init([dir], { interactive: true, prompts: fake.prompts })).code).toBe(0);
-    expect(fake.asked.map((q) => q.message)).toEqual(['Publisher id', 'Display name', 'Tags, comma-separated (optional)']);
+    expect(fake.asked.map((q) => q.message)).toEqual([
+      'Publisher id',
+      'Display name',
+      'Tags, comma-separated (optional)',
+    ]);
     expect(readFileSync(join(dir, 'pyproject.toml'), 'utf8')).toBe(`${EXISTING}\n[tool.nodereg]\npublisher = "ada"\n`);
   });
 
@@ -198,12 +224,18 @@ describe('nodereg init', () => {
       adopted: [],
     });
     // the next commands as the user runs them from here: with the directory named
-    expect(created.stderr).toContain(`hint: check it with \`nodereg validate ${dir}\`, then publish with \`nodereg publish ${dir}\``);
+    expect(created.stderr).toContain(
+      `hint: check it with \`nodereg validate ${dir}\`, then publish with \`nodereg publish ${dir}\``,
+    );
     // --offline: the result must not depend on a registry that happens to answer on the default port
     const validated = await runInProcess(['validate', dir, '--offline']);
     expect(validated.code).toBe(0);
     const size = readFileSync(join(dir, 'pyproject.toml')).length;
-    expect(validated.stdout).toMatch(new RegExp(`^spawned-node 0\\.1\\.0 \\(publisher ada\\) is ready to publish: 1 file, ${size} B\\nread from:\\n[^]*  publisher +\\[tool\\.nodereg\\] publisher\\n`));
+    expect(validated.stdout).toMatch(
+      new RegExp(
+        `^spawned-node 0\\.1\\.0 \\(publisher ada\\) is ready to publish: 1 file, ${size} B\\nread from:\\n[^]*  publisher +\\[tool\\.nodereg\\] publisher\\n`,
+      ),
+    );
   });
 });
 
@@ -211,18 +243,27 @@ describe('init in a repository as `comfy node init` finds it', () => {
   it('a new file takes the LICENSE file, the packages of requirements.txt and the git remote, as the incumbent does; validate then warns of no license (it did, and the user had to add it by hand)', async () => {
     const dir = gitRepo({
       LICENSE: 'MIT License\n',
-      'requirements.txt': '# runtime\ntorch\nnumpy>=1.26  # arrays\n--extra-index-url https://download.pytorch.org/whl/cu121\n-r extra.txt\n\n',
+      'requirements.txt':
+        '# runtime\ntorch\nnumpy>=1.26  # arrays\n--extra-index-url https://download.pytorch.org/whl/cu121\n-r extra.txt\n\n',
       '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
     });
     // a CI clone's remote carries its token: never written into the file
     git(dir, ['remote', 'add', 'origin', 'https://x-access-token:ghs_secret@github.com/ada/ComfyUI-Relight.git']);
     const created = await runInProcess(['init', '--publisher', 'ada'], { cwd: dir });
     expect(created.code, created.stderr).toBe(0);
-    expect(created.stdout).toContain('; from the directory: [project] license (a LICENSE file), [project] dependencies (requirements.txt), [project.urls] Repository (the git remote origin)');
+    expect(created.stdout).toContain(
+      '; from the directory: [project] license (a LICENSE file), [project] dependencies (requirements.txt), [project.urls] Repository (the git remote origin)',
+    );
     const text = readFileSync(join(dir, 'pyproject.toml'), 'utf8');
     expect(text).not.toContain('ghs_secret');
     expect(parse(text)).toEqual({
-      project: { name: basename(dir), version: '0.1.0', license: { file: 'LICENSE' }, dependencies: ['torch', 'numpy>=1.26'], urls: { Repository: 'https://github.com/ada/ComfyUI-Relight' } },
+      project: {
+        name: basename(dir),
+        version: '0.1.0',
+        license: { file: 'LICENSE' },
+        dependencies: ['torch', 'numpy>=1.26'],
+        urls: { Repository: 'https://github.com/ada/ComfyUI-Relight' },
+      },
       tool: { nodereg: { publisher: 'ada' } },
     });
     const validated = await runInProcess(['validate', '--offline'], { cwd: dir });
@@ -240,7 +281,11 @@ describe('init in a repository as `comfy node init` finds it', () => {
       const dir = gitRepo({});
       git(dir, ['remote', 'add', 'origin', remote]);
       expect((await init([dir, '--publisher', 'ada', '--name', 'relight'])).code).toBe(0);
-      expect(parse(readFileSync(join(dir, 'pyproject.toml'), 'utf8')).project).toEqual(repository ? { name: 'relight', version: '0.1.0', urls: { Repository: repository } } : { name: 'relight', version: '0.1.0' });
+      expect(parse(readFileSync(join(dir, 'pyproject.toml'), 'utf8')).project).toEqual(
+        repository
+          ? { name: 'relight', version: '0.1.0', urls: { Repository: repository } }
+          : { name: 'relight', version: '0.1.0' },
+      );
     }
   });
 });
@@ -249,11 +294,19 @@ describe('init with 64-bit integers in pyproject.toml', () => {
   it('adds its keys next to them, and names one that holds a different value', async () => {
     const dir = tempDir();
     const file = join(dir, 'pyproject.toml');
-    writeFileSync(file, '[project]\nname = "big-ints"\nversion = "1.0.0"\n\n[tool.other]\nseed = 9223372036854775807\n');
+    writeFileSync(
+      file,
+      '[project]\nname = "big-ints"\nversion = "1.0.0"\n\n[tool.other]\nseed = 9223372036854775807\n',
+    );
     const added = await init([dir, '--publisher', 'ada']);
     expect(added.code, added.stderr).toBe(0);
-    expect(readFileSync(file, 'utf8')).toBe('[project]\nname = "big-ints"\nversion = "1.0.0"\n\n[tool.other]\nseed = 9223372036854775807\n\n[tool.nodereg]\npublisher = "ada"\n');
-    writeFileSync(file, '[project]\nname = "big-ints"\nversion = "1.0.0"\n\n[tool.nodereg]\npublisher = 9223372036854775807\n');
+    expect(readFileSync(file, 'utf8')).toBe(
+      '[project]\nname = "big-ints"\nversion = "1.0.0"\n\n[tool.other]\nseed = 9223372036854775807\n\n[tool.nodereg]\npublisher = "ada"\n',
+    );
+    writeFileSync(
+      file,
+      '[project]\nname = "big-ints"\nversion = "1.0.0"\n\n[tool.nodereg]\npublisher = 9223372036854775807\n',
+    );
     const refused = await init([dir, '--publisher', 'ada']);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain('[tool.nodereg] publisher is "9223372036854775807", not "ada" (--publisher)');

@@ -107,7 +107,11 @@ describe('login on a terminal', () => {
     const never = async (): Promise<Prompts> => {
       throw new Error('prompted although --token was given');
     };
-    const result = await runInProcess(['--registry', server.url, '--token', token, 'login'], { home, interactive: true, prompts: never });
+    const result = await runInProcess(['--registry', server.url, '--token', token, 'login'], {
+      home,
+      interactive: true,
+      prompts: never,
+    });
     expect(result.code).toBe(0);
     expect(profiles(home).default.token).toBe(token);
   });
@@ -119,7 +123,11 @@ describe('login without a terminal', () => {
     const never = async (): Promise<Prompts> => {
       throw new Error('prompted without a terminal');
     };
-    const result = await runInProcess(['--registry', server.url, 'login'], { home, interactive: false, prompts: never });
+    const result = await runInProcess(['--registry', server.url, 'login'], {
+      home,
+      interactive: false,
+      prompts: never,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--token');
     expect(result.stderr).toContain('stdin');
@@ -135,7 +143,11 @@ describe('login without a terminal', () => {
 
   it('reads the token from stdin', async () => {
     const home = tempDir('nodereg-home-');
-    const result = await runInProcess(['--registry', server.url, 'login'], { home, interactive: false, input: `  ${token}\n` });
+    const result = await runInProcess(['--registry', server.url, 'login'], {
+      home,
+      interactive: false,
+      input: `  ${token}\n`,
+    });
     expect(result.code).toBe(0);
     expect(profiles(home)).toEqual({ default: { registry: server.url, token } });
   });

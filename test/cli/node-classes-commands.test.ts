@@ -10,8 +10,9 @@ import { createPat, createPublisher, createUser, makeZip, publishAndUpload } fro
 import { runInProcess } from './in-process.js';
 
 const initPy = (classes: string[]) =>
-  classes.map((c) => `class ${c}:\n    RETURN_TYPES = ("IMAGE",)\n    FUNCTION = "run"\n    CATEGORY = "test"\n`).join('\n') +
-  `\nNODE_CLASS_MAPPINGS = {${classes.map((c) => `"${c}": ${c}`).join(', ')}}\n`;
+  classes
+    .map((c) => `class ${c}:\n    RETURN_TYPES = ("IMAGE",)\n    FUNCTION = "run"\n    CATEGORY = "test"\n`)
+    .join('\n') + `\nNODE_CLASS_MAPPINGS = {${classes.map((c) => `"${c}": ${c}`).join(', ')}}\n`;
 
 const PACKS: Record<string, string[]> = {
   'pack-blur': ['BoxBlur', 'GaussBlur'],
@@ -43,7 +44,10 @@ describe('node classes on the CLI', () => {
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/node classes \(2\):\n {2}Alpha\n {2}Beta/);
     const json = await cli(['--json', 'validate', dir, '--offline']);
-    expect(JSON.parse(json.stdout).node_classes).toMatchObject({ status: 'success', classes: [{ name: 'Alpha' }, { name: 'Beta' }] });
+    expect(JSON.parse(json.stdout).node_classes).toMatchObject({
+      status: 'success',
+      classes: [{ name: 'Alpha' }, { name: 'Beta' }],
+    });
   });
 
   it('validate warns when the version is not plain X.Y.Z, saying the manager shows "unknown"', async () => {
@@ -68,23 +72,29 @@ describe('node classes on the CLI', () => {
 
   it('workflow deps resolves a UI-format workflow: packs, unknown classes, core classes', async () => {
     const file = join(tempDir(), 'ui.json');
-    writeFileSync(file, JSON.stringify({
-      nodes: [
-        { id: 1, type: 'CheckpointLoaderSimple', properties: {} },
-        { id: 2, type: 'GaussBlur', properties: {} },
-        { id: 3, type: 'BoxBlur', properties: {} },
-        { id: 4, type: 'HueShift', properties: {} },
-        { id: 5, type: 'Mystery', properties: {} },
-        { id: 6, type: 'VeryOwnCoreThing', properties: { cnr_id: 'comfy-core' } },
-        { id: 7, type: 'Note', properties: {} },
-      ],
-      links: [],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        nodes: [
+          { id: 1, type: 'CheckpointLoaderSimple', properties: {} },
+          { id: 2, type: 'GaussBlur', properties: {} },
+          { id: 3, type: 'BoxBlur', properties: {} },
+          { id: 4, type: 'HueShift', properties: {} },
+          { id: 5, type: 'Mystery', properties: {} },
+          { id: 6, type: 'VeryOwnCoreThing', properties: { cnr_id: 'comfy-core' } },
+          { id: 7, type: 'Note', properties: {} },
+        ],
+        links: [],
+      }),
+    );
     const result = await cli(['--json', 'workflow', 'deps', file]);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
       format: 'ui',
-      packs: [{ id: 'pack-blur', classes: ['BoxBlur', 'GaussBlur'] }, { id: 'pack-color', classes: ['HueShift'] }],
+      packs: [
+        { id: 'pack-blur', classes: ['BoxBlur', 'GaussBlur'] },
+        { id: 'pack-color', classes: ['HueShift'] },
+      ],
       unknown: ['Mystery'],
       core: ['CheckpointLoaderSimple', 'VeryOwnCoreThing'],
     });
@@ -95,14 +105,22 @@ describe('node classes on the CLI', () => {
 
   it('workflow deps reads an API-format workflow too', async () => {
     const file = join(tempDir(), 'api.json');
-    writeFileSync(file, JSON.stringify({
-      '3': { class_type: 'KSampler', inputs: {} },
-      '4': { class_type: 'TextOverlay', inputs: {} },
-      '5': { class_type: 'SaveImage', inputs: {} },
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        '3': { class_type: 'KSampler', inputs: {} },
+        '4': { class_type: 'TextOverlay', inputs: {} },
+        '5': { class_type: 'SaveImage', inputs: {} },
+      }),
+    );
     const result = await cli(['--json', 'workflow', 'deps', file]);
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ format: 'api', packs: [{ id: 'pack-text', classes: ['TextOverlay'] }], unknown: [], core: ['KSampler', 'SaveImage'] });
+    expect(JSON.parse(result.stdout)).toEqual({
+      format: 'api',
+      packs: [{ id: 'pack-text', classes: ['TextOverlay'] }],
+      unknown: [],
+      core: ['KSampler', 'SaveImage'],
+    });
   });
 
   it('workflow deps names a file that is not a workflow, exit 2', async () => {

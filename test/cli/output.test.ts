@@ -18,8 +18,14 @@ it('says how long ago or how soon, in the largest whole unit', () => {
 });
 
 it('lists a file whose name holds a line end on one line, so it cannot pose as another file', () => {
-  const listed = fileTable([{ path: 'x\n       4 B  pkg/__init__.py', size: 0 }, { path: 'pkg/__init__.py', size: 4, untracked: true }]);
-  expect(listed.split('\n')).toEqual(['       0 B  x\\n       4 B  pkg/__init__.py', '       4 B  pkg/__init__.py  (untracked)']);
+  const listed = fileTable([
+    { path: 'x\n       4 B  pkg/__init__.py', size: 0 },
+    { path: 'pkg/__init__.py', size: 4, untracked: true },
+  ]);
+  expect(listed.split('\n')).toEqual([
+    '       0 B  x\\n       4 B  pkg/__init__.py',
+    '       4 B  pkg/__init__.py  (untracked)',
+  ]);
 });
 
 it('writes every bidi control as a whole \\u escape of four digits, so the letters after it do not read as part of it', () => {

@@ -45,13 +45,19 @@ async function startingRegistry(resets: number) {
 }
 
 /** How many times --verbose's `stderr` says `path` was requested. */
-const tries = (stderr: string, path: string) => stderr.split('\n').filter((line) => line.startsWith('→ GET ') && line.endsWith(path)).length;
+const tries = (stderr: string, path: string) =>
+  stderr.split('\n').filter((line) => line.startsWith('→ GET ') && line.endsWith(path)).length;
 
 describe('--retry-window against a registry that is not there', () => {
   it('node show on a port nobody listens on: 0 tries once, the default three times (a wrong URL), a chosen window of 4 s goes on', async () => {
     const down = `http://127.0.0.1:${await closedPort()}`;
-    const show = (...args: string[]) => runInProcess(['node', 'show', 'some-node', '--verbose', ...args], { env: { NODEREG_REGISTRY: down } });
-    const [none, standard, chosen] = await Promise.all([show('--retry-window', '0'), show(), show('--retry-window=4s')]);
+    const show = (...args: string[]) =>
+      runInProcess(['node', 'show', 'some-node', '--verbose', ...args], { env: { NODEREG_REGISTRY: down } });
+    const [none, standard, chosen] = await Promise.all([
+      show('--retry-window', '0'),
+      show(),
+      show('--retry-window=4s'),
+    ]);
     for (const result of [none, standard, chosen]) {
       expect(result.code, result.stderr).toBe(1);
       expect(result.stderr).toContain(`error: cannot reach ${down}/nodes/some-node: ECONNREFUSED`);
@@ -67,8 +73,13 @@ describe('--retry-window against a registry that is not there', () => {
 
   it('publish with NODEREG_RETRY_WINDOW=0: one try of the registry, exit 1', async () => {
     const down = `http://127.0.0.1:${await closedPort()}`;
-    const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "fast-fail"\nversion = "1.0.0"\n\n[tool.nodereg]\npublisher = "waiters"\n', '__init__.py': '' });
-    const result = await runInProcess(['publish', dir, '--verbose'], { env: { NODEREG_REGISTRY: down, NODEREG_TOKEN: token, NODEREG_RETRY_WINDOW: '0' } });
+    const dir = writeTree(tempDir(), {
+      'pyproject.toml': '[project]\nname = "fast-fail"\nversion = "1.0.0"\n\n[tool.nodereg]\npublisher = "waiters"\n',
+      '__init__.py': '',
+    });
+    const result = await runInProcess(['publish', dir, '--verbose'], {
+      env: { NODEREG_REGISTRY: down, NODEREG_TOKEN: token, NODEREG_RETRY_WINDOW: '0' },
+    });
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toContain(`error: cannot reach ${down}/limits: ECONNREFUSED\n`);
     expect(tries(result.stderr, '/limits')).toBe(1);
@@ -85,7 +96,9 @@ describe('--retry-window against a registry still starting (its first connection
     await expect.poll(() => early.connections()).toBe(6);
 
     const late = await startingRegistry(6);
-    const waited = await runInProcess(['node', 'show', 'shown-node', '--retry-window', '20s'], { env: { NODEREG_REGISTRY: late.url } });
+    const waited = await runInProcess(['node', 'show', 'shown-node', '--retry-window', '20s'], {
+      env: { NODEREG_REGISTRY: late.url },
+    });
     expect(waited.code, waited.stderr).toBe(0);
     expect(waited.stdout).toContain('shown-node');
     expect(late.connections()).toBeGreaterThan(6);
@@ -93,10 +106,20 @@ describe('--retry-window against a registry still starting (its first connection
 
   it('publish --retry-window 20s: a CI job that starts while its registry is being upgraded publishes, exit 0', async () => {
     const late = await startingRegistry(3);
-    const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "patient-node"\nversion = "1.0.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "waiters"\n', '__init__.py': '' });
-    const result = await runInProcess(['publish', dir, '--retry-window', '20s', '--json'], { env: { NODEREG_REGISTRY: late.url, NODEREG_TOKEN: token } });
+    const dir = writeTree(tempDir(), {
+      'pyproject.toml':
+        '[project]\nname = "patient-node"\nversion = "1.0.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "waiters"\n',
+      '__init__.py': '',
+    });
+    const result = await runInProcess(['publish', dir, '--retry-window', '20s', '--json'], {
+      env: { NODEREG_REGISTRY: late.url, NODEREG_TOKEN: token },
+    });
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ node_id: 'patient-node', version: '1.0.0', status: 'NodeVersionStatusActive' });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      node_id: 'patient-node',
+      version: '1.0.0',
+      status: 'NodeVersionStatusActive',
+    });
     expect(late.connections()).toBeGreaterThan(3);
   });
 });

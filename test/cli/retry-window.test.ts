@@ -7,7 +7,8 @@ import { writeTree } from '../package/fixtures.js';
 import { tempDir } from '../helpers.js';
 import { closedPort, runInProcess } from './in-process.js';
 
-const windowOf = (globals: Partial<Globals>, env: Record<string, string> = {}) => new Ctx(() => ({ input: true, ...globals }), '0.0.0-test', { env }).retryWindow();
+const windowOf = (globals: Partial<Globals>, env: Record<string, string> = {}) =>
+  new Ctx(() => ({ input: true, ...globals }), '0.0.0-test', { env }).retryWindow();
 
 describe('the retry window setting', () => {
   it.each([
@@ -41,7 +42,10 @@ describe('the retry window setting', () => {
 
   it('is a global option, taken before or after the command', async () => {
     const registry = `http://127.0.0.1:${await closedPort()}`;
-    for (const argv of [['--retry-window', 'soon', 'node', 'show', 'a'], ['node', 'show', 'a', '--retry-window=soon']]) {
+    for (const argv of [
+      ['--retry-window', 'soon', 'node', 'show', 'a'],
+      ['node', 'show', 'a', '--retry-window=soon'],
+    ]) {
       const result = await runInProcess(argv, { env: { NODEREG_REGISTRY: registry } });
       expect(result).toMatchObject({ code: 2, stderr: expect.stringContaining('invalid --retry-window "soon"') });
     }
@@ -49,7 +53,10 @@ describe('the retry window setting', () => {
 
   it('a bad value is exit 2 naming the flag, before any request (node show) or any packing (publish)', async () => {
     const registry = `http://127.0.0.1:${await closedPort()}`;
-    const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "waiting-node"\nversion = "1.0.0"\n\n[tool.nodereg]\npublisher = "team"\n', '__init__.py': '' });
+    const dir = writeTree(tempDir(), {
+      'pyproject.toml': '[project]\nname = "waiting-node"\nversion = "1.0.0"\n\n[tool.nodereg]\npublisher = "team"\n',
+      '__init__.py': '',
+    });
     const runs = [
       ['node', 'show', 'a-node', '--retry-window', '90 s'],
       ['publish', dir, '--retry-window', '90 s'],
@@ -58,10 +65,18 @@ describe('the retry window setting', () => {
     for (const argv of runs) {
       const result = await runInProcess(argv, { env: { NODEREG_REGISTRY: registry, NODEREG_TOKEN: 'nrg_u_test' } });
       expect([argv[0], result.code]).toEqual([argv[0], 2]);
-      expect(result.stderr).toBe('error: invalid --retry-window "90 s"\nhint: write a duration like 500ms, 90s, 20m or 1h\n');
+      expect(result.stderr).toBe(
+        'error: invalid --retry-window "90 s"\nhint: write a duration like 500ms, 90s, 20m or 1h\n',
+      );
     }
-    const fromEnv = await runInProcess(['node', 'show', 'a-node'], { env: { NODEREG_REGISTRY: registry, NODEREG_RETRY_WINDOW: '3h' } });
-    expect(fromEnv).toMatchObject({ code: 2, stderr: 'error: NODEREG_RETRY_WINDOW "3h" is longer than 1h, the most it may be\nhint: write a shorter one, such as 5m\n' });
+    const fromEnv = await runInProcess(['node', 'show', 'a-node'], {
+      env: { NODEREG_REGISTRY: registry, NODEREG_RETRY_WINDOW: '3h' },
+    });
+    expect(fromEnv).toMatchObject({
+      code: 2,
+      stderr:
+        'error: NODEREG_RETRY_WINDOW "3h" is longer than 1h, the most it may be\nhint: write a shorter one, such as 5m\n',
+    });
   });
 
   it('--help lists it under Global Options, with its variable and default', async () => {

@@ -27,7 +27,9 @@ let foreignUrl: string;
 beforeAll(async () => {
   server = await startServer();
   // Not a registry: a page, as a captive portal or a wrong URL answers.
-  foreign = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>sign in</html>'));
+  foreign = http.createServer((req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<html>sign in</html>'),
+  );
   await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
   foreignUrl = `http://127.0.0.1:${(foreign.address() as AddressInfo).port}`;
 });
@@ -56,7 +58,9 @@ describe('a registry URL with a password', () => {
     const whoami = await runInProcess(['whoami'], { env });
     expect(whoami.code).toBe(4);
     expectMasked(whoami, `no token for ${masked(server.url)}`);
-    const foreignAnswer = await runInProcess(['--json', 'node', 'show', 'some-node'], { env: { NODEREG_REGISTRY: withPassword(foreignUrl) } });
+    const foreignAnswer = await runInProcess(['--json', 'node', 'show', 'some-node'], {
+      env: { NODEREG_REGISTRY: withPassword(foreignUrl) },
+    });
     expect(foreignAnswer.code).toBe(2);
     expectMasked(foreignAnswer, masked(foreignUrl));
   });
@@ -66,7 +70,11 @@ describe('a registry URL with a password', () => {
     const set = await runInProcess(['config', 'set', 'registry', withPassword(server.url)], { home });
     expect(set.code).toBe(0);
     expectMasked(set, masked(server.url));
-    for (const args of [['config', 'get', 'registry'], ['config', 'list'], ['--json', 'config', 'list']]) {
+    for (const args of [
+      ['config', 'get', 'registry'],
+      ['config', 'list'],
+      ['--json', 'config', 'list'],
+    ]) {
       const result = await runInProcess(args, { home });
       expect(result.code).toBe(0);
       expectMasked(result, masked(server.url));
@@ -84,7 +92,14 @@ describe('a registry URL with a password', () => {
     const registry = server.url.replace('http://', `http://${token}@`);
     const search = await runInProcess(['--verbose', '--registry', registry, 'node', 'search', 'x']);
     expect(search.code).toBe(0);
-    const refused = await runInProcess(['--json', '--registry', 'http://127.0.0.1:9'.replace('http://', `http://${token}@`), 'node', 'show', 'x']);
+    const refused = await runInProcess([
+      '--json',
+      '--registry',
+      'http://127.0.0.1:9'.replace('http://', `http://${token}@`),
+      'node',
+      'show',
+      'x',
+    ]);
     expect(refused.code).toBe(1);
     for (const result of [search, refused]) expect(result.stdout + result.stderr).not.toContain(token);
     expect(search.stderr).toContain(`GET ${masked(server.url)}/nodes/search`);
@@ -107,7 +122,9 @@ describe('serve and a PostgreSQL URL with a password', () => {
       { args: ['--database', database], env: {} },
       { args: [], env: { NODEREG_DATABASE_URL: database } },
     ]) {
-      const result = await runInProcess(['serve', '--port', '0', '--data-dir', dataDir, '--log', 'json', ...run.args], { env: run.env });
+      const result = await runInProcess(['serve', '--port', '0', '--data-dir', dataDir, '--log', 'json', ...run.args], {
+        env: run.env,
+      });
       expect(result.code).toBe(1);
       expect(result.stdout + result.stderr).not.toContain(password);
       expect(JSON.parse(result.stderr.trim().split('\n').at(-1)!).message).toContain('postgres://***@127.0.0.1:1/db');

@@ -36,7 +36,9 @@ function changed(answer: Json, change: Change): Json {
   const all = paths(copy);
   const path = all[change.pick % all.length];
   if (path.length === 0) return change.kind === 'set' ? change.value : copy;
-  const parent = path.slice(0, -1).reduce<Json>((node, key) => (node as Record<string, Json>)[key as string], copy) as Record<string, Json>;
+  const parent = path
+    .slice(0, -1)
+    .reduce<Json>((node, key) => (node as Record<string, Json>)[key as string], copy) as Record<string, Json>;
   const last = path[path.length - 1];
   if (change.kind === 'delete' && !Array.isArray(parent)) delete parent[last];
   else if (change.kind === 'add' && !Array.isArray(parent)) parent[change.key] = change.value;
@@ -48,7 +50,10 @@ const changes: fc.Arbitrary<Change[]> = fc.array(
   fc.record({
     kind: fc.constantFrom('delete', 'set', 'add'),
     pick: fc.nat(),
-    value: fc.oneof(fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>, fc.constantFrom<Json>('', 'NodeStatusActive', 'NodeVersionStatusFlagged', 0, 1.5, -1, 2 ** 60, null, [], {})),
+    value: fc.oneof(
+      fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>,
+      fc.constantFrom<Json>('', 'NodeStatusActive', 'NodeVersionStatusFlagged', 0, 1.5, -1, 2 ** 60, null, [], {}),
+    ),
     key: fc.constantFrom('name', 'extra', 'status', 'latest_version', 'findings', 'user', 'kind'),
   }),
   { minLength: 1, maxLength: 3 },
@@ -62,7 +67,9 @@ describe('answers read with the generated checks', () => {
     server = await startServer({ scan: 'flag' });
     const owner = await createUser(server, 'answersowner');
     await createPublisher(server, owner, 'answerspub', { description: 'reads' });
-    await publishAndUpload(server, owner.token, 'answerspub', 'answers-node', '1.0.0', { node: { tags: ['x'], supported_os: ['linux'] } });
+    await publishAndUpload(server, owner.token, 'answerspub', 'answers-node', '1.0.0', {
+      node: { tags: ['x'], supported_os: ['linux'] },
+    });
     const pat = await createPat(server, owner, 'answerspub');
     const get = async (id: string, path: string, token?: string) => {
       const reply = await call(server.url, 'GET', path, { token });

@@ -6,7 +6,19 @@ import { checkRequest } from '../../src/contract/requests.js';
 import { NodeInput, NodeVersionInput, PublishBody } from '../../src/contract/resources.js';
 
 const optionalStrings = {
-  node: ['name', 'description', 'author', 'license', 'repository', 'icon', 'banner_url', 'category', 'supported_appui_version', 'supported_appui_frontend_version', 'status_detail'],
+  node: [
+    'name',
+    'description',
+    'author',
+    'license',
+    'repository',
+    'icon',
+    'banner_url',
+    'category',
+    'supported_appui_version',
+    'supported_appui_frontend_version',
+    'status_detail',
+  ],
   version: ['changelog', 'supported_appui_version', 'supported_appui_frontend_version'],
 };
 
@@ -26,7 +38,10 @@ describe('"" in an optional string is unset', () => {
   });
 
   it('the generated check of a publish body reads it the same', () => {
-    const body = { node: { id: 'n', supported_appui_version: '', icon: '' }, node_version: { version: '1.0.0', supported_appui_version: '' } };
+    const body = {
+      node: { id: 'n', supported_appui_version: '', icon: '' },
+      node_version: { version: '1.0.0', supported_appui_version: '' },
+    };
     expect(checkRequest('PublishBody', body)).toEqual(PublishBody.parse(body));
     expect(PublishBody.parse(body)).toEqual({ node: { id: 'n' }, node_version: { version: '1.0.0' } });
   });

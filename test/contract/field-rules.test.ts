@@ -11,15 +11,24 @@ import { promptWeightProblem } from '../../src/contract/proxy.js';
 import { NodeInput, PublisherInput } from '../../src/contract/resources.js';
 
 describe('URL fields', () => {
-  it.each(['', 'https://example.com/icon.png', 'http://127.0.0.1:4880/a?b=c#d', 'HTTPS://EXAMPLE.COM'])('take %j', (value) => {
-    expect(urlField.safeParse(value).success).toBe(true);
-  });
-  it.each(['icon.png', 'not a url', 'ftp://example.com/x', 'http:example.com', 'http:\\\\example.com', '//example.com', 'https://', `https://x.test/${'a'.repeat(2048)}`])(
-    'refuse %j',
+  it.each(['', 'https://example.com/icon.png', 'http://127.0.0.1:4880/a?b=c#d', 'HTTPS://EXAMPLE.COM'])(
+    'take %j',
     (value) => {
-      expect(urlField.safeParse(value).success).toBe(false);
+      expect(urlField.safeParse(value).success).toBe(true);
     },
   );
+  it.each([
+    'icon.png',
+    'not a url',
+    'ftp://example.com/x',
+    'http:example.com',
+    'http:\\\\example.com',
+    '//example.com',
+    'https://',
+    `https://x.test/${'a'.repeat(2048)}`,
+  ])('refuse %j', (value) => {
+    expect(urlField.safeParse(value).success).toBe(false);
+  });
   it('are read in one pass: a million characters that almost make a URL are refused at once', () => {
     // The previous pattern backtracked: 100,000 characters ending in a space took 17.8 s here.
     expect(isHttpUrl(`http://${'a'.repeat(1_000_000)} `)).toBe(false);
@@ -27,8 +36,10 @@ describe('URL fields', () => {
     expect(isHttpUrl(`http://${'a'.repeat(1_000_000)}`)).toBe(true);
   });
   it('apply to every URL field of nodes and publishers', () => {
-    for (const field of ['icon', 'banner_url', 'repository'] as const) expect(NodeInput.safeParse({ [field]: 'x.png' }).success, field).toBe(false);
-    for (const field of ['website', 'logo', 'source_code_repo'] as const) expect(PublisherInput.safeParse({ [field]: 'notaurl' }).success, field).toBe(false);
+    for (const field of ['icon', 'banner_url', 'repository'] as const)
+      expect(NodeInput.safeParse({ [field]: 'x.png' }).success, field).toBe(false);
+    for (const field of ['website', 'logo', 'source_code_repo'] as const)
+      expect(PublisherInput.safeParse({ [field]: 'notaurl' }).success, field).toBe(false);
     expect(PublisherInput.safeParse({ support: 'help@example.com' }).success).toBe(true);
   });
 });
@@ -63,7 +74,9 @@ describe('the error map', () => {
 describe('field problems', () => {
   it(`are reported ${MAX_FIELD_ERRORS} at most, with long keys and messages cut`, () => {
     const schema = z.record(z.string().max(2), z.unknown());
-    const issues = schema.safeParse(Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`${'k'.repeat(1000)}${i}`, 1]))).error!.issues;
+    const issues = schema.safeParse(
+      Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`${'k'.repeat(1000)}${i}`, 1])),
+    ).error!.issues;
     expect(issues.length).toBeGreaterThan(MAX_FIELD_ERRORS);
     const details = fieldErrors(issues);
     expect(details).toHaveLength(MAX_FIELD_ERRORS);
@@ -97,7 +110,10 @@ function previousPromptWeightProblem(prompt: string): string | null {
 describe('the relight prompt check', () => {
   it('gives the same verdict and message as before on any prompt of ( ) : digits and letters', () => {
     const prompt = fc.string({ unit: fc.constantFrom('(', ')', ':', '1', '.', '2', '4', 'a', ' '), maxLength: 40 });
-    fc.assert(fc.property(prompt, (p) => promptWeightProblem(p) === previousPromptWeightProblem(p)), { numRuns: 3000, seed: 20261125 });
+    fc.assert(
+      fc.property(prompt, (p) => promptWeightProblem(p) === previousPromptWeightProblem(p)),
+      { numRuns: 3000, seed: 20261125 },
+    );
   });
 
   it('reads a prompt of many "(" in one pass (the limit of the field stops longer ones before)', () => {

@@ -83,7 +83,9 @@ describe('openapiDocument', () => {
     });
 
     it('describes error responses with the error schema', () => {
-      expect(op!.responses['400']?.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/Error' });
+      expect(op!.responses['400']?.content?.['application/json']?.schema).toEqual({
+        $ref: '#/components/schemas/Error',
+      });
     });
   });
 
@@ -110,7 +112,12 @@ describe('openapiDocument', () => {
   it('the request schemas carry the rules', () => {
     const relight = bodySchema(doc.paths['/proxy/img/v1/ai/image-relight'].post)!;
     expect(relight.required).toEqual(['image']);
-    expect(relight.properties.light_transfer_strength).toMatchObject({ type: 'integer', minimum: 0, maximum: 100, default: 100 });
+    expect(relight.properties.light_transfer_strength).toMatchObject({
+      type: 'integer',
+      minimum: 0,
+      maximum: 100,
+      default: 100,
+    });
     const skin = bodySchema(doc.paths['/proxy/img/v1/ai/skin-enhancer/flexible'].post)!;
     expect(skin.required).toEqual(['image']);
     expect(skin.properties.smart_grain).toMatchObject({ type: 'integer', minimum: 0, maximum: 100, default: 2 });
@@ -122,7 +129,9 @@ describe('openapiDocument', () => {
     expect(video.properties.images).toMatchObject({ minItems: 1, maxItems: 1 });
     const publish = bodySchema(doc.paths['/publishers/{publisherId}/nodes/{nodeId}/versions'].post)!;
     expect(publish.required).toContain('node_version');
-    expect(Object.keys(publish.properties)).toEqual(expect.arrayContaining(['node', 'node_version', 'personal_access_token']));
+    expect(Object.keys(publish.properties)).toEqual(
+      expect.arrayContaining(['node', 'node_version', 'personal_access_token']),
+    );
     const version = bodySchema(doc.paths['/publishers/{publisherId}/nodes/{nodeId}/versions/{versionId}'].put)!;
     expect(version.properties.changelog.type).toBe('string');
     expect(version.properties.deprecated.type).toBe('boolean');
@@ -148,7 +157,10 @@ describe('openapiDocument', () => {
       const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
       const declared = ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'path');
       expect(declared.map((p) => p.name).sort(), `${method} ${path}`).toEqual(names);
-      expect(declared.every((p) => p.required === true), `${method} ${path}`).toBe(true);
+      expect(
+        declared.every((p) => p.required === true),
+        `${method} ${path}`,
+      ).toBe(true);
     }
   });
 
@@ -167,16 +179,29 @@ describe('openapiDocument', () => {
     expect(withBody.map(({ op }) => op.operationId)).toContain('uploadArchive');
     for (const { op } of withBody) {
       const kind = op.requestBody.content['application/zip'] ? 'zip' : 'json';
-      expect(op.parameters.find((p: Json) => p.in === 'header'), op.operationId).toMatchObject({ name: 'Content-Encoding', required: false, schema: { enum: ['identity'] } });
+      expect(
+        op.parameters.find((p: Json) => p.in === 'header'),
+        op.operationId,
+      ).toMatchObject({ name: 'Content-Encoding', required: false, schema: { enum: ['identity'] } });
       expect(op.responses['415'].description, op.operationId).toBe(`unsupported_media_type: ${mediaRefusal(kind)}`);
     }
-    for (const { op } of allOps.filter(({ op }) => !op.requestBody)) expect(op.parameters.some((p: Json) => p.in === 'header'), op.operationId).toBe(false);
+    for (const { op } of allOps.filter(({ op }) => !op.requestBody))
+      expect(
+        op.parameters.some((p: Json) => p.in === 'header'),
+        op.operationId,
+      ).toBe(false);
     expect(contentEncodingProblem('identity')).toBeUndefined();
     expect(contentEncodingProblem(' IDENTITY ')).toBeUndefined();
     expect(contentEncodingProblem(undefined)).toBeUndefined();
-    expect(contentEncodingProblem('gzip')).toBe('the server does not decode Content-Encoding: gzip; send the body unencoded (no Content-Encoding header)');
+    expect(contentEncodingProblem('gzip')).toBe(
+      'the server does not decode Content-Encoding: gzip; send the body unencoded (no Content-Encoding header)',
+    );
     expect(contentTypeProblem('json', 'application/vnd.x+json; charset=utf-8')).toBeUndefined();
-    expect(contentTypeProblem('zip', 'application/zipx')).toBe('send the archive with Content-Type: application/zip (got "application/zipx")');
-    expect(contentTypeProblem('json', undefined)).toBe('send the body as JSON with Content-Type: application/json (got "none")');
+    expect(contentTypeProblem('zip', 'application/zipx')).toBe(
+      'send the archive with Content-Type: application/zip (got "application/zipx")',
+    );
+    expect(contentTypeProblem('json', undefined)).toBe(
+      'send the body as JSON with Content-Type: application/json (got "none")',
+    );
   });
 });

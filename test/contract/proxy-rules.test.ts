@@ -49,7 +49,10 @@ const percentFields: { schema: Schema; name: string; base: Record<string, unknow
   { schema: SkinEnhancerBody, name: 'SkinEnhancerBody', base: SKIN_BASE, path: 'sharpen' },
   { schema: SkinEnhancerBody, name: 'SkinEnhancerBody', base: SKIN_BASE, path: 'smart_grain' },
   ...['whites', 'blacks', 'brightness', 'contrast', 'saturation'].map((sub) => ({
-    schema: RelightBody as Schema, name: 'RelightBody', base: RELIGHT_BASE, path: `advanced_settings.${sub}`,
+    schema: RelightBody as Schema,
+    name: 'RelightBody',
+    base: RELIGHT_BASE,
+    path: `advanced_settings.${sub}`,
   })),
 ];
 
@@ -73,9 +76,12 @@ describe('VideoExtendBody duration: integer 1–7 seconds', () => {
   it.each([1, 2, 5, 7])('accepts %s', (duration) => {
     expect(VideoExtendBody.parse({ ...VIDEO_BASE, duration }).duration).toBe(duration);
   });
-  it.each([0, 8, -1, 100, 5.5, 1.01, 6.999, Number.NaN, Number.POSITIVE_INFINITY])('rejects %s on duration', (duration) => {
-    expectRejectedAt(VideoExtendBody, { ...VIDEO_BASE, duration }, 'duration');
-  });
+  it.each([0, 8, -1, 100, 5.5, 1.01, 6.999, Number.NaN, Number.POSITIVE_INFINITY])(
+    'rejects %s on duration',
+    (duration) => {
+      expectRejectedAt(VideoExtendBody, { ...VIDEO_BASE, duration }, 'duration');
+    },
+  );
   it('rejects "5" (a string)', () => expectRejectedAt(VideoExtendBody, { ...VIDEO_BASE, duration: '5' }, 'duration'));
 });
 
@@ -84,26 +90,47 @@ describe('VideoExtendBody duration: integer 1–7 seconds', () => {
 
 const enums: { schema: Schema; base: Record<string, unknown>; path: string; values: string[] }[] = [
   {
-    schema: RelightBody, base: RELIGHT_BASE, path: 'style',
+    schema: RelightBody,
+    base: RELIGHT_BASE,
+    path: 'style',
     values: ['standard', 'darker_but_realistic', 'clean', 'smooth', 'brighter', 'contrasted_n_hdr', 'just_composition'],
   },
   {
-    schema: RelightBody, base: RELIGHT_BASE, path: 'advanced_settings.engine',
+    schema: RelightBody,
+    base: RELIGHT_BASE,
+    path: 'advanced_settings.engine',
     values: ['automatic', 'balanced', 'cool', 'real', 'illusio', 'fairy', 'colorful_anime', 'hard_transform', 'softy'],
   },
   {
-    schema: RelightBody, base: RELIGHT_BASE, path: 'advanced_settings.transfer_light_a',
+    schema: RelightBody,
+    base: RELIGHT_BASE,
+    path: 'advanced_settings.transfer_light_a',
     values: ['automatic', 'low', 'medium', 'normal', 'high', 'high_on_faces'],
   },
   {
-    schema: RelightBody, base: RELIGHT_BASE, path: 'advanced_settings.transfer_light_b',
+    schema: RelightBody,
+    base: RELIGHT_BASE,
+    path: 'advanced_settings.transfer_light_b',
     values: [
-      'automatic', 'composition', 'straight', 'smooth_in', 'smooth_out', 'smooth_both', 'reverse_both',
-      'soft_in', 'soft_out', 'soft_mid', 'strong_mid', 'style_shift', 'strong_shift',
+      'automatic',
+      'composition',
+      'straight',
+      'smooth_in',
+      'smooth_out',
+      'smooth_both',
+      'reverse_both',
+      'soft_in',
+      'soft_out',
+      'soft_mid',
+      'strong_mid',
+      'style_shift',
+      'strong_shift',
     ],
   },
   {
-    schema: SkinEnhancerBody, base: SKIN_BASE, path: 'optimized_for',
+    schema: SkinEnhancerBody,
+    base: SKIN_BASE,
+    path: 'optimized_for',
     values: ['enhance_skin', 'improve_lighting', 'enhance_everything', 'transform_to_real', 'no_make_up'],
   },
   { schema: VideoExtendBody, base: VIDEO_BASE, path: 'model', values: ['vidq2-pro', 'vidq2-turbo'] },
@@ -244,7 +271,12 @@ describe.each(urlFields)('$field must be an absolute http(s) URL', ({ schema, ba
   // Strings that WHATWG's lenient parser repairs into a URL are still not absolute URIs (no "//"
   // authority, or backslashes, which RFC 3986 does not allow): the spec types these fields as URIs.
   it('rejects strings that are not written as absolute URIs, even if a lenient parser repairs them', () => {
-    const notAbsolute = ['http:example.com/hook', 'http:/127.0.0.1/hook', 'https:\\\\127.0.0.1\\hook', 'http:\\\\127.0.0.1/hook'];
+    const notAbsolute = [
+      'http:example.com/hook',
+      'http:/127.0.0.1/hook',
+      'https:\\\\127.0.0.1\\hook',
+      'http:\\\\127.0.0.1/hook',
+    ];
     const accepted = notAbsolute.filter((url) => schema.safeParse({ ...base, [field]: url }).success);
     expect(accepted).toEqual([]);
   });
@@ -281,7 +313,11 @@ describe('RelightBody', () => {
     expectRejectedAt(RelightBody, { ...RELIGHT_BASE, [field]: 1 }, field);
   });
   it('advanced_settings.fixed_generation must be a boolean', () => {
-    expectRejectedAt(RelightBody, { ...RELIGHT_BASE, advanced_settings: { fixed_generation: 'yes' } }, 'advanced_settings.fixed_generation');
+    expectRejectedAt(
+      RelightBody,
+      { ...RELIGHT_BASE, advanced_settings: { fixed_generation: 'yes' } },
+      'advanced_settings.fixed_generation',
+    );
   });
 });
 
@@ -369,20 +405,36 @@ describe('defaults are applied', () => {
     });
   });
   it('relight advanced_settings keeps given values and fills the rest', () => {
-    const settings = RelightBody.parse({ ...RELIGHT_BASE, advanced_settings: { whites: 0, engine: 'softy' } }).advanced_settings;
+    const settings = RelightBody.parse({
+      ...RELIGHT_BASE,
+      advanced_settings: { whites: 0, engine: 'softy' },
+    }).advanced_settings;
     expect(settings).toMatchObject({ whites: 0, engine: 'softy', blacks: 50, transfer_light_b: 'automatic' });
   });
   it('given values win over defaults', () => {
     const parsed = RelightBody.parse({
-      ...RELIGHT_BASE, change_background: false, preserve_details: false, interpolate_from_original: true,
-      light_transfer_strength: 0, style: 'clean',
+      ...RELIGHT_BASE,
+      change_background: false,
+      preserve_details: false,
+      interpolate_from_original: true,
+      light_transfer_strength: 0,
+      style: 'clean',
     });
     expect(parsed).toMatchObject({
-      change_background: false, preserve_details: false, interpolate_from_original: true, light_transfer_strength: 0, style: 'clean',
+      change_background: false,
+      preserve_details: false,
+      interpolate_from_original: true,
+      light_transfer_strength: 0,
+      style: 'clean',
     });
   });
   it('skin enhancer', () => {
-    expect(SkinEnhancerBody.parse(SKIN_BASE)).toEqual({ image: SKIN_BASE.image, optimized_for: 'enhance_skin', sharpen: 0, smart_grain: 2 });
+    expect(SkinEnhancerBody.parse(SKIN_BASE)).toEqual({
+      image: SKIN_BASE.image,
+      optimized_for: 'enhance_skin',
+      sharpen: 0,
+      smart_grain: 2,
+    });
   });
   it('skin enhancer requires image', () => expectRejectedAt(SkinEnhancerBody, {}, 'image'));
   it('video extend', () => {

@@ -9,7 +9,9 @@ describe('refusals worded by the contract', () => {
     expect(ERROR_STATUS[tooManyTokens().code]).toBe(409);
     expect(tooManyTokens().message).toBe(`you have ${TOKENS_MAX} live tokens, the most there may be`);
     expect(tooManyTokens('acme').message).toBe(`publisher acme has ${TOKENS_MAX} live tokens, the most there may be`);
-    expect(tooManyTokens().hint).toBe('revoke one you no longer use first (`nodereg token list`, `nodereg token revoke`)');
+    expect(tooManyTokens().hint).toBe(
+      'revoke one you no longer use first (`nodereg token list`, `nodereg token revoke`)',
+    );
   });
 
   it('a request pipelined past the cap is 503 unavailable, to be retried after 1 s', () => {

@@ -176,18 +176,23 @@ describe('PublishBody', () => {
     expect(parsed.node).toEqual({});
   });
   it('checks the node inside: description 1001 rejected at node.description', () => {
-    expect(paths(PublishBody, { node: { description: 'd'.repeat(1001) }, node_version: { version: '1.0.0' } })).toEqual([
-      'node.description',
-    ]);
+    expect(paths(PublishBody, { node: { description: 'd'.repeat(1001) }, node_version: { version: '1.0.0' } })).toEqual(
+      ['node.description'],
+    );
   });
   it('rejects an empty personal_access_token', () => {
-    expect(paths(PublishBody, { node_version: { version: '1.0.0' }, personal_access_token: '' })).toEqual(['personal_access_token']);
+    expect(paths(PublishBody, { node_version: { version: '1.0.0' }, personal_access_token: '' })).toEqual([
+      'personal_access_token',
+    ]);
   });
 });
 
 describe('VersionUpdateBody', () => {
   it('accepts changelog and deprecated, rejects a non-boolean deprecated', () => {
-    expect(VersionUpdateBody.parse({ changelog: 'fixed', deprecated: true })).toEqual({ changelog: 'fixed', deprecated: true });
+    expect(VersionUpdateBody.parse({ changelog: 'fixed', deprecated: true })).toEqual({
+      changelog: 'fixed',
+      deprecated: true,
+    });
     expect(paths(VersionUpdateBody, { deprecated: 'yes' })).toEqual(['deprecated']);
   });
 });
@@ -255,7 +260,9 @@ describe(`SearchNodesQuery q: at most ${SEARCH_TERMS_MAX} different words`, () =
   });
   it(`takes ${SEARCH_TERMS_MAX} different words and any number of repeats, and refuses one more word`, () => {
     const words = Array.from({ length: SEARCH_TERMS_MAX + 1 }, (_, i) => `w${String.fromCharCode(97 + i)}`);
-    expect(SearchNodesQuery.parse({ q: words.slice(0, SEARCH_TERMS_MAX).join(' ') }).q).toBe(words.slice(0, SEARCH_TERMS_MAX).join(' '));
+    expect(SearchNodesQuery.parse({ q: words.slice(0, SEARCH_TERMS_MAX).join(' ') }).q).toBe(
+      words.slice(0, SEARCH_TERMS_MAX).join(' '),
+    );
     expect(paths(SearchNodesQuery, { q: 't '.repeat(100) })).toEqual([]);
     expect(paths(SearchNodesQuery, { q: words.join(' ') })).toEqual(['q']);
   });

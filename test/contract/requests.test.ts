@@ -7,19 +7,71 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isPublisherId, PUBLISHER_ID } from '../../src/contract/limits.js';
 import { checkRequest, nodeWritable } from '../../src/contract/requests.js';
-import { NODE_WRITABLE_FIELDS, nodeFieldType, NodeWritable, PublishBody, publisherId } from '../../src/contract/resources.js';
+import {
+  NODE_WRITABLE_FIELDS,
+  nodeFieldType,
+  NodeWritable,
+  PublishBody,
+  publisherId,
+} from '../../src/contract/resources.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** Strings near every rule of the body: lengths at and over their limits (also in UTF-16 units), URLs, versions, ranges, ids. */
 const TRICKY = [
-  '', ' ', 'x', 'é', 'search', 'SEARCH', 'my-node', '-node', 'node-', 'a.b_c-d', 'x'.repeat(100), 'x'.repeat(101),
-  'https://example.com/icon.png', 'http://h', 'HTTPS://EXAMPLE.COM', 'http:h', 'http:\\\\h', 'https://', 'ftp://x.org', 'https://a b',
-  'https://x.org/' + 'a'.repeat(2040), 'https://x.org/' + 'a'.repeat(2050),
-  '1.0.0', 'v1.2', '1', '1.2.3+cu121', '1.2.3-rc.1', '01.2.3', '1.2.3.4', 'V1.0.0', '1.0.0-', 'v' + '1'.repeat(300),
-  '>=1.0.0', '>=1.0.0 <2.0.0', '>=1.2, <2', '==1.0', '^1.2', '*', '~=1.0', 'not a range', '>=1.0.0'.padEnd(257, ' '),
-  't'.repeat(64), 't'.repeat(65), '🎨'.repeat(32), '🎨'.repeat(33), 'a'.repeat(200), 'a'.repeat(201), 'd'.repeat(1000), 'd'.repeat(1001),
-  'a'.repeat(64).replace(/a/g, 'F'), 'f'.repeat(64), 'g'.repeat(64), 'f'.repeat(63),
+  '',
+  ' ',
+  'x',
+  'é',
+  'search',
+  'SEARCH',
+  'my-node',
+  '-node',
+  'node-',
+  'a.b_c-d',
+  'x'.repeat(100),
+  'x'.repeat(101),
+  'https://example.com/icon.png',
+  'http://h',
+  'HTTPS://EXAMPLE.COM',
+  'http:h',
+  'http:\\\\h',
+  'https://',
+  'ftp://x.org',
+  'https://a b',
+  'https://x.org/' + 'a'.repeat(2040),
+  'https://x.org/' + 'a'.repeat(2050),
+  '1.0.0',
+  'v1.2',
+  '1',
+  '1.2.3+cu121',
+  '1.2.3-rc.1',
+  '01.2.3',
+  '1.2.3.4',
+  'V1.0.0',
+  '1.0.0-',
+  'v' + '1'.repeat(300),
+  '>=1.0.0',
+  '>=1.0.0 <2.0.0',
+  '>=1.2, <2',
+  '==1.0',
+  '^1.2',
+  '*',
+  '~=1.0',
+  'not a range',
+  '>=1.0.0'.padEnd(257, ' '),
+  't'.repeat(64),
+  't'.repeat(65),
+  '🎨'.repeat(32),
+  '🎨'.repeat(33),
+  'a'.repeat(200),
+  'a'.repeat(201),
+  'd'.repeat(1000),
+  'd'.repeat(1001),
+  'a'.repeat(64).replace(/a/g, 'F'),
+  'f'.repeat(64),
+  'g'.repeat(64),
+  'f'.repeat(63),
 ];
 const tricky = fc.constantFrom(...TRICKY);
 const text = fc.oneof(fc.string({ maxLength: 10 }), fc.string({ unit: 'binary', maxLength: 4 }));
@@ -34,12 +86,28 @@ const anyValue: fc.Arbitrary<Json> = fc.oneof(
 const mostly = <T extends Json>(valid: fc.Arbitrary<T>, invalid: fc.Arbitrary<Json>) =>
   fc.oneof({ weight: 16, arbitrary: valid as fc.Arbitrary<Json> }, { weight: 1, arbitrary: invalid });
 /** A field: mostly what it takes, sometimes anything. */
-const field = (valid: fc.Arbitrary<Json>) => fc.oneof({ weight: 20, arbitrary: valid }, { weight: 1, arbitrary: anyValue });
+const field = (valid: fc.Arbitrary<Json>) =>
+  fc.oneof({ weight: 20, arbitrary: valid }, { weight: 1, arbitrary: anyValue });
 
 const strings = (maxLength: number) =>
-  mostly(fc.array(text, { maxLength }), fc.oneof(fc.array(tricky, { maxLength }), fc.constantFrom(Array.from({ length: 65 }, (_, i) => `t${i}`), Array.from({ length: 513 }, () => 'n'))));
-const url = mostly(fc.oneof(fc.constantFrom('', 'https://github.com/ada/image-tools', 'http://127.0.0.1:8080/x'), fc.webUrl()), fc.oneof(tricky, fc.constantFrom('http:h', 'github.com/a/b')));
-const range = mostly(fc.constantFrom('', '>=1.0.0', '>=1.2, <2', '==1.0', '^1.2', '*', '1.x'), fc.oneof(tricky, fc.constant('not a range')));
+  mostly(
+    fc.array(text, { maxLength }),
+    fc.oneof(
+      fc.array(tricky, { maxLength }),
+      fc.constantFrom(
+        Array.from({ length: 65 }, (_, i) => `t${i}`),
+        Array.from({ length: 513 }, () => 'n'),
+      ),
+    ),
+  );
+const url = mostly(
+  fc.oneof(fc.constantFrom('', 'https://github.com/ada/image-tools', 'http://127.0.0.1:8080/x'), fc.webUrl()),
+  fc.oneof(tricky, fc.constantFrom('http:h', 'github.com/a/b')),
+);
+const range = mostly(
+  fc.constantFrom('', '>=1.0.0', '>=1.2, <2', '==1.0', '^1.2', '*', '1.x'),
+  fc.oneof(tricky, fc.constant('not a range')),
+);
 const translations = mostly(
   fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }) as fc.Arbitrary<Json>,
   fc.constantFrom<Json>(
@@ -57,25 +125,51 @@ const aliases = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.record(
-      { supported_comfyui_version: field(range), supported_comfyui_frontend_version: field(range), preempted_comfy_node_names: field(strings(3)), github_stars: field(fc.integer()) },
+      {
+        supported_comfyui_version: field(range),
+        supported_comfyui_frontend_version: field(range),
+        preempted_comfy_node_names: field(strings(3)),
+        github_stars: field(fc.integer()),
+      },
       { requiredKeys: [] },
     ),
   },
 );
-const withAliases = (record: fc.Arbitrary<Record<string, Json>>) => fc.tuple(record, aliases).map(([fields, names]) => ({ ...fields, ...names }) as Json);
+const withAliases = (record: fc.Arbitrary<Record<string, Json>>) =>
+  fc.tuple(record, aliases).map(([fields, names]) => ({ ...fields, ...names }) as Json);
 
 const node = withAliases(
   fc.record(
     {
-      id: field(mostly(fc.oneof(fc.constantFrom('my-node', 'image_tools.v2', 'a'), fc.stringMatching(/^[a-zA-Z0-9][a-zA-Z0-9._-]{0,8}[a-zA-Z0-9]$/)), fc.oneof(tricky, fc.constantFrom('search', 'Search')))),
-      name: field(text), description: field(text), author: field(text), license: field(text), category: field(text),
-      repository: field(url), icon: field(url), banner_url: field(url),
-      tags: field(strings(4)), supported_os: field(strings(3)), supported_accelerators: field(strings(3)), preempted_app_node_names: field(strings(3)),
-      supported_appui_version: field(range), supported_appui_frontend_version: field(range),
+      id: field(
+        mostly(
+          fc.oneof(
+            fc.constantFrom('my-node', 'image_tools.v2', 'a'),
+            fc.stringMatching(/^[a-zA-Z0-9][a-zA-Z0-9._-]{0,8}[a-zA-Z0-9]$/),
+          ),
+          fc.oneof(tricky, fc.constantFrom('search', 'Search')),
+        ),
+      ),
+      name: field(text),
+      description: field(text),
+      author: field(text),
+      license: field(text),
+      category: field(text),
+      repository: field(url),
+      icon: field(url),
+      banner_url: field(url),
+      tags: field(strings(4)),
+      supported_os: field(strings(3)),
+      supported_accelerators: field(strings(3)),
+      preempted_app_node_names: field(strings(3)),
+      supported_appui_version: field(range),
+      supported_appui_frontend_version: field(range),
       translations: field(translations),
       status: field(mostly(fc.constantFrom('NodeStatusActive', 'NodeStatusBanned'), fc.constant('Active'))),
       search_ranking: field(fc.integer()),
-      publisher: anyValue, rating: anyValue, extra: anyValue,
+      publisher: anyValue,
+      rating: anyValue,
+      extra: anyValue,
     },
     { requiredKeys: [] },
   ),
@@ -83,19 +177,34 @@ const node = withAliases(
 const nodeVersion = withAliases(
   fc.record(
     {
-      version: field(mostly(fc.constantFrom('1.0.0', 'v1.2', '1', '1.2.3+cu121', '1.4.0-rc.1', '2.0.0-alpha.0'), fc.oneof(tricky, fc.constantFrom('01.0.0', '1.0.0.0')))),
-      changelog: field(text), dependencies: field(strings(3)), tags: field(strings(3)),
-      supported_os: field(strings(3)), supported_accelerators: field(strings(3)),
-      supported_appui_version: field(range), supported_appui_frontend_version: field(range),
+      version: field(
+        mostly(
+          fc.constantFrom('1.0.0', 'v1.2', '1', '1.2.3+cu121', '1.4.0-rc.1', '2.0.0-alpha.0'),
+          fc.oneof(tricky, fc.constantFrom('01.0.0', '1.0.0.0')),
+        ),
+      ),
+      changelog: field(text),
+      dependencies: field(strings(3)),
+      tags: field(strings(3)),
+      supported_os: field(strings(3)),
+      supported_accelerators: field(strings(3)),
+      supported_appui_version: field(range),
+      supported_appui_frontend_version: field(range),
       archive_sha256: field(mostly(fc.stringMatching(/^[0-9a-fA-F]{64}$/), tricky)),
       archive_size: field(mostly(fc.integer({ min: 1, max: 2 ** 31 }), fc.constantFrom(0, -1, 1.5, 2 ** 53))),
-      status: anyValue, extra: anyValue,
+      status: anyValue,
+      extra: anyValue,
     },
     { requiredKeys: ['version'] },
   ),
 );
 const body = fc.record(
-  { node, node_version: nodeVersion, personal_access_token: field(mostly(fc.string({ minLength: 1, maxLength: 10 }), tricky)), extra: anyValue },
+  {
+    node,
+    node_version: nodeVersion,
+    personal_access_token: field(mostly(fc.string({ minLength: 1, maxLength: 10 }), tricky)),
+    extra: anyValue,
+  },
   { requiredKeys: ['node_version'] },
 ) as fc.Arbitrary<Json>;
 
@@ -138,19 +247,31 @@ describe('the generated check of a publish request', () => {
     ]) {
       expect(checkRequest('PublishBody', request)).toBeUndefined();
     }
-    expect(PublishBody.safeParse({ node: { id: 'n', translations: { fr: date } }, node_version: { version: '1.0.0' } }).success).toBe(true);
-    expect(PublishBody.safeParse({ node: { id: 'n', translations: date }, node_version: { version: '1.0.0' } }).success).toBe(false);
+    expect(
+      PublishBody.safeParse({ node: { id: 'n', translations: { fr: date } }, node_version: { version: '1.0.0' } })
+        .success,
+    ).toBe(true);
+    expect(
+      PublishBody.safeParse({ node: { id: 'n', translations: date }, node_version: { version: '1.0.0' } }).success,
+    ).toBe(false);
   });
 });
 
 describe('what the manifest reads without zod', () => {
   it('isPublisherId is the publisherId rule, and PUBLISHER_ID.message its only problem', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.stringMatching(/^[a-z][a-z0-9-]{0,64}$/), fc.string({ maxLength: 70 }), fc.constantFrom('ab', 'a', 'A-b', 'a'.repeat(64), 'a'.repeat(65), 'ab\n', '1ab')), (id) => {
-        const parsed = publisherId.safeParse(id);
-        expect(isPublisherId(id), id).toBe(parsed.success);
-        if (!parsed.success) expect(parsed.error.issues.map((i) => i.message).join('; ')).toBe(PUBLISHER_ID.message);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.stringMatching(/^[a-z][a-z0-9-]{0,64}$/),
+          fc.string({ maxLength: 70 }),
+          fc.constantFrom('ab', 'a', 'A-b', 'a'.repeat(64), 'a'.repeat(65), 'ab\n', '1ab'),
+        ),
+        (id) => {
+          const parsed = publisherId.safeParse(id);
+          expect(isPublisherId(id), id).toBe(parsed.success);
+          if (!parsed.success) expect(parsed.error.issues.map((i) => i.message).join('; ')).toBe(PUBLISHER_ID.message);
+        },
+      ),
       { numRuns: 1000, seed: 20261125 },
     );
   });

@@ -11,7 +11,16 @@ describe('a signed upload URL query', () => {
   it('takes expires as up to 15 digits and signature as 64 hex characters, and nothing else', () => {
     expect(isUploadQueryForm('1700000000', hex64)).toBe(true);
     expect(isUploadQueryForm('9'.repeat(15), hex64)).toBe(true);
-    for (const [expires, signature] of [['', hex64], ['1e20', hex64], ['9'.repeat(16), hex64], ['-1', hex64], ['17', ''], ['17', 'z'.repeat(64)], ['17', hex64.slice(2)], ['17', `${hex64}0`]]) {
+    for (const [expires, signature] of [
+      ['', hex64],
+      ['1e20', hex64],
+      ['9'.repeat(16), hex64],
+      ['-1', hex64],
+      ['17', ''],
+      ['17', 'z'.repeat(64)],
+      ['17', hex64.slice(2)],
+      ['17', `${hex64}0`],
+    ]) {
       expect(isUploadQueryForm(expires, signature), `${expires} ${signature}`).toBe(false);
     }
   });
@@ -33,10 +42,25 @@ describe('the X-Content-SHA256 header', () => {
   });
 
   it('is listed with its pattern in the OpenAPI document, as are expires and signature', () => {
-    const paths = openapiDocument('0.0.0').paths as Record<string, Record<string, { parameters: { name: string; in: string; required: boolean; schema: { pattern?: string } }[] }>>;
+    const paths = openapiDocument('0.0.0').paths as Record<
+      string,
+      Record<string, { parameters: { name: string; in: string; required: boolean; schema: { pattern?: string } }[] }>
+    >;
     const parameters = paths['/uploads/{versionId}'].put.parameters;
-    expect(parameters.find((p) => p.name === 'X-Content-SHA256')).toMatchObject({ in: 'header', required: false, schema: { pattern: '^[0-9a-fA-F]{64}$' } });
-    expect(parameters.find((p) => p.name === 'expires')).toMatchObject({ in: 'query', required: true, schema: { pattern: '^\\d{1,15}$' } });
-    expect(parameters.find((p) => p.name === 'signature')).toMatchObject({ in: 'query', required: true, schema: { pattern: '^[0-9a-fA-F]{64}$' } });
+    expect(parameters.find((p) => p.name === 'X-Content-SHA256')).toMatchObject({
+      in: 'header',
+      required: false,
+      schema: { pattern: '^[0-9a-fA-F]{64}$' },
+    });
+    expect(parameters.find((p) => p.name === 'expires')).toMatchObject({
+      in: 'query',
+      required: true,
+      schema: { pattern: '^\\d{1,15}$' },
+    });
+    expect(parameters.find((p) => p.name === 'signature')).toMatchObject({
+      in: 'query',
+      required: true,
+      schema: { pattern: '^[0-9a-fA-F]{64}$' },
+    });
   });
 });

@@ -43,9 +43,26 @@ describe("the hosted registry's clients, replayed", () => {
     const owner = await createUser(server);
     await createPublisher(server, owner, 'field');
     const pat = await createPat(server, owner, 'field');
-    for (let i = 0; i < CATALOGUE; i++) await publishAndUpload(server, pat, 'field', `pack-${String(i).padStart(2, '0')}`, '1.0.0');
-    await publishAndUpload(server, pat, 'field', 'glow', '1.0.0', { node_version: { dependencies: ['numpy'] } }, await makeZip(classPack('GlowFx')));
-    await publishAndUpload(server, pat, 'field', 'glow', '1.1.0', { node_version: { dependencies: ['numpy', 'scipy'] } }, await makeZip(classPack('GlowFx')));
+    for (let i = 0; i < CATALOGUE; i++)
+      await publishAndUpload(server, pat, 'field', `pack-${String(i).padStart(2, '0')}`, '1.0.0');
+    await publishAndUpload(
+      server,
+      pat,
+      'field',
+      'glow',
+      '1.0.0',
+      { node_version: { dependencies: ['numpy'] } },
+      await makeZip(classPack('GlowFx')),
+    );
+    await publishAndUpload(
+      server,
+      pat,
+      'field',
+      'glow',
+      '1.1.0',
+      { node_version: { dependencies: ['numpy', 'scipy'] } },
+      await makeZip(classPack('GlowFx')),
+    );
   }, 120_000);
   afterAll(() => server.close());
 
@@ -81,7 +98,7 @@ describe("the hosted registry's clients, replayed", () => {
   // The manager's catalogue walk (glob/cnr_utils.py): pages of 30 from page 1, each asked with the
   // host's version and an install form factor, until the page number reaches `totalPages`; every
   // entry is kept by its `id`, and one without `latest_version` gets a placeholder.
-  it("the manager: catalogue walk, 30 a page until totalPages", async () => {
+  it('the manager: catalogue walk, 30 a page until totalPages', async () => {
     const seen = new Map<string, Record<string, unknown>>();
     let page = 1;
     let pages = 0;
@@ -117,16 +134,24 @@ describe("the hosted registry's clients, replayed", () => {
     expect(text.body.nodes.map((n: { id: string }) => n.id)).toEqual(['glow']);
     indexed(text.body, 'total', 'number');
     const byClass = await get('/nodes/search?comfy_node_search=GlowFx&limit=64&page=1');
-    expect(byClass.body).toMatchObject({ total: 1, nodes: [{ id: 'glow', supported_comfyui_version: '', supported_comfyui_frontend_version: '' }] });
+    expect(byClass.body).toMatchObject({
+      total: 1,
+      nodes: [{ id: 'glow', supported_comfyui_version: '', supported_comfyui_frontend_version: '' }],
+    });
   });
 
   // The frontend's bulk lookup of installed packs: POST /bulk/nodes/versions with node_id and version
   // pairs, one answer per pair in order, each with its identifier and a status.
   it('the frontend: bulk version lookup', async () => {
-    const pairs = [{ node_id: 'glow', version: '1.0.0' }, { node_id: 'missing', version: '1.0.0' }];
+    const pairs = [
+      { node_id: 'glow', version: '1.0.0' },
+      { node_id: 'missing', version: '1.0.0' },
+    ];
     const reply = await call(server.url, 'POST', '/bulk/nodes/versions', { body: { node_versions: pairs } });
     expect(reply.status).toBe(200);
-    expect(reply.body.node_versions.map((item: { identifier: unknown; status: string }) => [item.identifier, item.status])).toEqual([
+    expect(
+      reply.body.node_versions.map((item: { identifier: unknown; status: string }) => [item.identifier, item.status]),
+    ).toEqual([
       [pairs[0], 'success'],
       [pairs[1], 'not_found'],
     ]);

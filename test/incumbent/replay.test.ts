@@ -6,7 +6,18 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openapiDocument } from '../../src/contract/openapi.js';
 import { startServer, type TestServer } from '../helpers.js';
-import { call, client, createPat, createPublisher, createUser, expectError, makeZip, publish, type Reply, type TestUser } from '../server/fixtures.js';
+import {
+  call,
+  client,
+  createPat,
+  createPublisher,
+  createUser,
+  expectError,
+  makeZip,
+  publish,
+  type Reply,
+  type TestUser,
+} from '../server/fixtures.js';
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -26,20 +37,28 @@ afterAll(() => server.close());
 function raw(method: string, path: string, headers: Record<string, string>, body: Buffer | string): Promise<Reply> {
   const url = new URL(path, server.url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, method, path: url.pathname + url.search, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        resolve({ status: res.statusCode!, headers: new Headers(res.headers as Record<string, string>), body: parsed, text });
-      });
-    });
+    const req = request(
+      { host: url.hostname, port: url.port, method, path: url.pathname + url.search, headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            parsed = undefined;
+          }
+          resolve({
+            status: res.statusCode!,
+            headers: new Headers(res.headers as Record<string, string>),
+            body: parsed,
+            text,
+          });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -92,7 +111,10 @@ function pythonJson(value: unknown): string {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined);
     return `{${entries.map(([k, v]) => `${pythonJson(k)}: ${pythonJson(v)}`).join(', ')}}`;
   }
-  return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[\u0080-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 const publishAsIncumbent = (nodeId: string, version: string, node?: Record<string, unknown>) => {
@@ -102,12 +124,17 @@ const publishAsIncumbent = (nodeId: string, version: string, node?: Record<strin
 
 /** The incumbent's upload: Content-Type and Content-Length, no checksum header; it accepts only 200. */
 function uploadAsIncumbent(signedUrl: string, zip: Buffer): Promise<Reply> {
-  return raw('PUT', signedUrl, {
-    'User-Agent': 'python-requests/2.32.3',
-    Accept: '*/*',
-    'Content-Type': 'application/zip',
-    'Content-Length': String(zip.length),
-  }, zip);
+  return raw(
+    'PUT',
+    signedUrl,
+    {
+      'User-Agent': 'python-requests/2.32.3',
+      Accept: '*/*',
+      'Content-Type': 'application/zip',
+      'Content-Length': String(zip.length),
+    },
+    zip,
+  );
 }
 
 describe('the incumbent client, unchanged, against nodereg serve', () => {
@@ -120,7 +147,11 @@ describe('the incumbent client, unchanged, against nodereg serve', () => {
     const uploaded = await uploadAsIncumbent(published.body.signedUrl, zip);
     expect(uploaded.status, uploaded.text).toBe(200);
     const sha256 = createHash('sha256').update(zip).digest('hex');
-    expect(uploaded.body).toMatchObject({ archive_sha256: sha256, archive_size: zip.length, status: 'NodeVersionStatusActive' });
+    expect(uploaded.body).toMatchObject({
+      archive_sha256: sha256,
+      archive_size: zip.length,
+      status: 'NodeVersionStatusActive',
+    });
 
     const node = (await api.get('/nodes/legacy-relight')).body;
     expect(node).toMatchObject({
@@ -146,7 +177,10 @@ describe('the incumbent client, unchanged, against nodereg serve', () => {
     });
     // Answers carry the hosted names beside ours, with the same values (DESIGN.md §12).
     expect(node).toMatchObject({ supported_comfyui_version: '>=0.3.0', supported_comfyui_frontend_version: '>=1.2.0' });
-    expect(node.latest_version).toMatchObject({ supported_comfyui_version: '>=0.3.0', supported_comfyui_frontend_version: '>=1.2.0' });
+    expect(node.latest_version).toMatchObject({
+      supported_comfyui_version: '>=0.3.0',
+      supported_comfyui_frontend_version: '>=1.2.0',
+    });
 
     // The archive comes back byte for byte.
     const download = await fetch(node.latest_version.downloadUrl);
@@ -180,14 +214,34 @@ describe('the incumbent client, unchanged, against nodereg serve', () => {
     // Published with neither description nor name: the name defaults to the id, the description is "".
     const reply = await publish(server, owner.token, 'legacy-co', 'bare-node', '1.0.0');
     expect(reply.status, reply.text).toBe(201);
-    expect((await call(new URL(reply.body.signedUrl).origin, 'PUT', new URL(reply.body.signedUrl).pathname + new URL(reply.body.signedUrl).search, {
-      raw: await makeZip(), headers: { 'content-type': 'application/zip' },
-    })).status).toBe(200);
+    expect(
+      (
+        await call(
+          new URL(reply.body.signedUrl).origin,
+          'PUT',
+          new URL(reply.body.signedUrl).pathname + new URL(reply.body.signedUrl).search,
+          {
+            raw: await makeZip(),
+            headers: { 'content-type': 'application/zip' },
+          },
+        )
+      ).status,
+    ).toBe(200);
 
     const node = (await api.get('/nodes/bare-node')).body;
     expect(node.description).toBe('');
     expect(node.name).toBe('bare-node');
-    for (const key of ['author', 'license', 'repository', 'icon', 'banner_url', 'category', 'status_detail', 'supported_appui_version', 'supported_appui_frontend_version']) {
+    for (const key of [
+      'author',
+      'license',
+      'repository',
+      'icon',
+      'banner_url',
+      'category',
+      'status_detail',
+      'supported_appui_version',
+      'supported_appui_frontend_version',
+    ]) {
       expect(node[key], key).toBe('');
     }
     for (const key of ['changelog', 'status_reason', 'supported_appui_version', 'supported_appui_frontend_version']) {
@@ -195,11 +249,20 @@ describe('the incumbent client, unchanged, against nodereg serve', () => {
     }
     const listed = (await api.get('/nodes?limit=100')).body.nodes.find((n: { id: string }) => n.id === 'bare-node');
     expect(listed).toMatchObject({ description: '', name: 'bare-node' });
-    const found = (await api.get('/nodes/search?q=bare-node')).body.nodes.find((n: { id: string }) => n.id === 'bare-node');
+    const found = (await api.get('/nodes/search?q=bare-node')).body.nodes.find(
+      (n: { id: string }) => n.id === 'bare-node',
+    );
     expect(found).toMatchObject({ description: '', name: 'bare-node' });
     const mine = (await api.get('/publishers/legacy-co/nodes')).body.find((n: { id: string }) => n.id === 'bare-node');
     expect(mine).toMatchObject({ description: '' });
-    expect(node.publisher).toMatchObject({ id: 'legacy-co', description: '', logo: '', website: '', support: '', source_code_repo: '' });
+    expect(node.publisher).toMatchObject({
+      id: 'legacy-co',
+      description: '',
+      logo: '',
+      website: '',
+      support: '',
+      source_code_repo: '',
+    });
   });
 
   it('keeps a display name and an icon set earlier when a later publish leaves them out or sends "" for the icon', async () => {
@@ -210,9 +273,16 @@ describe('the incumbent client, unchanged, against nodereg serve', () => {
     const second = await publishAsIncumbent('kept-node', '1.0.1', { name: undefined });
     expect(second.status, second.text).toBe(201);
     const node = (await api.get('/nodes/kept-node', { token: owner.token })).body;
-    expect(node).toMatchObject({ name: 'Kept Name', icon: 'https://example.org/icon.png', banner_url: 'https://example.org/banner.png' });
+    expect(node).toMatchObject({
+      name: 'Kept Name',
+      icon: 'https://example.org/icon.png',
+      banner_url: 'https://example.org/banner.png',
+    });
     // null still clears.
-    const cleared = await api.put('/publishers/legacy-co/nodes/kept-node', { token: owner.token, body: { icon: null } });
+    const cleared = await api.put('/publishers/legacy-co/nodes/kept-node', {
+      token: owner.token,
+      body: { icon: null },
+    });
     expect(cleared.body.icon).toBe('');
   });
 
@@ -223,14 +293,26 @@ describe('the incumbent client, unchanged, against nodereg serve', () => {
     });
     expect(updated.status, updated.text).toBe(200);
     expect(updated.body).toMatchObject({ supported_appui_version: '>=0.4.0', preempted_app_node_names: ['OldNode'] });
-    const stars = await api.put('/publishers/legacy-co/nodes/kept-node', { token: server.adminToken, body: { github_stars: 42 } });
+    const stars = await api.put('/publishers/legacy-co/nodes/kept-node', {
+      token: server.adminToken,
+      body: { github_stars: 42 },
+    });
     expect(stars.status, stars.text).toBe(200);
     expect(stars.body.repohost_stars).toBe(42);
     // A member sending the stars it read back is a no-op; a different value is an admin's.
-    expect((await api.put('/publishers/legacy-co/nodes/kept-node', { token: owner.token, body: { github_stars: 42 } })).status).toBe(200);
-    expectError(await api.put('/publishers/legacy-co/nodes/kept-node', { token: owner.token, body: { github_stars: 7 } }), 403, 'forbidden');
+    expect(
+      (await api.put('/publishers/legacy-co/nodes/kept-node', { token: owner.token, body: { github_stars: 42 } }))
+        .status,
+    ).toBe(200);
+    expectError(
+      await api.put('/publishers/legacy-co/nodes/kept-node', { token: owner.token, body: { github_stars: 7 } }),
+      403,
+      'forbidden',
+    );
     // comfy_node_extract_status is server-set: accepted and ignored, as ours is.
-    const version = await publish(server, owner.token, 'legacy-co', 'kept-node', '1.0.2', { node_version: { comfy_node_extract_status: 'done' } });
+    const version = await publish(server, owner.token, 'legacy-co', 'kept-node', '1.0.2', {
+      node_version: { comfy_node_extract_status: 'done' },
+    });
     expect(version.status, version.text).toBe(201);
     expect(version.body.node_version.app_node_extract_status).toBe('');
   });
@@ -240,7 +322,12 @@ describe('the incumbent client, unchanged, against nodereg serve', () => {
       node_version: { supported_appui_version: '>=1', supported_comfyui_version: '>=2' },
     });
     expectError(reply, 400, 'invalid_request');
-    expect(reply.body.details).toEqual([{ path: 'node_version.supported_comfyui_version', message: expect.stringMatching(/differs from supported_appui_version/) }]);
+    expect(reply.body.details).toEqual([
+      {
+        path: 'node_version.supported_comfyui_version',
+        message: expect.stringMatching(/differs from supported_appui_version/),
+      },
+    ]);
     const same = await publish(server, owner.token, 'legacy-co', 'kept-node', '1.0.3', {
       node_version: { supported_appui_version: '>=1', supported_comfyui_version: '>=1' },
     });
@@ -256,21 +343,36 @@ describe('OpenAPI: our names canonical, the aliases as deprecated input names', 
   it('lists each alias on the bodies that take it, marked deprecated', () => {
     const node = body.properties.node.properties;
     const version = body.properties.node_version.properties;
-    for (const alias of ['supported_comfyui_version', 'supported_comfyui_frontend_version', 'preempted_comfy_node_names', 'github_stars']) {
+    for (const alias of [
+      'supported_comfyui_version',
+      'supported_comfyui_frontend_version',
+      'preempted_comfy_node_names',
+      'github_stars',
+    ]) {
       expect(node[alias], alias).toMatchObject({ deprecated: true });
     }
-    for (const alias of ['supported_comfyui_version', 'supported_comfyui_frontend_version', 'comfy_node_extract_status']) {
+    for (const alias of [
+      'supported_comfyui_version',
+      'supported_comfyui_frontend_version',
+      'comfy_node_extract_status',
+    ]) {
       expect(version[alias], alias).toMatchObject({ deprecated: true });
     }
     expect(node.supported_appui_version.deprecated).toBeUndefined();
-    const update = doc.paths['/publishers/{publisherId}/nodes/{nodeId}'].put.requestBody.content['application/json'].schema;
+    const update =
+      doc.paths['/publishers/{publisherId}/nodes/{nodeId}'].put.requestBody.content['application/json'].schema;
     expect(update.properties.github_stars).toMatchObject({ deprecated: true });
   });
 
   it('answers with our names canonical, the hosted ones deprecated beside them, and requires the string keys answers always carry', () => {
     const node = doc.paths['/nodes/{nodeId}'].get.responses['200'].content['application/json'].schema;
     const hosted = Object.keys(node.properties).filter((key) => key.includes('comfy') || key === 'github_stars');
-    expect(hosted.sort()).toEqual(['github_stars', 'preempted_comfy_node_names', 'supported_comfyui_frontend_version', 'supported_comfyui_version']);
+    expect(hosted.sort()).toEqual([
+      'github_stars',
+      'preempted_comfy_node_names',
+      'supported_comfyui_frontend_version',
+      'supported_comfyui_version',
+    ]);
     for (const key of hosted) expect(node.properties[key].deprecated, key).toBe(true);
     expect(node.required).toEqual(expect.arrayContaining(['id', 'name', 'description']));
   });

@@ -45,12 +45,26 @@ function incumbentRepo(): string {
   });
   git(root, ['add', '-f', 'LICENSE.txt', 'requirements.txt']);
   commitAll(root);
-  writeTree(root, { 'node.zip': 'left by the incumbent', 'scratch.txt': 'ignored', 'nodes/wip.py': '# not committed yet\n' });
+  writeTree(root, {
+    'node.zip': 'left by the incumbent',
+    'scratch.txt': 'ignored',
+    'nodes/wip.py': '# not committed yet\n',
+  });
   return root;
 }
 
-const unzipList = (zip: string) => execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).split('\n').filter(Boolean);
-const EXPECTED_FILES = ['.comfyignore', '.gitignore', 'LICENSE.txt', '__init__.py', 'nodes/relight.py', 'nodes/wip.py', 'pyproject.toml', 'requirements.txt'];
+const unzipList = (zip: string) =>
+  execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).split('\n').filter(Boolean);
+const EXPECTED_FILES = [
+  '.comfyignore',
+  '.gitignore',
+  'LICENSE.txt',
+  '__init__.py',
+  'nodes/relight.py',
+  'nodes/wip.py',
+  'pyproject.toml',
+  'requirements.txt',
+];
 
 describe('a repository with only [tool.comfy]', () => {
   it('validates, naming the keys it read', async () => {
@@ -68,7 +82,9 @@ describe('a repository with only [tool.comfy]', () => {
 
   it('publish --dry-run carries its DisplayName and Icon, and packs the files git has, less ours', async () => {
     const dir = incumbentRepo();
-    const result = await runInProcess(['publish', dir, '--dry-run', '--json'], { env: { NODEREG_REGISTRY: 'http://127.0.0.1:9' } });
+    const result = await runInProcess(['publish', dir, '--dry-run', '--json'], {
+      env: { NODEREG_REGISTRY: 'http://127.0.0.1:9' },
+    });
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.publisher_id).toBe('ada');
@@ -87,8 +103,12 @@ describe('a repository with only [tool.comfy]', () => {
     const listed = report.file_list.map((f: { path: string }) => f.path);
     expect(listed).toEqual(EXPECTED_FILES);
     // The oracle: what git has, less .comfyignore's matches and the incumbent's node.zip.
-    expect(listed).toEqual(gitFiles(dir).filter((p) => !['node.zip', 'tests/test_relight.py', 'docs/guide.md'].includes(p)));
-    expect(report.file_list.filter((f: { untracked?: boolean }) => f.untracked).map((f: { path: string }) => f.path)).toEqual(['nodes/wip.py']);
+    expect(listed).toEqual(
+      gitFiles(dir).filter((p) => !['node.zip', 'tests/test_relight.py', 'docs/guide.md'].includes(p)),
+    );
+    expect(
+      report.file_list.filter((f: { untracked?: boolean }) => f.untracked).map((f: { path: string }) => f.path),
+    ).toEqual(['nodes/wip.py']);
   });
 
   it('pack --list marks what is not committed', async () => {
@@ -99,21 +119,28 @@ describe('a repository with only [tool.comfy]', () => {
     expect(result.stdout).toMatch(/^\s+\S+ B\s+LICENSE\.txt$/m);
   });
 
-  it.each(['>=v0.3.0', '0.3.x'])('warns about a requires-comfyui of %s, which the incumbent would not send, and sends none', async (value) => {
-    const dir = incumbentRepo();
-    writeTree(dir, { 'pyproject.toml': PYPROJECT.replace('requires-comfyui = ">=0.3.0"', `requires-comfyui = "${value}"`) });
-    const warning = `warning: [tool.comfy] requires-comfyui "${value}" is not a version requirement the registry can use (an operator and an X.Y.Z version, parts separated by commas: ">=0.3.0", ">=0.3.0, <0.4.0"); it is not sent, as the incumbent client sends none\n`;
-    const validated = await runInProcess(['validate', dir, '--offline']);
-    expect(validated.code).toBe(0);
-    expect(validated.stderr).toBe(warning);
-    expect(validated.stdout).not.toContain('supported_appui_version');
-    const dry = await runInProcess(['publish', dir, '--dry-run', '--json'], { env: { NODEREG_REGISTRY: 'http://127.0.0.1:9' } });
-    expect(dry.code).toBe(0);
-    expect(dry.stderr).toContain(warning);
-    const { body } = JSON.parse(dry.stdout).request;
-    expect(body.node).not.toHaveProperty('supported_appui_version');
-    expect(body.node_version).not.toHaveProperty('supported_appui_version');
-  });
+  it.each(['>=v0.3.0', '0.3.x'])(
+    'warns about a requires-comfyui of %s, which the incumbent would not send, and sends none',
+    async (value) => {
+      const dir = incumbentRepo();
+      writeTree(dir, {
+        'pyproject.toml': PYPROJECT.replace('requires-comfyui = ">=0.3.0"', `requires-comfyui = "${value}"`),
+      });
+      const warning = `warning: [tool.comfy] requires-comfyui "${value}" is not a version requirement the registry can use (an operator and an X.Y.Z version, parts separated by commas: ">=0.3.0", ">=0.3.0, <0.4.0"); it is not sent, as the incumbent client sends none\n`;
+      const validated = await runInProcess(['validate', dir, '--offline']);
+      expect(validated.code).toBe(0);
+      expect(validated.stderr).toBe(warning);
+      expect(validated.stdout).not.toContain('supported_appui_version');
+      const dry = await runInProcess(['publish', dir, '--dry-run', '--json'], {
+        env: { NODEREG_REGISTRY: 'http://127.0.0.1:9' },
+      });
+      expect(dry.code).toBe(0);
+      expect(dry.stderr).toContain(warning);
+      const { body } = JSON.parse(dry.stdout).request;
+      expect(body.node).not.toHaveProperty('supported_appui_version');
+      expect(body.node_version).not.toHaveProperty('supported_appui_version');
+    },
+  );
 
   it('init adopts [tool.comfy] instead of asking, and writes nothing it already has', async () => {
     const dir = incumbentRepo();
@@ -121,7 +148,11 @@ describe('a repository with only [tool.comfy]', () => {
     expect(result.stderr).not.toContain('error');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
-    expect(report).toMatchObject({ created: false, added: {}, adopted: ['[tool.comfy] PublisherId', '[tool.comfy] DisplayName', '[tool.comfy] Icon'] });
+    expect(report).toMatchObject({
+      created: false,
+      added: {},
+      adopted: ['[tool.comfy] PublisherId', '[tool.comfy] DisplayName', '[tool.comfy] Icon'],
+    });
     expect(readFileSync(join(dir, 'pyproject.toml'), 'utf8')).toBe(PYPROJECT);
     expect((parse(PYPROJECT) as { tool: Record<string, unknown> }).tool.nodereg).toBeUndefined();
   });
@@ -154,8 +185,12 @@ describe('earlier archives inside the node', () => {
 });
 
 describe('a node in a subdirectory of a repository', () => {
-  it('ships none of the untracked files the repository\'s .gitignore ignores (a .env, logs)', async () => {
-    const repo = gitRepo({ '.gitignore': '.env\n*.log\n', 'packs/relight/pyproject.toml': PYPROJECT, 'packs/relight/LICENSE.txt': 'MIT\n' });
+  it("ships none of the untracked files the repository's .gitignore ignores (a .env, logs)", async () => {
+    const repo = gitRepo({
+      '.gitignore': '.env\n*.log\n',
+      'packs/relight/pyproject.toml': PYPROJECT,
+      'packs/relight/LICENSE.txt': 'MIT\n',
+    });
     commitAll(repo);
     const dir = join(repo, 'packs/relight');
     writeTree(dir, { '.env': 'API_KEY=secret\n', 'run.log': 'log\n', 'nodes/wip.py': '# not committed yet\n' });
@@ -176,7 +211,10 @@ describe('publishing over a node the incumbent created', () => {
 
   it('keeps its display name and license when the manifest does not set them, and names a new node after its id', async () => {
     const admin = { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' };
-    expect((await fetch(`${server.url}/publishers`, { method: 'POST', headers: admin, body: JSON.stringify({ id: 'ada' }) })).status).toBe(201);
+    expect(
+      (await fetch(`${server.url}/publishers`, { method: 'POST', headers: admin, body: JSON.stringify({ id: 'ada' }) }))
+        .status,
+    ).toBe(201);
     const created = await fetch(`${server.url}/publishers/ada/nodes/comfyui-relight/versions`, {
       method: 'POST',
       headers: admin,
@@ -189,7 +227,8 @@ describe('publishing over a node the incumbent created', () => {
 
     const dir = incumbentRepo();
     writeTree(dir, {
-      'pyproject.toml': '[project]\nname = "comfyui-relight"\nversion = "1.1.0"\n\n[tool.comfy]\nPublisherId = "ada"\nIcon = ""\n',
+      'pyproject.toml':
+        '[project]\nname = "comfyui-relight"\nversion = "1.1.0"\n\n[tool.comfy]\nPublisherId = "ada"\nIcon = ""\n',
     });
     const env = { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: server.adminToken };
     const published = await runInProcess(['publish', dir, '--json'], { env });
@@ -197,14 +236,26 @@ describe('publishing over a node the incumbent created', () => {
     expect(published.stderr.split('\n').filter(Boolean)).toEqual([
       expect.stringMatching(/^warning: \[project\] description is not set: .*\(a published one keeps its own\)/),
       expect.stringMatching(/^warning: \[project\] license is not set: .*\(a published one keeps its own\)/),
-      expect.stringMatching(/^warning: 1 file that git does not track ships \(the incumbent client packed only committed files\): nodes\/wip\.py;/),
+      expect.stringMatching(
+        /^warning: 1 file that git does not track ships \(the incumbent client packed only committed files\): nodes\/wip\.py;/,
+      ),
     ]);
     expect(published.code).toBe(0);
     const node = await (await fetch(`${server.url}/nodes/comfyui-relight`)).json();
-    expect(node).toMatchObject({ name: 'Display Name', license: '{"file": "LICENSE"}', icon: '', latest_version: { version: '1.1.0' } });
+    expect(node).toMatchObject({
+      name: 'Display Name',
+      license: '{"file": "LICENSE"}',
+      icon: '',
+      latest_version: { version: '1.1.0' },
+    });
 
-    writeTree(dir, { 'pyproject.toml': '[project]\nname = "fresh-node"\nversion = "1"\n\n[tool.comfy]\nPublisherId = "ada"\n' });
+    writeTree(dir, {
+      'pyproject.toml': '[project]\nname = "fresh-node"\nversion = "1"\n\n[tool.comfy]\nPublisherId = "ada"\n',
+    });
     expect((await runInProcess(['publish', dir], { env })).code).toBe(0);
-    expect(await (await fetch(`${server.url}/nodes/fresh-node`)).json()).toMatchObject({ name: 'fresh-node', description: '' });
+    expect(await (await fetch(`${server.url}/nodes/fresh-node`)).json()).toMatchObject({
+      name: 'fresh-node',
+      description: '',
+    });
   });
 });

@@ -8,8 +8,11 @@ import { runCli } from '../helpers.js';
 const { version } = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8'));
 
 describe('launcher', () => {
-  it.each([['--version'], ['-V'], ['--json', '--version']])('%j prints the version of package.json', async (...args) => {
-    const result = await runCli(args);
-    expect(result).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
-  });
+  it.each([['--version'], ['-V'], ['--json', '--version']])(
+    '%j prints the version of package.json',
+    async (...args) => {
+      const result = await runCli(args);
+      expect(result).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
+    },
+  );
 });

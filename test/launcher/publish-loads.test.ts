@@ -14,7 +14,11 @@ const root = resolve(import.meta.dirname, '../..');
 
 /** The contract's modules that import zod at run time (schemas); the others are plain data and functions. */
 const schemaModules = readdirSync(join(root, 'src/contract'))
-  .filter((file) => file.endsWith('.ts') && /^import (?!type )[^;]*from 'zod'/m.test(readFileSync(join(root, 'src/contract', file), 'utf8')))
+  .filter(
+    (file) =>
+      file.endsWith('.ts') &&
+      /^import (?!type )[^;]*from 'zod'/m.test(readFileSync(join(root, 'src/contract', file), 'utf8')),
+  )
   .map((file) => `src/contract/${file}`);
 
 let server: TestServer;
@@ -35,7 +39,7 @@ function project(toolLines: string[] = [], publisher = 'lean') {
   const dir = tempDir();
   writeTree(dir, {
     'pyproject.toml': `[project]\nname = "${id}"\nversion = "1.0.0"\ndescription = "A node"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "${publisher}"\n${toolLines.join('\n')}\n`,
-    'LICENSE': 'MIT',
+    LICENSE: 'MIT',
     '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
     'web/icon.png': randomBytes(2000),
   });
@@ -44,22 +48,45 @@ function project(toolLines: string[] = [], publisher = 'lean') {
 
 /** Runs the CLI with the hook; answers with its result and what each file it loaded from the bundle carries. */
 async function recorded(args: string[]) {
-  const { result, files } = await runCliRecordingLoads(args, { env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: server.adminToken } });
-  const modules = files.flatMap((file) => [...readFileSync(join(root, 'dist', file), 'utf8').matchAll(/^\/\/ (?:\.\.\/)*(?:[\w.-]+\/)*?((?:node_modules|src)\/\S+)$/gm)].map((m) => m[1]));
-  return { result, files, zod: modules.filter((m) => m.startsWith('node_modules/zod/')), schemas: modules.filter((m) => schemaModules.includes(m)) };
+  const { result, files } = await runCliRecordingLoads(args, {
+    env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: server.adminToken },
+  });
+  const modules = files.flatMap((file) =>
+    [
+      ...readFileSync(join(root, 'dist', file), 'utf8').matchAll(
+        /^\/\/ (?:\.\.\/)*(?:[\w.-]+\/)*?((?:node_modules|src)\/\S+)$/gm,
+      ),
+    ].map((m) => m[1]),
+  );
+  return {
+    result,
+    files,
+    zod: modules.filter((m) => m.startsWith('node_modules/zod/')),
+    schemas: modules.filter((m) => schemaModules.includes(m)),
+  };
 }
 
 describe('nodereg publish of a valid project', () => {
   it('knows the contract modules that need zod', () => {
-    expect(schemaModules).toEqual(expect.arrayContaining(['src/contract/resources.ts', 'src/contract/registry.ts', 'src/contract/fields.ts']));
+    expect(schemaModules).toEqual(
+      expect.arrayContaining(['src/contract/resources.ts', 'src/contract/registry.ts', 'src/contract/fields.ts']),
+    );
     expect(schemaModules).not.toContain('src/contract/rules.ts');
   });
 
   it('publishes without loading zod or a schema module', async () => {
-    const run = await recorded(['publish', project(['tags = ["image"]', 'icon = "https://example.com/icon.png"', 'requires-app = ">=1.0"']), '--json']);
+    const run = await recorded([
+      'publish',
+      project(['tags = ["image"]', 'icon = "https://example.com/icon.png"', 'requires-app = ">=1.0"']),
+      '--json',
+    ]);
     expect(run.result.stderr).toBe('');
     expect(run.result.code).toBe(0);
-    expect(JSON.parse(run.result.stdout)).toMatchObject({ publisher_id: 'lean', version: '1.0.0', status: 'NodeVersionStatusActive' });
+    expect(JSON.parse(run.result.stdout)).toMatchObject({
+      publisher_id: 'lean',
+      version: '1.0.0',
+      status: 'NodeVersionStatusActive',
+    });
     expect(run.files).toContain('cli/main.js'); // the record holds the run's files
     expect(run.zod).toEqual([]);
     expect(run.schemas).toEqual([]);
@@ -77,9 +104,14 @@ describe('nodereg publish of a valid project', () => {
   });
 
   it('loads zod for a manifest with a problem, and words it as the contract does', async () => {
-    const run = await recorded(['publish', project(['icon = "example.com/icon.png"', 'tags = ["x", "' + 't'.repeat(65) + '"]'])]);
+    const run = await recorded([
+      'publish',
+      project(['icon = "example.com/icon.png"', 'tags = ["x", "' + 't'.repeat(65) + '"]']),
+    ]);
     expect(run.result.code).toBe(2);
-    expect(run.result.stderr).toContain('[tool.nodereg] icon: must be an absolute http:// or https:// URL, such as https://example.com/icon.png (or "" for none)');
+    expect(run.result.stderr).toContain(
+      '[tool.nodereg] icon: must be an absolute http:// or https:// URL, such as https://example.com/icon.png (or "" for none)',
+    );
     expect(run.result.stderr).toContain('[tool.nodereg] tags: must be at most 64 characters long (item 2)');
     expect(run.zod.length).toBeGreaterThan(0);
     expect(run.schemas).toContain('src/contract/resources.ts');

@@ -27,7 +27,11 @@ function cli(token: string | undefined, args: string[], options: CliOptions = {}
 async function api(path: string, token?: string, init: RequestInit = {}) {
   const response = await fetch(url + path, {
     ...init,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(init.body ? { 'content-type': 'application/json' } : {}),
+      ...init.headers,
+    },
   });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
@@ -36,11 +40,15 @@ async function api(path: string, token?: string, init: RequestInit = {}) {
 /** A small valid zip, built in memory. */
 function zipOf(files: Record<string, string>): Promise<Buffer> {
   const zip = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.from(content), name, { mtime: new Date(0) });
+  for (const [name, content] of Object.entries(files))
+    zip.addBuffer(Buffer.from(content), name, { mtime: new Date(0) });
   zip.end();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
+    zip.outputStream
+      .on('data', (c: Buffer) => chunks.push(c))
+      .on('end', () => resolve(Buffer.concat(chunks)))
+      .on('error', reject);
   });
 }
 
@@ -48,14 +56,23 @@ function zipOf(files: Record<string, string>): Promise<Buffer> {
 async function publish(token: string, publisher: string, nodeId: string, version: string) {
   const published = await api(`/publishers/${publisher}/nodes/${nodeId}/versions`, token, {
     method: 'POST',
-    body: JSON.stringify({ node: { id: nodeId, name: `Node ${nodeId}`, description: 'relights images' }, node_version: { version } }),
+    body: JSON.stringify({
+      node: { id: nodeId, name: `Node ${nodeId}`, description: 'relights images' },
+      node_version: { version },
+    }),
   });
   expect(published.status).toBe(201);
-  const archive = await zipOf({ 'pyproject.toml': `[project]\nname = "${nodeId}"\nversion = "${version}"\n`, '__init__.py': `VERSION = "${version}"\n` });
+  const archive = await zipOf({
+    'pyproject.toml': `[project]\nname = "${nodeId}"\nversion = "${version}"\n`,
+    '__init__.py': `VERSION = "${version}"\n`,
+  });
   const upload = await fetch(published.body.signedUrl, {
     method: 'PUT',
     body: archive,
-    headers: { 'content-type': 'application/zip', 'x-content-sha256': createHash('sha256').update(archive).digest('hex') },
+    headers: {
+      'content-type': 'application/zip',
+      'x-content-sha256': createHash('sha256').update(archive).digest('hex'),
+    },
   });
   expect(upload.status).toBe(200);
   return archive;
@@ -109,12 +126,22 @@ describe('accounts: user create, whoami', () => {
 
 describe('publisher create, show, update, members', () => {
   it('creates a publisher (the caller becomes owner); the same id again exits 3', async () => {
-    const created = await cli(alice.token, ['publisher', 'create', 'acme', '--name', 'Acme Nodes', '--website', 'https://acme.example']);
+    const created = await cli(alice.token, [
+      'publisher',
+      'create',
+      'acme',
+      '--name',
+      'Acme Nodes',
+      '--website',
+      'https://acme.example',
+    ]);
     expect(created.code).toBe(0);
     expect(created.stdout).toContain('created publisher acme (Acme Nodes)');
     const found = await api('/publishers/acme');
     expect(found.body).toMatchObject({ id: 'acme', name: 'Acme Nodes', website: 'https://acme.example' });
-    expect(found.body.members).toEqual([expect.objectContaining({ role: 'owner', user: expect.objectContaining({ id: alice.id }) })]);
+    expect(found.body.members).toEqual([
+      expect.objectContaining({ role: 'owner', user: expect.objectContaining({ id: alice.id }) }),
+    ]);
     const again = await cli(bob.token, ['publisher', 'create', 'acme', '--name', 'Other']);
     expect(again.code).toBe(3);
     expect(again.stderr).toContain('nodereg publisher show acme');
@@ -134,7 +161,16 @@ describe('publisher create, show, update, members', () => {
   });
 
   it('updates only the fields given; an empty value clears one; a non-owner exits 4', async () => {
-    const updated = await cli(alice.token, ['publisher', 'update', 'acme', '--description', 'Image nodes', '--website', '', '--json']);
+    const updated = await cli(alice.token, [
+      'publisher',
+      'update',
+      'acme',
+      '--description',
+      'Image nodes',
+      '--website',
+      '',
+      '--json',
+    ]);
     expect(updated.code).toBe(0);
     const after = (await api('/publishers/acme')).body;
     expect(JSON.parse(updated.stdout)).toEqual((await api('/publishers/acme', alice.token)).body);
@@ -174,7 +210,9 @@ describe('publisher create, show, update, members', () => {
     const removed = await cli(alice.token, ['publisher', 'members', 'remove', 'acme', bob.id]);
     expect(removed.code).toBe(0);
     expect(removed.stdout).toContain(`removed ${bob.id} from acme`);
-    expect((await api('/publishers/acme')).body.members.map((m: { user: { id: string } }) => m.user.id)).toEqual([alice.id]);
+    expect((await api('/publishers/acme')).body.members.map((m: { user: { id: string } }) => m.user.id)).toEqual([
+      alice.id,
+    ]);
   });
 });
 
@@ -229,7 +267,9 @@ describe('tokens', () => {
     expect((await api('/users/me', body.token)).status).toBe(401);
   });
   it('refuses to revoke by the token itself, never echoing or sending it, and names the id to use', async () => {
-    const created = JSON.parse((await cli(alice.token, ['--json', 'token', 'create', '--user', '--name', 'pasted'])).stdout);
+    const created = JSON.parse(
+      (await cli(alice.token, ['--json', 'token', 'create', '--user', '--name', 'pasted'])).stdout,
+    );
     const result = await cli(alice.token, ['token', 'revoke', created.token]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`error: <tokenId> is a token itself (${created.token.slice(0, 12)}…), not its id`);
@@ -255,9 +295,13 @@ describe('nodes: show, versions, search, update, download', () => {
     expect(human.stdout).toMatch(/latest:\s+2\.0\.0/);
     expect(human.stdout).toMatch(/publisher:\s+acme/);
     expect(human.stdout).toMatch(/VERSION\s+STATUS\s+DEPRECATED\s+CREATED\s+REASON/);
-    for (const v of versions) expect(human.stdout).toMatch(new RegExp(`^${v.replace(/\./g, '\\.')}\\s+active\\s+-`, 'm'));
+    for (const v of versions)
+      expect(human.stdout).toMatch(new RegExp(`^${v.replace(/\./g, '\\.')}\\s+active\\s+-`, 'm'));
     const json = JSON.parse((await cli(undefined, ['--json', 'node', 'show', 'my-node'])).stdout);
-    expect(json).toEqual({ node: (await api('/nodes/my-node')).body, versions: (await api('/nodes/my-node/versions')).body });
+    expect(json).toEqual({
+      node: (await api('/nodes/my-node')).body,
+      versions: (await api('/nodes/my-node/versions')).body,
+    });
     const missing = await cli(undefined, ['node', 'show', 'ghost']);
     expect(missing.code).toBe(5);
     expect(missing.stderr).toContain('nodereg node search ghost');
@@ -265,7 +309,11 @@ describe('nodes: show, versions, search, update, download', () => {
 
   it('lists versions newest first and searches nodes (--json equals the server body)', async () => {
     const list = await cli(undefined, ['node', 'versions', 'my-node']);
-    const order = list.stdout.split('\n').slice(1).filter(Boolean).map((l) => l.split(/\s+/)[0]);
+    const order = list.stdout
+      .split('\n')
+      .slice(1)
+      .filter(Boolean)
+      .map((l) => l.split(/\s+/)[0]);
     expect(order).toEqual([...versions].reverse());
     const json = await cli(undefined, ['node', 'versions', 'my-node', '--json']);
     expect(JSON.parse(json.stdout)).toEqual((await api('/nodes/my-node/versions')).body);
@@ -282,24 +330,47 @@ describe('nodes: show, versions, search, update, download', () => {
 
   it('shows what a publisher wrote without letting its control characters drive the terminal (clear, retitle, hide, overwrite)', async () => {
     await publish(bob.token, 'bobco', 'loud-node', '1.0.0');
-    const hostile = { name: 'Loud\x1b[8m', description: 'clears \x1b[2J\x1b]0;title\x07 then\rover\r\nwritten on Windows' };
-    expect((await api('/publishers/bobco/nodes/loud-node', bob.token, { method: 'PUT', body: JSON.stringify(hostile) })).status).toBe(200);
-    for (const args of [['node', 'show', 'loud-node'], ['node', 'search', 'loud']]) {
+    const hostile = {
+      name: 'Loud\x1b[8m',
+      description: 'clears \x1b[2J\x1b]0;title\x07 then\rover\r\nwritten on Windows',
+    };
+    expect(
+      (await api('/publishers/bobco/nodes/loud-node', bob.token, { method: 'PUT', body: JSON.stringify(hostile) }))
+        .status,
+    ).toBe(200);
+    for (const args of [
+      ['node', 'show', 'loud-node'],
+      ['node', 'search', 'loud'],
+    ]) {
       const shown = await cli(undefined, args, { env: { FORCE_COLOR: '1', NO_COLOR: undefined } });
       expect(shown.code).toBe(0);
       expect(shown.stdout).toContain('Loud\\x1b[8m');
       if (args[1] === 'show') expect(shown.stdout).toContain('\x1b[32mactive\x1b[39m'); // our own colours stay
       if (args[1] === 'show') expect(shown.stdout).toMatch(/then\\x0dover\r\n +written on Windows/); // a line end stays (the next line indented under the first)
-      expect(shown.stdout.replace(/\x1b\[(?:1|22|32|39)m/g, '').replace(/\r\n/g, '\n')).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+      expect(shown.stdout.replace(/\x1b\[(?:1|22|32|39)m/g, '').replace(/\r\n/g, '\n')).not.toMatch(
+        /[\x00-\x08\x0b-\x1f\x7f-\x9f]/,
+      );
     }
   });
 
   it('indents a multi-line description under its label in node show and publisher show, so its lines do not read as fields', async () => {
     await publish(bob.token, 'bobco', 'wordy-node', '1.0.0');
     const description = 'Relights images.\nlicense: not a field\r\nthird line';
-    expect((await api('/publishers/bobco/nodes/wordy-node', bob.token, { method: 'PUT', body: JSON.stringify({ description }) })).status).toBe(200);
-    expect((await api('/publishers/bobco', bob.token, { method: 'PUT', body: JSON.stringify({ description }) })).status).toBe(200);
-    for (const args of [['node', 'show', 'wordy-node'], ['publisher', 'show', 'bobco']]) {
+    expect(
+      (
+        await api('/publishers/bobco/nodes/wordy-node', bob.token, {
+          method: 'PUT',
+          body: JSON.stringify({ description }),
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await api('/publishers/bobco', bob.token, { method: 'PUT', body: JSON.stringify({ description }) })).status,
+    ).toBe(200);
+    for (const args of [
+      ['node', 'show', 'wordy-node'],
+      ['publisher', 'show', 'bobco'],
+    ]) {
       const shown = await cli(undefined, args);
       expect(shown.code, shown.stderr).toBe(0);
       const [, label, first] = /^(description:\s+)(.*)$/m.exec(shown.stdout)!;
@@ -312,15 +383,30 @@ describe('nodes: show, versions, search, update, download', () => {
   it('updates only the fields given, finding the publisher itself; an empty value clears a field', async () => {
     const before = (await api('/nodes/my-node')).body;
     const result = await cli(alice.token, [
-      'node', 'update', 'my-node', '--description', 'Relights portraits', '--tags', 'image, relight', '--requires-app', '>=1.0',
-      '--supported-os', 'linux,macos', '--icon', 'https://acme.example/icon.png',
+      'node',
+      'update',
+      'my-node',
+      '--description',
+      'Relights portraits',
+      '--tags',
+      'image, relight',
+      '--requires-app',
+      '>=1.0',
+      '--supported-os',
+      'linux,macos',
+      '--icon',
+      'https://acme.example/icon.png',
     ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('updated node my-node of acme');
     const after = (await api('/nodes/my-node')).body;
     expect(after).toMatchObject({
-      name: before.name, description: 'Relights portraits', tags: ['image', 'relight'], supported_appui_version: '>=1.0',
-      supported_os: ['linux', 'macos'], icon: 'https://acme.example/icon.png',
+      name: before.name,
+      description: 'Relights portraits',
+      tags: ['image', 'relight'],
+      supported_appui_version: '>=1.0',
+      supported_os: ['linux', 'macos'],
+      icon: 'https://acme.example/icon.png',
     });
     const cleared = await cli(alice.token, ['--json', 'node', 'update', 'my-node', '--icon', '']);
     expect(cleared.code).toBe(0);
@@ -339,7 +425,9 @@ describe('nodes: show, versions, search, update, download', () => {
       const kind = nodeFieldType(field);
       if (kind === 'record') continue; // an object has no flag
       // free text, else the first example its rule takes (a URL, a version range)
-      const text = [`${field} value`, `https://example.com/${field}`, '>=1.0.0'].find((v) => NodeWritable.shape[field].safeParse(v).success);
+      const text = [`${field} value`, `https://example.com/${field}`, '>=1.0.0'].find(
+        (v) => NodeWritable.shape[field].safeParse(v).success,
+      );
       args.push(`--${fieldKey(field)}`, kind === 'array' ? `${field}-a,${field}-b` : text!);
       expected[field] = kind === 'array' ? [`${field}-a`, `${field}-b`] : text;
       const old = before[field];
@@ -360,7 +448,15 @@ describe('nodes: show, versions, search, update, download', () => {
     expect((await api('/nodes/my-node')).body.status).toBe('NodeStatusActive');
     const stranger = await cli(bob.token, ['node', 'update', 'my-node', '--name', 'Mine now']);
     expect(stranger.code).toBe(4);
-    const wrongPublisher = await cli(bob.token, ['node', 'update', 'my-node', '--publisher', 'bobco', '--name', 'Mine now']);
+    const wrongPublisher = await cli(bob.token, [
+      'node',
+      'update',
+      'my-node',
+      '--publisher',
+      'bobco',
+      '--name',
+      'Mine now',
+    ]);
     expect([4, 5]).toContain(wrongPublisher.code);
     expect((await api('/nodes/my-node')).body.name).toBe('Node my-node');
 
@@ -379,7 +475,9 @@ describe('nodes: show, versions, search, update, download', () => {
     const downloadsBefore = (await api('/nodes/my-node')).body.downloads ?? 0;
     const latest = await cli(undefined, ['node', 'download', 'my-node'], { cwd: dir });
     expect(latest.code).toBe(0);
-    expect(latest.stdout).toMatch(/downloaded my-node 2\.0\.0 to my-node-2\.0\.0\.zip \(.+, 2 entries, sha256 [0-9a-f]{12}… verified\)/);
+    expect(latest.stdout).toMatch(
+      /downloaded my-node 2\.0\.0 to my-node-2\.0\.0\.zip \(.+, 2 entries, sha256 [0-9a-f]{12}… verified\)/,
+    );
     expect(readFileSync(join(dir, 'my-node-2.0.0.zip')).equals(archives['2.0.0'])).toBe(true);
 
     const out = join(dir, 'sub.zip');
@@ -388,7 +486,12 @@ describe('nodes: show, versions, search, update, download', () => {
     const summary = JSON.parse(given.stdout);
     const sha = createHash('sha256').update(archives['1.1.0-beta.1']).digest('hex');
     expect(summary).toEqual({
-      node_id: 'my-node', version: '1.1.0-beta.1', file: out, size: archives['1.1.0-beta.1'].length, archive_sha256: sha, entries: 2,
+      node_id: 'my-node',
+      version: '1.1.0-beta.1',
+      file: out,
+      size: archives['1.1.0-beta.1'].length,
+      archive_sha256: sha,
+      entries: 2,
       download_url: expect.stringContaining('/archives/acme/my-node/1.1.0-beta.1/node.zip'),
     });
     expect(readFileSync(out).equals(archives['1.1.0-beta.1'])).toBe(true);
@@ -424,9 +527,13 @@ describe('versions: update and deprecate (ranges, prereleases)', () => {
     const flag = await cli(alice.token, ['version', 'update', 'my-node', '1.0.0', '--changelog', 'Fixed the preview']);
     expect(flag.code).toBe(0);
     expect((await api('/nodes/my-node/versions/1.0.0')).body.changelog).toBe('Fixed the preview');
-    const piped = await cli(alice.token, ['--json', 'version', 'update', 'my-node', 'v1.2.0', '--changelog-file', '-', '--deprecate'], {
-      input: '## 1.2.0\n- faster\n',
-    });
+    const piped = await cli(
+      alice.token,
+      ['--json', 'version', 'update', 'my-node', 'v1.2.0', '--changelog-file', '-', '--deprecate'],
+      {
+        input: '## 1.2.0\n- faster\n',
+      },
+    );
     expect(piped.code).toBe(0);
     const v120 = (await api('/nodes/my-node/versions/1.2.0')).body;
     expect(v120).toMatchObject({ changelog: '## 1.2.0\n- faster\n', deprecated: true });
@@ -438,15 +545,45 @@ describe('versions: update and deprecate (ranges, prereleases)', () => {
   });
 
   it('status is admin-only (4 for a publisher); an admin approves with a reason', async () => {
-    const refused = await cli(alice.token, ['version', 'update', 'my-node', '0.9.0', '--status', 'flagged', '--reason', 'looks odd']);
+    const refused = await cli(alice.token, [
+      'version',
+      'update',
+      'my-node',
+      '0.9.0',
+      '--status',
+      'flagged',
+      '--reason',
+      'looks odd',
+    ]);
     expect(refused.code).toBe(4);
     expect(refused.stderr).toContain('admin');
-    const flagged = await cli(admin, ['version', 'update', 'my-node', '0.9.0', '--status', 'flagged', '--reason', 'looks odd']);
+    const flagged = await cli(admin, [
+      'version',
+      'update',
+      'my-node',
+      '0.9.0',
+      '--status',
+      'flagged',
+      '--reason',
+      'looks odd',
+    ]);
     expect(flagged.code).toBe(0);
-    expect((await api('/nodes/my-node/versions/0.9.0')).body).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'looks odd' });
+    expect((await api('/nodes/my-node/versions/0.9.0')).body).toMatchObject({
+      status: 'NodeVersionStatusFlagged',
+      status_reason: 'looks odd',
+    });
     const shown = await cli(undefined, ['node', 'versions', 'my-node']);
     expect(shown.stdout).toMatch(/^0\.9\.0\s+flagged\s+-\s+.+looks odd$/m);
-    const back = await cli(admin, ['version', 'update', 'my-node', '0.9.0', '--status', 'active', '--reason', 'reviewed']);
+    const back = await cli(admin, [
+      'version',
+      'update',
+      'my-node',
+      '0.9.0',
+      '--status',
+      'active',
+      '--reason',
+      'reviewed',
+    ]);
     expect(back.code).toBe(0);
     expect((await api('/nodes/my-node/versions/0.9.0')).body.status).toBe('NodeVersionStatusActive');
     const missing = await cli(alice.token, ['version', 'update', 'my-node', '9.9.9', '--changelog', 'x']);
@@ -463,7 +600,8 @@ describe('versions: update and deprecate (ranges, prereleases)', () => {
     const range = await cli(alice.token, ['version', 'deprecate', 'my-node', '<2.0.0']);
     expect(range.code).toBe(0);
     expect(range.stdout).toContain('deprecated 5 versions of my-node');
-    for (const v of ['0.9.0', '1.0.0', '1.1.0-beta.1', '1.2.0', '2.0.0-rc.1']) expect(range.stdout).toContain(`  ${v}\n`);
+    for (const v of ['0.9.0', '1.0.0', '1.1.0-beta.1', '1.2.0', '2.0.0-rc.1'])
+      expect(range.stdout).toContain(`  ${v}\n`);
     expect(await deprecated()).toEqual(['0.9.0', '1.0.0', '1.1.0-beta.1', '1.2.0', '2.0.0-rc.1']);
 
     // versions deprecated already are reported as such, not as deprecated now
@@ -471,7 +609,9 @@ describe('versions: update and deprecate (ranges, prereleases)', () => {
     expect(again.code).toBe(0);
     // prereleases included: 1.1.0-beta.1 is below 1.1.0
     expect(again.stdout).toBe('already deprecated, left as they were:\n  1.1.0-beta.1\n  1.0.0\n  0.9.0\n');
-    const againJson = JSON.parse((await cli(alice.token, ['--json', 'version', 'deprecate', 'my-node', '1.0.0'])).stdout);
+    const againJson = JSON.parse(
+      (await cli(alice.token, ['--json', 'version', 'deprecate', 'my-node', '1.0.0'])).stdout,
+    );
     expect(againJson).toMatchObject({ versions: [], unchanged: ['1.0.0'] });
 
     const undo = await cli(alice.token, ['--json', 'version', 'deprecate', 'my-node', '1.x', '--undo']);
@@ -542,12 +682,17 @@ describe('login, logout, whoami with a saved profile', () => {
     expect(bad.stderr).toContain('nothing was saved');
     expect(existsSync(configFile(home))).toBe(false);
 
-    const piped = await runInProcess(['--json', 'login', '--registry', url, '--profile', 'work'], { home, input: `${bob.token}\n` });
+    const piped = await runInProcess(['--json', 'login', '--registry', url, '--profile', 'work'], {
+      home,
+      input: `${bob.token}\n`,
+    });
     expect(piped.code).toBe(0);
     const body = JSON.parse(piped.stdout);
     expect(body).toMatchObject({ profile: 'work', registry: url, me: { kind: 'user', user: { name: 'bob' } } });
     expect(piped.stdout).not.toContain(bob.token);
-    expect(JSON.parse(readFileSync(configFile(home), 'utf8')).profiles).toEqual({ work: { registry: url, token: bob.token } });
+    expect(JSON.parse(readFileSync(configFile(home), 'utf8')).profiles).toEqual({
+      work: { registry: url, token: bob.token },
+    });
     expect((await runInProcess(['--profile', 'work', 'whoami'], { home })).stdout).toContain('bob');
     // the default profile has no token
     expect((await runInProcess(['--registry', url, 'whoami'], { home })).code).toBe(4);
@@ -570,7 +715,17 @@ describe('exit codes without a server', () => {
     const down = await runInProcess(['--registry', dead, 'node', 'show', 'my-node']);
     expect(down.code).toBe(1);
     expect(down.stderr).toContain(`cannot reach ${dead}`);
-    const invalid = await runInProcess(['--registry', dead, '--token', 'nrg_u_x', '--json', 'review', 'my-node', '--star', '7']);
+    const invalid = await runInProcess([
+      '--registry',
+      dead,
+      '--token',
+      'nrg_u_x',
+      '--json',
+      'review',
+      'my-node',
+      '--star',
+      '7',
+    ]);
     expect(invalid.code).toBe(2);
     expect(JSON.parse(invalid.stdout).error.message).toContain('--star');
   });
@@ -588,7 +743,13 @@ describe('completion', () => {
     expect(complete('nodereg node ')).toEqual(['update', 'show', 'versions', 'search', 'download']);
     expect(complete('nodereg publisher members ')).toEqual(['add', 'remove']);
     expect(complete('nodereg --json version d')).toEqual(['deprecate']);
-    expect(complete('nodereg node update my-node --re')).toEqual(['--repository', '--requires-app', '--requires-app-frontend', '--registry', '--retry-window']);
+    expect(complete('nodereg node update my-node --re')).toEqual([
+      '--repository',
+      '--requires-app',
+      '--requires-app-frontend',
+      '--registry',
+      '--retry-window',
+    ]);
   });
 
   it('zsh and fish scripts name every command and subcommand', async () => {
@@ -599,7 +760,9 @@ describe('completion', () => {
       expect(zsh).toContain(`'${name}:`);
       expect(fish).toContain(`-a ${name} `);
     }
-    expect(fish).toContain("complete -c nodereg -n '__fish_seen_subcommand_from node; and __fish_seen_subcommand_from update' -l publisher");
+    expect(fish).toContain(
+      "complete -c nodereg -n '__fish_seen_subcommand_from node; and __fish_seen_subcommand_from update' -l publisher",
+    );
   });
 });
 

@@ -69,9 +69,21 @@ describe('invalid input exits 2 before any request', () => {
   });
 
   it('with --json the error is one JSON document on stdout', async () => {
-    const result = await runInProcess(['--registry', server.url, '--token', 'nrg_u_test', '--json', 'review', 'my-node', '--star', '9']);
+    const result = await runInProcess([
+      '--registry',
+      server.url,
+      '--token',
+      'nrg_u_test',
+      '--json',
+      'review',
+      'my-node',
+      '--star',
+      '9',
+    ]);
     expect(result.code).toBe(2);
-    expect(JSON.parse(result.stdout)).toEqual({ error: { code: 'invalid_input', message: expect.stringContaining('--star') } });
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: { code: 'invalid_input', message: expect.stringContaining('--star') },
+    });
     expect(requestsSent()).toBe(0);
   });
 

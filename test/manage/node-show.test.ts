@@ -16,22 +16,58 @@ describe('nodereg node show', () => {
     const owner = await createUser(server, 'showowner');
     ownerToken = owner.token;
     await createPublisher(server, owner, 'showpub');
-    await publishAndUpload(server, owner.token, 'showpub', 'shown-node', '1.0.0', { node: { name: 'Shown Node', description: 'shown twice', tags: ['a', 'b'] } });
-    await publishAndUpload(server, owner.token, 'showpub', 'shown-node', '1.1.0', { node_version: { changelog: 'more' } });
+    await publishAndUpload(server, owner.token, 'showpub', 'shown-node', '1.0.0', {
+      node: { name: 'Shown Node', description: 'shown twice', tags: ['a', 'b'] },
+    });
+    await publishAndUpload(server, owner.token, 'showpub', 'shown-node', '1.1.0', {
+      node_version: { changelog: 'more' },
+    });
     const reviewer = await createUser(server, 'showreviewer');
-    expect((await call(server.url, 'POST', '/nodes/shown-node/reviews?star=4', { token: reviewer.token })).status).toBe(200);
+    expect((await call(server.url, 'POST', '/nodes/shown-node/reviews?star=4', { token: reviewer.token })).status).toBe(
+      200,
+    );
   });
   afterAll(() => server?.close());
 
   it.each([
     ['a node', (url: string) => ['--registry', url, 'node', 'show', 'shown-node'], 0, 'Shown Node (shown-node)'],
-    ['a node, as JSON', (url: string) => ['--registry', url, '--json', 'node', 'show', 'shown-node'], 0, '"id":"shown-node"'],
-    ["a node, with its publisher's token", (url: string) => ['node', 'show', 'shown-node', '--registry', url, '--token', ownerToken], 0, 'shown-node'],
-    ['a node, with a profile that does not exist', (url: string) => ['--registry', url, '--profile', 'nope', 'node', 'show', 'shown-node'], 0, 'shown-node'],
+    [
+      'a node, as JSON',
+      (url: string) => ['--registry', url, '--json', 'node', 'show', 'shown-node'],
+      0,
+      '"id":"shown-node"',
+    ],
+    [
+      "a node, with its publisher's token",
+      (url: string) => ['node', 'show', 'shown-node', '--registry', url, '--token', ownerToken],
+      0,
+      'shown-node',
+    ],
+    [
+      'a node, with a profile that does not exist',
+      (url: string) => ['--registry', url, '--profile', 'nope', 'node', 'show', 'shown-node'],
+      0,
+      'shown-node',
+    ],
     ['an unknown node', (url: string) => ['--registry', url, 'node', 'show', 'ghost'], 5, undefined],
-    ['an unknown node, as JSON', (url: string) => ['--registry', url, '--json', 'node', 'show', 'ghost'], 5, '"code":"not_found"'],
-    ['a registry that is not a URL', () => ['--registry', 'localhost:4880', 'node', 'show', 'shown-node'], 2, undefined],
-    ['a registry that does not answer', (_url: string, closed: string) => ['--registry', closed, 'node', 'show', 'shown-node'], 1, undefined],
+    [
+      'an unknown node, as JSON',
+      (url: string) => ['--registry', url, '--json', 'node', 'show', 'ghost'],
+      5,
+      '"code":"not_found"',
+    ],
+    [
+      'a registry that is not a URL',
+      () => ['--registry', 'localhost:4880', 'node', 'show', 'shown-node'],
+      2,
+      undefined,
+    ],
+    [
+      'a registry that does not answer',
+      (_url: string, closed: string) => ['--registry', closed, 'node', 'show', 'shown-node'],
+      1,
+      undefined,
+    ],
     ['an id the contract refuses', (url: string) => ['--registry', url, 'node', 'show', 'bad..id!'], 2, undefined],
   ])('%s', async (_name, argv, code, shown) => {
     const result = await runInProcess(argv(server.url, dead));
@@ -41,7 +77,9 @@ describe('nodereg node show', () => {
   });
 
   it('the registry from NODEREG_REGISTRY: the node, its rating and its versions', async () => {
-    const result = await runInProcess(['node', 'show', 'shown-node', '--no-input'], { env: { NODEREG_REGISTRY: server.url } });
+    const result = await runInProcess(['node', 'show', 'shown-node', '--no-input'], {
+      env: { NODEREG_REGISTRY: server.url },
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/rating: +4\.0 \/ 5/);
     expect(result.stdout).toMatch(/^1\.1\.0 +active/m);

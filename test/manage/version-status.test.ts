@@ -3,7 +3,16 @@
 // publishing it again (issue 11, reproduced: Banned 3.0.0 became Active by a PUT).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers.js';
-import { client, createPublisher, createUser, expectError, makeZip, publish, uploadTo, type TestUser } from '../server/fixtures.js';
+import {
+  client,
+  createPublisher,
+  createUser,
+  expectError,
+  makeZip,
+  publish,
+  uploadTo,
+  type TestUser,
+} from '../server/fixtures.js';
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -39,7 +48,11 @@ describe.each([
     expect(version.body.status).toBe(status);
     expect(version.body.downloadUrl).toBeUndefined();
     expectError(await api.get(`/nodes/${node}/install?version=3.0.0`), 404, 'not_found');
-    expectError(await api.get(`/archives/status-pub/${node}/3.0.0/node.zip`, { token: server.adminToken }), 404, 'not_found');
+    expectError(
+      await api.get(`/archives/status-pub/${node}/3.0.0/node.zip`, { token: server.adminToken }),
+      404,
+      'not_found',
+    );
   });
 
   it('is not reset to Pending by publishing it again, nor made Active by the fresh URL', async () => {

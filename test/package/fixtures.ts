@@ -32,7 +32,17 @@ export function gitRepo(files: Record<string, string | Buffer>): string {
 /** Commits every file git does not ignore, as a publisher's repository has them. */
 export function commitAll(root: string): string {
   git(root, ['add', '-A']);
-  git(root, ['-c', 'user.name=Test', '-c', 'user.email=test@example.org', 'commit', '-q', '--no-gpg-sign', '-m', 'files']);
+  git(root, [
+    '-c',
+    'user.name=Test',
+    '-c',
+    'user.email=test@example.org',
+    'commit',
+    '-q',
+    '--no-gpg-sign',
+    '-m',
+    'files',
+  ]);
   return root;
 }
 
@@ -41,8 +51,5 @@ export const committedRepo = (files: Record<string, string | Buffer>): string =>
 
 /** The oracle: what git considers part of the work tree. */
 export function gitFiles(root: string): string[] {
-  return git(root, ['ls-files', '--cached', '--others', '--exclude-standard', '-z'])
-    .split('\0')
-    .filter(Boolean)
-    .sort();
+  return git(root, ['ls-files', '--cached', '--others', '--exclude-standard', '-z']).split('\0').filter(Boolean).sort();
 }

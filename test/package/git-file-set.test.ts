@@ -13,7 +13,10 @@ import { loadProject } from '../../src/package/project.js';
 import { tempDir } from '../helpers.js';
 import { commitAll, git, gitFiles, gitRepo, writeTree } from './fixtures.js';
 
-const selected = (root: string, options = {}) => selectFiles(root, options).files.map((f) => f.path).sort();
+const selected = (root: string, options = {}) =>
+  selectFiles(root, options)
+    .files.map((f) => f.path)
+    .sort();
 /** The oracle less the paths nodereg leaves out on purpose. */
 const oracleWithout = (root: string, ours: string[]) => gitFiles(root).filter((path) => !ours.includes(path));
 const commit = (root: string, paths: string[]) => {
@@ -26,12 +29,23 @@ const PYPROJECT = '[project]\nname = "my-node"\nversion = "1.0.0"\nlicense = { f
 describe('the file set in a git work tree', () => {
   it('keeps committed files that an ignore rule matches (*.txt with a committed LICENSE.txt and requirements.txt)', async () => {
     const root = gitRepo({
-      'pyproject.toml': PYPROJECT, '.gitignore': '*.txt\n', 'LICENSE.txt': 'MIT', 'requirements.txt': 'numpy\n', '__init__.py': '',
+      'pyproject.toml': PYPROJECT,
+      '.gitignore': '*.txt\n',
+      'LICENSE.txt': 'MIT',
+      'requirements.txt': 'numpy\n',
+      '__init__.py': '',
     });
     commit(root, ['.']);
     writeTree(root, { 'notes.txt': 'untracked and ignored', 'new_node.py': 'untracked, not ignored' });
     expect(selected(root)).toEqual(oracleWithout(root, []));
-    expect(selected(root)).toEqual(['.gitignore', 'LICENSE.txt', '__init__.py', 'new_node.py', 'pyproject.toml', 'requirements.txt']);
+    expect(selected(root)).toEqual([
+      '.gitignore',
+      'LICENSE.txt',
+      '__init__.py',
+      'new_node.py',
+      'pyproject.toml',
+      'requirements.txt',
+    ]);
     // The license resolves and the dependencies file ships: the project packs as committed.
     const project = await loadProject(root);
     expect(project.problems).toEqual([]);
@@ -62,40 +76,87 @@ describe('the file set in a git work tree', () => {
       '.comfyignore': 'tests/\n*.md\n!README.md\n',
       '.noderegignore': 'docs/\n',
       'web/.comfyignore': '*.map\n',
-      'README.md': '', 'CHANGES.md': '', 'tests/test_a.py': '', 'docs/guide.txt': '', 'web/app.js': '', 'web/app.js.map': '',
-      'main.py': '', 'scratch.tmp': '',
+      'README.md': '',
+      'CHANGES.md': '',
+      'tests/test_a.py': '',
+      'docs/guide.txt': '',
+      'web/app.js': '',
+      'web/app.js.map': '',
+      'main.py': '',
+      'scratch.tmp': '',
     });
     commit(root, ['.']);
     writeTree(root, { 'tests/test_b.py': 'untracked' });
-    const ours = ['CHANGES.md', 'tests/test_a.py', 'tests/test_b.py', 'docs/guide.txt', 'web/app.js.map', 'scratch.tmp'];
+    const ours = [
+      'CHANGES.md',
+      'tests/test_a.py',
+      'tests/test_b.py',
+      'docs/guide.txt',
+      'web/app.js.map',
+      'scratch.tmp',
+    ];
     expect(selected(root, { excludes: ['*.tmp'] })).toEqual(oracleWithout(root, ours));
   });
 
   it('applies no .comfyignore under an include, as the incumbent reads it; .noderegignore and excludes still apply there', () => {
     const root = gitRepo({
-      '.gitignore': 'web/dist/\n', '.comfyignore': 'web/\n*.map\n', '.noderegignore': '*.tmp\n',
-      'main.py': '', 'web/app.js': 'committed, under web/', 'web/src/app.ts': 'committed',
+      '.gitignore': 'web/dist/\n',
+      '.comfyignore': 'web/\n*.map\n',
+      '.noderegignore': '*.tmp\n',
+      'main.py': '',
+      'web/app.js': 'committed, under web/',
+      'web/src/app.ts': 'committed',
     });
     commit(root, ['.']);
-    writeTree(root, { 'web/dist/bundle.js': 'built', 'web/dist/bundle.js.map': 'built', 'web/dist/x.tmp': '', 'web/dist/skip.log': '', 'web/other/x.js': '' });
+    writeTree(root, {
+      'web/dist/bundle.js': 'built',
+      'web/dist/bundle.js.map': 'built',
+      'web/dist/x.tmp': '',
+      'web/dist/skip.log': '',
+      'web/other/x.js': '',
+    });
     // .comfyignore leaves web/ out, tracked files too, except the include web/dist; *.map does not reach into it
     expect(selected(root, { includes: ['web/dist'], excludes: ['*.log'] })).toEqual([
-      '.comfyignore', '.gitignore', '.noderegignore', 'main.py', 'web/dist/bundle.js', 'web/dist/bundle.js.map',
+      '.comfyignore',
+      '.gitignore',
+      '.noderegignore',
+      'main.py',
+      'web/dist/bundle.js',
+      'web/dist/bundle.js.map',
     ]);
     // a file named as an include, and a .comfyignore deeper down
-    writeTree(root, { 'web/dist/.comfyignore': '*.js\n', 'notes/todo.md': '', '.comfyignore': 'web/\n*.map\nnotes/\n' });
+    writeTree(root, {
+      'web/dist/.comfyignore': '*.js\n',
+      'notes/todo.md': '',
+      '.comfyignore': 'web/\n*.map\nnotes/\n',
+    });
     expect(selected(root, { includes: ['web/dist', '/notes/todo.md'] })).toEqual([
-      '.comfyignore', '.gitignore', '.noderegignore', 'main.py', 'notes/todo.md', 'web/dist/.comfyignore', 'web/dist/bundle.js', 'web/dist/bundle.js.map', 'web/dist/skip.log',
+      '.comfyignore',
+      '.gitignore',
+      '.noderegignore',
+      'main.py',
+      'notes/todo.md',
+      'web/dist/.comfyignore',
+      'web/dist/bundle.js',
+      'web/dist/bundle.js.map',
+      'web/dist/skip.log',
     ]);
     // without includes .comfyignore removes them all
     expect(selected(root)).toEqual(['.comfyignore', '.gitignore', '.noderegignore', 'main.py']);
   });
 
   it('never packs a stray node.zip at the root, tracked or not, nor an earlier pack of the node anywhere', () => {
-    const root = gitRepo({ 'main.py': '', 'node.zip': 'committed by mistake', 'assets/textures.zip': 'data', 'old/my-node-0.9.0.zip': 'old pack' });
+    const root = gitRepo({
+      'main.py': '',
+      'node.zip': 'committed by mistake',
+      'assets/textures.zip': 'data',
+      'old/my-node-0.9.0.zip': 'old pack',
+    });
     commit(root, ['.']);
     writeTree(root, { 'my-node-1.0.0.zip': 'untracked pack' });
-    expect(selected(root, { nodeId: 'my-node' })).toEqual(oracleWithout(root, ['node.zip', 'old/my-node-0.9.0.zip', 'my-node-1.0.0.zip']));
+    expect(selected(root, { nodeId: 'my-node' })).toEqual(
+      oracleWithout(root, ['node.zip', 'old/my-node-0.9.0.zip', 'my-node-1.0.0.zip']),
+    );
     expect(selected(root, { nodeId: 'my-node' })).toEqual(['assets/textures.zip', 'main.py']);
   });
 
@@ -107,7 +168,12 @@ describe('the file set in a git work tree', () => {
   });
 
   it('follows the repository that holds the project when the project is a subdirectory', () => {
-    const repo = gitRepo({ '.gitignore': '*.txt\n', 'nodes/my-node/pyproject.toml': PYPROJECT, 'nodes/my-node/LICENSE.txt': 'MIT', 'other/x.py': '' });
+    const repo = gitRepo({
+      '.gitignore': '*.txt\n',
+      'nodes/my-node/pyproject.toml': PYPROJECT,
+      'nodes/my-node/LICENSE.txt': 'MIT',
+      'other/x.py': '',
+    });
     commit(repo, ['.']);
     expect(selected(join(repo, 'nodes/my-node'))).toEqual(['LICENSE.txt', 'pyproject.toml']);
   });
@@ -116,11 +182,19 @@ describe('the file set in a git work tree', () => {
     const repo = gitRepo({
       '.gitignore': '.env\n*.log\n/nodes/my-node/output/\n',
       'nodes/.gitignore': 'scratch/\n!keep.log\n',
-      'nodes/my-node/pyproject.toml': PYPROJECT, 'nodes/my-node/LICENSE.txt': 'MIT',
+      'nodes/my-node/pyproject.toml': PYPROJECT,
+      'nodes/my-node/LICENSE.txt': 'MIT',
     });
     commit(repo, ['.']);
     const dir = join(repo, 'nodes/my-node');
-    writeTree(dir, { '.env': 'SECRET=1', 'run.log': '', 'keep.log': '', 'output/img.png': '', 'scratch/x.py': '', 'new.py': '' });
+    writeTree(dir, {
+      '.env': 'SECRET=1',
+      'run.log': '',
+      'keep.log': '',
+      'output/img.png': '',
+      'scratch/x.py': '',
+      'new.py': '',
+    });
     expect(selected(dir)).toEqual(gitFiles(dir));
     expect(selected(dir)).toEqual(['LICENSE.txt', 'keep.log', 'new.py', 'pyproject.toml']);
   });
@@ -136,7 +210,21 @@ describe('the file set in a git work tree', () => {
   it('agrees with git on random trees, ignore files and committed subsets (property, fixed seed)', () => {
     const segment = fc.constantFrom('a', 'b', 'c.txt', 'd.log', 'e.py', 'build', 'é');
     const filePath = fc.array(segment, { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/'));
-    const pattern = fc.constantFrom('*.txt', '*.log', '!e.py', 'build/', 'build', '/a', 'a/', 'b/*', '**/c.txt', '*', '!*/', '!b', 'é');
+    const pattern = fc.constantFrom(
+      '*.txt',
+      '*.log',
+      '!e.py',
+      'build/',
+      'build',
+      '/a',
+      'a/',
+      'b/*',
+      '**/c.txt',
+      '*',
+      '!*/',
+      '!b',
+      'é',
+    );
     const tree = fc.record({
       files: fc.uniqueArray(filePath, { minLength: 1, maxLength: 10 }),
       ignore: fc.array(pattern, { minLength: 1, maxLength: 4 }),
@@ -189,14 +277,22 @@ describe('asking git', () => {
     commit(sub, ['.']);
     git(root, ['-c', 'protocol.file.allow=always', 'submodule', '--quiet', 'add', sub, 'vendor']);
     commit(root, ['.']);
-    expect(gitRuns(root)).toEqual(['ls-files -z --stage --cached --others --exclude-standard', 'ls-files -z --cached --recurse-submodules']);
+    expect(gitRuns(root)).toEqual([
+      'ls-files -z --stage --cached --others --exclude-standard',
+      'ls-files -z --cached --recurse-submodules',
+    ]);
     expect(selected(root)).toContain('vendor/lib.py');
   });
 });
 
 describe('outside git', () => {
   it('walks the tree as before: .gitignore files still apply, nothing is marked untracked', () => {
-    const root = writeTree(tempDir(), { '.gitignore': '*.txt\n', 'LICENSE.txt': '', 'a.py': '', '.comfyignore': 'a.py\n' });
+    const root = writeTree(tempDir(), {
+      '.gitignore': '*.txt\n',
+      'LICENSE.txt': '',
+      'a.py': '',
+      '.comfyignore': 'a.py\n',
+    });
     const files = selectFiles(root).files;
     expect(files.map((f) => f.path)).toEqual(['.comfyignore', '.gitignore']);
     expect(files.some((f) => f.untracked)).toBe(false);
@@ -233,8 +329,11 @@ describe('archives in the tree', () => {
 
   it('warns about any other archive over 1 MiB that would ship, naming it and its size', async () => {
     const root = writeTree(tempDir(), {
-      'pyproject.toml': '[project]\nname = "my-node"\nversion = "1.0.0"\n', 'main.py': '',
-      'vendor/lib.tar.gz': Buffer.alloc(3 * 1024 * 1024 + 1), 'small.zip': Buffer.alloc(1024 * 1024), 'data.bin': Buffer.alloc(2 * 1024 * 1024),
+      'pyproject.toml': '[project]\nname = "my-node"\nversion = "1.0.0"\n',
+      'main.py': '',
+      'vendor/lib.tar.gz': Buffer.alloc(3 * 1024 * 1024 + 1),
+      'small.zip': Buffer.alloc(1024 * 1024),
+      'data.bin': Buffer.alloc(2 * 1024 * 1024),
     });
     const project = await loadProject(root);
     expect(fileWarnings(project.warnings)).toEqual([
@@ -243,7 +342,7 @@ describe('archives in the tree', () => {
     expect(project.files.map((f) => f.path)).toContain('vendor/lib.tar.gz');
   });
 
-  it('does not ship a repository\'s committed earlier pack either', async () => {
+  it("does not ship a repository's committed earlier pack either", async () => {
     const root = gitRepo({ 'pyproject.toml': '[project]\nname = "my-node"\nversion = "1.0.0"\n', 'main.py': '' });
     await writeZip(join(root, 'release.zip'), { 'pyproject.toml': '[project]\nname = "my-node"\n' });
     commitAll(root);

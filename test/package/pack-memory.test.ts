@@ -40,7 +40,10 @@ it('packs a 3,000-file, ~90 MB tree with flat memory', () => {
   expect(total).toBeGreaterThan(90 * 1e6);
   const out = join(tempDir(), 'out.zip');
   const report = JSON.parse(
-    execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, DIST, ROOT: root, OUT: out }, encoding: 'utf8' }),
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, DIST, ROOT: root, OUT: out },
+      encoding: 'utf8',
+    }),
   );
   expect(report.files).toBe(3000);
   expect(report.size).toBe(statSync(out).size);

@@ -17,8 +17,22 @@ describe('real repositories', () => {
   // (actions/checkout's default) has the directory empty.
   function ultimateSdUpscale(): string {
     const script = commitAll(gitRepo({ 'scripts/ultimate-upscale.py': 'x = 1\n', LICENSE: 'GPL-3.0\n' }));
-    const root = gitRepo({ 'pyproject.toml': ULTIMATE_SD_UPSCALE, LICENSE: 'GPL-3.0\n', '__init__.py': '', 'nodes.py': '', 'repositories/__init__.py': '' });
-    git(root, ['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', script, 'repositories/ultimate_sd_upscale']);
+    const root = gitRepo({
+      'pyproject.toml': ULTIMATE_SD_UPSCALE,
+      LICENSE: 'GPL-3.0\n',
+      '__init__.py': '',
+      'nodes.py': '',
+      'repositories/__init__.py': '',
+    });
+    git(root, [
+      '-c',
+      'protocol.file.allow=always',
+      'submodule',
+      'add',
+      '-q',
+      script,
+      'repositories/ultimate_sd_upscale',
+    ]);
     return commitAll(root);
   }
 
@@ -62,8 +76,13 @@ Models = [{location = "/checkpoints/model.safetensor", model_url = "https://exam
     const root = commitAll(gitRepo({ 'pyproject.toml': WORKSPACE_MANAGER, LICENSE: 'GPL-3.0\n', '__init__.py': '' }));
     const project = await loadProject(root, { requirePublisher: true });
     expect(project.problems).toEqual([
-      { key: '[tool.comfy] PublisherId', message: 'is empty: set it to your publisher id (PublisherId = "your-publisher-id"), or pass --publisher' },
+      {
+        key: '[tool.comfy] PublisherId',
+        message: 'is empty: set it to your publisher id (PublisherId = "your-publisher-id"), or pass --publisher',
+      },
     ]);
-    expect((await loadProject(root, { requirePublisher: true, publisher: 'cafe' })).request?.body.node.license).toBe('LICENSE');
+    expect((await loadProject(root, { requirePublisher: true, publisher: 'cafe' })).request?.body.node.license).toBe(
+      'LICENSE',
+    );
   });
 });

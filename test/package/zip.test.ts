@@ -94,7 +94,10 @@ describe('writeArchive', () => {
   it('writes the same bytes with files deflated ahead while they were listed (startPool) as with no worker', async () => {
     // ~12 MiB of small files: the first 8 MiB found go ahead in the order found, the rest in path order;
     // one file found and sent ahead is then left out of the archive, as pack leaves out its --out.
-    const files: Record<string, string | Buffer> = { 'big/blob.bin': randomBytes(1_200_000), 'left-out.txt': text(300) };
+    const files: Record<string, string | Buffer> = {
+      'big/blob.bin': randomBytes(1_200_000),
+      'left-out.txt': text(300),
+    };
     for (let i = 0; i < 1500; i++) files[`src/p${i % 13}/m${i}.py`] = text(200 + ((i * 53) % 250));
     for (let i = 0; i < 10; i++) files[`noise${i}.txt`] = randomBytes(3000);
     const root = writeTree(tempDir(), files);
@@ -112,7 +115,10 @@ describe('writeArchive', () => {
 
   it('writes the same bytes with 1 and with 4 worker threads, and with none', async () => {
     // Many small files finish deflating out of order when several run at once; the bytes may not care.
-    const files: Record<string, string | Buffer> = { 'big/data.txt': text(60_000), 'big/blob.bin': randomBytes(1_200_000) };
+    const files: Record<string, string | Buffer> = {
+      'big/data.txt': text(60_000),
+      'big/blob.bin': randomBytes(1_200_000),
+    };
     for (let i = 0; i < 300; i++) files[`src/m${i}.py`] = text(20 + ((i * 37) % 400));
     for (let i = 0; i < 10; i++) files[`noise${i}.txt`] = randomBytes(3000); // deflate would not shrink it
     const root = writeTree(tempDir(), files);
@@ -150,7 +156,17 @@ describe('writeArchive', () => {
 
     const entries = await readZip(out);
     expect(entries.map((e) => e.name)).toEqual([
-      'Z.txt', 'a.txt', 'big/blob.bin', 'big/data.txt', 'empty.txt', 'models/weights.safetensors', 'node.py', 'web/app.js', 'web/logo.png', 'é/日本語.txt', '🎉.md',
+      'Z.txt',
+      'a.txt',
+      'big/blob.bin',
+      'big/data.txt',
+      'empty.txt',
+      'models/weights.safetensors',
+      'node.py',
+      'web/app.js',
+      'web/logo.png',
+      'é/日本語.txt',
+      '🎉.md',
     ]);
     for (const entry of entries) {
       expect(entry.data.equals(Buffer.from(files[entry.name]))).toBe(true);
@@ -161,7 +177,14 @@ describe('writeArchive', () => {
       expect(entry.mode).toBe(entry.name === 'node.py' ? 0o755 : 0o644);
     }
     const methods = Object.fromEntries(entries.map((e) => [e.name, e.method]));
-    expect(methods).toMatchObject({ 'web/logo.png': 0, 'models/weights.safetensors': 0, 'big/blob.bin': 0, 'node.py': 8, 'big/data.txt': 8, 'web/app.js': 8 });
+    expect(methods).toMatchObject({
+      'web/logo.png': 0,
+      'models/weights.safetensors': 0,
+      'big/blob.bin': 0,
+      'node.py': 8,
+      'big/data.txt': 8,
+      'web/app.js': 8,
+    });
   });
 
   it('fails past --max-size, lists the ten largest files and leaves no partial archive', async () => {
@@ -171,9 +194,18 @@ describe('writeArchive', () => {
     const out = join(tempDir(), 'x.zip');
     const error = await pack(root, out, 50_000).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ArchiveTooLargeError);
-    expect((error as ArchiveTooLargeError).largest.map((f) => f.path)).toEqual(
-      ['f13.bin', 'f12.bin', 'f11.bin', 'f10.bin', 'f09.bin', 'f08.bin', 'f07.bin', 'f06.bin', 'f05.bin', 'f04.bin'],
-    );
+    expect((error as ArchiveTooLargeError).largest.map((f) => f.path)).toEqual([
+      'f13.bin',
+      'f12.bin',
+      'f11.bin',
+      'f10.bin',
+      'f09.bin',
+      'f08.bin',
+      'f07.bin',
+      'f06.bin',
+      'f05.bin',
+      'f04.bin',
+    ]);
     expect(existsSync(out)).toBe(false);
     // at the limit exactly, it passes
     const fits = await pack(root, join(tempDir(), 'y.zip'));

@@ -23,13 +23,17 @@ const s3Server = testS3();
 describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket', () => {
   it('serve --migrate-only applies the migrations once, also when run twice at the same moment, and exits', async () => {
     const databaseUrl = await (await postgresServer!).database();
-    const runs = await Promise.all([1, 2].map(() => runInProcess(['serve', '--database', databaseUrl, '--migrate-only', '--data-dir', tempDir()])));
+    const runs = await Promise.all(
+      [1, 2].map(() => runInProcess(['serve', '--database', databaseUrl, '--migrate-only', '--data-dir', tempDir()])),
+    );
     for (const run of runs) {
       expect(run.stderr).toContain(`migrations applied to ${databaseUrl.replace('nodereg@', '***@')} (--database)`);
       expect(run.code).toBe(0);
     }
     const sql = postgres(databaseUrl, { max: 1 });
-    expect((await sql`SELECT name FROM schema_migrations ORDER BY version`).map((row) => row.name)).toEqual(postgresMigrations.map((m) => m.name));
+    expect((await sql`SELECT name FROM schema_migrations ORDER BY version`).map((row) => row.name)).toEqual(
+      postgresMigrations.map((m) => m.name),
+    );
     await sql.end();
   });
 
@@ -39,9 +43,18 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     await eventually(() => local.stderr().includes('callback key') || undefined, 'the start lines');
     expect(local.stderr()).not.toContain('does not serve');
     await local.stop();
-    const grown = await serve(['--port', '0', '--data-dir', dataDir, '--database', await (await postgresServer!).database()]);
+    const grown = await serve([
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--database',
+      await (await postgresServer!).database(),
+    ]);
     await eventually(() => grown.stderr().includes('callback key') || undefined, 'the start lines');
-    expect(grown.stderr()).toContain(`warning: ${join(dataDir, 'registry.db')} holds a registry that this server does not serve (it serves --database); to move it there, stop the servers and run nodereg restore ${dataDir} --database URL --storage URL (into an empty database)`);
+    expect(grown.stderr()).toContain(
+      `warning: ${join(dataDir, 'registry.db')} holds a registry that this server does not serve (it serves --database); to move it there, stop the servers and run nodereg restore ${dataDir} --database URL --storage URL (into an empty database)`,
+    );
     await grown.stop();
   });
 
@@ -55,7 +68,16 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
       `warning: the archives are in ${join(dataDir, 'archives')}, on this instance only: every instance on this database must serve the same --storage (s3://bucket/prefix, or one shared directory), or an archive uploaded to one is missing (404) on the others`,
     );
     await alone.stop();
-    const shared = await serve(['--port', '0', '--data-dir', tempDir(), '--database', databaseUrl, '--storage', tempDir()]);
+    const shared = await serve([
+      '--port',
+      '0',
+      '--data-dir',
+      tempDir(),
+      '--database',
+      databaseUrl,
+      '--storage',
+      tempDir(),
+    ]);
     await eventually(() => shared.stderr().includes('callback key') || undefined, 'the start lines');
     expect(shared.stderr()).not.toContain('on this instance only');
     await shared.stop();
@@ -65,13 +87,18 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     const databaseUrl = await (await postgresServer!).database();
     const dirs = [tempDir(), tempDir()];
     const start = (dir: string) => serve(['--port', '0', '--data-dir', dir, '--database', databaseUrl]);
-    const generatedBy = (instance: Served) => /admin token \(shown once; also in \S+\): (\S+)/.exec(instance.stderr())?.[1];
-    const isAdmin = async (instance: Served, token: string) => (await call(instance.url, 'GET', '/users/me', { token })).body?.user?.admin === true;
+    const generatedBy = (instance: Served) =>
+      /admin token \(shown once; also in \S+\): (\S+)/.exec(instance.stderr())?.[1];
+    const isAdmin = async (instance: Served, token: string) =>
+      (await call(instance.url, 'GET', '/users/me', { token })).body?.user?.admin === true;
 
     // One after the other: B finds A's token and keeps it, generating none (no file left in its dir).
     const a = await start(dirs[0]);
     const b = await start(dirs[1]);
-    await eventually(() => a.stderr().includes('callback key') && b.stderr().includes('callback key') || undefined, 'the start lines');
+    await eventually(
+      () => (a.stderr().includes('callback key') && b.stderr().includes('callback key')) || undefined,
+      'the start lines',
+    );
     const token = generatedBy(a)!;
     expect(token).toMatch(/^nrg_u_/);
     expect(generatedBy(b)).toBeUndefined();
@@ -91,8 +118,13 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
 
     // Two fresh instances started at the same moment on a fresh database: one generates, the other keeps it.
     const fresh = await (await postgresServer!).database();
-    const pair = await Promise.all([tempDir(), tempDir()].map((dir) => serve(['--port', '0', '--data-dir', dir, '--database', fresh])));
-    await eventually(() => pair.every((instance) => instance.stderr().includes('callback key')) || undefined, 'the start lines');
+    const pair = await Promise.all(
+      [tempDir(), tempDir()].map((dir) => serve(['--port', '0', '--data-dir', dir, '--database', fresh])),
+    );
+    await eventually(
+      () => pair.every((instance) => instance.stderr().includes('callback key')) || undefined,
+      'the start lines',
+    );
     const generated = pair.map(generatedBy).filter(Boolean) as string[];
     expect(generated).toHaveLength(1);
     expect([await isAdmin(pair[0], generated[0]), await isAdmin(pair[1], generated[0])]).toEqual([true, true]);
@@ -124,15 +156,20 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
   it('an instance serving while a newer build migrates the database answers a publish 503 (retry), never 500, and the retry works', async () => {
     const databaseUrl = await (await postgresServer!).database();
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
-    const served = await serve(['--port', '0', '--data-dir', tempDir(), '--database', databaseUrl], { env: { NODEREG_ADMIN_TOKEN: adminToken } });
+    const served = await serve(['--port', '0', '--data-dir', tempDir(), '--database', databaseUrl], {
+      env: { NODEREG_ADMIN_TOKEN: adminToken },
+    });
     const server = { url: served.url, adminToken } as TestServer;
     const alice = await createUser(server, 'alice');
     await createPublisher(server, alice, 'alice-co');
     // Sequential publishes: each connection that served one holds the prepared statements of a publish.
-    for (let patch = 0; patch < 3; patch++) expect((await publish(server, alice.token, 'alice-co', 'rolling', `1.0.${patch}`)).status).toBe(201);
+    for (let patch = 0; patch < 3; patch++)
+      expect((await publish(server, alice.token, 'alice-co', 'rolling', `1.0.${patch}`)).status).toBe(201);
     // What a newer build's migration may do while this instance serves (docs/postgres-s3.md: --migrate-only before a rollout).
     const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-    await sql.unsafe('ALTER TABLE versions ADD COLUMN from_a_newer_build text; ALTER TABLE users ADD COLUMN from_a_newer_build text; ALTER TABLE nodes ADD COLUMN from_a_newer_build text');
+    await sql.unsafe(
+      'ALTER TABLE versions ADD COLUMN from_a_newer_build text; ALTER TABLE users ADD COLUMN from_a_newer_build text; ALTER TABLE nodes ADD COLUMN from_a_newer_build text',
+    );
     await sql.end();
     const statuses: number[] = [];
     for (let patch = 3; statuses.at(-1) !== 201 && statuses.length < 20; ) {
@@ -153,12 +190,17 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
     // One bucket for both; a shared archive dir where s3rver is not installed.
     const s3 = await s3Server;
-    const storage = s3 ? { ...s3.env, NODEREG_STORAGE_URL: `s3://${await s3.bucket()}/archives` } : { NODEREG_STORAGE_URL: join(tempDir(), 'archives') };
+    const storage = s3
+      ? { ...s3.env, NODEREG_STORAGE_URL: `s3://${await s3.bucket()}/archives` }
+      : { NODEREG_STORAGE_URL: join(tempDir(), 'archives') };
     const env = { NODEREG_ADMIN_TOKEN: adminToken, NODEREG_DATABASE_URL: databaseUrl, ...storage };
     // Started together: the migrations are applied once, under the advisory lock. B has no data dir:
     // with PostgreSQL and a storage URL an instance keeps nothing locally.
     const homeB = tempDir('nodereg-home-');
-    const [a, b] = await Promise.all([serve(['--port', '0', '--data-dir', tempDir()], { env }), serve(['--port', '0'], { env, home: homeB })]);
+    const [a, b] = await Promise.all([
+      serve(['--port', '0', '--data-dir', tempDir()], { env }),
+      serve(['--port', '0'], { env, home: homeB }),
+    ]);
     expect(b.stderr()).toContain('data dir: none');
     const as = (instance: Served) => ({ url: instance.url, adminToken }) as TestServer;
 
@@ -167,7 +209,9 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
 
     // 50 clients, half through each instance, publish one version and upload their own archive: one upload wins.
     const zips = await Promise.all(Array.from({ length: 50 }, (_, i) => makeZip({ 'node.py': `# client ${i}\n` })));
-    const published = await Promise.all(zips.map((_, i) => publish(as(i % 2 ? b : a), alice.token, 'alice-co', 'shared-node', '1.0.0')));
+    const published = await Promise.all(
+      zips.map((_, i) => publish(as(i % 2 ? b : a), alice.token, 'alice-co', 'shared-node', '1.0.0')),
+    );
     for (const reply of published) expect(reply.status, reply.text).toBe(201);
     const uploads = await Promise.all(published.map((reply, i) => uploadTo(reply.body.signedUrl, zips[i])));
     const winners = uploads.flatMap((reply, i) => (reply.status === 200 ? [i] : []));
@@ -191,24 +235,51 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     const created = await call(b.url, 'POST', '/users/me/tokens', { token: alice.token, body: { name: 'laptop' } });
     expect(created.status, created.text).toBe(201);
     expect((await call(b.url, 'GET', '/users/me', { token: created.body.token })).status).toBe(200);
-    expect((await call(b.url, 'POST', '/nodes/shared-node/reviews?star=2', { token: created.body.token })).status).toBe(200);
-    expect((await call(a.url, 'DELETE', `/users/me/tokens/${created.body.id}`, { token: alice.token })).status).toBe(204);
+    expect((await call(b.url, 'POST', '/nodes/shared-node/reviews?star=2', { token: created.body.token })).status).toBe(
+      200,
+    );
+    expect((await call(a.url, 'DELETE', `/users/me/tokens/${created.body.id}`, { token: alice.token })).status).toBe(
+      204,
+    );
     expect((await call(b.url, 'GET', '/users/me', { token: created.body.token })).status).toBe(401);
-    expect((await call(b.url, 'POST', '/nodes/shared-node/reviews?star=2', { token: created.body.token })).status).toBe(401);
+    expect((await call(b.url, 'POST', '/nodes/shared-node/reviews?star=2', { token: created.body.token })).status).toBe(
+      401,
+    );
 
     // B keeps its answer for the node; a review and a node update through A are in B's next read.
     const kept = await call(b.url, 'GET', '/nodes/shared-node');
-    expect((await call(b.url, 'GET', '/nodes/shared-node', { headers: { 'if-none-match': kept.headers.get('etag')! } })).status).toBe(304);
+    expect(
+      (await call(b.url, 'GET', '/nodes/shared-node', { headers: { 'if-none-match': kept.headers.get('etag')! } }))
+        .status,
+    ).toBe(304);
     expect((await call(a.url, 'POST', '/nodes/shared-node/reviews?star=4', { token: alice.token })).status).toBe(200);
     expect((await call(b.url, 'GET', '/nodes/shared-node')).body.rating).toBe(4);
-    expect((await call(a.url, 'PUT', '/publishers/alice-co/nodes/shared-node', { token: alice.token, body: { description: 'seen on B' } })).status).toBe(200);
-    const seen = await call(b.url, 'GET', '/nodes/shared-node', { headers: { 'if-none-match': kept.headers.get('etag')! } });
+    expect(
+      (
+        await call(a.url, 'PUT', '/publishers/alice-co/nodes/shared-node', {
+          token: alice.token,
+          body: { description: 'seen on B' },
+        })
+      ).status,
+    ).toBe(200);
+    const seen = await call(b.url, 'GET', '/nodes/shared-node', {
+      headers: { 'if-none-match': kept.headers.get('etag')! },
+    });
     expect(seen.status).toBe(200);
     expect(seen.body.description).toBe('seen on B');
     // B keeps its list of the node's versions too; a changelog written through A is in B's next list.
-    expect((await call(b.url, 'GET', '/nodes/shared-node/versions')).body.map((v: { version: string }) => v.version)).toEqual(['2.0.0', '1.0.0']);
+    expect(
+      (await call(b.url, 'GET', '/nodes/shared-node/versions')).body.map((v: { version: string }) => v.version),
+    ).toEqual(['2.0.0', '1.0.0']);
     const versionId = version.body.id;
-    expect((await call(a.url, 'PUT', `/publishers/alice-co/nodes/shared-node/versions/${versionId}`, { token: alice.token, body: { changelog: 'seen in B\'s list' } })).status).toBe(200);
+    expect(
+      (
+        await call(a.url, 'PUT', `/publishers/alice-co/nodes/shared-node/versions/${versionId}`, {
+          token: alice.token,
+          body: { changelog: "seen in B's list" },
+        })
+      ).status,
+    ).toBe(200);
     expect((await call(b.url, 'GET', '/nodes/shared-node/versions')).body[0].changelog).toBe("seen in B's list");
 
     // A killed (kill -9) in the middle of an upload: the retry through B succeeds, and B serves it.
@@ -234,8 +305,12 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     expect(Buffer.from(await third3.arrayBuffer()).equals(big)).toBe(true);
 
     if (s3) {
-      const listed = await s3ClientFromEnv(s3.env).send(new ListObjectsV2Command({ Bucket: storage.NODEREG_STORAGE_URL.split('/')[2] }));
-      expect(listed.Contents?.map((object) => object.Key).sort()).toEqual([1, 2, 3].map((major) => `archives/alice-co/shared-node/${major}.0.0/node.zip`));
+      const listed = await s3ClientFromEnv(s3.env).send(
+        new ListObjectsV2Command({ Bucket: storage.NODEREG_STORAGE_URL.split('/')[2] }),
+      );
+      expect(listed.Contents?.map((object) => object.Key).sort()).toEqual(
+        [1, 2, 3].map((major) => `archives/alice-co/shared-node/${major}.0.0/node.zip`),
+      );
     }
     expect(await b.stop('SIGTERM')).toEqual({ code: 0, signal: null });
     expect(readdirSync(homeB)).toEqual([]);
@@ -245,7 +320,9 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     const databaseUrl = await (await postgresServer!).database();
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
     const s3 = await s3Server;
-    const storage = s3 ? { ...s3.env, NODEREG_STORAGE_URL: `s3://${await s3.bucket()}` } : { NODEREG_STORAGE_URL: join(tempDir(), 'archives') };
+    const storage = s3
+      ? { ...s3.env, NODEREG_STORAGE_URL: `s3://${await s3.bucket()}` }
+      : { NODEREG_STORAGE_URL: join(tempDir(), 'archives') };
     const env = { NODEREG_ADMIN_TOKEN: adminToken, NODEREG_DATABASE_URL: databaseUrl, ...storage };
     // Every first attempt fails (503), so each delivery is retried, by whichever instance claims it.
     const active = new Map<string, number>();
@@ -262,7 +339,10 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
       return { status: attempts.get(id) === 1 ? 503 : 200 };
     });
     const flags = ['--port', '0', '--sandbox-delay', '400', '--callback-backoff', '50ms'];
-    const [a, b] = await Promise.all([serve([...flags, '--data-dir', tempDir()], { env }), serve([...flags, '--data-dir', tempDir()], { env })]);
+    const [a, b] = await Promise.all([
+      serve([...flags, '--data-dir', tempDir()], { env }),
+      serve([...flags, '--data-dir', tempDir()], { env }),
+    ]);
     try {
       const alice = await createUser({ url: a.url, adminToken } as TestServer, 'alice');
       const image = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex').toString('base64');
@@ -276,14 +356,20 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
         ids.push(submitted.body.data.task_id);
       }
       // CREATED, IN_PROGRESS, COMPLETED for each task: three deliveries, each tried twice.
-      await eventually(() => (receiver.requests.length >= ids.length * 3 * 2 ? true : undefined), 'every callback delivered', 20_000);
+      await eventually(
+        () => (receiver.requests.length >= ids.length * 3 * 2 ? true : undefined),
+        'every callback delivered',
+        20_000,
+      );
       await new Promise((resolve) => setTimeout(resolve, 300)); // any extra delivery would come now
       expect(receiver.requests).toHaveLength(ids.length * 3 * 2);
       expect([...attempts.values()].every((count) => count === 2)).toBe(true);
       expect(attempts.size).toBe(ids.length * 3);
       expect(overlapping).toBe(0);
       for (const id of ids) {
-        const delivered = receiver.requests.filter((r) => (r.json as { task_id: string }).task_id === id).map((r) => (r.json as { status: string }).status);
+        const delivered = receiver.requests
+          .filter((r) => (r.json as { task_id: string }).task_id === id)
+          .map((r) => (r.json as { status: string }).status);
         expect(delivered).toEqual(['CREATED', 'CREATED', 'IN_PROGRESS', 'IN_PROGRESS', 'COMPLETED', 'COMPLETED']);
       }
       // A result made on one instance is served by the other (it lives in the storage).

@@ -16,7 +16,16 @@ import { writeTree } from '../package/fixtures.js';
 import { eventually } from '../proxy/stand-ins.js';
 import { testPostgres } from '../postgres.js';
 import { httpRelay, testS3 } from '../s3.js';
-import { call, createPublisher, createUser, expectError, makeZip, publish, publishAndUpload, uploadTo } from '../server/fixtures.js';
+import {
+  call,
+  createPublisher,
+  createUser,
+  expectError,
+  makeZip,
+  publish,
+  publishAndUpload,
+  uploadTo,
+} from '../server/fixtures.js';
 import { serve, type Served } from '../server/serve-helper.js';
 
 const postgresServer = testPostgres();
@@ -93,7 +102,12 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     const databaseUrl = `postgres://${database.username}:pw-${randomBytes(6).toString('hex')}@127.0.0.1:${relay.port}${database.pathname}`;
     const s3 = await s3Server!;
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
-    const env = { ...s3.env, NODEREG_ADMIN_TOKEN: adminToken, NODEREG_DATABASE_URL: databaseUrl, NODEREG_STORAGE_URL: `s3://${await s3.bucket()}/archives` };
+    const env = {
+      ...s3.env,
+      NODEREG_ADMIN_TOKEN: adminToken,
+      NODEREG_DATABASE_URL: databaseUrl,
+      NODEREG_STORAGE_URL: `s3://${await s3.bucket()}/archives`,
+    };
     const served = await serve(['--port', '0'], { env });
     const { alice, pending, zip } = await registryWithNode({ url: served.url, adminToken } as TestServer);
     expect((await call(served.url, 'GET', '/readyz')).body).toMatchObject({ ok: true });
@@ -113,7 +127,9 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
 
     await relay.restore();
     expect((await call(served.url, 'GET', '/readyz')).status).toBe(200);
-    expect((await call(served.url, 'POST', '/nodes/kept-node/reviews?star=4', { token: alice.token })).status).toBe(200);
+    expect((await call(served.url, 'POST', '/nodes/kept-node/reviews?star=4', { token: alice.token })).status).toBe(
+      200,
+    );
     expect((await uploadTo(pending.body.signedUrl, zip)).status).toBe(200);
     const download = await fetch(`${served.url}/archives/alice-co/kept-node/1.1.0/node.zip`);
     expect(Buffer.from(await download.arrayBuffer())).toEqual(zip);
@@ -123,8 +139,12 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     expect(served.stderr()).not.toContain(new URL(databaseUrl).password);
     expect(served.stderr()).not.toMatch(/internal error/);
     // Each 503 line names the backend out of reach, and what to check; the public answer does not.
-    expect(served.stderr()).toContain(`database postgres://***@127.0.0.1:${relay.port}${database.pathname} unavailable (`);
-    expect(served.stderr()).toContain('check that the database runs, is reachable and takes the credentials: answered 503');
+    expect(served.stderr()).toContain(
+      `database postgres://***@127.0.0.1:${relay.port}${database.pathname} unavailable (`,
+    );
+    expect(served.stderr()).toContain(
+      'check that the database runs, is reachable and takes the credentials: answered 503',
+    );
     expect(served.stderr()).not.toContain('archive storage s3://');
     expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   }, 60_000);
@@ -137,15 +157,28 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     const { alice } = await registryWithNode({ url: served.url, adminToken } as TestServer);
     // A reply within `ms`, or a failure that says which request hung.
     const within = <T>(ms: number, what: string, reply: Promise<T>) =>
-      Promise.race([reply, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms).unref())]);
+      Promise.race([
+        reply,
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms).unref(),
+        ),
+      ]);
     // More requests than the pool has connections (10), reads (the kept one too) and writes.
     const wave = () =>
-      Promise.all([
-        ...Array.from({ length: 8 }, (_, i) => ['GET', `/nodes?limit=${i + 1}`] as const),
-        ...Array.from({ length: 4 }, () => ['GET', '/nodes/kept-node'] as const),
-        ...Array.from({ length: 4 }, () => ['POST', '/nodes/kept-node/reviews?star=4'] as const),
-        ['GET', '/readyz'] as const,
-      ].map(([method, path]) => within(15_000, `${method} ${path}`, call(served.url, method, path, method === 'POST' ? { token: alice.token } : {}))));
+      Promise.all(
+        [
+          ...Array.from({ length: 8 }, (_, i) => ['GET', `/nodes?limit=${i + 1}`] as const),
+          ...Array.from({ length: 4 }, () => ['GET', '/nodes/kept-node'] as const),
+          ...Array.from({ length: 4 }, () => ['POST', '/nodes/kept-node/reviews?star=4'] as const),
+          ['GET', '/readyz'] as const,
+        ].map(([method, path]) =>
+          within(
+            15_000,
+            `${method} ${path}`,
+            call(served.url, method, path, method === 'POST' ? { token: alice.token } : {}),
+          ),
+        ),
+      );
 
     // Frozen, then thawed, twice.
     for (let round = 0; round < 2; round++) {
@@ -153,7 +186,10 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
       try {
         const started = Date.now();
         // Alive, also to a probe that sends a token (it is not looked up).
-        const healthz = [call(served.url, 'GET', '/healthz'), call(served.url, 'GET', '/healthz', { token: alice.token })].map((reply) => within(3_000, 'GET /healthz', reply));
+        const healthz = [
+          call(served.url, 'GET', '/healthz'),
+          call(served.url, 'GET', '/healthz', { token: alice.token }),
+        ].map((reply) => within(3_000, 'GET /healthz', reply));
         const replies = await wave();
         for (const reply of await Promise.all(healthz)) expect(reply.status).toBe(200);
         for (const reply of replies) expectUnavailable(reply);
@@ -176,7 +212,10 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     const relay = await tcpRelay(database);
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
     const dataDir = tempDir();
-    const env = { NODEREG_ADMIN_TOKEN: adminToken, NODEREG_DATABASE_URL: `postgres://${database.username}@127.0.0.1:${relay.port}${database.pathname}` };
+    const env = {
+      NODEREG_ADMIN_TOKEN: adminToken,
+      NODEREG_DATABASE_URL: `postgres://${database.username}@127.0.0.1:${relay.port}${database.pathname}`,
+    };
     const served = await serve(['--port', '0', '--data-dir', dataDir], { env });
     const { pending, zip } = await registryWithNode({ url: served.url, adminToken } as TestServer);
 
@@ -191,8 +230,16 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
         };
       },
     });
-    const answer = fetch(pending.body.signedUrl, { method: 'PUT', body, duplex: 'half', headers: { 'content-type': 'application/zip' } } as RequestInit);
-    await eventually(() => readdirSync(join(dataDir, 'archives', '.tmp')).length || undefined, 'the upload being received');
+    const answer = fetch(pending.body.signedUrl, {
+      method: 'PUT',
+      body,
+      duplex: 'half',
+      headers: { 'content-type': 'application/zip' },
+    } as RequestInit);
+    await eventually(
+      () => readdirSync(join(dataDir, 'archives', '.tmp')).length || undefined,
+      'the upload being received',
+    );
     await relay.cut();
     sendRest();
     const reply = await answer;
@@ -206,37 +253,55 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
 
   // 403: keys the bucket no longer takes (AccessDenied), no fault of the client either (it was a 500 `internal`).
   // put-dropped: a look-alike or a captive proxy answers the PUT 200 and stores nothing (it was a 200 with the version Active and no archive).
-  it.for(['500', '403', 'put-dropped'] as const)('the bucket answering %s: downloads and uploads are 503, and the same upload URL works once the bucket is back; stderr has serve\'s lines only', { timeout: 60_000 }, async (answer) => {
-    const { relay, adminToken, env } = await behindBucketRelay();
-    let served: Served | undefined;
-    served = await serve(['--port', '0', '--log', 'json'], { env });
-    const { alice, pending, zip } = await registryWithNode({ url: served.url, adminToken } as TestServer);
+  it.for(['500', '403', 'put-dropped'] as const)(
+    "the bucket answering %s: downloads and uploads are 503, and the same upload URL works once the bucket is back; stderr has serve's lines only",
+    { timeout: 60_000 },
+    async (answer) => {
+      const { relay, adminToken, env } = await behindBucketRelay();
+      let served: Served | undefined;
+      served = await serve(['--port', '0', '--log', 'json'], { env });
+      const { alice, pending, zip } = await registryWithNode({ url: served.url, adminToken } as TestServer);
 
-    relay.mode = answer;
-    if (answer !== 'put-dropped') expectUnavailable(await call(served.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip'));
-    expectUnavailable(await uploadTo(pending.body.signedUrl, zip));
-    // Nothing half-stored: the version has no archive and is still pending.
-    const version = await call(served.url, 'GET', '/nodes/kept-node/versions/1.1.0', { token: alice.token });
-    expect(version.body).toMatchObject({ status: 'NodeVersionStatusPending' });
-    expect(version.body.archive_sha256).toBeUndefined();
+      relay.mode = answer;
+      if (answer !== 'put-dropped')
+        expectUnavailable(await call(served.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip'));
+      expectUnavailable(await uploadTo(pending.body.signedUrl, zip));
+      // Nothing half-stored: the version has no archive and is still pending.
+      const version = await call(served.url, 'GET', '/nodes/kept-node/versions/1.1.0', { token: alice.token });
+      expect(version.body).toMatchObject({ status: 'NodeVersionStatusPending' });
+      expect(version.body.archive_sha256).toBeUndefined();
 
-    relay.mode = 'relay';
-    const retried = await uploadTo(pending.body.signedUrl, zip);
-    expect(retried.status, retried.text).toBe(200);
-    const download = await fetch(`${served.url}/archives/alice-co/kept-node/1.1.0/node.zip`);
-    expect(Buffer.from(await download.arrayBuffer())).toEqual(zip);
-    expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
-    // With --log json every line is serve's JSON: nothing the S3 SDK prints of its own (it warned of a "non-retryable streaming request").
-    for (const line of served.stderr().trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
-    // Each 503 is said once, at level warn (an operator filtering on the level sees the outage), beside its access line.
-    const unavailable = served.stderr().trim().split('\n').map((line) => JSON.parse(line) as { level: string; message?: string }).filter((line) => line.message?.endsWith('answered 503'));
-    expect(unavailable.length).toBeGreaterThan(0);
-    for (const line of unavailable) expect(line.level, line.message).toBe('warn');
-    for (const line of unavailable) expect(line.message).toMatch(/^archive storage s3:\/\/\S+\/archives unavailable \(.*\); check that the bucket exists, its endpoint answers and it takes the keys: answered 503$/);
-    if (answer === 'put-dropped') expect(served.stderr()).toMatch(/answered the PUT of \S+ \(\d+ bytes\) as stored, and stored nothing\); check [^"]*: answered 503/);
-  });
+      relay.mode = 'relay';
+      const retried = await uploadTo(pending.body.signedUrl, zip);
+      expect(retried.status, retried.text).toBe(200);
+      const download = await fetch(`${served.url}/archives/alice-co/kept-node/1.1.0/node.zip`);
+      expect(Buffer.from(await download.arrayBuffer())).toEqual(zip);
+      expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+      // With --log json every line is serve's JSON: nothing the S3 SDK prints of its own (it warned of a "non-retryable streaming request").
+      for (const line of served.stderr().trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
+      // Each 503 is said once, at level warn (an operator filtering on the level sees the outage), beside its access line.
+      const unavailable = served
+        .stderr()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { level: string; message?: string })
+        .filter((line) => line.message?.endsWith('answered 503'));
+      expect(unavailable.length).toBeGreaterThan(0);
+      for (const line of unavailable) expect(line.level, line.message).toBe('warn');
+      for (const line of unavailable)
+        expect(line.message).toMatch(
+          /^archive storage s3:\/\/\S+\/archives unavailable \(.*\); check that the bucket exists, its endpoint answers and it takes the keys: answered 503$/,
+        );
+      if (answer === 'put-dropped')
+        expect(served.stderr()).toMatch(
+          /answered the PUT of \S+ \(\d+ bytes\) as stored, and stored nothing\); check [^"]*: answered 503/,
+        );
+    },
+  );
 
-  it('a bucket gone (NoSuchBucket) is 503 for downloads and uploads, the registry\'s fault; a key gone from a live bucket stays 404 "missing"', { timeout: 60_000 }, async () => {
+  it('a bucket gone (NoSuchBucket) is 503 for downloads and uploads, the registry\'s fault; a key gone from a live bucket stays 404 "missing"', {
+    timeout: 60_000,
+  }, async () => {
     const { relay, adminToken, env } = await behindBucketRelay();
     const served = await serve(['--port', '0'], { env });
     const { pending, zip } = await registryWithNode({ url: served.url, adminToken } as TestServer);
@@ -261,7 +326,10 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     const { alice, pending, zip } = await registryWithNode({ url: first.url, adminToken } as TestServer);
     relay.mode = 'hang';
     void uploadTo(pending.body.signedUrl, zip).catch(() => {});
-    await eventually(() => relay.requests.find((line) => line.startsWith('PUT ') && line.includes('/kept-node/1.1.0/')), 'the archive on its way to the bucket');
+    await eventually(
+      () => relay.requests.find((line) => line.startsWith('PUT ') && line.includes('/kept-node/1.1.0/')),
+      'the archive on its way to the bucket',
+    );
     await first.stop('SIGKILL');
     relay.mode = 'relay';
 
@@ -271,7 +339,9 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
       '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
     });
     // The dead upload holds the version for 10 minutes: waiting out the default window (15 s) for its check would change nothing.
-    const result = await runCli(['publish', project, '--retry-window', '1s'], { env: { NODEREG_REGISTRY: second.url, NODEREG_TOKEN: alice.token } });
+    const result = await runCli(['publish', project, '--retry-window', '1s'], {
+      env: { NODEREG_REGISTRY: second.url, NODEREG_TOKEN: alice.token },
+    });
     expect(result.code, result.stderr).toBe(3);
     expect(result.stderr).toContain('another upload of version 1.1.0 of node kept-node is in progress');
     expect(result.stderr).toContain('holds the version for up to 10 minutes');
@@ -284,13 +354,19 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     relay.mode = '500';
     const result = await runCli(['serve', '--port', '0'], { env });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error: cannot open NODEREG_STORAGE_URL s3:\/\/test-bucket-\d+\/archives: bucket test-bucket-\d+: the S3 server answered HTTP 500\n/);
+    expect(result.stderr).toMatch(
+      /^error: cannot open NODEREG_STORAGE_URL s3:\/\/test-bucket-\d+\/archives: bucket test-bucket-\d+: the S3 server answered HTTP 500\n/,
+    );
   });
 
   it('a bucket that ignores Range or sends no Content-Length (as HTTP allows): downloads and their ranges are still the right bytes', async () => {
     const s3 = await s3Server!;
     const relay = await httpRelay(s3.env.AWS_ENDPOINT_URL_S3);
-    const archives = createS3ArchiveStorage({ bucket: await s3.bucket(), prefix: 'archives', env: { ...s3.env, AWS_ENDPOINT_URL_S3: relay.url } });
+    const archives = createS3ArchiveStorage({
+      bucket: await s3.bucket(),
+      prefix: 'archives',
+      env: { ...s3.env, AWS_ENDPOINT_URL_S3: relay.url },
+    });
     const server = await startServer({ archives, dataDir: tempDir() });
     try {
       const alice = await createUser(server, 'alice');
@@ -301,9 +377,17 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
       for (const mode of ['whole', 'chunked'] as const) {
         relay.mode = mode;
         const download = await fetch(url);
-        expect([mode, download.status, Buffer.from(await download.arrayBuffer()).equals(zip)]).toEqual([mode, 200, true]);
+        expect([mode, download.status, Buffer.from(await download.arrayBuffer()).equals(zip)]).toEqual([
+          mode,
+          200,
+          true,
+        ]);
         const part = await fetch(url, { headers: { range: 'bytes=100-1099' } });
-        expect([mode, part.status, part.headers.get('content-range')]).toEqual([mode, 206, `bytes 100-1099/${zip.length}`]);
+        expect([mode, part.status, part.headers.get('content-range')]).toEqual([
+          mode,
+          206,
+          `bytes 100-1099/${zip.length}`,
+        ]);
         expect(Buffer.from(await part.arrayBuffer()).equals(zip.subarray(100, 1100)), mode).toBe(true);
       }
     } finally {
@@ -316,7 +400,12 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     const relay = await httpRelay(s3.env.AWS_ENDPOINT_URL_S3);
     const bucket = await s3.bucket();
     // In-process, with short timeouts: the server's own (10 s of silence, three tries) would make this test slow.
-    const archives = createS3ArchiveStorage({ bucket, prefix: 'archives', env: { ...s3.env, AWS_ENDPOINT_URL_S3: relay.url }, timeouts: { connectionTimeout: 500, socketTimeout: 500 } });
+    const archives = createS3ArchiveStorage({
+      bucket,
+      prefix: 'archives',
+      env: { ...s3.env, AWS_ENDPOINT_URL_S3: relay.url },
+      timeouts: { connectionTimeout: 500, socketTimeout: 500 },
+    });
     const logged: string[] = [];
     const server = await startServer({ archives, dataDir: tempDir(), log: (line) => void logged.push(line) });
     try {
@@ -328,7 +417,9 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
       expectUnavailable(await call(server.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip'));
       expect(Date.now() - started).toBeLessThan(15_000);
       // A timeout of the S3 client is the storage's, not the database's (no URL given: named by its kind).
-      expect(logged.filter((line) => line.endsWith('answered 503'))).toEqual([expect.stringMatching(/^archive storage unavailable \(/)]);
+      expect(logged.filter((line) => line.endsWith('answered 503'))).toEqual([
+        expect.stringMatching(/^archive storage unavailable \(/),
+      ]);
       relay.mode = 'relay';
       expect((await call(server.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip')).status).toBe(200);
     } finally {

@@ -63,7 +63,9 @@ describe.runIf(postgresServer)('the PostgreSQL search index', () => {
     try {
       expect(await untilIndexBuild(older, () => settled), 'the search index was built inside the migration').toBe(true);
       // the migration's lock is free, and the older instance's search (its own column) answers at once
-      expect(await older`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 7411202`).toEqual([{ n: 0 }]);
+      expect(
+        await older`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 7411202`,
+      ).toEqual([{ n: 0 }]);
       const answered = await older.begin(async (tx) => {
         await tx`SET LOCAL lock_timeout = '5s'`;
         return tx`SELECT id FROM nodes WHERE search @@ to_tsquery('simple', 'video:*') ORDER BY id`;
@@ -75,9 +77,13 @@ describe.runIf(postgresServer)('the PostgreSQL search index', () => {
       await migration;
     }
     // built and valid, and the new store's search finds nodes by their split words through it
-    expect(await older`SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'nodes_search_vector'`).toEqual([{ valid: true }]);
+    expect(
+      await older`SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'nodes_search_vector'`,
+    ).toEqual([{ valid: true }]);
     const store = createPostgresRegistryStore(migrating);
-    expect((await store.searchNodes({ terms: ['helper'], offset: 0, limit: 10 })).rows.map((node) => node.id)).toEqual(['ComfyUI-VideoHelperSuite']);
+    expect((await store.searchNodes({ terms: ['helper'], offset: 0, limit: 10 })).rows.map((node) => node.id)).toEqual([
+      'ComfyUI-VideoHelperSuite',
+    ]);
   }, 60_000);
 
   it('is built again when a build that stopped left it invalid', async () => {
@@ -86,6 +92,8 @@ describe.runIf(postgresServer)('the PostgreSQL search index', () => {
     // as a build whose instance died leaves it
     await sql`UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'nodes_search_vector'::regclass`;
     await migratePostgres(sql);
-    expect(await sql`SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'nodes_search_vector'`).toEqual([{ valid: true }]);
+    expect(
+      await sql`SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'nodes_search_vector'`,
+    ).toEqual([{ valid: true }]);
   }, 60_000);
 });

@@ -11,8 +11,13 @@ import { testPostgres } from '../postgres.js';
 const postgresServer = testPostgres();
 const VERSIONS = 2 * VERSIONS_PAGE + 50;
 const PENDING: VersionPendingFields = {
-  changelog: 'c'.repeat(1_000), dependencies: null, supported_accelerators: null, supported_appui_frontend_version: null,
-  supported_appui_version: null, supported_os: null, tags: null,
+  changelog: 'c'.repeat(1_000),
+  dependencies: null,
+  supported_accelerators: null,
+  supported_appui_frontend_version: null,
+  supported_appui_version: null,
+  supported_os: null,
+  tags: null,
 };
 
 const closers: (() => Promise<void>)[] = [];
@@ -23,7 +28,11 @@ afterAll(async () => {
 /** A store on a fresh database with one node of VERSIONS versions, and the parameters of every query it sent. */
 async function storeWithManyVersions() {
   const sent: unknown[][] = [];
-  const sql = postgres(await (await postgresServer)!.database(), { max: 4, onnotice: () => {}, debug: (_connection, _query, parameters) => sent.push(parameters) });
+  const sql = postgres(await (await postgresServer)!.database(), {
+    max: 4,
+    onnotice: () => {},
+    debug: (_connection, _query, parameters) => sent.push(parameters),
+  });
   closers.push(() => sql.end());
   await migratePostgres(sql);
   const store: RegistryStore = createPostgresRegistryStore(sql);
@@ -43,10 +52,18 @@ describe.runIf(postgresServer)('the versions of a node on PostgreSQL', () => {
     const { store, sent } = await storeWithManyVersions();
     sent.length = 0;
     const listed = await store.listVersions('many');
-    expect(listed.map((version) => version.version)).toEqual(Array.from({ length: VERSIONS }, (_, i) => `1.0.${VERSIONS - 1 - i}`));
+    expect(listed.map((version) => version.version)).toEqual(
+      Array.from({ length: VERSIONS }, (_, i) => `1.0.${VERSIONS - 1 - i}`),
+    );
     // a page names its rows by id: one array of ids (sent as a text[] literal) per query
-    const pages = sent.flatMap((parameters) => parameters.filter((parameter) => typeof parameter === 'string' && parameter.startsWith('{"')));
-    expect(pages.map((ids) => String(ids).split('","').length)).toEqual([VERSIONS_PAGE, VERSIONS_PAGE, VERSIONS - 2 * VERSIONS_PAGE]);
+    const pages = sent.flatMap((parameters) =>
+      parameters.filter((parameter) => typeof parameter === 'string' && parameter.startsWith('{"')),
+    );
+    expect(pages.map((ids) => String(ids).split('","').length)).toEqual([
+      VERSIONS_PAGE,
+      VERSIONS_PAGE,
+      VERSIONS - 2 * VERSIONS_PAGE,
+    ]);
   }, 60_000);
 
   it('are those of one moment, also when writes land between two pages of the read', async () => {
@@ -59,6 +76,8 @@ describe.runIf(postgresServer)('the versions of a node on PostgreSQL', () => {
     const listed = await listing;
     // both written or neither: never the highest as it was with the lowest as it is
     expect(listed[0].deprecated).toBe(listed.at(-1)!.deprecated);
-    expect(await store.listVersions('many')).toEqual(before.map((version) => (version === highest || version === lowest ? { ...version, deprecated: true } : version)));
+    expect(await store.listVersions('many')).toEqual(
+      before.map((version) => (version === highest || version === lowest ? { ...version, deprecated: true } : version)),
+    );
   }, 60_000);
 });

@@ -9,7 +9,10 @@ it('fails a body that its worker ended without an answer, and prepares the next 
   const pending = bodies.prepare('relight', large(), false);
   await bodies.close(); // ends the worker with no 'error' event
   const settled = await Promise.race([
-    pending.then(() => 'prepared', (error: Error) => `failed: ${error.message}`),
+    pending.then(
+      () => 'prepared',
+      (error: Error) => `failed: ${error.message}`,
+    ),
     new Promise((resolve) => setTimeout(() => resolve('still waiting after 5 s'), 5_000)),
   ]);
   expect(settled).toMatch(/^failed: the AI proxy body worker ended/);

@@ -60,7 +60,11 @@ async function cli(argv: string[], registry = closedUrl) {
 const rejected: [string, () => string[], string][] = [
   ['strength above 100', () => ['relight', image, '--light-transfer-strength', '101'], '--light-transfer-strength'],
   ['strength below 0', () => ['relight', image, '--light-transfer-strength', '-1'], '--light-transfer-strength'],
-  ['strength not an integer', () => ['relight', image, '--light-transfer-strength', '50.5'], '--light-transfer-strength'],
+  [
+    'strength not an integer',
+    () => ['relight', image, '--light-transfer-strength', '50.5'],
+    '--light-transfer-strength',
+  ],
   ['strength not a number', () => ['relight', image, '--light-transfer-strength', 'lots'], '--light-transfer-strength'],
   ['whites above 100', () => ['relight', image, '--whites', '101'], '--whites'],
   ['blacks below 0', () => ['relight', image, '--blacks', '-1'], '--blacks'],
@@ -74,12 +78,20 @@ const rejected: [string, () => string[], string][] = [
   ['prompt weight above 1.4', () => ['relight', image, '--prompt', 'a (warm light:1.41) room'], '--prompt'],
   ['prompt weight below 1', () => ['relight', image, '--prompt', '(warm light:0.99)'], '--prompt'],
   ['prompt weight malformed', () => ['relight', image, '--prompt', '(warm light:high)'], '--prompt'],
-  ['both light sources', () => ['relight', image, '--reference-image', image, '--lightmap', image], '--transfer-light-from-reference-image'],
+  [
+    'both light sources',
+    () => ['relight', image, '--reference-image', image, '--lightmap', image],
+    '--transfer-light-from-reference-image',
+  ],
   ['webhook URL not http(s)', () => ['relight', image, '--webhook-url', 'ftp://127.0.0.1/hook'], '--webhook-url'],
   ['webhook URL not absolute', () => ['relight', image, '--webhook-url', '/hook'], '--webhook-url'],
   ['image file missing', () => ['relight', join(dir, 'missing.png')], '<image>'],
   ['image file empty', () => ['relight', empty], '<image>'],
-  ['reference image missing', () => ['relight', image, '--transfer-light-from-reference-image', join(dir, 'nope.png')], '--transfer-light-from-reference-image'],
+  [
+    'reference image missing',
+    () => ['relight', image, '--transfer-light-from-reference-image', join(dir, 'nope.png')],
+    '--transfer-light-from-reference-image',
+  ],
   ['a bad --timeout', () => ['relight', image, '--wait', '--timeout', 'forever'], '--timeout'],
   ['sharpen above 100', () => ['skin-enhance', image, '--sharpen', '101'], '--sharpen'],
   ['smart grain below 0', () => ['skin-enhance', image, '--smart-grain', '-1'], '--smart-grain'],
@@ -91,12 +103,36 @@ const rejected: [string, () => string[], string][] = [
   ['duration 8', () => ['video-extend', '--model', 'vidq2-pro', '--duration', '8'], '--duration'],
   ['duration not an integer', () => ['video-extend', '--model', 'vidq2-pro', '--duration', '1.5'], '--duration'],
   ['resolution not in its enum', () => ['video-extend', '--model', 'vidq2-pro', '--resolution', '4k'], '--resolution'],
-  ['prompt over 2000 characters', () => ['video-extend', '--model', 'vidq2-pro', '--prompt', 'x'.repeat(2001)], '--prompt'],
-  ['payload over 1048576 characters', () => ['video-extend', '--model', 'vidq2-pro', '--payload-file', payloadOver], '--payload-file'],
-  ['payload and payload file', () => ['video-extend', '--model', 'vidq2-pro', '--payload', 'a', '--payload-file', payloadEdge], '--payload'],
-  ['video URL without creation id', () => ['video-extend', '--model', 'vidq2-pro', '--video-url', 'https://127.0.0.1/v.mp4'], '--video-creation-id'],
-  ['creation id without video URL', () => ['video-extend', '--model', 'vidq2-pro', '--video-creation-id', 'c-1'], '--video-url'],
-  ['callback URL not http(s)', () => ['video-extend', '--model', 'vidq2-pro', '--callback-url', 'mailto:a@b.c'], '--callback-url'],
+  [
+    'prompt over 2000 characters',
+    () => ['video-extend', '--model', 'vidq2-pro', '--prompt', 'x'.repeat(2001)],
+    '--prompt',
+  ],
+  [
+    'payload over 1048576 characters',
+    () => ['video-extend', '--model', 'vidq2-pro', '--payload-file', payloadOver],
+    '--payload-file',
+  ],
+  [
+    'payload and payload file',
+    () => ['video-extend', '--model', 'vidq2-pro', '--payload', 'a', '--payload-file', payloadEdge],
+    '--payload',
+  ],
+  [
+    'video URL without creation id',
+    () => ['video-extend', '--model', 'vidq2-pro', '--video-url', 'https://127.0.0.1/v.mp4'],
+    '--video-creation-id',
+  ],
+  [
+    'creation id without video URL',
+    () => ['video-extend', '--model', 'vidq2-pro', '--video-creation-id', 'c-1'],
+    '--video-url',
+  ],
+  [
+    'callback URL not http(s)',
+    () => ['video-extend', '--model', 'vidq2-pro', '--callback-url', 'mailto:a@b.c'],
+    '--callback-url',
+  ],
   ['task kind unknown', () => ['task', 'status', 'upscale', 'some-id'], 'upscale'],
 ];
 
@@ -123,7 +159,9 @@ describe('invalid values exit 2 before any request, naming the option', () => {
   it('--json reports the error as one JSON document', async () => {
     const result = await cli(['--json', 'skin-enhance', image, '--sharpen', '101']);
     expect(result.code).toBe(2);
-    expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'invalid_input', message: expect.stringContaining('--sharpen') } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      error: { code: 'invalid_input', message: expect.stringContaining('--sharpen') },
+    });
   });
 });
 
@@ -132,15 +170,47 @@ describe('invalid values exit 2 before any request, naming the option', () => {
 const accepted: [string, () => string[]][] = [
   ['strength 0', () => ['relight', image, '--light-transfer-strength', '0']],
   ['strength 100', () => ['relight', image, '--light-transfer-strength', '100']],
-  ['levels 0 and 100', () => ['relight', image, '--whites', '0', '--blacks', '100', '--brightness', '0', '--contrast', '100', '--saturation', '0']],
+  [
+    'levels 0 and 100',
+    () => [
+      'relight',
+      image,
+      '--whites',
+      '0',
+      '--blacks',
+      '100',
+      '--brightness',
+      '0',
+      '--contrast',
+      '100',
+      '--saturation',
+      '0',
+    ],
+  ],
   ['prompt weights 1 and 1.4', () => ['relight', image, '--prompt', '(soft:1) and (warm light:1.4), (plain) text']],
-  ['one light source, by alias', () => ['relight', 'https://127.0.0.1/p.png', '--lightmap', image, '--no-change-background', '--fixed-generation']],
+  [
+    'one light source, by alias',
+    () => ['relight', 'https://127.0.0.1/p.png', '--lightmap', image, '--no-change-background', '--fixed-generation'],
+  ],
   ['sharpen 100, smart grain 0', () => ['skin-enhance', image, '--sharpen', '100', '--smart-grain', '0']],
   ['duration 1', () => ['video-extend', '--model', 'vidq2-turbo', '--duration', '1']],
   ['duration 7, 1080p', () => ['video-extend', '--model', 'vidq2-pro', '--duration', '7', '--resolution', '1080p']],
   ['prompt of 2000 characters', () => ['video-extend', '--model', 'vidq2-pro', '--prompt', 'x'.repeat(2000)]],
   ['payload of 1048576 characters', () => ['video-extend', '--model', 'vidq2-pro', '--payload-file', payloadEdge]],
-  ['video URL with creation id, one image', () => ['video-extend', '--model', 'vidq2-pro', '--video-url', 'https://127.0.0.1/v.mp4', '--video-creation-id', 'c-1', '--image', image]],
+  [
+    'video URL with creation id, one image',
+    () => [
+      'video-extend',
+      '--model',
+      'vidq2-pro',
+      '--video-url',
+      'https://127.0.0.1/v.mp4',
+      '--video-creation-id',
+      'c-1',
+      '--image',
+      image,
+    ],
+  ],
 ];
 
 describe('the edges pass the local checks', () => {
@@ -156,15 +226,29 @@ describe('serve flags of the AI proxy', () => {
     expect(
       proxyOptionsFromFlags(
         {
-          imgUpstream: 'https://img.provider.test/api', vidUpstream: 'http://127.0.0.1:9', imgUpstreamKeyHeader: 'X-Api-Key',
-          upstreamTimeout: '2s', sandboxDelay: '250', callbackTimeout: '1500ms', callbackBackoff: '1m', callbackAllow: '127.0.0.0/8, hooks.example.test',
+          imgUpstream: 'https://img.provider.test/api',
+          vidUpstream: 'http://127.0.0.1:9',
+          imgUpstreamKeyHeader: 'X-Api-Key',
+          upstreamTimeout: '2s',
+          sandboxDelay: '250',
+          callbackTimeout: '1500ms',
+          callbackBackoff: '1m',
+          callbackAllow: '127.0.0.0/8, hooks.example.test',
         },
         { NODEREG_IMG_API_KEY: 'ik', NODEREG_VID_API_KEY: 'vk' },
       ),
     ).toEqual({
-      imgUpstream: 'https://img.provider.test/api', vidUpstream: 'http://127.0.0.1:9', imgKey: 'ik', vidKey: 'vk',
-      imgKeyHeader: 'X-Api-Key', vidKeyHeader: undefined, upstreamTimeout: 2000, sandboxDelay: 250, callbackTimeout: 1500,
-      callbackBackoff: 60_000, callbackAllow: ['127.0.0.0/8', 'hooks.example.test'],
+      imgUpstream: 'https://img.provider.test/api',
+      vidUpstream: 'http://127.0.0.1:9',
+      imgKey: 'ik',
+      vidKey: 'vk',
+      imgKeyHeader: 'X-Api-Key',
+      vidKeyHeader: undefined,
+      upstreamTimeout: 2000,
+      sandboxDelay: 250,
+      callbackTimeout: 1500,
+      callbackBackoff: 60_000,
+      callbackAllow: ['127.0.0.0/8', 'hooks.example.test'],
     });
   });
   it.each([
@@ -181,7 +265,11 @@ describe('serve flags of the AI proxy', () => {
     [{ imgUpstream: 'https://user:s3cret@img.provider.test' }, '--img-upstream'],
     [{ vidUpstream: 'https://key@vid.provider.test' }, '--vid-upstream'],
   ])('%j is exit 2 naming %s', (flags, flag) => {
-    expect(() => proxyOptionsFromFlags(flags, {})).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringContaining(flag) }));
-    expect(() => proxyOptionsFromFlags(flags, {})).toThrow(expect.objectContaining({ message: expect.not.stringContaining('s3cret') }));
+    expect(() => proxyOptionsFromFlags(flags, {})).toThrow(
+      expect.objectContaining({ exitCode: 2, message: expect.stringContaining(flag) }),
+    );
+    expect(() => proxyOptionsFromFlags(flags, {})).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('s3cret') }),
+    );
   });
 });

@@ -25,7 +25,10 @@ interface Reply {
 async function request(base: string, method: string, path: string, token?: string, body?: unknown): Promise<Reply> {
   const response = await fetch(base + path, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await response.text();
@@ -73,26 +76,47 @@ describe('rules, tokens and visibility (sandbox)', () => {
   const video = { model: 'vidq2-pro' };
   const at = (base: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> => {
     const [head, ...rest] = path.split('.');
-    return rest.length ? { ...base, [head]: at((base[head] as Record<string, unknown>) ?? {}, rest.join('.'), value) } : { ...base, [head]: value };
+    return rest.length
+      ? { ...base, [head]: at((base[head] as Record<string, unknown>) ?? {}, rest.join('.'), value) }
+      : { ...base, [head]: value };
   };
-  const without = (base: Record<string, unknown>, field: string) => Object.fromEntries(Object.entries(base).filter(([k]) => k !== field));
+  const without = (base: Record<string, unknown>, field: string) =>
+    Object.fromEntries(Object.entries(base).filter(([k]) => k !== field));
 
   // [route, base body, field, accepted edge values, rejected values just past them]
   const rules: [string, Record<string, unknown>, string, unknown[], unknown[]][] = [
     [RELIGHT, relight, 'light_transfer_strength', [0, 100], [-1, 101, 50.5, '50']],
     ...['whites', 'blacks', 'brightness', 'contrast', 'saturation'].map(
-      (level): [string, Record<string, unknown>, string, unknown[], unknown[]] => [RELIGHT, relight, `advanced_settings.${level}`, [0, 100], [-1, 101, 0.5]],
+      (level): [string, Record<string, unknown>, string, unknown[], unknown[]] => [
+        RELIGHT,
+        relight,
+        `advanced_settings.${level}`,
+        [0, 100],
+        [-1, 101, 0.5],
+      ],
     ),
     [RELIGHT, relight, 'style', ['standard', 'just_composition'], ['neon', '', 'Standard']],
     [RELIGHT, relight, 'advanced_settings.engine', ['automatic', 'softy'], ['turbo']],
     [RELIGHT, relight, 'advanced_settings.transfer_light_a', ['low', 'high_on_faces'], ['extreme']],
     [RELIGHT, relight, 'advanced_settings.transfer_light_b', ['composition', 'strong_shift'], ['wobble']],
     [RELIGHT, relight, 'advanced_settings.fixed_generation', [true, false], ['yes', 1]],
-    [RELIGHT, relight, 'prompt', ['(warm light:1)', 'a (warm light:1.4) room', '(just parentheses)'], ['(warm:0.99)', '(warm:1.41)', '(warm:1.405)', '((warm:1.2))', '(warm:high)', '(warm:1.2']],
+    [
+      RELIGHT,
+      relight,
+      'prompt',
+      ['(warm light:1)', 'a (warm light:1.4) room', '(just parentheses)'],
+      ['(warm:0.99)', '(warm:1.41)', '(warm:1.405)', '((warm:1.2))', '(warm:high)', '(warm:1.2'],
+    ],
     [RELIGHT, relight, 'change_background', [false], ['no']],
     [RELIGHT, relight, 'preserve_details', [false], [0]],
     [RELIGHT, relight, 'interpolate_from_original', [true], ['true']],
-    [RELIGHT, relight, 'webhook_url', ['http://127.0.0.1:9/hook', 'https://localhost/hook'], ['ftp://127.0.0.1/hook', '/hook', 'http:127.0.0.1']],
+    [
+      RELIGHT,
+      relight,
+      'webhook_url',
+      ['http://127.0.0.1:9/hook', 'https://localhost/hook'],
+      ['ftp://127.0.0.1/hook', '/hook', 'http:127.0.0.1'],
+    ],
     [RELIGHT, relight, 'image', [IMAGE, 'https://127.0.0.1/a.png'], ['', 42]],
     [SKIN, skin, 'sharpen', [0, 100], [-1, 101, 1.5]],
     [SKIN, skin, 'smart_grain', [0, 100], [-1, 101]],
@@ -111,7 +135,13 @@ describe('rules, tokens and visibility (sandbox)', () => {
     [RELIGHT, relight, 'image', [longUrl(MEDIA_URL_MAX)], [longUrl(MEDIA_URL_MAX + 1), ` ${longUrl(MEDIA_URL_MAX)}`]],
     [RELIGHT, relight, 'transfer_light_from_lightmap', [longUrl(MEDIA_URL_MAX)], [longUrl(MEDIA_URL_MAX + 1)]],
     [SKIN, skin, 'image', [longUrl(MEDIA_URL_MAX)], [longUrl(MEDIA_URL_MAX + 1).replace('https', 'HTTPS')]],
-    [VIDEO, { ...video, video_creation_id: 'c-1' }, 'video_url', [longUrl(MEDIA_URL_MAX)], [longUrl(MEDIA_URL_MAX + 1)]],
+    [
+      VIDEO,
+      { ...video, video_creation_id: 'c-1' },
+      'video_url',
+      [longUrl(MEDIA_URL_MAX)],
+      [longUrl(MEDIA_URL_MAX + 1)],
+    ],
   ];
 
   describe.each(rules)('%s %s', (path, base, field, good, bad) => {
@@ -119,12 +149,15 @@ describe('rules, tokens and visibility (sandbox)', () => {
       const reply = await request(server.url, 'POST', path, alice, at(base, field, value));
       expect(reply.status, JSON.stringify(reply.json)).toBe(200);
     });
-    it.each(bad.map((value) => [JSON.stringify(value).slice(0, 40), value]))('rejects %s with 400 naming the field', async (_, value) => {
-      const reply = await request(server.url, 'POST', path, alice, at(base, field, value));
-      expect(reply.status).toBe(400);
-      expect(reply.json).toMatchObject({ error: 'invalid_request', message: expect.stringContaining(field) });
-      expect(reply.json.details).toContainEqual({ path: field, message: expect.any(String) });
-    });
+    it.each(bad.map((value) => [JSON.stringify(value).slice(0, 40), value]))(
+      'rejects %s with 400 naming the field',
+      async (_, value) => {
+        const reply = await request(server.url, 'POST', path, alice, at(base, field, value));
+        expect(reply.status).toBe(400);
+        expect(reply.json).toMatchObject({ error: 'invalid_request', message: expect.stringContaining(field) });
+        expect(reply.json.details).toContainEqual({ path: field, message: expect.any(String) });
+      },
+    );
   });
 
   it.each([
@@ -138,16 +171,31 @@ describe('rules, tokens and visibility (sandbox)', () => {
   });
 
   it('both light sources are 400 naming one of them', async () => {
-    const reply = await request(server.url, 'POST', RELIGHT, alice, { ...relight, transfer_light_from_lightmap: IMAGE, transfer_light_from_reference_image: IMAGE });
+    const reply = await request(server.url, 'POST', RELIGHT, alice, {
+      ...relight,
+      transfer_light_from_lightmap: IMAGE,
+      transfer_light_from_reference_image: IMAGE,
+    });
     expect(reply.status).toBe(400);
-    expect(reply.json.details).toContainEqual({ path: 'transfer_light_from_reference_image', message: expect.stringMatching(/together/) });
+    expect(reply.json.details).toContainEqual({
+      path: 'transfer_light_from_reference_image',
+      message: expect.stringMatching(/together/),
+    });
     for (const one of ['transfer_light_from_lightmap', 'transfer_light_from_reference_image']) {
       expect((await request(server.url, 'POST', RELIGHT, alice, { ...relight, [one]: IMAGE })).status).toBe(200);
     }
   });
 
   it('video_url and video_creation_id go together: both or neither', async () => {
-    expect((await request(server.url, 'POST', VIDEO, alice, { ...video, video_url: 'https://127.0.0.1/v.mp4', video_creation_id: 'c' })).status).toBe(200);
+    expect(
+      (
+        await request(server.url, 'POST', VIDEO, alice, {
+          ...video,
+          video_url: 'https://127.0.0.1/v.mp4',
+          video_creation_id: 'c',
+        })
+      ).status,
+    ).toBe(200);
     const urlOnly = await request(server.url, 'POST', VIDEO, alice, { ...video, video_url: 'https://127.0.0.1/v.mp4' });
     expect(urlOnly.status).toBe(400);
     expect(urlOnly.json.details).toContainEqual({ path: 'video_creation_id', message: expect.any(String) });
@@ -169,7 +217,11 @@ describe('rules, tokens and visibility (sandbox)', () => {
   it('malformed JSON is 400, another content type 415, both in the error shape', async () => {
     const malformed = await request(server.url, 'POST', RELIGHT, alice, '{"image":');
     expect(malformed).toMatchObject({ status: 400, json: { error: 'invalid_request' } });
-    const response = await fetch(server.url + RELIGHT, { method: 'POST', headers: { authorization: `Bearer ${alice}`, 'content-type': 'text/plain' }, body: 'image' });
+    const response = await fetch(server.url + RELIGHT, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice}`, 'content-type': 'text/plain' },
+      body: 'image',
+    });
     expect(response.status).toBe(415);
     expect(await response.json()).toMatchObject({ error: 'unsupported_media_type' });
   });
@@ -189,13 +241,20 @@ describe('rules, tokens and visibility (sandbox)', () => {
       expect(large.json.details).toEqual(small.json.details);
     }
     const malformed = await request(server.url, 'POST', RELIGHT, alice, `{"image":"${BIG_IMAGE}"`);
-    expect(malformed).toMatchObject({ status: 400, json: { error: 'invalid_request', message: expect.stringMatching(/^malformed JSON: /) } });
+    expect(malformed).toMatchObject({
+      status: 400,
+      json: { error: 'invalid_request', message: expect.stringMatching(/^malformed JSON: /) },
+    });
   });
 
   it('every proxy route needs a token: none or an unknown one is 401', async () => {
     const routes: [string, string, unknown][] = [
-      ['POST', RELIGHT, relight], ['POST', SKIN, skin], ['POST', VIDEO, video],
-      ['GET', STATUS.relight('x'), undefined], ['GET', STATUS['skin-enhancer']('x'), undefined], ['GET', STATUS.video('x'), undefined],
+      ['POST', RELIGHT, relight],
+      ['POST', SKIN, skin],
+      ['POST', VIDEO, video],
+      ['GET', STATUS.relight('x'), undefined],
+      ['GET', STATUS['skin-enhancer']('x'), undefined],
+      ['GET', STATUS.video('x'), undefined],
     ];
     for (const [method, path, body] of routes) {
       for (const token of [undefined, 'nrg_u_unknown']) {
@@ -218,14 +277,20 @@ describe('rules, tokens and visibility (sandbox)', () => {
     const other = await request(server.url, 'GET', STATUS.relight(id), bob);
     expect(other).toMatchObject({ status: 404, json: { error: 'not_found' } });
     expect((await request(server.url, 'GET', STATUS['skin-enhancer'](id), alice)).status).toBe(404);
-    expect((await request(server.url, 'GET', STATUS.relight('00000000-0000-0000-0000-000000000000'), alice)).status).toBe(404);
+    expect(
+      (await request(server.url, 'GET', STATUS.relight('00000000-0000-0000-0000-000000000000'), alice)).status,
+    ).toBe(404);
 
-    expect((await request(server.url, 'POST', '/publishers', alice, { id: 'alice-pub', name: 'Alice' })).status).toBe(201);
+    expect((await request(server.url, 'POST', '/publishers', alice, { id: 'alice-pub', name: 'Alice' })).status).toBe(
+      201,
+    );
     const pat = await request(server.url, 'POST', '/publishers/alice-pub/tokens', alice, { name: 'ci' });
     expect(pat.status).toBe(201);
     expect((await request(server.url, 'GET', STATUS.relight(id), pat.json.token)).status).toBe(200);
     const byPat = await request(server.url, 'POST', SKIN, pat.json.token, skin);
-    expect((await request(server.url, 'GET', STATUS['skin-enhancer'](byPat.json.data.task_id), alice)).status).toBe(200);
+    expect((await request(server.url, 'GET', STATUS['skin-enhancer'](byPat.json.data.task_id), alice)).status).toBe(
+      200,
+    );
   });
 
   it('an unknown result is 404 in the error shape, without a token', async () => {
@@ -258,7 +323,10 @@ describe('sandbox lifecycles over HTTP', () => {
   it('relight and skin enhancer complete; the result is the image given, downloadable without a token', async () => {
     const server = await start();
     const alice = await createUser(server, 'alice');
-    for (const [path, kind] of [[RELIGHT, 'relight'], [SKIN, 'skin-enhancer']] as const) {
+    for (const [path, kind] of [
+      [RELIGHT, 'relight'],
+      [SKIN, 'skin-enhancer'],
+    ] as const) {
       const created = await request(server.url, 'POST', path, alice, { image: IMAGE });
       expect(created.status).toBe(200);
       expect(created.json).toEqual({ data: { task_id: expect.any(String), status: 'CREATED', generated: [] } });
@@ -287,13 +355,27 @@ describe('sandbox lifecycles over HTTP', () => {
   it('video completes with the credits of DESIGN.md §4 and a downloadable placeholder', async () => {
     const server = await start();
     const alice = await createUser(server, 'alice');
-    const created = await request(server.url, 'POST', VIDEO, alice, { model: 'vidq2-turbo', resolution: '1080p', duration: 3 });
-    expect(created.json).toMatchObject({ state: 'created', credits: 60, model: 'vidq2-turbo', resolution: '1080p', duration: 3 });
+    const created = await request(server.url, 'POST', VIDEO, alice, {
+      model: 'vidq2-turbo',
+      resolution: '1080p',
+      duration: 3,
+    });
+    expect(created.json).toMatchObject({
+      state: 'created',
+      credits: 60,
+      model: 'vidq2-turbo',
+      resolution: '1080p',
+      duration: 3,
+    });
     const done = await pollUntilDone(server, alice, 'video', created.json.task_id);
     expect(done).toMatchObject({ task_id: created.json.task_id, state: 'success', credits: 60 });
     const download = await fetch(done.creations[0].url);
     expect(download.headers.get('content-type')).toBe('video/mp4');
-    expect(Buffer.from(await download.arrayBuffer()).subarray(4, 8).toString()).toBe('ftyp');
+    expect(
+      Buffer.from(await download.arrayBuffer())
+        .subarray(4, 8)
+        .toString(),
+    ).toBe('ftyp');
   });
 
   it('a result answers one byte range (206) and HEAD (its size, no body), as archives do', async () => {
@@ -339,15 +421,25 @@ describe('sandbox lifecycles over HTTP', () => {
     try {
       const server = await start();
       const alice = await createUser(server, 'alice');
-      const created = await request(server.url, 'POST', VIDEO, alice, { model: 'vidq2-pro', callback_url: `${receiver.url}/cb?source=nodereg` });
+      const created = await request(server.url, 'POST', VIDEO, alice, {
+        model: 'vidq2-pro',
+        callback_url: `${receiver.url}/cb?source=nodereg`,
+      });
       await eventually(() => (receiver.requests.length >= 4 ? true : undefined), 'four callbacks');
       const key = Buffer.from(readFileSync(join(server.dataDir, 'callback-key'), 'utf8').trim(), 'hex');
       for (const received of receiver.requests) {
         expect(received.path).toBe('/cb?source=nodereg');
-        expect(received.headers['x-nodereg-signature']).toBe(`sha256=${createHmac('sha256', key).update(received.raw).digest('hex')}`);
+        expect(received.headers['x-nodereg-signature']).toBe(
+          `sha256=${createHmac('sha256', key).update(received.raw).digest('hex')}`,
+        );
         expect(received.headers['x-nodereg-event']).toBe('task.status_changed');
       }
-      expect(receiver.requests.map((r) => (r.json as { state: string }).state)).toEqual(['created', 'queueing', 'processing', 'success']);
+      expect(receiver.requests.map((r) => (r.json as { state: string }).state)).toEqual([
+        'created',
+        'queueing',
+        'processing',
+        'success',
+      ]);
       expect((receiver.requests[3].json as { task_id: string }).task_id).toBe(created.json.task_id);
     } finally {
       await receiver.close();
@@ -363,7 +455,14 @@ describe('forward mode over HTTP', () => {
   beforeAll(async () => {
     upstream = await startStandIn((r) => answer(r.path, r.method));
     server = await startServer({
-      proxy: { imgUpstream: `${upstream.url}/img`, vidUpstream: `${upstream.url}/vid`, imgKey: 'provider-img-key', vidKey: 'provider-vid-key', vidKeyHeader: 'X-Api-Key', upstreamTimeout: 300 },
+      proxy: {
+        imgUpstream: `${upstream.url}/img`,
+        vidUpstream: `${upstream.url}/vid`,
+        imgKey: 'provider-img-key',
+        vidKey: 'provider-vid-key',
+        vidKeyHeader: 'X-Api-Key',
+        upstreamTimeout: 300,
+      },
     });
     alice = await createUser(server, 'alice');
   });
@@ -376,7 +475,12 @@ describe('forward mode over HTTP', () => {
     answer = (path, method) =>
       method === 'POST'
         ? { status: 200, json: { data: { task_id: 'prov-7', generated: [] } } }
-        : { status: 200, json: { data: { task_id: 'prov-7', status: 'COMPLETED', generated: ['https://cdn.provider.test/out.png'] } } };
+        : {
+            status: 200,
+            json: {
+              data: { task_id: 'prov-7', status: 'COMPLETED', generated: ['https://cdn.provider.test/out.png'] },
+            },
+          };
     const created = await request(server.url, 'POST', RELIGHT, alice, { image: IMAGE, style: 'clean' });
     expect(created.status).toBe(200);
     const id = created.json.data.task_id;
@@ -386,17 +490,28 @@ describe('forward mode over HTTP', () => {
     expect(relayed.headers.authorization).toBe('Bearer provider-img-key');
     expect(JSON.stringify(relayed.headers)).not.toContain(alice);
     expect(relayed.raw).not.toContain(alice);
-    expect(relayed.json).toMatchObject({ image: IMAGE, style: 'clean', light_transfer_strength: 100, change_background: true, preserve_details: true });
+    expect(relayed.json).toMatchObject({
+      image: IMAGE,
+      style: 'clean',
+      light_transfer_strength: 100,
+      change_background: true,
+      preserve_details: true,
+    });
 
     const polled = await request(server.url, 'GET', STATUS.relight(id), alice);
-    expect(polled.json).toEqual({ data: { task_id: id, status: 'COMPLETED', generated: ['https://cdn.provider.test/out.png'] } });
+    expect(polled.json).toEqual({
+      data: { task_id: id, status: 'COMPLETED', generated: ['https://cdn.provider.test/out.png'] },
+    });
     expect(upstream.requests.at(-1)).toMatchObject({ method: 'GET', path: '/img/v1/ai/image-relight/prov-7' });
     expect(JSON.stringify(upstream.requests.at(-1)!.headers)).not.toContain(alice);
   });
 
   it('a large body (serialised in the worker thread) is relayed whole, with its length and without the callback URL', async () => {
     answer = () => ({ status: 200, json: { data: { task_id: 'prov-big', generated: [] } } });
-    const created = await request(server.url, 'POST', SKIN, alice, { image: BIG_IMAGE, webhook_url: 'http://127.0.0.1:9/hook' });
+    const created = await request(server.url, 'POST', SKIN, alice, {
+      image: BIG_IMAGE,
+      webhook_url: 'http://127.0.0.1:9/hook',
+    });
     expect(created.status, JSON.stringify(created.json)).toBe(200);
     const relayed = upstream.requests.at(-1)!;
     expect(relayed.path).toBe('/img/v1/ai/skin-enhancer/flexible');
@@ -411,7 +526,10 @@ describe('forward mode over HTTP', () => {
         : { status: 200, json: { task_id: 'prov-v', state: 'processing', credits: 70, creations: [] } };
     const created = await request(server.url, 'POST', VIDEO, alice, { model: 'vidq2-pro' });
     expect(created.json).toEqual({ task_id: expect.any(String), state: 'queueing', credits: 70 });
-    expect(upstream.requests.at(-1)).toMatchObject({ path: '/vid/extend', json: { model: 'vidq2-pro', duration: 5, resolution: '720p' } });
+    expect(upstream.requests.at(-1)).toMatchObject({
+      path: '/vid/extend',
+      json: { model: 'vidq2-pro', duration: 5, resolution: '720p' },
+    });
     expect(upstream.requests.at(-1)!.headers['x-api-key']).toBe('provider-vid-key');
     expect(upstream.requests.at(-1)!.headers.authorization).toBeUndefined();
     const polled = await request(server.url, 'GET', STATUS.video(created.json.task_id), alice);
@@ -440,7 +558,9 @@ describe('forward mode over HTTP', () => {
 describe('a provider that stalls', () => {
   // Bodies were counted against JSON_BODIES_MAX only while they were read: submissions waiting on the
   // provider held theirs (twice: the body and the relayed copy) beyond it, 20 of 24 MB took 1.1 GB.
-  it(`holds at most ${JSON_BODIES_MAX / MiB} MiB of bodies waiting on it: past that 503, and the room comes back`, { timeout: 60_000 }, async () => {
+  it(`holds at most ${JSON_BODIES_MAX / MiB} MiB of bodies waiting on it: past that 503, and the room comes back`, {
+    timeout: 60_000,
+  }, async () => {
     let release!: () => void;
     const stalled = new Promise<void>((resolve) => (release = resolve));
     const upstream = await startStandIn(async (_, index) => {
@@ -452,9 +572,17 @@ describe('a provider that stalls', () => {
       const alice = await createUser(server, 'alice');
       const body = JSON.stringify({ image: 'A'.repeat(JSON_BODY_MAX - MiB) });
       const waiting = Array.from({ length: 5 }, () => request(server.url, 'POST', RELIGHT, alice, body));
-      await eventually(() => (upstream.requests.length === 5 ? true : undefined), 'five submissions at the provider', 30_000);
+      await eventually(
+        () => (upstream.requests.length === 5 ? true : undefined),
+        'five submissions at the provider',
+        30_000,
+      );
       const sixth = request(server.url, 'POST', RELIGHT, alice, body);
-      const relayed = eventually(() => (upstream.requests.length > 5 ? 'relayed' : undefined), 'a sixth submission at the provider', 30_000);
+      const relayed = eventually(
+        () => (upstream.requests.length > 5 ? 'relayed' : undefined),
+        'a sixth submission at the provider',
+        30_000,
+      );
       const refused = await Promise.race([sixth, relayed]);
       expect(refused).toMatchObject({ status: 503, json: { error: 'unavailable' } });
       release();

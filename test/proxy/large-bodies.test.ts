@@ -32,7 +32,9 @@ afterAll(async () => {
 async function drainingUpstream() {
   const script = `require('node:http').createServer((req, res) => req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(${JSON.stringify(JSON.stringify(UPSTREAM_ANSWER))}))).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<string>((resolve) => child.stdout.once('data', (data: Buffer) => resolve(data.toString().trim())));
+  const port = await new Promise<string>((resolve) =>
+    child.stdout.once('data', (data: Buffer) => resolve(data.toString().trim())),
+  );
   return {
     url: `http://127.0.0.1:${port}`,
     close: () => new Promise<void>((resolve) => child.once('exit', () => resolve()).kill()),
@@ -48,7 +50,9 @@ async function probe(url: string, until: Promise<unknown>): Promise<number[]> {
   while (!done) {
     const started = performance.now();
     await new Promise<void>((resolve, reject) => {
-      request(`${url}/healthz`, { agent }, (res) => res.resume().on('end', resolve)).on('error', reject).end();
+      request(`${url}/healthz`, { agent }, (res) => res.resume().on('end', resolve))
+        .on('error', reject)
+        .end();
     });
     times.push(performance.now() - started);
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -57,18 +61,27 @@ async function probe(url: string, until: Promise<unknown>): Promise<number[]> {
   return times;
 }
 
-const percentile = (times: number[], p: number) => [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * p))];
+const percentile = (times: number[], p: number) =>
+  [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * p))];
 
 describe.each(['sandbox', 'forward'] as const)('the AI proxy in %s mode, with four 25 MiB bodies in flight', (mode) => {
   it('answers /healthz', { timeout: 120_000 }, async () => {
     upstream = mode === 'forward' ? await drainingUpstream() : undefined;
     child = await startChild(tempDir('nodereg-proxy-busy-'), {
-      options: { proxy: upstream ? { imgUpstream: upstream.url, imgKey: 'k' } : { sandboxQuotaUser: 1024 ** 3, sandboxQuotaTotal: 1024 ** 3 } },
+      options: {
+        proxy: upstream
+          ? { imgUpstream: upstream.url, imgKey: 'k' }
+          : { sandboxQuotaUser: 1024 ** 3, sandboxQuotaTotal: 1024 ** 3 },
+      },
     });
     // node:http, not fetch: fetch copies a body twice in one go, and this process's event loop times /healthz.
     const send = () =>
       new Promise<{ status?: number; text: string }>((resolve, reject) => {
-        const headers = { authorization: `Bearer ${child!.adminToken}`, 'content-type': 'application/json', 'content-length': body.length };
+        const headers = {
+          authorization: `Bearer ${child!.adminToken}`,
+          'content-type': 'application/json',
+          'content-length': body.length,
+        };
         request(`${child!.url}/proxy/img/v1/ai/image-relight`, { method: 'POST', headers }, (res) => {
           let text = '';
           res.on('data', (chunk) => (text += chunk)).on('end', () => resolve({ status: res.statusCode, text }));
@@ -79,7 +92,8 @@ describe.each(['sandbox', 'forward'] as const)('the AI proxy in %s mode, with fo
     // Three rounds: the probe sees the bodies arrive, get checked and get relayed or stored.
     const rounds = (async () => {
       const replies = [];
-      for (let round = 0; round < 3; round++) replies.push(...(await Promise.all(Array.from({ length: IN_FLIGHT }, send))));
+      for (let round = 0; round < 3; round++)
+        replies.push(...(await Promise.all(Array.from({ length: IN_FLIGHT }, send))));
       return replies;
     })();
     const [times, replies] = await Promise.all([probe(child.url, rounds), rounds]);

@@ -15,7 +15,8 @@ import { call, createUser, type TestUser } from '../server/fixtures.js';
 const KiB = 1024;
 const RELIGHT = '/proxy/img/v1/ai/image-relight';
 /** A PNG-looking image of `bytes` bytes, as base64. */
-const image = (bytes: number) => Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(bytes - 8, 7)]).toString('base64');
+const image = (bytes: number) =>
+  Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(bytes - 8, 7)]).toString('base64');
 // 8 results of 64 KiB fit each user, 12 fit in all; 24 submissions of each user race.
 const proxy = { sandboxDelay: 0, sandboxQuotaUser: 8 * 64 * KiB, sandboxQuotaTotal: 12 * 64 * KiB };
 const RACING = 24;
@@ -36,7 +37,9 @@ const setups: Setup[] = [
       const sqlite = (await import('better-sqlite3')).default;
       const stored = async () => {
         const db = new sqlite(`${server.dataDir}/registry.db`, { readonly: true });
-        const row = db.prepare('SELECT coalesce(sum(size), 0) AS bytes FROM proxy_results WHERE file IS NOT NULL').get() as { bytes: number };
+        const row = db
+          .prepare('SELECT coalesce(sum(size), 0) AS bytes FROM proxy_results WHERE file IS NOT NULL')
+          .get() as { bytes: number };
         db.close();
         return row.bytes;
       };
@@ -62,7 +65,12 @@ if (postgresServer) {
         await sql.end();
         return Number(row.bytes);
       };
-      return { instances, archives: shared, stored, close: async () => void (await Promise.all(instances.map((s) => s.close()))) };
+      return {
+        instances,
+        archives: shared,
+        stored,
+        close: async () => void (await Promise.all(instances.map((s) => s.close()))),
+      };
     },
   });
 }
@@ -71,7 +79,10 @@ describe.each(setups)('sandbox quota under racing submissions: $name', (setup) =
   it('never keeps more than the quota, per user or in all; every submission is 200 or 429', async () => {
     const { instances, archives, stored, close } = await setup.start();
     try {
-      const users: TestUser[] = [await createUser(instances[0], 'race-alice'), await createUser(instances[0], 'race-bob')];
+      const users: TestUser[] = [
+        await createUser(instances[0], 'race-alice'),
+        await createUser(instances[0], 'race-bob'),
+      ];
       const body = { image: image(64 * KiB), prompt: 'soft light' };
       const replies = await Promise.all(
         Array.from({ length: RACING * users.length }, (_, i) =>
@@ -79,7 +90,8 @@ describe.each(setups)('sandbox quota under racing submissions: $name', (setup) =
         ),
       );
       for (const reply of replies) expect([200, 429], reply.text).toContain(reply.status);
-      const accepted = (user: TestUser) => replies.filter((reply, i) => reply.status === 200 && users[i % users.length] === user).length;
+      const accepted = (user: TestUser) =>
+        replies.filter((reply, i) => reply.status === 200 && users[i % users.length] === user).length;
       expect(accepted(users[0])).toBeLessThanOrEqual(8);
       expect(accepted(users[1])).toBeLessThanOrEqual(8);
       expect(accepted(users[0]) + accepted(users[1])).toBe(12); // the total fills, and no further

@@ -13,7 +13,8 @@ const MiB = 1024 * 1024;
 const RELIGHT = '/proxy/img/v1/ai/image-relight';
 const VIDEO = '/proxy/vid/extend';
 /** A PNG-looking image of `bytes` bytes, as base64. */
-const image = (bytes: number) => Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(bytes - 8, 7)]).toString('base64');
+const image = (bytes: number) =>
+  Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(bytes - 8, 7)]).toString('base64');
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -22,21 +23,27 @@ let bob: TestUser;
 
 beforeAll(async () => {
   // scaled down: 3 MiB per user, 5 MiB in all, results kept 3 s
-  server = await startServer({ proxy: { sandboxDelay: 0, sandboxQuotaUser: 3 * MiB, sandboxQuotaTotal: 5 * MiB, resultTtl: 3_000 } });
+  server = await startServer({
+    proxy: { sandboxDelay: 0, sandboxQuotaUser: 3 * MiB, sandboxQuotaTotal: 5 * MiB, resultTtl: 3_000 },
+  });
   api = client(server);
   alice = await createUser(server, 'quota-alice');
   bob = await createUser(server, 'quota-bob');
 });
 afterAll(() => server.close());
 
-const relight = (token: string, bytes = MiB) => api.post(RELIGHT, { token, body: { image: image(bytes), prompt: 'soft light' } });
+const relight = (token: string, bytes = MiB) =>
+  api.post(RELIGHT, { token, body: { image: image(bytes), prompt: 'soft light' } });
 // result files live in the archive storage (DIR/archives here), under _proxy-results/
 const resultBytes = () => readdirSync(join(server.dataDir, 'archives', '_proxy-results')).length;
 
 describe('sandbox quota', () => {
   it('defaults to 32 MiB per user and 512 MiB in all', () => {
     const options = resolveProxyOptions();
-    expect([options.sandboxQuotaUser, options.sandboxQuotaTotal]).toEqual([DEFAULT_SANDBOX_QUOTA.user, DEFAULT_SANDBOX_QUOTA.total]);
+    expect([options.sandboxQuotaUser, options.sandboxQuotaTotal]).toEqual([
+      DEFAULT_SANDBOX_QUOTA.user,
+      DEFAULT_SANDBOX_QUOTA.total,
+    ]);
     expect(DEFAULT_SANDBOX_QUOTA.user).toBeLessThan(54e6); // the reproduction kept 54 MB for one user
   });
 
@@ -49,7 +56,14 @@ describe('sandbox quota', () => {
     const second = (await api.post('/users/me/tokens', { token: alice.token, body: { name: 'another' } })).body.token;
     expectError(await relight(second), 429, 'rate_limited');
     // a video whose base64 video_url would be stored counts the same
-    expectError(await api.post(VIDEO, { token: second, body: { model: 'vidq2-pro', image: image(100), video_url: image(MiB), video_creation_id: 'c' } }), 429, 'rate_limited');
+    expectError(
+      await api.post(VIDEO, {
+        token: second,
+        body: { model: 'vidq2-pro', image: image(100), video_url: image(MiB), video_creation_id: 'c' },
+      }),
+      429,
+      'rate_limited',
+    );
     expect(resultBytes()).toBe(3);
 
     // bob has his own allowance, until the registry's total (5 MiB) is reached

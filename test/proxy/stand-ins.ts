@@ -22,7 +22,9 @@ export interface StandIn {
 }
 
 /** Starts a server on 127.0.0.1 answering each request with `respond(request, index)`. */
-export async function startStandIn(respond: (request: Recorded, index: number) => Answer | Promise<Answer>): Promise<StandIn> {
+export async function startStandIn(
+  respond: (request: Recorded, index: number) => Answer | Promise<Answer>,
+): Promise<StandIn> {
   const requests: Recorded[] = [];
   const hanging = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
@@ -44,7 +46,10 @@ export async function startStandIn(respond: (request: Recorded, index: number) =
         return;
       }
       const body = answer.text ?? (answer.json === undefined ? '' : JSON.stringify(answer.json));
-      res.writeHead(answer.status, { 'content-type': answer.text ? 'text/plain' : 'application/json', ...answer.headers });
+      res.writeHead(answer.status, {
+        'content-type': answer.text ? 'text/plain' : 'application/json',
+        ...answer.headers,
+      });
       res.end(body);
     });
   });
@@ -63,7 +68,11 @@ export async function startStandIn(respond: (request: Recorded, index: number) =
 }
 
 /** Resolves once `check` returns a value (not undefined), checking every 20 ms; fails after `limitMs`. */
-export async function eventually<T>(check: () => T | undefined | Promise<T | undefined>, what: string, limitMs = 15_000): Promise<T> {
+export async function eventually<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  limitMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + limitMs;
   for (;;) {
     const value = await check();

@@ -4,7 +4,12 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { signCallback } from '../../src/server/proxy/callbacks.js';
 import { upstreamStatusPath, upstreamSubmitPath } from '../../src/server/proxy/kinds.js';
-import { callbackAllowProblem, callbackHostAllowed, pollSpacing, resolveProxyOptions } from '../../src/server/proxy/options.js';
+import {
+  callbackAllowProblem,
+  callbackHostAllowed,
+  pollSpacing,
+  resolveProxyOptions,
+} from '../../src/server/proxy/options.js';
 import { placeholderVideo, readSource, sandboxNextChange, sandboxStep, sniff } from '../../src/server/proxy/sandbox.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
@@ -67,14 +72,22 @@ describe('sandbox inputs', () => {
 
 describe('callback allow-list', () => {
   const loopback = callbackHostAllowed(resolveProxyOptions().callbackAllow);
-  it.each(['http://127.0.0.1:9/x', 'http://127.255.0.3/x', 'https://localhost/x', 'http://LOCALHOST./x', 'http://[::1]:80/', 'http://127.1/'])(
-    'allows loopback %s by default',
-    (url) => expect(loopback(url)).toBe(true),
-  );
-  it.each(['http://10.0.0.1/x', 'https://example.com/x', 'http://[::2]/', 'http://128.0.0.1/', 'http://localhost.example.com/', 'not a url'])(
-    'refuses %s by default',
-    (url) => expect(loopback(url)).toBe(false),
-  );
+  it.each([
+    'http://127.0.0.1:9/x',
+    'http://127.255.0.3/x',
+    'https://localhost/x',
+    'http://LOCALHOST./x',
+    'http://[::1]:80/',
+    'http://127.1/',
+  ])('allows loopback %s by default', (url) => expect(loopback(url)).toBe(true));
+  it.each([
+    'http://10.0.0.1/x',
+    'https://example.com/x',
+    'http://[::2]/',
+    'http://128.0.0.1/',
+    'http://localhost.example.com/',
+    'not a url',
+  ])('refuses %s by default', (url) => expect(loopback(url)).toBe(false));
   it('"*" allows every host', () => {
     expect(callbackHostAllowed(['*'])('https://example.com/hook')).toBe(true);
   });
@@ -135,7 +148,11 @@ describe('proxy options', () => {
     });
   });
   it('drops trailing slashes of upstream URLs and keeps what is given', () => {
-    const options = resolveProxyOptions({ imgUpstream: 'http://127.0.0.1:9/api/', sandboxDelay: 10, callbackAllow: ['*'] });
+    const options = resolveProxyOptions({
+      imgUpstream: 'http://127.0.0.1:9/api/',
+      sandboxDelay: 10,
+      callbackAllow: ['*'],
+    });
     expect(options.imgUpstream).toBe('http://127.0.0.1:9/api');
     expect(options.sandboxDelay).toBe(10);
     expect(options.callbackAllow).toEqual(['*']);

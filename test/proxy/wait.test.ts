@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
 import { PNG, startServer, tempDir, type TestServer } from '../helpers.js';
 
-
 /** A stream that says it is a terminal of the given width. */
 function terminal(columns: number) {
   const s = {
@@ -31,7 +30,13 @@ async function cli(server: TestServer, token: string, argv: string[], stderr = t
   const stdout = { buf: '', write: (chunk: string) => ((stdout.buf += chunk), true) };
   const code = await run(argv, '0.0.0-test', {
     // no CI: a terminal on stderr may animate
-    env: { HOME: dir, XDG_CONFIG_HOME: join(dir, 'cfg'), NO_COLOR: '1', NODEREG_REGISTRY: server.url, NODEREG_TOKEN: token },
+    env: {
+      HOME: dir,
+      XDG_CONFIG_HOME: join(dir, 'cfg'),
+      NO_COLOR: '1',
+      NODEREG_REGISTRY: server.url,
+      NODEREG_TOKEN: token,
+    },
     stdout,
     stderr,
     stdin: Readable.from([]),
@@ -94,7 +99,8 @@ describe('Ctrl-C while the spinner runs', () => {
   it('stops waiting with exit 130 and names the task, which keeps running', async () => {
     const stderr = terminal(80);
     const pending = cli(server, token, ['relight', image, '--wait'], stderr);
-    for (let i = 0; i < 500 && !/: CREATED/.test(stderr.buf); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 500 && !/: CREATED/.test(stderr.buf); i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     process.emit('SIGINT');
     const result = await pending;
     expect(result.code).toBe(130);

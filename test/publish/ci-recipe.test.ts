@@ -37,7 +37,9 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe("docs/ci.md's CI recipe", () => {
-  it('publishes from the packed tarball, then skips the same version, saying so in GITHUB_OUTPUT', { timeout: 120_000 }, async () => {
+  it('publishes from the packed tarball, then skips the same version, saying so in GITHUB_OUTPUT', {
+    timeout: 120_000,
+  }, async () => {
     const script = publishStepScript();
     expect(script).toContain('node "$RUNNER_TEMP/package/bin/nodereg.js" publish --skip-existing');
     expect(script).not.toMatch(/npx|npm install/);
@@ -50,7 +52,8 @@ describe("docs/ci.md's CI recipe", () => {
 
     // the publisher's repository, set up as docs/ci.md says
     const repo = gitRepo({
-      'pyproject.toml': '[project]\nname = "ci-node"\nversion = "1.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "acme"\n',
+      'pyproject.toml':
+        '[project]\nname = "ci-node"\nversion = "1.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "acme"\n',
       '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
     });
     mkdirSync(join(repo, 'tools'));
@@ -72,7 +75,11 @@ describe("docs/ci.md's CI recipe", () => {
       };
       return new Promise<{ code: number | null; stdout: string; stderr: string; output: string }>((done) => {
         // as GitHub Actions runs a `run:` script: bash -e, stdin not a terminal
-        const child = spawn('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', script], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', script], {
+          cwd: repo,
+          env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -83,12 +90,18 @@ describe("docs/ci.md's CI recipe", () => {
 
     const first = await runStep();
     expect(first.code, first.stderr).toBe(0);
-    expect(first.output).toMatch(/^version=1\.0\.0\ndownload_url=http.+\/archives\/acme\/ci-node\/1\.0\.0\/node\.zip\narchive_sha256=[0-9a-f]{64}\nskipped=false\n$/);
+    expect(first.output).toMatch(
+      /^version=1\.0\.0\ndownload_url=http.+\/archives\/acme\/ci-node\/1\.0\.0\/node\.zip\narchive_sha256=[0-9a-f]{64}\nskipped=false\n$/,
+    );
     const version = await call(server.url, 'GET', '/nodes/ci-node/versions/1.0.0');
     expect(version.body).toMatchObject({ status: 'NodeVersionStatusActive', changelog: 'Release 1.0' });
     const archive = join(tempDir(), 'node.zip');
     writeFileSync(archive, Buffer.from(await (await fetch(version.body.downloadUrl)).arrayBuffer()));
-    expect(execFileSync('unzip', ['-Z1', archive], { encoding: 'utf8' }).split('\n').filter(Boolean).sort()).toEqual(['.noderegignore', '__init__.py', 'pyproject.toml']);
+    expect(execFileSync('unzip', ['-Z1', archive], { encoding: 'utf8' }).split('\n').filter(Boolean).sort()).toEqual([
+      '.noderegignore',
+      '__init__.py',
+      'pyproject.toml',
+    ]);
 
     const again = await runStep();
     expect(again.code, again.stderr).toBe(0);

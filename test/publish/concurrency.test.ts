@@ -7,7 +7,16 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers.js';
-import { addMember, call, createPat, createPublisher, createUser, publish, uploadTo, type TestUser } from '../server/fixtures.js';
+import {
+  addMember,
+  call,
+  createPat,
+  createPublisher,
+  createUser,
+  publish,
+  uploadTo,
+  type TestUser,
+} from '../server/fixtures.js';
 import { storedZip } from '../server/child.js';
 import { figure, runs } from '../figures.js';
 
@@ -33,17 +42,25 @@ describe('50 clients publish the same version at once, then each uploads its own
   const CLIENTS = 50;
   const ROUNDS = runs(3, 40);
 
-  it(`exactly one upload wins, every other is 409, one version row holds the winner's bytes (${ROUNDS} rounds)`, { timeout: 60_000 + ROUNDS * 5_000 }, async () => {
-    const tokens = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => createPat(server, owner, 'race-co', `client-${i}`)));
+  it(`exactly one upload wins, every other is 409, one version row holds the winner's bytes (${ROUNDS} rounds)`, {
+    timeout: 60_000 + ROUNDS * 5_000,
+  }, async () => {
+    const tokens = await Promise.all(
+      Array.from({ length: CLIENTS }, (_, i) => createPat(server, owner, 'race-co', `client-${i}`)),
+    );
     let uploads = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const version = `1.${round}.0`;
-      const published = await Promise.all(tokens.map((token) => publish(server, token, 'race-co', 'race-node', version)));
+      const published = await Promise.all(
+        tokens.map((token) => publish(server, token, 'race-co', 'race-node', version)),
+      );
       expect(statusCounts(published.map((reply) => reply.status))).toEqual({ 201: CLIENTS });
       const versionIds = new Set(published.map((reply) => reply.body.node_version.id));
       expect(versionIds.size, 'one version row').toBe(1);
 
-      const zips = await Promise.all(tokens.map((_, i) => storedZip({ '__init__.py': `# client ${i} of round ${round}\n` })));
+      const zips = await Promise.all(
+        tokens.map((_, i) => storedZip({ '__init__.py': `# client ${i} of round ${round}\n` })),
+      );
       const uploaded = await Promise.all(published.map((reply, i) => uploadTo(reply.body.signedUrl, zips[i])));
       uploads += uploaded.length;
       expect(statusCounts(uploaded.map((reply) => reply.status))).toEqual({ 200: 1, 409: CLIENTS - 1 });
@@ -60,7 +77,11 @@ describe('50 clients publish the same version at once, then each uploads its own
     expect(db.prepare("SELECT count(*) AS n FROM versions WHERE node_id = 'race-node'").get()).toEqual({ n: ROUNDS });
     expect(db.prepare('SELECT count(*) AS n FROM archive_claims').get()).toEqual({ n: 0 });
     expect(readdirSync(join(server.dataDir, 'archives', '.tmp'))).toEqual([]);
-    figure('concurrency.same_version_clients', CLIENTS, `${ROUNDS} rounds, ${uploads} racing uploads, one winner per round`);
+    figure(
+      'concurrency.same_version_clients',
+      CLIENTS,
+      `${ROUNDS} rounds, ${uploads} racing uploads, one winner per round`,
+    );
   });
 });
 
@@ -107,12 +128,18 @@ describe('1,000 reviews from 100 users', () => {
       ),
     );
     expect(statusCounts(replies.map((reply) => reply.status))).toEqual({ 200: USERS * PER_USER });
-    const stored = server.server.db!.prepare("SELECT user_id, star FROM reviews WHERE node_id = 'rated-node'").all() as { user_id: string; star: number }[];
+    const stored = server.server
+      .db!.prepare("SELECT user_id, star FROM reviews WHERE node_id = 'rated-node'")
+      .all() as { user_id: string; star: number }[];
     expect(stored).toHaveLength(USERS);
     for (const row of stored) expect(sent.get(row.user_id)).toContain(row.star);
     const mean = stored.reduce((sum, row) => sum + row.star, 0) / stored.length;
     expect((await call(server.url, 'GET', '/nodes/rated-node')).body.rating).toBeCloseTo(mean, 10);
-    figure('concurrency.reviews', USERS * PER_USER * 2, `${USERS} users, ${PER_USER} reviews each, twice (100 and 1,000 in flight)`);
+    figure(
+      'concurrency.reviews',
+      USERS * PER_USER * 2,
+      `${USERS} users, ${PER_USER} reviews each, twice (100 and 1,000 in flight)`,
+    );
   });
 });
 
@@ -155,21 +182,41 @@ describe('partial updates of different fields at once', () => {
     for (let round = 0; round < ROUNDS; round++) {
       const replies = await Promise.all([
         ...NODE_FIELDS.map(([field, value], i) =>
-          call(server.url, 'PUT', '/publishers/race-co/nodes/busy-node', { token: writers[i % writers.length], body: { [field]: value(round) } }),
+          call(server.url, 'PUT', '/publishers/race-co/nodes/busy-node', {
+            token: writers[i % writers.length],
+            body: { [field]: value(round) },
+          }),
         ),
-        ...PUBLISHER_FIELDS.map(([field, value]) => call(server.url, 'PUT', '/publishers/race-co', { token: owner.token, body: { [field]: value(round) } })),
-        call(server.url, 'PUT', '/publishers/race-co/nodes/busy-node/versions/1.0.0', { token: member.token, body: { changelog: `Changes ${round}` } }),
-        call(server.url, 'PUT', '/publishers/race-co/nodes/busy-node/versions/1.0.0', { token: pat, body: { deprecated: round % 2 === 1 } }),
+        ...PUBLISHER_FIELDS.map(([field, value]) =>
+          call(server.url, 'PUT', '/publishers/race-co', { token: owner.token, body: { [field]: value(round) } }),
+        ),
+        call(server.url, 'PUT', '/publishers/race-co/nodes/busy-node/versions/1.0.0', {
+          token: member.token,
+          body: { changelog: `Changes ${round}` },
+        }),
+        call(server.url, 'PUT', '/publishers/race-co/nodes/busy-node/versions/1.0.0', {
+          token: pat,
+          body: { deprecated: round % 2 === 1 },
+        }),
       ]);
       for (const reply of replies) expect(reply.status, reply.text).toBe(200);
       updates += replies.length;
       const node = (await call(server.url, 'GET', '/nodes/busy-node')).body;
-      for (const [field, value] of NODE_FIELDS) expect(node[field], `node.${field} in round ${round}`).toEqual(value(round));
+      for (const [field, value] of NODE_FIELDS)
+        expect(node[field], `node.${field} in round ${round}`).toEqual(value(round));
       const publisher = (await call(server.url, 'GET', '/publishers/race-co', { token: owner.token })).body;
-      for (const [field, value] of PUBLISHER_FIELDS) expect(publisher[field], `publisher.${field} in round ${round}`).toEqual(value(round));
+      for (const [field, value] of PUBLISHER_FIELDS)
+        expect(publisher[field], `publisher.${field} in round ${round}`).toEqual(value(round));
       const version = (await call(server.url, 'GET', '/nodes/busy-node/versions/1.0.0', { token: owner.token })).body;
-      expect({ changelog: version.changelog, deprecated: version.deprecated }).toEqual({ changelog: `Changes ${round}`, deprecated: round % 2 === 1 });
+      expect({ changelog: version.changelog, deprecated: version.deprecated }).toEqual({
+        changelog: `Changes ${round}`,
+        deprecated: round % 2 === 1,
+      });
     }
-    figure('concurrency.partial_updates', updates, `${NODE_FIELDS.length + PUBLISHER_FIELDS.length + 2} fields written at once, ${ROUNDS} rounds, none lost`);
+    figure(
+      'concurrency.partial_updates',
+      updates,
+      `${NODE_FIELDS.length + PUBLISHER_FIELDS.length + 2} fields written at once, ${ROUNDS} rounds, none lost`,
+    );
   });
 });

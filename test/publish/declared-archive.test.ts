@@ -4,7 +4,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers.js';
-import { call, createPublisher, createUser, expectError, makeZip, publish, uploadTo, type TestUser } from '../server/fixtures.js';
+import {
+  call,
+  createPublisher,
+  createUser,
+  expectError,
+  makeZip,
+  publish,
+  uploadTo,
+  type TestUser,
+} from '../server/fixtures.js';
 
 let server: TestServer;
 let alice: TestUser;
@@ -29,15 +38,22 @@ describe('publishing declares the archive', () => {
       node_version: { archive_size: 64 * 1024 + 1, archive_sha256: 'a'.repeat(64) },
     });
     expectError(refused, 413, 'payload_too_large');
-    expect(refused.body.message).toBe("the archive is 64 KiB (65537 bytes), over this registry's limit of 64 KiB (65536 bytes)");
+    expect(refused.body.message).toBe(
+      "the archive is 64 KiB (65537 bytes), over this registry's limit of 64 KiB (65536 bytes)",
+    );
     expect(refused.body.hint).toMatch(/^nothing was created\. Make the archive smaller/);
     expect((await call(server.url, 'GET', '/nodes/too-big')).status).toBe(404);
   });
 
   it('a malformed declaration is 400 naming the field', async () => {
-    const bad = await publish(server, alice.token, 'alice-co', 'bad-decl', '1.0.0', { node_version: { archive_size: -1, archive_sha256: 'xyz' } });
+    const bad = await publish(server, alice.token, 'alice-co', 'bad-decl', '1.0.0', {
+      node_version: { archive_size: -1, archive_sha256: 'xyz' },
+    });
     expectError(bad, 400, 'invalid_request');
-    expect(bad.body.details.map((d: { path: string }) => d.path).sort()).toEqual(['node_version.archive_sha256', 'node_version.archive_size']);
+    expect(bad.body.details.map((d: { path: string }) => d.path).sort()).toEqual([
+      'node_version.archive_sha256',
+      'node_version.archive_size',
+    ]);
   });
 
   it('the signed URL takes the declared archive only: another size or SHA-256 is 400, the declared one 200', async () => {
@@ -52,14 +68,20 @@ describe('publishing declares the archive', () => {
     expect(url.searchParams.get('sha256')).toBe(sha256(zip));
     const wrong = await uploadTo(published.body.signedUrl, other);
     expectError(wrong, 400, 'invalid_request');
-    expect(wrong.body.message).toMatch(/differs from the archive declared when the version was published; publish the version again/);
+    expect(wrong.body.message).toMatch(
+      /differs from the archive declared when the version was published; publish the version again/,
+    );
     // the same archive under a forged declaration: the signature no longer holds
     url.searchParams.set('sha256', sha256(other));
     url.searchParams.set('size', String(other.length));
     expectError(await uploadTo(url.toString(), other), 403, 'forbidden');
     const right = await uploadTo(published.body.signedUrl, zip);
     expect(right.status, right.text).toBe(200);
-    expect(right.body).toMatchObject({ archive_sha256: sha256(zip), archive_size: zip.length, status: 'NodeVersionStatusActive' });
+    expect(right.body).toMatchObject({
+      archive_sha256: sha256(zip),
+      archive_size: zip.length,
+      status: 'NodeVersionStatusActive',
+    });
   });
 
   it('a retry before the archive arrives may declare another archive: the fresh URL takes that one', async () => {

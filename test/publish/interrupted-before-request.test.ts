@@ -27,7 +27,8 @@ afterAll(() => {
 describe('interrupting publish before the publish request', () => {
   it('Ctrl-C while the registry limits are awaited says nothing was sent, removes the archive, exits 130', async () => {
     const dir = writeTree(tempDir('nodereg-interrupted-'), {
-      'pyproject.toml': '[project]\nname = "held-node"\nversion = "1.0.0"\ndescription = "Held"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "acme"\n',
+      'pyproject.toml':
+        '[project]\nname = "held-node"\nversion = "1.0.0"\ndescription = "Held"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "acme"\n',
       '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
     });
     const tmp = tempDir('nodereg-tmpdir-');
@@ -43,7 +44,9 @@ describe('interrupting publish before the publish request', () => {
     child.kill('SIGINT');
     const [code] = (await once(child, 'close')) as [number | null];
     expect(code).toBe(130);
-    expect(stderr).toContain('error: interrupted before the publish request: nothing of held-node 1.0.0 was sent to the registry');
+    expect(stderr).toContain(
+      'error: interrupted before the publish request: nothing of held-node 1.0.0 was sent to the registry',
+    );
     expect(stderr).toContain('hint: run the same command again to publish it');
     expect(requests.filter((r) => r.startsWith('POST'))).toEqual([]);
     expect(readdirSync(tmp)).toEqual([]);

@@ -12,7 +12,8 @@ import { committedRepo } from '../package/fixtures.js';
 
 let registry: TestServer;
 let relay: http.Server;
-let mode: 'pass' | 'drop-put-answers' | 'drop-post-answers' | 'gateway-timeout-once' | 'pair-puts' | 'pair-creates' = 'pass';
+let mode: 'pass' | 'drop-put-answers' | 'drop-post-answers' | 'gateway-timeout-once' | 'pair-puts' | 'pair-creates' =
+  'pass';
 /** Requests held in a pair- mode, each a function that sends it on. */
 const held: (() => http.ClientRequest)[] = [];
 
@@ -20,26 +21,35 @@ beforeAll(async () => {
   relay = http.createServer((req, res) => {
     const send = () => {
       const target = new URL(registry.url);
-      const forward = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        if (mode === 'gateway-timeout-once' && req.method === 'POST') {
-          mode = 'pass'; // a proxy gave up waiting once, after the registry had the request
-          answer.resume();
-          answer.on('end', () => res.writeHead(504, { 'content-type': 'text/html' }).end('<html><title>504 Gateway Time-out</title></html>'));
-          return;
-        }
-        if (mode === `drop-${req.method!.toLowerCase()}-answers`) {
-          answer.resume();
-          answer.on('end', () => req.socket.destroy()); // the registry has answered; the client never hears it
-          return;
-        }
-        res.writeHead(answer.statusCode!, answer.headers);
-        answer.pipe(res);
-      });
+      const forward = http.request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          if (mode === 'gateway-timeout-once' && req.method === 'POST') {
+            mode = 'pass'; // a proxy gave up waiting once, after the registry had the request
+            answer.resume();
+            answer.on('end', () =>
+              res
+                .writeHead(504, { 'content-type': 'text/html' })
+                .end('<html><title>504 Gateway Time-out</title></html>'),
+            );
+            return;
+          }
+          if (mode === `drop-${req.method!.toLowerCase()}-answers`) {
+            answer.resume();
+            answer.on('end', () => req.socket.destroy()); // the registry has answered; the client never hears it
+            return;
+          }
+          res.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(res);
+        },
+      );
       forward.on('error', () => res.destroy());
       req.pipe(forward);
       return forward;
     };
-    const paired = (mode === 'pair-puts' && req.method === 'PUT') || (mode === 'pair-creates' && `${req.method} ${req.url}` === 'POST /publishers');
+    const paired =
+      (mode === 'pair-puts' && req.method === 'PUT') ||
+      (mode === 'pair-creates' && `${req.method} ${req.url}` === 'POST /publishers');
     if (!paired) return void send();
     held.push(send);
     if (held.length < 2) return;
@@ -73,33 +83,52 @@ function project(id: string, files: Record<string, string> = {}) {
   });
 }
 
-const version = async (id: string) => (await fetch(`${registry.url}/nodes/${id}/versions/1.0.0`)).json() as Promise<{ status: string; archive_sha256?: string }>;
+const version = async (id: string) =>
+  (await fetch(`${registry.url}/nodes/${id}/versions/1.0.0`)).json() as Promise<{
+    status: string;
+    archive_sha256?: string;
+  }>;
 
 describe('publish when the upload answer is lost or another job uploads the same version', () => {
-  it('every upload answer lost, the archive arrived: exit 0 with the version, not "registered without its archive"', { timeout: 60_000 }, async () => {
+  it('every upload answer lost, the archive arrived: exit 0 with the version, not "registered without its archive"', {
+    timeout: 60_000,
+  }, async () => {
     const id = `lost-${randomBytes(3).toString('hex')}`;
     mode = 'drop-put-answers';
     const dir = project(id);
-    const result = await runInProcess(['publish', dir, '--json'], { env: { ...env(), ...shortWindow } }).finally(() => (mode = 'pass'));
+    const result = await runInProcess(['publish', dir, '--json'], { env: { ...env(), ...shortWindow } }).finally(
+      () => (mode = 'pass'),
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).not.toContain('without its archive');
     const report = JSON.parse(result.stdout);
     expect(report).toMatchObject({ node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive', skipped: false });
-    expect(await version(id)).toMatchObject({ status: 'NodeVersionStatusActive', archive_sha256: report.archive_sha256 });
+    expect(await version(id)).toMatchObject({
+      status: 'NodeVersionStatusActive',
+      archive_sha256: report.archive_sha256,
+    });
     // the job run again as it was, without --skip-existing: exit 3, saying it is the same archive
     const again = await runInProcess(['publish', dir], { env: env() });
     expect(again.code, again.stderr).toBe(3);
-    expect(again.stderr).toContain(`error: ${id} 1.0.0 is already published on ${registry.url} with this same archive (sha256 ${report.archive_sha256})\nhint: bump the version in pyproject.toml, or pass --skip-existing`);
+    expect(again.stderr).toContain(
+      `error: ${id} 1.0.0 is already published on ${registry.url} with this same archive (sha256 ${report.archive_sha256})\nhint: bump the version in pyproject.toml, or pass --skip-existing`,
+    );
   });
 
-  it('every answer to the publish request lost: exit 1 saying the version may be registered, and the command that finishes it does', { timeout: 60_000 }, async () => {
+  it('every answer to the publish request lost: exit 1 saying the version may be registered, and the command that finishes it does', {
+    timeout: 60_000,
+  }, async () => {
     const id = `unanswered-${randomBytes(3).toString('hex')}`;
     const dir = project(id);
     mode = 'drop-post-answers';
     const relayed = { NODEREG_REGISTRY: `http://127.0.0.1:${(relay.address() as AddressInfo).port}` };
-    const failed = await runInProcess(['publish', dir, '--json'], { env: { ...env(), ...relayed, ...shortWindow } }).finally(() => (mode = 'pass'));
+    const failed = await runInProcess(['publish', dir, '--json'], {
+      env: { ...env(), ...relayed, ...shortWindow },
+    }).finally(() => (mode = 'pass'));
     expect(failed.code, failed.stderr).toBe(1);
-    expect(JSON.parse(failed.stdout).error.message).toContain(`with the publish request sent: ${id} 1.0.0 may be registered on ${relayed.NODEREG_REGISTRY} without its archive`);
+    expect(JSON.parse(failed.stdout).error.message).toContain(
+      `with the publish request sent: ${id} 1.0.0 may be registered on ${relayed.NODEREG_REGISTRY} without its archive`,
+    );
     const command = /hint: finish it with `nodereg ([^`]+)`/.exec(failed.stderr)?.[1];
     expect(command).toBe(`publish ${dir} --skip-existing`);
     expect(await version(id)).toMatchObject({ status: 'NodeVersionStatusPending' });
@@ -107,10 +136,16 @@ describe('publish when the upload answer is lost or another job uploads the same
     expect(listed.stdout).toMatch(/^1\.0\.0 +pending +- +.+ no archive uploaded yet$/m);
     const finished = await runInProcess([...command!.split(' '), '--json'], { env: { ...env(), ...relayed } });
     expect(finished.code, finished.stderr).toBe(0);
-    expect(JSON.parse(finished.stdout)).toMatchObject({ node_id: id, status: 'NodeVersionStatusActive', skipped: false });
+    expect(JSON.parse(finished.stdout)).toMatchObject({
+      node_id: id,
+      status: 'NodeVersionStatusActive',
+      skipped: false,
+    });
   });
 
-  it('two jobs, one version, other files: one exits 0, the other 3 "already published", never told to withdraw the winner', { timeout: 60_000 }, async () => {
+  it('two jobs, one version, other files: one exits 0, the other 3 "already published", never told to withdraw the winner', {
+    timeout: 60_000,
+  }, async () => {
     const id = `race-${randomBytes(3).toString('hex')}`;
     // Code the registry's scan must parse (no finding): the first upload holds the version while it is checked.
     const checked = { 'slow.py': Array.from({ length: 20_000 }, (_, i) => `v${i} = eval("1 + ${i}")\n`).join('') };
@@ -126,29 +161,49 @@ describe('publish when the upload answer is lost or another job uploads the same
     expect(lost.stderr).not.toContain('without its archive');
     expect(lost.stderr).not.toContain('--status deleted');
     expect(JSON.parse(lost.stdout).error).toMatchObject({ code: 'conflict', status: 409 });
-    expect(await version(id)).toMatchObject({ status: 'NodeVersionStatusActive', archive_sha256: JSON.parse(won.stdout).archive_sha256 });
+    expect(await version(id)).toMatchObject({
+      status: 'NodeVersionStatusActive',
+      archive_sha256: JSON.parse(won.stdout).archive_sha256,
+    });
   });
 
-  it('two jobs, two new nodes of one new publisher, both with --create-publisher: both publish (the later creation finds it made)', { timeout: 60_000 }, async () => {
+  it('two jobs, two new nodes of one new publisher, both with --create-publisher: both publish (the later creation finds it made)', {
+    timeout: 60_000,
+  }, async () => {
     const publisher = `team-${randomBytes(3).toString('hex')}`;
     const relayed = { ...env(), NODEREG_REGISTRY: `http://127.0.0.1:${(relay.address() as AddressInfo).port}` };
-    const node = (id: string) => committedRepo({
-      'pyproject.toml': `[project]\nname = "${id}"\nversion = "1.0.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "${publisher}"\n`,
-      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
-    });
+    const node = (id: string) =>
+      committedRepo({
+        'pyproject.toml': `[project]\nname = "${id}"\nversion = "1.0.0"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "${publisher}"\n`,
+        '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+      });
     mode = 'pair-creates';
-    const results = await Promise.all([`${publisher}-a`, `${publisher}-b`].map((id) => runInProcess(['publish', node(id), '--create-publisher', '--json'], { env: relayed })))
-      .finally(() => (mode = 'pass'));
+    const results = await Promise.all(
+      [`${publisher}-a`, `${publisher}-b`].map((id) =>
+        runInProcess(['publish', node(id), '--create-publisher', '--json'], { env: relayed }),
+      ),
+    ).finally(() => (mode = 'pass'));
     for (const result of results) expect(result.code, result.stderr).toBe(0);
-    expect(results.map((r) => JSON.parse(r.stdout))).toMatchObject([{ node_id: `${publisher}-a`, skipped: false }, { node_id: `${publisher}-b`, skipped: false }]);
+    expect(results.map((r) => JSON.parse(r.stdout))).toMatchObject([
+      { node_id: `${publisher}-a`, skipped: false },
+      { node_id: `${publisher}-b`, skipped: false },
+    ]);
   });
 
-  it('a proxy answers 504 to the publish request once (the registry had it): the request is sent again, exit 0', { timeout: 60_000 }, async () => {
+  it('a proxy answers 504 to the publish request once (the registry had it): the request is sent again, exit 0', {
+    timeout: 60_000,
+  }, async () => {
     const id = `gateway-${randomBytes(3).toString('hex')}`;
     mode = 'gateway-timeout-once';
-    const result = await runInProcess(['publish', project(id), '--json'], { env: { ...env(), NODEREG_REGISTRY: `http://127.0.0.1:${(relay.address() as AddressInfo).port}` } })
-      .finally(() => (mode = 'pass'));
+    const result = await runInProcess(['publish', project(id), '--json'], {
+      env: { ...env(), NODEREG_REGISTRY: `http://127.0.0.1:${(relay.address() as AddressInfo).port}` },
+    }).finally(() => (mode = 'pass'));
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive', skipped: false });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      node_id: id,
+      version: '1.0.0',
+      status: 'NodeVersionStatusActive',
+      skipped: false,
+    });
   });
 });

@@ -43,7 +43,7 @@ function project(options: { publisher?: string; version?: string; extra?: Record
   const dir = committedRepo({
     'pyproject.toml': `[project]\nname = "${id}"\nversion = "${options.version ?? '1.0.0'}"\ndescription = "A test node"\nlicense = "MIT"\n\n[tool.nodereg]\npublisher = "${options.publisher ?? 'acme'}"\ntags = ["test"]\n`,
     '.gitignore': 'build/\n*.log\n',
-    'LICENSE': 'MIT',
+    LICENSE: 'MIT',
     '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
     'nodes/été.py': '# é\n',
     'web/🎨.png': randomBytes(3000),
@@ -55,7 +55,11 @@ function project(options: { publisher?: string; version?: string; extra?: Record
   return { id, dir };
 }
 
-const env = (extra: Record<string, string | undefined> = {}) => ({ NODEREG_REGISTRY: server.url, NODEREG_TOKEN: server.adminToken, ...extra });
+const env = (extra: Record<string, string | undefined> = {}) => ({
+  NODEREG_REGISTRY: server.url,
+  NODEREG_TOKEN: server.adminToken,
+  ...extra,
+});
 
 const getVersion = (nodeId: string, version: string) => fetch(`${server.url}/nodes/${nodeId}/versions/${version}`);
 
@@ -64,12 +68,31 @@ describe('nodereg publish', () => {
     const { id, dir } = project();
     const githubOutput = join(tempDir(), 'github-output');
     writeFileSync(githubOutput, 'earlier=line\n');
-    const result = await runInProcess(['publish', dir, '--json', '--changelog', 'First release'], { env: env({ GITHUB_OUTPUT: githubOutput }) });
+    const result = await runInProcess(['publish', dir, '--json', '--changelog', 'First release'], {
+      env: env({ GITHUB_OUTPUT: githubOutput }),
+    });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
-    expect(Object.keys(report)).toEqual(['publisher_id', 'node_id', 'version', 'status', 'download_url', 'archive_sha256', 'archive_size', 'files', 'skipped']);
-    expect(report).toMatchObject({ publisher_id: 'acme', node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive', files: 6, skipped: false });
+    expect(Object.keys(report)).toEqual([
+      'publisher_id',
+      'node_id',
+      'version',
+      'status',
+      'download_url',
+      'archive_sha256',
+      'archive_size',
+      'files',
+      'skipped',
+    ]);
+    expect(report).toMatchObject({
+      publisher_id: 'acme',
+      node_id: id,
+      version: '1.0.0',
+      status: 'NodeVersionStatusActive',
+      files: 6,
+      skipped: false,
+    });
     expect(report.download_url).toBe(`${proxy.url}/archives/acme/${id}/1.0.0/node.zip`);
 
     const downloaded = Buffer.from(await (await fetch(report.download_url)).arrayBuffer());
@@ -98,7 +121,9 @@ describe('nodereg publish', () => {
     const result = await runInProcess(['publish'], { cwd: dir, env: env() });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^${id} 2\\.1\\.0-rc\\.1 published by acme \\(active\\)\\n`));
-    expect(result.stdout).toMatch(/^download\s+http:\/\/127\.0\.0\.1:\d+\/archives\/acme\/.*\/2\.1\.0-rc\.1\/node\.zip$/m);
+    expect(result.stdout).toMatch(
+      /^download\s+http:\/\/127\.0\.0\.1:\d+\/archives\/acme\/.*\/2\.1\.0-rc\.1\/node\.zip$/m,
+    );
     expect(result.stdout).toMatch(/^sha256\s+[0-9a-f]{64}$/m);
     expect(result.stdout).toMatch(/^size\s+[\d.]+ KiB, 6 files$/m);
   });
@@ -108,7 +133,9 @@ describe('nodereg publish', () => {
     const before = proxy.requests.length;
     const result = await runInProcess(['publish', dir, '--dry-run'], { env: { NODEREG_REGISTRY: server.url } });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`POST ${server.url}/publishers/acme/nodes/${id}/versions\n{\n  "node": {\n    "id": "${id}",`);
+    expect(result.stdout).toContain(
+      `POST ${server.url}/publishers/acme/nodes/${id}/versions\n{\n  "node": {\n    "id": "${id}",`,
+    );
     expect(result.stdout).toMatch(/^\s+\S+ B\s+nodes\/été\.py$/m);
     expect(result.stderr).toContain('dry run: nothing was sent');
     expect((await getVersion(id, '1.0.0')).status).toBe(404);
@@ -117,7 +144,14 @@ describe('nodereg publish', () => {
 
     const json = await runInProcess(['publish', dir, '--dry-run', '--json'], { env: env() });
     const body = JSON.parse(json.stdout);
-    expect(body).toMatchObject({ dry_run: true, publisher_id: 'acme', node_id: id, version: '1.0.0', files: 6, request: { method: 'POST' } });
+    expect(body).toMatchObject({
+      dry_run: true,
+      publisher_id: 'acme',
+      node_id: id,
+      version: '1.0.0',
+      files: 6,
+      request: { method: 'POST' },
+    });
     expect(Object.keys(body.request.body)).toEqual(['node', 'node_version']);
     expect(json.stdout).not.toContain(server.adminToken);
   });
@@ -132,19 +166,36 @@ describe('nodereg publish', () => {
     expect(again.stderr).toContain('hint: bump the version in pyproject.toml, or pass --skip-existing');
 
     const githubOutput = join(tempDir(), 'github-output');
-    const skipped = await runInProcess(['publish', dir, '--skip-existing', '--json'], { env: env({ GITHUB_OUTPUT: githubOutput }) });
+    const skipped = await runInProcess(['publish', dir, '--skip-existing', '--json'], {
+      env: env({ GITHUB_OUTPUT: githubOutput }),
+    });
     expect(skipped.code).toBe(0);
     expect(skipped.stderr).not.toContain('differs');
-    expect(JSON.parse(skipped.stdout)).toMatchObject({ node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive', skipped: true });
-    expect(readFileSync(githubOutput, 'utf8')).toMatch(/^version=1\.0\.0\ndownload_url=http.+\narchive_sha256=[0-9a-f]{64}\nskipped=true\n$/);
+    expect(JSON.parse(skipped.stdout)).toMatchObject({
+      node_id: id,
+      version: '1.0.0',
+      status: 'NodeVersionStatusActive',
+      skipped: true,
+    });
+    expect(readFileSync(githubOutput, 'utf8')).toMatch(
+      /^version=1\.0\.0\ndownload_url=http.+\narchive_sha256=[0-9a-f]{64}\nskipped=true\n$/,
+    );
 
     writeFileSync(join(dir, 'new.py'), 'changed = True\n');
     const changed = await runInProcess(['publish', dir, '--skip-existing'], { env: env() });
     expect(changed.code).toBe(3);
     expect(changed.stdout).toBe('');
-    expect(changed.stderr).toContain('warning: 1 file that git does not track ships (the incumbent client packed only committed files): new.py;');
-    expect(changed.stderr).toMatch(new RegExp(`(^|\n)error: ${id} 1\\.0\\.0 is already published on ${server.url} with another archive \\(published sha256 [0-9a-f]{64}, local [0-9a-f]{64}\\)\n`));
-    expect(changed.stderr).toContain('hint: bump the version in pyproject.toml and publish that; --skip-existing skips only a version published with the same files');
+    expect(changed.stderr).toContain(
+      'warning: 1 file that git does not track ships (the incumbent client packed only committed files): new.py;',
+    );
+    expect(changed.stderr).toMatch(
+      new RegExp(
+        `(^|\n)error: ${id} 1\\.0\\.0 is already published on ${server.url} with another archive \\(published sha256 [0-9a-f]{64}, local [0-9a-f]{64}\\)\n`,
+      ),
+    );
+    expect(changed.stderr).toContain(
+      'hint: bump the version in pyproject.toml and publish that; --skip-existing skips only a version published with the same files',
+    );
   });
 
   it('a bad token is exit 4 with a hint naming NODEREG_TOKEN; no token at all too', async () => {
@@ -187,7 +238,9 @@ describe('nodereg publish', () => {
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(new RegExp(`error: uploading the archive of ${id} 1\\.0\\.0 failed: `));
     expect(failed.stderr).toContain(`${id} 1.0.0 is registered on ${server.url} without its archive (pending)`);
-    expect(failed.stderr).toContain(`hint: finish it with \`nodereg publish ${dir} --skip-existing --changelog 'it'\\''s fixed'\` (it gets a fresh upload URL`);
+    expect(failed.stderr).toContain(
+      `hint: finish it with \`nodereg publish ${dir} --skip-existing --changelog 'it'\\''s fixed'\` (it gets a fresh upload URL`,
+    );
     const resumed = await runInProcess(['publish', dir, '--changelog', "it's fixed", '--json'], { env: env() });
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ version: '1.0.0', status: 'NodeVersionStatusActive' });
@@ -199,7 +252,9 @@ describe('nodereg publish', () => {
     const missing = await runInProcess(['publish', dir], { env: env() });
     expect(missing.code).toBe(5);
     expect(missing.stderr).toContain(`error: publisher "${publisher}" does not exist on ${server.url}`);
-    expect(missing.stderr).toContain(`hint: create it with \`nodereg publisher create ${publisher}\`, or publish with --create-publisher`);
+    expect(missing.stderr).toContain(
+      `hint: create it with \`nodereg publisher create ${publisher}\`, or publish with --create-publisher`,
+    );
 
     const created = await runInProcess(['publish', dir, '--create-publisher', '--json'], { env: env() });
     expect(created.code).toBe(0);
@@ -211,14 +266,21 @@ describe('nodereg publish', () => {
   it('--publisher overrides the manifest, and the changelog can come from stdin', async () => {
     await createPublisher(server, 'other-team');
     const { id, dir } = project();
-    const result = await runInProcess(['publish', dir, '--publisher', 'other-team', '--changelog-file', '-'], { env: env(), input: '## 1.0.0\n- piped in\n' });
+    const result = await runInProcess(['publish', dir, '--publisher', 'other-team', '--changelog-file', '-'], {
+      env: env(),
+      input: '## 1.0.0\n- piped in\n',
+    });
     expect(result.code).toBe(0);
     expect(await (await getVersion(id, '1.0.0')).json()).toMatchObject({ changelog: '## 1.0.0\n- piped in\n' });
-    expect(((await (await fetch(`${server.url}/nodes/${id}`)).json()) as { publisher?: unknown }).publisher).toMatchObject({ id: 'other-team' });
+    expect(
+      ((await (await fetch(`${server.url}/nodes/${id}`)).json()) as { publisher?: unknown }).publisher,
+    ).toMatchObject({ id: 'other-team' });
   });
 
   it('a bad project fails before anything is sent', async () => {
-    const dir = writeTree(tempDir(), { 'pyproject.toml': '[project]\nname = "x"\nversion = "1.0.post1"\n[tool.nodereg]\npublisher = "acme"\n' });
+    const dir = writeTree(tempDir(), {
+      'pyproject.toml': '[project]\nname = "x"\nversion = "1.0.post1"\n[tool.nodereg]\npublisher = "acme"\n',
+    });
     const before = proxy.requests.length;
     const result = await runInProcess(['publish', dir], { env: env({ NODEREG_REGISTRY: proxy.url }) });
     expect(result.code).toBe(2);
@@ -236,13 +298,27 @@ describe('publish to a registry with a smaller archive limit', () => {
       // validate asks the registry for its limits, and says the same before anything is sent
       const validated = await runInProcess(['validate', dir], { env: { NODEREG_REGISTRY: small.url } });
       expect(validated.code).toBe(2);
-      expect(validated.stderr).toMatch(new RegExp(`error: ${id} 1\\.0\\.0 does not fit ${small.url}: the archive is [\\d.]+ KiB \\(\\d+ bytes\\), over this registry's limit of 20 KiB`));
-      expect((await runInProcess(['validate', dir, '--offline'], { env: { NODEREG_REGISTRY: small.url } })).code).toBe(0);
+      expect(validated.stderr).toMatch(
+        new RegExp(
+          `error: ${id} 1\\.0\\.0 does not fit ${small.url}: the archive is [\\d.]+ KiB \\(\\d+ bytes\\), over this registry's limit of 20 KiB`,
+        ),
+      );
+      expect((await runInProcess(['validate', dir, '--offline'], { env: { NODEREG_REGISTRY: small.url } })).code).toBe(
+        0,
+      );
 
-      const result = await runInProcess(['publish', dir], { env: { NODEREG_REGISTRY: small.url, NODEREG_TOKEN: small.adminToken } });
+      const result = await runInProcess(['publish', dir], {
+        env: { NODEREG_REGISTRY: small.url, NODEREG_TOKEN: small.adminToken },
+      });
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(new RegExp(`error: the archive of ${id} 1\\.0\\.0 does not fit ${small.url}: the archive is [\\d.]+ KiB \\(\\d+ bytes\\), over this registry's limit of 20 KiB \\(20000 bytes\\)`));
-      expect(result.stderr).toContain('hint: nothing was published: leave files out with [tool.nodereg] excludes or a .noderegignore file (`nodereg pack --list` shows what is packed)');
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `error: the archive of ${id} 1\\.0\\.0 does not fit ${small.url}: the archive is [\\d.]+ KiB \\(\\d+ bytes\\), over this registry's limit of 20 KiB \\(20000 bytes\\)`,
+        ),
+      );
+      expect(result.stderr).toContain(
+        'hint: nothing was published: leave files out with [tool.nodereg] excludes or a .noderegignore file (`nodereg pack --list` shows what is packed)',
+      );
       expect((await fetch(`${small.url}/nodes/${id}`)).status).toBe(404);
       expect((await fetch(`${small.url}/nodes/${id}/versions`)).status).toBe(404);
       expect(((await (await fetch(`${small.url}/nodes/search?q=${id}`)).json()) as { total?: number }).total).toBe(0);
@@ -291,7 +367,20 @@ describe('publish in-process (what a spawned binary cannot show)', () => {
   it.each([
     ['a dry run, as JSON', () => [project().dir, '--dry-run', '--json'], 0, '"dry_run":true'],
     ['a directory that does not exist', () => [join(tempDir(), 'missing')], 2, 'error: '],
-    ['findings at --fail-on', () => [project({ extra: { 'install.py': 'import subprocess, sys\nsubprocess.check_call([sys.executable, "-m", "pip", "install", "numpy"])\n' } }).dir, '--json'], 2, '"code":"scan_findings"'],
+    [
+      'findings at --fail-on',
+      () => [
+        project({
+          extra: {
+            'install.py':
+              'import subprocess, sys\nsubprocess.check_call([sys.executable, "-m", "pip", "install", "numpy"])\n',
+          },
+        }).dir,
+        '--json',
+      ],
+      2,
+      '"code":"scan_findings"',
+    ],
     ['an archive over --max-size', () => [project().dir, '--max-size', '10', '--accept-findings'], 2, 'error: '],
     ['a publisher that does not exist', () => [project({ publisher: 'nobody-here' }).dir], 5, 'error: '],
   ])('%s', async (_name, args, code, said) => {
@@ -309,7 +398,11 @@ describe('an upload whose answer is lost', () => {
       const result = await runInProcess(['publish', dir, '--json'], { env: env() });
       expect(proxy.loseAnswers).toBe(0);
       expect(result.code, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout)).toMatchObject({ node_id: id, version: '1.0.0', status: 'NodeVersionStatusActive' });
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        node_id: id,
+        version: '1.0.0',
+        status: 'NodeVersionStatusActive',
+      });
     } finally {
       proxy.loseAnswers = 0;
     }
@@ -329,13 +422,18 @@ describe('interrupting publish', () => {
       let stderr = '';
       child.stderr.on('data', (chunk) => (stderr += chunk));
       const puts = proxy.putAuthorizations.length;
-      for (let i = 0; i < 200 && proxy.putAuthorizations.length === puts; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 200 && proxy.putAuthorizations.length === puts; i++)
+        await new Promise((r) => setTimeout(r, 50));
       expect(proxy.putAuthorizations.length).toBe(puts + 1); // the upload is under way
       expect(readdirSync(tmp).filter((name) => name.startsWith('nodereg-publish-'))).toHaveLength(1);
       child.kill('SIGINT');
-      const [code, signal] = await new Promise<[number | null, string | null]>((done) => child.on('close', (c, s) => done([c, s])));
+      const [code, signal] = await new Promise<[number | null, string | null]>((done) =>
+        child.on('close', (c, s) => done([c, s])),
+      );
       expect({ code, signal }).toEqual({ code: 130, signal: null });
-      expect(stderr).toContain(`error: interrupted during the upload: ${id} 1.0.0 is registered on ${server.url}; if its archive did not arrive whole, it is pending`);
+      expect(stderr).toContain(
+        `error: interrupted during the upload: ${id} 1.0.0 is registered on ${server.url}; if its archive did not arrive whole, it is pending`,
+      );
       expect(stderr).toContain(`hint: finish it with \`nodereg publish ${dir} --skip-existing --changelog first\``);
       expect(stderr).toContain(`or withdraw it with \`nodereg version update ${id} 1.0.0 --status deleted\``);
       expect(readdirSync(tmp)).toEqual([]);
@@ -355,7 +453,10 @@ describe('interrupting publish', () => {
     const { id, dir } = project();
     proxy.holdPutAnswers = true;
     try {
-      const child = spawn(process.execPath, [INSTALLED_BIN, 'publish', dir], { env: { ...cliEnv(tempDir()), ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [INSTALLED_BIN, 'publish', dir], {
+        env: { ...cliEnv(tempDir()), ...env() },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (chunk) => (stderr += chunk));
       const held = proxy.heldAnswers;
@@ -400,7 +501,18 @@ interface Proxy {
 }
 
 async function startProxy(): Promise<Proxy> {
-  const state = { target: '', failPuts: 0, errorPuts: 0, stallPuts: false, holdPutAnswers: false, heldAnswers: 0, loseAnswers: 0, requests: [] as string[], putSizes: [] as number[], putAuthorizations: [] as (string | undefined)[] };
+  const state = {
+    target: '',
+    failPuts: 0,
+    errorPuts: 0,
+    stallPuts: false,
+    holdPutAnswers: false,
+    heldAnswers: 0,
+    loseAnswers: 0,
+    requests: [] as string[],
+    putSizes: [] as number[],
+    putAuthorizations: [] as (string | undefined)[],
+  };
   const httpServer = http.createServer((req, res) => {
     state.requests.push(`${req.method} ${req.url}`);
     if (req.method === 'PUT') {
@@ -414,7 +526,11 @@ async function startProxy(): Promise<Proxy> {
       req.on('data', (chunk: Buffer) => (size += chunk.length));
       if (state.errorPuts > 0) {
         state.errorPuts--;
-        req.on('end', () => res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"internal","message":"the disk failed"}'));
+        req.on('end', () =>
+          res
+            .writeHead(500, { 'content-type': 'application/json' })
+            .end('{"error":"internal","message":"the disk failed"}'),
+        );
         return;
       }
       if (state.failPuts > 0) {
@@ -427,22 +543,26 @@ async function startProxy(): Promise<Proxy> {
       }
       req.on('end', () => state.putSizes.push(size));
     }
-    const upstream = http.request(new URL(req.url!, state.target), { method: req.method, headers: req.headers }, (answer) => {
-      if (req.method === 'PUT' && state.loseAnswers > 0) {
-        state.loseAnswers--;
-        answer.resume();
-        answer.on('end', () => req.socket.destroy());
-        return;
-      }
-      if (req.method === 'PUT' && state.holdPutAnswers) {
-        answer.resume();
-        answer.on('end', () => state.heldAnswers++);
-        req.socket.on('close', () => res.destroy());
-        return;
-      }
-      res.writeHead(answer.statusCode!, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = http.request(
+      new URL(req.url!, state.target),
+      { method: req.method, headers: req.headers },
+      (answer) => {
+        if (req.method === 'PUT' && state.loseAnswers > 0) {
+          state.loseAnswers--;
+          answer.resume();
+          answer.on('end', () => req.socket.destroy());
+          return;
+        }
+        if (req.method === 'PUT' && state.holdPutAnswers) {
+          answer.resume();
+          answer.on('end', () => state.heldAnswers++);
+          req.socket.on('close', () => res.destroy());
+          return;
+        }
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });

@@ -24,7 +24,13 @@ describe('POST /publishers/{publisherId}/nodes/{nodeId}/versions', () => {
   it('creates the node and a Pending version, answering 201 {node_version, signedUrl}', async () => {
     const before = Math.floor(Date.now() / 1000);
     const reply = await publish(server, alice.token, 'alice-co', 'relight-pack', '1.2.3', {
-      node: { name: 'Relight pack', description: 'Relights images', author: 'Alice', tags: ['image'], license: 'LICENSE' },
+      node: {
+        name: 'Relight pack',
+        description: 'Relights images',
+        author: 'Alice',
+        tags: ['image'],
+        license: 'LICENSE',
+      },
       node_version: { changelog: 'first', dependencies: ['numpy>=1.0'], supported_os: ['linux'] },
     });
     expect(reply.status, reply.text).toBe(201);
@@ -49,8 +55,15 @@ describe('POST /publishers/{publisherId}/nodes/{nodeId}/versions', () => {
 
     const node = await api.get('/nodes/relight-pack', { token: alice.token });
     expect(node.body).toMatchObject({
-      id: 'relight-pack', name: 'Relight pack', description: 'Relights images', author: 'Alice', tags: ['image'],
-      status: 'NodeStatusActive', downloads: 0, rating: 0, publisher: { id: 'alice-co' },
+      id: 'relight-pack',
+      name: 'Relight pack',
+      description: 'Relights images',
+      author: 'Alice',
+      tags: ['image'],
+      status: 'NodeStatusActive',
+      downloads: 0,
+      rating: 0,
+      publisher: { id: 'alice-co' },
     });
     // only Pending versions: no latest_version yet
     expect(node.body.latest_version).toBeUndefined();
@@ -60,7 +73,10 @@ describe('POST /publishers/{publisherId}/nodes/{nodeId}/versions', () => {
     const reply = await publish(server, alice.token, 'alice-co', 'semver-node', 'v2.0.0-beta.1');
     expect(reply.status, reply.text).toBe(201);
     expect(reply.body.node_version.version).toBe('2.0.0-beta.1');
-    for (const [short, full] of [['1.2', '1.2.0'], ['v3', '3.0.0']]) {
+    for (const [short, full] of [
+      ['1.2', '1.2.0'],
+      ['v3', '3.0.0'],
+    ]) {
       const completed = await publish(server, alice.token, 'alice-co', 'semver-node', short);
       expect(completed.status, completed.text).toBe(201);
       expect(completed.body.node_version.version).toBe(full);
@@ -77,7 +93,9 @@ describe('POST /publishers/{publisherId}/nodes/{nodeId}/versions', () => {
       node_version: { changelog: 'one', dependencies: ['a'], supported_os: ['linux'] },
     });
     expect(first.status).toBe(201);
-    const second = await publish(server, alice.token, 'alice-co', 'retry-node', 'v1.0.0', { node_version: { changelog: 'two' } });
+    const second = await publish(server, alice.token, 'alice-co', 'retry-node', 'v1.0.0', {
+      node_version: { changelog: 'two' },
+    });
     expect(second.status, second.text).toBe(201);
     expect(second.body.node_version.id).toBe(first.body.node_version.id);
     expect(second.body.node_version.changelog).toBe('two');
@@ -106,8 +124,10 @@ describe('POST /publishers/{publisherId}/nodes/{nodeId}/versions', () => {
     expect(taken.body.message).toContain('alice-co');
   });
 
-  it("is 403 naming the publisher for a node of another publisher, and leaves it untouched", async () => {
-    const reply = await publish(server, bob.token, 'bob-co', 'relight-pack', '9.9.9', { node: { description: 'hijacked' } });
+  it('is 403 naming the publisher for a node of another publisher, and leaves it untouched', async () => {
+    const reply = await publish(server, bob.token, 'bob-co', 'relight-pack', '9.9.9', {
+      node: { description: 'hijacked' },
+    });
     expectError(reply, 403, 'forbidden');
     expect(reply.body.message).toContain('alice-co');
     const node = await api.get('/nodes/relight-pack');
@@ -127,12 +147,19 @@ describe('POST /publishers/{publisherId}/nodes/{nodeId}/versions', () => {
     expectError(reply, 400, 'invalid_request');
     expect(reply.body.details).toEqual([{ path: 'node.id', message: expect.any(String) }]);
     expectError(await api.get('/nodes/path-id'), 404, 'not_found');
-    const badPath = await api.post('/publishers/alice-co/nodes/-bad-/versions', { token: alice.token, body: { node_version: { version: '1.0.0' } } });
+    const badPath = await api.post('/publishers/alice-co/nodes/-bad-/versions', {
+      token: alice.token,
+      body: { node_version: { version: '1.0.0' } },
+    });
     expectError(badPath, 400, 'invalid_request');
   });
 
   it('is 400 for a missing node_version, a wrong type, or malformed JSON', async () => {
-    expectError(await api.post('/publishers/alice-co/nodes/x1/versions', { token: alice.token, body: {} }), 400, 'invalid_request');
+    expectError(
+      await api.post('/publishers/alice-co/nodes/x1/versions', { token: alice.token, body: {} }),
+      400,
+      'invalid_request',
+    );
     const typed = await api.post('/publishers/alice-co/nodes/x1/versions', {
       token: alice.token,
       body: { node: { tags: 'not-a-list' }, node_version: { version: '1.0.0' } },
@@ -149,7 +176,11 @@ describe('POST /publishers/{publisherId}/nodes/{nodeId}/versions', () => {
   });
 
   it('is 415 for a body that is not JSON and 413 past the JSON limit', async () => {
-    const text = await api.post('/publishers/alice-co/nodes/x1/versions', { token: alice.token, raw: 'version=1', headers: { 'content-type': 'text/plain' } });
+    const text = await api.post('/publishers/alice-co/nodes/x1/versions', {
+      token: alice.token,
+      raw: 'version=1',
+      headers: { 'content-type': 'text/plain' },
+    });
     expectError(text, 415, 'unsupported_media_type');
     const big = await api.post('/publishers/alice-co/nodes/x1/versions', {
       token: alice.token,
@@ -165,18 +196,36 @@ describe('POST /publishers/{publisherId}/nodes/{nodeId}/versions', () => {
     });
     expect(reply.status, reply.text).toBe(201);
     const node = await api.get('/nodes/fields-node');
-    expect(node.body).toMatchObject({ status: 'NodeStatusActive', downloads: 0, rating: 0, publisher: { id: 'alice-co' } });
-    expectError(await publish(server, alice.token, 'alice-co', 'fields-node', '1.0.1', { node: { search_ranking: 99 } }), 403, 'forbidden');
-    expectError(await publish(server, alice.token, 'alice-co', 'fields-node', '1.0.1', { node: { tags_admin: ['trusted'] } }), 403, 'forbidden');
+    expect(node.body).toMatchObject({
+      status: 'NodeStatusActive',
+      downloads: 0,
+      rating: 0,
+      publisher: { id: 'alice-co' },
+    });
+    expectError(
+      await publish(server, alice.token, 'alice-co', 'fields-node', '1.0.1', { node: { search_ranking: 99 } }),
+      403,
+      'forbidden',
+    );
+    expectError(
+      await publish(server, alice.token, 'alice-co', 'fields-node', '1.0.1', { node: { tags_admin: ['trusted'] } }),
+      403,
+      'forbidden',
+    );
     // the admin may set them on publish
-    const admin = await publish(server, server.adminToken, 'alice-co', 'fields-node', '1.0.1', { node: { search_ranking: 99 } });
+    const admin = await publish(server, server.adminToken, 'alice-co', 'fields-node', '1.0.1', {
+      node: { search_ranking: 99 },
+    });
     expect(admin.status).toBe(201);
     expect((await api.get('/nodes/fields-node')).body.search_ranking).toBe(99);
   });
 
   it('brings a Deleted node back to Active when its publisher publishes again', async () => {
     expect((await publish(server, alice.token, 'alice-co', 'phoenix', '1.0.0')).status).toBe(201);
-    const deleted = await api.put('/publishers/alice-co/nodes/phoenix', { token: alice.token, body: { status: 'NodeStatusDeleted' } });
+    const deleted = await api.put('/publishers/alice-co/nodes/phoenix', {
+      token: alice.token,
+      body: { status: 'NodeStatusDeleted' },
+    });
     expect(deleted.body.status).toBe('NodeStatusDeleted');
     expectError(await api.get('/nodes/phoenix'), 404, 'not_found');
     expect((await api.get('/nodes/phoenix', { token: alice.token })).status).toBe(200);

@@ -4,7 +4,12 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { notParsed, SCAN_MAX_FINDINGS_PER_RULE, SCAN_MAX_REPORTED_FINDINGS, SCAN_PARSE_UNITS } from '../../src/shared/scan.js';
+import {
+  notParsed,
+  SCAN_MAX_FINDINGS_PER_RULE,
+  SCAN_MAX_REPORTED_FINDINGS,
+  SCAN_PARSE_UNITS,
+} from '../../src/shared/scan.js';
 import type { Finding } from '../../src/contract/scan.js';
 import { mergeReports, scanFiles, ScanWorker, Tally } from '../../src/scan/run.js';
 import { Scanner } from '../../src/scan/scanner.js';
@@ -25,7 +30,10 @@ describe('findings are bounded', () => {
   }, 120_000);
 
   it('the same inside one function (one statement of 2 MB) and in a list: taken apart, still bounded', () => {
-    for (const text of [`def run(x):\n${'    eval(x)\n'.repeat(MANY / 2)}`, `calls = [\n${'    eval(x),\n'.repeat(MANY / 2)}]\n`]) {
+    for (const text of [
+      `def run(x):\n${'    eval(x)\n'.repeat(MANY / 2)}`,
+      `calls = [\n${'    eval(x),\n'.repeat(MANY / 2)}]\n`,
+    ]) {
       const scan = scanner.scanFile('one.py', text);
       expect(scan.findings.filter((f) => f.rule === 'dynamic-execution')).toHaveLength(SCAN_MAX_FINDINGS_PER_RULE);
       // the resolution layer stops at its bound per file, and says so
@@ -34,7 +42,12 @@ describe('findings are bounded', () => {
     }
     // a statement larger than a piece, with one finding in its middle and one at its end: both found, once each
     const big = `def run(x):\n${'    y = [1, 2, 3]\n'.repeat(20_000)}    eval(x)\n${'    y = [1, 2, 3]\n'.repeat(20_000)}    return eval(x + 1)\n`;
-    expect(scanner.scanText('big.py', big).filter((f) => f.severity !== 'info').map((f) => `${f.rule}:${f.line}`)).toEqual(['dynamic-execution:20002', 'dynamic-execution:40003']);
+    expect(
+      scanner
+        .scanText('big.py', big)
+        .filter((f) => f.severity !== 'info')
+        .map((f) => `${f.rule}:${f.line}`),
+    ).toEqual(['dynamic-execution:20002', 'dynamic-execution:40003']);
   }, 120_000);
 
   it('suppressed findings never take the place of one that is not: the unsuppressed call after 150 suppressed ones is listed', () => {
@@ -49,16 +62,29 @@ describe('findings are bounded', () => {
   it('100,000 nested eval( calls: bounded like flat ones (the query took 179 s per rule, and nodereg scan ran 460 s and died out of memory)', () => {
     const scan = scanner.scanFile('nest.py', `${'eval('.repeat(100_000)}x${')'.repeat(100_000)}\n`);
     expect(scan.findings.filter((f) => f.rule === 'dynamic-execution')).toHaveLength(SCAN_MAX_FINDINGS_PER_RULE);
-    expect(scan.findings.find((f) => f.rule === 'not-fully-analysed')?.message).toMatch(/nested more than 200 levels deep at line 1 was not followed/);
+    expect(scan.findings.find((f) => f.rule === 'not-fully-analysed')?.message).toMatch(
+      /nested more than 200 levels deep at line 1 was not followed/,
+    );
     expect(scan.stopped).toEqual(['dynamic-execution']);
   }, 60_000);
 
   it(`a report lists ${SCAN_MAX_REPORTED_FINDINGS} findings, the most severe first, and counts the others`, () => {
     const finding = (file: string, line: number, severity: Finding['severity']): Finding => ({
-      rule: severity === 'high' ? 'dynamic-execution' : 'environment-manipulation', severity, file, line, column: 1, message: 'm', hint: 'h',
+      rule: severity === 'high' ? 'dynamic-execution' : 'environment-manipulation',
+      severity,
+      file,
+      line,
+      column: 1,
+      message: 'm',
+      hint: 'h',
     });
     const tally = new Tally();
-    for (let i = 0; i < 30; i++) tally.add(`m${i}.py`, { findings: Array.from({ length: 100 }, (_, line) => finding(`m${i}.py`, line + 1, 'medium')), stopped: [], omitted: 0 });
+    for (let i = 0; i < 30; i++)
+      tally.add(`m${i}.py`, {
+        findings: Array.from({ length: 100 }, (_, line) => finding(`m${i}.py`, line + 1, 'medium')),
+        stopped: [],
+        omitted: 0,
+      });
     tally.add('z.py', { findings: [finding('z.py', 7, 'high')], stopped: ['dynamic-execution'], omitted: 0 });
     const report = mergeReports([tally.report(31)], 31);
     expect(report.findings).toHaveLength(SCAN_MAX_REPORTED_FINDINGS);
@@ -71,7 +97,11 @@ describe('findings are bounded', () => {
     const root = writeTree(tempDir(), { 'many.py': 'eval(x)\n'.repeat(MANY) });
     const worker = new ScanWorker({ timeoutMs: 120_000, maxOldGenerationSizeMb: 64 });
     try {
-      const report = await worker.run({ kind: 'files', files: [{ path: 'many.py', abs: join(root, 'many.py') }], options: { server: true } });
+      const report = await worker.run({
+        kind: 'files',
+        files: [{ path: 'many.py', abs: join(root, 'many.py') }],
+        options: { server: true },
+      });
       expect(report.findings.filter((f) => f.rule === 'dynamic-execution')).toHaveLength(SCAN_MAX_FINDINGS_PER_RULE);
       expect(report.stopped).toEqual([{ file: 'many.py', rule: 'dynamic-execution' }]);
     } finally {
@@ -85,26 +115,45 @@ describe('parse limits', () => {
     const limits = { parseMs: 600_000, budgetMs: 600_000, parseUnits: 500 };
     const text = garbage(3, 64 * 1024).toString();
     const first = scanner.scanFile('g.py', text, { limits });
-    expect(first.unparsed).toEqual({ file: 'g.py', reason: notParsed.units(500), rules: ['dynamic-execution'], severity: 'high' });
+    expect(first.unparsed).toEqual({
+      file: 'g.py',
+      reason: notParsed.units(500),
+      rules: ['dynamic-execution'],
+      severity: 'high',
+    });
     expect(scanner.scanFile('g.py', text, { limits }).unparsed).toEqual(first.unparsed);
     const plain = `${'def f(a, b=1):\n    return [a * b for b in range(3)]\n'.repeat(2_000)}eval(x)\n`;
-    expect(scanner.scanFile('p.py', plain, { limits: { ...limits, parseUnits: SCAN_PARSE_UNITS } }).findings.map((f) => f.rule)).toEqual(['dynamic-execution']);
+    expect(
+      scanner
+        .scanFile('p.py', plain, { limits: { ...limits, parseUnits: SCAN_PARSE_UNITS } })
+        .findings.map((f) => f.rule),
+    ).toEqual(['dynamic-execution']);
     // the scan's budget, too: a file after the budget is spent is not parsed
     const spent = { units: 0 };
     scanner.scanFile('p.py', plain, { limits: { ...limits, parseUnits: SCAN_PARSE_UNITS, budgetUnits: 100 }, spent });
-    expect(scanner.scanFile('q.py', 'eval(x)\n', { limits: { ...limits, budgetUnits: 100 }, spent }).unparsed?.reason).toBe(notParsed.budgetUnits(100));
+    expect(
+      scanner.scanFile('q.py', 'eval(x)\n', { limits: { ...limits, budgetUnits: 100 }, spent }).unparsed?.reason,
+    ).toBe(notParsed.budgetUnits(100));
   }, 60_000);
 
   it('a file whose parse runs past its limit is not parsed, and is listed with the rules it names and their severity, as the registry flags it', async () => {
     const dir = tempDir('nodereg-parse-limit-');
     writeTree(dir, { 'g.py': garbage(3, 1024 * 1024), 'ok.py': 'import os\nos.system(cmd)\n' });
-    const files = ['g.py', 'ok.py'].map((path) => ({ path, abs: join(dir, path), size: statSync(join(dir, path)).size }));
+    const files = ['g.py', 'ok.py'].map((path) => ({
+      path,
+      abs: join(dir, path),
+      size: statSync(join(dir, path)).size,
+    }));
     const started = Date.now();
     const report = await scanFiles(files, { threads: 1, limits: { parseMs: 500, budgetMs: 5_000 } });
     // 1 MiB of random brackets takes ~15 s to parse here
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(report.skipped).toEqual([{ file: 'g.py', reason: notParsed.parse(500), rules: ['dynamic-execution'], severity: 'high' }]);
+    expect(report.skipped).toEqual([
+      { file: 'g.py', reason: notParsed.parse(500), rules: ['dynamic-execution'], severity: 'high' },
+    ]);
     // the other file is scanned as usual, within the budget that is left
-    expect(report.findings.map((finding) => `${finding.rule} ${finding.file}:${finding.line}`)).toEqual(['command-injection ok.py:2']);
+    expect(report.findings.map((finding) => `${finding.rule} ${finding.file}:${finding.line}`)).toEqual([
+      'command-injection ok.py:2',
+    ]);
   });
 });

@@ -18,17 +18,30 @@ function walk(dir: string): string[] {
   });
 }
 
-const files = walk(ROOT).map((abs) => ({ path: relative(ROOT, abs).split('\\').join('/'), abs, size: statSync(abs).size }));
+const files = walk(ROOT).map((abs) => ({
+  path: relative(ROOT, abs).split('\\').join('/'),
+  abs,
+  size: statSync(abs).size,
+}));
 /** `rule:line` marked in a file. */
 const expected = (abs: string) =>
   readFileSync(abs, 'utf8')
     .split('\n')
-    .flatMap((line, i) => EXPECT.exec(line)?.[1].split(', ').map((rule) => `${rule}:${i + 1}`) ?? [])
+    .flatMap(
+      (line, i) =>
+        EXPECT.exec(line)?.[1]
+          .split(', ')
+          .map((rule) => `${rule}:${i + 1}`) ?? [],
+    )
     .sort();
 const report = scanFiles(files, { threads: 1 });
 /** `rule:line` found in a file (info findings, which say how far the scan read, aside). */
 const found = async (path: string) =>
-  [...new Set((await report).findings.filter((f) => f.file === path && f.severity !== 'info').map((f) => `${f.rule}:${f.line}`))].sort();
+  [
+    ...new Set(
+      (await report).findings.filter((f) => f.file === path && f.severity !== 'info').map((f) => `${f.rule}:${f.line}`),
+    ),
+  ].sort();
 
 describe('the scan corpus', () => {
   const marked = files.filter((f) => expected(f.abs).length);

@@ -29,7 +29,8 @@ describe('the file as Python reads it', () => {
   it('a source encoding in which ASCII does not read as ASCII (utf-7: `+AGU-val` is eval) is a finding; utf-8, latin-1, gbk are not', () => {
     expect(found('# coding: utf-7\n+AGU-val(payload)\n')).toEqual(['obfuscation:1']);
     expect(found('#!/usr/bin/env python\n# -*- coding: unicode_escape -*-\nx = 1\n')).toEqual(['obfuscation:2']);
-    for (const coding of ['utf-8', 'latin-1', 'gbk', 'cp1252', 'iso-8859-15']) expect(found(`# -*- coding: ${coding} -*-\nx = 1\n`)).toEqual([]);
+    for (const coding of ['utf-8', 'latin-1', 'gbk', 'cp1252', 'iso-8859-15'])
+      expect(found(`# -*- coding: ${coding} -*-\nx = 1\n`)).toEqual([]);
     // only lines 1 and 2 declare it
     expect(found('x = 1\ny = 2\n# coding: utf-7\n')).toEqual([]);
   });
@@ -38,10 +39,15 @@ describe('the file as Python reads it', () => {
 describe('aliases and indirect calls', () => {
   it('a module imported under another name is followed, in the gate and the queries', () => {
     expect(found('import os as o\no.system(cmd)\n')).toEqual(['command-injection:2']);
-    expect(found('import sys, os as o, subprocess as sp\no.popen(cmd)\nsp.run(cmd, shell=True)\n')).toEqual(['command-injection:2', 'command-injection:3']);
+    expect(found('import sys, os as o, subprocess as sp\no.popen(cmd)\nsp.run(cmd, shell=True)\n')).toEqual([
+      'command-injection:2',
+      'command-injection:3',
+    ]);
     expect(found('import marshal as m\ncode = m.loads(blob)\n')).toEqual(['bytecode-manipulation:2']);
     expect(found('import pickle as pk\nstate = pk.loads(blob)\n')).toEqual(['unsafe-deserialization:2']);
-    expect(admittedRules('a.py', 'import pickle as pk\nstate = pk.loads(blob)\n').map((a) => a.rule.id)).toContain('unsafe-deserialization');
+    expect(admittedRules('a.py', 'import pickle as pk\nstate = pk.loads(blob)\n').map((a) => a.rule.id)).toContain(
+      'unsafe-deserialization',
+    );
     // a safe call through an alias of a module whose check reads its name is not made a finding
     expect(found('import torch as T\nmodel = T.load(p, weights_only=True)\n')).toEqual([]);
     expect(found('import subprocess as sp\nsp.run(["ls", path])\n')).toEqual([]);
@@ -52,12 +58,23 @@ describe('aliases and indirect calls', () => {
     // the resolution layer names what the call is: a shell command
     expect(found('import os\ngetattr(os, "system")(cmd)\n')).toEqual(['command-injection:2']);
     expect(found('__import__("os").system(cmd)\n')).toEqual(['command-injection:1']);
-    expect(found('import importlib\nimportlib.import_module("subprocess").getoutput(cmd)\n')).toEqual(['command-injection:2']);
+    expect(found('import importlib\nimportlib.import_module("subprocess").getoutput(cmd)\n')).toEqual([
+      'command-injection:2',
+    ]);
     // an import or a binding is not a finding; the call through it is
     expect(found('from os import system as s\ns(cmd)\n')).toEqual(['command-injection:2']);
     expect(found('run = exec\nrun(src)\n')).toEqual(['dynamic-execution:2']);
-    expect(found('import base64\nexec(compile(base64.b64decode(p), "x", "exec"))\n')).toEqual(['dynamic-execution:2', 'obfuscation:2', 'dynamic-execution:2', 'obfuscation:2']);
+    expect(found('import base64\nexec(compile(base64.b64decode(p), "x", "exec"))\n')).toEqual([
+      'dynamic-execution:2',
+      'obfuscation:2',
+      'dynamic-execution:2',
+      'obfuscation:2',
+    ]);
     // what nodes write every day is not a finding
-    expect(found('import importlib, os\nfrom subprocess import run\nh = getattr(self, name)\nsep = getattr(os, "sep")\nm = importlib.import_module(f".{name}", __name__)\n')).toEqual([]);
+    expect(
+      found(
+        'import importlib, os\nfrom subprocess import run\nh = getattr(self, name)\nsep = getattr(os, "sep")\nm = importlib.import_module(f".{name}", __name__)\n',
+      ),
+    ).toEqual([]);
   });
 });

@@ -18,7 +18,8 @@ import { writeTree } from '../package/fixtures.js';
 const EXTENSION = { python: 'py', javascript: 'js' } as const;
 /** Where an example is written: requirements files and .pth files are known by their names. */
 const NAMES = { python: 'x.py', javascript: 'x.js', requirements: 'requirements.txt', pth: 'x.pth' } as const;
-const fileOf = (rule: string, kind: string, language: string) => `${rule}/${kind}/${NAMES[language as keyof typeof NAMES]}`;
+const fileOf = (rule: string, kind: string, language: string) =>
+  `${rule}/${kind}/${NAMES[language as keyof typeof NAMES]}`;
 const MARKER = /(#|\/\/) finding$/;
 
 /** Lines (1-based) that end with the `finding` marker. */
@@ -45,7 +46,10 @@ describe('rule examples', () => {
   const files: Record<string, string> = {};
   // The hints a rule's check gives a case of its own, by the line of its bad example.
   const SPECIFIC_HINTS: Record<string, (line: number) => string | undefined> = {
-    'runtime-install': (line) => (line === 9 ? "the host installs the node's requirements.txt itself (ComfyUI-Manager does, before it runs install.py): remove this call, or the whole install.py when installing is all it does, and keep the packages in requirements.txt or [project] dependencies" : undefined),
+    'runtime-install': (line) =>
+      line === 9
+        ? "the host installs the node's requirements.txt itself (ComfyUI-Manager does, before it runs install.py): remove this call, or the whole install.py when installing is all it does, and keep the packages in requirements.txt or [project] dependencies"
+        : undefined,
   };
   for (const rule of rules) {
     for (const [language, example] of Object.entries(rule.examples)) {
@@ -54,20 +58,29 @@ describe('rule examples', () => {
     }
   }
   writeTree(root, files);
-  const inputs = Object.entries(files).map(([path, text]) => ({ path, abs: join(root, path), size: Buffer.byteLength(text) }));
+  const inputs = Object.entries(files).map(([path, text]) => ({
+    path,
+    abs: join(root, path),
+    size: Buffer.byteLength(text),
+  }));
   const report = scanFiles(inputs, { threads: 1 });
 
   for (const rule of rules) {
     for (const [language, example] of Object.entries(rule.examples)) {
       it(`${rule.id} (${language}): bad example found at its marked lines, good example not found`, async () => {
         const { findings } = await report;
-        const lines = (file: string) => [...new Set(findings.filter((f) => f.rule === rule.id && f.file === file).map((f) => f.line))];
+        const lines = (file: string) => [
+          ...new Set(findings.filter((f) => f.rule === rule.id && f.file === file).map((f) => f.line)),
+        ];
         expect(lines(fileOf(rule.id, 'bad', language))).toEqual(markedLines(example.bad));
         expect(lines(fileOf(rule.id, 'good', language))).toEqual([]);
         for (const finding of findings.filter((f) => f.rule === rule.id)) {
           expect(finding.severity).toBe(rule.severity);
           // a rule's check may give a case of its own a plainer hint (runtime-install's `pip install -r`)
-          expect(finding.hint === rule.hint || finding.hint === SPECIFIC_HINTS[finding.rule]?.(finding.line), `${finding.file}:${finding.line} ${finding.hint}`).toBe(true);
+          expect(
+            finding.hint === rule.hint || finding.hint === SPECIFIC_HINTS[finding.rule]?.(finding.line),
+            `${finding.file}:${finding.line} ${finding.hint}`,
+          ).toBe(true);
           expect(finding.column).toBeGreaterThan(0);
         }
       });
@@ -90,15 +103,28 @@ describe('examples mixed into one file', () => {
     python: [(s: string) => s, (s: string) => `class Holder:\n${indent(s)}`, (s: string) => `if True:\n${indent(s)}`],
     javascript: [(s: string) => s, (s: string) => `if (true) {\n${indent(s)}}\n`],
   } as const;
-  const indent = (s: string) => s.split('\n').map((line) => (line ? `    ${line}` : line)).join('\n');
+  const indent = (s: string) =>
+    s
+      .split('\n')
+      .map((line) => (line ? `    ${line}` : line))
+      .join('\n');
 
   for (const language of ['python', 'javascript'] as const) {
     // (not-fully-analysed is said of a whole file: past the bound, the layer reads no further in it)
-    const blocks = rules.filter((rule) => rule.id !== 'not-fully-analysed').flatMap((rule) =>
-      Object.entries(rule.examples[language] ?? {}).map(([kind, source]) => ({ rule: rule.id, kind, source: source.trimEnd() + '\n' })),
-    );
+    const blocks = rules
+      .filter((rule) => rule.id !== 'not-fully-analysed')
+      .flatMap((rule) =>
+        Object.entries(rule.examples[language] ?? {}).map(([kind, source]) => ({
+          rule: rule.id,
+          kind,
+          source: source.trimEnd() + '\n',
+        })),
+      );
     it(`${language}: every example's findings, at its own lines and none elsewhere, whatever surrounds it`, () => {
-      const parts = fc.array(fc.record({ block: fc.nat(blocks.length - 1), wrap: fc.nat(WRAP[language].length - 1), gap: fc.nat(2) }), { minLength: 1, maxLength: 12 });
+      const parts = fc.array(
+        fc.record({ block: fc.nat(blocks.length - 1), wrap: fc.nat(WRAP[language].length - 1), gap: fc.nat(2) }),
+        { minLength: 1, maxLength: 12 },
+      );
       fc.assert(
         fc.property(parts, (chosen) => {
           let text = '';
@@ -107,12 +133,19 @@ describe('examples mixed into one file', () => {
             const { rule, source } = blocks[block];
             const wrapped = WRAP[language][wrap](source) + '\n'.repeat(gap);
             const from = text.split('\n').length; // the block's first line, 1-based
-            placed.push({ rule, from, to: from + wrapped.split('\n').length - 1, expected: markedLines(wrapped).map((line) => line + from - 1) });
+            placed.push({
+              rule,
+              from,
+              to: from + wrapped.split('\n').length - 1,
+              expected: markedLines(wrapped).map((line) => line + from - 1),
+            });
             text += wrapped;
           }
           const findings = scanner.scanText(`mixed.${EXTENSION[language]}`, text);
           for (const { rule, from, to, expected } of placed) {
-            const lines = [...new Set(findings.filter((f) => f.rule === rule && f.line >= from && f.line < to).map((f) => f.line))];
+            const lines = [
+              ...new Set(findings.filter((f) => f.rule === rule && f.line >= from && f.line < to).map((f) => f.line)),
+            ];
             expect(lines, `${rule} in lines ${from}–${to - 1} of:\n${text}`).toEqual(expected);
           }
         }),
@@ -123,10 +156,14 @@ describe('examples mixed into one file', () => {
 });
 
 describe('suppression comments', () => {
-  const code = (comment: string) => `import os\n\ndef f(x):\n    ${comment}\n    eval(x)\n    os.system(x)  # nodereg: allow command-injection -- x is a fixed tool name\n`;
+  const code = (comment: string) =>
+    `import os\n\ndef f(x):\n    ${comment}\n    eval(x)\n    os.system(x)  # nodereg: allow command-injection -- x is a fixed tool name\n`;
 
   it('a comment on the line or the line above, with a reason, suppresses the named rule only', () => {
-    const findings = scanner.scanText('a.py', code('# nodereg: allow dynamic-execution -- x comes from our own template'));
+    const findings = scanner.scanText(
+      'a.py',
+      code('# nodereg: allow dynamic-execution -- x comes from our own template'),
+    );
     expect(findings.map((f) => [f.rule, f.line, f.suppressed, f.reason])).toEqual([
       ['dynamic-execution', 5, true, 'x comes from our own template'],
       ['command-injection', 6, true, 'x is a fixed tool name'],
@@ -154,12 +191,19 @@ describe('suppression comments', () => {
       ['dynamic-execution', undefined, 'trusted'],
       ['command-injection', undefined, 'x is a fixed tool name'],
     ]);
-    const medium = scanner.scanText('b.py', 'import sys\nsys.path.append(x)  # nodereg: allow environment-manipulation -- our vendored dir\n', { server: true });
+    const medium = scanner.scanText(
+      'b.py',
+      'import sys\nsys.path.append(x)  # nodereg: allow environment-manipulation -- our vendored dir\n',
+      { server: true },
+    );
     expect(medium[0]).toMatchObject({ rule: 'environment-manipulation', suppressed: true });
   });
 
   it('JavaScript takes // comments', () => {
-    const [finding] = scanner.scanText('web/a.js', 'eval(code); // nodereg: allow js-dynamic-execution -- plugin sandbox\n');
+    const [finding] = scanner.scanText(
+      'web/a.js',
+      'eval(code); // nodereg: allow js-dynamic-execution -- plugin sandbox\n',
+    );
     expect(finding).toMatchObject({ suppressed: true, reason: 'plugin sandbox' });
   });
 });
@@ -172,7 +216,10 @@ describe('requires', () => {
   });
 
   it('admits a rule for a name as a whole word only, or for its other text', () => {
-    const admitted = (text: string) => admittedRules('a.py', text).map((a) => a.rule.id).sort();
+    const admitted = (text: string) =>
+      admittedRules('a.py', text)
+        .map((a) => a.rule.id)
+        .sort();
     expect(admitted('evaluate(x); my_exec = 1; sys_path = 2\n')).toEqual([]);
     expect(admitted('import sys\n')).toEqual(['environment-manipulation']);
     expect(admitted('p = "/usr/lib/python3/site-packages"\n')).toEqual(['environment-manipulation']);
@@ -187,19 +234,35 @@ describe('requires', () => {
     // obfuscation: names (the decoders) in many statements, its own search (long runs) in between
     const blob = 'QUJD'.repeat(300);
     const parts: string[] = [];
-    for (let i = 0; i < 30; i++) parts.push(i % 10 === 5 ? `B${i} = "${blob}"\n` : i % 7 === 3 ? `exec(base64.b64decode(p${i}))\n` : `compile_${i} = eval_${i} = ${i}\n`);
+    for (let i = 0; i < 30; i++)
+      parts.push(
+        i % 10 === 5
+          ? `B${i} = "${blob}"\n`
+          : i % 7 === 3
+            ? `exec(base64.b64decode(p${i}))\n`
+            : `compile_${i} = eval_${i} = ${i}\n`,
+      );
     const text = `import base64\n${parts.join('')}`;
-    const lines = scanner.scanText('a.py', text).filter((f) => f.rule === 'obfuscation').map((f) => f.line);
+    const lines = scanner
+      .scanText('a.py', text)
+      .filter((f) => f.rule === 'obfuscation')
+      .map((f) => f.line);
     const expected = parts.flatMap((part, i) => (i % 10 === 5 || i % 7 === 3 ? [i + 2] : []));
     expect(lines).toEqual(expected);
     // environment-manipulation: names and text, each statement found whichever holds it
-    const env = 'import os\nh = open("/usr/lib/site-packages/x.pth", "w")\nsys.path.append(a)\nx = 1\nsite.addsitedir("/opt")\nos.environ["A"] = "1"\n';
-    expect(scanner.scanText('b.py', env).filter((f) => f.rule === 'environment-manipulation').map((f) => f.line)).toEqual([2, 3, 5, 6]);
+    const env =
+      'import os\nh = open("/usr/lib/site-packages/x.pth", "w")\nsys.path.append(a)\nx = 1\nsite.addsitedir("/opt")\nos.environ["A"] = "1"\n';
+    expect(
+      scanner
+        .scanText('b.py', env)
+        .filter((f) => f.rule === 'environment-manipulation')
+        .map((f) => f.line),
+    ).toEqual([2, 3, 5, 6]);
   });
 });
 
 describe('what is scanned', () => {
-  it('only Python and JavaScript files; a file over the size limit is read for the rules\' names: listed as skipped, with them and the most severe one\'s severity, when it names any', async () => {
+  it("only Python and JavaScript files; a file over the size limit is read for the rules' names: listed as skipped, with them and the most severe one's severity, when it names any", async () => {
     const pad = '#'.repeat(5 * 1024 * 1024);
     const root = writeTree(tempDir(), {
       'notes.txt': 'eval(x)\n',
@@ -208,12 +271,26 @@ describe('what is scanned', () => {
       'risky.py': `os.system(cmd)\n${pad}\n`,
       'ok.py': 'eval(x)\n',
     });
-    const inputs = ['notes.txt', 'big.py', 'env.py', 'risky.py', 'ok.py'].map((path) => ({ path, abs: join(root, path), size: path.startsWith('o') || path.startsWith('n') ? 8 : 5 * 1024 * 1024 + 20 }));
+    const inputs = ['notes.txt', 'big.py', 'env.py', 'risky.py', 'ok.py'].map((path) => ({
+      path,
+      abs: join(root, path),
+      size: path.startsWith('o') || path.startsWith('n') ? 8 : 5 * 1024 * 1024 + 20,
+    }));
     const report = await scanFiles(inputs, { threads: 1 });
     expect(report.findings.map((f) => f.file)).toEqual(['ok.py']);
     expect(report.skipped).toEqual([
-      { file: 'env.py', reason: expect.stringContaining('over the limit'), rules: ['environment-manipulation'], severity: 'medium' },
-      { file: 'risky.py', reason: expect.stringContaining('over the limit'), rules: ['dynamic-execution', 'command-injection'], severity: 'high' },
+      {
+        file: 'env.py',
+        reason: expect.stringContaining('over the limit'),
+        rules: ['environment-manipulation'],
+        severity: 'medium',
+      },
+      {
+        file: 'risky.py',
+        reason: expect.stringContaining('over the limit'),
+        rules: ['dynamic-execution', 'command-injection'],
+        severity: 'high',
+      },
     ]);
     expect(report.files).toBe(5);
   });
@@ -222,7 +299,8 @@ describe('what is scanned', () => {
     const root = tempDir();
     const files: Record<string, string> = {};
     // ~1.5 MiB of source, so that two workers are used
-    for (let i = 0; i < 30; i++) files[`m${i}.py`] = `import os\n${'x = [1, 2, 3]\n'.repeat(4000)}os.system(cmd_${i})\n`;
+    for (let i = 0; i < 30; i++)
+      files[`m${i}.py`] = `import os\n${'x = [1, 2, 3]\n'.repeat(4000)}os.system(cmd_${i})\n`;
     writeTree(root, files);
     const inputs = Object.entries(files).map(([path, text]) => ({ path, abs: join(root, path), size: text.length }));
     const one = await scanFiles(inputs, { threads: 1 });
@@ -235,19 +313,33 @@ describe('what is scanned', () => {
 describe('deep nesting', () => {
   // The rules' own walks of the tree recursed, past the JavaScript stack from ~10,000 levels ("Maximum
   // call stack size exceeded": a crashed scan worker on the registry, a raw error from validate and publish).
-  const nested = (depth: number, open: string, inner: string, close: string) => `${open.repeat(depth)}${inner}${close.repeat(depth)}`;
+  const nested = (depth: number, open: string, inner: string, close: string) =>
+    `${open.repeat(depth)}${inner}${close.repeat(depth)}`;
   // (the resolution layer follows 200 levels and reports the rest as an info finding: the rules read on)
-  const found = (file: string, text: string) => scanner.scanText(file, text).filter((f) => f.severity !== 'info').map((f) => `${f.rule}:${f.line}`);
+  const found = (file: string, text: string) =>
+    scanner
+      .scanText(file, text)
+      .filter((f) => f.severity !== 'info')
+      .map((f) => `${f.rule}:${f.line}`);
 
   it('a call whose argument nests 120,000 levels deep is read to the bottom, as a shallow one is', () => {
     expect(found('deep.py', `eval(${nested(120_000, '[', '', ']')})\n`)).toEqual(['dynamic-execution:1']);
-    expect(scanner.scanText('deep.py', `eval(${nested(1_000, '[', '', ']')})\n`).filter((f) => f.severity === 'info').map((f) => `${f.rule}:${f.line}`)).toEqual(['not-fully-analysed:1']);
+    expect(
+      scanner
+        .scanText('deep.py', `eval(${nested(1_000, '[', '', ']')})\n`)
+        .filter((f) => f.severity === 'info')
+        .map((f) => `${f.rule}:${f.line}`),
+    ).toEqual(['not-fully-analysed:1']);
     // a constant, however deeply parenthesized, is not code computed at run time
     expect(found('deep.py', `eval(${nested(30_000, '(', '"1 + 1"', ')')})\n`)).toEqual([]);
     // the decoder at the bottom is found
-    expect(found('deep.py', `import base64\nexec(${nested(30_000, '(', 'base64.b64decode(payload)', ')')})\n`)).toEqual(['dynamic-execution:2', 'obfuscation:2']);
+    expect(found('deep.py', `import base64\nexec(${nested(30_000, '(', 'base64.b64decode(payload)', ')')})\n`)).toEqual(
+      ['dynamic-execution:2', 'obfuscation:2'],
+    );
     // every string below the call is read: the rm -rf at the bottom
-    expect(found('deep.py', `import subprocess\nsubprocess.run(${nested(30_000, '[', '"rm -rf /"', ']')}, shell=True)\n`)).toEqual(['command-injection:2', 'destructive-fs:2']);
+    expect(
+      found('deep.py', `import subprocess\nsubprocess.run(${nested(30_000, '[', '"rm -rf /"', ']')}, shell=True)\n`),
+    ).toEqual(['command-injection:2', 'destructive-fs:2']);
     expect(found('deep.js', `eval(${nested(30_000, '(', 'code', ')')});\n`)).toEqual(['js-dynamic-execution:1']);
   }, 120_000);
 
@@ -269,7 +361,9 @@ describe('long encoded runs (obfuscation)', () => {
   it('encodedRun finds what the expression finds, at the same place', () => {
     const piece = fc.oneof(
       fc.constantFrom('a', 'Z', '9', '+', '=', '-', ' ', '\n', '\\', 'x', '\\x4', '\\x41', '\\xg1', '.'),
-      fc.tuple(fc.constantFrom('a', '\\x41', 'x41'), fc.constantFrom(255, 256, 300, 1023, 1024, 1100)).map(([unit, n]) => unit.repeat(n)),
+      fc
+        .tuple(fc.constantFrom('a', '\\x41', 'x41'), fc.constantFrom(255, 256, 300, 1023, 1024, 1100))
+        .map(([unit, n]) => unit.repeat(n)),
     );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {

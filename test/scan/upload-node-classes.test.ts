@@ -3,7 +3,17 @@
 // node-class routes (DESIGN.md §12).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers.js';
-import { call, createPat, createPublisher, createUser, healthzWhile, makeZip, publish, publishAndUpload, uploadTo } from '../server/fixtures.js';
+import {
+  call,
+  createPat,
+  createPublisher,
+  createUser,
+  healthzWhile,
+  makeZip,
+  publish,
+  publishAndUpload,
+  uploadTo,
+} from '../server/fixtures.js';
 
 const nodeModule = (name: string, returns = '("IMAGE",)') => `
 class ${name}:
@@ -24,7 +34,7 @@ const pack = (classes: string[]) => ({
   'nodes.py': classes.map((c) => nodeModule(c)).join('\n'),
 });
 
-describe("the node classes of uploaded versions", () => {
+describe('the node classes of uploaded versions', () => {
   let server: TestServer;
   let pat: string;
   const get = (path: string) => call(server.url, 'GET', path);
@@ -45,17 +55,29 @@ describe("the node classes of uploaded versions", () => {
     const listed = await get('/nodes/filters/versions/1.0.0/comfy-nodes');
     expect(listed.status, listed.text).toBe(200);
     expect(listed.body.totalNumberOfPages).toBe(1);
-    expect(listed.body.comfy_nodes.map((c: { comfy_node_name: string }) => c.comfy_node_name)).toEqual(['Blur', 'Invert']);
+    expect(listed.body.comfy_nodes.map((c: { comfy_node_name: string }) => c.comfy_node_name)).toEqual([
+      'Blur',
+      'Invert',
+    ]);
     const invert = (await get('/nodes/filters/versions/1.0.0/comfy-nodes/Invert')).body;
     expect(invert).toMatchObject({
-      comfy_node_name: 'Invert', display_name: 'Invert shown', category: 'image/filters', function: 'run', output_node: true,
-      deprecated: false, experimental: false, output_is_list: [],
+      comfy_node_name: 'Invert',
+      display_name: 'Invert shown',
+      category: 'image/filters',
+      function: 'run',
+      output_node: true,
+      deprecated: false,
+      experimental: false,
+      output_is_list: [],
     });
     // the host's frontend JSON.parse()s these strings
     expect(JSON.parse(invert.return_types)).toEqual(['IMAGE']);
     expect(JSON.parse(invert.return_names)).toEqual(['image']);
     expect(Object.keys(JSON.parse(invert.input_types).required)).toEqual(['image']);
-    expect((await get('/nodes/filters/versions/1.0.0/comfy-nodes?limit=1&page=2')).body).toMatchObject({ totalNumberOfPages: 2, comfy_nodes: [{ comfy_node_name: 'Invert' }] });
+    expect((await get('/nodes/filters/versions/1.0.0/comfy-nodes?limit=1&page=2')).body).toMatchObject({
+      totalNumberOfPages: 2,
+      comfy_nodes: [{ comfy_node_name: 'Invert' }],
+    });
     expect((await get('/nodes/filters/versions/1.0.0/comfy-nodes/Nope')).status).toBe(404);
   });
 
@@ -66,23 +88,38 @@ describe("the node classes of uploaded versions", () => {
     const none = await upload('loose', '1.0.0', { 'tool.py': 'print("hi")\n' });
     expect(none.comfy_node_extract_status).toBe('invalid_format');
     expect(none.app_node_extract_reason).toMatch(/__init__\.py/);
-    expect((await get('/nodes/loose/versions/1.0.0/comfy-nodes')).body).toEqual({ comfy_nodes: null, totalNumberOfPages: 0 });
+    expect((await get('/nodes/loose/versions/1.0.0/comfy-nodes')).body).toEqual({
+      comfy_nodes: null,
+      totalNumberOfPages: 0,
+    });
   });
 
   it('finds the node whose newest Active version defines a class, and the packs that define it now', async () => {
     await upload('sharpen-a', '1.0.0', pack(['Sharpen']));
     await upload('sharpen-b', '1.0.0', pack(['Sharpen', 'Unsharp']));
     expect((await get('/comfy-nodes/Sharpen/node')).body.id).toBe('sharpen-b');
-    expect((await get('/comfy-nodes/Unsharp/node')).body).toMatchObject({ id: 'sharpen-b', supported_comfyui_version: '' });
+    expect((await get('/comfy-nodes/Unsharp/node')).body).toMatchObject({
+      id: 'sharpen-b',
+      supported_comfyui_version: '',
+    });
     expect((await get('/comfy-nodes/Nowhere/node')).status).toBe(404);
     // sharpen-b's next version drops Unsharp: it no longer provides it today
     await upload('sharpen-b', '1.1.0', pack(['Sharpen']));
     const search = (name: string) => get(`/nodes/search?comfy_node_search=${name}`);
-    expect((await search('Sharpen')).body.nodes.map((n: { id: string }) => n.id).sort()).toEqual(['sharpen-a', 'sharpen-b']);
+    expect((await search('Sharpen')).body.nodes.map((n: { id: string }) => n.id).sort()).toEqual([
+      'sharpen-a',
+      'sharpen-b',
+    ]);
     expect((await search('Unsharp')).body.total).toBe(0);
     // a Flagged version defines nothing anyone installs
-    await call(server.url, 'PUT', '/publishers/nc/nodes/sharpen-b/versions/1.1.0', { token: server.adminToken, body: { status: 'NodeVersionStatusFlagged' } });
-    await call(server.url, 'PUT', '/publishers/nc/nodes/sharpen-b/versions/1.0.0', { token: server.adminToken, body: { status: 'NodeVersionStatusFlagged' } });
+    await call(server.url, 'PUT', '/publishers/nc/nodes/sharpen-b/versions/1.1.0', {
+      token: server.adminToken,
+      body: { status: 'NodeVersionStatusFlagged' },
+    });
+    await call(server.url, 'PUT', '/publishers/nc/nodes/sharpen-b/versions/1.0.0', {
+      token: server.adminToken,
+      body: { status: 'NodeVersionStatusFlagged' },
+    });
     expect((await get('/comfy-nodes/Sharpen/node')).body.id).toBe('sharpen-a');
   });
 
@@ -91,7 +128,11 @@ describe("the node classes of uploaded versions", () => {
     expect(first).toMatchObject({ page: 1, limit: 2 });
     const all: string[] = [];
     for (let page = 1; page <= first.totalNumberOfPages; page++) {
-      all.push(...(await get(`/comfy-nodes?limit=2&page=${page}`)).body.comfy_nodes.map((c: { comfy_node_name: string }) => c.comfy_node_name));
+      all.push(
+        ...(await get(`/comfy-nodes?limit=2&page=${page}`)).body.comfy_nodes.map(
+          (c: { comfy_node_name: string }) => c.comfy_node_name,
+        ),
+      );
     }
     expect(all).toHaveLength(first.total);
     expect(all).toEqual([...all].sort());

@@ -23,8 +23,18 @@ describe('validate --json with scan findings', () => {
     const { error } = JSON.parse(json.stdout);
     expect(error.code).toBe('scan_findings');
     expect(error.findings).toHaveLength(FINDINGS);
-    expect(error.findings.map((f: { line: number }) => f.line)).toEqual(Array.from({ length: FINDINGS }, (_, i) => i + 2));
-    expect(error.findings[0]).toMatchObject({ file: 'install.py', line: 2, column: expect.any(Number), rule: 'runtime-install', severity: 'high', message: expect.any(String), hint: expect.any(String) });
+    expect(error.findings.map((f: { line: number }) => f.line)).toEqual(
+      Array.from({ length: FINDINGS }, (_, i) => i + 2),
+    );
+    expect(error.findings[0]).toMatchObject({
+      file: 'install.py',
+      line: 2,
+      column: expect.any(Number),
+      rule: 'runtime-install',
+      severity: 'high',
+      message: expect.any(String),
+      hint: expect.any(String),
+    });
 
     const human = await runInProcess(['validate', dir, '--offline']);
     expect(human.code).toBe(2);

@@ -13,7 +13,8 @@ import { createPublisher, createUser, garbage, makeZip, publish, uploadTo, type 
 
 const SCAN_PARSE_MS = 1_000;
 const SCAN_BUDGET_MS = 3_000;
-const limited = () => startServer({ accessLog: false, scanLimits: { parseMs: SCAN_PARSE_MS, budgetMs: SCAN_BUDGET_MS } });
+const limited = () =>
+  startServer({ accessLog: false, scanLimits: { parseMs: SCAN_PARSE_MS, budgetMs: SCAN_BUDGET_MS } });
 
 /** /healthz answers 10 times in a row; the slowest is figure `name` (its target is `npm run bench latency`'s). */
 async function healthAnswers(server: TestServer, name: string): Promise<void> {
@@ -34,7 +35,9 @@ describe('an archive of files that parse slowly', () => {
     try {
       const owner = await createUser(server);
       await createPublisher(server, owner, 'acme');
-      const files = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`g${String(i).padStart(2, '0')}.py`, garbage(i + 1, 1024 * 1024)]));
+      const files = Object.fromEntries(
+        Array.from({ length: 16 }, (_, i) => [`g${String(i).padStart(2, '0')}.py`, garbage(i + 1, 1024 * 1024)]),
+      );
       const zip = await makeZip(files);
       const url = (await publish(server, owner.token, 'acme', 'slow', '1.0.0')).body.signedUrl as string;
       const started = performance.now();
@@ -50,13 +53,18 @@ describe('an archive of files that parse slowly', () => {
       const limit = `its parse took longer than ${SCAN_PARSE_MS / 1000} s, the limit per file|the scan had run ${SCAN_BUDGET_MS / 1000} s, its limit, before this file was parsed`;
       expect(uploaded.body).toMatchObject({
         status: 'NodeVersionStatusFlagged',
-        status_reason: expect.stringMatching(new RegExp(`^scan: could not scan g\\d\\d\\.py \\((${limit})\\), which names what dynamic-execution looks for; an admin must review it$`)),
+        status_reason: expect.stringMatching(
+          new RegExp(
+            `^scan: could not scan g\\d\\d\\.py \\((${limit})\\), which names what dynamic-execution looks for; an admin must review it$`,
+          ),
+        ),
         findings: [],
       });
       // the worker is free again: the next upload is scanned as usual
       const next = (await publish(server, owner.token, 'acme', 'next', '1.0.0')).body.signedUrl as string;
       expect((await uploadTo(next, await makeZip({ 'run.py': 'import os\nos.system(cmd)\n' }))).body).toMatchObject({
-        status: 'NodeVersionStatusFlagged', status_reason: 'scan: command-injection at run.py:2',
+        status: 'NodeVersionStatusFlagged',
+        status_reason: 'scan: command-injection at run.py:2',
       });
     } finally {
       await server.close();
@@ -76,17 +84,26 @@ describe('the scan queue, per publisher', () => {
       const slow = await makeZip({ 'g.py': garbage(7, 1024 * 1024) });
       const FLOOD = 70;
       const urls: string[] = [];
-      for (let i = 0; i < FLOOD; i++) urls.push((await publish(server, flooder.token, 'flood', 'flooded', `1.0.${i}`)).body.signedUrl);
+      for (let i = 0; i < FLOOD; i++)
+        urls.push((await publish(server, flooder.token, 'flood', 'flooded', `1.0.${i}`)).body.signedUrl);
       const answers: Reply[] = [];
       const flood = urls.map((url) => uploadTo(url, slow).then((reply) => answers.push(reply)));
-      for (const started = Date.now(); answers.length < FLOOD - SCAN_QUEUE_PER_PUBLISHER && Date.now() - started < 30_000; ) {
+      for (
+        const started = Date.now();
+        answers.length < FLOOD - SCAN_QUEUE_PER_PUBLISHER && Date.now() - started < 30_000;
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(answers.length, 'the flood past its share was not refused').toBe(FLOOD - SCAN_QUEUE_PER_PUBLISHER);
       for (const refused of answers) {
         expect(refused.status, refused.text).toBe(503);
         expect(refused.headers.get('retry-after')).toBe(String(SCAN_QUEUE_RETRY_AFTER_S));
-        expect(refused.body).toEqual({ error: 'unavailable', message: expect.stringContaining(`publisher flood has ${SCAN_QUEUE_PER_PUBLISHER} uploads being scanned or waiting`) });
+        expect(refused.body).toEqual({
+          error: 'unavailable',
+          message: expect.stringContaining(
+            `publisher flood has ${SCAN_QUEUE_PER_PUBLISHER} uploads being scanned or waiting`,
+          ),
+        });
       }
       await healthAnswers(server, 'scan.publisher_flood_healthz_max_ms');
 
@@ -95,12 +112,21 @@ describe('the scan queue, per publisher', () => {
       const finished = () => answers.filter((reply) => reply.status === 200).length;
       const finishedBefore = finished();
       const started = performance.now();
-      const uploaded = await uploadTo(url, await makeZip({ 'run.py': 'import os\nos.system(cmd)\n', 'ok.py': 'import json\n' }));
+      const uploaded = await uploadTo(
+        url,
+        await makeZip({ 'run.py': 'import os\nos.system(cmd)\n', 'ok.py': 'import json\n' }),
+      );
       const seconds = (performance.now() - started) / 1000;
       expect(uploaded.status, uploaded.text).toBe(200);
-      expect(uploaded.body).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: command-injection at run.py:2' });
+      expect(uploaded.body).toMatchObject({
+        status: 'NodeVersionStatusFlagged',
+        status_reason: 'scan: command-injection at run.py:2',
+      });
       expect(seconds, `answered after ${seconds.toFixed(1)} s`).toBeLessThan(SCAN_PARSE_MS / 1000 + 10);
-      expect(finished() - finishedBefore, 'flood uploads finished while the other publisher\'s waited').toBeLessThanOrEqual(2);
+      expect(
+        finished() - finishedBefore,
+        "flood uploads finished while the other publisher's waited",
+      ).toBeLessThanOrEqual(2);
       void Promise.allSettled(flood);
     } finally {
       await server.close();

@@ -28,7 +28,8 @@ async function serverOn(host: string, callbackAllow?: string[]) {
 
 describe('the default --callback-allow', () => {
   it('is loopback only for loopback hosts, none otherwise', () => {
-    for (const host of ['127.0.0.1', '127.8.9.10', '::1', 'localhost', 'LOCALHOST']) expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['127.0.0.1', '127.8.9.10', '::1', 'localhost', 'LOCALHOST'])
+      expect(isLoopbackHost(host), host).toBe(true);
     for (const host of ['0.0.0.0', '::', '192.168.1.5', 'registry.example.com', '::ffff:10.0.0.1']) {
       expect(isLoopbackHost(host), host).toBe(false);
       expect(defaultCallbackAllow(host), host).toEqual([]);
@@ -38,12 +39,16 @@ describe('the default --callback-allow', () => {
   it('on --host 0.0.0.0 refuses loopback callback targets (400 naming the field)', async () => {
     for (const reply of await (await serverOn('0.0.0.0'))()) {
       expect(reply.status, reply.text).toBe(400);
-      expect(reply.body.details?.[0]).toMatchObject({ path: expect.stringMatching(/^(webhook_url|callback_url)$/), message: expect.stringMatching(/not allowed/) });
+      expect(reply.body.details?.[0]).toMatchObject({
+        path: expect.stringMatching(/^(webhook_url|callback_url)$/),
+        message: expect.stringMatching(/not allowed/),
+      });
     }
   });
 
   it('on --host 0.0.0.0 allows them when --callback-allow says so', async () => {
-    for (const reply of await (await serverOn('0.0.0.0', ['127.0.0.0/8', '::1', 'localhost']))()) expect(reply.status, reply.text).toBe(200);
+    for (const reply of await (await serverOn('0.0.0.0', ['127.0.0.0/8', '::1', 'localhost']))())
+      expect(reply.status, reply.text).toBe(200);
   });
 
   it('on --host 127.0.0.1 allows loopback targets as before', async () => {

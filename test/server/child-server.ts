@@ -50,7 +50,12 @@ process.on('message', (message) => {
   if (message === 'memory') {
     global.gc?.();
     const { rss, heapUsed, external } = process.memoryUsage();
-    process.send!({ rss, maxRss: process.resourceUsage().maxRSS * 1024, peak: Math.max(peak, rss), held: heapUsed + external });
+    process.send!({
+      rss,
+      maxRss: process.resourceUsage().maxRSS * 1024,
+      peak: Math.max(peak, rss),
+      held: heapUsed + external,
+    });
     peak = rss;
   }
   if (message === 'upload-memory') process.send!({ held: server.uploadMemory.held });

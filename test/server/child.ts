@@ -43,12 +43,17 @@ export interface ChildOptions {
   fdLimit?: number;
 }
 
-export async function startChild(dataDir: string, { adminToken, options, fdLimit }: ChildOptions = {}): Promise<ChildServer> {
+export async function startChild(
+  dataDir: string,
+  { adminToken, options, fdLimit }: ChildOptions = {},
+): Promise<ChildServer> {
   const token = adminToken ?? `nrg_u_admin${randomBytes(16).toString('hex')}`;
   const args = ['--expose-gc', '--import', 'tsx', SCRIPT, dataDir, token, JSON.stringify(options ?? {})];
   // The shell sets the limit and becomes node (exec): the pid stays the server's.
   const [command, argv] =
-    fdLimit === undefined ? [process.execPath, args] : ['/bin/sh', ['-c', `ulimit -n ${fdLimit} && exec "$0" "$@"`, process.execPath, ...args]];
+    fdLimit === undefined
+      ? [process.execPath, args]
+      : ['/bin/sh', ['-c', `ulimit -n ${fdLimit} && exec "$0" "$@"`, process.execPath, ...args]];
   const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], cwd: ROOT });
   // Never outlive the test process, whatever happens to the test.
   const reap = () => child.kill('SIGKILL');
@@ -69,7 +74,9 @@ export async function startChild(dataDir: string, { adminToken, options, fdLimit
       out += chunk;
       if (out.includes('\n')) done(out.trim());
     });
-    void exited.then(({ code, signal }) => fail(new Error(`the server exited with ${code ?? signal} before listening: ${stderr}`)));
+    void exited.then(({ code, signal }) =>
+      fail(new Error(`the server exited with ${code ?? signal} before listening: ${stderr}`)),
+    );
   });
   return {
     url,
@@ -89,7 +96,9 @@ export async function startChild(dataDir: string, { adminToken, options, fdLimit
     },
     memory: () =>
       new Promise((done) => {
-        child.once('message', (message) => done(message as { rss: number; maxRss: number; peak: number; held: number }));
+        child.once('message', (message) =>
+          done(message as { rss: number; maxRss: number; peak: number; held: number }),
+        );
         child.send('memory');
       }),
     uploadMemory: () =>

@@ -76,28 +76,56 @@ let counter = 0;
 
 /** A new user (created by the admin) with its first token. */
 export async function createUser(server: TestServer, name = `user${++counter}`): Promise<TestUser> {
-  const reply = await call(server.url, 'POST', '/users', { token: server.adminToken, body: { name, email: `${name}@example.org` } });
+  const reply = await call(server.url, 'POST', '/users', {
+    token: server.adminToken,
+    body: { name, email: `${name}@example.org` },
+  });
   expect(reply.status, reply.text).toBe(201);
   return { id: reply.body.user.id, name, token: reply.body.token };
 }
 
 /** A publisher owned by `owner`. */
-export async function createPublisher(server: TestServer, owner: TestUser, id: string, extra: Record<string, unknown> = {}) {
-  const reply = await call(server.url, 'POST', '/publishers', { token: owner.token, body: { id, name: `Publisher ${id}`, ...extra } });
+export async function createPublisher(
+  server: TestServer,
+  owner: TestUser,
+  id: string,
+  extra: Record<string, unknown> = {},
+) {
+  const reply = await call(server.url, 'POST', '/publishers', {
+    token: owner.token,
+    body: { id, name: `Publisher ${id}`, ...extra },
+  });
   expect(reply.status, reply.text).toBe(201);
   return reply.body;
 }
 
 /** A personal access token of a publisher, created by one of its owners. */
-export async function createPat(server: TestServer, owner: TestUser, publisherId: string, name = 'ci'): Promise<string> {
-  const reply = await call(server.url, 'POST', `/publishers/${publisherId}/tokens`, { token: owner.token, body: { name } });
+export async function createPat(
+  server: TestServer,
+  owner: TestUser,
+  publisherId: string,
+  name = 'ci',
+): Promise<string> {
+  const reply = await call(server.url, 'POST', `/publishers/${publisherId}/tokens`, {
+    token: owner.token,
+    body: { name },
+  });
   expect(reply.status, reply.text).toBe(201);
   return reply.body.token;
 }
 
 /** Makes `user` a member: the owner invites, the user accepts (members join by consent). */
-export async function addMember(server: TestServer, owner: TestUser, publisherId: string, user: TestUser, role = 'member') {
-  const reply = await call(server.url, 'POST', `/publishers/${publisherId}/members`, { token: owner.token, body: { user: user.id, role } });
+export async function addMember(
+  server: TestServer,
+  owner: TestUser,
+  publisherId: string,
+  user: TestUser,
+  role = 'member',
+) {
+  const reply = await call(server.url, 'POST', `/publishers/${publisherId}/members`, {
+    token: owner.token,
+    body: { user: user.id, role },
+  });
   expect(reply.status, reply.text).toBe(201);
   const accepted = await call(server.url, 'POST', `/users/me/invitations/${publisherId}/accept`, { token: user.token });
   expect(accepted.status, accepted.text).toBe(200);
@@ -119,9 +147,12 @@ export function publish(
 }
 
 /** A small valid zip made of these files. */
-export function makeZip(files: Record<string, string | Buffer> = { '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n' }): Promise<Buffer> {
+export function makeZip(
+  files: Record<string, string | Buffer> = { '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n' },
+): Promise<Buffer> {
   const zip = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.from(content), name, { mtime: new Date(2020, 0, 1) });
+  for (const [name, content] of Object.entries(files))
+    zip.addBuffer(Buffer.from(content), name, { mtime: new Date(2020, 0, 1) });
   zip.end();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -154,7 +185,10 @@ export async function publishAndUpload(
 ) {
   const published = await publish(server, token, publisherId, nodeId, version, extra);
   expect(published.status, published.text).toBe(201);
-  const uploaded = await uploadTo(published.body.signedUrl, zip ?? (await makeZip({ 'node.py': `# ${nodeId} ${version}\n` })));
+  const uploaded = await uploadTo(
+    published.body.signedUrl,
+    zip ?? (await makeZip({ 'node.py': `# ${nodeId} ${version}\n` })),
+  );
   expect(uploaded.status, uploaded.text).toBe(200);
   return uploaded.body;
 }
@@ -166,7 +200,8 @@ export async function publishAndUpload(
 export function garbage(seed: number, bytes = 4 * 1024 * 1024): Buffer {
   const text = Buffer.alloc(bytes, '()[]{}');
   let state = seed;
-  for (let i = 7; i < bytes; i++) text[i] = '()[]{}'.charCodeAt(((state = (state * 1103515245 + 12345) >>> 0) >>> 16) % 6);
+  for (let i = 7; i < bytes; i++)
+    text[i] = '()[]{}'.charCodeAt(((state = (state * 1103515245 + 12345) >>> 0) >>> 16) % 6);
   text.write('# eval\n');
   return text;
 }

@@ -35,7 +35,8 @@ const memory = () =>
 async function bigZip(dir: string): Promise<string> {
   const dataPath = join(dir, 'random.bin');
   const out = createWriteStream(dataPath);
-  for (let i = 0; i < 100; i++) if (!out.write(randomBytes(MiB))) await new Promise<void>((r) => out.once('drain', () => r()));
+  for (let i = 0; i < 100; i++)
+    if (!out.write(randomBytes(MiB))) await new Promise<void>((r) => out.once('drain', () => r()));
   await new Promise<void>((r) => out.end(() => r()));
   const zip = new yazl.ZipFile();
   zip.addFile(dataPath, 'data/random.bin', { compress: false });
@@ -82,7 +83,10 @@ describe('memory', () => {
     // Warm up every code path with a small archive first, so the baseline is the running server's
     // (its scan worker, kept once started, included: the archive holds a Python file).
     const warmup = await publish(server, owner.token, 'big-co', 'warmup', '1.0.0');
-    expect((await uploadTo(warmup.body.signedUrl, await makeZip({ 'w.bin': randomBytes(MiB), 'w.py': 'import json\n' }))).status).toBe(200);
+    expect(
+      (await uploadTo(warmup.body.signedUrl, await makeZip({ 'w.bin': randomBytes(MiB), 'w.py': 'import json\n' })))
+        .status,
+    ).toBe(200);
     // On a machine shared with other work the collector can fall behind for a while, and one upload then
     // peaks higher without any leak: it is measured again (three uploads at most) and the lowest counts.
     // A server that buffered the archive would grow by 100 MiB on every try.
@@ -95,7 +99,14 @@ describe('memory', () => {
       const reply = await new Promise<{ status: number; body: string }>((done, fail) => {
         const req = request(
           published.body.signedUrl,
-          { method: 'PUT', headers: { 'content-type': 'application/zip', 'content-length': String(zipSize), 'x-content-sha256': zipSha } },
+          {
+            method: 'PUT',
+            headers: {
+              'content-type': 'application/zip',
+              'content-length': String(zipSize),
+              'x-content-sha256': zipSha,
+            },
+          },
           (res) => {
             let body = '';
             res.on('data', (chunk) => (body += chunk));
@@ -106,7 +117,11 @@ describe('memory', () => {
         createReadStream(zipPath).pipe(req);
       });
       expect(reply.status, reply.body).toBe(200);
-      expect(JSON.parse(reply.body)).toMatchObject({ status: 'NodeVersionStatusActive', archive_size: zipSize, archive_sha256: zipSha });
+      expect(JSON.parse(reply.body)).toMatchObject({
+        status: 'NodeVersionStatusActive',
+        archive_size: zipSize,
+        archive_sha256: zipSha,
+      });
       const after = await memory();
       lowest = Math.min(lowest, after.peak - before.rss);
     }
@@ -119,7 +134,9 @@ describe('memory', () => {
     const readSlowly = async (): Promise<number> => {
       const before = await memory();
       const response = await new Promise<IncomingMessage>((done, fail) => {
-        request(`${url}/archives/big-co/big-node/1.0.0/node.zip`, (res) => done(res)).on('error', fail).end();
+        request(`${url}/archives/big-co/big-node/1.0.0/node.zip`, (res) => done(res))
+          .on('error', fail)
+          .end();
       });
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-length']).toBe(String(zipSize));

@@ -44,38 +44,63 @@ describe('/readyz and the archive storage', () => {
 
   it('a bucket whose host does not resolve (under .invalid): 503, not an internal error', async () => {
     logged.length = 0;
-    const env = { AWS_ENDPOINT_URL_S3: 'http://nodereg-test.invalid:9000', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y' };
-    const server = await startServer({ archives: createS3ArchiveStorage({ bucket: 'registry-archives', prefix: '', env }), log, accessLog: false });
+    const env = {
+      AWS_ENDPOINT_URL_S3: 'http://nodereg-test.invalid:9000',
+      AWS_ACCESS_KEY_ID: 'x',
+      AWS_SECRET_ACCESS_KEY: 'y',
+    };
+    const server = await startServer({
+      archives: createS3ArchiveStorage({ bucket: 'registry-archives', prefix: '', env }),
+      log,
+      accessLog: false,
+    });
     servers.push(server);
     expectError(await call(server.url, 'GET', '/readyz'), 503, 'unavailable');
-    expect(logged).toContainEqual({ level: 'warn', line: expect.stringMatching(/^archive storage unavailable \(getaddrinfo ENOTFOUND nodereg-test\.invalid\); check .*: answered 503$/) });
+    expect(logged).toContainEqual({
+      level: 'warn',
+      line: expect.stringMatching(
+        /^archive storage unavailable \(getaddrinfo ENOTFOUND nodereg-test\.invalid\); check .*: answered 503$/,
+      ),
+    });
   });
 
-  it.skipIf(!s3Server)('the bucket gone: 503; a flood of probes within the kept time costs the bucket one HEAD', async () => {
-    const s3 = await s3Server!;
-    const bucket = await s3.bucket();
-    const relay = await httpRelay(s3.env.AWS_ENDPOINT_URL_S3);
-    const storage = (prefix: string) => createS3ArchiveStorage({ bucket, prefix, env: { ...s3.env, AWS_ENDPOINT_URL_S3: relay.url } });
-    const kept = await startServer({ archives: storage('kept'), accessLog: false, readyStorageKeep: 600_000 });
-    const fresh = await startServer({ archives: storage('fresh'), log, accessLog: false, readyStorageKeep: 0 });
-    servers.push(kept, fresh);
-    const bucketHeads = () => relay.requests.filter((line) => line === `HEAD /${bucket}/`).length;
+  it.skipIf(!s3Server)(
+    'the bucket gone: 503; a flood of probes within the kept time costs the bucket one HEAD',
+    async () => {
+      const s3 = await s3Server!;
+      const bucket = await s3.bucket();
+      const relay = await httpRelay(s3.env.AWS_ENDPOINT_URL_S3);
+      const storage = (prefix: string) =>
+        createS3ArchiveStorage({ bucket, prefix, env: { ...s3.env, AWS_ENDPOINT_URL_S3: relay.url } });
+      const kept = await startServer({ archives: storage('kept'), accessLog: false, readyStorageKeep: 600_000 });
+      const fresh = await startServer({ archives: storage('fresh'), log, accessLog: false, readyStorageKeep: 0 });
+      servers.push(kept, fresh);
+      const bucketHeads = () => relay.requests.filter((line) => line === `HEAD /${bucket}/`).length;
 
-    const flood = await Promise.all(Array.from({ length: 40 }, () => call(kept.url, 'GET', '/readyz')));
-    for (let i = 0; i < 20; i++) flood.push(await call(kept.url, 'GET', '/readyz'));
-    expect(flood.map((reply) => reply.status)).toEqual(flood.map(() => 200));
-    expect(bucketHeads(), relay.requests.join('\n')).toBe(1);
+      const flood = await Promise.all(Array.from({ length: 40 }, () => call(kept.url, 'GET', '/readyz')));
+      for (let i = 0; i < 20; i++) flood.push(await call(kept.url, 'GET', '/readyz'));
+      expect(flood.map((reply) => reply.status)).toEqual(flood.map(() => 200));
+      expect(bucketHeads(), relay.requests.join('\n')).toBe(1);
 
-    relay.mode = 'no-bucket';
-    logged.length = 0;
-    expectError(await call(fresh.url, 'GET', '/readyz'), 503, 'unavailable');
-    expect(logged.some(({ level, line }) => level === 'warn' && /^archive storage unavailable \(.*\); check that the bucket exists, its endpoint answers and it takes the keys: answered 503$/.test(line))).toBe(true);
-    // the kept answer stands for its time: no HEAD more
-    const heads = bucketHeads();
-    expect((await call(kept.url, 'GET', '/readyz')).status).toBe(200);
-    expect(bucketHeads()).toBe(heads);
+      relay.mode = 'no-bucket';
+      logged.length = 0;
+      expectError(await call(fresh.url, 'GET', '/readyz'), 503, 'unavailable');
+      expect(
+        logged.some(
+          ({ level, line }) =>
+            level === 'warn' &&
+            /^archive storage unavailable \(.*\); check that the bucket exists, its endpoint answers and it takes the keys: answered 503$/.test(
+              line,
+            ),
+        ),
+      ).toBe(true);
+      // the kept answer stands for its time: no HEAD more
+      const heads = bucketHeads();
+      expect((await call(kept.url, 'GET', '/readyz')).status).toBe(200);
+      expect(bucketHeads()).toBe(heads);
 
-    relay.mode = 'relay';
-    expect((await call(fresh.url, 'GET', '/readyz')).status).toBe(200);
-  });
+      relay.mode = 'relay';
+      expect((await call(fresh.url, 'GET', '/readyz')).status).toBe(200);
+    },
+  );
 });

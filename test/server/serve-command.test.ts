@@ -61,9 +61,12 @@ describe('nodereg serve', () => {
   it('--database and --storage (or their environment variables) put the database and the archives where they say, and close cleanly', async () => {
     const dataDir = join(tempDir(), 'data');
     const elsewhere = tempDir();
-    const served = await serve(['--port', '0', '--data-dir', dataDir, '--database', `sqlite:${join(elsewhere, 'db.sqlite')}`], {
-      env: { NODEREG_STORAGE_URL: join(elsewhere, 'archives') },
-    });
+    const served = await serve(
+      ['--port', '0', '--data-dir', dataDir, '--database', `sqlite:${join(elsewhere, 'db.sqlite')}`],
+      {
+        env: { NODEREG_STORAGE_URL: join(elsewhere, 'archives') },
+      },
+    );
     expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
     expect(served.stderr()).toContain(`database: ${join(elsewhere, 'db.sqlite')}`);
     expect(served.stderr()).toContain(`archives: ${join(elsewhere, 'archives')}`);
@@ -76,12 +79,28 @@ describe('nodereg serve', () => {
   it('refuses a database or storage URL it cannot use before starting, naming the flag or variable (exit 2)', async () => {
     const cases: [string[], Record<string, string>, RegExp][] = [
       [['--database', 'mysql://h/db'], {}, /--database: "mysql:" is not a database/],
-      [[], { NODEREG_DATABASE_URL: 'postgres:///db' }, /NODEREG_DATABASE_URL: "postgres:\/\/\/db" is not a PostgreSQL URL/],
+      [
+        [],
+        { NODEREG_DATABASE_URL: 'postgres:///db' },
+        /NODEREG_DATABASE_URL: "postgres:\/\/\/db" is not a PostgreSQL URL/,
+      ],
       [['--storage', 's3://Bad_Bucket/x'], {}, /--storage: "Bad_Bucket" is not an S3 bucket name/],
       [['--storage', 'ftp://h/x'], {}, /--storage: "ftp:" is not a storage/],
-      [['--storage', 's3://some-bucket/x', '--max-archive', '6GiB'], {}, /--max-archive must be at most 5GiB with S3 storage/],
-      [['--database', 'postgres://u@127.0.0.1:1/db'], {}, /with --database postgres:\/\/… and no --data-dir, --storage \(or NODEREG_STORAGE_URL\) must say where archives live/],
-      [['--database', 'postgres://u@127.0.0.1:1/db', '--storage', '/tmp/x'], {}, /with --database postgres:\/\/… and no --data-dir, set NODEREG_ADMIN_TOKEN/],
+      [
+        ['--storage', 's3://some-bucket/x', '--max-archive', '6GiB'],
+        {},
+        /--max-archive must be at most 5GiB with S3 storage/,
+      ],
+      [
+        ['--database', 'postgres://u@127.0.0.1:1/db'],
+        {},
+        /with --database postgres:\/\/… and no --data-dir, --storage \(or NODEREG_STORAGE_URL\) must say where archives live/,
+      ],
+      [
+        ['--database', 'postgres://u@127.0.0.1:1/db', '--storage', '/tmp/x'],
+        {},
+        /with --database postgres:\/\/… and no --data-dir, set NODEREG_ADMIN_TOKEN/,
+      ],
     ];
     for (const [args, env, message] of cases) {
       const dataDir = args.includes('--database') ? [] : ['--data-dir', tempDir()];
@@ -94,7 +113,11 @@ describe('nodereg serve', () => {
   it('a PostgreSQL URL it cannot parse is refused without printing its password (serve, restore, backup)', async () => {
     // Both fail to parse: a doubled @, and a / in the password (not percent-encoded).
     for (const url of ['postgres://u:hunter2@@/db', 'postgres://u:hunt/er2@127.0.0.1/db']) {
-      for (const args of [['serve', '--port', '0', '--database', url], ['restore', tempDir(), '--database', url, '--storage', tempDir()], ['backup', join(tempDir(), 'out'), '--database', url]]) {
+      for (const args of [
+        ['serve', '--port', '0', '--database', url],
+        ['restore', tempDir(), '--database', url, '--storage', tempDir()],
+        ['backup', join(tempDir(), 'out'), '--database', url],
+      ]) {
         const result = await runInProcess(args);
         expect(result.code, `${args[0]} ${url}`).toBe(2);
         expect(result.stderr).toMatch(/--database: .* is not a PostgreSQL URL/);
@@ -104,7 +127,9 @@ describe('nodereg serve', () => {
   });
 
   it('backup of a PostgreSQL registry explains pg_dump and bucket versioning and exits 2; of --database sqlite:PATH copies that file', async () => {
-    const pg = await runInProcess(['backup', join(tempDir(), 'out')], { env: { NODEREG_DATABASE_URL: 'postgresql://u:p@127.0.0.1:1/db' } });
+    const pg = await runInProcess(['backup', join(tempDir(), 'out')], {
+      env: { NODEREG_DATABASE_URL: 'postgresql://u:p@127.0.0.1:1/db' },
+    });
     expect(pg.code).toBe(2);
     expect(pg.stderr).toMatch(/pg_dump/);
     expect(pg.stderr).toMatch(/versioning of the bucket/);
@@ -112,7 +137,14 @@ describe('nodereg serve', () => {
     const elsewhere = tempDir();
     openDatabase(join(elsewhere, 'db.sqlite')).close();
     const out = join(tempDir(), 'out');
-    const copied = await runInProcess(['backup', out, '--data-dir', tempDir(), '--database', `sqlite:${join(elsewhere, 'db.sqlite')}`]);
+    const copied = await runInProcess([
+      'backup',
+      out,
+      '--data-dir',
+      tempDir(),
+      '--database',
+      `sqlite:${join(elsewhere, 'db.sqlite')}`,
+    ]);
     expect(copied.stderr).toBe('');
     expect(copied.code).toBe(0);
     expect(integrity(join(out, 'registry.db'))).toBe('ok');
@@ -130,21 +162,43 @@ describe('nodereg serve', () => {
         .filter(Boolean)
         .map((l) => JSON.parse(l) as Record<string, unknown>);
     const lines = parsed(json.stderr());
-    for (const line of lines) expect(line).toEqual(expect.objectContaining({ time: expect.any(String), level: expect.any(String) }));
+    for (const line of lines)
+      expect(line).toEqual(expect.objectContaining({ time: expect.any(String), level: expect.any(String) }));
     expect(lines).toContainEqual(expect.objectContaining({ method: 'GET', path: '/healthz', status: 200 }));
     expect(lines).toContainEqual(expect.objectContaining({ method: 'GET', path: '/no-such-route', status: 404 }));
     expect(lines).toContainEqual(expect.objectContaining({ level: 'info', message: `data dir: ${dataDir}` }));
-    expect(lines).toContainEqual(expect.objectContaining({ message: expect.stringMatching(/^admin token \(shown once; also in .*admin-token\): nrg_u_/) }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        message: expect.stringMatching(/^admin token \(shown once; also in .*admin-token\): nrg_u_/),
+      }),
+    );
     expect(lines).toContainEqual(expect.objectContaining({ message: expect.stringMatching(/^SIGTERM: closing/) }));
-    expect(parsed(json.stdout())).toEqual([expect.objectContaining({ level: 'info', message: `nodereg registry listening on ${json.url}`, url: json.url })]);
+    expect(parsed(json.stdout())).toEqual([
+      expect.objectContaining({ level: 'info', message: `nodereg registry listening on ${json.url}`, url: json.url }),
+    ]);
 
     // A start that fails says so in JSON too.
     const blocker: Server = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     try {
-      const failed = await runInProcess(['serve', '--port', String((blocker.address() as { port: number }).port), '--data-dir', tempDir(), '--log', 'json']);
+      const failed = await runInProcess([
+        'serve',
+        '--port',
+        String((blocker.address() as { port: number }).port),
+        '--data-dir',
+        tempDir(),
+        '--log',
+        'json',
+      ]);
       expect(failed.code).toBe(1);
-      expect(parsed(failed.stderr)).toEqual([expect.objectContaining({ level: 'error', code: 'port_in_use', message: expect.stringContaining('already in use'), hint: expect.any(String) })]);
+      expect(parsed(failed.stderr)).toEqual([
+        expect.objectContaining({
+          level: 'error',
+          code: 'port_in_use',
+          message: expect.stringContaining('already in use'),
+          hint: expect.any(String),
+        }),
+      ]);
     } finally {
       blocker.close();
     }
@@ -164,26 +218,48 @@ describe('nodereg serve', () => {
       [['serve', '--port', '--log', 'json'], 2, /^too many arguments for 'serve'/],
       [['--log', 'json', 'serve', '--port', '0'], 2, /^unknown option '--log'/],
       [['serve', '--port', 'x', '--log', 'json'], 2, /^--port must be a port number/],
-      [['serve', '--database', 'postgres://u:secret@[bad/db', '--log', 'json'], 2, /^--database: .* is not a PostgreSQL URL/],
-      [['serve', '--port', '0', '--data-dir', join(file, 'dir'), '--log', 'json'], 1, /^cannot open the data dir .*not a directory/],
+      [
+        ['serve', '--database', 'postgres://u:secret@[bad/db', '--log', 'json'],
+        2,
+        /^--database: .* is not a PostgreSQL URL/,
+      ],
+      [
+        ['serve', '--port', '0', '--data-dir', join(file, 'dir'), '--log', 'json'],
+        1,
+        /^cannot open the data dir .*not a directory/,
+      ],
     ];
     const results = await Promise.all(cases.map(([args]) => runInProcess(args)));
     results.forEach((result, i) => {
       const [args, code, message] = cases[i];
       expect(result.code, args.join(' ')).toBe(code);
       expect(result.stdout).toBe('');
-      const lines = result.stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
-      expect(lines[0], args.join(' ')).toEqual(expect.objectContaining({ time: expect.any(String), level: 'error', message: expect.stringMatching(message) }));
+      const lines = result.stderr
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines[0], args.join(' ')).toEqual(
+        expect.objectContaining({ time: expect.any(String), level: 'error', message: expect.stringMatching(message) }),
+      );
     });
   });
 
   it('with --json and --log json, an error is reported once, as a log line on stderr; --json alone keeps the document on stdout', async () => {
-    for (const args of [['--json', 'serve', '--log', 'json', '--bogus'], ['--json', 'serve', '--port', 'x', '--log', 'json']]) {
+    for (const args of [
+      ['--json', 'serve', '--log', 'json', '--bogus'],
+      ['--json', 'serve', '--port', 'x', '--log', 'json'],
+    ]) {
       const result = await runInProcess(args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stdout, args.join(' ')).toBe('');
-      const lines = result.stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
-      expect(lines.filter((line) => line.level === 'error'), args.join(' ')).toHaveLength(1);
+      const lines = result.stderr
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(
+        lines.filter((line) => line.level === 'error'),
+        args.join(' '),
+      ).toHaveLength(1);
     }
     const alone = await runInProcess(['--json', 'serve', '--bogus']);
     expect(alone.code).toBe(2);
@@ -210,7 +286,15 @@ describe('nodereg serve', () => {
   });
 
   it('names a database it cannot open without any of its password, also one holding an @ (the URL ends at the last)', async () => {
-    const result = await runInProcess(['serve', '--port', '0', '--data-dir', join(tempDir(), 'data'), '--database', 'postgres://nodereg:pa@ss-word@127.0.0.1:1/db']);
+    const result = await runInProcess([
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      join(tempDir(), 'data'),
+      '--database',
+      'postgres://nodereg:pa@ss-word@127.0.0.1:1/db',
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('cannot open --database postgres://***@127.0.0.1:1/db');
     expect(result.stderr).not.toContain('ss-word');
@@ -234,10 +318,15 @@ describe('nodereg serve', () => {
     db.close();
     writeFileSync(join(dataDir, 'secret'), randomBytes(32).toString('hex'), { mode: 0o600 });
     const before = sha256(readFileSync(file));
-    for (const args of [['--data-dir', dataDir], ['--database', file, '--migrate-only']]) {
+    for (const args of [
+      ['--data-dir', dataDir],
+      ['--database', file, '--migrate-only'],
+    ]) {
       const result = await runInProcess(['serve', '--port', '0', ...args]);
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`${file} was written by a newer nodereg (schema ${migrations.length + 1}, this one knows ${migrations.length})`);
+      expect(result.stderr).toContain(
+        `${file} was written by a newer nodereg (schema ${migrations.length + 1}, this one knows ${migrations.length})`,
+      );
       expect(result.stdout).toBe('');
     }
     expect(sha256(readFileSync(file))).toBe(before);
@@ -263,7 +352,13 @@ describe('nodereg serve', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const dataDir = tempDir();
     try {
-      const failed = await runInProcess(['serve', '--port', String((blocker.address() as { port: number }).port), '--data-dir', dataDir]);
+      const failed = await runInProcess([
+        'serve',
+        '--port',
+        String((blocker.address() as { port: number }).port),
+        '--data-dir',
+        dataDir,
+      ]);
       expect(failed.code).toBe(1);
     } finally {
       blocker.close();
@@ -347,7 +442,9 @@ describe('nodereg serve: the admin token', () => {
     expect(readConfig(home).profiles.default.token).toBe(dead); // the profile keeps what it holds
     const refused = await runInProcess(['whoami'], { home });
     expect(refused.code).toBe(4);
-    expect(refused.stderr).toContain(`hint: profile "default" holds this token and http://127.0.0.1:${port} refuses it: it is stale`);
+    expect(refused.stderr).toContain(
+      `hint: profile "default" holds this token and http://127.0.0.1:${port} refuses it: it is stale`,
+    );
     expect(refused.stderr).toContain('save a live one with `nodereg login`');
     // a token from the environment is not the profile's
     const given = await runInProcess(['whoami'], { home, env: { NODEREG_TOKEN: dead } });
@@ -366,7 +463,10 @@ describe('nodereg serve: the admin token', () => {
     const served = await serve(['--port', String(await freePort())], { home });
     const token = tokenLine.exec(served.stderr())![2];
     expect((await served.stop()).code).toBe(0);
-    expect(readConfig(home).profiles).toEqual({ default: { registry: 'http://127.0.0.1:9' }, local: { registry: served.url, token } });
+    expect(readConfig(home).profiles).toEqual({
+      default: { registry: 'http://127.0.0.1:9' },
+      local: { registry: served.url, token },
+    });
     expect(served.stderr()).toContain('--profile local');
   });
 
@@ -378,7 +478,10 @@ describe('nodereg serve: the admin token', () => {
       expect(served.stderr()).toContain(
         `admin token not saved to a profile: --port 0 picked port ${new URL(served.url).port} for this run only; point commands at it with NODEREG_REGISTRY=${served.url} NODEREG_TOKEN=$(cat ${file}), or serve on a fixed --port to have it saved`,
       );
-      const whoami = await runInProcess(['whoami'], { home, env: { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: readFileSync(file, 'utf8').trim() } });
+      const whoami = await runInProcess(['whoami'], {
+        home,
+        env: { NODEREG_REGISTRY: served.url, NODEREG_TOKEN: readFileSync(file, 'utf8').trim() },
+      });
       expect(whoami.code, whoami.stderr).toBe(0);
       expect((await served.stop()).code).toBe(0);
       expect(existsSync(join(home, '.config', 'nodereg', 'config.json'))).toBe(false);
@@ -386,7 +489,10 @@ describe('nodereg serve: the admin token', () => {
     // behind a --public-url the URL does not change with the port: saved as before
     const proxied = await serve(['--port', '0', '--public-url', 'http://127.0.0.1:4999'], { home });
     expect((await proxied.stop()).code).toBe(0);
-    expect(readConfig(home).profiles.default).toEqual({ registry: 'http://127.0.0.1:4999', token: readFileSync(file, 'utf8').trim() });
+    expect(readConfig(home).profiles.default).toEqual({
+      registry: 'http://127.0.0.1:4999',
+      token: readFileSync(file, 'utf8').trim(),
+    });
   });
 
   it("a profile's registry where nothing listens (a stopped serve, a --port 0 an older build saved): the hint names the profile and how to fix it", async () => {
@@ -400,7 +506,10 @@ describe('nodereg serve: the admin token', () => {
     );
     // a URL given by flag or variable is not the profile's
     for (const given of [['--registry', gone], []]) {
-      const result = await runInProcess(['node', 'show', 'some-node', ...given], { home, env: given.length ? {} : { NODEREG_REGISTRY: gone } });
+      const result = await runInProcess(['node', 'show', 'some-node', ...given], {
+        home,
+        env: given.length ? {} : { NODEREG_REGISTRY: gone },
+      });
       expect(result.code).toBe(1);
       expect(result.stderr).not.toContain('the registry of profile');
     }
@@ -428,7 +537,10 @@ const ADMIN = 'nrg_u_e2e-admin-token-abcdefghijklmnopqrstuvwxyz012345';
 async function api(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
   const response = await fetch(url + path, {
     method,
-    headers: { authorization: `Bearer ${ADMIN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${ADMIN}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -440,7 +552,10 @@ describe('nodereg serve --seed', () => {
     const dataDir = join(tempDir(), 'data');
     const first = await serve(['--port', '0', '--data-dir', dataDir, '--seed']);
     // The hints come in writes after the "seeded" line: wait for the last of them (or a failure).
-    await vi.waitFor(() => expect(first.stderr()).toMatch(/Browse: |seeding failed|not seeding/), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(() => expect(first.stderr()).toMatch(/Browse: |seeding failed|not seeding/), {
+      timeout: 20_000,
+      interval: 50,
+    });
     expect(first.stderr()).not.toMatch(/seeding failed|not seeding/);
     expect(first.stderr()).toMatch(/seeded publisher "example"/);
     expect(first.stderr()).toContain('nodereg publisher create');
@@ -509,10 +624,10 @@ describe('nodereg serve: graceful close', () => {
         req.write(zip.subarray(0, half), () => {
           // half the body is sent: ask the server to stop, and send the rest once it is closing
           served.child.kill('SIGTERM');
-          vi.waitFor(() => expect(served.stderr()).toContain('SIGTERM: closing'), { timeout: 20_000, interval: 20 }).then(
-            () => req.end(zip.subarray(half)),
-            reject,
-          );
+          vi.waitFor(() => expect(served.stderr()).toContain('SIGTERM: closing'), {
+            timeout: 20_000,
+            interval: 20,
+          }).then(() => req.end(zip.subarray(half)), reject);
         });
       });
     });

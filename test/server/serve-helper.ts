@@ -21,7 +21,14 @@ afterEach(() => {
 });
 
 /** Spawns `nodereg serve ARGS` and resolves once its first stdout line (the URL line) has arrived. */
-export function serve(args: string[], options: { home?: string; env?: Record<string, string>; /** A command that runs serve, e.g. strace and its flags. */ wrap?: string[] } = {}): Promise<Served> {
+export function serve(
+  args: string[],
+  options: {
+    home?: string;
+    env?: Record<string, string> /** A command that runs serve, e.g. strace and its flags. */;
+    wrap?: string[];
+  } = {},
+): Promise<Served> {
   const home = options.home ?? tempDir('nodereg-home-');
   const command = [...(options.wrap ?? []), process.execPath, INSTALLED_BIN, 'serve', ...args];
   const child = spawn(command[0], command.slice(1), { env: cliEnv(home, options.env), stdio: 'pipe' });
@@ -41,7 +48,9 @@ export function serve(args: string[], options: { home?: string; env?: Record<str
       stdout += chunk;
       if (!before.includes('\n') && stdout.includes('\n')) {
         // (With --log json the line is a JSON object whose message is that line.)
-        const line = stdout.startsWith('{') ? (JSON.parse(stdout.slice(0, stdout.indexOf('\n'))) as { message?: string }).message + '\n' : stdout;
+        const line = stdout.startsWith('{')
+          ? (JSON.parse(stdout.slice(0, stdout.indexOf('\n'))) as { message?: string }).message + '\n'
+          : stdout;
         const match = /^nodereg registry listening on (http:\/\/\S+)\n/.exec(line);
         if (!match) return reject(new Error(`unexpected first stdout line: ${JSON.stringify(stdout)}`));
         resolve({

@@ -23,7 +23,14 @@ describe('a server given its database and archive storage', () => {
     const db = openDatabase(join(elsewhere, 'other.db'));
     let closed = 0;
     const server = await startServer({
-      database: { store: createSqliteRegistryStore(db), tasks: createTaskStore(db), close: () => { closed++; db.close(); } },
+      database: {
+        store: createSqliteRegistryStore(db),
+        tasks: createTaskStore(db),
+        close: () => {
+          closed++;
+          db.close();
+        },
+      },
       archives: createLocalArchiveStorage(join(elsewhere, 'bucket')),
     });
     const alice = await createUser(server, 'alice');
@@ -35,7 +42,9 @@ describe('a server given its database and archive storage', () => {
     expect(existsSync(join(elsewhere, 'bucket', 'alice-co', 'elsewhere-node', '1.0.0', 'node.zip'))).toBe(true);
     expect(db.prepare("SELECT count(*) AS n FROM versions WHERE node_id = 'elsewhere-node'").get()).toEqual({ n: 1 });
     expect(server.server.db).toBeUndefined();
-    expect(readdirSync(server.dataDir).filter((name) => name.startsWith('registry.db') || name === 'archives')).toEqual([]);
+    expect(readdirSync(server.dataDir).filter((name) => name.startsWith('registry.db') || name === 'archives')).toEqual(
+      [],
+    );
 
     await server.close();
     expect(closed).toBe(1);
@@ -62,10 +71,21 @@ describe('rolling back archive claims at start', () => {
     await store.createUser({ id: 'u', name: 'u' });
     await store.createPublisher('acme', {}, 'u');
     const PENDING = {
-      changelog: null, dependencies: null, supported_accelerators: null, supported_appui_frontend_version: null,
-      supported_appui_version: null, supported_os: null, tags: null,
+      changelog: null,
+      dependencies: null,
+      supported_accelerators: null,
+      supported_appui_frontend_version: null,
+      supported_appui_version: null,
+      supported_os: null,
+      tags: null,
     };
-    const outcome = await store.publish({ publisherId: 'acme', nodeId: 'n', node: {}, version: '1.0.0', pending: PENDING });
+    const outcome = await store.publish({
+      publisherId: 'acme',
+      nodeId: 'n',
+      node: {},
+      version: '1.0.0',
+      pending: PENDING,
+    });
     if (outcome.kind !== 'created') throw new Error(outcome.kind);
     const key = 'acme/n/1.0.0/node.zip';
     expect(await store.claimArchive(outcome.version.id, key)).toBe(true);

@@ -120,7 +120,11 @@ describe('kill -9 at the two moments an upload could leave the file and the data
     try {
       expect(readFileSync(join(dataDir, 'archives/crash-co/fragile/2.0.0/node.zip')).equals(third)).toBe(true);
       const recorded = await call(server.url, 'GET', '/nodes/fragile/versions/2.0.0', { token: owner.token });
-      expect(recorded.body).toMatchObject({ archive_sha256: sha256(third), archive_size: third.length, status: 'NodeVersionStatusActive' });
+      expect(recorded.body).toMatchObject({
+        archive_sha256: sha256(third),
+        archive_size: third.length,
+        status: 'NodeVersionStatusActive',
+      });
       expect((await publish(server, owner.token, 'crash-co', 'fragile', '2.0.0')).status).toBe(409);
       expect(checkDataDir(dataDir).archives).toBe(2);
     } finally {
@@ -171,7 +175,10 @@ describe('kill -9 under load', () => {
             versions.push(entry);
             totals.publishes++;
             // Sizes up to ~1.5 MiB of incompressible bytes, so that uploads are often in flight at the kill.
-            const zip = await storedZip({ 'data.bin': randomBytes(Math.floor(rand() * 1_500_000)), '__init__.py': `# ${version}\n` });
+            const zip = await storedZip({
+              'data.bin': randomBytes(Math.floor(rand() * 1_500_000)),
+              '__init__.py': `# ${version}\n`,
+            });
             entry.inFlight = sha256(zip);
             const uploaded = await uploadTo(published.body.signedUrl, zip);
             expect(uploaded.status, uploaded.text).toBe(200);
@@ -180,7 +187,9 @@ describe('kill -9 under load', () => {
             totals.uploads++;
             const star = 1 + Math.floor(rand() * 5);
             review.inFlight = star;
-            const reviewed = await call(server.url, 'POST', `/nodes/${review.nodeId}/reviews?star=${star}`, { token: user.token });
+            const reviewed = await call(server.url, 'POST', `/nodes/${review.nodeId}/reviews?star=${star}`, {
+              token: user.token,
+            });
             expect(reviewed.status, reviewed.text).toBe(200);
             review.acknowledged = star;
             review.inFlight = undefined;
@@ -202,7 +211,9 @@ describe('kill -9 under load', () => {
       // Every acknowledged publish and upload is there; an upload cut in flight either completed whole
       // (the crash came after its record) or left no archive, and can then be retried.
       for (const entry of versions) {
-        const reply = await call(after.url, 'GET', `/nodes/${entry.nodeId}/versions/${entry.version}`, { token: adminToken });
+        const reply = await call(after.url, 'GET', `/nodes/${entry.nodeId}/versions/${entry.version}`, {
+          token: adminToken,
+        });
         expect(reply.status, `${entry.nodeId}@${entry.version}: ${reply.text}`).toBe(200);
         if (entry.uploaded) {
           expect(reply.body.archive_sha256, `${entry.nodeId}@${entry.version}`).toBe(entry.uploaded);

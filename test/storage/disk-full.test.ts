@@ -37,7 +37,10 @@ describe('a full disk', () => {
     // The pages in use still have room for a few rows: publishers go in until one needs a new page.
     let refused;
     for (let n = 0; n < 200; n++) {
-      refused = await call(server.url, 'POST', '/publishers', { token: owner.token, body: { id: `full-${n}`, name: 'Full', description: 'x'.repeat(1000) } });
+      refused = await call(server.url, 'POST', '/publishers', {
+        token: owner.token,
+        body: { id: `full-${n}`, name: 'Full', description: 'x'.repeat(1000) },
+      });
       if (refused.status !== 201) break;
     }
     refused = refused!;
@@ -45,7 +48,14 @@ describe('a full disk', () => {
     expect(refused.body.error).toBe('unavailable');
     expect(refused.body.message).toMatch(/out of disk space; nothing was stored/);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(30);
-    expect(logged).toContainEqual({ level: 'warn', line: expect.stringMatching(new RegExp(`^out of disk space \\(SQLITE_FULL\\) writing the database ${join(server.dataDir, 'registry.db')}; free space there: answered 503$`)) });
+    expect(logged).toContainEqual({
+      level: 'warn',
+      line: expect.stringMatching(
+        new RegExp(
+          `^out of disk space \\(SQLITE_FULL\\) writing the database ${join(server.dataDir, 'registry.db')}; free space there: answered 503$`,
+        ),
+      ),
+    });
     expect(logged.some((entry) => entry.level === 'error')).toBe(false);
     expect((await call(server.url, 'GET', '/readyz')).status).toBe(200);
 
@@ -55,21 +65,40 @@ describe('a full disk', () => {
   });
 
   it('ENOSPC while an upload is written: a 503, the version stays pending and the upload can be sent again', async () => {
-    const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+    const enospc = () =>
+      Object.assign(new Error('ENOSPC: no space left on device, write'), {
+        code: 'ENOSPC',
+        errno: -28,
+        syscall: 'write',
+      });
     // The disk refuses the upload's temporary file (Node's own error for it).
     await refusedUpload(
-      (local, dir) => ({ receive: (...args: Parameters<typeof local.receive>) => (refusing ? Promise.reject(enospc()) : local.receive(...args)), dir }),
+      (local, dir) => ({
+        receive: (...args: Parameters<typeof local.receive>) =>
+          refusing ? Promise.reject(enospc()) : local.receive(...args),
+        dir,
+      }),
       /out of disk space/,
       (dir) => `out of disk space (ENOSPC) writing archives ${dir}; free space there: answered 503`,
     );
   });
 
   it('EACCES putting an archive in place: a 503 naming the path and what to fix; the upload can be sent again', async () => {
-    const eacces = (path: string) => Object.assign(new Error(`EACCES: permission denied, mkdir '${path}'`), { code: 'EACCES', errno: -13, syscall: 'mkdir', path });
+    const eacces = (path: string) =>
+      Object.assign(new Error(`EACCES: permission denied, mkdir '${path}'`), {
+        code: 'EACCES',
+        errno: -13,
+        syscall: 'mkdir',
+        path,
+      });
     await refusedUpload(
-      (local, dir) => ({ commit: (...args: Parameters<typeof local.commit>) => (refusing ? Promise.reject(eacces(join(dir, 'acme'))) : local.commit(...args)) }),
+      (local, dir) => ({
+        commit: (...args: Parameters<typeof local.commit>) =>
+          refusing ? Promise.reject(eacces(join(dir, 'acme'))) : local.commit(...args),
+      }),
       /may not write its data/,
-      (dir) => `not allowed to write (EACCES) writing archives ${join(dir, 'acme')}; let the user serve runs as write there (its permissions, a read-only mount): answered 503`,
+      (dir) =>
+        `not allowed to write (EACCES) writing archives ${join(dir, 'acme')}; let the user serve runs as write there (its permissions, a read-only mount): answered 503`,
     );
   });
 });
@@ -90,7 +119,12 @@ async function refusedUpload(
   const dir = tempDir();
   const local = createLocalArchiveStorage(dir);
   const { dir: named, ...methods } = faulty(local, dir);
-  server = await startServer({ log, accessLog: false, archives: { ...local, ...methods }, backendUrls: { storage: named } });
+  server = await startServer({
+    log,
+    accessLog: false,
+    archives: { ...local, ...methods },
+    backendUrls: { storage: named },
+  });
   const owner = await createUser(server);
   await createPublisher(server, owner, 'acme');
   const published = await publish(server, owner.token, 'acme', 'tool', '1.0.0');

@@ -55,7 +55,10 @@ describe('backups', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(readdirSync(parent)).toEqual(['nightly']); // the temporary dir was renamed, not left
     expect(readdirSync(out).sort()).toEqual(['archives', BACKUP_COMPLETE, 'registry.db', 'secret']);
-    expect(JSON.parse(readFileSync(join(out, BACKUP_COMPLETE), 'utf8'))).toMatchObject({ from: dataDir, archives: { files: 1 } });
+    expect(JSON.parse(readFileSync(join(out, BACKUP_COMPLETE), 'utf8'))).toMatchObject({
+      from: dataDir,
+      archives: { files: 1 },
+    });
     expect(mode(out)).toBe(0o700);
     const restored = await startServer({ dataDir: out });
     expect((await fetch(`${restored.url}/nodes/kept-node`)).status).toBe(200);
@@ -93,7 +96,9 @@ describe('backups', () => {
     expect(refused.stderr).toContain('no secret');
   });
 
-  it('two serves started together on one new data dir both come up, with one secret and one admin token', { timeout: 60_000 }, async () => {
+  it('two serves started together on one new data dir both come up, with one secret and one admin token', {
+    timeout: 60_000,
+  }, async () => {
     // Each layer raced: the secret read half written or refused as missing beside registry.db, the
     // migrations applied twice (duplicate column), WAL set by both (SQLITE_BUSY); measured ~1 pair in 2 failing.
     for (let round = 0; round < 4; round++) {
@@ -102,7 +107,8 @@ describe('backups', () => {
       try {
         expect(readFileSync(join(dataDir, 'secret'), 'utf8')).toMatch(/^[0-9a-f]{64}$/);
         const admin = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
-        for (const served of pair) expect((await call(served.url, 'GET', '/users/me', { token: admin })).status).toBe(200);
+        for (const served of pair)
+          expect((await call(served.url, 'GET', '/users/me', { token: admin })).status).toBe(200);
       } finally {
         await Promise.all(pair.map((served) => served.stop()));
       }
@@ -110,7 +116,11 @@ describe('backups', () => {
   });
 
   it('serve refuses a secret file that is empty or not hex (a first start cut short, a hand edit): upload URLs would be signed with a key anyone can compute', async () => {
-    for (const [name, text] of [['empty', ''], ['not hex', 'my own secret\n'], ['short', 'ab'.repeat(8)]]) {
+    for (const [name, text] of [
+      ['empty', ''],
+      ['not hex', 'my own secret\n'],
+      ['short', 'ab'.repeat(8)],
+    ]) {
       const dataDir = tempDir();
       writeFileSync(join(dataDir, 'secret'), text, { mode: 0o600 });
       const refused = await runInProcess(['serve', '--port', '0', '--data-dir', dataDir]);

@@ -7,12 +7,17 @@ import { migrations } from '../../src/server/store/migrations.js';
 import { searchWords } from '../../src/server/store/search-words.js';
 import { tempDir } from '../helpers.js';
 
-export function databaseBefore(name: string, publishers: string[]): { file: string; db: Database.Database; stamp: string } {
+export function databaseBefore(
+  name: string,
+  publishers: string[],
+): { file: string; db: Database.Database; stamp: string } {
   const file = join(tempDir(), 'registry.db');
   const db = new Database(file);
   db.pragma('foreign_keys = ON');
   // as db.ts registers it for migration 'search-words'
-  db.function('search_words', { deterministic: true }, (id, name) => searchWords(String(id), name === null ? null : String(name)));
+  db.function('search_words', { deterministic: true }, (id, name) =>
+    searchWords(String(id), name === null ? null : String(name)),
+  );
   const before = migrations.findIndex((migration) => migration.name === name);
   expect(before).toBeGreaterThan(0);
   for (const migration of migrations.slice(0, before)) db.exec(migration.sql);

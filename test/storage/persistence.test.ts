@@ -5,7 +5,17 @@ import { describe, expect, it } from 'vitest';
 import { TOKEN_PREFIX } from '../../src/contract/limits.js';
 import { createRegistryServer } from '../../src/server/index.js';
 import { startServer, tempDir } from '../helpers.js';
-import { addMember, call, client, createPat, createPublisher, createUser, expectError, publish, publishAndUpload } from '../server/fixtures.js';
+import {
+  addMember,
+  call,
+  client,
+  createPat,
+  createPublisher,
+  createUser,
+  expectError,
+  publish,
+  publishAndUpload,
+} from '../server/fixtures.js';
 
 describe('persistence', () => {
   it('keeps users, tokens, publishers, members, nodes, versions and reviews across a restart on the same data dir', async () => {
@@ -15,7 +25,14 @@ describe('persistence', () => {
     await createPublisher(first, alice, 'keep-co', { description: 'kept' });
     await addMember(first, alice, 'keep-co', bob);
     const pat = await createPat(first, alice, 'keep-co');
-    expect((await publish(first, pat, 'keep-co', 'Kept-Node', '1.0.0', { node: { name: 'Kept', tags: ['kept'] }, node_version: { changelog: 'c' } })).status).toBe(201);
+    expect(
+      (
+        await publish(first, pat, 'keep-co', 'Kept-Node', '1.0.0', {
+          node: { name: 'Kept', tags: ['kept'] },
+          node_version: { changelog: 'c' },
+        })
+      ).status,
+    ).toBe(201);
     await call(first.url, 'POST', '/nodes/kept-node/reviews?star=4', { token: bob.token });
     const uploaded = await publishAndUpload(first, pat, 'keep-co', 'kept-node', '2.0.0');
     const archive = Buffer.from(await (await fetch(uploaded.downloadUrl)).arrayBuffer());
@@ -35,7 +52,9 @@ describe('persistence', () => {
     const api2 = client(second);
     const withUrl = (value: unknown) => JSON.parse(JSON.stringify(value).replaceAll(first.url, second.url));
     expect((await api2.get('/nodes/kept-node', { token: alice.token })).body).toEqual(withUrl(before.node));
-    expect((await api2.get('/nodes/kept-node/versions', { token: alice.token })).body).toEqual(withUrl(before.versions));
+    expect((await api2.get('/nodes/kept-node/versions', { token: alice.token })).body).toEqual(
+      withUrl(before.versions),
+    );
     expect((await api2.get('/publishers/keep-co', { token: alice.token })).body).toEqual(before.publisher);
     expect((await api2.get('/users/me', { token: bob.token })).body).toEqual(before.me);
     expect((await api2.get('/users/me', { token: pat })).body.kind).toBe('pat');
@@ -54,8 +73,10 @@ describe('persistence', () => {
     const alice = await createUser(server, 'alice');
     await createPublisher(server, alice, 'secret-co');
     const pat = await createPat(server, alice, 'secret-co');
-    const extra = (await call(server.url, 'POST', '/users/me/tokens', { token: alice.token, body: { name: 'x' } })).body.token as string;
-    for (const token of [alice.token, pat, extra, server.adminToken]) expect((await call(server.url, 'GET', '/users/me', { token })).status).toBe(200);
+    const extra = (await call(server.url, 'POST', '/users/me/tokens', { token: alice.token, body: { name: 'x' } })).body
+      .token as string;
+    for (const token of [alice.token, pat, extra, server.adminToken])
+      expect((await call(server.url, 'GET', '/users/me', { token })).status).toBe(200);
     await server.close();
     const files = readdirSync(server.dataDir).filter((name) => name.startsWith('registry.db'));
     expect(files).toContain('registry.db');

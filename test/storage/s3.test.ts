@@ -20,16 +20,20 @@ const s3Server = testS3();
 const MiB = 1024 * 1024;
 
 /** Resident memory of a process, current (VmRSS) or its peak so far (VmHWM), from /proc. */
-const memory = (pid: number, key: 'VmRSS' | 'VmHWM') => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+const memory = (pid: number, key: 'VmRSS' | 'VmHWM') =>
+  Number(new RegExp(`${key}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 
 describe.skipIf(!s3Server)('serve --storage s3://', () => {
   it('stores archives in the bucket under the prefix and serves them from it, ranges too', async () => {
     const s3 = await s3Server!;
     const bucket = await s3.bucket();
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
-    const served = await serve(['--port', '0', '--data-dir', tempDir(), '--storage', `s3://${bucket}/registry/archives`], {
-      env: { ...s3.env, NODEREG_ADMIN_TOKEN: adminToken },
-    });
+    const served = await serve(
+      ['--port', '0', '--data-dir', tempDir(), '--storage', `s3://${bucket}/registry/archives`],
+      {
+        env: { ...s3.env, NODEREG_ADMIN_TOKEN: adminToken },
+      },
+    );
     const server = { url: served.url, adminToken } as TestServer;
     const alice = await createUser(server, 'alice');
     await createPublisher(server, alice, 'alice-co');
@@ -39,17 +43,23 @@ describe.skipIf(!s3Server)('serve --storage s3://', () => {
     expect((await uploadTo(published.body.signedUrl, zip)).status).toBe(200);
 
     const listed = await s3ClientFromEnv(s3.env).send(new ListObjectsV2Command({ Bucket: bucket }));
-    expect(listed.Contents?.map((object) => object.Key)).toEqual(['registry/archives/alice-co/bucketed/1.0.0/node.zip']);
+    expect(listed.Contents?.map((object) => object.Key)).toEqual([
+      'registry/archives/alice-co/bucketed/1.0.0/node.zip',
+    ]);
     const download = await fetch(`${served.url}/archives/alice-co/bucketed/1.0.0/node.zip`);
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer()).equals(zip)).toBe(true);
-    const part = await fetch(`${served.url}/archives/alice-co/bucketed/1.0.0/node.zip`, { headers: { range: 'bytes=10-109' } });
+    const part = await fetch(`${served.url}/archives/alice-co/bucketed/1.0.0/node.zip`, {
+      headers: { range: 'bytes=10-109' },
+    });
     expect(part.status).toBe(206);
     expect(part.headers.get('content-range')).toBe(`bytes 10-109/${zip.length}`);
     expect(Buffer.from(await part.arrayBuffer()).equals(zip.subarray(10, 110))).toBe(true);
     // the second upload of the version is refused before it reaches the bucket
     expect((await uploadTo(published.body.signedUrl, zip)).status).toBe(409);
-    expect((await call(served.url, 'GET', '/nodes/bucketed/versions/1.0.0')).body.status).toBe('NodeVersionStatusActive');
+    expect((await call(served.url, 'GET', '/nodes/bucketed/versions/1.0.0')).body.status).toBe(
+      'NodeVersionStatusActive',
+    );
     expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   });
 
@@ -64,7 +74,9 @@ describe.skipIf(!s3Server)('serve --storage s3://', () => {
     /** A fresh server's growth of resident memory for one 100 MiB upload of version `version`. */
     const measure = async (version: string) => {
       const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
-      const served = await serve(['--port', '0', '--data-dir', tempDir(), '--storage', `s3://${bucket}`], { env: { ...s3.env, NODEREG_ADMIN_TOKEN: adminToken } });
+      const served = await serve(['--port', '0', '--data-dir', tempDir(), '--storage', `s3://${bucket}`], {
+        env: { ...s3.env, NODEREG_ADMIN_TOKEN: adminToken },
+      });
       const server = { url: served.url, adminToken } as TestServer;
       const owner = await createUser(server, `big${version[0]}`);
       await createPublisher(server, owner, `big-co${version[0]}`);
@@ -92,16 +104,20 @@ describe.skipIf(!s3Server)('serve --storage s3://', () => {
     // Garbage buffers wait for the collector, which a loaded shared machine starves: a run over the
     // bound is measured again on a fresh server (three at most), and the lowest growth counts.
     const growths: number[] = [];
-    for (let attempt = 1; attempt <= 3 && !(growths.length && Math.min(...growths) < 50 * MiB); attempt++) growths.push(await measure(`${attempt}.0.0`));
+    for (let attempt = 1; attempt <= 3 && !(growths.length && Math.min(...growths) < 50 * MiB); attempt++)
+      growths.push(await measure(`${attempt}.0.0`));
     // Holding the archive would take over 100 MiB; streaming it through the spool file and one PUT does not.
     expect(Math.min(...growths)).toBeLessThan(50 * MiB);
   }, 180_000);
 
-  it('with --log json every stderr line is JSON in an operator\'s environment: the SDK prints no notice of its own (Node 20)', async () => {
+  it("with --log json every stderr line is JSON in an operator's environment: the SDK prints no notice of its own (Node 20)", async () => {
     const s3 = await s3Server!;
     // The environment an operator has: without the SDK's switch that the tests set for themselves.
     const { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: _, ...env } = s3.env;
-    const served = await serve(['--port', '0', '--data-dir', tempDir(), '--storage', `s3://${await s3.bucket()}`, '--log', 'json'], { env });
+    const served = await serve(
+      ['--port', '0', '--data-dir', tempDir(), '--storage', `s3://${await s3.bucket()}`, '--log', 'json'],
+      { env },
+    );
     expect((await fetch(`${served.url}/readyz`)).status).toBe(200);
     expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
     const lines = served.stderr().split('\n').filter(Boolean);
@@ -112,34 +128,55 @@ describe.skipIf(!s3Server)('serve --storage s3://', () => {
 
   it('a bucket that does not exist stops the start with exit 1, naming the flag and the bucket', async () => {
     const s3 = await s3Server!;
-    const result = await runInProcess(['serve', '--port', '0', '--data-dir', tempDir(), '--storage', 's3://no-such-bucket/x'], { env: s3.env });
+    const result = await runInProcess(
+      ['serve', '--port', '0', '--data-dir', tempDir(), '--storage', 's3://no-such-bucket/x'],
+      { env: s3.env },
+    );
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/cannot open --storage s3:\/\/no-such-bucket\/x: bucket no-such-bucket: no such bucket/);
+    expect(result.stderr).toMatch(
+      /cannot open --storage s3:\/\/no-such-bucket\/x: bucket no-such-bucket: no such bucket/,
+    );
   });
 });
 
 // A host under .invalid never resolves: the SDK's getaddrinfo fails as it would for an AWS host out of reach, and nothing leaves the machine but that lookup.
 describe('an S3 host that does not resolve', () => {
   it('stops serve and restore with exit 1 and a hint naming the endpoint variable that named it', async () => {
-    const env = { AWS_ENDPOINT_URL_S3: 'http://nodereg-test.invalid:9000', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y' };
+    const env = {
+      AWS_ENDPOINT_URL_S3: 'http://nodereg-test.invalid:9000',
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'x',
+      AWS_SECRET_ACCESS_KEY: 'y',
+    };
     const hint =
-      'hint: nodereg-test.invalid is the host of AWS_ENDPOINT_URL_S3 (http://nodereg-test.invalid:9000) and it does not resolve: set AWS_ENDPOINT_URL_S3 to your S3-compatible server\'s address, such as http://minio.internal:9000';
-    const served = await runInProcess(['serve', '--port', '0', '--data-dir', tempDir(), '--storage', 's3://registry-archives/x'], { env });
+      "hint: nodereg-test.invalid is the host of AWS_ENDPOINT_URL_S3 (http://nodereg-test.invalid:9000) and it does not resolve: set AWS_ENDPOINT_URL_S3 to your S3-compatible server's address, such as http://minio.internal:9000";
+    const served = await runInProcess(
+      ['serve', '--port', '0', '--data-dir', tempDir(), '--storage', 's3://registry-archives/x'],
+      { env },
+    );
     expect(served.code).toBe(1);
-    expect(served.stderr).toContain('cannot open --storage s3://registry-archives/x: bucket registry-archives: getaddrinfo ENOTFOUND nodereg-test.invalid');
+    expect(served.stderr).toContain(
+      'cannot open --storage s3://registry-archives/x: bucket registry-archives: getaddrinfo ENOTFOUND nodereg-test.invalid',
+    );
     expect(served.stderr).toContain(hint);
     const source = tempDir();
     openDatabase(join(source, 'registry.db')).close();
     writeFileSync(join(source, 'secret'), `${'ab'.repeat(32)}\n`, { mode: 0o600 });
-    const restored = await runInProcess(['restore', source, '--database', join(tempDir(), 'registry.db'), '--storage', 's3://registry-archives/x'], { env });
+    const restored = await runInProcess(
+      ['restore', source, '--database', join(tempDir(), 'registry.db'), '--storage', 's3://registry-archives/x'],
+      { env },
+    );
     expect(restored.code, restored.stderr).toBe(1);
     expect(restored.stderr).toContain(hint);
   });
 
   it('with no endpoint set, the hint says the registry went to AWS, in which region, and which variable points it elsewhere', () => {
-    const error = Object.assign(new Error('getaddrinfo ENOTFOUND registry-archives.s3.eu-west-3.amazonaws.com'), { code: 'ENOTFOUND', hostname: 'registry-archives.s3.eu-west-3.amazonaws.com' });
+    const error = Object.assign(new Error('getaddrinfo ENOTFOUND registry-archives.s3.eu-west-3.amazonaws.com'), {
+      code: 'ENOTFOUND',
+      hostname: 'registry-archives.s3.eu-west-3.amazonaws.com',
+    });
     expect(unresolvedHostHint(error, { AWS_REGION: 'eu-west-3' })).toBe(
-      'no S3 endpoint is set (AWS_ENDPOINT_URL_S3), so the registry went to AWS at registry-archives.s3.eu-west-3.amazonaws.com (region eu-west-3, from AWS_REGION), which does not resolve from here: for MinIO or another S3-compatible server set AWS_ENDPOINT_URL_S3=http://host:port; for AWS check AWS_REGION, and this machine\'s DNS and network',
+      "no S3 endpoint is set (AWS_ENDPOINT_URL_S3), so the registry went to AWS at registry-archives.s3.eu-west-3.amazonaws.com (region eu-west-3, from AWS_REGION), which does not resolve from here: for MinIO or another S3-compatible server set AWS_ENDPOINT_URL_S3=http://host:port; for AWS check AWS_REGION, and this machine's DNS and network",
     );
     expect(unresolvedHostHint(error, {})).toContain('(region us-east-1, the default: AWS_REGION is not set)');
     expect(unresolvedHostHint(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), {})).toBeUndefined();

@@ -9,7 +9,8 @@ import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registr
 import { testPostgres } from '../postgres.js';
 import { databaseBefore } from './old-schema.js';
 
-const ids = async (store: RegistryStore, q: string) => (await store.searchNodes({ terms: q.split(' '), offset: 0, limit: 10 })).rows.map((node) => node.id);
+const ids = async (store: RegistryStore, q: string) =>
+  (await store.searchNodes({ terms: q.split(' '), offset: 0, limit: 10 })).rows.map((node) => node.id);
 
 async function expectFound(store: RegistryStore) {
   expect(await ids(store, 'video helper')).toEqual(['comfyui-videohelpersuite']);
@@ -23,11 +24,13 @@ const postgresServer = testPostgres();
 describe('migration search-words', () => {
   it('splits the ids and names of the nodes a database holds, and indexes them (SQLite)', async () => {
     const { file, db: old, stamp } = databaseBefore('search-words', ['acme']);
-    const add = old.prepare(`INSERT INTO nodes (id, publisher_id, name, status, created_at, updated_at) VALUES (?, 'acme', ?, ?, ?, ?)`);
+    const add = old.prepare(
+      `INSERT INTO nodes (id, publisher_id, name, status, created_at, updated_at) VALUES (?, 'acme', ?, ?, ?, ?)`,
+    );
     add.run('comfyui-videohelpersuite', 'ComfyUI-VideoHelperSuite', 'NodeStatusActive', stamp, stamp);
     add.run('comfyui_ultimatesdupscale', 'ComfyUI_UltimateSDUpscale', 'NodeStatusActive', stamp, stamp);
     add.run('GoneNode', null, 'NodeStatusDeleted', stamp, stamp);
-    expect((await ids(createSqliteRegistryStore(old), 'video helper'))).toEqual([]);
+    expect(await ids(createSqliteRegistryStore(old), 'video helper')).toEqual([]);
     old.close();
     const db = openDatabase(file);
     expect(db.prepare('SELECT id, words FROM nodes ORDER BY seq').all()).toEqual([
@@ -37,7 +40,9 @@ describe('migration search-words', () => {
     ]);
     await expectFound(createSqliteRegistryStore(db));
     // one written without its words by an older nodereg on the same file: filled when the store opens again
-    db.prepare(`INSERT INTO nodes (id, publisher_id, name, created_at, updated_at) VALUES ('LateNode', 'acme', 'Late VideoTools', ?, ?)`).run(stamp, stamp);
+    db.prepare(
+      `INSERT INTO nodes (id, publisher_id, name, created_at, updated_at) VALUES ('LateNode', 'acme', 'Late VideoTools', ?, ?)`,
+    ).run(stamp, stamp);
     db.close();
     const reopened = openDatabase(file);
     expect(reopened.prepare("SELECT words FROM nodes WHERE id = 'LateNode'").get()).toEqual({ words: 'node tools' });
@@ -78,10 +83,15 @@ describe('migration search-words', () => {
 describe('migration search-words-host-name', () => {
   it('writes the words again without `ui` for ComfyUI, and indexes them (SQLite)', async () => {
     const { file, db: old, stamp } = databaseBefore('search-words-host-name', ['acme']);
-    const add = old.prepare(`INSERT INTO nodes (id, publisher_id, name, status, created_at, updated_at, words) VALUES (?, 'acme', ?, 'NodeStatusActive', ?, ?, ?)`);
+    const add = old.prepare(
+      `INSERT INTO nodes (id, publisher_id, name, status, created_at, updated_at, words) VALUES (?, 'acme', ?, 'NodeStatusActive', ?, ?, ?)`,
+    );
     add.run('comfyui-videohelpersuite', 'ComfyUI-VideoHelperSuite', stamp, stamp, 'ui helpersuite suite');
     add.run('comfyui-nodeui', 'ComfyUI-NodeUI', stamp, stamp, 'ui');
-    expect((await ids(createSqliteRegistryStore(old), 'ui')).sort()).toEqual(['comfyui-nodeui', 'comfyui-videohelpersuite']);
+    expect((await ids(createSqliteRegistryStore(old), 'ui')).sort()).toEqual([
+      'comfyui-nodeui',
+      'comfyui-videohelpersuite',
+    ]);
     old.close();
     const db = openDatabase(file);
     expect(db.prepare('SELECT id, words FROM nodes ORDER BY seq').all()).toEqual([
@@ -100,7 +110,10 @@ describe('migration search-words-host-name', () => {
       await migratePostgres(sql);
       const stamp = new Date().toISOString();
       await sql`INSERT INTO publishers (id, created_at) VALUES ('acme', ${stamp})`;
-      for (const [id, name, words] of [['comfyui-videohelpersuite', 'ComfyUI-VideoHelperSuite', 'ui helpersuite suite'], ['comfyui-nodeui', 'ComfyUI-NodeUI', 'ui']]) {
+      for (const [id, name, words] of [
+        ['comfyui-videohelpersuite', 'ComfyUI-VideoHelperSuite', 'ui helpersuite suite'],
+        ['comfyui-nodeui', 'ComfyUI-NodeUI', 'ui'],
+      ]) {
         await sql`INSERT INTO nodes (id, publisher_id, name, status, created_at, updated_at, words) VALUES (${id}, 'acme', ${name}, 'NodeStatusActive', ${stamp}, ${stamp}, ${words})`;
       }
       // as they were before the migration: its row in schema_migrations, and those after it, taken out, so that it runs again

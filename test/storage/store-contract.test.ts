@@ -27,7 +27,8 @@ const backends: Backend[] = [
     name: 'sqlite',
     async open() {
       const db = openDatabase(join(tempDir('nodereg-store-'), 'registry.db'));
-      const ageClaims = async () => db.prepare("UPDATE archive_claims SET created_at = '2000-01-01T00:00:00.000Z'").run();
+      const ageClaims = async () =>
+        db.prepare("UPDATE archive_claims SET created_at = '2000-01-01T00:00:00.000Z'").run();
       return { store: createSqliteRegistryStore(db), close: () => db.close(), ageClaims };
     },
   },
@@ -46,8 +47,13 @@ if (postgresServer) {
 
 const ACTIVE = 'NodeVersionStatusActive' as const;
 const PENDING: VersionPendingFields = {
-  changelog: null, dependencies: null, supported_accelerators: null, supported_appui_frontend_version: null,
-  supported_appui_version: null, supported_os: null, tags: null,
+  changelog: null,
+  dependencies: null,
+  supported_accelerators: null,
+  supported_appui_frontend_version: null,
+  supported_appui_version: null,
+  supported_os: null,
+  tags: null,
 };
 
 const closers: (() => unknown)[] = [];
@@ -76,11 +82,16 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     const outcomes = await Promise.all(
       Array.from({ length: 20 }, (_, i) => publish(store, 'raced', '1.0.0', i % 2 ? 'other' : 'acme')),
     );
-    const owners = new Set(outcomes.filter((o) => o.kind === 'created' || o.kind === 'retried').map((o) => ('node' in o ? o.node.publisher_id : '')));
+    const owners = new Set(
+      outcomes
+        .filter((o) => o.kind === 'created' || o.kind === 'retried')
+        .map((o) => ('node' in o ? o.node.publisher_id : '')),
+    );
     expect(owners.size).toBe(1);
     expect(outcomes.filter((o) => o.kind === 'created')).toHaveLength(1);
     const [owner] = owners;
-    for (const outcome of outcomes.filter((o) => o.kind === 'other-publisher')) expect(outcome).toEqual({ kind: 'other-publisher', publisherId: owner });
+    for (const outcome of outcomes.filter((o) => o.kind === 'other-publisher'))
+      expect(outcome).toEqual({ kind: 'other-publisher', publisherId: owner });
     expect((await store.listVersions('raced')).map((v) => v.version)).toEqual(['1.0.0']);
   });
 
@@ -88,13 +99,25 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     const store = await fresh();
     const outcome = await publish(store, 'claimed');
     if (outcome.kind !== 'created') throw new Error(outcome.kind);
-    const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => store.claimArchive(outcome.version.id, `key-${i}`)));
+    const claims = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => store.claimArchive(outcome.version.id, `key-${i}`)),
+    );
     expect(claims.filter(Boolean)).toHaveLength(1);
-    expect(await store.listArchiveClaims()).toEqual([{ version_id: outcome.version.id, key: `key-${claims.indexOf(true)}`, created_at: expect.any(String) }]);
+    expect(await store.listArchiveClaims()).toEqual([
+      { version_id: outcome.version.id, key: `key-${claims.indexOf(true)}`, created_at: expect.any(String) },
+    ]);
     await store.releaseArchive(outcome.version.id);
     expect(await store.claimArchive(outcome.version.id, 'again')).toBe(true);
-    const recorded = await store.recordArchive(outcome.version.id, { sha256: 'ab'.repeat(32), size: 10, status: 'NodeVersionStatusActive' });
-    expect(recorded).toMatchObject({ archive_sha256: 'ab'.repeat(32), archive_size: 10, status: 'NodeVersionStatusActive' });
+    const recorded = await store.recordArchive(outcome.version.id, {
+      sha256: 'ab'.repeat(32),
+      size: 10,
+      status: 'NodeVersionStatusActive',
+    });
+    expect(recorded).toMatchObject({
+      archive_sha256: 'ab'.repeat(32),
+      archive_size: 10,
+      status: 'NodeVersionStatusActive',
+    });
     expect(await store.listArchiveClaims()).toEqual([]);
     expect(await store.claimArchive(outcome.version.id, 'late')).toBe(false);
     expect(await publish(store, 'claimed')).toMatchObject({ kind: 'archive-exists' });
@@ -103,10 +126,24 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
   it('keeps the node classes a version defines, found by name among Active versions, newest first', async () => {
     const store = await fresh();
     const definition = (name: string) => ({
-      name, displayName: `${name} shown`, category: 'c', description: '', function: 'run', returnTypes: ['IMAGE'], returnNames: [],
-      outputIsList: [], outputNode: false, deprecated: false, experimental: false, inputs: { required: { image: 'IMAGE' }, optional: {} },
+      name,
+      displayName: `${name} shown`,
+      category: 'c',
+      description: '',
+      function: 'run',
+      returnTypes: ['IMAGE'],
+      returnNames: [],
+      outputIsList: [],
+      outputNode: false,
+      deprecated: false,
+      experimental: false,
+      inputs: { required: { image: 'IMAGE' }, optional: {} },
     });
-    const record = async (nodeId: string, names: string[], status: VersionRow['status'] = 'NodeVersionStatusActive') => {
+    const record = async (
+      nodeId: string,
+      names: string[],
+      status: VersionRow['status'] = 'NodeVersionStatusActive',
+    ) => {
       const outcome = await publish(store, nodeId);
       if (outcome.kind !== 'created') throw new Error(outcome.kind);
       const classes = { status: 'success' as const, reason: '', classes: names.map(definition) };
@@ -117,15 +154,26 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     await new Promise((resolve) => setTimeout(resolve, 5)); // created_at apart
     const newer = await record('second', ['Invert']);
     await record('held', ['Invert'], 'NodeVersionStatusFlagged');
-    expect((await store.listNodeClasses(older.id)).map((row) => row.definition)).toEqual([definition('Blur'), definition('Invert')]);
+    expect((await store.listNodeClasses(older.id)).map((row) => row.definition)).toEqual([
+      definition('Blur'),
+      definition('Invert'),
+    ]);
     expect((await store.classDefiners('Invert', 10)).map((row) => row.version_id)).toEqual([newer.id, older.id]);
     expect(await store.classDefiners('Nowhere', 10)).toEqual([]);
     const page = await store.listActiveClasses({ offset: 1, limit: 1 });
-    expect({ total: page.total, names: page.rows.map((row) => row.definition.name) }).toEqual({ total: 3, names: ['Invert'] });
+    expect({ total: page.total, names: page.rows.map((row) => row.definition.name) }).toEqual({
+      total: 3,
+      names: ['Invert'],
+    });
     const failed = await (async () => {
       const outcome = await publish(store, 'broken');
       if (outcome.kind !== 'created') throw new Error(outcome.kind);
-      return store.recordArchive(outcome.version.id, { sha256: 'ab'.repeat(32), size: 1, status: 'NodeVersionStatusActive', classes: { status: 'failed', reason: 'why', classes: [] } });
+      return store.recordArchive(outcome.version.id, {
+        sha256: 'ab'.repeat(32),
+        size: 1,
+        status: 'NodeVersionStatusActive',
+        classes: { status: 'failed', reason: 'why', classes: [] },
+      });
     })();
     expect(failed).toMatchObject({ app_node_extract_status: 'failed', app_node_extract_reason: 'why' });
   });
@@ -145,12 +193,22 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     if (outcome.kind !== 'created') throw new Error(outcome.kind);
     expect(await store.claimArchive(outcome.version.id, 'k')).toBe(true);
     await store.updateVersion(outcome.version.id, { status: 'NodeVersionStatusBanned' });
-    const recorded = await store.recordArchive(outcome.version.id, { sha256: 'cd'.repeat(32), size: 5, status: 'NodeVersionStatusActive' });
+    const recorded = await store.recordArchive(outcome.version.id, {
+      sha256: 'cd'.repeat(32),
+      size: 5,
+      status: 'NodeVersionStatusActive',
+    });
     expect(recorded.status).toBe('NodeVersionStatusBanned');
   });
 
   /** Publishes `version` of `nodeId` and records its archive with `status` (without one when pending). */
-  const published = async (store: RegistryStore, nodeId: string, version: string, status: VersionStatus, deprecated = false) => {
+  const published = async (
+    store: RegistryStore,
+    nodeId: string,
+    version: string,
+    status: VersionStatus,
+    deprecated = false,
+  ) => {
     const outcome = await publish(store, nodeId, version);
     if (outcome.kind !== 'created') throw new Error(outcome.kind);
     if (status !== 'NodeVersionStatusPending') {
@@ -162,7 +220,12 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
 
   it('lists every version of a node, the highest semver first; latest_version is chosen from the Active ones', async () => {
     const store = await fresh();
-    const statuses = { '1.0.0': 'NodeVersionStatusActive', '1.10.0': 'NodeVersionStatusFlagged', '1.2.0': 'NodeVersionStatusBanned', '2.0.0': 'NodeVersionStatusActive' } as const;
+    const statuses = {
+      '1.0.0': 'NodeVersionStatusActive',
+      '1.10.0': 'NodeVersionStatusFlagged',
+      '1.2.0': 'NodeVersionStatusBanned',
+      '2.0.0': 'NodeVersionStatusActive',
+    } as const;
     for (const [version, status] of Object.entries(statuses)) await published(store, 'listed', version, status);
     await published(store, 'listed', '3.0.0', 'NodeVersionStatusPending'); // its archive never came
     await published(store, 'other', '9.0.0', 'NodeVersionStatusActive');
@@ -172,46 +235,123 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(Object.keys(listed[0]).sort()).toEqual(Object.keys((await store.getVersion('listed', '3.0.0'))!).sort());
     expect(Object.keys(listed[0])).not.toContain('version_order');
     const latest = await store.latestVersions(['listed', 'other', 'none']);
-    expect(latest.map((v) => [v.node_id, v.version]).sort()).toEqual([['listed', '2.0.0'], ['other', '9.0.0']]);
+    expect(latest.map((v) => [v.node_id, v.version]).sort()).toEqual([
+      ['listed', '2.0.0'],
+      ['other', '9.0.0'],
+    ]);
     expect(latest.find((v) => v.node_id === 'listed')).toEqual(await store.getVersion('listed', '2.0.0'));
   });
 
   it('chooses latest_version as DESIGN.md §3 says: releases, then pre-releases, then deprecated ones, by semver', async () => {
     const store = await fresh();
     const cases: [string, [string, VersionStatus, boolean?][], string | undefined][] = [
-      ['semver', [['1.2.0', ACTIVE], ['1.10.0', ACTIVE], ['1.9.9', ACTIVE]], '1.10.0'],
-      ['release', [['2.0.0-rc.1', ACTIVE], ['1.10.0', ACTIVE]], '1.10.0'],
-      ['active', [['3.0.0', 'NodeVersionStatusPending'], ['2.0.0', 'NodeVersionStatusBanned'], ['1.0.0', ACTIVE]], '1.0.0'],
-      ['current', [['2.0.0', ACTIVE, true], ['1.0.0', ACTIVE]], '1.0.0'],
-      ['pre', [['2.0.0-beta.2', ACTIVE], ['2.0.0-beta.10', ACTIVE], ['1.0.0', ACTIVE, true]], '2.0.0-beta.10'],
-      ['deprecated', [['1.0.0', ACTIVE, true], ['1.1.0-rc.1', ACTIVE, true]], '1.1.0-rc.1'],
-      ['none', [['1.0.0', 'NodeVersionStatusPending'], ['1.0.1', 'NodeVersionStatusFlagged'], ['1.0.2', 'NodeVersionStatusDeleted']], undefined],
+      [
+        'semver',
+        [
+          ['1.2.0', ACTIVE],
+          ['1.10.0', ACTIVE],
+          ['1.9.9', ACTIVE],
+        ],
+        '1.10.0',
+      ],
+      [
+        'release',
+        [
+          ['2.0.0-rc.1', ACTIVE],
+          ['1.10.0', ACTIVE],
+        ],
+        '1.10.0',
+      ],
+      [
+        'active',
+        [
+          ['3.0.0', 'NodeVersionStatusPending'],
+          ['2.0.0', 'NodeVersionStatusBanned'],
+          ['1.0.0', ACTIVE],
+        ],
+        '1.0.0',
+      ],
+      [
+        'current',
+        [
+          ['2.0.0', ACTIVE, true],
+          ['1.0.0', ACTIVE],
+        ],
+        '1.0.0',
+      ],
+      [
+        'pre',
+        [
+          ['2.0.0-beta.2', ACTIVE],
+          ['2.0.0-beta.10', ACTIVE],
+          ['1.0.0', ACTIVE, true],
+        ],
+        '2.0.0-beta.10',
+      ],
+      [
+        'deprecated',
+        [
+          ['1.0.0', ACTIVE, true],
+          ['1.1.0-rc.1', ACTIVE, true],
+        ],
+        '1.1.0-rc.1',
+      ],
+      [
+        'none',
+        [
+          ['1.0.0', 'NodeVersionStatusPending'],
+          ['1.0.1', 'NodeVersionStatusFlagged'],
+          ['1.0.2', 'NodeVersionStatusDeleted'],
+        ],
+        undefined,
+      ],
     ];
-    for (const [node, versions] of cases) for (const [version, status, deprecated] of versions) await published(store, node, version, status, deprecated);
-    const latest = new Map((await store.latestVersions(cases.map(([node]) => node))).map((v) => [v.node_id, v.version]));
-    expect(Object.fromEntries(cases.map(([node]) => [node, latest.get(node)]))).toEqual(Object.fromEntries(cases.map(([node, , want]) => [node, want])));
+    for (const [node, versions] of cases)
+      for (const [version, status, deprecated] of versions) await published(store, node, version, status, deprecated);
+    const latest = new Map(
+      (await store.latestVersions(cases.map(([node]) => node))).map((v) => [v.node_id, v.version]),
+    );
+    expect(Object.fromEntries(cases.map(([node]) => [node, latest.get(node)]))).toEqual(
+      Object.fromEntries(cases.map(([node, , want]) => [node, want])),
+    );
   });
 
   it('orders random versions as semver does, and picks the latest the way the rule reads (property, fixed seed)', async () => {
     const store = await fresh();
-    const id = fc.oneof(fc.nat({ max: 12 }).map(String), fc.constantFrom('alpha', 'beta', 'rc', 'a', 'b-1', 'Z', 'alpha1', '0a'));
+    const id = fc.oneof(
+      fc.nat({ max: 12 }).map(String),
+      fc.constantFrom('alpha', 'beta', 'rc', 'a', 'b-1', 'Z', 'alpha1', '0a'),
+    );
     const version = fc
-      .tuple(fc.nat({ max: 3 }), fc.constantFrom(0, 1, 10, 2), fc.constantFrom(0, 9, 10), fc.option(fc.array(id, { minLength: 1, maxLength: 3 }), { nil: undefined }))
+      .tuple(
+        fc.nat({ max: 3 }),
+        fc.constantFrom(0, 1, 10, 2),
+        fc.constantFrom(0, 9, 10),
+        fc.option(fc.array(id, { minLength: 1, maxLength: 3 }), { nil: undefined }),
+      )
       .map(([a, b, c, pre]) => `${a}.${b}.${c}${pre ? `-${pre.join('.')}` : ''}`);
-    const status = fc.constantFrom<VersionStatus>(ACTIVE, ACTIVE, 'NodeVersionStatusPending', 'NodeVersionStatusFlagged');
+    const status = fc.constantFrom<VersionStatus>(
+      ACTIVE,
+      ACTIVE,
+      'NodeVersionStatusPending',
+      'NodeVersionStatusFlagged',
+    );
     let run = 0;
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(fc.tuple(version, status, fc.boolean()), { minLength: 1, maxLength: 8, selector: ([v]) => v }), async (rows) => {
-        const node = `prop-${run++}`;
-        for (const [v, s, deprecated] of rows) await published(store, node, v, s, deprecated);
-        const bySemver = rows.map(([v]) => v).sort(semver.rcompare);
-        expect((await store.listVersions(node)).map((v) => v.version)).toEqual(bySemver);
-        // the rule as DESIGN.md §3 words it, over semver
-        const active = rows.filter(([, s]) => s === ACTIVE).sort(([a], [b]) => semver.rcompare(a, b));
-        const current = active.filter(([, , deprecated]) => !deprecated);
-        const want = (current.find(([v]) => semver.prerelease(v) === null) ?? current[0] ?? active[0])?.[0];
-        expect((await store.latestVersions([node]))[0]?.version).toBe(want);
-      }),
+      fc.asyncProperty(
+        fc.uniqueArray(fc.tuple(version, status, fc.boolean()), { minLength: 1, maxLength: 8, selector: ([v]) => v }),
+        async (rows) => {
+          const node = `prop-${run++}`;
+          for (const [v, s, deprecated] of rows) await published(store, node, v, s, deprecated);
+          const bySemver = rows.map(([v]) => v).sort(semver.rcompare);
+          expect((await store.listVersions(node)).map((v) => v.version)).toEqual(bySemver);
+          // the rule as DESIGN.md §3 words it, over semver
+          const active = rows.filter(([, s]) => s === ACTIVE).sort(([a], [b]) => semver.rcompare(a, b));
+          const current = active.filter(([, , deprecated]) => !deprecated);
+          const want = (current.find(([v]) => semver.prerelease(v) === null) ?? current[0] ?? active[0])?.[0];
+          expect((await store.latestVersions([node]))[0]?.version).toBe(want);
+        },
+      ),
       { numRuns: 25, seed: 20261126 },
     );
   });
@@ -219,17 +359,31 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
   it("keeps a scan's findings with the version, and its Flagged status and reason only while it was Pending", async () => {
     const store = await fresh();
     const finding = {
-      rule: 'runtime-install' as const, severity: 'high' as const, file: 'nodes/run.py', line: 4, column: 5,
-      message: 'subprocess.run() runs a package install', hint: 'declare it', reason: 'ours',
+      rule: 'runtime-install' as const,
+      severity: 'high' as const,
+      file: 'nodes/run.py',
+      line: 4,
+      column: 5,
+      message: 'subprocess.run() runs a package install',
+      hint: 'declare it',
+      reason: 'ours',
     };
     const outcome = await publish(store, 'scanned');
     if (outcome.kind !== 'created') throw new Error(outcome.kind);
     expect(outcome.version.findings).toBeNull();
     await store.claimArchive(outcome.version.id, 'k');
     const recorded = await store.recordArchive(outcome.version.id, {
-      sha256: 'ef'.repeat(32), size: 7, status: 'NodeVersionStatusFlagged', statusReason: 'scan: runtime-install at nodes/run.py:4', findings: [finding],
+      sha256: 'ef'.repeat(32),
+      size: 7,
+      status: 'NodeVersionStatusFlagged',
+      statusReason: 'scan: runtime-install at nodes/run.py:4',
+      findings: [finding],
     });
-    expect(recorded).toMatchObject({ status: 'NodeVersionStatusFlagged', status_reason: 'scan: runtime-install at nodes/run.py:4', findings: [finding] });
+    expect(recorded).toMatchObject({
+      status: 'NodeVersionStatusFlagged',
+      status_reason: 'scan: runtime-install at nodes/run.py:4',
+      findings: [finding],
+    });
     expect((await store.getVersion('scanned', '1.0.0'))!.findings).toEqual([finding]);
     expect((await store.listVersions('scanned'))[0].findings).toEqual([finding]);
     // an admin's status and reason set meanwhile stay; the findings are recorded all the same
@@ -237,7 +391,13 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     if (held.kind !== 'created') throw new Error(held.kind);
     await store.claimArchive(held.version.id, 'k2');
     await store.updateVersion(held.version.id, { status: 'NodeVersionStatusBanned', status_reason: 'by hand' });
-    const kept = await store.recordArchive(held.version.id, { sha256: '01'.repeat(32), size: 7, status: 'NodeVersionStatusFlagged', statusReason: 'scan: x', findings: [] });
+    const kept = await store.recordArchive(held.version.id, {
+      sha256: '01'.repeat(32),
+      size: 7,
+      status: 'NodeVersionStatusFlagged',
+      statusReason: 'scan: x',
+      findings: [],
+    });
     expect(kept).toMatchObject({ status: 'NodeVersionStatusBanned', status_reason: 'by hand', findings: [] });
   });
 
@@ -255,16 +415,37 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
 
   it('gives a node its defaults only when the publish creates it; later publishes change only what they set', async () => {
     const store = await fresh();
-    const created = await store.publish({ publisherId: 'acme', nodeId: 'named', node: { icon: 'https://i' }, nodeDefaults: { name: 'named' }, version: '1.0.0', pending: PENDING });
+    const created = await store.publish({
+      publisherId: 'acme',
+      nodeId: 'named',
+      node: { icon: 'https://i' },
+      nodeDefaults: { name: 'named' },
+      version: '1.0.0',
+      pending: PENDING,
+    });
     expect(created).toMatchObject({ kind: 'created', node: { name: 'named', icon: 'https://i' } });
     await store.updateNode('named', { name: 'Chosen Name' });
-    const later = await store.publish({ publisherId: 'acme', nodeId: 'named', node: {}, nodeDefaults: { name: 'named' }, version: '1.0.1', pending: PENDING });
+    const later = await store.publish({
+      publisherId: 'acme',
+      nodeId: 'named',
+      node: {},
+      nodeDefaults: { name: 'named' },
+      version: '1.0.1',
+      pending: PENDING,
+    });
     expect(later).toMatchObject({ kind: 'created', node: { name: 'Chosen Name', icon: 'https://i' } });
-    const explicit = await store.publish({ publisherId: 'acme', nodeId: 'given', node: { name: 'Given' }, nodeDefaults: { name: 'given' }, version: '1.0.0', pending: PENDING });
+    const explicit = await store.publish({
+      publisherId: 'acme',
+      nodeId: 'given',
+      node: { name: 'Given' },
+      nodeDefaults: { name: 'given' },
+      version: '1.0.0',
+      pending: PENDING,
+    });
     expect(explicit).toMatchObject({ node: { name: 'Given' } });
   });
 
-  it('keeps the rating the exact mean of each user\'s last review', async () => {
+  it("keeps the rating the exact mean of each user's last review", async () => {
     const store = await fresh();
     await publish(store, 'rated');
     await Promise.all([store.review('rated', 'u1', 5), store.review('rated', 'u2', 2)]);
@@ -280,7 +461,9 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     const last = new Map<string, number>();
     for (let round = 0; round < 4; round++) {
       // stars that differ per user and per round (the last round's mean is 2.98)
-      await Promise.all(users.map((id, i) => (last.set(id, (i % 3) + (round % 2) + 1), store.review('crowd', id, last.get(id)!))));
+      await Promise.all(
+        users.map((id, i) => (last.set(id, (i % 3) + (round % 2) + 1), store.review('crowd', id, last.get(id)!))),
+      );
     }
     const mean = [...last.values()].reduce((a, b) => a + b, 0) / last.size;
     expect(mean).not.toBe(Math.round(mean));
@@ -290,19 +473,33 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
   it('of reviews sent together, one that fails (an unknown user) fails alone; the others are kept', async () => {
     const store = await fresh();
     await publish(store, 'mixed');
-    const outcomes = await Promise.allSettled([store.review('mixed', 'u1', 5), store.review('mixed', 'nobody', 1), store.review('mixed', 'u2', 2)]);
+    const outcomes = await Promise.allSettled([
+      store.review('mixed', 'u1', 5),
+      store.review('mixed', 'nobody', 1),
+      store.review('mixed', 'u2', 2),
+    ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((await store.getNode('mixed'))!.rating).toBe(3.5);
     expect((await store.review('mixed', 'u1', 4)).node.rating).toBe(3);
   });
 
-  it('tells a review\'s generation before and after it: one step when the rating changes, none when the star is the same', async () => {
+  it("tells a review's generation before and after it: one step when the rating changes, none when the star is the same", async () => {
     const store = await fresh();
     await publish(store, 'told');
     const node = async () => (await store.getNode('told'))!;
     const start = (await node()).generation;
     const first = await store.review('told', 'u1', 4);
-    expect(first).toEqual({ node: { id: 'told', publisher_id: 'acme', status: 'NodeStatusActive', created_at: (await node()).created_at, generation: start + 1, rating: 4 }, previousGeneration: start });
+    expect(first).toEqual({
+      node: {
+        id: 'told',
+        publisher_id: 'acme',
+        status: 'NodeStatusActive',
+        created_at: (await node()).created_at,
+        generation: start + 1,
+        rating: 4,
+      },
+      previousGeneration: start,
+    });
     const second = await store.review('told', 'u2', 1);
     expect(second).toMatchObject({ node: { generation: start + 2, rating: 2.5 }, previousGeneration: start + 1 });
     const same = await store.review('told', 'u2', 1);
@@ -314,7 +511,7 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(sorted).toEqual([0, 1, 2, 3].map((i) => [start + 2 + i, start + 3 + i]));
   });
 
-  it('moves a node\'s generation on every write that changes its answer, and only then', async () => {
+  it("moves a node's generation on every write that changes its answer, and only then", async () => {
     const store = await fresh();
     await publish(store, 'gen');
     const generation = async () => (await store.getNode('gen'))!.generation;
@@ -348,10 +545,16 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(await generation(), 'the same review again, and reads').toBe(last);
   });
 
-  it('moves the tokens generation when a token is revoked or a user\'s admin flag changes', async () => {
+  it("moves the tokens generation when a token is revoked or a user's admin flag changes", async () => {
     const store = await fresh();
     const first = await store.tokenGeneration();
-    const token = await store.createToken({ kind: 'user', userId: 'u1', name: 't', hash: 'g'.repeat(64), prefix: 'nrg_u_x' });
+    const token = await store.createToken({
+      kind: 'user',
+      userId: 'u1',
+      name: 't',
+      hash: 'g'.repeat(64),
+      prefix: 'nrg_u_x',
+    });
     await store.useToken('g'.repeat(64));
     expect(await store.tokenGeneration()).toBe(first);
     await store.revokeToken(token.id);
@@ -363,7 +566,13 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
 
   it('refuses a revoked token at once', async () => {
     const store = await fresh();
-    const token = await store.createToken({ kind: 'user', userId: 'u1', name: 't', hash: 'h'.repeat(64), prefix: 'nrg_u_x' });
+    const token = await store.createToken({
+      kind: 'user',
+      userId: 'u1',
+      name: 't',
+      hash: 'h'.repeat(64),
+      prefix: 'nrg_u_x',
+    });
     expect((await store.useToken('h'.repeat(64)))?.user.id).toBe('u1');
     await store.revokeToken(token.id);
     expect(await store.useToken('h'.repeat(64))).toBeUndefined();
@@ -374,7 +583,14 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     const store = await fresh();
     await publish(store, 'meta', '1.0.0', 'acme', { name: 'Meta', icon: 'https://i', tags: ['a'] });
     const updated = await store.updateNode('meta', { icon: null, license: 'MIT', tags: ['b', 'c'], search_ranking: 4 });
-    expect(updated).toMatchObject({ name: 'Meta', icon: null, license: 'MIT', tags: ['b', 'c'], search_ranking: 4, status: 'NodeStatusActive' });
+    expect(updated).toMatchObject({
+      name: 'Meta',
+      icon: null,
+      license: 'MIT',
+      tags: ['b', 'c'],
+      search_ranking: 4,
+      status: 'NodeStatusActive',
+    });
     await expect(store.updateNode('meta', { license: ['not', 'text'] as unknown as string })).rejects.toThrow();
     expect((await store.getNode('META'))!.license).toBe('MIT'); // found by any case
   });
@@ -407,9 +623,15 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
 
   it('finds the words of joined and CamelCase ids and names, following renames, the exact id first', async () => {
     const store = await fresh();
-    const ids = async (q: string) => (await store.searchNodes({ terms: q.match(/[\p{L}\p{N}]+/gu)!, offset: 0, limit: 10 })).rows.map((node) => node.id);
+    const ids = async (q: string) =>
+      (await store.searchNodes({ terms: q.match(/[\p{L}\p{N}]+/gu)!, offset: 0, limit: 10 })).rows.map(
+        (node) => node.id,
+      );
     // Kosinkadink/ComfyUI-VideoHelperSuite and ssitu/ComfyUI_UltimateSDUpscale, as their pyproject.toml names them
-    await publish(store, 'comfyui-videohelpersuite', '1.0.0', 'acme', { name: 'ComfyUI-VideoHelperSuite', description: 'Nodes related to video workflows' });
+    await publish(store, 'comfyui-videohelpersuite', '1.0.0', 'acme', {
+      name: 'ComfyUI-VideoHelperSuite',
+      description: 'Nodes related to video workflows',
+    });
     await publish(store, 'comfyui_ultimatesdupscale', '1.0.0', 'acme', { name: 'ComfyUI_UltimateSDUpscale' });
     await publish(store, 'ComfyUI-SDXL2Image', '1.0.0', 'acme', {});
     await publish(store, 'upscale-helper', '1.0.0', 'acme', { description: 'helps to upscale' });
@@ -433,7 +655,8 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
 
   it('finds nodes about user interfaces by `ui`, not every node named after ComfyUI', async () => {
     const store = await fresh();
-    const ids = async (q: string) => (await store.searchNodes({ terms: [q], offset: 0, limit: 10 })).rows.map((node) => node.id).sort();
+    const ids = async (q: string) =>
+      (await store.searchNodes({ terms: [q], offset: 0, limit: 10 })).rows.map((node) => node.id).sort();
     // the host's name, however it is written, is one word: ComfyUI, comfyUI, ComfyUi, and inside a token (ComfyUIManager)
     await publish(store, 'comfyui-videohelpersuite', '1.0.0', 'acme', { name: 'ComfyUI-VideoHelperSuite' });
     await publish(store, 'comfyui-impact-pack', '1.0.0', 'acme', { name: 'comfyUI Impact Pack' });
@@ -450,21 +673,29 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
   it('pages a listing in every order as one long list does, leaving out the nodes of a banned publisher', async () => {
     const store = await fresh();
     for (let i = 0; i < 23; i++) {
-      await publish(store, `paged-${i}`, '1.0.0', i % 5 === 0 ? 'other' : 'acme', { name: i % 3 ? `Name ${(i * 7) % 11}` : undefined });
+      await publish(store, `paged-${i}`, '1.0.0', i % 5 === 0 ? 'other' : 'acme', {
+        name: i % 3 ? `Name ${(i * 7) % 11}` : undefined,
+      });
       for (let d = 0; d < i % 4; d++) await store.countDownload(`paged-${i}`);
     }
     await store.updatePublisher('other', { status: 'PublisherStatusBanned' });
     for (const sort of ['created_at', 'downloads', 'rating', 'name', 'search_ranking'] as const) {
       const whole = await store.listNodes({ sort, offset: 0, limit: 100 });
       expect(whole.total, sort).toBe(18);
-      expect(whole.rows.every((node) => node.publisher_id === 'acme'), sort).toBe(true);
+      expect(
+        whole.rows.every((node) => node.publisher_id === 'acme'),
+        sort,
+      ).toBe(true);
       const pages = [];
       for (let offset = 0; offset < 20; offset += 7) {
         const page = await store.listNodes({ sort, offset, limit: 7 });
         expect(page.total).toBe(18);
         pages.push(...page.rows);
       }
-      expect(pages.map((node) => node.id), sort).toEqual(whole.rows.map((node) => node.id));
+      expect(
+        pages.map((node) => node.id),
+        sort,
+      ).toEqual(whole.rows.map((node) => node.id));
     }
   });
 
@@ -474,7 +705,11 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     const step = fc.oneof(
       fc.record({ kind: fc.constant('publish' as const), publisher: fc.constantFrom(...publishers) }),
       fc.record({ kind: fc.constant('node' as const), pick: fc.nat(), status: fc.constantFrom(...NODE_STATUS) }),
-      fc.record({ kind: fc.constant('publisher' as const), publisher: fc.constantFrom(...publishers), status: fc.constantFrom(...PUBLISHER_STATUS) }),
+      fc.record({
+        kind: fc.constant('publisher' as const),
+        publisher: fc.constantFrom(...publishers),
+        status: fc.constantFrom(...PUBLISHER_STATUS),
+      }),
     );
     const nodes: string[] = [];
     let listedAtLeastOnce = 0;
@@ -483,8 +718,10 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
       if (s.kind === 'publish' && (s.publisher !== 'third' || i > 20)) {
         nodes.push(`counted-${i}`);
         await publish(store, `counted-${i}`, '1.0.0', s.publisher);
-      } else if (s.kind === 'node' && nodes.length) await store.updateNode(nodes[s.pick % nodes.length], { status: s.status });
-      else if (s.kind === 'publisher' && (s.publisher !== 'third' || i > 20)) await store.updatePublisher(s.publisher, { status: s.status });
+      } else if (s.kind === 'node' && nodes.length)
+        await store.updateNode(nodes[s.pick % nodes.length], { status: s.status });
+      else if (s.kind === 'publisher' && (s.publisher !== 'third' || i > 20))
+        await store.updatePublisher(s.publisher, { status: s.status });
       // the count against the rows the list holds (chosen by the listing's own test, not the counter)
       const page = await store.listNodes({ sort: 'created_at', offset: 0, limit: 1000 });
       expect(page.total, `after step ${i}: ${JSON.stringify(s)}`).toBe(page.rows.length);
@@ -497,7 +734,9 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     const store = await fresh();
     await Promise.all([
       ...Array.from({ length: 24 }, (_, i) => publish(store, `raced-${i}`, '1.0.0', 'other')),
-      ...Array.from({ length: 6 }, (_, i) => store.updatePublisher('other', { status: i % 2 ? 'PublisherStatusActive' : 'PublisherStatusBanned' })),
+      ...Array.from({ length: 6 }, (_, i) =>
+        store.updatePublisher('other', { status: i % 2 ? 'PublisherStatusActive' : 'PublisherStatusBanned' }),
+      ),
     ]);
     for (const status of ['PublisherStatusBanned', 'PublisherStatusActive'] as const) {
       await store.updatePublisher('other', { status });
@@ -516,11 +755,21 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(await store.findUsers('nobody')).toEqual([]);
 
     const outcome = await store.invite({ publisherId: 'acme', userId: 'u3', role: 'member', invitedBy: 'u1' });
-    expect(outcome).toMatchObject({ kind: 'invited', invitation: { publisher: { id: 'acme', name: 'Acme' }, user: { id: 'u3', name: 'three' }, role: 'member', invited_by: { id: 'u1', name: 'one' } } });
+    expect(outcome).toMatchObject({
+      kind: 'invited',
+      invitation: {
+        publisher: { id: 'acme', name: 'Acme' },
+        user: { id: 'u3', name: 'three' },
+        role: 'member',
+        invited_by: { id: 'u1', name: 'one' },
+      },
+    });
     // inviting again renews it with the new role; no membership until accepted
     await store.invite({ publisherId: 'acme', userId: 'u3', role: 'owner', invitedBy: 'u1' });
     expect(await store.getRole('acme', 'u3')).toBeUndefined();
-    expect((await store.listInvitations({ userId: 'u3' })).map((i) => [i.publisher.id, i.role])).toEqual([['acme', 'owner']]);
+    expect((await store.listInvitations({ userId: 'u3' })).map((i) => [i.publisher.id, i.role])).toEqual([
+      ['acme', 'owner'],
+    ]);
     expect((await store.listInvitations({ publisherId: 'acme' })).map((i) => i.user.id)).toEqual(['u3']);
 
     const accepts = await Promise.all([1, 2, 3, 4].map(() => store.acceptInvitation('acme', 'u3')));
@@ -528,8 +777,13 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(await store.getRole('acme', 'u3')).toBe('owner');
     expect(await store.listInvitations({ userId: 'u3' })).toEqual([]);
     // a member's role changes at once; the last owner stays
-    expect(await store.invite({ publisherId: 'acme', userId: 'u3', role: 'member', invitedBy: 'u1' })).toMatchObject({ kind: 'member', member: { role: 'member' } });
-    expect(await store.invite({ publisherId: 'other', userId: 'u2', role: 'member', invitedBy: 'u2' })).toBe('last-owner');
+    expect(await store.invite({ publisherId: 'acme', userId: 'u3', role: 'member', invitedBy: 'u1' })).toMatchObject({
+      kind: 'member',
+      member: { role: 'member' },
+    });
+    expect(await store.invite({ publisherId: 'other', userId: 'u2', role: 'member', invitedBy: 'u2' })).toBe(
+      'last-owner',
+    );
 
     await store.invite({ publisherId: 'other', userId: 'u3', role: 'member', invitedBy: 'u2' });
     expect(await store.removeInvitation('other', 'u3')).toBe(true);
@@ -540,9 +794,30 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
   it("removing a member revokes the publisher's tokens that member created, and no other", async () => {
     const store = await fresh();
     await store.setMember('acme', 'u2', 'owner');
-    await store.createToken({ kind: 'pat', userId: 'u2', publisherId: 'acme', name: 'gone', hash: 'h-gone', prefix: 'p' });
-    await store.createToken({ kind: 'pat', userId: 'u1', publisherId: 'acme', name: 'kept', hash: 'h-kept', prefix: 'p' });
-    await store.createToken({ kind: 'pat', userId: 'u2', publisherId: 'other', name: 'elsewhere', hash: 'h-else', prefix: 'p' });
+    await store.createToken({
+      kind: 'pat',
+      userId: 'u2',
+      publisherId: 'acme',
+      name: 'gone',
+      hash: 'h-gone',
+      prefix: 'p',
+    });
+    await store.createToken({
+      kind: 'pat',
+      userId: 'u1',
+      publisherId: 'acme',
+      name: 'kept',
+      hash: 'h-kept',
+      prefix: 'p',
+    });
+    await store.createToken({
+      kind: 'pat',
+      userId: 'u2',
+      publisherId: 'other',
+      name: 'elsewhere',
+      hash: 'h-else',
+      prefix: 'p',
+    });
     await store.createToken({ kind: 'user', userId: 'u2', name: 'own', hash: 'h-own', prefix: 'p' });
     expect(await store.removeMember('acme', 'u2')).toBe('removed');
     expect(await store.useToken('h-gone')).toBeUndefined();

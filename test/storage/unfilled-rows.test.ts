@@ -24,8 +24,12 @@ describe('the rows filled at each start', () => {
     const stamp = new Date().toISOString();
     db.prepare("INSERT INTO users (id, name, created_at) VALUES ('u', 'u', ?)").run(stamp);
     db.prepare("INSERT INTO publishers (id, created_at) VALUES ('acme', ?)").run(stamp);
-    const node = db.prepare("INSERT INTO nodes (id, publisher_id, name, created_at, updated_at, words) VALUES (?, 'acme', ?, ?, ?, ?)");
-    const version = db.prepare("INSERT INTO versions (id, node_id, version, created_at, version_order) VALUES (?, ?, '1.0.0', ?, ?)");
+    const node = db.prepare(
+      "INSERT INTO nodes (id, publisher_id, name, created_at, updated_at, words) VALUES (?, 'acme', ?, ?, ?, ?)",
+    );
+    const version = db.prepare(
+      "INSERT INTO versions (id, node_id, version, created_at, version_order) VALUES (?, ?, '1.0.0', ?, ?)",
+    );
     db.transaction(() => {
       for (let i = 0; i < 2000; i++) {
         node.run(`node-${i}`, `Node ${i}`, stamp, stamp, 'filled');
@@ -34,47 +38,65 @@ describe('the rows filled at each start', () => {
     })();
     db.exec('ANALYZE');
     for (const [statement, table, index] of FILLS) {
-      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${statement}`).all() as { detail: string }[]).map((step) => step.detail);
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${statement}`).all() as { detail: string }[]).map(
+        (step) => step.detail,
+      );
       expect(plan, statement).toEqual([`SCAN ${table} USING INDEX ${index}`]);
     }
     // as an older nodereg writes them: without words or version_order
-    db.prepare("INSERT INTO nodes (id, publisher_id, name, created_at, updated_at) VALUES ('LateNode', 'acme', 'Late VideoTools', ?, ?)").run(stamp, stamp);
-    db.prepare("INSERT INTO versions (id, node_id, version, created_at) VALUES ('late', 'LateNode', '2.0.0', ?)").run(stamp);
+    db.prepare(
+      "INSERT INTO nodes (id, publisher_id, name, created_at, updated_at) VALUES ('LateNode', 'acme', 'Late VideoTools', ?, ?)",
+    ).run(stamp, stamp);
+    db.prepare("INSERT INTO versions (id, node_id, version, created_at) VALUES ('late', 'LateNode', '2.0.0', ?)").run(
+      stamp,
+    );
     db.close();
     const reopened = openDatabase(file);
     expect(reopened.prepare("SELECT words FROM nodes WHERE id = 'LateNode'").get()).toEqual({ words: 'node tools' });
-    expect(reopened.prepare("SELECT version_order FROM versions WHERE id = 'late'").get()).toEqual({ version_order: expect.stringMatching(/^0+2/) });
+    expect(reopened.prepare("SELECT version_order FROM versions WHERE id = 'late'").get()).toEqual({
+      version_order: expect.stringMatching(/^0+2/),
+    });
     for (const [statement] of FILLS) expect(reopened.prepare(statement).all()).toEqual([]);
     reopened.close();
   });
 
   const postgresServer = testPostgres();
-  it.runIf(postgresServer)('are read through their own index on PostgreSQL, and one an older nodereg writes later is filled', async () => {
-    const sql = postgres(await (await postgresServer)!.database(), { max: 1, onnotice: () => {} });
-    try {
-      await migratePostgres(sql);
-      const stamp = new Date().toISOString();
-      await sql`INSERT INTO publishers (id, created_at) VALUES ('acme', ${stamp})`;
-      await sql`INSERT INTO nodes (id, publisher_id, name, created_at, updated_at, words)
+  it.runIf(postgresServer)(
+    'are read through their own index on PostgreSQL, and one an older nodereg writes later is filled',
+    async () => {
+      const sql = postgres(await (await postgresServer)!.database(), { max: 1, onnotice: () => {} });
+      try {
+        await migratePostgres(sql);
+        const stamp = new Date().toISOString();
+        await sql`INSERT INTO publishers (id, created_at) VALUES ('acme', ${stamp})`;
+        await sql`INSERT INTO nodes (id, publisher_id, name, created_at, updated_at, words)
         SELECT 'node-' || i, 'acme', 'Node ' || i, ${stamp}, ${stamp}, 'filled' FROM generate_series(1, 2000) AS i`;
-      await sql`INSERT INTO versions (id, node_id, version, created_at, version_order)
+        await sql`INSERT INTO versions (id, node_id, version, created_at, version_order)
         SELECT 'v-' || i, 'node-' || i, '1.0.0', ${stamp}, 'filled' FROM generate_series(1, 2000) AS i`;
-      await sql`ANALYZE nodes`;
-      await sql`ANALYZE versions`;
-      for (const [statement, table, index] of FILLS) {
-        const [{ 'QUERY PLAN': [{ Plan: plan }] }] = await sql.unsafe(`EXPLAIN (FORMAT JSON) ${statement}`);
-        // an index scan, or a bitmap scan whose one child is the index
-        const step = plan['Node Type'] === 'Bitmap Heap Scan' ? plan.Plans[0] : plan;
-        expect({ node: step['Node Type'], index: step['Index Name'] }, `${statement} on ${table}`).toEqual({ node: expect.stringMatching(/^(Index|Index Only|Bitmap Index) Scan$/), index });
+        await sql`ANALYZE nodes`;
+        await sql`ANALYZE versions`;
+        for (const [statement, table, index] of FILLS) {
+          const [
+            {
+              'QUERY PLAN': [{ Plan: plan }],
+            },
+          ] = await sql.unsafe(`EXPLAIN (FORMAT JSON) ${statement}`);
+          // an index scan, or a bitmap scan whose one child is the index
+          const step = plan['Node Type'] === 'Bitmap Heap Scan' ? plan.Plans[0] : plan;
+          expect({ node: step['Node Type'], index: step['Index Name'] }, `${statement} on ${table}`).toEqual({
+            node: expect.stringMatching(/^(Index|Index Only|Bitmap Index) Scan$/),
+            index,
+          });
+        }
+        await sql`INSERT INTO nodes (id, publisher_id, name, created_at, updated_at) VALUES ('LateNode', 'acme', 'Late VideoTools', ${stamp}, ${stamp})`;
+        await sql`INSERT INTO versions (id, node_id, version, created_at) VALUES ('late', 'LateNode', '2.0.0', ${stamp})`;
+        await migratePostgres(sql);
+        expect(await sql`SELECT words FROM nodes WHERE id = 'LateNode'`).toEqual([{ words: 'node tools' }]);
+        expect((await sql`SELECT version_order FROM versions WHERE id = 'late'`)[0].version_order).toMatch(/^0+2/);
+        for (const [statement] of FILLS) expect(await sql.unsafe(statement)).toEqual([]);
+      } finally {
+        await sql.end();
       }
-      await sql`INSERT INTO nodes (id, publisher_id, name, created_at, updated_at) VALUES ('LateNode', 'acme', 'Late VideoTools', ${stamp}, ${stamp})`;
-      await sql`INSERT INTO versions (id, node_id, version, created_at) VALUES ('late', 'LateNode', '2.0.0', ${stamp})`;
-      await migratePostgres(sql);
-      expect(await sql`SELECT words FROM nodes WHERE id = 'LateNode'`).toEqual([{ words: 'node tools' }]);
-      expect((await sql`SELECT version_order FROM versions WHERE id = 'late'`)[0].version_order).toMatch(/^0+2/);
-      for (const [statement] of FILLS) expect(await sql.unsafe(statement)).toEqual([]);
-    } finally {
-      await sql.end();
-    }
-  });
+    },
+  );
 });

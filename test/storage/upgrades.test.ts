@@ -27,9 +27,15 @@ const VERSIONS = ['1.10.0', '1.9.0', '2.0.0-rc.1', '1.2.0'];
 describe('migration version-order', () => {
   it('gives every version stored before it its sort key (SQLite)', async () => {
     const { file, db: old, stamp } = databaseBefore('version-order', ['acme']);
-    old.prepare(`INSERT INTO nodes (id, publisher_id, created_at, updated_at) VALUES ('old', 'acme', ?, ?)`).run(stamp, stamp);
+    old
+      .prepare(`INSERT INTO nodes (id, publisher_id, created_at, updated_at) VALUES ('old', 'acme', ?, ?)`)
+      .run(stamp, stamp);
     for (const version of VERSIONS) {
-      old.prepare(`INSERT INTO versions (id, node_id, version, status, created_at) VALUES (?, 'old', ?, 'NodeVersionStatusActive', ?)`).run(version, version, stamp);
+      old
+        .prepare(
+          `INSERT INTO versions (id, node_id, version, status, created_at) VALUES (?, 'old', ?, 'NodeVersionStatusActive', ?)`,
+        )
+        .run(version, version, stamp);
     }
     old.close();
     const db = openDatabase(file);
@@ -40,40 +46,76 @@ describe('migration version-order', () => {
     expect((await store.listVersions('old')).map((v) => v.version)).toEqual(['2.0.0-rc.1', '1.10.0', '1.9.0', '1.2.0']);
     expect((await store.latestVersions(['old']))[0].version).toBe('1.10.0');
     // one stored without its key by an older nodereg on the same database: last, and not the latest, until filled
-    db.prepare(`INSERT INTO versions (id, node_id, version, status, created_at) VALUES ('9', 'old', '9.0.0', 'NodeVersionStatusActive', ?)`).run(stamp);
-    expect((await store.listVersions('old')).map((v) => v.version)).toEqual(['2.0.0-rc.1', '1.10.0', '1.9.0', '1.2.0', '9.0.0']);
+    db.prepare(
+      `INSERT INTO versions (id, node_id, version, status, created_at) VALUES ('9', 'old', '9.0.0', 'NodeVersionStatusActive', ?)`,
+    ).run(stamp);
+    expect((await store.listVersions('old')).map((v) => v.version)).toEqual([
+      '2.0.0-rc.1',
+      '1.10.0',
+      '1.9.0',
+      '1.2.0',
+      '9.0.0',
+    ]);
     expect((await store.latestVersions(['old']))[0].version).toBe('1.10.0');
     db.close();
   });
 
   const postgresServer = testPostgres();
-  it.runIf(postgresServer)('fills the sort keys a store left empty, and orders at once a version an older build inserts during a rolling upgrade (PostgreSQL)', async () => {
-    const sql = postgres(await (await postgresServer)!.database(), { max: 2, onnotice: () => {} });
-    try {
-      await migratePostgres(sql);
-      const stamp = new Date().toISOString();
-      await sql`INSERT INTO publishers (id, created_at) VALUES ('acme', ${stamp})`;
-      await sql`INSERT INTO nodes (id, publisher_id, created_at, updated_at) VALUES ('old', 'acme', ${stamp}, ${stamp})`;
-      for (const version of VERSIONS) {
-        await sql`INSERT INTO versions (id, node_id, version, status, created_at) VALUES (${version}, 'old', ${version}, 'NodeVersionStatusActive', ${stamp})`;
+  it.runIf(postgresServer)(
+    'fills the sort keys a store left empty, and orders at once a version an older build inserts during a rolling upgrade (PostgreSQL)',
+    async () => {
+      const sql = postgres(await (await postgresServer)!.database(), { max: 2, onnotice: () => {} });
+      try {
+        await migratePostgres(sql);
+        const stamp = new Date().toISOString();
+        await sql`INSERT INTO publishers (id, created_at) VALUES ('acme', ${stamp})`;
+        await sql`INSERT INTO nodes (id, publisher_id, created_at, updated_at) VALUES ('old', 'acme', ${stamp}, ${stamp})`;
+        for (const version of VERSIONS) {
+          await sql`INSERT INTO versions (id, node_id, version, status, created_at) VALUES (${version}, 'old', ${version}, 'NodeVersionStatusActive', ${stamp})`;
+        }
+        await migratePostgres(sql);
+        const store = createPostgresRegistryStore(sql);
+        expect((await store.listVersions('old')).map((v) => v.version)).toEqual([
+          '2.0.0-rc.1',
+          '1.10.0',
+          '1.9.0',
+          '1.2.0',
+        ]);
+        expect((await store.latestVersions(['old']))[0].version).toBe('1.10.0');
+        // one stored without its key by an older nodereg sharing the database (a rolling upgrade): ordered at once
+        // by the trigger of migration 'version-order-trigger', so every instance answers the same latest_version
+        await sql`INSERT INTO versions (id, node_id, version, status, created_at) VALUES ('9', 'old', '9.0.0', 'NodeVersionStatusActive', ${stamp})`;
+        expect((await store.listVersions('old')).map((v) => v.version)).toEqual([
+          '9.0.0',
+          '2.0.0-rc.1',
+          '1.10.0',
+          '1.9.0',
+          '1.2.0',
+        ]);
+        expect((await store.latestVersions(['old']))[0].version).toBe('9.0.0');
+        // the trigger's key is versionOrder's
+        const versions = [
+          '0.0.0',
+          '1.2.3',
+          '10.20.30',
+          '1.0.0-alpha',
+          '1.0.0-alpha.1',
+          '1.0.0-0.3.7',
+          '1.0.0-x.7.z.92',
+          '1.0.0-rc.10',
+          '999999999999999.0.1-beta.11',
+          '1.0.0-',
+          'not-a-version',
+        ];
+        const [row] = await sql<
+          { keys: string[] }[]
+        >`SELECT array_agg(version_order_of(v) ORDER BY n) AS keys FROM unnest(${sql.array(versions)}::text[]) WITH ORDINALITY AS t(v, n)`;
+        expect(row.keys).toEqual(versions.map(versionOrder));
+      } finally {
+        await sql.end();
       }
-      await migratePostgres(sql);
-      const store = createPostgresRegistryStore(sql);
-      expect((await store.listVersions('old')).map((v) => v.version)).toEqual(['2.0.0-rc.1', '1.10.0', '1.9.0', '1.2.0']);
-      expect((await store.latestVersions(['old']))[0].version).toBe('1.10.0');
-      // one stored without its key by an older nodereg sharing the database (a rolling upgrade): ordered at once
-      // by the trigger of migration 'version-order-trigger', so every instance answers the same latest_version
-      await sql`INSERT INTO versions (id, node_id, version, status, created_at) VALUES ('9', 'old', '9.0.0', 'NodeVersionStatusActive', ${stamp})`;
-      expect((await store.listVersions('old')).map((v) => v.version)).toEqual(['9.0.0', '2.0.0-rc.1', '1.10.0', '1.9.0', '1.2.0']);
-      expect((await store.latestVersions(['old']))[0].version).toBe('9.0.0');
-      // the trigger's key is versionOrder's
-      const versions = ['0.0.0', '1.2.3', '10.20.30', '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-0.3.7', '1.0.0-x.7.z.92', '1.0.0-rc.10', '999999999999999.0.1-beta.11', '1.0.0-', 'not-a-version'];
-      const [row] = await sql<{ keys: string[] }[]>`SELECT array_agg(version_order_of(v) ORDER BY n) AS keys FROM unnest(${sql.array(versions)}::text[]) WITH ORDINALITY AS t(v, n)`;
-      expect(row.keys).toEqual(versions.map(versionOrder));
-    } finally {
-      await sql.end();
-    }
-  });
+    },
+  );
 });
 
 describe('migration listed-count', () => {
@@ -82,7 +124,9 @@ describe('migration listed-count', () => {
     const statuses = ['NodeStatusActive', 'NodeStatusActive', 'NodeStatusDeleted', 'NodeStatusBanned'];
     for (const publisher of ['acme', 'banned']) {
       for (const [i, status] of statuses.entries()) {
-        old.prepare('INSERT INTO nodes (id, publisher_id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(`${publisher}-${i}`, publisher, status, stamp, stamp);
+        old
+          .prepare('INSERT INTO nodes (id, publisher_id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
+          .run(`${publisher}-${i}`, publisher, status, stamp, stamp);
       }
     }
     old.prepare("UPDATE publishers SET status = 'PublisherStatusBanned' WHERE id = 'banned'").run();
@@ -101,8 +145,13 @@ describe('migration listed-count', () => {
 });
 
 const PENDING = {
-  changelog: null, dependencies: null, supported_accelerators: null, supported_appui_frontend_version: null,
-  supported_appui_version: null, supported_os: null, tags: null,
+  changelog: null,
+  dependencies: null,
+  supported_accelerators: null,
+  supported_appui_frontend_version: null,
+  supported_appui_version: null,
+  supported_os: null,
+  tags: null,
 };
 
 const columnsOf = (db: Database.Database, table: string) =>
@@ -111,13 +160,17 @@ const columnsOf = (db: Database.Database, table: string) =>
 describe('migration node-metadata', () => {
   it('moves every set field of the old columns into the document, leaves unset ones out and drops the columns', async () => {
     const { file, db: old, stamp } = databaseBefore('node-metadata', ['acme']);
-    old.prepare(
-      `INSERT INTO nodes (id, publisher_id, name, description, author, tags, banner_url, license, supported_os, tags_admin,
+    old
+      .prepare(
+        `INSERT INTO nodes (id, publisher_id, name, description, author, tags, banner_url, license, supported_os, tags_admin,
          translations, repohost_stars, status_detail, search_ranking, created_at, updated_at)
        VALUES ('full', 'acme', 'Full', 'all set', 'ann', '["a","b"]', 'https://b', 'MIT', '["linux"]', '["x"]',
          '{"fr":{"name":"Plein"}}', 7, 'fine', 3, ?, ?)`,
-    ).run(stamp, stamp);
-    old.prepare(`INSERT INTO nodes (id, publisher_id, created_at, updated_at) VALUES ('bare', 'acme', ?, ?)`).run(stamp, stamp);
+      )
+      .run(stamp, stamp);
+    old
+      .prepare(`INSERT INTO nodes (id, publisher_id, created_at, updated_at) VALUES ('bare', 'acme', ?, ?)`)
+      .run(stamp, stamp);
     old.close();
 
     const db = openDatabase(file);
@@ -126,21 +179,40 @@ describe('migration node-metadata', () => {
     for (const field of NODE_METADATA_FIELDS) {
       expect(nodeColumns.includes(field), field).toBe((NODE_COLUMN_FIELDS as readonly string[]).includes(field));
     }
-    const raw = db.prepare("SELECT id, metadata FROM nodes ORDER BY id").all() as { id: string; metadata: string }[];
+    const raw = db.prepare('SELECT id, metadata FROM nodes ORDER BY id').all() as { id: string; metadata: string }[];
     expect(raw.map((row) => [row.id, JSON.parse(row.metadata)])).toEqual([
       ['bare', {}],
-      ['full', {
-        banner_url: 'https://b', license: 'MIT', supported_os: ['linux'], tags_admin: ['x'],
-        translations: { fr: { name: 'Plein' } }, repohost_stars: 7, status_detail: 'fine',
-      }],
+      [
+        'full',
+        {
+          banner_url: 'https://b',
+          license: 'MIT',
+          supported_os: ['linux'],
+          tags_admin: ['x'],
+          translations: { fr: { name: 'Plein' } },
+          repohost_stars: 7,
+          status_detail: 'fine',
+        },
+      ],
     ]);
 
     const store = createSqliteRegistryStore(db);
     const full = (await store.getNode('full'))!;
     expect(full).toMatchObject({
-      name: 'Full', description: 'all set', author: 'ann', tags: ['a', 'b'], search_ranking: 3, banner_url: 'https://b',
-      license: 'MIT', supported_os: ['linux'], tags_admin: ['x'], translations: { fr: { name: 'Plein' } }, repohost_stars: 7,
-      status_detail: 'fine', icon: null, category: null,
+      name: 'Full',
+      description: 'all set',
+      author: 'ann',
+      tags: ['a', 'b'],
+      search_ranking: 3,
+      banner_url: 'https://b',
+      license: 'MIT',
+      supported_os: ['linux'],
+      tags_admin: ['x'],
+      translations: { fr: { name: 'Plein' } },
+      repohost_stars: 7,
+      status_detail: 'fine',
+      icon: null,
+      category: null,
     });
     for (const field of NODE_METADATA_FIELDS) expect(field in (await store.getNode('bare'))!, field).toBe(true);
   });
@@ -152,8 +224,15 @@ describe('the node metadata document', () => {
     const store = createSqliteRegistryStore(db);
     await store.createUser({ id: 'u', name: 'u' });
     await store.createPublisher('acme', {}, 'u');
-    await store.publish({ publisherId: 'acme', nodeId: 'n', node: { icon: 'https://i', license: 'MIT' }, version: '1.0.0', pending: PENDING });
-    const document = () => JSON.parse((db.prepare("SELECT metadata FROM nodes WHERE id = 'n'").get() as { metadata: string }).metadata);
+    await store.publish({
+      publisherId: 'acme',
+      nodeId: 'n',
+      node: { icon: 'https://i', license: 'MIT' },
+      version: '1.0.0',
+      pending: PENDING,
+    });
+    const document = () =>
+      JSON.parse((db.prepare("SELECT metadata FROM nodes WHERE id = 'n'").get() as { metadata: string }).metadata);
     return { store, document };
   };
 
@@ -179,7 +258,12 @@ describe('the upgrade log', () => {
     const dataDir = dirname(file);
     writeFileSync(join(dataDir, 'secret'), `${'ab'.repeat(32)}\n`, { mode: 0o600 });
     const before = migrations.findIndex((migration) => migration.name === 'generations');
-    for (const expected of [[`upgraded the database ${file} from schema ${before} to ${migrations.length}: an older nodereg refuses it from now on (keep a backup to go back)`], []]) {
+    for (const expected of [
+      [
+        `upgraded the database ${file} from schema ${before} to ${migrations.length}: an older nodereg refuses it from now on (keep a backup to go back)`,
+      ],
+      [],
+    ]) {
       const lines: string[] = [];
       const server = await startServer({ dataDir, log: (line) => lines.push(line), accessLog: false });
       await server.close();

@@ -66,13 +66,13 @@ complete -o default -F _nodereg nodereg
 function zshScript(roots: CommandNode[], globals: string[]): string {
   const nodes = flatten(roots);
   const paths = nodes.map(key).join('|');
-  const describe = (list: CommandNode[]) => list.map((c) => quote(`${c.name}:${c.summary.replace(/:/g, '\\:')}`)).join(' ');
+  const describe = (list: CommandNode[]) =>
+    list.map((c) => quote(`${c.name}:${c.summary.replace(/:/g, '\\:')}`)).join(' ');
   const branch = (label: string, children: CommandNode[], options: string[]) =>
-    children.length ? `    (${label}) described=(${describe(children)}) ;;` : `    (${label}) plain=(${options.join(' ')}) ;;`;
-  const cases = [
-    branch('""', roots, []),
-    ...nodes.map((n) => branch(key(n), n.subcommands, n.options)),
-  ].join('\n');
+    children.length
+      ? `    (${label}) described=(${describe(children)}) ;;`
+      : `    (${label}) plain=(${options.join(' ')}) ;;`;
+  const cases = [branch('""', roots, []), ...nodes.map((n) => branch(key(n), n.subcommands, n.options))].join('\n');
   return `#compdef nodereg
 # nodereg completion for zsh. Install with: nodereg completion zsh > "\${fpath[1]}/_nodereg"
 _nodereg() {
@@ -101,16 +101,23 @@ compdef _nodereg nodereg
 
 /** fish: one `complete` line per subcommand and option, conditioned on the words already typed. */
 function fishScript(roots: CommandNode[], globals: string[]): string {
-  const lines = ['# nodereg completion for fish. Install with: nodereg completion fish > ~/.config/fish/completions/nodereg.fish', 'complete -c nodereg -f'];
+  const lines = [
+    '# nodereg completion for fish. Install with: nodereg completion fish > ~/.config/fish/completions/nodereg.fish',
+    'complete -c nodereg -f',
+  ];
   const seen = (path: string[]) => path.map((p) => `__fish_seen_subcommand_from ${p}`).join('; and ');
   const offer = (condition: string, children: CommandNode[]) => {
-    for (const child of children) lines.push(`complete -c nodereg -n ${quote(condition)} -a ${child.name} -d ${quote(child.summary)}`);
+    for (const child of children)
+      lines.push(`complete -c nodereg -n ${quote(condition)} -a ${child.name} -d ${quote(child.summary)}`);
   };
   offer('__fish_use_subcommand', roots);
   for (const node of flatten(roots)) {
     const inside = seen(node.path);
     if (node.subcommands.length) {
-      offer(`${inside}; and not __fish_seen_subcommand_from ${node.subcommands.map((c) => c.name).join(' ')}`, node.subcommands);
+      offer(
+        `${inside}; and not __fish_seen_subcommand_from ${node.subcommands.map((c) => c.name).join(' ')}`,
+        node.subcommands,
+      );
     }
     for (const option of node.options) lines.push(`complete -c nodereg -n ${quote(inside)} -l ${option.slice(2)}`);
   }

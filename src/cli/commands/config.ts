@@ -12,18 +12,19 @@ const KEYS = ['registry', 'token'] as const;
 type Key = (typeof KEYS)[number];
 
 function checkKey(key: string): Key {
-  if (!(KEYS as readonly string[]).includes(key)) throw invalidInput(`unknown key "${key}"`, `keys are: ${KEYS.join(', ')}`);
+  if (!(KEYS as readonly string[]).includes(key))
+    throw invalidInput(`unknown key "${key}"`, `keys are: ${KEYS.join(', ')}`);
   return key as Key;
 }
 
 /** Tokens are never printed: `token` shows only whether one is set. */
-const shown = (key: Key, value: string | undefined) => (key === 'token' ? redactToken(value) : value ?? '');
+const shown = (key: Key, value: string | undefined) => (key === 'token' ? redactToken(value) : (value ?? ''));
 
 export function register(program: Command, ctx: Ctx): void {
-  const config = examples(program.command('config').description('get, set or list profile settings (registry, token)'), [
-    'nodereg config list',
-    'nodereg config set registry http://127.0.0.1:4880',
-  ]);
+  const config = examples(
+    program.command('config').description('get, set or list profile settings (registry, token)'),
+    ['nodereg config list', 'nodereg config set registry http://127.0.0.1:4880'],
+  );
   const profileName = () => ctx.globals().profile ?? ctx.env.NODEREG_PROFILE ?? 'default';
   /** A profile named with --profile or NODEREG_PROFILE must exist to be read or listed (`set` makes it). */
   const checkProfile = (profiles: Record<string, unknown>) => {
@@ -63,7 +64,10 @@ export function register(program: Command, ctx: Ctx): void {
         }
         // Checked as a command reads it: `new URL` took `registry.example.com:8443` (a scheme, then a path), which every command then refused.
         if (k === 'registry' && !isHttpUrl(value)) {
-          throw invalidInput(`registry "${value}" is not an http:// or https:// URL`, `nodereg config set registry ${withScheme(value) ?? DEFAULT_REGISTRY_URL}`);
+          throw invalidInput(
+            `registry "${value}" is not an http:// or https:// URL`,
+            `nodereg config set registry ${withScheme(value) ?? DEFAULT_REGISTRY_URL}`,
+          );
         }
         const store = await ctx.config();
         store.setProfile(profileName(), { [k]: value });
@@ -76,7 +80,7 @@ export function register(program: Command, ctx: Ctx): void {
   examples(
     config
       .command('list')
-      .description('list every profile (tokens and URLs\' users and passwords redacted) and where the config file is')
+      .description("list every profile (tokens and URLs' users and passwords redacted) and where the config file is")
       .action(async () => {
         const store = await ctx.config();
         checkProfile(store.profiles());
@@ -87,7 +91,10 @@ export function register(program: Command, ctx: Ctx): void {
         }));
         ctx.out.result({ path: store.path, profiles }, () =>
           profiles.length
-            ? `${table(profiles.map((p) => [p.name, p.registry, p.token]), ['PROFILE', 'REGISTRY', 'TOKEN'])}\n\nconfig file: ${store.path}`
+            ? `${table(
+                profiles.map((p) => [p.name, p.registry, p.token]),
+                ['PROFILE', 'REGISTRY', 'TOKEN'],
+              )}\n\nconfig file: ${store.path}`
             : `no profiles yet (config file: ${store.path})`,
         );
       }),

@@ -31,11 +31,13 @@ export function register(program: Command, ctx: Ctx): void {
   // `init --version 1.2.3` sets the node's version: the program's own --version flag (answered
   // before commander runs anyway) must not take it.
   const versionFlag = program.options.findIndex((option) => option.long === '--version');
-  if (versionFlag >= 0) (program.options as Command["options"][number][]).splice(versionFlag, 1);
+  if (versionFlag >= 0) (program.options as Command['options'][number][]).splice(versionFlag, 1);
 
   const command = program
     .command('init [dir]')
-    .description('create pyproject.toml, or add the [tool.nodereg] table to an existing one (nothing else in it changes); asks on a terminal, takes flags otherwise')
+    .description(
+      'create pyproject.toml, or add the [tool.nodereg] table to an existing one (nothing else in it changes); asks on a terminal, takes flags otherwise',
+    )
     .option('--publisher <id>', 'publisher id ([tool.nodereg] publisher)')
     .option('--name <id>', 'node id ([project] name; default: the directory name)')
     .option('--display-name <name>', 'display name ([tool.nodereg] display-name)')
@@ -46,7 +48,12 @@ export function register(program: Command, ctx: Ctx): void {
     .action(async (dir: string | undefined, options: Options) => {
       // Without [dir], the project validate, pack and publish would use: a new file in a subdirectory would be a second one.
       const { projectDir } = await import('../project.js');
-      return init(ctx, projectDir(ctx, dir, 'pyproject.toml', '; `nodereg init .` creates one here instead'), options, dir);
+      return init(
+        ctx,
+        projectDir(ctx, dir, 'pyproject.toml', '; `nodereg init .` creates one here instead'),
+        options,
+        dir,
+      );
     });
   examples(command, [
     'nodereg init',
@@ -69,7 +76,10 @@ async function init(ctx: Ctx, dir: string, options: Options, given?: string): Pr
   try {
     doc = parse(original);
   } catch (error) {
-    throw invalidInput(`${file} is not valid TOML: ${(error as Error).message.split('\n')[0]}`, 'fix it by hand, then run `nodereg init` again');
+    throw invalidInput(
+      `${file} is not valid TOML: ${(error as Error).message.split('\n')[0]}`,
+      'fix it by hand, then run `nodereg init` again',
+    );
   }
   const project: Record<string, unknown> = doc.project ?? {};
   const tool: Record<string, unknown> = doc.tool?.nodereg ?? {};
@@ -99,12 +109,18 @@ async function init(ctx: Ctx, dir: string, options: Options, given?: string): Pr
   };
   for (const [field, value] of Object.entries(options) as [keyof Options, string][]) {
     const problem = check[field]?.(value);
-    if (problem) throw invalidInput(`--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} "${value}": ${problem}`);
+    if (problem)
+      throw invalidInput(`--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} "${value}": ${problem}`);
   }
 
   const interactive = ctx.interactive();
   const prompts = interactive ? await ctx.prompts() : undefined;
-  const ask = async (question: string, validate: (v: string) => string | undefined, fallback?: string, optional = false) => {
+  const ask = async (
+    question: string,
+    validate: (v: string) => string | undefined,
+    fallback?: string,
+    optional = false,
+  ) => {
     const answer = await prompts!.input({
       message: question,
       default: fallback,
@@ -113,12 +129,17 @@ async function init(ctx: Ctx, dir: string, options: Options, given?: string): Pr
     return answer.trim();
   };
   const needFlag = (flag: string, why: string): never => {
-    throw invalidInput(`missing ${flag}: ${why}, and init cannot ask here (no terminal, CI is set, or --no-input)`, `nodereg init ${flag} <value>`);
+    throw invalidInput(
+      `missing ${flag}: ${why}, and init cannot ask here (no terminal, CI is set, or --no-input)`,
+      `nodereg init ${flag} <value>`,
+    );
   };
 
   // [project] name and version: kept when present; a new file gets them from flags, prompts or defaults.
   const entries: Entry[] = [];
-  const dirName = basename(dir).replace(/[^a-zA-Z0-9._-]+/g, '-').replace(/^[^a-zA-Z0-9]+|[^a-zA-Z0-9]+$/g, '');
+  const dirName = basename(dir)
+    .replace(/[^a-zA-Z0-9._-]+/g, '-')
+    .replace(/^[^a-zA-Z0-9]+|[^a-zA-Z0-9]+$/g, '');
   let name = options.name ?? (typeof project.name === 'string' ? project.name : undefined);
   if (name === undefined) {
     const fallback = check.name(dirName) ? undefined : dirName;
@@ -131,7 +152,12 @@ async function init(ctx: Ctx, dir: string, options: Options, given?: string): Pr
   if (versionIsDynamic) {
     let version = options.version ?? (typeof tool.version === 'string' ? tool.version : undefined);
     if (version === undefined) {
-      if (interactive) version = await ask('Version ([project] version is dynamic, so [tool.nodereg] version)', check.version, '0.1.0');
+      if (interactive)
+        version = await ask(
+          'Version ([project] version is dynamic, so [tool.nodereg] version)',
+          check.version,
+          '0.1.0',
+        );
       else needFlag('--version', '[project] version is dynamic, so nodereg needs [tool.nodereg] version');
     }
     entries.push({ table: 'tool.nodereg', key: 'version', value: version!, flag: '--version' });
@@ -142,7 +168,8 @@ async function init(ctx: Ctx, dir: string, options: Options, given?: string): Pr
   }
 
   let description = options.description ?? (typeof project.description === 'string' ? project.description : undefined);
-  if (description === undefined && interactive && !exists) description = await ask('Description (optional)', check.description, undefined, true);
+  if (description === undefined && interactive && !exists)
+    description = await ask('Description (optional)', check.description, undefined, true);
   if (description) entries.push({ table: 'project', key: 'description', value: description, flag: '--description' });
 
   let publisher = options.publisher ?? (typeof tool.publisher === 'string' ? tool.publisher : undefined);
@@ -150,14 +177,20 @@ async function init(ctx: Ctx, dir: string, options: Options, given?: string): Pr
     if (interactive) publisher = await ask('Publisher id', check.publisher);
     else needFlag('--publisher', 'pyproject.toml needs [tool.nodereg] publisher');
   }
-  if (publisher !== undefined) entries.push({ table: 'tool.nodereg', key: 'publisher', value: publisher, flag: '--publisher' });
+  if (publisher !== undefined)
+    entries.push({ table: 'tool.nodereg', key: 'publisher', value: publisher, flag: '--publisher' });
 
-  let displayName = options.displayName ?? (typeof tool['display-name'] === 'string' ? tool['display-name'] : undefined);
-  if (displayName === undefined && fromComfy('DisplayName') === undefined && interactive) displayName = await ask('Display name', check.displayName, name);
-  if (displayName && (displayName !== name || tool['display-name'] !== undefined)) entries.push({ table: 'tool.nodereg', key: 'display-name', value: displayName, flag: '--display-name' });
+  let displayName =
+    options.displayName ?? (typeof tool['display-name'] === 'string' ? tool['display-name'] : undefined);
+  if (displayName === undefined && fromComfy('DisplayName') === undefined && interactive)
+    displayName = await ask('Display name', check.displayName, name);
+  if (displayName && (displayName !== name || tool['display-name'] !== undefined))
+    entries.push({ table: 'tool.nodereg', key: 'display-name', value: displayName, flag: '--display-name' });
 
-  let tags: string | string[] | undefined = options.tags ?? (Array.isArray(tool.tags) ? (tool.tags as string[]) : undefined);
-  if (tags === undefined && interactive) tags = await ask('Tags, comma-separated (optional)', check.tags, undefined, true);
+  let tags: string | string[] | undefined =
+    options.tags ?? (Array.isArray(tool.tags) ? (tool.tags as string[]) : undefined);
+  if (tags === undefined && interactive)
+    tags = await ask('Tags, comma-separated (optional)', check.tags, undefined, true);
   if (typeof tags === 'string') tags = splitTags(tags);
   if (tags?.length) entries.push({ table: 'tool.nodereg', key: 'tags', value: tags, flag: '--tags' });
 
@@ -168,12 +201,23 @@ async function init(ctx: Ctx, dir: string, options: Options, given?: string): Pr
   if (!exists) entries.push(...seenInTheDirectory(dir));
 
   // Flags never overwrite: a key already set to something else is refused, all of them at once.
-  const tables: Record<Entry['table'], Record<string, unknown>> = { project, 'project.urls': (project.urls as Record<string, unknown>) ?? {}, 'tool.nodereg': tool };
+  const tables: Record<Entry['table'], Record<string, unknown>> = {
+    project,
+    'project.urls': (project.urls as Record<string, unknown>) ?? {},
+    'tool.nodereg': tool,
+  };
   const current = (entry: Entry) => tables[entry.table][entry.key];
   const conflicts = entries.filter((e) => current(e) !== undefined && json(current(e)) !== json(e.value));
   if (conflicts.length) {
-    const list = conflicts.map((e) => `[${e.table}] ${e.key} is ${json(current(e))}, not ${json(e.value)} (${e.flag})`).join('; ');
-    throw new CliError(`init does not overwrite what pyproject.toml already has: ${list}`, EXIT.conflict, 'conflict', 'edit pyproject.toml by hand to change them');
+    const list = conflicts
+      .map((e) => `[${e.table}] ${e.key} is ${json(current(e))}, not ${json(e.value)} (${e.flag})`)
+      .join('; ');
+    throw new CliError(
+      `init does not overwrite what pyproject.toml already has: ${list}`,
+      EXIT.conflict,
+      'conflict',
+      'edit pyproject.toml by hand to change them',
+    );
   }
   const added = entries.filter((e) => current(e) === undefined);
 
@@ -186,8 +230,17 @@ async function init(ctx: Ctx, dir: string, options: Options, given?: string): Pr
   const summary = added.map((e) => `[${e.table}] ${e.key}`).join(', ');
   const kept = adopted.length ? `; read as they are: ${adopted.join(', ')}` : '';
   ctx.out.result(
-    { path: file, created: !exists, added: Object.fromEntries(added.map((e) => [`${e.table}.${e.key}`, e.value])), adopted },
-    (added.length ? `${exists ? 'added' : 'created'} ${file}${exists ? `: ${summary}` : ''}` : `${file} already has everything init sets`) + kept + seen(added),
+    {
+      path: file,
+      created: !exists,
+      added: Object.fromEntries(added.map((e) => [`${e.table}.${e.key}`, e.value])),
+      adopted,
+    },
+    (added.length
+      ? `${exists ? 'added' : 'created'} ${file}${exists ? `: ${summary}` : ''}`
+      : `${file} already has everything init sets`) +
+      kept +
+      seen(added),
   );
   // the commands as the user runs them from here: with the directory they named
   const at = given === undefined ? '' : ` ${shellWord(given)}`;
@@ -202,7 +255,9 @@ async function init(ctx: Ctx, dir: string, options: Options, given?: string): Pr
 function seenInTheDirectory(dir: string): Entry[] {
   const entries: Entry[] = [];
   if (!existsSync(dir)) return entries; // init makes it
-  const license = readdirSync(dir).sort().find((name) => LICENSE_FILE.test(name));
+  const license = readdirSync(dir)
+    .sort()
+    .find((name) => LICENSE_FILE.test(name));
   if (license) entries.push({ table: 'project', key: 'license', value: { file: license }, flag: 'a LICENSE file' });
   const requirements = join(dir, 'requirements.txt');
   if (existsSync(requirements)) {
@@ -210,11 +265,13 @@ function seenInTheDirectory(dir: string): Entry[] {
       .split(/\r?\n/)
       .map((line) => line.replace(/(^|\s)#.*$/, '').trim())
       .filter((line) => line && !line.startsWith('-'));
-    if (packages.length) entries.push({ table: 'project', key: 'dependencies', value: packages, flag: 'requirements.txt' });
+    if (packages.length)
+      entries.push({ table: 'project', key: 'dependencies', value: packages, flag: 'requirements.txt' });
   }
   const remote = spawnSync('git', ['remote', 'get-url', 'origin'], { cwd: dir, encoding: 'utf8' });
   const repository = remote.status === 0 ? repositoryUrl(remote.stdout.trim()) : undefined;
-  if (repository) entries.push({ table: 'project.urls', key: 'Repository', value: repository, flag: 'the git remote origin' });
+  if (repository)
+    entries.push({ table: 'project.urls', key: 'Repository', value: repository, flag: 'the git remote origin' });
   return entries;
 }
 
@@ -238,14 +295,19 @@ function repositoryUrl(remote: string): string | undefined {
   if (!['https:', 'http:', 'ssh:'].includes(url.protocol)) return undefined;
   const path = url.pathname.replace(/\.git$/, '').replace(/\/+$/, '');
   // an SSH remote's port is SSH's, not the web's
-  const base = url.protocol === 'http:' ? `http://${url.host}` : `https://${url.protocol === 'ssh:' ? url.hostname : url.host}`;
+  const base =
+    url.protocol === 'http:' ? `http://${url.host}` : `https://${url.protocol === 'ssh:' ? url.hostname : url.host}`;
   return path ? `${base}${path}` : undefined;
 }
 
 const message = (result: { success: boolean; error?: { issues: { message: string }[] } }) =>
   result.success ? undefined : result.error!.issues.map((i) => i.message).join('; ');
 
-const splitTags = (list: string) => list.split(',').map((t) => t.trim()).filter(Boolean);
+const splitTags = (list: string) =>
+  list
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
 
 /**
  * Adds keys to the TOML text without changing a byte of what is there: after a table's header when
@@ -255,13 +317,18 @@ function addKeys(text: string, entries: Entry[], stringify: (value: Record<strin
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   // a table value as an inline table (`license = { file = "LICENSE" }`): stringify would make it a table of its own
   const line = ({ key, value }: Entry) =>
-    Array.isArray(value) || typeof value !== 'object' ? stringify({ [key]: value }).trim() : `${key} = { ${stringify(value).trim().split(/\r?\n/).join(', ')} }`;
+    Array.isArray(value) || typeof value !== 'object'
+      ? stringify({ [key]: value }).trim()
+      : `${key} = { ${stringify(value).trim().split(/\r?\n/).join(', ')} }`;
   const lines = (group: Entry[]) => group.map(line).join(eol) + eol;
   let result = text;
   for (const table of ['project', 'project.urls', 'tool.nodereg'] as const) {
     const group = entries.filter((e) => e.table === table);
     if (!group.length) continue;
-    const header = new RegExp(`^[ \\t]*\\[[ \\t]*${table.split('.').join('[ \\t]*\\.[ \\t]*')}[ \\t]*\\][ \\t]*(#[^\\r\\n]*)?(\\r?\\n|$)`, 'm').exec(result);
+    const header = new RegExp(
+      `^[ \\t]*\\[[ \\t]*${table.split('.').join('[ \\t]*\\.[ \\t]*')}[ \\t]*\\][ \\t]*(#[^\\r\\n]*)?(\\r?\\n|$)`,
+      'm',
+    ).exec(result);
     if (header) {
       const at = header.index + header[0].length;
       const before = header[2] ? result.slice(0, at) : `${result.slice(0, at)}${eol}`;
@@ -278,7 +345,12 @@ function addKeys(text: string, entries: Entry[], stringify: (value: Record<strin
 }
 
 /** The new text must parse to the old document plus exactly the added keys. */
-function verify(text: string, before: Record<string, any>, added: Entry[], parse: (text: string) => Record<string, any>): void {
+function verify(
+  text: string,
+  before: Record<string, any>,
+  added: Entry[],
+  parse: (text: string) => Record<string, any>,
+): void {
   let after: Record<string, any>;
   try {
     after = parse(text);
@@ -293,21 +365,36 @@ function verify(text: string, before: Record<string, any>, added: Entry[], parse
   const expected = structuredClone(before);
   for (const entry of added) {
     const project = (expected.project ??= {});
-    const table = entry.table === 'project' ? project : entry.table === 'project.urls' ? (project.urls ??= {}) : ((expected.tool ??= {}).nodereg ??= {});
+    const table =
+      entry.table === 'project'
+        ? project
+        : entry.table === 'project.urls'
+          ? (project.urls ??= {})
+          : ((expected.tool ??= {}).nodereg ??= {});
     table[entry.key] = entry.value;
   }
   if (json(sortKeys(after)) !== json(sortKeys(expected))) {
-    throw new CliError('init could not add to pyproject.toml without changing what is there; nothing was written', EXIT.failure, 'internal', 'add the keys by hand');
+    throw new CliError(
+      'init could not add to pyproject.toml without changing what is there; nothing was written',
+      EXIT.failure,
+      'internal',
+      'add the keys by hand',
+    );
   }
 }
 
 /** JSON of a TOML value; a 64-bit integer (a BigInt) as its digits. */
-const json = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+const json = (value: unknown) =>
+  JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value && typeof value === 'object' && !(value instanceof Date)) {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+    );
   }
   return value;
 }

@@ -11,14 +11,18 @@ export function register(program: Command, ctx: Ctx): void {
   examples(
     program
       .command('login')
-      .description('save a token for a registry into a profile, after checking it with the registry (uses the global --registry, --profile and --token)')
+      .description(
+        'save a token for a registry into a profile, after checking it with the registry (uses the global --registry, --profile and --token)',
+      )
       .action(async () => {
         const connection = await ctx.connection();
         const token = await askToken(ctx, connection.registry);
         const client = await ctx.client({ token });
         // verified before anything is saved: a bad token leaves the config as it was
         const me: Me = await client.call(routes.getMe, {}, { exact: true }).catch((error) => {
-          throw toCliError(error, { 401: `the registry refused this token; nothing was saved. Check it, or create one with \`nodereg token create\`` });
+          throw toCliError(error, {
+            401: `the registry refused this token; nothing was saved. Check it, or create one with \`nodereg token create\``,
+          });
         });
         const store = await ctx.config();
         store.setProfile(connection.profile, { registry: connection.registry, token });

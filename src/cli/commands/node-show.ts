@@ -16,7 +16,10 @@ export const notFoundHint = (nodeId: string) => `check the id with \`nodereg nod
  */
 export async function nodeVersions(client: Client, nodeId: string, reasons = false): Promise<NodeVersion[]> {
   try {
-    return await client.call(routes.listNodeVersions, { params: { nodeId }, query: reasons ? { include_status_reason: 'true' } : {} });
+    return await client.call(routes.listNodeVersions, {
+      params: { nodeId },
+      query: reasons ? { include_status_reason: 'true' } : {},
+    });
   } catch (error) {
     throw toCliError(error, { 404: notFoundHint(nodeId) });
   }
@@ -34,20 +37,30 @@ export async function showNode(ctx: Ctx, nodeId: string, classes = false): Promi
     }),
     nodeVersions(client, nodeId),
   ]);
-  if (!classes) return ctx.out.result({ node: found, versions }, () => `${describeNode(ctx, found)}\n\n${versionTable(ctx.out, versions)}`);
+  if (!classes)
+    return ctx.out.result(
+      { node: found, versions },
+      () => `${describeNode(ctx, found)}\n\n${versionTable(ctx.out, versions)}`,
+    );
   const latest = found.latest_version;
   const defined = latest ? await latestClasses(client, found.id, latest.version) : [];
   const shown = latest
     ? `node classes of ${latest.version} (${defined.length}):\n${defined.map((c) => `  ${c.comfy_node_name}`).join('\n') || '  none found'}`
     : 'node classes: no active version';
-  ctx.out.result({ node: found, versions, classes: defined }, () => `${describeNode(ctx, found)}\n\n${versionTable(ctx.out, versions)}\n\n${shown}`);
+  ctx.out.result(
+    { node: found, versions, classes: defined },
+    () => `${describeNode(ctx, found)}\n\n${versionTable(ctx.out, versions)}\n\n${shown}`,
+  );
 }
 
 /** Every class a version defines, page after page. */
 async function latestClasses(client: Client, nodeId: string, version: string): Promise<ComfyNode[]> {
   const all: ComfyNode[] = [];
   for (let page = 1; ; page++) {
-    const answer = (await client.call(routes.listVersionComfyNodes, { params: { nodeId, version }, query: { page: String(page), limit: '100' } })) as {
+    const answer = (await client.call(routes.listVersionComfyNodes, {
+      params: { nodeId, version },
+      query: { page: String(page), limit: '100' },
+    })) as {
       comfy_nodes: ComfyNode[] | null;
       totalNumberOfPages: number;
     };
@@ -68,7 +81,10 @@ function describeNode(ctx: Ctx, n: Node): string {
     ['repository', n.repository],
     ['icon', n.icon],
     ['banner', n.banner_url],
-    ['latest', latest ? `${latest.version}${latest.createdAt ? ` (${relativeTime(latest.createdAt)})` : ''}` : 'none active'],
+    [
+      'latest',
+      latest ? `${latest.version}${latest.createdAt ? ` (${relativeTime(latest.createdAt)})` : ''}` : 'none active',
+    ],
     // stars go from 1, so a mean of 0 means no review at all
     ['rating', n.rating ? `${n.rating.toFixed(1)} / 5` : 'no reviews yet'],
     ['downloads', n.downloads ?? 0],

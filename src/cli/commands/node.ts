@@ -6,7 +6,13 @@ import { normalizeVersion } from '../../contract/version.js';
 import { getNode, getNodeVersion, installNode, searchNodes, updateNode } from '../../contract/registry.js';
 import { ApiError } from '../../client/errors.js';
 import { fieldKey } from '../../shared/field-keys.js';
-import { NODE_WRITABLE_FIELDS, nodeFieldType, NodeWritable, type Node, type NodeVersion } from '../../contract/resources.js';
+import {
+  NODE_WRITABLE_FIELDS,
+  nodeFieldType,
+  NodeWritable,
+  type Node,
+  type NodeVersion,
+} from '../../contract/resources.js';
 import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, fileProblem, invalidInput, toCliError } from '../errors.js';
@@ -14,7 +20,14 @@ import { fields, fullStatus, listText, shortStatus, statusText, versionFindings,
 import { outFile, refuseStdoutOut } from '../out-path.js';
 import { relativeTime, table } from '../output.js';
 import {
-  checkNodeId, checkPublisherId, checkVersion, given, listOption, nodePublisher, precheck, textOption,
+  checkNodeId,
+  checkPublisherId,
+  checkVersion,
+  given,
+  listOption,
+  nodePublisher,
+  precheck,
+  textOption,
 } from '../resolve.js';
 import { makeUserDir } from '../make-dir.js';
 import { examples } from '../examples.js';
@@ -34,7 +47,13 @@ const UPDATE_FIELDS = NODE_WRITABLE_FIELDS.flatMap((field) => {
 });
 
 /** The incumbent client's `comfy node …` commands that publishers type, and ours that do their work. */
-const INCUMBENT_NODE_COMMANDS = { publish: 'publish', validate: 'validate', pack: 'pack', init: 'init', scaffold: 'init' };
+const INCUMBENT_NODE_COMMANDS = {
+  publish: 'publish',
+  validate: 'validate',
+  pack: 'pack',
+  init: 'init',
+  scaffold: 'init',
+};
 
 type UpdateOptions = Record<string, string | undefined> & { publisher?: string; status?: string };
 
@@ -52,7 +71,10 @@ export function register(program: Command, ctx: Ctx): void {
       .allowUnknownOption()
       .allowExcessArguments()
       .action(() => {
-        throw invalidInput(`there is no \`nodereg node ${word}\`: ${ours} is a command of its own`, `run \`nodereg ${ours}\` with the same options (\`nodereg ${ours} --help\` lists them)`);
+        throw invalidInput(
+          `there is no \`nodereg node ${word}\`: ${ours} is a command of its own`,
+          `run \`nodereg ${ours}\` with the same options (\`nodereg ${ours} --help\` lists them)`,
+        );
       });
   }
 
@@ -63,18 +85,26 @@ export function register(program: Command, ctx: Ctx): void {
   for (const { option } of UPDATE_FIELDS) update.addOption(option);
   examples(
     update
-      .addOption(new Option('--status <status>', 'node status (banned: admins only)').choices(NODE_STATUS.map(shortStatus)))
+      .addOption(
+        new Option('--status <status>', 'node status (banned: admins only)').choices(NODE_STATUS.map(shortStatus)),
+      )
       .action(async (nodeId: string, o: UpdateOptions) => {
         checkNodeId(nodeId);
         if (o.publisher) checkPublisherId(o.publisher, '--publisher');
         const body = given({
           ...Object.fromEntries(
-            UPDATE_FIELDS.map(({ field, list, option }) => [field, (list ? listOption : textOption)(o[option.attributeName()])]),
+            UPDATE_FIELDS.map(({ field, list, option }) => [
+              field,
+              (list ? listOption : textOption)(o[option.attributeName()]),
+            ]),
           ),
           status: o.status ? (fullStatus(NODE_STATUS, o.status) as (typeof NODE_STATUS)[number]) : undefined,
         });
         if (Object.keys(body).length === 0) {
-          throw invalidInput('nothing to update', `pass at least one field, e.g. nodereg node update ${nodeId} --description "..."`);
+          throw invalidInput(
+            'nothing to update',
+            `pass at least one field, e.g. nodereg node update ${nodeId} --description "..."`,
+          );
         }
         const checked = precheck(updateNode, { body });
         const client = await ctx.client({ requireToken: true });
@@ -82,7 +112,9 @@ export function register(program: Command, ctx: Ctx): void {
         const updated = await client
           .call(routes.updateNode, { params: { publisherId, nodeId }, body: checked.body })
           .catch((error) => {
-            throw toCliError(error, { 404: `is ${nodeId} a node of publisher ${publisherId}? Check with \`nodereg node show ${nodeId}\`` });
+            throw toCliError(error, {
+              404: `is ${nodeId} a node of publisher ${publisherId}? Check with \`nodereg node show ${nodeId}\``,
+            });
           });
         ctx.out.result(updated, `updated node ${updated.id} of ${publisherId}: ${Object.keys(body).join(', ')}`);
       }),
@@ -99,20 +131,34 @@ export function register(program: Command, ctx: Ctx): void {
       .description('show a node: metadata, latest version, rating, downloads and every version')
       .option('--classes', 'also list the node classes its latest version defines, as the registry read them')
       .action((nodeId: string, options: { classes?: boolean }) => showNode(ctx, checkNodeId(nodeId), options.classes)),
-    ['nodereg node show my-node', 'nodereg node show my-node --json | jq .versions', 'nodereg node show my-node --classes'],
+    [
+      'nodereg node show my-node',
+      'nodereg node show my-node --json | jq .versions',
+      'nodereg node show my-node --classes',
+    ],
   );
 
   examples(
     node
       .command('versions <nodeId>')
       .description('list every version of a node (newest first) with status, deprecation and status reason')
-      .option('--reasons', "also show the registry scan's findings under each version (for the node's publisher members and admins)")
+      .option(
+        '--reasons',
+        "also show the registry scan's findings under each version (for the node's publisher members and admins)",
+      )
       .action(async (nodeId: string, options: { reasons?: boolean }) => {
         checkNodeId(nodeId);
         const versions = await nodeVersions(await ctx.client(), nodeId, options.reasons);
-        ctx.out.result(versions, () => versionTable(ctx.out, versions) + (options.reasons ? versionFindings(ctx.out, versions) : ''));
+        ctx.out.result(
+          versions,
+          () => versionTable(ctx.out, versions) + (options.reasons ? versionFindings(ctx.out, versions) : ''),
+        );
       }),
-    ['nodereg node versions my-node', 'nodereg node versions my-node --json', 'nodereg node versions my-node --reasons'],
+    [
+      'nodereg node versions my-node',
+      'nodereg node versions my-node --json',
+      'nodereg node versions my-node --reasons',
+    ],
   );
 
   examples(
@@ -128,9 +174,15 @@ export function register(program: Command, ctx: Ctx): void {
           throw toCliError(error);
         });
         ctx.out.result(list, () => {
-          if (list.nodes.length === 0) return list.total ? `no nodes on page ${list.page} (${list.total} in all)` : `no nodes match "${q}"`;
+          if (list.nodes.length === 0)
+            return list.total ? `no nodes on page ${list.page} (${list.total} in all)` : `no nodes match "${q}"`;
           const rows = list.nodes.map((n) => [
-            n.id, n.name ?? '', n.latest_version?.version ?? '-', String(n.downloads ?? 0), n.rating ? n.rating.toFixed(1) : '-', n.publisher?.id ?? '',
+            n.id,
+            n.name ?? '',
+            n.latest_version?.version ?? '-',
+            String(n.downloads ?? 0),
+            n.rating ? n.rating.toFixed(1) : '-',
+            n.publisher?.id ?? '',
           ]);
           return `${table(rows, ['ID', 'NAME', 'LATEST', 'DOWNLOADS', 'RATING', 'PUBLISHER'])}\n\npage ${list.page} of ${list.totalPages} · ${list.total} node${list.total === 1 ? '' : 's'}`;
         });
@@ -141,8 +193,13 @@ export function register(program: Command, ctx: Ctx): void {
   examples(
     node
       .command('download <node>')
-      .description('download a version (latest active unless given as <nodeId>@<version>), check it is a readable zip and its SHA-256')
-      .option('--out <file>', 'where to write the archive; a directory (or a path ending in /, made if missing) gets <nodeId>-<version>.zip in it (default: ./<nodeId>-<version>.zip)')
+      .description(
+        'download a version (latest active unless given as <nodeId>@<version>), check it is a readable zip and its SHA-256',
+      )
+      .option(
+        '--out <file>',
+        'where to write the archive; a directory (or a path ending in /, made if missing) gets <nodeId>-<version>.zip in it (default: ./<nodeId>-<version>.zip)',
+      )
       .action(async (spec: string, o: { out?: string }) => {
         const at = spec.lastIndexOf('@');
         const nodeId = at > 0 ? spec.slice(0, at) : spec;
@@ -153,7 +210,12 @@ export function register(program: Command, ctx: Ctx): void {
         const client = await ctx.client();
         // The hint is asked for only when it is shown (a registry's 404), and not at all for a version already read.
         const notFound = async (error: unknown, named?: NodeVersion) =>
-          toCliError(error, error instanceof ApiError && error.status === 404 ? { 404: await downloadNotFoundHint(client, nodeId, version, named) } : {});
+          toCliError(
+            error,
+            error instanceof ApiError && error.status === 404
+              ? { 404: await downloadNotFoundHint(client, nodeId, version, named) }
+              : {},
+          );
         let found: NodeVersion;
         let notActive: unknown; // install's 404 for the version asked, downloaded as a member instead
         try {
@@ -161,24 +223,40 @@ export function register(program: Command, ctx: Ctx): void {
         } catch (error) {
           // install gives Active versions only; the archive route also serves the others to the
           // publisher's members and admins, with their token: a version asked by name is tried there.
-          const named = version && client.hasToken && error instanceof ApiError && error.status === 404
-            ? await client.call(routes.getNodeVersion, { params: { nodeId, version } }).catch(() => undefined)
-            : undefined;
+          const named =
+            version && client.hasToken && error instanceof ApiError && error.status === 404
+              ? await client.call(routes.getNodeVersion, { params: { nodeId, version } }).catch(() => undefined)
+              : undefined;
           if (!named?.downloadUrl) throw await notFound(error, named);
           found = named;
           notActive = error;
         }
-        if (!found.downloadUrl) throw new CliError(`the registry gave no download URL for ${nodeId} ${found.version}`, EXIT.failure, 'internal');
+        if (!found.downloadUrl)
+          throw new CliError(
+            `the registry gave no download URL for ${nodeId} ${found.version}`,
+            EXIT.failure,
+            'internal',
+          );
         // The file is named after the version answered: one that is not a version (`../../x`) would name a path elsewhere.
-        if (!normalizeVersion(String(found.version))) throw new CliError(`the registry answered a version that is not one: "${found.version}"`, EXIT.failure, 'bad_answer', 'check the registry URL');
+        if (!normalizeVersion(String(found.version)))
+          throw new CliError(
+            `the registry answered a version that is not one: "${found.version}"`,
+            EXIT.failure,
+            'bad_answer',
+            'check the registry URL',
+          );
         const name = `${nodeId}-${found.version}.zip`;
         const file = outFile(o.out, name);
         const saved = await saveArchive(client, found, file).catch(async (error) => {
           // Not a member after all: the archive route hid the version, as install did.
-          if (notActive !== undefined && error instanceof CliError && error.status === 404) throw await notFound(notActive, found);
+          if (notActive !== undefined && error instanceof CliError && error.status === 404)
+            throw await notFound(notActive, found);
           throw error;
         });
-        if (notActive !== undefined) ctx.out.warn(`${nodeId} ${found.version} is not active (${found.status ?? 'status unknown'}): downloaded with your token, as a member of its publisher or an admin`);
+        if (notActive !== undefined)
+          ctx.out.warn(
+            `${nodeId} ${found.version} is not active (${found.status ?? 'status unknown'}): downloaded with your token, as a member of its publisher or an admin`,
+          );
         const summary = {
           node_id: found.node_id ?? nodeId,
           version: found.version,
@@ -202,13 +280,24 @@ export function register(program: Command, ctx: Ctx): void {
  * no version to download (none Active yet: its archive never arrived, or it awaits review) has its
  * versions listed, with their status. `named`: the version asked for, read already (so both exist).
  */
-async function downloadNotFoundHint(client: Awaited<ReturnType<Ctx['client']>>, nodeId: string, version: string | undefined, named?: NodeVersion): Promise<string> {
-  const exists = named !== undefined || (await client.call(routes.getNode, { params: { nodeId } }).then(() => true, () => false));
+async function downloadNotFoundHint(
+  client: Awaited<ReturnType<Ctx['client']>>,
+  nodeId: string,
+  version: string | undefined,
+  named?: NodeVersion,
+): Promise<string> {
+  const exists =
+    named !== undefined ||
+    (await client.call(routes.getNode, { params: { nodeId } }).then(
+      () => true,
+      () => false,
+    ));
   if (!exists) return notFoundHint(nodeId);
   if (version && !named) {
     const wanted = normalizeVersion(version)?.version;
     const versions = await nodeVersions(client, nodeId).catch(() => undefined);
-    if (versions && !versions.some((v) => v.version === wanted)) return `${nodeId} has no version ${version}: list its versions with \`nodereg node versions ${nodeId}\``;
+    if (versions && !versions.some((v) => v.version === wanted))
+      return `${nodeId} has no version ${version}: list its versions with \`nodereg node versions ${nodeId}\``;
   }
   const what = version ? `version ${version} is not active` : 'it has no active version yet';
   return `${what}: a version is active once its archive is uploaded (and approved, where the registry reviews by hand); see each version's status with \`nodereg node versions ${nodeId}\``;
@@ -235,7 +324,12 @@ async function saveArchive(client: Awaited<ReturnType<Ctx['client']>>, version: 
           hash.update(chunk);
           size += chunk.length;
           if (version.archive_size !== undefined && size > version.archive_size) {
-            throw new CliError(`the download is larger than the ${version.archive_size} bytes the registry announced`, EXIT.failure, 'checksum_mismatch', 'try again; if it persists, the archive on the registry is damaged');
+            throw new CliError(
+              `the download is larger than the ${version.archive_size} bytes the registry announced`,
+              EXIT.failure,
+              'checksum_mismatch',
+              'try again; if it persists, the archive on the registry is damaged',
+            );
           }
           yield chunk;
         }
@@ -244,7 +338,12 @@ async function saveArchive(client: Awaited<ReturnType<Ctx['client']>>, version: 
     );
     const sha256 = hash.digest('hex');
     if (version.archive_sha256 && version.archive_sha256 !== sha256) {
-      throw new CliError(`the downloaded archive's SHA-256 is ${sha256}, the registry announced ${version.archive_sha256}`, EXIT.failure, 'checksum_mismatch', 'try again; if it persists, the archive on the registry is damaged');
+      throw new CliError(
+        `the downloaded archive's SHA-256 is ${sha256}, the registry announced ${version.archive_sha256}`,
+        EXIT.failure,
+        'checksum_mismatch',
+        'try again; if it persists, the archive on the registry is damaged',
+      );
     }
     const entries = await readableZip(part);
     await rename(part, file);
@@ -253,7 +352,8 @@ async function saveArchive(client: Awaited<ReturnType<Ctx['client']>>, version: 
     await rm(part, { force: true }).catch(() => {}); // nothing to remove where nothing could be written
     if (error instanceof CliError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR') throw invalidInput(`cannot write ${file}: ${fileProblem(error)}`, 'pass --out <file> in a writable directory');
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR')
+      throw invalidInput(`cannot write ${file}: ${fileProblem(error)}`, 'pass --out <file> in a writable directory');
     throw toCliError(error);
   }
 }
@@ -267,10 +367,14 @@ async function saveArchive(client: Awaited<ReturnType<Ctx['client']>>, version: 
 async function readableZip(path: string): Promise<number> {
   const { default: yauzl } = await import('yauzl');
   return new Promise((resolve, reject) => {
-    const fail = (error: Error) => reject(new CliError(`the downloaded file is not a readable zip: ${error.message}`, EXIT.failure, 'bad_archive'));
+    const fail = (error: Error) =>
+      reject(new CliError(`the downloaded file is not a readable zip: ${error.message}`, EXIT.failure, 'bad_archive'));
     yauzl.open(path, { lazyEntries: true, validateEntrySizes: true }, (openError, zip) => {
       if (openError || !zip) return fail(openError ?? new Error('cannot open'));
-      if (zip.entryCount > MAX_ARCHIVE_ENTRIES) return fail(new Error(`it has ${zip.entryCount} entries, more than the ${MAX_ARCHIVE_ENTRIES} a registry takes`));
+      if (zip.entryCount > MAX_ARCHIVE_ENTRIES)
+        return fail(
+          new Error(`it has ${zip.entryCount} entries, more than the ${MAX_ARCHIVE_ENTRIES} a registry takes`),
+        );
       let count = 0;
       let declared = 0;
       zip.on('error', fail);
@@ -280,7 +384,11 @@ async function readableZip(path: string): Promise<number> {
         declared += entry.uncompressedSize;
         if (declared > DEFAULT_MAX_UNPACKED) {
           zip.close();
-          return fail(new Error(`it expands to more than ${formatSize(DEFAULT_MAX_UNPACKED)} (at entry "${entry.fileName}"), more than a registry takes: refused without inflating it`));
+          return fail(
+            new Error(
+              `it expands to more than ${formatSize(DEFAULT_MAX_UNPACKED)} (at entry "${entry.fileName}"), more than a registry takes: refused without inflating it`,
+            ),
+          );
         }
         if (entry.fileName.endsWith('/')) return zip.readEntry();
         zip.openReadStream(entry, (streamError, stream) => {

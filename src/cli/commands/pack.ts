@@ -19,17 +19,29 @@ interface Options {
 export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('pack [dir]')
-    .description('build the archive that publish would upload: a deterministic zip, written to <id>-<version>.zip in the current directory')
-    .option('--out <file>', 'where to write the archive; a directory (or a path ending in /, made if missing) gets <id>-<version>.zip in it')
+    .description(
+      'build the archive that publish would upload: a deterministic zip, written to <id>-<version>.zip in the current directory',
+    )
+    .option(
+      '--out <file>',
+      'where to write the archive; a directory (or a path ending in /, made if missing) gets <id>-<version>.zip in it',
+    )
     .option('--list', 'print the files in the archive (in a git work tree, those not committed are marked untracked)')
-    .option('--max-size <size>', `fail when the archive is larger (default ${formatSize(DEFAULT_MAX_ARCHIVE)}); bytes or units: 500kB, 1GiB`)
+    .option(
+      '--max-size <size>',
+      `fail when the archive is larger (default ${formatSize(DEFAULT_MAX_ARCHIVE)}); bytes or units: 500kB, 1GiB`,
+    )
     .action(async (dir: string | undefined, options: Options) => {
       const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
       refuseStdoutOut(options.out);
       const given = options.out ? userPath(options.out, '--out') : undefined;
       // Once the listing has found enough to pack, the packer's workers start and deflate files while it goes on.
       const pool = (await import('../../package/zip.js')).startPool();
-      const project = await loadChecked(ctx, dir, { requirePublisher: false, skip: given ? [given] : [], onFile: pool?.offer }).catch(async (error) => {
+      const project = await loadChecked(ctx, dir, {
+        requirePublisher: false,
+        skip: given ? [given] : [],
+        onFile: pool?.offer,
+      }).catch(async (error) => {
         await pool?.stop();
         throw error;
       });
@@ -76,5 +88,9 @@ export function register(program: Command, ctx: Ctx): void {
         },
       );
     });
-  examples(command, ['nodereg pack', 'nodereg pack ./my-node --out dist/node.zip --list', 'nodereg pack --max-size 50MiB --json']);
+  examples(command, [
+    'nodereg pack',
+    'nodereg pack ./my-node --out dist/node.zip --list',
+    'nodereg pack --max-size 50MiB --json',
+  ]);
 }

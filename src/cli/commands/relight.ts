@@ -1,6 +1,17 @@
 import { Option, type Command } from 'commander';
 import { ADVANCED_SETTINGS, PERCENT, RELIGHT } from '../../contract/limits.js';
-import { addWaitOptions, alias, defined, either, finishTask, mediaArgument, toNumber, validateBody, waitPlan, type WaitOptions } from '../ai-tasks.js';
+import {
+  addWaitOptions,
+  alias,
+  defined,
+  either,
+  finishTask,
+  mediaArgument,
+  toNumber,
+  validateBody,
+  waitPlan,
+  type WaitOptions,
+} from '../ai-tasks.js';
 import type { Ctx } from '../context.js';
 import { examples } from '../examples.js';
 import { routes } from '../../client/routes.js';
@@ -33,20 +44,48 @@ const level = (name: string) => `${name}, ${PERCENT.min}–${PERCENT.max} (defau
 export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('relight <image>')
-    .description('relight an image (a local file, sent as base64, or an http(s) URL) through the registry\'s AI proxy')
-    .option('--prompt <text>', `what the light should be like; weight a phrase with (phrase:${RELIGHT.promptWeight.min}–${RELIGHT.promptWeight.max})`)
-    .option('--light-transfer-strength <n>', `${PERCENT.min} (closest to the original) – ${PERCENT.max} (default ${RELIGHT.lightTransferStrength.default})`)
-    .addOption(new Option('--style <style>', `look of the result (default ${RELIGHT.defaultStyle})`).choices(RELIGHT.styles))
-    .option('--transfer-light-from-reference-image <image>', 'take the light from this image (file or URL; alias --reference-image)')
+    .description("relight an image (a local file, sent as base64, or an http(s) URL) through the registry's AI proxy")
+    .option(
+      '--prompt <text>',
+      `what the light should be like; weight a phrase with (phrase:${RELIGHT.promptWeight.min}–${RELIGHT.promptWeight.max})`,
+    )
+    .option(
+      '--light-transfer-strength <n>',
+      `${PERCENT.min} (closest to the original) – ${PERCENT.max} (default ${RELIGHT.lightTransferStrength.default})`,
+    )
+    .addOption(
+      new Option('--style <style>', `look of the result (default ${RELIGHT.defaultStyle})`).choices(RELIGHT.styles),
+    )
+    .option(
+      '--transfer-light-from-reference-image <image>',
+      'take the light from this image (file or URL; alias --reference-image)',
+    )
     .addOption(alias('--reference-image <image>'))
-    .option('--transfer-light-from-lightmap <image>', 'take the light from this lightmap (file or URL; alias --lightmap)')
+    .option(
+      '--transfer-light-from-lightmap <image>',
+      'take the light from this lightmap (file or URL; alias --lightmap)',
+    )
     .addOption(alias('--lightmap <image>'))
     .option('--no-change-background', 'keep the background (it changes by default)')
     .option('--interpolate-from-original', 'interpolate the result from the original using the light transfer strength')
     .option('--no-preserve-details', 'do not keep texture and small details (kept by default)')
-    .addOption(new Option('--engine <engine>', `advanced: engine (default ${ADVANCED_SETTINGS.defaultChoice})`).choices(ADVANCED_SETTINGS.engines))
-    .addOption(new Option('--transfer-light-a <mode>', `advanced: light transfer A (default ${ADVANCED_SETTINGS.defaultChoice})`).choices(ADVANCED_SETTINGS.transferLightA))
-    .addOption(new Option('--transfer-light-b <mode>', `advanced: light transfer B (default ${ADVANCED_SETTINGS.defaultChoice})`).choices(ADVANCED_SETTINGS.transferLightB))
+    .addOption(
+      new Option('--engine <engine>', `advanced: engine (default ${ADVANCED_SETTINGS.defaultChoice})`).choices(
+        ADVANCED_SETTINGS.engines,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--transfer-light-a <mode>',
+        `advanced: light transfer A (default ${ADVANCED_SETTINGS.defaultChoice})`,
+      ).choices(ADVANCED_SETTINGS.transferLightA),
+    )
+    .addOption(
+      new Option(
+        '--transfer-light-b <mode>',
+        `advanced: light transfer B (default ${ADVANCED_SETTINGS.defaultChoice})`,
+      ).choices(ADVANCED_SETTINGS.transferLightB),
+    )
     .option('--whites <n>', level('advanced: whites'))
     .option('--blacks <n>', level('advanced: blacks'))
     .option('--brightness <n>', level('advanced: brightness'))
@@ -56,8 +95,18 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--webhook-url <url>', 'the registry POSTs each status change of the task there (signed)');
   addWaitOptions(command).action(async (image: string, options: RelightOptions) => {
     const plan = waitPlan(options, ctx.out.json);
-    const reference = either(options.transferLightFromReferenceImage, options.referenceImage, '--transfer-light-from-reference-image', '--reference-image');
-    const lightmap = either(options.transferLightFromLightmap, options.lightmap, '--transfer-light-from-lightmap', '--lightmap');
+    const reference = either(
+      options.transferLightFromReferenceImage,
+      options.referenceImage,
+      '--transfer-light-from-reference-image',
+      '--reference-image',
+    );
+    const lightmap = either(
+      options.transferLightFromLightmap,
+      options.lightmap,
+      '--transfer-light-from-lightmap',
+      '--lightmap',
+    );
     const advanced = defined({
       engine: options.engine,
       transfer_light_a: options.transferLightA,
@@ -74,8 +123,10 @@ export function register(program: Command, ctx: Ctx): void {
       prompt: options.prompt,
       light_transfer_strength: toNumber(options.lightTransferStrength),
       style: options.style,
-      transfer_light_from_reference_image: reference === undefined ? undefined : await mediaArgument(reference, '--transfer-light-from-reference-image'),
-      transfer_light_from_lightmap: lightmap === undefined ? undefined : await mediaArgument(lightmap, '--transfer-light-from-lightmap'),
+      transfer_light_from_reference_image:
+        reference === undefined ? undefined : await mediaArgument(reference, '--transfer-light-from-reference-image'),
+      transfer_light_from_lightmap:
+        lightmap === undefined ? undefined : await mediaArgument(lightmap, '--transfer-light-from-lightmap'),
       change_background: options.changeBackground ? undefined : false,
       interpolate_from_original: options.interpolateFromOriginal,
       preserve_details: options.preserveDetails ? undefined : false,

@@ -19,10 +19,15 @@ export function register(program: Command, ctx: Ctx): void {
         const query = { star: o.star };
         const checked = precheck(addReview, { query });
         const client = await ctx.client({ requireToken: true });
-        const node = await client.call(routes.addReview, { params: { nodeId }, query: checked.query }).catch((error) => {
-          throw toCliError(error, { 404: notFoundHint(nodeId) });
-        });
-        ctx.out.result(node, `rated ${node.id} ${Number(o.star)} star${Number(o.star) === 1 ? '' : 's'}; its rating is now ${(node.rating ?? 0).toFixed(2)}`);
+        const node = await client
+          .call(routes.addReview, { params: { nodeId }, query: checked.query })
+          .catch((error) => {
+            throw toCliError(error, { 404: notFoundHint(nodeId) });
+          });
+        ctx.out.result(
+          node,
+          `rated ${node.id} ${Number(o.star)} star${Number(o.star) === 1 ? '' : 's'}; its rating is now ${(node.rating ?? 0).toFixed(2)}`,
+        );
       }),
     ['nodereg review my-node --star 5'],
   );

@@ -41,5 +41,9 @@ export function register(program: Command, ctx: Ctx): void {
       if (blocking(report, options.failOn).length) throw new ResultExit(EXIT.failure);
     });
   command.addHelpText('after', exitCodesHelp('scan'));
-  examples(command, ['nodereg scan', 'nodereg scan ./my-node --json', 'nodereg scan --sarif nodereg.sarif --fail-on medium']);
+  examples(command, [
+    'nodereg scan',
+    'nodereg scan ./my-node --json',
+    'nodereg scan --sarif nodereg.sarif --fail-on medium',
+  ]);
 }

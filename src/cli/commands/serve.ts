@@ -37,13 +37,15 @@ const LOG_FORMATS = ['pretty', 'json', 'off'] as const;
 
 function parsePort(text: string): number {
   const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
-  if (!(port >= 0 && port <= 65535)) throw invalidInput(`--port must be a port number from 0 to 65535 (got "${text}")`, '--port 0 picks a free port');
+  if (!(port >= 0 && port <= 65535))
+    throw invalidInput(`--port must be a port number from 0 to 65535 (got "${text}")`, '--port 0 picks a free port');
   return port;
 }
 
 function parseSizeFlag(flag: string, text: string): number {
   const size = parseSize(text);
-  if (size === undefined || size <= 0) throw invalidInput(`${flag} must be a size such as 200MiB, 500kB or 1048576 (got "${text}")`);
+  if (size === undefined || size <= 0)
+    throw invalidInput(`${flag} must be a size such as 200MiB, 500kB or 1048576 (got "${text}")`);
   return size;
 }
 
@@ -62,46 +64,100 @@ function parsePublicUrl(text: string): string {
     // reported below
   }
   if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash) {
-    throw invalidInput(`--public-url must be an http or https URL without query or fragment (got "${text}")`, '--public-url https://registry.example.com');
+    throw invalidInput(
+      `--public-url must be an http or https URL without query or fragment (got "${text}")`,
+      '--public-url https://registry.example.com',
+    );
   }
   // Every download and upload URL, and /openapi.json, are built on it and shown to anyone.
   if (url.username || url.password) {
-    throw invalidInput(`--public-url must not hold a user name or password: every download URL and /openapi.json would show it to anyone (got "${withoutUserInfo(text)}")`, '--public-url https://registry.example.com');
+    throw invalidInput(
+      `--public-url must not hold a user name or password: every download URL and /openapi.json would show it to anyone (got "${withoutUserInfo(text)}")`,
+      '--public-url https://registry.example.com',
+    );
   }
   return text.replace(/\/+$/, '');
 }
 
 /** Access log lines: "GET /nodes 200 1.2ms" as is with a time (pretty), or one JSON object per line. */
-function accessLog(format: ServeFlags['log'], out: Output): ((line: string, level?: 'warn' | 'error') => void) | undefined {
+function accessLog(
+  format: ServeFlags['log'],
+  out: Output,
+): ((line: string, level?: 'warn' | 'error') => void) | undefined {
   if (format === 'off') return undefined;
   if (format === 'pretty') return (line) => out.info(`${new Date().toISOString().slice(11, 19)} ${line}`);
   return (line, level) => {
     const request = /^([A-Z]+) (\S+) (\d{3}) ([\d.]+)ms$/.exec(line);
-    out.record(level ?? 'info', request ? { method: request[1], path: request[2], status: Number(request[3]), ms: Number(request[4]) } : { message: line });
+    out.record(
+      level ?? 'info',
+      request
+        ? { method: request[1], path: request[2], status: Number(request[3]), ms: Number(request[4]) }
+        : { message: line },
+    );
   };
 }
 
 export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('serve')
-    .description(`run the embedded registry (SQLite and a local archive dir) until SIGINT or SIGTERM (in-flight requests finish; a stalled one is cut after ${CLOSE_STALLED_MS / 1000} s, every one left ${CLOSE_MAX_MS / 1000} s after the signal)`)
+    .description(
+      `run the embedded registry (SQLite and a local archive dir) until SIGINT or SIGTERM (in-flight requests finish; a stalled one is cut after ${CLOSE_STALLED_MS / 1000} s, every one left ${CLOSE_MAX_MS / 1000} s after the signal)`,
+    )
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 picks a free port', String(DEFAULT_PORT))
-    .addOption(dataDirOption('where the database, archives and secrets live', 'none with --database postgres://, which then needs --storage and NODEREG_ADMIN_TOKEN'))
-    .addOption(backendOption('database', 'the database: postgres://user:pass@host:port/db, or a path or sqlite:PATH (default: DIR/registry.db)'))
-    .addOption(backendOption('storage', 'where archives live: a directory (default: DIR/archives) or s3://bucket/prefix (endpoint, region and keys from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)'))
-    .option('--public-url <url>', 'the URL clients reach this server at, for upload and download URLs (default: the listening URL)')
-    .addOption(new Option('--review <mode>', 'auto: uploaded versions become active; manual: they wait for an admin').choices(['auto', 'manual']).default('auto'))
     .addOption(
-      new Option('--scan <mode>', 'scan uploaded archives in a worker thread; flag: a high or critical finding makes the version Flagged; warn: only keep the findings; off')
+      dataDirOption(
+        'where the database, archives and secrets live',
+        'none with --database postgres://, which then needs --storage and NODEREG_ADMIN_TOKEN',
+      ),
+    )
+    .addOption(
+      backendOption(
+        'database',
+        'the database: postgres://user:pass@host:port/db, or a path or sqlite:PATH (default: DIR/registry.db)',
+      ),
+    )
+    .addOption(
+      backendOption(
+        'storage',
+        'where archives live: a directory (default: DIR/archives) or s3://bucket/prefix (endpoint, region and keys from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)',
+      ),
+    )
+    .option(
+      '--public-url <url>',
+      'the URL clients reach this server at, for upload and download URLs (default: the listening URL)',
+    )
+    .addOption(
+      new Option('--review <mode>', 'auto: uploaded versions become active; manual: they wait for an admin')
+        .choices(['auto', 'manual'])
+        .default('auto'),
+    )
+    .addOption(
+      new Option(
+        '--scan <mode>',
+        'scan uploaded archives in a worker thread; flag: a high or critical finding makes the version Flagged; warn: only keep the findings; off',
+      )
         .choices(SCAN_MODES)
         .default('flag'),
     )
     .option('--max-archive <size>', 'largest archive accepted, compressed', '200MiB')
     .option('--max-unpacked <size>', 'largest archive accepted, expanded', '1GiB')
-    .option('--rate-limit <n/min>', 'mutating requests per minute per user, or per address without a valid token (off unless set)')
-    .addOption(new Option('--log <format>', 'access log on stderr; json: every line (start-up, warnings, errors, a bad flag wherever --log json is given, the URL line on stdout too) is one JSON object').choices(LOG_FORMATS).default('pretty'))
-    .option('--migrate-only', 'apply the database migrations and exit (instances starting together wait for each other)')
+    .option(
+      '--rate-limit <n/min>',
+      'mutating requests per minute per user, or per address without a valid token (off unless set)',
+    )
+    .addOption(
+      new Option(
+        '--log <format>',
+        'access log on stderr; json: every line (start-up, warnings, errors, a bad flag wherever --log json is given, the URL line on stdout too) is one JSON object',
+      )
+        .choices(LOG_FORMATS)
+        .default('pretty'),
+    )
+    .option(
+      '--migrate-only',
+      'apply the database migrations and exit (instances starting together wait for each other)',
+    )
     .option('--seed', 'on an empty data dir, create an example publisher and a published node')
     .action(async (flags: ServeFlags) => {
       // With --log json every line on stderr is JSON, from the first (start-up lines, warnings, errors).
@@ -125,26 +181,50 @@ export function register(program: Command, ctx: Ctx): void {
       const storageTarget = await withBackend(storageUrl, backends.parseStorageUrl);
       // With PostgreSQL an instance needs no local state: without --data-dir it has none.
       const stateless = flags.dataDir === undefined && databaseTarget?.kind === 'postgres';
-      const dataDir = stateless ? undefined : flags.dataDir === undefined ? defaultDir : userPath(flags.dataDir, '--data-dir');
+      const dataDir = stateless
+        ? undefined
+        : flags.dataDir === undefined
+          ? defaultDir
+          : userPath(flags.dataDir, '--data-dir');
       if (stateless && !flags.migrateOnly) {
-        if (!storageTarget) throw invalidInput('with --database postgres://… and no --data-dir, --storage (or NODEREG_STORAGE_URL) must say where archives live', '--storage s3://bucket/prefix');
+        if (!storageTarget)
+          throw invalidInput(
+            'with --database postgres://… and no --data-dir, --storage (or NODEREG_STORAGE_URL) must say where archives live',
+            '--storage s3://bucket/prefix',
+          );
         if (!ctx.env.NODEREG_ADMIN_TOKEN) {
-          throw invalidInput("with --database postgres://… and no --data-dir, set NODEREG_ADMIN_TOKEN (the admin's token, the same on every instance)", 'or give --data-dir DIR to keep a generated one in DIR/admin-token');
+          throw invalidInput(
+            "with --database postgres://… and no --data-dir, set NODEREG_ADMIN_TOKEN (the admin's token, the same on every instance)",
+            'or give --data-dir DIR to keep a generated one in DIR/admin-token',
+          );
         }
       }
       const adminTokenFile = dataDir === undefined ? undefined : join(dataDir, 'admin-token');
       const hadAdminTokenFile = adminTokenFile !== undefined && existsSync(adminTokenFile);
       if (dataDir !== undefined && existsSync(dataDir) && !statSync(dataDir).isDirectory()) {
-        throw new CliError(`cannot open the data dir ${dataDir}: it is a file, not a directory`, EXIT.failure, 'data_dir', '--data-dir DIR names a directory (created when missing)');
+        throw new CliError(
+          `cannot open the data dir ${dataDir}: it is a file, not a directory`,
+          EXIT.failure,
+          'data_dir',
+          '--data-dir DIR names a directory (created when missing)',
+        );
       }
       const empty = dataDir !== undefined && (!existsSync(dataDir) || readdirSync(dataDir).length === 0);
       if (storageTarget?.kind === 's3' && maxArchive > backends.S3_MAX_PUT) {
-        throw invalidInput(`--max-archive must be at most 5GiB with S3 storage (one PUT stores an archive) (got "${flags.maxArchive}")`);
+        throw invalidInput(
+          `--max-archive must be at most 5GiB with S3 storage (one PUT stores an archive) (got "${flags.maxArchive}")`,
+        );
       }
       if (flags.migrateOnly) {
-        if (!databaseTarget) throw invalidInput('--migrate-only needs --database (or NODEREG_DATABASE_URL)', '--database postgres://user:pass@host:5432/db --migrate-only');
+        if (!databaseTarget)
+          throw invalidInput(
+            '--migrate-only needs --database (or NODEREG_DATABASE_URL)',
+            '--database postgres://user:pass@host:5432/db --migrate-only',
+          );
         await withBackend(databaseUrl, () => backends.migrateOnly(databaseTarget, info));
-        info(`migrations applied to ${databaseTarget.kind === 'sqlite' ? databaseTarget.path : databaseUrl!.text} (${databaseUrl!.name})`);
+        info(
+          `migrations applied to ${databaseTarget.kind === 'sqlite' ? databaseTarget.path : databaseUrl!.text} (${databaseUrl!.name})`,
+        );
         return;
       }
       const archives = await withBackend(storageUrl, () => backends.openStorageTarget(storageTarget!, ctx.env));
@@ -188,29 +268,45 @@ export function register(program: Command, ctx: Ctx): void {
       if (databaseUrl) info(`database: ${databaseTarget?.kind === 'sqlite' ? databaseTarget.path : databaseUrl.text}`);
       // A registry grown onto --database leaves the data dir's own behind: say so, rather than seem to have lost it.
       const localDb = dataDir === undefined ? undefined : join(dataDir, 'registry.db');
-      if (localDb && databaseTarget && (databaseTarget.kind !== 'sqlite' || databaseTarget.path !== localDb) && existsSync(localDb)) {
-        info(`warning: ${localDb} holds a registry that this server does not serve (it serves --database); to move it there, stop the servers and run nodereg restore ${dataDir} --database URL --storage URL (into an empty database)`);
+      if (
+        localDb &&
+        databaseTarget &&
+        (databaseTarget.kind !== 'sqlite' || databaseTarget.path !== localDb) &&
+        existsSync(localDb)
+      ) {
+        info(
+          `warning: ${localDb} holds a registry that this server does not serve (it serves --database); to move it there, stop the servers and run nodereg restore ${dataDir} --database URL --storage URL (into an empty database)`,
+        );
       }
       if (storageUrl) info(`archives: ${storageTarget?.kind === 'local' ? storageTarget.dir : storageUrl.text}`);
       else if (databaseTarget?.kind === 'postgres' && dataDir) {
         // A database other instances share, with archives kept on this machine: an upload to one would be a 404 on the others.
         const local = join(dataDir, 'archives');
         info(`archives: ${local}`);
-        info(`warning: the archives are in ${local}, on this instance only: every instance on this database must serve the same --storage (s3://bucket/prefix, or one shared directory), or an archive uploaded to one is missing (404) on the others`);
+        info(
+          `warning: the archives are in ${local}, on this instance only: every instance on this database must serve the same --storage (s3://bucket/prefix, or one shared directory), or an archive uploaded to one is missing (404) on the others`,
+        );
       }
-      info(`callback key for webhook receivers: ${server.keys.callbackKeyPath ?? 'not written without --data-dir (give one instance --data-dir DIR to have DIR/callback-key)'}`);
+      info(
+        `callback key for webhook receivers: ${server.keys.callbackKeyPath ?? 'not written without --data-dir (give one instance --data-dir DIR to have DIR/callback-key)'}`,
+      );
       for (const line of describeProxy(proxy)) info(line);
       const generated =
         (server as { generatedAdminToken?: string }).generatedAdminToken ??
-        (adminTokenFile && !hadAdminTokenFile && existsSync(adminTokenFile) ? readFileSync(adminTokenFile, 'utf8').trim() : undefined);
+        (adminTokenFile && !hadAdminTokenFile && existsSync(adminTokenFile)
+          ? readFileSync(adminTokenFile, 'utf8').trim()
+          : undefined);
       if (generated) info(`admin token (shown once; also in ${adminTokenFile}): ${generated}`);
       // Every later start says where it is: a first start that failed after generating it (a port in use) printed nothing.
-      else if (adminTokenFile && server.liveFileAdminToken) info(`admin token: in ${adminTokenFile} (printed only when generated)`);
+      else if (adminTokenFile && server.liveFileAdminToken)
+        info(`admin token: in ${adminTokenFile} (printed only when generated)`);
       // Only a live token: on a shared database that kept another, DIR/admin-token's is dead there.
       const live = server.liveFileAdminToken;
       if (adminTokenFile && dataDir === defaultDir && live && port === 0 && publicUrl === undefined) {
         // A picked port is this run's only: a profile pointing at it would send every later command to a dead port after a restart.
-        info(`admin token not saved to a profile: --port 0 picked port ${new URL(url).port} for this run only; point commands at it with NODEREG_REGISTRY=${url} NODEREG_TOKEN=$(cat ${adminTokenFile}), or serve on a fixed --port to have it saved`);
+        info(
+          `admin token not saved to a profile: --port 0 picked port ${new URL(url).port} for this run only; point commands at it with NODEREG_REGISTRY=${url} NODEREG_TOKEN=$(cat ${adminTokenFile}), or serve on a fixed --port to have it saved`,
+        );
       } else if (adminTokenFile && dataDir === defaultDir && live) {
         await saveAdminToken(ctx, server.publicUrl(), live, adminTokenFile).catch((error: Error) =>
           ctx.out.warn(`could not save the admin token into the CLI config: ${error.message}`),
@@ -245,13 +341,28 @@ export function register(program: Command, ctx: Ctx): void {
 
 function listenError(error: NodeJS.ErrnoException, host: string, port: number): CliError {
   if (error.code === 'EADDRINUSE') {
-    return new CliError(`port ${port} on ${host} is already in use`, EXIT.failure, 'port_in_use', 'stop the other server, or pick another port with --port (0 picks a free one)');
+    return new CliError(
+      `port ${port} on ${host} is already in use`,
+      EXIT.failure,
+      'port_in_use',
+      'stop the other server, or pick another port with --port (0 picks a free one)',
+    );
   }
   if (error.code === 'EACCES') {
-    return new CliError(`not allowed to listen on port ${port} on ${host}`, EXIT.failure, 'port_denied', 'use a port above 1023, or --port 0');
+    return new CliError(
+      `not allowed to listen on port ${port} on ${host}`,
+      EXIT.failure,
+      'port_denied',
+      'use a port above 1023, or --port 0',
+    );
   }
   if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
-    return new CliError(`cannot listen on host ${host}: no such address here`, EXIT.failure, 'bad_host', '--host 127.0.0.1 or --host 0.0.0.0');
+    return new CliError(
+      `cannot listen on host ${host}: no such address here`,
+      EXIT.failure,
+      'bad_host',
+      '--host 127.0.0.1 or --host 0.0.0.0',
+    );
   }
   return new CliError(`cannot listen on ${host}:${port}: ${error.message}`, EXIT.failure, 'listen');
 }
@@ -269,9 +380,13 @@ async function saveAdminToken(ctx: Ctx, url: string, token: string, tokenFile: s
   if (matching.some(([, p]) => p.token)) return;
   let name = matching[0]?.[0];
   if (!name) {
-    if (!profiles.default) name = 'default'; // a newcomer's first registry becomes the default one
+    if (!profiles.default)
+      name = 'default'; // a newcomer's first registry becomes the default one
     else if (!profiles.local) name = 'local';
-    else return ctx.out.hint(`profiles "default" and "local" point elsewhere: the admin token is in ${tokenFile} (see \`nodereg config set token\`)`);
+    else
+      return ctx.out.hint(
+        `profiles "default" and "local" point elsewhere: the admin token is in ${tokenFile} (see \`nodereg config set token\`)`,
+      );
   }
   store.setProfile(name, { registry: url, token });
   ctx.out.info(`saved the admin token to profile "${name}" (${store.path})`);
@@ -289,7 +404,9 @@ function closeOnSignal(server: RegistryServer, info: (line: string) => void): Pr
     const stop = (signal: NodeJS.Signals) => {
       if (closing) return;
       closing = true;
-      info(`${signal}: closing (in-flight requests finish first; one whose connection moves nothing for ${CLOSE_STALLED_MS / 1000} s is cut, every one left after ${CLOSE_MAX_MS / 1000} s; SIGKILL stops at once)`);
+      info(
+        `${signal}: closing (in-flight requests finish first; one whose connection moves nothing for ${CLOSE_STALLED_MS / 1000} s is cut, every one left after ${CLOSE_MAX_MS / 1000} s; SIGKILL stops at once)`,
+      );
       server.close().then(
         () => {
           process.off('SIGINT', stop);

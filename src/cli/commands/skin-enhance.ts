@@ -1,6 +1,15 @@
 import { Option, type Command } from 'commander';
 import { PERCENT, SKIN_ENHANCER } from '../../contract/limits.js';
-import { addWaitOptions, defined, finishTask, mediaArgument, toNumber, validateBody, waitPlan, type WaitOptions } from '../ai-tasks.js';
+import {
+  addWaitOptions,
+  defined,
+  finishTask,
+  mediaArgument,
+  toNumber,
+  validateBody,
+  waitPlan,
+  type WaitOptions,
+} from '../ai-tasks.js';
 import type { Ctx } from '../context.js';
 import { examples } from '../examples.js';
 import { routes } from '../../client/routes.js';
@@ -15,10 +24,23 @@ interface SkinOptions extends WaitOptions {
 export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('skin-enhance <image>')
-    .description('enhance the skin in an image (a local file, sent as base64, or an http(s) URL) through the registry\'s AI proxy')
-    .addOption(new Option('--optimized-for <goal>', `what to optimise for (default ${SKIN_ENHANCER.defaultOptimizedFor})`).choices(SKIN_ENHANCER.optimizedFor))
-    .option('--sharpen <n>', `sharpening intensity, ${PERCENT.min}–${PERCENT.max} (default ${SKIN_ENHANCER.sharpen.default})`)
-    .option('--smart-grain <n>', `smart grain intensity, ${PERCENT.min}–${PERCENT.max} (default ${SKIN_ENHANCER.smartGrain.default})`)
+    .description(
+      "enhance the skin in an image (a local file, sent as base64, or an http(s) URL) through the registry's AI proxy",
+    )
+    .addOption(
+      new Option(
+        '--optimized-for <goal>',
+        `what to optimise for (default ${SKIN_ENHANCER.defaultOptimizedFor})`,
+      ).choices(SKIN_ENHANCER.optimizedFor),
+    )
+    .option(
+      '--sharpen <n>',
+      `sharpening intensity, ${PERCENT.min}–${PERCENT.max} (default ${SKIN_ENHANCER.sharpen.default})`,
+    )
+    .option(
+      '--smart-grain <n>',
+      `smart grain intensity, ${PERCENT.min}–${PERCENT.max} (default ${SKIN_ENHANCER.smartGrain.default})`,
+    )
     .option('--webhook-url <url>', 'the registry POSTs each status change of the task there (signed)');
   addWaitOptions(command).action(async (image: string, options: SkinOptions) => {
     const plan = waitPlan(options, ctx.out.json);

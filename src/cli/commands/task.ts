@@ -9,11 +9,19 @@ const KIND_OF_COMMAND: Record<string, TaskKind> = { 'skin-enhance': 'skin-enhanc
 
 export function register(program: Command, ctx: Ctx): void {
   const task = program.command('task').description('follow AI proxy tasks (relight, skin enhancer, video extend)');
-  examples(task, ['nodereg task status relight TASK_ID --wait', 'nodereg task status video TASK_ID --output extended.mp4']);
+  examples(task, [
+    'nodereg task status relight TASK_ID --wait',
+    'nodereg task status video TASK_ID --output extended.mp4',
+  ]);
   const status = task
     .command('status')
     .description('show the status and results of a task; --wait polls until it is done')
-    .addArgument(new Argument('<kind>', 'the kind of task, or the command that started it').choices([...TASK_KINDS, ...Object.keys(KIND_OF_COMMAND)]))
+    .addArgument(
+      new Argument('<kind>', 'the kind of task, or the command that started it').choices([
+        ...TASK_KINDS,
+        ...Object.keys(KIND_OF_COMMAND),
+      ]),
+    )
     .argument('<taskId>', 'the task id printed when it was started');
   addWaitOptions(status).action(async (given: string, taskId: string, options: WaitOptions) => {
     const kind = (KIND_OF_COMMAND[given] ?? given) as TaskKind;

@@ -1,6 +1,11 @@
 import { Option, type Command } from 'commander';
 import {
-  createPublisherToken, createUserToken, deletePublisherToken, deleteUserToken, listPublisherTokens, listUserTokens,
+  createPublisherToken,
+  createUserToken,
+  deletePublisherToken,
+  deleteUserToken,
+  listPublisherTokens,
+  listUserTokens,
 } from '../../contract/registry.js';
 import { TOKEN_PREFIX, TOKEN_SHOWN_PREFIX } from '../../contract/limits.js';
 import type { Ctx } from '../context.js';
@@ -18,13 +23,18 @@ interface Whose {
 /** `--publisher ID` or `--user`; the two conflict (commander refuses both). */
 function whoseOptions(command: Command, userHelp: string): Command {
   return command
-    .addOption(new Option('--publisher <id>', 'a personal access token of this publisher (owner only)').conflicts('user'))
+    .addOption(
+      new Option('--publisher <id>', 'a personal access token of this publisher (owner only)').conflicts('user'),
+    )
     .option('--user', userHelp);
 }
 
 const ownerHints = (publisher?: string) =>
   publisher
-    ? { 403: `only an owner of ${publisher} manages its tokens (\`nodereg whoami\` shows your roles)`, 404: `no publisher ${publisher}: create it with \`nodereg publisher create ${publisher}\`` }
+    ? {
+        403: `only an owner of ${publisher} manages its tokens (\`nodereg whoami\` shows your roles)`,
+        404: `no publisher ${publisher}: create it with \`nodereg publisher create ${publisher}\``,
+      }
     : {};
 
 export function register(program: Command, ctx: Ctx): void {
@@ -35,10 +45,16 @@ export function register(program: Command, ctx: Ctx): void {
 
   examples(
     whoseOptions(token.command('create'), 'a user token of your own')
-      .description('create a token and print it once on stdout (publisher access token with --publisher, user token with --user)')
+      .description(
+        'create a token and print it once on stdout (publisher access token with --publisher, user token with --user)',
+      )
       .option('--name <text>', 'a name to recognise the token by', 'token')
       .action(async (o: Whose & { name: string }) => {
-        if (!o.publisher && !o.user) throw invalidInput('say whose token to create', 'pass --publisher <id> (an access token for publishing) or --user (a user token)');
+        if (!o.publisher && !o.user)
+          throw invalidInput(
+            'say whose token to create',
+            'pass --publisher <id> (an access token for publishing) or --user (a user token)',
+          );
         if (o.publisher) checkPublisherId(o.publisher, '--publisher');
         const { body } = precheck(createUserToken, { body: { name: o.name } });
         const client = await ctx.client({ requireToken: true });
@@ -51,8 +67,12 @@ export function register(program: Command, ctx: Ctx): void {
         // stdout carries the token alone, so `TOKEN=$(nodereg token create ...)` works
         ctx.out.result(created, created.token);
         if (!ctx.out.json) {
-          ctx.out.success(`created ${o.publisher ? `access token of ${o.publisher}` : 'user token'} "${created.name}" (${created.id})`);
-          ctx.out.hint('it is shown only this once: store it as NODEREG_TOKEN (e.g. a CI secret) or save it with `nodereg login`');
+          ctx.out.success(
+            `created ${o.publisher ? `access token of ${o.publisher}` : 'user token'} "${created.name}" (${created.id})`,
+          );
+          ctx.out.hint(
+            'it is shown only this once: store it as NODEREG_TOKEN (e.g. a CI secret) or save it with `nodereg login`',
+          );
         }
       }),
     [
@@ -77,7 +97,13 @@ export function register(program: Command, ctx: Ctx): void {
         ctx.out.result(tokens, () =>
           tokens.length
             ? table(
-                tokens.map((t) => [t.id, `${t.prefix}…`, t.name, relativeTime(t.created_at), t.last_used_at ? relativeTime(t.last_used_at) : 'never']),
+                tokens.map((t) => [
+                  t.id,
+                  `${t.prefix}…`,
+                  t.name,
+                  relativeTime(t.created_at),
+                  t.last_used_at ? relativeTime(t.last_used_at) : 'never',
+                ]),
                 ['ID', 'PREFIX', 'NAME', 'CREATED', 'LAST USED'],
               )
             : 'no tokens',
@@ -103,10 +129,19 @@ export function register(program: Command, ctx: Ctx): void {
           ? client.call(routes.deletePublisherToken, { params: { publisherId: o.publisher, tokenId } })
           : client.call(routes.deleteUserToken, { params: { tokenId } })
         ).catch((error) => {
-          throw toCliError(error, { ...ownerHints(o.publisher), 404: `no such token: list them with \`nodereg token list${o.publisher ? ` --publisher ${o.publisher}` : ''}\`` });
+          throw toCliError(error, {
+            ...ownerHints(o.publisher),
+            404: `no such token: list them with \`nodereg token list${o.publisher ? ` --publisher ${o.publisher}` : ''}\``,
+          });
         });
-        ctx.out.result({ id: tokenId, revoked: true, ...(o.publisher ? { publisher_id: o.publisher } : {}) }, `revoked token ${tokenId}`);
+        ctx.out.result(
+          { id: tokenId, revoked: true, ...(o.publisher ? { publisher_id: o.publisher } : {}) },
+          `revoked token ${tokenId}`,
+        );
       }),
-    ['nodereg token revoke 3f6c2a9e-8d41-4b7a-9c15-2e8f0d7b6a43 --publisher acme   # the id from `token list`', 'nodereg token revoke 9b1d4e27-5c3a-4f86-a0e2-7d9c1b3f5e68'],
+    [
+      'nodereg token revoke 3f6c2a9e-8d41-4b7a-9c15-2e8f0d7b6a43 --publisher acme   # the id from `token list`',
+      'nodereg token revoke 9b1d4e27-5c3a-4f86-a0e2-7d9c1b3f5e68',
+    ],
   );
 }

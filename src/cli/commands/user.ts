@@ -7,7 +7,9 @@ import { examples } from '../examples.js';
 import { routes } from '../../client/routes.js';
 
 export function register(program: Command, ctx: Ctx): void {
-  const user = examples(program.command('user').description('manage users (admins only)'), ['nodereg user create alice --email alice@example.com']);
+  const user = examples(program.command('user').description('manage users (admins only)'), [
+    'nodereg user create alice --email alice@example.com',
+  ]);
 
   examples(
     user
@@ -20,13 +22,19 @@ export function register(program: Command, ctx: Ctx): void {
         const checked = precheck(createUser, { body }, { name: '<name>' });
         const client = await ctx.client({ requireToken: true });
         const created = await client.call(routes.createUser, checked).catch((error) => {
-          throw toCliError(error, { 403: 'creating users takes an admin token (`nodereg whoami` shows whether yours is one)' });
+          throw toCliError(error, {
+            403: 'creating users takes an admin token (`nodereg whoami` shows whether yours is one)',
+          });
         });
         // stdout carries the token alone, as `token create` does
         ctx.out.result(created, created.token);
         if (!ctx.out.json) {
-          ctx.out.success(`created user ${created.user.name} (${created.user.id})${created.user.admin ? ', an admin' : ''}`);
-          ctx.out.hint("give the token to its owner now: it is shown only this once; they can run `nodereg login` with it");
+          ctx.out.success(
+            `created user ${created.user.name} (${created.user.id})${created.user.admin ? ', an admin' : ''}`,
+          );
+          ctx.out.hint(
+            'give the token to its owner now: it is shown only this once; they can run `nodereg login` with it',
+          );
         }
       }),
     ['nodereg user create alice --email alice@example.com', 'ALICE_TOKEN=$(nodereg user create alice)'],

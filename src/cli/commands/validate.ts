@@ -13,7 +13,15 @@ import { ForeignAnswerError } from '../../client/errors.js';
 import { routes } from '../../client/routes.js';
 import { CliError, EXIT, toCliError } from '../errors.js';
 import { table } from '../output.js';
-import { buildArchive, loadChecked, parseMaxSize, readChangelog, warnAboutLfsPointers, withCleanup, type ChangelogFlags } from '../project.js';
+import {
+  buildArchive,
+  loadChecked,
+  parseMaxSize,
+  readChangelog,
+  warnAboutLfsPointers,
+  withCleanup,
+  type ChangelogFlags,
+} from '../project.js';
 import { archiveSizeBound, fetchLimits, LIMITS_HINT, limitProblems } from '../registry-limits.js';
 import { examples } from '../examples.js';
 import { classesText, managerVersionWarning, projectClasses } from '../node-classes.js';
@@ -28,18 +36,26 @@ interface Options extends ChangelogFlags {
 export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('validate [dir]')
-    .description("check pyproject.toml and the file set as the registry would, every problem at once (exit 2), and the archive's size as pack checks it; when the registry answers, also against its archive limits")
+    .description(
+      "check pyproject.toml and the file set as the registry would, every problem at once (exit 2), and the archive's size as pack checks it; when the registry answers, also against its archive limits",
+    )
     .option('--publisher <id>', 'publisher id (overrides [tool.nodereg] publisher and [tool.comfy] PublisherId)')
     .option('--changelog <text>', 'changelog of the version, checked like publish does')
     .option('--changelog-file <file>', 'read the changelog from a file (- for stdin)')
     .addOption(failOnOption(program))
-    .option('--offline', "do not ask the registry for its limits")
-    .option('--max-size <size>', `fail when the archive would be larger, as pack and publish do (default ${formatSize(DEFAULT_MAX_ARCHIVE)})`)
+    .option('--offline', 'do not ask the registry for its limits')
+    .option(
+      '--max-size <size>',
+      `fail when the archive would be larger, as pack and publish do (default ${formatSize(DEFAULT_MAX_ARCHIVE)})`,
+    )
     .action(async (dir: string | undefined, options: Options) => {
       const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
       const changelog = await readChangelog(ctx, options);
-      const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog }, async (found) =>
-        findingProblems(blocking(await scanProject(found, true), options.failOn)),
+      const project = await loadChecked(
+        ctx,
+        dir,
+        { requirePublisher: true, publisher: options.publisher, changelog },
+        async (found) => findingProblems(blocking(await scanProject(found, true), options.failOn)),
       );
       const { request, files } = project;
       const unpacked = files.reduce((sum, f) => sum + f.size, 0);
@@ -47,12 +63,14 @@ export function register(program: Command, ctx: Ctx): void {
       const scan = await scanProject(project, true);
       const stopping = blocking(scan, options.failOn);
       if (stopping.length) throw findingsError(stopping, options.failOn, false);
-      const shown = scan.findings.some((f) => !f.suppressed) || scan.skipped ? `\n\n${findingsText(ctx.out, scan, files)}` : '';
+      const shown =
+        scan.findings.some((f) => !f.suppressed) || scan.skipped ? `\n\n${findingsText(ctx.out, scan, files)}` : '';
       // Which key set each field, so that a manifest read from [tool.comfy] or classifiers says so.
       const keys = Object.fromEntries(project.manifest.keys);
       // A field sent on the node and on the version is shown once.
       const sources = new Map<string, string>();
-      for (const [path, key] of project.manifest.keys) sources.set(`${path.replace(/^node(_version)?\./, '')}\0${key}`, key);
+      for (const [path, key] of project.manifest.keys)
+        sources.set(`${path.replace(/^node(_version)?\./, '')}\0${key}`, key);
       const versionWarning = managerVersionWarning(request.version);
       if (versionWarning) {
         project.warnings.push(versionWarning);
@@ -81,7 +99,13 @@ export function register(program: Command, ctx: Ctx): void {
           `read from:\n${table([...sources].map(([id, key]) => [`  ${id.split('\0')[0]}`, key]))}\n${classesText(classes)}${shown}`,
       );
     });
-  examples(command, ['nodereg validate', 'nodereg validate ./my-node --json', 'nodereg validate --publisher my-team --offline', 'nodereg validate --fail-on medium', 'nodereg validate --offline --max-size 500MiB']);
+  examples(command, [
+    'nodereg validate',
+    'nodereg validate ./my-node --json',
+    'nodereg validate --publisher my-team --offline',
+    'nodereg validate --fail-on medium',
+    'nodereg validate --offline --max-size 500MiB',
+  ]);
 }
 
 /**
@@ -108,7 +132,9 @@ async function registryLimits(ctx: Ctx, project: Project): Promise<{ url: string
       ctx.out.hint(`${refused.hint}; --offline does not ask the registry`);
       return null;
     }
-    ctx.out.info(`note: ${client.baseUrl} did not answer (${(error as Error).message}): its archive limits were not checked (--offline skips asking)`);
+    ctx.out.info(
+      `note: ${client.baseUrl} did not answer (${(error as Error).message}): its archive limits were not checked (--offline skips asking)`,
+    );
     return null;
   }
 }
@@ -118,11 +144,20 @@ async function registryLimits(ctx: Ctx, project: Project): Promise<{ url: string
  * largest files), and against the registry's limits when it answered. The archive is packed (to a
  * temporary file) only when its size could be over one of them.
  */
-async function checkArchive(ctx: Ctx, project: Project, unpacked: number, maxSize: number, registry: { url: string; limits: RegistryLimits } | null): Promise<void> {
+async function checkArchive(
+  ctx: Ctx,
+  project: Project,
+  unpacked: number,
+  maxSize: number,
+  registry: { url: string; limits: RegistryLimits } | null,
+): Promise<void> {
   let size: number | undefined;
   if (archiveSizeBound(project.files) > Math.min(maxSize, registry?.limits.max_archive ?? Infinity)) {
     const temp = mkdtempSync(join(tmpdir(), 'nodereg-validate-'));
-    size = await withCleanup(async () => (await buildArchive(ctx, project, join(temp, 'node.zip'), maxSize)).size, () => rmSync(temp, { recursive: true, force: true }));
+    size = await withCleanup(
+      async () => (await buildArchive(ctx, project, join(temp, 'node.zip'), maxSize)).size,
+      () => rmSync(temp, { recursive: true, force: true }),
+    );
   } else {
     // packed, the packer would have told them from the bytes it reads
     const { findLfsPointers } = await import('../../package/lfs.js');
@@ -131,6 +166,11 @@ async function checkArchive(ctx: Ctx, project: Project, unpacked: number, maxSiz
   if (!registry) return;
   const problems = limitProblems(registry.limits, { size, unpackedSize: unpacked, entries: project.files.length });
   if (problems.length) {
-    throw new CliError(`${project.request!.nodeId} ${project.request!.version} does not fit ${registry.url}: ${problems.join('; ')}`, EXIT.invalid, 'payload_too_large', LIMITS_HINT);
+    throw new CliError(
+      `${project.request!.nodeId} ${project.request!.version} does not fit ${registry.url}: ${problems.join('; ')}`,
+      EXIT.invalid,
+      'payload_too_large',
+      LIMITS_HINT,
+    );
   }
 }

@@ -7,7 +7,13 @@ import { CliError, EXIT, invalidInput, toCliError } from '../errors.js';
 import { changelogOfFlags } from '../project.js';
 import { fullStatus, shortStatus, statusText } from '../format.js';
 import {
-  checkNodeId, checkPublisherId, checkVersion, findVersion, given, nodePublisher, precheck,
+  checkNodeId,
+  checkPublisherId,
+  checkVersion,
+  findVersion,
+  given,
+  nodePublisher,
+  precheck,
 } from '../resolve.js';
 import { examples } from '../examples.js';
 import { nodeVersions } from './node-show.js';
@@ -26,21 +32,28 @@ interface UpdateOptions {
 type VersionStatus = (typeof NODE_VERSION_STATUS)[number];
 
 export function register(program: Command, ctx: Ctx): void {
-  const version = examples(program.command('version').description("update a version's changelog, deprecation or status"), [
-    'nodereg version update my-node 1.2.0 --changelog "Fixes the preview"',
-    'nodereg version deprecate my-node "<2.0.0"',
-  ]);
+  const version = examples(
+    program.command('version').description("update a version's changelog, deprecation or status"),
+    [
+      'nodereg version update my-node 1.2.0 --changelog "Fixes the preview"',
+      'nodereg version deprecate my-node "<2.0.0"',
+    ],
+  );
 
   examples(
     version
       .command('update <nodeId> <version>')
-      .description("update one version: changelog, deprecation, and (admins) status — how versions under manual review are approved")
+      .description(
+        'update one version: changelog, deprecation, and (admins) status — how versions under manual review are approved',
+      )
       .option('--publisher <id>', "the node's publisher (default: the node's own)")
       .addOption(new Option('--changelog <text>', 'the new changelog').conflicts('changelogFile'))
       .option('--changelog-file <file>', 'read the changelog from a file ("-" for stdin)')
       .addOption(new Option('--deprecate', 'mark the version deprecated').conflicts('undeprecate'))
       .option('--undeprecate', 'clear the deprecated flag')
-      .addOption(new Option('--status <status>', 'version status (admins only)').choices(NODE_VERSION_STATUS.map(shortStatus)))
+      .addOption(
+        new Option('--status <status>', 'version status (admins only)').choices(NODE_VERSION_STATUS.map(shortStatus)),
+      )
       .option('--reason <text>', 'status reason shown with the version (admins only)')
       .action(async (nodeId: string, semver: string, o: UpdateOptions) => {
         checkNodeId(nodeId);
@@ -53,18 +66,29 @@ export function register(program: Command, ctx: Ctx): void {
           status_reason: o.reason,
         });
         if (Object.keys(body).length === 0) {
-          throw invalidInput('nothing to update', 'pass --changelog, --changelog-file, --deprecate, --undeprecate or --status');
+          throw invalidInput(
+            'nothing to update',
+            'pass --changelog, --changelog-file, --deprecate, --undeprecate or --status',
+          );
         }
         const checked = precheck(updateVersion, { body }, { status_reason: '--reason' });
         const client = await ctx.client({ requireToken: true });
-        const [publisherId, versions] = await Promise.all([nodePublisher(client, nodeId, o.publisher), nodeVersions(client, nodeId)]);
+        const [publisherId, versions] = await Promise.all([
+          nodePublisher(client, nodeId, o.publisher),
+          nodeVersions(client, nodeId),
+        ]);
         const target = findVersion(versions, nodeId, wanted);
         const updated = await client
           .call(routes.updateVersion, { params: { publisherId, nodeId, versionId: target.id }, body: checked.body })
           .catch((error) => {
-            throw toCliError(error, { 403: body.status || body.status_reason ? 'setting a status or reason takes an admin token' : undefined });
+            throw toCliError(error, {
+              403: body.status || body.status_reason ? 'setting a status or reason takes an admin token' : undefined,
+            });
           });
-        ctx.out.result(updated, `updated ${nodeId} ${updated.version}: ${Object.keys(body).join(', ')} (status ${statusText(ctx.out, updated.status)}${updated.deprecated ? ', deprecated' : ''})`);
+        ctx.out.result(
+          updated,
+          `updated ${nodeId} ${updated.version}: ${Object.keys(body).join(', ')} (status ${statusText(ctx.out, updated.status)}${updated.deprecated ? ', deprecated' : ''})`,
+        );
       }),
     [
       'nodereg version update my-node 1.2.0 --changelog "Fixes the preview"',
@@ -85,31 +109,64 @@ export function register(program: Command, ctx: Ctx): void {
         const matches = await versionMatcher(wanted);
         const deprecated = !o.undo;
         const client = await ctx.client({ requireToken: true });
-        const [publisherId, versions] = await Promise.all([nodePublisher(client, nodeId, o.publisher), nodeVersions(client, nodeId)]);
+        const [publisherId, versions] = await Promise.all([
+          nodePublisher(client, nodeId, o.publisher),
+          nodeVersions(client, nodeId),
+        ]);
         const chosen = versions.filter((v) => matches(v.version));
         if (chosen.length === 0) {
-          throw new CliError(`no version of ${nodeId} matches ${wanted}`, EXIT.notFound, 'not_found', `list them with \`nodereg node versions ${nodeId}\``);
+          throw new CliError(
+            `no version of ${nodeId} matches ${wanted}`,
+            EXIT.notFound,
+            'not_found',
+            `list them with \`nodereg node versions ${nodeId}\``,
+          );
         }
         // a version already as asked is left alone, and reported as such, not as changed now
         const unchanged = chosen.filter((v) => Boolean(v.deprecated) === deprecated);
         const done: NodeVersion[] = [];
         for (const v of chosen.filter((c) => !unchanged.includes(c))) {
           try {
-            done.push(await client.call(routes.updateVersion, { params: { publisherId, nodeId, versionId: v.id }, body: { deprecated } }));
+            done.push(
+              await client.call(routes.updateVersion, {
+                params: { publisherId, nodeId, versionId: v.id },
+                body: { deprecated },
+              }),
+            );
           } catch (error) {
             const cliError = toCliError(error);
-            const sofar = done.length ? `; ${done.map((d) => d.version).join(', ')} already done, the rest left as they were` : '';
-            throw new CliError(`${v.version}: ${cliError.message}${sofar}`, cliError.exitCode, cliError.code, cliError.hint, cliError.status);
+            const sofar = done.length
+              ? `; ${done.map((d) => d.version).join(', ')} already done, the rest left as they were`
+              : '';
+            throw new CliError(
+              `${v.version}: ${cliError.message}${sofar}`,
+              cliError.exitCode,
+              cliError.code,
+              cliError.hint,
+              cliError.status,
+            );
           }
         }
         const verb = deprecated ? 'deprecated' : 'undeprecated';
         const count = (n: number) => `${n} version${n === 1 ? '' : 's'}`;
         const lines = [
           ...(done.length ? [`${verb} ${count(done.length)} of ${nodeId}:`, ...done.map((d) => `  ${d.version}`)] : []),
-          ...(unchanged.length ? [`already ${verb}, left as ${unchanged.length === 1 ? 'it was' : 'they were'}:`, ...unchanged.map((v) => `  ${v.version}`)] : []),
+          ...(unchanged.length
+            ? [
+                `already ${verb}, left as ${unchanged.length === 1 ? 'it was' : 'they were'}:`,
+                ...unchanged.map((v) => `  ${v.version}`),
+              ]
+            : []),
         ];
         ctx.out.result(
-          { node_id: nodeId, publisher_id: publisherId, target: wanted, deprecated, versions: done, unchanged: unchanged.map((v) => v.version) },
+          {
+            node_id: nodeId,
+            publisher_id: publisherId,
+            target: wanted,
+            deprecated,
+            versions: done,
+            unchanged: unchanged.map((v) => v.version),
+          },
           lines.join('\n'),
         );
       }),
@@ -130,8 +187,10 @@ async function versionMatcher(wanted: string): Promise<(version: string) => bool
   const { default: semver } = await import('semver');
   const range = semver.validRange(wanted, { includePrerelease: true });
   if (range === null) {
-    throw invalidInput(`"${wanted}" is neither a version nor a semver range`, 'e.g. 1.2.0, "<2.0.0", 1.x, ">=1.0.0 <1.5.0"');
+    throw invalidInput(
+      `"${wanted}" is neither a version nor a semver range`,
+      'e.g. 1.2.0, "<2.0.0", 1.x, ">=1.0.0 <1.5.0"',
+    );
   }
   return (version) => semver.satisfies(version, range, { includePrerelease: true });
 }
-

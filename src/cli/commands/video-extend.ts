@@ -1,7 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { VIDEO_EXTEND } from '../../contract/limits.js';
-import { addWaitOptions, defined, finishTask, mediaArgument, toNumber, validateBody, waitPlan, type WaitOptions } from '../ai-tasks.js';
+import {
+  addWaitOptions,
+  defined,
+  finishTask,
+  mediaArgument,
+  toNumber,
+  validateBody,
+  waitPlan,
+  type WaitOptions,
+} from '../ai-tasks.js';
 import type { Ctx } from '../context.js';
 import { invalidInput } from '../errors.js';
 import { examples } from '../examples.js';
@@ -23,15 +32,30 @@ interface VideoOptions extends WaitOptions {
 export function register(program: Command, ctx: Ctx): void {
   const command = program
     .command('video-extend')
-    .description('extend a video through the registry\'s AI proxy')
+    .description("extend a video through the registry's AI proxy")
     .addOption(new Option('--model <model>', 'the model').choices(VIDEO_EXTEND.models).makeOptionMandatory())
-    .option('--video-url <video>', 'the video to extend: an http(s) URL or a local file (sent as base64); needs --video-creation-id')
+    .option(
+      '--video-url <video>',
+      'the video to extend: an http(s) URL or a local file (sent as base64); needs --video-creation-id',
+    )
     .option('--video-creation-id <id>', 'the creation id of that video; needs --video-url')
     .option('--image <image>', 'reference image for the end frame (file or URL)')
     .option('--prompt <text>', `what should happen, at most ${VIDEO_EXTEND.promptMax} characters`)
-    .option('--duration <seconds>', `seconds to add, ${VIDEO_EXTEND.duration.min}–${VIDEO_EXTEND.duration.max} (default ${VIDEO_EXTEND.duration.default})`)
-    .addOption(new Option('--resolution <resolution>', `(default ${VIDEO_EXTEND.defaultResolution})`).choices(VIDEO_EXTEND.resolutions))
-    .addOption(new Option('--payload <text>', `pass-through parameters, at most ${VIDEO_EXTEND.payloadMax} characters`).conflicts('payloadFile'))
+    .option(
+      '--duration <seconds>',
+      `seconds to add, ${VIDEO_EXTEND.duration.min}–${VIDEO_EXTEND.duration.max} (default ${VIDEO_EXTEND.duration.default})`,
+    )
+    .addOption(
+      new Option('--resolution <resolution>', `(default ${VIDEO_EXTEND.defaultResolution})`).choices(
+        VIDEO_EXTEND.resolutions,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--payload <text>',
+        `pass-through parameters, at most ${VIDEO_EXTEND.payloadMax} characters`,
+      ).conflicts('payloadFile'),
+    )
     .option('--payload-file <file>', 'read --payload from a file (- for stdin)')
     .option('--callback-url <url>', 'the registry POSTs each state change of the task there (signed)');
   addWaitOptions(command).action(async (options: VideoOptions) => {
@@ -56,10 +80,18 @@ export function register(program: Command, ctx: Ctx): void {
       callback_url: options.callbackUrl,
     });
     const { extendVideo, withoutRequestContent } = await import('../../contract/proxy.js');
-    const checked = validateBody(extendVideo, body, { images: '--image', payload: options.payloadFile !== undefined ? '--payload-file' : '--payload' });
+    const checked = validateBody(extendVideo, body, {
+      images: '--image',
+      payload: options.payloadFile !== undefined ? '--payload-file' : '--payload',
+    });
     const client = await ctx.client({ requireToken: true });
     // a server that echoes the request's images or payload does not get them printed back
-    const answer = withoutRequestContent((await client.call(routes.extendVideo, { body: checked }, { timeoutMs: plan.timeoutMs })) as Record<string, unknown>);
+    const answer = withoutRequestContent(
+      (await client.call(routes.extendVideo, { body: checked }, { timeoutMs: plan.timeoutMs })) as Record<
+        string,
+        unknown
+      >,
+    );
     await finishTask(ctx, client, 'video', answer, plan, true);
   });
   examples(command, [

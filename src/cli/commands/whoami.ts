@@ -21,7 +21,9 @@ export function register(program: Command, ctx: Ctx): void {
           const lines = [describeMe(me)];
           if (me.kind === 'user') {
             const none = asInvoked('publishers: none yet (`nodereg publisher create <id>`)', ctx.out.command);
-            lines.push(me.publishers.length ? `publishers: ${me.publishers.map((p) => `${p.id} (${p.role})`).join(', ')}` : none);
+            lines.push(
+              me.publishers.length ? `publishers: ${me.publishers.map((p) => `${p.id} (${p.role})`).join(', ')}` : none,
+            );
           }
           lines.push(`registry: ${client.baseUrl}`);
           return lines.join('\n');

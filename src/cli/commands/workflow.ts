@@ -19,15 +19,22 @@ function readWorkflow(file: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw invalidInput(`${file} is not JSON: ${(error as Error).message}`, 'give the workflow as the host application saves or exports it (.json)');
+    throw invalidInput(
+      `${file} is not JSON: ${(error as Error).message}`,
+      'give the workflow as the host application saves or exports it (.json)',
+    );
   }
 }
 
 export function register(program: Command, ctx: Ctx): void {
-  const workflow = examples(program.command('workflow').description('read workflows of the host application'), ['nodereg workflow deps my-workflow.json']);
+  const workflow = examples(program.command('workflow').description('read workflows of the host application'), [
+    'nodereg workflow deps my-workflow.json',
+  ]);
   const deps = workflow
     .command('deps <file>')
-    .description('list the packs a workflow needs (UI or API format): each node class resolved against the registry, core classes and unknown ones apart')
+    .description(
+      'list the packs a workflow needs (UI or API format): each node class resolved against the registry, core classes and unknown ones apart',
+    )
     .action(async (file: string) => {
       let types;
       try {

@@ -14,7 +14,10 @@ export interface WorkflowDeps {
 }
 
 /** `lookup` names the pack whose newest Active version defines a class, or undefined. */
-export async function resolveDeps(types: WorkflowNodeTypes, lookup: (className: string) => Promise<string | undefined>): Promise<WorkflowDeps> {
+export async function resolveDeps(
+  types: WorkflowNodeTypes,
+  lookup: (className: string) => Promise<string | undefined>,
+): Promise<WorkflowDeps> {
   const marked = new Set(types.markedCore);
   const packs = new Map<string, string[]>();
   const unknown: string[] = [];
@@ -40,7 +43,8 @@ export function depsText(deps: WorkflowDeps): string {
     lines.push(`packs to install (${deps.packs.length}):`);
     for (const pack of deps.packs) lines.push(`  ${pack.id}: ${pack.classes.join(', ')}`);
   } else lines.push('no pack to install');
-  if (deps.unknown.length) lines.push(`classes no pack in the registry defines (${deps.unknown.length}): ${deps.unknown.join(', ')}`);
+  if (deps.unknown.length)
+    lines.push(`classes no pack in the registry defines (${deps.unknown.length}): ${deps.unknown.join(', ')}`);
   if (deps.core.length) lines.push(`core classes (${deps.core.length}): ${deps.core.join(', ')}`);
   return lines.join('\n');
 }

@@ -7,7 +7,20 @@ import { checkSink } from './sinks.js';
 import { member, named } from './members.js';
 import type { Context, PythonModule } from './python.js';
 import {
-  UNKNOWN, asText, constant, decodeLiteral, format, joinPath, ref, rot13, str, substitute, OWN, SITE, UNKNOWN_PART, type Value,
+  UNKNOWN,
+  asText,
+  constant,
+  decodeLiteral,
+  format,
+  joinPath,
+  ref,
+  rot13,
+  str,
+  substitute,
+  OWN,
+  SITE,
+  UNKNOWN_PART,
+  type Value,
 } from './value.js';
 
 type Scope = Map<string, Value>;
@@ -30,7 +43,11 @@ function argumentsOf(module: PythonModule, list: Node | null, scopes: Scope[], c
   if (!list) return out;
   if (list.type === 'generator_expression') return { args: [unrolled(module, list, scopes, ctx, depth)], kw: out.kw };
   for (const child of named(list)) {
-    if (child.type === 'keyword_argument') out.kw.set(child.childForFieldName('name')!.text, module.expr(child.childForFieldName('value')!, scopes, ctx, depth));
+    if (child.type === 'keyword_argument')
+      out.kw.set(
+        child.childForFieldName('name')!.text,
+        module.expr(child.childForFieldName('value')!, scopes, ctx, depth),
+      );
     else if (child.type === 'list_splat') {
       const value = module.expr(child.namedChildren[0]!, scopes, ctx, depth);
       if (value.k === 'list') out.args.push(...value.items);
@@ -46,18 +63,32 @@ function unrolled(module: PythonModule, node: Node, scopes: Scope[], ctx: Contex
   const body = node.childForFieldName('body');
   const clause = node.namedChildren.find((c) => c?.type === 'for_in_clause');
   const variable = clause?.childForFieldName('left');
-  const source = clause?.childForFieldName('right') ? module.expr(clause.childForFieldName('right')!, scopes, ctx, depth) : UNKNOWN;
+  const source = clause?.childForFieldName('right')
+    ? module.expr(clause.childForFieldName('right')!, scopes, ctx, depth)
+    : UNKNOWN;
   if (!body || variable?.type !== 'identifier' || source.k !== 'list' || source.items.length > MAX_UNROLLED) {
     if (body) module.expr(body, scopes, ctx, depth);
     return UNKNOWN;
   }
-  return { k: 'list', items: source.items.map((item) => module.expr(body, [...scopes, new Map([[variable.text, item]])], ctx, depth)) };
+  return {
+    k: 'list',
+    items: source.items.map((item) => module.expr(body, [...scopes, new Map([[variable.text, item]])], ctx, depth)),
+  };
 }
 
-export function apply(module: PythonModule, callee: Value, given: Arguments, node: Node, scopes: Scope[], ctx: Context, depth: number): Value {
+export function apply(
+  module: PythonModule,
+  callee: Value,
+  given: Arguments,
+  node: Node,
+  scopes: Scope[],
+  ctx: Context,
+  depth: number,
+): Value {
   switch (callee.k) {
     case 'lambda': {
-      const params = callee.node.childForFieldName('parameters')?.namedChildren.filter((p) => p?.type === 'identifier') ?? [];
+      const params =
+        callee.node.childForFieldName('parameters')?.namedChildren.filter((p) => p?.type === 'identifier') ?? [];
       const body = callee.node.childForFieldName('body');
       const own: Scope = new Map(params.map((p, i) => [p!.text, given.args[i] ?? UNKNOWN]));
       return body ? module.expr(body, [...scopes, own], ctx, depth + 1) : UNKNOWN;
@@ -72,7 +103,15 @@ export function apply(module: PythonModule, callee: Value, given: Arguments, nod
       return fn.returns ? substitute(fn.returns, given.args) : UNKNOWN;
     }
     case 'methodcaller':
-      return apply(module, member(given.args[0] ?? UNKNOWN, callee.name, module.selfAttrs, node), { args: callee.args, kw: new Map() }, node, scopes, ctx, depth);
+      return apply(
+        module,
+        member(given.args[0] ?? UNKNOWN, callee.name, module.selfAttrs, node),
+        { args: callee.args, kw: new Map() },
+        node,
+        scopes,
+        ctx,
+        depth,
+      );
     case 'attrgetter':
       return member(given.args[0] ?? UNKNOWN, callee.name, module.selfAttrs, node);
     case 'bound':
@@ -86,7 +125,15 @@ export function apply(module: PythonModule, callee: Value, given: Arguments, nod
 }
 
 const DIRNAME = (text: string) => (text.includes('/') ? text.slice(0, text.lastIndexOf('/')) : UNKNOWN_PART);
-const PASS_THROUGH = new Set(['os.path.expanduser', 'os.path.abspath', 'os.path.realpath', 'os.path.normpath', 'os.path.expandvars', 'builtins.str', 'os.fspath']);
+const PASS_THROUGH = new Set([
+  'os.path.expanduser',
+  'os.path.abspath',
+  'os.path.realpath',
+  'os.path.normpath',
+  'os.path.expandvars',
+  'builtins.str',
+  'os.fspath',
+]);
 
 /** What a call of a module member gives, where that is known. */
 function known(path: string, { args, kw }: Arguments, module: PythonModule): Value {
@@ -111,10 +158,16 @@ function known(path: string, { args, kw }: Arguments, module: PythonModule): Val
       return first.k === 'num' ? str(String.fromCharCode(first.v)) : UNKNOWN;
     case 'builtins.bytes':
     case 'builtins.bytearray':
-      return first.k === 'list' && first.items.every((i) => i.k === 'num') ? str(first.items.map((i) => String.fromCharCode((i as { v: number }).v)).join('')) : first.k === 'str' ? first : UNKNOWN;
+      return first.k === 'list' && first.items.every((i) => i.k === 'num')
+        ? str(first.items.map((i) => String.fromCharCode((i as { v: number }).v)).join(''))
+        : first.k === 'str'
+          ? first
+          : UNKNOWN;
     case 'codecs.decode':
     case 'codecs.encode': {
-      const encoding = constant(args[1] ?? kw.get('encoding'))?.toLowerCase().replace(/[-_]/g, '');
+      const encoding = constant(args[1] ?? kw.get('encoding'))
+        ?.toLowerCase()
+        .replace(/[-_]/g, '');
       return first.k === 'str' && encoding === 'rot13' ? str(rot13(first.v)) : UNKNOWN;
     }
     case 'os.path.join':
@@ -135,7 +188,13 @@ function known(path: string, { args, kw }: Arguments, module: PythonModule): Val
     case 'distutils.sysconfig.get_python_lib':
       return str(SITE);
     case 'sysconfig.get_paths':
-      return { k: 'dict', entries: new Map([['purelib', str(SITE)], ['platlib', str(SITE)]]) };
+      return {
+        k: 'dict',
+        entries: new Map([
+          ['purelib', str(SITE)],
+          ['platlib', str(SITE)],
+        ]),
+      };
     case 'builtins.open':
     case 'io.open':
       return { k: 'file', path: asText(first) ?? UNKNOWN_PART };
@@ -152,7 +211,14 @@ function known(path: string, { args, kw }: Arguments, module: PythonModule): Val
 }
 
 /** A method of a known string, list, path or file. */
-function boundCall(module: PythonModule, self: Value, name: string, { args, kw }: Arguments, node: Node, ctx: Context): Value {
+function boundCall(
+  module: PythonModule,
+  self: Value,
+  name: string,
+  { args, kw }: Arguments,
+  node: Node,
+  ctx: Context,
+): Value {
   if (self.k === 'list') {
     if (name === 'append' || name === 'insert') self.items.push(args[name === 'insert' ? 1 : 0] ?? UNKNOWN);
     else if (name === 'extend') self.items.push(...(args[0]?.k === 'list' ? args[0].items : [UNKNOWN]));
@@ -180,10 +246,14 @@ function boundCall(module: PythonModule, self: Value, name: string, { args, kw }
     case 'upper':
       return str(text.toUpperCase());
     case 'replace':
-      return constant(args[0]) !== undefined && constant(args[1]) !== undefined ? str(text.split(constant(args[0])!).join(constant(args[1])!)) : UNKNOWN;
+      return constant(args[0]) !== undefined && constant(args[1]) !== undefined
+        ? str(text.split(constant(args[0])!).join(constant(args[1])!))
+        : UNKNOWN;
     case 'with_name':
     case 'joinpath':
-      return name === 'with_name' ? str(`${DIRNAME(text)}/${asText(args[0] ?? UNKNOWN) ?? UNKNOWN_PART}`) : joinPath([self, ...args]);
+      return name === 'with_name'
+        ? str(`${DIRNAME(text)}/${asText(args[0] ?? UNKNOWN) ?? UNKNOWN_PART}`)
+        : joinPath([self, ...args]);
     case 'read_text':
     case 'read_bytes':
       checkSink(module, 'pathlib.Path.read_text', { args: [self], kw }, node, ctx);

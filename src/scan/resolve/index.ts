@@ -16,7 +16,12 @@ export interface Resolved {
   incomplete?: { line: number; reason: string };
 }
 
-export function resolveTree(language: ParsedLanguage, root: Node, text: string, lookup?: (module: string) => Map<string, Value> | undefined): Resolved {
+export function resolveTree(
+  language: ParsedLanguage,
+  root: Node,
+  text: string,
+  lookup?: (module: string) => Map<string, Value> | undefined,
+): Resolved {
   if (language === 'javascript') {
     const { findings, incomplete } = resolveJavaScript(root, RESOLVE_LIMITS);
     return { findings, cleared: new Set(), loads: [], incomplete };

@@ -15,7 +15,10 @@ export interface JsFinding {
   message: string;
 }
 
-export function resolveJavaScript(root: Node, limits: { budget: number; maxDepth: number }): { findings: JsFinding[]; incomplete?: { line: number; reason: string } } {
+export function resolveJavaScript(
+  root: Node,
+  limits: { budget: number; maxDepth: number },
+): { findings: JsFinding[]; incomplete?: { line: number; reason: string } } {
   const bindings = new Map<string, JsValue>();
   const findings: JsFinding[] = [];
   let visited = 0;
@@ -28,13 +31,22 @@ export function resolveJavaScript(root: Node, limits: { budget: number; maxDepth
     if (!node || depth > 64) return undefined;
     switch (node.type) {
       case 'identifier':
-        return node.text === 'eval' || node.text === 'Function' ? node.text : GLOBALS.has(node.text) ? 'global' : bindings.get(node.text);
+        return node.text === 'eval' || node.text === 'Function'
+          ? node.text
+          : GLOBALS.has(node.text)
+            ? 'global'
+            : bindings.get(node.text);
       case 'string':
         return { s: node.namedChildren.map((c) => c?.text ?? '').join('') };
       case 'template_string':
-        return node.namedChildren.some((c) => c?.type === 'template_substitution') ? undefined : { s: node.namedChildren.map((c) => c?.text ?? '').join('') };
+        return node.namedChildren.some((c) => c?.type === 'template_substitution')
+          ? undefined
+          : { s: node.namedChildren.map((c) => c?.text ?? '').join('') };
       case 'binary_expression': {
-        const [left, right] = [value(node.childForFieldName('left'), depth + 1), value(node.childForFieldName('right'), depth + 1)];
+        const [left, right] = [
+          value(node.childForFieldName('left'), depth + 1),
+          value(node.childForFieldName('right'), depth + 1),
+        ];
         return typeof left === 'object' && typeof right === 'object' ? { s: left.s + right.s } : undefined;
       }
       case 'parenthesized_expression':
@@ -47,7 +59,10 @@ export function resolveJavaScript(root: Node, limits: { budget: number; maxDepth
       case 'member_expression':
       case 'subscript_expression': {
         const object = value(node.childForFieldName('object'), depth + 1);
-        const key = node.type === 'member_expression' ? node.childForFieldName('property')?.text : (value(node.childForFieldName('index'), depth + 1) as { s: string } | undefined)?.s;
+        const key =
+          node.type === 'member_expression'
+            ? node.childForFieldName('property')?.text
+            : (value(node.childForFieldName('index'), depth + 1) as { s: string } | undefined)?.s;
         if (key === 'constructor' && (object === 'function' || object === 'Function')) return 'Function';
         if (object === 'global' && (key === 'eval' || key === 'Function')) return key;
         return undefined;
@@ -55,7 +70,11 @@ export function resolveJavaScript(root: Node, limits: { budget: number; maxDepth
       case 'call_expression': {
         const fn = node.childForFieldName('function');
         const arg = node.childForFieldName('arguments')?.namedChildren[0];
-        return fn?.text === 'document.createElement' && arg && (value(arg, depth + 1) as { s: string } | undefined)?.s?.toLowerCase() === 'script' ? 'script' : undefined;
+        return fn?.text === 'document.createElement' &&
+          arg &&
+          (value(arg, depth + 1) as { s: string } | undefined)?.s?.toLowerCase() === 'script'
+          ? 'script'
+          : undefined;
       }
       default:
         return undefined;
@@ -64,26 +83,54 @@ export function resolveJavaScript(root: Node, limits: { budget: number; maxDepth
 
   const call = (node: Node) => {
     const fn = node.childForFieldName('function') ?? node.childForFieldName('constructor');
-    const args = (node.childForFieldName('arguments')?.namedChildren ?? []).filter((c): c is Node => Boolean(c) && c!.type !== 'comment');
+    const args = (node.childForFieldName('arguments')?.namedChildren ?? []).filter(
+      (c): c is Node => Boolean(c) && c!.type !== 'comment',
+    );
     if (fn?.type === 'import') {
       const target = value(args[0] ?? null);
-      if (typeof target === 'object' && REMOTE.test(target.s)) report('js-remote-code', node, `import() of code from ${target.s.slice(0, 80)}`);
+      if (typeof target === 'object' && REMOTE.test(target.s))
+        report('js-remote-code', node, `import() of code from ${target.s.slice(0, 80)}`);
       return;
     }
     const callee = value(fn ?? null);
     const computed = args.some((a) => typeof value(a) !== 'object');
-    if ((callee === 'eval' || callee === 'Function') && computed) report('js-dynamic-execution', node, `${callee === 'eval' ? 'eval' : 'Function'}() of a value computed at run time, reached as ${fn!.text.slice(0, 60)}`);
-    const name = fn?.type === 'member_expression' && value(fn.childForFieldName('object')) === 'global' ? fn.childForFieldName('property')?.text : fn?.text;
-    if (name && TIMERS.has(name) && args[0] && (typeof value(args[0]) === 'object' || /^(?:binary_expression|template_string)$/.test(args[0].type))) {
+    if ((callee === 'eval' || callee === 'Function') && computed)
+      report(
+        'js-dynamic-execution',
+        node,
+        `${callee === 'eval' ? 'eval' : 'Function'}() of a value computed at run time, reached as ${fn!.text.slice(0, 60)}`,
+      );
+    const name =
+      fn?.type === 'member_expression' && value(fn.childForFieldName('object')) === 'global'
+        ? fn.childForFieldName('property')?.text
+        : fn?.text;
+    if (
+      name &&
+      TIMERS.has(name) &&
+      args[0] &&
+      (typeof value(args[0]) === 'object' || /^(?:binary_expression|template_string)$/.test(args[0].type))
+    ) {
       report('js-dynamic-execution', node, `${name}() of a string runs it as code`);
     }
-    for (const arg of args) if (value(arg) === 'eval' || value(arg) === 'Function') report('js-dynamic-execution', node, `passes ${arg.text.slice(0, 40)} as a callback: whatever it is called with runs as code`);
-    if (fn?.type === 'member_expression' && fn.childForFieldName('property')?.text === 'setAttribute' && value(fn.childForFieldName('object')) === 'script') remoteSrc(node, (value(args[0] ?? null) as { s: string } | undefined)?.s, args[1]);
+    for (const arg of args)
+      if (value(arg) === 'eval' || value(arg) === 'Function')
+        report(
+          'js-dynamic-execution',
+          node,
+          `passes ${arg.text.slice(0, 40)} as a callback: whatever it is called with runs as code`,
+        );
+    if (
+      fn?.type === 'member_expression' &&
+      fn.childForFieldName('property')?.text === 'setAttribute' &&
+      value(fn.childForFieldName('object')) === 'script'
+    )
+      remoteSrc(node, (value(args[0] ?? null) as { s: string } | undefined)?.s, args[1]);
   };
 
   const remoteSrc = (node: Node, key: string | undefined, target: Node | null | undefined) => {
     const v = value(target ?? null);
-    if (key === 'src' && typeof v === 'object' && REMOTE.test(v.s)) report('js-remote-code', node, `a script element loads code from ${v.s.slice(0, 80)}`);
+    if (key === 'src' && typeof v === 'object' && REMOTE.test(v.s))
+      report('js-remote-code', node, `a script element loads code from ${v.s.slice(0, 80)}`);
   };
 
   const bind = (name: Node | null, init: Node | null) => {
@@ -96,7 +143,13 @@ export function resolveJavaScript(root: Node, limits: { budget: number; maxDepth
   for (let item = stack.pop(); item; item = stack.pop()) {
     const [node, depth] = item;
     if (++visited > limits.budget || depth > limits.maxDepth) {
-      incomplete = { line: node.startPosition.row + 1, reason: visited > limits.budget ? `the file holds more than ${limits.budget} syntax nodes, the analysis bound per file` : `code nested more than ${limits.maxDepth} levels deep at line ${node.startPosition.row + 1} was not followed` };
+      incomplete = {
+        line: node.startPosition.row + 1,
+        reason:
+          visited > limits.budget
+            ? `the file holds more than ${limits.budget} syntax nodes, the analysis bound per file`
+            : `code nested more than ${limits.maxDepth} levels deep at line ${node.startPosition.row + 1} was not followed`,
+      };
       break;
     }
     if (node.type === 'variable_declarator') bind(node.childForFieldName('name'), node.childForFieldName('value'));

@@ -26,7 +26,8 @@ export function member(value: Value, name: string, selfAttrs: ReadonlyMap<string
     case 'instance':
       return ref(`${value.of}().${name}`);
     case 'str':
-      if (name === 'parent') return value.v.includes('/') ? { k: 'str', v: value.v.slice(0, value.v.lastIndexOf('/')) } : UNKNOWN;
+      if (name === 'parent')
+        return value.v.includes('/') ? { k: 'str', v: value.v.slice(0, value.v.lastIndexOf('/')) } : UNKNOWN;
       return { k: 'bound', self: value, name };
     case 'list':
     case 'file':

@@ -47,10 +47,12 @@ export class PackageModules {
   }
 
   /** The lookup for relative imports of `file`. */
-  lookupFor = (file: string): Lookup => (module) => {
-    const target = this.pathOf(file, module);
-    return target ? this.exportsOf(target) : undefined;
-  };
+  lookupFor =
+    (file: string): Lookup =>
+    (module) => {
+      const target = this.pathOf(file, module);
+      return target ? this.exportsOf(target) : undefined;
+    };
 
   /** `.util` or `..pkg.mod` from `file`: the module's file, if the package ships it. */
   private pathOf(file: string, module: string): string | undefined {

@@ -10,13 +10,45 @@ import { SCAN_MAX_FINDINGS_PER_RULE } from '../../shared/scan.js';
 import { callValue } from './calls.js';
 import { member, named } from './members.js';
 import { needsResolution } from './triggers.js';
-import { UNKNOWN, concat, joinPath, ref, str, unescape, OWN, SITE, UNKNOWN_PART, type FunctionInfo, type Value } from './value.js';
-
+import {
+  UNKNOWN,
+  concat,
+  joinPath,
+  ref,
+  str,
+  unescape,
+  OWN,
+  SITE,
+  UNKNOWN_PART,
+  type FunctionInfo,
+  type Value,
+} from './value.js';
 
 /** Names Python finds in builtins: their calls are resolved as `builtins.NAME`. */
 const BUILTINS = new Set([
-  'exec', 'eval', 'compile', 'getattr', 'setattr', 'globals', 'vars', 'locals', '__import__', 'open', 'chr', 'bytes', 'bytearray',
-  'str', 'list', 'tuple', 'dict', 'map', 'print', 'len', 'sorted', 'input', 'breakpoint',
+  'exec',
+  'eval',
+  'compile',
+  'getattr',
+  'setattr',
+  'globals',
+  'vars',
+  'locals',
+  '__import__',
+  'open',
+  'chr',
+  'bytes',
+  'bytearray',
+  'str',
+  'list',
+  'tuple',
+  'dict',
+  'map',
+  'print',
+  'len',
+  'sorted',
+  'input',
+  'breakpoint',
 ]);
 const WORD = /[A-Za-z_]\w*/g;
 /** `NAME = "…"`, `args = [`, `parts += (`: a constant or a container, which a later statement may fold or call. */
@@ -25,8 +57,17 @@ const DEF = /^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)/gm;
 const CONTAINMENT = /\b(?:commonpath|commonprefix|is_relative_to|relative_to)\b/;
 
 export interface ResolvedFinding {
-  rule: 'dynamic-execution' | 'command-injection' | 'runtime-install' | 'network-at-import' | 'unsafe-deserialization'
-    | 'bytecode-manipulation' | 'persistence' | 'exfiltration' | 'code-in-data' | 'install-hook';
+  rule:
+    | 'dynamic-execution'
+    | 'command-injection'
+    | 'runtime-install'
+    | 'network-at-import'
+    | 'unsafe-deserialization'
+    | 'bytecode-manipulation'
+    | 'persistence'
+    | 'exfiltration'
+    | 'code-in-data'
+    | 'install-hook';
   node: Node;
   message: string;
 }
@@ -99,8 +140,16 @@ export class PythonModule {
   /** Counts a node against the budget; false once the walk must stop. */
   private spend(node: Node, depth: number): boolean {
     if (this.result.incomplete) return false;
-    if (++this.visited > this.limits.budget) this.result.incomplete = { line: node.startPosition.row + 1, reason: `the module holds more than ${this.limits.budget} syntax nodes, the analysis bound per file` };
-    else if (depth > this.limits.maxDepth) this.result.incomplete = { line: node.startPosition.row + 1, reason: `code nested more than ${this.limits.maxDepth} levels deep at line ${node.startPosition.row + 1} was not followed` };
+    if (++this.visited > this.limits.budget)
+      this.result.incomplete = {
+        line: node.startPosition.row + 1,
+        reason: `the module holds more than ${this.limits.budget} syntax nodes, the analysis bound per file`,
+      };
+    else if (depth > this.limits.maxDepth)
+      this.result.incomplete = {
+        line: node.startPosition.row + 1,
+        reason: `code nested more than ${this.limits.maxDepth} levels deep at line ${node.startPosition.row + 1} was not followed`,
+      };
     return !this.result.incomplete;
   }
 
@@ -108,7 +157,8 @@ export class PythonModule {
     let guarded = ctx.guarded;
     for (const statement of named(node)) {
       if (!this.spend(statement, depth)) return;
-      const guard = statement.type === 'if_statement' && CONTAINMENT.test(statement.childForFieldName('condition')?.text ?? '');
+      const guard =
+        statement.type === 'if_statement' && CONTAINMENT.test(statement.childForFieldName('condition')?.text ?? '');
       // a statement that names nothing the layer follows, and no name bound to what it follows, changes nothing it reads
       if (guard || /^(?:import|future_import)/.test(statement.type) || this.interesting(statement)) {
         this.statement(statement, scopes, guarded === ctx.guarded ? ctx : { ...ctx, guarded }, depth + 1);
@@ -124,7 +174,8 @@ export class PythonModule {
         return this.imports(node, scopes[scopes.length - 1], ctx);
       case 'expression_statement':
         for (const child of node.namedChildren) {
-          if (child?.type === 'assignment' || child?.type === 'augmented_assignment') this.assign(child, scopes, ctx, depth);
+          if (child?.type === 'assignment' || child?.type === 'augmented_assignment')
+            this.assign(child, scopes, ctx, depth);
           else if (child) this.expr(child, scopes, ctx, depth);
         }
         return;
@@ -135,7 +186,8 @@ export class PythonModule {
         return definition ? this.statement(definition, scopes, ctx, depth) : undefined;
       }
       case 'class_definition': {
-        for (const base of node.childForFieldName('superclasses')?.namedChildren ?? []) if (base) this.expr(base, scopes, ctx, depth);
+        for (const base of node.childForFieldName('superclasses')?.namedChildren ?? [])
+          if (base) this.expr(base, scopes, ctx, depth);
         const body = node.childForFieldName('body');
         return body ? this.block(body, [...scopes, new Map()], ctx, depth) : undefined;
       }
@@ -166,7 +218,8 @@ export class PythonModule {
         const value = this.expr(child.namedChildren[0]!, scopes, ctx, depth + 1);
         const target = child.childForFieldName('alias')?.namedChildren[0] ?? child.childForFieldName('alias');
         if (target?.type === 'identifier') this.set(scopes[scopes.length - 1], target.text, value);
-      } else if (child.type !== 'comment' && child.type !== 'identifier' && !/pattern/.test(child.type)) this.expr(child, scopes, ctx, depth + 1);
+      } else if (child.type !== 'comment' && child.type !== 'identifier' && !/pattern/.test(child.type))
+        this.expr(child, scopes, ctx, depth + 1);
     }
   }
 
@@ -175,14 +228,20 @@ export class PythonModule {
     const from = moduleName?.text;
     for (const child of node.namedChildren) {
       if (!child || child.startIndex === moduleName?.startIndex) continue;
-      const name = child.type === 'aliased_import' ? child.childForFieldName('name')?.text : child.type === 'dotted_name' ? child.text : undefined;
+      const name =
+        child.type === 'aliased_import'
+          ? child.childForFieldName('name')?.text
+          : child.type === 'dotted_name'
+            ? child.text
+            : undefined;
       if (!name) continue;
       const alias = child.type === 'aliased_import' ? child.childForFieldName('alias')?.text : undefined;
       const full = from ? `${from}${from.endsWith('.') ? '' : '.'}${name}` : name;
       if (from) this.set(scope, alias ?? name, this.imported(full));
       else if (alias) this.set(scope, alias, ref(name));
       else this.set(scope, name.split('.')[0], ref(name.split('.')[0]));
-      if (/^pip\._internal\b/.test(full)) this.report('runtime-install', child, `imports ${full}: pip's own code, used to install packages at run time`);
+      if (/^pip\._internal\b/.test(full))
+        this.report('runtime-install', child, `imports ${full}: pip's own code, used to install packages at run time`);
     }
   }
 
@@ -203,7 +262,7 @@ export class PythonModule {
     if (!left || !right) return;
     // `a = b = value`: the right side is itself an assignment
     if (right.type === 'assignment') this.assign(right, scopes, ctx, depth + 1);
-    const source = right.type === 'assignment' ? right.childForFieldName('right') ?? right : right;
+    const source = right.type === 'assignment' ? (right.childForFieldName('right') ?? right) : right;
     let value = this.expr(source, scopes, ctx, depth);
     if (node.type === 'augmented_assignment') value = concat(this.expr(left, scopes, ctx, depth), value);
     this.bind(left, value, scopes, ctx, depth);
@@ -215,13 +274,13 @@ export class PythonModule {
       const name = target.childForFieldName('attribute')!.text;
       this.selfAttrs.set(name, value);
       if (value.k !== 'unknown') this.tracked.add(name);
-    }
-    else if (target.type === 'subscript') {
+    } else if (target.type === 'subscript') {
       const container = this.expr(target.childForFieldName('value')!, scopes, ctx, depth);
       const key = target.childForFieldName('subscript');
       const name = key ? this.expr(key, scopes, ctx, depth) : UNKNOWN;
       if (container.k === 'dict' && name.k === 'str') container.entries.set(name.v, value);
-    } else if (/pattern_list|tuple|list/.test(target.type)) for (const part of target.namedChildren) if (part) this.bind(part, UNKNOWN, scopes, ctx, depth);
+    } else if (/pattern_list|tuple|list/.test(target.type))
+      for (const part of target.namedChildren) if (part) this.bind(part, UNKNOWN, scopes, ctx, depth);
   }
 
   private define(node: Node, scopes: Scope[], ctx: Context, depth: number): void {
@@ -230,7 +289,10 @@ export class PythonModule {
     const defaults = new Map<string, Value>();
     for (const param of node.childForFieldName('parameters')?.namedChildren ?? []) {
       if (!param) continue;
-      const id = param.type === 'identifier' ? param : param.childForFieldName('name') ?? param.namedChildren.find((c) => c?.type === 'identifier');
+      const id =
+        param.type === 'identifier'
+          ? param
+          : (param.childForFieldName('name') ?? param.namedChildren.find((c) => c?.type === 'identifier'));
       if (!id) continue;
       params.push(id.text);
       const value = param.childForFieldName('value');
@@ -248,11 +310,16 @@ export class PythonModule {
   walkFunction(fn: FunctionInfo): void {
     if (fn.state !== 'new') return;
     fn.state = 'walking';
-    const { scopes, defaults, guarded } = fn as FunctionInfo & { scopes: Scope[]; defaults: Map<string, Value>; guarded: boolean };
+    const { scopes, defaults, guarded } = fn as FunctionInfo & {
+      scopes: Scope[];
+      defaults: Map<string, Value>;
+      guarded: boolean;
+    };
     const own: Scope = new Map();
     fn.params.forEach((name, index) => {
       const fallback = defaults.get(name);
-      if (fallback && fallback.k !== 'unknown' && fallback.k !== 'str' && fallback.k !== 'num') this.set(own, name, fallback);
+      if (fallback && fallback.k !== 'unknown' && fallback.k !== 'str' && fallback.k !== 'num')
+        this.set(own, name, fallback);
       else own.set(name, { k: 'param', index, name });
     });
     const body = fn.node.childForFieldName('body');
@@ -292,7 +359,10 @@ export class PythonModule {
       case 'string':
         return this.stringValue(node, scopes, ctx, depth);
       case 'concatenated_string':
-        return node.namedChildren.reduce<Value>((acc, part) => concat(acc, this.expr(part!, scopes, ctx, depth + 1)), str(''));
+        return node.namedChildren.reduce<Value>(
+          (acc, part) => concat(acc, this.expr(part!, scopes, ctx, depth + 1)),
+          str(''),
+        );
       case 'integer':
         return { k: 'num', v: Number(node.text.replace(/_/g, '')) };
       case 'true':
@@ -327,7 +397,12 @@ export class PythonModule {
       case 'lambda':
         return { k: 'lambda', node };
       case 'attribute':
-        return member(this.expr(node.childForFieldName('object')!, scopes, ctx, depth + 1), node.childForFieldName('attribute')!.text, this.selfAttrs, node);
+        return member(
+          this.expr(node.childForFieldName('object')!, scopes, ctx, depth + 1),
+          node.childForFieldName('attribute')!.text,
+          this.selfAttrs,
+          node,
+        );
       case 'subscript':
         return this.subscript(node, scopes, ctx, depth);
       case 'call':
@@ -358,9 +433,13 @@ export class PythonModule {
     const keyNode = node.childForFieldName('subscript');
     const key = keyNode ? this.expr(keyNode, scopes, ctx, depth + 1) : UNKNOWN;
     if (key.k === 'num' && container.k === 'list') return container.items.at(key.v) ?? UNKNOWN;
-    if (key.k !== 'str') return container.k === 'list' && container.items[0]?.k === 'str' && container.items[0].v.startsWith(SITE) ? container.items[0] : UNKNOWN;
+    if (key.k !== 'str')
+      return container.k === 'list' && container.items[0]?.k === 'str' && container.items[0].v.startsWith(SITE)
+        ? container.items[0]
+        : UNKNOWN;
     if (container.k === 'dict') return container.entries.get(key.v) ?? UNKNOWN;
-    if (container.k === 'ns') return container.path ? ref(`${container.path}.${key.v}`) : this.lookupName(key.v, [this.module]);
+    if (container.k === 'ns')
+      return container.path ? ref(`${container.path}.${key.v}`) : this.lookupName(key.v, [this.module]);
     if (container.k === 'ref') {
       if (container.path === 'builtins') return ref(`builtins.${key.v}`);
       if (container.path === 'sys.modules') return ref(key.v);
@@ -369,4 +448,3 @@ export class PythonModule {
     return UNKNOWN;
   }
 }
-

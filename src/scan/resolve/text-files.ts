@@ -51,12 +51,17 @@ export function requirementFindings(text: string): LineFinding[] {
     const column = raw.indexOf(line[0]) + 1;
     const at = (rule: LineFinding['rule'], message: string) => out.push({ rule, line: i + 1, column, message });
     if (INDEX.test(line)) return at('unsafe-requirement', `installs from another index or host: ${line.slice(0, 80)}`);
-    if (VCS.test(line)) return at('unsafe-requirement', `installs a version-control checkout, which can change under the same line: ${line.slice(0, 80)}`);
+    if (VCS.test(line))
+      return at(
+        'unsafe-requirement',
+        `installs a version-control checkout, which can change under the same line: ${line.slice(0, 80)}`,
+      );
     if (URL.test(line)) return at('unsafe-requirement', `installs from a URL, outside any index: ${line.slice(0, 80)}`);
     if (/^-[rc]\s/.test(line) || /^--(?:requirement|constraint)\b/.test(line)) return;
     if (LOCAL.test(line)) return at('unsafe-requirement', `installs a local path: ${line.slice(0, 80)}`);
     const pin = PIN.exec(line);
-    if (pin && advisoryList().get(normalise(pin[1]))?.has(pin[2])) at('known-bad-pin', `${pin[1]}==${pin[2]} is a version on the advisory list (known malicious)`);
+    if (pin && advisoryList().get(normalise(pin[1]))?.has(pin[2]))
+      at('known-bad-pin', `${pin[1]}==${pin[2]} is a version on the advisory list (known malicious)`);
   });
   return out;
 }
@@ -65,7 +70,13 @@ export function pthFindings(text: string): LineFinding[] {
   const out: LineFinding[] = [];
   text.split(/\r?\n|\r/).forEach((line, i) => {
     // site.py runs a line that starts with `import` followed by a space or a tab
-    if (/^import[ \t]/.test(line)) out.push({ rule: 'pth-file', line: i + 1, column: 1, message: `a .pth line that runs code at every start of Python: ${line.slice(0, 80)}` });
+    if (/^import[ \t]/.test(line))
+      out.push({
+        rule: 'pth-file',
+        line: i + 1,
+        column: 1,
+        message: `a .pth line that runs code at every start of Python: ${line.slice(0, 80)}`,
+      });
   });
   return out;
 }

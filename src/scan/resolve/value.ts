@@ -100,7 +100,10 @@ export function joinPath(parts: Value[]): Value {
   let out = '';
   for (const part of parts) {
     const text = asText(part) ?? UNKNOWN_PART;
-    out = text.startsWith('/') || text.startsWith(OWN) || text.startsWith(SITE) || /^[A-Za-z]:[\\/]/.test(text) || !out ? text : `${out.replace(/[\\/]$/, '')}/${text}`;
+    out =
+      text.startsWith('/') || text.startsWith(OWN) || text.startsWith(SITE) || /^[A-Za-z]:[\\/]/.test(text) || !out
+        ? text
+        : `${out.replace(/[\\/]$/, '')}/${text}`;
   }
   return str(out);
 }
@@ -110,7 +113,9 @@ export function unescape(text: string): string {
   return text.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[0-7]{1,3}|.)/g, (all, esc: string) => {
     if (esc[0] === 'x' || esc[0] === 'u') return String.fromCharCode(parseInt(esc.slice(1), 16));
     if (/^[0-7]/.test(esc)) return String.fromCharCode(parseInt(esc, 8));
-    return ({ n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '\n': '' } as Record<string, string>)[esc] ?? all;
+    return (
+      ({ n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '\n': '' } as Record<string, string>)[esc] ?? all
+    );
   });
 }
 
@@ -124,8 +129,12 @@ export function rot13(text: string): string {
 /** base64, base32, base16 and hex of a literal, as latin-1 text; undefined when it does not decode. */
 export function decodeLiteral(how: string, text: string): string | undefined {
   try {
-    if (/b64decode|decodebytes|a2b_base64/.test(how)) return Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1');
-    if (/b16decode|unhexlify|fromhex|a2b_hex/.test(how)) return /^(?:[0-9a-fA-F]{2}\s*)*$/.test(text) ? Buffer.from(text.replace(/\s/g, ''), 'hex').toString('latin1') : undefined;
+    if (/b64decode|decodebytes|a2b_base64/.test(how))
+      return Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1');
+    if (/b16decode|unhexlify|fromhex|a2b_hex/.test(how))
+      return /^(?:[0-9a-fA-F]{2}\s*)*$/.test(text)
+        ? Buffer.from(text.replace(/\s/g, ''), 'hex').toString('latin1')
+        : undefined;
     if (/b32decode/.test(how)) return base32(text);
   } catch {
     return undefined;

@@ -3,7 +3,8 @@ import { defineRule } from '../rule.js';
 export default defineRule({
   id: 'bytecode-manipulation',
   severity: 'high',
-  description: '`marshal.loads`, `types.CodeType` or assigning `__code__`: code built from bytecode, which no one can review as source.',
+  description:
+    '`marshal.loads`, `types.CodeType` or assigning `__code__`: code built from bytecode, which no one can review as source.',
   hint: 'ship the code as Python source',
   requires: { names: ['marshal', 'CodeType', 'FunctionType', '__code__'] },
   patterns: {

@@ -3,7 +3,8 @@ import { defineRule } from '../rule.js';
 export default defineRule({
   id: 'code-in-data',
   severity: 'medium',
-  description: 'Runs a shipped file that is not .py as Python (SourceFileLoader, exec(open(…).read()), compile(Path(…).read_text())): code kept where readers do not look. The scan reads that file as Python too.',
+  description:
+    'Runs a shipped file that is not .py as Python (SourceFileLoader, exec(open(…).read()), compile(Path(…).read_text())): code kept where readers do not look. The scan reads that file as Python too.',
   hint: 'ship the code as a .py module and import it',
   requires: {},
   patterns: {},

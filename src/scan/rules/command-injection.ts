@@ -3,7 +3,8 @@ import { defineRule, isLiteral } from '../rule.js';
 export default defineRule({
   id: 'command-injection',
   severity: 'high',
-  description: '`os.system`, `os.popen` or subprocess with `shell=True` on a command built at run time: a file name or prompt can run shell commands.',
+  description:
+    '`os.system`, `os.popen` or subprocess with `shell=True` on a command built at run time: a file name or prompt can run shell commands.',
   hint: 'pass the command as a list to subprocess.run without shell=True',
   requires: { names: ['system', 'popen', 'shell', 'getoutput', 'getstatusoutput'] },
   patterns: {

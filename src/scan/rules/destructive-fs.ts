@@ -1,7 +1,8 @@
 import type { Node } from 'web-tree-sitter';
 import { defineRule, isLiteral, stringsIn } from '../rule.js';
 
-const RM_RF = /(^|[\s;&|(`])rm\s+(-[a-zA-Z]*(r[a-zA-Z]*f|f[a-zA-Z]*r)[a-zA-Z]*|-r\s+-f|-f\s+-r|--recursive\s+--force|--force\s+--recursive)(\s|$)/;
+const RM_RF =
+  /(^|[\s;&|(`])rm\s+(-[a-zA-Z]*(r[a-zA-Z]*f|f[a-zA-Z]*r)[a-zA-Z]*|-r\s+-f|-f\s+-r|--recursive\s+--force|--force\s+--recursive)(\s|$)/;
 
 /** Mentions `__file__`: a path under the node's own directory (unless it climbs out with `..`). */
 function underOwnDirectory(node: Node): boolean {
@@ -17,7 +18,8 @@ function outsideLiteral(node: Node): boolean {
 export default defineRule({
   id: 'destructive-fs',
   severity: 'medium',
-  description: '`rm -rf`, or `shutil.rmtree`/`os.remove` on a path outside the node\'s own directory or computed at run time: one wrong value deletes the user\'s files.',
+  description:
+    "`rm -rf`, or `shutil.rmtree`/`os.remove` on a path outside the node's own directory or computed at run time: one wrong value deletes the user's files.",
   hint: 'delete only what the node created, under its own directory (a path built from __file__) or a tempfile directory it made',
   requires: { names: ['rmtree', 'remove', 'unlink', 'rmdir', 'removedirs', 'rm'] },
   patterns: {
@@ -32,7 +34,10 @@ export default defineRule({
     const call = `${object.text}.${name.text}()`;
     if (args) return RM_RF.test(stringsIn(args).join(' ')) ? `${call} runs rm -rf` : undefined;
     const path = arg.type === 'keyword_argument' ? arg.childForFieldName('value')! : arg;
-    if (isLiteral(path)) return outsideLiteral(path) ? `${call} of a path outside the node's directory: ${path.text.slice(0, 80)}` : undefined;
+    if (isLiteral(path))
+      return outsideLiteral(path)
+        ? `${call} of a path outside the node's directory: ${path.text.slice(0, 80)}`
+        : undefined;
     return underOwnDirectory(path) ? undefined : `${call} of a path computed at run time`;
   },
   examples: {

@@ -21,7 +21,20 @@ export default defineRule({
   description:
     '`eval`, `exec` or `compile` of a value computed at run time, however it is reached (`getattr`, `__import__`/`importlib`, `__builtins__`, `globals()`, `vars()`, an alias, a container, a lambda or a helper function), or `getattr` of a risky module with a name computed at run time. Code that no reviewer can read before it runs.',
   hint: 'call the code directly; to read data use json.loads or ast.literal_eval',
-  requires: { names: ['eval', 'exec', 'compile', 'getattr', '__import__', 'import_module', 'system', 'popen', 'getoutput', 'getstatusoutput'] },
+  requires: {
+    names: [
+      'eval',
+      'exec',
+      'compile',
+      'getattr',
+      '__import__',
+      'import_module',
+      'system',
+      'popen',
+      'getoutput',
+      'getstatusoutput',
+    ],
+  },
   patterns: {
     python: `
 ((call function: (identifier) @name arguments: (argument_list . (_) @arg)) @finding
@@ -41,7 +54,12 @@ export default defineRule({
       if (getattr && module === '') return undefined;
       const literal = isLiteral(attribute);
       const called = literal ? stringsIn(attribute).join('') : attribute.text;
-      if (getattr) return literal ? (RISKY_NAMES.has(called) ? `getattr() reaches ${target.text.slice(0, 40)}.${called}` : undefined) : `getattr() of ${target.text.slice(0, 40)} with a name computed at run time`;
+      if (getattr)
+        return literal
+          ? RISKY_NAMES.has(called)
+            ? `getattr() reaches ${target.text.slice(0, 40)}.${called}`
+            : undefined
+          : `getattr() of ${target.text.slice(0, 40)} with a name computed at run time`;
       if (!RISKY_NAMES.has(called)) return undefined;
       return `${target.text.slice(0, 60)}.${called} hides the module behind an import call`;
     }

@@ -3,7 +3,8 @@ import { defineRule } from '../rule.js';
 export default defineRule({
   id: 'environment-manipulation',
   severity: 'medium',
-  description: 'Writes to `os.environ`, `sys.path`, site-packages or `PATH`: changes that reach every other node in the same process.',
+  description:
+    'Writes to `os.environ`, `sys.path`, site-packages or `PATH`: changes that reach every other node in the same process.',
   hint: 'import through your package (relative imports) and pass settings as arguments instead of changing the process',
   requires: { names: ['environ', 'sys', 'putenv', 'unsetenv', 'addsitedir'], text: /(?:site|dist)-packages/ },
   patterns: {
@@ -30,7 +31,10 @@ export default defineRule({
  (#match? @path "(site|dist)-packages"))`,
   },
   // `sys.path = saved` puts back what the node kept: a restore, as `sys.path.remove(added)` is
-  check: ({ finding, value }) => (value?.type === 'identifier' ? undefined : `changes the process for every node: ${finding.text.split('\n')[0].slice(0, 80)}`),
+  check: ({ finding, value }) =>
+    value?.type === 'identifier'
+      ? undefined
+      : `changes the process for every node: ${finding.text.split('\n')[0].slice(0, 80)}`,
   examples: {
     python: {
       bad: `import os, site, sys

@@ -3,7 +3,8 @@ import { defineRule } from '../rule.js';
 export default defineRule({
   id: 'exfiltration',
   severity: 'critical',
-  description: 'Reads a credential store (SSH keys, cloud and registry credentials, browser logins) and sends data over the network in the same function.',
+  description:
+    'Reads a credential store (SSH keys, cloud and registry credentials, browser logins) and sends data over the network in the same function.',
   hint: 'a node has no reason to read these files: remove the read',
   requires: {},
   patterns: {},

@@ -3,7 +3,8 @@ import { defineRule } from '../rule.js';
 export default defineRule({
   id: 'install-hook',
   severity: 'medium',
-  description: '`setup()` with `cmdclass`: commands of the package that run code when it is installed, before anyone imports it.',
+  description:
+    '`setup()` with `cmdclass`: commands of the package that run code when it is installed, before anyone imports it.',
   hint: 'declare the package in pyproject.toml without custom commands; do at run time what must be done',
   requires: {},
   patterns: {},

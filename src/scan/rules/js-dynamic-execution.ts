@@ -3,7 +3,8 @@ import { defineRule, isLiteral } from '../rule.js';
 export default defineRule({
   id: 'js-dynamic-execution',
   severity: 'high',
-  description: '`eval` or `new Function` of a value computed at run time in shipped JavaScript: code the browser runs that no reviewer saw.',
+  description:
+    '`eval` or `new Function` of a value computed at run time in shipped JavaScript: code the browser runs that no reviewer saw.',
   hint: 'call the code directly; parse data with JSON.parse; for a vendored library (web/lib/…min.js), ship a build of it without eval or new Function (its CSP-safe build, where it has one)',
   requires: { names: ['eval', 'Function'] },
   patterns: {
@@ -19,7 +20,9 @@ export default defineRule({
   },
   check: ({ name, arg, args }) => {
     const values = arg ? [arg] : args.namedChildren.filter((c) => c && c.type !== 'comment');
-    return values.every((value) => isLiteral(value)) ? undefined : `${name.text === 'Function' ? 'new Function' : 'eval'}() of a value computed at run time`;
+    return values.every((value) => isLiteral(value))
+      ? undefined
+      : `${name.text === 'Function' ? 'new Function' : 'eval'}() of a value computed at run time`;
   },
   examples: {
     javascript: {

@@ -3,7 +3,8 @@ import { defineRule } from '../rule.js';
 export default defineRule({
   id: 'js-remote-code',
   severity: 'high',
-  description: '`import()` of a remote URL, or a script element whose src is one: code fetched at run time, which the registry never saw.',
+  description:
+    '`import()` of a remote URL, or a script element whose src is one: code fetched at run time, which the registry never saw.',
   hint: 'ship the script in the node (web/lib/…) and load it by a relative path',
   requires: {},
   patterns: {},

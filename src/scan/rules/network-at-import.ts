@@ -3,15 +3,22 @@ import { ancestors, defineRule, insideFunction } from '../rule.js';
 
 /** Inside `if __name__ == "__main__":`, which runs when the file is executed, not imported. */
 function insideMainGuard(node: Node): boolean {
-  return ancestors(node).some((n) => n.type === 'if_statement' && /__name__\s*==\s*['"]__main__['"]/.test(n.childForFieldName('condition')?.text ?? ''));
+  return ancestors(node).some(
+    (n) =>
+      n.type === 'if_statement' &&
+      /__name__\s*==\s*['"]__main__['"]/.test(n.childForFieldName('condition')?.text ?? ''),
+  );
 }
 
 export default defineRule({
   id: 'network-at-import',
   severity: 'medium',
-  description: 'A network call that runs when the module is imported: every start of the host application waits for it, and it can send data nobody asked to send.',
+  description:
+    'A network call that runs when the module is imported: every start of the host application waits for it, and it can send data nobody asked to send.',
   hint: 'make the call inside the function that needs it, when the user runs the node',
-  requires: { names: ['requests', 'httpx', 'urllib3', 'aiohttp', 'urllib', 'urlopen', 'urlretrieve', 'socket', 'http'] },
+  requires: {
+    names: ['requests', 'httpx', 'urllib3', 'aiohttp', 'urllib', 'urlopen', 'urlretrieve', 'socket', 'http'],
+  },
   patterns: {
     python: `
 ((call function: (attribute object: (identifier) @object attribute: (identifier) @name)) @finding
@@ -27,7 +34,9 @@ export default defineRule({
  (#eq? @object "http") (#eq? @module "client") (#any-of? @name "HTTPConnection" "HTTPSConnection"))`,
   },
   check: ({ finding }) =>
-    insideFunction(finding) || insideMainGuard(finding) ? undefined : `network call at import time: ${finding.text.split('\n')[0].slice(0, 80)}`,
+    insideFunction(finding) || insideMainGuard(finding)
+      ? undefined
+      : `network call at import time: ${finding.text.split('\n')[0].slice(0, 80)}`,
   examples: {
     python: {
       bad: `import requests, socket

@@ -3,8 +3,20 @@ import { defineRule, isDocstring, namedDescendants } from '../rule.js';
 
 /** Calls that turn encoded data back into bytes or text. */
 const DECODERS = new Set([
-  'b64decode', 'b32decode', 'b16decode', 'b85decode', 'a85decode', 'urlsafe_b64decode', 'decodebytes', 'decodestring',
-  'decompress', 'fromhex', 'unhexlify', 'a2b_base64', 'a2b_hex', 'loads',
+  'b64decode',
+  'b32decode',
+  'b16decode',
+  'b85decode',
+  'a85decode',
+  'urlsafe_b64decode',
+  'decodebytes',
+  'decodestring',
+  'decompress',
+  'fromhex',
+  'unhexlify',
+  'a2b_base64',
+  'a2b_hex',
+  'loads',
 ]);
 /** `codecs.decode(x, "rot13")` and friends: `decode` counts only on these objects. */
 const DECODE_OBJECTS = new Set(['codecs', 'marshal', 'zlib', 'lzma', 'bz2', 'gzip', 'base64', 'binascii']);
@@ -68,7 +80,8 @@ const CODING = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/;
  * Encodings in which ASCII text reads as ASCII, so the scan (which reads UTF-8) sees the code as Python
  * runs it. Another (utf-7, unicode_escape, utf-16, rot13 …) can make `+AGU-val(x)` call eval.
  */
-const ASCII_SAFE = /^(?:utf-?8(?:-sig)?|ascii|us-ascii|latin-?1|iso-?8859-?\d+|l\d|cp-?\d+|windows-\d+|gb(?:k|2312|18030)|big5(?:hkscs)?|shift-?jis|sjis|cp932|euc-?(?:jp|kr|cn)|koi8-?[ru])$/;
+const ASCII_SAFE =
+  /^(?:utf-?8(?:-sig)?|ascii|us-ascii|latin-?1|iso-?8859-?\d+|l\d|cp-?\d+|windows-\d+|gb(?:k|2312|18030)|big5(?:hkscs)?|shift-?jis|sjis|cp932|euc-?(?:jp|kr|cn)|koi8-?[ru])$/;
 
 /** Where a `coding` declaration may be, on line 1 or 2, at or after `from` (-1: none); only those lines are read. */
 function codingFrom(text: string, from: number): number {
@@ -81,7 +94,8 @@ function codingFrom(text: string, from: number): number {
 export default defineRule({
   id: 'obfuscation',
   severity: 'high',
-  description: 'Decoded data (base64, zlib, marshal, codecs, hex) that reaches eval/exec/compile, or a long encoded literal (1,024 characters or more in one run): code hidden from readers.',
+  description:
+    'Decoded data (base64, zlib, marshal, codecs, hex) that reaches eval/exec/compile, or a long encoded literal (1,024 characters or more in one run): code hidden from readers.',
   hint: 'ship the code as readable source; keep data in data files',
   // the decoder's name, not eval's: every match holds one, and a file of eval calls without any is not queried for it
   requires: {
@@ -101,12 +115,16 @@ export default defineRule({
   check: ({ name, arg, literal, coding }) => {
     if (coding) {
       const declared = coding.startPosition.row < 2 ? CODING.exec(coding.text)?.[1] : undefined;
-      return declared && !ASCII_SAFE.test(declared.toLowerCase().replace(/_/g, '-')) ? `the file declares the source encoding ${declared.slice(0, 40)}: its code is not what it reads as` : undefined;
+      return declared && !ASCII_SAFE.test(declared.toLowerCase().replace(/_/g, '-'))
+        ? `the file declares the source encoding ${declared.slice(0, 40)}: its code is not what it reads as`
+        : undefined;
     }
     if (literal) {
       if (literal.endIndex - literal.startIndex < LONG_LITERAL || isDocstring(literal)) return undefined;
       // each part on its own (an f-string's parts are apart in the text): a run is one stretch of the text, as `requires` finds it
-      const run = literal.namedChildren.map((c) => (c?.type === 'string_content' ? encodedRun(c.text) : undefined)).find(Boolean);
+      const run = literal.namedChildren
+        .map((c) => (c?.type === 'string_content' ? encodedRun(c.text) : undefined))
+        .find(Boolean);
       return run ? `a literal holding ${run.text.length} encoded characters in one run` : undefined;
     }
     const decoder = decoderIn(arg);

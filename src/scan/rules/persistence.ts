@@ -3,7 +3,8 @@ import { defineRule } from '../rule.js';
 export default defineRule({
   id: 'persistence',
   severity: 'high',
-  description: 'Writes where code runs at every login or start: shell startup files, the Windows Startup folder, cron, systemd user units, desktop autostart, or a .pth file in a site-packages directory computed at run time.',
+  description:
+    'Writes where code runs at every login or start: shell startup files, the Windows Startup folder, cron, systemd user units, desktop autostart, or a .pth file in a site-packages directory computed at run time.',
   hint: 'a node has no reason to run outside the host application: remove the write',
   requires: {},
   patterns: {},

@@ -3,15 +3,25 @@ import { defineRule } from '../rule.js';
 /** What no node has a reason to carry: each with the words a finding shows. */
 const PROHIBITED: [RegExp, string][] = [
   [/stratum\+(?:tcp|ssl|tls):\/\//i, 'a cryptocurrency mining pool URL'],
-  [/\b(?:xmrig|nanopool\.org|supportxmr\.com|moneroocean\.stream|minexmr\.com|2miners\.com|f2pool\.com|hashvault\.pro|unmineable\.com)\b/i, 'a cryptocurrency miner or mining pool'],
-  [/\bLogin Data\b|\bkey[34]\.db\b|\blogins\.json\b|\bcookies\.sqlite\b|Local Storage[\\/]+leveldb|\bwallet\.dat\b/i, "a browser's or wallet's credential store"],
-  [/discord(?:app)?\.com\/api\/webhooks\/|api\.telegram\.org\/bot|hooks\.slack\.com\/services\//i, 'a chat webhook (a way to send data out)'],
+  [
+    /\b(?:xmrig|nanopool\.org|supportxmr\.com|moneroocean\.stream|minexmr\.com|2miners\.com|f2pool\.com|hashvault\.pro|unmineable\.com)\b/i,
+    'a cryptocurrency miner or mining pool',
+  ],
+  [
+    /\bLogin Data\b|\bkey[34]\.db\b|\blogins\.json\b|\bcookies\.sqlite\b|Local Storage[\\/]+leveldb|\bwallet\.dat\b/i,
+    "a browser's or wallet's credential store",
+  ],
+  [
+    /discord(?:app)?\.com\/api\/webhooks\/|api\.telegram\.org\/bot|hooks\.slack\.com\/services\//i,
+    'a chat webhook (a way to send data out)',
+  ],
 ];
 
 export default defineRule({
   id: 'prohibited-string',
   severity: 'critical',
-  description: 'A string no node has a reason to carry: mining pool URLs, browser credential store paths, chat webhook URLs used to send data out. Strings are matched on purpose, docstrings included.',
+  description:
+    'A string no node has a reason to carry: mining pool URLs, browser credential store paths, chat webhook URLs used to send data out. Strings are matched on purpose, docstrings included.',
   hint: 'remove it; if it is a false alarm, tell the registry admins what the string is for',
   requires: { text: new RegExp(PROHIBITED.map(([pattern]) => pattern.source).join('|'), 'i') },
   patterns: {

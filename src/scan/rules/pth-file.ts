@@ -3,7 +3,8 @@ import { defineRule } from '../rule.js';
 export default defineRule({
   id: 'pth-file',
   severity: 'high',
-  description: 'A shipped .pth file with a line starting with `import`: installed into site-packages, it runs at every start of Python.',
+  description:
+    'A shipped .pth file with a line starting with `import`: installed into site-packages, it runs at every start of Python.',
   hint: 'remove the .pth file; import the code where the node needs it',
   requires: {},
   patterns: {},

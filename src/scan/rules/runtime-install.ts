@@ -10,7 +10,8 @@ const REQUIREMENTS_HINT =
 export default defineRule({
   id: 'runtime-install',
   severity: 'high',
-  description: 'Installs packages from code (pip, uv or conda through subprocess, or `pip.main`): what gets installed is decided at run time, outside the user\'s control.',
+  description:
+    "Installs packages from code (pip, uv or conda through subprocess, or `pip.main`): what gets installed is decided at run time, outside the user's control.",
   hint: 'declare the packages in [project] dependencies of pyproject.toml (or requirements.txt) and let the host install them',
   requires: { names: ['install', 'main'] },
   patterns: {

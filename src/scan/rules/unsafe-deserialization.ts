@@ -5,7 +5,8 @@ const SAFE_LOADER = /Safe|CSafe|BaseLoader/;
 export default defineRule({
   id: 'unsafe-deserialization',
   severity: 'medium',
-  description: '`pickle`/`dill` loads, `torch.load` without `weights_only=True`, or `yaml.load` without a safe loader: loading a file runs code it contains.',
+  description:
+    '`pickle`/`dill` loads, `torch.load` without `weights_only=True`, or `yaml.load` without a safe loader: loading a file runs code it contains.',
   hint: 'use safetensors, torch.load(..., weights_only=True), yaml.safe_load or json',
   requires: { names: ['pickle', 'cPickle', '_pickle', 'dill', 'cloudpickle', 'joblib', 'torch', 'yaml'] },
   patterns: {
@@ -20,13 +21,16 @@ export default defineRule({
   check: ({ object, name, args }) => {
     const call = `${object.text}.${name.text}()`;
     if (object.text === 'torch') {
-      return keywordArgument(args, 'weights_only')?.text === 'True' ? undefined : `${call} without weights_only=True can run code in the file`;
+      return keywordArgument(args, 'weights_only')?.text === 'True'
+        ? undefined
+        : `${call} without weights_only=True can run code in the file`;
     }
     if (object.text === 'yaml' && name.text.startsWith('load')) {
       const loader = keywordArgument(args, 'Loader') ?? positional(args)[1];
       if (loader && SAFE_LOADER.test(loader.text)) return undefined;
       // FullLoader has refused arbitrary objects since PyYAML 5.4; before it, it ran code (CVE-2020-14343)
-      if (loader && /FullLoader/.test(loader.text)) return `${call} with FullLoader builds Python objects of a fixed set of types (arbitrary ones only before PyYAML 5.4, which ran code in the file)`;
+      if (loader && /FullLoader/.test(loader.text))
+        return `${call} with FullLoader builds Python objects of a fixed set of types (arbitrary ones only before PyYAML 5.4, which ran code in the file)`;
       return `${call} without a safe loader can build any Python object`;
     }
     return `${call} can run code in the data it loads`;

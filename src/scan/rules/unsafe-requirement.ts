@@ -3,7 +3,8 @@ import { defineRule } from '../rule.js';
 export default defineRule({
   id: 'unsafe-requirement',
   severity: 'high',
-  description: 'A requirements file line that installs from outside the index the user trusts: --index-url, --extra-index-url, --trusted-host, --find-links, a URL, a git+ (or other VCS) checkout or a local path.',
+  description:
+    'A requirements file line that installs from outside the index the user trusts: --index-url, --extra-index-url, --trusted-host, --find-links, a URL, a git+ (or other VCS) checkout or a local path.',
   hint: 'name the package and a version range from PyPI; publish what you need there',
   requires: {},
   patterns: {},

@@ -12,7 +12,10 @@ export const ADMIN_USER_ID = 'admin';
  * The admin's token for this start: the one given (NODEREG_ADMIN_TOKEN), else the one in
  * DIR/admin-token, else a new one written there (0600). `generated` says it is new, to print once.
  */
-export function resolveAdminToken(dataDir: string | undefined, given: string | undefined): { token: string; generated: boolean; given: boolean } {
+export function resolveAdminToken(
+  dataDir: string | undefined,
+  given: string | undefined,
+): { token: string; generated: boolean; given: boolean } {
   if (given) return { token: given, generated: false, given: true };
   if (dataDir === undefined) throw new Error('without a data dir the admin token must be given (NODEREG_ADMIN_TOKEN)');
   const file = join(dataDir, 'admin-token');
@@ -41,11 +44,21 @@ export async function bootstrapAdmin(
   shared: boolean,
   log: ((line: string) => void) | undefined,
 ): Promise<boolean> {
-  if (await store.ensureBootstrapAdmin(ADMIN_USER_ID, hashToken(admin.token), shownPrefix(admin.token), shared && !admin.given)) return true;
+  if (
+    await store.ensureBootstrapAdmin(
+      ADMIN_USER_ID,
+      hashToken(admin.token),
+      shownPrefix(admin.token),
+      shared && !admin.given,
+    )
+  )
+    return true;
   const file = join(dataDir!, 'admin-token');
   if (admin.generated) rmSync(file, { force: true });
   // The file stays: it may still be the live token of the dir's own registry.db, which --database leaves behind.
-  const here = admin.generated ? 'none generated here' : `${file} holds another one, dead here (delete it, unless the data dir's own registry.db is still served with it)`;
+  const here = admin.generated
+    ? 'none generated here'
+    : `${file} holds another one, dead here (delete it, unless the data dir's own registry.db is still served with it)`;
   log?.(
     `admin token: kept the one the shared database has (in the admin-token file of the instance that generated it, or set with NODEREG_ADMIN_TOKEN); ${here}. To choose it, set NODEREG_ADMIN_TOKEN, the same on every instance`,
   );
@@ -67,7 +80,8 @@ export function createAuthenticate(store: RegistryStore): Authenticate {
     const hash = hashToken(token);
     const generation = await store.tokenGeneration(); // read first: a revocation after it moves it
     const kept = principals.get(hash);
-    if (kept && kept.generation === generation && Date.now() - kept.foundAt < TOKEN_USE_GRANULARITY_MS) return kept.principal;
+    if (kept && kept.generation === generation && Date.now() - kept.foundAt < TOKEN_USE_GRANULARITY_MS)
+      return kept.principal;
     principals.delete(hash);
     const found = await store.useToken(hash);
     if (!found) return null;

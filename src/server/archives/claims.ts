@@ -6,7 +6,11 @@ import type { ArchiveStorage } from './storage.js';
  * recording its archive (migration 'archive-claims'). None of them was acknowledged, so its file goes and the claim
  * with it; the version is left without an archive, and the upload can be retried. Returns how many.
  */
-export async function rollBackArchiveClaims(store: RegistryStore, archives: ArchiveStorage, { shared = false } = {}): Promise<number> {
+export async function rollBackArchiveClaims(
+  store: RegistryStore,
+  archives: ArchiveStorage,
+  { shared = false } = {},
+): Promise<number> {
   // A database other instances use may hold claims of uploads alive on them: only stale ones are dead.
   const cutoff = shared ? Date.now() - STALE_CLAIM_MS : Infinity;
   const claims = (await store.listArchiveClaims()).filter((claim) => Date.parse(claim.created_at) < cutoff);

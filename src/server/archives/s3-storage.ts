@@ -6,11 +6,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { S3Client, HeadBucketCommand, PutObjectCommand, GetObjectCommand, HeadObjectCommand, DeleteObjectCommand, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  S3Client,
+  HeadBucketCommand,
+  PutObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  DeleteObjectCommand,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { S3_MAX_PUT } from './s3-limits.js';
 import { withoutUserInfo } from '../../shared/url.js';
 import { checkKey, receiveToFile, StorageUnavailableError, type ArchiveStorage, type ByteRange } from './storage.js';
-
 
 export interface S3StorageOptions {
   bucket: string;
@@ -43,7 +50,11 @@ export function s3ClientFromEnv(env: NodeJS.ProcessEnv, timeouts = S3_TIMEOUTS):
     region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
     credentials:
       env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
-        ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN || undefined }
+        ? {
+            accessKeyId: env.AWS_ACCESS_KEY_ID,
+            secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+            sessionToken: env.AWS_SESSION_TOKEN || undefined,
+          }
         : undefined, // the SDK's own chain (profiles, instance roles)
     // Checksums only where S3 requires them: many S3-compatible servers reject the SDK's default
     // trailing checksums on streamed bodies. The SHA-256 of every archive is checked by us anyway.
@@ -66,7 +77,11 @@ export function unresolvedHostHint(error: unknown, env: NodeJS.ProcessEnv): stri
   const { code, hostname } = (error ?? {}) as { code?: unknown; hostname?: unknown };
   if (code !== 'ENOTFOUND' && code !== 'EAI_AGAIN') return undefined;
   const host = typeof hostname === 'string' ? hostname : 'its host';
-  const endpoint = env.AWS_ENDPOINT_URL_S3 ? 'AWS_ENDPOINT_URL_S3' : env.AWS_ENDPOINT_URL ? 'AWS_ENDPOINT_URL' : undefined;
+  const endpoint = env.AWS_ENDPOINT_URL_S3
+    ? 'AWS_ENDPOINT_URL_S3'
+    : env.AWS_ENDPOINT_URL
+      ? 'AWS_ENDPOINT_URL'
+      : undefined;
   if (endpoint) {
     return `${host} is the host of ${endpoint} (${withoutUserInfo(env[endpoint]!)}) and it does not resolve: set ${endpoint} to your S3-compatible server's address, such as http://minio.internal:9000`;
   }
@@ -77,7 +92,10 @@ export function unresolvedHostHint(error: unknown, env: NodeJS.ProcessEnv): stri
 
 /** The bucket could not be used; `hint` says what to set, when known. */
 class BucketError extends Error {
-  constructor(message: string, readonly hint?: string) {
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
     super(message);
   }
 }
@@ -115,7 +133,9 @@ async function* bytesOf(body: Readable, { start, end }: ByteRange): AsyncGenerat
 
 /** A 404 for the object; not NoSuchBucket, which is the registry's fault (503), not an archive missing. */
 const missing = (error: unknown) =>
-  error instanceof S3ServiceException && error.name !== 'NoSuchBucket' && (error.$metadata.httpStatusCode === 404 || error.name === 'NoSuchKey' || error.name === 'NotFound');
+  error instanceof S3ServiceException &&
+  error.name !== 'NoSuchBucket' &&
+  (error.$metadata.httpStatusCode === 404 || error.name === 'NoSuchKey' || error.name === 'NotFound');
 
 /** Each process spools uploads in a fresh dir of the system's temp dir named so. */
 export const SPOOL_PREFIX = 'nodereg-spool-';
@@ -156,13 +176,17 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
    */
   async function put(key: string, body: Buffer | Readable, size: number, contentType: string) {
     const Key = objectKey(key);
-    await client.send(new PutObjectCommand({ Bucket: bucket, Key, Body: body, ContentLength: size, ContentType: contentType }));
+    await client.send(
+      new PutObjectCommand({ Bucket: bucket, Key, Body: body, ContentLength: size, ContentType: contentType }),
+    );
     const stored = await client.send(new HeadObjectCommand({ Bucket: bucket, Key })).then(
       (head) => head.ContentLength,
       (error: unknown) => (missing(error) ? undefined : Promise.reject(error)),
     );
     if (stored !== size) {
-      throw new StorageUnavailableError(`the S3 server answered the PUT of ${Key} (${size} bytes) as stored, and stored ${stored === undefined ? 'nothing' : `${stored} bytes`}`);
+      throw new StorageUnavailableError(
+        `the S3 server answered the PUT of ${Key} (${size} bytes) as stored, and stored ${stored === undefined ? 'nothing' : `${stored} bytes`}`,
+      );
     }
   }
 
@@ -172,7 +196,8 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
     // One PUT stores the object whole or not at all: an upload cut midway leaves nothing in the bucket,
     // and a PUT to a key replaces what was there (a retry after a crash).
     async commit(received, key) {
-      if (received.size > S3_MAX_PUT) throw new Error(`an archive of ${received.size} bytes is over the ${S3_MAX_PUT} bytes one S3 PUT takes`);
+      if (received.size > S3_MAX_PUT)
+        throw new Error(`an archive of ${received.size} bytes is over the ${S3_MAX_PUT} bytes one S3 PUT takes`);
       await put(key, createReadStream(received.tempPath), received.size, 'application/zip');
       await rm(received.tempPath, { force: true });
     },
@@ -202,7 +227,11 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
     async open(key, range) {
       try {
         const object = await client.send(
-          new GetObjectCommand({ Bucket: bucket, Key: objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+          new GetObjectCommand({
+            Bucket: bucket,
+            Key: objectKey(key),
+            Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+          }),
         );
         // With a range, the whole size is after the slash of Content-Range. A server may ignore the Range
         // (HTTP allows it): then the whole object comes, without Content-Range, and the range is cut from it.

@@ -17,7 +17,13 @@ export interface DeclaredArchive {
 const uploadPath = (versionId: string) => `/uploads/${versionId}`;
 
 function sign(key: Buffer, versionId: string, expires: string, declared?: DeclaredArchive, tokenId?: string): string {
-  const signed = ['PUT', uploadPath(versionId), expires, ...(declared ? [declared.size, declared.sha256] : []), ...(tokenId !== undefined ? [`token_id=${tokenId}`] : [])];
+  const signed = [
+    'PUT',
+    uploadPath(versionId),
+    expires,
+    ...(declared ? [declared.size, declared.sha256] : []),
+    ...(tokenId !== undefined ? [`token_id=${tokenId}`] : []),
+  ];
   return createHmac('sha256', key).update(signed.join('\n')).digest('hex');
 }
 
@@ -36,7 +42,8 @@ export function signUploadUrl(
   const expires = String(Math.floor(now / 1000) + UPLOAD_URL_TTL_SECONDS);
   const base = publicUrl.replace(/\/+$/, '');
   const archive = declared ? { size: String(declared.size), sha256: declared.sha256 } : undefined;
-  const query = (archive ? `expires=${expires}&size=${archive.size}&sha256=${archive.sha256}` : `expires=${expires}`) +
+  const query =
+    (archive ? `expires=${expires}&size=${archive.size}&sha256=${archive.sha256}` : `expires=${expires}`) +
     (tokenId !== undefined ? `&token_id=${encodeURIComponent(tokenId)}` : '');
   return `${base}/uploads/${encodeURIComponent(versionId)}?${query}&signature=${sign(key, versionId, expires, archive, tokenId)}`;
 }

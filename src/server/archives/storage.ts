@@ -28,7 +28,10 @@ export interface ReceivedArchive {
 export class StorageUnavailableError extends Error {
   override name = 'StorageUnavailableError';
   /** What the operator should check, for the log line; a bucket's checks when not given. */
-  constructor(message: string, readonly fix?: string) {
+  constructor(
+    message: string,
+    readonly fix?: string,
+  ) {
     super(message);
   }
 }
@@ -151,7 +154,12 @@ const receiveHold = (buffer: number) => 3 * (buffer + 64 * 1024);
  * storage (the S3 one spools here too: a zip is checked from its end, so it needs a file to seek in
  * before it goes to the bucket).
  */
-export async function receiveToFile(body: Readable, maxBytes: number, tempDir: string, memory = UPLOAD_MEMORY): Promise<ReceivedArchive> {
+export async function receiveToFile(
+  body: Readable,
+  maxBytes: number,
+  tempDir: string,
+  memory = UPLOAD_MEMORY,
+): Promise<ReceivedArchive> {
   const held = memory.take(receiveHold(RECEIVE_BUFFER)) ? receiveHold(RECEIVE_BUFFER) : 0;
   const buffer = held ? RECEIVE_BUFFER : undefined;
   const tempPath = join(tempDir, `${randomBytes(12).toString('hex')}.part`);
@@ -168,7 +176,8 @@ export async function receiveToFile(body: Readable, maxBytes: number, tempDir: s
   });
   // The body is piped (not put in the pipeline) so that an overflow leaves it open for a 413 answer.
   // A body cut short (the client went away, or sent too slowly) is the client's doing: a 400, not a 500.
-  const cut = (why = 'the connection closed or timed out') => badRequest(`the upload ended before the whole body arrived (${why})`);
+  const cut = (why = 'the connection closed or timed out') =>
+    badRequest(`the upload ended before the whole body arrived (${why})`);
   const onBodyError = (error: Error) => counter.destroy(cut(error.message));
   const onBodyClose = () => {
     if (!body.readableEnded) counter.destroy(cut());
@@ -275,7 +284,10 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
         // EACCES, EROFS: the 503 of a write the file system refuses, with its own fix (server/index.ts).
         if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') throw error;
         const why = code === 'ENOENT' ? 'is missing' : `cannot be used (${(error as Error).message})`;
-        throw new StorageUnavailableError(`the archive dir ${(error as NodeJS.ErrnoException).path ?? dir} ${why}`, 'check that the dir is there (a volume not mounted?) and serve may write it');
+        throw new StorageUnavailableError(
+          `the archive dir ${(error as NodeJS.ErrnoException).path ?? dir} ${why}`,
+          'check that the dir is there (a volume not mounted?) and serve may write it',
+        );
       }
     },
   };

@@ -57,7 +57,10 @@ export const guardRefusal = (incoming: IncomingMessage | undefined): GuardRefusa
 
 const pipelined = tooManyPipelined(PIPELINED_MAX);
 const pipelinedPastMost = {
-  error: new HttpError(pipelined.code, pipelined.message, undefined, undefined, { 'Retry-After': String(pipelined.retryAfter), Connection: 'close' }),
+  error: new HttpError(pipelined.code, pipelined.message, undefined, undefined, {
+    'Retry-After': String(pipelined.retryAfter),
+    Connection: 'close',
+  }),
   status: 503,
 };
 // The status RFC 9110 gives an Expect the server does not meet, in our shape.

@@ -3,7 +3,16 @@
 // claimed with `FOR UPDATE SKIP LOCKED`, so no two instances work on one at the same time.
 import type { Sql, TransactionSql } from 'postgres';
 import { TERMINAL_STATUSES } from './kinds.js';
-import type { DeliveryRow, NewDelivery, QuotaRefusal, ResultRow, StoredResults, TaskDecision, TaskRow, TaskStore } from './store.js';
+import type {
+  DeliveryRow,
+  NewDelivery,
+  QuotaRefusal,
+  ResultRow,
+  StoredResults,
+  TaskDecision,
+  TaskRow,
+  TaskStore,
+} from './store.js';
 
 // bigint columns (times in ms) arrive as strings: numbers here.
 const TASK_NUMBERS = ['created_at', 'delay_ms', 'credits', 'updated_at', 'next_poll_at'] as const;

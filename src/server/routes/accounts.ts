@@ -1,8 +1,20 @@
 // Accounts of DESIGN.md §3: who am I, users (admin), user tokens, publishers, their tokens and members
 // (services/accounts.ts).
 import {
-  acceptInvitation, addPublisherMember, createPublisher, createPublisherToken, createUser, createUserToken, declineInvitation,
-  deletePublisherToken, deleteUserToken, getMe, listMyInvitations, listPublisherInvitations, listPublisherTokens, listUserTokens,
+  acceptInvitation,
+  addPublisherMember,
+  createPublisher,
+  createPublisherToken,
+  createUser,
+  createUserToken,
+  declineInvitation,
+  deletePublisherToken,
+  deleteUserToken,
+  getMe,
+  listMyInvitations,
+  listPublisherInvitations,
+  listPublisherTokens,
+  listUserTokens,
   removePublisherMember,
 } from '../../contract/registry.js';
 import type { User } from '../../contract/resources.js';
@@ -15,7 +27,12 @@ import type { TokenRow, UserRow } from '../store/registry-store.js';
 import { createUserWithToken, invitee, issueToken, publisherChanges } from '../services/accounts.js';
 import { changedRoleView, invitationView, memberView, publisherView } from '../views.js';
 
-const userView = (user: UserRow): User => ({ id: user.id, name: user.name, ...(user.email ? { email: user.email } : {}), admin: user.admin });
+const userView = (user: UserRow): User => ({
+  id: user.id,
+  name: user.name,
+  ...(user.email ? { email: user.email } : {}),
+  admin: user.admin,
+});
 const tokenInfo = (token: TokenRow) => ({
   id: token.id,
   name: token.name,
@@ -35,7 +52,12 @@ const registerUserRoutes: RouteModule = (app, ctx) => {
     const user = (await store.getUser(caller.userId))!;
     if (caller.kind === 'pat') {
       const token = (await store.getToken(caller.tokenId))!;
-      return { kind: 'pat' as const, publisher: { id: caller.publisherId }, token: { id: token.id, name: token.name }, user: { id: user.id, name: user.name } };
+      return {
+        kind: 'pat' as const,
+        publisher: { id: caller.publisherId },
+        token: { id: token.id, name: token.name },
+        user: { id: user.id, name: user.name },
+      };
     }
     return { kind: 'user' as const, user: userView(user), publishers: await store.publishersOfUser(user.id) };
   });
@@ -74,7 +96,11 @@ const registerPublisherRoutes: RouteModule = (app, ctx) => {
   route(app, ctx, createPublisher, async ({ principal, input }) => {
     requireUserToken(me(principal), 'create publishers');
     const { body } = input();
-    const created = await store.createPublisher(body.id, publisherChanges(body, undefined, me(principal).admin), me(principal).userId);
+    const created = await store.createPublisher(
+      body.id,
+      publisherChanges(body, undefined, me(principal).admin),
+      me(principal).userId,
+    );
     if (created === 'exists') throw conflict(`publisher ${body.id} already exists`, 'choose another publisher id');
     return publisherView(created, { rows: await store.listMembers(created.id), showEmails: true });
   });
@@ -113,8 +139,14 @@ const registerMemberRoutes: RouteModule = (app, ctx) => {
     allowMutation(await accessTo(store, principal, publisher.id), 'owner', publisher);
     const { body } = input();
     const user = await invitee(store, (body.user ?? body.user_id)!);
-    const outcome = await store.invite({ publisherId: publisher.id, userId: user.id, role: body.role, invitedBy: me(principal).userId });
-    if (outcome === 'last-owner') throw conflict(`user ${user.id} is the last owner of publisher ${publisher.id}`, 'add another owner first');
+    const outcome = await store.invite({
+      publisherId: publisher.id,
+      userId: user.id,
+      role: body.role,
+      invitedBy: me(principal).userId,
+    });
+    if (outcome === 'last-owner')
+      throw conflict(`user ${user.id} is the last owner of publisher ${publisher.id}`, 'add another owner first');
     return outcome.kind === 'member' ? changedRoleView(outcome.member) : invitationView(outcome.invitation);
   });
 
@@ -126,8 +158,10 @@ const registerMemberRoutes: RouteModule = (app, ctx) => {
     // made a member, who must not stay after a 204.
     const withdrawn = await store.removeInvitation(publisher.id, params.userId);
     const outcome = await store.removeMember(publisher.id, params.userId);
-    if (outcome === 'not-member' && !withdrawn) throw notFound(`user ${params.userId} is neither a member of publisher ${publisher.id} nor invited to it`);
-    if (outcome === 'last-owner') throw conflict(`user ${params.userId} is the last owner of publisher ${publisher.id}`, 'add another owner first');
+    if (outcome === 'not-member' && !withdrawn)
+      throw notFound(`user ${params.userId} is neither a member of publisher ${publisher.id} nor invited to it`);
+    if (outcome === 'last-owner')
+      throw conflict(`user ${params.userId} is the last owner of publisher ${publisher.id}`, 'add another owner first');
     return new Response(null, { status: 204 });
   });
 
@@ -146,7 +180,8 @@ const registerMemberRoutes: RouteModule = (app, ctx) => {
     requireUserToken(me(principal), 'accept invitations');
     const publisher = await requirePublisher(store, params.publisherId);
     const member = await store.acceptInvitation(publisher.id, me(principal).userId);
-    if (!member) throw notFound(`you have no invitation to publisher ${publisher.id} (\`GET /users/me/invitations\` lists yours)`);
+    if (!member)
+      throw notFound(`you have no invitation to publisher ${publisher.id} (\`GET /users/me/invitations\` lists yours)`);
     return memberView(member, true);
   });
 
@@ -158,7 +193,6 @@ const registerMemberRoutes: RouteModule = (app, ctx) => {
     return new Response(null, { status: 204 });
   });
 };
-
 
 export const registerAccountRoutes: RouteModule = (app, ctx) => {
   registerUserRoutes(app, ctx);

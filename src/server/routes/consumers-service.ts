@@ -57,10 +57,18 @@ export async function bulkVersions(
     try {
       const { node, access } = await readableNode(store, principal, identifier.node_id);
       const version = await findVersion(store, node, identifier.version);
-      answers.push({ identifier, status: 'success', node_version: versionView(version, node.publisher_id, publicUrl, access.member) });
+      answers.push({
+        identifier,
+        status: 'success',
+        node_version: versionView(version, node.publisher_id, publicUrl, access.member),
+      });
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
-      answers.push(error.status === 404 ? { identifier, status: 'not_found' } : { identifier, status: 'error', error_message: error.message });
+      answers.push(
+        error.status === 404
+          ? { identifier, status: 'not_found' }
+          : { identifier, status: 'error', error_message: error.message },
+      );
     }
   }
   return answers;
@@ -90,14 +98,24 @@ export function classView({ definition }: NodeClassRow): ComfyNode {
 }
 
 /** The classes of a version, as a read of that version allows (404 and 403 as it gives them). */
-export async function versionClasses(store: RegistryStore, principal: Principal | null, nodeId: string, version: string): Promise<NodeClassRow[]> {
+export async function versionClasses(
+  store: RegistryStore,
+  principal: Principal | null,
+  nodeId: string,
+  version: string,
+): Promise<NodeClassRow[]> {
   const { node } = await readableNode(store, principal, nodeId);
   return store.listNodeClasses((await findVersion(store, node, version)).id);
 }
 
 /** The nodes that list (Active, their publisher not banned) among the nodes of these class rows, newest row first. */
 async function listedNodesOf(store: RegistryStore, rows: NodeClassRow[]): Promise<NodeRow[]> {
-  const page = await namedNodes(store, null, rows.map((row) => row.node_id), { includeBanned: false, offset: 0, limit: DEFINERS_MAX });
+  const page = await namedNodes(
+    store,
+    null,
+    rows.map((row) => row.node_id),
+    { includeBanned: false, offset: 0, limit: DEFINERS_MAX },
+  );
   return page.rows;
 }
 
@@ -109,7 +127,11 @@ export async function definingNode(store: RegistryStore, name: string): Promise<
 }
 
 /** The listed nodes whose latest_version defines the class `name` (the packs that provide it today). */
-export async function nodesDefining(store: RegistryStore, name: string, { offset, limit }: { offset: number; limit: number }): Promise<Page<NodeRow>> {
+export async function nodesDefining(
+  store: RegistryStore,
+  name: string,
+  { offset, limit }: { offset: number; limit: number },
+): Promise<Page<NodeRow>> {
   const definers = await store.classDefiners(name, DEFINERS_MAX);
   const defining = new Set(definers.map((row) => row.version_id));
   const nodes = await listedNodesOf(store, definers);

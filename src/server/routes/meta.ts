@@ -26,7 +26,11 @@ export const registerMetaRoutes: RouteModule = (app, ctx) => {
     await storageReady();
     return { ok: true, version: ctx.options.version };
   });
-  route(app, ctx, getLimits, () => ({ max_archive: ctx.options.maxArchive, max_unpacked: ctx.options.maxUnpacked, max_entries: MAX_ARCHIVE_ENTRIES }));
+  route(app, ctx, getLimits, () => ({
+    max_archive: ctx.options.maxArchive,
+    max_unpacked: ctx.options.maxUnpacked,
+    max_entries: MAX_ARCHIVE_ENTRIES,
+  }));
   // Built once per public URL, not per request: building it took ~8 ms of CPU, so a few clients
   // fetching it without a token held the event loop (/healthz p99 240 ms under 8 of them).
   let kept: { url: string; json: string } | undefined;

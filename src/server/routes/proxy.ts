@@ -37,15 +37,25 @@ export const registerProxyRoutes: RouteModule = (app, ctx) => {
   // Submissions: the body (up to 25 MiB) is checked and prepared off the event loop when large.
   const bodies = createBodyPreparer();
   ctx.onClose(() => bodies.close());
-  for (const [kind, operation] of [['relight', relightImage], ['skin-enhancer', skinEnhance], ['video', extendVideo]] as const) {
+  for (const [kind, operation] of [
+    ['relight', relightImage],
+    ['skin-enhancer', skinEnhance],
+    ['video', extendVideo],
+  ] as const) {
     route(app, ctx, operation, async ({ c, principal, rawBody }) => {
       const prepared = await bodies.prepare(kind, rawBody, proxy.mode(kind) === 'forward');
       return relaying(c, () => proxy.submit(kind, principal!, prepared.body, prepared));
     });
   }
-  route(app, ctx, getRelightTask, ({ c, principal, params }) => relaying(c, () => proxy.status('relight', params.task_id, principal!)));
-  route(app, ctx, getSkinEnhancerTask, ({ c, principal, params }) => relaying(c, () => proxy.status('skin-enhancer', params.task_id, principal!)));
-  route(app, ctx, getVideoTask, ({ c, principal, params }) => relaying(c, () => proxy.status('video', params.task_id, principal!)));
+  route(app, ctx, getRelightTask, ({ c, principal, params }) =>
+    relaying(c, () => proxy.status('relight', params.task_id, principal!)),
+  );
+  route(app, ctx, getSkinEnhancerTask, ({ c, principal, params }) =>
+    relaying(c, () => proxy.status('skin-enhancer', params.task_id, principal!)),
+  );
+  route(app, ctx, getVideoTask, ({ c, principal, params }) =>
+    relaying(c, () => proxy.status('video', params.task_id, principal!)),
+  );
 
   // Sandbox results: capability URLs, no token; the random name is the secret.
   app.get('/proxy/results/:name', async (c) => {

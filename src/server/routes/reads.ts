@@ -1,6 +1,14 @@
 // Reads of DESIGN.md §3: no token needed; a token, when sent, lets members and admins see more.
 import {
-  bulkNodeVersions, getNode, getNodeVersion, getPublisher, installNode, listNodeVersions, listNodes, listPublisherNodes, searchNodes,
+  bulkNodeVersions,
+  getNode,
+  getNodeVersion,
+  getPublisher,
+  installNode,
+  listNodeVersions,
+  listNodes,
+  listPublisherNodes,
+  searchNodes,
 } from '../../contract/registry.js';
 import { accessTo, canSeeNode, readableNode, requirePublisher } from '../access.js';
 import { NODE_STATUS, searchTerms } from '../../contract/limits.js';
@@ -29,7 +37,11 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
     const { query } = input();
     const offset = (query.page - 1) * query.limit;
     const found = query.node_id?.length
-      ? await namedNodes(store, principal, query.node_id, { includeBanned: query.include_banned === 'true', offset, limit: query.limit })
+      ? await namedNodes(store, principal, query.node_id, {
+          includeBanned: query.include_banned === 'true',
+          offset,
+          limit: query.limit,
+        })
       : await store.listNodes({ sort: query.sort, offset, limit: query.limit });
     return nodePage(found, query.page, query.limit);
   });
@@ -43,14 +55,16 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
     const found = query.comfy_node_search
       ? await nodesDefining(store, query.comfy_node_search, { offset, limit: query.limit })
       : terms.length
-      ? await store.searchNodes({ terms, offset, limit: query.limit })
-      : text.trim()
-        ? { rows: [], total: 0 }
-        : await store.listNodes({ sort: 'created_at', offset, limit: query.limit });
+        ? await store.searchNodes({ terms, offset, limit: query.limit })
+        : text.trim()
+          ? { rows: [], total: 0 }
+          : await store.listNodes({ sort: 'created_at', offset, limit: query.limit });
     return nodePage(found, query.page, query.limit);
   });
 
-  route(app, ctx, getNode, async ({ c, params, principal }) => respondWith(c, await nodeAnswer(ctx, principal, params.nodeId)));
+  route(app, ctx, getNode, async ({ c, params, principal }) =>
+    respondWith(c, await nodeAnswer(ctx, principal, params.nodeId)),
+  );
 
   // The scan's findings go to the node's publisher members and admins only (DESIGN.md §10).
   route(app, ctx, listNodeVersions, async ({ c, params, principal, input }) => {
@@ -58,15 +72,24 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
     const { query } = input();
     const showFindings = access.member && query.include_status_reason === 'true';
     const body = async () =>
-      serialiseInTurns(withStatuses(await store.listVersions(node.id), query.statuses), (version) => versionView(version, node.publisher_id, ctx.publicUrl(), showFindings));
+      serialiseInTurns(withStatuses(await store.listVersions(node.id), query.statuses), (version) =>
+        versionView(version, node.publisher_id, ctx.publicUrl(), showFindings),
+      );
     // The kept list is the whole one: a list with findings or of some statuses is built for the request.
     const kept = !showFindings && !query.statuses?.length;
-    return c.body(await (kept ? ctx.versionLists.body(node, body) : body()), 200, { 'content-type': 'application/json' });
+    return c.body(await (kept ? ctx.versionLists.body(node, body) : body()), 200, {
+      'content-type': 'application/json',
+    });
   });
 
   route(app, ctx, getNodeVersion, async ({ params, principal }) => {
     const { node, access } = await readableNode(store, principal, params.nodeId);
-    return versionView(await findVersion(store, node, params.version), node.publisher_id, ctx.publicUrl(), access.member);
+    return versionView(
+      await findVersion(store, node, params.version),
+      node.publisher_id,
+      ctx.publicUrl(),
+      access.member,
+    );
   });
 
   route(app, ctx, installNode, async ({ params, principal, input }) => {
@@ -94,13 +117,22 @@ const registerPublisherReads: RouteModule = (app, ctx) => {
   route(app, ctx, listPublisherNodes, async ({ c, params, principal, input }) => {
     const publisher = await requirePublisher(store, params.publisherId);
     const access = await accessTo(store, principal, publisher.id);
-    if (publisher.status === 'PublisherStatusBanned' && !access.admin) throw banned(`publisher ${publisher.id} is banned: its nodes are unavailable`);
+    if (publisher.status === 'PublisherStatusBanned' && !access.admin)
+      throw banned(`publisher ${publisher.id} is banned: its nodes are unavailable`);
     const { page, limit } = input().query;
     const statuses = NODE_STATUS.filter((status) => canSeeNode(access, { status }));
     // One more than the page says whether a next page exists, without counting them all.
-    const rows = await store.listPublisherNodes(publisher.id, { statuses, offset: (page - 1) * limit, limit: limit + 1 });
+    const rows = await store.listPublisherNodes(publisher.id, {
+      statuses,
+      offset: (page - 1) * limit,
+      limit: limit + 1,
+    });
     const more = rows.length > limit;
     const next = `${ctx.publicUrl()}/publishers/${encodeURIComponent(publisher.id)}/nodes?page=${page + 1}&limit=${limit}`;
-    return c.json(await nodeViews(store, rows.slice(0, limit), ctx.publicUrl()), 200, more ? { Link: `<${next}>; rel="next"` } : {});
+    return c.json(
+      await nodeViews(store, rows.slice(0, limit), ctx.publicUrl()),
+      200,
+      more ? { Link: `<${next}>; rel="next"` } : {},
+    );
   });
 };

@@ -55,4 +55,3 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
     return respondWith(c, await writeReview(ctx, principal!, node, query.star));
   });
 };
-

@@ -51,11 +51,13 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
 
   route(app, ctx, downloadArchive, async ({ c, params, principal }) => {
     const { node, access } = await readableNode(store, principal, params.nodeId);
-    if (node.publisher_id !== params.publisherId) throw notFound(`node ${node.id} is not a node of publisher ${params.publisherId}`);
+    if (node.publisher_id !== params.publisherId)
+      throw notFound(`node ${node.id} is not a node of publisher ${params.publisherId}`);
     const version = await store.getVersion(node.id, normalizeVersion(params.version)?.version ?? params.version);
     // Active versions are public; the others only to the publisher's members and admins.
     const visible = version && (version.status === 'NodeVersionStatusActive' || access.member);
-    if (!visible || version.archive_sha256 === null) throw notFound(`no archive for version ${params.version} of node ${node.id}`);
+    if (!visible || version.archive_sha256 === null)
+      throw notFound(`no archive for version ${params.version} of node ${node.id}`);
     const etag = `"${version.archive_sha256}"`;
     if (c.req.header('if-none-match') === etag) return new Response(null, { status: 304, headers: { ETag: etag } });
     // A range is honoured for this very archive only (If-Range names it by its ETag).

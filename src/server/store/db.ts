@@ -22,7 +22,9 @@ export function openDatabase(file: string, log?: (line: string) => void): Db {
     const from = migrate(db);
     // 0 is a new file, not an upgrade.
     if (from > 0 && from < migrations.length) {
-      log?.(`upgraded the database ${file} from schema ${from} to ${migrations.length}: an older nodereg refuses it from now on (keep a backup to go back)`);
+      log?.(
+        `upgraded the database ${file} from schema ${from} to ${migrations.length}: an older nodereg refuses it from now on (keep a backup to go back)`,
+      );
     }
   } catch (error) {
     db.close();
@@ -54,12 +56,16 @@ function migrate(db: Db): number {
   const found = db.pragma('user_version', { simple: true }) as number;
   // A newer nodereg's schema: this build would write rows without what its migrations added. Refused, untouched.
   if (found > migrations.length) {
-    throw new Error(`${db.name} was written by a newer nodereg (schema ${found}, this one knows ${migrations.length}): serve it with that nodereg or a later one`);
+    throw new Error(
+      `${db.name} was written by a newer nodereg (schema ${found}, this one knows ${migrations.length}): serve it with that nodereg or a later one`,
+    );
   }
   // Up to date, the common start: no write lock taken.
   if (found === migrations.length) return found;
   // Migration 'search-words' fills the new column with the store's own rule, before the indexes are made.
-  db.function('search_words', { deterministic: true }, (id, name) => searchWords(String(id), name === null ? null : String(name)));
+  db.function('search_words', { deterministic: true }, (id, name) =>
+    searchWords(String(id), name === null ? null : String(name)),
+  );
   for (const [index, migration] of migrations.entries()) {
     const version = index + 1;
     // The version is read under the write lock: a serve opening the same new database meanwhile may have applied it.
@@ -72,11 +78,18 @@ function migrate(db: Db): number {
   return found;
 }
 
-const rows = (db: Db, sql: string) => db.prepare(sql).all().filter((row): row is Row => typeof row === 'object' && row !== null);
+const rows = (db: Db, sql: string) =>
+  db
+    .prepare(sql)
+    .all()
+    .filter((row): row is Row => typeof row === 'object' && row !== null);
 
 /** Versions stored before the column version_order (or by an older nodereg on this file) get theirs. */
 function fillVersionOrder(db: Db): void {
-  const missing = rows(db, UNFILLED_VERSION_ORDER).map((row) => ({ id: text(row, 'id'), version: text(row, 'version') }));
+  const missing = rows(db, UNFILLED_VERSION_ORDER).map((row) => ({
+    id: text(row, 'id'),
+    version: text(row, 'version'),
+  }));
   if (!missing.length) return;
   const set = db.prepare('UPDATE versions SET version_order = ? WHERE id = ?');
   db.transaction(() => missing.forEach((row) => set.run(versionOrder(row.version), row.id)))();
@@ -84,7 +97,11 @@ function fillVersionOrder(db: Db): void {
 
 /** Nodes stored before the column words (or by an older nodereg on this file) get theirs, and are indexed with them. */
 function fillSearchWords(db: Db): void {
-  const missing = rows(db, UNFILLED_WORDS).map((row) => ({ seq: count(row, 'seq'), id: text(row, 'id'), name: optionalText(row, 'name') }));
+  const missing = rows(db, UNFILLED_WORDS).map((row) => ({
+    seq: count(row, 'seq'),
+    id: text(row, 'id'),
+    name: optionalText(row, 'name'),
+  }));
   if (missing.length === 0) return;
   const set = db.prepare('UPDATE nodes SET words = ? WHERE seq = ?');
   db.transaction(() => missing.forEach((row) => set.run(searchWords(row.id, row.name), row.seq)))();

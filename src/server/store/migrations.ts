@@ -150,7 +150,6 @@ CREATE TABLE reviews (
 );
 `;
 
-
 // Lists and search show Active nodes of publishers that are not banned. The full-text index follows
 // suit: a node is indexed while it is Active and its publisher is not banned, and banning or
 // unbanning a publisher takes its Active nodes out of the index or puts them back. (An FTS5 'delete'
@@ -416,8 +415,13 @@ ${nodeIndex('nodes_title_fts', ['id', 'name', 'tags', 'words'], '10.0, 8.0, 4.0,
 `;
 const searchWords = `
 ALTER TABLE nodes ADD COLUMN words TEXT;${rewriteWords(
-  ['nodes_fts_insert', 'nodes_fts_delete', 'nodes_fts_update', 'publishers_fts_ban', 'publishers_fts_unban']
-  .concat(['nodes_title_fts_insert', 'nodes_title_fts_delete', 'nodes_title_fts_update', 'publishers_title_fts_ban', 'publishers_title_fts_unban']),
+  ['nodes_fts_insert', 'nodes_fts_delete', 'nodes_fts_update', 'publishers_fts_ban', 'publishers_fts_unban'].concat([
+    'nodes_title_fts_insert',
+    'nodes_title_fts_delete',
+    'nodes_title_fts_update',
+    'publishers_title_fts_ban',
+    'publishers_title_fts_unban',
+  ]),
 )}`;
 
 export const migrations: Migration[] = [
@@ -555,8 +559,13 @@ export const migrations: Migration[] = [
   // The host application's name is one word (search-words.ts): the nodes named after it lose the word `ui`.
   {
     name: 'search-words-host-name',
-    sql: rewriteWords(['nodes_fts', 'nodes_title_fts'].flatMap((table) => ['insert', 'delete', 'update', 'ban', 'unban'].map((event) => `${table}_${event}`))),
-  },  {
+    sql: rewriteWords(
+      ['nodes_fts', 'nodes_title_fts'].flatMap((table) =>
+        ['insert', 'delete', 'update', 'ban', 'unban'].map((event) => `${table}_${event}`),
+      ),
+    ),
+  },
+  {
     // A publisher's nodes are listed a page at a time by id (GET /publishers/{id}/nodes): the page is chosen
     // in this index, not by reading and sorting every row of the publisher (5,000 nodes: 34–45 ms a page, now ~1.5).
     name: 'publisher-nodes-index',

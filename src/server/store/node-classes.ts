@@ -28,7 +28,8 @@ export const extractColumns = (extraction: Extraction | undefined) => ({
 
 export const CLASS_ROWS = {
   /** (SQLite's; PostgreSQL's types the definition as JSON in its own statement) */
-  insert: 'INSERT INTO node_classes (version_id, node_id, name, definition) SELECT id, node_id, $1, $2 FROM versions WHERE id = $3',
+  insert:
+    'INSERT INTO node_classes (version_id, node_id, name, definition) SELECT id, node_id, $1, $2 FROM versions WHERE id = $3',
   byVersion: 'SELECT version_id, node_id, definition FROM node_classes WHERE version_id = $1 ORDER BY name',
   definers: `SELECT c.version_id, c.node_id, c.definition FROM node_classes c JOIN versions v ON v.id = c.version_id
     WHERE c.name = $1 AND v.status = 'NodeVersionStatusActive' ORDER BY v.created_at DESC LIMIT $2`,

@@ -8,7 +8,9 @@ import { count, json, oneOf, optionalCount, optionalText, RowShapeError, text, t
 /** Node fields with a column of their own. */
 export const NODE_COLUMNS = [...NODE_COLUMN_FIELDS, 'status'] as const;
 /** Node fields kept in the `metadata` document. */
-export const NODE_DOCUMENT_FIELDS = NODE_METADATA_FIELDS.filter((field) => !(NODE_COLUMNS as readonly string[]).includes(field));
+export const NODE_DOCUMENT_FIELDS = NODE_METADATA_FIELDS.filter(
+  (field) => !(NODE_COLUMNS as readonly string[]).includes(field),
+);
 
 const isRecord = (value: unknown): value is Row => typeof value === 'object' && value !== null && !Array.isArray(value);
 

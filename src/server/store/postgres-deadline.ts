@@ -12,7 +12,8 @@ export const DATABASE_DEADLINE_MS = 5_000;
 const HEARD_SAMPLE_MS = 250;
 
 /** The error of a call past the deadline: ETIMEDOUT, which the server answers with 503 `unavailable`. */
-const overdue = (ms: number) => Object.assign(new Error(`PostgreSQL did not answer within ${ms / 1000} s`), { code: 'ETIMEDOUT' });
+const overdue = (ms: number) =>
+  Object.assign(new Error(`PostgreSQL did not answer within ${ms / 1000} s`), { code: 'ETIMEDOUT' });
 
 /**
  * The postgres.js `socket` option that keeps the connections it opens (as postgres.js would open them:
@@ -52,7 +53,8 @@ export function watchedSockets() {
       const now = performance.now();
       sample(now);
       // less a sample's time: a TLS socket's last read may have been seen that much late
-      for (const socket of heard.sockets()) if (heard.still(socket, now) >= ms - HEARD_SAMPLE_MS) socket.destroy(overdue(ms));
+      for (const socket of heard.sockets())
+        if (heard.still(socket, now) >= ms - HEARD_SAMPLE_MS) socket.destroy(overdue(ms));
     },
     /**
      * `work`, statements sent one after another (restore's), with a connection that moves no byte
@@ -63,10 +65,14 @@ export function watchedSockets() {
     async untilStalled<T>(work: Promise<T>, ms: number): Promise<T> {
       const moved = byteClock<Socket>();
       let stalled: Error | undefined;
-      const timer = setInterval(() => {
-        const now = performance.now();
-        for (const socket of heard.sockets()) if (moved.still(socket, now) >= ms) socket.destroy((stalled = watched.overdue = overdue(ms)));
-      }, Math.min(1_000, ms / 10));
+      const timer = setInterval(
+        () => {
+          const now = performance.now();
+          for (const socket of heard.sockets())
+            if (moved.still(socket, now) >= ms) socket.destroy((stalled = watched.overdue = overdue(ms)));
+        },
+        Math.min(1_000, ms / 10),
+      );
       try {
         return await work;
       } catch (error) {
@@ -97,5 +103,7 @@ export function withDeadline<T extends object>(target: T, ms: number, expired: (
       });
       return Promise.race([result, deadline]).finally(() => clearTimeout(timer));
     };
-  return Object.fromEntries(Object.entries(target).map(([key, value]) => [key, typeof value === 'function' ? bounded(value) : value])) as T;
+  return Object.fromEntries(
+    Object.entries(target).map(([key, value]) => [key, typeof value === 'function' ? bounded(value) : value]),
+  ) as T;
 }

@@ -397,7 +397,9 @@ export const postgresMigrations: PostgresMigration[] = [
     // in an index built concurrently after the migration's transaction: the instances answer meanwhile.
     name: 'search-index-concurrently',
     sql: '',
-    concurrentIndexes: [{ name: 'nodes_search_vector', on: `ON nodes USING gin((${SEARCH_VECTOR})) WHERE status = 'NodeStatusActive'` }],
+    concurrentIndexes: [
+      { name: 'nodes_search_vector', on: `ON nodes USING gin((${SEARCH_VECTOR})) WHERE status = 'NodeStatusActive'` },
+    ],
   },
   {
     // A version an older nodereg inserts without its sort key (instances of two builds share the database

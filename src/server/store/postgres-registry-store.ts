@@ -22,19 +22,31 @@ export { migratePostgres };
  * Connects, migrates, and reads the server's secret (32 random bytes, created by the first instance
  * under the database's own rule: one row, inserted once).
  */
-export async function connectPostgres(url: string): Promise<{ store: RegistryStore; tasks: TaskStore; secret: Buffer; close(): Promise<void> }> {
+export async function connectPostgres(
+  url: string,
+): Promise<{ store: RegistryStore; tasks: TaskStore; secret: Buffer; close(): Promise<void> }> {
   const sockets = watchedSockets();
   // `socket` is documented in postgres.js's README ("Custom socket") but missing from its types. The
   // reconnect backoff is at most 1 s (postgres.js's grows to 20 s): the connections closed past the
   // deadline would keep a database that is back unused for that long.
-  const options = { max: 10, onnotice: () => {}, socket: sockets.socket, backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1) };
+  const options = {
+    max: 10,
+    onnotice: () => {},
+    socket: sockets.socket,
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
+  };
   const sql = postgres(url, options as postgres.Options<{}>);
   try {
     // The migrations have no deadline: instances starting together wait for each other's.
     await migratePostgres(sql);
     await sql`INSERT INTO server_secret (id, secret) VALUES (1, ${randomBytes(32).toString('hex')}) ON CONFLICT (id) DO NOTHING`;
-    const secret = only(await sql`SELECT secret FROM server_secret WHERE id = 1`, (row) => text(row, 'secret'), 'the server secret');
-    const bounded = <T extends object>(target: T) => withDeadline(target, DATABASE_DEADLINE_MS, () => sockets.closeSilent(DATABASE_DEADLINE_MS));
+    const secret = only(
+      await sql`SELECT secret FROM server_secret WHERE id = 1`,
+      (row) => text(row, 'secret'),
+      'the server secret',
+    );
+    const bounded = <T extends object>(target: T) =>
+      withDeadline(target, DATABASE_DEADLINE_MS, () => sockets.closeSilent(DATABASE_DEADLINE_MS));
     return {
       store: bounded(createPostgresRegistryStore(sql)),
       tasks: bounded(createPostgresTaskStore(sql)),

@@ -2,12 +2,22 @@
 // SQLite when one process is not enough. Methods are async for that reason; each one that writes
 // more than one row does so in one transaction.
 import type {
-  NodeMetadata, NodeVersionInput, PublisherInput, PUBLISHER_WRITABLE_FIELDS, VERSION_PUBLISHED_FIELDS,
+  NodeMetadata,
+  NodeVersionInput,
+  PublisherInput,
+  PUBLISHER_WRITABLE_FIELDS,
+  VERSION_PUBLISHED_FIELDS,
 } from '../../contract/resources.js';
 import type { Finding } from '../../contract/scan.js';
 import type { Extraction } from '../../scan/node-classes/extract.js';
 import type { NodeClassStore } from './node-classes.js';
-import type { MEMBER_ROLES, NODE_SORTS, NODE_STATUS, NODE_VERSION_STATUS, PUBLISHER_STATUS } from '../../contract/limits.js';
+import type {
+  MEMBER_ROLES,
+  NODE_SORTS,
+  NODE_STATUS,
+  NODE_VERSION_STATUS,
+  PUBLISHER_STATUS,
+} from '../../contract/limits.js';
 
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 export type NodeStatus = (typeof NODE_STATUS)[number];
@@ -47,7 +57,9 @@ export interface NewToken {
 /** What a store keeps of fields the contract defines: every field present, null when unset. */
 type Stored<T> = { [K in keyof T]-?: Exclude<T[K], undefined> | null };
 
-export type PublisherFields = Stored<Pick<PublisherInput, (typeof PUBLISHER_WRITABLE_FIELDS)[number]>> & { status: PublisherStatus };
+export type PublisherFields = Stored<Pick<PublisherInput, (typeof PUBLISHER_WRITABLE_FIELDS)[number]>> & {
+  status: PublisherStatus;
+};
 export interface PublisherRow extends PublisherFields {
   id: string;
   created_at: string;
@@ -70,7 +82,10 @@ export interface InvitationRow {
   created_at: string;
 }
 /** An invitation made (or renewed with a new role), or, for a member, the role changed at once. */
-export type InviteOutcome = { kind: 'invited'; invitation: InvitationRow } | { kind: 'member'; member: MemberRow } | 'last-owner';
+export type InviteOutcome =
+  | { kind: 'invited'; invitation: InvitationRow }
+  | { kind: 'member'; member: MemberRow }
+  | 'last-owner';
 
 /** The node fields an update may write. */
 export type NodeFields = Stored<NodeMetadata> & { status: NodeStatus };
@@ -148,7 +163,11 @@ export type PublishOutcome =
   | { kind: 'status-locked'; version: VersionRow };
 
 /** Statuses an upload or a publish never changes (only an admin or, for Deleted, a member does). */
-export const LOCKED_VERSION_STATUS: readonly VersionStatus[] = ['NodeVersionStatusBanned', 'NodeVersionStatusFlagged', 'NodeVersionStatusDeleted'];
+export const LOCKED_VERSION_STATUS: readonly VersionStatus[] = [
+  'NodeVersionStatusBanned',
+  'NodeVersionStatusFlagged',
+  'NodeVersionStatusDeleted',
+];
 
 /**
  * How old an archive claim must be to count as left by a dead instance. Claiming, putting the file in
@@ -232,7 +251,10 @@ export interface RegistryStore extends NodeClassStore {
    */
   searchNodes(query: { terms: string[]; offset: number; limit: number }): Promise<Page<NodeRow>>;
   /** A publisher's nodes whose status is one of `statuses`, by id, `limit` of them from `offset`. */
-  listPublisherNodes(publisherId: string, query: { statuses: readonly NodeStatus[]; offset: number; limit: number }): Promise<NodeRow[]>;
+  listPublisherNodes(
+    publisherId: string,
+    query: { statuses: readonly NodeStatus[]; offset: number; limit: number },
+  ): Promise<NodeRow[]>;
   updateNode(id: string, changes: Partial<NodeFields>): Promise<NodeRow>;
   countDownload(nodeId: string): Promise<void>;
   /**

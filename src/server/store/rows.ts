@@ -5,14 +5,23 @@
 import type { Finding } from '../../contract/scan.js';
 import { MEMBER_ROLES, NODE_STATUS, NODE_VERSION_STATUS, PUBLISHER_STATUS } from '../../contract/limits.js';
 import type {
-  InvitationRow, MemberRow, NodeStamp, PublisherRow, Reviewed, TokenRow, UserRow, VersionRow,
+  InvitationRow,
+  MemberRow,
+  NodeStamp,
+  PublisherRow,
+  Reviewed,
+  TokenRow,
+  UserRow,
+  VersionRow,
 } from './registry-store.js';
 
 export type Row = Record<string, unknown>;
 
 export class RowShapeError extends Error {
   constructor(key: string, value: unknown) {
-    super(`the column ${key} holds ${JSON.stringify(value)?.slice(0, 60) ?? typeof value}, which the store never writes there`);
+    super(
+      `the column ${key} holds ${JSON.stringify(value)?.slice(0, 60) ?? typeof value}, which the store never writes there`,
+    );
   }
 }
 
@@ -133,18 +142,26 @@ export const decodeStamp = (row: Row): NodeStamp => ({
   generation: count(row, 'generation'),
 });
 
-export const decodeReviewedNode = (row: Row): Reviewed['node'] => ({ ...decodeStamp(row), rating: count(row, 'rating') });
+export const decodeReviewedNode = (row: Row): Reviewed['node'] => ({
+  ...decodeStamp(row),
+  rating: count(row, 'rating'),
+});
 
 /** Findings as the scan wrote them (a rule the scanner has since renamed stays readable). */
 const isFinding = (value: unknown): value is Finding =>
-  typeof value === 'object' && value !== null && 'rule' in value && typeof value.rule === 'string' && 'file' in value && typeof value.file === 'string';
+  typeof value === 'object' &&
+  value !== null &&
+  'rule' in value &&
+  typeof value.rule === 'string' &&
+  'file' in value &&
+  typeof value.file === 'string';
 
 const findings = (row: Row): Finding[] | null => {
   const value = json(row, 'findings');
   if (value === null) return null;
   if (!Array.isArray(value) || !value.every(isFinding)) throw new RowShapeError('findings', value);
   return value;
-}
+};
 
 export const decodeVersion = (row: Row): VersionRow => ({
   id: text(row, 'id'),
@@ -183,7 +200,8 @@ export const decodeClaim = (row: Row): ArchiveClaim => ({
 });
 
 /** The first row of a query, or undefined. */
-export const first = <T>(rows: readonly Row[], decode: (row: Row) => T): T | undefined => (rows.length ? decode(rows[0]) : undefined);
+export const first = <T>(rows: readonly Row[], decode: (row: Row) => T): T | undefined =>
+  rows.length ? decode(rows[0]) : undefined;
 
 /** The first row of a query that always answers one (an aggregate, or a row this transaction wrote). */
 export function only<T>(rows: readonly Row[], decode: (row: Row) => T, what: string): T {

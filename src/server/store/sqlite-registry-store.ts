@@ -17,7 +17,10 @@ export interface SqliteStoreOptions {
   rankLimit?: number;
 }
 
-export function createSqliteRegistryStore(db: Db, { rankLimit = DEFAULT_RANK_LIMIT }: SqliteStoreOptions = {}): RegistryStore {
+export function createSqliteRegistryStore(
+  db: Db,
+  { rankLimit = DEFAULT_RANK_LIMIT }: SqliteStoreOptions = {},
+): RegistryStore {
   const access = sqliteAccess(db);
   return {
     async ping() {

@@ -26,7 +26,10 @@ describe('a graceful stop with clients trickling bytes', () => {
     const drips: NodeJS.Timeout[] = [];
     // An upload sending 8 bytes every 100 ms: far from done when the bound passes.
     const upload = new Promise<string>((resolve) => {
-      const req = request(published.body.signedUrl, { method: 'PUT', headers: { 'content-type': 'application/zip', 'content-length': zip.length } });
+      const req = request(published.body.signedUrl, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/zip', 'content-length': zip.length },
+      });
       req.on('response', (res) => resolve(`answered ${res.statusCode}`));
       req.on('error', (error: NodeJS.ErrnoException) => resolve(`cut (${error.code})`));
       let sent = 0;
@@ -43,25 +46,36 @@ describe('a graceful stop with clients trickling bytes', () => {
       let line = 0;
       drips.push(setInterval(() => !socket.destroyed && socket.write(`X-Drip-${++line}: 1\r\n`), 100));
     });
-    await vi.waitFor(() => expect(readdirSync(join(server.dataDir, 'archives', '.tmp'))).toHaveLength(1), { timeout: 5_000, interval: 20 });
+    await vi.waitFor(() => expect(readdirSync(join(server.dataDir, 'archives', '.tmp'))).toHaveLength(1), {
+      timeout: 5_000,
+      interval: 20,
+    });
 
     const started = performance.now();
     const closed = server.close().then(() => performance.now() - started);
     // Without the bound the stop waits for the trickles: fail after 10 s rather than hang the run.
-    const took = await Promise.race([closed, new Promise<string>((resolve) => setTimeout(() => resolve('still closing after 10 s'), 10_000))]);
+    const took = await Promise.race([
+      closed,
+      new Promise<string>((resolve) => setTimeout(() => resolve('still closing after 10 s'), 10_000)),
+    ]);
     for (const drip of drips) clearInterval(drip);
     expect(typeof took === 'number' && took >= BOUND - 50 && took < BOUND + 3_000, String(took)).toBe(true);
     expect(await upload).toMatch(/^cut/);
     expect(await headers).toBe('cut');
     expect(server.server.db?.open).toBe(false);
-    expect(logged.join('\n')).toContain(`closing: cut 2 connection(s) still open ${BOUND / 1000} s after the stop began`);
+    expect(logged.join('\n')).toContain(
+      `closing: cut 2 connection(s) still open ${BOUND / 1000} s after the stop began`,
+    );
     // (The cut upload removes its temporary file as it fails; a restart would sweep it too.)
-    await vi.waitFor(() => expect(readdirSync(join(server.dataDir, 'archives', '.tmp'))).toEqual([]), { timeout: 2_000, interval: 20 });
+    await vi.waitFor(() => expect(readdirSync(join(server.dataDir, 'archives', '.tmp'))).toEqual([]), {
+      timeout: 2_000,
+      interval: 20,
+    });
 
     const again = await startServer({ dataDir: server.dataDir, adminToken: server.adminToken });
-    const versions = await fetch(`${again.url}/nodes/trickle/versions`, { headers: { authorization: `Bearer ${alice.token}` } }).then(
-      (res) => res.json() as Promise<{ version: string; status: string; archive_sha256?: string }[]>,
-    );
+    const versions = await fetch(`${again.url}/nodes/trickle/versions`, {
+      headers: { authorization: `Bearer ${alice.token}` },
+    }).then((res) => res.json() as Promise<{ version: string; status: string; archive_sha256?: string }[]>);
     expect(versions.map((v) => [v.version, v.status, v.archive_sha256 !== undefined])).toEqual([
       ['1.0.0', 'NodeVersionStatusPending', false],
     ]);
@@ -86,11 +100,17 @@ describe('a graceful stop with a stalled connection', () => {
       return published.body.signedUrl as string;
     };
     const [stalledUrl, movingUrl] = [await signedUrl('1.0.0'), await signedUrl('1.1.0')];
-    const zip = await makeZip({ 'pyproject.toml': '[project]\nname = "slow-node"\nversion = "1.0.0"\n', 'slow_node/data.bin': randomBytes(100_000) });
+    const zip = await makeZip({
+      'pyproject.toml': '[project]\nname = "slow-node"\nversion = "1.0.0"\n',
+      'slow_node/data.bin': randomBytes(100_000),
+    });
     /** A PUT of `zip` whose body is written by `send`; resolves to the answer, or to the error that ended it. */
     const put = (url: string, send: (req: ClientRequest) => void) =>
       new Promise<{ status?: number; error?: string }>((resolve) => {
-        const req = request(url, { method: 'PUT', headers: { 'content-type': 'application/zip', 'content-length': zip.length } });
+        const req = request(url, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/zip', 'content-length': zip.length },
+        });
         req.on('response', (res) => res.resume().on('end', () => resolve({ status: res.statusCode })));
         req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
         req.flushHeaders();
@@ -107,7 +127,10 @@ describe('a graceful stop with a stalled connection', () => {
         req.end(zip.subarray(sent * 1024));
       }, 100);
     });
-    await vi.waitFor(() => expect(readdirSync(join(server.dataDir, 'archives', '.tmp'))).toHaveLength(2), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(readdirSync(join(server.dataDir, 'archives', '.tmp'))).toHaveLength(2), {
+      timeout: 10_000,
+      interval: 20,
+    });
 
     const started = performance.now();
     const closed = server.close();
@@ -121,9 +144,9 @@ describe('a graceful stop with a stalled connection', () => {
     expect(readdirSync(join(server.dataDir, 'archives', '.tmp'))).toEqual([]);
 
     const again = await startServer({ dataDir: server.dataDir, adminToken: server.adminToken });
-    const versions = await fetch(`${again.url}/nodes/slow-node/versions`, { headers: { authorization: `Bearer ${alice.token}` } }).then(
-      (res) => res.json() as Promise<{ version: string; status: string; archive_sha256?: string }[]>,
-    );
+    const versions = await fetch(`${again.url}/nodes/slow-node/versions`, {
+      headers: { authorization: `Bearer ${alice.token}` },
+    }).then((res) => res.json() as Promise<{ version: string; status: string; archive_sha256?: string }[]>);
     expect(versions.map((v) => [v.version, v.status, v.archive_sha256 !== undefined])).toEqual([
       ['1.1.0', 'NodeVersionStatusActive', true],
       ['1.0.0', 'NodeVersionStatusPending', false],

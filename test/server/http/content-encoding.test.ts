@@ -39,10 +39,16 @@ describe('Content-Encoding on a request body', () => {
       expect(answer).toMatch(/^HTTP\/1\.1 415 /);
       const body = ErrorBody.parse(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)));
       expect(body.error).toBe('unsupported_media_type');
-      expect(body.message).toBe('the server does not decode Content-Encoding: gzip; send the body unencoded (no Content-Encoding header)');
+      expect(body.message).toBe(
+        'the server does not decode Content-Encoding: gzip; send the body unencoded (no Content-Encoding header)',
+      );
     }
     // identity is no encoding: the request goes on to authentication as before.
-    const identity = await fetch(`${served.url}/publishers`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'identity' }, body: '{}' });
+    const identity = await fetch(`${served.url}/publishers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+      body: '{}',
+    });
     expect(identity.status).toBe(401);
     await served.stop();
   });
@@ -56,32 +62,59 @@ function exchange(port: number, head: string, body: Buffer): Promise<Buffer> {
     socket.on('data', (data) => chunks.push(data));
     socket.on('end', () => resolve(Buffer.concat(chunks)));
     socket.on('error', reject);
-    socket.end(Buffer.concat([Buffer.from(`${head}Connection: close\r\nContent-Length: ${body.length}\r\n\r\n`), body]));
+    socket.end(
+      Buffer.concat([Buffer.from(`${head}Connection: close\r\nContent-Length: ${body.length}\r\n\r\n`), body]),
+    );
   });
 }
 
 describe('a body that is not JSON', () => {
   it('is answered 400 naming the byte where it breaks, never its bytes: a registry route, and AI submissions inline and in the body worker', async () => {
     const token = `nrg_u_admin${'a'.repeat(32)}`;
-    const served = await serve(['--port', '0', '--data-dir', tempDir('nodereg-malformed-'), '--log', 'off'], { env: { NODEREG_ADMIN_TOKEN: token } });
+    const served = await serve(['--port', '0', '--data-dir', tempDir('nodereg-malformed-'), '--log', 'off'], {
+      env: { NODEREG_ADMIN_TOKEN: token },
+    });
     const port = Number(new URL(served.url).port);
     const secret = 'SECRET-IN-THE-BODY';
     const gzipped = gzipSync(JSON.stringify({ id: 'x', description: secret }));
     /** A submission cut short inside its image: `size` bytes of base64 after the secret (over 256 KiB goes to the worker). */
-    const cut = (size: number) => Buffer.from(`{"subject":"${secret}","image":"data:image/png;base64,${'A'.repeat(size)}`);
+    const cut = (size: number) =>
+      Buffer.from(`{"subject":"${secret}","image":"data:image/png;base64,${'A'.repeat(size)}`);
     for (const [path, body, message] of [
       ['/publishers', gzipped, `malformed JSON at byte 0 of ${gzipped.length}`],
       ['/publishers', Buffer.from(`{"id":"x","name":${secret}}`), `malformed JSON at byte 17 of ${secret.length + 18}`],
-      ['/proxy/img/v1/ai/image-relight', cut(1000), `malformed JSON: the body ends after ${cut(1000).length} bytes, before its JSON does`],
-      ['/proxy/img/v1/ai/image-relight', cut(400_000), `malformed JSON: the body ends after ${cut(400_000).length} bytes, before its JSON does`],
-      ['/proxy/img/v1/ai/image-relight', Buffer.concat([Buffer.from(`{"subject":"${secret}"`), gzipped]), `malformed JSON at byte ${secret.length + 13} of ${secret.length + 13 + gzipped.length}`],
+      [
+        '/proxy/img/v1/ai/image-relight',
+        cut(1000),
+        `malformed JSON: the body ends after ${cut(1000).length} bytes, before its JSON does`,
+      ],
+      [
+        '/proxy/img/v1/ai/image-relight',
+        cut(400_000),
+        `malformed JSON: the body ends after ${cut(400_000).length} bytes, before its JSON does`,
+      ],
+      [
+        '/proxy/img/v1/ai/image-relight',
+        Buffer.concat([Buffer.from(`{"subject":"${secret}"`), gzipped]),
+        `malformed JSON at byte ${secret.length + 13} of ${secret.length + 13 + gzipped.length}`,
+      ],
     ] as const) {
-      const answer = await exchange(port, `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n`, body);
+      const answer = await exchange(
+        port,
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n`,
+        body,
+      );
       const text = answer.toString('latin1');
       expect(text, path).toMatch(/^HTTP\/1\.1 400 /);
-      expect(ErrorBody.parse(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)))).toEqual({ error: 'invalid_request', message });
+      expect(ErrorBody.parse(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)))).toEqual({
+        error: 'invalid_request',
+        message,
+      });
       expect(text).not.toContain(secret);
-      expect([...answer].every((byte) => byte < 0x80), 'no byte of the body in the answer').toBe(true);
+      expect(
+        [...answer].every((byte) => byte < 0x80),
+        'no byte of the body in the answer',
+      ).toBe(true);
     }
     await served.stop();
   });

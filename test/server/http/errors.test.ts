@@ -41,7 +41,11 @@ describe('error shape', () => {
 
   it('answers malformed JSON with 400 invalid_request', async () => {
     for (const raw of ['{', 'nul', '{"name": }', '\u0000']) {
-      const reply = await api.post('/users/me/tokens', { token: alice.token, raw, headers: { 'content-type': 'application/json' } });
+      const reply = await api.post('/users/me/tokens', {
+        token: alice.token,
+        raw,
+        headers: { 'content-type': 'application/json' },
+      });
       expectError(reply, 400, 'invalid_request');
     }
   });
@@ -53,7 +57,11 @@ describe('error shape', () => {
   });
 
   it('answers 415 for a body that is not JSON, before authentication', async () => {
-    expectError(await api.post('/publishers', { raw: 'id=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type');
+    expectError(
+      await api.post('/publishers', { raw: 'id=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   it("answers what Node's HTTP parser rejects in the error shape, and keeps serving", async () => {
@@ -70,7 +78,9 @@ describe('error shape', () => {
     expect(jsonOf(hugeHeader).error).toBe('payload_too_large');
 
     // Node answers an Expect other than 100-continue itself, with an empty 417 (found by the soak)
-    const expectation = await rawRequest('GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: nonsense\r\nConnection: close\r\n\r\n');
+    const expectation = await rawRequest(
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: nonsense\r\nConnection: close\r\n\r\n',
+    );
     expect(expectation).toMatch(/^HTTP\/1\.1 417 /);
     expect(jsonOf(expectation)).toMatchObject({ error: 'invalid_request', message: expect.stringContaining('Expect') });
 
@@ -81,8 +91,12 @@ describe('error shape', () => {
     const lines: string[] = [];
     const logged = await startServer({ accessLog: (line) => lines.push(line) });
     try {
-      expect(await rawRequest('GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n', logged.url)).toMatch(/^HTTP\/1\.1 400 /);
-      expect(await rawRequest(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n`, logged.url)).toMatch(/^HTTP\/1\.1 431 /);
+      expect(await rawRequest('GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n', logged.url)).toMatch(
+        /^HTTP\/1\.1 400 /,
+      );
+      expect(
+        await rawRequest(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n`, logged.url),
+      ).toMatch(/^HTTP\/1\.1 431 /);
       expect(lines).toEqual([
         'malformed HTTP request (HPE_INVALID_HEADER_TOKEN): answered 400',
         'the request headers are too large (HPE_HEADER_OVERFLOW): answered 431',

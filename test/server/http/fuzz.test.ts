@@ -14,7 +14,16 @@ import { ERROR_STATUS } from '../../../src/contract/errors.js';
 import { allOperations } from '../../../src/contract/openapi.js';
 import { buildPath, type Operation } from '../../../src/contract/operation.js';
 import { tempDir, type TestServer } from '../../helpers.js';
-import { addMember, call, createPat, createPublisher, createUser, publish, uploadTo, type TestUser } from '../fixtures.js';
+import {
+  addMember,
+  call,
+  createPat,
+  createPublisher,
+  createUser,
+  publish,
+  uploadTo,
+  type TestUser,
+} from '../fixtures.js';
 import { rawZip } from '../zip-builder.js';
 import { startChild, storedZip, type ChildServer } from '../child.js';
 import { figure, runs, SEED } from '../../figures.js';
@@ -32,7 +41,13 @@ let owner: TestUser;
 let member: TestUser;
 let stranger: TestUser;
 const tokens: Record<string, string> = {};
-const ids = { versions: [] as string[], userTokens: [] as string[], pats: [] as string[], users: [] as string[], tasks: [] as string[] };
+const ids = {
+  versions: [] as string[],
+  userTokens: [] as string[],
+  pats: [] as string[],
+  users: [] as string[],
+  tasks: [] as string[],
+};
 let signed = { expires: '', signature: '', tokenId: '', versionId: '' };
 let zips: Buffer[] = [];
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
@@ -54,7 +69,14 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   child = await startChild(tempDir('nodereg-fuzz-'), {
-    options: { log: true, maxArchive: MAX_ARCHIVE, maxUnpacked: 4 * MAX_ARCHIVE, headersTimeout: 1_000, requestTimeout: 2_000, proxy: { sandboxDelay: 300 } },
+    options: {
+      log: true,
+      maxArchive: MAX_ARCHIVE,
+      maxUnpacked: 4 * MAX_ARCHIVE,
+      headersTimeout: 1_000,
+      requestTimeout: 2_000,
+      proxy: { sandboxDelay: 300 },
+    },
   });
   server = { url: child.url, adminToken: child.adminToken } as TestServer;
   owner = await createUser(server, 'fuzz-owner');
@@ -72,9 +94,15 @@ beforeAll(async () => {
   ids.users = [owner.id, member.id, stranger.id, 'admin'];
   // Tokens the fuzzer may revoke (never the ones it sends).
   for (let i = 0; i < 3; i++) {
-    const user = await call(server.url, 'POST', '/users/me/tokens', { token: owner.token, body: { name: `spare${i}` } });
+    const user = await call(server.url, 'POST', '/users/me/tokens', {
+      token: owner.token,
+      body: { name: `spare${i}` },
+    });
     ids.userTokens.push(user.body.id);
-    const pat = await call(server.url, 'POST', '/publishers/fuzz-pub/tokens', { token: owner.token, body: { name: `spare${i}` } });
+    const pat = await call(server.url, 'POST', '/publishers/fuzz-pub/tokens', {
+      token: owner.token,
+      body: { name: `spare${i}` },
+    });
     ids.pats.push(pat.body.id);
   }
   zips = [
@@ -83,8 +111,13 @@ beforeAll(async () => {
     rawZip([{ name: '/etc/evil.py', data: Buffer.from('x') }]),
     await storedZip({ 'big.bin': Buffer.alloc(MAX_ARCHIVE + 10) }),
   ];
-  for (const [nodeId, publisher, token] of [['fuzz-node', 'fuzz-pub', owner.token], ['other-node', 'other-pub', stranger.token]]) {
-    const first = await publish(server, token, publisher, nodeId, '1.0.0', { node: { name: 'Fuzz', description: 'fuzzing target', tags: ['x'] } });
+  for (const [nodeId, publisher, token] of [
+    ['fuzz-node', 'fuzz-pub', owner.token],
+    ['other-node', 'other-pub', stranger.token],
+  ]) {
+    const first = await publish(server, token, publisher, nodeId, '1.0.0', {
+      node: { name: 'Fuzz', description: 'fuzzing target', tags: ['x'] },
+    });
     expect((await uploadTo(first.body.signedUrl, zips[0])).status).toBe(200);
     ids.versions.push(first.body.node_version.id);
   }
@@ -100,7 +133,10 @@ beforeAll(async () => {
   ids.versions.push(pending.body.node_version.id);
   const url = new URL(pending.body.signedUrl);
   signed = {
-    expires: url.searchParams.get('expires')!, signature: url.searchParams.get('signature')!, tokenId: url.searchParams.get('token_id')!, versionId: pending.body.node_version.id,
+    expires: url.searchParams.get('expires')!,
+    signature: url.searchParams.get('signature')!,
+    tokenId: url.searchParams.get('token_id')!,
+    versionId: pending.body.node_version.id,
   };
 }, 60_000);
 
@@ -113,7 +149,8 @@ afterAll(async () => {
 // ---- what the fuzzer knows: existing ids, tokens, and good values for query parameters ----
 
 // Mostly ids that exist, so that requests get past the 404s to the checks behind them.
-const pool = (...values: string[]) => fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...values) }, { weight: 1, arbitrary: urlString });
+const pool = (...values: string[]) =>
+  fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...values) }, { weight: 1, arbitrary: urlString });
 
 function paramArbitrary(name: string): fc.Arbitrary<string> {
   switch (name) {
@@ -138,13 +175,55 @@ function paramArbitrary(name: string): fc.Arbitrary<string> {
 
 function coherentParams(): Record<string, string>[] {
   return [
-    { publisherId: 'fuzz-pub', nodeId: 'fuzz-node', versionId: ids.versions[0], version: '1.0.0', tokenId: ids.pats[0], userId: member.id, task_id: ids.tasks[0] },
-    { publisherId: 'fuzz-pub', nodeId: 'fuzz-node', versionId: signed.versionId, version: '1.1.0', tokenId: ids.userTokens[0], userId: owner.id, task_id: ids.tasks[1] },
-    { publisherId: 'other-pub', nodeId: 'other-node', versionId: ids.versions[1], version: '1.0.0', tokenId: ids.pats[1], userId: stranger.id, task_id: ids.tasks[2] },
+    {
+      publisherId: 'fuzz-pub',
+      nodeId: 'fuzz-node',
+      versionId: ids.versions[0],
+      version: '1.0.0',
+      tokenId: ids.pats[0],
+      userId: member.id,
+      task_id: ids.tasks[0],
+    },
+    {
+      publisherId: 'fuzz-pub',
+      nodeId: 'fuzz-node',
+      versionId: signed.versionId,
+      version: '1.1.0',
+      tokenId: ids.userTokens[0],
+      userId: owner.id,
+      task_id: ids.tasks[1],
+    },
+    {
+      publisherId: 'other-pub',
+      nodeId: 'other-node',
+      versionId: ids.versions[1],
+      version: '1.0.0',
+      tokenId: ids.pats[1],
+      userId: stranger.id,
+      task_id: ids.tasks[2],
+    },
   ];
 }
 
-const numberish = fc.constantFrom('1', '2', '5', '20', '100', '0', '-1', '6', '101', '3.5', '1e1', '0x3', ' 3', '+3', '', 'NaN', '99999999999999999999');
+const numberish = fc.constantFrom(
+  '1',
+  '2',
+  '5',
+  '20',
+  '100',
+  '0',
+  '-1',
+  '6',
+  '101',
+  '3.5',
+  '1e1',
+  '0x3',
+  ' 3',
+  '+3',
+  '',
+  'NaN',
+  '99999999999999999999',
+);
 function queryValue(name: string): fc.Arbitrary<string> {
   switch (name) {
     case 'star':
@@ -158,7 +237,11 @@ function queryValue(name: string): fc.Arbitrary<string> {
     case 'expires':
       return pool(signed.expires, '0', '99999999999');
     case 'signature':
-      return pool(signed.signature, signed.signature.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')), 'f'.repeat(64));
+      return pool(
+        signed.signature,
+        signed.signature.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')),
+        'f'.repeat(64),
+      );
     case 'token_id':
       return pool(signed.tokenId, ...ids.pats);
     default:
@@ -179,7 +262,17 @@ const known: Known = (name) => {
       // callbacks go to a receiver of this test, or to hosts the registry must refuse at submission
       return fc.oneof(
         { weight: 3, arbitrary: fc.webPath().map((path) => `${receiverUrl}${path}`) },
-        { weight: 1, arbitrary: fc.constantFrom('http://192.0.2.1/hook', 'https://hooks.example.test/h', 'http://[::2]/x', 'ftp://127.0.0.1/x', 'http:127.0.0.1', 'hook') },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom(
+            'http://192.0.2.1/hook',
+            'https://hooks.example.test/h',
+            'http://[::2]/x',
+            'ftp://127.0.0.1/x',
+            'http:127.0.0.1',
+            'hook',
+          ),
+        },
       );
     case 'personal_access_token':
       return fc.constantFrom(tokens.pat, tokens.strangerPat, 'nrg_pat_nothing');
@@ -189,10 +282,15 @@ const known: Known = (name) => {
 };
 
 const encodeBytes = (value: string) =>
-  [...Buffer.from(value, 'utf8')].map((b) => (/[\w.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0')}`)).join('');
+  [...Buffer.from(value, 'utf8')]
+    .map((b) =>
+      /[\w.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0')}`,
+    )
+    .join('');
 
 /** Percent-encodes a path segment, or (raw) sends it as it is when the client can: %ff, %00 and bytes over 0x7f reach the server as such. */
-const segment = (value: string, raw: boolean) => (raw && /^[\x21-\xff]+$/.test(value) && !/[/?#]/.test(value) ? value : encodeBytes(value));
+const segment = (value: string, raw: boolean) =>
+  raw && /^[\x21-\xff]+$/.test(value) && !/[/?#]/.test(value) ? value : encodeBytes(value);
 
 // ---- requests ----
 
@@ -203,14 +301,33 @@ interface FuzzRequest {
   body?: Buffer;
 }
 
-const headerValue = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength: 60 });
+const headerValue = fc.string({
+  unit: fc
+    .integer({ min: 0x20, max: 0xff })
+    .filter((c) => c !== 0x7f)
+    .map((c) => String.fromCharCode(c)),
+  maxLength: 60,
+});
 const authorization = fc.oneof(
-  { weight: 8, arbitrary: fc.constantFrom('admin', 'owner', 'owner', 'member', 'stranger', 'pat', 'pat', 'strangerPat').map((who) => `Bearer ${tokens[who]}`) },
+  {
+    weight: 8,
+    arbitrary: fc
+      .constantFrom('admin', 'owner', 'owner', 'member', 'stranger', 'pat', 'pat', 'strangerPat')
+      .map((who) => `Bearer ${tokens[who]}`),
+  },
   { weight: 2, arbitrary: fc.constant(undefined) },
   {
     weight: 2,
     arbitrary: fc.oneof(
-      fc.constantFrom('Bearer', 'Bearer ', 'Basic Zm9vOmJhcg==', 'bearer nrg_u_nothing', 'Bearer nrg_u_x nrg_u_y', `Bearer ${'t'.repeat(8_000)}`, 'Token abc'),
+      fc.constantFrom(
+        'Bearer',
+        'Bearer ',
+        'Basic Zm9vOmJhcg==',
+        'bearer nrg_u_nothing',
+        'Bearer nrg_u_x nrg_u_y',
+        `Bearer ${'t'.repeat(8_000)}`,
+        'Token abc',
+      ),
       headerValue.map((v) => `Bearer ${v}`),
     ),
   },
@@ -220,37 +337,71 @@ const contentType = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.constantFrom(
-      'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/vnd.api+json', 'application/zip', 'text/plain', 'application/x-www-form-urlencoded',
-      'multipart/form-data; boundary=x', '', 'application/json; charset=latin1', 'application/jsonx', ' application/json', 'application/zip; x=y',
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON',
+      'application/vnd.api+json',
+      'application/zip',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      '',
+      'application/json; charset=latin1',
+      'application/jsonx',
+      ' application/json',
+      'application/zip; x=y',
     ),
   },
   { weight: 1, arbitrary: headerValue },
 );
 const extraHeaders = fc.dictionary(
-  fc.constantFrom('x-content-sha256', 'if-none-match', 'accept', 'accept-encoding', 'content-encoding', 'x-forwarded-for', 'x-forwarded-host', 'cookie', 'range', 'expect-ct', 'x-random', 'origin', 'user-agent'),
+  fc.constantFrom(
+    'x-content-sha256',
+    'if-none-match',
+    'accept',
+    'accept-encoding',
+    'content-encoding',
+    'x-forwarded-for',
+    'x-forwarded-host',
+    'cookie',
+    'range',
+    'expect-ct',
+    'x-random',
+    'origin',
+    'user-agent',
+  ),
   headerValue,
   { maxKeys: 3 },
 );
 
 function requestFor(operation: Operation): fc.Arbitrary<FuzzRequest> {
   const names = [...operation.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-  const independent = fc.tuple(...names.map((name) => fc.tuple(paramArbitrary(name), fc.nat(9)))).map((values) =>
-    Object.fromEntries(values.map(([value, mode], i) => [names[i], segment(value, mode < 3)])),
-  );
+  const independent = fc
+    .tuple(...names.map((name) => fc.tuple(paramArbitrary(name), fc.nat(9))))
+    .map((values) => Object.fromEntries(values.map(([value, mode], i) => [names[i], segment(value, mode < 3)])));
   // Parameters that belong together (a publisher, its node, that node's version), so that requests reach
   // the checks behind the 404s.
-  const coherent = fc.constantFrom(...coherentParams()).map((set) => Object.fromEntries(names.map((name) => [name, encodeBytes(set[name] ?? 'x')])));
-  const params = names.length ? fc.oneof({ weight: 3, arbitrary: coherent }, { weight: 2, arbitrary: independent }) : independent;
+  const coherent = fc
+    .constantFrom(...coherentParams())
+    .map((set) => Object.fromEntries(names.map((name) => [name, encodeBytes(set[name] ?? 'x')])));
+  const params = names.length
+    ? fc.oneof({ weight: 3, arbitrary: coherent }, { weight: 2, arbitrary: independent })
+    : independent;
   const queryShape = Object.keys((operation.query as unknown as { shape?: Record<string, unknown> }).shape ?? {});
   const query = fc
     .tuple(
       fc.tuple(...queryShape.map((name) => fc.option(queryValue(name), { freq: 4 }))),
-      fc.array(fc.tuple(fc.constantFrom(...queryShape, 'x', 'page', 'q', '__proto__', '', 'a[b]'), urlString), { maxLength: 2 }),
-      fc.option(fc.constantFrom('%ff', '%', '%zz=1', '&&&', '=', 'a=%00', 'q=%ed%a0%80', `pad=${'p'.repeat(5000)}`), { freq: 6 }),
+      fc.array(fc.tuple(fc.constantFrom(...queryShape, 'x', 'page', 'q', '__proto__', '', 'a[b]'), urlString), {
+        maxLength: 2,
+      }),
+      fc.option(fc.constantFrom('%ff', '%', '%zz=1', '&&&', '=', 'a=%00', 'q=%ed%a0%80', `pad=${'p'.repeat(5000)}`), {
+        freq: 6,
+      }),
     )
     .map(([values, extra, raw]) => {
       const parts: string[] = [];
-      values.forEach((value, i) => value !== null && parts.push(`${encodeURIComponent(queryShape[i])}=${encodeBytes(value)}`));
+      values.forEach(
+        (value, i) => value !== null && parts.push(`${encodeURIComponent(queryShape[i])}=${encodeBytes(value)}`),
+      );
       for (const [key, value] of extra) parts.push(`${encodeBytes(key)}=${encodeBytes(value)}`);
       if (raw) parts.push(raw);
       return parts.length ? `?${parts.join('&')}` : '';
@@ -265,23 +416,31 @@ function requestFor(operation: Operation): fc.Arbitrary<FuzzRequest> {
             fc.uint8Array({ maxLength: 2000 }).map((b) => Buffer.from(b)),
           )
         : fc.option(fc.constantFrom(Buffer.from('{}'), Buffer.from('garbage')), { freq: 8 }).map((b) => b ?? undefined);
-  const method = fc.oneof({ weight: 12, arbitrary: fc.constant(operation.method as string) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS') });
-  const type = operation.bodyKind === 'zip' ? fc.oneof({ weight: 6, arbitrary: fc.constant('application/zip') }, { weight: 1, arbitrary: contentType }) : contentType;
-  return fc.record({ method, params, query, body, auth: authorization, type, extra: extraHeaders, chunked: fc.boolean() }).map((r) => {
-    const headers: Record<string, string> = { ...r.extra };
-    if (r.auth !== undefined) headers.authorization = r.auth;
-    if (r.body !== undefined) {
-      if (r.type !== '') headers['content-type'] = r.type;
-      // Node's client chunks a body by default only for some methods: say it, or the body would go unframed.
-      if (r.chunked) headers['transfer-encoding'] = 'chunked';
-      else headers['content-length'] = String(r.body.length);
-      if (operation.bodyKind === 'zip' && !('x-content-sha256' in headers) && r.chunked) {
-        headers['x-content-sha256'] = createHash('sha256').update(r.body).digest('hex');
+  const method = fc.oneof(
+    { weight: 12, arbitrary: fc.constant(operation.method as string) },
+    { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS') },
+  );
+  const type =
+    operation.bodyKind === 'zip'
+      ? fc.oneof({ weight: 6, arbitrary: fc.constant('application/zip') }, { weight: 1, arbitrary: contentType })
+      : contentType;
+  return fc
+    .record({ method, params, query, body, auth: authorization, type, extra: extraHeaders, chunked: fc.boolean() })
+    .map((r) => {
+      const headers: Record<string, string> = { ...r.extra };
+      if (r.auth !== undefined) headers.authorization = r.auth;
+      if (r.body !== undefined) {
+        if (r.type !== '') headers['content-type'] = r.type;
+        // Node's client chunks a body by default only for some methods: say it, or the body would go unframed.
+        if (r.chunked) headers['transfer-encoding'] = 'chunked';
+        else headers['content-length'] = String(r.body.length);
+        if (operation.bodyKind === 'zip' && !('x-content-sha256' in headers) && r.chunked) {
+          headers['x-content-sha256'] = createHash('sha256').update(r.body).digest('hex');
+        }
       }
-    }
-    const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => r.params[name]);
-    return describeRequest({ method: r.method, path: path + r.query, headers, body: r.body });
-  });
+      const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => r.params[name]);
+      return describeRequest({ method: r.method, path: path + r.query, headers, body: r.body });
+    });
 }
 
 /** A counterexample short enough to read: long values cut, the body as its length and start. */
@@ -319,30 +478,44 @@ function send(req: FuzzRequest, retry: 'fresh' | 'headersOnly' | undefined = und
     const url = new URL(server.url);
     const timer = setTimeout(() => {
       outgoing.destroy();
-      reject(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms (a hang) to ${req.method} ${req.path.slice(0, 200)}`));
+      reject(
+        new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms (a hang) to ${req.method} ${req.path.slice(0, 200)}`),
+      );
     }, REQUEST_TIMEOUT_MS);
     let answered = false;
-    const outgoing = request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, agent: retry ? false : agent }, (res) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        clearTimeout(timer);
-        if (retry === 'headersOnly') outgoing.destroy(); // its body is never sent
-        resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) });
-      });
-      res.on('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-    });
+    const outgoing = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: req.method,
+        path: req.path,
+        headers: req.headers,
+        agent: retry ? false : agent,
+      },
+      (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          clearTimeout(timer);
+          if (retry === 'headersOnly') outgoing.destroy(); // its body is never sent
+          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) });
+        });
+        res.on('error', (error) => {
+          clearTimeout(timer);
+          reject(error);
+        });
+      },
+    );
     outgoing.on('error', (error: NodeJS.ErrnoException) => {
       if (answered) return; // an early answer (413, 415…) closes the connection while the body is still being sent
       clearTimeout(timer);
       if (outgoing.reusedSocket && !retry) return void send(req, 'fresh').then(resolve, reject);
       const resetWhileSending = req.body !== undefined && (error.code === 'EPIPE' || error.code === 'ECONNRESET');
       if (resetWhileSending && retry !== 'headersOnly') return void send(req, 'headersOnly').then(resolve, reject);
-      reject(new Error(`connection dropped without an answer to ${req.method} ${req.path.slice(0, 200)}: ${error.message}`));
+      reject(
+        new Error(`connection dropped without an answer to ${req.method} ${req.path.slice(0, 200)}: ${error.message}`),
+      );
     });
     if (retry === 'headersOnly') outgoing.flushHeaders();
     else if (req.body) outgoing.end(req.body);
@@ -359,10 +532,13 @@ function checkError(status: number, body: Buffer, what: string): void {
     throw new Error(`${what}: a ${status} that is not JSON: ${body.toString('utf8').slice(0, 200)}`);
   }
   const parsed = ErrorBody.safeParse(json);
-  if (!parsed.success) throw new Error(`${what}: a ${status} not in the error shape: ${body.toString('utf8').slice(0, 200)}`);
+  if (!parsed.success)
+    throw new Error(`${what}: a ${status} not in the error shape: ${body.toString('utf8').slice(0, 200)}`);
   const code = parsed.data.error as keyof typeof ERROR_STATUS;
   const expected =
-    (status === 431 && code === 'payload_too_large') || (status === 417 && code === 'invalid_request') ? status : ERROR_STATUS[code];
+    (status === 431 && code === 'payload_too_large') || (status === 417 && code === 'invalid_request')
+      ? status
+      : ERROR_STATUS[code];
   if (expected !== status) throw new Error(`${what}: status ${status} with code ${code} (which goes with ${expected})`);
 }
 
@@ -373,7 +549,8 @@ function check(operation: Operation, req: FuzzRequest, answer: Answer): void {
   if (answer.status >= 500) throw new Error(`${what}: ${answer.status} ${answer.body.toString('utf8').slice(0, 300)}`);
   if (answer.status >= 400) {
     if (req.method !== 'HEAD') checkError(answer.status, answer.body, what);
-    if (answer.body.length > ERROR_ANSWER_MAX) throw new Error(`${what}: a ${answer.status} of ${answer.body.length} bytes (at most ${ERROR_ANSWER_MAX})`);
+    if (answer.body.length > ERROR_ANSWER_MAX)
+      throw new Error(`${what}: a ${answer.status} of ${answer.body.length} bytes (at most ${ERROR_ANSWER_MAX})`);
     return;
   }
   if (answer.status === 304) {
@@ -383,10 +560,21 @@ function check(operation: Operation, req: FuzzRequest, answer: Answer): void {
   if (answer.status < 200 || answer.status >= 300) throw new Error(`${what}: unexpected status ${answer.status}`);
   // A success of the operation itself has its response shape. A path with a dot segment (`..`, `%2e`)
   // is resolved as URLs are (RFC 3986 §5.2.4), so it may reach another route: only the rules above hold.
-  const resolvesElsewhere = req.path.split('?')[0].split('/').some((part) => /^(\.|%2e){1,2}$/i.test(part));
-  if (req.method === operation.method && answer.status === operation.status && operation.responseKind === 'json' && !resolvesElsewhere) {
+  const resolvesElsewhere = req.path
+    .split('?')[0]
+    .split('/')
+    .some((part) => /^(\.|%2e){1,2}$/i.test(part));
+  if (
+    req.method === operation.method &&
+    answer.status === operation.status &&
+    operation.responseKind === 'json' &&
+    !resolvesElsewhere
+  ) {
     const parsed = operation.response.safeParse(JSON.parse(answer.body.toString('utf8')));
-    if (!parsed.success) throw new Error(`${what}: a ${answer.status} whose body is not a ${operation.id} response: ${parsed.error.message.slice(0, 300)}`);
+    if (!parsed.success)
+      throw new Error(
+        `${what}: a ${answer.status} whose body is not a ${operation.id} response: ${parsed.error.message.slice(0, 300)}`,
+      );
   }
 }
 
@@ -395,10 +583,19 @@ async function restore(): Promise<void> {
   const admin = { token: tokens.admin };
   await call(server.url, 'PUT', '/publishers/fuzz-pub', { ...admin, body: { status: 'PublisherStatusActive' } });
   await call(server.url, 'PUT', '/publishers/other-pub', { ...admin, body: { status: 'PublisherStatusActive' } });
-  await call(server.url, 'POST', '/publishers/fuzz-pub/members', { ...admin, body: { user_id: owner.id, role: 'owner' } });
-  await call(server.url, 'POST', '/publishers/fuzz-pub/members', { ...admin, body: { user_id: member.id, role: 'member' } });
+  await call(server.url, 'POST', '/publishers/fuzz-pub/members', {
+    ...admin,
+    body: { user_id: owner.id, role: 'owner' },
+  });
+  await call(server.url, 'POST', '/publishers/fuzz-pub/members', {
+    ...admin,
+    body: { user_id: member.id, role: 'member' },
+  });
   await call(server.url, 'POST', '/users/me/invitations/fuzz-pub/accept', { token: member.token }); // when the fuzzer removed it
-  await call(server.url, 'PUT', '/publishers/fuzz-pub/nodes/fuzz-node', { ...admin, body: { status: 'NodeStatusActive' } });
+  await call(server.url, 'PUT', '/publishers/fuzz-pub/nodes/fuzz-node', {
+    ...admin,
+    body: { status: 'NodeStatusActive' },
+  });
 }
 
 function assertServerHealthy(): Promise<void> {
@@ -406,7 +603,10 @@ function assertServerHealthy(): Promise<void> {
     expect(child.alive(), 'the server process is alive').toBe(true);
     const health = await call(server.url, 'GET', '/healthz');
     expect(health.status).toBe(200);
-    const internal = child.stderr().split('\n').filter((line) => /internal error| 5\d\d [\d.]+ms$/.test(line));
+    const internal = child
+      .stderr()
+      .split('\n')
+      .filter((line) => /internal error| 5\d\d [\d.]+ms$/.test(line));
     expect(internal, 'internal errors in the server log').toEqual([]);
   })();
 }
@@ -419,7 +619,9 @@ describe('fuzzing every operation of the contract', () => {
   });
 
   for (const operation of allOperations) {
-    it(`${operation.method} ${operation.path} (${operation.id})`, { timeout: 60_000 + RUNS_PER_OPERATION * 100 }, async () => {
+    it(`${operation.method} ${operation.path} (${operation.id})`, {
+      timeout: 60_000 + RUNS_PER_OPERATION * 100,
+    }, async () => {
       await restore();
       let sent = 0;
       let withoutToken = 0;
@@ -495,7 +697,11 @@ function sendRaw(bytes: Buffer, halfClose: boolean): Promise<RawAnswer> {
     let error: string | undefined;
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`no end within ${REQUEST_TIMEOUT_MS} ms (a hang) for ${JSON.stringify(bytes.toString('latin1').slice(0, 200))}`));
+      reject(
+        new Error(
+          `no end within ${REQUEST_TIMEOUT_MS} ms (a hang) for ${JSON.stringify(bytes.toString('latin1').slice(0, 200))}`,
+        ),
+      );
     }, REQUEST_TIMEOUT_MS);
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', (e) => (error = (e as NodeJS.ErrnoException).code ?? e.message));
@@ -515,21 +721,28 @@ function checkRaw(message: string, answer: RawAnswer): void {
   const wire = Buffer.from(message, 'latin1').toString('latin1');
   const what = JSON.stringify(wire.slice(0, 300));
   const finals = answer.responses.filter((response) => response.status >= 200);
-  for (const { status } of finals) if (status >= 500) throw new Error(`${what}: answered ${status}: ${answer.text.slice(0, 300)}`);
+  for (const { status } of finals)
+    if (status >= 500) throw new Error(`${what}: answered ${status}: ${answer.text.slice(0, 300)}`);
   // Something that starts a request gets an answer: a dropped connection is a failure.
   // One exception, Node's own: a request it parses with the method PRI (the HTTP/2 preface's; only an
   // HTTP/0.9 request line without a version gets that far) has its connection destroyed on purpose.
   const priRequest = /^\s*PRI [^\r\n ]+\s*\r?\n/.test(wire) && !/^\s*PRI [^\r\n]* HTTP\//.test(wire);
   if (finals.length === 0 && /\S/.test(wire) && !priRequest) {
-    throw new Error(`${what}: the connection closed without an answer${answer.error ? ` (${answer.error})` : ''}: ${JSON.stringify(answer.text.slice(0, 200))}`);
+    throw new Error(
+      `${what}: the connection closed without an answer${answer.error ? ` (${answer.error})` : ''}: ${JSON.stringify(answer.text.slice(0, 200))}`,
+    );
   }
   // Error answers are in the error shape (a HEAD's has no body to check): never Node's empty 400.
   const head = /^\s*HEAD /.test(wire);
-  for (const { status, body } of finals) if (status >= 400 && (body !== '' || !head)) checkError(status, Buffer.from(body, 'latin1'), what);
+  for (const { status, body } of finals)
+    if (status >= 400 && (body !== '' || !head)) checkError(status, Buffer.from(body, 'latin1'), what);
 }
 
 describe('raw malformed HTTP on a socket', () => {
-  const paths = () => allOperations.map((operation) => buildPath(operation.path, Object.fromEntries([...operation.path.matchAll(/\{(\w+)\}/g)].map((m) => [m[1], 'x']))));
+  const paths = () =>
+    allOperations.map((operation) =>
+      buildPath(operation.path, Object.fromEntries([...operation.path.matchAll(/\{(\w+)\}/g)].map((m) => [m[1], 'x']))),
+    );
   const property = (halfClose: boolean) =>
     fc.asyncProperty(fc.array(rawMessages(paths()), { minLength: 8, maxLength: 8 }), async (batch) => {
       await Promise.all(
@@ -540,13 +753,17 @@ describe('raw malformed HTTP on a socket', () => {
       );
     });
 
-  it('answers every message, in the error shape, and keeps serving', { timeout: 120_000 + RAW_RUNS * 1_000 }, async () => {
+  it('answers every message, in the error shape, and keeps serving', {
+    timeout: 120_000 + RAW_RUNS * 1_000,
+  }, async () => {
     // written, then half-closed: the server sees the end of what it was sent
     await fc.assert(property(true), { numRuns: RAW_RUNS, seed: SEED });
     await assertServerHealthy();
   });
 
-  it('answers messages left unfinished on an open socket, at the latest when its timeouts expire (408)', { timeout: 60_000 + RAW_OPEN_RUNS * 5_000 }, async () => {
+  it('answers messages left unfinished on an open socket, at the latest when its timeouts expire (408)', {
+    timeout: 60_000 + RAW_OPEN_RUNS * 5_000,
+  }, async () => {
     await fc.assert(property(false), { numRuns: RAW_OPEN_RUNS, seed: SEED });
     await assertServerHealthy();
   });
@@ -555,10 +772,25 @@ describe('raw malformed HTTP on a socket', () => {
 describe('after the fuzzing', () => {
   it('the server is alive, answers, and logged no internal error', async () => {
     await assertServerHealthy();
-    const statuses = [...counts.byStatus.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ');
-    figure('fuzz.http_requests', counts.http, `${allOperations.length} operations × ${RUNS_PER_OPERATION}, ${counts.withoutToken} of them without a token; statuses ${statuses}`);
-    figure('fuzz.raw_messages', counts.raw, `raw HTTP messages on a socket (${RAW_RUNS * 8} half-closed, ${RAW_OPEN_RUNS * 8} left open)`);
-    figure('fuzz.requests', counts.http + counts.raw, `seed ${SEED}; ${callbacksReceived} callbacks delivered to the loopback receiver`);
+    const statuses = [...counts.byStatus.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, n]) => `${status}×${n}`)
+      .join(' ');
+    figure(
+      'fuzz.http_requests',
+      counts.http,
+      `${allOperations.length} operations × ${RUNS_PER_OPERATION}, ${counts.withoutToken} of them without a token; statuses ${statuses}`,
+    );
+    figure(
+      'fuzz.raw_messages',
+      counts.raw,
+      `raw HTTP messages on a socket (${RAW_RUNS * 8} half-closed, ${RAW_OPEN_RUNS * 8} left open)`,
+    );
+    figure(
+      'fuzz.requests',
+      counts.http + counts.raw,
+      `seed ${SEED}; ${callbacksReceived} callbacks delivered to the loopback receiver`,
+    );
     expect(counts.http).toBe(allOperations.length * RUNS_PER_OPERATION);
   });
 });

@@ -10,7 +10,16 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'v
 import { JSON_BODY_MAX, METADATA_BODY_MAX, PAGE, UPSTREAM_ANSWER_MAX } from '../../../src/contract/limits.js';
 import { ANONYMOUS_BODIES_MAX, JSON_BODIES_MAX } from '../../../src/shared/tuning.js';
 import { startServer, type TestServer } from '../../helpers.js';
-import { call, createPublisher, createUser, expectError, makeZip, publish, uploadTo, type TestUser } from '../fixtures.js';
+import {
+  call,
+  createPublisher,
+  createUser,
+  expectError,
+  makeZip,
+  publish,
+  uploadTo,
+  type TestUser,
+} from '../fixtures.js';
 
 const MiB = 1024 * 1024;
 
@@ -53,7 +62,14 @@ describe('versions whose numbers semver cannot hold', () => {
     const largest = await publish(server, owner.token, 'big-co', 'big-node', '999999999999999.0.0');
     expect(largest.status, largest.text).toBe(201);
     expect((await uploadTo(largest.body.signedUrl, await makeZip())).status).toBe(200);
-    for (const path of ['/nodes', '/nodes/search?q=big', '/nodes/big-node', '/nodes/big-node/versions', '/nodes/big-node/install', '/publishers/big-co/nodes']) {
+    for (const path of [
+      '/nodes',
+      '/nodes/search?q=big',
+      '/nodes/big-node',
+      '/nodes/big-node/versions',
+      '/nodes/big-node/install',
+      '/publishers/big-co/nodes',
+    ]) {
       expect((await call(server.url, 'GET', path)).status, path).toBe(200);
     }
     expect((await call(server.url, 'GET', '/nodes/big-node')).body.latest_version.version).toBe('999999999999999.0.0');
@@ -74,8 +90,12 @@ describe('an AI provider whose answers are hostile', () => {
       req.resume();
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'application/json' });
-        if (answer === 'deep') return res.end(`{"data":{"task_id":"t","x":${'['.repeat(200_000)}${']'.repeat(200_000)}}}`);
-        if (answer === 'wide') return res.end(JSON.stringify({ data: { task_id: 't', generated: Array.from({ length: 200_000 }, (_, i) => `u${i}`) } }));
+        if (answer === 'deep')
+          return res.end(`{"data":{"task_id":"t","x":${'['.repeat(200_000)}${']'.repeat(200_000)}}}`);
+        if (answer === 'wide')
+          return res.end(
+            JSON.stringify({ data: { task_id: 't', generated: Array.from({ length: 200_000 }, (_, i) => `u${i}`) } }),
+          );
         sent = 0;
         res.write('{"data":{"task_id":"t","x":"');
         const chunk = Buffer.alloc(MiB, 'a');
@@ -101,11 +121,17 @@ describe('an AI provider whose answers are hostile', () => {
     await new Promise((resolve) => provider.close(resolve));
   });
 
-  const relight = () => call(server.url, 'POST', '/proxy/img/v1/ai/image-relight', { token: user.token, body: { image: 'https://127.0.0.1/a.png' } });
+  const relight = () =>
+    call(server.url, 'POST', '/proxy/img/v1/ai/image-relight', {
+      token: user.token,
+      body: { image: 'https://127.0.0.1/a.png' },
+    });
 
   // A 300 MiB answer took the registry to 3 GB of memory, held its event loop 5 s, was stored in the
   // task's row and relayed whole to the client.
-  it(`reads at most ${UPSTREAM_ANSWER_MAX / MiB} MiB of an answer: a longer one is 502, and the rest is not read`, { timeout: 30_000 }, async () => {
+  it(`reads at most ${UPSTREAM_ANSWER_MAX / MiB} MiB of an answer: a longer one is 502, and the rest is not read`, {
+    timeout: 30_000,
+  }, async () => {
     answer = 'huge';
     const reply = await relight();
     expect(reply.status, reply.text.slice(0, 300)).toBe(502);
@@ -174,12 +200,15 @@ describe('request bodies held by slow senders', () => {
   // Publish takes its credential in the body (the incumbent's way), so a body without a token is read
   // whole before anyone is known: 400 such requests, each sending 1 MiB and then a byte now and then,
   // held 400 MiB for as long as they liked (the whole-request timeout is an hour).
-  it(`are held to ${ANONYMOUS_BODIES_MAX / MiB} MiB in all: past it 503, publishes with a header token unaffected`, { timeout: 90_000 }, async () => {
+  it(`are held to ${ANONYMOUS_BODIES_MAX / MiB} MiB in all: past it 503, publishes with a header token unaffected`, {
+    timeout: 90_000,
+  }, async () => {
     const path = '/publishers/anon-co/nodes/anon-node/versions';
     // holders fill all but a quarter of a MiB of the budget
     const held = holders(
       ANONYMOUS_BODIES_MAX / MiB,
-      (port) => `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${METADATA_BODY_MAX}\r\n\r\n{`,
+      (port) =>
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${METADATA_BODY_MAX}\r\n\r\n{`,
       METADATA_BODY_MAX - 4096,
     );
     try {
@@ -196,7 +225,11 @@ describe('request bodies held by slow senders', () => {
       held.release();
       // their bytes are given back once they are gone (once the server has seen them go): a body credential is read again
       await vi.waitFor(async () => {
-        expectError(await call(server.url, 'POST', path, { body: { ...body, personal_access_token: 'nrg_pat_unknown' } }), 401, 'unauthorized');
+        expectError(
+          await call(server.url, 'POST', path, { body: { ...body, personal_access_token: 'nrg_pat_unknown' } }),
+          401,
+          'unauthorized',
+        );
       }, SETTLE);
     } finally {
       held.release();
@@ -204,7 +237,9 @@ describe('request bodies held by slow senders', () => {
   });
   // With a token, a sender could hold the largest body (25 MiB, the AI proxy's) on as many connections
   // as it liked, for as long as a request may take: memory without bound, for anyone with a token.
-  it(`are held to ${JSON_BODIES_MAX / MiB} MiB in all, token or not: past it 503, and the bytes come back when they go`, { timeout: 90_000 }, async () => {
+  it(`are held to ${JSON_BODIES_MAX / MiB} MiB in all, token or not: past it 503, and the bytes come back when they go`, {
+    timeout: 90_000,
+  }, async () => {
     const path = '/proxy/img/v1/ai/image-relight';
     // Sixteen holders of 8 MiB (less a little) fill the budget; a probe of 24 MiB is over it.
     const holding = JSON_BODIES_MAX / 16 - 16;
@@ -219,7 +254,11 @@ describe('request bodies held by slow senders', () => {
       const padding = ' '.repeat(JSON_BODY_MAX - MiB - 2);
       const refused = await vi.waitFor(async () => {
         await held.topUp();
-        const answer = await call(server.url, 'POST', path, { token: owner.token, raw: `{${padding}}`, headers: { 'content-type': 'application/json' } });
+        const answer = await call(server.url, 'POST', path, {
+          token: owner.token,
+          raw: `{${padding}}`,
+          headers: { 'content-type': 'application/json' },
+        });
         expectError(answer, 503, 'unavailable');
         return answer;
       }, SETTLE);
@@ -227,7 +266,15 @@ describe('request bodies held by slow senders', () => {
       held.release();
       // given back: the same body is read now, and judged on what it says (no image)
       await vi.waitFor(async () => {
-        expectError(await call(server.url, 'POST', path, { token: owner.token, raw: `{${padding}}`, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
+        expectError(
+          await call(server.url, 'POST', path, {
+            token: owner.token,
+            raw: `{${padding}}`,
+            headers: { 'content-type': 'application/json' },
+          }),
+          400,
+          'invalid_request',
+        );
       }, SETTLE);
     } finally {
       held.release();
@@ -238,26 +285,41 @@ describe('request bodies held by slow senders', () => {
 describe('a deep page of the node list', () => {
   // With 100,000 nodes the last page of GET /nodes read every row before it: its query alone took 57 ms, for anyone.
   // CPU time of reads, compared in one run: once it lost at load average 5-7 and passed alone, so it is tried up to three times.
-  it('is chosen in the index: the last page of 40,000 nodes costs little more than the first, in every order', { timeout: 60_000, retry: 2 }, async () => {
+  it('is chosen in the index: the last page of 40,000 nodes costs little more than the first, in every order', {
+    timeout: 60_000,
+    retry: 2,
+  }, async () => {
     const server = await startServer();
     try {
       const db = new Database(join(server.dataDir, 'registry.db'));
       const stamp = new Date().toISOString();
       db.prepare('INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)').run('deep-owner', 'deep', stamp);
       db.prepare('INSERT INTO publishers (id, created_at) VALUES (?, ?)').run('deep-co', stamp);
-      db.prepare("INSERT INTO publishers (id, status, created_at) VALUES ('banned-co', 'PublisherStatusBanned', ?)").run(stamp);
-      const insert = db.prepare("INSERT INTO nodes (id, publisher_id, name, created_at, updated_at, downloads, metadata) VALUES (?, ?, ?, ?, ?, ?, '{}')");
+      db.prepare(
+        "INSERT INTO publishers (id, status, created_at) VALUES ('banned-co', 'PublisherStatusBanned', ?)",
+      ).run(stamp);
+      const insert = db.prepare(
+        "INSERT INTO nodes (id, publisher_id, name, created_at, updated_at, downloads, metadata) VALUES (?, ?, ?, ?, ?, ?, '{}')",
+      );
       db.transaction(() => {
         for (let i = 0; i < 40_000; i++) {
           const at = new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString();
-          insert.run(`deep-${i}`, i % 100 === 0 ? 'banned-co' : 'deep-co', `Node ${i} ${'x'.repeat(200)}`, at, at, i % 977);
+          insert.run(
+            `deep-${i}`,
+            i % 100 === 0 ? 'banned-co' : 'deep-co',
+            `Node ${i} ${'x'.repeat(200)}`,
+            at,
+            at,
+            i % 977,
+          );
         }
       })();
       db.close();
       // CPU ms (median of 11) of counting the listed nodes as the first page did before the count was kept,
       // by the plan it had then (the index nodes_by_publisher, since migration 'publisher-nodes-index', would make it cheaper)
       const reader = new Database(join(server.dataDir, 'registry.db'), { readonly: true });
-      const count = reader.prepare(`SELECT (SELECT count(*) FROM nodes WHERE status = 'NodeStatusActive') - (SELECT count(*) FROM publishers p
+      const count =
+        reader.prepare(`SELECT (SELECT count(*) FROM nodes WHERE status = 'NodeStatusActive') - (SELECT count(*) FROM publishers p
         CROSS JOIN nodes n INDEXED BY nodes_by_ranking ON n.publisher_id = p.id WHERE p.status = 'PublisherStatusBanned' AND n.status = 'NodeStatusActive') AS n`);
       const countCost = () => {
         const costs: number[] = [];
@@ -279,14 +341,19 @@ describe('a deep page of the node list', () => {
         const last = `/nodes?limit=20&sort=${sort}&page=${listed.body.totalPages}`;
         const lastPage = await call(server.url, 'GET', last);
         expect(lastPage.body.nodes).toHaveLength(20);
-        expect(lastPage.body.nodes.every((node: { publisher: { id: string } }) => node.publisher.id === 'deep-co')).toBe(true);
+        expect(
+          lastPage.body.nodes.every((node: { publisher: { id: string } }) => node.publisher.id === 'deep-co'),
+        ).toBe(true);
         const cost = (path: string) => readCostOf(server.url, path, 11, 5);
         // What the depth adds, against what a first page cost while it counted the listed nodes (the count
         // is kept now, migration 'listed-count': counting them is measured here on its own): reading the
         // rows before it added ~5× that here, the index alone adds under 1×.
         const [firstCost, lastCost] = [await cost(first), await cost(last)];
         const counting = countCost();
-        expect(lastCost - firstCost, `${sort}: first page ${firstCost} ms, last ${lastCost} ms, counting ${counting} ms`).toBeLessThan((firstCost + counting) * 2);
+        expect(
+          lastCost - firstCost,
+          `${sort}: first page ${firstCost} ms, last ${lastCost} ms, counting ${counting} ms`,
+        ).toBeLessThan((firstCost + counting) * 2);
       }
     } finally {
       await server.close();
@@ -311,11 +378,19 @@ describe('a node with thousands of versions that never got an archive', () => {
   it('weighs nothing on the reads everybody makes: lists, the node, its install', async () => {
     const active = await publish(server, owner.token, 'many-co', 'many-node', '1.0.0');
     expect((await uploadTo(active.body.signedUrl, await makeZip())).status).toBe(200);
-    const reads = ['/nodes?limit=100', '/nodes/search?q=many', '/nodes/many-node', '/nodes/many-node/install', '/publishers/many-co/nodes'];
+    const reads = [
+      '/nodes?limit=100',
+      '/nodes/search?q=many',
+      '/nodes/many-node',
+      '/nodes/many-node/install',
+      '/publishers/many-co/nodes',
+    ];
     const before: [string, number][] = [];
     for (const path of reads) before.push([path, await readCost(path)]);
     for (let batch = 0; batch < 60; batch++) {
-      const posted = await Promise.all(Array.from({ length: 25 }, (_, i) => publish(server, owner.token, 'many-co', 'many-node', `0.${batch}.${i}`)));
+      const posted = await Promise.all(
+        Array.from({ length: 25 }, (_, i) => publish(server, owner.token, 'many-co', 'many-node', `0.${batch}.${i}`)),
+      );
       for (const reply of posted) expect(reply.status, reply.text).toBe(201);
     }
     for (const [path, cost] of before) {
@@ -329,29 +404,46 @@ describe('a node with thousands of versions that never got an archive', () => {
   // Versions that did get their archive (a nightly build publishing for years): with 3,000 Active versions
   // of one node, GET /nodes cost 50 ms of server CPU, /install 25 ms and /versions 117 ms, for anyone.
   it('with thousands of Active versions, lists, the node and its install read one of them, and /versions is built once', async () => {
-    const reads = ['/nodes?limit=100', '/nodes/search?q=active', '/nodes/active-node', '/nodes/active-node/install', '/publishers/many-co/nodes', '/nodes/active-node/versions'];
+    const reads = [
+      '/nodes?limit=100',
+      '/nodes/search?q=active',
+      '/nodes/active-node',
+      '/nodes/active-node/install',
+      '/publishers/many-co/nodes',
+      '/nodes/active-node/versions',
+    ];
     const first = await publish(server, owner.token, 'many-co', 'active-node', '0.0.1');
     expect((await uploadTo(first.body.signedUrl, await makeZip())).status).toBe(200);
     const before: [string, number][] = [];
     for (const path of reads) before.push([path, await readCost(path)]);
     for (let batch = 0; batch < 60; batch++) {
-      const posted = await Promise.all(Array.from({ length: 25 }, (_, i) => publish(server, owner.token, 'many-co', 'active-node', `1.${batch}.${i}`)));
+      const posted = await Promise.all(
+        Array.from({ length: 25 }, (_, i) => publish(server, owner.token, 'many-co', 'active-node', `1.${batch}.${i}`)),
+      );
       for (const reply of posted) expect(reply.status, reply.text).toBe(201);
     }
     // as if each had been uploaded (1,500 uploads take a minute here); the triggers move the node's generation
     const db = new Database(join(server.dataDir, 'registry.db'));
-    db.prepare(`UPDATE versions SET status = 'NodeVersionStatusActive', archive_sha256 = ?, archive_size = 1, uploaded_at = created_at WHERE node_id = 'active-node'`).run('ab'.repeat(32));
+    db.prepare(
+      `UPDATE versions SET status = 'NodeVersionStatusActive', archive_sha256 = ?, archive_size = 1, uploaded_at = created_at WHERE node_id = 'active-node'`,
+    ).run('ab'.repeat(32));
     db.close();
     const started = process.cpuUsage();
     const listed = await call(server.url, 'GET', '/nodes/active-node/versions');
     const built = process.cpuUsage(started);
-    expect(listed.body.map((v: { version: string }) => v.version).slice(0, 3)).toEqual(['1.59.24', '1.59.23', '1.59.22']);
+    expect(listed.body.map((v: { version: string }) => v.version).slice(0, 3)).toEqual([
+      '1.59.24',
+      '1.59.23',
+      '1.59.22',
+    ]);
     expect(listed.body).toHaveLength(1_501);
     for (const [path, cost] of before) {
       // wide: reading 1,500 versions per request took 10–50× the time of one; the list of versions is 1,500
       // times longer, and only its first read builds it
       const after = await readCost(path);
-      expect(after, path).toBeLessThan(path.endsWith('/versions') ? (built.user + built.system) / 1000 / 4 : cost * 3 + 2);
+      expect(after, path).toBeLessThan(
+        path.endsWith('/versions') ? (built.user + built.system) / 1000 / 4 : cost * 3 + 2,
+      );
     }
     expect((await call(server.url, 'GET', '/nodes/active-node')).body.latest_version.version).toBe('1.59.24');
     expect((await call(server.url, 'GET', '/nodes/active-node/install')).body.version).toBe('1.59.24');
@@ -368,7 +460,9 @@ describe('a node with thousands of versions that never got an archive', () => {
       afterDownloads.push((read.user + read.system) / 1000);
     }
     // the median of the three: a rebuild costs about what the first build did, a kept list a small part of it
-    expect(afterDownloads.sort((a, b) => a - b)[1], 'a list read after a download').toBeLessThan((built.user + built.system) / 1000 / 3);
+    expect(afterDownloads.sort((a, b) => a - b)[1], 'a list read after a download').toBeLessThan(
+      (built.user + built.system) / 1000 / 3,
+    );
     expect((await call(server.url, 'GET', '/nodes/active-node')).body.downloads).toBe(3);
   }, 90_000);
 });
@@ -380,7 +474,11 @@ describe('a publisher with hundreds of nodes', () => {
     const owner = await createUser(server, 'many-nodes-owner');
     await createPublisher(server, owner, 'nodes-co');
     for (let batch = 0; batch < 10; batch++) {
-      const posted = await Promise.all(Array.from({ length: 25 }, (_, i) => publish(server, owner.token, 'nodes-co', `n-${String(batch * 25 + i).padStart(3, '0')}`, '1.0.0')));
+      const posted = await Promise.all(
+        Array.from({ length: 25 }, (_, i) =>
+          publish(server, owner.token, 'nodes-co', `n-${String(batch * 25 + i).padStart(3, '0')}`, '1.0.0'),
+        ),
+      );
       for (const reply of posted) expect(reply.status, reply.text).toBe(201);
     }
   }, 60_000);
@@ -403,7 +501,11 @@ describe('a publisher with hundreds of nodes', () => {
     expect(seen).toEqual(Array.from({ length: 250 }, (_, i) => `n-${String(i).padStart(3, '0')}`));
     const small = await call(server.url, 'GET', '/publishers/nodes-co/nodes?page=3&limit=10');
     expect(small.body.map((node: { id: string }) => node.id)).toEqual(seen.slice(20, 30));
-    expectError(await call(server.url, 'GET', `/publishers/nodes-co/nodes?limit=${PAGE.limitMax + 1}`), 400, 'invalid_request');
+    expectError(
+      await call(server.url, 'GET', `/publishers/nodes-co/nodes?limit=${PAGE.limitMax + 1}`),
+      400,
+      'invalid_request',
+    );
     expectError(await call(server.url, 'GET', '/publishers/nodes-co/nodes?page=0'), 400, 'invalid_request');
     expect((await call(server.url, 'GET', '/publishers/nodes-co/nodes?page=999999999999999')).body).toEqual([]);
   });

@@ -20,23 +20,54 @@ function parseVerdict(bytes: Buffer): number | null | undefined {
 
 describe('jsonErrorOffset', () => {
   it.each([
-    ['', 0], ['   ', 3], ['{', 1], ['{"a":1', 6], ['{"a":1} x', 8], ['{"a":}', 5], ['abc', 0], ['[01]', 2], ['{a:1}', 1],
-    ['{"a":1,}', 7], ['"\\q"', 2], ['"\\u12g4"', 5], ['"x\u0001"', 2], ['[1,2,', 5], ['tru', 3], ['trux', 3], ['-', 1], ['1.', 2], ['1e+', 3],
-    ['[1}', 2], ['{"a" 1}', 5], ['\x1f\x8b\x08\x00', 0], ['\ufeff{}', 0],
+    ['', 0],
+    ['   ', 3],
+    ['{', 1],
+    ['{"a":1', 6],
+    ['{"a":1} x', 8],
+    ['{"a":}', 5],
+    ['abc', 0],
+    ['[01]', 2],
+    ['{a:1}', 1],
+    ['{"a":1,}', 7],
+    ['"\\q"', 2],
+    ['"\\u12g4"', 5],
+    ['"x\u0001"', 2],
+    ['[1,2,', 5],
+    ['tru', 3],
+    ['trux', 3],
+    ['-', 1],
+    ['1.', 2],
+    ['1e+', 3],
+    ['[1}', 2],
+    ['{"a" 1}', 5],
+    ['\x1f\x8b\x08\x00', 0],
+    ['\ufeff{}', 0],
   ])('%j breaks at byte %i', (text, at) => {
     expect(jsonErrorOffset(Buffer.from(text))).toBe(at);
   });
 
-  it.each(['{}', '[]', ' [1, -2.5e+3, "a\\"\\u00e9", true, false, null, {"k": [{}]}] ', '"é"', '0', '-0.1E2'])('%j is JSON', (text) => {
-    expect(jsonErrorOffset(Buffer.from(text))).toBeUndefined();
-  });
+  it.each(['{}', '[]', ' [1, -2.5e+3, "a\\"\\u00e9", true, false, null, {"k": [{}]}] ', '"é"', '0', '-0.1E2'])(
+    '%j is JSON',
+    (text) => {
+      expect(jsonErrorOffset(Buffer.from(text))).toBeUndefined();
+    },
+  );
 
   it('agrees with JSON.parse on JSON texts with a byte changed, taken out or put in', () => {
-    const edit = fc.tuple(fc.json(), fc.nat(), fc.constantFrom('replace', 'delete', 'insert'), fc.constantFrom(...'{}[]:,"\\ 0-.eE+tfnu\u0001x\u00e9'));
+    const edit = fc.tuple(
+      fc.json(),
+      fc.nat(),
+      fc.constantFrom('replace', 'delete', 'insert'),
+      fc.constantFrom(...'{}[]:,"\\ 0-.eE+tfnu\u0001x\u00e9'),
+    );
     fc.assert(
       fc.property(edit, ([json, where, how, char]) => {
         const at = json.length === 0 ? 0 : where % json.length;
-        const text = how === 'insert' ? json.slice(0, at) + char + json.slice(at) : json.slice(0, at) + (how === 'replace' ? char : '') + json.slice(at + 1);
+        const text =
+          how === 'insert'
+            ? json.slice(0, at) + char + json.slice(at)
+            : json.slice(0, at) + (how === 'replace' ? char : '') + json.slice(at + 1);
         const bytes = Buffer.from(text);
         const verdict = parseVerdict(bytes);
         const offset = jsonErrorOffset(bytes);

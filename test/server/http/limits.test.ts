@@ -84,7 +84,9 @@ describe('a client that closes its side once its request is sent', () => {
       socket.on('data', (chunk) => (text += chunk));
       socket.on('error', () => {});
       socket.on('close', () => resolve(text));
-      socket.write(`PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/zip\r\nContent-Length: ${zip.length}\r\n\r\n`);
+      socket.write(
+        `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/zip\r\nContent-Length: ${zip.length}\r\n\r\n`,
+      );
       socket.end(zip); // shutdown(SHUT_WR) right after the body
     });
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);
@@ -106,11 +108,24 @@ describe('the JSON body limit', () => {
   it('answers a streamed body that grows past the limit with 413', async () => {
     const reply = await new Promise<Reply>((resolve, reject) => {
       const url = new URL(`${server.url}/publishers`);
-      const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-        let text = '';
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: new Headers(), body: JSON.parse(text), text }));
-      });
+      const req = request(
+        url,
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${owner.token}`,
+            'content-type': 'application/json',
+            'transfer-encoding': 'chunked',
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () =>
+            resolve({ status: res.statusCode!, headers: new Headers(), body: JSON.parse(text), text }),
+          );
+        },
+      );
       req.on('error', reject);
       const chunk = Buffer.alloc(1024 * 1024, 'a');
       req.write('{"id":"x","name":"');
@@ -157,7 +172,12 @@ describe('the nesting limit', () => {
     // between escapes scanned ~n²/6 bytes of a chunk of n (100 ms a MiB of `\\na`, 2.4 s for 25 MiB).
     let scanned = 0;
     const indexOf = Buffer.prototype.indexOf;
-    const search = vi.spyOn(Buffer.prototype, 'indexOf').mockImplementation(function (this: Buffer, value, from, encoding) {
+    const search = vi.spyOn(Buffer.prototype, 'indexOf').mockImplementation(function (
+      this: Buffer,
+      value,
+      from,
+      encoding,
+    ) {
       const at = indexOf.call(this, value, from, encoding);
       scanned += (at < 0 ? this.length : at + 1) - Number(from ?? 0);
       return at;
@@ -165,7 +185,7 @@ describe('the nesting limit', () => {
     try {
       for (const unit of ['\\na', 'a\\"', 'ab', '\\\\']) {
         scanned = 0;
-        const chunk = Buffer.from(`{"a":"${unit.repeat(64 * 1024 / unit.length)}"}`);
+        const chunk = Buffer.from(`{"a":"${unit.repeat((64 * 1024) / unit.length)}"}`);
         expect(new JsonShape().feed(chunk), unit).toBeUndefined();
         expect(scanned, unit).toBeLessThan(3 * chunk.length);
       }
@@ -190,7 +210,9 @@ describe('the nesting limit', () => {
 describe('callbacks outside --callback-allow', () => {
   const IMAGE = 'https://127.0.0.1/image.png';
 
-  it('are refused at submission (400 naming the field); loopback, the default, is accepted and called back', { timeout: 30_000 }, async () => {
+  it('are refused at submission (400 naming the field); loopback, the default, is accepted and called back', {
+    timeout: 30_000,
+  }, async () => {
     const received: string[] = [];
     const receiver = createServer((req, res) => {
       let body = '';
@@ -208,13 +230,49 @@ describe('callbacks outside --callback-allow', () => {
       const user = await createUser(proxied, 'proxy-user');
       const narrowUser = await createUser(narrow, 'narrow-user');
       const submissions: [TestServer, string, string, Record<string, unknown>, string][] = [
-        [proxied, user.token, '/proxy/img/v1/ai/image-relight', { image: IMAGE, webhook_url: 'http://192.0.2.1/hook' }, 'webhook_url'],
-        [proxied, user.token, '/proxy/img/v1/ai/image-relight', { image: IMAGE, webhook_url: 'https://hooks.example.test/hook' }, 'webhook_url'],
-        [proxied, user.token, '/proxy/img/v1/ai/skin-enhancer/flexible', { image: IMAGE, webhook_url: 'http://10.1.2.3/hook' }, 'webhook_url'],
-        [proxied, user.token, '/proxy/vid/extend', { model: 'vidq2-turbo', callback_url: 'http://[2001:db8::1]/cb' }, 'callback_url'],
-        [proxied, user.token, '/proxy/vid/extend', { model: 'vidq2-turbo', callback_url: 'http://127.0.0.1.example.test/cb' }, 'callback_url'],
+        [
+          proxied,
+          user.token,
+          '/proxy/img/v1/ai/image-relight',
+          { image: IMAGE, webhook_url: 'http://192.0.2.1/hook' },
+          'webhook_url',
+        ],
+        [
+          proxied,
+          user.token,
+          '/proxy/img/v1/ai/image-relight',
+          { image: IMAGE, webhook_url: 'https://hooks.example.test/hook' },
+          'webhook_url',
+        ],
+        [
+          proxied,
+          user.token,
+          '/proxy/img/v1/ai/skin-enhancer/flexible',
+          { image: IMAGE, webhook_url: 'http://10.1.2.3/hook' },
+          'webhook_url',
+        ],
+        [
+          proxied,
+          user.token,
+          '/proxy/vid/extend',
+          { model: 'vidq2-turbo', callback_url: 'http://[2001:db8::1]/cb' },
+          'callback_url',
+        ],
+        [
+          proxied,
+          user.token,
+          '/proxy/vid/extend',
+          { model: 'vidq2-turbo', callback_url: 'http://127.0.0.1.example.test/cb' },
+          'callback_url',
+        ],
         // a registry that allows one host refuses loopback too
-        [narrow, narrowUser.token, '/proxy/img/v1/ai/image-relight', { image: IMAGE, webhook_url: hook }, 'webhook_url'],
+        [
+          narrow,
+          narrowUser.token,
+          '/proxy/img/v1/ai/image-relight',
+          { image: IMAGE, webhook_url: hook },
+          'webhook_url',
+        ],
       ];
       for (const [target, token, path, body, field] of submissions) {
         const reply = await call(target.url, 'POST', path, { token, body });
@@ -222,15 +280,23 @@ describe('callbacks outside --callback-allow', () => {
         expect(reply.body.details).toContainEqual({ path: field, message: expect.stringMatching(/not allowed/) });
         refused++;
       }
-      const accepted = await call(proxied.url, 'POST', '/proxy/img/v1/ai/image-relight', { token: user.token, body: { image: IMAGE, webhook_url: hook } });
+      const accepted = await call(proxied.url, 'POST', '/proxy/img/v1/ai/image-relight', {
+        token: user.token,
+        body: { image: IMAGE, webhook_url: hook },
+      });
       expect(accepted.status, accepted.text).toBe(200);
-      for (let i = 0; i < 100 && !received.some((body) => body.includes('COMPLETED')); i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 100 && !received.some((body) => body.includes('COMPLETED')); i++)
+        await new Promise((r) => setTimeout(r, 50));
       expect(received.some((body) => body.includes(accepted.body.data.task_id))).toBe(true);
     } finally {
       await proxied.close();
       await narrow.close();
       receiver.close();
     }
-    figure('limits.requests_refused', refused, '408 slow headers and bodies, 413 bodies over 25 MiB, 400 JSON nested too deep, 400 callbacks outside --callback-allow');
+    figure(
+      'limits.requests_refused',
+      refused,
+      '408 slow headers and bodies, 413 bodies over 25 MiB, 400 JSON nested too deep, 400 callbacks outside --callback-allow',
+    );
   });
 });

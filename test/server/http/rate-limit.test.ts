@@ -21,7 +21,8 @@ afterAll(() => server.close());
 
 describe('rate limit', () => {
   it('answers the change past the limit with 429 and Retry-After, per token, and per user, and never limits reads', async () => {
-    for (let i = 1; i <= 3; i++) expect((await api.post('/users/me/tokens', { token: alice.token, body: { name: `t${i}` } })).status).toBe(201);
+    for (let i = 1; i <= 3; i++)
+      expect((await api.post('/users/me/tokens', { token: alice.token, body: { name: `t${i}` } })).status).toBe(201);
     const limited = await api.post('/users/me/tokens', { token: alice.token, body: { name: 't4' } });
     expectError(limited, 429, 'rate_limited');
     const retryAfter = Number(limited.headers.get('retry-after'));
@@ -57,7 +58,10 @@ describe('rate limit that minting tokens or making them up does not dodge', () =
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) statuses.push((await api.post('/publishers', { body: { id: 'x' } })).status);
     for (let i = 0; i < 3; i++) {
-      statuses.push((await api.post('/publishers', { token: `nrg_u_${randomBytes(16).toString('hex')}`, body: { id: 'x' } })).status);
+      statuses.push(
+        (await api.post('/publishers', { token: `nrg_u_${randomBytes(16).toString('hex')}`, body: { id: 'x' } }))
+          .status,
+      );
     }
     expect(statuses).toEqual([401, 401, 401, 401, 429, 429]);
     // a real user from the same address has its own allowance
@@ -71,7 +75,10 @@ describe('no rate limit by default', () => {
   it('lets many changes through when --rate-limit is not set', async () => {
     const open = await startServer();
     const carol = await createUser(open, 'carol');
-    for (let i = 0; i < 10; i++) expect((await client(open).post('/users/me/tokens', { token: carol.token, body: { name: `t${i}` } })).status).toBe(201);
+    for (let i = 0; i < 10; i++)
+      expect(
+        (await client(open).post('/users/me/tokens', { token: carol.token, body: { name: `t${i}` } })).status,
+      ).toBe(201);
     await open.close();
   });
 });

@@ -6,7 +6,16 @@ import { openDatabase } from '../../../src/server/store/db.js';
 import { migrations } from '../../../src/server/store/migrations.js';
 import { createSqliteRegistryStore } from '../../../src/server/store/sqlite-registry-store.js';
 import { startServer, tempDir, type TestServer } from '../../helpers.js';
-import { addMember, client, createPublisher, createUser, expectError, publish, publishAndUpload, type TestUser } from '../fixtures.js';
+import {
+  addMember,
+  client,
+  createPublisher,
+  createUser,
+  expectError,
+  publish,
+  publishAndUpload,
+  type TestUser,
+} from '../fixtures.js';
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -25,8 +34,18 @@ beforeAll(async () => {
   owner = await createUser(server, 'ban-owner');
   await createPublisher(server, owner, 'shady');
   await createPublisher(server, owner, 'decent');
-  for (const [publisher, node] of [['shady', 'glow-a'], ['shady', 'glow-b'], ['decent', 'glow-c']]) {
-    expect((await publish(server, owner.token, publisher, node, '1.0.0', { node: { name: `Glow ${node}`, description: 'glowing lights' } })).status).toBe(201);
+  for (const [publisher, node] of [
+    ['shady', 'glow-a'],
+    ['shady', 'glow-b'],
+    ['decent', 'glow-c'],
+  ]) {
+    expect(
+      (
+        await publish(server, owner.token, publisher, node, '1.0.0', {
+          node: { name: `Glow ${node}`, description: 'glowing lights' },
+        })
+      ).status,
+    ).toBe(201);
   }
 });
 afterAll(() => server.close());
@@ -46,7 +65,14 @@ describe('nodes of a banned publisher', () => {
     expect(ids(await api.get('/nodes/search?q=glow-a'))).toEqual({ ids: [], total: 0 });
     expect(ids(await api.get('/nodes/search?q='))).toEqual(decentOnly);
     // an admin edits a node of the banned publisher: it stays out of search
-    expect((await api.put('/publishers/shady/nodes/glow-a', { token: server.adminToken, body: { description: 'glowing brighter' } })).status).toBe(200);
+    expect(
+      (
+        await api.put('/publishers/shady/nodes/glow-a', {
+          token: server.adminToken,
+          body: { description: 'glowing brighter' },
+        })
+      ).status,
+    ).toBe(200);
     expect(ids(await api.get('/nodes/search?q=brighter'))).toEqual({ ids: [], total: 0 });
 
     expect((await setStatus('shady', 'PublisherStatusActive')).status).toBe(200);
@@ -66,7 +92,10 @@ describe('nodes of a banned publisher', () => {
     const store = createSqliteRegistryStore(server.server.db!, { rankLimit: 0 }); // every search takes the title path
     for (const terms of [['glow'], ['glowing'], ['lights']]) {
       const found = await store.searchNodes({ terms, offset: 0, limit: 10 });
-      expect({ ids: found.rows.map((row) => row.id), total: found.total }, terms.join(' ')).toEqual({ ids: ['glow-c'], total: 1 });
+      expect({ ids: found.rows.map((row) => row.id), total: found.total }, terms.join(' ')).toEqual({
+        ids: ['glow-c'],
+        total: 1,
+      });
     }
     await setStatus('shady', 'PublisherStatusActive');
     const all = await store.searchNodes({ terms: ['glow'], offset: 0, limit: 10 });
@@ -88,8 +117,16 @@ describe('nodes of a banned publisher', () => {
     old.exec(migrations[0].sql);
     old.pragma('user_version = 1');
     const stamp = new Date().toISOString();
-    old.prepare("INSERT INTO publishers (id, status, created_at) VALUES ('gone', 'PublisherStatusBanned', ?), ('here', 'PublisherStatusActive', ?)").run(stamp, stamp);
-    old.prepare("INSERT INTO nodes (id, publisher_id, name, created_at, updated_at) VALUES ('lamp-x', 'gone', 'lamp', ?, ?), ('lamp-y', 'here', 'lamp', ?, ?)").run(stamp, stamp, stamp, stamp);
+    old
+      .prepare(
+        "INSERT INTO publishers (id, status, created_at) VALUES ('gone', 'PublisherStatusBanned', ?), ('here', 'PublisherStatusActive', ?)",
+      )
+      .run(stamp, stamp);
+    old
+      .prepare(
+        "INSERT INTO nodes (id, publisher_id, name, created_at, updated_at) VALUES ('lamp-x', 'gone', 'lamp', ?, ?), ('lamp-y', 'here', 'lamp', ?, ?)",
+      )
+      .run(stamp, stamp, stamp, stamp);
     old.close();
 
     const db = openDatabase(file);

@@ -26,12 +26,17 @@ async function countingServer(options: Parameters<typeof startServer>[0] = {}) {
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
         calls.set(String(name), (calls.get(String(name)) ?? 0) + 1);
-        if (state.cut) return Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+        if (state.cut)
+          return Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
   }) as RegistryStore;
-  const server = await startServer({ ...options, dataDir: dir, database: { store, tasks: createTaskStore(db), close: () => void db.close() } });
+  const server = await startServer({
+    ...options,
+    dataDir: dir,
+    database: { store, tasks: createTaskStore(db), close: () => void db.close() },
+  });
   return { server, state, reads: (name: string) => calls.get(name) ?? 0 };
 }
 
@@ -89,7 +94,9 @@ describe('cached node answers', () => {
       expect(count(cached, 'HTTP/1.1 200 OK'), cached).toBe(4);
       expect(count(cached, 'HTTP/1.1 304 Not Modified')).toBe(2);
       // A write moves the generation: the next read builds the answer again, with the same bytes.
-      expect((await api.put('/publishers/alice-co/nodes/kept', { token: alice.token, body: { description: '' } })).status).toBe(200);
+      expect(
+        (await api.put('/publishers/alice-co/nodes/kept', { token: alice.token, body: { description: '' } })).status,
+      ).toBe(200);
       const written = nodeRowReads();
       const built = await raw(requests(path).slice(0, 1).concat('GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n'));
       expect(nodeRowReads() - written, 'built again after the write').toBe(1);
@@ -97,14 +104,17 @@ describe('cached node answers', () => {
     }
   });
 
-  it('answer a Host on any port, and refuse the ones that are no host in the errors\' shape', async () => {
+  it("answer a Host on any port, and refuse the ones that are no host in the errors' shape", async () => {
     const request = (host: string) => `GET /nodes/kept HTTP/1.1\r\nHost: ${host}\r\n\r\n`;
     const taken = ['127.0.0.1:60000', 'localhost:65535', 'example.com:61234', 'example.com:0', '127.0.0.1:60001'];
     const answers = await raw([...taken.map(request), 'GET /nodes/kept HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n']);
     expect(count(answers, 'HTTP/1.1 200 OK'), answers).toBe(taken.length + 1);
 
     const left = ['1.2.3.999:60000', 'localhost:65536', 'localhost:', 'localhost:80', 'localhost:00080'];
-    const refused = await raw([...left.map(request), 'GET /nodes/kept HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n']);
+    const refused = await raw([
+      ...left.map(request),
+      'GET /nodes/kept HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n',
+    ]);
     expect(count(refused, 'HTTP/1.1 400 Bad Request'), refused).toBe(3);
     expect(count(refused, 'HTTP/1.1 200 OK'), refused).toBe(3);
   });
@@ -113,7 +123,10 @@ describe('cached node answers', () => {
     logged.length = 0;
     await api.get('/nodes/kept');
     await api.get('/nodes/kept?query');
-    expect(logged.map((line) => line.replace(/ [\d.]+ms$/, ' Nms'))).toEqual(['GET /nodes/kept 200 Nms', 'GET /nodes/kept 200 Nms']);
+    expect(logged.map((line) => line.replace(/ [\d.]+ms$/, ' Nms'))).toEqual([
+      'GET /nodes/kept 200 Nms',
+      'GET /nodes/kept 200 Nms',
+    ]);
   });
 
   it('serve reads with a token, a body or an unusual Host', async () => {
@@ -132,7 +145,10 @@ describe('cached node answers', () => {
 
   it('see each write on the next read, and keep Deleted 404 and banned 403 (except to admins)', async () => {
     const first = await api.get('/nodes/kept');
-    expect((await api.put('/publishers/alice-co/nodes/kept', { token: alice.token, body: { description: 'changed' } })).status).toBe(200);
+    expect(
+      (await api.put('/publishers/alice-co/nodes/kept', { token: alice.token, body: { description: 'changed' } }))
+        .status,
+    ).toBe(200);
     await api.get('/nodes/kept'); // built again
     const before = nodeRowReads();
     const changed = await api.get('/nodes/kept', { headers: { 'if-none-match': first.headers.get('etag')! } });
@@ -141,17 +157,31 @@ describe('cached node answers', () => {
     expect(changed.body.description).toBe('changed');
 
     const admin = server.adminToken;
-    expect((await api.put('/publishers/alice-co', { token: admin, body: { status: 'PublisherStatusBanned' } })).status).toBe(200);
+    expect(
+      (await api.put('/publishers/alice-co', { token: admin, body: { status: 'PublisherStatusBanned' } })).status,
+    ).toBe(200);
     expect((await api.get('/nodes/kept', { token: admin })).status).toBe(200); // cached again, as an admin sees it
     expectError(await api.get('/nodes/kept'), 403, 'banned');
-    expectError(await api.get('/nodes/kept', { headers: { 'if-none-match': changed.headers.get('etag')! } }), 403, 'banned');
-    expect((await api.put('/publishers/alice-co', { token: admin, body: { status: 'PublisherStatusActive' } })).status).toBe(200);
+    expectError(
+      await api.get('/nodes/kept', { headers: { 'if-none-match': changed.headers.get('etag')! } }),
+      403,
+      'banned',
+    );
+    expect(
+      (await api.put('/publishers/alice-co', { token: admin, body: { status: 'PublisherStatusActive' } })).status,
+    ).toBe(200);
     for (let i = 0; i < 2; i++) expect((await api.get('/nodes/kept')).status).toBe(200); // built, then cached
 
-    expect((await api.put('/publishers/alice-co/nodes/kept', { token: alice.token, body: { status: 'NodeStatusDeleted' } })).status).toBe(200);
+    expect(
+      (await api.put('/publishers/alice-co/nodes/kept', { token: alice.token, body: { status: 'NodeStatusDeleted' } }))
+        .status,
+    ).toBe(200);
     expect((await api.get('/nodes/kept', { token: alice.token })).status).toBe(200); // a member still sees it
     expectError(await api.get('/nodes/kept'), 404, 'not_found');
-    expect((await api.put('/publishers/alice-co/nodes/kept', { token: alice.token, body: { status: 'NodeStatusActive' } })).status).toBe(200);
+    expect(
+      (await api.put('/publishers/alice-co/nodes/kept', { token: alice.token, body: { status: 'NodeStatusActive' } }))
+        .status,
+    ).toBe(200);
   });
 
   it('see a write by another server on the same SQLite file, and their own writes, on the next read', async () => {
@@ -170,7 +200,7 @@ describe('cached node answers', () => {
     }
   });
 
-  it('answer 503 in the errors\' shape while the store is out of reach', async () => {
+  it("answer 503 in the errors' shape while the store is out of reach", async () => {
     counted.state.cut = true;
     try {
       const answer = await raw(['GET /nodes/kept HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n']);
@@ -192,19 +222,24 @@ describe('reviews', () => {
     await publishAndUpload(server, alice.token, 'alice-co', 'rated', '1.0.0');
     const bob = await createUser(server, 'bob-reviews');
     logged.length = 0;
-    const answers = await raw([review('/nodes/rated/reviews?star=4', bob.token), last('/nodes/RaTeD/reviews?star=4', bob.token)]);
+    const answers = await raw([
+      review('/nodes/rated/reviews?star=4', bob.token),
+      last('/nodes/RaTeD/reviews?star=4', bob.token),
+    ]);
     expect(count(answers, 'HTTP/1.1 200 OK'), answers).toBe(2);
     expect(answers).toContain('"rating":4');
     const read = await raw(['GET /nodes/rated HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n']);
     expect(withoutDate(answers).split('\r\n\r\n')[1].split('HTTP/1.1')[0]).toBe(withoutDate(read).split('\r\n\r\n')[1]);
-    expect(logged.map((line) => line.replace(/ [\d.]+ms$/, ' Nms'))).toEqual(
-      ['POST /nodes/rated/reviews 200 Nms', 'POST /nodes/RaTeD/reviews 200 Nms', 'GET /nodes/rated 200 Nms'],
-    );
+    expect(logged.map((line) => line.replace(/ [\d.]+ms$/, ' Nms'))).toEqual([
+      'POST /nodes/rated/reviews 200 Nms',
+      'POST /nodes/RaTeD/reviews 200 Nms',
+      'GET /nodes/rated 200 Nms',
+    ]);
     // A second review replaces the first.
     expect((await api.post('/nodes/rated/reviews?star=2', { token: bob.token })).body.rating).toBe(2);
   });
 
-  it('refuse in the errors\' shape', async () => {
+  it("refuse in the errors' shape", async () => {
     expectError(await api.post('/nodes/rated/reviews?star=3'), 401, 'unauthorized');
     expectError(await api.post('/nodes/rated/reviews?star=3', { token: 'nrg_u_unknown' }), 401, 'unauthorized');
     expectError(await api.post('/nodes/missing/reviews?star=3', { token: alice.token }), 404, 'not_found');
@@ -212,12 +247,18 @@ describe('reviews', () => {
       expectError(await api.post(`/nodes/rated/reviews?star=${star}`, { token: alice.token }), 400, 'invalid_request');
     }
     expect((await api.post('/nodes/rated/reviews?star=3', { token: alice.token, body: {} })).status).toBe(200);
-    const banned = await api.put('/publishers/alice-co', { token: server.adminToken, body: { status: 'PublisherStatusBanned' } });
+    const banned = await api.put('/publishers/alice-co', {
+      token: server.adminToken,
+      body: { status: 'PublisherStatusBanned' },
+    });
     expect(banned.status).toBe(200);
     try {
       expectError(await api.post('/nodes/rated/reviews?star=3', { token: alice.token }), 403, 'banned');
     } finally {
-      expect((await api.put('/publishers/alice-co', { token: server.adminToken, body: { status: 'PublisherStatusActive' } })).status).toBe(200);
+      expect(
+        (await api.put('/publishers/alice-co', { token: server.adminToken, body: { status: 'PublisherStatusActive' } }))
+          .status,
+      ).toBe(200);
     }
   });
 
@@ -247,7 +288,8 @@ describe('reviews', () => {
       await createPublisher(limited, carol, 'carol-co');
       await publishAndUpload(limited, carol.token, 'carol-co', 'limited', '1.0.0');
       const answers = [];
-      for (let i = 0; i < 3; i++) answers.push((await client(limited).post('/nodes/limited/reviews?star=5', { token: carol.token })).status);
+      for (let i = 0; i < 3; i++)
+        answers.push((await client(limited).post('/nodes/limited/reviews?star=5', { token: carol.token })).status);
       expect(answers).toContain(429);
     } finally {
       await limited.close();

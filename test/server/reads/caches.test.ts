@@ -23,16 +23,39 @@ describe('GET /nodes/{id}/versions after a write', () => {
   it('shows every write to a version at once, and the findings only to members who ask', async () => {
     await publishAndUpload(server, alice.token, 'alice-co', 'listed', '1.0.0');
     const list = async (token?: string, query = '') => {
-      const [first, second] = [await api.get(`/nodes/listed/versions${query}`, { token }), await api.get(`/nodes/listed/versions${query}`, { token })];
+      const [first, second] = [
+        await api.get(`/nodes/listed/versions${query}`, { token }),
+        await api.get(`/nodes/listed/versions${query}`, { token }),
+      ];
       expect(second.text).toBe(first.text);
-      return first.body as { version: string; changelog: string; deprecated?: boolean; status: string; findings?: unknown }[];
+      return first.body as {
+        version: string;
+        changelog: string;
+        deprecated?: boolean;
+        status: string;
+        findings?: unknown;
+      }[];
     };
     expect((await list()).map((v) => v.version)).toEqual(['1.0.0']);
     await publishAndUpload(server, alice.token, 'alice-co', 'listed', '1.10.0');
     expect((await list()).map((v) => v.version)).toEqual(['1.10.0', '1.0.0']);
-    expect((await api.put('/publishers/alice-co/nodes/listed/versions/1.0.0', { token: alice.token, body: { changelog: 'first', deprecated: true } })).status).toBe(200);
+    expect(
+      (
+        await api.put('/publishers/alice-co/nodes/listed/versions/1.0.0', {
+          token: alice.token,
+          body: { changelog: 'first', deprecated: true },
+        })
+      ).status,
+    ).toBe(200);
     expect((await list())[1]).toMatchObject({ version: '1.0.0', changelog: 'first', deprecated: true });
-    expect((await api.put('/publishers/alice-co/nodes/listed/versions/1.10.0', { token: server.adminToken, body: { status: 'NodeVersionStatusFlagged' } })).status).toBe(200);
+    expect(
+      (
+        await api.put('/publishers/alice-co/nodes/listed/versions/1.10.0', {
+          token: server.adminToken,
+          body: { status: 'NodeVersionStatusFlagged' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await list())[0]).toMatchObject({ version: '1.10.0', status: 'NodeVersionStatusFlagged' });
     // a member asking for the findings gets them; the list kept for everyone has none
     expect((await list(alice.token, '?include_status_reason=true'))[0].findings).toEqual([]);
@@ -59,7 +82,14 @@ describe('GET /nodes/{id} after a write', () => {
       before = after;
     };
 
-    expect((await api.put('/publishers/alice-co/nodes/cached', { token: alice.token, body: { description: 'Relights portraits' } })).status).toBe(200);
+    expect(
+      (
+        await api.put('/publishers/alice-co/nodes/cached', {
+          token: alice.token,
+          body: { description: 'Relights portraits' },
+        })
+      ).status,
+    ).toBe(200);
     await changed('node update', (node) => expect(node.description).toBe('Relights portraits'));
 
     expect((await api.post('/nodes/cached/reviews?star=4', { token: alice.token })).status).toBe(200);
@@ -68,11 +98,16 @@ describe('GET /nodes/{id} after a write', () => {
     await publishAndUpload(server, alice.token, 'alice-co', 'cached', '1.1.0');
     await changed('new version', (node) => expect(node.latest_version.version).toBe('1.1.0'));
 
-    const deprecated = await api.put('/publishers/alice-co/nodes/cached/versions/1.1.0', { token: alice.token, body: { deprecated: true } });
+    const deprecated = await api.put('/publishers/alice-co/nodes/cached/versions/1.1.0', {
+      token: alice.token,
+      body: { deprecated: true },
+    });
     expect(deprecated.status, deprecated.text).toBe(200);
     await changed('version update', (node) => expect(node.latest_version.version).toBe('1.0.0'));
 
-    expect((await api.put('/publishers/alice-co', { token: alice.token, body: { name: 'Alice and Co' } })).status).toBe(200);
+    expect((await api.put('/publishers/alice-co', { token: alice.token, body: { name: 'Alice and Co' } })).status).toBe(
+      200,
+    );
     await changed('publisher update', (node) => expect(node.publisher.name).toBe('Alice and Co'));
 
     // a download counts once the archive has been served whole (not at /install)
@@ -82,10 +117,24 @@ describe('GET /nodes/{id} after a write', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     await changed('download', (node) => expect(node.downloads).toBe(1));
 
-    expect((await api.put('/publishers/alice-co/nodes/cached', { token: server.adminToken, body: { status: 'NodeStatusBanned' } })).status).toBe(200);
+    expect(
+      (
+        await api.put('/publishers/alice-co/nodes/cached', {
+          token: server.adminToken,
+          body: { status: 'NodeStatusBanned' },
+        })
+      ).status,
+    ).toBe(200);
     expectError(await api.get('/nodes/cached'), 403, 'banned');
     await changed('status', (node) => expect(node.status).toBe('NodeStatusBanned'), server.adminToken);
-    expect((await api.put('/publishers/alice-co/nodes/cached', { token: server.adminToken, body: { status: 'NodeStatusActive' } })).status).toBe(200);
+    expect(
+      (
+        await api.put('/publishers/alice-co/nodes/cached', {
+          token: server.adminToken,
+          body: { status: 'NodeStatusActive' },
+        })
+      ).status,
+    ).toBe(200);
     await changed('status again', (node) => expect(node.status).toBe('NodeStatusActive'));
   });
 
@@ -137,7 +186,10 @@ describe('GET /nodes/{id} after a write', () => {
     const same = await review('fresh', 1, alice.token);
     expect(same.body.rating).toBe(3);
     // another write between two reviews: the kept answer is not the one before the review, so it is built again
-    expect((await api.put('/publishers/alice-co/nodes/fresh', { token: alice.token, body: { description: 'Newer words' } })).status).toBe(200);
+    expect(
+      (await api.put('/publishers/alice-co/nodes/fresh', { token: alice.token, body: { description: 'Newer words' } }))
+        .status,
+    ).toBe(200);
     const after = await review('fresh', 4, bob.token);
     expect(after.body).toMatchObject({ rating: 2.5, description: 'Newer words' });
   });

@@ -20,22 +20,30 @@ describe("the hosted registry's names in answers", () => {
       node_version: { supported_comfyui_version: '>=0.3.0', supported_comfyui_frontend_version: '>=1.2.0' },
     });
     await publishAndUpload(server, pat, 'hn', 'bare', '1.0.0');
-    await call(server.url, 'PUT', '/publishers/hn/nodes/named', { token: server.adminToken, body: { github_stars: 7 } });
+    await call(server.url, 'PUT', '/publishers/hn/nodes/named', {
+      token: server.adminToken,
+      body: { github_stars: 7 },
+    });
   });
   afterAll(() => server.close());
 
   it('reads back a version published with supported_comfyui_version under both names', async () => {
     const version = (await call(server.url, 'GET', '/nodes/named/versions/1.0.0')).body;
     expect(version).toMatchObject({
-      supported_comfyui_version: '>=0.3.0', supported_appui_version: '>=0.3.0',
-      supported_comfyui_frontend_version: '>=1.2.0', supported_appui_frontend_version: '>=1.2.0',
+      supported_comfyui_version: '>=0.3.0',
+      supported_appui_version: '>=0.3.0',
+      supported_comfyui_frontend_version: '>=1.2.0',
+      supported_appui_frontend_version: '>=1.2.0',
       comfy_node_extract_status: version.app_node_extract_status,
     });
     const node = (await call(server.url, 'GET', '/nodes/named')).body;
     expect(node).toMatchObject({
-      supported_comfyui_version: '>=0.3.0', supported_appui_version: '>=0.3.0',
-      preempted_comfy_node_names: ['KSampler'], preempted_app_node_names: ['KSampler'],
-      github_stars: 7, repohost_stars: 7,
+      supported_comfyui_version: '>=0.3.0',
+      supported_appui_version: '>=0.3.0',
+      preempted_comfy_node_names: ['KSampler'],
+      preempted_app_node_names: ['KSampler'],
+      github_stars: 7,
+      repohost_stars: 7,
     });
     expect(node.latest_version.supported_comfyui_version).toBe('>=0.3.0');
   });
@@ -57,13 +65,24 @@ describe("the hosted registry's names in answers", () => {
   it('always carries the keys clients index, "" or [] when unset', async () => {
     const node = (await call(server.url, 'GET', '/nodes/bare')).body;
     expect(node.name).toBe('bare'); // a node's name defaults to its id
-    for (const key of ['description', 'author', 'repository', 'icon', 'license', 'supported_comfyui_version', 'supported_comfyui_frontend_version']) {
+    for (const key of [
+      'description',
+      'author',
+      'repository',
+      'icon',
+      'license',
+      'supported_comfyui_version',
+      'supported_comfyui_frontend_version',
+    ]) {
       expect(node[key], key).toBe('');
     }
-    for (const key of ['tags', 'supported_os', 'supported_accelerators', 'preempted_comfy_node_names']) expect(node[key], key).toEqual([]);
+    for (const key of ['tags', 'supported_os', 'supported_accelerators', 'preempted_comfy_node_names'])
+      expect(node[key], key).toEqual([]);
     const version = node.latest_version;
-    for (const key of ['changelog', 'supported_comfyui_version', 'comfy_node_extract_status', 'status_reason']) expect(typeof version[key], key).toBe('string');
-    for (const key of ['dependencies', 'supported_os', 'supported_accelerators', 'tags']) expect(version[key], key).toEqual([]);
+    for (const key of ['changelog', 'supported_comfyui_version', 'comfy_node_extract_status', 'status_reason'])
+      expect(typeof version[key], key).toBe('string');
+    for (const key of ['dependencies', 'supported_os', 'supported_accelerators', 'tags'])
+      expect(version[key], key).toEqual([]);
     expect(version.deprecated).toBe(false);
   });
 
@@ -73,7 +92,9 @@ describe("the hosted registry's names in answers", () => {
     expect(node.supported_appui_version.deprecated).toBeUndefined();
     expect(node.supported_comfyui_version.deprecated).toBe(true);
     expect(node.github_stars.description).toContain('repohost_stars');
-    const version = document.paths['/nodes/{nodeId}/versions/{version}'].get.responses['200'].content['application/json'].schema.properties;
+    const version =
+      document.paths['/nodes/{nodeId}/versions/{version}'].get.responses['200'].content['application/json'].schema
+        .properties;
     expect(version.comfy_node_extract_status.deprecated).toBe(true);
   });
 });

@@ -13,11 +13,18 @@ describe('the hosted parameters', () => {
     const owner = await createUser(server);
     await createPublisher(server, owner, 'hp');
     const pat = await createPat(server, owner, 'hp');
-    for (const id of ['alpha', 'beta', 'gamma']) await publishAndUpload(server, pat, 'hp', id, '1.0.0', { node: { name: `${id} relight` } });
+    for (const id of ['alpha', 'beta', 'gamma'])
+      await publishAndUpload(server, pat, 'hp', id, '1.0.0', { node: { name: `${id} relight` } });
     await publishAndUpload(server, pat, 'hp', 'alpha', '1.1.0');
     await publishAndUpload(server, pat, 'hp', 'alpha', '1.2.0');
-    await call(server.url, 'PUT', '/publishers/hp/nodes/alpha/versions/1.2.0', { token: server.adminToken, body: { status: 'NodeVersionStatusFlagged' } });
-    await call(server.url, 'PUT', '/publishers/hp/nodes/gamma', { token: server.adminToken, body: { status: 'NodeStatusBanned' } });
+    await call(server.url, 'PUT', '/publishers/hp/nodes/alpha/versions/1.2.0', {
+      token: server.adminToken,
+      body: { status: 'NodeVersionStatusFlagged' },
+    });
+    await call(server.url, 'PUT', '/publishers/hp/nodes/gamma', {
+      token: server.adminToken,
+      body: { status: 'NodeStatusBanned' },
+    });
   });
   afterAll(() => server.close());
 
@@ -33,13 +40,17 @@ describe('the hosted parameters', () => {
   });
 
   it('accepts the parameters it does not act on, and unknown ones, without a 400', async () => {
-    const walked = await get('/nodes?page=1&limit=30&comfyui_version=v0.3.40&form_factor=git-linux&supported_os=linux&supported_accelerator=cuda&made_up=1');
+    const walked = await get(
+      '/nodes?page=1&limit=30&comfyui_version=v0.3.40&form_factor=git-linux&supported_os=linux&supported_accelerator=cuda&made_up=1',
+    );
     expect(walked.status, walked.text).toBe(200);
     expect(walked.body).toMatchObject({ total: 2, limit: 30, totalPages: 1 });
     const searched = await get('/nodes/search?search=relight&include_banned=false&form_factor=desktop-win&whatever=x');
     expect(searched.status, searched.text).toBe(200);
     expect(searched.body.nodes.map((n: { id: string }) => n.id).sort()).toEqual(['alpha', 'beta']);
-    expect((await get('/nodes/search?search=beta&q=alpha')).body.nodes.map((n: { id: string }) => n.id)).toEqual(['alpha']);
+    expect((await get('/nodes/search?search=beta&q=alpha')).body.nodes.map((n: { id: string }) => n.id)).toEqual([
+      'alpha',
+    ]);
   });
 
   it('still refuses a bad value of a parameter it acts on', async () => {
@@ -67,7 +78,13 @@ describe('the hosted parameters', () => {
     expect(reply.status, reply.text).toBe(200);
     const items = reply.body.node_versions;
     expect(items.map((i: { identifier: unknown }) => i.identifier)).toEqual(asked);
-    expect(items.map((i: { status: string }) => i.status)).toEqual(['success', 'not_found', 'not_found', 'error', 'success']);
+    expect(items.map((i: { status: string }) => i.status)).toEqual([
+      'success',
+      'not_found',
+      'not_found',
+      'error',
+      'success',
+    ]);
     expect(items[0].node_version).toMatchObject({ version: '1.1.0', node_id: 'alpha', supported_comfyui_version: '' });
     expect(items[3].error_message).toContain('banned');
     expect(items[4].node_version.version).toBe('1.0.0');
@@ -75,8 +92,14 @@ describe('the hosted parameters', () => {
 
   it('takes at most 1,000 items in a bulk lookup', async () => {
     const many = Array.from({ length: 1001 }, (_, i) => ({ node_id: 'alpha', version: `1.0.${i}` }));
-    expectError(await call(server.url, 'POST', '/bulk/nodes/versions', { body: { node_versions: many } }), 400, 'invalid_request');
-    const thousand = await call(server.url, 'POST', '/bulk/nodes/versions', { body: { node_versions: many.slice(0, 1000) } });
+    expectError(
+      await call(server.url, 'POST', '/bulk/nodes/versions', { body: { node_versions: many } }),
+      400,
+      'invalid_request',
+    );
+    const thousand = await call(server.url, 'POST', '/bulk/nodes/versions', {
+      body: { node_versions: many.slice(0, 1000) },
+    });
     expect(thousand.status).toBe(200);
     expect(thousand.body.node_versions).toHaveLength(1000);
   });

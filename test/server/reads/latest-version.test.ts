@@ -22,7 +22,10 @@ describe('latest_version', () => {
   afterAll(() => server.close());
 
   const setStatus = async (version: string, status: string) => {
-    const reply = await call(server.url, 'PUT', `/publishers/lat/nodes/pack/versions/${version}`, { token: server.adminToken, body: { status } });
+    const reply = await call(server.url, 'PUT', `/publishers/lat/nodes/pack/versions/${version}`, {
+      token: server.adminToken,
+      body: { status },
+    });
     expect(reply.status, reply.text).toBe(200);
   };
 
@@ -42,7 +45,8 @@ describe('latest_version', () => {
         const listed = await call(server.url, 'GET', '/nodes?limit=100');
         expect(listed.body.nodes.find((n: { id: string }) => n.id === 'pack').latest_version?.version).toBe(expected);
         const install = await call(server.url, 'GET', '/nodes/pack/install');
-        if (expected) expect({ status: install.status, version: install.body.version }).toEqual({ status: 200, version: expected });
+        if (expected)
+          expect({ status: install.status, version: install.body.version }).toEqual({ status: 200, version: expected });
         else expect(install.status).toBe(404);
       }),
       { numRuns: 25, seed: 33 },

@@ -20,7 +20,9 @@ beforeAll(async () => {
   // 25 nodes, published in order: n01 … n25
   for (let i = 1; i <= 25; i++) {
     const id = `n${String(i).padStart(2, '0')}`;
-    const reply = await publish(server, alice.token, 'alice-co', id, '1.0.0', { node: { name: `Node ${String.fromCharCode(122 - i)}` } });
+    const reply = await publish(server, alice.token, 'alice-co', id, '1.0.0', {
+      node: { name: `Node ${String.fromCharCode(122 - i)}` },
+    });
     expect(reply.status).toBe(201);
   }
 });
@@ -31,7 +33,12 @@ describe('GET /nodes', () => {
     const first = await api.get('/nodes?limit=10');
     expect(first.status).toBe(200);
     const list = NodeList.parse(first.body);
-    expect({ total: list.total, page: list.page, limit: list.limit, totalPages: list.totalPages }).toEqual({ total: 25, page: 1, limit: 10, totalPages: 3 });
+    expect({ total: list.total, page: list.page, limit: list.limit, totalPages: list.totalPages }).toEqual({
+      total: 25,
+      page: 1,
+      limit: 10,
+      totalPages: 3,
+    });
     expect(ids(first)).toEqual(['n25', 'n24', 'n23', 'n22', 'n21', 'n20', 'n19', 'n18', 'n17', 'n16']);
     const last = await api.get('/nodes?limit=10&page=3');
     expect(ids(last)).toEqual(['n05', 'n04', 'n03', 'n02', 'n01']);
@@ -80,9 +87,20 @@ describe('GET /nodes/search', () => {
   beforeAll(async () => {
     const bob = await createUser(server, 'bob');
     await createPublisher(server, bob, 'bob-co');
-    await publish(server, bob.token, 'bob-co', 'relight-tools', '1.0.0', { node: { name: 'Relight Tools', description: 'Change the light of a photo', author: 'Bob Smith', tags: ['lighting'] } });
-    await publish(server, bob.token, 'bob-co', 'video_extender', '1.0.0', { node: { name: 'Extender', description: 'Extends videos', author: 'Robert', tags: ['video', 'extend'] } });
-    await publish(server, bob.token, 'bob-co', 'skin.fixer', '1.0.0', { node: { name: 'Skin fixer', description: 'Enhances skin in a photo', author: 'Bob Smith', tags: ['portrait'] } });
+    await publish(server, bob.token, 'bob-co', 'relight-tools', '1.0.0', {
+      node: {
+        name: 'Relight Tools',
+        description: 'Change the light of a photo',
+        author: 'Bob Smith',
+        tags: ['lighting'],
+      },
+    });
+    await publish(server, bob.token, 'bob-co', 'video_extender', '1.0.0', {
+      node: { name: 'Extender', description: 'Extends videos', author: 'Robert', tags: ['video', 'extend'] },
+    });
+    await publish(server, bob.token, 'bob-co', 'skin.fixer', '1.0.0', {
+      node: { name: 'Skin fixer', description: 'Enhances skin in a photo', author: 'Bob Smith', tags: ['portrait'] },
+    });
   });
 
   it.each([
@@ -118,7 +136,9 @@ describe('GET /nodes/search', () => {
   it('ranks a match in the id or name above one in the description', async () => {
     const reply = await api.get('/nodes/search?q=extend');
     expect(ids(reply)[0]).toBe('video_extender');
-    await publish(server, alice.token, 'alice-co', 'other-thing', '1.0.0', { node: { description: 'can extend things' } });
+    await publish(server, alice.token, 'alice-co', 'other-thing', '1.0.0', {
+      node: { description: 'can extend things' },
+    });
     expect(ids(await api.get('/nodes/search?q=extend'))).toEqual(['video_extender', 'other-thing']);
   });
 
@@ -135,11 +155,19 @@ describe('GET /nodes/search', () => {
 describe('a node and its versions', () => {
   it('lists every version newest semver first (never text order), with status', async () => {
     const order = ['1.0.0', '1.10.0', '1.2.0', '2.0.0-rc.1', '2.0.0-beta.2', '2.0.0', '2.0.0-beta.10', '0.9.0'];
-    for (const version of order) expect((await publish(server, alice.token, 'alice-co', 'many', version)).status).toBe(201);
+    for (const version of order)
+      expect((await publish(server, alice.token, 'alice-co', 'many', version)).status).toBe(201);
     const reply = await api.get('/nodes/many/versions');
     expect(reply.status).toBe(200);
     expect(reply.body.map((v: { version: string }) => v.version)).toEqual([
-      '2.0.0', '2.0.0-rc.1', '2.0.0-beta.10', '2.0.0-beta.2', '1.10.0', '1.2.0', '1.0.0', '0.9.0',
+      '2.0.0',
+      '2.0.0-rc.1',
+      '2.0.0-beta.10',
+      '2.0.0-beta.2',
+      '1.10.0',
+      '1.2.0',
+      '1.0.0',
+      '0.9.0',
     ]);
     expect(reply.body.every((v: { status: string }) => v.status === 'NodeVersionStatusPending')).toBe(true);
   });
@@ -179,7 +207,9 @@ describe('publishers', () => {
   it('answers a publisher with its members, and its nodes', async () => {
     const reply = await api.get('/publishers/alice-co');
     expect(reply.body).toMatchObject({ id: 'alice-co', name: 'Publisher alice-co', status: 'PublisherStatusActive' });
-    expect(reply.body.members).toEqual([{ id: expect.any(String), role: 'owner', user: { id: alice.id, name: 'alice' } }]);
+    expect(reply.body.members).toEqual([
+      { id: expect.any(String), role: 'owner', user: { id: alice.id, name: 'alice' } },
+    ]);
     const nodes = await api.get('/publishers/alice-co/nodes');
     expect(nodes.status).toBe(200);
     expect(nodes.body.length).toBe(26);

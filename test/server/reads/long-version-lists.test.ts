@@ -23,7 +23,15 @@ const publishDirect = (nodeId: string, version: string) =>
     node: {},
     nodeDefaults: { name: nodeId },
     version,
-    pending: { changelog: CHANGELOG, dependencies: ['numpy'], supported_accelerators: null, supported_appui_frontend_version: null, supported_appui_version: null, supported_os: null, tags: ['ci'] },
+    pending: {
+      changelog: CHANGELOG,
+      dependencies: ['numpy'],
+      supported_accelerators: null,
+      supported_appui_frontend_version: null,
+      supported_appui_version: null,
+      supported_os: null,
+      tags: ['ci'],
+    },
   });
 
 /** The answer's bytes, read without parsing them (a 35 MB parse would hold this process's loop too). */
@@ -62,12 +70,19 @@ describe('GET /nodes/{id}/versions of a node with 3,000 versions', () => {
       const list = download('/nodes/many/versions');
       latencies.push(...(await healthzWhile(server, list, 10)));
       const bytes = await list;
-      console.log(`[figure] versions.list_3000: ${(bytes.length / 1e6).toFixed(1)} MB in ${(performance.now() - started).toFixed(0)} ms`);
+      console.log(
+        `[figure] versions.list_3000: ${(bytes.length / 1e6).toFixed(1)} MB in ${(performance.now() - started).toFixed(0)} ms`,
+      );
     }
     clearInterval(timer);
     latencies.sort((a, b) => a - b);
     // before the list was built in turns, each rebuild held the loop ~700 ms: the figure's target is `npm run bench latency`'s
-    latency('versions.list_3000_healthz_max_ms', latencies, 1, `during ${rounds} rebuilds; event loop held at most ${held.toFixed(0)} ms`);
+    latency(
+      'versions.list_3000_healthz_max_ms',
+      latencies,
+      1,
+      `during ${rounds} rebuilds; event loop held at most ${held.toFixed(0)} ms`,
+    );
   }, 120_000);
 
   it('reads the versions of one moment, also when a write lands between two pages of the read', async () => {
@@ -86,11 +101,16 @@ describe('GET /nodes/{id}/versions of a node with 3,000 versions', () => {
   });
 
   it('answers the same bytes as the versions serialised at once, for a small node', async () => {
-    for (const version of ['1.0.0', '1.10.0', '1.2.0']) await publishAndUpload(server, owner.token, 'turns-co', 'small', version);
+    for (const version of ['1.0.0', '1.10.0', '1.2.0'])
+      await publishAndUpload(server, owner.token, 'turns-co', 'small', version);
     await publishDirect('small', '2.0.0');
     const { store } = server.server;
     const node = (await store.getNode('small'))!;
-    const expected = JSON.stringify((await store.listVersions(node.id)).map((version) => versionView(version, node.publisher_id, server.server.publicUrl())));
+    const expected = JSON.stringify(
+      (await store.listVersions(node.id)).map((version) =>
+        versionView(version, node.publisher_id, server.server.publicUrl()),
+      ),
+    );
     expect((await download('/nodes/small/versions')).toString()).toBe(expected);
     expect((await download('/nodes/small/versions')).toString()).toBe(expected); // the kept one
   });

@@ -11,8 +11,13 @@ import { tempDir } from '../../helpers.js';
 import { databaseBefore } from '../../storage/old-schema.js';
 
 const PENDING = {
-  changelog: null, dependencies: null, supported_accelerators: null, supported_appui_frontend_version: null,
-  supported_appui_version: null, supported_os: null, tags: null,
+  changelog: null,
+  dependencies: null,
+  supported_accelerators: null,
+  supported_appui_frontend_version: null,
+  supported_appui_version: null,
+  supported_os: null,
+  tags: null,
 };
 
 let db: Db;
@@ -64,7 +69,17 @@ describe('search with more matches than are ranked', () => {
     await addNodes(store, [['video-extra', { description: 'more' }]]);
     const found = await search('video');
     expect(found.total).toBe(9);
-    expect(found.ids).toEqual(['video-extra', 'tagged', 'framer', 'video-tools', 'video', 'newest', 'plain', 'mixer', 'old-cutter']);
+    expect(found.ids).toEqual([
+      'video-extra',
+      'tagged',
+      'framer',
+      'video-tools',
+      'video',
+      'newest',
+      'plain',
+      'mixer',
+      'old-cutter',
+    ]);
   });
 
   it('pages across the two groups without losing or repeating a node', async () => {
@@ -108,7 +123,13 @@ describe('search with more matches than are ranked', () => {
 
   it('never puts a node of a banned publisher in the first group, and puts it back when unbanned', async () => {
     await store.createPublisher('other', {}, 'u');
-    const outcome = await store.publish({ publisherId: 'other', nodeId: 'video-banned', node: { description: 'x' }, version: '1.0.0', pending: PENDING });
+    const outcome = await store.publish({
+      publisherId: 'other',
+      nodeId: 'video-banned',
+      node: { description: 'x' },
+      version: '1.0.0',
+      pending: PENDING,
+    });
     expect(outcome.kind).toBe('created');
     const firstFive = async () => (await search('video')).ids.slice(0, 5).sort();
     const titled = ['framer', 'tagged', 'video', 'video-tools'];
@@ -123,7 +144,9 @@ describe('search with more matches than are ranked', () => {
     const ranked = createSqliteRegistryStore(db, { rankLimit: DEFAULT_RANK_LIMIT });
     const found = await ranked.searchNodes({ terms: ['video'], offset: 0, limit: 100 });
     const byRank = db
-      .prepare(`SELECT n.id FROM nodes_fts JOIN nodes n ON n.seq = nodes_fts.rowid WHERE nodes_fts MATCH '"video"*' ORDER BY rank, nodes_fts.rowid`)
+      .prepare(
+        `SELECT n.id FROM nodes_fts JOIN nodes n ON n.seq = nodes_fts.rowid WHERE nodes_fts MATCH '"video"*' ORDER BY rank, nodes_fts.rowid`,
+      )
       .pluck()
       .all();
     expect(found.total).toBe(8);
@@ -147,7 +170,11 @@ describe('migration search-titles (the title index)', () => {
 
     const migrated = openDatabase(file);
     expect(migrated.pragma('user_version', { simple: true })).toBe(migrations.length);
-    const found = await createSqliteRegistryStore(migrated, { rankLimit: 0 }).searchNodes({ terms: ['video'], offset: 0, limit: 10 });
+    const found = await createSqliteRegistryStore(migrated, { rankLimit: 0 }).searchNodes({
+      terms: ['video'],
+      offset: 0,
+      limit: 10,
+    });
     // the banned publisher's node is never in the first group (whether lists show it at all is another rule)
     const ids = found.rows.map((node) => node.id);
     expect(ids[0]).toBe('video-one');

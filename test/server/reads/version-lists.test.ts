@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { NodeRow } from '../../../src/server/store/registry-store.js';
 import { createVersionLists } from '../../../src/server/version-lists.js';
 
-const node = (id: string, versionsGeneration: number) => ({ id, created_at: '2026-01-01T00:00:00.000Z', versions_generation: versionsGeneration }) as NodeRow;
+const node = (id: string, versionsGeneration: number) =>
+  ({ id, created_at: '2026-01-01T00:00:00.000Z', versions_generation: versionsGeneration }) as NodeRow;
 
 describe('createVersionLists', () => {
   it('keeps a list after builds of the same node overwrote each other, and shares a build under way', async () => {

@@ -27,7 +27,22 @@ describe('versionOrder', () => {
   });
 
   it('puts the cases of the semver specification in their order', () => {
-    const ordered = ['1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0', '1.0.1', '1.2.0', '1.10.0', '2.0.0-0', '2.0.0', '999999999999999.0.0'];
+    const ordered = [
+      '1.0.0-alpha',
+      '1.0.0-alpha.1',
+      '1.0.0-alpha.beta',
+      '1.0.0-beta',
+      '1.0.0-beta.2',
+      '1.0.0-beta.11',
+      '1.0.0-rc.1',
+      '1.0.0',
+      '1.0.1',
+      '1.2.0',
+      '1.10.0',
+      '2.0.0-0',
+      '2.0.0',
+      '999999999999999.0.0',
+    ];
     expect([...ordered].reverse().sort((a, b) => byText(versionOrder(a), versionOrder(b)))).toEqual(ordered);
   });
 

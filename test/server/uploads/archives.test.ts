@@ -2,7 +2,16 @@
 // Malicious zips are written byte by byte (yazl refuses to write them).
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -39,7 +48,9 @@ describe('signed upload URLs', () => {
     const { expires, signature } = parse(url);
     expect(Number(expires)).toBe(now / 1000 + UPLOAD_URL_TTL_SECONDS);
     expect(verifyUploadSignature(key, 'v-123', expires, signature, now)).toBe('ok');
-    expect(verifyUploadSignature(key, 'v-123', expires, signature, now + (UPLOAD_URL_TTL_SECONDS - 1) * 1000)).toBe('ok');
+    expect(verifyUploadSignature(key, 'v-123', expires, signature, now + (UPLOAD_URL_TTL_SECONDS - 1) * 1000)).toBe(
+      'ok',
+    );
   });
 
   it('signs the route path, not the public-url prefix', () => {
@@ -113,7 +124,12 @@ if (s3Server) {
     async open() {
       const s3 = await s3Server;
       const spoolDir = tempDir();
-      const storage = createS3ArchiveStorage({ bucket: await s3.bucket(), prefix: 'some/prefix', env: s3.env, spoolDir });
+      const storage = createS3ArchiveStorage({
+        bucket: await s3.bucket(),
+        prefix: 'some/prefix',
+        env: s3.env,
+        spoolDir,
+      });
       closers.push(() => storage.close?.());
       return { storage, spoolDir };
     },
@@ -178,7 +194,11 @@ describe.each(storages)('archive storage on $name', (backend) => {
         let sent = 0;
         const pump = () => {
           while (sent < 8 && req.write(chunk)) sent++;
-          if (sent < 8) req.once('drain', () => { sent++; pump(); });
+          if (sent < 8)
+            req.once('drain', () => {
+              sent++;
+              pump();
+            });
           else req.end();
         };
         pump();
@@ -260,7 +280,15 @@ describe.each(storages)('archive storage on $name', (backend) => {
   it('refuses keys that could leave the dir', async () => {
     const { storage } = await backend.open();
     const received = await storage.receive(Readable.from([Buffer.from('x')]), 10);
-    for (const key of ['../escape/node.zip', 'a/../../node.zip', '/etc/node.zip', 'a//b', 'a\\..\\b', '.tmp/x', './a']) {
+    for (const key of [
+      '../escape/node.zip',
+      'a/../../node.zip',
+      '/etc/node.zip',
+      'a//b',
+      'a\\..\\b',
+      '.tmp/x',
+      './a',
+    ]) {
       await expect(storage.write(key, Buffer.from('x'), 'text/plain'), key).rejects.toThrow(/invalid archive key/);
       await expect(storage.commit(received, key), key).rejects.toThrow(/invalid archive key/);
       await expect(storage.remove(key), key).rejects.toThrow(/invalid archive key/);
@@ -313,7 +341,11 @@ if (s3Server) {
     it('a download read with pauses longer than the socket timeout arrives whole', async () => {
       const s3 = await s3Server;
       const storage = createS3ArchiveStorage({
-        bucket: await s3.bucket(), prefix: '', env: s3.env, spoolDir: tempDir(), timeouts: { connectionTimeout: 5_000, socketTimeout: 300 },
+        bucket: await s3.bucket(),
+        prefix: '',
+        env: s3.env,
+        spoolDir: tempDir(),
+        timeouts: { connectionTimeout: 5_000, socketTimeout: 300 },
       });
       closers.push(() => storage.close?.());
       const bytes = randomBytes(16 * MiB);
@@ -351,7 +383,11 @@ describe('S3 archive storage spool', () => {
       writeFileSync(join(live, 'b.part'), 'an upload coming in');
       writeFileSync(join(tmp, 'other.part'), 'not ours');
       utimesSync(join(tmp, 'other.part'), old, old);
-      const storage = createS3ArchiveStorage({ bucket: 'unused', prefix: '', env: { AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9' } });
+      const storage = createS3ArchiveStorage({
+        bucket: 'unused',
+        prefix: '',
+        env: { AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9' },
+      });
       await storage.sweep();
       expect(readdirSync(killed)).toEqual([]);
       expect(readdirSync(live)).toEqual(['b.part']);
@@ -388,7 +424,10 @@ function writeTemp(data: Buffer): string {
   return path;
 }
 
-async function yazlZip(files: { name: string; data: Buffer; compress?: boolean }[], dirs: string[] = []): Promise<string> {
+async function yazlZip(
+  files: { name: string; data: Buffer; compress?: boolean }[],
+  dirs: string[] = [],
+): Promise<string> {
   const zip = new yazl.ZipFile();
   for (const dir of dirs) zip.addEmptyDirectory(dir);
   for (const f of files) zip.addBuffer(f.data, f.name, { compress: f.compress ?? true, mode: 0o100644 });
@@ -406,7 +445,8 @@ describe.each([
 ])('zip validation, $how', ({ room }) => {
   const hello = Buffer.from('print("hello")\n');
   let budget: MemoryBudget;
-  const validateZip = (path: string, limits: { maxUnpacked: number; maxEntries?: number }) => validateZipWith(path, { ...limits, memory: (budget = new MemoryBudget(room)) });
+  const validateZip = (path: string, limits: { maxUnpacked: number; maxEntries?: number }) =>
+    validateZipWith(path, { ...limits, memory: (budget = new MemoryBudget(room)) });
 
   /** Resolves to the 400 error validateZip rejects with; all the memory it took is given back. */
   async function rejection(path: string, maxUnpacked = 100 * MiB): Promise<HttpError> {
@@ -436,7 +476,16 @@ describe.each([
     expect(await validateZip(path, { maxUnpacked: MiB })).toEqual({
       entries: 6,
       // the scanner reads src/n/__init__.py only, from where its data lies, and gets its bytes as checked
-      scannable: [{ path: 'src/n/__init__.py', start: expect.any(Number), compressedSize: expect.any(Number), size: hello.length, deflated: true, data: room ? hello : undefined }],
+      scannable: [
+        {
+          path: 'src/n/__init__.py',
+          start: expect.any(Number),
+          compressedSize: expect.any(Number),
+          size: hello.length,
+          deflated: true,
+          data: room ? hello : undefined,
+        },
+      ],
       unpackedSize: 21 + hello.length + 3000 + 200_000,
       release: expect.any(Function),
     });
@@ -452,13 +501,23 @@ describe.each([
   });
 
   it('refuses an archive that holds no files: none at all, or directories only', async () => {
-    expect((await rejection(await yazlZip([]))).message).toBe('invalid archive: it holds no files (directories at most); a node archive holds at least its code');
+    expect((await rejection(await yazlZip([]))).message).toBe(
+      'invalid archive: it holds no files (directories at most); a node archive holds at least its code',
+    );
     expect((await rejection(await yazlZip([], ['docs/', 'src/']))).message).toMatch(/holds no files/);
-    expect((await validateZip(await yazlZip([{ name: 'empty.py', data: Buffer.alloc(0) }]), { maxUnpacked: MiB })).entries).toBe(1);
+    expect(
+      (await validateZip(await yazlZip([{ name: 'empty.py', data: Buffer.alloc(0) }]), { maxUnpacked: MiB })).entries,
+    ).toBe(1);
   });
 
   it('accepts a hand-written zip (the builder used below is sound)', async () => {
-    const path = writeTemp(rawZip([{ name: 'a.py', data: hello }, { name: 'b/c.txt', data: hello, method: 0 }, { name: 'b/', data: Buffer.alloc(0), mode: 0o40755 }]));
+    const path = writeTemp(
+      rawZip([
+        { name: 'a.py', data: hello },
+        { name: 'b/c.txt', data: hello, method: 0 },
+        { name: 'b/', data: Buffer.alloc(0), mode: 0o40755 },
+      ]),
+    );
     const summary = await validateZip(path, { maxUnpacked: MiB });
     expect(summary).toMatchObject({ entries: 3, unpackedSize: 2 * hello.length });
     expect(summary.scannable.map((e) => e.path)).toEqual(['a.py']);
@@ -484,19 +543,42 @@ describe.each([
     ['a\\b.py', /backslash/],
     ['', /empty name/],
   ])('refuses the entry name %j', async (name, message) => {
-    const error = await rejection(writeTemp(rawZip([{ name: 'ok.py', data: hello }, { name, data: hello }])));
+    const error = await rejection(
+      writeTemp(
+        rawZip([
+          { name: 'ok.py', data: hello },
+          { name, data: hello },
+        ]),
+      ),
+    );
     expect(error.message).toMatch(message);
   });
 
   it('refuses duplicate names', async () => {
-    const error = await rejection(writeTemp(rawZip([{ name: 'a.py', data: hello }, { name: 'a.py', data: hello }])));
+    const error = await rejection(
+      writeTemp(
+        rawZip([
+          { name: 'a.py', data: hello },
+          { name: 'a.py', data: hello },
+        ]),
+      ),
+    );
     expect(error.message).toMatch(/"a\.py" appears more than once/);
-    const fileAndDir = await rejection(writeTemp(rawZip([{ name: 'a', data: hello }, { name: 'a/', mode: 0o40755 }])));
+    const fileAndDir = await rejection(
+      writeTemp(
+        rawZip([
+          { name: 'a', data: hello },
+          { name: 'a/', mode: 0o40755 },
+        ]),
+      ),
+    );
     expect(fileAndDir.message).toMatch(/"a\/" appears more than once/);
   });
 
   it('refuses symlink entries', async () => {
-    const error = await rejection(writeTemp(rawZip([{ name: 'link', data: Buffer.from('/etc/passwd'), method: 0, mode: 0o120777 }])));
+    const error = await rejection(
+      writeTemp(rawZip([{ name: 'link', data: Buffer.from('/etc/passwd'), method: 0, mode: 0o120777 }])),
+    );
     expect(error.message).toMatch(/"link" is a symbolic link/);
   });
 
@@ -506,22 +588,36 @@ describe.each([
   });
 
   it('refuses a bad CRC', async () => {
-    const error = await rejection(writeTemp(rawZip([{ name: 'a.py', data: hello }, { name: 'b.py', data: hello, crc: crc32(hello) ^ 1 }])));
+    const error = await rejection(
+      writeTemp(
+        rawZip([
+          { name: 'a.py', data: hello },
+          { name: 'b.py', data: hello, crc: crc32(hello) ^ 1 },
+        ]),
+      ),
+    );
     expect(error.message).toMatch(/"b\.py" fails its CRC-32 check/);
     const stored = await rejection(writeTemp(rawZip([{ name: 'c.bin', data: hello, method: 0, crc: 12345 }])));
     expect(stored.message).toMatch(/"c\.bin" fails its CRC-32 check/);
     // an entry too large to be checked whole is streamed, and checked as well
-    const large = await rejection(writeTemp(rawZip([{ name: 'd.bin', data: randomBytes(300_000), method: 0, crc: 12345 }])));
+    const large = await rejection(
+      writeTemp(rawZip([{ name: 'd.bin', data: randomBytes(300_000), method: 0, crc: 12345 }])),
+    );
     expect(large.message).toMatch(/"d\.bin" fails its CRC-32 check/);
   });
 
   it('refuses an entry whose declared size is wrong', async () => {
-    const error = await rejection(writeTemp(rawZip([{ name: 'a.py', data: hello, uncompressedSize: hello.length + 10 }])));
+    const error = await rejection(
+      writeTemp(rawZip([{ name: 'a.py', data: hello, uncompressedSize: hello.length + 10 }])),
+    );
     expect(error.message).toMatch(/"a\.py"/);
   });
 
   it('refuses truncated archives', async () => {
-    const whole = rawZip([{ name: 'a.py', data: randomBytes(10_000), method: 0 }, { name: 'b.py', data: hello }]);
+    const whole = rawZip([
+      { name: 'a.py', data: randomBytes(10_000), method: 0 },
+      { name: 'b.py', data: hello },
+    ]);
     await rejection(writeTemp(whole.subarray(0, whole.length - 10)));
     await rejection(writeTemp(whole.subarray(0, 5000)));
     // the central directory intact, the data cut short
@@ -547,7 +643,9 @@ describe.each([
 
   it('refuses a zip bomb of zeros over the limit', async () => {
     // 1 MiB entries of zeros, under the total ratio's floor of 16 MiB
-    const path = await yazlZip(Array.from({ length: 12 }, (_, i) => ({ name: `${String.fromCharCode(97 + i)}.bin`, data: Buffer.alloc(MiB) })));
+    const path = await yazlZip(
+      Array.from({ length: 12 }, (_, i) => ({ name: `${String.fromCharCode(97 + i)}.bin`, data: Buffer.alloc(MiB) })),
+    );
     expect(readFileSync(path).length).toBeLessThan(100_000);
     const error = await rejection(path, 10 * MiB);
     expect(error.message).toMatch(/expands to more than the limit of 10485760 bytes \(at entry "k\.bin"\)/);
@@ -555,12 +653,16 @@ describe.each([
 
   it('refuses a bomb that lies about its size, caught as it inflates', async () => {
     const zeros = deflateRawSync(Buffer.alloc(20 * MiB));
-    const lying = writeTemp(rawZip([{ name: 'small.txt', compressed: zeros, data: Buffer.alloc(0), uncompressedSize: 100, crc: 0 }]));
+    const lying = writeTemp(
+      rawZip([{ name: 'small.txt', compressed: zeros, data: Buffer.alloc(0), uncompressedSize: 100, crc: 0 }]),
+    );
     const error = await rejection(lying, 10 * MiB);
     expect(error.message).toMatch(/"small\.txt"/);
     // the same lie in an entry too large to be inflated whole: caught by the streamed check
     const noise = deflateRawSync(randomBytes(400_000));
-    const lyingLarge = writeTemp(rawZip([{ name: 'large.txt', compressed: noise, data: Buffer.alloc(0), uncompressedSize: 100, crc: 0 }]));
+    const lyingLarge = writeTemp(
+      rawZip([{ name: 'large.txt', compressed: noise, data: Buffer.alloc(0), uncompressedSize: 100, crc: 0 }]),
+    );
     expect((await rejection(lyingLarge, 10 * MiB)).message).toMatch(/"large\.txt"/);
   });
 });
@@ -570,7 +672,10 @@ describe.each([
 describe('zip validation: memory and turns', () => {
   it('keeps the scannable bytes for the scan within 4 MiB per upload and within the budget, and gives all of it back', async () => {
     // 30 Python files of ~200 KB (each checked from one buffer): 6 MB of source, over an upload's share
-    const files = Array.from({ length: 30 }, (_, i) => ({ name: `m${i}.py`, data: Buffer.from(`# ${i}\n${'x = 1\n'.repeat(33_000)}`) }));
+    const files = Array.from({ length: 30 }, (_, i) => ({
+      name: `m${i}.py`,
+      data: Buffer.from(`# ${i}\n${'x = 1\n'.repeat(33_000)}`),
+    }));
     const path = await yazlZip(files);
     for (const room of [64 * MiB, MiB]) {
       const budget = new MemoryBudget(room);
@@ -581,14 +686,18 @@ describe('zip validation: memory and turns', () => {
       expect(kept.length).toBeLessThan(files.length);
       expect(held).toBeLessThanOrEqual(Math.min(4 * MiB, room));
       expect(budget.held).toBe(held); // the archive read whole was given back once checked
-      for (const entry of kept) expect(Buffer.from(entry.data!).equals(files.find((f) => f.name === entry.path)!.data)).toBe(true);
+      for (const entry of kept)
+        expect(Buffer.from(entry.data!).equals(files.find((f) => f.name === entry.path)!.data)).toBe(true);
       summary.release();
       expect(budget.held).toBe(0);
     }
   });
 
   it('an archive larger than the budget has room for is read from its file', async () => {
-    const path = await yazlZip([{ name: 'a.py', data: Buffer.from('print(1)\n') }, { name: 'b.bin', data: randomBytes(200_000), compress: false }]);
+    const path = await yazlZip([
+      { name: 'a.py', data: Buffer.from('print(1)\n') },
+      { name: 'b.bin', data: randomBytes(200_000), compress: false },
+    ]);
     const budget = new MemoryBudget(100_000);
     const summary = await validateZipWith(path, { maxUnpacked: MiB, memory: budget });
     expect(summary.entries).toBe(2);
@@ -598,7 +707,9 @@ describe('zip validation: memory and turns', () => {
   });
 
   it('gives other work turns while it checks an archive from memory (no I/O of its own to wait for)', async () => {
-    const path = writeTemp(rawZip(Array.from({ length: 10_000 }, (_, i) => ({ name: `e/${i}.py`, data: Buffer.from(`x = ${i}\n`) }))));
+    const path = writeTemp(
+      rawZip(Array.from({ length: 10_000 }, (_, i) => ({ name: `e/${i}.py`, data: Buffer.from(`x = ${i}\n`) }))),
+    );
     const turns: number[] = [];
     let checking = true;
     const spin = () => {
@@ -617,4 +728,3 @@ describe('zip validation: memory and turns', () => {
     summary.release();
   });
 });
-

@@ -36,7 +36,13 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 beforeAll(async () => {
   const dataDir = tempDir('nodereg-attacks-');
   child = await startChild(dataDir, {
-    options: { log: true, maxArchive: MAX_ARCHIVE, maxUnpacked: MAX_UNPACKED, requestTimeout: REQUEST_TIMEOUT, headersTimeout: 1_500 },
+    options: {
+      log: true,
+      maxArchive: MAX_ARCHIVE,
+      maxUnpacked: MAX_UNPACKED,
+      requestTimeout: REQUEST_TIMEOUT,
+      headersTimeout: 1_500,
+    },
   });
   server = { url: child.url, adminToken: child.adminToken, dataDir } as TestServer;
   const owner = await createUser(server, 'attacked');
@@ -56,7 +62,8 @@ async function expectNothingStored(): Promise<void> {
   expect(version.body.archive_sha256).toBeUndefined();
   expect(existsSync(join(server.dataDir, 'archives/target-co/target'))).toBe(false);
   // temp files go once the refusal is handled (the body may still be draining when the answer leaves)
-  for (let i = 0; i < 50 && readdirSync(join(server.dataDir, 'archives/.tmp')).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 50 && readdirSync(join(server.dataDir, 'archives/.tmp')).length > 0; i++)
+    await new Promise((r) => setTimeout(r, 50));
   expect(readdirSync(join(server.dataDir, 'archives/.tmp'))).toEqual([]);
 }
 
@@ -78,11 +85,23 @@ describe('signatures', () => {
     const reply = await uploadTo(expired, zip);
     refusedWith(reply, 403, 'forbidden');
     expect(reply.body.message).toMatch(/expired/);
-    const flipped = withQuery(signedUrl, (q) => q.set('signature', q.get('signature')!.replace(/.$/, (c) => (c === '0' ? '1' : '0'))));
+    const flipped = withQuery(signedUrl, (q) =>
+      q.set(
+        'signature',
+        q.get('signature')!.replace(/.$/, (c) => (c === '0' ? '1' : '0')),
+      ),
+    );
     refusedWith(await uploadTo(flipped, zip), 403, 'forbidden');
     const extended = withQuery(signedUrl, (q) => q.set('expires', String(Number(q.get('expires')) + 86_400)));
     refusedWith(await uploadTo(extended, zip), 403, 'forbidden');
-    refusedWith(await uploadTo(withQuery(signedUrl, (q) => q.delete('signature')), zip), 403, 'forbidden');
+    refusedWith(
+      await uploadTo(
+        withQuery(signedUrl, (q) => q.delete('signature')),
+        zip,
+      ),
+      403,
+      'forbidden',
+    );
     // the signature and expiry of another version, on this version's path
     const other = new URL(otherSignedUrl);
     refusedWith(await uploadTo(`${server.url}/uploads/${versionId}${other.search}`, zip), 403, 'forbidden');
@@ -95,7 +114,13 @@ describe('signatures', () => {
 describe('content', () => {
   it('refuses a wrong content type (415)', async () => {
     const zip = await storedZip({ '__init__.py': 'x = 1\n' });
-    for (const type of ['text/plain', 'application/json', 'multipart/form-data; boundary=x', 'application/x-zip-compressed', '']) {
+    for (const type of [
+      'text/plain',
+      'application/json',
+      'multipart/form-data; boundary=x',
+      'application/x-zip-compressed',
+      '',
+    ]) {
       refusedWith(await uploadTo(signedUrl, zip, { 'content-type': type }), 415, 'unsupported_media_type');
     }
     await expectNothingStored();
@@ -122,7 +147,11 @@ describe('content', () => {
       expect(reply.status, `${what}: ${reply.text}`).toBe(400);
       refusedWith(reply, 400, 'invalid_request');
     }
-    refusedWith(await uploadTo(signedUrl, good, { 'x-content-sha256': sha256(Buffer.from('other bytes')) }), 400, 'invalid_request');
+    refusedWith(
+      await uploadTo(signedUrl, good, { 'x-content-sha256': sha256(Buffer.from('other bytes')) }),
+      400,
+      'invalid_request',
+    );
     await expectNothingStored();
   });
 
@@ -130,16 +159,30 @@ describe('content', () => {
     const before = await child.memory();
     // 64 MiB of zeros deflate to ~64 KiB: far over --max-unpacked once inflated
     const zeros = deflateRawSync(Buffer.alloc(64 * MiB));
-    const honest = rawZip([{ name: 'zeros.bin', data: Buffer.alloc(0), compressed: zeros, uncompressedSize: 64 * MiB, crc: 0 }]);
-    const lying = rawZip([{ name: 'small.txt', data: Buffer.alloc(0), compressed: zeros, uncompressedSize: 100, crc: 0 }]);
-    const many = rawZip(Array.from({ length: 200 }, (_, i) => ({ name: `f${i}.bin`, data: Buffer.alloc(0), compressed: deflateRawSync(Buffer.alloc(MiB)), uncompressedSize: MiB, crc: 0 })));
+    const honest = rawZip([
+      { name: 'zeros.bin', data: Buffer.alloc(0), compressed: zeros, uncompressedSize: 64 * MiB, crc: 0 },
+    ]);
+    const lying = rawZip([
+      { name: 'small.txt', data: Buffer.alloc(0), compressed: zeros, uncompressedSize: 100, crc: 0 },
+    ]);
+    const many = rawZip(
+      Array.from({ length: 200 }, (_, i) => ({
+        name: `f${i}.bin`,
+        data: Buffer.alloc(0),
+        compressed: deflateRawSync(Buffer.alloc(MiB)),
+        uncompressedSize: MiB,
+        crc: 0,
+      })),
+    );
     for (const bomb of [honest, lying, many]) {
       expect(bomb.length).toBeLessThan(MAX_ARCHIVE);
       const reply = await uploadTo(signedUrl, bomb);
       refusedWith(reply, 400, 'invalid_request');
     }
     const after = await child.memory();
-    expect(after.rss - before.rss, `RSS grew by ${((after.rss - before.rss) / MiB).toFixed(1)} MiB`).toBeLessThan(50 * MiB);
+    expect(after.rss - before.rss, `RSS grew by ${((after.rss - before.rss) / MiB).toFixed(1)} MiB`).toBeLessThan(
+      50 * MiB,
+    );
     await expectNothingStored();
   });
 
@@ -150,18 +193,26 @@ describe('content', () => {
     // chunked: no Content-Length, the limit is found while reading
     const streamed = await new Promise<Reply>((resolve, reject) => {
       const url = new URL(signedUrl);
-      const req = request(url, { method: 'PUT', headers: { 'content-type': 'application/zip', 'transfer-encoding': 'chunked' } }, (res) => {
-        let text = '';
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: new Headers(), body: JSON.parse(text), text }));
-      });
+      const req = request(
+        url,
+        { method: 'PUT', headers: { 'content-type': 'application/zip', 'transfer-encoding': 'chunked' } },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () =>
+            resolve({ status: res.statusCode!, headers: new Headers(), body: JSON.parse(text), text }),
+          );
+        },
+      );
       req.on('error', reject);
       for (let i = 0; i < big.length; i += 64 * 1024) req.write(big.subarray(i, i + 64 * 1024));
       req.end();
     });
     refusedWith(streamed, 413, 'payload_too_large');
     const after = await child.memory();
-    expect(after.rss - before.rss, `RSS grew by ${((after.rss - before.rss) / MiB).toFixed(1)} MiB`).toBeLessThan(50 * MiB);
+    expect(after.rss - before.rss, `RSS grew by ${((after.rss - before.rss) / MiB).toFixed(1)} MiB`).toBeLessThan(
+      50 * MiB,
+    );
     await expectNothingStored();
   });
 });
@@ -179,12 +230,16 @@ describe('slow clients', () => {
         clearInterval(timer);
         resolve(answer);
       });
-      socket.write(`PUT ${path} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/zip\r\nContent-Length: ${declared}\r\n\r\nPK\x03\x04`);
+      socket.write(
+        `PUT ${path} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/zip\r\nContent-Length: ${declared}\r\n\r\nPK\x03\x04`,
+      );
       const timer = setInterval(() => socket.writable && socket.write('x'), everyMs);
     });
   }
 
-  it(`cuts ${SLOW_CLIENTS} uploads trickled at once with 408 once the request timeout passes; memory stays bounded and others are served meanwhile`, { timeout: 60_000 }, async () => {
+  it(`cuts ${SLOW_CLIENTS} uploads trickled at once with 408 once the request timeout passes; memory stays bounded and others are served meanwhile`, {
+    timeout: 60_000,
+  }, async () => {
     const path = new URL(signedUrl).pathname + new URL(signedUrl).search;
     const before = await child.memory();
     const answers = Promise.all(Array.from({ length: SLOW_CLIENTS }, () => trickle(path, 1_000_000, 200)));
@@ -198,7 +253,9 @@ describe('slow clients', () => {
       expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error).toBe('request_timeout');
       refused++;
     }
-    expect(during.rss - before.rss, `RSS grew by ${((during.rss - before.rss) / MiB).toFixed(1)} MiB`).toBeLessThan(50 * MiB);
+    expect(during.rss - before.rss, `RSS grew by ${((during.rss - before.rss) / MiB).toFixed(1)} MiB`).toBeLessThan(
+      50 * MiB,
+    );
     await expectNothingStored();
   });
 
@@ -228,7 +285,16 @@ describe('after the attacks', () => {
     expect(reply.status, reply.text).toBe(200);
     expect(reply.body.archive_sha256).toBe(sha256(zip));
     expect(child.alive()).toBe(true);
-    expect(child.stderr().split('\n').filter((line) => /internal error| 5\d\d [\d.]+ms$/.test(line))).toEqual([]);
-    figure('attacks.uploads_refused', refused, `signatures, content types, zips, bombs, over-limit, ${SLOW_CLIENTS} slowloris clients`);
+    expect(
+      child
+        .stderr()
+        .split('\n')
+        .filter((line) => /internal error| 5\d\d [\d.]+ms$/.test(line)),
+    ).toEqual([]);
+    figure(
+      'attacks.uploads_refused',
+      refused,
+      `signatures, content types, zips, bombs, over-limit, ${SLOW_CLIENTS} slowloris clients`,
+    );
   });
 });

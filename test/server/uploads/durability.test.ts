@@ -15,10 +15,25 @@ it('fsyncs each new directory and the archive directory after the rename, before
   const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
   const trace = join(tempDir(), 'trace');
   // -y prints the path behind each file descriptor; -s 15 is enough to tell an HTTP status line.
-  const wrap = ['strace', '-f', '-y', '-s', '15', '-o', trace, '-e', 'trace=mkdir,mkdirat,rename,renameat,renameat2,fsync,fdatasync,write,writev'];
-  const served = await serve(['--port', '0', '--data-dir', dataDir], { wrap, env: { NODEREG_ADMIN_TOKEN: adminToken } });
+  const wrap = [
+    'strace',
+    '-f',
+    '-y',
+    '-s',
+    '15',
+    '-o',
+    trace,
+    '-e',
+    'trace=mkdir,mkdirat,rename,renameat,renameat2,fsync,fdatasync,write,writev',
+  ];
+  const served = await serve(['--port', '0', '--data-dir', dataDir], {
+    wrap,
+    env: { NODEREG_ADMIN_TOKEN: adminToken },
+  });
   const server = { url: served.url, adminToken } as TestServer;
-  const node = Number(readFileSync(`/proc/${served.child.pid}/task/${served.child.pid}/children`, 'utf8').trim().split(' ')[0]);
+  const node = Number(
+    readFileSync(`/proc/${served.child.pid}/task/${served.child.pid}/children`, 'utf8').trim().split(' ')[0],
+  );
   try {
     const owner = await createUser(server, 'durable');
     await createPublisher(server, owner, 'durable-co');
@@ -32,13 +47,16 @@ it('fsyncs each new directory and the archive directory after the rename, before
   }
 
   // One call per line; a call cut by another thread's is joined with its "resumed" part.
-  const lines = readFileSync(trace, 'utf8').split('\n').filter((line) => !line.includes(' resumed>'));
+  const lines = readFileSync(trace, 'utf8')
+    .split('\n')
+    .filter((line) => !line.includes(' resumed>'));
   const archives = join(dataDir, 'archives');
   const target = join(archives, 'durable-co', 'kept', '1.0.0', 'node.zip');
   const at = (test: (line: string) => boolean, from = 0) => lines.findIndex((line, i) => i >= from && test(line));
   const renamed = at((line) => /^\d+\s+rename/.test(line) && line.includes(`"${target}"`));
   const answered = at((line) => line.includes('"HTTP/1.1 200'), renamed);
-  const synced = (dir: string, from: number) => at((line) => /^\d+\s+f(data)?sync\(/.test(line) && line.includes(`<${dir}>`), from);
+  const synced = (dir: string, from: number) =>
+    at((line) => /^\d+\s+f(data)?sync\(/.test(line) && line.includes(`<${dir}>`), from);
   expect(renamed, 'the archive was renamed into place').toBeGreaterThan(-1);
   expect(answered, 'the upload was answered after the rename').toBeGreaterThan(renamed);
   const afterRename = synced(dirname(target), renamed);

@@ -21,7 +21,10 @@ const head = (type: string, length: string) =>
 /** node:http, reading the answer while it writes the body: resolves to the status, or the error. */
 function whileSending(url: string, type: string): Promise<string> {
   return new Promise((resolve) => {
-    const req = request(`${url}${uploadPath()}`, { method: 'PUT', headers: { 'content-type': type, 'content-length': BODY } });
+    const req = request(`${url}${uploadPath()}`, {
+      method: 'PUT',
+      headers: { 'content-type': type, 'content-length': BODY },
+    });
     req.on('response', (res) => {
       res.resume();
       res.on('end', () => resolve(String(res.statusCode)));
@@ -90,14 +93,17 @@ function endless(port: number, pace: 'fast' | 'drip'): Promise<{ status?: string
   });
 }
 
-const tally = (results: string[]) => results.reduce<Record<string, number>>((all, r) => ({ ...all, [r]: (all[r] ?? 0) + 1 }), {});
+const tally = (results: string[]) =>
+  results.reduce<Record<string, number>>((all, r) => ({ ...all, [r]: (all[r] ?? 0) + 1 }), {});
 
 describe('an upload refused before its body is read', () => {
   it('gives every client its answer, and still cuts a client that goes on sending', async () => {
     const served = await serve(['--port', '0', '--data-dir', tempDir('nodereg-early-'), '--log', 'off']);
     const port = Number(new URL(served.url).port);
 
-    const signature = await Promise.all(Array.from({ length: CLIENTS }, () => whileSending(served.url, 'application/zip')));
+    const signature = await Promise.all(
+      Array.from({ length: CLIENTS }, () => whileSending(served.url, 'application/zip')),
+    );
     expect(tally(signature)).toEqual({ 403: CLIENTS });
     const type = await Promise.all(Array.from({ length: CLIENTS }, () => whileSending(served.url, 'text/plain')));
     expect(tally(type)).toEqual({ 415: CLIENTS });

@@ -20,16 +20,25 @@ const UPLOADS = 128;
 const BUDGET = 16 * MiB;
 
 /** CPU time (user + system) of a process so far, in ms (clock ticks of 10 ms). */
-const cpuMs = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(11, 13).reduce((sum, ticks) => sum + Number(ticks) * 10, 0);
+const cpuMs = (pid: number) =>
+  readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .split(') ')[1]
+    .split(' ')
+    .slice(11, 13)
+    .reduce((sum, ticks) => sum + Number(ticks) * 10, 0);
 
 /** PUTs `zip` to `signedUrl`: `head` bytes at once, the rest when `go` settles; resolves to the answer's status. */
 function upload(signedUrl: string, zip: Buffer, head: number, go: Promise<void>): Promise<number> {
   const url = new URL(signedUrl);
   return new Promise((done, fail) => {
-    const req = request(url, { method: 'PUT', headers: { 'content-type': 'application/zip', 'content-length': zip.length } }, (res) => {
-      res.resume();
-      res.on('end', () => done(res.statusCode!));
-    });
+    const req = request(
+      url,
+      { method: 'PUT', headers: { 'content-type': 'application/zip', 'content-length': zip.length } },
+      (res) => {
+        res.resume();
+        res.on('end', () => done(res.statusCode!));
+      },
+    );
     req.on('error', fail);
     req.write(zip.subarray(0, head));
     void go.then(() => req.end(zip.subarray(head)));
@@ -38,7 +47,9 @@ function upload(signedUrl: string, zip: Buffer, head: number, go: Promise<void>)
 
 it('holds no more than its budget and a small bound per upload, answers /healthz and every upload, and gives the budget back', async () => {
   const server = await startChild(tempDir(), { options: { uploadMemory: BUDGET } });
-  const prober = fork(resolve(import.meta.dirname, '../healthz-prober.js'), [server.url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const prober = fork(resolve(import.meta.dirname, '../healthz-prober.js'), [server.url], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   try {
     const api = { url: server.url, adminToken: server.adminToken } as TestServer;
     const owner = await createUser(api, 'budget');
@@ -66,11 +77,17 @@ it('holds no more than its budget and a small bound per upload, answers /healthz
     expect(statuses.filter((status) => status !== 200).every((status) => status === 409)).toBe(true);
     const grew = during.peak - before.rss;
     const slowest = Math.max(...probes.map((probe) => probe.ms));
-    console.log(`RSS ${Math.round(before.rss / MiB)} → peak ${Math.round(during.peak / MiB)} MiB (+${Math.round(grew / MiB)}); /healthz probes ${probes.length}, slowest ${slowest.toFixed(1)} ms; server CPU ${cpu} ms`);
+    console.log(
+      `RSS ${Math.round(before.rss / MiB)} → peak ${Math.round(during.peak / MiB)} MiB (+${Math.round(grew / MiB)}); /healthz probes ${probes.length}, slowest ${slowest.toFixed(1)} ms; server CPU ${cpu} ms`,
+    );
     // The budget, the small buffers of each upload outside it (~0.25 MiB) and its check's pieces (< 1 MiB),
     // with a wide margin for the garbage between collections.
     expect(grew).toBeLessThan(BUDGET + UPLOADS * 1.25 * MiB + 64 * MiB);
-    latency('uploads.memory_budget_healthz_max_ms', probes.map((probe) => probe.ms), 1); // its target is `npm run bench latency`'s
+    latency(
+      'uploads.memory_budget_healthz_max_ms',
+      probes.map((probe) => probe.ms),
+      1,
+    ); // its target is `npm run bench latency`'s
     expect(await server.uploadMemory()).toBe(0);
   } finally {
     prober.kill();

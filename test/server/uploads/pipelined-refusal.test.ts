@@ -48,28 +48,34 @@ describe('an early refusal pipelined behind an answer still being written', () =
   it.each([
     { why: 'a bad signature', type: 'application/zip', status: 403 },
     { why: 'a wrong Content-Type', type: 'text/plain', status: 415 },
-  ])('$why: the archive comes whole, then the $status, then the close', async ({ type, status }) => {
-    const port = Number(new URL(server.url).port);
-    const upload = `/uploads/00000000-0000-0000-0000-000000000000?expires=${Math.floor(Date.now() / 1000) + 600}&signature=${'0'.repeat(64)}`;
-    const received = await new Promise<Buffer>((resolve, reject) => {
-      const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
-      const chunks: Buffer[] = [];
-      socket.pause(); // read nothing yet: the archive's answer stays unfinished while the PUT arrives
-      socket.on('data', (chunk) => chunks.push(chunk));
-      socket.on('end', () => resolve(Buffer.concat(chunks)));
-      socket.on('error', (error) => (chunks.length ? resolve(Buffer.concat(chunks)) : reject(error)));
-      socket.write(`GET ${archivePath} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
-      socket.write(`PUT ${upload} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${type}\r\nContent-Length: ${4 * MiB}\r\n\r\n`);
-      socket.write(Buffer.alloc(64 * 1024, 7));
-      setTimeout(() => socket.resume(), 500);
-    });
-    const [first, second, ...rest] = answers(received);
-    expect(first.status).toBe(200);
-    expect(first.body.length).toBe(archiveSize);
-    expect(second?.status).toBe(status);
-    expect(second.headers).toMatch(/\r\nconnection: close/i);
-    expect(rest).toEqual([]);
-  }, 30_000);
+  ])(
+    '$why: the archive comes whole, then the $status, then the close',
+    async ({ type, status }) => {
+      const port = Number(new URL(server.url).port);
+      const upload = `/uploads/00000000-0000-0000-0000-000000000000?expires=${Math.floor(Date.now() / 1000) + 600}&signature=${'0'.repeat(64)}`;
+      const received = await new Promise<Buffer>((resolve, reject) => {
+        const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+        const chunks: Buffer[] = [];
+        socket.pause(); // read nothing yet: the archive's answer stays unfinished while the PUT arrives
+        socket.on('data', (chunk) => chunks.push(chunk));
+        socket.on('end', () => resolve(Buffer.concat(chunks)));
+        socket.on('error', (error) => (chunks.length ? resolve(Buffer.concat(chunks)) : reject(error)));
+        socket.write(`GET ${archivePath} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+        socket.write(
+          `PUT ${upload} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${type}\r\nContent-Length: ${4 * MiB}\r\n\r\n`,
+        );
+        socket.write(Buffer.alloc(64 * 1024, 7));
+        setTimeout(() => socket.resume(), 500);
+      });
+      const [first, second, ...rest] = answers(received);
+      expect(first.status).toBe(200);
+      expect(first.body.length).toBe(archiveSize);
+      expect(second?.status).toBe(status);
+      expect(second.headers).toMatch(/\r\nconnection: close/i);
+      expect(rest).toEqual([]);
+    },
+    30_000,
+  );
 
   it('bytes that are no request, pipelined behind answers not written yet: those answers come whole, then the 400', async () => {
     await publishAndUpload(server, alice.token, 'alice-co', 'rated', '1.0.0');

@@ -9,7 +9,17 @@ import { signUploadUrl } from '../../../src/server/archives/signing.js';
 import { UPLOAD_MEMORY } from '../../../src/server/archives/validate-zip.js';
 import { startServer, type TestServer } from '../../helpers.js';
 import {
-  call, client, createPat, createPublisher, createUser, expectError, makeZip, publish, publishAndUpload, uploadTo, type TestUser,
+  call,
+  client,
+  createPat,
+  createPublisher,
+  createUser,
+  expectError,
+  makeZip,
+  publish,
+  publishAndUpload,
+  uploadTo,
+  type TestUser,
 } from '../fixtures.js';
 
 let server: TestServer;
@@ -78,21 +88,33 @@ describe('the round trip', () => {
     expect(cached.status).toBe(304);
     // one byte range, as a resumed download asks it; several ranges, or one past the end, get the whole archive
     const etag = `"${sha256(zip)}"`;
-    for (const [header, start, end] of [['bytes=10-29', 10, 29], ['bytes=-5', zip.length - 5, zip.length - 1], [`bytes=${zip.length - 3}-`, zip.length - 3, zip.length - 1]] as const) {
+    for (const [header, start, end] of [
+      ['bytes=10-29', 10, 29],
+      ['bytes=-5', zip.length - 5, zip.length - 1],
+      [`bytes=${zip.length - 3}-`, zip.length - 3, zip.length - 1],
+    ] as const) {
       const part = await fetch(version.downloadUrl!, { headers: { range: header, 'if-range': etag } });
       expect(part.status, header).toBe(206);
       expect(part.headers.get('content-range')).toBe(`bytes ${start}-${end}/${zip.length}`);
       expect(part.headers.get('content-length')).toBe(String(end - start + 1));
       expect(Buffer.from(await part.arrayBuffer()).equals(zip.subarray(start, end + 1))).toBe(true);
     }
-    for (const headers of [{ range: 'bytes=0-1,5-6' }, { range: `bytes=${zip.length}-` }, { range: 'bytes=0-9', 'if-range': '"other"' }] as Record<string, string>[]) {
+    for (const headers of [
+      { range: 'bytes=0-1,5-6' },
+      { range: `bytes=${zip.length}-` },
+      { range: 'bytes=0-9', 'if-range': '"other"' },
+    ] as Record<string, string>[]) {
       const whole = await fetch(version.downloadUrl!, { headers });
       expect(whole.status, JSON.stringify(headers)).toBe(200);
       expect(Buffer.from(await whole.arrayBuffer()).equals(zip)).toBe(true);
     }
 
     const node = await api.get('/nodes/trip');
-    expect(node.body.latest_version).toMatchObject({ version: '1.0.0', downloadUrl: version.downloadUrl, archive_sha256: sha256(zip) });
+    expect(node.body.latest_version).toMatchObject({
+      version: '1.0.0',
+      downloadUrl: version.downloadUrl,
+      archive_sha256: sha256(zip),
+    });
   });
 
   it('answers 409 to publishing or uploading a version that has its archive', async () => {
@@ -106,9 +128,15 @@ describe('the round trip', () => {
     const first = await publish(server, alice.token, 'alice-co', 'retry-up', '1.0.0');
     // a failed upload: the archive is damaged on the way
     const zip = await makeZip();
-    expectError(await uploadTo(first.body.signedUrl, zip, { 'x-content-sha256': sha256(Buffer.from('other')) }), 400, 'invalid_request');
+    expectError(
+      await uploadTo(first.body.signedUrl, zip, { 'x-content-sha256': sha256(Buffer.from('other')) }),
+      400,
+      'invalid_request',
+    );
     expect((await api.get('/nodes/retry-up/versions/1.0.0')).body.status).toBe('NodeVersionStatusPending');
-    const second = await publish(server, alice.token, 'alice-co', 'retry-up', '1.0.0', { node_version: { changelog: 'second try' } });
+    const second = await publish(server, alice.token, 'alice-co', 'retry-up', '1.0.0', {
+      node_version: { changelog: 'second try' },
+    });
     expect(second.status).toBe(201);
     const uploaded = await uploadTo(second.body.signedUrl, zip);
     expect(uploaded.status, uploaded.text).toBe(200);
@@ -122,7 +150,9 @@ describe('the round trip', () => {
     const statuses = replies.map((reply) => reply.status).sort();
     expect(statuses).toEqual([200, 409, 409, 409]);
     const winner = zips[replies.findIndex((reply) => reply.status === 200)];
-    const download = Buffer.from(await (await fetch(`${server.url}/archives/alice-co/race/1.0.0/node.zip`)).arrayBuffer());
+    const download = Buffer.from(
+      await (await fetch(`${server.url}/archives/alice-co/race/1.0.0/node.zip`)).arrayBuffer(),
+    );
     expect(download.equals(winner)).toBe(true);
   });
 });
@@ -138,7 +168,11 @@ describe('upload refusals', () => {
 
   it('is 415 without Content-Type application/zip', async () => {
     const zip = await makeZip();
-    expectError(await uploadTo(signedUrl, zip, { 'content-type': 'application/octet-stream' }), 415, 'unsupported_media_type');
+    expectError(
+      await uploadTo(signedUrl, zip, { 'content-type': 'application/octet-stream' }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   it('is 403 for a bad signature, one made for another version, or an expired URL', async () => {
@@ -158,7 +192,11 @@ describe('upload refusals', () => {
   });
 
   it('is 404 for a signed URL of a version that does not exist', async () => {
-    expectError(await uploadTo(signUploadUrl(server.server.keys.upload, server.url, randomUUID()), await makeZip()), 404, 'not_found');
+    expectError(
+      await uploadTo(signUploadUrl(server.server.keys.upload, server.url, randomUUID()), await makeZip()),
+      404,
+      'not_found',
+    );
   });
 
   it('is 413 over --max-archive, by Content-Length or by the bytes of a chunked body', async () => {
@@ -187,9 +225,15 @@ describe('upload refusals', () => {
     // bodies announced but never sent: an answer proves the server did not wait for them
     const huge = { 'Content-Length': String(10 * 1024 * 1024 * 1024) };
     const withinLimit = { 'Content-Length': String(60 * 1024) };
-    expect(await headOnly(url.href, { ...huge, 'Content-Type': 'text/plain' })).toMatch(/^HTTP\/1\.1 415 [\s\S]*[Cc]onnection: close/);
-    expect(await headOnly(url.href, { ...huge, 'Content-Type': 'application/zip' })).toMatch(/^HTTP\/1\.1 413 [\s\S]*[Cc]onnection: close/);
-    expect(await headOnly(badSig.href, { ...withinLimit, 'Content-Type': 'application/zip' }, 'PK')).toMatch(/^HTTP\/1\.1 403 [\s\S]*[Cc]onnection: close/);
+    expect(await headOnly(url.href, { ...huge, 'Content-Type': 'text/plain' })).toMatch(
+      /^HTTP\/1\.1 415 [\s\S]*[Cc]onnection: close/,
+    );
+    expect(await headOnly(url.href, { ...huge, 'Content-Type': 'application/zip' })).toMatch(
+      /^HTTP\/1\.1 413 [\s\S]*[Cc]onnection: close/,
+    );
+    expect(await headOnly(badSig.href, { ...withinLimit, 'Content-Type': 'application/zip' }, 'PK')).toMatch(
+      /^HTTP\/1\.1 403 [\s\S]*[Cc]onnection: close/,
+    );
   });
 
   it('is 400 for a SHA-256 mismatch, a body that is not a zip, or too much unpacked', async () => {
@@ -234,32 +278,51 @@ describe('upload refusals', () => {
       expect(refused.body.message).toMatch(/revoked|no longer a member/);
     }
     // nothing was stored; a URL signed for a live token still works
-    expect((await api.get('/nodes/revoked-url/versions/1.0.0', { token: owner.token })).body.status).toBe('NodeVersionStatusPending');
+    expect((await api.get('/nodes/revoked-url/versions/1.0.0', { token: owner.token })).body.status).toBe(
+      'NodeVersionStatusPending',
+    );
     expect((await uploadTo(live.body.signedUrl, zip)).status).toBe(200);
   });
 
   it('is 403 banned for a version of a banned node', async () => {
     const published = await publish(server, alice.token, 'alice-co', 'to-ban', '1.0.0');
-    await api.put('/publishers/alice-co/nodes/to-ban', { token: server.adminToken, body: { status: 'NodeStatusBanned' } });
+    await api.put('/publishers/alice-co/nodes/to-ban', {
+      token: server.adminToken,
+      body: { status: 'NodeStatusBanned' },
+    });
     expectError(await uploadTo(published.body.signedUrl, await makeZip()), 403, 'banned');
   });
 });
 
 describe('versions, latest_version and install through the API', () => {
   it('orders by semver and picks latest_version as DESIGN.md defines it', async () => {
-    for (const v of ['1.0.0', '1.10.0', '1.2.0', '2.0.0-beta.1']) await publishAndUpload(server, alice.token, 'alice-co', 'lv', v);
+    for (const v of ['1.0.0', '1.10.0', '1.2.0', '2.0.0-beta.1'])
+      await publishAndUpload(server, alice.token, 'alice-co', 'lv', v);
     await publish(server, alice.token, 'alice-co', 'lv', '3.0.0'); // Pending: never latest
     const latest = async () => (await api.get('/nodes/lv')).body.latest_version?.version;
     expect(await latest()).toBe('1.10.0');
-    expect((await api.get('/nodes/lv/versions')).body.map((v: { version: string }) => v.version)).toEqual(['3.0.0', '2.0.0-beta.1', '1.10.0', '1.2.0', '1.0.0']);
+    expect((await api.get('/nodes/lv/versions')).body.map((v: { version: string }) => v.version)).toEqual([
+      '3.0.0',
+      '2.0.0-beta.1',
+      '1.10.0',
+      '1.2.0',
+      '1.0.0',
+    ]);
     await api.put('/publishers/alice-co/nodes/lv/versions/1.10.0', { token: alice.token, body: { deprecated: true } });
     expect(await latest()).toBe('1.2.0');
-    for (const v of ['1.0.0', '1.2.0']) await api.put(`/publishers/alice-co/nodes/lv/versions/${v}`, { token: alice.token, body: { deprecated: true } });
+    for (const v of ['1.0.0', '1.2.0'])
+      await api.put(`/publishers/alice-co/nodes/lv/versions/${v}`, { token: alice.token, body: { deprecated: true } });
     expect(await latest()).toBe('2.0.0-beta.1');
-    await api.put('/publishers/alice-co/nodes/lv/versions/2.0.0-beta.1', { token: alice.token, body: { deprecated: true } });
+    await api.put('/publishers/alice-co/nodes/lv/versions/2.0.0-beta.1', {
+      token: alice.token,
+      body: { deprecated: true },
+    });
     expect(await latest()).toBe('2.0.0-beta.1');
     for (const v of ['1.0.0', '1.2.0', '1.10.0', '2.0.0-beta.1']) {
-      await api.put(`/publishers/alice-co/nodes/lv/versions/${v}`, { token: alice.token, body: { status: 'NodeVersionStatusDeleted' } });
+      await api.put(`/publishers/alice-co/nodes/lv/versions/${v}`, {
+        token: alice.token,
+        body: { status: 'NodeVersionStatusDeleted' },
+      });
     }
     expect(await latest()).toBeUndefined();
   });
@@ -269,7 +332,10 @@ describe('versions, latest_version and install through the API', () => {
     await publishAndUpload(server, alice.token, 'alice-co', 'inst', '1.1.0');
     let reply = await api.get('/nodes/inst/install');
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ version: '1.1.0', downloadUrl: `${server.url}/archives/alice-co/inst/1.1.0/node.zip` });
+    expect(reply.body).toMatchObject({
+      version: '1.1.0',
+      downloadUrl: `${server.url}/archives/alice-co/inst/1.1.0/node.zip`,
+    });
     reply = await api.get('/nodes/INST/install?version=1.0.0');
     expect(reply.body.version).toBe('1.0.0');
     expect((await api.get('/nodes/inst')).body.downloads).toBe(0); // asking is not downloading
@@ -285,14 +351,22 @@ describe('versions, latest_version and install through the API', () => {
     await fetch(reply.body.downloadUrl, { method: 'HEAD' });
     expect(await downloads()).toBe(1);
     expectError(await api.get('/nodes/inst/install?version=9.0.0'), 404, 'not_found');
-    await api.put('/publishers/alice-co/nodes/inst/versions/1.0.0', { token: alice.token, body: { status: 'NodeVersionStatusDeleted' } });
+    await api.put('/publishers/alice-co/nodes/inst/versions/1.0.0', {
+      token: alice.token,
+      body: { status: 'NodeVersionStatusDeleted' },
+    });
     expectError(await api.get('/nodes/inst/install?version=1.0.0'), 404, 'not_found');
     await (await fetch(`${server.url}/archives/alice-co/inst/1.1.0/node.zip`)).arrayBuffer();
     expect(await downloads()).toBe(2);
     // sorted by downloads, most first: the node stands before every node downloaded less
     const sorted = (await api.get('/nodes?sort=downloads&limit=100')).body.nodes as { id: string; downloads: number }[];
     expect(sorted.map((n) => n.downloads)).toEqual([...sorted.map((n) => n.downloads)].sort((a, b) => b - a));
-    expect(sorted.findIndex((n) => n.id === 'inst')).toBeLessThan(Math.max(sorted.findIndex((n) => n.downloads < 2), 0) || sorted.length);
+    expect(sorted.findIndex((n) => n.id === 'inst')).toBeLessThan(
+      Math.max(
+        sorted.findIndex((n) => n.downloads < 2),
+        0,
+      ) || sorted.length,
+    );
   });
 
   it('a download the client breaks off is not counted', async () => {
@@ -306,7 +380,9 @@ describe('versions, latest_version and install through the API', () => {
     const url = new URL(`${roomy.url}/archives/carol-co/cut/1.0.0/node.zip`);
     // read the head of the answer, then close the connection with most of the body unread
     await new Promise<void>((resolve, reject) => {
-      const socket = connect(Number(url.port), '127.0.0.1', () => socket.write(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`));
+      const socket = connect(Number(url.port), '127.0.0.1', () =>
+        socket.write(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`),
+      );
       socket.once('data', () => {
         socket.destroy();
         resolve();
@@ -339,11 +415,21 @@ describe('review modes and public URLs', () => {
     await createPublisher(manual, bob, 'bob-co');
     const pat = await createPat(manual, bob, 'bob-co');
     const uploaded = await publishAndUpload(manual, pat, 'bob-co', 'slow', '1.0.0');
-    expect(uploaded).toMatchObject({ status: 'NodeVersionStatusPending', downloadUrl: `${manual.url}/archives/bob-co/slow/1.0.0/node.zip` });
+    expect(uploaded).toMatchObject({
+      status: 'NodeVersionStatusPending',
+      downloadUrl: `${manual.url}/archives/bob-co/slow/1.0.0/node.zip`,
+    });
     expectError(await call(manual.url, 'GET', '/nodes/slow/install'), 404, 'not_found');
     expect((await fetch(uploaded.downloadUrl)).status).toBe(404);
     expect((await fetch(uploaded.downloadUrl, { headers: { authorization: `Bearer ${pat}` } })).status).toBe(200);
-    expectError(await call(manual.url, 'PUT', '/publishers/bob-co/nodes/slow/versions/1.0.0', { token: pat, body: { status: 'NodeVersionStatusActive' } }), 403, 'forbidden');
+    expectError(
+      await call(manual.url, 'PUT', '/publishers/bob-co/nodes/slow/versions/1.0.0', {
+        token: pat,
+        body: { status: 'NodeVersionStatusActive' },
+      }),
+      403,
+      'forbidden',
+    );
     const approved = await call(manual.url, 'PUT', '/publishers/bob-co/nodes/slow/versions/1.0.0', {
       token: manual.adminToken,
       body: { status: 'NodeVersionStatusActive', status_reason: 'reviewed' },
@@ -359,14 +445,23 @@ describe('review modes and public URLs', () => {
     await createPublisher(first, bob, 'bob-co');
     await publishAndUpload(first, bob.token, 'bob-co', 'moving', '1.0.0');
     await first.close();
-    const second = await startServer({ dataDir: first.dataDir, adminToken: first.adminToken, publicUrl: 'https://registry.example.org/base/' });
+    const second = await startServer({
+      dataDir: first.dataDir,
+      adminToken: first.adminToken,
+      publicUrl: 'https://registry.example.org/base/',
+    });
     const node = await call(second.url, 'GET', '/nodes/moving');
-    expect(node.body.latest_version.downloadUrl).toBe('https://registry.example.org/base/archives/bob-co/moving/1.0.0/node.zip');
+    expect(node.body.latest_version.downloadUrl).toBe(
+      'https://registry.example.org/base/archives/bob-co/moving/1.0.0/node.zip',
+    );
     const published = await publish(second, bob.token, 'bob-co', 'moving', '1.1.0');
     expect(published.body.signedUrl.startsWith('https://registry.example.org/base/uploads/')).toBe(true);
     // the signature covers the route path, not the prefix: the same query works on the real address
     const signed = new URL(published.body.signedUrl);
-    expect((await uploadTo(`${second.url}/uploads/${published.body.node_version.id}${signed.search}`, await makeZip())).status).toBe(200);
+    expect(
+      (await uploadTo(`${second.url}/uploads/${published.body.node_version.id}${signed.search}`, await makeZip()))
+        .status,
+    ).toBe(200);
     await second.close();
   });
 });

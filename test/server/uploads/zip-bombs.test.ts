@@ -55,9 +55,16 @@ describe.each([
   it('refuses an entry that expands more than the per-entry ratio, naming it, before inflating it', async () => {
     // ~1 MB of deflate that expands to ~1 GiB, under the default --max-unpacked: seconds of CPU if inflated
     const packed = zeroBomb(DEFAULT_MAX_UNPACKED / MiB - 1);
-    const { path } = writeZip([{ name: 'a.py', data: Buffer.from('x = 1\n') }, { name: 'weights.bin', compressed: packed, uncompressedSize: DEFAULT_MAX_UNPACKED - MiB, crc: 0 }]);
+    const { path } = writeZip([
+      { name: 'a.py', data: Buffer.from('x = 1\n') },
+      { name: 'weights.bin', compressed: packed, uncompressedSize: DEFAULT_MAX_UNPACKED - MiB, crc: 0 },
+    ]);
     const { error, cpuMs } = await refusal(path, room);
-    expect(error.message).toMatch(new RegExp(`entry "weights\\.bin" expands to \\d+ bytes from ${packed.length}, more than ${UNPACKED_RATIO.entry} times its packed size`));
+    expect(error.message).toMatch(
+      new RegExp(
+        `entry "weights\\.bin" expands to \\d+ bytes from ${packed.length}, more than ${UNPACKED_RATIO.entry} times its packed size`,
+      ),
+    );
     expect(cpuMs).toBeLessThan(1000); // inflating it whole takes several seconds
   });
 
@@ -67,13 +74,16 @@ describe.each([
     expect(bytes * UNPACKED_RATIO.total).toBeLessThan(UNPACKED_RATIO.totalFloor);
     const { error } = await refusal(path, room);
     // the floor (16 MiB) holds: the 17th entry passes it
-    expect(error.message).toBe(`invalid archive: it expands to more than ${UNPACKED_RATIO.totalFloor} bytes, ${UNPACKED_RATIO.total} times its ${bytes} bytes (at entry "data/16.bin")`);
+    expect(error.message).toBe(
+      `invalid archive: it expands to more than ${UNPACKED_RATIO.totalFloor} bytes, ${UNPACKED_RATIO.total} times its ${bytes} bytes (at entry "data/16.bin")`,
+    );
   });
 
   it('accepts a 1 MB upload that expands to its total bound, inflating it in well under a second of CPU', async () => {
     // 800 kB of noise, stored, and as many MiB of zeros as the bound of 50 times the archive allows
     const entries: RawEntry[] = [{ name: 'assets/noise.bin', data: randomBytes(800_000), method: 0 }];
-    const unpacked = (list: RawEntry[]) => list.reduce((sum, entry) => sum + (entry.uncompressedSize ?? entry.data!.length), 0);
+    const unpacked = (list: RawEntry[]) =>
+      list.reduce((sum, entry) => sum + (entry.uncompressedSize ?? entry.data!.length), 0);
     for (;;) {
       const more = [...entries, zeroMiB(`data/${entries.length}.bin`)];
       if (unpacked(more) > rawZip(more).length * UNPACKED_RATIO.total) break;
@@ -85,7 +95,7 @@ describe.each([
     const summary = await validateZip(path, { maxUnpacked: DEFAULT_MAX_UNPACKED, memory: new MemoryBudget(room) });
     const used = process.cpuUsage(before);
     summary.release();
-    expect(summary.unpackedSize).toBeGreaterThan((bytes * UNPACKED_RATIO.total) - MiB);
+    expect(summary.unpackedSize).toBeGreaterThan(bytes * UNPACKED_RATIO.total - MiB);
     // bench/zip-bomb.js measures it; a generous bound for a loaded machine (inflating 1 GiB took ~4 s)
     expect((used.user + used.system) / 1000).toBeLessThan(2000);
   });
@@ -93,9 +103,13 @@ describe.each([
   it('refuses an entry whose compression method differs between its local header and the central directory', async () => {
     const source = Buffer.from('print("hello")\n'.repeat(20));
     const stored = writeZip([{ name: 'a.py', data: source, method: 0, localMethod: 8 }]);
-    expect((await refusal(stored.path, room)).error.message).toBe('invalid archive: entry "a.py" uses compression method 8 in its local header but 0 in the central directory');
+    expect((await refusal(stored.path, room)).error.message).toBe(
+      'invalid archive: entry "a.py" uses compression method 8 in its local header but 0 in the central directory',
+    );
     const deflated = writeZip([{ name: 'b.py', data: source, method: 8, localMethod: 0 }]);
-    expect((await refusal(deflated.path, room)).error.message).toBe('invalid archive: entry "b.py" uses compression method 0 in its local header but 8 in the central directory');
+    expect((await refusal(deflated.path, room)).error.message).toBe(
+      'invalid archive: entry "b.py" uses compression method 0 in its local header but 8 in the central directory',
+    );
   });
 });
 

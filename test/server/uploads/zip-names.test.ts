@@ -9,7 +9,15 @@ import { createEntryNameChecker, entryNameProblem } from '../../../src/contract/
 import { selectFiles } from '../../../src/package/files.js';
 import { figure, latency } from '../../figures.js';
 import { startServer, tempDir, type TestServer } from '../../helpers.js';
-import { createPublisher, createUser, expectError, healthzWhile, publish, uploadTo, type TestUser } from '../fixtures.js';
+import {
+  createPublisher,
+  createUser,
+  expectError,
+  healthzWhile,
+  publish,
+  uploadTo,
+  type TestUser,
+} from '../fixtures.js';
 import { rawZip } from '../zip-builder.js';
 
 let server: TestServer;
@@ -51,7 +59,10 @@ describe('archive entry names', () => {
   });
 
   it('accepts names that only share directories, and directory entries', async () => {
-    const reply = await uploadTo(await signedUrl(), entries('pkg/', 'pkg/a.py', 'pkg/A_b.py', 'pkg/sub/a.py', 'caf\u00e9.py'));
+    const reply = await uploadTo(
+      await signedUrl(),
+      entries('pkg/', 'pkg/a.py', 'pkg/A_b.py', 'pkg/sub/a.py', 'caf\u00e9.py'),
+    );
     expect(reply.status, reply.text).toBe(200);
   });
 
@@ -75,10 +86,12 @@ describe('archive entry names', () => {
     const { problems } = selectFiles(root);
     const messages = problems.map((p) => p.message);
     expect(messages).toHaveLength(2);
-    expect(messages).toEqual(expect.arrayContaining([
-      expect.stringMatching(/^"node.py" collides with "Node.py"/),
-      expect.stringMatching(/^"caf\u00e9\/x.py" collides with "cafe\u0301\/"/),
-    ]));
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^"node.py" collides with "Node.py"/),
+        expect.stringMatching(/^"caf\u00e9\/x.py" collides with "cafe\u0301\/"/),
+      ]),
+    );
   });
 });
 

@@ -13,7 +13,12 @@ export const columnValue = (sql: Sql, json: boolean, value: unknown) =>
   value === undefined || value === null ? null : json ? sql.json(value as postgres.JSONValue) : value;
 
 /** The changes for these columns, as a `SET` list (undefined when none). */
-export function setList(sql: Sql, changes: Row, allowed: readonly string[], json: ReadonlySet<string>): Row | undefined {
+export function setList(
+  sql: Sql,
+  changes: Row,
+  allowed: readonly string[],
+  json: ReadonlySet<string>,
+): Row | undefined {
   const keys = allowed.filter((key) => changes[key] !== undefined);
   if (keys.length === 0) return undefined;
   return Object.fromEntries(keys.map((key) => [key, columnValue(sql, json.has(key), changes[key])]));

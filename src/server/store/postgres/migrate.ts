@@ -30,7 +30,11 @@ async function applyMigrations(sql: postgres.Sql): Promise<void> {
   await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)`;
-    const current = only(await tx`SELECT coalesce(max(version), 0)::int AS current FROM schema_migrations`, (row) => count(row, 'current'), 'the schema');
+    const current = only(
+      await tx`SELECT coalesce(max(version), 0)::int AS current FROM schema_migrations`,
+      (row) => count(row, 'current'),
+      'the schema',
+    );
     for (const [index, migration] of postgresMigrations.entries()) {
       const version = index + 1;
       if (version <= current) continue;
@@ -42,7 +46,10 @@ async function applyMigrations(sql: postgres.Sql): Promise<void> {
 
 /** Versions stored without version_order (before the column, or by an older nodereg) get theirs, in one statement. */
 async function fillVersionOrder(sql: postgres.Sql): Promise<void> {
-  const missing = (await sql.unsafe(UNFILLED_VERSION_ORDER)).map((row) => ({ id: text(row, 'id'), version: text(row, 'version') }));
+  const missing = (await sql.unsafe(UNFILLED_VERSION_ORDER)).map((row) => ({
+    id: text(row, 'id'),
+    version: text(row, 'version'),
+  }));
   if (missing.length === 0) return;
   const [ids, orders] = [missing.map((row) => row.id), missing.map((row) => versionOrder(row.version))];
   await sql`UPDATE versions SET version_order = filled.value FROM unnest(${sql.array(ids)}::text[], ${sql.array(orders)}::text[]) AS filled(id, value)
@@ -51,7 +58,10 @@ async function fillVersionOrder(sql: postgres.Sql): Promise<void> {
 
 /** Nodes stored without words (before the column, or by an older nodereg) get theirs, in one statement. */
 async function fillSearchWords(sql: postgres.Sql): Promise<void> {
-  const missing = (await sql.unsafe(UNFILLED_WORDS)).map((row) => ({ id: text(row, 'id'), name: optionalText(row, 'name') }));
+  const missing = (await sql.unsafe(UNFILLED_WORDS)).map((row) => ({
+    id: text(row, 'id'),
+    name: optionalText(row, 'name'),
+  }));
   if (missing.length === 0) return;
   const [ids, words] = [missing.map((row) => row.id), missing.map((row) => searchWords(row.id, row.name))];
   await sql`UPDATE nodes SET words = filled.value FROM unnest(${sql.array(ids)}::text[], ${sql.array(words)}::text[]) AS filled(id, value)
@@ -60,13 +70,25 @@ async function fillSearchWords(sql: postgres.Sql): Promise<void> {
 
 /** The indexes of the applied migrations that are built concurrently, each built unless it is there and valid. */
 async function buildIndexes(sql: postgres.Sql): Promise<void> {
-  const applied = only(await sql`SELECT coalesce(max(version), 0)::int AS applied FROM schema_migrations`, (row) => count(row, 'applied'), 'the schema');
+  const applied = only(
+    await sql`SELECT coalesce(max(version), 0)::int AS applied FROM schema_migrations`,
+    (row) => count(row, 'applied'),
+    'the schema',
+  );
   const indexes = postgresMigrations.slice(0, applied).flatMap((migration) => migration.concurrentIndexes ?? []);
-  if (indexes.length === 0 || (await Promise.all(indexes.map((index) => indexState(sql, index)))).every((state) => state === 'valid')) return;
+  if (
+    indexes.length === 0 ||
+    (await Promise.all(indexes.map((index) => indexState(sql, index)))).every((state) => state === 'valid')
+  )
+    return;
   // A session's lock, on the connection that builds: CREATE INDEX CONCURRENTLY runs outside a transaction.
   const connection = await sql.reserve();
   try {
-    const locked = only(await connection`SELECT pg_try_advisory_lock(${INDEX_BUILD_LOCK}) AS locked`, (row) => flag(row, 'locked'), 'the index lock');
+    const locked = only(
+      await connection`SELECT pg_try_advisory_lock(${INDEX_BUILD_LOCK}) AS locked`,
+      (row) => flag(row, 'locked'),
+      'the index lock',
+    );
     if (!locked) return; // another instance builds them; searches are answered without the index meanwhile
     try {
       for (const index of indexes) await buildIndex(connection, index);

@@ -5,7 +5,11 @@ import type { Extraction } from '../../../scan/node-classes/extract.js';
 import { CLASS_ROWS, extractColumns, toClassRow, type NodeClassStore } from '../node-classes.js';
 
 /** The extraction's status and reason on the version, its classes in node_classes (inside recordArchive's transaction). */
-export async function writeClasses(tx: postgres.TransactionSql, id: string, extraction: Extraction | undefined): Promise<void> {
+export async function writeClasses(
+  tx: postgres.TransactionSql,
+  id: string,
+  extraction: Extraction | undefined,
+): Promise<void> {
   const { status, reason } = extractColumns(extraction);
   await tx`UPDATE versions SET app_node_extract_status = ${status}, app_node_extract_reason = ${reason} WHERE id = ${id}`;
   await tx`DELETE FROM node_classes WHERE version_id = ${id}`;

@@ -22,20 +22,40 @@ const NODE_ORDER: Record<NodeSort, string> = {
 const LISTED = `status = 'NodeStatusActive' AND NOT EXISTS
   (SELECT 1 FROM publishers p WHERE p.id = nodes.publisher_id AND p.status = 'PublisherStatusBanned')`;
 
-type NodeStore = Pick<RegistryStore, 'getNode' | 'getNodeStamp' | 'listNodes' | 'searchNodes' | 'listPublisherNodes' | 'updateNode' | 'countDownload'>;
+type NodeStore = Pick<
+  RegistryStore,
+  'getNode' | 'getNodeStamp' | 'listNodes' | 'searchNodes' | 'listPublisherNodes' | 'updateNode' | 'countDownload'
+>;
 
 export const getNode = async (db: Sql, id: string, lock = false) =>
-  first(await db.unsafe(`SELECT * FROM nodes WHERE lower(id) = lower($1)${lock ? ' FOR UPDATE' : ''}`, [id]), decodeNode);
+  first(
+    await db.unsafe(`SELECT * FROM nodes WHERE lower(id) = lower($1)${lock ? ' FOR UPDATE' : ''}`, [id]),
+    decodeNode,
+  );
 
 /** A node this transaction has just written. */
-export const writtenNode = async (db: Sql, id: string) => only(await db`SELECT * FROM nodes WHERE id = ${id}`, decodeNode, `node ${id}`);
+export const writtenNode = async (db: Sql, id: string) =>
+  only(await db`SELECT * FROM nodes WHERE id = ${id}`, decodeNode, `node ${id}`);
 
 /** Creates an Active node with `fields`, unless one with its id exists: then undefined. */
-export async function insertNode(tx: Sql, id: string, publisherId: string, fields: Partial<NodeFields>): Promise<NodeRow | undefined> {
+export async function insertNode(
+  tx: Sql,
+  id: string,
+  publisherId: string,
+  fields: Partial<NodeFields>,
+): Promise<NodeRow | undefined> {
   const stamp = now();
   const set = setList(tx, { status: 'NodeStatusActive', ...fields }, NODE_COLUMNS, NODE_JSON) ?? {};
   const document = nextDocument({}, fields) ?? {};
-  const row = { ...set, metadata: tx.json(document as postgres.JSONValue), words: searchWords(id, fields.name), id, publisher_id: publisherId, created_at: stamp, updated_at: stamp };
+  const row = {
+    ...set,
+    metadata: tx.json(document as postgres.JSONValue),
+    words: searchWords(id, fields.name),
+    id,
+    publisher_id: publisherId,
+    created_at: stamp,
+    updated_at: stamp,
+  };
   const [inserted] = await tx`INSERT INTO nodes ${tx(row)} ON CONFLICT DO NOTHING RETURNING id`;
   return inserted ? writtenNode(tx, id) : undefined;
 }
@@ -53,40 +73,65 @@ export async function updateNode(tx: Sql, id: string, changes: Partial<NodeField
   return writtenNode(tx, storedId);
 }
 
-async function listNodes(sql: postgres.Sql, { sort, offset, limit }: { sort: NodeSort; offset: number; limit: number }): Promise<Page<NodeRow>> {
+async function listNodes(
+  sql: postgres.Sql,
+  { sort, offset, limit }: { sort: NodeSort; offset: number; limit: number },
+): Promise<Page<NodeRow>> {
   // kept by triggers (migration 'listed-count'), as on SQLite
-  const total = only(await sql`SELECT value FROM counts WHERE name = 'listed_nodes'`, (row) => count(row, 'value'), 'the listed count');
+  const total = only(
+    await sql`SELECT value FROM counts WHERE name = 'listed_nodes'`,
+    (row) => count(row, 'value'),
+    'the listed count',
+  );
   // The page's rows are chosen in the index (migration 'listing-covering-indexes'), then read.
   const order = NODE_ORDER[sort];
   const chosen = `SELECT seq FROM nodes WHERE ${LISTED} ORDER BY ${order} LIMIT $1 OFFSET $2`;
-  return { rows: (await sql.unsafe(`SELECT * FROM nodes WHERE seq IN (${chosen}) ORDER BY ${order}`, [limit, offset])).map(decodeNode), total };
+  return {
+    rows: (await sql.unsafe(`SELECT * FROM nodes WHERE seq IN (${chosen}) ORDER BY ${order}`, [limit, offset])).map(
+      decodeNode,
+    ),
+    total,
+  };
 }
 
-async function searchNodes(sql: postgres.Sql, { terms, offset, limit }: { terms: string[]; offset: number; limit: number }): Promise<Page<NodeRow>> {
+async function searchNodes(
+  sql: postgres.Sql,
+  { terms, offset, limit }: { terms: string[]; offset: number; limit: number },
+): Promise<Page<NodeRow>> {
   // Each term matches as a prefix of a word; the words are those the 'simple' configuration makes.
   const words = terms.flatMap((term) => term.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
   if (words.length === 0) return { rows: [], total: 0 };
   const query = words.map((word) => `${word}:*`).join(' & ');
   const matches = `(${SEARCH_VECTOR}) @@ to_tsquery('simple', $1)`;
-  const total = only(await sql.unsafe(`SELECT count(*)::int AS n FROM nodes WHERE ${LISTED} AND ${matches}`, [query]), (row) => count(row, 'n'), 'matches');
+  const total = only(
+    await sql.unsafe(`SELECT count(*)::int AS n FROM nodes WHERE ${LISTED} AND ${matches}`, [query]),
+    (row) => count(row, 'n'),
+    'matches',
+  );
   // Ranking costs per match: a term that matches more than RANK_LIMIT nodes says little by itself,
   // and its matches come newest first.
   const order = total <= RANK_LIMIT ? `ts_rank((${SEARCH_VECTOR}), to_tsquery('simple', $1)) DESC, seq` : 'seq DESC';
-  const rows = await sql.unsafe(`SELECT * FROM nodes WHERE ${LISTED} AND ${matches} ORDER BY ${order} LIMIT $2 OFFSET $3`, [query, limit, offset]);
+  const rows = await sql.unsafe(
+    `SELECT * FROM nodes WHERE ${LISTED} AND ${matches} ORDER BY ${order} LIMIT $2 OFFSET $3`,
+    [query, limit, offset],
+  );
   return { rows: rows.map(decodeNode), total };
 }
 
 export function postgresNodeStore(sql: postgres.Sql): NodeStore {
   return {
     getNode: (id) => getNode(sql, id),
-    getNodeStamp: async (id) => first(await sql.unsafe(`SELECT ${STAMP_COLUMNS} FROM nodes WHERE lower(id) = lower($1)`, [id]), decodeStamp),
+    getNodeStamp: async (id) =>
+      first(await sql.unsafe(`SELECT ${STAMP_COLUMNS} FROM nodes WHERE lower(id) = lower($1)`, [id]), decodeStamp),
     listNodes: (query) => listNodes(sql, query),
     searchNodes: (query) => searchNodes(sql, query),
     listPublisherNodes: async (publisherId, { statuses, offset, limit }) =>
       // The page's rows are chosen in the index (migration 'publisher-nodes-index'), then read.
-      (await sql`SELECT * FROM nodes WHERE seq IN (
+      (
+        await sql`SELECT * FROM nodes WHERE seq IN (
         SELECT seq FROM nodes WHERE publisher_id = ${publisherId} AND status = ANY(${sql.array([...statuses])}::text[]) ORDER BY id LIMIT ${limit} OFFSET ${offset}
-      ) ORDER BY id`).map(decodeNode),
+      ) ORDER BY id`
+      ).map(decodeNode),
     updateNode: (id, changes) =>
       sql.begin(async (tx) => {
         // the publisher before the node, as publish and a ban take them

@@ -8,11 +8,21 @@ import { now, type Sql } from './columns.js';
 
 type UserStore = Pick<
   RegistryStore,
-  'createUser' | 'getUser' | 'findUsers' | 'createToken' | 'useToken' | 'getToken' | 'listTokens' | 'revokeToken' | 'tokenGeneration' | 'ensureBootstrapAdmin'
+  | 'createUser'
+  | 'getUser'
+  | 'findUsers'
+  | 'createToken'
+  | 'useToken'
+  | 'getToken'
+  | 'listTokens'
+  | 'revokeToken'
+  | 'tokenGeneration'
+  | 'ensureBootstrapAdmin'
 >;
 
 /** Every column of a token but its hash, which never leaves the store. */
-const tokenColumns = (db: Sql) => db`id, kind, user_id, publisher_id, name, prefix, created_at, last_used_at, revoked_at`;
+const tokenColumns = (db: Sql) =>
+  db`id, kind, user_id, publisher_id, name, prefix, created_at, last_used_at, revoked_at`;
 
 export const getUser = async (db: Sql, id: string) => first(await db`SELECT * FROM users WHERE id = ${id}`, decodeUser);
 
@@ -35,7 +45,10 @@ function createUser(sql: postgres.Sql, input: Parameters<RegistryStore['createUs
 
 /** The live token with this hash and its user; its use is recorded to the minute (a use within it costs no write). */
 async function useToken(sql: postgres.Sql, hash: string) {
-  const token = first(await sql`SELECT ${tokenColumns(sql)} FROM tokens WHERE hash = ${hash} AND revoked_at IS NULL`, decodeToken);
+  const token = first(
+    await sql`SELECT ${tokenColumns(sql)} FROM tokens WHERE hash = ${hash} AND revoked_at IS NULL`,
+    decodeToken,
+  );
   if (!token) return undefined;
   if (!token.last_used_at || Date.now() - Date.parse(token.last_used_at) >= TOKEN_USE_GRANULARITY_MS) {
     token.last_used_at = now();
@@ -58,8 +71,17 @@ function ensureBootstrapAdmin(sql: postgres.Sql, userId: string, hash: string, p
     // (The admin's row is locked from here: instances starting together take turns.)
     await tx`INSERT INTO users (id, name, admin, created_at) VALUES (${userId}, 'admin', true, ${now()})
              ON CONFLICT (id) DO UPDATE SET admin = true`;
-    if (keepLive && (await tx`SELECT 1 FROM tokens WHERE user_id = ${userId} AND name = 'bootstrap' AND hash != ${hash} AND revoked_at IS NULL LIMIT 1`).length) return false;
-    const same = first(await tx`SELECT id, user_id FROM tokens WHERE hash = ${hash} FOR UPDATE`, (row) => ({ id: text(row, 'id'), userId: text(row, 'user_id') }));
+    if (
+      keepLive &&
+      (
+        await tx`SELECT 1 FROM tokens WHERE user_id = ${userId} AND name = 'bootstrap' AND hash != ${hash} AND revoked_at IS NULL LIMIT 1`
+      ).length
+    )
+      return false;
+    const same = first(await tx`SELECT id, user_id FROM tokens WHERE hash = ${hash} FOR UPDATE`, (row) => ({
+      id: text(row, 'id'),
+      userId: text(row, 'user_id'),
+    }));
     if (same && same.userId !== userId) throw new Error('the admin token is already the token of another user');
     await tx`UPDATE tokens SET revoked_at = ${now()} WHERE user_id = ${userId} AND name = 'bootstrap' AND hash != ${hash} AND revoked_at IS NULL`;
     if (same) await tx`UPDATE tokens SET revoked_at = NULL WHERE id = ${same.id}`;
@@ -73,7 +95,9 @@ async function findUsers(sql: postgres.Sql, text: string) {
   const byId = await getUser(sql, text);
   if (byId) return [byId];
   const byEmail = await sql`SELECT * FROM users WHERE lower(email) = lower(${text}) ORDER BY created_at, id LIMIT 5`;
-  return (byEmail.length ? byEmail : await sql`SELECT * FROM users WHERE name = ${text} ORDER BY created_at, id LIMIT 5`).map(decodeUser);
+  return (
+    byEmail.length ? byEmail : await sql`SELECT * FROM users WHERE name = ${text} ORDER BY created_at, id LIMIT 5`
+  ).map(decodeUser);
 }
 
 export function postgresUserStore(sql: postgres.Sql): UserStore {
@@ -88,7 +112,12 @@ export function postgresUserStore(sql: postgres.Sql): UserStore {
     async revokeToken(id) {
       await sql`UPDATE tokens SET revoked_at = ${now()} WHERE id = ${id} AND revoked_at IS NULL`;
     },
-    tokenGeneration: async () => only(await sql`SELECT value FROM generations WHERE name = 'tokens'`, (row) => count(row, 'value'), 'the tokens generation'),
+    tokenGeneration: async () =>
+      only(
+        await sql`SELECT value FROM generations WHERE name = 'tokens'`,
+        (row) => count(row, 'value'),
+        'the tokens generation',
+      ),
     ensureBootstrapAdmin: (userId, hash, prefix, keepLive) => ensureBootstrapAdmin(sql, userId, hash, prefix, keepLive),
   };
 }

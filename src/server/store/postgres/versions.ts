@@ -5,7 +5,14 @@ import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
 import { writeClasses } from './node-classes.js';
 import { VERSION_PUBLISHED_FIELDS } from '../../../contract/resources.js';
-import type { ArchiveRecord, NodeRow, PublishInput, PublishOutcome, RegistryStore, VersionChanges } from '../registry-store.js';
+import type {
+  ArchiveRecord,
+  NodeRow,
+  PublishInput,
+  PublishOutcome,
+  RegistryStore,
+  VersionChanges,
+} from '../registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS } from '../registry-store.js';
 import { decodeClaim, decodeVersion, first, only, text } from '../rows.js';
 import { HIGHEST_FIRST, LATEST_VERSION_ID, versionOrder } from '../version-order.js';
@@ -18,17 +25,33 @@ const VERSION_COLUMNS = [...VERSION_PUBLISHED_FIELDS, 'deprecated', 'status', 's
 
 type VersionStore = Pick<
   RegistryStore,
-  | 'listVersions' | 'latestVersions' | 'getVersionById' | 'getVersion' | 'publish' | 'updateVersion'
-  | 'claimArchive' | 'releaseArchive' | 'listArchiveClaims' | 'recordArchive'
+  | 'listVersions'
+  | 'latestVersions'
+  | 'getVersionById'
+  | 'getVersion'
+  | 'publish'
+  | 'updateVersion'
+  | 'claimArchive'
+  | 'releaseArchive'
+  | 'listArchiveClaims'
+  | 'recordArchive'
 >;
 
-const getVersionById = async (db: Sql, id: string) => first(await db`SELECT * FROM versions WHERE id = ${id}`, decodeVersion);
+const getVersionById = async (db: Sql, id: string) =>
+  first(await db`SELECT * FROM versions WHERE id = ${id}`, decodeVersion);
 
 /** A version this transaction has just written. */
-const writtenVersion = async (db: Sql, id: string) => only(await db`SELECT * FROM versions WHERE id = ${id}`, decodeVersion, `version ${id}`);
+const writtenVersion = async (db: Sql, id: string) =>
+  only(await db`SELECT * FROM versions WHERE id = ${id}`, decodeVersion, `version ${id}`);
 
 const getVersion = async (db: Sql, nodeId: string, version: string, lock = false) =>
-  first(await db.unsafe(`SELECT * FROM versions WHERE node_id = $1 AND version = $2${lock ? ' FOR UPDATE' : ''}`, [nodeId, version]), decodeVersion);
+  first(
+    await db.unsafe(`SELECT * FROM versions WHERE node_id = $1 AND version = $2${lock ? ' FOR UPDATE' : ''}`, [
+      nodeId,
+      version,
+    ]),
+    decodeVersion,
+  );
 
 /**
  * The node's row before its version's: writing a version updates its node (trigger versions_touch_node),
@@ -49,7 +72,10 @@ async function publishedNode(tx: Sql, input: PublishInput): Promise<NodeRow | { 
     if (!existing) throw new Error(`node ${input.nodeId} was neither created nor found`);
   }
   if (existing.publisher_id !== input.publisherId) return { otherPublisher: existing.publisher_id };
-  return updateNode(tx, existing.id, { ...input.node, ...(existing.status === 'NodeStatusDeleted' ? { status: 'NodeStatusActive' } : {}) });
+  return updateNode(tx, existing.id, {
+    ...input.node,
+    ...(existing.status === 'NodeStatusDeleted' ? { status: 'NodeStatusActive' } : {}),
+  });
 }
 
 function publish(sql: postgres.Sql, input: PublishInput): Promise<PublishOutcome> {
@@ -60,7 +86,9 @@ function publish(sql: postgres.Sql, input: PublishInput): Promise<PublishOutcome
     await tx`SELECT 1 FROM publishers WHERE id = ${input.publisherId} FOR SHARE`;
     const node = await publishedNode(tx, input);
     if ('otherPublisher' in node) return { kind: 'other-publisher', publisherId: node.otherPublisher };
-    const pending = Object.fromEntries(VERSION_PUBLISHED_FIELDS.map((key) => [key, columnValue(tx, VERSION_JSON.has(key), input.pending[key])]));
+    const pending = Object.fromEntries(
+      VERSION_PUBLISHED_FIELDS.map((key) => [key, columnValue(tx, VERSION_JSON.has(key), input.pending[key])]),
+    );
     let current = await getVersion(tx, node.id, input.version, true);
     if (!current) {
       const id = randomUUID();
@@ -92,7 +120,8 @@ async function updateVersion(sql: postgres.Sql, id: string, changes: VersionChan
 /** The "already uploaded" decision (RegistryStore.claimArchive); a claim older than STALE_CLAIM_MS is taken over. */
 function claimArchive(sql: postgres.Sql, id: string, key: string) {
   return sql.begin(async (tx) => {
-    const [open] = await tx`SELECT 1 FROM versions WHERE id = ${id} AND archive_sha256 IS NULL AND status = 'NodeVersionStatusPending' FOR UPDATE`;
+    const [open] =
+      await tx`SELECT 1 FROM versions WHERE id = ${id} AND archive_sha256 IS NULL AND status = 'NodeVersionStatusPending' FOR UPDATE`;
     if (!open) return false;
     const stale = new Date(Date.now() - STALE_CLAIM_MS).toISOString();
     const [claimed] = await tx`
@@ -118,10 +147,18 @@ function recordArchive(sql: postgres.Sql, id: string, archive: ArchiveRecord) {
 
 function listVersions(sql: postgres.Sql, nodeId: string) {
   return readVersionsInPages({
-    generation: async () => (await sql`SELECT versions_generation FROM nodes WHERE id = ${nodeId}`)[0]?.versions_generation,
-    orderedIds: async () => (await sql`SELECT id FROM versions WHERE node_id = ${nodeId} ORDER BY ${sql.unsafe(HIGHEST_FIRST)}`).map((row) => text(row, 'id')),
-    rows: async (ids) => (await sql`SELECT * FROM versions WHERE id = ANY(${sql.array(ids)}::text[])`).map(decodeVersion),
-    all: async () => (await sql`SELECT * FROM versions WHERE node_id = ${nodeId} ORDER BY ${sql.unsafe(HIGHEST_FIRST)}`).map(decodeVersion),
+    generation: async () =>
+      (await sql`SELECT versions_generation FROM nodes WHERE id = ${nodeId}`)[0]?.versions_generation,
+    orderedIds: async () =>
+      (await sql`SELECT id FROM versions WHERE node_id = ${nodeId} ORDER BY ${sql.unsafe(HIGHEST_FIRST)}`).map((row) =>
+        text(row, 'id'),
+      ),
+    rows: async (ids) =>
+      (await sql`SELECT * FROM versions WHERE id = ANY(${sql.array(ids)}::text[])`).map(decodeVersion),
+    all: async () =>
+      (await sql`SELECT * FROM versions WHERE node_id = ${nodeId} ORDER BY ${sql.unsafe(HIGHEST_FIRST)}`).map(
+        decodeVersion,
+      ),
   });
 }
 
@@ -130,7 +167,8 @@ export function postgresVersionStore(sql: postgres.Sql): VersionStore {
     listVersions: (nodeId) => listVersions(sql, nodeId),
     async latestVersions(nodeIds) {
       if (nodeIds.length === 0) return [];
-      const rows = await sql`SELECT * FROM versions WHERE id IN (SELECT ${sql.unsafe(LATEST_VERSION_ID)} FROM unnest(${sql.array(nodeIds)}::text[]) AS n(value))`;
+      const rows =
+        await sql`SELECT * FROM versions WHERE id IN (SELECT ${sql.unsafe(LATEST_VERSION_ID)} FROM unnest(${sql.array(nodeIds)}::text[]) AS n(value))`;
       return rows.map(decodeVersion);
     },
     getVersionById: (id) => getVersionById(sql, id),
@@ -141,7 +179,8 @@ export function postgresVersionStore(sql: postgres.Sql): VersionStore {
     async releaseArchive(id) {
       await sql`DELETE FROM archive_claims WHERE version_id = ${id}`;
     },
-    listArchiveClaims: async () => (await sql`SELECT version_id, key, created_at FROM archive_claims ORDER BY created_at`).map(decodeClaim),
+    listArchiveClaims: async () =>
+      (await sql`SELECT version_id, key, created_at FROM archive_claims ORDER BY created_at`).map(decodeClaim),
     recordArchive: (id, archive) => recordArchive(sql, id, archive),
   };
 }

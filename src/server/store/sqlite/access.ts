@@ -43,7 +43,10 @@ export function sqliteAccess(db: Db): SqliteAccess {
       const row: unknown = prepare(sql).get(...params);
       return isRow(row) ? row : undefined;
     },
-    all: (sql, ...params) => prepare(sql).all(...params).filter(isRow),
+    all: (sql, ...params) =>
+      prepare(sql)
+        .all(...params)
+        .filter(isRow),
     writing(fn) {
       const transaction = db.transaction(fn);
       return (...args) => transaction.immediate(...args);

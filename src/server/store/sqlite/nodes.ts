@@ -24,13 +24,18 @@ const LISTED = "status = ? AND publisher_id NOT IN (SELECT id FROM publishers WH
 /** Searches with at most this many matches are ranked by bm25 over them all; ranking 100,000 took over 100 ms (docs/decisions.md). */
 export const DEFAULT_RANK_LIMIT = 2_000;
 
-type NodeStore = Pick<RegistryStore, 'getNode' | 'getNodeStamp' | 'listNodes' | 'searchNodes' | 'listPublisherNodes' | 'updateNode' | 'countDownload'>;
+type NodeStore = Pick<
+  RegistryStore,
+  'getNode' | 'getNodeStamp' | 'listNodes' | 'searchNodes' | 'listPublisherNodes' | 'updateNode' | 'countDownload'
+>;
 
 /** Found by any case (the column's collation). */
-export const getNode = (access: SqliteAccess, id: string) => first(access.all('SELECT * FROM nodes WHERE id = ?', id), decodeNode);
+export const getNode = (access: SqliteAccess, id: string) =>
+  first(access.all('SELECT * FROM nodes WHERE id = ?', id), decodeNode);
 
 /** A node this transaction has just written. */
-export const writtenNode = (access: SqliteAccess, id: string) => only(access.all('SELECT * FROM nodes WHERE id = ?', id), decodeNode, `node ${id}`);
+export const writtenNode = (access: SqliteAccess, id: string) =>
+  only(access.all('SELECT * FROM nodes WHERE id = ?', id), decodeNode, `node ${id}`);
 
 /** The `metadata` text after `changes`, or undefined when they change none of its fields. */
 const nextDocumentText = (current: Row, changes: Row) => {
@@ -39,15 +44,22 @@ const nextDocumentText = (current: Row, changes: Row) => {
 };
 
 /** Creates an Active node with `fields`; its words and document are made from them. */
-export function insertNode(access: SqliteAccess, id: string, publisherId: string, fields: Partial<NodeFields>): NodeRow {
+export function insertNode(
+  access: SqliteAccess,
+  id: string,
+  publisherId: string,
+  fields: Partial<NodeFields>,
+): NodeRow {
   const set = assignments({ status: ACTIVE_NODE, ...fields }, NODE_COLUMNS, NODE_JSON);
   set.values.metadata = nextDocumentText({}, fields) ?? '{}';
   set.values.words = searchWords(id, fields.name);
   const columns = Object.keys(set.values);
-  access.prepare(
-    `INSERT INTO nodes (id, publisher_id, created_at, updated_at${columns.map((c) => `, ${c}`).join('')})
+  access
+    .prepare(
+      `INSERT INTO nodes (id, publisher_id, created_at, updated_at${columns.map((c) => `, ${c}`).join('')})
      VALUES (@id, @publisher_id, @stamp, @stamp${columns.map((c) => `, @${c}`).join('')})`,
-  ).run({ ...set.values, id, publisher_id: publisherId, stamp: now() });
+    )
+    .run({ ...set.values, id, publisher_id: publisherId, stamp: now() });
   return writtenNode(access, id);
 }
 
@@ -58,8 +70,17 @@ export function updateNode(access: SqliteAccess, id: string, changes: Partial<No
   if (metadata !== undefined) set.values.metadata = metadata;
   const words = current && changes.name !== undefined ? searchWords(text(current, 'id'), changes.name) : undefined;
   if (words !== undefined) set.values.words = words;
-  const sql = [set.sql, metadata !== undefined ? 'metadata = @metadata' : '', words !== undefined ? 'words = @words' : ''].filter(Boolean).join(', ');
-  if (sql) access.prepare(`UPDATE nodes SET ${sql}, updated_at = @updated_at WHERE id = @id`).run({ ...set.values, updated_at: now(), id });
+  const sql = [
+    set.sql,
+    metadata !== undefined ? 'metadata = @metadata' : '',
+    words !== undefined ? 'words = @words' : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  if (sql)
+    access
+      .prepare(`UPDATE nodes SET ${sql}, updated_at = @updated_at WHERE id = @id`)
+      .run({ ...set.values, updated_at: now(), id });
   return writtenNode(access, id);
 }
 
@@ -74,22 +95,52 @@ function stampReader(access: SqliteAccess) {
   };
 }
 
-function listNodes(access: SqliteAccess, { sort, offset, limit }: { sort: NodeSort; offset: number; limit: number }): Page<NodeRow> {
+function listNodes(
+  access: SqliteAccess,
+  { sort, offset, limit }: { sort: NodeSort; offset: number; limit: number },
+): Page<NodeRow> {
   // kept by triggers (migration 'listed-count'): counting took ~3 ms at 100,000 nodes, ~15 with a ban
-  const total = only(access.all("SELECT value FROM counts WHERE name = 'listed_nodes'"), (row) => count(row, 'value'), 'the listed count');
+  const total = only(
+    access.all("SELECT value FROM counts WHERE name = 'listed_nodes'"),
+    (row) => count(row, 'value'),
+    'the listed count',
+  );
   // The page's rows are chosen in the index (migration 'listing-covering-indexes'), then read.
   const order = NODE_ORDER[sort];
   const chosen = `SELECT seq FROM nodes WHERE ${LISTED} ORDER BY ${order} LIMIT ? OFFSET ?`;
-  return { rows: access.all(`SELECT * FROM nodes WHERE seq IN (${chosen}) ORDER BY ${order}`, ACTIVE_NODE, limit, offset).map(decodeNode), total };
+  return {
+    rows: access
+      .all(`SELECT * FROM nodes WHERE seq IN (${chosen}) ORDER BY ${order}`, ACTIVE_NODE, limit, offset)
+      .map(decodeNode),
+    total,
+  };
 }
 
 type FtsIndex = 'nodes_fts' | 'nodes_title_fts';
 
 const countMatches = (access: SqliteAccess, index: FtsIndex, match: string) =>
-  only(access.all(`SELECT count(*) AS n FROM ${index} WHERE ${index} MATCH ?`, match), (row) => count(row, 'n'), 'matches');
+  only(
+    access.all(`SELECT count(*) AS n FROM ${index} WHERE ${index} MATCH ?`, match),
+    (row) => count(row, 'n'),
+    'matches',
+  );
 
-const matchSeqs = (access: SqliteAccess, index: FtsIndex, match: string, order: string, limit: number, offset: number) =>
-  access.all(`SELECT rowid AS seq FROM ${index} WHERE ${index} MATCH ? ORDER BY ${order} LIMIT ? OFFSET ?`, match, limit, offset).map((row) => count(row, 'seq'));
+const matchSeqs = (
+  access: SqliteAccess,
+  index: FtsIndex,
+  match: string,
+  order: string,
+  limit: number,
+  offset: number,
+) =>
+  access
+    .all(
+      `SELECT rowid AS seq FROM ${index} WHERE ${index} MATCH ? ORDER BY ${order} LIMIT ? OFFSET ?`,
+      match,
+      limit,
+      offset,
+    )
+    .map((row) => count(row, 'seq'));
 
 /** Matches that do not have every term in their id, name or tags, newest first. */
 const otherMatchSeqs = (access: SqliteAccess, match: string, limit: number, offset: number) =>
@@ -98,7 +149,10 @@ const otherMatchSeqs = (access: SqliteAccess, match: string, limit: number, offs
       `SELECT rowid AS seq FROM nodes_fts WHERE nodes_fts MATCH ?
          AND rowid NOT IN (SELECT rowid FROM nodes_title_fts WHERE nodes_title_fts MATCH ?)
        ORDER BY rowid DESC LIMIT ? OFFSET ?`,
-      match, match, limit, offset,
+      match,
+      match,
+      limit,
+      offset,
     )
     .map((row) => count(row, 'seq'));
 
@@ -112,18 +166,24 @@ function nodesBySeq(access: SqliteAccess, seqs: number[]): NodeRow[] {
   });
 }
 
-function searchNodes(access: SqliteAccess, rankLimit: number, { terms, offset, limit }: { terms: string[]; offset: number; limit: number }): Page<NodeRow> {
+function searchNodes(
+  access: SqliteAccess,
+  rankLimit: number,
+  { terms, offset, limit }: { terms: string[]; offset: number; limit: number },
+): Page<NodeRow> {
   // Both indexes hold Active nodes only. Counting matches is one cheap pass over an index;
   // ranking them (bm25) costs much more per match, so only sets of at most `rankLimit` are ranked.
   const match = terms.map((term) => `"${term.replaceAll('"', '""')}"*`).join(' ');
   const total = countMatches(access, 'nodes_fts', match);
-  if (total <= rankLimit) return { rows: nodesBySeq(access, matchSeqs(access, 'nodes_fts', match, 'rank, rowid', limit, offset)), total };
+  if (total <= rankLimit)
+    return { rows: nodesBySeq(access, matchSeqs(access, 'nodes_fts', match, 'rank, rowid', limit, offset)), total };
   // A term this common says little by itself: nodes with every term in their id, name or tags
   // come first (ranked when few enough, else newest first), then every other match, newest first.
   const titleTotal = countMatches(access, 'nodes_title_fts', match);
   const titleOrder = titleTotal <= rankLimit ? 'rank, rowid' : 'rowid DESC';
   const seqs = offset < titleTotal ? matchSeqs(access, 'nodes_title_fts', match, titleOrder, limit, offset) : [];
-  if (seqs.length < limit) seqs.push(...otherMatchSeqs(access, match, limit - seqs.length, Math.max(0, offset - titleTotal)));
+  if (seqs.length < limit)
+    seqs.push(...otherMatchSeqs(access, match, limit - seqs.length, Math.max(0, offset - titleTotal)));
   return { rows: nodesBySeq(access, seqs), total };
 }
 
@@ -140,7 +200,10 @@ export function sqliteNodeStore(access: SqliteAccess, rankLimit: number): NodeSt
       access
         .all(
           'SELECT * FROM nodes WHERE seq IN (SELECT seq FROM nodes WHERE publisher_id = ? AND status IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ? OFFSET ?) ORDER BY id',
-          publisherId, JSON.stringify(statuses), limit, offset,
+          publisherId,
+          JSON.stringify(statuses),
+          limit,
+          offset,
         )
         .map(decodeNode),
     updateNode: async (id, changes) => updating(id, changes),

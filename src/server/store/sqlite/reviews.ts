@@ -15,12 +15,22 @@ interface QueuedReview {
 
 /** One review; the node's rating follows (triggers reviews_rating_*). */
 function reviewOne(access: SqliteAccess, at: string, { nodeId, userId, star }: QueuedReview): Reviewed {
-  const previousGeneration = only(access.all('SELECT generation FROM nodes WHERE id = ?', nodeId), (row) => count(row, 'generation'), `node ${nodeId}`);
-  access.prepare(
-    `INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+  const previousGeneration = only(
+    access.all('SELECT generation FROM nodes WHERE id = ?', nodeId),
+    (row) => count(row, 'generation'),
+    `node ${nodeId}`,
+  );
+  access
+    .prepare(
+      `INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at`,
-  ).run(nodeId, userId, star, at, at);
-  const node = only(access.all(`SELECT ${STAMP_COLUMNS}, rating FROM nodes WHERE id = ?`, nodeId), decodeReviewedNode, `node ${nodeId}`);
+    )
+    .run(nodeId, userId, star, at, at);
+  const node = only(
+    access.all(`SELECT ${STAMP_COLUMNS}, rating FROM nodes WHERE id = ?`, nodeId),
+    decodeReviewedNode,
+    `node ${nodeId}`,
+  );
   return { node, previousGeneration };
 }
 
@@ -41,7 +51,9 @@ export function sqliteReviewStore(access: SqliteAccess): Pick<RegistryStore, 're
     const batch = queued;
     queued = [];
     try {
-      writeBatch(batch, now()).forEach((outcome, i) => ('reviewed' in outcome ? batch[i].resolve(outcome.reviewed) : batch[i].reject(outcome.error)));
+      writeBatch(batch, now()).forEach((outcome, i) =>
+        'reviewed' in outcome ? batch[i].resolve(outcome.reviewed) : batch[i].reject(outcome.error),
+      );
     } catch (error) {
       for (const review of batch) review.reject(error); // the transaction did not commit
     }

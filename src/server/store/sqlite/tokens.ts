@@ -10,32 +10,47 @@ const TOKEN_COLUMNS = 'id, kind, user_id, publisher_id, name, prefix, created_at
 
 type UserStore = Pick<
   RegistryStore,
-  'createUser' | 'getUser' | 'findUsers' | 'createToken' | 'useToken' | 'getToken' | 'listTokens' | 'revokeToken' | 'tokenGeneration' | 'ensureBootstrapAdmin'
+  | 'createUser'
+  | 'getUser'
+  | 'findUsers'
+  | 'createToken'
+  | 'useToken'
+  | 'getToken'
+  | 'listTokens'
+  | 'revokeToken'
+  | 'tokenGeneration'
+  | 'ensureBootstrapAdmin'
 >;
 
-export const getUser = (access: SqliteAccess, id: string) => first(access.all('SELECT * FROM users WHERE id = ?', id), decodeUser);
+export const getUser = (access: SqliteAccess, id: string) =>
+  first(access.all('SELECT * FROM users WHERE id = ?', id), decodeUser);
 
 function insertToken(access: SqliteAccess, input: NewToken) {
   const id = randomUUID();
-  access.prepare(
-    `INSERT INTO tokens (id, kind, user_id, publisher_id, name, hash, prefix, created_at)
+  access
+    .prepare(
+      `INSERT INTO tokens (id, kind, user_id, publisher_id, name, hash, prefix, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, input.kind, input.userId, input.publisherId ?? null, input.name, input.hash, input.prefix, now());
+    )
+    .run(id, input.kind, input.userId, input.publisherId ?? null, input.name, input.hash, input.prefix, now());
   return only(access.all(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE id = ?`, id), decodeToken, `token ${id}`);
 }
 
 function createUser(access: SqliteAccess, input: Parameters<RegistryStore['createUser']>[0]): UserRow {
   const id = input.id ?? randomUUID();
-  access.prepare('INSERT INTO users (id, name, email, admin, created_at) VALUES (?, ?, ?, ?, ?)').run(
-    id, input.name, input.email ?? null, input.admin ? 1 : 0, now(),
-  );
+  access
+    .prepare('INSERT INTO users (id, name, email, admin, created_at) VALUES (?, ?, ?, ?, ?)')
+    .run(id, input.name, input.email ?? null, input.admin ? 1 : 0, now());
   if (input.token) insertToken(access, { kind: 'user', userId: id, ...input.token });
   return only(access.all('SELECT * FROM users WHERE id = ?', id), decodeUser, `user ${id}`);
 }
 
 /** The live token with this hash and its user; its use is recorded to the minute (a use within it costs no write). */
 function useToken(access: SqliteAccess, recordUse: (id: string, at: string) => void, hash: string) {
-  const token = first(access.all(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE hash = ? AND revoked_at IS NULL`, hash), decodeToken);
+  const token = first(
+    access.all(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE hash = ? AND revoked_at IS NULL`, hash),
+    decodeToken,
+  );
   if (!token) return undefined;
   if (!token.last_used_at || Date.now() - Date.parse(token.last_used_at) >= TOKEN_USE_GRANULARITY_MS) {
     token.last_used_at = now();
@@ -48,19 +63,45 @@ function useToken(access: SqliteAccess, recordUse: (id: string, at: string) => v
 function listTokens(access: SqliteAccess, filter: { userId: string } | { publisherId: string }) {
   const rows =
     'userId' in filter
-      ? access.all(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE user_id = ? AND kind = 'user' AND revoked_at IS NULL ORDER BY created_at, id`, filter.userId)
-      : access.all(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE publisher_id = ? AND revoked_at IS NULL ORDER BY created_at, id`, filter.publisherId);
+      ? access.all(
+          `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE user_id = ? AND kind = 'user' AND revoked_at IS NULL ORDER BY created_at, id`,
+          filter.userId,
+        )
+      : access.all(
+          `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE publisher_id = ? AND revoked_at IS NULL ORDER BY created_at, id`,
+          filter.publisherId,
+        );
   return rows.map(decodeToken);
 }
 
-function ensureBootstrapAdmin(access: SqliteAccess, userId: string, hash: string, prefix: string, keepLive?: boolean): boolean {
+function ensureBootstrapAdmin(
+  access: SqliteAccess,
+  userId: string,
+  hash: string,
+  prefix: string,
+  keepLive?: boolean,
+): boolean {
   const { prepare, all } = access;
-  if (!getUser(access, userId)) prepare('INSERT INTO users (id, name, admin, created_at) VALUES (?, ?, 1, ?)').run(userId, 'admin', now());
+  if (!getUser(access, userId))
+    prepare('INSERT INTO users (id, name, admin, created_at) VALUES (?, ?, 1, ?)').run(userId, 'admin', now());
   else prepare('UPDATE users SET admin = 1 WHERE id = ?').run(userId);
-  if (keepLive && all("SELECT 1 FROM tokens WHERE user_id = ? AND name = 'bootstrap' AND hash != ? AND revoked_at IS NULL", userId, hash).length) return false;
-  const same = first(all('SELECT id, user_id FROM tokens WHERE hash = ?', hash), (row) => ({ id: text(row, 'id'), userId: optionalText(row, 'user_id') }));
+  if (
+    keepLive &&
+    all(
+      "SELECT 1 FROM tokens WHERE user_id = ? AND name = 'bootstrap' AND hash != ? AND revoked_at IS NULL",
+      userId,
+      hash,
+    ).length
+  )
+    return false;
+  const same = first(all('SELECT id, user_id FROM tokens WHERE hash = ?', hash), (row) => ({
+    id: text(row, 'id'),
+    userId: optionalText(row, 'user_id'),
+  }));
   if (same && same.userId !== userId) throw new Error('the admin token is already the token of another user');
-  prepare("UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND name = 'bootstrap' AND hash != ? AND revoked_at IS NULL").run(now(), userId, hash);
+  prepare(
+    "UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND name = 'bootstrap' AND hash != ? AND revoked_at IS NULL",
+  ).run(now(), userId, hash);
   if (same) prepare('UPDATE tokens SET revoked_at = NULL WHERE id = ?').run(same.id);
   else insertToken(access, { kind: 'user', userId, name: 'bootstrap', hash, prefix });
   return true;
@@ -71,7 +112,9 @@ function findUsers(access: SqliteAccess, text: string) {
   const byId = getUser(access, text);
   if (byId) return [byId];
   const byEmail = access.all('SELECT * FROM users WHERE lower(email) = lower(?) ORDER BY created_at, id LIMIT 5', text);
-  return (byEmail.length ? byEmail : access.all('SELECT * FROM users WHERE name = ? ORDER BY created_at, id LIMIT 5', text)).map(decodeUser);
+  return (
+    byEmail.length ? byEmail : access.all('SELECT * FROM users WHERE name = ? ORDER BY created_at, id LIMIT 5', text)
+  ).map(decodeUser);
 }
 
 export function sqliteUserStore(access: SqliteAccess): UserStore {
@@ -93,7 +136,12 @@ export function sqliteUserStore(access: SqliteAccess): UserStore {
     async revokeToken(id) {
       access.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now(), id);
     },
-    tokenGeneration: async () => only(access.all("SELECT value FROM generations WHERE name = 'tokens'"), (row) => count(row, 'value'), 'the tokens generation'),
+    tokenGeneration: async () =>
+      only(
+        access.all("SELECT value FROM generations WHERE name = 'tokens'"),
+        (row) => count(row, 'value'),
+        'the tokens generation',
+      ),
     ensureBootstrapAdmin: async (userId, hash, prefix, keepLive) => bootstrapping(userId, hash, prefix, keepLive),
   };
 }

@@ -2,7 +2,15 @@
 // one transaction.
 import { randomUUID } from 'node:crypto';
 import { VERSION_PUBLISHED_FIELDS } from '../../../contract/resources.js';
-import type { ArchiveRecord, NodeRow, PublishInput, PublishOutcome, RegistryStore, VersionChanges, VersionRow } from '../registry-store.js';
+import type {
+  ArchiveRecord,
+  NodeRow,
+  PublishInput,
+  PublishOutcome,
+  RegistryStore,
+  VersionChanges,
+  VersionRow,
+} from '../registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS } from '../registry-store.js';
 import { decodeClaim, decodeVersion, first, only, text } from '../rows.js';
 import { HIGHEST_FIRST, LATEST_VERSION_ID, versionOrder } from '../version-order.js';
@@ -12,19 +20,36 @@ import { writeClasses } from './node-classes.js';
 import { getNode, insertNode, updateNode } from './nodes.js';
 
 // Columns holding lists, stored as JSON text.
-const VERSION_JSON = new Set(['dependencies', 'supported_accelerators', 'supported_os', 'tags', 'tags_admin', 'findings']);
+const VERSION_JSON = new Set([
+  'dependencies',
+  'supported_accelerators',
+  'supported_os',
+  'tags',
+  'tags_admin',
+  'findings',
+]);
 const VERSION_COLUMNS = [...VERSION_PUBLISHED_FIELDS, 'deprecated', 'status', 'status_reason'] as const;
 
 type VersionStore = Pick<
   RegistryStore,
-  | 'listVersions' | 'latestVersions' | 'getVersionById' | 'getVersion' | 'publish' | 'updateVersion'
-  | 'claimArchive' | 'releaseArchive' | 'listArchiveClaims' | 'recordArchive'
+  | 'listVersions'
+  | 'latestVersions'
+  | 'getVersionById'
+  | 'getVersion'
+  | 'publish'
+  | 'updateVersion'
+  | 'claimArchive'
+  | 'releaseArchive'
+  | 'listArchiveClaims'
+  | 'recordArchive'
 >;
 
-const getVersionById = (access: SqliteAccess, id: string) => first(access.all('SELECT * FROM versions WHERE id = ?', id), decodeVersion);
+const getVersionById = (access: SqliteAccess, id: string) =>
+  first(access.all('SELECT * FROM versions WHERE id = ?', id), decodeVersion);
 
 /** A version this transaction has just written. */
-const writtenVersion = (access: SqliteAccess, id: string) => only(access.all('SELECT * FROM versions WHERE id = ?', id), decodeVersion, `version ${id}`);
+const writtenVersion = (access: SqliteAccess, id: string) =>
+  only(access.all('SELECT * FROM versions WHERE id = ?', id), decodeVersion, `version ${id}`);
 
 const getVersion = (access: SqliteAccess, nodeId: string, version: string) =>
   first(access.all('SELECT * FROM versions WHERE node_id = ? AND version = ?', nodeId, version), decodeVersion);
@@ -44,18 +69,31 @@ function publish(access: SqliteAccess, input: PublishInput): PublishOutcome {
   const current = getVersion(access, node.id, input.version);
   if (current?.uploaded_at) return { kind: 'archive-exists', version: current };
   if (current && LOCKED_VERSION_STATUS.includes(current.status)) return { kind: 'status-locked', version: current };
-  const pending = Object.fromEntries(Object.entries(input.pending).map(([key, value]) => [key, encode(value, VERSION_JSON.has(key))]));
+  const pending = Object.fromEntries(
+    Object.entries(input.pending).map(([key, value]) => [key, encode(value, VERSION_JSON.has(key))]),
+  );
   if (current) {
-    access.prepare(
-      `UPDATE versions SET ${VERSION_PUBLISHED_FIELDS.map((f) => `${f} = @${f}`).join(', ')}, status = 'NodeVersionStatusPending' WHERE id = @id`,
-    ).run({ ...pending, id: current.id });
+    access
+      .prepare(
+        `UPDATE versions SET ${VERSION_PUBLISHED_FIELDS.map((f) => `${f} = @${f}`).join(', ')}, status = 'NodeVersionStatusPending' WHERE id = @id`,
+      )
+      .run({ ...pending, id: current.id });
     return { kind: 'retried', node, version: writtenVersion(access, current.id) };
   }
   const id = randomUUID();
-  access.prepare(
-    `INSERT INTO versions (id, node_id, version, version_order, created_at, ${VERSION_PUBLISHED_FIELDS.join(', ')})
+  access
+    .prepare(
+      `INSERT INTO versions (id, node_id, version, version_order, created_at, ${VERSION_PUBLISHED_FIELDS.join(', ')})
      VALUES (@id, @node_id, @version, @version_order, @created_at, ${VERSION_PUBLISHED_FIELDS.map((f) => `@${f}`).join(', ')})`,
-  ).run({ ...pending, id, node_id: node.id, version: input.version, version_order: versionOrder(input.version), created_at: now() });
+    )
+    .run({
+      ...pending,
+      id,
+      node_id: node.id,
+      version: input.version,
+      version_order: versionOrder(input.version),
+      created_at: now(),
+    });
   return { kind: 'created', node, version: writtenVersion(access, id) };
 }
 
@@ -67,7 +105,13 @@ function updateVersion(access: SqliteAccess, id: string, changes: VersionChanges
 
 /** The "already uploaded" decision (RegistryStore.claimArchive); a claim older than STALE_CLAIM_MS is taken over. */
 function claimArchive(access: SqliteAccess, id: string, key: string): boolean {
-  if (!access.one("SELECT 1 FROM versions WHERE id = ? AND archive_sha256 IS NULL AND status = 'NodeVersionStatusPending'", id)) return false;
+  if (
+    !access.one(
+      "SELECT 1 FROM versions WHERE id = ? AND archive_sha256 IS NULL AND status = 'NodeVersionStatusPending'",
+      id,
+    )
+  )
+    return false;
   const stale = new Date(Date.now() - STALE_CLAIM_MS).toISOString();
   const claim = access.prepare(
     `INSERT INTO archive_claims (version_id, key, created_at) VALUES (?, ?, ?)
@@ -77,11 +121,21 @@ function claimArchive(access: SqliteAccess, id: string, key: string): boolean {
 }
 
 function recordArchive(access: SqliteAccess, id: string, archive: ArchiveRecord): VersionRow {
-  access.prepare(
-    `UPDATE versions SET archive_sha256 = ?, archive_size = ?, uploaded_at = ?, findings = ?,
+  access
+    .prepare(
+      `UPDATE versions SET archive_sha256 = ?, archive_size = ?, uploaded_at = ?, findings = ?,
        status_reason = CASE status WHEN 'NodeVersionStatusPending' THEN coalesce(?, status_reason) ELSE status_reason END,
        status = CASE status WHEN 'NodeVersionStatusPending' THEN ? ELSE status END WHERE id = ?`,
-  ).run(archive.sha256, archive.size, now(), archive.findings ? JSON.stringify(archive.findings) : null, archive.statusReason ?? null, archive.status, id);
+    )
+    .run(
+      archive.sha256,
+      archive.size,
+      now(),
+      archive.findings ? JSON.stringify(archive.findings) : null,
+      archive.statusReason ?? null,
+      archive.status,
+      id,
+    );
   access.prepare('DELETE FROM archive_claims WHERE version_id = ?').run(id);
   writeClasses(access, id, archive.classes);
   return writtenVersion(access, id);
@@ -90,9 +144,13 @@ function recordArchive(access: SqliteAccess, id: string, archive: ArchiveRecord)
 function listVersions(access: SqliteAccess, nodeId: string): Promise<VersionRow[]> {
   const ordered = `FROM versions WHERE node_id = ? ORDER BY ${HIGHEST_FIRST}`;
   return readVersionsInPages({
-    generation: async () => access.one('SELECT versions_generation FROM nodes WHERE id = ?', nodeId)?.versions_generation,
+    generation: async () =>
+      access.one('SELECT versions_generation FROM nodes WHERE id = ?', nodeId)?.versions_generation,
     orderedIds: async () => access.all(`SELECT id ${ordered}`, nodeId).map((row) => text(row, 'id')),
-    rows: async (ids) => access.all('SELECT * FROM versions WHERE id IN (SELECT value FROM json_each(?))', JSON.stringify(ids)).map(decodeVersion),
+    rows: async (ids) =>
+      access
+        .all('SELECT * FROM versions WHERE id IN (SELECT value FROM json_each(?))', JSON.stringify(ids))
+        .map(decodeVersion),
     all: async () => access.all(`SELECT * ${ordered}`, nodeId).map(decodeVersion),
   });
 }
@@ -117,7 +175,8 @@ export function sqliteVersionStore(access: SqliteAccess): VersionStore {
     async releaseArchive(id) {
       access.prepare('DELETE FROM archive_claims WHERE version_id = ?').run(id);
     },
-    listArchiveClaims: async () => access.all('SELECT version_id, key, created_at FROM archive_claims ORDER BY created_at').map(decodeClaim),
+    listArchiveClaims: async () =>
+      access.all('SELECT version_id, key, created_at FROM archive_claims ORDER BY created_at').map(decodeClaim),
     recordArchive: async (id, archive) => recording(id, archive),
   };
 }
