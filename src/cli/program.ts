@@ -184,7 +184,7 @@ export async function run(typed: string[], version: string, deps: RunDeps = {}):
   const log = logFormat(argv);
   const logJson = log.format === 'json' && requestedCommand(log.rest, valueNames)?.name === 'serve';
   const wanted = requestedCommand(argv, valueNames);
-  program.configureOutput(outputTo(deps, wanted ? await context() : undefined, logJson));
+  program.configureOutput(outputTo(deps, wanted || logJson ? await context() : undefined, logJson));
   for (const entry of commands) {
     if (entry === wanted) {
       (await entry.load()).register(program, await context(), commands);

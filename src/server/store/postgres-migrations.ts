@@ -293,7 +293,7 @@ CREATE TRIGGER publishers_listed AFTER UPDATE OF status ON publishers FOR EACH R
 `;
 
 const VERSION_ORDER_TRIGGER = `
-CREATE FUNCTION version_order_of(v text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION version_order_of(v text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
   m text[];
   parts text[] := '{}';
@@ -309,11 +309,12 @@ BEGIN
   END LOOP;
   RETURN lpad(m[1], 15, '0') || '.' || lpad(m[2], 15, '0') || '.' || lpad(m[3], 15, '0') || '-' || array_to_string(parts, '#') || '!';
 END $$;
-CREATE FUNCTION versions_fill_order() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION versions_fill_order() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.version_order IS NULL THEN NEW.version_order := version_order_of(NEW.version); END IF;
   RETURN NEW;
 END $$;
+DROP TRIGGER IF EXISTS versions_fill_order ON versions;
 CREATE TRIGGER versions_fill_order BEFORE INSERT OR UPDATE OF version, version_order ON versions
   FOR EACH ROW WHEN (NEW.version_order IS NULL) EXECUTE FUNCTION versions_fill_order();
 `;
@@ -412,16 +413,16 @@ export const postgresMigrations: PostgresMigration[] = [
     // The node classes each version defines (node-classes.ts), found by name; the extraction's status and reason on the version.
     name: 'node-classes',
     sql: `
-      ALTER TABLE versions ADD COLUMN app_node_extract_status TEXT;
-      ALTER TABLE versions ADD COLUMN app_node_extract_reason TEXT;
-      CREATE TABLE node_classes (
+      ALTER TABLE versions ADD COLUMN IF NOT EXISTS app_node_extract_status TEXT;
+      ALTER TABLE versions ADD COLUMN IF NOT EXISTS app_node_extract_reason TEXT;
+      CREATE TABLE IF NOT EXISTS node_classes (
         version_id TEXT NOT NULL REFERENCES versions(id) ON DELETE CASCADE,
         node_id TEXT NOT NULL,
         name TEXT NOT NULL,
         definition JSONB NOT NULL,
         PRIMARY KEY (version_id, name)
       );
-      CREATE INDEX node_classes_by_name ON node_classes(name);
+      CREATE INDEX IF NOT EXISTS node_classes_by_name ON node_classes(name);
     `,
   },
 ];

@@ -77,6 +77,9 @@ const withoutDate = (text: string) => text.replace(/\r\nDate: [^\r]*/g, '');
 
 describe('cached node answers', () => {
   it('write the bytes a built answer writes, for GET, HEAD, 304 and a node id in another case, reading only the stamp', async () => {
+    // ("" would now leave the description as it is: the write below stores the value it already has)
+    const same = { token: alice.token, body: { description: 'a kept node' } };
+    expect((await api.put('/publishers/alice-co/nodes/kept', same)).status).toBe(200);
     const etag = (await api.get('/nodes/kept')).headers.get('etag')!;
     const requests = (path: string) => [
       `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`,
@@ -94,9 +97,7 @@ describe('cached node answers', () => {
       expect(count(cached, 'HTTP/1.1 200 OK'), cached).toBe(4);
       expect(count(cached, 'HTTP/1.1 304 Not Modified')).toBe(2);
       // A write moves the generation: the next read builds the answer again, with the same bytes.
-      expect(
-        (await api.put('/publishers/alice-co/nodes/kept', { token: alice.token, body: { description: '' } })).status,
-      ).toBe(200);
+      expect((await api.put('/publishers/alice-co/nodes/kept', same)).status).toBe(200);
       const written = nodeRowReads();
       const built = await raw(requests(path).slice(0, 1).concat('GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n'));
       expect(nodeRowReads() - written, 'built again after the write').toBe(1);
