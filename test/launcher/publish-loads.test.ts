@@ -13,7 +13,7 @@ import { writeTree } from '../package/fixtures.js';
 const root = resolve(import.meta.dirname, '../..');
 
 /** The contract's modules that import zod at run time (schemas); the others are plain data and functions. */
-const schemaModules = readdirSync(join(root, 'src/contract'))
+const schemaModules = readdirSync(join(root, 'src/contract'), { recursive: true, encoding: 'utf8' })
   .filter(
     (file) =>
       file.endsWith('.ts') &&
@@ -69,7 +69,7 @@ async function recorded(args: string[]) {
 describe('nodereg publish of a valid project', () => {
   it('knows the contract modules that need zod', () => {
     expect(schemaModules).toEqual(
-      expect.arrayContaining(['src/contract/resources.ts', 'src/contract/registry.ts', 'src/contract/fields.ts']),
+      expect.arrayContaining(['src/contract/resources/publish.ts', 'src/contract/registry.ts', 'src/contract/fields.ts']),
     );
     expect(schemaModules).not.toContain('src/contract/rules.ts');
   });
@@ -114,6 +114,6 @@ describe('nodereg publish of a valid project', () => {
     );
     expect(run.result.stderr).toContain('[tool.nodereg] tags: must be at most 64 characters long (item 2)');
     expect(run.zod.length).toBeGreaterThan(0);
-    expect(run.schemas).toContain('src/contract/resources.ts');
+    expect(run.schemas).toContain('src/contract/resources/publish.ts');
   });
 });

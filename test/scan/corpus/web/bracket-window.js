@@ -1,3 +1,3 @@
 export function run(t) {
-  return window['ev' + 'al'](t); // expect: js-dynamic-execution
+  return window["ev" + "al"](t); // expect: js-dynamic-execution
 }

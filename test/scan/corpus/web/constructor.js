@@ -1,3 +1,3 @@
 export function run(t) {
-  return function () {}.constructor(t)(); // expect: js-dynamic-execution
+  return (function () {}).constructor(t)(); // expect: js-dynamic-execution
 }

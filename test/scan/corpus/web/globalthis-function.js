@@ -1,3 +1,3 @@
 export function run(t) {
-  return new globalThis['Function'](t)(); // expect: js-dynamic-execution
+  return new globalThis["Function"](t)(); // expect: js-dynamic-execution
 }

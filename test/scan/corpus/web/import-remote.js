@@ -1,3 +1,3 @@
 export async function run() {
-  return import('https://cdn.example.invalid/x.js'); // expect: js-remote-code
+  return import("https://cdn.example.invalid/x.js"); // expect: js-remote-code
 }

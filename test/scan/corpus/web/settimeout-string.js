@@ -1,3 +1,3 @@
 export function run(t) {
-  setTimeout('run2(' + t + ')', 10); // expect: js-dynamic-execution
+  setTimeout("run2(" + t + ")", 10); // expect: js-dynamic-execution
 }

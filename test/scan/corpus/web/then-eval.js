@@ -1,5 +1,3 @@
 export function run(url) {
-  return fetch(url)
-    .then((r) => r.text())
-    .then(eval); // expect: js-dynamic-execution
+  return fetch(url).then((r) => r.text()).then(eval); // expect: js-dynamic-execution
 }
