@@ -69,7 +69,11 @@ async function recorded(args: string[]) {
 describe('nodereg publish of a valid project', () => {
   it('knows the contract modules that need zod', () => {
     expect(schemaModules).toEqual(
-      expect.arrayContaining(['src/contract/resources/publish.ts', 'src/contract/registry.ts', 'src/contract/fields.ts']),
+      expect.arrayContaining([
+        'src/contract/resources/publish.ts',
+        'src/contract/registry.ts',
+        'src/contract/fields.ts',
+      ]),
     );
     expect(schemaModules).not.toContain('src/contract/rules.ts');
   });
