@@ -1,5 +1,5 @@
 // Routes the hosted registry's clients use beyond the plain reads (DESIGN.md §12): the node-class routes (the classes a version defines, read statically at upload, and
-// the node that defines a class). Parse, ask consumers-service.ts, render.
+// the node that defines a class). Parse, ask services/field-reads.ts, render.
 import {
   getComfyNodeNode,
   getVersionComfyNode,
@@ -10,7 +10,7 @@ import type { RouteModule } from '../context.js';
 import { notFound } from '../errors.js';
 import { route } from '../route.js';
 import { oneNodeView } from '../views.js';
-import { classView, definingNode, versionClasses } from './consumers-service.js';
+import { classView, definingNode, versionClasses } from '../services/field-reads.js';
 
 export const registerConsumerRoutes: RouteModule = (app, ctx) => {
   const { store } = ctx;

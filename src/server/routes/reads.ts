@@ -20,7 +20,7 @@ import { respondWith } from '../node-answers.js';
 import { serialiseInTurns } from '../version-lists.js';
 import { nodeViews, publisherView, versionView } from '../views.js';
 import { findVersion, installableVersion, nodeAnswer } from '../services/nodes.js';
-import { bulkVersions, namedNodes, nodesDefining, withStatuses } from './consumers-service.js';
+import { bulkVersions, namedNodes, nodesDefining, withStatuses } from '../services/field-reads.js';
 
 export const registerReadRoutes: RouteModule = (app, ctx) => {
   const { store } = ctx;

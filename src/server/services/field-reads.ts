@@ -9,7 +9,7 @@ import { HttpError, notFound } from '../errors.js';
 import type { Principal } from '../route.js';
 import type { NodeRow, Page, RegistryStore, VersionRow } from '../store/registry-store.js';
 import { versionView } from '../views.js';
-import { findVersion } from '../services/nodes.js';
+import { findVersion } from './nodes.js';
 
 /**
  * The nodes named by `ids` that a catalogue lists: Active ones of publishers not banned; with
