@@ -35,6 +35,9 @@ export interface MirrorEntry {
   failure?: { at: string; message: string };
 }
 
+/** Upstream's publisher of a node: the publisher segment of the mirror's download URLs. */
+export const publisherOf = (entry: MirrorEntry) => entry.node.publisher?.id || 'upstream';
+
 /** Refusals kept per node: the newest. */
 const REFUSED_KEPT = 20;
 const PREFIX = '_mirror';

@@ -6,7 +6,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { ServerContext } from '../context.js';
 import { HttpError } from '../errors.js';
 import type { AppEnv } from '../route.js';
-import type { MirrorEntry } from './cache.js';
+import { publisherOf, type MirrorEntry } from './cache.js';
 import { ORIGIN_HEADER, STALE_HEADER, type Mirror, type MirrorRead } from './service.js';
 import type { UpstreamVersion } from './upstream.js';
 
@@ -43,9 +43,6 @@ export function mirrorRead(path: string): Read | undefined {
   const named = version === undefined ? undefined : decode(version);
   return named ? { kind: 'version', nodeId, version: named } : { kind: 'versions', nodeId };
 }
-
-/** The publisher segment of the mirror's download URLs: upstream's publisher id. */
-export const publisherOf = (entry: MirrorEntry) => entry.node.publisher?.id || 'upstream';
 
 /** A version as the mirror answers it: its download URL ours, its sha256 the pinned one. */
 export function mirroredVersion(entry: MirrorEntry, version: UpstreamVersion, publicUrl: string): UpstreamVersion {

@@ -5,8 +5,8 @@
 // replaced by other bytes.
 import type { ArchiveStorage } from '../archives/storage.js';
 import { normalizeVersion } from '../../contract/version.js';
-import { notFound } from '../errors.js';
-import { createMirrorCache, now, refuseChanged, type MirrorEntry } from './cache.js';
+import { forbidden, HttpError, notFound } from '../errors.js';
+import { createMirrorCache, now, publisherOf, refuseChanged, type MirrorEntry } from './cache.js';
 import { createArchiveOpener } from './archives.js';
 import { asHttpError, createUpstream, UpstreamError, type UpstreamVersion } from './upstream.js';
 import { versionVerdict, type MirrorPolicy } from './policy.js';
@@ -144,7 +144,40 @@ export function createMirror(deps: MirrorDeps, options: MirrorOptions) {
   }
 
   const openArchive = createArchiveOpener({ ...deps, upstream, cache, findVersion, report });
-  return { url: upstream.url, read, cache, heldBack, visibleVersions, findVersion, openArchive, upstream, options };
+  return {
+    url: upstream.url,
+    read,
+    cache,
+    heldBack,
+    visibleVersions,
+    findVersion,
+    openArchive,
+    log: deps.log,
+    upstream,
+    options,
+  };
 }
 
 export type Mirror = ReturnType<typeof createMirror>;
+
+/**
+ * A local publish of a new node id: refused (403) when upstream holds that id under another
+ * publisher, unless the operator allows the id (`--upstream-allow`). Upstream out of reach with
+ * nothing kept: allowed, and logged.
+ */
+export async function checkLocalPublish(mirror: Mirror, nodeId: string, publisherId: string): Promise<void> {
+  if (mirror.options.allowIds?.some((id) => id.toLowerCase() === nodeId.toLowerCase())) return;
+  let holder: string | undefined;
+  try {
+    holder = publisherOf((await mirror.read(nodeId)).entry);
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 404) return;
+    mirror.log(`mirror: could not ask ${mirror.url} whether it holds ${nodeId}; its local publish goes ahead`, 'warn');
+    return;
+  }
+  if (holder !== publisherId)
+    throw forbidden(
+      `node id ${nodeId} belongs to publisher ${holder} at the upstream registry ${mirror.url}: a local node of that id would stand in for it`,
+      `pick another node id, or the registry's operator lets it through with serve --upstream-allow ${nodeId}`,
+    );
+}
