@@ -56,7 +56,7 @@ export function mirroredVersion(entry: MirrorEntry, version: UpstreamVersion, pu
 }
 
 /** The version `install` gives without a version: upstream's latest when the policy lets it through, else the newest Active one shown. */
-function latestOf(mirror: Mirror, entry: MirrorEntry): UpstreamVersion | undefined {
+export function latestOf(mirror: Mirror, entry: MirrorEntry): UpstreamVersion | undefined {
   const visible = mirror
     .visibleVersions(entry)
     .filter((v) => v.status === undefined || v.status === 'NodeVersionStatusActive');
