@@ -587,4 +587,18 @@ export const migrations: Migration[] = [
       CREATE INDEX node_classes_by_name ON node_classes(name);
     `,
   },
+  {
+    // The findings an admin approved for a node (approvals.ts): a later version whose high findings are all here is not flagged for them.
+    name: 'approved-findings',
+    sql: `
+      CREATE TABLE approved_findings (
+        node_id TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        rule TEXT NOT NULL,
+        version_id TEXT,
+        approved_at TEXT NOT NULL,
+        PRIMARY KEY (node_id, fingerprint)
+      );
+    `,
+  },
 ];
