@@ -207,6 +207,7 @@ async function scanAndRecord(
     `${node.id} ${version.version}`,
     publisher.id,
     summary.compiled,
+    summary.loadable,
   );
   // findings an admin approved for this node in an earlier version do not flag it again
   const approved = await approvedUpload(deps.store, node.id, scan);
