@@ -261,6 +261,9 @@ export function register(program: Command, ctx: Ctx): void {
         url = await server.listen();
       } catch (error) {
         await server.close().catch(() => {});
+        const { StartRefusedError } = await import('../../server/start-refusal.js');
+        if (error instanceof StartRefusedError)
+          throw new CliError(error.message, EXIT[error.exit], error.code, error.fix);
         throw listenError(error as NodeJS.ErrnoException, flags.host, port);
       }
       const closed = closeOnSignal(server, info);

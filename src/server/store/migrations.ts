@@ -587,4 +587,9 @@ export const migrations: Migration[] = [
       CREATE INDEX node_classes_by_name ON node_classes(name);
     `,
   },
+  {
+    // The registry's own id (registry-id.ts), made at its first start and named in its storage's claim object.
+    name: 'registry-identity',
+    sql: 'CREATE TABLE registry_identity (id INTEGER PRIMARY KEY CHECK (id = 1), registry_id TEXT NOT NULL);',
+  },
 ];

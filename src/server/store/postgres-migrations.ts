@@ -425,4 +425,9 @@ export const postgresMigrations: PostgresMigration[] = [
       CREATE INDEX IF NOT EXISTS node_classes_by_name ON node_classes(name);
     `,
   },
+  {
+    // The registry's own id (registry-id.ts), made by its first instance and named in its storage's claim object.
+    name: 'registry-identity',
+    sql: 'CREATE TABLE IF NOT EXISTS registry_identity (id integer PRIMARY KEY CHECK (id = 1), registry_id text NOT NULL);',
+  },
 ];

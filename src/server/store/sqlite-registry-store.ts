@@ -3,6 +3,7 @@
 import type { Db } from './db.js';
 import type { RegistryStore } from './registry-store.js';
 import { sqliteAccess } from './sqlite/access.js';
+import { sqliteIdentityStore } from './sqlite/identity.js';
 import { sqliteNodeClassStore } from './sqlite/node-classes.js';
 import { DEFAULT_RANK_LIMIT, sqliteNodeStore } from './sqlite/nodes.js';
 import { sqlitePublisherStore } from './sqlite/publishers.js';
@@ -32,5 +33,6 @@ export function createSqliteRegistryStore(
     ...sqliteReviewStore(access),
     ...sqliteVersionStore(access),
     ...sqliteNodeClassStore(access),
+    ...sqliteIdentityStore(access),
   };
 }
