@@ -6,8 +6,9 @@ import type { Operation } from './operation.js';
 import { pathParams } from './operation.js';
 import { proxyOperations } from './proxy.js';
 import { registryOperations } from './registry.js';
+import { mirrorOperations } from './mirror.js';
 
-export const allOperations: Operation[] = [...registryOperations, ...proxyOperations];
+export const allOperations: Operation[] = [...registryOperations, ...proxyOperations, ...mirrorOperations];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {

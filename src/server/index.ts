@@ -29,6 +29,7 @@ import { openDatabase, type Db } from './store/db.js';
 import type { RegistryStore } from './store/registry-store.js';
 import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
 import { createVersionLists } from './version-lists.js';
+import { createMirror } from './mirror/service.js';
 
 export type { RegistryServerOptions, ResolvedOptions } from './options.js';
 
@@ -152,6 +153,11 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     uploadMemory: options.uploadMemory === undefined ? UPLOAD_MEMORY : new MemoryBudget(options.uploadMemory),
   };
   closers.push(async () => void (await ctx.scanUpload.close()));
+  if (options.upstream)
+    ctx.mirror = createMirror(
+      { archives, publicUrl, maxArchive: options.maxArchive, log: (line, level) => options.log?.(line, level) },
+      options.upstream,
+    );
   const app = buildApp(ctx);
   const accessLog = options.accessLog === undefined ? options.log : options.accessLog || undefined;
   const requestTimeout = options.requestTimeout ?? 60 * 60 * 1000;

@@ -10,6 +10,7 @@ import type {
 } from '../../contract/resources.js';
 import type { Finding } from '../../contract/scan.js';
 import type { Extraction } from '../../scan/node-classes/extract.js';
+import type { ApprovalStore } from './approvals.js';
 import type { NodeClassStore } from './node-classes.js';
 import type {
   MEMBER_ROLES,
@@ -183,7 +184,7 @@ export interface Page<T> {
   total: number;
 }
 
-export interface RegistryStore extends NodeClassStore {
+export interface RegistryStore extends NodeClassStore, ApprovalStore {
   /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */
   ping(): Promise<void>;
   /** The registry's own id (registry-id.ts), made on the first call and the same ever after. */
