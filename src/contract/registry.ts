@@ -132,6 +132,14 @@ export const uploadArchive = op({
   response: NodeVersion,
 });
 
+/** A download's headers: the SHA-256 the registry recorded at upload, which the client checks the bytes against. */
+export const DownloadHeaders = z.object({
+  [CONTENT_SHA256_HEADER]: z
+    .string()
+    .regex(new RegExp(SHA256_HEX_PATTERN))
+    .describe("The archive's SHA-256 as recorded at upload (lowercase hex); the bytes must hash to it"),
+});
+
 export const downloadArchive = op({
   id: 'downloadArchive',
   method: 'GET',
@@ -139,6 +147,7 @@ export const downloadArchive = op({
   summary: "Download a version's archive",
   auth: 'none',
   responseKind: 'zip',
+  responseHeaders: DownloadHeaders,
 });
 
 // ---------- reads ----------

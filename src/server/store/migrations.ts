@@ -601,4 +601,9 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    // The registry's own id (registry-id.ts), made at its first start and named in its storage's claim object.
+    name: 'registry-identity',
+    sql: 'CREATE TABLE registry_identity (id INTEGER PRIMARY KEY CHECK (id = 1), registry_id TEXT NOT NULL);',
+  },
 ];

@@ -439,4 +439,9 @@ export const postgresMigrations: PostgresMigration[] = [
       );
     `,
   },
+  {
+    // The registry's own id (registry-id.ts), made by its first instance and named in its storage's claim object.
+    name: 'registry-identity',
+    sql: 'CREATE TABLE IF NOT EXISTS registry_identity (id integer PRIMARY KEY CHECK (id = 1), registry_id text NOT NULL);',
+  },
 ];

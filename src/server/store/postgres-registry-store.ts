@@ -7,6 +7,7 @@ import { createPostgresTaskStore } from '../proxy/postgres-task-store.js';
 import type { TaskStore } from '../proxy/store.js';
 import { DATABASE_DEADLINE_MS, watchedSockets, withDeadline } from './postgres-deadline.js';
 import { postgresApprovalStore } from './postgres/approvals.js';
+import { postgresIdentityStore } from './postgres/identity.js';
 import { migratePostgres } from './postgres/migrate.js';
 import { postgresNodeClassStore } from './postgres/node-classes.js';
 import { postgresNodeStore } from './postgres/nodes.js';
@@ -73,5 +74,6 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresVersionStore(sql),
     ...postgresNodeClassStore(sql),
     ...postgresApprovalStore(sql),
+    ...postgresIdentityStore(sql),
   };
 }

@@ -187,6 +187,8 @@ export interface Page<T> {
 export interface RegistryStore extends NodeClassStore, ApprovalStore {
   /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */
   ping(): Promise<void>;
+  /** The registry's own id (registry-id.ts), made on the first call and the same ever after. */
+  registryId(): Promise<string>;
   // ---- users and tokens ----
   /** Creates a user and, when given, its first user token, in one transaction. */
   createUser(input: {

@@ -4,6 +4,7 @@ import { sqliteApprovalStore } from './sqlite/approvals.js';
 import type { Db } from './db.js';
 import type { RegistryStore } from './registry-store.js';
 import { sqliteAccess } from './sqlite/access.js';
+import { sqliteIdentityStore } from './sqlite/identity.js';
 import { sqliteNodeClassStore } from './sqlite/node-classes.js';
 import { DEFAULT_RANK_LIMIT, sqliteNodeStore } from './sqlite/nodes.js';
 import { sqlitePublisherStore } from './sqlite/publishers.js';
@@ -34,5 +35,6 @@ export function createSqliteRegistryStore(
     ...sqliteVersionStore(access),
     ...sqliteNodeClassStore(access),
     ...sqliteApprovalStore(access),
+    ...sqliteIdentityStore(access),
   };
 }
