@@ -6,8 +6,9 @@ import type { Operation } from './operation.js';
 import { pathParams } from './operation.js';
 import { proxyOperations } from './proxy.js';
 import { registryOperations } from './registry.js';
+import { trustOperations } from './trust.js';
 
-export const allOperations: Operation[] = [...registryOperations, ...proxyOperations];
+export const allOperations: Operation[] = [...registryOperations, ...proxyOperations, ...trustOperations];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {

@@ -18,6 +18,7 @@ import { registerProxyRoutes } from './proxy.js';
 import { registerReadRoutes } from './reads.js';
 import { registerRegistryRoutes } from './registry.js';
 import { registerUploadRoutes } from './uploads.js';
+import { registerTrustedRoutes } from './trusted.js';
 
 export const routeModules: RouteModule[] = [
   registerMetaRoutes,
@@ -27,4 +28,5 @@ export const routeModules: RouteModule[] = [
   registerAccountRoutes,
   registerUploadRoutes,
   registerProxyRoutes,
+  registerTrustedRoutes,
 ];

@@ -13,6 +13,7 @@ import { postgresPublisherStore } from './postgres/publishers.js';
 import { postgresReviewStore } from './postgres/reviews.js';
 import { postgresUserStore } from './postgres/tokens.js';
 import { postgresVersionStore } from './postgres/versions.js';
+import { postgresTrustStore } from './postgres/trusts.js';
 import type { RegistryStore } from './registry-store.js';
 import { only, text } from './rows.js';
 
@@ -71,5 +72,6 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresReviewStore(sql),
     ...postgresVersionStore(sql),
     ...postgresNodeClassStore(sql),
+    ...postgresTrustStore(sql),
   };
 }

@@ -11,6 +11,7 @@ import type {
 import type { Finding } from '../../contract/scan.js';
 import type { Extraction } from '../../scan/node-classes/extract.js';
 import type { NodeClassStore } from './node-classes.js';
+import type { TrustStore } from './trusts.js';
 import type {
   MEMBER_ROLES,
   NODE_SORTS,
@@ -133,6 +134,8 @@ export interface VersionRow extends VersionPendingFields {
   app_node_extract_reason: string | null;
   uploaded_at: string | null;
   created_at: string;
+  /** The signed provenance (a DSSE envelope as JSON) of a version published with an exchanged OIDC token. */
+  provenance?: string | null;
 }
 export interface ArchiveRecord {
   sha256: string;
@@ -142,6 +145,8 @@ export interface ArchiveRecord {
   findings?: Finding[];
   /** The node classes the archive defines, kept with the version (node-classes.ts). */
   classes?: Extraction;
+  /** The signed provenance of the archive, when an exchanged OIDC token published it. */
+  provenance?: string;
 }
 export type VersionChanges = Partial<Pick<VersionRow, 'changelog' | 'deprecated' | 'status' | 'status_reason'>>;
 
@@ -183,7 +188,7 @@ export interface Page<T> {
   total: number;
 }
 
-export interface RegistryStore extends NodeClassStore {
+export interface RegistryStore extends NodeClassStore, TrustStore {
   /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */
   ping(): Promise<void>;
   // ---- users and tokens ----

@@ -1,6 +1,7 @@
 // The RegistryStore on SQLite, one process's: a store per aggregate (users and tokens, publishers,
 // nodes, versions, reviews), each a module of named functions in store/sqlite/, composed here.
 import type { Db } from './db.js';
+import { sqliteTrustStore } from './sqlite/trusts.js';
 import type { RegistryStore } from './registry-store.js';
 import { sqliteAccess } from './sqlite/access.js';
 import { sqliteNodeClassStore } from './sqlite/node-classes.js';
@@ -32,5 +33,6 @@ export function createSqliteRegistryStore(
     ...sqliteReviewStore(access),
     ...sqliteVersionStore(access),
     ...sqliteNodeClassStore(access),
+    ...sqliteTrustStore(access),
   };
 }
