@@ -6,9 +6,15 @@ import type { Operation } from './operation.js';
 import { pathParams } from './operation.js';
 import { proxyOperations } from './proxy.js';
 import { registryOperations } from './registry.js';
+import { mirrorOperations } from './mirror.js';
 import { trustOperations } from './trust.js';
 
-export const allOperations: Operation[] = [...registryOperations, ...proxyOperations, ...trustOperations];
+export const allOperations: Operation[] = [
+  ...registryOperations,
+  ...proxyOperations,
+  ...mirrorOperations,
+  ...trustOperations,
+];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { PAGE, READY_STORAGE_KEEP_MS, STAR } from './limits.js';
 import { op } from './operation.js';
+import { ApprovedFindings } from './scan.js';
 import { CONTENT_SHA256_HEADER, SHA256_HEX_PATTERN, UNIX_SECONDS_PATTERN } from './upload.js';
 import {
   AddMemberBody,
@@ -184,6 +185,15 @@ export const getNodeVersion = op({
   summary: 'One version of a node',
   auth: 'none',
   response: NodeVersion,
+});
+export const listApprovedFindings = op({
+  id: 'listApprovedFindings',
+  method: 'GET',
+  path: '/nodes/{nodeId}/approved-findings',
+  summary:
+    "The scan findings an admin approved for a node (by making a Flagged version Active): a later version whose high findings are all approved is not flagged for them. For the node's publisher members and admins",
+  auth: 'user',
+  response: ApprovedFindings,
 });
 export const installNode = op({
   id: 'installNode',
@@ -440,6 +450,7 @@ export const registryOperations = [
   getNode,
   listNodeVersions,
   getNodeVersion,
+  listApprovedFindings,
   installNode,
   bulkNodeVersions,
   listVersionComfyNodes,

@@ -28,6 +28,7 @@ import { openDatabase, type Db } from './store/db.js';
 import type { RegistryStore } from './store/registry-store.js';
 import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
 import { createVersionLists } from './version-lists.js';
+import { createMirror } from './mirror/service.js';
 import { DEFAULT_OIDC_ISSUERS, EXCHANGED_TOKEN_PREFIX } from '../contract/trust.js';
 import { exchangedPrincipal } from './services/trusts.js';
 import { createOidcVerifier } from './trusted/oidc.js';
@@ -159,6 +160,11 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     uploadMemory: options.uploadMemory === undefined ? UPLOAD_MEMORY : new MemoryBudget(options.uploadMemory),
   };
   closers.push(async () => void (await ctx.scanUpload.close()));
+  if (options.upstream)
+    ctx.mirror = createMirror(
+      { archives, publicUrl, maxArchive: options.maxArchive, log: (line, level) => options.log?.(line, level) },
+      options.upstream,
+    );
   const app = buildApp(ctx);
   const accessLog = options.accessLog === undefined ? options.log : options.accessLog || undefined;
   const requestTimeout = options.requestTimeout ?? 60 * 60 * 1000;

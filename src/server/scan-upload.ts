@@ -24,6 +24,11 @@ export interface UploadScan {
   findings?: Finding[];
   /** Set when the version must be Flagged: the one-line status_reason. */
   flag?: string;
+  /**
+   * Set when `flag` comes from these findings alone (each with its fingerprint, none left uncounted, no
+   * file unread): an admin's approval of them all for the node lifts the flag (services/approvals.ts).
+   */
+  approvable?: Finding[];
 }
 
 export interface ScanLimits {
@@ -203,8 +208,11 @@ export function createUploadScanner(
     compiled?: string,
   ): Promise<UploadScan | undefined> => {
     const scanned = await scanSources(zipPath, scannable, label, publisherId);
-    if (scanned && !scanned.flag && compiled && mode === 'flag')
-      scanned.flag = unscannedFlag(compiled, COMPILED_PYTHON);
+    if (scanned && compiled && mode === 'flag') {
+      scanned.flag ??= unscannedFlag(compiled, COMPILED_PYTHON);
+      // compiled Python no rule reads is never approved with the findings
+      scanned.approvable = undefined;
+    }
     return scanned;
   };
   const scanSources = async (
@@ -250,7 +258,12 @@ export function createUploadScanner(
       : unread
         ? unscannedFlag(unread.file, unread.reason, unread.rules)
         : undefined;
-    return { findings: kept, flag: mode === 'flag' ? flag : undefined };
+    const complete = !omitted && !stopped && !unread && stopping.every((f) => f.fingerprint);
+    return {
+      findings: kept,
+      flag: mode === 'flag' ? flag : undefined,
+      approvable: mode === 'flag' && complete && stopping.length ? stopping : undefined,
+    };
   };
   const classes = async (
     zipPath: string,

@@ -401,6 +401,30 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(kept).toMatchObject({ status: 'NodeVersionStatusBanned', status_reason: 'by hand', findings: [] });
   });
 
+  it('keeps the findings an admin approved for a node: the first approval of a fingerprint stays, other nodes see none', async () => {
+    const store = await fresh();
+    const first = await publish(store, 'approved');
+    const second = await publish(store, 'approved', '2.0.0');
+    if (first.kind !== 'created' || second.kind !== 'created') throw new Error('not created');
+    expect(await store.approvedFindings('approved')).toEqual([]);
+    await store.approveFindings('approved', first.version.id, [
+      { fingerprint: 'aa', rule: 'runtime-install' },
+      { fingerprint: 'bb', rule: 'dynamic-execution' },
+    ]);
+    await store.approveFindings('approved', second.version.id, [
+      { fingerprint: 'bb', rule: 'dynamic-execution' },
+      { fingerprint: 'cc', rule: 'obfuscation' },
+    ]);
+    const listed = await store.approvedFindings('approved');
+    expect(listed.map(({ fingerprint, rule, version }) => [fingerprint, rule, version])).toEqual([
+      ['aa', 'runtime-install', '1.0.0'],
+      ['bb', 'dynamic-execution', '1.0.0'],
+      ['cc', 'obfuscation', '2.0.0'],
+    ]);
+    expect(Number.isNaN(Date.parse(listed[0].approved_at))).toBe(false);
+    expect(await store.approvedFindings('other-node')).toEqual([]);
+  });
+
   it('lets a claim left long ago (its instance died before recording) be taken over, once', async () => {
     const store = await fresh();
     const outcome = await publish(store, 'abandoned');

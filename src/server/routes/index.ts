@@ -18,6 +18,7 @@ import { registerProxyRoutes } from './proxy.js';
 import { registerReadRoutes } from './reads.js';
 import { registerRegistryRoutes } from './registry.js';
 import { registerUploadRoutes } from './uploads.js';
+import { registerMirrorRoutes } from './mirror.js';
 import { registerTrustedRoutes } from './trusted.js';
 
 export const routeModules: RouteModule[] = [
@@ -28,5 +29,6 @@ export const routeModules: RouteModule[] = [
   registerAccountRoutes,
   registerUploadRoutes,
   registerProxyRoutes,
+  registerMirrorRoutes,
   registerTrustedRoutes,
 ];

@@ -11,6 +11,7 @@ import type { ArchiveStorage, ReceivedArchive } from '../archives/storage.js';
 import { validateZip, type MemoryBudget, type ZipSummary } from '../archives/validate-zip.js';
 import { badRequest, banned, closesConnection, conflict, forbidden, HttpError, notFound, tooLarge } from '../errors.js';
 import type { UploadScanner } from '../scan-upload.js';
+import { approvedUpload } from './approvals.js';
 import type { ServerKeys } from '../secrets.js';
 import {
   STALE_CLAIM_MS,
@@ -200,7 +201,8 @@ async function lostClaim(store: RegistryStore, { version, node }: Target): Promi
 
 /**
  * Scans the archive in a worker thread and records it: a high finding under `--scan flag` makes the
- * version Flagged, with the findings kept (DESIGN.md §10); else Active under auto review.
+ * version Flagged, with the findings kept (DESIGN.md §10), unless an admin approved them all for the
+ * node before; else Active under auto review.
  */
 async function scanAndRecord(
   deps: IntakeDeps,
@@ -216,7 +218,10 @@ async function scanAndRecord(
     publisher.id,
     summary.compiled,
   );
-  const status = scan?.flag
+  // findings an admin approved for this node in an earlier version do not flag it again
+  const approved = await approvedUpload(deps.store, node.id, scan);
+  const flag = approved ? undefined : scan?.flag;
+  const status = flag
     ? 'NodeVersionStatusFlagged'
     : deps.options.review === 'auto'
       ? 'NodeVersionStatusActive'
@@ -228,7 +233,7 @@ async function scanAndRecord(
     sha256: received.sha256,
     size: received.size,
     status,
-    statusReason: scan?.flag,
+    statusReason: flag ?? approved,
     findings: scan?.findings,
     classes,
     provenance: job

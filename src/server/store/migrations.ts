@@ -588,6 +588,20 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    // The findings an admin approved for a node (approvals.ts): a later version whose high findings are all here is not flagged for them.
+    name: 'approved-findings',
+    sql: `
+      CREATE TABLE approved_findings (
+        node_id TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        rule TEXT NOT NULL,
+        version_id TEXT,
+        approved_at TEXT NOT NULL,
+        PRIMARY KEY (node_id, fingerprint)
+      );
+    `,
+  },
+  {
     // Trusted publishing (store/trusts.ts): the CI workflows a publisher trusts, the publish tokens exchanged
     // for their OIDC tokens, and the signed provenance (a DSSE envelope) of a version published with one.
     name: 'trusted-publishing',

@@ -6,6 +6,7 @@ import postgres from 'postgres';
 import { createPostgresTaskStore } from '../proxy/postgres-task-store.js';
 import type { TaskStore } from '../proxy/store.js';
 import { DATABASE_DEADLINE_MS, watchedSockets, withDeadline } from './postgres-deadline.js';
+import { postgresApprovalStore } from './postgres/approvals.js';
 import { migratePostgres } from './postgres/migrate.js';
 import { postgresNodeClassStore } from './postgres/node-classes.js';
 import { postgresNodeStore } from './postgres/nodes.js';
@@ -72,6 +73,7 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresReviewStore(sql),
     ...postgresVersionStore(sql),
     ...postgresNodeClassStore(sql),
+    ...postgresApprovalStore(sql),
     ...postgresTrustStore(sql),
   };
 }

@@ -10,6 +10,7 @@ import type {
 } from '../../contract/resources.js';
 import type { Finding } from '../../contract/scan.js';
 import type { Extraction } from '../../scan/node-classes/extract.js';
+import type { ApprovalStore } from './approvals.js';
 import type { NodeClassStore } from './node-classes.js';
 import type { TrustStore } from './trusts.js';
 import type {
@@ -188,7 +189,7 @@ export interface Page<T> {
   total: number;
 }
 
-export interface RegistryStore extends NodeClassStore, TrustStore {
+export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore {
   /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */
   ping(): Promise<void>;
   // ---- users and tokens ----

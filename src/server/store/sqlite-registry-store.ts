@@ -1,5 +1,6 @@
 // The RegistryStore on SQLite, one process's: a store per aggregate (users and tokens, publishers,
 // nodes, versions, reviews), each a module of named functions in store/sqlite/, composed here.
+import { sqliteApprovalStore } from './sqlite/approvals.js';
 import type { Db } from './db.js';
 import { sqliteTrustStore } from './sqlite/trusts.js';
 import type { RegistryStore } from './registry-store.js';
@@ -33,6 +34,7 @@ export function createSqliteRegistryStore(
     ...sqliteReviewStore(access),
     ...sqliteVersionStore(access),
     ...sqliteNodeClassStore(access),
+    ...sqliteApprovalStore(access),
     ...sqliteTrustStore(access),
   };
 }
