@@ -7,8 +7,14 @@ import { pathParams } from './operation.js';
 import { proxyOperations } from './proxy.js';
 import { registryOperations } from './registry.js';
 import { mirrorOperations } from './mirror.js';
+import { trustOperations } from './trust.js';
 
-export const allOperations: Operation[] = [...registryOperations, ...proxyOperations, ...mirrorOperations];
+export const allOperations: Operation[] = [
+  ...registryOperations,
+  ...proxyOperations,
+  ...mirrorOperations,
+  ...trustOperations,
+];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {

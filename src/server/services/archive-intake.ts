@@ -21,6 +21,10 @@ import {
   type VersionRow,
 } from '../store/registry-store.js';
 import { archiveKey } from '../views.js';
+import type { Job } from '../trusted/claims.js';
+import { signedProvenance } from '../trusted/provenance.js';
+import type { SigningKey } from '../trusted/signing-key.js';
+import { exchangedJob } from './trusts.js';
 
 export interface IntakeDeps {
   store: RegistryStore;
@@ -30,6 +34,9 @@ export interface IntakeDeps {
   uploadMemory: MemoryBudget;
   options: { maxArchive: number; maxUnpacked: number; review: 'auto' | 'manual' };
   log: (line: string, level?: 'warn' | 'error') => void;
+  /** Signs the provenance of an archive published with an exchanged token. */
+  trust: { signing: SigningKey };
+  publicUrl(): string;
 }
 
 /** An upload as the route parsed it. */
@@ -49,6 +56,8 @@ interface Target {
   version: VersionRow;
   node: NodeRow;
   publisher: PublisherRow;
+  /** The CI job whose exchanged token published the version: its provenance is recorded. */
+  job: Job | undefined;
 }
 
 const notDeclared = (what: string) =>
@@ -125,7 +134,8 @@ async function findTarget(
   const publisher = (await store.getPublisher(node.publisher_id))!;
   if (publisher.status === 'PublisherStatusBanned') throw banned(`publisher ${publisher.id} is banned`);
   if (node.status === 'NodeStatusBanned') throw banned(`node ${node.id} is banned`);
-  if (request.query.token_id !== undefined) await stillPublishing(store, request.query.token_id, publisher.id);
+  const job = await exchangedJob(store, request.query.token_id);
+  if (request.query.token_id !== undefined && !job) await stillPublishing(store, request.query.token_id, publisher.id);
   checkSentSha256(request, declared);
   if (version.archive_sha256 !== null) {
     throw conflict(
@@ -137,7 +147,7 @@ async function findTarget(
   // A full scan queue (or this publisher's share of it) refuses at once (checked again when the scan starts).
   const busy = deps.scanUpload.refusal(publisher.id);
   if (busy) throw busy;
-  return { version, node, publisher };
+  return { version, node, publisher, job };
 }
 
 /**
@@ -197,7 +207,7 @@ async function lostClaim(store: RegistryStore, { version, node }: Target): Promi
  */
 async function scanAndRecord(
   deps: IntakeDeps,
-  { version, node, publisher }: Target,
+  { version, node, publisher, job }: Target,
   received: ReceivedArchive,
   summary: ZipSummary,
   key: string,
@@ -228,6 +238,14 @@ async function scanAndRecord(
     statusReason: flag ?? approved,
     findings: scan?.findings,
     classes,
+    provenance: job
+      ? signedProvenance(
+          deps.trust.signing,
+          { publisherId: publisher.id, nodeId: node.id, version: version.version, sha256: received.sha256 },
+          job,
+          deps.publicUrl(),
+        )
+      : undefined,
   });
 }
 

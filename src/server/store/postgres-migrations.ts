@@ -444,4 +444,37 @@ export const postgresMigrations: PostgresMigration[] = [
     name: 'registry-identity',
     sql: 'CREATE TABLE IF NOT EXISTS registry_identity (id integer PRIMARY KEY CHECK (id = 1), registry_id text NOT NULL);',
   },
+  {
+    // Trusted publishing (store/trusts.ts): the CI workflows a publisher trusts, the publish tokens exchanged
+    // for their OIDC tokens, and the signed provenance (a DSSE envelope) of a version published with one.
+    name: 'trusted-publishing',
+    sql: `
+      CREATE TABLE IF NOT EXISTS trusts (
+        id text PRIMARY KEY,
+        publisher_id text NOT NULL REFERENCES publishers(id),
+        node_id text,
+        issuer text NOT NULL,
+        repository text NOT NULL,
+        workflow text NOT NULL,
+        environment text,
+        ref text,
+        created_by text NOT NULL,
+        created_at text NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS trusts_by_publisher ON trusts(publisher_id);
+      CREATE TABLE IF NOT EXISTS oidc_exchanges (
+        id text PRIMARY KEY,
+        hash text NOT NULL UNIQUE,
+        trust_id text NOT NULL REFERENCES trusts(id),
+        publisher_id text NOT NULL,
+        node_id text,
+        user_id text NOT NULL,
+        claims text NOT NULL,
+        expires_at text NOT NULL,
+        created_at text NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS oidc_exchanges_by_trust ON oidc_exchanges(trust_id);
+      ALTER TABLE versions ADD COLUMN IF NOT EXISTS provenance text;
+    `,
+  },
 ];

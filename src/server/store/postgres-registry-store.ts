@@ -15,6 +15,7 @@ import { postgresPublisherStore } from './postgres/publishers.js';
 import { postgresReviewStore } from './postgres/reviews.js';
 import { postgresUserStore } from './postgres/tokens.js';
 import { postgresVersionStore } from './postgres/versions.js';
+import { postgresTrustStore } from './postgres/trusts.js';
 import type { RegistryStore } from './registry-store.js';
 import { only, text } from './rows.js';
 
@@ -75,5 +76,6 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresNodeClassStore(sql),
     ...postgresApprovalStore(sql),
     ...postgresIdentityStore(sql),
+    ...postgresTrustStore(sql),
   };
 }
