@@ -18,8 +18,11 @@ import { registerProxyRoutes } from './proxy.js';
 import { registerReadRoutes } from './reads.js';
 import { registerRegistryRoutes } from './registry.js';
 import { registerUploadRoutes } from './uploads.js';
+import { registerWebRoutes } from '../web/index.js';
 
 export const routeModules: RouteModule[] = [
+  // First: a browser's GET at a page's path is answered by the page, any other request goes on (web/index.ts).
+  registerWebRoutes,
   registerMetaRoutes,
   registerReadRoutes,
   registerConsumerRoutes,

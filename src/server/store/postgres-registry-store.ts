@@ -14,6 +14,7 @@ import { postgresReviewStore } from './postgres/reviews.js';
 import { postgresUserStore } from './postgres/tokens.js';
 import { postgresVersionStore } from './postgres/versions.js';
 import type { RegistryStore } from './registry-store.js';
+import { postgresWebStore } from './web.js';
 import { only, text } from './rows.js';
 
 export { migratePostgres };
@@ -71,5 +72,6 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresReviewStore(sql),
     ...postgresVersionStore(sql),
     ...postgresNodeClassStore(sql),
+    ...postgresWebStore(sql),
   };
 }

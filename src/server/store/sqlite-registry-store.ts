@@ -2,6 +2,7 @@
 // nodes, versions, reviews), each a module of named functions in store/sqlite/, composed here.
 import type { Db } from './db.js';
 import type { RegistryStore } from './registry-store.js';
+import { sqliteWebStore } from './web.js';
 import { sqliteAccess } from './sqlite/access.js';
 import { sqliteNodeClassStore } from './sqlite/node-classes.js';
 import { DEFAULT_RANK_LIMIT, sqliteNodeStore } from './sqlite/nodes.js';
@@ -32,5 +33,6 @@ export function createSqliteRegistryStore(
     ...sqliteReviewStore(access),
     ...sqliteVersionStore(access),
     ...sqliteNodeClassStore(access),
+    ...sqliteWebStore(access),
   };
 }
