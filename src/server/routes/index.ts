@@ -17,6 +17,7 @@ import { registerConsumerRoutes } from './consumers.js';
 import { registerProxyRoutes } from './proxy.js';
 import { registerReadRoutes } from './reads.js';
 import { registerRegistryRoutes } from './registry.js';
+import { registerReviewFlowRoutes } from './review-flow.js';
 import { registerUploadRoutes } from './uploads.js';
 import { registerWebRoutes } from '../web/index.js';
 
@@ -28,6 +29,7 @@ export const routeModules: RouteModule[] = [
   registerConsumerRoutes,
   registerRegistryRoutes,
   registerAccountRoutes,
+  registerReviewFlowRoutes,
   registerUploadRoutes,
   registerProxyRoutes,
 ];

@@ -11,6 +11,7 @@ import type { Viewer } from './layout.js';
 import { wantsHtml } from './negotiate.js';
 import { homePage, nodePage, publisherPage, versionPage } from './pages.js';
 import { answerPage } from './render.js';
+import { registerReviewForms, reviewPage } from './review-forms.js';
 import { viewerOf } from './session.js';
 
 type Render = (ctx: ServerContext, c: Context<AppEnv>, viewer: Viewer | null) => Promise<JSX.Element>;
@@ -41,10 +42,12 @@ function registerPages(app: Hono<AppEnv>, ctx: ServerContext) {
   page('/nodes/:nodeId/versions/:version', versionPage);
   page('/publishers/:publisherId', publisherPage);
   page('/web/sign-in', signInPage);
+  page('/web/review', reviewPage);
 }
 
 export const registerWebRoutes: RouteModule = (app, ctx) => {
   registerAssets(app);
   registerPages(app, ctx);
   registerSessionForms(app, ctx);
+  registerReviewForms(app, ctx);
 };

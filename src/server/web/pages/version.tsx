@@ -3,7 +3,7 @@
 import type { Finding } from '../../../contract/scan.js';
 import type { StatusHistoryEntry } from '../../../contract/status-reason.js';
 import type { NodeRow, VersionRow } from '../../store/registry-store.js';
-import { CsrfField, Layout, nodeHref, Status, Untrusted, type Viewer } from '../layout.js';
+import { CsrfField, Layout, nodeHref, Status, Untrusted, versionHref, type Viewer } from '../layout.js';
 
 export interface VersionPageData {
   node: NodeRow;
@@ -86,11 +86,7 @@ export const History = ({ history }: { history: StatusHistoryEntry[] }) =>
   );
 
 const AppealForm = ({ viewer, data }: { viewer: Viewer; data: VersionPageData }) => (
-  <form
-    class="stack"
-    method="post"
-    action={`${nodeHref(data.node.id)}/versions/${encodeURIComponent(data.version.version)}/appeal`}
-  >
+  <form class="stack" method="post" action={`/web${versionHref(data.node.id, data.version.version)}/appeal`}>
     <CsrfField viewer={viewer} />
     <label>
       Message to the reviewers
