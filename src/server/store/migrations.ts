@@ -1,6 +1,7 @@
 // Versioned schema changes, applied in order once each (PRAGMA user_version counts them).
 // Append only: never edit a migration that has shipped.
 import { INVITATIONS_SCHEMA } from './member-row.js';
+import { WEB_SESSIONS_TABLE } from './web.js';
 
 export interface Migration {
   name: string;
@@ -638,5 +639,10 @@ export const migrations: Migration[] = [
       CREATE INDEX oidc_exchanges_by_trust ON oidc_exchanges(trust_id);
       ALTER TABLE versions ADD COLUMN provenance TEXT;
     `,
+  },
+  {
+    // The web pages' signed-in sessions, and the admin's queue of Flagged versions found by status (store/web.ts).
+    name: 'web-sessions',
+    sql: WEB_SESSIONS_TABLE,
   },
 ];

@@ -17,6 +17,7 @@ import { postgresUserStore } from './postgres/tokens.js';
 import { postgresVersionStore } from './postgres/versions.js';
 import { postgresTrustStore } from './postgres/trusts.js';
 import type { RegistryStore } from './registry-store.js';
+import { postgresWebStore } from './web.js';
 import { only, text } from './rows.js';
 
 export { migratePostgres };
@@ -77,5 +78,6 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresApprovalStore(sql),
     ...postgresIdentityStore(sql),
     ...postgresTrustStore(sql),
+    ...postgresWebStore(sql),
   };
 }

@@ -1,6 +1,7 @@
 // What the registry keeps, behind an interface so that another database (PostgreSQL) can replace
 // SQLite when one process is not enough. Methods are async for that reason; each one that writes
 // more than one row does so in one transaction.
+import type { WebStore } from './web.js';
 import type {
   NodeMetadata,
   NodeVersionInput,
@@ -189,7 +190,7 @@ export interface Page<T> {
   total: number;
 }
 
-export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore {
+export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore, WebStore {
   /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */
   ping(): Promise<void>;
   /** The registry's own id (registry-id.ts), made on the first call and the same ever after. */

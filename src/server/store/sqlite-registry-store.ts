@@ -4,6 +4,7 @@ import { sqliteApprovalStore } from './sqlite/approvals.js';
 import type { Db } from './db.js';
 import { sqliteTrustStore } from './sqlite/trusts.js';
 import type { RegistryStore } from './registry-store.js';
+import { sqliteWebStore } from './web.js';
 import { sqliteAccess } from './sqlite/access.js';
 import { sqliteIdentityStore } from './sqlite/identity.js';
 import { sqliteNodeClassStore } from './sqlite/node-classes.js';
@@ -38,5 +39,6 @@ export function createSqliteRegistryStore(
     ...sqliteApprovalStore(access),
     ...sqliteIdentityStore(access),
     ...sqliteTrustStore(access),
+    ...sqliteWebStore(access),
   };
 }
