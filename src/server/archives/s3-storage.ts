@@ -17,7 +17,14 @@ import {
 } from '@aws-sdk/client-s3';
 import { S3_MAX_PUT } from './s3-limits.js';
 import { withoutUserInfo } from '../../shared/url.js';
-import { checkKey, receiveToFile, StorageUnavailableError, type ArchiveStorage, type ByteRange } from './storage.js';
+import {
+  checkKey,
+  receiveToFile,
+  StorageUnavailableError,
+  type ArchiveStorage,
+  type ByteRange,
+  type OpenedArchive,
+} from './storage.js';
 
 export interface S3StorageOptions {
   bucket: string;
@@ -159,6 +166,54 @@ async function sweepStaleSpools(own: string): Promise<void> {
   }
 }
 
+/**
+ * One PUT, then a HEAD for the size stored: a look-alike or a captive proxy may answer 200 and store
+ * nothing. Not the ETag: it is the body's MD5 only without SSE-KMS or SSE-C, and not on every S3-compatible server.
+ */
+async function putChecked(
+  client: S3Client,
+  object: { Bucket: string; Key: string },
+  body: Buffer | Readable,
+  size: number,
+  contentType: string,
+): Promise<void> {
+  await client.send(new PutObjectCommand({ ...object, Body: body, ContentLength: size, ContentType: contentType }));
+  const stored = await client.send(new HeadObjectCommand(object)).then(
+    (head) => head.ContentLength,
+    (error: unknown) => (missing(error) ? undefined : Promise.reject(error)),
+  );
+  if (stored !== size) {
+    throw new StorageUnavailableError(
+      `the S3 server answered the PUT of ${object.Key} (${size} bytes) as stored, and stored ${stored === undefined ? 'nothing' : `${stored} bytes`}`,
+    );
+  }
+}
+
+/** An object's body and whole size, or a range of it; undefined when there is no such object. */
+async function openObject(
+  client: S3Client,
+  object: { Bucket: string; Key: string },
+  range: ByteRange | undefined,
+): Promise<OpenedArchive | undefined> {
+  try {
+    const answer = await client.send(
+      new GetObjectCommand({ ...object, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+    );
+    // With a range, the whole size is after the slash of Content-Range. A server may ignore the Range
+    // (HTTP allows it): then the whole object comes, without Content-Range, and the range is cut from it.
+    const ranged = range !== undefined && answer.ContentRange !== undefined;
+    const size = ranged ? Number(/\/(\d+)$/.exec(answer.ContentRange!)?.[1]) : Number(answer.ContentLength);
+    // The socket timeout was for S3's answer: from here a client that reads slowly pauses the body
+    // (backpressure), and an idle limit would cut its download midway.
+    (answer.Body as IncomingMessage).socket?.setTimeout(0);
+    const body = answer.Body as Readable;
+    return { stream: range && !ranged ? Readable.from(bytesOf(body, range)) : body, size };
+  } catch (error) {
+    if (missing(error)) return undefined;
+    throw error;
+  }
+}
+
 export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorage {
   const client = s3ClientFromEnv(options.env, options.timeouts);
   const { bucket } = options;
@@ -170,26 +225,6 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
   const spoolDir = options.spoolDir ?? mkdtempSync(join(tmpdir(), SPOOL_PREFIX));
   mkdirSync(spoolDir, { recursive: true });
 
-  /**
-   * One PUT, then a HEAD for the size stored: a look-alike or a captive proxy may answer 200 and store
-   * nothing. Not the ETag: it is the body's MD5 only without SSE-KMS or SSE-C, and not on every S3-compatible server.
-   */
-  async function put(key: string, body: Buffer | Readable, size: number, contentType: string) {
-    const Key = objectKey(key);
-    await client.send(
-      new PutObjectCommand({ Bucket: bucket, Key, Body: body, ContentLength: size, ContentType: contentType }),
-    );
-    const stored = await client.send(new HeadObjectCommand({ Bucket: bucket, Key })).then(
-      (head) => head.ContentLength,
-      (error: unknown) => (missing(error) ? undefined : Promise.reject(error)),
-    );
-    if (stored !== size) {
-      throw new StorageUnavailableError(
-        `the S3 server answered the PUT of ${Key} (${size} bytes) as stored, and stored ${stored === undefined ? 'nothing' : `${stored} bytes`}`,
-      );
-    }
-  }
-
   return {
     receive: (body, maxBytes, memory) => receiveToFile(body, maxBytes, spoolDir, memory),
 
@@ -198,7 +233,13 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
     async commit(received, key) {
       if (received.size > S3_MAX_PUT)
         throw new Error(`an archive of ${received.size} bytes is over the ${S3_MAX_PUT} bytes one S3 PUT takes`);
-      await put(key, createReadStream(received.tempPath), received.size, 'application/zip');
+      await putChecked(
+        client,
+        { Bucket: bucket, Key: objectKey(key) },
+        createReadStream(received.tempPath),
+        received.size,
+        'application/zip',
+      );
       await rm(received.tempPath, { force: true });
     },
 
@@ -207,7 +248,7 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
     },
 
     async write(key, data, contentType) {
-      await put(key, data, data.length, contentType);
+      await putChecked(client, { Bucket: bucket, Key: objectKey(key) }, data, data.length, contentType);
     },
 
     async remove(key) {
@@ -224,29 +265,7 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
       }
     },
 
-    async open(key, range) {
-      try {
-        const object = await client.send(
-          new GetObjectCommand({
-            Bucket: bucket,
-            Key: objectKey(key),
-            Range: range ? `bytes=${range.start}-${range.end}` : undefined,
-          }),
-        );
-        // With a range, the whole size is after the slash of Content-Range. A server may ignore the Range
-        // (HTTP allows it): then the whole object comes, without Content-Range, and the range is cut from it.
-        const ranged = range !== undefined && object.ContentRange !== undefined;
-        const size = ranged ? Number(/\/(\d+)$/.exec(object.ContentRange!)?.[1]) : Number(object.ContentLength);
-        // The socket timeout was for S3's answer: from here a client that reads slowly pauses the body
-        // (backpressure), and an idle limit would cut its download midway.
-        (object.Body as IncomingMessage).socket?.setTimeout(0);
-        const body = object.Body as Readable;
-        return { stream: range && !ranged ? Readable.from(bytesOf(body, range)) : body, size };
-      } catch (error) {
-        if (missing(error)) return undefined;
-        throw error;
-      }
-    },
+    open: async (key, range) => openObject(client, { Bucket: bucket, Key: objectKey(key) }, range),
 
     // Nothing temporary is ever in the bucket: only the spool dirs have leftovers of a crash.
     async sweep() {
