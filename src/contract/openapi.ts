@@ -7,8 +7,14 @@ import { pathParams } from './operation.js';
 import { proxyOperations } from './proxy.js';
 import { registryOperations } from './registry.js';
 import { mirrorOperations } from './mirror.js';
+import { adminOperations } from './admin.js';
 
-export const allOperations: Operation[] = [...registryOperations, ...proxyOperations, ...mirrorOperations];
+export const allOperations: Operation[] = [
+  ...registryOperations,
+  ...proxyOperations,
+  ...mirrorOperations,
+  ...adminOperations,
+];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {

@@ -19,6 +19,7 @@ import { registerReadRoutes } from './reads.js';
 import { registerRegistryRoutes } from './registry.js';
 import { registerUploadRoutes } from './uploads.js';
 import { registerMirrorRoutes } from './mirror.js';
+import { registerAdminRoutes } from './admin.js';
 
 export const routeModules: RouteModule[] = [
   registerMetaRoutes,
@@ -29,4 +30,5 @@ export const routeModules: RouteModule[] = [
   registerUploadRoutes,
   registerProxyRoutes,
   registerMirrorRoutes,
+  registerAdminRoutes,
 ];
