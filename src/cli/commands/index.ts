@@ -73,4 +73,9 @@ export const commands: CommandEntry[] = [
     summary: 'copy a registry data dir into PostgreSQL and S3, or into a new SQLite data dir',
     load: () => import('./restore.js'),
   },
+  {
+    name: 'admin',
+    summary: "operate a registry: release a dead upload's claim (admins only)",
+    load: () => import('./admin.js'),
+  },
 ];
