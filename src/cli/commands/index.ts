@@ -73,4 +73,9 @@ export const commands: CommandEntry[] = [
     summary: 'copy a registry data dir into PostgreSQL and S3, or into a new SQLite data dir',
     load: () => import('./restore.js'),
   },
+  {
+    name: 'verify',
+    summary: "check a version's signed provenance and print the repository and commit it was built from",
+    load: () => import('./verify.js'),
+  },
 ];

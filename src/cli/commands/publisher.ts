@@ -18,6 +18,7 @@ import { relativeTime, table } from '../output.js';
 import { checkPublisherId, given, manifestPublisher, precheck, textOption } from '../resolve.js';
 import { examples } from '../examples.js';
 import { routes } from '../../client/routes.js';
+import { registerTrustCommands } from './publisher-trust.js';
 
 interface ProfileOptions {
   name?: string;
@@ -267,6 +268,7 @@ export function register(program: Command, ctx: Ctx): void {
       }),
     ['nodereg publisher decline acme'],
   );
+  registerTrustCommands(publisher, ctx);
 }
 
 function describePublisher(ctx: Ctx, p: Publisher): string {
