@@ -53,6 +53,8 @@ describe('a tokenless publish from CI', () => {
       ref: 'refs/tags/v1.0.0',
       sha256: version.body.archive_sha256,
     });
+    const shown = await cli(['node', 'show', 'my-node']);
+    expect(shown.stdout).toContain('1.0.0 (provenance)');
     const text = await cli(['verify', 'my-node']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('repository octo-org/my-node');
