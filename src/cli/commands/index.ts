@@ -77,5 +77,10 @@ export const commands: CommandEntry[] = [
     name: 'admin',
     summary: "operate a registry: release a dead upload's claim (admins only)",
     load: () => import('./admin.js'),
+    },
+    {
+    name: 'verify',
+    summary: "check a version's signed provenance and print the repository and commit it was built from",
+    load: () => import('./verify.js'),
   },
 ];
