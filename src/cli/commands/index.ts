@@ -18,6 +18,11 @@ export const commands: CommandEntry[] = [
     load: () => import('./version.js'),
   },
   { name: 'review', summary: 'rate a node with 1 to 5 stars', load: () => import('./review.js') },
+  {
+    name: 'admin',
+    summary: 'review Flagged versions: the queue and decisions',
+    load: () => import('./admin.js'),
+  },
   { name: 'token', summary: 'create, list and revoke access tokens', load: () => import('./token.js') },
   { name: 'user', summary: 'create users (admins only)', load: () => import('./user.js') },
   { name: 'login', summary: 'check a token and save it into a profile', load: () => import('./login.js') },
