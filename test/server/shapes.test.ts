@@ -84,6 +84,7 @@ const requests: Record<string, Request> = {
   getNode: { params: { nodeId: 'SHAPE-NODE' } },
   listNodeVersions: { params: { nodeId: 'shape-node' } },
   getNodeVersion: { params: { nodeId: 'shape-node', version: '1.0.0' } },
+  listApprovedFindings: { params: { nodeId: 'shape-node' }, token: () => pat },
   installNode: { params: { nodeId: 'shape-node' } },
   bulkNodeVersions: {
     body: {

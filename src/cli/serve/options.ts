@@ -9,9 +9,10 @@ import { backendOption } from '../backend-urls.js';
 import { dataDirOption } from '../data-dir.js';
 import { addProxyFlags, type ProxyFlags, proxyOptionsFromFlags } from '../proxy-flags.js';
 import { parseHost, parsePort, parsePublicUrl, parseRateLimit, parseSizeFlag } from './values.js';
+import { addUpstreamFlags, type UpstreamFlags } from './upstream-flags.js';
 
 /** The flags as commander hands them to the action. */
-export interface ServeFlags extends ProxyFlags {
+export interface ServeFlags extends ProxyFlags, UpstreamFlags {
   host: string;
   port: string;
   dataDir?: string;
@@ -88,14 +89,14 @@ export function addServeOptions(command: Command): Command {
       'apply the database migrations and exit (instances starting together wait for each other)',
     )
     .option('--seed', 'on an empty data dir, create an example publisher and a published node');
-  return addProxyFlags(command);
+  return addUpstreamFlags(addProxyFlags(command));
 }
 
 /** What the flags set in the registry server's options, the way the server takes it. */
 export type ServeSettings = Required<
   Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'scan' | 'maxArchive' | 'maxUnpacked' | 'proxy'>
 > &
-  Pick<RegistryServerOptions, 'publicUrl' | 'rateLimit'>;
+  Pick<RegistryServerOptions, 'publicUrl' | 'rateLimit' | 'upstream'>;
 
 /** Checks every flag the server takes before anything starts; the first bad one is a usage error. */
 export function serverSettings(flags: ServeFlags, env: NodeJS.ProcessEnv): ServeSettings {

@@ -6,6 +6,7 @@ import { type ServeFlags, serverSettings } from './options.js';
 import { servePlace } from './place.js';
 import { closeOnSignal } from './signals.js';
 import { migrateOnly, startServer } from './start.js';
+import { upstreamOptionsFromFlags } from './upstream-flags.js';
 
 export async function runServe(ctx: Ctx, flags: ServeFlags): Promise<void> {
   // With --log json every line on stderr is JSON, from the first (start-up lines, warnings, errors).
@@ -13,6 +14,7 @@ export async function runServe(ctx: Ctx, flags: ServeFlags): Promise<void> {
   const info = (line: string) => ctx.out.info(line);
   // Every flag is checked before anything starts.
   const settings = serverSettings(flags, ctx.env);
+  settings.upstream = await upstreamOptionsFromFlags(flags, ctx.env);
   const place = await servePlace(flags, ctx.env, settings.maxArchive);
   if (flags.migrateOnly) return migrateOnly(place, info);
 

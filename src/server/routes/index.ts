@@ -19,6 +19,8 @@ import { registerReadRoutes } from './reads.js';
 import { registerRegistryRoutes } from './registry.js';
 import { registerReviewFlowRoutes } from './review-flow.js';
 import { registerUploadRoutes } from './uploads.js';
+import { registerMirrorRoutes } from './mirror.js';
+import { registerTrustedRoutes } from './trusted.js';
 import { registerWebRoutes } from '../web/index.js';
 
 export const routeModules: RouteModule[] = [
@@ -32,4 +34,6 @@ export const routeModules: RouteModule[] = [
   registerReviewFlowRoutes,
   registerUploadRoutes,
   registerProxyRoutes,
+  registerMirrorRoutes,
+  registerTrustedRoutes,
 ];
