@@ -1,37 +1,22 @@
-// `nodereg admin`: the operator's commands against a running registry (admins only).
+// `nodereg admin`: the admins' commands against a running registry: the review of Flagged versions
+// (DESIGN.md §14) and an upload's dead claim; one file per verb.
 import type { Command } from 'commander';
-import { routes } from '../../client/routes.js';
 import type { Ctx } from '../context.js';
-import { toCliError } from '../errors.js';
 import { examples } from '../examples.js';
-import { checkNodeId, checkVersion } from '../resolve.js';
+import { registerDecide } from './admin-decide.js';
+import { registerQueue } from './admin-queue.js';
+import { registerReleaseClaim } from './admin-release-claim.js';
 
 export function register(program: Command, ctx: Ctx): void {
-  const admin = examples(program.command('admin').description('operate a registry (admins only)'), [
-    'nodereg admin release-claim my-node 1.2.0',
-  ]);
-
-  examples(
-    admin
-      .command('release-claim <node> <version>')
-      .description(
-        'release the claim an upload left on a version when its server died during the put (and remove what it stored), so that the version can be uploaded again at once',
-      )
-      .action(async (node: string, version: string) => {
-        const nodeId = checkNodeId(node, '<node>');
-        const semver = checkVersion(version, '<version>');
-        const client = await ctx.client({ requireToken: true });
-        await client.call(routes.releaseArchiveClaim, { params: { nodeId, version: semver } }).catch((error) => {
-          throw toCliError(error, {
-            403: 'releasing a claim takes an admin token (`nodereg whoami` shows whether yours is one)',
-            404: `see the version's status with \`nodereg node versions ${nodeId}\``,
-          });
-        });
-        ctx.out.result(
-          { node_id: nodeId, version: semver, released: true },
-          `released the claim on ${nodeId} ${semver}: its archive can be uploaded again (run publish again)`,
-        );
-      }),
-    ['nodereg admin release-claim my-node 1.2.0'],
+  const admin = examples(
+    program.command('admin').description('operate a registry: review Flagged versions, release claims (admins only)'),
+    [
+      'nodereg admin queue',
+      'nodereg admin decide my-node 1.2.0 --decision approve --message "reviewed"',
+      'nodereg admin release-claim my-node 1.2.0',
+    ],
   );
+  registerQueue(admin, ctx);
+  registerDecide(admin, ctx);
+  registerReleaseClaim(admin, ctx);
 }

@@ -18,6 +18,7 @@ import {
 import { examples } from '../examples.js';
 import { nodeVersions } from './node-show.js';
 import { routes } from '../../client/routes.js';
+import { registerAppeal } from './version-appeal.js';
 
 interface UpdateOptions {
   publisher?: string;
@@ -96,6 +97,8 @@ export function register(program: Command, ctx: Ctx): void {
       'nodereg version update my-node 1.2.0 --status active --reason "reviewed"   # admin',
     ],
   );
+
+  registerAppeal(version, ctx);
 
   examples(
     version
