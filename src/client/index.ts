@@ -3,7 +3,7 @@
 // checks generated from the contract (contract/answers.ts); a command checks what the user typed
 // before it calls (cli/resolve.ts).
 import { meetsContract, readAnswer } from '../contract/answers.js';
-import { CONTENT_SHA256_HEADER } from '../contract/upload.js';
+import { CONTENT_SHA256_HEADER, SHA256_HEX_PATTERN } from '../contract/upload.js';
 import {
   REQUEST_TIMEOUT_MS,
   RESTART_WINDOW_MS,
@@ -114,6 +114,16 @@ interface RequestInit {
 }
 
 export type Client = ReturnType<typeof createClient>;
+
+/**
+ * The SHA-256 a download's answer announces (X-Content-SHA256, DownloadHeaders in the contract), lowercase;
+ * undefined when it has none (a registry of an older version), '' when it is not a SHA-256.
+ */
+export function announcedSha256(answer: Answer): string | undefined {
+  const value = answer.headers[CONTENT_SHA256_HEADER.toLowerCase()];
+  if (value === undefined) return undefined;
+  return typeof value === 'string' && new RegExp(SHA256_HEX_PATTERN).test(value) ? value.toLowerCase() : '';
+}
 
 /** The connection every request of a client shares: where, as whom, and the retry policy. */
 interface Connection {

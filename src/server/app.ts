@@ -12,6 +12,7 @@ import { internalError } from './internal-error.js';
 import { rateLimit } from './rate-limit.js';
 import type { AppEnv } from './route.js';
 import { routeModules } from './routes/index.js';
+import { mirrorReads } from './mirror/reads.js';
 
 /** The answer to an error: ours as it is, any other through internalError (503 or 500, logged). */
 function answerError(ctx: ServerContext, error: unknown, c: Context<AppEnv>): Response {
@@ -47,6 +48,8 @@ export function buildApp(ctx: ServerContext): Hono<AppEnv> {
   app.use(guardRefusals);
   app.use(headWithoutBody);
   if (options.rateLimit !== undefined) app.use(rateLimit(options.rateLimit, ctx.authenticate));
+  // Before the routes, so that it sees their 404s: those of names this registry does not hold go upstream.
+  if (ctx.mirror) app.use(mirrorReads(ctx, ctx.mirror));
   for (const register of routeModules) register(app, ctx);
   app.notFound((c) =>
     c.json(new HttpError('not_found', noRoute(c.req.method, new URL(c.req.url).pathname)).body(), 404),

@@ -1,5 +1,6 @@
 // What createRegistryServer takes (src/server/index.ts), and the same with its defaults filled in.
 import type { ArchiveStorage } from './archives/storage.js';
+import type { MirrorOptions } from './mirror/service.js';
 import type { ProxyOptions } from './proxy/options.js';
 import type { TaskStore } from './proxy/store.js';
 import type { ScanLimits, ScanMode } from './scan-upload.js';
@@ -75,6 +76,16 @@ export interface RegistryServerOptions {
    * UPLOAD_MEMORY (64 MiB), shared by every server in the process.
    */
   uploadMemory?: number;
+  /** The upstream registry to mirror (`serve --upstream`, DESIGN.md §13); none when undefined. */
+  upstream?: MirrorOptions;
+  /** OIDC issuers by name → issuer URL, added to (or replacing) DEFAULT_OIDC_ISSUERS (`--oidc-issuer NAME=URL`). */
+  oidcIssuers?: Record<string, string>;
+  /** The `aud` OIDC tokens must carry; default the public URL. */
+  oidcAudience?: string;
+  /** How long fetching an issuer's keys may take, in ms; default 5 s. */
+  oidcTimeout?: number;
+  /** After fetching an issuer's keys, how long a token signed by an unknown key waits to fetch them again, in ms; default 30 s. */
+  oidcCooldown?: number;
 }
 
 /** The options with their defaults (host, port, review mode, archive limits). */

@@ -8,6 +8,7 @@ import { route } from '../route.js';
 import { publisherChanges } from '../services/accounts.js';
 import { changeNode, changeVersion, nodeToChange, sameId, versionToChange } from '../services/nodes.js';
 import { publishTarget, publishVersion as publish } from '../services/publish.js';
+import { checkLocalPublish } from '../mirror/service.js';
 import { reviewableNode, writeReview } from '../services/reviews.js';
 import { oneNodeView, publisherView, versionView } from '../views.js';
 
@@ -20,6 +21,8 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
     publishVersion,
     async ({ params, principal, input }) => {
       const target = await publishTarget(store, principal, params);
+      // A new local id that upstream holds under another publisher is refused (dependency confusion).
+      if (!target.node && ctx.mirror) await checkLocalPublish(ctx.mirror, params.nodeId, target.publisher.id);
       const { body } = input();
       const { version, signedUrl } = await publish(ctx, principal!, target, params.nodeId, body);
       return { node_version: versionView(version, target.publisher.id, ctx.publicUrl()), signedUrl };

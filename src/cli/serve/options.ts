@@ -1,0 +1,111 @@
+// The flags of `nodereg serve`, each declared once here, with what it sets in the registry server's options.
+// Adding a flag is a change to this file only: its field in ServeFlags, its option in addServeOptions,
+// and, when the server takes it, its value in serverSettings (checked before anything starts).
+import { type Command, Option } from 'commander';
+import type { RegistryServerOptions } from '../../server/options.js';
+import { SCAN_MODES } from '../../shared/scan.js';
+import { DEFAULT_PORT } from '../../shared/tuning.js';
+import { backendOption } from '../backend-urls.js';
+import { dataDirOption } from '../data-dir.js';
+import { addProxyFlags, type ProxyFlags, proxyOptionsFromFlags } from '../proxy-flags.js';
+import { parseHost, parsePort, parsePublicUrl, parseRateLimit, parseSizeFlag } from './values.js';
+import { addUpstreamFlags, type UpstreamFlags } from './upstream-flags.js';
+
+/** The flags as commander hands them to the action. */
+export interface ServeFlags extends ProxyFlags, UpstreamFlags {
+  host: string;
+  port: string;
+  dataDir?: string;
+  database?: string;
+  storage?: string;
+  publicUrl?: string;
+  review: 'auto' | 'manual';
+  scan: (typeof SCAN_MODES)[number];
+  maxArchive: string;
+  maxUnpacked: string;
+  rateLimit?: string;
+  log: 'pretty' | 'json' | 'off';
+  seed?: boolean;
+  migrateOnly?: boolean;
+}
+
+const LOG_FORMATS = ['pretty', 'json', 'off'] as const;
+
+export function addServeOptions(command: Command): Command {
+  command
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on; 0 picks a free port', String(DEFAULT_PORT))
+    .addOption(
+      dataDirOption(
+        'where the database, archives and secrets live',
+        'none with --database postgres://, which then needs --storage and NODEREG_ADMIN_TOKEN',
+      ),
+    )
+    .addOption(
+      backendOption(
+        'database',
+        'the database: postgres://user:pass@host:port/db, or a path or sqlite:PATH (default: DIR/registry.db)',
+      ),
+    )
+    .addOption(
+      backendOption(
+        'storage',
+        'where archives live: a directory (default: DIR/archives) or s3://bucket/prefix (endpoint, region and keys from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)',
+      ),
+    )
+    .option(
+      '--public-url <url>',
+      'the URL clients reach this server at, for upload and download URLs (default: the listening URL)',
+    )
+    .addOption(
+      new Option('--review <mode>', 'auto: uploaded versions become active; manual: they wait for an admin')
+        .choices(['auto', 'manual'])
+        .default('auto'),
+    )
+    .addOption(
+      new Option(
+        '--scan <mode>',
+        'scan uploaded archives in a worker thread; flag: a high or critical finding makes the version Flagged; warn: only keep the findings; off',
+      )
+        .choices(SCAN_MODES)
+        .default('flag'),
+    )
+    .option('--max-archive <size>', 'largest archive accepted, compressed', '200MiB')
+    .option('--max-unpacked <size>', 'largest archive accepted, expanded', '1GiB')
+    .option(
+      '--rate-limit <n/min>',
+      'mutating requests per minute per user, or per address without a valid token (off unless set)',
+    )
+    .addOption(
+      new Option(
+        '--log <format>',
+        'access log on stderr; json: every line (start-up, warnings, errors, a bad flag wherever --log json is given, the URL line on stdout too) is one JSON object',
+      )
+        .choices(LOG_FORMATS)
+        .default('pretty'),
+    )
+    .option(
+      '--migrate-only',
+      'apply the database migrations and exit (instances starting together wait for each other)',
+    )
+    .option('--seed', 'on an empty data dir, create an example publisher and a published node');
+  return addUpstreamFlags(addProxyFlags(command));
+}
+
+/** What the flags set in the registry server's options, the way the server takes it. */
+export type ServeSettings = Required<
+  Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'scan' | 'maxArchive' | 'maxUnpacked' | 'proxy'>
+> &
+  Pick<RegistryServerOptions, 'publicUrl' | 'rateLimit' | 'upstream'>;
+
+/** Checks every flag the server takes before anything starts; the first bad one is a usage error. */
+export function serverSettings(flags: ServeFlags, env: NodeJS.ProcessEnv): ServeSettings {
+  const port = parsePort(flags.port);
+  const maxArchive = parseSizeFlag('--max-archive', flags.maxArchive);
+  const maxUnpacked = parseSizeFlag('--max-unpacked', flags.maxUnpacked);
+  const rateLimit = flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit);
+  const publicUrl = flags.publicUrl === undefined ? undefined : parsePublicUrl(flags.publicUrl);
+  const host = parseHost(flags.host);
+  const proxy = proxyOptionsFromFlags(flags, env);
+  return { host, port, publicUrl, review: flags.review, scan: flags.scan, maxArchive, maxUnpacked, rateLimit, proxy };
+}

@@ -1,0 +1,53 @@
+// Checks of the values of serve's flags: each names its flag and shows a value that works.
+import { parseSize } from '../../shared/size.js';
+import { withoutUserInfo } from '../../shared/url.js';
+import { invalidInput } from '../errors.js';
+
+export function parsePort(text: string): number {
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(port >= 0 && port <= 65535))
+    throw invalidInput(`--port must be a port number from 0 to 65535 (got "${text}")`, '--port 0 picks a free port');
+  return port;
+}
+
+export function parseSizeFlag(flag: string, text: string): number {
+  const size = parseSize(text);
+  if (size === undefined || size <= 0)
+    throw invalidInput(`${flag} must be a size such as 200MiB, 500kB or 1048576 (got "${text}")`);
+  return size;
+}
+
+export function parseRateLimit(text: string): number {
+  const match = /^\s*(\d{1,9})\s*(?:\/\s*min)?\s*$/.exec(text);
+  const limit = match ? Number(match[1]) : 0;
+  if (!limit) throw invalidInput(`--rate-limit must be requests per minute such as 60/min (got "${text}")`);
+  return limit;
+}
+
+export function parsePublicUrl(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    // reported below
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash) {
+    throw invalidInput(
+      `--public-url must be an http or https URL without query or fragment (got "${text}")`,
+      '--public-url https://registry.example.com',
+    );
+  }
+  // Every download and upload URL, and /openapi.json, are built on it and shown to anyone.
+  if (url.username || url.password) {
+    throw invalidInput(
+      `--public-url must not hold a user name or password: every download URL and /openapi.json would show it to anyone (got "${withoutUserInfo(text)}")`,
+      '--public-url https://registry.example.com',
+    );
+  }
+  return text.replace(/\/+$/, '');
+}
+
+export function parseHost(text: string): string {
+  if (!text.trim()) throw invalidInput('--host must not be empty', '--host 127.0.0.1');
+  return text;
+}

@@ -1,0 +1,153 @@
+// The reads the mirror answers: a node read this registry answers 404 for, of a node id it does not
+// hold (in any status) and, for an archive, of a publisher it does not have, is answered from upstream
+// (mirror/service.ts). Local names always win: such reads never reach upstream.
+import { Readable } from 'node:stream';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { ServerContext } from '../context.js';
+import { HttpError } from '../errors.js';
+import type { AppEnv } from '../route.js';
+import { publisherOf, type MirrorEntry } from './cache.js';
+import { ORIGIN_HEADER, STALE_HEADER, type Mirror, type MirrorRead } from './service.js';
+import type { UpstreamVersion } from './upstream.js';
+
+type Read =
+  | { kind: 'node' | 'versions' | 'install'; nodeId: string }
+  | { kind: 'version'; nodeId: string; version: string }
+  | { kind: 'archive'; publisherId: string; nodeId: string; version: string };
+
+const NODE_READ = /^\/nodes\/([^/]+)(?:\/(versions|install))?(?:\/([^/]+))?$/;
+const ARCHIVE_READ = /^\/archives\/([^/]+)\/([^/]+)\/([^/]+)\/node\.zip$/;
+
+function decode(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The mirror read a path asks for, if it is one. */
+export function mirrorRead(path: string): Read | undefined {
+  const archive = ARCHIVE_READ.exec(path);
+  if (archive) {
+    const [publisherId, nodeId, version] = archive.slice(1).map(decode);
+    return publisherId && nodeId && version ? { kind: 'archive', publisherId, nodeId, version } : undefined;
+  }
+  const node = NODE_READ.exec(path);
+  if (!node) return undefined;
+  const [, id, sub, version] = node;
+  const nodeId = decode(id!);
+  if (!nodeId || nodeId === 'search') return undefined;
+  if (sub === undefined) return version === undefined ? { kind: 'node', nodeId } : undefined;
+  if (sub === 'install') return version === undefined ? { kind: 'install', nodeId } : undefined;
+  const named = version === undefined ? undefined : decode(version);
+  return named ? { kind: 'version', nodeId, version: named } : { kind: 'versions', nodeId };
+}
+
+/** A version as the mirror answers it: its download URL ours, its sha256 the pinned one. */
+export function mirroredVersion(entry: MirrorEntry, version: UpstreamVersion, publicUrl: string): UpstreamVersion {
+  const pinned = entry.archives[version.version];
+  const path = [publisherOf(entry), entry.id, version.version].map(encodeURIComponent).join('/');
+  return {
+    ...version,
+    downloadUrl: `${publicUrl}/archives/${path}/node.zip`,
+    ...(pinned ? { archive_sha256: pinned.sha256, archive_size: pinned.size } : {}),
+  };
+}
+
+/** The version `install` gives without a version: upstream's latest when the policy lets it through, else the newest Active one shown. */
+export function latestOf(mirror: Mirror, entry: MirrorEntry): UpstreamVersion | undefined {
+  const visible = mirror
+    .visibleVersions(entry)
+    .filter((v) => v.status === undefined || v.status === 'NodeVersionStatusActive');
+  const named = entry.node.latest_version?.version;
+  return visible.find((v) => v.version === named) ?? visible[0];
+}
+
+/** The node as the mirror answers it, marked as upstream's. */
+export function mirroredNode(mirror: Mirror, entry: MirrorEntry, publicUrl: string) {
+  const latest = latestOf(mirror, entry);
+  const { latest_version: _upstreams, ...node } = entry.node;
+  return {
+    ...node,
+    ...(latest ? { latest_version: mirroredVersion(entry, latest, publicUrl) } : {}),
+    origin: 'upstream',
+  };
+}
+
+function json(body: unknown, read: MirrorRead): Response {
+  return new Response(JSON.stringify(body), { status: 200, headers: answerHeaders(read, 'application/json') });
+}
+
+function answerHeaders(read: MirrorRead, type: string): Record<string, string> {
+  return {
+    'Content-Type': type,
+    [ORIGIN_HEADER]: 'upstream',
+    ...(read.stale ? { [STALE_HEADER]: read.entry.fetched_at } : {}),
+  };
+}
+
+async function answer(c: Context<AppEnv>, mirror: Mirror, publicUrl: string, asked: Read): Promise<Response> {
+  const read = await mirror.read(asked.nodeId);
+  const { entry } = read;
+  switch (asked.kind) {
+    case 'node':
+      return json(mirroredNode(mirror, entry, publicUrl), read);
+    case 'versions': {
+      const statuses = c.req.queries('statuses') ?? [];
+      const shown = mirror.visibleVersions(entry).filter((v) => !statuses.length || statuses.includes(v.status ?? ''));
+      return json(
+        shown.map((v) => mirroredVersion(entry, v, publicUrl)),
+        read,
+      );
+    }
+    case 'version':
+      return json(mirroredVersion(entry, mirror.findVersion(entry, asked.version), publicUrl), read);
+    case 'install': {
+      const asking = c.req.query('version');
+      const version = asking ? mirror.findVersion(entry, asking) : latestOf(mirror, entry);
+      if (!version || (version.status !== undefined && version.status !== 'NodeVersionStatusActive'))
+        throw new HttpError('not_found', `node ${entry.id} has no active version to install`);
+      return json(mirroredVersion(entry, version, publicUrl), read);
+    }
+    case 'archive': {
+      if (publisherOf(entry) !== asked.publisherId)
+        throw new HttpError('not_found', `node ${entry.id} is not a node of publisher ${asked.publisherId}`);
+      const { opened, sha256 } = await mirror.openArchive(entry, asked.version);
+      const headers = {
+        ...answerHeaders(read, 'application/zip'),
+        'Content-Length': String(opened.size),
+        ETag: `"${sha256}"`,
+        'Content-Disposition': `attachment; filename="${entry.id}-${asked.version}.zip"`,
+      };
+      return new Response(Readable.toWeb(opened.stream) as ReadableStream, { status: 200, headers });
+    }
+  }
+}
+
+/**
+ * Runs after the routes: a 404 of a read the mirror answers, for a name this registry does not hold,
+ * becomes the mirror's answer (or its error in our shape).
+ */
+export function mirrorReads(ctx: ServerContext, mirror: Mirror): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    if (c.res.status !== 404 || (c.req.method !== 'GET' && c.req.method !== 'HEAD')) return;
+    const asked = mirrorRead(new URL(c.req.url).pathname);
+    if (!asked) return;
+    if (await ctx.store.getNode(asked.nodeId)) return;
+    if (asked.kind === 'archive' && (await ctx.store.getPublisher(asked.publisherId))) return;
+    let response: Response;
+    try {
+      response = await answer(c, mirror, ctx.publicUrl(), asked);
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      response = new Response(JSON.stringify(error.body()), {
+        status: error.status,
+        headers: { 'Content-Type': 'application/json', ...error.headers },
+      });
+    }
+    c.res = undefined;
+    c.res = response;
+  };
+}
