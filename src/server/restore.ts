@@ -38,6 +38,7 @@ import { migrations } from './store/migrations.js';
 import { watchedSockets } from './store/postgres-deadline.js';
 import { archiveKey } from './views.js';
 import { makeDirs } from '../shared/make-dirs.js';
+import { copyMirrorCache } from './mirror/restore-mirror.js';
 
 /** Why a restore stopped: `source` and `conflict` are the user's to fix, `archive` a file that is not what its row says. */
 export class RestoreError extends Error {
@@ -230,7 +231,8 @@ async function copyFiles(
     report.results.files++;
     report.results.bytes += data.length;
   }
-  report.strays = countFiles(root) - report.archives.files - report.results.files;
+  const mirrored = await copyMirrorCache(root, storage, say);
+  report.strays = countFiles(root) - report.archives.files - report.results.files - mirrored.files;
   if (report.strays > 0)
     say(
       `warning: ${report.strays} file${report.strays === 1 ? '' : 's'} under ${root} that no version or result names ${report.strays === 1 ? 'was' : 'were'} not copied`,

@@ -73,4 +73,9 @@ export const commands: CommandEntry[] = [
     summary: 'copy a registry data dir into PostgreSQL and S3, or into a new SQLite data dir',
     load: () => import('./restore.js'),
   },
+  {
+    name: 'mirror',
+    summary: 'prefetch and inspect the cache of a registry that mirrors an upstream',
+    load: () => import('./mirror.js'),
+  },
 ];
