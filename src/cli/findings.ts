@@ -73,7 +73,8 @@ export function findingsSummary(report: ScanReport): string {
     ? `, and ${report.omitted} more not listed (the ${SCAN_MAX_REPORTED_FINDINGS} most severe are)`
     : '';
   const unscanned = report.skipped?.length ? `, ${plural(report.skipped.length, 'file')} not scanned` : '';
-  return `${shown.length ? plural(shown.length, 'finding') : 'no findings'}${by} in ${plural(report.files, 'file')}${suppressed}${unscanned}${more}`;
+  const approved = report.approved !== undefined ? `, ${report.approved} approved by the registry` : '';
+  return `${shown.length ? plural(shown.length, 'finding') : 'no findings'}${by} in ${plural(report.files, 'file')}${approved}${suppressed}${unscanned}${more}`;
 }
 
 /** "many.py: the scan stopped looking for dynamic-execution after 100 findings; there may be more". */
@@ -115,7 +116,7 @@ export function findingsText(out: Output, report: ScanReport, files: Pick<Projec
       parts.push(`${parts.length ? '\n' : ''}${out.style('underline', f.file)}`);
     }
     parts.push(
-      `  ${f.line}:${f.column}  ${out.style(SEVERITY_COLOUR[f.severity], f.severity.padEnd(8))}  ${f.rule}  ${f.message}`,
+      `  ${f.line}:${f.column}  ${out.style(SEVERITY_COLOUR[f.severity], f.severity.padEnd(8))}  ${f.rule}  ${f.message}${f.approved ? out.style('dim', '  (approved by the registry)') : ''}`,
     );
     parts.push(`      ${out.style('dim', '|')} ${codeLine(f.file, f.line)}`);
     parts.push(`      ${out.style('dim', `hint: ${f.hint}`)}`);

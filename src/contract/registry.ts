@@ -1,6 +1,8 @@
+import { reviewOperations } from './review-flow.js';
 import * as z from 'zod';
 import { PAGE, READY_STORAGE_KEEP_MS, STAR } from './limits.js';
 import { op } from './operation.js';
+import { ApprovedFindings } from './scan.js';
 import { CONTENT_SHA256_HEADER, SHA256_HEX_PATTERN, UNIX_SECONDS_PATTERN } from './upload.js';
 import {
   AddMemberBody,
@@ -131,6 +133,14 @@ export const uploadArchive = op({
   response: NodeVersion,
 });
 
+/** A download's headers: the SHA-256 the registry recorded at upload, which the client checks the bytes against. */
+export const DownloadHeaders = z.object({
+  [CONTENT_SHA256_HEADER]: z
+    .string()
+    .regex(new RegExp(SHA256_HEX_PATTERN))
+    .describe("The archive's SHA-256 as recorded at upload (lowercase hex); the bytes must hash to it"),
+});
+
 export const downloadArchive = op({
   id: 'downloadArchive',
   method: 'GET',
@@ -138,6 +148,7 @@ export const downloadArchive = op({
   summary: "Download a version's archive",
   auth: 'none',
   responseKind: 'zip',
+  responseHeaders: DownloadHeaders,
 });
 
 // ---------- reads ----------
@@ -184,6 +195,15 @@ export const getNodeVersion = op({
   summary: 'One version of a node',
   auth: 'none',
   response: NodeVersion,
+});
+export const listApprovedFindings = op({
+  id: 'listApprovedFindings',
+  method: 'GET',
+  path: '/nodes/{nodeId}/approved-findings',
+  summary:
+    "The scan findings an admin approved for a node (by making a Flagged version Active): a later version whose high findings are all approved is not flagged for them. For the node's publisher members and admins",
+  auth: 'user',
+  response: ApprovedFindings,
 });
 export const installNode = op({
   id: 'installNode',
@@ -427,7 +447,10 @@ export const declineInvitation = op({
   status: 204,
 });
 
+export * from './review-flow.js';
+
 export const registryOperations = [
+  ...reviewOperations,
   publishVersion,
   updateNode,
   updatePublisher,
@@ -440,6 +463,7 @@ export const registryOperations = [
   getNode,
   listNodeVersions,
   getNodeVersion,
+  listApprovedFindings,
   installNode,
   bulkNodeVersions,
   listVersionComfyNodes,

@@ -26,6 +26,8 @@ export const Finding = z.looseObject({
    * variables and whitespace taken out, and the function it is in; not its line.
    */
   fingerprint: z.string().optional(),
+  /** `nodereg scan --node ID`: true when the registry already approved this finding for that node. */
+  approved: z.boolean().optional(),
 });
 export type Finding = z.infer<typeof Finding>;
 
@@ -58,5 +60,19 @@ export const ScanReport = z.object({
   omitted: z.number().int().optional(),
   /** Where the scan stopped looking for a rule after SCAN_MAX_FINDINGS_PER_RULE findings of it: there may be more. */
   stopped: z.array(z.object({ file: z.string(), rule: z.enum(SCAN_RULE_IDS) })).optional(),
+  /** `nodereg scan --node ID`: how many findings the registry already approved for that node. */
+  approved: z.number().int().optional(),
 });
 export type ScanReport = z.infer<typeof ScanReport>;
+
+/** A finding an admin approved for a node: a later version with only approved high findings is not flagged for them. */
+export const ApprovedFinding = z.looseObject({
+  fingerprint: z.string(),
+  rule: z.string(),
+  /** The version whose approval approved it; null once that version is gone. */
+  version: z.string().nullable(),
+  approved_at: z.string(),
+});
+/** `GET /nodes/{nodeId}/approved-findings`, for the node's publisher members and admins. */
+export const ApprovedFindings = z.looseObject({ approved: z.array(ApprovedFinding) });
+export type ApprovedFindings = z.infer<typeof ApprovedFindings>;

@@ -84,6 +84,7 @@ const requests: Record<string, Request> = {
   getNode: { params: { nodeId: 'SHAPE-NODE' } },
   listNodeVersions: { params: { nodeId: 'shape-node' } },
   getNodeVersion: { params: { nodeId: 'shape-node', version: '1.0.0' } },
+  listApprovedFindings: { params: { nodeId: 'shape-node' }, token: () => pat },
   installNode: { params: { nodeId: 'shape-node' } },
   bulkNodeVersions: {
     body: {
@@ -161,6 +162,27 @@ const requests: Record<string, Request> = {
       await call(server.url, 'POST', '/publishers/shape-co/members', { token: owner.token, body: { user: 'other' } });
       return call(server.url, 'DELETE', '/users/me/invitations/shape-co', { token: other.token });
     },
+  },
+  appealVersion: {
+    send: async () => {
+      const published = await publish(server, owner.token, 'shape-co', 'shape-flagged', '1.0.0');
+      const zip = await makeZip({ 'run.py': 'import subprocess\nsubprocess.run(input(), shell=True)\n' });
+      const url = new URL(published.body.signedUrl);
+      await call(url.origin, 'PUT', url.pathname + url.search, {
+        raw: zip,
+        headers: { 'content-type': 'application/zip' },
+      });
+      return call(server.url, 'POST', '/publishers/shape-co/nodes/shape-flagged/versions/1.0.0/appeal', {
+        token: owner.token,
+        body: { message: 'please look again' },
+      });
+    },
+  },
+  reviewQueue: { token: () => server.adminToken },
+  decideVersion: {
+    params: { nodeId: 'shape-flagged', versionId: '1.0.0' },
+    token: () => server.adminToken,
+    body: { decision: 'approve', message: 'fine' },
   },
 };
 

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import semver from 'semver';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { NODE_STATUS, PUBLISHER_STATUS } from '../../src/contract/limits.js';
 import { openDatabase } from '../../src/server/store/db.js';
 import type { RegistryStore, VersionPendingFields, VersionStatus } from '../../src/server/store/registry-store.js';
@@ -37,7 +37,7 @@ if (postgresServer) {
   backends.push({
     name: 'postgresql',
     async open() {
-      const sql = postgres(await (await postgresServer).database(), { max: 10, onnotice: () => {} });
+      const sql = postgres(await (await postgresServer).migratedDatabase(), { max: 10, onnotice: () => {} });
       await migratePostgres(sql);
       const ageClaims = () => sql`UPDATE archive_claims SET created_at = '2000-01-01T00:00:00.000Z'`;
       return { store: createPostgresRegistryStore(sql), close: () => sql.end(), ageClaims };
@@ -57,8 +57,8 @@ const PENDING: VersionPendingFields = {
 };
 
 const closers: (() => unknown)[] = [];
-afterAll(async () => {
-  for (const close of closers) await close();
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
 });
 
 describe.each(backends)('RegistryStore on $name', (backend) => {
@@ -399,6 +399,30 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
       findings: [],
     });
     expect(kept).toMatchObject({ status: 'NodeVersionStatusBanned', status_reason: 'by hand', findings: [] });
+  });
+
+  it('keeps the findings an admin approved for a node: the first approval of a fingerprint stays, other nodes see none', async () => {
+    const store = await fresh();
+    const first = await publish(store, 'approved');
+    const second = await publish(store, 'approved', '2.0.0');
+    if (first.kind !== 'created' || second.kind !== 'created') throw new Error('not created');
+    expect(await store.approvedFindings('approved')).toEqual([]);
+    await store.approveFindings('approved', first.version.id, [
+      { fingerprint: 'aa', rule: 'runtime-install' },
+      { fingerprint: 'bb', rule: 'dynamic-execution' },
+    ]);
+    await store.approveFindings('approved', second.version.id, [
+      { fingerprint: 'bb', rule: 'dynamic-execution' },
+      { fingerprint: 'cc', rule: 'obfuscation' },
+    ]);
+    const listed = await store.approvedFindings('approved');
+    expect(listed.map(({ fingerprint, rule, version }) => [fingerprint, rule, version])).toEqual([
+      ['aa', 'runtime-install', '1.0.0'],
+      ['bb', 'dynamic-execution', '1.0.0'],
+      ['cc', 'obfuscation', '2.0.0'],
+    ]);
+    expect(Number.isNaN(Date.parse(listed[0].approved_at))).toBe(false);
+    expect(await store.approvedFindings('other-node')).toEqual([]);
   });
 
   it('lets a claim left long ago (its instance died before recording) be taken over, once', async () => {

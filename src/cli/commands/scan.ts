@@ -10,6 +10,7 @@ import { examples } from '../examples.js';
 interface Options {
   sarif?: string;
   failOn: ScanSeverity;
+  node?: string;
 }
 
 export function register(program: Command, ctx: Ctx): void {
@@ -17,6 +18,7 @@ export function register(program: Command, ctx: Ctx): void {
     .command('scan [dir]')
     .description('scan the files pack would ship for risky code (eval, runtime installs, obfuscation, …)')
     .option('--sarif <file>', 'also write the findings as SARIF 2.1.0 (for code-scanning tools)')
+    .option('--node <id>', 'also show which findings the registry (--registry) already approved for node ID')
     .addOption(failOnOption(program))
     .action(async (dir: string | undefined, options: Options) => {
       const root = resolve(dir ?? '.');
@@ -29,6 +31,7 @@ export function register(program: Command, ctx: Ctx): void {
       }
       for (const warning of project.warnings) ctx.out.warn(warning);
       const report = await scanProject(project);
+      if (options.node) await (await import('../approved.js')).markApproved(ctx, report, options.node);
       if (options.sarif) {
         const { toSarif } = await import('../../scan/sarif.js');
         try {
@@ -45,5 +48,6 @@ export function register(program: Command, ctx: Ctx): void {
     'nodereg scan',
     'nodereg scan ./my-node --json',
     'nodereg scan --sarif nodereg.sarif --fail-on medium',
+    'nodereg scan --registry http://127.0.0.1:4880 --node my-node',
   ]);
 }

@@ -3,6 +3,7 @@ import {
   bulkNodeVersions,
   getNode,
   getNodeVersion,
+  listApprovedFindings,
   getPublisher,
   installNode,
   listNodeVersions,
@@ -20,6 +21,7 @@ import { respondWith } from '../node-answers.js';
 import { serialiseInTurns } from '../version-lists.js';
 import { nodeViews, publisherView, versionView } from '../views.js';
 import { findVersion, installableVersion, nodeAnswer } from '../services/nodes.js';
+import { approvedFindingsOf } from '../services/approvals.js';
 import { bulkVersions, namedNodes, nodesDefining, withStatuses } from '../services/field-reads.js';
 
 export const registerReadRoutes: RouteModule = (app, ctx) => {
@@ -91,6 +93,10 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
       access.member,
     );
   });
+
+  route(app, ctx, listApprovedFindings, async ({ params, principal }) =>
+    approvedFindingsOf(store, principal, params.nodeId),
+  );
 
   route(app, ctx, installNode, async ({ params, principal, input }) => {
     const { node } = await readableNode(store, principal, params.nodeId);

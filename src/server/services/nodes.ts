@@ -20,6 +20,7 @@ import {
 } from '../access.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import type { NodeAnswer, NodeAnswers } from '../node-answers.js';
+import { adminDecided } from './approvals.js';
 import type { Principal } from '../route.js';
 import type { NodeFields, NodeRow, RegistryStore, VersionChanges, VersionRow } from '../store/registry-store.js';
 
@@ -163,5 +164,7 @@ export async function changeVersion(
   if (changes.status === 'NodeVersionStatusActive' && version.archive_sha256 === null) {
     throw conflict(`version ${version.version} has no archive yet; it can become active once its archive is uploaded`);
   }
-  return store.updateVersion(version.id, changes);
+  const updated = await store.updateVersion(version.id, changes);
+  if (access.admin) await adminDecided(store, version, updated);
+  return updated;
 }

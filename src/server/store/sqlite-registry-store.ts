@@ -1,8 +1,12 @@
 // The RegistryStore on SQLite, one process's: a store per aggregate (users and tokens, publishers,
 // nodes, versions, reviews), each a module of named functions in store/sqlite/, composed here.
+import { sqliteApprovalStore } from './sqlite/approvals.js';
 import type { Db } from './db.js';
+import { sqliteTrustStore } from './sqlite/trusts.js';
 import type { RegistryStore } from './registry-store.js';
+import { sqliteWebStore } from './web.js';
 import { sqliteAccess } from './sqlite/access.js';
+import { sqliteIdentityStore } from './sqlite/identity.js';
 import { sqliteNodeClassStore } from './sqlite/node-classes.js';
 import { DEFAULT_RANK_LIMIT, sqliteNodeStore } from './sqlite/nodes.js';
 import { sqlitePublisherStore } from './sqlite/publishers.js';
@@ -32,5 +36,9 @@ export function createSqliteRegistryStore(
     ...sqliteReviewStore(access),
     ...sqliteVersionStore(access),
     ...sqliteNodeClassStore(access),
+    ...sqliteApprovalStore(access),
+    ...sqliteIdentityStore(access),
+    ...sqliteTrustStore(access),
+    ...sqliteWebStore(access),
   };
 }
