@@ -29,6 +29,7 @@ import { archiveKey } from './views.js';
 import { postgresTarget } from './restore/postgres-target.js';
 import { sqliteTarget } from './restore/sqlite-target.js';
 import { RestoreError, type RestoreReport } from './restore/target.js';
+import { copyMirrorCache } from './mirror/restore-mirror.js';
 
 export { RestoreError, type RestoreReport } from './restore/target.js';
 
@@ -197,7 +198,8 @@ async function copyFiles(
     report.results.files++;
     report.results.bytes += data.length;
   }
-  report.strays = countFiles(root) - report.archives.files - report.results.files;
+  const mirrored = await copyMirrorCache(root, storage, say);
+  report.strays = countFiles(root) - report.archives.files - report.results.files - mirrored.files;
   if (report.strays > 0)
     say(
       `warning: ${report.strays} file${report.strays === 1 ? '' : 's'} under ${root} that no version or result names ${report.strays === 1 ? 'was' : 'were'} not copied`,

@@ -83,4 +83,9 @@ export const commands: CommandEntry[] = [
     summary: "check a version's signed provenance and print the repository and commit it was built from",
     load: () => import('./verify.js'),
   },
+  {
+    name: 'mirror',
+    summary: 'prefetch and inspect the cache of a registry that mirrors an upstream',
+    load: () => import('./mirror.js'),
+  },
 ];
