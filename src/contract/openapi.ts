@@ -7,8 +7,14 @@ import { pathParams } from './operation.js';
 import { proxyOperations } from './proxy.js';
 import { registryOperations } from './registry.js';
 import { mirrorOperations } from './mirror.js';
+import { trustOperations } from './trust.js';
 
-export const allOperations: Operation[] = [...registryOperations, ...proxyOperations, ...mirrorOperations];
+export const allOperations: Operation[] = [
+  ...registryOperations,
+  ...proxyOperations,
+  ...mirrorOperations,
+  ...trustOperations,
+];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
@@ -72,7 +78,18 @@ export function openapiDocument(version: string, serverUrl?: string): Record<str
               content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } },
             }
           : { description: 'Done' };
-    responses[String(operation.status)] = success;
+    const answerHeaders = Object.entries(operation.responseHeaders.shape as Record<string, z.ZodType>);
+    responses[String(operation.status)] = answerHeaders.length
+      ? {
+          ...success,
+          headers: Object.fromEntries(
+            answerHeaders.map(([name, field]) => [
+              name,
+              { description: field.description, schema: jsonSchema(field, 'output') },
+            ]),
+          ),
+        }
+      : success;
     for (const [code, status] of Object.entries(ERROR_STATUS)) {
       const key = String(status);
       responses[key] ??= {

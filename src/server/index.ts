@@ -13,6 +13,7 @@ import {
 import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
 import { appListener, buildApp } from './app.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
+import { claimStorage } from './archives/registry-claim.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
 import { MemoryBudget, UPLOAD_MEMORY } from './archives/validate-zip.js';
 import type { ServerContext } from './context.js';
@@ -29,6 +30,10 @@ import type { RegistryStore } from './store/registry-store.js';
 import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
 import { createVersionLists } from './version-lists.js';
 import { createMirror } from './mirror/service.js';
+import { DEFAULT_OIDC_ISSUERS, EXCHANGED_TOKEN_PREFIX } from '../contract/trust.js';
+import { exchangedPrincipal } from './services/trusts.js';
+import { createOidcVerifier } from './trusted/oidc.js';
+import { signingKey } from './trusted/signing-key.js';
 
 export type { RegistryServerOptions, ResolvedOptions } from './options.js';
 
@@ -104,13 +109,21 @@ function startUp(options: ResolvedOptions, store: RegistryStore, archives: Archi
   const admin = resolveAdminToken(options.dataDir, options.adminToken);
   const state = { adminLive: true };
   const shared = Boolean(options.database?.shared);
-  const ready = Promise.all([
-    bootstrapAdmin(store, admin, options.dataDir, shared, options.log).then((live) => void (state.adminLive = live)),
-    archives.sweep(),
-    rollBackArchiveClaims(store, archives, { shared }).then((count) => {
-      if (count) options.log?.(`rolled back ${count} upload(s) cut short by a crash; they can be uploaded again`);
-    }),
-  ]);
+  // The storage's claim first: nothing is written or removed in another registry's storage.
+  const ready = store
+    .registryId()
+    .then((id) => claimStorage(archives, id))
+    .then(() =>
+      Promise.all([
+        bootstrapAdmin(store, admin, options.dataDir, shared, options.log).then(
+          (live) => void (state.adminLive = live),
+        ),
+        archives.sweep(),
+        rollBackArchiveClaims(store, archives, { shared }).then((count) => {
+          if (count) options.log?.(`rolled back ${count} upload(s) cut short by a crash; they can be uploaded again`);
+        }),
+      ]),
+    );
   ready.catch(() => {});
   return { admin, state, ready };
 }
@@ -125,6 +138,17 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   const publicUrl = () => (options.publicUrl ?? listeningUrl).replace(/\/+$/, '');
   const closers: (() => void | Promise<void>)[] = [];
   const storeAuthenticate = createAuthenticate(store);
+  const issuers = { ...DEFAULT_OIDC_ISSUERS, ...options.oidcIssuers };
+  const trust = {
+    issuers,
+    signing: signingKey(keys.provenance),
+    oidc: createOidcVerifier({
+      issuers,
+      audience: () => options.oidcAudience ?? publicUrl(),
+      timeoutMs: options.oidcTimeout ?? 5000,
+      cooldownMs: options.oidcCooldown ?? 30_000,
+    }),
+  };
   const ctx: ServerContext = {
     tasks,
     store,
@@ -133,8 +157,9 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     keys,
     authenticate: async (token: string) => {
       await ready;
-      return storeAuthenticate(token);
+      return token.startsWith(EXCHANGED_TOKEN_PREFIX) ? exchangedPrincipal(store, token) : storeAuthenticate(token);
     },
+    trust,
     publicUrl,
     nodeAnswers: createNodeAnswers(store, publicUrl),
     versionLists: createVersionLists(publicUrl),

@@ -7,7 +7,7 @@ import { CONTENT_SHA256_HEADER, contentSha256Problem } from '../../contract/uplo
 import { archiveOverLimit } from '../../contract/size.js';
 import { lockedVersion } from '../access.js';
 import { verifyUploadSignature, type DeclaredArchive } from '../archives/signing.js';
-import type { ArchiveStorage, ReceivedArchive } from '../archives/storage.js';
+import { ArchiveExistsError, type ArchiveStorage, type ReceivedArchive } from '../archives/storage.js';
 import { validateZip, type MemoryBudget, type ZipSummary } from '../archives/validate-zip.js';
 import { badRequest, banned, closesConnection, conflict, forbidden, HttpError, notFound, tooLarge } from '../errors.js';
 import type { UploadScanner } from '../scan-upload.js';
@@ -21,6 +21,10 @@ import {
   type VersionRow,
 } from '../store/registry-store.js';
 import { archiveKey } from '../views.js';
+import type { Job } from '../trusted/claims.js';
+import { signedProvenance } from '../trusted/provenance.js';
+import type { SigningKey } from '../trusted/signing-key.js';
+import { exchangedJob } from './trusts.js';
 
 export interface IntakeDeps {
   store: RegistryStore;
@@ -29,6 +33,10 @@ export interface IntakeDeps {
   scanUpload: UploadScanner;
   uploadMemory: MemoryBudget;
   options: { maxArchive: number; maxUnpacked: number; review: 'auto' | 'manual' };
+  log: (line: string, level?: 'warn' | 'error') => void;
+  /** Signs the provenance of an archive published with an exchanged token. */
+  trust: { signing: SigningKey };
+  publicUrl(): string;
 }
 
 /** An upload as the route parsed it. */
@@ -48,6 +56,8 @@ interface Target {
   version: VersionRow;
   node: NodeRow;
   publisher: PublisherRow;
+  /** The CI job whose exchanged token published the version: its provenance is recorded. */
+  job: Job | undefined;
 }
 
 const notDeclared = (what: string) =>
@@ -124,7 +134,8 @@ async function findTarget(
   const publisher = (await store.getPublisher(node.publisher_id))!;
   if (publisher.status === 'PublisherStatusBanned') throw banned(`publisher ${publisher.id} is banned`);
   if (node.status === 'NodeStatusBanned') throw banned(`node ${node.id} is banned`);
-  if (request.query.token_id !== undefined) await stillPublishing(store, request.query.token_id, publisher.id);
+  const job = await exchangedJob(store, request.query.token_id);
+  if (request.query.token_id !== undefined && !job) await stillPublishing(store, request.query.token_id, publisher.id);
   checkSentSha256(request, declared);
   if (version.archive_sha256 !== null) {
     throw conflict(
@@ -136,7 +147,7 @@ async function findTarget(
   // A full scan queue (or this publisher's share of it) refuses at once (checked again when the scan starts).
   const busy = deps.scanUpload.refusal(publisher.id);
   if (busy) throw busy;
-  return { version, node, publisher };
+  return { version, node, publisher, job };
 }
 
 /**
@@ -196,7 +207,7 @@ async function lostClaim(store: RegistryStore, { version, node }: Target): Promi
  */
 async function scanAndRecord(
   deps: IntakeDeps,
-  { version, node, publisher }: Target,
+  { version, node, publisher, job }: Target,
   received: ReceivedArchive,
   summary: ZipSummary,
   key: string,
@@ -207,6 +218,7 @@ async function scanAndRecord(
     `${node.id} ${version.version}`,
     publisher.id,
     summary.compiled,
+    summary.loadable,
   );
   // findings an admin approved for this node in an earlier version do not flag it again
   const approved = await approvedUpload(deps.store, node.id, scan);
@@ -218,7 +230,7 @@ async function scanAndRecord(
       : 'NodeVersionStatusPending';
   // The node classes it defines, read statically in a worker too (DESIGN.md §12), whatever the scan mode.
   const classes = await deps.scanUpload.classes(received.tempPath, summary.scannable, node.id, publisher.id);
-  await deps.archives.commit(received, key);
+  await commitClaimed(deps, received, key);
   return deps.store.recordArchive(version.id, {
     sha256: received.sha256,
     size: received.size,
@@ -226,7 +238,31 @@ async function scanAndRecord(
     statusReason: flag ?? approved,
     findings: scan?.findings,
     classes,
+    provenance: job
+      ? signedProvenance(
+          deps.trust.signing,
+          { publisherId: publisher.id, nodeId: node.id, version: version.version, sha256: received.sha256 },
+          job,
+          deps.publicUrl(),
+        )
+      : undefined,
   });
+}
+
+/**
+ * Puts the archive in place. This upload holds the version's claim and no archive is recorded for it, so
+ * an object already at its key (with other bytes: commit never replaces one) is what an upload that died
+ * after its put left: it goes, and the commit is tried once more.
+ */
+async function commitClaimed(deps: IntakeDeps, received: ReceivedArchive, key: string): Promise<void> {
+  try {
+    await deps.archives.commit(received, key);
+  } catch (error) {
+    if (!(error instanceof ArchiveExistsError)) throw error;
+    deps.log(`removing ${deps.archives.where(key)}, left by an upload that died before it was recorded`, 'warn');
+    await deps.archives.remove(key);
+    await deps.archives.commit(received, key);
+  }
 }
 
 /**
