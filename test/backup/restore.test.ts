@@ -30,7 +30,7 @@ import {
 } from '../server/fixtures.js';
 import { serve, type Served } from '../server/serve-helper.js';
 
-const postgresServer = testPostgres();
+const postgresServer = testPostgres({ own: true }); // its own: a test freezes it
 const s3Server = testS3();
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 

@@ -170,11 +170,23 @@ async function sweepStaleSpools(own: string): Promise<void> {
   }
 }
 
-type S3Object = { Bucket: string; Key: string };
+/** The client and the bucket an archive storage writes to. */
+interface BucketOf {
+  client: S3Client;
+  bucket: string;
+}
+
+/** What a PUT takes after its key: the body (made again for a retry), its size, type, and whether it is written once. */
+type PutRest = [
+  body: () => Buffer | Readable,
+  size: number,
+  contentType: string,
+  options?: { once?: boolean; sha256?: string },
+];
 
 /** The object's size and the SHA-256 we stored with it, or undefined when there is none. */
-async function headObject(client: S3Client, object: S3Object) {
-  return client.send(new HeadObjectCommand(object)).then(
+async function headObject({ client, bucket }: BucketOf, Key: string) {
+  return client.send(new HeadObjectCommand({ Bucket: bucket, Key })).then(
     (found) => ({ size: found.ContentLength, sha256: found.Metadata?.[SHA256_METADATA] }),
     (error: unknown) => (missing(error) ? undefined : Promise.reject(error)),
   );
@@ -186,17 +198,19 @@ async function headObject(client: S3Client, object: S3Object) {
  * With `once`, the PUT is conditional (If-None-Match: *) and checked first, for servers that ignore
  * the condition: false when an object was there. `sha256` is kept as the object's metadata and checked back.
  */
-async function putChecked(
-  client: S3Client,
-  object: S3Object,
-  put: { body: () => Buffer | Readable; size: number; contentType: string; once?: boolean; sha256?: string },
+async function putObject(
+  s3: BucketOf,
+  key: string,
+  Key: string,
+  ...[body, size, contentType, { once = false, sha256 } = {}]: PutRest
 ): Promise<boolean> {
-  const { body, size, contentType, once = false, sha256 } = put;
-  if (once && (await headObject(client, object))) return false;
+  const { client, bucket } = s3;
+  if (once && (await headObject(s3, Key))) return false;
   try {
     await client.send(
       new PutObjectCommand({
-        ...object,
+        Bucket: bucket,
+        Key,
         Body: body(),
         ContentLength: size,
         ContentType: contentType,
@@ -210,14 +224,14 @@ async function putChecked(
     if (once && (status === 412 || status === 409)) return false;
     throw error;
   }
-  const stored = await headObject(client, object);
+  const stored = await headObject(s3, Key);
   if (stored?.size !== size) {
     throw new StorageUnavailableError(
-      `the S3 server answered the PUT of ${object.Key} (${size} bytes) as stored, and stored ${stored === undefined ? 'nothing' : `${stored.size} bytes`}`,
+      `the S3 server answered the PUT of ${Key} (${size} bytes) as stored, and stored ${stored === undefined ? 'nothing' : `${stored.size} bytes`}`,
     );
   }
   if (sha256 && stored.sha256 !== undefined && stored.sha256 !== sha256)
-    throw new ArchiveExistsError(object.Key, stored.sha256);
+    throw new ArchiveExistsError(key, stored.sha256);
   return true;
 }
 
@@ -257,6 +271,10 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
   const spoolDir = options.spoolDir ?? mkdtempSync(join(tmpdir(), SPOOL_PREFIX));
   mkdirSync(spoolDir, { recursive: true });
 
+  const s3 = { client, bucket };
+  const head = (Key: string) => headObject(s3, Key);
+  const put = async (key: string, ...rest: PutRest) => putObject(s3, key, objectKey(key), ...rest);
+
   return {
     receive: (body, maxBytes, memory) => receiveToFile(body, maxBytes, spoolDir, memory),
 
@@ -267,22 +285,15 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
         throw new Error(`an archive of ${received.size} bytes is over the ${S3_MAX_PUT} bytes one S3 PUT takes`);
       const { sha256 } = received;
       const body = () => createReadStream(received.tempPath);
-      const object = { Bucket: bucket, Key: objectKey(key) };
-      const put = { body, size: received.size, contentType: 'application/zip', once: true, sha256 };
-      if (!(await putChecked(client, object, put))) {
+      if (!(await put(key, body, received.size, 'application/zip', { once: true, sha256 }))) {
         // Written once: the same bytes already there are this archive (a retry); others stay as they are.
-        const existing = await headObject(client, object);
+        const existing = await head(objectKey(key));
         if (existing?.sha256 !== sha256) throw new ArchiveExistsError(key, existing?.sha256);
       }
       await rm(received.tempPath, { force: true });
     },
 
-    writeOnce: (key, data, contentType) =>
-      putChecked(
-        client,
-        { Bucket: bucket, Key: objectKey(key) },
-        { body: () => data, size: data.length, contentType, once: true },
-      ),
+    writeOnce: (key, data, contentType) => put(key, () => data, data.length, contentType, { once: true }),
 
     where: (key) => `s3://${bucket}/${objectKey(key)}`,
 
@@ -291,11 +302,7 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
     },
 
     async write(key, data, contentType) {
-      await putChecked(
-        client,
-        { Bucket: bucket, Key: objectKey(key) },
-        { body: () => data, size: data.length, contentType },
-      );
+      await put(key, () => data, data.length, contentType);
     },
 
     async remove(key) {
