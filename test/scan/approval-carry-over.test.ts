@@ -134,4 +134,21 @@ describe('approval that carries over', () => {
     expect(text.stdout).toContain('1 approved by the registry');
     expect(text.code).toBe(1);
   });
+
+  it("an admin's approval in the review flow approves the findings as the status update does", async () => {
+    const api = client(server);
+    const flagged = await upload('5.0.0', `${NEW_FINDING}\n\ndef more(code):\n    return exec(code)\n`);
+    expect(flagged.status).toBe('NodeVersionStatusFlagged');
+    const decided = await api.post('/admin/nodes/carried/versions/5.0.0/decision', {
+      token: server.adminToken,
+      body: { decision: 'approve', message: 'reviewed: our own templates' },
+    });
+    expect(decided.status, decided.text).toBe(200);
+    const approved = (await api.get('/nodes/carried/approved-findings', { token: owner.token })).body.approved;
+    expect(approved.map((a: { rule: string; version: string }) => `${a.rule} ${a.version}`)).toEqual([
+      'runtime-install 1.0.0',
+      'dynamic-execution 5.0.0',
+      'dynamic-execution 5.0.0',
+    ]);
+  });
 });

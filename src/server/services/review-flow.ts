@@ -9,6 +9,7 @@ import { requireNodeOf, requirePublisher } from '../access.js';
 import { conflict, forbidden, notFound } from '../errors.js';
 import type { Principal } from '../route.js';
 import type { RegistryStore, VersionRow } from '../store/registry-store.js';
+import { adminDecided } from './approvals.js';
 import { findVersion, versionToChange } from './nodes.js';
 
 /** The versions the queue lists at most. */
@@ -98,5 +99,7 @@ export async function decideVersion(
     at: new Date().toISOString(),
     action: decision.decision,
   };
-  return { version: await addEntry(store, version, entry), publisherId: publisher.id };
+  const decided = await addEntry(store, version, entry);
+  await adminDecided(store, version, decided);
+  return { version: decided, publisherId: publisher.id };
 }

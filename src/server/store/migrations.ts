@@ -589,20 +589,6 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    // The findings an admin approved for a node (approvals.ts): a later version whose high findings are all here is not flagged for them.
-    name: 'approved-findings',
-    sql: `
-      CREATE TABLE approved_findings (
-        node_id TEXT NOT NULL,
-        fingerprint TEXT NOT NULL,
-        rule TEXT NOT NULL,
-        version_id TEXT,
-        approved_at TEXT NOT NULL,
-        PRIMARY KEY (node_id, fingerprint)
-      );
-    `,
-  },
-  {
     // The registry's own id (registry-id.ts), made at its first start and named in its storage's claim object.
     name: 'registry-identity',
     sql: 'CREATE TABLE registry_identity (id INTEGER PRIMARY KEY CHECK (id = 1), registry_id TEXT NOT NULL);',
@@ -644,5 +630,19 @@ export const migrations: Migration[] = [
     // The web pages' signed-in sessions, and the admin's queue of Flagged versions found by status (store/web.ts).
     name: 'web-sessions',
     sql: WEB_SESSIONS_TABLE,
+  },
+  {
+    // The findings an admin approved for a node (approvals.ts): a later version whose high findings are all here is not flagged for them.
+    name: 'approved-findings',
+    sql: `
+      CREATE TABLE approved_findings (
+        node_id TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        rule TEXT NOT NULL,
+        version_id TEXT,
+        approved_at TEXT NOT NULL,
+        PRIMARY KEY (node_id, fingerprint)
+      );
+    `,
   },
 ];

@@ -427,20 +427,6 @@ export const postgresMigrations: PostgresMigration[] = [
     `,
   },
   {
-    // The findings an admin approved for a node (approvals.ts): a later version whose high findings are all here is not flagged for them.
-    name: 'approved-findings',
-    sql: `
-      CREATE TABLE IF NOT EXISTS approved_findings (
-        node_id TEXT NOT NULL,
-        fingerprint TEXT NOT NULL,
-        rule TEXT NOT NULL,
-        version_id TEXT,
-        approved_at TEXT NOT NULL,
-        PRIMARY KEY (node_id, fingerprint)
-      );
-    `,
-  },
-  {
     // The registry's own id (registry-id.ts), made by its first instance and named in its storage's claim object.
     name: 'registry-identity',
     sql: 'CREATE TABLE IF NOT EXISTS registry_identity (id integer PRIMARY KEY CHECK (id = 1), registry_id text NOT NULL);',
@@ -482,5 +468,19 @@ export const postgresMigrations: PostgresMigration[] = [
     // The web pages' signed-in sessions, and the admin's queue of Flagged versions found by status (store/web.ts).
     name: 'web-sessions',
     sql: WEB_SESSIONS_TABLE,
+  },
+  {
+    // The findings an admin approved for a node (approvals.ts): a later version whose high findings are all here is not flagged for them.
+    name: 'approved-findings',
+    sql: `
+      CREATE TABLE IF NOT EXISTS approved_findings (
+        node_id TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        rule TEXT NOT NULL,
+        version_id TEXT,
+        approved_at TEXT NOT NULL,
+        PRIMARY KEY (node_id, fingerprint)
+      );
+    `,
   },
 ];
