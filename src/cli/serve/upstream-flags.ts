@@ -5,12 +5,14 @@ import type { Command } from 'commander';
 import type { MirrorOptions } from '../../server/mirror/service.js';
 import { parseDuration } from '../duration.js';
 import { invalidInput } from '../errors.js';
+import { parseSizeFlag } from './values.js';
 
 export interface UpstreamFlags {
   upstream?: string;
   upstreamTtl: string;
   upstreamPolicy?: string;
   upstreamAllow?: string[];
+  upstreamCacheMax?: string;
 }
 
 export function addUpstreamFlags(command: Command): Command {
@@ -23,6 +25,10 @@ export function addUpstreamFlags(command: Command): Command {
     .option(
       '--upstream-policy <file>',
       'TOML filter of upstream versions: hold back young ones, block ids, ranges and bad dependency pins, allow only some publishers (see deploy/upstream-policy.example.toml)',
+    )
+    .option(
+      '--upstream-cache-max <size>',
+      'most bytes of upstream archives kept; past it the least recently used that no sync pinned are evicted (no limit unless set)',
     )
     .option(
       '--upstream-allow <id...>',
@@ -65,5 +71,7 @@ export async function upstreamOptionsFromFlags(
       throw invalidInput(`--upstream-policy: ${(error as Error).message}`);
     }
   }
-  return { url, ttlMs, policy, allowIds: flags.upstreamAllow ?? [] };
+  const cacheMaxBytes =
+    flags.upstreamCacheMax === undefined ? undefined : parseSizeFlag('--upstream-cache-max', flags.upstreamCacheMax);
+  return { url, ttlMs, policy, allowIds: flags.upstreamAllow ?? [], cacheMaxBytes };
 }

@@ -12,6 +12,7 @@ import {
   type MirrorEntry,
 } from './cache.js';
 import { asHttpError, UpstreamError, type Upstream, type UpstreamVersion } from './upstream.js';
+import { evictOver } from './eviction.js';
 
 interface ArchiveDeps {
   archives: ArchiveStorage;
@@ -20,8 +21,11 @@ interface ArchiveDeps {
   cache: MirrorCache;
   findVersion(entry: MirrorEntry, asked: string): UpstreamVersion;
   report(line: string): void;
+  log(line: string): void;
   /** The kept cache only: an archive not kept is not fetched. */
   offline?: boolean;
+  /** The most bytes of archives kept; unpinned ones past it are evicted, least recently used first. */
+  cacheMaxBytes?: number;
 }
 
 export function createArchiveOpener(deps: ArchiveDeps) {
@@ -57,8 +61,10 @@ export function createArchiveOpener(deps: ArchiveDeps) {
       await archives.commit(received, key);
       const record = pinned ?? { sha256: received.sha256, size: received.size, first_seen: now(), last_used: now() };
       record.last_used = now();
+      delete record.evicted;
       entry.archives[version.version] = record;
       await cache.put(entry);
+      if (deps.cacheMaxBytes !== undefined) await evictOver(cache, archives, deps.cacheMaxBytes, key, deps.report);
       return record;
     } catch (error) {
       throw asHttpError(error, entry.id, upstream.url);
@@ -75,7 +81,7 @@ export function createArchiveOpener(deps: ArchiveDeps) {
       throw notFound(`no archive for version ${asked} of node ${entry.id}`);
     const key = mirroredArchiveKey(entry.id, version.version);
     const pinned = entry.archives[version.version];
-    const kept = pinned && (await archives.open(key));
+    const kept = pinned && !pinned.evicted && (await archives.open(key));
     if (pinned && kept) {
       pinned.last_used = now();
       return { opened: kept, sha256: pinned.sha256 };

@@ -12,6 +12,8 @@ export interface ArchiveRecord {
   last_used: string;
   /** Fetched on purpose (`mirror sync`): never evicted. */
   pinned?: boolean;
+  /** Removed to keep the cache within its limit: fetched again (and checked against the sha256) on its next download. */
+  evicted?: boolean;
 }
 
 /** Upstream offering other bytes than the pinned ones: refused, kept for the operator. */

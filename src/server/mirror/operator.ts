@@ -39,7 +39,7 @@ export async function mirrorStatus(mirror: Mirror): Promise<z.output<typeof Mirr
   for (const id of (await mirror.cache.ids()).sort()) {
     const entry = await mirror.cache.get(id);
     if (!entry) continue;
-    const records = Object.values(entry.archives);
+    const records = Object.values(entry.archives).filter((record) => !record.evicted);
     nodes.push({
       id: entry.id,
       fetched_at: entry.fetched_at,

@@ -33,6 +33,8 @@ export interface MirrorOptions {
    * started without --upstream (an air-gapped copy).
    */
   offline?: boolean;
+  /** The most bytes of archives the cache keeps (`--upstream-cache-max`); unpinned ones past it are evicted. */
+  cacheMaxBytes?: number;
 }
 
 export interface MirrorDeps {
@@ -152,7 +154,7 @@ export function createMirror(deps: MirrorDeps, options: MirrorOptions) {
     return version;
   }
 
-  const openArchive = createArchiveOpener({ ...deps, upstream, cache, findVersion, report, offline: options.offline });
+  const openArchive = createArchiveOpener({ ...deps, ...options, upstream, cache, findVersion, report });
   return {
     url: upstream.url,
     read,

@@ -1,0 +1,64 @@
+// The cache limit (--upstream-cache-max): downloads past it evict the least recently used archives no
+// sync pinned; pinned ones stay, and an evicted one is fetched again (checked against its pin) on demand.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers.js';
+import { call, makeZip } from '../server/fixtures.js';
+import { startStandIn, type StandIn } from './stand-in.js';
+
+const PACKS = ['pack-a', 'pack-b', 'pack-c', 'pack-d', 'pack-e'];
+
+describe('the mirror cache limit', () => {
+  let standIn: StandIn;
+  let mirror: TestServer;
+  const zips: Record<string, Buffer> = {};
+
+  beforeAll(async () => {
+    standIn = await startStandIn();
+    for (const id of PACKS) {
+      // stored, not deflated: each archive is about 20 kB
+      zips[id] = await makeZip({ '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n', 'weights.bin': randomBytes(20_000) });
+      standIn.nodes.set(id, { publisher: 'lumen', versions: [{ version: '1.0.0', zip: zips[id] }] });
+    }
+    mirror = await startServer({ upstream: { url: standIn.url, cacheMaxBytes: 50_000 } });
+  });
+  afterAll(async () => {
+    await mirror?.close();
+    await standIn?.close();
+  });
+
+  const kept = (id: string) => existsSync(join(mirror.dataDir, `archives/_mirror/archives/${id}/1.0.0/node.zip`));
+  const download = async (id: string) => {
+    const install = await call(mirror.url, 'GET', `/nodes/${id}/install`);
+    return Buffer.from(await (await fetch(install.body.downloadUrl)).arrayBuffer());
+  };
+
+  it('keeps the unpinned bytes within the limit, and the pinned archives whatever the limit', async () => {
+    const synced = await call(mirror.url, 'POST', '/mirror/nodes/pack-a/sync', {
+      token: mirror.adminToken,
+      body: { versions: 'latest' },
+    });
+    expect(synced.status, synced.text).toBe(200);
+    for (const id of PACKS.slice(1)) expect((await download(id)).equals(zips[id]!)).toBe(true);
+    const status = await call(mirror.url, 'GET', '/mirror/status', { token: mirror.adminToken });
+    const unpinned = status.body.nodes
+      .filter((node: { pinned: number }) => node.pinned === 0)
+      .reduce((sum: number, node: { bytes: number }) => sum + node.bytes, 0);
+    const pinnedBytes = zips['pack-a']!.length;
+    expect(status.body.bytes).toBeLessThanOrEqual(50_000);
+    expect(unpinned).toBeLessThanOrEqual(50_000 - pinnedBytes);
+    expect(kept('pack-a')).toBe(true);
+    expect(PACKS.slice(1).filter(kept).length).toBeLessThan(4);
+    // the newest download is never the one evicted
+    expect(kept('pack-e')).toBe(true);
+  });
+
+  it('fetches an evicted archive again, the same bytes', async () => {
+    const evicted = PACKS.slice(1).find((id) => !kept(id))!;
+    expect(evicted).toBeDefined();
+    expect((await download(evicted)).equals(zips[evicted]!)).toBe(true);
+    expect(kept(evicted)).toBe(true);
+  });
+});
