@@ -78,7 +78,18 @@ export function openapiDocument(version: string, serverUrl?: string): Record<str
               content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } },
             }
           : { description: 'Done' };
-    responses[String(operation.status)] = success;
+    const answerHeaders = Object.entries(operation.responseHeaders.shape as Record<string, z.ZodType>);
+    responses[String(operation.status)] = answerHeaders.length
+      ? {
+          ...success,
+          headers: Object.fromEntries(
+            answerHeaders.map(([name, field]) => [
+              name,
+              { description: field.description, schema: jsonSchema(field, 'output') },
+            ]),
+          ),
+        }
+      : success;
     for (const [code, status] of Object.entries(ERROR_STATUS)) {
       const key = String(status);
       responses[key] ??= {

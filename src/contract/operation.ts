@@ -35,6 +35,8 @@ export interface Operation<
   status: number;
   response: R;
   responseKind: 'json' | 'zip' | 'none';
+  /** Headers of a successful answer the client reads, by name; documented in the answer. */
+  responseHeaders: z.ZodObject;
   /**
    * A POST the server makes safe to send again (publishing renews a pending version): the client then
    * repeats it on a 429 or 503 with Retry-After, a refused or reset connection, or a proxy's 502 or 504, as it
@@ -74,6 +76,7 @@ export function op<
   status?: number;
   response?: R;
   responseKind?: 'json' | 'zip' | 'none';
+  responseHeaders?: z.ZodObject;
   repeatable?: boolean;
 }): Operation<P, Q, B, R> {
   const params = def.params ?? z.object(Object.fromEntries(pathParams(def.path).map((n) => [n, z.string().min(1)])));
@@ -88,6 +91,7 @@ export function op<
     params: params as unknown as P,
     query: (def.query ?? empty) as Q,
     headers: def.headers ?? empty,
+    responseHeaders: def.responseHeaders ?? empty,
     body: (def.body ?? z.undefined()) as B,
     response: (def.response ?? z.unknown()) as R,
   };

@@ -1,3 +1,4 @@
+import { reviewOperations } from './review-flow.js';
 import * as z from 'zod';
 import { PAGE, READY_STORAGE_KEEP_MS, STAR } from './limits.js';
 import { op } from './operation.js';
@@ -132,6 +133,14 @@ export const uploadArchive = op({
   response: NodeVersion,
 });
 
+/** A download's headers: the SHA-256 the registry recorded at upload, which the client checks the bytes against. */
+export const DownloadHeaders = z.object({
+  [CONTENT_SHA256_HEADER]: z
+    .string()
+    .regex(new RegExp(SHA256_HEX_PATTERN))
+    .describe("The archive's SHA-256 as recorded at upload (lowercase hex); the bytes must hash to it"),
+});
+
 export const downloadArchive = op({
   id: 'downloadArchive',
   method: 'GET',
@@ -139,6 +148,7 @@ export const downloadArchive = op({
   summary: "Download a version's archive",
   auth: 'none',
   responseKind: 'zip',
+  responseHeaders: DownloadHeaders,
 });
 
 // ---------- reads ----------
@@ -437,7 +447,10 @@ export const declineInvitation = op({
   status: 204,
 });
 
+export * from './review-flow.js';
+
 export const registryOperations = [
+  ...reviewOperations,
   publishVersion,
   updateNode,
   updatePublisher,

@@ -13,6 +13,7 @@ import {
 import { bootstrapAdmin, createAuthenticate, resolveAdminToken } from './accounts/admin.js';
 import { appListener, buildApp } from './app.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
+import { claimStorage } from './archives/registry-claim.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
 import { MemoryBudget, UPLOAD_MEMORY } from './archives/validate-zip.js';
 import type { ServerContext } from './context.js';
@@ -108,13 +109,21 @@ function startUp(options: ResolvedOptions, store: RegistryStore, archives: Archi
   const admin = resolveAdminToken(options.dataDir, options.adminToken);
   const state = { adminLive: true };
   const shared = Boolean(options.database?.shared);
-  const ready = Promise.all([
-    bootstrapAdmin(store, admin, options.dataDir, shared, options.log).then((live) => void (state.adminLive = live)),
-    archives.sweep(),
-    rollBackArchiveClaims(store, archives, { shared }).then((count) => {
-      if (count) options.log?.(`rolled back ${count} upload(s) cut short by a crash; they can be uploaded again`);
-    }),
-  ]);
+  // The storage's claim first: nothing is written or removed in another registry's storage.
+  const ready = store
+    .registryId()
+    .then((id) => claimStorage(archives, id))
+    .then(() =>
+      Promise.all([
+        bootstrapAdmin(store, admin, options.dataDir, shared, options.log).then(
+          (live) => void (state.adminLive = live),
+        ),
+        archives.sweep(),
+        rollBackArchiveClaims(store, archives, { shared }).then((count) => {
+          if (count) options.log?.(`rolled back ${count} upload(s) cut short by a crash; they can be uploaded again`);
+        }),
+      ]),
+    );
   ready.catch(() => {});
   return { admin, state, ready };
 }

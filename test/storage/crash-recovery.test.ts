@@ -3,6 +3,7 @@
 // (no orphan, no temp file), and uploads that were cut can be retried. Plus the two exact moments of
 // an upload where a crash could leave the file and the database disagreeing.
 import { createHash, randomBytes } from 'node:crypto';
+import { CLAIM_KEY } from '../../src/server/archives/registry-claim.js';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
@@ -27,11 +28,11 @@ function random(seed: number) {
   };
 }
 
-/** Every file under the archive dir, relative to it. */
+/** Every file under the archive dir, relative to it, but the storage's claim. */
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
+    .filter((entry) => entry.isFile() && !(entry.name === CLAIM_KEY && entry.parentPath === dir))
     .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split('\\').join('/'));
 }
 

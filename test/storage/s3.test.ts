@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
+import { CLAIM_KEY } from '../../src/server/archives/registry-claim.js';
 import { s3ClientFromEnv, unresolvedHostHint } from '../../src/server/archives/s3-storage.js';
 import { openDatabase } from '../../src/server/store/db.js';
 import { runInProcess } from '../cli/in-process.js';
@@ -44,6 +45,7 @@ describe.skipIf(!s3Server)('serve --storage s3://', () => {
 
     const listed = await s3ClientFromEnv(s3.env).send(new ListObjectsV2Command({ Bucket: bucket }));
     expect(listed.Contents?.map((object) => object.Key)).toEqual([
+      `registry/archives/${CLAIM_KEY}`,
       'registry/archives/alice-co/bucketed/1.0.0/node.zip',
     ]);
     const download = await fetch(`${served.url}/archives/alice-co/bucketed/1.0.0/node.zip`);

@@ -12,6 +12,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
+import { CLAIM_KEY } from '../../server/archives/registry-claim.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatSize } from '../../contract/size.js';
@@ -51,7 +52,8 @@ class CopyInterrupted extends Error {
 async function copyArchives(from: string, to: string, totals: { files: number; bytes: number }): Promise<void> {
   mkdirSync(to); // its parent is the backup's own dir, made just before
   for (const entry of readdirSync(from, { withFileTypes: true })) {
-    if (entry.name === '.tmp') continue;
+    // The claim is the storage's, not the registry's: the served copy writes its own at start.
+    if (entry.name === '.tmp' || entry.name === CLAIM_KEY) continue;
     const source = join(from, entry.name);
     if (entry.isDirectory()) await copyArchives(source, join(to, entry.name), totals);
     else if (entry.isFile()) {

@@ -57,6 +57,8 @@ export async function startServer(
     return { server, url: await server.listen() };
   } catch (error) {
     await server.close().catch(() => {});
+    const { StartRefusedError } = await import('../../server/start-refusal.js');
+    if (error instanceof StartRefusedError) throw new CliError(error.message, EXIT[error.exit], error.code, error.fix);
     throw listenError(error as NodeJS.ErrnoException, settings.host, settings.port);
   }
 }

@@ -17,7 +17,17 @@ import {
 } from '@aws-sdk/client-s3';
 import { S3_MAX_PUT } from './s3-limits.js';
 import { withoutUserInfo } from '../../shared/url.js';
-import { checkKey, receiveToFile, StorageUnavailableError, type ArchiveStorage, type ByteRange } from './storage.js';
+import {
+  ArchiveExistsError,
+  checkKey,
+  receiveToFile,
+  StorageUnavailableError,
+  type ArchiveStorage,
+  type ByteRange,
+} from './storage.js';
+
+/** The object metadata (x-amz-meta-sha256) an archive's SHA-256 is stored in, to tell its bytes without reading them. */
+const SHA256_METADATA = 'sha256';
 
 export interface S3StorageOptions {
   bucket: string;
@@ -170,44 +180,86 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
   const spoolDir = options.spoolDir ?? mkdtempSync(join(tmpdir(), SPOOL_PREFIX));
   mkdirSync(spoolDir, { recursive: true });
 
+  /** The object's size and the SHA-256 we stored with it, or undefined when there is none. */
+  async function head(Key: string) {
+    return client.send(new HeadObjectCommand({ Bucket: bucket, Key })).then(
+      (found) => ({ size: found.ContentLength, sha256: found.Metadata?.[SHA256_METADATA] }),
+      (error: unknown) => (missing(error) ? undefined : Promise.reject(error)),
+    );
+  }
+
   /**
    * One PUT, then a HEAD for the size stored: a look-alike or a captive proxy may answer 200 and store
    * nothing. Not the ETag: it is the body's MD5 only without SSE-KMS or SSE-C, and not on every S3-compatible server.
+   * With `once`, the PUT is conditional (If-None-Match: *) and checked first, for servers that ignore
+   * the condition: false when an object was there. `sha256` is kept as the object's metadata and checked back.
    */
-  async function put(key: string, body: Buffer | Readable, size: number, contentType: string) {
+  async function put(
+    key: string,
+    body: () => Buffer | Readable,
+    size: number,
+    contentType: string,
+    { once = false, sha256 }: { once?: boolean; sha256?: string } = {},
+  ): Promise<boolean> {
     const Key = objectKey(key);
-    await client.send(
-      new PutObjectCommand({ Bucket: bucket, Key, Body: body, ContentLength: size, ContentType: contentType }),
-    );
-    const stored = await client.send(new HeadObjectCommand({ Bucket: bucket, Key })).then(
-      (head) => head.ContentLength,
-      (error: unknown) => (missing(error) ? undefined : Promise.reject(error)),
-    );
-    if (stored !== size) {
+    if (once && (await head(Key))) return false;
+    try {
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key,
+          Body: body(),
+          ContentLength: size,
+          ContentType: contentType,
+          IfNoneMatch: once ? '*' : undefined,
+          Metadata: sha256 ? { [SHA256_METADATA]: sha256 } : undefined,
+        }),
+      );
+    } catch (error) {
+      // 412: another writer made it first; 409: one is making it now.
+      const status = (error as S3ServiceException).$metadata?.httpStatusCode;
+      if (once && (status === 412 || status === 409)) return false;
+      throw error;
+    }
+    const stored = await head(Key);
+    if (stored?.size !== size) {
       throw new StorageUnavailableError(
-        `the S3 server answered the PUT of ${Key} (${size} bytes) as stored, and stored ${stored === undefined ? 'nothing' : `${stored} bytes`}`,
+        `the S3 server answered the PUT of ${Key} (${size} bytes) as stored, and stored ${stored === undefined ? 'nothing' : `${stored.size} bytes`}`,
       );
     }
+    if (sha256 && stored.sha256 !== undefined && stored.sha256 !== sha256)
+      throw new ArchiveExistsError(key, stored.sha256);
+    return true;
   }
 
   return {
     receive: (body, maxBytes, memory) => receiveToFile(body, maxBytes, spoolDir, memory),
 
-    // One PUT stores the object whole or not at all: an upload cut midway leaves nothing in the bucket,
-    // and a PUT to a key replaces what was there (a retry after a crash).
+    // One PUT stores the object whole or not at all: an upload cut midway leaves nothing in the bucket.
+    // It never replaces what is there (DESIGN.md §16).
     async commit(received, key) {
       if (received.size > S3_MAX_PUT)
         throw new Error(`an archive of ${received.size} bytes is over the ${S3_MAX_PUT} bytes one S3 PUT takes`);
-      await put(key, createReadStream(received.tempPath), received.size, 'application/zip');
+      const { sha256 } = received;
+      const body = () => createReadStream(received.tempPath);
+      if (!(await put(key, body, received.size, 'application/zip', { once: true, sha256 }))) {
+        // Written once: the same bytes already there are this archive (a retry); others stay as they are.
+        const existing = await head(objectKey(key));
+        if (existing?.sha256 !== sha256) throw new ArchiveExistsError(key, existing?.sha256);
+      }
       await rm(received.tempPath, { force: true });
     },
+
+    writeOnce: (key, data, contentType) => put(key, () => data, data.length, contentType, { once: true }),
+
+    where: (key) => `s3://${bucket}/${objectKey(key)}`,
 
     async discard(received) {
       await rm(received.tempPath, { force: true });
     },
 
     async write(key, data, contentType) {
-      await put(key, data, data.length, contentType);
+      await put(key, () => data, data.length, contentType);
     },
 
     async remove(key) {

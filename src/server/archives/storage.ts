@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, createWriteStream } from 'node:fs';
-import { access, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, link, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -37,6 +37,22 @@ export class StorageUnavailableError extends Error {
 }
 
 /**
+ * A commit found an object at its key holding other bytes: archives are written once (DESIGN.md §16),
+ * so nothing was replaced. `sha256` is the existing object's, when known.
+ */
+export class ArchiveExistsError extends Error {
+  override name = 'ArchiveExistsError';
+  constructor(
+    readonly key: string,
+    readonly sha256: string | undefined,
+  ) {
+    super(
+      `an archive object is already stored at ${key}${sha256 ? ` (sha256 ${sha256})` : ''}: archives are written once`,
+    );
+  }
+}
+
+/**
  * Where archives live. The local dir is the embedded default; an object store can implement the same
  * interface when one process is not enough (DESIGN.md §3). Keys look like
  * `{publisherId}/{nodeId}/{version}/node.zip`.
@@ -50,12 +66,17 @@ export interface ArchiveStorage {
    */
   receive(body: Readable, maxBytes: number, memory?: MemoryBudget): Promise<ReceivedArchive>;
   /**
-   * Moves a received archive to `key` atomically and durably (on disk when it resolves), replacing
-   * whatever is there. Who may store a version's archive is decided by the store beforehand
+   * Puts a received archive at `key` atomically and durably (on disk when it resolves), once: an object
+   * already there with the same SHA-256 is kept (a retry), one with other bytes is never replaced
+   * (ArchiveExistsError). Who may store a version's archive is decided by the store beforehand
    * (`claimArchive`), not here: that decision and the file then stay in agreement across a crash (a
    * claim left behind is rolled back at start).
    */
   commit(received: ReceivedArchive, key: string): Promise<void>;
+  /** Stores small bytes at `key` unless something is there; false when something was (write once). */
+  writeOnce(key: string, data: Buffer, contentType: string): Promise<boolean>;
+  /** Where `key` is, for an operator: a file path or an s3:// URL. */
+  where(key: string): string;
   /** Removes a received archive that will not be committed. */
   discard(received: ReceivedArchive): Promise<void>;
   /** Stores small bytes (a proxy result) at `key` whole, replacing whatever is there. */
@@ -216,6 +237,18 @@ async function syncPath(path: string): Promise<void> {
   }
 }
 
+/** The SHA-256 of a file, as lowercase hex. */
+async function fileSha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  const handle = await open(path, 'r');
+  try {
+    for await (const chunk of handle.createReadStream()) hash.update(chunk as Buffer);
+  } finally {
+    await handle.close().catch(() => {});
+  }
+  return hash.digest('hex');
+}
+
 export function createLocalArchiveStorage(dir: string): ArchiveStorage {
   const tempDir = join(dir, TEMP_DIR);
   makeDirs(tempDir);
@@ -244,12 +277,38 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
           if (made === created) break;
         }
       }
-      // rename() replaces atomically: a reader sees the old file or the new one, never half of one.
-      await rename(received.tempPath, target);
+      // link() never replaces (archives are written once): EEXIST when a file is there.
+      try {
+        await link(received.tempPath, target);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const existing = await fileSha256(target);
+        if (existing !== received.sha256) throw new ArchiveExistsError(key, existing);
+      }
+      await rm(received.tempPath, { force: true });
       await syncPath(parent);
     },
 
     discard,
+
+    async writeOnce(key, data) {
+      const target = pathOf(key);
+      // Beside the target, not in tempDir: another instance's sweep at its start empties tempDir.
+      const temp = `${target}.${randomBytes(12).toString('hex')}.part`;
+      await writeFile(temp, data, { mode: 0o600 });
+      await mkdir(dirname(target), { recursive: true });
+      try {
+        await link(temp, target);
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+        throw error;
+      } finally {
+        await rm(temp, { force: true });
+      }
+    },
+
+    where: (key) => pathOf(key),
 
     async write(key, data) {
       const target = pathOf(key);

@@ -73,6 +73,7 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
       'Content-Length': String(range ? range.end - range.start + 1 : total),
       'Accept-Ranges': 'bytes',
       ETag: etag,
+      [CONTENT_SHA256_HEADER]: version.archive_sha256,
       'Content-Disposition': `attachment; filename="${node.id}-${version.version}.zip"`,
     };
     if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${total}`;

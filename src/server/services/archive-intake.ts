@@ -7,7 +7,7 @@ import { CONTENT_SHA256_HEADER, contentSha256Problem } from '../../contract/uplo
 import { archiveOverLimit } from '../../contract/size.js';
 import { lockedVersion } from '../access.js';
 import { verifyUploadSignature, type DeclaredArchive } from '../archives/signing.js';
-import type { ArchiveStorage, ReceivedArchive } from '../archives/storage.js';
+import { ArchiveExistsError, type ArchiveStorage, type ReceivedArchive } from '../archives/storage.js';
 import { validateZip, type MemoryBudget, type ZipSummary } from '../archives/validate-zip.js';
 import { badRequest, banned, closesConnection, conflict, forbidden, HttpError, notFound, tooLarge } from '../errors.js';
 import type { UploadScanner } from '../scan-upload.js';
@@ -33,6 +33,7 @@ export interface IntakeDeps {
   scanUpload: UploadScanner;
   uploadMemory: MemoryBudget;
   options: { maxArchive: number; maxUnpacked: number; review: 'auto' | 'manual' };
+  log: (line: string, level?: 'warn' | 'error') => void;
   /** Signs the provenance of an archive published with an exchanged token. */
   trust: { signing: SigningKey };
   publicUrl(): string;
@@ -217,6 +218,7 @@ async function scanAndRecord(
     `${node.id} ${version.version}`,
     publisher.id,
     summary.compiled,
+    summary.loadable,
   );
   // findings an admin approved for this node in an earlier version do not flag it again
   const approved = await approvedUpload(deps.store, node.id, scan);
@@ -228,7 +230,7 @@ async function scanAndRecord(
       : 'NodeVersionStatusPending';
   // The node classes it defines, read statically in a worker too (DESIGN.md §12), whatever the scan mode.
   const classes = await deps.scanUpload.classes(received.tempPath, summary.scannable, node.id, publisher.id);
-  await deps.archives.commit(received, key);
+  await commitClaimed(deps, received, key);
   return deps.store.recordArchive(version.id, {
     sha256: received.sha256,
     size: received.size,
@@ -245,6 +247,22 @@ async function scanAndRecord(
         )
       : undefined,
   });
+}
+
+/**
+ * Puts the archive in place. This upload holds the version's claim and no archive is recorded for it, so
+ * an object already at its key (with other bytes: commit never replaces one) is what an upload that died
+ * after its put left: it goes, and the commit is tried once more.
+ */
+async function commitClaimed(deps: IntakeDeps, received: ReceivedArchive, key: string): Promise<void> {
+  try {
+    await deps.archives.commit(received, key);
+  } catch (error) {
+    if (!(error instanceof ArchiveExistsError)) throw error;
+    deps.log(`removing ${deps.archives.where(key)}, left by an upload that died before it was recorded`, 'warn');
+    await deps.archives.remove(key);
+    await deps.archives.commit(received, key);
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 // Versioned schema changes, applied in order once each (PRAGMA user_version counts them).
 // Append only: never edit a migration that has shipped.
 import { INVITATIONS_SCHEMA } from './member-row.js';
+import { WEB_SESSIONS_TABLE } from './web.js';
 
 export interface Migration {
   name: string;
@@ -602,6 +603,11 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    // The registry's own id (registry-id.ts), made at its first start and named in its storage's claim object.
+    name: 'registry-identity',
+    sql: 'CREATE TABLE registry_identity (id INTEGER PRIMARY KEY CHECK (id = 1), registry_id TEXT NOT NULL);',
+  },
+  {
     // Trusted publishing (store/trusts.ts): the CI workflows a publisher trusts, the publish tokens exchanged
     // for their OIDC tokens, and the signed provenance (a DSSE envelope) of a version published with one.
     name: 'trusted-publishing',
@@ -633,5 +639,10 @@ export const migrations: Migration[] = [
       CREATE INDEX oidc_exchanges_by_trust ON oidc_exchanges(trust_id);
       ALTER TABLE versions ADD COLUMN provenance TEXT;
     `,
+  },
+  {
+    // The web pages' signed-in sessions, and the admin's queue of Flagged versions found by status (store/web.ts).
+    name: 'web-sessions',
+    sql: WEB_SESSIONS_TABLE,
   },
 ];

@@ -3,6 +3,7 @@
 // begins at the shape the SQLite migrations reached ('node-metadata'): node metadata in one jsonb
 // document, columns for what is searched, sorted or constrained.
 import { INVITATIONS_SCHEMA } from './member-row.js';
+import { WEB_SESSIONS_TABLE } from './web.js';
 import type { Migration } from './migrations.js';
 
 /** An index built with CREATE INDEX CONCURRENTLY, outside the migration's transaction (migratePostgres). */
@@ -440,6 +441,11 @@ export const postgresMigrations: PostgresMigration[] = [
     `,
   },
   {
+    // The registry's own id (registry-id.ts), made by its first instance and named in its storage's claim object.
+    name: 'registry-identity',
+    sql: 'CREATE TABLE IF NOT EXISTS registry_identity (id integer PRIMARY KEY CHECK (id = 1), registry_id text NOT NULL);',
+  },
+  {
     // Trusted publishing (store/trusts.ts): the CI workflows a publisher trusts, the publish tokens exchanged
     // for their OIDC tokens, and the signed provenance (a DSSE envelope) of a version published with one.
     name: 'trusted-publishing',
@@ -471,5 +477,10 @@ export const postgresMigrations: PostgresMigration[] = [
       CREATE INDEX IF NOT EXISTS oidc_exchanges_by_trust ON oidc_exchanges(trust_id);
       ALTER TABLE versions ADD COLUMN IF NOT EXISTS provenance text;
     `,
+  },
+  {
+    // The web pages' signed-in sessions, and the admin's queue of Flagged versions found by status (store/web.ts).
+    name: 'web-sessions',
+    sql: WEB_SESSIONS_TABLE,
   },
 ];

@@ -7,6 +7,7 @@ import { createPostgresTaskStore } from '../proxy/postgres-task-store.js';
 import type { TaskStore } from '../proxy/store.js';
 import { DATABASE_DEADLINE_MS, watchedSockets, withDeadline } from './postgres-deadline.js';
 import { postgresApprovalStore } from './postgres/approvals.js';
+import { postgresIdentityStore } from './postgres/identity.js';
 import { migratePostgres } from './postgres/migrate.js';
 import { postgresNodeClassStore } from './postgres/node-classes.js';
 import { postgresNodeStore } from './postgres/nodes.js';
@@ -16,6 +17,7 @@ import { postgresUserStore } from './postgres/tokens.js';
 import { postgresVersionStore } from './postgres/versions.js';
 import { postgresTrustStore } from './postgres/trusts.js';
 import type { RegistryStore } from './registry-store.js';
+import { postgresWebStore } from './web.js';
 import { only, text } from './rows.js';
 
 export { migratePostgres };
@@ -74,6 +76,8 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresVersionStore(sql),
     ...postgresNodeClassStore(sql),
     ...postgresApprovalStore(sql),
+    ...postgresIdentityStore(sql),
     ...postgresTrustStore(sql),
+    ...postgresWebStore(sql),
   };
 }

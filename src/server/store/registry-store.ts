@@ -1,6 +1,7 @@
 // What the registry keeps, behind an interface so that another database (PostgreSQL) can replace
 // SQLite when one process is not enough. Methods are async for that reason; each one that writes
 // more than one row does so in one transaction.
+import type { WebStore } from './web.js';
 import type {
   NodeMetadata,
   NodeVersionInput,
@@ -189,9 +190,11 @@ export interface Page<T> {
   total: number;
 }
 
-export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore {
+export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore, WebStore {
   /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */
   ping(): Promise<void>;
+  /** The registry's own id (registry-id.ts), made on the first call and the same ever after. */
+  registryId(): Promise<string>;
   // ---- users and tokens ----
   /** Creates a user and, when given, its first user token, in one transaction. */
   createUser(input: {

@@ -4,7 +4,9 @@ import { sqliteApprovalStore } from './sqlite/approvals.js';
 import type { Db } from './db.js';
 import { sqliteTrustStore } from './sqlite/trusts.js';
 import type { RegistryStore } from './registry-store.js';
+import { sqliteWebStore } from './web.js';
 import { sqliteAccess } from './sqlite/access.js';
+import { sqliteIdentityStore } from './sqlite/identity.js';
 import { sqliteNodeClassStore } from './sqlite/node-classes.js';
 import { DEFAULT_RANK_LIMIT, sqliteNodeStore } from './sqlite/nodes.js';
 import { sqlitePublisherStore } from './sqlite/publishers.js';
@@ -35,6 +37,8 @@ export function createSqliteRegistryStore(
     ...sqliteVersionStore(access),
     ...sqliteNodeClassStore(access),
     ...sqliteApprovalStore(access),
+    ...sqliteIdentityStore(access),
     ...sqliteTrustStore(access),
+    ...sqliteWebStore(access),
   };
 }

@@ -24,7 +24,11 @@ import yazl from 'yazl';
 import { UPLOAD_URL_TTL_SECONDS } from '../../../src/shared/tuning.js';
 import { signUploadUrl, verifyUploadSignature } from '../../../src/server/archives/signing.js';
 import { createS3ArchiveStorage, SPOOL_PREFIX, STALE_SPOOL_MS } from '../../../src/server/archives/s3-storage.js';
-import { createLocalArchiveStorage, type ArchiveStorage } from '../../../src/server/archives/storage.js';
+import {
+  ArchiveExistsError,
+  createLocalArchiveStorage,
+  type ArchiveStorage,
+} from '../../../src/server/archives/storage.js';
 import { MemoryBudget, validateZip as validateZipWith } from '../../../src/server/archives/validate-zip.js';
 import { HttpError } from '../../../src/server/errors.js';
 import { tempDir } from '../../helpers.js';
@@ -236,7 +240,7 @@ describe.each(storages)('archive storage on $name', (backend) => {
     expect(existsSync(received.tempPath)).toBe(false);
   });
 
-  it('commits into place, opens and reports existence; a second commit of the key replaces it whole', async () => {
+  it('commits into place, opens and reports existence; a second commit of the key with other bytes replaces nothing', async () => {
     const { storage, spoolDir: dir } = await backend.open();
     const key = 'pub/node/1.0.0/node.zip';
     expect(await storage.exists(key)).toBe(false);
@@ -255,11 +259,15 @@ describe.each(storages)('archive storage on $name', (backend) => {
     expect(part.size).toBe(5000);
     expect((await readAll(part.stream)).equals(first.subarray(100, 1100))).toBe(true);
 
+    // Written once (DESIGN.md §16): other bytes are refused, the same bytes again are taken as a retry.
     const second = randomBytes(6000);
     const r2 = await storage.receive(Readable.from([second]), 10_000);
-    await storage.commit(r2, key);
-    expect(existsSync(r2.tempPath)).toBe(false);
-    expect((await bytesAt(storage, key)).equals(second)).toBe(true);
+    await expect(storage.commit(r2, key)).rejects.toBeInstanceOf(ArchiveExistsError);
+    await storage.discard(r2);
+    expect((await bytesAt(storage, key)).equals(first)).toBe(true);
+    const again = await storage.receive(Readable.from([first]), 10_000);
+    await storage.commit(again, key);
+    expect(existsSync(again.tempPath)).toBe(false);
     expect(tempFiles(dir)).toEqual([]);
 
     await storage.remove(key);
@@ -267,13 +275,22 @@ describe.each(storages)('archive storage on $name', (backend) => {
     expect(await storage.exists(key)).toBe(false);
   });
 
-  it('racing commits of the same key leave one of them whole, and no temp file', async () => {
+  it('racing commits of the same key leave one of them whole, the others refused, and no temp file', async () => {
     const { storage, spoolDir: dir } = await backend.open();
     const bodies = Array.from({ length: 12 }, () => randomBytes(20_000));
     const received = await Promise.all(bodies.map((b) => storage.receive(Readable.from([b]), 100_000)));
-    await Promise.all(received.map((r) => storage.commit(r, 'p/n/2.0.0/node.zip')));
+    const outcomes = await Promise.allSettled(received.map((r) => storage.commit(r, 'p/n/2.0.0/node.zip')));
+    await Promise.all(received.map((r) => storage.discard(r)));
     const stored = await bytesAt(storage, 'p/n/2.0.0/node.zip');
-    expect(bodies.some((body) => body.equals(stored))).toBe(true);
+    const winner = bodies.findIndex((body) => body.equals(stored));
+    expect(winner).toBeGreaterThanOrEqual(0);
+    expect(outcomes[winner].status).toBe('fulfilled');
+    // s3rver ignores If-None-Match on a PUT (S3 honours it): there the check before the PUT can race.
+    const refused = backend.name === 'a local dir' ? outcomes.filter((_, i) => i !== winner) : [];
+    for (const outcome of refused) {
+      expect(outcome.status).toBe('rejected');
+      expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(ArchiveExistsError);
+    }
     expect(tempFiles(dir)).toEqual([]);
   });
 
