@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option, type OutputConfiguration } from 'commander';
+import { Command, CommanderError, Help, Option, type OutputConfiguration } from 'commander';
 import { DEFAULT_REGISTRY_URL, RESTART_WINDOW_MS } from '../shared/tuning.js';
 import { commands, type CommandEntry } from './commands/index.js';
 import type { Ctx, Globals, RunDeps } from './context.js';
@@ -104,6 +104,23 @@ function helpAsFlag(argv: string[], valueNames: Set<string | undefined>): string
   return [...argv.slice(0, at), ...argv.slice(at + 1), ...(known ? ['--help'] : [])];
 }
 
+/**
+ * commander's help with a group's commands before the global options: `nodereg token --help` is read
+ * for its subcommands, which came after twelve global options.
+ */
+function commandsFirst(cmd: Command, helper: Help): string {
+  const text = Help.prototype.formatHelp.call(helper, cmd, helper);
+  const globals = text.indexOf('\nGlobal Options:\n');
+  const commandsAt = text.indexOf('\nCommands:\n');
+  if (globals < 0 || commandsAt < globals) return text;
+  const end = text.slice(commandsAt + 1).search(/\n\n\S/);
+  const commandsEnd = end < 0 ? text.length : commandsAt + 1 + end + 1;
+  const before = text.slice(0, globals);
+  const globalBlock = text.slice(globals, commandsAt);
+  const commandBlock = text.slice(commandsAt, commandsEnd);
+  return `${before}${commandBlock}${globalBlock}${text.slice(commandsEnd)}`;
+}
+
 /** The program with its global options and help; commands are added by `run`. */
 function createProgram(version: string): Command {
   return (
@@ -122,7 +139,7 @@ function createProgram(version: string): Command {
       .option('--verbose', "log requests (tokens and URLs' users and passwords redacted) and stack traces to stderr")
       .helpCommand('help [command]', 'show help for a command')
       // each command's --help lists --token, --registry… too: they go after the command as well
-      .configureHelp({ showGlobalOptions: true })
+      .configureHelp({ showGlobalOptions: true, formatHelp: commandsFirst })
       .showSuggestionAfterError(true)
       .showHelpAfterError('(run with --help for usage)')
       .exitOverride()

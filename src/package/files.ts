@@ -6,7 +6,7 @@
 import { createEntryNameChecker, entryNameProblem } from '../contract/archive-names.js';
 import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
-import { hasGitEntry, type Tracked, trackedFiles, warnMachineIgnored } from './files/git.js';
+import { hasGitEntry, type Tracked, trackedFiles, warnMachineIgnored, warnMissingTracked } from './files/git.js';
 import { bytes, type Frame, gitignoresAbove, ignoredBy, newIgnore, readIgnoreFile, stackFor } from './files/ignore.js';
 import type { Problem } from './manifest.js';
 
@@ -174,6 +174,7 @@ export function selectFiles(root: string, options: SelectOptions = {}): FileSet 
       files.filter((f) => f.untracked && !forced(w, f.path)),
       warnings,
     );
+  if (tracked?.files.size) warnMissingTracked(rootAbs, tracked, warnings);
   for (const inc of includes) {
     if (!w.seenIncludes.has(inc)) {
       // a warning, as the incumbent gives: built assets may be absent from a build that does not need them

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writeTree } from '../package/fixtures.js';
 import { runInProcess } from './in-process.js';
 import { startServer, tempDir } from '../helpers.js';
+import { createPublisher, createUser } from '../server/fixtures.js';
 
 const servers: http.Server[] = [];
 afterEach(async () => {
@@ -220,6 +221,12 @@ describe('validate against a URL that is not a registry', () => {
       expect(result.stderr).toContain(
         `warning: ${server.url}/api does not answer as a nodereg or Comfy registry: ${server.url}/api/nodes/image-tools answered HTTP 404 "no route for GET /api/nodes/image-tools"`,
       );
+      // On the right URL: the publisher is asked for too, and validate is ready once it exists.
+      const unknown = await runInProcess(['validate'], { cwd: project(), env: { NODEREG_REGISTRY: server.url } });
+      expect(unknown.code).toBe(5);
+      expect(unknown.stderr).toContain(`publisher ada does not exist on ${server.url}`);
+      const owner = await createUser(server, 'foreign-owner');
+      await createPublisher(server, owner, 'ada');
       const right = await runInProcess(['validate'], { cwd: project(), env: { NODEREG_REGISTRY: server.url } });
       expect(right.code, right.stderr).toBe(0);
       expect(right.stdout).toContain(`is ready to publish to ${server.url}:`);

@@ -154,3 +154,29 @@ describe('hints that keep the profile and need no token', () => {
     expect(refused.stderr).not.toContain('token create');
   });
 });
+
+describe('version withdraw', () => {
+  it('says it is for good: in CI it needs --yes (the hint runs), on a terminal it asks; update --status deleted points to it', async () => {
+    await publishAndUpload(registry, owner.token, 'looppub', 'loop-node', '2.0.0');
+    const viaUpdate = await runInProcess(['version', 'update', 'loop-node', '2.0.0', '--status', 'deleted'], as(owner));
+    expect(viaUpdate.code).toBe(2);
+    const declined = await runInProcess(['version', 'withdraw', 'loop-node', '2.0.0'], {
+      ...as(owner),
+      interactive: true,
+      prompts: async () => ({ confirm: async () => false }) as never,
+    });
+    expect(declined.code).toBe(130);
+    expect(declined.stderr).toContain('kept loop-node 2.0.0: nothing was changed');
+    const unasked = await runInProcess(['version', 'withdraw', 'loop-node', '2.0.0'], as(owner));
+    expect(unasked.code).toBe(2);
+    expect(unasked.stderr).toContain('the version number 2.0.0 can never be published again');
+    const shown = await runInProcess(['node', 'show', 'loop-node@2.0.0', '--json'], as(owner));
+    expect(JSON.parse(shown.stdout).status).toBe('NodeVersionStatusActive');
+    const [withdraw] = await runHints(unasked.stderr, as(owner));
+    expect(withdraw.argv).toEqual(['version', 'withdraw', 'loop-node', '2.0.0', '--yes']);
+    expect(withdraw.result.code, withdraw.result.stderr).toBe(0);
+    expect(withdraw.result.stdout).toContain('withdrew loop-node 2.0.0');
+    const [viaHint] = await runHints(viaUpdate.stderr, as(owner));
+    expect(viaHint.result.stdout).toContain('already withdrawn');
+  });
+});

@@ -41,7 +41,7 @@ describe('publish in CI: the exit code says what happened', () => {
   }, async () => {
     const { id, dir } = project();
     expect((await runInProcess(['publish', dir], { env: env() })).code).toBe(0);
-    const withdrawn = await runInProcess(['version', 'update', id, '1.0.0', '--status', 'deleted'], { env: env() });
+    const withdrawn = await runInProcess(['version', 'withdraw', id, '1.0.0', '--yes'], { env: env() });
     expect(withdrawn.code, withdrawn.stderr).toBe(0);
 
     for (const flags of [['--skip-existing'], ['--skip-existing', '--json'], []]) {

@@ -159,7 +159,7 @@ describe('publish when the upload answer is lost or another job uploads the same
     expect(lost.code, lost.stderr).toBe(3);
     expect(lost.stderr).toContain(`error: ${id} 1.0.0 is already published on ${registry.url}`);
     expect(lost.stderr).not.toContain('without its archive');
-    expect(lost.stderr).not.toContain('--status deleted');
+    expect(lost.stderr).not.toContain('version withdraw');
     expect(JSON.parse(lost.stdout).error).toMatchObject({ code: 'conflict', status: 409 });
     expect(await version(id)).toMatchObject({
       status: 'NodeVersionStatusActive',

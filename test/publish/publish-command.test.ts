@@ -435,7 +435,7 @@ describe('interrupting publish', () => {
         `error: interrupted during the upload: ${id} 1.0.0 is registered on ${server.url}; if its archive did not arrive whole, it is pending`,
       );
       expect(stderr).toContain(`hint: finish it with \`nodereg publish ${dir} --skip-existing --changelog first\``);
-      expect(stderr).toContain(`or withdraw it with \`nodereg version update ${id} 1.0.0 --status deleted\``);
+      expect(stderr).toContain(`or withdraw it with \`nodereg version withdraw ${id} 1.0.0\``);
       expect(readdirSync(tmp)).toEqual([]);
       expect(await (await getVersion(id, '1.0.0')).json()).toMatchObject({ status: 'NodeVersionStatusPending' });
 

@@ -9,7 +9,7 @@ import type { RegistryLimits } from '../../contract/resources.js';
 import { formatSize } from '../../contract/size.js';
 import type { Project } from '../../package/project.js';
 import type { Ctx } from '../context.js';
-import { ForeignAnswerError } from '../../client/errors.js';
+import { ApiError, ForeignAnswerError } from '../../client/errors.js';
 import { routes } from '../../client/routes.js';
 import { CliError, EXIT, toCliError } from '../errors.js';
 import { table } from '../output.js';
@@ -78,6 +78,7 @@ export function register(program: Command, ctx: Ctx): void {
       }
       const classes = await projectClasses(project);
       const registry = options.offline ? null : await registryLimits(ctx, project);
+      if (registry && request.publisherId) await requirePublisher(ctx, request.publisherId, registry.url);
       await checkArchive(ctx, project, unpacked, maxSize, registry);
       const checkedAgainst = registry?.url ?? null;
       ctx.out.result(
@@ -106,6 +107,25 @@ export function register(program: Command, ctx: Ctx): void {
     'nodereg validate --fail-on medium',
     'nodereg validate --offline --max-size 500MiB',
   ]);
+}
+
+/**
+ * The publisher, on a registry that answered: publish would stop at one that does not exist, so
+ * validate does not call the node ready (exit 5).
+ */
+async function requirePublisher(ctx: Ctx, publisherId: string, url: string): Promise<void> {
+  const client = await ctx.client({ retries: 0, restartWindowMs: 0, timeoutMs: 5_000 });
+  const found = await client
+    .call(routes.getPublisher, { params: { publisherId } })
+    .then(() => true)
+    .catch((error: unknown) => (error instanceof ApiError && error.status === 404 ? false : true));
+  if (found) return;
+  throw new CliError(
+    `publisher ${publisherId} does not exist on ${url}: the node is not ready to publish`,
+    EXIT.notFound,
+    'not_found',
+    `create it with \`nodereg publisher create ${publisherId}\`, or publish with \`nodereg publish --create-publisher\``,
+  );
 }
 
 /**

@@ -18,6 +18,8 @@ import {
 import { examples } from '../examples.js';
 import { nodeVersions } from './node-show.js';
 import { routes } from '../../client/routes.js';
+import { registerAppeal } from './version-appeal.js';
+import { registerWithdraw } from './version/withdraw.js';
 
 interface UpdateOptions {
   publisher?: string;
@@ -33,13 +35,21 @@ type VersionStatus = (typeof NODE_VERSION_STATUS)[number];
 
 export function register(program: Command, ctx: Ctx): void {
   const version = examples(
-    program.command('version').description("update a version's changelog, deprecation or status"),
+    program.command('version').description("update a version's changelog, deprecation or status, or withdraw it"),
     [
       'nodereg version update my-node 1.2.0 --changelog "Fixes the preview"',
+      'nodereg version withdraw my-node 1.2.0',
       'nodereg version deprecate my-node "<2.0.0"',
     ],
   );
 
+  registerUpdate(version, ctx);
+  registerDeprecate(version, ctx);
+  registerWithdraw(version, ctx);
+  registerAppeal(version, ctx);
+}
+
+function registerUpdate(version: Command, ctx: Ctx): void {
   examples(
     version
       .command('update <nodeId> <version>')
@@ -71,6 +81,12 @@ export function register(program: Command, ctx: Ctx): void {
             'pass --changelog, --changelog-file, --deprecate, --undeprecate or --status',
           );
         }
+        if (body.status === 'NodeVersionStatusDeleted')
+          // Withdrawing is for good: the command that says so and asks first does it.
+          throw invalidInput(
+            '--status deleted withdraws the version for good, which `version withdraw` does, after saying so',
+            `run \`nodereg version withdraw ${nodeId} ${semver}\``,
+          );
         const checked = precheck(updateVersion, { body }, { status_reason: '--reason' });
         const client = await ctx.client({ requireToken: true });
         const [publisherId, versions] = await Promise.all([
@@ -96,7 +112,9 @@ export function register(program: Command, ctx: Ctx): void {
       'nodereg version update my-node 1.2.0 --status active --reason "reviewed"   # admin',
     ],
   );
+}
 
+function registerDeprecate(version: Command, ctx: Ctx): void {
   examples(
     version
       .command('deprecate <nodeId> <versionOrRange>')

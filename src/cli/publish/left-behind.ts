@@ -84,7 +84,7 @@ export function untilInterrupted<T>(signal: AbortSignal, promise: Promise<T>): P
 /** What a failure after the version exists leaves behind, and the commands that finish or withdraw it. */
 export function leftBehind(request: { nodeId: string; version: string }, registry: string, resume: string) {
   const pending = `${request.nodeId} ${request.version} is registered on ${registry} without its archive (pending): nobody can install it yet`;
-  const withdraw = `nodereg version update ${request.nodeId} ${request.version} --status deleted`;
+  const withdraw = `nodereg version withdraw ${request.nodeId} ${request.version}`;
   const finish = `finish it with \`${resume}\` (it gets a fresh upload URL and uploads again; the version number is not used up), or withdraw it with \`${withdraw}\``;
   return {
     /** `by`: the signal (SIGINT, SIGTERM), which gives the exit code. */

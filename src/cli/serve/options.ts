@@ -28,6 +28,7 @@ export interface ServeFlags extends ProxyFlags, UpstreamFlags, OidcFlags {
   log: 'pretty' | 'json' | 'off';
   seed?: boolean;
   migrateOnly?: boolean;
+  rotateAdminToken?: boolean;
 }
 
 const LOG_FORMATS = ['pretty', 'json', 'off'] as const;
@@ -89,7 +90,11 @@ export function addServeOptions(command: Command): Command {
       '--migrate-only',
       'apply the database migrations and exit (instances starting together wait for each other)',
     )
-    .option('--seed', 'on an empty data dir, create an example publisher and a published node');
+    .option('--seed', 'on an empty data dir, create an example publisher and a published node')
+    .option(
+      '--rotate-admin-token',
+      "make NODEREG_ADMIN_TOKEN the admin's token of a shared database that holds another (that one stops working on every instance); without it such a start is refused",
+    );
   return addOidcFlags(addUpstreamFlags(addProxyFlags(command)));
 }
 

@@ -139,3 +139,23 @@ export function hasGitEntry(dir: string): boolean {
     return false;
   }
 }
+
+/**
+ * Names the files git tracks that the working tree lacks (deleted, or a failed LFS or sparse
+ * checkout): they cannot ship, and leaving them out without a word would publish less than the commit.
+ */
+export function warnMissingTracked(root: string, tracked: Tracked, warnings: string[]): void {
+  const missing: string[] = [];
+  for (const file of tracked.files) {
+    try {
+      lstatSync(join(root, file));
+    } catch {
+      missing.push(file);
+    }
+  }
+  if (!missing.length) return;
+  const shown = missing.slice(0, 5).join(', ') + (missing.length > 5 ? ` and ${missing.length - 5} more` : '');
+  warnings.push(
+    `${missing.length === 1 ? 'a file git tracks is' : `${missing.length} files git tracks are`} missing from the working tree, so not in the archive: ${shown} (deleted, or a failed LFS or sparse checkout); restore with git checkout, or commit the deletion`,
+  );
+}
