@@ -12,7 +12,7 @@ import { registerInvitations } from './publisher/invitations.js';
 import { registerList } from './publisher/list.js';
 import { membersTable } from './publisher/members.js';
 import { registerMembers } from './publisher/members.js';
-import { registerTrustCommands } from './publisher-trust.js';
+import { registerTrustCommands } from './publisher/trust.js';
 
 interface ProfileOptions {
   name?: string;

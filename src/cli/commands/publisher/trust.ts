@@ -1,12 +1,12 @@
 // `nodereg publisher trust add|list|remove`: the CI workflows that publish for a publisher without a
 // stored token (DESIGN.md §15). Registered under `publisher` by commands/publisher.ts.
 import type { Command } from 'commander';
-import { routes } from '../../client/routes.js';
-import type { Ctx } from '../context.js';
-import { toCliError } from '../errors.js';
-import { examples } from '../examples.js';
-import { relativeTime, table } from '../output.js';
-import { checkPublisherId } from '../resolve.js';
+import { routes } from '../../../client/routes.js';
+import type { Ctx } from '../../context.js';
+import { toCliError } from '../../errors.js';
+import { examples } from '../../examples.js';
+import { relativeTime, table } from '../../output.js';
+import { checkPublisherId } from '../../resolve.js';
 
 interface AddOptions {
   repository: string;
