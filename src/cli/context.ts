@@ -3,7 +3,9 @@ import { DEFAULT_REGISTRY_URL, RESTART_WINDOW_MS, RETRY_WINDOW_MAX_MS } from '..
 import { isHttpUrl } from '../contract/url.js';
 import { ConfigStore, DEFAULT_PROFILE, redactToken, sameRegistry } from './config.js';
 import { parseDuration } from './duration.js';
-import { CliError, EXIT, invalidInput, ResultExit, toCliError } from './errors.js';
+import { shellWord } from './invocation.js';
+import { durationText, retryWaits } from './retry-waits.js';
+import { CliError, DEFAULT_WAIT_HINT, EXIT, invalidInput, ResultExit, toCliError } from './errors.js';
 import { Output, type Stream } from './output.js';
 
 export interface Globals {
@@ -78,6 +80,10 @@ function ownHost(host: string): boolean {
 }
 
 /** What every command gets: streams, output, the connection, config, prompts. */
+/** The login that saves a token where this run looks for it: its profile (and registry) named. */
+export const loginCommand = (profile: string, registry?: string) =>
+  `nodereg login${profile === DEFAULT_PROFILE ? '' : ` --profile ${shellWord(profile)}`}${registry ? ` --registry ${registry}` : ''}`;
+
 export class Ctx {
   readonly env: NodeJS.ProcessEnv;
   readonly stdout: Stream;
@@ -85,6 +91,8 @@ export class Ctx {
   private output?: Output;
   private configStore?: Promise<ConfigStore>;
   /** Where the token requests went with came from, with its profile and registry. */
+  /** The retry window of the last client made, for the hint of a registry that could not be reached. */
+  private windowUsed?: { ms: number; from?: string };
   private tokenUsed?: {
     source: Connection['tokenSource'];
     profile: string;
@@ -119,13 +127,13 @@ export class Ctx {
     const used = this.tokenUsed;
     if (cliError.status === 401 && used?.source === 'profile') {
       // A profile keeps a token until it is replaced: an admin token serve saved there dies with its data dir or database.
-      const login = `nodereg login${used.profile === DEFAULT_PROFILE ? '' : ` --profile ${used.profile}`}`;
+      const login = loginCommand(used.profile);
       const hint = `profile "${used.profile}" holds this token and ${used.registry} refuses it: it is stale (an admin token \`nodereg serve\` saved there stops working when the registry's data dir or database changes); save a live one with \`${login}\``;
       cliError = new CliError(cliError.message, cliError.exitCode, cliError.code, hint, cliError.status);
     } else if (cliError.status === 401 && (used?.source === 'env' || used?.source === 'flag')) {
       // Say which token it was: one in the environment wins over a profile's, which a CI job may not expect.
       const from = used.source === 'env' ? 'NODEREG_TOKEN' : '--token';
-      const hint = `${from} holds this token and ${used.registry} refuses it (revoked, or made on another registry); it is used before any profile's token: give a live one, or leave it out and save one with \`nodereg login\``;
+      const hint = `${from} holds this token and ${used.registry} refuses it (revoked, or made on another registry); it is used before any profile's token: give a live one, or leave it out and save one with \`${loginCommand(used.profile)}\``;
       cliError = new CliError(cliError.message, cliError.exitCode, cliError.code, hint, cliError.status);
     } else if (
       cliError.code === 'network' &&
@@ -135,6 +143,15 @@ export class Ctx {
       // A profile keeps its registry too: the port of a `nodereg serve` that stopped (an older one saved even a --port 0's).
       const profile = used.profile === DEFAULT_PROFILE ? '' : ` --profile ${used.profile}`;
       const hint = `nothing listens at ${used.registry}, the registry of profile "${used.profile}" (a \`nodereg serve\` that stopped, or serves on another port now): start it there, save where it runs with \`nodereg${profile} config set registry URL\`, or pass --registry URL`;
+      cliError = new CliError(cliError.message, cliError.exitCode, cliError.code, hint, cliError.status);
+    }
+    if (cliError.code === 'network' && cliError.hint?.endsWith(DEFAULT_WAIT_HINT) && this.windowUsed) {
+      // The hint names the window that was used: "waits longer" is no advice to one who set it.
+      const used = this.windowUsed;
+      const tail = used.from
+        ? `it was waited for within the retry window you set (${used.from}); a longer one waits longer`
+        : `the default retry window is ${durationText(used.ms)}: --retry-window 5m waits longer for one that is starting`;
+      const hint = `${cliError.hint.slice(0, -DEFAULT_WAIT_HINT.length)}${tail}`;
       cliError = new CliError(cliError.message, cliError.exitCode, cliError.code, hint, cliError.status);
     }
     this.out.error(cliError, Boolean(this.globals().verbose));
@@ -219,7 +236,7 @@ export class Ctx {
    * How long a registry that is restarting is waited for: --retry-window, else NODEREG_RETRY_WINDOW
    * (`chosen`, either of them), else RESTART_WINDOW_MS. A bad value is exit 2 naming the flag or variable.
    */
-  retryWindow(): { ms: number; chosen: boolean } {
+  retryWindow(): { ms: number; chosen: boolean; from?: string } {
     const flag = this.globals().retryWindow;
     const [value, name] =
       flag !== undefined
@@ -232,7 +249,7 @@ export class Ctx {
         `${name} "${value}" is longer than ${RETRY_WINDOW_MAX_MS / 3_600_000}h, the most it may be`,
         `write a shorter one, such as 5m`,
       );
-    return { ms, chosen: true };
+    return { ms, chosen: true, from: `${name} ${value}` };
   }
 
   /**
@@ -250,6 +267,8 @@ export class Ctx {
     } = {},
   ): Promise<Client> {
     const window = this.retryWindow();
+    // A command's own window (validate's none) leaves the hint as it is.
+    this.windowUsed = options.restartWindowMs === undefined ? window : undefined;
     const connection = await this.connection();
     if (options.token !== undefined) connection.token = options.token;
     else
@@ -305,7 +324,7 @@ export class Ctx {
         `no token for ${connection.registry}`,
         EXIT.auth,
         'unauthorized',
-        `${elsewhere}set NODEREG_TOKEN=<token>, pass --token <token>, or run \`nodereg login${connection.tokenElsewhere ? ` --registry ${connection.registry}` : ''}\``,
+        `${elsewhere}set NODEREG_TOKEN=<token>, pass --token <token>, or run \`${loginCommand(connection.profile, connection.tokenElsewhere ? connection.registry : undefined)}\``,
       );
     }
     const { createClient } = await import('../client/index.js');
@@ -319,6 +338,7 @@ export class Ctx {
       restartWindowMs: options.restartWindowMs ?? window.ms,
       windowChosen: options.restartWindowMs === undefined && window.chosen,
       log: verbose ? (line) => this.out.log(line) : undefined,
+      waits: retryWaits(this.out),
     });
   }
 

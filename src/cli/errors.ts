@@ -99,7 +99,7 @@ export function toCliError(error: unknown, hints: Partial<Record<number, string>
       error.message,
       EXIT.failure,
       'network',
-      'is the registry running and the URL right? Set it with --registry or NODEREG_REGISTRY; start a local one with `nodereg serve`; --retry-window 5m waits longer for one that is starting',
+      `is the registry running and the URL right? Set it with --registry or NODEREG_REGISTRY; start a local one with \`nodereg serve\`; ${DEFAULT_WAIT_HINT}`,
     );
   }
   const name = (error as { name?: string } | undefined)?.name;
@@ -108,6 +108,9 @@ export function toCliError(error: unknown, hints: Partial<Record<number, string>
   const message = error instanceof Error ? error.message : String(error);
   return new CliError(message, EXIT.failure, 'internal');
 }
+
+/** The end of an unreachable registry's hint; the run's context replaces it with the window it used. */
+export const DEFAULT_WAIT_HINT = '--retry-window 5m waits longer for one that is starting';
 
 /** Why a file could not be read or written, in plain words rather than an errno code. */
 export function fileProblem(error: unknown): string {

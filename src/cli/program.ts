@@ -4,7 +4,7 @@ import { commands, type CommandEntry } from './commands/index.js';
 import type { Ctx, Globals, RunDeps } from './context.js';
 import { EXIT, exitCodesHelp } from './exit-codes.js';
 import { withoutUserInfo } from '../shared/url.js';
-import { asInvoked } from './invocation.js';
+import { asInvoked, shellWord } from './invocation.js';
 
 /** The names of the options of `program` that take a value: skipped when looking for the command name in argv. */
 const valueOptions = (program: Command) =>
@@ -42,6 +42,23 @@ function readCommandFor(argv: string[], valueNames: Set<string | undefined>): st
   if (group === 'publisher')
     return `if ${id} is a publisher's id, \`nodereg publisher show ${id}\` shows it${second === 'members' ? ' and its members' : ''}`;
   return undefined;
+}
+
+/** Reads of the `node` group that people type without it, as other registries' CLIs take them. */
+const NODE_READS = new Set(['search', 'show', 'versions', 'download']);
+
+/**
+ * `nodereg search flux` is `nodereg node search flux`: the line as typed with `node` put in (a
+ * --token left out: it is never echoed), so the hint runs as printed. Undefined for other words.
+ */
+function nodeReadFor(argv: string[], valueNames: Set<string | undefined>): string | undefined {
+  const [word] = commandWords(argv, 1, valueNames);
+  if (!word || !NODE_READS.has(word) || commands.some((c) => c.name === word)) return undefined;
+  const at = argv.indexOf(word);
+  const words = [...argv.slice(0, at), 'node', ...argv.slice(at)].filter(
+    (arg, i, all) => arg !== '--token' && all[i - 1] !== '--token' && !arg.startsWith('--token='),
+  );
+  return `nodereg ${words.map(shellWord).join(' ')}`;
 }
 
 const TOP_HELP = `
@@ -184,6 +201,20 @@ export async function run(typed: string[], version: string, deps: RunDeps = {}):
   const log = logFormat(argv);
   const logJson = log.format === 'json' && requestedCommand(log.rest, valueNames)?.name === 'serve';
   const wanted = requestedCommand(argv, valueNames);
+  const nodeRead = wanted ? undefined : nodeReadFor(argv, valueNames);
+  if (nodeRead) {
+    const { CliError } = await import('./errors.js');
+    const word = commandWords(argv, 1, valueNames)[0];
+    const ctx = await context();
+    return ctx.fail(
+      new CliError(
+        `unknown command '${word}': it is a node command`,
+        EXIT.invalid,
+        'invalid_input',
+        `run \`${nodeRead}\``,
+      ),
+    );
+  }
   program.configureOutput(outputTo(deps, wanted || logJson ? await context() : undefined, logJson));
   for (const entry of commands) {
     if (entry === wanted) {

@@ -47,6 +47,25 @@ export interface ClientOptions {
   userAgent?: string;
   /** Receives one line per request; never sees a token. */
   log?: (line: string) => void;
+  /** Told of each wait before a try again, and when the request it was for is done: the CLI shows it. */
+  waits?: WaitReport;
+}
+
+/** A wait before trying a request again: what is awaited, why, and how long it has gone on. */
+export interface RetryWait {
+  method: string;
+  url: string;
+  /** The failure that is waited out: a network reason or an HTTP status. */
+  reason: string;
+  /** Since the first failure. */
+  elapsedMs: number;
+  /** How long the retry window lets it go on. */
+  windowMs: number;
+}
+
+export interface WaitReport {
+  wait(info: RetryWait): void;
+  end(): void;
 }
 
 /** The input of one operation's call, typed by the contract. */
@@ -112,6 +131,7 @@ interface Connection {
   headers: Record<string, string>;
   policy: RetryPolicy;
   log: (line: string) => void;
+  waits?: WaitReport;
   /** Whether the registry has answered anything in this run (see RetryState.answered). */
   answered: boolean;
 }
@@ -122,6 +142,18 @@ interface Connection {
  * every failure into ApiError or NetworkError.
  */
 async function request(connection: Connection, method: string, url: string, init: RequestInit): Promise<Answer> {
+  try {
+    return await tryRequest(connection, method, url, init);
+  } finally {
+    connection.waits?.end();
+  }
+}
+
+/** The failure a wait is for, in a word or a status. */
+const failureReason = (failure: ApiError | NetworkError) =>
+  failure instanceof ApiError ? `HTTP ${failure.status}` : failure.reason;
+
+async function tryRequest(connection: Connection, method: string, url: string, init: RequestInit): Promise<Answer> {
   const headers = { ...connection.headers, ...init.headers };
   if (init.token === false) delete headers.authorization;
   const timeoutMs = init.timeoutMs ?? connection.policy.timeoutMs;
@@ -154,6 +186,13 @@ async function request(connection: Connection, method: string, url: string, init
     const next = nextTry(connection.policy, failure, { retry, firstFailure, answered: connection.answered }, init.kind);
     if ('error' in next) throw next.error;
     connection.log(`↻ retry ${retry + 1}: ${method} ${url}`);
+    connection.waits?.wait({
+      method,
+      url: withoutQuery(url),
+      reason: failureReason(failure),
+      elapsedMs: Date.now() - firstFailure,
+      windowMs: connection.policy.restartWindowMs,
+    });
     await sleep(next.wait);
   }
 }
@@ -271,6 +310,7 @@ export function createClient(options: ClientOptions) {
     base,
     headers,
     log: options.log ?? (() => {}),
+    waits: options.waits,
     answered: false,
     policy: {
       retries: options.retries ?? 2,

@@ -43,7 +43,7 @@ export const text = (max: number) => z.string().max(max);
 export const list = ({ maxItems, maxLength }: { maxItems: number; maxLength: number }) =>
   z.array(z.string().max(maxLength)).max(maxItems);
 
-const HTTP_URL_RULE = 'must be an absolute http:// or https:// URL, such as https://example.com/icon.png';
+const HTTP_URL_RULE = 'must be an absolute http:// or https:// URL, such as https://example.com/page';
 
 /** An absolute http(s) URL, as callbacks need. */
 export const httpUrl = rule(z.string().max(URL_MAX, { abort: true }), 'httpUrl', HTTP_URL_RULE);

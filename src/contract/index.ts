@@ -12,3 +12,4 @@ export { allOperations, openapiDocument } from './openapi.js';
 export * from './size.js';
 export * from './scan.js';
 export * from './upload.js';
+export * from './trust.js';

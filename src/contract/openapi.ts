@@ -7,12 +7,14 @@ import { pathParams } from './operation.js';
 import { proxyOperations } from './proxy.js';
 import { registryOperations } from './registry.js';
 import { mirrorOperations } from './mirror.js';
+import { trustOperations } from './trust.js';
 import { adminOperations } from './admin.js';
 
 export const allOperations: Operation[] = [
   ...registryOperations,
   ...proxyOperations,
   ...mirrorOperations,
+  ...trustOperations,
   ...adminOperations,
 ];
 

@@ -1,3 +1,4 @@
+import { reviewOperations } from './review-flow.js';
 import * as z from 'zod';
 import { PAGE, READY_STORAGE_KEEP_MS, STAR } from './limits.js';
 import { op } from './operation.js';
@@ -446,7 +447,10 @@ export const declineInvitation = op({
   status: 204,
 });
 
+export * from './review-flow.js';
+
 export const registryOperations = [
+  ...reviewOperations,
   publishVersion,
   updateNode,
   updatePublisher,

@@ -2,6 +2,7 @@
 // reads it. Needs no WebAssembly: a file that admits no rule is never parsed.
 import { languageOf } from './languages.js';
 import type { ParsedLanguage, Rule, ScanLanguage } from './rule.js';
+import { needsResolution } from './resolve/triggers.js';
 import { rules } from './rules/index.js';
 
 /** Where a rule's `requires` holds in one file: the first place at or after `from`, or -1. */
@@ -128,6 +129,18 @@ const WIDE_IDENTIFIER = /(?<!\p{XID_Continue})\p{XID_Continue}*(?:(?![\0-\x7f])\
  * `ｅｖａｌ(x)` calls eval: runs of identifier characters are normalized (NFKC keeps them identifier
  * characters, so no quote or line break appears; the columns of later findings on such a line may move).
  */
+/**
+ * Whether a file's text may hold a finding: a file read by line (requirements, .pth), or one a rule
+ * admits or the resolution layer reads (what the scan itself parses). A file for which this is false
+ * has no findings of its own.
+ */
+export function mayFind(file: string, raw: string): boolean {
+  const language = languageOf(file);
+  if (language === 'requirements' || language === 'pth') return true;
+  if (language !== 'python' && language !== 'javascript') return false;
+  return admittedRules(file, raw, language).length > 0 || needsResolution(language, asRead(language, raw));
+}
+
 export function asRead(language: ParsedLanguage, text: string): string {
   if (!REREAD.test(text)) return text;
   const lines = text.replace(LONE_BREAK[language], '\n');

@@ -60,6 +60,8 @@ export type ScanJob =
       options: ScanTextOptions;
       /** The bytes of the entries that have `at`, one after another (transferred to the worker, not copied). */
       texts?: ArrayBuffer;
+      /** The archive's other files, read as Python when a scanned one runs them as code (code-in-data). */
+      loadable?: ArchiveEntry[];
     }
   | {
       /** The node classes the archive's Python files define (src/scan/node-classes/). */
@@ -433,16 +435,27 @@ function packTexts(entries: ArchiveEntry[]): { sent: ArchiveEntry[]; texts: Arra
   return { sent, texts: texts.buffer };
 }
 
-/** Scans the entries of an uploaded archive (already checked by the server) in `worker`. */
+/**
+ * Scans the entries of an uploaded archive (already checked by the server) in `worker`, and those of
+ * `loadable` that a scanned entry runs as code, as Python.
+ */
 export async function scanArchive(
   worker: ScanWorker,
   zip: string,
   entries: ArchiveEntry[],
   options: ScanTextOptions = {},
+  loadable: ArchiveEntry[] = [],
 ): Promise<ScanReport> {
   const { sent, texts } = packTexts(entries);
   const part = await worker.run(
-    { kind: 'entries', zip, entries: sent, options: { server: options.server, limits: options.limits }, texts },
+    {
+      kind: 'entries',
+      zip,
+      entries: sent,
+      options: { server: options.server, limits: options.limits },
+      texts,
+      loadable: loadable.map(({ data: _kept, ...entry }) => entry),
+    },
     [texts],
   );
   // The parser's WebAssembly memory grows with the largest file it parsed and never shrinks (a 4 MiB

@@ -18,7 +18,7 @@ import { fingerprintOf, enclosingFunction } from './fingerprint.js';
 import { toCaptures, type ParsedLanguage, type Rule, type ScanLanguage } from './rule.js';
 import { rules } from './rules/index.js';
 
-export { admittedRules, aliasesIn, asRead, type Admitted } from './gate.js';
+export { admittedRules, aliasesIn, asRead, mayFind, type Admitted } from './gate.js';
 
 const require = createRequire(import.meta.url);
 const GRAMMARS: Record<ParsedLanguage, string> = {

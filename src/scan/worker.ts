@@ -47,6 +47,7 @@ async function scanEntries(
   entries: ArchiveEntry[],
   options: ScanTextOptions,
   texts?: ArrayBuffer,
+  loadable: ArchiveEntry[] = [],
 ): Promise<PartialReport> {
   const tally = new Tally();
   const until = scanEnd(options);
@@ -70,11 +71,34 @@ async function scanEntries(
         await scanOne(entry.path, read(entry).toString('utf8'), { ...options, package: modules, spent }, until),
       );
     }
+    await scanLoaded(tally, loadable, read, { ...options, spent }, until);
   } finally {
     modules?.dispose();
     close();
   }
   return tally.report(entries.length);
+}
+
+/**
+ * The archive's other files that scanned ones run as code (code-in-data), read as Python, each once
+ * (as `nodereg scan` does, run.ts scanLoaded); the loads they make in turn are not followed.
+ */
+async function scanLoaded(
+  tally: Tally,
+  loadable: ArchiveEntry[],
+  read: (entry: ArchiveEntry) => Buffer,
+  options: ScanTextOptions,
+  until?: number,
+): Promise<void> {
+  if (!tally.loads.length || !loadable.length) return;
+  const byPath = new Map(loadable.map((entry) => [entry.path, entry]));
+  const done = new Set<string>();
+  for (const { path } of [...tally.loads]) {
+    const entry = byPath.get(path);
+    if (!entry || done.has(path)) continue;
+    done.add(path);
+    tally.add(path, await scanOne(path, read(entry).toString('utf8'), { ...options, language: 'python' }, until));
+  }
 }
 
 /** The node classes an archive's Python files define (the same files and parser as the scan). */
@@ -102,7 +126,7 @@ const runJob = (job: ScanJob): Promise<PartialReport | Extraction> =>
   job.kind === 'classes'
     ? classesOf(job.zip, job.entries, job.packageName, job.texts)
     : job.kind === 'entries'
-      ? scanEntries(job.zip, job.entries, job.options, job.texts)
+      ? scanEntries(job.zip, job.entries, job.options, job.texts, job.loadable)
       : scanFilesHere(job.files, job.options, job.next, job.until);
 
 if (workerData) {

@@ -30,7 +30,7 @@ export async function accessTo(
   if (!principal) return anonymousAccess(publisherId);
   const base = { principal, publisherId };
   if (principal.admin) return { ...base, admin: true, owner: true, member: true };
-  if (principal.kind === 'pat')
+  if (principal.kind === 'pat' || principal.kind === 'oidc')
     return { ...base, admin: false, owner: false, member: principal.publisherId === publisherId };
   const role = await store.getRole(publisherId, principal.userId);
   return { ...base, admin: false, owner: role === 'owner', member: role !== undefined };
@@ -53,6 +53,8 @@ export async function requireNodeOf(store: RegistryStore, publisher: PublisherRo
 
 function refusal(access: Access, level: 'member' | 'owner'): string {
   const { principal, publisherId } = access;
+  if (principal?.kind === 'oidc')
+    return `this publish token (exchanged for a CI job's OIDC token) publishes for publisher ${principal.publisherId} only, not ${publisherId}`;
   if (principal?.kind === 'pat') {
     return principal.publisherId === publisherId
       ? `a personal access token may not manage publisher ${publisherId}; use the user token of one of its owners`

@@ -10,6 +10,8 @@ import type { NodeAnswers } from './node-answers.js';
 import type { VersionLists } from './version-lists.js';
 import type { MemoryBudget } from './archives/validate-zip.js';
 import type { Mirror } from './mirror/service.js';
+import type { OidcVerifier } from './trusted/oidc.js';
+import type { SigningKey } from './trusted/signing-key.js';
 
 /** What every group of routes gets from the server factory. */
 export interface ServerContext extends RouteDeps {
@@ -32,6 +34,8 @@ export interface ServerContext extends RouteDeps {
   scanUpload: UploadScanner;
   /** The bytes uploads hold in memory, all together (`uploadMemory`). */
   uploadMemory: MemoryBudget;
+  /** Trusted publishing: the OIDC issuers by name, their tokens' verifier, and the provenance key. */
+  trust: { issuers: Record<string, string>; oidc: OidcVerifier; signing: SigningKey };
   /** Work to finish before the database closes (timers, pending deliveries). */
   onClose(task: () => void | Promise<void>): void;
   /** The upstream registry this one mirrors (`serve --upstream`), if any. */

@@ -30,6 +30,10 @@ import type { RegistryStore } from './store/registry-store.js';
 import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
 import { createVersionLists } from './version-lists.js';
 import { createMirror } from './mirror/service.js';
+import { DEFAULT_OIDC_ISSUERS, EXCHANGED_TOKEN_PREFIX } from '../contract/trust.js';
+import { exchangedPrincipal } from './services/trusts.js';
+import { createOidcVerifier } from './trusted/oidc.js';
+import { signingKey } from './trusted/signing-key.js';
 
 export type { RegistryServerOptions, ResolvedOptions } from './options.js';
 
@@ -134,6 +138,17 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   const publicUrl = () => (options.publicUrl ?? listeningUrl).replace(/\/+$/, '');
   const closers: (() => void | Promise<void>)[] = [];
   const storeAuthenticate = createAuthenticate(store);
+  const issuers = { ...DEFAULT_OIDC_ISSUERS, ...options.oidcIssuers };
+  const trust = {
+    issuers,
+    signing: signingKey(keys.provenance),
+    oidc: createOidcVerifier({
+      issuers,
+      audience: () => options.oidcAudience ?? publicUrl(),
+      timeoutMs: options.oidcTimeout ?? 5000,
+      cooldownMs: options.oidcCooldown ?? 30_000,
+    }),
+  };
   const ctx: ServerContext = {
     tasks,
     store,
@@ -142,8 +157,9 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     keys,
     authenticate: async (token: string) => {
       await ready;
-      return storeAuthenticate(token);
+      return token.startsWith(EXCHANGED_TOKEN_PREFIX) ? exchangedPrincipal(store, token) : storeAuthenticate(token);
     },
+    trust,
     publicUrl,
     nodeAnswers: createNodeAnswers(store, publicUrl),
     versionLists: createVersionLists(publicUrl),

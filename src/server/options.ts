@@ -83,6 +83,14 @@ export interface RegistryServerOptions {
   uploadMemory?: number;
   /** The upstream registry to mirror (`serve --upstream`, DESIGN.md §13); none when undefined. */
   upstream?: MirrorOptions;
+  /** OIDC issuers by name → issuer URL, added to (or replacing) DEFAULT_OIDC_ISSUERS (`--oidc-issuer NAME=URL`). */
+  oidcIssuers?: Record<string, string>;
+  /** The `aud` OIDC tokens must carry; default the public URL. */
+  oidcAudience?: string;
+  /** How long fetching an issuer's keys may take, in ms; default 5 s. */
+  oidcTimeout?: number;
+  /** After fetching an issuer's keys, how long a token signed by an unknown key waits to fetch them again, in ms; default 30 s. */
+  oidcCooldown?: number;
 }
 
 /** The options with their defaults (host, port, review mode, archive limits). */

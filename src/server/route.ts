@@ -6,7 +6,8 @@ import { MAX_FIELD_ERRORS } from '../contract/limits.js';
 import { ANONYMOUS_BODIES_MAX, JSON_BODIES_MAX } from '../shared/tuning.js';
 import { contentEncodingProblem, contentTypeProblem, type BodyMedia } from '../contract/media.js';
 import type { Operation, ResponseOf } from '../contract/operation.js';
-import { badRequest, HttpError, tooLarge, unauthorized, unsupportedMediaType } from './errors.js';
+import { badRequest, forbidden, HttpError, tooLarge, unauthorized, unsupportedMediaType } from './errors.js';
+import { EXCHANGED_TOKEN_OPERATIONS } from '../contract/trust.js';
 import { REPEATED_PARAMS } from '../contract/fields.js';
 import { DROP } from './http/index.js';
 import { jsonErrorOffset, JsonShape } from './json-shape.js';
@@ -14,7 +15,9 @@ import { jsonErrorOffset, JsonShape } from './json-shape.js';
 /** Who is calling: a user token, or a publisher's personal access token (acting for its creator). */
 export type Principal =
   | { kind: 'user'; userId: string; admin: boolean; tokenId: string }
-  | { kind: 'pat'; userId: string; admin: false; tokenId: string; publisherId: string };
+  | { kind: 'pat'; userId: string; admin: false; tokenId: string; publisherId: string }
+  /** A token exchanged for a CI job's OIDC token (services/trusts.ts): it publishes, nothing else. */
+  | { kind: 'oidc'; userId: string; admin: false; tokenId: string; publisherId: string; nodeId: string | null };
 
 /** Resolves a bearer token to a principal, or null for an unknown or revoked one. */
 export type Authenticate = (token: string) => Principal | null | Promise<Principal | null>;
@@ -259,6 +262,20 @@ function parseInput<O extends Operation>(
 }
 
 /**
+ * An exchanged token publishes and nothing else (EXCHANGED_TOKEN_OPERATIONS): other operations that need
+ * a token refuse it, and those open to anyone read it as no token at all.
+ */
+function exchangedTokenUse(operation: Operation, principal: Principal | null): Principal | null {
+  if (principal?.kind !== 'oidc') return principal;
+  if (EXCHANGED_TOKEN_OPERATIONS.includes(operation.id)) return principal;
+  if (operation.auth !== 'user') return null;
+  throw forbidden(
+    `this token was exchanged for a CI job's OIDC token: it publishes and uploads only, and may not ${operation.summary.charAt(0).toLowerCase()}${operation.summary.slice(1)}`,
+    'use a user token or a personal access token for anything but publishing',
+  );
+}
+
+/**
  * Serves one operation of the contract. Checks in the order of DESIGN.md §2: 415 and 413 before the
  * body is read, then 401; the handler does its 404 and 403, then calls `input()` for the 400s.
  */
@@ -311,12 +328,13 @@ export function route<O extends Operation>(
     }
     // A header token is checked before the body is read: a stranger's body costs nothing.
     const known = c.get('authenticated');
-    const principal =
+    const found =
       !credential || options.ignoreToken
         ? null
         : known?.token === credential
           ? known.principal
           : await deps.authenticate(credential);
+    const principal = exchangedTokenUse(operation, found);
     if (operation.auth === 'user' && !principal) {
       throw unauthorized(credential ? 'the token is unknown or revoked' : undefined);
     }

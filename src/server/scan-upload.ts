@@ -10,7 +10,7 @@ import { SCAN_MAX_KEPT_FINDINGS, SCAN_QUEUE_MAX, SCAN_QUEUE_RETRY_AFTER_S, SCAN_
 import type { Finding, ScanReport } from '../contract/scan.js';
 import { archiveClasses, PARSE_LIMITS, scanArchive, ScanTimeout, ScanWorker, type ArchiveEntry } from '../scan/run.js';
 import type { Extraction } from '../scan/node-classes/extract.js';
-import { admittedRules } from '../scan/scanner.js';
+import { mayFind } from '../scan/scanner.js';
 import { HttpError } from './errors.js';
 import { turnsEvery } from './turns.js';
 
@@ -116,24 +116,22 @@ export function flagReason(stopping: Finding[], counted = true): string {
 
 /**
  * A set of at most this much source, all of it kept by the zip check, goes through the scan's text
- * gate (admittedRules) on the event loop first: ~6 ms for 1 MiB here, in steps of one file (at most
- * 256 KiB: the check keeps no larger one) with turns between. A file no rule admits has no findings,
- * so a node whose files name nothing risky is decided without the worker (its round trip and copy
- * were ~0.7 of the ~4 ms such a scan took, measured), and otherwise only the files from the first one
- * a rule admits go to it.
+ * gate (mayFind) on the event loop first: ~6 ms for 1 MiB here, in steps of one file (at most
+ * 256 KiB: the check keeps no larger one) with turns between. A file the gate passes over has no
+ * findings, so a node whose files name nothing risky is decided without the worker (its round trip and
+ * copy were ~0.7 of the ~4 ms such a scan took, measured); otherwise every file goes to it, the quiet
+ * ones as the package's modules whose functions the resolution layer follows.
  */
 const INLINE_GATE_BYTES = 1024 * 1024;
 
-/** The index of the first entry whose text admits a rule, or -1; every entry has its `data`. */
-async function firstAdmitting(entries: ArchiveEntry[]): Promise<number> {
+/** Whether the text of some entry may hold a finding; every entry has its `data`. */
+async function anyMayFind(entries: ArchiveEntry[]): Promise<boolean> {
   const turns = turnsEvery(1);
-  for (let i = 0; i < entries.length; i++) {
+  for (const { path, data } of entries) {
     await turns();
-    const { path, data } = entries[i];
-    if (admittedRules(path, Buffer.from(data!.buffer, data!.byteOffset, data!.byteLength).toString('utf8')).length)
-      return i;
+    if (mayFind(path, Buffer.from(data!.buffer, data!.byteOffset, data!.byteLength).toString('utf8'))) return true;
   }
-  return -1;
+  return false;
 }
 
 const bySeverity = (a: Finding, b: Finding) =>
@@ -144,13 +142,17 @@ export interface UploadScanner {
    * `scannable`: the entries the scanner reads (from validateZip); with none, no worker is used. Undefined
    * under `off`. Throws refusal()'s error when it cannot wait for a worker.
    */
-  /** `compiled`: an entry of compiled Python (validateZip), which Flags the version when nothing else does. */
+  /**
+   * `compiled`: an entry of compiled Python (validateZip), which Flags the version when nothing else does;
+   * `loadable`: the archive's other files, scanned as Python when a scanned file runs them as code.
+   */
   scan(
     zipPath: string,
     scannable: ArchiveEntry[],
     label: string,
     publisherId: string,
     compiled?: string,
+    loadable?: ArchiveEntry[],
   ): Promise<UploadScan | undefined>;
   /** The 503 an upload of this publisher that needs a worker would get now (queue full, or the publisher's share of it); checked before its body is read. */
   refusal(publisherId: string): HttpError | undefined;
@@ -206,8 +208,9 @@ export function createUploadScanner(
     label: string,
     publisherId: string,
     compiled?: string,
+    loadable: ArchiveEntry[] = [],
   ): Promise<UploadScan | undefined> => {
-    const scanned = await scanSources(zipPath, scannable, label, publisherId);
+    const scanned = await scanSources(zipPath, scannable, label, publisherId, loadable);
     if (scanned && compiled && mode === 'flag') {
       scanned.flag ??= unscannedFlag(compiled, COMPILED_PYTHON);
       // compiled Python no rule reads is never approved with the findings
@@ -220,25 +223,23 @@ export function createUploadScanner(
     scannable: ArchiveEntry[],
     label: string,
     publisherId: string,
+    loadable: ArchiveEntry[],
   ): Promise<UploadScan | undefined> => {
     if (mode === 'off') return undefined;
     if (!scannable.length) return { findings: [] };
-    let toScan = scannable;
     if (
       scannable.every((entry) => entry.data) &&
-      scannable.reduce((sum, entry) => sum + entry.size, 0) <= INLINE_GATE_BYTES
-    ) {
-      const first = await firstAdmitting(scannable);
-      if (first < 0) return { findings: [] };
-      toScan = scannable.slice(first);
-    }
+      scannable.reduce((sum, entry) => sum + entry.size, 0) <= INLINE_GATE_BYTES &&
+      !(await anyMayFind(scannable))
+    )
+      return { findings: [] };
     // refused here, not below: a full queue is no failed scan, and the upload may be sent again
     const refused = refusal(publisherId);
     if (refused) throw refused;
     let report: ScanReport;
     try {
       report = await withWorker(publisherId, (worker) =>
-        scanArchive(worker, zipPath, toScan, { server: true, limits: parseLimits }),
+        scanArchive(worker, zipPath, scannable, { server: true, limits: parseLimits }, loadable),
       );
     } catch (error) {
       // A crash or a timeout: the upload stands and the server goes on (the worker is replaced on the next

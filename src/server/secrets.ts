@@ -10,6 +10,8 @@ export interface ServerKeys {
   callback: Buffer;
   /** Undefined without a data dir (a stateless instance writes nothing). */
   callbackKeyPath: string | undefined;
+  /** The seed of the Ed25519 key provenance statements are signed with (trusted/signing-key.ts). */
+  provenance: Buffer;
 }
 
 function localSecret(dataDir: string): Buffer {
@@ -32,9 +34,10 @@ export function loadKeys(dataDir: string | undefined, shared?: Buffer): ServerKe
   const secret = shared ?? localSecret(dataDir!);
   const derive = (label: string) => createHmac('sha256', secret).update(label).digest();
   const callback = derive('callback');
-  if (dataDir === undefined) return { upload: derive('upload-url'), callback, callbackKeyPath: undefined };
+  const provenance = derive('provenance-ed25519');
+  if (dataDir === undefined) return { upload: derive('upload-url'), callback, callbackKeyPath: undefined, provenance };
   const callbackKeyPath = join(dataDir, 'callback-key');
   writeFileSync(callbackKeyPath, callback.toString('hex'), { mode: 0o600 });
   chmodSync(callbackKeyPath, 0o600);
-  return { upload: derive('upload-url'), callback, callbackKeyPath };
+  return { upload: derive('upload-url'), callback, callbackKeyPath, provenance };
 }

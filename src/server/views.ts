@@ -67,7 +67,7 @@ export function versionView(
   publicUrl: string,
   showFindings = false,
 ): NodeVersion {
-  const { created_at, uploaded_at: _uploaded, findings, ...fields } = version;
+  const { created_at, uploaded_at: _uploaded, findings, provenance, ...fields } = version;
   const downloadUrl =
     version.archive_sha256 !== null
       ? `${publicUrl}/archives/${[publisherId, version.node_id, version.version].map(encodeURIComponent).join('/')}/node.zip`
@@ -75,6 +75,8 @@ export function versionView(
   return withHostedNames({
     ...VERSION_BLANKS,
     ...present({ ...fields, findings: showFindings ? findings : undefined, createdAt: created_at, downloadUrl }),
+    // only when there is one: answers of versions without keep their shape
+    ...(provenance ? { has_provenance: true } : {}),
   } as NodeVersion);
 }
 

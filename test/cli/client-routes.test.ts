@@ -6,9 +6,10 @@ import { allOperations } from '../../src/contract/openapi.js';
 import * as proxy from '../../src/contract/proxy.js';
 import * as registry from '../../src/contract/registry.js';
 import * as mirror from '../../src/contract/mirror.js';
+import * as trust from '../../src/contract/trust.js';
 
 const nameOf = new Map<unknown, string>(
-  Object.entries({ ...registry, ...proxy, ...mirror }).map(([name, value]) => [value, name]),
+  Object.entries({ ...registry, ...proxy, ...mirror, ...trust }).map(([name, value]) => [value, name]),
 );
 const exported = allOperations.map((operation) => [nameOf.get(operation) ?? '(not exported)', operation] as const);
 

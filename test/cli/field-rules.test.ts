@@ -22,7 +22,7 @@ describe('flags', () => {
     ],
     [
       ['node', 'update', 'my-node', '--icon', 'icon.png'],
-      '--icon (icon): must be an absolute http:// or https:// URL, such as https://example.com/icon.png (or "" for none)',
+      '--icon (icon): must be an absolute http:// or https:// URL, such as https://example.com/page (or "" for none)',
     ],
     [
       ['node', 'update', 'my-node', '--repository', 'not a url'],
@@ -89,7 +89,7 @@ requires-app = "banana"
     expect(result.code).toBe(2);
     for (const line of [
       '[tool.nodereg] tags: must be a list, such as ["first", "second"]',
-      '[tool.nodereg] icon: must be an absolute http:// or https:// URL, such as https://example.com/icon.png (or "" for none)',
+      '[tool.nodereg] icon: must be an absolute http:// or https:// URL, such as https://example.com/page (or "" for none)',
       '[tool.nodereg] requires-app: must be a version range such as >=1.0.0 or >=1.0.0 <2.0.0 (or "" for none)',
       '[project.urls] Repository: must be an absolute http:// or https:// URL',
     ]) {

@@ -10,7 +10,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { table } from '../../src/cli/output.js';
-import { downloadResults } from '../../src/cli/ai-tasks.js';
+import { downloadResults } from '../../src/cli/ai-results.js';
 import { AI_RESULT_MAX, REGISTRY_ANSWER_MAX } from '../../src/shared/tuning.js';
 import { tempDir } from '../helpers.js';
 import { runInProcess } from './in-process.js';

@@ -123,3 +123,20 @@ describe('--retry-window against a registry still starting (its first connection
     expect(late.connections()).toBeGreaterThan(3);
   });
 });
+
+describe('a wait is never silent (issue 37)', () => {
+  it('NODEREG_RETRY_WINDOW=2s against a registry that is down: a line when the wait starts, and the hint names the window used', async () => {
+    const down = `http://127.0.0.1:${await closedPort()}`;
+    const chosen = await runInProcess(['node', 'show', 'some-node'], {
+      env: { NODEREG_REGISTRY: down, NODEREG_RETRY_WINDOW: '2s' },
+    });
+    expect(chosen.code).toBe(1);
+    expect(chosen.stderr).toContain(
+      `waiting for GET ${down}/nodes/some-node (ECONNREFUSED), trying again for up to 2s (the retry window)`,
+    );
+    expect(chosen.stderr).toContain('within the retry window you set (NODEREG_RETRY_WINDOW 2s)');
+    expect(chosen.stderr).not.toContain('--retry-window 5m waits longer');
+    const standard = await runInProcess(['node', 'show', 'some-node'], { env: { NODEREG_REGISTRY: down } });
+    expect(standard.stderr).toContain('the default retry window is 15s: --retry-window 5m waits longer');
+  });
+});

@@ -25,7 +25,7 @@ describe('the retry window setting', () => {
     [{ retryWindow: '0' }, { NODEREG_RETRY_WINDOW: '10m' }, { ms: 0, chosen: true }], // the flag wins
     [{ retryWindow: '5s' }, { NODEREG_RETRY_WINDOW: 'soon' }, { ms: 5_000, chosen: true }], // a bad variable the flag replaces is not read
   ])('%j with env %j', (globals, env, expected) => {
-    expect(windowOf(globals, env)).toEqual(expected);
+    expect(windowOf(globals, env)).toMatchObject(expected);
   });
 
   it.each([

@@ -114,7 +114,7 @@ describe('nodereg publish of a valid project', () => {
     ]);
     expect(run.result.code).toBe(2);
     expect(run.result.stderr).toContain(
-      '[tool.nodereg] icon: must be an absolute http:// or https:// URL, such as https://example.com/icon.png (or "" for none)',
+      '[tool.nodereg] icon: must be an absolute http:// or https:// URL, such as https://example.com/page (or "" for none)',
     );
     expect(run.result.stderr).toContain('[tool.nodereg] tags: must be at most 64 characters long (item 2)');
     expect(run.zod.length).toBeGreaterThan(0);

@@ -28,7 +28,7 @@ import {
 } from '../server/fixtures.js';
 import { serve, type Served } from '../server/serve-helper.js';
 
-const postgresServer = testPostgres();
+const postgresServer = testPostgres({ own: true }); // its own: a test freezes it
 const s3Server = testS3();
 
 /** A TCP relay to `target` on a fixed port: cut() refuses and drops every connection, restore() relays again. */

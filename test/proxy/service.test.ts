@@ -64,7 +64,7 @@ if (postgresServer) {
   taskBackends.push({
     name: 'PostgreSQL',
     async open(dataDir) {
-      if (!databases.has(dataDir)) databases.set(dataDir, await (await postgresServer).database());
+      if (!databases.has(dataDir)) databases.set(dataDir, await (await postgresServer).migratedDatabase());
       const sql = postgres(databases.get(dataDir)!, { max: 4, onnotice: () => {} });
       await migratePostgres(sql);
       return { tasks: createPostgresTaskStore(sql), close: () => sql.end() };

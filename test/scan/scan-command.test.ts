@@ -176,7 +176,7 @@ describe('validate, publish and node versions --reasons', () => {
     const failed = await runInProcess(['validate', dir]);
     expect(failed.code).toBe(2);
     expect(failed.stderr).toContain('install.py:3  high  runtime-install');
-    expect(failed.stderr).toContain('hint: fix it: declare the packages in [project] dependencies'); // one finding, with its own hint
+    expect(failed.stderr).toContain('hint: fix it: list the packages in requirements.txt'); // one finding, with its own hint
     // With --json, a failure is the error document alone (DESIGN.md §5), the findings in its message and as objects; no result with `scan`.
     const failedJson = await runInProcess(['validate', dir, '--json']);
     expect(failedJson.code).toBe(2);

@@ -163,6 +163,27 @@ const requests: Record<string, Request> = {
       return call(server.url, 'DELETE', '/users/me/invitations/shape-co', { token: other.token });
     },
   },
+  appealVersion: {
+    send: async () => {
+      const published = await publish(server, owner.token, 'shape-co', 'shape-flagged', '1.0.0');
+      const zip = await makeZip({ 'run.py': 'import subprocess\nsubprocess.run(input(), shell=True)\n' });
+      const url = new URL(published.body.signedUrl);
+      await call(url.origin, 'PUT', url.pathname + url.search, {
+        raw: zip,
+        headers: { 'content-type': 'application/zip' },
+      });
+      return call(server.url, 'POST', '/publishers/shape-co/nodes/shape-flagged/versions/1.0.0/appeal', {
+        token: owner.token,
+        body: { message: 'please look again' },
+      });
+    },
+  },
+  reviewQueue: { token: () => server.adminToken },
+  decideVersion: {
+    params: { nodeId: 'shape-flagged', versionId: '1.0.0' },
+    token: () => server.adminToken,
+    body: { decision: 'approve', message: 'fine' },
+  },
 };
 
 /** Paths of null values: the wire has none, except a token never used and a version's classes when it defines none (as the hosted registry answers). */

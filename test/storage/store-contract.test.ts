@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import semver from 'semver';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { NODE_STATUS, PUBLISHER_STATUS } from '../../src/contract/limits.js';
 import { openDatabase } from '../../src/server/store/db.js';
 import type { RegistryStore, VersionPendingFields, VersionStatus } from '../../src/server/store/registry-store.js';
@@ -37,7 +37,7 @@ if (postgresServer) {
   backends.push({
     name: 'postgresql',
     async open() {
-      const sql = postgres(await (await postgresServer).database(), { max: 10, onnotice: () => {} });
+      const sql = postgres(await (await postgresServer).migratedDatabase(), { max: 10, onnotice: () => {} });
       await migratePostgres(sql);
       const ageClaims = () => sql`UPDATE archive_claims SET created_at = '2000-01-01T00:00:00.000Z'`;
       return { store: createPostgresRegistryStore(sql), close: () => sql.end(), ageClaims };
@@ -57,8 +57,8 @@ const PENDING: VersionPendingFields = {
 };
 
 const closers: (() => unknown)[] = [];
-afterAll(async () => {
-  for (const close of closers) await close();
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
 });
 
 describe.each(backends)('RegistryStore on $name', (backend) => {

@@ -21,7 +21,7 @@ export function register(program: Command, ctx: Ctx): void {
         // verified before anything is saved: a bad token leaves the config as it was
         const me: Me = await client.call(routes.getMe, {}, { exact: true }).catch((error) => {
           throw toCliError(error, {
-            401: `the registry refused this token; nothing was saved. Check it, or create one with \`nodereg token create\``,
+            401: `the registry refused this token; nothing was saved. Check that it is whole and made by this registry (${connection.registry}); a new one is made by its admin, or by you with a token it accepts`,
           });
         });
         const store = await ctx.config();

@@ -33,6 +33,7 @@ import { makeUserDir } from '../make-dir.js';
 import { examples } from '../examples.js';
 import { saveArchive } from './node-download.js';
 import { nodeVersions, notFoundHint, showNode } from './node-show.js';
+import { showVersion } from './node/show-version.js';
 import { routes } from '../../client/routes.js';
 
 /**
@@ -128,12 +129,19 @@ export function register(program: Command, ctx: Ctx): void {
 
   examples(
     node
-      .command('show <nodeId>')
-      .description('show a node: metadata, latest version, rating, downloads and every version')
+      .command('show <node>')
+      .description(
+        'show a node: metadata, latest version, rating, downloads and every version; <nodeId>@<version> shows that version',
+      )
       .option('--classes', 'also list the node classes its latest version defines, as the registry read them')
-      .action((nodeId: string, options: { classes?: boolean }) => showNode(ctx, checkNodeId(nodeId), options.classes)),
+      .action((spec: string, options: { classes?: boolean }) => {
+        const at = spec.lastIndexOf('@');
+        if (at > 0) return showVersion(ctx, checkNodeId(spec.slice(0, at), '<node>'), spec.slice(at + 1));
+        return showNode(ctx, checkNodeId(spec, '<node>'), options.classes);
+      }),
     [
       'nodereg node show my-node',
+      'nodereg node show my-node@1.0.0',
       'nodereg node show my-node --json | jq .versions',
       'nodereg node show my-node --classes',
     ],

@@ -1,23 +1,17 @@
-import { Option, type Command } from 'commander';
-import { MEMBER_ROLES } from '../../contract/limits.js';
-import {
-  acceptInvitation,
-  addPublisherMember,
-  createPublisher,
-  declineInvitation,
-  getPublisher,
-  listMyInvitations,
-  removePublisherMember,
-  updatePublisher,
-} from '../../contract/registry.js';
+import type { Command } from 'commander';
+import { createPublisher, updatePublisher } from '../../contract/registry.js';
 import type { Publisher } from '../../contract/resources.js';
 import type { Ctx } from '../context.js';
 import { invalidInput, toCliError } from '../errors.js';
 import { fields, statusText } from '../format.js';
-import { relativeTime, table } from '../output.js';
+import { relativeTime } from '../output.js';
 import { checkPublisherId, given, manifestPublisher, precheck, textOption } from '../resolve.js';
 import { examples } from '../examples.js';
 import { routes } from '../../client/routes.js';
+import { registerInvitations } from './publisher/invitations.js';
+import { registerList } from './publisher/list.js';
+import { membersTable } from './publisher/members.js';
+import { registerMembers } from './publisher/members.js';
 
 interface ProfileOptions {
   name?: string;
@@ -56,12 +50,39 @@ export function register(program: Command, ctx: Ctx): void {
     program.command('publisher').description('create, show and update publishers, and manage their members'),
     [
       'nodereg publisher create acme --name "Acme Nodes"',
+      'nodereg publisher list',
       'nodereg publisher members add acme alice@example.org --role owner',
       'nodereg publisher invitations',
       'nodereg publisher accept acme',
     ],
   );
 
+  registerCreate(publisher, ctx);
+
+  examples(
+    publisher
+      .command('show <id>')
+      .description('show a publisher and its members')
+      .action(async (id: string) => {
+        checkPublisherId(id, '<id>');
+        const found = await (await ctx.client())
+          .call(routes.getPublisher, { params: { publisherId: id } })
+          .catch((error) => {
+            throw toCliError(error, { 404: createHint(id) });
+          });
+        ctx.out.result(found, () => describePublisher(ctx, found));
+      }),
+    ['nodereg publisher show acme', 'nodereg publisher show acme --json'],
+  );
+
+  registerUpdate(publisher, ctx);
+
+  registerMembers(publisher, ctx);
+  registerInvitations(publisher, ctx);
+  registerList(publisher, ctx);
+}
+
+function registerCreate(publisher: Command, ctx: Ctx): void {
   examples(
     withProfileOptions(
       publisher
@@ -93,23 +114,9 @@ export function register(program: Command, ctx: Ctx): void {
       'nodereg publisher create acme --name Acme --website https://acme.example',
     ],
   );
+}
 
-  examples(
-    publisher
-      .command('show <id>')
-      .description('show a publisher and its members')
-      .action(async (id: string) => {
-        checkPublisherId(id, '<id>');
-        const found = await (await ctx.client())
-          .call(routes.getPublisher, { params: { publisherId: id } })
-          .catch((error) => {
-            throw toCliError(error, { 404: createHint(id) });
-          });
-        ctx.out.result(found, () => describePublisher(ctx, found));
-      }),
-    ['nodereg publisher show acme', 'nodereg publisher show acme --json'],
-  );
-
+function registerUpdate(publisher: Command, ctx: Ctx): void {
   examples(
     withProfileOptions(
       publisher
@@ -144,129 +151,6 @@ export function register(program: Command, ctx: Ctx): void {
       'nodereg publisher update acme --logo ""   # clears the logo',
     ],
   );
-
-  const members = examples(
-    publisher.command('members').description("invite or remove a publisher's members (owner only)"),
-    [
-      'nodereg publisher members add acme alice@example.org',
-      'nodereg publisher members remove acme 5b0e6c1e-8f3a-4a52-9d1c-2f4b7c9e0a11',
-    ],
-  );
-
-  examples(
-    members
-      .command('add <id> <user>')
-      .description(
-        "invite a user (their id, e-mail or user name) to a publisher; they join once they accept. A member's role changes at once",
-      )
-      .addOption(new Option('--role <role>', 'role').choices(MEMBER_ROLES).default('member'))
-      .action(async (id: string, user: string, o: { role: (typeof MEMBER_ROLES)[number] }) => {
-        checkPublisherId(id, '<id>');
-        const body = { user, role: o.role };
-        const checked = precheck(addPublisherMember, { body }, { user: '<user>' });
-        const client = await ctx.client({ requireToken: true });
-        const invitation = await client
-          .call(routes.addPublisherMember, { params: { publisherId: id }, body: checked.body })
-          .catch((error) => {
-            throw toCliError(error, {
-              404: `check the publisher (\`nodereg publisher show ${id}\`) and the user: give their id, e-mail or user name`,
-              409: 'name the user by their id or e-mail',
-              403: `only an owner of ${id} may add members`,
-            });
-          });
-        const who = `${invitation.user.name} (${invitation.user.id})`;
-        if (invitation.status === 'member') {
-          ctx.out.result(invitation, `${who} is now ${invitation.role} of ${id}`);
-          return;
-        }
-        ctx.out.result(invitation, `invited ${who} to ${id} as ${invitation.role}`);
-        if (!ctx.out.json) ctx.out.hint(`they join once they run \`nodereg publisher accept ${id}\``);
-      }),
-    ['nodereg publisher members add acme alice', 'nodereg publisher members add acme alice@example.org --role owner'],
-  );
-
-  examples(
-    members
-      .command('remove <id> <userId>')
-      .description(
-        'remove a member from a publisher, revoking the publisher tokens they created, or withdraw an invitation (never the last owner)',
-      )
-      .action(async (id: string, userId: string) => {
-        checkPublisherId(id, '<id>');
-        precheck(removePublisherMember, { params: { publisherId: id, userId } }, { userId: '<userId>' });
-        const client = await ctx.client({ requireToken: true });
-        await client.call(routes.removePublisherMember, { params: { publisherId: id, userId } }).catch((error) => {
-          throw toCliError(error, {
-            404: `${userId} is neither a member of ${id} nor invited (\`nodereg publisher show ${id}\` lists members by id)`,
-            409: 'a publisher keeps at least one owner: add another owner first',
-            403: `only an owner of ${id} may remove members`,
-          });
-        });
-        ctx.out.result({ publisher_id: id, user_id: userId, removed: true }, `removed ${userId} from ${id}`);
-      }),
-    ['nodereg publisher members remove acme 5b0e6c1e-8f3a-4a52-9d1c-2f4b7c9e0a11'],
-  );
-
-  examples(
-    publisher
-      .command('invitations')
-      .description('list your invitations to join publishers')
-      .action(async () => {
-        const client = await ctx.client({ requireToken: true });
-        const invitations = await client.call(routes.listMyInvitations, {});
-        ctx.out.result(invitations, () =>
-          invitations.length
-            ? table(
-                invitations.map((i) => [
-                  i.publisher.id,
-                  i.publisher.name ?? '',
-                  i.role,
-                  i.invited_by?.name ?? '',
-                  relativeTime(i.created_at),
-                ]),
-                ['PUBLISHER', 'NAME', 'ROLE', 'INVITED BY', 'WHEN'],
-              )
-            : 'no invitations',
-        );
-        if (!ctx.out.json && invitations.length)
-          ctx.out.hint(`accept one with \`nodereg publisher accept ${invitations[0].publisher.id}\``);
-      }),
-    ['nodereg publisher invitations', 'nodereg publisher invitations --json'],
-  );
-
-  examples(
-    publisher
-      .command('accept <id>')
-      .description('accept your invitation to a publisher: you become a member')
-      .action(async (id: string) => {
-        checkPublisherId(id, '<id>');
-        const client = await ctx.client({ requireToken: true });
-        const member = await client.call(routes.acceptInvitation, { params: { publisherId: id } }).catch((error) => {
-          throw toCliError(error, {
-            404: 'you have no invitation to this publisher (`nodereg publisher invitations` lists yours)',
-          });
-        });
-        ctx.out.result(member, `you are now ${member.role} of ${id}`);
-      }),
-    ['nodereg publisher accept acme'],
-  );
-
-  examples(
-    publisher
-      .command('decline <id>')
-      .description('decline your invitation to a publisher')
-      .action(async (id: string) => {
-        checkPublisherId(id, '<id>');
-        const client = await ctx.client({ requireToken: true });
-        await client.call(routes.declineInvitation, { params: { publisherId: id } }).catch((error) => {
-          throw toCliError(error, {
-            404: 'you have no invitation to this publisher (`nodereg publisher invitations` lists yours)',
-          });
-        });
-        ctx.out.result({ publisher_id: id, declined: true }, `declined the invitation to ${id}`);
-      }),
-    ['nodereg publisher decline acme'],
-  );
 }
 
 function describePublisher(ctx: Ctx, p: Publisher): string {
@@ -279,7 +163,5 @@ function describePublisher(ctx: Ctx, p: Publisher): string {
     ['logo', p.logo],
     ['created', p.createdAt ? relativeTime(p.createdAt) : undefined],
   ]);
-  const rows = (p.members ?? []).map((m) => [m.user?.id ?? '', m.user?.name ?? '', m.user?.email ?? '', m.role]);
-  const memberText = rows.length ? table(rows, ['USER', 'NAME', 'EMAIL', 'ROLE']) : 'no members listed';
-  return `${[title, body].filter(Boolean).join('\n')}\n\n${memberText}`;
+  return `${[title, body].filter(Boolean).join('\n')}\n\n${membersTable(p)}`;
 }

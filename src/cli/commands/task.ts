@@ -1,6 +1,7 @@
 import { Argument, type Command } from 'commander';
 import { TASK_KINDS } from '../../contract/limits.js';
-import { addWaitOptions, fetchStatus, finishTask, waitPlan, type TaskKind, type WaitOptions } from '../ai-tasks.js';
+import { fetchStatus, type TaskKind } from '../ai-task-state.js';
+import { addWaitOptions, finishTask, waitPlan, type WaitOptions } from '../ai-tasks.js';
 import type { Ctx } from '../context.js';
 import { examples } from '../examples.js';
 

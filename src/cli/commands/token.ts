@@ -14,11 +14,7 @@ import { relativeTime, table } from '../output.js';
 import { checkPublisherId, precheck } from '../resolve.js';
 import { examples } from '../examples.js';
 import { routes } from '../../client/routes.js';
-
-interface Whose {
-  publisher?: string;
-  user?: boolean;
-}
+import { registerRevoke, type Whose } from './token/revoke.js';
 
 /** `--publisher ID` or `--user`; the two conflict (commander refuses both). */
 function whoseOptions(command: Command, userHelp: string): Command {
@@ -112,36 +108,8 @@ export function register(program: Command, ctx: Ctx): void {
     ['nodereg token list', 'nodereg token list --publisher acme'],
   );
 
-  examples(
-    whoseOptions(token.command('revoke <tokenId>'), 'one of your own user tokens (the default)')
-      .description('revoke a token: it stops working at once')
-      .action(async (tokenId: string, o: Whose) => {
-        if (o.publisher) checkPublisherId(o.publisher, '--publisher');
-        // a pasted secret would travel in the URL (access logs) and come back in the 404: never send it
-        if (Object.values(TOKEN_PREFIX).some((prefix) => tokenId.startsWith(prefix))) {
-          throw invalidInput(
-            `<tokenId> is a token itself (${tokenId.slice(0, TOKEN_SHOWN_PREFIX)}…), not its id`,
-            `revoke it by the ID that \`nodereg token list${o.publisher ? ` --publisher ${o.publisher}` : ''}\` shows beside its prefix`,
-          );
-        }
-        const client = await ctx.client({ requireToken: true });
-        await (o.publisher
-          ? client.call(routes.deletePublisherToken, { params: { publisherId: o.publisher, tokenId } })
-          : client.call(routes.deleteUserToken, { params: { tokenId } })
-        ).catch((error) => {
-          throw toCliError(error, {
-            ...ownerHints(o.publisher),
-            404: `no such token: list them with \`nodereg token list${o.publisher ? ` --publisher ${o.publisher}` : ''}\``,
-          });
-        });
-        ctx.out.result(
-          { id: tokenId, revoked: true, ...(o.publisher ? { publisher_id: o.publisher } : {}) },
-          `revoked token ${tokenId}`,
-        );
-      }),
-    [
-      'nodereg token revoke 3f6c2a9e-8d41-4b7a-9c15-2e8f0d7b6a43 --publisher acme   # the id from `token list`',
-      'nodereg token revoke 9b1d4e27-5c3a-4f86-a0e2-7d9c1b3f5e68',
-    ],
-  );
+  registerRevoke(token, ctx, {
+    whose: (command) => whoseOptions(command, 'one of your own user tokens (the default)'),
+    ownerHints,
+  });
 }

@@ -44,6 +44,8 @@ export const NodeVersion = z.looseObject({
   app_node_extract_reason: z.string().optional(),
   /** What the registry's scan found in the archive: only for the node's publisher members and admins. */
   findings: z.array(Finding).optional(),
+  /** A signed provenance statement is at /nodes/{id}/versions/{v}/provenance (published from a trusted CI workflow). */
+  has_provenance: z.boolean().optional(),
 });
 export type NodeVersion = z.infer<typeof NodeVersion>;
 export const VERSION_ANSWERED_FIELDS = answeredFields(NodeVersion);

@@ -5,14 +5,14 @@ const INSTALL = /(^|\s)install(\s|$)/;
 const REQUIREMENTS_FILE = /(^|\s)(-r|--requirement)(\s|=|$)/;
 /** An install of a requirements file: the host installs the node's requirements.txt itself, so the plain fix is to drop the call. */
 const REQUIREMENTS_HINT =
-  "the host installs the node's requirements.txt itself (ComfyUI-Manager does, before it runs install.py): remove this call, or the whole install.py when installing is all it does, and keep the packages in requirements.txt or [project] dependencies";
+  "the host installs the node's requirements.txt itself (ComfyUI-Manager does, before it runs install.py): remove this call, or the whole install.py when installing is all it does, and keep the packages in requirements.txt (the manager installs that file; it does not read [project] dependencies)";
 
 export default defineRule({
   id: 'runtime-install',
   severity: 'high',
   description:
     "Installs packages from code (pip, uv or conda through subprocess, or `pip.main`): what gets installed is decided at run time, outside the user's control.",
-  hint: 'declare the packages in [project] dependencies of pyproject.toml (or requirements.txt) and let the host install them',
+  hint: 'list the packages in requirements.txt and let the host install them (the manager installs requirements.txt; it does not read [project] dependencies)',
   requires: { names: ['install', 'main'] },
   patterns: {
     python: `

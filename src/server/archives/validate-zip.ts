@@ -11,6 +11,7 @@ import { badRequest, HttpError } from '../errors.js';
 import { turnsEvery } from '../turns.js';
 import { isCompiledPython, languageOf } from '../../scan/languages.js';
 import type { ArchiveEntry } from '../../scan/run.js';
+import { SCAN_MAX_FILE_BYTES } from '../../shared/scan.js';
 
 export interface ZipSummary {
   entries: number;
@@ -19,6 +20,11 @@ export interface ZipSummary {
    * from one buffer carry their inflated bytes (`data`) while the upload's share of UPLOAD_MEMORY allows.
    */
   scannable: ArchiveEntry[];
+  /**
+   * The other files small enough to scan, with where their data lies (never kept): the scan reads one as
+   * Python when a scanned file runs it as code (code-in-data: SourceFileLoader on a .txt).
+   */
+  loadable: ArchiveEntry[];
   /** Bytes actually inflated, all entries together. */
   unpackedSize: number;
   /** The first entry of compiled Python (isCompiledPython), which the scan cannot read. */
@@ -229,7 +235,14 @@ export async function validateZip(
     zip.close();
     if (whole) memory.give(whole.length);
   }
-  return { entries, scannable: check.scannable, unpackedSize: check.unpackedSize, compiled, release };
+  return {
+    entries,
+    scannable: check.scannable,
+    loadable: check.loadable,
+    unpackedSize: check.unpackedSize,
+    compiled,
+    release,
+  };
 }
 
 /** One archive being checked: the open zip, its limits, and what the entries so far added up to. */
@@ -244,6 +257,7 @@ interface ZipCheck {
   turns: () => Promise<void>;
   unpackedSize: number;
   scannable: ArchiveEntry[];
+  loadable: ArchiveEntry[];
   /** What the kept `data` holds: the size of the memory behind each (zlib's output may be a view of a larger chunk). */
   kept: number;
 }
@@ -277,7 +291,19 @@ async function openForCheck(
         : `invalid archive: it expands to more than the limit of ${maxUnpacked} bytes (at entry ${JSON.stringify(name)})`,
     );
   const turns = turnsEvery(TURN_MS);
-  return { zip, reader, whole, memory, maxUnpacked, overLimit, turns, unpackedSize: 0, scannable: [], kept: 0 };
+  return {
+    zip,
+    reader,
+    whole,
+    memory,
+    maxUnpacked,
+    overLimit,
+    turns,
+    unpackedSize: 0,
+    scannable: [],
+    loadable: [],
+    kept: 0,
+  };
 }
 
 /** Checks one entry whose name is safe: its flags and sizes, its local header, then its bytes and CRC. */
@@ -310,6 +336,15 @@ async function checkEntry(check: ZipCheck, entry: yauzl.Entry, name: string): Pr
     const { compressedSize, uncompressedSize: size } = entry;
     scanned = { path: name, start: local.fileDataStart, compressedSize, size, deflated: entry.compressionMethod === 8 };
     check.scannable.push(scanned);
+  } else if (!name.endsWith('/') && entry.uncompressedSize <= SCAN_MAX_FILE_BYTES) {
+    const { compressedSize, uncompressedSize: size } = entry;
+    check.loadable.push({
+      path: name,
+      start: local.fileDataStart,
+      compressedSize,
+      size,
+      deflated: entry.compressionMethod === 8,
+    });
   }
 
   // An empty stored entry has no data to read (a zip of many of them was the slow case).

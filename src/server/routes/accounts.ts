@@ -24,7 +24,7 @@ import { conflict, forbidden, notFound } from '../errors.js';
 import type { Principal } from '../route.js';
 import { route } from '../route.js';
 import type { TokenRow, UserRow } from '../store/registry-store.js';
-import { createUserWithToken, invitee, issueToken, publisherChanges } from '../services/accounts.js';
+import { createUserWithToken, invitee, issueToken, memberNamed, publisherChanges } from '../services/accounts.js';
 import { changedRoleView, invitationView, memberView, publisherView } from '../views.js';
 
 const userView = (user: UserRow): User => ({
@@ -156,8 +156,12 @@ const registerMemberRoutes: RouteModule = (app, ctx) => {
     allowMutation(await accessTo(store, principal, publisher.id), 'owner', publisher);
     // The invitation is withdrawn and the member removed, both: an invitation accepted in between
     // made a member, who must not stay after a 204.
-    const withdrawn = await store.removeInvitation(publisher.id, params.userId);
-    const outcome = await store.removeMember(publisher.id, params.userId);
+    // The user is named as for an invitation: by id, e-mail or user name.
+    const userId = await memberNamed(store, publisher.id, params.userId);
+    if (userId === undefined)
+      throw notFound(`user ${params.userId} is neither a member of publisher ${publisher.id} nor invited to it`);
+    const withdrawn = await store.removeInvitation(publisher.id, userId);
+    const outcome = await store.removeMember(publisher.id, userId);
     if (outcome === 'not-member' && !withdrawn)
       throw notFound(`user ${params.userId} is neither a member of publisher ${publisher.id} nor invited to it`);
     if (outcome === 'last-owner')

@@ -17,18 +17,25 @@ import { registerConsumerRoutes } from './consumers.js';
 import { registerProxyRoutes } from './proxy.js';
 import { registerReadRoutes } from './reads.js';
 import { registerRegistryRoutes } from './registry.js';
+import { registerReviewFlowRoutes } from './review-flow.js';
 import { registerUploadRoutes } from './uploads.js';
 import { registerMirrorRoutes } from './mirror.js';
+import { registerTrustedRoutes } from './trusted.js';
+import { registerWebRoutes } from '../web/index.js';
 import { registerAdminRoutes } from './admin.js';
 
 export const routeModules: RouteModule[] = [
+  // First: a browser's GET at a page's path is answered by the page, any other request goes on (web/index.ts).
+  registerWebRoutes,
   registerMetaRoutes,
   registerReadRoutes,
   registerConsumerRoutes,
   registerRegistryRoutes,
   registerAccountRoutes,
+  registerReviewFlowRoutes,
   registerUploadRoutes,
   registerProxyRoutes,
   registerMirrorRoutes,
+  registerTrustedRoutes,
   registerAdminRoutes,
 ];

@@ -58,3 +58,26 @@ export async function invitee(store: RegistryStore, text: string): Promise<UserR
     throw conflict(`${found.length} users answer to "${text}"`, 'name the user by their id or e-mail');
   return found[0];
 }
+
+/**
+ * The member or invitee of a publisher an owner names by id, e-mail or user name (as `invitee`):
+ * among the users answering to `text`, the one who belongs to the publisher or is invited to it.
+ * Undefined when none does; 409 when a name is shared by two who do.
+ */
+export async function memberNamed(
+  store: RegistryStore,
+  publisherId: string,
+  text: string,
+): Promise<string | undefined> {
+  const found = await store.findUsers(text);
+  if (found.length === 0) return undefined;
+  const [members, invited] = await Promise.all([
+    store.listMembers(publisherId),
+    store.listInvitations({ publisherId }),
+  ]);
+  const belonging = new Set([...members.map((m) => m.user.id), ...invited.map((i) => i.user.id)]);
+  const ours = found.filter((user) => belonging.has(user.id));
+  if (ours.length > 1)
+    throw conflict(`${ours.length} members answer to "${text}"`, 'name the user by their id or e-mail');
+  return ours[0]?.id;
+}

@@ -22,6 +22,10 @@ import {
   type VersionRow,
 } from '../store/registry-store.js';
 import { archiveKey } from '../views.js';
+import type { Job } from '../trusted/claims.js';
+import { signedProvenance } from '../trusted/provenance.js';
+import type { SigningKey } from '../trusted/signing-key.js';
+import { exchangedJob } from './trusts.js';
 
 export interface IntakeDeps {
   store: RegistryStore;
@@ -31,6 +35,9 @@ export interface IntakeDeps {
   uploadMemory: MemoryBudget;
   options: { maxArchive: number; maxUnpacked: number; review: 'auto' | 'manual' };
   log: (line: string, level?: 'warn' | 'error') => void;
+  /** Signs the provenance of an archive published with an exchanged token. */
+  trust: { signing: SigningKey };
+  publicUrl(): string;
 }
 
 /** An upload as the route parsed it. */
@@ -50,6 +57,8 @@ interface Target {
   version: VersionRow;
   node: NodeRow;
   publisher: PublisherRow;
+  /** The CI job whose exchanged token published the version: its provenance is recorded. */
+  job: Job | undefined;
 }
 
 const notDeclared = (what: string) =>
@@ -126,7 +135,8 @@ async function findTarget(
   const publisher = (await store.getPublisher(node.publisher_id))!;
   if (publisher.status === 'PublisherStatusBanned') throw banned(`publisher ${publisher.id} is banned`);
   if (node.status === 'NodeStatusBanned') throw banned(`node ${node.id} is banned`);
-  if (request.query.token_id !== undefined) await stillPublishing(store, request.query.token_id, publisher.id);
+  const job = await exchangedJob(store, request.query.token_id);
+  if (request.query.token_id !== undefined && !job) await stillPublishing(store, request.query.token_id, publisher.id);
   checkSentSha256(request, declared);
   if (version.archive_sha256 !== null) {
     throw conflict(
@@ -138,7 +148,7 @@ async function findTarget(
   // A full scan queue (or this publisher's share of it) refuses at once (checked again when the scan starts).
   const busy = deps.scanUpload.refusal(publisher.id);
   if (busy) throw busy;
-  return { version, node, publisher };
+  return { version, node, publisher, job };
 }
 
 /**
@@ -198,7 +208,7 @@ async function lostClaim(store: RegistryStore, { version, node }: Target): Promi
  */
 async function scanAndRecord(
   deps: IntakeDeps,
-  { version, node, publisher }: Target,
+  { version, node, publisher, job }: Target,
   received: ReceivedArchive,
   summary: ZipSummary,
   key: string,
@@ -209,6 +219,7 @@ async function scanAndRecord(
     `${node.id} ${version.version}`,
     publisher.id,
     summary.compiled,
+    summary.loadable,
   );
   // findings an admin approved for this node in an earlier version do not flag it again
   const approved = await approvedUpload(deps.store, node.id, scan);
@@ -228,6 +239,14 @@ async function scanAndRecord(
     statusReason: flag ?? approved,
     findings: scan?.findings,
     classes,
+    provenance: job
+      ? signedProvenance(
+          deps.trust.signing,
+          { publisherId: publisher.id, nodeId: node.id, version: version.version, sha256: received.sha256 },
+          job,
+          deps.publicUrl(),
+        )
+      : undefined,
   });
 }
 

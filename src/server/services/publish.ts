@@ -47,6 +47,10 @@ export async function publishTarget(
   const publisher = await requirePublisher(store, path.publisherId);
   const access = await accessTo(store, principal, publisher.id);
   requireRole(access, 'member');
+  if (principal?.kind === 'oidc' && principal.nodeId !== null && principal.nodeId !== path.nodeId)
+    throw forbidden(
+      `this publish token (exchanged for a CI job's OIDC token) publishes node ${principal.nodeId} only, not ${path.nodeId}`,
+    );
   if (node && node.publisher_id !== publisher.id) throw takenBy(node);
   rejectBanned(access, publisher, node);
   return { publisher, access, node };

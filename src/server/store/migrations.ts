@@ -1,6 +1,7 @@
 // Versioned schema changes, applied in order once each (PRAGMA user_version counts them).
 // Append only: never edit a migration that has shipped.
 import { INVITATIONS_SCHEMA } from './member-row.js';
+import { WEB_SESSIONS_TABLE } from './web.js';
 
 export interface Migration {
   name: string;
@@ -605,5 +606,43 @@ export const migrations: Migration[] = [
     // The registry's own id (registry-id.ts), made at its first start and named in its storage's claim object.
     name: 'registry-identity',
     sql: 'CREATE TABLE registry_identity (id INTEGER PRIMARY KEY CHECK (id = 1), registry_id TEXT NOT NULL);',
+  },
+  {
+    // Trusted publishing (store/trusts.ts): the CI workflows a publisher trusts, the publish tokens exchanged
+    // for their OIDC tokens, and the signed provenance (a DSSE envelope) of a version published with one.
+    name: 'trusted-publishing',
+    sql: `
+      CREATE TABLE trusts (
+        id TEXT PRIMARY KEY,
+        publisher_id TEXT NOT NULL REFERENCES publishers(id),
+        node_id TEXT,
+        issuer TEXT NOT NULL,
+        repository TEXT NOT NULL,
+        workflow TEXT NOT NULL,
+        environment TEXT,
+        ref TEXT,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX trusts_by_publisher ON trusts(publisher_id);
+      CREATE TABLE oidc_exchanges (
+        id TEXT PRIMARY KEY,
+        hash TEXT NOT NULL UNIQUE,
+        trust_id TEXT NOT NULL REFERENCES trusts(id),
+        publisher_id TEXT NOT NULL,
+        node_id TEXT,
+        user_id TEXT NOT NULL,
+        claims TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX oidc_exchanges_by_trust ON oidc_exchanges(trust_id);
+      ALTER TABLE versions ADD COLUMN provenance TEXT;
+    `,
+  },
+  {
+    // The web pages' signed-in sessions, and the admin's queue of Flagged versions found by status (store/web.ts).
+    name: 'web-sessions',
+    sql: WEB_SESSIONS_TABLE,
   },
 ];

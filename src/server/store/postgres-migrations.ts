@@ -3,6 +3,7 @@
 // begins at the shape the SQLite migrations reached ('node-metadata'): node metadata in one jsonb
 // document, columns for what is searched, sorted or constrained.
 import { INVITATIONS_SCHEMA } from './member-row.js';
+import { WEB_SESSIONS_TABLE } from './web.js';
 import type { Migration } from './migrations.js';
 
 /** An index built with CREATE INDEX CONCURRENTLY, outside the migration's transaction (migratePostgres). */
@@ -443,5 +444,43 @@ export const postgresMigrations: PostgresMigration[] = [
     // The registry's own id (registry-id.ts), made by its first instance and named in its storage's claim object.
     name: 'registry-identity',
     sql: 'CREATE TABLE IF NOT EXISTS registry_identity (id integer PRIMARY KEY CHECK (id = 1), registry_id text NOT NULL);',
+  },
+  {
+    // Trusted publishing (store/trusts.ts): the CI workflows a publisher trusts, the publish tokens exchanged
+    // for their OIDC tokens, and the signed provenance (a DSSE envelope) of a version published with one.
+    name: 'trusted-publishing',
+    sql: `
+      CREATE TABLE IF NOT EXISTS trusts (
+        id text PRIMARY KEY,
+        publisher_id text NOT NULL REFERENCES publishers(id),
+        node_id text,
+        issuer text NOT NULL,
+        repository text NOT NULL,
+        workflow text NOT NULL,
+        environment text,
+        ref text,
+        created_by text NOT NULL,
+        created_at text NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS trusts_by_publisher ON trusts(publisher_id);
+      CREATE TABLE IF NOT EXISTS oidc_exchanges (
+        id text PRIMARY KEY,
+        hash text NOT NULL UNIQUE,
+        trust_id text NOT NULL REFERENCES trusts(id),
+        publisher_id text NOT NULL,
+        node_id text,
+        user_id text NOT NULL,
+        claims text NOT NULL,
+        expires_at text NOT NULL,
+        created_at text NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS oidc_exchanges_by_trust ON oidc_exchanges(trust_id);
+      ALTER TABLE versions ADD COLUMN IF NOT EXISTS provenance text;
+    `,
+  },
+  {
+    // The web pages' signed-in sessions, and the admin's queue of Flagged versions found by status (store/web.ts).
+    name: 'web-sessions',
+    sql: WEB_SESSIONS_TABLE,
   },
 ];

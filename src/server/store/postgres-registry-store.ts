@@ -15,7 +15,9 @@ import { postgresPublisherStore } from './postgres/publishers.js';
 import { postgresReviewStore } from './postgres/reviews.js';
 import { postgresUserStore } from './postgres/tokens.js';
 import { postgresVersionStore } from './postgres/versions.js';
+import { postgresTrustStore } from './postgres/trusts.js';
 import type { RegistryStore } from './registry-store.js';
+import { postgresWebStore } from './web.js';
 import { only, text } from './rows.js';
 
 export { migratePostgres };
@@ -75,5 +77,7 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresNodeClassStore(sql),
     ...postgresApprovalStore(sql),
     ...postgresIdentityStore(sql),
+    ...postgresTrustStore(sql),
+    ...postgresWebStore(sql),
   };
 }

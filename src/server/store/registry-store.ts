@@ -1,6 +1,7 @@
 // What the registry keeps, behind an interface so that another database (PostgreSQL) can replace
 // SQLite when one process is not enough. Methods are async for that reason; each one that writes
 // more than one row does so in one transaction.
+import type { WebStore } from './web.js';
 import type {
   NodeMetadata,
   NodeVersionInput,
@@ -12,6 +13,7 @@ import type { Finding } from '../../contract/scan.js';
 import type { Extraction } from '../../scan/node-classes/extract.js';
 import type { ApprovalStore } from './approvals.js';
 import type { NodeClassStore } from './node-classes.js';
+import type { TrustStore } from './trusts.js';
 import type {
   MEMBER_ROLES,
   NODE_SORTS,
@@ -134,6 +136,8 @@ export interface VersionRow extends VersionPendingFields {
   app_node_extract_reason: string | null;
   uploaded_at: string | null;
   created_at: string;
+  /** The signed provenance (a DSSE envelope as JSON) of a version published with an exchanged OIDC token. */
+  provenance?: string | null;
 }
 export interface ArchiveRecord {
   sha256: string;
@@ -143,6 +147,8 @@ export interface ArchiveRecord {
   findings?: Finding[];
   /** The node classes the archive defines, kept with the version (node-classes.ts). */
   classes?: Extraction;
+  /** The signed provenance of the archive, when an exchanged OIDC token published it. */
+  provenance?: string;
 }
 export type VersionChanges = Partial<Pick<VersionRow, 'changelog' | 'deprecated' | 'status' | 'status_reason'>>;
 
@@ -187,7 +193,7 @@ export interface Page<T> {
   total: number;
 }
 
-export interface RegistryStore extends NodeClassStore, ApprovalStore {
+export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore, WebStore {
   /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */
   ping(): Promise<void>;
   /** The registry's own id (registry-id.ts), made on the first call and the same ever after. */

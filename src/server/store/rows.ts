@@ -185,6 +185,7 @@ export const decodeVersion = (row: Row): VersionRow => ({
   app_node_extract_reason: optionalText(row, 'app_node_extract_reason'),
   uploaded_at: optionalText(row, 'uploaded_at'),
   created_at: text(row, 'created_at'),
+  provenance: row.provenance === undefined ? null : optionalText(row, 'provenance'),
 });
 
 export interface ArchiveClaim {

@@ -2,7 +2,9 @@
 // nodes, versions, reviews), each a module of named functions in store/sqlite/, composed here.
 import { sqliteApprovalStore } from './sqlite/approvals.js';
 import type { Db } from './db.js';
+import { sqliteTrustStore } from './sqlite/trusts.js';
 import type { RegistryStore } from './registry-store.js';
+import { sqliteWebStore } from './web.js';
 import { sqliteAccess } from './sqlite/access.js';
 import { sqliteIdentityStore } from './sqlite/identity.js';
 import { sqliteNodeClassStore } from './sqlite/node-classes.js';
@@ -36,5 +38,7 @@ export function createSqliteRegistryStore(
     ...sqliteNodeClassStore(access),
     ...sqliteApprovalStore(access),
     ...sqliteIdentityStore(access),
+    ...sqliteTrustStore(access),
+    ...sqliteWebStore(access),
   };
 }

@@ -137,7 +137,7 @@ function recordArchive(sql: postgres.Sql, id: string, archive: ArchiveRecord) {
   return sql.begin(async (tx) => {
     await lockNodeOfVersion(tx, id);
     const findings = archive.findings ? tx.json(archive.findings as unknown as postgres.JSONValue) : null;
-    await tx`UPDATE versions SET archive_sha256 = ${archive.sha256}, archive_size = ${archive.size}, uploaded_at = ${now()}, findings = ${findings},
+    await tx`UPDATE versions SET archive_sha256 = ${archive.sha256}, archive_size = ${archive.size}, uploaded_at = ${now()}, findings = ${findings}, provenance = ${archive.provenance ?? null},
                status_reason = CASE status WHEN 'NodeVersionStatusPending' THEN coalesce(${archive.statusReason ?? null}, status_reason) ELSE status_reason END,
                status = CASE status WHEN 'NodeVersionStatusPending' THEN ${archive.status} ELSE status END WHERE id = ${id}`;
     await tx`DELETE FROM archive_claims WHERE version_id = ${id}`;

@@ -124,7 +124,7 @@ function claimArchive(access: SqliteAccess, id: string, key: string): boolean {
 function recordArchive(access: SqliteAccess, id: string, archive: ArchiveRecord): VersionRow {
   access
     .prepare(
-      `UPDATE versions SET archive_sha256 = ?, archive_size = ?, uploaded_at = ?, findings = ?,
+      `UPDATE versions SET archive_sha256 = ?, archive_size = ?, uploaded_at = ?, findings = ?, provenance = ?,
        status_reason = CASE status WHEN 'NodeVersionStatusPending' THEN coalesce(?, status_reason) ELSE status_reason END,
        status = CASE status WHEN 'NodeVersionStatusPending' THEN ? ELSE status END WHERE id = ?`,
     )
@@ -133,6 +133,7 @@ function recordArchive(access: SqliteAccess, id: string, archive: ArchiveRecord)
       archive.size,
       now(),
       archive.findings ? JSON.stringify(archive.findings) : null,
+      archive.provenance ?? null,
       archive.statusReason ?? null,
       archive.status,
       id,
