@@ -5,6 +5,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
+import { CLAIM_KEY } from '../../src/server/archives/registry-claim.js';
 import { s3ClientFromEnv } from '../../src/server/archives/s3-storage.js';
 import postgres from 'postgres';
 import { postgresMigrations } from '../../src/server/store/postgres-migrations.js';
@@ -43,6 +44,7 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     await eventually(() => local.stderr().includes('callback key') || undefined, 'the start lines');
     expect(local.stderr()).not.toContain('does not serve');
     await local.stop();
+    // (A storage of its own: DIR/archives is claimed by the dir's own registry, another one.)
     const grown = await serve([
       '--port',
       '0',
@@ -50,6 +52,8 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
       dataDir,
       '--database',
       await (await postgresServer!).database(),
+      '--storage',
+      tempDir(),
     ]);
     await eventually(() => grown.stderr().includes('callback key') || undefined, 'the start lines');
     expect(grown.stderr()).toContain(
@@ -308,9 +312,10 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
       const listed = await s3ClientFromEnv(s3.env).send(
         new ListObjectsV2Command({ Bucket: storage.NODEREG_STORAGE_URL.split('/')[2] }),
       );
-      expect(listed.Contents?.map((object) => object.Key).sort()).toEqual(
-        [1, 2, 3].map((major) => `archives/alice-co/shared-node/${major}.0.0/node.zip`),
-      );
+      expect(listed.Contents?.map((object) => object.Key).sort()).toEqual([
+        `archives/${CLAIM_KEY}`,
+        ...[1, 2, 3].map((major) => `archives/alice-co/shared-node/${major}.0.0/node.zip`),
+      ]);
     }
     expect(await b.stop('SIGTERM')).toEqual({ code: 0, signal: null });
     expect(readdirSync(homeB)).toEqual([]);

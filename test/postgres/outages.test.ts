@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { createS3ArchiveStorage, s3ClientFromEnv } from '../../src/server/archives/s3-storage.js';
+import { STALE_CLAIM_MS } from '../../src/server/store/registry-store.js';
 import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { writeTree } from '../package/fixtures.js';
 import { eventually } from '../proxy/stand-ins.js';
@@ -327,7 +328,8 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     relay.mode = 'hang';
     void uploadTo(pending.body.signedUrl, zip).catch(() => {});
     await eventually(
-      () => relay.requests.find((line) => line.startsWith('PUT ') && line.includes('/kept-node/1.1.0/')),
+      // The commit's first call to the bucket for the key (a HEAD: archives are written once), or its PUT.
+      () => relay.requests.find((line) => /^(PUT|HEAD) /.test(line) && line.includes('/kept-node/1.1.0/')),
       'the archive on its way to the bucket',
     );
     await first.stop('SIGKILL');
@@ -344,7 +346,8 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     });
     expect(result.code, result.stderr).toBe(3);
     expect(result.stderr).toContain('another upload of version 1.1.0 of node kept-node is in progress');
-    expect(result.stderr).toContain('holds the version for up to 10 minutes');
+    expect(result.stderr).toContain(`holds the version for up to ${STALE_CLAIM_MS / 60_000} minutes`);
+    expect(result.stderr).toContain('nodereg admin release-claim kept-node 1.1.0');
     expect(result.stderr).not.toContain('is already published');
     expect(await second.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   }, 60_000);

@@ -5,8 +5,10 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CLAIM_KEY } from '../../src/server/archives/registry-claim.js';
 import { createS3ArchiveStorage } from '../../src/server/archives/s3-storage.js';
-import { startServer, type TestServer } from '../helpers.js';
+import { createLocalArchiveStorage, type ArchiveStorage } from '../../src/server/archives/storage.js';
+import { startServer, tempDir, type TestServer } from '../helpers.js';
 import { httpRelay, testS3 } from '../s3.js';
 import { call, expectError } from './fixtures.js';
 
@@ -49,8 +51,17 @@ describe('/readyz and the archive storage', () => {
       AWS_ACCESS_KEY_ID: 'x',
       AWS_SECRET_ACCESS_KEY: 'y',
     };
+    // The claim checked at start (on a dir here: a host that never resolved would stop the start), then
+    // every call to the bucket meets a host that does not resolve.
+    const bucket = createS3ArchiveStorage({ bucket: 'registry-archives', prefix: '', env });
+    const claims = createLocalArchiveStorage(tempDir());
+    const archives: ArchiveStorage = {
+      ...bucket,
+      writeOnce: claims.writeOnce,
+      open: (key, range) => (key === CLAIM_KEY ? claims.open(key, range) : bucket.open(key, range)),
+    };
     const server = await startServer({
-      archives: createS3ArchiveStorage({ bucket: 'registry-archives', prefix: '', env }),
+      archives,
       log,
       accessLog: false,
     });
