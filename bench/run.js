@@ -14,6 +14,7 @@ const sections = {
   scale: () => import('./scale.js'),
   instances: () => import('./instances.js'),
   latency: () => import('./latency.js'),
+  web: () => import('./web.js'),
 };
 
 const wanted = process.argv.slice(2);

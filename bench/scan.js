@@ -6,7 +6,7 @@
 // system) of the same commands is shown beside, as it moves far less than wall time on a shared machine.
 // Then the scanner's fixed cost: `nodereg scan` of a node of the publish benchmark's 1 MB shape (40
 // Python files of ~12 KB), plain and with the same imports, against `node -e 0`. Runnable alone:
-// `npm run bench scan`.
+// `npm run bench scan`. Issue 32 holds the parsed scan to at most 2× the pack of the same (valid) tree.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, cliEnv, cpuOfCommands, median, ms, random, row, timeCommands } from './lib.js';
@@ -91,8 +91,8 @@ export default async function scan() {
         ms(parsed.scan),
         `nodereg pack of the plain tree: ${ms(plain.pack)}`,
         parsed.scan / plain.pack,
-        '< 3 s',
-        parsed.scan < 3000,
+        '≤ 2× pack (issue 32)',
+        parsed.scan <= 2 * plain.pack,
       ),
       row(
         'scan: CPU time (user + sys), the plain tree',

@@ -49,7 +49,8 @@ export function fields(rows: [string, string | number | undefined | null][]): st
 export function versionTable(out: Output, versions: NodeVersion[]): string {
   if (versions.length === 0) return 'no versions yet';
   const rows = versions.map((v) => [
-    v.version,
+    // signed provenance (published from a trusted CI workflow): `nodereg verify` checks it
+    v.has_provenance ? `${v.version} ${out.style('green', '(provenance)')}` : v.version,
     statusText(out, v.status),
     v.deprecated ? out.style('yellow', 'deprecated') : '-',
     relativeTime(v.createdAt),

@@ -8,12 +8,14 @@ import { proxyOperations } from './proxy.js';
 import { registryOperations } from './registry.js';
 import { mirrorOperations } from './mirror.js';
 import { trustOperations } from './trust.js';
+import { adminOperations } from './admin.js';
 
 export const allOperations: Operation[] = [
   ...registryOperations,
   ...proxyOperations,
   ...mirrorOperations,
   ...trustOperations,
+  ...adminOperations,
 ];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {

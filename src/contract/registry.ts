@@ -2,18 +2,27 @@ import { reviewOperations } from './review-flow.js';
 import * as z from 'zod';
 import { PAGE, READY_STORAGE_KEEP_MS, STAR } from './limits.js';
 import { op } from './operation.js';
+import {
+  getMe,
+  createUser,
+  listUserTokens,
+  createUserToken,
+  deleteUserToken,
+  createPublisher,
+  listPublisherTokens,
+  createPublisherToken,
+  deletePublisherToken,
+  addPublisherMember,
+  removePublisherMember,
+  listPublisherInvitations,
+  listMyInvitations,
+  acceptInvitation,
+  declineInvitation,
+} from './account-operations.js';
 import { ApprovedFindings } from './scan.js';
 import { CONTENT_SHA256_HEADER, SHA256_HEX_PATTERN, UNIX_SECONDS_PATTERN } from './upload.js';
 import {
-  AddMemberBody,
-  Invitation,
-  CreatePublisherBody,
-  CreateTokenBody,
-  CreateUserBody,
-  CreatedToken,
-  CreatedUser,
   Health,
-  Me,
   Node,
   NodeInput,
   NodeList,
@@ -22,10 +31,8 @@ import {
   PublishResponse,
   Publisher,
   PublisherInput,
-  PublisherMember,
   PublisherNodesQuery,
   RegistryLimits,
-  TokenList,
   VersionUpdateBody,
   queryInteger,
 } from './resources.js';
@@ -41,6 +48,9 @@ import {
   SearchNodesQuery,
   VersionComfyNodes,
 } from './reads.js';
+
+// The account operations are part of the registry's interface too.
+export * from './account-operations.js';
 
 // ---------- the five registry operations of the interface ----------
 
@@ -310,141 +320,6 @@ export const openapiDocument = op({
   summary: 'This OpenAPI document',
   auth: 'none',
   response: z.record(z.string(), z.unknown()),
-});
-
-// ---------- accounts, publishers, members and tokens ----------
-
-export const getMe = op({
-  id: 'getMe',
-  method: 'GET',
-  path: '/users/me',
-  summary: 'Who the token belongs to',
-  auth: 'user',
-  response: Me,
-});
-export const createUser = op({
-  id: 'createUser',
-  method: 'POST',
-  path: '/users',
-  summary: 'Create a user and its first token (admin only)',
-  auth: 'user',
-  body: CreateUserBody,
-  status: 201,
-  response: CreatedUser,
-});
-export const listUserTokens = op({
-  id: 'listUserTokens',
-  method: 'GET',
-  path: '/users/me/tokens',
-  summary: 'Your own user tokens',
-  auth: 'user',
-  response: TokenList,
-});
-export const createUserToken = op({
-  id: 'createUserToken',
-  method: 'POST',
-  path: '/users/me/tokens',
-  summary: 'Create a user token for yourself',
-  auth: 'user',
-  body: CreateTokenBody,
-  status: 201,
-  response: CreatedToken,
-});
-export const deleteUserToken = op({
-  id: 'deleteUserToken',
-  method: 'DELETE',
-  path: '/users/me/tokens/{tokenId}',
-  summary: 'Revoke one of your user tokens',
-  auth: 'user',
-  status: 204,
-});
-export const createPublisher = op({
-  id: 'createPublisher',
-  method: 'POST',
-  path: '/publishers',
-  summary: 'Create a publisher; you become its owner',
-  auth: 'user',
-  body: CreatePublisherBody,
-  status: 201,
-  response: Publisher,
-});
-export const listPublisherTokens = op({
-  id: 'listPublisherTokens',
-  method: 'GET',
-  path: '/publishers/{publisherId}/tokens',
-  summary: "A publisher's personal access tokens (owner only)",
-  auth: 'user',
-  response: TokenList,
-});
-export const createPublisherToken = op({
-  id: 'createPublisherToken',
-  method: 'POST',
-  path: '/publishers/{publisherId}/tokens',
-  summary: 'Create a personal access token for a publisher (owner only)',
-  auth: 'user',
-  body: CreateTokenBody,
-  status: 201,
-  response: CreatedToken,
-});
-export const deletePublisherToken = op({
-  id: 'deletePublisherToken',
-  method: 'DELETE',
-  path: '/publishers/{publisherId}/tokens/{tokenId}',
-  summary: 'Revoke a personal access token (owner only)',
-  auth: 'user',
-  status: 204,
-});
-export const addPublisherMember = op({
-  id: 'addPublisherMember',
-  method: 'POST',
-  path: '/publishers/{publisherId}/members',
-  summary:
-    "Invite a user (by id, e-mail or user name) to a publisher; they join when they accept. A member's role changes at once (owner only)",
-  auth: 'user',
-  body: AddMemberBody,
-  status: 201,
-  response: Invitation,
-});
-export const removePublisherMember = op({
-  id: 'removePublisherMember',
-  method: 'DELETE',
-  path: '/publishers/{publisherId}/members/{userId}',
-  summary:
-    "Remove a member, revoking the publisher's tokens they created, or withdraw their invitation (owner only; never the last owner)",
-  auth: 'user',
-  status: 204,
-});
-export const listPublisherInvitations = op({
-  id: 'listPublisherInvitations',
-  method: 'GET',
-  path: '/publishers/{publisherId}/invitations',
-  summary: "A publisher's pending invitations (owner only)",
-  auth: 'user',
-  response: z.array(Invitation),
-});
-export const listMyInvitations = op({
-  id: 'listMyInvitations',
-  method: 'GET',
-  path: '/users/me/invitations',
-  summary: 'Your pending invitations to join publishers',
-  auth: 'user',
-  response: z.array(Invitation),
-});
-export const acceptInvitation = op({
-  id: 'acceptInvitation',
-  method: 'POST',
-  path: '/users/me/invitations/{publisherId}/accept',
-  summary: 'Accept your invitation to a publisher: you become a member',
-  auth: 'user',
-  response: PublisherMember,
-});
-export const declineInvitation = op({
-  id: 'declineInvitation',
-  method: 'DELETE',
-  path: '/users/me/invitations/{publisherId}',
-  summary: 'Decline your invitation to a publisher',
-  auth: 'user',
-  status: 204,
 });
 
 export * from './review-flow.js';

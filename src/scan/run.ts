@@ -1,10 +1,9 @@
 // Running the scanner over a file set (what `pack` would ship) or an uploaded archive. Large sets
 // are split across worker threads, one per core; the registry scans each archive in a worker so
 // its event loop never waits for a parse.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { SCAN_SEVERITIES } from '../contract/limits.js';
 import {
   COMPILED_PYTHON,
@@ -17,9 +16,10 @@ import {
   SCAN_MAX_REPORTED_FINDINGS,
   SCAN_PARSE_MS,
   SCAN_PARSE_UNITS,
-  seconds,
 } from '../shared/scan.js';
 import type { Finding, ScanReport, SkippedFile } from '../contract/scan.js';
+import type { ArchiveEntry, PartialReport, ScanInput } from './jobs.js';
+import { inWorker, type ScanWorker } from './threads.js';
 import { isCompiledPython, languageOf } from './languages.js';
 import { needsResolution } from './resolve/index.js';
 import { PackageModules } from './resolve/package.js';
@@ -34,75 +34,7 @@ import {
 } from './scanner.js';
 import type { Extraction } from './node-classes/extract.js';
 
-export interface ScanInput {
-  /** The name in the archive: relative to the root, `/`-separated. */
-  path: string;
-  /** Where to read it. */
-  abs: string;
-  size: number;
-}
-
-/** What one worker (or the calling thread) is given to scan. */
-export type ScanJob =
-  | {
-      kind: 'files';
-      files: { path: string; abs: string }[];
-      options: ScanTextOptions;
-      /** Shared by the workers of one scan: each takes the next file from it (Atomics), so none idles while another has a backlog. */
-      next?: SharedArrayBuffer;
-      /** When the scan's parses end (Date.now()), the same for its workers. */
-      until?: number;
-    }
-  | {
-      kind: 'entries';
-      zip: string;
-      entries: ArchiveEntry[];
-      options: ScanTextOptions;
-      /** The bytes of the entries that have `at`, one after another (transferred to the worker, not copied). */
-      texts?: ArrayBuffer;
-      /** The archive's other files, read as Python when a scanned one runs them as code (code-in-data). */
-      loadable?: ArchiveEntry[];
-    }
-  | {
-      /** The node classes the archive's Python files define (src/scan/node-classes/). */
-      kind: 'classes';
-      zip: string;
-      entries: ArchiveEntry[];
-      /** The folder the package is installed as, for its absolute imports of itself. */
-      packageName: string;
-      texts?: ArrayBuffer;
-    };
-
-/**
- * An entry of an archive the server has checked, with where its data lies (from its local header): the
- * worker reads and inflates it whole, without parsing the zip again or setting up a stream per entry.
- */
-export interface ArchiveEntry {
-  path: string;
-  /** Offset of its data in the archive. */
-  start: number;
-  compressedSize: number;
-  size: number;
-  deflated: boolean;
-  /** Its bytes, inflated, when the zip check kept them: the scan need not read and inflate it again. */
-  data?: Uint8Array;
-  /** (in a job) Where its bytes lie in the job's `texts`. */
-  at?: number;
-}
-
-export interface PartialReport {
-  findings: Finding[];
-  skipped: SkippedFile[];
-  /** Files given. */
-  files: number;
-  /** Suppressed findings in `findings` and beyond them. */
-  suppressed: number;
-  /** Findings found but not in `findings` (ScanReport.omitted). */
-  omitted: number;
-  stopped: NonNullable<ScanReport['stopped']>;
-  /** Shipped files that a scanned file runs as code, by archive path, with where (FileScan.loads). */
-  loads?: { path: string; by: string; line: number }[];
-}
+export type { ArchiveEntry, PartialReport, ScanInput, ScanJob } from './jobs.js';
 
 const SEVERITY_RANK = new Map(SCAN_SEVERITIES.map((s, i) => [s, i]));
 /** The most severe first, unsuppressed before suppressed, then in file, line and column order. */
@@ -250,90 +182,6 @@ export async function scanFilesHere(
     modules.dispose();
   }
   return tally.report(files.length);
-}
-
-/**
- * The worker's entry file, dist/scan/worker.js: found from this module in the bundle (a chunk in
- * dist/chunks/, or dist/scan/ itself) and from the TypeScript sources the tests run.
- */
-function workerUrl(): URL {
-  for (const candidate of ['./worker.js', '../scan/worker.js', '../../dist/scan/worker.js']) {
-    const url = new URL(candidate, import.meta.url);
-    if (existsSync(url)) return url;
-  }
-  throw new Error('the scan worker (dist/scan/worker.js) is missing: run `npm run build`');
-}
-
-/** Runs one job in a worker thread of its own, which ends with it (the CLI's way). */
-export function inWorker(job: ScanJob): Promise<PartialReport> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(workerUrl(), { workerData: job });
-    worker.once('message', (report: PartialReport) => {
-      resolve(report);
-      void worker.terminate();
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the scan stopped (exit code ${code})`)));
-  });
-}
-
-/** A scan stopped at its time limit (its worker is ended). */
-export class ScanTimeout extends Error {
-  constructor(readonly ms: number) {
-    super(`the scan took longer than ${seconds(ms)}`);
-  }
-}
-
-/**
- * A worker thread kept for many jobs, one at a time (the registry's way: grammars load once, and its
- * memory is part of the running server's). Started on first use; a crash or a timeout ends it, and
- * the next job starts a new one.
- */
-export class ScanWorker {
-  private worker: Worker | undefined;
-  private pending: { resolve: (report: any) => void; reject: (error: Error) => void } | undefined;
-
-  constructor(private readonly limits: { timeoutMs: number; maxOldGenerationSizeMb: number }) {}
-
-  run<T = PartialReport>(job: ScanJob, transfer: ArrayBuffer[] = []): Promise<T> {
-    if (this.pending) return Promise.reject(new Error('this scan worker is busy'));
-    const worker = (this.worker ??= this.start());
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.stop(new ScanTimeout(this.limits.timeoutMs)), this.limits.timeoutMs);
-      const settle = () => {
-        clearTimeout(timer);
-        this.pending = undefined;
-      };
-      this.pending = {
-        resolve: (report) => (settle(), resolve(report)),
-        reject: (error) => (settle(), reject(error)),
-      };
-      worker.postMessage(job, transfer);
-    });
-  }
-
-  /** Ends the thread; a job in progress fails with `reason`. */
-  stop(reason = new Error('the scan worker was stopped')): Promise<unknown> {
-    const worker = this.worker;
-    this.worker = undefined;
-    this.pending?.reject(reason);
-    return worker ? worker.terminate() : Promise.resolve();
-  }
-
-  private start(): Worker {
-    const worker = new Worker(workerUrl(), {
-      resourceLimits: { maxOldGenerationSizeMb: this.limits.maxOldGenerationSizeMb },
-    });
-    worker.unref(); // an idle scan worker never keeps the process alive
-    worker.on('message', (report: unknown) => this.pending?.resolve(report));
-    const failed = (error: Error) => {
-      if (this.worker === worker) this.worker = undefined;
-      this.pending?.reject(error);
-    };
-    worker.on('error', failed);
-    worker.on('exit', (code) => failed(new Error(`the scan stopped (exit code ${code})`)));
-    return worker;
-  }
 }
 
 /** The report of several partial ones: findings in file, line and column order. */

@@ -49,7 +49,7 @@ export function buildApp(ctx: ServerContext): Hono<AppEnv> {
   app.use(headWithoutBody);
   if (options.rateLimit !== undefined) app.use(rateLimit(options.rateLimit, ctx.authenticate));
   // Before the routes, so that it sees their 404s: those of names this registry does not hold go upstream.
-  if (ctx.mirror) app.use(mirrorReads(ctx, ctx.mirror));
+  app.use(mirrorReads(ctx));
   for (const register of routeModules) register(app, ctx);
   app.notFound((c) =>
     c.json(new HttpError('not_found', noRoute(c.req.method, new URL(c.req.url).pathname)).body(), 404),

@@ -115,7 +115,7 @@ function startUp(options: ResolvedOptions, store: RegistryStore, archives: Archi
     .then((id) => claimStorage(archives, id))
     .then(() =>
       Promise.all([
-        bootstrapAdmin(store, admin, options.dataDir, shared, options.log).then(
+        bootstrapAdmin(store, admin, options.dataDir, { shared, rotate: options.rotateAdminToken }, options.log).then(
           (live) => void (state.adminLive = live),
         ),
         archives.sweep(),

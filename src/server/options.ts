@@ -29,6 +29,11 @@ export interface RegistryServerOptions {
   version?: string;
   /** The admin's token (NODEREG_ADMIN_TOKEN); generated into DIR/admin-token on first start when unset. */
   adminToken?: string;
+  /**
+   * On a shared database that holds another live admin token: make `adminToken` the admin's (the other
+   * stops working on every instance). Without it such a start is refused (`serve --rotate-admin-token`).
+   */
+  rotateAdminToken?: boolean;
   /** How long a request's headers may take to arrive, in ms; then 408. Default 60 s. */
   headersTimeout?: number;
   /**

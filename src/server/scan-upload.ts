@@ -8,7 +8,8 @@ import { atLeast, SCAN_QUEUE_PER_PUBLISHER, SCAN_SEVERITIES } from '../contract/
 import { COMPILED_PYTHON, SCAN_FLAG_AT, unscannedFlag, type SCAN_MODES } from '../shared/scan.js';
 import { SCAN_MAX_KEPT_FINDINGS, SCAN_QUEUE_MAX, SCAN_QUEUE_RETRY_AFTER_S, SCAN_TIMEOUT_MS } from '../shared/tuning.js';
 import type { Finding, ScanReport } from '../contract/scan.js';
-import { archiveClasses, PARSE_LIMITS, scanArchive, ScanTimeout, ScanWorker, type ArchiveEntry } from '../scan/run.js';
+import { archiveClasses, PARSE_LIMITS, scanArchive, type ArchiveEntry } from '../scan/run.js';
+import { ScanTimeout, ScanWorker } from '../scan/threads.js';
 import type { Extraction } from '../scan/node-classes/extract.js';
 import { mayFind } from '../scan/scanner.js';
 import { HttpError } from './errors.js';
@@ -165,20 +166,15 @@ export interface UploadScanner {
   close(): Promise<unknown>;
 }
 
-export function createUploadScanner(
-  mode: ScanMode,
-  log: (line: string) => void,
-  limits: ScanLimits = {},
-): UploadScanner {
-  // One core stays with the event loop; each worker is started on first use and kept.
+/**
+ * The scan workers, one per core but one (that core stays with the event loop), each started on first
+ * use and kept; publishers take them in turns (limiter). `refusal` is the 503 an upload would get now.
+ */
+function workerPool(mode: ScanMode, limits: ScanLimits) {
   const size = Math.max(1, availableParallelism() - 1);
   const workerLimits = {
     timeoutMs: limits.timeoutMs ?? SCAN_TIMEOUT_MS,
     maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb ?? 512,
-  };
-  const parseLimits = {
-    parseMs: limits.parseMs ?? PARSE_LIMITS.parseMs,
-    budgetMs: limits.budgetMs ?? PARSE_LIMITS.budgetMs,
   };
   const workers = Array.from({ length: size }, () => new ScanWorker(workerLimits));
   const idle = [...workers];
@@ -202,6 +198,45 @@ export function createUploadScanner(
       }
     });
   const close = () => Promise.all(workers.map((worker) => worker.stop()));
+  return { refusal, withWorker, close };
+}
+
+/** A small set whose every file the text gate passes over (INLINE_GATE_BYTES): it has no findings, no worker needed. */
+const quietInline = async (scannable: ArchiveEntry[]) =>
+  scannable.every((entry) => entry.data) &&
+  scannable.reduce((sum, entry) => sum + entry.size, 0) <= INLINE_GATE_BYTES &&
+  !(await anyMayFind(scannable));
+
+/** What a finished scan means for the version under `mode` (UploadScan). */
+function uploadScanOf(report: ScanReport, mode: ScanMode): UploadScan {
+  const { findings, omitted, stopped } = report;
+  const stopping = findings.filter((f) => !f.suppressed && atLeast(f.severity, SCAN_FLAG_AT));
+  const kept = [...findings].sort(bySeverity).slice(0, SCAN_MAX_KEPT_FINDINGS);
+  // a file not parsed (too large, or out of parse time) that names what a flagging rule looks for (or too large to read) may hide one
+  const unread = (report.skipped ?? []).find((s) => atLeast(s.severity, SCAN_FLAG_AT));
+  const flag = stopping.length
+    ? flagReason(stopping, !omitted && !stopped)
+    : unread
+      ? unscannedFlag(unread.file, unread.reason, unread.rules)
+      : undefined;
+  const complete = !omitted && !stopped && !unread && stopping.every((f) => f.fingerprint);
+  return {
+    findings: kept,
+    flag: mode === 'flag' ? flag : undefined,
+    approvable: mode === 'flag' && complete && stopping.length ? stopping : undefined,
+  };
+}
+
+export function createUploadScanner(
+  mode: ScanMode,
+  log: (line: string) => void,
+  limits: ScanLimits = {},
+): UploadScanner {
+  const parseLimits = {
+    parseMs: limits.parseMs ?? PARSE_LIMITS.parseMs,
+    budgetMs: limits.budgetMs ?? PARSE_LIMITS.budgetMs,
+  };
+  const { refusal, withWorker, close } = workerPool(mode, limits);
   const scan = async (
     zipPath: string,
     scannable: ArchiveEntry[],
@@ -226,21 +261,15 @@ export function createUploadScanner(
     loadable: ArchiveEntry[],
   ): Promise<UploadScan | undefined> => {
     if (mode === 'off') return undefined;
-    if (!scannable.length) return { findings: [] };
-    if (
-      scannable.every((entry) => entry.data) &&
-      scannable.reduce((sum, entry) => sum + entry.size, 0) <= INLINE_GATE_BYTES &&
-      !(await anyMayFind(scannable))
-    )
-      return { findings: [] };
+    if (!scannable.length || (await quietInline(scannable))) return { findings: [] };
     // refused here, not below: a full queue is no failed scan, and the upload may be sent again
     const refused = refusal(publisherId);
     if (refused) throw refused;
-    let report: ScanReport;
     try {
-      report = await withWorker(publisherId, (worker) =>
+      const report = await withWorker(publisherId, (worker) =>
         scanArchive(worker, zipPath, scannable, { server: true, limits: parseLimits }, loadable),
       );
+      return uploadScanOf(report, mode);
     } catch (error) {
       // A crash or a timeout: the upload stands and the server goes on (the worker is replaced on the next
       // scan). Nothing is known of the archive, so no findings are kept; under `flag` an admin must look.
@@ -249,22 +278,6 @@ export function createUploadScanner(
       const why = error instanceof ScanTimeout ? error.message : 'the scanner stopped';
       return { flag: mode === 'flag' ? `scan: could not finish (${why}); an admin must review it` : undefined };
     }
-    const { findings, omitted, stopped } = report;
-    const stopping = findings.filter((f) => !f.suppressed && atLeast(f.severity, SCAN_FLAG_AT));
-    const kept = [...findings].sort(bySeverity).slice(0, SCAN_MAX_KEPT_FINDINGS);
-    // a file not parsed (too large, or out of parse time) that names what a flagging rule looks for (or too large to read) may hide one
-    const unread = (report.skipped ?? []).find((s) => atLeast(s.severity, SCAN_FLAG_AT));
-    const flag = stopping.length
-      ? flagReason(stopping, !omitted && !stopped)
-      : unread
-        ? unscannedFlag(unread.file, unread.reason, unread.rules)
-        : undefined;
-    const complete = !omitted && !stopped && !unread && stopping.every((f) => f.fingerprint);
-    return {
-      findings: kept,
-      flag: mode === 'flag' ? flag : undefined,
-      approvable: mode === 'flag' && complete && stopping.length ? stopping : undefined,
-    };
   };
   const classes = async (
     zipPath: string,

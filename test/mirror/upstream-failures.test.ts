@@ -115,7 +115,9 @@ describe('the mirror when upstream fails', () => {
     const owner = await createUser(mirror);
     await createPublisher(mirror, owner, 'lumen');
     const pat = await createPat(mirror, owner, 'lumen');
+    // publishing a new id asks upstream whether it holds it (dependency-confusion.test.ts); after that, never
     await publishAndUpload(mirror, pat, 'lumen', 'private-fx', '1.0.0');
+    const before = standIn.requests.length;
     for (const path of [
       '/nodes/private-fx',
       '/nodes/private-fx/versions',
@@ -125,6 +127,6 @@ describe('the mirror when upstream fails', () => {
       '/archives/lumen/glow-fx/1.0.0/node.zip',
     ])
       await call(mirror.url, 'GET', path);
-    expect(standIn.requests).toEqual([]);
+    expect(standIn.requests.slice(before)).toEqual([]);
   });
 });

@@ -11,7 +11,8 @@ import {
   SCAN_PARSE_UNITS,
 } from '../../src/shared/scan.js';
 import type { Finding } from '../../src/contract/scan.js';
-import { mergeReports, scanFiles, ScanWorker, Tally } from '../../src/scan/run.js';
+import { mergeReports, scanFiles, Tally } from '../../src/scan/run.js';
+import { ScanWorker } from '../../src/scan/threads.js';
 import { Scanner } from '../../src/scan/scanner.js';
 import { tempDir } from '../helpers.js';
 import { writeTree } from '../package/fixtures.js';

@@ -2,6 +2,7 @@
 // running the code), keeps them with the version, and serves them on the hosted registry's
 // node-class routes (DESIGN.md §12).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { latency } from '../figures.js';
 import { startServer, type TestServer } from '../helpers.js';
 import {
   call,
@@ -146,6 +147,8 @@ describe('the node classes of uploaded versions', () => {
     const uploading = uploadTo(published.body.signedUrl, await makeZip(files));
     const answers = await healthzWhile(server, uploading, 5);
     expect(answers.length).toBeGreaterThan(0);
+    // how fast: a figure `npm run bench latency` holds to its target (100 ms)
+    latency('classes.healthz_p95_ms', answers, 0.95, 'while the node classes of a 2,000-file archive are extracted');
     const uploaded = await uploading;
     expect(uploaded.status, uploaded.text).toBe(200);
     expect(uploaded.body.comfy_node_extract_status).toBe('success');

@@ -167,11 +167,16 @@ describe('nodereg serve', () => {
     expect(lines).toContainEqual(expect.objectContaining({ method: 'GET', path: '/healthz', status: 200 }));
     expect(lines).toContainEqual(expect.objectContaining({ method: 'GET', path: '/no-such-route', status: 404 }));
     expect(lines).toContainEqual(expect.objectContaining({ level: 'info', message: `data dir: ${dataDir}` }));
+    // No secret in a JSON log (it is kept and shipped): the generated admin token stays in its file.
     expect(lines).toContainEqual(
       expect.objectContaining({
-        message: expect.stringMatching(/^admin token \(shown once; also in .*admin-token\): nrg_u_/),
+        message: `admin token generated into ${join(dataDir, 'admin-token')} (not written to a JSON log; read it there)`,
       }),
     );
+    for (const secret of ['admin-token', 'secret', 'callback-key'].map((file) =>
+      readFileSync(join(dataDir, file), 'utf8').trim(),
+    ))
+      expect(json.stderr() + json.stdout()).not.toContain(secret);
     expect(lines).toContainEqual(expect.objectContaining({ message: expect.stringMatching(/^SIGTERM: closing/) }));
     expect(parsed(json.stdout())).toEqual([
       expect.objectContaining({ level: 'info', message: `nodereg registry listening on ${json.url}`, url: json.url }),

@@ -99,6 +99,7 @@ describe('CSRF', () => {
       await web.post('/web/sign-out', { csrf: othersCsrf }),
       await web.post('/web/sign-out', { csrf }, 'https://evil.example'),
       await web.post('/web/sign-out', { csrf }, null),
+      await web.post('/web/sign-out', { csrf }, 'null'),
     ];
     for (const reply of refused) {
       expect(reply.status).toBe(403);

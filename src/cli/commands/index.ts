@@ -18,6 +18,11 @@ export const commands: CommandEntry[] = [
     load: () => import('./version.js'),
   },
   { name: 'review', summary: 'rate a node with 1 to 5 stars', load: () => import('./review.js') },
+  {
+    name: 'admin',
+    summary: 'operate a registry: review Flagged versions, release claims (admins only)',
+    load: () => import('./admin.js'),
+  },
   { name: 'token', summary: 'create, list and revoke access tokens', load: () => import('./token.js') },
   { name: 'user', summary: 'create users (admins only)', load: () => import('./user.js') },
   { name: 'login', summary: 'check a token and save it into a profile', load: () => import('./login.js') },
@@ -72,5 +77,15 @@ export const commands: CommandEntry[] = [
     name: 'restore',
     summary: 'copy a registry data dir into PostgreSQL and S3, or into a new SQLite data dir',
     load: () => import('./restore.js'),
+  },
+  {
+    name: 'verify',
+    summary: "check a version's signed provenance and print the repository and commit it was built from",
+    load: () => import('./verify.js'),
+  },
+  {
+    name: 'mirror',
+    summary: 'prefetch and inspect the cache of a registry that mirrors an upstream',
+    load: () => import('./mirror.js'),
   },
 ];

@@ -28,6 +28,10 @@ export function register(program: Command, ctx: Ctx): void {
       '--accept-findings',
       'publish even when the scan finds something at or above --fail-on (the registry may still flag the version)',
     )
+    .option(
+      '--trusted',
+      "publish with the CI job's OIDC token, exchanged at the registry for a 15-minute token (the default in GitHub Actions with id-token: write and no NODEREG_TOKEN)",
+    )
     .action((dir: string | undefined, options: PublishOptions) => publishProject(ctx, dir, options))
     .addHelpText('after', exitCodesHelp('publish'));
   examples(command, [
@@ -35,5 +39,6 @@ export function register(program: Command, ctx: Ctx): void {
     'NODEREG_TOKEN=... nodereg publish --skip-existing --changelog-file CHANGELOG.md',
     'nodereg publish ./my-node --publisher my-team --create-publisher',
     'nodereg publish --fail-on critical',
+    'nodereg publish --trusted',
   ]);
 }

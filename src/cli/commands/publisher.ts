@@ -12,6 +12,7 @@ import { registerInvitations } from './publisher/invitations.js';
 import { registerList } from './publisher/list.js';
 import { membersTable } from './publisher/members.js';
 import { registerMembers } from './publisher/members.js';
+import { registerTrustCommands } from './publisher-trust.js';
 
 interface ProfileOptions {
   name?: string;
@@ -80,6 +81,7 @@ export function register(program: Command, ctx: Ctx): void {
   registerMembers(publisher, ctx);
   registerInvitations(publisher, ctx);
   registerList(publisher, ctx);
+  registerTrustCommands(publisher, ctx);
 }
 
 function registerCreate(publisher: Command, ctx: Ctx): void {

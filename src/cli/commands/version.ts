@@ -18,6 +18,7 @@ import {
 import { examples } from '../examples.js';
 import { nodeVersions } from './node-show.js';
 import { routes } from '../../client/routes.js';
+import { registerAppeal } from './version-appeal.js';
 import { registerWithdraw } from './version/withdraw.js';
 
 interface UpdateOptions {
@@ -45,6 +46,7 @@ export function register(program: Command, ctx: Ctx): void {
   registerUpdate(version, ctx);
   registerDeprecate(version, ctx);
   registerWithdraw(version, ctx);
+  registerAppeal(version, ctx);
 }
 
 function registerUpdate(version: Command, ctx: Ctx): void {

@@ -1,30 +1,12 @@
 // `nodereg workflow deps FILE`: the packs a workflow needs, resolved against the registry.
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ApiError } from '../../client/errors.js';
 import { routes } from '../../client/routes.js';
 import type { Ctx } from '../context.js';
-import { fileProblem, invalidInput, toCliError } from '../errors.js';
+import { toCliError } from '../errors.js';
 import { depsText, resolveDeps } from '../workflow/deps.js';
-import { WorkflowFormatError, workflowNodeTypes } from '../workflow/node-types.js';
+import { readWorkflowTypes } from '../workflow/read-file.js';
 import { examples } from '../examples.js';
-
-function readWorkflow(file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw invalidInput(`cannot read ${file}: ${fileProblem(error)}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw invalidInput(
-      `${file} is not JSON: ${(error as Error).message}`,
-      'give the workflow as the host application saves or exports it (.json)',
-    );
-  }
-}
 
 export function register(program: Command, ctx: Ctx): void {
   const workflow = examples(program.command('workflow').description('read workflows of the host application'), [
@@ -36,13 +18,7 @@ export function register(program: Command, ctx: Ctx): void {
       'list the packs a workflow needs (UI or API format): each node class resolved against the registry, core classes and unknown ones apart',
     )
     .action(async (file: string) => {
-      let types;
-      try {
-        types = workflowNodeTypes(readWorkflow(file));
-      } catch (error) {
-        if (error instanceof WorkflowFormatError) throw invalidInput(`${file}: ${error.message}`);
-        throw error;
-      }
+      const types = readWorkflowTypes(file);
       const client = await ctx.client();
       const lookup = async (comfyNodeName: string) => {
         try {

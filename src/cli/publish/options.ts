@@ -10,4 +10,6 @@ export interface PublishOptions extends ChangelogFlags {
   publisher?: string;
   createPublisher?: boolean;
   maxSize?: string;
+  /** Publish with the CI job's OIDC token, exchanged at the registry (trusted.ts). */
+  trusted?: boolean;
 }

@@ -27,6 +27,7 @@ import { checkLimits, leftBehind, resumeCommand, settledLater } from './left-beh
 import type { PublishOptions } from './options.js';
 import { flagged, report, reportExisting } from './report.js';
 import { type Sending, sendPublish, uploadArchive } from './send.js';
+import { publishClient } from './trusted.js';
 
 export type { PublishOptions } from './options.js';
 
@@ -44,7 +45,10 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
   const registry = options.dryRun
     ? undefined
     : settledLater(
-        ctx.client({ requireToken: true }).then(async (client) => ({ client, limits: await fetchLimits(client) })),
+        publishClient(ctx, options.trusted, { publisherId, nodeId: request.nodeId }).then(async (client) => ({
+          client,
+          limits: await fetchLimits(client),
+        })),
       );
   const temp = mkdtempSync(join(tmpdir(), 'nodereg-publish-'));
   const path = join(temp, 'node.zip');

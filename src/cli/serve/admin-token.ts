@@ -23,7 +23,10 @@ export async function reportAdminToken(
     (adminTokenFile && !hadAdminTokenFile && existsSync(adminTokenFile)
       ? readFileSync(adminTokenFile, 'utf8').trim()
       : undefined);
-  if (generated) info(`admin token (shown once; also in ${adminTokenFile}): ${generated}`);
+  // A JSON log is kept and shipped to log stores: the token stays in its 0600 file there.
+  if (generated && ctx.out.jsonLines)
+    info(`admin token generated into ${adminTokenFile} (not written to a JSON log; read it there)`);
+  else if (generated) info(`admin token (shown once; also in ${adminTokenFile}): ${generated}`);
   // Every later start says where it is: a first start that failed after generating it (a port in use) printed nothing.
   else if (adminTokenFile && server.liveFileAdminToken)
     info(`admin token: in ${adminTokenFile} (printed only when generated)`);

@@ -10,9 +10,10 @@ import { dataDirOption } from '../data-dir.js';
 import { addProxyFlags, type ProxyFlags, proxyOptionsFromFlags } from '../proxy-flags.js';
 import { parseHost, parsePort, parsePublicUrl, parseRateLimit, parseSizeFlag } from './values.js';
 import { addUpstreamFlags, type UpstreamFlags } from './upstream-flags.js';
+import { addOidcFlags, type OidcFlags, oidcOptionsFromFlags } from './oidc-flags.js';
 
 /** The flags as commander hands them to the action. */
-export interface ServeFlags extends ProxyFlags, UpstreamFlags {
+export interface ServeFlags extends ProxyFlags, UpstreamFlags, OidcFlags {
   host: string;
   port: string;
   dataDir?: string;
@@ -27,6 +28,7 @@ export interface ServeFlags extends ProxyFlags, UpstreamFlags {
   log: 'pretty' | 'json' | 'off';
   seed?: boolean;
   migrateOnly?: boolean;
+  rotateAdminToken?: boolean;
 }
 
 const LOG_FORMATS = ['pretty', 'json', 'off'] as const;
@@ -88,15 +90,19 @@ export function addServeOptions(command: Command): Command {
       '--migrate-only',
       'apply the database migrations and exit (instances starting together wait for each other)',
     )
-    .option('--seed', 'on an empty data dir, create an example publisher and a published node');
-  return addUpstreamFlags(addProxyFlags(command));
+    .option('--seed', 'on an empty data dir, create an example publisher and a published node')
+    .option(
+      '--rotate-admin-token',
+      "make NODEREG_ADMIN_TOKEN the admin's token of a shared database that holds another (that one stops working on every instance); without it such a start is refused",
+    );
+  return addOidcFlags(addUpstreamFlags(addProxyFlags(command)));
 }
 
 /** What the flags set in the registry server's options, the way the server takes it. */
 export type ServeSettings = Required<
   Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'scan' | 'maxArchive' | 'maxUnpacked' | 'proxy'>
 > &
-  Pick<RegistryServerOptions, 'publicUrl' | 'rateLimit' | 'upstream'>;
+  Pick<RegistryServerOptions, 'publicUrl' | 'rateLimit' | 'upstream' | 'oidcIssuers' | 'oidcAudience'>;
 
 /** Checks every flag the server takes before anything starts; the first bad one is a usage error. */
 export function serverSettings(flags: ServeFlags, env: NodeJS.ProcessEnv): ServeSettings {
@@ -107,5 +113,17 @@ export function serverSettings(flags: ServeFlags, env: NodeJS.ProcessEnv): Serve
   const publicUrl = flags.publicUrl === undefined ? undefined : parsePublicUrl(flags.publicUrl);
   const host = parseHost(flags.host);
   const proxy = proxyOptionsFromFlags(flags, env);
-  return { host, port, publicUrl, review: flags.review, scan: flags.scan, maxArchive, maxUnpacked, rateLimit, proxy };
+  const oidc = oidcOptionsFromFlags(flags, env);
+  return {
+    host,
+    port,
+    publicUrl,
+    review: flags.review,
+    scan: flags.scan,
+    maxArchive,
+    maxUnpacked,
+    rateLimit,
+    proxy,
+    ...oidc,
+  };
 }

@@ -47,6 +47,7 @@ export async function startServer(
       accessLog: accessLog(flags.log, ctx.out) ?? false,
       version: ctx.version,
       adminToken: ctx.env.NODEREG_ADMIN_TOKEN || undefined,
+      rotateAdminToken: flags.rotateAdminToken,
     });
   } catch (error) {
     const source = flags.dataDir !== undefined ? '--data-dir' : ctx.env.XDG_DATA_HOME ? 'XDG_DATA_HOME' : 'HOME';

@@ -7,22 +7,10 @@
 // `maxDepth` levels deep; past either, the module is reported as not fully analysed.
 import type { Node } from 'web-tree-sitter';
 import { SCAN_MAX_FINDINGS_PER_RULE } from '../../shared/scan.js';
-import { callValue } from './calls.js';
-import { member, named } from './members.js';
+import { exprValue } from './expressions.js';
+import { named } from './members.js';
 import { needsResolution } from './triggers.js';
-import {
-  UNKNOWN,
-  concat,
-  joinPath,
-  ref,
-  str,
-  unescape,
-  OWN,
-  SITE,
-  UNKNOWN_PART,
-  type FunctionInfo,
-  type Value,
-} from './value.js';
+import { UNKNOWN, concat, ref, str, OWN, type FunctionInfo, type Value } from './value.js';
 
 /** Names Python finds in builtins: their calls are resolved as `builtins.NAME`. */
 const BUILTINS = new Set([
@@ -138,7 +126,8 @@ export class PythonModule {
   }
 
   /** Counts a node against the budget; false once the walk must stop. */
-  private spend(node: Node, depth: number): boolean {
+  /** Counts a visit of `node`; false past the budget or the depth (the module is then not fully analysed). */
+  spend(node: Node, depth: number): boolean {
     if (this.result.incomplete) return false;
     if (++this.visited > this.limits.budget)
       this.result.incomplete = {
@@ -351,100 +340,8 @@ export class PythonModule {
     return BUILTINS.has(name) ? ref(`builtins.${name}`) : UNKNOWN;
   }
 
+  /** What an expression holds, as far as the layer follows it (expressions.ts). */
   expr(node: Node, scopes: Scope[], ctx: Context, depth: number): Value {
-    if (!this.spend(node, depth)) return UNKNOWN;
-    switch (node.type) {
-      case 'identifier':
-        return this.lookupName(node.text, scopes);
-      case 'string':
-        return this.stringValue(node, scopes, ctx, depth);
-      case 'concatenated_string':
-        return node.namedChildren.reduce<Value>(
-          (acc, part) => concat(acc, this.expr(part!, scopes, ctx, depth + 1)),
-          str(''),
-        );
-      case 'integer':
-        return { k: 'num', v: Number(node.text.replace(/_/g, '')) };
-      case 'true':
-      case 'false':
-      case 'none':
-        return ref(`builtins.${node.text}`);
-      case 'parenthesized_expression':
-      case 'await':
-        return node.namedChildren[0] ? this.expr(node.namedChildren[0], scopes, ctx, depth + 1) : UNKNOWN;
-      case 'list':
-      case 'tuple':
-      case 'set':
-        return { k: 'list', items: [...named(node)].map((c) => this.expr(c, scopes, ctx, depth + 1)) };
-      case 'dictionary': {
-        const entries = new Map<string, Value>();
-        for (const pair of named(node)) {
-          if (pair.type !== 'pair') continue;
-          const key = this.expr(pair.childForFieldName('key')!, scopes, ctx, depth + 1);
-          const value = this.expr(pair.childForFieldName('value')!, scopes, ctx, depth + 1);
-          if (key.k === 'str') entries.set(key.v, value);
-        }
-        return { k: 'dict', entries };
-      }
-      case 'binary_operator': {
-        const left = this.expr(node.childForFieldName('left')!, scopes, ctx, depth + 1);
-        const right = this.expr(node.childForFieldName('right')!, scopes, ctx, depth + 1);
-        const operator = node.childForFieldName('operator')?.text;
-        if (operator === '+') return concat(left, right);
-        if (operator === '/' && (left.k === 'str' || right.k === 'str')) return joinPath([left, right]);
-        return UNKNOWN;
-      }
-      case 'lambda':
-        return { k: 'lambda', node };
-      case 'attribute':
-        return member(
-          this.expr(node.childForFieldName('object')!, scopes, ctx, depth + 1),
-          node.childForFieldName('attribute')!.text,
-          this.selfAttrs,
-          node,
-        );
-      case 'subscript':
-        return this.subscript(node, scopes, ctx, depth);
-      case 'call':
-        return callValue(this, node, scopes, ctx, depth + 1);
-      default:
-        // what is not a value we follow is still walked: the calls inside it are calls
-        for (const child of named(node)) this.expr(child, scopes, ctx, depth + 1);
-        return UNKNOWN;
-    }
-  }
-
-  private stringValue(node: Node, scopes: Scope[], ctx: Context, depth: number): Value {
-    let out = '';
-    for (const child of node.namedChildren) {
-      if (child?.type === 'string_content') out += unescape(child.text);
-      else if (child?.type === 'escape_sequence') out += unescape(child.text);
-      else if (child?.type === 'interpolation') {
-        const inner = child.namedChildren[0];
-        const value = inner ? this.expr(inner, scopes, ctx, depth + 1) : UNKNOWN;
-        out += value.k === 'str' ? value.v : value.k === 'num' ? String(value.v) : UNKNOWN_PART;
-      }
-    }
-    return str(out);
-  }
-
-  private subscript(node: Node, scopes: Scope[], ctx: Context, depth: number): Value {
-    const container = this.expr(node.childForFieldName('value')!, scopes, ctx, depth + 1);
-    const keyNode = node.childForFieldName('subscript');
-    const key = keyNode ? this.expr(keyNode, scopes, ctx, depth + 1) : UNKNOWN;
-    if (key.k === 'num' && container.k === 'list') return container.items.at(key.v) ?? UNKNOWN;
-    if (key.k !== 'str')
-      return container.k === 'list' && container.items[0]?.k === 'str' && container.items[0].v.startsWith(SITE)
-        ? container.items[0]
-        : UNKNOWN;
-    if (container.k === 'dict') return container.entries.get(key.v) ?? UNKNOWN;
-    if (container.k === 'ns')
-      return container.path ? ref(`${container.path}.${key.v}`) : this.lookupName(key.v, [this.module]);
-    if (container.k === 'ref') {
-      if (container.path === 'builtins') return ref(`builtins.${key.v}`);
-      if (container.path === 'sys.modules') return ref(key.v);
-      if (container.path === 'os.environ') return str(`${UNKNOWN_PART}${key.v}${UNKNOWN_PART}`);
-    }
-    return UNKNOWN;
+    return exprValue(this, node, scopes, ctx, depth);
   }
 }

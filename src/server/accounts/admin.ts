@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createOnce } from '../data-dir.js';
+import { StartRefusedError } from '../start-refusal.js';
 import type { Authenticate, Principal } from '../route.js';
 import { TOKEN_USE_GRANULARITY_MS, type RegistryStore } from '../store/registry-store.js';
 import { generateToken, hashToken, shownPrefix } from './tokens.js';
@@ -41,18 +42,22 @@ export async function bootstrapAdmin(
   store: RegistryStore,
   admin: { token: string; generated: boolean; given: boolean },
   dataDir: string | undefined,
-  shared: boolean,
+  { shared, rotate = false }: { shared: boolean; rotate?: boolean },
   log: ((line: string) => void) | undefined,
 ): Promise<boolean> {
-  if (
-    await store.ensureBootstrapAdmin(
-      ADMIN_USER_ID,
-      hashToken(admin.token),
-      shownPrefix(admin.token),
-      shared && !admin.given,
-    )
-  )
+  // A given token on a shared database replaces the fleet's only when told to: one instance started with
+  // another NODEREG_ADMIN_TOKEN would otherwise revoke the token every other instance's admin uses.
+  const keepLive = shared && (!admin.given || !rotate);
+  if (await store.ensureBootstrapAdmin(ADMIN_USER_ID, hashToken(admin.token), shownPrefix(admin.token), keepLive))
     return true;
+  if (admin.given) {
+    throw new StartRefusedError(
+      `NODEREG_ADMIN_TOKEN (${shownPrefix(admin.token)}…) is not the admin token the shared database holds: starting with it would revoke the token every other instance's admin uses`,
+      'admin_token_differs',
+      "give this instance the fleet's NODEREG_ADMIN_TOKEN (the same on every instance); or, to replace it on every instance, start this one once with --rotate-admin-token and then give the new token to the others",
+      'invalid',
+    );
+  }
   const file = join(dataDir!, 'admin-token');
   if (admin.generated) rmSync(file, { force: true });
   // The file stays: it may still be the live token of the dir's own registry.db, which --database leaves behind.

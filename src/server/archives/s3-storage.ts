@@ -24,6 +24,7 @@ import {
   StorageUnavailableError,
   type ArchiveStorage,
   type ByteRange,
+  type OpenedArchive,
 } from './storage.js';
 
 /** The object metadata (x-amz-meta-sha256) an archive's SHA-256 is stored in, to tell its bytes without reading them. */
@@ -169,6 +170,82 @@ async function sweepStaleSpools(own: string): Promise<void> {
   }
 }
 
+type S3Object = { Bucket: string; Key: string };
+
+/** The object's size and the SHA-256 we stored with it, or undefined when there is none. */
+async function headObject(client: S3Client, object: S3Object) {
+  return client.send(new HeadObjectCommand(object)).then(
+    (found) => ({ size: found.ContentLength, sha256: found.Metadata?.[SHA256_METADATA] }),
+    (error: unknown) => (missing(error) ? undefined : Promise.reject(error)),
+  );
+}
+
+/**
+ * One PUT, then a HEAD for the size stored: a look-alike or a captive proxy may answer 200 and store
+ * nothing. Not the ETag: it is the body's MD5 only without SSE-KMS or SSE-C, and not on every S3-compatible server.
+ * With `once`, the PUT is conditional (If-None-Match: *) and checked first, for servers that ignore
+ * the condition: false when an object was there. `sha256` is kept as the object's metadata and checked back.
+ */
+async function putChecked(
+  client: S3Client,
+  object: S3Object,
+  put: { body: () => Buffer | Readable; size: number; contentType: string; once?: boolean; sha256?: string },
+): Promise<boolean> {
+  const { body, size, contentType, once = false, sha256 } = put;
+  if (once && (await headObject(client, object))) return false;
+  try {
+    await client.send(
+      new PutObjectCommand({
+        ...object,
+        Body: body(),
+        ContentLength: size,
+        ContentType: contentType,
+        IfNoneMatch: once ? '*' : undefined,
+        Metadata: sha256 ? { [SHA256_METADATA]: sha256 } : undefined,
+      }),
+    );
+  } catch (error) {
+    // 412: another writer made it first; 409: one is making it now.
+    const status = (error as S3ServiceException).$metadata?.httpStatusCode;
+    if (once && (status === 412 || status === 409)) return false;
+    throw error;
+  }
+  const stored = await headObject(client, object);
+  if (stored?.size !== size) {
+    throw new StorageUnavailableError(
+      `the S3 server answered the PUT of ${object.Key} (${size} bytes) as stored, and stored ${stored === undefined ? 'nothing' : `${stored.size} bytes`}`,
+    );
+  }
+  if (sha256 && stored.sha256 !== undefined && stored.sha256 !== sha256)
+    throw new ArchiveExistsError(object.Key, stored.sha256);
+  return true;
+}
+
+/** An object's body and whole size, or a range of it; undefined when there is no such object. */
+async function openObject(
+  client: S3Client,
+  object: { Bucket: string; Key: string },
+  range: ByteRange | undefined,
+): Promise<OpenedArchive | undefined> {
+  try {
+    const answer = await client.send(
+      new GetObjectCommand({ ...object, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+    );
+    // With a range, the whole size is after the slash of Content-Range. A server may ignore the Range
+    // (HTTP allows it): then the whole object comes, without Content-Range, and the range is cut from it.
+    const ranged = range !== undefined && answer.ContentRange !== undefined;
+    const size = ranged ? Number(/\/(\d+)$/.exec(answer.ContentRange!)?.[1]) : Number(answer.ContentLength);
+    // The socket timeout was for S3's answer: from here a client that reads slowly pauses the body
+    // (backpressure), and an idle limit would cut its download midway.
+    (answer.Body as IncomingMessage).socket?.setTimeout(0);
+    const body = answer.Body as Readable;
+    return { stream: range && !ranged ? Readable.from(bytesOf(body, range)) : body, size };
+  } catch (error) {
+    if (missing(error)) return undefined;
+    throw error;
+  }
+}
+
 export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorage {
   const client = s3ClientFromEnv(options.env, options.timeouts);
   const { bucket } = options;
@@ -180,58 +257,6 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
   const spoolDir = options.spoolDir ?? mkdtempSync(join(tmpdir(), SPOOL_PREFIX));
   mkdirSync(spoolDir, { recursive: true });
 
-  /** The object's size and the SHA-256 we stored with it, or undefined when there is none. */
-  async function head(Key: string) {
-    return client.send(new HeadObjectCommand({ Bucket: bucket, Key })).then(
-      (found) => ({ size: found.ContentLength, sha256: found.Metadata?.[SHA256_METADATA] }),
-      (error: unknown) => (missing(error) ? undefined : Promise.reject(error)),
-    );
-  }
-
-  /**
-   * One PUT, then a HEAD for the size stored: a look-alike or a captive proxy may answer 200 and store
-   * nothing. Not the ETag: it is the body's MD5 only without SSE-KMS or SSE-C, and not on every S3-compatible server.
-   * With `once`, the PUT is conditional (If-None-Match: *) and checked first, for servers that ignore
-   * the condition: false when an object was there. `sha256` is kept as the object's metadata and checked back.
-   */
-  async function put(
-    key: string,
-    body: () => Buffer | Readable,
-    size: number,
-    contentType: string,
-    { once = false, sha256 }: { once?: boolean; sha256?: string } = {},
-  ): Promise<boolean> {
-    const Key = objectKey(key);
-    if (once && (await head(Key))) return false;
-    try {
-      await client.send(
-        new PutObjectCommand({
-          Bucket: bucket,
-          Key,
-          Body: body(),
-          ContentLength: size,
-          ContentType: contentType,
-          IfNoneMatch: once ? '*' : undefined,
-          Metadata: sha256 ? { [SHA256_METADATA]: sha256 } : undefined,
-        }),
-      );
-    } catch (error) {
-      // 412: another writer made it first; 409: one is making it now.
-      const status = (error as S3ServiceException).$metadata?.httpStatusCode;
-      if (once && (status === 412 || status === 409)) return false;
-      throw error;
-    }
-    const stored = await head(Key);
-    if (stored?.size !== size) {
-      throw new StorageUnavailableError(
-        `the S3 server answered the PUT of ${Key} (${size} bytes) as stored, and stored ${stored === undefined ? 'nothing' : `${stored.size} bytes`}`,
-      );
-    }
-    if (sha256 && stored.sha256 !== undefined && stored.sha256 !== sha256)
-      throw new ArchiveExistsError(key, stored.sha256);
-    return true;
-  }
-
   return {
     receive: (body, maxBytes, memory) => receiveToFile(body, maxBytes, spoolDir, memory),
 
@@ -242,15 +267,22 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
         throw new Error(`an archive of ${received.size} bytes is over the ${S3_MAX_PUT} bytes one S3 PUT takes`);
       const { sha256 } = received;
       const body = () => createReadStream(received.tempPath);
-      if (!(await put(key, body, received.size, 'application/zip', { once: true, sha256 }))) {
+      const object = { Bucket: bucket, Key: objectKey(key) };
+      const put = { body, size: received.size, contentType: 'application/zip', once: true, sha256 };
+      if (!(await putChecked(client, object, put))) {
         // Written once: the same bytes already there are this archive (a retry); others stay as they are.
-        const existing = await head(objectKey(key));
+        const existing = await headObject(client, object);
         if (existing?.sha256 !== sha256) throw new ArchiveExistsError(key, existing?.sha256);
       }
       await rm(received.tempPath, { force: true });
     },
 
-    writeOnce: (key, data, contentType) => put(key, () => data, data.length, contentType, { once: true }),
+    writeOnce: (key, data, contentType) =>
+      putChecked(
+        client,
+        { Bucket: bucket, Key: objectKey(key) },
+        { body: () => data, size: data.length, contentType, once: true },
+      ),
 
     where: (key) => `s3://${bucket}/${objectKey(key)}`,
 
@@ -259,7 +291,11 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
     },
 
     async write(key, data, contentType) {
-      await put(key, () => data, data.length, contentType);
+      await putChecked(
+        client,
+        { Bucket: bucket, Key: objectKey(key) },
+        { body: () => data, size: data.length, contentType },
+      );
     },
 
     async remove(key) {
@@ -276,29 +312,7 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
       }
     },
 
-    async open(key, range) {
-      try {
-        const object = await client.send(
-          new GetObjectCommand({
-            Bucket: bucket,
-            Key: objectKey(key),
-            Range: range ? `bytes=${range.start}-${range.end}` : undefined,
-          }),
-        );
-        // With a range, the whole size is after the slash of Content-Range. A server may ignore the Range
-        // (HTTP allows it): then the whole object comes, without Content-Range, and the range is cut from it.
-        const ranged = range !== undefined && object.ContentRange !== undefined;
-        const size = ranged ? Number(/\/(\d+)$/.exec(object.ContentRange!)?.[1]) : Number(object.ContentLength);
-        // The socket timeout was for S3's answer: from here a client that reads slowly pauses the body
-        // (backpressure), and an idle limit would cut its download midway.
-        (object.Body as IncomingMessage).socket?.setTimeout(0);
-        const body = object.Body as Readable;
-        return { stream: range && !ranged ? Readable.from(bytesOf(body, range)) : body, size };
-      } catch (error) {
-        if (missing(error)) return undefined;
-        throw error;
-      }
-    },
+    open: async (key, range) => openObject(client, { Bucket: bucket, Key: objectKey(key) }, range),
 
     // Nothing temporary is ever in the bucket: only the spool dirs have leftovers of a crash.
     async sweep() {

@@ -20,6 +20,8 @@ interface ArchiveDeps {
   cache: MirrorCache;
   findVersion(entry: MirrorEntry, asked: string): UpstreamVersion;
   report(line: string): void;
+  /** The kept cache only: an archive not kept is not fetched. */
+  offline?: boolean;
 }
 
 export function createArchiveOpener(deps: ArchiveDeps) {
@@ -78,6 +80,7 @@ export function createArchiveOpener(deps: ArchiveDeps) {
       pinned.last_used = now();
       return { opened: kept, sha256: pinned.sha256 };
     }
+    if (deps.offline) throw notFound(`the archive of version ${version.version} of node ${entry.id} was not kept`);
     const record = await fetchOnce(entry, version, key);
     const opened = await archives.open(key);
     if (!opened) throw notFound(`the archive of version ${version.version} of node ${entry.id} is missing`);

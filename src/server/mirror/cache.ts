@@ -62,7 +62,7 @@ export function refuseChanged(
   return true;
 }
 
-const INDEX_KEY = `${PREFIX}/index.json`;
+export const INDEX_KEY = `${PREFIX}/index.json`;
 
 export const entryKey = (nodeId: string) => `${PREFIX}/nodes/${nodeId.toLowerCase()}.json`;
 export const mirroredArchiveKey = (nodeId: string, version: string) =>

@@ -6,17 +6,19 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { ServerContext } from '../context.js';
 import { HttpError } from '../errors.js';
 import type { AppEnv } from '../route.js';
-import { publisherOf, type MirrorEntry } from './cache.js';
-import { ORIGIN_HEADER, STALE_HEADER, type Mirror, type MirrorRead } from './service.js';
-import type { UpstreamVersion } from './upstream.js';
+import { INDEX_KEY, publisherOf, type MirrorEntry } from './cache.js';
+import { createMirror, ORIGIN_HEADER, STALE_HEADER, type Mirror, type MirrorRead } from './service.js';
+import { asHttpError, UpstreamError, type UpstreamVersion } from './upstream.js';
 
 type Read =
+  | { kind: 'class'; className: string; nodeId?: undefined }
   | { kind: 'node' | 'versions' | 'install'; nodeId: string }
   | { kind: 'version'; nodeId: string; version: string }
   | { kind: 'archive'; publisherId: string; nodeId: string; version: string };
 
 const NODE_READ = /^\/nodes\/([^/]+)(?:\/(versions|install))?(?:\/([^/]+))?$/;
 const ARCHIVE_READ = /^\/archives\/([^/]+)\/([^/]+)\/([^/]+)\/node\.zip$/;
+const CLASS_READ = /^\/comfy-nodes\/([^/]+)\/node$/;
 
 function decode(segment: string): string | undefined {
   try {
@@ -32,6 +34,11 @@ export function mirrorRead(path: string): Read | undefined {
   if (archive) {
     const [publisherId, nodeId, version] = archive.slice(1).map(decode);
     return publisherId && nodeId && version ? { kind: 'archive', publisherId, nodeId, version } : undefined;
+  }
+  const defining = CLASS_READ.exec(path);
+  if (defining) {
+    const className = decode(defining[1]!);
+    return className ? { kind: 'class', className } : undefined;
   }
   const node = NODE_READ.exec(path);
   if (!node) return undefined;
@@ -87,10 +94,31 @@ function answerHeaders(read: MirrorRead, type: string): Record<string, string> {
   };
 }
 
-async function answer(c: Context<AppEnv>, mirror: Mirror, publicUrl: string, asked: Read): Promise<Response> {
-  const read = await mirror.read(asked.nodeId);
+/** The node upstream says defines a class, kept as any node read; a node id this registry holds is not upstream's to answer. */
+async function definingNode(ctx: ServerContext, mirror: Mirror, className: string): Promise<string> {
+  let id: string;
+  try {
+    id = (await mirror.upstream.classNode(className)).id;
+  } catch (error) {
+    if (error instanceof UpstreamError && error.kind === 'not_found')
+      throw new HttpError(
+        'not_found',
+        `no node here or at the upstream registry ${mirror.url} defines the node class ${className}`,
+      );
+    throw asHttpError(error, className, mirror.url);
+  }
+  if (await ctx.store.getNode(id))
+    throw new HttpError('not_found', `no node of this registry defines the node class ${className}`);
+  return id;
+}
+
+async function answer(c: Context<AppEnv>, ctx: ServerContext, mirror: Mirror, asked: Read): Promise<Response> {
+  const publicUrl = ctx.publicUrl();
+  const nodeId = asked.kind === 'class' ? await definingNode(ctx, mirror, asked.className) : asked.nodeId;
+  const read = await mirror.read(nodeId);
   const { entry } = read;
   switch (asked.kind) {
+    case 'class':
     case 'node':
       return json(mirroredNode(mirror, entry, publicUrl), read);
     case 'versions': {
@@ -125,21 +153,33 @@ async function answer(c: Context<AppEnv>, mirror: Mirror, publicUrl: string, ask
   }
 }
 
+/** The mirror of a cache kept in the archive storage, serving it offline; undefined when there is none. */
+async function keptCache(ctx: ServerContext): Promise<Mirror | undefined> {
+  if (!(await ctx.archives.exists(INDEX_KEY))) return undefined;
+  const deps = { archives: ctx.archives, publicUrl: ctx.publicUrl, maxArchive: ctx.options.maxArchive, log: ctx.log };
+  return createMirror(deps, { url: 'none (the kept cache only)', offline: true });
+}
+
 /**
  * Runs after the routes: a 404 of a read the mirror answers, for a name this registry does not hold,
  * becomes the mirror's answer (or its error in our shape).
  */
-export function mirrorReads(ctx: ServerContext, mirror: Mirror): MiddlewareHandler<AppEnv> {
+export function mirrorReads(ctx: ServerContext): MiddlewareHandler<AppEnv> {
+  // Without --upstream, a cache kept by the mirror this data dir was restored from is served as it is.
+  let offline: Promise<Mirror | undefined> | undefined;
+  const mirrorOf = () => (ctx.mirror ? Promise.resolve(ctx.mirror) : (offline ??= keptCache(ctx)));
   return async (c, next) => {
     await next();
     if (c.res.status !== 404 || (c.req.method !== 'GET' && c.req.method !== 'HEAD')) return;
     const asked = mirrorRead(new URL(c.req.url).pathname);
-    if (!asked) return;
-    if (await ctx.store.getNode(asked.nodeId)) return;
+    if (!asked || (asked.kind === 'class' && !ctx.mirror)) return;
+    const mirror = await mirrorOf();
+    if (!mirror) return;
+    if (asked.nodeId !== undefined && (await ctx.store.getNode(asked.nodeId))) return;
     if (asked.kind === 'archive' && (await ctx.store.getPublisher(asked.publisherId))) return;
     let response: Response;
     try {
-      response = await answer(c, mirror, ctx.publicUrl(), asked);
+      response = await answer(c, ctx, mirror, asked);
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
       response = new Response(JSON.stringify(error.body()), {

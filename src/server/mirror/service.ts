@@ -28,6 +28,11 @@ export interface MirrorOptions {
   allowIds?: string[];
   /** The operator's filter of upstream versions (`--upstream-policy`). */
   policy?: MirrorPolicy;
+  /**
+   * Serve the kept cache only, never asking upstream: a registry restored from a mirror's backup and
+   * started without --upstream (an air-gapped copy).
+   */
+  offline?: boolean;
 }
 
 export interface MirrorDeps {
@@ -115,6 +120,10 @@ export function createMirror(deps: MirrorDeps, options: MirrorOptions) {
   /** The node's entry: kept and current, else renewed within the deadline, else kept and stale; else read from upstream. */
   async function read(nodeId: string): Promise<MirrorRead> {
     const kept = await cache.get(nodeId);
+    if (options.offline) {
+      if (!kept) throw notFound(`node ${nodeId} not found`);
+      return { entry: kept, stale: false };
+    }
     if (!kept) {
       try {
         return { entry: await refresh(nodeId, undefined), stale: false };
@@ -143,7 +152,7 @@ export function createMirror(deps: MirrorDeps, options: MirrorOptions) {
     return version;
   }
 
-  const openArchive = createArchiveOpener({ ...deps, upstream, cache, findVersion, report });
+  const openArchive = createArchiveOpener({ ...deps, upstream, cache, findVersion, report, offline: options.offline });
   return {
     url: upstream.url,
     read,

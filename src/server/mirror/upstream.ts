@@ -95,6 +95,7 @@ export type UpstreamNode = z.output<typeof Node>;
 export type UpstreamVersion = z.output<typeof NodeVersion>;
 
 const VersionList = z.array(NodeVersion).max(VERSIONS_MAX);
+const nodePath = (nodeId: string) => `/nodes/${encodeURIComponent(nodeId)}`;
 
 export function createUpstream(options: UpstreamOptions) {
   const base = options.url.replace(/\/+$/, '');
@@ -154,8 +155,6 @@ export function createUpstream(options: UpstreamOptions) {
     });
   }
 
-  const nodePath = (nodeId: string) => `/nodes/${encodeURIComponent(nodeId)}`;
-
   return {
     url: base,
 
@@ -163,6 +162,10 @@ export function createUpstream(options: UpstreamOptions) {
 
     versions: (nodeId: string): Promise<UpstreamVersion[]> =>
       json(`${nodePath(nodeId)}/versions`, VersionList, VERSIONS_ANSWER_MAX, `the versions of node ${nodeId}`),
+
+    /** The node whose newest Active version defines a node class. */
+    classNode: (name: string): Promise<UpstreamNode> =>
+      json(`/comfy-nodes/${encodeURIComponent(name)}/node`, Node, NODE_ANSWER_MAX, `the node defining class ${name}`),
 
     install: (nodeId: string, version: string): Promise<UpstreamVersion> =>
       json(

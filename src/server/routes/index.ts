@@ -22,6 +22,7 @@ import { registerUploadRoutes } from './uploads.js';
 import { registerMirrorRoutes } from './mirror.js';
 import { registerTrustedRoutes } from './trusted.js';
 import { registerWebRoutes } from '../web/index.js';
+import { registerAdminRoutes } from './admin.js';
 
 export const routeModules: RouteModule[] = [
   // First: a browser's GET at a page's path is answered by the page, any other request goes on (web/index.ts).
@@ -36,4 +37,5 @@ export const routeModules: RouteModule[] = [
   registerProxyRoutes,
   registerMirrorRoutes,
   registerTrustedRoutes,
+  registerAdminRoutes,
 ];

@@ -14,6 +14,7 @@ import type { UploadScanner } from '../scan-upload.js';
 import { approvedUpload } from './approvals.js';
 import type { ServerKeys } from '../secrets.js';
 import {
+  CLAIM_HEARTBEAT_MS,
   STALE_CLAIM_MS,
   type NodeRow,
   type PublisherRow,
@@ -191,7 +192,7 @@ async function lostClaim(store: RegistryStore, { version, node }: Target): Promi
   if (now && now.archive_sha256 === null) {
     return conflict(
       `another upload of version ${version.version} of node ${node.id} is in progress`,
-      `retry once it has ended; an upload cut short by a server that died holds the version for up to ${STALE_CLAIM_MS / 60_000} minutes`,
+      `retry once it has ended; an upload cut short by a server that died holds the version for up to ${STALE_CLAIM_MS / 60_000} minutes (an admin can release it at once: nodereg admin release-claim ${node.id} ${version.version})`,
     );
   }
   return conflict(
@@ -287,6 +288,12 @@ async function storeArchive(
     await archives.discard(received);
     throw await lostClaim(store, target);
   }
+  // Renewed while it scans and puts, so the claim runs out soon after a crash, never during a slow put.
+  const heartbeat = setInterval(
+    () => void store.renewArchiveClaim(target.version.id, key).catch(() => {}),
+    CLAIM_HEARTBEAT_MS,
+  );
+  heartbeat.unref();
   try {
     return await scanAndRecord(deps, target, received, summary, key);
   } catch (error) {
@@ -295,6 +302,8 @@ async function storeArchive(
     await archives.remove(key).catch(() => {});
     await store.releaseArchive(target.version.id).catch(() => {});
     throw error;
+  } finally {
+    clearInterval(heartbeat);
   }
 }
 

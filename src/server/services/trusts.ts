@@ -88,7 +88,7 @@ function registerHint(publisherId: string, job: Job, issuerName: string, nodeId:
   if (issuerName !== 'github') words.push('--issuer', issuerName);
   if (job.environment) words.push('--environment', job.environment);
   if (nodeId) words.push('--node', nodeId);
-  return `an owner of ${publisherId} registers this workflow with: ${words.map(shellWord).join(' ')}`;
+  return `an owner of ${publisherId} registers this workflow with \`${words.map(shellWord).join(' ')}\``;
 }
 const shellWord = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 

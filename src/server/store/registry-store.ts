@@ -177,10 +177,13 @@ export const LOCKED_VERSION_STATUS: readonly VersionStatus[] = [
 ];
 
 /**
- * How old an archive claim must be to count as left by a dead instance. Claiming, putting the file in
- * place and recording it take milliseconds to seconds; this leaves a wide margin.
+ * How old an archive claim must be to count as left by a dead instance. The upload that holds it renews
+ * it every CLAIM_HEARTBEAT_MS while it scans and puts the archive (however long those take), so only a
+ * dead one's grows this old.
  */
-export const STALE_CLAIM_MS = 10 * 60_000;
+export const STALE_CLAIM_MS = 2 * 60_000;
+/** How often a live upload renews its claim: several renewals fit in STALE_CLAIM_MS, also on a slow database. */
+export const CLAIM_HEARTBEAT_MS = 20_000;
 
 /** A token's `last_used_at` is kept to the minute: a token used again within it costs no write. */
 export const TOKEN_USE_GRANULARITY_MS = 60_000;
@@ -295,6 +298,8 @@ export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore
   claimArchive(id: string, key: string): Promise<boolean>;
   /** Gives a claim up (the archive was not stored). */
   releaseArchive(id: string): Promise<void>;
+  /** Dates the claim on version `id` at `key` now (the upload holding it is alive); nothing when it is gone. */
+  renewArchiveClaim(id: string, key: string): Promise<void>;
   /** Claims left by a process that died before recording the archive (see migration 'archive-claims'). */
   listArchiveClaims(): Promise<{ version_id: string; key: string; created_at: string }[]>;
   /**

@@ -15,7 +15,7 @@ export const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy': CONTENT_SECURITY_POLICY,
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  'referrer-policy': 'same-origin',
   // A page may show what only its signed-in viewer may see: no shared cache keeps it.
   'cache-control': 'no-store',
   vary: 'Accept, Cookie',

@@ -81,7 +81,9 @@ export async function signOut(ctx: ServerContext, c: Context): Promise<void> {
 export function checkForm(ctx: ServerContext, c: Context, viewer: Viewer | null, sent: string | undefined): void {
   const origin = c.req.header('origin');
   const ours = [new URL(c.req.url).origin, new URL(ctx.publicUrl()).origin];
-  const sameOrigin = origin ? ours.includes(origin) : c.req.header('sec-fetch-site') === 'same-origin';
+  // A browser sends `Origin: null` in some cases (a page under a no-referrer policy): then Sec-Fetch-Site says.
+  const sameOrigin =
+    origin && origin !== 'null' ? ours.includes(origin) : c.req.header('sec-fetch-site') === 'same-origin';
   if (!sameOrigin) throw forbidden('this form was sent from another site; use the page of this registry');
   const expected = viewer ? viewer.csrf : getCookie(c, SIGN_IN_COOKIE);
   if (!expected || !sent || !sameSecret(expected, sent))

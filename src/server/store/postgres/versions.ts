@@ -33,6 +33,7 @@ type VersionStore = Pick<
   | 'updateVersion'
   | 'claimArchive'
   | 'releaseArchive'
+  | 'renewArchiveClaim'
   | 'listArchiveClaims'
   | 'recordArchive'
 >;
@@ -178,6 +179,9 @@ export function postgresVersionStore(sql: postgres.Sql): VersionStore {
     claimArchive: (id, key) => claimArchive(sql, id, key),
     async releaseArchive(id) {
       await sql`DELETE FROM archive_claims WHERE version_id = ${id}`;
+    },
+    async renewArchiveClaim(id, key) {
+      await sql`UPDATE archive_claims SET created_at = ${now()} WHERE version_id = ${id} AND key = ${key}`;
     },
     listArchiveClaims: async () =>
       (await sql`SELECT version_id, key, created_at FROM archive_claims ORDER BY created_at`).map(decodeClaim),

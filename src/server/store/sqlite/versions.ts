@@ -40,6 +40,7 @@ type VersionStore = Pick<
   | 'updateVersion'
   | 'claimArchive'
   | 'releaseArchive'
+  | 'renewArchiveClaim'
   | 'listArchiveClaims'
   | 'recordArchive'
 >;
@@ -175,6 +176,9 @@ export function sqliteVersionStore(access: SqliteAccess): VersionStore {
     claimArchive: async (id, key) => claiming(id, key),
     async releaseArchive(id) {
       access.prepare('DELETE FROM archive_claims WHERE version_id = ?').run(id);
+    },
+    async renewArchiveClaim(id, key) {
+      access.prepare('UPDATE archive_claims SET created_at = ? WHERE version_id = ? AND key = ?').run(now(), id, key);
     },
     listArchiveClaims: async () =>
       access.all('SELECT version_id, key, created_at FROM archive_claims ORDER BY created_at').map(decodeClaim),

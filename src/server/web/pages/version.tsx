@@ -75,7 +75,11 @@ export const History = ({ history }: { history: StatusHistoryEntry[] }) =>
         <li>
           <Status status={entry.status} /> — <Untrusted text={entry.message} />{' '}
           <span class="muted">
-            by <Untrusted text={entry.by ?? ''} />
+            {entry.by ? (
+              <>
+                by <Untrusted text={entry.by} />
+              </>
+            ) : null}
             {entry.at ? `, ${entry.at.slice(0, 16).replace('T', ' ')} UTC` : ''}
           </span>
         </li>
