@@ -163,7 +163,7 @@ describe('version withdraw', () => {
     const declined = await runInProcess(['version', 'withdraw', 'loop-node', '2.0.0'], {
       ...as(owner),
       interactive: true,
-      prompts: async () => ({ confirm: async () => false }) as never,
+      prompts: async () => ({ ...(await import('@inquirer/prompts')), confirm: async () => false }),
     });
     expect(declined.code).toBe(130);
     expect(declined.stderr).toContain('kept loop-node 2.0.0: nothing was changed');
@@ -178,5 +178,25 @@ describe('version withdraw', () => {
     expect(withdraw.result.stdout).toContain('withdrew loop-node 2.0.0');
     const [viaHint] = await runHints(viaUpdate.stderr, as(owner));
     expect(viaHint.result.stdout).toContain('already withdrawn');
+  });
+});
+
+describe('arguments in the wrong order', () => {
+  it('review ID 5 and version deprecate VERSION ID get our message, and a hint that runs as printed', async () => {
+    const review = await runInProcess(['review', 'loop-node', '4'], as(bob));
+    expect(review.code).toBe(2);
+    expect(review.stderr).not.toContain('too many arguments');
+    const [rated] = await runHints(review.stderr, as(bob));
+    expect(rated.argv).toEqual(['review', 'loop-node', '--star', '4']);
+    expect(rated.result.code, rated.result.stderr).toBe(0);
+    const missing = await runInProcess(['review', 'loop-node'], as(bob));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('the stars are missing: they go in --star');
+    const swapped = await runInProcess(['version', 'deprecate', '1.0.0', 'loop-node'], as(owner));
+    expect(swapped.code).toBe(2);
+    expect(swapped.stderr).not.toContain('neither a version nor a semver range');
+    const [deprecate] = await runHints(swapped.stderr, as(owner));
+    expect(deprecate.argv).toEqual(['version', 'deprecate', 'loop-node', '1.0.0']);
+    expect(deprecate.result.code, deprecate.result.stderr).toBe(0);
   });
 });

@@ -129,15 +129,15 @@ export function register(program: Command, ctx: Ctx): void {
 
   examples(
     node
-      .command('show <node>')
+      .command('show <nodeId>')
       .description(
         'show a node: metadata, latest version, rating, downloads and every version; <nodeId>@<version> shows that version',
       )
       .option('--classes', 'also list the node classes its latest version defines, as the registry read them')
       .action((spec: string, options: { classes?: boolean }) => {
         const at = spec.lastIndexOf('@');
-        if (at > 0) return showVersion(ctx, checkNodeId(spec.slice(0, at), '<node>'), spec.slice(at + 1));
-        return showNode(ctx, checkNodeId(spec, '<node>'), options.classes);
+        if (at > 0) return showVersion(ctx, checkNodeId(spec.slice(0, at)), spec.slice(at + 1));
+        return showNode(ctx, checkNodeId(spec), options.classes);
       }),
     [
       'nodereg node show my-node',

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { STAR } from '../../contract/limits.js';
 import { addReview } from '../../contract/registry.js';
 import type { Ctx } from '../context.js';
-import { toCliError } from '../errors.js';
+import { invalidInput, toCliError } from '../errors.js';
+import { shellWord } from '../invocation.js';
 import { checkNodeId, precheck } from '../resolve.js';
 import { examples } from '../examples.js';
 import { notFoundHint } from './node-show.js';
@@ -13,8 +14,19 @@ export function register(program: Command, ctx: Ctx): void {
     program
       .command('review <nodeId>')
       .description(`rate a node with ${STAR.min} to ${STAR.max} stars; a second review of yours replaces the first`)
-      .requiredOption('--star <n>', `stars, an integer from ${STAR.min} to ${STAR.max}`)
-      .action(async (nodeId: string, o: { star: string }) => {
+      .option('--star <n>', `stars, an integer from ${STAR.min} to ${STAR.max} (required)`)
+      // A number typed after the id (`review my-node 5`) is answered with the line that works.
+      .allowExcessArguments()
+      .action(async (nodeId: string, o: { star?: string }, command: Command) => {
+        const [extra] = command.args.slice(1);
+        const star = o.star ?? (extra && /^\d+$/.test(extra) ? extra : undefined);
+        if (o.star === undefined || command.args.length > 1)
+          throw invalidInput(
+            o.star === undefined ? 'the stars are missing: they go in --star' : `unexpected argument "${extra}"`,
+            star
+              ? `run \`nodereg review ${shellWord(nodeId)} --star ${star}\``
+              : `give them as --star N, N from ${STAR.min} to ${STAR.max}`,
+          );
         checkNodeId(nodeId);
         const query = { star: o.star };
         const checked = precheck(addReview, { query });
