@@ -65,7 +65,15 @@ export function register(program: Command, ctx: Ctx): void {
     'nodereg node show my-node',
     'nodereg node update my-node --description "Relights portraits"',
   ]);
+  registerIncumbentWords(node);
+  registerUpdate(node, ctx);
+  registerShow(node, ctx);
+  registerVersions(node, ctx);
+  registerSearch(node, ctx);
+  registerDownload(node, ctx);
+}
 
+function registerIncumbentWords(node: Command): void {
   // The incumbent client's `comfy node publish|validate|pack|init|scaffold`, typed from habit: ours are top-level.
   for (const [word, ours] of Object.entries(INCUMBENT_NODE_COMMANDS)) {
     node
@@ -79,7 +87,9 @@ export function register(program: Command, ctx: Ctx): void {
         );
       });
   }
+}
 
+function registerUpdate(node: Command, ctx: Ctx): void {
   const update = node
     .command('update <nodeId>')
     .description("update a node's metadata: only the fields given change; an empty value clears a field")
@@ -126,7 +136,9 @@ export function register(program: Command, ctx: Ctx): void {
       'nodereg node update my-node --banner-url ""          # clears the banner',
     ],
   );
+}
 
+function registerShow(node: Command, ctx: Ctx): void {
   examples(
     node
       .command('show <nodeId>')
@@ -146,7 +158,9 @@ export function register(program: Command, ctx: Ctx): void {
       'nodereg node show my-node --classes',
     ],
   );
+}
 
+function registerVersions(node: Command, ctx: Ctx): void {
   examples(
     node
       .command('versions <nodeId>')
@@ -169,7 +183,9 @@ export function register(program: Command, ctx: Ctx): void {
       'nodereg node versions my-node --reasons',
     ],
   );
+}
 
+function registerSearch(node: Command, ctx: Ctx): void {
   examples(
     node
       .command('search <query>')
@@ -198,7 +214,9 @@ export function register(program: Command, ctx: Ctx): void {
       }),
     ['nodereg node search relight', 'nodereg node search "image tools" --page 2 --limit 50'],
   );
+}
 
+function registerDownload(node: Command, ctx: Ctx): void {
   examples(
     node
       .command('download <node>')
