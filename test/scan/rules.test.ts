@@ -48,7 +48,7 @@ describe('rule examples', () => {
   const SPECIFIC_HINTS: Record<string, (line: number) => string | undefined> = {
     'runtime-install': (line) =>
       line === 9
-        ? "the host installs the node's requirements.txt itself (ComfyUI-Manager does, before it runs install.py): remove this call, or the whole install.py when installing is all it does, and keep the packages in requirements.txt or [project] dependencies"
+        ? "the host installs the node's requirements.txt itself (ComfyUI-Manager does, before it runs install.py): remove this call, or the whole install.py when installing is all it does, and keep the packages in requirements.txt (the manager installs that file; it does not read [project] dependencies)"
         : undefined,
   };
   for (const rule of rules) {

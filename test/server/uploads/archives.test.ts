@@ -503,6 +503,10 @@ describe.each([
           data: room ? hello : undefined,
         },
       ],
+      // every other file, which code may load as Python (the scan reads those a scanned file loads)
+      loadable: ['pyproject.toml', 'assets/icon.png', 'src/n/big.txt', 'empty.txt'].map((path) =>
+        expect.objectContaining({ path }),
+      ),
       unpackedSize: 21 + hello.length + 3000 + 200_000,
       release: expect.any(Function),
     });

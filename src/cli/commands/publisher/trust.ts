@@ -59,9 +59,15 @@ function registerAdd(trust: Command, ctx: Ctx): void {
 }
 
 export function registerTrustCommands(publisher: Command, ctx: Ctx): void {
-  const trust = publisher
-    .command('trust')
-    .description('the CI workflows that publish for a publisher without a stored token (owner only)');
+  const trust = examples(
+    publisher
+      .command('trust')
+      .description('the CI workflows that publish for a publisher without a stored token (owner only)'),
+    [
+      'nodereg publisher trust add acme --repository acme/my-node --workflow publish.yml',
+      'nodereg publisher trust list acme',
+    ],
+  );
   registerAdd(trust, ctx);
   examples(
     trust
