@@ -41,8 +41,9 @@ interface RelightOptions extends WaitOptions {
 
 const level = (name: string) => `${name}, ${PERCENT.min}–${PERCENT.max} (default ${ADVANCED_SETTINGS.levels.default})`;
 
-export function register(program: Command, ctx: Ctx): void {
-  const command = program
+/** The relight command and its options, the proxy's relight fields as flags. */
+function relightCommand(program: Command): Command {
+  return program
     .command('relight <image>')
     .description("relight an image (a local file, sent as base64, or an http(s) URL) through the registry's AI proxy")
     .option(
@@ -93,46 +94,55 @@ export function register(program: Command, ctx: Ctx): void {
     .option('--saturation <n>', level('advanced: saturation'))
     .option('--fixed-generation', 'advanced: the same input gives the same result')
     .option('--webhook-url <url>', 'the registry POSTs each status change of the task there (signed)');
+}
+
+/** The relight request's body from the argument and flags, media read from files or URLs. */
+async function relightBody(image: string, options: RelightOptions) {
+  const reference = either(
+    options.transferLightFromReferenceImage,
+    options.referenceImage,
+    '--transfer-light-from-reference-image',
+    '--reference-image',
+  );
+  const lightmap = either(
+    options.transferLightFromLightmap,
+    options.lightmap,
+    '--transfer-light-from-lightmap',
+    '--lightmap',
+  );
+  const advanced = defined({
+    engine: options.engine,
+    transfer_light_a: options.transferLightA,
+    transfer_light_b: options.transferLightB,
+    whites: toNumber(options.whites),
+    blacks: toNumber(options.blacks),
+    brightness: toNumber(options.brightness),
+    contrast: toNumber(options.contrast),
+    saturation: toNumber(options.saturation),
+    fixed_generation: options.fixedGeneration,
+  });
+  return defined({
+    image: await mediaArgument(image, '<image>'),
+    prompt: options.prompt,
+    light_transfer_strength: toNumber(options.lightTransferStrength),
+    style: options.style,
+    transfer_light_from_reference_image:
+      reference === undefined ? undefined : await mediaArgument(reference, '--transfer-light-from-reference-image'),
+    transfer_light_from_lightmap:
+      lightmap === undefined ? undefined : await mediaArgument(lightmap, '--transfer-light-from-lightmap'),
+    change_background: options.changeBackground ? undefined : false,
+    interpolate_from_original: options.interpolateFromOriginal,
+    preserve_details: options.preserveDetails ? undefined : false,
+    advanced_settings: Object.keys(advanced).length ? advanced : undefined,
+    webhook_url: options.webhookUrl,
+  });
+}
+
+export function register(program: Command, ctx: Ctx): void {
+  const command = relightCommand(program);
   addWaitOptions(command).action(async (image: string, options: RelightOptions) => {
     const plan = waitPlan(options, ctx.out.json);
-    const reference = either(
-      options.transferLightFromReferenceImage,
-      options.referenceImage,
-      '--transfer-light-from-reference-image',
-      '--reference-image',
-    );
-    const lightmap = either(
-      options.transferLightFromLightmap,
-      options.lightmap,
-      '--transfer-light-from-lightmap',
-      '--lightmap',
-    );
-    const advanced = defined({
-      engine: options.engine,
-      transfer_light_a: options.transferLightA,
-      transfer_light_b: options.transferLightB,
-      whites: toNumber(options.whites),
-      blacks: toNumber(options.blacks),
-      brightness: toNumber(options.brightness),
-      contrast: toNumber(options.contrast),
-      saturation: toNumber(options.saturation),
-      fixed_generation: options.fixedGeneration,
-    });
-    const body = defined({
-      image: await mediaArgument(image, '<image>'),
-      prompt: options.prompt,
-      light_transfer_strength: toNumber(options.lightTransferStrength),
-      style: options.style,
-      transfer_light_from_reference_image:
-        reference === undefined ? undefined : await mediaArgument(reference, '--transfer-light-from-reference-image'),
-      transfer_light_from_lightmap:
-        lightmap === undefined ? undefined : await mediaArgument(lightmap, '--transfer-light-from-lightmap'),
-      change_background: options.changeBackground ? undefined : false,
-      interpolate_from_original: options.interpolateFromOriginal,
-      preserve_details: options.preserveDetails ? undefined : false,
-      advanced_settings: Object.keys(advanced).length ? advanced : undefined,
-      webhook_url: options.webhookUrl,
-    });
+    const body = await relightBody(image, options);
     const { relightImage } = await import('../../contract/proxy.js');
     const checked = validateBody(relightImage, body, { image: '<image>' });
     const client = await ctx.client({ requireToken: true });
