@@ -55,6 +55,8 @@ describe('a tokenless publish from CI', () => {
     });
     const shown = await cli(['node', 'show', 'my-node']);
     expect(shown.stdout).toContain('1.0.0 (provenance)');
+    const page = await fetch(`${t.server.url}/nodes/my-node`, { headers: { accept: 'text/html' } });
+    expect(await page.text()).toMatch(/>1\.0\.0<\/a>\s*<span[^>]*>\s*\(provenance\)/);
     const text = await cli(['verify', 'my-node']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('repository octo-org/my-node');

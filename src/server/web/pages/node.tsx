@@ -38,6 +38,12 @@ const Versions = ({ nodeId, versions }: { nodeId: string; versions: VersionRow[]
           <tr>
             <td>
               <a href={versionHref(nodeId, version.version)}>{version.version}</a>
+              {version.provenance ? (
+                <span class="muted" title="published from CI with a signed provenance (nodereg verify checks it)">
+                  {' '}
+                  (provenance)
+                </span>
+              ) : null}
             </td>
             <td>
               <Status status={version.status} />
