@@ -77,9 +77,14 @@ export class ScanWorker {
       resourceLimits: { maxOldGenerationSizeMb: this.limits.maxOldGenerationSizeMb },
     });
     worker.unref(); // an idle scan worker never keeps the process alive
-    worker.on('message', (report: unknown) => this.pending?.resolve(report));
+    // A stopped worker's late message or exit belongs to a job already settled: the pending job may be
+    // the next one, on a new worker, and must not take it.
+    worker.on('message', (report: unknown) => {
+      if (this.worker === worker) this.pending?.resolve(report);
+    });
     const failed = (error: Error) => {
-      if (this.worker === worker) this.worker = undefined;
+      if (this.worker !== worker) return;
+      this.worker = undefined;
       this.pending?.reject(error);
     };
     worker.on('error', failed);

@@ -73,7 +73,7 @@ describe('nodereg node show', () => {
     const result = await runInProcess(argv(server.url, dead));
     expect(result.code, result.stderr).toBe(code);
     if (shown) expect(result.stdout.replace(/\s+/g, '')).toContain(shown.replace(/\s+/g, ''));
-    if (code !== 0) expect(result.stderr).toMatch(/^error: /);
+    if (code !== 0) expect(result.stderr).toMatch(/^error: /m);
   });
 
   it('the registry from NODEREG_REGISTRY: the node, its rating and its versions', async () => {

@@ -3,7 +3,7 @@
 // publisher but not as a stranger; ask for a re-review and approve it as admin, after which the status
 // and history show on the page and in the API; a hostile seed runs no script. Screenshots of the home,
 // node and review-queue pages go to test-results/screenshots (CI keeps the folder).
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,12 +26,20 @@ const PAYLOAD = (n: number) =>
 
 let server: TestServer;
 let browser: Browser;
+let browserTmp: string;
 let owner: TestUser;
 let stranger: TestUser;
 
 beforeAll(async () => {
   // No skip: a browser that cannot start fails the file (.ci/run installs chromium).
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  // Chromium's singleton socket lives under TMPDIR and must fit a Unix socket path (108 bytes): the
+  // run's nested temp dirs are too deep for it, so the browser gets a short one of its own.
+  browserTmp = mkdtempSync('/tmp/nrb-');
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox'],
+    env: { ...process.env, TMPDIR: browserTmp },
+  });
   server = await startServer();
   owner = await createUser(server, 'olga');
   stranger = await createUser(server, 'sam');
@@ -58,6 +66,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
+  if (browserTmp) rmSync(browserTmp, { recursive: true, force: true });
 });
 
 async function session(): Promise<{ context: BrowserContext; page: Page }> {

@@ -1,4 +1,4 @@
-// An uploaded archive is committed by renaming its temporary file into place. The rename, and every
+// An uploaded archive is committed by linking its temporary file into place (written once). The link, and every
 // directory made on the way, is an entry of a directory: until that directory is fsynced, a power loss
 // can take the archive away while the database already says the version is Active. Watched from
 // outside: `nodereg serve` runs under strace, and the order of its system calls is read afterwards.
@@ -10,7 +10,7 @@ import { tempDir, type TestServer } from '../../helpers.js';
 import { createPublisher, createUser, makeZip, publish, uploadTo } from '../fixtures.js';
 import { serve } from '../serve-helper.js';
 
-it('fsyncs each new directory and the archive directory after the rename, before the upload is answered', async () => {
+it('fsyncs each new directory and the archive directory after the link, before the upload is answered', async () => {
   const dataDir = realpathSync(tempDir()); // strace names directories by their real path
   const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
   const trace = join(tempDir(), 'trace');
@@ -24,7 +24,7 @@ it('fsyncs each new directory and the archive directory after the rename, before
     '-o',
     trace,
     '-e',
-    'trace=mkdir,mkdirat,rename,renameat,renameat2,fsync,fdatasync,write,writev',
+    'trace=mkdir,mkdirat,link,linkat,rename,renameat,renameat2,fsync,fdatasync,write,writev',
   ];
   const served = await serve(['--port', '0', '--data-dir', dataDir], {
     wrap,
@@ -53,14 +53,15 @@ it('fsyncs each new directory and the archive directory after the rename, before
   const archives = join(dataDir, 'archives');
   const target = join(archives, 'durable-co', 'kept', '1.0.0', 'node.zip');
   const at = (test: (line: string) => boolean, from = 0) => lines.findIndex((line, i) => i >= from && test(line));
-  const renamed = at((line) => /^\d+\s+rename/.test(line) && line.includes(`"${target}"`));
+  // Archives are written once: linked into place (link never replaces a file), not renamed.
+  const renamed = at((line) => /^\d+\s+(link|rename)/.test(line) && line.includes(`"${target}"`));
   const answered = at((line) => line.includes('"HTTP/1.1 200'), renamed);
   const synced = (dir: string, from: number) =>
     at((line) => /^\d+\s+f(data)?sync\(/.test(line) && line.includes(`<${dir}>`), from);
-  expect(renamed, 'the archive was renamed into place').toBeGreaterThan(-1);
-  expect(answered, 'the upload was answered after the rename').toBeGreaterThan(renamed);
+  expect(renamed, 'the archive was linked into place').toBeGreaterThan(-1);
+  expect(answered, 'the upload was answered after the link').toBeGreaterThan(renamed);
   const afterRename = synced(dirname(target), renamed);
-  expect(afterRename, 'the archive dir fsynced after the rename').toBeGreaterThan(renamed);
+  expect(afterRename, 'the archive dir fsynced after the link').toBeGreaterThan(renamed);
   expect(afterRename, '… and before the answer').toBeLessThan(answered);
   // The publisher, node and version dirs were all new: each parent fsynced after its mkdir, before the answer.
   for (const made of [join(archives, 'durable-co'), join(archives, 'durable-co', 'kept'), dirname(target)]) {
