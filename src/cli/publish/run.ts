@@ -36,7 +36,9 @@ export type { PublishOptions } from './options.js';
 export async function publishProject(ctx: Ctx, dir: string | undefined, options: PublishOptions): Promise<void> {
   const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
   const retryWindowMs = ctx.retryWindow().ms; // a bad --retry-window stops the run before the pack, as a bad --max-size does
-  const changelog = await readChangelog(ctx, options);
+  const changelog = options.changelogFromGit
+    ? (await import('./changelog-from-git.js')).changelogFromGit(ctx, dir, options)
+    : await readChangelog(ctx, options);
   const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog });
   refuseDirtyTree(ctx, project, dir, options);
   const { request } = project;
