@@ -645,4 +645,16 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    // Downloads already counted today, per client, node and version (store countDownload): a client
+    // fetching the same archive again does not add to the node's downloads.
+    name: 'download-days',
+    sql: `
+      CREATE TABLE download_days (
+        day TEXT NOT NULL,
+        key TEXT NOT NULL,
+        PRIMARY KEY (day, key)
+      );
+    `,
+  },
 ];

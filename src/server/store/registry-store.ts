@@ -268,7 +268,11 @@ export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore
     query: { statuses: readonly NodeStatus[]; offset: number; limit: number },
   ): Promise<NodeRow[]>;
   updateNode(id: string, changes: Partial<NodeFields>): Promise<NodeRow>;
-  countDownload(nodeId: string): Promise<void>;
+  /**
+   * Counts a whole download of an Active version, once per `seen` (one client, node and version) a
+   * day; false when that client's download was counted already.
+   */
+  countDownload(nodeId: string, seen: DownloadSeen): Promise<boolean>;
   /**
    * Records (or replaces) a user's review and updates the node's mean rating, in one transaction (which
    * SQLite shares with the reviews that arrive with it, each in a savepoint). `nodeId` as stored (a stamp's id).
@@ -308,4 +312,10 @@ export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore
    * transaction.
    */
   recordArchive(id: string, archive: ArchiveRecord): Promise<VersionRow>;
+}
+
+/** Who downloaded what, on which UTC day (`YYYY-MM-DD`): `key` is a keyed hash, never an address. */
+export interface DownloadSeen {
+  day: string;
+  key: string;
 }
