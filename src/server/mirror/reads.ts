@@ -117,6 +117,11 @@ async function answer(c: Context<AppEnv>, ctx: ServerContext, mirror: Mirror, as
   const nodeId = asked.kind === 'class' ? await definingNode(ctx, mirror, asked.className) : asked.nodeId;
   const read = await mirror.read(nodeId);
   const { entry } = read;
+  if (await ctx.store.getPublisher(publisherOf(entry)))
+    throw new HttpError(
+      'not_found',
+      `node ${nodeId} not found: upstream holds it under ${publisherOf(entry)}, a publisher of this registry, whose names are this registry's alone`,
+    );
   switch (asked.kind) {
     case 'class':
     case 'node':
