@@ -60,7 +60,7 @@ export async function mirrorStatus(mirror: Mirror): Promise<z.output<typeof Mirr
 
 /** Reads a kept archive whole and says whether its bytes are the pinned ones. */
 async function verified(mirror: Mirror, entry: MirrorEntry, version: string): Promise<SyncedVersion> {
-  const { opened, sha256 } = await mirror.openArchive(entry, version);
+  const { opened, sha256 } = await mirror.openArchive(entry, version, 'sync');
   const hash = createHash('sha256');
   for await (const chunk of opened.stream) hash.update(chunk as Buffer);
   const actual = hash.digest('hex');
