@@ -16,6 +16,7 @@ import {
 } from './cache.js';
 import { asHttpError, UpstreamError, type Upstream, type UpstreamVersion } from './upstream.js';
 import { makeRoom } from './eviction.js';
+import { archiveRequirements } from './requirements.js';
 
 interface ArchiveDeps {
   archives: ArchiveStorage;
@@ -23,6 +24,8 @@ interface ArchiveDeps {
   upstream: Upstream;
   cache: MirrorCache;
   findVersion(entry: MirrorEntry, asked: string): UpstreamVersion;
+  /** Why the operator's policy holds a version back, if it does (with what its archive holds, once read). */
+  heldBack(entry: MirrorEntry, version: UpstreamVersion): string | undefined;
   report(line: string): void;
   log(line: string): void;
   /** The kept cache only: an archive not kept is not fetched. */
@@ -65,6 +68,37 @@ async function receive(deps: ArchiveDeps, entry: MirrorEntry, version: UpstreamV
   return received;
 }
 
+/**
+ * The version's record, made on its first fetch (its sha256 pinned), with the requirements.txt lines of
+ * the bytes received. When those make the policy hold the version back, the bytes are dropped and the
+ * version is absent from then on: a 404, as for any filtered version.
+ */
+async function recordOf(
+  deps: ArchiveDeps,
+  entry: MirrorEntry,
+  version: UpstreamVersion,
+  received: ReceivedArchive,
+): Promise<ArchiveRecord> {
+  const at = now();
+  const record: ArchiveRecord = entry.archives[version.version] ?? {
+    sha256: received.sha256,
+    size: received.size,
+    first_seen: at,
+    last_used: at,
+    evicted: true,
+  };
+  record.requirements = await archiveRequirements(received.tempPath).catch(() => []);
+  entry.archives[version.version] = record;
+  const held = deps.heldBack(entry, version);
+  if (held) {
+    await deps.archives.discard(received);
+    await deps.cache.put(entry);
+    deps.log(`mirror: ${entry.id} ${version.version} is held back once its archive was read: ${held}`);
+    throw notFound(`version ${version.version} of node ${entry.id} not found`);
+  }
+  return record;
+}
+
 /** Keeps the bytes at `key` when the limit leaves room; else a download's go to a scratch key. */
 async function store(deps: ArchiveDeps, received: ReceivedArchive, key: string, what: string, purpose: ArchivePurpose) {
   const { archives, cache } = deps;
@@ -104,19 +138,13 @@ export function createArchiveOpener(deps: ArchiveDeps) {
     const what = `${entry.id} ${version.version}`;
     try {
       const received = await receive(deps, entry, version);
+      const record = await recordOf(deps, entry, version, received);
       const turn = roomTurn.then(() => store(deps, received, key, what, purpose));
       roomTurn = turn.catch(() => {});
       const stored = await turn;
-      const record = entry.archives[version.version] ?? {
-        sha256: received.sha256,
-        size: received.size,
-        first_seen: now(),
-        last_used: now(),
-      };
       record.last_used = now();
       if (stored.scratch) record.evicted = true;
       else delete record.evicted;
-      entry.archives[version.version] = record;
       await cache.put(entry);
       return { record, ...stored };
     } catch (error) {

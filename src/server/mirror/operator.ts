@@ -91,7 +91,13 @@ export async function syncNode(mirror: Mirror, nodeId: string, which: 'latest' |
       versions.push(kept && result.outcome === 'fetched' ? { ...result, outcome: 'kept' } : result);
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
-      versions.push({ version: version.version, outcome: 'failed', reason: error.message });
+      // the policy may hold a version back once its archive is read (its requirements.txt)
+      const heldNow = mirror.heldBack(entry, version);
+      versions.push({
+        version: version.version,
+        outcome: heldNow ? 'held_back' : 'failed',
+        reason: heldNow ?? error.message,
+      });
     }
   }
   await mirror.cache.put(entry);

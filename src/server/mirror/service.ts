@@ -156,7 +156,7 @@ export function createMirror(deps: MirrorDeps, options: MirrorOptions) {
     return version;
   }
 
-  const openArchive = createArchiveOpener({ ...deps, ...options, upstream, cache, findVersion, report });
+  const openArchive = createArchiveOpener({ ...deps, ...options, upstream, cache, findVersion, heldBack, report });
   return {
     url: upstream.url,
     read,
