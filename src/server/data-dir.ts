@@ -1,6 +1,16 @@
 // The data dir holds the database, the secret and every archive: only its owner may read it. A
 // backup is a data dir too; one cut short must never be served as if it were whole.
-import { chmodSync, closeSync, existsSync, linkSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { makeDirs } from '../shared/make-dirs.js';
@@ -10,6 +20,36 @@ import { archiveKey } from './views.js';
 export const BACKUP_IN_PROGRESS = 'BACKUP-IN-PROGRESS';
 /** Written last into a whole backup: what it holds and when it was taken. */
 export const BACKUP_COMPLETE = 'backup.json';
+
+/**
+ * Written by serve at each start: the registry's id and where its archives are. `nodereg backup` reads
+ * it, so the archives are copied from where the server keeps them, not from where an exported variable says.
+ */
+export const STORAGE_RECORD = 'storage.json';
+
+export interface StorageRecord {
+  registry: string;
+  /** As --storage names it: an absolute dir, or s3://bucket/prefix. */
+  archives: string;
+}
+
+/** Writes the data dir's storage record whole (beside it, then renamed), 0600. */
+export function recordStorage(dataDir: string, record: StorageRecord): void {
+  const file = join(dataDir, STORAGE_RECORD);
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify({ ...record, recorded_at: new Date().toISOString() })}\n`, { mode: 0o600 });
+  renameSync(temp, file);
+}
+
+/** The data dir's storage record; undefined when serve never wrote one (a data dir of an older version). */
+export function readStorageRecord(dataDir: string): StorageRecord | undefined {
+  const file = join(dataDir, STORAGE_RECORD);
+  if (!existsSync(file)) return undefined;
+  const record = JSON.parse(readFileSync(file, 'utf8')) as Partial<StorageRecord>;
+  if (typeof record.registry !== 'string' || typeof record.archives !== 'string')
+    throw new Error(`${file} is not a storage record nodereg wrote`);
+  return { registry: record.registry, archives: record.archives };
+}
 
 export interface ArchivedVersion {
   publisher_id: string;

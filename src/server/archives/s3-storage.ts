@@ -296,6 +296,7 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
     writeOnce: (key, data, contentType) => put(key, () => data, data.length, contentType, { once: true }),
 
     where: (key) => `s3://${bucket}/${objectKey(key)}`,
+    location: options.prefix ? `s3://${bucket}/${options.prefix}` : `s3://${bucket}`,
 
     async discard(received) {
       await rm(received.tempPath, { force: true });
