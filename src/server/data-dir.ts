@@ -6,8 +6,10 @@ import {
   existsSync,
   linkSync,
   openSync,
+  readdirSync,
   readFileSync,
   renameSync,
+  statSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -135,4 +137,39 @@ export function refuseIncompleteBackup(dataDir: string, embeddedDatabase: boolea
         'serve a complete backup, or the data dir it was taken from',
     );
   }
+}
+
+/** A file under the archives dir (not an upload in progress, nor the storage's claim), if there is one. */
+function someArchive(dir: string): string | undefined {
+  if (!existsSync(dir)) return undefined;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === '.tmp' || entry.name.startsWith('.nodereg-')) continue;
+    const path = join(dir, entry.name);
+    if (entry.isFile()) return path;
+    if (entry.isDirectory()) {
+      const found = someArchive(path);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Refuses a registry.db that is missing or empty (0 bytes) in a data dir a registry has run in: one
+ * with archives, an admin token or a storage record (each written only once the database was made).
+ * Started, it would be an empty registry over the archives it lost. The secret alone is no sign: a
+ * serve starting on the same new dir writes it before the database.
+ */
+export function refuseLostDatabase(dataDir: string): void {
+  const file = join(dataDir, 'registry.db');
+  const size = existsSync(file) ? statSync(file).size : undefined;
+  if (size !== undefined && size > 0) return;
+  const signs = [join(dataDir, 'admin-token'), join(dataDir, STORAGE_RECORD)].filter((path) => existsSync(path));
+  const archive = someArchive(join(dataDir, 'archives'));
+  if (archive) signs.push(archive);
+  if (signs.length === 0) return;
+  throw new Error(
+    `${file} is ${size === undefined ? 'missing' : 'empty (0 bytes)'}, but a registry ran in ${dataDir} (${signs.join(', ')}): started, it would serve an empty registry over those; ` +
+      `put its registry.db back (from a backup: nodereg backup's OUT/registry.db), or, to start a new registry, use a new data dir`,
+  );
 }
