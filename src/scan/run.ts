@@ -21,6 +21,7 @@ import type { Finding, ScanReport, SkippedFile } from '../contract/scan.js';
 import type { ArchiveEntry, PartialReport, ScanInput } from './jobs.js';
 import { inWorker, type ScanWorker } from './threads.js';
 import { isCompiledPython, languageOf } from './languages.js';
+import { addZipScan, isZip, scanNestedZip } from './nested-zip.js';
 import { needsResolution } from './resolve/index.js';
 import { PackageModules } from './resolve/package.js';
 import {
@@ -247,8 +248,9 @@ export async function scanFiles(
 }
 
 /**
- * The shipped files that scanned files run as code (code-in-data), read as Python: each once, even
- * when several load it; those the rules read anyway (.py) are not read twice.
+ * The shipped files that scanned files run as code (code-in-data), read as Python, and the zips they put
+ * on sys.path, read inside: each once, even when several load it; those the rules read anyway (.py) are
+ * not read twice.
  */
 async function scanLoaded(
   parts: PartialReport[],
@@ -260,9 +262,13 @@ async function scanLoaded(
   const done = new Set<string>();
   for (const { path } of parts.flatMap((p) => p.loads ?? [])) {
     const file = byPath.get(path);
-    if (!file || done.has(path) || languageOf(path) === 'python' || file.size > SCAN_MAX_FILE_BYTES) continue;
+    if (!file || done.has(path) || languageOf(path) === 'python') continue;
     done.add(path);
-    tally.add(path, await scanOne(path, readFileSync(file.abs, 'utf8'), { ...options, language: 'python' }));
+    if (isZip(path)) {
+      const read = () => readFileSync(file.abs);
+      addZipScan(tally, await scanNestedZip(path, file.size, read, (member, text) => scanOne(member, text, options)));
+    } else if (file.size <= SCAN_MAX_FILE_BYTES)
+      tally.add(path, await scanOne(path, readFileSync(file.abs, 'utf8'), { ...options, language: 'python' }));
   }
   return tally.report(0);
 }
