@@ -133,7 +133,7 @@ const runJob = (job: ScanJob): Promise<PartialReport | Extraction> =>
     ? classesOf(job.zip, job.entries, job.packageName, job.texts)
     : job.kind === 'entries'
       ? scanEntries(job.zip, job.entries, job.options, job.texts, job.loadable)
-      : scanFilesHere(job.files, job.options, job.next, job.until);
+      : scanFilesHere(job.files, job.options, job.next, job.until, { all: job.all, keep: job.keep });
 
 if (workerData) {
   // one job, given at start (the CLI's workers)
