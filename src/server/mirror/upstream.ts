@@ -3,7 +3,7 @@
 // contract before the mirror keeps any of it. Fetches in flight at once are capped.
 import { Readable } from 'node:stream';
 import * as z from 'zod';
-import { Node, NodeVersion } from '../../contract/resources.js';
+import { Node, NodeList, NodeVersion } from '../../contract/resources.js';
 import { HttpError, notFound } from '../errors.js';
 
 /** Why an upstream read failed: the node is not there, upstream is out of reach, or its answer is unusable. */
@@ -39,6 +39,9 @@ export function asHttpError(error: unknown, nodeId: string, upstream: string): u
 /** The most bytes of a node answer, and of a version list, the mirror reads. */
 const NODE_ANSWER_MAX = 2 * 1024 * 1024;
 const VERSIONS_ANSWER_MAX = 16 * 1024 * 1024;
+/** The most bytes of a page of a node list the mirror reads, and the most nodes of a publisher's list. */
+const LIST_ANSWER_MAX = 32 * 1024 * 1024;
+const PublisherNodes = z.array(Node).max(100_000);
 /** The most versions of one node the mirror keeps. */
 export const VERSIONS_MAX = 2000;
 
@@ -126,7 +129,13 @@ export function createUpstream(options: UpstreamOptions) {
     }
   }
 
-  async function json<T>(path: string, schema: z.ZodType<T>, max: number, what: string): Promise<T> {
+  async function json<T>(
+    path: string,
+    schema: z.ZodType<T>,
+    max: number,
+    what: string,
+    seen?: (response: Response) => void,
+  ): Promise<T> {
     return request(`${base}${path}`, async (response) => {
       if (response.status === 404) {
         await response.body?.cancel();
@@ -136,6 +145,7 @@ export function createUpstream(options: UpstreamOptions) {
         await response.body?.cancel();
         throw new UpstreamError('bad_answer', `the upstream registry ${base} answered ${response.status} for ${what}`);
       }
+      seen?.(response);
       const text = await boundedText(response, max, `the upstream answer for ${what}`);
       let data: unknown;
       try {
@@ -162,6 +172,30 @@ export function createUpstream(options: UpstreamOptions) {
 
     versions: (nodeId: string): Promise<UpstreamVersion[]> =>
       json(`${nodePath(nodeId)}/versions`, VersionList, VERSIONS_ANSWER_MAX, `the versions of node ${nodeId}`),
+
+    /** A page of upstream's nodes, or of one publisher's (whose pages a Link header chains), and whether one follows. */
+    async nodePage(
+      publisher: string | undefined,
+      page: number,
+      limit: number,
+    ): Promise<{ nodes: UpstreamNode[]; more: boolean }> {
+      const paging = `page=${page}&limit=${limit}`;
+      if (publisher === undefined) {
+        const list = await json(`/nodes?${paging}`, NodeList, LIST_ANSWER_MAX, `page ${page} of the node list`);
+        return { nodes: list.nodes, more: page < list.totalPages };
+      }
+      let more = false;
+      const nodes = await json(
+        `/publishers/${encodeURIComponent(publisher)}/nodes?${paging}`,
+        PublisherNodes,
+        LIST_ANSWER_MAX,
+        `the nodes of publisher ${publisher}`,
+        (response) => {
+          more = /rel="?next"?/.test(response.headers.get('link') ?? '');
+        },
+      );
+      return { nodes, more };
+    },
 
     /** The node whose newest Active version defines a node class. */
     classNode: (name: string): Promise<UpstreamNode> =>
