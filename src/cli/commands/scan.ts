@@ -9,6 +9,7 @@ import { examples } from '../examples.js';
 
 interface Options {
   sarif?: string;
+  cache: boolean;
   failOn: ScanSeverity;
   node?: string;
 }
@@ -19,6 +20,7 @@ export function register(program: Command, ctx: Ctx): void {
     .description('scan the files pack would ship for risky code (eval, runtime installs, obfuscation, …)')
     .option('--sarif <file>', 'also write the findings as SARIF 2.1.0 (for code-scanning tools)')
     .option('--node <id>', 'also show which findings the registry (--registry) already approved for node ID')
+    .option('--no-cache', "scan every file anew, neither reading nor writing the user's cache of earlier scans")
     .addOption(failOnOption(program))
     .action(async (dir: string | undefined, options: Options) => {
       const root = resolve(dir ?? '.');
@@ -30,7 +32,7 @@ export function register(program: Command, ctx: Ctx): void {
         throw invalidInput(`cannot read the project in ${root}: ${(error as Error).message}`);
       }
       for (const warning of project.warnings) ctx.out.warn(warning);
-      const report = await scanProject(project);
+      const report = await scanProject(project, false, options.cache ? { root, env: ctx.env } : undefined);
       if (options.node) await (await import('../approved.js')).markApproved(ctx, report, options.node);
       if (options.sarif) {
         const { toSarif } = await import('../../scan/sarif.js');
