@@ -147,3 +147,22 @@ export const declineInvitation = op({
   auth: 'user',
   status: 204,
 });
+
+/** Every account operation, in the order the OpenAPI document lists them. */
+export const accountOperations = [
+  getMe,
+  createUser,
+  listUserTokens,
+  createUserToken,
+  deleteUserToken,
+  createPublisher,
+  listPublisherTokens,
+  createPublisherToken,
+  deletePublisherToken,
+  addPublisherMember,
+  removePublisherMember,
+  listPublisherInvitations,
+  listMyInvitations,
+  acceptInvitation,
+  declineInvitation,
+];

@@ -2,23 +2,7 @@ import { reviewOperations } from './review-flow.js';
 import * as z from 'zod';
 import { PAGE, READY_STORAGE_KEEP_MS, STAR } from './limits.js';
 import { op } from './operation.js';
-import {
-  getMe,
-  createUser,
-  listUserTokens,
-  createUserToken,
-  deleteUserToken,
-  createPublisher,
-  listPublisherTokens,
-  createPublisherToken,
-  deletePublisherToken,
-  addPublisherMember,
-  removePublisherMember,
-  listPublisherInvitations,
-  listMyInvitations,
-  acceptInvitation,
-  declineInvitation,
-} from './account-operations.js';
+import { accountOperations } from './account-operations.js';
 import { ApprovedFindings } from './scan.js';
 import { CONTENT_SHA256_HEADER, SHA256_HEX_PATTERN, UNIX_SECONDS_PATTERN } from './upload.js';
 import {
@@ -351,19 +335,5 @@ export const registryOperations = [
   ready,
   getLimits,
   openapiDocument,
-  getMe,
-  createUser,
-  listUserTokens,
-  createUserToken,
-  deleteUserToken,
-  createPublisher,
-  listPublisherTokens,
-  createPublisherToken,
-  deletePublisherToken,
-  addPublisherMember,
-  removePublisherMember,
-  listPublisherInvitations,
-  listMyInvitations,
-  acceptInvitation,
-  declineInvitation,
+  ...accountOperations,
 ];

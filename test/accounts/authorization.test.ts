@@ -106,7 +106,7 @@ const operations: {
   },
   {
     name: 'review',
-    allowed: ['stranger', 'member', 'pat', 'owner', 'admin', 'otherPat'],
+    allowed: ['stranger', 'admin', 'otherPat'],
     success: 200,
     run: (token) => api.post('/nodes/widget/reviews?star=5', { token }),
   },

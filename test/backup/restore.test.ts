@@ -103,9 +103,10 @@ async function build(): Promise<Built> {
     ).status,
   ).toBe(200);
   expect((await put('/publishers/shady', adminToken, { status: 'PublisherStatusBanned' })).status).toBe(200);
+  const [dave, erin] = [await createUser(server, 'dave'), await createUser(server, 'erin')];
   for (const [user, star] of [
-    [alice, 5],
-    [bob, 4],
+    [dave, 5],
+    [erin, 4],
     [carol, 2],
   ] as const) {
     expect(

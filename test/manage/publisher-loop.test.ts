@@ -183,13 +183,15 @@ describe('version withdraw', () => {
 
 describe('arguments in the wrong order', () => {
   it('review ID 5 and version deprecate VERSION ID get our message, and a hint that runs as printed', async () => {
-    const review = await runInProcess(['review', 'loop-node', '4'], as(bob));
+    // a reader, not a member of looppub: members may not review their own publisher's nodes
+    const reader = await createUser(registry, 'loopreader');
+    const review = await runInProcess(['review', 'loop-node', '4'], as(reader));
     expect(review.code).toBe(2);
     expect(review.stderr).not.toContain('too many arguments');
-    const [rated] = await runHints(review.stderr, as(bob));
+    const [rated] = await runHints(review.stderr, as(reader));
     expect(rated.argv).toEqual(['review', 'loop-node', '--star', '4']);
     expect(rated.result.code, rated.result.stderr).toBe(0);
-    const missing = await runInProcess(['review', 'loop-node'], as(bob));
+    const missing = await runInProcess(['review', 'loop-node'], as(reader));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('the stars are missing: they go in --star');
     const swapped = await runInProcess(['version', 'deprecate', '1.0.0', 'loop-node'], as(owner));

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Node, NodeVersion, Publisher } from '../../src/contract/resources.js';
 import { startServer, type TestServer } from '../helpers.js';
 import {
+  addMember,
   client,
   createPat,
   createPublisher,
@@ -323,12 +324,25 @@ describe('POST /nodes/{nodeId}/reviews?star=N', () => {
     expect(reply.body.rating).toBe(3.5);
     reply = await api.post('/nodes/rated/reviews?star=4', { token: bob.token });
     expect(reply.body.rating).toBe(3);
-    // a PAT reviews as the user who created it: alice's PAT then alice herself count once
-    const pat = await createPat(server, alice, 'alice-co');
+    // a PAT reviews as the user who created it: carol's PAT of her own publisher replaces carol's review
+    await createPublisher(server, carol, 'carol-co');
+    const pat = await createPat(server, carol, 'carol-co');
     reply = await api.post('/nodes/RATED/reviews?star=1', { token: pat });
-    expect(reply.body.rating).toBeCloseTo(7 / 3);
-    reply = await api.post('/nodes/rated/reviews?star=3', { token: alice.token });
+    expect(reply.body.rating).toBe(2.5);
+    reply = await api.post('/nodes/rated/reviews?star=2', { token: carol.token });
     expect(reply.body.rating).toBe(3);
+  });
+
+  it("is 403 for the publisher's own members and tokens, and changes nothing (the rating stays the others')", async () => {
+    const member = await createUser(server);
+    await addMember(server, alice, 'alice-co', member, 'member');
+    const pat = await createPat(server, alice, 'alice-co');
+    for (const token of [alice.token, member.token, pat]) {
+      const refused = await api.post('/nodes/rated/reviews?star=5', { token });
+      expectError(refused, 403, 'forbidden');
+      expect(refused.body.message).toBe('members of publisher alice-co may not review its nodes');
+    }
+    expect((await api.get('/nodes/rated')).body.rating).toBe(3);
   });
 
   it('is 400 for a star outside 1–5 or not an integer, 401 without a token, 404 for an unknown node first', async () => {

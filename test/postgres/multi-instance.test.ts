@@ -236,13 +236,15 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     expect(Buffer.from(await first.arrayBuffer()).equals(zips[winners[0]])).toBe(true);
 
     // A token revoked through A is refused through B at once.
-    const created = await call(b.url, 'POST', '/users/me/tokens', { token: alice.token, body: { name: 'laptop' } });
+    // alice owns the node and may not review it: a reader does, through a token it then revokes
+    const reader = await createUser(as(a), 'reader');
+    const created = await call(b.url, 'POST', '/users/me/tokens', { token: reader.token, body: { name: 'laptop' } });
     expect(created.status, created.text).toBe(201);
     expect((await call(b.url, 'GET', '/users/me', { token: created.body.token })).status).toBe(200);
     expect((await call(b.url, 'POST', '/nodes/shared-node/reviews?star=2', { token: created.body.token })).status).toBe(
       200,
     );
-    expect((await call(a.url, 'DELETE', `/users/me/tokens/${created.body.id}`, { token: alice.token })).status).toBe(
+    expect((await call(a.url, 'DELETE', `/users/me/tokens/${created.body.id}`, { token: reader.token })).status).toBe(
       204,
     );
     expect((await call(b.url, 'GET', '/users/me', { token: created.body.token })).status).toBe(401);
@@ -256,7 +258,7 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
       (await call(b.url, 'GET', '/nodes/shared-node', { headers: { 'if-none-match': kept.headers.get('etag')! } }))
         .status,
     ).toBe(304);
-    expect((await call(a.url, 'POST', '/nodes/shared-node/reviews?star=4', { token: alice.token })).status).toBe(200);
+    expect((await call(a.url, 'POST', '/nodes/shared-node/reviews?star=4', { token: reader.token })).status).toBe(200);
     expect((await call(b.url, 'GET', '/nodes/shared-node')).body.rating).toBe(4);
     expect(
       (

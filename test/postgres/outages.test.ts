@@ -71,7 +71,9 @@ async function registryWithNode(server: TestServer) {
   await createPublisher(server, alice, 'alice-co');
   await publishAndUpload(server, alice.token, 'alice-co', 'kept-node', '1.0.0');
   const pending = await publish(server, alice.token, 'alice-co', 'kept-node', '1.1.0');
-  return { alice, pending, zip: await makeZip({ 'node.py': '# 1.1.0\n' }) };
+  // alice, its publisher's owner, may not review her node: a reader reviews it
+  const reader = await createUser(server, 'reader');
+  return { alice, reader, pending, zip: await makeZip({ 'node.py': '# 1.1.0\n' }) };
 }
 
 /** An instance's environment: a fresh database, and a fresh bucket reached through an HTTP relay. */
@@ -110,7 +112,7 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
       NODEREG_STORAGE_URL: `s3://${await s3.bucket()}/archives`,
     };
     const served = await serve(['--port', '0'], { env });
-    const { alice, pending, zip } = await registryWithNode({ url: served.url, adminToken } as TestServer);
+    const { reader, pending, zip } = await registryWithNode({ url: served.url, adminToken } as TestServer);
     expect((await call(served.url, 'GET', '/readyz')).body).toMatchObject({ ok: true });
 
     await relay.cut();
@@ -121,14 +123,14 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     expectUnavailable(await call(served.url, 'GET', '/nodes/kept-node'));
     expectUnavailable(await call(served.url, 'GET', '/nodes?limit=5'));
     expectUnavailable(await call(served.url, 'GET', '/archives/alice-co/kept-node/1.0.0/node.zip'));
-    expectUnavailable(await call(served.url, 'POST', '/nodes/kept-node/reviews?star=4', { token: alice.token }));
+    expectUnavailable(await call(served.url, 'POST', '/nodes/kept-node/reviews?star=4', { token: reader.token }));
     expectUnavailable(await uploadTo(pending.body.signedUrl, zip));
     expect(Date.now() - started).toBeLessThan(20_000); // answered, not held until a timeout
     expect(served.child.exitCode).toBeNull();
 
     await relay.restore();
     expect((await call(served.url, 'GET', '/readyz')).status).toBe(200);
-    expect((await call(served.url, 'POST', '/nodes/kept-node/reviews?star=4', { token: alice.token })).status).toBe(
+    expect((await call(served.url, 'POST', '/nodes/kept-node/reviews?star=4', { token: reader.token })).status).toBe(
       200,
     );
     expect((await uploadTo(pending.body.signedUrl, zip)).status).toBe(200);
@@ -155,7 +157,7 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
     const env = { NODEREG_ADMIN_TOKEN: adminToken, NODEREG_DATABASE_URL: await postgresHandle.database() };
     const served = await serve(['--port', '0', '--data-dir', tempDir()], { env });
-    const { alice } = await registryWithNode({ url: served.url, adminToken } as TestServer);
+    const { reader } = await registryWithNode({ url: served.url, adminToken } as TestServer);
     // A reply within `ms`, or a failure that says which request hung.
     const within = <T>(ms: number, what: string, reply: Promise<T>) =>
       Promise.race([
@@ -176,7 +178,7 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
           within(
             15_000,
             `${method} ${path}`,
-            call(served.url, method, path, method === 'POST' ? { token: alice.token } : {}),
+            call(served.url, method, path, method === 'POST' ? { token: reader.token } : {}),
           ),
         ),
       );
@@ -189,7 +191,7 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
         // Alive, also to a probe that sends a token (it is not looked up).
         const healthz = [
           call(served.url, 'GET', '/healthz'),
-          call(served.url, 'GET', '/healthz', { token: alice.token }),
+          call(served.url, 'GET', '/healthz', { token: reader.token }),
         ].map((reply) => within(3_000, 'GET /healthz', reply));
         const replies = await wave();
         for (const reply of await Promise.all(healthz)) expect(reply.status).toBe(200);

@@ -149,13 +149,16 @@ describe('kill -9 under load', () => {
     let child = await startChild(dataDir, { adminToken });
     const owner = await createUser(asServer(child), 'load-owner');
     await createPublisher(asServer(child), owner, 'load-co');
+    // the reviewed nodes belong to another publisher: members may not review their own publisher's nodes
+    const targetOwner = await createUser(asServer(child), 'target-owner');
+    await createPublisher(asServer(child), targetOwner, 'target-co');
     for (let w = 0; w < WORKERS; w++) {
       const user = await createUser(asServer(child), `load-user-${w}`);
       await addMember(asServer(child), owner, 'load-co', user);
       users.push(user);
       // each worker reviews its own node, so the node's rating is that user's star
       const target = `target-${w}`;
-      expect((await publish(asServer(child), owner.token, 'load-co', target, '1.0.0')).status).toBe(201);
+      expect((await publish(asServer(child), targetOwner.token, 'target-co', target, '1.0.0')).status).toBe(201);
       reviews.set(user.id, { nodeId: target, acknowledged: 0 });
     }
 

@@ -24,6 +24,11 @@ export function register(program: Command, ctx: Ctx): void {
     )
     .option('--changelog <text>', 'changelog of this version (else env NODEREG_CHANGELOG)')
     .option('--changelog-file <file>', 'read the changelog from a file (- for stdin)')
+    .option(
+      '--changelog-from-git',
+      "the changelog is the subjects of the commits since the previous version's tag (v1.2.3); --dry-run shows it",
+    )
+    .option('--allow-dirty', 'publish files that differ from the last commit (HEAD) as they are; else that is refused')
     .option('--publisher <id>', 'publisher id (overrides [tool.nodereg] publisher and [tool.comfy] PublisherId)')
     .option('--create-publisher', 'create the publisher first if it does not exist (needs a user token)')
     .option('--max-size <size>', `fail when the archive is larger (default ${formatSize(DEFAULT_MAX_ARCHIVE)})`)
@@ -48,6 +53,7 @@ export function register(program: Command, ctx: Ctx): void {
     'nodereg publish ./my-node --publisher my-team --create-publisher',
     'nodereg publish --fail-on critical',
     'nodereg publish --trusted',
+    'nodereg version bump patch --git && nodereg publish --changelog-from-git',
     'nodereg publish --all --skip-existing',
     'nodereg publish nodes/a nodes/b --dry-run',
   ]);

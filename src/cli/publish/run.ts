@@ -24,6 +24,7 @@ import {
 } from '../project.js';
 import { fetchLimits } from '../registry-limits.js';
 import { checkLimits, leftBehind, resumeCommand, settledLater } from './left-behind.js';
+import { refuseDirtyTree } from './dirty-tree.js';
 import type { PublishOptions } from './options.js';
 import { flagged, report, reportExisting } from './report.js';
 import { type Sending, sendPublish, uploadArchive } from './send.js';
@@ -43,8 +44,11 @@ export async function publishProject(
 ): Promise<void> {
   const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
   const retryWindowMs = ctx.retryWindow().ms; // a bad --retry-window stops the run before the pack, as a bad --max-size does
-  const changelog = await readChangelog(ctx, options);
+  const changelog = options.changelogFromGit
+    ? (await import('./changelog-from-git.js')).changelogFromGit(ctx, dir, options)
+    : await readChangelog(ctx, options);
   const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog });
+  refuseDirtyTree(ctx, project, dir, options);
   const { request } = project;
   const publisherId = request.publisherId!;
   // The registry's limits are asked for while the project is scanned and packed: a read that says

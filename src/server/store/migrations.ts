@@ -2,6 +2,7 @@
 // Append only: never edit a migration that has shipped.
 import { INVITATIONS_SCHEMA } from './member-row.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
+import { NODE_LOOKALIKE } from './lookalike.js';
 
 export interface Migration {
   name: string;
@@ -706,6 +707,23 @@ export const migrations: Migration[] = [
         PRIMARY KEY (node_id, fingerprint)
       );
     `,
+  },
+  {
+    // Downloads already counted today, per client, node and version (store countDownload): a client
+    // fetching the same archive again does not add to the node's downloads.
+    name: 'download-days',
+    sql: `
+      CREATE TABLE download_days (
+        day TEXT NOT NULL,
+        key TEXT NOT NULL,
+        PRIMARY KEY (day, key)
+      );
+    `,
+  },
+  {
+    // Node ids compared by their look-alike form (lookalike.ts) when a node is created.
+    name: 'node-lookalikes',
+    sql: `CREATE INDEX nodes_by_lookalike ON nodes (${NODE_LOOKALIKE});`,
   },
   {
     // Search and the lists leave out a node with nothing to install (its versions only Flagged, Banned or withdrawn).

@@ -5,6 +5,7 @@
 import { INVITATIONS_SCHEMA } from './member-row.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import type { Migration } from './migrations.js';
+import { NODE_LOOKALIKE } from './lookalike.js';
 
 /** An index built with CREATE INDEX CONCURRENTLY, outside the migration's transaction (migratePostgres). */
 export interface ConcurrentIndex {
@@ -546,6 +547,23 @@ export const postgresMigrations: PostgresMigration[] = [
         PRIMARY KEY (node_id, fingerprint)
       );
     `,
+  },
+  {
+    // Downloads already counted today, per client, node and version (store countDownload): a client
+    // fetching the same archive again does not add to the node's downloads.
+    name: 'download-days',
+    sql: `
+      CREATE TABLE IF NOT EXISTS download_days (
+        day TEXT NOT NULL,
+        key TEXT NOT NULL,
+        PRIMARY KEY (day, key)
+      );
+    `,
+  },
+  {
+    // Node ids compared by their look-alike form (lookalike.ts) when a node is created.
+    name: 'node-lookalikes',
+    sql: `CREATE INDEX IF NOT EXISTS nodes_by_lookalike ON nodes (${NODE_LOOKALIKE});`,
   },
   {
     // Search and the lists leave out a node with nothing to install (its versions only Flagged, Banned or withdrawn).

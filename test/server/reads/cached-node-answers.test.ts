@@ -241,20 +241,21 @@ describe('reviews', () => {
   });
 
   it("refuse in the errors' shape", async () => {
+    const reader = await createUser(server, 'reader-shape');
     expectError(await api.post('/nodes/rated/reviews?star=3'), 401, 'unauthorized');
     expectError(await api.post('/nodes/rated/reviews?star=3', { token: 'nrg_u_unknown' }), 401, 'unauthorized');
-    expectError(await api.post('/nodes/missing/reviews?star=3', { token: alice.token }), 404, 'not_found');
+    expectError(await api.post('/nodes/missing/reviews?star=3', { token: reader.token }), 404, 'not_found');
     for (const star of ['0', '6', '33', '3.5', '', '03x']) {
-      expectError(await api.post(`/nodes/rated/reviews?star=${star}`, { token: alice.token }), 400, 'invalid_request');
+      expectError(await api.post(`/nodes/rated/reviews?star=${star}`, { token: reader.token }), 400, 'invalid_request');
     }
-    expect((await api.post('/nodes/rated/reviews?star=3', { token: alice.token, body: {} })).status).toBe(200);
+    expect((await api.post('/nodes/rated/reviews?star=3', { token: reader.token, body: {} })).status).toBe(200);
     const banned = await api.put('/publishers/alice-co', {
       token: server.adminToken,
       body: { status: 'PublisherStatusBanned' },
     });
     expect(banned.status).toBe(200);
     try {
-      expectError(await api.post('/nodes/rated/reviews?star=3', { token: alice.token }), 403, 'banned');
+      expectError(await api.post('/nodes/rated/reviews?star=3', { token: reader.token }), 403, 'banned');
     } finally {
       expect(
         (await api.put('/publishers/alice-co', { token: server.adminToken, body: { status: 'PublisherStatusActive' } }))
@@ -275,10 +276,11 @@ describe('reviews', () => {
   });
 
   it('refuse a revoked token at once', async () => {
-    const created = await api.post('/users/me/tokens', { token: alice.token, body: { name: 'phone' } });
+    const reader = await createUser(server, 'reader-revoked');
+    const created = await api.post('/users/me/tokens', { token: reader.token, body: { name: 'phone' } });
     expect(created.status, created.text).toBe(201);
     expect((await api.post('/nodes/rated/reviews?star=5', { token: created.body.token })).status).toBe(200);
-    expect((await api.delete(`/users/me/tokens/${created.body.id}`, { token: alice.token })).status).toBe(204);
+    expect((await api.delete(`/users/me/tokens/${created.body.id}`, { token: reader.token })).status).toBe(204);
     expectError(await api.post('/nodes/rated/reviews?star=5', { token: created.body.token }), 401, 'unauthorized');
   });
 
@@ -288,10 +290,11 @@ describe('reviews', () => {
       const carol = await createUser(limited, 'carol');
       await createPublisher(limited, carol, 'carol-co');
       await publishAndUpload(limited, carol.token, 'carol-co', 'limited', '1.0.0');
+      const dave = await createUser(limited, 'dave');
       const answers = [];
       for (let i = 0; i < 3; i++)
-        answers.push((await client(limited).post('/nodes/limited/reviews?star=5', { token: carol.token })).status);
-      expect(answers).toContain(429);
+        answers.push((await client(limited).post('/nodes/limited/reviews?star=5', { token: dave.token })).status);
+      expect(answers).toEqual([200, 200, 429]);
     } finally {
       await limited.close();
     }

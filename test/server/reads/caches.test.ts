@@ -8,11 +8,14 @@ import { client, createPublisher, createUser, expectError, publishAndUpload, typ
 
 let server: TestServer;
 let alice: TestUser;
+/** Reviews the nodes: alice, their publisher's owner, may not rate her own nodes. */
+let reader: TestUser;
 let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
   server = await startServer();
   alice = await createUser(server, 'alice');
+  reader = await createUser(server, 'reader');
   api = client(server);
   await createPublisher(server, alice, 'alice-co');
   await publishAndUpload(server, alice.token, 'alice-co', 'cached', '1.0.0');
@@ -92,7 +95,7 @@ describe('GET /nodes/{id} after a write', () => {
     ).toBe(200);
     await changed('node update', (node) => expect(node.description).toBe('Relights portraits'));
 
-    expect((await api.post('/nodes/cached/reviews?star=4', { token: alice.token })).status).toBe(200);
+    expect((await api.post('/nodes/cached/reviews?star=4', { token: reader.token })).status).toBe(200);
     await changed('review', (node) => expect(node.rating).toBe(4));
 
     await publishAndUpload(server, alice.token, 'alice-co', 'cached', '1.1.0');
@@ -147,14 +150,14 @@ describe('GET /nodes/{id} after a write', () => {
     expect(unchanged.text).toBe('');
     expect(unchanged.headers.get('etag')).toBe(etag);
     expect((await api.get('/nodes/cached', { headers: { 'if-none-match': '"other"' } })).status).toBe(200);
-    expect((await api.post('/nodes/cached/reviews?star=2', { token: alice.token })).status).toBe(200);
+    expect((await api.post('/nodes/cached/reviews?star=2', { token: reader.token })).status).toBe(200);
     const changed = await api.get('/nodes/cached', { headers: { 'if-none-match': etag } });
     expect(changed.status).toBe(200);
     expect(changed.body.rating).toBe(2);
   });
 
   it('answers a review with the node as the next read shows it', async () => {
-    const reviewed = await api.post('/nodes/cached/reviews?star=5', { token: alice.token });
+    const reviewed = await api.post('/nodes/cached/reviews?star=5', { token: reader.token });
     expect(reviewed.status).toBe(200);
     const read = await api.get('/nodes/cached');
     expect(read.text).toBe(reviewed.text);
@@ -179,11 +182,11 @@ describe('GET /nodes/{id} after a write', () => {
       return reply;
     };
     // nothing kept for this node yet: the first review builds its answer
-    expect((await review('fresh', 2, alice.token)).body.rating).toBe(2);
+    expect((await review('fresh', 2, reader.token)).body.rating).toBe(2);
     // kept (by the review and by the read after it): the next ones derive theirs from it
     expect((await review('fresh', 5, bob.token)).body.rating).toBe(3.5);
-    expect((await review('fresh', 1, alice.token)).body.rating).toBe(3);
-    const same = await review('fresh', 1, alice.token);
+    expect((await review('fresh', 1, reader.token)).body.rating).toBe(3);
+    const same = await review('fresh', 1, reader.token);
     expect(same.body.rating).toBe(3);
     // another write between two reviews: the kept answer is not the one before the review, so it is built again
     expect(
@@ -197,12 +200,12 @@ describe('GET /nodes/{id} after a write', () => {
 
 describe('kept authentications', () => {
   it('refuse a revoked token at once, also one used a moment before', async () => {
-    const created = await api.post('/users/me/tokens', { token: alice.token, body: { name: 'laptop' } });
+    const created = await api.post('/users/me/tokens', { token: reader.token, body: { name: 'laptop' } });
     expect(created.status, created.text).toBe(201);
     const token = created.body.token as string;
     for (let i = 0; i < 3; i++) expect((await api.get('/users/me', { token })).status).toBe(200);
     expect((await api.post('/nodes/cached/reviews?star=3', { token })).status).toBe(200);
-    expect((await api.delete(`/users/me/tokens/${created.body.id}`, { token: alice.token })).status).toBe(204);
+    expect((await api.delete(`/users/me/tokens/${created.body.id}`, { token: reader.token })).status).toBe(204);
     expectError(await api.get('/users/me', { token }), 401, 'unauthorized');
     expectError(await api.post('/nodes/cached/reviews?star=3', { token }), 401, 'unauthorized');
     expect((await api.get('/users/me', { token: alice.token })).status).toBe(200);

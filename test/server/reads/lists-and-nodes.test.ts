@@ -49,9 +49,10 @@ describe('GET /nodes', () => {
 
   it('sorts by name, by rating and by search_ranking, ties broken by id', async () => {
     expect(ids(await api.get('/nodes?sort=name&limit=3'))).toEqual(['n25', 'n24', 'n23']);
-    await api.post('/nodes/n03/reviews?star=5', { token: alice.token });
-    await api.post('/nodes/n02/reviews?star=5', { token: alice.token });
-    await api.post('/nodes/n01/reviews?star=4', { token: alice.token });
+    const reader = await createUser(server, 'reader');
+    await api.post('/nodes/n03/reviews?star=5', { token: reader.token });
+    await api.post('/nodes/n02/reviews?star=5', { token: reader.token });
+    await api.post('/nodes/n01/reviews?star=4', { token: reader.token });
     expect(ids(await api.get('/nodes?sort=rating&limit=4'))).toEqual(['n02', 'n03', 'n01', 'n04']);
     await api.put('/publishers/alice-co/nodes/n10', { token: server.adminToken, body: { search_ranking: 7 } });
     await api.put('/publishers/alice-co/nodes/n09', { token: server.adminToken, body: { search_ranking: 7 } });

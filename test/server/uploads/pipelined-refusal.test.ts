@@ -79,7 +79,8 @@ describe('an early refusal pipelined behind an answer still being written', () =
 
   it('bytes that are no request, pipelined behind answers not written yet: those answers come whole, then the 400', async () => {
     await publishAndUpload(server, alice.token, 'alice-co', 'rated', '1.0.0');
-    const review = `POST /nodes/rated/reviews?star=4 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${alice.token}\r\n\r\n`;
+    const reader = await createUser(server, 'reader');
+    const review = `POST /nodes/rated/reviews?star=4 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${reader.token}\r\n\r\n`;
     const read = `GET /nodes/rated HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
     const received = await new Promise<Buffer>((resolve, reject) => {
       const socket = connect({ port: Number(new URL(server.url).port), host: '127.0.0.1', allowHalfOpen: true });
