@@ -95,6 +95,22 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect((await store.listVersions('raced')).map((v) => v.version)).toEqual(['1.0.0']);
   });
 
+  it("refuses a new node whose id reads as another publisher's node's, and lets its own publisher take one", async () => {
+    const store = await fresh();
+    const long = `lo${'-'.repeat(90)}ng`;
+    expect(await publish(store, 'image-tools')).toMatchObject({ kind: 'created' });
+    expect(await publish(store, long)).toMatchObject({ kind: 'created' });
+    for (const lookalike of ['image_tools', 'image.tools', 'image--tools', 'Image_Tools', 'IMAGE-._-TOOLS'])
+      expect(await publish(store, lookalike, '1.0.0', 'other'), lookalike).toEqual({
+        kind: 'look-alike',
+        nodeId: 'image-tools',
+        publisherId: 'acme',
+      });
+    expect(await publish(store, 'lo_ng', '1.0.0', 'other')).toMatchObject({ kind: 'look-alike', nodeId: long });
+    expect(await publish(store, 'image-tool', '1.0.0', 'other')).toMatchObject({ kind: 'created' });
+    expect(await publish(store, 'image_tools', '1.0.0', 'acme')).toMatchObject({ kind: 'created' });
+  });
+
   it('gives the archive of a version to exactly one of racing claims, and to none once recorded', async () => {
     const store = await fresh();
     const outcome = await publish(store, 'claimed');

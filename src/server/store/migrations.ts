@@ -2,6 +2,7 @@
 // Append only: never edit a migration that has shipped.
 import { INVITATIONS_SCHEMA } from './member-row.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
+import { NODE_LOOKALIKE } from './lookalike.js';
 
 export interface Migration {
   name: string;
@@ -656,5 +657,10 @@ export const migrations: Migration[] = [
         PRIMARY KEY (day, key)
       );
     `,
+  },
+  {
+    // Node ids compared by their look-alike form (lookalike.ts) when a node is created.
+    name: 'node-lookalikes',
+    sql: `CREATE INDEX nodes_by_lookalike ON nodes (${NODE_LOOKALIKE});`,
   },
 ];

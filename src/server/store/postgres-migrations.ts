@@ -5,6 +5,7 @@
 import { INVITATIONS_SCHEMA } from './member-row.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import type { Migration } from './migrations.js';
+import { NODE_LOOKALIKE } from './lookalike.js';
 
 /** An index built with CREATE INDEX CONCURRENTLY, outside the migration's transaction (migratePostgres). */
 export interface ConcurrentIndex {
@@ -494,5 +495,10 @@ export const postgresMigrations: PostgresMigration[] = [
         PRIMARY KEY (day, key)
       );
     `,
+  },
+  {
+    // Node ids compared by their look-alike form (lookalike.ts) when a node is created.
+    name: 'node-lookalikes',
+    sql: `CREATE INDEX IF NOT EXISTS nodes_by_lookalike ON nodes (${NODE_LOOKALIKE});`,
   },
 ];

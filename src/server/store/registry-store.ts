@@ -165,6 +165,8 @@ export interface PublishInput {
 export type PublishOutcome =
   | { kind: 'created' | 'retried'; node: NodeRow; version: VersionRow }
   | { kind: 'other-publisher'; publisherId: string }
+  /** A new node whose id looks like another publisher's node's (lookalike.ts). */
+  | { kind: 'look-alike'; nodeId: string; publisherId: string }
   | { kind: 'archive-exists'; version: VersionRow }
   /** The version was Banned, Flagged or Deleted before its archive arrived: a publish never revives it. */
   | { kind: 'status-locked'; version: VersionRow };
