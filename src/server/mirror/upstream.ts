@@ -100,6 +100,70 @@ export type UpstreamVersion = z.output<typeof NodeVersion>;
 const VersionList = z.array(NodeVersion).max(VERSIONS_MAX);
 const nodePath = (nodeId: string) => `/nodes/${encodeURIComponent(nodeId)}`;
 
+/** Upstream's JSON answer, bounded and checked against the contract; any other status is an UpstreamError. */
+async function parsedAnswer<T>(
+  response: Response,
+  { schema, max, what, base }: { schema: z.ZodType<T>; max: number; what: string; base: string },
+): Promise<T> {
+  if (response.status === 404) {
+    await response.body?.cancel();
+    throw new UpstreamError('not_found', `${what} is not at the upstream registry ${base}`);
+  }
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    throw new UpstreamError('bad_answer', `the upstream registry ${base} answered ${response.status} for ${what}`);
+  }
+  const text = await boundedText(response, max, `the upstream answer for ${what}`);
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new UpstreamError('bad_answer', `the upstream answer for ${what} is not JSON`);
+  }
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UpstreamError(
+      'bad_answer',
+      `the upstream answer for ${what} breaks the contract (${issue?.path.join('.')}: ${issue?.message})`,
+    );
+  }
+  return parsed.data;
+}
+
+type JsonRead = <T>(
+  path: string,
+  schema: z.ZodType<T>,
+  max: number,
+  what: string,
+  seen?: (response: Response) => void,
+) => Promise<T>;
+
+/** A page of upstream's nodes (paged by `totalPages`), or of one publisher's (whose pages a Link header chains). */
+async function nodePage(
+  json: JsonRead,
+  publisher: string | undefined,
+  page: number,
+  limit: number,
+): Promise<{ nodes: UpstreamNode[]; more: boolean }> {
+  const paging = `page=${page}&limit=${limit}`;
+  if (publisher === undefined) {
+    const list = await json(`/nodes?${paging}`, NodeList, LIST_ANSWER_MAX, `page ${page} of the node list`);
+    return { nodes: list.nodes, more: page < list.totalPages };
+  }
+  let more = false;
+  const nodes = await json(
+    `/publishers/${encodeURIComponent(publisher)}/nodes?${paging}`,
+    PublisherNodes,
+    LIST_ANSWER_MAX,
+    `the nodes of publisher ${publisher}`,
+    (response) => {
+      more = /rel="?next"?/.test(response.headers.get('link') ?? '');
+    },
+  );
+  return { nodes, more };
+}
+
 export function createUpstream(options: UpstreamOptions) {
   const base = options.url.replace(/\/+$/, '');
   const slots = new Slots(options.concurrency);
@@ -129,41 +193,11 @@ export function createUpstream(options: UpstreamOptions) {
     }
   }
 
-  async function json<T>(
-    path: string,
-    schema: z.ZodType<T>,
-    max: number,
-    what: string,
-    seen?: (response: Response) => void,
-  ): Promise<T> {
-    return request(`${base}${path}`, async (response) => {
-      if (response.status === 404) {
-        await response.body?.cancel();
-        throw new UpstreamError('not_found', `${what} is not at the upstream registry ${base}`);
-      }
-      if (response.status !== 200) {
-        await response.body?.cancel();
-        throw new UpstreamError('bad_answer', `the upstream registry ${base} answered ${response.status} for ${what}`);
-      }
+  const json: JsonRead = (path, schema, max, what, seen) =>
+    request(`${base}${path}`, (response) => {
       seen?.(response);
-      const text = await boundedText(response, max, `the upstream answer for ${what}`);
-      let data: unknown;
-      try {
-        data = JSON.parse(text);
-      } catch {
-        throw new UpstreamError('bad_answer', `the upstream answer for ${what} is not JSON`);
-      }
-      const parsed = schema.safeParse(data);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new UpstreamError(
-          'bad_answer',
-          `the upstream answer for ${what} breaks the contract (${issue?.path.join('.')}: ${issue?.message})`,
-        );
-      }
-      return parsed.data;
+      return parsedAnswer(response, { schema, max, what, base });
     });
-  }
 
   return {
     url: base,
@@ -173,29 +207,8 @@ export function createUpstream(options: UpstreamOptions) {
     versions: (nodeId: string): Promise<UpstreamVersion[]> =>
       json(`${nodePath(nodeId)}/versions`, VersionList, VERSIONS_ANSWER_MAX, `the versions of node ${nodeId}`),
 
-    /** A page of upstream's nodes, or of one publisher's (whose pages a Link header chains), and whether one follows. */
-    async nodePage(
-      publisher: string | undefined,
-      page: number,
-      limit: number,
-    ): Promise<{ nodes: UpstreamNode[]; more: boolean }> {
-      const paging = `page=${page}&limit=${limit}`;
-      if (publisher === undefined) {
-        const list = await json(`/nodes?${paging}`, NodeList, LIST_ANSWER_MAX, `page ${page} of the node list`);
-        return { nodes: list.nodes, more: page < list.totalPages };
-      }
-      let more = false;
-      const nodes = await json(
-        `/publishers/${encodeURIComponent(publisher)}/nodes?${paging}`,
-        PublisherNodes,
-        LIST_ANSWER_MAX,
-        `the nodes of publisher ${publisher}`,
-        (response) => {
-          more = /rel="?next"?/.test(response.headers.get('link') ?? '');
-        },
-      );
-      return { nodes, more };
-    },
+    /** A page of upstream's nodes, or of one publisher's, and whether one follows. */
+    nodePage: (publisher: string | undefined, page: number, limit: number) => nodePage(json, publisher, page, limit),
 
     /** The node whose newest Active version defines a node class. */
     classNode: (name: string): Promise<UpstreamNode> =>
