@@ -1,8 +1,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { HttpBindings } from '@hono/node-server';
 import { bearerToken, type AppEnv, type Authenticate } from './route.js';
 import { HttpError } from './errors.js';
 import { bulkNodeVersions } from '../contract/registry.js';
+import { clientAddress } from './http/client-address.js';
 
 const MINUTE = 60_000;
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -19,9 +19,7 @@ export async function rateLimitKey(c: Context<AppEnv>, authenticate: Authenticat
   const token = bearerToken(c);
   const principal = token ? await authenticate(token) : null;
   if (token) c.set('authenticated', { token, principal });
-  return principal
-    ? `user:${principal.userId}`
-    : `address:${(c.env as HttpBindings | undefined)?.incoming?.socket.remoteAddress ?? 'unknown'}`;
+  return principal ? `user:${principal.userId}` : `address:${clientAddress(c)}`;
 }
 
 /**

@@ -100,20 +100,41 @@ export type UpstreamVersion = z.output<typeof NodeVersion>;
 const VersionList = z.array(NodeVersion).max(VERSIONS_MAX);
 const nodePath = (nodeId: string) => `/nodes/${encodeURIComponent(nodeId)}`;
 
-/** Upstream's JSON answer, bounded and checked against the contract; any other status is an UpstreamError. */
-async function parsedAnswer<T>(
-  response: Response,
-  { schema, max, what, base }: { schema: z.ZodType<T>; max: number; what: string; base: string },
-): Promise<T> {
-  if (response.status === 404) {
-    await response.body?.cancel();
-    throw new UpstreamError('not_found', `${what} is not at the upstream registry ${base}`);
-  }
-  if (response.status !== 200) {
-    await response.body?.cancel();
-    throw new UpstreamError('bad_answer', `the upstream registry ${base} answered ${response.status} for ${what}`);
-  }
-  const text = await boundedText(response, max, `the upstream answer for ${what}`);
+type Request = <T>(url: string, use: (response: Response) => Promise<T>, timeoutMs?: number) => Promise<T>;
+type Json = <T>(
+  path: string,
+  schema: z.ZodType<T>,
+  max: number,
+  what: string,
+  seen?: (response: Response) => void,
+) => Promise<T>;
+
+/** One request to upstream, within the cap and the timeout; `use` reads its answer before the slot is given back. */
+function requester(base: string, options: UpstreamOptions): Request {
+  const slots = new Slots(options.concurrency);
+  return async (url, use, timeoutMs = options.timeoutMs) => {
+    const deadline = AbortSignal.timeout(timeoutMs);
+    let give: (() => void) | undefined;
+    try {
+      give = await slots.take(deadline);
+      const response = await fetch(url, {
+        signal: deadline,
+        redirect: 'follow',
+        headers: { accept: 'application/json' },
+      });
+      return await use(response);
+    } catch (error) {
+      if (error instanceof UpstreamError) throw error;
+      const why = deadline.aborted ? `no answer within ${timeoutMs} ms` : (error as Error).message;
+      throw new UpstreamError('unreachable', `the upstream registry ${base} is out of reach (${why})`);
+    } finally {
+      give?.();
+    }
+  };
+}
+
+/** Upstream's answer for `what` as the contract's `schema` reads it, or an UpstreamError saying why not. */
+function parseAnswer<T>(text: string, schema: z.ZodType<T>, what: string): T {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -131,17 +152,25 @@ async function parsedAnswer<T>(
   return parsed.data;
 }
 
-type JsonRead = <T>(
-  path: string,
-  schema: z.ZodType<T>,
-  max: number,
-  what: string,
-  seen?: (response: Response) => void,
-) => Promise<T>;
+function jsonReader(base: string, request: Request): Json {
+  return (path, schema, max, what, seen) =>
+    request(`${base}${path}`, async (response) => {
+      if (response.status === 404) {
+        await response.body?.cancel();
+        throw new UpstreamError('not_found', `${what} is not at the upstream registry ${base}`);
+      }
+      if (response.status !== 200) {
+        await response.body?.cancel();
+        throw new UpstreamError('bad_answer', `the upstream registry ${base} answered ${response.status} for ${what}`);
+      }
+      seen?.(response);
+      return parseAnswer(await boundedText(response, max, `the upstream answer for ${what}`), schema, what);
+    });
+}
 
-/** A page of upstream's nodes (paged by `totalPages`), or of one publisher's (whose pages a Link header chains). */
+/** A page of upstream's nodes, or of one publisher's (whose pages a Link header chains), and whether one follows. */
 async function nodePage(
-  json: JsonRead,
+  json: Json,
   publisher: string | undefined,
   page: number,
   limit: number,
@@ -166,38 +195,8 @@ async function nodePage(
 
 export function createUpstream(options: UpstreamOptions) {
   const base = options.url.replace(/\/+$/, '');
-  const slots = new Slots(options.concurrency);
-
-  /** One request to upstream, within the cap and the timeout; `use` reads its answer before the slot is given back. */
-  async function request<T>(
-    url: string,
-    use: (response: Response) => Promise<T>,
-    timeoutMs = options.timeoutMs,
-  ): Promise<T> {
-    const deadline = AbortSignal.timeout(timeoutMs);
-    let give: (() => void) | undefined;
-    try {
-      give = await slots.take(deadline);
-      const response = await fetch(url, {
-        signal: deadline,
-        redirect: 'follow',
-        headers: { accept: 'application/json' },
-      });
-      return await use(response);
-    } catch (error) {
-      if (error instanceof UpstreamError) throw error;
-      const why = deadline.aborted ? `no answer within ${timeoutMs} ms` : (error as Error).message;
-      throw new UpstreamError('unreachable', `the upstream registry ${base} is out of reach (${why})`);
-    } finally {
-      give?.();
-    }
-  }
-
-  const json: JsonRead = (path, schema, max, what, seen) =>
-    request(`${base}${path}`, (response) => {
-      seen?.(response);
-      return parsedAnswer(response, { schema, max, what, base });
-    });
+  const request = requester(base, options);
+  const json = jsonReader(base, request);
 
   return {
     url: base,
@@ -207,7 +206,6 @@ export function createUpstream(options: UpstreamOptions) {
     versions: (nodeId: string): Promise<UpstreamVersion[]> =>
       json(`${nodePath(nodeId)}/versions`, VersionList, VERSIONS_ANSWER_MAX, `the versions of node ${nodeId}`),
 
-    /** A page of upstream's nodes, or of one publisher's, and whether one follows. */
     nodePage: (publisher: string | undefined, page: number, limit: number) => nodePage(json, publisher, page, limit),
 
     /** The node whose newest Active version defines a node class. */
