@@ -107,6 +107,9 @@ describe('the mirror cache limit under a sync larger than it', () => {
     expect(Object.values(outcomes)).toEqual(['fetched', 'failed', 'failed', 'failed', 'failed']);
     expect(kept('installed-fx')).toBe(true);
     expect(kept('pack-a')).toBe(true);
+    // both count as pinned: one synced, one installed today
+    const pinned = (await status()).nodes.filter((node: { pinned: number }) => node.pinned === 1);
+    expect(pinned.map((node: { id: string }) => node.id).sort()).toEqual(['installed-fx', 'pack-a']);
     expect(PACKS.slice(1).filter(kept)).toEqual([]);
   });
 
