@@ -64,7 +64,7 @@ export function findNodeDirs(root: string): string[] {
   if (!manifests.length)
     throw invalidInput(
       `--all found no ${MANIFEST_FILE} with [tool.nodereg] or [tool.comfy] below ${base} (node_modules, virtualenvs and what git ignores are not searched)`,
-      'give the node directories instead, or create a node with `nodereg init`',
+      'give the node directories instead, or add a [tool.nodereg] table to one (nodereg init, on a terminal, asks for it)',
     );
   return manifests;
 }

@@ -167,12 +167,23 @@ describe('validate, pack and scan of many nodes', () => {
     ]);
   });
 
+  it('refuses a flag that writes one file (scan --sarif, pack --out FILE) with several nodes', async () => {
+    const { dir } = monorepo();
+    const sarif = await runInProcess(['scan', '--all', '--sarif', 'out.sarif'], { cwd: dir });
+    expect(sarif.code).toBe(2);
+    expect(sarif.stderr).toContain('--sarif writes one file, which each of several nodes would overwrite');
+    const packed = await runInProcess(['pack', 'gamma', 'nodes/alpha', '--out', 'node.zip'], { cwd: dir });
+    expect(packed.code).toBe(2);
+    expect(packed.stderr).toContain('--out FILE writes one file');
+    const one = await runInProcess(['pack', 'gamma', '--out', join(tempDir(), 'node.zip')], { cwd: dir });
+    expect(one.code, one.stderr).toBe(0);
+  });
+
   it('--all in a tree without any node says so (exit 2)', async () => {
     const dir = committedRepo({ 'tools/pyproject.toml': '[project]\nname = "tools"\n' });
     const run = await runInProcess(['validate', '--all', '--offline'], { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--all found no pyproject.toml with [tool.nodereg] or [tool.comfy]');
-    const hinted = await runHints(run.stderr, { cwd: dir });
-    expect(hinted.map((h) => h.argv)).toEqual([['init']]);
+    expect(await runHints(run.stderr, { cwd: dir })).toEqual([]);
   });
 });
