@@ -104,15 +104,21 @@ describe('publish of many nodes', () => {
     const { dir, ids } = monorepo();
     // gamma is published first by another run: without --skip-existing the second node stops the run.
     expect((await runInProcess(['publish', 'gamma'], { cwd: dir, env: env() })).code).toBe(0);
+    const githubOutput = join(tempDir(), 'github-output');
+    writeFileSync(githubOutput, '');
     const run = await runInProcess(['publish', 'nodes/alpha', 'gamma', 'nodes/beta', '--accept-findings'], {
       cwd: dir,
-      env: env(),
+      env: env({ GITHUB_OUTPUT: githubOutput }),
     });
     expect(run.code).toBe(3);
     expect(run.stderr).toContain(`gamma: ${ids[2]} 1.0.0 is already published`);
     expect(run.stderr).toContain(`already published: ${ids[0]} 1.0.0; not tried: nodes/beta`);
     expect(await status(ids[0])).toBe(200);
     expect(await status(ids[1])).toBe(404);
+    // The node published before the failure is in GITHUB_OUTPUT, for a step that runs on failure.
+    expect(readFileSync(githubOutput, 'utf8')).toMatch(
+      new RegExp(`^${ids[0]}=\\{"version":"1\\.0\\.0",.*"skipped":false\\}\n$`),
+    );
     const hinted = await runHints(run.stderr, { cwd: dir, env: env() });
     expect(hinted).toEqual([]);
   });

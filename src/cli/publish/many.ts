@@ -73,6 +73,8 @@ export async function publishMany(ctx: Ctx, dirs: string[], options: PublishOpti
       await node.done;
     } catch (error) {
       await dropAll(waiting.slice(i + 1));
+      // a later step of the job (`if: failure()`) still reads which nodes were published
+      writeGithubOutput(ctx, results);
       throw nodeError(error, node.dir, stoppedText(results, waiting.slice(i + 1)));
     }
   }
