@@ -90,5 +90,5 @@ export async function onNodes(
       `${oneFile} writes one file, which each of several nodes would overwrite`,
       `give one node directory with ${oneFile}, or leave ${oneFile} out`,
     );
-  return eachNode(ctx, nodeDirs(dirs, all), one);
+  return eachNode(ctx, await nodeDirs(dirs, all), one);
 }
