@@ -11,6 +11,7 @@ import { examples } from '../examples.js';
 
 interface Options {
   sarif?: string;
+  cache: boolean;
   failOn: ScanSeverity;
   node?: string;
 }
@@ -21,6 +22,7 @@ export function register(program: Command, ctx: Ctx): void {
     .description('scan the files pack would ship for risky code (eval, runtime installs, obfuscation, …)')
     .option('--sarif <file>', 'also write the findings as SARIF 2.1.0 (for code-scanning tools)')
     .option('--node <id>', 'also show which findings the registry (--registry) already approved for node ID')
+    .option('--no-cache', "scan every file anew, neither reading nor writing the user's cache of earlier scans")
     .addOption(failOnOption(program))
     .addOption(allOption())
     .action((dirs: string[], options: Options & ManyFlags) =>
@@ -46,7 +48,7 @@ async function scanOne(ctx: Ctx, dir: string | undefined, options: Options): Pro
     throw invalidInput(`cannot read the project in ${root}: ${(error as Error).message}`);
   }
   for (const warning of project.warnings) ctx.out.warn(warning);
-  const report = await scanProject(project);
+  const report = await scanProject(project, false, options.cache ? { root, env: ctx.env } : undefined);
   if (options.node) await (await import('../approved.js')).markApproved(ctx, report, options.node);
   if (options.sarif) {
     const { toSarif } = await import('../../scan/sarif.js');
