@@ -1,6 +1,18 @@
 // The data dir holds the database, the secret and every archive: only its owner may read it. A
 // backup is a data dir too; one cut short must never be served as if it were whole.
-import { chmodSync, closeSync, existsSync, linkSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  linkSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { makeDirs } from '../shared/make-dirs.js';
@@ -10,6 +22,36 @@ import { archiveKey } from './views.js';
 export const BACKUP_IN_PROGRESS = 'BACKUP-IN-PROGRESS';
 /** Written last into a whole backup: what it holds and when it was taken. */
 export const BACKUP_COMPLETE = 'backup.json';
+
+/**
+ * Written by serve at each start: the registry's id and where its archives are. `nodereg backup` reads
+ * it, so the archives are copied from where the server keeps them, not from where an exported variable says.
+ */
+export const STORAGE_RECORD = 'storage.json';
+
+export interface StorageRecord {
+  registry: string;
+  /** As --storage names it: an absolute dir, or s3://bucket/prefix. */
+  archives: string;
+}
+
+/** Writes the data dir's storage record whole (beside it, then renamed), 0600. */
+export function recordStorage(dataDir: string, record: StorageRecord): void {
+  const file = join(dataDir, STORAGE_RECORD);
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify({ ...record, recorded_at: new Date().toISOString() })}\n`, { mode: 0o600 });
+  renameSync(temp, file);
+}
+
+/** The data dir's storage record; undefined when serve never wrote one (a data dir of an older version). */
+export function readStorageRecord(dataDir: string): StorageRecord | undefined {
+  const file = join(dataDir, STORAGE_RECORD);
+  if (!existsSync(file)) return undefined;
+  const record = JSON.parse(readFileSync(file, 'utf8')) as Partial<StorageRecord>;
+  if (typeof record.registry !== 'string' || typeof record.archives !== 'string')
+    throw new Error(`${file} is not a storage record nodereg wrote`);
+  return { registry: record.registry, archives: record.archives };
+}
 
 export interface ArchivedVersion {
   publisher_id: string;
@@ -95,4 +137,39 @@ export function refuseIncompleteBackup(dataDir: string, embeddedDatabase: boolea
         'serve a complete backup, or the data dir it was taken from',
     );
   }
+}
+
+/** A file under the archives dir (not an upload in progress, nor the storage's claim), if there is one. */
+function someArchive(dir: string): string | undefined {
+  if (!existsSync(dir)) return undefined;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === '.tmp' || entry.name.startsWith('.nodereg-')) continue;
+    const path = join(dir, entry.name);
+    if (entry.isFile()) return path;
+    if (entry.isDirectory()) {
+      const found = someArchive(path);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Refuses a registry.db that is missing or empty (0 bytes) in a data dir a registry has run in: one
+ * with archives, an admin token or a storage record (each written only once the database was made).
+ * Started, it would be an empty registry over the archives it lost. The secret alone is no sign: a
+ * serve starting on the same new dir writes it before the database.
+ */
+export function refuseLostDatabase(dataDir: string): void {
+  const file = join(dataDir, 'registry.db');
+  const size = existsSync(file) ? statSync(file).size : undefined;
+  if (size !== undefined && size > 0) return;
+  const signs = [join(dataDir, 'admin-token'), join(dataDir, STORAGE_RECORD)].filter((path) => existsSync(path));
+  const archive = someArchive(join(dataDir, 'archives'));
+  if (archive) signs.push(archive);
+  if (signs.length === 0) return;
+  throw new Error(
+    `${file} is ${size === undefined ? 'missing' : 'empty (0 bytes)'}, but a registry ran in ${dataDir} (${signs.join(', ')}): started, it would serve an empty registry over those; ` +
+      `put its registry.db back (from a backup: nodereg backup's OUT/registry.db), or, to start a new registry, use a new data dir`,
+  );
 }

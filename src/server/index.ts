@@ -17,7 +17,7 @@ import { claimStorage } from './archives/registry-claim.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
 import { MemoryBudget, UPLOAD_MEMORY } from './archives/validate-zip.js';
 import type { ServerContext } from './context.js';
-import { prepareDataDir, refuseIncompleteBackup } from './data-dir.js';
+import { prepareDataDir, recordStorage, refuseIncompleteBackup, refuseLostDatabase } from './data-dir.js';
 import { createHttpServer } from './http/index.js';
 import { createNodeAnswers } from './node-answers.js';
 import type { RegistryServerOptions, ResolvedOptions } from './options.js';
@@ -86,6 +86,7 @@ function openBackends(options: ResolvedOptions) {
   if (dataDir !== undefined) {
     prepareDataDir(dataDir);
     refuseIncompleteBackup(dataDir, !options.database);
+    if (!options.database) refuseLostDatabase(dataDir);
   }
   // The secret before the database: a serve starting on the same new dir meanwhile never finds a
   // registry.db without its secret (which it refuses as a backup cut short).
@@ -112,7 +113,10 @@ function startUp(options: ResolvedOptions, store: RegistryStore, archives: Archi
   // The storage's claim first: nothing is written or removed in another registry's storage.
   const ready = store
     .registryId()
-    .then((id) => claimStorage(archives, id))
+    .then(async (id) => {
+      await claimStorage(archives, id);
+      if (options.dataDir !== undefined) recordStorage(options.dataDir, { registry: id, archives: archives.location });
+    })
     .then(() =>
       Promise.all([
         bootstrapAdmin(store, admin, options.dataDir, { shared, rotate: options.rotateAdminToken }, options.log).then(

@@ -10,7 +10,7 @@ import { createS3ArchiveStorage } from '../../src/server/archives/s3-storage.js'
 import { createLocalArchiveStorage, type ArchiveStorage } from '../../src/server/archives/storage.js';
 import { startServer, tempDir, type TestServer } from '../helpers.js';
 import { httpRelay, testS3 } from '../s3.js';
-import { call, expectError } from './fixtures.js';
+import { call, createPublisher, createUser, expectError, publishAndUpload } from './fixtures.js';
 
 const s3Server = testS3();
 
@@ -113,5 +113,44 @@ describe('/readyz and the archive storage', () => {
       relay.mode = 'relay';
       expect((await call(fresh.url, 'GET', '/readyz')).status).toBe(200);
     },
+  );
+
+  it.skipIf(!s3Server)(
+    "a bucket that takes connections and never answers: /readyz and a download are 503 within the server's own deadlines; /healthz stays up",
+    async () => {
+      const s3 = await s3Server!;
+      const relay = await httpRelay(s3.env.AWS_ENDPOINT_URL_S3);
+      // The server's default deadlines (S3_TIMEOUTS), not shorter ones: they are what this holds to.
+      const archives = createS3ArchiveStorage({
+        bucket: await s3.bucket(),
+        prefix: 'archives',
+        env: { ...s3.env, AWS_ENDPOINT_URL_S3: relay.url },
+      });
+      const server = await startServer({ archives, log, accessLog: false, readyStorageKeep: 0 });
+      servers.push(server);
+      const alice = await createUser(server, 'alice');
+      await createPublisher(server, alice, 'acme');
+      await publishAndUpload(server, alice.token, 'acme', 'kept', '1.0.0');
+      expect((await call(server.url, 'GET', '/readyz')).status).toBe(200);
+
+      relay.mode = 'hang';
+      const timed = async (path: string) => {
+        const started = Date.now();
+        const reply = await call(server.url, 'GET', path);
+        return { reply, ms: Date.now() - started };
+      };
+      const [ready, download] = await Promise.all([timed('/readyz'), timed('/archives/acme/kept/1.0.0/node.zip')]);
+      expectError(ready.reply, 503, 'unavailable');
+      expectError(download.reply, 503, 'unavailable');
+      expect(download.reply.headers.get('retry-after')).toMatch(/^\d+$/);
+      // Wide bounds (the box is loaded): without deadlines of their own these took the SDK's retries, 39 s.
+      expect(ready.ms).toBeLessThan(15_000);
+      expect(download.ms).toBeLessThan(15_000);
+      expect((await call(server.url, 'GET', '/healthz')).status).toBe(200);
+
+      relay.mode = 'relay';
+      expect((await call(server.url, 'GET', '/readyz')).status).toBe(200);
+    },
+    60_000,
   );
 });

@@ -12,18 +12,19 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
-import { CLAIM_KEY } from '../../server/archives/registry-claim.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatSize } from '../../contract/size.js';
+import type { StorageTarget } from '../../server/backends.js';
+import type { CopyTotals, StoredFiles } from '../../server/backup-files.js';
 import {
-  archivedVersions,
-  archiveFile,
   BACKUP_COMPLETE,
   BACKUP_IN_PROGRESS,
-  type ArchivedVersion,
+  readStorageRecord,
+  STORAGE_RECORD,
+  type StorageRecord,
 } from '../../server/data-dir.js';
-import { backendOption, backendUrl, withBackend } from '../backend-urls.js';
+import { backendOption, backendUrl, type BackendUrl, withBackend } from '../backend-urls.js';
 import type { Ctx } from '../context.js';
 import { dataDirOption, defaultDataDir } from '../data-dir.js';
 import { CliError, EXIT, exitCodeForSignal, invalidInput } from '../errors.js';
@@ -45,52 +46,7 @@ class CopyInterrupted extends Error {
   }
 }
 
-/**
- * Copies a tree of immutable archives, skipping unfinished uploads; counts what it copied. A file at a
- * time, awaited: a SIGINT or SIGTERM is heard between two (withCleanup), not after the last.
- */
-async function copyArchives(from: string, to: string, totals: { files: number; bytes: number }): Promise<void> {
-  mkdirSync(to); // its parent is the backup's own dir, made just before
-  for (const entry of readdirSync(from, { withFileTypes: true })) {
-    // The claim is the storage's, not the registry's: the served copy writes its own at start.
-    if (entry.name === '.tmp' || entry.name === CLAIM_KEY) continue;
-    const source = join(from, entry.name);
-    if (entry.isDirectory()) await copyArchives(source, join(to, entry.name), totals);
-    else if (entry.isFile()) {
-      await copyFile(source, join(to, entry.name));
-      totals.files++;
-      totals.bytes += statSync(source).size;
-    }
-  }
-}
-
-/**
- * Fails when a version of the snapshot has no archive in the copy: serve keeps them elsewhere
- * (`--storage DIR`), and a backup without them would be called whole and lose every one.
- */
-async function refuseMissingArchives(snapshot: string, copied: string, from: string): Promise<void> {
-  const { default: Database } = await import('better-sqlite3');
-  // Read-write, though it only reads: closing it then removes the -wal and -shm files a WAL database gets.
-  const db = new Database(snapshot, { fileMustExist: true });
-  let count: number;
-  let missing: ArchivedVersion[];
-  try {
-    const archived = archivedVersions(db);
-    count = archived.count;
-    missing = [...archived.rows].filter((row) => !existsSync(archiveFile(copied, row)));
-  } finally {
-    db.close();
-  }
-  if (missing.length === 0) return;
-  throw new CliError(
-    `${missing.length} of ${count} archives are not in ${from} (${missing[0].node_id} ${missing[0].version} first): the backup would not be whole, so none was made`,
-    EXIT.failure,
-    'backup_archives',
-    'if `nodereg serve` keeps the archives elsewhere (--storage DIR or NODEREG_STORAGE_URL), give backup the same --storage',
-  );
-}
-
-/** Where serve keeps the registry: its SQLite file, and its archives dir (undefined for a bucket, which keeps its own). */
+/** Where serve keeps the registry: its SQLite file, and its archive storage. */
 async function backupSources(ctx: Ctx, flags: { database?: string; storage?: string }, dataDir: string) {
   const databaseUrl = backendUrl(ctx.env, flags, 'database');
   let dbPath = join(dataDir, 'registry.db');
@@ -105,15 +61,90 @@ async function backupSources(ctx: Ctx, flags: { database?: string; storage?: str
     }
     dbPath = target.path;
   }
-  // Where serve keeps the archives: a directory is copied; a bucket keeps its own (undefined here).
-  const storageUrl = backendUrl(ctx.env, flags, 'storage');
-  let archivesDir: string | undefined = join(dataDir, 'archives');
-  if (storageUrl !== undefined) {
-    const { parseStorageUrl } = await import('../../server/backends.js');
-    const target = (await withBackend(storageUrl, parseStorageUrl))!;
-    archivesDir = target.kind === 'local' ? target.dir : undefined;
+  return { dbPath, storage: await archiveSource(ctx, flags, dataDir) };
+}
+
+/** The same storage, as --storage names it (a dir resolved, s3://bucket/prefix without a trailing slash). */
+const sameStorage = (a: StorageTarget, b: StorageTarget) =>
+  a.kind === 'local'
+    ? b.kind === 'local' && a.dir === b.dir
+    : b.kind === 's3' && a.bucket === b.bucket && a.prefix === b.prefix;
+
+/**
+ * Where the archives are: where serve recorded them at its last start (DIR/storage.json), else
+ * --storage or NODEREG_STORAGE_URL, else DIR/archives. A flag or variable naming another storage than
+ * the record is refused: a backup from the wrong place would be a backup of no archives.
+ */
+async function archiveSource(ctx: Ctx, flags: { storage?: string }, dataDir: string) {
+  const backends = await import('../../server/backends.js');
+  const given = backendUrl(ctx.env, flags, 'storage');
+  let recorded: StorageRecord | undefined;
+  try {
+    recorded = readStorageRecord(dataDir);
+  } catch (error) {
+    throw invalidInput(
+      (error as Error).message,
+      `start \`nodereg serve --data-dir ${dataDir}\` once: it writes it again`,
+    );
   }
-  return { dbPath, archivesDir, storageUrl };
+  const url: BackendUrl = given ??
+    (recorded && { text: recorded.archives, name: join(dataDir, STORAGE_RECORD) }) ?? {
+      text: join(dataDir, 'archives'),
+      name: 'the data dir',
+    };
+  const target = (await withBackend(url, backends.parseStorageUrl))!;
+  if (given && recorded && !sameStorage(target, backends.parseStorageUrl(recorded.archives))) {
+    throw invalidInput(
+      `${given.name} names ${given.text}, but the server of ${dataDir} keeps its archives in ${recorded.archives} (${STORAGE_RECORD}, written at its last start): no backup was made`,
+      given.name === '--storage'
+        ? 'leave --storage out: backup reads the storage from the data dir'
+        : `unset ${given.name} for the backup (env -u ${given.name} nodereg backup …): backup reads the storage from the data dir`,
+    );
+  }
+  return { url, target };
+}
+
+/** Reads the files of `target` by key; a local dir is only read (never made, nor swept). */
+async function openStoredFiles(ctx: Ctx, url: BackendUrl, target: StorageTarget) {
+  if (target.kind === 'local') {
+    const { openFile } = await import('../../server/archives/storage.js');
+    const files: StoredFiles = {
+      location: target.dir,
+      open: (key) => openFile(join(target.dir, ...key.split('/'))),
+    };
+    return { files, close: () => {} };
+  }
+  const backends = await import('../../server/backends.js');
+  const storage = (await withBackend(url, () => backends.openStorageTarget(target, ctx.env)))!;
+  return { files: storage as StoredFiles, close: () => storage.close?.() };
+}
+
+/** Copies the archives the snapshot names from their storage into `to`; a refusal is exit 2, naming what to fix. */
+async function copyArchives(
+  ctx: Ctx,
+  snapshot: string,
+  source: Awaited<ReturnType<typeof archiveSource>>,
+  to: string,
+  totals: CopyTotals,
+): Promise<void> {
+  const { default: Database } = await import('better-sqlite3');
+  const { copyStoredFiles, BackupRefused } = await import('../../server/backup-files.js');
+  const { files, close } = await openStoredFiles(ctx, source.url, source.target);
+  // Read-write, though it only reads: closing it then removes the -wal and -shm files a WAL database gets.
+  const db = new Database(snapshot, { fileMustExist: true });
+  try {
+    await copyStoredFiles(db, files, to, totals);
+  } catch (error) {
+    if (error instanceof BackupRefused) throw new CliError(error.message, EXIT.invalid, 'backup_archives', error.hint);
+    throw new CliError(
+      `copying the archives from ${files.location} failed: ${(error as Error).message}; no backup was made`,
+      EXIT.failure,
+      'backup_archives',
+    );
+  } finally {
+    db.close();
+    await close();
+  }
 }
 
 /**
@@ -160,13 +191,13 @@ export function register(program: Command, ctx: Ctx): void {
     .addOption(
       backendOption(
         'storage',
-        'the archives `nodereg serve --storage` uses, when not DIR/archives: a directory is copied into OUT/archives; an s3:// bucket keeps them and is not copied',
+        'the archives `nodereg serve --storage` uses (by default the one serve recorded in DIR/storage.json at its last start, else DIR/archives): a directory or s3:// bucket, copied into OUT/archives; another storage than the recorded one is refused',
       ),
     )
     .action(async (outArg: string, flags: { dataDir?: string; database?: string; storage?: string }) => {
       const dataDir = flags.dataDir === undefined ? defaultDataDir(ctx.env) : userPath(flags.dataDir, '--data-dir');
       const out = userPath(outArg, 'OUT');
-      const { dbPath, archivesDir, storageUrl } = await backupSources(ctx, flags, dataDir);
+      const { dbPath, storage } = await backupSources(ctx, flags, dataDir);
       if (!existsSync(dbPath))
         throw invalidInput(`no registry database in ${dataDir}`, 'point --data-dir at the dir `nodereg serve` uses');
       if (existsSync(out) && (!statSync(out).isDirectory() || readdirSync(out).length > 0)) {
@@ -189,10 +220,7 @@ export function register(program: Command, ctx: Ctx): void {
           await snapshotDatabase(dbPath, join(work, 'registry.db'), interrupts);
           chmodSync(join(work, 'registry.db'), 0o600); // as in the data dir: it holds token hashes and e-mails
           dbBytes = statSync(join(work, 'registry.db')).size;
-          if (archivesDir !== undefined) {
-            if (existsSync(archivesDir)) await copyArchives(archivesDir, join(work, 'archives'), archives);
-            await refuseMissingArchives(join(work, 'registry.db'), join(work, 'archives'), archivesDir);
-          }
+          await copyArchives(ctx, join(work, 'registry.db'), storage, join(work, 'archives'), archives);
           // The secret (signing keys derive from it) and the admin token, kept private.
           secrets = ['secret', 'admin-token'].filter((name) => existsSync(join(dataDir, name)));
           for (const name of secrets) copyFileSync(join(dataDir, name), join(work, name));
@@ -200,7 +228,7 @@ export function register(program: Command, ctx: Ctx): void {
             from: dataDir,
             completed_at: new Date().toISOString(),
             database_bytes: dbBytes,
-            archives,
+            archives: { ...archives, from: storage.url.text },
             secrets,
           };
           writeFileSync(join(work, BACKUP_COMPLETE), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
@@ -215,12 +243,10 @@ export function register(program: Command, ctx: Ctx): void {
         [
           `backed up ${dataDir} to ${out}:`,
           `  registry.db  ${formatSize(dbBytes)} (SQLite online backup)`,
-          archivesDir === undefined
-            ? `  archives/    not copied: they stay in ${storageUrl!.text} (keep the bucket, with versioning on)`
-            : `  archives/    ${archives.files} file${archives.files === 1 ? '' : 's'}, ${formatSize(archives.bytes)}`,
+          `  archives/    ${archives.files} file${archives.files === 1 ? '' : 's'}, ${formatSize(archives.bytes)}, from ${storage.url.text}, each SHA-256 checked`,
           ...secrets.map((name) => `  ${name}`),
           `  ${BACKUP_COMPLETE}  (written last: the backup is whole)`,
-          `restore: stop the server, then serve with --data-dir ${out}${archivesDir === undefined ? ` --storage ${storageUrl!.text}` : ''}`,
+          `restore: stop the server, then serve with --data-dir ${out}`,
           `grow onto PostgreSQL and S3: nodereg restore ${out} --database postgres://… --storage s3://…`,
         ].join('\n'),
       );

@@ -9,7 +9,7 @@ export const CLAIM_KEY = '.nodereg-registry.json';
 const CLAIM_MAX = 4096;
 
 /** The id the storage's claim names; undefined when there is no claim, '' when the object is not a claim. */
-export async function readClaim(archives: ArchiveStorage): Promise<string | undefined> {
+export async function readClaim(archives: Pick<ArchiveStorage, 'open'>): Promise<string | undefined> {
   const opened = await archives.open(CLAIM_KEY);
   if (!opened) return undefined;
   const chunks: Buffer[] = [];

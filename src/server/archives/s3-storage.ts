@@ -16,6 +16,9 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { S3_MAX_PUT } from './s3-limits.js';
+import { idleBounded, S3_TIMEOUTS, type S3Timeouts, within } from './s3-deadlines.js';
+
+export { S3_TIMEOUTS } from './s3-deadlines.js';
 import { withoutUserInfo } from '../../shared/url.js';
 import {
   ArchiveExistsError,
@@ -38,18 +41,14 @@ export interface S3StorageOptions {
   env: NodeJS.ProcessEnv;
   /** Where uploads are spooled while they are checked; a fresh dir under the system's temp dir by default. */
   spoolDir?: string;
-  /** S3_TIMEOUTS by default. */
-  timeouts?: typeof S3_TIMEOUTS;
+  /** S3_TIMEOUTS by default, each one given replacing its default. */
+  timeouts?: Partial<S3Timeouts>;
 }
 
-/**
- * How long an S3 connection may take to open, and a request's socket may stay silent, before the call
- * fails (the SDK's default is to wait forever: a hung S3 server would hold every download and upload).
- */
-export const S3_TIMEOUTS = { connectionTimeout: 5_000, socketTimeout: 10_000 };
-
 /** The S3 client for this environment: a custom endpoint (MinIO and the like) gets path-style addressing. */
-export function s3ClientFromEnv(env: NodeJS.ProcessEnv, timeouts = S3_TIMEOUTS): S3Client {
+export function s3ClientFromEnv(env: NodeJS.ProcessEnv, given: Partial<S3Timeouts> = {}): S3Client {
+  // The SDK's default is to wait forever: a hung S3 server would hold every download and upload.
+  const { connectionTimeout, socketTimeout } = { ...S3_TIMEOUTS, ...given };
   // On Node 20 the first client prints the SDK's multi-line notice that its 2027 releases need Node 22
   // (a line `--log json` cannot parse, and nothing an operator of this build can act on). The SDK's own
   // switch turns it off; an operator who sets the variable keeps their value.
@@ -71,7 +70,7 @@ export function s3ClientFromEnv(env: NodeJS.ProcessEnv, timeouts = S3_TIMEOUTS):
     // trailing checksums on streamed bodies. The SHA-256 of every archive is checked by us anyway.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: timeouts,
+    requestHandler: { connectionTimeout, socketTimeout },
     // Without a logger of its own the SDK writes a warning to the console when a streamed PUT fails
     // ("An error was encountered in a non-retryable streaming request."): serve's stderr carries serve's
     // lines only, and the error itself is thrown and logged there once.
@@ -115,7 +114,9 @@ class BucketError extends Error {
 export async function checkBucket(bucket: string, env: NodeJS.ProcessEnv): Promise<void> {
   const client = s3ClientFromEnv(env);
   try {
-    await client.send(new HeadBucketCommand({ Bucket: bucket }));
+    await within(S3_TIMEOUTS.answerTimeout, `the HEAD of bucket ${bucket}`, (abortSignal) =>
+      client.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal }),
+    );
   } catch (error) {
     const status = (error as S3ServiceException).$metadata?.httpStatusCode;
     const why =
@@ -174,6 +175,7 @@ async function sweepStaleSpools(own: string): Promise<void> {
 interface BucketOf {
   client: S3Client;
   bucket: string;
+  timeouts: S3Timeouts;
 }
 
 /** What a PUT takes after its key: the body (made again for a retry), its size, type, and whether it is written once. */
@@ -185,8 +187,9 @@ type PutRest = [
 ];
 
 /** The object's size and the SHA-256 we stored with it, or undefined when there is none. */
-async function headObject({ client, bucket }: BucketOf, Key: string) {
-  return client.send(new HeadObjectCommand({ Bucket: bucket, Key })).then(
+async function headObject({ client, bucket, timeouts }: BucketOf, Key: string) {
+  const head = new HeadObjectCommand({ Bucket: bucket, Key });
+  return within(timeouts.answerTimeout, `the HEAD of ${Key}`, (abortSignal) => client.send(head, { abortSignal })).then(
     (found) => ({ size: found.ContentLength, sha256: found.Metadata?.[SHA256_METADATA] }),
     (error: unknown) => (missing(error) ? undefined : Promise.reject(error)),
   );
@@ -237,13 +240,14 @@ async function putObject(
 
 /** An object's body and whole size, or a range of it; undefined when there is no such object. */
 async function openObject(
-  client: S3Client,
+  { client, timeouts }: BucketOf,
   object: { Bucket: string; Key: string },
   range: ByteRange | undefined,
 ): Promise<OpenedArchive | undefined> {
   try {
-    const answer = await client.send(
-      new GetObjectCommand({ ...object, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+    const get = new GetObjectCommand({ ...object, Range: range ? `bytes=${range.start}-${range.end}` : undefined });
+    const answer = await within(timeouts.answerTimeout, `the GET of ${object.Key}`, (abortSignal) =>
+      client.send(get, { abortSignal }),
     );
     // With a range, the whole size is after the slash of Content-Range. A server may ignore the Range
     // (HTTP allows it): then the whole object comes, without Content-Range, and the range is cut from it.
@@ -252,7 +256,7 @@ async function openObject(
     // The socket timeout was for S3's answer: from here a client that reads slowly pauses the body
     // (backpressure), and an idle limit would cut its download midway.
     (answer.Body as IncomingMessage).socket?.setTimeout(0);
-    const body = answer.Body as Readable;
+    const body = idleBounded(answer.Body as Readable, timeouts.bodyIdleTimeout, object.Key);
     return { stream: range && !ranged ? Readable.from(bytesOf(body, range)) : body, size };
   } catch (error) {
     if (missing(error)) return undefined;
@@ -261,7 +265,8 @@ async function openObject(
 }
 
 export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorage {
-  const client = s3ClientFromEnv(options.env, options.timeouts);
+  const timeouts = { ...S3_TIMEOUTS, ...options.timeouts };
+  const client = s3ClientFromEnv(options.env, timeouts);
   const { bucket } = options;
   const objectKey = (key: string) => {
     checkKey(key);
@@ -271,7 +276,9 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
   const spoolDir = options.spoolDir ?? mkdtempSync(join(tmpdir(), SPOOL_PREFIX));
   mkdirSync(spoolDir, { recursive: true });
 
-  const s3 = { client, bucket };
+  const s3 = { client, bucket, timeouts };
+  const send = (what: string, run: (abortSignal: AbortSignal) => Promise<unknown>, ms = timeouts.answerTimeout) =>
+    within(ms, what, run);
   const head = (Key: string) => headObject(s3, Key);
   const put = async (key: string, ...rest: PutRest) => putObject(s3, key, objectKey(key), ...rest);
 
@@ -296,6 +303,7 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
     writeOnce: (key, data, contentType) => put(key, () => data, data.length, contentType, { once: true }),
 
     where: (key) => `s3://${bucket}/${objectKey(key)}`,
+    location: options.prefix ? `s3://${bucket}/${options.prefix}` : `s3://${bucket}`,
 
     async discard(received) {
       await rm(received.tempPath, { force: true });
@@ -306,12 +314,18 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
     },
 
     async remove(key) {
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
+      const Key = objectKey(key);
+      await send(`the DELETE of ${Key}`, (abortSignal) =>
+        client.send(new DeleteObjectCommand({ Bucket: bucket, Key }), { abortSignal }),
+      );
     },
 
     async exists(key) {
       try {
-        await client.send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
+        const Key = objectKey(key);
+        await send(`the HEAD of ${Key}`, (abortSignal) =>
+          client.send(new HeadObjectCommand({ Bucket: bucket, Key }), { abortSignal }),
+        );
         return true;
       } catch (error) {
         if (missing(error)) return false;
@@ -319,7 +333,7 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
       }
     },
 
-    open: async (key, range) => openObject(client, { Bucket: bucket, Key: objectKey(key) }, range),
+    open: async (key, range) => openObject(s3, { Bucket: bucket, Key: objectKey(key) }, range),
 
     // Nothing temporary is ever in the bucket: only the spool dirs have leftovers of a crash.
     async sweep() {
@@ -328,7 +342,11 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
     },
 
     async ready() {
-      await client.send(new HeadBucketCommand({ Bucket: bucket }));
+      await send(
+        `the HEAD of bucket ${bucket}`,
+        (abortSignal) => client.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal }),
+        timeouts.readyTimeout,
+      );
     },
 
     async close() {

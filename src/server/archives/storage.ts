@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, createWriteStream } from 'node:fs';
 import { access, link, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { badRequest, tooLarge } from '../errors.js';
@@ -77,6 +77,8 @@ export interface ArchiveStorage {
   writeOnce(key: string, data: Buffer, contentType: string): Promise<boolean>;
   /** Where `key` is, for an operator: a file path or an s3:// URL. */
   where(key: string): string;
+  /** The storage as `--storage` names it: its absolute dir, or s3://bucket/prefix (recorded in the data dir at start). */
+  readonly location: string;
   /** Removes a received archive that will not be committed. */
   discard(received: ReceivedArchive): Promise<void>;
   /** Stores small bytes (a proxy result) at `key` whole, replacing whatever is there. */
@@ -249,6 +251,19 @@ async function fileSha256(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/**
+ * Makes `dir` and its missing parents. A new directory, like a rename, is an entry of its parent: on
+ * disk only once the parent is synced. Until then a power loss could take the archive while the store says it is there.
+ */
+async function makeSyncedDirs(dir: string): Promise<void> {
+  const created = await mkdir(dir, { recursive: true });
+  if (!created) return;
+  for (let made = dir; ; made = dirname(made)) {
+    await syncPath(dirname(made));
+    if (made === created) break;
+  }
+}
+
 export function createLocalArchiveStorage(dir: string): ArchiveStorage {
   const tempDir = join(dir, TEMP_DIR);
   makeDirs(tempDir);
@@ -268,15 +283,7 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
       const target = pathOf(key);
       const parent = dirname(target);
       await received.synced;
-      // A new directory, like a rename, is an entry of its parent: on disk only once the parent is
-      // synced. Until then a power loss could take the archive while the store says it is there.
-      const created = await mkdir(parent, { recursive: true });
-      if (created) {
-        for (let made = parent; ; made = dirname(made)) {
-          await syncPath(dirname(made));
-          if (made === created) break;
-        }
-      }
+      await makeSyncedDirs(parent);
       // link() never replaces (archives are written once): EEXIST when a file is there.
       try {
         await link(received.tempPath, target);
@@ -309,6 +316,7 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
     },
 
     where: (key) => pathOf(key),
+    location: resolve(dir),
 
     async write(key, data) {
       const target = pathOf(key);

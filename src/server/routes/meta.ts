@@ -3,6 +3,29 @@ import { openapiDocument } from '../../contract/openapi.js';
 import { MAX_ARCHIVE_ENTRIES, READY_STORAGE_KEEP_MS } from '../../contract/limits.js';
 import { getLimits, health, openapiDocument as openapiOperation, ready } from '../../contract/registry.js';
 import { route } from '../route.js';
+import { StorageUnavailableError } from '../archives/storage.js';
+
+/**
+ * /readyz answers within its documented 5 s whatever the storage does: a check still running after
+ * this is answered as the storage unavailable (503). The check goes on, and is kept once it settles.
+ */
+const READY_DEADLINE_MS = 4_500;
+
+function withinReadyDeadline(check: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new StorageUnavailableError(
+            `the archive storage did not answer its check within ${READY_DEADLINE_MS / 1000} s`,
+          ),
+        ),
+      READY_DEADLINE_MS,
+    );
+  });
+  return Promise.race([check, late]).finally(() => clearTimeout(timer));
+}
 
 /** Liveness, readiness, the archive limits and the OpenAPI document. */
 export const registerMetaRoutes: RouteModule = (app, ctx) => {
@@ -23,7 +46,7 @@ export const registerMetaRoutes: RouteModule = (app, ctx) => {
   // For a load balancer: a database or archive storage out of reach is the 503 every route answers then (index.ts).
   route(app, ctx, ready, async () => {
     await ctx.store.ping();
-    await storageReady();
+    await withinReadyDeadline(storageReady());
     return { ok: true, version: ctx.options.version };
   });
   route(app, ctx, getLimits, () => ({

@@ -14,11 +14,11 @@ export type Db = Database.Database;
 export function openDatabase(file: string, log?: (line: string) => void): Db {
   privateDatabaseFile(file);
   const db = new Database(file);
-  db.pragma('busy_timeout = 5000');
-  walMode(db);
-  db.pragma('foreign_keys = ON');
-  db.pragma('synchronous = NORMAL');
   try {
+    db.pragma('busy_timeout = 5000');
+    walMode(db);
+    db.pragma('foreign_keys = ON');
+    db.pragma('synchronous = NORMAL');
     const from = migrate(db);
     // 0 is a new file, not an upgrade.
     if (from > 0 && from < migrations.length) {
@@ -26,13 +26,22 @@ export function openDatabase(file: string, log?: (line: string) => void): Db {
         `upgraded the database ${file} from schema ${from} to ${migrations.length}: an older nodereg refuses it from now on (keep a backup to go back)`,
       );
     }
+    fillVersionOrder(db);
+    fillSearchWords(db);
   } catch (error) {
     db.close();
-    throw error;
+    throw damaged(file, error);
   }
-  fillVersionOrder(db);
-  fillSearchWords(db);
   return db;
+}
+
+/** A file SQLite cannot read as a database (truncated, overwritten) named, with what to do; other errors as they are. */
+function damaged(file: string, error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (code !== 'SQLITE_CORRUPT' && code !== 'SQLITE_NOTADB') return error;
+  return new Error(
+    `${file} is damaged (${(error as Error).message}): it may have been truncated or overwritten; put a whole copy back (from a backup: nodereg backup's OUT/registry.db) and start again`,
+  );
 }
 
 /**

@@ -362,7 +362,7 @@ if (s3Server) {
         prefix: '',
         env: s3.env,
         spoolDir: tempDir(),
-        timeouts: { connectionTimeout: 5_000, socketTimeout: 300 },
+        timeouts: { connectionTimeout: 5_000, socketTimeout: 300, bodyIdleTimeout: 300 },
       });
       closers.push(() => storage.close?.());
       const bytes = randomBytes(16 * MiB);
@@ -373,11 +373,44 @@ if (s3Server) {
       for await (const chunk of stream) {
         chunks.push(chunk as Buffer);
         if (!paused) {
-          paused = true; // a slow client: nothing is read for 1.5 s, five times the socket timeout
+          paused = true; // a slow client: nothing is read for 1.5 s, five times the socket and body timeouts
           await new Promise((resolve) => setTimeout(resolve, 1_500));
         }
       }
       expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+    });
+
+    it('an object whose body stops midway while the download waits fails as the storage unavailable', async () => {
+      // A stand-in S3 that answers the GET's head and 10 of its 1,000 bytes, then nothing more.
+      const stalled = createServer((req, res) => {
+        req.resume();
+        res.writeHead(200, { 'content-length': '1000', 'content-type': 'application/zip' });
+        res.write(Buffer.alloc(10));
+      });
+      stalled.listen(0, '127.0.0.1');
+      await once(stalled, 'listening');
+      closers.push(() => {
+        stalled.closeAllConnections();
+        stalled.close();
+      });
+      const endpoint = `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`;
+      const storage = createS3ArchiveStorage({
+        bucket: 'stalled',
+        prefix: '',
+        env: { AWS_ENDPOINT_URL_S3: endpoint, AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y' },
+        spoolDir: tempDir(),
+        timeouts: { bodyIdleTimeout: 300 },
+      });
+      closers.push(() => storage.close?.());
+      const { stream } = (await storage.open('a/b/1.0.0/node.zip'))!;
+      const read = await readAll(stream).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(read).toMatchObject({
+        name: 'StorageUnavailableError',
+        message: 'the S3 server sent nothing of a/b/1.0.0/node.zip for 0.3 s',
+      });
     });
   });
 }

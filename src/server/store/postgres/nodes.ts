@@ -19,7 +19,8 @@ const NODE_ORDER: Record<NodeSort, string> = {
   name: 'lower(coalesce(name, id)), id',
   search_ranking: 'search_ranking DESC NULLS LAST, id',
 };
-const LISTED = `status = 'NodeStatusActive' AND NOT EXISTS
+// A node with nothing to install (migration 'hide-nothing-to-install') is left out too.
+const LISTED = `status = 'NodeStatusActive' AND NOT nothing_to_install AND NOT EXISTS
   (SELECT 1 FROM publishers p WHERE p.id = nodes.publisher_id AND p.status = 'PublisherStatusBanned')`;
 
 type NodeStore = Pick<

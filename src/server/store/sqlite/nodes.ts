@@ -18,8 +18,12 @@ const NODE_ORDER: Record<NodeSort, string> = {
   name: 'coalesce(name, id) COLLATE NOCASE, id',
   search_ranking: 'search_ranking DESC, id',
 };
-/** Lists show Active nodes of publishers that are not banned (the search index holds the same set: migration 'hide-banned-publishers'). */
-const LISTED = "status = ? AND publisher_id NOT IN (SELECT id FROM publishers WHERE status = 'PublisherStatusBanned')";
+/**
+ * Lists show Active nodes of publishers that are not banned, with something to install (the search
+ * index holds the same set: migrations 'hide-banned-publishers' and 'hide-nothing-to-install').
+ */
+const LISTED =
+  "status = ? AND nothing_to_install = 0 AND publisher_id NOT IN (SELECT id FROM publishers WHERE status = 'PublisherStatusBanned')";
 
 /** Searches with at most this many matches are ranked by bm25 over them all; ranking 100,000 took over 100 ms (docs/decisions.md). */
 export const DEFAULT_RANK_LIMIT = 2_000;
