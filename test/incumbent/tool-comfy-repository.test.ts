@@ -131,7 +131,8 @@ describe('a repository with only [tool.comfy]', () => {
       expect(validated.code).toBe(0);
       expect(validated.stderr).toBe(warning);
       expect(validated.stdout).not.toContain('supported_appui_version');
-      const dry = await runInProcess(['publish', dir, '--dry-run', '--json'], {
+      // the manifest was changed after the commit: --allow-dirty, as the dirty-tree guard's hint says
+      const dry = await runInProcess(['publish', dir, '--dry-run', '--json', '--allow-dirty'], {
         env: { NODEREG_REGISTRY: 'http://127.0.0.1:9' },
       });
       expect(dry.code).toBe(0);
@@ -231,7 +232,7 @@ describe('publishing over a node the incumbent created', () => {
         '[project]\nname = "comfyui-relight"\nversion = "1.1.0"\n\n[tool.comfy]\nPublisherId = "ada"\nIcon = ""\n',
     });
     const env = { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: server.adminToken };
-    const published = await runInProcess(['publish', dir, '--json'], { env });
+    const published = await runInProcess(['publish', dir, '--json', '--allow-dirty'], { env });
     // the only words on stderr: the two keys it does not set, which the node keeps from before, and the file not committed
     expect(published.stderr.split('\n').filter(Boolean)).toEqual([
       expect.stringMatching(/^warning: \[project\] description is not set: .*\(a published one keeps its own\)/),
@@ -252,7 +253,7 @@ describe('publishing over a node the incumbent created', () => {
     writeTree(dir, {
       'pyproject.toml': '[project]\nname = "fresh-node"\nversion = "1"\n\n[tool.comfy]\nPublisherId = "ada"\n',
     });
-    expect((await runInProcess(['publish', dir], { env })).code).toBe(0);
+    expect((await runInProcess(['publish', dir, '--allow-dirty'], { env })).code).toBe(0);
     expect(await (await fetch(`${server.url}/nodes/fresh-node`)).json()).toMatchObject({
       name: 'fresh-node',
       description: '',
