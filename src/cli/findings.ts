@@ -26,11 +26,17 @@ export const failOnOption = (program: Command) =>
 
 /**
  * Scans the files `pack` would ship. `asRegistry` (validate, publish): a suppression comment hides no
- * finding at SCAN_FLAG_AT, as on the registry, which would flag the version anyway.
+ * finding at SCAN_FLAG_AT, as on the registry, which would flag the version anyway. `cache`: keep the
+ * files' scans between runs under the user's cache (`nodereg scan`).
  */
-export async function scanProject(project: Pick<Project, 'files'>, asRegistry = false): Promise<ScanReport> {
+export async function scanProject(
+  project: Pick<Project, 'files'>,
+  asRegistry = false,
+  cache?: { root: string; env: NodeJS.ProcessEnv },
+): Promise<ScanReport> {
   const { scanFiles } = await import('../scan/run.js');
-  return scanFiles(project.files, { server: asRegistry });
+  const file = cache && (await import('../scan/cache.js')).cacheFileFor(cache.root, cache.env);
+  return scanFiles(project.files, { server: asRegistry, cache: file });
 }
 
 /**

@@ -62,6 +62,9 @@ export const ARCHIVE_TOO_LARGE_HINT =
 /** Without `publisherId`: a client that may not see the holder (a banned node answers 403 to all but admins). */
 export const nodeIdTaken = (nodeId: string, publisherId?: string) =>
   `node ${nodeId} belongs to ${publisherId ? `publisher ${publisherId}` : 'another publisher (it is banned)'}; choose another node id`;
+/** A new node id that reads as another publisher's node's (`image_tools` beside `image-tools`). */
+export const nodeIdLookalike = (nodeId: string, existing: string) =>
+  `node id ${nodeId} reads as node ${existing} of another publisher (ids compare in lower case, with _, . and runs of - as one -); choose another node id`;
 export const NODE_ID_TAKEN_HINT =
   'node ids are unique on a registry: rename the node ([project] name in pyproject.toml)';
 /**

@@ -2,6 +2,7 @@
 // fetches and pins a node's archives ahead of time (`nodereg mirror sync`). Admins only.
 import * as z from 'zod';
 import { op } from './operation.js';
+import { pageLimit, pageNumber } from './resources.js';
 
 /** A version kept from upstream, with why the operator's policy holds it back, if it does. */
 export const MirroredVersion = z.looseObject({
@@ -78,4 +79,30 @@ export const syncMirroredNode = op({
   response: SyncAnswer,
 });
 
-export const mirrorOperations = [getMirrorStatus, getMirroredNode, syncMirroredNode];
+export const UpstreamNodesQuery = z.object({
+  publisher: z
+    .string()
+    .max(100)
+    .optional()
+    .describe("only this upstream publisher's nodes; every upstream node when absent"),
+  page: pageNumber,
+  limit: pageLimit,
+});
+export const UpstreamNodesPage = z.looseObject({
+  nodes: z.array(z.looseObject({ id: z.string(), publisher: z.string() })),
+  page: z.number().int(),
+  /** Whether upstream has a page after this one. */
+  more: z.boolean(),
+});
+export const listUpstreamNodes = op({
+  id: 'listUpstreamNodes',
+  method: 'GET',
+  path: '/mirror/upstream-nodes',
+  summary:
+    "A page of the upstream registry's nodes, or of one upstream publisher's, leaving out those this registry's own ids and publishers hide (admins; what `mirror sync --all|--publisher` syncs)",
+  auth: 'user',
+  query: UpstreamNodesQuery,
+  response: UpstreamNodesPage,
+});
+
+export const mirrorOperations = [getMirrorStatus, getMirroredNode, syncMirroredNode, listUpstreamNodes];

@@ -1,7 +1,7 @@
 // What a scan is given and gives back across threads: the files or archive entries of a job, and the
 // partial report of each worker.
 import type { Finding, ScanReport, SkippedFile } from '../contract/scan.js';
-import type { ScanTextOptions } from './scanner.js';
+import type { FileScan, ScanTextOptions } from './scanner.js';
 
 export interface ScanInput {
   /** The name in the archive: relative to the root, `/`-separated. */
@@ -21,6 +21,10 @@ export type ScanJob =
       next?: SharedArrayBuffer;
       /** When the scan's parses end (Date.now()), the same for its workers. */
       until?: number;
+      /** The whole set, for relative imports, when `files` is part of it (the others were in the cache). */
+      all?: { path: string; abs: string }[];
+      /** Give back each file's scan too (PartialReport.scans), for the cache. */
+      keep?: boolean;
     }
   | {
       kind: 'entries';
@@ -71,4 +75,6 @@ export interface PartialReport {
   stopped: NonNullable<ScanReport['stopped']>;
   /** Shipped files that a scanned file runs as code, by archive path, with where (FileScan.loads). */
   loads?: { path: string; by: string; line: number }[];
+  /** Each file's scan, when the job asked (`keep`). */
+  scans?: { path: string; scan: FileScan }[];
 }

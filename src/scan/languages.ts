@@ -16,3 +16,6 @@ export function languageOf(path: string): ScanLanguage | undefined {
  * hash in place of its source without looking at the source, and a `.pyc` beside no source at all.
  */
 export const isCompiledPython = (path: string) => /\.py[co]$/i.test(path);
+
+/** A zip, which the scan reads inside when the node's code puts it on sys.path (nested-zip.ts). */
+export const isZip = (path: string) => /\.zip$/i.test(path);

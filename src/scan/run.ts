@@ -21,6 +21,8 @@ import type { Finding, ScanReport, SkippedFile } from '../contract/scan.js';
 import type { ArchiveEntry, PartialReport, ScanInput } from './jobs.js';
 import { inWorker, type ScanWorker } from './threads.js';
 import { isCompiledPython, languageOf } from './languages.js';
+import { ScanCache } from './cache.js';
+import { addZipScan, isZip, scanNestedZip } from './nested-zip.js';
 import { needsResolution } from './resolve/index.js';
 import { PackageModules } from './resolve/package.js';
 import {
@@ -158,30 +160,36 @@ export async function scanOne(path: string, text: string, options: ScanTextOptio
 export const scanEnd = (options: ScanTextOptions) =>
   options.limits ? Date.now() + options.limits.budgetMs : undefined;
 
-/** Scans files read from disk, in this thread: all of them, or those it takes from `next`. */
+/**
+ * Scans files read from disk, in this thread: all of them, or those it takes from `next`. `all`: the
+ * whole set, for relative imports, when `files` is part of it; `keep`: each file's scan is given back
+ * too (for the cache).
+ */
 export async function scanFilesHere(
   files: { path: string; abs: string }[],
   options: ScanTextOptions,
   next?: SharedArrayBuffer,
   until = scanEnd(options),
+  { all = files, keep = false }: { all?: { path: string; abs: string }[]; keep?: boolean } = {},
 ): Promise<PartialReport> {
   const tally = new Tally();
+  const scans: NonNullable<PartialReport['scans']> = [];
   const counter = next && new Int32Array(next);
-  const modules = packageOf(files.map((f) => ({ path: f.path, read: () => readFileSync(f.abs, 'utf8') })));
+  const modules = packageOf(all.map((f) => ({ path: f.path, read: () => readFileSync(f.abs, 'utf8') })));
   const spent = { units: 0 };
   try {
     for (let i = 0; i < files.length; i++) {
       const file = files[counter ? Atomics.add(counter, 0, 1) : i];
       if (!file) break;
-      tally.add(
-        file.path,
-        await scanOne(file.path, readFileSync(file.abs, 'utf8'), { ...options, package: modules, spent }, until),
-      );
+      const text = readFileSync(file.abs, 'utf8');
+      const scan = await scanOne(file.path, text, { ...options, package: modules, spent }, until);
+      tally.add(file.path, scan);
+      if (keep) scans.push({ path: file.path, scan });
     }
   } finally {
     modules.dispose();
   }
-  return tally.report(files.length);
+  return keep ? { ...tally.report(files.length), scans } : tally.report(files.length);
 }
 
 /** The report of several partial ones: findings in file, line and column order. */
@@ -205,11 +213,12 @@ export function mergeReports(parts: PartialReport[], files: number): ScanReport 
 
 /**
  * Scans a file set: the files of a language the rules read, each up to SCAN_MAX_FILE_BYTES. Sets
- * larger than ~1 MiB of source are shared by `threads` workers (default: one per core).
+ * larger than ~1 MiB of source are shared by `threads` workers (default: one per core). `cache`: the
+ * file of scans kept between runs (cache.ts); a file whose key it holds is not scanned again.
  */
 export async function scanFiles(
   files: readonly ScanInput[],
-  options: ScanTextOptions & { threads?: number } = {},
+  options: ScanTextOptions & { threads?: number; cache?: string } = {},
 ): Promise<ScanReport> {
   const large = new Tally();
   const wanted: ScanInput[] = [];
@@ -225,30 +234,58 @@ export async function scanFiles(
   }
   // the registry's limits unless told otherwise: a file whose parse runs out of time there does here too
   const textOptions: ScanTextOptions = { server: options.server, limits: options.limits ?? PARSE_LIMITS };
-  const until = scanEnd(textOptions);
-  const bytes = wanted.reduce((sum, f) => sum + f.size, 0);
-  const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), Math.ceil(bytes / IN_THREAD_BYTES)));
-  let parts: PartialReport[];
-  if (threads === 1) {
-    parts = [await scanFilesHere(wanted, textOptions, undefined, until)];
-  } else {
-    // Largest first, each worker taking the next file when it is done with one: they finish together
-    // even when the machine gives one of them less time.
-    const queue = [...wanted].sort((a, b) => b.size - a.size).map((f) => ({ path: f.path, abs: f.abs }));
-    const next = new SharedArrayBuffer(4);
-    parts = await Promise.all(
-      Array.from({ length: threads }, () =>
-        inWorker({ kind: 'files', files: queue, options: textOptions, next, until }),
-      ),
-    );
-  }
+  const cache = options.cache ? ScanCache.open(options.cache) : undefined;
+  const { hits, keys, misses } = cachedScans(cache, wanted, Boolean(options.server));
+  const parts = [hits.report(0), ...(await scanSet(misses, wanted, textOptions, options.threads, Boolean(cache)))];
+  for (const { path, scan } of parts.flatMap((p) => p.scans ?? [])) cache?.put(keys.get(path)!, scan);
+  cache?.save();
   parts.push(await scanLoaded(parts, files, textOptions));
   return mergeReports([...parts, large.report(0)], files.length);
 }
 
+/** The files' scans the cache holds (in a tally), the cache keys, and the files left to scan. */
+function cachedScans(cache: ScanCache | undefined, wanted: ScanInput[], server: boolean) {
+  const hits = new Tally();
+  if (!cache) return { hits, keys: new Map<string, string>(), misses: wanted };
+  const keys = cache.keys(new Map(wanted.map((f) => [f.path, readFileSync(f.abs)])), server);
+  const misses: ScanInput[] = [];
+  for (const file of wanted) {
+    const hit = cache.get(keys.get(file.path)!);
+    if (hit) hits.add(file.path, hit);
+    else misses.push(file);
+  }
+  return { hits, keys, misses };
+}
+
 /**
- * The shipped files that scanned files run as code (code-in-data), read as Python: each once, even
- * when several load it; those the rules read anyway (.py) are not read twice.
+ * Scans `files` (part of `all`, for relative imports) here or, past IN_THREAD_BYTES of source, in
+ * `threads` workers; `keep`: each file's scan given back too.
+ */
+async function scanSet(
+  files: ScanInput[],
+  all: ScanInput[],
+  options: ScanTextOptions,
+  threads = availableParallelism(),
+  keep = false,
+): Promise<PartialReport[]> {
+  const until = scanEnd(options);
+  const bytes = files.reduce((sum, f) => sum + f.size, 0);
+  const used = Math.max(1, Math.min(threads, Math.ceil(bytes / IN_THREAD_BYTES)));
+  const set = all.length === files.length ? undefined : all.map((f) => ({ path: f.path, abs: f.abs }));
+  if (used === 1) return [await scanFilesHere(files, options, undefined, until, { all: set, keep })];
+  // Largest first, each worker taking the next file when it is done with one: they finish together
+  // even when the machine gives one of them less time.
+  const queue = [...files].sort((a, b) => b.size - a.size).map((f) => ({ path: f.path, abs: f.abs }));
+  const next = new SharedArrayBuffer(4);
+  return Promise.all(
+    Array.from({ length: used }, () => inWorker({ kind: 'files', files: queue, options, next, until, all: set, keep })),
+  );
+}
+
+/**
+ * The shipped files that scanned files run as code (code-in-data), read as Python, and the zips they put
+ * on sys.path, read inside: each once, even when several load it; those the rules read anyway (.py) are
+ * not read twice.
  */
 async function scanLoaded(
   parts: PartialReport[],
@@ -260,9 +297,13 @@ async function scanLoaded(
   const done = new Set<string>();
   for (const { path } of parts.flatMap((p) => p.loads ?? [])) {
     const file = byPath.get(path);
-    if (!file || done.has(path) || languageOf(path) === 'python' || file.size > SCAN_MAX_FILE_BYTES) continue;
+    if (!file || done.has(path) || languageOf(path) === 'python') continue;
     done.add(path);
-    tally.add(path, await scanOne(path, readFileSync(file.abs, 'utf8'), { ...options, language: 'python' }));
+    if (isZip(path)) {
+      const read = () => readFileSync(file.abs);
+      addZipScan(tally, await scanNestedZip(path, file.size, read, (member, text) => scanOne(member, text, options)));
+    } else if (file.size <= SCAN_MAX_FILE_BYTES)
+      tally.add(path, await scanOne(path, readFileSync(file.abs, 'utf8'), { ...options, language: 'python' }));
   }
   return tally.report(0);
 }

@@ -3,6 +3,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { inflateRawSync } from 'node:zlib';
 import { SCAN_MAX_FILE_BYTES } from '../shared/scan.js';
+import { addZipScan, isZip, scanNestedZip } from './nested-zip.js';
 import { extractNodeClasses, type Extraction } from './node-classes/extract.js';
 import {
   packageOf,
@@ -80,8 +81,9 @@ async function scanEntries(
 }
 
 /**
- * The archive's other files that scanned ones run as code (code-in-data), read as Python, each once
- * (as `nodereg scan` does, run.ts scanLoaded); the loads they make in turn are not followed.
+ * The archive's other files that scanned ones run as code (code-in-data), read as Python, and the zips
+ * they put on sys.path, read inside, each once (as `nodereg scan` does, run.ts scanLoaded); the loads
+ * they make in turn are not followed.
  */
 async function scanLoaded(
   tally: Tally,
@@ -97,7 +99,11 @@ async function scanLoaded(
     const entry = byPath.get(path);
     if (!entry || done.has(path)) continue;
     done.add(path);
-    tally.add(path, await scanOne(path, read(entry).toString('utf8'), { ...options, language: 'python' }, until));
+    if (isZip(path)) {
+      const member = (file: string, text: string) => scanOne(file, text, options, until);
+      addZipScan(tally, await scanNestedZip(path, entry.size, () => read(entry), member));
+    } else if (entry.size <= SCAN_MAX_FILE_BYTES)
+      tally.add(path, await scanOne(path, read(entry).toString('utf8'), { ...options, language: 'python' }, until));
   }
 }
 
@@ -127,7 +133,7 @@ const runJob = (job: ScanJob): Promise<PartialReport | Extraction> =>
     ? classesOf(job.zip, job.entries, job.packageName, job.texts)
     : job.kind === 'entries'
       ? scanEntries(job.zip, job.entries, job.options, job.texts, job.loadable)
-      : scanFilesHere(job.files, job.options, job.next, job.until);
+      : scanFilesHere(job.files, job.options, job.next, job.until, { all: job.all, keep: job.keep });
 
 if (workerData) {
   // one job, given at start (the CLI's workers)

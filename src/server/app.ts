@@ -9,7 +9,8 @@ import type { ServerContext } from './context.js';
 import { HttpError } from './errors.js';
 import { closeAfterResponse, guardRefusals } from './http/index.js';
 import { internalError } from './internal-error.js';
-import { peerAddress, rateLimit } from './rate-limit.js';
+import { clientAddress } from './http/client-address.js';
+import { rateLimit } from './rate-limit.js';
 import type { AppEnv } from './route.js';
 import { routeModules } from './routes/index.js';
 import { mirrorReads } from './mirror/reads.js';
@@ -44,14 +45,14 @@ export function buildApp(ctx: ServerContext): Hono<AppEnv> {
   const { options } = ctx;
   const app = new Hono<AppEnv>();
   const log = options.accessLog === undefined ? options.log : options.accessLog || undefined;
-  app.use(requestLog(ctx.metrics, log, peerAddress));
+  app.use(requestLog(ctx.metrics, log, clientAddress));
   app.use(guardRefusals);
   app.use(headWithoutBody);
   if (options.rateLimit !== undefined)
     app.use(
       rateLimit(options.rateLimit, ctx.authenticate, {
         refused: () => ctx.metrics.rateLimited.inc(),
-        address: peerAddress,
+        address: clientAddress,
       }),
     );
   // Before the routes, so that it sees their 404s: those of names this registry does not hold go upstream.

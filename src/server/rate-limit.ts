@@ -1,8 +1,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { HttpBindings } from '@hono/node-server';
 import { bearerToken, type AppEnv, type Authenticate } from './route.js';
 import { HttpError } from './errors.js';
 import { bulkNodeVersions } from '../contract/registry.js';
+import { clientAddress } from './http/client-address.js';
 
 const MINUTE = 60_000;
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -18,17 +18,13 @@ const READING_POSTS = new Set([bulkNodeVersions.path]);
 export async function rateLimitKey(
   c: Context<AppEnv>,
   authenticate: Authenticate,
-  address: (c: Context<AppEnv>) => string = peerAddress,
+  address: (c: Context<AppEnv>) => string = clientAddress,
 ): Promise<string> {
   const token = bearerToken(c);
   const principal = token ? await authenticate(token) : null;
   if (token) c.set('authenticated', { token, principal });
   return principal ? `user:${principal.userId}` : `address:${address(c)}`;
 }
-
-/** The address of the connection's peer. */
-export const peerAddress = (c: Context<AppEnv>) =>
-  (c.env as HttpBindings | undefined)?.incoming?.socket.remoteAddress ?? 'unknown';
 
 export interface RateLimitOptions {
   now?: () => number;

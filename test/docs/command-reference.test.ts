@@ -18,7 +18,7 @@ describe('docs/commands.md', () => {
   it('holds the help of the program, of a command and of a subcommand, without colour codes', () => {
     for (const usage of [
       'Usage: nodereg [options] [command]',
-      'Usage: nodereg publish [options] [dir]',
+      'Usage: nodereg publish [options] [dirs...]',
       'Usage: nodereg publisher members add',
     ]) {
       expect(rendered).toContain(usage);

@@ -745,7 +745,7 @@ describe('completion', () => {
       return execFileSync('bash', ['-c', program], { encoding: 'utf8' }).trim().split(' ');
     };
     expect(complete('nodereg ').sort()).toEqual(commands.map((c) => c.name).sort());
-    expect(complete('nodereg node ')).toEqual(['update', 'show', 'versions', 'search', 'download']);
+    expect(complete('nodereg node ')).toEqual(['update', 'show', 'versions', 'search', 'list', 'download']);
     expect(complete('nodereg publisher members ')).toEqual(['add', 'remove', 'list']);
     expect(complete('nodereg --json version d')).toEqual(['deprecate']);
     expect(complete('nodereg node update my-node --re')).toEqual([

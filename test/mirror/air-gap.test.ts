@@ -96,6 +96,12 @@ describe('a mirror synced from a workflow, backed up and restored offline', () =
         expect(Buffer.from(await archive.arrayBuffer()).equals(zips[id]!)).toBe(true);
       }
       expect((await call(offline.url, 'GET', '/nodes/unused-pack')).status).toBe(404);
+      // the restored copy lists what it keeps, marked as upstream's
+      const listed = await call(offline.url, 'GET', '/nodes');
+      expect(listed.body.nodes.map((node: { id: string; origin?: string }) => `${node.id} ${node.origin}`)).toEqual([
+        'blur-pack upstream',
+        'glow-pack upstream',
+      ]);
     } finally {
       await offline.close();
     }

@@ -1,5 +1,6 @@
-// The cache limit (--upstream-cache-max): downloads past it evict the least recently used archives no
-// sync pinned; pinned ones stay, and an evicted one is fetched again (checked against its pin) on demand.
+// The cache limit (--upstream-cache-max): downloads past it evict the least recently used archives that
+// are not pinned; pinned ones (synced, or installed in the last --upstream-pin-days days) stay, and the
+// limit holds even under a sync larger than it. An evicted one is fetched again (checked) on demand.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,7 +23,8 @@ describe('the mirror cache limit', () => {
       zips[id] = await makeZip({ '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n', 'weights.bin': randomBytes(20_000) });
       standIn.nodes.set(id, { publisher: 'lumen', versions: [{ version: '1.0.0', zip: zips[id] }] });
     }
-    mirror = await startServer({ upstream: { url: standIn.url, cacheMaxBytes: 50_000 } });
+    // installs pin nothing here: the LRU order alone decides
+    mirror = await startServer({ upstream: { url: standIn.url, cacheMaxBytes: 50_000, pinDays: 0 } });
   });
   afterAll(async () => {
     await mirror?.close();
@@ -60,5 +62,59 @@ describe('the mirror cache limit', () => {
     expect(evicted).toBeDefined();
     expect((await download(evicted)).equals(zips[evicted]!)).toBe(true);
     expect(kept(evicted)).toBe(true);
+  });
+});
+
+describe('the mirror cache limit under a sync larger than it', () => {
+  let standIn: StandIn;
+  let mirror: TestServer;
+  const zips: Record<string, Buffer> = {};
+  const ids = ['installed-fx', ...PACKS];
+
+  beforeAll(async () => {
+    standIn = await startStandIn();
+    for (const id of ids) {
+      zips[id] = await makeZip({ '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n', 'weights.bin': randomBytes(20_000) });
+      standIn.nodes.set(id, { publisher: 'lumen', versions: [{ version: '1.0.0', zip: zips[id] }] });
+    }
+    mirror = await startServer({ upstream: { url: standIn.url, cacheMaxBytes: 50_000 } });
+  });
+  afterAll(async () => {
+    await mirror?.close();
+    await standIn?.close();
+  });
+
+  const kept = (id: string) => existsSync(join(mirror.dataDir, `archives/_mirror/archives/${id}/1.0.0/node.zip`));
+  const status = async () => (await call(mirror.url, 'GET', '/mirror/status', { token: mirror.adminToken })).body;
+
+  it('keeps the limit, keeps the archive installed today, and reports what did not fit', async () => {
+    const install = await call(mirror.url, 'GET', '/nodes/installed-fx/install');
+    expect(Buffer.from(await (await fetch(install.body.downloadUrl)).arrayBuffer()).equals(zips['installed-fx']!)).toBe(
+      true,
+    );
+    const outcomes: Record<string, string> = {};
+    for (const id of PACKS) {
+      const synced = await call(mirror.url, 'POST', `/mirror/nodes/${id}/sync`, {
+        token: mirror.adminToken,
+        body: { versions: 'latest' },
+      });
+      expect(synced.status, synced.text).toBe(200);
+      outcomes[id] = synced.body.versions[0].outcome;
+      if (outcomes[id] === 'failed') expect(synced.body.versions[0].reason).toContain('limit of 50000 bytes');
+      expect((await status()).bytes).toBeLessThanOrEqual(50_000);
+    }
+    // 20 kB installed today + 20 kB synced fill the 50 kB: the other syncs do not fit
+    expect(Object.values(outcomes)).toEqual(['fetched', 'failed', 'failed', 'failed', 'failed']);
+    expect(kept('installed-fx')).toBe(true);
+    expect(kept('pack-a')).toBe(true);
+    expect(PACKS.slice(1).filter(kept)).toEqual([]);
+  });
+
+  it('still serves an archive that does not fit, whole, without keeping it', async () => {
+    const install = await call(mirror.url, 'GET', '/nodes/pack-e/install');
+    const bytes = Buffer.from(await (await fetch(install.body.downloadUrl)).arrayBuffer());
+    expect(bytes.equals(zips['pack-e']!)).toBe(true);
+    expect(kept('pack-e')).toBe(false);
+    expect((await status()).bytes).toBeLessThanOrEqual(50_000);
   });
 });

@@ -16,6 +16,7 @@ describe('a local publish of an id upstream holds', () => {
     standIn = await startStandIn();
     const zip = await makeZip();
     standIn.nodes.set('glow-fx', { publisher: 'lumen', versions: [{ version: '1.0.0', zip }] });
+    standIn.nodes.set('shade-fx', { publisher: 'lumen', versions: [{ version: '1.0.0', zip }] });
     standIn.nodes.set('halo-fx', { publisher: 'lumen', versions: [{ version: '1.0.0', zip }] });
     mirror = await startServer({ upstream: { url: standIn.url, allowIds: ['halo-fx'] } });
     const owner = await createUser(mirror);
@@ -35,8 +36,23 @@ describe('a local publish of an id upstream holds', () => {
     expect(refused.body.error).toBe('forbidden');
     expect(refused.body.message).toContain('lumen');
     expect(refused.body.hint).toContain('--upstream-allow glow-fx');
-    // nothing was created: the node is still upstream's
-    expect((await call(mirror.url, 'GET', '/nodes/glow-fx')).body.origin).toBe('upstream');
+    // nothing was created
+    const studioNodes = await call(mirror.url, 'GET', '/publishers/studio/nodes');
+    expect(studioNodes.status, studioNodes.text).toBe(200);
+    expect(JSON.stringify(studioNodes.body)).not.toContain('glow-fx');
+  });
+
+  it("never serves an upstream node of a publisher id this registry has: that publisher's names are local", async () => {
+    const before = standIn.requests.length;
+    for (const path of ['/nodes/shade-fx', '/nodes/shade-fx/versions', '/nodes/shade-fx/install']) {
+      const read = await call(mirror.url, 'GET', path);
+      expect(read.status, path).toBe(404);
+      expect(read.body.error).toBe('not_found');
+    }
+    expect((await call(mirror.url, 'GET', '/archives/lumen/shade-fx/1.0.0/node.zip')).status).toBe(404);
+    expect(standIn.requests.slice(before).filter((line) => line.includes('cdn'))).toEqual([]);
+    const listed = await call(mirror.url, 'GET', '/nodes/search?q=shade');
+    expect(listed.body.nodes.map((node: { id: string }) => node.id)).toEqual([]);
   });
 
   it('goes ahead for the publisher of the same id upstream, for an id the operator allows, and for an id upstream lacks', async () => {

@@ -51,6 +51,18 @@ describe('the upstream policy', () => {
         { version: '2.0.0', zip, dependencies: ['numpy>=1.26', 'Ultralytics==8.3.41'] },
       ],
     });
+    const pinningZip = await makeZip({
+      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+      'requirements.txt': '# vision\nnumpy>=1.26\nultralytics == 8.3.42  # detection\n',
+    });
+    for (const id of ['req-fx', 'req-sync-fx'])
+      standIn.nodes.set(id, {
+        publisher: 'lumen',
+        versions: [
+          { version: '1.0.0', zip },
+          { version: '2.0.0', zip: pinningZip },
+        ],
+      });
     const file = join(tempDir(), 'policy.toml');
     writeFileSync(file, POLICY);
     mirror = await startServer({ upstream: { url: standIn.url, policy: loadPolicy(file) } });
@@ -76,6 +88,32 @@ describe('the upstream policy', () => {
   it('leaves out a version that pins a listed bad dependency', async () => {
     expect(versionsOf(await call(mirror.url, 'GET', '/nodes/pinning-fx/versions'))).toEqual(['1.0.0']);
     expect((await call(mirror.url, 'GET', '/nodes/pinning-fx/install')).body.version).toBe('1.0.0');
+  });
+
+  it("leaves out a version whose archive's requirements.txt pins a listed bad package, once the archive is read", async () => {
+    expect((await call(mirror.url, 'GET', '/nodes/req-fx/install')).body.version).toBe('2.0.0');
+    const download = await call(mirror.url, 'GET', '/archives/lumen/req-fx/2.0.0/node.zip');
+    expect(download.status).toBe(404);
+    expect(download.body.error).toBe('not_found');
+    expect(versionsOf(await call(mirror.url, 'GET', '/nodes/req-fx/versions'))).toEqual(['1.0.0']);
+    expect((await call(mirror.url, 'GET', '/nodes/req-fx/install')).body.version).toBe('1.0.0');
+    const admin = await call(mirror.url, 'GET', '/mirror/nodes/req-fx', { token: mirror.adminToken });
+    const held = admin.body.versions.find((v: { version: string }) => v.version === '2.0.0').held_back;
+    expect(held).toContain('requirements.txt');
+    expect(held).toContain('ultralytics==8.3.42');
+    expect(held).toContain('shipped a miner');
+  });
+
+  it('reports such a version held back in a sync', async () => {
+    const synced = await call(mirror.url, 'POST', '/mirror/nodes/req-sync-fx/sync', {
+      token: mirror.adminToken,
+      body: { versions: 'all' },
+    });
+    expect(synced.status, synced.text).toBe(200);
+    const outcomes = Object.fromEntries(
+      synced.body.versions.map((v: { version: string; outcome: string }) => [v.version, v.outcome]),
+    );
+    expect(outcomes).toEqual({ '2.0.0': 'held_back', '1.0.0': 'fetched' });
   });
 
   it('shows an admin why each version is held back, and nobody else', async () => {

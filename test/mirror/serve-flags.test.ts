@@ -10,6 +10,7 @@ describe('serve --upstream flags', () => {
     [['--upstream', 'ftp://mirror.example'], '--upstream'],
     [['--upstream', 'http://127.0.0.1:9', '--upstream-ttl', 'soon'], '--upstream-ttl'],
     [['--upstream-policy', 'policy.toml'], '--upstream-policy needs --upstream'],
+    [['--upstream', 'http://127.0.0.1:9', '--upstream-pin-days', 'a week'], '--upstream-pin-days'],
   ])('refuses %j naming %s', async (flags, named) => {
     const result = await runInProcess(['serve', '--port', '0', '--data-dir', tempDir(), ...flags]);
     expect(result.code).toBe(2);

@@ -134,6 +134,17 @@ describe('POST /publishers/{publisherId}/nodes/{nodeId}/versions', () => {
     expect(node.body.description).toBe('Relights images');
   });
 
+  it("is 409 naming the existing node for a look-alike of another publisher's node id, with nothing created", async () => {
+    for (const lookalike of ['relight_pack', 'relight.pack', 'relight--pack', 'Relight_Pack']) {
+      const reply = await publish(server, bob.token, 'bob-co', lookalike, '1.0.0');
+      expectError(reply, 409, 'conflict');
+      expect(reply.body.message).toBe(
+        `node id ${lookalike} reads as node relight-pack of another publisher (ids compare in lower case, with _, . and runs of - as one -); choose another node id`,
+      );
+    }
+    expect((await api.get('/publishers/bob-co/nodes')).body).toEqual([]);
+  });
+
   it('is 404 for an unknown publisher, with nothing created', async () => {
     expectError(await publish(server, alice.token, 'no-such-co', 'orphan', '1.0.0'), 404, 'not_found');
     expectError(await api.get('/nodes/orphan'), 404, 'not_found');

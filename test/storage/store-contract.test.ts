@@ -95,6 +95,22 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect((await store.listVersions('raced')).map((v) => v.version)).toEqual(['1.0.0']);
   });
 
+  it("refuses a new node whose id reads as another publisher's node's, and lets its own publisher take one", async () => {
+    const store = await fresh();
+    const long = `lo${'-'.repeat(90)}ng`;
+    expect(await publish(store, 'image-tools')).toMatchObject({ kind: 'created' });
+    expect(await publish(store, long)).toMatchObject({ kind: 'created' });
+    for (const lookalike of ['image_tools', 'image.tools', 'image--tools', 'Image_Tools', 'IMAGE-._-TOOLS'])
+      expect(await publish(store, lookalike, '1.0.0', 'other'), lookalike).toEqual({
+        kind: 'look-alike',
+        nodeId: 'image-tools',
+        publisherId: 'acme',
+      });
+    expect(await publish(store, 'lo_ng', '1.0.0', 'other')).toMatchObject({ kind: 'look-alike', nodeId: long });
+    expect(await publish(store, 'image-tool', '1.0.0', 'other')).toMatchObject({ kind: 'created' });
+    expect(await publish(store, 'image_tools', '1.0.0', 'acme')).toMatchObject({ kind: 'created' });
+  });
+
   it('gives the archive of a version to exactly one of racing claims, and to none once recorded', async () => {
     const store = await fresh();
     const outcome = await publish(store, 'claimed');
@@ -560,7 +576,7 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     await moved('review');
     await store.review('gen', 'u1', 2);
     await moved('review changed');
-    await store.countDownload('gen');
+    await store.countDownload('gen', { day: '2026-12-07', key: 'k1' });
     await moved('download');
     await store.review('gen', 'u1', 2);
     await store.getNode('gen');
@@ -694,13 +710,27 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect((await ids('comfyui')).length).toBe(5);
   });
 
+  it('counts a download once per day and key: again the same day is not counted, another key or the next day is', async () => {
+    const store = await fresh();
+    await publish(store, 'counted', '1.0.0');
+    const downloads = async () => (await store.getNode('counted'))!.downloads;
+    expect(await store.countDownload('counted', { day: '2026-12-07', key: 'a' })).toBe(true);
+    for (let i = 0; i < 5; i++)
+      expect(await store.countDownload('counted', { day: '2026-12-07', key: 'a' })).toBe(false);
+    expect(await downloads()).toBe(1);
+    expect(await store.countDownload('counted', { day: '2026-12-07', key: 'b' })).toBe(true);
+    expect(await store.countDownload('counted', { day: '2026-12-08', key: 'a' })).toBe(true);
+    expect(await store.countDownload('counted', { day: '2026-12-08', key: 'a' })).toBe(false);
+    expect(await downloads()).toBe(3);
+  });
+
   it('pages a listing in every order as one long list does, leaving out the nodes of a banned publisher', async () => {
     const store = await fresh();
     for (let i = 0; i < 23; i++) {
       await publish(store, `paged-${i}`, '1.0.0', i % 5 === 0 ? 'other' : 'acme', {
         name: i % 3 ? `Name ${(i * 7) % 11}` : undefined,
       });
-      for (let d = 0; d < i % 4; d++) await store.countDownload(`paged-${i}`);
+      for (let d = 0; d < i % 4; d++) await store.countDownload(`paged-${i}`, { day: '2026-12-07', key: `${i}-${d}` });
     }
     await store.updatePublisher('other', { status: 'PublisherStatusBanned' });
     for (const sort of ['created_at', 'downloads', 'rating', 'name', 'search_ranking'] as const) {

@@ -15,6 +15,8 @@ import { readWorkflowTypes } from '../workflow/read-file.js';
 interface SyncFlags {
   node?: string[];
   fromWorkflow?: string;
+  publisher?: string;
+  all?: boolean;
   versions: 'latest' | 'all';
   strict?: boolean;
   concurrency: string;
@@ -43,6 +45,24 @@ async function workflowPacks(client: Client, file: string): Promise<WorkflowDeps
       throw toCliError(error);
     }
   });
+}
+
+/** The most pages of upstream's list a sync reads: a bound against an upstream that never says "last page". */
+const UPSTREAM_PAGES_MAX = 10_000;
+
+/** Every upstream node id, or one upstream publisher's, page by page through the mirror. */
+async function upstreamIds(client: Client, publisher: string | undefined): Promise<string[]> {
+  const ids: string[] = [];
+  for (let page = 1; page <= UPSTREAM_PAGES_MAX; page++) {
+    const answer = await client
+      .call(routes.listUpstreamNodes, { query: { page, limit: 100, ...(publisher ? { publisher } : {}) } })
+      .catch((error) => {
+        throw toCliError(error);
+      });
+    ids.push(...answer.nodes.map((node) => node.id));
+    if (!answer.more) break;
+  }
+  return ids;
 }
 
 /** Runs `work` over `items`, at most `limit` at a time, in order of the items. */
@@ -75,11 +95,17 @@ async function runSync(ctx: Ctx, flags: SyncFlags): Promise<void> {
   const concurrency = Number(flags.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
     throw invalidInput(`--concurrency must be a whole number from 1 to 64 (got "${flags.concurrency}")`);
-  if (!flags.node?.length && !flags.fromWorkflow)
-    throw invalidInput('say what to sync: --node ID… or --from-workflow FILE', 'nodereg mirror sync --node my-pack');
+  if (!flags.node?.length && !flags.fromWorkflow && !flags.publisher && !flags.all)
+    throw invalidInput(
+      'say what to sync: --node ID…, --from-workflow FILE, --publisher ID or --all',
+      'nodereg mirror sync --node my-pack',
+    );
+  if (flags.all && flags.publisher)
+    throw invalidInput('--all syncs every upstream node: leave out --publisher, or --all', 'nodereg mirror sync --all');
   const client = await ctx.client({ requireToken: true });
   const deps = flags.fromWorkflow ? await workflowPacks(client, flags.fromWorkflow) : undefined;
-  const ids = [...new Set([...(flags.node ?? []), ...(deps?.packs.map((pack) => pack.id) ?? [])])];
+  const listed = flags.all || flags.publisher ? await upstreamIds(client, flags.publisher) : [];
+  const ids = [...new Set([...(flags.node ?? []), ...(deps?.packs.map((pack) => pack.id) ?? []), ...listed])];
   const progress = ctx.out.progress();
   let finished = 0;
   const synced = await bounded(
@@ -129,6 +155,8 @@ export function register(program: Command, ctx: Ctx): void {
     )
     .option('--node <id...>', 'node ids to sync')
     .option('--from-workflow <file>', "the packs a workflow's node classes need (resolved through the mirror)")
+    .option('--publisher <id>', "every node of this upstream publisher (upstream's list, page by page)")
+    .option('--all', "every upstream node (upstream's list, page by page)")
     .option('--versions <which>', 'latest or all active versions', 'latest')
     .option('--strict', 'fail when a class of the workflow is defined by no pack')
     .option('--concurrency <n>', 'nodes synced at once', '4')
@@ -140,6 +168,7 @@ export function register(program: Command, ctx: Ctx): void {
   examples(sync, [
     'nodereg mirror sync --node my-pack other-pack --versions all',
     'nodereg mirror sync --from-workflow flow.json --strict --json',
+    'nodereg mirror sync --publisher comfy-org --versions all',
   ]);
   examples(
     mirror

@@ -33,6 +33,7 @@ import { makeUserDir } from '../make-dir.js';
 import { examples } from '../examples.js';
 import { saveArchive } from './node-download.js';
 import { nodeVersions, notFoundHint, showNode } from './node-show.js';
+import { registerList } from './node/list.js';
 import { showVersion } from './node/show-version.js';
 import { routes } from '../../client/routes.js';
 
@@ -62,6 +63,7 @@ type UpdateOptions = Record<string, string | undefined> & { publisher?: string; 
 export function register(program: Command, ctx: Ctx): void {
   const node = examples(program.command('node').description('show, search, download and update nodes'), [
     'nodereg node search relight',
+    'nodereg node list --mine',
     'nodereg node show my-node',
     'nodereg node update my-node --description "Relights portraits"',
   ]);
@@ -70,6 +72,7 @@ export function register(program: Command, ctx: Ctx): void {
   registerShow(node, ctx);
   registerVersions(node, ctx);
   registerSearch(node, ctx);
+  registerList(node, ctx);
   registerDownload(node, ctx);
 }
 

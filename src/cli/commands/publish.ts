@@ -8,11 +8,15 @@ import { examples } from '../examples.js';
 import { failOnOption } from '../findings.js';
 import type { PublishOptions } from '../publish/options.js';
 import { publishProject } from '../publish/run.js';
+import { allOption, type ManyFlags, nodeDirs } from '../project-discovery.js';
 
 export function register(program: Command, ctx: Ctx): void {
   const command = program
-    .command('publish [dir]')
-    .description('validate, pack and publish the node in dir (default: the current directory), then upload its archive')
+    .command('publish [dirs...]')
+    .description(
+      'validate, pack and publish the node in dir (default: the current directory), then upload its archive; with several dirs (or --all) every node is checked, scanned and packed before any is published',
+    )
+    .addOption(allOption())
     .option('--dry-run', 'validate and pack, then print the request and the file list; send nothing')
     .option(
       '--skip-existing',
@@ -20,6 +24,11 @@ export function register(program: Command, ctx: Ctx): void {
     )
     .option('--changelog <text>', 'changelog of this version (else env NODEREG_CHANGELOG)')
     .option('--changelog-file <file>', 'read the changelog from a file (- for stdin)')
+    .option(
+      '--changelog-from-git',
+      "the changelog is the subjects of the commits since the previous version's tag (v1.2.3); --dry-run shows it",
+    )
+    .option('--allow-dirty', 'publish files that differ from the last commit (HEAD) as they are; else that is refused')
     .option('--publisher <id>', 'publisher id (overrides [tool.nodereg] publisher and [tool.comfy] PublisherId)')
     .option('--create-publisher', 'create the publisher first if it does not exist (needs a user token)')
     .option('--max-size <size>', `fail when the archive is larger (default ${formatSize(DEFAULT_MAX_ARCHIVE)})`)
@@ -32,7 +41,11 @@ export function register(program: Command, ctx: Ctx): void {
       '--trusted',
       "publish with the CI job's OIDC token, exchanged at the registry for a 15-minute token (the default in GitHub Actions with id-token: write and no NODEREG_TOKEN)",
     )
-    .action((dir: string | undefined, options: PublishOptions) => publishProject(ctx, dir, options))
+    .action(async (dirs: string[], options: PublishOptions & ManyFlags) => {
+      if (!options.all && dirs.length <= 1) return publishProject(ctx, dirs[0], options);
+      const { publishMany } = await import('../publish/many.js');
+      return publishMany(ctx, nodeDirs(dirs, options.all), options);
+    })
     .addHelpText('after', exitCodesHelp('publish'));
   examples(command, [
     'nodereg publish --dry-run',
@@ -40,5 +53,8 @@ export function register(program: Command, ctx: Ctx): void {
     'nodereg publish ./my-node --publisher my-team --create-publisher',
     'nodereg publish --fail-on critical',
     'nodereg publish --trusted',
+    'nodereg version bump patch --git && nodereg publish --changelog-from-git',
+    'nodereg publish --all --skip-existing',
+    'nodereg publish nodes/a nodes/b --dry-run',
   ]);
 }

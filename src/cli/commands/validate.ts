@@ -9,6 +9,8 @@ import type { RegistryLimits } from '../../contract/resources.js';
 import { formatSize } from '../../contract/size.js';
 import type { Project } from '../../package/project.js';
 import type { Ctx } from '../context.js';
+import { onNodes } from '../many-nodes.js';
+import { allOption, type ManyFlags } from '../project-discovery.js';
 import { ApiError, ForeignAnswerError } from '../../client/errors.js';
 import { routes } from '../../client/routes.js';
 import { CliError, EXIT, toCliError } from '../errors.js';
@@ -35,7 +37,7 @@ interface Options extends ChangelogFlags {
 
 export function register(program: Command, ctx: Ctx): void {
   const command = program
-    .command('validate [dir]')
+    .command('validate [dirs...]')
     .description(
       "check pyproject.toml and the file set as the registry would, every problem at once (exit 2), and the archive's size as pack checks it; when the registry answers, also against its archive limits",
     )
@@ -48,58 +50,10 @@ export function register(program: Command, ctx: Ctx): void {
       '--max-size <size>',
       `fail when the archive would be larger, as pack and publish do (default ${formatSize(DEFAULT_MAX_ARCHIVE)})`,
     )
-    .action(async (dir: string | undefined, options: Options) => {
-      const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
-      const changelog = await readChangelog(ctx, options);
-      const project = await loadChecked(
-        ctx,
-        dir,
-        { requirePublisher: true, publisher: options.publisher, changelog },
-        async (found) => findingProblems(blocking(await scanProject(found, true), options.failOn)),
-      );
-      const { request, files } = project;
-      const unpacked = files.reduce((sum, f) => sum + f.size, 0);
-      // The scan, as `nodereg scan` runs it: findings at --fail-on fail like any other problem.
-      const scan = await scanProject(project, true);
-      const stopping = blocking(scan, options.failOn);
-      if (stopping.length) throw findingsError(stopping, options.failOn, false);
-      const shown =
-        scan.findings.some((f) => !f.suppressed) || scan.skipped ? `\n\n${findingsText(ctx.out, scan, files)}` : '';
-      // Which key set each field, so that a manifest read from [tool.comfy] or classifiers says so.
-      const keys = Object.fromEntries(project.manifest.keys);
-      // A field sent on the node and on the version is shown once.
-      const sources = new Map<string, string>();
-      for (const [path, key] of project.manifest.keys)
-        sources.set(`${path.replace(/^node(_version)?\./, '')}\0${key}`, key);
-      const versionWarning = managerVersionWarning(request.version);
-      if (versionWarning) {
-        project.warnings.push(versionWarning);
-        ctx.out.warn(versionWarning);
-      }
-      const classes = await projectClasses(project);
-      const registry = options.offline ? null : await registryLimits(ctx, project);
-      if (registry && request.publisherId) await requirePublisher(ctx, request.publisherId, registry.url);
-      await checkArchive(ctx, project, unpacked, maxSize, registry);
-      const checkedAgainst = registry?.url ?? null;
-      ctx.out.result(
-        {
-          valid: true,
-          publisher_id: request.publisherId,
-          node_id: request.nodeId,
-          version: request.version,
-          files: files.length,
-          unpacked_size: unpacked,
-          keys,
-          warnings: project.warnings,
-          limits_checked: checkedAgainst,
-          scan,
-          node_classes: classes,
-        },
-        () =>
-          `${request.nodeId} ${request.version} (publisher ${request.publisherId}) is ready to publish${checkedAgainst ? ` to ${checkedAgainst}` : ''}: ${files.length} file${files.length === 1 ? '' : 's'}, ${formatSize(unpacked)}\n` +
-          `read from:\n${table([...sources].map(([id, key]) => [`  ${id.split('\0')[0]}`, key]))}\n${classesText(classes)}${shown}`,
-      );
-    });
+    .addOption(allOption())
+    .action((dirs: string[], options: Options & ManyFlags) =>
+      onNodes(ctx, dirs, options.all, (node, dir) => validateOne(node, dir, options)),
+    );
   examples(command, [
     'nodereg validate',
     'nodereg validate ./my-node --json',
@@ -193,4 +147,58 @@ async function checkArchive(
       LIMITS_HINT,
     );
   }
+}
+
+/** `nodereg validate [dir]`, of one node. */
+async function validateOne(ctx: Ctx, dir: string | undefined, options: Options): Promise<void> {
+  const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
+  const changelog = await readChangelog(ctx, options);
+  const project = await loadChecked(
+    ctx,
+    dir,
+    { requirePublisher: true, publisher: options.publisher, changelog },
+    async (found) => findingProblems(blocking(await scanProject(found, true), options.failOn)),
+  );
+  const { request, files } = project;
+  const unpacked = files.reduce((sum, f) => sum + f.size, 0);
+  // The scan, as `nodereg scan` runs it: findings at --fail-on fail like any other problem.
+  const scan = await scanProject(project, true);
+  const stopping = blocking(scan, options.failOn);
+  if (stopping.length) throw findingsError(stopping, options.failOn, false);
+  const shown =
+    scan.findings.some((f) => !f.suppressed) || scan.skipped ? `\n\n${findingsText(ctx.out, scan, files)}` : '';
+  // Which key set each field, so that a manifest read from [tool.comfy] or classifiers says so.
+  const keys = Object.fromEntries(project.manifest.keys);
+  // A field sent on the node and on the version is shown once.
+  const sources = new Map<string, string>();
+  for (const [path, key] of project.manifest.keys)
+    sources.set(`${path.replace(/^node(_version)?\./, '')}\0${key}`, key);
+  const versionWarning = managerVersionWarning(request.version);
+  if (versionWarning) {
+    project.warnings.push(versionWarning);
+    ctx.out.warn(versionWarning);
+  }
+  const classes = await projectClasses(project);
+  const registry = options.offline ? null : await registryLimits(ctx, project);
+  if (registry && request.publisherId) await requirePublisher(ctx, request.publisherId, registry.url);
+  await checkArchive(ctx, project, unpacked, maxSize, registry);
+  const checkedAgainst = registry?.url ?? null;
+  ctx.out.result(
+    {
+      valid: true,
+      publisher_id: request.publisherId,
+      node_id: request.nodeId,
+      version: request.version,
+      files: files.length,
+      unpacked_size: unpacked,
+      keys,
+      warnings: project.warnings,
+      limits_checked: checkedAgainst,
+      scan,
+      node_classes: classes,
+    },
+    () =>
+      `${request.nodeId} ${request.version} (publisher ${request.publisherId}) is ready to publish${checkedAgainst ? ` to ${checkedAgainst}` : ''}: ${files.length} file${files.length === 1 ? '' : 's'}, ${formatSize(unpacked)}\n` +
+      `read from:\n${table([...sources].map(([id, key]) => [`  ${id.split('\0')[0]}`, key]))}\n${classesText(classes)}${shown}`,
+  );
 }

@@ -20,6 +20,7 @@ import { nodeVersions } from './node-show.js';
 import { routes } from '../../client/routes.js';
 import { registerAppeal } from './version-appeal.js';
 import { registerWithdraw } from './version/withdraw.js';
+import { registerBump } from './version/bump.js';
 
 interface UpdateOptions {
   publisher?: string;
@@ -35,11 +36,14 @@ type VersionStatus = (typeof NODE_VERSION_STATUS)[number];
 
 export function register(program: Command, ctx: Ctx): void {
   const version = examples(
-    program.command('version').description("update a version's changelog, deprecation or status, or withdraw it"),
+    program
+      .command('version')
+      .description("raise the project's version; update a version's changelog, deprecation or status, or withdraw it"),
     [
       'nodereg version update my-node 1.2.0 --changelog "Fixes the preview"',
       'nodereg version withdraw my-node 1.2.0',
       'nodereg version deprecate my-node "<2.0.0"',
+      'nodereg version bump patch --git',
     ],
   );
 
@@ -47,6 +51,7 @@ export function register(program: Command, ctx: Ctx): void {
   registerDeprecate(version, ctx);
   registerWithdraw(version, ctx);
   registerAppeal(version, ctx);
+  registerBump(version, ctx);
 }
 
 function registerUpdate(version: Command, ctx: Ctx): void {

@@ -21,6 +21,8 @@ export function resumeCommand(ctx: Ctx, dir: string | undefined, options: Publis
   if (options.changelogFile && options.changelogFile !== '-')
     parts.push('--changelog-file', shellWord(options.changelogFile));
   if (options.changelog) parts.push('--changelog', shellWord(options.changelog));
+  if (options.changelogFromGit) parts.push('--changelog-from-git');
+  if (options.allowDirty) parts.push('--allow-dirty');
   return parts.join(' ');
 }
 

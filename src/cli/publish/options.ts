@@ -12,4 +12,8 @@ export interface PublishOptions extends ChangelogFlags {
   maxSize?: string;
   /** Publish with the CI job's OIDC token, exchanged at the registry (trusted.ts). */
   trusted?: boolean;
+  /** Publish files that differ from HEAD (dirty-tree.ts). */
+  allowDirty?: boolean;
+  /** The changelog: commit subjects since the previous version's tag (changelog-from-git.ts). */
+  changelogFromGit?: boolean;
 }

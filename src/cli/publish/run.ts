@@ -24,6 +24,7 @@ import {
 } from '../project.js';
 import { fetchLimits } from '../registry-limits.js';
 import { checkLimits, leftBehind, resumeCommand, settledLater } from './left-behind.js';
+import { refuseDirtyTree } from './dirty-tree.js';
 import type { PublishOptions } from './options.js';
 import { flagged, report, reportExisting } from './report.js';
 import { type Sending, sendPublish, uploadArchive } from './send.js';
@@ -31,12 +32,23 @@ import { publishClient } from './trusted.js';
 
 export type { PublishOptions } from './options.js';
 
-/** `nodereg publish [dir]`. */
-export async function publishProject(ctx: Ctx, dir: string | undefined, options: PublishOptions): Promise<void> {
+/**
+ * `nodereg publish [dir]`. `ready`, when given, is awaited once the node is scanned and packed and
+ * before anything is sent: publish of many nodes (many.ts) sends none before each is ready.
+ */
+export async function publishProject(
+  ctx: Ctx,
+  dir: string | undefined,
+  options: PublishOptions,
+  ready?: () => Promise<void>,
+): Promise<void> {
   const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
   const retryWindowMs = ctx.retryWindow().ms; // a bad --retry-window stops the run before the pack, as a bad --max-size does
-  const changelog = await readChangelog(ctx, options);
+  const changelog = options.changelogFromGit
+    ? (await import('./changelog-from-git.js')).changelogFromGit(ctx, dir, options)
+    : await readChangelog(ctx, options);
   const project = await loadChecked(ctx, dir, { requirePublisher: true, publisher: options.publisher, changelog });
+  refuseDirtyTree(ctx, project, dir, options);
   const { request } = project;
   const publisherId = request.publisherId!;
   // The registry's limits are asked for while the project is scanned and packed: a read that says
@@ -62,6 +74,7 @@ export async function publishProject(ctx: Ctx, dir: string | undefined, options:
         node_version: { ...request.body.node_version, archive_size: archive.size, archive_sha256: archive.sha256 },
       };
       if (options.dryRun) return printDryRun(ctx, project, request, body, archive);
+      await ready?.();
       const { client, limits } = await registry!.catch((error: unknown) => {
         throw toCliError(error);
       });

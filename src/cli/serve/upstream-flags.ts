@@ -13,6 +13,7 @@ export interface UpstreamFlags {
   upstreamPolicy?: string;
   upstreamAllow?: string[];
   upstreamCacheMax?: string;
+  upstreamPinDays: string;
 }
 
 export function addUpstreamFlags(command: Command): Command {
@@ -24,11 +25,16 @@ export function addUpstreamFlags(command: Command): Command {
     .option('--upstream-ttl <duration>', 'how long a kept upstream answer is current before it is renewed', '10m')
     .option(
       '--upstream-policy <file>',
-      'TOML filter of upstream versions: hold back young ones, block ids, ranges and bad dependency pins, allow only some publishers (see deploy/upstream-policy.example.toml)',
+      'TOML filter of upstream versions: hold back young ones, block ids, ranges and bad dependency pins, allow only some publishers (see docs/upstream-policy.example.toml)',
     )
     .option(
       '--upstream-cache-max <size>',
-      'most bytes of upstream archives kept; past it the least recently used that no sync pinned are evicted (no limit unless set)',
+      'most bytes of upstream archives kept; past it the least recently used that are not pinned are evicted (no limit unless set)',
+    )
+    .option(
+      '--upstream-pin-days <days>',
+      'an archive installed through the mirror in the last this many days is pinned: never evicted by --upstream-cache-max (synced ones always are)',
+      '7',
     )
     .option(
       '--upstream-allow <id...>',
@@ -73,5 +79,11 @@ export async function upstreamOptionsFromFlags(
   }
   const cacheMaxBytes =
     flags.upstreamCacheMax === undefined ? undefined : parseSizeFlag('--upstream-cache-max', flags.upstreamCacheMax);
-  return { url, ttlMs, policy, allowIds: flags.upstreamAllow ?? [], cacheMaxBytes };
+  const pinDays = Number(flags.upstreamPinDays);
+  if (!/^\d+$/.test(flags.upstreamPinDays) || pinDays > 3650)
+    throw invalidInput(
+      `--upstream-pin-days must be a whole number of days from 0 to 3650 (got "${flags.upstreamPinDays}")`,
+      '--upstream-pin-days 7',
+    );
+  return { url, ttlMs, policy, allowIds: flags.upstreamAllow ?? [], cacheMaxBytes, pinDays };
 }

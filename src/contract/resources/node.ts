@@ -45,6 +45,12 @@ export const Node = z.looseObject({
   tags: answeredList,
   tags_admin: answeredList,
   translations: z.record(z.string(), z.unknown()).optional(),
+  origin: z
+    .enum(['upstream'])
+    .optional()
+    .describe(
+      "`upstream` on a node a mirror answers from the registry it mirrors (`serve --upstream`); absent on this registry's own nodes",
+    ),
   // the hosted registry's names (HOST_APP_ALIASES)
   github_stars: hostedName(z.number().int().optional(), 'repohost_stars'),
   preempted_comfy_node_names: hostedName(strings.default([]), 'preempted_app_node_names'),

@@ -143,3 +143,20 @@ export function versionFromFile(
   }
   return { version: (literal[1] ?? literal[2]).trim(), file: path };
 }
+
+/**
+ * Where the version string of a version file (as versionFromFile reads it) is written: the offsets of
+ * the text between its quotes, so that `version bump` replaces that and nothing else.
+ */
+export function versionLiteralSpan(text: string): { start: number; end: number } | undefined {
+  const bom = text.startsWith('\ufeff') ? 1 : 0;
+  const body = text.slice(bom);
+  const match = assignment('__version__').exec(body) ?? assignment('VERSION').exec(body);
+  if (!match) return undefined;
+  const value = match[2];
+  const literal = PLAIN_STRING.exec(value.trimEnd());
+  if (!literal) return undefined;
+  const inner = literal[1] ?? literal[2];
+  const start = bom + match.index + match[0].length - value.length + 1 + (inner.length - inner.trimStart().length);
+  return { start, end: start + inner.trim().length };
+}

@@ -41,6 +41,13 @@ const PERSISTENT =
 const CREDENTIAL =
   /(?:^|\/)\.ssh\/|\.aws\/credentials|(?:^|\/)\.netrc$|\.git-credentials|\.pypirc|\.docker\/config\.json|\.kube\/config|\.config\/gh\/hosts|Login Data|cookies\.sqlite|logins\.json|key[34]\.db/i;
 const SETUP = new Set(['setuptools.setup', 'distutils.core.setup']);
+/** Calls that put a path on the import path, or import from a zip, by the index of the path among their arguments. */
+const IMPORT_PATH = new Map([
+  ['sys.path.insert', 1],
+  ['sys.path.append', 0],
+  ['site.addsitedir', 0],
+  ['zipimport.zipimporter', 0],
+]);
 
 /** A path as written in a message: the node's own directory as `<node>`. */
 const shown = (text: string) =>
@@ -92,6 +99,7 @@ export function checkSink(
       node,
       report,
     );
+  if (IMPORT_PATH.has(path)) return importsZip(module, args[IMPORT_PATH.get(path)!] ?? kw.get('path') ?? UNKNOWN, node);
   if (SETUP.has(path) && kw.has('cmdclass'))
     return report('install-hook', 'setup() with cmdclass: its commands run code of the package when it is installed');
   if (REMOVE.has(path)) {
@@ -160,6 +168,13 @@ function loads(module: PythonModule, path: string, file: Value, node: Node, repo
     'code-in-data',
     `${path.replace(/^builtins\./, '')}() runs ${relative}, a shipped file that is not .py, as Python: the scan reads it as Python too`,
   );
+}
+
+/** A zip of the node's own put on the import path: the scan reads its Python members too (nested-zip.ts). */
+function importsZip(module: PythonModule, file: Value, node: Node): void {
+  const text = asText(file) ?? '';
+  if (text.startsWith(`${OWN}/`) && !text.includes(UNKNOWN_PART) && /\.zip$/i.test(text))
+    module.result.loads.push({ path: text.slice(OWN.length + 1), node });
 }
 
 const WRITE_MODE = /[wax+]/;

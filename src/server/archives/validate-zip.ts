@@ -9,7 +9,7 @@ import { createEntryNameChecker, entryNameProblem } from '../../contract/archive
 import { MAX_ARCHIVE_ENTRIES, UNPACKED_RATIO, entryRatioAllowed, unpackedBound } from '../../contract/limits.js';
 import { badRequest, HttpError } from '../errors.js';
 import { turnsEvery } from '../turns.js';
-import { isCompiledPython, languageOf } from '../../scan/languages.js';
+import { isCompiledPython, isZip, languageOf } from '../../scan/languages.js';
 import type { ArchiveEntry } from '../../scan/run.js';
 import { SCAN_MAX_FILE_BYTES } from '../../shared/scan.js';
 
@@ -336,7 +336,8 @@ async function checkEntry(check: ZipCheck, entry: yauzl.Entry, name: string): Pr
     const { compressedSize, uncompressedSize: size } = entry;
     scanned = { path: name, start: local.fileDataStart, compressedSize, size, deflated: entry.compressionMethod === 8 };
     check.scannable.push(scanned);
-  } else if (!name.endsWith('/') && entry.uncompressedSize <= SCAN_MAX_FILE_BYTES) {
+  } else if (!name.endsWith('/') && (entry.uncompressedSize <= SCAN_MAX_FILE_BYTES || isZip(name))) {
+    // a zip of any size: one put on sys.path is read inside, or reported as over the bound (nested-zip.ts)
     const { compressedSize, uncompressedSize: size } = entry;
     check.loadable.push({
       path: name,

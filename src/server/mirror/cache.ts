@@ -12,6 +12,8 @@ export interface ArchiveRecord {
   last_used: string;
   /** Fetched on purpose (`mirror sync`): never evicted. */
   pinned?: boolean;
+  /** The requirement lines of the archive's requirements.txt, read on its first fetch (the policy's advisory list checks them). */
+  requirements?: string[];
   /** Removed to keep the cache within its limit: fetched again (and checked against the sha256) on its next download. */
   evicted?: boolean;
 }

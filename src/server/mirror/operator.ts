@@ -7,7 +7,8 @@ import { HttpError } from '../errors.js';
 import { publisherOf, type MirrorEntry } from './cache.js';
 import { latestOf } from './reads.js';
 import type { Mirror } from './service.js';
-import type { UpstreamVersion } from './upstream.js';
+import type { RegistryStore } from '../store/registry-store.js';
+import { asHttpError, UpstreamError, type UpstreamVersion } from './upstream.js';
 
 type SyncedVersion = z.output<typeof SyncAnswer>['versions'][number];
 
@@ -60,7 +61,7 @@ export async function mirrorStatus(mirror: Mirror): Promise<z.output<typeof Mirr
 
 /** Reads a kept archive whole and says whether its bytes are the pinned ones. */
 async function verified(mirror: Mirror, entry: MirrorEntry, version: string): Promise<SyncedVersion> {
-  const { opened, sha256 } = await mirror.openArchive(entry, version);
+  const { opened, sha256 } = await mirror.openArchive(entry, version, 'sync');
   const hash = createHash('sha256');
   for await (const chunk of opened.stream) hash.update(chunk as Buffer);
   const actual = hash.digest('hex');
@@ -91,9 +92,43 @@ export async function syncNode(mirror: Mirror, nodeId: string, which: 'latest' |
       versions.push(kept && result.outcome === 'fetched' ? { ...result, outcome: 'kept' } : result);
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
-      versions.push({ version: version.version, outcome: 'failed', reason: error.message });
+      // the policy may hold a version back once its archive is read (its requirements.txt)
+      const heldNow = mirror.heldBack(entry, version);
+      versions.push({
+        version: version.version,
+        outcome: heldNow ? 'held_back' : 'failed',
+        reason: heldNow ?? error.message,
+      });
     }
   }
   await mirror.cache.put(entry);
   return { id: entry.id, versions };
+}
+
+/**
+ * A page of upstream's nodes (or of one upstream publisher's) for `mirror sync --all|--publisher`:
+ * those whose id or publisher id this registry has are left out, as every read leaves them out.
+ */
+export async function upstreamNodes(
+  mirror: Mirror,
+  store: RegistryStore,
+  publisher: string | undefined,
+  page: number,
+  limit: number,
+) {
+  let found: Awaited<ReturnType<Mirror['upstream']['nodePage']>>;
+  try {
+    found = await mirror.upstream.nodePage(publisher, page, limit);
+  } catch (error) {
+    if (error instanceof UpstreamError && error.kind === 'not_found')
+      throw new HttpError('not_found', `publisher ${publisher} is not at the upstream registry ${mirror.url}`);
+    throw asHttpError(error, '', mirror.url);
+  }
+  const nodes: { id: string; publisher: string }[] = [];
+  for (const node of found.nodes) {
+    const owner = node.publisher?.id || 'upstream';
+    if ((await store.getNode(node.id)) || (await store.getPublisher(owner))) continue;
+    nodes.push({ id: node.id, publisher: owner });
+  }
+  return { nodes, page, more: found.more };
 }

@@ -100,5 +100,7 @@ export function versionVerdict(policy: MirrorPolicy, entry: MirrorEntry, version
       return `held back: published ${new Date(created).toISOString()}, younger than ${policy.hold.days} days`;
   }
   const bad = badPin(policy, version.dependencies ?? []);
-  return bad ? `blocked: ${bad}` : undefined;
+  if (bad) return `blocked: ${bad}`;
+  const inArchive = badPin(policy, entry.archives[version.version]?.requirements ?? []);
+  return inArchive ? `blocked: its requirements.txt ${inArchive.replace(/^it /, '')}` : undefined;
 }

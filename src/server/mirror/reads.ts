@@ -78,7 +78,7 @@ export function mirroredNode(mirror: Mirror, entry: MirrorEntry, publicUrl: stri
   return {
     ...node,
     ...(latest ? { latest_version: mirroredVersion(entry, latest, publicUrl) } : {}),
-    origin: 'upstream',
+    origin: 'upstream' as const,
   };
 }
 
@@ -117,6 +117,11 @@ async function answer(c: Context<AppEnv>, ctx: ServerContext, mirror: Mirror, as
   const nodeId = asked.kind === 'class' ? await definingNode(ctx, mirror, asked.className) : asked.nodeId;
   const read = await mirror.read(nodeId);
   const { entry } = read;
+  if (await ctx.store.getPublisher(publisherOf(entry)))
+    throw new HttpError(
+      'not_found',
+      `node ${nodeId} not found: upstream holds it under ${publisherOf(entry)}, a publisher of this registry, whose names are this registry's alone`,
+    );
   switch (asked.kind) {
     case 'class':
     case 'node':
@@ -160,20 +165,33 @@ async function keptCache(ctx: ServerContext): Promise<Mirror | undefined> {
   return createMirror(deps, { url: 'none (the kept cache only)', offline: true });
 }
 
+const offlineMirrors = new WeakMap<ServerContext, Promise<Mirror | undefined>>();
+
+/**
+ * The mirror that answers for this registry: its upstream's (`--upstream`) or, without one, the cache
+ * kept by the mirror this data dir was restored from, served as it is; undefined when there is neither.
+ */
+export function mirrorOf(ctx: ServerContext): Promise<Mirror | undefined> {
+  if (ctx.mirror) return Promise.resolve(ctx.mirror);
+  let offline = offlineMirrors.get(ctx);
+  if (!offline) {
+    offline = keptCache(ctx);
+    offlineMirrors.set(ctx, offline);
+  }
+  return offline;
+}
+
 /**
  * Runs after the routes: a 404 of a read the mirror answers, for a name this registry does not hold,
  * becomes the mirror's answer (or its error in our shape).
  */
 export function mirrorReads(ctx: ServerContext): MiddlewareHandler<AppEnv> {
-  // Without --upstream, a cache kept by the mirror this data dir was restored from is served as it is.
-  let offline: Promise<Mirror | undefined> | undefined;
-  const mirrorOf = () => (ctx.mirror ? Promise.resolve(ctx.mirror) : (offline ??= keptCache(ctx)));
   return async (c, next) => {
     await next();
     if (c.res.status !== 404 || (c.req.method !== 'GET' && c.req.method !== 'HEAD')) return;
     const asked = mirrorRead(new URL(c.req.url).pathname);
     if (!asked || (asked.kind === 'class' && !ctx.mirror)) return;
-    const mirror = await mirrorOf();
+    const mirror = await mirrorOf(ctx);
     if (!mirror) return;
     if (asked.nodeId !== undefined && (await ctx.store.getNode(asked.nodeId))) return;
     if (asked.kind === 'archive' && (await ctx.store.getPublisher(asked.publisherId))) return;

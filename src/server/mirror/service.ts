@@ -35,6 +35,8 @@ export interface MirrorOptions {
   offline?: boolean;
   /** The most bytes of archives the cache keeps (`--upstream-cache-max`); unpinned ones past it are evicted. */
   cacheMaxBytes?: number;
+  /** Days an archive downloaded through the mirror stays pinned against eviction (`--upstream-pin-days`; default 7). */
+  pinDays?: number;
 }
 
 export interface MirrorDeps {
@@ -154,7 +156,7 @@ export function createMirror(deps: MirrorDeps, options: MirrorOptions) {
     return version;
   }
 
-  const openArchive = createArchiveOpener({ ...deps, ...options, upstream, cache, findVersion, report });
+  const openArchive = createArchiveOpener({ ...deps, ...options, upstream, cache, findVersion, heldBack, report });
   return {
     url: upstream.url,
     read,

@@ -3,7 +3,7 @@
 // contract before the mirror keeps any of it. Fetches in flight at once are capped.
 import { Readable } from 'node:stream';
 import * as z from 'zod';
-import { Node, NodeVersion } from '../../contract/resources.js';
+import { Node, NodeList, NodeVersion } from '../../contract/resources.js';
 import { HttpError, notFound } from '../errors.js';
 
 /** Why an upstream read failed: the node is not there, upstream is out of reach, or its answer is unusable. */
@@ -39,6 +39,9 @@ export function asHttpError(error: unknown, nodeId: string, upstream: string): u
 /** The most bytes of a node answer, and of a version list, the mirror reads. */
 const NODE_ANSWER_MAX = 2 * 1024 * 1024;
 const VERSIONS_ANSWER_MAX = 16 * 1024 * 1024;
+/** The most bytes of a page of a node list the mirror reads, and the most nodes of a publisher's list. */
+const LIST_ANSWER_MAX = 32 * 1024 * 1024;
+const PublisherNodes = z.array(Node).max(100_000);
 /** The most versions of one node the mirror keeps. */
 export const VERSIONS_MAX = 2000;
 
@@ -97,16 +100,19 @@ export type UpstreamVersion = z.output<typeof NodeVersion>;
 const VersionList = z.array(NodeVersion).max(VERSIONS_MAX);
 const nodePath = (nodeId: string) => `/nodes/${encodeURIComponent(nodeId)}`;
 
-export function createUpstream(options: UpstreamOptions) {
-  const base = options.url.replace(/\/+$/, '');
-  const slots = new Slots(options.concurrency);
+type Request = <T>(url: string, use: (response: Response) => Promise<T>, timeoutMs?: number) => Promise<T>;
+type Json = <T>(
+  path: string,
+  schema: z.ZodType<T>,
+  max: number,
+  what: string,
+  seen?: (response: Response) => void,
+) => Promise<T>;
 
-  /** One request to upstream, within the cap and the timeout; `use` reads its answer before the slot is given back. */
-  async function request<T>(
-    url: string,
-    use: (response: Response) => Promise<T>,
-    timeoutMs = options.timeoutMs,
-  ): Promise<T> {
+/** One request to upstream, within the cap and the timeout; `use` reads its answer before the slot is given back. */
+function requester(base: string, options: UpstreamOptions): Request {
+  const slots = new Slots(options.concurrency);
+  return async (url, use, timeoutMs = options.timeoutMs) => {
     const deadline = AbortSignal.timeout(timeoutMs);
     let give: (() => void) | undefined;
     try {
@@ -124,10 +130,31 @@ export function createUpstream(options: UpstreamOptions) {
     } finally {
       give?.();
     }
-  }
+  };
+}
 
-  async function json<T>(path: string, schema: z.ZodType<T>, max: number, what: string): Promise<T> {
-    return request(`${base}${path}`, async (response) => {
+/** Upstream's answer for `what` as the contract's `schema` reads it, or an UpstreamError saying why not. */
+function parseAnswer<T>(text: string, schema: z.ZodType<T>, what: string): T {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new UpstreamError('bad_answer', `the upstream answer for ${what} is not JSON`);
+  }
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UpstreamError(
+      'bad_answer',
+      `the upstream answer for ${what} breaks the contract (${issue?.path.join('.')}: ${issue?.message})`,
+    );
+  }
+  return parsed.data;
+}
+
+function jsonReader(base: string, request: Request): Json {
+  return (path, schema, max, what, seen) =>
+    request(`${base}${path}`, async (response) => {
       if (response.status === 404) {
         await response.body?.cancel();
         throw new UpstreamError('not_found', `${what} is not at the upstream registry ${base}`);
@@ -136,24 +163,40 @@ export function createUpstream(options: UpstreamOptions) {
         await response.body?.cancel();
         throw new UpstreamError('bad_answer', `the upstream registry ${base} answered ${response.status} for ${what}`);
       }
-      const text = await boundedText(response, max, `the upstream answer for ${what}`);
-      let data: unknown;
-      try {
-        data = JSON.parse(text);
-      } catch {
-        throw new UpstreamError('bad_answer', `the upstream answer for ${what} is not JSON`);
-      }
-      const parsed = schema.safeParse(data);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new UpstreamError(
-          'bad_answer',
-          `the upstream answer for ${what} breaks the contract (${issue?.path.join('.')}: ${issue?.message})`,
-        );
-      }
-      return parsed.data;
+      seen?.(response);
+      return parseAnswer(await boundedText(response, max, `the upstream answer for ${what}`), schema, what);
     });
+}
+
+/** A page of upstream's nodes, or of one publisher's (whose pages a Link header chains), and whether one follows. */
+async function nodePage(
+  json: Json,
+  publisher: string | undefined,
+  page: number,
+  limit: number,
+): Promise<{ nodes: UpstreamNode[]; more: boolean }> {
+  const paging = `page=${page}&limit=${limit}`;
+  if (publisher === undefined) {
+    const list = await json(`/nodes?${paging}`, NodeList, LIST_ANSWER_MAX, `page ${page} of the node list`);
+    return { nodes: list.nodes, more: page < list.totalPages };
   }
+  let more = false;
+  const nodes = await json(
+    `/publishers/${encodeURIComponent(publisher)}/nodes?${paging}`,
+    PublisherNodes,
+    LIST_ANSWER_MAX,
+    `the nodes of publisher ${publisher}`,
+    (response) => {
+      more = /rel="?next"?/.test(response.headers.get('link') ?? '');
+    },
+  );
+  return { nodes, more };
+}
+
+export function createUpstream(options: UpstreamOptions) {
+  const base = options.url.replace(/\/+$/, '');
+  const request = requester(base, options);
+  const json = jsonReader(base, request);
 
   return {
     url: base,
@@ -162,6 +205,8 @@ export function createUpstream(options: UpstreamOptions) {
 
     versions: (nodeId: string): Promise<UpstreamVersion[]> =>
       json(`${nodePath(nodeId)}/versions`, VersionList, VERSIONS_ANSWER_MAX, `the versions of node ${nodeId}`),
+
+    nodePage: (publisher: string | undefined, page: number, limit: number) => nodePage(json, publisher, page, limit),
 
     /** The node whose newest Active version defines a node class. */
     classNode: (name: string): Promise<UpstreamNode> =>

@@ -1,9 +1,9 @@
 // The mirror's operator routes (src/contract/mirror.ts): admins read the cache and sync nodes into it.
 // Parse, call mirror/operator.ts, render. A registry without --upstream answers them 404.
-import { getMirroredNode, getMirrorStatus, syncMirroredNode } from '../../contract/mirror.js';
+import { getMirroredNode, getMirrorStatus, listUpstreamNodes, syncMirroredNode } from '../../contract/mirror.js';
 import type { RouteModule, ServerContext } from '../context.js';
 import { conflict, forbidden, notFound } from '../errors.js';
-import { describeEntry, mirrorStatus, syncNode } from '../mirror/operator.js';
+import { describeEntry, mirrorStatus, syncNode, upstreamNodes } from '../mirror/operator.js';
 import type { Principal } from '../route.js';
 import { route } from '../route.js';
 
@@ -30,5 +30,11 @@ export const registerMirrorRoutes: RouteModule = (app, ctx) => {
     if (await ctx.store.getNode(params.nodeId))
       throw conflict(`node ${params.nodeId} is a node of this registry: nothing to sync`);
     return syncNode(mirror, params.nodeId, input().body.versions);
+  });
+
+  route(app, ctx, listUpstreamNodes, async ({ principal, input }) => {
+    const mirror = mirrorFor(ctx, principal);
+    const { publisher, page, limit } = input().query;
+    return upstreamNodes(mirror, ctx.store, publisher, page, limit);
   });
 };

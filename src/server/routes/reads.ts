@@ -22,18 +22,18 @@ import { serialiseInTurns } from '../version-lists.js';
 import { nodeViews, publisherView, versionView } from '../views.js';
 import { findVersion, installableVersion, nodeAnswer } from '../services/nodes.js';
 import { approvedFindingsOf } from '../services/approvals.js';
+import { namedMatch, searchMatch, withKept, type KeptMatch } from '../mirror/lists.js';
 import { bulkVersions, namedNodes, nodesDefining, withStatuses } from '../services/field-reads.js';
 
 export const registerReadRoutes: RouteModule = (app, ctx) => {
   const { store } = ctx;
 
-  const nodePage = async (found: Page<NodeRow>, page: number, limit: number) => ({
-    nodes: await nodeViews(store, found.rows, ctx.publicUrl()),
-    total: found.total,
-    page,
-    limit,
-    totalPages: Math.ceil(found.total / limit),
-  });
+  // With a mirror, the nodes kept from upstream that match follow the local ones (mirror/lists.ts).
+  const nodePage = async (found: Page<NodeRow>, page: number, limit: number, kept: KeptMatch) => {
+    const local = { nodes: await nodeViews(store, found.rows, ctx.publicUrl()), total: found.total };
+    const { nodes, total } = await withKept(ctx, local, (page - 1) * limit, limit, kept);
+    return { nodes, total, page, limit, totalPages: Math.ceil(total / limit) };
+  };
 
   route(app, ctx, listNodes, async ({ input, principal }) => {
     const { query } = input();
@@ -45,7 +45,7 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
           limit: query.limit,
         })
       : await store.listNodes({ sort: query.sort, offset, limit: query.limit });
-    return nodePage(found, query.page, query.limit);
+    return nodePage(found, query.page, query.limit, query.node_id?.length ? namedMatch(query.node_id) : () => true);
   });
 
   route(app, ctx, searchNodes, async ({ input }) => {
@@ -61,7 +61,8 @@ export const registerReadRoutes: RouteModule = (app, ctx) => {
         : text.trim()
           ? { rows: [], total: 0 }
           : await store.listNodes({ sort: 'created_at', offset, limit: query.limit });
-    return nodePage(found, query.page, query.limit);
+    // The kept nodes are searched by words; a class search finds only local ones.
+    return nodePage(found, query.page, query.limit, query.comfy_node_search ? () => false : searchMatch(text));
   });
 
   route(app, ctx, getNode, async ({ c, params, principal }) =>

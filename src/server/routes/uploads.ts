@@ -12,6 +12,8 @@ import { closesConnection, notFound } from '../errors.js';
 import { mediaRefusal, route } from '../route.js';
 import { intakeArchive } from '../services/archive-intake.js';
 import { archiveKey, versionView } from '../views.js';
+import { clientAddress } from '../http/client-address.js';
+import { downloadSeen } from '../services/download-count.js';
 
 /** A Node stream as a web stream that reads only as fast as the client takes it (backpressure). */
 function pullStream(stream: Readable): ReadableStream<Uint8Array> {
@@ -32,7 +34,7 @@ function pullStream(stream: Readable): ReadableStream<Uint8Array> {
 }
 
 export const registerUploadRoutes: RouteModule = (app, ctx) => {
-  const { store, archives } = ctx;
+  const { store, archives, keys } = ctx;
 
   // Parse → the archive intake service → the version as the uploader sees it (with its findings).
   route(app, ctx, uploadArchive, async ({ c, params }) => {
@@ -80,11 +82,12 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
     // A download counts once the whole archive has been handed to the connection: not at /install,
     // not for a part (a range), a HEAD or a transfer the client broke off. A response whose connection
     // closed first may still emit 'finish' (the body stream, cancelled with a read pending, ends it),
-    // so a destroyed one does not count.
+    // so a destroyed one does not count. One client's downloads of a version count once a day.
     if (!range && c.req.method === 'GET' && version.status === 'NodeVersionStatusActive') {
       const outgoing = (c.env as HttpBindings).outgoing;
+      const seen = downloadSeen(keys.upload, clientAddress(c), node.id, version.version);
       outgoing.once('finish', () => {
-        if (!outgoing.destroyed) void store.countDownload(node.id).catch(() => {});
+        if (!outgoing.destroyed) void store.countDownload(node.id, seen).catch(() => {});
       });
     }
     return new Response(pullStream(archive.stream), { status: range ? 206 : 200, headers });

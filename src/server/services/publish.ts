@@ -2,7 +2,13 @@
 // version (Pending until its archive arrives), and signs the URL its archive is uploaded to
 // (services/archive-intake.ts takes it there).
 import type { z } from 'zod';
-import { ARCHIVE_TOO_LARGE_HINT, fieldErrors, NODE_ID_TAKEN_HINT, nodeIdTaken } from '../../contract/errors.js';
+import {
+  ARCHIVE_TOO_LARGE_HINT,
+  fieldErrors,
+  NODE_ID_TAKEN_HINT,
+  nodeIdLookalike,
+  nodeIdTaken,
+} from '../../contract/errors.js';
 import { VERSION_PUBLISHED_FIELDS, nodeId as nodeIdRule, type PublishBody } from '../../contract/resources.js';
 import { archiveOverLimit } from '../../contract/size.js';
 import { accessTo, lockedVersion, rejectBanned, requirePublisher, requireRole, type Access } from '../access.js';
@@ -89,6 +95,7 @@ export async function publishVersion(
     ) as VersionPendingFields,
   });
   if (outcome.kind === 'other-publisher') throw forbidden(nodeIdTaken(nodeId, outcome.publisherId), NODE_ID_TAKEN_HINT);
+  if (outcome.kind === 'look-alike') throw conflict(nodeIdLookalike(nodeId, outcome.nodeId), NODE_ID_TAKEN_HINT);
   if (outcome.kind === 'archive-exists') {
     throw conflict(
       `version ${v.version} of node ${outcome.version.node_id} already has an archive`,

@@ -2,6 +2,7 @@
 // Append only: never edit a migration that has shipped.
 import { INVITATIONS_SCHEMA } from './member-row.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
+import { NODE_LOOKALIKE } from './lookalike.js';
 
 export interface Migration {
   name: string;
@@ -373,23 +374,24 @@ END;
 // no new column, so each index is made again, with its triggers. An index holds the nodes lists show
 // (LISTED_NODE), kept by triggers on nodes and publishers. (An FTS5 'delete' must name a row exactly
 // as indexed, so every trigger applies that one rule.)
-function nodeIndex(table: string, columns: string[], weights: string): string {
+function nodeIndex(table: string, columns: string[], weights: string, listed = LISTED_NODE): string {
   const names = columns.join(', ');
   const of = (row: string) => columns.map((column) => `${row}.${column}`).join(', ');
-  const publishers = `seq, ${names} FROM nodes WHERE publisher_id = new.id AND status = 'NodeStatusActive'`;
+  const installable = listed === LISTED_NODE ? '' : ' AND nothing_to_install = 0';
+  const publishers = `seq, ${names} FROM nodes WHERE publisher_id = new.id AND status = 'NodeStatusActive'${installable}`;
   return `
 CREATE VIRTUAL TABLE ${table} USING fts5(${names}, content = 'nodes', content_rowid = 'seq', prefix = '2 3 4');
 INSERT INTO ${table}(${table}, rank) VALUES ('rank', 'bm25(${weights})');
-INSERT INTO ${table}(rowid, ${names}) SELECT seq, ${names} FROM nodes WHERE ${LISTED_NODE('nodes')};
-CREATE TRIGGER ${table}_insert AFTER INSERT ON nodes WHEN ${LISTED_NODE('new')} BEGIN
+INSERT INTO ${table}(rowid, ${names}) SELECT seq, ${names} FROM nodes WHERE ${listed('nodes')};
+CREATE TRIGGER ${table}_insert AFTER INSERT ON nodes WHEN ${listed('new')} BEGIN
   INSERT INTO ${table}(rowid, ${names}) VALUES (new.seq, ${of('new')});
 END;
-CREATE TRIGGER ${table}_delete AFTER DELETE ON nodes WHEN ${LISTED_NODE('old')} BEGIN
+CREATE TRIGGER ${table}_delete AFTER DELETE ON nodes WHEN ${listed('old')} BEGIN
   INSERT INTO ${table}(${table}, rowid, ${names}) VALUES ('delete', old.seq, ${of('old')});
 END;
-CREATE TRIGGER ${table}_update AFTER UPDATE OF ${names}, status ON nodes BEGIN
-  INSERT INTO ${table}(${table}, rowid, ${names}) SELECT 'delete', old.seq, ${of('old')} WHERE ${LISTED_NODE('old')};
-  INSERT INTO ${table}(rowid, ${names}) SELECT new.seq, ${of('new')} WHERE ${LISTED_NODE('new')};
+CREATE TRIGGER ${table}_update AFTER UPDATE OF ${names}, status${installable ? ', nothing_to_install' : ''} ON nodes BEGIN
+  INSERT INTO ${table}(${table}, rowid, ${names}) SELECT 'delete', old.seq, ${of('old')} WHERE ${listed('old')};
+  INSERT INTO ${table}(rowid, ${names}) SELECT new.seq, ${of('new')} WHERE ${listed('new')};
 END;
 CREATE TRIGGER ${table}_ban AFTER UPDATE OF status ON publishers
 WHEN old.status != 'PublisherStatusBanned' AND new.status = 'PublisherStatusBanned' BEGIN
@@ -424,6 +426,67 @@ ALTER TABLE nodes ADD COLUMN words TEXT;${rewriteWords(
     'publishers_title_fts_unban',
   ]),
 )}`;
+
+/**
+ * A node with versions of which none is Active or Pending (only Flagged, Banned or withdrawn ones) has
+ * nothing to install: the lists and search leave it out (its page and its publisher's list still show
+ * it). `nothing_to_install` is kept by triggers on versions, and the listed count and both full-text
+ * indexes are made again with the rule that reads it.
+ */
+const NOTHING_TO_INSTALL = (node: string) =>
+  `(EXISTS (SELECT 1 FROM versions v WHERE v.node_id = ${node}) AND NOT EXISTS (SELECT 1 FROM versions v WHERE v.node_id = ${node} AND v.status IN ('NodeVersionStatusActive', 'NodeVersionStatusPending')))`;
+const LISTED_INSTALLABLE = (row: string) => `${LISTED_NODE(row)} AND ${row}.nothing_to_install = 0`;
+const installableFrom = (row: string) => `
+  UPDATE nodes SET nothing_to_install = ${NOTHING_TO_INSTALL(`${row}.node_id`)}
+  WHERE id = ${row}.node_id AND nothing_to_install IS NOT ${NOTHING_TO_INSTALL(`${row}.node_id`)};`;
+const ftsTriggers = ['nodes_fts', 'nodes_title_fts'].flatMap((table) =>
+  ['insert', 'delete', 'update', 'ban', 'unban'].map((event) => `${table}_${event}`),
+);
+/** The listing indexes (migration 'listing-covering-indexes'), which choose a page from the index alone. */
+const LISTING_ORDERS = [
+  ['nodes_by_created', 'created_at DESC'],
+  ['nodes_by_downloads', 'downloads DESC'],
+  ['nodes_by_rating', 'rating DESC'],
+  ['nodes_by_name', 'coalesce(name, id) COLLATE NOCASE'],
+  ['nodes_by_ranking', 'search_ranking DESC'],
+];
+const hideNothingToInstall = `
+${ftsTriggers.map((trigger) => `DROP TRIGGER ${trigger};`).join('\n')}
+DROP TRIGGER nodes_listed_insert;
+DROP TRIGGER nodes_listed_delete;
+DROP TRIGGER nodes_listed_update;
+DROP TRIGGER publishers_listed_ban;
+DROP TABLE nodes_fts;
+DROP TABLE nodes_title_fts;
+ALTER TABLE nodes ADD COLUMN nothing_to_install INTEGER NOT NULL DEFAULT 0;
+UPDATE nodes SET nothing_to_install = ${NOTHING_TO_INSTALL('nodes.id')};
+CREATE TRIGGER versions_installable_insert AFTER INSERT ON versions BEGIN${installableFrom('new')}
+END;
+CREATE TRIGGER versions_installable_update AFTER UPDATE OF status ON versions BEGIN${installableFrom('new')}
+END;
+CREATE TRIGGER versions_installable_delete AFTER DELETE ON versions BEGIN${installableFrom('old')}
+END;
+UPDATE counts SET value = (SELECT count(*) FROM nodes WHERE ${LISTED_INSTALLABLE('nodes')}) WHERE name = 'listed_nodes';
+CREATE TRIGGER nodes_listed_insert AFTER INSERT ON nodes WHEN ${LISTED_INSTALLABLE('new')} BEGIN
+  UPDATE counts SET value = value + 1 WHERE name = 'listed_nodes';
+END;
+CREATE TRIGGER nodes_listed_delete AFTER DELETE ON nodes WHEN ${LISTED_INSTALLABLE('old')} BEGIN
+  UPDATE counts SET value = value - 1 WHERE name = 'listed_nodes';
+END;
+CREATE TRIGGER nodes_listed_update AFTER UPDATE OF status, publisher_id, nothing_to_install ON nodes
+WHEN old.status IS NOT new.status OR old.publisher_id IS NOT new.publisher_id OR old.nothing_to_install IS NOT new.nothing_to_install BEGIN
+  UPDATE counts SET value = value - (${LISTED_INSTALLABLE('old')}) + (${LISTED_INSTALLABLE('new')}) WHERE name = 'listed_nodes';
+END;
+CREATE TRIGGER publishers_listed_ban AFTER UPDATE OF status ON publishers
+WHEN (old.status = 'PublisherStatusBanned') IS NOT (new.status = 'PublisherStatusBanned') BEGIN
+  UPDATE counts SET value = value + (CASE new.status WHEN 'PublisherStatusBanned' THEN -1 ELSE 1 END)
+    * (SELECT count(*) FROM nodes WHERE publisher_id = new.id AND status = 'NodeStatusActive' AND nothing_to_install = 0)
+  WHERE name = 'listed_nodes';
+END;
+${LISTING_ORDERS.map(([index, order]) => `DROP INDEX ${index};\nCREATE INDEX ${index} ON nodes(status, ${order}, id, publisher_id, nothing_to_install);`).join('\n')}
+${nodeIndex('nodes_fts', ['id', 'name', 'description', 'author', 'tags', 'words'], '10.0, 8.0, 1.0, 3.0, 4.0, 5.0', LISTED_INSTALLABLE)}
+${nodeIndex('nodes_title_fts', ['id', 'name', 'tags', 'words'], '10.0, 8.0, 4.0, 5.0', LISTED_INSTALLABLE)}
+`;
 
 export const migrations: Migration[] = [
   { name: 'registry', sql: registry },
@@ -644,5 +707,27 @@ export const migrations: Migration[] = [
         PRIMARY KEY (node_id, fingerprint)
       );
     `,
+  },
+  {
+    // Downloads already counted today, per client, node and version (store countDownload): a client
+    // fetching the same archive again does not add to the node's downloads.
+    name: 'download-days',
+    sql: `
+      CREATE TABLE download_days (
+        day TEXT NOT NULL,
+        key TEXT NOT NULL,
+        PRIMARY KEY (day, key)
+      );
+    `,
+  },
+  {
+    // Node ids compared by their look-alike form (lookalike.ts) when a node is created.
+    name: 'node-lookalikes',
+    sql: `CREATE INDEX nodes_by_lookalike ON nodes (${NODE_LOOKALIKE});`,
+  },
+  {
+    // Search and the lists leave out a node with nothing to install (its versions only Flagged, Banned or withdrawn).
+    name: 'hide-nothing-to-install',
+    sql: hideNothingToInstall,
   },
 ];

@@ -5,6 +5,7 @@
 import { INVITATIONS_SCHEMA } from './member-row.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import type { Migration } from './migrations.js';
+import { NODE_LOOKALIKE } from './lookalike.js';
 
 /** An index built with CREATE INDEX CONCURRENTLY, outside the migration's transaction (migratePostgres). */
 export interface ConcurrentIndex {
@@ -320,6 +321,70 @@ CREATE TRIGGER versions_fill_order BEFORE INSERT OR UPDATE OF version, version_o
   FOR EACH ROW WHEN (NEW.version_order IS NULL) EXECUTE FUNCTION versions_fill_order();
 `;
 
+// As the SQLite migration 'hide-nothing-to-install' (src/server/store/migrations.ts says why); it can run
+// again over itself, as a test that takes migrations back does. A version's
+// trigger locks its node's row first, so that two versions of one node changing at once are counted one
+// after the other (READ COMMITTED: the second statement sees the first's committed version).
+const NOTHING_TO_INSTALL = (node: string) =>
+  `(EXISTS (SELECT 1 FROM versions v WHERE v.node_id = ${node}) AND NOT EXISTS (SELECT 1 FROM versions v WHERE v.node_id = ${node} AND v.status IN ('NodeVersionStatusActive', 'NodeVersionStatusPending')))`;
+const LISTED_ROW = (row: string) => `${row}.status = 'NodeStatusActive' AND NOT ${row}.nothing_to_install
+      AND NOT EXISTS (SELECT 1 FROM publishers p WHERE p.id = ${row}.publisher_id AND p.status = 'PublisherStatusBanned')`;
+const hideNothingToInstall = `
+ALTER TABLE nodes ADD COLUMN IF NOT EXISTS nothing_to_install boolean NOT NULL DEFAULT false;
+UPDATE nodes SET nothing_to_install = ${NOTHING_TO_INSTALL('nodes.id')};
+CREATE OR REPLACE FUNCTION versions_installable() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE target text := CASE WHEN TG_OP = 'DELETE' THEN OLD.node_id ELSE NEW.node_id END;
+BEGIN
+  PERFORM 1 FROM nodes WHERE id = target FOR UPDATE;
+  UPDATE nodes SET nothing_to_install = ${NOTHING_TO_INSTALL('target')}
+    WHERE id = target AND nothing_to_install IS DISTINCT FROM ${NOTHING_TO_INSTALL('target')};
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS versions_installable ON versions;
+CREATE TRIGGER versions_installable AFTER INSERT OR DELETE OR UPDATE OF status ON versions
+  FOR EACH ROW EXECUTE FUNCTION versions_installable();
+CREATE OR REPLACE FUNCTION nodes_count_listed() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE delta bigint;
+BEGIN
+  IF TG_OP = 'UPDATE' THEN
+    PERFORM 1 FROM publishers WHERE id IN (OLD.publisher_id, NEW.publisher_id) FOR SHARE;
+    SELECT coalesce(sum(n.sign), 0) INTO delta
+      FROM (VALUES (OLD.status, OLD.publisher_id, OLD.nothing_to_install, -1), (NEW.status, NEW.publisher_id, NEW.nothing_to_install, 1))
+        AS n(status, publisher_id, nothing_to_install, sign)
+      WHERE ${LISTED_ROW('n')};
+  ELSE
+    PERFORM 1 FROM publishers WHERE id IN (SELECT publisher_id FROM changed) FOR SHARE;
+    SELECT count(*) * (CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END) INTO delta FROM changed c WHERE ${LISTED_ROW('c')};
+  END IF;
+  IF delta <> 0 THEN UPDATE counts SET value = value + delta WHERE name = 'listed_nodes'; END IF;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS nodes_listed_update ON nodes;
+CREATE TRIGGER nodes_listed_update AFTER UPDATE OF status, publisher_id, nothing_to_install ON nodes FOR EACH ROW
+  WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.publisher_id IS DISTINCT FROM NEW.publisher_id
+    OR OLD.nothing_to_install IS DISTINCT FROM NEW.nothing_to_install) EXECUTE FUNCTION nodes_count_listed();
+CREATE OR REPLACE FUNCTION publishers_count_listed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE counts SET value = value + (CASE WHEN NEW.status = 'PublisherStatusBanned' THEN -1 ELSE 1 END)
+    * (SELECT count(*) FROM nodes WHERE publisher_id = NEW.id AND status = 'NodeStatusActive' AND NOT nothing_to_install)
+  WHERE name = 'listed_nodes';
+  RETURN NULL;
+END $$;
+UPDATE counts SET value = (SELECT count(*) FROM nodes n WHERE ${LISTED_ROW('n')}) WHERE name = 'listed_nodes';
+${[
+  ['nodes_by_created', 'created_at DESC'],
+  ['nodes_by_downloads', 'downloads DESC'],
+  ['nodes_by_rating', 'rating DESC'],
+  ['nodes_by_name', 'lower(coalesce(name, id))'],
+  ['nodes_by_ranking', 'search_ranking DESC NULLS LAST'],
+]
+  .map(
+    ([index, order]) =>
+      `DROP INDEX IF EXISTS ${index};\nCREATE INDEX ${index} ON nodes(status, ${order}, id) INCLUDE (publisher_id, seq, nothing_to_install);`,
+  )
+  .join('\n')}
+`;
+
 export const postgresMigrations: PostgresMigration[] = [
   { name: 'registry (as of SQLite node-metadata)', sql: registry },
   { name: 'server-secret', sql: serverSecret },
@@ -482,5 +547,27 @@ export const postgresMigrations: PostgresMigration[] = [
         PRIMARY KEY (node_id, fingerprint)
       );
     `,
+  },
+  {
+    // Downloads already counted today, per client, node and version (store countDownload): a client
+    // fetching the same archive again does not add to the node's downloads.
+    name: 'download-days',
+    sql: `
+      CREATE TABLE IF NOT EXISTS download_days (
+        day TEXT NOT NULL,
+        key TEXT NOT NULL,
+        PRIMARY KEY (day, key)
+      );
+    `,
+  },
+  {
+    // Node ids compared by their look-alike form (lookalike.ts) when a node is created.
+    name: 'node-lookalikes',
+    sql: `CREATE INDEX IF NOT EXISTS nodes_by_lookalike ON nodes (${NODE_LOOKALIKE});`,
+  },
+  {
+    // Search and the lists leave out a node with nothing to install (its versions only Flagged, Banned or withdrawn).
+    name: 'hide-nothing-to-install',
+    sql: hideNothingToInstall,
   },
 ];

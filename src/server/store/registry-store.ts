@@ -165,6 +165,8 @@ export interface PublishInput {
 export type PublishOutcome =
   | { kind: 'created' | 'retried'; node: NodeRow; version: VersionRow }
   | { kind: 'other-publisher'; publisherId: string }
+  /** A new node whose id looks like another publisher's node's (lookalike.ts). */
+  | { kind: 'look-alike'; nodeId: string; publisherId: string }
   | { kind: 'archive-exists'; version: VersionRow }
   /** The version was Banned, Flagged or Deleted before its archive arrived: a publish never revives it. */
   | { kind: 'status-locked'; version: VersionRow };
@@ -268,7 +270,11 @@ export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore
     query: { statuses: readonly NodeStatus[]; offset: number; limit: number },
   ): Promise<NodeRow[]>;
   updateNode(id: string, changes: Partial<NodeFields>): Promise<NodeRow>;
-  countDownload(nodeId: string): Promise<void>;
+  /**
+   * Counts a whole download of an Active version, once per `seen` (one client, node and version) a
+   * day; false when that client's download was counted already.
+   */
+  countDownload(nodeId: string, seen: DownloadSeen): Promise<boolean>;
   /**
    * Records (or replaces) a user's review and updates the node's mean rating, in one transaction (which
    * SQLite shares with the reviews that arrive with it, each in a savepoint). `nodeId` as stored (a stamp's id).
@@ -308,4 +314,10 @@ export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore
    * transaction.
    */
   recordArchive(id: string, archive: ArchiveRecord): Promise<VersionRow>;
+}
+
+/** Who downloaded what, on which UTC day (`YYYY-MM-DD`): `key` is a keyed hash, never an address. */
+export interface DownloadSeen {
+  day: string;
+  key: string;
 }

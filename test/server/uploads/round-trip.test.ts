@@ -358,6 +358,10 @@ describe('versions, latest_version and install through the API', () => {
     expectError(await api.get('/nodes/inst/install?version=1.0.0'), 404, 'not_found');
     await (await fetch(`${server.url}/archives/alice-co/inst/1.1.0/node.zip`)).arrayBuffer();
     expect(await downloads()).toBe(2);
+    // the same client fetching the same version again the same day is not counted again
+    for (let i = 0; i < 20; i++)
+      await (await fetch(`${server.url}/archives/alice-co/inst/1.1.0/node.zip`)).arrayBuffer();
+    expect(await downloads()).toBe(2);
     // sorted by downloads, most first: the node stands before every node downloaded less
     const sorted = (await api.get('/nodes?sort=downloads&limit=100')).body.nodes as { id: string; downloads: number }[];
     expect(sorted.map((n) => n.downloads)).toEqual([...sorted.map((n) => n.downloads)].sort((a, b) => b - a));

@@ -19,7 +19,8 @@ const NODE_ORDER: Record<NodeSort, string> = {
   name: 'lower(coalesce(name, id)), id',
   search_ranking: 'search_ranking DESC NULLS LAST, id',
 };
-const LISTED = `status = 'NodeStatusActive' AND NOT EXISTS
+// A node with nothing to install (migration 'hide-nothing-to-install') is left out too.
+const LISTED = `status = 'NodeStatusActive' AND NOT nothing_to_install AND NOT EXISTS
   (SELECT 1 FROM publishers p WHERE p.id = nodes.publisher_id AND p.status = 'PublisherStatusBanned')`;
 
 type NodeStore = Pick<
@@ -119,6 +120,8 @@ async function searchNodes(
 }
 
 export function postgresNodeStore(sql: postgres.Sql): NodeStore {
+  // Earlier days' download rows are dropped on a new day's first count.
+  let prunedBefore = '';
   return {
     getNode: (id) => getNode(sql, id),
     getNodeStamp: async (id) =>
@@ -138,8 +141,16 @@ export function postgresNodeStore(sql: postgres.Sql): NodeStore {
         await tx`SELECT 1 FROM publishers WHERE id = (SELECT publisher_id FROM nodes WHERE lower(id) = lower(${id})) FOR SHARE`;
         return updateNode(tx, id, changes);
       }),
-    async countDownload(nodeId) {
-      await sql`UPDATE nodes SET downloads = downloads + 1 WHERE id = ${nodeId}`;
+    async countDownload(nodeId, seen) {
+      if (seen.day > prunedBefore) {
+        await sql`DELETE FROM download_days WHERE day < ${seen.day}`;
+        prunedBefore = seen.day;
+      }
+      // One statement: the row for today's download, and the count only when the row is new.
+      const counted = await sql`WITH seen AS (
+        INSERT INTO download_days (day, key) VALUES (${seen.day}, ${seen.key}) ON CONFLICT DO NOTHING RETURNING 1
+      ) UPDATE nodes SET downloads = downloads + 1 WHERE id = ${nodeId} AND EXISTS (SELECT 1 FROM seen) RETURNING 1`;
+      return counted.length > 0;
     },
   };
 }

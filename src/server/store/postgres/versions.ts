@@ -14,6 +14,7 @@ import type {
   VersionChanges,
 } from '../registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS } from '../registry-store.js';
+import { lookalikeForm, NODE_LOOKALIKE } from '../lookalike.js';
 import { decodeClaim, decodeVersion, first, only, text } from '../rows.js';
 import { HIGHEST_FIRST, LATEST_VERSION_ID, versionOrder } from '../version-order.js';
 import { readVersionsInPages } from '../version-pages.js';
@@ -63,16 +64,26 @@ const lockNodeOfVersion = (tx: Sql, versionId: string) =>
   tx`SELECT 1 FROM nodes WHERE id = (SELECT node_id FROM versions WHERE id = ${versionId}) FOR NO KEY UPDATE`;
 
 /** The publish's node, locked: created, or updated by its own publisher (a Deleted one comes back). */
-async function publishedNode(tx: Sql, input: PublishInput): Promise<NodeRow | { otherPublisher: string }> {
+async function publishedNode(
+  tx: Sql,
+  input: PublishInput,
+): Promise<NodeRow | Exclude<PublishOutcome, { node: NodeRow }>> {
   let existing = await getNode(tx, input.nodeId, true);
   if (!existing) {
+    const [lookalike] = await tx.unsafe(
+      `SELECT id, publisher_id FROM nodes WHERE ${NODE_LOOKALIKE} = $1 AND publisher_id <> $2 LIMIT 1`,
+      [lookalikeForm(input.nodeId), input.publisherId],
+    );
+    if (lookalike)
+      return { kind: 'look-alike', nodeId: text(lookalike, 'id'), publisherId: text(lookalike, 'publisher_id') };
     const created = await insertNode(tx, input.nodeId, input.publisherId, { ...input.nodeDefaults, ...input.node });
     if (created) return created;
     // Lost a race to create it: the winner's node, locked, is decided on like any existing one.
     existing = await getNode(tx, input.nodeId, true);
     if (!existing) throw new Error(`node ${input.nodeId} was neither created nor found`);
   }
-  if (existing.publisher_id !== input.publisherId) return { otherPublisher: existing.publisher_id };
+  if (existing.publisher_id !== input.publisherId)
+    return { kind: 'other-publisher', publisherId: existing.publisher_id };
   return updateNode(tx, existing.id, {
     ...input.node,
     ...(existing.status === 'NodeStatusDeleted' ? { status: 'NodeStatusActive' } : {}),
@@ -86,7 +97,7 @@ function publish(sql: postgres.Sql, input: PublishInput): Promise<PublishOutcome
     // ban and a publish that revives a Deleted node waited for each other (40P01, answered 500).
     await tx`SELECT 1 FROM publishers WHERE id = ${input.publisherId} FOR SHARE`;
     const node = await publishedNode(tx, input);
-    if ('otherPublisher' in node) return { kind: 'other-publisher', publisherId: node.otherPublisher };
+    if ('kind' in node) return node;
     const pending = Object.fromEntries(
       VERSION_PUBLISHED_FIELDS.map((key) => [key, columnValue(tx, VERSION_JSON.has(key), input.pending[key])]),
     );

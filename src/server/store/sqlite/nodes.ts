@@ -1,6 +1,6 @@
 // Nodes on SQLite: read, listed, searched and written. Lists choose a page's rows in an index, then
 // read them.
-import type { NodeFields, NodeRow, NodeSort, NodeStamp, Page, RegistryStore } from '../registry-store.js';
+import type { DownloadSeen, NodeFields, NodeRow, NodeSort, NodeStamp, Page, RegistryStore } from '../registry-store.js';
 import { NODE_COLUMNS, nextDocument, nodeDocument, decodeNode } from '../node-document.js';
 import { count, decodeStamp, first, only, text, STAMP_COLUMNS, type Row } from '../rows.js';
 import { searchWords } from '../search-words.js';
@@ -18,8 +18,12 @@ const NODE_ORDER: Record<NodeSort, string> = {
   name: 'coalesce(name, id) COLLATE NOCASE, id',
   search_ranking: 'search_ranking DESC, id',
 };
-/** Lists show Active nodes of publishers that are not banned (the search index holds the same set: migration 'hide-banned-publishers'). */
-const LISTED = "status = ? AND publisher_id NOT IN (SELECT id FROM publishers WHERE status = 'PublisherStatusBanned')";
+/**
+ * Lists show Active nodes of publishers that are not banned, with something to install (the search
+ * index holds the same set: migrations 'hide-banned-publishers' and 'hide-nothing-to-install').
+ */
+const LISTED =
+  "status = ? AND nothing_to_install = 0 AND publisher_id NOT IN (SELECT id FROM publishers WHERE status = 'PublisherStatusBanned')";
 
 /** Searches with at most this many matches are ranked by bm25 over them all; ranking 100,000 took over 100 ms (docs/decisions.md). */
 export const DEFAULT_RANK_LIMIT = 2_000;
@@ -187,9 +191,27 @@ function searchNodes(
   return { rows: nodesBySeq(access, seqs), total };
 }
 
+/** Adds one download unless `seen` was counted today; earlier days' rows are dropped on a new day's first count. */
+function downloadCounter(access: SqliteAccess) {
+  let prunedBefore = '';
+  return access.writing((nodeId: string, seen: DownloadSeen): boolean => {
+    if (seen.day > prunedBefore) {
+      access.prepare('DELETE FROM download_days WHERE day < ?').run(seen.day);
+      prunedBefore = seen.day;
+    }
+    const inserted = access
+      .prepare('INSERT OR IGNORE INTO download_days (day, key) VALUES (?, ?)')
+      .run(seen.day, seen.key);
+    if (inserted.changes === 0) return false;
+    access.prepare('UPDATE nodes SET downloads = downloads + 1 WHERE id = ?').run(nodeId);
+    return true;
+  });
+}
+
 export function sqliteNodeStore(access: SqliteAccess, rankLimit: number): NodeStore {
   const getNodeStamp = stampReader(access);
   const updating = access.writing((id: string, changes: Partial<NodeFields>) => updateNode(access, id, changes));
+  const countOnce = downloadCounter(access);
   return {
     getNode: async (id) => getNode(access, id),
     getNodeStamp: async (id) => getNodeStamp(id),
@@ -207,8 +229,6 @@ export function sqliteNodeStore(access: SqliteAccess, rankLimit: number): NodeSt
         )
         .map(decodeNode),
     updateNode: async (id, changes) => updating(id, changes),
-    async countDownload(nodeId) {
-      access.prepare('UPDATE nodes SET downloads = downloads + 1 WHERE id = ?').run(nodeId);
-    },
+    countDownload: async (nodeId, seen) => countOnce(nodeId, seen),
   };
 }

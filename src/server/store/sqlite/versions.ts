@@ -12,6 +12,7 @@ import type {
   VersionRow,
 } from '../registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS } from '../registry-store.js';
+import { lookalikeForm, NODE_LOOKALIKE } from '../lookalike.js';
 import { decodeClaim, decodeVersion, first, only, text } from '../rows.js';
 import { HIGHEST_FIRST, LATEST_VERSION_ID, versionOrder } from '../version-order.js';
 import { readVersionsInPages } from '../version-pages.js';
@@ -56,17 +57,31 @@ const getVersion = (access: SqliteAccess, nodeId: string, version: string) =>
   first(access.all('SELECT * FROM versions WHERE node_id = ? AND version = ?', nodeId, version), decodeVersion);
 
 /** The publish's node: created, or updated by its own publisher (a Deleted one comes back); undefined when another publisher's. */
-function publishedNode(access: SqliteAccess, input: PublishInput): NodeRow | { otherPublisher: string } {
+function publishedNode(
+  access: SqliteAccess,
+  input: PublishInput,
+): NodeRow | Exclude<PublishOutcome, { node: NodeRow }> {
   const existing = getNode(access, input.nodeId);
-  if (!existing) return insertNode(access, input.nodeId, input.publisherId, { ...input.nodeDefaults, ...input.node });
-  if (existing.publisher_id !== input.publisherId) return { otherPublisher: existing.publisher_id };
+  if (!existing) {
+    const lookalike = first(
+      access.all(
+        `SELECT id, publisher_id FROM nodes WHERE ${NODE_LOOKALIKE} = ? AND publisher_id <> ? LIMIT 1`,
+        lookalikeForm(input.nodeId),
+        input.publisherId,
+      ),
+      (row) => ({ kind: 'look-alike' as const, nodeId: text(row, 'id'), publisherId: text(row, 'publisher_id') }),
+    );
+    return lookalike ?? insertNode(access, input.nodeId, input.publisherId, { ...input.nodeDefaults, ...input.node });
+  }
+  if (existing.publisher_id !== input.publisherId)
+    return { kind: 'other-publisher', publisherId: existing.publisher_id };
   const reactivate = existing.status === 'NodeStatusDeleted' ? { status: 'NodeStatusActive' as const } : {};
   return updateNode(access, existing.id, { ...input.node, ...reactivate });
 }
 
 function publish(access: SqliteAccess, input: PublishInput): PublishOutcome {
   const node = publishedNode(access, input);
-  if ('otherPublisher' in node) return { kind: 'other-publisher', publisherId: node.otherPublisher };
+  if ('kind' in node) return node;
   const current = getVersion(access, node.id, input.version);
   if (current?.uploaded_at) return { kind: 'archive-exists', version: current };
   if (current && LOCKED_VERSION_STATUS.includes(current.status)) return { kind: 'status-locked', version: current };

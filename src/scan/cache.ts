@@ -1,0 +1,115 @@
+// What `nodereg scan` keeps between runs: each file's scan, by the SHA-256 of its content, its path, the
+// scanner's own code and, for a module that imports from its package, the content of every Python file
+// of the package (the resolution layer reads those). One JSON file per project root under the user's
+// cache; a run keeps only the entries it used, so it stays the size of the project's results.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FileScan } from './scanner.js';
+
+const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+/** `from .util import x`, `from . import x`: the module's scan reads other modules of its package. */
+const RELATIVE_IMPORT = /^[ \t]*from[ \t]+\.+[\w.]*[ \t]+import\b/m;
+
+let version: string | undefined;
+/** The scanner's code, as a hash: the files beside this module and below (the bundle's chunks, or src/scan). */
+function scannerVersion(): string {
+  if (version) return version;
+  const hash = createHash('sha256');
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.(?:js|ts)$/.test(entry.name)) hash.update(entry.name).update(readFileSync(path));
+    }
+  };
+  walk(dirname(fileURLToPath(import.meta.url)));
+  return (version = hash.digest('hex'));
+}
+
+/** The cache file of a project root: `$XDG_CACHE_HOME/nodereg/scan/…`, else `~/.cache/nodereg/scan/…`. */
+export function cacheFileFor(root: string, env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache');
+  return join(base, 'nodereg', 'scan', `${sha256(root).slice(0, 24)}.json`);
+}
+
+interface Stored {
+  version: string;
+  entries: Record<string, FileScan>;
+}
+
+export class ScanCache {
+  private readonly used = new Map<string, FileScan>();
+  private changed = false;
+
+  private constructor(
+    private readonly file: string,
+    private readonly entries: Record<string, FileScan>,
+    private readonly version: string,
+  ) {}
+
+  /** The cache at `file`; empty when it is missing, unreadable or of another scanner. */
+  static open(file: string): ScanCache {
+    const current = scannerVersion();
+    try {
+      const stored = JSON.parse(readFileSync(file, 'utf8')) as Stored;
+      if (stored.version === current && stored.entries && typeof stored.entries === 'object')
+        return new ScanCache(file, stored.entries, current);
+    } catch {
+      // missing or damaged: scanned anew
+    }
+    return new ScanCache(file, {}, current);
+  }
+
+  /**
+   * The keys of a scan's files, by path: `texts` are their contents; `server` as ScanTextOptions.server.
+   * A module with a relative import is keyed with every Python file of the set.
+   */
+  keys(texts: Map<string, Buffer>, server: boolean): Map<string, string> {
+    const own = new Map([...texts].map(([path, text]) => [path, sha256(text)]));
+    let pkg: string | undefined;
+    const packageHash = () =>
+      (pkg ??= sha256(
+        [...own]
+          .filter(([path]) => /\.pyw?$/i.test(path))
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([path, hash]) => `${path}\0${hash}`)
+          .join('\n'),
+      ));
+    const keys = new Map<string, string>();
+    for (const [path, text] of texts) {
+      const imports = /\.pyw?$/i.test(path) && RELATIVE_IMPORT.test(text.toString('latin1'));
+      keys.set(path, sha256(`${this.version}\0${server}\0${path}\0${own.get(path)}\0${imports ? packageHash() : ''}`));
+    }
+    return keys;
+  }
+
+  get(key: string): FileScan | undefined {
+    const hit = this.entries[key];
+    if (hit) this.used.set(key, hit);
+    return hit;
+  }
+
+  /** Keeps a file's scan; one whose parse was given up (out of time or work) is not kept. */
+  put(key: string, scan: FileScan): void {
+    if (scan.unparsed) return;
+    this.used.set(key, scan);
+    this.changed = true;
+  }
+
+  /** Writes the entries this run used (best effort: a cache that cannot be written is no error). */
+  save(): void {
+    if (!this.changed && this.used.size === Object.keys(this.entries).length) return;
+    try {
+      mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
+      const temp = `${this.file}.${process.pid}.tmp`;
+      const stored: Stored = { version: this.version, entries: Object.fromEntries(this.used) };
+      writeFileSync(temp, JSON.stringify(stored), { mode: 0o600 });
+      renameSync(temp, this.file);
+    } catch {
+      // a read-only or full disk: the next run scans anew
+    }
+  }
+}
