@@ -2,33 +2,22 @@
 // first, so that every answer the app gives counts, refusals of the connection guards (src/server/http/)
 // included. The line is written once the answer's last byte is sent: its duration is the whole answer's.
 // Each request has an id (its X-Request-Id when that is a sane one, else a new one), echoed in the
-// answer and appended to every line the server logs while it runs.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// answer; serve's log writer adds it to every line logged while the request runs (request-scope.ts).
 import { randomUUID } from 'node:crypto';
 import type { HttpBindings } from '@hono/node-server';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { Metrics } from './metrics.js';
+import { requestScope } from './request-scope.js';
 import type { AppEnv } from './route.js';
 
 type Log = (line: string, level?: 'warn' | 'error') => void;
-
-/** The request a line is logged in. */
-const requestScope = new AsyncLocalStorage<{ id: string }>();
 
 /** An X-Request-Id kept as given: bounded, and of characters that cannot break a log line. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@+=-]{1,128}$/;
 
 export const requestIdOf = (given: string | undefined) =>
   given !== undefined && SANE_REQUEST_ID.test(given) ? given : randomUUID();
-
-/** `log` with ` request_id=ID` appended to each line logged while a request runs. */
-export function withRequestId(log: Log): Log {
-  return (line, level) => {
-    const scope = requestScope.getStore();
-    log(scope ? `${line} request_id=${scope.id}` : line, level);
-  };
-}
 
 /**
  * The pattern of the request's route (`/nodes/:nodeId`), also when a middleware answered for it (a

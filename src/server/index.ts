@@ -17,7 +17,6 @@ import { claimStorage } from './archives/registry-claim.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
 import { MemoryBudget, UPLOAD_MEMORY } from './archives/validate-zip.js';
 import type { ServerContext } from './context.js';
-import { withRequestId } from './access-log.js';
 import { createMetrics, measuredScanner, timedStorage, timedStore } from './metrics.js';
 import { prepareDataDir, recordStorage, refuseIncompleteBackup, refuseLostDatabase } from './data-dir.js';
 import { createHttpServer } from './http/index.js';
@@ -75,8 +74,6 @@ const withDefaults = (input: RegistryServerOptions): ResolvedOptions => ({
   maxUnpacked: DEFAULT_MAX_UNPACKED,
   version: '0.0.0',
   ...input,
-  // every line logged while a request runs names the request (access-log.ts)
-  log: input.log && withRequestId(input.log),
 });
 
 /** The database, archive storage and keys: those given, else the embedded defaults in the data dir. */

@@ -3,6 +3,8 @@
 // every log line of its request; the access log's client address, user, status, bytes and duration.
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { describe, expect, it } from 'vitest';
+import { Output } from '../../src/cli/output.js';
+import { accessLog } from '../../src/cli/serve/access-log.js';
 import { createLocalArchiveStorage, StorageUnavailableError } from '../../src/server/archives/storage.js';
 import { startServer, tempDir } from '../helpers.js';
 import { call, createPublisher, createUser, expectError, makeZip, publishAndUpload } from './fixtures.js';
@@ -12,6 +14,10 @@ const ARCHIVE = '/archives/acme/tool/1.0.0/node.zip';
 describe('GET /metrics, request ids and the access log', () => {
   it('counts a publish, a download, a 503 and rate-limit refusals by route pattern; a parser reads it', async () => {
     const logged: string[] = [];
+    // serve's JSON log writer: each line logged while a request runs carries the request's id
+    const records: Record<string, unknown>[] = [];
+    const stderr = { write: (text: string) => records.push(JSON.parse(text)) > 0 };
+    const json = accessLog('json', new Output(stderr, stderr, false, {}))!;
     const local = createLocalArchiveStorage(tempDir());
     const outage = { on: false };
     const archives = {
@@ -19,7 +25,11 @@ describe('GET /metrics, request ids and the access log', () => {
       open: (key: string, range?: Parameters<typeof local.open>[1]) =>
         outage.on ? Promise.reject(new StorageUnavailableError('the bucket is away')) : local.open(key, range),
     };
-    const server = await startServer({ archives, rateLimit: 4, log: (line) => void logged.push(line) });
+    const log = (line: string, level?: 'warn' | 'error') => {
+      logged.push(line);
+      json(line, level);
+    };
+    const server = await startServer({ archives, rateLimit: 4, log });
     try {
       const alice = await createUser(server, 'alice');
       await createPublisher(server, alice, 'acme');
@@ -40,7 +50,14 @@ describe('GET /metrics, request ids and the access log', () => {
       expect(anonymous).toContain(429);
 
       // every line of the 503's request carries its id; the access lines carry address, user, bytes
-      expect(logged).toContainEqual(expect.stringMatching(/^archive storage unavailable .* request_id=outage-1$/));
+      expect(records).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          message: expect.stringMatching(/^archive storage unavailable .*answered 503$/),
+          request_id: 'outage-1',
+        }),
+      );
+      expect(records).toContainEqual(expect.objectContaining({ path: ARCHIVE, status: 503, request_id: 'outage-1' }));
       const access = logged.find((line) => line.startsWith(`GET ${ARCHIVE} 200 `));
       expect(access).toMatch(/^GET \S+ 200 \d+\.\dms (\d+)B 127\.0\.0\.1 user=- request_id=probe-7:a$/);
       expect(Number(/ (\d+)B /.exec(access!)![1])).toBeGreaterThan(zip.length);

@@ -1,3 +1,4 @@
+import { currentRequestId } from '../../server/request-scope.js';
 import type { Output } from '../output.js';
 import type { ServeFlags } from './options.js';
 
@@ -7,7 +8,12 @@ export function accessLog(
   out: Output,
 ): ((line: string, level?: 'warn' | 'error') => void) | undefined {
   if (format === 'off') return undefined;
-  if (format === 'pretty') return (line) => out.info(`${new Date().toISOString().slice(11, 19)} ${line}`);
+  // A line logged while a request runs gets its id (the access line has it already).
+  const tagged = (line: string) => {
+    const id = currentRequestId();
+    return id && !line.endsWith(` request_id=${id}`) ? `${line} request_id=${id}` : line;
+  };
+  if (format === 'pretty') return (line) => out.info(`${new Date().toISOString().slice(11, 19)} ${tagged(line)}`);
   return (line, level) => {
     const request = /^([A-Z]+) (\S+) (\d{3}) ([\d.]+)ms (\d+)B (\S+) user=(\S+) request_id=(\S+)$/.exec(line);
     if (request) {
@@ -16,11 +22,7 @@ export function accessLog(
       out.record(level ?? 'info', { ...fields, user: user === '-' ? null : user, request_id: id });
       return;
     }
-    // any other line of a request ends with its id (withRequestId)
-    const tagged = / request_id=(\S+)$/.exec(line);
-    out.record(
-      level ?? 'info',
-      tagged ? { message: line.slice(0, tagged.index), request_id: tagged[1] } : { message: line },
-    );
+    const id = currentRequestId();
+    out.record(level ?? 'info', id ? { message: line, request_id: id } : { message: line });
   };
 }
