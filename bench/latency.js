@@ -27,6 +27,8 @@ const TARGETS = {
   'proxy.sandbox_large_bodies_healthz_p99_ms': ['/healthz p99 with four 25 MiB AI proxy bodies (sandbox)', 150],
   'proxy.forward_large_bodies_healthz_p99_ms': ['/healthz p99 with four 25 MiB AI proxy bodies (forward)', 150],
   'uploads.memory_budget_healthz_max_ms': ['/healthz slowest during 128 uploads on a small memory budget', 2000],
+  'mirror.healthz_upstream_hangs_max_ms': ['/healthz slowest of 10 while the upstream of a mirror hangs', 100],
+  'mirror.uncached_504_upstream_stopped_max_ms': ['an uncached mirror read, slowest of 5, with upstream stopped', 500],
 };
 
 const FILES = [
@@ -39,6 +41,7 @@ const FILES = [
   'test/server/uploads/zip-names.test.ts',
   'test/proxy/large-bodies.test.ts',
   'test/server/uploads/memory-budget.test.ts',
+  'test/mirror/upstream-failures.test.ts',
 ];
 
 export default async function latency() {

@@ -1,6 +1,6 @@
 // Commands run on many nodes of one repository (`validate|pack|scan|publish dirA dirB …` or `--all`):
 // each node runs the one-node command, its result kept to print one JSON array for all.
-import { CliError, ResultExit, toCliError } from './errors.js';
+import { CliError, invalidInput, ResultExit, toCliError } from './errors.js';
 import type { Ctx } from './context.js';
 import { shellWord } from './invocation.js';
 import type { Output } from './output.js';
@@ -72,13 +72,23 @@ export async function eachNode(ctx: Ctx, dirs: string[], one: (ctx: Ctx, dir: st
   if (exitCode) throw new ResultExit(exitCode);
 }
 
-/** A command's node, or nodes: one directory (or none) runs the one-node command as always; several, or --all, run each. */
-export function onNodes(
+/**
+ * A command's node, or nodes: one directory (or none) runs the one-node command as always; several, or
+ * --all, run each. `oneFile` names a flag that writes one file (scan --sarif), which several nodes
+ * would overwrite: refused with them.
+ */
+export async function onNodes(
   ctx: Ctx,
   dirs: string[],
   all: boolean | undefined,
   one: (ctx: Ctx, dir: string | undefined) => Promise<void>,
+  oneFile?: string,
 ): Promise<void> {
   if (!all && dirs.length <= 1) return one(ctx, dirs[0]);
-  return eachNode(ctx, nodeDirs(dirs, all), one);
+  if (oneFile)
+    throw invalidInput(
+      `${oneFile} writes one file, which each of several nodes would overwrite`,
+      `give one node directory with ${oneFile}, or leave ${oneFile} out`,
+    );
+  return eachNode(ctx, await nodeDirs(dirs, all), one);
 }

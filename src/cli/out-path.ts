@@ -23,7 +23,7 @@ export function outFile(out: string | undefined, name: string): string {
   return isDirectory(out) ? join(out, name) : out;
 }
 
-function isDirectory(path: string): boolean {
+export function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {

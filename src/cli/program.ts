@@ -5,6 +5,7 @@ import type { Ctx, Globals, RunDeps } from './context.js';
 import { EXIT, exitCodesHelp } from './exit-codes.js';
 import { withoutUserInfo } from '../shared/url.js';
 import { asInvoked, shellWord } from './invocation.js';
+import { CliCommand, checkArgumentOrder } from './argument-words.js';
 
 /** The names of the options of `program` that take a value: skipped when looking for the command name in argv. */
 const valueOptions = (program: Command) =>
@@ -122,9 +123,9 @@ function commandsFirst(cmd: Command, helper: Help): string {
 }
 
 /** The program with its global options and help; commands are added by `run`. */
-function createProgram(version: string): Command {
+function createProgram(version: string): CliCommand {
   return (
-    new Command('nodereg')
+    new CliCommand('nodereg')
       .description('publish nodes to a node registry, and run one locally')
       .version(version, '-V, --version', 'print the version')
       .option('--registry <url>', 'registry URL (env NODEREG_REGISTRY)')
@@ -143,6 +144,7 @@ function createProgram(version: string): Command {
       .showSuggestionAfterError(true)
       .showHelpAfterError('(run with --help for usage)')
       .exitOverride()
+      .hook('preAction', (_program, command) => checkArgumentOrder(command))
       .addHelpText('after', TOP_HELP)
   );
 }
@@ -214,10 +216,12 @@ export async function run(typed: string[], version: string, deps: RunDeps = {}):
     (made ??= new (await import('./context.js')).Ctx(() => program.opts<Globals>(), version, deps));
   const valueNames = valueOptions(program);
   const argv = helpAsFlag(typed, valueNames);
+  program.typed = argv;
   // `serve --log json`, the flag anywhere: commander's own errors (before serve's action) are JSON lines too.
   const log = logFormat(argv);
   const logJson = log.format === 'json' && requestedCommand(log.rest, valueNames)?.name === 'serve';
   const wanted = requestedCommand(argv, valueNames);
+  program.ownErrors = !logJson;
   const nodeRead = wanted ? undefined : nodeReadFor(argv, valueNames);
   if (nodeRead) {
     const { CliError } = await import('./errors.js');

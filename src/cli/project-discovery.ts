@@ -3,19 +3,21 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { parse } from 'smol-toml';
-import { TOML_OPTIONS } from '../package/manifest.js';
-import { MANIFEST_FILE } from '../package/manifest/types.js';
 import { Option } from 'commander';
 import { invalidInput } from './errors.js';
+
+/** Read here without importing the manifest's module, which only --all needs (every command declares the flag). */
+const MANIFEST_FILE = 'pyproject.toml';
 
 /** Directories never searched: installed packages, git's own, caches; a virtualenv is told by its pyvenv.cfg. */
 const SKIPPED = new Set(['node_modules', '.git', '__pycache__', '.venv', 'venv', '.tox', '.nox']);
 
+type TomlParse = (text: string) => unknown;
+
 /** Whether the pyproject.toml in `dir` declares a node (a plain Python package beside the nodes does not). */
-function hasNodeManifest(dir: string): boolean {
+function hasNodeManifest(dir: string, parse: TomlParse): boolean {
   try {
-    const tool = (parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8'), TOML_OPTIONS) as { tool?: object }).tool;
+    const tool = (parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as { tool?: object }).tool;
     return Boolean(tool && ('nodereg' in tool || 'comfy' in tool));
   } catch {
     // A manifest that does not parse is a node's all the same: its own check names what is wrong.
@@ -53,26 +55,27 @@ function walkManifests(root: string, below = ''): string[] {
 }
 
 /** The node directories below `root`, by path, the root's own first; an error when there is none. */
-export function findNodeDirs(root: string): string[] {
+export function findNodeDirs(root: string, parse: TomlParse): string[] {
   const base = resolve(root);
   if (!existsSync(base)) throw invalidInput(`--all: ${root} does not exist`, 'give the directory the nodes are below');
   const manifests = (gitManifests(base) ?? walkManifests(base))
     .filter((path) => !skipped(base, path))
     .map((path) => dirname(join(base, path)))
-    .filter(hasNodeManifest)
+    .filter((dir) => hasNodeManifest(dir, parse))
     .sort((a, b) => (a === base ? -1 : b === base ? 1 : a.localeCompare(b)));
   if (!manifests.length)
     throw invalidInput(
       `--all found no ${MANIFEST_FILE} with [tool.nodereg] or [tool.comfy] below ${base} (node_modules, virtualenvs and what git ignores are not searched)`,
-      'give the node directories instead, or create a node with `nodereg init`',
+      'give the node directories instead, or add a [tool.nodereg] table to one (nodereg init, on a terminal, asks for it)',
     );
   return manifests;
 }
 
 /** The directories a command of many nodes runs on: those given, or with --all every node below them (or below the current directory). */
-export function nodeDirs(dirs: string[], all: boolean | undefined): string[] {
+export async function nodeDirs(dirs: string[], all: boolean | undefined): Promise<string[]> {
   if (!all) return dirs.length ? dirs : ['.'];
-  const found = (dirs.length ? dirs : ['.']).flatMap(findNodeDirs);
+  const [{ parse }, { TOML_OPTIONS }] = await Promise.all([import('smol-toml'), import('../package/manifest.js')]);
+  const found = (dirs.length ? dirs : ['.']).flatMap((dir) => findNodeDirs(dir, (text) => parse(text, TOML_OPTIONS)));
   return [...new Set(found)].map((dir) => relative('.', dir) || '.').map((dir) => dir.split(sep).join('/'));
 }
 

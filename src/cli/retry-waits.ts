@@ -21,7 +21,6 @@ const what = (w: RetryWait) => `${w.method} ${w.url} (${w.reason})`;
 export function retryWaits(out: Output): WaitReport {
   const line = out.progress();
   let startedAt: number | undefined;
-  let lastLine = 0;
   let frame = 0;
   let ticker: NodeJS.Timeout | undefined;
   let current: RetryWait | undefined;
@@ -32,6 +31,12 @@ export function retryWaits(out: Output): WaitReport {
       `${FRAMES[frame++ % FRAMES.length]} waiting for ${what(current)}: ${durationText(Math.min(elapsed, current.windowMs))} of the ${durationText(current.windowMs)} retry window`,
       true,
     );
+  };
+  // Off a terminal, by the clock: a single wait can be long (a 429's Retry-After of a minute).
+  const still = () => {
+    if (!current || startedAt === undefined) return;
+    const elapsed = Math.min(Date.now() - startedAt, current.windowMs);
+    out.info(`still waiting for ${what(current)}: ${durationText(elapsed)} of ${durationText(current.windowMs)}`);
   };
   return {
     wait(info) {
@@ -44,11 +49,8 @@ export function retryWaits(out: Output): WaitReport {
         return;
       }
       if (first) {
-        lastLine = Date.now();
         out.info(`waiting for ${what(info)}, trying again for up to ${durationText(info.windowMs)} (the retry window)`);
-      } else if (Date.now() - lastLine >= WAIT_LINE_EVERY_MS) {
-        lastLine = Date.now();
-        out.info(`still waiting for ${what(info)}: ${durationText(info.elapsedMs)} of ${durationText(info.windowMs)}`);
+        ticker ??= setInterval(still, WAIT_LINE_EVERY_MS).unref();
       }
     },
     end() {

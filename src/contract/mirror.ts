@@ -32,7 +32,10 @@ export const MirrorStatus = z.looseObject({
       id: z.string(),
       fetched_at: z.string(),
       archives: z.number().int(),
-      pinned: z.number().int(),
+      pinned: z
+        .number()
+        .int()
+        .describe('archives never evicted: synced, or downloaded in the last `--upstream-pin-days` days'),
       bytes: z.number().int(),
       refused: z.number().int(),
       failure: z.string().optional(),

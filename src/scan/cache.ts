@@ -1,17 +1,17 @@
 // What `nodereg scan` keeps between runs: each file's scan, by the SHA-256 of its content, its path, the
-// scanner's own code and, for a module that imports from its package, the content of every Python file
-// of the package (the resolution layer reads those). One JSON file per project root under the user's
+// scanner's own code and, for a module that imports from its package, the content of the modules it
+// imports relatively, and of those they import in turn (the resolution layer reads those). One JSON file per project root under the user's
 // cache; a run keeps only the entries it used, so it stays the size of the project's results.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { asRead } from './gate.js';
+import { relativeImports } from './resolve/package.js';
 import type { FileScan } from './scanner.js';
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
-/** `from .util import x`, `from . import x`: the module's scan reads other modules of its package. */
-const RELATIVE_IMPORT = /^[ \t]*from[ \t]+\.+[\w.]*[ \t]+import\b/m;
 
 let version: string | undefined;
 /** The scanner's code, as a hash: the files beside this module and below (the bundle's chunks, or src/scan). */
@@ -65,23 +65,30 @@ export class ScanCache {
 
   /**
    * The keys of a scan's files, by path: `texts` are their contents; `server` as ScanTextOptions.server.
-   * A module with a relative import is keyed with every Python file of the set.
+   * A module is keyed with the modules of the package it imports relatively, and those they import in
+   * turn (what the resolution layer may read for it).
    */
   keys(texts: Map<string, Buffer>, server: boolean): Map<string, string> {
     const own = new Map([...texts].map(([path, text]) => [path, sha256(text)]));
-    let pkg: string | undefined;
-    const packageHash = () =>
-      (pkg ??= sha256(
-        [...own]
-          .filter(([path]) => /\.pyw?$/i.test(path))
-          .sort(([a], [b]) => (a < b ? -1 : 1))
-          .map(([path, hash]) => `${path}\0${hash}`)
-          .join('\n'),
-      ));
+    const has = (path: string) => texts.has(path);
+    const imports = new Map<string, string[]>();
+    const importsOf = (path: string) => {
+      let found = imports.get(path);
+      if (!found) {
+        found = /\.pyw?$/i.test(path)
+          ? relativeImports(path, asRead('python', texts.get(path)!.toString('utf8')), has)
+          : [];
+        imports.set(path, found);
+      }
+      return found;
+    };
     const keys = new Map<string, string>();
-    for (const [path, text] of texts) {
-      const imports = /\.pyw?$/i.test(path) && RELATIVE_IMPORT.test(text.toString('latin1'));
-      keys.set(path, sha256(`${this.version}\0${server}\0${path}\0${own.get(path)}\0${imports ? packageHash() : ''}`));
+    for (const path of texts.keys()) {
+      const reached = new Set([path]);
+      for (const stack = [path]; stack.length; )
+        for (const next of importsOf(stack.pop()!)) if (!reached.has(next)) stack.push(next), reached.add(next);
+      const modules = [...reached].sort().map((p) => `${p}\0${own.get(p)}`);
+      keys.set(path, sha256(`${this.version}\0${server}\0${modules.join('\n')}`));
     }
     return keys;
   }

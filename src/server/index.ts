@@ -35,6 +35,7 @@ import { DEFAULT_OIDC_ISSUERS, EXCHANGED_TOKEN_PREFIX } from '../contract/trust.
 import { exchangedPrincipal } from './services/trusts.js';
 import { createOidcVerifier } from './trusted/oidc.js';
 import { signingKey } from './trusted/signing-key.js';
+import { DEFAULT_CREATION_CAPS } from './services/creation-caps.js';
 
 export type { RegistryServerOptions, ResolvedOptions } from './options.js';
 
@@ -74,6 +75,7 @@ const withDefaults = (input: RegistryServerOptions): ResolvedOptions => ({
   maxUnpacked: DEFAULT_MAX_UNPACKED,
   version: '0.0.0',
   ...input,
+  caps: { ...DEFAULT_CREATION_CAPS, ...input.caps },
 });
 
 /** The database, archive storage and keys: those given, else the embedded defaults in the data dir. */

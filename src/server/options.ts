@@ -5,6 +5,7 @@ import type { ProxyOptions } from './proxy/options.js';
 import type { TaskStore } from './proxy/store.js';
 import type { ScanLimits, ScanMode } from './scan-upload.js';
 import type { RegistryStore } from './store/registry-store.js';
+import type { CreationCaps } from './services/creation-caps.js';
 
 export interface RegistryServerOptions {
   /**
@@ -22,6 +23,8 @@ export interface RegistryServerOptions {
   maxUnpacked?: number;
   /** Mutating requests per minute per user (else per address); off when undefined. */
   rateLimit?: number;
+  /** What one account may create (`serve --caps`); each unset cap takes DEFAULT_CREATION_CAPS's. */
+  caps?: Partial<CreationCaps>;
   /** Server events and internal errors (stderr in `serve`); none when undefined. A level marks what went wrong. */
   log?: (line: string, level?: 'warn' | 'error') => void;
   /** One line per request (`serve --log`): by default to `log`; `false` for none. */
@@ -97,4 +100,4 @@ export interface RegistryServerOptions {
 export type ResolvedOptions = Required<
   Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'maxArchive' | 'maxUnpacked'>
 > &
-  RegistryServerOptions;
+  Omit<RegistryServerOptions, 'caps'> & { caps: CreationCaps };

@@ -2,9 +2,9 @@
 // are not pinned; pinned ones (synced, or installed in the last --upstream-pin-days days) stay, and the
 // limit holds even under a sync larger than it. An evicted one is fetched again (checked) on demand.
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServer, type TestServer } from '../helpers.js';
 import { call, makeZip } from '../server/fixtures.js';
 import { startStandIn, type StandIn } from './stand-in.js';
@@ -107,6 +107,9 @@ describe('the mirror cache limit under a sync larger than it', () => {
     expect(Object.values(outcomes)).toEqual(['fetched', 'failed', 'failed', 'failed', 'failed']);
     expect(kept('installed-fx')).toBe(true);
     expect(kept('pack-a')).toBe(true);
+    // both count as pinned: one synced, one installed today
+    const pinned = (await status()).nodes.filter((node: { pinned: number }) => node.pinned === 1);
+    expect(pinned.map((node: { id: string }) => node.id).sort()).toEqual(['installed-fx', 'pack-a']);
     expect(PACKS.slice(1).filter(kept)).toEqual([]);
   });
 
@@ -116,5 +119,35 @@ describe('the mirror cache limit under a sync larger than it', () => {
     expect(bytes.equals(zips['pack-e']!)).toBe(true);
     expect(kept('pack-e')).toBe(false);
     expect((await status()).bytes).toBeLessThanOrEqual(50_000);
+  });
+});
+
+describe('the pin of a download', () => {
+  it('is written down when an archive kept for a while is downloaded again, so it outlives a restart', async () => {
+    const standIn = await startStandIn();
+    const zip = await makeZip();
+    standIn.nodes.set('pack-z', { publisher: 'lumen', versions: [{ version: '1.0.0', zip }] });
+    const mirror = await startServer({ upstream: { url: standIn.url } });
+    const entryFile = join(mirror.dataDir, 'archives/_mirror/nodes/pack-z.json');
+    const lastUsed = () => JSON.parse(readFileSync(entryFile, 'utf8')).archives['1.0.0'].last_used as string;
+    try {
+      const download = async () => {
+        const install = await call(mirror.url, 'GET', '/nodes/pack-z/install');
+        expect((await fetch(install.body.downloadUrl)).status).toBe(200);
+      };
+      await download();
+      const first = lastUsed();
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(Date.parse(first) + 6 * 24 * 60 * 60 * 1000);
+      await download();
+      vi.useRealTimers();
+      await vi.waitFor(() =>
+        expect(Date.parse(lastUsed()) - Date.parse(first)).toBeGreaterThan(5 * 24 * 60 * 60 * 1000),
+      );
+    } finally {
+      vi.useRealTimers();
+      await mirror.close();
+      await standIn.close();
+    }
   });
 });

@@ -2,6 +2,7 @@
 // by our CLI and by the incumbent's install calls, with the same bytes; the second install is served
 // from the mirror's own storage.
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, tempDir, type TestServer } from '../helpers.js';
@@ -22,12 +23,37 @@ describe('a registry mirroring another registry', () => {
     zip = await makeZip({ '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n', 'glow.py': '# upstream glow\n' });
     await publishAndUpload(upstream, pat, 'public-pub', 'glow-fx', '1.0.0', {}, zip);
     await publishAndUpload(upstream, pat, 'public-pub', 'cli-pack', '2.1.0', {}, zip);
+    await publishAndUpload(upstream, pat, 'public-pub', 'replay-pack', '3.0.0', {}, zip);
     mirror = await startServer({ upstream: { url: upstream.url, timeoutMs: 5000 } });
   });
   afterAll(async () => {
     await mirror?.close();
     await upstream?.close();
   });
+
+  /** A GET exactly as the incumbent's HTTP library sends it (python-requests), the body's bytes as received. */
+  const replay = (path: string): Promise<Buffer> => {
+    const url = new URL(path, mirror.url);
+    const headers = {
+      'User-Agent': 'python-requests/2.32.3',
+      'Accept-Encoding': 'gzip, deflate',
+      Accept: '*/*',
+      Connection: 'keep-alive',
+    };
+    return new Promise((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          res.statusCode === 200 && !res.headers['content-encoding']
+            ? resolve(Buffer.concat(chunks))
+            : reject(new Error(`${path}: ${res.statusCode} ${res.headers['content-encoding'] ?? ''}`)),
+        );
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  };
 
   const upstreamHits = (path: string) => upstreamRequests.filter((line) => line.includes(path)).length;
 
@@ -64,11 +90,28 @@ describe('a registry mirroring another registry', () => {
     expect(again.body.archive_sha256).toBe(second.headers.get('etag')?.replaceAll('"', ''));
   });
 
-  it('downloads through the mirror with `nodereg node download`, bytes identical', async () => {
-    const out = join(tempDir(), 'pack.zip');
-    const result = await runInProcess(['--registry', mirror.url, 'node', 'download', 'cli-pack', '--out', out]);
-    expect(result.code, result.stderr).toBe(0);
-    expect(readFileSync(out).equals(zip)).toBe(true);
+  it('downloads through the mirror with `nodereg node download`, bytes identical; the second never reaches upstream', async () => {
+    const download = async () => {
+      const out = join(tempDir(), 'pack.zip');
+      const result = await runInProcess(['--registry', mirror.url, 'node', 'download', 'cli-pack', '--out', out]);
+      expect(result.code, result.stderr).toBe(0);
+      return readFileSync(out);
+    };
+    expect((await download()).equals(zip)).toBe(true);
+    expect(upstreamHits('/archives/public-pub/cli-pack/2.1.0/node.zip')).toBe(1);
+    const before = upstreamRequests.length;
+    expect((await download()).equals(zip)).toBe(true);
+    expect(upstreamRequests.slice(before)).toEqual([]);
+  });
+
+  it("installs by a wire replay of the incumbent's requests (its headers, nothing added but Host), bytes identical", async () => {
+    const install = JSON.parse((await replay('/nodes/replay-pack/install?version=3.0.0')).toString('utf8'));
+    expect(install.version).toBe('3.0.0');
+    expect((await replay(install.downloadUrl)).equals(zip)).toBe(true);
+    const before = upstreamRequests.length;
+    const again = JSON.parse((await replay('/nodes/replay-pack/install?version=3.0.0')).toString('utf8'));
+    expect((await replay(again.downloadUrl)).equals(zip)).toBe(true);
+    expect(upstreamRequests.slice(before)).toEqual([]);
   });
 
   it('answers 404 in the error shape for a node neither registry holds', async () => {

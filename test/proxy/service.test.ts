@@ -21,6 +21,7 @@ import { loadKeys } from '../../src/server/secrets.js';
 import { openDatabase } from '../../src/server/store/db.js';
 import { PNG, tempDir } from '../helpers.js';
 import { eventually, startStandIn, type Answer, type StandIn } from './stand-ins.js';
+import { DEFAULT_CREATION_CAPS } from '../../src/server/services/creation-caps.js';
 
 const alice: Principal = { kind: 'user', userId: 'alice', admin: false, tokenId: 'ta' };
 const bob: Principal = { kind: 'user', userId: 'bob', admin: false, tokenId: 'tb' };
@@ -87,7 +88,16 @@ async function harness(
     tasks,
     archives: createLocalArchiveStorage(join(dataDir, 'archives')),
     keys,
-    options: { dataDir, host: '127.0.0.1', port: 0, review: 'auto', maxArchive: 1, maxUnpacked: 1, proxy },
+    options: {
+      dataDir,
+      host: '127.0.0.1',
+      port: 0,
+      review: 'auto',
+      maxArchive: 1,
+      maxUnpacked: 1,
+      caps: DEFAULT_CREATION_CAPS,
+      proxy,
+    },
     publicUrl,
     log: (line) => logs.push(line),
   });

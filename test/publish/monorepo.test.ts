@@ -104,15 +104,21 @@ describe('publish of many nodes', () => {
     const { dir, ids } = monorepo();
     // gamma is published first by another run: without --skip-existing the second node stops the run.
     expect((await runInProcess(['publish', 'gamma'], { cwd: dir, env: env() })).code).toBe(0);
+    const githubOutput = join(tempDir(), 'github-output');
+    writeFileSync(githubOutput, '');
     const run = await runInProcess(['publish', 'nodes/alpha', 'gamma', 'nodes/beta', '--accept-findings'], {
       cwd: dir,
-      env: env(),
+      env: env({ GITHUB_OUTPUT: githubOutput }),
     });
     expect(run.code).toBe(3);
     expect(run.stderr).toContain(`gamma: ${ids[2]} 1.0.0 is already published`);
     expect(run.stderr).toContain(`already published: ${ids[0]} 1.0.0; not tried: nodes/beta`);
     expect(await status(ids[0])).toBe(200);
     expect(await status(ids[1])).toBe(404);
+    // The node published before the failure is in GITHUB_OUTPUT, for a step that runs on failure.
+    expect(readFileSync(githubOutput, 'utf8')).toMatch(
+      new RegExp(`^${ids[0]}=\\{"version":"1\\.0\\.0",.*"skipped":false\\}\n$`),
+    );
     const hinted = await runHints(run.stderr, { cwd: dir, env: env() });
     expect(hinted).toEqual([]);
   });
@@ -167,12 +173,23 @@ describe('validate, pack and scan of many nodes', () => {
     ]);
   });
 
+  it('refuses a flag that writes one file (scan --sarif, pack --out FILE) with several nodes', async () => {
+    const { dir } = monorepo();
+    const sarif = await runInProcess(['scan', '--all', '--sarif', 'out.sarif'], { cwd: dir });
+    expect(sarif.code).toBe(2);
+    expect(sarif.stderr).toContain('--sarif writes one file, which each of several nodes would overwrite');
+    const packed = await runInProcess(['pack', 'gamma', 'nodes/alpha', '--out', 'node.zip'], { cwd: dir });
+    expect(packed.code).toBe(2);
+    expect(packed.stderr).toContain('--out FILE writes one file');
+    const one = await runInProcess(['pack', 'gamma', '--out', join(tempDir(), 'node.zip')], { cwd: dir });
+    expect(one.code, one.stderr).toBe(0);
+  });
+
   it('--all in a tree without any node says so (exit 2)', async () => {
     const dir = committedRepo({ 'tools/pyproject.toml': '[project]\nname = "tools"\n' });
     const run = await runInProcess(['validate', '--all', '--offline'], { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--all found no pyproject.toml with [tool.nodereg] or [tool.comfy]');
-    const hinted = await runHints(run.stderr, { cwd: dir });
-    expect(hinted.map((h) => h.argv)).toEqual([['init']]);
+    expect(await runHints(run.stderr, { cwd: dir })).toEqual([]);
   });
 });

@@ -1,11 +1,11 @@
 // `nodereg scan` keeps each file's scan under the user's cache, keyed by the file's SHA-256, its path,
-// the scanner's code and, for a module with a relative import, the package's other Python files: a file
-// unchanged is not scanned again, a file changed (or a helper it imports) is. --no-cache reads and
+// the scanner's code and the modules it imports relatively (directly or not): a file unchanged is not
+// scanned again, a file changed (or a helper it imports) is. --no-cache reads and
 // writes nothing.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cacheFileFor } from '../../src/scan/cache.js';
+import { cacheFileFor, ScanCache } from '../../src/scan/cache.js';
 import { scanFiles } from '../../src/scan/run.js';
 import { runInProcess } from '../cli/in-process.js';
 import { tempDir } from '../helpers.js';
@@ -62,6 +62,27 @@ describe('the scan cache', () => {
       'import subprocess\n\ndef run_script(args):\n    return subprocess.run(args)\n',
     );
     expect(rows((await scanFiles(inputs(root, paths), { cache })).findings)).toEqual(['__init__.py:3 runtime-install']);
+  });
+
+  it("a module's key changes with the modules it imports relatively, directly or not, and with no other", () => {
+    const cache = ScanCache.open(join(tempDir('nodereg-cache-home-'), 'scan.json'));
+    const texts = (deep: string, other: string) =>
+      new Map(
+        Object.entries({
+          '__init__.py': 'x = 1; from .helpers import run_script\n',
+          'helpers.py': 'from .deep import a\n',
+          'deep.py': deep,
+          'other.py': other,
+        }).map(([path, text]) => [path, Buffer.from(text)]),
+      );
+    const before = cache.keys(texts('a = 1\n', 'b = 1\n'), false);
+    const otherChanged = cache.keys(texts('a = 1\n', 'b = 2\n'), false);
+    const deepChanged = cache.keys(texts('a = 2\n', 'b = 1\n'), false);
+    expect(otherChanged.get('__init__.py')).toBe(before.get('__init__.py'));
+    expect(otherChanged.get('other.py')).not.toBe(before.get('other.py'));
+    expect(deepChanged.get('__init__.py')).not.toBe(before.get('__init__.py'));
+    expect(deepChanged.get('helpers.py')).not.toBe(before.get('helpers.py'));
+    expect(cache.keys(texts('a = 1\n', 'b = 1\n'), true).get('other.py')).not.toBe(before.get('other.py'));
   });
 
   it('nodereg scan keeps it under $XDG_CACHE_HOME/nodereg/scan; --no-cache writes none', async () => {

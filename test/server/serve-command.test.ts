@@ -276,6 +276,8 @@ describe('nodereg serve', () => {
     [['--max-unpacked', 'lots'], '--max-unpacked'],
     [['--port', '70000'], '--port'],
     [['--rate-limit', '5/hour'], '--rate-limit'],
+    [['--caps', 'nodes=0'], '--caps takes WORD=N pairs'],
+    [['--caps', 'publishers=3,stars=2'], '(got "stars=2")'],
     [['--public-url', 'ftp://x'], '--public-url'],
     [['--public-url', 'https://u:hunter2@registry.example.com'], '--public-url must not hold a user name or password'],
     [['--review', 'sometimes'], '--review'],

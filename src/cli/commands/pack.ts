@@ -6,7 +6,7 @@ import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
 import { onNodes } from '../many-nodes.js';
 import { allOption, type ManyFlags } from '../project-discovery.js';
-import { outFile, refuseStdoutOut } from '../out-path.js';
+import { isDirectory, outFile, refuseStdoutOut } from '../out-path.js';
 import { table } from '../output.js';
 import { buildArchive, fileTable, listFiles, loadChecked, parseMaxSize, withCleanup } from '../project.js';
 import { makeUserDir, userPath } from '../make-dir.js';
@@ -35,7 +35,14 @@ export function register(program: Command, ctx: Ctx): void {
     )
     .addOption(allOption())
     .action((dirs: string[], options: Options & ManyFlags) =>
-      onNodes(ctx, dirs, options.all, (node, dir) => packOne(node, dir, options)),
+      onNodes(
+        ctx,
+        dirs,
+        options.all,
+        (node, dir) => packOne(node, dir, options),
+        // a directory (or a path ending in /) takes each node's <id>-<version>.zip
+        options.out && !/[\\/]$/.test(options.out) && !isDirectory(options.out) ? '--out FILE' : undefined,
+      ),
     );
   examples(command, [
     'nodereg pack',

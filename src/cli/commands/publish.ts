@@ -44,7 +44,7 @@ export function register(program: Command, ctx: Ctx): void {
     .action(async (dirs: string[], options: PublishOptions & ManyFlags) => {
       if (!options.all && dirs.length <= 1) return publishProject(ctx, dirs[0], options);
       const { publishMany } = await import('../publish/many.js');
-      return publishMany(ctx, nodeDirs(dirs, options.all), options);
+      return publishMany(ctx, await nodeDirs(dirs, options.all), options);
     })
     .addHelpText('after', exitCodesHelp('publish'));
   examples(command, [

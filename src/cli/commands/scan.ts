@@ -26,7 +26,7 @@ export function register(program: Command, ctx: Ctx): void {
     .addOption(failOnOption(program))
     .addOption(allOption())
     .action((dirs: string[], options: Options & ManyFlags) =>
-      onNodes(ctx, dirs, options.all, (node, dir) => scanOne(node, dir, options)),
+      onNodes(ctx, dirs, options.all, (node, dir) => scanOne(node, dir, options), options.sarif && '--sarif'),
     );
   command.addHelpText('after', exitCodesHelp('scan'));
   examples(command, [

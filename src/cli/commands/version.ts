@@ -127,12 +127,6 @@ function registerDeprecate(version: Command, ctx: Ctx): void {
       .option('--publisher <id>', "the node's publisher (default: the node's own)")
       .option('--undo', 'clear the deprecated flag instead')
       .action(async (nodeId: string, wanted: string, o: { publisher?: string; undo?: boolean }) => {
-        if (new RegExp(SEMVER_PATTERN).test(nodeId) && !/^[\d<>=^~*]/.test(wanted))
-          // `deprecate 1.0.0 my-node`: the arguments in the other order.
-          throw invalidInput(
-            `the node id goes first, then the version or range: "${nodeId}" is a version`,
-            `run \`nodereg version deprecate ${wanted} ${nodeId}${o.undo ? ' --undo' : ''}\``,
-          );
         checkNodeId(nodeId);
         if (o.publisher) checkPublisherId(o.publisher, '--publisher');
         const matches = await versionMatcher(wanted);

@@ -3,7 +3,7 @@
 // summary (or one JSON array) says what became of each.
 import { appendFileSync } from 'node:fs';
 import type { Ctx } from '../context.js';
-import { CliError, EXIT } from '../errors.js';
+import { CliError, EXIT, exitCodeForSignal } from '../errors.js';
 import { type NodeResult, nodeCtx, nodeError, resultsArray } from '../many-nodes.js';
 import { table } from '../output.js';
 import { statusWord } from '../project.js';
@@ -21,6 +21,14 @@ interface Waiting {
 /** Why a node packed but not sent ends: another node failed first. */
 const dropped = () => new CliError('not published: another node failed first', EXIT.failure, 'cancelled');
 
+/** A node packed and waiting when a signal came: nothing of it was sent, and its archive is removed. */
+const interrupted = (dir: string, signal: NodeJS.Signals) =>
+  new CliError(
+    `interrupted: nothing of ${dir} was sent (it was packed, waiting for its turn; the archive is removed)`,
+    exitCodeForSignal(signal),
+    'interrupted',
+  );
+
 /** Starts the publish of the node in `dir` and waits until it is packed (or has failed, or a dry run is done). */
 async function prepare(ctx: Ctx, dir: string, options: PublishOptions, results: NodeResult[]) {
   let packed!: () => void;
@@ -33,8 +41,9 @@ async function prepare(ctx: Ctx, dir: string, options: PublishOptions, results: 
     go = resolve;
     drop = reject;
   });
-  const done = publishProject(nodeCtx(ctx, dir, results), dir, options, () => {
+  const done = publishProject(nodeCtx(ctx, dir, results), dir, options, (signal) => {
     packed();
+    signal.addEventListener('abort', () => drop(interrupted(dir, signal.reason)), { once: true });
     return turn;
   });
   const failure = await Promise.race([
@@ -73,6 +82,8 @@ export async function publishMany(ctx: Ctx, dirs: string[], options: PublishOpti
       await node.done;
     } catch (error) {
       await dropAll(waiting.slice(i + 1));
+      // a later step of the job (`if: failure()`) still reads which nodes were published
+      writeGithubOutput(ctx, results);
       throw nodeError(error, node.dir, stoppedText(results, waiting.slice(i + 1)));
     }
   }

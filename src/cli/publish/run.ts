@@ -34,13 +34,14 @@ export type { PublishOptions } from './options.js';
 
 /**
  * `nodereg publish [dir]`. `ready`, when given, is awaited once the node is scanned and packed and
- * before anything is sent: publish of many nodes (many.ts) sends none before each is ready.
+ * before anything is sent: publish of many nodes (many.ts) sends none before each is ready. A signal
+ * meanwhile aborts the wait (so that the node being sent says what it leaves, rather than this one ending the process).
  */
 export async function publishProject(
   ctx: Ctx,
   dir: string | undefined,
   options: PublishOptions,
-  ready?: () => Promise<void>,
+  ready?: (signal: AbortSignal) => Promise<void>,
 ): Promise<void> {
   const maxSize = parseMaxSize(options.maxSize, DEFAULT_MAX_ARCHIVE);
   const retryWindowMs = ctx.retryWindow().ms; // a bad --retry-window stops the run before the pack, as a bad --max-size does
@@ -74,7 +75,7 @@ export async function publishProject(
         node_version: { ...request.body.node_version, archive_size: archive.size, archive_sha256: archive.sha256 },
       };
       if (options.dryRun) return printDryRun(ctx, project, request, body, archive);
-      await ready?.();
+      if (ready) await interrupts.caught(ready);
       const { client, limits } = await registry!.catch((error: unknown) => {
         throw toCliError(error);
       });

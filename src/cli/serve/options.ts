@@ -8,7 +8,7 @@ import { DEFAULT_PORT } from '../../shared/tuning.js';
 import { backendOption } from '../backend-urls.js';
 import { dataDirOption } from '../data-dir.js';
 import { addProxyFlags, type ProxyFlags, proxyOptionsFromFlags } from '../proxy-flags.js';
-import { parseHost, parsePort, parsePublicUrl, parseRateLimit, parseSizeFlag } from './values.js';
+import { parseCaps, parseHost, parsePort, parsePublicUrl, parseRateLimit, parseSizeFlag } from './values.js';
 import { addUpstreamFlags, type UpstreamFlags } from './upstream-flags.js';
 import { addOidcFlags, type OidcFlags, oidcOptionsFromFlags } from './oidc-flags.js';
 
@@ -25,6 +25,7 @@ export interface ServeFlags extends ProxyFlags, UpstreamFlags, OidcFlags {
   maxArchive: string;
   maxUnpacked: string;
   rateLimit?: string;
+  caps?: string;
   log: 'pretty' | 'json' | 'off';
   seed?: boolean;
   migrateOnly?: boolean;
@@ -80,6 +81,12 @@ export function addServeOptions(command: Command): Command {
     )
     .addOption(
       new Option(
+        '--caps <list>',
+        'what one account may create, as WORD=N pairs: publishers (one user owns, default 10), nodes (one publisher holds, 1000), pending (versions of one publisher waiting for their archive, 100), invitations (one publisher has out, 100); admins are not capped',
+      ).env('NODEREG_CAPS'),
+    )
+    .addOption(
+      new Option(
         '--log <format>',
         'access log on stderr; json: every line (start-up, warnings, errors, a bad flag wherever --log json is given, the URL line on stdout too) is one JSON object',
       )
@@ -102,7 +109,7 @@ export function addServeOptions(command: Command): Command {
 export type ServeSettings = Required<
   Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'scan' | 'maxArchive' | 'maxUnpacked' | 'proxy'>
 > &
-  Pick<RegistryServerOptions, 'publicUrl' | 'rateLimit' | 'upstream' | 'oidcIssuers' | 'oidcAudience'>;
+  Pick<RegistryServerOptions, 'publicUrl' | 'rateLimit' | 'caps' | 'upstream' | 'oidcIssuers' | 'oidcAudience'>;
 
 /** Checks every flag the server takes before anything starts; the first bad one is a usage error. */
 export function serverSettings(flags: ServeFlags, env: NodeJS.ProcessEnv): ServeSettings {
@@ -110,6 +117,7 @@ export function serverSettings(flags: ServeFlags, env: NodeJS.ProcessEnv): Serve
   const maxArchive = parseSizeFlag('--max-archive', flags.maxArchive);
   const maxUnpacked = parseSizeFlag('--max-unpacked', flags.maxUnpacked);
   const rateLimit = flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit);
+  const caps = flags.caps === undefined ? undefined : parseCaps(flags.caps);
   const publicUrl = flags.publicUrl === undefined ? undefined : parsePublicUrl(flags.publicUrl);
   const host = parseHost(flags.host);
   const proxy = proxyOptionsFromFlags(flags, env);
@@ -123,6 +131,7 @@ export function serverSettings(flags: ServeFlags, env: NodeJS.ProcessEnv): Serve
     maxArchive,
     maxUnpacked,
     rateLimit,
+    caps,
     proxy,
     ...oidc,
   };

@@ -2,6 +2,7 @@
 import { parseSize } from '../../shared/size.js';
 import { withoutUserInfo } from '../../shared/url.js';
 import { invalidInput } from '../errors.js';
+import { CAP_WORDS, type CreationCaps } from '../../server/services/creation-caps.js';
 
 export function parsePort(text: string): number {
   const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
@@ -50,4 +51,18 @@ export function parsePublicUrl(text: string): string {
 export function parseHost(text: string): string {
   if (!text.trim()) throw invalidInput('--host must not be empty', '--host 127.0.0.1');
   return text;
+}
+
+/** `--caps publishers=20,nodes=500,pending=100,invitations=50`: the caps given, each a whole number from 1. */
+export function parseCaps(text: string): Partial<CreationCaps> {
+  const caps: Partial<CreationCaps> = {};
+  const words = Object.keys(CAP_WORDS).join(', ');
+  for (const part of text.split(',')) {
+    const match = /^\s*([a-z]+)\s*=\s*(\d{1,9})\s*$/.exec(part);
+    const field = match ? CAP_WORDS[match[1]] : undefined;
+    if (!match || !field || Number(match[2]) < 1)
+      throw invalidInput(`--caps takes WORD=N pairs, N from 1, WORD one of ${words} (got "${part.trim()}")`);
+    caps[field] = Number(match[2]);
+  }
+  return caps;
 }

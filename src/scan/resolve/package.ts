@@ -13,6 +13,33 @@ const RELATIVE_IMPORT = /^[ \t]*from[ \t]+(\.+[\w.]*)[ \t]+import\b/gm;
 
 export type Lookup = (module: string) => Map<string, Value> | undefined;
 
+/** `.util` or `..pkg.mod` from `file`: the module's file, if the package ships it (`has`). */
+export function moduleFile(file: string, module: string, has: (path: string) => boolean): string | undefined {
+  const dots = /^\.*/.exec(module)![0].length;
+  const parts = file.split('/').slice(0, -1);
+  for (let i = 1; i < dots; i++) parts.pop();
+  const rest = module.slice(dots).split('.').filter(Boolean);
+  const base = [...parts, ...rest].join('/');
+  const candidates = rest.length ? [`${base}.py`, `${base}/__init__.py`] : [`${base ? `${base}/` : ''}__init__.py`];
+  return candidates.find(has);
+}
+
+/**
+ * `from .x import`, wherever it stands (after `;`, across a backslash): more than the parse may find,
+ * never less.
+ */
+const ANY_RELATIVE_IMPORT = /\bfrom[\s\\]+(\.+[\w.]*)[\s\\]*import\b/g;
+
+/** The package's files that `text` (the module at `file`, as read) may import relatively. */
+export function relativeImports(file: string, text: string, has: (path: string) => boolean): string[] {
+  const out: string[] = [];
+  for (const [, module] of text.matchAll(ANY_RELATIVE_IMPORT)) {
+    const target = moduleFile(file, module, has);
+    if (target && target !== file) out.push(target);
+  }
+  return out;
+}
+
 export class PackageModules {
   private readonly exports = new Map<string, Map<string, Value> | null>();
   private readonly trees: Tree[] = [];
@@ -54,15 +81,8 @@ export class PackageModules {
       return target ? this.exportsOf(target) : undefined;
     };
 
-  /** `.util` or `..pkg.mod` from `file`: the module's file, if the package ships it. */
   private pathOf(file: string, module: string): string | undefined {
-    const dots = /^\.*/.exec(module)![0].length;
-    const parts = file.split('/').slice(0, -1);
-    for (let i = 1; i < dots; i++) parts.pop();
-    const rest = module.slice(dots).split('.').filter(Boolean);
-    const base = [...parts, ...rest].join('/');
-    const candidates = rest.length ? [`${base}.py`, `${base}/__init__.py`] : [`${base ? `${base}/` : ''}__init__.py`];
-    return candidates.find((c) => this.files.has(c));
+    return moduleFile(file, module, (path) => this.files.has(path));
   }
 
   private exportsOf(path: string): Map<string, Value> | undefined {

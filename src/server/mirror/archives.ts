@@ -36,6 +36,8 @@ interface ArchiveDeps {
   pinDays?: number;
 }
 
+const HOUR_MS = 60 * 60 * 1000;
+
 /** Why an archive is opened: a sync keeps it or fails; a download is served either way. */
 export type ArchivePurpose = 'download' | 'sync';
 
@@ -165,7 +167,10 @@ export function createArchiveOpener(deps: ArchiveDeps) {
     const pinned = entry.archives[version.version];
     const kept = pinned && !pinned.evicted && (await archives.open(key));
     if (pinned && kept) {
+      // the last download pins an archive for days, so it outlives a restart; written at most hourly
+      const written = Date.parse(pinned.last_used);
       pinned.last_used = now();
+      if (!(Date.now() - written < HOUR_MS)) void cache.put(entry).catch(() => {});
       return { opened: kept, sha256: pinned.sha256 };
     }
     if (deps.offline) throw notFound(`the archive of version ${version.version} of node ${entry.id} was not kept`);

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { MirroredNode, MirrorStatus, SyncAnswer } from '../../contract/mirror.js';
 import { HttpError } from '../errors.js';
 import { publisherOf, type MirrorEntry } from './cache.js';
+import { isPinned } from './eviction.js';
 import { latestOf } from './reads.js';
 import type { Mirror } from './service.js';
 import type { RegistryStore } from '../store/registry-store.js';
@@ -45,7 +46,7 @@ export async function mirrorStatus(mirror: Mirror): Promise<z.output<typeof Mirr
       id: entry.id,
       fetched_at: entry.fetched_at,
       archives: records.length,
-      pinned: records.filter((record) => record.pinned).length,
+      pinned: records.filter((record) => isPinned(record, mirror.options.pinDays ?? 7)).length,
       bytes: records.reduce((sum, record) => sum + record.size, 0),
       refused: entry.refused.length,
       ...(entry.failure ? { failure: `${entry.failure.at}: ${entry.failure.message}` } : {}),

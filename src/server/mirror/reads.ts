@@ -175,7 +175,12 @@ export function mirrorOf(ctx: ServerContext): Promise<Mirror | undefined> {
   if (ctx.mirror) return Promise.resolve(ctx.mirror);
   let offline = offlineMirrors.get(ctx);
   if (!offline) {
-    offline = keptCache(ctx);
+    // a storage that could not answer is asked again next time
+    offline = keptCache(ctx).catch((error: Error) => {
+      offlineMirrors.delete(ctx);
+      ctx.log(`mirror: could not look for a kept cache: ${error.message}`);
+      return undefined;
+    });
     offlineMirrors.set(ctx, offline);
   }
   return offline;

@@ -26,6 +26,7 @@ import { route } from '../route.js';
 import type { TokenRow, UserRow } from '../store/registry-store.js';
 import { createUserWithToken, invitee, issueToken, memberNamed, publisherChanges } from '../services/accounts.js';
 import { changedRoleView, invitationView, memberView, publisherView } from '../views.js';
+import { checkInvitationCap, checkPublisherCap } from '../services/creation-caps.js';
 
 const userView = (user: UserRow): User => ({
   id: user.id,
@@ -96,6 +97,7 @@ const registerPublisherRoutes: RouteModule = (app, ctx) => {
   route(app, ctx, createPublisher, async ({ principal, input }) => {
     requireUserToken(me(principal), 'create publishers');
     const { body } = input();
+    await checkPublisherCap(store, ctx.options.caps, me(principal));
     const created = await store.createPublisher(
       body.id,
       publisherChanges(body, undefined, me(principal).admin),
@@ -139,6 +141,8 @@ const registerMemberRoutes: RouteModule = (app, ctx) => {
     allowMutation(await accessTo(store, principal, publisher.id), 'owner', publisher);
     const { body } = input();
     const user = await invitee(store, (body.user ?? body.user_id)!);
+    if (!(await store.getRole(publisher.id, user.id)))
+      await checkInvitationCap(store, ctx.options.caps, me(principal), publisher.id);
     const outcome = await store.invite({
       publisherId: publisher.id,
       userId: user.id,

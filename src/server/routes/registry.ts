@@ -11,6 +11,7 @@ import { publishTarget, publishVersion as publish } from '../services/publish.js
 import { checkLocalPublish } from '../mirror/service.js';
 import { reviewableNode, writeReview } from '../services/reviews.js';
 import { oneNodeView, publisherView, versionView } from '../views.js';
+import { checkPublishCaps } from '../services/creation-caps.js';
 
 export const registerRegistryRoutes: RouteModule = (app, ctx) => {
   const { store } = ctx;
@@ -24,6 +25,11 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
       // A new local id that upstream holds under another publisher is refused (dependency confusion).
       if (!target.node && ctx.mirror) await checkLocalPublish(ctx.mirror, params.nodeId, target.publisher.id);
       const { body } = input();
+      await checkPublishCaps(store, ctx.options.caps, principal!, {
+        publisherId: target.publisher.id,
+        nodeId: target.node?.id,
+        version: body.node_version.version,
+      });
       const { version, signedUrl } = await publish(ctx, principal!, target, params.nodeId, body);
       return { node_version: versionView(version, target.publisher.id, ctx.publicUrl()), signedUrl };
     },

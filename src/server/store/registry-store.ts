@@ -291,6 +291,8 @@ export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore
   latestVersions(nodeIds: string[]): Promise<VersionRow[]>;
   getVersionById(id: string): Promise<VersionRow | undefined>;
   getVersion(nodeId: string, version: string): Promise<VersionRow | undefined>;
+  /** How many versions of the publisher's nodes are Pending with no archive yet (creation caps). */
+  countPendingVersions(publisherId: string): Promise<number>;
   /** Creates or updates the node and creates (or, before its archive arrived, renews) the version, in one transaction. */
   publish(input: PublishInput): Promise<PublishOutcome>;
   updateVersion(id: string, changes: VersionChanges): Promise<VersionRow>;

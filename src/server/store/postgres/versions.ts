@@ -15,7 +15,7 @@ import type {
 } from '../registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS } from '../registry-store.js';
 import { lookalikeForm, NODE_LOOKALIKE } from '../lookalike.js';
-import { decodeClaim, decodeVersion, first, only, text } from '../rows.js';
+import { count, decodeClaim, decodeVersion, first, only, text } from '../rows.js';
 import { HIGHEST_FIRST, LATEST_VERSION_ID, versionOrder } from '../version-order.js';
 import { readVersionsInPages } from '../version-pages.js';
 import { columnValue, now, setList, type Sql } from './columns.js';
@@ -30,6 +30,7 @@ type VersionStore = Pick<
   | 'latestVersions'
   | 'getVersionById'
   | 'getVersion'
+  | 'countPendingVersions'
   | 'publish'
   | 'updateVersion'
   | 'claimArchive'
@@ -185,6 +186,15 @@ export function postgresVersionStore(sql: postgres.Sql): VersionStore {
     },
     getVersionById: (id) => getVersionById(sql, id),
     getVersion: (nodeId, version) => getVersion(sql, nodeId, version),
+    countPendingVersions: async (publisherId) =>
+      only(
+        await sql.unsafe(
+          "SELECT count(*) AS n FROM versions WHERE status = 'NodeVersionStatusPending' AND archive_sha256 IS NULL AND node_id IN (SELECT id FROM nodes WHERE publisher_id = $1)",
+          [publisherId],
+        ),
+        (row) => count(row, 'n'),
+        'pending versions',
+      ),
     publish: (input) => publish(sql, input),
     updateVersion: (id, changes) => updateVersion(sql, id, changes),
     claimArchive: (id, key) => claimArchive(sql, id, key),

@@ -13,7 +13,7 @@ import type {
 } from '../registry-store.js';
 import { LOCKED_VERSION_STATUS, STALE_CLAIM_MS } from '../registry-store.js';
 import { lookalikeForm, NODE_LOOKALIKE } from '../lookalike.js';
-import { decodeClaim, decodeVersion, first, only, text } from '../rows.js';
+import { count, decodeClaim, decodeVersion, first, only, text } from '../rows.js';
 import { HIGHEST_FIRST, LATEST_VERSION_ID, versionOrder } from '../version-order.js';
 import { readVersionsInPages } from '../version-pages.js';
 import { assignments, encode, now, type SqliteAccess } from './access.js';
@@ -37,6 +37,7 @@ type VersionStore = Pick<
   | 'latestVersions'
   | 'getVersionById'
   | 'getVersion'
+  | 'countPendingVersions'
   | 'publish'
   | 'updateVersion'
   | 'claimArchive'
@@ -186,6 +187,15 @@ export function sqliteVersionStore(access: SqliteAccess): VersionStore {
     },
     getVersionById: async (id) => getVersionById(access, id),
     getVersion: async (nodeId, version) => getVersion(access, nodeId, version),
+    countPendingVersions: async (publisherId) =>
+      only(
+        access.all(
+          "SELECT count(*) AS n FROM versions WHERE status = 'NodeVersionStatusPending' AND archive_sha256 IS NULL AND node_id IN (SELECT id FROM nodes WHERE publisher_id = ?)",
+          publisherId,
+        ),
+        (row) => count(row, 'n'),
+        'pending versions',
+      ),
     publish: async (input) => publishing(input),
     updateVersion: async (id, changes) => updateVersion(access, id, changes),
     claimArchive: async (id, key) => claiming(id, key),

@@ -1,0 +1,28 @@
+// Off a terminal, a wait says so when it starts and every 15 s by the clock, also through one long
+// sleep (a 429's Retry-After of a minute), so a CI log never goes quiet (issue 37).
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Output } from '../../src/cli/output.js';
+import { retryWaits } from '../../src/cli/retry-waits.js';
+
+afterEach(() => vi.useRealTimers());
+
+describe('wait lines off a terminal', () => {
+  it('one line at the start, then one every 15 s of a single long wait, and none after it ends', () => {
+    vi.useFakeTimers();
+    let stderr = '';
+    const stream = { write: (chunk: string) => ((stderr += chunk), true) };
+    const waits = retryWaits(new Output(stream, stream, false, { CI: '1' }));
+    waits.wait({ method: 'GET', url: 'http://registry/limits', reason: 'HTTP 429', elapsedMs: 0, windowMs: 120_000 });
+    vi.advanceTimersByTime(46_000);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toEqual([
+      'waiting for GET http://registry/limits (HTTP 429), trying again for up to 2m (the retry window)',
+      'still waiting for GET http://registry/limits (HTTP 429): 15s of 2m',
+      'still waiting for GET http://registry/limits (HTTP 429): 30s of 2m',
+      'still waiting for GET http://registry/limits (HTTP 429): 45s of 2m',
+    ]);
+    waits.end();
+    vi.advanceTimersByTime(60_000);
+    expect(stderr.trim().split('\n')).toHaveLength(4);
+  });
+});
