@@ -9,7 +9,7 @@ import type { ServerContext } from './context.js';
 import { HttpError } from './errors.js';
 import { closeAfterResponse, guardRefusals } from './http/index.js';
 import { internalError } from './internal-error.js';
-import { clientAddress } from './http/client-address.js';
+import { clientAddress, resolveClientAddress } from './http/client-address.js';
 import { rateLimit } from './rate-limit.js';
 import type { AppEnv } from './route.js';
 import { routeModules } from './routes/index.js';
@@ -45,6 +45,7 @@ export function buildApp(ctx: ServerContext): Hono<AppEnv> {
   const { options } = ctx;
   const app = new Hono<AppEnv>();
   const log = options.accessLog === undefined ? options.log : options.accessLog || undefined;
+  app.use(resolveClientAddress(options.trustProxy));
   app.use(requestLog(ctx.metrics, log, clientAddress));
   app.use(guardRefusals);
   app.use(headWithoutBody);

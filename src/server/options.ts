@@ -1,4 +1,5 @@
 // What createRegistryServer takes (src/server/index.ts), and the same with its defaults filled in.
+import type { BlockList } from 'node:net';
 import type { ArchiveStorage } from './archives/storage.js';
 import type { MirrorOptions } from './mirror/service.js';
 import type { ProxyOptions } from './proxy/options.js';
@@ -21,6 +22,8 @@ export interface RegistryServerOptions {
   review?: 'auto' | 'manual';
   maxArchive?: number;
   maxUnpacked?: number;
+  /** Proxies whose X-Forwarded-For is believed (`serve --trust-proxy`): the client address is found behind them. */
+  trustProxy?: BlockList;
   /** Mutating requests per minute per user (else per address); off when undefined. */
   rateLimit?: number;
   /** What one account may create (`serve --caps`); each unset cap takes DEFAULT_CREATION_CAPS's. */

@@ -277,6 +277,7 @@ describe('nodereg serve', () => {
     [['--port', '70000'], '--port'],
     [['--rate-limit', '5/hour'], '--rate-limit'],
     [['--caps', 'nodes=0'], '--caps takes WORD=N pairs'],
+    [['--trust-proxy', '10.0.0.0/33'], '--trust-proxy: "10.0.0.0/33" is neither'],
     [['--caps', 'publishers=3,stars=2'], '(got "stars=2")'],
     [['--public-url', 'ftp://x'], '--public-url'],
     [['--public-url', 'https://u:hunter2@registry.example.com'], '--public-url must not hold a user name or password'],

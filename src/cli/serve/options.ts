@@ -8,7 +8,15 @@ import { DEFAULT_PORT } from '../../shared/tuning.js';
 import { backendOption } from '../backend-urls.js';
 import { dataDirOption } from '../data-dir.js';
 import { addProxyFlags, type ProxyFlags, proxyOptionsFromFlags } from '../proxy-flags.js';
-import { parseCaps, parseHost, parsePort, parsePublicUrl, parseRateLimit, parseSizeFlag } from './values.js';
+import {
+  parseCaps,
+  parseHost,
+  parseTrustProxy,
+  parsePort,
+  parsePublicUrl,
+  parseRateLimit,
+  parseSizeFlag,
+} from './values.js';
 import { addUpstreamFlags, type UpstreamFlags } from './upstream-flags.js';
 import { addOidcFlags, type OidcFlags, oidcOptionsFromFlags } from './oidc-flags.js';
 
@@ -26,6 +34,7 @@ export interface ServeFlags extends ProxyFlags, UpstreamFlags, OidcFlags {
   maxUnpacked: string;
   rateLimit?: string;
   caps?: string;
+  trustProxy?: string;
   log: 'pretty' | 'json' | 'off';
   seed?: boolean;
   migrateOnly?: boolean;
@@ -81,6 +90,12 @@ export function addServeOptions(command: Command): Command {
     )
     .addOption(
       new Option(
+        '--trust-proxy <list>',
+        'addresses or CIDR blocks of proxies in front of this server (comma-separated): behind them the client address, for the log, the rate limit and download counts, is the nearest untrusted one in X-Forwarded-For',
+      ).env('NODEREG_TRUST_PROXY'),
+    )
+    .addOption(
+      new Option(
         '--caps <list>',
         'what one account may create, as WORD=N pairs: publishers (one user owns, default 10), nodes (one publisher holds, 1000), pending (versions of one publisher waiting for their archive, 100), invitations (one publisher has out, 100); admins are not capped',
       ).env('NODEREG_CAPS'),
@@ -109,7 +124,10 @@ export function addServeOptions(command: Command): Command {
 export type ServeSettings = Required<
   Pick<RegistryServerOptions, 'host' | 'port' | 'review' | 'scan' | 'maxArchive' | 'maxUnpacked' | 'proxy'>
 > &
-  Pick<RegistryServerOptions, 'publicUrl' | 'rateLimit' | 'caps' | 'upstream' | 'oidcIssuers' | 'oidcAudience'>;
+  Pick<
+    RegistryServerOptions,
+    'publicUrl' | 'rateLimit' | 'caps' | 'trustProxy' | 'upstream' | 'oidcIssuers' | 'oidcAudience'
+  >;
 
 /** Checks every flag the server takes before anything starts; the first bad one is a usage error. */
 export function serverSettings(flags: ServeFlags, env: NodeJS.ProcessEnv): ServeSettings {
@@ -118,6 +136,7 @@ export function serverSettings(flags: ServeFlags, env: NodeJS.ProcessEnv): Serve
   const maxUnpacked = parseSizeFlag('--max-unpacked', flags.maxUnpacked);
   const rateLimit = flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit);
   const caps = flags.caps === undefined ? undefined : parseCaps(flags.caps);
+  const trustProxy = flags.trustProxy === undefined ? undefined : parseTrustProxy(flags.trustProxy);
   const publicUrl = flags.publicUrl === undefined ? undefined : parsePublicUrl(flags.publicUrl);
   const host = parseHost(flags.host);
   const proxy = proxyOptionsFromFlags(flags, env);
@@ -132,6 +151,7 @@ export function serverSettings(flags: ServeFlags, env: NodeJS.ProcessEnv): Serve
     maxUnpacked,
     rateLimit,
     caps,
+    trustProxy,
     proxy,
     ...oidc,
   };

@@ -3,6 +3,8 @@ import { parseSize } from '../../shared/size.js';
 import { withoutUserInfo } from '../../shared/url.js';
 import { invalidInput } from '../errors.js';
 import { CAP_WORDS, type CreationCaps } from '../../server/services/creation-caps.js';
+import type { BlockList } from 'node:net';
+import { trustedProxies } from '../../server/http/client-address.js';
 
 export function parsePort(text: string): number {
   const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
@@ -65,4 +67,12 @@ export function parseCaps(text: string): Partial<CreationCaps> {
     caps[field] = Number(match[2]);
   }
   return caps;
+}
+
+export function parseTrustProxy(text: string): BlockList {
+  try {
+    return trustedProxies(text.split(','));
+  } catch (error) {
+    throw invalidInput(`--trust-proxy: ${(error as Error).message}`);
+  }
 }
