@@ -47,6 +47,18 @@ export async function startServer(options: Partial<RegistryServerOptions> = {}):
   return { url, server, dataDir, adminToken, close: () => server.close() };
 }
 
+/** A registry (as `startServer`) in which the admin has made publisher `id`, for CLI runs that publish with the admin token. */
+export async function startServerWithPublisher(id: string): Promise<TestServer> {
+  const server = await startServer();
+  const response = await fetch(`${server.url}/publishers`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id, name: id }),
+  });
+  if (response.status !== 201) throw new Error(`publisher ${id}: ${response.status} ${await response.text()}`);
+  return server;
+}
+
 /** The environment of a spawned CLI: a temp HOME and XDG dirs, NO_COLOR, CI, and nothing else of ours. */
 export function cliEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
   return {

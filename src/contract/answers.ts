@@ -12,7 +12,7 @@ export interface Route {
   id: string;
   method: Method;
   path: string;
-  responseKind: 'json' | 'zip' | 'none';
+  responseKind: 'json' | 'zip' | 'text' | 'none';
   /** See Operation.repeatable. */
   repeatable: boolean;
 }

@@ -68,6 +68,9 @@ function operationParameters(operation: Operation): unknown[] {
   return parameters;
 }
 
+/** The media type of a text answer: Prometheus' text exposition format, the one text answer there is. */
+const TEXT_MEDIA_TYPE = 'text/plain; version=0.0.4';
+
 /** The success answer of one operation, with the headers it carries. */
 function successResponse(operation: Operation): Record<string, unknown> {
   const success =
@@ -81,7 +84,9 @@ function successResponse(operation: Operation): Record<string, unknown> {
             description: 'The archive',
             content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } },
           }
-        : { description: 'Done' };
+        : operation.responseKind === 'text'
+          ? { description: 'Text', content: { [TEXT_MEDIA_TYPE]: { schema: { type: 'string' } } } }
+          : { description: 'Done' };
   const answerHeaders = Object.entries(operation.responseHeaders.shape as Record<string, z.ZodType>);
   if (!answerHeaders.length) return success;
   return {

@@ -34,7 +34,7 @@ export interface Operation<
   bodyMax: number;
   status: number;
   response: R;
-  responseKind: 'json' | 'zip' | 'none';
+  responseKind: 'json' | 'zip' | 'text' | 'none';
   /** Headers of a successful answer the client reads, by name; documented in the answer. */
   responseHeaders: z.ZodObject;
   /**
@@ -75,7 +75,7 @@ export function op<
   bodyMax?: number;
   status?: number;
   response?: R;
-  responseKind?: 'json' | 'zip' | 'none';
+  responseKind?: 'json' | 'zip' | 'text' | 'none';
   responseHeaders?: z.ZodObject;
   repeatable?: boolean;
 }): Operation<P, Q, B, R> {

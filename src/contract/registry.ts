@@ -297,6 +297,16 @@ export const getLimits = op({
   auth: 'none',
   response: RegistryLimits,
 });
+export const metrics = op({
+  id: 'metrics',
+  method: 'GET',
+  path: '/metrics',
+  summary:
+    "The registry's metrics in Prometheus' text format (requests per route and status, latencies, storage, database, scans, uploads, rate-limit refusals); admins only",
+  auth: 'user',
+  responseKind: 'text',
+});
+
 export const openapiDocument = op({
   id: 'openapiDocument',
   method: 'GET',
@@ -333,6 +343,7 @@ export const registryOperations = [
   listPublisherNodes,
   health,
   ready,
+  metrics,
   getLimits,
   openapiDocument,
   ...accountOperations,

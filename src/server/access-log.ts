@@ -1,17 +1,70 @@
-// One line per answer (`serve --log`), written by a middleware that runs first, so that every answer
-// the app gives is logged, refusals of the connection guards (src/server/http/) included.
-import type { MiddlewareHandler } from 'hono';
+// One line per answer (`serve --log`), and the request's metrics, written by a middleware that runs
+// first, so that every answer the app gives counts, refusals of the connection guards (src/server/http/)
+// included. The line is written once the answer's last byte is sent: its duration is the whole answer's.
+// Each request has an id (its X-Request-Id when that is a sane one, else a new one), echoed in the
+// answer; serve's log writer adds it to every line logged while the request runs (request-scope.ts).
+import { randomUUID } from 'node:crypto';
+import type { HttpBindings } from '@hono/node-server';
+import type { Context, MiddlewareHandler } from 'hono';
+import { matchedRoutes } from 'hono/route';
+import type { Metrics } from './metrics.js';
+import { requestScope } from './request-scope.js';
 import type { AppEnv } from './route.js';
 
-/** The access log's line for one request. */
-export const accessLine = (method: string, path: string, status: number, started: number) =>
-  `${method} ${path} ${status} ${(performance.now() - started).toFixed(1)}ms`;
+type Log = (line: string, level?: 'warn' | 'error') => void;
 
-/** Logs each request once its answer is known: method, path (no query), status, duration. */
-export function accessLog(log: (line: string) => void): MiddlewareHandler<AppEnv> {
+/** An X-Request-Id kept as given: bounded, and of characters that cannot break a log line. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:@+=-]{1,128}$/;
+
+export const requestIdOf = (given: string | undefined) =>
+  given !== undefined && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+
+/**
+ * The pattern of the request's route (`/nodes/:nodeId`), also when a middleware answered for it (a
+ * 429); never the raw path. `unmatched` for none.
+ */
+const routeOf = (c: Context<AppEnv>) => matchedRoutes(c).find((route) => route.method !== 'ALL')?.path ?? 'unmatched';
+
+/** The access log's line for one answer. */
+export const accessLine = (
+  c: Context<AppEnv>,
+  answer: { status: number; ms: number; bytes: number; address: string; id: string },
+) => {
+  const user = (c.get('principal') ?? c.get('authenticated')?.principal)?.userId ?? '-';
+  return `${c.req.method} ${c.req.path} ${answer.status} ${answer.ms.toFixed(1)}ms ${answer.bytes}B ${answer.address} user=${user} request_id=${answer.id}`;
+};
+
+/**
+ * The request's id, its metrics and its access line (when `log` is given). `address` is the client's
+ * (the peer's, or the one a trusted proxy names).
+ */
+export function requestLog(
+  metrics: Metrics,
+  log: Log | undefined,
+  address: (c: Context<AppEnv>) => string,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
-    await next();
-    log(accessLine(c.req.method, c.req.path, c.res.status, started));
+    const id = requestIdOf(c.req.header('x-request-id'));
+    const bindings = c.env as HttpBindings | undefined;
+    const socket = bindings?.incoming?.socket;
+    const before = socket?.bytesWritten ?? 0;
+    await requestScope.run({ id }, next);
+    try {
+      c.res.headers.set('X-Request-Id', id);
+    } catch {
+      // an answer whose headers are immutable (none of ours): it goes without the id
+    }
+    const done = () => {
+      const ms = performance.now() - started;
+      const labels = { route: routeOf(c), method: c.req.method, status: String(c.res.status) };
+      metrics.requests.inc(labels);
+      metrics.requestSeconds.observe(labels, ms / 1000);
+      const bytes = (socket?.bytesWritten ?? before) - before;
+      log?.(accessLine(c, { status: c.res.status, ms, bytes, address: address(c), id }));
+    };
+    const outgoing = bindings?.outgoing;
+    if (outgoing && !outgoing.writableFinished && !outgoing.destroyed) outgoing.once('close', done);
+    else done();
   };
 }

@@ -4,11 +4,12 @@ import { IncomingMessage } from 'node:http';
 import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import { noRoute } from '../contract/errors.js';
-import { accessLog } from './access-log.js';
+import { requestLog } from './access-log.js';
 import type { ServerContext } from './context.js';
 import { HttpError } from './errors.js';
 import { closeAfterResponse, guardRefusals } from './http/index.js';
 import { internalError } from './internal-error.js';
+import { clientAddress } from './http/client-address.js';
 import { rateLimit } from './rate-limit.js';
 import type { AppEnv } from './route.js';
 import { routeModules } from './routes/index.js';
@@ -44,10 +45,16 @@ export function buildApp(ctx: ServerContext): Hono<AppEnv> {
   const { options } = ctx;
   const app = new Hono<AppEnv>();
   const log = options.accessLog === undefined ? options.log : options.accessLog || undefined;
-  if (log) app.use(accessLog(log));
+  app.use(requestLog(ctx.metrics, log, clientAddress));
   app.use(guardRefusals);
   app.use(headWithoutBody);
-  if (options.rateLimit !== undefined) app.use(rateLimit(options.rateLimit, ctx.authenticate));
+  if (options.rateLimit !== undefined)
+    app.use(
+      rateLimit(options.rateLimit, ctx.authenticate, {
+        refused: () => ctx.metrics.rateLimited.inc(),
+        address: clientAddress,
+      }),
+    );
   // Before the routes, so that it sees their 404s: those of names this registry does not hold go upstream.
   app.use(mirrorReads(ctx));
   for (const register of routeModules) register(app, ctx);

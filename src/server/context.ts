@@ -1,3 +1,4 @@
+import type { Metrics } from './metrics.js';
 import type { Hono } from 'hono';
 import type { ResolvedOptions } from './options.js';
 import type { AppEnv, RouteDeps } from './route.js';
@@ -15,6 +16,8 @@ import type { SigningKey } from './trusted/signing-key.js';
 
 /** What every group of routes gets from the server factory. */
 export interface ServerContext extends RouteDeps {
+  /** The registry's metrics (GET /metrics). */
+  metrics: Metrics;
   /** The AI proxy's tasks, results and callback deliveries. */
   tasks: TaskStore;
   /** Users, tokens, publishers, nodes, versions and reviews. */

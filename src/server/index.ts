@@ -17,6 +17,7 @@ import { claimStorage } from './archives/registry-claim.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
 import { MemoryBudget, UPLOAD_MEMORY } from './archives/validate-zip.js';
 import type { ServerContext } from './context.js';
+import { createMetrics, measuredScanner, timedStorage, timedStore } from './metrics.js';
 import { prepareDataDir, recordStorage, refuseIncompleteBackup, refuseLostDatabase } from './data-dir.js';
 import { createHttpServer } from './http/index.js';
 import { createNodeAnswers } from './node-answers.js';
@@ -101,7 +102,15 @@ function openBackends(options: ResolvedOptions) {
     close: () => db!.close(),
   };
   const archives = options.archives ?? createLocalArchiveStorage(join(dataDir!, 'archives'));
-  return { keys, db, database, archives };
+  // Each call to the database and the storage timed (GET /metrics).
+  const metrics = createMetrics();
+  return {
+    keys,
+    db,
+    database: { ...database, store: timedStore(database.store, metrics) },
+    archives: timedStorage(archives, metrics),
+    metrics,
+  };
 }
 
 /**
@@ -137,7 +146,7 @@ function startUp(options: ResolvedOptions, store: RegistryStore, archives: Archi
 /** Builds an unstarted registry server; `serve` and the tests share it. */
 export function createRegistryServer(input: RegistryServerOptions): RegistryServer {
   const options = withDefaults(input);
-  const { keys, db, database, archives } = openBackends(options);
+  const { keys, db, database, archives, metrics } = openBackends(options);
   const { store, tasks } = database;
   const { admin, state, ready } = startUp(options, store, archives);
   let listeningUrl = '';
@@ -171,7 +180,11 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     versionLists: createVersionLists(publicUrl),
     log: options.log ?? (() => {}),
     onClose: (task) => closers.push(task),
-    scanUpload: createUploadScanner(options.scan ?? 'flag', (line) => options.log?.(line), options.scanLimits),
+    scanUpload: measuredScanner(
+      createUploadScanner(options.scan ?? 'flag', (line) => options.log?.(line), options.scanLimits),
+      metrics,
+    ),
+    metrics,
     uploadMemory: options.uploadMemory === undefined ? UPLOAD_MEMORY : new MemoryBudget(options.uploadMemory),
   };
   closers.push(async () => void (await ctx.scanUpload.close()));

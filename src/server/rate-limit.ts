@@ -15,11 +15,23 @@ const READING_POSTS = new Set([bulkNodeVersions.path]);
  * token buys no allowance of its own). The principal found is kept for the route, which then does not
  * look the token up again.
  */
-export async function rateLimitKey(c: Context<AppEnv>, authenticate: Authenticate): Promise<string> {
+export async function rateLimitKey(
+  c: Context<AppEnv>,
+  authenticate: Authenticate,
+  address: (c: Context<AppEnv>) => string = clientAddress,
+): Promise<string> {
   const token = bearerToken(c);
   const principal = token ? await authenticate(token) : null;
   if (token) c.set('authenticated', { token, principal });
-  return principal ? `user:${principal.userId}` : `address:${clientAddress(c)}`;
+  return principal ? `user:${principal.userId}` : `address:${address(c)}`;
+}
+
+export interface RateLimitOptions {
+  now?: () => number;
+  /** Called on each refusal (the metrics count them). */
+  refused?: () => void;
+  /** The client's address, whose allowance a request without a user spends. */
+  address?: (c: Context<AppEnv>) => string;
 }
 
 /**
@@ -29,7 +41,7 @@ export async function rateLimitKey(c: Context<AppEnv>, authenticate: Authenticat
 export function rateLimit(
   perMinute: number,
   authenticate: Authenticate,
-  now: () => number = Date.now,
+  { now = Date.now, refused, address }: RateLimitOptions = {},
 ): MiddlewareHandler<AppEnv> {
   const buckets = new Map<string, { tokens: number; at: number }>();
   const refill = (bucket: { tokens: number; at: number }, time: number) =>
@@ -37,7 +49,7 @@ export function rateLimit(
 
   return async (c, next) => {
     if (!MUTATING.has(c.req.method) || READING_POSTS.has(c.req.path)) return next();
-    const key = await rateLimitKey(c, authenticate);
+    const key = await rateLimitKey(c, authenticate, address);
     const time = now();
     // Full buckets are forgotten, so the map holds only recent callers.
     if (buckets.size > 10_000) for (const [k, b] of buckets) if (refill(b, time) >= perMinute) buckets.delete(k);
@@ -46,6 +58,7 @@ export function rateLimit(
     bucket.at = time;
     buckets.set(key, bucket);
     if (bucket.tokens < 1) {
+      refused?.();
       const seconds = Math.max(1, Math.ceil(((1 - bucket.tokens) * MINUTE) / perMinute / 1000));
       throw new HttpError(
         'rate_limited',

@@ -5,18 +5,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
-import { startServer, type TestServer } from '../helpers.js';
+import { startServerWithPublisher, type TestServer } from '../helpers.js';
 import { git, gitRepo } from '../package/fixtures.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
-  const response = await fetch(`${server.url}/publishers`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ id: 'gitlogpub', name: 'gitlogpub' }),
-  });
-  expect(response.status).toBe(201);
+  server = await startServerWithPublisher('gitlogpub');
 });
 afterAll(() => server?.close());
 

@@ -6,18 +6,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runHints } from '../cli/hints.js';
 import { runInProcess } from '../cli/in-process.js';
-import { startServer, tempDir, type TestServer } from '../helpers.js';
+import { startServerWithPublisher, tempDir, type TestServer } from '../helpers.js';
 import { committedRepo, writeTree } from '../package/fixtures.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
-  const response = await fetch(`${server.url}/publishers`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ id: 'dirtypub', name: 'dirtypub' }),
-  });
-  expect(response.status).toBe(201);
+  server = await startServerWithPublisher('dirtypub');
 });
 afterAll(() => server?.close());
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
-import { startServer, tempDir, type TestServer } from '../helpers.js';
+import { startServer, tempDir, type TestServer, startServerWithPublisher } from '../helpers.js';
 import { committedRepo, writeTree } from '../package/fixtures.js';
 
 const require = createRequire(import.meta.url);
@@ -153,13 +153,7 @@ describe('nodereg scan', () => {
 describe('validate, publish and node versions --reasons', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer();
-    const created = await fetch(`${server.url}/publishers`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ id: 'acme', name: 'acme' }),
-    });
-    expect(created.status).toBe(201);
+    server = await startServerWithPublisher('acme');
   });
   afterAll(() => server?.close());
 

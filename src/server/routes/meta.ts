@@ -1,7 +1,8 @@
 import type { RouteModule } from '../context.js';
 import { openapiDocument } from '../../contract/openapi.js';
 import { MAX_ARCHIVE_ENTRIES, READY_STORAGE_KEEP_MS } from '../../contract/limits.js';
-import { getLimits, health, openapiDocument as openapiOperation, ready } from '../../contract/registry.js';
+import { getLimits, health, metrics, openapiDocument as openapiOperation, ready } from '../../contract/registry.js';
+import { forbidden } from '../errors.js';
 import { route } from '../route.js';
 import { StorageUnavailableError } from '../archives/storage.js';
 
@@ -48,6 +49,12 @@ export const registerMetaRoutes: RouteModule = (app, ctx) => {
     await ctx.store.ping();
     await withinReadyDeadline(storageReady());
     return { ok: true, version: ctx.options.version };
+  });
+  // Admins only: route names, counts and latencies tell how the registry is used (docs/decisions.md).
+  route(app, ctx, metrics, async ({ c, principal }) => {
+    if (!principal?.admin) throw forbidden('only an admin may read the metrics');
+    const text = await ctx.metrics.registry.metrics();
+    return c.body(text, 200, { 'Content-Type': ctx.metrics.registry.contentType });
   });
   route(app, ctx, getLimits, () => ({
     max_archive: ctx.options.maxArchive,

@@ -31,7 +31,7 @@ describe('the pipelining cap', () => {
     });
     const statuses = [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
     expect(statuses).toEqual([...Array(PIPELINED_MAX).fill(200), 503]);
-    const lines = logged.map((line) => line.replace(/ [\d.]+ms$/, ''));
+    const lines = logged.map((line) => line.replace(/ [\d.]+ms .*$/, ''));
     expect(lines.filter((line) => line === 'GET /healthz 200')).toHaveLength(PIPELINED_MAX);
     expect(lines).toContain('GET /healthz 503');
   });

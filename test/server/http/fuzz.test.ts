@@ -606,7 +606,7 @@ function assertServerHealthy(): Promise<void> {
     const internal = child
       .stderr()
       .split('\n')
-      .filter((line) => /internal error| 5\d\d [\d.]+ms$/.test(line));
+      .filter((line) => /internal error| 5\d\d [\d.]+ms /.test(line));
     expect(internal, 'internal errors in the server log').toEqual([]);
   })();
 }

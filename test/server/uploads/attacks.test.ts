@@ -289,7 +289,7 @@ describe('after the attacks', () => {
       child
         .stderr()
         .split('\n')
-        .filter((line) => /internal error| 5\d\d [\d.]+ms$/.test(line)),
+        .filter((line) => /internal error| 5\d\d [\d.]+ms /.test(line)),
     ).toEqual([]);
     figure(
       'attacks.uploads_refused',

@@ -1,0 +1,131 @@
+// The registry's metrics (`GET /metrics`, Prometheus' text format, prom-client): one registry of
+// metrics per server, so that servers in one process (the tests) never mix their counts. Requests
+// are labelled by the route's pattern (never the raw path: ids would make the series unbounded).
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ArchiveStorage } from './archives/storage.js';
+import type { UploadScanner } from './scan-upload.js';
+import type { RegistryStore } from './store/registry-store.js';
+
+/** Seconds: from a cached read (under a millisecond) to a long upload. */
+const BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export function createMetrics() {
+  const registry = new Registry();
+  const registers = [registry];
+  return {
+    registry,
+    requests: new Counter({
+      name: 'nodereg_http_requests_total',
+      help: 'Requests answered, by route pattern, method and status',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    }),
+    requestSeconds: new Histogram({
+      name: 'nodereg_http_request_duration_seconds',
+      help: 'Time from the request to the last byte of its answer, by route pattern, method and status',
+      labelNames: ['route', 'method', 'status'],
+      buckets: BUCKETS,
+      registers,
+    }),
+    databaseSeconds: new Histogram({
+      name: 'nodereg_database_duration_seconds',
+      help: 'Time of a call to the database, by store operation and outcome',
+      labelNames: ['operation', 'outcome'],
+      buckets: BUCKETS,
+      registers,
+    }),
+    storageSeconds: new Histogram({
+      name: 'nodereg_storage_duration_seconds',
+      help: 'Time of a call to the archive storage (until a download begins), by operation and outcome',
+      labelNames: ['operation', 'outcome'],
+      buckets: BUCKETS,
+      registers,
+    }),
+    scanQueue: new Gauge({
+      name: 'nodereg_scan_queue_length',
+      help: 'Uploads being scanned or waiting for a scan worker',
+      registers,
+    }),
+    scanSeconds: new Histogram({
+      name: 'nodereg_scan_duration_seconds',
+      help: "Time of an upload's scan, its wait for a worker included",
+      buckets: BUCKETS,
+      registers,
+    }),
+    uploadBytes: new Counter({
+      name: 'nodereg_upload_bytes_total',
+      help: 'Bytes of archives stored',
+      registers,
+    }),
+    rateLimited: new Counter({
+      name: 'nodereg_rate_limited_total',
+      help: 'Requests refused by the rate limit (429)',
+      registers,
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/** `run`'s time into `histogram`, labelled with `operation` and whether it threw. */
+async function timed<T>(histogram: Histogram<'operation' | 'outcome'>, operation: string, run: () => Promise<T>) {
+  const end = histogram.startTimer({ operation });
+  try {
+    const result = await run();
+    end({ outcome: 'ok' });
+    return result;
+  } catch (error) {
+    end({ outcome: 'error' });
+    throw error;
+  }
+}
+
+/**
+ * A copy of `target` (an object of functions, as the stores and storages are) whose methods that
+ * answer a promise are timed into `histogram` under their names. A copy, not a Proxy: a method
+ * replaced on it later (a test's hook) replaces it there only.
+ */
+function timedMethods<T extends object>(target: T, histogram: Histogram<'operation' | 'outcome'>): T {
+  const copy = { ...target } as Record<string, unknown>;
+  for (const [name, value] of Object.entries(copy)) {
+    if (typeof value !== 'function') continue;
+    copy[name] = (...args: unknown[]) => {
+      const result = value.apply(target, args);
+      return result instanceof Promise ? timed(histogram, name, () => result) : result;
+    };
+  }
+  return copy as T;
+}
+
+/** The database's store, each call timed. */
+export const timedStore = (store: RegistryStore, metrics: Metrics) => timedMethods(store, metrics.databaseSeconds);
+
+/** The archive storage, each call timed, and the bytes of each archive stored counted. */
+export function timedStorage(archives: ArchiveStorage, metrics: Metrics): ArchiveStorage {
+  const storage = timedMethods(archives, metrics.storageSeconds);
+  const commit = storage.commit;
+  return {
+    ...storage,
+    async commit(received, key) {
+      await commit(received, key);
+      metrics.uploadBytes.inc(received.size);
+    },
+  };
+}
+
+/** The upload scanner, its queue (scans running or waiting for a worker) and their times measured. */
+export function measuredScanner(scanner: UploadScanner, metrics: Metrics): UploadScanner {
+  return {
+    ...scanner,
+    async scan(...args) {
+      metrics.scanQueue.inc();
+      const end = metrics.scanSeconds.startTimer();
+      try {
+        return await scanner.scan(...args);
+      } finally {
+        end();
+        metrics.scanQueue.dec();
+      }
+    },
+  };
+}
