@@ -25,4 +25,22 @@ describe('wait lines off a terminal', () => {
     vi.advanceTimersByTime(60_000);
     expect(stderr.trim().split('\n')).toHaveLength(4);
   });
+
+  it('on a terminal, a spinner redrawn in place says what is awaited and for how long, and no lines', () => {
+    vi.useFakeTimers();
+    let stderr = '';
+    const stream = { isTTY: true, write: (chunk: string) => ((stderr += chunk), true) };
+    const waits = retryWaits(new Output(stream, stream, false, {}));
+    waits.wait({ method: 'GET', url: 'http://registry/limits', reason: 'HTTP 503', elapsedMs: 0, windowMs: 60_000 });
+    vi.advanceTimersByTime(20_000);
+    const frames = stderr.split('\r\x1b[2K  ').filter(Boolean);
+    expect(frames.length).toBeGreaterThan(100);
+    expect(frames[0]).toMatch(
+      /^\S waiting for GET http:\/\/registry\/limits \(HTTP 503\): 0ms of the 1m retry window$/,
+    );
+    expect(frames.at(-1)).toMatch(/: 20s of the 1m retry window$/);
+    expect(stderr).not.toContain('\n');
+    waits.end();
+    expect(stderr.endsWith('\n')).toBe(true);
+  });
 });

@@ -44,6 +44,12 @@ describe('README.md', () => {
     expect(readme).toContain('npm ci && npm test');
   });
 
+  it('says that building the native SQLite module from source needs a C++ toolchain (issue 37)', () => {
+    const install = readme.slice(0, readme.indexOf('## Publish your first node'));
+    expect(install).toContain('better-sqlite3');
+    expect(install).toMatch(/builds it from source, which\s+needs a C\+\+ toolchain/);
+  });
+
   it('links every page of docs/', () => {
     const linked = new Set(linksOf('README.md').map((link) => link.target));
     expect(pages.filter((name) => !linked.has(`docs/${name}`))).toEqual([]);

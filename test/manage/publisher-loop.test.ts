@@ -62,7 +62,14 @@ describe('members', () => {
     await addMember(registry, owner, 'looppub', carol, 'owner');
     const removed = await runInProcess(['publisher', 'members', 'remove', 'looppub', 'loopcarol'], as(carol));
     expect(removed.code, removed.stderr).toBe(0);
-    expect(removed.stderr).toContain('warning: you are removing yourself from looppub: the looppub tokens you created');
+    expect(removed.stderr).toContain('warning: you removed yourself from looppub: the looppub tokens you created');
+    // refused (the last owner stays): nothing was removed, so nothing is said to be revoked
+    const dave = await createUser(registry, 'loopdave');
+    await createPublisher(registry, dave, 'davepub');
+    const kept = await runInProcess(['publisher', 'members', 'remove', 'davepub', 'loopdave'], as(dave));
+    expect(kept.code).not.toBe(0);
+    expect(kept.stderr).toContain('a publisher keeps at least one owner');
+    expect(kept.stderr).not.toContain('revoked');
   });
 
   it('an unknown member is exit 5 and its hint lists the members', async () => {

@@ -61,6 +61,28 @@ describe('publish from a tree that differs from HEAD', () => {
     expect(again.result.stderr).toContain('dry run: nothing was sent');
   });
 
+  it('with several nodes (--all, or dirs), the hint repeats that command line, and run as printed publishes them all', async () => {
+    const ids = [nodeId(), nodeId()];
+    const tree: Record<string, string> = {};
+    for (const [i, id] of ids.entries())
+      for (const [path, text] of Object.entries(files(id))) tree[`${['a', 'b'][i]}/${path}`] = text;
+    const root = committedRepo(tree);
+    writeFileSync(join(root, 'b/nodes.py'), 'a = 4\n');
+    const all = await runInProcess(['publish', '--all', '--dry-run'], { env: env(), cwd: root });
+    expect(all.code).toBe(2);
+    expect(all.stderr).toContain('b: 1 file differs from the last commit (HEAD)');
+    const [again] = await runHints(all.stderr, { env: env(), cwd: root });
+    expect(again.argv).toEqual(['publish', '--all', '--dry-run', '--allow-dirty']);
+    expect(again.result.code, again.result.stderr).toBe(0);
+    expect(again.result.stdout).toContain('dry run of 2 nodes');
+    const named = await runInProcess(['publish', 'a', 'b'], { env: env(), cwd: root });
+    expect(named.code).toBe(2);
+    const [republish] = await runHints(named.stderr, { env: env(), cwd: root });
+    expect(republish.argv).toEqual(['publish', 'a', 'b', '--allow-dirty']);
+    expect(republish.result.code, republish.result.stderr).toBe(0);
+    for (const id of ids) expect((await fetch(`${server.url}/nodes/${id}/versions/1.0.0`)).status).toBe(200);
+  });
+
   it('untracked files are listed as before, not refused; outside git there is no guard', async () => {
     const root = committedRepo(files(nodeId()));
     writeFileSync(join(root, 'extra.py'), 'c = 1\n');

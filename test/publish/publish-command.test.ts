@@ -246,6 +246,27 @@ describe('nodereg publish', () => {
     expect(JSON.parse(resumed.stdout)).toMatchObject({ version: '1.0.0', status: 'NodeVersionStatusActive' });
   });
 
+  it('the resume hint keeps the profile and the scan flags of the run, and run as printed it finishes', async () => {
+    const { id, dir } = project({
+      extra: { 'loader.py': 'import pickle\n\ndef read(data):\n    return pickle.loads(data)\n' },
+    });
+    const home = tempDir('nodereg-home-');
+    const saved = await runInProcess(['login', '--profile', 'ci', '--token', server.adminToken], {
+      env: { NODEREG_REGISTRY: server.url },
+      home,
+    });
+    expect(saved.code, saved.stderr).toBe(0);
+    proxy.errorPuts = 3;
+    const argv = ['publish', dir, '--profile', 'ci', '--fail-on', 'medium', '--accept-findings'];
+    const failed = await runInProcess(argv, { env: {}, home });
+    expect(failed.code, failed.stderr).toBe(1);
+    const resume = /hint: finish it with `nodereg ([^`]+)`/.exec(failed.stderr)?.[1];
+    expect(resume).toBe(`publish ${dir} --skip-existing --profile ci --fail-on medium --accept-findings`);
+    const resumed = await runInProcess(resume!.split(' '), { env: {}, home });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await (await getVersion(id, '1.0.0')).json()).toMatchObject({ status: 'NodeVersionStatusActive' });
+  });
+
   it('a missing publisher is exit 5 with the command that creates it, or created with --create-publisher', async () => {
     const publisher = `new-${randomBytes(3).toString('hex')}`;
     const { id, dir } = project({ publisher });

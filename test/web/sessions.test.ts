@@ -42,6 +42,9 @@ describe('sign-in', () => {
       const reply = await web.post('/web/sign-in', { token, csrf: await web.csrf('/web/sign-in') });
       expect(reply.status).toBe(401);
       expect(reply.text).toContain('not a live user token');
+      // `token create` alone needs the token one lacks: the hint names who makes the first one
+      expect(reply.text).toContain('the registry&#39;s admin makes a user&#39;s first one with `nodereg user create`');
+      expect(reply.text).not.toContain('create one with `nodereg token create`');
       expect(web.cookies.has('nodereg_session')).toBe(false);
     }
   });

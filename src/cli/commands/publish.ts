@@ -44,7 +44,8 @@ export function register(program: Command, ctx: Ctx): void {
     .action(async (dirs: string[], options: PublishOptions & ManyFlags) => {
       if (!options.all && dirs.length <= 1) return publishProject(ctx, dirs[0], options);
       const { publishMany } = await import('../publish/many.js');
-      return publishMany(ctx, await nodeDirs(dirs, options.all), options);
+      const commandNodes = [...(options.all ? ['--all'] : []), ...dirs];
+      return publishMany(ctx, await nodeDirs(dirs, options.all), { ...options, commandNodes });
     })
     .addHelpText('after', exitCodesHelp('publish'));
   examples(command, [

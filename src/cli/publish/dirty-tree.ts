@@ -26,10 +26,11 @@ export function refuseDirtyTree(ctx: Ctx, project: Project, dir: string | undefi
   );
 }
 
-/** This publish command as the user gave it (the options that change what it does), with `extra`. */
+/** This publish command as the user gave it (its nodes, the options that change what it does), with `extra`. */
 export function publishCommand(ctx: Ctx, dir: string | undefined, options: PublishOptions, extra: string): string {
   const words = ['nodereg', 'publish'];
-  if (dir) words.push(shellWord(dir));
+  const nodes = options.commandNodes ?? (dir ? [dir] : []);
+  for (const node of nodes) words.push(node === '--all' ? node : shellWord(node));
   const { registry, profile } = ctx.globals();
   const valued: [string, string | undefined][] = [
     ['--registry', registry],

@@ -2,6 +2,7 @@
 import type { Client } from '../../client/index.js';
 import type { RegistryLimits } from '../../contract/resources.js';
 import { formatSize } from '../../contract/size.js';
+import { DEFAULT_SCAN_FAIL_ON } from '../../shared/scan.js';
 import type { ArchiveResult } from '../../package/zip.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, exitCodeForSignal } from '../errors.js';
@@ -15,14 +16,20 @@ export function resumeCommand(ctx: Ctx, dir: string | undefined, options: Publis
   if (dir) parts.push(shellWord(dir));
   // The archive may have arrived before the failure: then the version exists and that is success.
   parts.push('--skip-existing');
-  const registry = ctx.globals().registry;
+  const { registry, profile } = ctx.globals();
   if (registry) parts.push('--registry', shellWord(registry));
+  if (profile) parts.push('--profile', shellWord(profile));
   if (options.publisher) parts.push('--publisher', shellWord(options.publisher));
   if (options.changelogFile && options.changelogFile !== '-')
     parts.push('--changelog-file', shellWord(options.changelogFile));
   if (options.changelog) parts.push('--changelog', shellWord(options.changelog));
   if (options.changelogFromGit) parts.push('--changelog-from-git');
   if (options.allowDirty) parts.push('--allow-dirty');
+  // The archive is packed and scanned again: with the same limits and the same answer to its findings.
+  if (options.maxSize) parts.push('--max-size', shellWord(options.maxSize));
+  if (options.failOn && options.failOn !== DEFAULT_SCAN_FAIL_ON) parts.push('--fail-on', options.failOn);
+  if (options.acceptFindings) parts.push('--accept-findings');
+  if (options.trusted) parts.push('--trusted');
   return parts.join(' ');
 }
 

@@ -41,6 +41,8 @@ async function prepare(ctx: Ctx, dir: string, options: PublishOptions, results: 
     go = resolve;
     drop = reject;
   });
+  // A dry run ends without awaiting its turn: dropping it then must not be an unhandled rejection.
+  turn.catch(() => {});
   const done = publishProject(nodeCtx(ctx, dir, results), dir, options, (signal) => {
     packed();
     signal.addEventListener('abort', () => drop(interrupted(dir, signal.reason)), { once: true });

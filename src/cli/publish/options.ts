@@ -16,4 +16,9 @@ export interface PublishOptions extends ChangelogFlags {
   allowDirty?: boolean;
   /** The changelog: commit subjects since the previous version's tag (changelog-from-git.ts). */
   changelogFromGit?: boolean;
+  /**
+   * With several nodes: the dirs and --all as the command line gave them, so that a hint that repeats
+   * the command (dirty-tree.ts) repeats all of it rather than naming one node. Not a flag.
+   */
+  commandNodes?: string[];
 }

@@ -54,7 +54,9 @@ export function signInToken(ctx: ServerContext, c: Context): string {
 export async function signIn(ctx: ServerContext, c: Context, token: string): Promise<void> {
   const principal = token ? await ctx.authenticate(token) : null;
   if (!principal || principal.kind !== 'user')
-    throw unauthorized('that is not a live user token; create one with `nodereg token create`');
+    throw unauthorized(
+      "that is not a live user token (a publisher token cannot sign in): the registry's admin makes a user's first one with `nodereg user create`; `nodereg token create --user` makes more, run with a token the registry accepts",
+    );
   const id = randomToken();
   const expires = new Date(Date.now() + SESSION_TTL_MS);
   await ctx.store.createSession(hashOf(id), {

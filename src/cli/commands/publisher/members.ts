@@ -94,12 +94,6 @@ function registerRemove(members: Command, ctx: Ctx): void {
         const client = await ctx.client({ requireToken: true });
         const me = await client.call(routes.getMe, {}).catch(() => undefined);
         const self = me?.user as { id: string; name: string; email?: string | null } | undefined;
-        if (self && [self.id, self.name, self.email].includes(user)) {
-          // Removing oneself also revokes the publisher tokens one made: a CI job using one stops working.
-          ctx.out.warn(
-            `you are removing yourself from ${id}: the ${id} tokens you created are revoked with your membership, and CI jobs that use them will fail`,
-          );
-        }
         await client
           .call(routes.removePublisherMember, { params: { publisherId: id, userId: user } })
           .catch((error) => {
@@ -110,6 +104,13 @@ function registerRemove(members: Command, ctx: Ctx): void {
             });
           });
         ctx.out.result({ publisher_id: id, user_id: user, removed: true }, `removed ${user} from ${id}`);
+        if (self && [self.id, self.name, self.email].includes(user)) {
+          // Removing oneself also revokes the publisher tokens one made: a CI job using one stops working.
+          // Said once it is done: a refused removal (the last owner) revokes nothing.
+          ctx.out.warn(
+            `you removed yourself from ${id}: the ${id} tokens you created are revoked with your membership, and CI jobs that use them will fail`,
+          );
+        }
       }),
     ['nodereg publisher members remove acme alice', 'nodereg publisher members remove acme alice@example.org'],
   );

@@ -6,8 +6,9 @@ export const SignInPage = ({ viewer, csrf, problem }: { viewer: Viewer | null; c
     <h1>Sign in</h1>
     {problem ? <p class="error">{problem}</p> : null}
     <p>
-      Paste a user token (<code>nodereg token create</code> makes one). It is checked once; the page keeps a session,
-      never the token.
+      Paste a user token: the registry's admin makes your first one (<code>nodereg user create</code>), and{' '}
+      <code>nodereg token create --user</code> makes more. It is checked once; the page keeps a session, never the
+      token.
     </p>
     <form class="stack" method="post" action="/web/sign-in">
       <input type="hidden" name="csrf" value={csrf} />
