@@ -119,6 +119,7 @@ const requests: Record<string, Request> = {
   ready: {},
   getLimits: {},
   openapiDocument: {},
+  metrics: { token: () => server.adminToken },
   getMe: { token: () => pat },
   createUser: { token: () => server.adminToken, body: { name: 'new', email: 'new@example.org' } },
   listUserTokens: { token: () => owner.token },
@@ -220,6 +221,7 @@ describe('every registry operation', () => {
         expect(nulls(reply.body)).toEqual([]);
       }
       if (op.responseKind === 'zip') expect(reply.headers.get('content-type')).toBe('application/zip');
+      if (op.responseKind === 'text') expect(reply.headers.get('content-type')).toMatch(/^text\/plain/);
       if (op.status === 204) expect(reply.text).toBe('');
     },
   );
