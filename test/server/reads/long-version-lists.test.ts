@@ -45,7 +45,8 @@ const download = (path: string) =>
   });
 
 beforeAll(async () => {
-  server = await startServer();
+  // the versions are published without their archives: beyond the default cap of pending versions
+  server = await startServer({ caps: { pendingVersions: VERSIONS + 100 } });
   owner = await createUser(server, 'turns-owner');
   await createPublisher(server, owner, 'turns-co');
   for (let i = 0; i < VERSIONS; i++) await publishDirect('many', `1.0.${i}`);
