@@ -12,7 +12,8 @@ let owner: TestUser;
 const MANY = PAGE.limitMax + 1;
 
 beforeAll(async () => {
-  registry = await startServer();
+  // the nodes are published without archives: more than the default cap of pending versions
+  registry = await startServer({ caps: { pendingVersions: 1000 } });
   owner = await createUser(registry, 'listowner');
   await createPublisher(registry, owner, 'listbig');
   await createPublisher(registry, owner, 'listsmall');
