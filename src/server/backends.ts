@@ -69,7 +69,7 @@ export async function openDatabaseTarget(
     return { store: createSqliteRegistryStore(db), tasks: createTaskStore(db), close: () => void db.close() };
   }
   const { connectPostgres } = await import('./store/postgres-registry-store.js');
-  const pg = await connectPostgres(target.url);
+  const pg = await connectPostgres(target.url, log);
   return { store: pg.store, tasks: pg.tasks, secret: pg.secret, shared: true, close: () => pg.close() };
 }
 
@@ -80,7 +80,7 @@ export async function migrateOnly(target: DatabaseTarget, log?: (line: string) =
     return;
   }
   const { connectPostgres } = await import('./store/postgres-registry-store.js');
-  await (await connectPostgres(target.url)).close();
+  await (await connectPostgres(target.url, log)).close();
 }
 
 /**

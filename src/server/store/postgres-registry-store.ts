@@ -28,6 +28,7 @@ export { migratePostgres };
  */
 export async function connectPostgres(
   url: string,
+  log?: (line: string) => void,
 ): Promise<{ store: RegistryStore; tasks: TaskStore; secret: Buffer; close(): Promise<void> }> {
   const sockets = watchedSockets();
   // `socket` is documented in postgres.js's README ("Custom socket") but missing from its types. The
@@ -42,7 +43,7 @@ export async function connectPostgres(
   const sql = postgres(url, options as postgres.Options<{}>);
   try {
     // The migrations have no deadline: instances starting together wait for each other's.
-    await migratePostgres(sql);
+    await migratePostgres(sql, log);
     await sql`INSERT INTO server_secret (id, secret) VALUES (1, ${randomBytes(32).toString('hex')}) ON CONFLICT (id) DO NOTHING`;
     const secret = only(
       await sql`SELECT secret FROM server_secret WHERE id = 1`,

@@ -19,15 +19,22 @@ const INDEX_BUILD_LOCK = 7_411_203;
  * other), then fills the rows an older nodereg left without the new columns, then builds the indexes
  * of the migrations that are built concurrently.
  */
-export async function migratePostgres(sql: postgres.Sql): Promise<void> {
-  await applyMigrations(sql);
+export async function migratePostgres(sql: postgres.Sql, log?: (line: string) => void): Promise<void> {
+  const { from, applied } = await applyMigrations(sql);
+  // An operator learns of a schema change: an older nodereg cannot use the database after it.
+  if (applied.length > 0 && from === 0) log?.(`made the PostgreSQL schema (${applied.length} migrations)`);
+  else if (applied.length > 0)
+    log?.(
+      `migrated the PostgreSQL database from schema ${from} to ${from + applied.length} (${applied.join(', ')}): an older nodereg refuses it from now on (keep a backup to go back)`,
+    );
   await fillVersionOrder(sql);
   await fillSearchWords(sql);
   await buildIndexes(sql);
 }
 
-async function applyMigrations(sql: postgres.Sql): Promise<void> {
-  await sql.begin(async (tx) => {
+/** Applies the pending migrations in one transaction: the schema they started from, and their names. */
+async function applyMigrations(sql: postgres.Sql): Promise<{ from: number; applied: string[] }> {
+  return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)`;
     const current = only(
@@ -35,12 +42,15 @@ async function applyMigrations(sql: postgres.Sql): Promise<void> {
       (row) => count(row, 'current'),
       'the schema',
     );
+    const applied: string[] = [];
     for (const [index, migration] of postgresMigrations.entries()) {
       const version = index + 1;
       if (version <= current) continue;
       if (migration.sql) await tx.unsafe(migration.sql);
       await tx`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${version}, ${migration.name}, ${new Date().toISOString()})`;
+      applied.push(migration.name);
     }
+    return { from: current, applied };
   });
 }
 
