@@ -6,7 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOLVE_LIMITS } from '../../src/scan/resolve/index.js';
 import { latency } from '../figures.js';
 import { startServer, type TestServer } from '../helpers.js';
-import { createPublisher, createUser, makeZip, publish, uploadTo, type TestUser } from '../server/fixtures.js';
+import {
+  createPublisher,
+  healthzWhile,
+  createUser,
+  makeZip,
+  publish,
+  uploadTo,
+  type TestUser,
+} from '../server/fixtures.js';
 
 describe('a file at the analysis bound, on the registry', () => {
   let server: TestServer;
@@ -27,16 +35,7 @@ describe('a file at the analysis bound, on the registry', () => {
       published.body.signedUrl,
       await makeZip({ '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n', 'big.py': big }),
     );
-    let done = false;
-    void upload.finally(() => (done = true));
-    const latencies: number[] = [];
-    while (!done) {
-      const started = performance.now();
-      const health = await fetch(`${server.url}/healthz`);
-      await health.arrayBuffer();
-      latencies.push(performance.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const latencies = await healthzWhile(server, upload, 20);
     const uploaded = await upload;
     expect(uploaded.status, uploaded.text).toBe(200);
     expect(uploaded.body.status).toBe('NodeVersionStatusActive');

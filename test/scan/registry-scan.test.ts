@@ -16,7 +16,16 @@ import { createUploadScanner } from '../../src/server/scan-upload.js';
 import { startServer, tempDir, type TestServer } from '../helpers.js';
 import { latency } from '../figures.js';
 import { startChild } from '../server/child.js';
-import { client, createPublisher, createUser, makeZip, publish, uploadTo, type TestUser } from '../server/fixtures.js';
+import {
+  client,
+  createPublisher,
+  createUser,
+  healthzWhile,
+  makeZip,
+  publish,
+  uploadTo,
+  type TestUser,
+} from '../server/fixtures.js';
 
 const RISKY = {
   '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n# subprocess.run("pip install x") is only a comment\n',
@@ -191,16 +200,7 @@ describe('--scan flag (the default)', () => {
     files['pkg/part_0/load.py'] = 'import torch\nmodel = torch.load("model.pt")\n';
     const published = await publish(server, owner.token, 'acme', 'big', '1.0.0');
     const upload = uploadTo(published.body.signedUrl, await makeZip(files));
-    let done = false;
-    void upload.finally(() => (done = true));
-    const latencies: number[] = [];
-    while (!done) {
-      const started = performance.now();
-      const health = await fetch(`${server.url}/healthz`);
-      await health.arrayBuffer();
-      latencies.push(performance.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const latencies = await healthzWhile(server, upload, 20);
     const uploaded = await upload;
     expect(uploaded.status, uploaded.text).toBe(200);
     expect(uploaded.body.findings).toEqual([
