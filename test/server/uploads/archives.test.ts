@@ -284,9 +284,13 @@ describe.each(storages)('archive storage on $name', (backend) => {
     const stored = await bytesAt(storage, 'p/n/2.0.0/node.zip');
     const winner = bodies.findIndex((body) => body.equals(stored));
     expect(winner).toBeGreaterThanOrEqual(0);
-    expect(outcomes[winner].status).toBe('fulfilled');
-    // s3rver ignores If-None-Match on a PUT (S3 honours it): there the check before the PUT can race.
-    const refused = backend.name === 'a local dir' ? outcomes.filter((_, i) => i !== winner) : [];
+    // s3rver ignores If-None-Match on a PUT (S3 honours it), and writes an object's body and metadata
+    // apart: there racing PUTs all land, and the last body may sit under another writer's metadata,
+    // so its writer can be refused. Only a whole body and at least one accepted commit hold there.
+    const local = backend.name === 'a local dir';
+    if (local) expect(outcomes[winner].status).toBe('fulfilled');
+    else expect(outcomes.some((outcome) => outcome.status === 'fulfilled')).toBe(true);
+    const refused = local ? outcomes.filter((_, i) => i !== winner) : [];
     for (const outcome of refused) {
       expect(outcome.status).toBe('rejected');
       expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(ArchiveExistsError);
