@@ -730,4 +730,15 @@ export const migrations: Migration[] = [
     name: 'hide-nothing-to-install',
     sql: hideNothingToInstall,
   },
+  {
+    // When a version's status last changed (archive-gc.ts): \`nodereg admin gc\` collects a Deleted
+    // version's archive once its deletion is older than the grace period.
+    name: 'version-status-changed',
+    sql: `
+      ALTER TABLE versions ADD COLUMN status_changed_at TEXT;
+      CREATE TRIGGER versions_status_changed AFTER UPDATE OF status ON versions WHEN new.status IS NOT old.status BEGIN
+        UPDATE versions SET status_changed_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = new.id;
+      END;
+    `,
+  },
 ];

@@ -570,4 +570,16 @@ export const postgresMigrations: PostgresMigration[] = [
     name: 'hide-nothing-to-install',
     sql: hideNothingToInstall,
   },
+  {
+    // As the SQLite migration 'version-status-changed': when a version's status last changed, for \`nodereg admin gc\`.
+    name: 'version-status-changed',
+    sql: `
+      ALTER TABLE versions ADD COLUMN IF NOT EXISTS status_changed_at text;
+      CREATE OR REPLACE FUNCTION versions_status_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN NEW.status_changed_at := to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'); RETURN NEW; END $$;
+      DROP TRIGGER IF EXISTS versions_status_changed ON versions;
+      CREATE TRIGGER versions_status_changed BEFORE UPDATE OF status ON versions FOR EACH ROW
+        WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION versions_status_changed();
+    `,
+  },
 ];
