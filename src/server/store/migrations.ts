@@ -1,6 +1,7 @@
 // Versioned schema changes, applied in order once each (PRAGMA user_version counts them).
 // Append only: never edit a migration that has shipped.
 import { INVITATIONS_SCHEMA } from './member-row.js';
+import { ADDRESS_INVITATIONS_SCHEMA } from './address-invitations.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import { NODE_LOOKALIKE } from './lookalike.js';
 
@@ -740,5 +741,10 @@ export const migrations: Migration[] = [
         UPDATE versions SET status_changed_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = new.id;
       END;
     `,
+  },
+  {
+    // Invitations kept against an e-mail address until a user with it appears (address-invitations.ts).
+    name: 'address-invitations',
+    sql: ADDRESS_INVITATIONS_SCHEMA,
   },
 ];

@@ -3,6 +3,7 @@
 // begins at the shape the SQLite migrations reached ('node-metadata'): node metadata in one jsonb
 // document, columns for what is searched, sorted or constrained.
 import { INVITATIONS_SCHEMA } from './member-row.js';
+import { ADDRESS_INVITATIONS_SCHEMA } from './address-invitations.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import type { Migration } from './migrations.js';
 import { NODE_LOOKALIKE } from './lookalike.js';
@@ -581,5 +582,10 @@ export const postgresMigrations: PostgresMigration[] = [
       CREATE TRIGGER versions_status_changed BEFORE UPDATE OF status ON versions FOR EACH ROW
         WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION versions_status_changed();
     `,
+  },
+  {
+    // As the SQLite migration 'address-invitations': invitations kept against an e-mail address.
+    name: 'address-invitations',
+    sql: ADDRESS_INVITATIONS_SCHEMA,
   },
 ];

@@ -8,6 +8,7 @@ import type { TaskStore } from '../proxy/store.js';
 import { DATABASE_DEADLINE_MS, watchedSockets, withDeadline } from './postgres-deadline.js';
 import { postgresApprovalStore } from './postgres/approvals.js';
 import { postgresArchiveGcStore } from './postgres/archive-gc.js';
+import { postgresAddressInvitationStore } from './postgres/address-invitations.js';
 import { postgresIdentityStore } from './postgres/identity.js';
 import { migratePostgres } from './postgres/migrate.js';
 import { postgresNodeClassStore } from './postgres/node-classes.js';
@@ -82,5 +83,6 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresTrustStore(sql),
     ...postgresWebStore(sql),
     ...postgresArchiveGcStore(sql),
+    ...postgresAddressInvitationStore(sql),
   };
 }

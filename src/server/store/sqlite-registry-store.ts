@@ -2,6 +2,7 @@
 // nodes, versions, reviews), each a module of named functions in store/sqlite/, composed here.
 import { sqliteApprovalStore } from './sqlite/approvals.js';
 import { sqliteArchiveGcStore } from './sqlite/archive-gc.js';
+import { sqliteAddressInvitationStore } from './sqlite/address-invitations.js';
 import type { Db } from './db.js';
 import { sqliteTrustStore } from './sqlite/trusts.js';
 import type { RegistryStore } from './registry-store.js';
@@ -42,5 +43,6 @@ export function createSqliteRegistryStore(
     ...sqliteTrustStore(access),
     ...sqliteWebStore(access),
     ...sqliteArchiveGcStore(access),
+    ...sqliteAddressInvitationStore(access),
   };
 }
