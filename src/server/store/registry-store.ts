@@ -12,6 +12,8 @@ import type {
 import type { Finding } from '../../contract/scan.js';
 import type { Extraction } from '../../scan/node-classes/extract.js';
 import type { ApprovalStore } from './approvals.js';
+import type { ArchiveGcStore } from './archive-gc.js';
+import type { AddressInvitationStore } from './address-invitations.js';
 import type { NodeClassStore } from './node-classes.js';
 import type { TrustStore } from './trusts.js';
 import type {
@@ -201,7 +203,13 @@ export interface Page<T> {
   total: number;
 }
 
-export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore, WebStore {
+export interface RegistryStore
+  extends NodeClassStore,
+    ApprovalStore,
+    TrustStore,
+    WebStore,
+    ArchiveGcStore,
+    AddressInvitationStore {
   /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */
   ping(): Promise<void>;
   /** The registry's own id (registry-id.ts), made on the first call and the same ever after. */
