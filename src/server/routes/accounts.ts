@@ -17,30 +17,15 @@ import {
   listUserTokens,
   removePublisherMember,
 } from '../../contract/registry.js';
-import type { User } from '../../contract/resources.js';
 import { accessTo, allowMutation, requirePublisher, requireRole, requireUserToken } from '../access.js';
 import type { RouteModule } from '../context.js';
 import { conflict, forbidden, notFound } from '../errors.js';
 import type { Principal } from '../route.js';
 import { route } from '../route.js';
-import type { TokenRow, UserRow } from '../store/registry-store.js';
+import { tokenInfo, userView } from '../services/user-lifecycle.js';
 import { createUserWithToken, invitee, issueToken, memberNamed, publisherChanges } from '../services/accounts.js';
 import { changedRoleView, invitationView, memberView, publisherView } from '../views.js';
 import { checkInvitationCap, checkPublisherCap } from '../services/creation-caps.js';
-
-const userView = (user: UserRow): User => ({
-  id: user.id,
-  name: user.name,
-  ...(user.email ? { email: user.email } : {}),
-  admin: user.admin,
-});
-const tokenInfo = (token: TokenRow) => ({
-  id: token.id,
-  name: token.name,
-  created_at: token.created_at,
-  last_used_at: token.last_used_at,
-  prefix: token.prefix,
-});
 
 const me = (principal: Principal | null) => principal!;
 

@@ -3,6 +3,7 @@
 import { INVITATIONS_SCHEMA } from './member-row.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import { NODE_LOOKALIKE } from './lookalike.js';
+import { USER_LIFECYCLE_COLUMNS } from './user-lifecycle.js';
 
 export interface Migration {
   name: string;
@@ -729,5 +730,13 @@ export const migrations: Migration[] = [
     // Search and the lists leave out a node with nothing to install (its versions only Flagged, Banned or withdrawn).
     name: 'hide-nothing-to-install',
     sql: hideNothingToInstall,
+  },
+  {
+    // Users disabled and deleted by an admin (user-lifecycle.ts); either change voids cached authentications.
+    name: 'user-lifecycle',
+    sql: `${USER_LIFECYCLE_COLUMNS}
+      CREATE TRIGGER users_generation_lifecycle AFTER UPDATE OF disabled_at, deleted_at ON users BEGIN
+        UPDATE generations SET value = value + 1 WHERE name = 'tokens';
+      END;`,
   },
 ];

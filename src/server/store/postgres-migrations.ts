@@ -3,6 +3,7 @@
 // begins at the shape the SQLite migrations reached ('node-metadata'): node metadata in one jsonb
 // document, columns for what is searched, sorted or constrained.
 import { INVITATIONS_SCHEMA } from './member-row.js';
+import { USER_LIFECYCLE_COLUMNS } from './user-lifecycle.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import type { Migration } from './migrations.js';
 import { NODE_LOOKALIKE } from './lookalike.js';
@@ -569,5 +570,12 @@ export const postgresMigrations: PostgresMigration[] = [
     // Search and the lists leave out a node with nothing to install (its versions only Flagged, Banned or withdrawn).
     name: 'hide-nothing-to-install',
     sql: hideNothingToInstall,
+  },
+  {
+    // Users disabled and deleted by an admin (user-lifecycle.ts); either change voids cached authentications.
+    name: 'user-lifecycle',
+    sql: `${USER_LIFECYCLE_COLUMNS}
+      CREATE TRIGGER users_generation_lifecycle AFTER UPDATE OF disabled_at, deleted_at ON users
+        FOR EACH STATEMENT EXECUTE FUNCTION tokens_next_generation();`,
   },
 ];

@@ -17,6 +17,7 @@ import { postgresUserStore } from './postgres/tokens.js';
 import { postgresVersionStore } from './postgres/versions.js';
 import { postgresTrustStore } from './postgres/trusts.js';
 import type { RegistryStore } from './registry-store.js';
+import { postgresUserLifecycleStore } from './postgres/user-lifecycle.js';
 import { postgresWebStore } from './web.js';
 import { only, text } from './rows.js';
 
@@ -80,5 +81,6 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresIdentityStore(sql),
     ...postgresTrustStore(sql),
     ...postgresWebStore(sql),
+    ...postgresUserLifecycleStore(sql),
   };
 }

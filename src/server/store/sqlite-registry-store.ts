@@ -4,6 +4,7 @@ import { sqliteApprovalStore } from './sqlite/approvals.js';
 import type { Db } from './db.js';
 import { sqliteTrustStore } from './sqlite/trusts.js';
 import type { RegistryStore } from './registry-store.js';
+import { sqliteUserLifecycleStore } from './sqlite/user-lifecycle.js';
 import { sqliteWebStore } from './web.js';
 import { sqliteAccess } from './sqlite/access.js';
 import { sqliteIdentityStore } from './sqlite/identity.js';
@@ -40,5 +41,6 @@ export function createSqliteRegistryStore(
     ...sqliteIdentityStore(access),
     ...sqliteTrustStore(access),
     ...sqliteWebStore(access),
+    ...sqliteUserLifecycleStore(access),
   };
 }
