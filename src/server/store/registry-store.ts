@@ -111,6 +111,12 @@ export interface NodeRow extends NodeFields {
 }
 
 /** What says whether a kept answer of a node is current, and who may read it. */
+/** Node ids and publisher ids. */
+export interface HeldNames {
+  nodeIds: string[];
+  publisherIds: string[];
+}
+
 export type NodeStamp = Pick<NodeRow, 'id' | 'publisher_id' | 'status' | 'created_at' | 'generation'>;
 
 /**
@@ -264,6 +270,11 @@ export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore
   getNode(id: string): Promise<NodeRow | undefined>;
   /** The node's stamp alone, found by any case: a read served from a kept answer needs no more. */
   getNodeStamp(id: string): Promise<NodeStamp | undefined>;
+  /**
+   * Which of these node ids (found as getNode finds them) and publisher ids (as getPublisher) this
+   * registry holds, each as given: one query for a list that checks many names.
+   */
+  heldNames(names: HeldNames): Promise<HeldNames>;
   /** Active nodes of publishers that are not banned, sorted, ties broken by id. */
   listNodes(query: { sort: NodeSort; offset: number; limit: number }): Promise<Page<NodeRow>>;
   /**
