@@ -385,6 +385,26 @@ ${[
   .join('\n')}
 `;
 
+// A review as one statement: the node's row locked first (so the generation before and after are this
+// review's alone), the review upserted (the trigger reviews_rating keeps the node's sum and count), and
+// the node's stamp and rating after it, with the generation before it.
+const reviewFunction = `
+CREATE OR REPLACE FUNCTION review_node(reviewed text, reviewer text, stars integer, stamp text)
+RETURNS TABLE (id text, publisher_id text, status text, created_at text, generation bigint, rating double precision,
+  previous_generation bigint)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE before bigint;
+BEGIN
+  SELECT n.generation INTO before FROM nodes n WHERE n.id = reviewed FOR UPDATE;
+  IF NOT FOUND THEN RETURN; END IF;
+  INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (reviewed, reviewer, stars, stamp, stamp)
+    ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at;
+  RETURN QUERY SELECT n.id, n.publisher_id, n.status, n.created_at, n.generation, n.rating, before
+    FROM nodes n WHERE n.id = reviewed;
+END $$;
+`;
+
 export const postgresMigrations: PostgresMigration[] = [
   { name: 'registry (as of SQLite node-metadata)', sql: registry },
   { name: 'server-secret', sql: serverSecret },
@@ -569,5 +589,10 @@ export const postgresMigrations: PostgresMigration[] = [
     // Search and the lists leave out a node with nothing to install (its versions only Flagged, Banned or withdrawn).
     name: 'hide-nothing-to-install',
     sql: hideNothingToInstall,
+  },
+  {
+    // A review in one statement (store/postgres/reviews.ts): one round trip and one commit.
+    name: 'review-function',
+    sql: reviewFunction,
   },
 ];
