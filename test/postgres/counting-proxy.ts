@@ -22,6 +22,8 @@ export interface CountingProxy {
   texts(): string[];
   /** Connections that LISTEN, open or closed. */
   listeners(): number;
+  /** Connections that do not LISTEN, open or closed. */
+  connections(): number;
   /** Cuts every connection through the proxy (their clients see them closed). */
   cut(): void;
   close(): Promise<void>;
@@ -62,6 +64,7 @@ export async function countingProxy(databaseUrl: string): Promise<CountingProxy>
     roundTrips: () => pool().reduce((sum, c) => sum + c.roundTrips, 0),
     texts: () => pool().flatMap((c) => c.texts),
     listeners: () => connections.filter((c) => c.listens).length,
+    connections: () => pool().length,
     cut() {
       for (const socket of sockets) socket.destroy();
     },

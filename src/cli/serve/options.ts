@@ -4,7 +4,7 @@
 import { type Command, Option } from 'commander';
 import type { RegistryServerOptions } from '../../server/options.js';
 import { SCAN_MODES } from '../../shared/scan.js';
-import { DEFAULT_PORT } from '../../shared/tuning.js';
+import { DEFAULT_PG_POOL, DEFAULT_PORT } from '../../shared/tuning.js';
 import { backendOption } from '../backend-urls.js';
 import { dataDirOption } from '../data-dir.js';
 import { addProxyFlags, type ProxyFlags, proxyOptionsFromFlags } from '../proxy-flags.js';
@@ -33,6 +33,7 @@ export interface ServeFlags extends ProxyFlags, UpstreamFlags, OidcFlags {
   maxArchive: string;
   maxUnpacked: string;
   rateLimit?: string;
+  pgPool: string;
   caps?: string;
   trustProxy?: string;
   log: 'pretty' | 'json' | 'off';
@@ -64,6 +65,14 @@ export function addServeOptions(command: Command): Command {
         'storage',
         'where archives live: a directory (default: DIR/archives) or s3://bucket/prefix (endpoint, region and keys from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)',
       ),
+    )
+    .addOption(
+      new Option(
+        '--pg-pool <n>',
+        'connections each instance opens to PostgreSQL at most (with --database postgres://…)',
+      )
+        .env('NODEREG_PG_POOL')
+        .default(String(DEFAULT_PG_POOL)),
     )
     .option(
       '--public-url <url>',

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { createPostgresTaskStore } from '../proxy/postgres-task-store.js';
 import type { TaskStore } from '../proxy/store.js';
+import { DEFAULT_PG_POOL } from '../../shared/tuning.js';
 import { DATABASE_DEADLINE_MS, watchedSockets, withDeadline } from './postgres-deadline.js';
 import { postgresApprovalStore } from './postgres/approvals.js';
 import { postgresIdentityStore } from './postgres/identity.js';
@@ -29,13 +30,14 @@ export { migratePostgres };
 export async function connectPostgres(
   url: string,
   log?: (line: string) => void,
+  pool = DEFAULT_PG_POOL,
 ): Promise<{ store: RegistryStore; tasks: TaskStore; secret: Buffer; close(): Promise<void> }> {
   const sockets = watchedSockets();
   // `socket` is documented in postgres.js's README ("Custom socket") but missing from its types. The
   // reconnect backoff is at most 1 s (postgres.js's grows to 20 s): the connections closed past the
   // deadline would keep a database that is back unused for that long.
   const options = {
-    max: 10,
+    max: pool,
     onnotice: () => {},
     socket: sockets.socket,
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
