@@ -44,6 +44,11 @@ export interface ServeFlags extends ProxyFlags, UpstreamFlags, OidcFlags {
 
 const LOG_FORMATS = ['pretty', 'json', 'off'] as const;
 
+const pgPoolOption = () =>
+  new Option('--pg-pool <n>', 'connections each instance opens to PostgreSQL at most (with --database postgres://…)')
+    .env('NODEREG_PG_POOL')
+    .default(String(DEFAULT_PG_POOL));
+
 export function addServeOptions(command: Command): Command {
   command
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
@@ -66,14 +71,7 @@ export function addServeOptions(command: Command): Command {
         'where archives live: a directory (default: DIR/archives) or s3://bucket/prefix (endpoint, region and keys from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)',
       ),
     )
-    .addOption(
-      new Option(
-        '--pg-pool <n>',
-        'connections each instance opens to PostgreSQL at most (with --database postgres://…)',
-      )
-        .env('NODEREG_PG_POOL')
-        .default(String(DEFAULT_PG_POOL)),
-    )
+    .addOption(pgPoolOption())
     .option(
       '--public-url <url>',
       'the URL clients reach this server at, for upload and download URLs (default: the listening URL)',
