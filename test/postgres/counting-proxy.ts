@@ -1,11 +1,12 @@
 // A TCP proxy in front of the test PostgreSQL that reads what its clients send (the frontend messages
 // of the wire protocol, unencrypted on 127.0.0.1) and counts them: statements executed, round trips
-// (a Sync or a simple Query each) and their texts, per connection. The connection that LISTENs is
-// told apart, so a test can count what the pool of an instance sends.
+// (a Sync or a simple Query each) and their texts, per connection. The connections of an instance's
+// watch of changes (one LISTENs, one sends beats with pg_notify) are told apart, so a test can count
+// what the pool of an instance sends.
 import { createServer, connect, type Socket } from 'node:net';
 
 interface Connection {
-  listens: boolean;
+  watches: boolean;
   statements: number;
   roundTrips: number;
   texts: string[];
@@ -14,21 +15,23 @@ interface Connection {
 export interface CountingProxy {
   /** The database's URL through the proxy. */
   url: string;
-  /** Statements executed (Execute or Query messages) by the connections that do not LISTEN. */
+  /** Statements executed (Execute or Query messages) by the connections that do not watch. */
   statements(): number;
-  /** Round trips (Sync or Query messages) by the connections that do not LISTEN. */
+  /** Round trips (Sync or Query messages) by the connections that do not watch. */
   roundTrips(): number;
-  /** The texts of the statements prepared or sent by the connections that do not LISTEN. */
+  /** The texts of the statements prepared or sent by the connections that do not watch. */
   texts(): string[];
-  /** Connections that LISTEN, open or closed. */
-  listeners(): number;
-  /** Connections that do not LISTEN, open or closed. */
+  /** Connections that watch, open or closed. */
+  watchers(): number;
+  /** Connections that do not watch, open or closed. */
   connections(): number;
   /** Cuts every connection through the proxy (their clients see them closed). */
   cut(): void;
   close(): Promise<void>;
 }
 
+/** What the watch of changes sends: LISTEN, and its beats. */
+const WATCH = /^\s*listen\b|\bpg_notify\(/i;
 const STARTUP_CODES = new Set([80877103, 80877104, 196608]); // SSL, GSS encryption, protocol 3.0
 
 export async function countingProxy(databaseUrl: string): Promise<CountingProxy> {
@@ -37,7 +40,7 @@ export async function countingProxy(databaseUrl: string): Promise<CountingProxy>
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     const upstream = connect(Number(target.port), target.hostname);
-    const connection: Connection = { listens: false, statements: 0, roundTrips: 0, texts: [] };
+    const connection: Connection = { watches: false, statements: 0, roundTrips: 0, texts: [] };
     connections.push(connection);
     for (const socket of [client, upstream]) {
       sockets.add(socket);
@@ -57,13 +60,13 @@ export async function countingProxy(databaseUrl: string): Promise<CountingProxy>
   const address = server.address() as { port: number };
   const proxied = new URL(databaseUrl);
   proxied.host = `127.0.0.1:${address.port}`;
-  const pool = () => connections.filter((c) => !c.listens);
+  const pool = () => connections.filter((c) => !c.watches);
   return {
     url: proxied.toString(),
     statements: () => pool().reduce((sum, c) => sum + c.statements, 0),
     roundTrips: () => pool().reduce((sum, c) => sum + c.roundTrips, 0),
     texts: () => pool().flatMap((c) => c.texts),
-    listeners: () => connections.filter((c) => c.listens).length,
+    watchers: () => connections.filter((c) => c.watches).length,
     connections: () => pool().length,
     cut() {
       for (const socket of sockets) socket.destroy();
@@ -104,13 +107,13 @@ function message(connection: Connection, type: string, body: Buffer): void {
   const text = (start: number) => body.toString('utf8', start, body.indexOf(0, start));
   if (type === 'Q') {
     const query = text(0);
-    if (/^\s*listen\b/i.test(query)) connection.listens = true;
+    if (WATCH.test(query)) connection.watches = true;
     connection.statements++;
     connection.roundTrips++;
     connection.texts.push(query);
   } else if (type === 'P') {
     const query = text(body.indexOf(0) + 1); // after the statement's name
-    if (/^\s*listen\b/i.test(query)) connection.listens = true;
+    if (WATCH.test(query)) connection.watches = true;
     connection.texts.push(query);
   } else if (type === 'E') connection.statements++;
   else if (type === 'S') connection.roundTrips++;

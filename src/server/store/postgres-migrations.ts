@@ -405,6 +405,22 @@ BEGIN
 END $$;
 `;
 
+// Every write to a node's row, and to a generation, is announced to the instances that LISTEN
+// (store/postgres/changes.ts), at its commit.
+const changeNotices = `
+CREATE OR REPLACE FUNCTION nodes_notice() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('nodereg_changes', 'node ' || lower(CASE WHEN TG_OP = 'DELETE' THEN OLD.id ELSE NEW.id END));
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS nodes_notice ON nodes;
+CREATE TRIGGER nodes_notice AFTER INSERT OR UPDATE OR DELETE ON nodes FOR EACH ROW EXECUTE FUNCTION nodes_notice();
+CREATE OR REPLACE FUNCTION generations_notice() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN PERFORM pg_notify('nodereg_changes', 'generation ' || NEW.name); RETURN NULL; END $$;
+DROP TRIGGER IF EXISTS generations_notice ON generations;
+CREATE TRIGGER generations_notice AFTER UPDATE ON generations FOR EACH ROW EXECUTE FUNCTION generations_notice();
+`;
+
 export const postgresMigrations: PostgresMigration[] = [
   { name: 'registry (as of SQLite node-metadata)', sql: registry },
   { name: 'server-secret', sql: serverSecret },
@@ -594,5 +610,10 @@ export const postgresMigrations: PostgresMigration[] = [
     // A review in one statement (store/postgres/reviews.ts): one round trip and one commit.
     name: 'review-function',
     sql: reviewFunction,
+  },
+  {
+    // What instances keep of a node's stamp and of the generations is dropped on these (store/postgres/changes.ts).
+    name: 'change-notices',
+    sql: changeNotices,
   },
 ];

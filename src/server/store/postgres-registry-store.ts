@@ -8,6 +8,7 @@ import type { TaskStore } from '../proxy/store.js';
 import { DEFAULT_PG_POOL } from '../../shared/tuning.js';
 import { DATABASE_DEADLINE_MS, watchedSockets, withDeadline } from './postgres-deadline.js';
 import { postgresApprovalStore } from './postgres/approvals.js';
+import { heardChanges } from './postgres/changes.js';
 import { postgresIdentityStore } from './postgres/identity.js';
 import { migratePostgres } from './postgres/migrate.js';
 import { postgresNodeClassStore } from './postgres/node-classes.js';
@@ -43,6 +44,7 @@ export async function connectPostgres(
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
   };
   const sql = postgres(url, options as postgres.Options<{}>);
+  let changes: Awaited<ReturnType<typeof heardChanges>> | undefined;
   try {
     // The migrations have no deadline: instances starting together wait for each other's.
     await migratePostgres(sql, log);
@@ -54,14 +56,22 @@ export async function connectPostgres(
     );
     const bounded = <T extends object>(target: T) =>
       withDeadline(target, DATABASE_DEADLINE_MS, () => sockets.closeSilent(DATABASE_DEADLINE_MS));
+    const store = createPostgresRegistryStore(sql);
+    changes = await heardChanges(url, store, { backoff: options.backoff });
+    const { getNodeStamp, tokenGeneration } = changes;
+    const heard = changes;
     return {
-      store: bounded(createPostgresRegistryStore(sql)),
+      store: bounded({ ...store, getNodeStamp, tokenGeneration }),
       tasks: bounded(createPostgresTaskStore(sql)),
       secret: Buffer.from(secret, 'hex'),
       // Bounded too: a stopped server never answers the goodbye.
-      close: () => sql.end({ timeout: DATABASE_DEADLINE_MS / 1000 }),
+      close: async () => {
+        await heard.close();
+        await sql.end({ timeout: DATABASE_DEADLINE_MS / 1000 });
+      },
     };
   } catch (error) {
+    await changes?.close();
     await sql.end({ timeout: 1 });
     throw error;
   }
