@@ -5,7 +5,7 @@
 import { type Command, Option } from 'commander';
 import type { RegistryServerOptions } from '../../server/options.js';
 import { SCAN_MODES } from '../../shared/scan.js';
-import { DEFAULT_PORT } from '../../shared/tuning.js';
+import { DEFAULT_PG_POOL, DEFAULT_PORT } from '../../shared/tuning.js';
 import { backendOption } from '../backend-urls.js';
 import { dataDirOption } from '../data-dir.js';
 import { addProxyFlags, type ProxyFlags, proxyOptionsFromFlags } from '../proxy-flags.js';
@@ -35,6 +35,7 @@ export interface ServeFlags extends ProxyFlags, UpstreamFlags, OidcFlags {
   maxArchive: string;
   maxUnpacked: string;
   rateLimit?: string;
+  pgPool: string;
   caps?: string;
   trustProxy?: string;
   log: 'pretty' | 'json' | 'off';
@@ -45,6 +46,11 @@ export interface ServeFlags extends ProxyFlags, UpstreamFlags, OidcFlags {
 }
 
 const LOG_FORMATS = ['pretty', 'json', 'off'] as const;
+
+const pgPoolOption = () =>
+  new Option('--pg-pool <n>', 'connections each instance opens to PostgreSQL at most (with --database postgres://…)')
+    .env('NODEREG_PG_POOL')
+    .default(String(DEFAULT_PG_POOL));
 
 export function addServeOptions(command: Command): Command {
   command
@@ -68,6 +74,7 @@ export function addServeOptions(command: Command): Command {
         'where archives live: a directory (default: DIR/archives) or s3://bucket/prefix (endpoint, region and keys from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)',
       ),
     )
+    .addOption(pgPoolOption())
     .option(
       '--public-url <url>',
       'the URL clients reach this server at, for upload and download URLs (default: the listening URL)',
