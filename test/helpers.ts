@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { RegistryServer, RegistryServerOptions } from '../src/server/index.js';
+import { createRegistryServer, type RegistryServer, type RegistryServerOptions } from '../src/server/index.js';
 
 export const BIN = resolve(import.meta.dirname, '../bin/nodereg.js');
 /** The first bytes of a 1×1 PNG: enough for the AI proxy to take an upload as an image. */
@@ -42,8 +42,6 @@ export interface TestServer {
 export async function startServer(options: Partial<RegistryServerOptions> = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir('nodereg-data-');
   const adminToken = options.adminToken ?? `nrg_u_admin${randomBytes(16).toString('hex')}`;
-  // loaded on first use: the CLI-only files that take tempDir or runCli from here need none of the server
-  const { createRegistryServer } = await import('../src/server/index.js');
   const server = createRegistryServer({ port: 0, host: '127.0.0.1', ...options, dataDir, adminToken });
   const url = await server.listen();
   return { url, server, dataDir, adminToken, close: () => server.close() };
