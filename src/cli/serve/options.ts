@@ -47,15 +47,9 @@ export interface ServeFlags extends ProxyFlags, UpstreamFlags, OidcFlags {
 
 const LOG_FORMATS = ['pretty', 'json', 'off'] as const;
 
-const pgPoolOption = () =>
-  new Option('--pg-pool <n>', 'connections each instance opens to PostgreSQL at most (with --database postgres://…)')
-    .env('NODEREG_PG_POOL')
-    .default(String(DEFAULT_PG_POOL));
-
-export function addServeOptions(command: Command): Command {
-  command
-    .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on; 0 picks a free port', String(DEFAULT_PORT))
+/** Where the registry keeps its data: the data dir, the database and the archive storage. */
+function addStorageOptions(command: Command): Command {
+  return command
     .addOption(
       dataDirOption(
         'where the database, archives and secrets live',
@@ -74,7 +68,19 @@ export function addServeOptions(command: Command): Command {
         'where archives live: a directory (default: DIR/archives) or s3://bucket/prefix (endpoint, region and keys from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)',
       ),
     )
-    .addOption(pgPoolOption())
+    .option(
+      '--pg-pool <n>',
+      'connections each instance opens to PostgreSQL at most (with --database postgres://…)',
+      String(DEFAULT_PG_POOL),
+    );
+}
+
+export function addServeOptions(command: Command): Command {
+  addStorageOptions(
+    command
+      .option('--host <host>', 'interface to listen on', '127.0.0.1')
+      .option('--port <port>', 'port to listen on; 0 picks a free port', String(DEFAULT_PORT)),
+  )
     .option(
       '--public-url <url>',
       'the URL clients reach this server at, for upload and download URLs (default: the listening URL)',
