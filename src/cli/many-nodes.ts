@@ -48,12 +48,15 @@ export function nodeError(error: unknown, dir: string, said: string): CliError {
 }
 
 /**
- * Runs `one` for each directory in order, stopping at the first error (which names the nodes done
- * before it). A node whose result was printed but that exits non-zero (scan's findings) does not stop
- * the others; the run ends with its code. Prints one JSON array with --json.
+ * Runs a check (validate, pack, scan) for each directory in order, going on after a node that fails,
+ * so that one run shows every node's problems: each failure is reported as it comes, kept in the JSON
+ * array as `{ dir, error }`, and the run ends with the first failure's exit code. A node whose result
+ * was printed but that exits non-zero (scan's findings) does not stop the others either. (A publish of
+ * many nodes is publish/many.ts: it stops, since nothing may be published after a failure.)
  */
 export async function eachNode(ctx: Ctx, dirs: string[], one: (ctx: Ctx, dir: string) => Promise<void>): Promise<void> {
   const results: NodeResult[] = [];
+  const failed: string[] = [];
   let exitCode = 0;
   for (const dir of dirs) {
     if (!ctx.out.json) ctx.out.info(`── ${dir}`);
@@ -64,11 +67,15 @@ export async function eachNode(ctx: Ctx, dirs: string[], one: (ctx: Ctx, dir: st
         exitCode ||= error.exitCode;
         continue;
       }
-      const done = results.map((r) => r.dir);
-      throw nodeError(error, dir, done.length ? `done before it: ${done.join(', ')}` : '');
+      const named = nodeError(error, dir, '');
+      exitCode ||= named.exitCode;
+      failed.push(dir);
+      results.push({ dir, value: { error: { code: named.code, message: named.message, hint: named.hint } } });
+      if (!ctx.out.json) ctx.out.error(named, false);
     }
   }
   if (ctx.out.json) ctx.out.result(resultsArray(results));
+  else if (failed.length) ctx.out.info(`${failed.length} of ${dirs.length} nodes failed: ${failed.join(', ')}`);
   if (exitCode) throw new ResultExit(exitCode);
 }
 

@@ -167,6 +167,30 @@ describe('validate, pack and scan of many nodes', () => {
     ]);
   });
 
+  it('validate, pack and scan go on after a failing node: every node is reported, and the run exits with the failure', async () => {
+    const { dir, ids, dirs } = monorepo();
+    // Two of the three nodes break: a version that is no version, and a manifest without a name.
+    writeFileSync(join(dir, 'gamma/pyproject.toml'), manifest(ids[2]).replace('version = "1.0.0"', 'version = "one"'));
+    writeFileSync(join(dir, 'nodes/beta/pyproject.toml'), manifest(ids[1]).replace(`name = "${ids[1]}"\n`, ''));
+    const json = await runInProcess(['validate', '--all', '--offline', '--json'], { cwd: dir, env: env() });
+    expect(json.code, json.stderr).toBe(2);
+    const results = JSON.parse(json.stdout) as { dir: string; node_id?: string; error?: { message: string } }[];
+    expect(results.map((r) => r.dir)).toEqual(dirs);
+    expect(results[0].error?.message).toMatch(/^gamma: [^]*version/);
+    expect(results[1].node_id).toBe(ids[0]);
+    expect(results[2].error?.message).toMatch(/^nodes\/beta: [^]*name/);
+
+    const words = await runInProcess(['validate', ...dirs, '--offline'], { cwd: dir, env: env() });
+    expect(words.code).toBe(2);
+    expect(words.stderr).toContain('error: gamma:');
+    expect(words.stderr).toContain('error: nodes/beta:');
+    expect(words.stderr).toContain('2 of 3 nodes failed: gamma, nodes/beta');
+
+    const packed = await runInProcess(['pack', ...dirs, '--out', `${tempDir()}/`], { cwd: dir, env: env() });
+    expect(packed.code).toBe(2);
+    expect(packed.stderr).toContain('2 of 3 nodes failed: gamma, nodes/beta');
+  });
+
   it('refuses a flag that writes one file (scan --sarif, pack --out FILE) with several nodes', async () => {
     const { dir } = monorepo();
     const sarif = await runInProcess(['scan', '--all', '--sarif', 'out.sarif'], { cwd: dir });

@@ -12,6 +12,8 @@ import type {
 import type { Finding } from '../../contract/scan.js';
 import type { Extraction } from '../../scan/node-classes/extract.js';
 import type { ApprovalStore } from './approvals.js';
+import type { ArchiveGcStore } from './archive-gc.js';
+import type { AddressInvitationStore } from './address-invitations.js';
 import type { NodeClassStore } from './node-classes.js';
 import type { TrustStore } from './trusts.js';
 import type {
@@ -106,6 +108,12 @@ export interface NodeRow extends NodeFields {
 }
 
 /** What says whether a kept answer of a node is current, and who may read it. */
+/** Node ids and publisher ids. */
+export interface HeldNames {
+  nodeIds: string[];
+  publisherIds: string[];
+}
+
 export type NodeStamp = Pick<NodeRow, 'id' | 'publisher_id' | 'status' | 'created_at' | 'generation'>;
 
 /**
@@ -195,7 +203,13 @@ export interface Page<T> {
   total: number;
 }
 
-export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore, WebStore {
+export interface RegistryStore
+  extends NodeClassStore,
+    ApprovalStore,
+    TrustStore,
+    WebStore,
+    ArchiveGcStore,
+    AddressInvitationStore {
   /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */
   ping(): Promise<void>;
   /** The registry's own id (registry-id.ts), made on the first call and the same ever after. */
@@ -256,6 +270,11 @@ export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore
   getNode(id: string): Promise<NodeRow | undefined>;
   /** The node's stamp alone, found by any case: a read served from a kept answer needs no more. */
   getNodeStamp(id: string): Promise<NodeStamp | undefined>;
+  /**
+   * Which of these node ids (found as getNode finds them) and publisher ids (as getPublisher) this
+   * registry holds, each as given: one query for a list that checks many names.
+   */
+  heldNames(names: HeldNames): Promise<HeldNames>;
   /** Active nodes of publishers that are not banned, sorted, ties broken by id. */
   listNodes(query: { sort: NodeSort; offset: number; limit: number }): Promise<Page<NodeRow>>;
   /**
