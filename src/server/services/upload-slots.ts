@@ -82,6 +82,8 @@ export function rateWatch(body: Readable, limits: UploadLimits = {}): { signal: 
   if (!socket || !minRate) return { signal: controller.signal, stop: () => {} };
   let seen = socket.bytesRead;
   const timer = setInterval(() => {
+    // The whole body arrived: what is left (the file written) is not the client's to hurry.
+    if (body.readableEnded) return clearInterval(timer);
     const now = socket.bytesRead;
     if (now - seen < (minRate * graceMs) / 1000) {
       clearInterval(timer);

@@ -4,7 +4,10 @@
 // publisher's upload goes through meanwhile.
 import { readdirSync } from 'node:fs';
 import { connect } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { HttpError } from '../../../src/server/errors.js';
+import { rateWatch } from '../../../src/server/services/upload-slots.js';
 import { startServer } from '../../helpers.js';
 import { createPublisher, createUser, makeZip, publish, uploadTo } from '../fixtures.js';
 
@@ -102,5 +105,42 @@ describe('a flood of slow uploads', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('the least rate of an upload body', () => {
+  afterEach(() => void vi.useRealTimers());
+
+  /** A body on a connection that has read `bytesRead` bytes. */
+  const bodyOn = (socket: { bytesRead: number }) => Object.assign(new PassThrough(), { socket });
+
+  it('aborts with a 408 once a window brings fewer bytes than the rate asks, not before the grace period', () => {
+    vi.useFakeTimers();
+    const socket = { bytesRead: 100 };
+    const watch = rateWatch(bodyOn(socket), { minRate: 1000, graceMs: 2000 });
+    socket.bytesRead += 1999; // fewer than 2000 in the first window, but it is not over yet
+    vi.advanceTimersByTime(1999);
+    expect(watch.signal.aborted).toBe(false);
+    socket.bytesRead += 1;
+    vi.advanceTimersByTime(1);
+    expect(watch.signal.aborted).toBe(false);
+    socket.bytesRead += 1500;
+    vi.advanceTimersByTime(2000);
+    expect(watch.signal.aborted).toBe(true);
+    expect(watch.signal.reason).toBeInstanceOf(HttpError);
+    expect((watch.signal.reason as HttpError).status).toBe(408);
+  });
+
+  it('stops watching once the whole body has arrived, and with a rate of 0', async () => {
+    vi.useFakeTimers();
+    const ended = bodyOn({ bytesRead: 0 });
+    const watch = rateWatch(ended, { minRate: 1000, graceMs: 1000 });
+    ended.end();
+    ended.resume();
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(watch.signal.aborted).toBe(false);
+    const off = rateWatch(bodyOn({ bytesRead: 0 }), { minRate: 0, graceMs: 1000 });
+    vi.advanceTimersByTime(5000);
+    expect(off.signal.aborted).toBe(false);
   });
 });
