@@ -4,6 +4,7 @@
 // document, columns for what is searched, sorted or constrained.
 import { INVITATIONS_SCHEMA } from './member-row.js';
 import { ADDRESS_INVITATIONS_SCHEMA } from './address-invitations.js';
+import { USER_LIFECYCLE_COLUMNS } from './user-lifecycle.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import type { Migration } from './migrations.js';
 import { NODE_LOOKALIKE } from './lookalike.js';
@@ -587,5 +588,12 @@ export const postgresMigrations: PostgresMigration[] = [
     // As the SQLite migration 'address-invitations': invitations kept against an e-mail address.
     name: 'address-invitations',
     sql: ADDRESS_INVITATIONS_SCHEMA,
+  },
+  {
+    // Users disabled and deleted by an admin (user-lifecycle.ts); either change voids cached authentications.
+    name: 'user-lifecycle',
+    sql: `${USER_LIFECYCLE_COLUMNS}
+      CREATE TRIGGER users_generation_lifecycle AFTER UPDATE OF disabled_at, deleted_at ON users
+        FOR EACH STATEMENT EXECUTE FUNCTION tokens_next_generation();`,
   },
 ];

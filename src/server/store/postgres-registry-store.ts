@@ -19,6 +19,7 @@ import { postgresUserStore } from './postgres/tokens.js';
 import { postgresVersionStore } from './postgres/versions.js';
 import { postgresTrustStore } from './postgres/trusts.js';
 import type { RegistryStore } from './registry-store.js';
+import { postgresUserLifecycleStore } from './postgres/user-lifecycle.js';
 import { postgresWebStore } from './web.js';
 import { only, text } from './rows.js';
 
@@ -84,5 +85,6 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresWebStore(sql),
     ...postgresArchiveGcStore(sql),
     ...postgresAddressInvitationStore(sql),
+    ...postgresUserLifecycleStore(sql),
   };
 }

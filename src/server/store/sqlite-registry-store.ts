@@ -6,6 +6,7 @@ import { sqliteAddressInvitationStore } from './sqlite/address-invitations.js';
 import type { Db } from './db.js';
 import { sqliteTrustStore } from './sqlite/trusts.js';
 import type { RegistryStore } from './registry-store.js';
+import { sqliteUserLifecycleStore } from './sqlite/user-lifecycle.js';
 import { sqliteWebStore } from './web.js';
 import { sqliteAccess } from './sqlite/access.js';
 import { sqliteIdentityStore } from './sqlite/identity.js';
@@ -44,5 +45,6 @@ export function createSqliteRegistryStore(
     ...sqliteWebStore(access),
     ...sqliteArchiveGcStore(access),
     ...sqliteAddressInvitationStore(access),
+    ...sqliteUserLifecycleStore(access),
   };
 }
