@@ -5,7 +5,7 @@
 import { type Command, Option } from 'commander';
 import type { RegistryServerOptions } from '../../server/options.js';
 import { SCAN_MODES } from '../../shared/scan.js';
-import { DEFAULT_PORT } from '../../shared/tuning.js';
+import { DEFAULT_PG_POOL, DEFAULT_PORT } from '../../shared/tuning.js';
 import { DEFAULT_UPLOAD_LIMITS } from '../../server/services/upload-slots.js';
 import { backendOption } from '../backend-urls.js';
 import { dataDirOption } from '../data-dir.js';
@@ -37,6 +37,7 @@ export interface ServeFlags extends ProxyFlags, UpstreamFlags, OidcFlags {
   maxArchive: string;
   maxUnpacked: string;
   rateLimit?: string;
+  pgPool: string;
   caps?: string;
   uploadsPerVersion: string;
   uploadsPerPublisher: string;
@@ -77,10 +78,9 @@ function addUploadFlags(command: Command): Command {
     );
 }
 
-export function addServeOptions(command: Command): Command {
-  command
-    .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on; 0 picks a free port', String(DEFAULT_PORT))
+/** Where the registry keeps its data: the data dir, the database and the archive storage. */
+function addStorageOptions(command: Command): Command {
+  return command
     .addOption(
       dataDirOption(
         'where the database, archives and secrets live',
@@ -99,6 +99,19 @@ export function addServeOptions(command: Command): Command {
         'where archives live: a directory (default: DIR/archives) or s3://bucket/prefix (endpoint, region and keys from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)',
       ),
     )
+    .option(
+      '--pg-pool <n>',
+      'connections each instance opens to PostgreSQL at most (with --database postgres://…)',
+      String(DEFAULT_PG_POOL),
+    );
+}
+
+export function addServeOptions(command: Command): Command {
+  addStorageOptions(
+    command
+      .option('--host <host>', 'interface to listen on', '127.0.0.1')
+      .option('--port <port>', 'port to listen on; 0 picks a free port', String(DEFAULT_PORT)),
+  )
     .option(
       '--public-url <url>',
       'the URL clients reach this server at, for upload and download URLs (default: the listening URL)',
