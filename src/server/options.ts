@@ -7,6 +7,7 @@ import type { TaskStore } from './proxy/store.js';
 import type { ScanLimits, ScanMode } from './scan-upload.js';
 import type { RegistryStore } from './store/registry-store.js';
 import type { CreationCaps } from './services/creation-caps.js';
+import type { WebhookOptions } from './webhooks/deliveries.js';
 
 export interface RegistryServerOptions {
   /**
@@ -87,6 +88,8 @@ export interface RegistryServerOptions {
    * UPLOAD_MEMORY (64 MiB), shared by every server in the process.
    */
   uploadMemory?: number;
+  /** Publishers' webhooks: private receivers allowed (`serve --webhook-allow-private`), time per attempt, retry backoff. */
+  webhooks?: WebhookOptions;
   /** The upstream registry to mirror (`serve --upstream`, DESIGN.md §13); none when undefined. */
   upstream?: MirrorOptions;
   /** OIDC issuers by name → issuer URL, added to (or replacing) DEFAULT_OIDC_ISSUERS (`--oidc-issuer NAME=URL`). */

@@ -39,6 +39,7 @@ export interface ServeFlags extends ProxyFlags, UpstreamFlags, OidcFlags {
   seed?: boolean;
   migrateOnly?: boolean;
   rotateAdminToken?: boolean;
+  webhookAllowPrivate?: boolean;
 }
 
 const LOG_FORMATS = ['pretty', 'json', 'off'] as const;
@@ -113,6 +114,12 @@ export function addServeOptions(command: Command): Command {
       'apply the database migrations and exit (instances starting together wait for each other)',
     )
     .option('--seed', 'on an empty data dir, create an example publisher and a published node')
+    .addOption(
+      new Option(
+        '--webhook-allow-private',
+        "let publishers' webhooks go to loopback, private and link-local addresses (off: only public receivers, so an owner cannot reach into the registry's network)",
+      ).env('NODEREG_WEBHOOK_ALLOW_PRIVATE'),
+    )
     .option(
       '--rotate-admin-token',
       "make NODEREG_ADMIN_TOKEN the admin's token of a shared database that holds another (that one stops working on every instance); without it such a start is refused",
@@ -126,7 +133,7 @@ export type ServeSettings = Required<
 > &
   Pick<
     RegistryServerOptions,
-    'publicUrl' | 'rateLimit' | 'caps' | 'trustProxy' | 'upstream' | 'oidcIssuers' | 'oidcAudience'
+    'publicUrl' | 'rateLimit' | 'caps' | 'trustProxy' | 'upstream' | 'oidcIssuers' | 'oidcAudience' | 'webhooks'
   >;
 
 /** Checks every flag the server takes before anything starts; the first bad one is a usage error. */
@@ -153,6 +160,7 @@ export function serverSettings(flags: ServeFlags, env: NodeJS.ProcessEnv): Serve
     caps,
     trustProxy,
     proxy,
+    ...(flags.webhookAllowPrivate ? { webhooks: { allowPrivate: true } } : {}),
     ...oidc,
   };
 }

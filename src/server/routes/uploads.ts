@@ -48,6 +48,12 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
       sha256: c.req.header(CONTENT_SHA256_HEADER),
       body: (c.env as HttpBindings).incoming,
     });
+    ctx.webhooks.emit(publisherId, {
+      event: 'version.published',
+      node_id: version.node_id,
+      version: version.version,
+      status: version.status,
+    });
     return versionView(version, publisherId, ctx.publicUrl(), true);
   });
 

@@ -2,6 +2,7 @@
 // Append only: never edit a migration that has shipped.
 import { INVITATIONS_SCHEMA } from './member-row.js';
 import { ADDRESS_INVITATIONS_SCHEMA } from './address-invitations.js';
+import { WEBHOOKS_SCHEMA } from './webhooks.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import { NODE_LOOKALIKE } from './lookalike.js';
 
@@ -746,5 +747,10 @@ export const migrations: Migration[] = [
     // Invitations kept against an e-mail address until a user with it appears (address-invitations.ts).
     name: 'address-invitations',
     sql: ADDRESS_INVITATIONS_SCHEMA,
+  },
+  {
+    // A publisher's webhooks (store/webhooks.ts).
+    name: 'webhooks',
+    sql: WEBHOOKS_SCHEMA,
   },
 ];

@@ -4,6 +4,7 @@
 // document, columns for what is searched, sorted or constrained.
 import { INVITATIONS_SCHEMA } from './member-row.js';
 import { ADDRESS_INVITATIONS_SCHEMA } from './address-invitations.js';
+import { WEBHOOKS_SCHEMA } from './webhooks.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import type { Migration } from './migrations.js';
 import { NODE_LOOKALIKE } from './lookalike.js';
@@ -587,5 +588,10 @@ export const postgresMigrations: PostgresMigration[] = [
     // As the SQLite migration 'address-invitations': invitations kept against an e-mail address.
     name: 'address-invitations',
     sql: ADDRESS_INVITATIONS_SCHEMA,
+  },
+  {
+    // A publisher's webhooks (store/webhooks.ts).
+    name: 'webhooks',
+    sql: WEBHOOKS_SCHEMA,
   },
 ];

@@ -9,6 +9,7 @@ import { DATABASE_DEADLINE_MS, watchedSockets, withDeadline } from './postgres-d
 import { postgresApprovalStore } from './postgres/approvals.js';
 import { postgresArchiveGcStore } from './postgres/archive-gc.js';
 import { postgresAddressInvitationStore } from './postgres/address-invitations.js';
+import { postgresWebhookStore } from './webhooks.js';
 import { postgresIdentityStore } from './postgres/identity.js';
 import { migratePostgres } from './postgres/migrate.js';
 import { postgresNodeClassStore } from './postgres/node-classes.js';
@@ -84,5 +85,6 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresWebStore(sql),
     ...postgresArchiveGcStore(sql),
     ...postgresAddressInvitationStore(sql),
+    ...postgresWebhookStore(sql),
   };
 }

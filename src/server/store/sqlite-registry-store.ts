@@ -3,6 +3,7 @@
 import { sqliteApprovalStore } from './sqlite/approvals.js';
 import { sqliteArchiveGcStore } from './sqlite/archive-gc.js';
 import { sqliteAddressInvitationStore } from './sqlite/address-invitations.js';
+import { sqliteWebhookStore } from './webhooks.js';
 import type { Db } from './db.js';
 import { sqliteTrustStore } from './sqlite/trusts.js';
 import type { RegistryStore } from './registry-store.js';
@@ -44,5 +45,6 @@ export function createSqliteRegistryStore(
     ...sqliteWebStore(access),
     ...sqliteArchiveGcStore(access),
     ...sqliteAddressInvitationStore(access),
+    ...sqliteWebhookStore(access),
   };
 }
