@@ -1,10 +1,11 @@
 // The flags of `nodereg serve`, each declared once here, with what it sets in the registry server's options.
 // Adding a flag is a change to this file only: its field in ServeFlags, its option in addServeOptions,
-// and, when the server takes it, its value in serverSettings (checked before anything starts).
+// and, when the server takes it, its value in serverSettings (checked before anything starts). Its
+// environment variable and config file key derive from its name (sources.ts).
 import { type Command, Option } from 'commander';
 import type { RegistryServerOptions } from '../../server/options.js';
 import { SCAN_MODES } from '../../shared/scan.js';
-import { DEFAULT_PORT } from '../../shared/tuning.js';
+import { DEFAULT_PG_POOL, DEFAULT_PORT } from '../../shared/tuning.js';
 import { backendOption } from '../backend-urls.js';
 import { dataDirOption } from '../data-dir.js';
 import { addProxyFlags, type ProxyFlags, proxyOptionsFromFlags } from '../proxy-flags.js';
@@ -18,6 +19,7 @@ import {
   parseSizeFlag,
 } from './values.js';
 import { addUpstreamFlags, type UpstreamFlags } from './upstream-flags.js';
+import { CONFIG_FLAG, describeSources } from './sources.js';
 import { addOidcFlags, type OidcFlags, oidcOptionsFromFlags } from './oidc-flags.js';
 
 /** The flags as commander hands them to the action. */
@@ -33,16 +35,26 @@ export interface ServeFlags extends ProxyFlags, UpstreamFlags, OidcFlags {
   maxArchive: string;
   maxUnpacked: string;
   rateLimit?: string;
+  pgPool: string;
   caps?: string;
   trustProxy?: string;
   log: 'pretty' | 'json' | 'off';
   seed?: boolean;
   migrateOnly?: boolean;
   rotateAdminToken?: boolean;
+  config?: string;
   webhookAllowPrivate?: boolean;
 }
 
 const LOG_FORMATS = ['pretty', 'json', 'off'] as const;
+
+const pgPoolOption = () =>
+  new Option('--pg-pool <n>', 'connections each instance opens to PostgreSQL at most (with --database postgres://…)')
+    .env('NODEREG_PG_POOL')
+    .default(String(DEFAULT_PG_POOL));
+
+const WEBHOOK_PRIVATE_HELP =
+  "let publishers' webhooks go to loopback, private and link-local addresses (off: only public receivers, so an owner cannot reach into the registry's network)";
 
 export function addServeOptions(command: Command): Command {
   command
@@ -66,6 +78,7 @@ export function addServeOptions(command: Command): Command {
         'where archives live: a directory (default: DIR/archives) or s3://bucket/prefix (endpoint, region and keys from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)',
       ),
     )
+    .addOption(pgPoolOption())
     .option(
       '--public-url <url>',
       'the URL clients reach this server at, for upload and download URLs (default: the listening URL)',
@@ -93,13 +106,13 @@ export function addServeOptions(command: Command): Command {
       new Option(
         '--trust-proxy <list>',
         'addresses or CIDR blocks of proxies in front of this server (comma-separated): behind them the client address, for the log, the rate limit and download counts, is the nearest untrusted one in X-Forwarded-For',
-      ).env('NODEREG_TRUST_PROXY'),
+      ),
     )
     .addOption(
       new Option(
         '--caps <list>',
         'what one account may create, as WORD=N pairs: publishers (one user owns, default 10), nodes (one publisher holds, 1000), pending (versions of one publisher waiting for their archive, 100), invitations (one publisher has out, 100); admins are not capped',
-      ).env('NODEREG_CAPS'),
+      ),
     )
     .addOption(
       new Option(
@@ -114,17 +127,24 @@ export function addServeOptions(command: Command): Command {
       'apply the database migrations and exit (instances starting together wait for each other)',
     )
     .option('--seed', 'on an empty data dir, create an example publisher and a published node')
-    .addOption(
-      new Option(
-        '--webhook-allow-private',
-        "let publishers' webhooks go to loopback, private and link-local addresses (off: only public receivers, so an owner cannot reach into the registry's network)",
-      ).env('NODEREG_WEBHOOK_ALLOW_PRIVATE'),
-    )
     .option(
       '--rotate-admin-token',
       "make NODEREG_ADMIN_TOKEN the admin's token of a shared database that holds another (that one stops working on every instance); without it such a start is refused",
     );
-  return addOidcFlags(addUpstreamFlags(addProxyFlags(command)));
+  return addLaterFlags(command);
+}
+
+/** The flags of the proxy, the mirror, OIDC and webhooks, the config file, and where each value may come from. */
+function addLaterFlags(command: Command): Command {
+  addOidcFlags(addUpstreamFlags(addProxyFlags(command)));
+  command
+    .option('--webhook-allow-private', WEBHOOK_PRIVATE_HELP)
+    .option(
+      `${CONFIG_FLAG} <file>`,
+      'a TOML file of settings: each key is a flag\'s name without -- (max-archive = "1GiB"); a flag beats its environment variable, which beats the file',
+    );
+  describeSources(command);
+  return command;
 }
 
 /** What the flags set in the registry server's options, the way the server takes it. */
@@ -147,7 +167,7 @@ export function serverSettings(flags: ServeFlags, env: NodeJS.ProcessEnv): Serve
   const publicUrl = flags.publicUrl === undefined ? undefined : parsePublicUrl(flags.publicUrl);
   const host = parseHost(flags.host);
   const proxy = proxyOptionsFromFlags(flags, env);
-  const oidc = oidcOptionsFromFlags(flags, env);
+  const oidc = oidcOptionsFromFlags(flags);
   return {
     host,
     port,

@@ -1,5 +1,6 @@
 // Checks of the values of serve's flags: each names its flag and shows a value that works.
 import { parseSize } from '../../shared/size.js';
+import { DEFAULT_PG_POOL, MAX_PG_POOL } from '../../shared/tuning.js';
 import { withoutUserInfo } from '../../shared/url.js';
 import { invalidInput } from '../errors.js';
 import { CAP_WORDS, type CreationCaps } from '../../server/services/creation-caps.js';
@@ -25,6 +26,16 @@ export function parseRateLimit(text: string): number {
   const limit = match ? Number(match[1]) : 0;
   if (!limit) throw invalidInput(`--rate-limit must be requests per minute such as 60/min (got "${text}")`);
   return limit;
+}
+
+export function parsePgPool(text: string): number {
+  const pool = /^\s*\d{1,9}\s*$/.test(text) ? Number(text) : 0;
+  if (!(pool >= 1 && pool <= MAX_PG_POOL))
+    throw invalidInput(
+      `--pg-pool must be a number of connections from 1 to ${MAX_PG_POOL} (got "${text}")`,
+      `--pg-pool ${DEFAULT_PG_POOL}`,
+    );
+  return pool;
 }
 
 export function parsePublicUrl(text: string): string {

@@ -33,21 +33,8 @@ import {
   publisherChanges,
 } from '../services/accounts.js';
 import { addressInvitationView, changedRoleView, invitationView, memberView, publisherView } from '../views.js';
+import { tokenInfo, userView } from '../services/user-lifecycle.js';
 import { checkInvitationCap, checkPublisherCap } from '../services/creation-caps.js';
-
-const userView = (user: UserRow): User => ({
-  id: user.id,
-  name: user.name,
-  ...(user.email ? { email: user.email } : {}),
-  admin: user.admin,
-});
-const tokenInfo = (token: TokenRow) => ({
-  id: token.id,
-  name: token.name,
-  created_at: token.created_at,
-  last_used_at: token.last_used_at,
-  prefix: token.prefix,
-});
 
 const me = (principal: Principal | null) => principal!;
 

@@ -5,6 +5,7 @@ import { ADDRESS_INVITATIONS_SCHEMA } from './address-invitations.js';
 import { WEBHOOKS_SCHEMA } from './webhooks.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import { NODE_LOOKALIKE } from './lookalike.js';
+import { USER_LIFECYCLE_COLUMNS } from './user-lifecycle.js';
 
 export interface Migration {
   name: string;
@@ -747,6 +748,14 @@ export const migrations: Migration[] = [
     // Invitations kept against an e-mail address until a user with it appears (address-invitations.ts).
     name: 'address-invitations',
     sql: ADDRESS_INVITATIONS_SCHEMA,
+  },
+  {
+    // Users disabled and deleted by an admin (user-lifecycle.ts); either change voids cached authentications.
+    name: 'user-lifecycle',
+    sql: `${USER_LIFECYCLE_COLUMNS}
+      CREATE TRIGGER users_generation_lifecycle AFTER UPDATE OF disabled_at, deleted_at ON users BEGIN
+        UPDATE generations SET value = value + 1 WHERE name = 'tokens';
+      END;`,
   },
   {
     // A publisher's webhooks (store/webhooks.ts).

@@ -17,6 +17,7 @@ import type { AddressInvitationStore } from './address-invitations.js';
 import type { WebhookStore } from './webhooks.js';
 import type { NodeClassStore } from './node-classes.js';
 import type { TrustStore } from './trusts.js';
+import type { UserLifecycleStore } from './user-lifecycle.js';
 import type {
   MEMBER_ROLES,
   NODE_SORTS,
@@ -37,6 +38,10 @@ export interface UserRow {
   email: string | null;
   admin: boolean;
   created_at: string;
+  /** Set while an admin has the user disabled: their tokens are refused (user-lifecycle.ts). */
+  disabled_at: string | null;
+  /** Set once an admin deleted the user: the row stays for what names it. */
+  deleted_at: string | null;
 }
 
 export interface TokenRow {
@@ -211,6 +216,7 @@ export interface RegistryStore
     WebStore,
     ArchiveGcStore,
     AddressInvitationStore,
+    UserLifecycleStore,
     WebhookStore {
   /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */
   ping(): Promise<void>;
@@ -230,8 +236,11 @@ export interface RegistryStore
   /** The live (not revoked) token with this hash and its user; records `last_used_at` (to the minute). */
   useToken(hash: string): Promise<{ token: TokenRow; user: UserRow } | undefined>;
   getToken(id: string): Promise<TokenRow | undefined>;
-  /** Live tokens: a user's own user tokens, or a publisher's PATs; oldest first. */
-  listTokens(filter: { userId: string } | { publisherId: string }): Promise<TokenRow[]>;
+  /**
+   * Live tokens, oldest first: a user's own user tokens, or a publisher's PATs, or (`madeBy`) every token
+   * of a user, the PATs they made included.
+   */
+  listTokens(filter: { userId: string } | { publisherId: string } | { madeBy: string }): Promise<TokenRow[]>;
   revokeToken(id: string): Promise<void>;
   /** Grows when a token is revoked or deleted, or a user's admin flag changes: cached authentications older are void. */
   tokenGeneration(): Promise<number>;
@@ -254,8 +263,8 @@ export interface RegistryStore
   /** Removes a member and revokes the publisher's tokens (PATs) that user created, in one transaction. */
   removeMember(publisherId: string, userId: string): Promise<'removed' | 'not-member' | 'last-owner'>;
   /**
-   * Users whose id, e-mail (in any case) or name is exactly `text`, in that precedence: an id match
-   * alone, else the e-mail matches, else the name matches (at most 5).
+   * Users not deleted whose id, e-mail (in any case) or name is exactly `text`, in that precedence: an
+   * id match alone, else the e-mail matches, else the name matches (at most 5).
    */
   findUsers(text: string): Promise<UserRow[]>;
   /** Invites a user who is not a member (renewing an invitation takes the new role); a member's role changes at once. */

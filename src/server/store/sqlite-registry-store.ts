@@ -7,6 +7,7 @@ import { sqliteWebhookStore } from './webhooks.js';
 import type { Db } from './db.js';
 import { sqliteTrustStore } from './sqlite/trusts.js';
 import type { RegistryStore } from './registry-store.js';
+import { sqliteUserLifecycleStore } from './sqlite/user-lifecycle.js';
 import { sqliteWebStore } from './web.js';
 import { sqliteAccess } from './sqlite/access.js';
 import { sqliteIdentityStore } from './sqlite/identity.js';
@@ -45,6 +46,7 @@ export function createSqliteRegistryStore(
     ...sqliteWebStore(access),
     ...sqliteArchiveGcStore(access),
     ...sqliteAddressInvitationStore(access),
+    ...sqliteUserLifecycleStore(access),
     ...sqliteWebhookStore(access),
   };
 }

@@ -36,7 +36,7 @@ export async function viewerOf(ctx: ServerContext, c: Context<AppEnv>): Promise<
   if (!session) return null;
   const token = await ctx.store.getToken(session.token_id);
   const user = token && !token.revoked_at ? await ctx.store.getUser(session.user_id) : undefined;
-  if (!token || !user) return null;
+  if (!token || !user || user.disabled_at) return null;
   return {
     principal: { kind: 'user', userId: user.id, admin: user.admin, tokenId: token.id },
     name: user.name,
