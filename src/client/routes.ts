@@ -8,8 +8,9 @@ import type * as registry from '../contract/registry.js';
 import type * as mirror from '../contract/mirror.js';
 import type * as trust from '../contract/trust.js';
 import type * as admin from '../contract/admin.js';
+import type * as webhooks from '../contract/webhooks.js';
 
-type Exported = typeof registry & typeof proxy & typeof mirror & typeof trust & typeof admin;
+type Exported = typeof registry & typeof proxy & typeof mirror & typeof trust & typeof admin & typeof webhooks;
 /** The names under which the contract exports its operations; each is the operation's id. */
 export type OperationName = { [K in keyof Exported]: Exported[K] extends Operation ? K : never }[keyof Exported];
 

@@ -9,6 +9,7 @@ import { registryOperations } from './registry.js';
 import { mirrorOperations } from './mirror.js';
 import { trustOperations } from './trust.js';
 import { adminOperations } from './admin.js';
+import { webhookOperations } from './webhooks.js';
 
 export const allOperations: Operation[] = [
   ...registryOperations,
@@ -16,6 +17,7 @@ export const allOperations: Operation[] = [
   ...mirrorOperations,
   ...trustOperations,
   ...adminOperations,
+  ...webhookOperations,
 ];
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {

@@ -13,6 +13,7 @@ import type { MemoryBudget } from './archives/validate-zip.js';
 import type { Mirror } from './mirror/service.js';
 import type { OidcVerifier } from './trusted/oidc.js';
 import type { SigningKey } from './trusted/signing-key.js';
+import type { WebhookDispatcher } from './webhooks/deliveries.js';
 
 /** What every group of routes gets from the server factory. */
 export interface ServerContext extends RouteDeps {
@@ -41,6 +42,8 @@ export interface ServerContext extends RouteDeps {
   trust: { issuers: Record<string, string>; oidc: OidcVerifier; signing: SigningKey };
   /** Work to finish before the database closes (timers, pending deliveries). */
   onClose(task: () => void | Promise<void>): void;
+  /** Sends the events of publishers' versions to their webhooks, never waited for. */
+  webhooks: WebhookDispatcher;
   /** The upstream registry this one mirrors (`serve --upstream`), if any. */
   mirror?: Mirror;
 }

@@ -1,6 +1,7 @@
 // The registry server's factory: options → backends (database, archives, keys) → start-up work →
 // the app (src/server/app.ts) → the node:http server with its connection guards (src/server/http/).
 // `serve` and the tests share it; it returns an unstarted server.
+import { createWebhookDispatcher } from './webhooks/deliveries.js';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
 import {
@@ -149,6 +150,18 @@ function startUp(options: ResolvedOptions, store: RegistryStore, archives: Archi
 const flushWarnings = (options: ResolvedOptions) => () =>
   (options.log as { flush?: () => void } | undefined)?.flush?.();
 
+/** The publishers' webhooks of this server, stopped when it closes. */
+function startWebhooks(store: RegistryStore, options: RegistryServerOptions, closers: (() => void | Promise<void>)[]) {
+  const webhooks = createWebhookDispatcher({
+    store,
+    log: (line, level) => options.log?.(line, level),
+    userAgent: `nodereg/${options.version ?? '0.0.0'}`,
+    options: options.webhooks,
+  });
+  closers.push(() => webhooks.close());
+  return webhooks;
+}
+
 /** Builds an unstarted registry server; `serve` and the tests share it. */
 export function createRegistryServer(input: RegistryServerOptions): RegistryServer {
   const options = withDefaults(input);
@@ -171,6 +184,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
     }),
   };
   const ctx: ServerContext = {
+    webhooks: startWebhooks(store, options, closers),
     tasks,
     store,
     archives,

@@ -8,6 +8,7 @@ import type { ScanLimits, ScanMode } from './scan-upload.js';
 import type { RegistryStore } from './store/registry-store.js';
 import type { CreationCaps } from './services/creation-caps.js';
 import type { UploadLimits } from './services/upload-slots.js';
+import type { WebhookOptions } from './webhooks/deliveries.js';
 
 export interface RegistryServerOptions {
   /**
@@ -95,6 +96,8 @@ export interface RegistryServerOptions {
    * UPLOAD_MEMORY (64 MiB), shared by every server in the process.
    */
   uploadMemory?: number;
+  /** Publishers' webhooks: private receivers allowed (`serve --webhook-allow-private`), time per attempt, retry backoff. */
+  webhooks?: WebhookOptions;
   /** The upstream registry to mirror (`serve --upstream`, DESIGN.md §13); none when undefined. */
   upstream?: MirrorOptions;
   /** OIDC issuers by name → issuer URL, added to (or replacing) DEFAULT_OIDC_ISSUERS (`--oidc-issuer NAME=URL`). */

@@ -2,7 +2,7 @@
 // the provider paths. Expected values are written out from DESIGN.md §4.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signCallback } from '../../src/server/proxy/callbacks.js';
+import { signCallback } from '../../src/server/signed-callbacks.js';
 import { upstreamStatusPath, upstreamSubmitPath } from '../../src/server/proxy/kinds.js';
 import {
   callbackAllowProblem,

@@ -13,6 +13,7 @@ import { registerList } from './publisher/list.js';
 import { membersTable } from './publisher/members.js';
 import { registerMembers } from './publisher/members.js';
 import { registerTrustCommands } from './publisher/trust.js';
+import { registerWebhookCommands } from './publisher/webhook.js';
 
 interface ProfileOptions {
   name?: string;
@@ -82,6 +83,7 @@ export function register(program: Command, ctx: Ctx): void {
   registerInvitations(publisher, ctx);
   registerList(publisher, ctx);
   registerTrustCommands(publisher, ctx);
+  registerWebhookCommands(publisher, ctx);
 }
 
 function registerCreate(publisher: Command, ctx: Ctx): void {

@@ -49,6 +49,7 @@ export interface ServeFlags extends ProxyFlags, UpstreamFlags, OidcFlags {
   migrateOnly?: boolean;
   rotateAdminToken?: boolean;
   config?: string;
+  webhookAllowPrivate?: boolean;
 }
 
 const LOG_FORMATS = ['pretty', 'json', 'off'] as const;
@@ -77,6 +78,9 @@ function addUploadFlags(command: Command): Command {
       `${DEFAULT_UPLOAD_LIMITS.graceMs / 1000}s`,
     );
 }
+
+const WEBHOOK_PRIVATE_HELP =
+  "let publishers' webhooks go to loopback, private and link-local addresses (off: only public receivers, so an owner cannot reach into the registry's network)";
 
 /** Where the registry keeps its data: the data dir, the database and the archive storage. */
 function addStorageOptions(command: Command): Command {
@@ -164,11 +168,18 @@ export function addServeOptions(command: Command): Command {
       '--rotate-admin-token',
       "make NODEREG_ADMIN_TOKEN the admin's token of a shared database that holds another (that one stops working on every instance); without it such a start is refused",
     );
+  return addLaterFlags(command);
+}
+
+/** The flags of uploads, the proxy, the mirror, OIDC and webhooks, the config file, and where each value may come from. */
+function addLaterFlags(command: Command): Command {
   addOidcFlags(addUpstreamFlags(addProxyFlags(addUploadFlags(command))));
-  command.option(
-    `${CONFIG_FLAG} <file>`,
-    'a TOML file of settings: each key is a flag\'s name without -- (max-archive = "1GiB"); a flag beats its environment variable, which beats the file',
-  );
+  command
+    .option('--webhook-allow-private', WEBHOOK_PRIVATE_HELP)
+    .option(
+      `${CONFIG_FLAG} <file>`,
+      'a TOML file of settings: each key is a flag\'s name without -- (max-archive = "1GiB"); a flag beats its environment variable, which beats the file',
+    );
   describeSources(command);
   return command;
 }
@@ -179,7 +190,15 @@ export type ServeSettings = Required<
 > &
   Pick<
     RegistryServerOptions,
-    'publicUrl' | 'rateLimit' | 'caps' | 'uploads' | 'trustProxy' | 'upstream' | 'oidcIssuers' | 'oidcAudience'
+    | 'publicUrl'
+    | 'rateLimit'
+    | 'caps'
+    | 'uploads'
+    | 'trustProxy'
+    | 'upstream'
+    | 'oidcIssuers'
+    | 'oidcAudience'
+    | 'webhooks'
   >;
 
 /** Checks every flag the server takes before anything starts; the first bad one is a usage error. */
@@ -208,6 +227,7 @@ export function serverSettings(flags: ServeFlags, env: NodeJS.ProcessEnv): Serve
     uploads,
     trustProxy,
     proxy,
+    ...(flags.webhookAllowPrivate ? { webhooks: { allowPrivate: true } } : {}),
     ...oidc,
   };
 }

@@ -1,7 +1,8 @@
 // The scheduler: one loop per instance that advances sandbox timelines, polls providers for watched
 // forward tasks and delivers callbacks, sleeping until the next thing is due.
+import { CALLBACK_EVENT } from '../../contract/limits.js';
 import { withoutUserInfo } from '../../shared/url.js';
-import { sendCallback, type DeliveryOutcome } from './callbacks.js';
+import { sendCallback, type DeliveryOutcome } from '../signed-callbacks.js';
 import type { ProxyDeps } from './deps.js';
 import { KINDS } from './kinds.js';
 import { CALLBACK_RETRIES, pollSpacing } from './options.js';
@@ -42,6 +43,7 @@ async function deliver(deps: ProxyDeps, delivery: DeliveryRow): Promise<void> {
   const outcome: DeliveryOutcome = permitted
     ? await sendCallback({
         url: delivery.url,
+        event: CALLBACK_EVENT,
         body: delivery.body,
         deliveryId: delivery.id,
         key: ctx.keys.callback,

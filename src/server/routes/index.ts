@@ -23,6 +23,7 @@ import { registerMirrorRoutes } from './mirror.js';
 import { registerTrustedRoutes } from './trusted.js';
 import { registerWebRoutes } from '../web/index.js';
 import { registerAdminRoutes } from './admin.js';
+import { registerWebhookRoutes } from './webhooks.js';
 
 export const routeModules: RouteModule[] = [
   // First: a browser's GET at a page's path is answered by the page, any other request goes on (web/index.ts).
@@ -38,4 +39,5 @@ export const routeModules: RouteModule[] = [
   registerMirrorRoutes,
   registerTrustedRoutes,
   registerAdminRoutes,
+  registerWebhookRoutes,
 ];

@@ -1,5 +1,6 @@
 // The registry's writes of the interface, with the semantics of DESIGN.md §3: publish, node, publisher
 // and version updates, reviews. Each route parses, calls its service, and renders the view.
+import { statusChanged } from '../webhooks/events.js';
 import { addReview, publishVersion, updateNode, updatePublisher, updateVersion } from '../../contract/registry.js';
 import { accessTo, allowMutation, requirePublisher } from '../access.js';
 import type { RouteModule } from '../context.js';
@@ -55,6 +56,7 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
   route(app, ctx, updateVersion, async ({ params, principal, input }) => {
     const target = await versionToChange(store, principal, params);
     const updated = await changeVersion(store, target, input().body);
+    statusChanged(ctx, target.publisher.id, target.version.status, updated);
     return versionView(updated, target.publisher.id, ctx.publicUrl(), true);
   });
 

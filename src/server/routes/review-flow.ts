@@ -1,5 +1,6 @@
 // The review flow over the API (DESIGN.md §14): the CLI's `version appeal`, `admin queue` and
 // `admin decide`; the web pages call the same services.
+import { statusChanged } from '../webhooks/events.js';
 import { appealVersion, decideVersion, reviewQueue } from '../../contract/review-flow.js';
 import type { RouteModule } from '../context.js';
 import { route } from '../route.js';
@@ -22,7 +23,8 @@ export const registerReviewFlowRoutes: RouteModule = (app, ctx) => {
   }));
 
   route(app, ctx, decideVersion, async ({ params, principal, input }) => {
-    const { version, publisherId } = await flow.decideVersion(store, principal, params, input().body);
+    const { version, publisherId, previousStatus } = await flow.decideVersion(store, principal, params, input().body);
+    statusChanged(ctx, publisherId, previousStatus, version);
     return versionView(version, publisherId, ctx.publicUrl(), true);
   });
 };

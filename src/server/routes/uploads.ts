@@ -55,6 +55,12 @@ export const registerUploadRoutes: RouteModule = (app, ctx) => {
       },
       slots,
     );
+    ctx.webhooks.emit(publisherId, {
+      event: 'version.published',
+      node_id: version.node_id,
+      version: version.version,
+      status: version.status,
+    });
     return versionView(version, publisherId, ctx.publicUrl(), true);
   });
 

@@ -83,7 +83,7 @@ export async function decideVersion(
   principal: Principal | null,
   path: { nodeId: string; versionId: string },
   decision: { decision: (typeof REVIEW_DECISIONS)[number]; message: string },
-): Promise<{ version: VersionRow; publisherId: string }> {
+): Promise<{ version: VersionRow; publisherId: string; previousStatus: VersionRow['status'] }> {
   const admin = requireAdmin(principal);
   const node = await store.getNode(path.nodeId);
   if (!node) throw notFound(`node ${path.nodeId} not found`);
@@ -101,5 +101,5 @@ export async function decideVersion(
   };
   const decided = await addEntry(store, version, entry);
   await adminDecided(store, version, decided);
-  return { version: decided, publisherId: publisher.id };
+  return { version: decided, publisherId: publisher.id, previousStatus: version.status };
 }

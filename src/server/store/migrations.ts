@@ -2,6 +2,7 @@
 // Append only: never edit a migration that has shipped.
 import { INVITATIONS_SCHEMA } from './member-row.js';
 import { ADDRESS_INVITATIONS_SCHEMA } from './address-invitations.js';
+import { WEBHOOKS_SCHEMA } from './webhooks.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import { NODE_LOOKALIKE } from './lookalike.js';
 import { USER_LIFECYCLE_COLUMNS } from './user-lifecycle.js';
@@ -755,5 +756,10 @@ export const migrations: Migration[] = [
       CREATE TRIGGER users_generation_lifecycle AFTER UPDATE OF disabled_at, deleted_at ON users BEGIN
         UPDATE generations SET value = value + 1 WHERE name = 'tokens';
       END;`,
+  },
+  {
+    // A publisher's webhooks (store/webhooks.ts).
+    name: 'webhooks',
+    sql: WEBHOOKS_SCHEMA,
   },
 ];

@@ -5,6 +5,7 @@
 import { INVITATIONS_SCHEMA } from './member-row.js';
 import { ADDRESS_INVITATIONS_SCHEMA } from './address-invitations.js';
 import { USER_LIFECYCLE_COLUMNS } from './user-lifecycle.js';
+import { WEBHOOKS_SCHEMA } from './webhooks.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import type { Migration } from './migrations.js';
 import { NODE_LOOKALIKE } from './lookalike.js';
@@ -641,5 +642,10 @@ export const postgresMigrations: PostgresMigration[] = [
     // What instances keep of a node's stamp and of the generations is dropped on these (store/postgres/changes.ts).
     name: 'change-notices',
     sql: changeNotices,
+  },
+  {
+    // A publisher's webhooks (store/webhooks.ts).
+    name: 'webhooks',
+    sql: WEBHOOKS_SCHEMA,
   },
 ];

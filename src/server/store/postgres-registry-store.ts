@@ -11,6 +11,7 @@ import { postgresApprovalStore } from './postgres/approvals.js';
 import { postgresArchiveGcStore } from './postgres/archive-gc.js';
 import { postgresAddressInvitationStore } from './postgres/address-invitations.js';
 import { heardChanges } from './postgres/changes.js';
+import { postgresWebhookStore } from './webhooks.js';
 import { postgresIdentityStore } from './postgres/identity.js';
 import { migratePostgres } from './postgres/migrate.js';
 import { postgresNodeClassStore } from './postgres/node-classes.js';
@@ -98,5 +99,6 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresArchiveGcStore(sql),
     ...postgresAddressInvitationStore(sql),
     ...postgresUserLifecycleStore(sql),
+    ...postgresWebhookStore(sql),
   };
 }

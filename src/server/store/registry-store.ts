@@ -14,6 +14,7 @@ import type { Extraction } from '../../scan/node-classes/extract.js';
 import type { ApprovalStore } from './approvals.js';
 import type { ArchiveGcStore } from './archive-gc.js';
 import type { AddressInvitationStore } from './address-invitations.js';
+import type { WebhookStore } from './webhooks.js';
 import type { NodeClassStore } from './node-classes.js';
 import type { TrustStore } from './trusts.js';
 import type { UserLifecycleStore } from './user-lifecycle.js';
@@ -215,7 +216,8 @@ export interface RegistryStore
     WebStore,
     ArchiveGcStore,
     AddressInvitationStore,
-    UserLifecycleStore {
+    UserLifecycleStore,
+    WebhookStore {
   /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */
   ping(): Promise<void>;
   /** The registry's own id (registry-id.ts), made on the first call and the same ever after. */

@@ -3,6 +3,7 @@
 import { sqliteApprovalStore } from './sqlite/approvals.js';
 import { sqliteArchiveGcStore } from './sqlite/archive-gc.js';
 import { sqliteAddressInvitationStore } from './sqlite/address-invitations.js';
+import { sqliteWebhookStore } from './webhooks.js';
 import type { Db } from './db.js';
 import { sqliteTrustStore } from './sqlite/trusts.js';
 import type { RegistryStore } from './registry-store.js';
@@ -46,5 +47,6 @@ export function createSqliteRegistryStore(
     ...sqliteArchiveGcStore(access),
     ...sqliteAddressInvitationStore(access),
     ...sqliteUserLifecycleStore(access),
+    ...sqliteWebhookStore(access),
   };
 }

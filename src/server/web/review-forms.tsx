@@ -10,6 +10,7 @@ import { appealVersion, decideVersion, reviewQueue, reviewRequested } from '../s
 import { form, redirect } from './forms.js';
 import { versionHref, type Viewer } from './layout.js';
 import { ReviewPage } from './pages/review.js';
+import { statusChanged } from '../webhooks/events.js';
 
 function signedIn(viewer: Viewer | null): Viewer {
   if (!viewer) throw forbidden('sign in first');
@@ -49,7 +50,8 @@ export function registerReviewForms(app: Hono<AppEnv>, ctx: ServerContext) {
     const parsed = DecisionBody.safeParse({ decision: fields.decision, message: fields.message });
     if (!parsed.success) throw badRequest('choose a decision and write a reason of 1 to 2000 characters');
     const path = { nodeId: c.req.param('nodeId') ?? '', versionId: c.req.param('version') ?? '' };
-    await decideVersion(ctx.store, principal, path, parsed.data);
+    const decided = await decideVersion(ctx.store, principal, path, parsed.data);
+    statusChanged(ctx, decided.publisherId, decided.previousStatus, decided.version);
     return redirect(c, '/web/review');
   });
 }

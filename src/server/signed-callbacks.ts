@@ -1,8 +1,12 @@
-// Signed callbacks to webhook_url / callback_url (DESIGN.md §4).
+// Signed callbacks: the AI proxy's to webhook_url / callback_url (DESIGN.md §4) and the publishers'
+// webhooks (webhooks/deliveries.ts), one signing and one way of sending for both.
 import { createHmac } from 'node:crypto';
-import { CALLBACK_EVENT, CALLBACK_HEADERS } from '../../contract/limits.js';
+import { CALLBACK_HEADERS } from '../contract/limits.js';
 
-/** `sha256=HEX`: HMAC-SHA256 of the raw body with the callback key (DIR/callback-key holds it as hex). */
+/**
+ * `sha256=HEX`: HMAC-SHA256 of the raw body with the key (the AI callbacks': DIR/callback-key, as hex;
+ * a webhook's: its secret).
+ */
 export function signCallback(key: Buffer, body: string): string {
   return `sha256=${createHmac('sha256', key).update(body).digest('hex')}`;
 }
@@ -15,6 +19,8 @@ export type DeliveryOutcome = { ok: true } | { ok: false; error: string };
  */
 export async function sendCallback(input: {
   url: string;
+  /** The X-Nodereg-Event header: what happened. */
+  event: string;
   body: string;
   deliveryId: string;
   key: Buffer;
@@ -37,7 +43,7 @@ export async function sendCallback(input: {
         ...(credentials !== undefined && { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` }),
         'content-type': 'application/json',
         'user-agent': input.userAgent,
-        [CALLBACK_HEADERS.event]: CALLBACK_EVENT,
+        [CALLBACK_HEADERS.event]: input.event,
         [CALLBACK_HEADERS.delivery]: input.deliveryId,
         [CALLBACK_HEADERS.signature]: signCallback(input.key, input.body),
       },
