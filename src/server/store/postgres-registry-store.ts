@@ -14,6 +14,7 @@ import { migratePostgres } from './postgres/migrate.js';
 import { postgresNodeClassStore } from './postgres/node-classes.js';
 import { postgresNodeStore } from './postgres/nodes.js';
 import { postgresPublisherStore } from './postgres/publishers.js';
+import { postgresRateWindows } from './postgres/rate-windows.js';
 import { postgresReviewStore } from './postgres/reviews.js';
 import { postgresUserStore } from './postgres/tokens.js';
 import { postgresVersionStore } from './postgres/versions.js';
@@ -92,5 +93,6 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresIdentityStore(sql),
     ...postgresTrustStore(sql),
     ...postgresWebStore(sql),
+    ...postgresRateWindows(sql),
   };
 }
