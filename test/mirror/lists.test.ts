@@ -72,6 +72,27 @@ describe('lists and search through a mirror', () => {
     expect(standIn.requests.slice(before)).toEqual([]);
   });
 
+  it('checks the kept nodes against local names in one store call, not one per kept node', async () => {
+    const storeCalls = async () => {
+      const metrics = await fetch(`${mirror.url}/metrics`, {
+        headers: { authorization: `Bearer ${mirror.adminToken}` },
+      });
+      const text = await metrics.text();
+      const count = (operation: string) =>
+        Number(
+          new RegExp(`nodereg_database_duration_seconds_count\\{operation="${operation}",outcome="ok"\\} (\\d+)`).exec(
+            text,
+          )?.[1] ?? 0,
+        );
+      return { getNode: count('getNode'), heldNames: count('heldNames') };
+    };
+    const before = await storeCalls();
+    expect(idsOf(await call(mirror.url, 'GET', '/nodes'))).toEqual(['studio-glow', 'glow-fx']);
+    const after = await storeCalls();
+    expect(after.heldNames - before.heldNames).toBe(1);
+    expect(after.getNode - before.getNode).toBe(0);
+  });
+
   it('pages across local and kept nodes', async () => {
     const first = await call(mirror.url, 'GET', '/nodes?limit=1&page=1');
     const second = await call(mirror.url, 'GET', '/nodes?limit=1&page=2');

@@ -111,6 +111,21 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect(await publish(store, 'image_tools', '1.0.0', 'acme')).toMatchObject({ kind: 'created' });
   });
 
+  it('says which of many node and publisher names it holds, each as given, in one call', async () => {
+    const store = await fresh();
+    await publish(store, 'Held-Node');
+    const many = Array.from({ length: 2_000 }, (_, i) => `absent-${i}`);
+    const held = await store.heldNames({
+      nodeIds: ['held-node', 'HELD-NODE', 'held_node', ...many, "it's"],
+      publisherIds: ['acme', 'other', 'nobody', ...many],
+    });
+    // Found as getNode finds a node (any case; a look-alike is another id) and getPublisher a publisher.
+    expect(held.nodeIds.sort()).toEqual(['HELD-NODE', 'held-node']);
+    for (const id of held.nodeIds) expect(await store.getNode(id)).toBeDefined();
+    expect(held.publisherIds.sort()).toEqual(['acme', 'other']);
+    expect(await store.heldNames({ nodeIds: [], publisherIds: [] })).toEqual({ nodeIds: [], publisherIds: [] });
+  });
+
   it('gives the archive of a version to exactly one of racing claims, and to none once recorded', async () => {
     const store = await fresh();
     const outcome = await publish(store, 'claimed');

@@ -14,24 +14,19 @@ import { relativeTime, table } from '../output.js';
 import { checkPublisherId, precheck } from '../resolve.js';
 import { examples } from '../examples.js';
 import { routes } from '../../client/routes.js';
-import { registerRevoke, type Whose } from './token/revoke.js';
+import { listWhose, registerRevoke, whoseHints, type Whose } from './token/revoke.js';
 
-/** `--publisher ID` or `--user`; the two conflict (commander refuses both). */
-function whoseOptions(command: Command, userHelp: string): Command {
+/**
+ * `--publisher ID` or `--user`; the two conflict (commander refuses both). Where `anyUser`, `--user USER`
+ * names another user (by id, e-mail or name), whose tokens an admin manages.
+ */
+function whoseOptions(command: Command, userHelp: string, anyUser = false): Command {
   return command
     .addOption(
       new Option('--publisher <id>', 'a personal access token of this publisher (owner only)').conflicts('user'),
     )
-    .option('--user', userHelp);
+    .option(anyUser ? '--user [user]' : '--user', userHelp);
 }
-
-const ownerHints = (publisher?: string) =>
-  publisher
-    ? {
-        403: `only an owner of ${publisher} manages its tokens (\`nodereg whoami\` shows your roles)`,
-        404: `no publisher ${publisher}: create it with \`nodereg publisher create ${publisher}\``,
-      }
-    : {};
 
 export function register(program: Command, ctx: Ctx): void {
   const token = examples(program.command('token').description('create, list and revoke access tokens'), [
@@ -58,7 +53,7 @@ export function register(program: Command, ctx: Ctx): void {
           ? client.call(routes.createPublisherToken, { params: { publisherId: o.publisher }, body })
           : client.call(routes.createUserToken, { body })
         ).catch((error) => {
-          throw toCliError(error, ownerHints(o.publisher));
+          throw toCliError(error, whoseHints({ publisher: o.publisher }));
         });
         // stdout carries the token alone, so `TOKEN=$(nodereg token create ...)` works
         ctx.out.result(created, created.token);
@@ -79,16 +74,17 @@ export function register(program: Command, ctx: Ctx): void {
   );
 
   examples(
-    whoseOptions(token.command('list'), 'your own user tokens (the default)')
+    whoseOptions(
+      token.command('list'),
+      "your own user tokens (the default); --user USER: that user's tokens, the access tokens they made included (admins)",
+      true,
+    )
       .description('list tokens (never their secret): prefix, name, when created and last used')
       .action(async (o: Whose) => {
         if (o.publisher) checkPublisherId(o.publisher, '--publisher');
         const client = await ctx.client({ requireToken: true });
-        const tokens = await (o.publisher
-          ? client.call(routes.listPublisherTokens, { params: { publisherId: o.publisher } })
-          : client.call(routes.listUserTokens)
-        ).catch((error) => {
-          throw toCliError(error, ownerHints(o.publisher));
+        const tokens = await listWhose(client, o).catch((error) => {
+          throw toCliError(error, whoseHints(o));
         });
         ctx.out.result(tokens, () =>
           tokens.length
@@ -99,17 +95,22 @@ export function register(program: Command, ctx: Ctx): void {
                   t.name,
                   relativeTime(t.created_at),
                   t.last_used_at ? relativeTime(t.last_used_at) : 'never',
+                  ...(t.kind ? [t.publisher_id ?? '(user token)'] : []),
                 ]),
-                ['ID', 'PREFIX', 'NAME', 'CREATED', 'LAST USED'],
+                ['ID', 'PREFIX', 'NAME', 'CREATED', 'LAST USED', ...(typeof o.user === 'string' ? ['PUBLISHER'] : [])],
               )
             : 'no tokens',
         );
       }),
-    ['nodereg token list', 'nodereg token list --publisher acme'],
+    ['nodereg token list', 'nodereg token list --publisher acme', 'nodereg token list --user alice@example.com'],
   );
 
   registerRevoke(token, ctx, {
-    whose: (command) => whoseOptions(command, 'one of your own user tokens (the default)'),
-    ownerHints,
+    whose: (command) =>
+      whoseOptions(
+        command,
+        "one of your own user tokens (the default); --user USER: one of that user's tokens (admins)",
+        true,
+      ),
   });
 }

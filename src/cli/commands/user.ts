@@ -5,10 +5,15 @@ import { toCliError } from '../errors.js';
 import { precheck } from '../resolve.js';
 import { examples } from '../examples.js';
 import { routes } from '../../client/routes.js';
+import { registerUserList } from './user/list.js';
+import { registerUserLifecycle } from './user/lifecycle.js';
 
 export function register(program: Command, ctx: Ctx): void {
   const user = examples(program.command('user').description('manage users (admins only)'), [
     'nodereg user create alice --email alice@example.com',
+    'nodereg user list',
+    'nodereg user disable alice',
+    'nodereg user delete bob --transfer-to alice',
   ]);
 
   examples(
@@ -39,4 +44,6 @@ export function register(program: Command, ctx: Ctx): void {
       }),
     ['nodereg user create alice --email alice@example.com', 'ALICE_TOKEN=$(nodereg user create alice)'],
   );
+  registerUserList(user, ctx);
+  registerUserLifecycle(user, ctx);
 }

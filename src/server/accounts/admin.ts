@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createOnce } from '../data-dir.js';
+import { forbidden } from '../errors.js';
 import { StartRefusedError } from '../start-refusal.js';
 import type { Authenticate, Principal } from '../route.js';
 import { TOKEN_USE_GRANULARITY_MS, type RegistryStore } from '../store/registry-store.js';
@@ -70,6 +71,13 @@ export async function bootstrapAdmin(
   return false;
 }
 
+/** The 403 of a token whose user an admin disabled. */
+export const accountDisabled = (user: { id: string; name: string }) =>
+  forbidden(
+    `the account ${user.name} (${user.id}) is disabled: its tokens are refused`,
+    'ask an admin of this registry to enable it (`nodereg user enable <user>`)',
+  );
+
 /** Principals kept at most: the least recently found go first. */
 const MAX_PRINCIPALS = 10_000;
 
@@ -77,7 +85,8 @@ const MAX_PRINCIPALS = 10_000;
  * Resolves tokens through the store, keeping each principal by the token's hash while the store's
  * tokens generation stays where it was when the token was found: a revocation (on any instance)
  * moves it, so the next request goes back to the store and is refused. A principal is kept for a
- * minute at most, so that `last_used_at` is still recorded to the minute.
+ * minute at most, so that `last_used_at` is still recorded to the minute. A disabled user's token is
+ * 403 (disabling moves the generation too).
  */
 export function createAuthenticate(store: RegistryStore): Authenticate {
   const principals = new Map<string, { generation: number; principal: Principal; foundAt: number }>();
@@ -91,6 +100,8 @@ export function createAuthenticate(store: RegistryStore): Authenticate {
     const found = await store.useToken(hash);
     if (!found) return null;
     const { token: row, user } = found;
+    // Never kept: each request of a disabled account asks the store again, so enabling it works at once.
+    if (user.disabled_at) throw accountDisabled(user);
     const principal: Principal =
       row.kind === 'pat'
         ? { kind: 'pat', userId: user.id, admin: false, tokenId: row.id, publisherId: row.publisher_id! }

@@ -40,20 +40,25 @@ export function namedMatch(ids: readonly string[]): KeptMatch {
   return (entry) => wanted.has(entry.id.toLowerCase());
 }
 
-/** The kept nodes a list may show, in id order. */
+/** The kept nodes a list may show, in id order: whether this registry holds their names is one query. */
 async function listedEntries(ctx: ServerContext, match: KeptMatch): Promise<MirrorEntry[]> {
   const mirror = await mirrorOf(ctx);
   if (!mirror) return [];
-  const listed: MirrorEntry[] = [];
+  const candidates: MirrorEntry[] = [];
   for (const id of (await mirror.cache.ids()).sort()) {
     const entry = await mirror.cache.get(id);
     if (!entry || !match(entry)) continue;
     if (entry.node.status !== undefined && entry.node.status !== 'NodeStatusActive') continue;
-    if (!latestOf(mirror, entry)) continue;
-    if ((await ctx.store.getNode(entry.id)) || (await ctx.store.getPublisher(publisherOf(entry)))) continue;
-    listed.push(entry);
+    if (latestOf(mirror, entry)) candidates.push(entry);
   }
-  return listed;
+  if (!candidates.length) return [];
+  const held = await ctx.store.heldNames({
+    nodeIds: candidates.map((entry) => entry.id),
+    publisherIds: [...new Set(candidates.map(publisherOf))],
+  });
+  const heldNodes = new Set(held.nodeIds);
+  const heldPublishers = new Set(held.publisherIds);
+  return candidates.filter((entry) => !heldNodes.has(entry.id) && !heldPublishers.has(publisherOf(entry)));
 }
 
 /**

@@ -1,14 +1,73 @@
 // The operator's routes (src/contract/admin.ts): admins only. Parse, call a service, answer.
-import { releaseArchiveClaim } from '../../contract/admin.js';
+import {
+  collectArchives,
+  deleteUser,
+  disableUser,
+  enableUser,
+  listTokensOfUser,
+  listUsers,
+  releaseArchiveClaim,
+  revokeTokenOfUser,
+} from '../../contract/admin.js';
 import type { RouteModule } from '../context.js';
-import { forbidden } from '../errors.js';
 import { route } from '../route.js';
+import { collectArchives as collect } from '../services/archive-gc.js';
+import { invitee } from '../services/accounts.js';
 import { releaseClaim } from '../services/release-claim.js';
+import {
+  deleteNamedUser,
+  requireAdmin,
+  revokeTokenOf,
+  setDisabled,
+  ownedTokenInfo,
+  listedUserView,
+} from '../services/user-lifecycle.js';
 
 export const registerAdminRoutes: RouteModule = (app, ctx) => {
+  const { store } = ctx;
   route(app, ctx, releaseArchiveClaim, async ({ params, principal }) => {
-    if (!principal?.admin) throw forbidden("only an admin may release an upload's claim");
+    requireAdmin(principal, "release an upload's claim");
     await releaseClaim(ctx, params.nodeId, params.version);
+    return new Response(null, { status: 204 });
+  });
+  route(app, ctx, collectArchives, async ({ principal, input }) => {
+    requireAdmin(principal, 'collect archives');
+    const { body } = input();
+    return collect(ctx, { graceSeconds: body.grace_seconds, dryRun: body.dry_run });
+  });
+
+  route(app, ctx, listUsers, async ({ principal, input }) => {
+    requireAdmin(principal, 'list users');
+    const { page, limit } = input().query;
+    const { rows, total } = await store.listUsers({ offset: (page - 1) * limit, limit });
+    return { users: rows.map(listedUserView), total, page, limit, totalPages: Math.ceil(total / limit) };
+  });
+
+  route(app, ctx, disableUser, async ({ params, principal }) => {
+    requireAdmin(principal, 'disable users');
+    return setDisabled(store, params.user, true);
+  });
+
+  route(app, ctx, enableUser, async ({ params, principal }) => {
+    requireAdmin(principal, 'enable users');
+    return setDisabled(store, params.user, false);
+  });
+
+  route(app, ctx, deleteUser, async ({ params, principal, input }) => {
+    requireAdmin(principal, 'delete users');
+    await deleteNamedUser(store, params.user, input().query);
+    return new Response(null, { status: 204 });
+  });
+
+  route(app, ctx, listTokensOfUser, async ({ params, principal }) => {
+    requireAdmin(principal, "list another user's tokens");
+    const user = await invitee(store, params.user);
+    return (await store.listTokens({ madeBy: user.id })).map(ownedTokenInfo);
+  });
+
+  route(app, ctx, revokeTokenOfUser, async ({ params, principal }) => {
+    requireAdmin(principal, "revoke another user's tokens");
+    await revokeTokenOf(store, params.user, params.tokenId);
     return new Response(null, { status: 204 });
   });
 };

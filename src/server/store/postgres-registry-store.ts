@@ -8,6 +8,8 @@ import type { TaskStore } from '../proxy/store.js';
 import { DEFAULT_PG_POOL } from '../../shared/tuning.js';
 import { DATABASE_DEADLINE_MS, watchedSockets, withDeadline } from './postgres-deadline.js';
 import { postgresApprovalStore } from './postgres/approvals.js';
+import { postgresArchiveGcStore } from './postgres/archive-gc.js';
+import { postgresAddressInvitationStore } from './postgres/address-invitations.js';
 import { heardChanges } from './postgres/changes.js';
 import { postgresIdentityStore } from './postgres/identity.js';
 import { migratePostgres } from './postgres/migrate.js';
@@ -20,6 +22,7 @@ import { postgresUserStore } from './postgres/tokens.js';
 import { postgresVersionStore } from './postgres/versions.js';
 import { postgresTrustStore } from './postgres/trusts.js';
 import type { RegistryStore } from './registry-store.js';
+import { postgresUserLifecycleStore } from './postgres/user-lifecycle.js';
 import { postgresWebStore } from './web.js';
 import { only, text } from './rows.js';
 
@@ -94,5 +97,8 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresTrustStore(sql),
     ...postgresWebStore(sql),
     ...postgresRateWindows(sql),
+    ...postgresArchiveGcStore(sql),
+    ...postgresAddressInvitationStore(sql),
+    ...postgresUserLifecycleStore(sql),
   };
 }

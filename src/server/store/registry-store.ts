@@ -12,8 +12,11 @@ import type {
 import type { Finding } from '../../contract/scan.js';
 import type { Extraction } from '../../scan/node-classes/extract.js';
 import type { ApprovalStore } from './approvals.js';
+import type { ArchiveGcStore } from './archive-gc.js';
+import type { AddressInvitationStore } from './address-invitations.js';
 import type { NodeClassStore } from './node-classes.js';
 import type { TrustStore } from './trusts.js';
+import type { UserLifecycleStore } from './user-lifecycle.js';
 import type {
   MEMBER_ROLES,
   NODE_SORTS,
@@ -34,6 +37,10 @@ export interface UserRow {
   email: string | null;
   admin: boolean;
   created_at: string;
+  /** Set while an admin has the user disabled: their tokens are refused (user-lifecycle.ts). */
+  disabled_at: string | null;
+  /** Set once an admin deleted the user: the row stays for what names it. */
+  deleted_at: string | null;
 }
 
 export interface TokenRow {
@@ -106,6 +113,12 @@ export interface NodeRow extends NodeFields {
 }
 
 /** What says whether a kept answer of a node is current, and who may read it. */
+/** Node ids and publisher ids. */
+export interface HeldNames {
+  nodeIds: string[];
+  publisherIds: string[];
+}
+
 export type NodeStamp = Pick<NodeRow, 'id' | 'publisher_id' | 'status' | 'created_at' | 'generation'>;
 
 /**
@@ -195,7 +208,14 @@ export interface Page<T> {
   total: number;
 }
 
-export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore, WebStore {
+export interface RegistryStore
+  extends NodeClassStore,
+    ApprovalStore,
+    TrustStore,
+    WebStore,
+    ArchiveGcStore,
+    AddressInvitationStore,
+    UserLifecycleStore {
   /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */
   ping(): Promise<void>;
   /**
@@ -220,8 +240,11 @@ export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore
   /** The live (not revoked) token with this hash and its user; records `last_used_at` (to the minute). */
   useToken(hash: string): Promise<{ token: TokenRow; user: UserRow } | undefined>;
   getToken(id: string): Promise<TokenRow | undefined>;
-  /** Live tokens: a user's own user tokens, or a publisher's PATs; oldest first. */
-  listTokens(filter: { userId: string } | { publisherId: string }): Promise<TokenRow[]>;
+  /**
+   * Live tokens, oldest first: a user's own user tokens, or a publisher's PATs, or (`madeBy`) every token
+   * of a user, the PATs they made included.
+   */
+  listTokens(filter: { userId: string } | { publisherId: string } | { madeBy: string }): Promise<TokenRow[]>;
   revokeToken(id: string): Promise<void>;
   /** Grows when a token is revoked or deleted, or a user's admin flag changes: cached authentications older are void. */
   tokenGeneration(): Promise<number>;
@@ -244,8 +267,8 @@ export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore
   /** Removes a member and revokes the publisher's tokens (PATs) that user created, in one transaction. */
   removeMember(publisherId: string, userId: string): Promise<'removed' | 'not-member' | 'last-owner'>;
   /**
-   * Users whose id, e-mail (in any case) or name is exactly `text`, in that precedence: an id match
-   * alone, else the e-mail matches, else the name matches (at most 5).
+   * Users not deleted whose id, e-mail (in any case) or name is exactly `text`, in that precedence: an
+   * id match alone, else the e-mail matches, else the name matches (at most 5).
    */
   findUsers(text: string): Promise<UserRow[]>;
   /** Invites a user who is not a member (renewing an invitation takes the new role); a member's role changes at once. */
@@ -262,6 +285,11 @@ export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore
   getNode(id: string): Promise<NodeRow | undefined>;
   /** The node's stamp alone, found by any case: a read served from a kept answer needs no more. */
   getNodeStamp(id: string): Promise<NodeStamp | undefined>;
+  /**
+   * Which of these node ids (found as getNode finds them) and publisher ids (as getPublisher) this
+   * registry holds, each as given: one query for a list that checks many names.
+   */
+  heldNames(names: HeldNames): Promise<HeldNames>;
   /** Active nodes of publishers that are not banned, sorted, ties broken by id. */
   listNodes(query: { sort: NodeSort; offset: number; limit: number }): Promise<Page<NodeRow>>;
   /**

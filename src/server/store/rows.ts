@@ -82,6 +82,8 @@ export const decodeUser = (row: Row): UserRow => ({
   email: optionalText(row, 'email'),
   admin: flag(row, 'admin'),
   created_at: text(row, 'created_at'),
+  disabled_at: optionalText(row, 'disabled_at'),
+  deleted_at: optionalText(row, 'deleted_at'),
 });
 
 export const decodeToken = (row: Row): TokenRow => ({

@@ -1,7 +1,7 @@
 // Nodes on PostgreSQL: read, listed, searched and written. Found by any case (lower(id)); lists choose
 // a page's rows in an index, then read them.
 import type postgres from 'postgres';
-import type { NodeFields, NodeRow, NodeSort, Page, RegistryStore } from '../registry-store.js';
+import type { HeldNames, NodeFields, NodeRow, NodeSort, Page, RegistryStore } from '../registry-store.js';
 import { NODE_COLUMNS, nextDocument, nodeDocument, decodeNode } from '../node-document.js';
 import { SEARCH_VECTOR } from '../postgres-migrations.js';
 import { count, decodeStamp, first, only, STAMP_COLUMNS, text } from '../rows.js';
@@ -25,7 +25,14 @@ const LISTED = `status = 'NodeStatusActive' AND NOT nothing_to_install AND NOT E
 
 type NodeStore = Pick<
   RegistryStore,
-  'getNode' | 'getNodeStamp' | 'listNodes' | 'searchNodes' | 'listPublisherNodes' | 'updateNode' | 'countDownload'
+  | 'getNode'
+  | 'getNodeStamp'
+  | 'heldNames'
+  | 'listNodes'
+  | 'searchNodes'
+  | 'listPublisherNodes'
+  | 'updateNode'
+  | 'countDownload'
 >;
 
 export const getNode = async (db: Sql, id: string, lock = false) =>
@@ -119,6 +126,19 @@ async function searchNodes(
   return { rows: rows.map(decodeNode), total };
 }
 
+/** See RegistryStore.heldNames: each given name kept when its row exists, compared as getNode and getPublisher compare. */
+async function heldNames(sql: Sql, { nodeIds, publisherIds }: HeldNames): Promise<HeldNames> {
+  const nodes = await sql.unsafe(
+    'SELECT given FROM unnest($1::text[]) AS given WHERE EXISTS (SELECT 1 FROM nodes WHERE lower(id) = lower(given))',
+    [nodeIds],
+  );
+  const publishers = await sql.unsafe(
+    'SELECT given FROM unnest($1::text[]) AS given WHERE EXISTS (SELECT 1 FROM publishers WHERE id = given)',
+    [publisherIds],
+  );
+  return { nodeIds: nodes.map((row) => text(row, 'given')), publisherIds: publishers.map((row) => text(row, 'given')) };
+}
+
 export function postgresNodeStore(sql: postgres.Sql): NodeStore {
   // Earlier days' download rows are dropped on a new day's first count.
   let prunedBefore = '';
@@ -126,6 +146,7 @@ export function postgresNodeStore(sql: postgres.Sql): NodeStore {
     getNode: (id) => getNode(sql, id),
     getNodeStamp: async (id) =>
       first(await sql.unsafe(`SELECT ${STAMP_COLUMNS} FROM nodes WHERE lower(id) = lower($1)`, [id]), decodeStamp),
+    heldNames: (names) => heldNames(sql, names),
     listNodes: (query) => listNodes(sql, query),
     searchNodes: (query) => searchNodes(sql, query),
     listPublisherNodes: async (publisherId, { statuses, offset, limit }) =>

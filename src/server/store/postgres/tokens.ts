@@ -58,11 +58,15 @@ async function useToken(sql: postgres.Sql, hash: string) {
   return user && { token, user };
 }
 
-async function listTokens(sql: postgres.Sql, filter: { userId: string } | { publisherId: string }) {
-  const rows =
+async function listTokens(sql: postgres.Sql, filter: Parameters<RegistryStore['listTokens']>[0]) {
+  const where =
     'userId' in filter
-      ? await sql`SELECT ${tokenColumns(sql)} FROM tokens WHERE user_id = ${filter.userId} AND kind = 'user' AND revoked_at IS NULL ORDER BY created_at, id`
-      : await sql`SELECT ${tokenColumns(sql)} FROM tokens WHERE publisher_id = ${filter.publisherId} AND revoked_at IS NULL ORDER BY created_at, id`;
+      ? sql`user_id = ${filter.userId} AND kind = 'user'`
+      : 'publisherId' in filter
+        ? sql`publisher_id = ${filter.publisherId}`
+        : sql`user_id = ${filter.madeBy}`;
+  const rows =
+    await sql`SELECT ${tokenColumns(sql)} FROM tokens WHERE ${where} AND revoked_at IS NULL ORDER BY created_at, id`;
   return rows.map(decodeToken);
 }
 
@@ -93,10 +97,13 @@ function ensureBootstrapAdmin(sql: postgres.Sql, userId: string, hash: string, p
 /** Users whose id, else e-mail (in any case), else name is `text`. */
 async function findUsers(sql: postgres.Sql, text: string) {
   const byId = await getUser(sql, text);
-  if (byId) return [byId];
-  const byEmail = await sql`SELECT * FROM users WHERE lower(email) = lower(${text}) ORDER BY created_at, id LIMIT 5`;
+  if (byId && !byId.deleted_at) return [byId];
+  const byEmail =
+    await sql`SELECT * FROM users WHERE lower(email) = lower(${text}) AND deleted_at IS NULL ORDER BY created_at, id LIMIT 5`;
   return (
-    byEmail.length ? byEmail : await sql`SELECT * FROM users WHERE name = ${text} ORDER BY created_at, id LIMIT 5`
+    byEmail.length
+      ? byEmail
+      : await sql`SELECT * FROM users WHERE name = ${text} AND deleted_at IS NULL ORDER BY created_at, id LIMIT 5`
   ).map(decodeUser);
 }
 

@@ -1,6 +1,15 @@
 // Nodes on SQLite: read, listed, searched and written. Lists choose a page's rows in an index, then
 // read them.
-import type { DownloadSeen, NodeFields, NodeRow, NodeSort, NodeStamp, Page, RegistryStore } from '../registry-store.js';
+import type {
+  DownloadSeen,
+  HeldNames,
+  NodeFields,
+  NodeRow,
+  NodeSort,
+  NodeStamp,
+  Page,
+  RegistryStore,
+} from '../registry-store.js';
 import { NODE_COLUMNS, nextDocument, nodeDocument, decodeNode } from '../node-document.js';
 import { count, decodeStamp, first, only, text, STAMP_COLUMNS, type Row } from '../rows.js';
 import { searchWords } from '../search-words.js';
@@ -30,7 +39,14 @@ export const DEFAULT_RANK_LIMIT = 2_000;
 
 type NodeStore = Pick<
   RegistryStore,
-  'getNode' | 'getNodeStamp' | 'listNodes' | 'searchNodes' | 'listPublisherNodes' | 'updateNode' | 'countDownload'
+  | 'getNode'
+  | 'getNodeStamp'
+  | 'heldNames'
+  | 'listNodes'
+  | 'searchNodes'
+  | 'listPublisherNodes'
+  | 'updateNode'
+  | 'countDownload'
 >;
 
 /** Found by any case (the column's collation). */
@@ -208,6 +224,18 @@ function downloadCounter(access: SqliteAccess) {
   });
 }
 
+/** See RegistryStore.heldNames: each given name kept when its row exists, compared as getNode and getPublisher compare. */
+function heldNames(access: SqliteAccess, { nodeIds, publisherIds }: HeldNames): HeldNames {
+  const held = (table: string, names: string[]) =>
+    access
+      .all(
+        `SELECT value FROM json_each(?) AS given WHERE EXISTS (SELECT 1 FROM ${table} WHERE id = given.value)`,
+        JSON.stringify(names),
+      )
+      .map((row) => text(row, 'value'));
+  return { nodeIds: held('nodes', nodeIds), publisherIds: held('publishers', publisherIds) };
+}
+
 export function sqliteNodeStore(access: SqliteAccess, rankLimit: number): NodeStore {
   const getNodeStamp = stampReader(access);
   const updating = access.writing((id: string, changes: Partial<NodeFields>) => updateNode(access, id, changes));
@@ -215,6 +243,7 @@ export function sqliteNodeStore(access: SqliteAccess, rankLimit: number): NodeSt
   return {
     getNode: async (id) => getNode(access, id),
     getNodeStamp: async (id) => getNodeStamp(id),
+    heldNames: async (names) => heldNames(access, names),
     listNodes: async (query) => listNodes(access, query),
     searchNodes: async (query) => searchNodes(access, rankLimit, query),
     listPublisherNodes: async (publisherId, { statuses, offset, limit }) =>

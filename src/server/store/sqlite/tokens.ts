@@ -60,18 +60,16 @@ function useToken(access: SqliteAccess, recordUse: (id: string, at: string) => v
   return user && { token, user };
 }
 
-function listTokens(access: SqliteAccess, filter: { userId: string } | { publisherId: string }) {
-  const rows =
+function listTokens(access: SqliteAccess, filter: Parameters<RegistryStore['listTokens']>[0]) {
+  const [where, value] =
     'userId' in filter
-      ? access.all(
-          `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE user_id = ? AND kind = 'user' AND revoked_at IS NULL ORDER BY created_at, id`,
-          filter.userId,
-        )
-      : access.all(
-          `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE publisher_id = ? AND revoked_at IS NULL ORDER BY created_at, id`,
-          filter.publisherId,
-        );
-  return rows.map(decodeToken);
+      ? ["user_id = ? AND kind = 'user'", filter.userId]
+      : 'publisherId' in filter
+        ? ['publisher_id = ?', filter.publisherId]
+        : ['user_id = ?', filter.madeBy];
+  return access
+    .all(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE ${where} AND revoked_at IS NULL ORDER BY created_at, id`, value)
+    .map(decodeToken);
 }
 
 function ensureBootstrapAdmin(
@@ -110,10 +108,15 @@ function ensureBootstrapAdmin(
 /** Users whose id, else e-mail (in any case), else name is `text`. */
 function findUsers(access: SqliteAccess, text: string) {
   const byId = getUser(access, text);
-  if (byId) return [byId];
-  const byEmail = access.all('SELECT * FROM users WHERE lower(email) = lower(?) ORDER BY created_at, id LIMIT 5', text);
+  if (byId && !byId.deleted_at) return [byId];
+  const byEmail = access.all(
+    'SELECT * FROM users WHERE lower(email) = lower(?) AND deleted_at IS NULL ORDER BY created_at, id LIMIT 5',
+    text,
+  );
   return (
-    byEmail.length ? byEmail : access.all('SELECT * FROM users WHERE name = ? ORDER BY created_at, id LIMIT 5', text)
+    byEmail.length
+      ? byEmail
+      : access.all('SELECT * FROM users WHERE name = ? AND deleted_at IS NULL ORDER BY created_at, id LIMIT 5', text)
   ).map(decodeUser);
 }
 

@@ -1,0 +1,126 @@
+// The RegistryStore contract for a user's lifecycle, on every store: the list, disabling (never the
+// last enabled admin, also when two admins are disabled at once), and deleting with the memberships
+// transferred or removed (never a publisher left without an owner), in one transaction each.
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/server/store/db.js';
+import { createPostgresRegistryStore, migratePostgres } from '../../src/server/store/postgres-registry-store.js';
+import type { RegistryStore } from '../../src/server/store/registry-store.js';
+import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
+import { tempDir } from '../helpers.js';
+import { testPostgres } from '../postgres.js';
+
+const postgresServer = testPostgres();
+const backends: { name: string; open(): Promise<{ store: RegistryStore; close(): unknown }> }[] = [
+  {
+    name: 'sqlite',
+    async open() {
+      const db = openDatabase(join(tempDir('nodereg-store-'), 'registry.db'));
+      return { store: createSqliteRegistryStore(db), close: () => db.close() };
+    },
+  },
+];
+if (postgresServer) {
+  backends.push({
+    name: 'postgresql',
+    async open() {
+      const sql = postgres(await (await postgresServer).database(), { max: 4, onnotice: () => {} });
+      await migratePostgres(sql);
+      return { store: createPostgresRegistryStore(sql), close: () => sql.end() };
+    },
+  });
+}
+
+const closers: (() => unknown)[] = [];
+afterAll(async () => {
+  for (const close of closers) await close();
+});
+
+const token = (name: string) => ({ name, hash: `hash-${name}`, prefix: name });
+
+describe.each(backends)('a user lifecycle on $name', (backend) => {
+  /** Admins a1, a2; users u1 (owner of acme, member of both), u2 (owner of both). */
+  const fresh = async () => {
+    const { store, close } = await backend.open();
+    closers.push(close);
+    await store.createUser({ id: 'a1', name: 'one', admin: true });
+    await store.createUser({ id: 'a2', name: 'two', admin: true });
+    await store.createUser({ id: 'u1', name: 'u1', email: 'u1@example.org', token: token('u1') });
+    await store.createUser({ id: 'u2', name: 'u2', token: token('u2') });
+    await store.createPublisher('acme', {}, 'u1');
+    await store.createPublisher('both', {}, 'u2');
+    await store.setMember('both', 'u1', 'member');
+    return store;
+  };
+
+  it('lists the users not deleted, oldest first, a page at a time', async () => {
+    const store = await fresh();
+    expect((await store.listUsers({ offset: 0, limit: 10 })).rows.map((u) => u.id)).toEqual(['a1', 'a2', 'u1', 'u2']);
+    expect(await store.listUsers({ offset: 1, limit: 2 })).toMatchObject({
+      total: 4,
+      rows: [{ id: 'a2' }, { id: 'u1' }],
+    });
+    await store.setMember('acme', 'u2', 'owner');
+    await store.deleteUser('u1', 'remove');
+    expect((await store.listUsers({ offset: 0, limit: 10 })).total).toBe(3);
+  });
+
+  it('disables and enables, moving the tokens generation each time', async () => {
+    const store = await fresh();
+    const before = await store.tokenGeneration();
+    expect(await store.setUserDisabled('u1', true)).toMatchObject({ id: 'u1', disabled_at: expect.any(String) });
+    const disabled = await store.tokenGeneration();
+    expect(disabled).toBeGreaterThan(before);
+    expect((await store.useToken('hash-u1'))?.user.disabled_at).toEqual(expect.any(String));
+    expect(await store.setUserDisabled('u1', false)).toMatchObject({ disabled_at: null });
+    expect(await store.tokenGeneration()).toBeGreaterThan(disabled);
+    expect(await store.setUserDisabled('nobody', true)).toBe('not-found');
+  });
+
+  it('keeps one enabled admin when two admins are disabled at once', async () => {
+    const store = await fresh();
+    const outcomes = await Promise.all([store.setUserDisabled('a1', true), store.setUserDisabled('a2', true)]);
+    expect(outcomes.filter((o) => o === 'last-admin')).toHaveLength(1);
+    expect(await store.deleteUser(outcomes[0] === 'last-admin' ? 'a1' : 'a2', 'remove')).toBe('last-admin');
+  });
+
+  it('deletes with a transfer: the heir keeps the higher role, tokens are revoked, the name is free to find no one', async () => {
+    const store = await fresh();
+    await store.createToken({ kind: 'pat', userId: 'u1', publisherId: 'acme', ...token('u1-pat') });
+    await store.invite({ publisherId: 'acme', userId: 'u2', role: 'member', invitedBy: 'u1' });
+    const outcome = await store.deleteUser('u1', { transferTo: 'u2' });
+    expect(outcome).toMatchObject({ kind: 'deleted', user: { id: 'u1', email: null, deleted_at: expect.any(String) } });
+    expect(await store.publishersOfUser('u2')).toEqual(
+      expect.arrayContaining([
+        { id: 'acme', role: 'owner' },
+        { id: 'both', role: 'owner' },
+      ]),
+    );
+    expect(await store.listMembers('both')).toHaveLength(1);
+    expect(await store.listInvitations({ userId: 'u2' })).toEqual([]);
+    expect(await store.useToken('hash-u1')).toBeUndefined();
+    expect(await store.useToken('hash-u1-pat')).toBeUndefined();
+    expect(await store.listTokens({ madeBy: 'u1' })).toEqual([]);
+    expect(await store.findUsers('u1')).toEqual([]);
+    expect(await store.findUsers('u1@example.org')).toEqual([]);
+    expect(await store.deleteUser('u1', 'remove')).toBe('not-found');
+  });
+
+  it('refuses to remove the memberships of a sole owner, and changes nothing', async () => {
+    const store = await fresh();
+    expect(await store.deleteUser('u1', 'remove')).toEqual({ kind: 'sole-owner', publishers: ['acme'] });
+    expect(await store.publishersOfUser('u1')).toHaveLength(2);
+    expect(await store.useToken('hash-u1')).toBeDefined();
+    await store.setMember('acme', 'u2', 'owner');
+    expect(await store.deleteUser('u1', 'remove')).toMatchObject({ kind: 'deleted' });
+    expect((await store.listMembers('acme')).map((m) => m.user.id)).toEqual(['u2']);
+  });
+
+  it('lists every live token a user made with madeBy, and only their user tokens with userId', async () => {
+    const store = await fresh();
+    await store.createToken({ kind: 'pat', userId: 'u1', publisherId: 'acme', ...token('p') });
+    expect((await store.listTokens({ madeBy: 'u1' })).map((t) => t.kind)).toEqual(['user', 'pat']);
+    expect((await store.listTokens({ userId: 'u1' })).map((t) => t.kind)).toEqual(['user']);
+  });
+});
