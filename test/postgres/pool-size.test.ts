@@ -1,7 +1,7 @@
 // `serve --pg-pool N` (NODEREG_PG_POOL): an instance opens at most N connections to PostgreSQL, however
 // many requests wait; a value that is not a count is refused naming the flag.
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
 import { tempDir } from '../helpers.js';
 import { testPostgres } from '../postgres.js';
@@ -11,14 +11,12 @@ import { countingProxy } from './counting-proxy.js';
 const postgresServer = testPostgres();
 
 describe('serve --pg-pool', () => {
-  it('refuses NODEREG_PG_POOL that is not a count from 1, naming the flag, before starting', async () => {
-    // commander reads an option's variable from the process's own environment
-    vi.stubEnv('NODEREG_PG_POOL', '-3');
-    const result = await runInProcess(['serve', '--port', '0', '--data-dir', tempDir()]).finally(() =>
-      vi.unstubAllEnvs(),
-    );
+  it('refuses NODEREG_PG_POOL that is not a count from 1, naming the variable, before starting', async () => {
+    const result = await runInProcess(['serve', '--port', '0', '--data-dir', tempDir()], {
+      env: { NODEREG_PG_POOL: '-3' },
+    });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--pg-pool must be a number of connections from 1 to 1000 (got "-3")');
+    expect(result.stderr).toContain('NODEREG_PG_POOL must be a number of connections from 1 to 1000 (got "-3")');
     expect(result.stdout).toBe('');
   });
 

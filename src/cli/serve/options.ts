@@ -48,9 +48,16 @@ export interface ServeFlags extends ProxyFlags, UpstreamFlags, OidcFlags {
 const LOG_FORMATS = ['pretty', 'json', 'off'] as const;
 
 const pgPoolOption = () =>
-  new Option('--pg-pool <n>', 'connections each instance opens to PostgreSQL at most (with --database postgres://…)')
-    .env('NODEREG_PG_POOL')
-    .default(String(DEFAULT_PG_POOL));
+  new Option(
+    '--pg-pool <n>',
+    'connections each instance opens to PostgreSQL at most (with --database postgres://…)',
+  ).default(String(DEFAULT_PG_POOL));
+
+const trustProxyOption = () =>
+  new Option(
+    '--trust-proxy <list>',
+    'addresses or CIDR blocks of proxies in front of this server (comma-separated): behind them the client address, for the log, the rate limit and download counts, is the nearest untrusted one in X-Forwarded-For',
+  );
 
 export function addServeOptions(command: Command): Command {
   command
@@ -98,12 +105,7 @@ export function addServeOptions(command: Command): Command {
       '--rate-limit <n/min>',
       'mutating requests per minute per user, or per address without a valid token (off unless set)',
     )
-    .addOption(
-      new Option(
-        '--trust-proxy <list>',
-        'addresses or CIDR blocks of proxies in front of this server (comma-separated): behind them the client address, for the log, the rate limit and download counts, is the nearest untrusted one in X-Forwarded-For',
-      ),
-    )
+    .addOption(trustProxyOption())
     .addOption(
       new Option(
         '--caps <list>',
