@@ -13,6 +13,7 @@ const sections = {
   publish: () => import('./publish.js'),
   scale: () => import('./scale.js'),
   instances: () => import('./instances.js'),
+  pgwrites: () => import('./pg-writes.js'),
   latency: () => import('./latency.js'),
   web: () => import('./web.js'),
 };

@@ -54,6 +54,8 @@ export function buildApp(ctx: ServerContext): Hono<AppEnv> {
       rateLimit(options.rateLimit, ctx.authenticate, {
         refused: () => ctx.metrics.rateLimited.inc(),
         address: clientAddress,
+        // instances on one database share the limit (docs/decisions.md)
+        shared: options.database?.shared ? ctx.store.countRequest?.bind(ctx.store) : undefined,
       }),
     );
   // Before the routes, so that it sees their 404s: those of names this registry does not hold go upstream.

@@ -32,7 +32,24 @@ export interface RateLimitOptions {
   refused?: () => void;
   /** The client's address, whose allowance a request without a user spends. */
   address?: (c: Context<AppEnv>) => string;
+  /**
+   * On a shared database, its count of a caller's requests in a minute (store countRequest): the limit
+   * then holds across every instance, counted in whole minutes rather than in a bucket of this process.
+   */
+  shared?: (key: string, window: number) => Promise<number>;
 }
+
+/** 429 `rate_limited`, retried after `seconds`. */
+const overLimit = (perMinute: number, seconds: number) =>
+  new HttpError(
+    'rate_limited',
+    `over the limit of ${perMinute} changes per minute; retry in ${seconds} s`,
+    undefined,
+    undefined,
+    {
+      'Retry-After': String(seconds),
+    },
+  );
 
 /**
  * `--rate-limit N/min`: a token bucket per caller (`rateLimitKey`) refilled at N per minute, for
@@ -41,8 +58,9 @@ export interface RateLimitOptions {
 export function rateLimit(
   perMinute: number,
   authenticate: Authenticate,
-  { now = Date.now, refused, address }: RateLimitOptions = {},
+  { now = Date.now, refused, address, shared }: RateLimitOptions = {},
 ): MiddlewareHandler<AppEnv> {
+  if (shared) return sharedRateLimit(perMinute, authenticate, shared, { now, refused, address });
   const buckets = new Map<string, { tokens: number; at: number }>();
   const refill = (bucket: { tokens: number; at: number }, time: number) =>
     Math.min(perMinute, bucket.tokens + ((time - bucket.at) * perMinute) / MINUTE);
@@ -59,18 +77,29 @@ export function rateLimit(
     buckets.set(key, bucket);
     if (bucket.tokens < 1) {
       refused?.();
-      const seconds = Math.max(1, Math.ceil(((1 - bucket.tokens) * MINUTE) / perMinute / 1000));
-      throw new HttpError(
-        'rate_limited',
-        `over the limit of ${perMinute} changes per minute; retry in ${seconds} s`,
-        undefined,
-        undefined,
-        {
-          'Retry-After': String(seconds),
-        },
-      );
+      throw overLimit(perMinute, Math.max(1, Math.ceil(((1 - bucket.tokens) * MINUTE) / perMinute / 1000)));
     }
     bucket.tokens -= 1;
+    return next();
+  };
+}
+
+/** The limit counted in the database: at most `perMinute` requests per caller in each whole minute. */
+function sharedRateLimit(
+  perMinute: number,
+  authenticate: Authenticate,
+  counted: (key: string, window: number) => Promise<number>,
+  { now = Date.now, refused, address }: Omit<RateLimitOptions, 'shared'>,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!MUTATING.has(c.req.method) || READING_POSTS.has(c.req.path)) return next();
+    const key = await rateLimitKey(c, authenticate, address);
+    const time = now();
+    const window = Math.floor(time / MINUTE);
+    if ((await counted(key, window)) > perMinute) {
+      refused?.();
+      throw overLimit(perMinute, Math.max(1, Math.ceil(((window + 1) * MINUTE - time) / 1000)));
+    }
     return next();
   };
 }

@@ -79,6 +79,12 @@ function addUploadFlags(command: Command): Command {
     );
 }
 
+const trustProxyOption = () =>
+  new Option(
+    '--trust-proxy <list>',
+    'addresses or CIDR blocks of proxies in front of this server (comma-separated): behind them the client address, for the log, the rate limit and download counts, is the nearest untrusted one in X-Forwarded-For',
+  );
+
 const WEBHOOK_PRIVATE_HELP =
   "let publishers' webhooks go to loopback, private and link-local addresses (off: only public receivers, so an owner cannot reach into the registry's network)";
 
@@ -139,12 +145,7 @@ export function addServeOptions(command: Command): Command {
       '--rate-limit <n/min>',
       'mutating requests per minute per user, or per address without a valid token (off unless set)',
     )
-    .addOption(
-      new Option(
-        '--trust-proxy <list>',
-        'addresses or CIDR blocks of proxies in front of this server (comma-separated): behind them the client address, for the log, the rate limit and download counts, is the nearest untrusted one in X-Forwarded-For',
-      ),
-    )
+    .addOption(trustProxyOption())
     .addOption(
       new Option(
         '--caps <list>',

@@ -648,4 +648,10 @@ export const postgresMigrations: PostgresMigration[] = [
     name: 'webhooks',
     sql: WEBHOOKS_SCHEMA,
   },
+  {
+    // The requests of each caller in the current minute, counted by every instance (store countRequest).
+    // Unlogged: a count lost in a crash only gives its callers a fresh minute.
+    name: 'rate-windows',
+    sql: 'CREATE UNLOGGED TABLE IF NOT EXISTS rate_windows (key text PRIMARY KEY, win bigint NOT NULL, used integer NOT NULL);',
+  },
 ];

@@ -17,6 +17,7 @@ import { migratePostgres } from './postgres/migrate.js';
 import { postgresNodeClassStore } from './postgres/node-classes.js';
 import { postgresNodeStore } from './postgres/nodes.js';
 import { postgresPublisherStore } from './postgres/publishers.js';
+import { postgresRateWindows } from './postgres/rate-windows.js';
 import { postgresReviewStore } from './postgres/reviews.js';
 import { postgresUserStore } from './postgres/tokens.js';
 import { postgresVersionStore } from './postgres/versions.js';
@@ -96,6 +97,7 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresIdentityStore(sql),
     ...postgresTrustStore(sql),
     ...postgresWebStore(sql),
+    ...postgresRateWindows(sql),
     ...postgresArchiveGcStore(sql),
     ...postgresAddressInvitationStore(sql),
     ...postgresUserLifecycleStore(sql),

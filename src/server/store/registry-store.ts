@@ -220,6 +220,12 @@ export interface RegistryStore
     WebhookStore {
   /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */
   ping(): Promise<void>;
+  /**
+   * Counts one request of `key` in the minute `window` (epoch ms / 60,000) and returns that minute's
+   * count so far, shared by every instance on the database: the rate limit of a fleet. Only a shared
+   * database (PostgreSQL) has it.
+   */
+  countRequest?(key: string, window: number): Promise<number>;
   /** The registry's own id (registry-id.ts), made on the first call and the same ever after. */
   registryId(): Promise<string>;
   // ---- users and tokens ----

@@ -1,0 +1,131 @@
+// PostgreSQL writes and reads: `POST /nodes/{id}/reviews?star=N` and `GET /nodes/{id}` of one
+// `nodereg serve` on PostgreSQL (started here from the system's binaries, as the tests do, with
+// fsync=off and synchronous_commit=off) against one on SQLite, with the same load generator
+// (autocannon, 50 connections, each reviewing as its own user), one after the other in one run. The
+// server's CPU per review is its process's user + system time over the reviews answered.
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { binDir, startPostgres } from '../test/postgres-server.js';
+import { cpuMs, ms, row, startServe, workDir } from './lib.js';
+
+const CONNECTIONS = 50;
+const DURATION = 10;
+
+async function load(url, { method = 'GET', tokens, pid, duration = DURATION }) {
+  const cpuBefore = cpuMs(pid);
+  let next = 0;
+  let stars = 0;
+  const result = await autocannon({
+    url,
+    method,
+    connections: CONNECTIONS,
+    duration,
+    setupClient: tokens
+      ? (client) => client.setHeaders({ authorization: `Bearer ${tokens[next++ % tokens.length]}` })
+      : undefined,
+    requests: tokens
+      ? [{ setupRequest: (r) => ({ ...r, path: r.path.replace(/star=\d/, `star=${(stars++ % 5) + 1}`) }) }]
+      : undefined,
+  });
+  if (result.errors || result.non2xx || result.timeouts)
+    throw new Error(`${method} ${url}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`);
+  const cpuUs = ((cpuMs(pid) - cpuBefore) * 1000) / result.requests.total;
+  return { rps: result.requests.average, p99: result.latency.p99, cpuUs };
+}
+
+const measure = async (url, options) => (await load(url, { ...options, duration: 2 }), load(url, options));
+
+/** A publisher's node and CONNECTIONS reviewers (none a member); the node's URL and the reviewers' tokens. */
+async function setUp(url, adminToken) {
+  const post = async (path, token, body) => {
+    const response = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
+    return response.json();
+  };
+  const { token } = await post('/users', adminToken, { name: 'owner' });
+  await post('/publishers', token, { id: 'bench-co' });
+  await post('/publishers/bench-co/nodes/bench-node/versions', token, {
+    node: { id: 'bench-node', description: 'a node to review' },
+    node_version: { version: '1.0.0' },
+  });
+  const tokens = [];
+  for (let i = 0; i < CONNECTIONS; i++) tokens.push((await post('/users', adminToken, { name: `reviewer${i}` })).token);
+  return { node: `${url}/nodes/bench-node`, tokens };
+}
+
+async function both(server, adminToken) {
+  const { node, tokens } = await setUp(server.url, adminToken);
+  const get = await measure(node, { pid: server.pid });
+  const review = await measure(`${node}/reviews?star=1`, { method: 'POST', tokens, pid: server.pid });
+  return { get, review };
+}
+
+export default async function pgWrites() {
+  const bin = binDir();
+  if (!bin) throw new Error('PostgreSQL is not installed (no initdb)');
+  const adminToken = `nrg_u_${randomBytes(16).toString('hex')}`;
+  const dir = workDir('pg-writes');
+  const sqliteServer = await startServe({ dataDir: join(dir, 'sqlite'), adminToken });
+  let sqlite;
+  try {
+    sqlite = await both(sqliteServer, adminToken);
+  } finally {
+    await sqliteServer.stop();
+  }
+  const postgres = await startPostgres(bin);
+  let pg;
+  try {
+    const database = await postgres.handle.database();
+    await postgres.handle.admin.unsafe(
+      `ALTER DATABASE ${new URL(database).pathname.slice(1)} SET synchronous_commit = off`,
+    );
+    const args = ['--database', database, '--storage', join(dir, 'archives')];
+    const server = await startServe({ dataDir: join(dir, 'pg'), adminToken, args });
+    try {
+      pg = await both(server, adminToken);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await postgres.stop();
+  }
+  const rate = (r) => `${Math.round(r.rps).toLocaleString('en')}/s, p99 ${ms(r.p99)}`;
+  const cpu = (r) => `${Math.round(r.cpuUs)} µs`;
+  return {
+    rows: [
+      row(
+        'pg-writes: reviews on PostgreSQL',
+        rate(pg.review),
+        `SQLite: ${rate(sqlite.review)}`,
+        pg.review.rps / sqlite.review.rps,
+        '≥ 2,000/s, p99 < 50 ms',
+        pg.review.rps >= 2_000 && pg.review.p99 < 50,
+      ),
+      row(
+        'pg-writes: server CPU per review on PostgreSQL',
+        cpu(pg.review),
+        `SQLite: ${cpu(sqlite.review)}`,
+        pg.review.cpuUs / sqlite.review.cpuUs,
+        '≤ 300 µs',
+        pg.review.cpuUs <= 300,
+      ),
+      row(
+        'pg-writes: `GET /nodes/{id}` on PostgreSQL',
+        rate(pg.get),
+        `SQLite: ${rate(sqlite.get)}`,
+        pg.get.rps / sqlite.get.rps,
+        '≥ 0.8× SQLite',
+        pg.get.rps >= 0.8 * sqlite.get.rps,
+      ),
+    ],
+    notes: [
+      `pg-writes: server CPU per GET /nodes/{id}: PostgreSQL ${cpu(pg.get)}, SQLite ${cpu(sqlite.get)}`,
+      `pg-writes: autocannon, ${CONNECTIONS} connections for ${DURATION} s after 2 s of warm-up, SQLite's server then PostgreSQL's; PostgreSQL 15 with fsync=off and synchronous_commit=off, on the same 2 cores as the server and the load generator; CPU per request is the server process's only (PostgreSQL's own is not counted)`,
+    ],
+  };
+}
