@@ -4,6 +4,7 @@ import { INVITATIONS_SCHEMA } from './member-row.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import { NODE_LOOKALIKE } from './lookalike.js';
 import { USER_LIFECYCLE_COLUMNS } from './user-lifecycle.js';
+import { AUDIT_SCHEMA } from './audit.js';
 
 export interface Migration {
   name: string;
@@ -738,5 +739,10 @@ export const migrations: Migration[] = [
       CREATE TRIGGER users_generation_lifecycle AFTER UPDATE OF disabled_at, deleted_at ON users BEGIN
         UPDATE generations SET value = value + 1 WHERE name = 'tokens';
       END;`,
+  },
+  {
+    // The audit log of admin and owner actions (store/audit.ts).
+    name: 'audit-log',
+    sql: AUDIT_SCHEMA.sqlite,
   },
 ];

@@ -4,6 +4,7 @@
 // document, columns for what is searched, sorted or constrained.
 import { INVITATIONS_SCHEMA } from './member-row.js';
 import { USER_LIFECYCLE_COLUMNS } from './user-lifecycle.js';
+import { AUDIT_SCHEMA } from './audit.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import type { Migration } from './migrations.js';
 import { NODE_LOOKALIKE } from './lookalike.js';
@@ -577,5 +578,10 @@ export const postgresMigrations: PostgresMigration[] = [
     sql: `${USER_LIFECYCLE_COLUMNS}
       CREATE TRIGGER users_generation_lifecycle AFTER UPDATE OF disabled_at, deleted_at ON users
         FOR EACH STATEMENT EXECUTE FUNCTION tokens_next_generation();`,
+  },
+  {
+    // The audit log of admin and owner actions (store/audit.ts).
+    name: 'audit-log',
+    sql: AUDIT_SCHEMA.postgres,
   },
 ];

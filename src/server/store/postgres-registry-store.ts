@@ -17,6 +17,7 @@ import { postgresUserStore } from './postgres/tokens.js';
 import { postgresVersionStore } from './postgres/versions.js';
 import { postgresTrustStore } from './postgres/trusts.js';
 import type { RegistryStore } from './registry-store.js';
+import { postgresAuditStore } from './postgres/audit.js';
 import { postgresUserLifecycleStore } from './postgres/user-lifecycle.js';
 import { postgresWebStore } from './web.js';
 import { only, text } from './rows.js';
@@ -82,5 +83,6 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresTrustStore(sql),
     ...postgresWebStore(sql),
     ...postgresUserLifecycleStore(sql),
+    ...postgresAuditStore(sql),
   };
 }

@@ -15,6 +15,7 @@ import type { ApprovalStore } from './approvals.js';
 import type { NodeClassStore } from './node-classes.js';
 import type { TrustStore } from './trusts.js';
 import type { UserLifecycleStore } from './user-lifecycle.js';
+import type { AuditStore } from './audit.js';
 import type {
   MEMBER_ROLES,
   NODE_SORTS,
@@ -206,7 +207,13 @@ export interface Page<T> {
   total: number;
 }
 
-export interface RegistryStore extends NodeClassStore, ApprovalStore, TrustStore, WebStore, UserLifecycleStore {
+export interface RegistryStore
+  extends NodeClassStore,
+    ApprovalStore,
+    TrustStore,
+    WebStore,
+    UserLifecycleStore,
+    AuditStore {
   /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */
   ping(): Promise<void>;
   /** The registry's own id (registry-id.ts), made on the first call and the same ever after. */

@@ -4,6 +4,7 @@ import { sqliteApprovalStore } from './sqlite/approvals.js';
 import type { Db } from './db.js';
 import { sqliteTrustStore } from './sqlite/trusts.js';
 import type { RegistryStore } from './registry-store.js';
+import { sqliteAuditStore } from './sqlite/audit.js';
 import { sqliteUserLifecycleStore } from './sqlite/user-lifecycle.js';
 import { sqliteWebStore } from './web.js';
 import { sqliteAccess } from './sqlite/access.js';
@@ -42,5 +43,6 @@ export function createSqliteRegistryStore(
     ...sqliteTrustStore(access),
     ...sqliteWebStore(access),
     ...sqliteUserLifecycleStore(access),
+    ...sqliteAuditStore(access),
   };
 }
