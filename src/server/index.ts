@@ -36,6 +36,7 @@ import { exchangedPrincipal } from './services/trusts.js';
 import { createOidcVerifier } from './trusted/oidc.js';
 import { signingKey } from './trusted/signing-key.js';
 import { DEFAULT_CREATION_CAPS } from './services/creation-caps.js';
+import { limitRepeats, REPEATED_WARNING_MS } from './repeated-warnings.js';
 
 export type { RegistryServerOptions, ResolvedOptions } from './options.js';
 
@@ -76,6 +77,7 @@ const withDefaults = (input: RegistryServerOptions): ResolvedOptions => ({
   version: '0.0.0',
   ...input,
   caps: { ...DEFAULT_CREATION_CAPS, ...input.caps },
+  log: input.log && limitRepeats(input.log, input.repeatedWarningEvery ?? REPEATED_WARNING_MS),
 });
 
 /** The database, archive storage and keys: those given, else the embedded defaults in the data dir. */
@@ -143,6 +145,10 @@ function startUp(options: ResolvedOptions, store: RegistryStore, archives: Archi
   return { admin, state, ready };
 }
 
+/** At close: the repeated warnings counted but not yet logged are logged. */
+const flushWarnings = (options: ResolvedOptions) => () =>
+  (options.log as { flush?: () => void } | undefined)?.flush?.();
+
 /** Builds an unstarted registry server; `serve` and the tests share it. */
 export function createRegistryServer(input: RegistryServerOptions): RegistryServer {
   const options = withDefaults(input);
@@ -151,7 +157,7 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
   const { admin, state, ready } = startUp(options, store, archives);
   let listeningUrl = '';
   const publicUrl = () => (options.publicUrl ?? listeningUrl).replace(/\/+$/, '');
-  const closers: (() => void | Promise<void>)[] = [];
+  const closers: (() => void | Promise<void>)[] = [flushWarnings(options)];
   const storeAuthenticate = createAuthenticate(store);
   const issuers = { ...DEFAULT_OIDC_ISSUERS, ...options.oidcIssuers };
   const trust = {

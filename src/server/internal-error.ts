@@ -7,7 +7,8 @@ import { HttpError } from './errors.js';
 
 /** Where a 503's log line says the fault is: the backends' URLs (passwords masked) or the data dir. */
 export interface FaultPlaces {
-  log?: (line: string, level?: 'warn' | 'error') => void;
+  /** A 503's line has a kind: an outage's repeated lines are limited (repeated-warnings.ts). */
+  log?: (line: string, level?: 'warn' | 'error', kind?: string) => void;
   backendUrls?: { database?: string; storage?: string };
   dataDir?: string;
 }
@@ -63,7 +64,7 @@ const unwritable = (error: unknown) =>
 export function internalError(error: unknown, { log, backendUrls: urls = {}, dataDir }: FaultPlaces): HttpError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'EMFILE' || code === 'ENFILE') {
-    log?.(`out of file descriptors (${code}): answered 503`, 'warn');
+    log?.(`out of file descriptors (${code}): answered 503`, 'warn', 'descriptors');
     return new HttpError(
       'unavailable',
       'the server is out of resources for the moment; retry shortly',
@@ -82,6 +83,7 @@ export function internalError(error: unknown, { log, backendUrls: urls = {}, dat
     log?.(
       `${refused.why} (${code}) writing ${database ? 'the database' : 'archives'}${where ? ` ${where}` : ''}; ${refused.fix}: answered 503`,
       'warn',
+      `${refused.why} ${database ? 'database' : 'archives'}`,
     );
     // Longer than a client's request timeout: it shows this at once rather than retrying into it.
     return new HttpError('unavailable', refused.message, undefined, undefined, { 'Retry-After': '60' });
@@ -93,6 +95,7 @@ export function internalError(error: unknown, { log, backendUrls: urls = {}, dat
     log?.(
       `the database's tables changed under a prepared statement (another nodereg migrated them): answered 503; the retry prepares it again`,
       'warn',
+      'tables changed',
     );
     return new HttpError(
       'unavailable',
@@ -111,7 +114,7 @@ export function internalError(error: unknown, { log, backendUrls: urls = {}, dat
     const check = storage
       ? ((error as { fix?: string }).fix ?? 'check that the bucket exists, its endpoint answers and it takes the keys')
       : 'check that the database runs, is reachable and takes the credentials';
-    log?.(`${which} unavailable (${(error as Error).message}); ${check}: answered 503`, 'warn');
+    log?.(`${which} unavailable (${(error as Error).message}); ${check}: answered 503`, 'warn', `${which} unavailable`);
     return new HttpError(
       'unavailable',
       'the registry cannot reach its database or archive storage at the moment; retry shortly',

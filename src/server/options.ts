@@ -28,8 +28,13 @@ export interface RegistryServerOptions {
   rateLimit?: number;
   /** What one account may create (`serve --caps`); each unset cap takes DEFAULT_CREATION_CAPS's. */
   caps?: Partial<CreationCaps>;
-  /** Server events and internal errors (stderr in `serve`); none when undefined. A level marks what went wrong. */
-  log?: (line: string, level?: 'warn' | 'error') => void;
+  /**
+   * Server events and internal errors (stderr in `serve`); none when undefined. A level marks what went
+   * wrong; a kind marks a warning that repeats (an outage's 503s), logged at most once per `repeatedWarningEvery`.
+   */
+  log?: (line: string, level?: 'warn' | 'error', kind?: string) => void;
+  /** How often a repeating warning is logged again, with the count of those left out, in ms. Default REPEATED_WARNING_MS (60 s). */
+  repeatedWarningEvery?: number;
   /** One line per request (`serve --log`): by default to `log`; `false` for none. */
   accessLog?: ((line: string) => void) | false;
   version?: string;

@@ -16,6 +16,7 @@ import {
 } from '../contract/resources.js';
 import type {
   InvitationRow,
+  MemberRole,
   MemberRow,
   NodeRow,
   PublisherRow,
@@ -99,6 +100,11 @@ export function invitationView(invitation: InvitationRow): Invitation {
     status: 'pending' as const,
     created_at: invitation.created_at,
   });
+}
+
+/** An invitation of an e-mail address: no user, no time, nothing that tells whether an account has the address. */
+export function addressInvitationView(publisher: Pick<PublisherRow, 'id' | 'name'>, role: MemberRole): Invitation {
+  return { publisher: present({ id: publisher.id, name: publisher.name }), role, status: 'pending' };
 }
 
 /** A member whose role an owner changed at once, in the invitation's shape (no e-mail). */

@@ -4,20 +4,15 @@ import { CliError } from '../../src/cli/errors.js';
 import { oidcOptionsFromFlags } from '../../src/cli/serve/oidc-flags.js';
 
 describe('serve --oidc-issuer', () => {
-  it('names issuers by NAME=URL, from the flags or else NODEREG_OIDC_ISSUERS', () => {
-    expect(
-      oidcOptionsFromFlags({ oidcIssuer: ['gitlab=https://gitlab.example.com'], oidcAudience: 'reg' }, {}),
-    ).toEqual({
+  it('names issuers by NAME=URL, from the flags (NODEREG_OIDC_ISSUERS is comma-separated: test/server/serve-config.test.ts)', () => {
+    expect(oidcOptionsFromFlags({ oidcIssuer: ['gitlab=https://gitlab.example.com'], oidcAudience: 'reg' })).toEqual({
       oidcIssuers: { gitlab: 'https://gitlab.example.com' },
       oidcAudience: 'reg',
     });
     expect(
-      oidcOptionsFromFlags(
-        {},
-        { NODEREG_OIDC_ISSUERS: 'a=http://127.0.0.1:1,b=https://b.example', NODEREG_OIDC_AUDIENCE: 'x' },
-      ),
+      oidcOptionsFromFlags({ oidcIssuer: ['a=http://127.0.0.1:1', 'b=https://b.example'], oidcAudience: 'x' }),
     ).toEqual({ oidcIssuers: { a: 'http://127.0.0.1:1', b: 'https://b.example' }, oidcAudience: 'x' });
-    expect(oidcOptionsFromFlags({}, {})).toEqual({});
+    expect(oidcOptionsFromFlags({})).toEqual({});
   });
 
   it.each(['gitlab', '=https://x.example', 'gitlab=ftp://x.example', 'bad name=https://x.example'])(
@@ -25,7 +20,7 @@ describe('serve --oidc-issuer', () => {
     (pair) => {
       let error: unknown;
       try {
-        oidcOptionsFromFlags({ oidcIssuer: [pair] }, {});
+        oidcOptionsFromFlags({ oidcIssuer: [pair] });
       } catch (caught) {
         error = caught;
       }

@@ -20,7 +20,7 @@ export const commands: CommandEntry[] = [
   { name: 'review', summary: 'rate a node with 1 to 5 stars', load: () => import('./review.js') },
   {
     name: 'admin',
-    summary: 'operate a registry: review Flagged versions, release claims (admins only)',
+    summary: 'operate a registry: review Flagged versions, release claims, collect archives (admins only)',
     load: () => import('./admin.js'),
   },
   { name: 'token', summary: 'create, list and revoke access tokens', load: () => import('./token.js') },

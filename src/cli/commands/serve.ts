@@ -5,6 +5,7 @@ import type { Ctx } from '../context.js';
 import { examples } from '../examples.js';
 import { addServeOptions, type ServeFlags } from '../serve/options.js';
 import { runServe } from '../serve/run.js';
+import { layerSources, namedByOrigin } from '../serve/sources.js';
 
 export function register(program: Command, ctx: Ctx): void {
   const command = program
@@ -12,7 +13,12 @@ export function register(program: Command, ctx: Ctx): void {
     .description(
       `run the embedded registry (SQLite and a local archive dir) until SIGINT or SIGTERM (in-flight requests finish; a stalled one is cut after ${CLOSE_STALLED_MS / 1000} s, every one left ${CLOSE_MAX_MS / 1000} s after the signal)`,
     );
-  addServeOptions(command).action((flags: ServeFlags) => runServe(ctx, flags));
+  addServeOptions(command).action(async (_flags: ServeFlags, self: Command) => {
+    const origins = await layerSources(self, ctx.env);
+    await runServe(ctx, self.opts<ServeFlags>()).catch((error: unknown) => {
+      throw namedByOrigin(error, origins);
+    });
+  });
   examples(command, [
     'nodereg serve',
     'nodereg serve --port 0 --data-dir ./registry-data --log json',

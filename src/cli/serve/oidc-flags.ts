@@ -23,12 +23,9 @@ export function addOidcFlags(command: Command): Command {
 
 const EXAMPLE = '--oidc-issuer gitlab=https://gitlab.example.com';
 
-/** The issuers and audience from the flags (else the environment), each checked. */
-export function oidcOptionsFromFlags(
-  flags: OidcFlags,
-  env: NodeJS.ProcessEnv,
-): Pick<RegistryServerOptions, 'oidcIssuers' | 'oidcAudience'> {
-  const given = flags.oidcIssuer ?? (env.NODEREG_OIDC_ISSUERS || '').split(',').filter(Boolean);
+/** The issuers and audience from the flags (or their variables, sources.ts), each checked. */
+export function oidcOptionsFromFlags(flags: OidcFlags): Pick<RegistryServerOptions, 'oidcIssuers' | 'oidcAudience'> {
+  const given = flags.oidcIssuer ?? [];
   const issuers: Record<string, string> = {};
   for (const pair of given) {
     const at = pair.indexOf('=');
@@ -40,7 +37,7 @@ export function oidcOptionsFromFlags(
       throw invalidInput(`--oidc-issuer ${name}: "${url}" is not an http or https URL`, EXAMPLE);
     issuers[name] = url;
   }
-  const audience = flags.oidcAudience ?? (env.NODEREG_OIDC_AUDIENCE || undefined);
+  const audience = flags.oidcAudience || undefined;
   return {
     ...(given.length ? { oidcIssuers: issuers } : {}),
     ...(audience ? { oidcAudience: audience } : {}),

@@ -1,6 +1,7 @@
 // The flags of `nodereg serve`, each declared once here, with what it sets in the registry server's options.
 // Adding a flag is a change to this file only: its field in ServeFlags, its option in addServeOptions,
-// and, when the server takes it, its value in serverSettings (checked before anything starts).
+// and, when the server takes it, its value in serverSettings (checked before anything starts). Its
+// environment variable and config file key derive from its name (sources.ts).
 import { type Command, Option } from 'commander';
 import type { RegistryServerOptions } from '../../server/options.js';
 import { SCAN_MODES } from '../../shared/scan.js';
@@ -18,6 +19,7 @@ import {
   parseSizeFlag,
 } from './values.js';
 import { addUpstreamFlags, type UpstreamFlags } from './upstream-flags.js';
+import { CONFIG_FLAG, describeSources } from './sources.js';
 import { addOidcFlags, type OidcFlags, oidcOptionsFromFlags } from './oidc-flags.js';
 
 /** The flags as commander hands them to the action. */
@@ -39,6 +41,7 @@ export interface ServeFlags extends ProxyFlags, UpstreamFlags, OidcFlags {
   seed?: boolean;
   migrateOnly?: boolean;
   rotateAdminToken?: boolean;
+  config?: string;
 }
 
 const LOG_FORMATS = ['pretty', 'json', 'off'] as const;
@@ -92,13 +95,13 @@ export function addServeOptions(command: Command): Command {
       new Option(
         '--trust-proxy <list>',
         'addresses or CIDR blocks of proxies in front of this server (comma-separated): behind them the client address, for the log, the rate limit and download counts, is the nearest untrusted one in X-Forwarded-For',
-      ).env('NODEREG_TRUST_PROXY'),
+      ),
     )
     .addOption(
       new Option(
         '--caps <list>',
         'what one account may create, as WORD=N pairs: publishers (one user owns, default 10), nodes (one publisher holds, 1000), pending (versions of one publisher waiting for their archive, 100), invitations (one publisher has out, 100); admins are not capped',
-      ).env('NODEREG_CAPS'),
+      ),
     )
     .addOption(
       new Option(
@@ -117,7 +120,13 @@ export function addServeOptions(command: Command): Command {
       '--rotate-admin-token',
       "make NODEREG_ADMIN_TOKEN the admin's token of a shared database that holds another (that one stops working on every instance); without it such a start is refused",
     );
-  return addOidcFlags(addUpstreamFlags(addProxyFlags(command)));
+  addOidcFlags(addUpstreamFlags(addProxyFlags(command)));
+  command.option(
+    `${CONFIG_FLAG} <file>`,
+    'a TOML file of settings: each key is a flag\'s name without -- (max-archive = "1GiB"); a flag beats its environment variable, which beats the file',
+  );
+  describeSources(command);
+  return command;
 }
 
 /** What the flags set in the registry server's options, the way the server takes it. */
@@ -140,7 +149,7 @@ export function serverSettings(flags: ServeFlags, env: NodeJS.ProcessEnv): Serve
   const publicUrl = flags.publicUrl === undefined ? undefined : parsePublicUrl(flags.publicUrl);
   const host = parseHost(flags.host);
   const proxy = proxyOptionsFromFlags(flags, env);
-  const oidc = oidcOptionsFromFlags(flags, env);
+  const oidc = oidcOptionsFromFlags(flags);
   return {
     host,
     port,

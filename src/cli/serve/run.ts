@@ -14,7 +14,7 @@ export async function runServe(ctx: Ctx, flags: ServeFlags): Promise<void> {
   const info = (line: string) => ctx.out.info(line);
   // Every flag is checked before anything starts.
   const settings = serverSettings(flags, ctx.env);
-  settings.upstream = await upstreamOptionsFromFlags(flags, ctx.env);
+  settings.upstream = await upstreamOptionsFromFlags(flags);
   const place = await servePlace(flags, ctx.env, settings.maxArchive);
   if (flags.migrateOnly) return migrateOnly(place, info);
 

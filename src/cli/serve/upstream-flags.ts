@@ -43,11 +43,8 @@ export function addUpstreamFlags(command: Command): Command {
 }
 
 /** The mirror's options from the flags, the policy file read and checked; undefined without an upstream. */
-export async function upstreamOptionsFromFlags(
-  flags: UpstreamFlags,
-  env: NodeJS.ProcessEnv,
-): Promise<MirrorOptions | undefined> {
-  const url = flags.upstream ?? (env.NODEREG_UPSTREAM || undefined);
+export async function upstreamOptionsFromFlags(flags: UpstreamFlags): Promise<MirrorOptions | undefined> {
+  const url = flags.upstream;
   if (url === undefined) {
     if (flags.upstreamPolicy !== undefined)
       throw invalidInput(

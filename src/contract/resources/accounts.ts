@@ -47,9 +47,13 @@ export const Me = z.union([
 ]);
 export type Me = z.infer<typeof Me>;
 
+/** An e-mail address, as a user's is written and as an invitation by address names one. */
+export const EmailAddress = z.email();
+export const isEmailAddress = (text: string) => EmailAddress.safeParse(text).success;
+
 export const CreateUserBody = z.object({
   name: text(NAME_MAX).min(1),
-  email: z.email().optional(),
+  email: EmailAddress.optional(),
   admin: z.boolean().optional(),
 });
 export const CreateTokenBody = z.object({ name: text(NAME_MAX).min(1).default('token') });

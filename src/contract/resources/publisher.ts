@@ -84,13 +84,15 @@ export const AddMemberBody = z
 /**
  * An invitation to join a publisher. `status` is `pending` until the user accepts; `member` when the
  * user already was a member and only their role changed (no consent needed for that). Never an e-mail.
+ * An invitation of an e-mail address names no user and has no time: its answer is the same whether an
+ * account has the address or not (it becomes that user's invitation when they appear).
  */
 export const Invitation = z.looseObject({
   publisher: z.looseObject({ id: z.string(), name: z.string().optional() }),
-  user: z.looseObject({ id: z.string(), name: z.string() }),
+  user: z.looseObject({ id: z.string(), name: z.string() }).optional(),
   role: z.enum(MEMBER_ROLES),
   invited_by: z.looseObject({ id: z.string(), name: z.string() }).optional(),
   status: z.enum(['pending', 'member']),
-  created_at: isoDate,
+  created_at: isoDate.optional(),
 });
 export type Invitation = z.infer<typeof Invitation>;

@@ -13,6 +13,7 @@ import {
   GetObjectCommand,
   HeadObjectCommand,
   DeleteObjectCommand,
+  ListObjectsV2Command,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { S3_MAX_PUT } from './s3-limits.js';
@@ -28,6 +29,7 @@ import {
   type ArchiveStorage,
   type ByteRange,
   type OpenedArchive,
+  type StoredObject,
 } from './storage.js';
 
 /** The object metadata (x-amz-meta-sha256) an archive's SHA-256 is stored in, to tell its bytes without reading them. */
@@ -264,6 +266,24 @@ async function openObject(
   }
 }
 
+/** Every object under `prefix` (a page of at most 1,000 per request), its key without the prefix. */
+async function* listObjects({ client, bucket, timeouts }: BucketOf, prefix: string): AsyncGenerator<StoredObject> {
+  const Prefix = prefix ? `${prefix}/` : undefined;
+  let ContinuationToken: string | undefined;
+  do {
+    const list = new ListObjectsV2Command({ Bucket: bucket, Prefix, ContinuationToken });
+    const page = await within(timeouts.answerTimeout, `the listing of bucket ${bucket}`, (abortSignal) =>
+      client.send(list, { abortSignal }),
+    );
+    for (const object of page.Contents ?? []) {
+      if (!object.Key) continue;
+      const key = Prefix ? object.Key.slice(Prefix.length) : object.Key;
+      yield { key, size: object.Size ?? 0, modified: object.LastModified ?? new Date(0) };
+    }
+    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (ContinuationToken);
+}
+
 export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorage {
   const timeouts = { ...S3_TIMEOUTS, ...options.timeouts };
   const client = s3ClientFromEnv(options.env, timeouts);
@@ -334,6 +354,8 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
     },
 
     open: async (key, range) => openObject(s3, { Bucket: bucket, Key: objectKey(key) }, range),
+
+    list: () => listObjects(s3, options.prefix),
 
     // Nothing temporary is ever in the bucket: only the spool dirs have leftovers of a crash.
     async sweep() {

@@ -6,6 +6,7 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { badRequest, tooLarge } from '../errors.js';
 import { makeDirs } from '../../shared/make-dirs.js';
+import { listLocalObjects } from './list-local.js';
 import { UPLOAD_MEMORY, type MemoryBudget } from './validate-zip.js';
 
 /** An upload written whole to a temporary file, not yet in place. */
@@ -86,6 +87,8 @@ export interface ArchiveStorage {
   /** Removes the archive at `key`, if there is one. */
   remove(key: string): Promise<void>;
   exists(key: string): Promise<boolean>;
+  /** Every object stored, with its size and last change (for `nodereg admin gc`); never a temporary file. */
+  list(): AsyncIterable<StoredObject>;
   /**
    * The archive at `key` as a stream, or undefined when there is none. With `range` (inclusive byte
    * offsets within the archive), only those bytes. `size` is always the whole archive's.
@@ -100,6 +103,12 @@ export interface ArchiveStorage {
   ready(): Promise<void>;
   /** Lets go of connections and scratch files; called when the server closes. */
   close?(): void | Promise<void>;
+}
+
+export interface StoredObject {
+  key: string;
+  size: number;
+  modified: Date;
 }
 
 export interface ByteRange {
@@ -337,6 +346,8 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
     async open(key, range) {
       return openFile(pathOf(key), range);
     },
+
+    list: () => listLocalObjects(dir, TEMP_DIR),
 
     async sweep() {
       for (const name of await readdir(tempDir)) await rm(join(tempDir, name), { force: true, recursive: true });

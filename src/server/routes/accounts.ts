@@ -17,14 +17,23 @@ import {
   listUserTokens,
   removePublisherMember,
 } from '../../contract/registry.js';
+import { isEmailAddress, type User } from '../../contract/resources.js';
 import { accessTo, allowMutation, requirePublisher, requireRole, requireUserToken } from '../access.js';
 import type { RouteModule } from '../context.js';
 import { conflict, forbidden, notFound } from '../errors.js';
 import type { Principal } from '../route.js';
 import { route } from '../route.js';
+import type { TokenRow, UserRow } from '../store/registry-store.js';
+import {
+  claimAddress,
+  createUserWithToken,
+  invitee,
+  issueToken,
+  memberNamed,
+  publisherChanges,
+} from '../services/accounts.js';
+import { addressInvitationView, changedRoleView, invitationView, memberView, publisherView } from '../views.js';
 import { tokenInfo, userView } from '../services/user-lifecycle.js';
-import { createUserWithToken, invitee, issueToken, memberNamed, publisherChanges } from '../services/accounts.js';
-import { changedRoleView, invitationView, memberView, publisherView } from '../views.js';
 import { checkInvitationCap, checkPublisherCap } from '../services/creation-caps.js';
 
 const me = (principal: Principal | null) => principal!;
@@ -125,7 +134,15 @@ const registerMemberRoutes: RouteModule = (app, ctx) => {
     const publisher = await requirePublisher(store, params.publisherId);
     allowMutation(await accessTo(store, principal, publisher.id), 'owner', publisher);
     const { body } = input();
-    const user = await invitee(store, (body.user ?? body.user_id)!);
+    const named = (body.user ?? body.user_id)!;
+    if (isEmailAddress(named)) {
+      // Kept against the address, answered alike whether an account has it: the owner learns no one.
+      await checkInvitationCap(store, ctx.options.caps, me(principal), publisher.id);
+      const invitedBy = me(principal).userId;
+      await store.inviteAddress({ publisherId: publisher.id, email: named, role: body.role, invitedBy });
+      return addressInvitationView(publisher, body.role);
+    }
+    const user = await invitee(store, named);
     if (!(await store.getRole(publisher.id, user.id)))
       await checkInvitationCap(store, ctx.options.caps, me(principal), publisher.id);
     const outcome = await store.invite({
@@ -152,7 +169,9 @@ const registerMemberRoutes: RouteModule = (app, ctx) => {
     // The invitation is withdrawn and the member removed, both: an invitation accepted in between
     // made a member, who must not stay after a 204.
     // The user is named as for an invitation: by id, e-mail or user name.
+    const address = isEmailAddress(params.userId) && (await store.removeAddressInvitation(publisher.id, params.userId));
     const userId = await memberNamed(store, publisher.id, params.userId);
+    if (userId === undefined && address) return new Response(null, { status: 204 });
     if (userId === undefined)
       throw notFound(`user ${params.userId} is neither a member of publisher ${publisher.id} nor invited to it`);
     const withdrawn = await store.removeInvitation(publisher.id, userId);
@@ -178,12 +197,14 @@ const registerMemberRoutes: RouteModule = (app, ctx) => {
 
   route(app, ctx, listMyInvitations, async ({ principal }) => {
     requireUserToken(me(principal), 'list invitations');
+    await claimAddress(store, await store.getUser(me(principal).userId));
     return (await store.listInvitations({ userId: me(principal).userId })).map(invitationView);
   });
 
   route(app, ctx, acceptInvitation, async ({ params, principal }) => {
     requireUserToken(me(principal), 'accept invitations');
     const publisher = await requirePublisher(store, params.publisherId);
+    await claimAddress(store, await store.getUser(me(principal).userId));
     const member = await store.acceptInvitation(publisher.id, me(principal).userId);
     if (!member)
       throw notFound(`you have no invitation to publisher ${publisher.id} (\`GET /users/me/invitations\` lists yours)`);

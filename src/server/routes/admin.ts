@@ -1,5 +1,6 @@
 // The operator's routes (src/contract/admin.ts): admins only. Parse, call a service, answer.
 import {
+  collectArchives,
   deleteUser,
   disableUser,
   enableUser,
@@ -11,6 +12,7 @@ import {
 } from '../../contract/admin.js';
 import type { RouteModule } from '../context.js';
 import { route } from '../route.js';
+import { collectArchives as collect } from '../services/archive-gc.js';
 import { invitee } from '../services/accounts.js';
 import { releaseClaim } from '../services/release-claim.js';
 import { versionTarget } from '../services/audit.js';
@@ -30,6 +32,11 @@ export const registerAdminRoutes: RouteModule = (app, ctx) => {
     const released = await releaseClaim(ctx, params.nodeId, params.version);
     await store.audit({ actorId: principal!.userId, action: 'claim.release', target: versionTarget(released) });
     return new Response(null, { status: 204 });
+  });
+  route(app, ctx, collectArchives, async ({ principal, input }) => {
+    requireAdmin(principal, 'collect archives');
+    const { body } = input();
+    return collect(ctx, { graceSeconds: body.grace_seconds, dryRun: body.dry_run });
   });
 
   route(app, ctx, listAudit, async ({ principal, input }) => {

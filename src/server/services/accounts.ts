@@ -35,6 +35,15 @@ export async function issueToken(
   return { id: row.id, name: row.name, created_at: row.created_at, prefix: row.prefix, token };
 }
 
+/**
+ * Makes the invitations kept against the user's e-mail address theirs (store/address-invitations.ts):
+ * called where a user appears or looks for invitations (created, signed in on the web pages, reading or
+ * accepting their invitations).
+ */
+export async function claimAddress(store: RegistryStore, user: Pick<UserRow, 'id' | 'email'> | undefined) {
+  if (user?.email) await store.claimAddressInvitations(user.id, user.email);
+}
+
 /** Creates a user with its first token; answers the token the one time it is shown. */
 export async function createUserWithToken(
   store: RegistryStore,
@@ -47,6 +56,7 @@ export async function createUserWithToken(
     admin: input.admin ?? false,
     token: { name: 'token', hash: hashToken(token), prefix: shownPrefix(token) },
   });
+  await claimAddress(store, user);
   return { user, token };
 }
 

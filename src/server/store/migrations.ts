@@ -1,6 +1,7 @@
 // Versioned schema changes, applied in order once each (PRAGMA user_version counts them).
 // Append only: never edit a migration that has shipped.
 import { INVITATIONS_SCHEMA } from './member-row.js';
+import { ADDRESS_INVITATIONS_SCHEMA } from './address-invitations.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import { NODE_LOOKALIKE } from './lookalike.js';
 import { USER_LIFECYCLE_COLUMNS } from './user-lifecycle.js';
@@ -731,6 +732,22 @@ export const migrations: Migration[] = [
     // Search and the lists leave out a node with nothing to install (its versions only Flagged, Banned or withdrawn).
     name: 'hide-nothing-to-install',
     sql: hideNothingToInstall,
+  },
+  {
+    // When a version's status last changed (archive-gc.ts): \`nodereg admin gc\` collects a Deleted
+    // version's archive once its deletion is older than the grace period.
+    name: 'version-status-changed',
+    sql: `
+      ALTER TABLE versions ADD COLUMN status_changed_at TEXT;
+      CREATE TRIGGER versions_status_changed AFTER UPDATE OF status ON versions WHEN new.status IS NOT old.status BEGIN
+        UPDATE versions SET status_changed_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = new.id;
+      END;
+    `,
+  },
+  {
+    // Invitations kept against an e-mail address until a user with it appears (address-invitations.ts).
+    name: 'address-invitations',
+    sql: ADDRESS_INVITATIONS_SCHEMA,
   },
   {
     // Users disabled and deleted by an admin (user-lifecycle.ts); either change voids cached authentications.

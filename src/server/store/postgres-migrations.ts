@@ -3,6 +3,7 @@
 // begins at the shape the SQLite migrations reached ('node-metadata'): node metadata in one jsonb
 // document, columns for what is searched, sorted or constrained.
 import { INVITATIONS_SCHEMA } from './member-row.js';
+import { ADDRESS_INVITATIONS_SCHEMA } from './address-invitations.js';
 import { USER_LIFECYCLE_COLUMNS } from './user-lifecycle.js';
 import { AUDIT_SCHEMA } from './audit.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
@@ -571,6 +572,23 @@ export const postgresMigrations: PostgresMigration[] = [
     // Search and the lists leave out a node with nothing to install (its versions only Flagged, Banned or withdrawn).
     name: 'hide-nothing-to-install',
     sql: hideNothingToInstall,
+  },
+  {
+    // As the SQLite migration 'version-status-changed': when a version's status last changed, for \`nodereg admin gc\`.
+    name: 'version-status-changed',
+    sql: `
+      ALTER TABLE versions ADD COLUMN IF NOT EXISTS status_changed_at text;
+      CREATE OR REPLACE FUNCTION versions_status_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN NEW.status_changed_at := to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'); RETURN NEW; END $$;
+      DROP TRIGGER IF EXISTS versions_status_changed ON versions;
+      CREATE TRIGGER versions_status_changed BEFORE UPDATE OF status ON versions FOR EACH ROW
+        WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION versions_status_changed();
+    `,
+  },
+  {
+    // As the SQLite migration 'address-invitations': invitations kept against an e-mail address.
+    name: 'address-invitations',
+    sql: ADDRESS_INVITATIONS_SCHEMA,
   },
   {
     // Users disabled and deleted by an admin (user-lifecycle.ts); either change voids cached authentications.

@@ -7,6 +7,8 @@ import { createPostgresTaskStore } from '../proxy/postgres-task-store.js';
 import type { TaskStore } from '../proxy/store.js';
 import { DATABASE_DEADLINE_MS, watchedSockets, withDeadline } from './postgres-deadline.js';
 import { postgresApprovalStore } from './postgres/approvals.js';
+import { postgresArchiveGcStore } from './postgres/archive-gc.js';
+import { postgresAddressInvitationStore } from './postgres/address-invitations.js';
 import { postgresIdentityStore } from './postgres/identity.js';
 import { migratePostgres } from './postgres/migrate.js';
 import { postgresNodeClassStore } from './postgres/node-classes.js';
@@ -82,6 +84,8 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresIdentityStore(sql),
     ...postgresTrustStore(sql),
     ...postgresWebStore(sql),
+    ...postgresArchiveGcStore(sql),
+    ...postgresAddressInvitationStore(sql),
     ...postgresUserLifecycleStore(sql),
     ...postgresAuditStore(sql),
   };

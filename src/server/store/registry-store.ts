@@ -12,6 +12,8 @@ import type {
 import type { Finding } from '../../contract/scan.js';
 import type { Extraction } from '../../scan/node-classes/extract.js';
 import type { ApprovalStore } from './approvals.js';
+import type { ArchiveGcStore } from './archive-gc.js';
+import type { AddressInvitationStore } from './address-invitations.js';
 import type { NodeClassStore } from './node-classes.js';
 import type { TrustStore } from './trusts.js';
 import type { UserLifecycleStore } from './user-lifecycle.js';
@@ -212,6 +214,8 @@ export interface RegistryStore
     ApprovalStore,
     TrustStore,
     WebStore,
+    ArchiveGcStore,
+    AddressInvitationStore,
     UserLifecycleStore,
     AuditStore {
   /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */

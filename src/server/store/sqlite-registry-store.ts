@@ -1,6 +1,8 @@
 // The RegistryStore on SQLite, one process's: a store per aggregate (users and tokens, publishers,
 // nodes, versions, reviews), each a module of named functions in store/sqlite/, composed here.
 import { sqliteApprovalStore } from './sqlite/approvals.js';
+import { sqliteArchiveGcStore } from './sqlite/archive-gc.js';
+import { sqliteAddressInvitationStore } from './sqlite/address-invitations.js';
 import type { Db } from './db.js';
 import { sqliteTrustStore } from './sqlite/trusts.js';
 import type { RegistryStore } from './registry-store.js';
@@ -42,6 +44,8 @@ export function createSqliteRegistryStore(
     ...sqliteIdentityStore(access),
     ...sqliteTrustStore(access),
     ...sqliteWebStore(access),
+    ...sqliteArchiveGcStore(access),
+    ...sqliteAddressInvitationStore(access),
     ...sqliteUserLifecycleStore(access),
     ...sqliteAuditStore(access),
   };

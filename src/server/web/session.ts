@@ -2,6 +2,7 @@
 // URL, a page or the cookie: the cookie holds a random session id, HttpOnly, SameSite=Strict, Secure
 // when the registry is reached over https; the store keeps only its hash, the user, the token it was
 // opened with (revoking that token ends the session) and the session's CSRF token.
+import { claimAddress } from '../services/accounts.js';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
@@ -57,6 +58,7 @@ export async function signIn(ctx: ServerContext, c: Context, token: string): Pro
     throw unauthorized(
       "that is not a live user token (a publisher token cannot sign in): the registry's admin makes a user's first one with `nodereg user create`; `nodereg token create --user` makes more, run with a token the registry accepts",
     );
+  await claimAddress(ctx.store, await ctx.store.getUser(principal.userId));
   const id = randomToken();
   const expires = new Date(Date.now() + SESSION_TTL_MS);
   await ctx.store.createSession(hashOf(id), {

@@ -69,6 +69,15 @@ function registerAdd(members: Command, ctx: Ctx): void {
               403: `only an owner of ${id} may add members`,
             });
           });
+        // An address's invitation names no one: whether it has an account is not told.
+        if (!invitation.user) {
+          ctx.out.result(invitation, `invited ${user} to ${id} as ${invitation.role}`);
+          if (!ctx.out.json)
+            ctx.out.hint(
+              `a user with that address sees it in \`nodereg publisher invitations\` and joins with \`nodereg publisher accept ${id}\``,
+            );
+          return;
+        }
         const who = `${invitation.user.name} (${invitation.user.id})`;
         if (invitation.status === 'member') {
           ctx.out.result(invitation, `${who} is now ${asRole(invitation.role)} of ${id}`);

@@ -1,0 +1,98 @@
+// The RegistryStore contract for `nodereg admin gc`, on every store: versions that have an archive,
+// with when their status last changed (kept by the database), and a Deleted version's archive let go
+// only while it is still Deleted since before the grace.
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/server/store/db.js';
+import { createPostgresRegistryStore, migratePostgres } from '../../src/server/store/postgres-registry-store.js';
+import type { RegistryStore } from '../../src/server/store/registry-store.js';
+import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
+import { tempDir } from '../helpers.js';
+import { testPostgres } from '../postgres.js';
+
+const postgresServer = testPostgres();
+const backends: { name: string; open(): Promise<{ store: RegistryStore; close(): unknown }> }[] = [
+  {
+    name: 'sqlite',
+    async open() {
+      const db = openDatabase(join(tempDir('nodereg-store-'), 'registry.db'));
+      return { store: createSqliteRegistryStore(db), close: () => db.close() };
+    },
+  },
+];
+if (postgresServer) {
+  backends.push({
+    name: 'postgresql',
+    async open() {
+      const sql = postgres(await (await postgresServer).database(), { max: 4, onnotice: () => {} });
+      await migratePostgres(sql);
+      return { store: createPostgresRegistryStore(sql), close: () => sql.end() };
+    },
+  });
+}
+
+const closers: (() => unknown)[] = [];
+afterAll(async () => {
+  for (const close of closers) await close();
+});
+
+const PENDING = {
+  changelog: null,
+  dependencies: null,
+  supported_accelerators: null,
+  supported_appui_frontend_version: null,
+  supported_appui_version: null,
+  supported_os: null,
+  tags: null,
+};
+
+describe.each(backends)('archive gc on $name', (backend) => {
+  it('lists archived versions with their status change; drops a Deleted one only past the grace and once', async () => {
+    const { store, close } = await backend.open();
+    closers.push(close);
+    await store.createUser({ id: 'u1', name: 'one' });
+    await store.createPublisher('acme', {}, 'u1');
+    const versions = [];
+    for (const version of ['1.0.0', '1.1.0', '2.0.0']) {
+      const published = await store.publish({
+        publisherId: 'acme',
+        nodeId: 'kept',
+        node: {},
+        version,
+        pending: PENDING,
+      });
+      if (published.kind !== 'created') throw new Error(published.kind);
+      versions.push(published.version);
+    }
+    const [deleted, live] = versions;
+    for (const version of [deleted, live])
+      await store.recordArchive(version.id, { sha256: 'ab'.repeat(32), size: 10, status: 'NodeVersionStatusActive' });
+    const uploaded = (await store.listArchivedVersions()).find((v) => v.id === deleted.id)!;
+    const beforeDelete = new Date().toISOString();
+    await store.updateVersion(deleted.id, { status: 'NodeVersionStatusDeleted' });
+    const listed = await store.listArchivedVersions();
+    expect(listed.map((v) => v.version).sort()).toEqual(['1.0.0', '1.1.0']);
+    const changed = listed.find((v) => v.id === deleted.id)!;
+    expect(changed).toMatchObject({ publisher_id: 'acme', node_id: 'kept', status: 'NodeVersionStatusDeleted' });
+    expect(changed.status_changed_at >= beforeDelete).toBe(true);
+    expect(changed.status_changed_at >= uploaded.status_changed_at).toBe(true);
+    // a changelog edit is no status change
+    await store.updateVersion(deleted.id, { changelog: 'later' });
+    expect((await store.listArchivedVersions()).find((v) => v.id === deleted.id)!.status_changed_at).toBe(
+      changed.status_changed_at,
+    );
+
+    expect(await store.dropDeletedArchive(deleted.id, beforeDelete)).toBe(false);
+    expect(await store.dropDeletedArchive(live.id, '9999-01-01T00:00:00.000Z')).toBe(false);
+    expect(await store.dropDeletedArchive(deleted.id, '9999-01-01T00:00:00.000Z')).toBe(true);
+    expect(await store.dropDeletedArchive(deleted.id, '9999-01-01T00:00:00.000Z')).toBe(false);
+    expect(await store.getVersionById(deleted.id)).toMatchObject({
+      archive_sha256: null,
+      archive_size: null,
+      uploaded_at: null,
+      status: 'NodeVersionStatusDeleted',
+    });
+    expect((await store.listArchivedVersions()).map((v) => v.version)).toEqual(['1.1.0']);
+  });
+});
