@@ -90,10 +90,10 @@ export const numbered = (sql: string) => {
 };
 
 const AUDIT_INDEXES = `
-CREATE INDEX audit_by_action ON audit_log(action, seq);
-CREATE INDEX audit_by_target ON audit_log(target, seq);`;
+CREATE INDEX IF NOT EXISTS audit_by_action ON audit_log(action, seq);
+CREATE INDEX IF NOT EXISTS audit_by_target ON audit_log(target, seq);`;
 const auditTable = (seq: string) => `
-CREATE TABLE audit_log (
+CREATE TABLE IF NOT EXISTS audit_log (
   seq ${seq},
   id TEXT NOT NULL UNIQUE,
   at TEXT NOT NULL,
@@ -102,7 +102,7 @@ CREATE TABLE audit_log (
   target TEXT NOT NULL,
   details TEXT NOT NULL
 );${AUDIT_INDEXES}`;
-/** Migration 'audit-log': entries in the order they were written (seq). */
+/** Migration 'audit-log': entries in the order they were written (seq); made again over itself, it changes nothing. */
 export const AUDIT_SCHEMA = {
   sqlite: auditTable('INTEGER PRIMARY KEY'),
   postgres: auditTable('bigserial PRIMARY KEY'),

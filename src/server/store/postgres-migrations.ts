@@ -4,7 +4,6 @@
 // document, columns for what is searched, sorted or constrained.
 import { INVITATIONS_SCHEMA } from './member-row.js';
 import { ADDRESS_INVITATIONS_SCHEMA } from './address-invitations.js';
-import { USER_LIFECYCLE_COLUMNS } from './user-lifecycle.js';
 import { AUDIT_SCHEMA } from './audit.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import type { Migration } from './migrations.js';
@@ -593,7 +592,10 @@ export const postgresMigrations: PostgresMigration[] = [
   {
     // Users disabled and deleted by an admin (user-lifecycle.ts); either change voids cached authentications.
     name: 'user-lifecycle',
-    sql: `${USER_LIFECYCLE_COLUMNS}
+    sql: `
+      ALTER TABLE users ADD COLUMN IF NOT EXISTS disabled_at TEXT;
+      ALTER TABLE users ADD COLUMN IF NOT EXISTS deleted_at TEXT;
+      DROP TRIGGER IF EXISTS users_generation_lifecycle ON users;
       CREATE TRIGGER users_generation_lifecycle AFTER UPDATE OF disabled_at, deleted_at ON users
         FOR EACH STATEMENT EXECUTE FUNCTION tokens_next_generation();`,
   },

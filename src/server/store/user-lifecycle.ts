@@ -152,7 +152,7 @@ export const USER_ROWS = {
   count: `SELECT count(*) AS total FROM users WHERE ${LIVE}`,
 } as const;
 
-/** The schema both stores add (migration 'user-lifecycle'); the triggers that void cached authentications differ. */
+/** The columns SQLite adds (migration 'user-lifecycle'); PostgreSQL's migration adds them only where missing. */
 export const USER_LIFECYCLE_COLUMNS = `
 ALTER TABLE users ADD COLUMN disabled_at TEXT;
 ALTER TABLE users ADD COLUMN deleted_at TEXT;
