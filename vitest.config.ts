@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // Files that bound memory or held bodies, or time PostgreSQL outages and races: run one at a time after
@@ -16,6 +17,27 @@ const alone = [
   'test/server/memory.test.ts',
 ];
 
+// The files of these folders share their worker process with the files run before them in it (isolate:
+// false): the server, the contract and the CLI are then loaded, compiled and warmed once per worker, not once
+// per file. A file whose source touches what outlives it in that process runs in a fresh process of its own
+// instead: the environment, the working dir, process listeners or signals, vi's mocks and timers, the
+// process's memory figures, the upload budget every server of the process shares, or a helper that keeps one
+// server per process and stops it after the first file (test/postgres.ts, test/s3.ts, serve-helper.ts). The
+// other folders stay one process per file until their files are checked for the same (their servers count
+// JSON bodies and uploads against budgets of the process, src/server/route.ts and validate-zip.ts).
+const SHARED_PROCESS_DIRS = ['accounts', 'cli', 'contract', 'deploy', 'docs', 'incumbent', 'manage', 'trusted', 'web'];
+const PROCESS_STATE =
+  /process\.env(\.\w+|\[[^\]]+\])\s*(=[^=]|\?\?=|\|\|=)|delete process\.env|Object\.assign\(process\.env|\bvi\.\w+\(|process\.(chdir|emit|on|once|off|removeListener|addListener|prependListener|listeners|exitCode|umask|setMaxListeners)\b|(globalThis|global)\.\w+\s*=[^=]|memoryUsage|cpuUsage|resourceUsage|UPLOAD_MEMORY|setGlobalDispatcher|process\.std(out|err)\.write\s*=|from '[./]*(postgres|s3|server\/serve-helper|serve-helper)\.js'/;
+const sharedProcess = readdirSync('test', { recursive: true, encoding: 'utf8' })
+  .map((file) => `test/${file.split('\\').join('/')}`)
+  .filter(
+    (file) =>
+      file.endsWith('.test.ts') &&
+      SHARED_PROCESS_DIRS.includes(file.split('/')[1]) &&
+      !alone.includes(file) &&
+      !PROCESS_STATE.test(readFileSync(file, 'utf8')),
+  );
+
 export default defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts'],
@@ -27,14 +49,24 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'shared',
-          include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...alone],
+          name: 'shared-process',
+          include: sharedProcess,
+          isolate: false,
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
       },
-      { extends: true, test: { name: 'alone', include: alone, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...alone, ...sharedProcess],
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      { extends: true, test: { name: 'alone', include: alone, maxWorkers: 1, sequence: { groupOrder: 2 } } },
     ],
   },
 });

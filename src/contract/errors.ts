@@ -123,3 +123,22 @@ export function clipMessage(message: string): string {
 export function describeFieldErrors(details: readonly FieldError[]): string {
   return details.map((d) => `${d.path}: ${d.message}`).join('; ');
 }
+/** The 409 of an upload while `most` uploads of the same version are in progress: nothing was read. */
+export const uploadsOfVersionBusy = (nodeId: string, version: string, most: number): Refusal => ({
+  code: 'conflict',
+  message: `${most} uploads of version ${version} of node ${nodeId} are in progress, the most there may be at once; nothing was read`,
+  hint: 'retry once they have ended (one of them stores the archive)',
+  retryAfter: 5,
+});
+/** The 429 of an upload while its publisher has `most` uploads in progress: nothing was read. */
+export const uploadsOfPublisherBusy = (publisherId: string, most: number): Refusal => ({
+  code: 'rate_limited',
+  message: `publisher ${publisherId} has ${most} uploads in progress, the most one publisher may have at once; nothing was read, retry shortly`,
+  retryAfter: 5,
+});
+/** The 408 of an upload whose body came slower than `minRate` bytes a second over `windowMs`: nothing was stored. */
+export const uploadTooSlow = (minRate: number, windowMs: number): Refusal => ({
+  code: 'request_timeout',
+  message: `the upload sent fewer than ${minRate} bytes a second over ${windowMs / 1000} s, the least this registry takes; nothing was stored`,
+  hint: 'send it again over a faster link',
+});

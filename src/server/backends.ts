@@ -8,7 +8,8 @@ import { createTaskStore } from './proxy/store.js';
 import { openDatabase } from './store/db.js';
 import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
 
-export type DatabaseTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+/** A PostgreSQL target's `pool`: connections opened at most (default DEFAULT_PG_POOL). */
+export type DatabaseTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; pool?: number };
 export type StorageTarget = { kind: 'local'; dir: string } | { kind: 's3'; bucket: string; prefix: string };
 
 export { S3_MAX_PUT } from './archives/s3-limits.js';
@@ -69,7 +70,7 @@ export async function openDatabaseTarget(
     return { store: createSqliteRegistryStore(db), tasks: createTaskStore(db), close: () => void db.close() };
   }
   const { connectPostgres } = await import('./store/postgres-registry-store.js');
-  const pg = await connectPostgres(target.url, log);
+  const pg = await connectPostgres(target.url, log, target.pool);
   return { store: pg.store, tasks: pg.tasks, secret: pg.secret, shared: true, close: () => pg.close() };
 }
 

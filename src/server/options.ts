@@ -7,6 +7,7 @@ import type { TaskStore } from './proxy/store.js';
 import type { ScanLimits, ScanMode } from './scan-upload.js';
 import type { RegistryStore } from './store/registry-store.js';
 import type { CreationCaps } from './services/creation-caps.js';
+import type { UploadLimits } from './services/upload-slots.js';
 
 export interface RegistryServerOptions {
   /**
@@ -26,6 +27,8 @@ export interface RegistryServerOptions {
   trustProxy?: BlockList;
   /** Mutating requests per minute per user (else per address); off when undefined. */
   rateLimit?: number;
+  /** Uploads in progress at once per version and per publisher, and the least rate of a body (`serve --upload-*`); each unset one takes DEFAULT_UPLOAD_LIMITS's. */
+  uploads?: UploadLimits;
   /** What one account may create (`serve --caps`); each unset cap takes DEFAULT_CREATION_CAPS's. */
   caps?: Partial<CreationCaps>;
   /**

@@ -5,6 +5,10 @@ const MiB = 1024 * 1024;
 
 export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:4880';
 export const DEFAULT_PORT = 4880;
+/** `serve --pg-pool`: connections each instance opens to PostgreSQL at most. */
+export const DEFAULT_PG_POOL = 10;
+/** `serve --pg-pool`: the most it takes (PostgreSQL's own max_connections is 100 by default). */
+export const MAX_PG_POOL = 1_000;
 /** `serve` stopping: a connection that moves no byte for this long while its request comes in or its answer waits for the client is cut (docs/decisions.md). */
 export const CLOSE_STALLED_MS = 10_000;
 /** `serve` stopping: how long the graceful stop may take in all; then every connection left is cut (docs/decisions.md). */

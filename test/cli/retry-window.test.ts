@@ -34,7 +34,7 @@ describe('the retry window setting', () => {
     [{ retryWindow: '-1s' }, {}, 'invalid --retry-window "-1s"'],
     [{ retryWindow: '5 min' }, {}, 'invalid --retry-window "5 min"'],
     [{ retryWindow: '61m' }, {}, '--retry-window "61m" is longer than 1h, the most it may be'],
-    [{}, { NODEREG_RETRY_WINDOW: '2d' }, 'invalid NODEREG_RETRY_WINDOW "2d"'],
+    [{}, { NODEREG_RETRY_WINDOW: '2w' }, 'invalid NODEREG_RETRY_WINDOW "2w"'],
     [{}, { NODEREG_RETRY_WINDOW: '2h' }, 'NODEREG_RETRY_WINDOW "2h" is longer than 1h, the most it may be'],
   ])('%j with env %j is refused: %s', (globals, env, message) => {
     expect(() => windowOf(globals, env)).toThrow(expect.objectContaining({ message, exitCode: 2 }));

@@ -258,7 +258,7 @@ describe('serve flags of the AI proxy', () => {
     [{ upstreamTimeout: 'soon' }, '--upstream-timeout'],
     [{ sandboxDelay: '-5' }, '--sandbox-delay'],
     [{ callbackTimeout: '' }, '--callback-timeout'],
-    [{ callbackBackoff: '1d' }, '--callback-backoff'],
+    [{ callbackBackoff: '1w' }, '--callback-backoff'],
     [{ callbackAllow: '10.0.0.0/99' }, '--callback-allow'],
     [{ callbackAllow: ' , ' }, '--callback-allow'],
     // fetch refuses such a URL, and its error (with the password) went to every caller in the 502

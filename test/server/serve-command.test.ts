@@ -276,6 +276,8 @@ describe('nodereg serve', () => {
     [['--max-unpacked', 'lots'], '--max-unpacked'],
     [['--port', '70000'], '--port'],
     [['--rate-limit', '5/hour'], '--rate-limit'],
+    [['--pg-pool', '0'], '--pg-pool must be a number of connections from 1 to 1000 (got "0")'],
+    [['--pg-pool', 'ten'], '--pg-pool must be a number of connections from 1 to 1000 (got "ten")'],
     [['--caps', 'nodes=0'], '--caps takes WORD=N pairs'],
     [['--trust-proxy', '10.0.0.0/33'], '--trust-proxy: "10.0.0.0/33" is neither'],
     [['--caps', 'publishers=3,stars=2'], '(got "stars=2")'],

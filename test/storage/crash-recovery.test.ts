@@ -74,8 +74,15 @@ interface ReviewLedger {
   inFlight?: number;
 }
 
+// Each server here is a process of its own that loads the server's TypeScript sources through tsx as it starts
+// (test/server/child.ts): about a second on an idle machine, 5-8 s at a load of 12, more when the load peaks. The
+// timeouts allow each start that much, not a slow server: nothing here is timed.
+const START_ALLOWANCE_MS = 30_000;
+
 describe('kill -9 at the two moments an upload could leave the file and the database disagreeing', () => {
-  it('after the file is in place, before the database records it: rolled back at start, the upload can be retried; after the record: kept whole', async () => {
+  it('after the file is in place, before the database records it: rolled back at start, the upload can be retried; after the record: kept whole', {
+    timeout: 30_000 + 3 * START_ALLOWANCE_MS,
+  }, async () => {
     const dataDir = tempDir('nodereg-crash-');
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
     let child = await startChild(dataDir, { adminToken });
@@ -138,7 +145,9 @@ describe('kill -9 under load', () => {
   const CYCLES = runs(2, 25);
   const WORKERS = runs(6, 12);
 
-  it(`keeps every acknowledged write through ${CYCLES} crashes`, { timeout: 60_000 + CYCLES * 20_000 }, async () => {
+  it(`keeps every acknowledged write through ${CYCLES} crashes`, {
+    timeout: 60_000 + (CYCLES + 1) * (START_ALLOWANCE_MS + 20_000),
+  }, async () => {
     const dataDir = tempDir('nodereg-crash-');
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
     const versions: VersionLedger[] = [];

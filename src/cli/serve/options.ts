@@ -5,7 +5,8 @@
 import { type Command, Option } from 'commander';
 import type { RegistryServerOptions } from '../../server/options.js';
 import { SCAN_MODES } from '../../shared/scan.js';
-import { DEFAULT_PORT } from '../../shared/tuning.js';
+import { DEFAULT_PG_POOL, DEFAULT_PORT } from '../../shared/tuning.js';
+import { DEFAULT_UPLOAD_LIMITS } from '../../server/services/upload-slots.js';
 import { backendOption } from '../backend-urls.js';
 import { dataDirOption } from '../data-dir.js';
 import { addProxyFlags, type ProxyFlags, proxyOptionsFromFlags } from '../proxy-flags.js';
@@ -14,6 +15,7 @@ import {
   parseHost,
   parseTrustProxy,
   parsePort,
+  parseUploadLimits,
   parsePublicUrl,
   parseRateLimit,
   parseSizeFlag,
@@ -35,7 +37,12 @@ export interface ServeFlags extends ProxyFlags, UpstreamFlags, OidcFlags {
   maxArchive: string;
   maxUnpacked: string;
   rateLimit?: string;
+  pgPool: string;
   caps?: string;
+  uploadsPerVersion: string;
+  uploadsPerPublisher: string;
+  uploadMinRate: string;
+  uploadGrace: string;
   trustProxy?: string;
   log: 'pretty' | 'json' | 'off';
   seed?: boolean;
@@ -46,10 +53,34 @@ export interface ServeFlags extends ProxyFlags, UpstreamFlags, OidcFlags {
 
 const LOG_FORMATS = ['pretty', 'json', 'off'] as const;
 
-export function addServeOptions(command: Command): Command {
-  command
-    .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on; 0 picks a free port', String(DEFAULT_PORT))
+/** The caps on uploads in progress and the least rate of a body (services/upload-slots.ts). */
+function addUploadFlags(command: Command): Command {
+  return command
+    .option(
+      '--uploads-per-version <n>',
+      'uploads of one version in progress at once; another is refused at once (409, Retry-After)',
+      String(DEFAULT_UPLOAD_LIMITS.perVersion),
+    )
+    .option(
+      '--uploads-per-publisher <n>',
+      "uploads of one publisher's versions in progress at once; another is refused at once (429, Retry-After)",
+      String(DEFAULT_UPLOAD_LIMITS.perPublisher),
+    )
+    .option(
+      '--upload-min-rate <size>',
+      "the least an upload's body must send a second, measured over each --upload-grace; a slower one is cut (408); 0: none",
+      `${DEFAULT_UPLOAD_LIMITS.minRate / 1024}KiB`,
+    )
+    .option(
+      '--upload-grace <duration>',
+      'how long an upload may send before its rate is first measured (and the window it is measured over)',
+      `${DEFAULT_UPLOAD_LIMITS.graceMs / 1000}s`,
+    );
+}
+
+/** Where the registry keeps its data: the data dir, the database and the archive storage. */
+function addStorageOptions(command: Command): Command {
+  return command
     .addOption(
       dataDirOption(
         'where the database, archives and secrets live',
@@ -68,6 +99,19 @@ export function addServeOptions(command: Command): Command {
         'where archives live: a directory (default: DIR/archives) or s3://bucket/prefix (endpoint, region and keys from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)',
       ),
     )
+    .option(
+      '--pg-pool <n>',
+      'connections each instance opens to PostgreSQL at most (with --database postgres://…)',
+      String(DEFAULT_PG_POOL),
+    );
+}
+
+export function addServeOptions(command: Command): Command {
+  addStorageOptions(
+    command
+      .option('--host <host>', 'interface to listen on', '127.0.0.1')
+      .option('--port <port>', 'port to listen on; 0 picks a free port', String(DEFAULT_PORT)),
+  )
     .option(
       '--public-url <url>',
       'the URL clients reach this server at, for upload and download URLs (default: the listening URL)',
@@ -120,7 +164,7 @@ export function addServeOptions(command: Command): Command {
       '--rotate-admin-token',
       "make NODEREG_ADMIN_TOKEN the admin's token of a shared database that holds another (that one stops working on every instance); without it such a start is refused",
     );
-  addOidcFlags(addUpstreamFlags(addProxyFlags(command)));
+  addOidcFlags(addUpstreamFlags(addProxyFlags(addUploadFlags(command))));
   command.option(
     `${CONFIG_FLAG} <file>`,
     'a TOML file of settings: each key is a flag\'s name without -- (max-archive = "1GiB"); a flag beats its environment variable, which beats the file',
@@ -135,7 +179,7 @@ export type ServeSettings = Required<
 > &
   Pick<
     RegistryServerOptions,
-    'publicUrl' | 'rateLimit' | 'caps' | 'trustProxy' | 'upstream' | 'oidcIssuers' | 'oidcAudience'
+    'publicUrl' | 'rateLimit' | 'caps' | 'uploads' | 'trustProxy' | 'upstream' | 'oidcIssuers' | 'oidcAudience'
   >;
 
 /** Checks every flag the server takes before anything starts; the first bad one is a usage error. */
@@ -146,6 +190,7 @@ export function serverSettings(flags: ServeFlags, env: NodeJS.ProcessEnv): Serve
   const rateLimit = flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit);
   const caps = flags.caps === undefined ? undefined : parseCaps(flags.caps);
   const trustProxy = flags.trustProxy === undefined ? undefined : parseTrustProxy(flags.trustProxy);
+  const uploads = parseUploadLimits(flags);
   const publicUrl = flags.publicUrl === undefined ? undefined : parsePublicUrl(flags.publicUrl);
   const host = parseHost(flags.host);
   const proxy = proxyOptionsFromFlags(flags, env);
@@ -160,6 +205,7 @@ export function serverSettings(flags: ServeFlags, env: NodeJS.ProcessEnv): Serve
     maxUnpacked,
     rateLimit,
     caps,
+    uploads,
     trustProxy,
     proxy,
     ...oidc,

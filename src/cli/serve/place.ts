@@ -8,6 +8,7 @@ import { defaultDataDir } from '../data-dir.js';
 import { CliError, EXIT, invalidInput } from '../errors.js';
 import { userPath } from '../make-dir.js';
 import type { ServeFlags } from './options.js';
+import { parsePgPool } from './values.js';
 
 export interface ServePlace {
   databaseUrl?: BackendUrl;
@@ -29,7 +30,9 @@ export async function servePlace(flags: ServeFlags, env: NodeJS.ProcessEnv, maxA
   const defaultDir = defaultDataDir(env);
   const databaseUrl = backendUrl(env, flags, 'database');
   const storageUrl = backendUrl(env, flags, 'storage');
-  const databaseTarget = await withBackend(databaseUrl, backends.parseDatabaseUrl);
+  const pool = parsePgPool(flags.pgPool);
+  const parsed = await withBackend(databaseUrl, backends.parseDatabaseUrl);
+  const databaseTarget = parsed?.kind === 'postgres' ? { ...parsed, pool } : parsed;
   const storageTarget = await withBackend(storageUrl, backends.parseStorageUrl);
   // With PostgreSQL an instance needs no local state: without --data-dir it has none.
   const stateless = flags.dataDir === undefined && databaseTarget?.kind === 'postgres';

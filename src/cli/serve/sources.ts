@@ -3,8 +3,7 @@
 // flag's name in the flag table (options.ts and the files it adds), so a new flag has both.
 import { readFileSync } from 'node:fs';
 import type { Command, Option } from 'commander';
-import { CliError } from '../errors.js';
-import { invalidInput } from '../errors.js';
+import { CliError, invalidInput } from '../errors.js';
 
 /** Variables named before the rule (NODEREG_ and the flag's name), and PORT, which platforms set. */
 const ENV_NAMES: Record<string, string> = {

@@ -1,10 +1,13 @@
 // Checks of the values of serve's flags: each names its flag and shows a value that works.
 import { parseSize } from '../../shared/size.js';
+import { DEFAULT_PG_POOL, MAX_PG_POOL } from '../../shared/tuning.js';
 import { withoutUserInfo } from '../../shared/url.js';
 import { invalidInput } from '../errors.js';
 import { CAP_WORDS, type CreationCaps } from '../../server/services/creation-caps.js';
 import type { BlockList } from 'node:net';
 import { trustedProxies } from '../../server/http/client-address.js';
+import type { UploadLimits } from '../../server/services/upload-slots.js';
+import { parseDuration } from '../duration.js';
 
 export function parsePort(text: string): number {
   const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
@@ -25,6 +28,16 @@ export function parseRateLimit(text: string): number {
   const limit = match ? Number(match[1]) : 0;
   if (!limit) throw invalidInput(`--rate-limit must be requests per minute such as 60/min (got "${text}")`);
   return limit;
+}
+
+export function parsePgPool(text: string): number {
+  const pool = /^\s*\d{1,9}\s*$/.test(text) ? Number(text) : 0;
+  if (!(pool >= 1 && pool <= MAX_PG_POOL))
+    throw invalidInput(
+      `--pg-pool must be a number of connections from 1 to ${MAX_PG_POOL} (got "${text}")`,
+      `--pg-pool ${DEFAULT_PG_POOL}`,
+    );
+  return pool;
 }
 
 export function parsePublicUrl(text: string): string {
@@ -75,4 +88,30 @@ export function parseTrustProxy(text: string): BlockList {
   } catch (error) {
     throw invalidInput(`--trust-proxy: ${(error as Error).message}`);
   }
+}
+
+/** A whole number of uploads from 1 (`--uploads-per-version`, `--uploads-per-publisher`). */
+function parseCount(flag: string, text: string): number {
+  const count = /^\d{1,6}$/.test(text.trim()) ? Number(text) : 0;
+  if (count < 1) throw invalidInput(`${flag} must be a whole number from 1 (got "${text}")`, `${flag} 4`);
+  return count;
+}
+
+/** The caps on uploads in progress and the least rate of an upload's body. */
+export function parseUploadLimits(flags: {
+  uploadsPerVersion: string;
+  uploadsPerPublisher: string;
+  uploadMinRate: string;
+  uploadGrace: string;
+}): UploadLimits {
+  const minRate = flags.uploadMinRate.trim() === '0' ? 0 : parseSizeFlag('--upload-min-rate', flags.uploadMinRate);
+  const graceMs = parseDuration(flags.uploadGrace, '--upload-grace');
+  if (graceMs < 1000)
+    throw invalidInput(`--upload-grace must be at least 1s (got "${flags.uploadGrace}")`, '--upload-grace 30s');
+  return {
+    perVersion: parseCount('--uploads-per-version', flags.uploadsPerVersion),
+    perPublisher: parseCount('--uploads-per-publisher', flags.uploadsPerPublisher),
+    minRate,
+    graceMs,
+  };
 }

@@ -303,7 +303,7 @@ export function createS3ArchiveStorage(options: S3StorageOptions): ArchiveStorag
   const put = async (key: string, ...rest: PutRest) => putObject(s3, key, objectKey(key), ...rest);
 
   return {
-    receive: (body, maxBytes, memory) => receiveToFile(body, maxBytes, spoolDir, memory),
+    receive: (body, maxBytes, memory, signal) => receiveToFile(body, maxBytes, spoolDir, memory, signal),
 
     // One PUT stores the object whole or not at all: an upload cut midway leaves nothing in the bucket.
     // It never replaces what is there (DESIGN.md §16).

@@ -63,9 +63,10 @@ export interface ArchiveStorage {
    * Streams `body` to a temporary file with backpressure, hashing as it goes; never holds it in memory.
    * Past `maxBytes` it stops reading (the body is unpiped and paused, not destroyed, so an HTTP caller
    * can still answer 413), removes the temporary file and rejects with a 413 HttpError. Its buffers
-   * count against `memory` (default UPLOAD_MEMORY) while it receives.
+   * count against `memory` (default UPLOAD_MEMORY) while it receives. When `signal` aborts, it stops
+   * the same way and rejects with the signal's reason (an upload too slow: its 408).
    */
-  receive(body: Readable, maxBytes: number, memory?: MemoryBudget): Promise<ReceivedArchive>;
+  receive(body: Readable, maxBytes: number, memory?: MemoryBudget, signal?: AbortSignal): Promise<ReceivedArchive>;
   /**
    * Puts a received archive at `key` atomically and durably (on disk when it resolves), once: an object
    * already there with the same SHA-256 is kept (a retry), one with other bytes is never replaced
@@ -191,6 +192,7 @@ export async function receiveToFile(
   maxBytes: number,
   tempDir: string,
   memory = UPLOAD_MEMORY,
+  signal?: AbortSignal,
 ): Promise<ReceivedArchive> {
   const held = memory.take(receiveHold(RECEIVE_BUFFER)) ? receiveHold(RECEIVE_BUFFER) : 0;
   const buffer = held ? RECEIVE_BUFFER : undefined;
@@ -214,8 +216,10 @@ export async function receiveToFile(
   const onBodyClose = () => {
     if (!body.readableEnded) counter.destroy(cut());
   };
+  const onAbort = () => counter.destroy(signal!.reason as Error);
   body.once('error', onBodyError);
   body.once('close', onBodyClose);
+  signal?.addEventListener('abort', onAbort, { once: true });
   body.pipe(counter);
   const file = createWriteStream(tempPath, { flags: 'wx', mode: 0o600, highWaterMark: buffer });
   try {
@@ -230,6 +234,7 @@ export async function receiveToFile(
   } finally {
     body.off('error', onBodyError);
     body.off('close', onBodyClose);
+    signal?.removeEventListener('abort', onAbort);
     memory.give(held);
   }
   // Durable before it can be linked into place (commit waits for it).
@@ -286,7 +291,7 @@ export function createLocalArchiveStorage(dir: string): ArchiveStorage {
   }
 
   return {
-    receive: (body, maxBytes, memory) => receiveToFile(body, maxBytes, tempDir, memory),
+    receive: (body, maxBytes, memory, signal) => receiveToFile(body, maxBytes, tempDir, memory, signal),
 
     async commit(received, key) {
       const target = pathOf(key);

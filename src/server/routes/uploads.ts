@@ -14,6 +14,7 @@ import { intakeArchive } from '../services/archive-intake.js';
 import { archiveKey, versionView } from '../views.js';
 import { clientAddress } from '../http/client-address.js';
 import { downloadSeen } from '../services/download-count.js';
+import { createUploadSlots } from '../services/upload-slots.js';
 
 /** A Node stream as a web stream that reads only as fast as the client takes it (backpressure). */
 function pullStream(stream: Readable): ReadableStream<Uint8Array> {
@@ -35,19 +36,25 @@ function pullStream(stream: Readable): ReadableStream<Uint8Array> {
 
 export const registerUploadRoutes: RouteModule = (app, ctx) => {
   const { store, archives, keys } = ctx;
+  // The uploads in progress on this server, per version and per publisher.
+  const slots = createUploadSlots(ctx.options.uploads);
 
   // Parse → the archive intake service → the version as the uploader sees it (with its findings).
   route(app, ctx, uploadArchive, async ({ c, params }) => {
     // 415 before anything is read: the connection closes after it.
     const refused = mediaRefusal('zip', c);
     if (refused) throw closesConnection(refused);
-    const { version, publisherId } = await intakeArchive(ctx, {
-      versionId: params.versionId,
-      query: c.req.query(),
-      length: c.req.header('content-length'),
-      sha256: c.req.header(CONTENT_SHA256_HEADER),
-      body: (c.env as HttpBindings).incoming,
-    });
+    const { version, publisherId } = await intakeArchive(
+      ctx,
+      {
+        versionId: params.versionId,
+        query: c.req.query(),
+        length: c.req.header('content-length'),
+        sha256: c.req.header(CONTENT_SHA256_HEADER),
+        body: (c.env as HttpBindings).incoming,
+      },
+      slots,
+    );
     return versionView(version, publisherId, ctx.publicUrl(), true);
   });
 

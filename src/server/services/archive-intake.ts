@@ -26,6 +26,7 @@ import type { Job } from '../trusted/claims.js';
 import { signedProvenance } from '../trusted/provenance.js';
 import type { SigningKey } from '../trusted/signing-key.js';
 import { exchangedJob } from './trusts.js';
+import { rateWatch, type UploadLimits, type UploadSlots } from './upload-slots.js';
 
 export interface IntakeDeps {
   store: RegistryStore;
@@ -33,7 +34,7 @@ export interface IntakeDeps {
   keys: Pick<ServerKeys, 'upload'>;
   scanUpload: UploadScanner;
   uploadMemory: MemoryBudget;
-  options: { maxArchive: number; maxUnpacked: number; review: 'auto' | 'manual' };
+  options: { maxArchive: number; maxUnpacked: number; review: 'auto' | 'manual'; uploads?: UploadLimits };
   log: (line: string, level?: 'warn' | 'error') => void;
   /** Signs the provenance of an archive published with an exchanged token. */
   trust: { signing: SigningKey };
@@ -158,10 +159,14 @@ async function findTarget(
  */
 async function receiveChecked(deps: IntakeDeps, request: UploadRequest, declared: DeclaredArchive | undefined) {
   let received: ReceivedArchive;
+  // A body slower than the least rate is cut (408), so that slow uploads do not hold descriptors.
+  const watch = rateWatch(request.body, deps.options.uploads);
   try {
-    received = await deps.archives.receive(request.body, deps.options.maxArchive, deps.uploadMemory);
+    received = await deps.archives.receive(request.body, deps.options.maxArchive, deps.uploadMemory, watch.signal);
   } catch (error) {
     throw error instanceof HttpError ? closesConnection(error) : error;
+  } finally {
+    watch.stop();
   }
   try {
     const expected = request.sha256?.toLowerCase();
@@ -314,20 +319,34 @@ async function storeArchive(
 export async function intakeArchive(
   deps: IntakeDeps,
   request: UploadRequest,
+  slots?: UploadSlots,
 ): Promise<{ version: VersionRow; publisherId: string }> {
   let declared: DeclaredArchive | undefined;
   let target: Target;
+  let release = () => {};
   try {
     declared = checkSignedUrl(deps, request);
     target = await findTarget(deps, request, declared);
+    const { version, node, publisher } = target;
+    if (slots)
+      release = slots.take({
+        versionId: version.id,
+        nodeId: node.id,
+        version: version.version,
+        publisherId: publisher.id,
+      });
   } catch (error) {
     throw error instanceof HttpError ? closesConnection(error) : error;
   }
-  const { received, summary } = await receiveChecked(deps, request, declared);
   try {
-    return { version: await storeArchive(deps, target, received, summary), publisherId: target.publisher.id };
+    const { received, summary } = await receiveChecked(deps, request, declared);
+    try {
+      return { version: await storeArchive(deps, target, received, summary), publisherId: target.publisher.id };
+    } finally {
+      // The memory of the entries' bytes the check kept for the scan, whatever happened.
+      summary.release();
+    }
   } finally {
-    // The memory of the entries' bytes the check kept for the scan, whatever happened.
-    summary.release();
+    release();
   }
 }

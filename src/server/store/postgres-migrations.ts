@@ -387,6 +387,42 @@ ${[
   .join('\n')}
 `;
 
+// A review as one statement: the node's row locked first (so the generation before and after are this
+// review's alone), the review upserted (the trigger reviews_rating keeps the node's sum and count), and
+// the node's stamp and rating after it, with the generation before it.
+const reviewFunction = `
+CREATE OR REPLACE FUNCTION review_node(reviewed text, reviewer text, stars integer, stamp text)
+RETURNS TABLE (id text, publisher_id text, status text, created_at text, generation bigint, rating double precision,
+  previous_generation bigint)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE before bigint;
+BEGIN
+  SELECT n.generation INTO before FROM nodes n WHERE n.id = reviewed FOR UPDATE;
+  IF NOT FOUND THEN RETURN; END IF;
+  INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (reviewed, reviewer, stars, stamp, stamp)
+    ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at;
+  RETURN QUERY SELECT n.id, n.publisher_id, n.status, n.created_at, n.generation, n.rating, before
+    FROM nodes n WHERE n.id = reviewed;
+END $$;
+`;
+
+// Every write to a node's row, and to a generation, is announced to the instances that LISTEN
+// (store/postgres/changes.ts), at its commit.
+const changeNotices = `
+CREATE OR REPLACE FUNCTION nodes_notice() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('nodereg_changes', 'node ' || lower(CASE WHEN TG_OP = 'DELETE' THEN OLD.id ELSE NEW.id END));
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS nodes_notice ON nodes;
+CREATE TRIGGER nodes_notice AFTER INSERT OR UPDATE OR DELETE ON nodes FOR EACH ROW EXECUTE FUNCTION nodes_notice();
+CREATE OR REPLACE FUNCTION generations_notice() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN PERFORM pg_notify('nodereg_changes', 'generation ' || NEW.name); RETURN NULL; END $$;
+DROP TRIGGER IF EXISTS generations_notice ON generations;
+CREATE TRIGGER generations_notice AFTER UPDATE ON generations FOR EACH ROW EXECUTE FUNCTION generations_notice();
+`;
+
 export const postgresMigrations: PostgresMigration[] = [
   { name: 'registry (as of SQLite node-metadata)', sql: registry },
   { name: 'server-secret', sql: serverSecret },
@@ -598,6 +634,16 @@ export const postgresMigrations: PostgresMigration[] = [
       DROP TRIGGER IF EXISTS users_generation_lifecycle ON users;
       CREATE TRIGGER users_generation_lifecycle AFTER UPDATE OF disabled_at, deleted_at ON users
         FOR EACH STATEMENT EXECUTE FUNCTION tokens_next_generation();`,
+  },
+  {
+    // A review in one statement (store/postgres/reviews.ts): one round trip and one commit.
+    name: 'review-function',
+    sql: reviewFunction,
+  },
+  {
+    // What instances keep of a node's stamp and of the generations is dropped on these (store/postgres/changes.ts).
+    name: 'change-notices',
+    sql: changeNotices,
   },
   {
     // The audit log of admin and owner actions (store/audit.ts).

@@ -5,10 +5,12 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { createPostgresTaskStore } from '../proxy/postgres-task-store.js';
 import type { TaskStore } from '../proxy/store.js';
+import { DEFAULT_PG_POOL } from '../../shared/tuning.js';
 import { DATABASE_DEADLINE_MS, watchedSockets, withDeadline } from './postgres-deadline.js';
 import { postgresApprovalStore } from './postgres/approvals.js';
 import { postgresArchiveGcStore } from './postgres/archive-gc.js';
 import { postgresAddressInvitationStore } from './postgres/address-invitations.js';
+import { heardChanges } from './postgres/changes.js';
 import { postgresIdentityStore } from './postgres/identity.js';
 import { migratePostgres } from './postgres/migrate.js';
 import { postgresNodeClassStore } from './postgres/node-classes.js';
@@ -33,18 +35,20 @@ export { migratePostgres };
 export async function connectPostgres(
   url: string,
   log?: (line: string) => void,
+  pool = DEFAULT_PG_POOL,
 ): Promise<{ store: RegistryStore; tasks: TaskStore; secret: Buffer; close(): Promise<void> }> {
   const sockets = watchedSockets();
   // `socket` is documented in postgres.js's README ("Custom socket") but missing from its types. The
   // reconnect backoff is at most 1 s (postgres.js's grows to 20 s): the connections closed past the
   // deadline would keep a database that is back unused for that long.
   const options = {
-    max: 10,
+    max: pool,
     onnotice: () => {},
     socket: sockets.socket,
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
   };
   const sql = postgres(url, options as postgres.Options<{}>);
+  let changes: Awaited<ReturnType<typeof heardChanges>> | undefined;
   try {
     // The migrations have no deadline: instances starting together wait for each other's.
     await migratePostgres(sql, log);
@@ -56,14 +60,22 @@ export async function connectPostgres(
     );
     const bounded = <T extends object>(target: T) =>
       withDeadline(target, DATABASE_DEADLINE_MS, () => sockets.closeSilent(DATABASE_DEADLINE_MS));
+    const store = createPostgresRegistryStore(sql);
+    changes = await heardChanges(url, store, { backoff: options.backoff });
+    const { getNodeStamp, tokenGeneration } = changes;
+    const heard = changes;
     return {
-      store: bounded(createPostgresRegistryStore(sql)),
+      store: bounded({ ...store, getNodeStamp, tokenGeneration }),
       tasks: bounded(createPostgresTaskStore(sql)),
       secret: Buffer.from(secret, 'hex'),
       // Bounded too: a stopped server never answers the goodbye.
-      close: () => sql.end({ timeout: DATABASE_DEADLINE_MS / 1000 }),
+      close: async () => {
+        await heard.close();
+        await sql.end({ timeout: DATABASE_DEADLINE_MS / 1000 });
+      },
     };
   } catch (error) {
+    await changes?.close();
     await sql.end({ timeout: 1 });
     throw error;
   }

@@ -42,6 +42,8 @@ beforeAll(async () => {
       maxUnpacked: MAX_UNPACKED,
       requestTimeout: REQUEST_TIMEOUT,
       headersTimeout: 1_500,
+      // the request timeout is what is tested here: the caps on uploads in progress are upload-flood.test.ts's
+      uploads: { perVersion: 1000, perPublisher: 1000, minRate: 0 },
     },
   });
   server = { url: child.url, adminToken: child.adminToken, dataDir } as TestServer;

@@ -46,7 +46,10 @@ function upload(signedUrl: string, zip: Buffer, head: number, go: Promise<void>)
 }
 
 it('holds no more than its budget and a small bound per upload, answers /healthz and every upload, and gives the budget back', async () => {
-  const server = await startChild(tempDir(), { options: { uploadMemory: BUDGET } });
+  // every upload let in at once (no cap on uploads in progress): it is the memory budget that bounds them
+  const server = await startChild(tempDir(), {
+    options: { uploadMemory: BUDGET, uploads: { perVersion: UPLOADS, perPublisher: UPLOADS } },
+  });
   const prober = fork(resolve(import.meta.dirname, '../healthz-prober.js'), [server.url], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -1,0 +1,84 @@
+// What other instances change, heard rather than asked: triggers announce each write to a node's row and
+// to a generation on the channel CHANGES (migration 'change-notices'), and each instance LISTENs. While
+// it hears its own beat (a notice it sends every BEAT_MS, delivered in commit order after every notice
+// committed before it), a node's stamp and the tokens generation are answered from memory; a notice
+// about one drops it. When the beats stop (a lost or silent connection) every read asks the database
+// again, and when the LISTEN is made again what was kept is dropped, since notices were missed meanwhile.
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import type { NodeStamp, RegistryStore } from '../registry-store.js';
+
+export const CHANGES_CHANNEL = 'nodereg_changes';
+/** How often an instance sends its beat. */
+const BEAT_MS = 1_000;
+/** What is kept is used while the last beat was heard this recently: the staleness allowed on a lost connection. */
+export const STALE_MS = 3_000;
+/** Stamps kept at most: the least recently read go first. */
+const MAX_STAMPS = 10_000;
+
+type CachedReads = Pick<RegistryStore, 'getNodeStamp' | 'tokenGeneration'>;
+
+/**
+ * Listens on a connection of its own (and beats on another) and returns the store's getNodeStamp and
+ * tokenGeneration answered from memory while the notices are heard.
+ */
+export async function heardChanges(
+  url: string,
+  store: CachedReads,
+  options: Pick<postgres.Options<{}>, 'backoff'>,
+): Promise<CachedReads & { close(): Promise<void> }> {
+  const beat = `beat ${randomBytes(8).toString('hex')}`;
+  const stamps = new Map<string, NodeStamp>();
+  let tokens: number | undefined;
+  let heardAt = Number.NEGATIVE_INFINITY;
+  // Moves with every notice and every drop: a read that saw it move while it ran keeps nothing.
+  let notices = 0;
+  const drop = () => {
+    notices++;
+    stamps.clear();
+    tokens = undefined;
+  };
+  const heard = (payload: string) => {
+    if (payload === beat) {
+      heardAt = performance.now();
+      return;
+    }
+    notices++;
+    if (payload.startsWith('node ')) stamps.delete(payload.slice(5));
+    else tokens = undefined;
+  };
+  const watch = postgres(url, { ...options, max: 1, onnotice: () => {} });
+  // onlisten runs after each LISTEN, the first and every one made again after a lost connection
+  await watch.listen(CHANGES_CHANNEL, heard, drop);
+  const beating = setInterval(() => void watch.notify(CHANGES_CHANNEL, beat).catch(() => {}), BEAT_MS);
+  beating.unref();
+  void watch.notify(CHANGES_CHANNEL, beat).catch(() => {});
+  const fresh = () => performance.now() - heardAt < STALE_MS;
+
+  return {
+    async getNodeStamp(id) {
+      const key = id.toLowerCase();
+      const kept = fresh() ? stamps.get(key) : undefined;
+      if (kept) return kept;
+      const before = notices;
+      const stamp = await store.getNodeStamp(id);
+      if (stamp && fresh() && notices === before) {
+        stamps.set(key, stamp);
+        const oldest = stamps.size > MAX_STAMPS ? stamps.keys().next().value : undefined;
+        if (oldest !== undefined) stamps.delete(oldest);
+      }
+      return stamp;
+    },
+    async tokenGeneration() {
+      if (tokens !== undefined && fresh()) return tokens;
+      const before = notices;
+      const generation = await store.tokenGeneration();
+      if (fresh() && notices === before) tokens = generation;
+      return generation;
+    },
+    async close() {
+      clearInterval(beating);
+      await watch.end({ timeout: 1 });
+    },
+  };
+}
