@@ -1,7 +1,7 @@
 // The operator's own operations (DESIGN.md §16, the [operate] issue). Admins only.
 import * as z from 'zod';
 import { op } from './operation.js';
-import { DeleteUserQuery, TokenList, User, UserPage } from './resources.js';
+import { AuditPage, DeleteUserQuery, TokenList, User, UserPage } from './resources.js';
 import { pageLimit, pageNumber } from './resources/fields.js';
 
 /**
@@ -106,7 +106,24 @@ export const revokeTokenOfUser = op({
   status: 204,
 });
 
+/** The audit log, newest first: `action` (e.g. `user.disable`) and `target` (e.g. `user:ID`) filter it. */
+export const listAudit = op({
+  id: 'listAudit',
+  method: 'GET',
+  path: '/admin/audit',
+  summary: 'The audit log of admin and owner actions, newest first (admins)',
+  auth: 'user',
+  query: z.object({
+    page: pageNumber,
+    limit: pageLimit,
+    action: z.string().min(1).max(64).optional(),
+    target: z.string().min(1).max(400).optional(),
+  }),
+  response: AuditPage,
+});
+
 export const adminOperations = [
+  listAudit,
   releaseArchiveClaim,
   collectArchives,
   listUsers,

@@ -94,9 +94,10 @@ describe('nodereg token --user USER', () => {
     const pat = await createPat(server, vera, 'vera-pub', 'deploy');
     const listed = await cli(server.adminToken, ['token', 'list', '--user', 'vera', '--json']);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(JSON.parse(listed.stdout).map((t: { name: string; kind: string }) => [t.name, t.kind])).toEqual([
-      ['token', 'user'],
+    const listedTokens = JSON.parse(listed.stdout).map((t: { name: string; kind: string }) => [t.name, t.kind]);
+    expect(listedTokens.sort()).toEqual([
       ['deploy', 'pat'],
+      ['token', 'user'],
     ]);
     const table = await cli(server.adminToken, ['token', 'list', '--user', 'vera']);
     expect(table.stdout).toMatch(/PUBLISHER[\s\S]*vera-pub/);

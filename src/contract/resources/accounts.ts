@@ -75,3 +75,20 @@ export const TokenInfo = z.looseObject({
   prefix: z.string(),
 });
 export const TokenList = z.array(TokenInfo);
+
+/** One entry of the audit log: who (`actor_id`, null for the registry itself) did what to what, and when. */
+export const AuditEntry = z.looseObject({
+  id: z.string(),
+  at: isoDate,
+  actor_id: z.string().nullable(),
+  action: z.string(),
+  target: z.string(),
+  details: z.record(z.string(), z.unknown()),
+});
+export const AuditPage = z.looseObject({
+  entries: z.array(AuditEntry),
+  total: z.number().int(),
+  page: z.number().int(),
+  limit: z.number().int(),
+  totalPages: z.number().int(),
+});

@@ -153,6 +153,12 @@ const registerMemberRoutes: RouteModule = (app, ctx) => {
     });
     if (outcome === 'last-owner')
       throw conflict(`user ${user.id} is the last owner of publisher ${publisher.id}`, 'add another owner first');
+    await store.audit({
+      actorId: me(principal).userId,
+      action: 'member.add',
+      target: `publisher:${publisher.id}`,
+      details: { user: user.id, role: body.role, outcome: outcome.kind },
+    });
     return outcome.kind === 'member' ? changedRoleView(outcome.member) : invitationView(outcome.invitation);
   });
 
@@ -174,6 +180,12 @@ const registerMemberRoutes: RouteModule = (app, ctx) => {
       throw notFound(`user ${params.userId} is neither a member of publisher ${publisher.id} nor invited to it`);
     if (outcome === 'last-owner')
       throw conflict(`user ${params.userId} is the last owner of publisher ${publisher.id}`, 'add another owner first');
+    await store.audit({
+      actorId: me(principal).userId,
+      action: 'member.remove',
+      target: `publisher:${publisher.id}`,
+      details: { user: userId, removed: outcome === 'removed' ? 'member' : 'invitation' },
+    });
     return new Response(null, { status: 204 });
   });
 

@@ -5,6 +5,7 @@ import {
   disableUser,
   enableUser,
   listTokensOfUser,
+  listAudit,
   listUsers,
   releaseArchiveClaim,
   revokeTokenOfUser,
@@ -14,6 +15,7 @@ import { route } from '../route.js';
 import { collectArchives as collect } from '../services/archive-gc.js';
 import { invitee } from '../services/accounts.js';
 import { releaseClaim } from '../services/release-claim.js';
+import { versionTarget } from '../services/audit.js';
 import {
   deleteNamedUser,
   requireAdmin,
@@ -27,13 +29,21 @@ export const registerAdminRoutes: RouteModule = (app, ctx) => {
   const { store } = ctx;
   route(app, ctx, releaseArchiveClaim, async ({ params, principal }) => {
     requireAdmin(principal, "release an upload's claim");
-    await releaseClaim(ctx, params.nodeId, params.version);
+    const released = await releaseClaim(ctx, params.nodeId, params.version);
+    await store.audit({ actorId: principal!.userId, action: 'claim.release', target: versionTarget(released) });
     return new Response(null, { status: 204 });
   });
   route(app, ctx, collectArchives, async ({ principal, input }) => {
     requireAdmin(principal, 'collect archives');
     const { body } = input();
     return collect(ctx, { graceSeconds: body.grace_seconds, dryRun: body.dry_run });
+  });
+
+  route(app, ctx, listAudit, async ({ principal, input }) => {
+    requireAdmin(principal, 'read the audit log');
+    const { page, limit, action, target } = input().query;
+    const { rows, total } = await store.listAudit({ action, target, offset: (page - 1) * limit, limit });
+    return { entries: rows, total, page, limit, totalPages: Math.ceil(total / limit) };
   });
 
   route(app, ctx, listUsers, async ({ principal, input }) => {
@@ -45,17 +55,17 @@ export const registerAdminRoutes: RouteModule = (app, ctx) => {
 
   route(app, ctx, disableUser, async ({ params, principal }) => {
     requireAdmin(principal, 'disable users');
-    return setDisabled(store, params.user, true);
+    return setDisabled(store, params.user, true, principal!.userId);
   });
 
   route(app, ctx, enableUser, async ({ params, principal }) => {
     requireAdmin(principal, 'enable users');
-    return setDisabled(store, params.user, false);
+    return setDisabled(store, params.user, false, principal!.userId);
   });
 
   route(app, ctx, deleteUser, async ({ params, principal, input }) => {
     requireAdmin(principal, 'delete users');
-    await deleteNamedUser(store, params.user, input().query);
+    await deleteNamedUser(store, params.user, input().query, principal!.userId);
     return new Response(null, { status: 204 });
   });
 
@@ -67,7 +77,7 @@ export const registerAdminRoutes: RouteModule = (app, ctx) => {
 
   route(app, ctx, revokeTokenOfUser, async ({ params, principal }) => {
     requireAdmin(principal, "revoke another user's tokens");
-    await revokeTokenOf(store, params.user, params.tokenId);
+    await revokeTokenOf(store, params.user, params.tokenId, principal!.userId);
     return new Response(null, { status: 204 });
   });
 };

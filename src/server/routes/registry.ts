@@ -1,6 +1,7 @@
 // The registry's writes of the interface, with the semantics of DESIGN.md §3: publish, node, publisher
 // and version updates, reviews. Each route parses, calls its service, and renders the view.
 import { statusChanged } from '../webhooks/events.js';
+import { auditStatus } from '../services/audit.js';
 import { addReview, publishVersion, updateNode, updatePublisher, updateVersion } from '../../contract/registry.js';
 import { accessTo, allowMutation, requirePublisher } from '../access.js';
 import type { RouteModule } from '../context.js';
@@ -50,6 +51,8 @@ export const registerRegistryRoutes: RouteModule = (app, ctx) => {
     const { body } = input();
     sameId('id', body.id, params.publisherId);
     const updated = await store.updatePublisher(publisher.id, publisherChanges(body, publisher, access.admin));
+    const target = `publisher:${publisher.id}`;
+    await auditStatus(store, principal, 'publisher.status', target, publisher.status, updated.status);
     return publisherView(updated, { rows: await store.listMembers(publisher.id), showEmails: true });
   });
 

@@ -1,5 +1,6 @@
 // Nodes and their versions: reads with the access rules of DESIGN.md §2, and the changes members and
 // admins make to them.
+import { auditStatus, versionTarget } from './audit.js';
 import type { z } from 'zod';
 import {
   NODE_ADMIN_FIELDS,
@@ -121,14 +122,16 @@ export async function nodeToChange(
 }
 
 /** `PUT /publishers/{p}/nodes/{n}`: a member's change of a node. */
-export function changeNode(
+export async function changeNode(
   store: RegistryStore,
   { node, access }: { node: NodeRow; access: Access },
   pathId: string,
   body: NodeInput,
 ): Promise<NodeRow> {
   sameId('id', body.id, pathId);
-  return store.updateNode(node.id, nodeChanges(body, node, access.admin, true));
+  const updated = await store.updateNode(node.id, nodeChanges(body, node, access.admin, true));
+  await auditStatus(store, access.principal, 'node.status', `node:${node.id}`, node.status, updated.status);
+  return updated;
 }
 
 /** What a version body may change. */
@@ -165,6 +168,7 @@ export async function changeVersion(
     throw conflict(`version ${version.version} has no archive yet; it can become active once its archive is uploaded`);
   }
   const updated = await store.updateVersion(version.id, changes);
+  await auditStatus(store, access.principal, 'version.status', versionTarget(version), version.status, updated.status);
   if (access.admin) await adminDecided(store, version, updated);
   return updated;
 }

@@ -3,14 +3,14 @@
 import { normalizeVersion } from '../../contract/version.js';
 import type { ArchiveStorage } from '../archives/storage.js';
 import { conflict, notFound } from '../errors.js';
-import type { RegistryStore } from '../store/registry-store.js';
+import type { RegistryStore, VersionRow } from '../store/registry-store.js';
 
-/** Releases the claim on version `version` of node `nodeId`, and removes what the dead upload left at its key. */
+/** Releases the claim on version `version` of node `nodeId`, and removes what the dead upload left at its key; answers the version. */
 export async function releaseClaim(
   deps: { store: RegistryStore; archives: ArchiveStorage; log: (line: string, level?: 'warn' | 'error') => void },
   nodeId: string,
   version: string,
-): Promise<void> {
+): Promise<VersionRow> {
   const node = await deps.store.getNode(nodeId);
   if (!node) throw notFound(`no node ${nodeId}`);
   const found = await deps.store.getVersion(node.id, normalizeVersion(version)?.version ?? version);
@@ -23,4 +23,5 @@ export async function releaseClaim(
   await deps.archives.remove(claim.key);
   await deps.store.releaseArchive(found.id);
   deps.log(`released the claim of an upload on ${node.id} ${found.version} (claimed ${claim.created_at}) by hand`);
+  return found;
 }

@@ -3,6 +3,7 @@
 // when), kept in its `status_reason` as the hosted registry's admin tools write it.
 // `decideVersion` is the one place a decision is made: work that follows an approval (approving the
 // findings' fingerprints) belongs there.
+import { auditStatus, versionTarget } from './audit.js';
 import { parseStatusReason, type StatusHistoryEntry, withHistoryEntry } from '../../contract/status-reason.js';
 import type { REVIEW_DECISIONS } from '../../contract/review-flow.js';
 import { requireNodeOf, requirePublisher } from '../access.js';
@@ -35,8 +36,18 @@ export function reviewRequested(version: Pick<VersionRow, 'status_reason'>): boo
   return parseStatusReason(version.status_reason)?.statusHistory?.at(-1)?.action === 'appeal';
 }
 
-async function addEntry(store: RegistryStore, version: VersionRow, entry: StatusHistoryEntry): Promise<VersionRow> {
-  return store.updateVersion(version.id, { status: entry.status, status_reason: withHistoryEntry(version, entry) });
+async function addEntry(
+  store: RegistryStore,
+  principal: Principal,
+  version: VersionRow,
+  entry: StatusHistoryEntry,
+): Promise<VersionRow> {
+  const updated = await store.updateVersion(version.id, {
+    status: entry.status,
+    status_reason: withHistoryEntry(version, entry),
+  });
+  await auditStatus(store, principal, 'version.status', versionTarget(version), version.status, updated.status);
+  return updated;
 }
 
 /** A member asks for a re-review of a Flagged version (404, 403, then 409 when it is not Flagged). */
@@ -56,7 +67,7 @@ export async function appealVersion(
     at: new Date().toISOString(),
     action: 'appeal',
   };
-  return { version: await addEntry(store, version, entry), publisherId: publisher.id };
+  return { version: await addEntry(store, principal!, version, entry), publisherId: publisher.id };
 }
 
 /** The Flagged versions, oldest first, with the publisher of each. */
@@ -99,7 +110,7 @@ export async function decideVersion(
     at: new Date().toISOString(),
     action: decision.decision,
   };
-  const decided = await addEntry(store, version, entry);
+  const decided = await addEntry(store, admin, version, entry);
   await adminDecided(store, version, decided);
   return { version: decided, publisherId: publisher.id, previousStatus: version.status };
 }

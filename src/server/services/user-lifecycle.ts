@@ -45,9 +45,9 @@ const lastAdmin = (user: UserRow) =>
   );
 
 /** Disables or enables the user named by id, e-mail or name. */
-export async function setDisabled(store: RegistryStore, named: string, disabled: boolean): Promise<User> {
+export async function setDisabled(store: RegistryStore, named: string, disabled: boolean, by: string): Promise<User> {
   const user = await invitee(store, named);
-  const outcome = await store.setUserDisabled(user.id, disabled);
+  const outcome = await store.setUserDisabled(user.id, disabled, by);
   if (outcome === 'not-found') throw notFound(`no user has the id, e-mail or name "${named}"`);
   if (outcome === 'last-admin') throw lastAdmin(user);
   return userView(outcome);
@@ -82,9 +82,10 @@ export async function deleteNamedUser(
   store: RegistryStore,
   named: string,
   query: { transfer_to?: string; remove_memberships?: 'true' | 'false' },
+  by: string,
 ): Promise<UserRow> {
   const user = await invitee(store, named);
-  const outcome = await store.deleteUser(user.id, await membershipFate(store, user, query));
+  const outcome = await store.deleteUser(user.id, await membershipFate(store, user, query), by);
   if (outcome === 'not-found') throw notFound(`no user has the id, e-mail or name "${named}"`);
   if (outcome === 'last-admin') throw lastAdmin(user);
   if (outcome.kind === 'sole-owner')
@@ -96,10 +97,16 @@ export async function deleteNamedUser(
 }
 
 /** Revokes one of the named user's tokens (a user token or an access token they made). */
-export async function revokeTokenOf(store: RegistryStore, named: string, tokenId: string): Promise<void> {
+export async function revokeTokenOf(store: RegistryStore, named: string, tokenId: string, by: string): Promise<void> {
   const user = await invitee(store, named);
   const token = await store.getToken(tokenId);
   if (!token || token.user_id !== user.id || token.revoked_at)
     throw notFound(`token ${tokenId} is not a live token of user ${user.name} (${user.id})`);
   await store.revokeToken(token.id);
+  await store.audit({
+    actorId: by,
+    action: 'token.revoke',
+    target: `token:${token.id}`,
+    details: { user: user.id, kind: token.kind, name: token.name, publisher: token.publisher_id },
+  });
 }

@@ -6,6 +6,7 @@ import { WEBHOOKS_SCHEMA } from './webhooks.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import { NODE_LOOKALIKE } from './lookalike.js';
 import { USER_LIFECYCLE_COLUMNS } from './user-lifecycle.js';
+import { AUDIT_SCHEMA } from './audit.js';
 
 export interface Migration {
   name: string;
@@ -761,5 +762,10 @@ export const migrations: Migration[] = [
     // A publisher's webhooks (store/webhooks.ts).
     name: 'webhooks',
     sql: WEBHOOKS_SCHEMA,
+  },
+  {
+    // The audit log of admin and owner actions (store/audit.ts).
+    name: 'audit-log',
+    sql: AUDIT_SCHEMA.sqlite,
   },
 ];

@@ -6,6 +6,7 @@ import { INVITATIONS_SCHEMA } from './member-row.js';
 import { ADDRESS_INVITATIONS_SCHEMA } from './address-invitations.js';
 import { USER_LIFECYCLE_COLUMNS } from './user-lifecycle.js';
 import { WEBHOOKS_SCHEMA } from './webhooks.js';
+import { AUDIT_SCHEMA } from './audit.js';
 import { WEB_SESSIONS_TABLE } from './web.js';
 import type { Migration } from './migrations.js';
 import { NODE_LOOKALIKE } from './lookalike.js';
@@ -629,7 +630,10 @@ export const postgresMigrations: PostgresMigration[] = [
   {
     // Users disabled and deleted by an admin (user-lifecycle.ts); either change voids cached authentications.
     name: 'user-lifecycle',
-    sql: `${USER_LIFECYCLE_COLUMNS}
+    sql: `
+      ALTER TABLE users ADD COLUMN IF NOT EXISTS disabled_at TEXT;
+      ALTER TABLE users ADD COLUMN IF NOT EXISTS deleted_at TEXT;
+      DROP TRIGGER IF EXISTS users_generation_lifecycle ON users;
       CREATE TRIGGER users_generation_lifecycle AFTER UPDATE OF disabled_at, deleted_at ON users
         FOR EACH STATEMENT EXECUTE FUNCTION tokens_next_generation();`,
   },
@@ -653,5 +657,10 @@ export const postgresMigrations: PostgresMigration[] = [
     // Unlogged: a count lost in a crash only gives its callers a fresh minute.
     name: 'rate-windows',
     sql: 'CREATE UNLOGGED TABLE IF NOT EXISTS rate_windows (key text PRIMARY KEY, win bigint NOT NULL, used integer NOT NULL);',
+  },
+  {
+    // The audit log of admin and owner actions (store/audit.ts).
+    name: 'audit-log',
+    sql: AUDIT_SCHEMA.postgres,
   },
 ];

@@ -23,6 +23,7 @@ import { postgresUserStore } from './postgres/tokens.js';
 import { postgresVersionStore } from './postgres/versions.js';
 import { postgresTrustStore } from './postgres/trusts.js';
 import type { RegistryStore } from './registry-store.js';
+import { postgresAuditStore } from './postgres/audit.js';
 import { postgresUserLifecycleStore } from './postgres/user-lifecycle.js';
 import { postgresWebStore } from './web.js';
 import { only, text } from './rows.js';
@@ -102,5 +103,6 @@ export function createPostgresRegistryStore(sql: postgres.Sql): RegistryStore {
     ...postgresAddressInvitationStore(sql),
     ...postgresUserLifecycleStore(sql),
     ...postgresWebhookStore(sql),
+    ...postgresAuditStore(sql),
   };
 }

@@ -18,6 +18,7 @@ import type { WebhookStore } from './webhooks.js';
 import type { NodeClassStore } from './node-classes.js';
 import type { TrustStore } from './trusts.js';
 import type { UserLifecycleStore } from './user-lifecycle.js';
+import type { AuditStore } from './audit.js';
 import type {
   MEMBER_ROLES,
   NODE_SORTS,
@@ -217,7 +218,8 @@ export interface RegistryStore
     ArchiveGcStore,
     AddressInvitationStore,
     UserLifecycleStore,
-    WebhookStore {
+    WebhookStore,
+    AuditStore {
   /** Asks the database for nothing (`SELECT 1`): rejects when it cannot be reached. */
   ping(): Promise<void>;
   /**

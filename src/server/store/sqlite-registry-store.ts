@@ -7,6 +7,7 @@ import { sqliteWebhookStore } from './webhooks.js';
 import type { Db } from './db.js';
 import { sqliteTrustStore } from './sqlite/trusts.js';
 import type { RegistryStore } from './registry-store.js';
+import { sqliteAuditStore } from './sqlite/audit.js';
 import { sqliteUserLifecycleStore } from './sqlite/user-lifecycle.js';
 import { sqliteWebStore } from './web.js';
 import { sqliteAccess } from './sqlite/access.js';
@@ -48,5 +49,6 @@ export function createSqliteRegistryStore(
     ...sqliteAddressInvitationStore(access),
     ...sqliteUserLifecycleStore(access),
     ...sqliteWebhookStore(access),
+    ...sqliteAuditStore(access),
   };
 }

@@ -4,6 +4,7 @@
 // awaited on PostgreSQL, so the rules (never the last admin, never a publisher left without an owner)
 // are written once.
 import type { Page, UserRow } from './registry-store.js';
+import { auditInsert } from './audit.js';
 import { decodeUser, only, text, type Row } from './rows.js';
 
 /** What deleting a user does with their memberships and invitations. */
@@ -24,13 +25,14 @@ export interface UserLifecycleStore {
    * Disables (or enables) a user: their tokens are refused while disabled. 'last-admin' when that
    * would leave no enabled admin.
    */
-  setUserDisabled(id: string, disabled: boolean): Promise<DisableOutcome>;
+  setUserDisabled(id: string, disabled: boolean, by: string | null): Promise<DisableOutcome>;
   /**
    * Deletes a user in one transaction: their memberships move to `transferTo` (who keeps the higher of
    * the two roles) or go, their invitations go, every token they made is revoked and their sessions
    * end; the row stays (reviews and records name it) with the e-mail cleared, marked deleted.
+   * Each change writes its audit entry (by `by`) in its transaction.
    */
-  deleteUser(id: string, fate: MembershipFate): Promise<DeleteOutcome>;
+  deleteUser(id: string, fate: MembershipFate, by: string | null): Promise<DeleteOutcome>;
 }
 
 /** One statement of a step: `lock` statements only take row locks (PostgreSQL); SQLite's write lock is already held. */
@@ -71,12 +73,19 @@ function* lastAdmin(user: UserRow): Steps<boolean> {
   return admins.every((row) => text(row, 'id') === user.id);
 }
 
-export function* setUserDisabledSteps(id: string, disabled: boolean, at: string): Steps<DisableOutcome> {
+export function* setUserDisabledSteps(
+  id: string,
+  disabled: boolean,
+  by: string | null,
+  at: string,
+): Steps<DisableOutcome> {
   const user = yield* lockedUser(id);
   if (!user) return 'not-found';
   if (disabled && (yield* lastAdmin(user))) return 'last-admin';
-  if (Boolean(user.disabled_at) !== disabled)
+  if (Boolean(user.disabled_at) !== disabled) {
     yield q('UPDATE users SET disabled_at = ? WHERE id = ?', disabled ? at : null, id);
+    yield auditInsert({ actorId: by, action: disabled ? 'user.disable' : 'user.enable', target: `user:${id}` }, at);
+  }
   return only(yield q('SELECT * FROM users WHERE id = ?', id), decodeUser, `user ${id}`);
 }
 
@@ -116,7 +125,12 @@ function* transferMemberships(from: string, to: string): Steps<void> {
   );
 }
 
-export function* deleteUserSteps(id: string, fate: MembershipFate, at: string): Steps<DeleteOutcome> {
+export function* deleteUserSteps(
+  id: string,
+  fate: MembershipFate,
+  by: string | null,
+  at: string,
+): Steps<DeleteOutcome> {
   const user = yield* lockedUser(id);
   if (!user) return 'not-found';
   if (yield* lastAdmin(user)) return 'last-admin';
@@ -128,6 +142,8 @@ export function* deleteUserSteps(id: string, fate: MembershipFate, at: string): 
   yield q('UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL', at, id);
   yield q('DELETE FROM web_sessions WHERE user_id = ?', id);
   yield q('UPDATE users SET deleted_at = ?, email = NULL WHERE id = ?', at, id);
+  const details = fate === 'remove' ? { memberships: 'removed' } : { transfer_to: fate.transferTo };
+  yield auditInsert({ actorId: by, action: 'user.delete', target: `user:${id}`, details }, at);
   return { kind: 'deleted', user: only(yield q('SELECT * FROM users WHERE id = ?', id), decodeUser, `user ${id}`) };
 }
 
@@ -136,7 +152,7 @@ export const USER_ROWS = {
   count: `SELECT count(*) AS total FROM users WHERE ${LIVE}`,
 } as const;
 
-/** The schema both stores add (migration 'user-lifecycle'); the triggers that void cached authentications differ. */
+/** The columns SQLite adds (migration 'user-lifecycle'); PostgreSQL's migration adds them only where missing. */
 export const USER_LIFECYCLE_COLUMNS = `
 ALTER TABLE users ADD COLUMN disabled_at TEXT;
 ALTER TABLE users ADD COLUMN deleted_at TEXT;

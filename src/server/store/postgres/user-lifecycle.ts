@@ -9,12 +9,7 @@ import {
   type UserLifecycleStore,
 } from '../user-lifecycle.js';
 import { now } from './columns.js';
-
-/** `?` placeholders numbered as PostgreSQL takes them. */
-const numbered = (sql: string) => {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-};
+import { numbered } from '../audit.js';
 
 async function run<R>(sql: postgres.Sql, steps: Steps<R>): Promise<R> {
   return sql.begin(async (tx) => {
@@ -37,7 +32,7 @@ export function postgresUserLifecycleStore(sql: postgres.Sql): UserLifecycleStor
       const total = only(await sql.unsafe(USER_ROWS.count), (row) => count(row, 'total'), 'the users');
       return { rows, total };
     },
-    setUserDisabled: (id, disabled) => run(sql, setUserDisabledSteps(id, disabled, now())),
-    deleteUser: (id, fate) => run(sql, deleteUserSteps(id, fate, now())),
+    setUserDisabled: (id, disabled, by) => run(sql, setUserDisabledSteps(id, disabled, by, now())),
+    deleteUser: (id, fate, by) => run(sql, deleteUserSteps(id, fate, by, now())),
   };
 }

@@ -33,7 +33,7 @@ export function sqliteUserLifecycleStore(access: SqliteAccess): UserLifecycleSto
       const rows = access.all(USER_ROWS.page, limit, offset).map(decodeUser);
       return { rows, total: only(access.all(USER_ROWS.count), (row) => count(row, 'total'), 'the users') };
     },
-    setUserDisabled: async (id, disabled) => running(setUserDisabledSteps(id, disabled, now())),
-    deleteUser: async (id, fate) => running(deleteUserSteps(id, fate, now())),
+    setUserDisabled: async (id, disabled, by) => running(setUserDisabledSteps(id, disabled, by, now())),
+    deleteUser: async (id, fate, by) => running(deleteUserSteps(id, fate, by, now())),
   };
 }
