@@ -52,12 +52,18 @@ async function registry(archives: ArchiveStorage) {
   const orphan = archiveKey(publisher, 'ghost', '0.1.0');
   await put(archives, orphan);
   await archives.write('_proxy-results/old.png', randomBytes(10), 'image/png');
+  // A mirror's kept node (never taken) and a scratch copy a crash left mid-answer (taken past the grace).
+  await archives.write('_mirror/nodes/kept.json', Buffer.from('{}'), 'application/json');
+  const scratch = `_mirror/scratch/${randomBytes(8).toString('hex')}.zip`;
+  await put(archives, scratch);
   const keys = {
     live: archiveKey(publisher, 'gc-node', '1.1.0'),
     deleted: archiveKey(publisher, 'gc-node', '1.0.0'),
     inFlight,
     orphan,
     proxy: '_proxy-results/old.png',
+    mirrorEntry: '_mirror/nodes/kept.json',
+    scratch,
   };
   return { alice, publisher, keys };
 }
@@ -91,6 +97,8 @@ describe('nodereg admin gc on a local archive dir', () => {
       inFlight: true,
       orphan: true,
       proxy: true,
+      mirrorEntry: true,
+      scratch: true,
     });
 
     // eight days on: the deletion and every object's file older than the 7-day grace
@@ -109,25 +117,29 @@ describe('nodereg admin gc on a local archive dir', () => {
     const listed = JSON.parse(dry.stdout);
     expect(listed.dry_run).toBe(true);
     expect(listed.deleted_versions).toEqual([{ node_id: 'gc-node', version: '1.0.0', key: keys.deleted }]);
-    expect(listed.orphans.map((o: { key: string }) => o.key)).toEqual([keys.orphan]);
+    expect(listed.orphans.map((o: { key: string }) => o.key).sort()).toEqual([keys.orphan, keys.scratch].sort());
     expect(await present(archives, keys)).toEqual({
       live: true,
       deleted: true,
       inFlight: true,
       orphan: true,
       proxy: true,
+      mirrorEntry: true,
+      scratch: true,
     });
 
     const done = await gc(server!.adminToken);
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toContain(`removed ${keys.deleted}`);
-    expect(done.stdout).toContain("removed 1 deleted versions' archives and 1 orphaned objects");
+    expect(done.stdout).toContain("removed 1 deleted versions' archives and 2 orphaned objects");
     expect(await present(archives, keys)).toEqual({
       live: true,
       deleted: false,
       inFlight: true,
       orphan: false,
       proxy: true,
+      mirrorEntry: true,
+      scratch: false,
     });
     // the deleted version no longer names an archive; the live one still downloads
     const row = db.prepare("SELECT archive_sha256 FROM versions WHERE version = '1.0.0' AND node_id = 'gc-node'").get();
@@ -165,20 +177,33 @@ describe.skipIf(!s3Server)('nodereg admin gc on an S3 bucket', () => {
       inFlight: true,
       orphan: true,
       proxy: true,
+      mirrorEntry: true,
+      scratch: true,
     });
 
     const dry = await gc(server!.adminToken, '--dry-run', '--grace', '0s', '--json');
-    expect(JSON.parse(dry.stdout).orphans.map((o: { key: string }) => o.key)).toEqual([keys.orphan]);
+    const orphans = [keys.orphan, keys.scratch].sort();
+    expect(
+      JSON.parse(dry.stdout)
+        .orphans.map((o: { key: string }) => o.key)
+        .sort(),
+    ).toEqual(orphans);
     expect(await archives.exists(keys.orphan)).toBe(true);
     const done = await gc(server!.adminToken, '--grace', '0s', '--json');
     expect(done.code, done.stderr).toBe(0);
-    expect(JSON.parse(done.stdout).orphans.map((o: { key: string }) => o.key)).toEqual([keys.orphan]);
+    expect(
+      JSON.parse(done.stdout)
+        .orphans.map((o: { key: string }) => o.key)
+        .sort(),
+    ).toEqual(orphans);
     expect(await present(archives, keys)).toEqual({
       live: true,
       deleted: false,
       inFlight: true,
       orphan: false,
       proxy: true,
+      mirrorEntry: true,
+      scratch: false,
     });
   });
 });

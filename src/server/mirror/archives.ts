@@ -10,6 +10,7 @@ import {
   mirroredArchiveKey,
   now,
   refuseChanged,
+  SCRATCH_PREFIX,
   type ArchiveRecord,
   type MirrorCache,
   type MirrorEntry,
@@ -117,7 +118,7 @@ async function store(deps: ArchiveDeps, received: ReceivedArchive, key: string, 
     throw conflict(`${what} is not kept: ${full}`, 'raise serve --upstream-cache-max, or sync fewer nodes');
   }
   deps.log(`mirror: ${what} is served without being kept: ${full}`);
-  const scratch = `_mirror/scratch/${randomUUID()}.zip`;
+  const scratch = `${SCRATCH_PREFIX}${randomUUID()}.zip`;
   await archives.commit(received, scratch);
   return { key: scratch, scratch: true };
 }

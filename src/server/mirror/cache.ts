@@ -67,6 +67,8 @@ export function refuseChanged(
 }
 
 export const INDEX_KEY = `${PREFIX}/index.json`;
+/** Where a download the full cache cannot keep waits while it is served, removed after (admin gc takes one left by a crash). */
+export const SCRATCH_PREFIX = `${PREFIX}/scratch/`;
 
 export const entryKey = (nodeId: string) => `${PREFIX}/nodes/${nodeId.toLowerCase()}.json`;
 export const mirroredArchiveKey = (nodeId: string, version: string) =>

@@ -5,6 +5,7 @@ import { isPublisherId } from '../../contract/limits.js';
 import type { GcAnswer } from '../../contract/admin.js';
 import type { ArchiveStorage } from '../archives/storage.js';
 import type { RegistryStore } from '../store/registry-store.js';
+import { SCRATCH_PREFIX } from '../mirror/cache.js';
 import { archiveKey } from '../views.js';
 
 type Deps = { store: RegistryStore; archives: ArchiveStorage; log: (line: string, level?: 'warn' | 'error') => void };
@@ -17,6 +18,12 @@ export const isArchiveKey = (key: string) => {
   const parts = key.split('/');
   return parts.length === 4 && parts[3] === 'node.zip' && isPublisherId(parts[0]);
 };
+
+/**
+ * An object gc may take once no version refers to it: a registry archive's, or a mirror download's
+ * scratch copy, which its answer removes when it ends and a crash mid-answer leaves behind.
+ */
+const isCollectable = (key: string) => isArchiveKey(key) || key.startsWith(SCRATCH_PREFIX);
 
 /** What gc removes (or, with `dryRun`, would): Deleted versions' archives first, then orphans. */
 export async function collectArchives(deps: Deps, input: { graceSeconds: number; dryRun: boolean }): Promise<GcAnswer> {
@@ -35,7 +42,7 @@ export async function collectArchives(deps: Deps, input: { graceSeconds: number;
   const referenced = new Set(versions.map((v) => archiveKey(v.publisher_id, v.node_id, v.version)));
   const claimed = new Set((await deps.store.listArchiveClaims()).map((claim) => claim.key));
   for await (const object of deps.archives.list()) {
-    if (!isArchiveKey(object.key) || referenced.has(object.key) || claimed.has(object.key)) continue;
+    if (!isCollectable(object.key) || referenced.has(object.key) || claimed.has(object.key)) continue;
     const modified = object.modified.toISOString();
     if (modified >= before) continue;
     if (!input.dryRun) await deps.archives.remove(object.key);
