@@ -14,8 +14,11 @@ export interface Table {
  * to what the migrations do.
  */
 export const SEEDED_TABLES = ['counts', 'generations'];
-/** PostgreSQL's tables of its own: its migration history, and the secret SQLite keeps in DIR/secret. */
-export const POSTGRES_OWN_TABLES = ['schema_migrations', 'server_secret'];
+/**
+ * PostgreSQL's tables of its own: its migration history, the secret SQLite keeps in DIR/secret, and the
+ * instances' shared rate-limit counts of the current minute (one process's limit lives in its memory on SQLite).
+ */
+export const POSTGRES_OWN_TABLES = ['schema_migrations', 'server_secret', 'rate_windows'];
 export const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**

@@ -8,9 +8,10 @@ import * as registry from '../../src/contract/registry.js';
 import * as mirror from '../../src/contract/mirror.js';
 import * as trust from '../../src/contract/trust.js';
 import * as admin from '../../src/contract/admin.js';
+import * as webhooks from '../../src/contract/webhooks.js';
 
 const nameOf = new Map<unknown, string>(
-  Object.entries({ ...registry, ...proxy, ...mirror, ...trust, ...admin }).map(([name, value]) => [value, name]),
+  Object.entries({ ...registry, ...proxy, ...mirror, ...trust, ...admin, ...webhooks }).map(([name, value]) => [value, name]),
 );
 const exported = allOperations.map((operation) => [nameOf.get(operation) ?? '(not exported)', operation] as const);
 
