@@ -1,5 +1,6 @@
 // The operator's own operations (DESIGN.md §16, the [operate] issue). Admins only.
 import * as z from 'zod';
+import { GC_GRACE_MAX_SECONDS } from './limits.js';
 import { op } from './operation.js';
 import { AuditPage, DeleteUserQuery, TokenList, User, UserPage } from './resources.js';
 import { pageLimit, pageNumber } from './resources/fields.js';
@@ -25,6 +26,7 @@ export const GcBody = z.object({
     .number()
     .int()
     .min(0)
+    .max(GC_GRACE_MAX_SECONDS)
     .default(GC_GRACE_DEFAULT_SECONDS)
     .describe('only what has been deleted (or stored, for an orphan) longer than this is removed'),
   dry_run: z.boolean().default(false).describe('list what would be removed, and remove nothing'),

@@ -246,3 +246,6 @@ export const SCAN_RULE_IDS = [
  * sends many uploads does not hold up the others' (or fill the queue with them).
  */
 export const SCAN_QUEUE_PER_PUBLISHER = 8;
+
+/** The longest grace `admin gc` takes: a hundred years (a time further back is no date at all). */
+export const GC_GRACE_MAX_SECONDS = 100 * 365 * 24 * 3600;

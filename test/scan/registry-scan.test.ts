@@ -52,7 +52,8 @@ describe('--scan flag (the default)', () => {
   let owner: TestUser;
   let stranger: TestUser;
   beforeAll(async () => {
-    server = await startServer();
+    // 20 uploads of one publisher at once: more than the default cap of uploads in progress (upload-flood.test.ts)
+    server = await startServer({ uploads: { perPublisher: 100 } });
     owner = await createUser(server);
     stranger = await createUser(server);
     await createPublisher(server, owner, 'acme');
@@ -397,7 +398,8 @@ describe('the scan queue', () => {
     const queueMax = 2;
     // a server of its own process, to measure its memory; its held scans are cut when the test ends
     const child = await startChild(tempDir('nodereg-data-'), {
-      options: { scanLimits: { queueMax, timeoutMs: 300_000 } },
+      // the scan queue's bound, not the caps of uploads in progress (upload-flood.test.ts), refuses the flood here
+      options: { scanLimits: { queueMax, timeoutMs: 300_000 }, uploads: { perVersion: 10_000, perPublisher: 10_000 } },
     });
     const server = { url: child.url, adminToken: child.adminToken } as TestServer;
     try {

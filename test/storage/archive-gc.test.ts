@@ -149,11 +149,23 @@ describe('nodereg admin gc on a local archive dir', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ deleted_versions: [], orphans: [] });
   });
 
-  it('refuses a --grace that is no duration, naming the flag (exit 2)', async () => {
+  it('refuses a --grace that is no duration or longer than any date goes back, naming the flag (exit 2), and the route such a grace (400)', async () => {
     server = await startServer();
     const refused = await gc(server.adminToken, '--grace', 'a week');
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--grace');
+    const tooLong = await gc(server.adminToken, '--grace', '99999999d');
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.stderr).toContain('--grace 99999999d is longer than gc takes');
+    // Past the CLI, the route refuses such a grace with a 400 naming the field: no date is that far back.
+    for (const grace_seconds of [4e9, 1e300]) {
+      const answer = await call(server.url, 'POST', '/admin/gc', {
+        token: server.adminToken,
+        body: { grace_seconds, dry_run: true },
+      });
+      expect(answer.status, answer.text).toBe(400);
+      expect(answer.text).toContain('grace_seconds');
+    }
   });
 });
 

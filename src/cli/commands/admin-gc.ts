@@ -5,7 +5,8 @@ import { routes } from '../../client/routes.js';
 import type { GcAnswer } from '../../contract/admin.js';
 import type { Ctx } from '../context.js';
 import { parseDuration } from '../duration.js';
-import { toCliError } from '../errors.js';
+import { invalidInput, toCliError } from '../errors.js';
+import { GC_GRACE_MAX_SECONDS } from '../../contract/limits.js';
 import { examples } from '../examples.js';
 
 function describe(answer: GcAnswer): string {
@@ -36,6 +37,11 @@ export function registerGc(admin: Command, ctx: Ctx): void {
       )
       .action(async (opts: { dryRun?: boolean; grace: string }) => {
         const graceSeconds = Math.floor(parseDuration(opts.grace, '--grace') / 1000);
+        if (graceSeconds > GC_GRACE_MAX_SECONDS)
+          throw invalidInput(
+            `--grace ${opts.grace} is longer than gc takes (100 years)`,
+            'write a shorter one, like 30d',
+          );
         const client = await ctx.client({ requireToken: true });
         const answer = await client
           .call(routes.collectArchives, { body: { grace_seconds: graceSeconds, dry_run: opts.dryRun === true } })
