@@ -11,7 +11,10 @@ import * as admin from '../../src/contract/admin.js';
 import * as webhooks from '../../src/contract/webhooks.js';
 
 const nameOf = new Map<unknown, string>(
-  Object.entries({ ...registry, ...proxy, ...mirror, ...trust, ...admin, ...webhooks }).map(([name, value]) => [value, name]),
+  Object.entries({ ...registry, ...proxy, ...mirror, ...trust, ...admin, ...webhooks }).map(([name, value]) => [
+    value,
+    name,
+  ]),
 );
 const exported = allOperations.map((operation) => [nameOf.get(operation) ?? '(not exported)', operation] as const);
 
