@@ -17,7 +17,7 @@ export interface AddressInvitationStore {
 }
 
 export const ADDRESS_INVITATIONS_SCHEMA = `
-CREATE TABLE address_invitations (
+CREATE TABLE IF NOT EXISTS address_invitations (
   publisher_id  TEXT NOT NULL REFERENCES publishers(id),
   email         TEXT NOT NULL,
   role          TEXT NOT NULL CHECK (role IN ('owner', 'member')),
@@ -25,7 +25,7 @@ CREATE TABLE address_invitations (
   created_at    TEXT NOT NULL,
   PRIMARY KEY (publisher_id, email)
 );
-CREATE INDEX address_invitations_by_email ON address_invitations(email);
+CREATE INDEX IF NOT EXISTS address_invitations_by_email ON address_invitations(email);
 `;
 
 /** The statements, with `$1`… as PostgreSQL numbers them; SQLite binds them by position (forSqlite). */

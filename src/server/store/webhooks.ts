@@ -25,7 +25,7 @@ export interface WebhookStore {
 }
 
 export const WEBHOOKS_SCHEMA = `
-CREATE TABLE webhooks (
+CREATE TABLE IF NOT EXISTS webhooks (
   id            TEXT PRIMARY KEY,
   publisher_id  TEXT NOT NULL REFERENCES publishers(id),
   url           TEXT NOT NULL,
@@ -34,7 +34,7 @@ CREATE TABLE webhooks (
   created_by    TEXT NOT NULL,
   created_at    TEXT NOT NULL
 );
-CREATE INDEX webhooks_by_publisher ON webhooks(publisher_id);
+CREATE INDEX IF NOT EXISTS webhooks_by_publisher ON webhooks(publisher_id);
 `;
 
 const SQL = {
