@@ -1,35 +1,10 @@
 // The RegistryStore contract for invitations by e-mail address, on every store: kept against the
 // address in any case, claimed by a user with it once (never to a publisher they belong to), withdrawn.
-import { join } from 'node:path';
-import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/server/store/db.js';
-import { createPostgresRegistryStore, migratePostgres } from '../../src/server/store/postgres-registry-store.js';
 import type { RegistryStore } from '../../src/server/store/registry-store.js';
-import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
-import { tempDir } from '../helpers.js';
-import { testPostgres } from '../postgres.js';
+import { storeBackends } from './store-backends.js';
 
-const postgresServer = testPostgres();
-const backends: { name: string; open(): Promise<{ store: RegistryStore; close(): unknown }> }[] = [
-  {
-    name: 'sqlite',
-    async open() {
-      const db = openDatabase(join(tempDir('nodereg-store-'), 'registry.db'));
-      return { store: createSqliteRegistryStore(db), close: () => db.close() };
-    },
-  },
-];
-if (postgresServer) {
-  backends.push({
-    name: 'postgresql',
-    async open() {
-      const sql = postgres(await (await postgresServer).database(), { max: 4, onnotice: () => {} });
-      await migratePostgres(sql);
-      return { store: createPostgresRegistryStore(sql), close: () => sql.end() };
-    },
-  });
-}
+const backends = storeBackends();
 
 const closers: (() => unknown)[] = [];
 afterAll(async () => {

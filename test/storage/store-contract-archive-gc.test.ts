@@ -1,36 +1,11 @@
 // The RegistryStore contract for `nodereg admin gc`, on every store: versions that have an archive,
 // with when their status last changed (kept by the database), and a Deleted version's archive let go
 // only while it is still Deleted since before the grace.
-import { join } from 'node:path';
-import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/server/store/db.js';
-import { createPostgresRegistryStore, migratePostgres } from '../../src/server/store/postgres-registry-store.js';
 import type { RegistryStore } from '../../src/server/store/registry-store.js';
-import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
-import { tempDir } from '../helpers.js';
-import { testPostgres } from '../postgres.js';
+import { storeBackends } from './store-backends.js';
 
-const postgresServer = testPostgres();
-const backends: { name: string; open(): Promise<{ store: RegistryStore; close(): unknown }> }[] = [
-  {
-    name: 'sqlite',
-    async open() {
-      const db = openDatabase(join(tempDir('nodereg-store-'), 'registry.db'));
-      return { store: createSqliteRegistryStore(db), close: () => db.close() };
-    },
-  },
-];
-if (postgresServer) {
-  backends.push({
-    name: 'postgresql',
-    async open() {
-      const sql = postgres(await (await postgresServer).database(), { max: 4, onnotice: () => {} });
-      await migratePostgres(sql);
-      return { store: createPostgresRegistryStore(sql), close: () => sql.end() };
-    },
-  });
-}
+const backends = storeBackends();
 
 const closers: (() => unknown)[] = [];
 afterAll(async () => {
