@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { get } from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
 import { listeningUrl } from '../scripts/listening.js';
 
 export const median = (values) => {
@@ -201,3 +202,47 @@ export const getJsonOnce = (url) =>
       });
     }).on('error', reject);
   });
+
+/** autocannon's connections and seconds of each measured run of the serve benches (serve.js, pg-writes.js). */
+export const CONNECTIONS = 50;
+export const DURATION = 10;
+
+/**
+ * One autocannon run; with `tokens`, each connection reviews as its own user and the star changes from
+ * one request to the next.
+ */
+async function load(url, { method = 'GET', tokens, duration = DURATION, pid } = {}) {
+  const cpuBefore = pid ? cpuMs(pid) : 0;
+  let next = 0;
+  let stars = 0;
+  const result = await autocannon({
+    url,
+    method,
+    connections: CONNECTIONS,
+    duration,
+    // each connection reviews as its own user; the star changes from one request to the next
+    setupClient: tokens
+      ? (client) => client.setHeaders({ authorization: `Bearer ${tokens[next++ % tokens.length]}` })
+      : undefined,
+    requests: tokens
+      ? [
+          {
+            setupRequest: (request) => ({
+              ...request,
+              path: request.path.replace(/star=\d/, `star=${(stars++ % 5) + 1}`),
+            }),
+          },
+        ]
+      : undefined,
+  });
+  if (result.errors || result.non2xx || result.timeouts)
+    throw new Error(`${method} ${url}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`);
+  const cpuPerRequest = pid ? ((cpuMs(pid) - cpuBefore) * 1000) / result.requests.total : undefined;
+  return { rps: result.requests.average, p99: result.latency.p99, cpu: cpuPerRequest };
+}
+
+/** A 2-second warm-up run, then the measured one: requests/s, p99 and the server's CPU µs per request (with `pid`). */
+export async function measure(url, options) {
+  await load(url, { ...options, duration: 2 });
+  return load(url, options);
+}

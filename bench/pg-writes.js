@@ -5,36 +5,8 @@
 // server's CPU per review is its process's user + system time over the reviews answered.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { binDir, startPostgres } from '../test/postgres-server.js';
-import { cpuMs, ms, row, startServe, workDir } from './lib.js';
-
-const CONNECTIONS = 50;
-const DURATION = 10;
-
-async function load(url, { method = 'GET', tokens, pid, duration = DURATION }) {
-  const cpuBefore = cpuMs(pid);
-  let next = 0;
-  let stars = 0;
-  const result = await autocannon({
-    url,
-    method,
-    connections: CONNECTIONS,
-    duration,
-    setupClient: tokens
-      ? (client) => client.setHeaders({ authorization: `Bearer ${tokens[next++ % tokens.length]}` })
-      : undefined,
-    requests: tokens
-      ? [{ setupRequest: (r) => ({ ...r, path: r.path.replace(/star=\d/, `star=${(stars++ % 5) + 1}`) }) }]
-      : undefined,
-  });
-  if (result.errors || result.non2xx || result.timeouts)
-    throw new Error(`${method} ${url}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`);
-  const cpuUs = ((cpuMs(pid) - cpuBefore) * 1000) / result.requests.total;
-  return { rps: result.requests.average, p99: result.latency.p99, cpuUs };
-}
-
-const measure = async (url, options) => (await load(url, { ...options, duration: 2 }), load(url, options));
+import { CONNECTIONS, DURATION, measure, ms, row, startServe, workDir } from './lib.js';
 
 /** A publisher's node and CONNECTIONS reviewers (none a member); the node's URL and the reviewers' tokens. */
 async function setUp(url, adminToken) {
@@ -95,7 +67,7 @@ export default async function pgWrites() {
     await postgres.stop();
   }
   const rate = (r) => `${Math.round(r.rps).toLocaleString('en')}/s, p99 ${ms(r.p99)}`;
-  const cpu = (r) => `${Math.round(r.cpuUs)} µs`;
+  const cpu = (r) => `${Math.round(r.cpu)} µs`;
   return {
     rows: [
       row(
@@ -110,9 +82,9 @@ export default async function pgWrites() {
         'pg-writes: server CPU per review on PostgreSQL',
         cpu(pg.review),
         `SQLite: ${cpu(sqlite.review)}`,
-        pg.review.cpuUs / sqlite.review.cpuUs,
+        pg.review.cpu / sqlite.review.cpu,
         '≤ 300 µs',
-        pg.review.cpuUs <= 300,
+        pg.review.cpu <= 300,
       ),
       row(
         'pg-writes: `GET /nodes/{id}` on PostgreSQL',

@@ -7,49 +7,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import autocannon from 'autocannon';
-import { cpuMs, median, ms, row, startFloor, startServe, workDir, WORK } from './lib.js';
+import { CONNECTIONS, DURATION, measure, median, ms, row, startFloor, startServe, workDir, WORK } from './lib.js';
 import { seedStore } from './seed-store.js';
 
-const CONNECTIONS = 50;
-const DURATION = 10; // seconds per measured run, after a 2-second warm-up run
 const USERS = CONNECTIONS; // one reviewer per connection, so every review is written (replaced) by its own user
 const VERDACCIO = '6.8.0'; // the last release that runs on Node 20
-
-async function load(url, { method = 'GET', tokens, duration = DURATION, pid } = {}) {
-  const cpuBefore = pid ? cpuMs(pid) : 0;
-  let next = 0;
-  let stars = 0;
-  const result = await autocannon({
-    url,
-    method,
-    connections: CONNECTIONS,
-    duration,
-    // each connection reviews as its own user; the star changes from one request to the next
-    setupClient: tokens
-      ? (client) => client.setHeaders({ authorization: `Bearer ${tokens[next++ % tokens.length]}` })
-      : undefined,
-    requests: tokens
-      ? [
-          {
-            setupRequest: (request) => ({
-              ...request,
-              path: request.path.replace(/star=\d/, `star=${(stars++ % 5) + 1}`),
-            }),
-          },
-        ]
-      : undefined,
-  });
-  if (result.errors || result.non2xx || result.timeouts)
-    throw new Error(`${method} ${url}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`);
-  const cpuPerRequest = pid ? ((cpuMs(pid) - cpuBefore) * 1000) / result.requests.total : undefined;
-  return { rps: result.requests.average, p99: result.latency.p99, cpu: cpuPerRequest };
-}
-
-async function measure(url, options) {
-  await load(url, { ...options, duration: 2 });
-  return load(url, options);
-}
 
 /** A server of bench/ that answers the JSON in `jsonFile` from memory. */
 const freePort = () =>
