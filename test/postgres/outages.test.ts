@@ -8,6 +8,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { STALE_MS } from '../../src/server/store/postgres/changes.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { createS3ArchiveStorage, s3ClientFromEnv } from '../../src/server/archives/s3-storage.js';
@@ -187,6 +188,9 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     for (let round = 0; round < 2; round++) {
       postgresHandle.signal('SIGSTOP');
       try {
+        // A node's kept answer is trusted while the instance heard its beat within STALE_MS
+        // (store/postgres/changes.ts): past that, every read asks the frozen database.
+        await new Promise((resolve) => setTimeout(resolve, STALE_MS + 100));
         const started = Date.now();
         // Alive, also to a probe that sends a token (it is not looked up).
         const healthz = [
