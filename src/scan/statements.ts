@@ -27,8 +27,8 @@ const CLAUSE = /^(?:else|elif|except|finally)(?![\p{XID_Continue}])/u;
 
 /**
  * The end of the string starting at `at` (its opening quote) with this prefix, or -1 where the
- * reading gives up: a single-quoted string across a line break, or an f-string field holding a quote,
- * a comment, a backslash or a line break (Python 3.12 reads those, older grammars do not).
+ * reading gives up: a single-quoted string across a line break, or an f-string field holding its own
+ * string's quote, a comment, a backslash or a line break (Python 3.12 reads those, older grammars do not).
  */
 function stringEnd(text: string, at: number, prefix: string): number {
   const quote = text.charCodeAt(at);
@@ -54,19 +54,29 @@ function stringEnd(text: string, at: number, prefix: string): number {
       i++;
     } else if (formatted) {
       if (text.charCodeAt(i + 1) === 123) i += 2;
-      else if ((i = fieldEnd(text, i)) < 0) return -1;
+      else if ((i = fieldEnd(text, i, quote)) < 0) return -1;
     } else i++;
   }
   return -1;
 }
 
-/** After the `}` closing the f-string field at `at`, or -1 (see stringEnd). */
-function fieldEnd(text: string, at: number): number {
+/**
+ * After the `}` closing the f-string field at `at` of a string quoted with `quote`, or -1 (see
+ * stringEnd). A string in the field quoted otherwise is read as one; the same quote is not followed.
+ */
+function fieldEnd(text: string, at: number, quote: number): number {
   let depth = 0;
   for (let i = at; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (isQuote(c) || c === HASH || c === BACKSLASH || c === NEWLINE) return -1;
-    if (c === 123) depth++;
+    if (c === quote || c === HASH || c === BACKSLASH || c === NEWLINE) return -1;
+    if (isQuote(c)) {
+      let p = i;
+      while (p > at && isWordCode(text.charCodeAt(p - 1))) p--;
+      const prefix = text.slice(p, i);
+      const end = stringEnd(text, i, PREFIX.test(prefix) ? prefix : '');
+      if (end < 0) return -1;
+      i = end - 1;
+    } else if (c === 123) depth++;
     else if (c === 125 && --depth === 0) return i + 1;
   }
   return -1;

@@ -37,6 +37,8 @@ describe('top-level statements told from the text', () => {
       'torch.load(r)',
       "v = f'{x}' # '''",
       'torch.load(w)',
+      `j = f"{', '.join(f'{y!r}' for y in z)}"`,
+      'torch.load(k)',
     ].join('\n');
     expect(startsOf(text)).toEqual([
       'import sys, ',
@@ -45,6 +47,8 @@ describe('top-level statements told from the text', () => {
       'u = 1 + \\',
       "v = f'{x}' #",
       'torch.load(w',
+      `j = f"{', '.`,
+      'torch.load(k',
     ]);
   });
 
@@ -86,6 +90,7 @@ describe('top-level statements told from the text', () => {
       'if a:\n    torch.load(h)\nelse:\n    pass',
       'class C:\n    x = [\n1]\n    y = torch.load(i)',
       'x = b\'\\x00\' if a else rb"\\""',
+      `y = f"{', '.join(f'{v!r}' for v in w)}" + f'{d["k"]:>{n}}'`,
       '  ',
       '',
     );
