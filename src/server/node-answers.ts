@@ -42,6 +42,12 @@ export function createNodeAnswers(store: RegistryStore, publicUrl: () => string)
   return {
     cached,
 
+    /** The node's publisher kept with its answer, if the answer is current (its rating aside). */
+    publisherOf(node: NodeStamp): { publisher: PublisherRow | undefined } | undefined {
+      const answer = answers.get(node.id);
+      return answer && answer.key === keyOf(node) ? { publisher: answer.publisher } : undefined;
+    },
+
     /** The current answer for this row of the node: the kept one, else built (with `publisher` when known). */
     async answer(node: NodeRow, publisher?: PublisherRow): Promise<NodeAnswer> {
       const kept = cached(node);

@@ -19,7 +19,8 @@ export async function reviewableNode(
 ): Promise<NodeStamp> {
   const stamp = await store.getNodeStamp(nodeId);
   if (!stamp) throw notFound(`node ${nodeId} not found`);
-  const publisher = nodeAnswers.cached(stamp)?.publisher ?? (await store.getPublisher(stamp.publisher_id));
+  const kept = nodeAnswers.publisherOf(stamp);
+  const publisher = kept ? kept.publisher : await store.getPublisher(stamp.publisher_id);
   await allowNodeReadBy(store, principal, stamp, publisher);
   if (principal.kind !== 'user' && principal.publisherId === stamp.publisher_id) throw ownReview(stamp.publisher_id);
   return stamp;

@@ -440,7 +440,6 @@ BEGIN
   NEW.generation := OLD.generation + 1;
   RETURN NEW;
 END $$;
-DROP FUNCTION IF EXISTS review_node(text, text, integer, text);
 CREATE OR REPLACE FUNCTION rate_node(reviewed text, reviewer text, stars integer, stamp text)
 RETURNS TABLE (id text, publisher_id text, status text, created_at text, generation bigint, rating double precision,
   member boolean, changed_by text)
@@ -464,7 +463,9 @@ BEGIN
 END $$;
 CREATE OR REPLACE FUNCTION nodes_notice() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM pg_notify('nodereg_changes', 'node ' || lower(CASE WHEN TG_OP = 'DELETE' THEN OLD.id ELSE NEW.id END));
+  IF TG_OP <> 'UPDATE' OR NEW.generation <> OLD.generation THEN
+    PERFORM pg_notify('nodereg_changes', 'node ' || lower(CASE WHEN TG_OP = 'DELETE' THEN OLD.id ELSE NEW.id END));
+  END IF;
   IF TG_OP <> 'DELETE' THEN
     PERFORM pg_notify('nodereg_changes', 'stamp ' || json_build_object('transaction', txid_current()::text,
       'id', NEW.id, 'publisher_id', NEW.publisher_id, 'status', NEW.status, 'created_at', NEW.created_at,
