@@ -93,16 +93,18 @@ export function requestCounter(metrics: Metrics) {
 type Observe = (seconds: number) => void;
 
 /** `run`'s time into the series of its operation, as it ended (`ok`) or threw (`error`). */
-async function timed<T>(series: { ok: Observe; error: Observe }, run: Promise<T>) {
+function timed<T>(series: { ok: Observe; error: Observe }, run: Promise<T>): Promise<T> {
   const started = performance.now();
-  try {
-    const result = await run;
-    series.ok((performance.now() - started) / 1000);
-    return result;
-  } catch (error) {
-    series.error((performance.now() - started) / 1000);
-    throw error;
-  }
+  return run.then(
+    (result) => {
+      series.ok((performance.now() - started) / 1000);
+      return result;
+    },
+    (error: unknown) => {
+      series.error((performance.now() - started) / 1000);
+      throw error;
+    },
+  );
 }
 
 /**
