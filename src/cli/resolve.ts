@@ -6,7 +6,7 @@ import { fieldErrors } from '../contract/errors.js';
 import type { Operation } from '../contract/operation.js';
 import { normalizeVersion } from '../contract/version.js';
 import type { NodeVersion } from '../contract/resources.js';
-import { checkRequest } from '../contract/requests.js';
+import { checkArgument } from '../contract/arguments.js';
 import { notFoundHint } from './commands/node-show.js';
 import { CliError, EXIT, flagForField, invalidInput, toCliError } from './errors.js';
 import { routes } from '../client/routes.js';
@@ -46,7 +46,7 @@ const RULES = { NodeId: 'nodeId', PublisherId: 'publisherId', Semver: 'semver' }
  * A valid value is checked by the generated check, without loading zod; zod words a refusal.
  */
 async function checkRule(id: keyof typeof RULES, value: string, name: string): Promise<string> {
-  const read = checkRequest<string>(id, value);
+  const read = checkArgument(id, value);
   if (read !== undefined) return read;
   const rule = (await import('../contract/resources/fields.js'))[RULES[id]];
   const result = rule.safeParse(value);

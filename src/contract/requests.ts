@@ -6,18 +6,12 @@ import * as generated from './generated/requests.js';
 /** A generated check of `{ value: request }`: true when the request meets the schema; `value` becomes its output. */
 export type RequestCheck = (data: unknown) => boolean;
 
-/** The requests and values that have a generated check: the publish body, and ids and versions given as arguments. */
-export type RequestId = 'PublishBody' | 'NodeId' | 'PublisherId' | 'Semver';
-
-/** The node fields a member writes, the type of each one's value, whether the spec deprecates it, and its description. */
-export const { nodeWritable } = generated;
-
 /**
  * `request` as the contract's schema `id` outputs it (defaults, transforms, its keys in the schema's
  * order) when the schema accepts it; undefined when it does not, or when it holds what JSON cannot
  * (a date of a TOML file, NaN…), which the caller leaves to zod. `request` itself is left as it is.
  */
-export function checkRequest<T>(id: RequestId, request: unknown): T | undefined {
+export function checkRequest<T>(id: 'PublishBody', request: unknown): T | undefined {
   if (!isJson(request)) return undefined;
   const holder = { value: structuredClone(request) };
   return generated[id](holder) ? (holder.value as T) : undefined;

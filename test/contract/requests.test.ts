@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isPublisherId, PUBLISHER_ID } from '../../src/contract/limits.js';
-import { checkRequest, nodeWritable } from '../../src/contract/requests.js';
+import { checkArgument, nodeWritable } from '../../src/contract/arguments.js';
+import { checkRequest } from '../../src/contract/requests.js';
 import {
   NODE_WRITABLE_FIELDS,
   nodeFieldType,
@@ -308,7 +309,7 @@ describe('the generated checks of the ids and versions commands take as argument
         (value) => {
           for (const [id, rule] of rules) {
             const parsed = rule.safeParse(value);
-            expect(checkRequest(id, value), `${id} ${JSON.stringify(value)}`).toEqual(
+            expect(checkArgument(id, value), `${id} ${JSON.stringify(value)}`).toEqual(
               parsed.success ? parsed.data : undefined,
             );
           }

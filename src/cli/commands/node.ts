@@ -6,7 +6,7 @@ import { normalizeVersion } from '../../contract/version.js';
 import { ApiError } from '../../client/errors.js';
 import { fieldKey } from '../../shared/field-keys.js';
 import type { Node, NodeVersion } from '../../contract/resources.js';
-import { nodeWritable } from '../../contract/requests.js';
+import { nodeWritable } from '../../contract/arguments.js';
 import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, fileProblem, invalidInput, toCliError } from '../errors.js';
