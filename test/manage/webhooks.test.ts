@@ -3,7 +3,8 @@
 // 500 twice gets a third attempt, and one that never answers does not hold the publish.
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { LookupAddress } from 'node:dns';
+import type { AddressInfo, LookupFunction } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
 import { startServer, type TestServer } from '../helpers.js';
@@ -132,6 +133,40 @@ describe('publisher webhooks', () => {
     );
     expect(badEvents.code).toBe(2);
     expect(badEvents.stderr).toContain('--events');
+  });
+
+  it('connects to the address its host check saw: a name resolving to loopback is refused at connect', async () => {
+    // every name resolves to the receiver's loopback address, as a rebinding DNS answer would
+    const resolve = ((_host: string, _options: object, callback: (e: null, all: LookupAddress[]) => void) =>
+      callback(null, [{ address: '127.0.0.1', family: 4 }])) as unknown as LookupFunction;
+    const port = new URL(hooks.url).port;
+    const deliver = async (allowPrivate: boolean, path: string, until: (lines: string[]) => void) => {
+      const lines: string[] = [];
+      const registry = await startServer({
+        webhooks: { allowPrivate, resolve, backoffMs: 10, timeoutMs: 10_000 },
+        log: (line) => void lines.push(line),
+      });
+      try {
+        const owner = await createUser(registry, `rebind-${path.slice(1)}`);
+        await createPublisher(registry, owner, `rebind-${path.slice(1)}`);
+        const added = await call(registry.url, 'POST', `/publishers/rebind-${path.slice(1)}/webhooks`, {
+          token: owner.token,
+          body: { url: `http://hooks.example:${port}${path}` },
+        });
+        expect(added.status, added.text).toBe(201);
+        await publishAndUpload(registry, owner.token, `rebind-${path.slice(1)}`, 'rebound', '1.0.0');
+        await vi.waitFor(() => until(lines), { timeout: 10_000 });
+        return lines;
+      } finally {
+        await registry.close();
+      }
+    };
+    // allowed: the POST reaches the receiver through the resolver's answer, not the system's DNS
+    await deliver(true, '/pinned', () => expect(hooks.at('/pinned')).toHaveLength(1));
+    // not allowed: the same answer is refused where the connection is made, and nothing reaches the receiver
+    const lines = await deliver(false, '/refused', (log) => expect(log.join('\n')).toContain('given up'));
+    expect(lines.join('\n')).toContain('hooks.example resolves to the internal address 127.0.0.1');
+    expect(hooks.at('/refused')).toHaveLength(0);
   });
 
   it('refuses loopback and private receivers unless the registry allows them', async () => {

@@ -3,11 +3,12 @@
 // Everything is bounded (queue, body, time per attempt) and kept in this process's memory: an event
 // is never waited for by the publish or status change that made it, and a full queue drops it.
 import { randomUUID } from 'node:crypto';
+import type { LookupFunction } from 'node:net';
 import type { WebhookEvent, WebhookPayload } from '../../contract/webhooks.js';
 import { withoutUserInfo } from '../../shared/url.js';
 import { sendCallback } from '../signed-callbacks.js';
 import type { WebhookRow, WebhookStore } from '../store/webhooks.js';
-import { refusedDelivery } from './targets.js';
+import { deliveryLookup, refusedTarget } from './targets.js';
 
 export interface WebhookOptions {
   /** Deliver to loopback and private addresses (`serve --webhook-allow-private`); default false. */
@@ -16,6 +17,8 @@ export interface WebhookOptions {
   timeoutMs?: number;
   /** The wait before the first retry, in ms, doubled for each next one (default 5 s). */
   backoffMs?: number;
+  /** How receivers' host names are resolved (default: the system's); the tests' own resolver. */
+  resolve?: LookupFunction;
 }
 
 export const WEBHOOK_LIMITS = {
@@ -47,7 +50,10 @@ interface Delivery {
 }
 
 /** One attempt: the delivery POSTed, signed with its webhook's secret. */
-const post = (delivery: Delivery, how: { timeoutMs: number; userAgent: string; closing: AbortSignal }) =>
+const post = (
+  delivery: Delivery,
+  how: { timeoutMs: number; userAgent: string; closing: AbortSignal; lookup: LookupFunction },
+) =>
   sendCallback({
     url: delivery.hook.url,
     event: delivery.event,
@@ -63,7 +69,8 @@ export function createWebhookDispatcher(deps: {
   userAgent: string;
   options?: WebhookOptions;
 }): WebhookDispatcher {
-  const { allowPrivate = false, timeoutMs = 10_000, backoffMs = 5000 } = deps.options ?? {};
+  const { allowPrivate = false, timeoutMs = 10_000, backoffMs = 5000, resolve } = deps.options ?? {};
+  const lookup = deliveryLookup(allowPrivate, resolve);
   const queue: Delivery[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const inflight = new Set<Promise<void>>();
@@ -96,10 +103,10 @@ export function createWebhookDispatcher(deps: {
 
   async function send(delivery: Delivery): Promise<void> {
     const { hook } = delivery;
-    const refused = await refusedDelivery(hook.url, allowPrivate);
+    const refused = refusedTarget(hook.url, allowPrivate);
     const outcome = refused
       ? { ok: false as const, error: refused }
-      : await post(delivery, { timeoutMs, userAgent: deps.userAgent, closing: closing.signal });
+      : await post(delivery, { timeoutMs, userAgent: deps.userAgent, closing: closing.signal, lookup });
     delivery.attempts++;
     if (outcome.ok || closing.signal.aborted) return void held--;
     if (refused || delivery.attempts >= WEBHOOK_LIMITS.attempts) {

@@ -1,8 +1,8 @@
 // Where a webhook may be sent (issue 36): http(s) only, and, unless `serve --webhook-allow-private`,
 // never to a loopback, private, link-local or otherwise internal address, so that a publisher's owner
 // cannot make the registry POST into the network it runs in.
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { type LookupAddress, lookup } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 const INTERNAL = new BlockList();
 for (const [net, prefix] of [
@@ -39,14 +39,24 @@ export function refusedTarget(url: string, allowPrivate: boolean): string | unde
   return undefined;
 }
 
-/** Why a delivery to `url` may not be made now (its host resolves to an internal address), or undefined. */
-export async function refusedDelivery(url: string, allowPrivate: boolean): Promise<string | undefined> {
-  const early = refusedTarget(url, allowPrivate);
-  if (early || allowPrivate) return early;
-  const host = bare(new URL(url).hostname);
-  if (isIP(host)) return undefined;
-  const addresses = await lookup(host, { all: true }).catch(() => []);
-  if (addresses.length === 0) return `${host} does not resolve`;
-  const inside = addresses.find((a) => internal(a.address));
-  return inside ? `${host} resolves to the internal address ${inside.address} (--webhook-allow-private)` : undefined;
+/**
+ * The host lookup for a delivery's own connection: it refuses an internal answer (unless allowed), so
+ * the address checked is the address connected to, whatever the name resolves to later.
+ */
+export function deliveryLookup(allowPrivate: boolean, resolve: LookupFunction = lookup): LookupFunction {
+  if (allowPrivate) return resolve;
+  return (hostname, options, callback) =>
+    resolve(hostname, { ...options, all: true }, (error, answers) => {
+      if (error) return callback(error, '', 4);
+      const addresses = answers as unknown as LookupAddress[];
+      const inside = addresses.find((a) => internal(a.address));
+      if (inside)
+        return callback(
+          new Error(`${hostname} resolves to the internal address ${inside.address} (--webhook-allow-private)`),
+          '',
+          4,
+        );
+      if (options.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, addresses);
+      callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
 }
