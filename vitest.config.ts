@@ -35,6 +35,7 @@ const SHARED_PROCESS_DIRS = [
   'manage',
   'publish',
   'server/reads',
+  'server/uploads',
   'storage',
   'trusted',
   'web',
