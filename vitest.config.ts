@@ -34,6 +34,7 @@ const SHARED_PROCESS_DIRS = [
   'incumbent',
   'manage',
   'publish',
+  'server/http',
   'server/reads',
   'server/uploads',
   'storage',
