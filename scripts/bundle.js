@@ -48,6 +48,8 @@ await build({
     'src/server/store/sqlite-registry-store.ts',
     // bench/seed-store.js writes each node's words as the store does
     'src/server/store/search-words.ts',
+    // the registry server, which test/server/child-server.js runs in a process of its own
+    'src/server/index.ts',
     // the scan's worker thread, started by path (src/scan/threads.ts finds it at dist/scan/worker.js)
     'src/scan/worker.ts',
     // the AI proxy's body worker, started by path (src/server/proxy/bodies.ts finds it at dist/server/proxy/body-worker.js)
