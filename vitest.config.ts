@@ -34,6 +34,7 @@ const SHARED_PROCESS_DIRS = [
   'docs',
   'incumbent',
   'manage',
+  'postgres',
   'mirror',
   'publish',
   'scan',
