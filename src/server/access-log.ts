@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { HttpBindings } from '@hono/node-server';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
-import type { Metrics } from './metrics.js';
+import { requestCounter, type Metrics } from './metrics.js';
 import { requestScope } from './request-scope.js';
 import type { AppEnv } from './route.js';
 
@@ -43,6 +43,7 @@ export function requestLog(
   log: Log | undefined,
   address: (c: Context<AppEnv>) => string,
 ): MiddlewareHandler<AppEnv> {
+  const counted = requestCounter(metrics);
   return async (c, next) => {
     const started = performance.now();
     const id = requestIdOf(c.req.header('x-request-id'));
@@ -57,9 +58,7 @@ export function requestLog(
     }
     const done = () => {
       const ms = performance.now() - started;
-      const labels = { route: routeOf(c), method: c.req.method, status: String(c.res.status) };
-      metrics.requests.inc(labels);
-      metrics.requestSeconds.observe(labels, ms / 1000);
+      counted(routeOf(c), c.req.method, c.res.status, ms / 1000);
       const bytes = (socket?.bytesWritten ?? before) - before;
       log?.(accessLine(c, { status: c.res.status, ms, bytes, address: address(c), id }));
     };

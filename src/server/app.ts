@@ -35,8 +35,10 @@ function answerError(ctx: ServerContext, error: unknown, c: Context<AppEnv>): Re
 }
 
 /** HEAD is answered by the GET route with its body dropped: cancel that body, or a streamed file stays open. */
-const headWithoutBody = async (c: Context<AppEnv>, next: () => Promise<void>) => {
-  if (c.req.method !== 'HEAD') return next();
+const headWithoutBody = (c: Context<AppEnv>, next: () => Promise<void>) =>
+  c.req.method === 'HEAD' ? headOf(c, next) : next();
+
+const headOf = async (c: Context<AppEnv>, next: () => Promise<void>) => {
   await next();
   await c.res.body?.cancel().catch(() => {});
 };

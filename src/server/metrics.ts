@@ -67,17 +67,44 @@ export function createMetrics() {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-/** `run`'s time into `histogram`, labelled with `operation` and whether it threw. */
-async function timed<T>(histogram: Histogram<'operation' | 'outcome'>, operation: string, run: () => Promise<T>) {
-  const end = histogram.startTimer({ operation });
-  try {
-    const result = await run();
-    end({ outcome: 'ok' });
-    return result;
-  } catch (error) {
-    end({ outcome: 'error' });
-    throw error;
-  }
+/**
+ * A request's count and duration under its labels. The labelled series are looked up once per
+ * route, method and status and kept: the labels object, its checks and its copy are not made again
+ * for every request.
+ */
+export function requestCounter(metrics: Metrics) {
+  const series = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
+  return (route: string, method: string, status: number, seconds: number) => {
+    const key = `${route} ${method} ${status}`;
+    let found = series.get(key);
+    if (!found) {
+      const labels = { route, method, status: String(status) };
+      const count = metrics.requests.labels(labels);
+      const { observe } = metrics.requestSeconds.labels(labels);
+      found = { count: () => count.inc(), observe };
+      series.set(key, found);
+    }
+    found.count();
+    found.observe(seconds);
+  };
+}
+
+/** Observes a duration in seconds into the series of one operation and outcome. */
+type Observe = (seconds: number) => void;
+
+/** `run`'s time into the series of its operation, as it ended (`ok`) or threw (`error`). */
+function timed<T>(series: { ok: Observe; error: Observe }, run: Promise<T>): Promise<T> {
+  const started = performance.now();
+  return run.then(
+    (result) => {
+      series.ok((performance.now() - started) / 1000);
+      return result;
+    },
+    (error: unknown) => {
+      series.error((performance.now() - started) / 1000);
+      throw error;
+    },
+  );
 }
 
 /**
@@ -89,9 +116,16 @@ function timedMethods<T extends object>(target: T, histogram: Histogram<'operati
   const copy = { ...target } as Record<string, unknown>;
   for (const [name, value] of Object.entries(copy)) {
     if (typeof value !== 'function') continue;
+    // the operation's two series, made when it is first timed (a scrape lists only operations called)
+    let series: { ok: Observe; error: Observe } | undefined;
+    const seriesOf = () =>
+      (series ??= {
+        ok: histogram.labels({ operation: name, outcome: 'ok' }).observe,
+        error: histogram.labels({ operation: name, outcome: 'error' }).observe,
+      });
     copy[name] = (...args: unknown[]) => {
       const result = value.apply(target, args);
-      return result instanceof Promise ? timed(histogram, name, () => result) : result;
+      return result instanceof Promise ? timed(seriesOf(), result) : result;
     };
   }
   return copy as T;

@@ -2,10 +2,12 @@
 // node's generation in the store is the one it was built at. Every write that changes the answer
 // moves the generation in the same transaction (migration 'generations'), so one read of the node
 // row says whether the bytes are current, also when other instances write to the same PostgreSQL.
+// A review moves only the rating (migration 'rating-apart-from-generation'), which the stamp carries:
+// a kept answer whose rating differs from the stamp's is serialised again with the stamp's rating.
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import type { Node } from '../contract/resources.js';
-import type { NodeRow, NodeStamp, PublisherRow, RegistryStore, Reviewed } from './store/registry-store.js';
+import type { NodeRow, NodeStamp, PublisherRow, RegistryStore } from './store/registry-store.js';
 import { oneNodeView } from './views.js';
 
 export interface NodeAnswer {
@@ -13,7 +15,7 @@ export interface NodeAnswer {
   key: string;
   /** The node's publisher at that generation (a change to it moves the generation too). */
   publisher: PublisherRow | undefined;
-  /** The Node the body is made of: a review's answer is this one with the new rating. */
+  /** The Node the body is made of: the answer at another rating is this one with that rating. */
   view: Node;
   body: string;
   etag: string;
@@ -26,10 +28,12 @@ export function createNodeAnswers(store: RegistryStore, publicUrl: () => string)
   const answers = new Map<string, NodeAnswer>();
   const keyOf = (node: NodeStamp) => `${node.created_at}\n${node.generation}\n${publicUrl()}`;
 
-  /** The answer kept for the node as stamped, if it is current. */
+  /** The answer kept for the node as stamped, if it is current, with the stamp's rating. */
   const cached = (node: NodeStamp): NodeAnswer | undefined => {
     const answer = answers.get(node.id);
     if (!answer || answer.key !== keyOf(node)) return undefined;
+    if (answer.view.rating !== node.rating)
+      return keep(node.id, answer.key, answer.publisher, { ...answer.view, rating: node.rating });
     answers.delete(node.id); // most recently used last
     answers.set(node.id, answer);
     return answer;
@@ -38,6 +42,12 @@ export function createNodeAnswers(store: RegistryStore, publicUrl: () => string)
   return {
     cached,
 
+    /** The node's publisher kept with its answer, if the answer is current (its rating aside). */
+    publisherOf(node: NodeStamp): { publisher: PublisherRow | undefined } | undefined {
+      const answer = answers.get(node.id);
+      return answer && answer.key === keyOf(node) ? { publisher: answer.publisher } : undefined;
+    },
+
     /** The current answer for this row of the node: the kept one, else built (with `publisher` when known). */
     async answer(node: NodeRow, publisher?: PublisherRow): Promise<NodeAnswer> {
       const kept = cached(node);
@@ -45,16 +55,6 @@ export function createNodeAnswers(store: RegistryStore, publicUrl: () => string)
       const key = keyOf(node);
       publisher ??= await store.getPublisher(node.publisher_id);
       return keep(node.id, key, publisher, await oneNodeView(store, node, publicUrl(), publisher));
-    },
-
-    /**
-     * The answer after a review, from the one kept at the generation just before it: a review changes
-     * the rating and nothing else of the answer. Undefined when none was kept then.
-     */
-    reviewed({ node, previousGeneration }: Reviewed): NodeAnswer | undefined {
-      const kept = cached({ ...node, generation: previousGeneration });
-      if (!kept || node.generation === previousGeneration) return kept;
-      return keep(node.id, keyOf(node), kept.publisher, { ...kept.view, rating: node.rating });
     },
   };
 

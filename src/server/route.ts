@@ -301,22 +301,19 @@ export function route<O extends Operation>(
 ): void {
   const method = operation.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
   app[method](honoPath(operation.path), async (c) => {
-    try {
-      return await serve(c);
-    } catch (error) {
-      if (operation.bodyKind === 'json') await dropBody(c);
-      throw error;
-    }
-  });
-
-  async function serve(c: Context<AppEnv>): Promise<Response> {
+    // the bytes of the body this request holds, given back when it is answered (or refused)
     const held = { bytes: 0 };
     try {
       return await answer(c, held);
+    } catch (error) {
+      reading.all -= held.bytes;
+      held.bytes = 0;
+      if (operation.bodyKind === 'json') await dropBody(c);
+      throw error;
     } finally {
       deps.bodies.all -= held.bytes;
     }
-  }
+  });
 
   async function answer(c: Context<AppEnv>, held: { bytes: number }): Promise<Response> {
     let raw: Buffer = EMPTY;
@@ -354,7 +351,7 @@ export function route<O extends Operation>(
       throw unauthorized(credential ? 'the token is unknown or revoked' : undefined);
     }
     c.set('principal', principal);
-    if (!bodyRead) raw = await readBody();
+    if (!bodyRead && operation.bodyKind === 'json') raw = await readBody();
     if (bodyCredential && bearer !== undefined) {
       const fromBody = credentialInBody(raw, bodyCredential);
       if (fromBody !== undefined && fromBody !== bearer) {

@@ -56,10 +56,10 @@ type Addressed = { Variables: { clientAddress?: string } };
 
 /** Finds each request's client address once, before anything logs or counts it. */
 export function resolveClientAddress(trusted: BlockList | undefined): MiddlewareHandler<Addressed> {
-  return async (c, next) => {
+  return (c, next) => {
     const peer = (c.env as HttpBindings | undefined)?.incoming?.socket.remoteAddress ?? 'unknown';
     c.set('clientAddress', trusted ? addressBehind(peer, c.req.header('x-forwarded-for'), trusted) : plain(peer));
-    await next();
+    return next();
   };
 }
 

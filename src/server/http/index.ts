@@ -7,17 +7,19 @@
 //   closeAfterResponse(incoming, …)      an answer that closes the connection while the body still comes
 //   DROP                                 how much of a refused body is read and dropped
 import type { HttpBindings } from '@hono/node-server';
-import type { MiddlewareHandler } from 'hono';
-import { guardRefusal } from './server.js';
+import type { Context, MiddlewareHandler } from 'hono';
+import { guardRefusal, type GuardRefusal } from './server.js';
 
 export { closeAfterResponse, DROP } from './close-after-response.js';
 export { createHttpServer, type HttpServer, type HttpServerOptions } from './server.js';
 
 /** Answers a request the guards refused, so that it is logged and shaped as every other answer. */
-export const guardRefusals: MiddlewareHandler = async (c, next) => {
+export const guardRefusals: MiddlewareHandler = (c, next) => {
   const refusal = guardRefusal((c.env as HttpBindings | undefined)?.incoming);
-  if (!refusal) return next();
-  const { error, status } = refusal;
+  return refusal ? refuse(c, refusal) : next();
+};
+
+const refuse = async (c: Context, { error, status }: GuardRefusal) => {
   if (status === error.status) throw error; // answered as every error is
   return c.json(error.body(), status as 400, error.headers);
 };

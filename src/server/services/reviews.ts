@@ -8,9 +8,9 @@ import type { NodeStamp } from '../store/registry-store.js';
 import type { NodeDeps } from './nodes.js';
 
 /**
- * The node to review, if the caller may read it (404, 403 banned) and is not one of its publisher's
- * members (403 forbidden). The checks need the node's stamp
- * and its publisher (cached with the node's answer), not the node's metadata nor its versions.
+ * The node to review, if the caller may read it (404, 403 banned) and is not its publisher's own token
+ * (403 forbidden). The checks need the node's stamp and its publisher (cached with the node's answer),
+ * not the node's metadata nor its versions; the store's review refuses the publisher's members.
  */
 export async function reviewableNode(
   { store, nodeAnswers }: NodeDeps,
@@ -19,20 +19,17 @@ export async function reviewableNode(
 ): Promise<NodeStamp> {
   const stamp = await store.getNodeStamp(nodeId);
   if (!stamp) throw notFound(`node ${nodeId} not found`);
-  const publisher = nodeAnswers.cached(stamp)?.publisher ?? (await store.getPublisher(stamp.publisher_id));
+  const kept = nodeAnswers.publisherOf(stamp);
+  const publisher = kept ? kept.publisher : await store.getPublisher(stamp.publisher_id);
   await allowNodeReadBy(store, principal, stamp, publisher);
-  await refuseOwnReview(store, principal, stamp.publisher_id);
+  if (principal.kind !== 'user' && principal.publisherId === stamp.publisher_id) throw ownReview(stamp.publisher_id);
   return stamp;
 }
 
 /** A publisher's own members (and its tokens) may not rate its nodes: their stars would be ballot stuffing. */
-async function refuseOwnReview(store: NodeDeps['store'], principal: Principal, publisherId: string): Promise<void> {
-  const ownToken = principal.kind !== 'user' && principal.publisherId === publisherId;
-  if (ownToken || (await store.getRole(publisherId, principal.userId)) !== undefined)
-    throw forbidden(`members of publisher ${publisherId} may not review its nodes`);
-}
+const ownReview = (publisherId: string) => forbidden(`members of publisher ${publisherId} may not review its nodes`);
 
-/** Writes the review and returns the node's answer: the cached one with the new rating. */
+/** Writes the review and returns the node's answer: the kept one with the new rating, else built. */
 export async function writeReview(
   { store, nodeAnswers }: NodeDeps,
   principal: Principal,
@@ -40,5 +37,6 @@ export async function writeReview(
   star: number,
 ): Promise<NodeAnswer> {
   const reviewed = await store.review(node.id, principal.userId, star);
-  return nodeAnswers.reviewed(reviewed) ?? (await nodeAnswers.answer((await store.getNode(node.id))!));
+  if (reviewed.refused) throw ownReview(node.publisher_id);
+  return nodeAnswers.cached(reviewed.node) ?? (await nodeAnswers.answer((await store.getNode(node.id))!));
 }

@@ -372,6 +372,35 @@ CREATE TRIGGER users_generation_admin AFTER UPDATE OF admin ON users BEGIN
 END;
 `;
 
+// A review changes the rating (its sum and count) and no longer the node's generation: the kept answer
+// of a node stays current and only its rating is patched in from the node's stamp, which carries it
+// (node-answers.ts). Every other write to a node still moves the generation.
+const ratingApart = `
+DROP TRIGGER reviews_rating_insert;
+CREATE TRIGGER reviews_rating_insert AFTER INSERT ON reviews BEGIN
+  UPDATE nodes SET rating_sum = rating_sum + new.star, rating_count = rating_count + 1,
+    rating = (rating_sum + new.star) * 1.0 / (rating_count + 1)
+  WHERE id = new.node_id;
+END;
+DROP TRIGGER reviews_rating_update;
+CREATE TRIGGER reviews_rating_update AFTER UPDATE OF star ON reviews WHEN new.star != old.star BEGIN
+  UPDATE nodes SET rating_sum = rating_sum + new.star - old.star,
+    rating = (rating_sum + new.star - old.star) * 1.0 / rating_count
+  WHERE id = new.node_id;
+END;
+DROP TRIGGER reviews_rating_delete;
+CREATE TRIGGER reviews_rating_delete AFTER DELETE ON reviews BEGIN
+  UPDATE nodes SET rating_sum = rating_sum - old.star, rating_count = rating_count - 1,
+    rating = CASE WHEN rating_count = 1 THEN 0 ELSE (rating_sum - old.star) * 1.0 / (rating_count - 1) END
+  WHERE id = old.node_id;
+END;
+DROP TRIGGER nodes_generation;
+CREATE TRIGGER nodes_generation AFTER UPDATE ON nodes
+WHEN new.generation = old.generation AND new.rating_sum = old.rating_sum AND new.rating_count = old.rating_count BEGIN
+  UPDATE nodes SET generation = old.generation + 1 WHERE id = new.id;
+END;
+`;
+
 // The split words of ids and names (search-words.ts) in a column of their own, `words`, written by the
 // store and filled here by its function (db.ts registers it; a row written later by an older nodereg is
 // filled when the store opens), and in both full-text indexes: FTS5 takes
@@ -768,4 +797,5 @@ export const migrations: Migration[] = [
     name: 'audit-log',
     sql: AUDIT_SCHEMA.sqlite,
   },
+  { name: 'rating-apart-from-generation', sql: ratingApart },
 ];

@@ -425,6 +425,56 @@ DROP TRIGGER IF EXISTS generations_notice ON generations;
 CREATE TRIGGER generations_notice AFTER UPDATE ON generations FOR EACH ROW EXECUTE FUNCTION generations_notice();
 `;
 
+// As the SQLite migration 'rating-apart-from-generation' (src/server/store/migrations.ts says why): an
+// update that moves the rating's sum or count (a review's, through reviews_rating) leaves the
+// generation. rate_node, which replaces review_node, refuses the node's publisher's members itself (no
+// role is read before it), and says which transaction changed the rating, if the review changed it: the
+// change notice of that transaction names it (store/postgres/changes.ts). Each write to a node's row is also announced with
+// the node's stamp after it ('stamp {...}'), which instances keep as told instead of asking again.
+const ratingApart = `
+CREATE OR REPLACE FUNCTION nodes_next_generation() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.rating_sum IS DISTINCT FROM OLD.rating_sum OR NEW.rating_count IS DISTINCT FROM OLD.rating_count THEN
+    RETURN NEW;
+  END IF;
+  NEW.generation := OLD.generation + 1;
+  RETURN NEW;
+END $$;
+CREATE OR REPLACE FUNCTION rate_node(reviewed text, reviewer text, stars integer, stamp text)
+RETURNS TABLE (id text, publisher_id text, status text, created_at text, generation bigint, rating double precision,
+  member boolean, changed_by text)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE owner text; before integer; changer text;
+BEGIN
+  SELECT n.publisher_id INTO owner FROM nodes n WHERE n.id = reviewed;
+  IF NOT FOUND THEN RETURN; END IF;
+  IF EXISTS (SELECT 1 FROM members m WHERE m.publisher_id = owner AND m.user_id = reviewer) THEN
+    RETURN QUERY SELECT n.id, n.publisher_id, n.status, n.created_at, n.generation, n.rating, true, NULL::text
+      FROM nodes n WHERE n.id = reviewed;
+    RETURN;
+  END IF;
+  SELECT r.star INTO before FROM reviews r WHERE r.node_id = reviewed AND r.user_id = reviewer;
+  INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (reviewed, reviewer, stars, stamp, stamp)
+    ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at;
+  IF before IS DISTINCT FROM stars THEN changer := txid_current()::text; END IF;
+  RETURN QUERY SELECT n.id, n.publisher_id, n.status, n.created_at, n.generation, n.rating, false, changer
+    FROM nodes n WHERE n.id = reviewed;
+END $$;
+CREATE OR REPLACE FUNCTION nodes_notice() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP <> 'UPDATE' OR NEW.generation <> OLD.generation THEN
+    PERFORM pg_notify('nodereg_changes', 'node ' || lower(CASE WHEN TG_OP = 'DELETE' THEN OLD.id ELSE NEW.id END));
+  END IF;
+  IF TG_OP <> 'DELETE' THEN
+    PERFORM pg_notify('nodereg_changes', 'stamp ' || json_build_object('transaction', txid_current()::text,
+      'id', NEW.id, 'publisher_id', NEW.publisher_id, 'status', NEW.status, 'created_at', NEW.created_at,
+      'generation', NEW.generation, 'rating', NEW.rating)::text);
+  END IF;
+  RETURN NULL;
+END $$;
+`;
+
 export const postgresMigrations: PostgresMigration[] = [
   { name: 'registry (as of SQLite node-metadata)', sql: registry },
   { name: 'server-secret', sql: serverSecret },
@@ -663,4 +713,5 @@ export const postgresMigrations: PostgresMigration[] = [
     name: 'audit-log',
     sql: AUDIT_SCHEMA.postgres,
   },
+  { name: 'rating-apart-from-generation', sql: ratingApart },
 ];

@@ -121,16 +121,15 @@ export interface HeldNames {
   publisherIds: string[];
 }
 
-export type NodeStamp = Pick<NodeRow, 'id' | 'publisher_id' | 'status' | 'created_at' | 'generation'>;
+/** The rating is in the stamp: a review moves it and not the generation, and answers patch it in. */
+export type NodeStamp = Pick<NodeRow, 'id' | 'publisher_id' | 'status' | 'created_at' | 'generation' | 'rating'>;
 
 /**
- * What a review leaves: the node's stamp and rating after it, and its generation just before it, read
- * in the review's transaction (so a step from one to the other is this review's and nothing else's).
+ * What a review leaves: the node's stamp after it, or a refusal when the reviewer is a member of the
+ * node's publisher (nothing is written then). `changedBy` names the PostgreSQL transaction that changed
+ * the rating, when the review changed it (its change notice names it too: store/postgres/changes.ts).
  */
-export interface Reviewed {
-  node: NodeStamp & Pick<NodeRow, 'rating'>;
-  previousGeneration: number;
-}
+export type Reviewed = { node: NodeStamp; changedBy?: string; refused?: never } | { refused: 'member'; node?: never };
 
 /** The fields a publish sets, and replaces when retried before the archive arrives. */
 export type VersionPendingFields = Stored<Pick<NodeVersionInput, (typeof VERSION_PUBLISHED_FIELDS)[number]>>;
@@ -315,7 +314,8 @@ export interface RegistryStore
   countDownload(nodeId: string, seen: DownloadSeen): Promise<boolean>;
   /**
    * Records (or replaces) a user's review and updates the node's mean rating, in one transaction (which
-   * SQLite shares with the reviews that arrive with it, each in a savepoint). `nodeId` as stored (a stamp's id).
+   * SQLite shares with the reviews that arrive with it, each in a savepoint), unless the user is a member
+   * of the node's publisher (refused, nothing written). `nodeId` as stored (a stamp's id).
    */
   review(nodeId: string, userId: string, star: number): Promise<Reviewed>;
 

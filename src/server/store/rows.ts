@@ -9,7 +9,6 @@ import type {
   MemberRow,
   NodeStamp,
   PublisherRow,
-  Reviewed,
   TokenRow,
   UserRow,
   VersionRow,
@@ -133,8 +132,8 @@ export const decodeInvitation = (row: Row): InvitationRow => {
   };
 };
 
-/** The columns of a NodeStamp, and a review's rating beside them. */
-export const STAMP_COLUMNS = 'id, publisher_id, status, created_at, generation';
+/** The columns of a NodeStamp. */
+export const STAMP_COLUMNS = 'id, publisher_id, status, created_at, generation, rating';
 
 export const decodeStamp = (row: Row): NodeStamp => ({
   id: text(row, 'id'),
@@ -142,10 +141,6 @@ export const decodeStamp = (row: Row): NodeStamp => ({
   status: oneOf(row, 'status', NODE_STATUS),
   created_at: text(row, 'created_at'),
   generation: count(row, 'generation'),
-});
-
-export const decodeReviewedNode = (row: Row): Reviewed['node'] => ({
-  ...decodeStamp(row),
   rating: count(row, 'rating'),
 });
 

@@ -31,11 +31,11 @@ function registerAssets(app: Hono<AppEnv>) {
 
 function registerPages(app: Hono<AppEnv>, ctx: ServerContext) {
   const page = (path: string, render: Render) =>
-    app.get(path, async (c, next) => {
-      if (!wantsHtml(c.req.method, c.req.header('accept'))) return next();
-      const viewer = await viewerOf(ctx, c);
-      return answerPage(c, viewer, () => render(ctx, c, viewer));
-    });
+    app.get(path, (c, next) => (wantsHtml(c.req.method, c.req.header('accept')) ? htmlPage(c, render) : next()));
+  const htmlPage = async (c: Context<AppEnv>, render: Render) => {
+    const viewer = await viewerOf(ctx, c);
+    return answerPage(c, viewer, () => render(ctx, c, viewer));
+  };
   page('/', homePage);
   page('/nodes', homePage);
   page('/nodes/:nodeId', nodePage);

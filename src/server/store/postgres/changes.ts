@@ -1,12 +1,15 @@
 // What other instances change, heard rather than asked: triggers announce each write to a node's row and
-// to a generation on the channel CHANGES (migration 'change-notices'), and each instance LISTENs. While
-// it hears its own beat (a notice it sends every BEAT_MS, delivered in commit order after every notice
-// committed before it), a node's stamp and the tokens generation are answered from memory; a notice
-// about one drops it. When the beats stop (a lost or silent connection) every read asks the database
+// to a generation on the channel CHANGES (migrations 'change-notices' and 'rating-apart-from-generation'),
+// and each instance LISTENs. While it hears its own beat (a notice it sends every BEAT_MS, delivered in
+// commit order after every notice committed before it), a node's stamp and the tokens generation are
+// answered from memory. A write to a node is announced with the node's stamp after it ('stamp {...}'),
+// kept as told, so a node reviewed again and again is not asked for again; a write that moves more than
+// the rating is announced first as 'node <id>' too, which drops what is kept (a delete only so). When the beats stop (a lost or silent connection) every read asks the database
 // again, and when the LISTEN is made again what was kept is dropped, since notices were missed meanwhile.
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import type { NodeStamp, RegistryStore } from '../registry-store.js';
+import { decodeStamp } from '../rows.js';
 
 export const CHANGES_CHANNEL = 'nodereg_changes';
 /** How often an instance sends its beat. */
@@ -15,12 +18,39 @@ const BEAT_MS = 1_000;
 export const STALE_MS = 3_000;
 /** Stamps kept at most: the least recently read go first. */
 const MAX_STAMPS = 10_000;
+/** Transactions whose stamp notice was heard, remembered at most (a review's own is usually heard within ms). */
+const MAX_HEARD_TRANSACTIONS = 1_000;
 
-type CachedReads = Pick<RegistryStore, 'getNodeStamp' | 'tokenGeneration'>;
+type CachedReads = Pick<RegistryStore, 'getNodeStamp' | 'tokenGeneration' | 'review'>;
+
+/** Stamps by lower-cased id, the least recently kept first, and the transactions whose stamps were told. */
+function stampMemory() {
+  const stamps = new Map<string, NodeStamp>();
+  const told = new Set<string>();
+  return {
+    stamps,
+    keep(stamp: NodeStamp) {
+      const key = stamp.id.toLowerCase();
+      stamps.delete(key);
+      stamps.set(key, stamp);
+      const oldest = stamps.size > MAX_STAMPS ? stamps.keys().next().value : undefined;
+      if (oldest !== undefined) stamps.delete(oldest);
+    },
+    /** A stamp notice: the node's stamp after the write of `transaction`. */
+    told(payload: string): NodeStamp {
+      const row = JSON.parse(payload) as Record<string, unknown>;
+      told.add(String(row.transaction));
+      const oldest = told.size > MAX_HEARD_TRANSACTIONS ? told.values().next().value : undefined;
+      if (oldest !== undefined) told.delete(oldest);
+      return decodeStamp(row);
+    },
+    wasTold: (transaction: string) => told.has(transaction),
+  };
+}
 
 /**
  * Listens on a connection of its own (and beats on another) and returns the store's getNodeStamp and
- * tokenGeneration answered from memory while the notices are heard.
+ * tokenGeneration answered from memory while the notices are heard, and its review, whose stamp is kept.
  */
 export async function heardChanges(
   url: string,
@@ -28,7 +58,8 @@ export async function heardChanges(
   options: Pick<postgres.Options<{}>, 'backoff'>,
 ): Promise<CachedReads & { close(): Promise<void> }> {
   const beat = `beat ${randomBytes(8).toString('hex')}`;
-  const stamps = new Map<string, NodeStamp>();
+  const memory = stampMemory();
+  const { stamps } = memory;
   let tokens: number | undefined;
   let heardAt = Number.NEGATIVE_INFINITY;
   // Moves with every notice and every drop: a read that saw it move while it ran keeps nothing.
@@ -38,13 +69,17 @@ export async function heardChanges(
     stamps.clear();
     tokens = undefined;
   };
+  const fresh = () => performance.now() - heardAt < STALE_MS;
   const heard = (payload: string) => {
     if (payload === beat) {
       heardAt = performance.now();
       return;
     }
     notices++;
-    if (payload.startsWith('node ')) stamps.delete(payload.slice(5));
+    if (payload.startsWith('stamp ')) {
+      const stamp = memory.told(payload.slice(6));
+      if (fresh()) memory.keep(stamp);
+    } else if (payload.startsWith('node ')) stamps.delete(payload.slice(5));
     else tokens = undefined;
   };
   const watch = postgres(url, { ...options, max: 1, onnotice: () => {} });
@@ -53,20 +88,14 @@ export async function heardChanges(
   const beating = setInterval(() => void watch.notify(CHANGES_CHANNEL, beat).catch(() => {}), BEAT_MS);
   beating.unref();
   void watch.notify(CHANGES_CHANNEL, beat).catch(() => {});
-  const fresh = () => performance.now() - heardAt < STALE_MS;
 
   return {
     async getNodeStamp(id) {
-      const key = id.toLowerCase();
-      const kept = fresh() ? stamps.get(key) : undefined;
+      const kept = fresh() ? stamps.get(id.toLowerCase()) : undefined;
       if (kept) return kept;
       const before = notices;
       const stamp = await store.getNodeStamp(id);
-      if (stamp && fresh() && notices === before) {
-        stamps.set(key, stamp);
-        const oldest = stamps.size > MAX_STAMPS ? stamps.keys().next().value : undefined;
-        if (oldest !== undefined) stamps.delete(oldest);
-      }
+      if (stamp && fresh() && notices === before) memory.keep(stamp);
       return stamp;
     },
     async tokenGeneration() {
@@ -75,6 +104,14 @@ export async function heardChanges(
       const generation = await store.tokenGeneration();
       if (fresh() && notices === before) tokens = generation;
       return generation;
+    },
+    async review(nodeId, userId, star) {
+      const reviewed = await store.review(nodeId, userId, star);
+      // The review's own notice comes after every notice committed before it: until it is heard, its
+      // stamp is the newest this instance knows, and this instance's next read shows its rating.
+      if (reviewed.node && reviewed.changedBy !== undefined && fresh() && !memory.wasTold(reviewed.changedBy))
+        memory.keep(reviewed.node);
+      return reviewed;
     },
     async close() {
       clearInterval(beating);

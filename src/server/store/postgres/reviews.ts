@@ -1,18 +1,18 @@
-// Reviews on PostgreSQL: one statement (the function review_node, migration 'review-function'), so a
-// review costs one round trip and one commit.
+// Reviews on PostgreSQL: one statement (the function rate_node, migration 'rating-apart-from-generation'),
+// so a review costs one round trip and one commit, the refusal of the publisher's own members included.
 import type postgres from 'postgres';
 import type { RegistryStore } from '../registry-store.js';
-import { count, decodeReviewedNode, only } from '../rows.js';
+import { decodeStamp, only } from '../rows.js';
 import { now } from './columns.js';
 
 export function postgresReviewStore(sql: postgres.Sql): Pick<RegistryStore, 'review'> {
   return {
     async review(nodeId, userId, star) {
-      const rows = await sql`SELECT * FROM review_node(${nodeId}, ${userId}, ${star}, ${now()})`;
-      return {
-        node: only(rows, decodeReviewedNode, `node ${nodeId}`),
-        previousGeneration: only(rows, (row) => count(row, 'previous_generation'), `node ${nodeId}`),
-      };
+      const rows = await sql`SELECT * FROM rate_node(${nodeId}, ${userId}, ${star}, ${now()})`;
+      const [row] = rows;
+      if (row?.member === true) return { refused: 'member' };
+      const node = only(rows, decodeStamp, `node ${nodeId}`);
+      return typeof row.changed_by === 'string' ? { node, changedBy: row.changed_by } : { node };
     },
   };
 }

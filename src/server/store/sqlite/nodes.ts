@@ -110,8 +110,8 @@ function stampReader(access: SqliteAccess) {
   return (id: string): NodeStamp | undefined => {
     const row: unknown = statement.get(id);
     if (!Array.isArray(row)) return undefined;
-    const [nodeId, publisherId, status, createdAt, generation] = row;
-    return decodeStamp({ id: nodeId, publisher_id: publisherId, status, created_at: createdAt, generation });
+    const [nodeId, publisherId, status, createdAt, generation, rating] = row;
+    return decodeStamp({ id: nodeId, publisher_id: publisherId, status, created_at: createdAt, generation, rating });
   };
 }
 

@@ -2,7 +2,7 @@
 // each in its own savepoint, and answered once it has committed: a commit (its locks and WAL writes)
 // costs more than a review, and many reviewers at once would otherwise pay it each.
 import type { RegistryStore, Reviewed } from '../registry-store.js';
-import { count, decodeReviewedNode, only, STAMP_COLUMNS } from '../rows.js';
+import { decodeStamp, only, STAMP_COLUMNS } from '../rows.js';
 import { now, type SqliteAccess } from './access.js';
 
 interface QueuedReview {
@@ -13,25 +13,23 @@ interface QueuedReview {
   reject(error: unknown): void;
 }
 
-/** One review; the node's rating follows (triggers reviews_rating_*). */
+/** One review, unless the user is a member of the node's publisher; the node's rating follows (triggers reviews_rating_*). */
 function reviewOne(access: SqliteAccess, at: string, { nodeId, userId, star }: QueuedReview): Reviewed {
-  const previousGeneration = only(
-    access.all('SELECT generation FROM nodes WHERE id = ?', nodeId),
-    (row) => count(row, 'generation'),
-    `node ${nodeId}`,
+  const member = access.one(
+    'SELECT 1 AS member FROM members WHERE publisher_id = (SELECT publisher_id FROM nodes WHERE id = ?) AND user_id = ?',
+    nodeId,
+    userId,
   );
+  if (member) return { refused: 'member' };
   access
     .prepare(
       `INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at`,
     )
     .run(nodeId, userId, star, at, at);
-  const node = only(
-    access.all(`SELECT ${STAMP_COLUMNS}, rating FROM nodes WHERE id = ?`, nodeId),
-    decodeReviewedNode,
-    `node ${nodeId}`,
-  );
-  return { node, previousGeneration };
+  return {
+    node: only(access.all(`SELECT ${STAMP_COLUMNS} FROM nodes WHERE id = ?`, nodeId), decodeStamp, `node ${nodeId}`),
+  };
 }
 
 export function sqliteReviewStore(access: SqliteAccess): Pick<RegistryStore, 'review'> {
