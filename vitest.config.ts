@@ -27,12 +27,15 @@ const alone = [
 // per file until their files have been run together.
 const SHARED_PROCESS_DIRS = [
   'accounts',
+  'backup',
   'cli',
   'contract',
   'deploy',
   'docs',
   'incumbent',
   'manage',
+  'postgres',
+  'mirror',
   'publish',
   'scan',
   'server',
