@@ -18,22 +18,36 @@ const alone = [
 ];
 
 // The files of these folders share their worker process with the files run before them in it (isolate:
-// false): the server, the contract and the CLI are then loaded, compiled and warmed once per worker, not once
-// per file. A file whose source touches what outlives it in that process runs in a fresh process of its own
-// instead: the environment, the working dir, process listeners or signals, vi's mocks and timers, the
-// process's memory figures, the upload budget every server of the process shares, or a helper that keeps one
-// server per process and stops it after the first file (test/postgres.ts, test/s3.ts, serve-helper.ts). The
-// other folders stay one process per file until their files are checked for the same (their servers count
-// JSON bodies and uploads against budgets of the process, src/server/route.ts and validate-zip.ts).
-const SHARED_PROCESS_DIRS = ['accounts', 'cli', 'contract', 'deploy', 'docs', 'incumbent', 'manage', 'trusted', 'web'];
+// false): the server, the contract and the CLI are then loaded, compiled and warmed once per worker, not
+// once per file. Every server owns its budgets (JSON bodies, upload memory), and test/postgres.ts and
+// test/s3.ts start anew for each file. A file whose source touches what outlives it in that process runs
+// in a fresh process of its own instead: the environment, the working dir, process listeners or signals,
+// vi's mocks and timers (vi.waitFor only polls), the process's memory figures, or serve-helper.ts (whose
+// afterEach, registered once per process, kills the spawned servers). The other folders stay one process
+// per file until their files have been run together.
+const SHARED_PROCESS_DIRS = [
+  'accounts',
+  'cli',
+  'contract',
+  'deploy',
+  'docs',
+  'incumbent',
+  'manage',
+  'publish',
+  'scan',
+  'server',
+  'storage',
+  'trusted',
+  'web',
+];
 const PROCESS_STATE =
-  /process\.env(\.\w+|\[[^\]]+\])\s*(=[^=]|\?\?=|\|\|=)|delete process\.env|Object\.assign\(process\.env|\bvi\.\w+\(|process\.(chdir|emit|on|once|off|removeListener|addListener|prependListener|listeners|exitCode|umask|setMaxListeners)\b|(globalThis|global)\.\w+\s*=[^=]|memoryUsage|cpuUsage|resourceUsage|UPLOAD_MEMORY|setGlobalDispatcher|process\.std(out|err)\.write\s*=|from '[./]*(postgres|s3|server\/serve-helper|serve-helper)\.js'/;
+  /process\.env(\.\w+|\[[^\]]+\])\s*(=[^=]|\?\?=|\|\|=)|delete process\.env|Object\.assign\(process\.env|\bvi\.(?!waitFor\b)\w+\(|process\.(chdir|emit|on|once|off|removeListener|addListener|prependListener|listeners|exitCode|umask|setMaxListeners)\b|(globalThis|global)\.\w+\s*=[^=]|memoryUsage|cpuUsage|resourceUsage|setGlobalDispatcher|process\.std(out|err)\.write\s*=|from '[./]*(server\/serve-helper|serve-helper)\.js'/;
 const sharedProcess = readdirSync('test', { recursive: true, encoding: 'utf8' })
   .map((file) => `test/${file.split('\\').join('/')}`)
   .filter(
     (file) =>
       file.endsWith('.test.ts') &&
-      SHARED_PROCESS_DIRS.includes(file.split('/')[1]) &&
+      SHARED_PROCESS_DIRS.some((dir) => file.startsWith(`test/${dir}/`)) &&
       !alone.includes(file) &&
       !PROCESS_STATE.test(readFileSync(file, 'utf8')),
   );

@@ -43,11 +43,16 @@ const WORDS = [
   'return',
 ];
 
-/** Plausible Python: imports, classes, functions, comments; about `size` bytes, deterministic for the generator. */
+/** Plausible, valid Python (every file parses): imports, classes, functions, comments; about `size` bytes, deterministic for the generator. */
 export function pythonSource(next, size) {
   const pick = (list) => list[Math.floor(next() * list.length)];
+  // a word standing alone as a name: `return` is a keyword there, so it gets Python's trailing underscore
+  const word = () => {
+    const picked = pick(WORDS);
+    return picked === 'return' ? 'return_' : picked;
+  };
   const name = () => `${pick(WORDS)}_${pick(WORDS)}`;
-  const lines = ['import os', 'import math', `from .${pick(WORDS)} import ${name()}, ${name()}`, ''];
+  const lines = ['import os', 'import math', `from .${word()} import ${name()}, ${name()}`, ''];
   let length = lines.join('\n').length;
   while (length < size) {
     const block =
@@ -60,10 +65,10 @@ export function pythonSource(next, size) {
         : [
             `def ${name()}(${name()}, ${name()}=${Math.floor(next() * 64)}):`,
             `    # ${pick(WORDS)} the ${pick(WORDS)} before ${pick(WORDS)}`,
-            `    ${name()} = ${name()}.${pick(WORDS)}(${name()}, ${pick(WORDS)}=${(next() * 10).toFixed(3)})`,
+            `    ${name()} = ${name()}.${word()}(${name()}, ${word()}=${(next() * 10).toFixed(3)})`,
             `    if ${name()} is None or ${name()} > ${Math.floor(next() * 1000)}:`,
             `        raise ValueError(f"{${name()}} must be a ${pick(WORDS)}")`,
-            `    return [${name()} * ${pick(WORDS)} for ${pick(WORDS)} in range(${Math.floor(next() * 32)})]`,
+            `    return [${name()} * ${word()} for ${word()} in range(${Math.floor(next() * 32)})]`,
             '',
           ];
     const text = block.join('\n') + '\n';

@@ -2,7 +2,9 @@
 // of source), next to `nodereg pack` of the same tree, run in turns. Target: under 3 s on the
 // benchmark machine (2 cores). A file is parsed only for the rules its text admits (each rule's
 // `requires`), and this tree's plain code admits none; so the same tree is scanned again with
-// `import sys, torch` added to every file, which makes every file parsed and queried. CPU time (user +
+// `import sys, torch` added to every file, which makes every file parsed (in the statements that name
+// them, as nothing else there is read: src/scan/statements.ts) and queried; then with `import subprocess`
+// too, which the resolution layer follows, so that every file is parsed whole. CPU time (user +
 // system) of the same commands is shown beside, as it moves far less than wall time on a shared machine.
 // Every scan row but the warm one runs with --no-cache (cold); the warm one reads the cache a first
 // run filled. Then the scanner's fixed cost: `nodereg scan` of a node of the publish benchmark's 1 MB shape (40
@@ -16,6 +18,7 @@ import { generateTree, pythonSource, run } from './pack.js';
 const RUNS = 5;
 const CPU_RUNS = 3;
 const IMPORTS = 'import sys, torch\n';
+const RESOLVED = 'import subprocess\n';
 
 function pythonFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -74,6 +77,10 @@ export default async function scan() {
     pack: packParsed,
   });
   const [parsedCpu] = cpuOfCommands([[process.execPath, scanArgs(tree.root)]], { runs: CPU_RUNS, env });
+  // a name the resolution layer follows in every file: each module is parsed whole and resolved
+  for (const file of pythonFiles(tree.root)) writeFileSync(file, `${RESOLVED}${readFileSync(file, 'utf8')}`);
+  const whole = await inTurns({ scan: scanTree, pack: packParsed });
+  const [wholeCpu] = cpuOfCommands([[process.execPath, scanArgs(tree.root)]], { runs: CPU_RUNS, env });
 
   const small = smallNode(join(out, 'small'), '');
   const smallParsed = smallNode(join(out, 'small-parsed'), IMPORTS);
@@ -102,6 +109,13 @@ export default async function scan() {
         parsed.scan / parsed.pack,
         '≤ 2× pack (issue 32)',
         parsed.scan <= 2 * parsed.pack,
+      ),
+      row(
+        'scan: the same tree, every file parsed whole and resolved (imports subprocess too), cold',
+        `${ms(whole.scan)} · ${cpu(wholeCpu)}`,
+        `nodereg pack of the same tree: ${ms(whole.pack)} · ${cpu(packCpu)}`,
+        whole.scan / whole.pack,
+        '(what a whole parse costs)',
       ),
       row(
         'scan: the same, warm (each file found in the cache by its SHA-256)',

@@ -9,6 +9,26 @@ import { resolve } from 'node:path';
 const root = resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
 const dist = resolve(root, 'dist');
+
+/**
+ * commander requires node:child_process when it loads, to start subcommands that are programs of their
+ * own; nodereg has none. That require pulls in net, streams and dgram, which `--version` and `--help`
+ * never use: commander gets node:child_process as an object that requires it on first use instead.
+ */
+const childProcessOnUse = {
+  name: 'child-process-on-use',
+  setup(build) {
+    build.onResolve({ filter: /^node:child_process$/ }, ({ importer }) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(importer)
+        ? { path: 'node:child_process', namespace: 'child-process-on-use' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'child-process-on-use' }, () => ({
+      contents: "module.exports = new Proxy({}, { get: (_, key) => require('node:child_process')[key] });",
+      loader: 'js',
+    }));
+  },
+};
 rmSync(dist, { recursive: true, force: true });
 
 await build({
@@ -28,6 +48,8 @@ await build({
     'src/server/store/sqlite-registry-store.ts',
     // bench/seed-store.js writes each node's words as the store does
     'src/server/store/search-words.ts',
+    // the registry server, which test/server/child-server.js runs in a process of its own
+    'src/server/index.ts',
     // the scan's worker thread, started by path (src/scan/threads.ts finds it at dist/scan/worker.js)
     'src/scan/worker.ts',
     // the AI proxy's body worker, started by path (src/server/proxy/bodies.ts finds it at dist/server/proxy/body-worker.js)
@@ -48,6 +70,7 @@ await build({
     js: "import { createRequire as __nodereg_createRequire } from 'node:module'; const require = __nodereg_createRequire(import.meta.url);",
   },
   legalComments: 'none',
+  plugins: [childProcessOnUse],
   logLevel: 'warning',
 });
 

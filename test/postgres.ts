@@ -45,9 +45,12 @@ export function testPostgres(options: { own?: boolean } = {}): Promise<TestPostg
     const cluster = sharedDir ? sharedCluster(bin, sharedDir) : ownCluster(bin);
     started = cluster.then(({ handle }) => testDatabases(handle, !sharedDir));
     // Registered here, at collection time: after the file's last test, its databases are dropped (shared)
-    // or its server stops. pg_ctl's stop waits for the server to exit, which a loaded machine can hold
-    // past the default 30 s.
-    afterAll(async () => (await cluster).release(), 120_000);
+    // or its server stops, and the next file of a shared test process asks anew. pg_ctl's stop waits for
+    // the server to exit, which a loaded machine can hold past the default 30 s.
+    afterAll(async () => {
+      started = undefined;
+      await (await cluster).release();
+    }, 120_000);
   }
   return started;
 }

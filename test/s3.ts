@@ -44,7 +44,11 @@ export function testS3(): Promise<TestS3> | undefined {
   if (!started) {
     const server = start();
     started = server.then((s) => s.handle);
-    afterAll(async () => (await server).stop(), 120_000);
+    // After the file's last test; the next file of a shared test process starts its own.
+    afterAll(async () => {
+      started = undefined;
+      await (await server).stop();
+    }, 120_000);
   }
   return started;
 }

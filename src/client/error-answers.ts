@@ -1,6 +1,6 @@
 // How the client reads an error answer: a registry's error body, a proxy's HTML page, or another
 // server's answer (the URL is not a registry's).
-import { meetsContract } from '../contract/answers.js';
+import { meetsErrorBody } from '../contract/answers.js';
 import { codeForStatus, isNoRoute, type ErrorBody } from '../contract/errors.js';
 import { ApiError, ForeignAnswerError } from './errors.js';
 import { withoutQuery, type Answer } from './http.js';
@@ -37,7 +37,7 @@ const header = (answer: Answer, name: string): string | undefined => {
 function errorBody(text: string): ErrorBody | undefined {
   try {
     const body: unknown = JSON.parse(text);
-    return meetsContract('ErrorBody', body) ? (body as ErrorBody) : undefined;
+    return meetsErrorBody(body) ? (body as ErrorBody) : undefined;
   } catch {
     return undefined; // not JSON: a proxy or a foreign server
   }

@@ -234,11 +234,11 @@ async function callRoute<O extends Operation>(
   if (route.responseKind !== 'json' || answer.status === 204) return undefined as ResponseOf<O>;
   let data: unknown;
   try {
-    data = readAnswer(route.id, text);
+    data = await readAnswer(route.id, text);
   } catch {
     throw new ForeignAnswerError(connection.base, withoutQuery(url), answer.status, 'with a body that is not JSON');
   }
-  if (options.exact && !meetsContract(route.id, data)) {
+  if (options.exact && !(await meetsContract(route.id, data))) {
     throw new ForeignAnswerError(
       connection.base,
       withoutQuery(url),
@@ -281,7 +281,7 @@ async function uploadArchive(connection: Connection, signedUrl: string, input: U
       if (response.status >= 400)
         throw apiError(response.status, response.statusText, response.text, response.retryAfter);
       try {
-        return readAnswer('uploadArchive', response.text) as NodeVersion;
+        return (await readAnswer('uploadArchive', response.text)) as NodeVersion;
       } catch {
         throw apiError(response.status, response.statusText, response.text);
       }

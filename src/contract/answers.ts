@@ -1,7 +1,7 @@
 // How the client reads the server's answers, free of zod at run time. The checks are generated from
 // the contract at build time (scripts/answer-checks.js), through the same JSON Schema as the OpenAPI
 // document, so that a CLI read loads neither zod nor the contract's schemas.
-import { checks, routes } from './generated/answer-checks.js';
+import { checks, ErrorBody, routes } from './generated/answer-checks.js';
 import type { Method } from './operation.js';
 
 /** A generated check: true when `data` meets the schema; it fills in the fields the contract defaults. */
@@ -24,10 +24,19 @@ export { routes };
  * contract, with the fields the contract defaults filled in (`""` for a string answers always carry);
  * when it does not (a newer server, a foreign one), as sent. Throws SyntaxError when it is not JSON.
  */
-export function readAnswer(id: string, text: string): unknown {
+export async function readAnswer(id: string, text: string): Promise<unknown> {
   const data: unknown = JSON.parse(text);
-  return meetsContract(id, data) ? data : JSON.parse(text); // as sent: the check may have filled in defaults before it failed
+  return (await meetsContract(id, data)) ? data : JSON.parse(text); // as sent: the check may have filled in defaults before it failed
 }
 
-/** Whether `data` meets the schema of operation `id`'s answer (or of `ErrorBody`); fills in defaults. */
-export const meetsContract = (id: string, data: unknown): boolean => checks[id]?.(data) ?? true;
+/**
+ * Whether `data` meets the schema of operation `id`'s answer (or of `ErrorBody`); fills in defaults.
+ * Each answer's check is a module of its own, imported on its first use.
+ */
+export async function meetsContract(id: string, data: unknown): Promise<boolean> {
+  const check = await checks[id]?.();
+  return check?.(data) ?? true;
+}
+
+/** Whether `data` is the registry's error body: the check every failed call runs, at hand at once. */
+export const meetsErrorBody: AnswerCheck = ErrorBody;

@@ -6,9 +6,6 @@ import * as generated from './generated/requests.js';
 /** A generated check of `{ value: request }`: true when the request meets the schema; `value` becomes its output. */
 export type RequestCheck = (data: unknown) => boolean;
 
-/** The node fields a member writes, the type of each one's value, and whether the spec deprecates it. */
-export const { nodeWritable } = generated;
-
 /**
  * `request` as the contract's schema `id` outputs it (defaults, transforms, its keys in the schema's
  * order) when the schema accepts it; undefined when it does not, or when it holds what JSON cannot

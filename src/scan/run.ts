@@ -23,11 +23,10 @@ import { inWorker, type ScanWorker } from './threads.js';
 import { isCompiledPython, languageOf } from './languages.js';
 import { ScanCache } from './cache.js';
 import { addZipScan, isZip, scanNestedZip } from './nested-zip.js';
-import { needsResolution } from './resolve/index.js';
 import { PackageModules } from './resolve/package.js';
 import {
   admittedRules,
-  asRead,
+  gateOf,
   Scanner,
   scanLines,
   unscanned,
@@ -145,15 +144,9 @@ export async function scanOne(path: string, text: string, options: ScanTextOptio
   const language = options.language ?? languageOf(path);
   if (language === 'requirements' || language === 'pth') return scanLines(path, text, language);
   if (!language) return { findings: [], stopped: [], omitted: 0 };
-  const admitted = admittedRules(path, text, language);
-  if (
-    !admitted.length &&
-    !needsResolution(language, asRead(language, text)) &&
-    !(language === 'python' && options.package?.importsTriggered(path, text))
-  ) {
-    return { findings: [], stopped: [], omitted: 0 };
-  }
-  return (await scanner()).scanFile(path, text, options, admitted, until);
+  const gate = gateOf(path, text, language, options.package);
+  if (!gate.admitted.length && !gate.resolving) return { findings: [], stopped: [], omitted: 0 };
+  return (await scanner()).scanFile(path, text, options, gate, until);
 }
 
 /** When a scan that starts now ends its parses (ScanTextOptions.limits). */

@@ -4,13 +4,15 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { Language, Node, Parser, Query, Tree } from 'web-tree-sitter';
+import type { Language, Node, Parser, Query, Range, Tree } from 'web-tree-sitter';
 import type { Finding, ScanRuleId, SkippedFile } from '../contract/scan.js';
 import { atLeast } from '../contract/limits.js';
 import { notParsed, SCAN_FLAG_AT, SCAN_MAX_FINDINGS_PER_RULE } from '../shared/scan.js';
 import { admittedRules, aliasesIn, asRead, type Admitted } from './gate.js';
 import { languageOf } from './languages.js';
 import { queried, statementsHolding } from './pieces.js';
+import { statementRanges } from './statements.js';
+import { applySuppressions, suppressionsIn, type Suppressions } from './suppressions.js';
 import { needsResolution, resolveTree, type Resolved } from './resolve/index.js';
 import type { PackageModules } from './resolve/package.js';
 import { pthFindings, requirementFindings } from './resolve/text-files.js';
@@ -66,16 +68,6 @@ interface Compiled {
   aliased: Map<string, Query>;
   comments?: Query;
 }
-
-/** `# nodereg: allow RULE[, RULE] -- reason` (or `//` in JavaScript). */
-const SUPPRESSION = /nodereg:\s*allow\s+([a-z0-9-]+(?:\s*,\s*[a-z0-9-]+)*)\s*(?:--\s*(.*?))?\s*(?:\*\/)?$/;
-
-interface Suppression {
-  line: number;
-  rules: string[];
-  reason: string;
-}
-type Suppressions = Map<number, Suppression[]>;
 
 /**
  * A rule's query source with a file's aliases followed: every module it names also by the file's other
@@ -140,8 +132,8 @@ export class Scanner {
   }
 
   /** The findings in one file (suppressed ones included, marked), in line order. */
-  scanText(file: string, text: string, options: ScanTextOptions = {}, admitted?: Admitted[]): Finding[] {
-    return this.scanFile(file, text, options, admitted).findings;
+  scanText(file: string, text: string, options: ScanTextOptions = {}): Finding[] {
+    return this.scanFile(file, text, options).findings;
   }
 
   /**
@@ -151,21 +143,11 @@ export class Scanner {
    * With `options.limits`, the parse is given up at `until` (Date.now(), the scan's end) or after
    * `parseMs`, whichever comes first: such a file is `unparsed`, as one too large to parse.
    */
-  scanFile(
-    file: string,
-    raw: string,
-    options: ScanTextOptions = {},
-    admitted?: Admitted[],
-    until = Infinity,
-  ): FileScan {
+  scanFile(file: string, raw: string, options: ScanTextOptions = {}, gate?: Gate, until = Infinity): FileScan {
     const language = options.language ?? languageOf(file);
     if (!language) return { findings: [], stopped: [], omitted: 0 };
     if (language === 'requirements' || language === 'pth') return scanLines(file, raw, language);
-    admitted ??= admittedRules(file, raw, language);
-    const text = asRead(language, raw);
-    const resolving =
-      needsResolution(language, text) ||
-      (language === 'python' && Boolean(options.package?.importsTriggered(file, text)));
+    const { admitted, text, resolving } = gate ?? gateOf(file, raw, language, options.package);
     if (!admitted.length && !resolving) return { findings: [], stopped: [], omitted: 0 };
     const { limits } = options;
     const spent = options.spent ?? { units: 0 };
@@ -186,24 +168,14 @@ export class Scanner {
       why = notParsed.budgetUnits(limits.budgetUnits);
     if (why || started >= end) return outOfTime();
     const compiled = this.languages[language];
-    // called every ~100 steps of the parser's work: the steps are counted (an error's recovery as 4), and
-    // the wall clock is the last guard; true cancels the parse
-    let units = 0;
-    const progressCallback = limits
-      ? (state: { hasError: boolean }) => {
-          units += state.hasError ? 4 : 1;
-          if (limits.parseUnits !== undefined && units > limits.parseUnits) why = notParsed.units(limits.parseUnits);
-          else if (limits.budgetUnits !== undefined && spent.units + units > limits.budgetUnits)
-            why = notParsed.budgetUnits(limits.budgetUnits);
-          return Boolean(why) || Date.now() > end;
-        }
-      : undefined;
-    const tree = compiled.parser.parse((index) => text.slice(index, index + 64 * 1024), null, { progressCallback });
-    spent.units += units;
-    if (!tree) {
-      compiled.parser.reset(); // or the next parse would go on with this one
-      return limits ? outOfTime() : { findings: [], stopped: [], omitted: 0 };
-    }
+    // the statements the rules read, parsed alone where nothing else reads the file (the resolution layer,
+    // suppression comments)
+    const ranges =
+      language === 'python' && !resolving && !text.includes('nodereg:') ? statementRanges(text, admitted) : undefined;
+    const parsed = parseWithin(compiled.parser, text, ranges, { limits, spent, end });
+    why = parsed.why;
+    const tree = parsed.tree;
+    if (!tree) return limits ? outOfTime() : { findings: [], stopped: [], omitted: 0 };
     try {
       const root = tree.rootNode;
       // read first, so that a suppressed finding never takes the place of one that is not
@@ -273,6 +245,59 @@ export class Scanner {
     }
     return { findings: found, stopped, omitted };
   }
+}
+
+/**
+ * Parses `text`, or its `ranges` alone, within the limits: the parser's steps are counted through its
+ * progress callback, called every ~100 of them (an error's recovery as 4), and the wall clock (`end`)
+ * is the last guard. `why`: the limit that cancelled it. Ranges whose parse holds an error are read
+ * again as the whole file, whose own parse may have none.
+ */
+function parseWithin(
+  parser: Parser,
+  text: string,
+  ranges: Range[] | undefined,
+  { limits, spent, end }: { limits: ScanTextOptions['limits']; spent: { units: number }; end: number },
+): { tree: Tree | null; why?: string } {
+  let units = 0;
+  let why: string | undefined;
+  const progressCallback = limits
+    ? (state: { hasError: boolean }) => {
+        units += state.hasError ? 4 : 1;
+        if (limits.parseUnits !== undefined && units > limits.parseUnits) why = notParsed.units(limits.parseUnits);
+        else if (limits.budgetUnits !== undefined && spent.units + units > limits.budgetUnits)
+          why = notParsed.budgetUnits(limits.budgetUnits);
+        return Boolean(why) || Date.now() > end;
+      }
+    : undefined;
+  const parse = (includedRanges?: Range[]) =>
+    parser.parse((index) => text.slice(index, index + 64 * 1024), null, { progressCallback, includedRanges });
+  let tree = parse(ranges);
+  if (tree && ranges && tree.rootNode.hasError) {
+    tree.delete();
+    tree = parse();
+  }
+  spent.units += units;
+  if (!tree) parser.reset(); // or the next parse would go on with this one
+  return { tree, why };
+}
+
+/** What the text gate says of a parsed file: the rules it admits, its text as read, and whether the resolution layer reads it. */
+export interface Gate {
+  admitted: Admitted[];
+  text: string;
+  resolving: boolean;
+}
+
+/** The text gate of one file (needs no WebAssembly): a file that it admits no rule and does not resolve is not parsed. */
+export function gateOf(file: string, raw: string, language: ParsedLanguage, modules?: PackageModules): Gate {
+  const text = asRead(language, raw);
+  return {
+    admitted: admittedRules(file, raw, language),
+    text,
+    resolving:
+      needsResolution(language, text) || (language === 'python' && Boolean(modules?.importsTriggered(file, text))),
+  };
 }
 
 /** What the scan of one file gives. */
@@ -371,34 +396,4 @@ export function unscanned(file: string, reason: string, admitted: Admitted[] | u
   if (!admitted) return { file, reason, severity: SCAN_FLAG_AT };
   const severity = admitted.map((a) => a.rule.severity).reduce((a, b) => (atLeast(a, b) ? a : b));
   return { file, reason, rules: admitted.map((a) => a.rule.id), severity };
-}
-
-/** The suppression comments of a file, by line. */
-function suppressionsIn(comments: Query, root: Node): Suppressions {
-  const out: Suppressions = new Map();
-  for (const { node } of comments.captures(root)) {
-    const match = SUPPRESSION.exec(node.text);
-    if (!match) continue;
-    const line = node.startPosition.row + 1;
-    out.set(line, [
-      ...(out.get(line) ?? []),
-      { line, rules: match[1].split(/\s*,\s*/), reason: (match[2] ?? '').trim() },
-    ]);
-  }
-  return out;
-}
-
-function applySuppressions(finding: Finding, suppressions: Suppressions, options: ScanTextOptions): void {
-  if (!suppressions.size) return;
-  const covering = [finding.line, finding.line - 1]
-    .flatMap((line) => suppressions.get(line) ?? [])
-    .find((s) => s.rules.includes(finding.rule));
-  if (!covering) return;
-  if (!covering.reason) {
-    finding.hint = `the comment on line ${covering.line} suppresses nothing without a reason: write \`nodereg: allow ${finding.rule} -- why it is safe\``;
-    return;
-  }
-  finding.reason = covering.reason;
-  if (options.server && atLeast(finding.severity, SCAN_FLAG_AT)) return;
-  finding.suppressed = true;
 }

@@ -16,7 +16,7 @@ import { appListener, buildApp } from './app.js';
 import { rollBackArchiveClaims } from './archives/claims.js';
 import { claimStorage } from './archives/registry-claim.js';
 import { createLocalArchiveStorage, type ArchiveStorage } from './archives/storage.js';
-import { MemoryBudget, UPLOAD_MEMORY } from './archives/validate-zip.js';
+import { MemoryBudget, UPLOAD_MEMORY_MAX } from './archives/validate-zip.js';
 import type { ServerContext } from './context.js';
 import { createMetrics, measuredScanner, timedStorage, timedStore } from './metrics.js';
 import { prepareDataDir, recordStorage, refuseIncompleteBackup, refuseLostDatabase } from './data-dir.js';
@@ -24,14 +24,14 @@ import { createHttpServer } from './http/index.js';
 import { createNodeAnswers } from './node-answers.js';
 import type { RegistryServerOptions, ResolvedOptions } from './options.js';
 import { createTaskStore } from './proxy/store.js';
-import type { AppEnv } from './route.js';
+import { bodyBudget, type AppEnv } from './route.js';
 import { createUploadScanner } from './scan-upload.js';
 import { loadKeys, type ServerKeys } from './secrets.js';
 import { openDatabase, type Db } from './store/db.js';
 import type { RegistryStore } from './store/registry-store.js';
 import { createSqliteRegistryStore } from './store/sqlite-registry-store.js';
 import { createVersionLists } from './version-lists.js';
-import { createMirror } from './mirror/service.js';
+import { createMirror, type MirrorOptions } from './mirror/service.js';
 import { DEFAULT_OIDC_ISSUERS, EXCHANGED_TOKEN_PREFIX } from '../contract/trust.js';
 import { exchangedPrincipal } from './services/trusts.js';
 import { createOidcVerifier } from './trusted/oidc.js';
@@ -162,6 +162,13 @@ function startWebhooks(store: RegistryStore, options: RegistryServerOptions, clo
   return webhooks;
 }
 
+/** The mirror of `serve --upstream`, receiving archives within this server's budget. */
+function mirrorOf(ctx: ServerContext, upstream: MirrorOptions) {
+  const { archives, publicUrl, uploadMemory, options } = ctx;
+  const log = (line: string, level?: 'warn' | 'error') => options.log?.(line, level);
+  return createMirror({ archives, publicUrl, maxArchive: options.maxArchive, uploadMemory, log }, upstream);
+}
+
 /** Builds an unstarted registry server; `serve` and the tests share it. */
 export function createRegistryServer(input: RegistryServerOptions): RegistryServer {
   const options = withDefaults(input);
@@ -205,14 +212,11 @@ export function createRegistryServer(input: RegistryServerOptions): RegistryServ
       metrics,
     ),
     metrics,
-    uploadMemory: options.uploadMemory === undefined ? UPLOAD_MEMORY : new MemoryBudget(options.uploadMemory),
+    uploadMemory: new MemoryBudget(options.uploadMemory ?? UPLOAD_MEMORY_MAX),
+    bodies: bodyBudget(),
   };
   closers.push(async () => void (await ctx.scanUpload.close()));
-  if (options.upstream)
-    ctx.mirror = createMirror(
-      { archives, publicUrl, maxArchive: options.maxArchive, log: (line, level) => options.log?.(line, level) },
-      options.upstream,
-    );
+  if (options.upstream) ctx.mirror = mirrorOf(ctx, options.upstream);
   const app = buildApp(ctx);
   const accessLog = options.accessLog === undefined ? options.log : options.accessLog || undefined;
   const requestTimeout = options.requestTimeout ?? 60 * 60 * 1000;

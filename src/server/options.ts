@@ -92,8 +92,8 @@ export interface RegistryServerOptions {
   scanLimits?: ScanLimits;
   /**
    * Bytes uploads may hold in memory, all together (receive buffers, archives read whole, entries kept
-   * for the scan); past it an upload takes small buffers and the file path. Default: the process's
-   * UPLOAD_MEMORY (64 MiB), shared by every server in the process.
+   * for the scan); past it an upload takes small buffers and the file path. Default: UPLOAD_MEMORY_MAX
+   * (64 MiB), this server's own.
    */
   uploadMemory?: number;
   /** Publishers' webhooks: private receivers allowed (`serve --webhook-allow-private`), time per attempt, retry backoff. */

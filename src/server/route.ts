@@ -54,12 +54,17 @@ export function bearerOf(header: string | undefined): string | undefined {
 export const bearerToken = (c: Context): string | undefined => bearerOf(c.req.header('authorization'));
 
 /**
- * Bytes of the JSON bodies being read or held by their request in this process (JSON_BODIES_MAX), and
+ * Bytes of the JSON bodies being read or held by their request in one server (JSON_BODIES_MAX), and
  * of those whose caller is not known yet and being read (ANONYMOUS_BODIES_MAX): without them, clients
  * sending slowly, or submissions waiting on a stalled AI provider, could each hold a body for as long as
- * a request may take, up to all the memory there is.
+ * a request may take, up to all the memory there is. Each server owns its own (RouteDeps.bodies).
  */
-const reading = { all: 0, anonymous: 0 };
+export interface BodyBudget {
+  all: number;
+  anonymous: number;
+}
+
+export const bodyBudget = (): BodyBudget => ({ all: 0, anonymous: 0 });
 
 /**
  * Reads a JSON body as text, refusing more than `max` bytes even when no Content-Length was sent, and
@@ -68,7 +73,13 @@ const reading = { all: 0, anonymous: 0 };
  * request gives it back; an `anonymous` one (its caller not known yet) also against ANONYMOUS_BODIES_MAX
  * while it is read.
  */
-function readJsonBody(c: Context, max: number, held: { bytes: number }, anonymous = false): Promise<Buffer> {
+function readJsonBody(
+  c: Context,
+  max: number,
+  reading: BodyBudget,
+  held: { bytes: number },
+  anonymous = false,
+): Promise<Buffer> {
   const incoming = (c.env as HttpBindings).incoming;
   if (incoming.readableEnded) return Promise.resolve(EMPTY);
   return new Promise((resolve, reject) => {
@@ -206,6 +217,8 @@ export function invalidRequest(issues: readonly Pick<z.core.$ZodIssue, 'path' | 
 
 export interface RouteDeps {
   authenticate: Authenticate;
+  /** The bytes of the JSON bodies this server reads or holds (bodyBudget()). */
+  bodies: BodyBudget;
 }
 
 export interface RouteOptions {
@@ -298,7 +311,7 @@ export function route<O extends Operation>(
       if (operation.bodyKind === 'json') await dropBody(c);
       throw error;
     } finally {
-      reading.all -= held.bytes;
+      deps.bodies.all -= held.bytes;
     }
   });
 
@@ -312,7 +325,9 @@ export function route<O extends Operation>(
       if (length > operation.bodyMax) throw tooLarge(`the request body is over ${operation.bodyMax} bytes`);
     }
     const readBody = (anonymous = false) =>
-      operation.bodyKind === 'json' ? readJsonBody(c, operation.bodyMax, held, anonymous) : Promise.resolve(EMPTY);
+      operation.bodyKind === 'json'
+        ? readJsonBody(c, operation.bodyMax, deps.bodies, held, anonymous)
+        : Promise.resolve(EMPTY);
     const bodyCredential = operation.bodyKind === 'json' ? options.bodyCredential : undefined;
     const bearer = bearerToken(c);
     let credential = bearer;

@@ -6,13 +6,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isPublisherId, PUBLISHER_ID } from '../../src/contract/limits.js';
-import { checkRequest, nodeWritable } from '../../src/contract/requests.js';
+import { checkArgument, nodeWritable } from '../../src/contract/arguments.js';
+import { checkRequest } from '../../src/contract/requests.js';
 import {
   NODE_WRITABLE_FIELDS,
   nodeFieldType,
   NodeWritable,
+  nodeId,
   PublishBody,
   publisherId,
+  semver,
 } from '../../src/contract/resources.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -276,13 +279,43 @@ describe('what the manifest reads without zod', () => {
     );
   });
 
-  it('the generated node fields are the contract’s, with their types and deprecations', () => {
+  it('the generated node fields are the contract’s, with their types, deprecations and descriptions', () => {
     expect(nodeWritable.map((f) => f.field)).toEqual(NODE_WRITABLE_FIELDS);
-    for (const { field, type, deprecated } of nodeWritable) {
+    for (const { field, type, deprecated, description } of nodeWritable) {
       expect(type, field).toBe(nodeFieldType(field));
       expect(deprecated, field).toBe(NodeWritable.shape[field].meta()?.deprecated === true);
+      expect(description, field).toBe(NodeWritable.shape[field].description ?? field);
     }
     expect(nodeWritable.filter((f) => f.deprecated).map((f) => f.field)).toEqual(['category']);
     expect(nodeWritable.find((f) => f.field === 'translations')?.type).toBe('record');
+  });
+});
+
+describe('the generated checks of the ids and versions commands take as arguments', () => {
+  it('accept exactly what the contract’s rule accepts, and output what it outputs', () => {
+    const rules = [
+      ['NodeId', nodeId],
+      ['PublisherId', publisherId],
+      ['Semver', semver],
+    ] as const;
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.constantFrom(...TRICKY),
+          fc.stringMatching(/^[a-zA-Z0-9][a-zA-Z0-9._-]{0,102}$/),
+          fc.stringMatching(/^[vV]?\d{1,3}(\.\d{1,3}){0,3}([-+][a-z0-9.]{0,6})?$/),
+          fc.string({ maxLength: 110 }),
+        ),
+        (value) => {
+          for (const [id, rule] of rules) {
+            const parsed = rule.safeParse(value);
+            expect(checkArgument(id, value), `${id} ${JSON.stringify(value)}`).toEqual(
+              parsed.success ? parsed.data : undefined,
+            );
+          }
+        },
+      ),
+      { numRuns: 1000, seed: 20261207 },
+    );
   });
 });

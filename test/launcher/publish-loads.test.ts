@@ -3,6 +3,7 @@
 // routes. The built binary runs with hooks that record each file Node loads; the bundle's chunks keep
 // esbuild's `// path` line above each module they hold, so what a run loaded says what it carries. A
 // manifest with a problem must load zod, which words it: that run proves the record can fail.
+// `node show ID` is held to the same: its id is checked by a generated check, zod words a bad one.
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -119,5 +120,24 @@ describe('nodereg publish of a valid project', () => {
     expect(run.result.stderr).toContain('[tool.nodereg] tags: must be at most 64 characters long (item 2)');
     expect(run.zod.length).toBeGreaterThan(0);
     expect(run.schemas).toContain('src/contract/resources/publish.ts');
+  });
+});
+
+describe('nodereg node show', () => {
+  it('shows a node without loading zod or a schema module', async () => {
+    const run = await recorded(['node', 'show', 'lean-missing-node', '--json']);
+    // the registry's 404, worded as the CLI does: the id passed its check and the request was sent
+    expect(run.result.code).toBe(5);
+    expect(run.result.stderr).toContain('nodereg node search lean-missing-node');
+    expect(run.files).toContain('cli/main.js');
+    expect(run.zod).toEqual([]);
+    expect(run.schemas).toEqual([]);
+  });
+
+  it('loads zod for an id the rule refuses, and words it as the contract does', async () => {
+    const run = await recorded(['node', 'show', 'bad!id']);
+    expect(run.result.code).toBe(2);
+    expect(run.result.stderr).toMatch(/invalid <nodeId> "bad!id": \S/);
+    expect(run.zod.length).toBeGreaterThan(0);
   });
 });

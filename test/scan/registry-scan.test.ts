@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCAN_MAX_FINDINGS_PER_RULE } from '../../src/shared/scan.js';
 import { SCAN_QUEUE_RETRY_AFTER_S } from '../../src/shared/tuning.js';
-import { MemoryBudget, UPLOAD_MEMORY, validateZip } from '../../src/server/archives/validate-zip.js';
+import { MemoryBudget, validateZip } from '../../src/server/archives/validate-zip.js';
 import { scanArchive } from '../../src/scan/run.js';
 import { ScanWorker } from '../../src/scan/threads.js';
 import { createUploadScanner } from '../../src/server/scan-upload.js';
@@ -235,7 +235,7 @@ describe('--scan flag (the default)', () => {
     }
     for (const uploaded of await uploads)
       expect(uploaded.body).toMatchObject({ status: 'NodeVersionStatusActive', findings: [] });
-    expect(UPLOAD_MEMORY.held).toBe(0);
+    expect(server.server.uploadMemory.held).toBe(0);
     // a gate that holds the event loop (~0.9 s per upload before encodedRun) shows in the p99's figure
     latency('scan.slow_gate_healthz_p99_ms', latencies, 0.99, '20 sets slow for the text gate uploaded at once');
   });

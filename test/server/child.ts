@@ -1,14 +1,16 @@
-// A registry in its own process (test/server/child-server.ts), for what an in-process server cannot
+// A registry in its own process (test/server/child-server.js, the built server of dist/), for what an in-process server cannot
 // show: a crash (kill -9) and a restart on the same data dir, the server's own memory, and whether it
 // is still alive after hostile input.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import yazl from 'yazl';
 import type { RegistryServerOptions } from '../../src/server/index.js';
 
-const SCRIPT = resolve(import.meta.dirname, './child-server.ts');
+const SCRIPT = resolve(import.meta.dirname, './child-server.js');
 const ROOT = resolve(import.meta.dirname, '../..');
+const BUILT = resolve(ROOT, 'dist/server/index.js');
 
 export interface ChildServer {
   url: string;
@@ -31,7 +33,7 @@ export interface ChildServer {
   memory(): Promise<{ rss: number; maxRss: number; peak: number; held: number }>;
   /** The bytes the server's uploads hold of their memory budget. */
   uploadMemory(): Promise<number>;
-  /** Arms a SIGKILL at one step of the next upload (see child-server.ts). */
+  /** Arms a SIGKILL at one step of the next upload (see child-server.js). */
   crashAt(point: 'archive-stored' | 'archive-recorded'): Promise<void>;
 }
 
@@ -47,8 +49,9 @@ export async function startChild(
   dataDir: string,
   { adminToken, options, fdLimit }: ChildOptions = {},
 ): Promise<ChildServer> {
+  if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: run \`npm run build\` first (npm test does)`);
   const token = adminToken ?? `nrg_u_admin${randomBytes(16).toString('hex')}`;
-  const args = ['--expose-gc', '--import', 'tsx', SCRIPT, dataDir, token, JSON.stringify(options ?? {})];
+  const args = ['--expose-gc', SCRIPT, dataDir, token, JSON.stringify(options ?? {})];
   // The shell sets the limit and becomes node (exec): the pid stays the server's.
   const [command, argv] =
     fdLimit === undefined

@@ -55,8 +55,8 @@ beforeAll(async () => {
   await pipeline(createReadStream(zipPath), hash);
   zipSha = hash.digest('hex');
 
-  const script = resolve(import.meta.dirname, 'child-server.ts');
-  child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script, join(dir, 'data'), adminToken], {
+  const script = resolve(import.meta.dirname, 'child-server.js');
+  child = spawn(process.execPath, ['--expose-gc', script, join(dir, 'data'), adminToken], {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     cwd: resolve(import.meta.dirname, '../..'),
   });

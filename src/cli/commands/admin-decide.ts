@@ -17,8 +17,8 @@ export function registerDecide(admin: Command, ctx: Ctx): void {
       .addOption(new Option('--decision <decision>', 'what to decide').choices(REVIEW_DECISIONS).makeOptionMandatory())
       .requiredOption('--message <text>', 'the reason the publisher reads')
       .action(async (nodeId: string, semver: string, o: { decision: string; message: string }) => {
-        checkNodeId(nodeId);
-        const wanted = checkVersion(semver);
+        await checkNodeId(nodeId);
+        const wanted = await checkVersion(semver);
         const body = { decision: o.decision as (typeof REVIEW_DECISIONS)[number], message: o.message };
         const checked = precheck(decideVersion, { body }, { message: '--message', decision: '--decision' });
         const client = await ctx.client({ requireToken: true });

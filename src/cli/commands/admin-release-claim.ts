@@ -14,8 +14,8 @@ export function registerReleaseClaim(admin: Command, ctx: Ctx): void {
         'release the claim an upload left on a version when its server died during the put (and remove what it stored), so that the version can be uploaded again at once',
       )
       .action(async (node: string, version: string) => {
-        const nodeId = checkNodeId(node, '<node>');
-        const semver = checkVersion(version, '<version>');
+        const nodeId = await checkNodeId(node, '<node>');
+        const semver = await checkVersion(version, '<version>');
         const client = await ctx.client({ requireToken: true });
         await client.call(routes.releaseArchiveClaim, { params: { nodeId, version: semver } }).catch((error) => {
           throw toCliError(error, {

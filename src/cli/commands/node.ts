@@ -3,16 +3,10 @@ import { Option, type Command } from 'commander';
 import { MAX_ARCHIVE_ENTRIES, NODE_STATUS, PAGE } from '../../contract/limits.js';
 import { DEFAULT_MAX_UNPACKED } from '../../shared/tuning.js';
 import { normalizeVersion } from '../../contract/version.js';
-import { getNode, getNodeVersion, installNode, searchNodes, updateNode } from '../../contract/registry.js';
 import { ApiError } from '../../client/errors.js';
 import { fieldKey } from '../../shared/field-keys.js';
-import {
-  NODE_WRITABLE_FIELDS,
-  nodeFieldType,
-  NodeWritable,
-  type Node,
-  type NodeVersion,
-} from '../../contract/resources.js';
+import type { Node, NodeVersion } from '../../contract/resources.js';
+import { nodeWritable } from '../../contract/arguments.js';
 import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, fileProblem, invalidInput, toCliError } from '../errors.js';
@@ -38,14 +32,14 @@ import { showVersion } from './node/show-version.js';
 import { routes } from '../../client/routes.js';
 
 /**
- * One flag per node field its members may write (src/contract/resources.ts), except those holding
- * an object: lists are comma-separated, and an empty value clears a field.
+ * One flag per node field its members may write (src/contract/resources.ts, as the generated checks list
+ * them, so that registering the flags loads no zod), except those holding an object: lists are
+ * comma-separated, and an empty value clears a field.
  */
-const UPDATE_FIELDS = NODE_WRITABLE_FIELDS.flatMap((field) => {
-  const kind = nodeFieldType(field);
-  if (kind !== 'string' && kind !== 'array') return [];
-  const list = kind === 'array';
-  const help = `${NodeWritable.shape[field].description ?? field}${list ? ', comma-separated (replaces the list)' : ''}`;
+const UPDATE_FIELDS = nodeWritable.flatMap(({ field, type, description }) => {
+  if (type !== 'string' && type !== 'array') return [];
+  const list = type === 'array';
+  const help = `${description}${list ? ', comma-separated (replaces the list)' : ''}`;
   return [{ field, list, option: new Option(`--${fieldKey(field)} <${list ? 'a,b' : 'text'}>`, help) }];
 });
 
@@ -104,8 +98,8 @@ function registerUpdate(node: Command, ctx: Ctx): void {
         new Option('--status <status>', 'node status (banned: admins only)').choices(NODE_STATUS.map(shortStatus)),
       )
       .action(async (nodeId: string, o: UpdateOptions) => {
-        checkNodeId(nodeId);
-        if (o.publisher) checkPublisherId(o.publisher, '--publisher');
+        await checkNodeId(nodeId);
+        if (o.publisher) await checkPublisherId(o.publisher, '--publisher');
         const body = given({
           ...Object.fromEntries(
             UPDATE_FIELDS.map(({ field, list, option }) => [
@@ -121,6 +115,7 @@ function registerUpdate(node: Command, ctx: Ctx): void {
             `pass at least one field, e.g. nodereg node update ${nodeId} --description "..."`,
           );
         }
+        const { updateNode } = await import('../../contract/registry.js');
         const checked = precheck(updateNode, { body });
         const client = await ctx.client({ requireToken: true });
         const publisherId = await nodePublisher(client, nodeId, o.publisher);
@@ -149,10 +144,10 @@ function registerShow(node: Command, ctx: Ctx): void {
         'show a node: metadata, latest version, rating, downloads and every version; <nodeId>@<version> shows that version',
       )
       .option('--classes', 'also list the node classes its latest version defines, as the registry read them')
-      .action((spec: string, options: { classes?: boolean }) => {
+      .action(async (spec: string, options: { classes?: boolean }) => {
         const at = spec.lastIndexOf('@');
-        if (at > 0) return showVersion(ctx, checkNodeId(spec.slice(0, at)), spec.slice(at + 1));
-        return showNode(ctx, checkNodeId(spec), options.classes);
+        if (at > 0) return showVersion(ctx, await checkNodeId(spec.slice(0, at)), spec.slice(at + 1));
+        return showNode(ctx, await checkNodeId(spec), options.classes);
       }),
     [
       'nodereg node show my-node',
@@ -173,7 +168,7 @@ function registerVersions(node: Command, ctx: Ctx): void {
         "also show the registry scan's findings under each version (for the node's publisher members and admins)",
       )
       .action(async (nodeId: string, options: { reasons?: boolean }) => {
-        checkNodeId(nodeId);
+        await checkNodeId(nodeId);
         const versions = await nodeVersions(await ctx.client(), nodeId, options.reasons);
         ctx.out.result(
           versions,
@@ -197,6 +192,7 @@ function registerSearch(node: Command, ctx: Ctx): void {
       .option('--limit <n>', `nodes per page, ${PAGE.limitMin}–${PAGE.limitMax} (default ${PAGE.defaultLimit})`)
       .action(async (q: string, o: { page?: string; limit?: string }) => {
         const query = { q, page: o.page, limit: o.limit };
+        const { searchNodes } = await import('../../contract/registry.js');
         const checked = precheck(searchNodes, { query }, { q: '<query>' });
         const list = await (await ctx.client()).call(routes.searchNodes, checked).catch((error) => {
           throw toCliError(error);
@@ -233,8 +229,8 @@ function registerDownload(node: Command, ctx: Ctx): void {
       .action(async (spec: string, o: { out?: string }) => {
         const at = spec.lastIndexOf('@');
         const nodeId = at > 0 ? spec.slice(0, at) : spec;
-        const version = at > 0 ? checkVersion(spec.slice(at + 1), '@<version>') : undefined;
-        checkNodeId(nodeId, '<nodeId>');
+        const version = at > 0 ? await checkVersion(spec.slice(at + 1), '@<version>') : undefined;
+        await checkNodeId(nodeId, '<nodeId>');
         if (o.out === '') throw invalidInput('--out must name a file');
         refuseStdoutOut(o.out);
         const client = await ctx.client();

@@ -66,7 +66,7 @@ export function register(program: Command, ctx: Ctx): void {
       .command('show <id>')
       .description('show a publisher and its members')
       .action(async (id: string) => {
-        checkPublisherId(id, '<id>');
+        await checkPublisherId(id, '<id>');
         const found = await (await ctx.client())
           .call(routes.getPublisher, { params: { publisherId: id } })
           .catch((error) => {
@@ -130,7 +130,7 @@ function registerUpdate(publisher: Command, ctx: Ctx): void {
         )
         .option('--name <text>', 'display name'),
     ).action(async (id: string, o: ProfileOptions) => {
-      checkPublisherId(id, '<id>');
+      await checkPublisherId(id, '<id>');
       const body = profileFields(o);
       if (Object.keys(body).length === 0) {
         throw invalidInput(

@@ -27,7 +27,7 @@ export function register(program: Command, ctx: Ctx): void {
               ? `run \`nodereg review ${shellWord(nodeId)} --star ${star}\``
               : `give them as --star N, N from ${STAR.min} to ${STAR.max}`,
           );
-        checkNodeId(nodeId);
+        await checkNodeId(nodeId);
         const query = { star: o.star };
         const checked = precheck(addReview, { query });
         const client = await ctx.client({ requireToken: true });

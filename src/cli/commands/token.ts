@@ -46,7 +46,7 @@ export function register(program: Command, ctx: Ctx): void {
             'say whose token to create',
             'pass --publisher <id> (an access token for publishing) or --user (a user token)',
           );
-        if (o.publisher) checkPublisherId(o.publisher, '--publisher');
+        if (o.publisher) await checkPublisherId(o.publisher, '--publisher');
         const { body } = precheck(createUserToken, { body: { name: o.name } });
         const client = await ctx.client({ requireToken: true });
         const created = await (o.publisher
@@ -81,7 +81,7 @@ export function register(program: Command, ctx: Ctx): void {
     )
       .description('list tokens (never their secret): prefix, name, when created and last used')
       .action(async (o: Whose) => {
-        if (o.publisher) checkPublisherId(o.publisher, '--publisher');
+        if (o.publisher) await checkPublisherId(o.publisher, '--publisher');
         const client = await ctx.client({ requireToken: true });
         const tokens = await listWhose(client, o).catch((error) => {
           throw toCliError(error, whoseHints(o));

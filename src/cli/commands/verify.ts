@@ -86,8 +86,8 @@ async function verify(ctx: Ctx, target: string, o: VerifyOptions): Promise<void>
   let version = at > 0 ? spec.slice(at + 1) : undefined;
   if (file && version === undefined)
     throw invalidInput('verifying a file needs --node NODE@VERSION', `nodereg verify ${target} --node my-node@1.0.0`);
-  checkNodeId(nodeId, file ? '--node' : '<node>');
-  if (version !== undefined) version = checkVersion(version, file ? '--node @<version>' : '@<version>');
+  await checkNodeId(nodeId, file ? '--node' : '<node>');
+  if (version !== undefined) version = await checkVersion(version, file ? '--node @<version>' : '@<version>');
   const client = await ctx.client();
   const found = await (version === undefined
     ? client.call(routes.getNode, { params: { nodeId } }).then((node) => node.latest_version)

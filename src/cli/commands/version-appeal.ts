@@ -17,9 +17,9 @@ export function registerAppeal(version: Command, ctx: Ctx): void {
       .requiredOption('--message <text>', 'what changed, or why the flag is wrong')
       .option('--publisher <id>', "the node's publisher (default: the node's own)")
       .action(async (nodeId: string, semver: string, o: { message: string; publisher?: string }) => {
-        checkNodeId(nodeId);
-        const wanted = checkVersion(semver);
-        if (o.publisher) checkPublisherId(o.publisher, '--publisher');
+        await checkNodeId(nodeId);
+        const wanted = await checkVersion(semver);
+        if (o.publisher) await checkPublisherId(o.publisher, '--publisher');
         const checked = precheck(appealVersion, { body: { message: o.message } }, { message: '--message' });
         const client = await ctx.client({ requireToken: true });
         const publisherId = await nodePublisher(client, nodeId, o.publisher);

@@ -71,9 +71,9 @@ function registerUpdate(version: Command, ctx: Ctx): void {
       )
       .option('--reason <text>', 'status reason shown with the version (admins only)')
       .action(async (nodeId: string, semver: string, o: UpdateOptions) => {
-        checkNodeId(nodeId);
-        const wanted = checkVersion(semver);
-        if (o.publisher) checkPublisherId(o.publisher, '--publisher');
+        await checkNodeId(nodeId);
+        const wanted = await checkVersion(semver);
+        if (o.publisher) await checkPublisherId(o.publisher, '--publisher');
         const body = given({
           changelog: (await changelogOfFlags(ctx, o))?.text,
           deprecated: o.deprecate ? true : o.undeprecate ? false : undefined,
@@ -127,8 +127,8 @@ function registerDeprecate(version: Command, ctx: Ctx): void {
       .option('--publisher <id>', "the node's publisher (default: the node's own)")
       .option('--undo', 'clear the deprecated flag instead')
       .action(async (nodeId: string, wanted: string, o: { publisher?: string; undo?: boolean }) => {
-        checkNodeId(nodeId);
-        if (o.publisher) checkPublisherId(o.publisher, '--publisher');
+        await checkNodeId(nodeId);
+        if (o.publisher) await checkPublisherId(o.publisher, '--publisher');
         const matches = await versionMatcher(wanted);
         const deprecated = !o.undo;
         const client = await ctx.client({ requireToken: true });

@@ -1,6 +1,6 @@
 // pyproject.toml's keys → the request's fields, one step per field or group of fields.
 import { isPublisherId, PUBLISHER_ID } from '../../contract/limits.js';
-import { nodeWritable } from '../../contract/requests.js';
+import { nodeWritable } from '../../contract/arguments.js';
 import { fieldKey } from '../../shared/field-keys.js';
 import { type Mapping, openTables, setBoth, setIfPresent, setting } from './mapping.js';
 import { isIncumbentRequirement, mapClassifiers, mapDependencies, notARequirement } from './requirements.js';

@@ -17,7 +17,7 @@ export interface ZipSummary {
   entries: number;
   /**
    * Entries the scanner reads (Python and JavaScript files), with where their data lies; those checked
-   * from one buffer carry their inflated bytes (`data`) while the upload's share of UPLOAD_MEMORY allows.
+   * from one buffer carry their inflated bytes (`data`) while the upload's share of its server's budget allows.
    */
   scannable: ArchiveEntry[];
   /**
@@ -55,8 +55,11 @@ export class MemoryBudget {
   }
 }
 
-/** The budget of the process (memory is the process's): 64 MiB, e.g. 8 archives of 8 MiB checked at once. */
-export const UPLOAD_MEMORY = new MemoryBudget(64 * MiB);
+/** A server's budget unless `uploadMemory` says otherwise: 64 MiB, e.g. 8 archives of 8 MiB checked at once. */
+export const UPLOAD_MEMORY_MAX = 64 * MiB;
+
+/** The budget of archives received or checked outside a server (restore), one for the process. */
+export const UPLOAD_MEMORY = new MemoryBudget(UPLOAD_MEMORY_MAX);
 
 /**
  * An archive up to this size is read whole with one read (from the page cache: it was just written)

@@ -5,6 +5,7 @@
 // it, a download is served once from a scratch key removed after the answer.
 import { randomUUID } from 'node:crypto';
 import type { ArchiveStorage, OpenedArchive, ReceivedArchive } from '../archives/storage.js';
+import type { MemoryBudget } from '../archives/validate-zip.js';
 import { conflict, notFound } from '../errors.js';
 import {
   mirroredArchiveKey,
@@ -22,6 +23,8 @@ import { archiveRequirements } from './requirements.js';
 interface ArchiveDeps {
   archives: ArchiveStorage;
   maxArchive: number;
+  /** The server's budget of the bytes archives being received hold in memory. */
+  uploadMemory: MemoryBudget;
   upstream: Upstream;
   cache: MirrorCache;
   findVersion(entry: MirrorEntry, asked: string): UpstreamVersion;
@@ -55,7 +58,7 @@ async function receive(deps: ArchiveDeps, entry: MirrorEntry, version: UpstreamV
   const what = `${entry.id} ${version.version}`;
   const url = version.downloadUrl || (await upstream.install(entry.id, version.version)).downloadUrl || '';
   const received = await upstream.archive(url, what, (body) =>
-    archives.receive(body, deps.maxArchive).catch((error: Error) => {
+    archives.receive(body, deps.maxArchive, deps.uploadMemory).catch((error: Error) => {
       throw new UpstreamError('bad_answer', `the upstream download of ${what} failed: ${error.message}`);
     }),
   );

@@ -161,7 +161,8 @@ async function answer(c: Context<AppEnv>, ctx: ServerContext, mirror: Mirror, as
 /** The mirror of a cache kept in the archive storage, serving it offline; undefined when there is none. */
 async function keptCache(ctx: ServerContext): Promise<Mirror | undefined> {
   if (!(await ctx.archives.exists(INDEX_KEY))) return undefined;
-  const deps = { archives: ctx.archives, publicUrl: ctx.publicUrl, maxArchive: ctx.options.maxArchive, log: ctx.log };
+  const { archives, publicUrl, uploadMemory, log } = ctx;
+  const deps = { archives, publicUrl, maxArchive: ctx.options.maxArchive, uploadMemory, log };
   return createMirror(deps, { url: 'none (the kept cache only)', offline: true });
 }
 

@@ -4,6 +4,7 @@
 // stale. An archive is fetched on its first download, pinned to the sha256 seen then, and never
 // replaced by other bytes.
 import type { ArchiveStorage } from '../archives/storage.js';
+import type { MemoryBudget } from '../archives/validate-zip.js';
 import { normalizeVersion } from '../../contract/version.js';
 import { forbidden, HttpError, notFound } from '../errors.js';
 import { createMirrorCache, now, publisherOf, refuseChanged, type MirrorEntry } from './cache.js';
@@ -43,6 +44,8 @@ export interface MirrorDeps {
   archives: ArchiveStorage;
   publicUrl(): string;
   maxArchive: number;
+  /** The server's budget of the bytes archives being received hold in memory. */
+  uploadMemory: MemoryBudget;
   log(line: string, level?: 'warn' | 'error'): void;
 }
 

@@ -223,6 +223,17 @@ describe('request bodies held by slow senders', () => {
       }, SETTLE);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect((await publish(server, owner.token, 'anon-co', 'anon-node', '1.0.0')).status).toBe(201);
+      // the budget is the server's: another server of the same process still reads a body credential
+      const other = await startServer();
+      try {
+        expectError(
+          await call(other.url, 'POST', path, { body: { ...body, personal_access_token: 'nrg_pat_unknown' } }),
+          401,
+          'unauthorized',
+        );
+      } finally {
+        await other.close();
+      }
       held.release();
       // their bytes are given back once they are gone (once the server has seen them go): a body credential is read again
       await vi.waitFor(async () => {

@@ -6,8 +6,7 @@ import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NodeVersion } from '../../../src/contract/resources.js';
 import { signUploadUrl } from '../../../src/server/archives/signing.js';
-import { UPLOAD_MEMORY } from '../../../src/server/archives/validate-zip.js';
-import { startServer, type TestServer } from '../../helpers.js';
+import { startServer as startOne, type TestServer } from '../../helpers.js';
 import {
   call,
   client,
@@ -28,8 +27,17 @@ let alice: TestUser;
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-// Every way through the upload route (stored, refused, a lost race) gives back the memory it held for the check and the scan.
-afterEach(() => expect(UPLOAD_MEMORY.held).toBe(0));
+// Every way through the upload route (stored, refused, a lost race) gives back the memory it held for the
+// check and the scan, on every server of the file.
+const started: TestServer[] = [];
+const startServer = async (options: Parameters<typeof startOne>[0] = {}) => {
+  const one = await startOne(options);
+  started.push(one);
+  return one;
+};
+afterEach(() => {
+  for (const one of started) expect(one.server.uploadMemory.held).toBe(0);
+});
 
 beforeAll(async () => {
   server = await startServer({ maxArchive: 64 * 1024, maxUnpacked: 256 * 1024 });
@@ -371,6 +379,21 @@ describe('versions, latest_version and install through the API', () => {
         0,
       ) || sorted.length,
     );
+  });
+
+  it('each server has its own upload memory budget', async () => {
+    const other = await startServer();
+    const budget = server.server.uploadMemory;
+    expect(other.server.uploadMemory.max).toBe(64 * 1024 * 1024);
+    expect(budget.take(budget.max)).toBe(true);
+    try {
+      expect(other.server.uploadMemory.held).toBe(0);
+      expect(other.server.uploadMemory.take(1)).toBe(true);
+      other.server.uploadMemory.give(1);
+    } finally {
+      budget.give(budget.max);
+      await other.close();
+    }
   });
 
   it('a download the client breaks off is not counted', async () => {

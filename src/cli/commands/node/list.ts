@@ -45,7 +45,7 @@ async function myNodes(client: Client): Promise<Node[]> {
 }
 
 async function listNodes(ctx: Ctx, options: Options): Promise<void> {
-  if (options.publisher) checkPublisherId(options.publisher, '--publisher');
+  if (options.publisher) await checkPublisherId(options.publisher, '--publisher');
   const client = await ctx.client({ requireToken: Boolean(options.mine) });
   const nodes = await (options.mine
     ? myNodes(client)

@@ -13,7 +13,7 @@ import { checkVersion } from '../../resolve.js';
  * (`1.0.0`), as pyproject.toml versions do.
  */
 export async function showVersion(ctx: Ctx, nodeId: string, asked: string): Promise<void> {
-  const version = checkVersion(normalizeVersion(asked)?.version ?? asked, '@<version>');
+  const version = await checkVersion(normalizeVersion(asked)?.version ?? asked, '@<version>');
   const client = await ctx.client();
   const found = await client.call(routes.getNodeVersion, { params: { nodeId, version } }).catch((error: unknown) => {
     throw toCliError(error, { 404: `\`nodereg node versions ${nodeId}\` lists its versions` });

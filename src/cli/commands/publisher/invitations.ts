@@ -43,7 +43,7 @@ export function registerInvitations(publisher: Command, ctx: Ctx): void {
       .command('accept <id>')
       .description('accept your invitation to a publisher: you become a member')
       .action(async (id: string) => {
-        checkPublisherId(id, '<id>');
+        await checkPublisherId(id, '<id>');
         const client = await ctx.client({ requireToken: true });
         const member = await client.call(routes.acceptInvitation, { params: { publisherId: id } }).catch((error) => {
           throw toCliError(error, { 404: NO_INVITATION });
@@ -58,7 +58,7 @@ export function registerInvitations(publisher: Command, ctx: Ctx): void {
       .command('decline <id>')
       .description('decline your invitation to a publisher')
       .action(async (id: string) => {
-        checkPublisherId(id, '<id>');
+        await checkPublisherId(id, '<id>');
         const client = await ctx.client({ requireToken: true });
         await client.call(routes.declineInvitation, { params: { publisherId: id } }).catch((error) => {
           throw toCliError(error, { 404: NO_INVITATION });

@@ -35,7 +35,7 @@ export function registerMembers(publisher: Command, ctx: Ctx): void {
       .command('list <id>')
       .description('list the members of a publisher')
       .action(async (id: string) => {
-        checkPublisherId(id, '<id>');
+        await checkPublisherId(id, '<id>');
         const found = await (await ctx.client())
           .call(routes.getPublisher, { params: { publisherId: id } })
           .catch((error) => {
@@ -56,7 +56,7 @@ function registerAdd(members: Command, ctx: Ctx): void {
       )
       .addOption(new Option('--role <role>', 'role').choices(MEMBER_ROLES).default('member'))
       .action(async (id: string, user: string, o: { role: (typeof MEMBER_ROLES)[number] }) => {
-        checkPublisherId(id, '<id>');
+        await checkPublisherId(id, '<id>');
         const body = { user, role: o.role };
         const checked = precheck(addPublisherMember, { body }, { user: '<user>' });
         const client = await ctx.client({ requireToken: true });
@@ -98,7 +98,7 @@ function registerRemove(members: Command, ctx: Ctx): void {
         'remove a member (their id, e-mail or user name) from a publisher, revoking the publisher tokens they created, or withdraw an invitation (never the last owner)',
       )
       .action(async (id: string, user: string) => {
-        checkPublisherId(id, '<id>');
+        await checkPublisherId(id, '<id>');
         precheck(removePublisherMember, { params: { publisherId: id, userId: user } }, { userId: '<user>' });
         const client = await ctx.client({ requireToken: true });
         const me = await client.call(routes.getMe, {}).catch(() => undefined);

@@ -31,7 +31,7 @@ function registerAdd(trust: Command, ctx: Ctx): void {
       .option('--ref <pattern>', 'the git ref the job must run on; * matches anything (refs/tags/v*)')
       .option('--node <nodeId>', 'publish this node only')
       .action(async (id: string, o: AddOptions) => {
-        checkPublisherId(id, '<id>');
+        await checkPublisherId(id, '<id>');
         const client = await ctx.client({ requireToken: true });
         const body = {
           repository: o.repository,
@@ -74,7 +74,7 @@ export function registerTrustCommands(publisher: Command, ctx: Ctx): void {
       .command('list <id>')
       .description("list a publisher's trusted CI workflows")
       .action(async (id: string) => {
-        checkPublisherId(id, '<id>');
+        await checkPublisherId(id, '<id>');
         const client = await ctx.client({ requireToken: true });
         const trusts = await client.call(routes.listTrusts, { params: { publisherId: id } }).catch((error) => {
           throw toCliError(error, ownerOnly(id));
@@ -104,7 +104,7 @@ export function registerTrustCommands(publisher: Command, ctx: Ctx): void {
       .command('remove <id> <trustId>')
       .description('stop trusting a CI workflow; the tokens it was given stop working')
       .action(async (id: string, trustId: string) => {
-        checkPublisherId(id, '<id>');
+        await checkPublisherId(id, '<id>');
         const client = await ctx.client({ requireToken: true });
         await client.call(routes.removeTrust, { params: { publisherId: id, trustId } }).catch((error) => {
           throw toCliError(error, {

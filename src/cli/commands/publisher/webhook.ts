@@ -29,7 +29,7 @@ function registerAdd(webhook: Command, ctx: Ctx): void {
       )
       .addOption(new Option('--events <list>', `the events sent, comma-separated: ${WEBHOOK_EVENTS.join(', ')}`))
       .action(async (id: string, url: string, o: { events?: string }) => {
-        checkPublisherId(id, '<id>');
+        await checkPublisherId(id, '<id>');
         const body = { url, ...(o.events ? { events: parseEvents(o.events) } : {}) };
         const client = await ctx.client({ requireToken: true });
         const added = await client.call(routes.addWebhook, { params: { publisherId: id }, body }).catch((error) => {
@@ -60,7 +60,7 @@ export function registerWebhookCommands(publisher: Command, ctx: Ctx): void {
       .command('list <id>')
       .description("list a publisher's webhooks (never their secrets)")
       .action(async (id: string) => {
-        checkPublisherId(id, '<id>');
+        await checkPublisherId(id, '<id>');
         const client = await ctx.client({ requireToken: true });
         const hooks = await client.call(routes.listWebhooks, { params: { publisherId: id } }).catch((error) => {
           throw toCliError(error, ownerOnly(id));
@@ -81,7 +81,7 @@ export function registerWebhookCommands(publisher: Command, ctx: Ctx): void {
       .command('remove <id> <webhookId>')
       .description('stop sending events to a webhook')
       .action(async (id: string, webhookId: string) => {
-        checkPublisherId(id, '<id>');
+        await checkPublisherId(id, '<id>');
         const client = await ctx.client({ requireToken: true });
         await client.call(routes.removeWebhook, { params: { publisherId: id, webhookId } }).catch((error) => {
           throw toCliError(error, {

@@ -75,7 +75,7 @@ export function registerRevoke(token: Command, ctx: Ctx, { whose }: RevokeParts)
         'revoke a token, named by its id, its prefix or its name as `token list` shows them, or by the token itself: it stops working at once',
       )
       .action(async (named: string, o: Whose) => {
-        if (o.publisher) checkPublisherId(o.publisher, '--publisher');
+        if (o.publisher) await checkPublisherId(o.publisher, '--publisher');
         const client = await ctx.client({ requireToken: true });
         const tokens = await listWhose(client, o).catch((error) => {
           throw toCliError(error, whoseHints(o));

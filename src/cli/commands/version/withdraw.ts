@@ -24,9 +24,9 @@ export function registerWithdraw(version: Command, ctx: Ctx): void {
       .option('--publisher <id>', "the node's publisher (default: the node's own)")
       .option('--yes', 'withdraw without asking (CI, scripts)')
       .action(async (nodeId: string, semver: string, o: { publisher?: string; yes?: boolean }) => {
-        checkNodeId(nodeId);
-        checkVersion(semver);
-        if (o.publisher) checkPublisherId(o.publisher, '--publisher');
+        await checkNodeId(nodeId);
+        await checkVersion(semver);
+        if (o.publisher) await checkPublisherId(o.publisher, '--publisher');
         const client = await ctx.client({ requireToken: true });
         const [publisherId, versions] = await Promise.all([
           nodePublisher(client, nodeId, o.publisher),

@@ -1,5 +1,6 @@
 // A registry in its own process, so a test can measure the server's memory and not its own, or kill it.
-// Started with `node --import tsx child-server.ts DATA_DIR ADMIN_TOKEN [OPTIONS_JSON]`; prints its URL on
+// Runs the built server (dist/, from `npm run build`, which `npm test` runs first), without a TypeScript
+// loader to start. Started with `node child-server.js DATA_DIR ADMIN_TOKEN [OPTIONS_JSON]`; prints its URL on
 // stdout; answers IPC 'memory' with its RSS (now, lifetime peak, and peak since the last ask) and what
 // JavaScript holds after a collection (V8's heap and Buffers), and
 // 'upload-memory' with the bytes its uploads hold of their budget. OPTIONS_JSON adds server options (maxArchive, timeouts…);
@@ -7,11 +8,11 @@
 // IPC {crashAt} (for crash tests) arms a SIGKILL of the process at one step of the next upload:
 // `archive-stored` once the archive file is in place, before the database records it;
 // `archive-recorded` once the database recorded it, before the answer is sent.
-import { createRegistryServer, type RegistryServerOptions } from '../../src/server/index.js';
+import { createRegistryServer } from '../../dist/server/index.js';
 
 const [dataDir, adminToken, extra] = process.argv.slice(2);
 // `"log": true` writes the access log (and any internal error) on stderr.
-const { log, ...options } = (extra ? JSON.parse(extra) : {}) as Partial<RegistryServerOptions> & { log?: boolean };
+const { log, ...options } = extra ? JSON.parse(extra) : {};
 const server = createRegistryServer({
   dataDir,
   adminToken,
@@ -21,7 +22,8 @@ const server = createRegistryServer({
   log: log ? (line) => process.stderr.write(`${line}\n`) : undefined,
 });
 
-let crashAt: string | undefined;
+/** @type {string | undefined} */
+let crashAt;
 const die = () => process.kill(process.pid, 'SIGKILL');
 const commit = server.archives.commit.bind(server.archives);
 server.archives.commit = async (...args) => {
@@ -48,9 +50,9 @@ setInterval(() => {
 }, 5).unref();
 process.on('message', (message) => {
   if (message === 'memory') {
-    global.gc?.();
+    globalThis.gc?.();
     const { rss, heapUsed, external } = process.memoryUsage();
-    process.send!({
+    process.send?.({
       rss,
       maxRss: process.resourceUsage().maxRSS * 1024,
       peak: Math.max(peak, rss),
@@ -58,11 +60,11 @@ process.on('message', (message) => {
     });
     peak = rss;
   }
-  if (message === 'upload-memory') process.send!({ held: server.uploadMemory.held });
+  if (message === 'upload-memory') process.send?.({ held: server.uploadMemory.held });
   if (message === 'close') void server.close().then(() => process.exit(0));
   if (typeof message === 'object' && message !== null && 'crashAt' in message) {
     crashAt = String(message.crashAt);
-    process.send!({ armed: crashAt });
+    process.send?.({ armed: crashAt });
   }
 });
 process.stdout.write(`${url}\n`);
