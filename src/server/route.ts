@@ -306,7 +306,7 @@ export function route<O extends Operation>(
     try {
       return await answer(c, held);
     } catch (error) {
-      reading.all -= held.bytes;
+      deps.bodies.all -= held.bytes;
       held.bytes = 0;
       if (operation.bodyKind === 'json') await dropBody(c);
       throw error;
