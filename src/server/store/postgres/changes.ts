@@ -4,8 +4,9 @@
 // commit order after every notice committed before it), a node's stamp and the tokens generation are
 // answered from memory. A write to a node is announced with the node's stamp after it ('stamp {...}'),
 // kept as told, so a node reviewed again and again is not asked for again; a write that moves more than
-// the rating is announced first as 'node <id>' too, which drops what is kept (a delete only so). When the beats stop (a lost or silent connection) every read asks the database
-// again, and when the LISTEN is made again what was kept is dropped, since notices were missed meanwhile.
+// the rating is announced first as 'node <id>' too, which drops what is kept (a delete only so). When
+// the beats stop (a lost or silent connection) every read asks the database again, and when the LISTEN
+// is made again what was kept is dropped, since notices were missed meanwhile.
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import type { NodeStamp, RegistryStore } from '../registry-store.js';

@@ -13,7 +13,10 @@ interface QueuedReview {
   reject(error: unknown): void;
 }
 
-/** One review, unless the user is a member of the node's publisher; the node's rating follows (triggers reviews_rating_*). */
+/**
+ * One review, unless the user is a member of the node's publisher; the node's rating follows (triggers
+ * reviews_rating_*).
+ */
 function reviewOne(access: SqliteAccess, at: string, { nodeId, userId, star }: QueuedReview): Reviewed {
   const member = access.one(
     'SELECT 1 AS member FROM members WHERE publisher_id = (SELECT publisher_id FROM nodes WHERE id = ?) AND user_id = ?',
