@@ -4,9 +4,15 @@
 // (autocannon, 50 connections, each reviewing as its own user), one after the other in one run. The
 // server's CPU per review is its process's user + system time over the reviews answered.
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { binDir, startPostgres } from '../test/postgres-server.js';
 import { CONNECTIONS, DURATION, measure, ms, row, startServe, workDir } from './lib.js';
+
+// The registry's connections to PostgreSQL: two per core of the machine PostgreSQL runs on (here the same
+// 2 cores), the usual sizing of a pool in front of PostgreSQL. With the default 10, fifty reviewers of one
+// node keep more backends waiting on that node's row lock than the cores can run (bench/results.md).
+const POOL = 2 * availableParallelism();
 
 /** A publisher's node and CONNECTIONS reviewers (none a member); the node's URL and the reviewers' tokens. */
 async function setUp(url, adminToken) {
@@ -56,7 +62,7 @@ export default async function pgWrites() {
     await postgres.handle.admin.unsafe(
       `ALTER DATABASE ${new URL(database).pathname.slice(1)} SET synchronous_commit = off`,
     );
-    const args = ['--database', database, '--storage', join(dir, 'archives')];
+    const args = ['--database', database, '--storage', join(dir, 'archives'), '--pg-pool', String(POOL)];
     const server = await startServe({ dataDir: join(dir, 'pg'), adminToken, args });
     try {
       pg = await both(server, adminToken);
@@ -97,7 +103,7 @@ export default async function pgWrites() {
     ],
     notes: [
       `pg-writes: server CPU per GET /nodes/{id}: PostgreSQL ${cpu(pg.get)}, SQLite ${cpu(sqlite.get)}`,
-      `pg-writes: autocannon, ${CONNECTIONS} connections for ${DURATION} s after 2 s of warm-up, SQLite's server then PostgreSQL's; PostgreSQL 15 with fsync=off and synchronous_commit=off, on the same 2 cores as the server and the load generator; CPU per request is the server process's only (PostgreSQL's own is not counted)`,
+      `pg-writes: autocannon, ${CONNECTIONS} connections for ${DURATION} s after 2 s of warm-up, SQLite's server then PostgreSQL's; PostgreSQL 15 with fsync=off and synchronous_commit=off, the registry's pool at ${POOL} connections (\`--pg-pool\`, 2 per core), on the same 2 cores as the server and the load generator; CPU per request is the server process's only (PostgreSQL's own is not counted)`,
     ],
   };
 }
