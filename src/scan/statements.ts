@@ -62,22 +62,27 @@ function stringEnd(text: string, at: number, prefix: string): number {
 
 /**
  * After the `}` closing the f-string field at `at` of a string quoted with `quote`, or -1 (see
- * stringEnd). A string in the field quoted otherwise is read as one; the same quote is not followed.
+ * stringEnd). A string in the field quoted otherwise is read as one; the same quote is not followed,
+ * neither inside such a string (older Pythons end the f-string there) nor after the field's `:` or `!`
+ * (in a format spec a quote is a plain character to Python).
  */
 function fieldEnd(text: string, at: number, quote: number): number {
   let depth = 0;
+  let spec = false;
   for (let i = at; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === quote || c === HASH || c === BACKSLASH || c === NEWLINE) return -1;
     if (isQuote(c)) {
+      if (spec) return -1;
       let p = i;
       while (p > at && isWordCode(text.charCodeAt(p - 1))) p--;
       const prefix = text.slice(p, i);
       const end = stringEnd(text, i, PREFIX.test(prefix) ? prefix : '');
-      if (end < 0) return -1;
+      if (end < 0 || text.slice(i, end).includes(String.fromCharCode(quote))) return -1;
       i = end - 1;
     } else if (c === 123) depth++;
     else if (c === 125 && --depth === 0) return i + 1;
+    else if (depth === 1 && (c === 58 || c === 33)) spec = true; // `:` or `!`, or one inside brackets: read as a spec
   }
   return -1;
 }

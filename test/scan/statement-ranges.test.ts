@@ -65,6 +65,19 @@ describe('top-level statements told from the text', () => {
     expect(statementStarts("s = 'open\ny = 2\n")).toBeUndefined();
   });
 
+  it('gives no starts where an f-string field holds a quote Python reads otherwise: in a format spec, or the outer quote inside a string', () => {
+    for (const field of [`f"{a:'}"`, `f"{a!r:'}"`, `f"{a[1:2] + 'x'}"`, `f'{"a'b"}'`])
+      expect(statementStarts(`x = ${field}\ny = 1\n`), field).toBeUndefined();
+  });
+
+  it('a payload hidden behind a quote in a format spec is still found (the file is parsed whole)', () => {
+    const pad = Array.from({ length: 12 }, (_, i) => `pad${i} = ${i}`).join('\n');
+    const text = `import torch\nx = 0 and f"{a:'}" + """'}"\n"""\nmodel = torch.load(input())  # """\n${pad}\n`;
+    const findings = scanner.scanText('a.py', text).map((f) => `${f.rule}:${f.line}`);
+    expect(findings).toEqual(['unsafe-deserialization:4']);
+    expect(findings).toEqual(whole(text).map((f) => `${f.rule}:${f.line}`));
+  });
+
   it('a file naming torch once is parsed in that statement alone, and found there', () => {
     const text = `import os\n${'def f(a):\n    return a\n\n'.repeat(50)}model = torch.load(path)\n${'x = 1\n'.repeat(100)}`;
     const at = text.indexOf('model');
