@@ -27,6 +27,7 @@ async function reviewedServer(reviewers: number): Promise<{
   sql: postgres.Sql;
   owner: TestUser;
   users: TestUser[];
+  url: string;
 }> {
   const url = await (await postgresServer!).migratedDatabase();
   const proxy = await countingProxy(url);
@@ -44,7 +45,7 @@ async function reviewedServer(reviewers: number): Promise<{
   expect((await publish(server, owner.token, 'acme', 'rated', '1.0.0')).status).toBe(201);
   const users: TestUser[] = [];
   for (let i = 0; i < reviewers; i++) users.push(await createUser(server, `reviewer${i}`));
-  return { server, proxy, sql, owner, users };
+  return { server, proxy, sql, owner, users, url };
 }
 
 const review = (server: TestServer, user: TestUser, star: number) =>
@@ -89,5 +90,28 @@ describe.skipIf(!postgresServer)('reviews over HTTP on PostgreSQL', () => {
       await sql`SELECT avg(star)::float8 AS mean, count(*)::int AS count FROM reviews WHERE node_id = 'rated'`;
     expect(rows.count).toBe(users.length);
     expect((await call(server.url, 'GET', '/nodes/rated')).body.rating).toBeCloseTo(rows.mean, 12);
+  });
+
+  it('a review says its transaction changed the rating only when its change notice names it, also for a double submit', async () => {
+    const { url, users } = await reviewedServer(1);
+    const [reviewer] = users;
+    const told = new Set<string>();
+    const listener = postgres(url, { max: 1, onnotice: () => {} });
+    closers.push(() => listener.end());
+    await listener.listen('nodereg_changes', (payload) => {
+      if (payload.startsWith('stamp ')) told.add(JSON.parse(payload.slice(6)).transaction);
+    });
+    const pool = postgres(url, { max: 8, onnotice: () => {} });
+    closers.push(() => pool.end());
+    const rate = (star: number) =>
+      pool`SELECT changed_by FROM rate_node('rated', ${reviewer.id}, ${star}, ${new Date().toISOString()})`;
+    // the same first review sent 8 times at once, then the same again, then another star
+    const changers: string[] = [];
+    for (const star of [4, 4, 2]) {
+      const replies = await Promise.all(Array.from({ length: 8 }, () => rate(star)));
+      for (const [row] of replies) if (row.changed_by !== null) changers.push(row.changed_by);
+    }
+    expect(changers.length, 'the first review and the change of star').toBeGreaterThanOrEqual(2);
+    await eventually(() => changers.every((id) => told.has(id)) || undefined, 'a notice for each change');
   });
 });

@@ -445,7 +445,7 @@ RETURNS TABLE (id text, publisher_id text, status text, created_at text, generat
   member boolean, changed_by text)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
-DECLARE owner text; before integer; changer text;
+DECLARE owner text; changer text;
 BEGIN
   SELECT n.publisher_id INTO owner FROM nodes n WHERE n.id = reviewed;
   IF NOT FOUND THEN RETURN; END IF;
@@ -454,10 +454,12 @@ BEGIN
       FROM nodes n WHERE n.id = reviewed;
     RETURN;
   END IF;
-  SELECT r.star INTO before FROM reviews r WHERE r.node_id = reviewed AND r.user_id = reviewer;
   INSERT INTO reviews (node_id, user_id, star, created_at, updated_at) VALUES (reviewed, reviewer, stars, stamp, stamp)
     ON CONFLICT (node_id, user_id) DO UPDATE SET star = excluded.star, updated_at = excluded.updated_at;
-  IF before IS DISTINCT FROM stars THEN changer := txid_current()::text; END IF;
+  -- this transaction wrote the node's row (its rating moved), so its change notice will name it
+  IF EXISTS (SELECT 1 FROM nodes n WHERE n.id = reviewed AND n.xmin = xid(pg_current_xact_id())) THEN
+    changer := txid_current()::text;
+  END IF;
   RETURN QUERY SELECT n.id, n.publisher_id, n.status, n.created_at, n.generation, n.rating, false, changer
     FROM nodes n WHERE n.id = reviewed;
 END $$;

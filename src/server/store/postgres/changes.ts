@@ -65,8 +65,10 @@ export async function heardChanges(
   let heardAt = Number.NEGATIVE_INFINITY;
   // Moves with every notice and every drop: a read that saw it move while it ran keeps nothing.
   let notices = 0;
+  let drops = 0;
   const drop = () => {
     notices++;
+    drops++;
     stamps.clear();
     tokens = undefined;
   };
@@ -107,11 +109,14 @@ export async function heardChanges(
       return generation;
     },
     async review(nodeId, userId, star) {
+      const dropsBefore = drops;
       const reviewed = await store.review(nodeId, userId, star);
       // The review's own notice comes after every notice committed before it: until it is heard, its
-      // stamp is the newest this instance knows, and this instance's next read shows its rating.
-      if (reviewed.node && reviewed.changedBy !== undefined && fresh() && !memory.wasTold(reviewed.changedBy))
-        memory.keep(reviewed.node);
+      // stamp is the newest this instance knows, and this instance's next read shows its rating. A
+      // listener lost meanwhile may have missed newer notices: then nothing is kept.
+      if (reviewed.refused) return reviewed;
+      const { node, changedBy } = reviewed;
+      if (changedBy !== undefined && fresh() && drops === dropsBefore && !memory.wasTold(changedBy)) memory.keep(node);
       return reviewed;
     },
     async close() {
