@@ -49,6 +49,7 @@ export function deliveryLookup(allowPrivate: boolean, resolve: LookupFunction = 
     resolve(hostname, { ...options, all: true }, (error, answers) => {
       if (error) return callback(error, '', 4);
       const addresses = answers as unknown as LookupAddress[];
+      if (addresses.length === 0) return callback(new Error(`${hostname} does not resolve`), '', 4);
       const inside = addresses.find((a) => internal(a.address));
       if (inside)
         return callback(
