@@ -13,7 +13,9 @@ import { runCli, tempDir } from '../helpers.js';
 import { openDatabase } from '../../src/server/store/db.js';
 import { migrations } from '../../src/server/store/migrations.js';
 import { runInProcess } from '../cli/in-process.js';
-import { serve } from './serve-helper.js';
+import { useServe } from './serve-helper.js';
+
+const serve = useServe();
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
