@@ -36,6 +36,7 @@ const SHARED_PROCESS_DIRS = [
   'incumbent',
   'manage',
   'postgres',
+  'proxy',
   'mirror',
   'publish',
   'scan',
