@@ -38,6 +38,7 @@ const SHARED_PROCESS_DIRS = [
   'postgres',
   'proxy',
   'mirror',
+  'package',
   'publish',
   'scan',
   'server',
