@@ -73,7 +73,7 @@ const bundled = await build({
 
 /**
  * Every file of the bundle is written as CommonJS: a process whose modules are all CommonJS never
- * starts Node's ES module loader, which costs a command's start more than the modules it loads.
+ * starts Node's ES module loader, and a CommonJS file costs less to load than an ES module.
  * esbuild splits code only into ES modules, so each file it wrote is turned into a CommonJS module
  * that requires the chunks it imported (a command's chunks are still loaded only when it runs).
  */
