@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isPublisherId, PUBLISHER_ID } from '../../src/contract/limits.js';
 import { checkArgument, nodeWritable } from '../../src/contract/arguments.js';
+import { fieldErrors } from '../../src/contract/errors.js';
 import { checkRequest } from '../../src/contract/requests.js';
 import {
   NODE_WRITABLE_FIELDS,
@@ -292,7 +293,20 @@ describe('what the manifest reads without zod', () => {
 });
 
 describe('the generated checks of the ids and versions commands take as arguments', () => {
-  it('accept exactly what the contract’s rule accepts, and output what it outputs', () => {
+  it('word a refusal as the server words the same field: the rule’s own message, or the error map’s', () => {
+    const refused = (rule: 'NodeId' | 'PublisherId' | 'Semver', value: string) => {
+      const checked = checkArgument(rule, value);
+      return 'refusal' in checked ? checked.refusal : undefined;
+    };
+    expect(refused('NodeId', 'CON')).toEqual({ path: '(root)', message: expect.stringMatching(/^is reserved, /) });
+    expect(refused('NodeId', '')).toEqual({ path: '(root)', message: 'must not be empty' });
+    expect(refused('NodeId', 'x'.repeat(101))?.message).toBe('must be at most 100 characters long');
+    expect(refused('PublisherId', 'A')?.message).toBe(PUBLISHER_ID.message);
+    expect(refused('Semver', '1.0.0.0')?.message).toMatch(/^must be a version such as 1\.2\.3/);
+    expect(refused('Semver', 'v2')).toBeUndefined();
+  });
+
+  it('accept exactly what the contract’s rule accepts, output what it outputs, and refuse in its words', () => {
     const rules = [
       ['NodeId', nodeId],
       ['PublisherId', publisherId],
@@ -310,7 +324,7 @@ describe('the generated checks of the ids and versions commands take as argument
           for (const [id, rule] of rules) {
             const parsed = rule.safeParse(value);
             expect(checkArgument(id, value), `${id} ${JSON.stringify(value)}`).toEqual(
-              parsed.success ? parsed.data : undefined,
+              parsed.success ? { value: parsed.data } : { refusal: fieldErrors(parsed.error.issues)[0] },
             );
           }
         },
