@@ -238,6 +238,9 @@ function nodeWritableList({ resources }) {
   };
 }
 
+/** The node fields `init` checks, by the name of their generated check. */
+const INIT_FIELDS = { NodeName: 'name', NodeDescription: 'description', NodeTags: 'tags', NodeIcon: 'icon' };
+
 /**
  * `contract`: zod (`toJSONSchema` and its classes), the contract's resources, `namedRules` of fields.ts,
  * and rules.ts (its functions are what the keywords call). Writes two modules: requests.js (the publish
@@ -250,7 +253,15 @@ export function writeRequestChecks(contract, out) {
     requests: checksModule(contract, { PublishBody: resources.PublishBody }),
     arguments: checksModule(
       contract,
-      { NodeId: resources.nodeId, PublisherId: resources.publisherId, Semver: resources.semver },
+      {
+        NodeId: resources.nodeId,
+        PublisherId: resources.publisherId,
+        Semver: resources.semver,
+        // the node fields `init` asks for, as a user types them (a string, never null)
+        ...Object.fromEntries(
+          Object.entries(INIT_FIELDS).map(([id, field]) => [id, resources.NodeWritable.shape[field].unwrap().unwrap()]),
+        ),
+      },
       nodeWritableList(contract),
     ),
   };

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isPublisherId, PUBLISHER_ID } from '../../src/contract/limits.js';
-import { checkArgument, nodeWritable } from '../../src/contract/arguments.js';
+import { checkArgument, checkNodeField, nodeWritable } from '../../src/contract/arguments.js';
 import { fieldErrors } from '../../src/contract/errors.js';
 import { checkRequest } from '../../src/contract/requests.js';
 import {
@@ -331,5 +331,39 @@ describe('the generated checks of the ids and versions commands take as argument
       ),
       { numRuns: 1000, seed: 20261207 },
     );
+  });
+});
+
+describe('the generated checks of the node fields init asks for', () => {
+  it('refuse what NodeWritable’s field refuses, in the words of its first issue', () => {
+    const fields = [
+      ['NodeName', 'name'],
+      ['NodeDescription', 'description'],
+      ['NodeIcon', 'icon'],
+    ] as const;
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.constantFrom(...TRICKY), fc.string({ maxLength: 110 })),
+        fc.array(fc.oneof(fc.constantFrom(...TRICKY), fc.string({ maxLength: 70 })), { maxLength: 70 }),
+        (value, tags) => {
+          for (const [rule, field] of fields) {
+            const parsed = NodeWritable.shape[field].safeParse(value);
+            expect(checkNodeField(rule, value), `${rule} ${JSON.stringify(value)}`).toEqual(
+              parsed.success ? undefined : fieldErrors(parsed.error.issues)[0],
+            );
+          }
+          const parsed = NodeWritable.shape.tags.safeParse(tags);
+          expect(checkNodeField('NodeTags', tags), JSON.stringify(tags)).toEqual(
+            parsed.success ? undefined : fieldErrors(parsed.error.issues)[0],
+          );
+        },
+      ),
+      { numRuns: 500, seed: 20261207 },
+    );
+    expect(checkNodeField('NodeIcon', 'example.com/icon.png')?.message).toMatch(/^must be an absolute http/);
+    expect(checkNodeField('NodeTags', ['ok', 't'.repeat(65)])).toEqual({
+      path: '1',
+      message: 'must be at most 64 characters long',
+    });
   });
 });
