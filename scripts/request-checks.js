@@ -43,6 +43,9 @@ function schemaWords(z, schema, json, where) {
       throw new Error(`${where}: no words for the message of its ${check._zod.def.check}`);
     words[keyword] = message;
   }
+  // zod refuses a value of another type as it refuses any value not listed
+  if (schema instanceof z.ZodEnum || schema instanceof z.ZodLiteral)
+    words.type = schema.safeParse(Symbol('none')).error.issues[0].message;
   if (Object.keys(words).length) json['x-words'] = words;
   if (!(schema instanceof z.ZodObject)) return;
   const missing = {};
@@ -51,6 +54,18 @@ function schemaWords(z, schema, json, where) {
     if (!parsed.success) missing[key] = parsed.error.issues[0].message;
   }
   if (Object.keys(missing).length) json['x-missing'] = missing;
+}
+
+/**
+ * `X or null` as `if null, else X` rather than a union: X's refusal is then the check's own (a union
+ * keeps every branch's), and is worded as zod words a nullable field's, by X's rule.
+ */
+function nullOrElse(json) {
+  const [inner, none, ...more] = json.anyOf ?? [];
+  if (none?.type !== 'null' || more.length || Object.keys(none).length !== 1) return;
+  delete json.anyOf;
+  json.if = { type: 'null' };
+  json.else = inner;
 }
 
 /** zod's reading of each schema the conversion meets, written into its JSON Schema (see the module's comment). */
@@ -67,6 +82,7 @@ function zodOverride({ z, namedRules }) {
       json['x-rule'] = meta.rules.map((name, i) => [name, ownMessage(refinements[i])]);
     }
     schemaWords(z, schema, json, where);
+    if (schema instanceof z.ZodNullable) nullOrElse(json);
     const output = { ...json['x-output'] };
     if (schema instanceof z.ZodObject) {
       if (schema.def.catchall) throw new Error(`${where}: only plain objects (unknown keys dropped) have a check`);
@@ -98,13 +114,28 @@ function takeWords(schema, path = '#', words = {}) {
   for (const [key, message] of Object.entries(schema['x-missing'] ?? {})) words[`${path}/required/${key}`] = message;
   delete schema['x-words'];
   delete schema['x-missing'];
-  for (const keyword of ['properties', 'definitions', 'patternProperties'])
+  for (const keyword of ['properties', 'patternProperties'])
     for (const [key, inner] of Object.entries(schema[keyword] ?? {}))
       takeWords(inner, `${path}/${keyword}/${fragment(key)}`, words);
   for (const keyword of ['anyOf', 'allOf', 'oneOf'])
     for (const [i, inner] of (schema[keyword] ?? []).entries()) takeWords(inner, `${path}/${keyword}/${i}`, words);
-  for (const keyword of ['items', 'additionalProperties', 'not', 'propertyNames'])
+  for (const keyword of ['items', 'additionalProperties', 'not', 'propertyNames', 'if', 'then', 'else'])
     takeWords(schema[keyword], `${path}/${keyword}`, words);
+  return words;
+}
+
+/**
+ * The words of a check: its own, and those of the schemas it refers to, which Ajv checks by functions
+ * of their own whose refusals' schemaPaths start at them (`#/maxLength`).
+ */
+function rootWords({ definitions = {}, ...root }) {
+  const words = takeWords(root);
+  for (const [name, definition] of Object.entries(definitions))
+    for (const [path, message] of Object.entries(takeWords(definition))) {
+      if (path in words && words[path] !== message)
+        throw new Error(`request check: ${name} words ${path} otherwise than another schema does`);
+      words[path] = message;
+    }
   return words;
 }
 
@@ -183,7 +214,7 @@ function checksModule(contract, requests, extra = { code: [], types: [] }) {
     const { $schema: _draft, definitions, ...request } = json;
     // The request is the property `value` of what is checked, so that its own output replaces it too.
     const root = { $id: id, type: 'object', properties: { value: request }, required: ['value'], definitions };
-    words[id] = takeWords(root);
+    words[id] = rootWords(root);
     ajv.addSchema(root, id);
     names[id] = id;
   }

@@ -32,9 +32,9 @@ function pathOf(instancePath: string): string[] {
     .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
 }
 
-/** The value at `path` below `root`. */
-const valueAt = (root: unknown, path: string[]) =>
-  path.reduce<unknown>((value, key) => (value as Record<string, unknown> | undefined)?.[key], root);
+/** The value at `path` below the checked holder's `value`. */
+const valueAt = (holder: unknown, path: string[]) =>
+  ['value', ...path].reduce<unknown>((value, key) => (value as Record<string, unknown> | undefined)?.[key], holder);
 
 /** The zod issue a refusal of a JSON Schema keyword is, for the error map to word it. */
 function issueOf(error: CheckError, input: unknown): Issue | undefined {
@@ -45,7 +45,9 @@ function issueOf(error: CheckError, input: unknown): Issue | undefined {
   switch (keyword) {
     case 'type': {
       const type = String(params.type).split(',')[0]!;
-      return { code: 'invalid_type', expected: (EXPECTED[type] ?? type) as 'string', input };
+      // zod expects a whole number of a number only: of anything else, a number
+      const expected = type === 'integer' && typeof input !== 'number' ? 'number' : (EXPECTED[type] ?? type);
+      return { code: 'invalid_type', expected: expected as 'string', input };
     }
     case 'maxLength':
       return size('too_big', 'string');
@@ -100,13 +102,15 @@ function unionRefusal(union: CheckError, errors: CheckError[], root: unknown, wo
 
 /**
  * The field a generated check refused and what is wrong with it, in the server's words. `errors` are
- * the check's (its last one is the refusal: a union's branches come before it); `root` what it checked.
+ * the check's (its last one is the refusal: a union's branches come before it); `root` the holder it checked.
  */
 export function refusal(errors: CheckError[], root: unknown, words: Words): FieldError {
   const error = errors[errors.length - 1]!;
   const path = pathOf(error.instancePath);
   const own = words[error.schemaPath];
   switch (error.keyword) {
+    case 'if': // a nullable field's (`if null, else X`), after X's own refusal
+      return refusal(errors.slice(0, -1), root, words);
     case 'anyOf':
       return unionRefusal(error, errors.slice(0, -1), root, words);
     case 'required': {
@@ -114,6 +118,12 @@ export function refusal(errors: CheckError[], root: unknown, words: Words): Fiel
       const message = words[`${error.schemaPath}/${property}`] ?? issueMessage(issueOf(error, undefined)!);
       return fieldError([...path, property], message ?? 'is required');
     }
+    case 'propertyNames': // after the key's own refusal: zod names the key, and words it as a key refused
+      return fieldError(
+        [...path, String(error.params.propertyName)],
+        issueMessage({ code: 'invalid_key', origin: 'record', issues: [], input: undefined } as Issue) ??
+          'has a key that is not accepted',
+      );
     case 'x-rule':
       return fieldError(path, String(error.params.message));
     case 'x-output': {

@@ -7,7 +7,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isPublisherId, PUBLISHER_ID } from '../../src/contract/limits.js';
 import { checkArgument, checkNodeField, nodeWritable } from '../../src/contract/arguments.js';
+import { refusal } from '../../src/contract/check-words.js';
 import { fieldErrors } from '../../src/contract/errors.js';
+import * as generated from '../../src/contract/generated/requests.js';
 import { checkRequest } from '../../src/contract/requests.js';
 import {
   NODE_WRITABLE_FIELDS,
@@ -213,7 +215,7 @@ const body = fc.record(
 ) as fc.Arbitrary<Json>;
 
 describe('the generated check of a publish request', () => {
-  it('accepts exactly what zod accepts, and outputs what zod outputs, keys in the same order', () => {
+  it('accepts exactly what zod accepts, outputs what zod outputs (keys in the same order), and words a refusal as zod', () => {
     let accepted = 0;
     let refused = 0;
     fc.assert(
@@ -223,7 +225,16 @@ describe('the generated check of a publish request', () => {
         const parsed = PublishBody.safeParse(structuredClone(request));
         expect(JSON.stringify(request), 'the request is left as it is').toBe(before);
         expect(checked !== undefined, before).toBe(parsed.success);
-        if (!parsed.success) return void refused++;
+        if (!parsed.success) {
+          refused++;
+          // its refusal, worded by check-words.ts, is zod's first issue as the server words it
+          const holder = { value: structuredClone(request) };
+          expect(generated.PublishBody(holder), before).toBe(false);
+          expect(refusal(generated.PublishBody.errors ?? [], holder, generated.words.PublishBody), before).toEqual(
+            fieldErrors(parsed.error.issues)[0],
+          );
+          return;
+        }
         accepted++;
         expect(checked, before).toEqual(parsed.data);
         expect(JSON.stringify(checked), before).toBe(JSON.stringify(parsed.data));
