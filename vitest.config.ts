@@ -24,9 +24,10 @@ const last = ['test/postgres/ban-race.test.ts', 'test/server/uploads/attacks.tes
 // once per file. Every server owns its budgets (JSON bodies, upload memory), and test/postgres.ts and
 // test/s3.ts start anew for each file. A file whose source touches what outlives it in that process runs
 // in a fresh process of its own instead: the environment, the working dir, process listeners or signals,
-// vi's mocks and timers (vi.waitFor only polls), the process's memory figures, or serve-helper.ts (whose
-// afterEach, registered once per process, kills the spawned servers). The other folders stay one process
-// per file until their files have been run together.
+// vi's mocks and timers (vi.waitFor only polls), or the process's memory figures. A helper that keeps
+// state per file registers its hooks when the file calls it (useServe() of serve-helper.ts), since a
+// module loads once per worker. The other folders stay one process per file until their files have been
+// run together.
 const SHARED_PROCESS_DIRS = [
   'accounts',
   'backup',
@@ -37,7 +38,9 @@ const SHARED_PROCESS_DIRS = [
   'incumbent',
   'manage',
   'postgres',
+  'proxy',
   'mirror',
+  'package',
   'publish',
   'scan',
   'server',
@@ -46,7 +49,7 @@ const SHARED_PROCESS_DIRS = [
   'web',
 ];
 const PROCESS_STATE =
-  /process\.env(\.\w+|\[[^\]]+\])\s*(=[^=]|\?\?=|\|\|=)|delete process\.env|Object\.assign\(process\.env|\bvi\.(?!waitFor\b)\w+\(|process\.(chdir|emit|on|once|off|removeListener|addListener|prependListener|listeners|exitCode|umask|setMaxListeners)\b|(globalThis|global)\.\w+\s*=[^=]|memoryUsage|cpuUsage|resourceUsage|setGlobalDispatcher|process\.std(out|err)\.write\s*=|from '[./]*(server\/serve-helper|serve-helper)\.js'/;
+  /process\.env(\.\w+|\[[^\]]+\])\s*(=[^=]|\?\?=|\|\|=)|delete process\.env|Object\.assign\(process\.env|\bvi\.(?!waitFor\b)\w+\(|process\.(chdir|emit|on|once|off|removeListener|addListener|prependListener|listeners|exitCode|umask|setMaxListeners)\b|(globalThis|global)\.\w+\s*=[^=]|memoryUsage|cpuUsage|resourceUsage|setGlobalDispatcher|process\.std(out|err)\.write\s*=/;
 const sharedProcess = readdirSync('test', { recursive: true, encoding: 'utf8' })
   .map((file) => `test/${file.split('\\').join('/')}`)
   .filter(

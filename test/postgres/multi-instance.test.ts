@@ -14,9 +14,11 @@ import { tempDir, type TestServer } from '../helpers.js';
 import { testPostgres } from '../postgres.js';
 import { testS3 } from '../s3.js';
 import { call, createPublisher, createUser, makeZip, publish, uploadTo } from '../server/fixtures.js';
-import { serve, type Served } from '../server/serve-helper.js';
+import { useServe, type Served } from '../server/serve-helper.js';
 import { eventually, startStandIn } from '../proxy/stand-ins.js';
 import { CALLBACK_HEADERS } from '../../src/contract/limits.js';
+
+const serve = useServe();
 
 const postgresServer = testPostgres();
 // Instances start on a copy of a migrated database, but where their own migrating (alone, or two at the

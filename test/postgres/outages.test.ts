@@ -28,7 +28,9 @@ import {
   publishAndUpload,
   uploadTo,
 } from '../server/fixtures.js';
-import { serve, type Served } from '../server/serve-helper.js';
+import { useServe, type Served } from '../server/serve-helper.js';
+
+const serve = useServe();
 
 const postgresServer = testPostgres({ own: true }); // its own: a test freezes it
 // Each instance starts on a copy of a migrated database: its migrations are not what this file holds to.
