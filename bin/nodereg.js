@@ -3,11 +3,10 @@
 'use strict';
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
-const { pathToFileURL } = require('node:url');
 
 const main = join(__dirname, '../dist/cli/main.js');
 if (existsSync(main)) {
-  import(pathToFileURL(main).href);
+  require(main);
 } else {
   process.stderr.write(
     'error: nodereg is not built yet: dist/cli/main.js is missing\nhint: run `npm ci` in the checkout (it installs and builds), or `npm run build` after changing the code\n',

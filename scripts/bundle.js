@@ -1,10 +1,10 @@
 // `npm run build`: bundles the CLI with esbuild into dist/ (tsc only type-checks). Code splitting keeps
 // each command, the server, the packer and the prompts in lazy chunks, so a command loads only the
 // code it runs: one file read per chunk instead of hundreds of module files resolved one by one.
-import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { build, transform } from 'esbuild';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
@@ -31,7 +31,7 @@ const childProcessOnUse = {
 };
 rmSync(dist, { recursive: true, force: true });
 
-await build({
+const bundled = await build({
   absWorkingDir: root,
   // The CLI, the packer's deflate worker, the scan worker, and the modules that the benchmarks and the memory tests
   // load on their own; each keeps its path under dist/ (dist/cli/main.js is what bin/nodereg.js runs, the one
@@ -65,14 +65,43 @@ await build({
   target: 'node20.19',
   // A native addon loads files next to its own package: it stays in node_modules (only `serve` needs it).
   external: ['better-sqlite3'],
-  // CommonJS packages inside an ESM bundle call require() for Node's built-ins.
-  banner: {
-    js: "import { createRequire as __nodereg_createRequire } from 'node:module'; const require = __nodereg_createRequire(import.meta.url);",
-  },
   legalComments: 'none',
   plugins: [childProcessOnUse],
   logLevel: 'warning',
+  write: false,
 });
+
+/**
+ * Every file of the bundle is written as CommonJS: a process whose modules are all CommonJS never
+ * starts Node's ES module loader, and a CommonJS file costs less to load than an ES module.
+ * esbuild splits code only into ES modules, so each file it wrote is turned into a CommonJS module
+ * that requires the chunks it imported (a command's chunks are still loaded only when it runs).
+ */
+async function asCommonJs(file) {
+  // esbuild heads each module it bundled with a `// path` line; a `//!` comment is one that the second step keeps
+  const code = file.text.replace(/^\/\/ (\S+\.[cm]?[jt]sx?)$/gm, '//! $1');
+  const usesOwnUrl = code.includes('import.meta.url');
+  const converted = await transform(code, {
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20.19',
+    // import() becomes a require() run when the import() would have run, so that no command starts Node's ES
+    // module loader; except in a library that declares a `require` of its own (web-tree-sitter picks its
+    // platform at run time), where a require() put in would call that one
+    supported: { 'dynamic-import': /\b(?:var|let|const) require\b/.test(code) },
+    define: usesOwnUrl ? { 'import.meta.url': '__nodereg_file_url' } : undefined,
+    banner: usesOwnUrl ? "const __nodereg_file_url = require('node:url').pathToFileURL(__filename).href;" : undefined,
+    legalComments: 'inline',
+    logLevel: 'warning',
+  });
+  return converted.code;
+}
+for (const file of bundled.outputFiles) {
+  mkdirSync(dirname(file.path), { recursive: true });
+  writeFileSync(file.path, file.path.endsWith('.js') ? await asCommonJs(file) : file.contents);
+}
+// the project's package.json makes .js files ES modules; the bundle's are CommonJS
+writeFileSync(resolve(dist, 'package.json'), '{ "type": "commonjs" }\n');
 
 // The scanner's WebAssembly files, beside the bundle (src/scan/scanner.ts looks in dist/wasm first), so that
 // publish and scan run from a packed tarball with Node alone (the README's CI recipe).

@@ -136,8 +136,8 @@ const runJob = (job: ScanJob): Promise<PartialReport | Extraction> =>
       : scanFilesHere(job.files, job.options, job.next, job.until, { all: job.all, keep: job.keep });
 
 if (workerData) {
-  // one job, given at start (the CLI's workers)
-  parentPort!.postMessage(await runJob(workerData as ScanJob));
+  // one job, given at start (the CLI's workers); a failure ends the worker with its error, as a throw would
+  void runJob(workerData as ScanJob).then((report) => parentPort!.postMessage(report));
 } else {
   // a kept worker (the registry's): one job per message, one at a time
   parentPort!.on('message', (job: ScanJob) => {

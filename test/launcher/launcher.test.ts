@@ -31,7 +31,7 @@ describe('what the launcher loads', () => {
       const result = await runCli(args, { env: { NODE_OPTIONS: `--require=${hook}` } });
       expect(result.code).toBe(0);
       const loaded = readFileSync(log, 'utf8').split('\n');
-      expect(loaded).toContain('NativeModule internal/modules/esm/loader'); // the record holds the run's modules
+      expect(loaded).toContain('NativeModule internal/modules/cjs/loader'); // the record holds the run's modules
       expect(loaded).not.toContain('NativeModule child_process');
     },
   );

@@ -1,7 +1,7 @@
 // A valid `nodereg publish` loads neither zod nor a schema module of the contract (issue 15): the
 // manifest is checked with the generated request checks, and every request goes through the generated
 // routes. The built binary runs with hooks that record each file Node loads; the bundle's chunks keep
-// esbuild's `// path` line above each module they hold, so what a run loaded says what it carries. A
+// a `//! path` line above each module they hold, so what a run loaded says what it carries. A
 // manifest with a problem must load zod, which words it: that run proves the record can fail.
 // `node show ID` is held to the same: its id is checked by a generated check, zod words a bad one.
 import { randomBytes } from 'node:crypto';
@@ -55,7 +55,7 @@ async function recorded(args: string[]) {
   const modules = files.flatMap((file) =>
     [
       ...readFileSync(join(root, 'dist', file), 'utf8').matchAll(
-        /^\/\/ (?:\.\.\/)*(?:[\w.-]+\/)*?((?:node_modules|src)\/\S+)$/gm,
+        /^\/\/! (?:\.\.\/)*(?:[\w.-]+\/)*?((?:node_modules|src)\/\S+)$/gm,
       ),
     ].map((m) => m[1]),
   );
