@@ -1,30 +1,33 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Files that bound memory or held bodies, or time PostgreSQL outages and races: run one at a time after
-// the others, so no other test file takes their CPU. The rest run two at a time (2 cores). Latency
-// bounds are not tests: bench/latency.js holds them.
+// Files that bound memory or held bodies, or time PostgreSQL outages: run after the others, two at a time
+// (2 cores), so that no third file takes their CPU. Each bounds the memory of its own process (a child
+// server, or its own worker), which the file beside it does not move. Latency bounds are not tests:
+// bench/latency.js holds them.
 const alone = [
   'test/postgres/outages.test.ts',
   'test/storage/s3.test.ts',
   'test/server/uploads/streamed-upload.test.ts',
   'test/package/pack-memory.test.ts',
-  'test/postgres/ban-race.test.ts',
   'test/server/http/hostile-input.test.ts',
   'test/server/http/hostile-routes.test.ts',
-  'test/server/uploads/attacks.test.ts',
   'test/server/uploads/memory-budget.test.ts',
   'test/server/memory.test.ts',
 ];
+// Files whose server clocks are short beside the CPU they ask (a 1.5 s headers timeout of uploads that
+// trickle in; two instances racing for PostgreSQL locks under its 5 s deadline): last, one at a time.
+const last = ['test/postgres/ban-race.test.ts', 'test/server/uploads/attacks.test.ts'];
 
 // The files of these folders share their worker process with the files run before them in it (isolate:
 // false): the server, the contract and the CLI are then loaded, compiled and warmed once per worker, not
 // once per file. Every server owns its budgets (JSON bodies, upload memory), and test/postgres.ts and
 // test/s3.ts start anew for each file. A file whose source touches what outlives it in that process runs
 // in a fresh process of its own instead: the environment, the working dir, process listeners or signals,
-// vi's mocks and timers (vi.waitFor only polls), the process's memory figures, or serve-helper.ts (whose
-// afterEach, registered once per process, kills the spawned servers). The other folders stay one process
-// per file until their files have been run together.
+// vi's mocks and timers (vi.waitFor only polls), or the process's memory figures. A helper that keeps
+// state per file registers its hooks when the file calls it (useServe() of serve-helper.ts), since a
+// module loads once per worker. The other folders stay one process per file until their files have been
+// run together.
 const SHARED_PROCESS_DIRS = [
   'accounts',
   'backup',
@@ -35,7 +38,9 @@ const SHARED_PROCESS_DIRS = [
   'incumbent',
   'manage',
   'postgres',
+  'proxy',
   'mirror',
+  'package',
   'publish',
   'scan',
   'server',
@@ -44,7 +49,7 @@ const SHARED_PROCESS_DIRS = [
   'web',
 ];
 const PROCESS_STATE =
-  /process\.env(\.\w+|\[[^\]]+\])\s*(=[^=]|\?\?=|\|\|=)|delete process\.env|Object\.assign\(process\.env|\bvi\.(?!waitFor\b)\w+\(|process\.(chdir|emit|on|once|off|removeListener|addListener|prependListener|listeners|exitCode|umask|setMaxListeners)\b|(globalThis|global)\.\w+\s*=[^=]|memoryUsage|cpuUsage|resourceUsage|setGlobalDispatcher|process\.std(out|err)\.write\s*=|from '[./]*(server\/serve-helper|serve-helper)\.js'/;
+  /process\.env(\.\w+|\[[^\]]+\])\s*(=[^=]|\?\?=|\|\|=)|delete process\.env|Object\.assign\(process\.env|\bvi\.(?!waitFor\b)\w+\(|process\.(chdir|emit|on|once|off|removeListener|addListener|prependListener|listeners|exitCode|umask|setMaxListeners)\b|(globalThis|global)\.\w+\s*=[^=]|memoryUsage|cpuUsage|resourceUsage|setGlobalDispatcher|process\.std(out|err)\.write\s*=/;
 const sharedProcess = readdirSync('test', { recursive: true, encoding: 'utf8' })
   .map((file) => `test/${file.split('\\').join('/')}`)
   .filter(
@@ -52,6 +57,7 @@ const sharedProcess = readdirSync('test', { recursive: true, encoding: 'utf8' })
       file.endsWith('.test.ts') &&
       SHARED_PROCESS_DIRS.some((dir) => file.startsWith(`test/${dir}/`)) &&
       !alone.includes(file) &&
+      !last.includes(file) &&
       !PROCESS_STATE.test(readFileSync(file, 'utf8')),
   );
 
@@ -78,12 +84,13 @@ export default defineConfig({
         test: {
           name: 'shared',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...alone, ...sharedProcess],
+          exclude: [...configDefaults.exclude, ...alone, ...last, ...sharedProcess],
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
         },
       },
-      { extends: true, test: { name: 'alone', include: alone, maxWorkers: 1, sequence: { groupOrder: 2 } } },
+      { extends: true, test: { name: 'alone', include: alone, maxWorkers: 2, sequence: { groupOrder: 2 } } },
+      { extends: true, test: { name: 'last', include: last, maxWorkers: 1, sequence: { groupOrder: 3 } } },
     ],
   },
 });

@@ -9,18 +9,80 @@ import { join } from 'node:path';
 import Ajv, { _, stringify } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 
+/** A check's own message, when the schema gives one (`.regex(re, 'must be …')`); undefined for the error map's. */
+function ownMessage(check) {
+  const error = check._zod.def.error;
+  if (!error) return undefined;
+  const said = error({});
+  return typeof said === 'string' ? said : said?.message;
+}
+
+/** The JSON Schema keyword a zod check becomes, for the words a schema gives it. */
+function keywordOf(check, isArray) {
+  const def = check._zod.def;
+  if (def.check === 'min_length') return isArray ? 'minItems' : 'minLength';
+  if (def.check === 'max_length') return isArray ? 'maxItems' : 'maxLength';
+  if (def.check === 'string_format' && def.format === 'regex') return 'pattern';
+  if (def.check === 'greater_than') return def.inclusive ? 'minimum' : 'exclusiveMinimum';
+  if (def.check === 'less_than') return def.inclusive ? 'maximum' : 'exclusiveMaximum';
+  return undefined;
+}
+
+/**
+ * The words a schema gives its own checks, by keyword (`x-words`), and those of a missing property by
+ * name (`x-missing`, as zod's parse of undefined words it): the generated checks word their refusals
+ * with them (check-words.ts), and with the contract's error map for the rest.
+ */
+function schemaWords(z, schema, json, where) {
+  const words = {};
+  for (const check of schema.def.checks ?? []) {
+    const message = check instanceof z.ZodCustom ? undefined : ownMessage(check);
+    if (message === undefined) continue;
+    const keyword = keywordOf(check, schema instanceof z.ZodArray);
+    if (!keyword || keyword in words)
+      throw new Error(`${where}: no words for the message of its ${check._zod.def.check}`);
+    words[keyword] = message;
+  }
+  // zod refuses a value of another type as it refuses any value not listed
+  if (schema instanceof z.ZodEnum || schema instanceof z.ZodLiteral)
+    words.type = schema.safeParse(Symbol('none')).error.issues[0].message;
+  if (Object.keys(words).length) json['x-words'] = words;
+  if (!(schema instanceof z.ZodObject)) return;
+  const missing = {};
+  for (const [key, property] of Object.entries(schema.shape)) {
+    const parsed = property.safeParse(undefined);
+    if (!parsed.success) missing[key] = parsed.error.issues[0].message;
+  }
+  if (Object.keys(missing).length) json['x-missing'] = missing;
+}
+
+/**
+ * `X or null` as `if null, else X` rather than a union: X's refusal is then the check's own (a union
+ * keeps every branch's), and is worded as zod words a nullable field's, by X's rule.
+ */
+function nullOrElse(json) {
+  const [inner, none, ...more] = json.anyOf ?? [];
+  if (none?.type !== 'null' || more.length || Object.keys(none).length !== 1) return;
+  delete json.anyOf;
+  json.if = { type: 'null' };
+  json.else = inner;
+}
+
 /** zod's reading of each schema the conversion meets, written into its JSON Schema (see the module's comment). */
 function zodOverride({ z, namedRules }) {
   return ({ zodSchema: schema, jsonSchema: json, path }) => {
     const where = `request check at ${path.join('.') || '(root)'}`;
     const meta = namedRules.get(schema) ?? {};
-    const refinements = (schema.def.checks ?? []).filter((check) => check instanceof z.ZodCustom).length;
-    if (refinements) {
+    const refinements = (schema.def.checks ?? []).filter((check) => check instanceof z.ZodCustom);
+    if (refinements.length) {
       if (schema instanceof z.ZodPipe) throw new Error(`${where}: a refinement after a transform has no check`);
-      if (meta.rules?.length !== refinements)
+      if (meta.rules?.length !== refinements.length)
         throw new Error(`${where}: a refinement without a name in rules.ts (use \`rule\` of fields.ts)`);
-      json['x-rule'] = meta.rules;
+      // each rule with the message the schema gives it, which words its refusal
+      json['x-rule'] = meta.rules.map((name, i) => [name, ownMessage(refinements[i])]);
     }
+    schemaWords(z, schema, json, where);
+    if (schema instanceof z.ZodNullable) nullOrElse(json);
     const output = { ...json['x-output'] };
     if (schema instanceof z.ZodObject) {
       if (schema.def.catchall) throw new Error(`${where}: only plain objects (unknown keys dropped) have a check`);
@@ -39,6 +101,44 @@ function zodOverride({ z, namedRules }) {
   };
 }
 
+/** A property name as Ajv writes it in an error's schemaPath. */
+const fragment = (key) => encodeURIComponent(key.replaceAll('~', '~0').replaceAll('/', '~1'));
+
+/**
+ * Takes the words `schemaWords` wrote out of a check's JSON Schema, by the schemaPath of the refusal
+ * they word (a missing property's under its object's `required`, then its name).
+ */
+function takeWords(schema, path = '#', words = {}) {
+  if (!schema || typeof schema !== 'object') return words;
+  for (const [keyword, message] of Object.entries(schema['x-words'] ?? {})) words[`${path}/${keyword}`] = message;
+  for (const [key, message] of Object.entries(schema['x-missing'] ?? {})) words[`${path}/required/${key}`] = message;
+  delete schema['x-words'];
+  delete schema['x-missing'];
+  for (const keyword of ['properties', 'patternProperties'])
+    for (const [key, inner] of Object.entries(schema[keyword] ?? {}))
+      takeWords(inner, `${path}/${keyword}/${fragment(key)}`, words);
+  for (const keyword of ['anyOf', 'allOf', 'oneOf'])
+    for (const [i, inner] of (schema[keyword] ?? []).entries()) takeWords(inner, `${path}/${keyword}/${i}`, words);
+  for (const keyword of ['items', 'additionalProperties', 'not', 'propertyNames', 'if', 'then', 'else'])
+    takeWords(schema[keyword], `${path}/${keyword}`, words);
+  return words;
+}
+
+/**
+ * The words of a check: its own, and those of the schemas it refers to, which Ajv checks by functions
+ * of their own whose refusals' schemaPaths start at them (`#/maxLength`).
+ */
+function rootWords({ definitions = {}, ...root }) {
+  const words = takeWords(root);
+  for (const [name, definition] of Object.entries(definitions))
+    for (const [path, message] of Object.entries(takeWords(definition))) {
+      if (path in words && words[path] !== message)
+        throw new Error(`request check: ${name} words ${path} otherwise than another schema does`);
+      words[path] = message;
+    }
+  return words;
+}
+
 /** Ajv with the keywords that call rules.ts by name. */
 function requestAjv(rules) {
   // Ajv as zod reads: lengths in code points (as zod's), patterns without the u flag (as zod's RegExp);
@@ -54,14 +154,22 @@ function requestAjv(rules) {
     validateFormats: false,
     allErrors: false,
     inlineRefs: false,
+    strictNumbers: true, // NaN is not a number, as zod reads it
   });
   const rule = (cxt, name) => cxt.gen.scopeValue('func', { ref: rules.RULES[name], code: _`rules.RULES[${name}]` });
+  // A refusal of these keywords carries its words: the rule's message, or the transform's first issue.
+  const error = {
+    message: '',
+    params: ({ params }) => (params.issue ? _`{issue: ${params.issue}}` : _`{message: ${params.message}}`),
+  };
   ajv.addKeyword({
     keyword: 'x-rule',
     post: true, // after the type's own keywords, as zod refines a value that passed them
     schemaType: 'array',
+    error,
     code(cxt) {
-      for (const name of cxt.schema) cxt.fail(_`!${rule(cxt, name)}(${cxt.data})`);
+      for (const [name, message] of cxt.schema)
+        cxt.gen.if(_`!${rule(cxt, name)}(${cxt.data})`, () => cxt.error(false, { message }));
     },
   });
   ajv.addKeyword({
@@ -69,15 +177,19 @@ function requestAjv(rules) {
     post: true,
     modifying: true,
     schemaType: 'object',
+    error,
     code(cxt) {
       const { gen, it } = cxt;
       if (it.parentData === undefined) throw new Error('x-output at the root: wrap the schema');
       const output = gen.scopeValue('func', { ref: rules.output, code: _`rules.output` });
-      const invalid = gen.scopeValue('func', { ref: rules.INVALID, code: _`rules.INVALID` });
+      const refused = gen.scopeValue('func', { ref: rules.Refused, code: _`rules.Refused` });
       const what = gen.scopeValue('obj', { ref: cxt.schema, code: stringify(cxt.schema) });
       const value = gen.const('value', _`${output}(${cxt.data}, ${what})`);
-      cxt.fail(_`${value} === ${invalid}`);
-      gen.assign(_`${it.parentData}[${it.parentDataProperty}]`, value);
+      gen.if(
+        _`${value} instanceof ${refused}`,
+        () => cxt.error(false, { issue: _`${value}.issues[0]` }),
+        () => gen.assign(_`${it.parentData}[${it.parentDataProperty}]`, value),
+      );
     },
   });
 
@@ -90,6 +202,7 @@ function checksModule(contract, requests, extra = { code: [], types: [] }) {
   const ajv = requestAjv(rules);
   const override = zodOverride(contract);
   const names = {};
+  const words = {};
   for (const [id, schema] of Object.entries(requests)) {
     const json = z.toJSONSchema(schema, {
       io: 'input',
@@ -100,7 +213,9 @@ function checksModule(contract, requests, extra = { code: [], types: [] }) {
     });
     const { $schema: _draft, definitions, ...request } = json;
     // The request is the property `value` of what is checked, so that its own output replaces it too.
-    ajv.addSchema({ $id: id, type: 'object', properties: { value: request }, required: ['value'], definitions }, id);
+    const root = { $id: id, type: 'object', properties: { value: request }, required: ['value'], definitions };
+    words[id] = rootWords(root);
+    ajv.addSchema(root, id);
     names[id] = id;
   }
   // Ajv's standalone code requires its own runtime for the length in code points, even as an ES module:
@@ -113,11 +228,22 @@ function checksModule(contract, requests, extra = { code: [], types: [] }) {
     throw new Error(`request checks: Ajv's code requires ${/require\([^)]*\)/.exec(checks)[0]}`);
   const banner = '// Generated by scripts/request-checks.js from src/contract: do not edit.';
   return {
-    code: [banner, "import * as rules from '../rules.js';", checks, ...extra.code, ''].join('\n'),
+    code: [
+      banner,
+      "import * as rules from '../rules.js';",
+      checks,
+      `export const words = ${JSON.stringify(words, null, 2)};`,
+      ...extra.code,
+      '',
+    ].join('\n'),
     types: [
       banner,
       "import type { RequestCheck } from '../requests.js';",
+      "import type { Words } from '../check-words.js';",
       ...Object.keys(names).map((id) => `export declare const ${id}: RequestCheck;`),
+      `export declare const words: Record<${Object.keys(names)
+        .map((id) => `'${id}'`)
+        .join(' | ')}, Words>;`,
       ...extra.types,
       '',
     ].join('\n'),
@@ -143,6 +269,9 @@ function nodeWritableList({ resources }) {
   };
 }
 
+/** The node fields `init` checks, by the name of their generated check. */
+const INIT_FIELDS = { NodeName: 'name', NodeDescription: 'description', NodeTags: 'tags', NodeIcon: 'icon' };
+
 /**
  * `contract`: zod (`toJSONSchema` and its classes), the contract's resources, `namedRules` of fields.ts,
  * and rules.ts (its functions are what the keywords call). Writes two modules: requests.js (the publish
@@ -155,7 +284,15 @@ export function writeRequestChecks(contract, out) {
     requests: checksModule(contract, { PublishBody: resources.PublishBody }),
     arguments: checksModule(
       contract,
-      { NodeId: resources.nodeId, PublisherId: resources.publisherId, Semver: resources.semver },
+      {
+        NodeId: resources.nodeId,
+        PublisherId: resources.publisherId,
+        Semver: resources.semver,
+        // the node fields `init` asks for, as a user types them (a string, never null)
+        ...Object.fromEntries(
+          Object.entries(INIT_FIELDS).map(([id, field]) => [id, resources.NodeWritable.shape[field].unwrap().unwrap()]),
+        ),
+      },
       nodeWritableList(contract),
     ),
   };

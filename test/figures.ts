@@ -9,6 +9,13 @@ export const SOAK = process.env.NODEREG_SOAK === '1';
 /** `quick` in npm test, `soak` in npm run soak. */
 export const runs = (quick: number, soak: number) => (SOAK ? soak : quick);
 
+/**
+ * The size of a figure's load: `full` (the size its target in bench/latency.js is stated for) when the
+ * figures are collected ($NODEREG_FIGURES: `npm run bench latency`, the soak), `quick` in npm test, where
+ * the test shows only that the server answers under that load.
+ */
+export const figureLoad = (quick: number, full: number) => (process.env.NODEREG_FIGURES ? full : quick);
+
 /** The fast-check seed: fixed in npm test; in the soak NODEREG_SEED or a random one (printed, to replay). */
 export const SEED = SOAK ? Number(process.env.NODEREG_SEED ?? Math.floor(Math.random() * 2 ** 31)) : 20261122;
 

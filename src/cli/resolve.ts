@@ -6,7 +6,7 @@ import { fieldErrors } from '../contract/errors.js';
 import type { Operation } from '../contract/operation.js';
 import { normalizeVersion } from '../contract/version.js';
 import type { NodeVersion } from '../contract/resources.js';
-import { checkArgument } from '../contract/arguments.js';
+import { type ArgumentRule, checkArgument } from '../contract/arguments.js';
 import { notFoundHint } from './commands/node-show.js';
 import { CliError, EXIT, flagForField, invalidInput, toCliError } from './errors.js';
 import { routes } from '../client/routes.js';
@@ -37,21 +37,15 @@ export function precheck<O extends Operation>(
   return checked as CallInput<O>;
 }
 
-/** The rules an id or version given as an argument or flag meets, by the name of its generated check. */
-const RULES = { NodeId: 'nodeId', PublisherId: 'publisherId', Semver: 'semver' } as const;
-
 /**
  * Checks an id or version given as an argument or flag against its wire rule; `name` is how the user
- * wrote it. Resolves to the value as the rule reads it (a version `1.0` as `1.0.0`, as publish does).
- * A valid value is checked by the generated check, without loading zod; zod words a refusal.
+ * wrote it. Returns the value as the rule reads it (a version `1.0` as `1.0.0`, as publish does), or
+ * refuses it in the words the server gives the same field.
  */
-async function checkRule(id: keyof typeof RULES, value: string, name: string): Promise<string> {
-  const read = checkArgument(id, value);
-  if (read !== undefined) return read;
-  const rule = (await import('../contract/resources/fields.js'))[RULES[id]];
-  const result = rule.safeParse(value);
-  if (!result.success) throw invalidInput(`invalid ${name} "${value}": ${result.error.issues[0]?.message}`);
-  return result.data;
+function checkRule(id: ArgumentRule, value: string, name: string): string {
+  const checked = checkArgument(id, value);
+  if ('refusal' in checked) throw invalidInput(`invalid ${name} "${value}": ${checked.refusal.message}`);
+  return checked.value;
 }
 export const checkNodeId = (value: string, name = '<nodeId>') => checkRule('NodeId', value, name);
 export const checkPublisherId = (value: string, name = '<publisherId>') => checkRule('PublisherId', value, name);

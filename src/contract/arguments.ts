@@ -1,16 +1,33 @@
 // How the CLI checks an id or a version given as an argument, free of zod at run time: with checks
 // generated from the contract's rules at build time (scripts/request-checks.js), small enough that
-// `node show ID` loads them and nothing else of the contract's schemas. A value they refuse is worded by zod.
+// `node show ID` loads them and nothing else of the contract's schemas. A refusal is worded as the
+// server words the same field (check-words.ts).
+import { refusal } from './check-words.js';
+import type { FieldError } from './error-body.js';
 import * as generated from './generated/arguments.js';
 
 /** The rules that have a generated check, by the name of their schema in resources/fields.ts. */
 export type ArgumentRule = 'NodeId' | 'PublisherId' | 'Semver';
+/** The node fields `init` asks for, by the name of their generated check: NodeWritable's, given (not null). */
+export type NodeFieldRule = 'NodeName' | 'NodeDescription' | 'NodeTags' | 'NodeIcon';
 
 /** The node fields a member writes, the type of each one's value, whether the spec deprecates it, and its description. */
 export const { nodeWritable } = generated;
 
-/** `value` as the rule reads it (a version `1.0` as `1.0.0`) when the rule accepts it; undefined when it does not. */
-export function checkArgument(rule: ArgumentRule, value: string): string | undefined {
+/**
+ * `value` as the rule reads it (a version `1.0` as `1.0.0`) when the rule accepts it; else the rule's
+ * refusal, in the words the server gives it.
+ */
+export function checkArgument(rule: ArgumentRule, value: string): { value: string } | { refusal: FieldError } {
   const holder = { value };
-  return generated[rule](holder) ? holder.value : undefined;
+  const check = generated[rule];
+  if (check(holder)) return { value: holder.value };
+  return { refusal: refusal(check.errors ?? [], holder, generated.words[rule]) };
+}
+
+/** The refusal of a node field's value by its rule, in the words the server gives it; undefined when it meets the rule. */
+export function checkNodeField(rule: NodeFieldRule, value: string | string[]): FieldError | undefined {
+  const holder = { value };
+  const check = generated[rule];
+  return check(holder) ? undefined : refusal(check.errors ?? [], holder, generated.words[rule]);
 }

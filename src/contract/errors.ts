@@ -100,10 +100,15 @@ export function codeForStatus(status: number): ErrorCode {
  * MAX_FIELD_ERRORS of them: an answer stays small whatever was sent.
  */
 export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ''): FieldError[] {
-  return issues.slice(0, MAX_FIELD_ERRORS).map((issue) => ({
-    path: [prefix, ...issue.path.map((part) => clip(String(part), 64))].filter(Boolean).join('.') || '(root)',
-    message: clip(issue.message, 300),
-  }));
+  return issues.slice(0, MAX_FIELD_ERRORS).map((issue) => fieldError(issue.path, issue.message, prefix));
+}
+
+/** One field's problem as an error body names it: its path from the root (`node.tags.2`), and what is wrong. */
+export function fieldError(path: readonly PropertyKey[], message: string, prefix = ''): FieldError {
+  return {
+    path: [prefix, ...path.map((part) => clip(String(part), 64))].filter(Boolean).join('.') || '(root)',
+    message: clip(message, 300),
+  };
 }
 
 /** Keys and messages may hold what a client sent: shortened, so that an answer stays small. */

@@ -1,10 +1,14 @@
 // How the CLI checks a request it builds, free of zod at run time: with checks generated from the
 // contract's schemas at build time (scripts/request-checks.js). A request they pass is the one zod's
 // parse outputs; for one they refuse, the caller asks zod for the problems in its words.
+import type { CheckError } from './check-words.js';
 import * as generated from './generated/requests.js';
 
-/** A generated check of `{ value: request }`: true when the request meets the schema; `value` becomes its output. */
-export type RequestCheck = (data: unknown) => boolean;
+/**
+ * A generated check of `{ value: request }`: true when the request meets the schema; `value` becomes
+ * its output. When it is false, `errors` holds its refusal (check-words.ts words it).
+ */
+export type RequestCheck = ((data: unknown) => boolean) & { errors?: CheckError[] | null };
 
 /**
  * `request` as the contract's schema `id` outputs it (defaults, transforms, its keys in the schema's

@@ -100,7 +100,7 @@ export interface Output {
   transform?: [TransformName, unknown?];
 }
 
-/** The value a generated check outputs for one it accepted; INVALID when its transform found an issue. */
+/** The value a generated check outputs for one it accepted; Refused when its transform found an issue. */
 export function output(value: unknown, { keys, transform }: Output): unknown {
   let out = value;
   if (keys) {
@@ -109,6 +109,10 @@ export function output(value: unknown, { keys, transform }: Output): unknown {
   }
   if (!transform) return out;
   const result = runTransform(transform[0], out, transform[1]);
-  return result.issues.length ? INVALID : result.value;
+  return result.issues.length ? new Refused(result.issues) : result.value;
 }
-export const INVALID = Symbol('invalid');
+
+/** What `output` gives for a value whose transform found issues: the check refuses it, worded by the first. */
+export class Refused {
+  constructor(readonly issues: TransformIssue[]) {}
+}

@@ -50,12 +50,10 @@ export function requestLog(
     const bindings = c.env as HttpBindings | undefined;
     const socket = bindings?.incoming?.socket;
     const before = socket?.bytesWritten ?? 0;
+    // Set on the Node response, which adds it to whatever answer is written: reading c.res.headers after
+    // the route would make a Headers object of every answer's headers, and copy them out again.
+    bindings?.outgoing?.setHeader('X-Request-Id', id);
     await requestScope.run({ id }, next);
-    try {
-      c.res.headers.set('X-Request-Id', id);
-    } catch {
-      // an answer whose headers are immutable (none of ours): it goes without the id
-    }
     const done = () => {
       const ms = performance.now() - started;
       counted(routeOf(c), c.req.method, c.res.status, ms / 1000);

@@ -4,7 +4,7 @@
 // row says whether the bytes are current, also when other instances write to the same PostgreSQL.
 // A review moves only the rating (migration 'rating-apart-from-generation'), which the stamp carries:
 // a kept answer whose rating differs from the stamp's is serialised again with the stamp's rating.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Context } from 'hono';
 import type { Node } from '../contract/resources.js';
 import type { NodeRow, NodeStamp, PublisherRow, RegistryStore } from './store/registry-store.js';
@@ -19,6 +19,8 @@ export interface NodeAnswer {
   view: Node;
   body: string;
   etag: string;
+  /** The body at a rating: the text around the rating's value, joined (ratingJoin). */
+  atRating: (rating: number | undefined) => string;
 }
 
 /** Answers kept at most: the least recently used go first. */
@@ -33,7 +35,7 @@ export function createNodeAnswers(store: RegistryStore, publicUrl: () => string)
     const answer = answers.get(node.id);
     if (!answer || answer.key !== keyOf(node)) return undefined;
     if (answer.view.rating !== node.rating)
-      return keep(node.id, answer.key, answer.publisher, { ...answer.view, rating: node.rating });
+      return keep(node.id, answer.key, answer.publisher, { ...answer.view, rating: node.rating }, answer.atRating);
     answers.delete(node.id); // most recently used last
     answers.set(node.id, answer);
     return answer;
@@ -58,9 +60,15 @@ export function createNodeAnswers(store: RegistryStore, publicUrl: () => string)
     },
   };
 
-  function keep(id: string, key: string, publisher: PublisherRow | undefined, view: Node): NodeAnswer {
-    const body = JSON.stringify(view);
-    const answer = { key, publisher, view, body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+  function keep(
+    id: string,
+    key: string,
+    publisher: PublisherRow | undefined,
+    view: Node,
+    atRating = ratingJoin(view),
+  ): NodeAnswer {
+    const body = atRating(view.rating);
+    const answer = { key, publisher, view, body, etag: `"${hash('sha1', body, 'base64url')}"`, atRating };
     answers.delete(id);
     answers.set(id, answer);
     if (answers.size > MAX_ANSWERS) answers.delete(answers.keys().next().value!);
@@ -70,6 +78,25 @@ export function createNodeAnswers(store: RegistryStore, publicUrl: () => string)
 
 export type NodeAnswers = ReturnType<typeof createNodeAnswers>;
 
+/**
+ * JSON.stringify of the view at any rating, as the text before and after the rating's value, each
+ * serialised once: every review changes the rating, and serialising the whole node again for each
+ * cost more than the rest of a kept answer.
+ */
+export function ratingJoin(view: Node): (rating: number | undefined) => string {
+  const entries = Object.entries(view);
+  const at = entries.findIndex(([name]) => name === 'rating');
+  if (at === -1) return (rating) => JSON.stringify({ ...view, rating });
+  // `{}` when no field before (or after) is serialised: JSON.stringify leaves out undefined values
+  const head = JSON.stringify(Object.fromEntries(entries.slice(0, at)));
+  const tail = JSON.stringify(Object.fromEntries(entries.slice(at + 1)));
+  const before = head === '{}' ? '{"rating":' : `${head.slice(0, -1)},"rating":`;
+  const after = tail === '{}' ? '}' : `,${tail.slice(1)}`;
+  // an unset rating is left out, as JSON.stringify leaves it out
+  return (rating) =>
+    rating === undefined ? JSON.stringify({ ...view, rating }) : before + JSON.stringify(rating) + after;
+}
+
 /** Whether a request with this method and If-None-Match already has the answer: then it is a 304. */
 export function notModified(answer: NodeAnswer, method: string, ifNoneMatch: string | undefined): boolean {
   if (!ifNoneMatch || (method !== 'GET' && method !== 'HEAD')) return false;
@@ -78,7 +105,10 @@ export function notModified(answer: NodeAnswer, method: string, ifNoneMatch: str
 
 /** The answer as a response: 304 when the client's If-None-Match names it. */
 export function respondWith(c: Context, answer: NodeAnswer): Response {
+  // A Response with plain headers: the Node adapter writes them as they are (c.body would make a Headers
+  // object of two or more, and the adapter would copy it out again).
   const headers = { etag: answer.etag, 'content-type': 'application/json' };
-  if (notModified(answer, c.req.method, c.req.header('if-none-match'))) return c.body(null, 304, headers);
-  return c.body(answer.body, 200, headers);
+  if (notModified(answer, c.req.method, c.req.header('if-none-match')))
+    return new Response(null, { status: 304, headers });
+  return new Response(answer.body, { status: 200, headers });
 }

@@ -242,11 +242,23 @@ function credentialInBody(raw: Buffer, field: string): string | undefined {
   }
 }
 
+/** The parameters of a query schema that may be repeated (REPEATED_PARAMS), found once per schema. */
+const repeatedKeys = new WeakMap<z.ZodType, string[]>();
+function repeatedKeysOf(schema: z.ZodType): string[] {
+  let keys = repeatedKeys.get(schema);
+  if (!keys) {
+    const shape = (schema as { shape?: Record<string, z.ZodType> }).shape ?? {};
+    keys = Object.keys(shape).filter((key) => REPEATED_PARAMS.has(shape[key]));
+    repeatedKeys.set(schema, keys);
+  }
+  return keys;
+}
+
 /** The query string as the operation reads it: every value of a repeated parameter, one of any other. */
 function queryOf(c: Context, schema: z.ZodType): Record<string, string | string[]> {
-  const shape = (schema as { shape?: Record<string, z.ZodType> }).shape ?? {};
   const single = c.req.query();
-  const repeated = Object.keys(single).filter((key) => REPEATED_PARAMS.has(shape[key]));
+  const repeated = repeatedKeysOf(schema).filter((key) => Object.hasOwn(single, key));
+  if (repeated.length === 0) return single;
   return { ...single, ...Object.fromEntries(repeated.map((key) => [key, c.req.queries(key) ?? []])) };
 }
 

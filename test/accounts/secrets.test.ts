@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
 import { runCli, startServer, tempDir, type TestServer } from '../helpers.js';
-import { serve } from '../server/serve-helper.js';
+import { useServe } from '../server/serve-helper.js';
 import {
   call,
   createPat,
@@ -22,6 +22,8 @@ import {
   type TestUser,
 } from '../server/fixtures.js';
 import { figure } from '../figures.js';
+
+const serve = useServe();
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const bogus = () => `nrg_u_${randomBytes(24).toString('base64url')}`;

@@ -28,7 +28,9 @@ import {
   uploadTo,
   type TestUser,
 } from '../server/fixtures.js';
-import { serve, type Served } from '../server/serve-helper.js';
+import { useServe, type Served } from '../server/serve-helper.js';
+
+const serve = useServe();
 
 const postgresServer = testPostgres({ own: true }); // its own: a test freezes it
 const s3Server = testS3();

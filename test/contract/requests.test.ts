@@ -6,7 +6,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isPublisherId, PUBLISHER_ID } from '../../src/contract/limits.js';
-import { checkArgument, nodeWritable } from '../../src/contract/arguments.js';
+import { checkArgument, checkNodeField, nodeWritable } from '../../src/contract/arguments.js';
+import { refusal } from '../../src/contract/check-words.js';
+import { fieldErrors } from '../../src/contract/errors.js';
+import * as generated from '../../src/contract/generated/requests.js';
 import { checkRequest } from '../../src/contract/requests.js';
 import {
   NODE_WRITABLE_FIELDS,
@@ -212,7 +215,7 @@ const body = fc.record(
 ) as fc.Arbitrary<Json>;
 
 describe('the generated check of a publish request', () => {
-  it('accepts exactly what zod accepts, and outputs what zod outputs, keys in the same order', () => {
+  it('accepts exactly what zod accepts, outputs what zod outputs (keys in the same order), and words a refusal as zod', () => {
     let accepted = 0;
     let refused = 0;
     fc.assert(
@@ -222,7 +225,16 @@ describe('the generated check of a publish request', () => {
         const parsed = PublishBody.safeParse(structuredClone(request));
         expect(JSON.stringify(request), 'the request is left as it is').toBe(before);
         expect(checked !== undefined, before).toBe(parsed.success);
-        if (!parsed.success) return void refused++;
+        if (!parsed.success) {
+          refused++;
+          // its refusal, worded by check-words.ts, is zod's first issue as the server words it
+          const holder = { value: structuredClone(request) };
+          expect(generated.PublishBody(holder), before).toBe(false);
+          expect(refusal(generated.PublishBody.errors ?? [], holder, generated.words.PublishBody), before).toEqual(
+            fieldErrors(parsed.error.issues)[0],
+          );
+          return;
+        }
         accepted++;
         expect(checked, before).toEqual(parsed.data);
         expect(JSON.stringify(checked), before).toBe(JSON.stringify(parsed.data));
@@ -292,7 +304,20 @@ describe('what the manifest reads without zod', () => {
 });
 
 describe('the generated checks of the ids and versions commands take as arguments', () => {
-  it('accept exactly what the contract’s rule accepts, and output what it outputs', () => {
+  it('word a refusal as the server words the same field: the rule’s own message, or the error map’s', () => {
+    const refused = (rule: 'NodeId' | 'PublisherId' | 'Semver', value: string) => {
+      const checked = checkArgument(rule, value);
+      return 'refusal' in checked ? checked.refusal : undefined;
+    };
+    expect(refused('NodeId', 'CON')).toEqual({ path: '(root)', message: expect.stringMatching(/^is reserved, /) });
+    expect(refused('NodeId', '')).toEqual({ path: '(root)', message: 'must not be empty' });
+    expect(refused('NodeId', 'x'.repeat(101))?.message).toBe('must be at most 100 characters long');
+    expect(refused('PublisherId', 'A')?.message).toBe(PUBLISHER_ID.message);
+    expect(refused('Semver', '1.0.0.0')?.message).toMatch(/^must be a version such as 1\.2\.3/);
+    expect(refused('Semver', 'v2')).toBeUndefined();
+  });
+
+  it('accept exactly what the contract’s rule accepts, output what it outputs, and refuse in its words', () => {
     const rules = [
       ['NodeId', nodeId],
       ['PublisherId', publisherId],
@@ -310,12 +335,46 @@ describe('the generated checks of the ids and versions commands take as argument
           for (const [id, rule] of rules) {
             const parsed = rule.safeParse(value);
             expect(checkArgument(id, value), `${id} ${JSON.stringify(value)}`).toEqual(
-              parsed.success ? parsed.data : undefined,
+              parsed.success ? { value: parsed.data } : { refusal: fieldErrors(parsed.error.issues)[0] },
             );
           }
         },
       ),
       { numRuns: 1000, seed: 20261207 },
     );
+  });
+});
+
+describe('the generated checks of the node fields init asks for', () => {
+  it('refuse what NodeWritable’s field refuses, in the words of its first issue', () => {
+    const fields = [
+      ['NodeName', 'name'],
+      ['NodeDescription', 'description'],
+      ['NodeIcon', 'icon'],
+    ] as const;
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.constantFrom(...TRICKY), fc.string({ maxLength: 110 })),
+        fc.array(fc.oneof(fc.constantFrom(...TRICKY), fc.string({ maxLength: 70 })), { maxLength: 70 }),
+        (value, tags) => {
+          for (const [rule, field] of fields) {
+            const parsed = NodeWritable.shape[field].safeParse(value);
+            expect(checkNodeField(rule, value), `${rule} ${JSON.stringify(value)}`).toEqual(
+              parsed.success ? undefined : fieldErrors(parsed.error.issues)[0],
+            );
+          }
+          const parsed = NodeWritable.shape.tags.safeParse(tags);
+          expect(checkNodeField('NodeTags', tags), JSON.stringify(tags)).toEqual(
+            parsed.success ? undefined : fieldErrors(parsed.error.issues)[0],
+          );
+        },
+      ),
+      { numRuns: 500, seed: 20261207 },
+    );
+    expect(checkNodeField('NodeIcon', 'example.com/icon.png')?.message).toMatch(/^must be an absolute http/);
+    expect(checkNodeField('NodeTags', ['ok', 't'.repeat(65)])).toEqual({
+      path: '1',
+      message: 'must be at most 64 characters long',
+    });
   });
 });

@@ -26,9 +26,9 @@ async function retried<T extends { status: number; headers: Headers }>(send: () 
   }
 }
 
-/** Two instances on one new PostgreSQL database, with one archive dir and one admin token. */
+/** Two instances on one new PostgreSQL database (a copy of a migrated one), with one archive dir and one admin token. */
 async function twoInstances() {
-  const url = await (await postgresServer!).database();
+  const url = await (await postgresServer!).migratedDatabase();
   const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
   const archives = tempDir('nodereg-archives-');
   const instances: TestServer[] = [];

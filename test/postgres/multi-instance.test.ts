@@ -14,11 +14,15 @@ import { tempDir, type TestServer } from '../helpers.js';
 import { testPostgres } from '../postgres.js';
 import { testS3 } from '../s3.js';
 import { call, createPublisher, createUser, makeZip, publish, uploadTo } from '../server/fixtures.js';
-import { serve, type Served } from '../server/serve-helper.js';
+import { useServe, type Served } from '../server/serve-helper.js';
 import { eventually, startStandIn } from '../proxy/stand-ins.js';
 import { CALLBACK_HEADERS } from '../../src/contract/limits.js';
 
+const serve = useServe();
+
 const postgresServer = testPostgres();
+// Instances start on a copy of a migrated database, but where their own migrating (alone, or two at the
+// same moment) is what a test holds to.
 const s3Server = testS3();
 
 describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket', () => {
@@ -51,7 +55,7 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
       '--data-dir',
       dataDir,
       '--database',
-      await (await postgresServer!).database(),
+      await (await postgresServer!).migratedDatabase(),
       '--storage',
       tempDir(),
     ]);
@@ -63,7 +67,7 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
   });
 
   it('on PostgreSQL without --storage, says that the archives are in DIR/archives of this instance only; with --storage, says nothing of it', async () => {
-    const databaseUrl = await (await postgresServer!).database();
+    const databaseUrl = await (await postgresServer!).migratedDatabase();
     const dataDir = tempDir();
     const alone = await serve(['--port', '0', '--data-dir', dataDir, '--database', databaseUrl]);
     await eventually(() => alone.stderr().includes('callback key') || undefined, 'the start lines');
@@ -88,7 +92,7 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
   });
 
   it('without NODEREG_ADMIN_TOKEN, instances with data dirs of their own keep the admin token the database has, also when they start together', async () => {
-    const databaseUrl = await (await postgresServer!).database();
+    const databaseUrl = await (await postgresServer!).migratedDatabase();
     const dirs = [tempDir(), tempDir()];
     const start = (dir: string) => serve(['--port', '0', '--data-dir', dir, '--database', databaseUrl]);
     const generatedBy = (instance: Served) =>
@@ -136,7 +140,7 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
   }, 60_000);
 
   it('on the default data dir, an admin-token file the shared database does not use is not saved into the CLI profile', async () => {
-    const databaseUrl = await (await postgresServer!).database();
+    const databaseUrl = await (await postgresServer!).migratedDatabase();
     const a = await serve(['--port', '0', '--data-dir', tempDir(), '--database', databaseUrl]);
     const live = /admin token \(shown once; also in \S+\): (\S+)/.exec(a.stderr())![1];
     // The default data dir holds a token of its own that this database never had (left by an earlier registry there).
@@ -158,7 +162,7 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
   });
 
   it('an instance serving while a newer build migrates the database answers a publish 503 (retry), never 500, and the retry works', async () => {
-    const databaseUrl = await (await postgresServer!).database();
+    const databaseUrl = await (await postgresServer!).migratedDatabase();
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
     const served = await serve(['--port', '0', '--data-dir', tempDir(), '--database', databaseUrl], {
       env: { NODEREG_ADMIN_TOKEN: adminToken },
@@ -190,7 +194,7 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
   });
 
   it('agree on publishes, uploads, downloads and revoked tokens', async () => {
-    const databaseUrl = await (await postgresServer!).database();
+    const databaseUrl = await (await postgresServer!).migratedDatabase();
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
     // One bucket for both; a shared archive dir where s3rver is not installed.
     const s3 = await s3Server;
@@ -324,7 +328,7 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
   });
 
   it('deliver each callback as often as one instance would, never twice at once, in order per task', async () => {
-    const databaseUrl = await (await postgresServer!).database();
+    const databaseUrl = await (await postgresServer!).migratedDatabase();
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
     const s3 = await s3Server;
     const storage = s3

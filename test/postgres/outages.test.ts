@@ -28,9 +28,12 @@ import {
   publishAndUpload,
   uploadTo,
 } from '../server/fixtures.js';
-import { serve, type Served } from '../server/serve-helper.js';
+import { useServe, type Served } from '../server/serve-helper.js';
+
+const serve = useServe();
 
 const postgresServer = testPostgres({ own: true }); // its own: a test freezes it
+// Each instance starts on a copy of a migrated database: its migrations are not what this file holds to.
 const s3Server = testS3();
 
 /** A TCP relay to `target` on a fixed port: cut() refuses and drops every connection, restore() relays again. */
@@ -86,7 +89,7 @@ async function behindBucketRelay() {
     ...s3.env,
     AWS_ENDPOINT_URL_S3: relay.url,
     NODEREG_ADMIN_TOKEN: adminToken,
-    NODEREG_DATABASE_URL: await (await postgresServer!).database(),
+    NODEREG_DATABASE_URL: await (await postgresServer!).migratedDatabase(),
     NODEREG_STORAGE_URL: `s3://${await s3.bucket()}/archives`,
   };
   return { relay, adminToken, env };
@@ -100,7 +103,7 @@ const expectUnavailable = (reply: Awaited<ReturnType<typeof call>>) => {
 
 describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or the bucket goes away', () => {
   it('PostgreSQL cut while serving: reads, writes, downloads and uploads are 503 at once, and all work again when it is back', async () => {
-    const database = new URL(await (await postgresServer!).database());
+    const database = new URL(await (await postgresServer!).migratedDatabase());
     const relay = await tcpRelay(database);
     // A password in the URL (PostgreSQL trusts local connections here, so any password does).
     const databaseUrl = `postgres://${database.username}:pw-${randomBytes(6).toString('hex')}@127.0.0.1:${relay.port}${database.pathname}`;
@@ -156,7 +159,7 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
   it('PostgreSQL frozen (SIGSTOP) while serving: requests are 503 within the deadline, /healthz answers, /readyz says not ready, and SIGCONT brings it back without a restart', async () => {
     const postgresHandle = await postgresServer!;
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
-    const env = { NODEREG_ADMIN_TOKEN: adminToken, NODEREG_DATABASE_URL: await postgresHandle.database() };
+    const env = { NODEREG_ADMIN_TOKEN: adminToken, NODEREG_DATABASE_URL: await postgresHandle.migratedDatabase() };
     const served = await serve(['--port', '0', '--data-dir', tempDir()], { env });
     const { reader } = await registryWithNode({ url: served.url, adminToken } as TestServer);
     // A reply within `ms`, or a failure that says which request hung.
@@ -215,7 +218,7 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
   }, 90_000);
 
   it('PostgreSQL cut while an archive is on its way: 503, the received file is not left behind, and the upload can be retried', async () => {
-    const database = new URL(await (await postgresServer!).database());
+    const database = new URL(await (await postgresServer!).migratedDatabase());
     const relay = await tcpRelay(database);
     const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
     const dataDir = tempDir();

@@ -5,8 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
 import { tempDir } from '../helpers.js';
 import { testPostgres } from '../postgres.js';
-import { serve } from '../server/serve-helper.js';
+import { useServe } from '../server/serve-helper.js';
 import { countingProxy } from './counting-proxy.js';
+
+const serve = useServe();
 
 const postgresServer = testPostgres();
 

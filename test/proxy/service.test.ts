@@ -226,20 +226,24 @@ describe.each(taskBackends)('proxy service on $name', (each) => {
     });
 
     // DESIGN.md §4: base + per_second × (duration − 1)
-    it.each([
-      ['vidq2-pro', '540p', 1, 30],
-      ['vidq2-pro', '720p', 5, 70],
-      ['vidq2-pro', '720p', 7, 90],
-      ['vidq2-pro', '1080p', 1, 60],
-      ['vidq2-pro', '1080p', 7, 150],
-      ['vidq2-turbo', '540p', 1, 15],
-      ['vidq2-turbo', '720p', 3, 25],
-      ['vidq2-turbo', '1080p', 7, 100],
-    ])('%s at %s for %s s costs %s credits', async (model, resolution, duration, credits) => {
+    it("a video costs its model and resolution's base plus a rate per second after the first", async () => {
       const { service } = await harness({ sandboxDelay: 0 });
-      const reply = await service.submit('video', alice, video({ model, resolution, duration }));
-      expect(reply.credits).toBe(credits);
-      expect(((await service.status('video', taskIdOf(reply), alice)) as { credits: number }).credits).toBe(credits);
+      for (const [model, resolution, duration, credits] of [
+        ['vidq2-pro', '540p', 1, 30],
+        ['vidq2-pro', '720p', 5, 70],
+        ['vidq2-pro', '720p', 7, 90],
+        ['vidq2-pro', '1080p', 1, 60],
+        ['vidq2-pro', '1080p', 7, 150],
+        ['vidq2-turbo', '540p', 1, 15],
+        ['vidq2-turbo', '720p', 3, 25],
+        ['vidq2-turbo', '1080p', 7, 100],
+      ] as const) {
+        const what = `${model} at ${resolution} for ${duration} s`;
+        const reply = await service.submit('video', alice, video({ model, resolution, duration }));
+        expect(reply.credits, what).toBe(credits);
+        const status = (await service.status('video', taskIdOf(reply), alice)) as { credits: number };
+        expect(status.credits, what).toBe(credits);
+      }
     });
 
     it('a task is visible to its creator (also through a PAT) and to admins; to anyone else it is 404', async () => {
@@ -664,42 +668,50 @@ describe.each(taskBackends)('proxy service on $name', (each) => {
       expect(polls).toBeLessThan(60);
     });
 
-    it.each([
-      [{ status: 400, json: { message: 'image too small' } }, 400, 'invalid_request', /image too small/],
-      [{ status: 404, json: { detail: 'no such model' } }, 404, 'not_found', /no such model/],
-      [{ status: 422, json: { error: { message: 'bad prompt' } } }, 422, 'invalid_request', /bad prompt/],
-      [
-        { status: 429, json: { message: 'slow down' }, headers: { 'retry-after': '7' } },
-        429,
-        'rate_limited',
-        /slow down/,
-      ],
-    ] as const)('a provider 4xx keeps its status in our error shape (%#)', async (answer, status, code, message) => {
-      const upstream = await standIn(() => answer as Answer);
+    it('a provider 4xx keeps its status in our error shape', async () => {
+      let answer: Answer = { status: 200 };
+      const upstream = await standIn(() => answer);
       const { service } = await harness({ imgUpstream: upstream.url });
-      const error = await service.submit('relight', alice, relight({})).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(UpstreamRejection);
-      const rejection = error as UpstreamRejection;
-      expect(rejection.status).toBe(status);
-      expect(rejection.body.error).toBe(code);
-      expect(rejection.body.message).toMatch(message);
-      if (status === 429) expect(rejection.retryAfter).toBe('7');
+      for (const [given, status, code, message] of [
+        [{ status: 400, json: { message: 'image too small' } }, 400, 'invalid_request', /image too small/],
+        [{ status: 404, json: { detail: 'no such model' } }, 404, 'not_found', /no such model/],
+        [{ status: 422, json: { error: { message: 'bad prompt' } } }, 422, 'invalid_request', /bad prompt/],
+        [
+          { status: 429, json: { message: 'slow down' }, headers: { 'retry-after': '7' } },
+          429,
+          'rate_limited',
+          /slow down/,
+        ],
+      ] as const) {
+        answer = given as Answer;
+        const error = await service.submit('relight', alice, relight({})).catch((e: unknown) => e);
+        expect(error, JSON.stringify(given)).toBeInstanceOf(UpstreamRejection);
+        const rejection = error as UpstreamRejection;
+        expect(rejection.status).toBe(status);
+        expect(rejection.body.error).toBe(code);
+        expect(rejection.body.message).toMatch(message);
+        if (status === 429) expect(rejection.retryAfter).toBe('7');
+      }
     });
 
-    it.each([
-      [{ status: 500, text: 'boom' }, 'upstream_error', /HTTP 500/],
-      [{ status: 503, json: {} }, 'upstream_error', /HTTP 503/],
-      [{ status: 401, json: { message: 'bad key' } }, 'upstream_error', /refused the registry's key \(HTTP 401\)/],
-      [{ status: 403, json: {} }, 'upstream_error', /HTTP 403/],
-      [{ status: 302, headers: { location: 'http://127.0.0.1:9/' } }, 'upstream_error', /HTTP 302/],
-      [{ status: 200, text: 'not json' }, 'upstream_error', /not JSON/],
-      [{ status: 200, json: { data: {} } }, 'upstream_error', /without a task id/],
-    ] as const)('a provider failure is 502 upstream_error (%#)', async (answer, code, message) => {
-      const upstream = await standIn(() => answer as Answer);
+    it('a provider failure is 502 upstream_error', async () => {
+      let answer: Answer = { status: 200 };
+      const upstream = await standIn(() => answer);
       const { service } = await harness({ imgUpstream: upstream.url });
-      const error = await service.submit('relight', alice, relight({})).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(HttpError);
-      expect(error).toMatchObject({ status: 502, code, message: expect.stringMatching(message) });
+      for (const [given, code, message] of [
+        [{ status: 500, text: 'boom' }, 'upstream_error', /HTTP 500/],
+        [{ status: 503, json: {} }, 'upstream_error', /HTTP 503/],
+        [{ status: 401, json: { message: 'bad key' } }, 'upstream_error', /refused the registry's key \(HTTP 401\)/],
+        [{ status: 403, json: {} }, 'upstream_error', /HTTP 403/],
+        [{ status: 302, headers: { location: 'http://127.0.0.1:9/' } }, 'upstream_error', /HTTP 302/],
+        [{ status: 200, text: 'not json' }, 'upstream_error', /not JSON/],
+        [{ status: 200, json: { data: {} } }, 'upstream_error', /without a task id/],
+      ] as const) {
+        answer = given as Answer;
+        const error = await service.submit('relight', alice, relight({})).catch((e: unknown) => e);
+        expect(error, JSON.stringify(given)).toBeInstanceOf(HttpError);
+        expect(error).toMatchObject({ status: 502, code, message: expect.stringMatching(message) });
+      }
     });
 
     it('a provider that does not answer in time is 504 upstream_timeout', async () => {

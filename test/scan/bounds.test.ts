@@ -20,14 +20,16 @@ import { garbage } from '../server/fixtures.js';
 
 const scanner = await Scanner.load();
 const MANY = 270_000;
+// Far past the bound per rule; the file of MANY findings is scanned whole by the worker's heap test below.
+const FLAT = 30_000;
 
 describe('findings are bounded', () => {
-  it(`a file of ${MANY} findings: ${SCAN_MAX_FINDINGS_PER_RULE} listed, the rule stopped there; a high finding of another rule after them is found`, () => {
-    const text = `import os\n${'eval(x)\n'.repeat(MANY)}os.system(cmd)\n`;
+  it(`a file of ${FLAT} findings: ${SCAN_MAX_FINDINGS_PER_RULE} listed, the rule stopped there; a high finding of another rule after them is found`, () => {
+    const text = `import os\n${'eval(x)\n'.repeat(FLAT)}os.system(cmd)\n`;
     const scan = scanner.scanFile('many.py', text);
     expect(scan.findings.filter((f) => f.rule === 'dynamic-execution')).toHaveLength(SCAN_MAX_FINDINGS_PER_RULE);
     expect(scan.stopped).toEqual(['dynamic-execution']);
-    expect(scan.findings.filter((f) => f.rule === 'command-injection').map((f) => f.line)).toEqual([MANY + 2]);
+    expect(scan.findings.filter((f) => f.rule === 'command-injection').map((f) => f.line)).toEqual([FLAT + 2]);
   }, 120_000);
 
   it('the same inside one function (one statement of 2 MB) and in a list: taken apart, still bounded', () => {

@@ -1,7 +1,7 @@
 // The registry scans every uploaded archive in a worker thread (DESIGN.md §10): a high finding makes
 // the version Flagged with a one-line reason; the findings go to the node's publisher members and
 // admins only; an admin lifts the flag; `--scan warn` keeps findings without flagging, `off` scans
-// nothing; and /healthz keeps answering while a 2,000-file archive is scanned (how fast: figures that
+// nothing; and /healthz keeps answering while a large archive is scanned (how fast: figures that
 // `npm run bench latency` holds to their targets).
 import { rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -14,7 +14,7 @@ import { scanArchive } from '../../src/scan/run.js';
 import { ScanWorker } from '../../src/scan/threads.js';
 import { createUploadScanner } from '../../src/server/scan-upload.js';
 import { startServer, tempDir, type TestServer } from '../helpers.js';
-import { latency } from '../figures.js';
+import { figureLoad, latency } from '../figures.js';
 import { startChild } from '../server/child.js';
 import {
   client,
@@ -189,7 +189,9 @@ describe('--scan flag (the default)', () => {
     });
   });
 
-  it('/healthz answers while a 2,000-file archive is scanned', async () => {
+  // 2,000 files when the figures are collected (the p95's target is stated for them), 500 in npm test
+  const parsedFiles = figureLoad(500, 2000);
+  it(`/healthz answers while a ${parsedFiles}-file archive is scanned`, async () => {
     const files: Record<string, string> = {};
     // every file imports sys and torch, so every one is parsed and queried
     const body =
@@ -197,7 +199,7 @@ describe('--scan flag (the default)', () => {
       Array.from({ length: 60 }, (_, i) => `def f${i}(x, y=${i}):\n    return torch.tensor([x * ${i}, y])\n`).join(
         '\n',
       );
-    for (let i = 0; i < 2000; i++) files[`pkg/part_${i % 20}/mod_${i}.py`] = body;
+    for (let i = 0; i < parsedFiles; i++) files[`pkg/part_${i % 20}/mod_${i}.py`] = body;
     files['pkg/part_0/load.py'] = 'import torch\nmodel = torch.load("model.pt")\n';
     const published = await publish(server, owner.token, 'acme', 'big', '1.0.0');
     const upload = uploadTo(published.body.signedUrl, await makeZip(files));
@@ -208,8 +210,8 @@ describe('--scan flag (the default)', () => {
       expect.objectContaining({ rule: 'unsafe-deserialization', file: 'pkg/part_0/load.py' }),
     ]);
     expect(latencies.length).toBeGreaterThan(10); // the scan took a while: the polls overlapped it
-    latency('scan.healthz_p95_ms', latencies, 0.95, 'while a 2,000-file archive is scanned');
-  }, 120_000); // the scan of 2,000 parsed files shares 2 cores with the other test files
+    latency('scan.healthz_p95_ms', latencies, 0.95, `while a ${parsedFiles}-file archive is scanned`);
+  }, 120_000); // the scan of every file parsed shares 2 cores with the other test files
 
   it('/healthz answers while 20 quiet sets made slow for the text gate are uploaded at once, and their memory is given back', async () => {
     // 4 files of 256 KiB (the inline gate's 1 MiB), each of runs of 1,023 letters: just short of a long

@@ -9,11 +9,13 @@ import { buffer } from 'node:stream/consumers';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import yazl from 'yazl';
-import { runCli, tempDir } from '../helpers.js';
+import { runCli, startServer, tempDir } from '../helpers.js';
 import { openDatabase } from '../../src/server/store/db.js';
 import { migrations } from '../../src/server/store/migrations.js';
 import { runInProcess } from '../cli/in-process.js';
-import { serve } from './serve-helper.js';
+import { useServe } from './serve-helper.js';
+
+const serve = useServe();
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -675,9 +677,9 @@ describe('nodereg backup', () => {
   });
 
   it('refuses an OUT that is not empty, and a dir without a registry', async () => {
-    const dataDir = tempDir();
-    const served = await serve(['--port', '0', '--data-dir', dataDir]);
-    await served.stop();
+    const registry = await startServer(); // a data dir a registry made, the registry stopped
+    await registry.close();
+    const dataDir = registry.dataDir;
     const taken = tempDir();
     const kept = join(taken, 'keep.txt');
     await import('node:fs').then((fs) => fs.writeFileSync(kept, 'mine'));

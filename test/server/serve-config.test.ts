@@ -9,7 +9,9 @@ import { addServeOptions } from '../../src/cli/serve/options.js';
 import { CONFIG_FLAG, configKey, envName, layerSources, sourcedOptions } from '../../src/cli/serve/sources.js';
 import { runInProcess } from '../cli/in-process.js';
 import { tempDir } from '../helpers.js';
-import { serve } from './serve-helper.js';
+import { useServe } from './serve-helper.js';
+
+const serve = useServe();
 
 const serveCommand = () => addServeOptions(new Command('serve').exitOverride());
 const FLAGS = sourcedOptions(serveCommand());

@@ -1,5 +1,7 @@
 // `nodereg serve` spawned as a user runs it (the real binary, temp HOME/XDG dirs), for the end-to-end
 // tests that need a running registry process: serve's own tests, and the secrets checks of its log.
+// A file calls useServe() at its top level: the hook that kills its servers after each test is then the
+// file's own, also when the file shares its worker process with others (where this module loads once).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterEach } from 'vitest';
 import { INSTALLED_BIN, cliEnv, tempDir } from '../helpers.js';
@@ -14,20 +16,30 @@ export interface Served {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-const running = new Set<ChildProcessWithoutNullStreams>();
-afterEach(() => {
-  for (const child of running) child.kill('SIGKILL');
-  running.clear();
-});
+interface ServeOptions {
+  home?: string;
+  env?: Record<string, string>;
+  /** A command that runs serve, e.g. strace and its flags. */
+  wrap?: string[];
+}
+
+type Serve = (args: string[], options?: ServeOptions) => Promise<Served>;
+
+/** Returns `serve`, whose processes are killed after each test of the calling file. */
+export function useServe(): Serve {
+  const running = new Set<ChildProcessWithoutNullStreams>();
+  afterEach(() => {
+    for (const child of running) child.kill('SIGKILL');
+    running.clear();
+  });
+  return (args, options) => serve(running, args, options);
+}
 
 /** Spawns `nodereg serve ARGS` and resolves once its first stdout line (the URL line) has arrived. */
-export function serve(
+function serve(
+  running: Set<ChildProcessWithoutNullStreams>,
   args: string[],
-  options: {
-    home?: string;
-    env?: Record<string, string> /** A command that runs serve, e.g. strace and its flags. */;
-    wrap?: string[];
-  } = {},
+  options: ServeOptions = {},
 ): Promise<Served> {
   const home = options.home ?? tempDir('nodereg-home-');
   const command = [...(options.wrap ?? []), process.execPath, INSTALLED_BIN, 'serve', ...args];

@@ -9,7 +9,9 @@ import { openDatabase } from '../../src/server/store/db.js';
 import { runInProcess } from '../cli/in-process.js';
 import { runCli, startServer, tempDir } from '../helpers.js';
 import { call, createPublisher, createUser, publishAndUpload } from '../server/fixtures.js';
-import { serve } from '../server/serve-helper.js';
+import { useServe } from '../server/serve-helper.js';
+
+const serve = useServe();
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 

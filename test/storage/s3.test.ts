@@ -15,7 +15,9 @@ import { runInProcess } from '../cli/in-process.js';
 import { tempDir, type TestServer } from '../helpers.js';
 import { testS3 } from '../s3.js';
 import { call, createPublisher, createUser, makeZip, publish, uploadTo } from '../server/fixtures.js';
-import { serve } from '../server/serve-helper.js';
+import { useServe } from '../server/serve-helper.js';
+
+const serve = useServe();
 
 const s3Server = testS3();
 const MiB = 1024 * 1024;

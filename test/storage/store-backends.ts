@@ -30,7 +30,7 @@ export function storeBackends(): StoreBackend[] {
     backends.push({
       name: 'postgresql',
       async open() {
-        const sql = postgres(await (await postgresServer).database(), { max: 4, onnotice: () => {} });
+        const sql = postgres(await (await postgresServer).migratedDatabase(), { max: 4, onnotice: () => {} });
         await migratePostgres(sql);
         return { store: createPostgresRegistryStore(sql), close: () => sql.end() };
       },

@@ -5,7 +5,9 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ErrorBody } from '../../../src/contract/error-body.js';
 import { tempDir } from '../../helpers.js';
-import { serve } from '../serve-helper.js';
+import { useServe } from '../serve-helper.js';
+
+const serve = useServe();
 
 /** Sends `head` and only the first bytes of `body` (Content-Length says all of it): the answer must come anyway. */
 function partial(port: number, head: string, body: Buffer): Promise<string> {

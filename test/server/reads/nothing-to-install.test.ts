@@ -18,7 +18,7 @@ if (postgresServer)
   backends.push({
     name: 'PostgreSQL',
     start: async () => {
-      const url = await (await postgresServer).database();
+      const url = await (await postgresServer).migratedDatabase();
       return startServer({ database: await openDatabaseTarget({ kind: 'postgres', url }) });
     },
   });

@@ -8,7 +8,9 @@ import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { tempDir, type TestServer } from '../../helpers.js';
 import { createPublisher, createUser, makeZip, publish, uploadTo } from '../fixtures.js';
-import { serve } from '../serve-helper.js';
+import { useServe } from '../serve-helper.js';
+
+const serve = useServe();
 
 it('fsyncs each new directory and the archive directory after the link, before the upload is answered', async () => {
   const dataDir = realpathSync(tempDir()); // strace names directories by their real path

@@ -6,7 +6,9 @@ import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { DROP } from '../../../src/server/http/index.js';
 import { tempDir } from '../../helpers.js';
-import { serve } from '../serve-helper.js';
+import { useServe } from '../serve-helper.js';
+
+const serve = useServe();
 
 const MiB = 1024 * 1024;
 const BODY = 32 * MiB;

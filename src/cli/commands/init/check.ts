@@ -1,10 +1,7 @@
-import { NodeWritable, nodeId, publisherId } from '../../../contract/resources.js';
+import { checkArgument, checkNodeField } from '../../../contract/arguments.js';
 import { versionToSemver } from '../../../package/manifest.js';
 import { invalidInput } from '../../errors.js';
 import type { Options } from './entry.js';
-
-const message = (result: { success: boolean; error?: { issues: { message: string }[] } }) =>
-  result.success ? undefined : result.error!.issues.map((i) => i.message).join('; ');
 
 export const splitTags = (list: string) =>
   list
@@ -12,18 +9,24 @@ export const splitTags = (list: string) =>
     .map((t) => t.trim())
     .filter(Boolean);
 
-// Each field's rule is the contract's (or, for the version, the manifest's conversion).
+// Each field's rule is the contract's (or, for the version, the manifest's conversion), checked by its
+// generated check and worded as the server words the same field.
+const idRule = (rule: 'NodeId' | 'PublisherId') => (v: string) => {
+  const checked = checkArgument(rule, v);
+  return 'refusal' in checked ? checked.refusal.message : undefined;
+};
+
 export const check = {
-  publisher: (v: string) => message(publisherId.safeParse(v)),
-  name: (v: string) => message(nodeId.safeParse(v)),
+  publisher: idRule('PublisherId'),
+  name: idRule('NodeId'),
   version: (v: string) => {
     const result = versionToSemver(v);
     return 'error' in result ? result.error : undefined;
   },
-  displayName: (v: string) => message(NodeWritable.shape.name.safeParse(v)),
-  description: (v: string) => message(NodeWritable.shape.description.safeParse(v)),
-  tags: (v: string) => message(NodeWritable.shape.tags.safeParse(splitTags(v))),
-  icon: (v: string) => message(NodeWritable.shape.icon.safeParse(v)),
+  displayName: (v: string) => checkNodeField('NodeName', v)?.message,
+  description: (v: string) => checkNodeField('NodeDescription', v)?.message,
+  tags: (v: string) => checkNodeField('NodeTags', splitTags(v))?.message,
+  icon: (v: string) => checkNodeField('NodeIcon', v)?.message,
 };
 
 /** Refuses the first flag whose value breaks its field's rule, before anything is asked or written. */
