@@ -83,6 +83,7 @@ function zodOverride({ z, namedRules }) {
     }
     schemaWords(z, schema, json, where);
     if (schema instanceof z.ZodNullable) nullOrElse(json);
+    if (json.anyOf || json.oneOf) throw new Error(`${where}: a union has no check (its refusal has no words)`);
     const output = { ...json['x-output'] };
     if (schema instanceof z.ZodObject) {
       if (schema.def.catchall) throw new Error(`${where}: only plain objects (unknown keys dropped) have a check`);
@@ -274,9 +275,10 @@ const INIT_FIELDS = { NodeName: 'name', NodeDescription: 'description', NodeTags
 
 /**
  * `contract`: zod (`toJSONSchema` and its classes), the contract's resources, `namedRules` of fields.ts,
- * and rules.ts (its functions are what the keywords call). Writes two modules: requests.js (the publish
- * body) and arguments.js (the ids and version commands take as arguments, and the node fields), so that
- * `node show ID` loads a few small checks, not the publish body's.
+ * and rules.ts (its functions are what the keywords call). Writes three modules: requests.js (the publish
+ * body), arguments.js (the ids and version commands take as arguments, and the node fields) and
+ * node-fields.js (the fields `init` asks for), so that `node show ID` loads a few small checks, not the
+ * publish body's.
  */
 export function writeRequestChecks(contract, out) {
   const { resources } = contract;
@@ -288,12 +290,15 @@ export function writeRequestChecks(contract, out) {
         NodeId: resources.nodeId,
         PublisherId: resources.publisherId,
         Semver: resources.semver,
-        // the node fields `init` asks for, as a user types them (a string, never null)
-        ...Object.fromEntries(
-          Object.entries(INIT_FIELDS).map(([id, field]) => [id, resources.NodeWritable.shape[field].unwrap().unwrap()]),
-        ),
       },
       nodeWritableList(contract),
+    ),
+    // the node fields `init` asks for, as a user types them (a string, never null)
+    'node-fields': checksModule(
+      contract,
+      Object.fromEntries(
+        Object.entries(INIT_FIELDS).map(([id, field]) => [id, resources.NodeWritable.shape[field].unwrap().unwrap()]),
+      ),
     ),
   };
   for (const [name, { code, types }] of Object.entries(modules)) {

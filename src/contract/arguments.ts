@@ -8,9 +8,6 @@ import * as generated from './generated/arguments.js';
 
 /** The rules that have a generated check, by the name of their schema in resources/fields.ts. */
 export type ArgumentRule = 'NodeId' | 'PublisherId' | 'Semver';
-/** The node fields `init` asks for, by the name of their generated check: NodeWritable's, given (not null). */
-export type NodeFieldRule = 'NodeName' | 'NodeDescription' | 'NodeTags' | 'NodeIcon';
-
 /** The node fields a member writes, the type of each one's value, whether the spec deprecates it, and its description. */
 export const { nodeWritable } = generated;
 
@@ -23,11 +20,4 @@ export function checkArgument(rule: ArgumentRule, value: string): { value: strin
   const check = generated[rule];
   if (check(holder)) return { value: holder.value };
   return { refusal: refusal(check.errors ?? [], holder, generated.words[rule]) };
-}
-
-/** The refusal of a node field's value by its rule, in the words the server gives it; undefined when it meets the rule. */
-export function checkNodeField(rule: NodeFieldRule, value: string | string[]): FieldError | undefined {
-  const holder = { value };
-  const check = generated[rule];
-  return check(holder) ? undefined : refusal(check.errors ?? [], holder, generated.words[rule]);
 }

@@ -79,30 +79,8 @@ function issueOf(error: CheckError, input: unknown): Issue | undefined {
 }
 
 /**
- * The refusal a union (`anyOf`) makes, as zod words it: a nullable field (`X` or null) by its `X`;
- * else the first branch that failed on more than its type, or the types every branch expected.
- */
-function unionRefusal(union: CheckError, errors: CheckError[], root: unknown, words: Words): FieldError {
-  const branches = new Map<string, CheckError[]>();
-  for (const inner of errors) {
-    if (!inner.schemaPath.startsWith(`${union.schemaPath}/`)) continue;
-    const branch = inner.schemaPath.slice(union.schemaPath.length + 1).split('/')[0]!;
-    branches.set(branch, [...(branches.get(branch) ?? []), inner]);
-  }
-  const lasts = [...branches.values()].map((branch) => ({ errors: branch, last: branch[branch.length - 1]! }));
-  const notNull = lasts.filter(({ last }) => !(last.keyword === 'type' && last.params.type === 'null'));
-  if (lasts.length === 2 && notNull.length === 1) return refusal(notNull[0]!.errors, root, words);
-  const path = pathOf(union.instancePath);
-  const closest = lasts.find(({ last }) => last.keyword !== 'type');
-  if (closest) return fieldError(path, refusal(closest.errors, root, words).message);
-  const input = valueAt(root, path);
-  const kinds = lasts.map(({ last }) => issueMessage(issueOf(last, input)!)!.replace(/^must be /, ''));
-  return fieldError(path, `must be ${[...new Set(kinds)].join(', or ')}`);
-}
-
-/**
  * The field a generated check refused and what is wrong with it, in the server's words. `errors` are
- * the check's (its last one is the refusal: a union's branches come before it); `root` the holder it checked.
+ * the check's (the last is the refusal; a nullable field's comes after its X's); `root` the holder it checked.
  */
 export function refusal(errors: CheckError[], root: unknown, words: Words): FieldError {
   const error = errors[errors.length - 1]!;
@@ -111,8 +89,6 @@ export function refusal(errors: CheckError[], root: unknown, words: Words): Fiel
   switch (error.keyword) {
     case 'if': // a nullable field's (`if null, else X`), after X's own refusal
       return refusal(errors.slice(0, -1), root, words);
-    case 'anyOf':
-      return unionRefusal(error, errors.slice(0, -1), root, words);
     case 'required': {
       const property = String(error.params.missingProperty);
       const message = words[`${error.schemaPath}/${property}`] ?? issueMessage(issueOf(error, undefined)!);

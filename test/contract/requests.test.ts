@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isPublisherId, PUBLISHER_ID } from '../../src/contract/limits.js';
-import { checkArgument, checkNodeField, nodeWritable } from '../../src/contract/arguments.js';
+import { checkArgument, nodeWritable } from '../../src/contract/arguments.js';
+import { checkNodeField } from '../../src/contract/node-fields.js';
 import { refusal } from '../../src/contract/check-words.js';
 import { fieldErrors } from '../../src/contract/errors.js';
 import * as generated from '../../src/contract/generated/requests.js';

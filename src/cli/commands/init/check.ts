@@ -1,4 +1,5 @@
-import { checkArgument, checkNodeField } from '../../../contract/arguments.js';
+import { checkArgument } from '../../../contract/arguments.js';
+import { checkNodeField } from '../../../contract/node-fields.js';
 import { versionToSemver } from '../../../package/manifest.js';
 import { invalidInput } from '../../errors.js';
 import type { Options } from './entry.js';
