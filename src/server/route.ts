@@ -312,6 +312,8 @@ export function route<O extends Operation>(
   options: RouteOptions = {},
 ): void {
   const method = operation.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+  // An operation without a JSON body holds no body bytes to give back: no frame around its answer.
+  if (operation.bodyKind !== 'json') return void app[method](honoPath(operation.path), (c) => answer(c, { bytes: 0 }));
   app[method](honoPath(operation.path), async (c) => {
     // the bytes of the body this request holds, given back when it is answered (or refused)
     const held = { bytes: 0 };
