@@ -90,7 +90,10 @@ async function asCommonJs(file) {
     // platform at run time), where a require() put in would call that one
     supported: { 'dynamic-import': /\b(?:var|let|const) require\b/.test(code) },
     define: usesOwnUrl ? { 'import.meta.url': '__nodereg_file_url' } : undefined,
-    banner: usesOwnUrl ? "const __nodereg_file_url = require('node:url').pathToFileURL(__filename).href;" : undefined,
+    // strict, as the ES modules it was (and the source the tests run) are
+    banner: usesOwnUrl
+      ? "'use strict';\nconst __nodereg_file_url = require('node:url').pathToFileURL(__filename).href;"
+      : "'use strict';",
     legalComments: 'inline',
     logLevel: 'warning',
   });

@@ -197,8 +197,11 @@ function requestAjv(rules) {
   return ajv;
 }
 
-/** The ES module of the checks of `requests` (id → zod schema), and its type declarations. */
-function checksModule(contract, requests, extra = { code: [], types: [] }) {
+/**
+ * The ES module of the checks of `requests` (id → zod schema), and its type declarations. `worded`: the
+ * module carries the words of their refusals (check-words.ts), for checks that word their own.
+ */
+function checksModule(contract, requests, extra = { code: [], types: [] }, worded = true) {
   const { z, rules } = contract;
   const ajv = requestAjv(rules);
   const override = zodOverride(contract);
@@ -233,18 +236,18 @@ function checksModule(contract, requests, extra = { code: [], types: [] }) {
       banner,
       "import * as rules from '../rules.js';",
       checks,
-      `export const words = ${JSON.stringify(words, null, 2)};`,
+      ...(worded ? [`export const words = ${JSON.stringify(words, null, 2)};`] : []),
       ...extra.code,
       '',
     ].join('\n'),
     types: [
       banner,
       "import type { RequestCheck } from '../requests.js';",
-      "import type { Words } from '../check-words.js';",
+      ...(worded ? ["import type { Words } from '../check-words.js';"] : []),
       ...Object.keys(names).map((id) => `export declare const ${id}: RequestCheck;`),
-      `export declare const words: Record<${Object.keys(names)
-        .map((id) => `'${id}'`)
-        .join(' | ')}, Words>;`,
+      ...(worded
+        ? [`export declare const words: Record<${Object.keys(names).map((id) => `'${id}'`).join(' | ')}, Words>;`]
+        : []),
       ...extra.types,
       '',
     ].join('\n'),
@@ -283,7 +286,8 @@ const INIT_FIELDS = { NodeName: 'name', NodeDescription: 'description', NodeTags
 export function writeRequestChecks(contract, out) {
   const { resources } = contract;
   const modules = {
-    requests: checksModule(contract, { PublishBody: resources.PublishBody }),
+    // a refused publish body is worded by zod, all its problems at once (package/manifest.ts): no words here
+    requests: checksModule(contract, { PublishBody: resources.PublishBody }, undefined, false),
     arguments: checksModule(
       contract,
       {

@@ -91,8 +91,9 @@ export function refusal(errors: CheckError[], root: unknown, words: Words): Fiel
       return refusal(errors.slice(0, -1), root, words);
     case 'required': {
       const property = String(error.params.missingProperty);
-      const message = words[`${error.schemaPath}/${property}`] ?? issueMessage(issueOf(error, undefined)!);
-      return fieldError([...path, property], message ?? 'is required');
+      // the holder's own `value` missing is the checked value itself missing: no field below it to name
+      const field = error.instancePath === '' ? [] : [...path, property];
+      return fieldError(field, words[`${error.schemaPath}/${property}`] ?? 'is required');
     }
     case 'propertyNames': // after the key's own refusal: zod names the key, and words it as a key refused
       return fieldError(

@@ -1,6 +1,6 @@
 // bin/nodereg.js runs dist/cli/main.js, the CLI's one entry, for every command line. An unbuilt
 // checkout: test/cli/hints-and-downloads.test.ts.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers.js';
@@ -19,20 +19,29 @@ describe('launcher', () => {
 
 describe('what the launcher loads', () => {
   it.each([['--version'], ['--help']])(
-    '%j loads no node:child_process (commander requires it only to start a subcommand program)',
+    '%j loads no node:child_process (commander requires it only to start a subcommand program), and starts no ES module loader',
     async (...args) => {
       const dir = tempDir('nodereg-builtins-');
-      const log = join(dir, 'builtins.txt');
-      const hook = join(dir, 'builtins.cjs');
+      const log = join(dir, 'loaded.json');
+      const hook = join(dir, 'loaded.cjs');
       writeFileSync(
         hook,
-        `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(log)}, process.moduleLoadList.join('\\n')));\n`,
+        `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(log)}, JSON.stringify({ builtins: process.moduleLoadList, files: Object.keys(require.cache) })));\n`,
       );
       const result = await runCli(args, { env: { NODE_OPTIONS: `--require=${hook}` } });
       expect(result.code).toBe(0);
-      const loaded = readFileSync(log, 'utf8').split('\n');
-      expect(loaded).toContain('NativeModule internal/modules/cjs/loader'); // the record holds the run's modules
-      expect(loaded).not.toContain('NativeModule child_process');
+      const { builtins, files } = JSON.parse(readFileSync(log, 'utf8')) as { builtins: string[]; files: string[] };
+      // the record holds the run's own modules: the bundle's entry among them
+      expect(files).toContain(resolve(import.meta.dirname, '../../dist/cli/main.js'));
+      expect(builtins).not.toContain('NativeModule child_process');
+      expect(builtins).not.toContain('NativeModule internal/modules/esm/loader');
     },
   );
+
+  it('every file of the bundle is strict, as the ES modules it was made from', () => {
+    const dist = resolve(import.meta.dirname, '../../dist');
+    const files = (readdirSync(dist, { recursive: true }) as string[]).filter((name) => name.endsWith('.js'));
+    expect(files.length).toBeGreaterThan(10);
+    expect(files.filter((name) => !readFileSync(join(dist, name), 'utf8').startsWith("'use strict';"))).toEqual([]);
+  });
 });

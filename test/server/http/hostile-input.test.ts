@@ -14,7 +14,7 @@ import { PIPELINED_MAX } from '../../../src/shared/tuning.js';
 import { tempDir, type TestServer } from '../../helpers.js';
 import { call, createPublisher, createUser, publish, uploadTo, type TestUser } from '../fixtures.js';
 import { startChild, storedZip, type ChildServer } from '../child.js';
-import { figure, latency, runs } from '../../figures.js';
+import { figure, figureLoad, latency } from '../../figures.js';
 
 const MiB = 1024 * 1024;
 /** An error answer is at most this long, whatever was sent. */
@@ -421,7 +421,7 @@ describe('requests pipelined on one connection', () => {
 });
 
 /** HEADs sent for the descriptor count: a descriptor kept by each (the leak found) shows in the first few. */
-const HEADS = runs(1000, 5000);
+const HEADS = figureLoad(1000, 5000);
 
 const openDescriptors = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 
@@ -570,7 +570,7 @@ describe('the event loop stays free', () => {
 
   // The p99's target (100 ms) is held by `npm run bench latency`; a request that holds the loop for
   // good (the quadratic prompt check held it 12 s) fails here, at its first sending (a probe every 10 ms).
-  const ROUNDS = runs(1, 3);
+  const ROUNDS = figureLoad(1, 3);
   it('answers /healthz under each hostile input', { timeout: 300_000 }, async () => {
     for (const make of [tags100k, tags12M, objects25MiB, prompt, banner, webhook]) make();
     const run = await probeDuringAttacks(ROUNDS);
