@@ -246,7 +246,11 @@ function checksModule(contract, requests, extra = { code: [], types: [] }, worde
       ...(worded ? ["import type { Words } from '../check-words.js';"] : []),
       ...Object.keys(names).map((id) => `export declare const ${id}: RequestCheck;`),
       ...(worded
-        ? [`export declare const words: Record<${Object.keys(names).map((id) => `'${id}'`).join(' | ')}, Words>;`]
+        ? [
+            `export declare const words: Record<${Object.keys(names)
+              .map((id) => `'${id}'`)
+              .join(' | ')}, Words>;`,
+          ]
         : []),
       ...extra.types,
       '',
