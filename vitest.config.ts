@@ -36,6 +36,7 @@ const SHARED_PROCESS_DIRS = [
   'deploy',
   'docs',
   'incumbent',
+  'launcher',
   'manage',
   'postgres',
   'proxy',
