@@ -19,8 +19,11 @@ export interface NodeAnswer {
   view: Node;
   body: string;
   etag: string;
-  /** The body at a rating: the text around the rating's value, joined (ratingJoin). */
-  atRating: (rating: number | undefined) => string;
+  /**
+   * The body at a rating: the text around the rating's value, joined (ratingJoin). Made when the rating
+   * first changes, so that an answer never re-rated holds its text once, not twice.
+   */
+  atRating?: (rating: number | undefined) => string;
 }
 
 /** Answers kept at most: the least recently used go first. */
@@ -34,8 +37,10 @@ export function createNodeAnswers(store: RegistryStore, publicUrl: () => string)
   const cached = (node: NodeStamp): NodeAnswer | undefined => {
     const answer = answers.get(node.id);
     if (!answer || answer.key !== keyOf(node)) return undefined;
-    if (answer.view.rating !== node.rating)
-      return keep(node.id, answer.key, answer.publisher, { ...answer.view, rating: node.rating }, answer.atRating);
+    if (answer.view.rating !== node.rating) {
+      const atRating = answer.atRating ?? ratingJoin(answer.view);
+      return keep(node.id, answer.key, answer.publisher, { ...answer.view, rating: node.rating }, atRating);
+    }
     answers.delete(node.id); // most recently used last
     answers.set(node.id, answer);
     return answer;
@@ -65,9 +70,9 @@ export function createNodeAnswers(store: RegistryStore, publicUrl: () => string)
     key: string,
     publisher: PublisherRow | undefined,
     view: Node,
-    atRating = ratingJoin(view),
+    atRating?: (rating: number | undefined) => string,
   ): NodeAnswer {
-    const body = atRating(view.rating);
+    const body = atRating ? atRating(view.rating) : JSON.stringify(view);
     const answer = { key, publisher, view, body, etag: `"${hash('sha1', body, 'base64url')}"`, atRating };
     answers.delete(id);
     answers.set(id, answer);
@@ -80,8 +85,7 @@ export type NodeAnswers = ReturnType<typeof createNodeAnswers>;
 
 /**
  * JSON.stringify of the view at any rating, as the text before and after the rating's value, each
- * serialised once: every review changes the rating, and serialising the whole node again for each
- * cost more than the rest of a kept answer.
+ * serialised once: a node reviewed often is not serialised whole again for each review.
  */
 export function ratingJoin(view: Node): (rating: number | undefined) => string {
   const entries = Object.entries(view);
