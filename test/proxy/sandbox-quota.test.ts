@@ -76,12 +76,17 @@ describe('sandbox quota', () => {
   });
 
   it('frees as results expire', async () => {
-    // results kept 1 s: a user who filled the quota may submit again once they have expired
-    const short = await startServer({ proxy: { ...QUOTA, resultTtl: 1_000 } });
+    // results kept 2 s: a user who filled the quota is refused until they have expired, then may submit again
+    const resultTtl = 2_000;
+    const short = await startServer({ proxy: { ...QUOTA, resultTtl } });
     try {
       const on = client(short);
       const carol = await createUser(short, 'quota-carol');
+      const filling = Date.now();
       for (let i = 0; i < 3; i++) expect((await relightOn(on, carol.token)).status).toBe(200);
+      const refused = await relightOn(on, carol.token);
+      // none of her results can have expired yet when less than their time has passed since the first
+      if (Date.now() - filling < resultTtl) expectError(refused, 429, 'rate_limited');
       let status = 0;
       for (const deadline = Date.now() + 15_000; status !== 200 && Date.now() < deadline; ) {
         await new Promise((resolve) => setTimeout(resolve, 200));
