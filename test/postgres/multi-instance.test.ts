@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CLAIM_KEY } from '../../src/server/archives/registry-claim.js';
 import { s3ClientFromEnv } from '../../src/server/archives/s3-storage.js';
 import postgres from 'postgres';
@@ -17,6 +17,11 @@ import { call, createPublisher, createUser, makeZip, publish, uploadTo } from '.
 import { useServe, type Served } from '../server/serve-helper.js';
 import { eventually, startStandIn } from '../proxy/stand-ins.js';
 import { CALLBACK_HEADERS } from '../../src/contract/limits.js';
+
+/** Far past a change notice's delivery on one machine, however loaded: later than this is a lost notice. */
+const NOTICE_HEARD_MS = 10_000;
+/** Holds once another instance has heard a change's notice: it is polled, not slept for. */
+const heard = (check: () => Promise<void>) => vi.waitFor(check, { timeout: NOTICE_HEARD_MS, interval: 10 });
 
 const serve = useServe();
 
@@ -239,7 +244,8 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     const first = await fetch(`${a.url}/archives/alice-co/shared-node/1.0.0/node.zip`);
     expect(Buffer.from(await first.arrayBuffer()).equals(zips[winners[0]])).toBe(true);
 
-    // A token revoked through A is refused through B at once.
+    // A token revoked through A is refused through B once B hears the change's notice (on a connection of
+    // its own, so a request sent the moment A answered may come first: waited for, NOTICE_HEARD_MS at most).
     // alice owns the node and may not review it: a reader does, through a token it then revokes
     const reader = await createUser(as(a), 'reader');
     const created = await call(b.url, 'POST', '/users/me/tokens', { token: reader.token, body: { name: 'laptop' } });
@@ -251,19 +257,21 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     expect((await call(a.url, 'DELETE', `/users/me/tokens/${created.body.id}`, { token: reader.token })).status).toBe(
       204,
     );
-    expect((await call(b.url, 'GET', '/users/me', { token: created.body.token })).status).toBe(401);
+    await heard(async () =>
+      expect((await call(b.url, 'GET', '/users/me', { token: created.body.token })).status).toBe(401),
+    );
     expect((await call(b.url, 'POST', '/nodes/shared-node/reviews?star=2', { token: created.body.token })).status).toBe(
       401,
     );
 
-    // B keeps its answer for the node; a review and a node update through A are in B's next read.
+    // B keeps its answer for the node; a review and a node update through A are in B's reads once it hears them.
     const kept = await call(b.url, 'GET', '/nodes/shared-node');
     expect(
       (await call(b.url, 'GET', '/nodes/shared-node', { headers: { 'if-none-match': kept.headers.get('etag')! } }))
         .status,
     ).toBe(304);
     expect((await call(a.url, 'POST', '/nodes/shared-node/reviews?star=4', { token: reader.token })).status).toBe(200);
-    expect((await call(b.url, 'GET', '/nodes/shared-node')).body.rating).toBe(4);
+    await heard(async () => expect((await call(b.url, 'GET', '/nodes/shared-node')).body.rating).toBe(4));
     expect(
       (
         await call(a.url, 'PUT', '/publishers/alice-co/nodes/shared-node', {
@@ -272,12 +280,14 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
         })
       ).status,
     ).toBe(200);
-    const seen = await call(b.url, 'GET', '/nodes/shared-node', {
-      headers: { 'if-none-match': kept.headers.get('etag')! },
+    await heard(async () => {
+      const seen = await call(b.url, 'GET', '/nodes/shared-node', {
+        headers: { 'if-none-match': kept.headers.get('etag')! },
+      });
+      expect(seen.status).toBe(200);
+      expect(seen.body.description).toBe('seen on B');
     });
-    expect(seen.status).toBe(200);
-    expect(seen.body.description).toBe('seen on B');
-    // B keeps its list of the node's versions too; a changelog written through A is in B's next list.
+    // B keeps its list of the node's versions too; a changelog written through A is in B's list once heard.
     expect(
       (await call(b.url, 'GET', '/nodes/shared-node/versions')).body.map((v: { version: string }) => v.version),
     ).toEqual(['2.0.0', '1.0.0']);
@@ -290,7 +300,9 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
         })
       ).status,
     ).toBe(200);
-    expect((await call(b.url, 'GET', '/nodes/shared-node/versions')).body[0].changelog).toBe("seen in B's list");
+    await heard(async () =>
+      expect((await call(b.url, 'GET', '/nodes/shared-node/versions')).body[0].changelog).toBe("seen in B's list"),
+    );
 
     // A killed (kill -9) in the middle of an upload: the retry through B succeeds, and B serves it.
     const third = await publish(as(a), alice.token, 'alice-co', 'shared-node', '3.0.0');
