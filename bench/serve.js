@@ -255,8 +255,8 @@ export default async function serve() {
       rate(get),
       floorRate,
       get.rps / floorGet.rps,
-      '≥ 0.6× the floor',
-      get.rps / floorGet.rps >= 0.6,
+      '≥ 0.5× the floor',
+      get.rps / floorGet.rps >= 0.5,
     ),
   );
   rows.push(
