@@ -11,6 +11,8 @@ import {
   resolveProxyOptions,
 } from '../../src/server/proxy/options.js';
 import { placeholderVideo, readSource, sandboxNextChange, sandboxStep, sniff } from '../../src/server/proxy/sandbox.js';
+import { forwardDecision } from '../../src/server/proxy/polling.js';
+import type { TaskRow } from '../../src/server/proxy/store.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 
@@ -166,5 +168,39 @@ describe('pollSpacing', () => {
     expect(pollSpacing(100_000, 2_000)).toBe(10_000);
     expect(pollSpacing(600_000, 2_000)).toBe(60_000);
     expect(pollSpacing(23 * 3_600_000, 2_000)).toBe(60_000);
+  });
+});
+
+describe("a provider's view of a forwarded task", () => {
+  const task = (status: string, view: object): TaskRow => ({
+    id: 't1',
+    kind: 'relight',
+    user_id: 'u1',
+    mode: 'forward',
+    upstream_id: 'up-1',
+    callback_url: 'http://127.0.0.1:9/cb',
+    created_at: 0,
+    delay_ms: 0,
+    outcome: 'ok',
+    status,
+    view: JSON.stringify(view),
+    credits: null,
+    updated_at: 0,
+    next_poll_at: 0,
+  });
+  const view = (status: string, generated: string[] = []) => ({ task_id: 't1', status, generated });
+
+  it('moves the status forward with one callback', () => {
+    const decision = forwardDecision(task('IN_PROGRESS', view('IN_PROGRESS')), view('COMPLETED', ['r.png']));
+    expect(decision.observe?.status).toBe('COMPLETED');
+    expect(decision.callbacks.map((c) => JSON.parse(c.body).status)).toEqual(['COMPLETED']);
+  });
+
+  it('leaves a finished task finished: an older view answered to a slower poll changes nothing, and calls back no one', () => {
+    for (const finished of ['COMPLETED', 'FAILED'])
+      expect(forwardDecision(task(finished, view(finished)), view('IN_PROGRESS'))).toEqual({
+        callbacks: [],
+        value: undefined,
+      });
   });
 });

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { HttpError } from '../errors.js';
 import type { ProxyDeps, View } from './deps.js';
-import { KINDS, statusOf, upstreamStatusPath, type TaskKind } from './kinds.js';
+import { isTerminal, KINDS, statusOf, upstreamStatusPath, type TaskKind } from './kinds.js';
 import { sandboxStep } from './sandbox.js';
 import type { ResultRow, TaskDecision, TaskRow } from './store.js';
 import { callUpstream, upstreamView } from './upstream.js';
@@ -65,16 +65,23 @@ export function catchUpSandbox(deps: ProxyDeps, taskId: string, now: number): Pr
 
 /** Records the provider's latest view of a task; a changed status queues a callback. */
 async function observeForward(deps: ProxyDeps, taskId: string, view: View, now: number): Promise<void> {
-  await deps.store.update(taskId, now, (task): TaskDecision<void> => {
-    const status = statusOf(task.kind, view);
-    const json = JSON.stringify(view);
-    if (status === task.status && json === task.view) return { callbacks: [], value: undefined };
-    return {
-      observe: { status, view: json },
-      callbacks: status !== task.status ? callbacksOf(task, [view]) : [],
-      value: undefined,
-    };
-  });
+  await deps.store.update(taskId, now, (task) => forwardDecision(task, view));
+}
+
+/**
+ * What the provider's view of a task changes. A finished task keeps its status: a view of another
+ * status then is an older one, answered to a poll that was sent before the one that saw it finish.
+ */
+export function forwardDecision(task: TaskRow, view: View): TaskDecision<void> {
+  const status = statusOf(task.kind, view);
+  const json = JSON.stringify(view);
+  const unchanged = status === task.status && json === task.view;
+  if (unchanged || (isTerminal(task.status) && status !== task.status)) return { callbacks: [], value: undefined };
+  return {
+    observe: { status, view: json },
+    callbacks: status !== task.status ? callbacksOf(task, [view]) : [],
+    value: undefined,
+  };
 }
 
 /** The provider's task view in our poll shape, with list fields present and our task id. */

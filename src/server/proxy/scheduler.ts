@@ -101,6 +101,11 @@ async function round(deps: ProxyDeps): Promise<number> {
   for (const task of await store.claimPolls(now - WATCH_FOR_MS, now, options.upstreamPollInterval)) {
     if (!deps.upstreams[KINDS[task.kind].provider]) continue;
     const at = now + pollSpacing(now - task.created_at, options.upstreamPollInterval);
+    // one poll of a task at a time here: a slow answer is not overtaken by the next poll's
+    if (deps.scheduler.inflight.has(`poll:${task.id}`)) {
+      next = Math.min(next, at);
+      continue;
+    }
     run(deps, `poll:${task.id}`, () =>
       store
         .deferPoll(task.id, at)
