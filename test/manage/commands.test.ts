@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands } from '../../src/cli/commands/index.js';
 import { startServer, tempDir, type CliOptions, type TestServer } from '../helpers.js';
 import { closedPort, runInProcess } from '../cli/in-process.js';
+import { runHints } from '../cli/hints.js';
 
 let server: TestServer;
 let url: string;
@@ -157,7 +158,11 @@ describe('publisher create, show, update, members', () => {
     expect(JSON.parse(json.stdout)).toEqual((await api('/publishers/acme')).body);
     const missing = await cli(undefined, ['publisher', 'show', 'nobody']);
     expect(missing.code).toBe(5);
-    expect(missing.stderr).toContain('nodereg publisher create nobody');
+    // the hint runs as printed: it creates the publisher
+    const [create] = await runHints(missing.stderr, { env: { NODEREG_REGISTRY: url, NODEREG_TOKEN: bob.token } });
+    expect(create.argv).toEqual(['publisher', 'create', 'nobody']);
+    expect(create.result.code).toBe(0);
+    expect((await api('/publishers/nobody')).status).toBe(200);
   });
 
   it('updates only the fields given; an empty value clears one; a non-owner exits 4', async () => {

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
 import { cliEnv, INSTALLED_BIN, startServer, tempDir, type TestServer } from '../helpers.js';
+import { checkHints } from '../cli/hint-check.js';
 import { commitAll, gitRepo } from '../package/fixtures.js';
 import { createUser } from '../server/fixtures.js';
 
@@ -305,7 +306,9 @@ describe('a CI job cancelled (SIGTERM) while it publishes', () => {
     for (let i = 0; i < 200 && !ready(); i++) await new Promise((r) => setTimeout(r, 25));
     expect(ready()).toBe(true);
     child.kill(signal);
-    return { ...(await ended), stderr: () => stderr };
+    const end = await ended;
+    await checkHints('', stderr);
+    return { ...end, stderr: () => stderr };
   }
 
   it('exits 143 before the publish request and after it alike (130 for SIGINT), naming what it leaves behind', {
