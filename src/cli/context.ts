@@ -44,6 +44,11 @@ export interface RunDeps {
   invocation?: string;
   /** Replaces @inquirer/prompts (tests). */
   prompts?: () => Promise<Prompts>;
+  /**
+   * Stop once commander has parsed and checked the line, before the command's action; exit 0 then.
+   * Tests check that each command a hint prints parses as printed, with no action run.
+   */
+  parseOnly?: boolean;
 }
 
 export type Prompts = typeof import('@inquirer/prompts');
@@ -142,7 +147,7 @@ export class Ctx {
     ) {
       // A profile keeps its registry too: the port of a `nodereg serve` that stopped (an older one saved even a --port 0's).
       const profile = used.profile === DEFAULT_PROFILE ? '' : ` --profile ${used.profile}`;
-      const hint = `nothing listens at ${used.registry}, the registry of profile "${used.profile}" (a \`nodereg serve\` that stopped, or serves on another port now): start it there, save where it runs with \`nodereg${profile} config set registry URL\`, or pass --registry URL`;
+      const hint = `nothing listens at ${used.registry}, the registry of profile "${used.profile}" (a \`nodereg serve\` that stopped, or serves on another port now): start it there, pass --registry with the URL it serves on now, or save that URL in the profile (nodereg${profile} config set registry, then the URL)`;
       cliError = new CliError(cliError.message, cliError.exitCode, cliError.code, hint, cliError.status);
     }
     if (cliError.code === 'network' && cliError.hint?.endsWith(DEFAULT_WAIT_HINT) && this.windowUsed) {

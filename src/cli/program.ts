@@ -207,6 +207,9 @@ async function commanderExit(
   return EXIT.invalid;
 }
 
+/** Thrown before the action of a parse-only run (RunDeps.parseOnly). */
+const PARSED = Symbol('parsed');
+
 /** Runs the CLI on `argv` (without node and script) and resolves to the exit code. Never exits. */
 export async function run(typed: string[], version: string, deps: RunDeps = {}): Promise<number> {
   const program = createProgram(version);
@@ -245,10 +248,15 @@ export async function run(typed: string[], version: string, deps: RunDeps = {}):
       program.command(entry.name).description(entry.summary).allowUnknownOption().allowExcessArguments();
     }
   }
+  if (deps.parseOnly)
+    program.hook('preAction', () => {
+      throw PARSED;
+    });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (error) {
+    if (error === PARSED) return EXIT.ok;
     return error instanceof CommanderError
       ? commanderExit(error, context, argv, valueNames, logJson)
       : (await context()).fail(error);

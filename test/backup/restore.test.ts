@@ -13,6 +13,7 @@ import { createLocalArchiveStorage } from '../../src/server/archives/storage.js'
 import { postgresTables, restore, sqliteTables, SEEDED_TABLES, type Table } from '../../src/server/restore.js';
 import { closedPort, runInProcess } from '../cli/in-process.js';
 import { BIN, cliEnv, PNG, runCli, tempDir, type TestServer } from '../helpers.js';
+import { checkHints } from '../cli/hint-check.js';
 import { writeTree } from '../package/fixtures.js';
 import { testPostgres } from '../postgres.js';
 import { testS3 } from '../s3.js';
@@ -636,6 +637,7 @@ describe('restore into a new SQLite data dir', () => {
     });
     await running.stop();
     expect(fromCheckout.status).toBe(3);
+    await checkHints(fromCheckout.stdout, fromCheckout.stderr);
     const invoked = /hint: .*`(.+) backup --data-dir .*`, then `(.+) restore OUT`/.exec(fromCheckout.stderr);
     expect(invoked?.[1], fromCheckout.stderr).toMatch(/^node .*nodereg\.js$/);
     expect(invoked?.[2]).toBe(invoked?.[1]);
