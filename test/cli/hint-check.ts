@@ -84,22 +84,6 @@ const PLACEHOLDER = /^(?:<[^>]*>|\[[^\]]*\]|\.\.\.|…|[A-Z][A-Z\d_]*[A-Z])$/;
 const placeholderIn = (argv: string[]) =>
   argv.map((word) => word.slice(word.indexOf('=') + 1)).find((value) => PLACEHOLDER.test(value));
 
-/**
- * Hints the registry sends (src/server) that do not run as printed yet, each with its fix: they are the
- * server's, whose change is the lead's to make. Remove an entry once its hint is fixed.
- */
-const SERVER_HINTS_TO_FIX = [
-  // src/server/accounts/admin.ts accountDisabled: `nodereg user enable ${user.id}` (the id is known there)
-  /^ask an admin of this registry to enable it \(`nodereg user enable <user>`\)$/,
-  // src/server/restore.ts, a source a running server holds: a real snapshot dir for OUT, and the typed
-  // restore line with the snapshot as its source (its --database kept)
-  /^stop that server first, or restore from a snapshot: `[^`]+ OUT`, then `[^`]+ restore OUT`$/,
-  // src/server/restore.ts, a source that is no data dir: "the dir serve used as its --data-dir, or one
-  // that backup made" (neither is a command to run)
-  /^name the dir `nodereg serve --data-dir` used, or one `nodereg backup` made$/,
-];
-const toFix = (hint: string) => SERVER_HINTS_TO_FIX.some((pattern) => pattern.test(hint));
-
 /** Why `argv` does not parse as printed, or '' when it does (commander's own message). Kept per line. */
 const outcomes = new Map<string, Promise<string>>();
 let home: string | undefined;
@@ -139,8 +123,7 @@ export async function checkHints(stdout: string, stderr: string): Promise<void> 
           `${JSON.stringify({ argv, hint, failure, file: test.testPath, test: test.currentTestName })}\n`,
         );
       }
-      if (failure && !toFix(hint))
-        failures.push(`hint "${hint}": \`nodereg ${argv.join(' ')}\` does not run as printed: ${failure}`);
+      if (failure) failures.push(`hint "${hint}": \`nodereg ${argv.join(' ')}\` does not run as printed: ${failure}`);
     }
   }
   if (failures.length > 0 && !record)
