@@ -91,8 +91,6 @@ export const loginCommand = (profile: string, registry?: string) =>
 
 export class Ctx {
   readonly env: NodeJS.ProcessEnv;
-  readonly stdout: Stream;
-  readonly stderr: Stream;
   private output?: Output;
   private configStore?: Promise<ConfigStore>;
   /** Where the token requests went with came from, with its profile and registry. */
@@ -112,8 +110,15 @@ export class Ctx {
     private readonly deps: RunDeps,
   ) {
     this.env = deps.env ?? process.env;
-    this.stdout = deps.stdout ?? process.stdout;
-    this.stderr = deps.stderr ?? process.stderr;
+  }
+
+  /** Taken when written to: Node makes the process's streams on first use (cli/exit.ts). */
+  get stdout(): Stream {
+    return this.deps.stdout ?? process.stdout;
+  }
+
+  get stderr(): Stream {
+    return this.deps.stderr ?? process.stderr;
   }
 
   /** Taken when asked for: setting up process.stdin costs ~2 ms, which a read does not need. */
@@ -164,7 +169,13 @@ export class Ctx {
   }
 
   get out(): Output {
-    this.output ??= new Output(this.stdout, this.stderr, Boolean(this.globals().json), this.env, this.deps.invocation);
+    this.output ??= new Output(
+      this.stdout,
+      () => this.stderr,
+      Boolean(this.globals().json),
+      this.env,
+      this.deps.invocation,
+    );
     return this.output;
   }
 
