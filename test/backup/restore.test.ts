@@ -652,6 +652,18 @@ describe('restore into a new SQLite data dir', () => {
     expect(backup.result.code, backup.result.stderr).toBe(0);
     expect(restored.argv).toEqual(['restore', `${built.dataDir}-snapshot`, '--database', target]);
     expect(restored.result.code, restored.result.stderr).toBe(0);
+    // A database URL's password in its query is not printed either: the hint reads the URL from the variable.
+    const queried = await runInProcess([
+      'restore',
+      built.dataDir,
+      '--database',
+      'postgres://127.0.0.1:1/db?password=hunter2',
+      '--storage',
+      tempDir(),
+    ]);
+    expect(queried.code).toBe(3);
+    expect(queried.stderr).not.toContain('hunter2');
+    expect(queried.stderr).toContain('--database "$NODEREG_DATABASE_URL"');
     await running.stop();
   }, 60_000);
 });

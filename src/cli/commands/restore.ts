@@ -16,12 +16,13 @@ const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word
 
 /**
  * The hint for a source a running server holds: back it up to a snapshot, then run this restore from
- * the snapshot with the flags typed (a database URL's password is read from the variable, not printed).
+ * the snapshot with the flags typed. A database URL is read from the variable, never printed: its
+ * password may sit in the user info or in the query (`?password=`).
  */
 function snapshotHint(source: string, flags: { database?: string; storage?: string }): string {
   const snapshot = `${source}-snapshot`;
   const database = flags.database;
-  const hidden = database !== undefined && withoutUserInfo(database) !== database;
+  const hidden = database?.includes('://') ?? false;
   const typed = [
     database === undefined ? '' : ` --database ${hidden ? '"$NODEREG_DATABASE_URL"' : shellWord(database)}`,
     flags.storage === undefined ? '' : ` --storage ${shellWord(flags.storage)}`,
