@@ -87,7 +87,7 @@ function ownHost(host: string): boolean {
 /** What every command gets: streams, output, the connection, config, prompts. */
 /** The login that saves a token where this run looks for it: its profile (and registry) named. */
 export const loginCommand = (profile: string, registry?: string) =>
-  `nodereg login${profile === DEFAULT_PROFILE ? '' : ` --profile ${shellWord(profile)}`}${registry ? ` --registry ${registry}` : ''}`;
+  `nodereg login${profile === DEFAULT_PROFILE ? '' : ` --profile ${shellWord(profile)}`}${registry ? ` --registry ${shellWord(registry)}` : ''}`;
 
 export class Ctx {
   readonly env: NodeJS.ProcessEnv;
@@ -151,7 +151,7 @@ export class Ctx {
       used?.registryFromProfile
     ) {
       // A profile keeps its registry too: the port of a `nodereg serve` that stopped (an older one saved even a --port 0's).
-      const profile = used.profile === DEFAULT_PROFILE ? '' : ` --profile ${used.profile}`;
+      const profile = used.profile === DEFAULT_PROFILE ? '' : ` --profile ${shellWord(used.profile)}`;
       const hint = `nothing listens at ${used.registry}, the registry of profile "${used.profile}" (a \`nodereg serve\` that stopped, or serves on another port now): start it there, pass --registry with the URL it serves on now, or save that URL in the profile (nodereg${profile} config set registry, then the URL)`;
       cliError = new CliError(cliError.message, cliError.exitCode, cliError.code, hint, cliError.status);
     }
@@ -300,7 +300,7 @@ export class Ctx {
         : ' (none is saved yet)';
       throw invalidInput(
         `there is no profile named "${connection.profile}"${known}`,
-        `save one with \`nodereg login --profile ${connection.profile}\``,
+        `save one with \`nodereg login --profile ${shellWord(connection.profile)}\``,
       );
     }
     const odd = connection.token && /[^\x21-\x7e]|["'`]/.exec(connection.token)?.[0];

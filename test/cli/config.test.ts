@@ -115,6 +115,16 @@ describe('config set / get registry', () => {
     expect((await cli(['--profile', 'missing', 'config', 'list'])).code).toBe(0);
   });
 
+  it('quotes a profile name in the commands its hints print: a name a shell acts on runs nothing when copied', async () => {
+    const name = 'x;touch y$(id)';
+    const result = await cli(['--profile', name, 'whoami']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`login --profile 'x;touch y$(id)'`);
+    const registry = await cli(['config', 'set', 'registry', 'example.com/a&b=$(id)']);
+    expect(registry.code).toBe(2);
+    expect(registry.stderr).toContain(`config set registry 'https://example.com/a&b=$(id)'`);
+  });
+
   it('prints an empty value for an unset key', async () => {
     const get = await cli(['config', 'get', 'registry']);
     expect(get.code).toBe(0);

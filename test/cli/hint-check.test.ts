@@ -2,7 +2,7 @@
 // with the real program, stopped before the action (RunDeps.parseOnly), in text and in JSON output.
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
-import { checkHints, hintsOf } from './hint-check.js';
+import { checkHints, hintsOf, shellHazard } from './hint-check.js';
 import { countingServer } from './in-process.js';
 
 async function parseOnly(argv: string[], env: Record<string, string> = {}) {
@@ -46,6 +46,13 @@ describe('checkHints', () => {
       /hint "run `nodereg publisher shw acme`": `nodereg publisher shw acme` does not run as printed: .*unknown command 'shw'/,
     );
     await expect(checkHints('', 'hint: see `nodereg whoami --nosuch`\n')).rejects.toThrow(/unknown option '--nosuch'/);
+  });
+
+  it('fails a command a shell would act on as copied: user text unquoted (;, &, |, $(…), a backtick)', async () => {
+    await expect(checkHints('', 'hint: `nodereg login --profile x;touch y`\n')).rejects.toThrow(/unquoted ;/);
+    await expect(checkHints('', 'hint: `nodereg login --profile "a$(id)"`\n')).rejects.toThrow(/unquoted \$\(/);
+    expect(shellHazard(`login --profile 'x;touch y$(id)' --database "$NODEREG_DATABASE_URL"`)).toBeUndefined();
+    expect(shellHazard('config set registry https://h/?a=1&b=2')).toBe('&');
   });
 
   it('fails a placeholder printed as a command: it does not run as printed', async () => {

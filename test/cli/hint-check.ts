@@ -29,6 +29,26 @@ export function shellWords(line: string): string[] {
   return words;
 }
 
+/**
+ * The first character of `line` a shell would act on rather than pass on as text (`;`, `&`, `|`, `(`,
+ * `)`, a backtick, `$(`), outside quotes or inside double quotes; `$NAME` is left alone (a hint may
+ * name a variable on purpose). A hint that prints user text unquoted runs something else when copied.
+ */
+export function shellHazard(line: string): string | undefined {
+  let quote: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote === "'") {
+      if (c === "'") quote = undefined;
+    } else if (c === '\\') i++;
+    else if (c === quote) quote = undefined;
+    else if (!quote && (c === "'" || c === '"')) quote = c;
+    else if (c === '`' || (c === '$' && line[i + 1] === '(')) return line.slice(i, i + 2).trim();
+    else if (!quote && /[;&|()]/.test(c)) return c;
+  }
+  return undefined;
+}
+
 /** A command in backticks as the CLI prints it: `nodereg …`, `npx nodereg …` or `node …/nodereg.js …`. */
 const COMMAND = /`(?:npx nodereg|nodereg|node \S*nodereg\.js) ([^`]+)`/g;
 
@@ -112,10 +132,12 @@ export async function checkHints(stdout: string, stderr: string): Promise<void> 
   const failures: string[] = [];
   const record = process.env.NODEREG_HINT_RECORD;
   for (const hint of hintsOf(stdout, stderr)) {
-    for (const argv of commandsOf(hint)) {
+    for (const [, line] of hint.matchAll(COMMAND)) {
+      const argv = shellWords(line);
       const key = JSON.stringify(argv);
       if (!outcomes.has(key)) outcomes.set(key, parseFailure(argv));
-      const failure = await (outcomes.get(key) as Promise<string>);
+      const hazard = shellHazard(line);
+      const failure = hazard ? `a shell acts on its unquoted ${hazard}` : await (outcomes.get(key) as Promise<string>);
       if (record) {
         const test = expect.getState();
         appendFileSync(

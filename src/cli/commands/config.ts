@@ -66,7 +66,7 @@ export function register(program: Command, ctx: Ctx): void {
         if (k === 'registry' && !isHttpUrl(value)) {
           throw invalidInput(
             `registry "${value}" is not an http:// or https:// URL`,
-            `nodereg config set registry ${withScheme(value) ?? DEFAULT_REGISTRY_URL}`,
+            `nodereg config set registry ${shellWord(withScheme(value) ?? DEFAULT_REGISTRY_URL)}`,
           );
         }
         const store = await ctx.config();

@@ -5,6 +5,7 @@ import type { RegistryServer } from '../../server/index.js';
 import { DEFAULT_REGISTRY_URL } from '../../shared/tuning.js';
 import { sameRegistry } from '../config.js';
 import type { Ctx } from '../context.js';
+import { shellWord } from '../invocation.js';
 import type { ServeSettings } from './options.js';
 import type { ServePlace } from './place.js';
 
@@ -68,5 +69,6 @@ async function saveAdminToken(ctx: Ctx, url: string, token: string, tokenFile: s
   }
   store.setProfile(name, { registry: url, token });
   ctx.out.info(`saved the admin token to profile "${name}" (${store.path})`);
-  if (name !== 'default') ctx.out.hint(`use it with --profile ${name} (or NODEREG_PROFILE=${name})`);
+  if (name !== 'default')
+    ctx.out.hint(`use it with --profile ${shellWord(name)} (or NODEREG_PROFILE=${shellWord(name)})`);
 }
