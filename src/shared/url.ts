@@ -5,8 +5,12 @@
  * stopped by `/`: linear, whatever the text.
  */
 const USER_INFO = /(:\/\/)[^\s/?#]*@/g;
+/** A password given in a URL's query (`postgres://host/db?password=…`, which PostgreSQL's clients read). */
+const QUERY_PASSWORD = /([?&]password=)[^\s&#'"]*/gi;
 /**
- * Text with every URL's user info shown as `***@`: a user name can be a secret too (a token as the user
- * of `https://TOKEN@host`). The one mask of the CLI's output and the server's log lines.
+ * Text with every URL's user info shown as `***@`, and a password in its query as `password=***`: a
+ * user name can be a secret too (a token as the user of `https://TOKEN@host`). The one mask of the
+ * CLI's output and the server's log lines.
  */
-export const withoutUserInfo = (text: string) => (text.includes('://') ? text.replace(USER_INFO, '$1***@') : text);
+export const withoutUserInfo = (text: string) =>
+  text.includes('://') ? text.replace(USER_INFO, '$1***@').replace(QUERY_PASSWORD, '$1***') : text;

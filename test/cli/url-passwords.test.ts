@@ -131,4 +131,13 @@ describe('serve and a PostgreSQL URL with a password', () => {
       expect(result.stdout + result.stderr).not.toContain('ada');
     }
   });
+
+  it('a password in the query (?password=, as PostgreSQL reads it) is not printed either: it shows ***', async () => {
+    const database = `postgres://127.0.0.1:1/db?sslmode=disable&password=${password}&application_name=x`;
+    const dataDir = join(tempDir(), 'data');
+    const result = await runInProcess(['serve', '--port', '0', '--data-dir', dataDir, '--database', database]);
+    expect(result.code).toBe(1);
+    expect(result.stdout + result.stderr).not.toContain(password);
+    expect(result.stderr).toContain('postgres://127.0.0.1:1/db?sslmode=disable&password=***&application_name=x');
+  });
 });
