@@ -125,19 +125,69 @@ function takeWords(schema, path = '#', words = {}) {
   return words;
 }
 
+/** Every place of a schema a refusal may come from, by schemaPath, with the words that schema gives it (undefined: none). */
+function refusalPlaces(schema, path = '#', places = new Map()) {
+  if (!schema || typeof schema !== 'object') return places;
+  for (const keyword of Object.keys(schema)) places.set(`${path}/${keyword}`, schema['x-words']?.[keyword]);
+  for (const key of schema.required ?? []) places.set(`${path}/required/${key}`, schema['x-missing']?.[key]);
+  for (const keyword of ['properties', 'patternProperties'])
+    for (const [key, inner] of Object.entries(schema[keyword] ?? {}))
+      refusalPlaces(inner, `${path}/${keyword}/${fragment(key)}`, places);
+  for (const keyword of ['anyOf', 'allOf', 'oneOf'])
+    for (const [i, inner] of (schema[keyword] ?? []).entries()) refusalPlaces(inner, `${path}/${keyword}/${i}`, places);
+  for (const keyword of ['items', 'additionalProperties', 'not', 'propertyNames', 'if', 'then', 'else'])
+    refusalPlaces(schema[keyword], `${path}/${keyword}`, places);
+  return places;
+}
+
+/** The definitions whose words clash with the root's or an earlier definition's at the same schemaPath. */
+function clashing(root, definitions) {
+  const seen = refusalPlaces(root);
+  const clashes = [];
+  for (const [name, definition] of Object.entries(definitions)) {
+    const places = refusalPlaces(definition);
+    const clash = [...places].some(
+      ([path, message]) => seen.has(path) && seen.get(path) !== message && (message ?? seen.get(path)) !== undefined,
+    );
+    if (clash) clashes.push(name);
+    else for (const [path, message] of places) if (!seen.has(path)) seen.set(path, message);
+  }
+  return clashes;
+}
+
+/** `schema` with each reference to one of `inlined` (name → schema) replaced by a copy of that schema. */
+function inline(schema, inlined, depth = 0) {
+  if (!schema || typeof schema !== 'object') return schema;
+  if (Array.isArray(schema)) return schema.map((item) => inline(item, inlined, depth));
+  const name = schema.$ref?.startsWith('#/definitions/') ? schema.$ref.slice('#/definitions/'.length) : undefined;
+  if (name && name in inlined) {
+    if (depth > 32)
+      throw new Error(`request check: ${name} refers to itself and words its refusals otherwise than another schema`);
+    const { $ref: _, ...rest } = schema;
+    return inline({ ...structuredClone(inlined[name]), ...rest }, inlined, depth + 1);
+  }
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inline(value, inlined, depth)]));
+}
+
 /**
  * The words of a check: its own, and those of the schemas it refers to, which Ajv checks by functions
- * of their own whose refusals' schemaPaths start at them (`#/maxLength`).
+ * of their own whose refusals' schemaPaths start at them (`#/maxLength`), naming no schema. So two of
+ * them refused at the same schemaPath must word it alike: a schema that words it otherwise (or words it
+ * where another leaves it to the error map) is written out in full where it is used, as the root is.
  */
-function rootWords({ definitions = {}, ...root }) {
+function rootWords(check) {
+  let { definitions = {}, ...root } = check;
+  for (let clashes = clashing(root, definitions); clashes.length; clashes = clashing(root, definitions)) {
+    const inlined = Object.fromEntries(clashes.map((name) => [name, definitions[name]]));
+    root = inline(root, inlined);
+    definitions = inline(
+      Object.fromEntries(Object.entries(definitions).filter(([name]) => !(name in inlined))),
+      inlined,
+    );
+  }
   const words = takeWords(root);
-  for (const [name, definition] of Object.entries(definitions))
-    for (const [path, message] of Object.entries(takeWords(definition))) {
-      if (path in words && words[path] !== message)
-        throw new Error(`request check: ${name} words ${path} otherwise than another schema does`);
-      words[path] = message;
-    }
-  return words;
+  for (const definition of Object.values(definitions)) Object.assign(words, takeWords(definition));
+  return { check: Object.keys(definitions).length ? { ...root, definitions } : root, words };
 }
 
 /** Ajv with the keywords that call rules.ts by name. */
@@ -201,7 +251,7 @@ function requestAjv(rules) {
  * The ES module of the checks of `requests` (id → zod schema), and its type declarations. `worded`: the
  * module carries the words of their refusals (check-words.ts), for checks that word their own.
  */
-function checksModule(contract, requests, extra = { code: [], types: [] }, worded = true) {
+export function checksModule(contract, requests, extra = { code: [], types: [] }, worded = true) {
   const { z, rules } = contract;
   const ajv = requestAjv(rules);
   const override = zodOverride(contract);
@@ -218,8 +268,9 @@ function checksModule(contract, requests, extra = { code: [], types: [] }, worde
     const { $schema: _draft, definitions, ...request } = json;
     // The request is the property `value` of what is checked, so that its own output replaces it too.
     const root = { $id: id, type: 'object', properties: { value: request }, required: ['value'], definitions };
-    words[id] = rootWords(root);
-    ajv.addSchema(root, id);
+    const checked = rootWords(root);
+    words[id] = checked.words;
+    ajv.addSchema(checked.check, id);
     names[id] = id;
   }
   // Ajv's standalone code requires its own runtime for the length in code points, even as an ES module:
