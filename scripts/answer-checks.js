@@ -24,7 +24,7 @@ const CONTRACT = [
   "export * as resources from './src/contract/resources.ts';",
   "export * as scan from './src/contract/scan.ts';",
   "export { ErrorBody } from './src/contract/error-body.ts';",
-  "export { namedRules } from './src/contract/fields.ts';",
+  "export { namedRules, REPEATED_PARAMS as repeatedParams } from './src/contract/fields.ts';",
   "export * as rules from './src/contract/rules.ts';",
 ].join(' ');
 const scratch = mkdtempSync(join(tmpdir(), 'nodereg-answer-checks-'));
