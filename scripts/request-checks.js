@@ -1,13 +1,16 @@
-// Called by scripts/answer-checks.js (the first step of `npm run build`): writes
-// src/contract/generated/requests.js and arguments.js, the checks of the requests the CLI builds and of
-// the ids it takes as arguments, derived from the contract, and the field lists the manifest needs. A request schema goes through JSON Schema (input
-// side, draft-07) and Ajv's standalone code, as the answers do; what JSON Schema cannot say is added as
-// keywords that call rules.ts by name: `x-rule` (a refinement), `x-output` (what zod's parse outputs:
-// an object's keys in the schema's order, a transform). So a valid `publish` loads no zod.
+// Called by scripts/answer-checks.js (the first step of `npm run build`): writes the checks of the
+// requests the CLI sends, derived from the contract, into src/contract/generated/: requests.js (the
+// publish body), arguments.js (the ids and versions commands take as arguments, and the field lists the
+// manifest needs), node-fields.js (the fields `init` asks for) and operations/ (every operation's params,
+// query and JSON body, a module each). A request schema goes through JSON Schema (input side, draft-07)
+// and Ajv's standalone code, as the answers do; what JSON Schema cannot say is added as keywords that
+// call rules.ts by name: `x-rule` (a refinement), `x-output` (what zod's parse outputs: an object's keys
+// in the schema's order, a transform). So the CLI checks what it sends without loading zod.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv, { _, stringify } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
+import { rootWords } from './request-words.js';
 
 /** A check's own message, when the schema gives one (`.regex(re, 'must be …')`); undefined for the error map's. */
 function ownMessage(check) {
@@ -153,109 +156,6 @@ function zodOverride({ z, namedRules, repeatedParams = new Set() }) {
     if (schema instanceof z.ZodCustom || schema instanceof z.ZodTransform)
       throw new Error(`${where}: ${schema.def.type} has no check`);
   };
-}
-
-/** A property name as Ajv writes it in an error's schemaPath. */
-const fragment = (key) => encodeURIComponent(key.replaceAll('~', '~0').replaceAll('/', '~1'));
-
-/**
- * Takes the words `schemaWords` wrote out of a check's JSON Schema, by the schemaPath of the refusal
- * they word (a missing property's under its object's `required`, then its name).
- */
-function takeWords(schema, path = '#', words = {}) {
-  if (!schema || typeof schema !== 'object') return words;
-  for (const [keyword, message] of Object.entries(schema['x-words'] ?? {})) words[`${path}/${keyword}`] = message;
-  for (const [key, message] of Object.entries(schema['x-missing'] ?? {})) words[`${path}/required/${key}`] = message;
-  delete schema['x-words'];
-  delete schema['x-missing'];
-  for (const keyword of ['properties', 'patternProperties'])
-    for (const [key, inner] of Object.entries(schema[keyword] ?? {}))
-      takeWords(inner, `${path}/${keyword}/${fragment(key)}`, words);
-  for (const keyword of ['anyOf', 'allOf', 'oneOf'])
-    for (const [i, inner] of (schema[keyword] ?? []).entries()) takeWords(inner, `${path}/${keyword}/${i}`, words);
-  for (const keyword of ['items', 'additionalProperties', 'not', 'propertyNames', 'if', 'then', 'else'])
-    takeWords(schema[keyword], `${path}/${keyword}`, words);
-  return words;
-}
-
-/** Every place of a schema a refusal may come from, by schemaPath, with the words that schema gives it (undefined: none). */
-function refusalPlaces(schema, path = '#', places = new Map()) {
-  if (!schema || typeof schema !== 'object') return places;
-  for (const keyword of Object.keys(schema)) places.set(`${path}/${keyword}`, schema['x-words']?.[keyword]);
-  for (const key of schema.required ?? []) places.set(`${path}/required/${key}`, schema['x-missing']?.[key]);
-  for (const keyword of ['properties', 'patternProperties'])
-    for (const [key, inner] of Object.entries(schema[keyword] ?? {}))
-      refusalPlaces(inner, `${path}/${keyword}/${fragment(key)}`, places);
-  for (const keyword of ['anyOf', 'allOf', 'oneOf'])
-    for (const [i, inner] of (schema[keyword] ?? []).entries()) refusalPlaces(inner, `${path}/${keyword}/${i}`, places);
-  for (const keyword of ['items', 'additionalProperties', 'not', 'propertyNames', 'if', 'then', 'else'])
-    refusalPlaces(schema[keyword], `${path}/${keyword}`, places);
-  return places;
-}
-
-/** The definitions whose words clash with the root's or an earlier definition's at the same schemaPath. */
-function clashing(root, definitions) {
-  const seen = refusalPlaces(root);
-  const clashes = [];
-  for (const [name, definition] of Object.entries(definitions)) {
-    const places = refusalPlaces(definition);
-    const clash = [...places].some(
-      ([path, message]) => seen.has(path) && seen.get(path) !== message && (message ?? seen.get(path)) !== undefined,
-    );
-    if (clash) clashes.push(name);
-    else for (const [path, message] of places) if (!seen.has(path)) seen.set(path, message);
-  }
-  return clashes;
-}
-
-/** `schema` with each reference to one of `inlined` (name → schema) replaced by a copy of that schema. */
-function inline(schema, inlined, depth = 0) {
-  if (!schema || typeof schema !== 'object') return schema;
-  if (Array.isArray(schema)) return schema.map((item) => inline(item, inlined, depth));
-  const name = schema.$ref?.startsWith('#/definitions/') ? schema.$ref.slice('#/definitions/'.length) : undefined;
-  if (name && name in inlined) {
-    if (depth > 32)
-      throw new Error(`request check: ${name} refers to itself and words its refusals otherwise than another schema`);
-    const { $ref: _, ...rest } = schema;
-    return inline({ ...structuredClone(inlined[name]), ...rest }, inlined, depth + 1);
-  }
-  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inline(value, inlined, depth)]));
-}
-
-/**
- * The words of a check: its own, and those of the schemas it refers to, which Ajv checks by functions
- * of their own whose refusals' schemaPaths start at them (`#/maxLength`), naming no schema. So two of
- * them refused at the same schemaPath must word it alike: a schema that words it otherwise (or words it
- * where another leaves it to the error map) is written out in full where it is used, as the root is.
- */
-/**
- * `schema` with the default of each schema it refers to written beside the reference too: Ajv fills in a
- * property's default only from the property's own schema (zod writes a property as a reference when the
- * object is refined, which it converts twice).
- */
-function withDefaults(schema, definitions) {
-  if (!schema || typeof schema !== 'object') return schema;
-  if (Array.isArray(schema)) return schema.map((item) => withDefaults(item, definitions));
-  const out = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, withDefaults(value, definitions)]));
-  const name = schema.$ref?.startsWith('#/definitions/') ? schema.$ref.slice('#/definitions/'.length) : undefined;
-  if (name && out.default === undefined && definitions[name]?.default !== undefined)
-    out.default = definitions[name].default;
-  return out;
-}
-
-function rootWords(check) {
-  let { definitions = {}, ...root } = withDefaults(check, check.definitions ?? {});
-  for (let clashes = clashing(root, definitions); clashes.length; clashes = clashing(root, definitions)) {
-    const inlined = Object.fromEntries(clashes.map((name) => [name, definitions[name]]));
-    root = inline(root, inlined);
-    definitions = inline(
-      Object.fromEntries(Object.entries(definitions).filter(([name]) => !(name in inlined))),
-      inlined,
-    );
-  }
-  const words = takeWords(root);
-  for (const definition of Object.values(definitions)) Object.assign(words, takeWords(definition));
-  return { check: Object.keys(definitions).length ? { ...root, definitions } : root, words };
 }
 
 /** Ajv with the keywords that call rules.ts by name. */
