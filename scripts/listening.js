@@ -1,5 +1,5 @@
 // The URL a server prints on stdout once it listens (`nodereg registry listening on URL`, and the bench's
-// floor servers' `listening on URL`): read by the build's code-cache training and by the benchmarks.
+// floor servers' `listening on URL`): read by the benchmarks.
 
 /** Resolves to the URL of `child`'s "listening on URL" line; rejects if it exits first, or (`withinMs`) takes longer. */
 export function listeningUrl(child, withinMs) {

@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { afterAll } from 'vitest';
+import { afterAll, vi } from 'vitest';
 import { migratePostgres } from '../src/server/store/postgres/migrate.js';
 import { binDir, connectPostgres, type PostgresHandle, SHARED_POSTGRES_DIR, startPostgres } from './postgres-server.js';
 
@@ -159,4 +159,12 @@ async function migratedTemplate(handle: PostgresHandle): Promise<void> {
     await connection`SELECT pg_advisory_unlock(7411299)`.catch(() => {});
     connection.release();
   }
+}
+
+/** Far past a change notice's delivery between instances on one machine, however loaded: later is a lost notice. */
+const NOTICE_HEARD_MS = 10_000;
+
+/** Holds once another instance has heard a change's notice: `check` is polled, not slept for. */
+export function heard(check: () => Promise<void>): Promise<void> {
+  return vi.waitFor(check, { timeout: NOTICE_HEARD_MS, interval: 10 });
 }

@@ -4,16 +4,14 @@
 // answered may still come first); enabled again, they work there at once (a disabled user's principal is
 // never kept).
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLocalArchiveStorage } from '../../src/server/archives/storage.js';
 import { openDatabaseTarget } from '../../src/server/backends.js';
 import { startServer, tempDir, type TestServer } from '../helpers.js';
-import { testPostgres } from '../postgres.js';
+import { heard, testPostgres } from '../postgres.js';
 import { call, createPat, createPublisher, createUser, expectError } from '../server/fixtures.js';
 
 const postgresServer = testPostgres();
-/** Far past a notice's delivery on one machine, however loaded: a refusal later than this is a lost notice. */
-const NOTICE_HEARD_MS = 10_000;
 
 async function twoInstances(): Promise<TestServer[]> {
   const url = await (await postgresServer!).migratedDatabase();
@@ -43,14 +41,11 @@ describe.skipIf(!postgresServer)('a disabled user on two instances of one Postgr
       const disabled = await call(a.url, 'POST', `/users/${user.id}/disable`, { token: a.adminToken });
       expect(disabled.status, disabled.text).toBe(200);
       for (const token of [user.token, pat])
-        await vi.waitFor(
-          async () => {
-            const refused = await call(b.url, 'GET', '/users/me', { token });
-            expectError(refused, 403, 'forbidden');
-            expect(refused.body.message).toContain('is disabled');
-          },
-          { timeout: NOTICE_HEARD_MS, interval: 10 },
-        );
+        await heard(async () => {
+          const refused = await call(b.url, 'GET', '/users/me', { token });
+          expectError(refused, 403, 'forbidden');
+          expect(refused.body.message).toContain('is disabled');
+        });
       expect((await call(a.url, 'POST', `/users/${user.id}/enable`, { token: a.adminToken })).status).toBe(200);
       expect((await call(b.url, 'GET', '/users/me', { token: user.token })).status).toBe(200);
       // deleted through B: A refuses the token it had just accepted
@@ -60,9 +55,8 @@ describe.skipIf(!postgresServer)('a disabled user on two instances of one Postgr
       const other = await createUser(b, 'trent');
       const moved = await call(b.url, 'DELETE', `/users/${user.id}?transfer_to=${other.id}`, { token: b.adminToken });
       expect(moved.status, moved.text).toBe(204);
-      await vi.waitFor(
-        async () => expectError(await call(a.url, 'GET', '/users/me', { token: user.token }), 401, 'unauthorized'),
-        { timeout: NOTICE_HEARD_MS, interval: 10 },
+      await heard(async () =>
+        expectError(await call(a.url, 'GET', '/users/me', { token: user.token }), 401, 'unauthorized'),
       );
     } finally {
       await Promise.all([a.close(), b.close()]);

@@ -4,24 +4,19 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLAIM_KEY } from '../../src/server/archives/registry-claim.js';
 import { s3ClientFromEnv } from '../../src/server/archives/s3-storage.js';
 import postgres from 'postgres';
 import { postgresMigrations } from '../../src/server/store/postgres-migrations.js';
 import { runInProcess } from '../cli/in-process.js';
 import { tempDir, type TestServer } from '../helpers.js';
-import { testPostgres } from '../postgres.js';
+import { heard, testPostgres } from '../postgres.js';
 import { testS3 } from '../s3.js';
 import { call, createPublisher, createUser, makeZip, publish, uploadTo } from '../server/fixtures.js';
 import { useServe, type Served } from '../server/serve-helper.js';
 import { eventually, startStandIn } from '../proxy/stand-ins.js';
 import { CALLBACK_HEADERS } from '../../src/contract/limits.js';
-
-/** Far past a change notice's delivery on one machine, however loaded: later than this is a lost notice. */
-const NOTICE_HEARD_MS = 10_000;
-/** Holds once another instance has heard a change's notice: it is polled, not slept for. */
-const heard = (check: () => Promise<void>) => vi.waitFor(check, { timeout: NOTICE_HEARD_MS, interval: 10 });
 
 const serve = useServe();
 
@@ -245,7 +240,7 @@ describe.skipIf(!postgresServer)('two instances on one PostgreSQL and one bucket
     expect(Buffer.from(await first.arrayBuffer()).equals(zips[winners[0]])).toBe(true);
 
     // A token revoked through A is refused through B once B hears the change's notice (on a connection of
-    // its own, so a request sent the moment A answered may come first: waited for, NOTICE_HEARD_MS at most).
+    // its own, so a request sent the moment A answered may come first: waited for, heard()'s bound at most).
     // alice owns the node and may not review it: a reader does, through a token it then revokes
     const reader = await createUser(as(a), 'reader');
     const created = await call(b.url, 'POST', '/users/me/tokens', { token: reader.token, body: { name: 'laptop' } });

@@ -11,8 +11,8 @@ import { testPostgres } from '../postgres.js';
 
 export interface StoreBackend {
   name: string;
-  /** A fresh, migrated store, and how to close it. */
-  open(): Promise<{ store: RegistryStore; close(): unknown }>;
+  /** A fresh, migrated store, how to close it, and how to run a raw SQL statement on its database. */
+  open(): Promise<{ store: RegistryStore; close(): unknown; execute(statement: string): Promise<unknown> }>;
 }
 
 export function storeBackends(): StoreBackend[] {
@@ -22,7 +22,8 @@ export function storeBackends(): StoreBackend[] {
       name: 'sqlite',
       async open() {
         const db = openDatabase(join(tempDir('nodereg-store-'), 'registry.db'));
-        return { store: createSqliteRegistryStore(db), close: () => db.close() };
+        const execute = async (statement: string) => db.exec(statement);
+        return { store: createSqliteRegistryStore(db), close: () => db.close(), execute };
       },
     },
   ];
@@ -32,7 +33,8 @@ export function storeBackends(): StoreBackend[] {
       async open() {
         const sql = postgres(await (await postgresServer).migratedDatabase(), { max: 4, onnotice: () => {} });
         await migratePostgres(sql);
-        return { store: createPostgresRegistryStore(sql), close: () => sql.end() };
+        const execute = (statement: string) => sql.unsafe(statement);
+        return { store: createPostgresRegistryStore(sql), close: () => sql.end(), execute };
       },
     });
   }

@@ -1,49 +1,15 @@
 // The RegistryStore contract: the same tests for every store. Each invariant that must hold across
 // server instances (one winner among racing publishers, one archive per version, exact review
 // means, revocation at once) is decided by the store, so it is tested here, on the store itself.
-import { join } from 'node:path';
 import fc from 'fast-check';
 import semver from 'semver';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NODE_STATUS, PUBLISHER_STATUS } from '../../src/contract/limits.js';
-import { openDatabase } from '../../src/server/store/db.js';
 import type { RegistryStore, VersionPendingFields, VersionStatus } from '../../src/server/store/registry-store.js';
-import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
-import postgres from 'postgres';
 import type { VersionRow } from '../../src/server/store/registry-store.js';
-import { createPostgresRegistryStore, migratePostgres } from '../../src/server/store/postgres-registry-store.js';
-import { tempDir } from '../helpers.js';
-import { testPostgres } from '../postgres.js';
+import { storeBackends } from './store-backends.js';
 
-interface Backend {
-  name: string;
-  /** A fresh, empty store, how to close it, and how to make its archive claims look left long ago. */
-  open(): Promise<{ store: RegistryStore; close(): unknown; ageClaims(): Promise<unknown> }>;
-}
-
-const postgresServer = testPostgres();
-const backends: Backend[] = [
-  {
-    name: 'sqlite',
-    async open() {
-      const db = openDatabase(join(tempDir('nodereg-store-'), 'registry.db'));
-      const ageClaims = async () =>
-        db.prepare("UPDATE archive_claims SET created_at = '2000-01-01T00:00:00.000Z'").run();
-      return { store: createSqliteRegistryStore(db), close: () => db.close(), ageClaims };
-    },
-  },
-];
-if (postgresServer) {
-  backends.push({
-    name: 'postgresql',
-    async open() {
-      const sql = postgres(await (await postgresServer).migratedDatabase(), { max: 10, onnotice: () => {} });
-      await migratePostgres(sql);
-      const ageClaims = () => sql`UPDATE archive_claims SET created_at = '2000-01-01T00:00:00.000Z'`;
-      return { store: createPostgresRegistryStore(sql), close: () => sql.end(), ageClaims };
-    },
-  });
-}
+const backends = storeBackends();
 
 const ACTIVE = 'NodeVersionStatusActive' as const;
 const PENDING: VersionPendingFields = {
@@ -65,8 +31,8 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
   /** A store with users u1, u2 and publishers acme (owner u1) and other (owner u2). */
   let ageClaims: () => Promise<unknown>;
   const fresh = async () => {
-    const { store, close, ageClaims: age } = await backend.open();
-    ageClaims = age;
+    const { store, close, execute } = await backend.open();
+    ageClaims = () => execute("UPDATE archive_claims SET created_at = '2000-01-01T00:00:00.000Z'");
     closers.push(close);
     await store.createUser({ id: 'u1', name: 'one' });
     await store.createUser({ id: 'u2', name: 'two' });
