@@ -13,10 +13,7 @@ export { versionRange } from './rules.js';
  * generated from the schemas with them (scripts/request-checks.js refuses a refinement or a transform
  * it finds no name for).
  */
-export const namedRules = z.registry<{
-  rules?: RuleName[];
-  transform?: [TransformName, unknown?];
-}>();
+export const namedRules = z.registry<{ rules?: RuleName[]; transform?: [TransformName, unknown?] }>();
 
 /** `schema` refined with the rule `name` of rules.ts; `path`: the field the refusal names, below the value refined. */
 export function rule<T extends z.ZodType>(schema: T, name: RuleName, message: string, path?: string[]): T {
