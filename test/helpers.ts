@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRegistryServer, type RegistryServer, type RegistryServerOptions } from '../src/server/index.js';
+import { checkHints } from './cli/hint-check.js';
 
 export const BIN = resolve(import.meta.dirname, '../bin/nodereg.js');
 /** The first bytes of a 1×1 PNG: enough for the AI proxy to take an upload as an image. */
@@ -128,8 +129,17 @@ export async function runCliRecordingLoads(
   return { result, files: [...new Set(files.map((file) => relative(dist, file)))] };
 }
 
-/** Spawns `bin/nodereg.js` like a user in CI would: temp HOME and XDG dirs, NO_COLOR, CI=1, no TTY. */
-export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+/**
+ * Spawns `bin/nodereg.js` like a user in CI would: temp HOME and XDG dirs, NO_COLOR, CI=1, no TTY.
+ * Fails when a command its hints print does not parse (test/cli/hint-check.ts).
+ */
+export async function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const result = await spawnCli(args, options);
+  await checkHints(result.stdout, result.stderr);
+  return result;
+}
+
+function spawnCli(args: string[], options: CliOptions): Promise<CliResult> {
   const env = cliEnv(options.home ?? tempDir('nodereg-home-'), { TZ: process.env.TZ ?? 'UTC' });
   for (const [key, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[key];

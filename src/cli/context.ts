@@ -44,6 +44,11 @@ export interface RunDeps {
   invocation?: string;
   /** Replaces @inquirer/prompts (tests). */
   prompts?: () => Promise<Prompts>;
+  /**
+   * Stop once commander has parsed and checked the line, before the command's action; exit 0 then.
+   * Tests check that each command a hint prints parses as printed, with no action run.
+   */
+  parseOnly?: boolean;
 }
 
 export type Prompts = typeof import('@inquirer/prompts');
@@ -86,8 +91,6 @@ export const loginCommand = (profile: string, registry?: string) =>
 
 export class Ctx {
   readonly env: NodeJS.ProcessEnv;
-  readonly stdout: Stream;
-  readonly stderr: Stream;
   private output?: Output;
   private configStore?: Promise<ConfigStore>;
   /** Where the token requests went with came from, with its profile and registry. */
@@ -107,8 +110,15 @@ export class Ctx {
     private readonly deps: RunDeps,
   ) {
     this.env = deps.env ?? process.env;
-    this.stdout = deps.stdout ?? process.stdout;
-    this.stderr = deps.stderr ?? process.stderr;
+  }
+
+  /** Taken when written to: Node makes the process's streams on first use (cli/exit.ts). */
+  get stdout(): Stream {
+    return this.deps.stdout ?? process.stdout;
+  }
+
+  get stderr(): Stream {
+    return this.deps.stderr ?? process.stderr;
   }
 
   /** Taken when asked for: setting up process.stdin costs ~2 ms, which a read does not need. */
@@ -142,7 +152,7 @@ export class Ctx {
     ) {
       // A profile keeps its registry too: the port of a `nodereg serve` that stopped (an older one saved even a --port 0's).
       const profile = used.profile === DEFAULT_PROFILE ? '' : ` --profile ${used.profile}`;
-      const hint = `nothing listens at ${used.registry}, the registry of profile "${used.profile}" (a \`nodereg serve\` that stopped, or serves on another port now): start it there, save where it runs with \`nodereg${profile} config set registry URL\`, or pass --registry URL`;
+      const hint = `nothing listens at ${used.registry}, the registry of profile "${used.profile}" (a \`nodereg serve\` that stopped, or serves on another port now): start it there, pass --registry with the URL it serves on now, or save that URL in the profile (nodereg${profile} config set registry, then the URL)`;
       cliError = new CliError(cliError.message, cliError.exitCode, cliError.code, hint, cliError.status);
     }
     if (cliError.code === 'network' && cliError.hint?.endsWith(DEFAULT_WAIT_HINT) && this.windowUsed) {
@@ -159,7 +169,13 @@ export class Ctx {
   }
 
   get out(): Output {
-    this.output ??= new Output(this.stdout, this.stderr, Boolean(this.globals().json), this.env, this.deps.invocation);
+    this.output ??= new Output(
+      this.stdout,
+      () => this.stderr,
+      Boolean(this.globals().json),
+      this.env,
+      this.deps.invocation,
+    );
     return this.output;
   }
 

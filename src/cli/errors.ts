@@ -56,7 +56,7 @@ export function flagForField(path: string): string {
 
 /** What to fix when the registry URL answers as no registry does. */
 const FOREIGN_HINT =
-  "another server answered, or the path is wrong: set the registry's root URL (as `nodereg serve` prints it) with --registry or NODEREG_REGISTRY, or in the profile (`nodereg config set registry URL`)";
+  "another server answered, or the path is wrong: set the registry's root URL (as `nodereg serve` prints it) with --registry or NODEREG_REGISTRY, or in the profile (nodereg config set registry, then the URL)";
 
 const defaultHints: Record<number, string> = {
   401: 'set a token with NODEREG_TOKEN=<token>, --token <token>, or run `nodereg login`',

@@ -5,4 +5,4 @@ import { invocation } from './invocation.js';
 import { run } from './program.js';
 
 const version: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
-void exitAfter(run(process.argv.slice(2), version, { invocation: invocation() }));
+void exitAfter(() => run(process.argv.slice(2), version, { invocation: invocation() }));

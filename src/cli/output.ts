@@ -74,12 +74,17 @@ const jsonText = (value: unknown, indent?: number) => {
 export class Output {
   constructor(
     readonly stdout: Stream,
-    readonly stderr: Stream,
+    /** A function when the stream is to be taken only once written to (a process's stderr: cli/exit.ts). */
+    private readonly errors: Stream | (() => Stream),
     readonly json: boolean,
     private readonly env: NodeJS.ProcessEnv,
     /** How the user runs this CLI (`nodereg`, `npx nodereg`, `node bin/nodereg.js`): hints print commands that way. */
     readonly command = 'nodereg',
   ) {}
+
+  get stderr(): Stream {
+    return typeof this.errors === 'function' ? this.errors() : this.errors;
+  }
 
   /**
    * Colours only when the stream is a terminal (or FORCE_COLOR says so) and NO_COLOR is unset. The

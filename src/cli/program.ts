@@ -149,17 +149,20 @@ function createProgram(version: string): CliCommand {
   );
 }
 
+const helpWidth = (stream: { isTTY?: boolean; columns?: number }) => (stream.isTTY ? stream.columns : undefined) ?? 80;
+
 /**
  * Where commander writes help and its errors: the run's streams; with `serve --log json` (`ctx` is
  * then serve's), JSON lines.
  */
 function outputTo(deps: RunDeps, ctx: Ctx | undefined, logJson: boolean): OutputConfiguration {
-  const stdout = deps.stdout ?? process.stdout;
-  const stderr = deps.stderr ?? process.stderr;
+  // taken when written to: `--version` makes no stderr stream (exit.ts)
+  const stdout = () => deps.stdout ?? process.stdout;
+  const stderr = () => deps.stderr ?? process.stderr;
   return {
-    writeOut: (text) => stdout.write(text),
+    writeOut: (text) => stdout().write(text),
     writeErr: (text) => {
-      if (!logJson || !ctx) return void stderr.write(withoutUserInfo(text));
+      if (!logJson || !ctx) return void stderr().write(withoutUserInfo(text));
       for (const line of text.split('\n'))
         if (line.trim()) ctx.out.record('hint', { message: line.trim().replace(/^\((.*)\)$/, '$1') });
     },
@@ -168,8 +171,8 @@ function outputTo(deps: RunDeps, ctx: Ctx | undefined, logJson: boolean): Output
         ? ctx.out.record('error', { message: text.trim().replace(/^error: /, ''), code: 'invalid_input' })
         : write(text),
     // the width of the streams help is written to (80 when not a terminal), so help is stable in tests
-    getOutHelpWidth: () => (stdout.isTTY ? (stdout as { columns?: number }).columns : undefined) ?? 80,
-    getErrHelpWidth: () => (stderr.isTTY ? (stderr as { columns?: number }).columns : undefined) ?? 80,
+    getOutHelpWidth: () => helpWidth(stdout()),
+    getErrHelpWidth: () => helpWidth(stderr()),
   };
 }
 
@@ -206,6 +209,9 @@ async function commanderExit(
   }
   return EXIT.invalid;
 }
+
+/** Thrown before the action of a parse-only run (RunDeps.parseOnly). */
+const PARSED = Symbol('parsed');
 
 /** Runs the CLI on `argv` (without node and script) and resolves to the exit code. Never exits. */
 export async function run(typed: string[], version: string, deps: RunDeps = {}): Promise<number> {
@@ -245,10 +251,15 @@ export async function run(typed: string[], version: string, deps: RunDeps = {}):
       program.command(entry.name).description(entry.summary).allowUnknownOption().allowExcessArguments();
     }
   }
+  if (deps.parseOnly)
+    program.hook('preAction', () => {
+      throw PARSED;
+    });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (error) {
+    if (error === PARSED) return EXIT.ok;
     return error instanceof CommanderError
       ? commanderExit(error, context, argv, valueNames, logJson)
       : (await context()).fail(error);

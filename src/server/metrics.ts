@@ -9,14 +9,9 @@ import type { RegistryStore } from './store/registry-store.js';
 /** Seconds: from a cached read (under a millisecond) to a long upload. */
 const BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-type RequestLabels = Record<'route' | 'method' | 'status', string>;
-
 export function createMetrics() {
   const registry = new Registry();
   const registers = [registry];
-  // Requests counted since the last scrape, by series: added to the counter when it is read, so that a
-  // request adds one to a number instead of having the counter check and hash its labels.
-  const uncounted = new Map<string, { labels: RequestLabels; count: number }>();
   return {
     registry,
     requests: new Counter({
@@ -24,20 +19,7 @@ export function createMetrics() {
       help: 'Requests answered, by route pattern, method and status',
       labelNames: ['route', 'method', 'status'],
       registers,
-      collect() {
-        for (const series of uncounted.values()) {
-          if (series.count > 0) this.inc(series.labels, series.count);
-          series.count = 0;
-        }
-      },
     }),
-    /** The series of these labels to count requests in (`count += 1`); the counter adds them up when read. */
-    requestSeries(labels: RequestLabels): { count: number } {
-      const key = `${labels.route} ${labels.method} ${labels.status}`;
-      let series = uncounted.get(key);
-      if (!series) uncounted.set(key, (series = { labels, count: 0 }));
-      return series;
-    },
     requestSeconds: new Histogram({
       name: 'nodereg_http_request_duration_seconds',
       help: 'Time from the request to the last byte of its answer, by route pattern, method and status',
@@ -97,9 +79,9 @@ export function requestCounter(metrics: Metrics) {
     let found = series.get(key);
     if (!found) {
       const labels = { route, method, status: String(status) };
-      const counted = metrics.requestSeries(labels);
+      const { inc } = metrics.requests.labels(labels);
       const { observe } = metrics.requestSeconds.labels(labels);
-      found = { count: () => void counted.count++, observe };
+      found = { count: () => inc(), observe };
       series.set(key, found);
     }
     found.count();

@@ -107,12 +107,12 @@ export function notModified(answer: NodeAnswer, method: string, ifNoneMatch: str
   return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === answer.etag);
 }
 
-/** The answer as a response: 304 when the client's If-None-Match names it. */
+/**
+ * The answer as a response: 304 when the client's If-None-Match names it. Made by the context, so that
+ * headers a middleware set before the route (c.header) are on it too.
+ */
 export function respondWith(c: Context, answer: NodeAnswer): Response {
-  // A Response with plain headers: the Node adapter writes them as they are (c.body would make a Headers
-  // object of two or more, and the adapter would copy it out again).
   const headers = { etag: answer.etag, 'content-type': 'application/json' };
-  if (notModified(answer, c.req.method, c.req.header('if-none-match')))
-    return new Response(null, { status: 304, headers });
-  return new Response(answer.body, { status: 200, headers });
+  if (notModified(answer, c.req.method, c.req.header('if-none-match'))) return c.body(null, 304, headers);
+  return c.body(answer.body, 200, headers);
 }

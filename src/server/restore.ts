@@ -39,7 +39,7 @@ export function openSource(dir: string): { db: Db; secret: string; adminToken: s
     throw new RestoreError(
       `${dir} is not a nodereg data dir: it has no registry.db`,
       'source',
-      'name the dir `nodereg serve --data-dir` used, or one `nodereg backup` made',
+      'name the dir nodereg serve used as its --data-dir, or a dir nodereg backup made',
     );
   try {
     refuseIncompleteBackup(dir, true);
@@ -65,7 +65,7 @@ export function openSource(dir: string): { db: Db; secret: string; adminToken: s
         throw new RestoreError(
           `${file} is open in a running server`,
           'busy',
-          `stop that server first, or restore from a snapshot: \`nodereg backup --data-dir ${dir} OUT\`, then \`nodereg restore OUT\``,
+          'stop that server first, or restore from a snapshot that nodereg backup makes of it',
         );
       }
       throw new RestoreError(

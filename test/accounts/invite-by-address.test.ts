@@ -3,6 +3,7 @@
 // user with it is created, signs in on the web pages, or reads their invitations.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
+import { runHints } from '../cli/hints.js';
 import { startServer, type TestServer } from '../helpers.js';
 import { webClient } from '../web/web-client.js';
 import { call, client, createPublisher, createUser, expectError, type TestUser } from '../server/fixtures.js';
@@ -110,5 +111,15 @@ describe('inviting an e-mail address', () => {
     expect(known.stdout).toBe('invited addr-owner@example.org to addr-co as member\n');
     expect(unknown.stdout).toBe('invited frank@example.org to addr-co as member\n');
     expect(unknown.stderr.replace('frank@', 'x@')).toBe(known.stderr.replace('addr-owner@', 'x@'));
+    // as the hint says: once a user, frank sees the invitation with the first command and joins with the second
+    const frank = await createUser(server, 'frank');
+    const [invitations, accept] = await runHints(unknown.stderr, {
+      env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: frank.token },
+    });
+    expect(invitations.argv).toEqual(['publisher', 'invitations']);
+    expect(invitations.result.stdout).toContain('addr-co');
+    expect(accept.argv).toEqual(['publisher', 'accept', 'addr-co']);
+    expect(accept.result.code, accept.result.stderr).toBe(0);
+    expect(await members()).toContain(frank.id);
   });
 });

@@ -10,6 +10,7 @@ import { expect, it } from 'vitest';
 import { openDatabase } from '../../src/server/store/db.js';
 import { runInProcess } from '../cli/in-process.js';
 import { INSTALLED_BIN, cliEnv, tempDir } from '../helpers.js';
+import { checkHints } from '../cli/hint-check.js';
 
 /** The partial copy's database, once the copy into it has begun. */
 function copyStarted(parent: string): boolean {
@@ -60,6 +61,7 @@ it('SIGTERM or SIGINT during the database copy stops it, removes the partial cop
     }
     child.kill(signal);
     expect(await exited, stderr).toBe(code);
+    await checkHints('', stderr);
     expect(stderr).toMatch(
       new RegExp(
         `interrupted during the copy of ${dbPath} \\(\\d+ of \\d+ pages\\): no backup was made, and the partial copy is removed`,

@@ -13,6 +13,8 @@ import { createLocalArchiveStorage } from '../../src/server/archives/storage.js'
 import { postgresTables, restore, sqliteTables, SEEDED_TABLES, type Table } from '../../src/server/restore.js';
 import { closedPort, runInProcess } from '../cli/in-process.js';
 import { BIN, cliEnv, PNG, runCli, tempDir, type TestServer } from '../helpers.js';
+import { checkHints } from '../cli/hint-check.js';
+import { runHints } from '../cli/hints.js';
 import { writeTree } from '../package/fixtures.js';
 import { testPostgres } from '../postgres.js';
 import { testS3 } from '../s3.js';
@@ -634,13 +636,22 @@ describe('restore into a new SQLite data dir', () => {
       env: cliEnv(tempDir()),
       encoding: 'utf8',
     });
-    await running.stop();
     expect(fromCheckout.status).toBe(3);
-    const invoked = /hint: .*`(.+) backup --data-dir .*`, then `(.+) restore OUT`/.exec(fromCheckout.stderr);
+    await checkHints(fromCheckout.stdout, fromCheckout.stderr);
+    const invoked = /hint: .*`(.+) backup --data-dir \S+ \S+`, then `(.+) restore \S+ --database \S+`/.exec(
+      fromCheckout.stderr,
+    );
     expect(invoked?.[1], fromCheckout.stderr).toMatch(/^node .*nodereg\.js$/);
     expect(invoked?.[2]).toBe(invoked?.[1]);
     expect(held.code).toBe(3);
     expect(held.stderr).toContain('is open in a running server');
     expect(existsSync(join(target, '..'))).toBe(false);
+    // The hint runs as printed: a snapshot of the running registry, then the same restore from it.
+    const [backup, restored] = await runHints(held.stderr);
+    expect(backup.argv).toEqual(['backup', '--data-dir', built.dataDir, `${built.dataDir}-snapshot`]);
+    expect(backup.result.code, backup.result.stderr).toBe(0);
+    expect(restored.argv).toEqual(['restore', `${built.dataDir}-snapshot`, '--database', target]);
+    expect(restored.result.code, restored.result.stderr).toBe(0);
+    await running.stop();
   }, 60_000);
 });

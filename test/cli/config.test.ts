@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
+import { checkHints } from './hint-check.js';
 
 const TOKEN = 'nrg_u_s3cretTOKENvalue_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
 const SECRET_PART = 's3cretTOKENvalue';
@@ -38,6 +39,7 @@ async function cli(argv: string[], stdinText?: string): Promise<Result> {
     stdin: Readable.from(stdinText === undefined ? [] : [stdinText]),
     interactive: false,
   });
+  await checkHints(stdout.buf, stderr.buf);
   return { code, stdout: stdout.buf, stderr: stderr.buf };
 }
 

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asInvoked, invocation } from '../../src/cli/invocation.js';
 import { runInProcess } from './in-process.js';
+import { runHints } from './hints.js';
 import { cliEnv, PNG, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
 import { call, createPublisher, createUser, publish, publishAndUpload, type TestUser } from '../server/fixtures.js';
 
@@ -77,6 +78,13 @@ describe('downloads', () => {
     expect(result.stderr).not.toContain('node search');
     const unknown = await runInProcess(['node', 'download', 'nowhere'], { env: env() });
     expect(unknown.stderr).toContain('`nodereg node search nowhere`');
+    // as printed, each lists what the hint says: half's versions, and a search that finds nothing
+    const [versions] = await runHints(result.stderr, { env: env() });
+    expect(versions.result.code, versions.result.stderr).toBe(0);
+    expect(versions.result.stdout).toContain('1.0.0');
+    const [search] = await runHints(unknown.stderr, { env: env() });
+    expect(search.argv).toEqual(['node', 'search', 'nowhere']);
+    expect(search.result.code, search.result.stderr).toBe(0);
   });
 
   it('a version that does not exist is named as missing, not as "not active"; one registered without its archive is not active', async () => {
@@ -85,6 +93,9 @@ describe('downloads', () => {
     expect(missing.stderr).toContain(
       'hint: ready has no version 9.9.9: list its versions with `nodereg node versions ready`\n',
     );
+    const [listed] = await runHints(missing.stderr, { env: env() });
+    expect(listed.result.code, listed.result.stderr).toBe(0);
+    expect(listed.result.stdout).toContain('1.0.0');
     const pending = await runInProcess(['node', 'download', 'half@1.0'], { env: env() });
     expect(pending.code).toBe(5);
     expect(pending.stderr).toContain(

@@ -6,6 +6,7 @@ import { Readable, Writable } from 'node:stream';
 import { run } from '../../src/cli/program.js';
 import type { RunDeps } from '../../src/cli/context.js';
 import { tempDir } from '../helpers.js';
+import { checkHints } from './hint-check.js';
 
 export interface InProcessResult {
   code: number;
@@ -58,7 +59,9 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
   try {
     const code = await run(argv, '0.0.0-test', deps);
     const stdoutBytes = Buffer.concat(chunks);
-    return { code, signal: null, stdout: stdoutBytes.toString(), stdoutBytes, stderr };
+    const result = { code, signal: null, stdout: stdoutBytes.toString(), stdoutBytes, stderr };
+    await checkHints(result.stdout, stderr);
+    return result;
   } finally {
     process.chdir(before);
   }

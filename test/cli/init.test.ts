@@ -5,6 +5,7 @@ import { basename, join } from 'node:path';
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
+import { checkHints } from './hint-check.js';
 import type { Prompts } from '../../src/cli/context.js';
 import { loadProject } from '../../src/package/project.js';
 import { runInProcess } from './in-process.js';
@@ -47,6 +48,7 @@ async function init(args: string[], deps: { interactive?: boolean; prompts?: () 
     interactive: deps.interactive ?? false,
     prompts: deps.prompts,
   });
+  await checkHints(stdout, stderr);
   return { code, stdout, stderr };
 }
 

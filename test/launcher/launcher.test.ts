@@ -19,22 +19,35 @@ describe('launcher', () => {
 
 describe('what the launcher loads', () => {
   it.each([['--version'], ['--help']])(
-    '%j loads no node:child_process (commander requires it only to start a subcommand program), and starts no ES module loader',
+    '%j loads no node:child_process (commander requires it only to start a subcommand program), starts no ES module loader and makes no stderr stream',
     async (...args) => {
       const dir = tempDir('nodereg-builtins-');
       const log = join(dir, 'loaded.json');
       const hook = join(dir, 'loaded.cjs');
+      // Node makes process.stderr when it is first read: the hook notes whether anything read it
       writeFileSync(
         hook,
-        `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(log)}, JSON.stringify({ builtins: process.moduleLoadList, files: Object.keys(require.cache) })));\n`,
+        [
+          "const own = Object.getOwnPropertyDescriptor(process, 'stderr');",
+          'let stderrMade = false;',
+          "Object.defineProperty(process, 'stderr', { configurable: true, enumerable: true, get: () => ((stderrMade = true), own.get.call(process)) });",
+          `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(log)}, JSON.stringify({ builtins: process.moduleLoadList, files: Object.keys(require.cache), stderrMade })));`,
+          '',
+        ].join('\n'),
       );
       const result = await runCli(args, { env: { NODE_OPTIONS: `--require=${hook}` } });
       expect(result.code).toBe(0);
-      const { builtins, files } = JSON.parse(readFileSync(log, 'utf8')) as { builtins: string[]; files: string[] };
+      const { builtins, files, stderrMade } = JSON.parse(readFileSync(log, 'utf8')) as {
+        builtins: string[];
+        files: string[];
+        stderrMade: boolean;
+      };
       // the record holds the run's own modules: the bundle's entry among them
       expect(files).toContain(resolve(import.meta.dirname, '../../dist/cli/main.js'));
       expect(builtins).not.toContain('NativeModule child_process');
       expect(builtins).not.toContain('NativeModule internal/modules/esm/loader');
+      // a stderr stream on a pipe loads net and costs ~3 ms: a run that writes nothing there makes none
+      expect(stderrMade).toBe(false);
     },
   );
 

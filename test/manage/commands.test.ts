@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands } from '../../src/cli/commands/index.js';
 import { startServer, tempDir, type CliOptions, type TestServer } from '../helpers.js';
 import { closedPort, runInProcess } from '../cli/in-process.js';
+import { runHints } from '../cli/hints.js';
 
 let server: TestServer;
 let url: string;
@@ -23,6 +24,9 @@ let bob: { id: string; token: string };
 function cli(token: string | undefined, args: string[], options: CliOptions = {}) {
   return runInProcess(['--registry', url, ...(token ? ['--token', token] : []), ...args], options);
 }
+
+/** Options of a hinted command run by the user of `token`, against the test registry. */
+const as = (token: string) => ({ env: { NODEREG_REGISTRY: url, NODEREG_TOKEN: token } });
 
 async function api(path: string, token?: string, init: RequestInit = {}) {
   const response = await fetch(url + path, {
@@ -145,6 +149,9 @@ describe('publisher create, show, update, members', () => {
     const again = await cli(bob.token, ['publisher', 'create', 'acme', '--name', 'Other']);
     expect(again.code).toBe(3);
     expect(again.stderr).toContain('nodereg publisher show acme');
+    const [shown] = await runHints(again.stderr, as(bob.token));
+    expect(shown.result.code, shown.result.stderr).toBe(0);
+    expect(shown.result.stdout).toContain('Acme Nodes (acme)');
   });
 
   it('shows a publisher with its members; --json is the server body; an unknown one exits 5 with a hint', async () => {
@@ -157,7 +164,11 @@ describe('publisher create, show, update, members', () => {
     expect(JSON.parse(json.stdout)).toEqual((await api('/publishers/acme')).body);
     const missing = await cli(undefined, ['publisher', 'show', 'nobody']);
     expect(missing.code).toBe(5);
-    expect(missing.stderr).toContain('nodereg publisher create nobody');
+    // the hint runs as printed: it creates the publisher
+    const [create] = await runHints(missing.stderr, as(bob.token));
+    expect(create.argv).toEqual(['publisher', 'create', 'nobody']);
+    expect(create.result.code).toBe(0);
+    expect((await api('/publishers/nobody')).status).toBe(200);
   });
 
   it('updates only the fields given; an empty value clears one; a non-owner exits 4', async () => {
@@ -193,13 +204,17 @@ describe('publisher create, show, update, members', () => {
     expect(listed.stdout).toMatch(/acme\s+Acme Nodes\s+member\s+alice/);
     const json = await cli(bob.token, ['publisher', 'invitations', '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject([{ publisher: { id: 'acme' }, role: 'member', status: 'pending' }]);
-    const accepted = await cli(bob.token, ['publisher', 'accept', 'acme']);
+    // the invitation's hint is the invitee's command, run as printed
+    const [{ argv, result: accepted }] = await runHints(added.stderr, as(bob.token));
+    expect(argv).toEqual(['publisher', 'accept', 'acme']);
     expect(accepted.code, accepted.stderr).toBe(0);
     expect(accepted.stdout).toContain('you are now a member of acme');
     expect((await api('/publishers/acme')).body.members).toHaveLength(2);
     const again = await cli(bob.token, ['publisher', 'accept', 'acme']);
     expect(again.code).toBe(5);
     expect(again.stderr).toContain('nodereg publisher invitations');
+    const [invitations] = await runHints(again.stderr, as(bob.token));
+    expect(invitations.result.code, invitations.result.stderr).toBe(0);
     const byId = await cli(alice.token, ['publisher', 'members', 'add', 'acme', bob.id, '--role', 'member', '--json']);
     expect(JSON.parse(byId.stdout)).toMatchObject({ role: 'member', status: 'member', user: { id: bob.id } });
     const lastOwner = await cli(alice.token, ['publisher', 'members', 'remove', 'acme', alice.id]);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
 import { cliEnv, INSTALLED_BIN, PNG, runCli, tempDir } from '../helpers.js';
+import { checkHints } from '../cli/hint-check.js';
 import { commitAll, committedRepo, git, writeTree } from './fixtures.js';
 
 const PYPROJECT =
@@ -265,6 +266,7 @@ describe('nodereg pack', () => {
         { env: cliEnv(home), encoding: 'utf8' },
       );
       expect(run.status, run.stderr).toBe(0);
+      await checkHints(run.stdout, run.stderr);
       expect(run.stderr).toContain('warning: models/weights.safetensors is a Git LFS pointer, not the file itself');
       expect(run.stderr).not.toContain('nodes.py is a Git LFS pointer');
       expect({ [argv[0]]: opens(trace, 'models/weights.safetensors') }).toEqual({ [argv[0]]: 1 });

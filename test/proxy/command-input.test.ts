@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
+import { checkHints } from '../cli/hint-check.js';
 import { proxyOptionsFromFlags } from '../../src/cli/proxy-flags.js';
 import { tempDir } from '../helpers.js';
 import { startStandIn, type StandIn } from './stand-ins.js';
@@ -53,6 +54,7 @@ async function cli(argv: string[], registry = closedUrl) {
     stdin: Readable.from([]),
     interactive: false,
   });
+  await checkHints(stdout.buf, stderr.buf);
   return { code, stdout: stdout.buf, stderr: stderr.buf };
 }
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
 import { BIN, cliEnv, INSTALLED_BIN, PNG, startServer, tempDir, type TestServer } from '../helpers.js';
+import { checkHints } from '../cli/hint-check.js';
 import { startStandIn, type StandIn } from './stand-ins.js';
 
 async function createUser(server: TestServer, name: string): Promise<string> {
@@ -185,6 +186,7 @@ describe('waiting', () => {
     for (let i = 0; i < 500 && !/: CREATED/.test(stderr); i++) await new Promise((resolve) => setTimeout(resolve, 20));
     child.kill('SIGINT');
     expect(await closed).toBe(130);
+    await checkHints('', stderr);
     const id = /relight task ([0-9a-f-]{36})/.exec(stderr)?.[1];
     expect(id).toBeDefined();
     expect(stderr).toContain(`nodereg task status relight ${id} --wait`);

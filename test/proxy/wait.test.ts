@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
+import { checkHints } from '../cli/hint-check.js';
 import { PNG, startServer, tempDir, type TestServer } from '../helpers.js';
 
 /** A stream that says it is a terminal of the given width. */
@@ -42,6 +43,7 @@ async function cli(server: TestServer, token: string, argv: string[], stderr = t
     stdin: Readable.from([]),
     interactive: false,
   });
+  await checkHints(stdout.buf, stderr.buf);
   return { code, stdout: stdout.buf, stderr: stderr.buf };
 }
 

@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
 import { cliEnv, INSTALLED_BIN, startServer, tempDir, type TestServer } from '../helpers.js';
+import { checkHints } from '../cli/hint-check.js';
+import { runHints } from '../cli/hints.js';
 import { commitAll, gitRepo } from '../package/fixtures.js';
 import { createUser } from '../server/fixtures.js';
 
@@ -71,6 +73,9 @@ describe('publish in CI: the exit code says what happened', () => {
       ),
     );
     expect(error.hint).toContain(`\`nodereg node versions ${id} --reasons\``);
+    const [reasons] = await runHints(published, { env: env() });
+    expect(reasons.result.code, reasons.result.stderr).toBe(0);
+    expect(reasons.result.stdout).toContain('dynamic-execution');
 
     // The job's re-run with --skip-existing does not turn it green.
     const rerun = await runInProcess(['publish', dir, '--accept-findings', '--skip-existing'], { env: env() });
@@ -305,7 +310,9 @@ describe('a CI job cancelled (SIGTERM) while it publishes', () => {
     for (let i = 0; i < 200 && !ready(); i++) await new Promise((r) => setTimeout(r, 25));
     expect(ready()).toBe(true);
     child.kill(signal);
-    return { ...(await ended), stderr: () => stderr };
+    const end = await ended;
+    await checkHints('', stderr);
+    return { ...end, stderr: () => stderr };
   }
 
   it('exits 143 before the publish request and after it alike (130 for SIGINT), naming what it leaves behind', {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
 import { cliEnv, INSTALLED_BIN, runCli, startServer, tempDir, type TestServer } from '../helpers.js';
+import { checkHints } from '../cli/hint-check.js';
 import { commitAll, gitRepo } from '../package/fixtures.js';
 import { createPat, createPublisher, createUser } from '../server/fixtures.js';
 
@@ -201,6 +202,7 @@ describe('stdout redirected into the project', () => {
     let stderr = '';
     child.stderr!.on('data', (chunk) => (stderr += chunk));
     const code = await new Promise<number | null>((done) => child.on('close', done));
+    await checkHints('', stderr);
     return { code, stderr };
   }
 

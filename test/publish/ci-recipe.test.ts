@@ -6,6 +6,7 @@ import { appendFileSync, copyFileSync, mkdirSync, readdirSync, readFileSync, wri
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, tempDir, type TestServer } from '../helpers.js';
+import { checkHints } from '../cli/hint-check.js';
 import { gitRepo } from '../package/fixtures.js';
 import { call, createPat, createPublisher, createUser } from '../server/fixtures.js';
 
@@ -90,6 +91,7 @@ describe("docs/ci.md's CI recipe", () => {
 
     const first = await runStep();
     expect(first.code, first.stderr).toBe(0);
+    await checkHints(first.stdout, first.stderr);
     expect(first.output).toMatch(
       /^version=1\.0\.0\ndownload_url=http.+\/archives\/acme\/ci-node\/1\.0\.0\/node\.zip\narchive_sha256=[0-9a-f]{64}\nskipped=false\n$/,
     );
@@ -105,6 +107,7 @@ describe("docs/ci.md's CI recipe", () => {
 
     const again = await runStep();
     expect(again.code, again.stderr).toBe(0);
+    await checkHints(again.stdout, again.stderr);
     expect(again.stdout).toContain('skipped: ci-node 1.0.0 is already published');
     expect(again.output).toMatch(/skipped=true\n$/);
   });

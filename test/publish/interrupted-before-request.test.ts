@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, INSTALLED_BIN, tempDir } from '../helpers.js';
+import { checkHints } from '../cli/hint-check.js';
 import { writeTree } from '../package/fixtures.js';
 
 const requests: string[] = [];
@@ -44,6 +45,7 @@ describe('interrupting publish before the publish request', () => {
     child.kill('SIGINT');
     const [code] = (await once(child, 'close')) as [number | null];
     expect(code).toBe(130);
+    await checkHints('', stderr);
     expect(stderr).toContain(
       'error: interrupted before the publish request: nothing of held-node 1.0.0 was sent to the registry',
     );

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
+import { checkHints } from '../cli/hint-check.js';
 import { runInProcess } from '../cli/in-process.js';
 import { cliEnv, INSTALLED_BIN, startServer, tempDir, type TestServer } from '../helpers.js';
 import { committedRepo, writeTree } from '../package/fixtures.js';
@@ -359,6 +360,7 @@ describe('publish in-process (what a spawned binary cannot show)', () => {
       stderr: { write: (text: string) => ((stderr += text), true), isTTY: options.tty },
       interactive: false,
     });
+    await checkHints(stdout, stderr);
     return { code, stdout, stderr };
   }
 
@@ -452,6 +454,7 @@ describe('interrupting publish', () => {
         child.on('close', (c, s) => done([c, s])),
       );
       expect({ code, signal }).toEqual({ code: 130, signal: null });
+      await checkHints('', stderr);
       expect(stderr).toContain(
         `error: interrupted during the upload: ${id} 1.0.0 is registered on ${server.url}; if its archive did not arrive whole, it is pending`,
       );
@@ -487,6 +490,7 @@ describe('interrupting publish', () => {
       child.kill('SIGINT');
       const [code] = await new Promise<[number | null]>((done) => child.on('close', (c) => done([c])));
       expect(code).toBe(130);
+      await checkHints('', stderr);
       expect(stderr).not.toContain('without its archive (pending)'); // it is not: the registry has it
       const command = /hint: finish it with `nodereg ([^`]+)`/.exec(stderr)?.[1];
       expect(command).toBe(`publish ${dir} --skip-existing`);

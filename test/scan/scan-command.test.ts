@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/in-process.js';
+import { runHints } from '../cli/hints.js';
 import { startServer, tempDir, type TestServer, startServerWithPublisher } from '../helpers.js';
 import { committedRepo, writeTree } from '../package/fixtures.js';
 
@@ -252,7 +253,9 @@ describe('validate, publish and node versions --reasons', () => {
       message: expect.stringContaining('scan: runtime-install at install.py:3'),
     });
 
-    const reasons = await runInProcess(['node', 'versions', 'flagged-node', '--reasons'], { env: env() });
+    // the --json error's hint, run as printed
+    const [{ argv, result: reasons }] = await runHints(published, { env: env() });
+    expect(argv).toEqual(['node', 'versions', 'flagged-node', '--reasons']);
     expect(reasons.code).toBe(0);
     expect(reasons.stdout).toMatch(/^1\.0\.0\s+flagged\s+.*scan: runtime-install at install\.py:3$/m);
     expect(reasons.stdout).toContain('install.py:3  high  runtime-install');

@@ -514,7 +514,7 @@ describe('nodereg serve: the admin token', () => {
     const refused = await runInProcess(['node', 'show', 'some-node'], { home });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
-      `hint: nothing listens at ${gone}, the registry of profile "default" (a \`nodereg serve\` that stopped, or serves on another port now): start it there, save where it runs with \`nodereg config set registry URL\`, or pass --registry URL`,
+      `hint: nothing listens at ${gone}, the registry of profile "default" (a \`nodereg serve\` that stopped, or serves on another port now): start it there, pass --registry with the URL it serves on now, or save that URL in the profile (nodereg config set registry, then the URL)`,
     );
     // a URL given by flag or variable is not the profile's
     for (const given of [['--registry', gone], []]) {

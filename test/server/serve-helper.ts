@@ -5,6 +5,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterEach } from 'vitest';
 import { INSTALLED_BIN, cliEnv, tempDir } from '../helpers.js';
+import { checkHints } from '../cli/hint-check.js';
 
 export interface Served {
   child: ChildProcessWithoutNullStreams;
@@ -25,14 +26,24 @@ interface ServeOptions {
 
 type Serve = (args: string[], options?: ServeOptions) => Promise<Served>;
 
-/** Returns `serve`, whose processes are killed after each test of the calling file. */
+/**
+ * Returns `serve`, whose processes are killed after each test of the calling file; the commands their
+ * hints printed must parse (test/cli/hint-check.ts), or that test fails.
+ */
 export function useServe(): Serve {
   const running = new Set<ChildProcessWithoutNullStreams>();
-  afterEach(() => {
+  const served: Served[] = [];
+  afterEach(async () => {
     for (const child of running) child.kill('SIGKILL');
     running.clear();
+    const outputs = served.splice(0);
+    for (const one of outputs) await checkHints(one.stdout(), one.stderr());
   });
-  return (args, options) => serve(running, args, options);
+  return async (args, options) => {
+    const one = await serve(running, args, options);
+    served.push(one);
+    return one;
+  };
 }
 
 /** Spawns `nodereg serve ARGS` and resolves once its first stdout line (the URL line) has arrived. */

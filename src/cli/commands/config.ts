@@ -33,7 +33,7 @@ export function register(program: Command, ctx: Ctx): void {
     const known = Object.keys(profiles);
     throw invalidInput(
       `there is no profile named "${name}" (${known.length ? `profiles: ${known.join(', ')}` : 'none is saved yet'})`,
-      `save one with \`nodereg login --profile ${shellWord(name)}\` or \`nodereg --profile ${shellWord(name)} config set registry URL\``,
+      `save one with \`nodereg login --profile ${shellWord(name)}\`, or save its registry (nodereg --profile ${shellWord(name)} config set registry, then the URL)`,
     );
   };
 

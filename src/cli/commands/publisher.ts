@@ -44,7 +44,8 @@ function withProfileOptions(command: Command): Command {
     .option('--logo <url>', 'logo URL');
 }
 
-const createHint = (id: string) => `create it with \`nodereg publisher create ${id} --name "..."\``;
+// --name is optional (the id names it until then): the hint runs as printed.
+const createHint = (id: string) => `create it with \`nodereg publisher create ${id}\` (--name sets its display name)`;
 
 export function register(program: Command, ctx: Ctx): void {
   const publisher = examples(

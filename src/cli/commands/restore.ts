@@ -14,12 +14,31 @@ import { examples } from '../examples.js';
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
+/**
+ * The hint for a source a running server holds: back it up to a snapshot, then run this restore from
+ * the snapshot with the flags typed (a database URL's password is read from the variable, not printed).
+ */
+function snapshotHint(source: string, flags: { database?: string; storage?: string }): string {
+  const snapshot = `${source}-snapshot`;
+  const database = flags.database;
+  const hidden = database !== undefined && withoutUserInfo(database) !== database;
+  const typed = [
+    database === undefined ? '' : ` --database ${hidden ? '"$NODEREG_DATABASE_URL"' : shellWord(database)}`,
+    flags.storage === undefined ? '' : ` --storage ${shellWord(flags.storage)}`,
+  ].join('');
+  return (
+    `stop that server first, or restore from a snapshot: \`nodereg backup --data-dir ${shellWord(source)} ${shellWord(snapshot)}\`, ` +
+    `then \`nodereg restore ${shellWord(snapshot)}${typed}\`${hidden ? ' with NODEREG_DATABASE_URL set to the --database URL' : ''}`
+  );
+}
+
 /** What a failed restore ends the command with: the user's to fix (the flag or the target named), or a failure to retry. */
 function restoreFailure(
   error: unknown,
   databaseUrl: BackendUrl,
   target: string,
   RestoreError: typeof import('../../server/restore.js').RestoreError,
+  busyHint: string,
 ): Error {
   if (error instanceof CliError) return error;
   if (error instanceof MakeDirError)
@@ -32,7 +51,7 @@ function restoreFailure(
       `${error.message}; the target database was left as it was`,
       exit,
       `restore_${error.kind}`,
-      error.hint,
+      error.kind === 'busy' ? busyHint : error.hint,
     );
   }
   const missing = missingDatabase(databaseUrl, error, 'run the same restore');
@@ -139,7 +158,7 @@ export function register(program: Command, ctx: Ctx): void {
           say: (line) => ctx.out.info(line),
         });
       } catch (error) {
-        throw restoreFailure(error, databaseUrl, target, RestoreError);
+        throw restoreFailure(error, databaseUrl, target, RestoreError, snapshotHint(source, flags));
       }
 
       printRestored(ctx, source, target, database, storage, storageUrl, databaseUrl, report);

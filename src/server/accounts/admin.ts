@@ -75,7 +75,7 @@ export async function bootstrapAdmin(
 export const accountDisabled = (user: { id: string; name: string }) =>
   forbidden(
     `the account ${user.name} (${user.id}) is disabled: its tokens are refused`,
-    'ask an admin of this registry to enable it (`nodereg user enable <user>`)',
+    `ask an admin of this registry to enable it (\`nodereg user enable ${user.id}\`)`,
   );
 
 /** Principals kept at most: the least recently found go first. */

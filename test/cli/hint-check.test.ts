@@ -1,0 +1,71 @@
+// The check every CLI run of the tests makes of its hints (hint-check.ts): the commands in backticks parse
+// with the real program, stopped before the action (RunDeps.parseOnly), in text and in JSON output.
+import { describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/program.js';
+import { checkHints, hintsOf } from './hint-check.js';
+import { countingServer } from './in-process.js';
+
+async function parseOnly(argv: string[], env: Record<string, string> = {}) {
+  let stderr = '';
+  const code = await run(argv, '0.0.0-test', {
+    parseOnly: true,
+    env: { CI: '1', NO_COLOR: '1', ...env },
+    stdout: { write: () => true },
+    stderr: { write: (chunk: string) => ((stderr += chunk), true) },
+  });
+  return { code, stderr };
+}
+
+describe('parse-only runs', () => {
+  it('stop before the action: a command that would send a request sends none and exits 0', async () => {
+    const registry = await countingServer();
+    try {
+      const parsed = await parseOnly(['publisher', 'create', 'acme', '--name', 'Acme'], {
+        NODEREG_REGISTRY: registry.url,
+        NODEREG_TOKEN: 'nrg_u_x',
+      });
+      expect(parsed).toEqual({ code: 0, stderr: '' });
+      expect(registry.count()).toBe(0);
+    } finally {
+      await registry.close();
+    }
+  });
+
+  it("fail as commander fails: an unknown option, a missing argument, an option's missing value", async () => {
+    expect((await parseOnly(['publisher', 'create', 'acme', '--nosuch'])).code).toBe(2);
+    expect((await parseOnly(['publisher', 'create'])).code).toBe(2);
+    expect((await parseOnly(['publisher', 'create', 'acme', '--name'])).code).toBe(2);
+    expect((await parseOnly(['nosuch'])).stderr).toContain("unknown command 'nosuch'");
+  });
+});
+
+describe('checkHints', () => {
+  it('passes the hints whose commands parse, and fails naming each one that does not', async () => {
+    await checkHints('', 'error: x\nhint: run `nodereg publisher show acme` or `nodereg login --profile bob`\n');
+    await expect(checkHints('', 'hint: run `nodereg publisher shw acme`\n')).rejects.toThrow(
+      /hint "run `nodereg publisher shw acme`": `nodereg publisher shw acme` does not run as printed: .*unknown command 'shw'/,
+    );
+    await expect(checkHints('', 'hint: see `nodereg whoami --nosuch`\n')).rejects.toThrow(/unknown option '--nosuch'/);
+  });
+
+  it('fails a placeholder printed as a command: it does not run as printed', async () => {
+    await expect(checkHints('', 'hint: enable it (`nodereg user enable <user>`)\n')).rejects.toThrow(
+      /<user> is a placeholder/,
+    );
+    await expect(checkHints('', 'hint: `nodereg publisher create x --name ...`\n')).rejects.toThrow(
+      /\.\.\. is a placeholder/,
+    );
+  });
+
+  it('reads hints in JSON: a --json document, JSON lines, and the commands as a checkout or npx prints them', async () => {
+    expect(
+      hintsOf(
+        '{\n  "error": {"code": "invalid_input", "hint": "run `nodereg a`"},\n  "nodes": [{"hint": "`nodereg b`"}]\n}\n',
+        '{"time":"t","level":"hint","message":"`nodereg c`"}\n{"time":"t","level":"error","hint":"`nodereg d`"}\n',
+      ),
+    ).toEqual(['run `nodereg a`', '`nodereg b`', '`nodereg c`', '`nodereg d`']);
+    await expect(checkHints('{"error":{"hint":"run `nodereg nosuch`"}}\n', '')).rejects.toThrow(/nodereg nosuch/);
+    await expect(checkHints('', 'hint: run `node /x/bin/nodereg.js nosuch`\n')).rejects.toThrow(/nosuch/);
+    await expect(checkHints('', 'hint: run `npx nodereg nosuch`\n')).rejects.toThrow(/nosuch/);
+  });
+});

@@ -1,0 +1,131 @@
+// Every CLI run of the tests (runInProcess, runCli, serve-helper…) hands its output here: each command
+// its hints print in backticks must parse, as printed, with the real program (RunDeps.parseOnly stops
+// before the action: no request, no file written). A hint that does not parse fails the test that
+// printed it. With NODEREG_HINT_RECORD=file set, every hint checked and its outcome are appended to that
+// file as JSON lines instead (a survey of the hints a set of tests prints; nothing fails then).
+import { appendFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+
+/** The words of a command line as a POSIX shell splits them (single and double quotes; no expansions). */
+export function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === "'" || c === '"') {
+      const end = line.indexOf(c, i + 1);
+      word = (word ?? '') + line.slice(i + 1, end);
+      i = end;
+    } else if (c === '\\' && i + 1 < line.length) {
+      word = (word ?? '') + line[++i];
+    } else if (/\s/.test(c)) {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else word = (word ?? '') + c;
+  }
+  if (word !== undefined) words.push(word);
+  return words;
+}
+
+/** A command in backticks as the CLI prints it: `nodereg …`, `npx nodereg …` or `node …/nodereg.js …`. */
+const COMMAND = /`(?:npx nodereg|nodereg|node \S*nodereg\.js) ([^`]+)`/g;
+
+/** The commands in backticks of `text` (one hint), each as argv without `nodereg`. */
+export function commandsOf(text: string): string[][] {
+  return [...text.matchAll(COMMAND)].map(([, command]) => shellWords(command));
+}
+
+/** The commands in backticks of the `hint:` lines of `stderr`, each as argv without `nodereg`. */
+export function hintedCommands(stderr: string): string[][] {
+  return hintsOf('', stderr).flatMap(commandsOf);
+}
+
+/** Every `hint` field, and the message of every `hint` record, of the JSON values in `value`. */
+function jsonHints(value: unknown, into: string[]): void {
+  if (Array.isArray(value)) for (const item of value) jsonHints(item, into);
+  else if (value && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    if (typeof record.hint === 'string') into.push(record.hint);
+    if (record.level === 'hint' && typeof record.message === 'string') into.push(record.message);
+    for (const [key, item] of Object.entries(record)) if (key !== 'hint') jsonHints(item, into);
+  }
+}
+
+/** The hints of a run: `hint:` lines, and hints in the JSON it printed (one document, or JSON lines). */
+export function hintsOf(stdout: string, stderr: string): string[] {
+  const hints: string[] = [];
+  for (const text of [stdout, stderr]) {
+    for (const drawn of text.split('\n')) {
+      // a terminal's line as it shows: after the last carriage return, without colours
+      const line = drawn.slice(drawn.lastIndexOf('\r') + 1).replace(/\x1b\[[\d;]*[A-Za-z]/g, '');
+      if (line.startsWith('hint:')) hints.push(line.slice('hint:'.length).trim());
+      else if (line.startsWith('{')) jsonHints(parsed(line), hints);
+    }
+    if (/^\s*[[{]/.test(text)) jsonHints(parsed(text), hints);
+  }
+  return [...new Set(hints)];
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Words a hint must not print as a command: placeholders to fill in (`<id>`, `[dir]`, `...`, `URL`,
+ * also as an option's `=value`) are not a command that runs as printed.
+ */
+const PLACEHOLDER = /^(?:<[^>]*>|\[[^\]]*\]|\.\.\.|…|[A-Z][A-Z\d_]*[A-Z])$/;
+const placeholderIn = (argv: string[]) =>
+  argv.map((word) => word.slice(word.indexOf('=') + 1)).find((value) => PLACEHOLDER.test(value));
+
+/** Why `argv` does not parse as printed, or '' when it does (commander's own message). Kept per line. */
+const outcomes = new Map<string, Promise<string>>();
+let home: string | undefined;
+
+async function parseFailure(argv: string[]): Promise<string> {
+  const placeholder = placeholderIn(argv);
+  if (placeholder) return `${placeholder} is a placeholder, not a value`;
+  const { run } = await import('../../src/cli/program.js');
+  home ??= mkdtempSync(join(tmpdir(), 'nodereg-hint-home-'));
+  let stderr = '';
+  const code = await run(argv, '0.0.0-test', {
+    parseOnly: true,
+    env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), NO_COLOR: '1', CI: '1' },
+    stdout: { write: () => true },
+    stderr: { write: (chunk: string) => ((stderr += chunk), true) },
+    interactive: false,
+  });
+  return code === 0 ? '' : stderr.trim() || `exit ${code}`;
+}
+
+/**
+ * Checks that every command the hints of a run print parses with the real program. Throws (failing the
+ * test that made the run) naming each hint that does not; records instead with NODEREG_HINT_RECORD.
+ */
+export async function checkHints(stdout: string, stderr: string): Promise<void> {
+  const failures: string[] = [];
+  const record = process.env.NODEREG_HINT_RECORD;
+  for (const hint of hintsOf(stdout, stderr)) {
+    for (const argv of commandsOf(hint)) {
+      const key = JSON.stringify(argv);
+      if (!outcomes.has(key)) outcomes.set(key, parseFailure(argv));
+      const failure = await (outcomes.get(key) as Promise<string>);
+      if (record) {
+        const test = expect.getState();
+        appendFileSync(
+          record,
+          `${JSON.stringify({ argv, hint, failure, file: test.testPath, test: test.currentTestName })}\n`,
+        );
+      }
+      if (failure) failures.push(`hint "${hint}": \`nodereg ${argv.join(' ')}\` does not run as printed: ${failure}`);
+    }
+  }
+  if (failures.length > 0 && !record)
+    throw new Error(`a printed hint does not run as printed:\n${failures.join('\n')}`);
+}
