@@ -1,13 +1,16 @@
-// Called by scripts/answer-checks.js (the first step of `npm run build`): writes
-// src/contract/generated/requests.js and arguments.js, the checks of the requests the CLI builds and of
-// the ids it takes as arguments, derived from the contract, and the field lists the manifest needs. A request schema goes through JSON Schema (input
-// side, draft-07) and Ajv's standalone code, as the answers do; what JSON Schema cannot say is added as
-// keywords that call rules.ts by name: `x-rule` (a refinement), `x-output` (what zod's parse outputs:
-// an object's keys in the schema's order, a transform). So a valid `publish` loads no zod.
-import { writeFileSync } from 'node:fs';
+// Called by scripts/answer-checks.js (the first step of `npm run build`): writes the checks of the
+// requests the CLI sends, derived from the contract, into src/contract/generated/: requests.js (the
+// publish body), arguments.js (the ids and versions commands take as arguments, and the field lists the
+// manifest needs), node-fields.js (the fields `init` asks for) and operations/ (every operation's params,
+// query and JSON body, a module each). A request schema goes through JSON Schema (input side, draft-07)
+// and Ajv's standalone code, as the answers do; what JSON Schema cannot say is added as keywords that
+// call rules.ts by name: `x-rule` (a refinement), `x-output` (what zod's parse outputs: an object's keys
+// in the schema's order, a transform). So the CLI checks what it sends without loading zod.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv, { _, stringify } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
+import { rootWords } from './request-words.js';
 
 /** A check's own message, when the schema gives one (`.regex(re, 'must be …')`); undefined for the error map's. */
 function ownMessage(check) {
@@ -17,15 +20,16 @@ function ownMessage(check) {
   return typeof said === 'string' ? said : said?.message;
 }
 
-/** The JSON Schema keyword a zod check becomes, for the words a schema gives it. */
-function keywordOf(check, isArray) {
+/** The JSON Schema keywords a zod check becomes, for the words a schema gives it. */
+function keywordsOf(check, isArray) {
   const def = check._zod.def;
-  if (def.check === 'min_length') return isArray ? 'minItems' : 'minLength';
-  if (def.check === 'max_length') return isArray ? 'maxItems' : 'maxLength';
-  if (def.check === 'string_format' && def.format === 'regex') return 'pattern';
-  if (def.check === 'greater_than') return def.inclusive ? 'minimum' : 'exclusiveMinimum';
-  if (def.check === 'less_than') return def.inclusive ? 'maximum' : 'exclusiveMaximum';
-  return undefined;
+  if (def.check === 'min_length') return [isArray ? 'minItems' : 'minLength'];
+  if (def.check === 'max_length') return [isArray ? 'maxItems' : 'maxLength'];
+  if (def.check === 'length_equals') return isArray ? ['minItems', 'maxItems'] : ['minLength', 'maxLength'];
+  if (def.check === 'string_format' && def.format === 'regex') return ['pattern'];
+  if (def.check === 'greater_than') return [def.inclusive ? 'minimum' : 'exclusiveMinimum'];
+  if (def.check === 'less_than') return [def.inclusive ? 'maximum' : 'exclusiveMaximum'];
+  return [];
 }
 
 /**
@@ -38,10 +42,19 @@ function schemaWords(z, schema, json, where) {
   for (const check of schema.def.checks ?? []) {
     const message = check instanceof z.ZodCustom ? undefined : ownMessage(check);
     if (message === undefined) continue;
-    const keyword = keywordOf(check, schema instanceof z.ZodArray);
-    if (!keyword || keyword in words)
+    const keywords = keywordsOf(check, schema instanceof z.ZodArray);
+    if (!keywords.length || keywords.some((keyword) => keyword in words))
       throw new Error(`${where}: no words for the message of its ${check._zod.def.check}`);
-    words[keyword] = message;
+    for (const keyword of keywords) words[keyword] = message;
+  }
+  // a string format's pattern (an e-mail…) is worded as the error map words the format
+  const formats = [schema, ...(schema.def.checks ?? [])].filter(
+    (check) => check._zod.def.check === 'string_format' && check._zod.def.format !== 'regex',
+  );
+  if (formats.length) {
+    const issue = schema.safeParse('\u0000').error?.issues.find((i) => i.code === 'invalid_format');
+    if (!issue || 'pattern' in words) throw new Error(`${where}: no words for its format`);
+    words.pattern = issue.message;
   }
   // zod refuses a value of another type as it refuses any value not listed
   if (schema instanceof z.ZodEnum || schema instanceof z.ZodLiteral)
@@ -68,76 +81,81 @@ function nullOrElse(json) {
   json.else = inner;
 }
 
+/**
+ * An object's properties checked one at a time in the schema's order, each its presence then its value,
+ * as zod does (Ajv checks every required property before any value): so the first refusal is zod's.
+ */
+function inShapeOrder(json, where) {
+  const { properties = {}, required = [], 'x-missing': missing = {} } = json;
+  const keys = Object.keys(properties);
+  if (keys.length < 2) return;
+  delete json.properties;
+  delete json.required;
+  delete json['x-missing'];
+  if (json.allOf) {
+    // a refined object's copy of the object it refines, already in order
+    const ordered = json.allOf.flatMap((item) => Object.keys(item.properties ?? {}));
+    if (ordered.join() !== keys.join()) throw new Error(`${where}: an object with allOf has no check`);
+    return;
+  }
+  json.allOf = keys.map((key) => ({
+    ...(required.includes(key) ? { required: [key] } : {}),
+    ...(missing[key] !== undefined ? { 'x-missing': { [key]: missing[key] } } : {}),
+    properties: { [key]: properties[key] },
+  }));
+}
+
 /** zod's reading of each schema the conversion meets, written into its JSON Schema (see the module's comment). */
-function zodOverride({ z, namedRules }) {
+function zodOverride({ z, namedRules, repeatedParams = new Set() }) {
+  // by definition: the schema a conversion meets is a copy of the one fields.ts holds
+  const repeated = new Set([...repeatedParams].map((schema) => schema.def));
   return ({ zodSchema: schema, jsonSchema: json, path }) => {
     const where = `request check at ${path.join('.') || '(root)'}`;
     const meta = namedRules.get(schema) ?? {};
+    for (const check of schema.def.checks ?? [])
+      if (check._zod.def.check === 'overwrite')
+        throw new Error(
+          `${where}: a check that changes the value (.trim()…) has no check: use \`transform\` of fields.ts`,
+        );
     const refinements = (schema.def.checks ?? []).filter((check) => check instanceof z.ZodCustom);
     if (refinements.length) {
       if (schema instanceof z.ZodPipe) throw new Error(`${where}: a refinement after a transform has no check`);
       if (meta.rules?.length !== refinements.length)
         throw new Error(`${where}: a refinement without a name in rules.ts (use \`rule\` of fields.ts)`);
       // each rule with the message the schema gives it, which words its refusal
-      json['x-rule'] = meta.rules.map((name, i) => [name, ownMessage(refinements[i])]);
+      // and the field its refusal names, when the rule names one below the value it checks
+      json['x-rule'] = meta.rules.map((name, i) => {
+        const path = refinements[i]._zod.def.path ?? [];
+        return [name, ownMessage(refinements[i]), ...(path.length ? [path] : [])];
+      });
     }
     schemaWords(z, schema, json, where);
     if (schema instanceof z.ZodNullable) nullOrElse(json);
     if (json.anyOf || json.oneOf) throw new Error(`${where}: a union has no check (its refusal has no words)`);
     const output = { ...json['x-output'] };
     if (schema instanceof z.ZodObject) {
+      inShapeOrder(json, where);
       if (schema.def.catchall) throw new Error(`${where}: only plain objects (unknown keys dropped) have a check`);
       output.keys = Object.keys(schema.shape);
     }
-    if (schema instanceof z.ZodPipe) {
+    // a parameter that may be repeated (fields.ts `repeated`) is checked as the list the client sends
+    if (schema instanceof z.ZodPipe && !repeated.has(schema.def)) {
       if (!(schema.def.out instanceof z.ZodTransform)) throw new Error(`${where}: a pipe into a schema has no check`);
       if (!meta.transform)
         throw new Error(`${where}: a transform without a name in rules.ts (use \`transform\` of fields.ts)`);
       output.transform = meta.transform;
     }
     if (Object.keys(output).length) json['x-output'] = output;
-    if (schema instanceof z.ZodDefault) json.default = schema.def.defaultValue;
+    if (schema instanceof z.ZodDefault) {
+      // the check reads the default as input, where zod gives it as output: the two must agree
+      const read = schema.def.innerType.safeParse(schema.def.defaultValue);
+      if (!read.success || JSON.stringify(read.data) !== JSON.stringify(schema.def.defaultValue))
+        throw new Error(`${where}: a default that is not its own input has no check: use .prefault(input)`);
+      json.default = schema.def.defaultValue;
+    }
     if (schema instanceof z.ZodCustom || schema instanceof z.ZodTransform)
       throw new Error(`${where}: ${schema.def.type} has no check`);
   };
-}
-
-/** A property name as Ajv writes it in an error's schemaPath. */
-const fragment = (key) => encodeURIComponent(key.replaceAll('~', '~0').replaceAll('/', '~1'));
-
-/**
- * Takes the words `schemaWords` wrote out of a check's JSON Schema, by the schemaPath of the refusal
- * they word (a missing property's under its object's `required`, then its name).
- */
-function takeWords(schema, path = '#', words = {}) {
-  if (!schema || typeof schema !== 'object') return words;
-  for (const [keyword, message] of Object.entries(schema['x-words'] ?? {})) words[`${path}/${keyword}`] = message;
-  for (const [key, message] of Object.entries(schema['x-missing'] ?? {})) words[`${path}/required/${key}`] = message;
-  delete schema['x-words'];
-  delete schema['x-missing'];
-  for (const keyword of ['properties', 'patternProperties'])
-    for (const [key, inner] of Object.entries(schema[keyword] ?? {}))
-      takeWords(inner, `${path}/${keyword}/${fragment(key)}`, words);
-  for (const keyword of ['anyOf', 'allOf', 'oneOf'])
-    for (const [i, inner] of (schema[keyword] ?? []).entries()) takeWords(inner, `${path}/${keyword}/${i}`, words);
-  for (const keyword of ['items', 'additionalProperties', 'not', 'propertyNames', 'if', 'then', 'else'])
-    takeWords(schema[keyword], `${path}/${keyword}`, words);
-  return words;
-}
-
-/**
- * The words of a check: its own, and those of the schemas it refers to, which Ajv checks by functions
- * of their own whose refusals' schemaPaths start at them (`#/maxLength`).
- */
-function rootWords({ definitions = {}, ...root }) {
-  const words = takeWords(root);
-  for (const [name, definition] of Object.entries(definitions))
-    for (const [path, message] of Object.entries(takeWords(definition))) {
-      if (path in words && words[path] !== message)
-        throw new Error(`request check: ${name} words ${path} otherwise than another schema does`);
-      words[path] = message;
-    }
-  return words;
 }
 
 /** Ajv with the keywords that call rules.ts by name. */
@@ -161,7 +179,12 @@ function requestAjv(rules) {
   // A refusal of these keywords carries its words: the rule's message, or the transform's first issue.
   const error = {
     message: '',
-    params: ({ params }) => (params.issue ? _`{issue: ${params.issue}}` : _`{message: ${params.message}}`),
+    params: ({ params }) =>
+      params.issue
+        ? _`{issue: ${params.issue}}`
+        : params.path
+          ? _`{message: ${params.message}, path: ${params.path}}`
+          : _`{message: ${params.message}}`,
   };
   ajv.addKeyword({
     keyword: 'x-rule',
@@ -169,8 +192,11 @@ function requestAjv(rules) {
     schemaType: 'array',
     error,
     code(cxt) {
-      for (const [name, message] of cxt.schema)
-        cxt.gen.if(_`!${rule(cxt, name)}(${cxt.data})`, () => cxt.error(false, { message }));
+      for (const [name, message, path = []] of cxt.schema)
+        cxt.gen.if(_`!${rule(cxt, name)}(${cxt.data})`, () =>
+          // the field the rule's refusal names, below the value it checks (none: that value)
+          cxt.error(false, path.length ? { message, path: stringify(path) } : { message }),
+        );
     },
   });
   ajv.addKeyword({
@@ -201,7 +227,7 @@ function requestAjv(rules) {
  * The ES module of the checks of `requests` (id → zod schema), and its type declarations. `worded`: the
  * module carries the words of their refusals (check-words.ts), for checks that word their own.
  */
-function checksModule(contract, requests, extra = { code: [], types: [] }, worded = true) {
+export function checksModule(contract, requests, extra = { code: [], types: [] }, worded = true) {
   const { z, rules } = contract;
   const ajv = requestAjv(rules);
   const override = zodOverride(contract);
@@ -218,8 +244,9 @@ function checksModule(contract, requests, extra = { code: [], types: [] }, worde
     const { $schema: _draft, definitions, ...request } = json;
     // The request is the property `value` of what is checked, so that its own output replaces it too.
     const root = { $id: id, type: 'object', properties: { value: request }, required: ['value'], definitions };
-    words[id] = rootWords(root);
-    ajv.addSchema(root, id);
+    const checked = rootWords(root);
+    words[id] = checked.words;
+    ajv.addSchema(checked.check, id);
     names[id] = id;
   }
   // Ajv's standalone code requires its own runtime for the length in code points, even as an ES module:
@@ -313,4 +340,45 @@ export function writeRequestChecks(contract, out) {
     writeFileSync(join(out, `${name}.js`), code);
     writeFileSync(join(out, `${name}.d.ts`), types);
   }
+  writeOperationChecks(contract, out);
+}
+
+/**
+ * The checks of every operation's params, query and JSON body, a module per operation under
+ * operations/, and operations.js, which imports one when a command first checks a request of it.
+ */
+function writeOperationChecks(contract, out) {
+  const dir = join(out, 'operations');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const ids = [];
+  for (const operation of contract.allOperations) {
+    const parts = { params: operation.params, query: operation.query };
+    if (operation.bodyKind === 'json') parts.body = operation.body;
+    const { code, types } = checksModule(contract, parts);
+    // a level deeper than the modules beside them
+    writeFileSync(join(dir, `${operation.id}.js`), code.replaceAll("from '../", "from '../../"));
+    writeFileSync(join(dir, `${operation.id}.d.ts`), types.replaceAll("from '../", "from '../../"));
+    ids.push(operation.id);
+  }
+  const banner = '// Generated by scripts/request-checks.js from src/contract: do not edit.';
+  writeFileSync(
+    join(out, 'operations.js'),
+    [
+      banner,
+      'export const operations = {',
+      ...ids.map((id) => `  ${id}: () => import('./operations/${id}.js'),`),
+      '};',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    join(out, 'operations.d.ts'),
+    [
+      banner,
+      "import type { OperationChecks } from '../operation-checks.js';",
+      `export declare const operations: Record<${ids.map((id) => `'${id}'`).join(' | ')}, () => Promise<OperationChecks>>;`,
+      '',
+    ].join('\n'),
+  );
 }

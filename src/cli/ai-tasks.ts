@@ -7,6 +7,8 @@ import type { Client } from '../client/index.js';
 import { JSON_BODY_MAX } from '../contract/limits.js';
 import { AI_RESULT_MAX } from '../shared/tuning.js';
 import type { BodyOf, Operation } from '../contract/operation.js';
+import { checkRequestPart, type OperationId } from '../contract/operation-checks.js';
+import type { Route } from '../client/routes.js';
 import { downloadResults, STDOUT } from './ai-results.js';
 import { describeState, followHint, readState, type TaskKind } from './ai-task-state.js';
 import { waitForTask } from './ai-task-wait.js';
@@ -96,26 +98,26 @@ export async function mediaArgument(value: string, flag: string): Promise<string
 }
 
 /**
- * Checks a body against the operation's schema before anything is sent: exit 2 naming the option to
- * fix. `flags` names options that differ from the field's kebab-case (`image` → `<image>`).
+ * Checks a body with the operation's generated check before anything is sent: exit 2 naming the
+ * option to fix and the body's first problem, in the server's words. `flags` names options that differ
+ * from the field's kebab-case (`image` → `<image>`).
  */
-export function validateBody<O extends Operation>(
-  operation: O,
+export async function validateBody<O extends Operation>(
+  route: Route<O>,
   body: unknown,
   flags: Record<string, string> = {},
-): BodyOf<O> {
-  const result = operation.body.safeParse(body);
-  // what the schema outputs (its defaults filled in) is what is sent, and it meets the schema's input
-  if (result.success) return result.data as BodyOf<O>;
-  const problems = result.error.issues.map((issue) => {
-    const path = issue.path.map(String).join('.');
-    const field = issue.path.filter((part) => typeof part === 'string').pop() as string | undefined;
-    const flag = (field && flags[field]) ?? flagForField(path);
-    // an option that is not a number reaches the schema as NaN
-    const message = issue.message.includes('received NaN') ? 'must be a number' : issue.message;
-    return `${flag} (${path || 'body'}): ${message}`;
-  });
-  throw invalidInput(`invalid ${problems.join('; ')}`);
+): Promise<BodyOf<O>> {
+  const checked = await checkRequestPart(route.id as OperationId, 'body', body);
+  // what the check outputs (its defaults filled in) is what is sent, and it meets the schema's input
+  if (!('refusal' in checked)) return checked.value as BodyOf<O>;
+  const { path, message } = checked.refusal;
+  const fieldPath = path === '(root)' ? '' : path;
+  const field = fieldPath
+    .split('.')
+    .filter((part) => part !== '' && !/^\d+$/.test(part))
+    .pop();
+  const flag = (field && flags[field]) ?? flagForField(fieldPath);
+  throw invalidInput(`invalid ${flag} (${fieldPath || 'body'}): ${message}`);
 }
 
 /** Drops undefined fields, so the contract's defaults apply to what the user did not give. */

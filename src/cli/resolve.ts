@@ -2,38 +2,37 @@
 // and finding the publisher of a node and the id of a version.
 import { ApiError } from '../client/errors.js';
 import type { CallInput, Client } from '../client/index.js';
-import { fieldErrors } from '../contract/errors.js';
 import type { Operation } from '../contract/operation.js';
 import { normalizeVersion } from '../contract/version.js';
 import type { NodeVersion } from '../contract/resources.js';
 import { type ArgumentRule, checkArgument } from '../contract/arguments.js';
 import { notFoundHint } from './commands/node-show.js';
 import { CliError, EXIT, flagForField, invalidInput, toCliError } from './errors.js';
-import { routes } from '../client/routes.js';
+import { type Route, routes } from '../client/routes.js';
+import { checkRequestPart, type OperationId } from '../contract/operation-checks.js';
 
 /**
- * Validates the parts of a call's input that are given with the operation's own schemas, so that bad input exits 2 before any
- * request (even the look-ups a command makes first). `flags` names the flag or argument to fix
- * where it is not simply the field's name as a flag.
+ * Checks the parts of a call's input that are given with the operation's generated checks, so that bad
+ * input exits 2 before any request (even the look-ups a command makes first), naming its first problem
+ * as the server would. `flags` names the flag or argument to fix where it is not simply the field's name
+ * as a flag.
  */
-export function precheck<O extends Operation>(
-  operation: O,
+export async function precheck<O extends Operation>(
+  route: Route<O>,
   input: CallInput<O>,
   flags: Record<string, string> = {},
-): CallInput<O> {
+): Promise<CallInput<O>> {
   const checked: Record<string, unknown> = {};
   for (const part of ['params', 'query', 'body'] as const) {
     if (input[part] === undefined) continue; // checked when given: a command may check its body before it knows the path
-    const result = operation[part].safeParse(input[part]);
-    if (!result.success) {
-      const problems = fieldErrors(result.error.issues).map(
-        (d) => `${flags[d.path] ?? flagForField(d.path)} (${d.path}): ${d.message}`,
-      );
-      throw invalidInput(`invalid ${problems.join('; ')}`);
+    const result = await checkRequestPart(route.id as OperationId, part, input[part]);
+    if ('refusal' in result) {
+      const { path, message } = result.refusal;
+      throw invalidInput(`invalid ${flags[path] ?? flagForField(path)} (${path}): ${message}`);
     }
-    checked[part] = result.data;
+    checked[part] = result.value;
   }
-  // what the schemas output (defaults filled in) is what is sent, and it meets their input
+  // what the checks output (defaults filled in) is what is sent, and it meets the schemas' input
   return checked as CallInput<O>;
 }
 

@@ -4,7 +4,6 @@ import { createHash } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
 import yazl from 'yazl';
 import { createClient } from '../client/index.js';
-import { createPublisher, publishVersion } from '../contract/registry.js';
 import type { Ctx } from './context.js';
 import { routes } from '../client/routes.js';
 

@@ -101,8 +101,11 @@ export function refusal(errors: CheckError[], root: unknown, words: Words): Fiel
         issueMessage({ code: 'invalid_key', origin: 'record', issues: [], input: undefined } as Issue) ??
           'has a key that is not accepted',
       );
-    case 'x-rule':
-      return fieldError(path, String(error.params.message));
+    case 'x-rule': // a rule of an object may name one of its fields
+      return fieldError(
+        [...path, ...((error.params.path as string[] | undefined) ?? [])],
+        String(error.params.message),
+      );
     case 'x-output': {
       const issue = error.params.issue as TransformIssue;
       return fieldError([...path, ...issue.path], issue.message);

@@ -15,9 +15,9 @@ export { versionRange } from './rules.js';
  */
 export const namedRules = z.registry<{ rules?: RuleName[]; transform?: [TransformName, unknown?] }>();
 
-/** `schema` refined with the rule `name` of rules.ts. */
-export function rule<T extends z.ZodType>(schema: T, name: RuleName, message: string): T {
-  const refined = schema.refine(RULES[name] as (value: unknown) => boolean, message);
+/** `schema` refined with the rule `name` of rules.ts; `path`: the field the refusal names, below the value refined. */
+export function rule<T extends z.ZodType>(schema: T, name: RuleName, message: string, path?: string[]): T {
+  const refined = schema.refine(RULES[name] as (value: unknown) => boolean, path ? { message, path } : message);
   namedRules.add(refined, { rules: [...(namedRules.get(schema)?.rules ?? []), name] });
   return refined;
 }
@@ -35,6 +35,18 @@ export function transform<T extends z.ZodType, N extends TransformName, O = z.ou
   });
   namedRules.add(piped, { transform: args.length ? [name, args[0]] : [name] });
   return piped;
+}
+
+/**
+ * How the OpenAPI document shows a transform, which JSON Schema cannot derive from it: what its input must
+ * be (when the transform checks more than its input schema says), and what it outputs.
+ */
+export const shownAs = z.registry<{ inputs?: unknown; outputs?: unknown }>();
+
+/** `schema` (a transform), shown in the OpenAPI document as `shown` says. */
+export function documented<T extends z.ZodType>(schema: T, shown: { inputs?: z.ZodType; outputs?: z.ZodType }): T {
+  shownAs.add(schema, shown);
+  return schema;
 }
 
 export const text = (max: number) => z.string().max(max);

@@ -16,6 +16,8 @@ export const NODE_VERSION_STATUS = [
 ] as const;
 export const PUBLISHER_STATUS = ['PublisherStatusActive', 'PublisherStatusBanned'] as const;
 export const MEMBER_ROLES = ['owner', 'member'] as const;
+/** What an admin decides of a flagged version. */
+export const REVIEW_DECISIONS = ['approve', 'ban', 'ask-change'] as const;
 
 /** Node ids: 1–100 characters, letters and digits at both ends, `._-` inside. */
 export const NODE_ID = { maxLength: 100, pattern: '^[a-zA-Z0-9](?:[a-zA-Z0-9._-]*[a-zA-Z0-9])?$' } as const;

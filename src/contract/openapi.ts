@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ErrorBody } from './error-body.js';
+import { shownAs } from './fields.js';
 import { ERROR_STATUS } from './errors.js';
 import { BODY_ENCODING, BODY_MEDIA_TYPES, mediaRefusal } from './media.js';
 import type { Operation } from './operation.js';
@@ -25,6 +26,15 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
     io,
     unrepresentable: 'any',
     target: 'draft-2020-12',
+    // a transform shows what it accepts and outputs as its contract says (fields.ts `documented`)
+    override: ({ zodSchema, jsonSchema: json }) => {
+      const shown = shownAs.get(zodSchema as unknown as z.ZodType)?.[
+        io === 'input' ? 'inputs' : 'outputs'
+      ] as z.ZodType;
+      if (shown) Object.assign(json, jsonSchema(shown, io));
+      // a default given as input (a query string's "1") is shown as the value it stands for
+      if (io === 'output' && zodSchema instanceof z.ZodPrefault) json.default = zodSchema.parse(undefined);
+    },
   });
   return rest; // the document declares the dialect once
 }

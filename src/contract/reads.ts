@@ -2,17 +2,8 @@
 // search, the bulk version lookup and the node classes a version defines. A parameter the hosted
 // registry takes and we do not act on is declared here, described as ignored, never refused.
 import * as z from 'zod';
-import {
-  NAME_MAX,
-  NODE_ID,
-  NODE_SORTS,
-  NODE_VERSION_STATUS,
-  PAGE,
-  SEARCH_TERMS_MAX,
-  VERSION_MAX,
-  searchTerms,
-} from './limits.js';
-import { repeated } from './fields.js';
+import { NAME_MAX, NODE_ID, NODE_SORTS, NODE_VERSION_STATUS, PAGE, SEARCH_TERMS_MAX, VERSION_MAX } from './limits.js';
+import { repeated, rule } from './fields.js';
 import { NodeVersion, pageLimit, pageNumber } from './resources.js';
 
 /** A parameter the hosted registry's clients send that this registry accepts and does not act on (docs/registry.md). */
@@ -38,10 +29,11 @@ export const ListNodesQuery = z.object({
   ...hostFilters,
 });
 
-const searchText = z
-  .string()
-  .max(NAME_MAX)
-  .refine((q) => searchTerms(q).length <= SEARCH_TERMS_MAX, `must hold at most ${SEARCH_TERMS_MAX} different words`);
+const searchText = rule(
+  z.string().max(NAME_MAX),
+  'fewSearchTerms',
+  `must hold at most ${SEARCH_TERMS_MAX} different words`,
+);
 export const SearchNodesQuery = z.object({
   q: searchText.default(''),
   search: searchText.optional().describe("the same as q (the hosted registry's name); q wins when both are given"),

@@ -2,11 +2,12 @@
 // version; an admin reads the queue and decides. Each step is an entry of the version's status
 // history, carried in `status_reason` (status-reason.ts).
 import * as z from 'zod';
+import { REVIEW_DECISIONS } from './limits.js';
 import { op } from './operation.js';
 import { NodeVersion } from './resources.js';
 import { ReviewMessage } from './status-reason.js';
 
-export const REVIEW_DECISIONS = ['approve', 'ban', 'ask-change'] as const;
+export { REVIEW_DECISIONS };
 
 export const AppealBody = z.object({ message: ReviewMessage.describe('what changed, or why the flag is wrong') });
 export const DecisionBody = z.object({

@@ -3,6 +3,7 @@
 // write: the latest message, who wrote it, and every entry before it, oldest first. A version without
 // one keeps a plain one-line reason (the scan's, or an admin's).
 import * as z from 'zod';
+import { documented, transform } from './fields.js';
 import { NODE_VERSION_STATUS } from './limits.js';
 
 /** What an entry records: an admin's decision, or a member's request for a re-review. */
@@ -28,7 +29,10 @@ export type StatusReason = z.infer<typeof StatusReason>;
 
 /** A message a member or an admin writes into the history. */
 export const REVIEW_MESSAGE_MAX = 2000;
-export const ReviewMessage = z.string().trim().min(1, 'must not be empty').max(REVIEW_MESSAGE_MAX);
+export const ReviewMessage = documented(
+  transform<z.ZodString, 'message', string>(z.string(), 'message', { max: REVIEW_MESSAGE_MAX }),
+  { inputs: z.string().min(1).max(REVIEW_MESSAGE_MAX) },
+);
 
 /** The structured reason in a `status_reason`, or undefined when it is a plain line. */
 export function parseStatusReason(text: string | null | undefined): StatusReason | undefined {

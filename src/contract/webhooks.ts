@@ -1,6 +1,7 @@
 // A publisher's webhooks (issue 36): signed POSTs to the publisher's receivers when one of its versions
 // is published (its archive arrived) or its status changes. Owners and admins manage them.
 import * as z from 'zod';
+import { rule } from './fields.js';
 import { op } from './operation.js';
 import { isoDate } from './resources/fields.js';
 
@@ -10,12 +11,7 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const WEBHOOKS_MAX = 20;
 export const WEBHOOK_URL_MAX = 2048;
 
-const httpUrl = z
-  .string()
-  .max(WEBHOOK_URL_MAX)
-  .refine((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), {
-    message: 'must be an http:// or https:// URL',
-  });
+const httpUrl = rule(z.string().max(WEBHOOK_URL_MAX), 'webhookUrl', 'must be an http:// or https:// URL');
 
 export const AddWebhookBody = z.object({
   url: httpUrl.describe('where the events are POSTed'),

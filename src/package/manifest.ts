@@ -82,8 +82,10 @@ export interface PublishRequest {
 }
 
 /**
- * Validates the request built from the manifest with the contract's PublishBody, adding each
- * problem under the pyproject key that sets the field. Returns the request when there is none.
+ * Checks the request built from the manifest with the generated check of the contract's PublishBody: what
+ * it outputs is the body sent. A manifest it refuses is worded by zod, every problem at once under the
+ * pyproject key that sets the field (the manifest is the CLI's own file, fixed in one pass, not wire).
+ * Returns the request when there is no problem.
  */
 export async function buildRequest(manifest: Manifest): Promise<PublishRequest | undefined> {
   const candidate = { node: { ...manifest.node }, node_version: { ...manifest.nodeVersion } };
@@ -91,17 +93,19 @@ export async function buildRequest(manifest: Manifest): Promise<PublishRequest |
   if (candidate.node_version.version === undefined) candidate.node_version.version = '0.0.0';
   let body = checkRequest<PublishRequest['body']>('PublishBody', candidate);
   if (body === undefined) {
-    // The generated check refused it (or could not tell): zod's parse, with its problems in its words.
     const { PublishBody } = await import('../contract/resources.js');
-    const parsed = PublishBody.safeParse(candidate);
-    if (parsed.success) body = parsed.data as PublishRequest['body'];
-    for (const issue of parsed.error?.issues ?? []) {
+    const issues = PublishBody.safeParse(candidate).error?.issues ?? [];
+    for (const issue of issues) {
       const path = issue.path.map(String);
       const key = keyFor(manifest.keys, path);
       const rest = path.slice(2).map((part) => (/^\d+$/.test(part) ? `item ${Number(part) + 1}` : part));
       const field = rest.length ? ` (${rest.join(', ')})` : '';
       addProblem(manifest, key, `${issue.message}${field}`);
     }
+    // Nothing wrong, in what JSON cannot hold (a TOML date in translations): its JSON is what is sent.
+    if (!issues.length)
+      body = checkRequest<PublishRequest['body']>('PublishBody', JSON.parse(JSON.stringify(candidate)));
+    if (!issues.length && !body) addProblem(manifest, MANIFEST_FILE, 'holds a value that cannot be sent as JSON');
   }
   if (manifest.problems.length || !body || !manifest.nodeId || !manifest.version) return undefined;
   return { publisherId: manifest.publisherId, nodeId: manifest.nodeId, version: body.node_version.version, body };

@@ -6,8 +6,6 @@ import { CliError, EXIT, exitCodeForStatus, flagForField, toCliError } from '../
 import { validateBody } from '../../src/cli/ai-tasks.js';
 import { precheck } from '../../src/cli/resolve.js';
 import { ApiError, NetworkError, createClient, routes } from '../../src/client/index.js';
-import { addReview } from '../../src/contract/registry.js';
-import { relightImage } from '../../src/contract/proxy.js';
 import { runInProcess } from './in-process.js';
 
 describe('exit codes', () => {
@@ -156,23 +154,26 @@ describe("a command's input is checked before anything is sent", () => {
     expect(result.stderr).not.toContain('cannot reach');
   });
 
-  it('an invalid relight body names the field to fix, exit 2', () => {
-    const check = () =>
-      validateBody(relightImage, { image: 'aGk=', light_transfer_strength: 101 }, { image: '<image>' });
-    expect(check).toThrow(
+  it('an invalid relight body names the field to fix, exit 2', async () => {
+    const check = validateBody(
+      routes.relightImage,
+      { image: 'aGk=', light_transfer_strength: 101 },
+      { image: '<image>' },
+    );
+    await expect(check).rejects.toThrow(
       expect.objectContaining({ exitCode: 2, message: expect.stringContaining('--light-transfer-strength') }),
     );
   });
 
-  it('an empty nodeId path parameter is refused, exit 2', () => {
-    expect(() => precheck(addReview, { params: { nodeId: '' }, query: { star: 3 } })).toThrow(
+  it('an empty nodeId path parameter is refused, exit 2', async () => {
+    await expect(precheck(routes.addReview, { params: { nodeId: '' }, query: { star: '3' } })).rejects.toThrow(
       expect.objectContaining({ exitCode: 2 }),
     );
   });
 
-  it('what is sent is what the schema outputs: its defaults filled in', () => {
-    expect(precheck(addReview, { query: { star: '4' } })).toEqual({ query: { star: 4 } });
-    expect(validateBody(relightImage, { image: 'aGk=' })).toMatchObject({
+  it('what is sent is what the schema outputs: its defaults filled in', async () => {
+    expect(await precheck(routes.addReview, { query: { star: '4' } })).toEqual({ query: { star: 4 } });
+    expect(await validateBody(routes.relightImage, { image: 'aGk=' })).toMatchObject({
       image: 'aGk=',
       style: expect.any(String),
       change_background: expect.any(Boolean),
@@ -186,7 +187,7 @@ describe('client', () => {
     const base = `http://127.0.0.1:${port}`;
     const client = createClient({ baseUrl: base, retries: 0, timeoutMs: 5000 });
     const error = await client
-      .call(routes.addReview, { params: { nodeId: 'my-node' }, query: { star: 4 } })
+      .call(routes.addReview, { params: { nodeId: 'my-node' }, query: { star: '4' } })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).url).toBe(`${base}/nodes/my-node/reviews?star=4`);

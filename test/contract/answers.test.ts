@@ -6,6 +6,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meetsContract, readAnswer } from '../../src/contract/answers.js';
 import { ErrorBody } from '../../src/contract/error-body.js';
+import { readStatusReason } from '../../src/contract/review-history.js';
+import { parseStatusReason } from '../../src/contract/status-reason.js';
 import { allOperations } from '../../src/contract/openapi.js';
 import type { Operation } from '../../src/contract/operation.js';
 import { startServer, type TestServer } from '../helpers.js';
@@ -120,5 +122,27 @@ describe('answers read with the generated checks', () => {
       }),
       { numRuns: 3000, seed: 20261125 },
     );
+  });
+});
+
+describe('the review history in a status_reason, read by the client with its generated check', () => {
+  it('reads what the server’s schema reads, and nothing it refuses', () => {
+    const entry = { status: 'NodeVersionStatusFlagged', message: 'why', by: 'admin', at: '2026-12-07T00:00:00Z' };
+    const texts = [
+      null,
+      undefined,
+      '',
+      'a plain line from the scan',
+      '{',
+      '{}',
+      JSON.stringify({ message: 'm', by: 'b' }),
+      JSON.stringify({ message: 'm', by: 'b', statusHistory: [entry], extra: 1 }),
+      JSON.stringify({ message: 'm' }),
+      JSON.stringify({ message: 'm', by: 'b', statusHistory: [{ ...entry, status: 'Nope' }] }),
+      JSON.stringify({ message: 'm', by: 'b', statusHistory: [{ ...entry, action: 'appeal' }] }),
+      JSON.stringify({ message: 3, by: 'b' }),
+    ];
+    for (const text of texts) expect(readStatusReason(text), String(text)).toEqual(parseStatusReason(text));
+    expect(readStatusReason(texts[7])).toMatchObject({ message: 'm', statusHistory: [entry] });
   });
 });

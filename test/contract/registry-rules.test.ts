@@ -202,11 +202,11 @@ describe('StarQuery: integer 1–5', () => {
     ['1', 1],
     ['3', 3],
     ['5', 5],
-    [4, 4],
   ])('accepts %j as %s', (star, expected) => {
     expect(StarQuery.parse({ star })).toEqual({ star: expected });
   });
-  it.each(['0', '6', '2.5', 'abc', '', '-1', '10', 0, 6, 2.5, Number.NaN])('rejects %j, naming star', (star) => {
+  // a query string carries text: a number is no value of the wire (4 is refused as 2.5 is)
+  it.each(['0', '6', '2.5', 'abc', '', '-1', '10', 0, 4, 6, 2.5, Number.NaN])('rejects %j, naming star', (star) => {
     expect(paths(StarQuery, { star })).toContain('star');
   });
   // A query integer is written in decimal digits; Number()'s other forms are not integers of the wire.

@@ -3,7 +3,8 @@
 // routes. The built binary runs with hooks that record each file Node loads; the bundle's chunks keep
 // a `//! path` line above each module they hold, so what a run loaded says what it carries. A
 // manifest with a problem must load zod, which words it: that run proves the record can fail.
-// `node show ID` is held to the same: its id is checked by a generated check, zod words a bad one.
+// `node show ID` is held to the same: a generated check checks its id and words a bad one;
+// and so is a request field `precheck` refuses (`review --star 9`).
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -130,6 +131,14 @@ describe('nodereg node show', () => {
     expect(run.result.code).toBe(5);
     expect(run.result.stderr).toContain('nodereg node search lean-missing-node');
     expect(run.files).toContain('cli/main.js');
+    expect(run.zod).toEqual([]);
+    expect(run.schemas).toEqual([]);
+  });
+
+  it('refuses a request field in the server’s words, without loading zod', async () => {
+    const run = await recorded(['review', 'lean-missing-node', '--star', '9']);
+    expect(run.result.code).toBe(2);
+    expect(run.result.stderr).toContain('invalid --star (star): must be at most 5');
     expect(run.zod).toEqual([]);
     expect(run.schemas).toEqual([]);
   });

@@ -1,7 +1,6 @@
 // `nodereg admin audit`: the newest entries of the registry's audit log (admins only).
 import type { Command } from 'commander';
 import { routes } from '../../client/routes.js';
-import { listAudit } from '../../contract/admin.js';
 import { PAGE } from '../../contract/limits.js';
 import type { Ctx } from '../context.js';
 import { toCliError } from '../errors.js';
@@ -20,7 +19,9 @@ export function registerAudit(admin: Command, ctx: Ctx): void {
       .option('--action <action>', 'only this action, e.g. user.disable, token.revoke, version.status')
       .option('--target <target>', 'only this target, e.g. user:ID, publisher:ID, version:NODE@VERSION')
       .action(async (o: { limit: string; action?: string; target?: string }) => {
-        const { query } = precheck(listAudit, { query: { limit: o.limit, action: o.action, target: o.target } });
+        const { query } = await precheck(routes.listAudit, {
+          query: { limit: o.limit, action: o.action, target: o.target },
+        });
         const client = await ctx.client({ requireToken: true });
         const page = await client.call(routes.listAudit, { query }).catch((error) => {
           throw toCliError(error, {

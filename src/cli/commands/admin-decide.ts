@@ -2,7 +2,7 @@
 // the publisher reads; kept as an entry of the version's status history (DESIGN.md §14).
 import { type Command, Option } from 'commander';
 import { routes } from '../../client/routes.js';
-import { decideVersion, REVIEW_DECISIONS } from '../../contract/registry.js';
+import { REVIEW_DECISIONS } from '../../contract/limits.js';
 import type { Ctx } from '../context.js';
 import { toCliError } from '../errors.js';
 import { examples } from '../examples.js';
@@ -20,7 +20,11 @@ export function registerDecide(admin: Command, ctx: Ctx): void {
         await checkNodeId(nodeId);
         const wanted = await checkVersion(semver);
         const body = { decision: o.decision as (typeof REVIEW_DECISIONS)[number], message: o.message };
-        const checked = precheck(decideVersion, { body }, { message: '--message', decision: '--decision' });
+        const checked = await precheck(
+          routes.decideVersion,
+          { body },
+          { message: '--message', decision: '--decision' },
+        );
         const client = await ctx.client({ requireToken: true });
         const decided = await client
           .call(routes.decideVersion, { params: { nodeId, versionId: wanted }, body: checked.body })

@@ -3,14 +3,14 @@
 import type { Command } from 'commander';
 import { routes } from '../../client/routes.js';
 import type { QueuedVersion } from '../../contract/review-flow.js';
-import { parseStatusReason } from '../../contract/status-reason.js';
+import { readStatusReason } from '../../contract/review-history.js';
 import type { Ctx } from '../context.js';
 import { toCliError } from '../errors.js';
 import { examples } from '../examples.js';
 import { table } from '../output.js';
 
 function describe(version: QueuedVersion): string {
-  const reason = parseStatusReason(version.status_reason);
+  const reason = readStatusReason(version.status_reason);
   const head = `${version.node_id}@${version.version}  by ${version.publisher_id}, ${String(version.createdAt ?? '').slice(0, 10)}${version.review_requested ? '  re-review requested' : ''}`;
   const said = reason ? `  latest: ${reason.message} (${reason.by})` : `  ${version.status_reason ?? ''}`;
   const findings = ((version.findings ?? []) as { file: string; line: number; rule: string; severity: string }[]).map(

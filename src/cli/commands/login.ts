@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { getMe } from '../../contract/registry.js';
 import type { Me } from '../../contract/resources.js';
 import type { Ctx } from '../context.js';
 import { invalidInput, toCliError } from '../errors.js';

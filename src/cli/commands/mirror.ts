@@ -55,7 +55,9 @@ async function upstreamIds(client: Client, publisher: string | undefined): Promi
   const ids: string[] = [];
   for (let page = 1; page <= UPSTREAM_PAGES_MAX; page++) {
     const answer = await client
-      .call(routes.listUpstreamNodes, { query: { page, limit: 100, ...(publisher ? { publisher } : {}) } })
+      .call(routes.listUpstreamNodes, {
+        query: { page: String(page), limit: '100', ...(publisher ? { publisher } : {}) },
+      })
       .catch((error) => {
         throw toCliError(error);
       });

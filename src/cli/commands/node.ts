@@ -115,8 +115,7 @@ function registerUpdate(node: Command, ctx: Ctx): void {
             `pass at least one field, e.g. nodereg node update ${nodeId} --description "..."`,
           );
         }
-        const { updateNode } = await import('../../contract/registry.js');
-        const checked = precheck(updateNode, { body });
+        const checked = await precheck(routes.updateNode, { body });
         const client = await ctx.client({ requireToken: true });
         const publisherId = await nodePublisher(client, nodeId, o.publisher);
         const updated = await client
@@ -192,8 +191,7 @@ function registerSearch(node: Command, ctx: Ctx): void {
       .option('--limit <n>', `nodes per page, ${PAGE.limitMin}–${PAGE.limitMax} (default ${PAGE.defaultLimit})`)
       .action(async (q: string, o: { page?: string; limit?: string }) => {
         const query = { q, page: o.page, limit: o.limit };
-        const { searchNodes } = await import('../../contract/registry.js');
-        const checked = precheck(searchNodes, { query }, { q: '<query>' });
+        const checked = await precheck(routes.searchNodes, { query }, { q: '<query>' });
         const list = await (await ctx.client()).call(routes.searchNodes, checked).catch((error) => {
           throw toCliError(error);
         });

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { createPublisher, updatePublisher } from '../../contract/registry.js';
 import type { Publisher } from '../../contract/resources.js';
 import type { Ctx } from '../context.js';
 import { invalidInput, toCliError } from '../errors.js';
@@ -96,7 +95,7 @@ function registerCreate(publisher: Command, ctx: Ctx): void {
         .option('--name <text>', 'display name'),
     ).action(async (id: string, o: ProfileOptions) => {
       const body = { id, ...profileFields(o), name: o.name };
-      const checked = precheck(createPublisher, { body }, { id: '<id>' });
+      const checked = await precheck(routes.createPublisher, { body }, { id: '<id>' });
       const client = await ctx.client({ requireToken: true });
       const created = await client.call(routes.createPublisher, checked).catch((error) => {
         throw toCliError(error, {
@@ -139,7 +138,7 @@ function registerUpdate(publisher: Command, ctx: Ctx): void {
           `pass at least one field, e.g. nodereg publisher update ${id} --website https://...`,
         );
       }
-      const checked = precheck(updatePublisher, { body });
+      const checked = await precheck(routes.updatePublisher, { body });
       const client = await ctx.client({ requireToken: true });
       const updated = await client
         .call(routes.updatePublisher, { params: { publisherId: id }, body: checked.body })

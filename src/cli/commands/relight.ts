@@ -143,8 +143,7 @@ export function register(program: Command, ctx: Ctx): void {
   addWaitOptions(command).action(async (image: string, options: RelightOptions) => {
     const plan = waitPlan(options, ctx.out.json);
     const body = await relightBody(image, options);
-    const { relightImage } = await import('../../contract/proxy.js');
-    const checked = validateBody(relightImage, body, { image: '<image>' });
+    const checked = await validateBody(routes.relightImage, body, { image: '<image>' });
     const client = await ctx.client({ requireToken: true });
     const answer = await client.call(routes.relightImage, { body: checked }, { timeoutMs: plan.timeoutMs });
     await finishTask(ctx, client, 'relight', answer, plan, true);

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { STAR } from '../../contract/limits.js';
-import { addReview } from '../../contract/registry.js';
 import type { Ctx } from '../context.js';
 import { invalidInput, toCliError } from '../errors.js';
 import { shellWord } from '../invocation.js';
@@ -29,7 +28,7 @@ export function register(program: Command, ctx: Ctx): void {
           );
         await checkNodeId(nodeId);
         const query = { star: o.star };
-        const checked = precheck(addReview, { query });
+        const checked = await precheck(routes.addReview, { query });
         const client = await ctx.client({ requireToken: true });
         const node = await client
           .call(routes.addReview, { params: { nodeId }, query: checked.query })

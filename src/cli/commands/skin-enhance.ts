@@ -51,8 +51,7 @@ export function register(program: Command, ctx: Ctx): void {
       smart_grain: toNumber(options.smartGrain),
       webhook_url: options.webhookUrl,
     });
-    const { skinEnhance } = await import('../../contract/proxy.js');
-    const checked = validateBody(skinEnhance, body, { image: '<image>' });
+    const checked = await validateBody(routes.skinEnhance, body, { image: '<image>' });
     const client = await ctx.client({ requireToken: true });
     const answer = await client.call(routes.skinEnhance, { body: checked }, { timeoutMs: plan.timeoutMs });
     await finishTask(ctx, client, 'skin-enhancer', answer, plan, true);

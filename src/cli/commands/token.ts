@@ -1,12 +1,4 @@
 import { Option, type Command } from 'commander';
-import {
-  createPublisherToken,
-  createUserToken,
-  deletePublisherToken,
-  deleteUserToken,
-  listPublisherTokens,
-  listUserTokens,
-} from '../../contract/registry.js';
 import { TOKEN_PREFIX, TOKEN_SHOWN_PREFIX } from '../../contract/limits.js';
 import type { Ctx } from '../context.js';
 import { invalidInput, toCliError } from '../errors.js';
@@ -47,7 +39,7 @@ export function register(program: Command, ctx: Ctx): void {
             'pass --publisher <id> (an access token for publishing) or --user (a user token)',
           );
         if (o.publisher) await checkPublisherId(o.publisher, '--publisher');
-        const { body } = precheck(createUserToken, { body: { name: o.name } });
+        const { body } = await precheck(routes.createUserToken, { body: { name: o.name } });
         const client = await ctx.client({ requireToken: true });
         const created = await (o.publisher
           ? client.call(routes.createPublisherToken, { params: { publisherId: o.publisher }, body })

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { createUser } from '../../contract/registry.js';
 import type { Ctx } from '../context.js';
 import { toCliError } from '../errors.js';
 import { precheck } from '../resolve.js';
@@ -24,7 +23,7 @@ export function register(program: Command, ctx: Ctx): void {
       .option('--admin', 'make the user an admin')
       .action(async (name: string, o: { email?: string; admin?: boolean }) => {
         const body = { name, email: o.email, admin: o.admin || undefined };
-        const checked = precheck(createUser, { body }, { name: '<name>' });
+        const checked = await precheck(routes.createUser, { body }, { name: '<name>' });
         const client = await ctx.client({ requireToken: true });
         const created = await client.call(routes.createUser, checked).catch((error) => {
           throw toCliError(error, {

@@ -2,7 +2,6 @@
 // the admins read in their queue (DESIGN.md §14).
 import type { Command } from 'commander';
 import { routes } from '../../client/routes.js';
-import { appealVersion } from '../../contract/registry.js';
 import type { Ctx } from '../context.js';
 import { toCliError } from '../errors.js';
 import { examples } from '../examples.js';
@@ -20,7 +19,11 @@ export function registerAppeal(version: Command, ctx: Ctx): void {
         await checkNodeId(nodeId);
         const wanted = await checkVersion(semver);
         if (o.publisher) await checkPublisherId(o.publisher, '--publisher');
-        const checked = precheck(appealVersion, { body: { message: o.message } }, { message: '--message' });
+        const checked = await precheck(
+          routes.appealVersion,
+          { body: { message: o.message } },
+          { message: '--message' },
+        );
         const client = await ctx.client({ requireToken: true });
         const publisherId = await nodePublisher(client, nodeId, o.publisher);
         const appealed = await client

@@ -1,6 +1,5 @@
 import { Option, type Command } from 'commander';
 import { NODE_VERSION_STATUS, SEMVER_PATTERN } from '../../contract/limits.js';
-import { updateVersion } from '../../contract/registry.js';
 import type { NodeVersion } from '../../contract/resources.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, invalidInput, toCliError } from '../errors.js';
@@ -92,7 +91,7 @@ function registerUpdate(version: Command, ctx: Ctx): void {
             '--status deleted withdraws the version for good, which `version withdraw` does, after saying so',
             `run \`nodereg version withdraw ${nodeId} ${semver}\``,
           );
-        const checked = precheck(updateVersion, { body }, { status_reason: '--reason' });
+        const checked = await precheck(routes.updateVersion, { body }, { status_reason: '--reason' });
         const client = await ctx.client({ requireToken: true });
         const [publisherId, versions] = await Promise.all([
           nodePublisher(client, nodeId, o.publisher),

@@ -15,6 +15,7 @@ import type { Ctx } from '../context.js';
 import { invalidInput } from '../errors.js';
 import { examples } from '../examples.js';
 import { routes } from '../../client/routes.js';
+import { withoutRequestContent } from '../../contract/video-answer.js';
 
 interface VideoOptions extends WaitOptions {
   model: string;
@@ -79,8 +80,7 @@ export function register(program: Command, ctx: Ctx): void {
       payload,
       callback_url: options.callbackUrl,
     });
-    const { extendVideo, withoutRequestContent } = await import('../../contract/proxy.js');
-    const checked = validateBody(extendVideo, body, {
+    const checked = await validateBody(routes.extendVideo, body, {
       images: '--image',
       payload: options.payloadFile !== undefined ? '--payload-file' : '--payload',
     });

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { getMe } from '../../contract/registry.js';
 import type { Ctx } from '../context.js';
 import { toCliError } from '../errors.js';
 import { describeMe } from '../format.js';

@@ -1,7 +1,7 @@
 // The field rules the resource schemas share, and the way the incumbent client writes a body.
 import * as z from 'zod';
 import { NODE_ID, PAGE, PUBLISHER_ID, VERSION_MAX } from '../limits.js';
-import { rule, transform } from '../fields.js';
+import { documented, rule, transform } from '../fields.js';
 import { VERSION_INPUT_PATTERN } from '../version.js';
 
 // ---------- shared field rules ----------
@@ -111,16 +111,11 @@ export function asIncumbentSends<S extends z.ZodRawShape>(schema: z.ZodObject<S>
 
 /** A whole number from a query string, in plain decimal digits (no `0x10`, `1e1` or spaces), within bounds. */
 export function queryInteger(min: number, max = Number.MAX_SAFE_INTEGER) {
-  return z
-    .union([
-      z.number(),
-      z
-        .string()
-        .regex(/^-?\d{1,15}$/, 'must be a whole number (no decimals), such as 3')
-        .transform(Number),
-    ])
-    .pipe(z.number().int().min(min).max(max));
+  const digits = z.string().regex(/^-?\d{1,15}$/, 'must be a whole number (no decimals), such as 3');
+  return documented(transform<typeof digits, 'queryInteger', number>(digits, 'queryInteger', { min, max }), {
+    outputs: z.number().int().min(min).max(max),
+  });
 }
 
-export const pageNumber = queryInteger(PAGE.min).default(PAGE.min);
-export const pageLimit = queryInteger(PAGE.limitMin, PAGE.limitMax).default(PAGE.defaultLimit);
+export const pageNumber = queryInteger(PAGE.min).prefault(String(PAGE.min));
+export const pageLimit = queryInteger(PAGE.limitMin, PAGE.limitMax).prefault(String(PAGE.defaultLimit));

@@ -8,7 +8,7 @@ import {
   SHORT_TEXT_MAX,
   USER_REF_MAX,
 } from '../limits.js';
-import { text, urlField } from '../fields.js';
+import { rule, text, urlField } from '../fields.js';
 import { answered, answeredFields, clearable, isoDate, pageNumber, publisherId, queryInteger } from './fields.js';
 
 // Parsed leniently as the server answers it: unknown fields kept.
@@ -63,23 +63,23 @@ export type CreatePublisherBody = z.input<typeof CreatePublisherBody>;
 // A publisher's nodes were answered all at once: a page of the most by default keeps that answer for up to 100.
 export const PublisherNodesQuery = z.object({
   page: pageNumber,
-  limit: queryInteger(PAGE.limitMin, PAGE.limitMax).default(PAGE.limitMax),
+  limit: queryInteger(PAGE.limitMin, PAGE.limitMax).prefault(String(PAGE.limitMax)),
 });
 
 /**
  * Adding a member invites a user, named by what the owner knows: `user` (an id, an e-mail or a user
  * name); `user_id` is the older name of the same field. The user joins once they accept.
  */
-export const AddMemberBody = z
-  .object({
+export const AddMemberBody = rule(
+  z.object({
     user: z.string().min(1).max(USER_REF_MAX).optional().describe('the user to invite: their id, e-mail or user name'),
     user_id: z.string().min(1).max(USER_REF_MAX).optional().describe('the same as `user` (older name)'),
     role: z.enum(MEMBER_ROLES).default('member'),
-  })
-  .refine((body) => body.user !== undefined || body.user_id !== undefined, {
-    message: 'name the user to invite: its id, e-mail or user name',
-    path: ['user'],
-  });
+  }),
+  'namesUser',
+  'name the user to invite: its id, e-mail or user name',
+  ['user'],
+);
 
 /**
  * An invitation to join a publisher. `status` is `pending` until the user accepts; `member` when the

@@ -23,7 +23,7 @@ const publisherNodes = (client: Client, publisherId: string) =>
   allPages(async (page) => {
     const nodes = await client.call(routes.listPublisherNodes, {
       params: { publisherId },
-      query: { page, limit: PAGE.limitMax },
+      query: { page: String(page), limit: String(PAGE.limitMax) },
     });
     return { items: nodes, last: nodes.length < PAGE.limitMax };
   });
@@ -31,7 +31,7 @@ const publisherNodes = (client: Client, publisherId: string) =>
 /** Every node the registry lists (its active ones), every page. */
 const registryNodes = (client: Client) =>
   allPages(async (page) => {
-    const list = await client.call(routes.listNodes, { query: { page, limit: PAGE.limitMax } });
+    const list = await client.call(routes.listNodes, { query: { page: String(page), limit: String(PAGE.limitMax) } });
     return { items: list.nodes, last: page >= list.totalPages };
   });
 

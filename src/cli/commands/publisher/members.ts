@@ -1,7 +1,6 @@
 // `nodereg publisher members add|remove|list`: a publisher's members, named by id, e-mail or user name.
 import { Option, type Command } from 'commander';
 import { MEMBER_ROLES } from '../../../contract/limits.js';
-import { addPublisherMember, removePublisherMember } from '../../../contract/registry.js';
 import type { Publisher } from '../../../contract/resources.js';
 import { routes } from '../../../client/routes.js';
 import type { Ctx } from '../../context.js';
@@ -58,7 +57,7 @@ function registerAdd(members: Command, ctx: Ctx): void {
       .action(async (id: string, user: string, o: { role: (typeof MEMBER_ROLES)[number] }) => {
         await checkPublisherId(id, '<id>');
         const body = { user, role: o.role };
-        const checked = precheck(addPublisherMember, { body }, { user: '<user>' });
+        const checked = await precheck(routes.addPublisherMember, { body }, { user: '<user>' });
         const client = await ctx.client({ requireToken: true });
         const invitation = await client
           .call(routes.addPublisherMember, { params: { publisherId: id }, body: checked.body })
@@ -99,7 +98,11 @@ function registerRemove(members: Command, ctx: Ctx): void {
       )
       .action(async (id: string, user: string) => {
         await checkPublisherId(id, '<id>');
-        precheck(removePublisherMember, { params: { publisherId: id, userId: user } }, { userId: '<user>' });
+        await precheck(
+          routes.removePublisherMember,
+          { params: { publisherId: id, userId: user } },
+          { userId: '<user>' },
+        );
         const client = await ctx.client({ requireToken: true });
         const me = await client.call(routes.getMe, {}).catch(() => undefined);
         const self = me?.user as { id: string; name: string; email?: string | null } | undefined;

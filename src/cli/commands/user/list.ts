@@ -1,7 +1,6 @@
 // `nodereg user list`: the registry's users (admins only), every page or one.
 import type { Command } from 'commander';
 import { routes } from '../../../client/routes.js';
-import { listUsers } from '../../../contract/admin.js';
 import { PAGE } from '../../../contract/limits.js';
 import type { User } from '../../../contract/resources.js';
 import type { Ctx } from '../../context.js';
@@ -29,10 +28,10 @@ export function registerUserList(user: Command, ctx: Ctx): void {
       .option('--page <n>', 'only this page')
       .option('--limit <n>', `users a page (${PAGE.limitMin}-${PAGE.limitMax})`, String(PAGE.limitMax))
       .action(async (o: { page?: string; limit: string }) => {
-        const { query } = precheck(listUsers, { query: { page: o.page ?? '1', limit: o.limit } });
+        const { query } = await precheck(routes.listUsers, { query: { page: o.page ?? '1', limit: o.limit } });
         const client = await ctx.client({ requireToken: true });
         const read = (page: number) =>
-          client.call(routes.listUsers, { query: { ...query, page } }).catch((error) => {
+          client.call(routes.listUsers, { query: { ...query, page: String(page) } }).catch((error) => {
             throw toCliError(error, { 403: ADMIN_HINT });
           });
         const users =
