@@ -2,7 +2,7 @@
 // with the real program, stopped before the action (RunDeps.parseOnly), in text and in JSON output.
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
-import { checkHints, hintsOf, shellHazard } from './hint-check.js';
+import { checkHints, hintsOf, shellHazard, shellWords } from './hint-check.js';
 import { countingServer } from './in-process.js';
 
 async function parseOnly(argv: string[], env: Record<string, string> = {}) {
@@ -53,6 +53,9 @@ describe('checkHints', () => {
     await expect(checkHints('', 'hint: `nodereg login --profile "a$(id)"`\n')).rejects.toThrow(/unquoted \$\(/);
     expect(shellHazard(`login --profile 'x;touch y$(id)' --database "$NODEREG_DATABASE_URL"`)).toBeUndefined();
     expect(shellHazard('config set registry https://h/?a=1&b=2')).toBe('&');
+    // a quote left open (a backtick in the text ends the command early) fails instead of hanging the check
+    expect(shellWords("login --profile 'a")).toEqual(['login', '--profile', 'a']);
+    await expect(checkHints('', "hint: `nodereg login --profile 'a`id`'`\n")).rejects.toThrow(/an unclosed '/);
   });
 
   it('fails a placeholder printed as a command: it does not run as printed', async () => {

@@ -15,7 +15,8 @@ export function shellWords(line: string): string[] {
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (c === "'" || c === '"') {
-      const end = line.indexOf(c, i + 1);
+      // an unclosed quote runs to the end of the line (shellHazard names it)
+      const end = line.indexOf(c, i + 1) === -1 ? line.length : line.indexOf(c, i + 1);
       word = (word ?? '') + line.slice(i + 1, end);
       i = end;
     } else if (c === '\\' && i + 1 < line.length) {
@@ -46,7 +47,7 @@ export function shellHazard(line: string): string | undefined {
     else if (c === '`' || (c === '$' && line[i + 1] === '(')) return line.slice(i, i + 2).trim();
     else if (!quote && /[;&|()]/.test(c)) return c;
   }
-  return undefined;
+  return quote && `an unclosed ${quote}`;
 }
 
 /** A command in backticks as the CLI prints it: `nodereg …`, `npx nodereg …` or `node …/nodereg.js …`. */
