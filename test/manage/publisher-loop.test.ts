@@ -201,6 +201,10 @@ describe('arguments in the wrong order', () => {
     const missing = await runInProcess(['review', 'loop-node'], as(reader));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('the stars are missing: they go in --star');
+    // a --star value as typed is quoted in the hint: copied, it runs nothing else
+    const typed = await runInProcess(['review', 'loop-node', 'extra', '--star', '4;$(id)'], as(reader));
+    expect(typed.code).toBe(2);
+    expect(typed.stderr).toContain("`nodereg review loop-node --star '4;$(id)'`");
     const swapped = await runInProcess(['version', 'deprecate', '1.0.0', 'loop-node'], as(owner));
     expect(swapped.code).toBe(2);
     expect(swapped.stderr).not.toContain('neither a version nor a semver range');

@@ -23,7 +23,7 @@ export function register(program: Command, ctx: Ctx): void {
           throw invalidInput(
             o.star === undefined ? 'the stars are missing: they go in --star' : `unexpected argument "${extra}"`,
             star
-              ? `run \`nodereg review ${shellWord(nodeId)} --star ${star}\``
+              ? `run \`nodereg review ${shellWord(nodeId)} --star ${shellWord(star)}\``
               : `give them as --star N, N from ${STAR.min} to ${STAR.max}`,
           );
         await checkNodeId(nodeId);
