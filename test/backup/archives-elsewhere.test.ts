@@ -1,7 +1,7 @@
 // `nodereg backup` of a registry whose archives are not in DIR/archives (`serve --storage DIR`, or an
 // S3 bucket): the backup copies them from where serve recorded them, or refuses with exit 2; it never
 // exits 0 for a backup that `restore` would refuse. Every backup written here is restored and served.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLAIM_KEY } from '../../src/server/archives/registry-claim.js';
@@ -125,6 +125,15 @@ describe('nodereg backup of archives kept elsewhere', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`1 of 1 archives are not in ${join(dataDir, 'archives')}`);
     expect(result.stderr).toMatch(/hint: .*--storage/);
+  });
+
+  it('a storage record nodereg did not write is refused (exit 2); the hint names the data dir shell-quoted', async () => {
+    const dataDir = join(tempDir(), "Ada's data; x");
+    mkdirSync(dataDir);
+    writeFileSync(join(dataDir, 'storage.json'), '{}');
+    const result = await runInProcess(['backup', '--data-dir', dataDir, join(tempDir(), 'out')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`\`nodereg serve --data-dir '${dataDir.replace("'", "'\\''")}'\``);
   });
 
   it("a storage whose claim names another registry is refused (exit 2): its archives are not this registry's", async () => {

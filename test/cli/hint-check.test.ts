@@ -50,9 +50,11 @@ describe('checkHints', () => {
 
   it('fails a command a shell would act on as copied: user text unquoted (;, &, |, $(…), a backtick)', async () => {
     await expect(checkHints('', 'hint: `nodereg login --profile x;touch y`\n')).rejects.toThrow(/unquoted ;/);
-    await expect(checkHints('', 'hint: `nodereg login --profile "a$(id)"`\n')).rejects.toThrow(/unquoted \$\(/);
+    await expect(checkHints('', 'hint: `nodereg login --profile "a$(id)"`\n')).rejects.toThrow(
+      /a command substitution \$\(/,
+    );
     expect(shellHazard(`login --profile 'x;touch y$(id)' --database "$NODEREG_DATABASE_URL"`)).toBeUndefined();
-    expect(shellHazard('config set registry https://h/?a=1&b=2')).toBe('&');
+    expect(shellHazard('config set registry https://h/?a=1&b=2')).toBe('an unquoted &');
     // a quote left open (a backtick in the text ends the command early) fails instead of hanging the check
     expect(shellWords("login --profile 'a")).toEqual(['login', '--profile', 'a']);
     await expect(checkHints('', "hint: `nodereg login --profile 'a`id`'`\n")).rejects.toThrow(/an unclosed '/);

@@ -31,7 +31,7 @@ export function shellWords(line: string): string[] {
 }
 
 /**
- * The first character of `line` a shell would act on rather than pass on as text (`;`, `&`, `|`, `(`,
+ * What in `line` a shell would act on rather than pass on as text (`;`, `&`, `|`, `(`,
  * `)`, a backtick, `$(`), outside quotes or inside double quotes; `$NAME` is left alone (a hint may
  * name a variable on purpose). A hint that prints user text unquoted runs something else when copied.
  */
@@ -44,8 +44,9 @@ export function shellHazard(line: string): string | undefined {
     } else if (c === '\\') i++;
     else if (c === quote) quote = undefined;
     else if (!quote && (c === "'" || c === '"')) quote = c;
-    else if (c === '`' || (c === '$' && line[i + 1] === '(')) return line.slice(i, i + 2).trim();
-    else if (!quote && /[;&|()]/.test(c)) return c;
+    else if (c === '`' || (c === '$' && line[i + 1] === '('))
+      return `a command substitution ${line.slice(i, i + 2).trim()}`;
+    else if (!quote && /[;&|()]/.test(c)) return `an unquoted ${c}`;
   }
   return quote && `an unclosed ${quote}`;
 }
@@ -138,7 +139,7 @@ export async function checkHints(stdout: string, stderr: string): Promise<void> 
       const key = JSON.stringify(argv);
       if (!outcomes.has(key)) outcomes.set(key, parseFailure(argv));
       const hazard = shellHazard(line);
-      const failure = hazard ? `a shell acts on its unquoted ${hazard}` : await (outcomes.get(key) as Promise<string>);
+      const failure = hazard ? `a shell acts on ${hazard}` : await (outcomes.get(key) as Promise<string>);
       if (record) {
         const test = expect.getState();
         appendFileSync(

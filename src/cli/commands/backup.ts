@@ -31,6 +31,7 @@ import { CliError, EXIT, exitCodeForSignal, invalidInput } from '../errors.js';
 import { makeUserDir, userPath } from '../make-dir.js';
 import { withCleanup, type Interrupts } from '../project.js';
 import { examples } from '../examples.js';
+import { shellWord } from '../invocation.js';
 
 /** Pages the database copy takes at a time: 4 MiB at SQLite's default page size, a few ms between two looks at a signal. */
 const BACKUP_STEP_PAGES = 1024;
@@ -84,7 +85,7 @@ async function archiveSource(ctx: Ctx, flags: { storage?: string }, dataDir: str
   } catch (error) {
     throw invalidInput(
       (error as Error).message,
-      `start \`nodereg serve --data-dir ${dataDir}\` once: it writes it again`,
+      `start \`nodereg serve --data-dir ${shellWord(dataDir)}\` once: it writes it again`,
     );
   }
   const url: BackendUrl = given ??
