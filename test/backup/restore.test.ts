@@ -664,6 +664,8 @@ describe('restore into a new SQLite data dir', () => {
     expect(queried.code).toBe(3);
     expect(queried.stderr).not.toContain('hunter2');
     expect(queried.stderr).toContain('--database "$NODEREG_DATABASE_URL"');
+    // the first snapshot exists now: the hint names a new dir, which backup takes
+    expect(queried.stderr).toContain(`backup --data-dir ${built.dataDir} ${built.dataDir}-snapshot-2\``);
     await running.stop();
   }, 60_000);
 });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { RESTORE_DEADLINE_MS } from '../../shared/tuning.js';
@@ -14,13 +15,21 @@ import { examples } from '../examples.js';
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
+/** A dir beside `source` that does not exist yet: backup refuses one that holds files (an earlier snapshot). */
+function newSnapshotDir(source: string): string {
+  for (let n = 1; ; n++) {
+    const dir = n === 1 ? `${source}-snapshot` : `${source}-snapshot-${n}`;
+    if (!existsSync(dir)) return dir;
+  }
+}
+
 /**
  * The hint for a source a running server holds: back it up to a snapshot, then run this restore from
  * the snapshot with the flags typed. A database URL is read from the variable, never printed: its
  * password may sit in the user info or in the query (`?password=`).
  */
 function snapshotHint(source: string, flags: { database?: string; storage?: string }): string {
-  const snapshot = `${source}-snapshot`;
+  const snapshot = newSnapshotDir(source);
   const database = flags.database;
   const hidden = database?.includes('://') ?? false;
   const typed = [
