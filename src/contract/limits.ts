@@ -251,3 +251,11 @@ export const SCAN_QUEUE_PER_PUBLISHER = 8;
 
 /** The longest grace `admin gc` takes: a hundred years (a time further back is no date at all). */
 export const GC_GRACE_MAX_SECONDS = 100 * 365 * 24 * 3600;
+
+/** The media type of an in-toto statement in a DSSE envelope. */
+export const IN_TOTO_PAYLOAD_TYPE = 'application/vnd.in-toto+json';
+export const IN_TOTO_STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
+export const SLSA_PROVENANCE_TYPE = 'https://slsa.dev/provenance/v1';
+
+/** The events a publisher's webhook may be sent. */
+export const WEBHOOK_EVENTS = ['version.published', 'version.status_changed'] as const;

@@ -15,10 +15,6 @@ export const EXCHANGED_TOKEN_TTL_MS = 15 * 60 * 1000;
 export const EXCHANGED_TOKEN_PREFIX = 'nrg_oidc_';
 /** The operations an exchanged token may call (uploads take the signed URL publishing answers with). */
 export const EXCHANGED_TOKEN_OPERATIONS: readonly string[] = ['publishVersion'];
-/** The media type of an in-toto statement in a DSSE envelope. */
-export const IN_TOTO_PAYLOAD_TYPE = 'application/vnd.in-toto+json';
-export const IN_TOTO_STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
-export const SLSA_PROVENANCE_TYPE = 'https://slsa.dev/provenance/v1';
 
 const REPOSITORY_PATTERN = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+$/;
 const WORKFLOW_PATTERN = /^[A-Za-z0-9_.-]+\.ya?ml$/;

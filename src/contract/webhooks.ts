@@ -2,10 +2,10 @@
 // is published (its archive arrived) or its status changes. Owners and admins manage them.
 import * as z from 'zod';
 import { rule } from './fields.js';
+import { WEBHOOK_EVENTS } from './limits.js';
 import { op } from './operation.js';
 import { isoDate } from './resources/fields.js';
 
-export const WEBHOOK_EVENTS = ['version.published', 'version.status_changed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 /** Receivers a publisher may have. */
 export const WEBHOOKS_MAX = 20;

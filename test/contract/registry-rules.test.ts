@@ -215,8 +215,9 @@ describe('StarQuery: integer 1–5', () => {
     const accepted = notDecimal.filter((star) => StarQuery.safeParse({ star }).success);
     expect(accepted).toEqual([]);
   });
-  it('requires star', () => {
+  it('requires star, asking for a whole number (not text)', () => {
     expect(paths(StarQuery, {})).toEqual(['star']);
+    expect(StarQuery.safeParse({}).error?.issues[0].message).toBe('is required: a whole number, such as 3');
   });
 });
 

@@ -111,7 +111,9 @@ export function asIncumbentSends<S extends z.ZodRawShape>(schema: z.ZodObject<S>
 
 /** A whole number from a query string, in plain decimal digits (no `0x10`, `1e1` or spaces), within bounds. */
 export function queryInteger(min: number, max = Number.MAX_SAFE_INTEGER) {
-  const digits = z.string().regex(/^-?\d{1,15}$/, 'must be a whole number (no decimals), such as 3');
+  const digits = z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required: a whole number, such as 3' : undefined) })
+    .regex(/^-?\d{1,15}$/, 'must be a whole number (no decimals), such as 3');
   return documented(transform<typeof digits, 'queryInteger', number>(digits, 'queryInteger', { min, max }), {
     outputs: z.number().int().min(min).max(max),
   });

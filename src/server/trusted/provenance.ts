@@ -1,7 +1,7 @@
 // The provenance of a version published with an exchanged token: an in-toto v1 statement whose predicate
 // is SLSA provenance v1, naming the archive by its SHA-256 and the job that built it, in a DSSE envelope
 // signed with the registry's key (signing-key.ts).
-import { IN_TOTO_PAYLOAD_TYPE, IN_TOTO_STATEMENT_TYPE, SLSA_PROVENANCE_TYPE } from '../../contract/trust.js';
+import { IN_TOTO_PAYLOAD_TYPE, IN_TOTO_STATEMENT_TYPE, SLSA_PROVENANCE_TYPE } from '../../contract/limits.js';
 import type { Job } from './claims.js';
 import type { SigningKey } from './signing-key.js';
 

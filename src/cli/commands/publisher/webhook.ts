@@ -2,7 +2,7 @@
 // (src/contract/webhooks.ts). Registered under `publisher` by commands/publisher.ts.
 import { type Command, Option } from 'commander';
 import { routes } from '../../../client/routes.js';
-import { WEBHOOK_EVENTS } from '../../../contract/webhooks.js';
+import { WEBHOOK_EVENTS } from '../../../contract/limits.js';
 import type { Ctx } from '../../context.js';
 import { invalidInput, toCliError } from '../../errors.js';
 import { examples } from '../../examples.js';
