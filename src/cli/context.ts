@@ -3,7 +3,8 @@ import { DEFAULT_REGISTRY_URL, RESTART_WINDOW_MS, RETRY_WINDOW_MAX_MS } from '..
 import { isHttpUrl } from '../contract/url.js';
 import { ConfigStore, DEFAULT_PROFILE, redactToken, sameRegistry } from './config.js';
 import { parseDuration } from './duration.js';
-import { shellWord } from './invocation.js';
+import { shellWord, type TypedFlag } from './invocation.js';
+import { withoutUserInfo } from '../shared/url.js';
 import { durationText, retryWaits } from './retry-waits.js';
 import { CliError, DEFAULT_WAIT_HINT, EXIT, invalidInput, ResultExit, toCliError } from './errors.js';
 import { Output, type Stream } from './output.js';
@@ -169,12 +170,19 @@ export class Ctx {
   }
 
   get out(): Output {
-    this.output ??= new Output(
+    if (this.output) return this.output;
+    const globals = this.globals();
+    const flags: TypedFlag[] = globals.profile ? [['--profile', globals.profile]] : [];
+    // a URL with a password is never printed: the hints then name no registry, rather than leak it
+    if (globals.registry && withoutUserInfo(globals.registry) === globals.registry)
+      flags.push(['--registry', globals.registry]);
+    this.output = new Output(
       this.stdout,
       () => this.stderr,
-      Boolean(this.globals().json),
+      Boolean(globals.json),
       this.env,
       this.deps.invocation,
+      flags,
     );
     return this.output;
   }

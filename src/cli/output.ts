@@ -1,6 +1,6 @@
 import { styleText } from 'node:util';
 import type { CliError } from './errors.js';
-import { asInvoked } from './invocation.js';
+import { asInvoked, type TypedFlag } from './invocation.js';
 import { withoutUserInfo } from '../shared/url.js';
 
 export interface Stream {
@@ -80,7 +80,14 @@ export class Output {
     private readonly env: NodeJS.ProcessEnv,
     /** How the user runs this CLI (`nodereg`, `npx nodereg`, `node bin/nodereg.js`): hints print commands that way. */
     readonly command = 'nodereg',
+    /** The global flags the user typed (`--profile`, `--registry`): the commands hints print carry them too. */
+    readonly flags: readonly TypedFlag[] = [],
   ) {}
+
+  /** `text` with each command it names written as this user runs it (invocation.ts asInvoked). */
+  invoked(text: string): string {
+    return asInvoked(text, this.command, this.flags);
+  }
 
   get stderr(): Stream {
     return typeof this.errors === 'function' ? this.errors() : this.errors;
@@ -124,8 +131,8 @@ export class Output {
   }
 
   info(text: string): void {
-    if (this.jsonLines) return this.record('info', { message: asInvoked(text, this.command) });
-    this.stderr.write(`${printable(asInvoked(text, this.command))}\n`);
+    if (this.jsonLines) return this.record('info', { message: this.invoked(text) });
+    this.stderr.write(`${printable(this.invoked(text))}\n`);
   }
 
   success(text: string): void {
@@ -139,8 +146,8 @@ export class Output {
   }
 
   hint(text: string): void {
-    if (this.jsonLines) return this.record('hint', { message: asInvoked(text, this.command) });
-    this.stderr.write(`${printable(`${this.style('dim', 'hint:', this.stderr)} ${asInvoked(text, this.command)}`)}\n`);
+    if (this.jsonLines) return this.record('hint', { message: this.invoked(text) });
+    this.stderr.write(`${printable(`${this.style('dim', 'hint:', this.stderr)} ${this.invoked(text)}`)}\n`);
   }
 
   /** A line of --verbose on stderr, dimmed. */
@@ -179,22 +186,20 @@ export class Output {
     // With serve --log json an error is a log line on stderr only: stdout keeps the URL line alone.
     if (this.json && !this.jsonLines) {
       const body: Record<string, unknown> = { code: error.code, message: error.message, ...error.fields };
-      if (error.hint) body.hint = asInvoked(error.hint, this.command);
+      if (error.hint) body.hint = this.invoked(error.hint);
       if (error.status) body.status = error.status;
       this.stdout.write(`${jsonText({ error: body })}\n`);
     }
     if (this.jsonLines) {
-      const hint = error.hint && asInvoked(error.hint, this.command);
+      const hint = error.hint && this.invoked(error.hint);
       return this.record('error', {
-        message: asInvoked(error.message, this.command),
+        message: this.invoked(error.message),
         code: error.code,
         hint,
         stack: verbose ? error.stack : undefined,
       });
     }
-    this.stderr.write(
-      `${printable(`${this.style('red', 'error:', this.stderr)} ${asInvoked(error.message, this.command)}`)}\n`,
-    );
+    this.stderr.write(`${printable(`${this.style('red', 'error:', this.stderr)} ${this.invoked(error.message)}`)}\n`);
     if (error.hint) this.hint(error.hint);
     if (verbose && error.stack) this.log(error.stack);
   }

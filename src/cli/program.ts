@@ -4,7 +4,7 @@ import { commands, type CommandEntry } from './commands/index.js';
 import type { Ctx, Globals, RunDeps } from './context.js';
 import { EXIT, exitCodesHelp } from './exit-codes.js';
 import { withoutUserInfo } from '../shared/url.js';
-import { asInvoked, shellWord } from './invocation.js';
+import { shellWord } from './invocation.js';
 import { CliCommand, checkArgumentOrder } from './argument-words.js';
 
 /** The names of the options of `program` that take a value: skipped when looking for the command name in argv. */
@@ -204,7 +204,7 @@ async function commanderExit(
   if (argv.includes('--json') && !logJson) {
     const message = withoutUserInfo(error.message.replace(/^error: /, ''));
     ctx.stdout.write(
-      `${JSON.stringify({ error: { code: 'invalid_input', message, ...(hint ? { hint: asInvoked(hint, ctx.out.command) } : {}) } })}\n`,
+      `${JSON.stringify({ error: { code: 'invalid_input', message, ...(hint ? { hint: ctx.out.invoked(hint) } : {}) } })}\n`,
     );
   }
   return EXIT.invalid;

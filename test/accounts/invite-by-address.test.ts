@@ -116,9 +116,9 @@ describe('inviting an e-mail address', () => {
     const [invitations, accept] = await runHints(unknown.stderr, {
       env: { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: frank.token },
     });
-    expect(invitations.argv).toEqual(['publisher', 'invitations']);
+    expect(invitations.argv).toEqual(['publisher', 'invitations', '--registry', server.url]);
     expect(invitations.result.stdout).toContain('addr-co');
-    expect(accept.argv).toEqual(['publisher', 'accept', 'addr-co']);
+    expect(accept.argv).toEqual(['publisher', 'accept', 'addr-co', '--registry', server.url]);
     expect(accept.result.code, accept.result.stderr).toBe(0);
     expect(await members()).toContain(frank.id);
   });

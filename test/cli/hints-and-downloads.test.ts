@@ -287,6 +287,20 @@ describe('hints that run as printed', () => {
     expect(asInvoked('an example node, seeded by nodereg serve --seed', 'npx nodereg')).toBe(
       'an example node, seeded by nodereg serve --seed',
     );
+    // The global flags typed go into every command, unless it names them itself or works on a data dir.
+    const typed = [
+      ['--profile', 'ci bot'],
+      ['--registry', 'http://r.example'],
+    ] as const;
+    expect(
+      asInvoked(
+        '`nodereg publisher create x`, `nodereg login --profile b`, `nodereg serve`; or: nodereg whoami',
+        'nodereg',
+        typed,
+      ),
+    ).toBe(
+      "`nodereg publisher create x --profile 'ci bot' --registry http://r.example`, `nodereg login --profile b --registry http://r.example`, `nodereg serve`; or: nodereg --profile 'ci bot' --registry http://r.example whoami",
+    );
   });
 
   it('npm start in a checkout prints commands as `node bin/nodereg.js …`, which run there', async () => {

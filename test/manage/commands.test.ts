@@ -166,7 +166,7 @@ describe('publisher create, show, update, members', () => {
     expect(missing.code).toBe(5);
     // the hint runs as printed: it creates the publisher
     const [create] = await runHints(missing.stderr, as(bob.token));
-    expect(create.argv).toEqual(['publisher', 'create', 'nobody']);
+    expect(create.argv).toEqual(['publisher', 'create', 'nobody', '--registry', url]);
     expect(create.result.code).toBe(0);
     expect((await api('/publishers/nobody')).status).toBe(200);
   });
@@ -206,7 +206,7 @@ describe('publisher create, show, update, members', () => {
     expect(JSON.parse(json.stdout)).toMatchObject([{ publisher: { id: 'acme' }, role: 'member', status: 'pending' }]);
     // the invitation's hint is the invitee's command, run as printed
     const [{ argv, result: accepted }] = await runHints(added.stderr, as(bob.token));
-    expect(argv).toEqual(['publisher', 'accept', 'acme']);
+    expect(argv).toEqual(['publisher', 'accept', 'acme', '--registry', url]); // the --registry typed is kept
     expect(accepted.code, accepted.stderr).toBe(0);
     expect(accepted.stdout).toContain('you are now a member of acme');
     expect((await api('/publishers/acme')).body.members).toHaveLength(2);

@@ -144,6 +144,24 @@ describe('reads', () => {
 });
 
 describe('hints that keep the profile and need no token', () => {
+  it('a hint keeps the --profile and --registry typed: run as printed, it acts on that registry', async () => {
+    const home = tempDir();
+    const saved = await runInProcess(
+      ['login', '--profile', 'elsewhere', '--registry', registry.url, '--token', owner.token],
+      {
+        home,
+      },
+    );
+    expect(saved.code, saved.stderr).toBe(0);
+    const typed = ['--profile', 'elsewhere', '--registry', registry.url];
+    const missing = await runInProcess([...typed, 'publisher', 'show', 'typedpub'], { home });
+    expect(missing.code).toBe(5);
+    const [create] = await runHints(missing.stderr, { home });
+    expect(create.argv).toEqual(['publisher', 'create', 'typedpub', ...typed]);
+    expect(create.result.code, create.result.stderr).toBe(0);
+    expect((await runInProcess(['publisher', 'show', 'typedpub'], as(owner))).code).toBe(0);
+  });
+
   it('after logout --profile bob, the hint to log in names the profile; a refused token is not sent to `token create`', async () => {
     const home = tempDir();
     const env = { NODEREG_REGISTRY: registry.url };

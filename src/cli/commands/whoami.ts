@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import type { Ctx } from '../context.js';
 import { toCliError } from '../errors.js';
 import { describeMe } from '../format.js';
-import { asInvoked } from '../invocation.js';
 import { examples } from '../examples.js';
 import { routes } from '../../client/routes.js';
 
@@ -19,7 +18,7 @@ export function register(program: Command, ctx: Ctx): void {
         ctx.out.result(me, () => {
           const lines = [describeMe(me)];
           if (me.kind === 'user') {
-            const none = asInvoked('publishers: none yet (`nodereg publisher create <id>`)', ctx.out.command);
+            const none = ctx.out.invoked('publishers: none yet (`nodereg publisher create <id>`)');
             lines.push(
               me.publishers.length ? `publishers: ${me.publishers.map((p) => `${p.id} (${p.role})`).join(', ')}` : none,
             );
