@@ -4,7 +4,7 @@ import { isHttpUrl } from '../contract/url.js';
 import { ConfigStore, DEFAULT_PROFILE, redactToken, sameRegistry } from './config.js';
 import { parseDuration } from './duration.js';
 import { shellWord, type TypedFlag } from './invocation.js';
-import { withoutUserInfo } from '../shared/url.js';
+import { withoutUrlSecrets } from '../shared/url.js';
 import { durationText, retryWaits } from './retry-waits.js';
 import { CliError, DEFAULT_WAIT_HINT, EXIT, invalidInput, ResultExit, toCliError } from './errors.js';
 import { Output, type Stream } from './output.js';
@@ -174,7 +174,7 @@ export class Ctx {
     const globals = this.globals();
     const flags: TypedFlag[] = globals.profile ? [['--profile', globals.profile]] : [];
     // a URL with a password is never printed: the hints then name no registry, rather than leak it
-    if (globals.registry && withoutUserInfo(globals.registry) === globals.registry)
+    if (globals.registry && withoutUrlSecrets(globals.registry) === globals.registry)
       flags.push(['--registry', globals.registry]);
     this.output = new Output(
       this.stdout,

@@ -1,7 +1,7 @@
 import { styleText } from 'node:util';
 import type { CliError } from './errors.js';
 import { asInvoked, type TypedFlag } from './invocation.js';
-import { withoutUserInfo } from '../shared/url.js';
+import { withoutUrlSecrets } from '../shared/url.js';
 
 export interface Stream {
   write(chunk: string): boolean;
@@ -28,10 +28,10 @@ const escaped = (c: string) =>
     ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
     : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
 /** For JSON.stringify: each string masked on its own, so that a mask never spans two strings of the document. */
-const maskStrings = (_key: string, value: unknown) => (typeof value === 'string' ? withoutUserInfo(value) : value);
+const maskStrings = (_key: string, value: unknown) => (typeof value === 'string' ? withoutUrlSecrets(value) : value);
 /** Whatever the CLI writes goes through here: no message, log or result prints a URL's user or password. */
 const escapeControls = (text: string) => {
-  const safe = withoutUserInfo(text);
+  const safe = withoutUrlSecrets(text);
   return ANY_CONTROL.test(safe) ? safe.replace(CONTROL, escaped) : safe;
 };
 /**
@@ -60,7 +60,7 @@ const jsonText = (value: unknown, indent?: number) => {
   const plain = JSON.stringify(value, null, indent);
   // Written again with each string masked only when the document holds a URL's user info: the replacer
   // slows a large document (measured on 10 MB of JSON: 20–55 ms without it, 50–95 ms with it), the test does not.
-  const text = withoutUserInfo(plain) === plain ? plain : JSON.stringify(value, maskStrings, indent);
+  const text = withoutUrlSecrets(plain) === plain ? plain : JSON.stringify(value, maskStrings, indent);
   RAW_IN_JSON.lastIndex = 0;
   return RAW_IN_JSON.test(text)
     ? text.replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)

@@ -3,7 +3,7 @@ import { DEFAULT_REGISTRY_URL, RESTART_WINDOW_MS } from '../shared/tuning.js';
 import { commands, type CommandEntry } from './commands/index.js';
 import type { Ctx, Globals, RunDeps } from './context.js';
 import { EXIT, exitCodesHelp } from './exit-codes.js';
-import { withoutUserInfo } from '../shared/url.js';
+import { withoutUrlSecrets } from '../shared/url.js';
 import { shellWord } from './invocation.js';
 import { CliCommand, checkArgumentOrder } from './argument-words.js';
 
@@ -162,7 +162,7 @@ function outputTo(deps: RunDeps, ctx: Ctx | undefined, logJson: boolean): Output
   return {
     writeOut: (text) => stdout().write(text),
     writeErr: (text) => {
-      if (!logJson || !ctx) return void stderr().write(withoutUserInfo(text));
+      if (!logJson || !ctx) return void stderr().write(withoutUrlSecrets(text));
       for (const line of text.split('\n'))
         if (line.trim()) ctx.out.record('hint', { message: line.trim().replace(/^\((.*)\)$/, '$1') });
     },
@@ -202,7 +202,7 @@ async function commanderExit(
   const hint = error.code === 'commander.unknownCommand' ? readCommandFor(argv, valueNames) : undefined;
   if (hint && !logJson) ctx.out.hint(hint);
   if (argv.includes('--json') && !logJson) {
-    const message = withoutUserInfo(error.message.replace(/^error: /, ''));
+    const message = withoutUrlSecrets(error.message.replace(/^error: /, ''));
     ctx.stdout.write(
       `${JSON.stringify({ error: { code: 'invalid_input', message, ...(hint ? { hint: ctx.out.invoked(hint) } : {}) } })}\n`,
     );

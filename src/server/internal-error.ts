@@ -1,7 +1,7 @@
 // The answer to an error no route expected: 503 when the cause is the operator's to fix or passes
 // (descriptors, disk, a backend out of reach), else 500; both are logged.
 import { join } from 'node:path';
-import { withoutUserInfo } from '../shared/url.js';
+import { withoutUrlSecrets } from '../shared/url.js';
 import { StorageUnavailableError } from './archives/storage.js';
 import { HttpError } from './errors.js';
 
@@ -79,7 +79,7 @@ export function internalError(error: unknown, { log, backendUrls: urls = {}, dat
     const url = database ? urls.database : urls.storage;
     const where =
       (error as NodeJS.ErrnoException).path ??
-      (url ? withoutUserInfo(url) : dataDir && join(dataDir, database ? 'registry.db' : 'archives'));
+      (url ? withoutUrlSecrets(url) : dataDir && join(dataDir, database ? 'registry.db' : 'archives'));
     log?.(
       `${refused.why} (${code}) writing ${database ? 'the database' : 'archives'}${where ? ` ${where}` : ''}; ${refused.fix}: answered 503`,
       'warn',
@@ -110,7 +110,7 @@ export function internalError(error: unknown, { log, backendUrls: urls = {}, dat
     const storage =
       error instanceof StorageUnavailableError || (error as { $metadata?: unknown }).$metadata !== undefined;
     const url = storage ? urls.storage : urls.database;
-    const which = `${storage ? 'archive storage' : 'database'}${url ? ` ${withoutUserInfo(url)}` : ''}`;
+    const which = `${storage ? 'archive storage' : 'database'}${url ? ` ${withoutUrlSecrets(url)}` : ''}`;
     const check = storage
       ? ((error as { fix?: string }).fix ?? 'check that the bucket exists, its endpoint answers and it takes the keys')
       : 'check that the database runs, is reachable and takes the credentials';

@@ -12,5 +12,5 @@ const QUERY_PASSWORD = /([?&]password=)[^\s&#'"]*/gi;
  * user name can be a secret too (a token as the user of `https://TOKEN@host`). The one mask of the
  * CLI's output and the server's log lines.
  */
-export const withoutUserInfo = (text: string) =>
+export const withoutUrlSecrets = (text: string) =>
   text.includes('://') ? text.replace(USER_INFO, '$1***@').replace(QUERY_PASSWORD, '$1***') : text;

@@ -46,7 +46,7 @@ describe('what the launcher loads', () => {
       expect(files).toContain(resolve(import.meta.dirname, '../../dist/cli/main.js'));
       expect(builtins).not.toContain('NativeModule child_process');
       expect(builtins).not.toContain('NativeModule internal/modules/esm/loader');
-      // a stderr stream on a pipe loads net and costs ~3 ms: a run that writes nothing there makes none
+      // making a stderr stream on a pipe loads net: a run that writes nothing there makes none
       expect(stderrMade).toBe(false);
     },
   );

@@ -58,63 +58,29 @@ function project(publisher: string, version = '1.0.0', extra: Record<string, str
   });
 }
 
-it('the spawned CLI: the rest of the defects, each as a publisher meets it', async () => {
+const as = (user: TestUser) => ({ env: { NODEREG_REGISTRY: registry.url, NODEREG_TOKEN: user.token } });
+
+it('the spawned CLI: the registry commands’ defects, each as a publisher meets it', async () => {
   const reader = await createUser(registry, 'spawnreader');
   const carol = await createUser(registry, 'spawncarol');
   await addMember(registry, owner, 'spawnpub', carol, 'owner');
-  await publishAndUpload(registry, owner.token, 'spawnpub', 'spawn-node', '1.0.0');
-  await publishAndUpload(registry, owner.token, 'spawnpub', 'spawn-node', '2.0.0');
-  const flagged = await makeZip({ '__init__.py': 'def run(text):\n    return eval(text)\n' });
-  await publishAndUpload(
-    registry,
-    owner.token,
-    'spawnpub',
-    'spawn-flagged',
-    '1.0.0',
-    { node: { description: 'spawnword' } },
-    flagged,
-  );
-  await publishAndUpload(registry, owner.token, 'spawnpub', 'spawn-shown', '1.0.0', {
-    node: { description: 'spawnword' },
-  });
+  for (const version of ['1.0.0', '2.0.0'])
+    await publishAndUpload(registry, owner.token, 'spawnpub', 'spawn-node', version);
+  const node = { description: 'spawnword' };
+  const risky = await makeZip({ '__init__.py': 'def run(text):\n    return eval(text)\n' });
+  await publishAndUpload(registry, owner.token, 'spawnpub', 'spawn-flagged', '1.0.0', { node }, risky);
+  await publishAndUpload(registry, owner.token, 'spawnpub', 'spawn-shown', '1.0.0', { node });
   const pat = await createPat(registry, owner, 'spawnpub', 'spawn-ci');
-  const missing = project('spawnpub', '1.0.0', { 'weights/model.json': '{}\n' });
-  rmSync(join(missing, 'weights/model.json'));
-  const as = (user: TestUser) => ({ env: { NODEREG_REGISTRY: registry.url, NODEREG_TOKEN: user.token } });
-  const [
-    revoked,
-    shown,
-    review,
-    deprecate,
-    refusedToken,
-    unknownPublisher,
-    notPlain,
-    dropped,
-    update,
-    withdraw,
-    self,
-    website,
-    runtime,
-    search,
-  ] = await Promise.all([
+  const [revoked, shown, review, deprecate, refusedToken, update, withdraw, self, website, search] = await Promise.all([
     runCli(['token', 'revoke', 'spawn-ci', '--publisher', 'spawnpub'], as(owner)),
     runCli(['node', 'show', 'spawn-node@1.0', '--json'], as(owner)),
     runCli(['review', 'spawn-node', '4'], as(reader)),
     runCli(['version', 'deprecate', '1.0.0', 'spawn-node'], as(owner)),
     runCli(['login', '--token', 'nrg_u_notatoken'], { env: { NODEREG_REGISTRY: registry.url } }),
-    runCli(['validate'], { cwd: project('nosuchpub'), env: { NODEREG_REGISTRY: registry.url } }),
-    runCli(['validate', '--offline'], { cwd: project('spawnpub', '1.4.0rc1') }),
-    runCli(['validate', '--offline'], { cwd: missing }),
     runCli(['version', 'update', 'spawn-node', '2.0.0', '--status', 'deleted'], as(owner)),
     runCli(['version', 'withdraw', 'spawn-node', '2.0.0'], as(owner)),
     runCli(['publisher', 'members', 'remove', 'spawnpub', 'spawncarol'], as(carol)),
     runCli(['publisher', 'update', 'spawnpub', '--website', 'notaurl'], as(owner)),
-    runCli(['scan'], {
-      cwd: project('spawnpub', '1.0.0', {
-        'install.py':
-          'import subprocess, sys\n\nsubprocess.check_call([sys.executable, "-m", "pip", "install", "-r", "requirements.txt"])\n',
-      }),
-    }),
     runCli(['node', 'search', 'spawnword', '--json'], as(owner)),
   ]);
   expect(revoked.code, revoked.stderr).toBe(0);
@@ -129,14 +95,6 @@ it('the spawned CLI: the rest of the defects, each as a publisher meets it', asy
   expect(deprecate.stderr).toContain('`nodereg version deprecate spawn-node 1.0.0`');
   expect(refusedToken.code).toBe(4);
   expect(refusedToken.stderr).not.toContain('token create');
-  expect(unknownPublisher.code).toBe(5);
-  expect(unknownPublisher.stderr).toContain(`publisher nosuchpub does not exist on ${registry.url}`);
-  expect(unknownPublisher.stdout).not.toContain('ready to publish');
-  expect(notPlain.code, notPlain.stderr).toBe(0);
-  expect(notPlain.stderr).toContain('version 1.4.0-rc.1 is not plain X.Y.Z');
-  expect(dropped.stderr).toContain(
-    'warning: a file git tracks is missing from the working tree, so not in the archive: weights/model.json',
-  );
   expect(update.code).toBe(2);
   expect(update.stderr).toContain('`nodereg version withdraw spawn-node 2.0.0`');
   expect(withdraw.code).toBe(2);
@@ -146,9 +104,30 @@ it('the spawned CLI: the rest of the defects, each as a publisher meets it', asy
   expect(website.code).toBe(2);
   expect(website.stderr).toContain('--website (website): must be an absolute http:// or https:// URL');
   expect(website.stderr).not.toContain('icon');
+  expect(JSON.parse(search.stdout).nodes.map((n: { id: string }) => n.id)).toEqual(['spawn-shown']);
+});
+
+it('the spawned CLI: a project’s defects (unknown publisher, a version not X.Y.Z, a tracked file missing, the install hint)', async () => {
+  const missing = project('spawnpub', '1.0.0', { 'weights/model.json': '{}\n' });
+  rmSync(join(missing, 'weights/model.json'));
+  const install =
+    'import subprocess, sys\n\nsubprocess.check_call([sys.executable, "-m", "pip", "install", "-r", "requirements.txt"])\n';
+  const [unknownPublisher, notPlain, dropped, runtime] = await Promise.all([
+    runCli(['validate'], { cwd: project('nosuchpub'), env: { NODEREG_REGISTRY: registry.url } }),
+    runCli(['validate', '--offline'], { cwd: project('spawnpub', '1.4.0rc1') }),
+    runCli(['validate', '--offline'], { cwd: missing }),
+    runCli(['scan'], { cwd: project('spawnpub', '1.0.0', { 'install.py': install }) }),
+  ]);
+  expect(unknownPublisher.code).toBe(5);
+  expect(unknownPublisher.stderr).toContain(`publisher nosuchpub does not exist on ${registry.url}`);
+  expect(unknownPublisher.stdout).not.toContain('ready to publish');
+  expect(notPlain.code, notPlain.stderr).toBe(0);
+  expect(notPlain.stderr).toContain('version 1.4.0-rc.1 is not plain X.Y.Z');
+  expect(dropped.stderr).toContain(
+    'warning: a file git tracks is missing from the working tree, so not in the archive: weights/model.json',
+  );
   expect(runtime.code).toBe(1);
   expect(runtime.stdout).toContain(
     'keep the packages in requirements.txt (the manager installs that file; it does not read [project] dependencies)',
   );
-  expect(JSON.parse(search.stdout).nodes.map((n: { id: string }) => n.id)).toEqual(['spawn-shown']);
 });

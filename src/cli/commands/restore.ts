@@ -6,7 +6,7 @@ import { formatSize } from '../../contract/size.js';
 import { backendOption, backendUrl, missingDatabase, withBackend, type BackendUrl } from '../backend-urls.js';
 import type { DatabaseTarget, StorageTarget } from '../../server/backends.js';
 import type { RestoreReport } from '../../server/restore.js';
-import { withoutUserInfo } from '../../shared/url.js';
+import { withoutUrlSecrets } from '../../shared/url.js';
 import type { Ctx } from '../context.js';
 import { CliError, EXIT, exitCodesHelp, invalidInput } from '../errors.js';
 import { shellWord } from '../invocation.js';
@@ -156,7 +156,7 @@ export function register(program: Command, ctx: Ctx): void {
         storageUrl = { text: join(dirname(database.path), 'archives'), name: 'the archive dir' };
       }
       const storage = (await withBackend(storageUrl, backends.parseStorageUrl))!;
-      const target = database.kind === 'postgres' ? withoutUserInfo(database.url) : database.path;
+      const target = database.kind === 'postgres' ? withoutUrlSecrets(database.url) : database.path;
 
       const { restore, RestoreError } = await import('../../server/restore.js');
       let report: Awaited<ReturnType<typeof restore>>;

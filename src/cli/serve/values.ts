@@ -1,7 +1,7 @@
 // Checks of the values of serve's flags: each names its flag and shows a value that works.
 import { parseSize } from '../../shared/size.js';
 import { DEFAULT_PG_POOL, MAX_PG_POOL } from '../../shared/tuning.js';
-import { withoutUserInfo } from '../../shared/url.js';
+import { withoutUrlSecrets } from '../../shared/url.js';
 import { invalidInput } from '../errors.js';
 import { CAP_WORDS, type CreationCaps } from '../../server/services/creation-caps.js';
 import type { BlockList } from 'node:net';
@@ -56,7 +56,7 @@ export function parsePublicUrl(text: string): string {
   // Every download and upload URL, and /openapi.json, are built on it and shown to anyone.
   if (url.username || url.password) {
     throw invalidInput(
-      `--public-url must not hold a user name or password: every download URL and /openapi.json would show it to anyone (got "${withoutUserInfo(text)}")`,
+      `--public-url must not hold a user name or password: every download URL and /openapi.json would show it to anyone (got "${withoutUrlSecrets(text)}")`,
       '--public-url https://registry.example.com',
     );
   }

@@ -20,7 +20,7 @@ import { S3_MAX_PUT } from './s3-limits.js';
 import { idleBounded, S3_TIMEOUTS, type S3Timeouts, within } from './s3-deadlines.js';
 
 export { S3_TIMEOUTS } from './s3-deadlines.js';
-import { withoutUserInfo } from '../../shared/url.js';
+import { withoutUrlSecrets } from '../../shared/url.js';
 import {
   ArchiveExistsError,
   checkKey,
@@ -95,7 +95,7 @@ export function unresolvedHostHint(error: unknown, env: NodeJS.ProcessEnv): stri
       ? 'AWS_ENDPOINT_URL'
       : undefined;
   if (endpoint) {
-    return `${host} is the host of ${endpoint} (${withoutUserInfo(env[endpoint]!)}) and it does not resolve: set ${endpoint} to your S3-compatible server's address, such as http://minio.internal:9000`;
+    return `${host} is the host of ${endpoint} (${withoutUrlSecrets(env[endpoint]!)}) and it does not resolve: set ${endpoint} to your S3-compatible server's address, such as http://minio.internal:9000`;
   }
   const region = env.AWS_REGION ? 'AWS_REGION' : env.AWS_DEFAULT_REGION ? 'AWS_DEFAULT_REGION' : undefined;
   const from = region ? `${env[region]}, from ${region}` : 'us-east-1, the default: AWS_REGION is not set';

@@ -1,7 +1,7 @@
 // The scheduler: one loop per instance that advances sandbox timelines, polls providers for watched
 // forward tasks and delivers callbacks, sleeping until the next thing is due.
 import { CALLBACK_EVENT } from '../../contract/limits.js';
-import { withoutUserInfo } from '../../shared/url.js';
+import { withoutUrlSecrets } from '../../shared/url.js';
 import { sendCallback, type DeliveryOutcome } from '../signed-callbacks.js';
 import type { ProxyDeps } from './deps.js';
 import { KINDS } from './kinds.js';
@@ -60,7 +60,7 @@ async function deliver(deps: ProxyDeps, delivery: DeliveryRow): Promise<void> {
   if (outcome.ok) return store.settle(delivery.id, owner, 'delivered', attempts, now, null, now);
   if (!permitted || attempts > CALLBACK_RETRIES) {
     ctx.log(
-      `proxy: callback ${delivery.id} for task ${delivery.task_id} to ${withoutUserInfo(delivery.url)} given up after ${attempts} attempts: ${outcome.error}`,
+      `proxy: callback ${delivery.id} for task ${delivery.task_id} to ${withoutUrlSecrets(delivery.url)} given up after ${attempts} attempts: ${outcome.error}`,
     );
     return store.settle(delivery.id, owner, 'failed', attempts, now, outcome.error, now);
   }

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
 import type { WebhookEvent, WebhookPayload } from '../../contract/webhooks.js';
-import { withoutUserInfo } from '../../shared/url.js';
+import { withoutUrlSecrets } from '../../shared/url.js';
 import { sendCallback } from '../signed-callbacks.js';
 import type { WebhookRow, WebhookStore } from '../store/webhooks.js';
 import { deliveryLookup, refusedTarget } from './targets.js';
@@ -112,7 +112,7 @@ export function createWebhookDispatcher(deps: {
     if (refused || delivery.attempts >= WEBHOOK_LIMITS.attempts) {
       held--;
       return deps.log(
-        `webhooks: ${delivery.event} to ${withoutUserInfo(hook.url)} (webhook ${hook.id}) given up after ${delivery.attempts} attempts: ${outcome.error}`,
+        `webhooks: ${delivery.event} to ${withoutUrlSecrets(hook.url)} (webhook ${hook.id}) given up after ${delivery.attempts} attempts: ${outcome.error}`,
         'warn',
       );
     }
