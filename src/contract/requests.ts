@@ -1,6 +1,6 @@
 // How the CLI checks a request it builds, free of zod at run time: with checks generated from the
 // contract's schemas at build time (scripts/request-checks.js). A request they pass is the one zod's
-// parse outputs; for one they refuse, the caller asks zod for the problems in its words.
+// parse outputs; for one they refuse, the operation's worded checks (operation-checks.ts) say why.
 import type { CheckError } from './check-words.js';
 import * as generated from './generated/requests.js';
 

@@ -83,32 +83,46 @@ export interface PublishRequest {
 
 /**
  * Checks the request built from the manifest with the generated check of the contract's PublishBody: what
- * it outputs is the body sent. A manifest it refuses is worded by zod, every problem at once under the
- * pyproject key that sets the field (the manifest is the CLI's own file, fixed in one pass, not wire).
+ * it outputs is the body sent. A refused manifest gets each of its fields' problems (refusals.ts).
  * Returns the request when there is no problem.
  */
 export async function buildRequest(manifest: Manifest): Promise<PublishRequest | undefined> {
   const candidate = { node: { ...manifest.node }, node_version: { ...manifest.nodeVersion } };
   // A missing version is reported already; a placeholder keeps the other fields' checks going.
   if (candidate.node_version.version === undefined) candidate.node_version.version = '0.0.0';
-  let body = checkRequest<PublishRequest['body']>('PublishBody', candidate);
-  if (body === undefined) {
-    const { PublishBody } = await import('../contract/resources.js');
-    const issues = PublishBody.safeParse(candidate).error?.issues ?? [];
-    for (const issue of issues) {
-      const path = issue.path.map(String);
-      const key = keyFor(manifest.keys, path);
-      const rest = path.slice(2).map((part) => (/^\d+$/.test(part) ? `item ${Number(part) + 1}` : part));
-      const field = rest.length ? ` (${rest.join(', ')})` : '';
-      addProblem(manifest, key, `${issue.message}${field}`);
-    }
-    // Nothing wrong, in what JSON cannot hold (a TOML date in translations): its JSON is what is sent.
-    if (!issues.length)
-      body = checkRequest<PublishRequest['body']>('PublishBody', JSON.parse(JSON.stringify(candidate)));
-    if (!issues.length && !body) addProblem(manifest, MANIFEST_FILE, 'holds a value that cannot be sent as JSON');
-  }
+  // What is sent is JSON: a TOML date is sent as its text, and checked as such.
+  const sent = JSON.parse(JSON.stringify(candidate));
+  const body = checkRequest<PublishRequest['body']>('PublishBody', sent);
+  if (body === undefined) await addRefusals(manifest, sent);
   if (manifest.problems.length || !body || !manifest.nodeId || !manifest.version) return undefined;
   return { publisherId: manifest.publisherId, nodeId: manifest.nodeId, version: body.node_version.version, body };
+}
+
+/** Problems listed from one refused manifest at most: each takes a check of its own. */
+const MAX_REFUSALS = 50;
+
+/**
+ * Adds the problems of a body the check refused, each under the pyproject key that sets its field, in
+ * the server's words: the check names its first problem, so the field is set aside and the rest checked
+ * again, until it passes. One problem a field: the first a publisher fixes, then validate says the next.
+ */
+async function addRefusals(manifest: Manifest, body: Record<string, Record<string, unknown>>): Promise<void> {
+  const { checkRequestPart } = await import('../contract/operation-checks.js');
+  for (let listed = 0; listed < MAX_REFUSALS; listed++) {
+    const checked = await checkRequestPart('publishVersion', 'body', body);
+    if (!('refusal' in checked)) return;
+    const path = checked.refusal.path.split('.');
+    const rest = path.slice(2).map((part) => (/^\d+$/.test(part) ? `item ${Number(part) + 1}` : part));
+    addProblem(
+      manifest,
+      keyFor(manifest.keys, path),
+      `${checked.refusal.message}${rest.length ? ` (${rest.join(', ')})` : ''}`,
+    );
+    const [part, field] = path;
+    // a refusal of no field, or of one set aside already (required): nothing more can be told apart
+    if (field === undefined || !(field in (body[part] ?? {}))) return;
+    delete body[part][field];
+  }
 }
 
 /** The key for a request path: the longest mapped prefix (`node.tags.2` → `[tool.nodereg] tags`). */

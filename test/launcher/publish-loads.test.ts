@@ -2,7 +2,8 @@
 // manifest is checked with the generated request checks, and every request goes through the generated
 // routes. The built binary runs with hooks that record each file Node loads; the bundle's chunks keep
 // a `//! path` line above each module they hold, so what a run loaded says what it carries. A
-// manifest with a problem must load zod, which words it: that run proves the record can fail.
+// manifest with problems is worded by the generated checks too. `nodereg openapi`, which builds its
+// document from the schemas, must load zod: that run proves the record can fail.
 // `node show ID` is held to the same: a generated check checks its id and words a bad one;
 // and so is a request field `precheck` refuses (`review --star 9`).
 import { randomBytes } from 'node:crypto';
@@ -80,6 +81,13 @@ describe('nodereg publish of a valid project', () => {
     expect(schemaModules).not.toContain('src/contract/rules.ts');
   });
 
+  it('records zod and the schema modules where a command loads them: openapi', async () => {
+    const run = await recorded(['openapi']);
+    expect(run.result.code, run.result.stderr).toBe(0);
+    expect(run.zod.length).toBeGreaterThan(0);
+    expect(run.schemas).toContain('src/contract/resources/publish.ts');
+  });
+
   it('publishes without loading zod or a schema module', async () => {
     const run = await recorded([
       'publish',
@@ -109,7 +117,7 @@ describe('nodereg publish of a valid project', () => {
     for (const run of [created, again]) expect([...run.zod, ...run.schemas]).toEqual([]);
   });
 
-  it('loads zod for a manifest with a problem, and words it as the contract does', async () => {
+  it('words each problem of a manifest as the contract does, without loading zod', async () => {
     const run = await recorded([
       'publish',
       project(['icon = "example.com/icon.png"', 'tags = ["x", "' + 't'.repeat(65) + '"]']),
@@ -119,8 +127,7 @@ describe('nodereg publish of a valid project', () => {
       '[tool.nodereg] icon: must be an absolute http:// or https:// URL, such as https://example.com/page (or "" for none)',
     );
     expect(run.result.stderr).toContain('[tool.nodereg] tags: must be at most 64 characters long (item 2)');
-    expect(run.zod.length).toBeGreaterThan(0);
-    expect(run.schemas).toContain('src/contract/resources/publish.ts');
+    expect([...run.zod, ...run.schemas]).toEqual([]);
   });
 });
 
