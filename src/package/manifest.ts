@@ -90,8 +90,9 @@ export async function buildRequest(manifest: Manifest): Promise<PublishRequest |
   const candidate = { node: { ...manifest.node }, node_version: { ...manifest.nodeVersion } };
   // A missing version is reported already; a placeholder keeps the other fields' checks going.
   if (candidate.node_version.version === undefined) candidate.node_version.version = '0.0.0';
-  // What is sent is JSON: a TOML date is sent as its text, and checked as such.
-  const sent = JSON.parse(JSON.stringify(candidate));
+  // What is sent is JSON: a TOML date is sent as its text, and checked as such; a TOML integer past
+  // JavaScript's safe range (a BigInt) as the number it is nearest.
+  const sent = JSON.parse(JSON.stringify(candidate, (_, value) => (typeof value === 'bigint' ? Number(value) : value)));
   const body = checkRequest<PublishRequest['body']>('PublishBody', sent);
   if (body === undefined) await addRefusals(manifest, sent);
   if (manifest.problems.length || !body || !manifest.nodeId || !manifest.version) return undefined;

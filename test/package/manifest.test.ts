@@ -389,6 +389,16 @@ excludes = "x"
     ]);
   });
 
+  it('words a TOML integer past the safe range and a TOML date where text goes, as any value refused', async () => {
+    const p = await project(
+      '[project]\nname = "n"\nversion = "1.0.0"\n[tool.nodereg]\npublisher = "ada"\ntags = [99999999999999999999]\nicon = 1979-05-27T07:32:00Z\n',
+    );
+    expect(problems(p).sort()).toEqual([
+      '[tool.nodereg] icon: must be an absolute http:// or https:// URL, such as https://example.com/page (or "" for none)',
+      '[tool.nodereg] tags: must be text, such as "example" (item 1)',
+    ]);
+  });
+
   it('reports a project with nothing to pack', async () => {
     const dir = writeTree(tempDir(), {
       'pyproject.toml': '[project]\nname = "n"\nversion = "1"\n[tool.nodereg]\nexcludes = ["*"]\n',
