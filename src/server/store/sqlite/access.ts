@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { Db } from '../db.js';
 import type { Row } from '../rows.js';
+import { type TurnReads, turnReads } from './turn-reads.js';
 
 export interface SqliteAccess {
   db: Db;
@@ -16,6 +17,8 @@ export interface SqliteAccess {
    * never finds the data changed under it by another process sharing the file.
    */
   writing<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
+  /** `fn`'s value for `key`, read once per event-loop turn (turn-reads.ts says what a request then sees). */
+  perTurn: TurnReads;
 }
 
 /** Statements kept at most: updates build their SQL from the fields given. */
@@ -51,6 +54,7 @@ export function sqliteAccess(db: Db): SqliteAccess {
       const transaction = db.transaction(fn);
       return (...args) => transaction.immediate(...args);
     },
+    perTurn: turnReads(db),
   };
 }
 

@@ -140,10 +140,12 @@ export function sqliteUserStore(access: SqliteAccess): UserStore {
       access.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now(), id);
     },
     tokenGeneration: async () =>
-      only(
-        access.all("SELECT value FROM generations WHERE name = 'tokens'"),
-        (row) => count(row, 'value'),
-        'the tokens generation',
+      access.perTurn('tokens generation', () =>
+        only(
+          access.all("SELECT value FROM generations WHERE name = 'tokens'"),
+          (row) => count(row, 'value'),
+          'the tokens generation',
+        ),
       ),
     ensureBootstrapAdmin: async (userId, hash, prefix, keepLive) => bootstrapping(userId, hash, prefix, keepLive),
   };
