@@ -7,6 +7,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // bench/latency.js holds them.
 const alone = [
   'test/postgres/outages.test.ts',
+  'test/postgres/frozen-database.test.ts',
   'test/storage/s3.test.ts',
   'test/server/uploads/streamed-upload.test.ts',
   'test/package/pack-memory.test.ts',
