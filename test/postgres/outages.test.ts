@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { createS3ArchiveStorage, s3ClientFromEnv } from '../../src/server/archives/s3-storage.js';
 import { STALE_CLAIM_MS } from '../../src/server/store/registry-store.js';
