@@ -8,8 +8,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { STALE_MS } from '../../src/server/store/postgres/changes.js';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { createS3ArchiveStorage, s3ClientFromEnv } from '../../src/server/archives/s3-storage.js';
 import { STALE_CLAIM_MS } from '../../src/server/store/registry-store.js';
@@ -24,16 +23,17 @@ import {
   createUser,
   expectError,
   makeZip,
-  publish,
   publishAndUpload,
   uploadTo,
 } from '../server/fixtures.js';
+import { expectUnavailable, registryWithNode } from './outage-fixtures.js';
 import { useServe, type Served } from '../server/serve-helper.js';
 
 const serve = useServe();
 
-const postgresServer = testPostgres({ own: true }); // its own: a test freezes it
+// The run's cluster: the network to it is cut here, never the server (frozen-database.test.ts freezes its own).
 // Each instance starts on a copy of a migrated database: its migrations are not what this file holds to.
+const postgresServer = testPostgres();
 const s3Server = testS3();
 
 /** A TCP relay to `target` on a fixed port: cut() refuses and drops every connection, restore() relays again. */
@@ -69,17 +69,6 @@ async function tcpRelay(target: URL) {
   };
 }
 
-/** Alice's publisher with node kept-node: 1.0.0 uploaded, 1.1.0 published (its upload URL and archive not sent yet). */
-async function registryWithNode(server: TestServer) {
-  const alice = await createUser(server, 'alice');
-  await createPublisher(server, alice, 'alice-co');
-  await publishAndUpload(server, alice.token, 'alice-co', 'kept-node', '1.0.0');
-  const pending = await publish(server, alice.token, 'alice-co', 'kept-node', '1.1.0');
-  // alice, its publisher's owner, may not review her node: a reader reviews it
-  const reader = await createUser(server, 'reader');
-  return { alice, reader, pending, zip: await makeZip({ 'node.py': '# 1.1.0\n' }) };
-}
-
 /** An instance's environment: a fresh database, and a fresh bucket reached through an HTTP relay. */
 async function behindBucketRelay() {
   const s3 = await s3Server!;
@@ -94,12 +83,6 @@ async function behindBucketRelay() {
   };
   return { relay, adminToken, env };
 }
-
-const expectUnavailable = (reply: Awaited<ReturnType<typeof call>>) => {
-  expectError(reply, 503, 'unavailable');
-  expect(reply.headers.get('retry-after')).toMatch(/^\d+$/);
-  expect(reply.text).not.toMatch(/postgres:|s3:/); // which backend, and where, is for the log only
-};
 
 describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or the bucket goes away', () => {
   it('PostgreSQL cut while serving: reads, writes, downloads and uploads are 503 at once, and all work again when it is back', async () => {
@@ -155,67 +138,6 @@ describe.skipIf(!postgresServer || !s3Server)('nodereg serve when PostgreSQL or 
     expect(served.stderr()).not.toContain('archive storage s3://');
     expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   }, 60_000);
-
-  it('PostgreSQL frozen (SIGSTOP) while serving: requests are 503 within the deadline, /healthz answers, /readyz says not ready, and SIGCONT brings it back without a restart', async () => {
-    const postgresHandle = await postgresServer!;
-    const adminToken = `nrg_u_admin${randomBytes(16).toString('hex')}`;
-    const env = { NODEREG_ADMIN_TOKEN: adminToken, NODEREG_DATABASE_URL: await postgresHandle.migratedDatabase() };
-    const served = await serve(['--port', '0', '--data-dir', tempDir()], { env });
-    const { reader } = await registryWithNode({ url: served.url, adminToken } as TestServer);
-    // A reply within `ms`, or a failure that says which request hung.
-    const within = <T>(ms: number, what: string, reply: Promise<T>) =>
-      Promise.race([
-        reply,
-        new Promise<never>((_, reject) =>
-          setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms).unref(),
-        ),
-      ]);
-    // More requests than the pool has connections (10), reads (the kept one too) and writes.
-    const wave = () =>
-      Promise.all(
-        [
-          ...Array.from({ length: 8 }, (_, i) => ['GET', `/nodes?limit=${i + 1}`] as const),
-          ...Array.from({ length: 4 }, () => ['GET', '/nodes/kept-node'] as const),
-          ...Array.from({ length: 4 }, () => ['POST', '/nodes/kept-node/reviews?star=4'] as const),
-          ['GET', '/readyz'] as const,
-        ].map(([method, path]) =>
-          within(
-            15_000,
-            `${method} ${path}`,
-            call(served.url, method, path, method === 'POST' ? { token: reader.token } : {}),
-          ),
-        ),
-      );
-
-    // Frozen, then thawed, twice.
-    for (let round = 0; round < 2; round++) {
-      postgresHandle.signal('SIGSTOP');
-      try {
-        // A node's kept answer is trusted while the instance heard its beat within STALE_MS
-        // (store/postgres/changes.ts): past that, every read asks the frozen database.
-        await new Promise((resolve) => setTimeout(resolve, STALE_MS + 100));
-        const started = Date.now();
-        // Alive, also to a probe that sends a token (it is not looked up).
-        const healthz = [
-          call(served.url, 'GET', '/healthz'),
-          call(served.url, 'GET', '/healthz', { token: reader.token }),
-        ].map((reply) => within(3_000, 'GET /healthz', reply));
-        const replies = await wave();
-        for (const reply of await Promise.all(healthz)) expect(reply.status).toBe(200);
-        for (const reply of replies) expectUnavailable(reply);
-        // The deadline is 5 s (one store call); the margin is for a loaded machine.
-        expect(Date.now() - started).toBeLessThan(12_000);
-      } finally {
-        postgresHandle.signal('SIGCONT');
-      }
-      // Back at once without a restart: the pool neither holds the frozen connections nor waits long
-      // to reconnect the ones it closed (two waves of more requests than connections).
-      for (const reply of (await Promise.all([wave(), wave()])).flat()) expect(reply.status, reply.text).toBe(200);
-    }
-    expect(served.stderr()).toContain('PostgreSQL did not answer within 5 s');
-    expect(served.stderr()).not.toMatch(/internal error/);
-    expect(await served.stop('SIGTERM')).toEqual({ code: 0, signal: null });
-  }, 90_000);
 
   it('PostgreSQL cut while an archive is on its way: 503, the received file is not left behind, and the upload can be retried', async () => {
     const database = new URL(await (await postgresServer!).migratedDatabase());
