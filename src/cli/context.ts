@@ -45,11 +45,6 @@ export interface RunDeps {
   invocation?: string;
   /** Replaces @inquirer/prompts (tests). */
   prompts?: () => Promise<Prompts>;
-  /**
-   * Stop once commander has parsed and checked the line, before the command's action; exit 0 then.
-   * Tests check that each command a hint prints parses as printed, with no action run.
-   */
-  parseOnly?: boolean;
 }
 
 export type Prompts = typeof import('@inquirer/prompts');

@@ -210,11 +210,16 @@ async function commanderExit(
   return EXIT.invalid;
 }
 
-/** Thrown before the action of a parse-only run (RunDeps.parseOnly). */
-const PARSED = Symbol('parsed');
+/** A run made ready: the program with its commands, and what parses `argv` with it and gives the exit code. */
+export interface PreparedRun {
+  /** commander's program; a test may add hooks to it through commander's API before `run`. */
+  program: Command;
+  /** Parses the line and runs its command; resolves to the exit code. Never exits. */
+  run(): Promise<number>;
+}
 
-/** Runs the CLI on `argv` (without node and script) and resolves to the exit code. Never exits. */
-export async function run(typed: string[], version: string, deps: RunDeps = {}): Promise<number> {
+/** The program for `typed` (without node and script), its command loaded, and how to run it. */
+export async function prepareRun(typed: string[], version: string, deps: RunDeps = {}): Promise<PreparedRun> {
   const program = createProgram(version);
   // Made when a command runs or an error is reported: `--version` and `--help` load no context.
   let made: Ctx | undefined;
@@ -232,15 +237,13 @@ export async function run(typed: string[], version: string, deps: RunDeps = {}):
   if (nodeRead) {
     const { CliError } = await import('./errors.js');
     const word = commandWords(argv, 1, valueNames)[0];
-    const ctx = await context();
-    return ctx.fail(
-      new CliError(
-        `unknown command '${word}': it is a node command`,
-        EXIT.invalid,
-        'invalid_input',
-        `run \`${nodeRead}\``,
-      ),
+    const error = new CliError(
+      `unknown command '${word}': it is a node command`,
+      EXIT.invalid,
+      'invalid_input',
+      `run \`${nodeRead}\``,
     );
+    return { program, run: async () => (await context()).fail(error) };
   }
   program.configureOutput(outputTo(deps, wanted || logJson ? await context() : undefined, logJson));
   for (const entry of commands) {
@@ -251,17 +254,20 @@ export async function run(typed: string[], version: string, deps: RunDeps = {}):
       program.command(entry.name).description(entry.summary).allowUnknownOption().allowExcessArguments();
     }
   }
-  if (deps.parseOnly)
-    program.hook('preAction', () => {
-      throw PARSED;
-    });
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-    return EXIT.ok;
-  } catch (error) {
-    if (error === PARSED) return EXIT.ok;
-    return error instanceof CommanderError
-      ? commanderExit(error, context, argv, valueNames, logJson)
-      : (await context()).fail(error);
-  }
+  const parse = async () => {
+    try {
+      await program.parseAsync(argv, { from: 'user' });
+      return EXIT.ok;
+    } catch (error) {
+      return error instanceof CommanderError
+        ? commanderExit(error, context, argv, valueNames, logJson)
+        : (await context()).fail(error);
+    }
+  };
+  return { program, run: parse };
+}
+
+/** Runs the CLI on `argv` (without node and script) and resolves to the exit code. Never exits. */
+export async function run(typed: string[], version: string, deps: RunDeps = {}): Promise<number> {
+  return (await prepareRun(typed, version, deps)).run();
 }

@@ -1,12 +1,14 @@
 // Every CLI run of the tests (runInProcess, runCli, serve-helper…) hands its output here: each command
-// its hints print in backticks must parse, as printed, with the real program (RunDeps.parseOnly stops
+// its hints print in backticks must parse, as printed, with the real program (`parseOnly` stops it
 // before the action: no request, no file written). A hint that does not parse fails the test that
 // printed it. With NODEREG_HINT_RECORD=file set, every hint checked and its outcome are appended to that
 // file as JSON lines instead (a survey of the hints a set of tests prints; nothing fails then).
 import { appendFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CommanderError } from 'commander';
 import { expect } from 'vitest';
+import type { RunDeps } from '../../src/cli/context.js';
 
 /** The words of a command line as a POSIX shell splits them (single and double quotes; no expansions). */
 export function shellWords(line: string): string[] {
@@ -110,17 +112,31 @@ const placeholderIn = (argv: string[]) =>
 const outcomes = new Map<string, Promise<string>>();
 let home: string | undefined;
 
+/**
+ * Runs the real program on `argv` up to the command's action, which a hook added through commander's
+ * API stops (a CommanderError with exit code 0: the run exits 0, printing nothing): no request is sent,
+ * no file written. The exit code and stderr are commander's for a line that does not parse.
+ */
+export async function parseOnly(argv: string[], deps: RunDeps = {}): Promise<{ code: number; stderr: string }> {
+  const { prepareRun } = await import('../../src/cli/program.js');
+  let stderr = '';
+  const prepared = await prepareRun(argv, '0.0.0-test', {
+    stdout: { write: () => true },
+    stderr: { write: (chunk: string) => ((stderr += chunk), true) },
+    ...deps,
+  });
+  prepared.program.hook('preAction', () => {
+    throw new CommanderError(0, 'nodereg.parsed', 'parsed, not run');
+  });
+  return { code: await prepared.run(), stderr };
+}
+
 async function parseFailure(argv: string[]): Promise<string> {
   const placeholder = placeholderIn(argv);
   if (placeholder) return `${placeholder} is a placeholder, not a value`;
-  const { run } = await import('../../src/cli/program.js');
   home ??= mkdtempSync(join(tmpdir(), 'nodereg-hint-home-'));
-  let stderr = '';
-  const code = await run(argv, '0.0.0-test', {
-    parseOnly: true,
+  const { code, stderr } = await parseOnly(argv, {
     env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), NO_COLOR: '1', CI: '1' },
-    stdout: { write: () => true },
-    stderr: { write: (chunk: string) => ((stderr += chunk), true) },
     interactive: false,
   });
   return code === 0 ? '' : stderr.trim() || `exit ${code}`;
