@@ -60,6 +60,21 @@ describe('checkHints', () => {
     );
   });
 
+  it('tells a value in capitals from a placeholder: a placeholder names the slot it stands in', async () => {
+    // real values: a name, a tag, an environment, in capitals
+    await checkHints('', 'hint: `nodereg publisher create acme --name ACME`\n');
+    await checkHints('', 'hint: `nodereg publisher update acme --name=MIT --description NSFW`\n');
+    // placeholders: the option's name or its value's, an argument's, or a kind of value (URL, FILE, OUT…)
+    await expect(checkHints('', 'hint: `nodereg publisher create acme --name NAME`\n')).rejects.toThrow(
+      /NAME is a placeholder/,
+    );
+    await expect(checkHints('', 'hint: `nodereg config set registry URL`\n')).rejects.toThrow(/URL is a placeholder/);
+    await expect(checkHints('', 'hint: `nodereg publisher show PUBLISHER_ID`\n')).rejects.toThrow(
+      /PUBLISHER_ID is a placeholder/,
+    );
+    await expect(checkHints('', 'hint: `nodereg scan --sarif OUT`\n')).rejects.toThrow(/OUT is a placeholder/);
+  });
+
   it('reads hints in JSON: a --json document, JSON lines, and the commands as a checkout or npx prints them', async () => {
     expect(
       hintsOf(
