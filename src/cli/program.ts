@@ -6,6 +6,7 @@ import { EXIT, exitCodesHelp } from './exit-codes.js';
 import { withoutUrlSecrets } from '../shared/url.js';
 import { shellWord } from './invocation.js';
 import { CliCommand, checkArgumentOrder } from './argument-words.js';
+import { chooseStreams, type Streams } from './streams.js';
 
 /** The names of the options of `program` that take a value: skipped when looking for the command name in argv. */
 const valueOptions = (program: Command) =>
@@ -155,10 +156,10 @@ const helpWidth = (stream: { isTTY?: boolean; columns?: number }) => (stream.isT
  * Where commander writes help and its errors: the run's streams; with `serve --log json` (`ctx` is
  * then serve's), JSON lines.
  */
-function outputTo(deps: RunDeps, ctx: Ctx | undefined, logJson: boolean): OutputConfiguration {
-  // taken when written to: `--version` makes no stderr stream (exit.ts)
-  const stdout = () => deps.stdout ?? process.stdout;
-  const stderr = () => deps.stderr ?? process.stderr;
+function outputTo(streams: Streams, ctx: Ctx | undefined, logJson: boolean): OutputConfiguration {
+  // read when written to: `--version` makes no stderr stream (streams.ts)
+  const stdout = () => streams.stdout;
+  const stderr = () => streams.stderr;
   return {
     writeOut: (text) => stdout().write(text),
     writeErr: (text) => {
@@ -223,8 +224,9 @@ export async function prepareRun(typed: string[], version: string, deps: RunDeps
   const program = createProgram(version);
   // Made when a command runs or an error is reported: `--version` and `--help` load no context.
   let made: Ctx | undefined;
+  const streams = chooseStreams(deps);
   const context = async () =>
-    (made ??= new (await import('./context.js')).Ctx(() => program.opts<Globals>(), version, deps));
+    (made ??= new (await import('./context.js')).Ctx(() => program.opts<Globals>(), version, deps, streams));
   const valueNames = valueOptions(program);
   const argv = helpAsFlag(typed, valueNames);
   program.typed = argv;
@@ -245,7 +247,7 @@ export async function prepareRun(typed: string[], version: string, deps: RunDeps
     );
     return { program, run: async () => (await context()).fail(error) };
   }
-  program.configureOutput(outputTo(deps, wanted || logJson ? await context() : undefined, logJson));
+  program.configureOutput(outputTo(streams, wanted || logJson ? await context() : undefined, logJson));
   for (const entry of commands) {
     if (entry === wanted) {
       (await entry.load()).register(program, await context(), commands);
