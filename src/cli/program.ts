@@ -6,6 +6,7 @@ import { EXIT, exitCodesHelp } from './exit-codes.js';
 import { withoutUrlSecrets } from '../shared/url.js';
 import { shellWord } from './invocation.js';
 import { CliCommand, checkArgumentOrder } from './argument-words.js';
+import { CliError } from './errors.js';
 import { chooseStreams, type Streams } from './streams.js';
 
 /** The names of the options of `program` that take a value: skipped when looking for the command name in argv. */
@@ -237,7 +238,6 @@ export async function prepareRun(typed: string[], version: string, deps: RunDeps
   program.ownErrors = !logJson;
   const nodeRead = wanted ? undefined : nodeReadFor(argv, valueNames);
   if (nodeRead) {
-    const { CliError } = await import('./errors.js');
     const word = commandWords(argv, 1, valueNames)[0];
     const error = new CliError(
       `unknown command '${word}': it is a node command`,

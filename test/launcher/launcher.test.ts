@@ -55,6 +55,6 @@ describe('what the launcher loads', () => {
     const dist = resolve(import.meta.dirname, '../../dist');
     const files = (readdirSync(dist, { recursive: true }) as string[]).filter((name) => name.endsWith('.js'));
     expect(files.length).toBeGreaterThan(10);
-    expect(files.filter((name) => !readFileSync(join(dist, name), 'utf8').startsWith("'use strict';"))).toEqual([]);
+    expect(files.filter((name) => !readFileSync(join(dist, name), 'utf8').startsWith('"use strict";'))).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // A valid `nodereg publish` loads neither zod nor a schema module of the contract (issue 15): the
 // manifest is checked with the generated request checks, and every request goes through the generated
 // routes. The built binary runs with hooks that record each file Node loads; the bundle's chunks keep
-// a `//! path` line above each module they hold, so what a run loaded says what it carries. A
+// a `// path` line above each module they hold, so what a run loaded says what it carries. A
 // manifest with problems is worded by the generated checks too. `nodereg openapi`, which builds its
 // document from the schemas, must load zod: that run proves the record can fail.
 // `node show ID` is held to the same: a generated check checks its id and words a bad one;
@@ -57,7 +57,7 @@ async function recorded(args: string[]) {
   const modules = files.flatMap((file) =>
     [
       ...readFileSync(join(root, 'dist', file), 'utf8').matchAll(
-        /^\/\/! (?:\.\.\/)*(?:[\w.-]+\/)*?((?:node_modules|src)\/\S+)$/gm,
+        /^\/\/ (?:\.\.\/)*(?:[\w.-]+\/)*?((?:node_modules|src)\/\S+)$/gm,
       ),
     ].map((m) => m[1]),
   );
