@@ -7,6 +7,17 @@
 /** A property name as Ajv writes it in an error's schemaPath. */
 const fragment = (key) => encodeURIComponent(key.replaceAll('~', '~0').replaceAll('/', '~1'));
 
+/** Each schema directly inside `schema` that Ajv may refuse at, with its schemaPath under `path`. */
+function* subschemas(schema, path) {
+  for (const keyword of ['properties', 'patternProperties'])
+    for (const [key, inner] of Object.entries(schema[keyword] ?? {}))
+      yield [inner, `${path}/${keyword}/${fragment(key)}`];
+  for (const keyword of ['anyOf', 'allOf', 'oneOf'])
+    for (const [i, inner] of (schema[keyword] ?? []).entries()) yield [inner, `${path}/${keyword}/${i}`];
+  for (const keyword of ['items', 'additionalProperties', 'not', 'propertyNames', 'if', 'then', 'else'])
+    yield [schema[keyword], `${path}/${keyword}`];
+}
+
 /**
  * Takes the words `schemaWords` wrote out of a check's JSON Schema, by the schemaPath of the refusal
  * they word (a missing property's under its object's `required`, then its name).
@@ -17,13 +28,7 @@ function takeWords(schema, path = '#', words = {}) {
   for (const [key, message] of Object.entries(schema['x-missing'] ?? {})) words[`${path}/required/${key}`] = message;
   delete schema['x-words'];
   delete schema['x-missing'];
-  for (const keyword of ['properties', 'patternProperties'])
-    for (const [key, inner] of Object.entries(schema[keyword] ?? {}))
-      takeWords(inner, `${path}/${keyword}/${fragment(key)}`, words);
-  for (const keyword of ['anyOf', 'allOf', 'oneOf'])
-    for (const [i, inner] of (schema[keyword] ?? []).entries()) takeWords(inner, `${path}/${keyword}/${i}`, words);
-  for (const keyword of ['items', 'additionalProperties', 'not', 'propertyNames', 'if', 'then', 'else'])
-    takeWords(schema[keyword], `${path}/${keyword}`, words);
+  for (const [inner, innerPath] of subschemas(schema, path)) takeWords(inner, innerPath, words);
   return words;
 }
 
@@ -32,13 +37,7 @@ function refusalPlaces(schema, path = '#', places = new Map()) {
   if (!schema || typeof schema !== 'object') return places;
   for (const keyword of Object.keys(schema)) places.set(`${path}/${keyword}`, schema['x-words']?.[keyword]);
   for (const key of schema.required ?? []) places.set(`${path}/required/${key}`, schema['x-missing']?.[key]);
-  for (const keyword of ['properties', 'patternProperties'])
-    for (const [key, inner] of Object.entries(schema[keyword] ?? {}))
-      refusalPlaces(inner, `${path}/${keyword}/${fragment(key)}`, places);
-  for (const keyword of ['anyOf', 'allOf', 'oneOf'])
-    for (const [i, inner] of (schema[keyword] ?? []).entries()) refusalPlaces(inner, `${path}/${keyword}/${i}`, places);
-  for (const keyword of ['items', 'additionalProperties', 'not', 'propertyNames', 'if', 'then', 'else'])
-    refusalPlaces(schema[keyword], `${path}/${keyword}`, places);
+  for (const [inner, innerPath] of subschemas(schema, path)) refusalPlaces(inner, innerPath, places);
   return places;
 }
 

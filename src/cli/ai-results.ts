@@ -33,8 +33,9 @@ export async function downloadResults(
   kind: TaskKind,
   state: TaskState,
   output: string,
+  /** The run's stdout (`--output -`). */
+  stdout: NodeJS.WritableStream,
   max = AI_RESULT_MAX,
-  stdout?: NodeJS.WritableStream,
 ): Promise<string[]> {
   if (state.results.length === 0)
     throw new CliError(`${kind} task ${state.id} finished without results to download`, EXIT.failure, 'no_results');
@@ -86,7 +87,7 @@ export async function downloadResults(
     }
     if (toStdout) {
       // Our stdout is not ours to close: the bytes go through, the stream stays open.
-      await pipeline(response.body, capped(max, tooLarge), stdout ?? process.stdout, { end: false });
+      await pipeline(response.body, capped(max, tooLarge), stdout, { end: false });
       files.push(STDOUT);
       continue;
     }

@@ -5,7 +5,6 @@ import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import type { Client } from '../client/index.js';
 import { JSON_BODY_MAX } from '../contract/limits.js';
-import { AI_RESULT_MAX } from '../shared/tuning.js';
 import type { BodyOf, Operation } from '../contract/operation.js';
 import { checkRequestPart, type OperationId } from '../contract/operation-checks.js';
 import type { Route } from '../client/routes.js';
@@ -164,12 +163,13 @@ export async function finishTask(
     ctx.out.result(answer, state.results.join('\n') || describeState(kind, state));
     return;
   }
+  const stdout = ctx.stdout as NodeJS.WritableStream;
   if (plan.output === STDOUT) {
-    await downloadResults(kind, state, plan.output, AI_RESULT_MAX, ctx.stdout as NodeJS.WritableStream);
+    await downloadResults(kind, state, plan.output, stdout);
     ctx.out.success(`${kind} task ${state.id}: wrote the result to stdout`);
     return;
   }
-  const files = await downloadResults(kind, state, plan.output);
+  const files = await downloadResults(kind, state, plan.output, stdout);
   ctx.out.result({ ...(answer as object), files }, files.join('\n'));
   ctx.out.success(`saved ${files.length === 1 ? files[0] : `${files.length} files`}`);
 }

@@ -7,7 +7,8 @@ import { shellWord, type TypedFlag } from './invocation.js';
 import { withoutUrlSecrets } from '../shared/url.js';
 import { durationText, retryWaits } from './retry-waits.js';
 import { CliError, DEFAULT_WAIT_HINT, EXIT, invalidInput, ResultExit, toCliError } from './errors.js';
-import { Output, type Stream } from './output.js';
+import { Output } from './output.js';
+import { chooseStreams, type Stream, type Streams } from './streams.js';
 
 export interface Globals {
   registry?: string;
@@ -45,11 +46,6 @@ export interface RunDeps {
   invocation?: string;
   /** Replaces @inquirer/prompts (tests). */
   prompts?: () => Promise<Prompts>;
-  /**
-   * Stop once commander has parsed and checked the line, before the command's action; exit 0 then.
-   * Tests check that each command a hint prints parses as printed, with no action run.
-   */
-  parseOnly?: boolean;
 }
 
 export type Prompts = typeof import('@inquirer/prompts');
@@ -109,17 +105,18 @@ export class Ctx {
     private readonly readGlobals: () => Globals,
     readonly version: string,
     private readonly deps: RunDeps,
+    /** The run's streams (`run` chooses them once for commander and the commands). */
+    private readonly streams: Streams = chooseStreams(deps),
   ) {
     this.env = deps.env ?? process.env;
   }
 
-  /** Taken when written to: Node makes the process's streams on first use (cli/exit.ts). */
   get stdout(): Stream {
-    return this.deps.stdout ?? process.stdout;
+    return this.streams.stdout;
   }
 
   get stderr(): Stream {
-    return this.deps.stderr ?? process.stderr;
+    return this.streams.stderr;
   }
 
   /** Taken when asked for: setting up process.stdin costs ~2 ms, which a read does not need. */
@@ -176,14 +173,7 @@ export class Ctx {
     // a URL with a password is never printed: the hints then name no registry, rather than leak it
     if (globals.registry && withoutUrlSecrets(globals.registry) === globals.registry)
       flags.push(['--registry', globals.registry]);
-    this.output = new Output(
-      this.stdout,
-      () => this.stderr,
-      Boolean(globals.json),
-      this.env,
-      this.deps.invocation,
-      flags,
-    );
+    this.output = new Output(this.streams, Boolean(globals.json), this.env, this.deps.invocation, flags);
     return this.output;
   }
 

@@ -2,11 +2,7 @@ import { styleText } from 'node:util';
 import type { CliError } from './errors.js';
 import { asInvoked, type TypedFlag } from './invocation.js';
 import { withoutUrlSecrets } from '../shared/url.js';
-
-export interface Stream {
-  write(chunk: string): boolean;
-  isTTY?: boolean;
-}
+import type { Stream, Streams } from './streams.js';
 
 type Style = Parameters<typeof styleText>[0];
 
@@ -73,9 +69,8 @@ const jsonText = (value: unknown, indent?: number) => {
  */
 export class Output {
   constructor(
-    readonly stdout: Stream,
-    /** A function when the stream is to be taken only once written to (a process's stderr: cli/exit.ts). */
-    private readonly errors: Stream | (() => Stream),
+    /** Read on each write: a process's streams are made on first use (streams.ts). */
+    private readonly streams: Streams,
     readonly json: boolean,
     private readonly env: NodeJS.ProcessEnv,
     /** How the user runs this CLI (`nodereg`, `npx nodereg`, `node bin/nodereg.js`): hints print commands that way. */
@@ -89,8 +84,12 @@ export class Output {
     return asInvoked(text, this.command, this.flags);
   }
 
+  get stdout(): Stream {
+    return this.streams.stdout;
+  }
+
   get stderr(): Stream {
-    return typeof this.errors === 'function' ? this.errors() : this.errors;
+    return this.streams.stderr;
   }
 
   /**

@@ -7,6 +7,7 @@ import { withoutUrlSecrets } from '../shared/url.js';
 import { shellWord } from './invocation.js';
 import { CliCommand, checkArgumentOrder } from './argument-words.js';
 import { CliError } from './errors.js';
+import { chooseStreams, type Streams } from './streams.js';
 
 /** The names of the options of `program` that take a value: skipped when looking for the command name in argv. */
 const valueOptions = (program: Command) =>
@@ -156,10 +157,10 @@ const helpWidth = (stream: { isTTY?: boolean; columns?: number }) => (stream.isT
  * Where commander writes help and its errors: the run's streams; with `serve --log json` (`ctx` is
  * then serve's), JSON lines.
  */
-function outputTo(deps: RunDeps, ctx: Ctx | undefined, logJson: boolean): OutputConfiguration {
-  // taken when written to: `--version` makes no stderr stream (exit.ts)
-  const stdout = () => deps.stdout ?? process.stdout;
-  const stderr = () => deps.stderr ?? process.stderr;
+function outputTo(streams: Streams, ctx: Ctx | undefined, logJson: boolean): OutputConfiguration {
+  // read when written to: `--version` makes no stderr stream (streams.ts)
+  const stdout = () => streams.stdout;
+  const stderr = () => streams.stderr;
   return {
     writeOut: (text) => stdout().write(text),
     writeErr: (text) => {
@@ -211,16 +212,22 @@ async function commanderExit(
   return EXIT.invalid;
 }
 
-/** Thrown before the action of a parse-only run (RunDeps.parseOnly). */
-const PARSED = Symbol('parsed');
+/** A run made ready: the program with its commands, and what parses `argv` with it and gives the exit code. */
+export interface PreparedRun {
+  /** commander's program; a test may add hooks to it through commander's API before `run`. */
+  program: Command;
+  /** Parses the line and runs its command; resolves to the exit code. Never exits. */
+  run(): Promise<number>;
+}
 
-/** Runs the CLI on `argv` (without node and script) and resolves to the exit code. Never exits. */
-export async function run(typed: string[], version: string, deps: RunDeps = {}): Promise<number> {
+/** The program for `typed` (without node and script), its command loaded, and how to run it. */
+export async function prepareRun(typed: string[], version: string, deps: RunDeps = {}): Promise<PreparedRun> {
   const program = createProgram(version);
   // Made when a command runs or an error is reported: `--version` and `--help` load no context.
   let made: Ctx | undefined;
+  const streams = chooseStreams(deps);
   const context = async () =>
-    (made ??= new (await import('./context.js')).Ctx(() => program.opts<Globals>(), version, deps));
+    (made ??= new (await import('./context.js')).Ctx(() => program.opts<Globals>(), version, deps, streams));
   const valueNames = valueOptions(program);
   const argv = helpAsFlag(typed, valueNames);
   program.typed = argv;
@@ -232,17 +239,15 @@ export async function run(typed: string[], version: string, deps: RunDeps = {}):
   const nodeRead = wanted ? undefined : nodeReadFor(argv, valueNames);
   if (nodeRead) {
     const word = commandWords(argv, 1, valueNames)[0];
-    const ctx = await context();
-    return ctx.fail(
-      new CliError(
-        `unknown command '${word}': it is a node command`,
-        EXIT.invalid,
-        'invalid_input',
-        `run \`${nodeRead}\``,
-      ),
+    const error = new CliError(
+      `unknown command '${word}': it is a node command`,
+      EXIT.invalid,
+      'invalid_input',
+      `run \`${nodeRead}\``,
     );
+    return { program, run: async () => (await context()).fail(error) };
   }
-  program.configureOutput(outputTo(deps, wanted || logJson ? await context() : undefined, logJson));
+  program.configureOutput(outputTo(streams, wanted || logJson ? await context() : undefined, logJson));
   for (const entry of commands) {
     if (entry === wanted) {
       (await entry.load()).register(program, await context(), commands);
@@ -251,17 +256,20 @@ export async function run(typed: string[], version: string, deps: RunDeps = {}):
       program.command(entry.name).description(entry.summary).allowUnknownOption().allowExcessArguments();
     }
   }
-  if (deps.parseOnly)
-    program.hook('preAction', () => {
-      throw PARSED;
-    });
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-    return EXIT.ok;
-  } catch (error) {
-    if (error === PARSED) return EXIT.ok;
-    return error instanceof CommanderError
-      ? commanderExit(error, context, argv, valueNames, logJson)
-      : (await context()).fail(error);
-  }
+  const parse = async () => {
+    try {
+      await program.parseAsync(argv, { from: 'user' });
+      return EXIT.ok;
+    } catch (error) {
+      return error instanceof CommanderError
+        ? commanderExit(error, context, argv, valueNames, logJson)
+        : (await context()).fail(error);
+    }
+  };
+  return { program, run: parse };
+}
+
+/** Runs the CLI on `argv` (without node and script) and resolves to the exit code. Never exits. */
+export async function run(typed: string[], version: string, deps: RunDeps = {}): Promise<number> {
+  return (await prepareRun(typed, version, deps)).run();
 }

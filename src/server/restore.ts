@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { RESTORE_DEADLINE_MS } from '../shared/tuning.js';
 import type { ArchiveStorage } from './archives/storage.js';
+import { MemoryBudget, UPLOAD_MEMORY_MAX } from './archives/validate-zip.js';
 import type { DatabaseTarget } from './backends.js';
 import { archivedVersions, archiveFile, refuseIncompleteBackup } from './data-dir.js';
 import { RESULTS_PREFIX } from './proxy/service.js';
@@ -159,6 +160,8 @@ async function copyFiles(
   say: (line: string) => void,
 ): Promise<void> {
   const root = join(dir, 'archives');
+  // the restore's own budget for the receive buffers, as a server has its own (one archive at a time here)
+  const memory = new MemoryBudget(UPLOAD_MEMORY_MAX);
   const { count, rows } = archivedVersions(db);
   say(`copying ${count} archive${count === 1 ? '' : 's'}…`);
   // One row at a time (nothing else reads the source meanwhile), each archive streamed: memory stays flat.
@@ -172,7 +175,7 @@ async function copyFiles(
         'archive',
         'restore from the data dir the server used, or from a whole backup',
       );
-    const received = await storage.receive(createReadStream(file), Number.MAX_SAFE_INTEGER);
+    const received = await storage.receive(createReadStream(file), Number.MAX_SAFE_INTEGER, memory);
     if (received.sha256 !== row.archive_sha256 || (row.archive_size !== null && received.size !== row.archive_size)) {
       await storage.discard(received);
       throw new RestoreError(
@@ -198,7 +201,7 @@ async function copyFiles(
     report.results.files++;
     report.results.bytes += data.length;
   }
-  const mirrored = await copyMirrorCache(root, storage, say);
+  const mirrored = await copyMirrorCache(root, storage, memory, say);
   report.strays = countFiles(root) - report.archives.files - report.results.files - mirrored.files;
   if (report.strays > 0)
     say(

@@ -1,26 +1,17 @@
 // The check every CLI run of the tests makes of its hints (hint-check.ts): the commands in backticks parse
-// with the real program, stopped before the action (RunDeps.parseOnly), in text and in JSON output.
+// with the real program, stopped before the action (a preAction hook of the test's, parseOnly), in text and in JSON output.
 import { describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/program.js';
-import { checkHints, hintsOf, shellHazard, shellWords } from './hint-check.js';
+import { checkHints, hintsOf, parseOnly, shellHazard, shellWords } from './hint-check.js';
 import { countingServer } from './in-process.js';
 
-async function parseOnly(argv: string[], env: Record<string, string> = {}) {
-  let stderr = '';
-  const code = await run(argv, '0.0.0-test', {
-    parseOnly: true,
-    env: { CI: '1', NO_COLOR: '1', ...env },
-    stdout: { write: () => true },
-    stderr: { write: (chunk: string) => ((stderr += chunk), true) },
-  });
-  return { code, stderr };
-}
+const parseWith = (argv: string[], env: Record<string, string> = {}) =>
+  parseOnly(argv, { env: { CI: '1', NO_COLOR: '1', ...env } });
 
 describe('parse-only runs', () => {
   it('stop before the action: a command that would send a request sends none and exits 0', async () => {
     const registry = await countingServer();
     try {
-      const parsed = await parseOnly(['publisher', 'create', 'acme', '--name', 'Acme'], {
+      const parsed = await parseWith(['publisher', 'create', 'acme', '--name', 'Acme'], {
         NODEREG_REGISTRY: registry.url,
         NODEREG_TOKEN: 'nrg_u_x',
       });
@@ -32,10 +23,10 @@ describe('parse-only runs', () => {
   });
 
   it("fail as commander fails: an unknown option, a missing argument, an option's missing value", async () => {
-    expect((await parseOnly(['publisher', 'create', 'acme', '--nosuch'])).code).toBe(2);
-    expect((await parseOnly(['publisher', 'create'])).code).toBe(2);
-    expect((await parseOnly(['publisher', 'create', 'acme', '--name'])).code).toBe(2);
-    expect((await parseOnly(['nosuch'])).stderr).toContain("unknown command 'nosuch'");
+    expect((await parseWith(['publisher', 'create', 'acme', '--nosuch'])).code).toBe(2);
+    expect((await parseWith(['publisher', 'create'])).code).toBe(2);
+    expect((await parseWith(['publisher', 'create', 'acme', '--name'])).code).toBe(2);
+    expect((await parseWith(['nosuch'])).stderr).toContain("unknown command 'nosuch'");
   });
 });
 
@@ -67,6 +58,21 @@ describe('checkHints', () => {
     await expect(checkHints('', 'hint: `nodereg publisher create x --name ...`\n')).rejects.toThrow(
       /\.\.\. is a placeholder/,
     );
+  });
+
+  it('tells a value in capitals from a placeholder: a placeholder names the slot it stands in', async () => {
+    // real values: a name, a tag, an environment, in capitals
+    await checkHints('', 'hint: `nodereg publisher create acme --name ACME`\n');
+    await checkHints('', 'hint: `nodereg publisher update acme --name=MIT --description NSFW`\n');
+    // placeholders: the option's name or its value's, an argument's, or a kind of value (URL, FILE, OUT…)
+    await expect(checkHints('', 'hint: `nodereg publisher create acme --name NAME`\n')).rejects.toThrow(
+      /NAME is a placeholder/,
+    );
+    await expect(checkHints('', 'hint: `nodereg config set registry URL`\n')).rejects.toThrow(/URL is a placeholder/);
+    await expect(checkHints('', 'hint: `nodereg publisher show PUBLISHER_ID`\n')).rejects.toThrow(
+      /PUBLISHER_ID is a placeholder/,
+    );
+    await expect(checkHints('', 'hint: `nodereg scan --sarif OUT`\n')).rejects.toThrow(/OUT is a placeholder/);
   });
 
   it('reads hints in JSON: a --json document, JSON lines, and the commands as a checkout or npx prints them', async () => {

@@ -1,12 +1,14 @@
 // Every CLI run of the tests (runInProcess, runCli, serve-helper…) hands its output here: each command
-// its hints print in backticks must parse, as printed, with the real program (RunDeps.parseOnly stops
+// its hints print in backticks must parse, as printed, with the real program (`parseOnly` stops it
 // before the action: no request, no file written). A hint that does not parse fails the test that
 // printed it. With NODEREG_HINT_RECORD=file set, every hint checked and its outcome are appended to that
 // file as JSON lines instead (a survey of the hints a set of tests prints; nothing fails then).
 import { appendFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Command, CommanderError } from 'commander';
 import { expect } from 'vitest';
+import type { RunDeps } from '../../src/cli/context.js';
 
 /** The words of a command line as a POSIX shell splits them (single and double quotes; no expansions). */
 export function shellWords(line: string): string[] {
@@ -98,29 +100,74 @@ function parsed(text: string): unknown {
   }
 }
 
+/** Placeholders wherever they stand: `<id>`, `[dir]`, `...`, also as an option's `=value`. */
+const MARKED = /^(?:<[^>]*>|\[[^\]]*\]|\.\.\.|…)$/;
+/** A word in capitals: `URL` and `NODE_ID` are placeholders, `ACME` or `MIT` a value (see `namesItsSlot`). */
+const CAPITALS = /^[A-Z][A-Z\d_]*[A-Z]$/;
+/** Kinds of value a hint writes in capitals where the value goes (`--sarif OUT`, `config set registry URL`). */
+const VALUE_KINDS = ['url', 'id', 'name', 'token', 'file', 'path', 'dir', 'out', 'value', 'key', 'text', 'email'];
+const valuesOf = (argv: string[]) => argv.map((word) => word.slice(word.indexOf('=') + 1));
+
+/** The words naming the slots of `command` and of its parents: each option's flags and value, each argument. */
+function slotWords(command: Command): Set<string> {
+  const words = new Set(VALUE_KINDS);
+  for (let at: Command | null = command; at; at = at.parent) {
+    const names = [...at.options.map((option) => option.flags), ...at.registeredArguments.map((arg) => arg.name())];
+    for (const name of names)
+      for (const word of name
+        .replace(/([a-z])([A-Z])/g, '$1 $2')
+        .toLowerCase()
+        .split(/[^a-z\d]+/))
+        if (word) words.add(word);
+  }
+  return words;
+}
+
 /**
- * Words a hint must not print as a command: placeholders to fill in (`<id>`, `[dir]`, `...`, `URL`,
- * also as an option's `=value`) are not a command that runs as printed.
+ * A word in capitals is a placeholder when it names the slot it stands in (`--name NAME`, `show
+ * PUBLISHER_ID` for `show <id>`) or a kind of value (`URL`); otherwise it is a value the command takes
+ * as it is (`--name ACME`, a licence `MIT`).
  */
-const PLACEHOLDER = /^(?:<[^>]*>|\[[^\]]*\]|\.\.\.|…|[A-Z][A-Z\d_]*[A-Z])$/;
-const placeholderIn = (argv: string[]) =>
-  argv.map((word) => word.slice(word.indexOf('=') + 1)).find((value) => PLACEHOLDER.test(value));
+const namesItsSlot = (word: string, slots: Set<string>) =>
+  CAPITALS.test(word) &&
+  word
+    .toLowerCase()
+    .split('_')
+    .some((part) => slots.has(part));
 
 /** Why `argv` does not parse as printed, or '' when it does (commander's own message). Kept per line. */
 const outcomes = new Map<string, Promise<string>>();
 let home: string | undefined;
 
-async function parseFailure(argv: string[]): Promise<string> {
-  const placeholder = placeholderIn(argv);
-  if (placeholder) return `${placeholder} is a placeholder, not a value`;
-  const { run } = await import('../../src/cli/program.js');
-  home ??= mkdtempSync(join(tmpdir(), 'nodereg-hint-home-'));
+/**
+ * Runs the real program on `argv` up to the command's action, which a hook added through commander's
+ * API stops (a CommanderError with exit code 0: the run exits 0, printing nothing): no request is sent,
+ * no file written. The exit code and stderr are commander's for a line that does not parse.
+ */
+export async function parseOnly(argv: string[], deps: RunDeps = {}): Promise<{ code: number; stderr: string }> {
+  const { prepareRun } = await import('../../src/cli/program.js');
   let stderr = '';
-  const code = await run(argv, '0.0.0-test', {
-    parseOnly: true,
-    env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), NO_COLOR: '1', CI: '1' },
+  const prepared = await prepareRun(argv, '0.0.0-test', {
     stdout: { write: () => true },
     stderr: { write: (chunk: string) => ((stderr += chunk), true) },
+    ...deps,
+  });
+  let placeholder: string | undefined;
+  prepared.program.hook('preAction', (_program, command) => {
+    const slots = slotWords(command);
+    placeholder = valuesOf(argv).find((value) => namesItsSlot(value, slots));
+    throw new CommanderError(0, 'nodereg.parsed', 'parsed, not run');
+  });
+  const code = await prepared.run();
+  return placeholder ? { code: 2, stderr: `${placeholder} is a placeholder, not a value` } : { code, stderr };
+}
+
+async function parseFailure(argv: string[]): Promise<string> {
+  const marked = valuesOf(argv).find((value) => MARKED.test(value));
+  if (marked) return `${marked} is a placeholder, not a value`;
+  home ??= mkdtempSync(join(tmpdir(), 'nodereg-hint-home-'));
+  const { code, stderr } = await parseOnly(argv, {
+    env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), NO_COLOR: '1', CI: '1' },
     interactive: false,
   });
   return code === 0 ? '' : stderr.trim() || `exit ${code}`;

@@ -162,9 +162,9 @@ describe('a hostile registry', () => {
       });
     });
     const state = { id: 't', status: 'COMPLETED', results: [`${url}/result.png`], done: true, failed: false };
-    await expect(downloadResults('relight', state, join(out, 'out.png'), 1024 * 1024)).rejects.toThrow(
-      'it is over 1 MiB, more than an AI result',
-    );
+    await expect(
+      downloadResults('relight', state, join(out, 'out.png'), new PassThrough(), 1024 * 1024),
+    ).rejects.toThrow('it is over 1 MiB, more than an AI result');
     expect(filesUnder(out)).toEqual([]);
     expect(sent).toBeLessThan(64 * 1024 * 1024);
   });
@@ -182,13 +182,13 @@ describe('a hostile registry', () => {
     const written: Buffer[] = [];
     const sink = new PassThrough().on('data', (chunk: Buffer) => written.push(chunk));
     const two = { id: 't', status: 'COMPLETED', results: [`${url}/1.png`, `${url}/2.png`], done: true, failed: false };
-    await expect(downloadResults('relight', two, '-', 1024 * 1024, sink)).rejects.toMatchObject({
+    await expect(downloadResults('relight', two, '-', sink, 1024 * 1024)).rejects.toMatchObject({
       exitCode: 2,
       message: '--output - writes one result to stdout; relight task t has 2',
     });
     expect(requests).toBe(0);
     const one = { ...two, results: [`${url}/1.png`] };
-    await expect(downloadResults('relight', one, '-', 1024 * 1024, sink)).rejects.toThrow(
+    await expect(downloadResults('relight', one, '-', sink, 1024 * 1024)).rejects.toThrow(
       'it is over 1 MiB, more than an AI result',
     );
     expect(Buffer.concat(written).length).toBeLessThanOrEqual(1024 * 1024);

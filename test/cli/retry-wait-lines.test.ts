@@ -11,7 +11,7 @@ describe('wait lines off a terminal', () => {
     vi.useFakeTimers();
     let stderr = '';
     const stream = { write: (chunk: string) => ((stderr += chunk), true) };
-    const waits = retryWaits(new Output(stream, stream, false, { CI: '1' }));
+    const waits = retryWaits(new Output({ stdout: stream, stderr: stream }, false, { CI: '1' }));
     waits.wait({ method: 'GET', url: 'http://registry/limits', reason: 'HTTP 429', elapsedMs: 0, windowMs: 120_000 });
     vi.advanceTimersByTime(46_000);
     const lines = stderr.trim().split('\n');
@@ -30,7 +30,7 @@ describe('wait lines off a terminal', () => {
     vi.useFakeTimers();
     let stderr = '';
     const stream = { isTTY: true, write: (chunk: string) => ((stderr += chunk), true) };
-    const waits = retryWaits(new Output(stream, stream, false, {}));
+    const waits = retryWaits(new Output({ stdout: stream, stderr: stream }, false, {}));
     waits.wait({ method: 'GET', url: 'http://registry/limits', reason: 'HTTP 503', elapsedMs: 0, windowMs: 60_000 });
     vi.advanceTimersByTime(20_000);
     const frames = stderr.split('\r\x1b[2K  ').filter(Boolean);

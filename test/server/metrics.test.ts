@@ -17,7 +17,7 @@ describe('GET /metrics, request ids and the access log', () => {
     // serve's JSON log writer: each line logged while a request runs carries the request's id
     const records: Record<string, unknown>[] = [];
     const stderr = { write: (text: string) => records.push(JSON.parse(text)) > 0 };
-    const json = accessLog('json', new Output(stderr, stderr, false, {}))!;
+    const json = accessLog('json', new Output({ stdout: stderr, stderr }, false, {}))!;
     const local = createLocalArchiveStorage(tempDir());
     const outage = { on: false };
     const archives = {

@@ -9,6 +9,10 @@ import { archiveKey } from '../../src/server/views.js';
 import { runInProcess } from '../cli/in-process.js';
 import { startServer, type TestServer } from '../helpers.js';
 import { createPublisher, createUser, makeZip, publish, uploadTo } from '../server/fixtures.js';
+import { MemoryBudget, UPLOAD_MEMORY_MAX } from '../../src/server/archives/validate-zip.js';
+
+/** The receive buffers' budget, as a server's. */
+const receiveMemory = new MemoryBudget(UPLOAD_MEMORY_MAX);
 
 let server: TestServer;
 beforeAll(async () => {
@@ -26,7 +30,7 @@ async function deadUpload(nodeId: string) {
   const key = archiveKey(publisherId, nodeId, '1.0.0');
   const { store, archives } = server.server;
   expect(await store.claimArchive(published.body.node_version.id, key)).toBe(true);
-  await archives.commit(await archives.receive(Readable.from([randomBytes(500)]), 10_000), key);
+  await archives.commit(await archives.receive(Readable.from([randomBytes(500)]), 10_000, receiveMemory), key);
   return {
     alice,
     publisherId,

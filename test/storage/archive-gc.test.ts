@@ -14,6 +14,10 @@ import { runInProcess } from '../cli/in-process.js';
 import { startServer, tempDir, type TestServer } from '../helpers.js';
 import { testS3 } from '../s3.js';
 import { call, createPublisher, createUser, publish, publishAndUpload } from '../server/fixtures.js';
+import { MemoryBudget, UPLOAD_MEMORY_MAX } from '../../src/server/archives/validate-zip.js';
+
+/** The receive buffers' budget, as a server's. */
+const receiveMemory = new MemoryBudget(UPLOAD_MEMORY_MAX);
 
 const s3Server = testS3();
 const DAY = 24 * 3600 * 1000;
@@ -25,7 +29,7 @@ afterEach(async () => {
 
 /** Stores `bytes` at `key`, as an upload's put does. */
 async function put(archives: ArchiveStorage, key: string, bytes = randomBytes(300)) {
-  await archives.commit(await archives.receive(Readable.from([bytes]), 10_000), key);
+  await archives.commit(await archives.receive(Readable.from([bytes]), 10_000, receiveMemory), key);
 }
 
 /**

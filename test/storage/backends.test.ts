@@ -11,6 +11,10 @@ import { openDatabase } from '../../src/server/store/db.js';
 import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
 import { startServer, tempDir, type TestServer } from '../helpers.js';
 import { createPublisher, createUser, publishAndUpload } from '../server/fixtures.js';
+import { MemoryBudget, UPLOAD_MEMORY_MAX } from '../../src/server/archives/validate-zip.js';
+
+/** The receive buffers' budget, as a server's. */
+const receiveMemory = new MemoryBudget(UPLOAD_MEMORY_MAX);
 
 const servers: TestServer[] = [];
 afterAll(async () => {
@@ -89,7 +93,7 @@ describe('rolling back archive claims at start', () => {
     if (outcome.kind !== 'created') throw new Error(outcome.kind);
     const key = 'acme/n/1.0.0/node.zip';
     expect(await store.claimArchive(outcome.version.id, key)).toBe(true);
-    await archives.commit(await archives.receive(Readable.from([Buffer.from('zip')]), 10), key);
+    await archives.commit(await archives.receive(Readable.from([Buffer.from('zip')]), 10, receiveMemory), key);
 
     expect(await rollBackArchiveClaims(store, archives, { shared: true })).toBe(0);
     expect(await archives.exists(key)).toBe(true);

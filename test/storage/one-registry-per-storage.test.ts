@@ -19,10 +19,15 @@ import { runInProcess } from '../cli/in-process.js';
 import { startServer, tempDir } from '../helpers.js';
 import { testS3 } from '../s3.js';
 import { createPublisher, createUser, makeZip, publishAndUpload } from '../server/fixtures.js';
+import { MemoryBudget, UPLOAD_MEMORY_MAX } from '../../src/server/archives/validate-zip.js';
+
+/** The receive buffers' budget, as a server's. */
+const receiveMemory = new MemoryBudget(UPLOAD_MEMORY_MAX);
 
 const s3Server = testS3();
 
-const received = (storage: ArchiveStorage, bytes: Buffer) => storage.receive(Readable.from([bytes]), 1024 * 1024);
+const received = (storage: ArchiveStorage, bytes: Buffer) =>
+  storage.receive(Readable.from([bytes]), 1024 * 1024, receiveMemory);
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 async function readAll(storage: ArchiveStorage, key: string): Promise<Buffer | undefined> {

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { badRequest, tooLarge } from '../errors.js';
 import { makeDirs } from '../../shared/make-dirs.js';
 import { listLocalObjects } from './list-local.js';
-import { UPLOAD_MEMORY, type MemoryBudget } from './validate-zip.js';
+import type { MemoryBudget } from './validate-zip.js';
 
 /** An upload written whole to a temporary file, not yet in place. */
 export interface ReceivedArchive {
@@ -63,10 +63,10 @@ export interface ArchiveStorage {
    * Streams `body` to a temporary file with backpressure, hashing as it goes; never holds it in memory.
    * Past `maxBytes` it stops reading (the body is unpiped and paused, not destroyed, so an HTTP caller
    * can still answer 413), removes the temporary file and rejects with a 413 HttpError. Its buffers
-   * count against `memory` (default UPLOAD_MEMORY) while it receives. When `signal` aborts, it stops
+   * count against `memory` (the server's, or a restore's) while it receives. When `signal` aborts, it stops
    * the same way and rejects with the signal's reason (an upload too slow: its 408).
    */
-  receive(body: Readable, maxBytes: number, memory?: MemoryBudget, signal?: AbortSignal): Promise<ReceivedArchive>;
+  receive(body: Readable, maxBytes: number, memory: MemoryBudget, signal?: AbortSignal): Promise<ReceivedArchive>;
   /**
    * Puts a received archive at `key` atomically and durably (on disk when it resolves), once: an object
    * already there with the same SHA-256 is kept (a retry), one with other bytes is never replaced
@@ -191,7 +191,7 @@ export async function receiveToFile(
   body: Readable,
   maxBytes: number,
   tempDir: string,
-  memory = UPLOAD_MEMORY,
+  memory: MemoryBudget,
   signal?: AbortSignal,
 ): Promise<ReceivedArchive> {
   const held = memory.take(receiveHold(RECEIVE_BUFFER)) ? receiveHold(RECEIVE_BUFFER) : 0;

@@ -58,9 +58,6 @@ export class MemoryBudget {
 /** A server's budget unless `uploadMemory` says otherwise: 64 MiB, e.g. 8 archives of 8 MiB checked at once. */
 export const UPLOAD_MEMORY_MAX = 64 * MiB;
 
-/** The budget of archives received or checked outside a server (restore), one for the process. */
-export const UPLOAD_MEMORY = new MemoryBudget(UPLOAD_MEMORY_MAX);
-
 /**
  * An archive up to this size is read whole with one read (from the page cache: it was just written)
  * and checked from memory: its local headers and small entries no longer wait for the thread pool
@@ -190,7 +187,7 @@ async function crc32InSteps(data: Buffer, turns: () => Promise<void>): Promise<n
  */
 export async function validateZip(
   path: string,
-  limits: { maxUnpacked: number; maxEntries?: number; memory?: MemoryBudget },
+  limits: { maxUnpacked: number; maxEntries?: number; memory: MemoryBudget },
 ): Promise<ZipSummary> {
   const check = await openForCheck(path, limits);
   const { zip, memory, whole } = check;
@@ -268,10 +265,10 @@ interface ZipCheck {
 /** Opens the archive and checks its entry count; the unpacked bound is known before anything is inflated. */
 async function openForCheck(
   path: string,
-  limits: { maxUnpacked: number; maxEntries?: number; memory?: MemoryBudget },
+  limits: { maxUnpacked: number; maxEntries?: number; memory: MemoryBudget },
 ): Promise<ZipCheck> {
   const maxEntries = limits.maxEntries ?? MAX_ARCHIVE_ENTRIES;
-  const memory = limits.memory ?? UPLOAD_MEMORY;
+  const { memory } = limits;
   let opened: Awaited<ReturnType<typeof openZip>>;
   try {
     // Names are decoded here (not by yauzl) so that each refusal can name its entry and say why.

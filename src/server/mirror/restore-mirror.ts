@@ -5,6 +5,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArchiveStorage } from '../archives/storage.js';
+import type { MemoryBudget } from '../archives/validate-zip.js';
 import { entryKey, mirroredArchiveKey, type MirrorEntry } from './cache.js';
 
 const INDEX = '_mirror/index.json';
@@ -13,6 +14,7 @@ const INDEX = '_mirror/index.json';
 export async function copyMirrorCache(
   root: string,
   storage: ArchiveStorage,
+  memory: MemoryBudget,
   say: (line: string) => void,
 ): Promise<{ files: number; bytes: number }> {
   const copied = { files: 0, bytes: 0 };
@@ -29,7 +31,7 @@ export async function copyMirrorCache(
       const file = fileOf(mirroredArchiveKey(entry.id, version));
       // an archive the cache no longer holds (evicted, lost) is fetched again on its next download
       if (!existsSync(file)) continue;
-      const received = await storage.receive(createReadStream(file), Number.MAX_SAFE_INTEGER);
+      const received = await storage.receive(createReadStream(file), Number.MAX_SAFE_INTEGER, memory);
       if (received.sha256 !== record.sha256) {
         await storage.discard(received);
         throw new Error(

@@ -29,11 +29,18 @@ import {
   createLocalArchiveStorage,
   type ArchiveStorage,
 } from '../../../src/server/archives/storage.js';
-import { MemoryBudget, validateZip as validateZipWith } from '../../../src/server/archives/validate-zip.js';
+import {
+  MemoryBudget,
+  UPLOAD_MEMORY_MAX,
+  validateZip as validateZipWith,
+} from '../../../src/server/archives/validate-zip.js';
 import { HttpError } from '../../../src/server/errors.js';
 import { tempDir } from '../../helpers.js';
 import { testS3 } from '../../s3.js';
 import { rawZip } from '../zip-builder.js';
+
+/** The receive buffers' budget, as a server's. */
+const receiveMemory = new MemoryBudget(UPLOAD_MEMORY_MAX);
 
 const MiB = 1024 * 1024;
 
@@ -148,7 +155,11 @@ describe.each(storages)('archive storage on $name', (backend) => {
   it('receives a stream into a temp file inside the dir, with its sha256 and size', async () => {
     const { storage, spoolDir: dir } = await backend.open();
     const data = randomBytes(300_000);
-    const received = await storage.receive(Readable.from([data.subarray(0, 1000), data.subarray(1000)]), 1_000_000);
+    const received = await storage.receive(
+      Readable.from([data.subarray(0, 1000), data.subarray(1000)]),
+      1_000_000,
+      receiveMemory,
+    );
     expect(received.size).toBe(data.length);
     expect(received.sha256).toBe(sha256(data));
     expect(received.tempPath.startsWith(dir)).toBe(true);
@@ -157,14 +168,14 @@ describe.each(storages)('archive storage on $name', (backend) => {
 
   it('accepts a body of exactly maxBytes', async () => {
     const { storage } = await backend.open();
-    const received = await storage.receive(Readable.from([Buffer.alloc(4096, 1)]), 4096);
+    const received = await storage.receive(Readable.from([Buffer.alloc(4096, 1)]), 4096, receiveMemory);
     expect(received.size).toBe(4096);
   });
 
   it('stops reading past maxBytes, removes the temp file and rejects with 413', async () => {
     const { storage, spoolDir: dir } = await backend.open();
     const { stream, state } = chunked(Buffer.alloc(64 * 1024, 7), 1000);
-    const error = await storage.receive(stream, 100 * 1024).catch((e: unknown) => e);
+    const error = await storage.receive(stream, 100 * 1024, receiveMemory).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpError);
     expect((error as HttpError).status).toBe(413);
     expect((error as HttpError).code).toBe('payload_too_large');
@@ -178,7 +189,7 @@ describe.each(storages)('archive storage on $name', (backend) => {
   it('over the limit, an HTTP request stays open for a 413 answer', async () => {
     const { storage, spoolDir: dir } = await backend.open();
     const server = createServer((req, res) => {
-      storage.receive(req, 256 * 1024).then(
+      storage.receive(req, 256 * 1024, receiveMemory).then(
         () => res.writeHead(200).end('stored'),
         (error: HttpError) => res.writeHead(error.status, { connection: 'close' }).end(error.code),
       );
@@ -222,7 +233,7 @@ describe.each(storages)('archive storage on $name', (backend) => {
         throw new Error('connection reset');
       })(),
     );
-    await expect(storage.receive(body, 1_000_000)).rejects.toThrow(/connection reset/);
+    await expect(storage.receive(body, 1_000_000, receiveMemory)).rejects.toThrow(/connection reset/);
     expect(tempFiles(dir)).toEqual([]);
   });
 
@@ -231,7 +242,7 @@ describe.each(storages)('archive storage on $name', (backend) => {
     const chunk = randomBytes(MiB);
     const before = process.memoryUsage().rss;
     const { stream } = chunked(chunk, 128);
-    const received = await storage.receive(stream, 200 * MiB);
+    const received = await storage.receive(stream, 200 * MiB, receiveMemory);
     const grown = process.memoryUsage().rss - before;
     expect(received.size).toBe(128 * MiB);
     // 128 MiB went through; a wide margin still shows it was never held whole
@@ -247,7 +258,7 @@ describe.each(storages)('archive storage on $name', (backend) => {
     expect(await storage.open(key)).toBeUndefined();
 
     const first = randomBytes(5000);
-    const r1 = await storage.receive(Readable.from([first]), 10_000);
+    const r1 = await storage.receive(Readable.from([first]), 10_000, receiveMemory);
     await storage.commit(r1, key);
     expect(existsSync(r1.tempPath)).toBe(false);
     expect(await storage.exists(key)).toBe(true);
@@ -261,11 +272,11 @@ describe.each(storages)('archive storage on $name', (backend) => {
 
     // Written once (DESIGN.md §16): other bytes are refused, the same bytes again are taken as a retry.
     const second = randomBytes(6000);
-    const r2 = await storage.receive(Readable.from([second]), 10_000);
+    const r2 = await storage.receive(Readable.from([second]), 10_000, receiveMemory);
     await expect(storage.commit(r2, key)).rejects.toBeInstanceOf(ArchiveExistsError);
     await storage.discard(r2);
     expect((await bytesAt(storage, key)).equals(first)).toBe(true);
-    const again = await storage.receive(Readable.from([first]), 10_000);
+    const again = await storage.receive(Readable.from([first]), 10_000, receiveMemory);
     await storage.commit(again, key);
     expect(existsSync(again.tempPath)).toBe(false);
     expect(tempFiles(dir)).toEqual([]);
@@ -278,7 +289,7 @@ describe.each(storages)('archive storage on $name', (backend) => {
   it('racing commits of the same key leave one of them whole, the others refused, and no temp file', async () => {
     const { storage, spoolDir: dir } = await backend.open();
     const bodies = Array.from({ length: 12 }, () => randomBytes(20_000));
-    const received = await Promise.all(bodies.map((b) => storage.receive(Readable.from([b]), 100_000)));
+    const received = await Promise.all(bodies.map((b) => storage.receive(Readable.from([b]), 100_000, receiveMemory)));
     const outcomes = await Promise.allSettled(received.map((r) => storage.commit(r, 'p/n/2.0.0/node.zip')));
     await Promise.all(received.map((r) => storage.discard(r)));
     const stored = await bytesAt(storage, 'p/n/2.0.0/node.zip');
@@ -300,7 +311,7 @@ describe.each(storages)('archive storage on $name', (backend) => {
 
   it('refuses keys that could leave the dir', async () => {
     const { storage } = await backend.open();
-    const received = await storage.receive(Readable.from([Buffer.from('x')]), 10);
+    const received = await storage.receive(Readable.from([Buffer.from('x')]), 10, receiveMemory);
     for (const key of [
       '../escape/node.zip',
       'a/../../node.zip',
@@ -347,7 +358,7 @@ describe.each(storages)('archive storage on $name', (backend) => {
   it('sweep removes temp files left by a crash', async () => {
     const { storage, spoolDir: dir } = await backend.open();
     writeFileSync(join(dir, 'left-over.part'), 'half an upload');
-    const kept = await storage.receive(Readable.from([Buffer.from('zip')]), 10);
+    const kept = await storage.receive(Readable.from([Buffer.from('zip')]), 10, receiveMemory);
     await storage.commit(kept, 'a/b/1.0.0/node.zip');
     await storage.sweep();
     expect(tempFiles(dir)).toEqual([]);
@@ -370,7 +381,10 @@ if (s3Server) {
       });
       closers.push(() => storage.close?.());
       const bytes = randomBytes(16 * MiB);
-      await storage.commit(await storage.receive(Readable.from([bytes]), 32 * MiB), 'a/slow/1.0.0/node.zip');
+      await storage.commit(
+        await storage.receive(Readable.from([bytes]), 32 * MiB, receiveMemory),
+        'a/slow/1.0.0/node.zip',
+      );
       const { stream } = (await storage.open('a/slow/1.0.0/node.zip'))!;
       const chunks: Buffer[] = [];
       let paused = false;
@@ -457,7 +471,7 @@ describe('S3 archive storage spool', () => {
 describe('local archive storage', () => {
   it('starts the sync of a received archive and commits it into place only once it is synced', async () => {
     const storage = createLocalArchiveStorage(tempDir());
-    const received = await storage.receive(Readable.from([Buffer.from('zip')]), 10);
+    const received = await storage.receive(Readable.from([Buffer.from('zip')]), 10, receiveMemory);
     await expect(received.synced).resolves.toBeUndefined();
     let synced!: () => void;
     const key = 'a/b/1.0.0/node.zip';
