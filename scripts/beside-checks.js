@@ -1,6 +1,6 @@
-// `npm test` (decision 472): runs the given command (vitest) with `biome check` and `tsc` beside it. The
-// checks' output is held and printed after the command's, under a line naming the check that failed, so
-// that a type or lint error is the last thing shown rather than lost in the tests' output.
+// `npm test` (decision 472): runs the given command (vitest) with `biome check` and `tsc` beside it; `npm run
+// checks` runs the checks alone. The checks' output is held and printed after the command's, under a line
+// naming the check that failed, so that a type or lint error is the last thing shown, not lost in the tests'.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -20,13 +20,16 @@ function started(command, args, held) {
   });
 }
 
-/** Runs `main` (command and arguments) with `checks` beside it; 1 when any failed, else 0. */
+/**
+ * Runs `main` (command and arguments) with `checks` beside it; 1 when any failed, else 0. With no `main`
+ * (`npm run checks`), the checks alone.
+ */
 export async function runBeside(main, checks = CHECKS, show = (text) => process.stderr.write(text)) {
   const running = checks.map(([command, args]) => ({
     name: [command, ...args].join(' '),
     done: started(command, args, true),
   }));
-  const { code } = await started(main[0], main.slice(1), false);
+  const { code } = main.length ? await started(main[0], main.slice(1), false) : { code: 0 };
   let failed = code !== 0;
   for (const { name, done } of running) {
     const check = await done;

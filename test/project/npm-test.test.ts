@@ -30,6 +30,12 @@ describe('npm test', () => {
     expect(shown).toMatch(/error TS2322\n[^]*`.+process\.exit\(2\)` failed \(exit 2\)/);
   });
 
+  it('runs the checks alone when given no command (`npm run checks`)', async () => {
+    const quiet = () => undefined;
+    expect(await runBeside([], [passes, fails], quiet)).toBe(1);
+    expect(await runBeside([], [passes], quiet)).toBe(0);
+  });
+
   it('fails when the tests fail, and passes when all pass', async () => {
     expect((await outcome(node('process.exit(3)'), [passes])).code).toBe(1);
     expect(await outcome(passes, [passes, passes])).toEqual({ code: 0, shown: '' });
