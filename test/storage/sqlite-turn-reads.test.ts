@@ -9,6 +9,7 @@ import { hashToken } from '../../src/server/accounts/tokens.js';
 import { openDatabase } from '../../src/server/store/db.js';
 import type { VersionPendingFields } from '../../src/server/store/registry-store.js';
 import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
+import { turnReads } from '../../src/server/store/sqlite/turn-reads.js';
 import { tempDir } from '../helpers.js';
 
 const PENDING: VersionPendingFields = {
@@ -83,5 +84,28 @@ describe('reads taken once per event-loop turn on SQLite', () => {
     expect(await authenticate(TOKEN)).toBeNull();
     expect((await store.getNodeStamp('n'))?.status).toBe('NodeStatusBanned');
     expect(turn.ended).toBe(false);
+  });
+});
+
+describe('turnReads on one connection', () => {
+  it('keeps no value read inside a transaction that then rolls back', async () => {
+    const db = openDatabase(join(tempDir('nodereg-turn-reads-'), 'registry.db'));
+    closers.push(() => db.close());
+    const perTurn = turnReads(db);
+    const generation = () =>
+      perTurn('tokens generation', () =>
+        db.prepare("SELECT value FROM generations WHERE name = 'tokens'").pluck().get(),
+      );
+    await nextTurn();
+    const before = generation();
+    expect(() =>
+      db.transaction(() => {
+        db.prepare("UPDATE generations SET value = value + 1 WHERE name = 'tokens'").run();
+        expect(generation()).not.toBe(before); // the transaction sees its own write
+        throw new Error('rolled back');
+      })(),
+    ).toThrow('rolled back');
+    // the same turn: the write never happened
+    expect(generation()).toBe(before);
   });
 });

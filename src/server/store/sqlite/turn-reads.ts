@@ -10,7 +10,9 @@ import type { Db } from '../db.js';
  * - a write through this connection (any statement that changes a row, triggers included) drops
  *   every value at once, so a write answered in this turn is seen by the next read, in this turn too;
  * - a write by another connection or process (another `serve`, `nodereg restore`) is seen from the
- *   next turn on: values are dropped when the turn ends (setImmediate), never kept longer.
+ *   next turn on: values are dropped when the turn ends (setImmediate), never kept longer;
+ * - a read inside a transaction is never shared: it may see writes that roll back, which leave
+ *   total_changes() moved only once, before the read.
  */
 export function turnReads(db: Db) {
   // total_changes() reads no table: no read transaction, no lock
@@ -23,6 +25,7 @@ export function turnReads(db: Db) {
     dropScheduled = false;
   };
   return <T>(key: string, fn: () => T): T => {
+    if (db.inTransaction) return fn();
     const total = changes.get() as number;
     if (total !== changesSeen) {
       values.clear();
