@@ -660,11 +660,11 @@ describe.each(taskBackends)('proxy service on $name', (each) => {
       const stuck = { status: 200, json: { data: { task_id: 'up-stuck', status: 'IN_PROGRESS', generated: [] } } };
       const upstream = await standIn(() => stuck);
       const receiver = await standIn(() => ({ status: 200 }));
-      const { service } = await harness({ imgUpstream: `${upstream.url}/api`, upstreamPollInterval: 20 });
+      const { service } = await harness({ imgUpstream: `${upstream.url}/api`, upstreamPollInterval: 10 });
       await service.submit('relight', alice, relight({ webhook_url: receiver.url }));
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
       const polls = upstream.requests.filter((r) => r.method === 'GET').length;
-      // Every 20 ms for 2 s is ~100 polls; a tenth of the task's age apart (at most 600 ms) is ~33.
+      // Every 10 ms for 1 s is ~100 polls; a tenth of the task's age apart (at most 300 ms) is ~33.
       expect(polls).toBeGreaterThanOrEqual(5);
       expect(polls).toBeLessThan(60);
     });

@@ -256,14 +256,14 @@ async function behindProxy(steps: (proxy: RestartingProxy) => Promise<void>): Pr
 }
 
 describe('a registry that restarts while a CI job publishes', () => {
-  // 3 s down: past the client's retries (0.3 s + 0.6 s) and well within its restart window (15 s)
-  it('is waited for: down 3 s before the publish request and 3 s during the upload, publish still exits 0', {
+  // 1.5 s down: past the client's retries (0.3 s + 0.6 s), within its restart window (15 s); the next try, at 2.1 s, finds it up
+  it('is waited for: down 1.5 s before the publish request and 1.5 s during the upload, publish still exits 0', {
     timeout: 60_000,
   }, async () => {
     await behindProxy(async (proxy) => {
       const { id, dir } = project();
-      proxy.restartOn('GET /limits', 3_000, true);
-      proxy.restartOn('PUT /upload', 3_000);
+      proxy.restartOn('GET /limits', 1_500, true);
+      proxy.restartOn('PUT /upload', 1_500);
       const published = await runInProcess(['publish', dir, '--json', '--verbose'], {
         env: { ...env(), NODEREG_REGISTRY: proxy.url },
       });

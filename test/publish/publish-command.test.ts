@@ -213,7 +213,10 @@ describe('nodereg publish', () => {
   it('an unreachable registry is exit 1, naming its URL', async () => {
     const down = await closedPortUrl();
     const { dir } = project();
-    const result = await runInProcess(['publish', dir], { env: env({ NODEREG_REGISTRY: down }) });
+    // no retry window: the short retries of a wrong URL are tested in ci-exit-codes.test.ts
+    const result = await runInProcess(['publish', dir], {
+      env: env({ NODEREG_REGISTRY: down, NODEREG_RETRY_WINDOW: '0' }),
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`cannot reach ${down}/`);
   });

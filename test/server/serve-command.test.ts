@@ -516,11 +516,11 @@ describe('nodereg serve: the admin token', () => {
     expect(refused.stderr).toContain(
       `hint: nothing listens at ${gone}, the registry of profile "default" (a \`nodereg serve\` that stopped, or serves on another port now): start it there, pass --registry with the URL it serves on now, or save that URL in the profile (nodereg config set registry, then the URL)`,
     );
-    // a URL given by flag or variable is not the profile's
+    // a URL given by flag or variable is not the profile's (no retry window: the retries were run above)
     for (const given of [['--registry', gone], []]) {
       const result = await runInProcess(['node', 'show', 'some-node', ...given], {
         home,
-        env: given.length ? {} : { NODEREG_REGISTRY: gone },
+        env: { NODEREG_RETRY_WINDOW: '0', ...(given.length ? {} : { NODEREG_REGISTRY: gone }) },
       });
       expect(result.code).toBe(1);
       expect(result.stderr).not.toContain('the registry of profile');
