@@ -47,7 +47,8 @@ const entries = [
   'server/index',
   // the scan's worker thread, started by path (src/scan/threads.ts finds it at dist/scan/worker.js)
   'scan/worker',
-  // the AI proxy's body worker, started by path (src/server/proxy/bodies.ts finds it at dist/server/proxy/body-worker.js)
+  // the AI proxy's body worker, started by path (src/server/proxy/bodies.ts finds it at
+  // dist/server/proxy/body-worker.js)
   'server/proxy/body-worker',
 ];
 

@@ -104,7 +104,10 @@ export function updateNode(access: SqliteAccess, id: string, changes: Partial<No
   return writtenNode(access, id);
 }
 
-/** Read on every GET and review of a node (once per turn): its row as an array (raw), which better-sqlite3 builds without naming each column. */
+/**
+ * Read on every GET and review of a node (once per turn): its row as an array (raw), which better-sqlite3
+ * builds without naming each column.
+ */
 function stampReader(access: SqliteAccess) {
   const statement = access.db.prepare(`SELECT ${STAMP_COLUMNS} FROM nodes WHERE id = ?`).raw(true);
   return (id: string): NodeStamp | undefined => access.perTurn(`stamp ${id}`, () => readStamp(id));
