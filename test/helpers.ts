@@ -7,10 +7,22 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRegistryServer, type RegistryServer, type RegistryServerOptions } from '../src/server/index.js';
+import type { VersionPendingFields } from '../src/server/store/registry-store.js';
 import { checkHints } from './cli/hint-check.js';
 
 export const BIN = resolve(import.meta.dirname, '../bin/nodereg.js');
 /** The first bytes of a 1×1 PNG: enough for the AI proxy to take an upload as an image. */
+/** A version's pending fields, none given: what a store publish takes when the test needs none of them. */
+export const EMPTY_PENDING_FIELDS: VersionPendingFields = {
+  changelog: null,
+  dependencies: null,
+  supported_accelerators: null,
+  supported_appui_frontend_version: null,
+  supported_appui_version: null,
+  supported_os: null,
+  tags: null,
+};
+
 export const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
 const cleanups: (() => void)[] = [];

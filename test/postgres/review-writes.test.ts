@@ -5,20 +5,12 @@ import fc from 'fast-check';
 import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPostgresRegistryStore } from '../../src/server/store/postgres-registry-store.js';
-import type { RegistryStore, VersionPendingFields } from '../../src/server/store/registry-store.js';
+import type { RegistryStore } from '../../src/server/store/registry-store.js';
 import { testPostgres } from '../postgres.js';
 import { countingProxy } from './counting-proxy.js';
+import { EMPTY_PENDING_FIELDS } from '../helpers.js';
 
 const postgresServer = testPostgres();
-const PENDING: VersionPendingFields = {
-  changelog: null,
-  dependencies: null,
-  supported_accelerators: null,
-  supported_appui_frontend_version: null,
-  supported_appui_version: null,
-  supported_os: null,
-  tags: null,
-};
 
 const closers: (() => unknown)[] = [];
 afterEach(async () => {
@@ -38,7 +30,7 @@ async function reviewedStore(users: number, url?: (direct: string) => Promise<st
 }
 
 async function publishNode(store: RegistryStore, nodeId: string) {
-  await store.publish({ publisherId: 'acme', nodeId, node: {}, version: '1.0.0', pending: PENDING });
+  await store.publish({ publisherId: 'acme', nodeId, node: {}, version: '1.0.0', pending: EMPTY_PENDING_FIELDS });
 }
 
 describe.skipIf(!postgresServer)('reviews on PostgreSQL', () => {

@@ -7,18 +7,11 @@ import { VERSIONS_PAGE } from '../../src/server/store/version-pages.js';
 import { createPostgresRegistryStore, migratePostgres } from '../../src/server/store/postgres-registry-store.js';
 import type { RegistryStore, VersionPendingFields } from '../../src/server/store/registry-store.js';
 import { testPostgres } from '../postgres.js';
+import { EMPTY_PENDING_FIELDS } from '../helpers.js';
 
 const postgresServer = testPostgres();
 const VERSIONS = 2 * VERSIONS_PAGE + 50;
-const PENDING: VersionPendingFields = {
-  changelog: 'c'.repeat(1_000),
-  dependencies: null,
-  supported_accelerators: null,
-  supported_appui_frontend_version: null,
-  supported_appui_version: null,
-  supported_os: null,
-  tags: null,
-};
+const PENDING: VersionPendingFields = { ...EMPTY_PENDING_FIELDS, changelog: 'c'.repeat(1_000) };
 
 const closers: (() => Promise<void>)[] = [];
 afterAll(async () => {

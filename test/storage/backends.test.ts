@@ -9,7 +9,7 @@ import { createLocalArchiveStorage } from '../../src/server/archives/storage.js'
 import { createTaskStore } from '../../src/server/proxy/store.js';
 import { openDatabase } from '../../src/server/store/db.js';
 import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
-import { startServer, tempDir, type TestServer } from '../helpers.js';
+import { startServer, tempDir, type TestServer, EMPTY_PENDING_FIELDS } from '../helpers.js';
 import { createPublisher, createUser, publishAndUpload } from '../server/fixtures.js';
 import { MemoryBudget, UPLOAD_MEMORY_MAX } from '../../src/server/archives/validate-zip.js';
 
@@ -74,21 +74,12 @@ describe('rolling back archive claims at start', () => {
     const archives = createLocalArchiveStorage(join(dir, 'archives'));
     await store.createUser({ id: 'u', name: 'u' });
     await store.createPublisher('acme', {}, 'u');
-    const PENDING = {
-      changelog: null,
-      dependencies: null,
-      supported_accelerators: null,
-      supported_appui_frontend_version: null,
-      supported_appui_version: null,
-      supported_os: null,
-      tags: null,
-    };
     const outcome = await store.publish({
       publisherId: 'acme',
       nodeId: 'n',
       node: {},
       version: '1.0.0',
-      pending: PENDING,
+      pending: EMPTY_PENDING_FIELDS,
     });
     if (outcome.kind !== 'created') throw new Error(outcome.kind);
     const key = 'acme/n/1.0.0/node.zip';

@@ -7,20 +7,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAuthenticate } from '../../src/server/accounts/admin.js';
 import { hashToken } from '../../src/server/accounts/tokens.js';
 import { openDatabase } from '../../src/server/store/db.js';
-import type { VersionPendingFields } from '../../src/server/store/registry-store.js';
 import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
 import { turnReads } from '../../src/server/store/sqlite/turn-reads.js';
-import { tempDir } from '../helpers.js';
+import { tempDir, EMPTY_PENDING_FIELDS } from '../helpers.js';
 
-const PENDING: VersionPendingFields = {
-  changelog: null,
-  dependencies: null,
-  supported_accelerators: null,
-  supported_appui_frontend_version: null,
-  supported_appui_version: null,
-  supported_os: null,
-  tags: null,
-};
 const TOKEN = 'nrg_u_turnreads';
 
 const closers: (() => unknown)[] = [];
@@ -40,7 +30,7 @@ async function twoConnections() {
   const store = createSqliteRegistryStore(db);
   await store.createUser({ id: 'u1', name: 'one' });
   await store.createPublisher('acme', {}, 'u1');
-  await store.publish({ publisherId: 'acme', nodeId: 'n', node: {}, version: '1.0.0', pending: PENDING });
+  await store.publish({ publisherId: 'acme', nodeId: 'n', node: {}, version: '1.0.0', pending: EMPTY_PENDING_FIELDS });
   const token = await store.createToken({ kind: 'user', userId: 'u1', name: 't', hash: hashToken(TOKEN), prefix: 'x' });
   return { store, other, token, authenticate: createAuthenticate(store) };
 }

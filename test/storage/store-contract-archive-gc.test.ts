@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RegistryStore } from '../../src/server/store/registry-store.js';
 import { storeBackends } from './store-backends.js';
+import { EMPTY_PENDING_FIELDS } from '../helpers.js';
 
 const backends = storeBackends();
 
@@ -11,16 +12,6 @@ const closers: (() => unknown)[] = [];
 afterAll(async () => {
   for (const close of closers) await close();
 });
-
-const PENDING = {
-  changelog: null,
-  dependencies: null,
-  supported_accelerators: null,
-  supported_appui_frontend_version: null,
-  supported_appui_version: null,
-  supported_os: null,
-  tags: null,
-};
 
 describe.each(backends)('archive gc on $name', (backend) => {
   it('lists archived versions with their status change; drops a Deleted one only past the grace and once', async () => {
@@ -35,7 +26,7 @@ describe.each(backends)('archive gc on $name', (backend) => {
         nodeId: 'kept',
         node: {},
         version,
-        pending: PENDING,
+        pending: EMPTY_PENDING_FIELDS,
       });
       if (published.kind !== 'created') throw new Error(published.kind);
       versions.push(published.version);

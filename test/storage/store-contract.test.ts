@@ -5,22 +5,14 @@ import fc from 'fast-check';
 import semver from 'semver';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NODE_STATUS, PUBLISHER_STATUS } from '../../src/contract/limits.js';
-import type { RegistryStore, VersionPendingFields, VersionStatus } from '../../src/server/store/registry-store.js';
+import type { RegistryStore, VersionStatus } from '../../src/server/store/registry-store.js';
 import type { VersionRow } from '../../src/server/store/registry-store.js';
 import { storeBackends } from './store-backends.js';
+import { EMPTY_PENDING_FIELDS } from '../helpers.js';
 
 const backends = storeBackends();
 
 const ACTIVE = 'NodeVersionStatusActive' as const;
-const PENDING: VersionPendingFields = {
-  changelog: null,
-  dependencies: null,
-  supported_accelerators: null,
-  supported_appui_frontend_version: null,
-  supported_appui_version: null,
-  supported_os: null,
-  tags: null,
-};
 
 const closers: (() => unknown)[] = [];
 afterEach(async () => {
@@ -41,7 +33,7 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     return store;
   };
   const publish = (store: RegistryStore, nodeId: string, version = '1.0.0', publisherId = 'acme', node = {}) =>
-    store.publish({ publisherId, nodeId, node, version, pending: PENDING });
+    store.publish({ publisherId, nodeId, node, version, pending: EMPTY_PENDING_FIELDS });
   /** A node of publisher makers (owner maker), which u1 and u2 may review. */
   const publishToReview = async (store: RegistryStore, nodeId: string) => {
     if (!(await store.getPublisher('makers'))) {
@@ -450,7 +442,7 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
       node: { icon: 'https://i' },
       nodeDefaults: { name: 'named' },
       version: '1.0.0',
-      pending: PENDING,
+      pending: EMPTY_PENDING_FIELDS,
     });
     expect(created).toMatchObject({ kind: 'created', node: { name: 'named', icon: 'https://i' } });
     await store.updateNode('named', { name: 'Chosen Name' });
@@ -460,7 +452,7 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
       node: {},
       nodeDefaults: { name: 'named' },
       version: '1.0.1',
-      pending: PENDING,
+      pending: EMPTY_PENDING_FIELDS,
     });
     expect(later).toMatchObject({ kind: 'created', node: { name: 'Chosen Name', icon: 'https://i' } });
     const explicit = await store.publish({
@@ -469,7 +461,7 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
       node: { name: 'Given' },
       nodeDefaults: { name: 'given' },
       version: '1.0.0',
-      pending: PENDING,
+      pending: EMPTY_PENDING_FIELDS,
     });
     expect(explicit).toMatchObject({ node: { name: 'Given' } });
   });

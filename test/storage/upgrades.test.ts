@@ -18,7 +18,7 @@ import { migrations } from '../../src/server/store/migrations.js';
 import { createPostgresRegistryStore, migratePostgres } from '../../src/server/store/postgres-registry-store.js';
 import { createSqliteRegistryStore } from '../../src/server/store/sqlite-registry-store.js';
 import { versionOrder } from '../../src/server/store/version-order.js';
-import { startServer, tempDir } from '../helpers.js';
+import { startServer, tempDir, EMPTY_PENDING_FIELDS } from '../helpers.js';
 import { testPostgres } from '../postgres.js';
 import { databaseBefore } from './old-schema.js';
 
@@ -144,16 +144,6 @@ describe('migration listed-count', () => {
   });
 });
 
-const PENDING = {
-  changelog: null,
-  dependencies: null,
-  supported_accelerators: null,
-  supported_appui_frontend_version: null,
-  supported_appui_version: null,
-  supported_os: null,
-  tags: null,
-};
-
 const columnsOf = (db: Database.Database, table: string) =>
   (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((column) => column.name);
 
@@ -229,7 +219,7 @@ describe('the node metadata document', () => {
       nodeId: 'n',
       node: { icon: 'https://i', license: 'MIT' },
       version: '1.0.0',
-      pending: PENDING,
+      pending: EMPTY_PENDING_FIELDS,
     });
     const document = () =>
       JSON.parse((db.prepare("SELECT metadata FROM nodes WHERE id = 'n'").get() as { metadata: string }).metadata);

@@ -7,25 +7,21 @@ import { openDatabase, type Db } from '../../../src/server/store/db.js';
 import { migrations } from '../../../src/server/store/migrations.js';
 import type { NodeFields, RegistryStore } from '../../../src/server/store/registry-store.js';
 import { createSqliteRegistryStore, DEFAULT_RANK_LIMIT } from '../../../src/server/store/sqlite-registry-store.js';
-import { tempDir } from '../../helpers.js';
+import { tempDir, EMPTY_PENDING_FIELDS } from '../../helpers.js';
 import { databaseBefore } from '../../storage/old-schema.js';
-
-const PENDING = {
-  changelog: null,
-  dependencies: null,
-  supported_accelerators: null,
-  supported_appui_frontend_version: null,
-  supported_appui_version: null,
-  supported_os: null,
-  tags: null,
-};
 
 let db: Db;
 let store: RegistryStore;
 
 async function addNodes(target: RegistryStore, nodes: [string, Partial<NodeFields>][]) {
   for (const [nodeId, node] of nodes) {
-    const outcome = await target.publish({ publisherId: 'acme', nodeId, node, version: '1.0.0', pending: PENDING });
+    const outcome = await target.publish({
+      publisherId: 'acme',
+      nodeId,
+      node,
+      version: '1.0.0',
+      pending: EMPTY_PENDING_FIELDS,
+    });
     expect(outcome.kind).toBe('created');
   }
 }
@@ -128,7 +124,7 @@ describe('search with more matches than are ranked', () => {
       nodeId: 'video-banned',
       node: { description: 'x' },
       version: '1.0.0',
-      pending: PENDING,
+      pending: EMPTY_PENDING_FIELDS,
     });
     expect(outcome.kind).toBe('created');
     const firstFive = async () => (await search('video')).ids.slice(0, 5).sort();
