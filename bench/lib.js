@@ -127,10 +127,6 @@ export function cliEnv(home, extra = {}) {
   };
 }
 
-/**
- * Starts `nodereg serve` (the real binary) on 127.0.0.1 and a free port; resolves once it prints
- * its URL. `stop()` sends SIGTERM and waits for the exit.
- */
 /** One of the bench's floor servers (bench/*-server.js), given `arg`, once it prints the URL it listens on. */
 export async function startFloor(script, arg) {
   const child = spawn(process.execPath, [resolve(import.meta.dirname, script), arg], {
@@ -140,6 +136,10 @@ export async function startFloor(script, arg) {
   return { url, pid: child.pid, stop: () => new Promise((done) => (child.on('exit', done), child.kill('SIGTERM'))) };
 }
 
+/**
+ * Starts `nodereg serve` (the real binary) on 127.0.0.1 and a free port; resolves once it prints
+ * its URL. `stop()` sends SIGTERM and waits for the exit.
+ */
 export function startServe({ dataDir, adminToken, args = [], home = join(dataDir, '..', 'home') }) {
   const env = cliEnv(home, { NODEREG_ADMIN_TOKEN: adminToken });
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--log', 'off', ...args], {
