@@ -46,13 +46,23 @@ await bundle.write({ dir: dist, ...outputOptions });
 await bundle.close();
 writeFileSync(resolve(dist, 'package.json'), bundlePackageJson);
 
-// The scanner's WebAssembly files, beside the bundle (src/scan/scanner.ts looks in dist/wasm first), so that
-// publish and scan run from a packed tarball with Node alone (the README's CI recipe).
+// The scanner's version and its WebAssembly files, named by src/scan/version.ts, bundled alone to run here.
+const versionModule = await rolldown({
+  cwd: root,
+  input: 'src/scan/version.ts',
+  platform: 'node',
+  resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
+});
+const [{ code }] = (await versionModule.generate({ format: 'esm' })).output;
+await versionModule.close();
+const { scannerVersion, RUNTIME, GRAMMARS, VERSION_FILE } = await import(
+  `data:text/javascript;base64,${Buffer.from(code).toString('base64')}`
+);
+// the scan cache's key (src/scan/cache.ts reads it): a hash of the scanner's sources, not of the whole bundle
+writeFileSync(resolve(dist, VERSION_FILE), `${scannerVersion(root)}\n`);
+// beside the bundle (src/scan/scanner.ts looks in dist/wasm first), so that publish and scan run from a packed
+// tarball with Node alone (the README's CI recipe)
 mkdirSync(resolve(dist, 'wasm'));
-for (const file of [
-  'web-tree-sitter/web-tree-sitter.wasm',
-  'tree-sitter-python/tree-sitter-python.wasm',
-  'tree-sitter-javascript/tree-sitter-javascript.wasm',
-]) {
+for (const file of [RUNTIME, ...Object.values(GRAMMARS)]) {
   copyFileSync(require.resolve(file), resolve(dist, 'wasm', file.split('/').pop()));
 }

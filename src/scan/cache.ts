@@ -1,32 +1,31 @@
 // What `nodereg scan` keeps between runs: each file's scan, by the SHA-256 of its content, its path, the
-// scanner's own code and, for a module that imports from its package, the content of the modules it
-// imports relatively, and of those they import in turn (the resolution layer reads those). One JSON file per project root under the user's
-// cache; a run keeps only the entries it used, so it stays the size of the project's results.
+// scanner's version (version.ts) and, for a module that imports from its package, the content of the modules
+// it imports relatively, and of those they import in turn (the resolution layer reads those). One JSON file
+// per project root under the user's cache; a run keeps only the entries it used, so it stays the size of the
+// project's results.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { asRead } from './gate.js';
 import { relativeImports } from './resolve/package.js';
 import type { FileScan } from './scanner.js';
+import { scannerVersion, VERSION_FILE } from './version.js';
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
 let version: string | undefined;
-/** The scanner's code, as a hash: the files beside this module and below (the bundle's chunks, or src/scan). */
-function scannerVersion(): string {
+/** The scanner's version (version.ts): the built CLI reads the one the build wrote; from the sources, it is computed. */
+function currentVersion(): string {
   if (version) return version;
-  const hash = createHash('sha256');
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (/\.(?:js|ts)$/.test(entry.name)) hash.update(entry.name).update(readFileSync(path));
-    }
-  };
-  walk(dirname(fileURLToPath(import.meta.url)));
-  return (version = hash.digest('hex'));
+  try {
+    version = readFileSync(new URL(`../${VERSION_FILE}`, import.meta.url), 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    version = scannerVersion(fileURLToPath(new URL('../..', import.meta.url)));
+  }
+  return version;
 }
 
 /** The cache file of a project root: `$XDG_CACHE_HOME/nodereg/scan/…`, else `~/.cache/nodereg/scan/…`. */
@@ -52,7 +51,7 @@ export class ScanCache {
 
   /** The cache at `file`; empty when it is missing, unreadable or of another scanner. */
   static open(file: string): ScanCache {
-    const current = scannerVersion();
+    const current = currentVersion();
     try {
       const stored = JSON.parse(readFileSync(file, 'utf8')) as Stored;
       if (stored.version === current && stored.entries && typeof stored.entries === 'object')

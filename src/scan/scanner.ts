@@ -19,15 +19,11 @@ import { pthFindings, requirementFindings } from './resolve/text-files.js';
 import { fingerprintOf, enclosingFunction } from './fingerprint.js';
 import { toCaptures, type ParsedLanguage, type Rule, type ScanLanguage } from './rule.js';
 import { rules } from './rules/index.js';
+import { GRAMMARS, RUNTIME } from './version.js';
 
 export { admittedRules, aliasesIn, asRead, mayFind, type Admitted } from './gate.js';
 
 const require = createRequire(import.meta.url);
-const GRAMMARS: Record<ParsedLanguage, string> = {
-  python: 'tree-sitter-python/tree-sitter-python.wasm',
-  javascript: 'tree-sitter-javascript/tree-sitter-javascript.wasm',
-};
-const RUNTIME = 'web-tree-sitter/web-tree-sitter.wasm';
 
 /**
  * A WebAssembly file: the bundle carries its own copies in dist/wasm (scripts/bundle.js), so the CLI

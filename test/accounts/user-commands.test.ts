@@ -53,6 +53,13 @@ describe('nodereg user', () => {
     expect(unknown.stderr).toContain('nodereg user list');
   });
 
+  it('refuses to disable the last enabled admin, and says how to make another', async () => {
+    const last = await cli(server.adminToken, ['user', 'disable', 'admin']);
+    expect(last.code).toBe(3);
+    expect(last.stderr).toContain('is the last enabled admin');
+    expect(last.stderr).toContain('nodereg user create <name> --admin');
+  });
+
   it('deletes a sole owner only with --transfer-to, which hands the publishers over', async () => {
     const tess = await createUser(server, 'tess');
     const uma = await createUser(server, 'uma');

@@ -75,6 +75,21 @@ describe('checkHints', () => {
     await expect(checkHints('', 'hint: `nodereg scan --sarif OUT`\n')).rejects.toThrow(/OUT is a placeholder/);
   });
 
+  it('finds a placeholder joined to another (ID@VERSION, <id>@<version>) and one in the plural (IDS, FILES)', async () => {
+    await expect(checkHints('', 'hint: `nodereg node show ID@VERSION`\n')).rejects.toThrow(/ID is a placeholder/);
+    await expect(checkHints('', 'hint: `nodereg node show acme@VERSION`\n')).rejects.toThrow(
+      /VERSION is a placeholder/,
+    );
+    await expect(checkHints('', 'hint: `nodereg node show <id>@<version>`\n')).rejects.toThrow(/<id> is a placeholder/);
+    await expect(checkHints('', 'hint: `nodereg node show IDS`\n')).rejects.toThrow(/IDS is a placeholder/);
+    await expect(checkHints('', 'hint: `nodereg node show NODE_IDS`\n')).rejects.toThrow(/NODE_IDS is a placeholder/);
+    await expect(checkHints('', 'hint: `nodereg scan FILES...`\n')).rejects.toThrow(/FILES is a placeholder/);
+    // values: a node and version in capitals, a shell variable, text with a space
+    await checkHints('', 'hint: `nodereg node show ACME@1.0.0`\n');
+    await checkHints('', 'hint: `nodereg serve --database "$NODEREG_DATABASE_URL"`\n');
+    await checkHints('', 'hint: `nodereg publisher update acme --description "Adds ID tags"`\n');
+  });
+
   it('reads hints in JSON: a --json document, JSON lines, and the commands as a checkout or npx prints them', async () => {
     expect(
       hintsOf(

@@ -100,13 +100,21 @@ function parsed(text: string): unknown {
   }
 }
 
-/** Placeholders wherever they stand: `<id>`, `[dir]`, `...`, also as an option's `=value`. */
+/** Placeholders wherever they stand: `<id>`, `[dir]`, `...`, also as an option's `=value` or a part of one. */
 const MARKED = /^(?:<[^>]*>|\[[^\]]*\]|\.\.\.|…)$/;
 /** A word in capitals: `URL` and `NODE_ID` are placeholders, `ACME` or `MIT` a value (see `namesItsSlot`). */
 const CAPITALS = /^[A-Z][A-Z\d_]*[A-Z]$/;
 /** Kinds of value a hint writes in capitals where the value goes (`--sarif OUT`, `config set registry URL`). */
 const VALUE_KINDS = ['url', 'id', 'name', 'token', 'file', 'path', 'dir', 'out', 'value', 'key', 'text', 'email'];
 const valuesOf = (argv: string[]) => argv.map((word) => word.slice(word.indexOf('=') + 1));
+/** The parts of a value that a placeholder may be: the value, and what `@`, `/`, `:`, `,` or `=` join in it. */
+const partsOf = (value: string) => [value, ...value.split(/[@/:,=]/)];
+/**
+ * The words of a value that may be placeholders in capitals (`ID@VERSION`, `FILES...`): none in a value
+ * with a space, which is text (`--description "Adds ID tags"`), nor a shell variable (`"$DATABASE_URL"`).
+ */
+const capitalWordsOf = (value: string) =>
+  /\s/.test(value) ? [] : value.replace(/\$\{?\w+\}?/g, ' ').split(/[^A-Za-z\d_]+/);
 
 /** The words naming the slots of `command` and of its parents: each option's flags and value, each argument. */
 function slotWords(command: Command): Set<string> {
@@ -125,15 +133,19 @@ function slotWords(command: Command): Set<string> {
 
 /**
  * A word in capitals is a placeholder when it names the slot it stands in (`--name NAME`, `show
- * PUBLISHER_ID` for `show <id>`) or a kind of value (`URL`); otherwise it is a value the command takes
- * as it is (`--name ACME`, a licence `MIT`).
+ * PUBLISHER_ID` for `show <id>`) or a kind of value (`URL`), also in the plural (`IDS`, `NODE_IDS`,
+ * `FILES`); otherwise it is a value the command takes as it is (`--name ACME`, a licence `MIT`).
  */
 const namesItsSlot = (word: string, slots: Set<string>) =>
   CAPITALS.test(word) &&
   word
     .toLowerCase()
     .split('_')
-    .some((part) => slots.has(part));
+    .some((part) => [part, part.replace(/s$/, ''), part.replace(/es$/, '')].some((name) => slots.has(name)));
+
+/** The first placeholder in capitals among `values`, by the slots of the command they are given to. */
+const capitalPlaceholder = (values: string[], slots: Set<string>) =>
+  values.flatMap(capitalWordsOf).find((word) => namesItsSlot(word, slots));
 
 /** Why `argv` does not parse as printed, or '' when it does (commander's own message). Kept per line. */
 const outcomes = new Map<string, Promise<string>>();
@@ -155,7 +167,7 @@ export async function parseOnly(argv: string[], deps: RunDeps = {}): Promise<{ c
   let placeholder: string | undefined;
   prepared.program.hook('preAction', (_program, command) => {
     const slots = slotWords(command);
-    placeholder = valuesOf(argv).find((value) => namesItsSlot(value, slots));
+    placeholder = capitalPlaceholder(valuesOf(argv), slots);
     throw new CommanderError(0, 'nodereg.parsed', 'parsed, not run');
   });
   const code = await prepared.run();
@@ -163,7 +175,9 @@ export async function parseOnly(argv: string[], deps: RunDeps = {}): Promise<{ c
 }
 
 async function parseFailure(argv: string[]): Promise<string> {
-  const marked = valuesOf(argv).find((value) => MARKED.test(value));
+  const marked = valuesOf(argv)
+    .flatMap(partsOf)
+    .find((part) => MARKED.test(part));
   if (marked) return `${marked} is a placeholder, not a value`;
   home ??= mkdtempSync(join(tmpdir(), 'nodereg-hint-home-'));
   const { code, stderr } = await parseOnly(argv, {

@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { createS3ArchiveStorage, s3ClientFromEnv } from '../../src/server/archives/s3-storage.js';
 import { STALE_CLAIM_MS } from '../../src/server/store/registry-store.js';
@@ -58,6 +58,11 @@ async function tcpRelay(target: URL) {
       });
     });
   await listen();
+  // closed when the test that made it ends, pass or fail: the file may share its worker process with others
+  onTestFinished(() => {
+    server?.close();
+    for (const socket of sockets) socket.destroy();
+  });
   return {
     port,
     cut: () =>

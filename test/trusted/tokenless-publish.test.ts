@@ -147,6 +147,24 @@ describe('a trusted publish the registry refuses', () => {
     expect(rows(t, 'nodes')).toBe(nodes);
   });
 
+  it('from an issuer the registry does not trust: says how its operator adds one', async () => {
+    const other = await trustedRegistry({ oidcIssuers: { github: 'https://token.actions.invalid' } });
+    try {
+      const result = await runInProcess(['publish', project('untrusted-node'), '--trusted'], {
+        env: {
+          NODEREG_REGISTRY: other.server.url,
+          ACTIONS_ID_TOKEN_REQUEST_URL: `${other.issuer.url}/token?api-version=2.0`,
+          ACTIONS_ID_TOKEN_REQUEST_TOKEN: other.issuer.runtimeToken,
+        },
+      });
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain('is not an issuer this registry trusts');
+      expect(result.stderr).toContain('nodereg serve --oidc-issuer <name>=<url>');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('--trusted outside CI says what the job needs', async () => {
     const result = await runInProcess(['publish', project('local-node'), '--trusted'], {
       env: { NODEREG_REGISTRY: t.server.url },

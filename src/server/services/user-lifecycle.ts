@@ -41,7 +41,7 @@ export function requireAdmin(principal: Principal | null, what: string): void {
 const lastAdmin = (user: UserRow) =>
   conflict(
     `user ${user.name} (${user.id}) is the last enabled admin of this registry`,
-    'make another admin first (`nodereg user create NAME --admin`)',
+    'make another admin first (nodereg user create <name> --admin)',
   );
 
 /** Disables or enables the user named by id, e-mail or name. */

@@ -68,7 +68,7 @@ export function createOidcVerifier(options: OidcOptions): OidcVerifier {
     throw refused(
       'iss',
       `the token's iss claim ${JSON.stringify(iss)} is not an issuer this registry trusts (it knows ${known})`,
-      'an operator adds one with `nodereg serve --oidc-issuer NAME=URL`',
+      'an operator adds one with nodereg serve --oidc-issuer <name>=<url>',
     );
   }
 

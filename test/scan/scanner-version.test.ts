@@ -1,0 +1,73 @@
+// The scanner's version, part of every scan cache key: a change to the scanner's code (src/scan, what it
+// imports of ours, its WebAssembly grammars) gives another, a change elsewhere does not. The built CLI
+// reads the version `npm run build` wrote into dist/ (hashing its whole bundle cost each scan a read of it).
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cacheFileFor } from '../../src/scan/cache.js';
+import { GRAMMARS, RUNTIME, scannerVersion, VERSION_FILE } from '../../src/scan/version.js';
+import { runCli, tempDir } from '../helpers.js';
+import { writeTree } from '../package/fixtures.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** A made-up project: a scanner that imports two modules of src/shared, a server beside it, its grammars. */
+function project(): string {
+  const wasm = Object.fromEntries(
+    [RUNTIME, ...Object.values(GRAMMARS)].flatMap((path) => [
+      [`node_modules/${path}`, `wasm of ${path}`],
+      [`node_modules/${path.split('/')[0]}/package.json`, '{}'],
+    ]),
+  );
+  return writeTree(tempDir('nodereg-scanner-version-'), {
+    'package.json': '{}',
+    'src/scan/run.ts': "import { WORDS } from '../shared/words.js';\nexport const run = () => WORDS;\n",
+    'src/scan/rules/one.ts': "export { TUNING } from '../../shared/tuning.js';\n",
+    'src/shared/words.ts': "export const WORDS = ['eval'];\n",
+    'src/shared/tuning.ts': 'export const TUNING = 1;\n',
+    'src/shared/other.ts': 'export const OTHER = 1;\n',
+    'src/server/routes.ts': "import { run } from '../scan/run.js';\nexport const routes = [run];\n",
+    ...wasm,
+  });
+}
+
+describe("the scanner's version", () => {
+  it("changes with the scanner's files, the modules they import, and its grammars; with nothing else", () => {
+    const root = project();
+    const before = scannerVersion(root);
+    expect(scannerVersion(root)).toBe(before);
+    /** The version with `path` written (or added) as `text`; the file is put back after. */
+    const after = (path: string, text: string) => {
+      const file = join(root, path);
+      const old = existsSync(file) ? readFileSync(file) : undefined;
+      writeFileSync(file, text);
+      const version = scannerVersion(root);
+      if (old) writeFileSync(file, old);
+      else rmSync(file);
+      return version;
+    };
+    expect(
+      after('src/scan/run.ts', "import { WORDS } from '../shared/words.js';\nexport const run = () => [];\n"),
+    ).not.toBe(before);
+    expect(after('src/shared/words.ts', "export const WORDS = ['exec'];\n")).not.toBe(before);
+    expect(after('src/shared/tuning.ts', 'export const TUNING = 2;\n')).not.toBe(before);
+    expect(after(`node_modules/${GRAMMARS.python}`, 'another grammar')).not.toBe(before);
+    expect(after(`node_modules/${RUNTIME}`, 'another runtime')).not.toBe(before);
+    expect(after('src/scan/added.ts', 'export const ADDED = 1;\n')).not.toBe(before);
+    expect(after('src/server/routes.ts', 'export const routes = [];\n')).toBe(before);
+    expect(after('src/shared/other.ts', 'export const OTHER = 2;\n')).toBe(before);
+  });
+
+  // The built binary, spawned: what is under test is the bundle's reading of the version the build wrote.
+  it('the built CLI keys its cache with the version the build wrote, that of the sources', async () => {
+    const written = readFileSync(join(ROOT, 'dist', VERSION_FILE), 'utf8').trim();
+    expect(written).toBe(scannerVersion(ROOT));
+    const node = writeTree(tempDir('nodereg-scanner-version-node-'), {
+      'pyproject.toml': '[project]\nname = "versioned"\nversion = "1.0.0"\ndescription = "V"\nlicense = "MIT"\n',
+      '__init__.py': 'NODE_CLASS_MAPPINGS = {}\n',
+    });
+    const xdg = tempDir('nodereg-scanner-version-xdg-');
+    expect((await runCli(['scan', node], { env: { XDG_CACHE_HOME: xdg } })).code).toBe(0);
+    expect(JSON.parse(readFileSync(cacheFileFor(node, { XDG_CACHE_HOME: xdg }), 'utf8')).version).toBe(written);
+  });
+});
