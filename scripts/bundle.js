@@ -32,6 +32,8 @@ const entries = [
   'server/index',
   // the scan's worker thread, started by path (src/scan/threads.ts finds it at dist/scan/worker.js)
   'scan/worker',
+  // run by this script once built, to write the scanner's version (the scan cache's key) into dist/
+  'scan/version',
   // the AI proxy's body worker, started by path (src/server/proxy/bodies.ts finds it at
   // dist/server/proxy/body-worker.js)
   'server/proxy/body-worker',
@@ -46,18 +48,8 @@ await bundle.write({ dir: dist, ...outputOptions });
 await bundle.close();
 writeFileSync(resolve(dist, 'package.json'), bundlePackageJson);
 
-// The scanner's version and its WebAssembly files, named by src/scan/version.ts, bundled alone to run here.
-const versionModule = await rolldown({
-  cwd: root,
-  input: 'src/scan/version.ts',
-  platform: 'node',
-  resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
-});
-const [{ code }] = (await versionModule.generate({ format: 'esm' })).output;
-await versionModule.close();
-const { scannerVersion, RUNTIME, GRAMMARS, VERSION_FILE } = await import(
-  `data:text/javascript;base64,${Buffer.from(code).toString('base64')}`
-);
+// The scanner's version and its WebAssembly files, as the built src/scan/version.ts names them.
+const { scannerVersion, RUNTIME, GRAMMARS, VERSION_FILE } = require(resolve(dist, 'scan/version.js'));
 // the scan cache's key (src/scan/cache.ts reads it): a hash of the scanner's sources, not of the whole bundle
 writeFileSync(resolve(dist, VERSION_FILE), `${scannerVersion(root)}\n`);
 // beside the bundle (src/scan/scanner.ts looks in dist/wasm first), so that publish and scan run from a packed
