@@ -373,8 +373,8 @@ END;
 `;
 
 // A review changes the rating (its sum and count) and no longer the node's generation: the kept answer
-// of a node stays current and only its rating is patched in from the node's stamp, which carries it
-// (node-answers.ts). Every other write to a node still moves the generation.
+// of a node stays current and only its rating is patched in from the node's state (getNodeState), which
+// carries it (node-answers.ts). Every other write to a node still moves the generation.
 const ratingApart = `
 DROP TRIGGER reviews_rating_insert;
 CREATE TRIGGER reviews_rating_insert AFTER INSERT ON reviews BEGIN
