@@ -13,7 +13,7 @@ import { ScanTimeout, ScanWorker } from '../scan/threads.js';
 import type { Extraction } from '../scan/node-classes/extract.js';
 import { mayFind } from '../scan/scanner.js';
 import { HttpError } from './errors.js';
-import { turnsEvery } from './turns.js';
+import { yieldEvery } from './turns.js';
 
 export type ScanMode = (typeof SCAN_MODES)[number];
 
@@ -127,9 +127,9 @@ const INLINE_GATE_BYTES = 1024 * 1024;
 
 /** Whether the text of some entry may hold a finding; every entry has its `data`. */
 async function anyMayFind(entries: ArchiveEntry[]): Promise<boolean> {
-  const turns = turnsEvery(1);
+  const yieldIfDue = yieldEvery(1);
   for (const { path, data } of entries) {
-    await turns();
+    await yieldIfDue();
     if (mayFind(path, Buffer.from(data!.buffer, data!.byteOffset, data!.byteLength).toString('utf8'))) return true;
   }
   return false;

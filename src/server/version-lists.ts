@@ -8,26 +8,26 @@
 // (`serialiseInTurns`, and the stores read the rows in pages: store/version-pages.ts), and requests that ask for it
 // while it is built share that build.
 import type { NodeRow } from './store/registry-store.js';
-import { turnsEvery } from './turns.js';
+import { yieldEvery } from './turns.js';
 
 /** The bytes of the bodies kept, all together, at most: the least recently used go first. */
 const MAX_KEPT = 64 * 1024 * 1024;
 /** How long a list's build holds the event loop at most before other requests get a turn. */
-const TURN_MS = 10;
+const YIELD_EVERY_MS = 10;
 
 /** `JSON.stringify(rows.map(view))` as UTF-8, the same bytes, made row by row with turns between rows. */
 export async function serialiseInTurns<T>(
   rows: readonly T[],
   view: (row: T) => unknown,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const turns = turnsEvery(TURN_MS);
+  const yieldIfDue = yieldEvery(YIELD_EVERY_MS);
   const parts = [Buffer.from('[')];
   for (const row of rows) {
-    await turns();
+    await yieldIfDue();
     parts.push(Buffer.from(`${parts.length > 1 ? ',' : ''}${JSON.stringify(view(row))}`));
   }
   parts.push(Buffer.from(']'));
-  await turns();
+  await yieldIfDue();
   return Buffer.concat(parts);
 }
 
