@@ -81,9 +81,9 @@ describe('turnReads on one connection', () => {
   it('keeps no value read inside a transaction that then rolls back', async () => {
     const db = openDatabase(join(tempDir('nodereg-turn-reads-'), 'registry.db'));
     closers.push(() => db.close());
-    const perTurn = turnReads(db);
+    const readOncePerTurn = turnReads(db);
     const generation = () =>
-      perTurn('tokens generation', () =>
+      readOncePerTurn('tokens generation', () =>
         db.prepare("SELECT value FROM generations WHERE name = 'tokens'").pluck().get(),
       );
     await nextTurn();

@@ -110,7 +110,7 @@ export function updateNode(access: SqliteAccess, id: string, changes: Partial<No
  */
 function nodeStateReader(access: SqliteAccess) {
   const statement = access.db.prepare(`SELECT ${NODE_STATE_COLUMNS} FROM nodes WHERE id = ?`).raw(true);
-  return (id: string): NodeState | undefined => access.perTurn(`node state ${id}`, () => readNodeState(id));
+  return (id: string): NodeState | undefined => access.readOncePerTurn(`node state ${id}`, () => readNodeState(id));
   function readNodeState(id: string): NodeState | undefined {
     const row: unknown = statement.get(id);
     if (!Array.isArray(row)) return undefined;
