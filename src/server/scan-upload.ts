@@ -117,11 +117,11 @@ export function flagReason(stopping: Finding[], counted = true): string {
 
 /**
  * A set of at most this much source, all of it kept by the zip check, goes through the scan's text
- * gate (mayFind) on the event loop first: ~6 ms for 1 MiB here, in steps of one file (at most
- * 256 KiB: the check keeps no larger one) with turns between. A file the gate passes over has no
- * findings, so a node whose files name nothing risky is decided without the worker (its round trip and
- * copy were ~0.7 of the ~4 ms such a scan took, measured); otherwise every file goes to it, the quiet
- * ones as the package's modules whose functions the resolution layer follows.
+ * gate (mayFind) on the event loop first, in steps of one file (at most 256 KiB: the check keeps no
+ * larger one) with turns between. A file the gate passes over has no findings, so a node whose files
+ * name nothing risky is decided without the worker (its round trip and copy are most of what such a
+ * scan costs); otherwise every file goes to it, the quiet ones as the package's modules whose
+ * functions the resolution layer follows.
  */
 const INLINE_GATE_BYTES = 1024 * 1024;
 

@@ -2,7 +2,7 @@
 // kept per node while the node's versions generation is the one it was built at, as node-answers.ts
 // keeps the node's: every write to a version moves it (migration 'version-order'), a download does
 // not, so counting downloads does not drop the kept lists. A node with thousands of versions answers
-// megabytes that took ~40 µs of CPU per version to build (3,000: 117 ms, measured), which one
+// megabytes whose build costs CPU for every version, which one
 // anonymous client could ask for again and again. CI pipelines that publish on every commit make such
 // nodes, and each publish makes the next read build the list again: it is built in turns
 // (`serialiseInTurns`, and the stores read the rows in pages: store/version-pages.ts), and requests that ask for it

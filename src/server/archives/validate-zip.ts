@@ -61,7 +61,7 @@ export const UPLOAD_MEMORY_MAX = 64 * MiB;
 /**
  * An archive up to this size is read whole with one read (from the page cache: it was just written)
  * and checked from memory: its local headers and small entries no longer wait for the thread pool
- * one 64 KiB block at a time (the bench's 0.6 MiB node: ~2–4 ms of a ~5 ms check, measured).
+ * one 64 KiB block at a time (that waiting was most of a small archive's check).
  */
 const WHOLE_ARCHIVE_BYTES = 8 * MiB;
 /** The inflated bytes of scannable entries kept for the scan, per upload: the scan then reads and inflates none of them again. */
@@ -134,10 +134,10 @@ const inflateRawAsync = promisify(inflateRaw);
 const WHOLE_ENTRY_BYTES = 256 * 1024;
 
 /**
- * Entries up to this size, compressed and expanded, are inflated on the event loop (a source file of
- * 12 KB takes ~40 µs): the round trip to the thread pool cost more than the inflate itself (41 such
- * entries: ~6 ms of waiting, measured). Other requests still get their turns: the reader fetches each
- * new 64 KiB block of the archive from the thread pool. Only entries that expand at most
+ * Entries up to this size, compressed and expanded, are inflated on the event loop (a source file
+ * inflates in microseconds): the round trip to the thread pool costs more than the inflate itself,
+ * once per entry. Other requests still get their turns: the reader fetches each new 64 KiB block of
+ * the archive from the thread pool. Only entries that expand at most
  * INLINE_RATIO times (source code: 3–6) are inflated here, so one block of the archive costs the
  * event loop at most ~1 MiB of inflating, whatever an attacker packs into it.
  */
