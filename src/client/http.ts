@@ -1,6 +1,6 @@
 // One HTTP exchange over node:http/https. Not fetch: in Node 20 the first use of fetch (or of the
-// global Request, Response or Headers) loads undici, about 100 ms of CPU for one request against a
-// few ms for node:http, which is most of what a read command costs (docs/decisions.md).
+// global Request, Response or Headers) loads undici, which costs far more CPU than node:http for one
+// request and would be most of what a read command costs (docs/decisions.md).
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { REGISTRY_ANSWER_MAX } from '../shared/tuning.js';
 import { NetworkError } from './errors.js';

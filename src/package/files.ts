@@ -197,7 +197,7 @@ function rootNoderegStack(rootAbs: string, rootNames: string[], options: SelectO
   if (rootNoderegFile !== undefined) rootNodereg.add(rootNoderegFile);
   rootNodereg.add((options.excludes ?? []).map(bytes));
   const rootStack = stackFor([], '', rootAbs, rootNames, '.comfyignore', warnings);
-  // Without patterns it decides nothing, and testing every path against it costs ~10% of the listing.
+  // Without patterns it decides nothing, and testing every path against it is a noticeable part of the listing's time.
   if (rootNoderegFile !== undefined || options.excludes?.length) rootStack.push({ base: '', ig: rootNodereg });
   return rootStack;
 }

@@ -17,7 +17,7 @@ export interface Admitted {
 /**
  * A language's rules as its files are tested: the names of all of them as one regular expression
  * (`\b(?:a|b|…)\b`: one pass over the text for every rule, where an expression per rule, or their
- * alternatives joined, read the text 2–3 times slower, measured) with the rules each name stands for,
+ * alternatives joined, read the text several times slower) with the rules each name stands for,
  * then each rule's other text and searches.
  */
 interface Gates {
@@ -144,7 +144,7 @@ export function mayFind(file: string, raw: string): boolean {
 export function asRead(language: ParsedLanguage, text: string): string {
   if (!REREAD.test(text)) return text;
   const lines = text.replace(LONE_BREAK[language], '\n');
-  // most text is NFKC already (é, CJK comments): one native pass tells, where the identifier runs took ~60 ms per MiB
+  // most text is NFKC already (é, CJK comments): one native pass tells, far faster than the identifier runs
   if (language !== 'python' || !/[^\0-\x7f]/.test(lines) || lines.normalize('NFKC') === lines) return lines;
   return lines.replace(WIDE_IDENTIFIER, (run) => run.normalize('NFKC'));
 }

@@ -2,7 +2,7 @@
 // 404 for a resource in the path, then 403 `forbidden`, then 403 `banned`.
 import { banned, conflict, forbidden, HttpError, notFound } from './errors.js';
 import type { Principal } from './route.js';
-import type { NodeRow, NodeStamp, PublisherRow, RegistryStore, VersionRow } from './store/registry-store.js';
+import type { NodeRow, NodeState, PublisherRow, RegistryStore, VersionRow } from './store/registry-store.js';
 
 /** What a principal may do for one publisher. `member` includes owners and that publisher's PATs. */
 export interface Access {
@@ -116,7 +116,7 @@ export function allowNodeRead(
 export async function allowNodeReadBy(
   store: RegistryStore,
   principal: Principal | null,
-  node: NodeStamp,
+  node: NodeState,
   publisher: PublisherRow | undefined,
 ): Promise<void> {
   const deleted = node.status === 'NodeStatusDeleted';

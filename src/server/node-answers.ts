@@ -2,12 +2,12 @@
 // node's generation in the store is the one it was built at. Every write that changes the answer
 // moves the generation in the same transaction (migration 'generations'), so one read of the node
 // row says whether the bytes are current, also when other instances write to the same PostgreSQL.
-// A review moves only the rating (migration 'rating-apart-from-generation'), which the stamp carries:
-// a kept answer whose rating differs from the stamp's is serialised again with the stamp's rating.
+// A review moves only the rating (migration 'rating-apart-from-generation'), which the node's state carries:
+// a kept answer whose rating differs from the state's is serialised again with the state's rating.
 import { hash } from 'node:crypto';
 import type { Context } from 'hono';
 import type { Node } from '../contract/resources.js';
-import type { NodeRow, NodeStamp, PublisherRow, RegistryStore } from './store/registry-store.js';
+import type { NodeRow, NodeState, PublisherRow, RegistryStore } from './store/registry-store.js';
 import { oneNodeView } from './views.js';
 
 export interface NodeAnswer {
@@ -31,10 +31,10 @@ const MAX_ANSWERS = 10_000;
 
 export function createNodeAnswers(store: RegistryStore, publicUrl: () => string) {
   const answers = new Map<string, NodeAnswer>();
-  const keyOf = (node: NodeStamp) => `${node.created_at}\n${node.generation}\n${publicUrl()}`;
+  const keyOf = (node: NodeState) => `${node.created_at}\n${node.generation}\n${publicUrl()}`;
 
-  /** The answer kept for the node as stamped, if it is current, with the stamp's rating. */
-  const cached = (node: NodeStamp): NodeAnswer | undefined => {
+  /** The answer kept for the node in this state, if it is current, with the state's rating. */
+  const cached = (node: NodeState): NodeAnswer | undefined => {
     const answer = answers.get(node.id);
     if (!answer || answer.key !== keyOf(node)) return undefined;
     if (answer.view.rating !== node.rating) {
@@ -50,7 +50,7 @@ export function createNodeAnswers(store: RegistryStore, publicUrl: () => string)
     cached,
 
     /** The node's publisher kept with its answer, if the answer is current (its rating aside). */
-    publisherOf(node: NodeStamp): { publisher: PublisherRow | undefined } | undefined {
+    publisherOf(node: NodeState): { publisher: PublisherRow | undefined } | undefined {
       const answer = answers.get(node.id);
       return answer && answer.key === keyOf(node) ? { publisher: answer.publisher } : undefined;
     },

@@ -13,7 +13,7 @@ import { ScanTimeout, ScanWorker } from '../scan/threads.js';
 import type { Extraction } from '../scan/node-classes/extract.js';
 import { mayFind } from '../scan/scanner.js';
 import { HttpError } from './errors.js';
-import { turnsEvery } from './turns.js';
+import { yieldEvery } from './turns.js';
 
 export type ScanMode = (typeof SCAN_MODES)[number];
 
@@ -117,19 +117,19 @@ export function flagReason(stopping: Finding[], counted = true): string {
 
 /**
  * A set of at most this much source, all of it kept by the zip check, goes through the scan's text
- * gate (mayFind) on the event loop first: ~6 ms for 1 MiB here, in steps of one file (at most
- * 256 KiB: the check keeps no larger one) with turns between. A file the gate passes over has no
- * findings, so a node whose files name nothing risky is decided without the worker (its round trip and
- * copy were ~0.7 of the ~4 ms such a scan took, measured); otherwise every file goes to it, the quiet
- * ones as the package's modules whose functions the resolution layer follows.
+ * gate (mayFind) on the event loop first, in steps of one file (at most 256 KiB: the check keeps no
+ * larger one) with turns between. A file the gate passes over has no findings, so a node whose files
+ * name nothing risky is decided without the worker (its round trip and copy are most of what such a
+ * scan costs); otherwise every file goes to it, the quiet ones as the package's modules whose
+ * functions the resolution layer follows.
  */
 const INLINE_GATE_BYTES = 1024 * 1024;
 
 /** Whether the text of some entry may hold a finding; every entry has its `data`. */
 async function anyMayFind(entries: ArchiveEntry[]): Promise<boolean> {
-  const turns = turnsEvery(1);
+  const yieldIfDue = yieldEvery(1);
   for (const { path, data } of entries) {
-    await turns();
+    await yieldIfDue();
     if (mayFind(path, Buffer.from(data!.buffer, data!.byteOffset, data!.byteLength).toString('utf8'))) return true;
   }
   return false;

@@ -2,12 +2,15 @@
 // turn between steps, so that no upload holds the server however large it is.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
-/** What to await between two steps: it gives the event loop a turn (setImmediate) once `ms` have passed since the last one. */
-export function turnsEvery(ms: number): () => Promise<void> {
-  let turn = performance.now();
+/**
+ * Returns the function to await between two steps: it yields to the event loop (setImmediate), so that
+ * other requests get a turn, once `ms` have passed since it last yielded, and otherwise returns at once.
+ */
+export function yieldEvery(ms: number): () => Promise<void> {
+  let lastYield = performance.now();
   return async () => {
-    if (performance.now() - turn < ms) return;
+    if (performance.now() - lastYield < ms) return;
     await nextTurn();
-    turn = performance.now();
+    lastYield = performance.now();
   };
 }

@@ -2,32 +2,32 @@
 // kept per node while the node's versions generation is the one it was built at, as node-answers.ts
 // keeps the node's: every write to a version moves it (migration 'version-order'), a download does
 // not, so counting downloads does not drop the kept lists. A node with thousands of versions answers
-// megabytes that took ~40 µs of CPU per version to build (3,000: 117 ms, measured), which one
+// megabytes whose build costs CPU for every version, which one
 // anonymous client could ask for again and again. CI pipelines that publish on every commit make such
 // nodes, and each publish makes the next read build the list again: it is built in turns
 // (`serialiseInTurns`, and the stores read the rows in pages: store/version-pages.ts), and requests that ask for it
 // while it is built share that build.
 import type { NodeRow } from './store/registry-store.js';
-import { turnsEvery } from './turns.js';
+import { yieldEvery } from './turns.js';
 
 /** The bytes of the bodies kept, all together, at most: the least recently used go first. */
 const MAX_KEPT = 64 * 1024 * 1024;
 /** How long a list's build holds the event loop at most before other requests get a turn. */
-const TURN_MS = 10;
+const YIELD_EVERY_MS = 10;
 
 /** `JSON.stringify(rows.map(view))` as UTF-8, the same bytes, made row by row with turns between rows. */
 export async function serialiseInTurns<T>(
   rows: readonly T[],
   view: (row: T) => unknown,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const turns = turnsEvery(TURN_MS);
+  const yieldIfDue = yieldEvery(YIELD_EVERY_MS);
   const parts = [Buffer.from('[')];
   for (const row of rows) {
-    await turns();
+    await yieldIfDue();
     parts.push(Buffer.from(`${parts.length > 1 ? ',' : ''}${JSON.stringify(view(row))}`));
   }
   parts.push(Buffer.from(']'));
-  await turns();
+  await yieldIfDue();
   return Buffer.concat(parts);
 }
 

@@ -29,10 +29,10 @@ async function databaseBefore(url: string, name: string) {
     await sql.unsafe(migration.sql);
     await sql`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${index + 1}, ${migration.name}, '2026-01-01')`;
   }
-  const stamp = new Date().toISOString();
-  await sql`INSERT INTO publishers (id, created_at) VALUES ('acme', ${stamp})`;
+  const now = new Date().toISOString();
+  await sql`INSERT INTO publishers (id, created_at) VALUES ('acme', ${now})`;
   await sql`INSERT INTO nodes (id, publisher_id, name, created_at, updated_at) VALUES
-    ('video-tools', 'acme', 'Video Tools', ${stamp}, ${stamp}), ('ComfyUI-VideoHelperSuite', 'acme', 'ComfyUI-VideoHelperSuite', ${stamp}, ${stamp})`;
+    ('video-tools', 'acme', 'Video Tools', ${now}, ${now}), ('ComfyUI-VideoHelperSuite', 'acme', 'ComfyUI-VideoHelperSuite', ${now}, ${now})`;
   return sql;
 }
 

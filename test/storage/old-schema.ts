@@ -10,7 +10,7 @@ import { tempDir } from '../helpers.js';
 export function databaseBefore(
   name: string,
   publishers: string[],
-): { file: string; db: Database.Database; stamp: string } {
+): { file: string; db: Database.Database; now: string } {
   const file = join(tempDir(), 'registry.db');
   const db = new Database(file);
   db.pragma('foreign_keys = ON');
@@ -22,8 +22,8 @@ export function databaseBefore(
   expect(before).toBeGreaterThan(0);
   for (const migration of migrations.slice(0, before)) db.exec(migration.sql);
   db.pragma(`user_version = ${before}`);
-  const stamp = new Date().toISOString();
-  db.prepare('INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)').run('u', 'u', stamp);
-  for (const id of publishers) db.prepare('INSERT INTO publishers (id, created_at) VALUES (?, ?)').run(id, stamp);
-  return { file, db, stamp };
+  const now = new Date().toISOString();
+  db.prepare('INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)').run('u', 'u', now);
+  for (const id of publishers) db.prepare('INSERT INTO publishers (id, created_at) VALUES (?, ?)').run(id, now);
+  return { file, db, now };
 }

@@ -23,13 +23,13 @@ const postgresServer = testPostgres();
 
 describe('migration search-words', () => {
   it('splits the ids and names of the nodes a database holds, and indexes them (SQLite)', async () => {
-    const { file, db: old, stamp } = databaseBefore('search-words', ['acme']);
+    const { file, db: old, now } = databaseBefore('search-words', ['acme']);
     const add = old.prepare(
       `INSERT INTO nodes (id, publisher_id, name, status, created_at, updated_at) VALUES (?, 'acme', ?, ?, ?, ?)`,
     );
-    add.run('comfyui-videohelpersuite', 'ComfyUI-VideoHelperSuite', 'NodeStatusActive', stamp, stamp);
-    add.run('comfyui_ultimatesdupscale', 'ComfyUI_UltimateSDUpscale', 'NodeStatusActive', stamp, stamp);
-    add.run('GoneNode', null, 'NodeStatusDeleted', stamp, stamp);
+    add.run('comfyui-videohelpersuite', 'ComfyUI-VideoHelperSuite', 'NodeStatusActive', now, now);
+    add.run('comfyui_ultimatesdupscale', 'ComfyUI_UltimateSDUpscale', 'NodeStatusActive', now, now);
+    add.run('GoneNode', null, 'NodeStatusDeleted', now, now);
     expect(await ids(createSqliteRegistryStore(old), 'video helper')).toEqual([]);
     old.close();
     const db = openDatabase(file);
@@ -42,7 +42,7 @@ describe('migration search-words', () => {
     // one written without its words by an older nodereg on the same file: filled when the store opens again
     db.prepare(
       `INSERT INTO nodes (id, publisher_id, name, created_at, updated_at) VALUES ('LateNode', 'acme', 'Late VideoTools', ?, ?)`,
-    ).run(stamp, stamp);
+    ).run(now, now);
     db.close();
     const reopened = openDatabase(file);
     expect(reopened.prepare("SELECT words FROM nodes WHERE id = 'LateNode'").get()).toEqual({ words: 'node tools' });
@@ -54,14 +54,14 @@ describe('migration search-words', () => {
     const sql = postgres(await (await postgresServer)!.database(), { max: 2, onnotice: () => {} });
     try {
       await migratePostgres(sql);
-      const stamp = new Date().toISOString();
-      await sql`INSERT INTO publishers (id, created_at) VALUES ('acme', ${stamp})`;
+      const now = new Date().toISOString();
+      await sql`INSERT INTO publishers (id, created_at) VALUES ('acme', ${now})`;
       for (const [id, name, status] of [
         ['comfyui-videohelpersuite', 'ComfyUI-VideoHelperSuite', 'NodeStatusActive'],
         ['comfyui_ultimatesdupscale', 'ComfyUI_UltimateSDUpscale', 'NodeStatusActive'],
         ['GoneNode', null, 'NodeStatusDeleted'],
       ]) {
-        await sql`INSERT INTO nodes (id, publisher_id, name, status, created_at, updated_at) VALUES (${id}, 'acme', ${name}, ${status}, ${stamp}, ${stamp})`;
+        await sql`INSERT INTO nodes (id, publisher_id, name, status, created_at, updated_at) VALUES (${id}, 'acme', ${name}, ${status}, ${now}, ${now})`;
       }
       const store = createPostgresRegistryStore(sql);
       expect(await ids(store, 'video helper')).toEqual([]);
@@ -82,12 +82,12 @@ describe('migration search-words', () => {
 // so `ui` found nearly every node; they are written again, and the full-text indexes with them.
 describe('migration search-words-host-name', () => {
   it('writes the words again without `ui` for ComfyUI, and indexes them (SQLite)', async () => {
-    const { file, db: old, stamp } = databaseBefore('search-words-host-name', ['acme']);
+    const { file, db: old, now } = databaseBefore('search-words-host-name', ['acme']);
     const add = old.prepare(
       `INSERT INTO nodes (id, publisher_id, name, status, created_at, updated_at, words) VALUES (?, 'acme', ?, 'NodeStatusActive', ?, ?, ?)`,
     );
-    add.run('comfyui-videohelpersuite', 'ComfyUI-VideoHelperSuite', stamp, stamp, 'ui helpersuite suite');
-    add.run('comfyui-nodeui', 'ComfyUI-NodeUI', stamp, stamp, 'ui');
+    add.run('comfyui-videohelpersuite', 'ComfyUI-VideoHelperSuite', now, now, 'ui helpersuite suite');
+    add.run('comfyui-nodeui', 'ComfyUI-NodeUI', now, now, 'ui');
     expect((await ids(createSqliteRegistryStore(old), 'ui')).sort()).toEqual([
       'comfyui-nodeui',
       'comfyui-videohelpersuite',
@@ -108,13 +108,13 @@ describe('migration search-words-host-name', () => {
     const sql = postgres(await (await postgresServer)!.database(), { max: 2, onnotice: () => {} });
     try {
       await migratePostgres(sql);
-      const stamp = new Date().toISOString();
-      await sql`INSERT INTO publishers (id, created_at) VALUES ('acme', ${stamp})`;
+      const now = new Date().toISOString();
+      await sql`INSERT INTO publishers (id, created_at) VALUES ('acme', ${now})`;
       for (const [id, name, words] of [
         ['comfyui-videohelpersuite', 'ComfyUI-VideoHelperSuite', 'ui helpersuite suite'],
         ['comfyui-nodeui', 'ComfyUI-NodeUI', 'ui'],
       ]) {
-        await sql`INSERT INTO nodes (id, publisher_id, name, status, created_at, updated_at, words) VALUES (${id}, 'acme', ${name}, 'NodeStatusActive', ${stamp}, ${stamp}, ${words})`;
+        await sql`INSERT INTO nodes (id, publisher_id, name, status, created_at, updated_at, words) VALUES (${id}, 'acme', ${name}, 'NodeStatusActive', ${now}, ${now}, ${words})`;
       }
       // as they were before the migration: its row in schema_migrations, and those after it, taken out, so that it runs again
       await sql`DELETE FROM schema_migrations WHERE version >= (SELECT version FROM schema_migrations WHERE name = 'search-words-host-name')`;

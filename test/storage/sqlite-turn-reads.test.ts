@@ -1,5 +1,5 @@
 // What a request sees on SQLite of the reads taken once per event-loop turn (the tokens generation, a
-// node's stamp): a write through the server's own connection at once, a write by another process on
+// node's state): a write through the server's own connection at once, a write by another process on
 // the same file (another `serve`, `nodereg restore`, a second connection here) from the next turn on.
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -49,18 +49,18 @@ describe('reads taken once per event-loop turn on SQLite', () => {
     const turn = turnEnds();
     expect(await authenticate(TOKEN)).toMatchObject({ userId: 'u1' });
     const generation = await store.tokenGeneration();
-    expect((await store.getNodeStamp('n'))?.status).toBe('NodeStatusActive');
+    expect((await store.getNodeState('n'))?.status).toBe('NodeStatusActive');
     other.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ?').run(new Date().toISOString(), token.id);
     other.prepare("UPDATE nodes SET status = 'NodeStatusBanned' WHERE id = 'n'").run();
     // the rest of this turn reads what its first read saw
     expect(await store.tokenGeneration()).toBe(generation);
     expect(await authenticate(TOKEN)).toMatchObject({ userId: 'u1' });
-    expect((await store.getNodeStamp('n'))?.status).toBe('NodeStatusActive');
+    expect((await store.getNodeState('n'))?.status).toBe('NodeStatusActive');
     expect(turn.ended).toBe(false);
     await nextTurn();
     expect(await store.tokenGeneration()).toBeGreaterThan(generation);
     expect(await authenticate(TOKEN)).toBeNull();
-    expect((await store.getNodeStamp('n'))?.status).toBe('NodeStatusBanned');
+    expect((await store.getNodeState('n'))?.status).toBe('NodeStatusBanned');
   });
 
   it('sees a write through its own connection at once, in the same turn', async () => {
@@ -68,11 +68,11 @@ describe('reads taken once per event-loop turn on SQLite', () => {
     await nextTurn();
     const turn = turnEnds();
     expect(await authenticate(TOKEN)).toMatchObject({ userId: 'u1' });
-    expect((await store.getNodeStamp('n'))?.status).toBe('NodeStatusActive');
+    expect((await store.getNodeState('n'))?.status).toBe('NodeStatusActive');
     await store.revokeToken(token.id);
     await store.updateNode('n', { status: 'NodeStatusBanned' });
     expect(await authenticate(TOKEN)).toBeNull();
-    expect((await store.getNodeStamp('n'))?.status).toBe('NodeStatusBanned');
+    expect((await store.getNodeState('n'))?.status).toBe('NodeStatusBanned');
     expect(turn.ended).toBe(false);
   });
 });
@@ -81,9 +81,9 @@ describe('turnReads on one connection', () => {
   it('keeps no value read inside a transaction that then rolls back', async () => {
     const db = openDatabase(join(tempDir('nodereg-turn-reads-'), 'registry.db'));
     closers.push(() => db.close());
-    const perTurn = turnReads(db);
+    const readOncePerTurn = turnReads(db);
     const generation = () =>
-      perTurn('tokens generation', () =>
+      readOncePerTurn('tokens generation', () =>
         db.prepare("SELECT value FROM generations WHERE name = 'tokens'").pluck().get(),
       );
     await nextTurn();

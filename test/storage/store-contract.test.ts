@@ -504,7 +504,7 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     expect((await store.review('mixed', 'u1', 4)).node?.rating).toBe(3);
   });
 
-  it("returns the node's stamp after a review, its rating moved and its generation not", async () => {
+  it("returns the node's state after a review, its rating moved and its generation not", async () => {
     const store = await fresh();
     await publishToReview(store, 'told');
     const node = async () => (await store.getNode('told'))!;
@@ -515,7 +515,7 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     });
     expect((await store.review('told', 'u2', 1)).node).toMatchObject({ generation, rating: 2.5 });
     expect((await store.review('told', 'u2', 1)).node).toMatchObject({ generation, rating: 2.5 });
-    expect(await store.getNodeStamp('told')).toEqual({ ...first.node, rating: 2.5 });
+    expect(await store.getNodeState('told')).toEqual({ ...first.node, rating: 2.5 });
     expect((await node()).generation).toBe(generation);
   });
 
@@ -550,7 +550,7 @@ describe.each(backends)('RegistryStore on $name', (backend) => {
     await moved('publisher update');
     await store.countDownload('gen', { day: '2026-12-07', key: 'k1' });
     await moved('download');
-    // a review moves the rating alone, which the stamp carries (migration 'rating-apart-from-generation')
+    // a review moves the rating alone, which the node's state carries (migration 'rating-apart-from-generation')
     await store.review('gen', 'u2', 4);
     await store.review('gen', 'u2', 2);
     await store.review('gen', 'u2', 2);

@@ -21,9 +21,9 @@ describe('the rows filled at each start', () => {
   it('are read through their own index on SQLite, and one an older nodereg writes later is filled', () => {
     const file = join(tempDir(), 'registry.db');
     const db = openDatabase(file);
-    const stamp = new Date().toISOString();
-    db.prepare("INSERT INTO users (id, name, created_at) VALUES ('u', 'u', ?)").run(stamp);
-    db.prepare("INSERT INTO publishers (id, created_at) VALUES ('acme', ?)").run(stamp);
+    const now = new Date().toISOString();
+    db.prepare("INSERT INTO users (id, name, created_at) VALUES ('u', 'u', ?)").run(now);
+    db.prepare("INSERT INTO publishers (id, created_at) VALUES ('acme', ?)").run(now);
     const node = db.prepare(
       "INSERT INTO nodes (id, publisher_id, name, created_at, updated_at, words) VALUES (?, 'acme', ?, ?, ?, ?)",
     );
@@ -32,8 +32,8 @@ describe('the rows filled at each start', () => {
     );
     db.transaction(() => {
       for (let i = 0; i < 2000; i++) {
-        node.run(`node-${i}`, `Node ${i}`, stamp, stamp, 'filled');
-        version.run(`v-${i}`, `node-${i}`, stamp, 'filled');
+        node.run(`node-${i}`, `Node ${i}`, now, now, 'filled');
+        version.run(`v-${i}`, `node-${i}`, now, 'filled');
       }
     })();
     db.exec('ANALYZE');
@@ -46,9 +46,9 @@ describe('the rows filled at each start', () => {
     // as an older nodereg writes them: without words or version_order
     db.prepare(
       "INSERT INTO nodes (id, publisher_id, name, created_at, updated_at) VALUES ('LateNode', 'acme', 'Late VideoTools', ?, ?)",
-    ).run(stamp, stamp);
+    ).run(now, now);
     db.prepare("INSERT INTO versions (id, node_id, version, created_at) VALUES ('late', 'LateNode', '2.0.0', ?)").run(
-      stamp,
+      now,
     );
     db.close();
     const reopened = openDatabase(file);
@@ -67,12 +67,12 @@ describe('the rows filled at each start', () => {
       const sql = postgres(await (await postgresServer)!.database(), { max: 1, onnotice: () => {} });
       try {
         await migratePostgres(sql);
-        const stamp = new Date().toISOString();
-        await sql`INSERT INTO publishers (id, created_at) VALUES ('acme', ${stamp})`;
+        const now = new Date().toISOString();
+        await sql`INSERT INTO publishers (id, created_at) VALUES ('acme', ${now})`;
         await sql`INSERT INTO nodes (id, publisher_id, name, created_at, updated_at, words)
-        SELECT 'node-' || i, 'acme', 'Node ' || i, ${stamp}, ${stamp}, 'filled' FROM generate_series(1, 2000) AS i`;
+        SELECT 'node-' || i, 'acme', 'Node ' || i, ${now}, ${now}, 'filled' FROM generate_series(1, 2000) AS i`;
         await sql`INSERT INTO versions (id, node_id, version, created_at, version_order)
-        SELECT 'v-' || i, 'node-' || i, '1.0.0', ${stamp}, 'filled' FROM generate_series(1, 2000) AS i`;
+        SELECT 'v-' || i, 'node-' || i, '1.0.0', ${now}, 'filled' FROM generate_series(1, 2000) AS i`;
         await sql`ANALYZE nodes`;
         await sql`ANALYZE versions`;
         for (const [statement, table, index] of FILLS) {
@@ -88,8 +88,8 @@ describe('the rows filled at each start', () => {
             index,
           });
         }
-        await sql`INSERT INTO nodes (id, publisher_id, name, created_at, updated_at) VALUES ('LateNode', 'acme', 'Late VideoTools', ${stamp}, ${stamp})`;
-        await sql`INSERT INTO versions (id, node_id, version, created_at) VALUES ('late', 'LateNode', '2.0.0', ${stamp})`;
+        await sql`INSERT INTO nodes (id, publisher_id, name, created_at, updated_at) VALUES ('LateNode', 'acme', 'Late VideoTools', ${now}, ${now})`;
+        await sql`INSERT INTO versions (id, node_id, version, created_at) VALUES ('late', 'LateNode', '2.0.0', ${now})`;
         await migratePostgres(sql);
         expect(await sql`SELECT words FROM nodes WHERE id = 'LateNode'`).toEqual([{ words: 'node tools' }]);
         expect((await sql`SELECT version_order FROM versions WHERE id = 'late'`)[0].version_order).toMatch(/^0+2/);

@@ -26,16 +26,16 @@ const VERSIONS = ['1.10.0', '1.9.0', '2.0.0-rc.1', '1.2.0'];
 
 describe('migration version-order', () => {
   it('gives every version stored before it its sort key (SQLite)', async () => {
-    const { file, db: old, stamp } = databaseBefore('version-order', ['acme']);
+    const { file, db: old, now } = databaseBefore('version-order', ['acme']);
     old
       .prepare(`INSERT INTO nodes (id, publisher_id, created_at, updated_at) VALUES ('old', 'acme', ?, ?)`)
-      .run(stamp, stamp);
+      .run(now, now);
     for (const version of VERSIONS) {
       old
         .prepare(
           `INSERT INTO versions (id, node_id, version, status, created_at) VALUES (?, 'old', ?, 'NodeVersionStatusActive', ?)`,
         )
-        .run(version, version, stamp);
+        .run(version, version, now);
     }
     old.close();
     const db = openDatabase(file);
@@ -48,7 +48,7 @@ describe('migration version-order', () => {
     // one stored without its key by an older nodereg on the same database: last, and not the latest, until filled
     db.prepare(
       `INSERT INTO versions (id, node_id, version, status, created_at) VALUES ('9', 'old', '9.0.0', 'NodeVersionStatusActive', ?)`,
-    ).run(stamp);
+    ).run(now);
     expect((await store.listVersions('old')).map((v) => v.version)).toEqual([
       '2.0.0-rc.1',
       '1.10.0',
@@ -67,11 +67,11 @@ describe('migration version-order', () => {
       const sql = postgres(await (await postgresServer)!.database(), { max: 2, onnotice: () => {} });
       try {
         await migratePostgres(sql);
-        const stamp = new Date().toISOString();
-        await sql`INSERT INTO publishers (id, created_at) VALUES ('acme', ${stamp})`;
-        await sql`INSERT INTO nodes (id, publisher_id, created_at, updated_at) VALUES ('old', 'acme', ${stamp}, ${stamp})`;
+        const now = new Date().toISOString();
+        await sql`INSERT INTO publishers (id, created_at) VALUES ('acme', ${now})`;
+        await sql`INSERT INTO nodes (id, publisher_id, created_at, updated_at) VALUES ('old', 'acme', ${now}, ${now})`;
         for (const version of VERSIONS) {
-          await sql`INSERT INTO versions (id, node_id, version, status, created_at) VALUES (${version}, 'old', ${version}, 'NodeVersionStatusActive', ${stamp})`;
+          await sql`INSERT INTO versions (id, node_id, version, status, created_at) VALUES (${version}, 'old', ${version}, 'NodeVersionStatusActive', ${now})`;
         }
         await migratePostgres(sql);
         const store = createPostgresRegistryStore(sql);
@@ -84,7 +84,7 @@ describe('migration version-order', () => {
         expect((await store.latestVersions(['old']))[0].version).toBe('1.10.0');
         // one stored without its key by an older nodereg sharing the database (a rolling upgrade): ordered at once
         // by the trigger of migration 'version-order-trigger', so every instance answers the same latest_version
-        await sql`INSERT INTO versions (id, node_id, version, status, created_at) VALUES ('9', 'old', '9.0.0', 'NodeVersionStatusActive', ${stamp})`;
+        await sql`INSERT INTO versions (id, node_id, version, status, created_at) VALUES ('9', 'old', '9.0.0', 'NodeVersionStatusActive', ${now})`;
         expect((await store.listVersions('old')).map((v) => v.version)).toEqual([
           '9.0.0',
           '2.0.0-rc.1',
@@ -120,13 +120,13 @@ describe('migration version-order', () => {
 
 describe('migration listed-count', () => {
   it('counts the listed nodes stored before it (SQLite)', async () => {
-    const { file, db: old, stamp } = databaseBefore('listed-count', ['acme', 'banned']);
+    const { file, db: old, now } = databaseBefore('listed-count', ['acme', 'banned']);
     const statuses = ['NodeStatusActive', 'NodeStatusActive', 'NodeStatusDeleted', 'NodeStatusBanned'];
     for (const publisher of ['acme', 'banned']) {
       for (const [i, status] of statuses.entries()) {
         old
           .prepare('INSERT INTO nodes (id, publisher_id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
-          .run(`${publisher}-${i}`, publisher, status, stamp, stamp);
+          .run(`${publisher}-${i}`, publisher, status, now, now);
       }
     }
     old.prepare("UPDATE publishers SET status = 'PublisherStatusBanned' WHERE id = 'banned'").run();
@@ -149,7 +149,7 @@ const columnsOf = (db: Database.Database, table: string) =>
 
 describe('migration node-metadata', () => {
   it('moves every set field of the old columns into the document, leaves unset ones out and drops the columns', async () => {
-    const { file, db: old, stamp } = databaseBefore('node-metadata', ['acme']);
+    const { file, db: old, now } = databaseBefore('node-metadata', ['acme']);
     old
       .prepare(
         `INSERT INTO nodes (id, publisher_id, name, description, author, tags, banner_url, license, supported_os, tags_admin,
@@ -157,10 +157,10 @@ describe('migration node-metadata', () => {
        VALUES ('full', 'acme', 'Full', 'all set', 'ann', '["a","b"]', 'https://b', 'MIT', '["linux"]', '["x"]',
          '{"fr":{"name":"Plein"}}', 7, 'fine', 3, ?, ?)`,
       )
-      .run(stamp, stamp);
+      .run(now, now);
     old
       .prepare(`INSERT INTO nodes (id, publisher_id, created_at, updated_at) VALUES ('bare', 'acme', ?, ?)`)
-      .run(stamp, stamp);
+      .run(now, now);
     old.close();
 
     const db = openDatabase(file);

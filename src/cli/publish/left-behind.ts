@@ -76,8 +76,11 @@ export function checkLimits(
   );
 }
 
-/** `promise`, kept from counting as an unhandled rejection while nobody awaits it yet. */
-export function settledLater<T>(promise: Promise<T>): Promise<T> {
+/**
+ * `promise` itself, to be awaited later: marked handled, so that a rejection before then is not reported
+ * (and the process not stopped) as an unhandled rejection. The later await still sees the rejection.
+ */
+export function awaitedLater<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => {});
   return promise;
 }

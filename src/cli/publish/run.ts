@@ -23,7 +23,7 @@ import {
   withCleanup,
 } from '../project.js';
 import { fetchLimits } from '../registry-limits.js';
-import { checkLimits, leftBehind, resumeCommand, settledLater } from './left-behind.js';
+import { checkLimits, leftBehind, resumeCommand, awaitedLater } from './left-behind.js';
 import { refuseDirtyTree } from './dirty-tree.js';
 import type { PublishOptions } from './options.js';
 import { flagged, report, reportExisting } from './report.js';
@@ -57,7 +57,7 @@ export async function publishProject(
   // the scan has passed, in the order the steps have always failed in.
   const registry = options.dryRun
     ? undefined
-    : settledLater(
+    : awaitedLater(
         publishClient(ctx, options.trusted, { publisherId, nodeId: request.nodeId }).then(async (client) => ({
           client,
           limits: await fetchLimits(client),

@@ -24,8 +24,8 @@ const LONG_LITERAL = 1024;
 /**
  * Base64 (standard or URL-safe) or hex, unbroken, LONG_LITERAL characters or more, each tried only
  * where a run starts (the lookbehind): `[…]{1024,}` alone read a run of just under 1,024 characters
- * again from each of its characters (a 256 KiB line of them took ~220 ms, measured, on the registry's
- * event loop); so each character is read about once.
+ * again from each of its characters (quadratic: one long line of them would hold the registry's event
+ * loop); so each character is read about once.
  */
 const RUNS = [
   new RegExp(`(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{${LONG_LITERAL},}`),
@@ -45,7 +45,7 @@ export function encodedRun(text: string): { index: number; text: string } | unde
 /**
  * Where the first long encoded run starts at or after `from` (-1: none). A run never spans lines, so
  * only lines of LONG_LITERAL characters or more are searched: a search over the whole text reads
- * every short run of letters many times over (half of all the requires tests' time, measured).
+ * every short run of letters many times over, which is slow on any file of ordinary size.
  */
 function encodedRunFrom(text: string, from: number): number {
   for (let start = from; start < text.length; ) {

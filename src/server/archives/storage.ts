@@ -168,9 +168,9 @@ export function checkKey(key: string): void {
 
 /**
  * What receiving may hold between the socket and the file. With the streams' 16 KiB default, each 64
- * KiB the socket gave waited for its write on the thread pool before the next was read (0.6 MiB took
- * ~2.7 ms on loopback, measured, with the client sending from memory as fast as from its file); with
- * room for 1 MiB the writes go behind the reads, several chunks to one writev.
+ * KiB the socket gave waited for its write on the thread pool before the next was read, so an upload
+ * arrived no faster than its writes one by one, however fast the client sent; with room for 1 MiB the
+ * writes go behind the reads, several chunks to one writev.
  */
 const RECEIVE_BUFFER = 1024 * 1024;
 /**
@@ -183,7 +183,7 @@ const receiveHold = (buffer: number) => 3 * (buffer + 64 * 1024);
 
 /**
  * Streams `body` into a new file in `tempDir` with backpressure, hashing as it goes, and starts its
- * sync (`synced`: ~1.5–2 ms for 0.6 MiB here, no longer before the check); the receive() of every
+ * sync (`synced`, not awaited before the check, so that the two overlap); the receive() of every
  * storage (the S3 one spools here too: a zip is checked from its end, so it needs a file to seek in
  * before it goes to the bucket).
  */

@@ -8,7 +8,7 @@ import { CachedZipReader } from './zip-reader.js';
 import { createEntryNameChecker, entryNameProblem } from '../../contract/archive-names.js';
 import { MAX_ARCHIVE_ENTRIES, UNPACKED_RATIO, entryRatioAllowed, unpackedBound } from '../../contract/limits.js';
 import { badRequest, HttpError } from '../errors.js';
-import { turnsEvery } from '../turns.js';
+import { yieldEvery } from '../turns.js';
 import { isCompiledPython, isZip, languageOf } from '../../scan/languages.js';
 import type { ArchiveEntry } from '../../scan/run.js';
 import { SCAN_MAX_FILE_BYTES } from '../../shared/scan.js';
@@ -61,7 +61,7 @@ export const UPLOAD_MEMORY_MAX = 64 * MiB;
 /**
  * An archive up to this size is read whole with one read (from the page cache: it was just written)
  * and checked from memory: its local headers and small entries no longer wait for the thread pool
- * one 64 KiB block at a time (the bench's 0.6 MiB node: ~2–4 ms of a ~5 ms check, measured).
+ * one 64 KiB block at a time (that waiting was most of a small archive's check).
  */
 const WHOLE_ARCHIVE_BYTES = 8 * MiB;
 /** The inflated bytes of scannable entries kept for the scan, per upload: the scan then reads and inflates none of them again. */
@@ -72,7 +72,7 @@ const KEEP_BYTES = 4 * MiB;
  * at most 1 MiB, one entry's headers) and gives other requests a turn once this long has passed since
  * their last one: an archive checked from memory never waits for I/O, so nothing else would.
  */
-const TURN_MS = 1;
+const YIELD_EVERY_MS = 1;
 const CRC_STEP = MiB;
 
 const S_IFMT = 0o170000;
@@ -134,10 +134,10 @@ const inflateRawAsync = promisify(inflateRaw);
 const WHOLE_ENTRY_BYTES = 256 * 1024;
 
 /**
- * Entries up to this size, compressed and expanded, are inflated on the event loop (a source file of
- * 12 KB takes ~40 µs): the round trip to the thread pool cost more than the inflate itself (41 such
- * entries: ~6 ms of waiting, measured). Other requests still get their turns: the reader fetches each
- * new 64 KiB block of the archive from the thread pool. Only entries that expand at most
+ * Entries up to this size, compressed and expanded, are inflated on the event loop (a source file
+ * inflates in microseconds): the round trip to the thread pool costs more than the inflate itself,
+ * once per entry. Other requests still get their turns: the reader fetches each new 64 KiB block of
+ * the archive from the thread pool. Only entries that expand at most
  * INLINE_RATIO times (source code: 3–6) are inflated here, so one block of the archive costs the
  * event loop at most ~1 MiB of inflating, whatever an attacker packs into it.
  */
@@ -169,11 +169,11 @@ const entryError = (name: string, problem: string) =>
   badRequest(`invalid archive: entry ${JSON.stringify(name)} ${problem}`);
 
 /** The CRC-32 of `data`, taken in steps of CRC_STEP with turns for other requests between them. */
-async function crc32InSteps(data: Buffer, turns: () => Promise<void>): Promise<number> {
+async function crc32InSteps(data: Buffer, yieldIfDue: () => Promise<void>): Promise<number> {
   let crc = 0;
   for (let at = 0; at < data.length; at += CRC_STEP) {
     crc = crc32(data.subarray(at, at + CRC_STEP), crc);
-    await turns();
+    await yieldIfDue();
   }
   return crc;
 }
@@ -203,7 +203,7 @@ export async function validateZip(
   };
   try {
     for await (const entry of zip.eachEntry()) {
-      await check.turns();
+      await check.yieldIfDue();
       entries++;
       // The name other tools may use (the Unicode path extra field) and the raw one must both be safe.
       const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
@@ -254,7 +254,7 @@ interface ZipCheck {
   memory: MemoryBudget;
   maxUnpacked: number;
   overLimit: (name: string) => HttpError;
-  turns: () => Promise<void>;
+  yieldIfDue: () => Promise<void>;
   unpackedSize: number;
   scannable: ArchiveEntry[];
   loadable: ArchiveEntry[];
@@ -290,7 +290,7 @@ async function openForCheck(
         ? `invalid archive: it expands to more than ${maxUnpacked} bytes, ${UNPACKED_RATIO.total} times its ${archiveBytes} bytes (at entry ${JSON.stringify(name)})`
         : `invalid archive: it expands to more than the limit of ${maxUnpacked} bytes (at entry ${JSON.stringify(name)})`,
     );
-  const turns = turnsEvery(TURN_MS);
+  const yieldIfDue = yieldEvery(YIELD_EVERY_MS);
   return {
     zip,
     reader,
@@ -298,7 +298,7 @@ async function openForCheck(
     memory,
     maxUnpacked,
     overLimit,
-    turns,
+    yieldIfDue,
     unpackedSize: 0,
     scannable: [],
     loadable: [],
@@ -376,7 +376,7 @@ async function inflateEntry(
     const end = start + entry.compressedSize;
     if (end > whole.length) throw new Error(`unexpected end of file at byte ${whole.length}`);
     check.unpackedSize += entry.compressedSize;
-    return { crc: await crc32InSteps(whole.subarray(start, end), check.turns), size: entry.compressedSize };
+    return { crc: await crc32InSteps(whole.subarray(start, end), check.yieldIfDue), size: entry.compressedSize };
   }
   if (entry.compressedSize <= WHOLE_ENTRY_BYTES && entry.uncompressedSize <= WHOLE_ENTRY_BYTES) {
     const data = await inflateWhole(check.reader, start, entry);

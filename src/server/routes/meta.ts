@@ -61,8 +61,8 @@ export const registerMetaRoutes: RouteModule = (app, ctx) => {
     max_unpacked: ctx.options.maxUnpacked,
     max_entries: MAX_ARCHIVE_ENTRIES,
   }));
-  // Built once per public URL, not per request: building it took ~8 ms of CPU, so a few clients
-  // fetching it without a token held the event loop (/healthz p99 240 ms under 8 of them).
+  // Built once per public URL, not per request: building it is costly enough that a few clients
+  // fetching it without a token would hold the event loop and slow every other request (/healthz too).
   let kept: { url: string; json: string } | undefined;
   route(app, ctx, openapiOperation, ({ c }) => {
     const url = ctx.publicUrl();

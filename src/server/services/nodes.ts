@@ -31,7 +31,7 @@ export interface NodeDeps {
 }
 
 /**
- * The answer of `GET /nodes/{id}`: the cached one when the node's stamp says it is current (then
+ * The answer of `GET /nodes/{id}`: the cached one when the node's state says it is current (then
  * nothing else is read), else built and cached.
  */
 export async function nodeAnswer(
@@ -39,10 +39,10 @@ export async function nodeAnswer(
   principal: Principal | null,
   nodeId: string,
 ): Promise<NodeAnswer> {
-  const stamp = await store.getNodeStamp(nodeId);
-  const cached = stamp && nodeAnswers.cached(stamp);
-  if (stamp && cached) {
-    allowNodeRead(await accessTo(store, principal, stamp.publisher_id), stamp, cached.publisher);
+  const state = await store.getNodeState(nodeId);
+  const cached = state && nodeAnswers.cached(state);
+  if (state && cached) {
+    allowNodeRead(await accessTo(store, principal, state.publisher_id), state, cached.publisher);
     return cached;
   }
   const { node, publisher } = await readableNode(store, principal, nodeId);

@@ -46,7 +46,8 @@ function damaged(file: string, error: unknown): unknown {
 
 /**
  * Sets WAL. SQLite answers SQLITE_BUSY at once, without the busy timeout, while a serve opening the same
- * new file meanwhile sets it (measured: 8 of 300 pairs): tried again for up to 5 s.
+ * new file meanwhile sets it (two serves starting together on a new file, now and then): tried again
+ * for up to 5 s.
  */
 function walMode(db: Db): void {
   for (let tries = 1; ; tries++) {

@@ -162,8 +162,8 @@ CREATE TABLE reviews (
 // must name a row exactly as indexed, so every trigger uses that one rule.)
 /**
  * How many nodes the lists show (Active, publisher not banned), kept by triggers in the same transaction
- * as every write that changes it, so the first page of GET /nodes reads one row instead of counting:
- * at 100,000 nodes the count took ~3 ms, ~15 ms with a banned publisher (docs/decisions.md).
+ * as every write that changes it, so the first page of GET /nodes reads one row instead of counting
+ * every listed node, a cost that grows with the registry (docs/decisions.md).
  */
 const LISTED_NODE = (row: string) =>
   `${row}.status = 'NodeStatusActive' AND NOT EXISTS (SELECT 1 FROM publishers WHERE id = ${row}.publisher_id AND status = 'PublisherStatusBanned')`;
@@ -373,8 +373,8 @@ END;
 `;
 
 // A review changes the rating (its sum and count) and no longer the node's generation: the kept answer
-// of a node stays current and only its rating is patched in from the node's stamp, which carries it
-// (node-answers.ts). Every other write to a node still moves the generation.
+// of a node stays current and only its rating is patched in from the node's state (getNodeState), which
+// carries it (node-answers.ts). Every other write to a node still moves the generation.
 const ratingApart = `
 DROP TRIGGER reviews_rating_insert;
 CREATE TRIGGER reviews_rating_insert AFTER INSERT ON reviews BEGIN
@@ -625,8 +625,7 @@ export const migrations: Migration[] = [
   },
   {
     // The listing orders with publisher_id: a page is chosen from the index alone (the banned-publisher
-    // test reads it there), so a deep page no longer reads every row before it (100,000 nodes: the last
-    // page's query took 57 ms, now 19; measured on the same data).
+    // test reads it there), so a deep page does not read every row before it.
     name: 'listing-covering-indexes',
     sql: `
       DROP INDEX nodes_by_created;
@@ -646,7 +645,7 @@ export const migrations: Migration[] = [
   {
     // The rows the store fills when it opens (db.ts: a version without version_order, a node without
     // words, as an older nodereg writes them), found through indexes of those rows alone: once filled,
-    // an open reads an empty index instead of every row (100,000 nodes: ~30 + ~18 ms of each start).
+    // an open reads an empty index instead of every row, which made each start grow with the registry.
     name: 'unfilled-rows-indexes',
     sql: `
       CREATE INDEX nodes_unfilled_words ON nodes(seq) WHERE words IS NULL;
@@ -664,7 +663,7 @@ export const migrations: Migration[] = [
   },
   {
     // A publisher's nodes are listed a page at a time by id (GET /publishers/{id}/nodes): the page is chosen
-    // in this index, not by reading and sorting every row of the publisher (5,000 nodes: 34–45 ms a page, now ~1.5).
+    // in this index, not by reading and sorting every row of the publisher.
     name: 'publisher-nodes-index',
     sql: 'DROP INDEX nodes_by_publisher; CREATE INDEX nodes_by_publisher ON nodes(publisher_id, id, status);',
   },

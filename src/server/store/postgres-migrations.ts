@@ -391,7 +391,7 @@ ${[
 
 // A review as one statement: the node's row locked first (so the generation before and after are this
 // review's alone), the review upserted (the trigger reviews_rating keeps the node's sum and count), and
-// the node's stamp and rating after it, with the generation before it.
+// the node's state (NodeState) and rating after it, with the generation before it.
 const reviewFunction = `
 CREATE OR REPLACE FUNCTION review_node(reviewed text, reviewer text, stars integer, stamp text)
 RETURNS TABLE (id text, publisher_id text, status text, created_at text, generation bigint, rating double precision,
@@ -430,7 +430,7 @@ CREATE TRIGGER generations_notice AFTER UPDATE ON generations FOR EACH ROW EXECU
 // generation. rate_node, which replaces review_node, refuses the node's publisher's members itself (no
 // role is read before it), and says which transaction changed the rating, if the review changed it: the
 // change notice of that transaction names it (store/postgres/changes.ts). Each write to a node's row is also announced with
-// the node's stamp after it ('stamp {...}'), which instances keep as told instead of asking again.
+// the node's state after it ('stamp {...}'), which instances keep as told instead of asking again.
 const ratingApart = `
 CREATE OR REPLACE FUNCTION nodes_next_generation() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -504,7 +504,7 @@ export const postgresMigrations: PostgresMigration[] = [
   },
   {
     // The listing orders carry publisher_id and seq: a page is chosen by an index-only scan, so a deep page
-    // no longer reads every row before it (100,000 nodes, measured under load: the last page took ~80 ms, now ~25).
+    // does not read every row before it.
     name: 'listing-covering-indexes',
     sql: `
       DROP INDEX nodes_by_created;
@@ -547,7 +547,7 @@ export const postgresMigrations: PostgresMigration[] = [
   },
   {
     // A publisher's nodes are listed a page at a time by id (GET /publishers/{id}/nodes): the page is chosen
-    // in this index, not by reading and sorting every row of the publisher (5,000 nodes: 34–45 ms a page, now ~1.5).
+    // in this index, not by reading and sorting every row of the publisher.
     name: 'publisher-nodes-index',
     sql: 'DROP INDEX nodes_by_publisher; CREATE INDEX nodes_by_publisher ON nodes(publisher_id, id) INCLUDE (status, seq);',
   },
@@ -695,7 +695,7 @@ export const postgresMigrations: PostgresMigration[] = [
     sql: reviewFunction,
   },
   {
-    // What instances keep of a node's stamp and of the generations is dropped on these (store/postgres/changes.ts).
+    // What instances keep of a node's state and of the generations is dropped on these (store/postgres/changes.ts).
     name: 'change-notices',
     sql: changeNotices,
   },

@@ -64,10 +64,10 @@ export async function connectPostgres(
       withDeadline(target, DATABASE_DEADLINE_MS, () => sockets.closeSilent(DATABASE_DEADLINE_MS));
     const store = createPostgresRegistryStore(sql);
     changes = await heardChanges(url, store, { backoff: options.backoff });
-    const { getNodeStamp, tokenGeneration, review } = changes;
+    const { getNodeState, tokenGeneration, review } = changes;
     const heard = changes;
     return {
-      store: bounded({ ...store, getNodeStamp, tokenGeneration, review }),
+      store: bounded({ ...store, getNodeState, tokenGeneration, review }),
       tasks: bounded(createPostgresTaskStore(sql)),
       secret: Buffer.from(secret, 'hex'),
       // Bounded too: a stopped server never answers the goodbye.

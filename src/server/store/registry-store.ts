@@ -121,15 +121,18 @@ export interface HeldNames {
   publisherIds: string[];
 }
 
-/** The rating is in the stamp: a review moves it and not the generation, and answers patch it in. */
-export type NodeStamp = Pick<NodeRow, 'id' | 'publisher_id' | 'status' | 'created_at' | 'generation' | 'rating'>;
+/**
+ * What a read needs of a node to know whether its kept answer is current and who may read it. The
+ * rating is here: a review moves it and not the generation, and answers patch it in.
+ */
+export type NodeState = Pick<NodeRow, 'id' | 'publisher_id' | 'status' | 'created_at' | 'generation' | 'rating'>;
 
 /**
- * What a review leaves: the node's stamp after it, or a refusal when the reviewer is a member of the
+ * What a review leaves: the node's state after it, or a refusal when the reviewer is a member of the
  * node's publisher (nothing is written then). `changedBy` names the PostgreSQL transaction that changed
  * the rating, when the review changed it (its change notice names it too: store/postgres/changes.ts).
  */
-export type Reviewed = { node: NodeStamp; changedBy?: string; refused?: never } | { refused: 'member'; node?: never };
+export type Reviewed = { node: NodeState; changedBy?: string; refused?: never } | { refused: 'member'; node?: never };
 
 /** The fields a publish sets, and replaces when retried before the archive arrives. */
 export type VersionPendingFields = Stored<Pick<NodeVersionInput, (typeof VERSION_PUBLISHED_FIELDS)[number]>>;
@@ -286,8 +289,8 @@ export interface RegistryStore
   // ---- nodes ----
   /** Found by any case. */
   getNode(id: string): Promise<NodeRow | undefined>;
-  /** The node's stamp alone, found by any case: a read served from a kept answer needs no more. */
-  getNodeStamp(id: string): Promise<NodeStamp | undefined>;
+  /** The node's state alone, found by any case: a read served from a kept answer needs no more. */
+  getNodeState(id: string): Promise<NodeState | undefined>;
   /**
    * Which of these node ids (found as getNode finds them) and publisher ids (as getPublisher) this
    * registry holds, each as given: one query for a list that checks many names.
@@ -315,7 +318,7 @@ export interface RegistryStore
   /**
    * Records (or replaces) a user's review and updates the node's mean rating, in one transaction (which
    * SQLite shares with the reviews that arrive with it, each in a savepoint), unless the user is a member
-   * of the node's publisher (refused, nothing written). `nodeId` as stored (a stamp's id).
+   * of the node's publisher (refused, nothing written). `nodeId` as stored (a NodeState's id).
    */
   review(nodeId: string, userId: string, star: number): Promise<Reviewed>;
 

@@ -7,7 +7,7 @@ import { MEMBER_ROLES, NODE_STATUS, NODE_VERSION_STATUS, PUBLISHER_STATUS } from
 import type {
   InvitationRow,
   MemberRow,
-  NodeStamp,
+  NodeState,
   PublisherRow,
   TokenRow,
   UserRow,
@@ -132,10 +132,10 @@ export const decodeInvitation = (row: Row): InvitationRow => {
   };
 };
 
-/** The columns of a NodeStamp. */
-export const STAMP_COLUMNS = 'id, publisher_id, status, created_at, generation, rating';
+/** The columns of a NodeState. */
+export const NODE_STATE_COLUMNS = 'id, publisher_id, status, created_at, generation, rating';
 
-export const decodeStamp = (row: Row): NodeStamp => ({
+export const decodeNodeState = (row: Row): NodeState => ({
   id: text(row, 'id'),
   publisher_id: text(row, 'publisher_id'),
   status: oneOf(row, 'status', NODE_STATUS),

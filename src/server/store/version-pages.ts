@@ -1,12 +1,12 @@
 // A node's versions are read a page at a time, with other requests given turns between pages: a node
 // that CI publishes to on every commit holds thousands, with long changelogs, and one read of them all
 // held the event loop for everyone (docs/decisions.md). Both stores read them this way.
-import { turnsEvery } from '../turns.js';
+import { yieldEvery } from '../turns.js';
 
 /** Versions read by one query. */
 export const VERSIONS_PAGE = 200;
 /** How long the reads hold the event loop at most before other requests get a turn. */
-const TURN_MS = 10;
+const YIELD_EVERY_MS = 10;
 /** Reads started again when a write moved the versions meanwhile, before one read of them all. */
 const READ_ATTEMPTS = 3;
 
@@ -32,9 +32,9 @@ export async function readVersionsInPages<R extends { id: string }>(reads: Versi
     const before = await reads.generation();
     const ids = await reads.orderedIds();
     const byId = new Map<string, R>();
-    const turns = turnsEvery(TURN_MS);
+    const yieldIfDue = yieldEvery(YIELD_EVERY_MS);
     for (let at = 0; at < ids.length; at += VERSIONS_PAGE) {
-      if (at) await turns();
+      if (at) await yieldIfDue();
       for (const row of await reads.rows(ids.slice(at, at + VERSIONS_PAGE))) byId.set(row.id, row);
     }
     const listed = ids.flatMap((id) => byId.get(id) ?? []);

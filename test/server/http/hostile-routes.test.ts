@@ -304,12 +304,12 @@ describe('a deep page of the node list', () => {
     const server = await startServer();
     try {
       const db = new Database(join(server.dataDir, 'registry.db'));
-      const stamp = new Date().toISOString();
-      db.prepare('INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)').run('deep-owner', 'deep', stamp);
-      db.prepare('INSERT INTO publishers (id, created_at) VALUES (?, ?)').run('deep-co', stamp);
+      const now = new Date().toISOString();
+      db.prepare('INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)').run('deep-owner', 'deep', now);
+      db.prepare('INSERT INTO publishers (id, created_at) VALUES (?, ?)').run('deep-co', now);
       db.prepare(
         "INSERT INTO publishers (id, status, created_at) VALUES ('banned-co', 'PublisherStatusBanned', ?)",
-      ).run(stamp);
+      ).run(now);
       const insert = db.prepare(
         "INSERT INTO nodes (id, publisher_id, name, created_at, updated_at, downloads, metadata) VALUES (?, ?, ?, ?, ?, ?, '{}')",
       );

@@ -116,17 +116,17 @@ describe('nodes of a banned publisher', () => {
     const old = new Database(file);
     old.exec(migrations[0].sql);
     old.pragma('user_version = 1');
-    const stamp = new Date().toISOString();
+    const now = new Date().toISOString();
     old
       .prepare(
         "INSERT INTO publishers (id, status, created_at) VALUES ('gone', 'PublisherStatusBanned', ?), ('here', 'PublisherStatusActive', ?)",
       )
-      .run(stamp, stamp);
+      .run(now, now);
     old
       .prepare(
         "INSERT INTO nodes (id, publisher_id, name, created_at, updated_at) VALUES ('lamp-x', 'gone', 'lamp', ?, ?), ('lamp-y', 'here', 'lamp', ?, ?)",
       )
-      .run(stamp, stamp, stamp, stamp);
+      .run(now, now, now, now);
     old.close();
 
     const db = openDatabase(file);

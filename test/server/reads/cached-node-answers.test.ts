@@ -1,6 +1,6 @@
 // GET /nodes/{id} keeps each node's serialised answer (src/server/node-answers.ts) and serves it from
 // its route while the node's generation in the store is the one it was built at: a cached answer
-// reads only the node's stamp, writes the same bytes as a built one, keeps the read rules (ETag/304,
+// reads only the node's state, writes the same bytes as a built one, keeps the read rules (ETag/304,
 // HEAD, Deleted 404, banned 403 except to admins), is logged like any answer, and every write is seen
 // on the next read. A review answers the node with its new rating, from the same cache.
 import { connect } from 'node:net';
@@ -77,7 +77,7 @@ const count = (text: string, what: string) => text.split(what).length - 1;
 const withoutDate = (text: string) => text.replace(/\r\n(Date|X-Request-Id): [^\r]*/gi, '');
 
 describe('cached node answers', () => {
-  it('write the bytes a built answer writes, for GET, HEAD, 304 and a node id in another case, reading only the stamp', async () => {
+  it('write the bytes a built answer writes, for GET, HEAD, 304 and a node id in another case, reading only the node state', async () => {
     // ("" would now leave the description as it is: the write below stores the value it already has)
     const same = { token: alice.token, body: { description: 'a kept node' } };
     expect((await api.put('/publishers/alice-co/nodes/kept', same)).status).toBe(200);

@@ -153,9 +153,9 @@ describe('search with more matches than are ranked', () => {
 
 describe('migration search-titles (the title index)', () => {
   it('indexes the Active nodes a database of the migrations before it already holds', async () => {
-    const { file, db: v1, stamp } = databaseBefore('search-titles', ['acme', 'banned']);
+    const { file, db: v1, now } = databaseBefore('search-titles', ['acme', 'banned']);
     const addNode = v1.prepare(
-      `INSERT INTO nodes (id, publisher_id, name, description, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '${stamp}', '${stamp}')`,
+      `INSERT INTO nodes (id, publisher_id, name, description, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '${now}', '${now}')`,
     );
     addNode.run('video-one', 'acme', null, 'x', 'NodeStatusActive');
     addNode.run('other', 'acme', null, 'video', 'NodeStatusActive');

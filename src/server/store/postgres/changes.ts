@@ -1,57 +1,63 @@
 // What other instances change, heard rather than asked: triggers announce each write to a node's row and
 // to a generation on the channel CHANGES (migrations 'change-notices' and 'rating-apart-from-generation'),
 // and each instance LISTENs. While it hears its own beat (a notice it sends every BEAT_MS, delivered in
-// commit order after every notice committed before it), a node's stamp and the tokens generation are
-// answered from memory. A write to a node is announced with the node's stamp after it ('stamp {...}'),
+// commit order after every notice committed before it), a node's state and the tokens generation are
+// answered from memory. A write to a node is announced with the node's state after it ('stamp {...}'),
 // kept as told, so a node reviewed again and again is not asked for again; a write that moves more than
 // the rating is announced first as 'node <id>' too, which drops what is kept (a delete only so). When
 // the beats stop (a lost or silent connection) every read asks the database again, and when the LISTEN
 // is made again what was kept is dropped, since notices were missed meanwhile.
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import type { NodeStamp, RegistryStore } from '../registry-store.js';
-import { decodeStamp } from '../rows.js';
+import type { NodeState, RegistryStore } from '../registry-store.js';
+import { decodeNodeState } from '../rows.js';
 
 export const CHANGES_CHANNEL = 'nodereg_changes';
+/**
+ * How a node-state notice begins. The word is 'stamp', not 'state', because the notice is a wire format
+ * between running instances, possibly of different versions, and the trigger that sends it is a shipped
+ * migration whose text stays as it ran.
+ */
+export const NODE_STATE_NOTICE = 'stamp ';
 /** How often an instance sends its beat. */
 const BEAT_MS = 1_000;
 /** What is kept is used while the last beat was heard this recently: the staleness allowed on a lost connection. */
 export const STALE_MS = 3_000;
-/** Stamps kept at most: the least recently read go first. */
-const MAX_STAMPS = 10_000;
-/** Transactions whose stamp notice was heard, remembered at most (a review's own is usually heard within ms). */
+/** Node states kept at most: the least recently read go first. */
+const MAX_KEPT_STATES = 10_000;
+/** Transactions whose node-state notice was heard, remembered at most (a review's own is usually heard within ms). */
 const MAX_HEARD_TRANSACTIONS = 1_000;
 
-type CachedReads = Pick<RegistryStore, 'getNodeStamp' | 'tokenGeneration' | 'review'>;
+type CachedReads = Pick<RegistryStore, 'getNodeState' | 'tokenGeneration' | 'review'>;
 
-/** Stamps by lower-cased id, the least recently kept first, and the transactions whose stamps were told. */
-function stampMemory() {
-  const stamps = new Map<string, NodeStamp>();
+/** Node states by lower-cased id, the least recently kept first, and the transactions whose states were told. */
+function nodeStateMemory() {
+  const states = new Map<string, NodeState>();
   const told = new Set<string>();
   return {
-    stamps,
-    keep(stamp: NodeStamp) {
-      const key = stamp.id.toLowerCase();
-      stamps.delete(key);
-      stamps.set(key, stamp);
-      const oldest = stamps.size > MAX_STAMPS ? stamps.keys().next().value : undefined;
-      if (oldest !== undefined) stamps.delete(oldest);
+    states,
+    keep(state: NodeState) {
+      const key = state.id.toLowerCase();
+      states.delete(key);
+      states.set(key, state);
+      const oldest = states.size > MAX_KEPT_STATES ? states.keys().next().value : undefined;
+      if (oldest !== undefined) states.delete(oldest);
     },
-    /** A stamp notice: the node's stamp after the write of `transaction`. */
-    told(payload: string): NodeStamp {
+    /** A node-state notice: the node's state after the write of `transaction`. */
+    told(payload: string): NodeState {
       const row = JSON.parse(payload) as Record<string, unknown>;
       told.add(String(row.transaction));
       const oldest = told.size > MAX_HEARD_TRANSACTIONS ? told.values().next().value : undefined;
       if (oldest !== undefined) told.delete(oldest);
-      return decodeStamp(row);
+      return decodeNodeState(row);
     },
     wasTold: (transaction: string) => told.has(transaction),
   };
 }
 
 /**
- * Listens on a connection of its own (and beats on another) and returns the store's getNodeStamp and
- * tokenGeneration answered from memory while the notices are heard, and its review, whose stamp is kept.
+ * Listens on a connection of its own (and beats on another) and returns the store's getNodeState and
+ * tokenGeneration answered from memory while the notices are heard, and its review, whose node state is kept.
  */
 export async function heardChanges(
   url: string,
@@ -59,8 +65,8 @@ export async function heardChanges(
   options: Pick<postgres.Options<{}>, 'backoff'>,
 ): Promise<CachedReads & { close(): Promise<void> }> {
   const beat = `beat ${randomBytes(8).toString('hex')}`;
-  const memory = stampMemory();
-  const { stamps } = memory;
+  const memory = nodeStateMemory();
+  const { states } = memory;
   let tokens: number | undefined;
   let heardAt = Number.NEGATIVE_INFINITY;
   // Moves with every notice and every drop: a read that saw it move while it ran keeps nothing.
@@ -69,7 +75,7 @@ export async function heardChanges(
   const drop = () => {
     notices++;
     drops++;
-    stamps.clear();
+    states.clear();
     tokens = undefined;
   };
   const fresh = () => performance.now() - heardAt < STALE_MS;
@@ -79,10 +85,10 @@ export async function heardChanges(
       return;
     }
     notices++;
-    if (payload.startsWith('stamp ')) {
-      const stamp = memory.told(payload.slice(6));
-      if (fresh()) memory.keep(stamp);
-    } else if (payload.startsWith('node ')) stamps.delete(payload.slice(5));
+    if (payload.startsWith(NODE_STATE_NOTICE)) {
+      const state = memory.told(payload.slice(NODE_STATE_NOTICE.length));
+      if (fresh()) memory.keep(state);
+    } else if (payload.startsWith('node ')) states.delete(payload.slice(5));
     else tokens = undefined;
   };
   const watch = postgres(url, { ...options, max: 1, onnotice: () => {} });
@@ -93,13 +99,13 @@ export async function heardChanges(
   void watch.notify(CHANGES_CHANNEL, beat).catch(() => {});
 
   return {
-    async getNodeStamp(id) {
-      const kept = fresh() ? stamps.get(id.toLowerCase()) : undefined;
+    async getNodeState(id) {
+      const kept = fresh() ? states.get(id.toLowerCase()) : undefined;
       if (kept) return kept;
       const before = notices;
-      const stamp = await store.getNodeStamp(id);
-      if (stamp && fresh() && notices === before) memory.keep(stamp);
-      return stamp;
+      const state = await store.getNodeState(id);
+      if (state && fresh() && notices === before) memory.keep(state);
+      return state;
     },
     async tokenGeneration() {
       if (tokens !== undefined && fresh()) return tokens;
@@ -112,7 +118,7 @@ export async function heardChanges(
       const dropsBefore = drops;
       const reviewed = await store.review(nodeId, userId, star);
       // The review's own notice comes after every notice committed before it: until it is heard, its
-      // stamp is the newest this instance knows, and this instance's next read shows its rating. A
+      // node state is the newest this instance knows, and this instance's next read shows its rating. A
       // listener lost meanwhile may have missed newer notices: then nothing is kept.
       if (reviewed.refused) return reviewed;
       const { node, changedBy } = reviewed;

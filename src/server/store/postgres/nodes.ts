@@ -4,7 +4,7 @@ import type postgres from 'postgres';
 import type { HeldNames, NodeFields, NodeRow, NodeSort, Page, RegistryStore } from '../registry-store.js';
 import { NODE_COLUMNS, nextDocument, nodeDocument, decodeNode } from '../node-document.js';
 import { SEARCH_VECTOR } from '../postgres-migrations.js';
-import { count, decodeStamp, first, only, STAMP_COLUMNS, text } from '../rows.js';
+import { count, decodeNodeState, first, only, NODE_STATE_COLUMNS, text } from '../rows.js';
 import { searchWords } from '../search-words.js';
 import { now, setList, type Sql } from './columns.js';
 
@@ -26,7 +26,7 @@ const LISTED = `status = 'NodeStatusActive' AND NOT nothing_to_install AND NOT E
 type NodeStore = Pick<
   RegistryStore,
   | 'getNode'
-  | 'getNodeStamp'
+  | 'getNodeState'
   | 'heldNames'
   | 'listNodes'
   | 'searchNodes'
@@ -52,7 +52,7 @@ export async function insertNode(
   publisherId: string,
   fields: Partial<NodeFields>,
 ): Promise<NodeRow | undefined> {
-  const stamp = now();
+  const at = now();
   const set = setList(tx, { status: 'NodeStatusActive', ...fields }, NODE_COLUMNS, NODE_JSON) ?? {};
   const document = nextDocument({}, fields) ?? {};
   const row = {
@@ -61,8 +61,8 @@ export async function insertNode(
     words: searchWords(id, fields.name),
     id,
     publisher_id: publisherId,
-    created_at: stamp,
-    updated_at: stamp,
+    created_at: at,
+    updated_at: at,
   };
   const [inserted] = await tx`INSERT INTO nodes ${tx(row)} ON CONFLICT DO NOTHING RETURNING id`;
   return inserted ? writtenNode(tx, id) : undefined;
@@ -144,8 +144,11 @@ export function postgresNodeStore(sql: postgres.Sql): NodeStore {
   let prunedBefore = '';
   return {
     getNode: (id) => getNode(sql, id),
-    getNodeStamp: async (id) =>
-      first(await sql.unsafe(`SELECT ${STAMP_COLUMNS} FROM nodes WHERE lower(id) = lower($1)`, [id]), decodeStamp),
+    getNodeState: async (id) =>
+      first(
+        await sql.unsafe(`SELECT ${NODE_STATE_COLUMNS} FROM nodes WHERE lower(id) = lower($1)`, [id]),
+        decodeNodeState,
+      ),
     heldNames: (names) => heldNames(sql, names),
     listNodes: (query) => listNodes(sql, query),
     searchNodes: (query) => searchNodes(sql, query),

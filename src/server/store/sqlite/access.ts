@@ -18,7 +18,7 @@ export interface SqliteAccess {
    */
   writing<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
   /** `fn`'s value for `key`, read once per event-loop turn (turn-reads.ts says what a request then sees). */
-  perTurn: TurnReads;
+  readOncePerTurn: TurnReads;
 }
 
 /** Statements kept at most: updates build their SQL from the fields given. */
@@ -54,7 +54,7 @@ export function sqliteAccess(db: Db): SqliteAccess {
       const transaction = db.transaction(fn);
       return (...args) => transaction.immediate(...args);
     },
-    perTurn: turnReads(db),
+    readOncePerTurn: turnReads(db),
   };
 }
 

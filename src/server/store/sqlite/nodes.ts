@@ -6,12 +6,12 @@ import type {
   NodeFields,
   NodeRow,
   NodeSort,
-  NodeStamp,
+  NodeState,
   Page,
   RegistryStore,
 } from '../registry-store.js';
 import { NODE_COLUMNS, nextDocument, nodeDocument, decodeNode } from '../node-document.js';
-import { count, decodeStamp, first, only, text, STAMP_COLUMNS, type Row } from '../rows.js';
+import { count, decodeNodeState, first, only, text, NODE_STATE_COLUMNS, type Row } from '../rows.js';
 import { searchWords } from '../search-words.js';
 import { assignments, now, type SqliteAccess } from './access.js';
 
@@ -40,7 +40,7 @@ export const DEFAULT_RANK_LIMIT = 2_000;
 type NodeStore = Pick<
   RegistryStore,
   | 'getNode'
-  | 'getNodeStamp'
+  | 'getNodeState'
   | 'heldNames'
   | 'listNodes'
   | 'searchNodes'
@@ -77,9 +77,9 @@ export function insertNode(
   access
     .prepare(
       `INSERT INTO nodes (id, publisher_id, created_at, updated_at${columns.map((c) => `, ${c}`).join('')})
-     VALUES (@id, @publisher_id, @stamp, @stamp${columns.map((c) => `, @${c}`).join('')})`,
+     VALUES (@id, @publisher_id, @now, @now${columns.map((c) => `, @${c}`).join('')})`,
     )
-    .run({ ...set.values, id, publisher_id: publisherId, stamp: now() });
+    .run({ ...set.values, id, publisher_id: publisherId, now: now() });
   return writtenNode(access, id);
 }
 
@@ -108,14 +108,21 @@ export function updateNode(access: SqliteAccess, id: string, changes: Partial<No
  * Read on every GET and review of a node (once per turn): its row as an array (raw), which better-sqlite3
  * builds without naming each column.
  */
-function stampReader(access: SqliteAccess) {
-  const statement = access.db.prepare(`SELECT ${STAMP_COLUMNS} FROM nodes WHERE id = ?`).raw(true);
-  return (id: string): NodeStamp | undefined => access.perTurn(`stamp ${id}`, () => readStamp(id));
-  function readStamp(id: string): NodeStamp | undefined {
+function nodeStateReader(access: SqliteAccess) {
+  const statement = access.db.prepare(`SELECT ${NODE_STATE_COLUMNS} FROM nodes WHERE id = ?`).raw(true);
+  return (id: string): NodeState | undefined => access.readOncePerTurn(`node state ${id}`, () => readNodeState(id));
+  function readNodeState(id: string): NodeState | undefined {
     const row: unknown = statement.get(id);
     if (!Array.isArray(row)) return undefined;
     const [nodeId, publisherId, status, createdAt, generation, rating] = row;
-    return decodeStamp({ id: nodeId, publisher_id: publisherId, status, created_at: createdAt, generation, rating });
+    return decodeNodeState({
+      id: nodeId,
+      publisher_id: publisherId,
+      status,
+      created_at: createdAt,
+      generation,
+      rating,
+    });
   }
 }
 
@@ -123,7 +130,7 @@ function listNodes(
   access: SqliteAccess,
   { sort, offset, limit }: { sort: NodeSort; offset: number; limit: number },
 ): Page<NodeRow> {
-  // kept by triggers (migration 'listed-count'): counting took ~3 ms at 100,000 nodes, ~15 with a ban
+  // kept by triggers (migration 'listed-count'): counting on every first page would grow with the registry
   const total = only(
     access.all("SELECT value FROM counts WHERE name = 'listed_nodes'"),
     (row) => count(row, 'value'),
@@ -241,12 +248,12 @@ function heldNames(access: SqliteAccess, { nodeIds, publisherIds }: HeldNames): 
 }
 
 export function sqliteNodeStore(access: SqliteAccess, rankLimit: number): NodeStore {
-  const getNodeStamp = stampReader(access);
+  const getNodeState = nodeStateReader(access);
   const updating = access.writing((id: string, changes: Partial<NodeFields>) => updateNode(access, id, changes));
   const countOnce = downloadCounter(access);
   return {
     getNode: async (id) => getNode(access, id),
-    getNodeStamp: async (id) => getNodeStamp(id),
+    getNodeState: async (id) => getNodeState(id),
     heldNames: async (names) => heldNames(access, names),
     listNodes: async (query) => listNodes(access, query),
     searchNodes: async (query) => searchNodes(access, rankLimit, query),

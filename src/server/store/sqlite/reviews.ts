@@ -2,7 +2,7 @@
 // each in its own savepoint, and answered once it has committed: a commit (its locks and WAL writes)
 // costs more than a review, and many reviewers at once would otherwise pay it each.
 import type { RegistryStore, Reviewed } from '../registry-store.js';
-import { decodeStamp, only, STAMP_COLUMNS } from '../rows.js';
+import { decodeNodeState, only, NODE_STATE_COLUMNS } from '../rows.js';
 import { now, type SqliteAccess } from './access.js';
 
 interface QueuedReview {
@@ -31,7 +31,11 @@ function reviewOne(access: SqliteAccess, at: string, { nodeId, userId, star }: Q
     )
     .run(nodeId, userId, star, at, at);
   return {
-    node: only(access.all(`SELECT ${STAMP_COLUMNS} FROM nodes WHERE id = ?`, nodeId), decodeStamp, `node ${nodeId}`),
+    node: only(
+      access.all(`SELECT ${NODE_STATE_COLUMNS} FROM nodes WHERE id = ?`, nodeId),
+      decodeNodeState,
+      `node ${nodeId}`,
+    ),
   };
 }
 

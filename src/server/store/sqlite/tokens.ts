@@ -140,7 +140,7 @@ export function sqliteUserStore(access: SqliteAccess): UserStore {
       access.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now(), id);
     },
     tokenGeneration: async () =>
-      access.perTurn('tokens generation', () =>
+      access.readOncePerTurn('tokens generation', () =>
         only(
           access.all("SELECT value FROM generations WHERE name = 'tokens'"),
           (row) => count(row, 'value'),

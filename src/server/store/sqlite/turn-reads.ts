@@ -1,4 +1,4 @@
-// Reads asked on every request (the tokens generation, a node's stamp) taken once per event-loop turn.
+// Reads asked on every request (the tokens generation, a node's state) taken once per event-loop turn.
 // Each SQLite read outside a transaction is a WAL read transaction of its own, whose locks cost more
 // than its row; the requests of one turn share the value the first of them read.
 import { setImmediate } from 'node:timers';
