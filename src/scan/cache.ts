@@ -15,17 +15,26 @@ import { scannerVersion, VERSION_FILE } from './version.js';
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
-let version: string | undefined;
-/** The scanner's version (version.ts): the built CLI reads the one the build wrote; from the sources, it is computed. */
-function currentVersion(): string {
-  if (version) return version;
+/** A version as scannerVersion writes it: a SHA-256, in hex. */
+const VERSION = /^[0-9a-f]{64}$/;
+let version: string | null | undefined;
+/**
+ * The scanner's version (version.ts), or null when it is not known. From the sources (tests, tsx) it is
+ * computed; the built CLI reads the one the build wrote beside its bundle, and has none when that file is
+ * missing or holds no version: its chunks are not the sources the version is made of, and a version that
+ * is not the scanner's (empty, or any text) would match the caches of other builds.
+ */
+function currentVersion(): string | null {
+  if (version !== undefined) return version;
+  if (import.meta.url.endsWith('.ts'))
+    return (version = scannerVersion(fileURLToPath(new URL('../..', import.meta.url))));
+  let written = '';
   try {
-    version = readFileSync(new URL(`../${VERSION_FILE}`, import.meta.url), 'utf8').trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    version = scannerVersion(fileURLToPath(new URL('../..', import.meta.url)));
+    written = readFileSync(new URL(`../${VERSION_FILE}`, import.meta.url), 'utf8').trim();
+  } catch {
+    // missing or unreadable: no version
   }
-  return version;
+  return (version = VERSION.test(written) ? written : null);
 }
 
 /** The cache file of a project root: `$XDG_CACHE_HOME/nodereg/scan/…`, else `~/.cache/nodereg/scan/…`. */
@@ -49,9 +58,13 @@ export class ScanCache {
     private readonly version: string,
   ) {}
 
-  /** The cache at `file`; empty when it is missing, unreadable or of another scanner. */
-  static open(file: string): ScanCache {
+  /**
+   * The cache at `file`; empty when it is missing, unreadable or of another scanner. None when the
+   * scanner's version is not known (every file is scanned, nothing kept).
+   */
+  static open(file: string): ScanCache | undefined {
     const current = currentVersion();
+    if (!current) return undefined;
     try {
       const stored = JSON.parse(readFileSync(file, 'utf8')) as Stored;
       if (stored.version === current && stored.entries && typeof stored.entries === 'object')

@@ -65,7 +65,7 @@ describe('the scan cache', () => {
   });
 
   it("a module's key changes with the modules it imports relatively, directly or not, and with no other", () => {
-    const cache = ScanCache.open(join(tempDir('nodereg-cache-home-'), 'scan.json'));
+    const cache = ScanCache.open(join(tempDir('nodereg-cache-home-'), 'scan.json'))!;
     const texts = (deep: string, other: string) =>
       new Map(
         Object.entries({

@@ -1,8 +1,10 @@
 // The scanner's version, part of every scan cache key: a change to the scanner's code (src/scan, what it
 // imports of ours, its WebAssembly grammars) gives another, a change elsewhere does not. The built CLI
 // reads the version `npm run build` wrote into dist/ (hashing its whole bundle cost each scan a read of it).
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { cacheFileFor } from '../../src/scan/cache.js';
 import { GRAMMARS, RUNTIME, scannerVersion, VERSION_FILE } from '../../src/scan/version.js';
@@ -69,5 +71,41 @@ describe("the scanner's version", () => {
     const xdg = tempDir('nodereg-scanner-version-xdg-');
     expect((await runCli(['scan', node], { env: { XDG_CACHE_HOME: xdg } })).code).toBe(0);
     expect(JSON.parse(readFileSync(cacheFileFor(node, { XDG_CACHE_HOME: xdg }), 'utf8')).version).toBe(written);
+  });
+
+  // An installed copy (bin, dist and package.json, as the tarball holds them; dist read-only), its version
+  // file as written, changed, missing, empty or garbage: only a version the build could write keys a cache.
+  it('an installed CLI keys its cache with the version file it ships, and keeps none without one', async () => {
+    const written = readFileSync(join(ROOT, 'dist', VERSION_FILE), 'utf8').trim();
+    const node = writeTree(tempDir('nodereg-scanner-version-node-'), {
+      'pyproject.toml': '[project]\nname = "versioned"\nversion = "1.0.0"\ndescription = "V"\nlicense = "MIT"\n',
+      '__init__.py': 'import os\nos.system("rm -rf /tmp/x")\n',
+    });
+    const other = 'f'.repeat(64);
+    for (const [content, kept] of [
+      [`${written}\n`, written],
+      [`${other}\n`, other],
+      [undefined, undefined],
+      ['', undefined],
+      ['\0garbage\n', undefined],
+    ] as const) {
+      const installed = tempDir('nodereg-scanner-version-installed-');
+      for (const dir of ['bin', 'dist', 'package.json'])
+        cpSync(join(ROOT, dir), join(installed, dir), { recursive: true });
+      symlinkSync(join(ROOT, 'node_modules'), join(installed, 'node_modules'));
+      const versionFile = join(installed, 'dist', VERSION_FILE);
+      if (content === undefined) rmSync(versionFile);
+      else writeFileSync(versionFile, content);
+      chmodSync(join(installed, 'dist'), 0o555);
+      const xdg = tempDir('nodereg-scanner-version-xdg-');
+      const scan = promisify(execFile)(process.execPath, [join(installed, 'bin/nodereg.js'), 'scan', node], {
+        env: { ...process.env, XDG_CACHE_HOME: xdg, NO_COLOR: '1' },
+      });
+      // writable again, for the temp dir's removal
+      const { stdout } = await scan.finally(() => chmodSync(join(installed, 'dist'), 0o755));
+      expect(stdout).toContain('destructive-fs');
+      const cacheFile = cacheFileFor(node, { XDG_CACHE_HOME: xdg });
+      expect(existsSync(cacheFile) ? JSON.parse(readFileSync(cacheFile, 'utf8')).version : undefined).toBe(kept);
+    }
   });
 });
