@@ -84,6 +84,14 @@ describe('checkHints', () => {
     await expect(checkHints('', 'hint: `nodereg node show IDS`\n')).rejects.toThrow(/IDS is a placeholder/);
     await expect(checkHints('', 'hint: `nodereg node show NODE_IDS`\n')).rejects.toThrow(/NODE_IDS is a placeholder/);
     await expect(checkHints('', 'hint: `nodereg scan FILES...`\n')).rejects.toThrow(/FILES is a placeholder/);
+    // within a value, and in braces
+    await expect(checkHints('', 'hint: `nodereg scan --sarif <name>.sarif`\n')).rejects.toThrow(
+      /<name> is a placeholder/,
+    );
+    await expect(checkHints('', 'hint: `nodereg scan --sarif report-{id}.json`\n')).rejects.toThrow(
+      /{id} is a placeholder/,
+    );
+    await expect(checkHints('', 'hint: `nodereg node show {id}`\n')).rejects.toThrow(/{id} is a placeholder/);
     // values: a node and version in capitals, a shell variable, text with a space
     await checkHints('', 'hint: `nodereg node show ACME@1.0.0`\n');
     await checkHints('', 'hint: `nodereg serve --database "$NODEREG_DATABASE_URL"`\n');

@@ -100,8 +100,10 @@ function parsed(text: string): unknown {
   }
 }
 
-/** Placeholders wherever they stand: `<id>`, `[dir]`, `...`, also as an option's `=value` or a part of one. */
-const MARKED = /^(?:<[^>]*>|\[[^\]]*\]|\.\.\.|…)$/;
+/** Placeholders as a value, an option's `=value` or a part of one: `[dir]`, `...`. */
+const MARKED = /^(?:\[[^\]]*\]|\.\.\.|…)$/;
+/** Placeholders anywhere in a value: `<id>`, `{id}` (`--sarif <name>.sarif`, `report-{id}.json`). */
+const ENCLOSED = /<[^<>]*>|\{\w+\}/;
 /** A word in capitals: `URL` and `NODE_ID` are placeholders, `ACME` or `MIT` a value (see `namesItsSlot`). */
 const CAPITALS = /^[A-Z][A-Z\d_]*[A-Z]$/;
 /** Kinds of value a hint writes in capitals where the value goes (`--sarif OUT`, `config set registry URL`). */
@@ -175,9 +177,10 @@ export async function parseOnly(argv: string[], deps: RunDeps = {}): Promise<{ c
 }
 
 async function parseFailure(argv: string[]): Promise<string> {
-  const marked = valuesOf(argv)
-    .flatMap(partsOf)
-    .find((part) => MARKED.test(part));
+  const values = valuesOf(argv);
+  const marked =
+    values.map((value) => ENCLOSED.exec(value)?.[0]).find(Boolean) ??
+    values.flatMap(partsOf).find((part) => MARKED.test(part));
   if (marked) return `${marked} is a placeholder, not a value`;
   home ??= mkdtempSync(join(tmpdir(), 'nodereg-hint-home-'));
   const { code, stderr } = await parseOnly(argv, {
