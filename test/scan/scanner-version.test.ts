@@ -14,7 +14,7 @@ import { writeTree } from '../package/fixtures.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/** A made-up project: a scanner that imports two modules of src/shared, a server beside it, its grammars. */
+/** A made-up project: a scanner that imports two modules of src/shared and a package, a server beside it, its grammars. */
 function project(): string {
   const wasm = Object.fromEntries(
     [RUNTIME, ...Object.values(GRAMMARS)].flatMap((path) => [
@@ -24,12 +24,15 @@ function project(): string {
   );
   return writeTree(tempDir('nodereg-scanner-version-'), {
     'package.json': '{}',
-    'src/scan/run.ts': "import { WORDS } from '../shared/words.js';\nexport const run = () => WORDS;\n",
+    'src/scan/run.ts':
+      "import { Parser } from 'web-tree-sitter';\nimport { WORDS } from '../shared/words.js';\nexport const run = () => [Parser, WORDS];\n",
     'src/scan/rules/one.ts': "export { TUNING } from '../../shared/tuning.js';\n",
     'src/shared/words.ts': "export const WORDS = ['eval'];\n",
     'src/shared/tuning.ts': 'export const TUNING = 1;\n',
     'src/shared/other.ts': 'export const OTHER = 1;\n',
-    'src/server/routes.ts': "import { run } from '../scan/run.js';\nexport const routes = [run];\n",
+    'src/server/routes.ts':
+      "import { Hono } from 'hono';\nimport { run } from '../scan/run.js';\nexport const routes = [Hono, run];\n",
+    'node_modules/hono/package.json': '{ "version": "4.0.0" }',
     ...wasm,
   });
 }
@@ -50,15 +53,18 @@ describe("the scanner's version", () => {
       return version;
     };
     expect(
-      after('src/scan/run.ts', "import { WORDS } from '../shared/words.js';\nexport const run = () => [];\n"),
+      after('src/scan/run.ts', "import { WORDS } from '../shared/words.js';\nexport const run = () => WORDS;\n"),
     ).not.toBe(before);
     expect(after('src/shared/words.ts', "export const WORDS = ['exec'];\n")).not.toBe(before);
     expect(after('src/shared/tuning.ts', 'export const TUNING = 2;\n')).not.toBe(before);
     expect(after(`node_modules/${GRAMMARS.python}`, 'another grammar')).not.toBe(before);
     expect(after(`node_modules/${RUNTIME}`, 'another runtime')).not.toBe(before);
+    // the runtime's JavaScript (its query predicates run there), as its release: the package's package.json
+    expect(after('node_modules/web-tree-sitter/package.json', '{ "version": "9.9.9" }')).not.toBe(before);
     expect(after('src/scan/added.ts', 'export const ADDED = 1;\n')).not.toBe(before);
     expect(after('src/server/routes.ts', 'export const routes = [];\n')).toBe(before);
     expect(after('src/shared/other.ts', 'export const OTHER = 2;\n')).toBe(before);
+    expect(after('node_modules/hono/package.json', '{ "version": "5.0.0" }')).toBe(before);
   });
 
   // An installed copy (bin, dist and package.json, as the tarball holds them; dist read-only), its version
