@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SCAN_RULE_IDS, SCAN_SEVERITIES } from '../contract/limits.js';
 import { asRead } from './gate.js';
 import { relativeImports } from './resolve/package.js';
 import type { FileScan } from './scanner.js';
@@ -48,6 +49,38 @@ interface Stored {
   entries: Record<string, FileScan>;
 }
 
+const RULE_IDS = new Set<string>(SCAN_RULE_IDS);
+const SEVERITIES = new Set<string>(SCAN_SEVERITIES);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+const isLine = (value: unknown) => Number.isInteger(value);
+
+function isFinding(value: unknown): boolean {
+  return (
+    isRecord(value) &&
+    RULE_IDS.has(value.rule as string) &&
+    SEVERITIES.has(value.severity as string) &&
+    [value.file, value.message, value.hint].every((text) => typeof text === 'string') &&
+    isLine(value.line) &&
+    isLine(value.column)
+  );
+}
+
+/**
+ * Whether a stored entry has the shape of a file's scan: the cache is a file the user may edit or a disk
+ * may damage, and a scan read from it must be one the report can be made of.
+ */
+function isFileScan(value: unknown): value is FileScan {
+  if (!isRecord(value) || !Array.isArray(value.findings) || !Array.isArray(value.stopped)) return false;
+  if (typeof value.omitted !== 'number' || value.unparsed !== undefined) return false;
+  const loads = value.loads ?? [];
+  return (
+    value.findings.every(isFinding) &&
+    value.stopped.every((rule) => RULE_IDS.has(rule)) &&
+    Array.isArray(loads) &&
+    loads.every((load) => isRecord(load) && typeof load.path === 'string' && isLine(load.line))
+  );
+}
+
 export class ScanCache {
   private readonly used = new Map<string, FileScan>();
   private changed = false;
@@ -66,9 +99,13 @@ export class ScanCache {
     const current = currentVersion();
     if (!current) return undefined;
     try {
-      const stored = JSON.parse(readFileSync(file, 'utf8')) as Stored;
-      if (stored.version === current && stored.entries && typeof stored.entries === 'object')
-        return new ScanCache(file, stored.entries, current);
+      const stored: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      if (isRecord(stored) && stored.version === current && isRecord(stored.entries)) {
+        // an entry of another shape (edited, damaged) is left out: its file is scanned anew
+        const entries: Record<string, FileScan> = {};
+        for (const [key, scan] of Object.entries(stored.entries)) if (isFileScan(scan)) entries[key] = scan;
+        return new ScanCache(file, entries, current);
+      }
     } catch {
       // missing or damaged: scanned anew
     }

@@ -101,4 +101,43 @@ describe('the scan cache', () => {
     const again = await runInProcess(['scan', root, '--json'], { env: { XDG_CACHE_HOME: xdg } });
     expect(rows(JSON.parse(again.stdout).findings)).toEqual(['__init__.py:99 obfuscation']);
   });
+
+  it('an entry of another shape (edited or damaged) is scanned anew, never read', async () => {
+    const root = writeTree(tempDir('nodereg-cache-'), { 'a.py': 'import os\nos.system(os.environ["CMD"])\n' });
+    const cache = join(tempDir('nodereg-cache-home-'), 'scan.json');
+    const files = inputs(root, ['a.py']);
+    expect(rows((await scanFiles(files, { cache })).findings)).toEqual(['a.py:2 command-injection']);
+    const finding = {
+      rule: 'obfuscation',
+      severity: 'medium',
+      file: 'a.py',
+      line: 9,
+      column: 1,
+      message: 'm',
+      hint: 'h',
+    };
+    const damaged: unknown[] = [
+      1,
+      null,
+      { findings: [] },
+      { findings: 'x', stopped: [], omitted: 0 },
+      { findings: [], stopped: 'x', omitted: 0 },
+      { findings: [{ ...finding, rule: 'no-such-rule' }], stopped: [], omitted: 0 },
+      { findings: [{ ...finding, line: '9' }], stopped: [], omitted: 0 },
+      { findings: [finding], stopped: ['no-such-rule'], omitted: 0 },
+      { findings: [finding], stopped: [], omitted: 0, loads: [{ path: 1, line: 1 }] },
+    ];
+    const stored = JSON.parse(readFileSync(cache, 'utf8'));
+    const [key] = Object.keys(stored.entries);
+    for (const entry of damaged) {
+      writeFileSync(cache, JSON.stringify({ ...stored, entries: { [key]: entry } }));
+      expect(rows((await scanFiles(files, { cache })).findings)).toEqual(['a.py:2 command-injection']);
+    }
+    // the same entry with a shape a scan has is read (the test can tell a read entry from a scan)
+    writeFileSync(
+      cache,
+      JSON.stringify({ ...stored, entries: { [key]: { findings: [finding], stopped: [], omitted: 0 } } }),
+    );
+    expect(rows((await scanFiles(files, { cache })).findings)).toEqual(['a.py:9 obfuscation']);
+  });
 });
