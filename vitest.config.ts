@@ -4,8 +4,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // Files that bound memory or held bodies, or time PostgreSQL outages: run after the others, two at a time
 // (2 cores), so that no third file takes their CPU. Each bounds the memory of its own process (a child
 // server, or its own worker), which the file beside it does not move. Latency bounds are not tests:
-// bench/latency.js holds them. (test/postgres/outages.test.ts cuts a relay in front of the run's cluster
-// and bounds its answers by 15-20 s only: it runs with the others.)
+// bench/latency.js holds them.
 const alone = [
   'test/postgres/frozen-database.test.ts',
   'test/storage/s3.test.ts',
