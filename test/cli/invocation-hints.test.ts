@@ -17,6 +17,6 @@ describe('commands in hints as the CLI was started', () => {
     const env = { NODEREG_REGISTRY: server.url, NODEREG_TOKEN: user.token };
     const result = await runInProcess(['whoami'], { env, invocation: 'npx nodereg' });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain('publishers: none yet (`npx nodereg publisher create <id>`)');
+    expect(result.stdout).toContain('publishers: none yet (create one: npx nodereg publisher create <id>)');
   });
 });

@@ -18,7 +18,7 @@ export function register(program: Command, ctx: Ctx): void {
         ctx.out.result(me, () => {
           const lines = [describeMe(me)];
           if (me.kind === 'user') {
-            const none = ctx.out.invoked('publishers: none yet (`nodereg publisher create <id>`)');
+            const none = ctx.out.invoked('publishers: none yet (create one: nodereg publisher create <id>)');
             lines.push(
               me.publishers.length ? `publishers: ${me.publishers.map((p) => `${p.id} (${p.role})`).join(', ')}` : none,
             );
