@@ -6,7 +6,8 @@
 // document from the schemas, must load zod: that run proves the record can fail.
 // `node show ID` is held to the same: a generated check checks its id and words a bad one;
 // and so is a request field `precheck` refuses (`review --star 9`). semver, which builds its regular
-// expressions when it loads, comes only with a check of a version range: publish's, not node show's.
+// expressions when it loads, comes only with a check of a version range: publish's, not node show's;
+// nor does node show load the checks of requests it does not send, or another subcommand's code.
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -65,6 +66,7 @@ async function recorded(args: string[]) {
   return {
     result,
     files,
+    modules,
     zod: modules.filter((m) => m.startsWith('node_modules/zod/')),
     semver: modules.filter((m) => m.startsWith('node_modules/semver/')),
     schemas: modules.filter((m) => schemaModules.includes(m)),
@@ -145,12 +147,16 @@ describe('nodereg node show', () => {
     expect(run.zod).toEqual([]);
     expect(run.schemas).toEqual([]);
     expect(run.semver).toEqual([]);
+    // nor what only other commands run: the checks of requests, the download of an archive
+    expect(run.modules).not.toContain('src/contract/operation-checks.ts');
+    expect(run.modules).not.toContain('src/cli/commands/node/download.ts');
   });
 
   it('refuses a request field in the server’s words, without loading zod', async () => {
     const run = await recorded(['review', 'lean-missing-node', '--star', '9']);
     expect(run.result.code).toBe(2);
     expect(run.result.stderr).toContain('invalid --star (star): must be at most 5');
+    expect(run.modules).toContain('src/contract/operation-checks.ts');
     expect(run.zod).toEqual([]);
     expect(run.schemas).toEqual([]);
   });
