@@ -27,6 +27,7 @@ const CONTRACT = [
   "export { StatusReason } from './src/contract/status-reason.ts';",
   "export { namedRules, REPEATED_PARAMS as repeatedParams } from './src/contract/fields.ts';",
   "export * as rules from './src/contract/rules.ts';",
+  "export * as ranges from './src/contract/version-range.ts';",
 ].join(' ');
 const scratch = mkdtempSync(join(tmpdir(), 'nodereg-answer-checks-'));
 let contract;

@@ -1,8 +1,9 @@
 // The types of scripts/request-checks.js, for the tests of the generator.
-/** zod, rules.ts and the named rules of fields.ts: what the generator reads the schemas with. */
+/** zod, rules.ts, version-range.ts and the named rules of fields.ts: what the generator reads the schemas with. */
 export interface Contract {
   z: unknown;
   rules: unknown;
+  ranges: unknown;
   namedRules: unknown;
   resources?: unknown;
 }

@@ -158,8 +158,8 @@ function zodOverride({ z, namedRules, repeatedParams = new Set() }) {
   };
 }
 
-/** Ajv with the keywords that call rules.ts by name. */
-function requestAjv(rules) {
+/** Ajv with the keywords that call rules.ts and version-range.ts by name. */
+function requestAjv(rules, ranges) {
   // Ajv as zod reads: lengths in code points (as zod's), patterns without the u flag (as zod's RegExp);
   // a missing property with a default takes it. No formats: zod's request schemas use none. A schema
   // used more than once is checked by a function of its own (`reused: 'ref'`, not inlined), which V8
@@ -175,7 +175,14 @@ function requestAjv(rules) {
     inlineRefs: false,
     strictNumbers: true, // NaN is not a number, as zod reads it
   });
-  const rule = (cxt, name) => cxt.gen.scopeValue('func', { ref: rules.RULES[name], code: _`rules.RULES[${name}]` });
+  // a rule that reads a version range is in version-range.ts (`ranges`), which a module imports only if it calls one
+  const rule = (cxt, name) =>
+    cxt.gen.scopeValue(
+      'func',
+      name in ranges.RANGE_RULES
+        ? { ref: ranges.RANGE_RULES[name], code: _`ranges.RANGE_RULES[${name}]` }
+        : { ref: rules.RULES[name], code: _`rules.RULES[${name}]` },
+    );
   // A refusal of these keywords carries its words: the rule's message, or the transform's first issue.
   const error = {
     message: '',
@@ -228,8 +235,8 @@ function requestAjv(rules) {
  * module carries the words of their refusals (check-words.ts), for checks that word their own.
  */
 export function checksModule(contract, requests, extra = { code: [], types: [] }, worded = true) {
-  const { z, rules } = contract;
-  const ajv = requestAjv(rules);
+  const { z, rules, ranges } = contract;
+  const ajv = requestAjv(rules, ranges);
   const override = zodOverride(contract);
   const names = {};
   const words = {};
@@ -262,6 +269,7 @@ export function checksModule(contract, requests, extra = { code: [], types: [] }
     code: [
       banner,
       "import * as rules from '../rules.js';",
+      ...(checks.includes('ranges.RANGE_RULES') ? ["import * as ranges from '../version-range.js';"] : []),
       checks,
       ...(worded ? [`export const words = ${JSON.stringify(words, null, 2)};`] : []),
       ...extra.code,
@@ -309,10 +317,10 @@ const INIT_FIELDS = { NodeName: 'name', NodeDescription: 'description', NodeTags
 
 /**
  * `contract`: zod (`toJSONSchema` and its classes), the contract's resources, `namedRules` of fields.ts,
- * and rules.ts (its functions are what the keywords call). Writes three modules: requests.js (the publish
- * body), arguments.js (the ids and version commands take as arguments, and the node fields) and
- * node-fields.js (the fields `init` asks for), so that `node show ID` loads a few small checks, not the
- * publish body's.
+ * rules.ts and version-range.ts (`ranges`): their functions are what the keywords call. Writes three
+ * modules: requests.js (the publish body), arguments.js (the ids and version commands take as arguments,
+ * and the node fields) and node-fields.js (the fields `init` asks for), so that `node show ID` loads a
+ * few small checks, not the publish body's.
  */
 export function writeRequestChecks(contract, out) {
   const { resources } = contract;

@@ -9,7 +9,7 @@ import { type ArgumentRule, checkArgument } from '../contract/arguments.js';
 import { notFoundHint } from './commands/node-show.js';
 import { CliError, EXIT, flagForField, invalidInput, toCliError } from './errors.js';
 import { type Route, routes } from '../client/routes.js';
-import { checkRequestPart, type OperationId } from '../contract/operation-checks.js';
+import type { OperationId } from '../contract/operation-checks.js';
 
 /**
  * Checks the parts of a call's input that are given with the operation's generated checks, so that bad
@@ -22,6 +22,8 @@ export async function precheck<O extends Operation>(
   input: CallInput<O>,
   flags: Record<string, string> = {},
 ): Promise<CallInput<O>> {
+  // the index of every operation's checks, loaded by a command that sends a request it checks
+  const { checkRequestPart } = await import('../contract/operation-checks.js');
   const checked: Record<string, unknown> = {};
   for (const part of ['params', 'query', 'body'] as const) {
     if (input[part] === undefined) continue; // checked when given: a command may check its body before it knows the path

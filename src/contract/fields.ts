@@ -3,21 +3,26 @@
 // validate, store and list again is bounded too (RELIABILITY.md, "Bounded work per request").
 import * as z from 'zod';
 import { TRANSLATIONS, URL_MAX, VERSION_RANGE_MAX } from './limits.js';
-import { RULES, runTransform, type RuleName, type TransformArgs, type TransformName } from './rules.js';
+import { RULES, runTransform, type TransformArgs, type TransformName } from './rules.js';
+import { RANGE_RULES } from './version-range.js';
 import './messages.js'; // the contract's error map, for every schema
 
-export { versionRange } from './rules.js';
+export { versionRange } from './version-range.js';
+
+/** Every refinement by its name: those of rules.ts and those that read a version range. */
+const NAMED_RULES = { ...RULES, ...RANGE_RULES };
+type RuleName = keyof typeof NAMED_RULES;
 
 /**
- * The refinements and transforms of the schemas, by their names in rules.ts: the request checks are
- * generated from the schemas with them (scripts/request-checks.js refuses a refinement or a transform
- * it finds no name for).
+ * The refinements and transforms of the schemas, by their names in rules.ts and version-range.ts: the
+ * request checks are generated from the schemas with them (scripts/request-checks.js refuses a
+ * refinement or a transform it finds no name for).
  */
 export const namedRules = z.registry<{ rules?: RuleName[]; transform?: [TransformName, unknown?] }>();
 
 /** `schema` refined with the rule `name` of rules.ts; `path`: the field the refusal names, below the value refined. */
 export function rule<T extends z.ZodType>(schema: T, name: RuleName, message: string, path?: string[]): T {
-  const refined = schema.refine(RULES[name] as (value: unknown) => boolean, path ? { message, path } : message);
+  const refined = schema.refine(NAMED_RULES[name] as (value: unknown) => boolean, path ? { message, path } : message);
   namedRules.add(refined, { rules: [...(namedRules.get(schema)?.rules ?? []), name] });
   return refined;
 }

@@ -1,24 +1,12 @@
 // The rules of the wire that JSON Schema cannot say (refinements and transforms), as plain functions
 // under a name. The contract's zod schemas run them (`rule` and `transform` in fields.ts); the request
 // checks generated from those schemas (scripts/request-checks.js) call them by the same name, so that a
-// valid request is checked without loading zod (contract/requests.ts). Free of zod.
-import validRange from 'semver/ranges/valid.js';
+// valid request is checked without loading zod (contract/requests.ts). The rules that read a version range
+// are in version-range.ts. Free of zod.
 import { type Issue, issueMessage } from './issue-words.js';
 import { isReservedNodeId, MEDIA_URL_MAX, RELIGHT, SEARCH_TERMS_MAX, searchTerms, TRANSLATIONS } from './limits.js';
 import { isHttpUrl } from './url.js';
 import { normalizeVersion } from './version.js';
-
-/**
- * Reads a version requirement as a semver range: `>=1.0.0`, `>=1.0.0 <2.0.0`, `^1.2`, `*`; parts may
- * also be separated by commas and `==` is taken as `=`, as Python writes them. Undefined when it is none.
- */
-export function versionRange(value: string): string | undefined {
-  const normalised = value
-    .replace(/==/g, '=')
-    .replace(/\s*,\s*/g, ' ')
-    .trim();
-  return validRange(normalised) ?? undefined;
-}
 
 /** A string's length in code points, as zod measures strings (a surrogate pair counts once): the generated checks' `maxLength`. */
 export function codePoints(text: string): number {
@@ -31,7 +19,6 @@ export function codePoints(text: string): number {
 export const RULES = {
   httpUrl: (value: string) => isHttpUrl(value),
   urlOrEmpty: (value: string) => value === '' || isHttpUrl(value),
-  versionRangeOrEmpty: (value: string) => value === '' || versionRange(value) !== undefined,
   notReserved: (id: string) => !isReservedNodeId(id),
   fewLanguages: (value: object) => Object.keys(value).length <= TRANSLATIONS.maxLanguages,
   smallAsJson: (value: object) => JSON.stringify(value).length <= TRANSLATIONS.maxJsonLength,
@@ -48,7 +35,6 @@ export const RULES = {
   videoIdWithUrl: (body: Record<string, unknown>) =>
     body.video_url === undefined || body.video_creation_id !== undefined,
 };
-export type RuleName = keyof typeof RULES;
 
 /** A problem a transform finds, as zod reports it: under `path`, below the value transformed. */
 export interface TransformIssue {

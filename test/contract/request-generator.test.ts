@@ -10,13 +10,14 @@ import { type CheckError, refusal, type Words } from '../../src/contract/check-w
 import { fieldErrors } from '../../src/contract/errors.js';
 import { namedRules } from '../../src/contract/fields.js';
 import * as rules from '../../src/contract/rules.js';
+import * as ranges from '../../src/contract/version-range.js';
 import { tempDir } from '../helpers.js';
 
 type Check = ((data: unknown) => boolean) & { errors?: CheckError[] | null };
 
 /** The generated module of `requests` (id → schema), imported. */
 async function generate(requests: Record<string, z.ZodType>) {
-  const { code } = checksModule({ z, rules, namedRules }, requests);
+  const { code } = checksModule({ z, rules, ranges, namedRules }, requests);
   const rulesUrl = pathToFileURL(resolve(import.meta.dirname, '../../src/contract/rules.ts')).href;
   const file = join(tempDir(), 'checks.js');
   writeFileSync(file, code.replace("'../rules.js'", JSON.stringify(rulesUrl)));

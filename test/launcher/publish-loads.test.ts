@@ -5,7 +5,9 @@
 // manifest with problems is worded by the generated checks too. `nodereg openapi`, which builds its
 // document from the schemas, must load zod: that run proves the record can fail.
 // `node show ID` is held to the same: a generated check checks its id and words a bad one;
-// and so is a request field `precheck` refuses (`review --star 9`).
+// and so is a request field `precheck` refuses (`review --star 9`). semver, which builds its regular
+// expressions when it loads, comes only with a check of a version range: publish's, not node show's;
+// nor does node show load the checks of requests it does not send, or another subcommand's code.
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -64,7 +66,9 @@ async function recorded(args: string[]) {
   return {
     result,
     files,
+    modules,
     zod: modules.filter((m) => m.startsWith('node_modules/zod/')),
+    semver: modules.filter((m) => m.startsWith('node_modules/semver/')),
     schemas: modules.filter((m) => schemaModules.includes(m)),
   };
 }
@@ -104,6 +108,8 @@ describe('nodereg publish of a valid project', () => {
     expect(run.files).toContain('cli/main.js'); // the record holds the run's files
     expect(run.zod).toEqual([]);
     expect(run.schemas).toEqual([]);
+    // requires-app is a version range: the publish body's check reads it with semver
+    expect(run.semver).toContain('node_modules/semver/ranges/valid.js');
   });
 
   it('creates a missing publisher (--create-publisher) and reports a published version (--skip-existing) without zod', async () => {
@@ -132,7 +138,7 @@ describe('nodereg publish of a valid project', () => {
 });
 
 describe('nodereg node show', () => {
-  it('shows a node without loading zod or a schema module', async () => {
+  it('shows a node without loading zod, a schema module or semver', async () => {
     const run = await recorded(['node', 'show', 'lean-missing-node', '--json']);
     // the registry's 404, worded as the CLI does: the id passed its check and the request was sent
     expect(run.result.code).toBe(5);
@@ -140,12 +146,17 @@ describe('nodereg node show', () => {
     expect(run.files).toContain('cli/main.js');
     expect(run.zod).toEqual([]);
     expect(run.schemas).toEqual([]);
+    expect(run.semver).toEqual([]);
+    // nor what only other commands run: the checks of requests, the download of an archive
+    expect(run.modules).not.toContain('src/contract/operation-checks.ts');
+    expect(run.modules).not.toContain('src/cli/commands/node/download.ts');
   });
 
   it('refuses a request field in the server’s words, without loading zod', async () => {
     const run = await recorded(['review', 'lean-missing-node', '--star', '9']);
     expect(run.result.code).toBe(2);
     expect(run.result.stderr).toContain('invalid --star (star): must be at most 5');
+    expect(run.modules).toContain('src/contract/operation-checks.ts');
     expect(run.zod).toEqual([]);
     expect(run.schemas).toEqual([]);
   });

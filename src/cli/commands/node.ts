@@ -1,34 +1,15 @@
-import { dirname } from 'node:path';
 import { Option, type Command } from 'commander';
-import { MAX_ARCHIVE_ENTRIES, NODE_STATUS, PAGE } from '../../contract/limits.js';
-import { DEFAULT_MAX_UNPACKED } from '../../shared/tuning.js';
-import { normalizeVersion } from '../../contract/version.js';
-import { ApiError } from '../../client/errors.js';
+import { NODE_STATUS, PAGE } from '../../contract/limits.js';
 import { fieldKey } from '../../shared/field-keys.js';
-import type { Node, NodeVersion } from '../../contract/resources.js';
 import { nodeWritable } from '../../contract/arguments.js';
-import { formatSize } from '../../contract/size.js';
 import type { Ctx } from '../context.js';
-import { CliError, EXIT, fileProblem, invalidInput, toCliError } from '../errors.js';
-import { fields, fullStatus, listText, shortStatus, statusText, versionFindings, versionTable } from '../format.js';
-import { outFile, refuseStdoutOut } from '../out-path.js';
-import { relativeTime, table } from '../output.js';
-import {
-  checkNodeId,
-  checkPublisherId,
-  checkVersion,
-  given,
-  listOption,
-  nodePublisher,
-  precheck,
-  textOption,
-} from '../resolve.js';
-import { makeUserDir } from '../make-dir.js';
+import { invalidInput, toCliError } from '../errors.js';
+import { fullStatus, shortStatus, versionFindings, versionTable } from '../format.js';
+import { table } from '../output.js';
+import { checkNodeId, checkPublisherId, given, listOption, nodePublisher, precheck, textOption } from '../resolve.js';
 import { examples } from '../examples.js';
-import { saveArchive } from './node-download.js';
-import { nodeVersions, notFoundHint, showNode } from './node-show.js';
+import { nodeVersions, showNode } from './node-show.js';
 import { registerList } from './node/list.js';
-import { showVersion } from './node/show-version.js';
 import { routes } from '../../client/routes.js';
 
 /**
@@ -145,7 +126,10 @@ function registerShow(node: Command, ctx: Ctx): void {
       .option('--classes', 'also list the node classes its latest version defines, as the registry read them')
       .action(async (spec: string, options: { classes?: boolean }) => {
         const at = spec.lastIndexOf('@');
-        if (at > 0) return showVersion(ctx, await checkNodeId(spec.slice(0, at)), spec.slice(at + 1));
+        if (at > 0) {
+          const nodeId = await checkNodeId(spec.slice(0, at));
+          return (await import('./node/show-version.js')).showVersion(ctx, nodeId, spec.slice(at + 1));
+        }
         return showNode(ctx, await checkNodeId(spec), options.classes);
       }),
     [
@@ -224,105 +208,9 @@ function registerDownload(node: Command, ctx: Ctx): void {
         '--out <file>',
         'where to write the archive; a directory (or a path ending in /, made if missing) gets <nodeId>-<version>.zip in it (default: ./<nodeId>-<version>.zip)',
       )
-      .action(async (spec: string, o: { out?: string }) => {
-        const at = spec.lastIndexOf('@');
-        const nodeId = at > 0 ? spec.slice(0, at) : spec;
-        const version = at > 0 ? await checkVersion(spec.slice(at + 1), '@<version>') : undefined;
-        await checkNodeId(nodeId, '<nodeId>');
-        if (o.out === '') throw invalidInput('--out must name a file');
-        refuseStdoutOut(o.out);
-        const client = await ctx.client();
-        // The hint is asked for only when it is shown (a registry's 404), and not at all for a version already read.
-        const notFound = async (error: unknown, named?: NodeVersion) =>
-          toCliError(
-            error,
-            error instanceof ApiError && error.status === 404
-              ? { 404: await downloadNotFoundHint(client, nodeId, version, named) }
-              : {},
-          );
-        let found: NodeVersion;
-        let notActive: unknown; // install's 404 for the version asked, downloaded as a member instead
-        try {
-          found = await client.call(routes.installNode, { params: { nodeId }, query: { version } });
-        } catch (error) {
-          // install gives Active versions only; the archive route also serves the others to the
-          // publisher's members and admins, with their token: a version asked by name is tried there.
-          const named =
-            version && client.hasToken && error instanceof ApiError && error.status === 404
-              ? await client.call(routes.getNodeVersion, { params: { nodeId, version } }).catch(() => undefined)
-              : undefined;
-          if (!named?.downloadUrl) throw await notFound(error, named);
-          found = named;
-          notActive = error;
-        }
-        if (!found.downloadUrl)
-          throw new CliError(
-            `the registry gave no download URL for ${nodeId} ${found.version}`,
-            EXIT.failure,
-            'internal',
-          );
-        // The file is named after the version answered: one that is not a version (`../../x`) would name a path elsewhere.
-        if (!normalizeVersion(String(found.version)))
-          throw new CliError(
-            `the registry answered a version that is not one: "${found.version}"`,
-            EXIT.failure,
-            'bad_answer',
-            'check the registry URL',
-          );
-        const name = `${nodeId}-${found.version}.zip`;
-        const file = outFile(o.out, name);
-        const saved = await saveArchive(client, found, file).catch(async (error) => {
-          // Not a member after all: the archive route hid the version, as install did.
-          if (notActive !== undefined && error instanceof CliError && error.status === 404)
-            throw await notFound(notActive, found);
-          throw error;
-        });
-        if (notActive !== undefined)
-          ctx.out.warn(
-            `${nodeId} ${found.version} is not active (${found.status ?? 'status unknown'}): downloaded with your token, as a member of its publisher or an admin`,
-          );
-        const summary = {
-          node_id: found.node_id ?? nodeId,
-          version: found.version,
-          file: saved.file,
-          size: saved.size,
-          archive_sha256: saved.sha256,
-          entries: saved.entries,
-          download_url: found.downloadUrl,
-        };
-        ctx.out.result(
-          summary,
-          `downloaded ${summary.node_id} ${summary.version} to ${file} (${formatSize(saved.size)}, ${saved.entries} entr${saved.entries === 1 ? 'y' : 'ies'}, sha256 ${saved.sha256.slice(0, 12)}…${found.archive_sha256 ? ' verified' : ''})`,
-        );
-      }),
+      .action(async (spec: string, o: { out?: string }) =>
+        (await import('./node/download.js')).downloadNode(ctx, spec, o),
+      ),
     ['nodereg node download my-node', 'nodereg node download my-node@1.2.0 --out vendor/my-node.zip'],
   );
-}
-
-/**
- * The hint for a download answered 404: an unknown node is searched for; a node that exists but has
- * no version to download (none Active yet: its archive never arrived, or it awaits review) has its
- * versions listed, with their status. `named`: the version asked for, read already (so both exist).
- */
-async function downloadNotFoundHint(
-  client: Awaited<ReturnType<Ctx['client']>>,
-  nodeId: string,
-  version: string | undefined,
-  named?: NodeVersion,
-): Promise<string> {
-  const exists =
-    named !== undefined ||
-    (await client.call(routes.getNode, { params: { nodeId } }).then(
-      () => true,
-      () => false,
-    ));
-  if (!exists) return notFoundHint(nodeId);
-  if (version && !named) {
-    const wanted = normalizeVersion(version)?.version;
-    const versions = await nodeVersions(client, nodeId).catch(() => undefined);
-    if (versions && !versions.some((v) => v.version === wanted))
-      return `${nodeId} has no version ${version}: list its versions with \`nodereg node versions ${nodeId}\``;
-  }
-  const what = version ? `version ${version} is not active` : 'it has no active version yet';
-  return `${what}: a version is active once its archive is uploaded (and approved, where the registry reviews by hand); see each version's status with \`nodereg node versions ${nodeId}\``;
 }
