@@ -9,7 +9,7 @@ import type { Ctx } from '../../context.js';
 import { CliError, EXIT, invalidInput, toCliError } from '../../errors.js';
 import { outFile, refuseStdoutOut } from '../../out-path.js';
 import { checkNodeId, checkVersion } from '../../resolve.js';
-import { saveArchive } from '../node-download.js';
+import { saveArchive } from './save-archive.js';
 import { nodeVersions, notFoundHint } from '../node-show.js';
 
 /** Downloads `spec` (`<nodeId>` or `<nodeId>@<version>`) to `o.out`, checked, and reports it. */

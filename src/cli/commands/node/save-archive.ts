@@ -1,15 +1,15 @@
 // `nodereg node download`'s file: the archive streamed to a .part file, hashed on the way, checked
 // against the SHA-256 the registry recorded (the version's and the download's header), then as a zip.
 import { dirname } from 'node:path';
-import { announcedSha256 } from '../../client/index.js';
-import { MAX_ARCHIVE_ENTRIES } from '../../contract/limits.js';
-import type { NodeVersion } from '../../contract/resources.js';
-import { CONTENT_SHA256_HEADER } from '../../contract/upload.js';
-import { formatSize } from '../../contract/size.js';
-import { DEFAULT_MAX_UNPACKED } from '../../shared/tuning.js';
-import type { Ctx } from '../context.js';
-import { CliError, EXIT, fileProblem, invalidInput, toCliError } from '../errors.js';
-import { makeUserDir } from '../make-dir.js';
+import { announcedSha256 } from '../../../client/index.js';
+import { MAX_ARCHIVE_ENTRIES } from '../../../contract/limits.js';
+import type { NodeVersion } from '../../../contract/resources.js';
+import { CONTENT_SHA256_HEADER } from '../../../contract/upload.js';
+import { formatSize } from '../../../contract/size.js';
+import { DEFAULT_MAX_UNPACKED } from '../../../shared/tuning.js';
+import type { Ctx } from '../../context.js';
+import { CliError, EXIT, fileProblem, invalidInput, toCliError } from '../../errors.js';
+import { makeUserDir } from '../../make-dir.js';
 
 /** Streams the archive to `file` (through a .part file), hashing it, then checks the zip and the hash. */
 export async function saveArchive(client: Awaited<ReturnType<Ctx['client']>>, version: NodeVersion, file: string) {
