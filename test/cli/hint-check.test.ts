@@ -94,6 +94,10 @@ describe('checkHints', () => {
     await expect(checkHints('', 'hint: `nodereg node show {id}`\n')).rejects.toThrow(/{id} is a placeholder/);
     // values: a node and version in capitals, a shell variable, text with a space
     await checkHints('', 'hint: `nodereg node show ACME@1.0.0`\n');
+    // values in capitals that share a word with a slot: an e-mail, node ids with a word of their own
+    await checkHints('', 'hint: `nodereg user create ada --email ADMIN@ACME.COM --admin`\n');
+    await checkHints('', 'hint: `nodereg node show ACME_NODES@1.0.0`\n');
+    await checkHints('', 'hint: `nodereg node show URL_TOOLS`\n');
     await checkHints('', 'hint: `nodereg serve --database "$NODEREG_DATABASE_URL"`\n');
     await checkHints('', 'hint: `nodereg publisher update acme --description "Adds ID tags"`\n');
   });

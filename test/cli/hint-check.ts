@@ -111,18 +111,27 @@ const VALUE_KINDS = ['url', 'id', 'name', 'token', 'file', 'path', 'dir', 'out',
 const valuesOf = (argv: string[]) => argv.map((word) => word.slice(word.indexOf('=') + 1));
 /** The parts of a value that a placeholder may be: the value, and what `@`, `/`, `:`, `,` or `=` join in it. */
 const partsOf = (value: string) => [value, ...value.split(/[@/:,=]/)];
+/** An e-mail address (`ADMIN@ACME.COM`): a value, whatever its case. */
+const EMAIL = /^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$/;
 /**
  * The words of a value that may be placeholders in capitals (`ID@VERSION`, `FILES...`): none in a value
  * with a space, which is text (`--description "Adds ID tags"`), nor a shell variable (`"$DATABASE_URL"`).
  */
 const capitalWordsOf = (value: string) =>
-  /\s/.test(value) ? [] : value.replace(/\$\{?\w+\}?/g, ' ').split(/[^A-Za-z\d_]+/);
+  /\s/.test(value) || EMAIL.test(value) ? [] : value.replace(/\$\{?\w+\}?/g, ' ').split(/[^A-Za-z\d_]+/);
 
-/** The words naming the slots of `command` and of its parents: each option's flags and value, each argument. */
+/**
+ * The words naming the slots of `command` and of its parents: each option's flags and value, each argument,
+ * and the commands' own names (`PUBLISHER_ID` in `publisher show`).
+ */
 function slotWords(command: Command): Set<string> {
   const words = new Set(VALUE_KINDS);
   for (let at: Command | null = command; at; at = at.parent) {
-    const names = [...at.options.map((option) => option.flags), ...at.registeredArguments.map((arg) => arg.name())];
+    const names = [
+      at.name(),
+      ...at.options.map((option) => option.flags),
+      ...at.registeredArguments.map((arg) => arg.name()),
+    ];
     for (const name of names)
       for (const word of name
         .replace(/([a-z])([A-Z])/g, '$1 $2')
@@ -134,16 +143,17 @@ function slotWords(command: Command): Set<string> {
 }
 
 /**
- * A word in capitals is a placeholder when it names the slot it stands in (`--name NAME`, `show
- * PUBLISHER_ID` for `show <id>`) or a kind of value (`URL`), also in the plural (`IDS`, `NODE_IDS`,
- * `FILES`); otherwise it is a value the command takes as it is (`--name ACME`, a licence `MIT`).
+ * A word in capitals is a placeholder when each of its words names the slot it stands in (`--name NAME`,
+ * `show PUBLISHER_ID` for `show <id>`) or a kind of value (`URL`), also in the plural (`IDS`, `NODE_IDS`,
+ * `FILES`); otherwise it is a value the command takes as it is (`--name ACME`, a licence `MIT`, a node id
+ * `URL_TOOLS`).
  */
 const namesItsSlot = (word: string, slots: Set<string>) =>
   CAPITALS.test(word) &&
   word
     .toLowerCase()
     .split('_')
-    .some((part) => [part, part.replace(/s$/, ''), part.replace(/es$/, '')].some((name) => slots.has(name)));
+    .every((part) => [part, part.replace(/s$/, ''), part.replace(/es$/, '')].some((name) => slots.has(name)));
 
 /** The first placeholder in capitals among `values`, by the slots of the command they are given to. */
 const capitalPlaceholder = (values: string[], slots: Set<string>) =>
