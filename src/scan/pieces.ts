@@ -49,14 +49,13 @@ interface Piece {
 }
 
 /**
- * What to query for these statements, in pieces of at most QUERY_BYTES (one query call returns all its
- * matches at once, so a query over a large file would hold hundreds of megabytes). Small neighbours are queried as one range of the
- * root. A larger statement is taken apart: its own matches (maxStartDepth 0), then its children, small
- * ones in ranges, larger ones taken apart in turn. A root that is itself an ERROR node (a file that does
- * not parse: brackets never closed) can have a child per token, and a query over a range of it reads
- * them all, for every statement (a long line of open brackets would hold a scan worker for minutes);
- * there each statement is queried on its own. Pieces are made as they are asked for: a rule that has
- * found its fill stops asking.
+ * What to query for these statements, in pieces of at most QUERY_BYTES (one query call returns all its matches at
+ * once, so a query over a large file would hold hundreds of megabytes). Small neighbours are queried as one range
+ * of the root. A larger statement is taken apart: its own matches (maxStartDepth 0), then its children, small ones
+ * in ranges, larger ones taken apart in turn. A root that is itself an ERROR node (a file that does not parse:
+ * brackets never closed) can have a child per token, and a query over a range of it reads them all, for every
+ * statement (a long line of open brackets would hold a scan worker for minutes); there each statement is queried on
+ * its own. Pieces are made as they are asked for: a rule that has found its fill stops asking.
  */
 export function* queried(root: Node, statements: Iterable<Node>): Generator<Piece> {
   const error = root.type === 'ERROR';

@@ -1,8 +1,8 @@
-// A submission's body to the AI proxy may be 25 MiB of JSON (JSON_BODY_MAX): decoding, parsing and
-// checking it, then reading its image (sandbox) or serialising it for the provider (forward), held the
-// event loop long enough per body to stall every other request. A large body is prepared in a worker thread (DESIGN.md §3: expensive
-// checks run off the event loop); the event loop gets back only the small fields and the bytes to store
-// or send, handed over without a copy.
+// A submission's body to the AI proxy may be 25 MiB of JSON (JSON_BODY_MAX): decoding, parsing and checking it,
+// then reading its image (sandbox) or serialising it for the provider (forward), held the event loop long enough
+// per body to stall every other request. A large body is prepared in a worker thread (DESIGN.md §3: expensive
+// checks run off the event loop); the event loop gets back only the small fields and the bytes to store or send,
+// handed over without a copy.
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { withoutRequestContent } from '../../contract/proxy.js';
