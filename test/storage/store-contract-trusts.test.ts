@@ -2,6 +2,7 @@
 // version's provenance recorded with its archive.
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RegistryStore } from '../../src/server/store/registry-store.js';
+import { EMPTY_PENDING_FIELDS } from '../helpers.js';
 import { storeBackends } from './store-backends.js';
 
 const backends = storeBackends();
@@ -65,15 +66,7 @@ describe.each(backends)('trusted publishing on $name', (backend) => {
       nodeId: 'node',
       node: {},
       version: '1.0.0',
-      pending: {
-        changelog: null,
-        dependencies: null,
-        supported_accelerators: null,
-        supported_appui_frontend_version: null,
-        supported_appui_version: null,
-        supported_os: null,
-        tags: null,
-      },
+      pending: EMPTY_PENDING_FIELDS,
     });
     if (outcome.kind !== 'created') return expect.fail(outcome.kind);
     const id = outcome.version.id;

@@ -6,7 +6,7 @@ import { get } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { versionView } from '../../../src/server/views.js';
 import { figureLoad, latency } from '../../figures.js';
-import { startServer, type TestServer } from '../../helpers.js';
+import { EMPTY_PENDING_FIELDS, startServer, type TestServer } from '../../helpers.js';
 import { createPublisher, createUser, healthzWhile, publishAndUpload, type TestUser } from '../fixtures.js';
 
 const VERSIONS = 3_000;
@@ -23,15 +23,7 @@ const publishDirect = (nodeId: string, version: string) =>
     node: {},
     nodeDefaults: { name: nodeId },
     version,
-    pending: {
-      changelog: CHANGELOG,
-      dependencies: ['numpy'],
-      supported_accelerators: null,
-      supported_appui_frontend_version: null,
-      supported_appui_version: null,
-      supported_os: null,
-      tags: ['ci'],
-    },
+    pending: { ...EMPTY_PENDING_FIELDS, changelog: CHANGELOG, dependencies: ['numpy'], tags: ['ci'] },
   });
 
 /** The answer's bytes, read without parsing them (a 35 MB parse would hold this process's loop too). */
