@@ -2,13 +2,13 @@
 // first, so that every answer the app gives counts, refusals of the connection guards (src/server/http/)
 // included. The line is written once the answer's last byte is sent: its duration is the whole answer's.
 // Each request has an id (its X-Request-Id when that is a sane one, else a new one), echoed in the
-// answer; serve's log writer adds it to every line logged while the request runs (request-scope.ts).
+// answer, kept on the context and ending the lines logged about the request (its access line, the
+// error an answer reports: app.ts).
 import { randomUUID } from 'node:crypto';
 import type { HttpBindings } from '@hono/node-server';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { requestCounter, type Metrics } from './metrics.js';
-import { requestScope } from './request-scope.js';
 import type { AppEnv } from './route.js';
 
 type Log = (line: string, level?: 'warn' | 'error') => void;
@@ -53,7 +53,8 @@ export function requestLog(
     // Set on the Node response, which adds it to whatever answer is written: reading c.res.headers after
     // the route would make a Headers object of every answer's headers, and copy them out again.
     bindings?.outgoing?.setHeader('X-Request-Id', id);
-    await requestScope.run({ id }, next);
+    c.set('requestId', id);
+    await next();
     const done = () => {
       const ms = performance.now() - started;
       counted(routeOf(c), c.req.method, c.res.status, ms / 1000);

@@ -14,11 +14,13 @@ import { rateLimit } from './rate-limit.js';
 import type { AppEnv } from './route.js';
 import { routeModules } from './routes/index.js';
 import { mirrorReads } from './mirror/reads.js';
+import type { ServerLog } from './repeated-warnings.js';
 
-/** The answer to an error: ours as it is, any other through internalError (503 or 500, logged). */
+/** The answer to an error: ours as it is, any other through internalError (503 or 500, logged with the request's id). */
 function answerError(ctx: ServerContext, error: unknown, c: Context<AppEnv>): Response {
   const { options } = ctx;
-  const answer = error instanceof HttpError ? error : internalError(error, options);
+  const answer =
+    error instanceof HttpError ? error : internalError(error, { ...options, log: requestLines(c, options.log) });
   const incoming = (c.env as HttpBindings | undefined)?.incoming;
   // An answer given before the body was read (an upload refused early): the connection closes after it.
   if (
@@ -32,6 +34,12 @@ function answerError(ctx: ServerContext, error: unknown, c: Context<AppEnv>): Re
   }
   for (const [name, value] of Object.entries(answer.headers ?? {})) c.header(name, value);
   return c.json(answer.body(), answer.status as 400);
+}
+
+/** `log`, each line given as one about this request. */
+function requestLines(c: Context<AppEnv>, log: ServerLog | undefined): ServerLog | undefined {
+  const id = c.get('requestId');
+  return log && id ? (line, level, kind) => log(line, level, kind, id) : log;
 }
 
 /** HEAD is answered by the GET route with its body dropped: cancel that body, or a streamed file stays open. */

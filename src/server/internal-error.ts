@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { withoutUrlSecrets } from '../shared/url.js';
 import { StorageUnavailableError } from './archives/storage.js';
 import { HttpError } from './errors.js';
+import type { ServerLog } from './repeated-warnings.js';
 
 /** Where a 503's log line says the fault is: the backends' URLs (passwords masked) or the data dir. */
 export interface FaultPlaces {
   /** A 503's line has a kind: an outage's repeated lines are limited (repeated-warnings.ts). */
-  log?: (line: string, level?: 'warn' | 'error', kind?: string) => void;
+  log?: ServerLog;
   backendUrls?: { database?: string; storage?: string };
   dataDir?: string;
 }

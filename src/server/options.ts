@@ -5,6 +5,7 @@ import type { MirrorOptions } from './mirror/service.js';
 import type { ProxyOptions } from './proxy/options.js';
 import type { TaskStore } from './proxy/store.js';
 import type { ScanLimits, ScanMode } from './scan-upload.js';
+import type { ServerLog } from './repeated-warnings.js';
 import type { RegistryStore } from './store/registry-store.js';
 import type { CreationCaps } from './services/creation-caps.js';
 import type { UploadLimits } from './services/upload-slots.js';
@@ -34,9 +35,10 @@ export interface RegistryServerOptions {
   caps?: Partial<CreationCaps>;
   /**
    * Server events and internal errors (stderr in `serve`); none when undefined. A level marks what went
-   * wrong; a kind marks a warning that repeats (an outage's 503s), logged at most once per `repeatedWarningEvery`.
+   * wrong; a kind marks a warning that repeats (an outage's 503s), logged at most once per `repeatedWarningEvery`;
+   * a request id, the request a line is about (the error its answer reports).
    */
-  log?: (line: string, level?: 'warn' | 'error', kind?: string) => void;
+  log?: ServerLog;
   /** How often a repeating warning is logged again, with the count of those left out, in ms. Default REPEATED_WARNING_MS (60 s). */
   repeatedWarningEvery?: number;
   /** One line per request (`serve --log`): by default to `log`; `false` for none. */

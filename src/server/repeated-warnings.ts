@@ -1,8 +1,11 @@
 // Repeated warnings of one kind (each 503 of a database or storage outage) are logged once, then at
 // most once per interval with how many were not: an outage must not flood the log with a line per request.
 
-/** Server events and errors; a line given a `kind` is one of a series that may repeat (see limitRepeats). */
-export type ServerLog = (line: string, level?: 'warn' | 'error', kind?: string) => void;
+/**
+ * Server events and errors. A line given a `kind` is one of a series that may repeat (see limitRepeats);
+ * one given a `requestId` is about that request (the error its answer reports).
+ */
+export type ServerLog = (line: string, level?: 'warn' | 'error', kind?: string, requestId?: string) => void;
 
 /** How often a repeating warning is logged again, with the count of those left out. */
 export const REPEATED_WARNING_MS = 60_000;
@@ -18,7 +21,7 @@ interface Series {
 /**
  * `log`, with the lines given a kind limited: the first of a kind is logged at once; the ones after it
  * within `everyMs` are counted, and at the end of the interval the last of them is logged with the
- * count (that line stands for them all). A kind quiet for a whole interval starts over. `flush()` logs what is counted (at close).
+ * count, without a request's id (that line stands for them all). A kind quiet for a whole interval starts over. `flush()` logs what is counted (at close).
  */
 export function limitRepeats(log: ServerLog, everyMs: number): ServerLog & { flush(): void } {
   const series = new Map<string, Series>();
@@ -34,14 +37,14 @@ export function limitRepeats(log: ServerLog, everyMs: number): ServerLog & { flu
     entry.timer.unref();
     series.set(kind, entry);
   };
-  const limited = (line: string, level?: 'warn' | 'error', kind?: string) => {
+  const limited: ServerLog = (line, level, kind, requestId) => {
     const entry = kind === undefined ? undefined : series.get(kind);
     if (entry) {
       entry.left++;
       entry.last = line;
       return;
     }
-    log(line, level);
+    log(line, level, undefined, requestId);
     if (kind !== undefined) open(kind, level);
   };
   return Object.assign(limited, {

@@ -27,6 +27,8 @@ export type AppEnv = {
     principal: Principal | null;
     /** A bearer token already looked up by a middleware (the rate limit), so the route need not again. */
     authenticated?: { token: string; principal: Principal | null };
+    /** The request's id (X-Request-Id), set by the first middleware (access-log.ts). */
+    requestId?: string;
   };
 };
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Output } from '../../src/cli/output.js';
 import { accessLog } from '../../src/cli/serve/access-log.js';
 import { createLocalArchiveStorage, StorageUnavailableError } from '../../src/server/archives/storage.js';
+import type { ServerLog } from '../../src/server/repeated-warnings.js';
 import { startServer, tempDir } from '../helpers.js';
 import { call, createPublisher, createUser, expectError, makeZip, publishAndUpload } from './fixtures.js';
 
@@ -14,7 +15,7 @@ const ARCHIVE = '/archives/acme/tool/1.0.0/node.zip';
 describe('GET /metrics, request ids and the access log', () => {
   it('counts a publish, a download, a 503 and rate-limit refusals by route pattern; a parser reads it', async () => {
     const logged: string[] = [];
-    // serve's JSON log writer: each line logged while a request runs carries the request's id
+    // serve's JSON log writer: the error an answer reports carries the request's id
     const records: Record<string, unknown>[] = [];
     const stderr = { write: (text: string) => records.push(JSON.parse(text)) > 0 };
     const json = accessLog('json', new Output({ stdout: stderr, stderr }, false, {}))!;
@@ -25,9 +26,9 @@ describe('GET /metrics, request ids and the access log', () => {
       open: (key: string, range?: Parameters<typeof local.open>[1]) =>
         outage.on ? Promise.reject(new StorageUnavailableError('the bucket is away')) : local.open(key, range),
     };
-    const log = (line: string, level?: 'warn' | 'error') => {
+    const log: ServerLog = (line, level, kind, requestId) => {
       logged.push(line);
-      json(line, level);
+      json(line, level, kind, requestId);
     };
     const server = await startServer({ archives, rateLimit: 4, log });
     try {
@@ -49,7 +50,7 @@ describe('GET /metrics, request ids and the access log', () => {
       for (let i = 0; i < 6; i++) anonymous.push((await call(server.url, 'POST', '/publishers', { body: {} })).status);
       expect(anonymous).toContain(429);
 
-      // every line of the 503's request carries its id; the access lines carry address, user, bytes
+      // the warning of the 503 carries its request's id; the access lines carry address, user, bytes
       expect(records).toContainEqual(
         expect.objectContaining({
           level: 'warn',
@@ -101,5 +102,21 @@ describe('GET /metrics, request ids and the access log', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it("writes a line about a request with the request's id at its end (pretty) or as request_id (JSON)", () => {
+    const written: string[] = [];
+    const stream = { write: (text: string) => written.push(text) > 0 };
+    const output = new Output({ stdout: stream, stderr: stream }, false, {});
+    accessLog('pretty', output)!('internal error: boom', 'error', undefined, 'probe-9');
+    accessLog('pretty', output)!('made the schema');
+    accessLog('json', output)!('internal error: boom', 'error', undefined, 'probe-9');
+    expect(written[0]).toMatch(/^\d\d:\d\d:\d\d internal error: boom request_id=probe-9\n$/);
+    expect(written[1]).toMatch(/^\d\d:\d\d:\d\d made the schema\n$/);
+    expect(JSON.parse(written[2])).toMatchObject({
+      level: 'error',
+      message: 'internal error: boom',
+      request_id: 'probe-9',
+    });
   });
 });
