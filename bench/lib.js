@@ -128,8 +128,8 @@ export function cliEnv(home, extra = {}) {
 }
 
 /** One of the bench's floor servers (bench/*-server.js), given `arg`, once it prints the URL it listens on. */
-export async function startFloor(script, arg) {
-  const child = spawn(process.execPath, [resolve(import.meta.dirname, script), arg], {
+export async function startFloor(script, ...args) {
+  const child = spawn(process.execPath, [resolve(import.meta.dirname, script), ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await listeningUrl(child);
