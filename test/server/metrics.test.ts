@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Output } from '../../src/cli/output.js';
 import { accessLog } from '../../src/cli/serve/access-log.js';
 import { createLocalArchiveStorage, StorageUnavailableError } from '../../src/server/archives/storage.js';
+import { createMetrics, PendingObservations, requestCounter } from '../../src/server/metrics.js';
 import type { ServerLog } from '../../src/server/repeated-warnings.js';
 import { startServer, tempDir } from '../helpers.js';
 import { call, createPublisher, createUser, expectError, makeZip, publishAndUpload } from './fixtures.js';
@@ -118,5 +119,29 @@ describe('GET /metrics, request ids and the access log', () => {
       message: 'internal error: boom',
       request_id: 'probe-9',
     });
+  });
+
+  it('hands observations to prom-client a batch at a time, and every one of them to a scrape', async () => {
+    const seen: number[] = [];
+    const pending = new PendingObservations();
+    for (let i = 0; i < 1023; i++) pending.add((value) => seen.push(value), i);
+    expect(seen).toHaveLength(0);
+    pending.add((value) => seen.push(value), 1023);
+    expect(seen).toEqual(Array.from({ length: 1024 }, (_, i) => i));
+
+    const metrics = createMetrics();
+    const count = requestCounter(metrics);
+    for (let i = 0; i < 1500; i++) count('/nodes/:nodeId', 'GET', 200, 0.002);
+    const scraped = parsePrometheusTextFormat(await metrics.registry.metrics());
+    const requests = scraped.find(({ name }) => name === 'nodereg_http_requests_total');
+    expect(requests?.metrics).toEqual([
+      { labels: { route: '/nodes/:nodeId', method: 'GET', status: '200' }, value: '1500' },
+    ]);
+    const seconds = scraped.find(({ name }) => name === 'nodereg_http_request_duration_seconds');
+    expect(seconds?.metrics[0]).toMatchObject({ buckets: { '0.001': '0', '0.005': '1500', '+Inf': '1500' } });
+    const { values } = await metrics.requestSeconds.get();
+    const total = (suffix: string) => values.find(({ metricName }) => metricName?.endsWith(suffix))?.value;
+    expect(total('_count')).toBe(1500);
+    expect(total('_sum')).toBeCloseTo(3);
   });
 });
