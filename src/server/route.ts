@@ -244,33 +244,37 @@ function credentialInBody(raw: Buffer, field: string): string | undefined {
   }
 }
 
-/** The parameters of a query schema that may be repeated (REPEATED_PARAMS), found once per schema. */
-const repeatedKeys = new WeakMap<z.ZodType, string[]>();
-function repeatedKeysOf(schema: z.ZodType): string[] {
-  let keys = repeatedKeys.get(schema);
-  if (!keys) {
-    const shape = (schema as { shape?: Record<string, z.ZodType> }).shape ?? {};
-    keys = Object.keys(shape).filter((key) => REPEATED_PARAMS.has(shape[key]));
-    repeatedKeys.set(schema, keys);
-  }
-  return keys;
+/** A query parameter the operation reads, and whether it may be repeated (REPEATED_PARAMS). */
+type QueryKey = [name: string, repeated: boolean];
+
+/** The parameters of an operation's query schema (an object schema: the contract's queries all are). */
+function queryKeysOf(operation: Operation): QueryKey[] {
+  const shape = (operation.query as { shape?: Record<string, z.ZodType> }).shape;
+  if (!shape) throw new Error(`the query schema of ${operation.id} is not an object schema`);
+  return Object.keys(shape).map((name) => [name, REPEATED_PARAMS.has(shape[name])]);
 }
 
-/** The query string as the operation reads it: every value of a repeated parameter, one of any other. */
-function queryOf(c: Context, schema: z.ZodType): Record<string, string | string[]> {
-  const single = c.req.query();
-  const repeated = repeatedKeysOf(schema).filter((key) => Object.hasOwn(single, key));
-  if (repeated.length === 0) return single;
-  return { ...single, ...Object.fromEntries(repeated.map((key) => [key, c.req.queries(key) ?? []])) };
+/**
+ * The query string as the operation reads it: every value of a repeated parameter, the first of any
+ * other. Only the operation's parameters are read (its schema drops any other), each by name.
+ */
+function queryOf(c: Context, keys: QueryKey[]): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  for (const [name, repeated] of keys) {
+    const value = repeated ? c.req.queries(name) : c.req.query(name);
+    if (value !== undefined) query[name] = value;
+  }
+  return query;
 }
 
 /** Validates a request's query and JSON body against the operation (400 naming each field). */
 function parseInput<O extends Operation>(
   operation: O,
+  queryKeys: QueryKey[],
   c: Context<AppEnv>,
   raw: Buffer,
 ): ReturnType<RouteContext<O>['input']> {
-  const query = operation.query.safeParse(queryOf(c, operation.query));
+  const query = operation.query.safeParse(queryOf(c, queryKeys));
   const issues = query.success ? [] : [...query.error.issues];
   let body: unknown;
   if (operation.bodyKind === 'json') {
@@ -314,6 +318,7 @@ export function route<O extends Operation>(
   options: RouteOptions = {},
 ): void {
   const method = operation.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+  const queryKeys = queryKeysOf(operation);
   // An operation without a JSON body holds no body bytes to give back: no frame around its answer.
   if (operation.bodyKind !== 'json') return void app[method](honoPath(operation.path), (c) => answer(c, { bytes: 0 }));
   app[method](honoPath(operation.path), async (c) => {
@@ -380,7 +385,7 @@ export function route<O extends Operation>(
     const params = operation.params.safeParse(c.req.param());
     if (!params.success) throw badRequest('invalid path parameters', fieldErrors(params.error.issues));
 
-    const input = () => parseInput(operation, c, raw);
+    const input = () => parseInput(operation, queryKeys, c, raw);
 
     const result = await handler({
       c,

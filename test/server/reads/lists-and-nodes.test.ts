@@ -221,4 +221,13 @@ describe('publishers', () => {
     expectError(await api.get('/publishers/nobody'), 404, 'not_found');
     expectError(await api.get('/publishers/nobody/nodes'), 404, 'not_found');
   });
+  it('reads a query as written: the first of a repeated single parameter, encoded names and values, others dropped', async () => {
+    const second = ids(await api.get('/nodes?limit=2&page=2'));
+    expect(second).toHaveLength(2);
+    expect(ids(await api.get('/nodes?limit=2&limit=9&pag%65=%32&extra=%ZZ'))).toEqual(second);
+    const critic = await createUser(server, 'critic');
+    const reviewed = await api.post('/nodes/n20/reviews?sta%72=%32&star=5', { token: critic.token });
+    expect(reviewed.status).toBe(200);
+    expect(reviewed.body.rating).toBe(2);
+  });
 });
