@@ -296,11 +296,12 @@ export default async function serve() {
       target: '≥ 10× Verdaccio',
       verdict: 'not measured',
     });
+  const postFloorRate = `bare node:http, same JSON: ${rate(floorPost)}`;
   rows.push(
     row(
       'serve: `POST /nodes/{id}/reviews?star=N`',
       rate(review),
-      `bare node:http, same JSON: ${rate(floorPost)}`,
+      postFloorRate,
       review.rps / floorPost.rps,
       '≥ 10,000/s, p99 < 20 ms',
       review.rps >= 10_000 && review.p99 < 20,
@@ -310,7 +311,7 @@ export default async function serve() {
     row(
       'reference: bare Hono, reviews written to SQLite a turn at a time',
       rate(honoReview),
-      `bare node:http, same JSON: ${rate(floorPost)}`,
+      postFloorRate,
       honoReview.rps / floorPost.rps,
       '(the least a review can do on the framework)',
     ),
