@@ -95,7 +95,7 @@ export const translations = rule(
 
 /**
  * Query parameters that may be given more than once (`?node_id=a&node_id=b`): the server reads every
- * value of these, and the last of any other.
+ * value of these, and the first of any other.
  */
 export const REPEATED_PARAMS = new Set<z.ZodType>();
 export function repeated<T extends z.ZodType>(item: T, maxItems: number, description: string) {

@@ -75,4 +75,21 @@ describe('repeated warnings', () => {
     expect(lines.slice(6)).toEqual(['a 9', 'a 10 (1 time since the last such line)']);
     expect(represented(lines.filter((line) => line.startsWith('a ')))).toBe(10);
   });
+
+  it("logs the first of a kind with its request's id, and the count line, which stands for many requests, with none", () => {
+    vi.useFakeTimers();
+    const lines: [string, string | undefined][] = [];
+    const log = limitRepeats((line, _level, _kind, requestId) => void lines.push([line, requestId]), 1000);
+    for (let i = 1; i <= 3; i++) log(`a ${i}`, 'warn', 'a', `request-${i}`);
+    log('plain', 'error', undefined, 'request-4');
+    vi.advanceTimersByTime(1000);
+    log('a 4', 'warn', 'a', 'request-5');
+    log.flush();
+    expect(lines).toEqual([
+      ['a 1', 'request-1'],
+      ['plain', 'request-4'],
+      ['a 3 (2 times since the last such line)', undefined],
+      ['a 4 (1 time since the last such line)', undefined],
+    ]);
+  });
 });
