@@ -7,13 +7,25 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import { CONNECTIONS, DURATION, measure, median, ms, row, startFloor, startServe, workDir, WORK } from './lib.js';
+import {
+  CONNECTIONS,
+  DURATION,
+  measureInTurns,
+  median,
+  ms,
+  row,
+  startFloor,
+  startServe,
+  TURNS,
+  workDir,
+  WORK,
+} from './lib.js';
 import { seedStore } from './seed-store.js';
 
 const USERS = CONNECTIONS; // one reviewer per connection, so every review is written (replaced) by its own user
 const VERDACCIO = '6.8.0'; // the last release that runs on Node 20
 
-/** A server of bench/ that answers the JSON in `jsonFile` from memory. */
+/** A TCP port free on loopback at the moment (Verdaccio takes its port from its command line). */
 const freePort = () =>
   new Promise((resolvePort) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {
@@ -164,42 +176,75 @@ async function installAndDownload(url, adminToken, dir) {
   return { ms: time, zipFile };
 }
 
+/** A token for each reviewer, made by the admin. */
+async function reviewerTokens(url, adminToken) {
+  const tokens = [];
+  for (let i = 0; i < USERS; i++) {
+    const response = await fetch(`${url}/users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `reviewer ${i}` }),
+    });
+    if (response.status !== 201) throw new Error(`POST /users: ${response.status} ${await response.text()}`);
+    tokens.push((await response.json()).token);
+  }
+  return tokens;
+}
+
 export default async function serve() {
   const dir = workDir('serve');
   const dataDir = join(dir, 'data');
   await seedStore(dataDir, 1);
   const adminToken = `nrg_u_${randomBytes(16).toString('hex')}`;
   const notes = [
-    `serve: autocannon with ${CONNECTIONS} connections for ${DURATION} s (after a 2 s warm-up) in the benchmark process, on the same machine as the server it loads (they share its cores)`,
+    `serve: autocannon with ${CONNECTIONS} connections in the benchmark process, on the same machine as the servers it loads (they share its cores); each server warmed up for 2 s, then all loaded in ${TURNS} turns of ${DURATION / TURNS} s each, one after the other; medians of the turns`,
   ];
   const rows = [];
 
   const ours = await startServe({ dataDir, adminToken });
-  let get, review, nodeJson, install;
+  const servers = [ours];
+  let measured, install;
   try {
     const { nodes } = await (await fetch(`${ours.url}/nodes?limit=1`)).json();
     const nodeUrl = `${ours.url}/nodes/${nodes[0].id}`;
-    nodeJson = await (await fetch(nodeUrl)).text();
-    const tokens = [];
-    for (let i = 0; i < USERS; i++) {
-      const response = await fetch(`${ours.url}/users`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: `reviewer ${i}` }),
-      });
-      if (response.status !== 201) throw new Error(`POST /users: ${response.status} ${await response.text()}`);
-      tokens.push((await response.json()).token);
-    }
+    const tokens = await reviewerTokens(ours.url, adminToken);
     install = await installAndDownload(ours.url, adminToken, dir);
-    get = await measure(nodeUrl, { pid: ours.pid });
-    review = await measure(`${nodeUrl}/reviews?star=1`, { method: 'POST', tokens, pid: ours.pid });
+    const jsonFile = join(dir, 'node.json');
+    writeFileSync(jsonFile, await (await fetch(nodeUrl)).text());
+    const floorServer = await startFloor('floor-server.js', jsonFile);
+    servers.push(floorServer);
+    const honoDir = join(dir, 'hono-reviews');
+    mkdirSync(honoDir, { recursive: true });
+    const honoServer = await startFloor('hono-floor-server.js', jsonFile, '--reviews', honoDir);
+    servers.push(honoServer);
+    let verdaccio;
+    try {
+      verdaccio = await startVerdaccio(installVerdaccio());
+      servers.push(verdaccio);
+    } catch (error) {
+      notes.push(`serve: Verdaccio ${VERDACCIO} not measured (${error.message})`);
+    }
+    const posted = (server, extra) => ({ method: 'POST', pid: server.pid, ...extra });
+    measured = await measureInTurns({
+      get: [nodeUrl, { pid: ours.pid }],
+      floorGet: [`${floorServer.url}/nodes/x`, { pid: floorServer.pid }],
+      hono: [`${honoServer.url}/nodes/x`, { pid: honoServer.pid }],
+      peer: verdaccio && [verdaccio.url, { pid: verdaccio.pid }],
+      review: [`${nodeUrl}/reviews?star=1`, posted(ours, { tokens })],
+      floorPost: [`${floorServer.url}/nodes/x/reviews?star=1`, posted(floorServer)],
+      honoReview: [
+        `${honoServer.url}/nodes/x/reviews?star=1`,
+        posted(honoServer, { tokens: tokens.map((_, i) => `token-${i}`) }),
+      ],
+    });
     const after = await (await fetch(nodeUrl)).json();
     notes.push(
       `serve: reviews spread over ${USERS} users (one per connection), each replacing its own review; the node's rating afterwards: ${after.rating.toFixed(2)}`,
     );
   } finally {
-    await ours.stop();
+    for (const server of servers.reverse()) await server.stop();
   }
+  const { get, floorGet, hono, peer, review, floorPost, honoReview } = measured;
 
   const archiveFloor = await startFloor('floor-server.js', install.zipFile);
   let bareDownload;
@@ -217,43 +262,6 @@ export default async function serve() {
       '(reference: one after the other)',
     ),
   );
-
-  const jsonFile = join(dir, 'node.json');
-  writeFileSync(jsonFile, nodeJson);
-  const floorServer = await startFloor('floor-server.js', jsonFile);
-  let floorGet, floorPost, hono;
-  try {
-    floorGet = await measure(`${floorServer.url}/nodes/x`, { pid: floorServer.pid });
-    floorPost = await measure(`${floorServer.url}/nodes/x/reviews?star=1`, { method: 'POST', pid: floorServer.pid });
-  } finally {
-    await floorServer.stop();
-  }
-  const honoDir = join(dir, 'hono-reviews');
-  mkdirSync(honoDir, { recursive: true });
-  const honoServer = await startFloor('hono-floor-server.js', jsonFile, '--reviews', honoDir);
-  let honoReview;
-  try {
-    hono = await measure(`${honoServer.url}/nodes/x`, { pid: honoServer.pid });
-    honoReview = await measure(`${honoServer.url}/nodes/x/reviews?star=1`, {
-      method: 'POST',
-      tokens: Array.from({ length: USERS }, (_, i) => `token-${i}`),
-      pid: honoServer.pid,
-    });
-  } finally {
-    await honoServer.stop();
-  }
-
-  let peer;
-  try {
-    const verdaccio = await startVerdaccio(installVerdaccio());
-    try {
-      peer = await measure(verdaccio.url, { pid: verdaccio.pid });
-    } finally {
-      await verdaccio.stop();
-    }
-  } catch (error) {
-    notes.push(`serve: Verdaccio ${VERDACCIO} not measured (${error.message})`);
-  }
 
   const rate = (r) => `${Math.round(r.rps).toLocaleString('en')}/s, p99 ${ms(r.p99)}`;
   const floorRate = `bare node:http, same JSON: ${rate(floorGet)}`;
