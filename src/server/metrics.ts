@@ -124,9 +124,13 @@ export function requestCounter(metrics: Metrics) {
   };
 }
 
-/** `run`'s time into the series of its operation, as it ended (`ok`) or threw (`error`). */
-function timed<T>(pending: PendingObservations, series: { ok: Observe; error: Observe }, run: Promise<T>): Promise<T> {
-  const started = performance.now();
+/** The time since `started` that `run` took into the series of its operation, as it ended (`ok`) or threw (`error`). */
+function timed<T>(
+  pending: PendingObservations,
+  series: { ok: Observe; error: Observe },
+  started: number,
+  run: Promise<T>,
+): Promise<T> {
   return run.then(
     (result) => {
       pending.add(series.ok, (performance.now() - started) / 1000);
@@ -160,8 +164,10 @@ function timedMethods<T extends object>(
         error: histogram.labels({ operation: name, outcome: 'error' }).observe,
       });
     copy[name] = (...args: unknown[]) => {
+      // from before the call: an async method of the SQLite store has done its work when it returns
+      const started = performance.now();
       const result = value.apply(target, args);
-      return result instanceof Promise ? timed(pending, seriesOf(), result) : result;
+      return result instanceof Promise ? timed(pending, seriesOf(), started, result) : result;
     };
   }
   return copy as T;

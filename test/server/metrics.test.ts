@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { Output } from '../../src/cli/output.js';
 import { accessLog } from '../../src/cli/serve/access-log.js';
 import { createLocalArchiveStorage, StorageUnavailableError } from '../../src/server/archives/storage.js';
-import { createMetrics, PendingObservations, requestCounter } from '../../src/server/metrics.js';
+import { createMetrics, PendingObservations, requestCounter, timedStore } from '../../src/server/metrics.js';
+import type { RegistryStore } from '../../src/server/store/registry-store.js';
 import type { ServerLog } from '../../src/server/repeated-warnings.js';
 import { startServer, tempDir } from '../helpers.js';
 import { call, createPublisher, createUser, expectError, makeZip, publishAndUpload } from './fixtures.js';
@@ -143,5 +144,27 @@ describe('GET /metrics, request ids and the access log', () => {
     const total = (suffix: string) => values.find(({ metricName }) => metricName?.endsWith(suffix))?.value;
     expect(total('_count')).toBe(1500);
     expect(total('_sum')).toBeCloseTo(3);
+  });
+
+  it("times a store call from its start: a SQLite store's work is done before its promise is returned", async () => {
+    const metrics = createMetrics();
+    const busyFor = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    const store = timedStore(
+      {
+        // an async function whose work is synchronous, as the SQLite store's are
+        async getNodeState() {
+          busyFor(30);
+          return undefined;
+        },
+      } as unknown as RegistryStore,
+      metrics,
+    );
+    await store.getNodeState('any');
+    const { values } = await metrics.databaseSeconds.get();
+    const sum = values.find(({ metricName, labels }) => metricName?.endsWith('_sum') && labels.outcome === 'ok');
+    expect(sum?.value).toBeGreaterThanOrEqual(0.03);
   });
 });
