@@ -16,7 +16,10 @@ import { routeModules } from './routes/index.js';
 import { mirrorReads } from './mirror/reads.js';
 import type { ServerLog } from './repeated-warnings.js';
 
-/** The answer to an error: ours as it is, any other through internalError (503 or 500, logged with the request's id). */
+/**
+ * The answer to an error: ours as it is, any other through internalError (503 or 500, logged with the
+ * request's id).
+ */
 function answerError(ctx: ServerContext, error: unknown, c: Context<AppEnv>): Response {
   const { options } = ctx;
   const answer =

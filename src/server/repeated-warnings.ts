@@ -21,7 +21,8 @@ interface Series {
 /**
  * `log`, with the lines given a kind limited: the first of a kind is logged at once; the ones after it
  * within `everyMs` are counted, and at the end of the interval the last of them is logged with the
- * count, without a request's id (that line stands for them all). A kind quiet for a whole interval starts over. `flush()` logs what is counted (at close).
+ * count, without a request's id (that line stands for them all). A kind quiet for a whole interval
+ * starts over. `flush()` logs what is counted (at close).
  */
 export function limitRepeats(log: ServerLog, everyMs: number): ServerLog & { flush(): void } {
   const series = new Map<string, Series>();
