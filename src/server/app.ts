@@ -23,7 +23,7 @@ import type { ServerLog } from './repeated-warnings.js';
 function answerError(ctx: ServerContext, error: unknown, c: Context<AppEnv>): Response {
   const { options } = ctx;
   const answer =
-    error instanceof HttpError ? error : internalError(error, { ...options, log: requestLines(c, options.log) });
+    error instanceof HttpError ? error : internalError(error, { ...options, log: logAboutRequest(c, options.log) });
   const incoming = (c.env as HttpBindings | undefined)?.incoming;
   // An answer given before the body was read (an upload refused early): the connection closes after it.
   if (
@@ -40,7 +40,7 @@ function answerError(ctx: ServerContext, error: unknown, c: Context<AppEnv>): Re
 }
 
 /** `log`, each line given as one about this request. */
-function requestLines(c: Context<AppEnv>, log: ServerLog | undefined): ServerLog | undefined {
+function logAboutRequest(c: Context<AppEnv>, log: ServerLog | undefined): ServerLog | undefined {
   const id = c.get('requestId');
   return log && id ? (line, level, kind) => log(line, level, kind, id) : log;
 }
